@@ -1,0 +1,47 @@
+"""Data loading: one reader per upstream layout, one entry point for the engine."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+
+from leaderboard.data.base import (
+    DataFormatError,
+    MissingDataError,
+    RoleData,
+    TaskData,
+    resolve_data_dir,
+)
+from leaderboard.registry import Task
+
+__all__ = ["DataFormatError", "MissingDataError", "RoleData", "TaskData", "load_task_data",
+           "iter_corpus", "resolve_data_dir"]
+
+
+def _reader(task: Task):  # noqa: ANN202 - returns a module
+    from leaderboard.data import followtable, mteb_layout, pi_indic
+
+    if task.benchmark == "followtable":
+        return followtable
+    if task.benchmark in ("followir", "mfollowir", "mfollowir-cl"):
+        return mteb_layout
+    return pi_indic
+
+
+@lru_cache(maxsize=64)
+def _load_cached(task_id: str, data_dir: Path) -> TaskData:
+    from leaderboard.registry import get_task
+
+    task = get_task(task_id)
+    return _reader(task).load(task, data_dir)
+
+
+def load_task_data(task: Task, data_dir: Path) -> TaskData:
+    """Judgments and query sets of one task (cached: scoring a submission reads each once)."""
+    return _load_cached(task.id, Path(data_dir).resolve())
+
+
+def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
+    """(document id, text) pairs of a task's corpus, for reference models."""
+    return _reader(task).iter_corpus(task, Path(data_dir))

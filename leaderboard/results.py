@@ -1,0 +1,149 @@
+"""The results schema: what the scorer writes and the site, stats and CI read.
+
+A results file holds one or more leaderboard rows ("systems"). A verified submission's
+file (``submissions/<id>/results.json``) has one system with per-query scores; a
+reported file (``results/reported/<source>.json``) has many systems, each with its own
+provenance and no per-query scores. Scores are fractions; display scaling is the site's job.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+SCHEMA_VERSION = 1
+
+ModelType = Literal["sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction",
+                    "other"]
+
+
+class Source(BaseModel):
+    """Where a row's figures come from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["scored", "paper", "mteb-results", "pi-indic-results"]
+    citation: str = ""          # e.g. "Weller et al. 2025, FollowIR, Table 2"
+    table: str | None = None     # e.g. "Table 2"
+    url: str | None = None
+    path: str | None = None      # file path in an upstream repository
+    revision: str | None = None  # commit of that repository
+    mteb_version: str | None = None
+    note: str | None = None
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: ModelType = "other"
+    parameters: int | None = None           # number of parameters, when known
+    instruction_trained: bool | None = None  # None = unknown (reported rows)
+    links: list[str] = Field(default_factory=list)
+    licence: str | None = None
+    revision: str | None = None
+
+
+class TaskScores(BaseModel):
+    """Scores of one system on one task.
+
+    ``per_query`` maps metric key -> query id -> score, and is empty for reported rows.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    metrics: dict[str, float]
+    groups: dict[str, dict[str, float]] = Field(default_factory=dict)
+    per_query: dict[str, dict[str, float]] = Field(default_factory=dict)
+    n_queries: int | None = None
+
+    @field_validator("metrics", "groups", "per_query")
+    @classmethod
+    def _finite(cls, value: dict) -> dict:
+        def check(v: object) -> None:
+            if isinstance(v, dict):
+                for inner in v.values():
+                    check(inner)
+            elif isinstance(v, float) and not math.isfinite(v):
+                raise ValueError("scores must be finite numbers")
+        check(value)
+        return value
+
+
+class SystemResult(BaseModel):
+    """One leaderboard row."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    system_id: str
+    model: ModelInfo
+    provenance: Literal["verified", "reported"]
+    source: Source
+    tasks: dict[str, TaskScores]
+
+
+class ResultsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    kind: Literal["submission", "reported"]
+    # Scorer version and data revisions, so a results file says what produced it.
+    produced_by: dict[str, str] = Field(default_factory=dict)
+    systems: list[SystemResult]
+
+
+def canonical_json(data: object) -> str:
+    """Deterministic JSON: sorted keys, no NaN, newline-terminated.
+
+    Byte-identical output for identical inputs is what lets CI detect a changed score.
+    """
+    return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write through a temporary file in the same folder, then rename over the target.
+
+    A crash or a full disk leaves the old file in place, never a half-written one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_results(path: Path, results: ResultsFile) -> None:
+    atomic_write_text(path, canonical_json(results.model_dump(mode="json", exclude_none=True)))
+
+
+class ResultsFileError(ValueError):
+    pass
+
+
+def read_results(path: Path) -> ResultsFile:
+    """Read and validate a results file; errors name the file and the offending key."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsFileError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    try:
+        return ResultsFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ResultsFileError(
+            f"{path}: {where}: {first['msg']} ({exc.error_count()} problem(s) in all)") from None
