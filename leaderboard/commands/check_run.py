@@ -1,0 +1,56 @@
+"""`leaderboard check-run`: validate one run file against a task."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from leaderboard.commands import add_data_dir, new_command
+from leaderboard.data import load_task_data, resolve_data_dir
+from leaderboard.pipeline import validate_file
+from leaderboard.registry import UnknownTaskError, get_task
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "check-run", "validate one run file (exit 0 valid, 1 invalid, 2 usage)",
+        "Check a TREC run file (`qid Q0 docid rank score tag`, gzip allowed) against a task: "
+        "format, queries, documents, duplicates, limits. Errors print as FILE:LINE: message; "
+        "warnings do not fail the check. Nothing is modified.",
+        "  leaderboard check-run followtable/wtr runs/altered.trec.gz --role altered")
+    p.add_argument("task", metavar="TASK", help="task id, e.g. followtable/wtr (see `leaderboard tasks`)")
+    p.add_argument("run_file", metavar="RUN_FILE", type=Path)
+    p.add_argument("--role", choices=["original", "altered", "run", "predictions"],
+                   help="which run of the task this is (inferred for single-run tasks or from "
+                        "'original'/'altered' in the file name)")
+    add_data_dir(p)
+    p.set_defaults(handler=run, parser=p)
+
+
+def infer_role(task_roles: tuple[str, ...], path: Path, given: str | None) -> str | None:
+    if given:
+        return given if given in task_roles else None
+    if len(task_roles) == 1:
+        return task_roles[0]
+    name = path.name.lower()
+    matches = [r for r in task_roles if r in name]
+    return matches[0] if len(matches) == 1 else None
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        task = get_task(args.task)
+    except UnknownTaskError as exc:
+        args.parser.error(str(exc))
+    role = infer_role(task.roles, args.run_file, args.role)
+    if role is None:
+        args.parser.error(f"--role must be one of {', '.join(task.roles)} for {task.id}")
+    data = load_task_data(task, resolve_data_dir(args.data_dir))
+    report, _ = validate_file(task, data, role, args.run_file, str(args.run_file))
+    for line in report.lines():
+        print(line)
+    n_err, n_warn = len(report.errors), len(report.warnings)
+    print(f"{args.run_file}: {'valid' if report.ok else 'INVALID'} {task.id} {role} run "
+          f"({n_err} error(s), {n_warn} warning(s))")
+    return 0 if report.ok else 1
+

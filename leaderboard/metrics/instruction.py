@@ -1,0 +1,136 @@
+"""Pairwise instruction-following metrics: p-MRR (FollowIR) and IRS (FollowTable).
+
+Both compare where documents sit in the original ranking and in the ranking under the
+altered instruction. Ranks of all (pair, document) combinations are looked up in one
+vectorised join, so there is no per-document Python loop.
+
+p-MRR (FollowIR eq. 1, as MTEB computes it): for each document whose relevance the
+altered instruction changed, with R_og its rank in the original run and R_new in the
+altered run (a document absent from a run ranks right after that run's last document,
+i.e. len(run) + 1)::
+
+    p = R_new / R_og - 1   if R_og >= R_new   (moved up, or stayed: <= 0)
+    p = 1 - R_og / R_new   otherwise          (moved down: > 0)
+
+averaged within a query, then over queries. Ranks follow trec_eval's order (score
+descending, docid descending) rather than MTEB's insertion order for ties, so scores do
+not depend on line order. A pair whose query is missing from either run scores 0, as a
+missing query does in trec_eval (MTEB drops it, which would let a run game the average).
+
+IRS (FollowTable eq. 1-4): w(r) = 1/log2(r+1); G+(pi) and G-(pi) sum w over T+ and T- ;
+S = [G+(pi_qi) - G+(pi_q)] - [G-(pi_qi) - G-(pi_q)]; IRS = S / S(ideal) when S >= 0 and
+S / |S(worst)| otherwise. A judged table absent from a run ranks N + 1 (N = corpus size).
+When the baseline is already ideal (S(ideal) <= 0) and the altered run keeps it
+(S >= 0), IRS = 1: the paper (Fig. 7) credits maintaining the optimal ranking in full.
+A pair whose query is missing from either run scores 0.
+The ideal ranking puts T+ at ranks 1..|T+| and T- at the bottom N-|T-|+1..N; the worst
+puts T- first and T+ at the bottom. IRS = 0 when T+ and T- are both empty.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.metrics.ranking import RankedRun
+
+
+def _explode(pairs: dict[str, str], docs: dict[str, list[str]], order: list[str]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flatten {altered qid: [docs]} into aligned columns (pair index, altered, original, doc)."""
+    idx, alt, orig, doc = [], [], [], []
+    for i, q in enumerate(order):
+        for d in docs.get(q, ()):
+            idx.append(i)
+            alt.append(q)
+            orig.append(pairs[q])
+            doc.append(d)
+    return (np.asarray(idx, dtype=np.int64), np.asarray(alt, dtype=str),
+            np.asarray(orig, dtype=str), np.asarray(doc, dtype=str))
+
+
+def p_mrr(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
+          changed: dict[str, list[str]], query_ids: list[str]) -> dict[str, float]:
+    """Per-query p-MRR for every altered query id in ``query_ids``.
+
+    Queries without changed documents are not defined under p-MRR and are left out of the
+    result (MTEB averages only over queries with changed documents).
+    """
+    scored = [q for q in query_ids if changed.get(q)]
+    pair_idx, alt_q, orig_q, doc = _explode(pairs, changed, scored)
+    r_og = original.ranks_of(orig_q, doc).astype(np.float64)
+    r_new = altered.ranks_of(alt_q, doc).astype(np.float64)
+    len_og = original.length_of(orig_q).astype(np.float64)
+    len_new = altered.length_of(alt_q).astype(np.float64)
+    r_og = np.where(r_og > 0, r_og, len_og + 1)
+    r_new = np.where(r_new > 0, r_new, len_new + 1)
+    per_doc = np.where(r_og >= r_new, r_new / r_og - 1.0, 1.0 - r_og / r_new)
+    answered = (len_og > 0) & (len_new > 0)
+    per_doc = np.where(answered, per_doc, 0.0)
+    n = len(scored)
+    total = np.bincount(pair_idx, weights=per_doc, minlength=n)
+    count = np.bincount(pair_idx, minlength=n)
+    means = np.divide(total, count, out=np.zeros(n), where=count > 0)
+    return {q: float(means[i]) for i, q in enumerate(scored)}
+
+
+def _weights_of_ranks(ranks: np.ndarray) -> np.ndarray:
+    return 1.0 / np.log2(ranks + 1.0)
+
+
+def _reference_mass(sizes: np.ndarray, first_rank: np.ndarray) -> np.ndarray:
+    """Sum of w(r) for r = first_rank .. first_rank + size - 1, for each row, vectorised.
+
+    Uses a prefix sum of w over 1..max rank needed, so the ideal/worst rankings cost
+    one lookup per pair rather than a loop over their documents.
+    """
+    last = first_rank + sizes - 1
+    top = int(last.max()) if last.size else 0
+    prefix = np.concatenate(([0.0], np.cumsum(_weights_of_ranks(np.arange(1, top + 1,
+                                                                         dtype=np.float64)))))
+    return np.where(sizes > 0, prefix[np.maximum(last, 0)] - prefix[np.maximum(first_rank - 1, 0)],
+                    0.0)
+
+
+def irs(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
+        positive: dict[str, list[str]], negative: dict[str, list[str]], corpus_size: int,
+        query_ids: list[str]) -> dict[str, float]:
+    """Per-query IRS for every altered query id in ``query_ids``."""
+    n = len(query_ids)
+    absent = float(corpus_size + 1)
+
+    def masses(docs: dict[str, list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pair_idx, alt_q, orig_q, doc = _explode(pairs, docs, query_ids)
+        r_new = altered.ranks_of(alt_q, doc).astype(np.float64)
+        r_og = original.ranks_of(orig_q, doc).astype(np.float64)
+        w_new = _weights_of_ranks(np.where(r_new > 0, r_new, absent))
+        w_og = _weights_of_ranks(np.where(r_og > 0, r_og, absent))
+        return (np.bincount(pair_idx, weights=w_new, minlength=n),
+                np.bincount(pair_idx, weights=w_og, minlength=n),
+                np.bincount(pair_idx, minlength=n))
+
+    g_pos_new, g_pos_og, n_pos = masses(positive)
+    g_neg_new, g_neg_og, n_neg = masses(negative)
+    score = (g_pos_new - g_pos_og) - (g_neg_new - g_neg_og)
+
+    top = np.ones(n, dtype=np.int64)
+    pos_ideal = _reference_mass(n_pos, top)
+    neg_ideal = _reference_mass(n_neg, corpus_size - n_neg + 1)
+    neg_worst = _reference_mass(n_neg, top)
+    pos_worst = _reference_mass(n_pos, corpus_size - n_pos + 1)
+    s_ideal = (pos_ideal - g_pos_og) - (neg_ideal - g_neg_og)
+    s_worst = (pos_worst - g_pos_og) - (neg_worst - g_neg_og)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.where(s_ideal > 0, score / s_ideal, 1.0)
+        down = np.where(s_worst < 0, score / np.abs(s_worst), -1.0)
+    value = np.where(score >= 0, up, down)
+    # A run that leaves T- out altogether places it at N+1, just below the ideal's
+    # bottom block, so S can exceed S(ideal) by a hair; the paper's range is [-1, 1].
+    value = np.clip(value, -1.0, 1.0)
+    value = np.where((n_pos == 0) & (n_neg == 0), 0.0, value)
+    # As in trec_eval, a query the system did not answer (in either run) scores 0.
+    answered = (altered.length_of(np.asarray(query_ids, dtype=str)) > 0) & (
+        original.length_of(np.asarray([pairs[q] for q in query_ids], dtype=str)) > 0)
+    value = np.where(answered, value, 0.0)
+    return {q: float(value[i]) for i, q in enumerate(query_ids)}

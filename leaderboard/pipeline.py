@@ -1,0 +1,141 @@
+"""Validate and score whole submissions: the work behind `validate`, `score` and CI.
+
+Validation never writes anything. Scoring validates first and writes
+``submissions/<id>/results.json`` atomically, only when every file is valid, so a failed
+run never leaves a half-updated results file behind.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from leaderboard import __version__
+from leaderboard.data import load_task_data
+from leaderboard.data.base import DataFormatError, MissingDataError, TaskData
+from leaderboard.registry import Task
+from leaderboard.report import Report
+from leaderboard.results import ResultsFile, Source, SystemResult, TaskScores, write_results
+from leaderboard.runs import ParsedRun, load_and_validate
+from leaderboard.scoring import score_task
+from leaderboard.submissions import Submission, discover
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def stderr_progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@dataclass
+class TaskInput:
+    """A task's validated inputs: parsed runs, or T4 predictions."""
+
+    task: Task
+    data: TaskData
+    runs: dict[str, ParsedRun] = field(default_factory=dict)
+    predictions: object | None = None  # pandas.DataFrame for T4
+
+
+def validate_file(task: Task, data: TaskData, role: str, path: Path, display: str
+                  ) -> tuple[Report, ParsedRun | object | None]:
+    """Validate one file of a task: a run, or T4 predictions. Returns what it parsed."""
+    if role == "predictions":
+        from leaderboard.predictions import validate_predictions
+
+        return validate_predictions(task, data, path, display)
+    return load_and_validate(path, data, role, display, max_docs=task.max_docs_per_query)
+
+
+def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
+                        display_root: Path | None = None) -> tuple[Report, TaskInput | None]:
+    """Validate one task's files (one per role); the parsed inputs when all are valid."""
+    report = Report()
+    inputs = TaskInput(task, data)
+    for role in task.roles:
+        path = files[role]
+        shown = str(path)
+        if display_root is not None and path.is_relative_to(display_root):
+            shown = path.relative_to(display_root).as_posix()
+        sub_report, parsed = validate_file(task, data, role, path, shown)
+        report.extend(sub_report)
+        if parsed is None:
+            continue
+        if role == "predictions":
+            inputs.predictions = parsed
+        else:
+            inputs.runs[role] = parsed  # type: ignore[assignment]
+    return report, (inputs if report.ok else None)
+
+
+def score_inputs(inputs: TaskInput) -> TaskScores:
+    if inputs.task.candidates == "pairs":
+        from leaderboard.predictions import score_predictions
+
+        return score_predictions(inputs.task, inputs.data, inputs.predictions)  # type: ignore[arg-type]
+    return score_task(inputs.task, inputs.data, inputs.runs)
+
+
+@dataclass
+class SubmissionOutcome:
+    submission: Submission
+    report: Report
+    scores: dict[str, TaskScores] = field(default_factory=dict)
+    results_path: Path | None = None
+
+
+def check_submission(root: Path, data_dir: Path, *, score: bool,
+                     progress: Progress = _quiet) -> SubmissionOutcome:
+    """Validate every file of a submission and, when asked and all is valid, score it."""
+    report = Report()
+    submission = discover(root, report)
+    outcome = SubmissionOutcome(submission, report)
+    tasks = submission.tasks()
+    display_root = root.parent
+    for i, task in enumerate(tasks, 1):
+        progress(f"[{i}/{len(tasks)}] {submission.id}: {task.id}")
+        try:
+            data = load_task_data(task, data_dir)
+        except (MissingDataError, DataFormatError) as exc:
+            report.add(f"{submission.id}/runs/{task.id}", None, str(exc))
+            continue
+        task_report, inputs = validate_task_files(task, data, submission.files[task.id],
+                                                  display_root)
+        report.extend(task_report)
+        if score and inputs is not None and report.ok:
+            outcome.scores[task.id] = score_inputs(inputs)
+    return outcome
+
+
+def results_for(outcome: SubmissionOutcome) -> ResultsFile:
+    meta = outcome.submission.metadata
+    assert meta is not None
+    system = SystemResult(
+        system_id=outcome.submission.id, model=meta.model, provenance="verified",
+        source=Source(kind="scored", citation=f"scored by FollowBoard {__version__} from the "
+                                              "submitted runs",
+                      path=f"submissions/{outcome.submission.id}"),
+        tasks=outcome.scores,
+    )
+    revisions = {t.id: f"{t.source.repo}@{t.source.revision}"
+                 for t in outcome.submission.tasks() if t.id in outcome.scores}
+    produced = {"scorer": f"followboard {__version__}", **{f"data:{k}": v
+                                                          for k, v in sorted(revisions.items())}}
+    return ResultsFile(kind="submission", produced_by=produced, systems=[system])
+
+
+def score_submission(root: Path, data_dir: Path, progress: Progress = _quiet
+                     ) -> SubmissionOutcome:
+    """Validate, score and write ``results.json``; nothing is written unless all is valid."""
+    outcome = check_submission(root, data_dir, score=True, progress=progress)
+    if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
+        path = root / "results.json"
+        write_results(path, results_for(outcome))
+        outcome.results_path = path
+    return outcome
