@@ -1,0 +1,199 @@
+"""Binary classification metrics for PI-Indic T4: AUROC, AUPRC, Accuracy, ECE.
+
+The PI-Indic-Align paper (Section 3.4) reports Accuracy at threshold 0.5, AUROC (Fawcett
+2006), AUPRC (Saito and Rehmsmeier 2015) and Expected Calibration Error with 15 bins (Guo
+et al. 2017). Everything here is vectorised numpy with no scikit-learn dependency; the
+tests cross-check against scikit-learn where it is installed.
+
+Conventions, stated because they change numbers:
+
+* A pair is predicted compatible when its probability is >= 0.5 (the threshold the
+  paper names; the authors' code uses ``>=`` too).
+* AUROC is the Mann-Whitney statistic with tied scores given their average rank, i.e.
+  a tied (positive, negative) pair counts one half. This equals the trapezoidal area under
+  the ROC curve.
+* AUPRC is average precision as scikit-learn's ``average_precision_score`` defines it:
+  ``sum_n (R_n - R_{n-1}) P_n`` over the distinct score thresholds in decreasing order, a
+  step function with no interpolation; tied scores form one threshold.
+* ECE follows Guo et al. (2017, Section 2): the confidence of a prediction is the
+  probability the model gives to the class it predicts, ``max(p, 1 - p)``; the accuracy of
+  a bin is the fraction of its predictions that are correct; bins are ``M = 15``
+  equal-width intervals ``((m-1)/M, m/M]`` over [0, 1] (the first one closed) and
+  ``ECE = sum_m |B_m|/n * |acc(B_m) - conf(B_m)|``. This is the "top-label" ECE; with
+  ``kind="positive-class"`` the confidence is ``p`` and the bin accuracy is the fraction of
+  positives (the reliability diagram of the positive class). The authors' released code
+  mixes the two (positive-class confidence against top-label accuracy, and drops
+  ``p == 1.0`` from every bin), so its figures are not comparable with either definition:
+  under it a perfect classifier's negatives (p = 0, all correct) would count as maximally
+  miscalibrated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+THRESHOLD = 0.5
+ECE_BINS = 15
+
+CalibrationKind = Literal["top-label", "positive-class"]
+
+
+def _as_arrays(labels: object, probs: object) -> tuple[np.ndarray, np.ndarray]:
+    y = np.asarray(labels)
+    p = np.asarray(probs, dtype=np.float64)
+    if y.ndim != 1 or p.ndim != 1 or y.shape != p.shape:
+        raise ValueError(f"labels and scores must be 1-d arrays of one length, got shapes "
+                         f"{y.shape} and {p.shape}")
+    if y.size == 0:
+        raise ValueError("no labelled examples")
+    if not np.isin(y, (0, 1)).all():
+        raise ValueError("labels must be 0 or 1")
+    if not np.isfinite(p).all():
+        raise ValueError("scores must be finite")
+    return y.astype(np.int8), p
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ascending, tied values sharing the mean of their ranks."""
+    values = np.asarray(values)
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    starts_group = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    group_of = np.cumsum(starts_group) - 1
+    group_start = np.flatnonzero(starts_group)                 # 0-based first position
+    group_end = np.append(group_start[1:], values.size)         # 0-based one past last
+    mean_rank = (group_start + 1 + group_end) / 2.0            # mean of start+1 .. end
+    ranks = np.empty(values.size, dtype=np.float64)
+    ranks[order] = mean_rank[group_of]
+    return ranks
+
+
+def auroc(labels: object, scores: object) -> float:
+    """Area under the ROC curve via the Mann-Whitney U statistic (ties count 1/2)."""
+    y, s = _as_arrays(labels, scores)
+    n_pos = int(y.sum())
+    n_neg = int(y.size - n_pos)
+    if n_pos == 0 or n_neg == 0:
+        raise ValueError("AUROC needs at least one positive and one negative example")
+    rank_sum = average_ranks(s)[y == 1].sum()
+    u = rank_sum - n_pos * (n_pos + 1) / 2.0
+    return float(u / (n_pos * n_neg))
+
+
+def average_precision(labels: object, scores: object) -> float:
+    """AUPRC as step-wise average precision (scikit-learn's definition, ties grouped)."""
+    y, s = _as_arrays(labels, scores)
+    n_pos = int(y.sum())
+    if n_pos == 0:
+        raise ValueError("AUPRC needs at least one positive example")
+    order = np.argsort(-s, kind="mergesort")
+    ordered = s[order]
+    true_pos = np.cumsum(y[order], dtype=np.int64)
+    # One threshold per distinct score: the last position of each run of equal scores.
+    last_of_group = np.append(np.flatnonzero(ordered[1:] != ordered[:-1]), s.size - 1)
+    tp = true_pos[last_of_group]
+    predicted_pos = last_of_group + 1
+    precision = tp / predicted_pos
+    recall = tp / n_pos
+    recall_gain = np.diff(np.concatenate(([0.0], recall)))
+    return float(np.sum(recall_gain * precision))
+
+
+def accuracy(labels: object, probs: object, threshold: float = THRESHOLD) -> float:
+    """Fraction of pairs whose prediction (probability >= threshold) matches the label."""
+    y, p = _as_arrays(labels, probs)
+    return float(np.mean((p >= threshold) == (y == 1)))
+
+
+def correct(labels: object, probs: object, threshold: float = THRESHOLD) -> np.ndarray:
+    """Per-example correctness (1.0 or 0.0) at the threshold."""
+    y, p = _as_arrays(labels, probs)
+    return ((p >= threshold) == (y == 1)).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class ReliabilityBins:
+    """The reliability diagram behind an ECE: one entry per bin, empty bins included.
+
+    ``confidence`` and ``accuracy`` are bin means (NaN where ``count`` is 0).
+    """
+
+    kind: CalibrationKind
+    lower: np.ndarray
+    upper: np.ndarray
+    count: np.ndarray
+    confidence: np.ndarray
+    accuracy: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.count.sum())
+
+    @property
+    def ece(self) -> float:
+        filled = self.count > 0
+        weight = self.count[filled] / self.n
+        gap = np.abs(self.accuracy[filled] - self.confidence[filled])
+        return float(np.sum(weight * gap))
+
+    @property
+    def max_calibration_error(self) -> float:
+        """MCE of Guo et al. (2017): the largest gap over non-empty bins."""
+        filled = self.count > 0
+        return float(np.max(np.abs(self.accuracy[filled] - self.confidence[filled])))
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"lower": self.lower, "upper": self.upper, "count": self.count,
+                             "confidence": self.confidence, "accuracy": self.accuracy})
+
+
+def reliability_bins(labels: object, probs: object, n_bins: int = ECE_BINS,
+                     kind: CalibrationKind = "top-label",
+                     threshold: float = THRESHOLD) -> ReliabilityBins:
+    """Bin predictions by confidence into ``n_bins`` equal-width bins ``((m-1)/M, m/M]``."""
+    if n_bins < 1:
+        raise ValueError("n_bins must be at least 1")
+    y, p = _as_arrays(labels, probs)
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("probabilities must lie in [0, 1]")
+    if kind == "top-label":
+        predicted_pos = p >= threshold
+        confidence = np.where(predicted_pos, p, 1.0 - p)
+        outcome = (predicted_pos == (y == 1)).astype(np.float64)
+    elif kind == "positive-class":
+        confidence = p
+        outcome = y.astype(np.float64)
+    else:
+        raise ValueError(f"unknown calibration kind {kind!r}")
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    # side="left" puts a value equal to an inner edge in the bin that edge closes: the
+    # intervals are right-closed as in Guo et al.; 0 falls in the first bin.
+    bin_of = np.searchsorted(edges[1:-1], confidence, side="left")
+    count = np.bincount(bin_of, minlength=n_bins)
+    conf_sum = np.bincount(bin_of, weights=confidence, minlength=n_bins)
+    outcome_sum = np.bincount(bin_of, weights=outcome, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_conf = np.where(count > 0, conf_sum / count, np.nan)
+        mean_outcome = np.where(count > 0, outcome_sum / count, np.nan)
+    return ReliabilityBins(kind=kind, lower=edges[:-1], upper=edges[1:], count=count,
+                           confidence=mean_conf, accuracy=mean_outcome)
+
+
+def expected_calibration_error(labels: object, probs: object, n_bins: int = ECE_BINS,
+                               kind: CalibrationKind = "top-label") -> float:
+    """ECE of Guo et al. (2017); see the module docstring for the definition."""
+    return reliability_bins(labels, probs, n_bins=n_bins, kind=kind).ece
+
+
+def classification_metrics(labels: object, probs: object) -> dict[str, float]:
+    """The four T4 metrics under the leaderboard's metric keys."""
+    return {
+        "AUROC": auroc(labels, probs),
+        "AUPRC": average_precision(labels, probs),
+        "Accuracy": accuracy(labels, probs),
+        "ECE": expected_calibration_error(labels, probs),
+    }

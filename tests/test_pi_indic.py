@@ -1,0 +1,322 @@
+"""PI-Indic val150 reader and T4 pair set, on the real upstream CSVs, plus T4 metrics."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+from itertools import permutations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leaderboard.data import pi_indic
+from leaderboard.data.base import DataFormatError, MissingDataError
+from leaderboard.metrics import classification as cls
+from leaderboard.registry import PI_INDIC_LANGUAGES, get_task, tasks_of
+
+DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
+                               str(Path(__file__).resolve().parents[1].parent / "shared" / "data")))
+LANGS = list(PI_INDIC_LANGUAGES)
+N = 150
+
+
+@pytest.fixture(scope="module")
+def data_dir() -> Path:
+    if not (DATA_DIR / "pi-indic").is_dir():
+        pytest.fail(f"PI-Indic data not found under {DATA_DIR}; set LEADERBOARD_DATA")
+    return DATA_DIR
+
+
+# --- reader ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_language_loads_150_one_to_one(data_dir: Path, lang: str) -> None:
+    for kind, qprefix, dprefix in (("t1", "p", "i"), ("t3", "i", "p")):
+        task = get_task(f"pi-indic-val150/{kind}/{lang}")
+        data = pi_indic.load(task, data_dir)
+        assert list(data.roles) == ["run"]
+        role = data.roles["run"]
+        assert role.query_ids == [f"{qprefix}{k}" for k in range(1, N + 1)]
+        # One relevant document per query, its own counterpart, and no document twice.
+        assert all(role.qrels[q] == {f"{dprefix}{q[1:]}": 1} for q in role.query_ids)
+        relevant = [d for q in role.query_ids for d in role.qrels[q]]
+        assert len(set(relevant)) == N
+        assert data.doc_ids.dtype.kind == "U"
+        assert list(data.doc_ids) == sorted(f"{dprefix}{k}" for k in range(1, N + 1))
+        assert data.pools is None
+        assert set(relevant) == set(data.doc_ids)
+        assert all(text.strip() for text in role.query_text.values())
+        assert len(role.query_text) == N
+
+
+def test_no_row_is_dropped_on_the_pinned_revision(data_dir: Path) -> None:
+    for lang in LANGS:
+        parsed = pi_indic.read_language(data_dir, lang)
+        assert parsed.dropped == {}, parsed.dropped
+        assert parsed.pairs["id"].tolist() == list(range(1, N + 1))
+        assert set(parsed.pairs["expert_1"]) | set(parsed.pairs["expert_2"]) <= set(
+            pi_indic.EXPERT_LABELS)
+        assert (parsed.pairs["eng_persona"].str.len() > 0).all()
+
+
+def test_punjabi_stray_brace_is_repaired_and_reported(data_dir: Path) -> None:
+    parsed = pi_indic.read_language(data_dir, "pan")
+    assert len(parsed.repairs) == 1 and "stray '}'" in parsed.repairs[0]
+    assert parsed.repairs[0].split(" - Punjabi.csv:")[1].startswith("5:")  # row id 4, line 5
+    assert parsed.text("persona")[4].startswith("ਇੱਕ ਵਿਗਿਆਨ")
+    assert all(not p.repairs for lang in LANGS if lang != "pan"
+               for p in [pi_indic.read_language(data_dir, lang)])
+
+
+def test_languages_align_by_id_english_matches(data_dir: Path) -> None:
+    hin = pi_indic.read_language(data_dir, "hin").pairs
+    tam = pi_indic.read_language(data_dir, "tam").pairs
+    assert (hin["eng_persona"] == tam["eng_persona"]).mean() > 0.95
+    assert (hin["persona"] != tam["persona"]).all()
+
+
+def test_t2_and_t3_cross_lingual_sides_use_the_right_languages(data_dir: Path) -> None:
+    hin = pi_indic.read_language(data_dir, "hin")
+    tam = pi_indic.read_language(data_dir, "tam")
+    t2 = get_task("pi-indic-val150/t2/hin-tam")
+    queries = dict(pi_indic.iter_queries(t2, data_dir))
+    corpus = dict(pi_indic.iter_corpus(t2, data_dir))
+    assert queries["p7"] == hin.text("persona")[7]
+    assert corpus["i7"] == tam.text("instruction")[7]
+    assert pi_indic.load(t2, data_dir).roles["run"].query_text == queries
+
+    t3 = get_task("pi-indic-val150/t3/tam-hin")
+    queries = dict(pi_indic.iter_queries(t3, data_dir))
+    corpus = dict(pi_indic.iter_corpus(t3, data_dir))
+    assert queries["i9"] == tam.text("instruction")[9]
+    assert corpus["p9"] == hin.text("persona")[9]
+    data = pi_indic.load(t3, data_dir)
+    assert data.roles["run"].qrels["i9"] == {"p9": 1}
+
+
+def test_all_132_ordered_pairs_load(data_dir: Path) -> None:
+    t2 = [t for t in tasks_of("pi-indic-val150") if t.id.startswith("pi-indic-val150/t2/")]
+    assert len(t2) == 132 == len(list(permutations(LANGS, 2)))
+    for task in t2:
+        data = pi_indic.load(task, data_dir)
+        src, tgt = task.params["query_lang"], task.params["doc_lang"]
+        assert task.id.endswith(f"/{src}-{tgt}")
+        assert len(data.roles["run"].query_ids) == N and data.corpus_size == N
+
+
+def test_missing_files_are_listed_exactly(tmp_path: Path, data_dir: Path) -> None:
+    task = get_task("pi-indic-val150/t2/asm-urd")
+    with pytest.raises(MissingDataError) as info:
+        pi_indic.load(task, tmp_path)
+    missing = {p.name for p in info.value.missing}
+    assert missing == {"Nirdesha_Multilingual_Validation - Assamese.csv",
+                       "Nirdesha_Multilingual_Validation - Urdu.csv"}
+    assert "asm-urd" in str(info.value)
+
+    # Only one of the two present: exactly the other one is reported.
+    folder = tmp_path / "pi-indic" / pi_indic.VALIDATION_DIR
+    folder.mkdir(parents=True)
+    name = "Nirdesha_Multilingual_Validation - Assamese.csv"
+    shutil.copy(data_dir / "pi-indic" / pi_indic.VALIDATION_DIR / name, folder / name)
+    with pytest.raises(MissingDataError) as info:
+        pi_indic.load(task, tmp_path)
+    assert [p.name for p in info.value.missing] == ["Nirdesha_Multilingual_Validation - Urdu.csv"]
+
+
+def _write_csv(root: Path, lang: str, body: str) -> None:
+    folder = root / "pi-indic" / pi_indic.VALIDATION_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    name = pi_indic.FILE_TEMPLATE.format(name=PI_INDIC_LANGUAGES[lang])
+    (folder / name).write_text(body, encoding="utf-8")
+
+
+def _row(item: int, persona: str, instruction: str, tail: str = "") -> str:
+    ctx = ('"{""indian_context_persona"": ""%s"", ""indian_context_instruction"": ""%s""}%s"'
+           % (persona, instruction, tail))
+    return f"{item},{ctx},{ctx},Completely Agree,Do Not Agree\n"
+
+
+HEADER = "id,ENG_indian_context,indian_context,expert_1,expert_2\n"
+
+
+def test_empty_text_rows_are_dropped_and_reported(tmp_path: Path) -> None:
+    _write_csv(tmp_path, "hin", HEADER + _row(1, "a", "b") + _row(2, "", "d") + _row(3, "e", "f")
+               + _row(4, "g", "h"))
+    task = get_task("pi-indic-val150/t1/hin")
+    data = pi_indic.load(task, tmp_path)
+    assert data.roles["run"].query_ids == ["p1", "p3", "p4"]
+    dropped = pi_indic.dropped_ids(task, tmp_path)
+    assert list(dropped) == [2] and dropped[2].endswith(":3: empty indian_context_persona")
+    # Kept rows regardless of the experts' verdict ("Do Not Agree" above).
+    assert data.roles["run"].qrels["p4"] == {"i4": 1}
+
+
+def test_cross_lingual_task_uses_ids_usable_in_both_languages(tmp_path: Path) -> None:
+    _write_csv(tmp_path, "hin", HEADER + _row(1, "a", "b") + _row(2, "c", "d") + _row(3, "e", "f"))
+    _write_csv(tmp_path, "tam", HEADER + _row(1, "a", "b") + _row(2, "c", "") + _row(3, "e", "f"))
+    task = get_task("pi-indic-val150/t2/hin-tam")
+    data = pi_indic.load(task, tmp_path)
+    assert data.roles["run"].query_ids == ["p1", "p3"]
+    assert list(data.doc_ids) == ["i1", "i3"]
+    assert list(pi_indic.dropped_ids(task, tmp_path)) == [2]
+
+
+@pytest.mark.parametrize("body, message", [
+    (HEADER + _row(1, "a", "b") + _row(1, "c", "d"), ":3: id 1 repeats line 2"),
+    (HEADER + _row(1, "a", "b", tail=" trailing"), ":2: unexpected text after the JSON object"),
+    (HEADER + "x" + _row(1, "a", "b"), ":2: id 'x1' is not an integer"),
+    ("id,indian_context\n1,{}\n", ":1: missing column(s) ENG_indian_context, expert_1, expert_2"),
+    (HEADER + '1,"{not json",{},A,B\n', ":2: invalid JSON in context column"),
+])
+def test_malformed_csv_names_file_and_line(tmp_path: Path, body: str, message: str) -> None:
+    _write_csv(tmp_path, "mar", body)
+    with pytest.raises(DataFormatError) as info:
+        pi_indic.load(get_task("pi-indic-val150/t1/mar"), tmp_path)
+    assert "Marathi.csv" in str(info.value) and message in str(info.value)
+
+
+def test_line_numbers_count_multiline_cells(tmp_path: Path) -> None:
+    # A quoted cell spanning two lines (here an expert column) shifts later line numbers.
+    multiline = _row(1, "a", "b").replace("Do Not Agree", '"Do Not\nAgree"')
+    _write_csv(tmp_path, "mar", HEADER + multiline + _row(1, "c", "d"))
+    with pytest.raises(DataFormatError, match=r"Marathi\.csv:4: id 1 repeats line 2"):
+        pi_indic.load(get_task("pi-indic-val150/t1/mar"), tmp_path)
+
+
+# --- T4 pair set -------------------------------------------------------------------------
+
+def test_t4_pair_set_is_balanced_deranged_and_stable(data_dir: Path) -> None:
+    task = get_task("pi-indic-val150/t4/hin")
+    pairs = pi_indic.t4_pairs(task, data_dir)
+    assert list(pairs.columns) == ["pair_id", "persona_id", "instruction_id", "label"]
+    assert len(pairs) == 2 * N and pairs["pair_id"].is_unique
+    assert Counter(pairs["label"]) == {1: N, 0: N}
+    pos, neg = pairs[pairs.label == 1], pairs[pairs.label == 0]
+    assert (pos["persona_id"].str[1:] == pos["instruction_id"].str[1:]).all()
+    assert (neg["persona_id"].str[1:] != neg["instruction_id"].str[1:]).all()
+    # Every persona and every instruction is in exactly one positive and one negative.
+    assert Counter(pairs["persona_id"]) == {f"p{k}": 2 for k in range(1, N + 1)}
+    assert Counter(pairs["instruction_id"]) == {f"i{k}": 2 for k in range(1, N + 1)}
+    assert (pairs["pair_id"] == pairs["persona_id"] + "-" + pairs["instruction_id"]).all()
+    # Ordered by persona, positive first.
+    assert pairs["persona_id"].tolist()[:4] == ["p1", "p1", "p2", "p2"]
+    assert pairs["label"].tolist()[:4] == [1, 0, 1, 0]
+
+
+def test_t4_pair_set_is_deterministic_and_language_independent(data_dir: Path) -> None:
+    first = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/hin"), data_dir)
+    again = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/hin"), data_dir)
+    other = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/ory"), data_dir)
+    assert first.equals(again) and first.equals(other)
+    # Pinned: the seeded hash (seed 42) must never change, or old submissions break.
+    assert first["pair_id"].tolist()[:6] == ["p1-i1", "p1-i56", "p2-i2", "p2-i46",
+                                             "p3-i3", "p3-i86"]
+    # A different seed gives a different (still deranged) assignment.
+    ids = list(range(1, N + 1))
+    assert pi_indic.t4_negative_instruction(ids, 42) != pi_indic.t4_negative_instruction(ids, 7)
+
+
+def test_t4_task_data_and_texts(data_dir: Path) -> None:
+    task = get_task("pi-indic-val150/t4/ben")
+    data = pi_indic.load(task, data_dir)
+    assert list(data.roles) == ["predictions"] and data.corpus_size == 0
+    role = data.roles["predictions"]
+    pairs = pi_indic.t4_pairs(task, data_dir, with_text=True)
+    assert role.query_ids == pairs["pair_id"].tolist()
+    assert pi_indic.t4_labels(data) == dict(zip(pairs["pair_id"], pairs["label"]))
+    ben = pi_indic.read_language(data_dir, "ben")
+    row = pairs[pairs.pair_id == "p1-i56"].iloc[0]
+    assert row.persona_text == ben.text("persona")[1]
+    assert row.instruction_text == ben.text("instruction")[56]
+    assert dict(pi_indic.iter_queries(task, data_dir))["p3"] == ben.text("persona")[3]
+    assert dict(pi_indic.iter_corpus(task, data_dir))["i3"] == ben.text("instruction")[3]
+
+
+# --- classification metrics --------------------------------------------------------------
+
+def test_auroc_hand_computed_with_ties() -> None:
+    # Positives 0.8, 0.4; negatives 0.4, 0.1. Pairs (pos > neg): 0.8>0.4, 0.8>0.1, 0.4>0.1,
+    # and 0.4 = 0.4 counts one half: 3.5 / 4.
+    assert cls.auroc([1, 1, 0, 0], [0.8, 0.4, 0.4, 0.1]) == pytest.approx(0.875)
+    assert cls.auroc([1, 0], [0.3, 0.3]) == pytest.approx(0.5)
+    assert cls.auroc([0, 1], [0.9, 0.1]) == 0.0
+    np.testing.assert_allclose(cls.average_ranks(np.array([3.0, 1.0, 3.0, 2.0])),
+                               [3.5, 1.0, 3.5, 2.0])
+
+
+def test_average_precision_hand_computed() -> None:
+    # Descending: 0.9(+) 0.8(-) 0.7(+) 0.1(-). AP = 1/2*1 + 1/2*(2/3) = 5/6.
+    assert cls.average_precision([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]) == pytest.approx(5 / 6)
+    # A tie forms one threshold: {0.5: one +, one -}: P = 1/2 at R = 1 -> AP = 1/2.
+    assert cls.average_precision([1, 0], [0.5, 0.5]) == pytest.approx(0.5)
+    # 0.9(+), then tie at 0.5 {+, -}: 1/2*1 + 1/2*(2/3).
+    assert cls.average_precision([1, 1, 0], [0.9, 0.5, 0.5]) == pytest.approx(5 / 6)
+
+
+def test_accuracy_threshold_is_inclusive() -> None:
+    assert cls.accuracy([1, 0, 1, 0], [0.5, 0.49, 0.2, 0.7]) == pytest.approx(0.5)
+    np.testing.assert_array_equal(cls.correct([1, 0, 1, 0], [0.5, 0.49, 0.2, 0.7]),
+                                  [1.0, 1.0, 0.0, 0.0])
+
+
+def test_ece_hand_computed_top_label() -> None:
+    # p: 0.9(y=1) 0.2(y=0) 0.4(y=1) 0.5(y=0). Top-label confidences 0.9, 0.8, 0.6, 0.5;
+    # correct: 1, 1, 0, 0. Bins of width 1/15: 0.9 -> (0.867, 0.933], 0.8 -> (0.733, 0.8],
+    # 0.6 -> (0.533, 0.6], 0.5 -> (0.467, 0.533]: one per bin.
+    # ECE = 1/4 (|1-.9| + |1-.8| + |0-.6| + |0-.5|) = 1.4 / 4 = 0.35.
+    labels, probs = [1, 0, 1, 0], [0.9, 0.2, 0.4, 0.5]
+    assert cls.expected_calibration_error(labels, probs) == pytest.approx(0.35)
+    bins = cls.reliability_bins(labels, probs)
+    assert bins.count.tolist() == [0] * 7 + [1, 1, 0, 0, 1, 0, 1, 0]
+    assert bins.n == 4 and bins.max_calibration_error == pytest.approx(0.6)
+    assert len(bins.to_frame()) == 15
+    # One bin: mean confidence (.9 + .8 + .6 + .5) / 4 = .7, accuracy .5 -> 0.2.
+    assert cls.expected_calibration_error(labels, probs, n_bins=1) == pytest.approx(0.2)
+    # Two bins [0, .5], (.5, 1]: {.5: acc 0} -> 1/4 * .5; {.9, .8, .6: acc 2/3, conf 2.3/3}
+    # -> 3/4 * .1. Total 0.2.
+    assert cls.expected_calibration_error(labels, probs, n_bins=2) == pytest.approx(0.2)
+    # Positive-class variant: bins (p, y) = .9/1, .2/0, .4/1, .5/0 -> gaps .1, .2, .6, .5.
+    assert cls.expected_calibration_error(labels, probs, kind="positive-class") == pytest.approx(
+        0.35)
+    assert cls.expected_calibration_error([1, 1], [0.5, 0.7], n_bins=1,
+                                          kind="positive-class") == pytest.approx(0.4)
+
+
+def test_ece_bins_are_right_closed() -> None:
+    edge = 8 / 15  # top-label confidence exactly on an inner edge -> the lower bin
+    bins = cls.reliability_bins([1], [edge])
+    assert bins.count[7] == 1
+
+
+def test_perfect_and_degenerate_predictors() -> None:
+    labels = np.array([1, 0] * 50)
+    perfect = labels.astype(float)
+    m = cls.classification_metrics(labels, perfect)
+    assert m == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0, "ECE": 0.0}
+    constant = cls.classification_metrics(labels, np.full(100, 0.5))
+    assert constant["AUROC"] == 0.5 and constant["AUPRC"] == 0.5
+    assert constant["Accuracy"] == 0.5 and constant["ECE"] == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="positive and one negative"):
+        cls.auroc([1, 1], [0.2, 0.3])
+    with pytest.raises(ValueError, match="finite"):
+        cls.auroc([1, 0], [np.nan, 0.3])
+    with pytest.raises(ValueError, match="0 or 1"):
+        cls.accuracy([2, 0], [0.1, 0.3])
+
+
+def test_metrics_match_scikit_learn() -> None:
+    sk = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(2024)
+    for _ in range(200):
+        n = int(rng.integers(2, 80))
+        labels = rng.integers(0, 2, n)
+        if labels.min() == labels.max():
+            labels[0] = 1 - labels[0]
+        probs = np.round(rng.random(n), int(rng.integers(1, 3)))  # rounding makes ties
+        assert cls.auroc(labels, probs) == pytest.approx(sk.roc_auc_score(labels, probs), abs=1e-12)
+        assert cls.average_precision(labels, probs) == pytest.approx(
+            sk.average_precision_score(labels, probs), abs=1e-12)
+        assert cls.accuracy(labels, probs) == pytest.approx(
+            sk.accuracy_score(labels, (probs >= 0.5).astype(int)))
