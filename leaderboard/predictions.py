@@ -1,0 +1,247 @@
+"""PI-Indic T4 prediction files: format, validator and scorer.
+
+T4 (persona-instruction compatibility) is scored from probabilities, not rankings. A
+prediction file has one line per pair of the task's fixed pair set
+(:func:`leaderboard.data.pi_indic.t4_pairs`)::
+
+    p12-i12 0.93
+    p12-i87 0.08
+
+* two fields separated by spaces or tabs: the pair id and the model's probability that
+  the persona and the instruction are compatible, a finite decimal number in [0, 1];
+* one line for every pair, no pair twice, no other pair ids; order does not matter;
+* UTF-8 text, ``\\n`` or ``\\r\\n`` line ends, blank lines ignored; the file may be
+  gzip-compressed (recognised by its magic bytes ``1f 8b``, whatever its name).
+
+The validator reports every problem as ``FILE:LINE: message`` (or ``FILE: message`` for
+whole-file problems) through :class:`leaderboard.report.Report` and never raises on bad
+input.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import tempfile
+import zlib
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.data.base import TaskData
+from leaderboard.metrics.classification import classification_metrics, correct
+from leaderboard.registry import Task
+from leaderboard.report import Report
+from leaderboard.results import TaskScores
+
+GZIP_MAGIC = b"\x1f\x8b"
+ROLE = "predictions"
+# A complete file is about 300 lines of ~20 bytes. Anything near this cap is not a
+# prediction file, and the cap keeps a gzip bomb from exhausting memory.
+MAX_BYTES = 8 * 1024 * 1024
+# After this many line errors the file is clearly not a prediction file; stop listing.
+MAX_LINE_ERRORS = 1000
+MISSING_LISTED = 5
+
+# A plain decimal literal. float() alone would also accept "1_0", "nan", "infinity" and
+# surrounding unicode spaces, none of which belongs in a prediction file.
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_PAIR_ID_SHAPE = re.compile(r"p\d+-i\d+")
+
+
+def _read_text(path: Path, shown: str, report: Report) -> str | None:
+    """The file's text, or None after reporting why it cannot be read as text."""
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        report.add(shown, None, "file not found")
+        return None
+    except OSError as exc:
+        report.add(shown, None, f"cannot read file: {exc.strerror or exc}")
+        return None
+    if raw.startswith(GZIP_MAGIC):
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
+                raw = gz.read(MAX_BYTES + 1)
+        except EOFError:
+            report.add(shown, None, "truncated gzip file: the compressed stream ends early "
+                                    "(was the upload or copy interrupted?)")
+            return None
+        except (gzip.BadGzipFile, zlib.error, OSError) as exc:
+            report.add(shown, None, f"corrupt gzip file: {exc}")
+            return None
+    if len(raw) > MAX_BYTES:
+        report.add(shown, None, f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; a T4 "
+                                "prediction file has one short line per pair")
+        return None
+    if b"\x00" in raw:
+        line = raw.count(b"\n", 0, raw.index(b"\x00")) + 1
+        report.add(shown, None, f"binary content (NUL byte on line {line}); expected a text "
+                                "file of 'pair_id probability' lines")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        report.add(shown, None, f"not UTF-8 text: invalid byte 0x{raw[exc.start]:02x} on line "
+                                f"{line} (byte offset {exc.start})")
+        return None
+    return text.removeprefix("\ufeff")
+
+
+def validate_predictions(task: Task, data: TaskData, path: Path,
+                         display_name: str | None = None) -> tuple[Report, pd.DataFrame | None]:
+    """Check a T4 prediction file against the task's pair set.
+
+    Returns the findings and, when there are no errors, the predictions as a frame with
+    columns ``pair_id`` (str) and ``probability`` (float), in file order. ``display_name``
+    is how the file is named in messages (default: ``path`` as given).
+    """
+    report = Report()
+    shown = display_name or str(path)
+    if ROLE not in data.roles:
+        report.add(shown, None, f"task {task.id} is not scored from predictions "
+                                f"(its roles are {', '.join(data.roles)})")
+        return report, None
+    expected = data.roles[ROLE].query_ids
+    known = set(expected)
+
+    text = _read_text(Path(path), shown, report)
+    if text is None:
+        return report, None
+
+    pair_ids: list[str] = []
+    probabilities: list[float] = []
+    first_line: dict[str, int] = {}
+    line_errors = 0
+    lines = text.split("\n")
+    for lineno, line in enumerate(lines, 1):
+        if line_errors >= MAX_LINE_ERRORS:
+            report.add(shown, None, f"stopped checking at line {lineno} of {len(lines)} after "
+                                    f"{MAX_LINE_ERRORS} line errors")
+            break
+        line = line.removesuffix("\r")
+        fields = line.split()
+        if not fields:
+            continue
+        if "\r" in line:
+            report.add(shown, lineno, "bare carriage return inside the line (old Mac line "
+                                      "ends?); end lines with \\n or \\r\\n")
+            line_errors += 1
+            continue
+        error = _check_line(fields, lineno, known, first_line)
+        if error is not None:
+            report.add(shown, lineno, error)
+            line_errors += 1
+            continue
+        first_line[fields[0]] = lineno
+        pair_ids.append(fields[0])
+        probabilities.append(float(fields[1]))
+
+    if not pair_ids and line_errors == 0:
+        report.add(shown, None, "empty file: no 'pair_id probability' lines")
+        return report, None
+    missing = [pid for pid in expected if pid not in first_line]
+    if missing:
+        listed = ", ".join(missing[:MISSING_LISTED])
+        more = f" and {len(missing) - MISSING_LISTED} more" if len(missing) > MISSING_LISTED else ""
+        report.add(shown, None, f"{len(missing)} of {len(expected)} pair ids of {task.id} have "
+                                f"no prediction: {listed}{more}")
+    if not report.ok:
+        return report, None
+    frame = pd.DataFrame({"pair_id": pd.Series(pair_ids, dtype=str),
+                          "probability": np.asarray(probabilities, dtype=np.float64)})
+    return report, frame
+
+
+def _check_line(fields: list[str], lineno: int, known: set[str],
+                first_line: dict[str, int]) -> str | None:
+    """The error message for one non-blank line, or None when it is valid."""
+    if len(fields) != 2:
+        hint = (" (this looks like a TREC run line; T4 takes 'pair_id probability')"
+                if len(fields) == 6 else "")
+        return f"expected 2 columns 'pair_id probability', found {len(fields)}{hint}"
+    pid, value = fields
+    if _NON_FINITE.fullmatch(value):
+        return f"probability {value!r} is not a finite number"
+    if not _DECIMAL.fullmatch(value):
+        hint = " (a header line? remove it)" if lineno == 1 and pid not in known else ""
+        return f"probability {value!r} is not a number{hint}"
+    probability = float(value)
+    if not np.isfinite(probability):
+        return f"probability {value!r} is not a finite number"
+    if not 0.0 <= probability <= 1.0:
+        return f"probability {value} is outside [0, 1]"
+    if pid not in known:
+        hint = ("" if _PAIR_ID_SHAPE.fullmatch(pid)
+                else "; pair ids look like p12-i87 (persona 12, instruction 87)")
+        return f"unknown pair id {pid!r}: not in this task's pair set{hint}"
+    if pid in first_line:
+        return f"duplicate pair id {pid!r} (first on line {first_line[pid]})"
+    return None
+
+
+def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) -> TaskScores:
+    """Score validated predictions: AUROC, AUPRC, Accuracy and ECE (15 bins, top-label).
+
+    ``per_query["correct"]`` maps every pair id to 1.0 if the thresholded prediction
+    (probability >= 0.5) matches the gold label, else 0.0. These per-pair outcomes are
+    what paired significance tests on Accuracy use (the pair plays the role a query plays
+    in retrieval); AUROC, AUPRC and ECE are not averages of per-pair values, so tests on
+    them must resample pairs and recompute.
+    """
+    role = data.roles.get(ROLE)
+    if role is None:
+        raise ValueError(f"task {task.id} is not scored from predictions")
+    order = role.query_ids
+    probs = pd.Series(predictions_df["probability"].to_numpy(dtype=np.float64),
+                      index=predictions_df["pair_id"].astype(str))
+    if probs.index.has_duplicates:
+        raise ValueError(f"{task.id}: predictions repeat pair ids; validate them first")
+    missing = [pid for pid in order if pid not in probs.index]
+    if missing:
+        raise ValueError(f"{task.id}: {len(missing)} pair ids have no prediction "
+                         f"(first: {', '.join(missing[:5])}); validate them first")
+    labels = np.array([int(role.qrels[pid]["label"]) for pid in order], dtype=np.int8)
+    p = probs.reindex(order).to_numpy()
+    computed = classification_metrics(labels, p)
+    metrics = {key: computed[key] for key in task.pair_metrics}
+    per_pair = correct(labels, p)
+    return TaskScores(metrics=metrics,
+                      per_query={"correct": dict(zip(order, per_pair.tolist()))},
+                      n_queries=len(order))
+
+
+def format_predictions(probabilities: Mapping[str, float]) -> str:
+    """Prediction-file text: ``pair_id<TAB>probability`` lines, shortest exact floats."""
+    lines = []
+    for pid, value in probabilities.items():
+        value = float(value)
+        if not (np.isfinite(value) and 0.0 <= value <= 1.0):
+            raise ValueError(f"probability of {pid} is {value}, not a number in [0, 1]")
+        lines.append(f"{pid}\t{value!r}\n")
+    return "".join(lines)
+
+
+def write_predictions(path: Path, probabilities: Mapping[str, float]) -> None:
+    """Write a prediction file atomically; gzip it when the name ends in ``.gz``."""
+    data = format_predictions(probabilities).encode("utf-8")
+    if path.name.endswith(".gz"):
+        data = gzip.compress(data, mtime=0)  # mtime=0: identical input, identical bytes
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,243 @@
+"""T4 prediction files: every error class gives its FILE:LINE message; scoring is right."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from leaderboard.data import pi_indic
+from leaderboard.metrics import classification as cls
+from leaderboard.predictions import (
+    format_predictions,
+    score_predictions,
+    validate_predictions,
+    write_predictions,
+)
+from leaderboard.registry import get_task
+
+DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
+                               str(Path(__file__).resolve().parents[1].parent / "shared" / "data")))
+TASK = get_task("pi-indic-val150/t4/hin")
+SHOWN = "submissions/demo/t4-hin.txt"
+
+
+@pytest.fixture(scope="module")
+def data():
+    if not (DATA_DIR / "pi-indic").is_dir():
+        pytest.fail(f"PI-Indic data not found under {DATA_DIR}; set LEADERBOARD_DATA")
+    return pi_indic.load(TASK, DATA_DIR)
+
+
+@pytest.fixture(scope="module")
+def pairs() -> pd.DataFrame:
+    return pi_indic.t4_pairs(TASK, DATA_DIR)
+
+
+def lines_for(pairs: pd.DataFrame, probs: np.ndarray | None = None) -> list[str]:
+    if probs is None:
+        probs = pairs["label"].to_numpy(dtype=float)
+    return [f"{pid} {float(p)!r}" for pid, p in zip(pairs["pair_id"], probs)]
+
+
+def check(data, tmp_path: Path, content: str | bytes, name: str = "pred.txt"):
+    path = tmp_path / name
+    if isinstance(content, str):
+        path.write_bytes(content.encode("utf-8"))
+    else:
+        path.write_bytes(content)
+    return validate_predictions(TASK, data, path, display_name=SHOWN)
+
+
+def messages(report) -> list[str]:
+    return [issue.format() for issue in report.issues]
+
+
+# --- valid files -------------------------------------------------------------------------
+
+def test_valid_file_in_any_order_with_tabs_crlf_blank_lines_and_bom(data, pairs, tmp_path):
+    lines = lines_for(pairs)[::-1]
+    lines = [line.replace(" ", "\t", 1) if k % 2 else "  " + line + "  "
+             for k, line in enumerate(lines)]
+    content = "\ufeff" + "\r\n".join(lines[:10]) + "\r\n\r\n" + "\n".join(lines[10:]) + "\n\n"
+    report, frame = check(data, tmp_path, content)
+    assert report.ok, messages(report)
+    assert list(frame.columns) == ["pair_id", "probability"] and len(frame) == 300
+    assert frame["probability"].dtype == np.float64
+    assert set(frame["pair_id"]) == set(pairs["pair_id"])
+    assert frame["pair_id"].iloc[0] == pairs["pair_id"].iloc[-1]  # file order kept
+
+
+def test_gzip_is_detected_by_magic_bytes_not_name(data, pairs, tmp_path):
+    content = gzip.compress(("\n".join(lines_for(pairs)) + "\n").encode())
+    report, frame = check(data, tmp_path, content, name="pred.txt")
+    assert report.ok, messages(report)
+    assert len(frame) == 300
+
+
+def test_write_predictions_round_trips(data, pairs, tmp_path):
+    rng = np.random.default_rng(5)
+    probs = dict(zip(pairs["pair_id"], rng.random(len(pairs))))
+    for name in ("out.tsv", "out.tsv.gz"):
+        write_predictions(tmp_path / name, probs)
+        report, frame = validate_predictions(TASK, data, tmp_path / name)
+        assert report.ok, messages(report)
+        assert dict(zip(frame.pair_id, frame.probability)) == probs  # exact floats
+    assert (tmp_path / "out.tsv.gz").read_bytes()[:2] == b"\x1f\x8b"
+    with pytest.raises(ValueError, match="not a number in"):
+        format_predictions({"p1-i1": 1.5})
+
+
+# --- line errors -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad_line, message", [
+    ("p1-i1 0.5 extra", "expected 2 columns 'pair_id probability', found 3"),
+    ("p1-i1", "expected 2 columns 'pair_id probability', found 1"),
+    ("p1-i1 Q0 d1 1 0.5 tag", "found 6 (this looks like a TREC run line"),
+    ("p1-i1 high", "probability 'high' is not a number"),
+    ("p1-i1 1_0", "probability '1_0' is not a number"),
+    ("p1-i1 0x1", "probability '0x1' is not a number"),
+    ("p1-i1 nan", "probability 'nan' is not a finite number"),
+    ("p1-i1 -Infinity", "probability '-Infinity' is not a finite number"),
+    ("p1-i1 1e999", "probability '1e999' is not a finite number"),
+    ("p1-i1 1.5", "probability 1.5 is outside [0, 1]"),
+    ("p1-i1 -0.01", "probability -0.01 is outside [0, 1]"),
+    ("p1-i2 0.5", "unknown pair id 'p1-i2': not in this task's pair set"),
+    ("pair1 0.5", "unknown pair id 'pair1': not in this task's pair set; pair ids look like"),
+])
+def test_line_errors_name_file_and_line(data, pairs, tmp_path, bad_line, message):
+    # A complete valid file plus one bad line 4: that line is the only finding (a rejected
+    # line is not counted as a prediction, so "p1-i1 ..." is not also a duplicate).
+    good = lines_for(pairs)
+    report, frame = check(data, tmp_path, "\n".join(good[:3] + [bad_line] + good[3:]) + "\n")
+    assert frame is None
+    [error] = messages(report)
+    assert error.startswith(f"{SHOWN}:4: ") and message in error, error
+
+
+def test_duplicate_pair_id_points_at_first_occurrence(data, pairs, tmp_path):
+    good = lines_for(pairs)
+    report, frame = check(data, tmp_path, "\n".join(good + [good[1].replace(" 0.0", " 0.3")]))
+    assert frame is None
+    assert messages(report) == [f"{SHOWN}:301: duplicate pair id 'p1-i56' (first on line 2)"]
+
+
+def test_header_line_gets_a_hint(data, pairs, tmp_path):
+    report, _ = check(data, tmp_path, "pair_id probability\n" + "\n".join(lines_for(pairs)))
+    assert messages(report) == [
+        f"{SHOWN}:1: probability 'probability' is not a number (a header line? remove it)"]
+
+
+def test_bare_carriage_returns_are_reported(data, pairs, tmp_path):
+    report, _ = check(data, tmp_path, "\r".join(lines_for(pairs)) + "\r")
+    assert f"{SHOWN}:1: bare carriage return" in messages(report)[0]
+
+
+# --- file errors -------------------------------------------------------------------------
+
+def test_missing_pair_ids_listed_with_count(data, pairs, tmp_path):
+    good = lines_for(pairs)
+    report, frame = check(data, tmp_path, "\n".join(good[7:]) + "\n")
+    assert frame is None
+    assert messages(report) == [
+        f"{SHOWN}: 7 of 300 pair ids of pi-indic-val150/t4/hin have no prediction: "
+        "p1-i1, p1-i56, p2-i2, p2-i46, p3-i3 and 2 more"]
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", "  \r\n\t\n"])
+def test_empty_file(data, tmp_path, content):
+    report, frame = check(data, tmp_path, content)
+    assert frame is None
+    assert messages(report) == [f"{SHOWN}: empty file: no 'pair_id probability' lines"]
+
+
+def test_binary_content(data, pairs, tmp_path):
+    content = ("\n".join(lines_for(pairs)[:2]) + "\n").encode() + b"\x00\x01\x02binary"
+    report, frame = check(data, tmp_path, content)
+    assert frame is None
+    assert messages(report) == [f"{SHOWN}: binary content (NUL byte on line 3); expected a "
+                                "text file of 'pair_id probability' lines"]
+
+
+def test_non_utf8_content(data, pairs, tmp_path):
+    content = ("\n".join(lines_for(pairs)[:4]) + "\n").encode() + "p9-i9 0,5 é\n".encode("latin-1")
+    report, frame = check(data, tmp_path, content)
+    assert frame is None
+    [message] = messages(report)
+    assert message.startswith(f"{SHOWN}: not UTF-8 text: invalid byte 0xe9 on line 5")
+
+
+def test_truncated_and_corrupt_gzip(data, pairs, tmp_path):
+    whole = gzip.compress(("\n".join(lines_for(pairs)) + "\n").encode())
+    report, frame = check(data, tmp_path, whole[: len(whole) // 2])
+    assert frame is None
+    assert messages(report)[0].startswith(f"{SHOWN}: truncated gzip file")
+    report, frame = check(data, tmp_path, b"\x1f\x8b" + b"garbage" * 10)
+    assert frame is None and messages(report)[0].startswith(f"{SHOWN}: corrupt gzip file")
+
+
+def test_file_not_found_and_wrong_task(data, tmp_path):
+    report, frame = validate_predictions(TASK, data, tmp_path / "nope.txt")
+    assert frame is None and messages(report) == [f"{tmp_path / 'nope.txt'}: file not found"]
+    retrieval = pi_indic.load(get_task("pi-indic-val150/t1/hin"), DATA_DIR)
+    report, frame = validate_predictions(TASK, retrieval, tmp_path / "nope.txt")
+    assert "not scored from predictions" in messages(report)[0]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
+def test_never_raises_on_arbitrary_bytes(data, tmp_path, content):
+    report, frame = check(data, tmp_path, content)
+    assert (frame is None) == (not report.ok)
+    assert not report.ok  # 300 valid lines cannot come out of 300 bytes
+
+
+# --- scoring -----------------------------------------------------------------------------
+
+def test_perfect_predictor_scores_auroc_1_and_ece_0(data, pairs, tmp_path):
+    report, frame = check(data, tmp_path, "\n".join(lines_for(pairs)))
+    assert report.ok
+    scores = score_predictions(TASK, data, frame)
+    assert list(scores.metrics) == ["AUROC", "AUPRC", "Accuracy", "ECE"]
+    assert scores.metrics == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0, "ECE": 0.0}
+    assert scores.n_queries == 300
+    assert list(scores.per_query) == ["correct"]
+    assert scores.per_query["correct"] == {pid: 1.0 for pid in pairs["pair_id"]}
+
+
+def test_scores_match_metric_functions_and_ignore_file_order(data, pairs, tmp_path):
+    rng = np.random.default_rng(11)
+    labels = pairs["label"].to_numpy()
+    probs = np.clip(0.35 * labels + rng.random(len(labels)) * 0.65, 0, 1).round(2)
+    lines = lines_for(pairs, probs)
+    shuffled = [lines[k] for k in rng.permutation(len(lines))]
+    _, frame = check(data, tmp_path, "\n".join(shuffled))
+    scores = score_predictions(TASK, data, frame)
+    expected = {"AUROC": cls.auroc(labels, probs), "AUPRC": cls.average_precision(labels, probs),
+                "Accuracy": cls.accuracy(labels, probs),
+                "ECE": cls.expected_calibration_error(labels, probs)}
+    assert scores.metrics == pytest.approx(expected)
+    assert 0.5 < scores.metrics["AUROC"] < 1.0
+    correct = scores.per_query["correct"]
+    assert np.mean(list(correct.values())) == pytest.approx(scores.metrics["Accuracy"])
+    first_negative = pairs["pair_id"].iloc[1]
+    assert correct[first_negative] == float(probs[1] < 0.5)
+
+
+def test_inverted_predictor(data, pairs, tmp_path):
+    _, frame = check(data, tmp_path, "\n".join(lines_for(pairs, 1.0 - pairs["label"].to_numpy())))
+    scores = score_predictions(TASK, data, frame)
+    assert scores.metrics["AUROC"] == 0.0 and scores.metrics["Accuracy"] == 0.0
+    assert scores.metrics["ECE"] == 1.0  # confident (1.0) and always wrong
+
+
+def test_score_refuses_incomplete_predictions(data, pairs):
+    frame = pd.DataFrame({"pair_id": pairs["pair_id"][:-1], "probability": 0.5})
+    with pytest.raises(ValueError, match="1 pair ids have no prediction"):
+        score_predictions(TASK, data, frame)
