@@ -200,6 +200,15 @@ def _pi_task(kind: str, query_lang: str, doc_lang: str, query_side: str,
     )
 
 
+# Metrics where a smaller value is better (calibration error); everything else is
+# "higher is better", which is what leaders, tiers and sorting assume by default.
+LOWER_IS_BETTER = frozenset({"ECE"})
+
+
+def higher_is_better(metric: str) -> bool:
+    return metric.rsplit("/", 1)[-1] not in LOWER_IS_BETTER
+
+
 @cache
 def all_tasks() -> dict[str, Task]:
     """Every registered task by id, in registry order."""

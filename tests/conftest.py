@@ -1,0 +1,63 @@
+"""Shared fixtures: the benchmark data directory and BM25 runs made here from real data."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO.parent / "shared" / "data"
+
+
+def data_root() -> Path:
+    return Path(os.environ.get("LEADERBOARD_DATA", str(DEFAULT_DATA))).resolve()
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    root = data_root()
+    if not (root / "followtable").is_dir():
+        pytest.fail(f"benchmark data not found under {root}; set LEADERBOARD_DATA")
+    return root
+
+
+def write_run(path: Path, rows: list[tuple[str, str, float]], tag: str = "test",
+              compress: bool = False) -> Path:
+    """Write (qid, docid, score) rows as a TREC run, ranks numbered in the given order."""
+    lines = []
+    last_q, rank = None, 0
+    for qid, docid, score in rows:
+        rank = rank + 1 if qid == last_q else 1
+        last_q = qid
+        lines.append(f"{qid} Q0 {docid} {rank} {score:.6f} {tag}\n")
+    data = "".join(lines).encode("utf-8")
+    if compress:
+        path.write_bytes(gzip.compress(data, mtime=0))
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def bm25_rows(query_text: dict[str, str], corpus: list[tuple[str, str]], k: int = 1000
+              ) -> list[tuple[str, str, float]]:
+    """BM25 (bm25s defaults) top-k for each query: an honest, independent baseline run."""
+    import bm25s
+
+    doc_ids = [d for d, _ in corpus]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize([t for _, t in corpus], show_progress=False),
+                    show_progress=False)
+    qids = list(query_text)
+    tokens = bm25s.tokenize([query_text[q] for q in qids], show_progress=False)
+    docs, scores = retriever.retrieve(tokens, k=min(k, len(doc_ids)), show_progress=False,
+                                      n_threads=1)
+    rows = []
+    for qi, q in enumerate(qids):
+        for di, s in zip(docs[qi], scores[qi]):
+            if np.isfinite(s):
+                rows.append((q, doc_ids[int(di)], float(s)))
+    return rows
