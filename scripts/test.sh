@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Quickstart 2: set up everything (system packages, Node tools, Python env) and run the
+# whole test suite. LEADERBOARD_DATA defaults to ../shared/data beside the checkout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export LEADERBOARD_DATA="${LEADERBOARD_DATA:-../shared/data}"
+bash scripts/install-system-deps.sh
+if [[ -f package-lock.json ]]; then npm ci --silent --no-audit --no-fund; fi
+bash scripts/setup-venv.sh dev,models
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+.venv/bin/python -m pytest -q "$@"
