@@ -220,7 +220,7 @@ def parse_run(data: bytes, display: str, report: Report) -> ParsedRun | None:
     odd_q0 = np.flatnonzero(q0 != "Q0")
     if odd_q0.size:
         report.add(display, int(lines[odd_q0[0]]),
-                   f"second column is {q0[odd_q0[0]]!r}, expected 'Q0' (ignored; "
+                   f"second column is {str(q0[odd_q0[0]])!r}, expected 'Q0' (ignored; "
                    f"{odd_q0.size} line(s))", "warning")
     if not report.ok:
         return None
@@ -267,13 +267,13 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
         first_line = keys.assign(line=run.line).groupby(["q", "d"], sort=False)["line"].transform("min").to_numpy()
         for idx in np.flatnonzero(dup):
             report.add(display, int(run.line[idx]),
-                       f"document {run.docid[idx]!r} appears again for query {run.qid[idx]!r} "
+                       f"document {str(run.docid[idx])!r} appears again for query {str(run.qid[idx])!r} "
                        f"(first on line {int(first_line[idx])})")
     counts = keys.groupby("q", sort=True).size()
     over = counts[counts > max_docs]
     for q, n in over.items():
         last_line = int(run.line[np.flatnonzero(run.qid == q)[-1]])
-        report.add(display, last_line, f"query {q!r} has {n} documents; at most {max_docs} "
+        report.add(display, last_line, f"query {str(q)!r} has {n} documents; at most {max_docs} "
                                        "are allowed")
     if data_task.pools is not None:
         _check_pool(data_task, run, display, report)
@@ -281,7 +281,7 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
         outside = ~pd.Index(run.docid).isin(data_task.doc_ids)
         for idx in np.flatnonzero(outside):
             report.add(display, int(run.line[idx]),
-                       f"document {run.docid[idx]!r} is not in the corpus of {data_task.task_id}")
+                       f"document {str(run.docid[idx])!r} is not in the corpus of {data_task.task_id}")
     _warn_rank_consistency(run, display, report)
 
 
@@ -295,8 +295,8 @@ def _check_pool(data_task: TaskData, run: ParsedRun, display: str, report: Repor
     outside = ~run_keys.isin(pool_keys)
     for idx in np.flatnonzero(outside):
         report.add(display, int(run.line[idx]),
-                   f"document {run.docid[idx]!r} is not in the candidate pool of query "
-                   f"{run.qid[idx]!r} (this task reranks a fixed pool)")
+                   f"document {str(run.docid[idx])!r} is not in the candidate pool of query "
+                   f"{str(run.qid[idx])!r} (this task reranks a fixed pool)")
 
 
 def _warn_rank_consistency(run: ParsedRun, display: str, report: Report) -> None:
