@@ -1,0 +1,349 @@
+"""`leaderboard check-run` on a corpus of broken run files, one per error class.
+
+Every broken file must give exit 1, a ``FILE:LINE: message`` naming the offending line (or
+``FILE: message`` when no single line is at fault), no traceback, and an untouched file.
+Warnings (ranks disagreeing with scores, ties, CRLF, tabs, odd Q0 column) keep exit 0.
+
+Corpus-ranking checks use the real FollowTable WTR task; pool checks use a small FollowIR
+collection in the Hugging Face layout (tests/fixtures/mteb_collection.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import leaderboard.runs as runs
+from fixtures.mteb_collection import Collection, run_lines, write_collection
+from leaderboard.cli import main
+from leaderboard.data import load_task_data
+from leaderboard.registry import get_task
+
+WTR = "followtable/wtr"
+DOCS_PER_QUERY = 20
+
+
+@dataclass
+class Checked:
+    rc: int
+    out: str
+    err: str
+    path: Path
+
+    @property
+    def text(self) -> str:
+        return self.out + self.err
+
+    def lines_at(self, line: int | None) -> list[str]:
+        """Output lines that point at ``FILE:LINE:`` (or ``FILE:`` when line is None)."""
+        where = f"{self.path}:{line}: " if line is not None else f"{self.path}: "
+        return [ln for ln in self.out.splitlines() if ln.startswith(where)]
+
+
+@pytest.fixture(scope="module")
+def wtr_lines(data_dir: Path) -> list[str]:
+    """A valid WTR original run: each topic's relevant tables first, then other tables."""
+    data = load_task_data(get_task(WTR), data_dir)
+    role = data.roles["original"]
+    filler = [str(d) for d in data.doc_ids[:200]]
+    lines = []
+    for q in role.query_ids:
+        relevant = [d for d, r in role.qrels[q].items() if r > 0]
+        docs = (relevant + [d for d in filler if d not in relevant])[:DOCS_PER_QUERY]
+        for rank, doc in enumerate(docs, 1):
+            lines.append(f"{q} Q0 {doc} {rank} {100 - rank}.25 test\n")
+    return lines
+
+
+@pytest.fixture(scope="module")
+def pool_data(tmp_path_factory) -> tuple[Path, Collection]:
+    root = tmp_path_factory.mktemp("mteb-data")
+    collection = write_collection(root / "followir" / "robust04", n_queries=3, pool_size=25,
+                                  corpus_size=60, seed=3)
+    return root, collection
+
+
+def check(path: Path, data: bytes | str, capsys, data_dir: Path, task: str = WTR,
+          role: str = "original") -> Checked:
+    """Write ``data``, run check-run on it, and prove the file was left untouched."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.write_bytes(data)
+    before = path.stat().st_mtime_ns
+    capsys.readouterr()
+    rc = main(["check-run", task, str(path), "--role", role, "--data-dir", str(data_dir)])
+    out, err = capsys.readouterr()
+    assert path.read_bytes() == data, "the validator modified the run file"
+    assert path.stat().st_mtime_ns == before, "the validator touched the run file"
+    assert "Traceback" not in out + err
+    return Checked(rc, out, err, path)
+
+
+def with_line(lines: list[str], at: int, new: str | list[str]) -> str:
+    """The run with ``new`` inserted before 0-based line ``at`` (so it sits on line at+1)."""
+    extra = [new] if isinstance(new, str) else new
+    return "".join(lines[:at] + extra + lines[at:])
+
+
+def test_valid_run_passes(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    result = check(tmp_path / "original.trec", "".join(wtr_lines), capsys, data_dir)
+    assert result.rc == 0, result.text
+    assert "valid followtable/wtr original run (0 error(s), 0 warning(s))" in result.out
+
+
+def test_valid_gzip_run_passes(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    data = gzip.compress("".join(wtr_lines).encode(), mtime=0)
+    result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
+    assert result.rc == 0, result.text
+
+
+# (name, builder of the file from the valid lines, line at fault or None, message pattern)
+Case = tuple[str, Callable[[list[str]], str | bytes], int | None, str]
+
+LINE_CASES: list[Case] = [
+    ("5 columns", lambda L: with_line(L, 2, "0 Q0 9999 3 1.0\n"), 3,
+     r"expected 6 columns .* found 5"),
+    ("7 columns", lambda L: with_line(L, 4, "0 Q0 9999 3 1.0 tag extra\n"), 5,
+     r"expected 6 columns .* found 7"),
+    ("12 columns (two lines glued)", lambda L: with_line(L, 6, L[0].rstrip("\n") + " " + L[1]), 7,
+     r"expected 6 columns .* found 12"),
+    ("non-numeric score", lambda L: with_line(L, 2, "0 Q0 9999 3 high test\n"), 3,
+     r"score 'high' is not a number"),
+    ("nan score", lambda L: with_line(L, 2, "0 Q0 9999 3 nan test\n"), 3,
+     r"score 'nan' is not a finite number"),
+    ("inf score", lambda L: with_line(L, 2, "0 Q0 9999 3 inf test\n"), 3,
+     r"score 'inf' is not a finite number"),
+    ("-Infinity score", lambda L: with_line(L, 2, "0 Q0 9999 3 -Infinity test\n"), 3,
+     r"score '-Infinity' is not a finite number"),
+    ("fractional rank", lambda L: with_line(L, 2, "0 Q0 9999 1.5 1.0 test\n"), 3,
+     r"rank '1.5' is not a non-negative integer"),
+    ("word rank", lambda L: with_line(L, 2, "0 Q0 9999 abc 1.0 test\n"), 3,
+     r"rank 'abc' is not a non-negative integer"),
+    ("exponent rank", lambda L: with_line(L, 2, "0 Q0 9999 1e3 1.0 test\n"), 3,
+     r"rank '1e3' is not a non-negative integer"),
+    ("negative rank", lambda L: with_line(L, 2, "0 Q0 9999 -4 1.0 test\n"), 3,
+     r"rank '-4' is not a non-negative integer"),
+    ("duplicate document", lambda L: with_line(L, 5, L[0]), 6,
+     r"document '\S+' appears again for query '0' \(first on line 1\)"),
+    ("unknown query", lambda L: with_line(L, len(L), "no-such-topic Q0 9999 1 1.0 test\n"),
+     None, r"unknown query 'no-such-topic'"),
+    ("document outside the corpus", lambda L: with_line(L, 3, "0 Q0 no-such-table 4 99.5 test\n"),
+     4, r"document 'no-such-table' is not in the corpus of followtable/wtr"),
+    ("binary file", lambda L: b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), 3,
+     r"binary content \(NUL byte\)"),
+    ("NUL inside a text file", lambda L: with_line(L, 7, "0 Q0 99\x0099 8 1.0 test\n"), 8,
+     r"binary content"),
+    ("non-UTF-8 (Latin-1) file", lambda L: "".join(L[:9]).encode()
+     + "0 Q0 caf\xe9 10 1.0 test\n".encode("latin-1") + "".join(L[9:]).encode(), 10,
+     r"not valid UTF-8 \(byte 0xe9\)"),
+    ("absurd line length", lambda L: with_line(L, 1, "0 Q0 " + "x" * 10_000 + " 2 1.0 t\n"), 2,
+     r"line is 10\d\d\d bytes long \(limit 4096\)"),
+]
+
+
+@pytest.mark.parametrize("name,build,line,message", LINE_CASES, ids=[c[0] for c in LINE_CASES])
+def test_broken_line_is_named(name: str, build, line: int | None, message: str, tmp_path: Path,
+                              capsys, data_dir: Path, wtr_lines) -> None:
+    result = check(tmp_path / "original.trec", build(wtr_lines), capsys, data_dir)
+    assert result.rc == 1, result.text
+    if line is None:  # the unknown query: reported on the line where it first appears
+        hits = [ln for ln in result.out.splitlines() if re.search(message, ln)]
+        assert hits and re.match(rf"{re.escape(str(result.path))}:\d+: ", hits[0]), result.out
+        assert hits[0].startswith(f"{result.path}:{len(wtr_lines) + 1}: ")
+    else:
+        hits = [ln for ln in result.lines_at(line) if re.search(message, ln)]
+        assert hits, f"no {result.path}:{line}: line matching {message!r} in:\n{result.out}"
+    assert "INVALID followtable/wtr original run" in result.out
+
+
+def test_missing_query_names_it(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    kept = [ln for ln in wtr_lines if not ln.startswith("7 ")]
+    result = check(tmp_path / "original.trec", "".join(kept), capsys, data_dir)
+    assert result.rc == 1
+    assert any(re.search(r"missing 1 of 60 original queries: '7'$", ln)
+               for ln in result.lines_at(None)), result.out
+
+
+def test_more_than_1000_docs(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    data = load_task_data(get_task(WTR), data_dir)
+    extra = [f"5 Q0 {d} {i} {-i}.0 test\n" for i, d in enumerate(data.doc_ids[:1001], 1)]
+    rest = [ln for ln in wtr_lines if not ln.startswith("5 ")]
+    first_five = next(i for i, ln in enumerate(wtr_lines) if ln.startswith("5 "))
+    body = rest[:first_five] + extra + rest[first_five:]
+    result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
+    assert result.rc == 1
+    last_line = first_five + len(extra)  # 1-based number of the 1001st line of query 5
+    assert any("query '5' has 1001 documents; at most 1000 are allowed" in ln
+               for ln in result.lines_at(last_line)), result.out
+
+
+@pytest.mark.parametrize("name,data,message", [
+    ("empty file", b"", "file is empty"),
+    ("only blank lines", b"\n  \n\t\n", "file has no run lines"),
+    ("empty gzip", gzip.compress(b"", mtime=0), "file is empty (after decompression)"),
+], ids=lambda v: v if isinstance(v, str) and " " in v else "")
+def test_empty_files(name: str, data: bytes, message: str, tmp_path: Path, capsys,
+                     data_dir: Path) -> None:
+    result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
+    assert result.rc == 1
+    assert any(ln.endswith(message) for ln in result.lines_at(None)), result.out
+
+
+def test_truncated_gzip(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    whole = gzip.compress("".join(wtr_lines).encode(), mtime=0)
+    result = check(tmp_path / "original.trec.gz", whole[: len(whole) // 2], capsys, data_dir)
+    assert result.rc == 1
+    assert any("gzip stream is truncated" in ln for ln in result.lines_at(None)), result.out
+
+
+def test_corrupt_gzip(tmp_path: Path, capsys, data_dir: Path) -> None:
+    result = check(tmp_path / "original.trec.gz", b"\x1f\x8b" + b"not deflate at all" * 4,
+                   capsys, data_dir)
+    assert result.rc == 1
+    assert any("not a valid gzip file" in ln for ln in result.lines_at(None)), result.out
+
+
+def test_missing_file(tmp_path: Path, capsys, data_dir: Path) -> None:
+    path = tmp_path / "original.trec"
+    rc = main(["check-run", WTR, str(path), "--role", "original", "--data-dir", str(data_dir)])
+    out, err = capsys.readouterr()
+    assert rc == 1 and f"{path}: file not found" in out and "Traceback" not in out + err
+
+
+def test_file_over_the_size_limit(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
+                                  monkeypatch) -> None:
+    monkeypatch.setattr(runs, "MAX_FILE_BYTES", 1000)
+    result = check(tmp_path / "original.trec", "".join(wtr_lines), capsys, data_dir)
+    assert result.rc == 1
+    assert any(re.search(r"over the .* limit", ln) for ln in result.lines_at(None)), result.out
+
+
+def test_gzip_that_decompresses_over_the_limit(tmp_path: Path, capsys, data_dir: Path,
+                                               wtr_lines, monkeypatch) -> None:
+    # A small file that inflates past the limit (a gzip bomb in miniature) is refused
+    # without being inflated in full.
+    monkeypatch.setattr(runs, "MAX_FILE_BYTES", 20_000)
+    data = gzip.compress("".join(wtr_lines * 10).encode(), mtime=0)
+    assert len(data) < 20_000
+    result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
+    assert result.rc == 1
+    assert any("decompresses to over" in ln for ln in result.lines_at(None)), result.out
+
+
+def test_compressed_file_over_its_limit(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
+                                        monkeypatch) -> None:
+    monkeypatch.setattr(runs, "MAX_COMPRESSED_BYTES", 100)
+    data = gzip.compress("".join(wtr_lines).encode(), mtime=0)
+    result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
+    assert result.rc == 1
+    assert any(re.search(r"over the .* limit", ln) for ln in result.lines_at(None)), result.out
+
+
+def test_many_errors_are_capped(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    broken = [f"0 Q0 {9000 + i} {i} score{i} test\n" for i in range(1, 101)]
+    result = check(tmp_path / "original.trec", with_line(wtr_lines, 0, broken), capsys, data_dir)
+    assert result.rc == 1
+    errors = [ln for ln in result.out.splitlines() if re.match(rf"{re.escape(str(result.path))}:\d+: score", ln)]
+    assert len(errors) == 25
+    assert f"{result.path}: ... and 75 more errors" in result.out
+    assert "(100 error(s), 0 warning(s))" in result.out
+
+
+def test_every_error_line_has_a_location(tmp_path: Path, capsys, data_dir: Path,
+                                         wtr_lines) -> None:
+    # Several field errors at once: each is listed, each names file and line.
+    body = with_line(wtr_lines, 3, ["0 Q0 1 2 x test\n", "0 Q0 2 2.5 1 test\n",
+                                    "0 Q0 3 1 -inf t\n"])
+    result = check(tmp_path / "original.trec", body, capsys, data_dir)
+    assert result.rc == 1
+    found = [ln for ln in result.out.splitlines() if not ln.endswith(")")]
+    assert found and all(ln.startswith(f"{result.path}:") for ln in found)
+    assert result.lines_at(4) and result.lines_at(5) and result.lines_at(6)
+
+
+# Warnings: accepted, exit 0, each printed as a `warning:` line.
+
+def test_crlf_and_tabs_are_valid_with_warnings(tmp_path: Path, capsys, data_dir: Path,
+                                               wtr_lines) -> None:
+    body = "".join(ln.replace(" ", "\t").replace("\n", "\r\n") for ln in wtr_lines)
+    result = check(tmp_path / "original.trec", body, capsys, data_dir)
+    assert result.rc == 0, result.text
+    assert f"{result.path}: warning: CRLF line endings (accepted)" in result.out
+    assert f"{result.path}: warning: tab-separated columns (accepted)" in result.out
+
+
+def test_mixed_whitespace_is_valid(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    body = "".join(("  " + ln.replace(" ", " \t ", 2)) if i % 3 == 0 else ln
+                   for i, ln in enumerate(wtr_lines))
+    result = check(tmp_path / "original.trec", body + "\n\n", capsys, data_dir)
+    assert result.rc == 0, result.text
+
+
+def test_rank_column_disagreeing_with_scores_warns(tmp_path: Path, capsys, data_dir: Path,
+                                                  wtr_lines) -> None:
+    # Reverse the rank column of query 0 (lines 1..20); the scores still decide the order.
+    body = [ln if i >= DOCS_PER_QUERY else
+            re.sub(r" (\d+) (\S+) test", lambda m: f" {DOCS_PER_QUERY + 1 - int(m.group(1))} "
+                                                  f"{m.group(2)} test", ln)
+            for i, ln in enumerate(wtr_lines)]
+    result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
+    assert result.rc == 0, result.text
+    assert any("warning: rank column disagrees with scores" in ln for ln in result.out.splitlines())
+
+
+def test_ties_warn(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    body = [re.sub(r" \S+ test\n$", " 1.0 test\n", ln) if ln.startswith("3 ") else ln
+            for ln in wtr_lines]
+    result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
+    assert result.rc == 0, result.text
+    assert any(re.search(r"warning: 19 tied score\(s\) within a query", ln)
+               for ln in result.out.splitlines()), result.out
+
+
+def test_odd_q0_column_warns(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    body = [ln.replace(" Q0 ", " 0 ", 1) if i == 4 else ln for i, ln in enumerate(wtr_lines)]
+    result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
+    assert result.rc == 0, result.text
+    assert result.lines_at(5) and "warning: second column is '0'" in result.lines_at(5)[0]
+
+
+# Reranking tasks (FollowIR layout): documents must come from the query's own pool.
+
+def test_pool_run_valid(tmp_path: Path, capsys, pool_data) -> None:
+    root, collection = pool_data
+    body = "".join(run_lines(collection, "original"))
+    result = check(tmp_path / "original.trec", body, capsys, root, task="followir/robust04")
+    assert result.rc == 0, result.text
+
+
+def test_doc_outside_the_pool(tmp_path: Path, capsys, pool_data) -> None:
+    root, collection = pool_data
+    lines = run_lines(collection, "altered")
+    q = collection.base_ids[1]
+    # A real corpus document, but one from another query's pool only.
+    foreign = next(d for d in collection.pools[collection.base_ids[0]]
+                   if d not in collection.pools[q])
+    bad_line = f"{q}-changed Q0 {foreign} 26 -5.0 fixture\n"
+    at = 25 + 10  # inside query q's block
+    body = with_line(lines, at, bad_line)
+    result = check(tmp_path / "altered.trec", body, capsys, root, task="followir/robust04",
+                   role="altered")
+    assert result.rc == 1
+    assert any(f"document '{foreign}' is not in the candidate pool of query '{q}-changed'" in ln
+               for ln in result.lines_at(at + 1)), result.out
+
+
+def test_original_query_in_altered_run(tmp_path: Path, capsys, pool_data) -> None:
+    root, collection = pool_data
+    body = "".join(run_lines(collection, "original"))
+    result = check(tmp_path / "altered.trec", body, capsys, root, task="followir/robust04",
+                   role="altered")
+    assert result.rc == 1
+    assert "unknown query '100-og' (not a altered query" in result.out or \
+        "unknown query '100-og'" in result.out
+    assert f"{result.path}: missing 3 of 3 altered queries" in result.out
