@@ -1,0 +1,252 @@
+"""FollowIR / mFollowIR in the Hugging Face (MTEB) layout, on small fixtures.
+
+The real collections are on the Hugging Face Hub only, so each test writes a tiny one with
+the same configs (tests/fixtures/mteb_collection.py), points ``--data-dir`` at it and
+checks loading, validation and scoring: p-MRR against MTEB's formula computed by hand and
+by a plain re-implementation of MTEB's code path, AP@1000 / nDCG@k against pytrec_eval,
+and a clear MissingDataError (exit 1, no traceback) when configs are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import pytrec_eval
+
+from fixtures.mteb_collection import CONFIG_NAMES, Collection, run_lines, write_collection
+from leaderboard.cli import main
+from leaderboard.data import load_task_data
+from leaderboard.data.base import MissingDataError
+from leaderboard.registry import get_task
+
+
+def eval_json(capsys, task: str, data_dir: Path, original: Path, altered: Path) -> dict:
+    capsys.readouterr()
+    rc = main(["eval", task, "--original", str(original), "--altered", str(altered),
+               "--data-dir", str(data_dir), "--json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, out + err
+    return json.loads(out)
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+# --- MTEB's p-MRR, written out plainly (mteb's evaluate_change / get_rank_from_dict) ---
+
+def mteb_rank(run: dict[str, float], doc: str) -> int:
+    """1-based rank by score descending; a document not in the run ranks len(run) + 1."""
+    ordered = sorted(run.items(), key=lambda x: x[1], reverse=True)
+    for i, (d, _) in enumerate(ordered):
+        if d == doc:
+            return i + 1
+    return len(ordered) + 1
+
+
+def mteb_rank_score(og: int, new: int) -> float:
+    if og >= new:
+        return (1 / og) / (1 / new) - 1
+    return 1 - (1 / new) / (1 / og)
+
+
+def mteb_p_mrr(original: dict[str, dict[str, float]], altered: dict[str, dict[str, float]],
+               changed: dict[str, list[str]]) -> tuple[float, dict[str, float]]:
+    per_query = {}
+    for q, docs in changed.items():
+        og_run, new_run = original[f"{q}-og"], altered[f"{q}-changed"]
+        values = [mteb_rank_score(mteb_rank(og_run, d), mteb_rank(new_run, d)) for d in docs]
+        per_query[q] = sum(values) / len(values)
+    return sum(per_query.values()) / len(per_query), per_query
+
+
+def as_dict(lines: list[str]) -> dict[str, dict[str, float]]:
+    run: dict[str, dict[str, float]] = {}
+    for line in lines:
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    return run
+
+
+# --- loading ---
+
+@pytest.mark.parametrize("task_id,local,prefix,fmt,pool_key", [
+    ("followir/robust04", "followir/robust04", "", "parquet", "suffixed"),
+    ("followir/news21", "followir/news21", "", "jsonl", "base"),
+    ("followir/core17", "followir/core17", "", "parquet", "base"),
+    ("mfollowir/fas", "mfollowir/multilingual", "fas-", "parquet", "suffixed"),
+    ("mfollowir-cl/zho", "mfollowir/cross-lingual", "zho-", "jsonl", "suffixed"),
+])
+def test_loads_the_layout(task_id: str, local: str, prefix: str, fmt: str, pool_key: str,
+                          tmp_path: Path) -> None:
+    c = write_collection(tmp_path / local, n_queries=3, pool_size=12, prefix=prefix, fmt=fmt,
+                         pool_key=pool_key)  # type: ignore[arg-type]
+    data = load_task_data(get_task(task_id), tmp_path)
+    assert data.roles["original"].query_ids == [f"{q}-og" for q in c.base_ids]
+    assert data.roles["altered"].query_ids == [f"{q}-changed" for q in c.base_ids]
+    assert data.pairs == {f"{q}-changed": f"{q}-og" for q in c.base_ids}
+    assert data.changed == {f"{q}-changed": c.changed[q] for q in c.base_ids}
+    assert data.pools is not None
+    for q in c.base_ids:
+        for suffix in ("-og", "-changed"):
+            assert sorted(data.pools[f"{q}{suffix}"].tolist()) == sorted(c.pools[q])
+            assert data.roles["original" if suffix == "-og" else "altered"].qrels[
+                f"{q}{suffix}"] == c.qrels[f"{q}{suffix}"]
+    assert data.corpus_size == len(c.corpus_ids)
+    assert "instruction of" in data.roles["altered"].query_text[f"{c.base_ids[0]}-changed"]
+
+
+# --- scoring ---
+
+def test_p_mrr_by_hand(tmp_path: Path, capsys) -> None:
+    """Two queries whose p-MRR is worked out by hand from FollowIR eq. 1 / MTEB's code."""
+    c = write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=10,
+                         n_relevant=4, n_changed=2, seed=11)
+    a, b = c.base_ids
+    pa, pb = c.pools[a], c.pools[b]
+    # The changed documents of each query are the first two of its pool (sorted).
+    assert c.changed[a] == sorted(pa[:2]) and c.changed[b] == sorted(pb[:2])
+    a1, a2 = pa[0], pa[1]
+    b1, b2 = pb[0], pb[1]
+
+    def scored(order: list[str]) -> dict[str, float]:
+        return {d: float(100 - i) for i, d in enumerate(order)}
+
+    others_a = pa[2:]
+    others_b = pb[2:]
+    original = {
+        a: scored([a1, a2] + others_a),              # a1 rank 1, a2 rank 2
+        b: scored([b2] + others_b[:7]),              # b2 rank 1; b1 absent: rank 8 + 1 = 9
+    }
+    altered = {
+        a: scored(others_a[:3] + [a1] + others_a[3:]),  # a1 rank 4; a2 absent: 9 docs -> 10
+        b: scored([b2] + others_b[:1] + [b1] + others_b[1:]),  # b2 rank 1, b1 rank 3
+    }
+    orig_path = write_lines(tmp_path / "original.trec", run_lines(c, "original", original))
+    alt_path = write_lines(tmp_path / "altered.trec", run_lines(c, "altered", altered))
+    result = eval_json(capsys, "followir/robust04", tmp_path, orig_path, alt_path)
+
+    # a1: R_og=1 < R_new=4 -> 1 - 1/4; a2: R_og=2 < R_new=10 -> 1 - 2/10.
+    expected_a = ((1 - 1 / 4) + (1 - 2 / 10)) / 2
+    # b1: R_og=9 >= R_new=3 -> 3/9 - 1; b2: R_og=1 = R_new=1 -> 0.
+    expected_b = ((3 / 9 - 1) + 0.0) / 2
+    assert result["per_query"]["p-MRR"] == pytest.approx(
+        {f"{a}-changed": expected_a, f"{b}-changed": expected_b}, abs=1e-12)
+    assert result["metrics"]["p-MRR"] == pytest.approx((expected_a + expected_b) / 2, abs=1e-12)
+    reference, _ = mteb_p_mrr(as_dict(run_lines(c, "original", original)),
+                              as_dict(run_lines(c, "altered", altered)), c.changed)
+    assert result["metrics"]["p-MRR"] == pytest.approx(reference, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scores_match_mteb_and_pytrec_eval(seed: int, tmp_path: Path, capsys) -> None:
+    """Random reranking runs (some documents dropped) on a bigger fixture."""
+    c = write_collection(tmp_path / "followir/robust04", n_queries=8, pool_size=60,
+                         n_relevant=12, n_changed=5, seed=seed)
+    rng = random.Random(seed)
+
+    def random_run() -> dict[str, dict[str, float]]:
+        # Distinct scores (MTEB breaks ties by insertion order, trec_eval by docid), and
+        # about a tenth of each pool left out, changed documents included sometimes.
+        values = rng.sample(range(1, 10**6), 60 * len(c.base_ids))
+        it = iter(values)
+        return {q: {d: next(it) / 1000 for d in c.pools[q] if rng.random() > 0.1}
+                for q in c.base_ids}
+
+    original, altered = random_run(), random_run()
+    orig_lines, alt_lines = run_lines(c, "original", original), run_lines(c, "altered", altered)
+    rng.shuffle(orig_lines)  # file order must not matter
+    orig_path = write_lines(tmp_path / "original.trec", orig_lines)
+    alt_path = write_lines(tmp_path / "altered.trec", alt_lines)
+    result = eval_json(capsys, "followir/robust04", tmp_path, orig_path, alt_path)
+
+    expected, per_query = mteb_p_mrr(as_dict(orig_lines), as_dict(alt_lines), c.changed)
+    assert result["metrics"]["p-MRR"] == pytest.approx(expected, abs=1e-12)
+    assert result["per_query"]["p-MRR"] == pytest.approx(
+        {f"{q}-changed": v for q, v in per_query.items()}, abs=1e-12)
+
+    for role, lines, suffix in (("original", orig_lines, "-og"), ("altered", alt_lines, "-changed")):
+        qrels = {f"{q}{suffix}": c.qrels[f"{q}{suffix}"] for q in c.base_ids}
+        ref = pytrec_eval.RelevanceEvaluator(qrels, {"map_cut.1000", "ndcg_cut.10"}).evaluate(
+            as_dict(lines))
+        for metric, key in (("AP@1000", "map_cut_1000"), ("nDCG@10", "ndcg_cut_10")):
+            got = result["per_query"][f"{role}/{metric}"]
+            assert got == pytest.approx({q: ref[q][key] for q in qrels}, abs=1e-12), metric
+
+
+def test_news21_ndcg5_with_ties_matches_pytrec_eval(tmp_path: Path, capsys) -> None:
+    """News21's headline nDCG@5, with tied scores: both sides break ties by docid descending."""
+    c = write_collection(tmp_path / "followir/news21", n_queries=5, pool_size=40, n_relevant=10,
+                         n_changed=4, seed=5, fmt="jsonl", pool_key="base")
+    rng = random.Random(5)
+    runs = {role: {q: {d: float(rng.randint(0, 6)) for d in c.pools[q]} for q in c.base_ids}
+            for role in ("original", "altered")}
+    lines = {role: run_lines(c, role, runs[role]) for role in runs}  # type: ignore[arg-type]
+    paths = {role: write_lines(tmp_path / f"{role}.trec", lines[role]) for role in lines}
+    capsys.readouterr()
+    result = eval_json(capsys, "followir/news21", tmp_path, paths["original"], paths["altered"])
+    for role, suffix in (("original", "-og"), ("altered", "-changed")):
+        qrels = {f"{q}{suffix}": c.qrels[f"{q}{suffix}"] for q in c.base_ids}
+        ref = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5"}).evaluate(as_dict(lines[role]))
+        assert result["per_query"][f"{role}/nDCG@5"] == pytest.approx(
+            {q: ref[q]["ndcg_cut_5"] for q in qrels}, abs=1e-12)
+
+
+def test_mfollowir_language_prefix(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "mfollowir/multilingual"
+    fas = write_collection(root, n_queries=3, pool_size=20, prefix="fas-", seed=1)
+    rus = write_collection(root, n_queries=4, pool_size=20, prefix="rus-", seed=2)
+    for task_id, c in (("mfollowir/fas", fas), ("mfollowir/rus", rus)):
+        orig = write_lines(tmp_path / f"{c.prefix}original.trec", run_lines(c, "original"))
+        alt = write_lines(tmp_path / f"{c.prefix}altered.trec", run_lines(c, "altered", seed=9))
+        result = eval_json(capsys, task_id, tmp_path, orig, alt)
+        assert set(result["per_query"]["p-MRR"]) == {f"{q}-changed" for q in c.base_ids}
+        assert set(result["metrics"]) == {"p-MRR", "original/nDCG@20", "altered/nDCG@20"}
+        # Relevant documents first in both runs: a perfect original ranking.
+        assert result["metrics"]["original/nDCG@20"] == pytest.approx(1.0)
+    # zho was never written: its task reports exactly what is missing.
+    with pytest.raises(MissingDataError) as info:
+        load_task_data(get_task("mfollowir/zho"), tmp_path)
+    assert all(f"zho-{name}" in str(info.value) for name in CONFIG_NAMES)
+
+
+# --- missing data ---
+
+def test_missing_configs_via_cli(tmp_path: Path, capsys) -> None:
+    write_collection(tmp_path / "followir/core17", n_queries=2, pool_size=10,
+                     skip=("top_ranked", "qrel_diff"))
+    run = write_lines(tmp_path / "run.trec", ["1-og Q0 d 1 1.0 t\n"])
+    capsys.readouterr()
+    rc = main(["eval", "followir/core17", "--original", str(run), "--altered", str(run),
+               "--data-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert rc == 1
+    assert "Traceback" not in out + err
+    assert "data for task 'followir/core17' is missing" in err
+    missing_lines = [ln.strip() for ln in err.splitlines() if ln.strip().startswith("- ")]
+    assert missing_lines == [f"- {tmp_path / 'followir/core17/top_ranked'}",
+                             f"- {tmp_path / 'followir/core17/qrel_diff'}"]
+    assert f"leaderboard data pull followir --data-dir {tmp_path}" in err
+
+
+def test_empty_data_dir_via_check_run(tmp_path: Path, capsys) -> None:
+    run = write_lines(tmp_path / "altered.trec", ["1-changed Q0 d 1 1.0 t\n"])
+    capsys.readouterr()
+    rc = main(["check-run", "mfollowir-cl/rus", str(run), "--data-dir", str(tmp_path / "none")])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "Traceback" not in out + err
+    for name in CONFIG_NAMES:
+        assert f"mfollowir/cross-lingual/rus-{name}" in err
+    assert "leaderboard data pull mfollowir-cl" in err
+
+
+def test_config_folder_without_data_counts_as_missing(tmp_path: Path) -> None:
+    c: Collection = write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8)
+    c.written["qrel_diff"].unlink()  # the folder stays, empty
+    with pytest.raises(MissingDataError) as info:
+        load_task_data(get_task("followir/robust04"), tmp_path)
+    assert info.value.missing == [tmp_path / "followir/robust04/qrel_diff"]
