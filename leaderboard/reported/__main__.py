@@ -1,0 +1,29 @@
+"""``python -m leaderboard.reported [OUT_DIR]``: regenerate results/reported/*.json."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from leaderboard.data.base import resolve_data_dir
+from leaderboard.reported.build import build_all_reported
+from leaderboard.reported.mteb import MtebImportError
+from leaderboard.reported.papers import TranscriptionError
+from leaderboard.reported.pi_indic_results import PiIndicResultsError
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    out_dir = Path(args[0]) if args else Path("results/reported")
+    try:
+        paths = build_all_reported(resolve_data_dir(), out_dir)
+    except (MtebImportError, TranscriptionError, PiIndicResultsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for path in paths:
+        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
