@@ -1,0 +1,447 @@
+"""Reported rows: paper transcriptions, the PI-Indic authors' files and MTEB's results.
+
+The transcriptions are checked three ways: against themselves (each printed Average against
+the mean of its printed cells), against the paper text (every row's numbers, in order, on
+the paper's line for that model), and, for PI-Indic, against the authors' own result files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from decimal import Decimal
+from itertools import permutations
+from pathlib import Path
+
+import pytest
+
+from leaderboard.registry import PI_INDIC_LANGUAGES, all_tasks
+from leaderboard.reported import build_all_reported, import_mteb, import_mteb_command
+from leaderboard.reported.mteb import MtebImportError
+from leaderboard.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAPER_ONLY_TASK_PREFIXES,
+                                         PAPER_SOURCES, TranscriptionError, check_averages,
+                                         half_unit, load_paper_results, load_transcription,
+                                         parse_cells)
+from leaderboard.reported.pi_indic_results import import_pi_indic_results
+from leaderboard.results import read_results
+
+REPO = Path(__file__).resolve().parents[1]
+DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
+                               str(Path(__file__).resolve().parents[1].parent / "shared" / "data")))
+PAPERS_DIR = DATA_DIR.parent / "papers"
+COMMITTED = REPO / "results" / "reported"
+EXPECTED_FILES = sorted([*PAPER_SOURCES.values(), "pi-indic-results.json", "mteb-results.json"])
+
+
+def _require(path: Path) -> Path:
+    if not path.exists():
+        pytest.fail(f"{path} not found; set LEADERBOARD_DATA to the benchmark data directory")
+    return path
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    _require(DATA_DIR / "mteb-results")
+    out = tmp_path_factory.mktemp("reported")
+    build_all_reported(DATA_DIR, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pi_results():
+    return import_pi_indic_results(_require(DATA_DIR / "pi-indic" / "results"))
+
+
+# --- transcriptions -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("yaml_name", list(PAPER_SOURCES))
+def test_printed_averages_match_their_cells(yaml_name: str) -> None:
+    """Every Average equals the mean of its row's cells within the paper's rounding.
+
+    Tolerance = half a unit of the Average's last printed digit (its own rounding) + half a
+    unit of the cells' last printed digit (how far the mean of rounded cells can be from the
+    mean of the exact ones). A printed Average that misses is accepted only where the YAML
+    flags it as a known erratum of the paper, and a flag on an Average that matches fails.
+    """
+    checks = check_averages(load_transcription(TRANSCRIPTIONS / yaml_name))
+    assert checks, "no Average column to check"
+    wrong = [c.describe() for c in checks if not c.matches and not c.flagged]
+    assert not wrong, "Average does not match the cells (transcription slip?):\n" + "\n".join(wrong)
+    stale = [c.describe() for c in checks if c.matches and c.flagged]
+    assert not stale, "flagged as a paper erratum but matches:\n" + "\n".join(stale)
+
+
+def test_average_check_catches_a_slip(tmp_path: Path) -> None:
+    text = (TRANSCRIPTIONS / "followir_table2.yaml").read_text(encoding="utf-8")
+    slipped = text.replace('cells: "13.4 -6.7 20.9 -2.0 14.0 -2.9"',
+                           'cells: "13.4 -6.7 29.0 -2.0 14.0 -2.9"')
+    assert slipped != text
+    path = tmp_path / "followir_table2.yaml"
+    path.write_text(slipped, encoding="utf-8")
+    bad = [c for c in check_averages(load_transcription(path)) if not c.matches]
+    assert [(c.model, c.average) for c in bad] == [("E5-base-v2", "average_score")]
+
+
+_NUMBER = re.compile(r"(?<![\w.])[+-]?(?:\d+\.\d+|\.\d+|\d+)(?!\w)")
+
+
+@pytest.mark.parametrize("yaml_name", list(PAPER_SOURCES))
+def test_rows_appear_in_the_paper_text_in_order(yaml_name: str) -> None:
+    """Each row's printed numbers occur, contiguously and as written, on the paper's line
+    for that model, and the rows occur in the paper's order (so no row sits in the wrong
+    table)."""
+    doc = load_transcription(TRANSCRIPTIONS / yaml_name)
+    paper = PAPERS_DIR / doc.paper_text
+    if not paper.is_file():
+        pytest.skip(f"paper text {paper} not available")
+    lines = paper.read_text(encoding="utf-8").splitlines()
+    numbers = [_NUMBER.findall(re.sub(r"<[^>]+>", "", line)) for line in lines]
+    last = -1
+    for table in doc.tables:
+        for row in table.rows:
+            seq = row.cells.split() + (row.average.split() if row.average else [])
+            key = re.split(r"[\s(]", row.model)[0].lower()[:5]
+            hits = [i for i, nums in enumerate(numbers)
+                    if i > last and key in lines[i].lower()
+                    and any(nums[k:k + len(seq)] == seq for k in range(len(nums) - len(seq) + 1))]
+            assert hits, f"{yaml_name}: {table.table} {table.section or ''} {row.model}: " \
+                         f"{' '.join(seq)!r} not found after line {last + 1}"
+            last = hits[0]
+
+
+def test_scaling_invents_no_digits() -> None:
+    for yaml_name in PAPER_SOURCES:
+        doc = load_transcription(TRANSCRIPTIONS / yaml_name)
+        results = load_paper_results(yaml_name)
+        rows = {(s.source.table, s.model.name): s for s in results.systems}
+        for table in doc.tables:
+            names = [c.name for c in table.columns]
+            columns = {c.name: c for c in table.columns}
+            for row in table.rows:
+                stored = rows[(table.table, row.model)]
+                for name, printed in zip(row.columns or names, parse_cells(row.cells, "")):
+                    col = columns[name]
+                    value = stored.tasks[col.task].metrics[col.metric]
+                    exact = printed.scaleb(-2) if col.scale == 100 else printed
+                    # The stored float's shortest form is the printed number, shifted.
+                    assert Decimal(repr(value)) == exact, (yaml_name, row.model, name, value)
+    assert repr(load_paper_results("followir_table2.yaml").systems[0]
+                .tasks["followir/robust04"].metrics["p-MRR"]) == "-0.067"
+
+
+def test_task_ids_and_metric_keys() -> None:
+    registry = all_tasks()
+    for yaml_name in PAPER_SOURCES:
+        for system in load_paper_results(yaml_name).systems:
+            for task_id, scores in system.tasks.items():
+                if task_id in registry:
+                    assert set(scores.metrics) <= set(registry[task_id].metric_keys())
+                else:
+                    assert task_id.startswith(PAPER_ONLY_TASK_PREFIXES), task_id
+                # The paper's full PI-Indic set is not the validated 150 pairs we score.
+                assert not task_id.startswith("pi-indic-val150/"), task_id
+    followir = load_paper_results("followir_table2.yaml")
+    gritlm = next(s for s in followir.systems if s.model.name == "GritLM-7B")
+    assert gritlm.tasks["followir/news21"].metrics == {"original/nDCG@5": 0.244, "p-MRR": -0.01}
+    assert gritlm.tasks["followir/core17"].metrics == {"original/AP@1000": 0.208, "p-MRR": 0.026}
+
+
+def test_transcription_errors_name_the_file_and_key(tmp_path: Path) -> None:
+    text = (TRANSCRIPTIONS / "mfollowir_tables3_4.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("metric: original/nDCG@20", "metric: original/nDCG@99", 1),
+                   encoding="utf-8")
+    with pytest.raises(TranscriptionError, match=r"bad\.yaml: .*original/nDCG@99"):
+        load_transcription(bad)
+    bad.write_text(text.replace('"0.505 -4.5 0.472', '"0.505 -4.5', 1), encoding="utf-8")
+    with pytest.raises(TranscriptionError, match=r"bad\.yaml: tables\.0.*rows\.0.*5 cells"):
+        load_transcription(bad)
+    bad.write_text(text.replace('"0.505 -4.5', '"0.505 n/a', 1), encoding="utf-8")
+    with pytest.raises(TranscriptionError, match=r"'n/a' is not a number"):
+        load_transcription(bad)
+    bad.write_text("tables: [\n", encoding="utf-8")
+    with pytest.raises(TranscriptionError, match=r"bad\.yaml:\d+: invalid YAML"):
+        load_transcription(bad)
+
+
+def test_followtable_table5_repeats_table4_average() -> None:
+    doc = load_transcription(TRANSCRIPTIONS / "followtable_tables4_5_6.yaml")
+    table4 = next(t for t in doc.tables if t.table == "Table 4")
+    table5 = next(t for t in doc.tables if t.table == "Table 5")
+    qwen4 = next(r for r in table4.rows if r.model == "Qwen3-Emb (0.6B)")
+    qwen5 = next(r for r in table5.rows if r.model == "Qwen3-Emb-0.6B")
+    assert qwen5.cells.split() == (qwen4.average or "").split()
+
+
+# --- PI-Indic: paper vs the authors' result files ---------------------------------------------
+
+PI_PAPER_TO_FOLDER_MODEL = {  # paper's printed names -> upstream folder suffix
+    "multilingual-e5-large-instruct": "multilingual-e5-large-instruct",
+    "E5-Large-Instr.": "multilingual-e5-large-instruct",
+    "BGE-M3": "bge-m3", "LaBSE": "LaBSE",
+    "indic-sentence-bert-nli": "indic-sentence-bert-nli",
+    "Indic-SBERT-NLI": "indic-sentence-bert-nli",
+    "indic-sentence-similarity-sbert": "indic-sentence-similarity-sbert",
+    "Indic-SBERT": "indic-sentence-similarity-sbert",
+    "Para-MPNet": "paraphrase-multilingual-mpnet-base-v2",
+    "Para-XLM-R": "paraphrase-xlm-r-multilingual-v1",
+    "DistilUSE-Multi": "distiluse-base-multilingual-cased",
+    "DistilUSE": "distiluse-base-multilingual-cased",
+}
+
+
+def _author_row(pi_results, task: str, paper_name: str):
+    suffix = PI_PAPER_TO_FOLDER_MODEL[paper_name]
+    matches = [s for s in pi_results.systems
+               if re.fullmatch(rf"pi-indic-results/{task}-{re.escape(suffix)}(-v2)?", s.system_id)]
+    assert len(matches) == 1, (task, paper_name, [s.system_id for s in matches])
+    return matches[0]
+
+
+def test_pi_indic_monolingual_cells_equal_author_files(pi_results) -> None:
+    doc = load_transcription(TRANSCRIPTIONS / "pi_indic_tables3_7.yaml")
+    compared = 0
+    for table in doc.tables:
+        folder_task = {"Table 3": "t1_mono_retrieval", "Table 5": "t3_reverse_retrieval"}
+        if table.table not in folder_task:
+            continue
+        columns = {c.name: c for c in table.columns}
+        for row in table.rows:
+            author = _author_row(pi_results, folder_task[table.table], row.model)
+            for name, printed in zip(row.columns or list(columns), parse_cells(row.cells, "")):
+                col = columns[name]
+                exact = printed.scaleb(-2) if col.scale == 100 else printed
+                value = Decimal(repr(author.tasks[col.task].metrics[col.metric]))
+                assert abs(value - exact) <= half_unit(exact), (table.table, row.model, name)
+                compared += 1
+    assert compared == 432
+
+
+def test_pi_indic_cross_lingual_averages_equal_author_files(pi_results) -> None:
+    """Tables 4 and 6 are the mean over ordered pairs of each model's languages (those it
+    has cells for in Table 3)."""
+    doc = load_transcription(TRANSCRIPTIONS / "pi_indic_tables3_7.yaml")
+    table3 = next(t for t in doc.tables if t.table == "Table 3")
+    all_langs = [c.name for c in table3.columns]
+    langs_of = {PI_PAPER_TO_FOLDER_MODEL[r.model]: r.columns or all_langs for r in table3.rows}
+    for table_name, folder_task, kind in (("Table 4", "t2_xling_retrieval", "t2"),
+                                          ("Table 6", "t3_xling_reverse_retrieval", "t3")):
+        table = next(t for t in doc.tables if t.table == table_name)
+        for row in table.rows:
+            author = _author_row(pi_results, folder_task, row.model)
+            langs = langs_of[PI_PAPER_TO_FOLDER_MODEL[row.model]]
+            pairs = [f"pi-indic-full/{kind}/{a}-{b}" for a, b in permutations(langs, 2)]
+            for col, printed in zip(table.columns, parse_cells(row.cells, "")):
+                mean = sum(author.tasks[p].metrics[col.metric] for p in pairs) / len(pairs)
+                exact = printed.scaleb(-2) if col.scale == 100 else printed
+                assert abs(Decimal(repr(mean)) - exact) <= half_unit(exact), \
+                    (table_name, row.model, col.metric, mean, exact)
+
+
+def test_pi_indic_table7_equals_an_author_t4_file(pi_results) -> None:
+    paper = load_paper_results("pi_indic_tables3_7.yaml")
+    for row in (s for s in paper.systems if s.source.table == "Table 7"):
+        author = _author_row(pi_results, "t4_classification", row.model.name)
+        matching = set()
+        for split in ("t4", "t4-dev"):
+            printed = row.tasks[f"pi-indic-full/{split}/all"].metrics
+            for task_id, scores in author.tasks.items():
+                if task_id.startswith(f"pi-indic-full/{split}/") and all(
+                        abs(scores.metrics[m] - v) <= 0.0005 + 1e-12 for m, v in printed.items()):
+                    matching.add(task_id.rsplit("/", 1)[1])
+        assert matching in ({"asm"}, {"all"}), (row.model.name, matching)
+
+
+def test_pi_indic_results_rows(pi_results) -> None:
+    systems = pi_results.systems
+    assert len(systems) == 40
+    n_langs = len(PI_INDIC_LANGUAGES)
+    for system in systems:
+        assert system.source.kind == "pi-indic-results"
+        assert system.source.revision == "a7d6877f5ddf"
+        assert system.source.path == "results/" + system.system_id.split("/", 1)[1]
+        kinds = {t.split("/")[1] for t in system.tasks}
+        if "t1_mono" in system.system_id or "t3_reverse" in system.system_id:
+            assert len(system.tasks) == n_langs
+        elif "xling" in system.system_id:
+            assert len(system.tasks) == n_langs * (n_langs - 1)
+        else:
+            assert kinds == {"t4", "t4-dev"} and len(system.tasks) == 2 * n_langs
+            assert "lang_or_pair 'all'" in (system.source.note or "")
+    bge = next(s for s in systems if s.system_id == "pi-indic-results/t2_xling_retrieval-bge-m3")
+    assert set(bge.tasks["pi-indic-full/t2/asm-mal"].metrics) == {"R@1", "R@5", "R@10", "RR@10",
+                                                                  "nDCG@10"}
+
+
+# --- MTEB ---------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def mteb_rows():
+    return import_mteb(_require(DATA_DIR / "mteb-results"))
+
+
+def test_mteb_known_values(mteb_rows) -> None:
+    by_id = {s.system_id: s for s in mteb_rows.systems}
+    grit = by_id["mteb/GritLM__GritLM-7B/13f00a0e36500c80ce12870ea513846a066004af"]
+    assert grit.source.mteb_version == "1.12.75"
+    robust = grit.tasks["followir/robust04"].metrics
+    assert round(robust["p-MRR"], 6) == 0.024390
+    assert round(robust["original/AP@1000"], 5) == 0.29126  # individual.original.map_at_1000
+    assert grit.model.name == "GritLM/GritLM-7B" and grit.model.parameters == 7240000000
+    assert grit.model.licence == "apache-2.0" and grit.model.type == "bi-encoder"
+    bm25 = by_id["mteb/mteb__baseline-bm25s/0_1_10"]
+    assert bm25.source.mteb_version == "2.10.8" and bm25.model.type == "sparse"
+    news = bm25.tasks["followir/news21"].metrics
+    assert round(news["p-MRR"], 6) == -0.029196
+    assert round(news["original/nDCG@5"], 5) == 0.40045  # og.ndcg_at_5
+    for system in (grit, bm25):
+        assert system.source.kind == "mteb-results"
+        assert system.source.revision == "f4cc6c8b365a"
+        assert system.source.path == "results/" + system.system_id.split("/", 1)[1]
+
+
+def test_mteb_rows_cover_every_result_file(mteb_rows) -> None:
+    root = DATA_DIR / "mteb-results" / "results"
+    files = [p for p in root.glob("*/*/*.json") if p.name != "model_meta.json"]
+    imported = sum(len(s.tasks) for s in mteb_rows.systems)
+    subsets = sum(len(json.loads(p.read_text())["scores"]["test"])
+                  if "scores" in json.loads(p.read_text()) else 1 for p in files)
+    assert imported == subsets
+    assert len(mteb_rows.systems) == len({p.parent for p in files})
+    versions = {s.source.mteb_version for s in mteb_rows.systems}
+    assert any(v.startswith("1.") for v in versions) and any(v.startswith("2.") for v in versions)
+
+
+def _write(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _entry(layout: str, pmrr: float, og: float, changed: float, subset: str = "default") -> dict:
+    metrics = {"og": {"map_at_1000": og, "ndcg_at_10": og, "ndcg_at_5": og, "ndcg_at_20": og},
+               "changed": {"map_at_1000": changed, "ndcg_at_10": changed, "ndcg_at_5": changed,
+                           "ndcg_at_20": changed}}
+    if layout == "1.x":
+        metrics = {"individual": {"original": metrics["og"], "changed": metrics["changed"]}}
+    return {"hf_subset": subset, "main_score": pmrr, "p-MRR": pmrr, **metrics}
+
+
+def test_mteb_layouts_on_fixtures(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    _write(root / "org__m" / "rev1" / "Robust04InstructionRetrieval.json",
+           {"task_name": "Robust04InstructionRetrieval", "mteb_version": "2.1.0",
+            "scores": {"test": [_entry("2.x", 0.1, 0.3, 0.2)]}})
+    _write(root / "org__m" / "rev2" / "Core17InstructionRetrieval.json",
+           {"task_name": "Core17InstructionRetrieval", "mteb_version": "1.12.0",
+            "scores": {"test": [_entry("1.x", -0.05, 0.4, 0.6)]}})
+    _write(root / "org__m" / "rev2" / "model_meta.json",
+           {"name": "org/m", "revision": "rev2", "n_parameters": 1000, "license": "mit",
+            "is_cross_encoder": True})
+    _write(root / "org__old" / "no_revision_available" / "News21InstructionRetrieval.json",
+           {"mteb_dataset_name": "News21InstructionRetrieval", "mteb_version": "1.7.32",
+            "test": {"p-MRR": 0.07, "evaluation_time": 1.0}})
+    _write(root / "org__cl" / "r" / "mFollowIRCrossLingualInstructionRetrieval.json",
+           {"task_name": "mFollowIRCrossLingualInstructionRetrieval", "mteb_version": "1.36.1",
+            "scores": {"test": [_entry("1.x", 0.01, 0.5, 0.4, s)
+                                for s in ("eng-fas", "eng-rus", "eng-zho")]}})
+    _write(root / "org__m" / "rev1" / "SomeOtherTask.json", {"not": "ours"})
+    rows = {s.system_id: s for s in import_mteb(tmp_path).systems}
+    assert set(rows) == {"mteb/org__m/rev1", "mteb/org__m/rev2",
+                         "mteb/org__old/no_revision_available", "mteb/org__cl/r"}
+    assert rows["mteb/org__m/rev1"].tasks["followir/robust04"].metrics == {
+        "p-MRR": 0.1, "original/AP@1000": 0.3, "original/nDCG@10": 0.3,
+        "altered/AP@1000": 0.2, "altered/nDCG@10": 0.2}
+    rev2 = rows["mteb/org__m/rev2"]
+    # mteb 1.x labels are taken as written, never swapped.
+    assert rev2.tasks["followir/core17"].metrics["original/AP@1000"] == 0.4
+    assert rev2.tasks["followir/core17"].metrics["altered/AP@1000"] == 0.6
+    assert rev2.model.type == "cross-encoder" and rev2.model.licence == "mit"
+    assert "README warns" in (rev2.source.note or "")
+    old = rows["mteb/org__old/no_revision_available"]
+    assert old.tasks == {"followir/news21": old.tasks["followir/news21"]}
+    assert old.tasks["followir/news21"].metrics == {"p-MRR": 0.07}
+    assert old.model.name == "org/old" and old.model.type == "other"
+    cl = rows["mteb/org__cl/r"]
+    assert set(cl.tasks) == {"mfollowir-cl/fas", "mfollowir-cl/rus", "mfollowir-cl/zho"}
+    assert cl.tasks["mfollowir-cl/rus"].metrics == {"p-MRR": 0.01, "original/nDCG@20": 0.5,
+                                                   "altered/nDCG@20": 0.4}
+    # A second mteb version for the same revision becomes its own row, both ids marked.
+    _write(root / "org__m" / "rev1" / "Core17InstructionRetrieval.json",
+           {"task_name": "Core17InstructionRetrieval", "mteb_version": "2.2.0",
+            "scores": {"test": [_entry("2.x", 0.2, 0.3, 0.2)]}})
+    ids = [s.system_id for s in import_mteb(tmp_path).systems]
+    assert "mteb/org__m/rev1@mteb-2.1.0" in ids and "mteb/org__m/rev1@mteb-2.2.0" in ids
+    assert len(ids) == len(set(ids))
+
+
+def test_mteb_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.json"
+    assert import_mteb_command(tmp_path / "missing", out) == 1
+    err = capsys.readouterr().err
+    assert "missing" in err and "Traceback" not in err and err.count("\n") == 1
+    broken = tmp_path / "repo" / "results" / "a__b" / "r" / "News21InstructionRetrieval.json"
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"mteb_version": "2.0.0", "scores": ', encoding="utf-8")
+    assert import_mteb_command(tmp_path / "repo", out) == 1
+    err = capsys.readouterr().err
+    assert str(broken) in err and "invalid JSON" in err and err.count("\n") == 1
+    assert not out.exists()
+    _write(broken, {"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0",
+                    "scores": {"test": [_entry("2.x", 0.1, 0.2, 0.3, subset="xx")]}})
+    with pytest.raises(MtebImportError, match=r"News21InstructionRetrieval\.json: .*'xx'"):
+        import_mteb(tmp_path / "repo")
+    (tmp_path / "empty").mkdir()
+    assert import_mteb_command(tmp_path / "empty", out) == 1
+    assert "no result files" in capsys.readouterr().err
+
+
+def test_mteb_command_writes_and_summarises(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mteb.json"
+    assert import_mteb_command(_require(DATA_DIR / "mteb-results"), out) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("\n") == 1 and "200 rows" in printed and "2.10.8" in printed
+    assert out.read_bytes() == (COMMITTED / "mteb-results.json").read_bytes()
+
+
+# --- generated files ------------------------------------------------------------------------
+
+def test_committed_files_are_what_the_build_produces(built: Path) -> None:
+    assert sorted(p.name for p in built.iterdir()) == EXPECTED_FILES
+    for name in EXPECTED_FILES:
+        committed = COMMITTED / name
+        assert committed.is_file(), f"{committed} is not committed; run python -m leaderboard.reported"
+        assert committed.read_bytes() == (built / name).read_bytes(), \
+            f"{committed} is stale; regenerate with python -m leaderboard.reported"
+
+
+def test_rebuild_is_byte_identical(built: Path, tmp_path: Path) -> None:
+    build_all_reported(DATA_DIR, tmp_path)
+    for name in EXPECTED_FILES:
+        assert (tmp_path / name).read_bytes() == (built / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("name", EXPECTED_FILES)
+def test_generated_files_are_valid_reported_rows(built: Path, name: str) -> None:
+    path = built / name
+    assert path.stat().st_size < 5_000_000
+    results = read_results(path)
+    assert results.kind == "reported" and results.systems
+    ids = [s.system_id for s in results.systems]
+    assert len(ids) == len(set(ids)), "system ids must be unique within a file"
+    for system in results.systems:
+        assert system.provenance == "reported"
+        assert system.source.kind != "scored"
+        assert system.tasks
+        for scores in system.tasks.values():
+            assert scores.per_query == {}, f"{system.system_id} has per-query scores"
+            assert scores.metrics
+            assert all(-1.0 <= v <= 1.0 for v in scores.metrics.values())
+
+
+def test_row_counts(built: Path) -> None:
+    counts = {name: len(read_results(built / name).systems) for name in EXPECTED_FILES}
+    assert counts == {"followir-paper.json": 24, "mfollowir-paper.json": 36,
+                      "followtable-paper.json": 26, "pi-indic-paper.json": 40,
+                      "pi-indic-results.json": 40, "mteb-results.json": 200}
