@@ -16,8 +16,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
+
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
+                      field_validator)
 
 from leaderboard.registry import Task, all_tasks
 from leaderboard.report import Report
@@ -29,13 +32,29 @@ PREDICTION_SUFFIXES = (".tsv", ".tsv.gz")
 MAX_METADATA_BYTES = 64 * 1024
 
 
+def _web_link(link: str) -> str:
+    if not re.match(r"^https?://", link):
+        raise ValueError(f"link {link!r} must start with http:// or https://")
+    return link
+
+
+class SubmittedModel(ModelInfo):
+    """:class:`ModelInfo` as a submitter writes it: every link must be a web link.
+
+    Checked per list item, so an error's location is ``model.links.<i>`` and the message
+    points at that item's line of metadata.yaml rather than at ``model:``.
+    """
+
+    links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
+
+
 class Metadata(BaseModel):
     """What a submitter tells us about the model and how its runs were produced."""
 
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    model: ModelInfo
+    model: SubmittedModel
     contact: str = Field(min_length=1)
     produced_by: str = Field(min_length=1, description="how the runs were produced")
     date: str | None = None
@@ -47,14 +66,6 @@ class Metadata(BaseModel):
         if not SUBMISSION_ID_RE.match(value):
             raise ValueError("must be 2-63 characters: lower-case letters, digits, '.', '_' "
                              "or '-', starting with a letter or digit")
-        return value
-
-    @field_validator("model")
-    @classmethod
-    def _links_are_web(cls, value: ModelInfo) -> ModelInfo:
-        for link in value.links:
-            if not re.match(r"^https?://", link):
-                raise ValueError(f"link {link!r} must start with http:// or https://")
         return value
 
 
