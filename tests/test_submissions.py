@@ -1,0 +1,183 @@
+"""Submission folders: metadata.yaml schema errors at KEY and LINE, and the run layout.
+
+Each broken metadata file must give an error that names the offending key (dotted path)
+and the line of metadata.yaml it sits on; stray task folders, unexpected file names and
+missing roles are reported against the path at fault.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fixtures.submission import METADATA
+from leaderboard.report import Report
+from leaderboard.submissions import Metadata, discover, load_metadata
+
+SUB = "my-model"
+
+
+def write_meta(root: Path, text: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "metadata.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if needle in ln)
+
+
+def errors_of(root: Path) -> list[str]:
+    report = Report()
+    discover(root, report)
+    return [i.format() for i in report.errors]
+
+
+GOOD = METADATA.format(id=SUB)
+
+
+def test_good_metadata_loads(tmp_path: Path) -> None:
+    path = write_meta(tmp_path / SUB, GOOD)
+    report = Report()
+    meta = load_metadata(path, f"{SUB}/metadata.yaml", report)
+    assert report.ok, report.lines()
+    assert isinstance(meta, Metadata)
+    assert meta.model.name == "Fixture oracle" and meta.model.parameters == 1000
+
+
+# (case, edit of the good file, dotted key, text of the line it must point at, message)
+BAD_METADATA = [
+    ("missing model.name", lambda t: t.replace("  name: Fixture oracle\n", ""), "model.name",
+     "model:", r"Field required"),
+    ("bad model.type", lambda t: t.replace("type: other", "type: transformer"), "model.type",
+     "type: transformer", r"Input should be 'sparse', 'bi-encoder'"),
+    ("parameters not a number", lambda t: t.replace("parameters: 1000", "parameters: big"),
+     "model.parameters", "parameters: big", r"valid integer"),
+    ("javascript: link", lambda t: t.replace("https://example.org/fixture",
+                                             "javascript:alert(1)"),
+     "model.links.0", "javascript:alert(1)", r"must start with http:// or https://"),
+    ("unknown top-level key", lambda t: t + "team: somebody\n", "team", "team: somebody",
+     r"Extra inputs are not permitted"),
+    ("unknown model key", lambda t: t.replace("  type: other\n", "  type: other\n  size: 7B\n"),
+     "model.size", "size: 7B", r"Extra inputs are not permitted"),
+    ("missing contact", lambda t: t.replace("contact: fixture@example.org\n", ""), "contact",
+     None, r"Field required"),
+    ("empty produced_by", lambda t: re.sub(r"produced_by: .*\n", 'produced_by: ""\n', t),
+     "produced_by", "produced_by:", r"at least 1 character"),
+    ("bad id shape", lambda t: t.replace(f"id: {SUB}", "id: My Model!"), "id", "id: My Model!",
+     r"must be 2-63 characters"),
+]
+
+
+@pytest.mark.parametrize("name,edit,key,line_text,message", BAD_METADATA,
+                         ids=[c[0] for c in BAD_METADATA])
+def test_metadata_error_names_key_and_line(name, edit, key, line_text, message,
+                                           tmp_path: Path) -> None:
+    text = edit(GOOD)
+    assert text != GOOD
+    path = write_meta(tmp_path / SUB, text)
+    report = Report()
+    assert load_metadata(path, f"{SUB}/metadata.yaml", report) is None
+    found = [i for i in report.errors if i.message.startswith(f"{key}: ")]
+    assert found, [i.format() for i in report.errors]
+    issue = found[0]
+    assert re.search(message, issue.message), issue.message
+    if line_text is None:  # a missing top-level key has no line of its own
+        assert issue.line is None
+        assert issue.format().startswith(f"{SUB}/metadata.yaml: {key}: ")
+    else:
+        assert issue.line == line_of(text, line_text), issue.format()
+        assert issue.format().startswith(f"{SUB}/metadata.yaml:{issue.line}: {key}: ")
+
+
+def test_id_must_match_folder(tmp_path: Path) -> None:
+    text = METADATA.format(id="other-model")
+    write_meta(tmp_path / SUB, text)
+    errors = errors_of(tmp_path / SUB)
+    expected = (f"{SUB}/metadata.yaml:{line_of(text, 'id: other-model')}: id: 'other-model' "
+                f"must equal the folder name '{SUB}'")
+    assert expected in errors, errors
+
+
+@pytest.mark.parametrize("text,line,message", [
+    ("model: [unclosed\n", 2, "invalid YAML"),
+    ("- just\n- a list\n", 1, "must be a mapping"),
+    ("", 1, "must be a mapping"),
+    ("just a string\n", 1, "must be a mapping"),
+])
+def test_unusable_yaml(text: str, line: int, message: str, tmp_path: Path) -> None:
+    path = write_meta(tmp_path / SUB, text)
+    report = Report()
+    meta = load_metadata(path, f"{SUB}/metadata.yaml", report)
+    assert meta is None and not report.ok
+    assert report.errors[0].line == line and message in report.errors[0].message
+
+
+def test_metadata_not_utf8_or_missing(tmp_path: Path) -> None:
+    root = tmp_path / SUB
+    root.mkdir()
+    report = Report()
+    assert load_metadata(root / "metadata.yaml", "m", report) is None
+    assert report.errors[0].message == "metadata.yaml is missing"
+    (root / "metadata.yaml").write_bytes("model: caf\xe9\n".encode("latin-1"))
+    report = Report()
+    assert load_metadata(root / "metadata.yaml", "m", report) is None
+    assert "not valid UTF-8" in report.errors[0].message
+
+
+# --- the runs/ layout ---
+
+def touch(root: Path, rel: str, data: bytes = b"x") -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def test_layout_errors(tmp_path: Path) -> None:
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    touch(root, "runs/followtable/wtr/original.trec.gz")
+    touch(root, "runs/followtable/wtr/altered.trec")
+    touch(root, "runs/followtable/wtr/notes.md")                  # unexpected file name
+    touch(root, "runs/followtable/wtr/run.trec")                  # a role WTR does not take
+    touch(root, "runs/followtable/tarx/altered.trec.gz")          # original missing
+    touch(root, "runs/followir/robust05/original.trec")           # unknown task
+    touch(root, "runs/followir/core17/original.trec")             # altered missing
+    touch(root, "runs/followtable/wtr/altered.run")               # second altered file
+    report = Report()
+    submission = discover(root, report)
+    errors = [i.format() for i in report.errors]
+
+    def has(prefix: str, pattern: str) -> bool:
+        return any(e.startswith(prefix) and re.search(pattern, e) for e in errors)
+
+    assert has(f"{SUB}/runs/followtable/wtr/notes.md: ", r"unexpected file name; followtable/wtr "
+               r"takes: original\.trec\[\.gz\], altered\.trec\[\.gz\]"), errors
+    assert has(f"{SUB}/runs/followtable/wtr/run.trec: ", "unexpected file name"), errors
+    assert has(f"{SUB}/runs/followir/robust05/original.trec: ", r"unknown task "
+               r"'followir/robust05'"), errors
+    assert has(f"{SUB}/runs/followtable/tarx: ", r"missing the original run"), errors
+    assert has(f"{SUB}/runs/followir/core17: ", r"missing the altered run"), errors
+    assert has(f"{SUB}/runs/followtable/wtr/altered.trec: ", r"a second altered file") or \
+        has(f"{SUB}/runs/followtable/wtr/altered.run: ", r"a second altered file"), errors
+    assert len(errors) == 6, errors
+    assert submission.files["followtable/wtr"]["original"].name == "original.trec.gz"
+
+
+def test_no_runs_folder(tmp_path: Path) -> None:
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    assert errors_of(root) == [f"{SUB}: no runs/ folder: nothing to score"]
+
+
+def test_symlinks_are_refused(tmp_path: Path) -> None:
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    touch(root, "runs/followtable/wtr/original.trec")
+    (root / "runs/followtable/wtr/altered.trec").symlink_to("/etc/passwd")
+    errors = errors_of(root)
+    assert (f"{SUB}/runs/followtable/wtr/altered.trec: symbolic links are not allowed in a "
+            "submission") in errors
