@@ -1,0 +1,737 @@
+"""`leaderboard data pull`, offline: a local HTTP server plays GitHub and the Hugging Face Hub.
+
+The server serves small fixture repositories built in tmp_path through the same endpoints
+the puller uses upstream (commit/revision resolution, tree listings, raw/resolve
+downloads, LFS redirects, paginated listings), and can corrupt a file, drop a connection
+in the middle of a file, or truncate a tree listing on request. It binds to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import socket
+import threading
+import urllib.parse
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+import pytest
+
+from leaderboard.cli import main
+from leaderboard.data import load_task_data
+from leaderboard.data.pull import (
+    MANIFEST_NAME,
+    PART_SUFFIX,
+    ChecksumError,
+    DataPuller,
+    Endpoints,
+    HttpClient,
+    PullError,
+    SourceUnreachableError,
+    git_blob_sha1,
+    pull_sources,
+    select_sources,
+    write_packed_corpus,
+)
+from leaderboard.registry import (
+    FOLLOWIR_SOURCES,
+    FOLLOWTABLE_COMMIT,
+    PI_INDIC_COMMIT,
+    PI_INDIC_LANGUAGES,
+    PI_INDIC_SOURCE,
+    get_task,
+)
+
+FT_REPO = "deu05232/FollowTable"
+FT_COMMIT = FOLLOWTABLE_COMMIT + "0" * (40 - len(FOLLOWTABLE_COMMIT))
+PI_COMMIT = PI_INDIC_COMMIT + "1" * (40 - len(PI_INDIC_COMMIT))
+R04 = FOLLOWIR_SOURCES["robust04"]
+R04_COMMIT = R04.revision + "2" * (40 - len(R04.revision))
+SHARED_DATA = Path(os.environ.get("LEADERBOARD_DATA",
+                                  str(Path(__file__).resolve().parents[2] / "shared" / "data")))
+
+
+# --- the fake upstream ----------------------------------------------------------------------
+
+@dataclass
+class FakeRepo:
+    root: Path
+    commit: str
+
+
+@dataclass
+class FakeUpstream:
+    github: dict[str, FakeRepo] = field(default_factory=dict)
+    hf: dict[str, FakeRepo] = field(default_factory=dict)
+    # GitHub LFS: (repo, path) -> the real content behind the pointer stored in the repo.
+    github_lfs: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)
+    auth_headers: list[tuple[str, str | None]] = field(default_factory=list)
+    corrupt: set[str] = field(default_factory=set)       # file paths served with a flipped byte
+    drop: dict[str, int] = field(default_factory=dict)   # file path -> times to cut mid-body
+    truncate_recursive: bool = False
+    hf_page_size: int = 3
+    base: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # bookkeeping
+    def log(self, path: str, auth: str | None) -> None:
+        with self.lock:
+            self.requests.append(path)
+            self.auth_headers.append((path, auth))
+
+    def downloads(self) -> list[str]:
+        return [r for r in self.requests if r.startswith(("/gh-raw/", "/gh-media/", "/cdn/"))
+                or "/resolve/" in r]
+
+    def endpoints(self) -> Endpoints:
+        return Endpoints(github_api=f"{self.base}/gh-api", github_raw=f"{self.base}/gh-raw",
+                         github_media=f"{self.base}/gh-media", hf_endpoint=f"{self.base}/hf")
+
+    def env(self) -> dict[str, str]:
+        e = self.endpoints()
+        return {"LEADERBOARD_GITHUB_API": e.github_api, "LEADERBOARD_GITHUB_RAW": e.github_raw,
+                "LEADERBOARD_GITHUB_MEDIA": e.github_media, "LEADERBOARD_HF_ENDPOINT": e.hf_endpoint}
+
+    # git-like views of a folder
+    @staticmethod
+    def tree_id(repo: str, commit: str, rel: str) -> str:
+        return hashlib.sha1(f"tree:{repo}:{commit}:{rel}".encode()).hexdigest()
+
+    def find_tree(self, repo: FakeRepo, name: str, sha: str) -> Path | None:
+        if sha == repo.commit:
+            return repo.root
+        for d in [repo.root, *[p for p in repo.root.rglob("*") if p.is_dir()]]:
+            rel = d.relative_to(repo.root).as_posix()
+            if self.tree_id(name, repo.commit, "" if rel == "." else rel) == sha:
+                return d
+        return None
+
+    def tree_entries(self, repo: FakeRepo, name: str, folder: Path, recursive: bool) -> list[dict]:
+        out = []
+        children = sorted(folder.rglob("*") if recursive else folder.iterdir())
+        for p in children:
+            rel_to_listing = p.relative_to(folder).as_posix()
+            rel_to_root = p.relative_to(repo.root).as_posix()
+            if p.is_dir():
+                out.append({"path": rel_to_listing, "mode": "040000", "type": "tree",
+                            "sha": self.tree_id(name, repo.commit, rel_to_root)})
+            else:
+                data = p.read_bytes()
+                out.append({"path": rel_to_listing, "mode": "100644", "type": "blob",
+                            "sha": git_blob_sha1(data), "size": len(data)})
+        return out
+
+
+def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        timeout = 10  # a stuck client cannot hold a server thread for long
+
+        def log_message(self, *args: object) -> None:  # keep pytest output clean
+            pass
+
+        def send_json(self, obj: object, headers: dict[str, str] | None = None) -> None:
+            body = json.dumps(obj).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def send_file(self, data: bytes, key: str) -> None:
+            if key in up.corrupt:
+                data = data[:-1] + bytes([data[-1] ^ 0x55])
+            with up.lock:
+                cut = up.drop.get(key, 0) > 0
+                if cut:
+                    up.drop[key] -= 1
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if cut:  # promise the whole file, send half, hang up
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            self.wfile.write(data)
+
+        def not_found(self) -> None:
+            self.send_error(404)
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            url = urllib.parse.urlsplit(self.path)
+            path = urllib.parse.unquote(url.path)
+            query = urllib.parse.parse_qs(url.query)
+            up.log(path, self.headers.get("Authorization"))
+            parts = path.strip("/").split("/")
+            try:
+                if parts[0] == "gh-api":
+                    return self.github_api(parts[1:], query)
+                if parts[0] in ("gh-raw", "gh-media"):
+                    repo_name = "/".join(parts[1:3])
+                    repo = up.github.get(repo_name)
+                    rel = "/".join(parts[4:])
+                    if repo is None or parts[3] != repo.commit:
+                        return self.not_found()
+                    if parts[0] == "gh-media":
+                        data = up.github_lfs.get((repo_name, rel))
+                        return self.not_found() if data is None else self.send_file(data, rel)
+                    file = repo.root / rel
+                    return self.send_file(file.read_bytes(), rel) if file.is_file() else self.not_found()
+                if parts[0] == "hf":
+                    return self.hub(parts[1:], query)
+                if parts[0] == "cdn":
+                    repo_name, commit, rel = parts[1] + "/" + parts[2], parts[3], "/".join(parts[4:])
+                    repo = up.hf.get(repo_name)
+                    file = repo.root / rel if repo else None
+                    return self.send_file(file.read_bytes(), rel) if file and file.is_file() else self.not_found()
+            except (BrokenPipeError, ConnectionResetError):
+                return None
+            return self.not_found()
+
+        def github_api(self, parts: list[str], query: dict) -> None:
+            # repos/{o}/{n}/commits/{rev} | repos/{o}/{n}/git/trees/{sha}
+            name = "/".join(parts[1:3])
+            repo = up.github.get(name)
+            if repo is None:
+                return self.not_found()
+            if parts[3] == "commits":
+                if not repo.commit.startswith(parts[4]):
+                    return self.not_found()
+                return self.send_json({"sha": repo.commit, "commit": {"tree": {
+                    "sha": up.tree_id(name, repo.commit, "")}}})
+            if parts[3:5] == ["git", "trees"]:
+                folder = up.find_tree(repo, name, parts[5])
+                if folder is None:
+                    return self.not_found()
+                recursive = query.get("recursive") == ["1"]
+                entries = up.tree_entries(repo, name, folder, recursive)
+                truncated = recursive and up.truncate_recursive
+                if truncated:
+                    entries = entries[: len(entries) // 2]
+                return self.send_json({"sha": parts[5], "tree": entries, "truncated": truncated})
+            return self.not_found()
+
+        def hub(self, parts: list[str], query: dict) -> None:
+            if parts[:2] == ["api", "datasets"]:
+                name = "/".join(parts[2:4])
+                repo = up.hf.get(name)
+                if repo is None:
+                    return self.not_found()
+                if parts[4] == "revision":
+                    if not repo.commit.startswith(parts[5]):
+                        return self.not_found()
+                    return self.send_json({"id": name, "sha": repo.commit})
+                if parts[4] == "tree" and parts[5] == repo.commit:
+                    entries = []
+                    for p in sorted(repo.root.rglob("*")):
+                        rel = p.relative_to(repo.root).as_posix()
+                        if p.is_dir():
+                            entries.append({"type": "directory", "path": rel, "oid": "0" * 40,
+                                            "size": 0})
+                            continue
+                        data = p.read_bytes()
+                        entry = {"type": "file", "path": rel, "size": len(data),
+                                 "oid": git_blob_sha1(data)}
+                        if rel.endswith(".parquet"):
+                            pointer = f"version https://git-lfs.github.com/spec/v1\noid sha256:" \
+                                      f"{hashlib.sha256(data).hexdigest()}\nsize {len(data)}\n"
+                            entry["oid"] = git_blob_sha1(pointer.encode())
+                            entry["lfs"] = {"oid": hashlib.sha256(data).hexdigest(),
+                                            "size": len(data), "pointerSize": len(pointer)}
+                        entries.append(entry)
+                    start = int(query.get("cursor", ["0"])[0])
+                    page = entries[start:start + up.hf_page_size]
+                    headers = {}
+                    if start + up.hf_page_size < len(entries):
+                        nxt = (f"{up.base}/hf/api/datasets/{name}/tree/{repo.commit}"
+                               f"?recursive=true&cursor={start + up.hf_page_size}")
+                        headers["Link"] = f'<{nxt}>; rel="next"'
+                    return self.send_json(page, headers)
+                return self.not_found()
+            if parts[0] == "datasets" and parts[3] == "resolve":
+                name = "/".join(parts[1:3])
+                repo = up.hf.get(name)
+                if repo is None or parts[4] != repo.commit:
+                    return self.not_found()
+                rel = "/".join(parts[5:])
+                file = repo.root / rel
+                if not file.is_file():
+                    return self.not_found()
+                if rel.endswith(".parquet"):  # LFS: the Hub redirects to its CDN
+                    self.send_response(302)
+                    self.send_header("Location", f"/cdn/{name}/{repo.commit}/{urllib.parse.quote(rel)}")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return None
+                return self.send_file(file.read_bytes(), rel)
+            return self.not_found()
+
+    return Handler
+
+
+@pytest.fixture
+def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeUpstream]:
+    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                "ALL_PROXY", "GITHUB_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    up = FakeUpstream()
+    build_followtable_repo(up, tmp_path / "upstream-gh-followtable")
+    build_pi_indic_repo(up, tmp_path / "upstream-gh-pi-indic")
+    build_robust04_repo(up, tmp_path / "upstream-hf-robust04")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(up))
+    server.daemon_threads = True
+    up.base = f"http://127.0.0.1:{server.server_address[1]}"
+    for k, v in up.env().items():
+        monkeypatch.setenv(k, v)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        yield up
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+# --- fixture repositories -------------------------------------------------------------------
+
+TABLES = {
+    "10": "| city | café |\n| --- | --- |\n| Zürich | 3 |",
+    "2": "# Running shoes\n\n| model | drop |\n| --- | --- |\n| A | 8 mm |",
+    "7": "<table><tr><td>\"quoted\"</td></tr></table>\n",
+}
+
+
+def _write(path: Path, text: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def _jsonl(rows: list[dict]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def build_followtable_repo(up: FakeUpstream, root: Path) -> None:
+    ds = root / "data" / "WTR"
+    for table_id, text in TABLES.items():
+        _write(ds / "tables" / f"{table_id}.txt", text)
+    _write(ds / "queries.jsonl", _jsonl([
+        {"_id": "0_0", "text": "only reviews [SEP] running shoes",
+         "metadata": {"origin_query": "running shoes", "instruction": "only reviews",
+                      "instruction_type": "1.1"}},
+        {"_id": "0_1", "text": "per city [SEP] running shoes",
+         "metadata": {"origin_query": "running shoes", "instruction": "per city",
+                      "instruction_type": "2.3.1"}},
+    ]))
+    _write(ds / "only_queries.jsonl", _jsonl([{"_id": "0", "text": "running shoes"}]))
+    _write(ds / "qrels" / "test.tsv", "query-id\tcorpus-id\tscore\n0_0\t7\t1\n0_1\t10\t1\n")
+    _write(ds / "qrels" / "for_only_query_test.tsv",
+           "query-id\tcorpus-id\tscore\n0\t7\t1\n0\t10\t1\n0\t2\t1\n")
+    _write(ds / "query_instruction.json", json.dumps([{"query": "running shoes", "outs": []}]))
+    # Things the pull must leave alone: the repo's README and another dataset.
+    _write(root / "README.md", "# FollowTable\n")
+    _write(root / "data" / "TArX" / "tables" / "1.txt", "| other |\n")
+    up.github[FT_REPO] = FakeRepo(root, FT_COMMIT)
+
+
+def pi_csv(lang_name: str) -> str:
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["id", "ENG_indian_context", "indian_context", "expert_1", "expert_2"])
+    for k in (1, 2, 3):
+        eng = {"id": k, "indian_context_persona": f"persona {k}",
+               "indian_context_instruction": f"instruction {k}"}
+        local = {"id": k, "indian_context_persona": f"{lang_name} persona {k}",
+                 "indian_context_instruction": f"{lang_name} instruction {k}"}
+        writer.writerow([k, json.dumps(eng), json.dumps(local, ensure_ascii=False),
+                         "Completely Agree", "Partially Agree"])
+    return buf.getvalue()
+
+
+def build_pi_indic_repo(up: FakeUpstream, root: Path) -> None:
+    for path in PI_INDIC_SOURCE.files:
+        name = path.rsplit(" - ", 1)[1].removesuffix(".csv")
+        _write(root / path, pi_csv(name))
+    _write(root / "results" / "t1" / "big.json", "{}")
+    up.github[PI_INDIC_SOURCE.repo] = FakeRepo(root, PI_COMMIT)
+
+
+ROBUST04_CONFIGS = {
+    "corpus": pd.DataFrame({"_id": ["d1", "d2", "d3"], "title": ["", "t2", ""],
+                            "text": ["first doc", "second doc", "third doc"]}),
+    "queries": pd.DataFrame({"_id": ["301-og", "301-changed"],
+                             "text": ["oil spills", "oil spills"]}),
+    "instruction": pd.DataFrame({"query-id": ["301-og", "301-changed"],
+                                 "instruction": ["any spill", "only tankers"]}),
+    "default": pd.DataFrame({"query-id": ["301-og", "301-og", "301-changed"],
+                             "corpus-id": ["d1", "d2", "d1"], "score": [1, 1, 1]}),
+    "top_ranked": pd.DataFrame({"query-id": ["301-og", "301-changed"],
+                                "corpus-ids": [["d1", "d2", "d3"], ["d1", "d2", "d3"]]}),
+    "qrel_diff": pd.DataFrame({"query-id": ["301"], "corpus-ids": [["d2"]]}),
+}
+
+
+def build_robust04_repo(up: FakeUpstream, root: Path) -> None:
+    card = ["---", "configs:"]
+    for config, frame in ROBUST04_CONFIGS.items():
+        target = root / config / f"{config}-00000-of-00001.parquet"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        frame.to_parquet(target, index=False)
+        card += [f"- config_name: {config}", "  data_files:", "  - split: test",
+                 f"    path: {config}/{config}-*.parquet"]
+    card += ["---", "", "# Robust04 InstructionRetrieval", ""]
+    _write(root / "README.md", "\n".join(card))
+    _write(root / ".gitattributes", "*.parquet filter=lfs\n")
+    up.hf[R04.repo] = FakeRepo(root, R04_COMMIT)
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+def puller(up: FakeUpstream, data_dir: Path, *, retries: int = 1, force: bool = False,
+           environ: dict[str, str] | None = None) -> DataPuller:
+    return DataPuller(data_dir, endpoints=up.endpoints(),
+                      http=HttpClient(timeout=5, retries=retries, backoff=0),
+                      jobs=4, force=force, progress=False, environ=environ or {})
+
+
+def pull_one(up: FakeUpstream, data_dir: Path, name: str, **kw: object):
+    [item] = select_sources([name])
+    return puller(up, data_dir, **kw).pull(item)  # type: ignore[arg-type]
+
+
+def leftovers(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.name.endswith(PART_SUFFIX)]
+
+
+# --- pulls that work ------------------------------------------------------------------------
+
+def test_followtable_pull_packs_the_corpus_and_the_reader_loads_it(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    data = tmp_path / "data-ft"
+    result = pull_one(upstream, data, "followtable/wtr")
+    root = data / "followtable" / "WTR"
+    assert result.downloaded == 6 and result.skipped == 0  # 5 files + packed corpus
+
+    lines = [json.loads(line) for line in (root / "corpus.jsonl").read_text("utf-8").splitlines()]
+    assert [d["_id"] for d in lines] == ["10", "2", "7"]  # string order, as the mirror
+    assert {d["_id"]: d["text"] for d in lines} == TABLES
+    assert "Zürich" in (root / "corpus.jsonl").read_text("utf-8")  # UTF-8 kept, not escaped
+    assert (root / "query_instruction.json").is_file()
+    assert not (root / "tables").exists() and not (root / "README.md").exists()
+    assert not (data / "followtable" / "TArX").exists()
+    assert leftovers(data) == []
+
+    manifest = json.loads((root / MANIFEST_NAME).read_text())
+    assert manifest["repo"] == FT_REPO and manifest["commit"] == FT_COMMIT
+    assert manifest["revision"] == FOLLOWTABLE_COMMIT
+    qrels = (upstream.github[FT_REPO].root / "data/WTR/qrels/test.tsv").read_bytes()
+    assert manifest["files"]["qrels/test.tsv"]["digest"] == git_blob_sha1(qrels)
+    assert manifest["files"]["corpus.jsonl"]["algorithm"] == "sha256"
+    assert manifest["files"]["corpus.jsonl"]["digest"] == hashlib.sha256(
+        (root / "corpus.jsonl").read_bytes()).hexdigest()
+
+    task_data = load_task_data(get_task("followtable/wtr"), data)
+    assert list(task_data.doc_ids) == ["10", "2", "7"]
+    assert task_data.pairs == {"0_0": "0", "0_1": "0"}
+    assert task_data.changed["0_0"] == ["10", "2"]
+    assert task_data.groups == {"0_0": "C1", "0_1": "S3"}
+
+
+def test_pi_indic_pull_through_the_cli_and_the_reader_loads_it(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data-pi"
+    assert main(["data", "pull", "pi-indic", "--data-dir", str(data), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "pi-indic: 12 downloaded" in out
+    for name in PI_INDIC_LANGUAGES.values():
+        assert (data / "pi-indic" / "annotator_validation" / "language-wise-validation"
+                / f"Nirdesha_Multilingual_Validation - {name}.csv").is_file()
+    assert not (data / "pi-indic" / "results").exists()
+    task_data = load_task_data(get_task("pi-indic-val150/t2/hin-tam"), data)
+    assert task_data.roles["run"].query_ids == ["p1", "p2", "p3"]
+    assert task_data.roles["run"].query_text["p2"] == "Hindi persona 2"
+
+    assert main(["data", "status", "pi-indic", "--data-dir", str(data), "--verify"]) == 0
+    status = capsys.readouterr().out
+    assert "present" in status and "300/300 tasks ready" in status
+    assert f"pulled {PI_INDIC_SOURCE.repo}@{PI_INDIC_COMMIT}" in status
+
+
+def test_followir_pull_from_the_hub_and_the_reader_loads_it(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    data = tmp_path / "data-fir"
+    upstream.hf_page_size = 4  # the listing spans several pages
+    result = pull_one(upstream, data, "followir/robust04")
+    assert result.downloaded == 7  # six configs + the dataset card
+    root = data / "followir" / "robust04"
+    for config in ROBUST04_CONFIGS:
+        assert (root / config / f"{config}-00000-of-00001.parquet").is_file()
+    assert not (root / ".gitattributes").exists()
+    assert sum("/tree/" in r for r in upstream.requests) > 1
+    # LFS files come through the CDN redirect and are checked by SHA-256.
+    assert any(r.startswith("/cdn/") for r in upstream.requests)
+    manifest = json.loads((root / MANIFEST_NAME).read_text())
+    assert manifest["files"]["corpus/corpus-00000-of-00001.parquet"]["algorithm"] == "sha256"
+    assert manifest["files"]["README.md"]["algorithm"] == "git-sha1"
+
+    task_data = load_task_data(get_task("followir/robust04"), data)
+    assert list(task_data.doc_ids) == ["d1", "d2", "d3"]
+    assert task_data.pairs == {"301-changed": "301-og"}
+    assert task_data.changed == {"301-changed": ["d2"]}
+    assert list(task_data.pools["301-og"]) == ["d1", "d2", "d3"]
+
+
+def test_truncated_tree_listing_is_walked_folder_by_folder(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    upstream.truncate_recursive = True
+    data = tmp_path / "data-trunc"
+    pull_one(upstream, data, "followtable/wtr")
+    corpus = (data / "followtable" / "WTR" / "corpus.jsonl").read_text("utf-8")
+    assert len(corpus.splitlines()) == 3
+
+
+# --- failures leave nothing behind ---------------------------------------------------------------
+
+def test_checksum_mismatch_is_refused_and_nothing_is_kept(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    data = tmp_path / "data-bad"
+    upstream.corrupt.add("data/WTR/qrels/test.tsv")
+    with pytest.raises(ChecksumError, match=r"data/WTR/qrels/test\.tsv.*checksum mismatch"):
+        pull_one(upstream, data, "followtable/wtr")
+    root = data / "followtable" / "WTR"
+    assert not (root / "qrels" / "test.tsv").exists()
+    assert not (root / MANIFEST_NAME).exists()
+    assert leftovers(data) == []
+
+
+def test_a_corrupt_table_leaves_no_corpus(upstream: FakeUpstream, tmp_path: Path) -> None:
+    data = tmp_path / "data-bad-table"
+    upstream.corrupt.add("data/WTR/tables/2.txt")
+    with pytest.raises(ChecksumError, match=r"tables/2\.txt"):
+        pull_one(upstream, data, "followtable/wtr")
+    assert not (data / "followtable" / "WTR" / "corpus.jsonl").exists()
+    assert leftovers(data) == []
+
+
+def test_interrupted_download_leaves_no_partial_file_and_a_retry_recovers(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    data = tmp_path / "data-cut"
+    key = "data/WTR/queries.jsonl"
+    upstream.drop[key] = 10  # every attempt is cut
+    with pytest.raises(PullError, match="transfer failed 2 times"):
+        pull_one(upstream, data, "followtable/wtr", retries=1)
+    root = data / "followtable" / "WTR"
+    assert not (root / "queries.jsonl").exists()
+    assert not (root / MANIFEST_NAME).exists()
+    assert leftovers(data) == []
+
+    upstream.drop[key] = 1  # one cut, then the retry gets the whole file
+    pull_one(upstream, data, "followtable/wtr", retries=1)
+    assert (root / "queries.jsonl").read_bytes() == (
+        upstream.github[FT_REPO].root / key).read_bytes()
+    assert upstream.drop[key] == 0
+
+
+def test_a_killed_pulls_temp_files_are_swept(upstream: FakeUpstream, tmp_path: Path) -> None:
+    data = tmp_path / "data-killed"
+    stale = data / "followtable" / "WTR" / "qrels" / f".pull-test.tsv.abc{PART_SUFFIX}"
+    _write(stale, "half a fi")
+    pull_one(upstream, data, "followtable/wtr")
+    assert not stale.exists()
+
+
+# --- re-runs --------------------------------------------------------------------------------------
+
+def test_rerun_skips_verified_files_and_refetches_only_what_changed(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    data = tmp_path / "data-rerun"
+    pull_one(upstream, data, "followtable/wtr")
+    first = len(upstream.downloads())
+    assert first == 8  # 5 files + 3 tables
+
+    # Same revision, every file verified against the manifest: no request at all.
+    upstream.requests.clear()
+    result = pull_one(upstream, data, "followtable/wtr")
+    assert result.offline_check and result.skipped == 6
+    assert upstream.requests == []
+
+    # One file lost, one corrupted locally: only those two are fetched again.
+    root = data / "followtable" / "WTR"
+    (root / "only_queries.jsonl").unlink()
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n", encoding="utf-8")
+    upstream.requests.clear()
+    result = pull_one(upstream, data, "followtable/wtr")
+    assert (result.downloaded, result.skipped) == (2, 4)
+    assert sorted(upstream.downloads()) == sorted(
+        [f"/gh-raw/{FT_REPO}/{FT_COMMIT}/data/WTR/only_queries.jsonl",
+         f"/gh-raw/{FT_REPO}/{FT_COMMIT}/data/WTR/qrels/test.tsv"])
+
+    # A copy made by hand (no manifest) is verified against upstream, not downloaded.
+    (root / MANIFEST_NAME).unlink()
+    upstream.requests.clear()
+    result = pull_one(upstream, data, "followtable/wtr")
+    assert result.downloaded == 1 and result.skipped == 5  # the corpus is re-packed
+    assert len(upstream.downloads()) == 3  # its 3 tables
+
+    # --force downloads everything again.
+    upstream.requests.clear()
+    result = pull_one(upstream, data, "followtable/wtr", force=True)
+    assert result.downloaded == 6 and len(upstream.downloads()) == 8
+
+
+def test_github_lfs_pointer_is_replaced_by_the_real_file(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    repo = upstream.github[PI_INDIC_SOURCE.repo]
+    rel = PI_INDIC_SOURCE.files[3]  # Hindi
+    real = (repo.root / rel).read_bytes()
+    pointer = (f"version https://git-lfs.github.com/spec/v1\n"
+               f"oid sha256:{hashlib.sha256(real).hexdigest()}\nsize {len(real)}\n")
+    (repo.root / rel).write_text(pointer, encoding="ascii")
+    upstream.github_lfs[(PI_INDIC_SOURCE.repo, rel)] = real
+    data = tmp_path / "data-lfs"
+    pull_one(upstream, data, "pi-indic")
+    assert (data / "pi-indic" / rel).read_bytes() == real
+    # On a re-run the local file no longer hashes to the pointer's blob id; the manifest's
+    # record of that id (and of the real file's SHA-256) is what lets it be kept.
+    (data / "pi-indic" / "annotator_validation" / "language-wise-validation"
+     / "Nirdesha_Multilingual_Validation - Tamil.csv").unlink()
+    upstream.requests.clear()
+    result = pull_one(upstream, data, "pi-indic")
+    assert result.downloaded == 1 and result.skipped == 11
+
+
+# --- offline and tokens ---------------------------------------------------------------------------
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_upstream_gives_one_clear_message(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    dead = f"http://127.0.0.1:{_closed_port()}"
+    for var in ("LEADERBOARD_GITHUB_API", "LEADERBOARD_GITHUB_RAW", "LEADERBOARD_HF_ENDPOINT"):
+        monkeypatch.setenv(var, dead)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret_token_value")
+    data = tmp_path / "data-offline"
+    code = main(["data", "pull", "followtable", "pi-indic", "--data-dir", str(data),
+                 "--retries", "0"])
+    captured = capsys.readouterr()
+    assert code == 1
+    err = captured.err
+    assert "Traceback" not in err and "ghp_secret_token_value" not in err + captured.out
+    assert err.count("error:") == 1  # one message for the one host
+    assert f"cannot reach GitHub at {dead}" in err
+    assert "by hand" in err and "mirror" in err
+    for folder in ("WQT", "WTR", "TArX", "IndusTR"):
+        assert str(data / "followtable" / folder) in err
+    assert str(data / "pi-indic") in err
+    assert leftovers(data) == [] and not any(p.is_file() for p in data.rglob("*"))
+
+
+def test_unreachable_is_reported_per_host(tmp_path: Path) -> None:
+    dead = f"http://127.0.0.1:{_closed_port()}"
+    endpoints = Endpoints(github_api=dead, github_raw=dead, github_media=dead, hf_endpoint=dead)
+    p = DataPuller(tmp_path / "d", endpoints=endpoints, http=HttpClient(timeout=2, retries=0),
+                   progress=False, environ={})
+    with pytest.raises(SourceUnreachableError, match="the Hugging Face Hub"):
+        p.pull(select_sources(["followir/core17"])[0])
+    outcome = pull_sources(select_sources(["followir", "mfollowir"]), tmp_path / "d",
+                           puller=p, log=lambda _m: None)
+    assert len(outcome.errors) == 1 and "followir/news21" in outcome.errors[0]
+
+
+def test_tokens_go_to_their_own_host_only_and_are_never_printed(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    env = {"GITHUB_TOKEN": "gh-token-123", "HF_TOKEN": "hf-token-456"}
+    data = tmp_path / "data-token"
+    [ft] = select_sources(["followtable/wtr"])
+    [r04] = select_sources(["followir/robust04"])
+    puller(upstream, data, environ=env).pull(ft)
+    puller(upstream, data, environ=env).pull(r04)
+    sent = {path: auth for path, auth in upstream.auth_headers}
+    assert all(auth == "Bearer gh-token-123" for path, auth in sent.items()
+               if path.startswith(("/gh-api/", "/gh-raw/")))
+    assert all(auth == "Bearer hf-token-456" for path, auth in sent.items()
+               if path.startswith("/hf/"))
+    # The CDN a Hub redirect points to never sees the token.
+    assert [auth for path, auth in sent.items() if path.startswith("/cdn/")] == [None] * 6
+
+
+def test_missing_upstream_config_is_named_before_anything_is_downloaded(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    repo = upstream.hf[R04.repo]
+    card = (repo.root / "README.md").read_text()
+    (repo.root / "README.md").write_text(card.replace("config_name: qrel_diff",
+                                                      "config_name: changes"))
+    data = tmp_path / "data-noconfig"
+    with pytest.raises(PullError, match="has no config qrel_diff"):
+        pull_one(upstream, data, "followir/robust04")
+    assert not any(p.suffix == ".parquet" for p in data.rglob("*"))
+
+
+def test_status_lists_present_and_missing_sources(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data-status"
+    pull_one(upstream, data, "followtable/wtr")
+    code = main(["data", "status", "followtable", "--data-dir", str(data), "--tasks"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "present  followtable/WTR" in out
+    assert "missing  followtable/WQT" in out and "missing: followtable/WQT/corpus.jsonl" in out
+    assert "leaderboard data pull followtable" in out
+    assert main(["data", "status", "followtable/wtr", "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    (data / "followtable" / "WTR" / "queries.jsonl").write_text("{}\n")
+    assert main(["data", "status", "followtable/wtr", "--data-dir", str(data), "--verify"]) == 1
+    assert "changed:" in capsys.readouterr().out
+
+
+def test_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["data", "pull", "trec-covid"])
+    assert exc.value.code == 2
+    assert "unknown benchmark or task 'trec-covid'" in capsys.readouterr().err
+
+
+# --- packing matches the project's data mirror ----------------------------------------------------
+
+def test_packing_reproduces_the_mirrors_corpus_bytes(tmp_path: Path) -> None:
+    mirror = SHARED_DATA / "followtable" / "WTR" / "corpus.jsonl"
+    if not mirror.is_file():
+        pytest.skip(f"data mirror not found at {mirror}")
+    tables = {}
+    with mirror.open(encoding="utf-8") as fh:
+        for line in fh:
+            obj = json.loads(line)
+            tables[obj["_id"]] = obj["text"]
+    checksum = write_packed_corpus(tmp_path / "corpus.jsonl", dict(reversed(tables.items())))
+    assert (tmp_path / "corpus.jsonl").read_bytes() == mirror.read_bytes()
+    assert checksum.digest == hashlib.sha256(mirror.read_bytes()).hexdigest()
+
+
+def test_an_unwritable_data_directory_is_a_clear_error(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data directory should be\n")
+    with pytest.raises(PullError, match=r"cannot write under .*not-a-folder"):
+        pull_one(upstream, blocker, "followtable/wtr")
