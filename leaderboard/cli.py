@@ -22,6 +22,8 @@ COMMAND_MODULES = (
     "eval",
     "validate",
     "score",
+    "import_",
+    "data",
 )
 
 # Errors whose message is the whole story: print it, no traceback.
