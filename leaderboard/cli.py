@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "score",
     "import_",
     "data",
+    "ci",
 )
 
 # Errors whose message is the whole story: print it, no traceback.

@@ -1,0 +1,155 @@
+"""Read-only access to a git repository: commits, diffs, trees and blobs.
+
+CI looks at a pull request through git objects rather than the checked-out files, so the
+result does not depend on which commit the runner happened to check out, and a file is
+measured (size, mode) before a single byte of it is written anywhere. Every call passes
+arguments as a list (no shell) and NUL-separated output (``-z``), so file names with
+spaces, quotes or newlines are data, never syntax.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+SHA_RE = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")  # SHA-1, or SHA-256 repositories
+NULL_SHA_RE = re.compile(r"^0+$")
+
+# git tree modes
+MODE_SYMLINK = "120000"
+MODE_GITLINK = "160000"  # a submodule commit
+
+
+class GitError(ValueError):
+    """A git command failed; the message says which and why."""
+
+
+def git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes,
+                              capture_output=True, check=False)
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read the pull request)") from None
+    if proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {' '.join(args[:3])} failed in {repo}: "
+                       f"{detail[-1] if detail else f'exit {proc.returncode}'}")
+    return proc.stdout
+
+
+def resolve_commit(repo: Path, rev: str) -> str:
+    """The full SHA of a commit; a clear error when it is unknown (e.g. a shallow clone)."""
+    if rev.startswith("-"):
+        raise GitError(f"not a commit: {rev!r}")
+    try:
+        out = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except GitError:
+        raise GitError(f"commit {rev!r} is not in the repository at {repo} (in Actions, "
+                       "check out with fetch-depth: 0)") from None
+    return out.decode().strip()
+
+
+def merge_base(repo: Path, base: str, head: str) -> str:
+    out = git(repo, "merge-base", base, head).decode().strip()
+    if not out:
+        raise GitError(f"{base} and {head} have no common ancestor")
+    return out
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file changed between two commits: status A(dded), M(odified), D(eleted), T(ype)."""
+
+    status: str
+    path: str
+
+
+def changed_files(repo: Path, base: str, head: str) -> list[Change]:
+    """Files that differ between two commits; renames and copies show as delete + add."""
+    out = git(repo, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff",
+              base, head, "--")
+    fields = out.split(b"\0")
+    changes: list[Change] = []
+    i = 0
+    while i + 1 < len(fields):
+        status = fields[i].decode("ascii", "replace")
+        path = fields[i + 1].decode("utf-8", "surrogateescape")
+        if status:
+            changes.append(Change(status[0], path))
+        i += 2
+    return changes
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    mode: str
+    kind: str      # "blob" or "commit" (submodule)
+    sha: str
+    size: int      # bytes of the blob; 0 for a submodule
+    path: str      # from the repository root, POSIX separators
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.mode == MODE_SYMLINK
+
+    @property
+    def is_submodule(self) -> bool:
+        return self.mode == MODE_GITLINK or self.kind == "commit"
+
+
+def tree_entries(repo: Path, commit: str, prefix: str) -> list[TreeEntry]:
+    """Every file under ``prefix`` (a folder, no trailing slash) in ``commit``, recursively."""
+    out = git(repo, "ls-tree", "-r", "-z", "--long", "--full-tree", commit, "--",
+              prefix.rstrip("/") + "/")
+    entries: list[TreeEntry] = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, kind, sha, size = meta.decode("ascii").split()
+        entries.append(TreeEntry(mode, kind, sha, int(size) if size != "-" else 0,
+                                 path.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+def read_blobs(repo: Path, shas: list[str]) -> list[bytes]:
+    """The contents of many blobs in one ``git cat-file --batch`` call, in order."""
+    if not shas:
+        return []
+    out = git(repo, "cat-file", "--batch", input_bytes="".join(f"{s}\n" for s in shas).encode())
+    blobs: list[bytes] = []
+    pos = 0
+    for sha in shas:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].decode("ascii", "replace").split()
+        if len(header) != 3 or header[1] != "blob":
+            raise GitError(f"object {sha} is not a readable blob ({' '.join(header)})")
+        size = int(header[2])
+        blobs.append(out[end + 1:end + 1 + size])
+        pos = end + 1 + size + 1  # content, then a newline
+    return blobs
+
+
+def safe_relative(path: str) -> PurePosixPath:
+    """A repository path as a relative path that cannot escape the folder it is written to."""
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or any(part in ("", ".", "..", ".git") for part in pure.parts) \
+            or "\\" in path or "\0" in path:
+        raise GitError(f"unsafe path in the repository: {path!r}")
+    return pure
+
+
+def extract(repo: Path, entries: list[TreeEntry], strip: str, dest: Path) -> list[Path]:
+    """Write blobs under ``dest``, each at its path with the ``strip`` prefix removed."""
+    blobs = read_blobs(repo, [e.sha for e in entries])
+    written: list[Path] = []
+    for entry, data in zip(entries, blobs):
+        rel = safe_relative(entry.path)
+        rel = rel.relative_to(strip) if strip else rel
+        target = dest.joinpath(*rel.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written.append(target)
+    return written

@@ -1,0 +1,63 @@
+"""`leaderboard ci score-pending`: score merged submissions whose results.json is due.
+
+After a submission PR is merged, ``submissions/<id>/results.json`` is written by CI (the
+submitter never hand-writes scores). On each push to the main branch this finds the
+submissions whose files changed in the push, plus any without a results.json, and scores
+them in the working tree; the workflow then commits whatever changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+from leaderboard.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
+from leaderboard.ci.policy import METADATA_NAME, RESULTS_NAME, SUBMISSIONS_DIR
+from leaderboard.pipeline import score_submission
+from leaderboard.report import Report
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass
+class PendingOutcome:
+    scored: list[str] = field(default_factory=list)     # results.json written
+    failed: list[str] = field(default_factory=list)     # invalid: nothing written
+    report: Report = field(default_factory=Report)
+
+
+def pending_submissions(repo: Path, before: str | None, after: str | None) -> list[str]:
+    """Submission ids changed between two commits (if given), plus those without results."""
+    ids: set[str] = set()
+    if before and after and not NULL_SHA_RE.match(before):
+        try:
+            old = resolve_commit(repo, before)
+        except GitError:
+            old = None  # e.g. a force-push dropped it: fall back to "missing results" only
+        if old is not None:
+            for change in changed_files(repo, old, resolve_commit(repo, after)):
+                parts = PurePosixPath(change.path).parts
+                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR and parts[2] != RESULTS_NAME:
+                    ids.add(parts[1])
+    folder = repo / SUBMISSIONS_DIR
+    if folder.is_dir():
+        for sub in folder.iterdir():
+            if sub.is_dir() and (sub / METADATA_NAME).is_file() \
+                    and not (sub / RESULTS_NAME).is_file():
+                ids.add(sub.name)
+    return sorted(i for i in ids if (folder / i / METADATA_NAME).is_file())
+
+
+def score_pending(repo: Path, ids: list[str], data_dir: Path,
+                  progress: Progress = _quiet) -> PendingOutcome:
+    out = PendingOutcome()
+    for sub_id in ids:
+        outcome = score_submission(repo / SUBMISSIONS_DIR / sub_id, data_dir, progress)
+        out.report.extend(outcome.report)
+        (out.scored if outcome.results_path is not None else out.failed).append(sub_id)
+    return out

@@ -1,0 +1,161 @@
+"""What a submission pull request may change, and how big a submission may be.
+
+A submission PR comes from a stranger's fork, so its scope is checked before anything in it
+is read: it may add or change files of exactly one folder ``submissions/<id>/`` and nothing
+else (no code, workflows, other submissions, or reported results). Inside that folder
+only ``metadata.yaml`` and files under ``runs/`` belong; ``results.json`` is written by the
+scorer, so a PR may carry one only if it is byte-identical to what CI computes.
+
+Two kinds of finding come out: *refusals* (the PR is the wrong shape; a reason per
+problem, no scoring is attempted) and *issues* on files (reported like validator errors,
+with the file named, so the submitter can fix them in place).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from leaderboard.ci.git import Change, TreeEntry
+from leaderboard.report import Report
+from leaderboard.submissions import SUBMISSION_ID_RE
+
+SUBMISSIONS_DIR = "submissions"
+RESULTS_NAME = "results.json"
+METADATA_NAME = "metadata.yaml"
+RUNS_DIR = "runs"
+
+# Limits on what a PR may add, measured on the committed blobs (so a gzipped run counts
+# at its compressed size). The per-file limit keeps every file far below GitHub's 100 MB
+# push limit; the per-submission limit bounds CI time and repository growth. A complete
+# FollowTable + FollowIR + mFollowIR submission of gzipped runs is a few MB.
+MAX_FILE_BYTES = 25 * 1024 * 1024
+MAX_SUBMISSION_BYTES = 50 * 1024 * 1024
+MAX_FILES = 1000
+# At most this many offending paths are listed in a refusal.
+MAX_LISTED_PATHS = 10
+
+
+@dataclass
+class PrScope:
+    """The submission folders a PR adds or changes, or why the PR is refused."""
+
+    submission_ids: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    # Paths (from the repository root) the refusals are about, for file annotations.
+    refused_paths: list[str] = field(default_factory=list)
+    # Submission id -> paths the PR deletes inside it.
+    deleted: dict[str, list[str]] = field(default_factory=dict)
+    # Submission id -> paths the PR adds or modifies inside it.
+    touched: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.refusals
+
+
+def _listing(paths: list[str]) -> str:
+    shown = ", ".join(paths[:MAX_LISTED_PATHS])
+    more = len(paths) - MAX_LISTED_PATHS
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def classify_changes(changes: list[Change]) -> PrScope:
+    """Sort a PR's changed files into submission folders; refuse anything else."""
+    scope = PrScope()
+    outside: list[str] = []
+    loose: list[str] = []
+    for change in changes:
+        parts = PurePosixPath(change.path).parts
+        if len(parts) < 3 or parts[0] != SUBMISSIONS_DIR:
+            (loose if parts and parts[0] == SUBMISSIONS_DIR else outside).append(change.path)
+            continue
+        sub_id = parts[1]
+        bucket = scope.deleted if change.status == "D" else scope.touched
+        bucket.setdefault(sub_id, []).append(change.path)
+        if sub_id not in scope.submission_ids:
+            scope.submission_ids.append(sub_id)
+    if outside:
+        scope.refusals.append(
+            f"the pull request changes {len(outside)} file(s) outside submissions/ "
+            f"({_listing(outside)}). A submission PR may only add files under "
+            "submissions/<id>/; send code, workflow, documentation or results changes in a "
+            "separate pull request.")
+        scope.refused_paths += outside
+    if loose:
+        scope.refusals.append(
+            f"the pull request changes file(s) directly under submissions/ ({_listing(loose)}); "
+            "every file of a submission lives in its own folder submissions/<id>/.")
+        scope.refused_paths += loose
+    if len(scope.submission_ids) > 1:
+        scope.refusals.append(
+            f"the pull request touches {len(scope.submission_ids)} submission folders "
+            f"({_listing(scope.submission_ids)}); open one pull request per submission, and "
+            "leave other people's submissions alone.")
+        scope.refused_paths += [p for ids in scope.submission_ids[1:]
+                                for p in scope.touched.get(ids, []) + scope.deleted.get(ids, [])]
+    bad_ids = [i for i in scope.submission_ids if not SUBMISSION_ID_RE.match(i)]
+    if bad_ids:
+        scope.refusals.append(
+            f"submission folder name(s) {_listing([repr(i) for i in bad_ids])} are not valid "
+            "ids: 2-63 characters, lower-case letters, digits, '.', '_' or '-', starting with "
+            "a letter or digit.")
+    if not scope.submission_ids and not scope.refusals:
+        scope.refusals.append("the pull request does not add or change any submission "
+                              "(no file under submissions/<id>/).")
+    return scope
+
+
+def check_removal(scope: PrScope, sub_id: str, head_entries: list[TreeEntry]) -> None:
+    """A PR that deletes a whole submission is a maintainer's decision, not a submission."""
+    if scope.deleted.get(sub_id) and not head_entries:
+        scope.refusals.append(
+            f"the pull request removes the submission {sub_id!r}; removing a submission is "
+            "done by the maintainers (open an issue).")
+        scope.refused_paths += scope.deleted[sub_id]
+
+
+def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
+    """Layout, file kinds and sizes of a submission folder at the PR's head.
+
+    Issues are reported with paths relative to ``submissions/`` (``<id>/runs/...``) like the
+    validator's. Returns False when the folder must not be read at all (oversized, too
+    many files, links or submodules), True when validation may go on. Every file at the
+    head is checked, touched by the PR or not: the whole folder must be valid.
+    """
+    prefix = f"{SUBMISSIONS_DIR}/{sub_id}/"
+    readable = True
+    total = 0
+    for entry in entries:
+        rel = entry.path[len(prefix):]
+        shown = f"{sub_id}/{rel}"
+        if entry.is_symlink:
+            report.add(shown, None, "symbolic links are not allowed in a submission; commit "
+                                    "the file itself")
+            readable = False
+            continue
+        if entry.is_submodule:
+            report.add(shown, None, "git submodules are not allowed in a submission")
+            readable = False
+            continue
+        total += entry.size
+        if entry.size > MAX_FILE_BYTES:
+            report.add(shown, None, f"file is {entry.size / 2**20:.1f} MiB, over the "
+                                    f"{MAX_FILE_BYTES // 2**20} MiB limit per file; compress "
+                                    "runs with gzip (.trec.gz)")
+            readable = False
+        first = PurePosixPath(rel).parts[0]
+        if rel == RESULTS_NAME:
+            continue  # checked against the scorer's own output later
+        if rel != METADATA_NAME and first != RUNS_DIR:
+            report.add(shown, None, "unexpected file: a submission holds metadata.yaml and "
+                                    "runs/<task id>/<role>.trec[.gz] only")
+    if len(entries) > MAX_FILES:
+        report.add(f"{sub_id}", None, f"{len(entries)} files, over the limit of {MAX_FILES}")
+        readable = False
+    if total > MAX_SUBMISSION_BYTES:
+        report.add(f"{sub_id}", None, f"the submission is {total / 2**20:.1f} MiB, over the "
+                                      f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit; compress "
+                                      "runs with gzip (.trec.gz)")
+        readable = False
+    return readable

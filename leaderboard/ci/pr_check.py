@@ -1,0 +1,261 @@
+"""`leaderboard ci pr-check`: everything a maintainer would check on a submission PR.
+
+1. Diff the PR's head against its merge base; refuse a PR that is not exactly one
+   submission folder (:mod:`leaderboard.ci.policy`).
+2. Measure the folder at the head commit (kinds of file, sizes, layout) from git objects,
+   then extract it into a temporary folder; nothing of the PR is executed or imported.
+3. Validate and score it with the engine (:func:`leaderboard.pipeline.check_submission`).
+4. Compare every scored task with the leaders committed on the base branch.
+5. Tell people: annotations on the offending file and line, a job summary, step outputs,
+   and a report folder (``report.json``, ``comment.md``, ``pr-number``, the scored
+   ``results.json``) that the workflow uploads for the comment job.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import github_action_utils as gha
+
+from leaderboard.ci.compare import CommittedResults, load_committed, standing
+from leaderboard.ci.git import (
+    TreeEntry,
+    changed_files,
+    extract,
+    merge_base,
+    read_blobs,
+    resolve_commit,
+    tree_entries,
+)
+from leaderboard.ci.policy import (
+    RESULTS_NAME,
+    SUBMISSIONS_DIR,
+    check_removal,
+    check_tree,
+    classify_changes,
+)
+from leaderboard.ci.render import comment_body, job_summary
+from leaderboard.ci.report import (
+    MAX_STORED_PROBLEMS,
+    CiReport,
+    Problem,
+    SubmissionCheck,
+    write_ci_report,
+)
+from leaderboard.pipeline import check_submission, results_for
+from leaderboard.report import Issue, Report
+from leaderboard.results import canonical_json, write_results
+
+Progress = Callable[[str], None]
+# Annotations: GitHub shows at most 10 errors and 10 warnings per step and 50 per job,
+# so more would only be noise; the log lists everything.
+MAX_ANNOTATIONS = 50
+MAX_ANNOTATIONS_PER_FILE = 10
+MAX_PROBLEMS_PER_FILE = 25
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass
+class PrCheckRequest:
+    repo: Path            # a clone with both commits (fetch-depth: 0)
+    base: str             # the base branch commit the PR targets
+    head: str             # the PR's head commit
+    data_dir: Path
+    pr_number: int | None = None
+    seed: int = 0
+
+
+def scorer_version() -> str:
+    from leaderboard import __version__
+
+    return f"followboard {__version__}"
+
+
+def _problems(issues: list[Issue]) -> list[Problem]:
+    """Errors first, then warnings; at most a few per file, paths from the repository root."""
+    out: list[Problem] = []
+    for severity in ("error", "warning"):
+        per_file: dict[str, int] = {}
+        for issue in issues:
+            if issue.severity != severity:
+                continue
+            per_file[issue.path] = per_file.get(issue.path, 0) + 1
+            if per_file[issue.path] > MAX_PROBLEMS_PER_FILE or len(out) >= MAX_STORED_PROBLEMS:
+                continue
+            out.append(Problem(path=f"{SUBMISSIONS_DIR}/{issue.path}"[:2000],
+                               line=issue.line if issue.line else None,
+                               message=issue.message[:2000], severity=severity))
+    return out
+
+
+def _check_results_json(entries: list[TreeEntry], touched: list[str], sub_id: str,
+                        expected: str | None, report: Report, repo: Path) -> str:
+    """A results.json the PR carries must be byte-identical to the scorer's output."""
+    path = f"{SUBMISSIONS_DIR}/{sub_id}/{RESULTS_NAME}"
+    if path not in touched:
+        return "absent"
+    entry = next((e for e in entries if e.path == path), None)
+    if entry is None:  # the PR deletes it: the scorer writes a fresh one after merge
+        return "absent"
+    if expected is None:
+        return "absent"  # not scored (invalid): the errors say why
+    (blob,) = read_blobs(repo, [entry.sha])
+    if blob == expected.encode("utf-8"):
+        return "matches"
+    report.add(f"{sub_id}/{RESULTS_NAME}", None,
+               "results.json differs from what the scorer computes from these runs; delete "
+               "it from the pull request (CI writes it after merge) or regenerate it with "
+               "`leaderboard score` at the base branch's version")
+    return "differs"
+
+
+def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
+                         touched: list[str], committed: CommittedResults, work: Path,
+                         out_dir: Path | None, progress: Progress) -> SubmissionCheck:
+    prefix = f"{SUBMISSIONS_DIR}/{sub_id}"
+    entries = tree_entries(req.repo, head, prefix)
+    report = Report()
+    readable = check_tree(sub_id, entries, report)
+    updates_existing = bool(tree_entries(req.repo, base, prefix))
+    model_name = None
+    standings = []
+    results_state = "absent"
+    if readable:
+        # The scorer's own results.json is never read from the PR: it is compared below.
+        to_extract = [e for e in entries if e.path != f"{prefix}/{RESULTS_NAME}"]
+        extract(req.repo, to_extract, SUBMISSIONS_DIR, work)
+        root = work / sub_id
+        root.mkdir(exist_ok=True)
+        outcome = check_submission(root, req.data_dir, score=True, progress=progress)
+        report.extend(outcome.report)
+        meta = outcome.submission.metadata
+        model_name = meta.model.name if meta is not None else None
+        if outcome.report.ok and not outcome.submission.files:
+            report.add(f"{sub_id}/runs", None, "no run files: add runs/<task id>/<role>.trec.gz")
+        expected = None
+        if report.ok and meta is not None and outcome.scores:
+            results = results_for(outcome)
+            expected = canonical_json(results.model_dump(mode="json", exclude_none=True))
+            system = results.systems[0]
+            for task in outcome.submission.tasks():
+                if task.id in outcome.scores:
+                    progress(f"comparing {sub_id} with the leader of {task.id}")
+                    standings.append(standing(task, system, committed, seed=req.seed))
+            if out_dir is not None:
+                write_results(out_dir / "results" / sub_id / RESULTS_NAME, results)
+        results_state = _check_results_json(entries, touched, sub_id, expected, report,
+                                            req.repo)
+    return SubmissionCheck(
+        id=sub_id, model_name=model_name, updates_existing=updates_existing,
+        valid=report.ok, n_errors=len(report.errors), n_warnings=len(report.warnings),
+        problems=_problems(report.issues), tasks=standings if report.ok else [],
+        results_json=results_state)  # type: ignore[arg-type]
+
+
+def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
+                 progress: Progress = _quiet) -> CiReport:
+    """Check a PR from git objects; writes only under ``out_dir`` (and a temporary folder)."""
+    base = resolve_commit(req.repo, req.base)
+    head = resolve_commit(req.repo, req.head)
+    fork_point = merge_base(req.repo, base, head)
+    scope = classify_changes(changed_files(req.repo, fork_point, head))
+    if scope.ok:
+        sub_id = scope.submission_ids[0]
+        check_removal(scope, sub_id, tree_entries(req.repo, head, f"{SUBMISSIONS_DIR}/{sub_id}"))
+    common = dict(pr_number=req.pr_number, base_sha=base, head_sha=head, merge_base=fork_point,
+                  scorer=scorer_version())
+    if not scope.ok:
+        return CiReport(status="refused", refusals=scope.refusals,
+                        refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], **common)
+    committed = load_committed(req.repo, base)
+    with tempfile.TemporaryDirectory(prefix="followboard-pr-") as tmp:
+        check = check_one_submission(req, head, base, sub_id,
+                                     scope.touched.get(sub_id, []), committed, Path(tmp),
+                                     out_dir, progress)
+    return CiReport(status="valid" if check.valid else "invalid", submissions=[check],
+                    comparison_notes=committed.problems[:50], **common)
+
+
+# --------------------------------------------------------------------------- reporting
+
+def _safe_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def emit_annotations(report: CiReport) -> int:
+    """``::error file=...,line=...::message`` for the first problems; returns how many."""
+    count = 0
+    for reason in report.refusals:
+        gha.error(reason, title="Pull request refused")
+        count += 1
+    for path in report.refused_paths[:MAX_ANNOTATIONS_PER_FILE]:
+        gha.error("not allowed in a submission pull request", title="Refused", file=path)
+        count += 1
+    for sub in report.submissions:
+        per_file: dict[str, int] = {}
+        for p in sub.problems:
+            per_file[p.path] = per_file.get(p.path, 0) + 1
+            if count >= MAX_ANNOTATIONS or per_file[p.path] > MAX_ANNOTATIONS_PER_FILE:
+                continue
+            emit = gha.error if p.severity == "error" else gha.warning
+            emit(p.message, file=p.path, line=p.line)
+            count += 1
+    return count
+
+
+def print_log(report: CiReport, stream=None) -> None:
+    """A plain listing for the job log. Inside Actions, workflow commands are suspended
+    while it prints, so text quoted from a run file cannot act as a command."""
+    stream = stream or sys.stdout
+    in_actions = gha.is_github_action()
+    token = gha.begin_stop_commands() if in_actions else None
+    try:
+        for reason in report.refusals:
+            print(f"refused: {_safe_line(reason)}", file=stream)
+        for sub in report.submissions:
+            for p in sub.problems:
+                where = f"{p.path}:{p.line}" if p.line else p.path
+                kind = "" if p.severity == "error" else "warning: "
+                print(_safe_line(f"{where}: {kind}{p.message}"), file=stream)
+            shown = len(sub.problems)
+            if sub.n_errors + sub.n_warnings > shown:
+                print(f"... and {sub.n_errors + sub.n_warnings - shown} more", file=stream)
+            for t in sub.tasks:
+                score = "n/a" if t.primary is None else f"{t.primary * 100:.1f}"
+                print(_safe_line(f"{sub.id} {t.task}: {t.primary_metric} {score}, "
+                                 f"{t.tier or 'not tested'}"), file=stream)
+        stream.flush()
+    finally:
+        if token is not None:
+            stream.flush()
+            gha.end_stop_commands(token)
+    ids = ", ".join(s.id for s in report.submissions) or "-"
+    print(f"pr-check: {report.status} ({ids})", file=stream)
+
+
+def write_outputs(report: CiReport, out_dir: Path | None) -> None:
+    """Report folder, step outputs and job summary (each only where it is configured)."""
+    comment = comment_body(report)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_ci_report(out_dir / "report.json", report)
+        (out_dir / "comment.md").write_text(comment, encoding="utf-8")
+        (out_dir / "pr-number").write_text(
+            f"{report.pr_number}\n" if report.pr_number is not None else "", encoding="utf-8")
+    if os.environ.get("GITHUB_OUTPUT"):
+        gha.set_output("status", report.status)
+        gha.set_output("valid", "true" if report.status == "valid" else "false")
+        gha.set_output("submission", ",".join(s.id for s in report.submissions))
+        gha.set_output("pr-number", "" if report.pr_number is None else str(report.pr_number))
+        if out_dir is not None:
+            gha.set_output("report-dir", str(out_dir))
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        gha.append_job_summary(job_summary(report))

@@ -1,0 +1,68 @@
+"""What the privileged comment job re-derives itself instead of trusting the artifact.
+
+The check job runs on the PR's merge commit, so a PR that edits the workflow or the
+checker could make its artifact claim anything. The comment job therefore asks the GitHub
+API which files the PR changes (``gh api repos/O/R/pulls/N/files --jq '.[] | {status,
+filename, previous_filename}'``, one JSON object per line) and applies the same scope
+rules with the default branch's code. A PR that touches anything but one submission folder
+is reported as refused whatever its artifact says, so "valid" in a comment can only come
+from a run of the project's own, unmodified checker.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from leaderboard.ci.git import Change
+from leaderboard.ci.policy import classify_changes
+from leaderboard.ci.report import MAX_STORED_PROBLEMS, CiReport
+
+API_STATUS = {"added": "A", "modified": "M", "changed": "M", "removed": "D", "renamed": "A",
+              "copied": "A", "unchanged": "M"}
+MAX_API_FILES = 3000  # the API lists at most 3000 files of a pull request
+
+
+class PrFilesError(ValueError):
+    pass
+
+
+def read_api_files(path: Path) -> list[Change]:
+    """Changes from the API's file list (JSON lines); a rename is a delete plus an add."""
+    changes: list[Change] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PrFilesError(f"{path}: cannot read: {exc}") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            status, filename = item["status"], item["filename"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise PrFilesError(f"{path}:{number}: expected {{\"status\", \"filename\"}}") from None
+        if not isinstance(filename, str) or status not in API_STATUS:
+            raise PrFilesError(f"{path}:{number}: unexpected status {status!r}")
+        changes.append(Change(API_STATUS[status], filename))
+        previous = item.get("previous_filename")
+        if status == "renamed" and isinstance(previous, str):
+            changes.append(Change("D", previous))
+    if len(changes) >= MAX_API_FILES:
+        # The list may be cut short; refuse rather than judge an incomplete list.
+        changes.append(Change("A", "(more files than the API lists)"))
+    return changes
+
+
+def apply_trusted_scope(report: CiReport, changes: list[Change]) -> CiReport:
+    """The report, or a refusal when the API's file list says the PR is out of scope."""
+    scope = classify_changes(changes)
+    reported_ids = [s.id for s in report.submissions]
+    if scope.ok and (report.status == "refused" or reported_ids == scope.submission_ids[:1]):
+        return report
+    refusals = scope.refusals or [
+        f"the check's report is about {', '.join(reported_ids) or 'no submission'}, but the "
+        f"pull request changes {', '.join(scope.submission_ids)}; push again to re-run the check."]
+    return report.model_copy(update=dict(
+        status="refused", refusals=refusals[:50],
+        refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], submissions=[]))

@@ -1,0 +1,172 @@
+"""`leaderboard ci`: the steps of the GitHub Actions workflows, runnable anywhere.
+
+``pr-check`` checks a submission pull request from git objects, ``comment-body`` renders
+(and re-validates) the report for the PR comment, and ``score-pending`` writes the
+results.json of merged submissions. The logic lives in :mod:`leaderboard.ci`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from leaderboard.commands import add_data_dir, new_command
+
+
+def _optional_int(text: str) -> int | None:
+    """An integer, or nothing for an empty string (a missing Actions expression)."""
+    text = text.strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return int(text)
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "ci", "steps of the GitHub Actions workflows (PR check, comment, scoring)",
+        "The steps the workflows in .github/workflows/ run, as commands that behave the same "
+        "on a laptop. Inside Actions they also write annotations, step outputs "
+        "($GITHUB_OUTPUT) and the job summary ($GITHUB_STEP_SUMMARY).",
+        "  leaderboard ci pr-check --base origin/main --head HEAD --out pr-report")
+    steps = p.add_subparsers(dest="ci_command", metavar="STEP")
+    steps.required = True
+
+    check = new_command(
+        steps, "pr-check", "check a submission pull request (exit 0 valid, 1 invalid/refused)",
+        "Diff HEAD against its merge base with BASE; refuse a PR that changes anything but one "
+        "folder submissions/<id>/; check file kinds and sizes from git objects; validate and "
+        "score the submission; compare each task with the leader committed at BASE. Writes "
+        "report.json, comment.md, pr-number and the scored results.json under --out.",
+        "  leaderboard ci pr-check --base \"$BASE_SHA\" --head \"$HEAD_SHA\" --pr-number 42 "
+        "--out pr-report")
+    check.add_argument("--base", required=True, metavar="COMMIT",
+                       help="the base branch commit the pull request targets")
+    check.add_argument("--head", required=True, metavar="COMMIT",
+                       help="the pull request's head commit")
+    check.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
+                       help="the git repository (default: .)")
+    check.add_argument("--pr-number", type=_optional_int, default=None, metavar="N")
+    check.add_argument("--out", type=Path, default=None, metavar="DIR",
+                       help="report folder to upload as an artifact")
+    check.add_argument("--seed", type=int, default=0, help="seed of the significance tests")
+    check.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_data_dir(check)
+    check.set_defaults(handler=run_pr_check_cmd)
+
+    body = new_command(
+        steps, "comment-body", "render the PR comment from a pr-check report.json",
+        "Validate a report.json strictly (it may come from an untrusted artifact) and write "
+        "the sticky comment's Markdown. With --expect-pr / --expect-head, refuse a report "
+        "about another pull request or commit; with --pr-files, re-check the PR's scope from "
+        "the API's file list. Sets the step outputs pr-number and status.",
+        "  leaderboard ci comment-body pr-report/report.json --out comment.md")
+    body.add_argument("report", type=Path, metavar="REPORT_JSON")
+    body.add_argument("--out", type=Path, default=None, metavar="FILE",
+                      help="write here instead of standard output")
+    body.add_argument("--expect-pr", type=_optional_int, default=None, metavar="N",
+                      help="the PR number the triggering run belongs to (empty: unknown)")
+    body.add_argument("--expect-head", default=None, metavar="SHA",
+                      help="the head commit the triggering run checked")
+    body.add_argument("--pr-files", type=Path, default=None, metavar="JSONL",
+                      help="the PR's changed files from the GitHub API (one {status, filename} "
+                           "object per line): the PR's scope is re-checked from this list")
+    body.set_defaults(handler=run_comment_body_cmd)
+
+    pending = new_command(
+        steps, "score-pending", "score merged submissions whose results.json is due",
+        "Score, in the working tree, every submission whose files changed between --before "
+        "and --after and every submission without a results.json. Sets the step outputs "
+        "scored (comma-separated ids) and failed.",
+        "  leaderboard ci score-pending --before \"$BEFORE\" --after \"$AFTER\"")
+    pending.add_argument("--before", default=None, metavar="COMMIT")
+    pending.add_argument("--after", default=None, metavar="COMMIT")
+    pending.add_argument("--repo", type=Path, default=Path("."), metavar="DIR")
+    pending.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_data_dir(pending)
+    pending.set_defaults(handler=run_score_pending_cmd)
+
+
+def _progress(quiet: bool):  # noqa: ANN202
+    from leaderboard.pipeline import stderr_progress
+
+    return (lambda _m: None) if quiet else stderr_progress
+
+
+def run_pr_check_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.ci.pr_check import (
+        PrCheckRequest,
+        emit_annotations,
+        print_log,
+        run_pr_check,
+        write_outputs,
+    )
+    from leaderboard.data import resolve_data_dir
+
+    req = PrCheckRequest(repo=args.repo, base=args.base, head=args.head,
+                         data_dir=resolve_data_dir(args.data_dir), pr_number=args.pr_number,
+                         seed=args.seed)
+    report = run_pr_check(req, args.out, _progress(args.quiet))
+    emit_annotations(report)
+    print_log(report)
+    write_outputs(report, args.out)
+    return 0 if report.status == "valid" else 1
+
+
+def run_comment_body_cmd(args: argparse.Namespace) -> int:
+    import github_action_utils as gha
+
+    from leaderboard.ci.render import comment_body
+    from leaderboard.ci.report import read_ci_report
+
+    report = read_ci_report(args.report)
+    if args.expect_pr is not None and report.pr_number != args.expect_pr:
+        print(f"{args.report}: the report is about PR {report.pr_number}, but the run belongs "
+              f"to PR {args.expect_pr}; not commenting", file=sys.stderr)
+        return 1
+    if args.expect_head and report.head_sha != args.expect_head.strip().lower():
+        print(f"{args.report}: the report is about commit {report.head_sha}, but the run "
+              f"checked {args.expect_head}; not commenting", file=sys.stderr)
+        return 1
+    if report.pr_number is None:
+        print(f"{args.report}: the report has no PR number; not commenting", file=sys.stderr)
+        return 1
+    if args.pr_files is not None:
+        from leaderboard.ci.trusted import apply_trusted_scope, read_api_files
+
+        report = apply_trusted_scope(report, read_api_files(args.pr_files))
+    text = comment_body(report)
+    if args.out is not None:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if os.environ.get("GITHUB_OUTPUT"):
+        gha.set_output("pr-number", str(report.pr_number))
+        gha.set_output("status", report.status)
+    return 0
+
+
+def run_score_pending_cmd(args: argparse.Namespace) -> int:
+    import github_action_utils as gha
+
+    from leaderboard.ci.pending import pending_submissions, score_pending
+    from leaderboard.data import resolve_data_dir
+
+    ids = pending_submissions(args.repo, args.before, args.after)
+    if not ids:
+        print("score-pending: no submission needs scoring")
+    outcome = score_pending(args.repo, ids, resolve_data_dir(args.data_dir),
+                            _progress(args.quiet))
+    for line in outcome.report.lines():
+        print(line)
+    for sub_id in outcome.scored:
+        print(f"{sub_id}: scored -> submissions/{sub_id}/results.json")
+    for sub_id in outcome.failed:
+        print(f"{sub_id}: NOT scored (see the errors above)")
+    if os.environ.get("GITHUB_OUTPUT"):
+        gha.set_output("scored", ",".join(outcome.scored))
+        gha.set_output("failed", ",".join(outcome.failed))
+    return 1 if outcome.failed else 0

@@ -1,0 +1,490 @@
+"""`leaderboard ci`: the PR check end to end in a throwaway git repository, the comment.
+
+Each test builds a small project in a temporary git repository: a base commit with a
+verified submission (scored here from the real FollowTable WTR judgments), a reported
+results file and a placeholder code file; then a PR commit on a branch. The PR check runs
+through the real command line with fake $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from leaderboard.ci import policy
+from leaderboard.ci.git import Change
+from leaderboard.ci.policy import classify_changes
+from leaderboard.ci.render import COMMENT_MARKER, comment_body, md
+from leaderboard.ci.report import (
+    CiReport,
+    CiReportError,
+    Problem,
+    SubmissionCheck,
+    TaskStanding,
+    read_ci_report,
+)
+from leaderboard.cli import main
+from leaderboard.data import load_task_data
+from leaderboard.pipeline import score_submission
+from leaderboard.registry import get_task
+from leaderboard.results import (
+    ModelInfo,
+    ResultsFile,
+    Source,
+    SystemResult,
+    TaskScores,
+    read_results,
+    write_results,
+)
+from tests.conftest import write_run
+
+TASK = "followtable/wtr"
+RUNS = f"runs/{TASK}"
+
+
+# --------------------------------------------------------------------------- helpers
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def commit_all(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def metadata(sub_id: str, name: str, contact: bool = True) -> str:
+    text = (f"id: {sub_id}\nmodel:\n  name: {name}\n  type: other\n"
+            "produced_by: tests/test_ci.py, runs built from the WTR judgments\n")
+    return text + ("contact: FollowBoard tests\n" if contact else "")
+
+
+def wtr_rows(data, quality: str) -> dict[str, list[tuple[str, str, float]]]:
+    """Runs from the judgments. "good": judged-relevant tables first (for the altered run
+    the instruction's positives first and the tables it rules out last). "weak": the same
+    tables behind 10 fillers, the ruled-out tables above the positives. "bad": a good
+    original run, but the altered run puts the ruled-out tables first and the positives
+    last (it follows the instruction backwards)."""
+    fillers_all = [str(d) for d in data.doc_ids[:40]]
+    rows: dict[str, list[tuple[str, str, float]]] = {}
+    for role in ("original", "altered"):
+        out = []
+        for q in data.roles[role].query_ids:
+            relevant = sorted(d for d, g in data.roles[role].qrels.get(q, {}).items() if g > 0)
+            ruled_out = sorted(data.changed.get(q, [])) if role == "altered" else []
+            fillers = [d for d in fillers_all if d not in relevant and d not in ruled_out][:20]
+            if quality == "good":
+                order = relevant + fillers + ruled_out
+            elif quality == "weak":
+                order = fillers[:10] + ruled_out + relevant + fillers[10:]
+            elif role == "original":
+                order = relevant + fillers
+            else:
+                order = ruled_out + fillers + relevant
+            out += [(q, d, float(len(order) - i)) for i, d in enumerate(order)]
+        rows[role] = out
+    return rows
+
+
+def write_submission(root: Path, sub_id: str, name: str, data, quality: str,
+                     compress: bool = True, contact: bool = True) -> Path:
+    folder = root / "submissions" / sub_id
+    (folder / RUNS).mkdir(parents=True, exist_ok=True)
+    (folder / "metadata.yaml").write_text(metadata(sub_id, name, contact), encoding="utf-8")
+    ext = ".trec.gz" if compress else ".trec"
+    for role, rows in wtr_rows(data, quality).items():
+        write_run(folder / RUNS / f"{role}{ext}", rows, tag=sub_id, compress=compress)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def wtr(data_dir: Path):
+    return load_task_data(get_task(TASK), data_dir)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, data_dir: Path, wtr) -> tuple[Path, str]:
+    """A base repository: one scored verified submission, one reported row, some code."""
+    repo = tmp_path_factory.mktemp("template") / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "tests@followboard.invalid")
+    git(repo, "config", "user.name", "FollowBoard tests")
+    (repo / "leaderboard").mkdir()
+    (repo / "leaderboard" / "__init__.py").write_text('"""placeholder"""\n')
+    old = write_submission(repo, "old-model", "Old Model", wtr, quality="weak")
+    outcome = score_submission(old, data_dir)
+    assert outcome.results_path is not None, outcome.report.lines()
+    old_irs = outcome.scores[TASK].metrics["IRS"]
+    # A reported row (no per-query scores) carrying a figure measured above, so the
+    # comment's "best reported" column has something real to show.
+    reported = ResultsFile(kind="reported", systems=[SystemResult(
+        system_id="paper-model", model=ModelInfo(name="Paper Model"), provenance="reported",
+        source=Source(kind="paper", citation="test fixture"),
+        tasks={TASK: TaskScores(metrics={"IRS": old_irs})})])
+    write_results(repo / "results" / "reported" / "paper.json", reported)
+    base = commit_all(repo, "base")
+    return repo, base
+
+
+@pytest.fixture
+def repo(template, tmp_path: Path) -> tuple[Path, str]:
+    src, base = template
+    dst = tmp_path / "repo"
+    shutil.copytree(src, dst, symlinks=True)
+    git(dst, "checkout", "-q", "-b", "pr")
+    return dst, base
+
+
+@pytest.fixture
+def actions_env(tmp_path: Path, monkeypatch) -> dict[str, Path]:
+    files = {"output": tmp_path / "github_output", "summary": tmp_path / "step_summary"}
+    for f in files.values():
+        f.write_text("")
+    monkeypatch.setenv("GITHUB_OUTPUT", str(files["output"]))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(files["summary"]))
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    return files
+
+
+def outputs(path: Path) -> dict[str, str]:
+    """Parse a $GITHUB_OUTPUT file (name<<delimiter ... delimiter records)."""
+    values: dict[str, str] = {}
+    lines = path.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        name, _, delim = lines[i].partition("<<")
+        end = lines.index(delim, i + 1)
+        values[name] = "\n".join(lines[i + 1:end])
+        i = end + 1
+    return values
+
+
+def pr_check(repo: Path, base: str, head: str, out: Path, data_dir: Path, *extra: str) -> int:
+    return main(["ci", "pr-check", "--repo", str(repo), "--base", base, "--head", head,
+                 "--pr-number", "7", "--out", str(out), "--data-dir", str(data_dir),
+                 "--quiet", *extra])
+
+
+# --------------------------------------------------------------------------- end to end
+
+def test_valid_submission_gets_scores_tier_and_comment(repo, wtr, data_dir, actions_env,
+                                                       tmp_path, capsys):
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    head = commit_all(root, "add new-model")
+    out = tmp_path / "report"
+
+    assert pr_check(root, base, head, out, data_dir) == 0
+    stdout = capsys.readouterr().out
+    assert "::error" not in stdout
+    assert "pr-check: valid (new-model)" in stdout
+
+    got = outputs(actions_env["output"])
+    assert got["status"] == "valid" and got["valid"] == "true"
+    assert got["submission"] == "new-model" and got["pr-number"] == "7"
+
+    report = read_ci_report(out / "report.json")
+    (sub,) = report.submissions
+    assert sub.valid and not sub.updates_existing and sub.results_json == "absent"
+    (row,) = sub.tasks
+    results = read_results(out / "results" / "new-model" / "results.json")
+    irs = results.systems[0].tasks[TASK].metrics["IRS"]
+    assert row.primary == pytest.approx(irs)
+    # Relevant tables first beats relevant tables behind fillers on 267 queries.
+    assert row.tier == "leader" and row.previous_leader == "Old Model"
+    assert row.n_competitors == 1 and row.best_reported == "Paper Model"
+
+    comment = (out / "comment.md").read_text()
+    assert comment.startswith(COMMENT_MARKER)
+    assert "FollowBoard check: ✅ valid and scored" in comment
+    assert "#### FollowTable" in comment
+    assert f"| `{TASK}` | {irs * 100:.1f} |" in comment
+    assert "🥇 leader" in comment and "Old Model" in comment
+    assert (out / "pr-number").read_text().strip() == "7"
+
+    summary = actions_env["summary"].read_text()
+    assert f"| `{TASK}` | {irs * 100:.1f} |" in summary
+    assert COMMENT_MARKER not in summary
+
+    # The comment job re-renders the same comment from the report, after cross-checks.
+    body = tmp_path / "body.md"
+    assert main(["ci", "comment-body", str(out / "report.json"), "--out", str(body),
+                 "--expect-pr", "7", "--expect-head", head]) == 0
+    assert body.read_text() == comment
+    assert main(["ci", "comment-body", str(out / "report.json"), "--expect-pr", "8"]) == 1
+    assert main(["ci", "comment-body", str(out / "report.json"),
+                 "--expect-head", base]) == 1
+
+
+def test_weaker_submission_is_below_the_leader_with_a_p_value(repo, wtr, data_dir,
+                                                              actions_env, tmp_path):
+    root, base = repo
+    write_submission(root, "bad-model", "Bad Model", wtr, quality="bad", compress=False)
+    head = commit_all(root, "add bad-model")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 0  # valid, just not good
+    (row,) = read_ci_report(out / "report.json").submissions[0].tasks
+    assert row.n_competitors == 1 and row.previous_leader == "Old Model"
+    assert row.tier == "below leader"
+    assert row.p_adjusted is not None and row.p_adjusted < 0.05
+    assert row.effect is not None and row.ci_high is not None and row.effect < 0
+    comment = (out / "comment.md").read_text()
+    assert "| below leader |" in comment and f"{row.effect * 100:+.1f}" in comment
+
+
+def test_identical_rankings_tie_and_the_smaller_id_leads(repo, wtr, data_dir, actions_env,
+                                                         tmp_path):
+    root, base = repo
+    write_submission(root, "another-weak", "Another Weak", wtr, quality="weak")
+    head = commit_all(root, "add another-weak")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 0
+    (row,) = read_ci_report(out / "report.json").submissions[0].tasks
+    # Same per-query scores as the committed old-model: ties go to the smaller id.
+    assert row.tier == "leader" and row.p_value is None
+
+
+def test_broken_submission_gets_annotations_and_fails(repo, wtr, data_dir, actions_env,
+                                                      tmp_path, capsys):
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good", compress=False,
+                              contact=False)
+    altered = folder / RUNS / "altered.trec"
+    lines = altered.read_text().splitlines(keepends=True)
+    lines[2] = lines[2].rsplit(" ", 2)[0] + " high test\n"  # line 3: score is not a number
+    altered.write_text("".join(lines))
+    head = commit_all(root, "add a broken new-model")
+    out = tmp_path / "report"
+
+    assert pr_check(root, base, head, out, data_dir) == 1
+    stdout = capsys.readouterr().out
+    assert re.search(r"^::error file=submissions/new-model/runs/followtable/wtr/altered\.trec,"
+                     r"line=3::score 'high' is not a number", stdout, re.M), stdout
+    assert re.search(r"^::error file=submissions/new-model/metadata\.yaml::contact", stdout,
+                     re.M), stdout
+    assert "pr-check: invalid (new-model)" in stdout
+    got = outputs(actions_env["output"])
+    assert got["status"] == "invalid" and got["valid"] == "false"
+
+    report = read_ci_report(out / "report.json")
+    (sub,) = report.submissions
+    assert not sub.valid and sub.tasks == [] and sub.n_errors >= 2
+    comment = (out / "comment.md").read_text()
+    assert "❌ not valid" in comment
+    assert "`submissions/new-model/runs/followtable/wtr/altered.trec:3`" in comment
+    assert not (out / "results").exists()
+
+
+def test_pr_that_also_edits_code_or_another_submission_is_refused(repo, wtr, data_dir,
+                                                                  actions_env, tmp_path,
+                                                                  capsys):
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    (root / "leaderboard" / "__init__.py").write_text("import os  # sneaky\n")
+    meta = root / "submissions" / "old-model" / "metadata.yaml"
+    meta.write_text(meta.read_text().replace("Old Model", "Renamed"))
+    head = commit_all(root, "add new-model and change other things")
+    out = tmp_path / "report"
+
+    assert pr_check(root, base, head, out, data_dir) == 1
+    stdout = capsys.readouterr().out
+    assert re.search(r"^::error title=Refused,file=leaderboard/__init__\.py::", stdout, re.M)
+    report = read_ci_report(out / "report.json")
+    assert report.status == "refused" and report.submissions == []
+    reasons = " ".join(report.refusals)
+    assert "outside submissions/ (leaderboard/__init__.py)" in reasons
+    assert "touches 2 submission folders (new-model, old-model)" in reasons
+    assert outputs(actions_env["output"])["status"] == "refused"
+    comment = (out / "comment.md").read_text()
+    assert "⛔ refused" in comment and "separate pull request" in comment
+
+
+def test_symlinks_stray_files_and_oversized_files_are_rejected_unread(
+        repo, wtr, data_dir, actions_env, tmp_path, capsys, monkeypatch):
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    os.symlink("/etc/passwd", folder / RUNS / "notes.trec")
+    (folder / "README.md").write_text("hello\n")
+    monkeypatch.setattr(policy, "MAX_FILE_BYTES", 1000)
+    head = commit_all(root, "add new-model with extras")
+    out = tmp_path / "report"
+
+    assert pr_check(root, base, head, out, data_dir) == 1
+    report = read_ci_report(out / "report.json")
+    problems = {(p.path, p.message.split(";")[0]) for p in report.submissions[0].problems}
+    assert ("submissions/new-model/runs/followtable/wtr/notes.trec",
+            "symbolic links are not allowed in a submission") in problems
+    assert any(p == "submissions/new-model/README.md" and m.startswith("unexpected file")
+               for p, m in problems)
+    assert any(p.endswith("altered.trec.gz") and "over the 0 MiB limit per file" in m
+               for p, m in problems)
+
+
+def test_results_json_in_the_pr_must_be_what_the_scorer_writes(repo, wtr, data_dir,
+                                                               actions_env, tmp_path):
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    head = commit_all(root, "add new-model")
+    first = tmp_path / "first"
+    assert pr_check(root, base, head, first, data_dir) == 0
+    scored = (first / "results" / "new-model" / "results.json").read_bytes()
+
+    (folder / "results.json").write_bytes(scored)
+    head = commit_all(root, "add the scorer's results.json")
+    out = tmp_path / "same"
+    assert pr_check(root, base, head, out, data_dir) == 0
+    assert read_ci_report(out / "report.json").submissions[0].results_json == "matches"
+
+    data = json.loads(scored)
+    data["systems"][0]["tasks"][TASK]["metrics"]["IRS"] += 0.25
+    (folder / "results.json").write_text(json.dumps(data))
+    head = commit_all(root, "improve the score by hand")
+    out = tmp_path / "edited"
+    assert pr_check(root, base, head, out, data_dir) == 1
+    sub = read_ci_report(out / "report.json").submissions[0]
+    assert sub.results_json == "differs"
+    assert any(p.path == "submissions/new-model/results.json" for p in sub.problems)
+
+
+def test_score_pending_writes_results_of_merged_submissions(repo, wtr, data_dir, tmp_path,
+                                                            capsys):
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    head = commit_all(root, "merge new-model")
+    old_results = (root / "submissions" / "old-model" / "results.json").read_bytes()
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after", head,
+                 "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "new-model: scored" in capsys.readouterr().out
+    assert read_results(root / "submissions" / "new-model" / "results.json").systems[0] \
+        .tasks[TASK].metrics["IRS"] > 0
+    assert (root / "submissions" / "old-model" / "results.json").read_bytes() == old_results
+    assert git(root, "status", "--porcelain") == "?? submissions/new-model/results.json"
+
+
+# --------------------------------------------------------------------------- units
+
+@pytest.mark.parametrize(("paths", "expected"), [
+    (["submissions/a-model/metadata.yaml"], None),
+    (["submissions/a-model/runs/x", ".github/workflows/pr.yml"], "outside submissions/"),
+    (["submissions/README.md"], "directly under submissions/"),
+    (["submissions/a-model/x", "submissions/b-model/y"], "touches 2 submission folders"),
+    (["submissions/Bad Name/metadata.yaml"], "not valid ids"),
+    (["results/reported/paper.json"], "outside submissions/"),
+])
+def test_pr_scope_rules(paths, expected):
+    scope = classify_changes([Change("A", p) for p in paths])
+    if expected is None:
+        assert scope.ok and scope.submission_ids == ["a-model"]
+    else:
+        assert not scope.ok and expected in " ".join(scope.refusals)
+
+
+def _report(**overrides) -> CiReport:
+    base = dict(status="invalid", pr_number=3, base_sha="a" * 40, head_sha="b" * 40,
+                merge_base="c" * 40, scorer="followboard test")
+    base.update(overrides)
+    return CiReport(**base)
+
+
+def test_comment_escapes_untrusted_text():
+    nasty = "<img src=x onerror=alert(1)> @everyone [click](https://evil.example) | x"
+    sub = SubmissionCheck(id="new-model", model_name=nasty, valid=False, n_errors=1,
+                          n_warnings=0, problems=[Problem(path="submissions/new-model/x`y",
+                                                          line=2, message=nasty)])
+    text = comment_body(_report(submissions=[sub]))
+    assert "<img" not in text and "&lt;img" in text
+    assert "@everyone" not in text and "@\u200beveryone" in text
+    assert "](https://evil" not in text
+    assert md("a|b") == "a\\|b"
+
+
+def test_comment_stays_under_githubs_limit_and_says_it_was_cut():
+    long = "x" * 1900
+    problems = [Problem(path=f"submissions/new-model/runs/pi-indic-val150/t2/hin-ben/run{i}.trec",
+                        line=i + 1, message=long) for i in range(200)]
+    tasks = [TaskStanding(task=f"pi-indic-val150/t2/{i}", primary_metric="RR@10", primary=0.5,
+                          headline_metric="R@1", headline=0.4, note=long)
+             for i in range(3000)]
+    sub = SubmissionCheck(id="new-model", model_name="M", valid=False, n_errors=5000,
+                          n_warnings=0, problems=problems, tasks=tasks)
+    text = comment_body(_report(submissions=[sub]))
+    assert len(text) <= 65_536
+    assert text.startswith(COMMENT_MARKER)
+    assert "more task(s)" in text or "truncated" in text
+
+
+@pytest.mark.parametrize("change", [
+    {"pr_number": "7"}, {"pr_number": 7.0}, {"pr_number": True}, {"pr_number": -1},
+    {"head_sha": "HEAD"}, {"unexpected": 1}, {"status": "great"},
+])
+def test_report_from_an_artifact_is_validated_strictly(tmp_path, change):
+    good = _report().model_dump(mode="json")
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps({**good, **change}))
+    with pytest.raises(CiReportError, match="not a FollowBoard CI report"):
+        read_ci_report(path)
+    path.write_text(json.dumps(good))
+    assert read_ci_report(path).pr_number == 3
+
+
+def test_comment_job_rechecks_the_pr_scope_from_the_api_file_list(tmp_path: Path, capsys):
+    sub = SubmissionCheck(id="new-model", model_name="New Model", valid=True, n_errors=0,
+                          n_warnings=0)
+    report_path = tmp_path / "report.json"
+    report_path.write_text(_report(status="valid", submissions=[sub]).model_dump_json())
+    files = tmp_path / "files.jsonl"
+
+    def body(*lines: dict) -> str:
+        files.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        out = tmp_path / "comment.md"
+        assert main(["ci", "comment-body", str(report_path), "--pr-files", str(files),
+                     "--out", str(out)]) == 0
+        return out.read_text()
+
+    honest = body({"status": "added", "filename": "submissions/new-model/metadata.yaml"},
+                  {"status": "added", "filename": "submissions/new-model/runs/x/original.trec"})
+    assert "✅ valid and scored" in honest
+    # A PR whose own (edited) workflow claimed "valid" is refused by the trusted job.
+    sneaky = body({"status": "added", "filename": "submissions/new-model/metadata.yaml"},
+                  {"status": "modified", "filename": ".github/workflows/pr-validate.yml"})
+    assert "⛔ refused" in sneaky and "✅" not in sneaky
+    assert ".github/workflows/pr-validate.yml" in sneaky
+    moved = body({"status": "renamed", "filename": "submissions/new-model/runs/a.trec",
+                  "previous_filename": "submissions/old-model/runs/a.trec"})
+    assert "touches 2 submission folders" in moved
+    other = body({"status": "added", "filename": "submissions/other-model/metadata.yaml"})
+    assert "⛔ refused" in other and "report is about new-model" in other
+    files.write_text('{"status": "exploded", "filename": "x"}\n')
+    assert main(["ci", "comment-body", str(report_path), "--pr-files", str(files)]) == 1
+    assert "unexpected status 'exploded'" in capsys.readouterr().err
+
+
+def test_log_cannot_smuggle_workflow_commands(monkeypatch, capsys):
+    from leaderboard.ci.pr_check import emit_annotations, print_log
+
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    evil = "bad line\n::add-mask::x\n::error file=README.md::fake"
+    sub = SubmissionCheck(id="new-model", valid=False, n_errors=1, n_warnings=0,
+                          problems=[Problem(path="submissions/new-model/runs/a.trec", line=4,
+                                            message=evil)])
+    report = _report(submissions=[sub])
+    print_log(report)
+    emit_annotations(report)
+    lines = capsys.readouterr().out.splitlines()
+    stop = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands"))
+    token = lines[stop].split("::")[2]
+    resume = lines.index(f"::{token}::")
+    outside = lines[:stop] + lines[resume + 1:]
+    assert not any(line.startswith(("::add-mask", "::error file=README.md")) for line in outside)
+    # The annotation itself carries the text escaped onto one line.
+    assert ("::error file=submissions/new-model/runs/a.trec,line=4::bad line%0A::add-mask::x"
+            "%0A::error file=README.md::fake") in outside
