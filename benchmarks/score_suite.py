@@ -1,0 +1,411 @@
+"""Time validating and scoring a whole submission at the real shapes of all four benchmarks.
+
+Not a test: it prints figures. A synthetic submission covers every task of the registry:
+
+* FollowTable (WTR, TArX, IndusTR, WQT): the real data, 1000 tables per query;
+* FollowIR (Robust04 52 queries, News21 32, Core17 20) and mFollowIR (fas 40, rus 40,
+  zho 43; multilingual and cross-lingual): synthetic collections in the Hugging Face
+  layout with 1000-document pools (the real ones are on the Hub only), whole pools ranked;
+* PI-Indic val150 T1-T3 (288 tasks): the real data, the 150-item corpus ranked per query;
+  T4 (12 tasks): 300 predictions each.
+
+Runs are "relevant first, then random" so scores are non-trivial. Building is not timed.
+Scoring runs in a fresh Python process (``leaderboard.pipeline.score_submission``, the
+work behind ``leaderboard score``) so its peak memory (ru_maxrss) is its own. Then the
+engine's p-MRR and IRS are timed against a straightforward per-document Python version
+(dict lookups per document, as the plain references in
+tests/test_followtable_reference.py) on the same parsed runs, and the results compared.
+
+    .venv/bin/python benchmarks/score_suite.py                  # build in a temp dir, score
+    .venv/bin/python benchmarks/score_suite.py --work /tmp/suite --keep   # reuse later
+    .venv/bin/python benchmarks/score_suite.py --work /tmp/suite --profile out.prof
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import os
+import platform
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+from fixtures.mteb_collection import write_collection  # noqa: E402
+from leaderboard.registry import Task, all_tasks  # noqa: E402
+
+SUBMISSION_ID = "synthetic-suite"
+# Query counts of the Hugging Face collections (FollowIR Table 1, mFollowIR Table 1).
+FOLLOWIR_QUERIES = {"robust04": 52, "news21": 32, "core17": 20}
+MFOLLOWIR_QUERIES = {"fas": 40, "rus": 40, "zho": 43}
+POOL_SIZE = 1000
+MANIFEST = "manifest.json"
+
+
+def default_shared_data() -> Path:
+    return Path(os.environ.get("LEADERBOARD_DATA", REPO.parent / "shared" / "data")).resolve()
+
+
+# --- building the data directory and the submission (not timed) ---
+
+def build_data_dir(data: Path, shared: Path) -> None:
+    """Real FollowTable and PI-Indic (symlinked, never copied), synthetic FollowIR/mFollowIR."""
+    data.mkdir(parents=True, exist_ok=True)
+    for name in ("followtable", "pi-indic"):
+        link = data / name
+        if not link.exists():
+            link.symlink_to(shared / name, target_is_directory=True)
+    for seed, (key, n) in enumerate(FOLLOWIR_QUERIES.items()):
+        write_collection(data / "followir" / key, n_queries=n, pool_size=POOL_SIZE,
+                         corpus_size=n * 900, n_relevant=40, n_changed=12, seed=seed,
+                         text=False)
+    for setting in ("multilingual", "cross-lingual"):
+        for seed, (lang, n) in enumerate(MFOLLOWIR_QUERIES.items(), 10):
+            write_collection(data / "mfollowir" / setting, n_queries=n, pool_size=POOL_SIZE,
+                             corpus_size=n * 900, n_relevant=30, n_changed=10, prefix=f"{lang}-",
+                             seed=seed, text=False)
+
+
+def run_text(query_ids: list[str], qrels: dict[str, dict[str, int]],
+             candidates: dict[str, np.ndarray] | np.ndarray, k: int,
+             rng: np.random.Generator, tag: str) -> tuple[str, int]:
+    """A run: per query its relevant docs first (when candidates), then random candidates."""
+    blocks, n_lines = [], 0
+    for q in query_ids:
+        pool = candidates[q] if isinstance(candidates, dict) else candidates
+        take = min(k, pool.shape[0])
+        chosen = pool[rng.choice(pool.shape[0], size=take, replace=False)].tolist()
+        relevant = [d for d, r in qrels.get(q, {}).items() if r > 0]
+        if relevant:
+            rel = set(relevant)
+            chosen = (relevant + [d for d in chosen if d not in rel])[:take]
+        scores = np.sort(rng.random(take))[::-1] * 100
+        blocks.append("".join(f"{q} Q0 {d} {i} {s:.5f} {tag}\n"
+                              for i, (d, s) in enumerate(zip(chosen, scores.tolist()), 1)))
+        n_lines += take
+    return "".join(blocks), n_lines
+
+
+def build_submission(work: Path, data_dir: Path, compress: bool) -> dict:
+    from leaderboard.data import load_task_data
+    from leaderboard.data.pi_indic import t4_pairs
+    from leaderboard.predictions import write_predictions
+
+    root = work / "submissions" / SUBMISSION_ID
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "runs").mkdir(parents=True)
+    (root / "metadata.yaml").write_text(
+        f"id: {SUBMISSION_ID}\nmodel:\n  name: Synthetic oracle plus noise\n  type: other\n"
+        "contact: benchmarks@example.org\nproduced_by: benchmarks/score_suite.py\n",
+        encoding="utf-8")
+    rng = np.random.default_rng(0)
+    lines_by_benchmark: dict[str, int] = defaultdict(int)
+    bytes_total = 0
+    suffix = ".trec.gz" if compress else ".trec"
+    for task in all_tasks().values():
+        data = load_task_data(task, data_dir)
+        folder = root / "runs" / task.id
+        folder.mkdir(parents=True, exist_ok=True)
+        if task.candidates == "pairs":
+            pairs = t4_pairs(task, data_dir)["pair_id"].tolist()
+            probs = rng.random(len(pairs))
+            write_predictions(folder / "predictions.tsv", dict(zip(pairs, probs.tolist())))
+            lines_by_benchmark[task.benchmark + " T4 predictions"] += len(pairs)
+            continue
+        for role in task.roles:
+            role_data = data.roles[role]
+            candidates = data.pools if data.pools is not None else data.doc_ids
+            text, n = run_text(role_data.query_ids, role_data.qrels, candidates,
+                               task.max_docs_per_query, rng, "synthetic")
+            raw = text.encode("utf-8")
+            bytes_total += len(raw)
+            (folder / f"{role}{suffix}").write_bytes(
+                gzip.compress(raw, compresslevel=1, mtime=0) if compress else raw)
+            lines_by_benchmark[task.benchmark] += n
+    manifest = {"run_lines": dict(lines_by_benchmark), "run_bytes": bytes_total,
+                "compressed": compress, "tasks": len(all_tasks())}
+    (work / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return manifest
+
+
+# --- scoring (timed, in its own process) ---
+
+def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
+    """Validate and score the submission; wall times per benchmark and peak memory."""
+    from leaderboard.pipeline import score_submission
+
+    root = work / "submissions" / SUBMISSION_ID
+    marks: list[tuple[float, str]] = []
+
+    def progress(message: str) -> None:
+        marks.append((time.perf_counter(), message.rsplit(": ", 1)[-1]))
+
+    (root / "results.json").unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    if profile is not None:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        outcome = profiler.runcall(score_submission, root, data_dir, progress)
+        profiler.dump_stats(str(profile))
+    else:
+        outcome = score_submission(root, data_dir, progress)
+    total = time.perf_counter() - t0
+    assert outcome.report.ok, outcome.report.lines()[:20]
+    assert outcome.results_path is not None
+    per_benchmark: dict[str, float] = defaultdict(float)
+    marks.append((t0 + total, "end"))
+    tasks = all_tasks()
+    for (start, task_id), (end, _) in zip(marks, marks[1:]):
+        per_benchmark[tasks[task_id].benchmark] += end - start
+    # Second pass: the task data is now cached, which isolates validation + scoring.
+    t1 = time.perf_counter()
+    again = score_submission(root, data_dir)
+    warm = time.perf_counter() - t1
+    assert again.report.ok
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {"wall_s": total, "warm_wall_s": warm, "per_benchmark_s": dict(per_benchmark),
+            "peak_rss_mb": usage.ru_maxrss / 1024, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "results_bytes": outcome.results_path.stat().st_size}
+
+
+# --- engine vs straightforward p-MRR / IRS ---
+
+def plain_ranks(run: dict[str, dict[str, float]]) -> dict[str, dict[str, int]]:
+    """trec_eval order per query (score desc, docid desc), as rank dicts."""
+    return {q: {d: i for i, (d, _) in enumerate(
+        sorted(docs.items(), key=lambda x: (x[1], x[0]), reverse=True), 1)}
+        for q, docs in run.items()}
+
+
+def as_dicts(qid: np.ndarray, docid: np.ndarray, score: np.ndarray) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for q, d, s in zip(qid.tolist(), docid.tolist(), score.tolist()):
+        out.setdefault(q, {})[d] = s
+    return out
+
+
+def plain_p_mrr(orig: dict[str, dict[str, int]], new: dict[str, dict[str, int]],
+                pairs: dict[str, str], changed: dict[str, list[str]],
+                query_ids: list[str]) -> dict[str, float]:
+    out = {}
+    for q in query_ids:
+        docs = changed.get(q)
+        if not docs:
+            continue
+        o, n = orig.get(pairs[q], {}), new.get(q, {})
+        if not o or not n:
+            out[q] = 0.0
+            continue
+        total = 0.0
+        for d in docs:
+            r_og, r_new = o.get(d, len(o) + 1), n.get(d, len(n) + 1)
+            total += (r_new / r_og - 1) if r_og >= r_new else (1 - r_og / r_new)
+        out[q] = total / len(docs)
+    return out
+
+
+def plain_irs(orig: dict[str, dict[str, int]], new: dict[str, dict[str, int]],
+              pairs: dict[str, str], positive: dict[str, list[str]],
+              negative: dict[str, list[str]], n_docs: int, query_ids: list[str]
+              ) -> dict[str, float]:
+    def w(r: float) -> float:
+        return 1 / math.log2(r + 1)
+
+    out = {}
+    for q in query_ids:
+        t_pos, t_neg = positive.get(q, []), negative.get(q, [])
+        o, n = orig.get(pairs[q], {}), new.get(q, {})
+        if (not t_pos and not t_neg) or not o or not n:
+            out[q] = 0.0
+            continue
+        gp_o = sum(w(o.get(d, n_docs + 1)) for d in t_pos)
+        gn_o = sum(w(o.get(d, n_docs + 1)) for d in t_neg)
+        gp_n = sum(w(n.get(d, n_docs + 1)) for d in t_pos)
+        gn_n = sum(w(n.get(d, n_docs + 1)) for d in t_neg)
+        score = (gp_n - gp_o) - (gn_n - gn_o)
+        p_ideal = sum(w(r) for r in range(1, len(t_pos) + 1))
+        n_ideal = sum(w(r) for r in range(n_docs - len(t_neg) + 1, n_docs + 1))
+        n_worst = sum(w(r) for r in range(1, len(t_neg) + 1))
+        p_worst = sum(w(r) for r in range(n_docs - len(t_pos) + 1, n_docs + 1))
+        s_ideal = (p_ideal - gp_o) - (n_ideal - gn_o)
+        s_worst = (p_worst - gp_o) - (n_worst - gn_o)
+        if score >= 0:
+            value = score / s_ideal if s_ideal > 0 else 1.0
+        else:
+            value = score / abs(s_worst) if s_worst < 0 else -1.0
+        out[q] = max(-1.0, min(1.0, value))
+    return out
+
+
+def best_of(fn, repeat: int) -> tuple[float, object]:
+    best, result = math.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, result
+
+
+def compare_pair_metrics(work: Path, data_dir: Path, task_ids: list[str], repeat: int) -> list[dict]:
+    from leaderboard.data import load_task_data
+    from leaderboard.metrics.instruction import irs, p_mrr
+    from leaderboard.metrics.ranking import RankedRun
+    from leaderboard.runs import load_and_validate
+
+    rows = []
+    tasks = all_tasks()
+    for task_id in task_ids:
+        task = tasks[task_id]
+        data = load_task_data(task, data_dir)
+        folder = work / "submissions" / SUBMISSION_ID / "runs" / task_id
+        parsed = {}
+        for role in ("original", "altered"):
+            path = next(folder.glob(f"{role}.*"))
+            report, run = load_and_validate(path, data, role)
+            assert run is not None, report.lines()[:5]
+            parsed[role] = run
+        altered_ids = data.roles["altered"].query_ids
+        n_lines = len(parsed["original"]) + len(parsed["altered"])
+
+        ranked = {r: RankedRun.from_parsed(parsed[r]) for r in parsed}
+        t_rank, _ = best_of(lambda: [RankedRun.from_parsed(parsed[r]) for r in parsed], repeat)
+        dicts = {r: as_dicts(parsed[r].qid, parsed[r].docid, parsed[r].score) for r in parsed}
+        t_dicts, _ = best_of(lambda: [as_dicts(parsed[r].qid, parsed[r].docid, parsed[r].score)
+                                      for r in parsed], repeat)
+        rank_dicts = {r: plain_ranks(dicts[r]) for r in dicts}
+        t_sort, _ = best_of(lambda: [plain_ranks(dicts[r]) for r in dicts], repeat)
+
+        metrics = {"p-MRR": (
+            lambda: p_mrr(ranked["original"], ranked["altered"], data.pairs, data.changed,
+                          altered_ids),
+            lambda: plain_p_mrr(rank_dicts["original"], rank_dicts["altered"], data.pairs,
+                                data.changed, altered_ids))}
+        if "IRS" in task.pair_metrics:
+            metrics["IRS"] = (
+                lambda: irs(ranked["original"], ranked["altered"], data.pairs,
+                            data.instruction_positive, data.changed, data.corpus_size,
+                            altered_ids),
+                lambda: plain_irs(rank_dicts["original"], rank_dicts["altered"], data.pairs,
+                                  data.instruction_positive, data.changed, data.corpus_size,
+                                  altered_ids))
+        for name, (engine_fn, plain_fn) in metrics.items():
+            t_engine, engine_out = best_of(engine_fn, repeat)
+            t_plain, plain_out = best_of(plain_fn, repeat)
+            diff = max(abs(engine_out[q] - plain_out[q]) for q in plain_out)  # type: ignore[index]
+            assert set(engine_out) == set(plain_out), name  # type: ignore[arg-type]
+            rows.append({
+                "task": task_id, "metric": name, "run_lines": n_lines,
+                "engine_metric_s": t_engine, "plain_metric_s": t_plain,
+                "engine_total_s": t_rank + t_engine,
+                "plain_total_s": t_dicts + t_sort + t_plain,
+                "max_abs_diff": diff,
+            })
+    return rows
+
+
+# --- driver ---
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", type=Path, help="work folder (default: a temp dir)")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument("--reuse", action="store_true",
+                        help="reuse the data and submission already in --work")
+    parser.add_argument("--shared-data", type=Path, default=default_shared_data(),
+                        help="the real benchmark data (default: $LEADERBOARD_DATA or ../shared/data)")
+    parser.add_argument("--plain-runs", action="store_true", help="write runs uncompressed")
+    parser.add_argument("--repeat", type=int, default=3, help="repeats for the p-MRR/IRS timing")
+    parser.add_argument("--profile", type=Path, help="write a cProfile of the scoring pass here")
+    parser.add_argument("--skip-pair-metrics", action="store_true")
+    parser.add_argument("--score-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.score_only:  # the child process: score and print one JSON object
+        assert args.work is not None
+        print(json.dumps(score_in_process(args.work, args.work / "data", args.profile)))
+        return 0
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="score-suite-"))
+    data_dir = work / "data"
+    try:
+        if args.reuse and (work / MANIFEST).is_file():
+            manifest = json.loads((work / MANIFEST).read_text())
+            print(f"reusing {work}")
+        else:
+            t = time.perf_counter()
+            build_data_dir(data_dir, args.shared_data)
+            manifest = build_submission(work, data_dir, compress=not args.plain_runs)
+            print(f"built data and submission in {work} ({time.perf_counter() - t:.0f} s, "
+                  "not timed below)")
+        n_lines = sum(v for k, v in manifest["run_lines"].items() if "predictions" not in k)
+        print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU(s), "
+              f"Python {platform.python_version()}, numpy {np.__version__}")
+        print(f"submission: {manifest['tasks']} tasks, {n_lines:,} run lines "
+              f"({manifest['run_bytes'] / 2**20:.0f} MiB uncompressed, "
+              f"{'gzip' if manifest['compressed'] else 'plain'})")
+        for name, n in sorted(manifest["run_lines"].items()):
+            print(f"  {name:28} {n:>12,}")
+
+        cmd = [sys.executable, __file__, "--score-only", "--work", str(work)]
+        if args.profile:
+            cmd += ["--profile", str(args.profile.resolve())]
+        child = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if child.returncode != 0:
+            print(child.stdout, child.stderr, sep="\n", file=sys.stderr)
+            return 1
+        score = json.loads(child.stdout.strip().splitlines()[-1])
+        print("\nvalidate + score (leaderboard.pipeline.score_submission, fresh process)")
+        print(f"  wall time, cold (data loaded)  {score['wall_s']:8.2f} s   "
+              f"{n_lines / score['wall_s']:12,.0f} run lines/s")
+        print(f"  wall time, task data cached    {score['warm_wall_s']:8.2f} s   "
+              f"{n_lines / score['warm_wall_s']:12,.0f} run lines/s")
+        print(f"  peak memory (ru_maxrss)        {score['peak_rss_mb']:8.0f} MB")
+        for bench, secs in sorted(score["per_benchmark_s"].items()):
+            lines = manifest["run_lines"].get(bench, 0)
+            rate = f"{lines / secs:12,.0f} lines/s" if lines else ""
+            print(f"    {bench:26} {secs:8.2f} s {rate}")
+        target_rate = n_lines / score["wall_s"] >= 1e6
+        print(f"  target >= 1,000,000 lines/s end to end: {'met' if target_rate else 'MISSED'}; "
+              f"target < 1.5 GB peak: {'met' if score['peak_rss_mb'] < 1536 else 'MISSED'}")
+
+        if not args.skip_pair_metrics:
+            print("\np-MRR / IRS: engine vs straightforward per-document Python "
+                  f"(best of {args.repeat})")
+            print("  'metric' = given ranked runs; 'total' = from parsed runs, ranking included")
+            rows = compare_pair_metrics(work, data_dir, [
+                "followtable/wqt", "followtable/industr", "followir/robust04", "mfollowir/zho"],
+                args.repeat)
+            for r in rows:
+                print(f"  {r['task']:22} {r['metric']:6} {r['run_lines']:>9,} lines  "
+                      f"metric {r['plain_metric_s'] * 1e3:8.1f} / {r['engine_metric_s'] * 1e3:7.1f} ms "
+                      f"= {r['plain_metric_s'] / r['engine_metric_s']:6.1f}x   "
+                      f"total {r['plain_total_s'] * 1e3:8.1f} / {r['engine_total_s'] * 1e3:7.1f} ms "
+                      f"= {r['plain_total_s'] / r['engine_total_s']:5.1f}x   "
+                      f"max |diff| {r['max_abs_diff']:.1e}")
+    finally:
+        if args.work is None and not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        elif args.keep or args.work is not None:
+            print(f"\nwork folder kept: {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
