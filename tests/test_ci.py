@@ -315,6 +315,7 @@ def test_symlinks_stray_files_and_oversized_files_are_rejected_unread(
     os.symlink("/etc/passwd", folder / RUNS / "notes.trec")
     (folder / "README.md").write_text("hello\n")
     monkeypatch.setattr(policy, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(policy, "MAX_SUBMISSION_BYTES", 2000)
     head = commit_all(root, "add new-model with extras")
     out = tmp_path / "report"
 
@@ -327,6 +328,9 @@ def test_symlinks_stray_files_and_oversized_files_are_rejected_unread(
                for p, m in problems)
     assert any(p.endswith("altered.trec.gz") and "over the 0 MiB limit per file" in m
                for p, m in problems)
+    assert any(p == "submissions/new-model" and m.startswith("the submission is")
+               for p, m in problems)
+    assert report.submissions[0].tasks == []  # nothing was read, let alone scored
 
 
 def test_results_json_in_the_pr_must_be_what_the_scorer_writes(repo, wtr, data_dir,
