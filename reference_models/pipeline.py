@@ -1,0 +1,466 @@
+"""Run a reference model over benchmark tasks and write a complete submission folder.
+
+Layout (the engine's submission contract)::
+
+    <out>/<model-id>/metadata.yaml
+    <out>/<model-id>/runs/<task-id>/<role>.trec.gz     e.g. runs/followtable/wtr/altered.trec.gz
+
+Every query of every role gets a ranking (at most the task's ``max_docs_per_query``
+documents, drawn from the task's candidate pool when it ships one). Runs are
+deterministic: the same inputs on the same hardware give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.metadata
+import os
+import platform
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import yaml
+
+import reference_models
+from reference_models.bm25 import Bm25Index, tokenizer_for
+from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
+from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
+from reference_models.distributed import ProcessGroup, Shard, shard_from_env
+from reference_models.spec import ModelSpec, get_model_spec
+from reference_models.text import linearise_table
+from reference_models.trec import RankedList, rank_documents, write_gzip_atomic, write_run
+
+# Roles a retrieval model answers; "predictions" (PI-Indic T4) needs a classifier head.
+RETRIEVAL_ROLES = ("original", "altered", "run")
+DEFAULT_CONTACT = "FollowBoard maintainers (reference baseline; open an issue in the repository)"
+# Query-side blocks of the dense score matrix: bounds memory at block x corpus floats.
+QUERY_BLOCK = 256
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+def select_tasks(patterns: Sequence[str] | None) -> list:
+    """Registry tasks matching any fnmatch pattern (``followtable/*``), registry order.
+
+    Tasks that need predictions (PI-Indic T4) are left out: a retrieval model cannot
+    produce them. A pattern that matches no retrieval task is an error.
+    """
+    from leaderboard.registry import all_tasks
+
+    tasks = list(all_tasks().values())
+    if not patterns:
+        return [t for t in tasks if any(r in RETRIEVAL_ROLES for r in t.roles)]
+    chosen = []
+    for pattern in patterns:
+        matched = [t for t in tasks if fnmatch.fnmatchcase(t.id, pattern)]
+        retrieval = [t for t in matched if any(r in RETRIEVAL_ROLES for r in t.roles)]
+        if not matched:
+            raise ValueError(f"task pattern {pattern!r} matches no task; "
+                             "run `leaderboard tasks` to list them")
+        if not retrieval:
+            raise ValueError(f"task pattern {pattern!r} matches only classification tasks "
+                             "(predictions), which reference retrieval models do not produce")
+        chosen.extend(t for t in retrieval if t not in chosen)
+    order = {t.id: i for i, t in enumerate(tasks)}
+    return sorted(chosen, key=lambda t: order[t.id])
+
+
+def task_languages(task) -> tuple[str, str]:
+    """(query language, document language) as ISO 639-3 codes."""
+    params = task.params
+    if "query_lang" in params:
+        return params["query_lang"], params.get("doc_lang", params["query_lang"])
+    if task.benchmark == "mfollowir-cl":
+        return "eng", task.views.get("language", "eng")  # English queries, native documents
+    language = task.views.get("language", "eng")
+    return language, language
+
+
+@dataclass
+class Corpus:
+    ids: np.ndarray              # str, corpus order
+    texts: list[str]
+    position: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.position:
+            self.position = {d: i for i, d in enumerate(self.ids.tolist())}
+        if len(self.position) != len(self.ids):
+            raise ValueError("corpus has duplicate document ids")
+
+
+def load_corpus(task, data_dir: Path) -> Corpus:
+    from leaderboard.data import iter_corpus
+
+    ids: list[str] = []
+    texts: list[str] = []
+    tables = task.benchmark == "followtable"
+    for doc_id, text in iter_corpus(task, data_dir):
+        ids.append(doc_id)
+        texts.append(linearise_table(text) if tables else text)
+    return Corpus(np.asarray(ids, dtype=str), texts)
+
+
+def candidate_positions(data, corpus: Corpus, qid: str) -> np.ndarray | None:
+    """Corpus positions of a query's pool, or None when the whole corpus is ranked."""
+    if data.pools is None:
+        return None
+    pool = data.pools.get(qid)
+    if pool is None:
+        raise ValueError(f"task {data.task_id}: query {qid!r} has no candidate pool")
+    missing = [d for d in pool.tolist() if d not in corpus.position]
+    if missing:
+        raise ValueError(f"task {data.task_id}: pool of {qid!r} names documents missing "
+                         f"from the corpus, e.g. {missing[:3]}")
+    return np.asarray([corpus.position[d] for d in pool.tolist()], dtype=np.int64)
+
+
+# ----------------------------------------------------------------------------- rankers
+
+
+class Bm25Ranker:
+    def __init__(self, spec: ModelSpec, progress: bool = True) -> None:
+        assert spec.bm25 is not None
+        self.spec = spec
+        self.progress = progress
+        self._index_key: tuple | None = None
+        self._index: Bm25Index | None = None
+
+    def index(self, task, corpus: Corpus) -> Bm25Index:
+        _, doc_lang = task_languages(task)
+        key = (id(corpus), doc_lang)
+        if self._index_key != key:
+            self._index = Bm25Index(self.spec.bm25, corpus.texts, doc_lang,  # type: ignore[arg-type]
+                                    progress=self.progress)
+            self._index_key = key
+        assert self._index is not None
+        return self._index
+
+    def rank(self, task, data, corpus: Corpus, role: str, k: int) -> list[RankedList]:
+        index = self.index(task, corpus)
+        query_lang, _ = task_languages(task)
+        tokenize = tokenizer_for(self.spec.bm25, query_lang)  # type: ignore[arg-type]
+        role_data = data.roles[role]
+        out = []
+        for qid in role_data.query_ids:
+            scores = index.scores(tokenize(role_data.query_text.get(qid, "")))
+            positions = candidate_positions(data, corpus, qid)
+            if positions is None:
+                out.append(rank_documents(qid, corpus.ids, scores, k))
+            else:
+                out.append(rank_documents(qid, corpus.ids[positions], scores[positions], k))
+        return out
+
+
+class DenseRanker:
+    """Bi-encoder: cached document and query vectors, dot-product scores."""
+
+    def __init__(self, runner, cache: VectorCache | None, shard: Shard, group: ProcessGroup,
+                 chunk_size: int) -> None:
+        self.runner = runner
+        self.cache = cache
+        self.shard = shard
+        self.group = group
+        self.chunk_size = chunk_size
+        self._doc_vectors: tuple[int, np.ndarray | None] | None = None
+
+    def _encode(self, texts: list[str], max_length: int, desc: str) -> np.ndarray | None:
+        keys = [item_key(t, max_length) for t in texts]
+        return compute_cached(
+            texts, keys, [len(t) for t in texts],
+            lambda chunk: self.runner.encode(chunk, max_length, desc=desc),
+            self.cache, self.shard, self.group, self.chunk_size)
+
+    def document_vectors(self, corpus: Corpus) -> np.ndarray | None:
+        if self._doc_vectors is None or self._doc_vectors[0] != id(corpus):
+            settings = self.runner.settings
+            texts = [self.runner.format_document(t) for t in corpus.texts]
+            self._doc_vectors = (id(corpus),
+                                 self._encode(texts, settings.document_max_length, "documents"))
+        return self._doc_vectors[1]
+
+    def rank(self, task, data, corpus: Corpus, role: str, k: int) -> list[RankedList] | None:
+        role_data = data.roles[role]
+        settings = self.runner.settings
+        queries = [self.runner.format_query(role_data.query_text.get(q, ""))
+                   for q in role_data.query_ids]
+        doc_vectors = self.document_vectors(corpus)
+        query_vectors = self._encode(queries, settings.query_max_length, f"queries ({role})")
+        if doc_vectors is None or query_vectors is None:
+            return None  # not rank 0: its share is in the cache
+        out: list[RankedList] = []
+        qids = role_data.query_ids
+        for start in range(0, len(qids), QUERY_BLOCK):
+            block = query_vectors[start:start + QUERY_BLOCK] @ doc_vectors.T
+            for row, qid in enumerate(qids[start:start + QUERY_BLOCK]):
+                positions = candidate_positions(data, corpus, qid)
+                if positions is None:
+                    out.append(rank_documents(qid, corpus.ids, block[row], k))
+                else:
+                    out.append(rank_documents(qid, corpus.ids[positions], block[row][positions], k))
+        return out
+
+
+class RerankRanker:
+    """Pointwise reranker over the task's pool, or over a first stage's top ``depth``."""
+
+    def __init__(self, runner, first_stage, cache: VectorCache | None, shard: Shard,
+                 group: ProcessGroup, chunk_size: int) -> None:
+        self.runner = runner
+        self.first_stage = first_stage
+        self.cache = cache
+        self.shard = shard
+        self.group = group
+        self.chunk_size = chunk_size
+
+    def candidates(self, task, data, corpus: Corpus, role: str) -> dict[str, np.ndarray]:
+        role_data = data.roles[role]
+        if data.pools is not None:
+            return {q: candidate_positions(data, corpus, q) for q in role_data.query_ids}  # type: ignore[misc]
+        depth = self.runner.settings.depth
+        first = self.first_stage.rank(task, data, corpus, role, depth)
+        if first is None:
+            raise RuntimeError("first stage produced no candidates")
+        return {entry.query_id: np.asarray([corpus.position[d] for d in entry.doc_ids.tolist()],
+                                           dtype=np.int64) for entry in first}
+
+    def rank(self, task, data, corpus: Corpus, role: str, k: int) -> list[RankedList] | None:
+        role_data = data.roles[role]
+        candidates = self.candidates(task, data, corpus, role)
+        pairs: list[tuple[str, str]] = []
+        spans: list[tuple[str, int, int]] = []
+        for qid in role_data.query_ids:
+            query = role_data.query_text.get(qid, "")
+            positions = candidates[qid]
+            spans.append((qid, len(pairs), len(pairs) + len(positions)))
+            pairs.extend((query, corpus.texts[p]) for p in positions.tolist())
+        max_length = self.runner.settings.max_length
+        keys = [item_key(self.runner.pair_text(q, d), max_length) for q, d in pairs]
+        scores = compute_cached(pairs, keys, [len(q) + len(d) for q, d in pairs],
+                                lambda chunk: self.runner.score(chunk, desc=f"rerank ({role})"),
+                                self.cache, self.shard, self.group, self.chunk_size)
+        if scores is None:
+            return None
+        flat = scores[:, 0] if scores.size else np.empty(0, dtype=np.float32)
+        out = []
+        for qid, start, end in spans:
+            positions = candidates[qid]
+            out.append(rank_documents(qid, corpus.ids[positions], flat[start:end], k))
+        return out
+
+
+# ----------------------------------------------------------------------------- metadata
+
+
+def environment_description(device: str, dtype: str | None) -> str:
+    """Hardware and software a run was produced with, in one line."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    hardware = f"{cpu} ({os.cpu_count()} CPU cores)"
+    if device.startswith("cuda"):
+        import torch
+
+        names = sorted({torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())})
+        hardware += f", {torch.cuda.device_count()}x {'/'.join(names)}"
+    versions = [f"Python {platform.python_version()}"]
+    for dist in ("torch", "transformers", "bm25s", "PyStemmer", "numpy"):
+        try:
+            versions.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    versions.append(f"reference_models {reference_models.__version__}")
+    where = f"device {device}" + (f", {dtype}" if dtype else "")
+    return f"{hardware}; {where}; {', '.join(versions)}"
+
+
+def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | None,
+                   revision: str, contact: str, produced_by: str) -> dict:
+    """metadata.yaml content, exactly the keys of the engine's submission schema."""
+    return {
+        "id": submission_id,
+        "model": {
+            "name": spec.name,
+            "type": spec.type,
+            "parameters": parameters,
+            "instruction_trained": spec.instruction_trained,
+            "links": list(spec.links),
+            "licence": spec.licence,
+            "revision": revision,
+        },
+        "contact": contact,
+        "produced_by": produced_by,
+    }
+
+
+def _existing_produced_by(folder: Path) -> list[str]:
+    path = folder / "metadata.yaml"
+    if not path.is_file():
+        return []
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError:
+        return []
+    text = data.get("produced_by") if isinstance(data, dict) else None
+    return [line for line in str(text).splitlines() if line.strip()] if text else []
+
+
+def run_file(folder: Path, task_id: str, role: str) -> Path:
+    return folder / "runs" / task_id / f"{role}.trec.gz"
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+@dataclass
+class RunOptions:
+    device: str = "auto"
+    batch_size: int | None = None
+    cache_root: Path | None = None   # None: $FOLLOWBOARD_CACHE or .cache/followboard
+    use_cache: bool = True
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    progress: bool = True
+    contact: str = DEFAULT_CONTACT
+    # The command line recorded in metadata.produced_by (the CLI fills it in).
+    command: str | None = None
+    submission_id: str | None = None  # default: the model id
+
+
+@dataclass
+class RunSummary:
+    folder: Path | None                 # None on ranks other than 0
+    tasks: list[str]
+    files: list[Path]
+    lines: int
+
+
+def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard):
+    """The ranker for a model, plus (device, dtype, parameters, revision, group)."""
+    if spec.family == "bm25":
+        import bm25s
+
+        return (Bm25Ranker(spec, progress=False), "cpu", None, None,
+                f"bm25s=={bm25s.__version__}", ProcessGroup(Shard(), "cpu"))
+    from reference_models.neural import load_runner, resolve_device
+
+    device = resolve_device(options.device, shard.local_rank)
+    runner = load_runner(spec, device=device, batch_size=options.batch_size,
+                         progress=options.progress and shard.is_main)
+    group = ProcessGroup(shard, device.type)
+    cache = None
+    if options.use_cache:
+        config = runner.cache_config()
+        root = options.cache_root or default_cache_root()
+        kind = "embeddings" if spec.family == "bi-encoder" else "scores"
+        cache = VectorCache(root / kind / f"{spec.id}-{config_fingerprint(config)}", config)
+    if spec.family == "bi-encoder":
+        ranker = DenseRanker(runner, cache, shard, group, options.chunk_size)
+    else:
+        assert spec.reranker is not None
+        first_spec = get_model_spec(spec.reranker.first_stage)
+        first, *_ = make_ranker(first_spec, options, Shard())
+        ranker = RerankRanker(runner, first, cache, shard, group, options.chunk_size)
+    dtype = str(runner.dtype).replace("torch.", "")
+    return ranker, str(device), dtype, runner.parameters, runner.revision, group
+
+
+def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | None,
+                        data_dir: Path, out_dir: Path, options: RunOptions | None = None,
+                        shard: Shard | None = None) -> RunSummary:
+    """Write ``out_dir/<id>/`` (metadata + runs of every selected task) and return a summary.
+
+    Under ``torchrun`` every rank calls this; ranks share the encoding work through the
+    cache and rank 0 alone writes files.
+    """
+    from leaderboard.data import MissingDataError, load_task_data
+
+    options = options or RunOptions()
+    spec = model if isinstance(model, ModelSpec) else get_model_spec(model)
+    shard = shard or shard_from_env()
+    tasks = select_tasks(task_patterns)
+    submission_id = options.submission_id or spec.id
+    folder = Path(out_dir) / submission_id
+    if spec.family == "bm25" and not shard.is_main:
+        return RunSummary(None, [], [], 0)  # BM25 is rank 0's alone
+
+    ranker, device, dtype, parameters, revision, group = make_ranker(spec, options, shard)
+    files: list[Path] = []
+    lines = 0
+    try:
+        for number, task in enumerate(tasks, 1):
+            try:
+                data = load_task_data(task, Path(data_dir))
+            except MissingDataError as exc:
+                if task_patterns:
+                    raise
+                # Default selection: every task, so skip those whose data is not here.
+                if shard.is_main:
+                    _log(f"[{number}/{len(tasks)}] {task.id}: skipped, data missing "
+                         f"({len(exc.missing)} file(s) under {data_dir})")
+                continue
+            corpus = load_corpus(task, Path(data_dir))
+            if shard.is_main:
+                _log(f"[{number}/{len(tasks)}] {task.id}: {len(corpus.ids)} documents, "
+                     + ", ".join(f"{len(data.roles[r].query_ids)} {r} queries"
+                                 for r in task.roles if r in data.roles))
+            for role in task.roles:
+                if role not in RETRIEVAL_ROLES:
+                    continue
+                if role not in data.roles:
+                    raise ValueError(f"task {task.id}: the data has no {role!r} queries")
+                ranked = ranker.rank(task, data, corpus, role, task.max_docs_per_query)
+                if ranked is None:
+                    continue
+                path = run_file(folder, task.id, role)
+                lines += write_run(path, ranked, tag=submission_id)
+                files.append(path)
+        if shard.is_main:
+            command = options.command or (
+                f"reference_models.pipeline.run_reference_model({spec.id!r}, "
+                f"{list(task_patterns or [])!r})")
+            line = f"{command} -- {environment_description(device, dtype)}"
+            written = {p.resolve() for p in files}
+            others = [p for p in (folder / "runs").rglob("*.trec.gz")
+                      if p.resolve() not in written] if (folder / "runs").is_dir() else []
+            history = _existing_produced_by(folder) if others else []
+            produced_by = "\n".join(dict.fromkeys(history + [line]))
+            metadata = build_metadata(spec, submission_id, parameters=parameters or spec.parameters,
+                                      revision=revision or "unknown", contact=options.contact,
+                                      produced_by=produced_by)
+            _write_metadata(folder / "metadata.yaml", metadata)
+    finally:
+        group.close()
+    done = sorted({str(p.parent.relative_to(folder / "runs")) for p in files})
+    return RunSummary(folder if shard.is_main else None, done, files, lines)
+
+
+def _write_metadata(path: Path, metadata: dict) -> None:
+    text = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=100)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def available_models() -> Iterable[ModelSpec]:
+    from reference_models.spec import load_model_specs
+
+    return load_model_specs().values()
+
+
+__all__ = ["RunOptions", "RunSummary", "run_reference_model", "select_tasks", "load_corpus",
+           "build_metadata", "environment_description", "write_gzip_atomic"]

