@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "baselines",
     "data",
     "ci",
+    "build",
 )
 
 # Errors whose message is the whole story: print it, no traceback.

@@ -1,0 +1,129 @@
+"""Benchmark of `leaderboard build`: build time and page sizes for many synthetic
+submissions, and the time to sort a 1,000-row table in Chromium.
+
+    python benchmarks/site_build.py                       # 1,000 submissions, every task
+    python benchmarks/site_build.py --submissions 200 --queries 20 --no-browser
+
+Every synthetic submission covers every registered task (FollowIR, mFollowIR, FollowTable
+and all ~300 PI-Indic val150 tasks) with per-query scores for every metric key, so each
+view's table has one row per submission. The build is timed twice: cold (every
+significance test computed) and warm (the tier cache from the cold build reused, as on a
+rebuild where the scores did not change). Prints the figures; writes nothing in the repo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from leaderboard.site import build_site  # noqa: E402
+from leaderboard.site.synthetic import write_tree  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def _serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+def measure_sort(site: Path, page: str, repeats: int = 5) -> tuple[int, list[float]]:
+    """Click-free timing of the page's own sort function on its largest table."""
+    from playwright.sync_api import sync_playwright
+
+    server, base = _serve(site)
+    try:
+        with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
+            browser = pw.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            tab = browser.new_page()
+            tab.goto(base + page, wait_until="load")
+            rows = tab.evaluate("""() => {
+                const t = [...document.querySelectorAll('table.fb-table')]
+                  .sort((a, b) => b.tBodies[0].rows.length - a.tBodies[0].rows.length)[0];
+                t.id = 'bench-table';
+                return t.tBodies[0].rows.length; }""")
+            times = []
+            for i in range(repeats):
+                # Alternate columns and directions so every run really reorders the rows;
+                # the layout flush is included, as a click would pay for it.
+                ms = tab.evaluate("""([i]) => {
+                    const t = document.getElementById('bench-table');
+                    const col = t.tHead.rows[0].cells.length - 1 - (i % 2);
+                    const t0 = performance.now();
+                    window.fbSortTable(t, col, i % 3 !== 0);
+                    void t.offsetHeight;
+                    return performance.now() - t0; }""", [i])
+                times.append(ms)
+            browser.close()
+    finally:
+        server.shutdown()
+    return rows, times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--submissions", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=10,
+                        help="per-query scores per task and metric (default 10)")
+    parser.add_argument("--no-browser", action="store_true", help="skip the Chromium sort timing")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the work folder here")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="followboard-bench-")) if args.keep is None else args.keep
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        root, cache = work / "root", work / "cache"
+        t0 = time.perf_counter()
+        write_tree(root, args.submissions, n_queries=args.queries, hostile=False, run_files=1)
+        gen = time.perf_counter() - t0
+        data_mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
+        print(f"synthetic tree: {args.submissions} submissions x every task, "
+              f"{args.queries} queries per task, {data_mb:.0f} MiB, written in {gen:.1f} s")
+        print(f"cpu cores: {os.cpu_count()}")
+        for label in ("cold", "warm"):
+            out = work / f"site-{label}"
+            result = build_site(root, out, cache_dir=cache)
+            page, size = result.largest_page
+            total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
+            print(f"build ({label} tier cache): {result.seconds:.1f} s "
+                  f"(results + tiers + render {result.render_seconds:.1f} s, "
+                  f"mkdocs {result.mkdocs_seconds:.1f} s); {result.pages} pages, "
+                  f"site {total:.0f} MiB; largest page {page} {size / 2**20:.2f} MiB")
+        if not args.no_browser:
+            if not Path(CHROMIUM).exists():
+                print(f"sort timing skipped: {CHROMIUM} not installed")
+            else:
+                rows, times = measure_sort(work / "site-warm", "followir.html")
+                print(f"sort of a {rows}-row table in Chromium: median "
+                      f"{statistics.median(times):.1f} ms, max {max(times):.1f} ms "
+                      f"over {len(times)} sorts")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,329 @@
+/* FollowBoard site behaviour: sortable and filterable tables, tab permalinks, charts.
+ *
+ * Vanilla JS, no dependencies, no network. Tables are server-rendered HTML; every
+ * numeric cell carries its exact value in data-v, which sorting and the charts read, so
+ * there is no second copy of the data. Text that reaches the DOM goes through
+ * textContent (never innerHTML), so names from metadata stay text.
+ */
+(function () {
+  "use strict";
+
+  var SVG = "http://www.w3.org/2000/svg";
+
+  /* ------------------------------------------------------------------ sorting */
+
+  function cellKey(cell, numeric) {
+    if (!cell) return null;
+    if (numeric) {
+      var raw = cell.getAttribute("data-v");
+      if (raw === null || raw === "") return null;
+      var v = parseFloat(raw);
+      return isNaN(v) ? null : v;
+    }
+    var t = cell.textContent.trim().toLowerCase();
+    return t === "" || t === "–" ? null : t;
+  }
+
+  // Sort a table by column `index`. Missing values always go last, whatever the direction.
+  function sortTable(table, index, descending) {
+    var body = table.tBodies[0];
+    if (!body) return;
+    var th = table.tHead.rows[0].cells[index];
+    var numeric = th.getAttribute("data-sort") === "num";
+    var rows = Array.prototype.slice.call(body.rows);
+    var keyed = new Array(rows.length);
+    for (var i = 0; i < rows.length; i++) {
+      keyed[i] = { row: rows[i], key: cellKey(rows[i].cells[index], numeric), pos: i };
+    }
+    var dir = descending ? -1 : 1;
+    keyed.sort(function (a, b) {
+      if (a.key === null || b.key === null) {
+        if (a.key === b.key) return a.pos - b.pos;
+        return a.key === null ? 1 : -1;
+      }
+      if (a.key < b.key) return -dir;
+      if (a.key > b.key) return dir;
+      return a.pos - b.pos;
+    });
+    var frag = document.createDocumentFragment();
+    for (var j = 0; j < keyed.length; j++) frag.appendChild(keyed[j].row);
+    body.appendChild(frag);
+    var heads = table.tHead.rows[0].cells;
+    for (var k = 0; k < heads.length; k++) heads[k].removeAttribute("aria-sort");
+    th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+  }
+
+  function setupSorting(table) {
+    var heads = table.tHead ? table.tHead.rows[0].cells : [];
+    Array.prototype.forEach.call(heads, function (th, index) {
+      if (!th.hasAttribute("data-sort")) return;
+      th.tabIndex = 0;
+      th.classList.add("fb-sortable");
+      function activate() {
+        var current = th.getAttribute("aria-sort");
+        var descending;
+        if (current) descending = current !== "descending";
+        else if (th.getAttribute("data-sort") === "num") descending = !th.hasAttribute("data-low") && th.textContent !== "#";
+        else descending = false;
+        sortTable(table, index, descending);
+      }
+      th.addEventListener("click", activate);
+      th.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); activate(); }
+      });
+    });
+  }
+
+  /* ------------------------------------------------------------------ filters */
+
+  function applyFilters(form) {
+    var type = form.elements.type.value;
+    var prov = form.elements.prov.value;
+    var it = form.elements.it.value;
+    var q = form.elements.q.value.trim().toLowerCase();
+    document.querySelectorAll(".fb-view").forEach(function (view) {
+      var table = view.querySelector("table.fb-table");
+      if (!table) return;
+      var shown = 0, total = 0;
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var name = row.cells[1] ? row.cells[1].textContent.toLowerCase() : "";
+        var ok = (!type || row.getAttribute("data-t") === type) &&
+                 (!prov || row.getAttribute("data-p") === prov) &&
+                 (!it || row.getAttribute("data-i") === it) &&
+                 (!q || name.indexOf(q) !== -1);
+        row.hidden = !ok;
+        total++;
+        if (ok) shown++;
+      });
+      var count = view.querySelector(".fb-count");
+      if (count) count.textContent = shown === total ? "" : shown + " of " + total + " rows";
+    });
+    document.dispatchEvent(new CustomEvent("fb:filtered"));
+  }
+
+  function setupFilters() {
+    var form = document.querySelector("form.fb-filters");
+    if (!form) return;
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    form.addEventListener("change", function () { applyFilters(form); });
+    form.addEventListener("input", function () { applyFilters(form); });
+  }
+
+  /* ------------------------------------------------------------------ tabs + permalinks */
+
+  // Select the content tab that holds `el` (Material's tabbed markup: radio inputs
+  // followed by labels and one block per tab).
+  function revealTab(el) {
+    var block = el.closest(".tabbed-block");
+    while (block) {
+      var set = block.closest(".tabbed-set");
+      var blocks = Array.prototype.slice.call(block.parentElement.children);
+      var index = blocks.indexOf(block);
+      var inputs = set.querySelectorAll(":scope > input");
+      if (inputs[index]) inputs[index].checked = true;
+      block = set.parentElement ? set.parentElement.closest(".tabbed-block") : null;
+    }
+  }
+
+  function followHash() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    if (!id) return;
+    var el = document.getElementById(id);
+    if (!el || !el.classList.contains("fb-view")) return;
+    revealTab(el);
+    el.scrollIntoView();
+  }
+
+  function setupTabs() {
+    document.querySelectorAll(".fb-tabs").forEach(function (set) {
+      var blocks = set.querySelectorAll(":scope > .tabbed-content > .tabbed-block");
+      set.querySelectorAll(":scope > input").forEach(function (input, i) {
+        input.addEventListener("change", function () {
+          var view = blocks[i] && blocks[i].querySelector(".fb-view");
+          // Keep the address bar a permalink to the table on screen.
+          if (view && input.checked) history.replaceState(null, "", "#" + view.id);
+          document.dispatchEvent(new CustomEvent("fb:tab"));
+        });
+      });
+    });
+    window.addEventListener("hashchange", followHash);
+    followHash();
+  }
+
+  /* ------------------------------------------------------------------ charts */
+
+  function el(name, attrs, text) {
+    var node = document.createElementNS(SVG, name);
+    for (var k in attrs) node.setAttribute(k, attrs[k]);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function fmt(v) { return (Math.round(v * 1000) / 10).toFixed(1); }
+
+  // The values of one column of a view's table, by row key, for visible rows only.
+  function columnValues(anchor, columnId) {
+    var view = document.getElementById(anchor);
+    var out = {};
+    if (!view) return out;
+    var table = view.querySelector("table.fb-table");
+    if (!table) return out;
+    var index = -1;
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
+      if (th.getAttribute("data-col") === columnId) index = i;
+    });
+    if (index < 0) return out;
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      var raw = row.cells[index].getAttribute("data-v");
+      if (raw === null || raw === "") return;
+      out[row.getAttribute("data-k")] = {
+        v: parseFloat(raw), name: row.cells[1].firstChild.textContent,
+        prov: row.getAttribute("data-p"), hidden: row.hidden
+      };
+    });
+    return out;
+  }
+
+  function niceTicks(lo, hi, n) {
+    var span = hi - lo || 1;
+    var step = Math.pow(10, Math.floor(Math.log10(span / n)));
+    var err = span / n / step;
+    if (err >= 7.5) step *= 10; else if (err >= 3.5) step *= 5; else if (err >= 1.5) step *= 2;
+    var ticks = [];
+    for (var t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push(t);
+    return ticks;
+  }
+
+  function extent(values, pad) {
+    var lo = Math.min.apply(null, values), hi = Math.max.apply(null, values);
+    if (lo > 0 && lo < 0.5 * hi) lo = 0;   // start at 0 when it is close anyway
+    if (hi < 0 && hi > 0.5 * lo) hi = 0;
+    if (lo === hi) { lo -= 0.01; hi += 0.01; }
+    var p = (hi - lo) * pad;
+    return [lo - p, hi + p];
+  }
+
+  function drawScatter(box) {
+    var target = box.querySelector(".fb-scatter .fb-svg");
+    var anchor = box.querySelector(".fb-scatter-view").value;
+    var xs = columnValues(anchor, box.getAttribute("data-x"));
+    var ys = columnValues(anchor, box.getAttribute("data-y"));
+    var pts = [];
+    Object.keys(xs).forEach(function (k) {
+      if (ys[k] && !xs[k].hidden) pts.push({ x: xs[k].v, y: ys[k].v, name: xs[k].name, prov: xs[k].prov });
+    });
+    target.textContent = "";
+    if (!pts.length) { target.textContent = "No rows with both values in this table."; return; }
+    var W = 560, H = 340, L = 52, R = 12, T = 12, B = 44;
+    var xr = extent(pts.map(function (p) { return p.x; }), 0.05);
+    var yr = extent(pts.map(function (p) { return p.y; }).concat([0]), 0.08);
+    function sx(v) { return L + (v - xr[0]) / (xr[1] - xr[0]) * (W - L - R); }
+    function sy(v) { return T + (1 - (v - yr[0]) / (yr[1] - yr[0])) * (H - T - B); }
+    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-plot",
+      "aria-label": box.getAttribute("data-xlabel") + " against " + box.getAttribute("data-ylabel") });
+    niceTicks(xr[0], xr[1], 6).forEach(function (t) {
+      svg.appendChild(el("line", { x1: sx(t), x2: sx(t), y1: T, y2: H - B, class: "fb-grid" }));
+      svg.appendChild(el("text", { x: sx(t), y: H - B + 16, class: "fb-tick", "text-anchor": "middle" }, fmt(t)));
+    });
+    niceTicks(yr[0], yr[1], 6).forEach(function (t) {
+      svg.appendChild(el("line", { x1: L, x2: W - R, y1: sy(t), y2: sy(t), class: Math.abs(t) < 1e-12 ? "fb-zero" : "fb-grid" }));
+      svg.appendChild(el("text", { x: L - 6, y: sy(t) + 4, class: "fb-tick", "text-anchor": "end" }, fmt(t)));
+    });
+    svg.appendChild(el("text", { x: (L + W - R) / 2, y: H - 6, class: "fb-axis", "text-anchor": "middle" }, box.getAttribute("data-xlabel") + " (×100)"));
+    svg.appendChild(el("text", { x: 14, y: (T + H - B) / 2, class: "fb-axis", "text-anchor": "middle",
+      transform: "rotate(-90 14 " + (T + H - B) / 2 + ")" }, box.getAttribute("data-ylabel") + " (×100)"));
+    pts.forEach(function (p) {
+      var c = el("circle", { cx: sx(p.x), cy: sy(p.y), r: 4.5, class: "fb-point fb-point-" + p.prov, tabindex: 0 });
+      c.appendChild(el("title", {}, p.name + " (" + p.prov + "): " + fmt(p.x) + ", " + fmt(p.y)));
+      svg.appendChild(c);
+    });
+    target.appendChild(svg);
+  }
+
+  function drawBars(box) {
+    var target = box.querySelector(".fb-bars .fb-svg");
+    if (!target) return;
+    var key = box.querySelector(".fb-bars-system").value;
+    var bars = JSON.parse(box.getAttribute("data-bars"));
+    var data = bars.map(function (b) {
+      var vals = columnValues(b[0], b[2]);
+      return { label: b[1], metric: b[2], v: vals[key] ? vals[key].v : null };
+    });
+    target.textContent = "";
+    var W = 560, rowH = 24, L = 120, R = 56, T = 8;
+    var H = T * 2 + rowH * data.length;
+    var present = data.filter(function (d) { return d.v !== null; }).map(function (d) { return d.v; });
+    var lo = Math.min(0, Math.min.apply(null, present.concat([0])));
+    var hi = Math.max(0, Math.max.apply(null, present.concat([0])));
+    if (hi === lo) hi = lo + 0.01;
+    function sx(v) { return L + (v - lo) / (hi - lo) * (W - L - R); }
+    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-plot", "aria-label": "Scores of the chosen system" });
+    data.forEach(function (d, i) {
+      var y = T + i * rowH;
+      svg.appendChild(el("text", { x: L - 8, y: y + rowH / 2 + 4, class: "fb-tick", "text-anchor": "end" }, d.label));
+      if (d.v === null) {
+        svg.appendChild(el("text", { x: sx(0) + 4, y: y + rowH / 2 + 4, class: "fb-tick fb-missing" }, "no score"));
+        return;
+      }
+      var x0 = sx(Math.min(0, d.v)), x1 = sx(Math.max(0, d.v));
+      var rect = el("rect", { x: x0, y: y + 4, width: Math.max(1, x1 - x0), height: rowH - 8, class: d.v < 0 ? "fb-bar fb-bar-neg" : "fb-bar" });
+      rect.appendChild(el("title", {}, d.label + " " + d.metric + ": " + fmt(d.v)));
+      svg.appendChild(rect);
+      svg.appendChild(el("text", { x: (d.v < 0 ? x0 - 4 : x1 + 4), y: y + rowH / 2 + 4, class: "fb-tick", "text-anchor": d.v < 0 ? "end" : "start" }, fmt(d.v)));
+    });
+    svg.appendChild(el("line", { x1: sx(0), x2: sx(0), y1: T, y2: H - T, class: "fb-zero" }));
+    target.appendChild(svg);
+  }
+
+  function setupCharts() {
+    document.querySelectorAll(".fb-charts").forEach(function (box) {
+      var views = JSON.parse(box.getAttribute("data-views"));
+      var viewSelect = box.querySelector(".fb-scatter-view");
+      views.forEach(function (v) {
+        var opt = document.createElement("option");
+        opt.value = v[0];
+        opt.textContent = v[1];
+        viewSelect.appendChild(opt);
+      });
+      viewSelect.addEventListener("change", function () { drawScatter(box); });
+      var sysSelect = box.querySelector(".fb-bars-system");
+      if (sysSelect) {
+        // Systems in the order of the section's first table (its leader first), then
+        // any that only appear in the breakdown tables.
+        var anchors = [views[0][0]].concat(JSON.parse(box.getAttribute("data-bars")).map(function (b) { return b[0]; }));
+        var seen = {};
+        anchors.forEach(function (anchor) {
+          var view = document.getElementById(anchor);
+          if (!view) return;
+          view.querySelectorAll("tbody tr").forEach(function (r) {
+            var k = r.getAttribute("data-k");
+            if (seen[k]) return;
+            seen[k] = true;
+            var opt = document.createElement("option");
+            opt.value = k;
+            opt.textContent = r.cells[1].firstChild.textContent +
+              (r.getAttribute("data-p") === "reported" ? " (reported)" : "");
+            sysSelect.appendChild(opt);
+          });
+        });
+        sysSelect.addEventListener("change", function () { drawBars(box); });
+        drawBars(box);
+      }
+      drawScatter(box);
+      document.addEventListener("fb:filtered", function () { drawScatter(box); });
+    });
+  }
+
+  function init() {
+    document.querySelectorAll("table.fb-table").forEach(setupSorting);
+    setupFilters();
+    setupTabs();
+    setupCharts();
+  }
+
+  // Exposed for the browser tests' timing of a sort; not an API.
+  window.fbSortTable = sortTable;
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

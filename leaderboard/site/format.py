@@ -1,0 +1,79 @@
+"""Display helpers: score formatting, sizes, safe links and relative URLs.
+
+Every helper returns plain text; HTML escaping is the templates' job (jinja2 autoescape),
+so no helper here may return markup.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from urllib.parse import urlsplit
+
+
+def score_text(value: float | None, signed: bool = False) -> str:
+    """A fraction as the leaderboard shows it: x100, one decimal; '–' when missing."""
+    if value is None:
+        return "–"
+    scaled = round(value * 100, 1)
+    if scaled == 0:
+        return "0.0"  # neither "-0.0" nor "+0.0"
+    return f"{scaled:+.1f}" if signed else f"{scaled:.1f}"
+
+
+def data_value(value: float | None) -> str:
+    """The exact value for sorting and downloads (shortest round-trip repr)."""
+    return "" if value is None else repr(float(value))
+
+
+def sort_value(value: float | None) -> str:
+    """The value a table cell carries for sorting and charts: 6 significant digits, far
+    finer than the display, and a third of the bytes of the exact repr (downloads keep it)."""
+    return "" if value is None else format(float(value), ".6g")
+
+
+def params_text(n: int | None) -> str:
+    """Parameter count in the field's usual units: 110M, 7.1B."""
+    if n is None:
+        return "?"
+    if n >= 10**9:
+        return f"{n / 10**9:.1f}B"
+    if n >= 10**6:
+        return f"{n / 10**6:.0f}M"
+    if n >= 10**3:
+        return f"{n / 10**3:.0f}K"
+    return str(n)
+
+
+def instruction_text(flag: bool | None) -> str:
+    return {True: "yes", False: "no", None: "unknown"}[flag]
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL when it may become a link (http/https with a host), else None.
+
+    Anything else (javascript:, data:, relative paths, mailto:) is shown as text.
+    """
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    if any(ch in url for ch in "\x00\r\n\t"):
+        return None
+    return url.strip()
+
+
+def page_url(doc_path: str) -> str:
+    """Output path of a docs page (``use_directory_urls: false``): a.md -> a.html."""
+    return doc_path[:-3] + ".html" if doc_path.endswith(".md") else doc_path
+
+
+def relative(from_doc: str, to_path: str) -> str:
+    """Relative URL from a docs page to another page (``x.md``) or file, as a browser
+    resolves it from the built page."""
+    target = page_url(to_path)
+    base = posixpath.dirname(page_url(from_doc)) or "."
+    return posixpath.relpath(target, base)

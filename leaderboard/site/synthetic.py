@@ -1,0 +1,166 @@
+"""Synthetic results trees for the site's tests and its build benchmark.
+
+Writes ``submissions/<id>/{metadata.yaml,results.json,runs/...}`` and
+``results/reported/*.json`` shaped exactly as the scorer and the reported-row importer
+write them (validated by :func:`leaderboard.results.read_results` on the way back in).
+Scores are random but deterministic for a seed; they exercise the site, they mean nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from leaderboard.registry import FOLLOWTABLE_CONSTRAINTS, Task, all_tasks
+from leaderboard.results import (
+    ModelInfo,
+    ResultsFile,
+    Source,
+    SystemResult,
+    TaskScores,
+    write_results,
+)
+from leaderboard.site.layout import PI_FULL_PREFIX, PI_VAL_PREFIX
+
+MODEL_TYPES = ("sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction")
+HOSTILE_NAME = "<script>alert(1)</script>"
+HOSTILE_LINK = "javascript:alert(1)"
+
+
+def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: float,
+                 per_query: bool) -> TaskScores:
+    keys = task.metric_keys()
+    pq: dict[str, dict[str, float]] = {}
+    metrics: dict[str, float] = {}
+    qids = [f"q{i}" for i in range(n_queries)]
+    for key in keys:
+        base = key.rsplit("/", 1)[-1]
+        if task.benchmark == "pi-indic-val150" and base in ("AUROC", "AUPRC", "Accuracy", "ECE"):
+            metrics[key] = float(np.clip(rng.normal(0.6 + 0.2 * skill, 0.05), 0, 1))
+            continue
+        lo = -1.0 if base in ("p-MRR", "IRS") else 0.0
+        centre = (skill - 0.5) * 0.3 if lo < 0 else 0.2 + 0.5 * skill
+        values = np.clip(rng.normal(centre, 0.25, n_queries), lo, 1.0)
+        metrics[key] = float(values.mean())
+        if per_query:
+            pq[key] = {q: float(v) for q, v in zip(qids, values)}
+    if task.benchmark == "pi-indic-val150" and task.roles == ("predictions",) and per_query:
+        correct = (rng.random(n_queries) < metrics["Accuracy"]).astype(float)
+        pq["correct"] = {q: float(v) for q, v in zip(qids, correct)}
+    groups = {}
+    if task.group_by:
+        for c in FOLLOWTABLE_CONSTRAINTS:
+            groups[c] = {k: float(np.clip(v + rng.normal(0, 0.05), -1, 1))
+                         for k, v in metrics.items()}
+    return TaskScores(metrics=metrics, groups=groups, per_query=pq, n_queries=n_queries)
+
+
+def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
+                     rng: np.random.Generator, *, n_queries: int = 12, model_type: str = "bi-encoder",
+                     parameters: int | None = 110_000_000, instruction_trained: bool | None = True,
+                     links: list[str] | None = None, contact: str = "someone@example.org",
+                     produced_by: str = "synthetic scores for tests",
+                     system_id: str | None = None, run_files: int = 1) -> Path:
+    """One verified submission folder; ``run_files`` tasks get small gzipped run files."""
+    folder = root / "submissions" / sub_id
+    folder.mkdir(parents=True, exist_ok=True)
+    skill = float(rng.random())
+    model = ModelInfo(name=name, type=model_type, parameters=parameters,  # type: ignore[arg-type]
+                      instruction_trained=instruction_trained, links=links or [],
+                      licence="apache-2.0", revision="0123abc")
+    system = SystemResult(
+        system_id=system_id or sub_id, model=model, provenance="verified",
+        source=Source(kind="scored"),
+        tasks={t.id: _task_scores(t, rng, n_queries, skill, per_query=True) for t in tasks})
+    write_results(folder / "results.json", ResultsFile(
+        kind="submission", produced_by={"leaderboard": "0.1.0", "data": "synthetic"},
+        systems=[system]))
+    # metadata.yaml passes the submission validator (http(s) links only); results.json keeps
+    # every link, as a tampered or hand-edited results file could, so the site's own
+    # link filtering is exercised too.
+    meta_model = model.model_dump(mode="json", exclude_none=True)
+    meta_model["links"] = [u for u in model.links if u.startswith(("http://", "https://"))]
+    meta = {"id": sub_id, "model": meta_model,
+            "contact": contact, "produced_by": produced_by, "date": "2025-06-01"}
+    (folder / "metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False,
+                                                         allow_unicode=True), encoding="utf-8")
+    for task in tasks[:run_files]:
+        for role in task.roles:
+            if role == "predictions":
+                continue
+            path = folder / "runs" / task.id / f"{role}.trec.gz"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lines = "".join(f"q{q} Q0 d{d} {d + 1} {10 - d * 0.5} synthetic\n"
+                            for q in range(3) for d in range(5))
+            path.write_bytes(gzip.compress(lines.encode("utf-8"), mtime=0))
+    return folder
+
+
+def write_reported(root: Path, rng: np.random.Generator, n_rows: int = 4) -> Path:
+    """A reported file with FollowIR and mFollowIR rows and PI-Indic full-set rows."""
+    registry = all_tasks()
+    followir = [t for t in registry.values() if t.benchmark in ("followir", "mfollowir-cl")]
+    systems = []
+    for i in range(n_rows):
+        skill = float(rng.random())
+        tasks = {}
+        for t in followir:
+            scores = _task_scores(t, rng, 5, skill, per_query=False)
+            tasks[t.id] = TaskScores(metrics={k: v for k, v in scores.metrics.items()
+                                              if k in ("p-MRR", t.headline_metric)})
+        systems.append(SystemResult(
+            system_id=f"paper/table-2/model-{i}",
+            model=ModelInfo(name=f"Paper model {i}", type=MODEL_TYPES[i % len(MODEL_TYPES)],
+                            parameters=None, instruction_trained=None),
+            provenance="reported",
+            source=Source(kind="paper", citation="Someone et al. 2025, Table 2",
+                          table="Table 2", url="https://example.org/paper"),
+            tasks=tasks))
+    pi_tasks = {}
+    for t in registry.values():
+        if t.benchmark == "pi-indic-val150" and t.views.get("pi_task") == "t1":
+            pi_tasks[PI_FULL_PREFIX + t.id[len(PI_VAL_PREFIX):]] = TaskScores(
+                metrics={m: float(rng.random()) for m in t.standard_metrics})
+    pi_tasks[PI_FULL_PREFIX + "t2/avg"] = TaskScores(
+        metrics={"R@1": 0.2, "R@5": 0.3, "R@10": 0.4, "RR@10": 0.25})
+    systems.append(SystemResult(
+        system_id="pi-indic-paper/table-3/labse",
+        model=ModelInfo(name="LaBSE (PI-Indic paper)", type="bi-encoder"),
+        provenance="reported",
+        source=Source(kind="paper", citation="Shah et al., PI-Indic-Align, Table 3"),
+        tasks=pi_tasks))
+    path = root / "results" / "reported" / "synthetic-paper.json"
+    write_results(path, ResultsFile(kind="reported", systems=systems))
+    return path
+
+
+def write_tree(root: Path, n_submissions: int, *, seed: int = 0, n_queries: int = 12,
+               task_ids: list[str] | None = None, hostile: bool = True,
+               reported: bool = True, run_files: int = 1) -> list[str]:
+    """A results tree with ``n_submissions`` verified submissions (plus a hostile one and
+    reported rows unless disabled); returns the submission ids."""
+    rng = np.random.default_rng(seed)
+    registry = all_tasks()
+    tasks = [registry[t] for t in task_ids] if task_ids else list(registry.values())
+    ids = []
+    for i in range(n_submissions):
+        sub_id = f"sub-{i:04d}"
+        write_submission(root, sub_id, f"Model {i:04d}", tasks, rng, n_queries=n_queries,
+                         model_type=MODEL_TYPES[i % len(MODEL_TYPES)],
+                         parameters=[110_000_000, 335_000_000, 7_100_000_000, None][i % 4],
+                         instruction_trained=[True, False, None][i % 3], run_files=run_files)
+        ids.append(sub_id)
+    if hostile:
+        write_submission(
+            root, "hostile", HOSTILE_NAME, tasks, rng, n_queries=n_queries,
+            links=[HOSTILE_LINK, "https://example.org/ok", "data:text/html,<b>x</b>"],
+            contact='<img src=x onerror="alert(2)">',
+            produced_by="**bold** [link](javascript:alert(3)) </div><script>alert(4)</script>",
+            system_id='hostile"><img src=x onerror=alert(5)>', run_files=run_files)
+        ids.append("hostile")
+    if reported:
+        write_reported(root, rng)
+    return ids

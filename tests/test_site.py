@@ -1,0 +1,373 @@
+"""The static site: pages, escaping, downloads, permalinks, strict MkDocs (no browser).
+
+One small synthetic results tree (three submissions, a hostile one, reported rows) is
+built once per module; the tests read the built HTML with the standard library parser.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from leaderboard.cli import main as cli_main
+from leaderboard.site import SiteBuildError, build_site
+from leaderboard.site.board import load_board
+from leaderboard.site.format import params_text, relative, safe_url, score_text
+from leaderboard.site.layout import all_views, anchor_of, site_pages
+from leaderboard.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
+
+# Enough tasks for every page kind and for average views, few enough to build in seconds.
+TASKS = [
+    "followir/robust04", "followir/news21", "followir/core17",
+    "mfollowir-cl/fas", "mfollowir-cl/rus", "mfollowir-cl/zho", "mfollowir/fas",
+    "followtable/wtr", "followtable/wqt",
+    "pi-indic-val150/t1/hin", "pi-indic-val150/t2/hin-tam", "pi-indic-val150/t3/tam",
+    "pi-indic-val150/t3/tam-hin", "pi-indic-val150/t4/hin",
+]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    base = tmp_path_factory.mktemp("site")
+    root = base / "root"
+    ids = write_tree(root, 3, n_queries=8, task_ids=TASKS)
+    result = build_site(root, base / "out", docs_dir=base / "docs", cache_dir=base / "cache")
+    return {"root": root, "out": base / "out", "docs": base / "docs", "ids": ids,
+            "result": result, "base": base}
+
+
+class _Tags(HTMLParser):
+    """Every start tag with its attributes, and the tables with their cells."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.tables: list[dict] = []
+        self._cell: list[str] | None = None
+        self._row: dict | None = None
+        self._section: str | None = None
+        self._view: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag == "div" and a.get("class") == "fb-view":
+            self._view.append(a.get("id") or "")
+        if tag == "table" and "fb-table" in (a.get("class") or ""):
+            self.tables.append({"view": self._view[-1] if self._view else None,
+                                "head": [], "rows": []})
+        elif tag in ("thead", "tbody"):
+            self._section = tag
+        elif tag == "tr" and self.tables:
+            self._row = {"attrs": a, "cells": []}
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+            self._row["cells"].append({"attrs": a, "text": self._cell})
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tr" and self._row is not None:
+            row = {"attrs": self._row["attrs"],
+                   "cells": [{"attrs": c["attrs"], "text": "".join(c["text"]).strip()}
+                             for c in self._row["cells"]]}
+            if self._section == "thead":
+                self.tables[-1]["head"] = row["cells"]
+            else:
+                self.tables[-1]["rows"].append(row)
+            self._row = None
+        elif tag in ("td", "th"):
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def parse(path: Path) -> _Tags:
+    parser = _Tags()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+# --------------------------------------------------------------------------- helpers
+
+def test_score_text_is_x100_one_decimal() -> None:
+    assert score_text(0.12345) == "12.3"
+    assert score_text(-0.0004, signed=True) == "0.0"
+    assert score_text(0.05, signed=True) == "+5.0"
+    assert score_text(None) == "–"
+
+
+def test_params_text() -> None:
+    assert params_text(7_110_000_000) == "7.1B"
+    assert params_text(335_000_000) == "335M"
+    assert params_text(None) == "?"
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "data:text/html,x",
+                                 "//evil.example/x", "/relative", "mailto:a@b.c",
+                                 "https://ok.example/\nx", "", None])
+def test_unsafe_urls_are_not_links(url: str | None) -> None:
+    assert safe_url(url) is None
+
+
+def test_web_urls_are_links() -> None:
+    assert safe_url("https://huggingface.co/x") == "https://huggingface.co/x"
+    assert safe_url("http://example.org") == "http://example.org"
+
+
+def test_relative_urls_between_pages() -> None:
+    assert relative("pi-indic/t1.md", "submissions/a.md") == "../submissions/a.html"
+    assert relative("index.md", "downloads/x.csv") == "downloads/x.csv"
+
+
+def test_view_ids_are_unique_and_anchors_derive_from_ids() -> None:
+    views = all_views()
+    anchors = [v.anchor for v in views.values()]
+    assert len(set(anchors)) == len(anchors)
+    assert anchor_of("followir/robust04") == "followir-robust04"
+    assert views["followtable/constraint/C1"].anchor == "followtable-constraint-c1"
+
+
+# --------------------------------------------------------------------------- built site
+
+def test_every_page_kind_is_built(built: dict) -> None:
+    out: Path = built["out"]
+    for page in ["index.html", "followir.html", "mfollowir.html", "followtable.html",
+                 "pi-indic/index.html", "pi-indic/t1.html", "pi-indic/t2.html",
+                 "pi-indic/t3.html", "pi-indic/t3x.html", "pi-indic/t4.html",
+                 "submissions/index.html", "submit.html", "metrics.html",
+                 "search/search_index.json", "assets/leaderboard.js", "assets/leaderboard.css"]:
+        assert (out / page).is_file(), page
+    for sub in built["ids"]:
+        assert (out / "submissions" / f"{sub}.html").is_file()
+    for view in all_views().values():
+        assert (out / "downloads" / f"{view.anchor}.csv").is_file()
+        assert (out / "downloads" / f"{view.anchor}.json").is_file()
+    assert not (out / ".fragments").exists()  # build-time table fragments stay out
+
+
+def test_no_placeholder_left_and_tables_present(built: dict) -> None:
+    for page in built["out"].rglob("*.html"):
+        assert "fb-slot" not in page.read_text(encoding="utf-8"), page
+    tables = parse(built["out"] / "followir.html").tables
+    assert {t["view"] for t in tables} >= {"followir-average", "followir-robust04"}
+
+
+def test_site_needs_no_network(built: dict) -> None:
+    remote = re.compile(r"^(https?:)?//", re.I)
+    for page in built["out"].rglob("*.html"):
+        for tag, attrs in parse(page).tags:
+            if tag == "script" and attrs.get("src"):
+                assert not remote.match(attrs["src"]), (page, attrs)
+            if tag == "link" and attrs.get("rel") in ("stylesheet", "preconnect", "preload"):
+                assert not remote.match(attrs.get("href") or ""), (page, attrs)
+            if tag in ("img", "iframe") and attrs.get("src"):
+                assert not remote.match(attrs["src"]), (page, attrs)
+    for css in built["out"].rglob("*.css"):
+        assert not re.search(r"url\(\s*['\"]?(https?:)?//", css.read_text(encoding="utf-8")), css
+    assert "fonts.googleapis" not in (built["out"] / "index.html").read_text(encoding="utf-8")
+
+
+def test_hostile_metadata_is_inert_text(built: dict) -> None:
+    out: Path = built["out"]
+    hostile_page = out / "submissions" / "hostile.html"
+    raw = hostile_page.read_text(encoding="utf-8")
+    parsed = parse(hostile_page)
+    text = "".join(parsed.text)
+    assert HOSTILE_NAME in text                      # shown, as text
+    assert '<img src=x onerror="alert(2)">' in text  # contact, as text
+    assert "</div><script>alert(4)</script>" in text  # produced_by, as text
+    for page in out.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "<script>alert" not in html, page
+        for tag, attrs in parse(page).tags:
+            assert not any(k.startswith("on") for k in attrs), (page, tag, attrs)
+            if tag == "a" and attrs.get("href"):
+                assert not attrs["href"].strip().lower().startswith(("javascript:", "data:")), page
+            if tag == "img":
+                pytest.fail(f"{page}: metadata produced an <img> tag")
+    # The javascript: link is listed as text; the https one is a link.
+    assert HOSTILE_LINK in text
+    hrefs = [a.get("href") for t, a in parsed.tags if t == "a"]
+    assert "https://example.org/ok" in hrefs
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw
+
+
+def test_hostile_system_id_stays_inside_its_attribute(built: dict) -> None:
+    rows = [r for t in parse(built["out"] / "followir.html").tables for r in t["rows"]]
+    keys = {r["attrs"].get("data-k") for r in rows}
+    assert 'hostile"><img src=x onerror=alert(5)>' in keys
+
+
+def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
+    out: Path = built["out"]
+    checked = 0
+    for page in site_pages():
+        html = out / page.path.replace(".md", ".html")
+        for table in parse(html).tables:
+            view = next(v for v in all_views().values() if v.anchor == table["view"])
+            with (out / "downloads" / f"{view.anchor}.csv").open(encoding="utf-8") as fh:
+                records = list(csv.DictReader(fh))
+            doc = json.loads((out / "downloads" / f"{view.anchor}.json").read_text("utf-8"))
+            assert len(records) == len(table["rows"]) == len(doc["rows"]), view.id
+            head = [c["text"].replace(" ▼", "") for c in table["head"]]
+            for rec, row, jrow in zip(records, table["rows"], doc["rows"]):
+                assert rec["system_id"] == row["attrs"]["data-k"] == jrow["system_id"]
+                assert row["cells"][1]["text"].startswith(rec["model"])
+                for i, col in enumerate(view.columns):
+                    cell = row["cells"][3 + i]
+                    assert head[3 + i].startswith(col.label)
+                    value = float(rec[col.id]) if rec[col.id] else None
+                    assert jrow[col.id] == value
+                    assert cell["text"] == score_text(value, col.signed), (view.id, col.id)
+                    if value is not None:
+                        assert float(cell["attrs"]["data-v"]) == pytest.approx(value, rel=1e-5)
+                checked += 1
+    assert checked > 50
+
+
+def test_tiers_are_marked_leader_bold_tied_underlined(built: dict) -> None:
+    out: Path = built["out"]
+    table = next(t for t in parse(out / "followir.html").tables if t["view"] == "followir-robust04")
+    col = 3  # p-MRR, the tiered column
+    classes = [r["cells"][col]["attrs"].get("class") for r in table["rows"]
+               if r["attrs"]["data-p"] == "verified"]
+    assert classes.count("fb-leader") == 1
+    with (out / "downloads" / "followir-robust04.csv").open(encoding="utf-8") as fh:
+        records = list(csv.DictReader(fh))
+    tiers = {r["system_id"]: r["p-MRR tier"] for r in records}
+    assert set(tiers.values()) <= {"below leader", "leader", "reported", "tied with leader"}
+    assert list(tiers.values()).count("leader") == 1
+    assert all(t == "reported" for s, t in tiers.items() if s.startswith("paper/"))
+    for r in table["rows"]:
+        cls = r["cells"][col]["attrs"].get("class")
+        expected = {"leader": "fb-leader", "tied with leader": "fb-tied",
+                    "reported": "fb-reported", "below leader": None}[tiers[r["attrs"]["data-k"]]]
+        assert cls == expected
+
+
+def test_average_view_needs_every_task(built: dict) -> None:
+    board = load_board(built["root"], cache_dir=built["base"] / "cache")
+    avg = board.tables["mfollowir/average"]  # only mfollowir/fas was scored
+    assert avg.rows, "the per-language column of the average table has the fas score"
+    for row in avg.rows:
+        assert avg.values[row.key][:2] == [None, None]  # p-MRR, nDCG@20 over all three
+        assert avg.values[row.key][2] is not None      # Persian p-MRR
+    fir = board.tables["followir/average"]
+    assert len([r for r in fir.rows if r.verified]) == len(built["ids"])
+
+
+def test_pi_indic_full_set_is_separate(built: dict) -> None:
+    out: Path = built["out"]
+    overview = parse(out / "pi-indic" / "index.html")
+    full = [t for t in overview.tables if t["view"] == "pi-indic-full-t1"][0]
+    assert any("LaBSE (PI-Indic paper)" in r["cells"][1]["text"] for r in full["rows"])
+    t2 = [t for t in overview.tables if t["view"] == "pi-indic-full-t2"][0]
+    assert t2["rows"], "the paper's own T2 average is shown"
+    for page in ("t1", "t2", "t3", "t3x", "t4"):
+        text = (out / "pi-indic" / f"{page}.html").read_text(encoding="utf-8")
+        assert "LaBSE (PI-Indic paper)" not in text
+
+
+def test_submission_page_links_its_files(built: dict) -> None:
+    out: Path = built["out"]
+    page = out / "submissions" / "sub-0000.html"
+    hrefs = [a["href"] for t, a in parse(page).tags if t == "a" and a.get("href")]
+    files = [h for h in hrefs if h.startswith("sub-0000/")]
+    assert "sub-0000/results.json" in files
+    assert "sub-0000/metadata.yaml" in files
+    assert any(h.endswith(".trec.gz") for h in files)
+    for href in files:
+        assert (page.parent / href).is_file(), href
+    assert json.loads((out / "submissions/sub-0000/results.json").read_text())["kind"] == \
+        "submission"
+
+
+def test_relative_links_resolve(built: dict) -> None:
+    out: Path = built["out"]
+    for page in out.rglob("*.html"):
+        if page.name == "404.html":  # served at any path, so MkDocs makes its links absolute
+            continue
+        for tag, attrs in parse(page).tags:
+            href = attrs.get("href") if tag == "a" else None
+            if not href or re.match(r"^[a-z]+:|^#|^//", href):
+                continue
+            target = (page.parent / href.split("#")[0]).resolve()
+            assert target.exists(), (page, href)
+
+
+def test_view_permalinks_exist(built: dict) -> None:
+    out: Path = built["out"]
+    for page in site_pages():
+        ids = {a.get("id") for _, a in parse(out / page.path.replace(".md", ".html")).tags}
+        for view in page.views:
+            assert view.anchor in ids, (page.path, view.anchor)
+
+
+def test_strict_mode_fails_on_a_broken_link(built: dict, tmp_path: Path) -> None:
+    from leaderboard.site import run_mkdocs
+    from leaderboard.site.render import mkdocs_config, render_docs, write_mkdocs_config
+
+    docs = tmp_path / "docs"
+    render_docs(load_board(built["root"], cache_dir=built["base"] / "cache"), docs)
+    with (docs / "metrics.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n[broken](no-such-page.md)\n")
+    config = tmp_path / "mkdocs.yml"
+    write_mkdocs_config(mkdocs_config(docs, tmp_path / "out"), config)
+    with pytest.raises(SiteBuildError, match="strict"):
+        run_mkdocs(config)
+
+
+def test_build_refuses_to_wipe_a_foreign_directory(built: dict, tmp_path: Path) -> None:
+    (tmp_path / "precious.txt").write_text("keep me")
+    with pytest.raises(SiteBuildError, match="not made by"):
+        build_site(built["root"], tmp_path, cache_dir=built["base"] / "cache")
+    assert (tmp_path / "precious.txt").read_text() == "keep me"
+
+
+def test_broken_results_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    folder = tmp_path / "submissions" / "bad"
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text('{"kind": "submission",', encoding="utf-8")
+    code = cli_main(["build", "--results-root", str(tmp_path), "--out", str(tmp_path / "o"),
+                     "--docs-dir", str(tmp_path / "d"), "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "results.json:1: invalid JSON" in err
+    assert "Traceback" not in err
+
+
+def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code = cli_main(["build", "--results-root", str(built["root"]), "--out",
+                     str(tmp_path / "site"), "--docs-dir", str(tmp_path / "docs"),
+                     "--cache-dir", str(built["base"] / "cache")])
+    assert code == 0
+    assert "built" in capsys.readouterr().out
+    assert (tmp_path / "site" / "index.html").is_file()
+    # Rebuilding into the same folders is allowed: both carry the build's marker.
+    assert cli_main(["build", "--results-root", str(built["root"]), "--out",
+                     str(tmp_path / "site"), "--docs-dir", str(tmp_path / "docs"),
+                     "--cache-dir", str(built["base"] / "cache"), "--quiet"]) == 0
+
+
+def test_tier_cache_gives_identical_pages(built: dict, tmp_path: Path) -> None:
+    cache = built["base"] / "cache"
+    assert any(cache.iterdir())
+    again = build_site(built["root"], tmp_path / "out", cache_dir=cache)
+    fresh = build_site(built["root"], tmp_path / "out2", cache_dir=None)
+    for name in ("followir.html", "pi-indic/t4.html"):
+        assert (again.out_dir / name).read_text() == (fresh.out_dir / name).read_text()
+
+
+def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
+    result = build_site(tmp_path, tmp_path / "out")
+    assert (tmp_path / "out" / "index.html").is_file()
+    assert "No results yet" in (tmp_path / "out" / "followir.html").read_text(encoding="utf-8")
+    assert result.pages >= 14
