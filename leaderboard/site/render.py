@@ -52,6 +52,11 @@ MODEL_TYPES = ("sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-in
                "other")
 
 
+def nbhyphen(text: str) -> str:
+    """Non-breaking hyphens, so a narrow header shows "p-MRR", never "p-" over "MRR"."""
+    return text.replace("-", "\u2011")
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
@@ -61,7 +66,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(score=score_text, dv=data_value, params=params_text,
+    env.filters.update(score=score_text, dv=data_value, params=params_text, nbhyphen=nbhyphen,
                        it=instruction_text, safe_url=safe_url)
     env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED)
     return env
@@ -187,14 +192,16 @@ def rows_html(rows: list[RowDisplay], wide: bool) -> Markup:
         add(f'<tr data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
             f'data-i="{e(r.instruction)}"><td data-v="{rank}">{rank or "–"}</td>'
             '<td class="fb-name">')
-        name = e(r.name)
-        add(f'<a href="{e(r.href)}">{name}</a>' if r.href else f"<span>{name}</span>")
+        # Badge first: it never wraps onto a line of its own, and names line up.
         p = r.provenance[:1]
         if r.source_url:
-            add(f' <a class="fb-prov fb-prov-{p}" href="{e(r.source_url)}" rel="nofollow noopener" '
-                f'title="{e(r.source)}">{p.upper()}</a></td>')
+            add(f'<a class="fb-prov fb-prov-{p}" href="{e(r.source_url)}" rel="nofollow noopener" '
+                f'title="{e(r.source)}">{p.upper()}</a> ')
         else:
-            add(f' <abbr class="fb-prov fb-prov-{p}" title="{e(r.source)}">{p.upper()}</abbr></td>')
+            add(f'<abbr class="fb-prov fb-prov-{p}" title="{e(r.source)}">{p.upper()}</abbr> ')
+        name = e(r.name)
+        add(f'<a class="fb-n" href="{e(r.href)}">{name}</a></td>' if r.href
+            else f'<span class="fb-n">{name}</span></td>')
         if wide:
             add(f"<td>{e(r.provenance)}</td><td>{e(r.model_type)}</td>"
                 f'<td data-v="{e(r.params_value)}">{e(r.params)}</td><td>{e(r.instruction)}</td>')

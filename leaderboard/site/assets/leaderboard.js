@@ -9,6 +9,52 @@
   "use strict";
 
   var SVG = "http://www.w3.org/2000/svg";
+  // Rows shown before "Show all": the browser lays out every visible table row on each
+  // sort, which for 1,000 rows costs hundreds of milliseconds; 100 keep it interactive.
+  var ROW_LIMIT = 100;
+
+  /* ------------------------------------------------------------------ row limit */
+
+  // Hide (class fb-cut) the rows after the first ROW_LIMIT that pass the filters, unless
+  // the reader asked for all of them; keep the view's row count and button in step.
+  function applyLimit(table) {
+    var view = table.closest(".fb-view");
+    var rows = table.tBodies[0] ? table.tBodies[0].rows : [];
+    var all = table.getAttribute("data-show") === "all";
+    var shown = 0, passing = 0;
+    for (var i = 0; i < rows.length; i++) {
+      var row = rows[i];
+      if (row.hidden) { row.classList.remove("fb-cut"); continue; }
+      passing++;
+      var cut = !all && passing > ROW_LIMIT;
+      row.classList.toggle("fb-cut", cut);
+      if (!cut) shown++;
+    }
+    if (!view) return;
+    var count = view.querySelector(".fb-count");
+    if (count) {
+      count.textContent = passing === rows.length ? (shown < passing ? "top " + shown + " of " + passing + " rows" : "")
+        : shown + " of " + passing + " matching rows (" + rows.length + " in all)";
+    }
+    var button = view.querySelector("button.fb-more");
+    if (passing > ROW_LIMIT) {
+      if (!button) {
+        button = document.createElement("button");
+        button.type = "button";
+        button.className = "fb-more md-button";
+        button.addEventListener("click", function () {
+          table.setAttribute("data-show", table.getAttribute("data-show") === "all" ? "top" : "all");
+          applyLimit(table);
+        });
+        var wrap = view.querySelector(".fb-table-wrap");
+        wrap.parentNode.insertBefore(button, wrap.nextSibling);
+      }
+      button.style.display = "";
+      button.textContent = all ? "Show the top " + ROW_LIMIT + " rows" : "Show all " + passing + " rows";
+    } else if (button) {
+      button.style.display = "none";  // Material's .md-button would override [hidden]
+    }
+  }
 
   /* ------------------------------------------------------------------ sorting */
 
@@ -20,7 +66,8 @@
       var v = parseFloat(raw);
       return isNaN(v) ? null : v;
     }
-    var t = cell.textContent.trim().toLowerCase();
+    var named = cell.querySelector(".fb-n");  // the name, without its provenance badge
+    var t = (named || cell).textContent.trim().toLowerCase();
     return t === "" || t === "–" ? null : t;
   }
 
@@ -48,6 +95,7 @@
     var frag = document.createDocumentFragment();
     for (var j = 0; j < keyed.length; j++) frag.appendChild(keyed[j].row);
     body.appendChild(frag);
+    applyLimit(table);
     var heads = table.tHead.rows[0].cells;
     for (var k = 0; k < heads.length; k++) heads[k].removeAttribute("aria-sort");
     th.setAttribute("aria-sort", descending ? "descending" : "ascending");
@@ -84,19 +132,16 @@
     document.querySelectorAll(".fb-view").forEach(function (view) {
       var table = view.querySelector("table.fb-table");
       if (!table) return;
-      var shown = 0, total = 0;
       Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-        var name = row.cells[1] ? row.cells[1].textContent.toLowerCase() : "";
+        var named = row.cells[1] && row.cells[1].querySelector(".fb-n");
+        var name = named ? named.textContent.toLowerCase() : "";
         var ok = (!type || row.getAttribute("data-t") === type) &&
                  (!prov || row.getAttribute("data-p") === prov) &&
                  (!it || row.getAttribute("data-i") === it) &&
                  (!q || name.indexOf(q) !== -1);
         row.hidden = !ok;
-        total++;
-        if (ok) shown++;
       });
-      var count = view.querySelector(".fb-count");
-      if (count) count.textContent = shown === total ? "" : shown + " of " + total + " rows";
+      applyLimit(table);
     });
     document.dispatchEvent(new CustomEvent("fb:filtered"));
   }
@@ -177,7 +222,7 @@
       var raw = row.cells[index].getAttribute("data-v");
       if (raw === null || raw === "") return;
       out[row.getAttribute("data-k")] = {
-        v: parseFloat(raw), name: row.cells[1].firstChild.textContent,
+        v: parseFloat(raw), name: row.querySelector(".fb-n").textContent,
         prov: row.getAttribute("data-p"), hidden: row.hidden
       };
     });
@@ -269,7 +314,9 @@
       var rect = el("rect", { x: x0, y: y + 4, width: Math.max(1, x1 - x0), height: rowH - 8, class: d.v < 0 ? "fb-bar fb-bar-neg" : "fb-bar" });
       rect.appendChild(el("title", {}, d.label + " " + d.metric + ": " + fmt(d.v)));
       svg.appendChild(rect);
-      svg.appendChild(el("text", { x: (d.v < 0 ? x0 - 4 : x1 + 4), y: y + rowH / 2 + 4, class: "fb-tick", "text-anchor": d.v < 0 ? "end" : "start" }, fmt(d.v)));
+      // Value labels sit right of the bar (of the zero line for negative bars), so they
+      // never run into the category labels on the left.
+      svg.appendChild(el("text", { x: (d.v < 0 ? sx(0) : x1) + 4, y: y + rowH / 2 + 4, class: "fb-tick" }, fmt(d.v)));
     });
     svg.appendChild(el("line", { x1: sx(0), x2: sx(0), y1: T, y2: H - T, class: "fb-zero" }));
     target.appendChild(svg);
@@ -301,7 +348,7 @@
             seen[k] = true;
             var opt = document.createElement("option");
             opt.value = k;
-            opt.textContent = r.cells[1].firstChild.textContent +
+            opt.textContent = r.querySelector(".fb-n").textContent +
               (r.getAttribute("data-p") === "reported" ? " (reported)" : "");
             sysSelect.appendChild(opt);
           });
@@ -315,7 +362,10 @@
   }
 
   function init() {
-    document.querySelectorAll("table.fb-table").forEach(setupSorting);
+    document.querySelectorAll("table.fb-table").forEach(function (table) {
+      setupSorting(table);
+      if (table.closest(".fb-view")) applyLimit(table);
+    });
     setupFilters();
     setupTabs();
     setupCharts();
