@@ -1,21 +1,26 @@
 """TREC run files: reading, vectorised parsing and validation against a task.
 
-A run line is ``qid Q0 docid rank score tag`` separated by spaces or tabs. Following
-trec_eval, the rank column is ignored for scoring: documents are ordered by score
-descending, ties broken by docid descending. Validation follows NIST's TREC checker and
-TIRA: hard errors reject a file, warnings do not, every finding names ``FILE:LINE``, and
-nothing is ever modified.
+A run line is ``qid Q0 docid rank score tag``: six fields separated by spaces or tabs
+(any run of them), lines ending in ``\\n`` or ``\\r\\n``. Following trec_eval, the rank
+column is ignored for scoring: documents are ordered by score descending, ties broken by
+docid descending. Validation follows NIST's TREC checker and TIRA: hard errors reject a
+file, warnings do not, every finding names ``FILE:LINE``, and nothing is ever modified.
 
-The fast path parses with pandas' C reader and checks whole columns at once; only files
-that fail structurally take a line-by-line pass, and only to name the offending lines.
+Speed. Runs are large (a FollowTable submission holds millions of lines), so the common
+case takes a fast path: whitespace is normalised to single spaces with ``bytes`` methods,
+pyarrow's CSV reader parses the columns in C++, and query and document ids are
+dictionary-encoded into integer codes over their sorted distinct values. Everything
+downstream (validation, ordering, metrics) works on those codes. Any file the fast path
+does not accept in full goes through an exact line-by-line pass, whose verdict is final:
+the fast path only ever accepts files that pass would accept, with the same values.
 """
 
 from __future__ import annotations
 
-import gzip
-import io
+import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -28,30 +33,104 @@ MAX_FILE_BYTES = 512 * 1024 * 1024  # uncompressed; ~4x the largest legitimate r
 MAX_COMPRESSED_BYTES = 128 * 1024 * 1024
 MAX_LINE_CHARS = 4096  # a run line is six short fields; longer means a wrong file
 GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
 RUN_COLUMNS = ("qid", "q0", "docid", "rank", "score", "tag")
+# Findings of one kind listed per file; past this they are counted in one summary line,
+# so a file that is wrong on every line cannot flood memory with millions of findings.
+MAX_FINDINGS_PER_KIND = 1000
+# Ids longer than this are kept as Python strings rather than fixed-width numpy strings,
+# whose size is (number of ids) x (longest id).
+MAX_FIXED_WIDTH = 256
+
+# A score is a plain decimal number; rank a plain integer (``-0`` included, it is 0).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-@dataclass
+def _names(values: "list[str] | np.ndarray") -> np.ndarray:
+    """Distinct ids as a numpy array: fixed-width unicode when short, else Python strings."""
+    arr = np.asarray(values, dtype=object)
+    if arr.size and max(map(len, arr)) > MAX_FIXED_WIDTH:
+        return arr
+    return arr.astype(str) if arr.size else np.empty(0, dtype=str)
+
+
+def _factorize_sorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, names): names sorted ascending (code point order, as strcmp on UTF-8)."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+    names = _names(list(uniques))
+    return _sort_names(codes.astype(np.int32), names)
+
+
+def _sort_names(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(names, kind="stable")
+    if np.array_equal(order, np.arange(order.size)):
+        return codes, names
+    new_code = np.empty(order.size, dtype=np.int32)
+    new_code[order] = np.arange(order.size, dtype=np.int32)
+    return new_code[codes], names[order]
+
+
+def lookup(names: np.ndarray, wanted: "np.ndarray | list[str]") -> np.ndarray:
+    """Index of each wanted id in the sorted ``names``, -1 where absent."""
+    wanted = np.asarray(wanted, dtype=object) if not isinstance(wanted, np.ndarray) else wanted
+    if not names.size or not wanted.size:
+        return np.full(wanted.shape[0], -1, dtype=np.int64)
+    pos = np.searchsorted(names, wanted)
+    pos = np.minimum(pos, names.size - 1)
+    found = names[pos] == wanted
+    return np.where(found, pos, -1).astype(np.int64)
+
+
+@dataclass(eq=False)
 class ParsedRun:
-    """A run as columns, in file order. ``line`` is each row's 1-based line number."""
+    """A run as columns, in file order.
 
-    qid: np.ndarray     # str
-    docid: np.ndarray   # str
-    score: np.ndarray   # float64
-    line: np.ndarray    # int64
-    rank: np.ndarray    # float64 (the submitted rank column, used only for warnings)
+    Query and document ids are codes into their sorted distinct values (``q_names``,
+    ``d_names``), so code order is string order. ``line`` is each row's 1-based line
+    number; ``rank`` the submitted rank column (used only for warnings). The ``qid`` and
+    ``docid`` string columns are built on first use.
+    """
+
+    q_codes: np.ndarray   # int32, index into q_names
+    q_names: np.ndarray   # sorted distinct query ids
+    d_codes: np.ndarray   # int32, index into d_names
+    d_names: np.ndarray   # sorted distinct document ids
+    score: np.ndarray     # float64
+    line: np.ndarray      # int64
+    rank: np.ndarray      # float64
+    # trec_eval order of the rows, computed once by order_run().
+    _order: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
-        return int(self.qid.shape[0])
+        return int(self.q_codes.shape[0])
+
+    @cached_property
+    def qid(self) -> np.ndarray:
+        return self.q_names[self.q_codes]
+
+    @cached_property
+    def docid(self) -> np.ndarray:
+        return self.d_names[self.d_codes]
+
+    @classmethod
+    def from_strings(cls, qid: "np.ndarray | list[str]", docid: "np.ndarray | list[str]",
+                     score: np.ndarray, line: np.ndarray | None = None,
+                     rank: np.ndarray | None = None) -> "ParsedRun":
+        """Build a run from string columns (ids are factorised here)."""
+        n = len(qid)
+        q_codes, q_names = _factorize_sorted(np.asarray(qid, dtype=object))
+        d_codes, d_names = _factorize_sorted(np.asarray(docid, dtype=object))
+        return cls(q_codes, q_names, d_codes, d_names, np.asarray(score, dtype=np.float64),
+                   np.arange(1, n + 1, dtype=np.int64) if line is None else np.asarray(line),
+                   np.zeros(n) if rank is None else np.asarray(rank, dtype=np.float64))
 
     @classmethod
     def from_rows(cls, rows: list[tuple[str, str, float]]) -> "ParsedRun":
         """Build a run from (qid, docid, score) rows, e.g. for reference models or tests."""
-        n = len(rows)
-        qid = np.asarray([r[0] for r in rows], dtype=object).astype(str) if n else np.empty(0, str)
-        doc = np.asarray([r[1] for r in rows], dtype=object).astype(str) if n else np.empty(0, str)
-        score = np.asarray([r[2] for r in rows], dtype=np.float64)
-        return cls(qid, doc, score, np.arange(1, n + 1), np.zeros(n))
+        return cls.from_strings([r[0] for r in rows], [r[1] for r in rows],
+                                np.asarray([r[2] for r in rows], dtype=np.float64))
 
 
 def read_run_bytes(path: Path, display: str, report: Report) -> bytes | None:
@@ -74,23 +153,12 @@ def read_run_bytes(path: Path, display: str, report: Report) -> bytes | None:
         head = fh.read(2)
     limit = MAX_COMPRESSED_BYTES if head == GZIP_MAGIC else MAX_FILE_BYTES
     if size > limit:
-        report.add(display, None, f"file is {size / 2**20:.0f} MiB, over the "
-                                  f"{limit / 2**20:.0f} MiB limit")
+        report.add(display, None, f"file is {_size(size)}, over the {_size(limit)} limit")
         return None
     raw = path.read_bytes()
     if raw[:2] == GZIP_MAGIC:
-        try:
-            # Bounded read: a small gzip bomb must not exhaust memory.
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
-                data = gz.read(MAX_FILE_BYTES + 1)
-        except EOFError:
-            report.add(display, None, "gzip stream is truncated (file cut short?)")
-            return None
-        except (OSError, zlib.error) as exc:
-            report.add(display, None, f"not a valid gzip file: {exc}")
-            return None
-        if len(data) > MAX_FILE_BYTES:
-            report.add(display, None, f"decompresses to over {MAX_FILE_BYTES / 2**20:.0f} MiB")
+        data = _gunzip(raw, display, report)
+        if data is None:
             return None
         if not data:
             report.add(display, None, "file is empty (after decompression)")
@@ -99,28 +167,85 @@ def read_run_bytes(path: Path, display: str, report: Report) -> bytes | None:
     return raw
 
 
+def _gunzip(raw: bytes, display: str, report: Report) -> bytes | None:
+    """Decompress every gzip member in one C call each, never past MAX_FILE_BYTES + 1.
+
+    The bound makes a small gzip bomb harmless; members are looped over because
+    concatenated gzip files (``cat a.gz b.gz``, pigz) are valid gzip.
+    """
+    parts: list[bytes] = []
+    total = 0
+    rest = raw
+    while True:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            chunk = inflater.decompress(rest, MAX_FILE_BYTES + 1 - total)
+        except zlib.error as exc:
+            report.add(display, None, f"not a valid gzip file: {exc}")
+            return None
+        parts.append(chunk)
+        total += len(chunk)
+        if total > MAX_FILE_BYTES:
+            report.add(display, None, f"decompresses to over {_size(MAX_FILE_BYTES)}")
+            return None
+        if not inflater.eof:
+            report.add(display, None, "gzip stream is truncated (file cut short?)")
+            return None
+        rest = inflater.unused_data
+        if not rest.strip(b"\x00"):  # trailing zero padding is tolerated, as gzip does
+            break
+        if rest[:2] != GZIP_MAGIC:
+            report.add(display, None, "not a valid gzip file: trailing garbage after the "
+                                      "compressed data")
+            return None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _size(n_bytes: int) -> str:
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.0f} {unit}"
+    return f"{n_bytes} bytes"
+
+
 def _line_of_offset(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
 def check_text(data: bytes, display: str, report: Report) -> bool:
-    """Binary content, encoding and line length; True when the bytes can be parsed."""
+    """Binary content, encoding, line ends and line length; True when parseable."""
+    return _check_text(data, display, report) is not None
+
+
+def _check_text(data: bytes, display: str, report: Report) -> np.ndarray | None:
+    """As :func:`check_text`; returns the offsets of the newlines when the text is fine."""
     nul = data.find(b"\x00")
     if nul >= 0:
         report.add(display, _line_of_offset(data, nul),
                    "binary content (NUL byte): this is not a text run file")
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        report.add(display, _line_of_offset(data, exc.start),
-                   f"not valid UTF-8 (byte 0x{data[exc.start]:02x})")
-        return False
+        return None
+    if not data.isascii():  # ASCII is UTF-8; only other bytes need the decoder
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            report.add(display, _line_of_offset(data, exc.start),
+                       f"not valid UTF-8 (byte 0x{data[exc.start]:02x})")
+            return None
     buf = np.frombuffer(data, dtype=np.uint8)
+    if b"\r" in data:
+        cr = np.flatnonzero(buf == 0x0D)
+        bare = cr[(cr + 1 >= buf.shape[0]) | (buf[np.minimum(cr + 1, buf.shape[0] - 1)] != 0x0A)]
+        if bare.size:
+            for offset in bare[:5]:
+                report.add(display, _line_of_offset(data, int(offset)),
+                           "bare carriage return (old Mac line ends?); end lines with \\n "
+                           "or \\r\\n")
+            if bare.size > 5:
+                report.add(display, None, f"{bare.size - 5} more bare carriage returns")
+            return None
     newlines = np.flatnonzero(buf == 0x0A)
-    ends = np.append(newlines, buf.shape[0])
     starts = np.concatenate(([0], newlines + 1))
-    lengths = ends - starts
+    lengths = np.append(newlines, buf.shape[0]) - starts
     too_long = np.flatnonzero(lengths > MAX_LINE_CHARS)
     if too_long.size:
         for idx in too_long[:5]:
@@ -129,193 +254,413 @@ def check_text(data: bytes, display: str, report: Report) -> bool:
                        "is this really a TREC run?")
         if too_long.size > 5:
             report.add(display, None, f"{too_long.size - 5} more over-long lines")
-        return False
-    return True
+        return None
+    return newlines
+
+
+def _normalise_whitespace(data: bytes) -> bytes:
+    """Runs of spaces and tabs become one space; none at the start or end of a line.
+
+    Pure ``bytes`` operations (C speed) that never add or remove a newline, so line
+    numbers are unchanged and field values are exactly as written.
+    """
+    if b"\t" in data:
+        data = data.replace(b"\t", b" ")
+    while b"  " in data:
+        data = data.replace(b"  ", b" ")
+    if b" \n" in data or b"\n " in data or b" \r" in data:
+        data = data.replace(b"\n ", b"\n").replace(b" \r\n", b"\r\n").replace(b" \n", b"\n")
+    if data[:1] == b" ":
+        data = data[1:]
+    if data[-1:] == b" ":
+        data = data[:-1]
+    return data
 
 
 def _content_line_numbers(data: bytes) -> np.ndarray:
-    """1-based numbers of the lines that hold anything but whitespace.
-
-    pandas skips blank lines, so row i of the parsed frame is content line i; this maps
-    rows back to the file's own line numbers for messages.
-    """
+    """1-based numbers of the lines that hold anything but spaces, tabs and line ends."""
     buf = np.frombuffer(data, dtype=np.uint8)
-    newlines = np.flatnonzero(buf == 0x0A)
-    ends = np.append(newlines, buf.shape[0])
-    starts = np.concatenate(([0], newlines + 1))
-    non_space = ~np.isin(buf, np.frombuffer(b" \t\r\n\x0b\x0c", dtype=np.uint8))
-    csum = np.concatenate(([0], np.cumsum(non_space, dtype=np.int64)))
-    has_content = (csum[ends] - csum[starts]) > 0
-    numbers = np.flatnonzero(has_content) + 1
-    if buf.shape[0] and buf[-1] == 0x0A:  # the empty "line" after a final newline
-        numbers = numbers[numbers <= newlines.shape[0]]
-    return numbers.astype(np.int64)
+    if not buf.size:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.concatenate(([0], np.flatnonzero(buf == 0x0A) + 1))
+    if starts[-1] == buf.shape[0]:  # the empty "line" after a final newline
+        starts = starts[:-1]
+    content = (buf != 0x20) & (buf != 0x09) & (buf != 0x0D) & (buf != 0x0A)
+    has_content = np.logical_or.reduceat(content, starts)
+    return (np.flatnonzero(has_content) + 1).astype(np.int64)
 
 
-def _slow_structure_errors(text: str, display: str, report: Report) -> None:
-    """Line-by-line column count check, used only when the fast parser refuses a file."""
-    for lineno, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if fields and len(fields) != 6:
-            report.add(display, lineno, f"expected 6 columns (qid Q0 docid rank score tag), "
-                                        f"found {len(fields)}")
+def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, int] | None] | None:
+    """Columns of a well-formed run through pyarrow; None when anything is irregular.
+
+    Also returns (line, value, count) of lines whose second column is not ``Q0``, if any.
+
+    Accepts only what :func:`_parse_exact` accepts and yields the same values: six
+    non-empty fields per line (an empty field means two separators in a row or one at a
+    line end), finite scores (pyarrow parses decimals correctly rounded, as Python's
+    float does), ranks of plain ASCII digits. ``data`` must hold no tabs: it is split on
+    single spaces.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        from pyarrow import csv as pacsv
+    except ImportError:  # pragma: no cover - pyarrow is a declared dependency
+        return None
+    names = list(RUN_COLUMNS)
+    types = {name: pa.string() for name in names}
+    types["score"] = pa.float64()
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False,
+                                           block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False,
+                                             double_quote=False, escape_char=False,
+                                             newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
+                                                 strings_can_be_null=False,
+                                                 quoted_strings_can_be_null=False,
+                                                 include_columns=names),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    n = table.num_rows
+    if n == 0 or table.num_columns != 6:
+        return None
+    score = table.column("score").to_numpy()
+    if not np.isfinite(score).all():
+        return None
+    rank_text = table.column("rank")
+    if not pc.all(pc.ascii_is_decimal(rank_text)).as_py():
+        return None  # signs, or not digits: the exact pass decides
+    try:
+        rank = pc.cast(rank_text, pa.int64()).to_numpy().astype(np.float64)
+    except (pa.ArrowInvalid, OverflowError):
+        return None
+    if pc.min(pc.binary_length(table.column("tag"))).as_py() == 0:
+        return None
+    q_codes, q_names = _dictionary_codes(table.column("qid"))
+    d_codes, d_names = _dictionary_codes(table.column("docid"))
+    if min(map(len, q_names)) == 0 or min(map(len, d_names)) == 0:
+        return None
+    if n_lines == n:
+        line = np.arange(1, n + 1, dtype=np.int64)
+    else:  # blank lines: map rows back to the file's own line numbers
+        line = _content_line_numbers(data)
+        if line.shape[0] != n:
+            return None
+    run = ParsedRun(q_codes, q_names, d_codes, d_names, np.ascontiguousarray(score), line, rank)
+    q0 = table.column("q0")
+    odd = pc.not_equal(q0, "Q0")
+    if not pc.any(odd).as_py():
+        return run, None
+    if pc.min(pc.binary_length(q0)).as_py() == 0:
+        return None
+    odd_rows = np.flatnonzero(np.asarray(odd.to_numpy(zero_copy_only=False), dtype=bool))
+    first = int(odd_rows[0])
+    return run, (int(line[first]), str(q0[first].as_py()), int(odd_rows.shape[0]))
+
+
+def _dictionary_codes(column) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - pyarrow
+    encoded = column.dictionary_encode().combine_chunks()
+    codes = encoded.indices.to_numpy().astype(np.int32, copy=False)
+    names = _names(encoded.dictionary.to_pylist())
+    return _sort_names(codes, names)
+
+
+def _parse_exact(text: str, display: str, report: Report) -> ParsedRun | None:
+    """Line-by-line parse of normalised text with a message for every bad field.
+
+    Slower than the fast path, and only used when that refuses a file; its verdict is
+    final. Column counts are checked first: a file with misaligned columns gets only
+    those errors, since its other fields would be misread.
+    """
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    bad_columns = 0
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line:
+            continue
+        fields = line.split(" ")
+        if len(fields) != 6:
+            bad_columns += 1
+            if bad_columns <= MAX_FINDINGS_PER_KIND:
+                report.add(display, lineno, f"expected 6 columns (qid Q0 docid rank score "
+                                            f"tag), found {len(fields)}")
+            continue
+        rows.append(fields)
+        lines.append(lineno)
+    if bad_columns > MAX_FINDINGS_PER_KIND:
+        report.add(display, None, f"{bad_columns - MAX_FINDINGS_PER_KIND} more lines without "
+                                  "6 columns")
+    if bad_columns:
+        return None
+    if not rows:
+        report.add(display, None, "file has no run lines")
+        return None
+    scores = np.empty(len(rows), dtype=np.float64)
+    ranks = np.empty(len(rows), dtype=np.float64)
+    field_errors = 0
+    first_odd_q0: int | None = None
+    n_odd_q0 = 0
+    for i, (fields, lineno) in enumerate(zip(rows, lines)):
+        score_text, rank_text = fields[4], fields[3]
+        problem = None
+        if _DECIMAL.fullmatch(score_text):
+            value = float(score_text)
+            if not np.isfinite(value):
+                problem = f"score {score_text!r} is not a finite number"
+            scores[i] = value
+        elif _NON_FINITE.fullmatch(score_text):
+            problem = f"score {score_text!r} is not a finite number"
+        else:
+            problem = f"score {score_text!r} is not a number"
+        if problem is not None:
+            field_errors += 1
+            if field_errors <= MAX_FINDINGS_PER_KIND:
+                report.add(display, lineno, problem)
+        if _INTEGER.fullmatch(rank_text) and int(rank_text) >= 0:
+            ranks[i] = float(int(rank_text))
+        else:
+            field_errors += 1
+            if field_errors <= MAX_FINDINGS_PER_KIND:
+                report.add(display, lineno, f"rank {rank_text!r} is not a non-negative integer")
+        if fields[1] != "Q0":
+            n_odd_q0 += 1
+            if first_odd_q0 is None:
+                first_odd_q0 = i
+    if field_errors > MAX_FINDINGS_PER_KIND:
+        report.add(display, None, f"{field_errors - MAX_FINDINGS_PER_KIND} more bad score or "
+                                  "rank fields")
+    if first_odd_q0 is not None:
+        report.add(display, lines[first_odd_q0],
+                   f"second column is {rows[first_odd_q0][1]!r}, expected 'Q0' (ignored; "
+                   f"{n_odd_q0} line(s))", "warning")
+    if field_errors:
+        return None
+    return ParsedRun.from_strings([r[0] for r in rows], [r[2] for r in rows], scores,
+                                  np.asarray(lines, dtype=np.int64), ranks)
 
 
 def parse_run(data: bytes, display: str, report: Report) -> ParsedRun | None:
     """Parse run bytes; hard errors go to ``report`` and make the result None."""
-    text_ok = check_text(data, display, report)
-    if not text_ok:
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM):]  # some editors add one; it is not part of the first qid
+    newlines = _check_text(data, display, report)
+    if newlines is None:
         return None
-    if b"\r\n" in data:
+    if b"\r" in data:  # every \r is part of a \r\n here: bare ones were refused above
         report.add(display, None, "CRLF line endings (accepted)", "warning")
-    if b"\t" in data:
+    tabs = b"\t" in data
+    if tabs:
         report.add(display, None, "tab-separated columns (accepted)", "warning")
-    lines = _content_line_numbers(data)
-    if lines.size == 0:
-        report.add(display, None, "file has no run lines")
-        return None
-    try:
-        frame = pd.read_csv(
-            io.BytesIO(data), sep=r"\s+", header=None, names=range(7), dtype=str,
-            engine="c", quoting=3, na_filter=False, keep_default_na=False,
-            skip_blank_lines=True, comment=None, encoding="utf-8",
-        )
-    except pd.errors.ParserError:
-        _slow_structure_errors(data.decode("utf-8"), display, report)
-        if report.ok:  # the parser saw something our line check did not: still name it
-            report.add(display, None, "could not parse the file as whitespace-separated columns")
-        return None
-    if len(frame) != lines.size:
-        # Should not happen; fall back to the exact line-by-line check to stay truthful.
-        _slow_structure_errors(data.decode("utf-8"), display, report)
-        return None
-    n_fields = (frame != "").sum(axis=1).to_numpy()
-    bad = np.flatnonzero(n_fields != 6)
-    for idx in bad:
-        report.add(display, int(lines[idx]), f"expected 6 columns (qid Q0 docid rank score "
-                                             f"tag), found {int(n_fields[idx])}")
-    if bad.size:
-        return None
-    qid = frame[0].to_numpy(dtype=str)
-    docid = frame[2].to_numpy(dtype=str)
-    score = pd.to_numeric(frame[4], errors="coerce").to_numpy(dtype=np.float64)
-    rank = pd.to_numeric(frame[3], errors="coerce").to_numpy(dtype=np.float64)
-    for idx in np.flatnonzero(np.isnan(score)):
-        value = frame.iat[int(idx), 4]
-        if value.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            report.add(display, int(lines[idx]), f"score {value!r} is not a finite number")
-        else:
-            report.add(display, int(lines[idx]), f"score {value!r} is not a number")
-    for idx in np.flatnonzero(np.isinf(score)):
-        report.add(display, int(lines[idx]), f"score {frame.iat[int(idx), 4]!r} is not a "
-                                             "finite number")
-    bad_rank = np.isnan(rank) | (rank != np.round(rank)) | (rank < 0)
-    # "1e3" parses as a number but is not how anyone writes an integer rank.
-    rank_text = frame[3]
-    bad_rank |= ~rank_text.str.fullmatch(r"[+]?\d+").to_numpy()
-    for idx in np.flatnonzero(bad_rank):
-        report.add(display, int(lines[idx]), f"rank {frame.iat[int(idx), 3]!r} is not a "
-                                             "non-negative integer")
-    q0 = frame[1].to_numpy(dtype=str)
-    odd_q0 = np.flatnonzero(q0 != "Q0")
-    if odd_q0.size:
-        report.add(display, int(lines[odd_q0[0]]),
-                   f"second column is {str(q0[odd_q0[0]])!r}, expected 'Q0' (ignored; "
-                   f"{odd_q0.size} line(s))", "warning")
-    if not report.ok:
-        return None
-    return ParsedRun(qid=qid, docid=docid, score=score, line=lines, rank=rank)
+    n_lines = newlines.shape[0] + (0 if data.endswith(b"\n") else 1)
+    fast = None if tabs else _parse_fast(data, n_lines)
+    if fast is None:
+        # Irregular spacing (tabs, runs of spaces, spaces at line ends) or a bad line.
+        normalised = _normalise_whitespace(data)
+        if not normalised.strip(b" \r\n"):
+            report.add(display, None, "file has no run lines")
+            return None
+        if tabs or normalised != data:
+            fast = _parse_fast(normalised, n_lines)
+        data = normalised
+    if fast is None:
+        return _parse_exact(data.decode("utf-8"), display, report)
+    run, odd_q0 = fast
+    if odd_q0 is not None:
+        line, value, count = odd_q0
+        report.add(display, line, f"second column is {value!r}, expected 'Q0' (ignored; "
+                                  f"{count} line(s))", "warning")
+    return run
+
+
+def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Rows sorted by query code, score descending, doc code descending (stable).
+
+    The same permutation as ``np.lexsort((-d, -score, q))``, reached in linear time for
+    the usual file, whose queries come in blocks already ranked by score: only the
+    blocks are put in query order, and only tied rows sorted.
+    """
+    n = q.shape[0]
+    if n < 2:
+        return np.arange(n)
+    new_block = np.flatnonzero(q[1:] != q[:-1]) + 1
+    starts = np.concatenate(([0], new_block))
+    if starts.shape[0] != np.unique(q[starts]).shape[0]:
+        return np.lexsort((-d, -score, q))  # some query is split over several blocks
+    same = np.ones(n - 1, dtype=bool)
+    same[new_block - 1] = False
+    s_next, s_prev = score[1:], score[:-1]
+    if (same & (s_next > s_prev)).any():
+        return np.lexsort((-d, -score, q))  # not ranked by score within a query
+    lengths = np.diff(np.append(starts, n))
+    block_order = np.argsort(q[starts], kind="stable")
+    if np.array_equal(block_order, np.arange(block_order.shape[0])):
+        order = np.arange(n)
+    else:
+        ordered_starts = starts[block_order]
+        ordered_lengths = lengths[block_order]
+        offsets = np.repeat(ordered_starts - (np.cumsum(ordered_lengths) - ordered_lengths),
+                            ordered_lengths)
+        order = np.arange(n) + offsets
+    tied = same & (s_next == s_prev)
+    wrong = tied & (d[1:] > d[:-1])
+    if wrong.any():
+        # Sort each group of tied rows by doc descending, in place within the group.
+        in_tie = np.zeros(n, dtype=bool)
+        in_tie[1:] |= tied
+        in_tie[:-1] |= tied
+        group = np.cumsum(np.concatenate(([True], ~tied)))  # same id within a tie group
+        rows = np.flatnonzero(in_tie)
+        # within[p]: the row that belongs at file position p once ties are sorted; each
+        # group keeps its own positions, so the block order still applies on top.
+        within = np.arange(n)
+        within[rows] = rows[np.lexsort((-d[rows], group[rows]))]
+        order = within[order]
+    return order
 
 
 def order_run(run: ParsedRun) -> np.ndarray:
     """Row order that ranks each query's documents as trec_eval does.
 
     Sorted by query, then score descending, then docid descending. The rank column is
-    ignored, so shuffling lines or scrambling ranks cannot change any score.
+    ignored, so shuffling lines or scrambling ranks cannot change any score. Computed
+    once per run and kept.
     """
-    q_codes, _ = pd.factorize(run.qid, sort=True)
-    d_codes, _ = pd.factorize(run.docid, sort=True)
-    return np.lexsort((-d_codes, -run.score, q_codes))
+    if run._order is None:
+        run._order = _trec_order(run.q_codes, run.score, run.d_codes)
+    return run._order
+
+
+def _first_rows(codes: np.ndarray, mask_of_code: np.ndarray) -> list[int]:
+    """Row of the first occurrence of each flagged code, in file order."""
+    rows = np.flatnonzero(mask_of_code[codes])
+    _, first = np.unique(codes[rows], return_index=True)
+    return sorted(int(rows[i]) for i in first)
 
 
 def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
                  report: Report, max_docs: int = 1000) -> None:
     """Check a parsed run against the task: queries, documents, duplicates, limits."""
     role_data = data_task.roles[role]
-    expected = pd.Index(role_data.query_ids)
-    qids = pd.Index(run.qid)
-    unknown = ~qids.isin(expected)
-    if unknown.any():
-        unknown_rows = np.flatnonzero(unknown)
-        seen: set[str] = set()
-        for idx in unknown_rows:
-            q = str(run.qid[idx])
-            if q not in seen:
-                seen.add(q)
-                report.add(display, int(run.line[idx]),
-                           f"unknown query {q!r} (not a {role} query of {data_task.task_id})")
-    present = pd.Index(pd.unique(run.qid))
-    missing = expected[~expected.isin(present)]
-    if len(missing):
+    expected = _names(role_data.query_ids)
+    expected_sorted = np.sort(expected)
+    known = lookup(expected_sorted, run.q_names) >= 0
+    if not known.all():
+        for idx in _first_rows(run.q_codes, ~known):
+            q = str(run.q_names[run.q_codes[idx]])
+            report.add(display, int(run.line[idx]),
+                       f"unknown query {q!r} (not a {role} query of {data_task.task_id})")
+    present = lookup(run.q_names, expected) >= 0
+    if not present.all():
+        missing = [str(q) for q in expected[~present]]
         shown = ", ".join(repr(q) for q in missing[:10])
         more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
         report.add(display, None, f"missing {len(missing)} of {len(expected)} {role} "
                                   f"queries: {shown}{more}")
-    keys = pd.DataFrame({"q": run.qid, "d": run.docid})
-    dup = keys.duplicated(keep="first").to_numpy()
-    if dup.any():
-        first_line = keys.assign(line=run.line).groupby(["q", "d"], sort=False)["line"].transform("min").to_numpy()
-        for idx in np.flatnonzero(dup):
-            report.add(display, int(run.line[idx]),
-                       f"document {str(run.docid[idx])!r} appears again for query {str(run.qid[idx])!r} "
-                       f"(first on line {int(first_line[idx])})")
-    counts = keys.groupby("q", sort=True).size()
-    over = counts[counts > max_docs]
-    for q, n in over.items():
-        last_line = int(run.line[np.flatnonzero(run.qid == q)[-1]])
-        report.add(display, last_line, f"query {str(q)!r} has {n} documents; at most {max_docs} "
-                                       "are allowed")
+    n_docs = max(int(run.d_names.shape[0]), 1)
+    keys = run.q_codes.astype(np.int64) * n_docs + run.d_codes
+    if _has_duplicates(keys, int(run.q_names.shape[0]) * n_docs):
+        _report_duplicates(run, keys, display, report)
+    counts = np.bincount(run.q_codes, minlength=run.q_names.shape[0])
+    over = np.flatnonzero(counts > max_docs)
+    if over.size:
+        last = np.zeros(run.q_names.shape[0], dtype=np.int64)
+        np.maximum.at(last, run.q_codes, np.arange(len(run), dtype=np.int64))
+        for code in over:
+            report.add(display, int(run.line[last[code]]),
+                       f"query {str(run.q_names[code])!r} has {int(counts[code])} documents; "
+                       f"at most {max_docs} are allowed")
     if data_task.pools is not None:
-        _check_pool(data_task, run, display, report)
+        _check_pool(data_task, run, keys, n_docs, display, report)
     elif data_task.doc_ids.size:
-        outside = ~pd.Index(run.docid).isin(data_task.doc_ids)
-        for idx in np.flatnonzero(outside):
-            report.add(display, int(run.line[idx]),
-                       f"document {str(run.docid[idx])!r} is not in the corpus of {data_task.task_id}")
+        in_corpus = lookup(_sorted_corpus(data_task), run.d_names) >= 0
+        if not in_corpus.all():
+            rows = np.flatnonzero(~in_corpus[run.d_codes])
+            _report_rows(rows, run, display, report, lambda idx: (
+                f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the corpus of "
+                f"{data_task.task_id}"))
     _warn_rank_consistency(run, display, report)
 
 
-def _check_pool(data_task: TaskData, run: ParsedRun, display: str, report: Report) -> None:
+def _sorted_corpus(data_task: TaskData) -> np.ndarray:
+    ids = data_task.doc_ids
+    if ids.shape[0] > 1 and not (ids[1:] > ids[:-1]).all():
+        ids = np.unique(ids)  # the reader promises sorted ids; do not rely on it blindly
+    return ids
+
+
+def _has_duplicates(keys: np.ndarray, key_range: int) -> bool:
+    if keys.shape[0] < 2:
+        return False
+    if key_range <= 64 * max(keys.shape[0], 1 << 20):
+        seen = np.zeros(key_range, dtype=bool)
+        seen[keys] = True
+        return int(np.count_nonzero(seen)) < keys.shape[0]
+    return bool(pd.Series(keys).duplicated().any())
+
+
+def _report_duplicates(run: ParsedRun, keys: np.ndarray, display: str, report: Report) -> None:
+    frame = pd.DataFrame({"key": keys, "line": run.line})
+    dup = frame.duplicated("key", keep="first").to_numpy()
+    first_line = frame.groupby("key", sort=False)["line"].transform("min").to_numpy()
+    _report_rows(np.flatnonzero(dup), run, display, report, lambda idx: (
+        f"document {str(run.d_names[run.d_codes[idx]])!r} appears again for query "
+        f"{str(run.q_names[run.q_codes[idx]])!r} (first on line {int(first_line[idx])})"))
+
+
+def _report_rows(rows: np.ndarray, run: ParsedRun, display: str, report: Report,
+                 message) -> None:  # noqa: ANN001 - callable(row) -> str
+    for idx in rows[:MAX_FINDINGS_PER_KIND]:
+        report.add(display, int(run.line[idx]), message(int(idx)))
+    if rows.shape[0] > MAX_FINDINGS_PER_KIND:
+        report.add(display, None, f"{rows.shape[0] - MAX_FINDINGS_PER_KIND} more lines with "
+                                  "the same problem")
+
+
+def _check_pool(data_task: TaskData, run: ParsedRun, keys: np.ndarray, n_docs: int,
+                display: str, report: Report) -> None:
     """Reranking tasks: each query may only rank its own fixed candidate pool."""
     assert data_task.pools is not None
-    pool_q = np.concatenate([np.full(len(v), k, dtype=object) for k, v in data_task.pools.items()])
-    pool_d = np.concatenate(list(data_task.pools.values()))
-    pool_keys = pd.MultiIndex.from_arrays([pool_q.astype(str), pool_d.astype(str)])
-    run_keys = pd.MultiIndex.from_arrays([run.qid, run.docid])
-    outside = ~run_keys.isin(pool_keys)
-    for idx in np.flatnonzero(outside):
-        report.add(display, int(run.line[idx]),
-                   f"document {str(run.docid[idx])!r} is not in the candidate pool of query "
-                   f"{str(run.qid[idx])!r} (this task reranks a fixed pool)")
+    allowed = []
+    for code, q in enumerate(run.q_names.tolist()):
+        pool = data_task.pools.get(q)
+        if pool is None:
+            continue  # an unknown query: already reported
+        doc_codes = lookup(run.d_names, np.asarray(pool))
+        allowed.append(code * n_docs + doc_codes[doc_codes >= 0])
+    allowed_keys = np.concatenate(allowed) if allowed else np.zeros(0, dtype=np.int64)
+    known_query = np.zeros(run.q_names.shape[0], dtype=bool)
+    known_query[[c for c, q in enumerate(run.q_names.tolist()) if q in data_task.pools]] = True
+    outside = ~np.isin(keys, allowed_keys) & known_query[run.q_codes]
+    rows = np.flatnonzero(outside)
+    _report_rows(rows, run, display, report, lambda idx: (
+        f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the candidate pool of "
+        f"query {str(run.q_names[run.q_codes[idx]])!r} (this task reranks a fixed pool)"))
 
 
 def _warn_rank_consistency(run: ParsedRun, display: str, report: Report) -> None:
-    """Warnings only: trec_eval ignores ranks, but a mismatch often reveals a bug."""
+    """Warnings only: trec_eval ignores ranks, but a mismatch often reveals a bug.
+
+    Each warning names the earliest line (in the file) where the problem shows.
+    """
     order = order_run(run)
-    q_sorted = run.qid[order]
+    q_sorted = run.q_codes[order]
     score_sorted = run.score[order]
     same_q = q_sorted[1:] == q_sorted[:-1]
     ties = same_q & (score_sorted[1:] == score_sorted[:-1])
     if ties.any():
-        first = order[1:][ties][0]
-        report.add(display, int(run.line[first]),
+        report.add(display, int(run.line[order[1:][ties]].min()),
                    f"{int(ties.sum())} tied score(s) within a query; ties are broken by docid "
                    "descending, as trec_eval does", "warning")
     rank_sorted = run.rank[order]
     inverted = same_q & (rank_sorted[1:] < rank_sorted[:-1]) & ~ties
     if inverted.any():
-        first = order[1:][inverted][0]
-        report.add(display, int(run.line[first]),
+        report.add(display, int(run.line[order[1:][inverted]].min()),
                    f"rank column disagrees with scores on {int(inverted.sum())} line(s); "
                    "ranks are ignored, documents are ordered by score", "warning")
 

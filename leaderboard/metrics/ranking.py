@@ -19,58 +19,101 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from leaderboard.runs import ParsedRun
+from leaderboard.runs import ParsedRun, lookup
 
 METRIC_RE = re.compile(r"^(nDCG|AP|RR|R|P)(?:@(\d+))?$")
 
 
-@dataclass
+@dataclass(eq=False)
 class RankedRun:
-    """A run sorted the trec_eval way, with per-row rank and the query it belongs to."""
+    """A run sorted the trec_eval way, with per-row rank and the query it belongs to.
 
-    qid: np.ndarray    # str, grouped by query
-    docid: np.ndarray  # str
-    rank: np.ndarray   # int64, 1-based within the query
-    q_start: dict[str, int]
-    q_len: dict[str, int]
+    Rows are grouped by query code (ascending, i.e. query id order), each query's rows in
+    rank order. Ids are codes into the run's sorted distinct ``q_names`` / ``d_names``;
+    the ``qid`` / ``docid`` string columns and ``q_start`` / ``q_len`` dicts are built on
+    first use.
+    """
+
+    q_codes: np.ndarray    # int32, ascending
+    d_codes: np.ndarray    # int32
+    rank: np.ndarray       # int64, 1-based within the query
+    q_names: np.ndarray
+    d_names: np.ndarray
+    seg_start: np.ndarray  # first row of each query code
+    seg_len: np.ndarray    # number of rows of each query code
 
     @classmethod
     def from_parsed(cls, run: ParsedRun) -> "RankedRun":
         from leaderboard.runs import order_run
 
         order = order_run(run)
-        qid = run.qid[order]
-        docid = run.docid[order]
-        n = qid.shape[0]
-        if n:
-            boundary = np.flatnonzero(np.concatenate(([True], qid[1:] != qid[:-1])))
-        else:
-            boundary = np.empty(0, dtype=np.int64)
-        lengths = np.diff(np.append(boundary, n))
-        rank = np.arange(n, dtype=np.int64) - np.repeat(boundary, lengths) + 1
-        starts = {str(qid[b]): int(b) for b in boundary}
-        lens = {str(qid[b]): int(length) for b, length in zip(boundary, lengths)}
-        return cls(qid=qid, docid=docid, rank=rank, q_start=starts, q_len=lens)
+        identity = order.shape[0] == 0 or (order[0] == 0 and order[-1] == order.shape[0] - 1
+                                           and bool((np.diff(order) == 1).all()))
+        q_codes = run.q_codes if identity else run.q_codes[order]
+        d_codes = run.d_codes if identity else run.d_codes[order]
+        n = q_codes.shape[0]
+        seg_len = np.bincount(q_codes, minlength=run.q_names.shape[0]).astype(np.int64)
+        seg_start = np.cumsum(seg_len) - seg_len
+        rank = np.arange(1, n + 1, dtype=np.int64) - np.repeat(seg_start, seg_len)
+        return cls(q_codes=q_codes, d_codes=d_codes, rank=rank, q_names=run.q_names,
+                   d_names=run.d_names, seg_start=seg_start, seg_len=seg_len)
+
+    @cached_property
+    def qid(self) -> np.ndarray:
+        return self.q_names[self.q_codes]
+
+    @cached_property
+    def docid(self) -> np.ndarray:
+        return self.d_names[self.d_codes]
+
+    @cached_property
+    def q_start(self) -> dict[str, int]:
+        return {str(q): int(s) for q, s, n in zip(self.q_names, self.seg_start, self.seg_len) if n}
+
+    @cached_property
+    def q_len(self) -> dict[str, int]:
+        return {str(q): int(n) for q, n in zip(self.q_names, self.seg_len) if n}
+
+    @cached_property
+    def _key_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted (query, doc) keys, their rows): built once, then each lookup is a search."""
+        keys = self.q_codes.astype(np.int64) * max(self.d_names.shape[0], 1) + self.d_codes
+        rows = np.argsort(keys)
+        return keys[rows], rows
+
+    def query_codes(self, qids: "np.ndarray | list[str]") -> np.ndarray:
+        return lookup(self.q_names, np.asarray(qids, dtype=object))
+
+    def rows_of_codes(self, q_codes: np.ndarray, d_codes: np.ndarray) -> np.ndarray:
+        """Row of each (query code, doc code), -1 where absent (a code of -1 is absent)."""
+        out = np.full(q_codes.shape[0], -1, dtype=np.int64)
+        valid = (q_codes >= 0) & (d_codes >= 0)
+        if not valid.any() or not self.q_codes.shape[0]:
+            return out
+        sorted_keys, rows = self._key_index
+        wanted = q_codes[valid].astype(np.int64) * max(self.d_names.shape[0], 1) + d_codes[valid]
+        pos = np.minimum(np.searchsorted(sorted_keys, wanted), sorted_keys.shape[0] - 1)
+        hit = sorted_keys[pos] == wanted
+        out[np.flatnonzero(valid)[hit]] = rows[pos[hit]]
+        return out
 
     def ranks_of(self, qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
         """Rank of each (qid, docid), 0 where the document is not in that query's ranking."""
         if not len(qids):
             return np.zeros(0, dtype=np.int64)
-        table = pd.Series(self.rank, index=pd.MultiIndex.from_arrays([self.qid, self.docid]))
-        wanted = pd.MultiIndex.from_arrays([np.asarray(qids, dtype=str),
-                                            np.asarray(docids, dtype=str)])
-        pos = table.index.get_indexer(wanted)
-        out = np.zeros(len(wanted), dtype=np.int64)
-        hit = pos >= 0
-        out[hit] = self.rank[pos[hit]]
-        return out
+        rows = self.rows_of_codes(self.query_codes(qids),
+                                  lookup(self.d_names, np.asarray(docids, dtype=object)))
+        return np.where(rows >= 0, self.rank[np.maximum(rows, 0)], 0)
 
-    def length_of(self, qids: np.ndarray) -> np.ndarray:
-        return np.asarray([self.q_len.get(str(q), 0) for q in qids], dtype=np.int64)
+    def length_of(self, qids: "np.ndarray | list[str]") -> np.ndarray:
+        codes = self.query_codes(qids)
+        return np.where(codes >= 0, self.seg_len[np.maximum(codes, 0)], 0).astype(np.int64) \
+            if self.seg_len.shape[0] else np.zeros(len(codes), dtype=np.int64)
 
 
 def parse_metric(name: str) -> tuple[str, int | None]:
@@ -83,31 +126,38 @@ def parse_metric(name: str) -> tuple[str, int | None]:
 def evaluate(ranked: RankedRun, qrels: dict[str, dict[str, int]], query_ids: list[str],
              metrics: tuple[str, ...] | list[str]) -> dict[str, dict[str, float]]:
     """Per-query scores: metric -> qid -> value, for every qid in ``query_ids``."""
-    qids = list(query_ids)
-    q_index = {q: i for i, q in enumerate(qids)}
+    qids = list(dict.fromkeys(query_ids))
     nq = len(qids)
-    # Judgments as columns.
-    j_q, j_d, j_r = [], [], []
-    for q in qids:
-        for d, r in qrels.get(q, {}).items():
-            j_q.append(q)
-            j_d.append(d)
-            j_r.append(r)
-    judged = pd.Series(np.asarray(j_r, dtype=np.float64),
-                       index=pd.MultiIndex.from_arrays([np.asarray(j_q, dtype=str),
-                                                        np.asarray(j_d, dtype=str)]))
-    judged = judged[~judged.index.duplicated(keep="last")]
-    gain_of_judged = np.clip(judged.to_numpy(), 0, None)
-    rel_q = np.asarray([q_index[q] for q in judged.index.get_level_values(0)], dtype=np.int64)
+    # Judgments as columns (query index, doc id, relevance).
+    j_qi: list[int] = []
+    j_d: list[str] = []
+    j_r: list[int] = []
+    for i, q in enumerate(qids):
+        judged_docs = qrels.get(q)
+        if judged_docs:
+            j_qi.extend([i] * len(judged_docs))
+            j_d.extend(judged_docs)
+            j_r.extend(judged_docs.values())
+    rel_q = np.asarray(j_qi, dtype=np.int64)
+    gain_of_judged = np.clip(np.asarray(j_r, dtype=np.float64), 0, None)
     n_relevant = np.bincount(rel_q, weights=(gain_of_judged >= 1).astype(float), minlength=nq)
 
-    # Keep only run rows of the scored queries.
-    row_q = pd.Index(qids).get_indexer(ranked.qid)
+    # Run rows of the scored queries, and the gain of each row from its judgment.
+    run_code_of_q = ranked.query_codes(qids)
+    q_index_of_code = np.full(ranked.q_names.shape[0], -1, dtype=np.int64)
+    q_index_of_code[run_code_of_q[run_code_of_q >= 0]] = np.flatnonzero(run_code_of_q >= 0)
+    row_q = q_index_of_code[ranked.q_codes] if q_index_of_code.size else \
+        np.zeros(0, dtype=np.int64)
+    gain = np.zeros(row_q.shape[0])
+    if rel_q.size:
+        rows = ranked.rows_of_codes(run_code_of_q[rel_q],
+                                    lookup(ranked.d_names, np.asarray(j_d, dtype=object)))
+        found = rows >= 0
+        gain[rows[found]] = gain_of_judged[found]
+    rank = ranked.rank
     keep = row_q >= 0
-    row_q = row_q[keep]
-    rank = ranked.rank[keep]
-    pos = judged.index.get_indexer(pd.MultiIndex.from_arrays([ranked.qid[keep], ranked.docid[keep]]))
-    gain = np.where(pos >= 0, gain_of_judged[np.maximum(pos, 0)] if gain_of_judged.size else 0.0, 0.0)
+    if not keep.all():
+        row_q, rank, gain = row_q[keep], rank[keep], gain[keep]
     relevant = gain >= 1
 
     out: dict[str, dict[str, float]] = {}
@@ -135,7 +185,7 @@ def evaluate(ranked: RankedRun, qrels: dict[str, dict[str, int]], query_ids: lis
         else:  # "P"
             found = np.bincount(row_q, weights=(relevant & within).astype(float), minlength=nq)
             values = found / float(k if k is not None else 1)
-        out[name] = {q: float(values[i]) for i, q in enumerate(qids)}
+        out[name] = dict(zip(qids, values.tolist()))
     return out
 
 
