@@ -1,0 +1,227 @@
+"""Property tests of run parsing and validation: arbitrary input never crashes the checker.
+
+Random bytes, random text and structured mutations of a valid run (fields dropped or
+duplicated, garbage inserted, random unicode, stray ``\\r`` and ``\\x00``, very long
+tokens) must give a report, never an exception; every finding must be ``FILE:LINE: ...``
+or ``FILE: ...`` with a line that exists; a valid run must stay valid, with the same
+content, however its lines are shuffled; the pyarrow fast path must accept exactly what
+the exact line-by-line pass accepts, with bit-identical values; and the linear-time
+trec_eval ordering must equal a plain three-key sort.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from leaderboard.data import load_task_data
+from leaderboard.registry import get_task
+from leaderboard.report import Report
+import leaderboard.runs as runs_module
+from leaderboard.runs import _trec_order, load_and_validate, parse_run
+
+NAME = "sub/runs/followtable/wtr/original.trec"
+FUZZ = settings(max_examples=200, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+LOCATION = re.compile(rf"^{re.escape(NAME)}(:(\d+))?: ")
+
+
+def assert_well_formed(report: Report, data: bytes) -> None:
+    n_lines = data.count(b"\n") + 1
+    for issue in report.issues:
+        text = issue.format()
+        match = LOCATION.match(text)
+        assert match, f"finding without a FILE[:LINE] prefix: {text!r}"
+        if match.group(2) is not None:
+            assert 1 <= int(match.group(2)) <= n_lines, text
+        assert "\n" not in text or issue.message.count("\n") == 0, text
+
+
+def parse(data: bytes) -> tuple[Report, object]:
+    report = Report()
+    run = parse_run(data, NAME, report)
+    assert (run is None) == (not report.ok)
+    return report, run
+
+
+@pytest.fixture(scope="module")
+def wtr(data_dir: Path):
+    return load_task_data(get_task("followtable/wtr"), data_dir)
+
+
+@pytest.fixture(scope="module")
+def valid_lines(wtr) -> list[str]:
+    role = wtr.roles["original"]
+    pool = [str(d) for d in wtr.doc_ids[:40]]
+    lines = []
+    for q in role.query_ids:
+        for rank, d in enumerate(pool[:15], 1):
+            lines.append(f"{q} Q0 {d} {rank} {20 - rank}.5 fuzz")
+    return lines
+
+
+@FUZZ
+@given(st.binary(max_size=3000))
+def test_random_bytes_never_raise(data: bytes) -> None:
+    report, _ = parse(data)
+    assert_well_formed(report, data)
+
+
+@FUZZ
+@given(st.text(alphabet=st.sampled_from(list(" \t\r\n0123456789.eE+-Q0abcnaif\x0b\x0c\u00a0\u2028é中")),
+               max_size=400))
+def test_random_run_like_text_never_raises(text: str) -> None:
+    data = text.encode("utf-8")
+    report, run = parse(data)
+    assert_well_formed(report, data)
+    if run is not None:
+        assert np.isfinite(run.score).all()
+        assert all(len(str(q).split()) == 1 for q in run.qid)
+
+
+GARBAGE = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["\r", "\x00", "\t", "  ", "nan", "inf", "-1", "1e309", "0x10", "Q0",
+                     "\u00a0", "\u2028", "\ufeff", "x" * 5000, "9" * 400]),
+)
+
+
+@st.composite
+def mutated_run(draw, lines: list[str]) -> bytes:
+    lines = list(lines[:60])
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(lines) - 1))
+        fields = lines[i].split(" ")
+        kind = draw(st.sampled_from(["drop", "duplicate", "insert", "replace", "append",
+                                     "join", "blank", "crlf"]))
+        j = draw(st.integers(0, len(fields) - 1))
+        if kind == "drop":
+            del fields[j]
+        elif kind == "duplicate":
+            fields.insert(j, fields[j])
+        elif kind == "insert":
+            fields.insert(j, draw(GARBAGE))
+        elif kind == "replace":
+            fields[j] = draw(GARBAGE)
+        elif kind == "append":
+            fields[j] = fields[j] + draw(GARBAGE)
+        elif kind == "join" and i + 1 < len(lines):
+            fields.append(lines.pop(i + 1))
+        elif kind == "blank":
+            lines.insert(i, draw(st.sampled_from(["", " ", "\t", "\r"])))
+        elif kind == "crlf":
+            fields[-1] = fields[-1] + "\r"
+        lines[i] = " ".join(fields)
+    body = "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\n", "\r\n"]))
+    data = body.encode("utf-8", errors="surrogatepass")
+    if draw(st.booleans()) and draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    return data
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_runs_never_raise(data, valid_lines, wtr, tmp_path_factory) -> None:
+    raw = data.draw(mutated_run(valid_lines))
+    report, _ = parse(raw)
+    assert_well_formed(report, raw)
+    # The whole path (file read, gzip, validation against the task) must hold up too.
+    path = tmp_path_factory.getbasetemp() / "fuzz-original.trec.gz"
+    path.write_bytes(gzip.compress(raw, mtime=0))
+    full, run = load_and_validate(path, wtr, "original", display=NAME)
+    assert (run is None) == (not full.ok)
+    assert_well_formed(full, raw)
+
+
+@FUZZ
+@given(data=st.data())
+def test_shuffled_valid_runs_stay_valid(data, valid_lines, wtr, tmp_path_factory) -> None:
+    order = data.draw(st.permutations(range(len(valid_lines))))
+    sep = data.draw(st.sampled_from([" ", "\t", "  ", " \t"]))
+    end = data.draw(st.sampled_from(["\n", "\r\n"]))
+    lines = [valid_lines[i].replace(" ", sep) for i in order]
+    raw = end.join(lines).encode() + end.encode()
+    path = tmp_path_factory.getbasetemp() / "shuffled-original.trec"
+    path.write_bytes(raw)
+    report, run = load_and_validate(path, wtr, "original", display=NAME)
+    assert report.ok, report.lines()
+    assert run is not None and len(run) == len(valid_lines)
+    got = sorted(zip(run.qid.tolist(), run.docid.tolist(), run.score.tolist()))
+    want = sorted((f.split()[0], f.split()[2], float(f.split()[4])) for f in valid_lines)
+    assert got == want
+    # Line numbers point at the lines as they are in the shuffled file.
+    for k in range(0, len(lines), 97):
+        assert lines[int(run.line[k]) - 1].split(sep)[2] == run.docid[k]
+
+
+# --- the fast path agrees with the exact line-by-line pass ---
+
+NUMBERS = st.sampled_from(["1", "0", "-0", "+5", "007", "1.5", "-2.25", "+.5", "5.", "1e5", "1E-3",
+                           "1.e2", ".e1", "1e", "0x10", "1_0", "nan", "-inf", "Infinity",
+                           "1e400", "1e-400", "\u0661", "12345678901234567890", "9" * 30,
+                           "0.1000000000000000055511151231257827"])
+
+
+@st.composite
+def numeric_variants(draw, lines: list[str]) -> bytes:
+    lines = list(lines[:40])
+    for _ in range(draw(st.integers(0, 4))):
+        i = draw(st.integers(0, len(lines) - 1))
+        fields = lines[i].split(" ")
+        fields[draw(st.sampled_from([3, 4]))] = draw(NUMBERS)
+        lines[i] = " ".join(fields)
+    sep = draw(st.sampled_from([" ", "\t", "  ", " \t "]))
+    lead = draw(st.sampled_from(["", " "]))
+    end = draw(st.sampled_from(["\n", "\r\n", " \n"]))
+    blank = draw(st.sampled_from(["", "\n", "   \n"]))
+    return (blank + end.join(lead + ln.replace(" ", sep) for ln in lines) + end).encode()
+
+
+@FUZZ
+@given(data=st.data())
+def test_fast_path_agrees_with_exact_pass(data, valid_lines, monkeypatch) -> None:
+    raw = data.draw(numeric_variants(valid_lines))
+    fast_report, fast = parse(raw)
+    monkeypatch.setattr(runs_module, "_parse_fast", lambda *_: None)
+    exact_report, exact = parse(raw)
+    monkeypatch.undo()
+    assert [i.format() for i in fast_report.issues] == [i.format() for i in exact_report.issues]
+    assert (fast is None) == (exact is None)
+    if fast is not None and exact is not None:
+        assert fast.qid.tolist() == exact.qid.tolist()
+        assert fast.docid.tolist() == exact.docid.tolist()
+        assert np.array_equal(fast.score, exact.score)  # bit for bit: both correctly rounded
+        assert np.array_equal(fast.line, exact.line)
+        assert np.array_equal(fast.rank, exact.rank)
+
+
+# --- the linear-time ordering equals the plain three-key sort ---
+
+@FUZZ
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, -0.0, 1.0, 2.5, 2.5, 7.0]),
+                          st.integers(0, 6)), max_size=60),
+       st.sampled_from(["as is", "by query and score", "by query only", "blocks shuffled"]),
+       st.randoms(use_true_random=False))
+def test_trec_order_equals_lexsort(rows, arrangement, rnd) -> None:
+    if arrangement == "by query and score":
+        rows = sorted(rows, key=lambda r: (r[0], -r[1]))
+    elif arrangement == "by query only":
+        rows = sorted(rows, key=lambda r: r[0])
+    elif arrangement == "blocks shuffled":
+        blocks = {}
+        for r in sorted(rows, key=lambda r: (r[0], -r[1])):
+            blocks.setdefault(r[0], []).append(r)
+        keys = list(blocks)
+        rnd.shuffle(keys)
+        rows = [r for k in keys for r in blocks[k]]
+    q = np.asarray([r[0] for r in rows], dtype=np.int32)
+    s = np.asarray([r[1] for r in rows], dtype=np.float64)
+    d = np.asarray([r[2] for r in rows], dtype=np.int32)
+    assert np.array_equal(_trec_order(q, s, d), np.lexsort((-d, -s, q)))
