@@ -1,0 +1,42 @@
+"""Significance testing for the leaderboard (issue 3).
+
+Paired tests between systems on per-query scores, Holm's correction within a view, the
+mean difference with a bootstrap interval, and the tiers built from them ("leader",
+"tied with leader", "below leader", "reported"). See :mod:`.significance` for the tests
+and their conventions and :mod:`.tiers` for how a view is tiered.
+"""
+
+from .significance import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_RESAMPLES,
+    EXACT_MAX_QUERIES,
+    TIE_RTOL,
+    bootstrap_mean_ci,
+    derive_seed,
+    holm,
+    paired_randomization_test,
+    randomization_pvalues,
+    test_for_metric,
+    wilcoxon_test,
+)
+from .tiers import ALPHA, Comparison, PairComparison, ViewTiers, compare_pair, tier_view
+
+__all__ = [
+    "ALPHA",
+    "DEFAULT_BOOTSTRAP",
+    "DEFAULT_RESAMPLES",
+    "EXACT_MAX_QUERIES",
+    "TIE_RTOL",
+    "Comparison",
+    "PairComparison",
+    "ViewTiers",
+    "bootstrap_mean_ci",
+    "compare_pair",
+    "derive_seed",
+    "holm",
+    "paired_randomization_test",
+    "randomization_pvalues",
+    "test_for_metric",
+    "tier_view",
+    "wilcoxon_test",
+]
