@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "validate",
     "score",
     "import_",
+    "compare",
     "baselines",
     "data",
     "ci",
