@@ -135,8 +135,9 @@ class Bm25Ranker:
         self._index: Bm25Index | None = None
 
     def index(self, task, corpus: Corpus) -> Bm25Index:
+        # Both roles of a task share one index; the next task builds its own.
         _, doc_lang = task_languages(task)
-        key = (id(corpus), doc_lang)
+        key = (task.id, len(corpus.ids), doc_lang)
         if self._index_key != key:
             self._index = Bm25Index(self.spec.bm25, corpus.texts, doc_lang,  # type: ignore[arg-type]
                                     progress=self.progress)
@@ -170,7 +171,7 @@ class DenseRanker:
         self.shard = shard
         self.group = group
         self.chunk_size = chunk_size
-        self._doc_vectors: tuple[int, np.ndarray | None] | None = None
+        self._doc_vectors: tuple[tuple[str, int], np.ndarray | None] | None = None
 
     def _encode(self, texts: list[str], max_length: int, desc: str) -> np.ndarray | None:
         keys = [item_key(t, max_length) for t in texts]
@@ -179,12 +180,14 @@ class DenseRanker:
             lambda chunk: self.runner.encode(chunk, max_length, desc=desc),
             self.cache, self.shard, self.group, self.chunk_size)
 
-    def document_vectors(self, corpus: Corpus) -> np.ndarray | None:
-        if self._doc_vectors is None or self._doc_vectors[0] != id(corpus):
+    def document_vectors(self, task, corpus: Corpus) -> np.ndarray | None:
+        # Both roles of a task share the document vectors; the next task loads its own.
+        key = (task.id, len(corpus.ids))
+        if self._doc_vectors is None or self._doc_vectors[0] != key:
             settings = self.runner.settings
             texts = [self.runner.format_document(t) for t in corpus.texts]
-            self._doc_vectors = (id(corpus),
-                                 self._encode(texts, settings.document_max_length, "documents"))
+            self._doc_vectors = (key, self._encode(texts, settings.document_max_length,
+                                                   "documents"))
         return self._doc_vectors[1]
 
     def rank(self, task, data, corpus: Corpus, role: str, k: int) -> list[RankedList] | None:
@@ -192,7 +195,7 @@ class DenseRanker:
         settings = self.runner.settings
         queries = [self.runner.format_query(role_data.query_text.get(q, ""))
                    for q in role_data.query_ids]
-        doc_vectors = self.document_vectors(corpus)
+        doc_vectors = self.document_vectors(task, corpus)
         query_vectors = self._encode(queries, settings.query_max_length, f"queries ({role})")
         if doc_vectors is None or query_vectors is None:
             return None  # not rank 0: its share is in the cache
@@ -398,6 +401,9 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
         return RunSummary(None, [], [], 0)  # BM25 is rank 0's alone
 
     ranker, device, dtype, parameters, revision, group = make_ranker(spec, options, shard)
+    if shard.is_main:
+        # Scores of the previous runs no longer describe the folder once a run changes.
+        (folder / "results.json").unlink(missing_ok=True)
     files: list[Path] = []
     lines = 0
     try:

@@ -303,6 +303,29 @@ def test_last_token_pooling_with_eos_on_decoder(tiny_models) -> None:
         assert np.allclose(vector, torch.nn.functional.normalize(last, dim=0).numpy(), atol=1e-5)
 
 
+def test_lora_adapter_is_merged_into_the_base_model(tiny_models, tmp_path: Path) -> None:
+    """Promptriever ships a LoRA adapter over Llama: the runner must apply it."""
+    peft = pytest.importorskip("peft")
+    torch.manual_seed(1)
+    base = transformers.AutoModel.from_pretrained(tiny_models["llama"])
+    config = peft.LoraConfig(r=2, lora_alpha=4, target_modules=["q_proj", "v_proj"],
+                             init_lora_weights=False)  # random B: the adapter changes outputs
+    adapted = peft.get_peft_model(base, config)
+    adapted.save_pretrained(tmp_path / "adapter")
+    fields = bi_encoder_spec(tiny_models["llama"], "last-token", append_eos=True).model_dump()
+    spec = ModelSpec.model_validate({**fields, "adapter": {"hf_id": str(tmp_path / "adapter")}})
+    runner = TextEncoder(spec, progress=False)
+    plain = TextEncoder(bi_encoder_spec(tiny_models["llama"], "last-token", append_eos=True),
+                        progress=False)
+    text = "running shoes"
+    ids = torch.tensor([runner.tokenize([text], 24)[0]])
+    with torch.inference_mode():
+        expected = adapted(input_ids=ids).last_hidden_state[0, -1]
+    expected = torch.nn.functional.normalize(expected, dim=0).numpy()
+    assert np.allclose(runner.encode([text], 24)[0], expected, atol=1e-5)
+    assert not np.allclose(plain.encode([text], 24)[0], expected, atol=1e-3)
+
+
 PAIRS = [("running shoes build", "foam sole material design"),
          ("shoes only about price", "price deal coupon store today cheap buy sale discount"),
          ("table", "shoe")]
