@@ -29,6 +29,7 @@ ALTERED_SUFFIX = "-changed"
 CONFIGS = ("corpus", "queries", "instruction", "default", "top_ranked", "qrel_diff")
 # Some exports name the qrels config "qrels" instead of "default".
 CONFIG_ALIASES = {"default": ("default", "qrels")}
+CORPUS_ID_COLUMNS = ("_id", "id", "doc_id")
 
 
 def base_id(qid: str) -> str:
@@ -52,13 +53,33 @@ def config_dir(task: Task, data_dir: Path, config: str) -> Path | None:
     return None
 
 
-def _read_config(task: Task, data_dir: Path, config: str) -> pd.DataFrame:
+def _parquet_columns(path: Path, wanted: tuple[str, ...] | None) -> list[str] | None:
+    """The columns of ``path`` among ``wanted`` (None: all), read from the footer only."""
+    if wanted is None:
+        return None
+    try:
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(path).names
+    except Exception:  # noqa: BLE001 - no pyarrow or an odd file: read everything
+        return None
+    present = [c for c in wanted if c in names]
+    return present or None
+
+
+def _read_config(task: Task, data_dir: Path, config: str,
+                 columns: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """All files of one config as a frame; parquet files are read for ``columns`` only.
+
+    A corpus config carries every passage's title and text, hundreds of MB for Robust04;
+    validation and scoring need only its ids, so they ask for those columns alone.
+    """
     folder = config_dir(task, data_dir, config)
     assert folder is not None
     frames = []
     for path in sorted(folder.glob("*.parquet")):
         try:
-            frames.append(pd.read_parquet(path))
+            frames.append(pd.read_parquet(path, columns=_parquet_columns(path, columns)))
         except Exception as exc:  # pyarrow raises several types for corrupt files
             raise DataFormatError(f"{path}: cannot read parquet: {exc}") from None
     for path in sorted(folder.glob("*.jsonl")):
@@ -105,8 +126,8 @@ def _id_lists(df: pd.DataFrame, where: str) -> dict[str, list[str]]:
 def load(task: Task, data_dir: Path) -> TaskData:
     check_present(task, data_dir)
     where = str(data_dir / task.source.local_dir)
-    corpus = _read_config(task, data_dir, "corpus")
-    doc_ids = np.unique(_column(corpus, ("_id", "id", "doc_id"), f"{where}/corpus")
+    corpus = _read_config(task, data_dir, "corpus", columns=CORPUS_ID_COLUMNS)
+    doc_ids = np.unique(_column(corpus, CORPUS_ID_COLUMNS, f"{where}/corpus")
                         .astype(str).to_numpy()).astype(str)
     queries = _read_config(task, data_dir, "queries")
     q_ids = _column(queries, ("_id", "id", "query-id"), f"{where}/queries").astype(str)
@@ -159,7 +180,7 @@ def load(task: Task, data_dir: Path) -> TaskData:
 
 def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
     corpus = _read_config(task, data_dir, "corpus")
-    ids = _column(corpus, ("_id", "id", "doc_id"), "corpus").astype(str)
+    ids = _column(corpus, CORPUS_ID_COLUMNS, "corpus").astype(str)
     titles = corpus["title"].fillna("").astype(str) if "title" in corpus else [""] * len(ids)
     texts = corpus["text"].fillna("").astype(str)
     for did, title, body in zip(ids, titles, texts):
