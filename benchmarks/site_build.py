@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import http.server
 import os
 import shutil
@@ -96,6 +97,8 @@ def main() -> int:
                         help="per-query scores per task and metric (default 10)")
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium sort timing")
     parser.add_argument("--keep", type=Path, default=None, help="keep the work folder here")
+    parser.add_argument("--reuse-tree", action="store_true",
+                        help="with --keep: reuse the synthetic tree already there")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="followboard-bench-")) if args.keep is None else args.keep
@@ -103,21 +106,27 @@ def main() -> int:
     try:
         root, cache = work / "root", work / "cache"
         t0 = time.perf_counter()
-        write_tree(root, args.submissions, n_queries=args.queries, hostile=False, run_files=1)
+        if not (args.reuse_tree and (root / "submissions").is_dir()):
+            write_tree(root, args.submissions, n_queries=args.queries, hostile=False,
+                       run_files=1)
         gen = time.perf_counter() - t0
+        shutil.rmtree(cache, ignore_errors=True)  # the first build is really cold
         data_mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
         print(f"synthetic tree: {args.submissions} submissions x every task, "
               f"{args.queries} queries per task, {data_mb:.0f} MiB, written in {gen:.1f} s")
-        print(f"cpu cores: {os.cpu_count()}")
+        print(f"cpu cores: {os.cpu_count()}, load average before the build: "
+              f"{os.getloadavg()[0]:.1f}")
         for label in ("cold", "warm"):
             out = work / f"site-{label}"
             result = build_site(root, out, cache_dir=cache)
             page, size = result.largest_page
             total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
+            gz = len(gzip.compress((out / page).read_bytes(), 6)) / 2**20
             print(f"build ({label} tier cache): {result.seconds:.1f} s "
                   f"(results + tiers + render {result.render_seconds:.1f} s, "
                   f"mkdocs {result.mkdocs_seconds:.1f} s); {result.pages} pages, "
-                  f"site {total:.0f} MiB; largest page {page} {size / 2**20:.2f} MiB")
+                  f"site {total:.0f} MiB; largest page {page} {size / 2**20:.2f} MiB "
+                  f"({gz:.2f} MiB gzipped, as a web server sends it)")
         if not args.no_browser:
             if not Path(CHROMIUM).exists():
                 print(f"sort timing skipped: {CHROMIUM} not installed")

@@ -152,6 +152,7 @@ TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_BELOW: "",
 
 def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
     ranks = table.rank_of()
+    submissions = relative(page, "submissions/x.md")[: -len("x.html")]  # once per page
     out = []
     for row in table.rows:
         model = row.system.model
@@ -170,7 +171,7 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
         sub = row.submission
         out.append(RowDisplay(
             key=row.key, name=model.name,
-            href=relative(page, f"submissions/{sub.slug}.md") if sub else None,
+            href=f"{submissions}{sub.slug}.html" if sub else None,
             provenance=row.system.provenance, source=source_text(row, full=False),
             source_url=safe_url(row.system.source.url),
             model_type=model.type, params=params_text(model.parameters),
@@ -192,11 +193,15 @@ def rows_html(rows: list[RowDisplay], wide: bool) -> Markup:
         add(f'<tr data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
             f'data-i="{e(r.instruction)}"><td data-v="{rank}">{rank or "–"}</td>'
             '<td class="fb-name">')
-        # Badge first: it never wraps onto a line of its own, and names line up.
+        # Badge first: it never wraps onto a line of its own, and names line up. Verified
+        # badges need no per-row hover (the legend says what V means): bytes add up over
+        # thousands of rows.
         p = r.provenance[:1]
         if r.source_url:
             add(f'<a class="fb-prov fb-prov-{p}" href="{e(r.source_url)}" rel="nofollow noopener" '
                 f'title="{e(r.source)}">{p.upper()}</a> ')
+        elif p == "v":
+            add('<abbr class="fb-prov fb-prov-v">V</abbr> ')
         else:
             add(f'<abbr class="fb-prov fb-prov-{p}" title="{e(r.source)}">{p.upper()}</abbr> ')
         name = e(r.name)
@@ -299,8 +304,11 @@ def write_downloads(table: ViewTable, folder: Path) -> None:
         "scale": "fractions (the site shows x100)",
         "rows": records,
     }
+    # Compact JSON: json's indenting encoder is pure Python and was the slowest step of
+    # writing downloads for a thousand rows.
     (folder / f"{stem}.json").write_text(
-        json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1) + "\n", encoding="utf-8")
+        json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n",
+        encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- pages
@@ -442,10 +450,10 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
         "extra": {"generator": False},
         "extra_css": ["assets/leaderboard.css"],
         "extra_javascript": ["assets/leaderboard.js"],
+        # Only what the templates use: every extension costs time on each of the
+        # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
         "markdown_extensions": [
-            {"toc": {"permalink": True}}, "attr_list", "admonition", "tables", "md_in_html",
-            "pymdownx.details", "pymdownx.superfences",
-            {"pymdownx.tabbed": {"alternate_style": True}},
+            {"toc": {"permalink": True}}, "attr_list", "admonition", "pymdownx.superfences",
         ],
         "plugins": ["search"],
         "hooks": [str(PACKAGE_DIR / "mkdocs_hooks.py")],
