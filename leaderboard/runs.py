@@ -48,7 +48,7 @@ _NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-def _names(values: "list[str] | np.ndarray") -> np.ndarray:
+def id_array(values: "list[str] | np.ndarray") -> np.ndarray:
     """Distinct ids as a numpy array: fixed-width unicode when short, else Python strings."""
     arr = np.asarray(values, dtype=object)
     if arr.size and max(map(len, arr)) > MAX_FIXED_WIDTH:
@@ -59,7 +59,7 @@ def _names(values: "list[str] | np.ndarray") -> np.ndarray:
 def _factorize_sorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(codes, names): names sorted ascending (code point order, as strcmp on UTF-8)."""
     codes, uniques = pd.factorize(np.asarray(values, dtype=object))
-    names = _names(list(uniques))
+    names = id_array(list(uniques))
     return _sort_names(codes.astype(np.int32), names)
 
 
@@ -73,13 +73,23 @@ def _sort_names(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def lookup(names: np.ndarray, wanted: "np.ndarray | list[str]") -> np.ndarray:
-    """Index of each wanted id in the sorted ``names``, -1 where absent."""
-    wanted = np.asarray(wanted, dtype=object) if not isinstance(wanted, np.ndarray) else wanted
+    """Index of each wanted id in the sorted ``names``, -1 where absent.
+
+    Both sides are compared as numpy strings (fast, exact); Python strings are used only
+    when ids are too long for fixed width.
+    """
+    if not isinstance(wanted, np.ndarray) or wanted.dtype.kind not in "UO":
+        wanted = id_array(list(wanted))
+    elif wanted.dtype.kind == "O":
+        wanted = id_array(wanted)
     if not names.size or not wanted.size:
         return np.full(wanted.shape[0], -1, dtype=np.int64)
-    pos = np.searchsorted(names, wanted)
-    pos = np.minimum(pos, names.size - 1)
-    found = names[pos] == wanted
+    if names.dtype.kind != wanted.dtype.kind:  # one side has over-long ids
+        names_cmp, wanted = names.astype(object), wanted.astype(object)
+    else:
+        names_cmp = names
+    pos = np.minimum(np.searchsorted(names_cmp, wanted), names.size - 1)
+    found = names_cmp[pos] == wanted
     return np.where(found, pos, -1).astype(np.int64)
 
 
@@ -365,7 +375,7 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
 def _dictionary_codes(column) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - pyarrow
     encoded = column.dictionary_encode().combine_chunks()
     codes = encoded.indices.to_numpy().astype(np.int32, copy=False)
-    names = _names(encoded.dictionary.to_pylist())
+    names = id_array(encoded.dictionary.to_pylist())
     return _sort_names(codes, names)
 
 
@@ -547,7 +557,7 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
                  report: Report, max_docs: int = 1000) -> None:
     """Check a parsed run against the task: queries, documents, duplicates, limits."""
     role_data = data_task.roles[role]
-    expected = _names(role_data.query_ids)
+    expected = id_array(role_data.query_ids)
     expected_sorted = np.sort(expected)
     known = lookup(expected_sorted, run.q_names) >= 0
     if not known.all():

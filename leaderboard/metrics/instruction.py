@@ -1,8 +1,9 @@
 """Pairwise instruction-following metrics: p-MRR (FollowIR) and IRS (FollowTable).
 
 Both compare where documents sit in the original ranking and in the ranking under the
-altered instruction. Ranks of all (pair, document) combinations are looked up in one
-vectorised join, so there is no per-document Python loop.
+altered instruction. Ranks of all (pair, document) combinations are looked up at once
+(binary search in each run's sorted (query, document) key index), so there is no
+per-document Python loop.
 
 p-MRR (FollowIR eq. 1, as MTEB computes it): for each document whose relevance the
 altered instruction changed, with R_og its rank in the original run and R_new in the
@@ -29,24 +30,26 @@ puts T- first and T+ at the bottom. IRS = 0 when T+ and T- are both empty.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
-import pandas as pd
 
 from leaderboard.metrics.ranking import RankedRun
+from leaderboard.runs import id_array
 
 
-def _explode(pairs: dict[str, str], docs: dict[str, list[str]], order: list[str]
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Flatten {altered qid: [docs]} into aligned columns (pair index, altered, original, doc)."""
-    idx, alt, orig, doc = [], [], [], []
-    for i, q in enumerate(order):
-        for d in docs.get(q, ()):
-            idx.append(i)
-            alt.append(q)
-            orig.append(pairs[q])
-            doc.append(d)
-    return (np.asarray(idx, dtype=np.int64), np.asarray(alt, dtype=str),
-            np.asarray(orig, dtype=str), np.asarray(doc, dtype=str))
+def _explode(docs: dict[str, list[str]], order: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Flatten {qid: [docs]} over ``order`` into aligned columns (pair index, doc id)."""
+    lengths = np.fromiter((len(docs.get(q, ())) for q in order), dtype=np.int64,
+                          count=len(order))
+    flat = list(chain.from_iterable(docs.get(q, ()) for q in order))
+    return np.repeat(np.arange(len(order)), lengths), id_array(flat)
+
+
+def _pair_codes(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
+                order: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Run codes of each pair's original and altered query (-1 where a run lacks it)."""
+    return (original.query_codes([pairs[q] for q in order]), altered.query_codes(order))
 
 
 def p_mrr(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
@@ -57,11 +60,12 @@ def p_mrr(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
     result (MTEB averages only over queries with changed documents).
     """
     scored = [q for q in query_ids if changed.get(q)]
-    pair_idx, alt_q, orig_q, doc = _explode(pairs, changed, scored)
-    r_og = original.ranks_of(orig_q, doc).astype(np.float64)
-    r_new = altered.ranks_of(alt_q, doc).astype(np.float64)
-    len_og = original.length_of(orig_q).astype(np.float64)
-    len_new = altered.length_of(alt_q).astype(np.float64)
+    pair_idx, doc = _explode(changed, scored)
+    orig_code, alt_code = _pair_codes(original, altered, pairs, scored)
+    r_og = original.ranks_at(orig_code[pair_idx], doc).astype(np.float64)
+    r_new = altered.ranks_at(alt_code[pair_idx], doc).astype(np.float64)
+    len_og = original.lengths_of_codes(orig_code)[pair_idx].astype(np.float64)
+    len_new = altered.lengths_of_codes(alt_code)[pair_idx].astype(np.float64)
     r_og = np.where(r_og > 0, r_og, len_og + 1)
     r_new = np.where(r_new > 0, r_new, len_new + 1)
     per_doc = np.where(r_og >= r_new, r_new / r_og - 1.0, 1.0 - r_og / r_new)
@@ -71,7 +75,7 @@ def p_mrr(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
     total = np.bincount(pair_idx, weights=per_doc, minlength=n)
     count = np.bincount(pair_idx, minlength=n)
     means = np.divide(total, count, out=np.zeros(n), where=count > 0)
-    return {q: float(means[i]) for i, q in enumerate(scored)}
+    return dict(zip(scored, means.tolist()))
 
 
 def _weights_of_ranks(ranks: np.ndarray) -> np.ndarray:
@@ -98,11 +102,12 @@ def irs(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
     """Per-query IRS for every altered query id in ``query_ids``."""
     n = len(query_ids)
     absent = float(corpus_size + 1)
+    orig_code, alt_code = _pair_codes(original, altered, pairs, query_ids)
 
     def masses(docs: dict[str, list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        pair_idx, alt_q, orig_q, doc = _explode(pairs, docs, query_ids)
-        r_new = altered.ranks_of(alt_q, doc).astype(np.float64)
-        r_og = original.ranks_of(orig_q, doc).astype(np.float64)
+        pair_idx, doc = _explode(docs, query_ids)
+        r_new = altered.ranks_at(alt_code[pair_idx], doc).astype(np.float64)
+        r_og = original.ranks_at(orig_code[pair_idx], doc).astype(np.float64)
         w_new = _weights_of_ranks(np.where(r_new > 0, r_new, absent))
         w_og = _weights_of_ranks(np.where(r_og > 0, r_og, absent))
         return (np.bincount(pair_idx, weights=w_new, minlength=n),
@@ -130,7 +135,6 @@ def irs(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
     value = np.clip(value, -1.0, 1.0)
     value = np.where((n_pos == 0) & (n_neg == 0), 0.0, value)
     # As in trec_eval, a query the system did not answer (in either run) scores 0.
-    answered = (altered.length_of(np.asarray(query_ids, dtype=str)) > 0) & (
-        original.length_of(np.asarray([pairs[q] for q in query_ids], dtype=str)) > 0)
+    answered = (altered.lengths_of_codes(alt_code) > 0) & (original.lengths_of_codes(orig_code) > 0)
     value = np.where(answered, value, 0.0)
-    return {q: float(value[i]) for i, q in enumerate(query_ids)}
+    return dict(zip(query_ids, value.tolist()))

@@ -27,6 +27,9 @@ import pandas as pd
 from leaderboard.runs import ParsedRun, lookup
 
 METRIC_RE = re.compile(r"^(nDCG|AP|RR|R|P)(?:@(\d+))?$")
+# Largest (queries x distinct docs) key space looked up through a bitmap (one byte per
+# key, so at most 64 MiB, freed right after the lookup).
+BITMAP_MAX_KEYS = 64 * 2**20
 
 
 @dataclass(eq=False)
@@ -80,40 +83,69 @@ class RankedRun:
         return {str(q): int(n) for q, n in zip(self.q_names, self.seg_len) if n}
 
     @cached_property
+    def _row_keys(self) -> np.ndarray:
+        """(query code, doc code) of each row as one integer."""
+        return self.q_codes.astype(np.int64) * max(self.d_names.shape[0], 1) + self.d_codes
+
+    @cached_property
     def _key_index(self) -> tuple[np.ndarray, np.ndarray]:
-        """(sorted (query, doc) keys, their rows): built once, then each lookup is a search."""
-        keys = self.q_codes.astype(np.int64) * max(self.d_names.shape[0], 1) + self.d_codes
-        rows = np.argsort(keys)
-        return keys[rows], rows
+        """(sorted row keys, their rows), for runs whose key space is too big for a bitmap."""
+        rows = np.argsort(self._row_keys)
+        return self._row_keys[rows], rows
 
     def query_codes(self, qids: "np.ndarray | list[str]") -> np.ndarray:
-        return lookup(self.q_names, np.asarray(qids, dtype=object))
+        """Code of each query id in this run, -1 where the run has no such query."""
+        return lookup(self.q_names, qids if isinstance(qids, np.ndarray) else list(qids))
 
     def rows_of_codes(self, q_codes: np.ndarray, d_codes: np.ndarray) -> np.ndarray:
-        """Row of each (query code, doc code), -1 where absent (a code of -1 is absent)."""
+        """Row of each (query code, doc code), -1 where absent (a code of -1 is absent).
+
+        A handful of wanted pairs among millions of rows: mark the wanted keys in a bitmap
+        over the key space, pick the rows whose key is marked (one pass, no sort of the
+        run), and match those few rows to the wanted pairs by binary search. Runs whose
+        key space is too large for a bitmap use a sorted index of all row keys instead.
+        """
         out = np.full(q_codes.shape[0], -1, dtype=np.int64)
         valid = (q_codes >= 0) & (d_codes >= 0)
         if not valid.any() or not self.q_codes.shape[0]:
             return out
-        sorted_keys, rows = self._key_index
         wanted = q_codes[valid].astype(np.int64) * max(self.d_names.shape[0], 1) + d_codes[valid]
+        key_space = self.q_names.shape[0] * max(self.d_names.shape[0], 1)
+        if key_space <= BITMAP_MAX_KEYS:
+            marked = np.zeros(key_space, dtype=bool)
+            marked[wanted] = True
+            rows = np.flatnonzero(marked[self._row_keys])
+            keys = self._row_keys[rows]
+            by_key = np.argsort(keys)
+            sorted_keys, rows = keys[by_key], rows[by_key]
+        else:
+            sorted_keys, rows = self._key_index
+        if not sorted_keys.shape[0]:
+            return out
         pos = np.minimum(np.searchsorted(sorted_keys, wanted), sorted_keys.shape[0] - 1)
         hit = sorted_keys[pos] == wanted
         out[np.flatnonzero(valid)[hit]] = rows[pos[hit]]
         return out
 
+    def ranks_at(self, q_codes: np.ndarray, docids: np.ndarray) -> np.ndarray:
+        """Rank of each (query code, doc id), 0 where the document is not ranked there."""
+        rows = self.rows_of_codes(q_codes, lookup(self.d_names, docids))
+        return np.where(rows >= 0, self.rank[np.maximum(rows, 0)], 0)
+
+    def lengths_of_codes(self, q_codes: np.ndarray) -> np.ndarray:
+        """Number of ranked documents of each query code (0 for -1, a query not in the run)."""
+        if not self.seg_len.shape[0]:
+            return np.zeros(q_codes.shape[0], dtype=np.int64)
+        return np.where(q_codes >= 0, self.seg_len[np.maximum(q_codes, 0)], 0).astype(np.int64)
+
     def ranks_of(self, qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
         """Rank of each (qid, docid), 0 where the document is not in that query's ranking."""
         if not len(qids):
             return np.zeros(0, dtype=np.int64)
-        rows = self.rows_of_codes(self.query_codes(qids),
-                                  lookup(self.d_names, np.asarray(docids, dtype=object)))
-        return np.where(rows >= 0, self.rank[np.maximum(rows, 0)], 0)
+        return self.ranks_at(self.query_codes(qids), np.asarray(docids))
 
     def length_of(self, qids: "np.ndarray | list[str]") -> np.ndarray:
-        codes = self.query_codes(qids)
-        return np.where(codes >= 0, self.seg_len[np.maximum(codes, 0)], 0).astype(np.int64) \
-            if self.seg_len.shape[0] else np.zeros(len(codes), dtype=np.int64)
+        return self.lengths_of_codes(self.query_codes(qids))
 
 
 def parse_metric(name: str) -> tuple[str, int | None]:
@@ -151,7 +183,7 @@ def evaluate(ranked: RankedRun, qrels: dict[str, dict[str, int]], query_ids: lis
     gain = np.zeros(row_q.shape[0])
     if rel_q.size:
         rows = ranked.rows_of_codes(run_code_of_q[rel_q],
-                                    lookup(ranked.d_names, np.asarray(j_d, dtype=object)))
+                                    lookup(ranked.d_names, j_d))
         found = rows >= 0
         gain[rows[found]] = gain_of_judged[found]
     rank = ranked.rank
