@@ -432,8 +432,9 @@ def _parse_exact(text: str, display: str, report: Report) -> ParsedRun | None:
             field_errors += 1
             if field_errors <= MAX_FINDINGS_PER_KIND:
                 report.add(display, lineno, problem)
-        if _INTEGER.fullmatch(rank_text) and int(rank_text) >= 0:
-            ranks[i] = float(int(rank_text))
+        # float(), not int(): a 400-digit rank is absurd but must not crash the checker.
+        if _INTEGER.fullmatch(rank_text) and float(rank_text) >= 0:
+            ranks[i] = float(rank_text)
         else:
             field_errors += 1
             if field_errors <= MAX_FINDINGS_PER_KIND:
