@@ -130,7 +130,10 @@ class RankedRun:
     def ranks_at(self, q_codes: np.ndarray, docids: np.ndarray) -> np.ndarray:
         """Rank of each (query code, doc id), 0 where the document is not ranked there."""
         rows = self.rows_of_codes(q_codes, lookup(self.d_names, docids))
-        return np.where(rows >= 0, self.rank[np.maximum(rows, 0)], 0)
+        out = np.zeros(rows.shape[0], dtype=np.int64)
+        found = rows >= 0
+        out[found] = self.rank[rows[found]]
+        return out
 
     def lengths_of_codes(self, q_codes: np.ndarray) -> np.ndarray:
         """Number of ranked documents of each query code (0 for -1, a query not in the run)."""
