@@ -24,7 +24,7 @@ from leaderboard.data import load_task_data
 from leaderboard.registry import get_task
 from leaderboard.report import Report
 import leaderboard.runs as runs_module
-from leaderboard.runs import _trec_order, load_and_validate, parse_run
+from leaderboard.runs import ParsedRun, _trec_order, load_and_validate, parse_run
 
 NAME = "sub/runs/followtable/wtr/original.trec"
 FUZZ = settings(max_examples=200, deadline=None,
@@ -225,3 +225,32 @@ def test_trec_order_equals_lexsort(rows, arrangement, rnd) -> None:
     s = np.asarray([r[1] for r in rows], dtype=np.float64)
     d = np.asarray([r[2] for r in rows], dtype=np.int32)
     assert np.array_equal(_trec_order(q, s, d), np.lexsort((-d, -s, q)))
+
+
+# --- rank lookups (bitmap and sorted-index paths) equal a plain ranking ---
+
+@FUZZ
+@given(rows=st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10", "é"]),
+                          st.sampled_from(["d1", "d2", "d3", "d10", "d20", "x" * 300]),
+                               st.sampled_from([0.5, 1.0, 2.0, 3.0])),
+                     max_size=40, unique_by=lambda r: r[:2]),
+       wanted=st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10", "zz"]),
+                                 st.sampled_from(["d1", "d2", "d3", "d10", "d99", "x" * 300])),
+                       max_size=20),
+       force_index=st.booleans())
+def test_ranks_of_matches_plain_ranking(rows, wanted, force_index, monkeypatch) -> None:
+    from leaderboard.metrics import ranking
+
+    if force_index:
+        monkeypatch.setattr(ranking, "BITMAP_MAX_KEYS", 0)
+    ranked = ranking.RankedRun.from_parsed(ParsedRun.from_rows(rows))
+    plain: dict[str, dict[str, int]] = {}
+    for q in {r[0] for r in rows}:
+        docs = sorted(((d, s) for qq, d, s in rows if qq == q), key=lambda x: (x[1], x[0]),
+                      reverse=True)
+        plain[q] = {d: i for i, (d, _) in enumerate(docs, 1)}
+    got = ranked.ranks_of(np.asarray([w[0] for w in wanted], dtype=object),
+                          np.asarray([w[1] for w in wanted], dtype=object))
+    assert got.tolist() == [plain.get(q, {}).get(d, 0) for q, d in wanted]
+    assert ranked.length_of([w[0] for w in wanted]).tolist() == [len(plain.get(q, {}))
+                                                                 for q, _ in wanted]

@@ -143,6 +143,16 @@ LINE_CASES: list[Case] = [
      r"not valid UTF-8 \(byte 0xe9\)"),
     ("absurd line length", lambda L: with_line(L, 1, "0 Q0 " + "x" * 10_000 + " 2 1.0 t\n"), 2,
      r"line is 10\d\d\d bytes long \(limit 4096\)"),
+    ("5 fields and a trailing space", lambda L: with_line(L, 2, "0 Q0 9999 3 1.0 \n"), 3,
+     r"expected 6 columns .* found 5"),
+    ("5 fields, one separator doubled", lambda L: with_line(L, 2, "0  9999 3 1.0 t\n"), 3,
+     r"expected 6 columns .* found 5"),
+    ("tab inside a space-separated line", lambda L: with_line(L, 2, "0 Q0 9999 3 1.0 t\tx\n"),
+     3, r"expected 6 columns .* found 7"),
+    ("bare carriage return", lambda L: with_line(L, 4, "0 Q0 9999 5 1.0 t\r0 Q0 9998 6 1 t\n"),
+     5, r"bare carriage return"),
+    ("header line", lambda L: with_line(L, 0, "qid Q0 docid rank score tag\n"), 1,
+     r"score 'score' is not a number"),
 ]
 
 
@@ -199,6 +209,27 @@ def test_truncated_gzip(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> No
     result = check(tmp_path / "original.trec.gz", whole[: len(whole) // 2], capsys, data_dir)
     assert result.rc == 1
     assert any("gzip stream is truncated" in ln for ln in result.lines_at(None)), result.out
+
+
+def test_multi_member_gzip_is_one_file(tmp_path: Path, capsys, data_dir: Path,
+                                       wtr_lines) -> None:
+    half = len(wtr_lines) // 2
+    data = (gzip.compress("".join(wtr_lines[:half]).encode(), mtime=0)
+            + gzip.compress("".join(wtr_lines[half:]).encode(), mtime=0))
+    result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
+    assert result.rc == 0, result.text
+
+
+def test_gzip_with_trailing_garbage(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    data = gzip.compress("".join(wtr_lines).encode(), mtime=0) + b"garbage"
+    result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
+    assert result.rc == 1
+    assert any("not a valid gzip file: trailing garbage" in ln for ln in result.lines_at(None))
+
+
+def test_byte_order_mark_is_ignored(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    result = check(tmp_path / "original.trec", "\ufeff" + "".join(wtr_lines), capsys, data_dir)
+    assert result.rc == 0, result.text
 
 
 def test_corrupt_gzip(tmp_path: Path, capsys, data_dir: Path) -> None:
