@@ -157,6 +157,7 @@ def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
 
     (root / "results.json").unlink(missing_ok=True)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     if profile is not None:
         import cProfile
 
@@ -166,6 +167,7 @@ def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
     else:
         outcome = score_submission(root, data_dir, progress)
     total = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     assert outcome.report.ok, outcome.report.lines()[:20]
     assert outcome.results_path is not None
     per_benchmark: dict[str, float] = defaultdict(float)
@@ -173,14 +175,16 @@ def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
     tasks = all_tasks()
     for (start, task_id), (end, _) in zip(marks, marks[1:]):
         per_benchmark[tasks[task_id].benchmark] += end - start
-    # Second pass: the task data is now cached, which isolates validation + scoring.
-    t1 = time.perf_counter()
-    again = score_submission(root, data_dir)
-    warm = time.perf_counter() - t1
-    assert again.report.ok
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return {"wall_s": total, "warm_wall_s": warm, "per_benchmark_s": dict(per_benchmark),
-            "peak_rss_mb": usage.ru_maxrss / 1024, "cpu_s": usage.ru_utime + usage.ru_stime,
+    # Second pass in the same process: imports done, the last 64 tasks' data still cached
+    # (load_task_data keeps 64), the rest read again.
+    t1 = time.perf_counter()
+    c1 = time.process_time()
+    again = score_submission(root, data_dir)
+    second, second_cpu = time.perf_counter() - t1, time.process_time() - c1
+    assert again.report.ok
+    return {"wall_s": total, "cpu_s": cpu, "second_wall_s": second, "second_cpu_s": second_cpu,
+            "per_benchmark_s": dict(per_benchmark), "peak_rss_mb": usage.ru_maxrss / 1024,
             "results_bytes": outcome.results_path.stat().st_size}
 
 
@@ -393,20 +397,26 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         score = json.loads(child.stdout.strip().splitlines()[-1])
         print("\nvalidate + score (leaderboard.pipeline.score_submission, fresh process)")
-        print(f"  wall time, cold (data loaded)  {score['wall_s']:8.2f} s   "
-              f"{n_lines / score['wall_s']:12,.0f} run lines/s")
-        print(f"  wall time, task data cached    {score['warm_wall_s']:8.2f} s   "
-              f"{n_lines / score['warm_wall_s']:12,.0f} run lines/s")
-        print(f"  CPU time, both passes          {score['cpu_s']:8.2f} s   "
-              f"(machine load average at the end: {os.getloadavg()[0]:.1f})")
-        print(f"  peak memory (ru_maxrss)        {score['peak_rss_mb']:8.0f} MB")
+        print(f"  first pass, fresh process      wall {score['wall_s']:6.2f} s "
+              f"{n_lines / score['wall_s']:11,.0f} lines/s   CPU {score['cpu_s']:6.2f} s "
+              f"{n_lines / score['cpu_s']:11,.0f} lines/CPU-s")
+        print(f"  second pass, same process      wall {score['second_wall_s']:6.2f} s "
+              f"{n_lines / score['second_wall_s']:11,.0f} lines/s   CPU "
+              f"{score['second_cpu_s']:6.2f} s {n_lines / score['second_cpu_s']:11,.0f} "
+              "lines/CPU-s")
+        print(f"  (wall above CPU means other processes shared the cores: load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+        print(f"  peak memory (ru_maxrss, after the first pass)  {score['peak_rss_mb']:.0f} MB")
+        print("  first pass by benchmark (wall; data loading included):")
         for bench, secs in sorted(score["per_benchmark_s"].items()):
             lines = manifest["run_lines"].get(bench, 0)
             rate = f"{lines / secs:12,.0f} lines/s" if lines else ""
             print(f"    {bench:26} {secs:8.2f} s {rate}")
-        target_rate = n_lines / score["wall_s"] >= 1e6
-        print(f"  target >= 1,000,000 lines/s end to end: {'met' if target_rate else 'MISSED'}; "
-              f"target < 1.5 GB peak: {'met' if score['peak_rss_mb'] < 1536 else 'MISSED'}")
+        wall_ok = n_lines / score["wall_s"] >= 1e6
+        cpu_ok = n_lines / score["cpu_s"] >= 1e6
+        print(f"  target >= 1,000,000 lines/s end to end: wall {'met' if wall_ok else 'MISSED'}, "
+              f"per CPU-second {'met' if cpu_ok else 'MISSED'}; target < 1.5 GB peak: "
+              f"{'met' if score['peak_rss_mb'] < 1536 else 'MISSED'}")
 
         if not args.skip_pair_metrics:
             print("\np-MRR / IRS: engine vs straightforward per-document Python "
