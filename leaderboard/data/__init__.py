@@ -29,7 +29,7 @@ def _reader(task: Task):  # noqa: ANN202 - returns a module
     return pi_indic
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=512)  # every registered task fits; PI-Indic has ~300 small ones
 def _load_cached(task_id: str, data_dir: Path) -> TaskData:
     from leaderboard.registry import get_task
 
