@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -96,7 +97,8 @@ def test_valid_run_passes(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> 
     assert "valid followtable/wtr original run (0 error(s), 0 warning(s))" in result.out
 
 
-def test_valid_gzip_run_passes(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+def test_valid_gzip_run_passes(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
+                               inflater) -> None:
     data = gzip.compress("".join(wtr_lines).encode(), mtime=0)
     result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
     assert result.rc == 0, result.text
@@ -204,7 +206,15 @@ def test_empty_files(name: str, data: bytes, message: str, tmp_path: Path, capsy
     assert any(ln.endswith(message) for ln in result.lines_at(None)), result.out
 
 
-def test_truncated_gzip(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+@pytest.fixture(params=["default", "zlib"])
+def inflater(request, monkeypatch) -> str:
+    """Run gzip tests with the default inflater (ISA-L when installed) and plain zlib."""
+    if request.param == "zlib":
+        monkeypatch.setattr(runs, "_inflate_lib", zlib)
+    return request.param
+
+
+def test_truncated_gzip(tmp_path: Path, capsys, data_dir: Path, wtr_lines, inflater) -> None:
     whole = gzip.compress("".join(wtr_lines).encode(), mtime=0)
     result = check(tmp_path / "original.trec.gz", whole[: len(whole) // 2], capsys, data_dir)
     assert result.rc == 1
@@ -212,7 +222,7 @@ def test_truncated_gzip(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> No
 
 
 def test_multi_member_gzip_is_one_file(tmp_path: Path, capsys, data_dir: Path,
-                                       wtr_lines) -> None:
+                                       wtr_lines, inflater) -> None:
     half = len(wtr_lines) // 2
     data = (gzip.compress("".join(wtr_lines[:half]).encode(), mtime=0)
             + gzip.compress("".join(wtr_lines[half:]).encode(), mtime=0))
@@ -220,7 +230,8 @@ def test_multi_member_gzip_is_one_file(tmp_path: Path, capsys, data_dir: Path,
     assert result.rc == 0, result.text
 
 
-def test_gzip_with_trailing_garbage(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+def test_gzip_with_trailing_garbage(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
+                                    inflater) -> None:
     data = gzip.compress("".join(wtr_lines).encode(), mtime=0) + b"garbage"
     result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
     assert result.rc == 1
@@ -232,7 +243,7 @@ def test_byte_order_mark_is_ignored(tmp_path: Path, capsys, data_dir: Path, wtr_
     assert result.rc == 0, result.text
 
 
-def test_corrupt_gzip(tmp_path: Path, capsys, data_dir: Path) -> None:
+def test_corrupt_gzip(tmp_path: Path, capsys, data_dir: Path, inflater) -> None:
     result = check(tmp_path / "original.trec.gz", b"\x1f\x8b" + b"not deflate at all" * 4,
                    capsys, data_dir)
     assert result.rc == 1
@@ -255,7 +266,7 @@ def test_file_over_the_size_limit(tmp_path: Path, capsys, data_dir: Path, wtr_li
 
 
 def test_gzip_that_decompresses_over_the_limit(tmp_path: Path, capsys, data_dir: Path,
-                                               wtr_lines, monkeypatch) -> None:
+                                               wtr_lines, monkeypatch, inflater) -> None:
     # A small file that inflates past the limit (a gzip bomb in miniature) is refused
     # without being inflated in full.
     monkeypatch.setattr(runs, "MAX_FILE_BYTES", 20_000)
