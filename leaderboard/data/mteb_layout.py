@@ -119,7 +119,7 @@ def _id_lists(df: pd.DataFrame, where: str) -> dict[str, list[str]]:
     for qid, ids in zip(qids, docs):
         if isinstance(ids, str):  # some exports store the list JSON-encoded
             ids = json.loads(ids)
-        out[qid].extend(str(d) for d in ids)
+        out[qid].extend(map(str, ids))
     return dict(out)
 
 
@@ -168,12 +168,16 @@ def load(task: Task, data_dir: Path) -> TaskData:
     changed = {q: sorted(set(diff.get(base_id(q), []))) for q in altereds}
     top = _id_lists(_read_config(task, data_dir, "top_ranked"), f"{where}/top_ranked")
     pools: dict[str, np.ndarray] = {}
+    sorted_pools: dict[int, np.ndarray] = {}  # id(list) -> sorted unique; lists live in top
     for qid in originals + altereds:
         # The pool may be keyed by the suffixed id or shared under the base id.
         ids = top.get(qid, top.get(base_id(qid)))
         if ids is None:
             raise DataFormatError(f"{where}/top_ranked: no candidate pool for query {qid!r}")
-        pools[qid] = np.unique(np.asarray(ids, dtype=str))
+        key = id(ids)  # og and changed often share one list (a pool keyed by base id)
+        if key not in sorted_pools:
+            sorted_pools[key] = np.sort(np.asarray(list(set(ids)), dtype=str))
+        pools[qid] = sorted_pools[key]
     return TaskData(task_id=task.id, roles=roles, doc_ids=doc_ids, pools=pools, pairs=pairs,
                     changed=changed)
 
