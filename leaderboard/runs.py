@@ -497,46 +497,69 @@ def parse_run(data: bytes, display: str, report: Report) -> ParsedRun | None:
 def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
     """Rows sorted by query code, score descending, doc code descending (stable).
 
-    The same permutation as ``np.lexsort((-d, -score, q))``, reached in linear time for
-    the usual file, whose queries come in blocks already ranked by score: only the
-    blocks are put in query order, and only tied rows sorted.
+    The same permutation as ``np.lexsort((-d, -score, q))``, only cheaper. The usual file
+    has its queries in blocks already ranked by score: then the blocks are merely put in
+    query order (linear time). Otherwise one unstable sort by score and one radix sort by
+    query do the work, which is ~8x cheaper than a three-key lexsort. Either way, rows
+    with equal query and score are then sorted by doc descending and, as a stable sort
+    would leave them, by file position.
     """
     n = q.shape[0]
     if n < 2:
         return np.arange(n)
     new_block = np.flatnonzero(q[1:] != q[:-1]) + 1
     starts = np.concatenate(([0], new_block))
-    if starts.shape[0] != np.unique(q[starts]).shape[0]:
-        return np.lexsort((-d, -score, q))  # some query is split over several blocks
     same = np.ones(n - 1, dtype=bool)
     same[new_block - 1] = False
-    s_next, s_prev = score[1:], score[:-1]
-    if (same & (s_next > s_prev)).any():
-        return np.lexsort((-d, -score, q))  # not ranked by score within a query
-    lengths = np.diff(np.append(starts, n))
-    block_order = np.argsort(q[starts], kind="stable")
-    if np.array_equal(block_order, np.arange(block_order.shape[0])):
-        order = np.arange(n)
+    sorted_blocks = (starts.shape[0] <= int(q.max()) + 1  # cheap bound before the exact test
+                     and starts.shape[0] == np.unique(q[starts]).shape[0]  # a block per query
+                     and not (same & (score[1:] > score[:-1])).any())  # ranked by score
+    if sorted_blocks:
+        lengths = np.diff(np.append(starts, n))
+        block_order = np.argsort(q[starts], kind="stable")
+        if np.array_equal(block_order, np.arange(block_order.shape[0])):
+            order = np.arange(n)
+            q_o, s_o, d_o = q, score, d
+        else:
+            ordered_starts = starts[block_order]
+            ordered_lengths = lengths[block_order]
+            order = np.arange(n) + np.repeat(
+                ordered_starts - (np.cumsum(ordered_lengths) - ordered_lengths), ordered_lengths)
+            q_o, s_o, d_o = q[order], score[order], d[order]
+    elif int(q.max()) < 2**16 and np.isfinite(score).all():
+        order = np.argsort(-score)
+        order = order[np.argsort(q[order].astype(np.uint16), kind="stable")]  # radix sort
+        q_o, s_o, d_o = q[order], score[order], d[order]
     else:
-        ordered_starts = starts[block_order]
-        ordered_lengths = lengths[block_order]
-        offsets = np.repeat(ordered_starts - (np.cumsum(ordered_lengths) - ordered_lengths),
-                            ordered_lengths)
-        order = np.arange(n) + offsets
-    tied = same & (s_next == s_prev)
-    wrong = tied & (d[1:] > d[:-1])
-    if wrong.any():
-        # Sort each group of tied rows by doc descending, in place within the group.
-        in_tie = np.zeros(n, dtype=bool)
-        in_tie[1:] |= tied
-        in_tie[:-1] |= tied
-        group = np.cumsum(np.concatenate(([True], ~tied)))  # same id within a tie group
-        rows = np.flatnonzero(in_tie)
-        # within[p]: the row that belongs at file position p once ties are sorted; each
-        # group keeps its own positions, so the block order still applies on top.
-        within = np.arange(n)
-        within[rows] = rows[np.lexsort((-d[rows], group[rows]))]
-        order = within[order]
+        return np.lexsort((-d, -score, q))
+    tied = (q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])
+    if sorted_blocks:  # tied rows are in file order already: only a doc breach needs work
+        tied_ok = not (tied & (d_o[1:] > d_o[:-1])).any()
+    else:
+        tied_ok = not tied.any()
+    if not tied_ok:
+        order = _sort_ties(order, tied, d)
+    return order
+
+
+def _sort_ties(order: np.ndarray, tied: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Within each run of tied rows of ``order``: doc descending, then file position."""
+    n = order.shape[0]
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[1:] |= tied
+    in_tie[:-1] |= tied
+    group = np.cumsum(np.concatenate(([True], ~tied)))  # one id per run of tied rows
+    positions = np.flatnonzero(in_tie)
+    rows = order[positions]
+    g = group[positions].astype(np.int64)
+    n_docs = int(d.max()) + 1
+    if (int(g[-1]) + 1) * n_docs * n <= 2**62:  # one integer key: a plain sort is enough
+        key = (g * n_docs + (n_docs - 1 - d[rows])) * n + rows
+        perm = np.argsort(key)
+    else:
+        perm = np.lexsort((rows, -d[rows], g))
+    order = order.copy()
+    order[positions] = rows[perm]  # each group keeps its own positions
     return order
 
 
