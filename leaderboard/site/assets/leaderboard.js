@@ -9,32 +9,61 @@
   "use strict";
 
   var SVG = "http://www.w3.org/2000/svg";
-  // Rows shown before "Show all": the browser lays out every visible table row on each
+  // Rows on screen before "Show all": the browser lays out every row in the DOM on each
   // sort, which for 1,000 rows costs hundreds of milliseconds; 100 keep it interactive.
   var ROW_LIMIT = 100;
 
-  /* ------------------------------------------------------------------ row limit */
+  /* ------------------------------------------------------------------ row model */
 
-  // Hide (class fb-cut) the rows after the first ROW_LIMIT that pass the filters, unless
-  // the reader asked for all of them; keep the view's row count and button in step.
-  function applyLimit(table) {
-    var view = table.closest(".fb-view");
-    var rows = table.tBodies[0] ? table.tBodies[0].rows : [];
-    var all = table.getAttribute("data-show") === "all";
-    var shown = 0, passing = 0;
-    for (var i = 0; i < rows.length; i++) {
-      var row = rows[i];
-      if (row.hidden) { row.classList.remove("fb-cut"); continue; }
-      passing++;
-      var cut = !all && passing > ROW_LIMIT;
-      row.classList.toggle("fb-cut", cut);
-      if (!cut) shown++;
+  // Each table keeps all its rows, in the current order, in a JS array; only the rows
+  // that pass the filters, up to ROW_LIMIT unless "Show all" is on, sit in the DOM.
+  // A row's `hidden` property records whether the filters let it through.
+  var models = new WeakMap();
+
+  function model(table) {
+    var m = models.get(table);
+    if (!m) {
+      m = { rows: Array.prototype.slice.call(table.tBodies[0] ? table.tBodies[0].rows : []),
+            all: false };
+      models.set(table, m);
     }
+    return m;
+  }
+
+  // Forget the model and rebuild it from the rows now in the DOM (used by tests that
+  // grow a table in place).
+  function resetModel(table) {
+    var m = model(table);
+    var body = table.tBodies[0];
+    var inDom = Array.prototype.slice.call(body.rows);
+    var seen = new Set(inDom);
+    m.rows.forEach(function (r) { if (!seen.has(r)) inDom.push(r); });
+    m.rows = inDom;
+    render(table);
+  }
+
+  function render(table) {
+    var m = model(table);
+    var body = table.tBodies[0];
+    if (!body) return;
+    var frag = document.createDocumentFragment();
+    var passing = 0, shown = 0;
+    for (var i = 0; i < m.rows.length; i++) {
+      var row = m.rows[i];
+      if (row.hidden) continue;
+      passing++;
+      if (m.all || passing <= ROW_LIMIT) { frag.appendChild(row); shown++; }
+    }
+    body.textContent = "";
+    body.appendChild(frag);
+    var view = table.closest(".fb-view");
     if (!view) return;
     var count = view.querySelector(".fb-count");
     if (count) {
-      count.textContent = passing === rows.length ? (shown < passing ? "top " + shown + " of " + passing + " rows" : "")
-        : shown + " of " + passing + " matching rows (" + rows.length + " in all)";
+      var total = m.rows.length;
+      count.textContent = passing === total
+        ? (shown < passing ? "top " + shown + " of " + passing + " rows" : "")
+        : shown + " of " + passing + " matching rows (" + total + " in all)";
     }
     var button = view.querySelector("button.fb-more");
     if (passing > ROW_LIMIT) {
@@ -43,14 +72,14 @@
         button.type = "button";
         button.className = "fb-more md-button";
         button.addEventListener("click", function () {
-          table.setAttribute("data-show", table.getAttribute("data-show") === "all" ? "top" : "all");
-          applyLimit(table);
+          model(table).all = !model(table).all;
+          render(table);
         });
         var wrap = view.querySelector(".fb-table-wrap");
         wrap.parentNode.insertBefore(button, wrap.nextSibling);
       }
       button.style.display = "";
-      button.textContent = all ? "Show the top " + ROW_LIMIT + " rows" : "Show all " + passing + " rows";
+      button.textContent = m.all ? "Show the top " + ROW_LIMIT + " rows" : "Show all " + passing + " rows";
     } else if (button) {
       button.style.display = "none";  // Material's .md-button would override [hidden]
     }
@@ -71,16 +100,21 @@
     return t === "" || t === "–" ? null : t;
   }
 
-  // Sort a table by column `index`. Missing values always go last, whatever the direction.
+  // Sort a table by column `index`. Missing values always go last, whatever the
+  // direction; equal values keep their current order (the sort is stable).
   function sortTable(table, index, descending) {
-    var body = table.tBodies[0];
-    if (!body) return;
+    if (!table.tBodies[0]) return;
+    var m = model(table);
     var th = table.tHead.rows[0].cells[index];
     var numeric = th.getAttribute("data-sort") === "num";
-    var rows = Array.prototype.slice.call(body.rows);
+    var rows = m.rows;
     var keyed = new Array(rows.length);
     for (var i = 0; i < rows.length; i++) {
-      keyed[i] = { row: rows[i], key: cellKey(rows[i].cells[index], numeric), pos: i };
+      var row = rows[i];
+      // Keys are read from the DOM once per row and column, then kept on the row.
+      var cache = row._fbKeys || (row._fbKeys = {});
+      if (!(index in cache)) cache[index] = cellKey(row.cells[index], numeric);
+      keyed[i] = { row: row, key: cache[index], pos: i };
     }
     var dir = descending ? -1 : 1;
     keyed.sort(function (a, b) {
@@ -92,10 +126,8 @@
       if (a.key > b.key) return dir;
       return a.pos - b.pos;
     });
-    var frag = document.createDocumentFragment();
-    for (var j = 0; j < keyed.length; j++) frag.appendChild(keyed[j].row);
-    body.appendChild(frag);
-    applyLimit(table);
+    for (var j = 0; j < keyed.length; j++) rows[j] = keyed[j].row;
+    render(table);
     var heads = table.tHead.rows[0].cells;
     for (var k = 0; k < heads.length; k++) heads[k].removeAttribute("aria-sort");
     th.setAttribute("aria-sort", descending ? "descending" : "ascending");
@@ -132,7 +164,7 @@
     document.querySelectorAll(".fb-view").forEach(function (view) {
       var table = view.querySelector("table.fb-table");
       if (!table) return;
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      model(table).rows.forEach(function (row) {
         var named = row.cells[1] && row.cells[1].querySelector(".fb-n");
         var name = named ? named.textContent.toLowerCase() : "";
         var ok = (!type || row.getAttribute("data-t") === type) &&
@@ -141,7 +173,7 @@
                  (!q || name.indexOf(q) !== -1);
         row.hidden = !ok;
       });
-      applyLimit(table);
+      render(table);
     });
     document.dispatchEvent(new CustomEvent("fb:filtered"));
   }
@@ -218,7 +250,7 @@
       if (th.getAttribute("data-col") === columnId) index = i;
     });
     if (index < 0) return out;
-    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+    model(table).rows.forEach(function (row) {
       var raw = row.cells[index].getAttribute("data-v");
       if (raw === null || raw === "") return;
       out[row.getAttribute("data-k")] = {
@@ -342,7 +374,8 @@
         anchors.forEach(function (anchor) {
           var view = document.getElementById(anchor);
           if (!view) return;
-          view.querySelectorAll("tbody tr").forEach(function (r) {
+          var table = view.querySelector("table.fb-table");
+          (table ? model(table).rows : []).forEach(function (r) {
             var k = r.getAttribute("data-k");
             if (seen[k]) return;
             seen[k] = true;
@@ -364,15 +397,16 @@
   function init() {
     document.querySelectorAll("table.fb-table").forEach(function (table) {
       setupSorting(table);
-      if (table.closest(".fb-view")) applyLimit(table);
+      if (table.closest(".fb-view")) render(table);
     });
     setupFilters();
     setupTabs();
     setupCharts();
   }
 
-  // Exposed for the browser tests' timing of a sort; not an API.
-  window.fbSortTable = sortTable;
+  // For the browser tests and the benchmark; not an API.
+  window.fbTables = { sort: sortTable, reset: resetModel,
+                      rows: function (table) { return model(table).rows; } };
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
