@@ -383,7 +383,8 @@ def render_docs(board: Board, docs: Path) -> list[str]:
             _copy(sub.folder / rel, docs / "submissions" / sub.slug / rel)
         write(path, "submission.md.j2", row=row, sub=sub, source=source_text(row),
               scores=submission_scores(row, path, views_by_page))
-    write("submissions/index.md", "submissions.md.j2", rows=board.submissions)
+    write("submissions/index.md", "submissions.md.j2", rows=board.submissions,
+          model_types=MODEL_TYPES)
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),
           examples=validator_examples())
     write("metrics.md", "metrics.md.j2")
