@@ -115,8 +115,9 @@ class ParsedRun:
     score: np.ndarray     # float64
     line: np.ndarray      # int64
     rank: np.ndarray      # float64
-    # trec_eval order of the rows, computed once by order_run().
+    # trec_eval order of the rows, computed once by order_run(); whether it is 0..n-1.
     _order: np.ndarray | None = field(default=None, repr=False)
+    _order_is_identity: bool = field(default=False, repr=False)
 
     def __len__(self) -> int:
         return int(self.q_codes.shape[0])
@@ -495,7 +496,13 @@ def parse_run(data: bytes, display: str, report: Report) -> ParsedRun | None:
 
 
 def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Rows sorted by query code, score descending, doc code descending (stable).
+    """Rows sorted by query code, score descending, doc code descending (stable)."""
+    return _trec_order_and_identity(q, score, d)[0]
+
+
+def _trec_order_and_identity(q: np.ndarray, score: np.ndarray, d: np.ndarray
+                             ) -> tuple[np.ndarray, bool]:
+    """:func:`_trec_order`, and whether the order is the file order itself.
 
     The same permutation as ``np.lexsort((-d, -score, q))``, only cheaper. The usual file
     has its queries in blocks already ranked by score: then the blocks are merely put in
@@ -506,7 +513,7 @@ def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
     """
     n = q.shape[0]
     if n < 2:
-        return np.arange(n)
+        return np.arange(n), True
     new_block = np.flatnonzero(q[1:] != q[:-1]) + 1
     starts = np.concatenate(([0], new_block))
     same = np.ones(n - 1, dtype=bool)
@@ -517,7 +524,8 @@ def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
     if sorted_blocks:
         lengths = np.diff(np.append(starts, n))
         block_order = np.argsort(q[starts], kind="stable")
-        if np.array_equal(block_order, np.arange(block_order.shape[0])):
+        identity = bool(np.array_equal(block_order, np.arange(block_order.shape[0])))
+        if identity:
             order = np.arange(n)
             q_o, s_o, d_o = q, score, d
         else:
@@ -527,11 +535,12 @@ def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
                 ordered_starts - (np.cumsum(ordered_lengths) - ordered_lengths), ordered_lengths)
             q_o, s_o, d_o = q[order], score[order], d[order]
     elif int(q.max()) < 2**16 and np.isfinite(score).all():
+        identity = False
         order = np.argsort(-score)
         order = order[np.argsort(q[order].astype(np.uint16), kind="stable")]  # radix sort
         q_o, s_o, d_o = q[order], score[order], d[order]
     else:
-        return np.lexsort((-d, -score, q))
+        return np.lexsort((-d, -score, q)), False
     tied = (q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])
     if sorted_blocks:  # tied rows are in file order already: only a doc breach needs work
         tied_ok = not (tied & (d_o[1:] > d_o[:-1])).any()
@@ -539,7 +548,8 @@ def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
         tied_ok = not tied.any()
     if not tied_ok:
         order = _sort_ties(order, tied, d)
-    return order
+        identity = False
+    return order, identity
 
 
 def _sort_ties(order: np.ndarray, tied: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -571,7 +581,8 @@ def order_run(run: ParsedRun) -> np.ndarray:
     once per run and kept.
     """
     if run._order is None:
-        run._order = _trec_order(run.q_codes, run.score, run.d_codes)
+        run._order, run._order_is_identity = _trec_order_and_identity(
+            run.q_codes, run.score, run.d_codes)
     return run._order
 
 
