@@ -24,7 +24,8 @@ from leaderboard.data import load_task_data
 from leaderboard.registry import get_task
 from leaderboard.report import Report
 import leaderboard.runs as runs_module
-from leaderboard.runs import ParsedRun, _trec_order, load_and_validate, parse_run
+from leaderboard.runs import (ParsedRun, _grouped_order, _trec_order, load_and_validate,
+                              parse_run)
 
 NAME = "sub/runs/followtable/wtr/original.trec"
 FUZZ = settings(max_examples=200, deadline=None,
@@ -225,6 +226,11 @@ def test_trec_order_equals_lexsort(rows, arrangement, rnd) -> None:
     s = np.asarray([r[1] for r in rows], dtype=np.float64)
     d = np.asarray([r[2] for r in rows], dtype=np.int32)
     assert np.array_equal(_trec_order(q, s, d), np.lexsort((-d, -s, q)))
+    grouped, identity = _grouped_order(q, s, d)
+    assert not identity or np.array_equal(grouped, np.arange(len(rows)))
+    q_g = q[grouped]
+    blocks = 1 + int((q_g[1:] != q_g[:-1]).sum()) if len(rows) else 0
+    assert blocks == len(set(q.tolist()))  # each query's rows together
 
 
 # --- rank lookups (bitmap and sorted-index paths) equal a plain ranking ---

@@ -36,13 +36,13 @@ BITMAP_MAX_KEYS = 256 * 2**20
 class RankedRun:
     """A run sorted the trec_eval way, with per-row rank and the query it belongs to.
 
-    Rows are grouped by query code (ascending, i.e. query id order), each query's rows in
-    rank order. Ids are codes into the run's sorted distinct ``q_names`` / ``d_names``;
+    Each query's rows are contiguous and in rank order (the queries' blocks in no
+    particular order). Ids are codes into the run's sorted distinct ``q_names`` / ``d_names``;
     the ``qid`` / ``docid`` string columns and ``q_start`` / ``q_len`` dicts are built on
     first use.
     """
 
-    q_codes: np.ndarray    # int32, ascending
+    q_codes: np.ndarray    # int32, each query's rows contiguous
     d_codes: np.ndarray    # int32
     rank: np.ndarray       # int64, 1-based within the query
     q_names: np.ndarray
@@ -52,16 +52,20 @@ class RankedRun:
 
     @classmethod
     def from_parsed(cls, run: ParsedRun) -> "RankedRun":
-        from leaderboard.runs import order_run
+        from leaderboard.runs import grouped_order
 
-        order = order_run(run)
-        identity = run._order_is_identity
+        order, identity = grouped_order(run)
         q_codes = run.q_codes if identity else run.q_codes[order]
         d_codes = run.d_codes if identity else run.d_codes[order]
         n = q_codes.shape[0]
-        seg_len = np.bincount(q_codes, minlength=run.q_names.shape[0]).astype(np.int64)
-        seg_start = np.cumsum(seg_len) - seg_len
-        rank = np.arange(1, n + 1, dtype=np.int64) - np.repeat(seg_start, seg_len)
+        starts = np.concatenate(([0], np.flatnonzero(q_codes[1:] != q_codes[:-1]) + 1)) \
+            if n else np.zeros(0, dtype=np.int64)
+        lengths = np.diff(np.append(starts, n))
+        seg_start = np.zeros(run.q_names.shape[0], dtype=np.int64)
+        seg_len = np.zeros(run.q_names.shape[0], dtype=np.int64)
+        seg_start[q_codes[starts]] = starts
+        seg_len[q_codes[starts]] = lengths
+        rank = np.arange(1, n + 1, dtype=np.int64) - np.repeat(starts, lengths)
         return cls(q_codes=q_codes, d_codes=d_codes, rank=rank, q_names=run.q_names,
                    d_names=run.d_names, seg_start=seg_start, seg_len=seg_len)
 
