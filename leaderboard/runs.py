@@ -7,12 +7,13 @@ docid descending. Validation follows NIST's TREC checker and TIRA: hard errors r
 file, warnings do not, every finding names ``FILE:LINE``, and nothing is ever modified.
 
 Speed. Runs are large (a FollowTable submission holds millions of lines), so the common
-case takes a fast path: whitespace is normalised to single spaces with ``bytes`` methods,
-pyarrow's CSV reader parses the columns in C++, and query and document ids are
-dictionary-encoded into integer codes over their sorted distinct values. Everything
-downstream (validation, ordering, metrics) works on those codes. Any file the fast path
-does not accept in full goes through an exact line-by-line pass, whose verdict is final:
-the fast path only ever accepts files that pass would accept, with the same values.
+case takes a fast path: pyarrow's CSV reader parses single-space-separated columns in C++
+(other spacing is first normalised with ``bytes`` methods, which keeps line numbers), and
+query and document ids are dictionary-encoded into integer codes over their sorted
+distinct values. Everything downstream (validation, ordering, metrics) works on those
+codes. Any file the fast path does not accept in full goes through an exact line-by-line
+pass, whose verdict is final: the fast path only ever accepts files that pass would
+accept, with the same values (tests/test_runs_fuzz.py holds it to that).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def id_array(values: "list[str] | np.ndarray") -> np.ndarray:
-    """Distinct ids as a numpy array: fixed-width unicode when short, else Python strings."""
+    """Ids as a numpy array: fixed-width unicode when all are short, else Python strings."""
     arr = np.asarray(values, dtype=object)
     if arr.size and max(map(len, arr)) > MAX_FIXED_WIDTH:
         return arr
