@@ -61,18 +61,25 @@ class TaskScores(BaseModel):
     metrics: dict[str, float]
     groups: dict[str, dict[str, float]] = Field(default_factory=dict)
     per_query: dict[str, dict[str, float]] = Field(default_factory=dict)
+    # Group label -> the query ids behind that group's means (FollowTable: the constraint
+    # type's altered pairs and their topics), so group views can be significance-tested.
+    group_members: dict[str, list[str]] = Field(default_factory=dict)
     n_queries: int | None = None
 
-    @field_validator("metrics", "groups", "per_query")
+    @field_validator("metrics")
     @classmethod
-    def _finite(cls, value: dict) -> dict:
-        def check(v: object) -> None:
-            if isinstance(v, dict):
-                for inner in v.values():
-                    check(inner)
-            elif isinstance(v, float) and not math.isfinite(v):
+    def _finite_metrics(cls, value: dict[str, float]) -> dict[str, float]:
+        if not all(map(math.isfinite, value.values())):
+            raise ValueError("scores must be finite numbers")
+        return value
+
+    @field_validator("groups", "per_query")
+    @classmethod
+    def _finite_nested(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        # One C-level pass per inner mapping: results files hold ~10^5 per-query scores.
+        for inner in value.values():
+            if not all(map(math.isfinite, inner.values())):
                 raise ValueError("scores must be finite numbers")
-        check(value)
         return value
 
 

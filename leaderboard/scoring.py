@@ -50,29 +50,25 @@ def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> TaskSc
                                data.roles["altered"].query_ids)
 
     metrics = {key: _mean(values) for key, values in per_query.items()}
-    groups = _group_means(task, data, per_query) if task.group_by else {}
+    members = _group_members(data) if task.group_by else {}
+    groups = {label: {key: _mean(values, ids) for key, values in per_query.items()}
+              for label, ids in members.items()}
     n_queries = len(data.roles[task.roles[-1]].query_ids)
-    return TaskScores(metrics=metrics, groups=groups, per_query=per_query, n_queries=n_queries)
+    return TaskScores(metrics=metrics, groups=groups, per_query=per_query,
+                      group_members=members, n_queries=n_queries)
 
 
-def _group_means(task: Task, data: TaskData, per_query: dict[str, dict[str, float]]
-                 ) -> dict[str, dict[str, float]]:
-    """Metric means within each group of altered queries (e.g. constraint type C1).
+def _group_members(data: TaskData) -> dict[str, list[str]]:
+    """Query ids behind each group's means (e.g. constraint type C1).
 
-    Altered-query metrics average over the group's pairs; original-run metrics average
-    over the distinct topics those pairs come from, each topic counted once.
+    A group holds its altered pairs and the distinct topics they come from: altered-run
+    metrics average over the pairs, original-run metrics over the topics, each topic once.
+    Pair ids ("12_0") and topic ids ("12") never collide, so one list serves both.
     """
     members: dict[str, list[str]] = defaultdict(list)
     for q in data.roles["altered"].query_ids:
         label = data.groups.get(q)
         if label is not None:
             members[label].append(q)
-    out: dict[str, dict[str, float]] = {}
-    for label in sorted(members):
-        altered_ids = members[label]
-        topics = sorted({data.pairs[q] for q in altered_ids})
-        out[label] = {
-            key: _mean(values, topics if key.startswith("original/") else altered_ids)
-            for key, values in per_query.items()
-        }
-    return out
+    return {label: sorted({data.pairs[q] for q in ids}) + ids
+            for label, ids in sorted(members.items())}

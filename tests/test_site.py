@@ -25,7 +25,7 @@ from leaderboard.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 TASKS = [
     "followir/robust04", "followir/news21", "followir/core17",
     "mfollowir-cl/fas", "mfollowir-cl/rus", "mfollowir-cl/zho", "mfollowir/fas",
-    "followtable/wtr", "followtable/wqt",
+    "followtable/wtr", "followtable/wqt", "followtable/tarx", "followtable/industr",
     "pi-indic-val150/t1/hin", "pi-indic-val150/t2/hin-tam", "pi-indic-val150/t3/tam",
     "pi-indic-val150/t3/tam-hin", "pi-indic-val150/t4/hin",
 ]
@@ -251,6 +251,17 @@ def test_tiers_are_marked_leader_bold_tied_underlined(built: dict) -> None:
         expected = {"leader": "fb-leader", "tied with leader": "fb-tied",
                     "reported": "fb-reported", "below leader": None}[tiers[r["attrs"]["data-k"]]]
         assert cls == expected
+
+
+def test_constraint_views_are_tiered_on_their_own_queries(built: dict) -> None:
+    out: Path = built["out"]
+    for c in ("C1", "S3"):
+        with (out / "downloads" / f"followtable-constraint-{c.lower()}.csv").open(
+                encoding="utf-8") as fh:
+            records = list(csv.DictReader(fh))
+        tiers = [r["IRS tier"] for r in records if not r["system_id"].startswith("paper/")]
+        assert tiers.count("leader") == 1, c
+        assert set(tiers) <= {"leader", "tied with leader", "below leader"}
 
 
 def test_average_view_needs_every_task(built: dict) -> None:

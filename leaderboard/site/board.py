@@ -278,8 +278,6 @@ def cell_value(row: Row, column: Column) -> tuple[float | None, int]:
 def pooled_per_query(row: Row, column: Column) -> dict[str, float] | None:
     """Per-query scores behind a column, pooled over its tasks (query ids prefixed with the
     task id when there are several), or None when a task lacks them."""
-    if column.group is not None:
-        return None  # results record group means, not group membership
     parts = column.parts
     pooled: dict[str, float] = {}
     for task_id, metric in parts:
@@ -287,6 +285,12 @@ def pooled_per_query(row: Row, column: Column) -> dict[str, float] | None:
         per_query = scores.per_query.get(column.per_query_key or metric) if scores else None
         if not per_query:
             return None
+        if column.group is not None:
+            # A group column (FollowTable constraint type) tests the group's own queries.
+            members = scores.group_members.get(column.group) if scores else None
+            if not members:
+                return None
+            per_query = {q: per_query[q] for q in members if q in per_query}
         if len(parts) == 1:
             return dict(per_query)
         pooled.update((f"{task_id}:{q}", v) for q, v in per_query.items())

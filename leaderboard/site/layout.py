@@ -276,10 +276,9 @@ def _followtable_sections() -> tuple[Section, Section]:
         constraint_views.append(View(
             id=f"followtable/constraint/{c}", label=c,
             title=f"FollowTable {FOLLOWTABLE_CONSTRAINT_NAMES[c]}", columns=cols,
-            sort_column=3, tiered_column=None,
+            sort_column=3, tiered_column=3,
             note="Means over the instructions of this constraint type, averaged over the "
-                 "four datasets. No significance tiers: results files record each constraint "
-                 "type's means, not which queries belong to it."))
+                 "four datasets; significance is tested on this type's pairs in all four."))
     constraints = Section(
         id="followtable-constraints", title="FollowTable by constraint type",
         views=tuple(constraint_views), chart=chart,

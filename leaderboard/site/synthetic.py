@@ -50,12 +50,20 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
     if task.benchmark == "pi-indic-val150" and task.roles == ("predictions",) and per_query:
         correct = (rng.random(n_queries) < metrics["Accuracy"]).astype(float)
         pq["correct"] = {q: float(v) for q, v in zip(qids, correct)}
-    groups = {}
+    groups: dict[str, dict[str, float]] = {}
+    members: dict[str, list[str]] = {}
     if task.group_by:
-        for c in FOLLOWTABLE_CONSTRAINTS:
-            groups[c] = {k: float(np.clip(v + rng.normal(0, 0.05), -1, 1))
-                         for k, v in metrics.items()}
-    return TaskScores(metrics=metrics, groups=groups, per_query=pq, n_queries=n_queries)
+        for i, c in enumerate(FOLLOWTABLE_CONSTRAINTS):
+            if per_query:
+                # Round-robin membership; group means are the members' own means, as the
+                # scorer computes them.
+                members[c] = qids[i::len(FOLLOWTABLE_CONSTRAINTS)]
+                groups[c] = {k: float(np.mean([pq[k][q] for q in members[c]])) for k in pq}
+            else:
+                groups[c] = {k: float(np.clip(v + rng.normal(0, 0.05), -1, 1))
+                             for k, v in metrics.items()}
+    return TaskScores(metrics=metrics, groups=groups, per_query=pq, group_members=members,
+                      n_queries=n_queries)
 
 
 def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
