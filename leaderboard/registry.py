@@ -200,9 +200,10 @@ def _pi_task(kind: str, query_lang: str, doc_lang: str, query_side: str,
     )
 
 
-# Metrics where a smaller value is better (calibration error); everything else is
+# Metrics where a smaller value is better (calibration error, FollowTable's negation
+# failure rate); everything else is
 # "higher is better", which is what leaders, tiers and sorting assume by default.
-LOWER_IS_BETTER = frozenset({"ECE"})
+LOWER_IS_BETTER = frozenset({"ECE", "NFR"})
 
 
 def higher_is_better(metric: str) -> bool:

@@ -29,6 +29,7 @@ from leaderboard.results import ResultsFileError, SystemResult, read_results
 from leaderboard.site.layout import (
     HOME_COLUMNS,
     PI_FULL_PREFIX,
+    REPORTED_ONLY_PREFIXES,
     Column,
     View,
     all_views,
@@ -239,7 +240,7 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
     unknown: dict[Path, set[str]] = {}
     for row in rows:
         for t in row.system.tasks:
-            if t not in known and not t.startswith(PI_FULL_PREFIX):
+            if t not in known and not t.startswith(REPORTED_ONLY_PREFIXES):
                 unknown.setdefault(row.origin, set()).add(t)
     for origin, tasks in unknown.items():
         names = sorted(tasks)
