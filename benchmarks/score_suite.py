@@ -29,7 +29,6 @@ import json
 import math
 import os
 import platform
-import random
 import resource
 import shutil
 import subprocess
@@ -46,7 +45,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from fixtures.mteb_collection import write_collection  # noqa: E402
-from leaderboard.registry import Task, all_tasks  # noqa: E402
+from leaderboard.registry import all_tasks  # noqa: E402
 
 SUBMISSION_ID = "synthetic-suite"
 # Query counts of the Hugging Face collections (FollowIR Table 1, mFollowIR Table 1).
