@@ -71,6 +71,18 @@ DOCUMENTED_COUNTS: dict[str, dict[str, int]] = {
     "followtable/tarx": {"pair": 408, "original": 97},
     "followtable/industr": {"pair": 928, "original": 216},
 }
+# FollowTable pairs (and their distinct topics) per constraint type, counted from the data
+# (upstream commit 1c47fe27776d); used only when the data is not on the machine.
+DOCUMENTED_GROUPS: dict[str, dict[str, tuple[int, int]]] = {
+    "followtable/wqt": {"C1": (268, 268), "C2": (243, 243), "S1": (297, 292),
+                        "S2": (281, 281), "S3": (297, 297)},
+    "followtable/wtr": {"C1": (50, 50), "C2": (46, 46), "S1": (59, 59), "S2": (54, 54),
+                        "S3": (58, 58)},
+    "followtable/tarx": {"C1": (69, 69), "C2": (79, 79), "S1": (90, 90), "S2": (83, 83),
+                         "S3": (87, 87)},
+    "followtable/industr": {"C1": (206, 206), "C2": (194, 194), "S1": (211, 211),
+                            "S2": (109, 109), "S3": (208, 208)},
+}
 PI_RETRIEVAL_QUERIES = 150  # the 150 validated pairs of PI-Indic-Align val150
 PI_T4_PAIRS = 300           # T4: 150 compatible + 150 incompatible persona-instruction pairs
 
@@ -79,6 +91,71 @@ FAMILIES = {"followir": "FollowIR", "mfollowir": "mFollowIR", "mfollowir-cl": "m
 
 
 # --------------------------------------------------------------------------- workload
+
+def unit_of(key: str) -> str:
+    """Which query set a per-query key is over: pair metrics and the altered role are per
+    instruction pair; the original role is per original query (per topic in FollowTable)."""
+    return "original" if key.startswith("original/") else "pair"
+
+
+class QuerySets:
+    """The query ids of every task (per unit) and of every FollowTable constraint group,
+    from the data where it is on this machine, else synthetic ids in documented numbers."""
+
+    def __init__(self, data_dir: Path | None) -> None:
+        self.ids: dict[tuple[str, str], list[str]] = {}
+        self.groups: dict[tuple[str, str, str], list[str]] = {}
+        self.notes: list[str] = []
+        for task_id, units in DOCUMENTED_COUNTS.items():
+            for unit, n in units.items():
+                self.ids[task_id, unit] = [f"q{i}" for i in range(n)]
+        for task_id, groups in DOCUMENTED_GROUPS.items():
+            start = 0
+            for label, (pairs, topics) in groups.items():
+                self.groups[task_id, label, "pair"] = [f"q{i}" for i in range(start,
+                                                                             start + pairs)]
+                self.groups[task_id, label, "original"] = [f"q{i}" for i in range(topics)]
+                start += pairs
+        pi_ids = {"run": [f"p{i}" for i in range(1, PI_RETRIEVAL_QUERIES + 1)],
+                  "predictions": [f"p{i}" for i in range(1, PI_T4_PAIRS + 1)]}
+        source = "documented counts"
+        if data_dir is not None:
+            try:
+                pi_ids = self._read(data_dir, pi_ids)
+                source = f"the data in {data_dir}"
+            except Exception as exc:  # data missing or unreadable: documented counts
+                self.notes.append(f"data not readable ({type(exc).__name__}: {exc})")
+        self.notes.append(f"FollowTable and PI-Indic query ids and constraint groups from "
+                          f"{source}; FollowIR/mFollowIR: documented counts (their data is "
+                          f"on the Hugging Face Hub only)")
+        for task in all_tasks().values():
+            if task.benchmark == "pi-indic-val150":
+                self.ids[task.id, "pair"] = pi_ids[task.roles[0]]
+
+    def _read(self, data_dir: Path, pi_ids: dict[str, list[str]]) -> dict[str, list[str]]:
+        from leaderboard.data import load_task_data
+        for task_id in DOCUMENTED_GROUPS:
+            data = load_task_data(all_tasks()[task_id], data_dir)
+            self.ids[task_id, "pair"] = list(data.roles["altered"].query_ids)
+            self.ids[task_id, "original"] = list(data.roles["original"].query_ids)
+            for label in DOCUMENTED_GROUPS[task_id]:
+                pairs = [q for q in data.roles["altered"].query_ids
+                         if data.groups.get(q) == label]
+                self.groups[task_id, label, "pair"] = pairs
+                self.groups[task_id, label, "original"] = sorted({data.pairs[q]
+                                                                  for q in pairs})
+        out = dict(pi_ids)
+        # every PI-Indic language (pair) has the same validated pairs: read one of each kind
+        for probe in ("pi-indic-val150/t1/hin", "pi-indic-val150/t4/hin"):
+            data = load_task_data(all_tasks()[probe], data_dir)
+            for role, rd in data.roles.items():
+                out[role] = list(rd.query_ids)
+        return out
+
+    def of(self, task_id: str, key: str, group: str | None) -> list[str]:
+        unit = unit_of(key)
+        return self.ids[task_id, unit] if group is None else self.groups[task_id, group, unit]
+
 
 @dataclass(frozen=True)
 class Work:
@@ -98,56 +175,20 @@ class Work:
 
 def headline_column(view: View) -> Column | None:
     """The column of ``view`` holding its tasks' headline standard metric, pooled over the
-    same tasks as the tiered column (e.g. FollowIR's "Score": MAP@1000/nDCG@5 per task)."""
+    same tasks (and group) as the tiered column (e.g. FollowIR's "Score": MAP@1000/nDCG@5
+    per task)."""
     assert view.tiered_column is not None
     tiered = view.columns[view.tiered_column]
     registry = all_tasks()
     want = tuple((t, registry[t].headline_metric) for t in tiered.tasks)
     for col in view.columns:
-        if col.group is None and col.tasks == tiered.tasks and col.parts == want:
+        if col.group == tiered.group and col.tasks == tiered.tasks and col.parts == want:
             return col
     return None
 
 
-def unit_of(key: str) -> str:
-    """Which query set a per-query key is over: pair metrics and the altered role are per
-    instruction pair; the original role is per original query (per topic in FollowTable)."""
-    return "original" if key.startswith("original/") else "pair"
-
-
-def real_counts(data_dir: Path | None) -> tuple[dict[tuple[str, str], int], list[str]]:
-    """(task id, unit) -> number of queries, from the data where available."""
-    counts: dict[tuple[str, str], int] = {}
-    notes: list[str] = []
-    for task_id, units in DOCUMENTED_COUNTS.items():
-        for unit, n in units.items():
-            counts[task_id, unit] = n
-    pi_counts = {"run": PI_RETRIEVAL_QUERIES, "predictions": PI_T4_PAIRS}
-    if data_dir is not None:
-        from leaderboard.data import load_task_data
-        try:
-            for task_id in [t for t in DOCUMENTED_COUNTS if t.startswith("followtable/")]:
-                data = load_task_data(all_tasks()[task_id], data_dir)
-                counts[task_id, "pair"] = len(data.roles["altered"].query_ids)
-                counts[task_id, "original"] = len(data.roles["original"].query_ids)
-            # every PI-Indic language (pair) has the same 150 validated pairs
-            for probe in ("pi-indic-val150/t1/hin", "pi-indic-val150/t4/hin"):
-                data = load_task_data(all_tasks()[probe], data_dir)
-                for role, rd in data.roles.items():
-                    pi_counts[role] = len(rd.query_ids)
-            notes.append(f"query counts of FollowTable and PI-Indic read from {data_dir}")
-        except Exception as exc:  # data missing or unreadable: documented counts
-            notes.append(f"data not readable ({type(exc).__name__}: {exc}); documented "
-                         "counts used")
-    notes.append("FollowIR/mFollowIR counts are the documented ones (data on the Hub only)")
-    for task in all_tasks().values():
-        if task.benchmark == "pi-indic-val150":
-            counts[task.id, "pair"] = pi_counts[task.roles[0]]
-    return counts, notes
-
-
-def workload(counts: dict[tuple[str, str], int]) -> tuple[list[Work], int, list[str]]:
-    """Every (view, column) the suite tiers, the number of views and why some are left out."""
+def workload(queries: QuerySets) -> tuple[list[Work], int, list[str]]:
+    """Every (view, column) the suite tiers, the number of views and the untiered views."""
     works: list[Work] = []
     skipped: list[str] = []
     views = all_views()
@@ -163,7 +204,7 @@ def workload(counts: dict[tuple[str, str], int]) -> tuple[list[Work], int, list[
         family = FAMILIES[view.id.split("/")[0]]
         for role, col in columns:
             parts = tuple((t, col.per_query_key or m) for t, m in col.parts)
-            n = sum(counts[t, unit_of(k)] for t, k in parts)
+            n = sum(len(queries.of(t, k, col.group)) for t, k in parts)
             works.append(Work(view.id, family, col, role, parts, n))
     return works, len(views), skipped
 
@@ -204,35 +245,39 @@ def synth(key: str, n: int, skill: np.ndarray, rng: np.random.Generator) -> np.n
 
 class ScoreBank:
     """Synthetic per-query scores per (task, key), generated once and shared by the
-    per-task view and the average views that pool the task, as real results would be."""
+    per-task view and the views that pool the task or a group of it, as real results
+    would be."""
 
-    def __init__(self, systems: int, counts: dict[tuple[str, str], int], seed: int) -> None:
+    def __init__(self, systems: int, queries: QuerySets, seed: int) -> None:
         self.ids = [f"sys{j:03d}" for j in range(systems)]
-        self.counts = counts
+        self.queries = queries
         self.seed = seed
         self._skill: dict[str, np.ndarray] = {}
-        self._bank: dict[tuple[str, str], np.ndarray] = {}
+        self._bank: dict[tuple[str, str], dict[str, int]] = {}
+        self._scores: dict[tuple[str, str], np.ndarray] = {}
 
-    def matrix(self, task_id: str, key: str) -> np.ndarray:
+    def matrix(self, task_id: str, key: str) -> tuple[dict[str, int], np.ndarray]:
+        """Row of every query id and the (queries x systems) scores of one task's key."""
         if (task_id, key) not in self._bank:
             rng = np.random.default_rng([self.seed, *task_id.encode(), 0, *key.encode()])
             base = key.rsplit("/", 1)[-1]
             if base not in self._skill:
                 skill_rng = np.random.default_rng([self.seed, *base.encode()])
                 self._skill[base] = np.sort(skill_rng.normal(0.0, 0.05, len(self.ids)))[::-1]
-            n = self.counts[task_id, unit_of(key)]
-            self._bank[task_id, key] = synth(key, n, self._skill[base], rng)
-        return self._bank[task_id, key]
+            qids = self.queries.of(task_id, key, None)
+            self._bank[task_id, key] = {q: i for i, q in enumerate(qids)}
+            self._scores[task_id, key] = synth(key, len(qids), self._skill[base], rng)
+        return self._bank[task_id, key], self._scores[task_id, key]
 
     def mappings(self, work: Work) -> dict[str, dict[str, float]]:
         """``{system: {query id: score}}`` as board.pooled_per_query builds it."""
         blocks = []
         qids: list[str] = []
         for task_id, key in work.parts:
-            x = self.matrix(task_id, key)
-            local = [f"q{i}" for i in range(x.shape[0])]
+            rows, x = self.matrix(task_id, key)
+            local = self.queries.of(task_id, key, work.column.group)
             qids += local if len(work.parts) == 1 else [f"{task_id}:{q}" for q in local]
-            blocks.append(x)
+            blocks.append(x[[rows[q] for q in local]])
         x = np.concatenate(blocks, axis=0)
         return {s: dict(zip(qids, col)) for s, col in zip(self.ids, x.T.tolist(), strict=True)}
 
@@ -388,11 +433,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     data_dir = Path(args.data_dir) if args.data_dir and Path(args.data_dir).is_dir() else None
-    counts, notes = real_counts(data_dir)
-    works, n_views, skipped = workload(counts)
+    queries = QuerySets(data_dir)
+    works, n_views, skipped = workload(queries)
     if args.only:
         works = [w for w in works if args.only in w.view]
-    bank = ScoreBank(args.systems, counts, args.data_seed)
+    bank = ScoreBank(args.systems, queries, args.data_seed)
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs "
           f"({sig._workers()} used by the stats pool), python {platform.python_version()}, "
@@ -402,12 +447,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"settings: {args.systems} systems, {args.resamples} Monte-Carlo sign flips "
           f"(exact enumeration when n <= {sig.EXACT_MAX_QUERIES}), {args.bootstrap} bootstrap "
           f"resamples, seed {args.seed}")
-    for note in notes:
+    for note in queries.notes:
         print(f"  {note}")
     views_done = len({w.view for w in works})
-    print(f"views: {n_views} on the site; {n_views - len(skipped)} have tiers, "
-          f"{len(skipped)} have none (FollowTable constraint types: results record group "
-          f"means only; PI-Indic full set: reported rows only) and are not timed")
+    print(f"views: {n_views} on the site; {n_views - len(skipped)} have tiers; "
+          f"{len(skipped)} have none and are not timed: {', '.join(skipped)}")
     print(f"timed: {views_done} views, {len(works)} view-metric pairs (tiered column + "
           f"headline standard column; PI-Indic T4's headline Accuracy is its tiered column)")
     big = sorted(works, key=lambda w: -w.n_queries)[:4]
