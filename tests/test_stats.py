@@ -108,10 +108,18 @@ def test_monte_carlo_randomization_close_to_exact_value(seed):
 
 
 def test_monte_carlo_p_value_counts_the_observed_assignment():
-    # better on every one of 30 queries by the same amount: only the identity (and
-    # its mirror image) reach the observed |mean|; chance of a random hit is 2**-29
-    p = paired_randomization_test(np.full(30, 0.7), np.full(30, 0.2), seed=5)
-    assert p == 1 / (R + 1)
+    # better on every one of 30 queries: only the identity (and its mirror image) reach the
+    # observed |mean|; the chance of a random hit is 2**-29, so the count is 0 and the
+    # observed assignment, counted as one more draw, gives 1 / (R + 1). Continuous
+    # differences take the sign-matrix path, two magnitudes on the grid the binomial one.
+    rng = np.random.default_rng(5)
+    continuous = 0.5 + rng.uniform(0.0, 0.01, 30)
+    two_magnitudes = np.where(np.arange(30) % 2 == 0, 0.5, 0.25)
+    for d in (continuous, two_magnitudes):
+        assert paired_randomization_test(d, np.zeros(30), seed=5) == 1 / (R + 1)
+    # one magnitude (0/1 metrics) has the exact binomial p-value instead: 2 * 2**-30
+    same = paired_randomization_test(np.full(30, 0.7), np.full(30, 0.2), seed=5)
+    assert same == pytest.approx(2.0**-29, rel=1e-12)
 
 
 def test_monte_carlo_is_deterministic_and_seeded():
@@ -156,7 +164,8 @@ def test_float32_screening_equals_exact_float64_count(kind):
     else:
         d = rng.choice([0.1, 0.2, -0.3, 1 / 3, -1 / 7, 0.0], (n, m))
     d[:, 0] = 0.0  # identical systems
-    fast = sig.randomization_pvalues(d, n_resamples=reps, seed=1)
+    # the sign-matrix path on every column (grid columns normally take the binomial path)
+    fast = sig._sign_matrix_pvalues(d, n_resamples=reps, seed=1)
     signs = sig._Signs(n, reps, 1).chunk(0, reps).T.astype(np.float64)  # (reps x n)
     totals = signs @ d
     observed = np.abs(d.sum(axis=0))
@@ -194,6 +203,124 @@ def test_randomization_rejects_bad_input():
         paired_randomization_test([0.1] * 30, [0.2] * 30, n_resamples=0)
 
 
+# --- randomization on the grid: binomial Monte-Carlo and exact single magnitude -------
+
+RR_VALUES = np.array([0.0] + [1.0 / r for r in range(1, 11)])  # RR@10's value set
+
+
+def _rr_pair(n, rng, better=0.0):
+    """Per-query RR@10 of two systems, the first a bit better when ``better`` > 0."""
+    p_a, p_b = 0.45 + better, 0.45
+    ranks = rng.geometric([p_a, p_b], size=(n, 2))
+    x = np.where(ranks <= 10, 1.0 / ranks, 0.0)
+    return x[:, 0], x[:, 1]
+
+
+def _exact_survival(d_int):
+    """P(|sum s_i d_i| >= t) for every integer t from 0 to sum|d|, by enumeration."""
+    signs = np.array(list(itertools.product((1, -1), repeat=d_int.size)), dtype=np.int64)
+    totals = np.abs(signs @ d_int)
+    hist = np.bincount(totals, minlength=int(np.abs(d_int).sum()) + 2)
+    return hist[::-1].cumsum()[::-1] / signs.shape[0]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binomial_monte_carlo_has_the_sign_flip_distribution(seed):
+    # The binomial draws must be distributed as flipping each query's sign: one column
+    # repeated with every threshold gives the empirical survival function of |T| from the
+    # same draws; compare it with enumeration of all 2**16 assignments.
+    rng = np.random.default_rng(40 + seed)
+    d_int = rng.choice([-3, -2, -1, 0, 1, 2, 3, 5], size=16).astype(np.int64)
+    d_int[:3] = [5, 5, -5]  # repeated magnitudes, as on the grid
+    exact = _exact_survival(d_int)
+    l1 = int(np.abs(d_int).sum())
+    thresholds = np.arange(1, l1 + 1, dtype=np.float64)
+    reps = 40_000
+    cols = np.repeat(d_int[:, None].astype(np.float64), thresholds.size, axis=1)
+    counts = sig._binomial_counts(cols, np.full(thresholds.size, float(l1)), thresholds,
+                                  reps, seed)
+    empirical = counts / reps
+    truth = exact[1:l1 + 1]
+    sd = np.sqrt(truth * (1 - truth) / reps)
+    assert np.all(np.abs(empirical - truth) <= 5 * sd + 1 / reps)
+    assert np.all(np.diff(counts) <= 0)  # one set of draws: a survival function
+
+
+@pytest.mark.parametrize("n,seed,better", [(40, 21, 0.05), (150, 22, 0.01)])
+def test_binomial_monte_carlo_matches_scipy(n, seed, better):
+    rng = np.random.default_rng(seed)
+    a, b = _rr_pair(n, rng, better=better)
+    ours = paired_randomization_test(a, b, seed=seed)
+    theirs = _scipy_randomization(a, b, R, seed=seed)
+    assert 0.01 < theirs < 0.99
+    sd = np.sqrt((theirs * (1 - theirs) + theirs * (2 - theirs)) / R)
+    assert abs(ours - theirs) < 5 * sd
+
+
+def test_binomial_monte_carlo_agrees_with_the_sign_matrix_over_many_queries():
+    # 8,000 queries of RR@10 differences plus small integers (on the grid, gcd 1):
+    # sum(|d|) * 2520 passes 2**24, so the limb-split product is used
+    rng = np.random.default_rng(9)
+    a, b = _rr_pair(8000, rng, better=0.004)
+    shift = rng.choice([-2.0, -1.0, 0.0, 1.0, 2.0], size=(8000, 1))
+    d = np.column_stack([a - b, np.roll(a, 1) - b]) + shift
+    d_int, l1, on_grid = sig._fixed_point(d)
+    assert on_grid.all() and l1.min() > 2**24
+    reps = 20_000
+    ours = sig.randomization_pvalues(d, seed=3, n_resamples=reps)
+    reference = sig._sign_matrix_pvalues(d, seed=4, n_resamples=reps)
+    assert np.all((reference > 0.01) & (reference < 0.99))
+    sd = np.sqrt(reference * (1 - reference) / reps)
+    assert np.all(np.abs(ours - reference) < 6 * sd)
+
+
+def test_binomial_limb_split_is_exact(monkeypatch):
+    # forcing many small limbs must give the very same counts as one float32 product
+    rng = np.random.default_rng(11)
+    d = np.column_stack([np.subtract(*_rr_pair(300, rng, better=0.03)) for _ in range(4)])
+    reference = sig.randomization_pvalues(d, seed=2)
+    monkeypatch.setattr(sig, "_F32_EXACT", float(2**12))
+    assert np.array_equal(sig.randomization_pvalues(d, seed=2), reference)
+
+
+def test_binomial_monte_carlo_is_deterministic_and_seeded():
+    rng = np.random.default_rng(12)
+    d = np.column_stack([np.subtract(*_rr_pair(200, rng, better=0.02)) for _ in range(5)])
+    first = sig.randomization_pvalues(d, seed=7)
+    sig.clear_caches()
+    assert np.array_equal(sig.randomization_pvalues(d, seed=7), first)
+    # a column's p-value depends on that column alone, not on the others in the call
+    assert sig.randomization_pvalues(d[:, [2]], seed=7)[0] == first[2]
+    other = sig.randomization_pvalues(d, seed=8)
+    assert not np.array_equal(other, first)
+    assert np.all(np.abs(other - first) < 0.02)
+
+
+@pytest.mark.parametrize("n", [12, 20, 45, 300])
+def test_single_magnitude_p_value_is_the_exact_sign_test(n):
+    rng = np.random.default_rng(n)
+    a = (rng.random(n) < 0.6).astype(float)  # R@1 / accuracy: 0 or 1 per query
+    b = (rng.random(n) < 0.45).astype(float)
+    p = paired_randomization_test(a, b)
+    wins, losses = int(np.sum(a > b)), int(np.sum(a < b))
+    expected = stats.binomtest(wins, wins + losses, 0.5).pvalue
+    assert p == pytest.approx(expected, rel=1e-9)
+    if n <= sig.EXACT_MAX_QUERIES:  # the closed form equals the enumeration
+        d_int, l1, _ = sig._fixed_point((a - b)[:, None])
+        thr = sig._thresholds(d_int, l1)
+        closed = sig._single_magnitude_pvalues(np.abs(d_int), np.abs(d_int).max(axis=0), thr)
+        assert closed[0] == pytest.approx(p, rel=1e-12)
+
+
+def test_grid_metrics_identical_and_uniformly_better():
+    rng = np.random.default_rng(13)
+    a, b = _rr_pair(30, rng)
+    assert paired_randomization_test(a, a) == 1.0
+    better = b + rng.integers(1, 100, 30) / 2520  # better on every query, on the grid
+    assert paired_randomization_test(better, b) < 0.001
+    assert paired_randomization_test(np.ones(30), np.zeros(30)) < 0.001  # R@1
+
+
 # --- Wilcoxon ------------------------------------------------------------------------
 
 
@@ -206,6 +333,21 @@ def test_wilcoxon_matches_scipy(n, zeros, seed):
     b[:zeros] = a[:zeros]
     expected = stats.wilcoxon(a, b, zero_method="wilcox").pvalue
     assert wilcoxon_test(a, b) == expected
+
+
+@pytest.mark.parametrize("n", [8, 14, 30, 50, 51, 123])
+def test_wilcoxon_columns_equal_one_call_per_pair(n):
+    # grouped vectorised calls must give scipy's per-pair floats: exact distribution
+    # (no zeros, no ties), permutation (n <= 13 with zeros or ties), normal approximation
+    rng = np.random.default_rng(n)
+    d = np.round(rng.uniform(-1, 1, (n, 24)), 8)
+    d[:, 8:16] = np.round(d[:, 8:16], 1)  # ties
+    d[rng.random((n, 24)) < np.where(np.arange(24) >= 16, 0.2, 0.0)] = 0.0  # zeros
+    d[:, 23] = 0.0  # identical systems
+    vectorised = sig.wilcoxon_pvalues(d)
+    per_pair = [wilcoxon_test(d[:, j], np.zeros(n)) for j in range(24)]
+    assert vectorised.tolist() == per_pair
+    assert vectorised[23] == 1.0
 
 
 def test_test_for_metric():
@@ -272,6 +414,28 @@ def test_bootstrap_interval_matches_numpy_percentile(kind):
     assert np.all(lo < d.mean(axis=0)) and np.all(d.mean(axis=0) < hi)
     width = hi - lo  # about 2 * 1.96 * sd / sqrt(n)
     assert np.allclose(width, 3.92 * d.std(axis=0) / np.sqrt(n), rtol=0.15)
+
+
+def test_bootstrap_boundary_path_is_the_bootstrap_of_the_sorted_queries():
+    # Few distinct values over many queries: a resample's sum is read off its prefix counts
+    # at the value boundaries, which is the same resample applied to the queries in order
+    # of value (the draws are exchangeable over positions): exactly equal figures.
+    rng = np.random.default_rng(6)
+    n, reps = 640, 3000
+    d = np.column_stack([
+        (rng.random(n) < 0.5) * 1.0 - (rng.random(n) < 0.5),  # R@1 differences
+        (rng.random(n) < 0.3) * 2.0,                           # two values
+        np.full(n, 0.5),                                       # constant
+        np.zeros(n)])
+    assert all((np.unique(d[:, j]).size - 1) * sig._BOUNDARY_RATIO <= n for j in range(4))
+    lo, hi = sig.bootstrap_mean_ci(d, n_resamples=reps, seed=3)
+    counts = sig._bootstrap_counts(n, reps, 3).astype(np.float64)
+    means = np.sort(d, axis=0).T @ counts / n
+    ref_lo, ref_hi = np.quantile(means, [0.025, 0.975], axis=1)
+    assert np.array_equal(lo, ref_lo) and np.array_equal(hi, ref_hi)
+    # a column's interval does not depend on the other columns of the call
+    alone = sig.bootstrap_mean_ci(d[:, [0]], n_resamples=reps, seed=3)
+    assert (alone[0][0], alone[1][0]) == (lo[0], hi[0])
 
 
 def test_bootstrap_resamples_are_uniform_over_queries():
@@ -367,6 +531,40 @@ def test_compare_pair_reproduces_the_view_figures():
     assert pair.p_value == row.p_value
     assert (pair.effect, pair.ci_low, pair.ci_high) == (row.effect, row.ci_low, row.ci_high)
     assert pair.n_queries == 45 and pair.test == "randomization"
+
+
+def test_tier_view_same_result_whatever_the_key_order():
+    # every mapping in one order takes the bulk path; shuffled orders take the lookup path
+    scores = _view(n=40, seed=3)
+    canonical = tier_view(scores, "nDCG@10", seed=1)
+    rng = np.random.default_rng(0)
+    shuffled = {}
+    for s, per_query in scores.items():
+        keys = list(per_query)
+        rng.shuffle(keys)
+        shuffled[s] = {q: per_query[q] for q in keys}
+    assert tier_view(shuffled, "nDCG@10", seed=1) == canonical
+    same_order = {s: {q: scores[s][q] for q in reversed(list(scores["alpha"]))}
+                  for s in scores}
+    assert tier_view(same_order, "nDCG@10", seed=1) == canonical
+
+
+@pytest.mark.parametrize("metric", ["RR@10", "R@1"])
+def test_compare_pair_reproduces_the_view_figures_on_grid_metrics(metric):
+    rng = np.random.default_rng(7)
+    qs = [f"q{i}" for i in range(150)]
+    scores = {}
+    for k, s in enumerate(["alpha", "beta", "gamma", "delta"]):
+        a, _ = _rr_pair(150, rng, better=0.04 * (3 - k))
+        x = a if metric == "RR@10" else (a == 1.0).astype(float)
+        scores[s] = dict(zip(qs, x.tolist()))
+    view = tier_view(scores, metric, seed=4)
+    for row in view.comparisons[1:]:
+        pair = compare_pair(scores[row.system], scores[view.leader], metric, seed=4,
+                            a_name=row.system, b_name=view.leader)
+        assert pair.p_value == row.p_value
+        assert (pair.effect, pair.ci_low, pair.ci_high) == (row.effect, row.ci_low,
+                                                            row.ci_high)
 
 
 def test_small_and_empty_views():

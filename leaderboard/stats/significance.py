@@ -119,15 +119,15 @@ def _run_ranges(fn: Callable[[int, int], Any], total: int, align: int = 1,
                 min_per_part: int = 1) -> list[Any]:
     """fn(start, stop) over contiguous ranges of range(total), in parallel if it pays off.
 
-    Results come back in range order. With no way to pin BLAS to one thread, or one range,
-    it runs fn(0, total) here and BLAS uses its own threads.
+    Results come back in range order. BLAS runs single-threaded inside (also when there is
+    one range: its own threads spin-wait and, on a shared machine, cost more CPU than they
+    save). With no way to pin BLAS to one thread, it runs fn(0, total) here and BLAS uses
+    its own threads.
     """
     global _pool
     parts = min(_workers(), max(1, total // max(min_per_part, 1)))
-    if parts <= 1:
-        return [fn(0, total)]
     with _single_threaded_blas() as pinned:
-        if not pinned:
+        if parts <= 1 or not pinned:
             return [fn(0, total)]
         with _pool_lock:
             if _pool is None:
@@ -173,11 +173,12 @@ def _rng(seed: int, *parts: str | int) -> np.random.Generator:
 
 
 # ---------------------------------------------------------------------------------------
-# Cache of random matrices. Drawing 100,000 x n sign bits and expanding them to float32
-# costs a sizeable fraction of applying them to a whole view, and every view of the same
-# size and seed uses the same matrix, so keep them (least recently used first out).
+# Cache of random matrices. Drawing 100,000 x n sign bits or 10,000 bootstrap resamples of
+# n queries costs a sizeable fraction of applying them to a whole view, and every view of
+# the same size and seed uses the same matrix, so keep them (least recently used first
+# out). The largest, the bootstrap table of PI-Indic's 19,800-query averages, is 396 MB.
 
-_CACHE_BUDGET = 320 * 2**20
+_CACHE_BUDGET = 640 * 2**20
 _cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -201,6 +202,8 @@ def clear_caches() -> None:
     """Drop cached sign and bootstrap matrices (tests use it to check regeneration)."""
     with _cache_lock:
         _cache.clear()
+    with _pools_lock:
+        _pools.clear()
 
 
 class _Signs:
@@ -212,7 +215,8 @@ class _Signs:
 
     Monte-Carlo: ``n_resamples`` assignments of independent fair signs, drawn in one call
     from ``Generator(PCG64(derive_seed(seed, "randomization-signs", n, n_resamples)))`` as
-    packed bits (bit 0 -> +1). Exact: the 2**(n-1) assignments whose first sign is +1; flipping
+    bits packed along the assignments (an (n x R/8) byte matrix; bit 0 -> +1), so a chunk
+    of columns unpacks straight into the layout of the product. Exact: the 2**(n-1) assignments whose first sign is +1; flipping
     every sign leaves |mean| unchanged, so they stand for all 2**n assignments in pairs.
     """
 
@@ -227,10 +231,9 @@ class _Signs:
             self.rows = n_resamples
             self._packed = _cached(("packed", n, n_resamples, seed),
                                    lambda: self._draw(n, n_resamples, seed))
-            full_bytes = n_resamples * n * 4
-            self._full = (_cached(("signs", n, n_resamples, seed),
-                                  lambda: self._expand(0, n_resamples))
-                          if full_bytes <= _CACHE_BUDGET // 2 else None)
+            # expanded chunk by chunk: unpacking costs ~1/10 of applying the chunk to a
+            # view of 300 systems, less than keeping 400 bytes per query in memory would
+            self._full = None
 
     def _enumerate(self) -> np.ndarray:
         n = self.n
@@ -244,12 +247,16 @@ class _Signs:
     @staticmethod
     def _draw(n: int, rows: int, seed: int) -> np.ndarray:
         rng = _rng(seed, "randomization-signs", n, rows)
-        return rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
+        return rng.integers(0, 256, size=(n, (rows + 7) // 8), dtype=np.uint8)
 
     def _expand(self, start: int, stop: int) -> np.ndarray:
         assert self._packed is not None
-        bits = np.unpackbits(self._packed[start:stop], axis=1, count=self.n, bitorder="little")
-        return np.ascontiguousarray(_SIGN_LUT[bits].T)
+        first = start // 8
+        bits = np.unpackbits(self._packed[:, first:-(-stop // 8)], axis=1, bitorder="little")
+        out = bits[:, start - 8 * first:stop - 8 * first].astype(np.float32)
+        out *= -2.0  # bit 0 -> +1, bit 1 -> -1
+        out += 1.0
+        return out
 
     def chunk(self, start: int, stop: int) -> np.ndarray:
         """Columns start:stop, (n x (stop - start)) float32."""
@@ -263,14 +270,25 @@ class _Signs:
 
 
 def _on_grid(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """d * 2520 rounded to integers, and which columns that represents exactly."""
-    scaled = d * _GRID
+    """Which columns of ``d`` lie on the 1/2520 grid, and d * 2520 as integers for those
+    columns only (n x their number).
+
+    The first rows are checked first: an off-grid column (continuous scores) almost always
+    shows it there, and is then not scaled whole."""
+    n, m = d.shape
+    head = d[:16] * _GRID
+    maybe = np.flatnonzero(np.all(np.abs(head - np.rint(head)) <= _GRID_TOL, axis=0))
+    scaled = d[:, maybe] * _GRID
     ints = np.rint(scaled)
-    return ints, np.all(np.abs(scaled - ints) <= _GRID_TOL, axis=0)
+    ok = np.all(np.abs(scaled - ints) <= _GRID_TOL, axis=0)
+    on_grid = np.zeros(m, dtype=bool)
+    on_grid[maybe[ok]] = True
+    return on_grid, ints[:, ok]
 
 
-def _fixed_point(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer-valued float64 copies of the columns of ``d`` and their sum(|.|).
+def _fixed_point(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer-valued float64 copies of the columns of ``d``, their sum(|.|), and which
+    columns are on the 1/2520 grid (their integers are d * 2520 / gcd, exactly).
 
     Columns on the 1/2520 grid (rank metrics with few ranks) become exact small integers;
     others are scaled by a power of two so that sum(|d_int|) <= 2**51 (~15 significant
@@ -280,11 +298,12 @@ def _fixed_point(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n, m = d.shape
     out = np.empty_like(d)
     if n == 0:
-        return out, np.zeros(m)
-    ints, on_grid = _on_grid(d)
-    on_grid &= np.abs(ints).sum(axis=0) < _F64_BUDGET
+        return out, np.zeros(m), np.ones(m, dtype=bool)
+    on_grid, ints = _on_grid(d)
+    fits = np.abs(ints).sum(axis=0) < _F64_BUDGET
+    on_grid[np.flatnonzero(on_grid)[~fits]] = False
     if on_grid.any():
-        g = ints[:, on_grid]
+        g = ints[:, fits]
         gcd = np.gcd.reduce(np.abs(g).astype(np.int64), axis=0)
         out[:, on_grid] = g / np.where(gcd == 0, 1, gcd)
     off = ~on_grid
@@ -292,7 +311,7 @@ def _fixed_point(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         l1 = np.abs(d[:, off]).sum(axis=0)
         q = _F64_BUDGET_EXP - np.ceil(np.log2(l1)).astype(np.int64)
         out[:, off] = np.rint(np.ldexp(d[:, off], q))
-    return out, np.abs(out).sum(axis=0)
+    return out, np.abs(out).sum(axis=0), on_grid
 
 
 # ---------------------------------------------------------------------------------------
@@ -313,19 +332,24 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
     * otherwise: ``n_resamples`` random assignments and p = (count + 1) / (n_resamples + 1),
       the observed assignment counted as one more draw. This never gives p = 0 and keeps
       the test valid (Davison & Hinkley 1997, ch. 4; Phipson & Smyth 2010).
+    * a column whose threshold is 0 (all d == 0, or |sum(d)| within the tie tolerance)
+      has every assignment at least as extreme: p = 1 without drawing anything.
 
-    All columns share one sign matrix, drawn from ``seed`` and n alone. So a pair's p-value
-    does not depend on which other systems are in the view, and comparing it alone
-    (``compare_pair``) gives the same figure as the leaderboard.
+    How the random assignments are drawn depends on the column only, never on the other
+    columns, so a pair's p-value does not depend on which other systems are in the view and
+    comparing it alone (``compare_pair``) gives the same figure as the leaderboard:
 
-    How the counts stay exact while the product runs in float32: with d in fixed point
-    (see :func:`_fixed_point`), an assignment's sum is an integer T. float32 evaluates it
-    within delta = (n + 2) * 2**-23 * sum(|d|) (twice the textbook bound for any summation
-    order: n roundings of partial sums plus the rounding of d to float32). Rows whose
-    float32 value is more than delta from the threshold are decided by it; the few within
-    delta are recomputed in float64, which is exact for these integers (the brute-force
-    comparison in tests/test_stats.py checks this). Columns whose
-    integers sum below 2**24 (grid metrics: RR@10, R@k) are exact in float32 already.
+    * scores on the 1/2520 grid (RR@k, R@k, P@k with k <= 10, accuracy, and differences of
+      them) take few distinct |d_i|; their Monte-Carlo statistics are drawn as per-magnitude
+      binomial counts (:func:`_binomial_counts`), at a cost independent of n;
+    * when all non-zero |d_i| are equal (0/1 metrics: R@k, accuracy), the distribution is
+      that of a binomial and the p-value is exact (:func:`_single_magnitude_pvalues`), as
+      for n <= EXACT_MAX_QUERIES;
+    * other columns share one sign matrix drawn from ``seed`` and n alone, applied to all of
+      them with one product (:func:`_sign_matrix_counts`).
+
+    Every count is exact (integer arithmetic, see :func:`_fixed_point`), so the p-values do
+    not depend on BLAS, threads or chunking.
     """
     d = np.asarray(diffs, dtype=np.float64)
     if d.ndim != 2:
@@ -334,21 +358,105 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
         raise ValueError("differences must be finite")
     if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    derive_seed(seed)  # checks the seed even when no column needs random draws
     n, m = d.shape
     if m == 0:
         return np.empty(0)
     if n == 0:
         return np.ones(m)
 
-    d_int, l1 = _fixed_point(d)
+    d_int, l1, on_grid = _fixed_point(d)
+    thr = _thresholds(d_int, l1)
+    p = np.ones(m)
+    busy = thr > 0  # else every assignment is at least as extreme: p = 1 (incl. all d == 0)
+    if n <= EXACT_MAX_QUERIES:
+        if busy.any():
+            counts = _sign_matrix_counts(d_int[:, busy], l1[busy], thr[busy],
+                                         _Signs(n, int(n_resamples), seed))
+            p[busy] = counts / float(1 << max(n - 1, 0))
+        return p
+    grid = busy & on_grid
+    other = busy & ~on_grid
+    if grid.any():
+        cols = np.flatnonzero(grid)
+        a = np.abs(d_int[:, cols])
+        top = a.max(axis=0)
+        one = np.all((a == 0) | (a == top), axis=0)  # a single non-zero magnitude
+        if one.any():
+            p[cols[one]] = _single_magnitude_pvalues(a[:, one], top[one], thr[cols[one]])
+        mc = cols[~one]
+        if mc.size:
+            counts = _binomial_counts(d_int[:, mc], l1[mc], thr[mc], int(n_resamples), seed)
+            p[mc] = (counts + 1.0) / (n_resamples + 1.0)
+    if other.any():
+        counts = _sign_matrix_counts(d_int[:, other], l1[other], thr[other],
+                                     _Signs(n, int(n_resamples), seed))
+        p[other] = (counts + 1.0) / (n_resamples + 1.0)
+    return p
+
+
+def _single_magnitude_pvalues(a: np.ndarray, v: np.ndarray, thr: np.ndarray) -> np.ndarray:
+    """Exact sign-flip p-values of columns whose non-zero |d_i| all equal v (0/1 metrics:
+    R@k, accuracy): all 2**n assignments, counted in closed form.
+
+    With c non-zero queries, sum(s_i d_i) = v (2 B - c), B ~ Binomial(c, 1/2) the number of
+    them whose sign comes out +1, so the share of assignments with |sum| >= thr is
+    P(B >= (c + thr/v) / 2) + P(B <= (c - thr/v) / 2): the exact randomization p-value
+    (the two-sided sign test), as enumeration gives for n <= 20, with no Monte-Carlo error.
+    """
+    c = np.count_nonzero(a, axis=0).astype(np.float64)
+    t = thr / v
+    upper = np.ceil((c + t) / 2.0)   # B >= upper
+    lower = np.floor((c - t) / 2.0)  # B <= lower
+    p = stats.binom.sf(upper - 1.0, c, 0.5) + stats.binom.cdf(lower, c, 0.5)
+    return np.minimum(p, 1.0)
+
+
+def _thresholds(d_int: np.ndarray, l1: np.ndarray) -> np.ndarray:
+    """|sum(d)| less the tie tolerance, in the fixed-point units of ``d_int`` (integers)."""
     observed = np.abs(d_int.sum(axis=0))  # exact: integers below 2**53
-    thr = observed - np.floor(TIE_RTOL * l1)
-    trivial = thr <= 0  # every assignment is at least as extreme: p = 1 (incl. all d == 0)
+    return observed - np.floor(TIE_RTOL * l1)
+
+
+def _sign_matrix_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
+                         seed: int = 0) -> np.ndarray:
+    """Monte-Carlo p-values of every column through the shared sign matrix, grid columns
+    included (what :func:`randomization_pvalues` does for off-grid columns); for tests."""
+    d = np.asarray(diffs, dtype=np.float64)
+    n = d.shape[0]
+    d_int, l1, _ = _fixed_point(d)
+    thr = _thresholds(d_int, l1)
+    p = np.ones(d.shape[1])
+    busy = thr > 0
+    if not busy.any():
+        return p
+    counts = _sign_matrix_counts(d_int[:, busy], l1[busy], thr[busy],
+                                 _Signs(n, int(n_resamples), seed))
+    p[busy] = (counts + 1.0) / (n_resamples + 1.0)
+    return p
+
+
+def _sign_matrix_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
+                        signs: _Signs) -> np.ndarray:
+    """For every column of ``d_int`` (n x m, fixed point), how many of the sign matrix's
+    assignments have |sum(s_i d_i)| >= thr (thr > 0).
+
+    All columns share the sign matrix and it is applied to them with one product
+    (``d.T @ signs``, in column chunks on the thread pool). How the counts stay exact while
+    the product runs in float32: an assignment's sum is an integer T. float32 evaluates it
+    within delta = (n + 2) * 2**-23 * sum(|d|) (twice the textbook bound for any summation
+    order: n roundings of partial sums plus the rounding of d to float32). Rows whose
+    float32 value is more than delta from the threshold are decided by it; the few within
+    delta are recomputed in float64, which is exact for these integers (the brute-force
+    comparison in tests/test_stats.py checks this). Columns whose integers sum below 2**24
+    are exact in float32 already.
+    """
+    n, m = d_int.shape
     exact32 = l1 < _F32_EXACT
-    delta = np.where(exact32 | trivial, 0.0, l1 * (n + 2) * 2.0**-23)
+    delta = np.where(exact32, 0.0, l1 * (n + 2) * 2.0**-23)
     # float32 thresholds, rounded outwards so the decided rows are decided correctly
-    lo32 = np.where(trivial, 0.0, thr - delta).astype(np.float32)
-    hi32 = np.where(trivial, 0.0, thr + delta).astype(np.float32)
+    lo32 = (thr - delta).astype(np.float32)
+    hi32 = (thr + delta).astype(np.float32)
     loose = delta > 0
     lo32[loose] = np.nextafter(lo32[loose], np.float32(-np.inf))
     hi32[loose] = np.nextafter(hi32[loose], np.float32(np.inf))
@@ -357,7 +465,6 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
     d32_t = np.ascontiguousarray(d_int.T, dtype=np.float32)  # (m x n)
     d_int_t = np.ascontiguousarray(d_int.T)
     lo32c, hi32c = lo32[:, None], hi32[:, None]
-    signs = _Signs(n, int(n_resamples), seed)
     chunk = int(max(256, min(8192, _CHUNK_BYTES // (4 * m))))
 
     def count(first: int, last: int) -> np.ndarray:
@@ -383,11 +490,155 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
             total += sure
         return total
 
-    counts = np.sum(_run_ranges(count, signs.rows, align=chunk, min_per_part=chunk), axis=0)
+    return np.sum(_run_ranges(count, signs.rows, align=chunk, min_per_part=chunk), axis=0)
 
-    if signs.exact:
-        return counts / float(signs.rows)
-    return (counts + 1.0) / (signs.rows + 1.0)
+
+# ---------------------------------------------------------------------------------------
+# Monte-Carlo sign flips as per-magnitude binomial counts (scores on the grid)
+
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+_POPCOUNT_MAX_LEVEL = 7  # Bin(2**k, 1/2) by counting 2**k random bits up to k = 7
+_pools: dict[tuple[int, int, int], np.ndarray] = {}
+_pools_lock = threading.Lock()
+
+
+def _binomial_half(seed: int, level: int, slot: int, n_resamples: int) -> np.ndarray:
+    """``n_resamples`` independent draws of Binomial(2**level, 1/2): slot ``slot`` of the
+    level's pool, from its own seed, so a slot never depends on how many others exist."""
+    rng = _rng(seed, "randomization-binomial", level, slot, n_resamples)
+    dtype = np.uint16 if level < 16 else np.uint32
+    if level <= _POPCOUNT_MAX_LEVEL:
+        # the number of +1 signs among 2**level fair signs, counted from random bits
+        bits = 1 << level
+        raw = rng.integers(0, 256, size=(n_resamples, max(1, bits // 8)), dtype=np.uint8)
+        if bits < 8:
+            raw &= np.uint8((1 << bits) - 1)
+        return _POPCOUNT8[raw].sum(axis=1, dtype=dtype)
+    return rng.binomial(1 << level, 0.5, size=n_resamples).astype(dtype)
+
+
+def _binomial_pool(seed: int, level: int, slots: int, n_resamples: int) -> np.ndarray:
+    """(>= slots x n_resamples) draws of Binomial(2**level, 1/2), one row per slot."""
+    key = (seed, level, n_resamples)
+    with _pools_lock:
+        pool = _pools.get(key)
+    if pool is not None and pool.shape[0] >= slots:
+        return pool
+    have = 0 if pool is None else pool.shape[0]
+    fresh = np.stack([_binomial_half(seed, level, t, n_resamples) for t in range(have, slots)])
+    pool = fresh if pool is None else np.vstack([pool, fresh])
+    pool.setflags(write=False)
+    with _pools_lock:
+        current = _pools.get(key)
+        if current is None or current.shape[0] < pool.shape[0]:
+            _pools[key] = pool
+    return pool
+
+
+def _binomial_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray, n_resamples: int,
+                     seed: int) -> np.ndarray:
+    """Monte-Carlo counts of |sum(s_i d_i)| >= thr for integer columns with few distinct
+    |d_i| (scores on the 1/2520 grid), without a sign per query.
+
+    Why it is the same test: the s_i are independent fair signs, so s_i * sign(d_i) are too,
+    and sum(s_i d_i) has the distribution of sum over the distinct magnitudes v of
+    v * (2 B_v - c_v), where c_v is how many queries have |d_i| = v and B_v, the number of
+    them whose sign comes out +1, is Binomial(c_v, 1/2), independently across v. Writing
+    c_v in binary, B_v is a sum of independent Binomial(2**k, 1/2) for the bits k of c_v. So
+    each of the ``n_resamples`` random assignments of a column is drawn, exactly in
+    distribution as flipping every query's sign at random, as
+
+        T = 2 S - sum(|d|),   S = sum over (v, k) of v * Z[slot(v, k)]
+
+    with Z a pool of independent Binomial(2**k, 1/2) draws: at level k the column's
+    magnitudes whose count has bit k set take slots 0, 1, 2, ... in increasing order of v,
+    so no slot is used twice in a column (distinct slots are independent) and the slots a
+    column uses depend on that column alone. The draws are the same for every column with
+    the same seed, like the shared sign matrix. The cost is n_resamples x (number of slots),
+    at most about (distinct magnitudes) x log2(n), instead of n_resamples x n: an R@1 or
+    accuracy column over 19,800 queries needs at most 15 slots, an RR@10 one a few hundred.
+
+    S is an integer, computed exactly. When sum(|d|) < 2**24, one float32 product gives
+    S - sum(|d|)/2 directly (a constant slot carries -sum(|d|)/2; every partial sum is a
+    multiple of 1/2 below 2**23 in magnitude, exact), and |T| >= thr is
+    |S - sum(|d|)/2| >= thr/2. Otherwise the magnitudes are split into base-2**b limbs small
+    enough that each limb's product is below 2**24 (exact in float32), combined in float64.
+    """
+    n, m = d_int.shape
+    cols, v, c = _distinct_values(np.abs(d_int))
+    keep = v > 0
+    cols, v, c = cols[keep], v[keep], c[keep]
+    bounds = _segment_starts(cols, m)
+    levels = int(c.max()).bit_length()
+    # Slots: at level k, the column's magnitudes whose count has bit k set, in increasing
+    # order of magnitude, take slots 0, 1, 2, ... (a running count within the column).
+    slot_of = []
+    per_level = []
+    for k in range(levels):
+        bit = ((c >> k) & 1).astype(np.int64)
+        running = np.cumsum(bit)
+        before = np.concatenate([[0], running])[bounds[:-1]]  # set bits in earlier columns
+        slot = running - 1 - before[cols]
+        slot_of.append((bit.astype(bool), slot))
+        per_level.append(int(np.max(running[bounds[1:] - 1] - before, initial=0))
+                         if cols.size else 0)
+    offsets = np.concatenate([[0], np.cumsum(per_level)]).astype(int)
+    n_slots = int(offsets[-1])
+
+    single = float(l1.max()) < _F32_EXACT
+    if single:
+        base_bits, n_limbs = 64, 1
+    else:
+        nnz = int(np.max(np.add.reduceat(c, bounds[:-1])))  # limb sum <= (2**b - 1) * nnz
+        base_bits = int(math.floor(math.log2(_F32_EXACT / nnz + 1)))
+        n_limbs = -(-int(v.max()).bit_length() // base_bits)
+    # one row per (limb, column); one column per slot, and a constant slot last
+    weights = np.zeros((n_limbs * m, n_slots + 1), dtype=np.float32)
+    for k, (sel, slot) in enumerate(slot_of):
+        for limb in range(n_limbs):
+            part = v[sel] if n_limbs == 1 else (v[sel] >> (base_bits * limb)) & (
+                (1 << base_bits) - 1)
+            weights[limb * m + cols[sel], offsets[k] + slot[sel]] = part
+    if single:
+        weights[:, n_slots] = -l1 / 2.0  # exact: a multiple of 1/2 below 2**23
+        half_thr = (thr / 2.0).astype(np.float32)[:, None]
+    else:
+        # T >= thr  <=>  S >= (l1 + thr) / 2;  T <= -thr  <=>  S <= (l1 - thr) / 2
+        upper = np.ceil((l1 + thr) / 2.0)[:, None]
+        lower = np.floor((l1 - thr) / 2.0)[:, None]
+        scale = [float(2 ** (base_bits * limb)) for limb in range(n_limbs)]
+    pools = [_binomial_pool(seed, k, per_level[k], n_resamples) if per_level[k] else None
+             for k in range(levels)]
+    chunk = int(max(256, min(8192, _CHUNK_BYTES // (4 * max(n_slots + 1, n_limbs * m)))))
+
+    def count(first: int, last: int) -> np.ndarray:
+        zt = np.empty((n_slots + 1, chunk), dtype=np.float32)
+        zt[n_slots] = 1.0
+        buf = np.empty((n_limbs * m, chunk), dtype=np.float32)
+        hit = np.empty((m, chunk), dtype=bool)
+        total = np.zeros(m, dtype=np.int64)
+        for start in range(first, last, chunk):
+            stop = min(start + chunk, last)
+            rows = stop - start
+            for k, pool in enumerate(pools):
+                if pool is not None:
+                    zt[offsets[k]:offsets[k + 1], :rows] = pool[:per_level[k], start:stop]
+            t = buf[:, :rows]
+            h = hit[:, :rows]
+            np.matmul(weights, zt[:, :rows], out=t)  # exact integers (or halves)
+            if single:
+                np.abs(t, out=t)
+                np.greater_equal(t, half_thr, out=h)
+            else:
+                s = t[:m].astype(np.float64)
+                for limb in range(1, n_limbs):
+                    s += t[limb * m:(limb + 1) * m] * scale[limb]
+                np.logical_or(s >= upper, s <= lower, out=h)
+            # uint16 accumulation is exact (chunk <= 8192) and faster than int64
+            total += np.add.reduce(h.view(np.uint8), axis=1, dtype=np.uint16)
+        return total
+
+    return np.sum(_run_ranges(count, n_resamples, align=chunk, min_per_part=chunk), axis=0)
 
 
 def _resolve(s: np.ndarray, t: np.ndarray, lo32: np.ndarray, hi32: np.ndarray,
@@ -450,6 +701,48 @@ def wilcoxon_test(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[floa
     return p
 
 
+def wilcoxon_pvalues(diffs: np.ndarray) -> np.ndarray:
+    """:func:`wilcoxon_test` of every column of ``diffs`` (n x m) against 0, the same floats
+    as one call per column, with far fewer calls.
+
+    scipy's "auto" method picks per call: the normal approximation above 50 pairs, else the
+    exact distribution without zeros or ties, else a permutation distribution up to 13
+    pairs and the normal approximation above. Columns are grouped by that choice and each
+    group goes to scipy in one vectorised call with the method named (the permutation
+    cases stay one call each). Every sum scipy forms here is of ranks (multiples of 1/2)
+    or integers, exact in any order, so a column's p-value does not depend on its group;
+    tests/test_stats.py checks the equality.
+    """
+    d = np.asarray(diffs, dtype=np.float64)
+    if d.ndim != 2:
+        raise ValueError(f"diffs must be a 2-D (queries x pairs) array, got shape {d.shape}")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("differences must be finite")
+    n, m = d.shape
+    p = np.ones(m)  # no non-zero difference: no evidence either way
+    informative = np.any(d != 0, axis=0)
+    if n > 50:
+        asymptotic = informative
+        exact = per_call = np.zeros(m, dtype=bool)
+    else:
+        a = np.sort(np.abs(d), axis=0)
+        plain = ~np.any(a == 0, axis=0) & ~np.any(a[1:] == a[:-1], axis=0)
+        exact = informative & plain
+        per_call = informative & ~plain & (n <= 13)
+        asymptotic = informative & ~plain & (n > 13)
+    rows = np.ascontiguousarray(d.T)  # scipy reduces along contiguous rows
+    for chosen, method in ((exact, "exact"), (asymptotic, "asymptotic")):
+        if chosen.any():
+            p[chosen] = stats.wilcoxon(rows[chosen], zero_method="wilcox", method=method,
+                                       alternative="two-sided", axis=1).pvalue
+    zero = np.zeros(n)
+    for j in np.flatnonzero(per_call):
+        p[j] = wilcoxon_test(d[:, j], zero)
+    if not np.all(np.isfinite(p)):  # not expected with a non-zero difference
+        raise ArithmeticError("scipy.stats.wilcoxon returned a non-finite p-value")
+    return p
+
+
 def _paired(a: np.ndarray | Sequence[float],
             b: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     a_ = np.asarray(a, dtype=np.float64)
@@ -468,8 +761,7 @@ def pvalues_for(test: TestName, diffs: np.ndarray, *, n_resamples: int = DEFAULT
     if test == "randomization":
         return randomization_pvalues(diffs, n_resamples=n_resamples, seed=seed)
     if test == "wilcoxon":
-        zero = np.zeros(diffs.shape[0])
-        return np.array([wilcoxon_test(diffs[:, j], zero) for j in range(diffs.shape[1])])
+        return wilcoxon_pvalues(diffs)
     raise ValueError(f"unknown test {test!r}")
 
 
@@ -505,21 +797,80 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 # Effect size: bootstrap interval of the mean difference
 
 
-def _bootstrap_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """(n x B) float32 matrix: how often each query is drawn in each resample."""
+def _bootstrap_prefix(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """(B x (n + 1)) prefix counts: entry (b, x) = how many of resample b's n draws fall on
+    positions 0 .. x-1. Differences along a row are the per-query counts, so one table
+    serves the product path (counts) and the boundary path (prefix counts)."""
 
     def build() -> np.ndarray:
         rng = _rng(seed, "bootstrap-indices", n, n_resamples)
-        counts = np.empty((n_resamples, n), dtype=np.float32)
-        block = 1024  # fixed, so the draws never depend on anything but the arguments
+        prefix = np.zeros((n_resamples, n + 1), dtype=np.int16 if n < 2**15 else np.int32)
+        # about 2**20 draws per block keeps the temporaries small (big ones cost page
+        # faults each time); the stream is consumed in order, whatever the block
+        block = max(1, min(1024, (1 << 20) // n))
+        offsets = np.arange(block, dtype=np.int64)[:, None] * n
         for start in range(0, n_resamples, block):
             rows = min(block, n_resamples - start)
-            idx = rng.integers(0, n, size=(rows, n)) + (np.arange(rows) * n)[:, None]
-            counts[start:start + rows] = np.bincount(idx.ravel(), minlength=rows * n
-                                                     ).reshape(rows, n)
-        return np.ascontiguousarray(counts.T)
+            idx = rng.integers(0, n, size=(rows, n)) + offsets[:rows]
+            counts = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
+            np.cumsum(counts, axis=1, out=prefix[start:start + rows, 1:])
+        return prefix
 
-    return _cached(("bootstrap", n, n_resamples, seed), build)
+    return _cached(("bootstrap-prefix", n, n_resamples, seed), build)
+
+
+def _bootstrap_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """(n x B) float32 matrix: how often each query is drawn in each resample."""
+    return np.ascontiguousarray(np.diff(_bootstrap_prefix(n, n_resamples, seed), axis=1).T,
+                                dtype=np.float32)
+
+
+def _distinct_values(ints: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct values of every column of an integer-valued matrix, flattened: column
+    index, value and number of occurrences, ordered by column then increasing value.
+
+    Counted with one bincount per block of columns when the values span a small range
+    (scores on the grid), else by sorting each column."""
+    n, m = ints.shape
+    cols: list[np.ndarray] = []
+    values: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    if n == 0 or m == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    lo = ints.min(axis=0).astype(np.int64)
+    span = ints.max(axis=0).astype(np.int64) - lo + 1
+    block = max(1, (1 << 20) // n)  # keeps the temporaries small
+    for first in range(0, m, block):
+        last = min(first + block, m)
+        if int(span[first:last].max()) > 8 * n + 64:  # spread out: sort instead
+            for j in range(first, last):
+                v, c = np.unique(ints[:, j].astype(np.int64), return_counts=True)
+                cols.append(np.full(v.size, j, dtype=np.int64))
+                values.append(v)
+                counts.append(c)
+            continue
+        offsets = np.concatenate([[0], np.cumsum(span[first:last])])
+        keys = ints[:, first:last].astype(np.int64) - lo[first:last] + offsets[:-1]
+        hist = np.bincount(keys.ravel(), minlength=int(offsets[-1]))
+        at = np.flatnonzero(hist)
+        col = np.searchsorted(offsets, at, side="right") - 1
+        cols.append(col + first)
+        values.append(at - offsets[col] + lo[first + col])
+        counts.append(hist[at])
+    return np.concatenate(cols), np.concatenate(values), np.concatenate(counts)
+
+
+def _segment_starts(cols: np.ndarray, m: int) -> np.ndarray:
+    """Index of each column's first entry in a column-ordered flat array (m + 1 bounds)."""
+    return np.searchsorted(cols, np.arange(m + 1), side="left")
+
+
+# A grid column's resampled sums are read off the prefix table at the column's value
+# boundaries when that touches fewer entries than the product would multiply: (distinct
+# values - 1) * B table reads against about n * B / this many multiply-adds' time.
+_BOUNDARY_RATIO = 64
+_SPLIT, _SINGLE, _BOUNDARY = 0, 1, 2  # how a column's resampled sums are computed
 
 
 def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP,
@@ -532,11 +883,21 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
     (1 + confidence)/2 quantiles of the resampled means (numpy's "linear" quantile).
 
     Each resampled sum is computed exactly, so the bounds are the same on any machine and
-    thread count. Scores on the 1/2520 grid (RR@10, R@k) are integers whose resampled sums
-    stay below 2**24, exact in one float32 product. Other scores are split into two
-    fixed-point integer parts whose sums stay below 2**24, two exact float32 products
-    combined exactly in float64; the mean is then that of d rounded to about 2**-31 of its
-    largest |d_i|.
+    thread count, and each column's computation depends on that column alone. Three ways,
+    chosen per column:
+
+    * scores on the 1/2520 grid with few distinct values (R@1, accuracy, RR@10 over many
+      queries): the column's queries are taken in order of their value, so each value's
+      queries occupy a block of positions and a resample's sum is sum_k u_k * (draws in
+      block k), a difference of the resample's prefix counts at the block boundaries. The
+      n draws of a resample are exchangeable across positions, so this is the same
+      bootstrap (each resample a multinomial draw of n queries) at a cost of
+      (distinct values) x B instead of n x B;
+    * other grid scores: integers whose resampled sums stay below 2**24, exact in one
+      float32 product with the per-query counts;
+    * off-grid scores: split into two fixed-point integer parts whose sums stay below
+      2**24, two exact float32 products combined exactly in float64; the mean is then that
+      of d rounded to about 2**-31 of its largest |d_i|.
     """
     d = np.asarray(diffs, dtype=np.float64)
     if d.ndim != 2:
@@ -545,44 +906,116 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
         raise ValueError("confidence must be in (0, 1)")
     if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 2:
         raise ValueError(f"n_resamples must be an integer >= 2, got {n_resamples!r}")
+    derive_seed(seed)
     n, m = d.shape
     if n == 0 or m == 0:
         return np.zeros(m), np.zeros(m)
 
-    ints, on_grid = _on_grid(d)
-    single = bool(on_grid.all()) and n * float(np.abs(ints).max()) < _F32_EXACT
-    if single:  # a resampled sum is at most n * max|ints|: exact in float32
-        hi32 = np.ascontiguousarray(ints.T, dtype=np.float32)
-        lo32 = None
-        k = 0
-        scale = np.full(m, float(n * _GRID))
+    prefix = _bootstrap_prefix(n, int(n_resamples), seed)  # (B x (n + 1))
+    sums = np.empty((m, n_resamples), dtype=np.float64)  # exact integers
+    scale = np.full(m, float(n * _GRID))  # mean = sum / scale
+
+    on_grid, g_ints = _on_grid(d)  # integers of the grid columns, in column order
+    grid = np.flatnonzero(on_grid)
+    kind = np.full(m, _SPLIT)
+    gcd_of = np.ones(m)
+    if grid.size:
+        gcd = np.gcd.reduce(np.abs(g_ints).astype(np.int64), axis=0)
+        gcd[gcd == 0] = 1
+        gcd_of[grid] = gcd
+        # exact: every entry is a multiple of its column's gcd
+        cols, u, c = _distinct_values(g_ints / gcd)
+        bounds = _segment_starts(cols, grid.size)
+        n_values = np.diff(bounds)
+        biggest = np.maximum.reduceat(np.abs(u), bounds[:-1])
+        kind[grid] = np.where((n_values - 1) * _BOUNDARY_RATIO <= n, _BOUNDARY,
+                              np.where(n * biggest.astype(np.float64) < _F32_EXACT,
+                                       _SINGLE, _SPLIT))
+        # Boundary path: sum_k u_k (F(end_k) - F(start_k)) = u_K n + sum_{k>1} (u_{k-1} - u_k)
+        # F(start_k), F the resample's prefix counts with the values' blocks in order.
+        last = bounds[1:] - 1
+        sums[grid] = 0.0
+        on_b = kind[grid] == _BOUNDARY
+        sums[grid[on_b]] = (u[last[on_b]] * float(n) * gcd[on_b])[:, None]
+        entry_b = on_b[cols]
+        not_last = np.ones(cols.size, dtype=bool)
+        not_last[last] = False
+        pick = np.flatnonzero(entry_b & not_last)
+        ends = np.cumsum(c) - np.repeat(np.concatenate([[0], np.cumsum(c)])[bounds[:-1]],
+                                        n_values)  # positions after each value's block
+        b_cols = grid[on_b]
+        width = int((n_values[on_b] - 1).max(initial=0))
+        cuts_pad = np.zeros((b_cols.size, width), dtype=np.intp)  # F(0) = 0: padding
+        w_pad = np.zeros((b_cols.size, width))
+        if pick.size:
+            row = np.searchsorted(b_cols, grid[cols[pick]])
+            pos = pick - bounds[cols[pick]]
+            cuts_pad[row, pos] = ends[pick]
+            w_pad[row, pos] = (u[pick] - u[pick + 1]) * gcd[cols[pick]]
+        keep = n_values[on_b] > 1  # a constant column's sum is the same in every resample
+        cuts_pad, w_pad, b_cols = cuts_pad[keep], w_pad[keep], b_cols[keep]
     else:
+        b_cols = np.zeros(0, dtype=int)
+        cuts_pad = np.zeros((0, 0), dtype=np.intp)
+        w_pad = np.zeros((0, 0))
+    single = np.flatnonzero(kind == _SINGLE)
+    split = np.flatnonzero(kind == _SPLIT)
+
+    products: list[tuple[np.ndarray, np.ndarray, int, np.ndarray | None]] = []
+    if single.size:
+        in_grid = np.searchsorted(grid, single)
+        rows = np.ascontiguousarray((g_ints[:, in_grid] / gcd_of[single]).T,
+                                    dtype=np.float32)
+        products.append((single, rows, 0, gcd_of[single]))
+    if split.size:
         k = int(math.floor(24 - math.log2(n)))  # low part: n * 2**(k-1) <= 2**23
         hi_max = math.floor(2**23 / n) - 1  # high part: n * |hi| < 2**23
         if k < 1 or hi_max < 1:
             raise ValueError(f"too many queries for the exact bootstrap ({n})")
-        maxabs = np.abs(d).max(axis=0)
+        ds = d[:, split]
+        maxabs = np.abs(ds).max(axis=0)
         target = float(hi_max) * 2.0**k
         with np.errstate(divide="ignore"):
             q = np.where(maxabs > 0,
                          np.floor(np.log2(target / np.where(maxabs > 0, maxabs, 1))),
                          0).astype(np.int64)
-        d_int = np.rint(np.ldexp(d, q))
+        d_int = np.rint(np.ldexp(ds, q))
         hi = np.rint(np.ldexp(d_int, -k))
-        hi32 = np.ascontiguousarray(hi.T, dtype=np.float32)
-        lo32 = np.ascontiguousarray((d_int - np.ldexp(hi, k)).T, dtype=np.float32)
-        scale = np.ldexp(float(n), q)  # each sum is of n values scaled by 2**q
+        products.append((split, np.ascontiguousarray(hi.T, dtype=np.float32), k, None))
+        products.append((split, np.ascontiguousarray((d_int - np.ldexp(hi, k)).T,
+                                                     dtype=np.float32), 0, None))
+        scale[split] = np.ldexp(float(n), q)  # each sum is of n values scaled by 2**q
+    g_ints = None
 
-    counts_t = _bootstrap_counts(n, int(n_resamples), seed)  # (n x B)
-    sums = np.empty((m, n_resamples), dtype=np.float64)  # exact integers
+    if b_cols.size or products:
+        per_row = max(n, b_cols.size * cuts_pad.shape[1])
+        chunk = int(max(16, min(2048, _CHUNK_BYTES // (8 * per_row))))
+        flat_cuts = cuts_pad.ravel()
+        const_b = sums[b_cols, 0].copy()
 
-    def resampled_sums(first: int, last: int) -> None:
-        part = sums[:, first:last]
-        np.ldexp(hi32 @ counts_t[:, first:last], k, out=part, dtype=np.float64)
-        if lo32 is not None:
-            part += lo32 @ counts_t[:, first:last]
+        def resampled_sums(first: int, last: int) -> None:
+            for start in range(first, last, chunk):
+                stop = min(start + chunk, last)
+                block = prefix[start:stop]
+                if b_cols.size:
+                    # every product and partial sum is an integer below 2**53: exact
+                    picked = block[:, flat_cuts].reshape(stop - start, *cuts_pad.shape)
+                    part = np.einsum("rgk,gk->gr", picked.astype(np.float64), w_pad)
+                    sums[b_cols, start:stop] = part + const_b[:, None]
+                if products:
+                    counts = np.diff(block, axis=1).astype(np.float32)  # (rows x n)
+                    done: set[int] = set()
+                    for cols_, rows_, shift, mult in products:
+                        part = np.ldexp(counts @ rows_.T, shift, dtype=np.float64)
+                        if mult is not None:
+                            part *= mult  # back to units of 1/2520: exact
+                        if id(cols_) in done:
+                            sums[cols_, start:stop] += part.T
+                        else:
+                            sums[cols_, start:stop] = part.T
+                            done.add(id(cols_))
 
-    _run_ranges(resampled_sums, n_resamples, align=512, min_per_part=2048)
+        _run_ranges(resampled_sums, n_resamples, align=chunk, min_per_part=2048)
 
     tail = (1.0 - confidence) / 2.0
     positions = ((n_resamples - 1) * tail, (n_resamples - 1) * (1.0 - tail))

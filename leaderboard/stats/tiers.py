@@ -101,10 +101,40 @@ def _matrix(columns: list[Mapping[str, float]], names: list[str],
     for j, per_query in enumerate(columns):
         out[:, j] = np.fromiter(map(per_query.get, queries, repeat(0.0)), dtype=np.float64,
                                 count=len(queries))
-    if not np.all(np.isfinite(out)):
-        bad = [names[j] for j in np.flatnonzero(~np.all(np.isfinite(out), axis=0))]
-        raise ValueError(f"non-finite per-query scores for {', '.join(bad[:5])}")
+    _check_finite(out, names)
     return out
+
+
+def _check_finite(x: np.ndarray, names: list[str]) -> None:
+    if not np.all(np.isfinite(x)):
+        bad = [names[j] for j in np.flatnonzero(~np.all(np.isfinite(x), axis=0))]
+        raise ValueError(f"non-finite per-query scores for {', '.join(bad[:5])}")
+
+
+def _scores_matrix(columns: list[Mapping[str, float]], names: list[str]
+                   ) -> tuple[list[str], np.ndarray]:
+    """The sorted union of the systems' query ids and the (queries x systems) matrix.
+
+    The usual case is cheap: every system scored the same queries and its mapping lists
+    them in the same order (results files are written in one canonical order, and the site
+    pools tasks in one order), so the values are read in bulk and put in sorted order by one
+    permutation. Otherwise each query is looked up, a missing one scoring 0. Both give the
+    same matrix.
+    """
+    first = list(columns[0]) if columns else []
+    if all(len(c) == len(first) for c in columns) and all(
+            j == 0 or list(c) == first for j, c in enumerate(columns)):
+        n = len(first)
+        order = np.array(sorted(range(n), key=first.__getitem__), dtype=np.intp)
+        queries = [first[i] for i in order]
+        rows = np.empty((len(columns), n), dtype=np.float64)
+        for j, per_query in enumerate(columns):
+            rows[j] = np.fromiter(per_query.values(), dtype=np.float64, count=n)[order]
+        x = rows.T  # (queries x systems); a view, each system's scores contiguous
+        _check_finite(x, names)
+        return queries, x
+    queries = _universe(columns)
+    return queries, _matrix(columns, names, queries)
 
 
 def _means(x: np.ndarray) -> np.ndarray:
@@ -150,14 +180,13 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     reported_ids = sorted(set(reported))
     skip = set(reported_ids)
     tested = sorted(s for s in scores if s not in skip)
-    queries = _universe(scores[s] for s in tested)
+    queries, x = _scores_matrix([scores[s] for s in tested], tested)
     n = len(queries)
     test = test_for_metric(metric)
     rows: list[Comparison] = []
     leader: str | None = None
 
     if tested:
-        x = _matrix([scores[s] for s in tested], tested, queries)
         means = _means(x)
         sign = -1.0 if higher_is_better else 1.0
         ranked = sorted(range(len(tested)), key=lambda j: (sign * means[j], tested[j]))
