@@ -152,6 +152,22 @@ def test_monte_carlo_independent_of_threads_and_chunking(monkeypatch):
     assert np.array_equal(reference, chunked)
 
 
+def test_bootstrap_independent_of_threads_and_chunking(monkeypatch):
+    rng = np.random.default_rng(14)
+    d = np.column_stack([rng.normal(0.02, 0.2, 700), rng.choice([0.1, -0.2, 0.3], 700),
+                         rng.integers(-1, 2, 700).astype(float),
+                         np.subtract(*_rr_pair(700, rng))])
+    reference = sig.bootstrap_mean_ci(d, seed=9)
+    monkeypatch.setattr(sig, "_workers", lambda: 1)
+    serial = sig.bootstrap_mean_ci(d, seed=9)
+    monkeypatch.setattr(sig, "_workers", lambda: 3)
+    monkeypatch.setattr(sig, "_CHUNK_BYTES", 1 << 14)
+    sig.clear_caches()
+    chunked = sig.bootstrap_mean_ci(d, seed=9)
+    for other in (serial, chunked):
+        assert np.array_equal(reference[0], other[0]) and np.array_equal(reference[1], other[1])
+
+
 @pytest.mark.parametrize("kind", ["continuous", "grid", "repeated"])
 def test_float32_screening_equals_exact_float64_count(kind):
     # the fast path must give the same count as float64 on the same sign matrix

@@ -17,6 +17,7 @@ from .significance import (
     paired_randomization_test,
     randomization_pvalues,
     test_for_metric,
+    wilcoxon_pvalues,
     wilcoxon_test,
 )
 from .tiers import ALPHA, Comparison, PairComparison, ViewTiers, compare_pair, tier_view
@@ -38,5 +39,6 @@ __all__ = [
     "randomization_pvalues",
     "test_for_metric",
     "tier_view",
+    "wilcoxon_pvalues",
     "wilcoxon_test",
 ]

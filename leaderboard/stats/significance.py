@@ -11,17 +11,26 @@ Two requirements shape the code more than the statistics do:
   chunk size. Floating-point sums depend on their order, so every sum that decides a count
   or an interval bound is computed *exactly*: scores are turned into integers (fixed point)
   small enough that every partial sum is exactly representable, and then any summation
-  order gives the same result.
-* **Fast enough for a whole leaderboard.** A view has hundreds of systems and there are
-  hundreds of views, each comparison wanting 100,000 random sign flips. The flips are drawn
-  once per (seed, number of queries) and applied to all systems of a view with one matrix
-  product (``differences.T @ signs``), which BLAS runs near peak speed. The product is done
-  in float32 (about 4x faster than float64 here) and every count it cannot decide for
-  certain is recomputed exactly; see :func:`randomization_pvalues`. The products run in
-  chunks on a small thread pool, each with single-threaded BLAS: OpenBLAS's own threads
-  synchronise on every call and, on a machine shared with other jobs, spin-waiting made
-  them 6-17x slower than one thread in our measurements. The counts are exact integers, so
-  the split of the work cannot change a result.
+  order (any BLAS kernel, any number of threads) gives the same result.
+* **Fast enough for a whole leaderboard.** The site tiers every view (87 today) of up to
+  300 systems, on two metrics each, over up to 19,800 pooled queries; every comparison wants 100,000
+  random sign flips and 10,000 bootstrap resamples. How each column is done depends on
+  that column alone (so a pair's figures never depend on the rest of the view):
+
+  - continuous scores (nDCG, AP, IRS): one sign matrix per (seed, number of queries),
+    applied to all systems of a view with one float32 product, every count it cannot
+    decide for certain recomputed exactly (:func:`_sign_matrix_counts`);
+  - scores on the 1/2520 grid (RR@10, R@k, accuracy) take few distinct |differences|:
+    a sign-flip sum is then a weighted sum of binomial counts, drawn from a shared pool
+    at a cost independent of the number of queries (:func:`_binomial_counts`), and 0/1
+    metrics get the exact binomial p-value (:func:`_single_magnitude_pvalues`);
+  - the bootstrap reads grid columns' resampled sums off prefix counts at their value
+    boundaries and multiplies the other columns with the resample counts.
+
+  The products run in chunks on a small thread pool, each with single-threaded BLAS:
+  OpenBLAS's own threads synchronise on every call and, on a machine shared with other
+  jobs, spin-waiting made them 6-17x slower than one thread in our measurements. The
+  counts are exact integers, so the split of the work cannot change a result.
 """
 
 from __future__ import annotations
@@ -668,7 +677,8 @@ def paired_randomization_test(a: np.ndarray | Sequence[float], b: np.ndarray | S
                               *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> float:
     """Fisher's two-sided paired randomization (sign-flip) test of mean(a - b) = 0.
 
-    Exact for up to 20 queries, Monte-Carlo with ``n_resamples`` flips otherwise; see
+    Exact for up to 20 queries and for 0/1 scores, Monte-Carlo with ``n_resamples`` flips
+    otherwise; see
     :func:`randomization_pvalues` for the p-value conventions. Identical inputs give 1.0.
     """
     a_, b_ = _paired(a, b)
@@ -1003,16 +1013,17 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
                     part = np.einsum("rgk,gk->gr", picked.astype(np.float64), w_pad)
                     sums[b_cols, start:stop] = part + const_b[:, None]
                 if products:
-                    counts = np.diff(block, axis=1).astype(np.float32)  # (rows x n)
+                    counts_t = np.diff(block, axis=1).astype(np.float32).T  # (n x rows)
                     done: set[int] = set()
                     for cols_, rows_, shift, mult in products:
-                        part = np.ldexp(counts @ rows_.T, shift, dtype=np.float64)
+                        part = np.ldexp(rows_ @ counts_t, shift, dtype=np.float64)
                         if mult is not None:
-                            part *= mult  # back to units of 1/2520: exact
+                            part *= mult[:, None]  # back to units of 1/2520: exact
+                        target = slice(None) if cols_.size == m else cols_
                         if id(cols_) in done:
-                            sums[cols_, start:stop] += part.T
+                            sums[target, start:stop] += part
                         else:
-                            sums[cols_, start:stop] = part.T
+                            sums[target, start:stop] = part
                             done.add(id(cols_))
 
         _run_ranges(resampled_sums, n_resamples, align=chunk, min_per_part=2048)
