@@ -325,9 +325,17 @@ class StageTimer:
 
 
 def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
-              ) -> tuple[dict[str, Any], dict[str, list]]:
+              ) -> tuple[dict[str, Any], dict[str, list], dict[int, Any]]:
     by_family: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0, 0, 0])
     samples: dict[str, list] = {}  # (family, test) -> [work, scores, leader] for the baseline
+    # results kept for the determinism check: the first tiering of every (benchmark,
+    # metric) and the largest one
+    largest = max(range(len(works)), key=lambda i: works[i].n_queries) if works else -1
+    firsts = {}
+    for i, work in enumerate(works):
+        firsts.setdefault((work.family, work.metric), i)
+    keep = set(firsts.values()) | {largest}
+    kept: dict[int, Any] = {}
     wall = cpu = gen = 0.0
     comparisons = 0
     with StageTimer() as stages:
@@ -357,13 +365,37 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
                 samples[key] = [work, scores, result.leader, 0, 0]
             samples[key][3] += k
             samples[key][4] += k * work.n_queries
+            if i in keep:
+                kept[i] = result
             if args.verbose:
                 print(f"  {i + 1:3d}/{len(works)} {work.view:28s} {work.metric:18s} "
                       f"n={work.n_queries:6d} {dw:7.2f} s wall {dc:7.2f} s CPU", flush=True)
             del scores
     return ({"wall": wall, "cpu": cpu, "generation": gen, "comparisons": comparisons,
              "families": dict(by_family), "stage_wall": dict(stages.wall),
-             "stage_cpu": dict(stages.cpu)}, samples)
+             "stage_cpu": dict(stages.cpu)}, samples, kept)
+
+
+def check_determinism(works: list[Work], bank: ScoreBank, kept: dict[int, Any],
+                      args: argparse.Namespace) -> tuple[int, list[str]]:
+    """Recompute the kept tierings serially, with other chunk sizes and fresh random
+    matrices; every figure must be the same float."""
+    saved = (sig._workers, sig._CHUNK_BYTES)
+    differ = []
+    try:
+        sig._workers = lambda: 1
+        sig._CHUNK_BYTES = 1 << 19
+        sig.clear_caches()
+        for i, result in sorted(kept.items()):
+            work = works[i]
+            again = tier_view(bank.mappings(work), work.metric,
+                              higher_is_better=work.column.higher_is_better, seed=args.seed,
+                              n_resamples=args.resamples, n_bootstrap=args.bootstrap)
+            if again != result:
+                differ.append(f"{work.view} {work.metric}")
+    finally:
+        sig._workers, sig._CHUNK_BYTES = saved
+    return len(kept), differ
 
 
 def time_baseline(samples: dict[str, list], args: argparse.Namespace) -> dict[str, tuple]:
@@ -428,6 +460,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-comparisons", type=int, default=3,
                         help="comparisons per benchmark and test timed for the baseline")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--no-check", action="store_true",
+                        help="skip recomputing a sample serially to check identical figures")
     parser.add_argument("--target", type=float, default=10.0, help="seconds")
     parser.add_argument("-v", "--verbose", action="store_true", help="a line per tiering")
     args = parser.parse_args(argv)
@@ -458,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
     print("largest pooled universes: " + ", ".join(f"{w.view} {w.metric} n={w.n_queries}"
                                                    for w in big))
 
-    res, samples = run_suite(works, bank, args)
+    res, samples, kept = run_suite(works, bank, args)
     print()
     print(f"comparisons with the leader: {res['comparisons']}")
     print(f"statistics time: {res['wall']:.2f} s wall, {res['cpu']:.2f} s CPU "
@@ -486,6 +520,12 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         pass
 
+    if not args.no_check:
+        checked, differ = check_determinism(works, bank, kept, args)
+        print(f"determinism: {checked} tierings (the first of every benchmark and metric, and "
+              f"the largest) recomputed on 1 thread with other chunk sizes and regenerated "
+              f"random matrices: " + ("all figures identical" if not differ else
+                                      f"DIFFERENT: {', '.join(differ)}"))
     if args.no_baseline:
         return 0
     print()

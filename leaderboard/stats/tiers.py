@@ -171,9 +171,10 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     Ids in ``reported`` (figures from papers, no per-query scores) get tier "reported" and
     take no part: not in the leader choice, the query universe, nor the Holm family.
 
-    Randomness (sign flips, bootstrap resamples) is derived from ``seed`` and the number of
-    queries only, so a pair gets the same p-value and interval here as from
-    :func:`compare_pair` with the same seed and queries, whatever else is in the view.
+    Randomness (sign flips, bootstrap resamples) and how each pair is computed depend on
+    ``seed``, the number of queries and that pair's own differences only, so a pair gets
+    the same p-value and interval here as from :func:`compare_pair` with the same seed and
+    queries, whatever else is in the view.
     """
     if not metric:
         raise ValueError("metric must be a non-empty string")
