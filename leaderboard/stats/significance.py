@@ -283,16 +283,29 @@ def _on_grid(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     columns only (n x their number).
 
     The first rows are checked first: an off-grid column (continuous scores) almost always
-    shows it there, and is then not scaled whole."""
+    shows it there, and is then not scaled whole. The rest goes in blocks of rows, in place,
+    so the temporaries stay in cache."""
     n, m = d.shape
     head = d[:16] * _GRID
     maybe = np.flatnonzero(np.all(np.abs(head - np.rint(head)) <= _GRID_TOL, axis=0))
-    scaled = d[:, maybe] * _GRID
-    ints = np.rint(scaled)
-    ok = np.all(np.abs(scaled - ints) <= _GRID_TOL, axis=0)
     on_grid = np.zeros(m, dtype=bool)
+    if maybe.size == 0:
+        return on_grid, np.empty((n, 0))
+    src = d if maybe.size == m else d[:, maybe]
+    ints = np.empty((n, maybe.size))
+    ok = np.ones(maybe.size, dtype=bool)
+    step = max(1, (1 << 16) // maybe.size)
+    buf = np.empty((step, maybe.size))
+    for first in range(0, n, step):
+        last = min(first + step, n)
+        scaled = buf[:last - first]
+        np.multiply(src[first:last], _GRID, out=scaled)
+        np.rint(scaled, out=ints[first:last])
+        np.subtract(scaled, ints[first:last], out=scaled)
+        np.abs(scaled, out=scaled)
+        ok &= np.all(scaled <= _GRID_TOL, axis=0)
     on_grid[maybe[ok]] = True
-    return on_grid, ints[:, ok]
+    return on_grid, ints if ok.all() else ints[:, ok]
 
 
 def _fixed_point(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -810,20 +823,26 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 def _bootstrap_prefix(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """(B x (n + 1)) prefix counts: entry (b, x) = how many of resample b's n draws fall on
     positions 0 .. x-1. Differences along a row are the per-query counts, so one table
-    serves the product path (counts) and the boundary path (prefix counts)."""
+    serves the product path (counts) and the boundary path (prefix counts).
+
+    Built in blocks of resamples, each drawn from its own seed (seed, n, B and the block's
+    first resample), so the blocks can be built on the thread pool in any order. About
+    2**20 draws per block keeps the temporaries small (big fresh ones cost page faults)."""
+    block = max(1, min(1024, (1 << 20) // max(n, 1)))
 
     def build() -> np.ndarray:
-        rng = _rng(seed, "bootstrap-indices", n, n_resamples)
         prefix = np.zeros((n_resamples, n + 1), dtype=np.int16 if n < 2**15 else np.int32)
-        # about 2**20 draws per block keeps the temporaries small (big ones cost page
-        # faults each time); the stream is consumed in order, whatever the block
-        block = max(1, min(1024, (1 << 20) // n))
         offsets = np.arange(block, dtype=np.int64)[:, None] * n
-        for start in range(0, n_resamples, block):
-            rows = min(block, n_resamples - start)
-            idx = rng.integers(0, n, size=(rows, n)) + offsets[:rows]
-            counts = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
-            np.cumsum(counts, axis=1, out=prefix[start:start + rows, 1:])
+
+        def fill(first: int, last: int) -> None:
+            for start in range(first, last, block):
+                rows = min(block, n_resamples - start)
+                rng = _rng(seed, "bootstrap-indices", n, n_resamples, start)
+                idx = rng.integers(0, n, size=(rows, n)) + offsets[:rows]
+                counts = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
+                np.cumsum(counts, axis=1, out=prefix[start:start + rows, 1:])
+
+        _run_ranges(fill, n_resamples, align=block, min_per_part=block)
         return prefix
 
     return _cached(("bootstrap-prefix", n, n_resamples, seed), build)
