@@ -318,16 +318,20 @@ def _fixed_point(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     float64 in any order, which is what makes the counts independent of BLAS and threads.
     """
     n, m = d.shape
-    out = np.empty_like(d)
     if n == 0:
-        return out, np.zeros(m), np.ones(m, dtype=bool)
+        return np.empty_like(d), np.zeros(m), np.ones(m, dtype=bool)
     on_grid, ints = _on_grid(d)
-    fits = np.abs(ints).sum(axis=0) < _F64_BUDGET
+    magnitudes = np.abs(ints)
+    fits = magnitudes.sum(axis=0) < _F64_BUDGET
     on_grid[np.flatnonzero(on_grid)[~fits]] = False
+    gcd = np.gcd.reduce(magnitudes[:, fits].astype(np.int64), axis=0)
+    gcd[gcd == 0] = 1
+    if on_grid.all():  # the usual grid view: divide in place, no second matrix
+        np.divide(ints, gcd, out=ints)
+        return ints, magnitudes.sum(axis=0) / gcd, on_grid  # exact: integer sums
+    out = np.empty_like(d)
     if on_grid.any():
-        g = ints[:, fits]
-        gcd = np.gcd.reduce(np.abs(g).astype(np.int64), axis=0)
-        out[:, on_grid] = g / np.where(gcd == 0, 1, gcd)
+        out[:, on_grid] = ints[:, fits] / gcd
     off = ~on_grid
     if off.any():
         l1 = np.abs(d[:, off]).sum(axis=0)
