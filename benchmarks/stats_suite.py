@@ -47,7 +47,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard.registry import Task, all_tasks  # noqa: E402
+from leaderboard.registry import all_tasks  # noqa: E402
 from leaderboard.site.layout import Column, View, all_views  # noqa: E402
 from leaderboard.stats import significance as sig  # noqa: E402
 from leaderboard.stats import tiers as tiers_module  # noqa: E402

@@ -225,8 +225,9 @@ class _Signs:
     Monte-Carlo: ``n_resamples`` assignments of independent fair signs, drawn in one call
     from ``Generator(PCG64(derive_seed(seed, "randomization-signs", n, n_resamples)))`` as
     bits packed along the assignments (an (n x R/8) byte matrix; bit 0 -> +1), so a chunk
-    of columns unpacks straight into the layout of the product. Exact: the 2**(n-1) assignments whose first sign is +1; flipping
-    every sign leaves |mean| unchanged, so they stand for all 2**n assignments in pairs.
+    of columns unpacks straight into the layout of the product. Exact: the 2**(n-1)
+    assignments whose first sign is +1; flipping every sign leaves |mean| unchanged, so
+    they stand for all 2**n assignments in pairs.
     """
 
     def __init__(self, n: int, n_resamples: int, seed: int) -> None:
