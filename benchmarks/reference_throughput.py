@@ -5,9 +5,13 @@ Figures (documents per second, median of ``--repeats`` timed runs after a warm-u
 * BM25 indexing: our tokeniser + ``bm25s`` sparse index over a corpus sample;
 * BM25 scoring: (query, document) pairs scored per second by ``bm25s`` versus a plain
   Python loop that scores one document at a time from term-frequency dictionaries;
-* all-MiniLM-L6-v2 encoding (max 256 tokens): the runner (length-sorted batches in
-  ``inference_mode``) versus one document at a time through the model, in input order,
-  and versus batching without length sorting.
+* all-MiniLM-L6-v2 encoding (max 256 tokens) of tables, of queries with instructions and
+  of topic-only queries: the runner (length-sorted batches in ``inference_mode``) versus
+  one text at a time through the model, in input order, and versus batching without
+  length sorting.
+
+The machine's load average is printed before and after: on a shared machine the absolute
+figures move with it, the ratios much less.
 
 Run: ``python benchmarks/reference_throughput.py [--data-dir DIR] [--sample N]``. Uses the
 GPU too when ``torch.cuda.is_available()``. Prints one line per figure and the ratios.
@@ -45,22 +49,26 @@ def timed(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def load_sample(data_dir: Path, size: int, seed: int) -> tuple[list[str], list[str]]:
-    """A seeded random sample of linearised FollowTable tables (all four datasets), and the
-    FollowTable queries with instructions."""
+def load_sample(data_dir: Path, size: int, seed: int
+                ) -> tuple[list[str], list[str], list[str]]:
+    """A seeded random sample of linearised FollowTable tables (all four datasets), the
+    FollowTable queries with instructions and the topic-only queries."""
     from leaderboard.data import load_task_data
     from leaderboard.registry import tasks_of
     from reference_models.pipeline import load_corpus
 
     texts: list[str] = []
     queries: list[str] = []
+    topics: list[str] = []
     for task in tasks_of("followtable"):
         texts.extend(load_corpus(task, data_dir).texts)
-        role = load_task_data(task, data_dir).roles["altered"]
-        queries.extend(role.query_text[q] for q in role.query_ids)
+        data = load_task_data(task, data_dir)
+        for role, out in (("altered", queries), ("original", topics)):
+            out.extend(data.roles[role].query_text[q] for q in data.roles[role].query_ids)
     rng = np.random.default_rng(seed)
     picks = rng.choice(len(texts), size=min(size, len(texts)), replace=False)
-    return [texts[i] for i in picks], queries
+    shuffled = [queries[i] for i in rng.permutation(len(queries))]
+    return [texts[i] for i in picks], shuffled, [topics[i] for i in rng.permutation(len(topics))]
 
 
 def naive_bm25_scores(query: list[str], docs: list[Counter], df: Counter, avgdl: float,
@@ -111,7 +119,8 @@ def bench_bm25(texts: list[str], queries: list[str], repeats: int) -> None:
           f"ratio {naive / fast:6.1f}x   (scores agree: {agree})")
 
 
-def bench_minilm(texts: list[str], device: str, repeats: int, batch_size: int) -> None:
+def bench_minilm(texts: list[str], label: str, device: str, repeats: int,
+                 batch_size: int) -> None:
     import torch
 
     from reference_models.neural import TextEncoder, pool
@@ -150,19 +159,20 @@ def bench_minilm(texts: list[str], device: str, repeats: int, batch_size: int) -
 
     lengths = [len(ids) for ids in tokenizer(texts, truncation=True,
                                              max_length=max_length)["input_ids"]]
-    label = f"{device} ({runner.dtype})".replace("torch.", "")
-    print(f"MiniLM sample: {len(texts)} tables, {np.mean(lengths):.0f} tokens on average "
-          f"(max {max_length}), {torch.get_num_threads()} CPU threads, batch {batch_size}")
+    where = f"{device} ({runner.dtype})".replace("torch.", "")
+    print(f"MiniLM on {len(texts)} {label}: {np.mean(lengths):.0f} tokens on average "
+          f"(max {max_length}), {where}, {torch.get_num_threads()} CPU threads, "
+          f"batch {batch_size}")
     agree = np.allclose(naive(), ours(), atol=1e-4)
     t_ours = timed(ours, repeats)
     t_unsorted = timed(batched_unsorted, repeats)
     t_naive = timed(naive, max(1, repeats // 2))
     n = len(texts)
-    print(f"MiniLM {label:<22} runner       {n / t_ours:10.1f} docs/s")
-    print(f"MiniLM {label:<22} batched      {n / t_unsorted:10.1f} docs/s   "
-          f"ratio {t_unsorted / t_ours:6.2f}x   (unsorted batches)")
-    print(f"MiniLM {label:<22} naive        {n / t_naive:10.1f} docs/s   "
-          f"ratio {t_naive / t_ours:6.2f}x   (one at a time; vectors agree: {agree})")
+    print(f"  runner (length-sorted batches)   {n / t_ours:10.1f} texts/s")
+    print(f"  batched, unsorted                {n / t_unsorted:10.1f} texts/s   "
+          f"runner is {t_unsorted / t_ours:5.2f}x faster")
+    print(f"  naive, one at a time             {n / t_naive:10.1f} texts/s   "
+          f"runner is {t_naive / t_ours:5.2f}x faster   (vectors agree: {agree})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,12 +188,18 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    texts, queries = load_sample(args.data_dir, max(args.sample, args.bm25_sample), args.seed)
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
+    texts, queries, topics = load_sample(args.data_dir, max(args.sample, args.bm25_sample),
+                                         args.seed)
     bench_bm25(texts[:args.bm25_sample], queries, args.repeats)
-    bench_minilm(texts[:args.sample], "cpu", args.repeats, args.batch_size)
-    if torch.cuda.is_available():
-        bench_minilm(texts[:args.sample], "cuda", args.repeats, args.batch_size)
-    else:
+    samples = (("tables", texts[:args.sample]), ("instructed queries", queries[:args.sample]),
+               ("topic-only queries", topics[:args.sample]))
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    for device in devices:
+        for label, sample in samples:
+            bench_minilm(sample, label, device, args.repeats, args.batch_size)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if not torch.cuda.is_available():
         print("GPU: torch.cuda.is_available() is False; GPU figures skipped")
     return 0
 
