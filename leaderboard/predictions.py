@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
 import re
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Mapping
@@ -33,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.data.base import TaskData
+from leaderboard.fileio import atomic_write_bytes
 from leaderboard.metrics.classification import classification_metrics, correct
 from leaderboard.registry import Task
 from leaderboard.report import Report
@@ -234,14 +233,4 @@ def write_predictions(path: Path, probabilities: Mapping[str, float]) -> None:
     data = format_predictions(probabilities).encode("utf-8")
     if path.name.endswith(".gz"):
         data = gzip.compress(data, mtime=0)  # mtime=0: identical input, identical bytes
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, data)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Literal
 
+from leaderboard.fileio import atomic_write_text
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 SCHEMA_VERSION = 1
@@ -111,28 +110,6 @@ def canonical_json(data: object) -> str:
     Byte-identical output for identical inputs is what lets CI detect a changed score.
     """
     return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, then rename over the target.
-
-    A crash or a full disk leaves the old file in place, never a half-written one.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        # mkstemp creates 0600; published files should be readable like any other.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_results(path: Path, results: ResultsFile) -> None:

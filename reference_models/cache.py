@@ -14,11 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
+
+from leaderboard.fileio import atomic_write_bytes
 
 DEFAULT_CACHE_ROOT = Path(".cache/followboard")
 CACHE_ENV = "FOLLOWBOARD_CACHE"
@@ -140,14 +141,4 @@ def _npz_bytes(**arrays: np.ndarray) -> bytes:
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(path, data)

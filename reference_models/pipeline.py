@@ -25,6 +25,7 @@ import numpy as np
 import yaml
 
 import reference_models
+from leaderboard.fileio import atomic_write_text
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
 from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
@@ -456,10 +457,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
 
 def _write_metadata(path: Path, metadata: dict) -> None:
     text = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=100)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, text)
 
 
 def available_models() -> Iterable[ModelSpec]:

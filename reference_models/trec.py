@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
+
+from leaderboard.fileio import atomic_write_bytes
 
 SCORE_DECIMALS = 6
 SCORE_FORMAT = "%.6f"
@@ -81,26 +81,11 @@ def format_run(ranked: Iterable[RankedList], tag: str) -> str:
 
 def write_gzip_atomic(path: Path, text: str) -> None:
     """Write ``text`` gzipped with a fixed header (no name, mtime 0), replacing atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            # filename="" keeps the temporary name out of the header; mtime=0 fixes the date.
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
-                               compresslevel=9) as gz:
-                gz.write(text.encode("utf-8"))
-        os.chmod(tmp, _world_readable())  # mkstemp creates 0600; runs are published files
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _world_readable() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+    buffer = io.BytesIO()
+    # filename="" keeps any name out of the header; mtime=0 fixes the date.
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as gz:
+        gz.write(text.encode("utf-8"))
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def write_run(path: Path, ranked: Iterable[RankedList], tag: str) -> int:
