@@ -1,4 +1,4 @@
-"""Atomic file writes: the one way this project replaces a file it publishes.
+"""File I/O shared by the project: atomic writes, and reading validated JSON.
 
 Results, runs, prediction files, caches and metadata are written to a temporary file in
 the target's folder, flushed to disk, then renamed over the target, so a crash or a full
@@ -7,9 +7,15 @@ disk leaves the old file (or none), never a half-written one.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def _readable_mode() -> int:
@@ -37,3 +43,32 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 def atomic_write_text(path: Path, text: str) -> None:
     """UTF-8 text with ``\\n`` line ends, written atomically."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
+                    what: str = "", max_bytes: int | None = None) -> ModelT:
+    """Read a JSON file and validate it as ``model``; every failure raises ``error`` with a
+    message naming the file (and the JSON line or the offending key), never a traceback.
+
+    ``what`` names the expected kind of file in schema errors (e.g. "a FollowBoard CI
+    report"); ``max_bytes`` refuses oversized files before reading them.
+    """
+    try:
+        if max_bytes is not None:
+            size = path.stat().st_size
+            if size > max_bytes:
+                raise error(f"{path}: {size} bytes, over the {max_bytes} byte limit"
+                            + (f" of {what}" if what else ""))
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        prefix = f"not {what}: " if what else ""
+        raise error(f"{path}: {prefix}{where}: {first['msg']} "
+                    f"({exc.error_count()} problem(s) in all)") from None

@@ -13,8 +13,8 @@ import math
 from pathlib import Path
 from typing import Literal
 
-from leaderboard.fileio import atomic_write_text
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from leaderboard.fileio import atomic_write_text, read_json_model
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA_VERSION = 1
 
@@ -122,16 +122,4 @@ class ResultsFileError(ValueError):
 
 def read_results(path: Path) -> ResultsFile:
     """Read and validate a results file; errors name the file and the offending key."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsFileError(f"{path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ResultsFileError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    try:
-        return ResultsFile.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ResultsFileError(
-            f"{path}: {where}: {first['msg']} ({exc.error_count()} problem(s) in all)") from None
+    return read_json_model(path, ResultsFile, ResultsFileError)

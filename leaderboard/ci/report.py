@@ -9,13 +9,12 @@ and the comment is re-rendered from the validated data by trusted code, never co
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, StrictInt, StringConstraints,
-                      ValidationError)
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
 
+from leaderboard.fileio import atomic_write_text, read_json_model
 from leaderboard.results import canonical_json
 
 REPORT_KIND = "followboard-pr-check"
@@ -109,28 +108,10 @@ class CiReportError(ValueError):
 
 
 def write_ci_report(path: Path, report: CiReport) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(canonical_json(report.model_dump(mode="json")), encoding="utf-8")
+    atomic_write_text(path, canonical_json(report.model_dump(mode="json")))
 
 
 def read_ci_report(path: Path) -> CiReport:
     """Read and strictly validate a report (it may come from an untrusted artifact)."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_REPORT_BYTES:
-            raise CiReportError(f"{path}: {size} bytes, over the {MAX_REPORT_BYTES} byte limit "
-                                "of a CI report")
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except CiReportError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CiReportError(f"{path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise CiReportError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    try:
-        return CiReport.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise CiReportError(f"{path}: not a FollowBoard CI report: {where}: {first['msg']} "
-                            f"({exc.error_count()} problem(s) in all)") from None
+    return read_json_model(path, CiReport, CiReportError, what="a FollowBoard CI report",
+                           max_bytes=MAX_REPORT_BYTES)
