@@ -59,16 +59,33 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
             if size > max_bytes:
                 raise error(f"{path}: {size} bytes, over the {max_bytes} byte limit"
                             + (f" of {what}" if what else ""))
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise error(f"{path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise error(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     try:
-        return model.model_validate(raw)
+        # pydantic parses and validates in one pass, ~3x faster than json.loads followed by
+        # model_validate on results files (the site reads one per submission).
+        return model.model_validate_json(data)
     except ValidationError as exc:
         first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            _raise_json_error(path, data, error)
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         prefix = f"not {what}: " if what else ""
         raise error(f"{path}: {prefix}{where}: {first['msg']} "
                     f"({exc.error_count()} problem(s) in all)") from None
+
+
+def _raise_json_error(path: Path, data: bytes, error: type[Exception]) -> None:
+    """Raise ``error`` naming the line of the JSON (or UTF-8) fault in ``data``.
+
+    Only called on a file pydantic could not parse; Python's own decoder gives the line
+    number and message users know from every other JSON tool."""
+    try:
+        json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    # both decoders should agree; if Python's accepts the text, report pydantic's reading
+    raise error(f"{path}: invalid JSON")

@@ -24,7 +24,7 @@ from leaderboard.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAPER_ONLY_
                                          half_unit, load_paper_results, load_transcription,
                                          parse_cells)
 from leaderboard.reported.pi_indic_results import import_pi_indic_results
-from leaderboard.results import read_results
+from leaderboard.results import ResultsFileError, read_results
 
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
@@ -445,3 +445,20 @@ def test_row_counts(built: Path) -> None:
     assert counts == {"followir-paper.json": 24, "mfollowir-paper.json": 36,
                       "followtable-paper.json": 26, "pi-indic-paper.json": 40,
                       "pi-indic-results.json": 40, "mteb-results.json": 200}
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b'{"schema_version": 1,\n "kind": "reported",\n "systems": [,]}', r"r\.json:3: invalid JSON"),
+    (b'{"schema_version": 1, "kind": "reported", "systems": []}\xff', r"r\.json: cannot read"),
+    (b'\xef\xbb\xbf{"kind": "reported", "systems": []}', r"r\.json:1: invalid JSON"),
+    (b'{"kind": "reported", "systems": [{"system_id": "x", "model": {"name": "x"}, '
+     b'"provenance": "reported", "source": {"kind": "paper", "citation": "c"}, '
+     b'"tasks": {"t": {"metrics": {"AP": NaN}}}}]}', r"r\.json: systems\.0\..*finite"),
+    (b'{"kind": "nonsense", "systems": []}', r"r\.json: kind: "),
+])
+def test_results_reader_names_the_file_and_line(tmp_path: Path, content: bytes,
+                                                expected: str) -> None:
+    path = tmp_path / "r.json"
+    path.write_bytes(content)
+    with pytest.raises(ResultsFileError, match=expected):
+        read_results(path)
