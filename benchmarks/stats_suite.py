@@ -32,6 +32,7 @@ timed on a few comparisons per benchmark and test and extrapolated; the output s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import sys
@@ -51,7 +52,7 @@ from leaderboard.registry import all_tasks  # noqa: E402
 from leaderboard.site.layout import Column, View, all_views  # noqa: E402
 from leaderboard.stats import significance as sig  # noqa: E402
 from leaderboard.stats import tiers as tiers_module  # noqa: E402
-from leaderboard.stats import tier_view  # noqa: E402
+from leaderboard.stats import tier_view, tier_views  # noqa: E402
 
 # Query counts of the benchmarks whose data is not on this machine (FollowIR and mFollowIR
 # are published on the Hugging Face Hub only), and fallbacks for the others: per task,
@@ -338,52 +339,78 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
     kept: dict[int, Any] = {}
     wall = cpu = gen = 0.0
     comparisons = 0
-    with StageTimer() as stages:
-        for i, work in enumerate(works):
+
+    def record(i: int, work: Work, scores: dict, result: Any, dw: float, dc: float) -> None:
+        nonlocal comparisons
+        k = len(result.comparisons) - 1
+        comparisons += k
+        fam = by_family[work.family]
+        fam[2] += 1
+        fam[3] += k
+        fam[4] += k * work.n_queries
+        test = ("wilcoxon" if result.test == "wilcoxon" else
+                "exact" if work.n_queries <= sig.EXACT_MAX_QUERIES else "monte-carlo")
+        key = f"{work.family}:{test}"
+        if key not in samples:
+            samples[key] = [work, scores, result.leader, 0, 0]
+        samples[key][3] += k
+        samples[key][4] += k * work.n_queries
+        if i in keep:
+            kept[i] = result
+        if args.verbose:
+            print(f"  {i + 1:3d}/{len(works)} {work.view:28s} {work.metric:18s} "
+                  f"n={work.n_queries:6d} {dw:7.2f} s wall {dc:7.2f} s CPU", flush=True)
+
+    def tier(work: Work, scores: dict) -> Any:
+        return tier_view(scores, work.metric, higher_is_better=work.column.higher_is_better,
+                         seed=args.seed, n_resamples=args.resamples, n_bootstrap=args.bootstrap)
+
+    # Serial: one tier_view after another, with the time of each stage. Otherwise as the
+    # site does it (leaderboard.site.board.tier_tables): several views at once through
+    # tier_views, in batches of consecutive views of one benchmark so that the synthetic
+    # mappings of a batch (not timed) fit in memory and each benchmark's time is its own.
+    batches: list[list[int]] = []
+    for i, work in enumerate(works):
+        if (args.serial or not batches or len(batches[-1]) >= args.batch
+                or works[batches[-1][0]].family != work.family):
+            batches.append([])
+        batches[-1].append(i)
+    with StageTimer() if args.serial else contextlib.nullcontext() as stages:
+        for batch in batches:
             g0 = time.perf_counter()
-            scores = bank.mappings(work)
+            inputs = [(i, works[i], bank.mappings(works[i])) for i in batch]
             gen += time.perf_counter() - g0
             w0, c0 = time.perf_counter(), time.process_time()
-            result = tier_view(scores, work.metric,
-                               higher_is_better=work.column.higher_is_better, seed=args.seed,
-                               n_resamples=args.resamples, n_bootstrap=args.bootstrap)
+            if args.serial:
+                results = [tier(work, scores) for _, work, scores in inputs]
+            else:
+                results = tier_views([lambda w=work, sc=sc: tier(w, sc)
+                                      for _, work, sc in inputs])
             dw, dc = time.perf_counter() - w0, time.process_time() - c0
             wall += dw
             cpu += dc
-            k = len(result.comparisons) - 1
-            comparisons += k
-            fam = by_family[work.family]
+            fam = by_family[works[batch[0]].family]
             fam[0] += dw
             fam[1] += dc
-            fam[2] += 1
-            fam[3] += k
-            fam[4] += k * work.n_queries
-            test = ("wilcoxon" if result.test == "wilcoxon" else
-                    "exact" if work.n_queries <= sig.EXACT_MAX_QUERIES else "monte-carlo")
-            key = f"{work.family}:{test}"
-            if key not in samples:
-                samples[key] = [work, scores, result.leader, 0, 0]
-            samples[key][3] += k
-            samples[key][4] += k * work.n_queries
-            if i in keep:
-                kept[i] = result
-            if args.verbose:
-                print(f"  {i + 1:3d}/{len(works)} {work.view:28s} {work.metric:18s} "
-                      f"n={work.n_queries:6d} {dw:7.2f} s wall {dc:7.2f} s CPU", flush=True)
-            del scores
+            for (i, work, scores), result in zip(inputs, results):
+                # per tiering: exact when serial, the batch's share otherwise
+                share = 1.0 if args.serial else 1.0 / len(batch)
+                record(i, work, scores, result, dw * share, dc * share)
+            del inputs
     return ({"wall": wall, "cpu": cpu, "generation": gen, "comparisons": comparisons,
-             "families": dict(by_family), "stage_wall": dict(stages.wall),
-             "stage_cpu": dict(stages.cpu)}, samples, kept)
+             "families": dict(by_family),
+             "stage_wall": dict(stages.wall) if stages else {},
+             "stage_cpu": dict(stages.cpu) if stages else {}}, samples, kept)
 
 
 def check_determinism(works: list[Work], bank: ScoreBank, kept: dict[int, Any],
                       args: argparse.Namespace) -> tuple[int, list[str]]:
     """Recompute the kept tierings serially, with other chunk sizes and fresh random
     matrices; every figure must be the same float."""
-    saved = (sig._workers, sig._CHUNK_BYTES)
+    saved = (sig.worker_count, sig._CHUNK_BYTES)
     differ = []
     try:
-        sig._workers = lambda: 1
+        sig.worker_count = lambda: 1
         sig._CHUNK_BYTES = 1 << 19
         sig.clear_caches()
         for i, result in sorted(kept.items()):
@@ -394,7 +421,7 @@ def check_determinism(works: list[Work], bank: ScoreBank, kept: dict[int, Any],
             if again != result:
                 differ.append(f"{work.view} {work.metric}")
     finally:
-        sig._workers, sig._CHUNK_BYTES = saved
+        sig.worker_count, sig._CHUNK_BYTES = saved
     return len(kept), differ
 
 
@@ -463,6 +490,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-check", action="store_true",
                         help="skip recomputing a sample serially to check identical figures")
     parser.add_argument("--target", type=float, default=10.0, help="seconds")
+    parser.add_argument("--serial", action="store_true",
+                        help="one view at a time, with the time of each stage")
+    parser.add_argument("--batch", type=int, default=8,
+                        help="views tiered at once (default 8; the site tiers all at once)")
     parser.add_argument("-v", "--verbose", action="store_true", help="a line per tiering")
     args = parser.parse_args(argv)
 
@@ -474,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
     bank = ScoreBank(args.systems, queries, args.data_seed)
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs "
-          f"({sig._workers()} used by the stats pool), python {platform.python_version()}, "
+          f"({sig.worker_count()} used by the stats pool), python {platform.python_version()}, "
           f"numpy {np.__version__}")
     print(f"BLAS: {blas_info()}")
     print(f"before the run: {load_text()}")
@@ -505,13 +536,17 @@ def main(argv: list[str] | None = None) -> int:
           f"{'wall s':>8s} {'CPU s':>8s}")
     for fam, (w, c, k, n_cmp, qc) in sorted(res["families"].items(), key=lambda x: -x[1][0]):
         print(f"{fam:12s} {k:8d} {n_cmp:11d} {qc:11d} {w:8.2f} {c:8.2f}")
-    print("by stage (inside tier_view):")
-    stage_wall = sum(res["stage_wall"].values())
-    for stage in sorted(res["stage_wall"], key=lambda s: -res["stage_wall"][s]):
-        print(f"  {stage:36s} {res['stage_wall'][stage]:8.2f} s wall "
-              f"{res['stage_cpu'][stage]:8.2f} s CPU")
-    print(f"  {'rest (mappings -> arrays, means, Holm)':36s} {res['wall'] - stage_wall:8.2f} s "
-          f"wall")
+    if args.serial:
+        print("by stage (inside tier_view):")
+        stage_wall = sum(res["stage_wall"].values())
+        for stage in sorted(res["stage_wall"], key=lambda s: -res["stage_wall"][s]):
+            print(f"  {stage:36s} {res['stage_wall'][stage]:8.2f} s wall "
+                  f"{res['stage_cpu'][stage]:8.2f} s CPU")
+        print(f"  {'rest (mappings -> arrays, means, Holm)':36s} "
+              f"{res['wall'] - stage_wall:8.2f} s wall")
+    else:
+        print(f"views tiered {args.batch} at a time with tier_views, as the site does "
+              "(--serial: one at a time, with the time of each stage)")
     print(f"building the synthetic mappings (not timed): {res['generation']:.1f} s")
     try:
         import resource

@@ -158,9 +158,9 @@ def test_bootstrap_independent_of_threads_and_chunking(monkeypatch):
                          rng.integers(-1, 2, 700).astype(float),
                          np.subtract(*_rr_pair(700, rng))])
     reference = sig.bootstrap_mean_ci(d, seed=9)
-    monkeypatch.setattr(sig, "_workers", lambda: 1)
+    monkeypatch.setattr(sig, "worker_count", lambda: 1)
     serial = sig.bootstrap_mean_ci(d, seed=9)
-    monkeypatch.setattr(sig, "_workers", lambda: 3)
+    monkeypatch.setattr(sig, "worker_count", lambda: 3)
     monkeypatch.setattr(sig, "_CHUNK_BYTES", 1 << 14)
     sig.clear_caches()
     chunked = sig.bootstrap_mean_ci(d, seed=9)
@@ -589,3 +589,30 @@ def test_small_and_empty_views():
     assert tier_view({}, "nDCG@10").leader is None
     only = tier_view({"a": {"q": 0.3}}, "nDCG@10", reported=["b"])
     assert [(c.system, c.tier) for c in only.comparisons] == [("a", "leader"), ("b", "reported")]
+
+
+def test_tier_views_concurrently_equals_one_at_a_time():
+    from threadpoolctl import threadpool_info
+
+    from leaderboard.stats import tier_views
+
+    before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    # continuous (sign matrix), grid (binomial counts) and exact-enumeration views
+    jobs = [(_view(n=40, seed=s), "nDCG@10") for s in range(3)]
+    jobs.append(({s: {q: float(round(v * 4) / 4) for q, v in m.items()}
+                  for s, m in _view(n=60, seed=9).items()}, "RR@10"))
+    jobs.append((_view(n=12, seed=5), "AP"))
+    jobs.append((_view(n=25, seed=6), "p-MRR"))
+    alone = [tier_view(scores, metric, seed=3) for scores, metric in jobs]
+    together = tier_views([lambda s=scores, m=metric: tier_view(s, m, seed=3)
+                           for scores, metric in jobs], workers=3)
+    assert together == alone
+    # BLAS gets its own thread setting back once the last view is done
+    assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before
+
+    def broken() -> None:
+        raise ValueError("bad view")
+
+    with pytest.raises(ValueError, match="bad view"):
+        tier_views([lambda: tier_view(jobs[0][0], "AP"), broken], workers=2)
+    assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before

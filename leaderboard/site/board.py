@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -28,7 +29,6 @@ from leaderboard.report import Report
 from leaderboard.results import ResultsFileError, SystemResult, read_results
 from leaderboard.site.layout import (
     HOME_COLUMNS,
-    PI_FULL_PREFIX,
     REPORTED_ONLY_PREFIXES,
     Column,
     View,
@@ -339,45 +339,82 @@ def _compute_tiers(scores: dict[str, dict[str, float]], column: Column) -> dict[
     return out
 
 
-def _tiers(table: ViewTable, column_index: int, cache_dir: Path | None
-           ) -> tuple[dict[str, TierInfo], str]:
-    """Tiers of one column: :func:`leaderboard.stats.tier_view` on the verified rows'
-    pooled per-query scores, memoised in ``cache_dir`` (the randomization tests take
-    seconds per view with many systems; a rebuild with unchanged results reuses them)."""
-    column = table.view.columns[column_index]
-    with_value = [r for r in table.rows if table.values[r.key][column_index] is not None]
-    out = {r.key: TierInfo(TIER_REPORTED) for r in with_value if not r.verified}
-    verified = [r for r in with_value if r.verified]
-    if not verified:
-        return out, ""
-    path = cache_dir / f"{_tier_cache_key(column, verified)}.json" if cache_dir else None
-    stored = None
-    if path is not None and path.is_file():
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            tiers = {k: TierInfo(**v) for k, v in stored["tiers"].items()}
-            untested = list(stored["untested"])
-        except (OSError, ValueError, TypeError, KeyError):
-            stored = None  # a damaged entry is recomputed
-    if stored is None:
+@dataclass
+class _TierWork:
+    """The tiers of one view's tiered column: read from the cache, or to be computed."""
+
+    table: ViewTable
+    column_index: int
+    verified: list[Row]
+    path: Path | None             # cache entry, None without a cache
+    tiers: dict[str, TierInfo] | None = None  # None: not computed yet
+    untested: list[str] = field(default_factory=list)
+
+    def compute(self) -> None:
+        column = self.table.view.columns[self.column_index]
         scores: dict[str, dict[str, float]] = {}
         untested = []
-        for row in verified:
+        for row in self.verified:
             pq = pooled_per_query(row, column)
             if pq is None:
                 untested.append(row.key)
             else:
                 scores[row.key] = pq
-        tiers = _compute_tiers(scores, column) if scores else {}
-        if path is not None:
-            from leaderboard.results import atomic_write_text
+        self.tiers = _compute_tiers(scores, column) if scores else {}
+        self.untested = untested
+        if self.path is not None:
+            from leaderboard.fileio import atomic_write_text
 
-            atomic_write_text(path, json.dumps(
-                {"tiers": {k: v.__dict__ for k, v in tiers.items()}, "untested": untested}))
-    out.update(tiers)
-    note = (f"{len(untested)} verified row(s) have no per-query scores for {column.label} "
-            "and are not tested." if untested else "")
-    return out, note
+            atomic_write_text(self.path, json.dumps(
+                {"tiers": {k: v.__dict__ for k, v in self.tiers.items()},
+                 "untested": untested}))
+
+
+def _plan_tiers(table: ViewTable, column_index: int, cache_dir: Path | None) -> _TierWork:
+    """The tiered column's verified rows, and their tiers if ``cache_dir`` has them (the
+    randomization tests take seconds per view with many systems; a rebuild with unchanged
+    results reuses them)."""
+    column = table.view.columns[column_index]
+    verified = [r for r in table.rows
+                if r.verified and table.values[r.key][column_index] is not None]
+    path = (cache_dir / f"{_tier_cache_key(column, verified)}.json"
+            if cache_dir and verified else None)
+    work = _TierWork(table, column_index, verified, path)
+    if not verified:
+        work.tiers = {}
+    elif path is not None and path.is_file():
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            work.tiers = {k: TierInfo(**v) for k, v in stored["tiers"].items()}
+            work.untested = list(stored["untested"])
+        except (OSError, ValueError, TypeError, KeyError):
+            work.tiers = None  # a damaged entry is recomputed
+    return work
+
+
+def _apply_tiers(work: _TierWork) -> None:
+    table, index = work.table, work.column_index
+    column = table.view.columns[index]
+    out = {r.key: TierInfo(TIER_REPORTED) for r in table.rows
+           if not r.verified and table.values[r.key][index] is not None}
+    out.update(work.tiers or {})
+    table.tiers[index] = out
+    table.tier_note = (f"{len(work.untested)} verified row(s) have no per-query scores for "
+                       f"{column.label} and are not tested." if work.untested else "")
+
+
+def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> None:
+    """Tier the tiered column of every table: cached views are read, the others computed
+    several at once (:func:`leaderboard.stats.tier_views`)."""
+    works = [_plan_tiers(t, t.view.tiered_column, cache_dir) for t in tables
+             if t.view.tiered_column is not None and t.rows]
+    pending = [w for w in works if w.tiers is None]
+    if pending:
+        from leaderboard.stats import tier_views
+
+        tier_views([w.compute for w in pending])
+    for work in works:
+        _apply_tiers(work)
 
 
 def _num(value: object) -> float | None:
@@ -399,7 +436,9 @@ def _sort_rows(rows: list[Row], values: dict[str, list[float | None]], column: C
 
 
 def fill_view(view: View, rows: list[Row], reported_only: bool = False,
-              cache_dir: Path | None = None) -> ViewTable:
+              cache_dir: Path | None = None, tiers: bool = True) -> ViewTable:
+    """The view's table: its rows in default order with every column's value, and the
+    tiers of its tiered column unless ``tiers`` is False (then :func:`tier_tables`)."""
     values: dict[str, list[float | None]] = {}
     counts: dict[str, list[int]] = {}
     members: list[Row] = []
@@ -415,10 +454,8 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False,
     sort_col = view.columns[view.sort_column]
     table = ViewTable(view=view, rows=_sort_rows(members, values, sort_col, view.sort_column),
                       values=values, counts=counts)
-    if view.tiered_column is not None and members:
-        tiers, note = _tiers(table, view.tiered_column, cache_dir)
-        table.tiers[view.tiered_column] = tiers
-        table.tier_note = note
+    if tiers:
+        tier_tables([table], cache_dir)
     return table
 
 
@@ -466,6 +503,7 @@ def load_board(results_root: Path, cache_dir: Path | None = None) -> Board:
         for section in page.sections:
             for view in section.views:
                 tables[view.id] = fill_view(view, rows, reported_only=section.reported_only,
-                                            cache_dir=cache_dir)
+                                            tiers=False)
+    tier_tables(tables.values(), cache_dir)
     assert set(tables) == set(all_views())
     return Board(rows=rows, tables=tables, home=_home_table(rows, tables), warnings=warnings)

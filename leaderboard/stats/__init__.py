@@ -20,7 +20,15 @@ from .significance import (
     wilcoxon_pvalues,
     wilcoxon_test,
 )
-from .tiers import ALPHA, Comparison, PairComparison, ViewTiers, compare_pair, tier_view
+from .tiers import (
+    ALPHA,
+    Comparison,
+    PairComparison,
+    ViewTiers,
+    compare_pair,
+    tier_view,
+    tier_views,
+)
 
 __all__ = [
     "ALPHA",
@@ -39,6 +47,7 @@ __all__ = [
     "randomization_pvalues",
     "test_for_metric",
     "tier_view",
+    "tier_views",
     "wilcoxon_pvalues",
     "wilcoxon_test",
 ]

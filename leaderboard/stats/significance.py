@@ -88,7 +88,8 @@ _blas: Any = None  # threadpoolctl.ThreadpoolController, or False when unavailab
 _pool_lock = threading.Lock()
 
 
-def _workers() -> int:
+def worker_count() -> int:
+    """CPUs this process may use, at most _MAX_WORKERS."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -107,14 +108,37 @@ def _controller() -> Any:
     return _blas
 
 
+_blas_depth = 0  # threads inside single_threaded_blas()
+_blas_limiter: Any = None
+_blas_lock = threading.Lock()
+
+
 @contextmanager
-def _single_threaded_blas() -> Iterator[bool]:
+def single_threaded_blas() -> Iterator[bool]:
+    """BLAS on one thread for the duration; yields whether that could be arranged.
+
+    The limit is process-wide, so nested and concurrent uses (several views tiered at
+    once, see :func:`leaderboard.stats.tiers.tier_views`) share one: the first to enter
+    sets it, the last to leave restores BLAS's own setting. A plain ``limit()`` per use
+    would let the first thread to leave restore the threads under the others' feet.
+    """
+    global _blas_depth, _blas_limiter
     ctl = _controller()
     if not ctl:
         yield False
         return
-    with ctl.limit(limits=1, user_api="blas"):
+    with _blas_lock:
+        if _blas_depth == 0:
+            _blas_limiter = ctl.limit(limits=1, user_api="blas")
+        _blas_depth += 1
+    try:
         yield True
+    finally:
+        with _blas_lock:
+            _blas_depth -= 1
+            if _blas_depth == 0:
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
 
 
 def _split(total: int, parts: int, align: int) -> list[tuple[int, int]]:
@@ -122,6 +146,21 @@ def _split(total: int, parts: int, align: int) -> list[tuple[int, int]]:
     step = -(-total // parts)
     step = -(-step // align) * align
     return [(a, min(a + step, total)) for a in range(0, total, step)]
+
+
+_thread_state = threading.local()
+
+
+@contextmanager
+def serial_chunks() -> Iterator[None]:
+    """Within this context the current thread runs its chunks itself, without the pool:
+    for callers that already keep every core busy with one thread each (tier_views)."""
+    before = getattr(_thread_state, "serial", False)
+    _thread_state.serial = True
+    try:
+        yield
+    finally:
+        _thread_state.serial = before
 
 
 def _run_ranges(fn: Callable[[int, int], Any], total: int, align: int = 1,
@@ -134,8 +173,10 @@ def _run_ranges(fn: Callable[[int, int], Any], total: int, align: int = 1,
     its own threads.
     """
     global _pool
-    parts = min(_workers(), max(1, total // max(min_per_part, 1)))
-    with _single_threaded_blas() as pinned:
+    parts = min(worker_count(), max(1, total // max(min_per_part, 1)))
+    if getattr(_thread_state, "serial", False):
+        parts = 1
+    with single_threaded_blas() as pinned:
         if parts <= 1 or not pinned:
             return [fn(0, total)]
         with _pool_lock:

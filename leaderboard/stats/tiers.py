@@ -11,9 +11,10 @@ nor change anyone else's adjusted p-value.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -25,9 +26,13 @@ from .significance import (
     bootstrap_mean_ci,
     holm,
     pvalues_for,
+    serial_chunks,
+    single_threaded_blas,
     test_for_metric,
+    worker_count,
 )
 
+T = TypeVar("T")
 Tier = Literal["leader", "tied with leader", "below leader", "reported"]
 #: Family-wise level of the tiers: adjusted p >= ALPHA means "tied with leader".
 ALPHA = 0.05
@@ -242,3 +247,33 @@ def compare_pair(a_scores: Mapping[str, float], b_scores: Mapping[str, float], m
         system_a=a_name, system_b=b_name, metric=metric, test=test, n_queries=len(qs),
         mean_a=float(means[0]), mean_b=float(means[1]), effect=float(_means(diffs)[0]),
         ci_low=float(lo[0]), ci_high=float(hi[0]), p_value=p)
+
+
+def tier_views(jobs: Sequence[Callable[[], T]], *, workers: int | None = None) -> list[T]:
+    """Run several tiering jobs (each typically a :func:`tier_view` call) at once; the
+    results come back in the jobs' order.
+
+    One view's tests already split their matrix products over the cores, but its serial
+    parts (mappings to arrays, the grid checks, Holm, the many small views) leave cores
+    idle; running views side by side fills them. Every figure of a view depends on that
+    view's inputs alone (see :func:`tier_view`), so this changes the time and nothing
+    else. BLAS stays on one thread per caller throughout, as inside a single view. The
+    first job to raise stops the others from starting and its error is raised here.
+    """
+    workers = worker_count() if workers is None else max(1, workers)
+    if workers == 1 or len(jobs) <= 1:
+        return [job() for job in jobs]
+    with single_threaded_blas(), ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="leaderboard-views") as pool:
+        futures = [pool.submit(_serially, job) for job in jobs]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def _serially(job: Callable[[], T]) -> T:
+    with serial_chunks():
+        return job()
