@@ -408,7 +408,12 @@ def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> N
     several at once (:func:`leaderboard.stats.tier_views`)."""
     works = [_plan_tiers(t, t.view.tiered_column, cache_dir) for t in tables
              if t.view.tiered_column is not None and t.rows]
-    pending = [w for w in works if w.tiers is None]
+    # Largest first (systems x pooled tasks, a proxy for the work), so that the views
+    # running last are short ones and no core idles while one big view finishes.
+    def size(work: _TierWork) -> int:
+        return len(work.verified) * len(work.table.view.columns[work.column_index].parts)
+
+    pending = sorted((w for w in works if w.tiers is None), key=size, reverse=True)
     if pending:
         from leaderboard.stats import tier_views
 
