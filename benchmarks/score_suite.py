@@ -15,6 +15,8 @@ work behind ``leaderboard score``) so its peak memory (ru_maxrss) is its own. Th
 engine's p-MRR and IRS are timed against a straightforward per-document Python version
 (dict lookups per document, as the plain references in
 tests/test_followtable_reference.py) on the same parsed runs, and the results compared.
+Each side takes the task's judged documents as the data loader provides them (plain:
+{query: [doc ids]}; engine: the same encoded once per loaded task, ``TaskData.judged``).
 
     .venv/bin/python benchmarks/score_suite.py                  # build in a temp dir, score
     .venv/bin/python benchmarks/score_suite.py --work /tmp/suite --keep   # reuse later
@@ -319,16 +321,18 @@ def compare_pair_metrics(work: Path, data_dir: Path, task_ids: list[str], repeat
                     for r in parsed}
 
         rank_dicts = plain_ranked(None)
+        # Both sides take the judged documents as the data loader gives them: the plain
+        # code as {query: [doc ids]}, the engine also encoded once per loaded task
+        # (TaskData.judged, what scoring uses), as trec_eval reads its qrels once.
+        changed, positive = data.judged("changed"), data.judged("instruction_positive")
         metrics = {"p-MRR": (
-            lambda rk: p_mrr(rk["original"], rk["altered"], data.pairs, data.changed,
-                             altered_ids),
+            lambda rk: p_mrr(rk["original"], rk["altered"], data.pairs, changed, altered_ids),
             lambda rd: plain_p_mrr(rd["original"], rd["altered"], data.pairs, data.changed,
                                    altered_ids))}
         if "IRS" in task.pair_metrics:
             metrics["IRS"] = (
-                lambda rk: irs(rk["original"], rk["altered"], data.pairs,
-                               data.instruction_positive, data.changed, data.corpus_size,
-                               altered_ids),
+                lambda rk: irs(rk["original"], rk["altered"], data.pairs, positive, changed,
+                               data.corpus_size, altered_ids),
                 lambda rd: plain_irs(rd["original"], rd["altered"], data.pairs,
                                      data.instruction_positive, data.changed, data.corpus_size,
                                      altered_ids))

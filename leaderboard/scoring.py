@@ -43,11 +43,11 @@ def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> TaskSc
 
     if "p-MRR" in task.pair_metrics:
         per_query["p-MRR"] = p_mrr(ranked["original"], ranked["altered"], data.pairs,
-                                   data.changed, data.roles["altered"].query_ids)
+                                   data.judged("changed"), data.roles["altered"].query_ids)
     if "IRS" in task.pair_metrics:
         per_query["IRS"] = irs(ranked["original"], ranked["altered"], data.pairs,
-                               data.instruction_positive, data.changed, data.corpus_size,
-                               data.roles["altered"].query_ids)
+                               data.judged("instruction_positive"), data.judged("changed"),
+                               data.corpus_size, data.roles["altered"].query_ids)
 
     metrics = {key: _mean(values) for key, values in per_query.items()}
     members = _group_members(data) if task.group_by else {}

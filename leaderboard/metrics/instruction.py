@@ -2,8 +2,8 @@
 
 Both compare where documents sit in the original ranking and in the ranking under the
 altered instruction. Ranks of all (pair, document) combinations are looked up at once
-(binary search in each run's sorted (query, document) key index), so there is no
-per-document Python loop.
+(:class:`JudgedDocs`, then a bitmap of the wanted (query, document) keys over the run's
+rows), so there is no per-document Python loop.
 
 p-MRR (FollowIR eq. 1, as MTEB computes it): for each document whose relevance the
 altered instruction changed, with R_og its rank in the original run and R_new in the
@@ -30,40 +30,92 @@ puts T- first and T+ at the bottom. IRS = 0 when T+ and T- are both empty.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
 
 from leaderboard.metrics.ranking import RankedRun
-from leaderboard.runs import id_array
+from leaderboard.runs import id_array, lookup
+
+DocLists = Mapping[str, Sequence[str]]
 
 
-def _explode(docs: dict[str, list[str]], order: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Flatten {qid: [docs]} over ``order`` into aligned columns (pair index, doc id)."""
-    lengths = np.fromiter((len(docs.get(q, ())) for q in order), dtype=np.int64,
-                          count=len(order))
-    flat = list(chain.from_iterable(docs.get(q, ()) for q in order))
-    return np.repeat(np.arange(len(order)), lengths), id_array(flat)
+@dataclass(frozen=True, eq=False)
+class JudgedDocs:
+    """Judged documents of a task's pairs (T+, or the changed documents), flattened once.
+
+    Like trec_eval's qrels, they are the task's and not the run's: a scorer encodes them
+    once per task (:meth:`leaderboard.data.base.TaskData.judged`) and looks up every run
+    against the same arrays. Each (pair, document) entry has the pair's position in
+    ``queries`` and an index into ``names``, the distinct document ids, so a run's ranks
+    need one string lookup per distinct document rather than per entry.
+    """
+
+    queries: tuple[str, ...]  # altered query ids; entry i of pair_idx refers to queries[i]
+    pair_idx: np.ndarray      # int64, per (pair, document)
+    doc_idx: np.ndarray       # int64 index into names, per (pair, document)
+    names: np.ndarray         # distinct document ids, sorted
+
+    @classmethod
+    def of(cls, docs: DocLists, queries: Sequence[str]) -> JudgedDocs:
+        order = tuple(queries)
+        lengths = np.fromiter((len(docs.get(q, ())) for q in order), dtype=np.int64,
+                              count=len(order))
+        flat = id_array(list(chain.from_iterable(docs.get(q, ()) for q in order)))
+        names, doc_idx = np.unique(flat, return_inverse=True)
+        return cls(queries=order, pair_idx=np.repeat(np.arange(len(order)), lengths),
+                   doc_idx=doc_idx.astype(np.int64).ravel(), names=names)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of documents of each pair."""
+        return np.bincount(self.pair_idx, minlength=len(self.queries))
+
+    def doc_codes_in(self, run: RankedRun) -> np.ndarray:
+        """The run's code of every (pair, document)'s document (-1: not in the run)."""
+        return lookup(run.d_names, self.names)[self.doc_idx]
 
 
-def _pair_codes(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
-                order: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def _ranks_in(run: RankedRun, pair_codes: np.ndarray, *judged: JudgedDocs) -> np.ndarray:
+    """Rank in ``run`` of every (pair, document) of each of ``judged`` (concatenated in that
+    order), 0 where it is not ranked there; ``pair_codes`` holds the run's code of each
+    pair's query (-1: not in the run). One pass over the run's rows for all of them."""
+    q_codes = np.concatenate([pair_codes[j.pair_idx] for j in judged])
+    d_codes = np.concatenate([j.doc_codes_in(run) for j in judged])
+    return run.ranks_of_codes(q_codes, d_codes)
+
+
+def _judged(docs: DocLists | JudgedDocs, queries: Sequence[str]) -> JudgedDocs:
+    """``docs`` encoded for ``queries`` (already encoded ones must be for those queries)."""
+    if isinstance(docs, JudgedDocs):
+        if docs.queries != tuple(queries):
+            raise ValueError("judged documents were encoded for other queries")
+        return docs
+    return JudgedDocs.of(docs, queries)
+
+
+def _pair_codes(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
+                order: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Run codes of each pair's original and altered query (-1 where a run lacks it)."""
-    return (original.query_codes([pairs[q] for q in order]), altered.query_codes(order))
+    return (original.query_codes([pairs[q] for q in order]), altered.query_codes(list(order)))
 
 
-def p_mrr(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
-          changed: dict[str, list[str]], query_ids: list[str]) -> dict[str, float]:
+def p_mrr(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
+          changed: DocLists | JudgedDocs, query_ids: Sequence[str]) -> dict[str, float]:
     """Per-query p-MRR for every altered query id in ``query_ids``.
 
-    Queries without changed documents are not defined under p-MRR and are left out of the
-    result (MTEB averages only over queries with changed documents).
+    ``changed`` maps each altered query id to its changed documents, or is that mapping
+    encoded for ``query_ids`` (:class:`JudgedDocs`). Queries without changed documents are
+    not defined under p-MRR and are left out of the result (MTEB averages only over
+    queries with changed documents).
     """
-    scored = [q for q in query_ids if changed.get(q)]
-    pair_idx, doc = _explode(changed, scored)
-    orig_code, alt_code = _pair_codes(original, altered, pairs, scored)
-    r_og = original.ranks_at(orig_code[pair_idx], doc).astype(np.float64)
-    r_new = altered.ranks_at(alt_code[pair_idx], doc).astype(np.float64)
+    judged = _judged(changed, query_ids)
+    orig_code, alt_code = _pair_codes(original, altered, pairs, query_ids)
+    pair_idx = judged.pair_idx
+    r_og = _ranks_in(original, orig_code, judged).astype(np.float64)
+    r_new = _ranks_in(altered, alt_code, judged).astype(np.float64)
     len_og = original.lengths_of_codes(orig_code)[pair_idx].astype(np.float64)
     len_new = altered.lengths_of_codes(alt_code)[pair_idx].astype(np.float64)
     r_og = np.where(r_og > 0, r_og, len_og + 1)
@@ -71,11 +123,12 @@ def p_mrr(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
     per_doc = np.where(r_og >= r_new, r_new / r_og - 1.0, 1.0 - r_og / r_new)
     answered = (len_og > 0) & (len_new > 0)
     per_doc = np.where(answered, per_doc, 0.0)
-    n = len(scored)
+    n = len(judged.queries)
     total = np.bincount(pair_idx, weights=per_doc, minlength=n)
     count = np.bincount(pair_idx, minlength=n)
-    means = np.divide(total, count, out=np.zeros(n), where=count > 0)
-    return dict(zip(scored, means.tolist()))
+    scored = np.flatnonzero(count > 0)
+    means = total[scored] / count[scored]
+    return dict(zip([judged.queries[i] for i in scored], means.tolist()))
 
 
 def _weights_of_ranks(ranks: np.ndarray) -> np.ndarray:
@@ -96,24 +149,21 @@ def _reference_mass(sizes: np.ndarray, first_rank: np.ndarray) -> np.ndarray:
                     0.0)
 
 
-def irs(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
-        positive: dict[str, list[str]], negative: dict[str, list[str]], corpus_size: int,
-        query_ids: list[str]) -> dict[str, float]:
-    """Per-query IRS for every altered query id in ``query_ids``."""
+def irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
+        positive: DocLists | JudgedDocs, negative: DocLists | JudgedDocs, corpus_size: int,
+        query_ids: Sequence[str]) -> dict[str, float]:
+    """Per-query IRS for every altered query id in ``query_ids``; ``positive`` (T+) and
+    ``negative`` (T-) as mappings or encoded for ``query_ids`` (:class:`JudgedDocs`)."""
     n = len(query_ids)
     absent = float(corpus_size + 1)
     orig_code, alt_code = _pair_codes(original, altered, pairs, query_ids)
-
-    # T+ and T- rows looked up together: one pass over each run instead of two.
-    pos_idx, pos_doc = _explode(positive, query_ids)
-    neg_idx, neg_doc = _explode(negative, query_ids)
-    pair_idx = np.concatenate((pos_idx, neg_idx))
-    doc = np.concatenate((pos_doc, neg_doc))
-    r_new = altered.ranks_at(alt_code[pair_idx], doc).astype(np.float64)
-    r_og = original.ranks_at(orig_code[pair_idx], doc).astype(np.float64)
+    t_pos, t_neg = _judged(positive, query_ids), _judged(negative, query_ids)
+    pair_idx = np.concatenate((t_pos.pair_idx, t_neg.pair_idx))
+    r_new = _ranks_in(altered, alt_code, t_pos, t_neg).astype(np.float64)
+    r_og = _ranks_in(original, orig_code, t_pos, t_neg).astype(np.float64)
     w_new = _weights_of_ranks(np.where(r_new > 0, r_new, absent))
     w_og = _weights_of_ranks(np.where(r_og > 0, r_og, absent))
-    split = pos_idx.shape[0]
+    split = t_pos.pair_idx.shape[0]
 
     def masses(part: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         idx = pair_idx[part]
@@ -144,4 +194,4 @@ def irs(original: RankedRun, altered: RankedRun, pairs: dict[str, str],
     # As in trec_eval, a query the system did not answer (in either run) scores 0.
     answered = (altered.lengths_of_codes(alt_code) > 0) & (original.lengths_of_codes(orig_code) > 0)
     value = np.where(answered, value, 0.0)
-    return dict(zip(query_ids, value.tolist()))
+    return dict(zip(list(query_ids), value.tolist()))

@@ -43,7 +43,6 @@ class RankedRun:
 
     q_codes: np.ndarray    # int32, each query's rows contiguous
     d_codes: np.ndarray    # int32
-    rank: np.ndarray       # int64, 1-based within the query
     q_names: np.ndarray
     d_names: np.ndarray
     seg_start: np.ndarray  # first row of each query code
@@ -64,9 +63,17 @@ class RankedRun:
         seg_len = np.zeros(run.q_names.shape[0], dtype=np.int64)
         seg_start[q_codes[starts]] = starts
         seg_len[q_codes[starts]] = lengths
-        rank = np.arange(1, n + 1, dtype=np.int64) - np.repeat(starts, lengths)
-        return cls(q_codes=q_codes, d_codes=d_codes, rank=rank, q_names=run.q_names,
+        return cls(q_codes=q_codes, d_codes=d_codes, q_names=run.q_names,
                    d_names=run.d_names, seg_start=seg_start, seg_len=seg_len)
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """1-based rank of every row within its query (int64). Built on first use: p-MRR
+        and IRS need the ranks of a few rows only (:meth:`rank_of_rows`)."""
+        return self.rank_of_rows(np.arange(self.q_codes.shape[0], dtype=np.int64))
+
+    def rank_of_rows(self, rows: np.ndarray) -> np.ndarray:
+        return rows - self.seg_start[self.q_codes[rows]] + 1
 
     @cached_property
     def qid(self) -> np.ndarray:
@@ -114,13 +121,20 @@ class RankedRun:
         wanted = q_codes[valid].astype(np.int64) * max(self.d_names.shape[0], 1) + d_codes[valid]
         key_space = self.q_names.shape[0] * max(self.d_names.shape[0], 1)
         if key_space <= BITMAP_MAX_KEYS:
-            # One bit per key: an 8x smaller table than bytes, so the pass over the run's
-            # rows misses the cache far less.
+            # Rows of a wanted document first: one gather from a table with a byte per
+            # document (small enough to stay in cache) drops most rows before any key
+            # arithmetic. Then one bit per (query, document) key: an 8x smaller table
+            # than bytes, so the pass over the remaining rows misses the cache far less.
+            wanted_doc = np.zeros(self.d_names.shape[0], dtype=bool)
+            wanted_doc[d_codes[valid]] = True
+            candidates = np.flatnonzero(wanted_doc[self.d_codes])
             marked = np.zeros(key_space // 8 + 1, dtype=np.uint8)
             np.bitwise_or.at(marked, wanted >> 3, np.left_shift(1, wanted & 7).astype(np.uint8))
-            row_keys = self._row_keys
-            rows = np.flatnonzero((marked[row_keys >> 3] >> (row_keys & 7).astype(np.uint8)) & 1)
-            keys = row_keys[rows]
+            cand_keys = (self.q_codes[candidates].astype(np.int64)
+                         * max(self.d_names.shape[0], 1) + self.d_codes[candidates])
+            hit = (marked[cand_keys >> 3] >> (cand_keys & 7).astype(np.uint8)) & 1
+            rows = candidates[hit.astype(bool)]
+            keys = cand_keys[hit.astype(bool)]
             by_key = np.argsort(keys)
             sorted_keys, rows = keys[by_key], rows[by_key]
         else:
@@ -134,10 +148,15 @@ class RankedRun:
 
     def ranks_at(self, q_codes: np.ndarray, docids: np.ndarray) -> np.ndarray:
         """Rank of each (query code, doc id), 0 where the document is not ranked there."""
-        rows = self.rows_of_codes(q_codes, lookup(self.d_names, docids))
+        return self.ranks_of_codes(q_codes, lookup(self.d_names, docids))
+
+    def ranks_of_codes(self, q_codes: np.ndarray, d_codes: np.ndarray) -> np.ndarray:
+        """Rank of each (query code, doc code), 0 where the document is not ranked there
+        (or a code is -1)."""
+        rows = self.rows_of_codes(q_codes, d_codes)
         out = np.zeros(rows.shape[0], dtype=np.int64)
         found = rows >= 0
-        out[found] = self.rank[rows[found]]
+        out[found] = self.rank_of_rows(rows[found])
         return out
 
     def lengths_of_codes(self, q_codes: np.ndarray) -> np.ndarray:
