@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,19 +27,35 @@ def _readable_mode() -> int:
     return 0o666 & ~umask
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+@contextmanager
+def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp") -> Iterator[BinaryIO]:
+    """A new binary file that replaces ``path`` only if the ``with`` block succeeds.
+
+    The file is created in ``path``'s folder (so the final rename stays on one file
+    system) as ``{prefix}{name}.XXXX{suffix}``; on success it is flushed to disk, made
+    readable like any other file and renamed over ``path``; on any error, an interrupt
+    included, it is removed and ``path`` is untouched. The handle is opened ``w+b``, so
+    the block may rewind and rewrite it (a retried download does).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"{prefix}{path.name}.", suffix=suffix,
+                                    dir=path.parent)
+    tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        with os.fdopen(fd, "w+b") as fh:
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, _readable_mode())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    with atomic_file(path) as fh:
+        fh.write(data)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

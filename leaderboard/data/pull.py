@@ -43,7 +43,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -59,7 +58,7 @@ import yaml
 from leaderboard import __version__
 from leaderboard.data.base import MissingDataError
 from leaderboard.registry import FOLLOWTABLE_FILES, DataSource, Task, all_tasks
-from leaderboard.results import atomic_write_text
+from leaderboard.fileio import atomic_file, atomic_write_text
 
 ENV_GITHUB_API = "LEADERBOARD_GITHUB_API"
 ENV_GITHUB_RAW = "LEADERBOARD_GITHUB_RAW"
@@ -828,29 +827,18 @@ class DataPuller:
 
     def _download(self, remote: RemoteFile, target: Path, host: Host) -> tuple[Checksum, int]:
         """Download, verify, then rename into place; return the local checksum and bytes."""
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f"{PART_PREFIX}{target.name}.", suffix=PART_SUFFIX,
-                                        dir=target.parent)
-        tmp = Path(tmp_name)
-        try:
-            with os.fdopen(fd, "w+b") as fh:
-                size, digest = self._stream(remote, host, fh)
-                self._verify(remote, size, digest)
-                checksum = remote.checksum
-                if host == "github" and size <= LFS_POINTER_MAX_BYTES:
-                    fh.seek(0)
-                    head = fh.read()
-                    if _is_lfs_pointer(head):
-                        real = self._lfs_object(remote, head)
-                        size, digest = self._stream(real, host, fh)
-                        self._verify(real, size, digest)
-                        checksum = real.checksum
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        with atomic_file(target, prefix=PART_PREFIX, suffix=PART_SUFFIX) as fh:
+            size, digest = self._stream(remote, host, fh)
+            self._verify(remote, size, digest)
+            checksum = remote.checksum
+            if host == "github" and size <= LFS_POINTER_MAX_BYTES:
+                fh.seek(0)
+                head = fh.read()
+                if _is_lfs_pointer(head):
+                    real = self._lfs_object(remote, head)
+                    size, digest = self._stream(real, host, fh)
+                    self._verify(real, size, digest)
+                    checksum = real.checksum
         return checksum, size
 
     def _pack(self, packed: PackedCorpus, target: Path) -> tuple[Checksum, int]:
@@ -988,26 +976,15 @@ def write_packed_corpus(target: Path, tables: Mapping[str, str]) -> Checksum:
     Lines are ``{"_id": "<id>", "text": "<table text>"}`` with non-ASCII characters kept
     as they are, ids in string order -- the layout of the project's data mirror.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f"{PART_PREFIX}{target.name}.", suffix=PART_SUFFIX,
-                                    dir=target.parent)
-    tmp = Path(tmp_name)
     hasher = hashlib.sha256()
     size = 0
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for table_id in sorted(tables):
-                line = (json.dumps({"_id": table_id, "text": tables[table_id]},
-                                   ensure_ascii=False) + "\n").encode("utf-8")
-                fh.write(line)
-                hasher.update(line)
-                size += len(line)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_file(target, prefix=PART_PREFIX, suffix=PART_SUFFIX) as fh:
+        for table_id in sorted(tables):
+            line = (json.dumps({"_id": table_id, "text": tables[table_id]},
+                               ensure_ascii=False) + "\n").encode("utf-8")
+            fh.write(line)
+            hasher.update(line)
+            size += len(line)
     return Checksum("sha256", hasher.hexdigest(), size)
 
 
