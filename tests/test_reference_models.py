@@ -505,6 +505,7 @@ def test_dense_pipeline_resumes_and_shards(tiny_models, tiny_data: Path, tmp_pat
 
 
 TORCHRUN_SCRIPT = """
+import os
 import sys
 from pathlib import Path
 from reference_models.pipeline import RunOptions, run_reference_model
@@ -518,7 +519,9 @@ spec = ModelSpec.model_validate(dict(
 summary = run_reference_model(spec, ["followtable/wtr"], Path(data), Path(out),
                               RunOptions(progress=False, device="cpu", chunk_size=2,
                                          cache_root=Path(cache), command="torchrun test"))
-print("rank-done", summary.folder is not None, flush=True)
+# One file per rank: lines printed by two processes into one pipe can interleave.
+rank = os.environ["RANK"]
+(Path(cache).parent / f"rank-{rank}.done").write_text(str(summary.folder is not None))
 """
 
 
@@ -543,7 +546,7 @@ def test_torchrun_two_cpu_ranks_write_one_submission(tiny_models, tiny_data: Pat
          str(tiny_models["bert"]), str(tiny_data), str(tmp_path / "out"), str(tmp_path / "cache")],
         capture_output=True, text=True, timeout=240, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert sorted(result.stdout.split("rank-done")[1:]) == [" False\n", " True\n"]
+    assert [(tmp_path / f"rank-{r}.done").read_text() for r in (0, 1)] == ["True", "False"]
     reference = run_reference_model(
         bi_encoder_spec(tiny_models["bert"], "mean"), ["followtable/wtr"], tiny_data,
         tmp_path / "ref", RunOptions(progress=False, device="cpu", use_cache=False, command="t"))
