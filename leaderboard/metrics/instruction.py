@@ -125,7 +125,7 @@ def p_mrr(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
     per_doc = np.where(answered, per_doc, 0.0)
     n = len(judged.queries)
     total = np.bincount(pair_idx, weights=per_doc, minlength=n)
-    count = np.bincount(pair_idx, minlength=n)
+    count = judged.counts
     scored = np.flatnonzero(count > 0)
     means = total[scored] / count[scored]
     return dict(zip([judged.queries[i] for i in scored], means.tolist()))

@@ -132,9 +132,8 @@ class RankedRun:
             np.bitwise_or.at(marked, wanted >> 3, np.left_shift(1, wanted & 7).astype(np.uint8))
             cand_keys = (self.q_codes[candidates].astype(np.int64)
                          * max(self.d_names.shape[0], 1) + self.d_codes[candidates])
-            hit = (marked[cand_keys >> 3] >> (cand_keys & 7).astype(np.uint8)) & 1
-            rows = candidates[hit.astype(bool)]
-            keys = cand_keys[hit.astype(bool)]
+            hit = ((marked[cand_keys >> 3] >> (cand_keys & 7).astype(np.uint8)) & 1).astype(bool)
+            rows, keys = candidates[hit], cand_keys[hit]
             by_key = np.argsort(keys)
             sorted_keys, rows = keys[by_key], rows[by_key]
         else:
