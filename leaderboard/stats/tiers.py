@@ -257,8 +257,10 @@ def tier_views(jobs: Sequence[Callable[[], T]], *, workers: int | None = None) -
     parts (mappings to arrays, the grid checks, Holm, the many small views) leave cores
     idle; running views side by side fills them. Every figure of a view depends on that
     view's inputs alone (see :func:`tier_view`), so this changes the time and nothing
-    else. BLAS stays on one thread per caller throughout, as inside a single view. The
-    first job to raise stops the others from starting and its error is raised here.
+    else. Each view runs on one thread, its chunks not split further
+    (:func:`~leaderboard.stats.significance.serial_chunks`), with BLAS on one thread
+    throughout: one core per view and no oversubscription. The first job to raise stops
+    the others from starting and its error is raised here.
     """
     workers = worker_count() if workers is None else max(1, workers)
     if workers == 1 or len(jobs) <= 1:
