@@ -37,8 +37,8 @@ class RankedRun:
 
     Each query's rows are contiguous and in rank order (the queries' blocks in no
     particular order). Ids are codes into the run's sorted distinct ``q_names`` / ``d_names``;
-    the ``qid`` / ``docid`` string columns and ``q_start`` / ``q_len`` dicts are built on
-    first use.
+    the ``qid`` / ``docid`` string columns and the ``rank`` of every row are built on first
+    use.
     """
 
     q_codes: np.ndarray    # int32, each query's rows contiguous
@@ -82,14 +82,6 @@ class RankedRun:
     @cached_property
     def docid(self) -> np.ndarray:
         return self.d_names[self.d_codes]
-
-    @cached_property
-    def q_start(self) -> dict[str, int]:
-        return {str(q): int(s) for q, s, n in zip(self.q_names, self.seg_start, self.seg_len) if n}
-
-    @cached_property
-    def q_len(self) -> dict[str, int]:
-        return {str(q): int(n) for q, n in zip(self.q_names, self.seg_len) if n}
 
     @cached_property
     def _row_keys(self) -> np.ndarray:

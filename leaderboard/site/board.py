@@ -440,10 +440,9 @@ def _sort_rows(rows: list[Row], values: dict[str, list[float | None]], column: C
     return sorted(rows, key=key)
 
 
-def fill_view(view: View, rows: list[Row], reported_only: bool = False,
-              cache_dir: Path | None = None, tiers: bool = True) -> ViewTable:
-    """The view's table: its rows in default order with every column's value, and the
-    tiers of its tiered column unless ``tiers`` is False (then :func:`tier_tables`)."""
+def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewTable:
+    """The view's table: its rows in default order with every column's value; its tiers
+    come from :func:`tier_tables`, which tiers many tables at once."""
     values: dict[str, list[float | None]] = {}
     counts: dict[str, list[int]] = {}
     members: list[Row] = []
@@ -457,11 +456,8 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False,
         values[row.key] = [v for v, _ in cells]
         counts[row.key] = [n for _, n in cells]
     sort_col = view.columns[view.sort_column]
-    table = ViewTable(view=view, rows=_sort_rows(members, values, sort_col, view.sort_column),
-                      values=values, counts=counts)
-    if tiers:
-        tier_tables([table], cache_dir)
-    return table
+    return ViewTable(view=view, rows=_sort_rows(members, values, sort_col, view.sort_column),
+                     values=values, counts=counts)
 
 
 def _home_table(rows: list[Row], tables: dict[str, ViewTable]) -> ViewTable:
@@ -507,8 +503,7 @@ def load_board(results_root: Path, cache_dir: Path | None = None) -> Board:
     for page in site_pages():
         for section in page.sections:
             for view in section.views:
-                tables[view.id] = fill_view(view, rows, reported_only=section.reported_only,
-                                            tiers=False)
+                tables[view.id] = fill_view(view, rows, reported_only=section.reported_only)
     tier_tables(tables.values(), cache_dir)
     assert set(tables) == set(all_views())
     return Board(rows=rows, tables=tables, home=_home_table(rows, tables), warnings=warnings)
