@@ -8,10 +8,12 @@ The workload is the site's own. For every view of :func:`leaderboard.site.layout
 that has tiers, two columns are tiered: the view's tiered column (its primary metric) and
 its headline standard-metric column (the registry's ``headline_metric`` of the view's
 tasks), once when they are the same column. Each column's per-query scores are pooled
-across its tasks exactly as :func:`leaderboard.site.board.pooled_per_query` does (a column
-of one task keeps the task's query ids; a column averaging several tasks prefixes every
-query id with its task id, so e.g. PI-Indic's cross-lingual average pools 132 x 150
-queries). Scores are synthetic but have each metric's value set and the real query
+across its tasks by :func:`leaderboard.site.board.pool_queries`, as the site does (a column
+of one task keeps the task's query ids; a column averaging tasks with their own queries
+prefixes every query id with its task id, so FollowTable's average pools the 2,989 pairs
+of its four datasets; PI-Indic's languages ask the same 150 pairs, so its averages test
+each pair once, averaged over the 12 languages or 132 language pairs). Scores are
+synthetic but have each metric's value set and the real query
 counts: read from the benchmark data where it is on this machine (FollowTable pairs and
 topics, PI-Indic), else the counts documented in :data:`DOCUMENTED_COUNTS` (FollowIR and
 mFollowIR live on the Hugging Face Hub only). Every system has every task, the worst case.
@@ -49,6 +51,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leaderboard.registry import all_tasks  # noqa: E402
+from leaderboard.site.board import pool_queries  # noqa: E402
 from leaderboard.site.layout import Column, View, all_views  # noqa: E402
 from leaderboard.stats import significance as sig  # noqa: E402
 from leaderboard.stats import tiers as tiers_module  # noqa: E402
@@ -205,7 +208,10 @@ def workload(queries: QuerySets) -> tuple[list[Work], int, list[str]]:
         family = FAMILIES[view.id.split("/")[0]]
         for role, col in columns:
             parts = tuple((t, col.per_query_key or m) for t, m in col.parts)
-            n = sum(len(queries.of(t, k, col.group)) for t, k in parts)
+            if col.shared_queries:  # the same queries in every task: tested once each
+                n = len({q for t, k in parts for q in queries.of(t, k, col.group)})
+            else:
+                n = sum(len(queries.of(t, k, col.group)) for t, k in parts)
             works.append(Work(view.id, family, col, role, parts, n))
     return works, len(views), skipped
 
@@ -272,15 +278,15 @@ class ScoreBank:
 
     def mappings(self, work: Work) -> dict[str, dict[str, float]]:
         """``{system: {query id: score}}`` as board.pooled_per_query builds it."""
-        blocks = []
-        qids: list[str] = []
+        per_system: list[list[tuple[str, dict[str, float]]]] = [[] for _ in self.ids]
         for task_id, key in work.parts:
             rows, x = self.matrix(task_id, key)
             local = self.queries.of(task_id, key, work.column.group)
-            qids += local if len(work.parts) == 1 else [f"{task_id}:{q}" for q in local]
-            blocks.append(x[[rows[q] for q in local]])
-        x = np.concatenate(blocks, axis=0)
-        return {s: dict(zip(qids, col)) for s, col in zip(self.ids, x.T.tolist(), strict=True)}
+            block = x[[rows[q] for q in local]].T.tolist()
+            for tasks, scores in zip(per_system, block, strict=True):
+                tasks.append((task_id, dict(zip(local, scores))))
+        return {s: pool_queries(tasks, work.column.shared_queries)
+                for s, tasks in zip(self.ids, per_system, strict=True)}
 
 
 # --------------------------------------------------------------------------- timing

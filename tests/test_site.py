@@ -382,3 +382,38 @@ def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "index.html").is_file()
     assert "No results yet" in (tmp_path / "out" / "followir.html").read_text(encoding="utf-8")
     assert result.pages >= 14
+
+
+def test_pool_queries_of_tasks_with_their_own_queries() -> None:
+    from leaderboard.site.board import pool_queries
+
+    one = pool_queries([("a", {"1": 0.5, "2": 0.25})], shared_queries=True)
+    assert one == {"1": 0.5, "2": 0.25}
+    pooled = pool_queries([("a", {"1": 0.5}), ("b", {"1": 0.25, "2": 1.0})],
+                          shared_queries=False)
+    assert pooled == {"a:1": 0.5, "b:1": 0.25, "b:2": 1.0}
+
+
+def test_pool_queries_of_translated_tasks_averages_each_query() -> None:
+    from leaderboard.site.board import pool_queries
+
+    per_task = [("hin", {"p1": 1.0, "p2": 0.0, "p3": 0.5}),
+                ("ben", {"p1": 0.5, "p2": 0.0, "p3": 0.25}),
+                ("tam", {"p1": 0.0, "p2": 1.0, "p3": 1 / 3})]
+    items = pool_queries(per_task, shared_queries=True)
+    assert items == pytest.approx({"p1": 0.5, "p2": 1 / 3, "p3": (0.5 + 0.25 + 1 / 3) / 3})
+    # the mean over queries of the per-query means is the column's mean of task means
+    task_means = [sum(s.values()) / 3 for _, s in per_task]
+    assert sum(items.values()) / 3 == pytest.approx(sum(task_means) / 3)
+    # a query some task lacks is averaged over the tasks that have it
+    assert pool_queries([("a", {"p1": 1.0}), ("b", {"p1": 0.0, "p2": 0.5})],
+                        shared_queries=True) == {"p1": 0.5, "p2": 0.5}
+
+
+def test_only_pi_indic_columns_share_queries() -> None:
+    for view in all_views().values():
+        for column in view.columns:
+            pi = all(t.startswith(("pi-indic-val150/", "pi-indic-full/"))
+                     for t in column.tasks)
+            assert column.shared_queries == (pi and view.id.startswith("pi-indic/")), \
+                (view.id, column.id)

@@ -10,7 +10,9 @@ Inputs are the repository's results, validated by :func:`leaderboard.results.rea
 Tiers: a view's tiered column is tested on per-query scores of verified systems only
 (:func:`leaderboard.stats.tier_view`); reported rows get the tier "reported". An average
 view pools the per-query scores of its tasks, each query id prefixed with its task id, so
-the test sees every query of every collection once (a system needs all the tasks).
+the test sees every query of every collection once (a system needs all the tasks). When
+the tasks ask the same queries (PI-Indic's languages: translations of the same 150 pairs),
+each query is instead averaged over the tasks and tested once (:func:`pool_queries`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -276,11 +278,34 @@ def cell_value(row: Row, column: Column) -> tuple[float | None, int]:
     return math.fsum(values) / len(values), len(values)
 
 
+def pool_queries(per_task: Sequence[tuple[str, Mapping[str, float]]],
+                 shared_queries: bool) -> dict[str, float]:
+    """One column's per-query scores from its tasks' ``(task id, {query id: score})``.
+
+    One task: its scores as they are. Several tasks with their own queries (FollowIR's
+    collections, FollowTable's datasets): every query of every task, its id prefixed with
+    the task id. Several tasks asking the same queries (``shared_queries``, PI-Indic's
+    languages): each query once, with the mean of its scores over the tasks that have it,
+    so the test's unit is the query rather than its translations. When every task has
+    every query (the real data) the mean of these means is the column's own value, the
+    mean over tasks of each task's mean.
+    """
+    if len(per_task) == 1:
+        return dict(per_task[0][1])
+    if not shared_queries:
+        return {f"{task_id}:{q}": v for task_id, scores in per_task for q, v in scores.items()}
+    totals: dict[str, list[float]] = {}
+    for _, scores in per_task:
+        for q, v in scores.items():
+            totals.setdefault(q, []).append(v)
+    return {q: math.fsum(vs) / len(vs) for q, vs in totals.items()}
+
+
 def pooled_per_query(row: Row, column: Column) -> dict[str, float] | None:
-    """Per-query scores behind a column, pooled over its tasks (query ids prefixed with the
-    task id when there are several), or None when a task lacks them."""
+    """Per-query scores behind a column (:func:`pool_queries`), or None when a task lacks
+    them."""
     parts = column.parts
-    pooled: dict[str, float] = {}
+    per_task: list[tuple[str, dict[str, float]]] = []
     for task_id, metric in parts:
         scores = row.system.tasks.get(task_id)
         per_query = scores.per_query.get(column.per_query_key or metric) if scores else None
@@ -292,10 +317,8 @@ def pooled_per_query(row: Row, column: Column) -> dict[str, float] | None:
             if not members:
                 return None
             per_query = {q: per_query[q] for q in members if q in per_query}
-        if len(parts) == 1:
-            return dict(per_query)
-        pooled.update((f"{task_id}:{q}", v) for q, v in per_query.items())
-    return pooled
+        per_task.append((task_id, per_query))
+    return pool_queries(per_task, column.shared_queries)
 
 
 @cache

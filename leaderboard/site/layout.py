@@ -70,6 +70,13 @@ class Column:
     # cross-lingual averages without the per-pair cells): when a row has one, it is shown
     # as published instead of being recomputed.
     prefer: tuple[str, ...] = ()
+    # The tasks ask the same queries (PI-Indic: the same 150 validated pairs, translated
+    # into every language and language pair). The significance test then takes each query
+    # once, averaged over the tasks, rather than pooling the tasks' copies of it: the copies
+    # are one item measured several times, and pooling them as independent queries would
+    # multiply the test's sample size (by 132 for the cross-lingual averages) and call
+    # negligible differences significant.
+    shared_queries: bool = False
 
     @cached_property
     def parts(self) -> tuple[tuple[str, str], ...]:
@@ -147,12 +154,12 @@ def anchor_of(view_id: str) -> str:
 
 def _col(task_ids: tuple[str, ...], metric: str, label: str, *, col_id: str | None = None,
          group: str | None = None, help: str = "", average: AveragePolicy = "all",
-         per_query_key: str | None = None) -> Column:
+         per_query_key: str | None = None, shared_queries: bool = False) -> Column:
     base = metric.rsplit("/", 1)[-1]
     return Column(
         id=col_id or metric, label=label, metric=metric, tasks=task_ids, group=group,
         higher_is_better=higher_is_better(metric), signed=base in ("p-MRR", "IRS"), help=help,
-        average=average, per_query_key=per_query_key,
+        average=average, per_query_key=per_query_key, shared_queries=shared_queries,
     )
 
 
@@ -343,12 +350,13 @@ def _pi_columns(kind: str, task_ids: tuple[str, ...], average: AveragePolicy
     if kind == "t4":
         cols = tuple(_col(task_ids, m, m, average=average,
                           per_query_key="correct" if m == "Accuracy" else None,
-                          help="lower is better" if m == "ECE" else "")
+                          help="lower is better" if m == "ECE" else "", shared_queries=True)
                      for m in PI_T4_METRICS)
         # AUROC leads (registry primary), but only Accuracy decomposes per pair, so the
         # significance tiers are computed on Accuracy.
         return cols, 0, 2
-    cols = tuple(_col(task_ids, m, m, average=average) for m in PI_RETRIEVAL_METRICS)
+    cols = tuple(_col(task_ids, m, m, average=average, shared_queries=True)
+                 for m in PI_RETRIEVAL_METRICS)
     return cols, 3, 3
 
 
@@ -360,7 +368,8 @@ def _pi_section(kind: str) -> Section:
     primary = cols[tier_col if tier_col is not None else sort_col]
     per_lang_cols = tuple(
         _col(tuple(t.id for t in ts), primary.metric, f"{PI_INDIC_LANGUAGES[lang]}",
-             col_id=f"{lang}:{primary.metric}", per_query_key=primary.per_query_key)
+             col_id=f"{lang}:{primary.metric}", per_query_key=primary.per_query_key,
+             shared_queries=True)
         for lang, ts in by_lang.items())
     xling = setting == "cross-lingual"
     note = ("Average over all 132 ordered language pairs" if xling

@@ -13,7 +13,8 @@ Two requirements shape the code more than the statistics do:
   small enough that every partial sum is exactly representable, and then any summation
   order (any BLAS kernel, any number of threads) gives the same result.
 * **Fast enough for a whole leaderboard.** The site tiers every view (87 today) of up to
-  300 systems, on two metrics each, over up to 19,800 pooled queries; every comparison wants 100,000
+  300 systems, on two metrics each, over up to 2,989 pooled queries (FollowTable's average;
+  a pooled view's cost grows with its queries); every comparison wants 100,000
   random sign flips and 10,000 bootstrap resamples. How each column is done depends on
   that column alone (so a pair's figures never depend on the rest of the view):
 
@@ -226,7 +227,8 @@ def _rng(seed: int, *parts: str | int) -> np.random.Generator:
 # Cache of random matrices. Drawing 100,000 x n sign bits or 10,000 bootstrap resamples of
 # n queries costs a sizeable fraction of applying them to a whole view, and every view of
 # the same size and seed uses the same matrix, so keep them (least recently used first
-# out). The largest, the bootstrap table of PI-Indic's 19,800-query averages, is 396 MB.
+# out). A bootstrap table takes 2 bytes per query and resample (60 MB for FollowTable's
+# 2,989-query average), a packed sign matrix 12.5 KB per query.
 
 _CACHE_BUDGET = 640 * 2**20
 _cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
@@ -624,7 +626,7 @@ def _binomial_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray, n_resam
     column uses depend on that column alone. The draws are the same for every column with
     the same seed, like the shared sign matrix. The cost is n_resamples x (number of slots),
     at most about (distinct magnitudes) x log2(n), instead of n_resamples x n: an R@1 or
-    accuracy column over 19,800 queries needs at most 15 slots, an RR@10 one a few hundred.
+    accuracy column over 20,000 queries needs at most 15 slots, an RR@10 one a few hundred.
 
     S is an integer, computed exactly. When sum(|d|) < 2**24, one float32 product gives
     S - sum(|d|)/2 directly (a constant slot carries -sum(|d|)/2; every partial sum is a
