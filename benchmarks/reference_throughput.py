@@ -1,14 +1,14 @@
-"""Throughput of the reference-model runners against naive loops, on real FollowTable tables.
+"""Throughput of the reference-model runners against naive loops, on real benchmark texts.
 
 Figures (documents per second, median of ``--repeats`` timed runs after a warm-up):
 
 * BM25 indexing: our tokeniser + ``bm25s`` sparse index over a corpus sample;
 * BM25 scoring: (query, document) pairs scored per second by ``bm25s`` versus a plain
   Python loop that scores one document at a time from term-frequency dictionaries;
-* all-MiniLM-L6-v2 encoding (max 256 tokens) of tables, of queries with instructions and
-  of topic-only queries: the runner (length-sorted batches in ``inference_mode``) versus
-  one text at a time through the model, in input order, and versus batching without
-  length sorting.
+* all-MiniLM-L6-v2 encoding (max 256 tokens) of FollowTable tables, of its queries with
+  instructions and topic-only queries, and of PI-Indic T1 documents: the runner
+  (length-sorted batches in ``inference_mode``) versus one text at a time through the
+  model, in input order, and versus batching without length sorting.
 
 The machine's load average is printed before and after: on a shared machine the absolute
 figures move with it, the ratios much less.
@@ -69,6 +69,21 @@ def load_sample(data_dir: Path, size: int, seed: int
     picks = rng.choice(len(texts), size=min(size, len(texts)), replace=False)
     shuffled = [queries[i] for i in rng.permutation(len(queries))]
     return [texts[i] for i in picks], shuffled, [topics[i] for i in rng.permutation(len(topics))]
+
+
+def load_pi_indic_documents(data_dir: Path, size: int, seed: int) -> list[str]:
+    """A seeded random sample of PI-Indic val150 T1 documents (instructions in the 12
+    languages): shorter than tables and far more varied in length."""
+    from leaderboard.registry import all_tasks
+    from reference_models.pipeline import load_corpus
+
+    texts: list[str] = []
+    for task in all_tasks().values():
+        if task.benchmark == "pi-indic-val150" and task.views.get("pi_task") == "t1":
+            texts.extend(load_corpus(task, data_dir).texts)
+    rng = np.random.default_rng(seed)
+    return [texts[i] for i in rng.choice(len(texts), size=min(size, len(texts)),
+                                         replace=False)]
 
 
 def naive_bm25_scores(query: list[str], docs: list[Counter], df: Counter, avgdl: float,
@@ -193,7 +208,9 @@ def main(argv: list[str] | None = None) -> int:
                                          args.seed)
     bench_bm25(texts[:args.bm25_sample], queries, args.repeats)
     samples = (("tables", texts[:args.sample]), ("instructed queries", queries[:args.sample]),
-               ("topic-only queries", topics[:args.sample]))
+               ("topic-only queries", topics[:args.sample]),
+               ("PI-Indic T1 documents",
+                load_pi_indic_documents(args.data_dir, args.sample, args.seed)))
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     for device in devices:
         for label, sample in samples:
