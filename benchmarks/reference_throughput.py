@@ -7,8 +7,10 @@ Figures (documents per second, median of ``--repeats`` timed runs after a warm-u
   Python loop that scores one document at a time from term-frequency dictionaries;
 * all-MiniLM-L6-v2 encoding (max 256 tokens) of FollowTable tables, of its queries with
   instructions and topic-only queries, and of PI-Indic T1 documents: the runner
-  (length-sorted batches in ``inference_mode``) versus one text at a time through the
-  model, in input order, and versus batching without length sorting.
+  (length-sorted batches in ``inference_mode``, linear layers on oneDNN on CPU) versus the
+  same runner with PyTorch's default linear kernels, one text at a time through the plain
+  model in input order, and batching without length sorting; on CPU also the ceiling that
+  the linear layers' arithmetic puts on any fp32 runner.
 
 The machine's load average is printed before and after: on a shared machine the absolute
 figures move with it, the ratios much less.
@@ -134,6 +136,33 @@ def bench_bm25(texts: list[str], queries: list[str], repeats: int) -> None:
           f"ratio {naive / fast:6.1f}x   (scores agree: {agree})")
 
 
+def linear_ceiling(config, lengths: list[int]) -> tuple[float, float, str]:
+    """GFLOP per text spent in a BERT-style encoder's linear layers at the given token
+    lengths, and the fastest fp32 rate (GFLOP/s) measured on one such layer over a batch of
+    tokens, by MKL (PyTorch's default) and by oneDNN: an upper bound on texts per second
+    for any runner that keeps fp32 and the model's arithmetic."""
+    import torch
+
+    hidden, inner, layers = (config.hidden_size, config.intermediate_size,
+                             config.num_hidden_layers)
+    # per token and layer: Q, K, V and output projections (4 h^2), the feed-forward (2 h i)
+    gflop = 2.0 * layers * (4 * hidden * hidden + 2 * hidden * inner) * float(
+        np.mean(lengths)) / 1e9
+    layer = torch.nn.Linear(hidden, inner)
+    x = torch.randn(4096, hidden)
+    rates = {}
+    candidates = {"MKL": lambda: layer(x)}
+    if hasattr(getattr(torch.ops, "mkldnn", None), "_linear_pointwise"):
+        candidates["oneDNN"] = lambda: torch.ops.mkldnn._linear_pointwise(
+            x, layer.weight, layer.bias, "none", [], "")
+    with torch.inference_mode():
+        for name, call in candidates.items():
+            seconds = timed(call, 20)
+            rates[name] = 2.0 * x.shape[0] * hidden * inner / seconds / 1e9
+    best = max(rates, key=rates.__getitem__)
+    return gflop, rates[best], f"{best}; " + ", ".join(f"{k} {v:.0f}" for k, v in rates.items())
+
+
 def bench_minilm(texts: list[str], label: str, device: str, repeats: int,
                  batch_size: int) -> None:
     import torch
@@ -141,10 +170,14 @@ def bench_minilm(texts: list[str], label: str, device: str, repeats: int,
     from reference_models.neural import TextEncoder, pool
     from reference_models.spec import get_model_spec
 
-    runner = TextEncoder(get_model_spec("all-minilm-l6-v2"), device=device,
-                         batch_size=batch_size, progress=False)
+    spec = get_model_spec("all-minilm-l6-v2")
+    runner = TextEncoder(spec, device=device, batch_size=batch_size, progress=False)
+    # the same runner with PyTorch's default linear kernels; its model is the plain
+    # transformers model the naive loops use
+    runner_aten = TextEncoder(spec, device=device, batch_size=batch_size, progress=False,
+                              linear_kernels="aten")
     max_length = 256
-    model, tokenizer = runner.model, runner.tokenizer
+    model, tokenizer = runner_aten.model, runner_aten.tokenizer
 
     def naive() -> np.ndarray:
         rows = []
@@ -172,22 +205,35 @@ def bench_minilm(texts: list[str], label: str, device: str, repeats: int,
     def ours() -> np.ndarray:
         return runner.encode(texts, max_length)
 
+    def ours_aten() -> np.ndarray:
+        return runner_aten.encode(texts, max_length)
+
     lengths = [len(ids) for ids in tokenizer(texts, truncation=True,
                                              max_length=max_length)["input_ids"]]
     where = f"{device} ({runner.dtype})".replace("torch.", "")
     print(f"MiniLM on {len(texts)} {label}: {np.mean(lengths):.0f} tokens on average "
           f"(max {max_length}), {where}, {torch.get_num_threads()} CPU threads, "
-          f"batch {batch_size}")
+          f"batch {batch_size}, runner's linear layers: {runner.linear_kernels}")
     agree = np.allclose(naive(), ours(), atol=1e-4)
     t_ours = timed(ours, repeats)
+    t_aten = timed(ours_aten, repeats) if runner.linear_kernels != "aten" else t_ours
     t_unsorted = timed(batched_unsorted, repeats)
     t_naive = timed(naive, max(1, repeats // 2))
     n = len(texts)
     print(f"  runner (length-sorted batches)   {n / t_ours:10.1f} texts/s")
+    if runner.linear_kernels != "aten":
+        print(f"  runner, PyTorch's default linear {n / t_aten:10.1f} texts/s   "
+              f"runner is {t_aten / t_ours:5.2f}x faster")
     print(f"  batched, unsorted                {n / t_unsorted:10.1f} texts/s   "
           f"runner is {t_unsorted / t_ours:5.2f}x faster")
     print(f"  naive, one at a time             {n / t_naive:10.1f} texts/s   "
           f"runner is {t_naive / t_ours:5.2f}x faster   (vectors agree: {agree})")
+    if device == "cpu":
+        ceiling = linear_ceiling(model.config, lengths)
+        print(f"  ceiling: the encoder's linear layers alone take {ceiling[0]:.2f} GFLOP per "
+              f"text; at the fastest fp32 rate measured here ({ceiling[1]:.0f} GFLOP/s, "
+              f"{ceiling[2]}) no runner exceeds {ceiling[1] / ceiling[0]:.1f} texts/s, "
+              f"{t_naive / n * ceiling[1] / ceiling[0]:.2f}x the naive loop")
 
 
 def main(argv: list[str] | None = None) -> int:

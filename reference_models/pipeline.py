@@ -379,6 +379,8 @@ def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard):
         first, *_ = make_ranker(first_spec, options, Shard())
         ranker = RerankRanker(runner, first, cache, shard, group, options.chunk_size)
     dtype = str(runner.dtype).replace("torch.", "")
+    if runner.linear_kernels != "aten":
+        dtype += f", {runner.linear_kernels} linear layers"
     return ranker, str(device), dtype, runner.parameters, runner.revision, group
 
 

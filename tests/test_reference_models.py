@@ -326,6 +326,73 @@ def test_lora_adapter_is_merged_into_the_base_model(tiny_models, tmp_path: Path)
     assert not np.allclose(plain.encode([text], 24)[0], expected, atol=1e-3)
 
 
+def test_cpu_batches_are_capped_in_padded_tokens() -> None:
+    from reference_models.neural import _length_sorted_batches, cpu_batch_tokens
+
+    lengths = [3, 10, 5, 10, 1, 2]
+    assert [b.tolist() for b in _length_sorted_batches(lengths, 3)] == [[1, 3, 2], [0, 5, 4]]
+    # at most 20 padded tokens: two texts of 10, then 3 + 5 -> 5 * 3 = 15, ...
+    capped = [b.tolist() for b in _length_sorted_batches(lengths, 3, 20)]
+    assert capped == [[1, 3], [2, 0, 5], [4]]
+    # a text longer than the cap still gets a batch of its own
+    assert [b.tolist() for b in _length_sorted_batches([50, 4], 8, 20)] == [[0], [1]]
+    config = transformers.BertConfig(hidden_size=384, intermediate_size=1536)
+    assert cpu_batch_tokens(config) == 4096  # 4096 x 1536 fp32 activations = 24 MiB
+
+
+needs_onednn = pytest.mark.skipif(
+    not torch.backends.mkldnn.is_available()
+    or not hasattr(getattr(torch.ops, "mkldnn", None), "_linear_pointwise"),
+    reason="this torch build has no oneDNN linear kernel")
+
+
+@needs_onednn
+def test_onednn_linear_layers_compute_the_same_vectors(tiny_models) -> None:
+    spec = bi_encoder_spec(tiny_models["bert"], "mean")
+    fast = TextEncoder(spec, progress=False)
+    plain = TextEncoder(spec, progress=False, linear_kernels="aten")
+    assert (fast.linear_kernels, plain.linear_kernels) == ("onednn", "aten")
+    assert not any(type(m) is torch.nn.Linear for m in fast.model.modules())
+    assert any(type(m) is torch.nn.Linear for m in plain.model.modules())
+    assert list(fast.model.state_dict()) == list(plain.model.state_dict())
+    texts = ["running shoes", "price deal coupon store today cheap buy", "shoe"]
+    vectors = fast.encode(texts, 32)
+    assert np.allclose(vectors, plain.encode(texts, 32), atol=1e-5)
+    assert vectors.tobytes() == fast.encode(texts, 32).tobytes()  # same bits on a rerun
+    # the kernel is part of the cache identity: their vectors never share a cache folder
+    assert fast.cache_config() != plain.cache_config()
+    assert fast.cache_config()["linear_kernels"] == "onednn"
+
+
+@needs_onednn
+def test_onednn_linear_layers_keep_tied_weights(tiny_models) -> None:
+    spec = _spec(id="tiny-t5", family="seq2seq-reranker", type="cross-encoder",
+                 hf_id=str(tiny_models["t5"]), reranker={
+                     "prompt": "query {query} document {document} relevant",
+                     "true_token": "true", "false_token": "false", "max_length": 64})
+    fast = Seq2SeqReranker(spec, progress=False)
+    plain = Seq2SeqReranker(spec, progress=False, linear_kernels="aten")
+    assert fast.linear_kernels == "onednn"
+    assert fast.model.lm_head.weight is fast.model.shared.weight
+    assert np.allclose(fast.score(PAIRS), plain.score(PAIRS), atol=1e-5)
+
+
+def test_onednn_linear_layers_fall_back_when_the_kernel_fails(tiny_models,
+                                                              monkeypatch) -> None:
+    def broken(*args, **kwargs):
+        raise RuntimeError("no oneDNN kernel for this CPU")
+
+    monkeypatch.setattr(torch.backends.mkldnn, "is_available", lambda: True)
+    monkeypatch.setattr(torch.ops.mkldnn, "_linear_pointwise", broken, raising=False)
+    runner = TextEncoder(bi_encoder_spec(tiny_models["bert"], "mean"), progress=False)
+    assert runner.linear_kernels == "aten"
+    assert any(type(m) is torch.nn.Linear for m in runner.model.modules())
+    assert runner.encode(["running shoes"], 32).shape[0] == 1
+    with pytest.raises(ValueError, match="linear_kernels"):
+        TextEncoder(bi_encoder_spec(tiny_models["bert"], "mean"), progress=False,
+                    linear_kernels="mkl")
+
+
 PAIRS = [("running shoes build", "foam sole material design"),
          ("shoes only about price", "price deal coupon store today cheap buy sale discount"),
          ("table", "shoe")]
@@ -629,6 +696,11 @@ def test_minilm_from_package_ranks_sensibly() -> None:
     assert ranked.doc_ids.tolist() == ["dup", "para", "other"]
     assert scores[0] == pytest.approx(1.0, abs=1e-5)
     assert scores[1] - scores[2] > 0.3
+    if runner.linear_kernels == "onednn":  # the real model agrees with PyTorch's kernels
+        plain = load_runner(get_model_spec("all-minilm-l6-v2"), device="cpu", progress=False,
+                            linear_kernels="aten")
+        texts = [query, *documents]
+        assert np.allclose(runner.encode(texts, 256), plain.encode(texts, 256), atol=1e-5)
 
 
 def test_cli_lists_models_and_runs_bm25(tiny_data: Path, tmp_path: Path, capsys) -> None:
