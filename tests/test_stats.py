@@ -192,6 +192,48 @@ def test_float32_screening_equals_exact_float64_count(kind):
     assert fast[0] == 1.0
 
 
+def test_means_over_tasks_are_found_on_their_finer_grid():
+    rng = np.random.default_rng(12)
+    n = 150
+    rr = RR_VALUES[rng.integers(0, 11, (11, n, 2))]  # RR@10 of two systems on 11 tasks
+    r1 = rng.integers(0, 2, (132, n, 2)).astype(float)  # R@1 on 132 tasks
+    d = np.column_stack([
+        rr.mean(axis=0) @ [1.0, -1.0],                     # RR@10 mean over 11 tasks
+        r1.mean(axis=0) @ [1.0, -1.0],                     # R@1 mean over 132 tasks
+        rng.normal(0.0, 0.1, n),                           # continuous
+        np.r_[np.zeros(16), rng.normal(0.0, 0.1, n - 16)],  # continuous after 16 ties
+        np.r_[np.zeros(16), np.full(n - 16, 1 / 11)],      # 1/2520 fits the first rows only
+        np.r_[np.full(n - 1, 1 / 7), 1 / 3]])               # 1/2520
+    on_grid, sizes, ints = sig._on_grid(d)
+    assert on_grid.tolist() == [True, True, False, False, False, True]
+    # the smallest grid: lcm(2520, 132) = 2520 * 11
+    assert sizes.tolist() == [2520 * 11, 2520 * 11, 2520, 2520, 2520, 2520]
+    assert np.array_equal(ints, np.rint(d[:, on_grid] * sizes[on_grid]))
+    assert np.allclose(ints / sizes[on_grid], d[:, on_grid], rtol=0, atol=1e-15)
+
+
+def test_grid_columns_with_many_magnitudes_take_the_sign_matrix(monkeypatch):
+    # R@1 averaged over 132 tasks takes few magnitudes: binomial draws; RR@10 averaged over
+    # 11 tasks takes nearly one magnitude per query: the shared sign matrix
+    rng = np.random.default_rng(13)
+    n = 60
+    few = (rng.integers(0, 3, n) - rng.integers(0, 3, n)) / 132 + 0.01
+    many = rng.permutation(np.arange(1, n + 1)) / (2520 * 11) + (rng.random(n) < 0.5) / 11
+    for d, avoided in ((few, "_sign_matrix_counts"), (many, "_binomial_counts")):
+        d = d[:, None]
+        assert sig._on_grid(d)[0][0]
+        expected = sig.randomization_pvalues(d, n_resamples=20_000, seed=4)
+        with monkeypatch.context() as patch:
+            patch.setattr(sig, avoided, lambda *a, **k: pytest.fail(f"{avoided} called"))
+            assert np.array_equal(sig.randomization_pvalues(d, n_resamples=20_000, seed=4),
+                                  expected)
+    # either way the p-value estimates the exact one
+    d = (rng.integers(-2, 3, 30) / 11)[:, None]
+    exact = _exact_by_halves(np.rint(d[:, 0] * 11).astype(int))
+    ours = sig.randomization_pvalues(d, seed=2)[0]
+    assert abs(ours - exact) < 5 * np.sqrt(exact * (1 - exact) / R) + 1 / R
+
+
 def test_identical_systems_give_p_one():
     x = np.random.default_rng(0).random(25)
     assert paired_randomization_test(x, x) == 1.0
@@ -413,14 +455,17 @@ def test_holm_never_lowers_and_keeps_order(pvalues):
 # --- bootstrap interval --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["continuous", "grid"])
+@pytest.mark.parametrize("kind", ["continuous", "grid", "mean over 11 tasks"])
 def test_bootstrap_interval_matches_numpy_percentile(kind):
     rng = np.random.default_rng(2)
     n, reps = 80, 4000
     if kind == "continuous":
         d = rng.normal(0.03, 0.2, (n, 3))
-    else:  # RR@10 differences: the single-product path
+    elif kind == "grid":  # RR@10 differences: the single-product path
         d = 1 / rng.integers(1, 4, (n, 3)) - 1 / rng.integers(1, 11, (n, 3))
+    else:  # R@1 averaged over 11 tasks: on the 1/(2520 * 11) grid
+        d = (rng.integers(0, 12, (n, 3)) - rng.integers(0, 12, (n, 3))) / 11
+        assert sig._on_grid(d)[0].all()
     lo, hi = sig.bootstrap_mean_ci(d, n_resamples=reps, seed=5)
     counts = sig._bootstrap_counts(n, reps, 5).astype(np.float64)  # (n x B)
     means = d.T @ counts / n

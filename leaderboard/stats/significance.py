@@ -69,8 +69,12 @@ DEFAULT_BOOTSTRAP = 10_000
 # Per-query scores of rank metrics with at most 10 ranks (RR@k, R@k, P@k for k <= 10, and
 # differences of them) are multiples of 1/lcm(1..10). On that grid the statistic is an
 # integer, ties are exact and the float32 product is exact, so no recomputation is needed.
+# A mean of such scores over k tasks (a PI-Indic language averaged over its 11 or 12
+# language pairs, or over all 132) lies on the finer grid 1/(2520 k): each column gets the
+# smallest k up to _GRID_MAX_TASKS that makes it integral.
 _GRID = 2520
-_GRID_TOL = 1e-7  # in grid units; float noise of a score times 2520 is ~1e-13
+_GRID_MAX_TASKS = 160
+_GRID_TOL = 1e-7  # in grid units; float noise of a mean of scores times 2520 k is < 1e-8
 _F32_EXACT = float(2**24)  # integers below this are exact in float32, and so are sums of them
 _F64_BUDGET_EXP = 51  # fixed-point budget for sum(|d|): 2**51, a bit of headroom below 2**53
 _F64_BUDGET = float(2**_F64_BUDGET_EXP)
@@ -322,20 +326,41 @@ class _Signs:
 # Fixed point
 
 
-def _on_grid(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Which columns of ``d`` lie on the 1/2520 grid, and d * 2520 as integers for those
-    columns only (n x their number).
+def _on_grid(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which columns of ``d`` lie on a 1/(2520 k) grid, k <= _GRID_MAX_TASKS, each column's
+    grid size 2520 k (the smallest k that fits its first rows; 2520 for off-grid columns),
+    and d * 2520 k as integers for the grid columns only (n x their number).
 
     The first rows are checked first: an off-grid column (continuous scores) almost always
-    shows it there, and is then not scaled whole. The rest goes in blocks of rows, in place,
-    so the temporaries stay in cache."""
+    shows it there, for every k, and is then not scaled whole. The rest goes in blocks of
+    rows, in place, so the temporaries stay in cache. A column whose first rows fit a
+    coarser grid than the whole column needs is left off the grid: still tested
+    correctly, as a continuous column."""
     n, m = d.shape
+    sizes = np.full(m, float(_GRID))
     head = d[:16] * _GRID
-    maybe = np.flatnonzero(np.all(np.abs(head - np.rint(head)) <= _GRID_TOL, axis=0))
+    fits = np.all(np.abs(head - np.rint(head)) <= _GRID_TOL, axis=0)  # k = 1
+    rest = np.flatnonzero(~fits)
+    if rest.size:
+        # finer grids, row by row: a column leaves as soon as no k fits it (continuous
+        # scores at their first non-zero difference), so this costs little
+        ks = np.arange(2, _GRID_MAX_TASKS + 1, dtype=np.float64)[:, None]
+        alive = np.ones((ks.size, rest.size), dtype=bool)
+        for row in head[:, rest]:
+            live = np.flatnonzero(alive.any(axis=0))
+            if live.size == 0:
+                break
+            x = row[live] * ks
+            alive[:, live] &= np.abs(x - np.rint(x)) <= _GRID_TOL
+        found = alive.any(axis=0)
+        fits[rest[found]] = True
+        sizes[rest[found]] = _GRID * ks[np.argmax(alive[:, found], axis=0), 0]  # smallest k
+    maybe = np.flatnonzero(fits)
     on_grid = np.zeros(m, dtype=bool)
     if maybe.size == 0:
-        return on_grid, np.empty((n, 0))
+        return on_grid, sizes, np.empty((n, 0))
     src = d if maybe.size == m else d[:, maybe]
+    factor = sizes[maybe]
     ints = np.empty((n, maybe.size))
     ok = np.ones(maybe.size, dtype=bool)
     step = max(1, (1 << 16) // maybe.size)
@@ -343,20 +368,22 @@ def _on_grid(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for first in range(0, n, step):
         last = min(first + step, n)
         scaled = buf[:last - first]
-        np.multiply(src[first:last], _GRID, out=scaled)
+        np.multiply(src[first:last], factor, out=scaled)
         np.rint(scaled, out=ints[first:last])
         np.subtract(scaled, ints[first:last], out=scaled)
         np.abs(scaled, out=scaled)
         ok &= np.all(scaled <= _GRID_TOL, axis=0)
     on_grid[maybe[ok]] = True
-    return on_grid, ints if ok.all() else ints[:, ok]
+    sizes[maybe[~ok]] = float(_GRID)
+    return on_grid, sizes, ints if ok.all() else ints[:, ok]
 
 
 def _fixed_point(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Integer-valued float64 copies of the columns of ``d``, their sum(|.|), and which
-    columns are on the 1/2520 grid (their integers are d * 2520 / gcd, exactly).
+    columns are on a 1/(2520 k) grid (their integers are d * 2520 k / gcd, exactly).
 
-    Columns on the 1/2520 grid (rank metrics with few ranks) become exact small integers;
+    Columns on such a grid (rank metrics with few ranks, and their means over tasks)
+    become exact small integers;
     others are scaled by a power of two so that sum(|d_int|) <= 2**51 (~15 significant
     digits). Either way every partial sum of +-d_int is an integer below 2**53, exact in
     float64 in any order, which is what makes the counts independent of BLAS and threads.
@@ -364,7 +391,7 @@ def _fixed_point(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n, m = d.shape
     if n == 0:
         return np.empty_like(d), np.zeros(m), np.ones(m, dtype=bool)
-    on_grid, ints = _on_grid(d)
+    on_grid, _, ints = _on_grid(d)  # the grid size cancels: only ratios of d matter
     magnitudes = np.abs(ints)
     fits = magnitudes.sum(axis=0) < _F64_BUDGET
     on_grid[np.flatnonzero(on_grid)[~fits]] = False
@@ -455,6 +482,12 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
         if one.any():
             p[cols[one]] = _single_magnitude_pvalues(a[:, one], top[one], thr[cols[one]])
         mc = cols[~one]
+        if mc.size:
+            # binomial draws pay off while a column needs fewer slots than it has queries
+            # (a mean over many tasks can take nearly as many magnitudes as queries)
+            cheap = _binomial_slots(a[:, ~one]) <= n // 2
+            other[mc[~cheap]] = True
+            mc = mc[cheap]
         if mc.size:
             counts = _binomial_counts(d_int[:, mc], l1[mc], thr[mc], int(n_resamples), seed)
             p[mc] = (counts + 1.0) / (n_resamples + 1.0)
@@ -570,6 +603,19 @@ _POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 _POPCOUNT_MAX_LEVEL = 7  # Bin(2**k, 1/2) by counting 2**k random bits up to k = 7
 _pools: dict[tuple[int, int, int], np.ndarray] = {}
 _pools_lock = threading.Lock()
+
+
+def _binomial_slots(magnitudes: np.ndarray) -> np.ndarray:
+    """Binomial draws per assignment that :func:`_binomial_counts` needs for each column of
+    integer |d| (n x m): one per set bit of each distinct non-zero magnitude's count."""
+    cols, v, c = _distinct_values(magnitudes)
+    keep = v > 0
+    c = c[keep].astype(np.int64)
+    bits = np.zeros(c.size, dtype=np.int64)
+    while c.any():
+        bits += _POPCOUNT8[c & 255]
+        c >>= 8
+    return np.bincount(cols[keep], weights=bits, minlength=magnitudes.shape[1])
 
 
 def _binomial_half(seed: int, level: int, slot: int, n_resamples: int) -> np.ndarray:
@@ -990,9 +1036,8 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
 
     prefix = _bootstrap_prefix(n, int(n_resamples), seed)  # (B x (n + 1))
     sums = np.empty((m, n_resamples), dtype=np.float64)  # exact integers
-    scale = np.full(m, float(n * _GRID))  # mean = sum / scale
-
-    on_grid, g_ints = _on_grid(d)  # integers of the grid columns, in column order
+    on_grid, sizes, g_ints = _on_grid(d)  # integers of the grid columns, in column order
+    scale = n * sizes  # mean = sum / scale (grid columns' sums are in units of 1/size)
     grid = np.flatnonzero(on_grid)
     kind = np.full(m, _SPLIT)
     gcd_of = np.ones(m)
@@ -1085,7 +1130,7 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
                     for cols_, rows_, shift, mult in products:
                         part = np.ldexp(rows_ @ counts_t, shift, dtype=np.float64)
                         if mult is not None:
-                            part *= mult[:, None]  # back to units of 1/2520: exact
+                            part *= mult[:, None]  # back to units of the grid: exact
                         target = slice(None) if cols_.size == m else cols_
                         if id(cols_) in done:
                             sums[target, start:stop] += part
