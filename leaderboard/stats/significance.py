@@ -21,10 +21,11 @@ Two requirements shape the code more than the statistics do:
   - continuous scores (nDCG, AP, IRS): one sign matrix per (seed, number of queries),
     applied to all systems of a view with one float32 product, every count it cannot
     decide for certain recomputed exactly (:func:`_sign_matrix_counts`);
-  - scores on the 1/2520 grid (RR@10, R@k, accuracy) take few distinct |differences|:
-    a sign-flip sum is then a weighted sum of binomial counts, drawn from a shared pool
-    at a cost independent of the number of queries (:func:`_binomial_counts`), and 0/1
-    metrics get the exact binomial p-value (:func:`_single_magnitude_pvalues`);
+  - scores on the 1/2520 grid (RR@10, R@k, accuracy), or on 1/(2520 k) for their means
+    over k tasks, take few distinct |differences|: a sign-flip sum is then a weighted sum
+    of binomial counts, drawn from a shared pool at a cost independent of the number of
+    queries (:func:`_binomial_counts`), and 0/1 metrics get the exact binomial p-value
+    (:func:`_single_magnitude_pvalues`);
   - the bootstrap reads grid columns' resampled sums off prefix counts at their value
     boundaries and multiplies the other columns with the resample counts.
 
@@ -437,8 +438,11 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
     comparing it alone (``compare_pair``) gives the same figure as the leaderboard:
 
     * scores on the 1/2520 grid (RR@k, R@k, P@k with k <= 10, accuracy, and differences of
-      them) take few distinct |d_i|; their Monte-Carlo statistics are drawn as per-magnitude
-      binomial counts (:func:`_binomial_counts`), at a cost independent of n;
+      them) or on a 1/(2520 k) grid (their means over k tasks) take few distinct |d_i|;
+      their Monte-Carlo statistics are drawn as per-magnitude binomial counts
+      (:func:`_binomial_counts`), at a cost independent of n, unless a column needs more
+      binomial draws per assignment than half its queries (then the sign matrix is
+      cheaper and it joins the columns below);
     * when all non-zero |d_i| are equal (0/1 metrics: R@k, accuracy), the distribution is
       that of a binomial and the p-value is exact (:func:`_single_magnitude_pvalues`), as
       for n <= EXACT_MAX_QUERIES;
@@ -654,7 +658,7 @@ def _binomial_pool(seed: int, level: int, slots: int, n_resamples: int) -> np.nd
 def _binomial_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray, n_resamples: int,
                      seed: int) -> np.ndarray:
     """Monte-Carlo counts of |sum(s_i d_i)| >= thr for integer columns with few distinct
-    |d_i| (scores on the 1/2520 grid), without a sign per query.
+    |d_i| (scores on a rank grid, see :func:`_on_grid`), without a sign per query.
 
     Why it is the same test: the s_i are independent fair signs, so s_i * sign(d_i) are too,
     and sum(s_i d_i) has the distribution of sum over the distinct magnitudes v of
@@ -1009,11 +1013,11 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
     thread count, and each column's computation depends on that column alone. Three ways,
     chosen per column:
 
-    * scores on the 1/2520 grid with few distinct values (R@1, accuracy, RR@10 over many
-      queries): the column's queries are taken in order of their value, so each value's
-      queries occupy a block of positions and a resample's sum is sum_k u_k * (draws in
-      block k), a difference of the resample's prefix counts at the block boundaries. The
-      n draws of a resample are exchangeable across positions, so this is the same
+    * scores on a rank grid (:func:`_on_grid`) with few distinct values (R@1, accuracy,
+      RR@10 over many queries): the column's queries are taken in order of their value,
+      so each value's queries occupy a block of positions and a resample's sum is
+      sum_k u_k * (draws in block k), a difference of the resample's prefix counts at the
+      block boundaries. The n draws of a resample are exchangeable across positions, so this is the same
       bootstrap (each resample a multinomial draw of n queries) at a cost of
       (distinct values) x B instead of n x B;
     * other grid scores: integers whose resampled sums stay below 2**24, exact in one
