@@ -326,6 +326,13 @@ def test_lora_adapter_is_merged_into_the_base_model(tiny_models, tmp_path: Path)
     assert not np.allclose(plain.encode([text], 24)[0], expected, atol=1e-3)
 
 
+def tiny_monot5_spec(path: Path) -> ModelSpec:
+    return _spec(id="tiny-t5", family="seq2seq-reranker", type="cross-encoder",
+                 hf_id=str(path), reranker={
+                     "prompt": "query {query} document {document} relevant",
+                     "true_token": "true", "false_token": "false", "max_length": 64})
+
+
 def test_cpu_batches_are_capped_in_padded_tokens() -> None:
     from reference_models.neural import _length_sorted_batches, cpu_batch_tokens
 
@@ -366,10 +373,7 @@ def test_onednn_linear_layers_compute_the_same_vectors(tiny_models) -> None:
 
 @needs_onednn
 def test_onednn_linear_layers_keep_tied_weights(tiny_models) -> None:
-    spec = _spec(id="tiny-t5", family="seq2seq-reranker", type="cross-encoder",
-                 hf_id=str(tiny_models["t5"]), reranker={
-                     "prompt": "query {query} document {document} relevant",
-                     "true_token": "true", "false_token": "false", "max_length": 64})
+    spec = tiny_monot5_spec(tiny_models["t5"])
     fast = Seq2SeqReranker(spec, progress=False)
     plain = Seq2SeqReranker(spec, progress=False, linear_kernels="aten")
     assert fast.linear_kernels == "onednn"
@@ -410,10 +414,7 @@ def test_cross_encoder_scores_the_pair_logit(tiny_models) -> None:
 
 
 def test_monot5_true_false_logits(tiny_models) -> None:
-    spec = _spec(id="tiny-t5", family="seq2seq-reranker", type="cross-encoder",
-                 hf_id=str(tiny_models["t5"]), reranker={
-                     "prompt": "query {query} document {document} relevant",
-                     "true_token": "true", "false_token": "false", "max_length": 64})
+    spec = tiny_monot5_spec(tiny_models["t5"])
     runner = Seq2SeqReranker(spec, progress=False)
     vocab = runner.tokenizer.get_vocab()
     assert (runner.true_id, runner.false_id) == (vocab["true"], vocab["false"])
