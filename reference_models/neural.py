@@ -161,7 +161,8 @@ def _load(auto_class_name: str, spec: ModelSpec, location: WeightsLocation, devi
 
 
 #: How a runner's linear layers compute: "onednn" (oneDNN's linear kernel, fp32 on CPU) or
-#: "aten" (PyTorch's default: MKL BLAS on x86 CPUs, cuBLAS on GPUs).
+#: "aten" (PyTorch's default: MKL BLAS on x86 CPUs, cuBLAS on GPUs). Runners take "auto"
+#: (oneDNN wherever it applies) or "aten".
 LinearKernels = str
 
 
@@ -242,13 +243,12 @@ def _length_sorted_batches(lengths: Sequence[int], batch_size: int,
     that many padded tokens (its size times its longest member's length), never fewer
     than one text."""
     order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
-    if max_tokens is None:
-        return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
     batches = []
     start = 0
     while start < len(order):
-        longest = max(int(lengths[order[start]]), 1)
-        size = max(1, min(batch_size, max_tokens // longest))
+        size = batch_size
+        if max_tokens is not None:  # the first member is the batch's longest
+            size = max(1, min(batch_size, max_tokens // max(int(lengths[order[start]]), 1)))
         batches.append(order[start:start + size])
         start += size
     return batches

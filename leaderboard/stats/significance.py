@@ -487,8 +487,8 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
             p[cols[one]] = _single_magnitude_pvalues(a[:, one], top[one], thr[cols[one]])
         mc = cols[~one]
         if mc.size:
-            # binomial draws pay off while a column needs fewer slots than it has queries
-            # (a mean over many tasks can take nearly as many magnitudes as queries)
+            # binomial draws pay off while a column needs at most half as many slots as it
+            # has queries (a mean over many tasks can take nearly one magnitude per query)
             cheap = _binomial_slots(a[:, ~one]) <= n // 2
             other[mc[~cheap]] = True
             mc = mc[cheap]
@@ -1017,9 +1017,9 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
       RR@10 over many queries): the column's queries are taken in order of their value,
       so each value's queries occupy a block of positions and a resample's sum is
       sum_k u_k * (draws in block k), a difference of the resample's prefix counts at the
-      block boundaries. The n draws of a resample are exchangeable across positions, so this is the same
-      bootstrap (each resample a multinomial draw of n queries) at a cost of
-      (distinct values) x B instead of n x B;
+      block boundaries. The n draws of a resample are exchangeable across positions, so
+      this is the same bootstrap (each resample a multinomial draw of n queries) at a cost
+      of (distinct values) x B instead of n x B;
     * other grid scores: integers whose resampled sums stay below 2**24, exact in one
       float32 product with the per-query counts;
     * off-grid scores: split into two fixed-point integer parts whose sums stay below
