@@ -334,6 +334,8 @@ class _Runner:
                  progress: bool = True, linear_kernels: LinearKernels = "auto") -> None:
         import torch
 
+        if linear_kernels not in ("auto", "aten"):  # checked before loading any weights
+            raise ValueError(f"linear_kernels must be 'auto' or 'aten', not {linear_kernels!r}")
         self.spec = spec
         self.device = resolve_device(device) if isinstance(device, str) else device
         self.dtype = resolve_dtype(spec, self.device)
@@ -348,8 +350,6 @@ class _Runner:
             self.max_batch_tokens = cpu_batch_tokens(self.model.config)
             keep_freed_memory_for_reuse()
         # "auto": oneDNN for fp32 on CPU where it works; "aten" keeps PyTorch's default.
-        if linear_kernels not in ("auto", "aten"):
-            raise ValueError(f"linear_kernels must be 'auto' or 'aten', not {linear_kernels!r}")
         self.linear_kernels: LinearKernels = "aten"
         if (linear_kernels == "auto" and self.device.type == "cpu"
                 and self.dtype == torch.float32):
