@@ -501,6 +501,32 @@ def test_bootstrap_boundary_path_is_the_bootstrap_of_the_sorted_queries():
     assert (alone[0][0], alone[1][0]) == (lo[0], hi[0])
 
 
+@pytest.mark.parametrize("data", ["continuous", "ties", "tiny", "sample too low",
+                                  "sample too high"])
+def test_order_statistics_equal_sorting(data):
+    # the interval's order statistics come from a sampled threshold with a fallback to a
+    # whole-row partition; either way they must be exactly what sorting gives
+    rng = np.random.default_rng(11)
+    b = 4000
+    x = rng.normal(size=(40, b))
+    if data == "ties":  # integer resampled sums with few distinct values
+        x = np.round(x * 3)
+    elif data == "tiny":
+        x = x[:, :5]
+        b = 5
+    elif data == "sample too low":  # the strided sample holds the smallest values
+        x[:, ::sig._SELECT_STRIDE] -= 100.0
+    elif data == "sample too high":  # a cut far inside the row: too many candidates
+        x[:, ::sig._SELECT_STRIDE] += 100.0
+    ordered = np.sort(x, axis=1)
+    k = int(0.025 * (b - 1))
+    k2 = min(k + 1, b - 1)
+    assert [a.tolist() for a in sig._order_statistics(x, k, k2)] == [
+        ordered[:, k].tolist(), ordered[:, k2].tolist()]
+    assert [a.tolist() for a in sig._order_statistics(x, k, k2, largest=True)] == [
+        ordered[:, b - 1 - k].tolist(), ordered[:, b - 1 - k2].tolist()]
+
+
 def test_bootstrap_resamples_are_uniform_over_queries():
     counts = sig._bootstrap_counts(50, 4000, 1)
     assert np.all(counts.sum(axis=0) == 50)

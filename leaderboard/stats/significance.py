@@ -1000,6 +1000,72 @@ _BOUNDARY_RATIO = 64
 _SPLIT, _SINGLE, _BOUNDARY = 0, 1, 2  # how a column's resampled sums are computed
 
 
+# The sampled threshold of :func:`_order_statistics`: every _SELECT_STRIDE-th value of a
+# row, and a sample rank that leaves the rank sought _SELECT_SIGMAS standard deviations
+# inside the near side (an order statistic of the sample, j + 1 values of it below the
+# threshold, stands for about stride * (j + 1) +- stride * sqrt(j + 1) values of the row).
+_SELECT_STRIDE = 16
+_SELECT_SIGMAS = 4.0
+
+
+def _order_statistics(x: np.ndarray, k: int, k2: int, *, largest: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """The values of rank ``k`` and ``k2`` (0-based, k <= k2, both near one end) in every
+    row of ``x`` (m x B): ranks counted from the smallest, or from the largest when
+    ``largest``. Exactly what sorting each row would give.
+
+    Why not ``np.partition``: a partition reorders the whole row, about 30 ms for 300 rows
+    of 10,000 resampled sums and twice per interval; the site asks for a few hundred
+    intervals. Here a threshold is read off a strided sample of each row, set so that
+    comfortably more than k2 values fall on the near side of it; only those values are
+    gathered and partitioned. A row where fewer than k2 + 1 values fall there (an unlucky
+    sample) or far more (many tied sums) is partitioned whole instead, so the result is
+    exact whatever the data.
+    """
+    m, b = x.shape
+    want = k2 + 1
+    sample = x[:, ::_SELECT_STRIDE]
+    # smallest j + 1 = u**2 with stride * (u**2 - sigmas * u) >= want
+    u = (_SELECT_SIGMAS + math.sqrt(_SELECT_SIGMAS**2 + 4 * want / _SELECT_STRIDE)) / 2
+    j = min(sample.shape[1] - 1, math.ceil(u * u) - 1)
+    if largest:
+        j = sample.shape[1] - 1 - j
+        near = x >= np.partition(sample, j, axis=1)[:, j, None]
+    else:
+        near = x <= np.partition(sample, j, axis=1)[:, j, None]
+    counts = np.count_nonzero(near, axis=1)
+    fast = (counts >= want) & (counts <= 3 * _SELECT_STRIDE * (j + 1))
+    out_k = np.empty(m)
+    out_k2 = np.empty(m)
+    if fast.any():
+        near[~fast] = False
+        kept = np.where(fast, counts, 0)
+        at = np.flatnonzero(near)  # row by row, in row order
+        width = int(kept.max())
+        # flat position in the padded (m x width) block: row * width + place in the row
+        starts = np.concatenate([[0], np.cumsum(kept)[:-1]])
+        flat = np.arange(at.size) + np.repeat(np.arange(m) * width - starts, kept)
+        pad = np.full((m, width), -np.inf if largest else np.inf)
+        pad.ravel()[flat] = np.ravel(x)[at]
+        if largest:
+            np.negative(pad, out=pad)
+        pad.partition((k, k2), axis=1)
+        if largest:
+            np.negative(pad, out=pad)
+        out_k[fast] = pad[fast, k]
+        out_k2[fast] = pad[fast, k2]
+    slow = np.flatnonzero(~fast)
+    if slow.size:
+        rows = x[slow]
+        if largest:
+            rows = -rows
+        rows.partition((k, k2), axis=1)
+        sign = -1.0 if largest else 1.0
+        out_k[slow] = sign * rows[:, k]
+        out_k2[slow] = sign * rows[:, k2]
+    return out_k, out_k2
+
+
 def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP,
                       seed: int = 0, confidence: float = 0.95
                       ) -> tuple[np.ndarray, np.ndarray]:
@@ -1152,14 +1218,14 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
         rows = sums[first:last]
         row_scale = scale[first:last]
         for i, pos in enumerate(positions):
-            # order statistics fl and fl + 1, interpolated as numpy's "linear" quantile.
-            # A single-kth partition then a max is ~3x faster than a multi-kth partition
-            # (only the single-kth one has a vectorised kernel).
+            # order statistics fl and fl + 1, interpolated as numpy's "linear" quantile
             fl = int(math.floor(pos))
             above_i = min(fl + 1, n_resamples - 1)
-            rows.partition(above_i, axis=1)
-            above = rows[:, above_i]
-            below = rows[:, :above_i].max(axis=1) if above_i > fl else above
+            if fl < n_resamples - 1 - fl:
+                below, above = _order_statistics(rows, fl, above_i)
+            else:  # the upper tail: the same ranks counted from the top
+                top = n_resamples - 1
+                above, below = _order_statistics(rows, top - above_i, top - fl, largest=True)
             below, above = below / row_scale, above / row_scale
             bounds[i, first:last] = below + (pos - fl) * (above - below)
 
