@@ -36,6 +36,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.machine import cpu_description  # noqa: E402
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -249,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    print(f"machine: {cpu_description()}")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
     texts, queries, topics = load_sample(args.data_dir, max(args.sample, args.bm25_sample),
                                          args.seed)

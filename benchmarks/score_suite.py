@@ -46,6 +46,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
+from benchmarks.machine import cpu_description  # noqa: E402
 from fixtures.mteb_collection import write_collection  # noqa: E402
 from leaderboard.registry import all_tasks  # noqa: E402
 
@@ -412,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"built data and submission in {work} ({time.perf_counter() - t:.0f} s, "
                   "not timed below)")
         n_lines = sum(v for k, v in manifest["run_lines"].items() if "predictions" not in k)
-        print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU(s), "
+        print(f"machine: {cpu_description()}, "
               f"Python {platform.python_version()}, numpy {np.__version__}")
         print(f"submission: {manifest['tasks']} tasks, {n_lines:,} run lines "
               f"({manifest['run_bytes'] / 2**20:.0f} MiB uncompressed, "

@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.site import build_site  # noqa: E402
 from leaderboard.site.synthetic import write_tree  # noqa: E402
 
@@ -119,7 +120,7 @@ def main() -> int:
         data_mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
         print(f"synthetic tree: {args.submissions} submissions x every task, "
               f"{args.queries} queries per task, {data_mb:.0f} MiB, written in {gen:.1f} s")
-        print(f"cpu cores: {os.cpu_count()}")
+        print(f"machine: {cpu_description()}")
         for label in () if args.sort_only else ("cold", "warm"):
             out = work / f"site-{label}"
             load = os.getloadavg()[0]

@@ -50,6 +50,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.registry import all_tasks  # noqa: E402
 from leaderboard.site.board import pool_queries  # noqa: E402
 from leaderboard.site.layout import Column, View, all_views  # noqa: E402
@@ -510,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         works = [w for w in works if args.only in w.view]
     bank = ScoreBank(args.systems, queries, args.data_seed)
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs "
+    print(f"machine: {cpu_description()} "
           f"({sig.worker_count()} used by the stats pool), python {platform.python_version()}, "
           f"numpy {np.__version__}")
     print(f"BLAS: {blas_info()}")
