@@ -14,7 +14,6 @@ import platform
 from pathlib import Path
 
 
-
 def _amd_core(family: int, avx512: bool) -> str | None:
     # family 25 holds Zen 3 and Zen 4; only Zen 4 has AVX-512
     return {23: "Zen/Zen 2", 25: "Zen 4" if avx512 else "Zen 3", 26: "Zen 5"}.get(family)
@@ -32,16 +31,15 @@ def cpu_description(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     except OSError:
         pass
     name = fields.get("model name") or platform.processor() or platform.machine()
+    flags = fields.get("flags", "").split()
     parts = [name]
     vendor = fields.get("vendor_id", "")
     family, model = fields.get("cpu family"), fields.get("model")
     if family and model:
         label = "AMD" if vendor == "AuthenticAMD" else "Intel" if "Intel" in vendor else vendor
-        arch = _amd_core(int(family), "avx512f" in fields.get("flags", "").split()
-                         ) if vendor == "AuthenticAMD" else None
+        arch = _amd_core(int(family), "avx512f" in flags) if vendor == "AuthenticAMD" else None
         parts = [f"{name} ({label} family {family} model {model}"
                  f"{', ' + arch if arch else ''})"]
-    flags = fields.get("flags", "").split()
     if flags:
         parts.append("AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags
                      else "no AVX2")
