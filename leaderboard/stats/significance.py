@@ -1024,6 +1024,7 @@ def _order_statistics(x: np.ndarray, k: int, k2: int, *, largest: bool = False
     """
     m, b = x.shape
     want = k2 + 1
+    sign = -1.0 if largest else 1.0
     sample = x[:, ::_SELECT_STRIDE]
     # smallest j + 1 = u**2 with stride * (u**2 - sigmas * u) >= want
     u = (_SELECT_SIGMAS + math.sqrt(_SELECT_SIGMAS**2 + 4 * want / _SELECT_STRIDE)) / 2
@@ -1045,22 +1046,16 @@ def _order_statistics(x: np.ndarray, k: int, k2: int, *, largest: bool = False
         # flat position in the padded (m x width) block: row * width + place in the row
         starts = np.concatenate([[0], np.cumsum(kept)[:-1]])
         flat = np.arange(at.size) + np.repeat(np.arange(m) * width - starts, kept)
-        pad = np.full((m, width), -np.inf if largest else np.inf)
-        pad.ravel()[flat] = np.ravel(x)[at]
-        if largest:
-            np.negative(pad, out=pad)
+        # the largest values are the smallest of the negated ones
+        pad = np.full((m, width), np.inf)
+        pad.ravel()[flat] = sign * np.ravel(x)[at]
         pad.partition((k, k2), axis=1)
-        if largest:
-            np.negative(pad, out=pad)
-        out_k[fast] = pad[fast, k]
-        out_k2[fast] = pad[fast, k2]
+        out_k[fast] = sign * pad[fast, k]
+        out_k2[fast] = sign * pad[fast, k2]
     slow = np.flatnonzero(~fast)
     if slow.size:
-        rows = x[slow]
-        if largest:
-            rows = -rows
+        rows = sign * x[slow]
         rows.partition((k, k2), axis=1)
-        sign = -1.0 if largest else 1.0
         out_k[slow] = sign * rows[:, k]
         out_k2[slow] = sign * rows[:, k2]
     return out_k, out_k2
