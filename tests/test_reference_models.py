@@ -623,9 +623,8 @@ def test_torchrun_two_cpu_ranks_write_one_submission(tiny_models, tiny_data: Pat
             _parse(reference.folder / f"runs/followtable/wtr/{role}.trec.gz")
 
 
-@pytest.mark.parametrize("family", ["cross-encoder", "seq2seq-reranker", "causal-reranker"])
-def test_rerankers_rerank_the_bm25_first_stage(tiny_models, tiny_data: Path, tmp_path: Path,
-                                               family: str) -> None:
+def first_stage_reranker_spec(tiny_models: dict[str, Path], family: str) -> ModelSpec:
+    """A tiny reranker of ``family`` over the top 3 of BM25 (also used by the GPU tests)."""
     prompt = {"prompt": "query {query} document {document} relevant",
               "true_token": "true", "false_token": "false"}
     path, settings = {
@@ -633,8 +632,14 @@ def test_rerankers_rerank_the_bm25_first_stage(tiny_models, tiny_data: Path, tmp
         "seq2seq-reranker": (tiny_models["t5"], prompt),
         "causal-reranker": (tiny_models["llama"], prompt),
     }[family]
-    spec = _spec(id="tiny-rr", family=family, type="cross-encoder", hf_id=str(path),
+    return _spec(id="tiny-rr", family=family, type="cross-encoder", hf_id=str(path),
                  reranker={"max_length": 48, "depth": 3, "first_stage": "bm25s", **settings})
+
+
+@pytest.mark.parametrize("family", ["cross-encoder", "seq2seq-reranker", "causal-reranker"])
+def test_rerankers_rerank_the_bm25_first_stage(tiny_models, tiny_data: Path, tmp_path: Path,
+                                               family: str) -> None:
+    spec = first_stage_reranker_spec(tiny_models, family)
     summary = run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path / "out",
                                   RunOptions(progress=False, device="cpu",
                                              cache_root=tmp_path / "cache", command="test"))

@@ -26,8 +26,8 @@ if not torch.cuda.is_available():
     pytest.skip("no CUDA GPU", allow_module_level=True)
 
 from test_reference_models import (  # noqa: E402
-    PAIRS, _check_submission, _parse, _read_runs, _spec, bi_encoder_spec, tiny_data,
-    tiny_models, tiny_monot5_spec)
+    PAIRS, _check_submission, _parse, _read_runs, _spec, bi_encoder_spec,
+    first_stage_reranker_spec, tiny_data, tiny_models, tiny_monot5_spec)
 
 from reference_models.neural import (  # noqa: E402
     CausalReranker, CrossEncoder, Seq2SeqReranker, TextEncoder)
@@ -94,17 +94,8 @@ def test_rerankers_on_gpu_match_cpu(tiny_models, kind: str) -> None:
                                     "causal-reranker"])
 def test_pipeline_on_gpu_writes_a_valid_byte_identical_submission(
         tiny_models, tiny_data: Path, tmp_path: Path, family: str) -> None:
-    if family == "bi-encoder":
-        spec = bi_encoder_spec(tiny_models["bert"], "mean")
-    else:
-        prompt = {"prompt": "query {query} document {document} relevant",
-                  "true_token": "true", "false_token": "false"}
-        path, settings = {"cross-encoder": (tiny_models["bert-cls-head"], {}),
-                          "seq2seq-reranker": (tiny_models["t5"], prompt),
-                          "causal-reranker": (tiny_models["llama"], prompt)}[family]
-        spec = _spec(id="tiny-rr", family=family, type="cross-encoder", hf_id=str(path),
-                     reranker={"max_length": 48, "depth": 3, "first_stage": "bm25s",
-                               **settings})
+    spec = (bi_encoder_spec(tiny_models["bert"], "mean") if family == "bi-encoder"
+            else first_stage_reranker_spec(tiny_models, family))
     folders = []
     for attempt in ("a", "b"):
         summary = run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path / attempt,
