@@ -109,19 +109,70 @@ def test_monte_carlo_randomization_close_to_exact_value(seed):
 
 def test_monte_carlo_p_value_counts_the_observed_assignment():
     # better on every one of 30 queries: only the identity (and its mirror image) reach the
-    # observed |mean|; the chance of a random hit is 2**-29, so the count is 0 and the
-    # observed assignment, counted as one more draw, gives 1 / (R + 1). Continuous
-    # differences take the sign-matrix path, two magnitudes on the grid the binomial one.
+    # observed |mean|; the chance of a random hit is 2**-29, so only the observed
+    # assignment counts. Continuous differences take the random subgroup, which holds the
+    # identity among its 2**17 elements: p = 2**-17. Two magnitudes on the grid take the
+    # binomial draws, the observed assignment counted as one more draw: 1 / (R + 1).
     rng = np.random.default_rng(5)
     continuous = 0.5 + rng.uniform(0.0, 0.01, 30)
     two_magnitudes = np.where(np.arange(30) % 2 == 0, 0.5, 0.25)
-    for d in (continuous, two_magnitudes):
-        assert paired_randomization_test(d, np.zeros(30), seed=5) == 1 / (R + 1)
+    assert paired_randomization_test(continuous, np.zeros(30), seed=5) == 2.0**-17
+    assert paired_randomization_test(two_magnitudes, np.zeros(30), seed=5) == 1 / (R + 1)
     # one magnitude (0/1 metrics) has the exact binomial p-value instead: 2 * 2**-30
     same = paired_randomization_test(np.full(30, 0.7), np.full(30, 0.2), seed=5)
     assert same == pytest.approx(2.0**-29, rel=1e-12)
 
 
+def test_subgroup_is_a_group_of_distinct_random_assignments():
+    n, reps = 50, 1000
+    sub = sig._Subgroup(n, reps, 3)
+    assert sub.k == 10 and sub.size == 1024 >= reps + 1  # 2**k - 1 >= n_resamples
+    signs = sig._parity_signs(sub.codes, np.arange(sub.size))  # (2**k x n)
+    assert np.all(signs[0] == 1)  # element 0 is the identity
+    assert np.unique(signs, axis=0).shape[0] == sub.size  # all distinct: codes of full rank
+    # closed under composition: s_J * s_K = s_(J xor K)
+    j, k = np.random.default_rng(0).integers(0, sub.size, (2, 200))
+    assert np.array_equal(signs[j] * signs[k], signs[j ^ k])
+    # the same seed and n give the same codes; another seed others
+    sig.clear_caches()
+    assert np.array_equal(sig._Subgroup(n, reps, 3).codes, sub.codes)
+    assert not np.array_equal(sig._Subgroup(n, reps, 4).codes, sub.codes)
+    # k never exceeds n, and rank-deficient codes are redrawn
+    assert sig._Subgroup(21, 10**7, 0).k == 21
+    assert not sig._full_rank(np.array([1, 2, 3]), 3) and sig._full_rank(np.array([1, 2, 4]), 3)
+
+
+def test_subgroup_of_full_rank_n_is_the_whole_group():
+    # with 2**n - 1 random assignments asked for, the subgroup is every sign flip: the
+    # p-value is the exact one, off the grid as on it
+    rng = np.random.default_rng(31)
+    for _ in range(3):
+        d = rng.integers(-4, 5, size=21)
+        exact = _exact_by_halves(d)
+        ours = sig._subgroup_pvalues((d / 7.0)[:, None], n_resamples=2**21 - 1, seed=1)[0]
+        assert ours == exact
+
+
+def test_subgroup_p_value_is_as_precise_as_independent_draws():
+    # Over many seeds the subgroup's p-value must centre on the exact p-value with the
+    # spread of 2**k - 1 independent draws: its assignments are uniform and pairwise
+    # independent. A subgroup of too low rank, or correlated assignments, would inflate
+    # the spread.
+    rng = np.random.default_rng(33)
+    d = rng.integers(-3, 4, size=30)
+    exact = _exact_by_halves(d)
+    assert 0.2 < exact < 0.8
+    reps, seeds = 1023, 400
+    column = (d / 5.0)[:, None]
+    p = np.array([sig._subgroup_pvalues(column, n_resamples=reps, seed=s)[0]
+                  for s in range(seeds)])
+    # p = (1 + count of 1023 random assignments) / 1024
+    draws = p * 1024 - 1
+    mean, var = draws.mean() / reps, draws.var(ddof=1) / reps**2
+    expected_var = exact * (1 - exact) / reps
+    assert abs(mean - exact) < 4 * np.sqrt(expected_var / seeds)
+    # the sample variance of 400 values is within about +-14% (2 standard errors)
+    assert 0.75 < var / expected_var < 1.3
 def test_monte_carlo_is_deterministic_and_seeded():
     rng = np.random.default_rng(3)
     a, b = rng.random(40), rng.random(40)
@@ -170,9 +221,10 @@ def test_bootstrap_independent_of_threads_and_chunking(monkeypatch):
 
 @pytest.mark.parametrize("kind", ["continuous", "grid", "repeated"])
 def test_float32_screening_equals_exact_float64_count(kind):
-    # the fast path must give the same count as float64 on the same sign matrix
+    # the enumeration's float32 product must give the same count as float64 on the same
+    # assignments, and so must the subgroup's transform on its elements
     rng = np.random.default_rng(8)
-    n, m, reps = 64, 12, 20_000
+    n, m = 18, 12
     if kind == "continuous":
         d = rng.normal(0.01, 0.2, (n, m))
     elif kind == "grid":
@@ -180,15 +232,22 @@ def test_float32_screening_equals_exact_float64_count(kind):
     else:
         d = rng.choice([0.1, 0.2, -0.3, 1 / 3, -1 / 7, 0.0], (n, m))
     d[:, 0] = 0.0  # identical systems
-    # the sign-matrix path on every column (grid columns normally take the binomial path)
-    fast = sig._sign_matrix_pvalues(d, n_resamples=reps, seed=1)
-    signs = sig._Signs(n, reps, 1).chunk(0, reps).T.astype(np.float64)  # (reps x n)
-    totals = signs @ d
     observed = np.abs(d.sum(axis=0))
     slack = sig.TIE_RTOL * np.abs(d).sum(axis=0)
     # in float64 the sums carry ~1e-15 relative error, far inside the 1e-12 tolerance
-    counts = (np.abs(totals) >= observed - slack).sum(axis=0)
-    assert np.array_equal(fast, (counts + 1) / (reps + 1))
+    signs = sig._all_assignments(n).T.astype(np.float64)  # (2**(n-1) x n)
+    counts = (np.abs(signs @ d) >= observed - slack).sum(axis=0)
+    assert np.array_equal(sig.randomization_pvalues(d), counts / 2.0 ** (n - 1))
+
+    big = np.vstack([d, d[::-1] * 0.5, d * 0.25])  # 54 queries: Monte-Carlo
+    reps = 4095
+    sub = sig._Subgroup(big.shape[0], reps, 1)
+    elements = sig._parity_signs(sub.codes, np.arange(sub.size))  # (2**k x n)
+    observed = np.abs(big.sum(axis=0))
+    slack = sig.TIE_RTOL * np.abs(big).sum(axis=0)
+    counts = (np.abs(elements @ big) >= observed - slack).sum(axis=0)
+    fast = sig._subgroup_pvalues(big, n_resamples=reps, seed=1)
+    assert np.array_equal(fast, counts / sub.size)
     assert fast[0] == 1.0
 
 
@@ -212,14 +271,14 @@ def test_means_over_tasks_are_found_on_their_finer_grid():
     assert np.allclose(ints / sizes[on_grid], d[:, on_grid], rtol=0, atol=1e-15)
 
 
-def test_grid_columns_with_many_magnitudes_take_the_sign_matrix(monkeypatch):
+def test_grid_columns_with_many_magnitudes_take_the_subgroup(monkeypatch):
     # R@1 averaged over 132 tasks takes few magnitudes: binomial draws; RR@10 averaged over
-    # 11 tasks takes nearly one magnitude per query: the shared sign matrix
+    # 11 tasks takes nearly one magnitude per query: the random subgroup
     rng = np.random.default_rng(13)
     n = 60
     few = (rng.integers(0, 3, n) - rng.integers(0, 3, n)) / 132 + 0.01
     many = rng.permutation(np.arange(1, n + 1)) / (2520 * 11) + (rng.random(n) < 0.5) / 11
-    for d, avoided in ((few, "_sign_matrix_counts"), (many, "_binomial_counts")):
+    for d, avoided in ((few, "_subgroup_counts"), (many, "_binomial_counts")):
         d = d[:, None]
         assert sig._on_grid(d)[0][0]
         expected = sig.randomization_pvalues(d, n_resamples=20_000, seed=4)
@@ -315,7 +374,7 @@ def test_binomial_monte_carlo_matches_scipy(n, seed, better):
     assert abs(ours - theirs) < 5 * sd
 
 
-def test_binomial_monte_carlo_agrees_with_the_sign_matrix_over_many_queries():
+def test_binomial_monte_carlo_agrees_with_the_subgroup_over_many_queries():
     # 8,000 queries of RR@10 differences plus small integers (on the grid, gcd 1):
     # sum(|d|) * 2520 passes 2**24, so the limb-split product is used
     rng = np.random.default_rng(9)
@@ -326,7 +385,7 @@ def test_binomial_monte_carlo_agrees_with_the_sign_matrix_over_many_queries():
     assert on_grid.all() and l1.min() > 2**24
     reps = 20_000
     ours = sig.randomization_pvalues(d, seed=3, n_resamples=reps)
-    reference = sig._sign_matrix_pvalues(d, seed=4, n_resamples=reps)
+    reference = sig._subgroup_pvalues(d, seed=4, n_resamples=reps)
     assert np.all((reference > 0.01) & (reference < 0.99))
     sd = np.sqrt(reference * (1 - reference) / reps)
     assert np.all(np.abs(ours - reference) < 6 * sd)
@@ -668,7 +727,7 @@ def test_tier_views_concurrently_equals_one_at_a_time():
     from leaderboard.stats import tier_views
 
     before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
-    # continuous (sign matrix), grid (binomial counts) and exact-enumeration views
+    # continuous (subgroup), grid (binomial counts) and exact-enumeration views
     jobs = [(_view(n=40, seed=s), "nDCG@10") for s in range(3)]
     jobs.append(({s: {q: float(round(v * 4) / 4) for q, v in m.items()}
                   for s, m in _view(n=60, seed=9).items()}, "RR@10"))

@@ -37,6 +37,7 @@ Two requirements shape the code more than the statistics do:
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import threading
@@ -263,64 +264,174 @@ def clear_caches() -> None:
         _pools.clear()
 
 
-class _Signs:
-    """A +-1 sign matrix, one assignment per column, handed out in chunks of columns.
-
-    Stored transposed (queries x assignments) because ``d.T @ signs`` (pairs x
-    assignments) measured faster here than ``signs @ d`` for narrow views, and it lets the
-    counts reduce along contiguous memory.
-
-    Monte-Carlo: ``n_resamples`` assignments of independent fair signs, drawn in one call
-    from ``Generator(PCG64(derive_seed(seed, "randomization-signs", n, n_resamples)))`` as
-    bits packed along the assignments (an (n x R/8) byte matrix; bit 0 -> +1), so a chunk
-    of columns unpacks straight into the layout of the product. Exact: the 2**(n-1)
-    assignments whose first sign is +1; flipping every sign leaves |mean| unchanged, so
-    they stand for all 2**n assignments in pairs.
+def _all_assignments(n: int) -> np.ndarray:
+    """The 2**(n-1) sign assignments whose first sign is +1, one per column (n x 2**(n-1)
+    float32; flipping every sign leaves |sum| unchanged, so they stand for all 2**n in
+    pairs). Stored queries x assignments: ``d.T @ signs`` (pairs x assignments) measured
+    faster here than the other orientation, and the counts reduce along contiguous memory.
     """
 
-    def __init__(self, n: int, n_resamples: int, seed: int) -> None:
-        self.n = n
-        self.exact = n <= EXACT_MAX_QUERIES
-        if self.exact:
-            self.rows = 1 << max(n - 1, 0)
-            self._full: np.ndarray | None = _cached(("exact", n), self._enumerate)
-            self._packed = None
-        else:
-            self.rows = n_resamples
-            self._packed = _cached(("packed", n, n_resamples, seed),
-                                   lambda: self._draw(n, n_resamples, seed))
-            # expanded chunk by chunk: unpacking costs ~1/10 of applying the chunk to a
-            # view of 300 systems, less than keeping 400 bytes per query in memory would
-            self._full = None
-
-    def _enumerate(self) -> np.ndarray:
-        n = self.n
-        r = np.arange(self.rows, dtype=np.int64)[None, :]
+    def build() -> np.ndarray:
+        r = np.arange(1 << max(n - 1, 0), dtype=np.int64)[None, :]
         bits = ((r >> np.arange(n - 1, dtype=np.int64)[:, None]) & 1).astype(np.uint8)
-        out = np.empty((n, self.rows), dtype=np.float32)
+        out = np.empty((n, r.size), dtype=np.float32)
         out[0] = 1.0
         out[1:] = _SIGN_LUT[bits]
         return out
 
+    return _cached(("exact", n), build)
+
+
+def _parity_signs(codes: np.ndarray, elements: np.ndarray) -> np.ndarray:
+    """(len(elements) x len(codes)) matrix of (-1) ** popcount(code & element)."""
+    odd = np.bitwise_count(elements[:, None] & codes[None, :]) & 1
+    return 1.0 - 2.0 * odd
+
+
+def _full_rank(codes: np.ndarray, k: int) -> bool:
+    """Whether the k-bit ``codes`` span GF(2)**k (Gaussian elimination on the integers;
+    it stops as soon as k independent codes are found, usually within the first k + 2)."""
+    basis = [0] * k  # basis[b]: the kept code whose highest set bit is b
+    rank = 0
+    for code in codes.tolist():
+        while code:
+            top = code.bit_length() - 1
+            if not basis[top]:
+                basis[top] = code
+                rank += 1
+                break
+            code ^= basis[top]
+        if rank == k:
+            return True
+    return False
+
+
+class _Subgroup:
+    """The random sign-flip assignments of the Monte-Carlo test: a random subgroup of the
+    group of all 2**n sign flips, of size 2**k.
+
+    Query i gets a random k-bit code c_i, drawn from ``Generator(PCG64(derive_seed(seed,
+    "randomization-subgroup", n, k, attempt)))``; element J (a k-bit integer) flips the
+    queries whose code shares an odd number of set bits with J:
+    s_J(i) = (-1) ** popcount(c_i & J). Then s_J * s_K = s_(J xor K), so the 2**k elements
+    form a group, with J = 0 the identity (the observed assignment). The codes are redrawn
+    (attempt 1, 2, ...) until they span GF(2)**k, which makes the 2**k elements distinct.
+
+    Why this and not 2**k independent draws:
+
+    * it is an exact test: the null distribution is invariant under every sign flip, so
+      under those of a subgroup too, and the subgroup is drawn without looking at the data.
+      Counting the assignments of the subgroup with |sum| >= |observed|, the identity
+      included, gives p = count / 2**k with P(p <= alpha) <= alpha (the group-invariance
+      argument; Hemerik & Goeman, TEST 2018; Koning & Hemerik, Biometrika 2024, who also
+      show subgroups lose no power against random draws);
+    * as a Monte-Carlo estimate of the full-group p-value it is as precise as 2**k - 1
+      independent draws: each non-identity s_J is uniform over all sign vectors (the c_i
+      are independent and uniform) and any two are independent (s_J and s_J * s_K =
+      s_(J xor K) are), and the variance of a count of events depends on pairs only;
+    * all 2**k sums come from one fast Walsh-Hadamard transform: writing c_i = (a_i, b_i)
+      and J = (J1, J2) with k1 high bits and k2 = k - k1 low bits, the sum is
+      T(J1, J2) = sum_a H(J1, a) G(a, J2), G(a, J2) = sum over {i: a_i = a} of
+      (-1) ** popcount(b_i & J2) * d_i, H the 2**k1 Hadamard matrix. That is
+      n * 2**k2 + 2**k1 * 2**k multiply-adds per column instead of n * 2**k, for
+      FollowTable's 2,989 pooled pairs 20 times fewer (:func:`_subgroup_counts`).
+
+    ``k`` is the bit length of ``n_resamples`` (2**k - 1 >= n_resamples random
+    assignments; 17 for 100,000), at most n: with k = n the subgroup is the whole group.
+    ``k1`` (about log2(n) / 2, which minimises the work) only sets how the sums are
+    computed, never their values.
+    """
+
+    def __init__(self, n: int, n_resamples: int, seed: int) -> None:
+        self.n = n
+        self.k = k = min(int(n_resamples).bit_length(), n)
+        self.size = 1 << k
+        self.codes = _cached(("subgroup-codes", n, k, seed), lambda: self._draw(n, k, seed))
+        self.k1 = k1 = int(min(max(round(math.log2(n) / 2), 1), k - 1)) if k > 1 else 0
+        self.k2 = k2 = k - k1
+        #: multiply-adds per column, what the binomial path's cost is weighed against
+        self.work = float(n * (1 << k2) + (1 << (k1 + k)))
+        outer = self.codes >> k2
+        # queries sorted by their outer code, so each G(a, .) reads a contiguous block
+        self.order = np.argsort(outer, kind="stable")
+        self.bounds = np.searchsorted(outer[self.order], np.arange((1 << k1) + 1))
+        self.widest = int(np.diff(self.bounds).max())
+        inner = self.codes[self.order] & ((1 << k2) - 1)
+        # (2**k2 x n) signs of the inner elements J2 on the sorted queries, one byte each
+        self.inner = _cached(("subgroup-inner", n, k, seed, k1), lambda: _parity_signs(
+            inner, np.arange(1 << k2, dtype=np.int64)).astype(np.int8))
+        self.hadamard = _cached(("hadamard", k1), lambda: _parity_signs(
+            np.arange(1 << k1, dtype=np.int64), np.arange(1 << k1, dtype=np.int64)))
+
     @staticmethod
-    def _draw(n: int, rows: int, seed: int) -> np.ndarray:
-        rng = _rng(seed, "randomization-signs", n, rows)
-        return rng.integers(0, 256, size=(n, (rows + 7) // 8), dtype=np.uint8)
+    def _draw(n: int, k: int, seed: int) -> np.ndarray:
+        for attempt in itertools.count():
+            rng = _rng(seed, "randomization-subgroup", n, k, attempt)
+            codes = rng.integers(0, 1 << k, size=n, dtype=np.int64)
+            if _full_rank(codes, k):
+                return codes
+        raise AssertionError("unreachable")
 
-    def _expand(self, start: int, stop: int) -> np.ndarray:
-        assert self._packed is not None
-        first = start // 8
-        bits = np.unpackbits(self._packed[:, first:-(-stop // 8)], axis=1, bitorder="little")
-        out = bits[:, start - 8 * first:stop - 8 * first].astype(np.float32)
-        out *= -2.0  # bit 0 -> +1, bit 1 -> -1
-        out += 1.0
-        return out
+    def sums(self, d_sorted: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """T for the elements with J2 in start:stop and every J1, rows ordered (J1, J2),
+        one column per column of ``d_sorted`` (queries in :attr:`order`), in its dtype:
+        ((2**k1 * (stop - start)) x columns)."""
+        width = stop - start
+        cols = d_sorted.shape[1]
+        dtype = d_sorted.dtype
+        inner = self.inner[start:stop].astype(dtype)
+        outer = np.empty((1 << self.k1, width, cols), dtype=dtype)
+        for a in range(1 << self.k1):
+            first, last = self.bounds[a], self.bounds[a + 1]
+            np.matmul(inner[:, first:last], d_sorted[first:last], out=outer[a])
+        hadamard = self.hadamard.astype(dtype, copy=False)
+        return (hadamard @ outer.reshape(1 << self.k1, width * cols)).reshape(-1, cols)
 
-    def chunk(self, start: int, stop: int) -> np.ndarray:
-        """Columns start:stop, (n x (stop - start)) float32."""
-        if self._full is not None:
-            return self._full[:, start:stop]
-        return self._expand(start, stop)
+
+def _subgroup_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
+                     sub: _Subgroup) -> np.ndarray:
+    """For every column of ``d_int`` (n x m, fixed point), how many of the subgroup's 2**k
+    assignments (the identity included) have |sum(s_i d_i)| >= thr (thr > 0).
+
+    The sums are computed by :meth:`_Subgroup.sums`, in blocks of elements on the thread
+    pool, and they are exact: every partial sum of +-d_int is an integer of at most
+    sum(|d_int|) = l1, so no rounding happens in any order, in float32 for columns with
+    l1 < 2**24 (rank metrics on their grid) and in float64 for the others (l1 < 2**53 by
+    :func:`_fixed_point`). The counts cannot depend on BLAS, threads or blocks. (float32
+    for every column, with a band of undecided sums recomputed exactly as for the
+    enumeration, measured slower: the transform's rounding bound is loose enough that the
+    recomputation cost more than float64 does.)
+    """
+    counts = np.zeros(d_int.shape[1], dtype=np.int64)
+    exact32 = l1 < _F32_EXACT
+    for cols, dtype in ((np.flatnonzero(exact32), np.float32),
+                        (np.flatnonzero(~exact32), np.float64)):
+        if cols.size:
+            d_sorted = np.ascontiguousarray(d_int[np.ix_(sub.order, cols)], dtype=dtype)
+            counts[cols] = _subgroup_tally(d_sorted, thr[cols].astype(dtype), sub)
+    return counts
+
+
+def _subgroup_tally(d_sorted: np.ndarray, thr: np.ndarray, sub: _Subgroup) -> np.ndarray:
+    """The counts of :func:`_subgroup_counts` for columns whose sums are exact in the
+    dtype of ``d_sorted`` (queries in the subgroup's order)."""
+    m = d_sorted.shape[1]
+    width = int(max(1, min(1 << sub.k2, _CHUNK_BYTES // (d_sorted.itemsize * m << sub.k1))))
+    # counts per block in uint16 when they cannot overflow it (exact, and fast)
+    tally = np.uint16 if width << sub.k1 < 1 << 16 else np.int64
+
+    def count(first: int, last: int) -> np.ndarray:
+        total = np.zeros(m, dtype=np.int64)
+        hit = np.empty(((1 << sub.k1) * width, m), dtype=bool)
+        for start in range(first, last, width):
+            t = sub.sums(d_sorted, start, min(start + width, last))
+            np.abs(t, out=t)
+            h = hit[:t.shape[0]]
+            np.greater_equal(t, thr, out=h)
+            total += np.add.reduce(h.view(np.uint8), axis=0, dtype=tally)
+        return total
+
+    return np.sum(_run_ranges(count, 1 << sub.k2, align=width, min_per_part=width), axis=0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -427,9 +538,10 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
 
     * n <= EXACT_MAX_QUERIES: all 2**n assignments, p = count / 2**n (exact; the observed
       assignment is one of them, so p >= 2 / 2**n).
-    * otherwise: ``n_resamples`` random assignments and p = (count + 1) / (n_resamples + 1),
-      the observed assignment counted as one more draw. This never gives p = 0 and keeps
-      the test valid (Davison & Hinkley 1997, ch. 4; Phipson & Smyth 2010).
+    * otherwise Monte-Carlo, with at least ``n_resamples`` random assignments besides the
+      observed one, which is always counted, so p is never 0 and the test stays valid
+      (Davison & Hinkley 1997, ch. 4; Phipson & Smyth 2010). Which random assignments
+      depends on the column (below); either way p >= 1 / (n_resamples + 1).
     * a column whose threshold is 0 (all d == 0, or |sum(d)| within the tie tolerance)
       has every assignment at least as extreme: p = 1 without drawing anything.
 
@@ -439,15 +551,16 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
 
     * scores on the 1/2520 grid (RR@k, R@k, P@k with k <= 10, accuracy, and differences of
       them) or on a 1/(2520 k) grid (their means over k tasks) take few distinct |d_i|;
-      their Monte-Carlo statistics are drawn as per-magnitude binomial counts
-      (:func:`_binomial_counts`), at a cost independent of n, unless a column needs more
-      binomial draws per assignment than half its queries (then the sign matrix is
-      cheaper and it joins the columns below);
+      ``n_resamples`` independent assignments are drawn as per-magnitude binomial counts
+      (:func:`_binomial_counts`) at a cost independent of n, and p = (count + 1) /
+      (n_resamples + 1), unless the column needs so many binomial draws per assignment
+      that the subgroup below costs less (then it joins the columns below);
     * when all non-zero |d_i| are equal (0/1 metrics: R@k, accuracy), the distribution is
       that of a binomial and the p-value is exact (:func:`_single_magnitude_pvalues`), as
       for n <= EXACT_MAX_QUERIES;
-    * other columns share one sign matrix drawn from ``seed`` and n alone, applied to all of
-      them with one product (:func:`_sign_matrix_counts`).
+    * other columns share the 2**k assignments of a random subgroup of the sign flips,
+      drawn from ``seed`` and n alone, 2**k - 1 >= n_resamples of them random
+      (:class:`_Subgroup`), and p = count / 2**k, the identity among those counted.
 
     Every count is exact (integer arithmetic, see :func:`_fixed_point`), so the p-values do
     not depend on BLAS, threads or chunking.
@@ -473,11 +586,12 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
     if n <= EXACT_MAX_QUERIES:
         if busy.any():
             counts = _sign_matrix_counts(d_int[:, busy], l1[busy], thr[busy],
-                                         _Signs(n, int(n_resamples), seed))
+                                         _all_assignments(n))
             p[busy] = counts / float(1 << max(n - 1, 0))
         return p
     grid = busy & on_grid
     other = busy & ~on_grid
+    sub = _Subgroup(n, int(n_resamples), seed)
     if grid.any():
         cols = np.flatnonzero(grid)
         a = np.abs(d_int[:, cols])
@@ -487,18 +601,18 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
             p[cols[one]] = _single_magnitude_pvalues(a[:, one], top[one], thr[cols[one]])
         mc = cols[~one]
         if mc.size:
-            # binomial draws pay off while a column needs at most half as many slots as it
-            # has queries (a mean over many tasks can take nearly one magnitude per query)
-            cheap = _binomial_slots(a[:, ~one]) <= n // 2
+            # binomial draws pay off while they take fewer float32 multiply-adds than the
+            # subgroup's float64 transform, which runs at half that rate (a mean over many
+            # tasks can take nearly one magnitude per query)
+            cheap = _binomial_slots(a[:, ~one]) * float(n_resamples) <= 2.0 * sub.work
             other[mc[~cheap]] = True
             mc = mc[cheap]
         if mc.size:
             counts = _binomial_counts(d_int[:, mc], l1[mc], thr[mc], int(n_resamples), seed)
             p[mc] = (counts + 1.0) / (n_resamples + 1.0)
     if other.any():
-        counts = _sign_matrix_counts(d_int[:, other], l1[other], thr[other],
-                                     _Signs(n, int(n_resamples), seed))
-        p[other] = (counts + 1.0) / (n_resamples + 1.0)
+        counts = _subgroup_counts(d_int[:, other], l1[other], thr[other], sub)
+        p[other] = counts / float(sub.size)
     return p
 
 
@@ -525,9 +639,9 @@ def _thresholds(d_int: np.ndarray, l1: np.ndarray) -> np.ndarray:
     return observed - np.floor(TIE_RTOL * l1)
 
 
-def _sign_matrix_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
-                         seed: int = 0) -> np.ndarray:
-    """Monte-Carlo p-values of every column through the shared sign matrix, grid columns
+def _subgroup_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
+                      seed: int = 0) -> np.ndarray:
+    """Monte-Carlo p-values of every column through the random subgroup, grid columns
     included (what :func:`randomization_pvalues` does for off-grid columns); for tests."""
     d = np.asarray(diffs, dtype=np.float64)
     n = d.shape[0]
@@ -537,18 +651,18 @@ def _sign_matrix_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAMP
     busy = thr > 0
     if not busy.any():
         return p
-    counts = _sign_matrix_counts(d_int[:, busy], l1[busy], thr[busy],
-                                 _Signs(n, int(n_resamples), seed))
-    p[busy] = (counts + 1.0) / (n_resamples + 1.0)
+    sub = _Subgroup(n, int(n_resamples), seed)
+    p[busy] = _subgroup_counts(d_int[:, busy], l1[busy], thr[busy], sub) / float(sub.size)
     return p
 
 
 def _sign_matrix_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
-                        signs: _Signs) -> np.ndarray:
-    """For every column of ``d_int`` (n x m, fixed point), how many of the sign matrix's
-    assignments have |sum(s_i d_i)| >= thr (thr > 0).
+                        signs: np.ndarray) -> np.ndarray:
+    """For every column of ``d_int`` (n x m, fixed point), how many of the assignments in
+    ``signs`` (n x assignments, see :func:`_all_assignments`) have |sum(s_i d_i)| >= thr
+    (thr > 0).
 
-    All columns share the sign matrix and it is applied to them with one product
+    All columns share the assignments and they are applied with one product
     (``d.T @ signs``, in column chunks on the thread pool). How the counts stay exact while
     the product runs in float32: an assignment's sum is an integer T. float32 evaluates it
     within delta = (n + 2) * 2**-23 * sum(|d|) (twice the textbook bound for any summation
@@ -580,7 +694,7 @@ def _sign_matrix_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
         total = np.zeros(m, dtype=np.int64)
         for start in range(first, last, chunk):
             stop = min(start + chunk, last)
-            s = signs.chunk(start, stop)  # (n x cols)
+            s = signs[:, start:stop]
             t = buf[:, : stop - start]
             h = hit[:, : stop - start]
             np.matmul(d32_t, s, out=t)
@@ -597,7 +711,8 @@ def _sign_matrix_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
             total += sure
         return total
 
-    return np.sum(_run_ranges(count, signs.rows, align=chunk, min_per_part=chunk), axis=0)
+    return np.sum(_run_ranges(count, signs.shape[1], align=chunk, min_per_part=chunk),
+                  axis=0)
 
 
 # ---------------------------------------------------------------------------------------
