@@ -560,30 +560,33 @@ def test_bootstrap_boundary_path_is_the_bootstrap_of_the_sorted_queries():
     assert (alone[0][0], alone[1][0]) == (lo[0], hi[0])
 
 
-@pytest.mark.parametrize("data", ["continuous", "ties", "tiny", "sample too low",
+@pytest.mark.parametrize("data", ["continuous", "ties", "tiny", "float32", "sample too low",
                                   "sample too high"])
 def test_order_statistics_equal_sorting(data):
-    # the interval's order statistics come from a sampled threshold with a fallback to a
+    # the interval's order statistics come from sampled thresholds with a fallback to a
     # whole-row partition; either way they must be exactly what sorting gives
     rng = np.random.default_rng(11)
     b = 4000
     x = rng.normal(size=(40, b))
+    sample = slice(0, -(-b // sig._SELECT_STRIDE))  # the values the thresholds come from
     if data == "ties":  # integer resampled sums with few distinct values
         x = np.round(x * 3)
     elif data == "tiny":
         x = x[:, :5]
         b = 5
-    elif data == "sample too low":  # the strided sample holds the smallest values
-        x[:, ::sig._SELECT_STRIDE] -= 100.0
-    elif data == "sample too high":  # a cut far inside the row: too many candidates
-        x[:, ::sig._SELECT_STRIDE] += 100.0
-    ordered = np.sort(x, axis=1)
-    k = int(0.025 * (b - 1))
-    k2 = min(k + 1, b - 1)
-    assert [a.tolist() for a in sig._order_statistics(x, k, k2)] == [
-        ordered[:, k].tolist(), ordered[:, k2].tolist()]
-    assert [a.tolist() for a in sig._order_statistics(x, k, k2, largest=True)] == [
-        ordered[:, b - 1 - k].tolist(), ordered[:, b - 1 - k2].tolist()]
+    elif data == "float32":  # exact integer sums stored in float32
+        x = np.round(x * 1000).astype(np.float32)
+    elif data == "sample too low":  # the sample holds the smallest and largest values
+        x[:, sample] *= 100.0
+    elif data == "sample too high":  # cuts far inside the row: too many candidates
+        x[:, sample] /= 100.0
+    ordered = np.sort(x, axis=1).astype(np.float64)
+    low = (int(0.025 * (b - 1)), min(int(0.025 * (b - 1)) + 1, b - 1))
+    high = (max(low[0] - 1, 0), low[0] + 3)  # other ranks from the top than from the bottom
+    got = sig._tail_order_statistics(x, low, high)
+    assert [a.tolist() for a in got] == [
+        ordered[:, low[0]].tolist(), ordered[:, low[1]].tolist(),
+        ordered[:, b - 1 - high[0]].tolist(), ordered[:, b - 1 - high[1]].tolist()]
 
 
 def test_bootstrap_resamples_are_uniform_over_queries():

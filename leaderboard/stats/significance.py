@@ -1115,40 +1115,58 @@ _BOUNDARY_RATIO = 64
 _SPLIT, _SINGLE, _BOUNDARY = 0, 1, 2  # how a column's resampled sums are computed
 
 
-# The sampled threshold of :func:`_order_statistics`: every _SELECT_STRIDE-th value of a
-# row, and a sample rank that leaves the rank sought _SELECT_SIGMAS standard deviations
+# The sampled threshold of :func:`_tail_order_statistics`: the first 1/_SELECT_STRIDE of
+# a row, and a sample rank that leaves the rank sought _SELECT_SIGMAS standard deviations
 # inside the near side (an order statistic of the sample, j + 1 values of it below the
 # threshold, stands for about stride * (j + 1) +- stride * sqrt(j + 1) values of the row).
 _SELECT_STRIDE = 16
 _SELECT_SIGMAS = 4.0
 
 
-def _order_statistics(x: np.ndarray, k: int, k2: int, *, largest: bool = False
-                      ) -> tuple[np.ndarray, np.ndarray]:
-    """The values of rank ``k`` and ``k2`` (0-based, k <= k2, both near one end) in every
-    row of ``x`` (m x B): ranks counted from the smallest, or from the largest when
-    ``largest``. Exactly what sorting each row would give.
+def _tail_order_statistics(x: np.ndarray, low: tuple[int, int], high: tuple[int, int]
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """In every row of ``x`` (m x B), the values of ranks ``low`` counted from the smallest
+    and of ranks ``high`` counted from the largest (0-based, each pair near its end):
+    exactly what sorting each row would give.
 
     Why not ``np.partition``: a partition reorders the whole row, about 30 ms for 300 rows
-    of 10,000 resampled sums and twice per interval; the site asks for a few hundred
-    intervals. Here a threshold is read off a strided sample of each row, set so that
-    comfortably more than k2 values fall on the near side of it; only those values are
-    gathered and partitioned. A row where fewer than k2 + 1 values fall there (an unlucky
-    sample) or far more (many tied sums) is partitioned whole instead, so the result is
-    exact whatever the data.
+    of 10,000 resampled sums, and the site asks for a few hundred intervals. Here two
+    thresholds are read off a sample of each row, set so that comfortably more values
+    than the ranks need fall beyond each; only those values are gathered and partitioned.
+    The sample is the first B / _SELECT_STRIDE values of the row: the caller's columns are
+    independent resamples, so any fixed set of them is a random sample, and reading a
+    contiguous block costs a fraction of a strided pass over the whole row. A row where
+    too few values fall beyond a threshold (an unlucky sample) or far too many (many tied
+    sums) is partitioned whole instead, so the result is exact whatever the data.
     """
     m, b = x.shape
-    want = k2 + 1
+    size = -(-b // _SELECT_STRIDE)
+
+    def sample_rank(want: int) -> int:
+        # smallest j + 1 = u**2 with stride * (u**2 - sigmas * u) >= want
+        u = (_SELECT_SIGMAS + math.sqrt(_SELECT_SIGMAS**2 + 4 * want / _SELECT_STRIDE)) / 2
+        return min(size - 1, math.ceil(u * u) - 1)
+
+    j_low = sample_rank(max(low) + 1)
+    j_high = sample_rank(max(high) + 1)
+    sample = np.array(x[:, :size])
+    sample.partition(sorted({j_low, size - 1 - j_high}), axis=1)
+    lo_k, lo_k2 = _near_side(x, low, sample[:, j_low], j_low, largest=False)
+    hi_k, hi_k2 = _near_side(x, high, sample[:, size - 1 - j_high], j_high, largest=True)
+    return lo_k, lo_k2, hi_k, hi_k2
+
+
+def _near_side(x: np.ndarray, ranks: tuple[int, int], cut: np.ndarray, j: int, *,
+               largest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The two order statistics ``ranks`` of every row of ``x`` from the values at or
+    beyond ``cut`` (at most cut for the smallest, at least for the largest), where the
+    cut is the sample's order statistic j counted from that end; see
+    :func:`_tail_order_statistics`."""
+    m = x.shape[0]
+    k, k2 = ranks
+    want = max(ranks) + 1
     sign = -1.0 if largest else 1.0
-    sample = x[:, ::_SELECT_STRIDE]
-    # smallest j + 1 = u**2 with stride * (u**2 - sigmas * u) >= want
-    u = (_SELECT_SIGMAS + math.sqrt(_SELECT_SIGMAS**2 + 4 * want / _SELECT_STRIDE)) / 2
-    j = min(sample.shape[1] - 1, math.ceil(u * u) - 1)
-    if largest:
-        j = sample.shape[1] - 1 - j
-        near = x >= np.partition(sample, j, axis=1)[:, j, None]
-    else:
-        near = x <= np.partition(sample, j, axis=1)[:, j, None]
+    near = x >= cut[:, None] if largest else x <= cut[:, None]
     counts = np.count_nonzero(near, axis=1)
     fast = (counts >= want) & (counts <= 3 * _SELECT_STRIDE * (j + 1))
     out_k = np.empty(m)
@@ -1156,20 +1174,20 @@ def _order_statistics(x: np.ndarray, k: int, k2: int, *, largest: bool = False
     if fast.any():
         near[~fast] = False
         kept = np.where(fast, counts, 0)
-        at = np.flatnonzero(near)  # row by row, in row order
+        values = x[near]  # row by row, in row order
         width = int(kept.max())
         # flat position in the padded (m x width) block: row * width + place in the row
         starts = np.concatenate([[0], np.cumsum(kept)[:-1]])
-        flat = np.arange(at.size) + np.repeat(np.arange(m) * width - starts, kept)
+        flat = np.arange(values.size) + np.repeat(np.arange(m) * width - starts, kept)
         # the largest values are the smallest of the negated ones
         pad = np.full((m, width), np.inf)
-        pad.ravel()[flat] = sign * np.ravel(x)[at]
+        pad.ravel()[flat] = sign * values
         pad.partition((k, k2), axis=1)
         out_k[fast] = sign * pad[fast, k]
         out_k2[fast] = sign * pad[fast, k2]
     slow = np.flatnonzero(~fast)
     if slow.size:
-        rows = sign * x[slow]
+        rows = sign * x[slow].astype(np.float64)
         rows.partition((k, k2), axis=1)
         out_k[slow] = sign * rows[:, k]
         out_k2[slow] = sign * rows[:, k2]
@@ -1215,16 +1233,17 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
         return np.zeros(m), np.zeros(m)
 
     prefix = _bootstrap_prefix(n, int(n_resamples), seed)  # (B x (n + 1))
-    sums = np.empty((m, n_resamples), dtype=np.float64)  # exact integers
     on_grid, sizes, g_ints = _on_grid(d)  # integers of the grid columns, in column order
-    scale = n * sizes  # mean = sum / scale (grid columns' sums are in units of 1/size)
+    # mean = sum * unit / scale: grid columns' sums are in units of gcd / size
+    scale = n * sizes
+    unit = np.ones(m)
+    const = np.zeros(m)  # the boundary path's constant term, u_K n
+    small = np.zeros(m, dtype=bool)  # every resampled sum below 2**24: exact in float32
     grid = np.flatnonzero(on_grid)
     kind = np.full(m, _SPLIT)
-    gcd_of = np.ones(m)
     if grid.size:
         gcd = np.gcd.reduce(np.abs(g_ints).astype(np.int64), axis=0)
         gcd[gcd == 0] = 1
-        gcd_of[grid] = gcd
         # exact: every entry is a multiple of its column's gcd
         cols, u, c = _distinct_values(g_ints / gcd)
         bounds = _segment_starts(cols, grid.size)
@@ -1233,12 +1252,14 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
         kind[grid] = np.where((n_values - 1) * _BOUNDARY_RATIO <= n, _BOUNDARY,
                               np.where(n * biggest.astype(np.float64) < _F32_EXACT,
                                        _SINGLE, _SPLIT))
+        unit[grid] = np.where(kind[grid] == _SPLIT, 1.0, gcd)  # split: d itself, see below
+        # a sum of n values of at most `biggest`: below 2**24 on both paths in units of gcd
+        small[grid] = (kind[grid] != _SPLIT) & (n * biggest.astype(np.float64) < _F32_EXACT)
         # Boundary path: sum_k u_k (F(end_k) - F(start_k)) = u_K n + sum_{k>1} (u_{k-1} - u_k)
         # F(start_k), F the resample's prefix counts with the values' blocks in order.
         last = bounds[1:] - 1
-        sums[grid] = 0.0
         on_b = kind[grid] == _BOUNDARY
-        sums[grid[on_b]] = (u[last[on_b]] * float(n) * gcd[on_b])[:, None]
+        const[grid[on_b]] = u[last[on_b]] * float(n)
         entry_b = on_b[cols]
         not_last = np.ones(cols.size, dtype=bool)
         not_last[last] = False
@@ -1253,7 +1274,7 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
             row = np.searchsorted(b_cols, grid[cols[pick]])
             pos = pick - bounds[cols[pick]]
             cuts_pad[row, pos] = ends[pick]
-            w_pad[row, pos] = (u[pick] - u[pick + 1]) * gcd[cols[pick]]
+            w_pad[row, pos] = u[pick] - u[pick + 1]
         keep = n_values[on_b] > 1  # a constant column's sum is the same in every resample
         cuts_pad, w_pad, b_cols = cuts_pad[keep], w_pad[keep], b_cols[keep]
     else:
@@ -1263,12 +1284,12 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
     single = np.flatnonzero(kind == _SINGLE)
     split = np.flatnonzero(kind == _SPLIT)
 
-    products: list[tuple[np.ndarray, np.ndarray, int, np.ndarray | None]] = []
+    products: list[tuple[np.ndarray, np.ndarray, int]] = []
     if single.size:
         in_grid = np.searchsorted(grid, single)
-        rows = np.ascontiguousarray((g_ints[:, in_grid] / gcd_of[single]).T,
+        rows = np.ascontiguousarray((g_ints[:, in_grid] / unit[single]).T,
                                     dtype=np.float32)
-        products.append((single, rows, 0, gcd_of[single]))
+        products.append((single, rows, 0))
     if split.size:
         k = int(math.floor(24 - math.log2(n)))  # low part: n * 2**(k-1) <= 2**23
         hi_max = math.floor(2**23 / n) - 1  # high part: n * |hi| < 2**23
@@ -1283,17 +1304,20 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
                          0).astype(np.int64)
         d_int = np.rint(np.ldexp(ds, q))
         hi = np.rint(np.ldexp(d_int, -k))
-        products.append((split, np.ascontiguousarray(hi.T, dtype=np.float32), k, None))
+        products.append((split, np.ascontiguousarray(hi.T, dtype=np.float32), k))
         products.append((split, np.ascontiguousarray((d_int - np.ldexp(hi, k)).T,
-                                                     dtype=np.float32), 0, None))
+                                                     dtype=np.float32), 0))
         scale[split] = np.ldexp(float(n), q)  # each sum is of n values scaled by 2**q
     g_ints = None
+    # exact integers; float32 halves the memory the order statistics read when it can
+    sums = np.empty((m, n_resamples), dtype=np.float32 if small.all() else np.float64)
+    sums[:] = const[:, None]  # the boundary columns' constant (a constant column: all of it)
 
     if b_cols.size or products:
         per_row = max(n, b_cols.size * cuts_pad.shape[1])
         chunk = int(max(16, min(2048, _CHUNK_BYTES // (8 * per_row))))
         flat_cuts = cuts_pad.ravel()
-        const_b = sums[b_cols, 0].copy()
+        const_b = const[b_cols]
 
         def resampled_sums(first: int, last: int) -> None:
             for start in range(first, last, chunk):
@@ -1307,10 +1331,10 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
                 if products:
                     counts_t = np.diff(block, axis=1).astype(np.float32).T  # (n x rows)
                     done: set[int] = set()
-                    for cols_, rows_, shift, mult in products:
-                        part = np.ldexp(rows_ @ counts_t, shift, dtype=np.float64)
-                        if mult is not None:
-                            part *= mult[:, None]  # back to units of the grid: exact
+                    for cols_, rows_, shift in products:
+                        part = rows_ @ counts_t  # exact integers in float32
+                        if shift:
+                            part = np.ldexp(part, shift, dtype=np.float64)
                         target = slice(None) if cols_.size == m else cols_
                         if id(cols_) in done:
                             sums[target, start:stop] += part
@@ -1324,20 +1348,22 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
     positions = ((n_resamples - 1) * tail, (n_resamples - 1) * (1.0 - tail))
     bounds = np.empty((2, m))
 
+    # order statistics fl and fl + 1 of each position, interpolated as numpy's "linear"
+    # quantile; the upper position's are counted from the top
+    top = n_resamples - 1
+    floors = [int(math.floor(pos)) for pos in positions]
+    low = (floors[0], min(floors[0] + 1, top))
+    high = (top - min(floors[1] + 1, top), top - floors[1])
+
     def quantiles(first: int, last: int) -> None:
         rows = sums[first:last]
+        row_unit = unit[first:last]
         row_scale = scale[first:last]
-        for i, pos in enumerate(positions):
-            # order statistics fl and fl + 1, interpolated as numpy's "linear" quantile
-            fl = int(math.floor(pos))
-            above_i = min(fl + 1, n_resamples - 1)
-            if fl < n_resamples - 1 - fl:
-                below, above = _order_statistics(rows, fl, above_i)
-            else:  # the upper tail: the same ranks counted from the top
-                top = n_resamples - 1
-                above, below = _order_statistics(rows, top - above_i, top - fl, largest=True)
-            below, above = below / row_scale, above / row_scale
-            bounds[i, first:last] = below + (pos - fl) * (above - below)
+        lo_k, lo_k2, hi_k, hi_k2 = _tail_order_statistics(rows, low, high)
+        for i, (below, above) in enumerate(((lo_k, lo_k2), (hi_k2, hi_k))):
+            # back to units of the grid (exact: integers below 2**53), then to means
+            below, above = below * row_unit / row_scale, above * row_unit / row_scale
+            bounds[i, first:last] = below + (positions[i] - floors[i]) * (above - below)
 
     _run_ranges(quantiles, m, min_per_part=16)
     return bounds[0].copy(), bounds[1].copy()
