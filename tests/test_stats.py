@@ -589,6 +589,19 @@ def test_order_statistics_equal_sorting(data):
         ordered[:, b - 1 - high[0]].tolist(), ordered[:, b - 1 - high[1]].tolist()]
 
 
+@pytest.mark.parametrize("spread", [3, 1000, 10**6])
+def test_distinct_values_equal_numpy_unique(spread):
+    # small spans are counted by bincount, wide ones by sorting every column at once
+    rng = np.random.default_rng(spread)
+    x = rng.integers(-spread, spread, (57, 23)).astype(float)
+    x[:, ::3] = rng.integers(-2, 3, (57, 8))  # narrow columns among wide ones
+    x[:, 5] = 7.0  # a constant column
+    cols, values, counts = sig._distinct_values(x)
+    expected = [(j, int(v), int(c)) for j in range(x.shape[1])
+                for v, c in zip(*np.unique(x[:, j], return_counts=True))]
+    assert list(zip(cols.tolist(), values.tolist(), counts.tolist())) == expected
+
+
 def test_bootstrap_resamples_are_uniform_over_queries():
     counts = sig._bootstrap_counts(50, 4000, 1)
     assert np.all(counts.sum(axis=0) == 50)

@@ -372,20 +372,24 @@ class _Subgroup:
                 return codes
         raise AssertionError("unreachable")
 
-    def sums(self, d_sorted: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """T for the elements with J2 in start:stop and every J1, rows ordered (J1, J2),
-        one column per column of ``d_sorted`` (queries in :attr:`order`), in its dtype:
-        ((2**k1 * (stop - start)) x columns)."""
+    def partial_sums(self, d_sorted: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """G(a, J2) for every outer code a and J2 in start:stop, one column per column of
+        ``d_sorted`` (queries in :attr:`order`), in its dtype: (2**k1 x width x columns)."""
         width = stop - start
-        cols = d_sorted.shape[1]
         dtype = d_sorted.dtype
         inner = self.inner[start:stop].astype(dtype)
-        outer = np.empty((1 << self.k1, width, cols), dtype=dtype)
+        partial = np.empty((1 << self.k1, width, d_sorted.shape[1]), dtype=dtype)
         for a in range(1 << self.k1):
             first, last = self.bounds[a], self.bounds[a + 1]
-            np.matmul(inner[:, first:last], d_sorted[first:last], out=outer[a])
-        hadamard = self.hadamard.astype(dtype, copy=False)
-        return (hadamard @ outer.reshape(1 << self.k1, width * cols)).reshape(-1, cols)
+            np.matmul(inner[:, first:last], d_sorted[first:last], out=partial[a])
+        return partial
+
+    def sums(self, partial: np.ndarray) -> np.ndarray:
+        """T(J1, J2) from :meth:`partial_sums`, rows ordered (J1, J2): one product with the
+        2**k1 Hadamard matrix, ((2**k1 * width) x columns)."""
+        cols = partial.shape[2]
+        hadamard = self.hadamard.astype(partial.dtype, copy=False)
+        return (hadamard @ partial.reshape(1 << self.k1, -1)).reshape(-1, cols)
 
 
 def _subgroup_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
@@ -412,23 +416,56 @@ def _subgroup_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
     return counts
 
 
+# Smallest k1 at which :func:`_subgroup_tally` first bounds |T| to skip columns: below
+# it the Hadamard product is short and the bound's own pass costs as much as it saves.
+_BOUND_MIN_K1 = 5
+
+
 def _subgroup_tally(d_sorted: np.ndarray, thr: np.ndarray, sub: _Subgroup) -> np.ndarray:
     """The counts of :func:`_subgroup_counts` for columns whose sums are exact in the
-    dtype of ``d_sorted`` (queries in the subgroup's order)."""
+    dtype of ``d_sorted`` (queries in the subgroup's order).
+
+    Most of the work is the Hadamard product, and a column far below (or above) the
+    leader needs none of it: |T(J1, J2)| <= sum_a |G(a, J2)| for every J1, so where that
+    bound is below the threshold for every J2 of a block, no element of the block counts
+    (an exact verdict: the bound is a sum of exact integers). Only the other columns go
+    through the product. The identity (J = 0, whose sum is the observed one) is never
+    skipped."""
     m = d_sorted.shape[1]
     width = int(max(1, min(1 << sub.k2, _CHUNK_BYTES // (d_sorted.itemsize * m << sub.k1))))
     # counts per block in uint16 when they cannot overflow it (exact, and fast)
     tally = np.uint16 if width << sub.k1 < 1 << 16 else np.int64
 
+    # the bound costs a pass over G; it pays off when the product it may save is long
+    bounded = sub.k1 >= _BOUND_MIN_K1
+    every = np.arange(m)
+
     def count(first: int, last: int) -> np.ndarray:
         total = np.zeros(m, dtype=np.int64)
-        hit = np.empty(((1 << sub.k1) * width, m), dtype=bool)
+        buffer = np.empty(((1 << sub.k1) * width, m), dtype=bool)
         for start in range(first, last, width):
-            t = sub.sums(d_sorted, start, min(start + width, last))
+            partial = sub.partial_sums(d_sorted, start, min(start + width, last))
+            live = every
+            if bounded:
+                reach = np.abs(partial).sum(axis=0)  # (width x columns) bounds on |T|
+                if start == 0:
+                    reach[0] = np.inf
+                live = np.flatnonzero((reach >= thr).any(axis=0))
+                if live.size == 0:
+                    continue
+                if 2 * live.size <= m:  # else gathering them costs more than it saves
+                    partial = partial[:, :, live]
+                else:
+                    live = every
+            t = sub.sums(partial)
             np.abs(t, out=t)
-            h = hit[:t.shape[0]]
-            np.greater_equal(t, thr, out=h)
-            total += np.add.reduce(h.view(np.uint8), axis=0, dtype=tally)
+            hit = buffer[:t.shape[0], :t.shape[1]]
+            if live is every:
+                np.greater_equal(t, thr, out=hit)
+                total += np.add.reduce(hit.view(np.uint8), axis=0, dtype=tally)
+            else:
+                np.greater_equal(t, thr[live], out=hit)
+                total[live] += np.add.reduce(hit.view(np.uint8), axis=0, dtype=tally)
         return total
 
     return np.sum(_run_ranges(count, 1 << sub.k2, align=width, min_per_part=width), axis=0)
@@ -1086,11 +1123,15 @@ def _distinct_values(ints: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     for first in range(0, m, block):
         last = min(first + block, m)
         if int(span[first:last].max()) > 8 * n + 64:  # spread out: sort instead
-            for j in range(first, last):
-                v, c = np.unique(ints[:, j].astype(np.int64), return_counts=True)
-                cols.append(np.full(v.size, j, dtype=np.int64))
-                values.append(v)
-                counts.append(c)
+            ordered = np.sort(ints[:, first:last].astype(np.int64), axis=0).T  # (cols x n)
+            new = np.ones(ordered.shape, dtype=bool)  # where a column's next value starts
+            new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+            col, pos = np.nonzero(new)  # by column, then increasing value
+            ends = np.append(pos[1:], n)
+            ends[np.append(col[1:] != col[:-1], True)] = n  # a column's last value: to n
+            cols.append(col + first)
+            values.append(ordered[col, pos])
+            counts.append(ends - pos)
             continue
         offsets = np.concatenate([[0], np.cumsum(span[first:last])])
         keys = ints[:, first:last].astype(np.int64) - lo[first:last] + offsets[:-1]
