@@ -373,15 +373,20 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
                          seed=args.seed, n_resamples=args.resamples, n_bootstrap=args.bootstrap)
 
     # Serial: one tier_view after another, with the time of each stage. Otherwise as the
-    # site does it (leaderboard.site.board.tier_tables): several views at once through
-    # tier_views, in batches of consecutive views of one benchmark so that the synthetic
-    # mappings of a batch (not timed) fit in memory and each benchmark's time is its own.
+    # site does it (leaderboard.site.board.tier_tables): views at once through tier_views,
+    # largest first so that no core idles while one big view finishes (the site ranks
+    # them by systems x pooled tasks, here by pooled queries, which the workload knows),
+    # one benchmark at a time so that each benchmark's time is its own and the synthetic
+    # mappings (not timed) of one benchmark at most are in memory; --batch N splits a
+    # benchmark further.
     batches: list[list[int]] = []
     for i, work in enumerate(works):
-        if (args.serial or not batches or len(batches[-1]) >= args.batch
+        if (args.serial or not batches or len(batches[-1]) >= (args.batch or len(works))
                 or works[batches[-1][0]].family != work.family):
             batches.append([])
         batches[-1].append(i)
+    for batch in batches:
+        batch.sort(key=lambda i: -works[i].n_queries)
     with StageTimer() if args.serial else contextlib.nullcontext() as stages:
         for batch in batches:
             g0 = time.perf_counter()
@@ -499,8 +504,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=10.0, help="seconds")
     parser.add_argument("--serial", action="store_true",
                         help="one view at a time, with the time of each stage")
-    parser.add_argument("--batch", type=int, default=8,
-                        help="views tiered at once (default 8; the site tiers all at once)")
+    parser.add_argument("--batch", type=int, default=0,
+                        help="views tiered at once (default 0: all of a benchmark's, as "
+                             "the site tiers all at once)")
     parser.add_argument("-v", "--verbose", action="store_true", help="a line per tiering")
     args = parser.parse_args(argv)
 
@@ -552,7 +558,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {'rest (mappings -> arrays, means, Holm)':36s} "
               f"{res['wall'] - stage_wall:8.2f} s wall")
     else:
-        print(f"views tiered {args.batch} at a time with tier_views, as the site does "
+        at_once = f"{args.batch} at a time" if args.batch else "all of a benchmark at once"
+        print(f"views tiered {at_once} with tier_views, largest first, as the site does "
               "(--serial: one at a time, with the time of each stage)")
     print(f"building the synthetic mappings (not timed): {res['generation']:.1f} s")
     try:
