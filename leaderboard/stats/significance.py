@@ -1356,7 +1356,11 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
 
     if b_cols.size or products:
         per_row = max(n, b_cols.size * cuts_pad.shape[1])
-        chunk = int(max(16, min(2048, _CHUNK_BYTES // (8 * per_row))))
+        # at least 512 resamples a chunk unless that passes 64 MB: narrower products run
+        # well below the cores' peak (2,989 queries x 299 columns: 0.61 s with the 87
+        # resamples of 2 MB chunks, 0.46 s with 512, on the Zen 4 host)
+        chunk = int(max(min(512, (1 << 26) // (8 * per_row)),
+                        min(2048, _CHUNK_BYTES // (8 * per_row))))
         flat_cuts = cuts_pad.ravel()
         const_b = const[b_cols]
 
