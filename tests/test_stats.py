@@ -562,7 +562,7 @@ def test_bootstrap_boundary_path_is_the_bootstrap_of_the_sorted_queries():
 
 @pytest.mark.parametrize("data", ["continuous", "ties", "tiny", "float32", "sample too low",
                                   "sample too high"])
-def test_order_statistics_equal_sorting(data):
+def test_order_statistics_equal_sorting(data, monkeypatch):
     # the interval's order statistics come from sampled thresholds with a fallback to a
     # whole-row partition; either way they must be exactly what sorting gives
     rng = np.random.default_rng(11)
@@ -583,10 +583,17 @@ def test_order_statistics_equal_sorting(data):
     ordered = np.sort(x, axis=1).astype(np.float64)
     low = (int(0.025 * (b - 1)), min(int(0.025 * (b - 1)) + 1, b - 1))
     high = (max(low[0] - 1, 0), low[0] + 3)  # other ranks from the top than from the bottom
+    expected = [ordered[:, low[0]].tolist(), ordered[:, low[1]].tolist(),
+                ordered[:, b - 1 - high[0]].tolist(), ordered[:, b - 1 - high[1]].tolist()]
     got = sig._tail_order_statistics(x, low, high)
-    assert [a.tolist() for a in got] == [
-        ordered[:, low[0]].tolist(), ordered[:, low[1]].tolist(),
-        ordered[:, b - 1 - high[0]].tolist(), ordered[:, b - 1 - high[1]].tolist()]
+    assert [a.tolist() for a in got] == expected
+    if data in ("ties", "float32"):  # integers: narrow rows are counted, wide ones are not
+        counted = sig._counted_ranks
+        calls = []
+        monkeypatch.setattr(sig, "_counted_ranks", lambda *a: calls.append(1) or counted(*a))
+        got = sig._tail_order_statistics(x, low, high, integers=True)
+        assert [a.tolist() for a in got] == expected
+        assert calls == ([1] if data == "ties" else [])
 
 
 @pytest.mark.parametrize("spread", [3, 1000, 10**6])

@@ -1164,7 +1164,8 @@ _SELECT_STRIDE = 16
 _SELECT_SIGMAS = 4.0
 
 
-def _tail_order_statistics(x: np.ndarray, low: tuple[int, int], high: tuple[int, int]
+def _tail_order_statistics(x: np.ndarray, low: tuple[int, int], high: tuple[int, int], *,
+                           integers: bool = False
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """In every row of ``x`` (m x B), the values of ranks ``low`` counted from the smallest
     and of ranks ``high`` counted from the largest (0-based, each pair near its end):
@@ -1179,9 +1180,20 @@ def _tail_order_statistics(x: np.ndarray, low: tuple[int, int], high: tuple[int,
     contiguous block costs a fraction of a strided pass over the whole row. A row where
     too few values fall beyond a threshold (an unlucky sample) or far too many (many tied
     sums) is partitioned whole instead, so the result is exact whatever the data.
+
+    ``integers`` says every value is an integer (resampled sums in fixed point). Rows
+    whose values then span at most 2 B are counted instead (:func:`_counted_ranks`: a
+    quarter of the time for R@1 or accuracy, whose sums span a few hundred values).
     """
     m, b = x.shape
     size = -(-b // _SELECT_STRIDE)
+    sample = np.array(x[:, :size])
+    # the sample's span says cheaply whether the whole rows may be narrow enough to count
+    if integers and float(np.max(sample.max(axis=1) - sample.min(axis=1))) < b:
+        lowest = x.min(axis=1)
+        span = x.max(axis=1) - lowest + 1
+        if float(span.max()) <= 2 * b:
+            return _counted_ranks(x, lowest, int(span.max()), low, high)
 
     def sample_rank(want: int) -> int:
         # smallest j + 1 = u**2 with stride * (u**2 - sigmas * u) >= want
@@ -1190,11 +1202,33 @@ def _tail_order_statistics(x: np.ndarray, low: tuple[int, int], high: tuple[int,
 
     j_low = sample_rank(max(low) + 1)
     j_high = sample_rank(max(high) + 1)
-    sample = np.array(x[:, :size])
     sample.partition(sorted({j_low, size - 1 - j_high}), axis=1)
     lo_k, lo_k2 = _near_side(x, low, sample[:, j_low], j_low, largest=False)
     hi_k, hi_k2 = _near_side(x, high, sample[:, size - 1 - j_high], j_high, largest=True)
     return lo_k, lo_k2, hi_k, hi_k2
+
+
+def _counted_ranks(x: np.ndarray, lowest: np.ndarray, width: int, low: tuple[int, int],
+                   high: tuple[int, int]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_tail_order_statistics` of integer rows spanning at most ``width`` values
+    from ``lowest``: one histogram per row (a bincount over row * width + value - lowest),
+    and the value of rank r is lowest + the number of bins whose cumulative count is at
+    most r. Exact, as sorting; in blocks of rows that keep the histograms near 16 MB."""
+    m, b = x.shape
+    out = np.empty((4, m))
+    ranks = [low[0], low[1], b - 1 - high[0], b - 1 - high[1]]
+    block = max(1, (1 << 21) // width)
+    for first in range(0, m, block):
+        last = min(first + block, m)
+        rows = last - first
+        keys = (x[first:last] - lowest[first:last, None]).astype(np.int64)
+        keys += np.arange(rows, dtype=np.int64)[:, None] * width
+        cumulative = np.bincount(keys.ravel(), minlength=rows * width
+                                 ).reshape(rows, width).cumsum(axis=1)
+        for i, r in enumerate(ranks):
+            out[i, first:last] = lowest[first:last] + np.count_nonzero(cumulative <= r, axis=1)
+    return out[0], out[1], out[2], out[3]
 
 
 def _near_side(x: np.ndarray, ranks: tuple[int, int], cut: np.ndarray, j: int, *,
@@ -1404,7 +1438,7 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
         rows = sums[first:last]
         row_unit = unit[first:last]
         row_scale = scale[first:last]
-        lo_k, lo_k2, hi_k, hi_k2 = _tail_order_statistics(rows, low, high)
+        lo_k, lo_k2, hi_k, hi_k2 = _tail_order_statistics(rows, low, high, integers=True)
         for i, (below, above) in enumerate(((lo_k, lo_k2), (hi_k2, hi_k))):
             # back to units of the grid (exact: integers below 2**53), then to means
             below, above = below * row_unit / row_scale, above * row_unit / row_scale
