@@ -487,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", type=int, default=300)
     parser.add_argument("--resamples", type=int, default=sig.DEFAULT_RESAMPLES,
-                        help="Monte-Carlo sign flips per randomization test")
+                        help="least number of Monte-Carlo sign flips per randomization "
+                             "test")
     parser.add_argument("--bootstrap", type=int, default=sig.DEFAULT_BOOTSTRAP)
     parser.add_argument("--seed", type=int, default=0, help="seed of the statistics "
                         "(the site uses 0)")
@@ -522,9 +523,12 @@ def main(argv: list[str] | None = None) -> int:
           f"numpy {np.__version__}")
     print(f"BLAS: {blas_info()}")
     print(f"before the run: {load_text()}")
-    print(f"settings: {args.systems} systems, {args.resamples} Monte-Carlo sign flips "
-          f"(exact enumeration when n <= {sig.EXACT_MAX_QUERIES}), {args.bootstrap} bootstrap "
-          f"resamples, seed {args.seed}")
+    subgroup = (1 << int(args.resamples).bit_length()) - 1
+    print(f"settings: {args.systems} systems, at least {args.resamples} Monte-Carlo sign "
+          f"flips ({subgroup} random ones of a subgroup for continuous scores, "
+          f"{args.resamples} binomial draws for rank grids; exact enumeration when "
+          f"n <= {sig.EXACT_MAX_QUERIES}), {args.bootstrap} bootstrap resamples, "
+          f"seed {args.seed}")
     for note in queries.notes:
         print(f"  {note}")
     views_done = len({w.view for w in works})

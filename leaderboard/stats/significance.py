@@ -14,20 +14,27 @@ Two requirements shape the code more than the statistics do:
   order (any BLAS kernel, any number of threads) gives the same result.
 * **Fast enough for a whole leaderboard.** The site tiers every view (87 today) of up to
   300 systems, on two metrics each, over up to 2,989 pooled queries (FollowTable's average;
-  a pooled view's cost grows with its queries); every comparison wants 100,000
+  a pooled view's cost grows with its queries); every comparison wants at least 100,000
   random sign flips and 10,000 bootstrap resamples. How each column is done depends on
   that column alone (so a pair's figures never depend on the rest of the view):
 
-  - continuous scores (nDCG, AP, IRS): one sign matrix per (seed, number of queries),
-    applied to all systems of a view with one float32 product, every count it cannot
-    decide for certain recomputed exactly (:func:`_sign_matrix_counts`);
+  - up to 20 queries: all 2**n sign flips, applied to all systems of a view with one
+    float32 product, every count it cannot decide for certain recomputed exactly
+    (:func:`_sign_matrix_counts`);
+  - continuous scores (nDCG, AP, IRS) over more queries: the 2**17 elements of a random
+    subgroup of the sign flips (:class:`_Subgroup`), an exact test whose sums for all
+    elements come from a two-stage Walsh-Hadamard transform, in exact integer
+    arithmetic, skipping the columns that provably cannot reach their threshold
+    (:func:`_subgroup_counts`);
   - scores on the 1/2520 grid (RR@10, R@k, accuracy), or on 1/(2520 k) for their means
     over k tasks, take few distinct |differences|: a sign-flip sum is then a weighted sum
     of binomial counts, drawn from a shared pool at a cost independent of the number of
     queries (:func:`_binomial_counts`), and 0/1 metrics get the exact binomial p-value
     (:func:`_single_magnitude_pvalues`);
   - the bootstrap reads grid columns' resampled sums off prefix counts at their value
-    boundaries and multiplies the other columns with the resample counts.
+    boundaries and multiplies the other columns with the resample counts; its order
+    statistics come from sampled thresholds, or from histograms where the integer sums
+    span few values (:func:`_tail_order_statistics`).
 
   The products run in chunks on a small thread pool, each with single-threaded BLAS:
   OpenBLAS's own threads synchronise on every call and, on a machine shared with other
