@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import platform
 import sys
@@ -365,28 +366,28 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
         if i in keep:
             kept[i] = result
         if args.verbose:
+            wall_text = "" if math.isnan(dw) else f"{dw:7.2f} s wall "
             print(f"  {i + 1:3d}/{len(works)} {work.view:28s} {work.metric:18s} "
-                  f"n={work.n_queries:6d} {dw:7.2f} s wall {dc:7.2f} s CPU", flush=True)
+                  f"n={work.n_queries:6d} {wall_text}{dc:7.2f} s CPU", flush=True)
 
-    def tier(work: Work, scores: dict) -> Any:
-        return tier_view(scores, work.metric, higher_is_better=work.column.higher_is_better,
-                         seed=args.seed, n_resamples=args.resamples, n_bootstrap=args.bootstrap)
+    def tier(work: Work, scores: dict) -> tuple[Any, float]:
+        start = time.thread_time()
+        result = tier_view(scores, work.metric, higher_is_better=work.column.higher_is_better,
+                           seed=args.seed, n_resamples=args.resamples,
+                           n_bootstrap=args.bootstrap)
+        return result, time.thread_time() - start
 
     # Serial: one tier_view after another, with the time of each stage. Otherwise as the
-    # site does it (leaderboard.site.board.tier_tables): views at once through tier_views,
-    # largest first so that no core idles while one big view finishes (the site ranks
-    # them by systems x pooled tasks, here by pooled queries, which the workload knows),
-    # one benchmark at a time so that each benchmark's time is its own and the synthetic
-    # mappings (not timed) of one benchmark at most are in memory; --batch N splits a
-    # benchmark further.
-    batches: list[list[int]] = []
-    for i, work in enumerate(works):
-        if (args.serial or not batches or len(batches[-1]) >= (args.batch or len(works))
-                or works[batches[-1][0]].family != work.family):
-            batches.append([])
-        batches[-1].append(i)
-    for batch in batches:
-        batch.sort(key=lambda i: -works[i].n_queries)
+    # site does it (leaderboard.site.board.tier_tables): every view at once through
+    # tier_views, largest first so that no core idles while one big view finishes (the
+    # site ranks them by systems x pooled tasks, here by pooled queries, which the
+    # workload knows); --batch N tiers N at a time instead, for less memory (the synthetic
+    # mappings of a batch are built before it runs, untimed). tier_views runs each view on
+    # one thread, so a tiering's CPU time is its thread's and a benchmark's CPU time is
+    # exact either way; its wall time is its own only when views run one at a time.
+    order = sorted(range(len(works)), key=lambda i: -works[i].n_queries)
+    size = 1 if args.serial else (args.batch or len(works))
+    batches = [order[first:first + size] for first in range(0, len(order), size)]
     with StageTimer() if args.serial else contextlib.nullcontext() as stages:
         for batch in batches:
             g0 = time.perf_counter()
@@ -394,20 +395,23 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
             gen += time.perf_counter() - g0
             w0, c0 = time.perf_counter(), time.process_time()
             if args.serial:
-                results = [tier(work, scores) for _, work, scores in inputs]
+                outputs = [tier(work, scores) for _, work, scores in inputs]
             else:
-                results = tier_views([lambda w=work, sc=sc: tier(w, sc)
+                outputs = tier_views([lambda w=work, sc=sc: tier(w, sc)
                                       for _, work, sc in inputs])
             dw, dc = time.perf_counter() - w0, time.process_time() - c0
             wall += dw
             cpu += dc
-            fam = by_family[works[batch[0]].family]
-            fam[0] += dw
-            fam[1] += dc
-            for (i, work, scores), result in zip(inputs, results):
-                # per tiering: exact when serial, the batch's share otherwise
-                share = 1.0 if args.serial else 1.0 / len(batch)
-                record(i, work, scores, result, dw * share, dc * share)
+            for (i, work, scores), (result, thread_cpu) in zip(inputs, outputs):
+                fam = by_family[work.family]
+                if args.serial:  # the chunks may run on the pool's threads: process time
+                    fam[0] += dw
+                    fam[1] += dc
+                    record(i, work, scores, result, dw, dc)
+                else:
+                    fam[0] = math.nan  # views of several benchmarks overlap
+                    fam[1] += thread_cpu
+                    record(i, work, scores, result, math.nan, thread_cpu)
             del inputs
     return ({"wall": wall, "cpu": cpu, "generation": gen, "comparisons": comparisons,
              "families": dict(by_family),
@@ -506,8 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serial", action="store_true",
                         help="one view at a time, with the time of each stage")
     parser.add_argument("--batch", type=int, default=0,
-                        help="views tiered at once (default 0: all of a benchmark's, as "
-                             "the site tiers all at once)")
+                        help="views tiered at once (default 0: all, as the site does)")
     parser.add_argument("-v", "--verbose", action="store_true", help="a line per tiering")
     args = parser.parse_args(argv)
 
@@ -551,8 +554,9 @@ def main(argv: list[str] | None = None) -> int:
           f"time)")
     print(f"{'benchmark':12s} {'tierings':>8s} {'comparisons':>11s} {'query-cmp':>11s} "
           f"{'wall s':>8s} {'CPU s':>8s}")
-    for fam, (w, c, k, n_cmp, qc) in sorted(res["families"].items(), key=lambda x: -x[1][0]):
-        print(f"{fam:12s} {k:8d} {n_cmp:11d} {qc:11d} {w:8.2f} {c:8.2f}")
+    for fam, (w, c, k, n_cmp, qc) in sorted(res["families"].items(), key=lambda x: -x[1][1]):
+        wall_text = "-" if math.isnan(w) else f"{w:.2f}"
+        print(f"{fam:12s} {k:8d} {n_cmp:11d} {qc:11d} {wall_text:>8s} {c:8.2f}")
     if args.serial:
         print("by stage (inside tier_view):")
         stage_wall = sum(res["stage_wall"].values())
@@ -562,9 +566,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {'rest (mappings -> arrays, means, Holm)':36s} "
               f"{res['wall'] - stage_wall:8.2f} s wall")
     else:
-        at_once = f"{args.batch} at a time" if args.batch else "all of a benchmark at once"
-        print(f"views tiered {at_once} with tier_views, largest first, as the site does "
-              "(--serial: one at a time, with the time of each stage)")
+        at_once = f"{args.batch} at a time" if args.batch else "all at once"
+        print(f"views tiered {at_once} with tier_views, largest first, as the site does; "
+              "a benchmark's CPU time is its views' threads' (--serial: one at a time, "
+              "with each benchmark's wall time and the time of each stage)")
     print(f"building the synthetic mappings (not timed): {res['generation']:.1f} s")
     try:
         import resource
