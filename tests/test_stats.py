@@ -772,3 +772,32 @@ def test_tier_views_concurrently_equals_one_at_a_time():
     with pytest.raises(ValueError, match="bad view"):
         tier_views([lambda: tier_view(jobs[0][0], "AP"), broken], workers=2)
     assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before
+
+
+@pytest.mark.parametrize("n", [150, 700])
+def test_subgroup_bound_skips_only_columns_that_cannot_count(monkeypatch, n):
+    # The transform skips the columns whose bound sum_a |G(a, J2)| stays below the
+    # threshold over a block of elements. Columns near the leader (computed) and far below
+    # it (skipped) must get the same counts with the bound as without it, off the grid
+    # (float64) and on it (float32).
+    rng = np.random.default_rng(n)
+    shifts = np.array([0.0, 0.01, 0.03, 0.06, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5])
+    continuous = rng.normal(shifts, 0.3, (n, shifts.size))
+    grid = np.minimum(rng.integers(0, 11, (n, shifts.size)) + np.rint(shifts * 6), 10) / 10
+    d = np.column_stack([continuous, grid - 0.5])
+    sub = sig._Subgroup(n, 20_000, 2)
+    assert sub.k1 >= 4
+    transformed = []  # columns through the Hadamard product, per call
+    sums = sig._Subgroup.sums
+    monkeypatch.setattr(sig._Subgroup, "sums",
+                        lambda self, partial: transformed.append(partial.shape[2])
+                        or sums(self, partial))
+    results = []
+    for min_k1 in (sub.k1, 99):  # bounded, then not
+        monkeypatch.setattr(sig, "_BOUND_MIN_K1", min_k1)
+        transformed.clear()
+        results.append(sig._subgroup_pvalues(d, n_resamples=20_000, seed=2))
+        if min_k1 == sub.k1:
+            assert min(transformed) < shifts.size  # some columns were skipped
+    assert np.array_equal(results[0], results[1])
+    assert results[0].min() == 1 / sub.size and results[0].max() > 0.05  # both kinds
