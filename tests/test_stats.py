@@ -564,7 +564,7 @@ def test_bootstrap_boundary_path_is_the_bootstrap_of_the_sorted_queries():
 
 
 @pytest.mark.parametrize("data", ["continuous", "ties", "tiny", "float32", "sample too low",
-                                  "sample too high"])
+                                  "sample too high", "constant rows"])
 def test_order_statistics_equal_sorting(data, monkeypatch):
     # the interval's order statistics come from sampled thresholds with a fallback to a
     # whole-row partition; either way they must be exactly what sorting gives
@@ -583,6 +583,11 @@ def test_order_statistics_equal_sorting(data, monkeypatch):
         x[:, sample] *= 100.0
     elif data == "sample too high":  # cuts far inside the row: too many candidates
         x[:, sample] /= 100.0
+    elif data == "constant rows":  # crossing cuts: each side still a prefix or a suffix
+        b = 40  # few resamples: the sample's cuts cross on every row
+        x = x[:, :b]
+        x[::2] = 1.5
+        x[1::4, 3:-3] = -2.0  # all but the ends tied
     ordered = np.sort(x, axis=1).astype(np.float64)
     low = (int(0.025 * (b - 1)), min(int(0.025 * (b - 1)) + 1, b - 1))
     high = (max(low[0] - 1, 0), low[0] + 3)  # other ranks from the top than from the bottom
