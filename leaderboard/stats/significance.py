@@ -430,7 +430,8 @@ def _subgroup_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
                         (np.flatnonzero(~exact32), np.float64)):
         if cols.size:
             d_sorted = np.ascontiguousarray(d_int[np.ix_(sub.order, cols)], dtype=dtype)
-            counts[cols] = _subgroup_tally(d_sorted, thr[cols].astype(dtype), sub)
+            counts[cols] = _subgroup_tally(d_sorted, thr[cols].astype(dtype), sub,
+                                           l1[cols] if dtype is np.float64 else None)
     return counts
 
 
@@ -441,7 +442,8 @@ def _subgroup_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
 _BOUND_MIN_K1 = 4
 
 
-def _subgroup_tally(d_sorted: np.ndarray, thr: np.ndarray, sub: _Subgroup) -> np.ndarray:
+def _subgroup_tally(d_sorted: np.ndarray, thr: np.ndarray, sub: _Subgroup,
+                    l1: np.ndarray | None = None) -> np.ndarray:
     """The counts of :func:`_subgroup_counts` for columns whose sums are exact in the
     dtype of ``d_sorted`` (queries in the subgroup's order).
 
@@ -450,37 +452,60 @@ def _subgroup_tally(d_sorted: np.ndarray, thr: np.ndarray, sub: _Subgroup) -> np
     bound is below the threshold for every J2 of a block, no element of the block counts
     (an exact verdict: the bound is a sum of exact integers). Only the other columns go
     through the product. The identity (J = 0, whose sum is the observed one) is never
-    skipped."""
-    m = d_sorted.shape[1]
-    width = int(max(1, min(1 << sub.k2, _CHUNK_BYTES // (d_sorted.itemsize * m << sub.k1))))
-    # counts per block in uint16 when they cannot overflow it (exact, and fast)
-    tally = np.uint16 if width << sub.k1 < 1 << 16 else np.int64
+    skipped.
 
+    With ``l1`` (float64 columns) the bound is first read off G computed in float32, at
+    twice the rate: G32 is within (largest group + 2) * 2**-23 * sum_i |d_i| of G in any
+    summation order (the rounding of each d_i to float32, then of each partial sum), so a
+    column whose float32 bound stays below the threshold by more than that is skipped as
+    surely; G is computed exactly, in float64, for the other columns only."""
+    m = d_sorted.shape[1]
     # the bound costs a pass over G; it pays off when the product it may save is long
     bounded = sub.k1 >= _BOUND_MIN_K1
+    screened = bounded and l1 is not None
+    itemsize = 4 if screened else d_sorted.itemsize  # the screen's G is float32
+    width = int(max(1, min(1 << sub.k2, _CHUNK_BYTES // (itemsize * m << sub.k1))))
+    # counts per block in uint16 when they cannot overflow it (exact, and fast)
+    tally = np.uint16 if width << sub.k1 < 1 << 16 else np.int64
     every = np.arange(m)
+    if screened:
+        d32 = d_sorted.astype(np.float32)
+        largest = int(np.diff(sub.bounds).max())
+        # the float32 bound must reach this to keep a column (one more ulp of slack for
+        # the float64 sum of the 2**k1 float32 terms, far below the 2**-23 per term)
+        screen = thr - (largest + 3) * 2.0**-23 * np.asarray(l1, dtype=np.float64)
 
     def count(first: int, last: int) -> np.ndarray:
         total = np.zeros(m, dtype=np.int64)
         buffer = np.empty(((1 << sub.k1) * width, m), dtype=bool)
         for start in range(first, last, width):
-            partial = sub.partial_sums(d_sorted, start, min(start + width, last))
-            live = every
+            stop = min(start + width, last)
+            if screened:
+                rough = np.abs(sub.partial_sums(d32, start, stop)).sum(axis=0, dtype=np.float64)
+                if start == 0:
+                    rough[0] = np.inf
+                kept = np.flatnonzero((rough >= screen).any(axis=0))
+                if kept.size == 0:
+                    continue
+                partial = sub.partial_sums(d_sorted[:, kept], start, stop)
+                live = kept
+            else:
+                partial = sub.partial_sums(d_sorted, start, stop)
+                live = every
             if bounded:
                 reach = np.abs(partial).sum(axis=0)  # (width x columns) bounds on |T|
                 if start == 0:
                     reach[0] = np.inf
-                live = np.flatnonzero((reach >= thr).any(axis=0))
-                if live.size == 0:
+                keep = np.flatnonzero((reach >= thr[live]).any(axis=0))
+                if keep.size == 0:
                     continue
-                if 2 * live.size <= m:  # else gathering them costs more than it saves
-                    partial = partial[:, :, live]
-                else:
-                    live = every
+                if 2 * keep.size <= partial.shape[2]:  # else gathering costs more than it saves
+                    partial = partial[:, :, keep]
+                    live = live[keep]
             t = sub.sums(partial)
             np.abs(t, out=t)
             hit = buffer[:t.shape[0], :t.shape[1]]
-            if live is every:
+            if live.size == m:
                 np.greater_equal(t, thr, out=hit)
                 total += np.add.reduce(hit.view(np.uint8), axis=0, dtype=tally)
             else:
