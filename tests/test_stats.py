@@ -786,7 +786,9 @@ def test_subgroup_bound_skips_only_columns_that_cannot_count(monkeypatch, n):
     # it (skipped) must get the same counts with the bound as without it, off the grid
     # (float64) and on it (float32).
     rng = np.random.default_rng(n)
-    shifts = np.array([0.0, 0.01, 0.03, 0.06, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5])
+    # enough columns for several blocks of elements: the block holding the identity
+    # keeps every column
+    shifts = np.tile([0.0, 0.01, 0.03, 0.06, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5], 4)
     continuous = rng.normal(shifts, 0.3, (n, shifts.size))
     grid = np.minimum(rng.integers(0, 11, (n, shifts.size)) + np.rint(shifts * 6), 10) / 10
     d = np.column_stack([continuous, grid - 0.5])
