@@ -57,7 +57,7 @@ from leaderboard.site.board import pool_queries  # noqa: E402
 from leaderboard.site.layout import Column, View, all_views  # noqa: E402
 from leaderboard.stats import significance as sig  # noqa: E402
 from leaderboard.stats import tiers as tiers_module  # noqa: E402
-from leaderboard.stats import tier_view, tier_views  # noqa: E402
+from leaderboard.stats import tier_view, tier_views, tiering_work  # noqa: E402
 
 # Query counts of the benchmarks whose data is not on this machine (FollowIR and mFollowIR
 # are published on the Hugging Face Hub only), and fallbacks for the others: per task,
@@ -379,13 +379,14 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
 
     # Serial: one tier_view after another, with the time of each stage. Otherwise as the
     # site does it (leaderboard.site.board.tier_tables): every view at once through
-    # tier_views, largest first so that no core idles while one big view finishes (the
-    # site ranks them by systems x pooled tasks, here by pooled queries, which the
-    # workload knows); --batch N tiers N at a time instead, for less memory (the synthetic
+    # tier_views, longest first by tiering_work so that no core idles while one long view
+    # finishes; --batch N tiers N at a time instead, for less memory (the synthetic
     # mappings of a batch are built before it runs, untimed). tier_views runs each view on
     # one thread, so a tiering's CPU time is its thread's and a benchmark's CPU time is
     # exact either way; its wall time is its own only when views run one at a time.
-    order = sorted(range(len(works)), key=lambda i: -works[i].n_queries)
+    order = sorted(range(len(works)), key=lambda i: -tiering_work(
+        works[i].metric, works[i].n_queries, args.systems, n_resamples=args.resamples,
+        n_bootstrap=args.bootstrap))
     size = 1 if args.serial else (args.batch or len(works))
     batches = [order[first:first + size] for first in range(0, len(order), size)]
     with StageTimer() if args.serial else contextlib.nullcontext() as stages:

@@ -15,6 +15,7 @@ from leaderboard.stats import (
     holm,
     paired_randomization_test,
     tier_view,
+    tiering_work,
     wilcoxon_test,
 )
 from leaderboard.stats import significance as sig
@@ -808,3 +809,14 @@ def test_subgroup_bound_skips_only_columns_that_cannot_count(monkeypatch, n):
             assert min(transformed) < shifts.size  # some columns were skipped
     assert np.array_equal(results[0], results[1])
     assert results[0].min() == 1 / sub.size and results[0].max() > 0.05  # both kinds
+
+
+def test_tiering_work_orders_views_by_their_cost():
+    # enumeration doubles with every query up to 20; beyond, the Monte-Carlo test and
+    # the bootstrap grow with n; the Wilcoxon test is nearly free; systems multiply
+    enumerated = tiering_work("AP", 20, 300)
+    assert tiering_work("AP", 19, 300) < enumerated
+    assert tiering_work("AP", 150, 300) < enumerated < tiering_work("AP", 2989, 300)
+    assert tiering_work("p-MRR", 20, 300) < tiering_work("AP", 20, 300)
+    assert tiering_work("nDCG@10", 150, 301) == 2 * tiering_work("nDCG@10", 150, 151)
+    assert tiering_work("nDCG@10", 150, 1) == 0.0

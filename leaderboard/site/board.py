@@ -431,15 +431,20 @@ def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> N
     several at once (:func:`leaderboard.stats.tier_views`)."""
     works = [_plan_tiers(t, t.view.tiered_column, cache_dir) for t in tables
              if t.view.tiered_column is not None and t.rows]
-    # Largest first (systems x pooled tasks, a proxy for the work), so that the views
-    # running last are short ones and no core idles while one big view finishes.
-    def size(work: _TierWork) -> int:
-        return len(work.verified) * len(work.table.view.columns[work.column_index].parts)
-
-    pending = sorted((w for w in works if w.tiers is None), key=size, reverse=True)
+    pending = [w for w in works if w.tiers is None]
     if pending:
-        from leaderboard.stats import tier_views
+        from leaderboard.stats import tier_views, tiering_work
 
+        # Longest first, so that the views running last are short ones and no core idles
+        # while one long view finishes; the query count is the first row's (rows of one
+        # view nearly always share their queries).
+        def work_of(work: _TierWork) -> float:
+            column = work.table.view.columns[work.column_index]
+            pooled = pooled_per_query(work.verified[0], column)
+            return tiering_work(column.per_query_key or column.metric,
+                                len(pooled) if pooled else 0, len(work.verified))
+
+        pending.sort(key=work_of, reverse=True)
         tier_views([w.compute for w in pending])
     for work in works:
         _apply_tiers(work)

@@ -28,6 +28,7 @@ from .tiers import (
     compare_pair,
     tier_view,
     tier_views,
+    tiering_work,
 )
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "test_for_metric",
     "tier_view",
     "tier_views",
+    "tiering_work",
     "wilcoxon_pvalues",
     "wilcoxon_test",
 ]

@@ -218,6 +218,22 @@ def test_for_metric(metric: str) -> TestName:
 test_for_metric.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
+def pair_work(test: TestName, n: int, *, n_resamples: int = DEFAULT_RESAMPLES,
+              n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
+    """Rough multiply-adds to test one pair over n queries and bootstrap its interval: a
+    measure for ordering work (the longest views first), not a timing. Enumeration is
+    2**(n-1) sign sums of n terms, the Monte-Carlo test the subgroup's transform (the
+    binomial path costs less, never more), the Wilcoxon test next to nothing, and the
+    bootstrap n x n_bootstrap resampled terms."""
+    if test == "wilcoxon":
+        tested = 0.0
+    elif n <= EXACT_MAX_QUERIES:
+        tested = float(n) * 2.0 ** max(n - 1, 0)
+    else:
+        tested = _subgroup_work(n, n_resamples)
+    return tested + float(n) * n_bootstrap
+
+
 def derive_seed(seed: int, *parts: str | int) -> np.random.SeedSequence:
     """A seed sequence for one purpose, derived from the user's base seed.
 

@@ -25,6 +25,7 @@ from .significance import (
     TestName,
     bootstrap_mean_ci,
     holm,
+    pair_work,
     pvalues_for,
     serial_chunks,
     single_threaded_blas,
@@ -247,6 +248,18 @@ def compare_pair(a_scores: Mapping[str, float], b_scores: Mapping[str, float], m
         system_a=a_name, system_b=b_name, metric=metric, test=test, n_queries=len(qs),
         mean_a=float(means[0]), mean_b=float(means[1]), effect=float(_means(diffs)[0]),
         ci_low=float(lo[0]), ci_high=float(hi[0]), p_value=p)
+
+
+def tiering_work(metric: str, n_queries: int, n_systems: int, *,
+                 n_resamples: int = DEFAULT_RESAMPLES,
+                 n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
+    """Rough multiply-adds of :func:`tier_view` for ``n_systems`` on ``n_queries``: the
+    order in which to hand views to :func:`tier_views`, longest first, so that the views
+    still running at the end are short ones. (The query count alone misleads: a view of
+    20 queries is tested by enumerating 2**19 sign flips, as long as one of 400 queries.)"""
+    return max(n_systems - 1, 0) * pair_work(test_for_metric(metric), n_queries,
+                                             n_resamples=n_resamples,
+                                             n_bootstrap=n_bootstrap)
 
 
 def tier_views(jobs: Sequence[Callable[[], T]], *, workers: int | None = None) -> list[T]:
