@@ -18,9 +18,9 @@ Two requirements shape the code more than the statistics do:
   random sign flips and 10,000 bootstrap resamples. How each column is done depends on
   that column alone (so a pair's figures never depend on the rest of the view):
 
-  - up to 20 queries: all 2**n sign flips, applied to all systems of a view with one
-    float32 product, every count it cannot decide for certain recomputed exactly
-    (:func:`_sign_matrix_counts`);
+  - up to 20 queries: all 2**n sign flips, counted exactly by meeting in the middle
+    (the sums of each half's 2**(n/2) sign flips, one half sorted and searched;
+    :func:`_enumerated_counts`);
   - continuous scores (nDCG, AP, IRS) over more queries: the 2**17 elements of a random
     subgroup of the sign flips (:class:`_Subgroup`), an exact test whose sums for all
     elements come from a two-stage Walsh-Hadamard transform, in exact integer
@@ -87,10 +87,10 @@ _GRID_TOL = 1e-7  # in grid units; float noise of a mean of scores times 2520 k 
 _F32_EXACT = float(2**24)  # integers below this are exact in float32, and so are sums of them
 _F64_BUDGET_EXP = 51  # fixed-point budget for sum(|d|): 2**51, a bit of headroom below 2**53
 _F64_BUDGET = float(2**_F64_BUDGET_EXP)
-# Column chunk of the sign matrix: bounds memory and keeps the (systems x chunk) product
-# and its comparisons in cache. Chunking never changes a result (all counts are exact).
+# Bytes of one block of sums (sign-flip sums, resampled sums): bounds memory and keeps a
+# block's product and its comparisons in cache. Blocks never change a result (all counts
+# and sums are exact).
 _CHUNK_BYTES = 1 << 21
-_SIGN_LUT = np.array([1.0, -1.0], dtype=np.float32)  # bit 0 -> +1, bit 1 -> -1
 
 
 # ---------------------------------------------------------------------------------------
@@ -287,22 +287,40 @@ def clear_caches() -> None:
         _pools.clear()
 
 
-def _all_assignments(n: int) -> np.ndarray:
-    """The 2**(n-1) sign assignments whose first sign is +1, one per column (n x 2**(n-1)
-    float32; flipping every sign leaves |sum| unchanged, so they stand for all 2**n in
-    pairs). Stored queries x assignments: ``d.T @ signs`` (pairs x assignments) measured
-    faster here than the other orientation, and the counts reduce along contiguous memory.
-    """
+def _half_signs(h: int) -> np.ndarray:
+    """All 2**h sign vectors of h queries, one per row ((2**h x h) float64, +-1)."""
 
     def build() -> np.ndarray:
-        r = np.arange(1 << max(n - 1, 0), dtype=np.int64)[None, :]
-        bits = ((r >> np.arange(n - 1, dtype=np.int64)[:, None]) & 1).astype(np.uint8)
-        out = np.empty((n, r.size), dtype=np.float32)
-        out[0] = 1.0
-        out[1:] = _SIGN_LUT[bits]
-        return out
+        r = np.arange(1 << h, dtype=np.int64)[:, None]
+        bits = (r >> np.arange(h, dtype=np.int64)[None, :]) & 1
+        return 1.0 - 2.0 * bits
 
-    return _cached(("exact", n), build)
+    return _cached(("half-signs", h), build)
+
+
+def _enumerated_counts(d_int: np.ndarray, thr: np.ndarray) -> np.ndarray:
+    """For every column of ``d_int`` (n x m fixed-point integers, n <= EXACT_MAX_QUERIES),
+    how many of all 2**n sign assignments have |sum(s_i d_i)| >= thr (thr > 0).
+
+    Meet in the middle: the 2**h sums of the first h = n // 2 queries' signs and the
+    2**(n-h) sums of the others', the latter sorted, so that the assignments completing a
+    first-half sum a are counted by two binary searches (b >= thr - a, b <= -thr - a).
+    That is 2**(n/2) work per column instead of 2**n: 1,024 sums and searches for 20
+    queries. Every sum is an integer below 2**53, exact in float64, so the count is the
+    enumeration's own, whatever the order of the additions.
+    """
+    n, m = d_int.shape
+    h = n // 2
+    first = _half_signs(h) @ d_int[:h]  # (2**h x m), exact integers
+    second = np.sort(_half_signs(n - h) @ d_int[h:], axis=0)  # (2**(n-h) x m)
+    size = second.shape[0]
+    counts = np.empty(m, dtype=np.int64)
+    for j in range(m):
+        column = second[:, j]
+        at_least = size - np.searchsorted(column, thr[j] - first[:, j], side="left")
+        at_most = np.searchsorted(column, -thr[j] - first[:, j], side="right")
+        counts[j] = int(at_least.sum() + at_most.sum())
+    return counts
 
 
 def _parity_signs(codes: np.ndarray, elements: np.ndarray) -> np.ndarray:
@@ -683,9 +701,7 @@ def randomization_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAM
     busy = thr > 0  # else every assignment is at least as extreme: p = 1 (incl. all d == 0)
     if n <= EXACT_MAX_QUERIES:
         if busy.any():
-            counts = _sign_matrix_counts(d_int[:, busy], l1[busy], thr[busy],
-                                         _all_assignments(n))
-            p[busy] = counts / float(1 << max(n - 1, 0))
+            p[busy] = _enumerated_counts(d_int[:, busy], thr[busy]) / float(1 << n)
         return p
     grid = busy & on_grid
     other = busy & ~on_grid
@@ -753,65 +769,6 @@ def _subgroup_pvalues(diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES
     sub = _Subgroup(n, int(n_resamples), seed)
     p[busy] = _subgroup_counts(d_int[:, busy], l1[busy], thr[busy], sub) / float(sub.size)
     return p
-
-
-def _sign_matrix_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
-                        signs: np.ndarray) -> np.ndarray:
-    """For every column of ``d_int`` (n x m, fixed point), how many of the assignments in
-    ``signs`` (n x assignments, see :func:`_all_assignments`) have |sum(s_i d_i)| >= thr
-    (thr > 0).
-
-    All columns share the assignments and they are applied with one product
-    (``d.T @ signs``, in column chunks on the thread pool). How the counts stay exact while
-    the product runs in float32: an assignment's sum is an integer T. float32 evaluates it
-    within delta = (n + 2) * 2**-23 * sum(|d|) (twice the textbook bound for any summation
-    order: n roundings of partial sums plus the rounding of d to float32). Rows whose
-    float32 value is more than delta from the threshold are decided by it; the few within
-    delta are recomputed in float64, which is exact for these integers (the brute-force
-    comparison in tests/test_stats.py checks this). Columns whose integers sum below 2**24
-    are exact in float32 already.
-    """
-    n, m = d_int.shape
-    exact32 = l1 < _F32_EXACT
-    delta = np.where(exact32, 0.0, l1 * (n + 2) * 2.0**-23)
-    # float32 thresholds, rounded outwards so the decided rows are decided correctly
-    lo32 = (thr - delta).astype(np.float32)
-    hi32 = (thr + delta).astype(np.float32)
-    loose = delta > 0
-    lo32[loose] = np.nextafter(lo32[loose], np.float32(-np.inf))
-    hi32[loose] = np.nextafter(hi32[loose], np.float32(np.inf))
-    any_loose = bool(loose.any())
-
-    d32_t = np.ascontiguousarray(d_int.T, dtype=np.float32)  # (m x n)
-    d_int_t = np.ascontiguousarray(d_int.T)
-    lo32c, hi32c = lo32[:, None], hi32[:, None]
-    chunk = int(max(256, min(8192, _CHUNK_BYTES // (4 * m))))
-
-    def count(first: int, last: int) -> np.ndarray:
-        buf = np.empty((m, chunk), dtype=np.float32)
-        hit = np.empty((m, chunk), dtype=bool)
-        total = np.zeros(m, dtype=np.int64)
-        for start in range(first, last, chunk):
-            stop = min(start + chunk, last)
-            s = signs[:, start:stop]
-            t = buf[:, : stop - start]
-            h = hit[:, : stop - start]
-            np.matmul(d32_t, s, out=t)
-            np.abs(t, out=t)
-            np.greater_equal(t, hi32c, out=h)
-            # uint16 accumulation is exact (chunk <= 8192) and twice as fast as int64
-            sure = np.add.reduce(h.view(np.uint8), axis=1, dtype=np.uint16).astype(np.int64)
-            if any_loose:
-                np.greater_equal(t, lo32c, out=h)
-                maybe = np.add.reduce(h.view(np.uint8), axis=1, dtype=np.uint16
-                                      ).astype(np.int64)
-                if (maybe > sure).any():
-                    sure = _resolve(s, t, lo32, hi32, thr, d_int_t, sure, maybe)
-            total += sure
-        return total
-
-    return np.sum(_run_ranges(count, signs.shape[1], align=chunk, min_per_part=chunk),
-                  axis=0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -973,29 +930,6 @@ def _binomial_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray, n_resam
         return total
 
     return np.sum(_run_ranges(count, n_resamples, align=chunk, min_per_part=chunk), axis=0)
-
-
-def _resolve(s: np.ndarray, t: np.ndarray, lo32: np.ndarray, hi32: np.ndarray,
-             thr: np.ndarray, d_int_t: np.ndarray, sure: np.ndarray,
-             maybe: np.ndarray) -> np.ndarray:
-    """Recount, exactly, the assignments of one chunk that float32 could not decide.
-
-    ``s`` is the chunk of signs (n x cols), ``t`` the float32 |sums| (pairs x cols).
-    """
-    sure = sure.copy()
-    pairs = np.flatnonzero(maybe > sure)
-    sub = t[pairs]
-    which, cols = np.nonzero((sub >= lo32[pairs, None]) & (sub < hi32[pairs, None]))
-    if cols.size <= 4 * s.shape[1]:
-        # a handful: exact dot products of the undecided (pair, assignment) combinations
-        j = pairs[which]
-        exact = np.einsum("kn,kn->k", s[:, cols].T.astype(np.float64), d_int_t[j])
-        sure += np.bincount(j[np.abs(exact) >= thr[j]], minlength=sure.size)
-    else:
-        # many near-ties (repeated score values): redo these pairs in float64, exactly
-        full = d_int_t[pairs] @ s.astype(np.float64)
-        sure[pairs] = np.count_nonzero(np.abs(full) >= thr[pairs, None], axis=1)
-    return sure
 
 
 def paired_randomization_test(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float],
