@@ -568,7 +568,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{res['wall'] - stage_wall:8.2f} s wall")
     else:
         at_once = f"{args.batch} at a time" if args.batch else "all at once"
-        print(f"views tiered {at_once} with tier_views, largest first, as the site does; "
+        print(f"views tiered {at_once} with tier_views, longest first by tiering_work, "
+              "as the site does; "
               "a benchmark's CPU time is its views' threads' (--serial: one at a time, "
               "with each benchmark's wall time and the time of each stage)")
     print(f"building the synthetic mappings (not timed): {res['generation']:.1f} s")
