@@ -222,13 +222,14 @@ def pair_work(test: TestName, n: int, *, n_resamples: int = DEFAULT_RESAMPLES,
               n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
     """Rough multiply-adds to test one pair over n queries and bootstrap its interval: a
     measure for ordering work (the longest views first), not a timing. Enumeration is
-    2**(n-1) sign sums of n terms, the Monte-Carlo test the subgroup's transform (the
+    the two halves' 2**(n/2) sign sums of n/2 terms and as many searches
+    (:func:`_enumerated_counts`), the Monte-Carlo test the subgroup's transform (the
     binomial path costs less, never more), the Wilcoxon test next to nothing, and the
     bootstrap n x n_bootstrap resampled terms."""
     if test == "wilcoxon":
         tested = 0.0
     elif n <= EXACT_MAX_QUERIES:
-        tested = float(n) * 2.0 ** max(n - 1, 0)
+        tested = float(n) * 2.0 ** ((n + 1) // 2)
     else:
         tested = _subgroup_work(n, n_resamples)
     return tested + float(n) * n_bootstrap

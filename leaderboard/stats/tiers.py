@@ -255,8 +255,9 @@ def tiering_work(metric: str, n_queries: int, n_systems: int, *,
                  n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
     """Rough multiply-adds of :func:`tier_view` for ``n_systems`` on ``n_queries``: the
     order in which to hand views to :func:`tier_views`, longest first, so that the views
-    still running at the end are short ones. (The query count alone misleads: a view of
-    20 queries is tested by enumerating 2**19 sign flips, as long as one of 400 queries.)"""
+    still running at the end are short ones. (The query count alone misleads: the test
+    depends on the metric, and 20 queries are enumerated at a fraction of the cost of the
+    Monte-Carlo test that 21 get.)"""
     return max(n_systems - 1, 0) * pair_work(test_for_metric(metric), n_queries,
                                              n_resamples=n_resamples,
                                              n_bootstrap=n_bootstrap)
