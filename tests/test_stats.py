@@ -128,8 +128,12 @@ def test_subgroup_is_a_group_of_distinct_random_assignments():
     n, reps = 50, 1000
     sub = sig._Subgroup(n, reps, 3)
     assert sub.k == 10 and sub.size == 1024 >= reps + 1  # 2**k - 1 >= n_resamples
-    signs = sig._parity_signs(sub.codes, np.arange(sub.size))  # (2**k x n)
+    signs = sig._parity_signs(sub.codes, sub.k)  # (2**k x n)
     assert np.all(signs[0] == 1)  # element 0 is the identity
+    # row J, column i is (-1) ** popcount(c_i & J), whatever way the table is built
+    odd = np.bitwise_count(np.arange(sub.size)[:, None] & sub.codes[None, :]) & 1
+    assert np.array_equal(signs, 1.0 - 2.0 * odd)
+    assert np.array_equal(sig._parity_signs(sub.codes, 4, np.int8), signs[:16])
     assert np.unique(signs, axis=0).shape[0] == sub.size  # all distinct: codes of full rank
     # closed under composition: s_J * s_K = s_(J xor K)
     j, k = np.random.default_rng(0).integers(0, sub.size, (2, 200))
@@ -246,7 +250,7 @@ def test_counts_equal_brute_force_over_the_same_assignments(kind):
     big = np.vstack([d, d[::-1] * 0.5, d * 0.25])  # 54 queries: Monte-Carlo
     reps = 4095
     sub = sig._Subgroup(big.shape[0], reps, 1)
-    elements = sig._parity_signs(sub.codes, np.arange(sub.size))  # (2**k x n)
+    elements = sig._parity_signs(sub.codes, sub.k)  # (2**k x n)
     observed = np.abs(big.sum(axis=0))
     slack = sig.TIE_RTOL * np.abs(big).sum(axis=0)
     counts = (np.abs(elements @ big) >= observed - slack).sum(axis=0)
