@@ -568,6 +568,57 @@ def test_bootstrap_boundary_path_is_the_bootstrap_of_the_sorted_queries():
     assert (alone[0][0], alone[1][0]) == (lo[0], hi[0])
 
 
+@pytest.mark.parametrize("n", [300, 1300])
+def test_coarse_sums_give_the_order_statistics_of_the_exact_sums(n, monkeypatch):
+    # Off-grid columns over 256 queries or more: coarse float32 sums over parts of the
+    # queries, then exact sums only for the resamples near the ranks sought. The ranks
+    # must be exactly those of the exact sums, also for rows with many tied coarse sums
+    # (summed in full instead).
+    rng = np.random.default_rng(n)
+    reps = 3000
+    d_int = np.column_stack([
+        np.rint(rng.normal(0, 2**30, n)),
+        np.rint(rng.normal(-2**29, 2**27, n)),         # far from 0: a narrow spread
+        np.r_[np.zeros(n - 1), 2.0**31],  # one non-zero value: sums tie in bulk
+        np.zeros(n),                      # every sum 0
+        rng.integers(-7, 8, n).astype(float)])         # small integers: step 1
+    prefix = sig._bootstrap_prefix(n, reps, 4)
+    counts = np.diff(prefix, axis=1).T.astype(np.float64)  # (n x B)
+    # A column whose residuals reorder the coarse sums near the ranks: residuals of
+    # +-(step/2 - 1) and coarse values of spread ~70, so the exact ranks differ from the
+    # coarse ones while few enough resamples fall in the window to be summed one by one.
+    outlier = np.r_[2.0**24, np.zeros(n - 1)]  # sets the column's largest value and step
+    step = sig._CoarseSums(outlier[:, None], prefix).step[0]
+    v = np.rint(rng.normal(0, 70, n))
+    v[0] = 0
+    near_half = (step // 2 - 1) * rng.choice([-1.0, 1.0], n)
+    d_int = np.column_stack([d_int, outlier + v * step + near_half])
+    coarse = sig._CoarseSums(d_int, prefix)
+    assert coarse.step[-1] == step
+    assert len(coarse.parts) == max(1, round(n / sig._PART_QUERIES))
+    h = coarse.weights.astype(np.float64) @ counts  # exact: integers below 2**53
+    low, high = (74, 75), (73, 74)
+    h_ranks = np.array(sig._tail_order_statistics(h, low, high, integers=True))
+    whole = []
+    rows = sig._CoarseSums._residual_rows
+    monkeypatch.setattr(sig._CoarseSums, "_residual_rows",
+                        lambda self, cols, b: whole.append(cols.tolist()) or rows(self, cols, b))
+    got = coarse.exact_ranks(np.arange(d_int.shape[1]), h, h_ranks, low, high)
+    ordered = np.sort(d_int.T @ counts, axis=1)  # the exact sums, sorted
+    expected = np.array([ordered[:, low[0]], ordered[:, low[1]],
+                         ordered[:, reps - 1 - high[0]], ordered[:, reps - 1 - high[1]]])
+    assert np.array_equal(got, expected)
+    assert whole == [[2, 3]]  # the tied rows only
+    coarse_only = np.sort(h * coarse.step[:, None], axis=1)[:, [low[0], low[1]]]
+    assert not np.array_equal(coarse_only[-1], expected[:2, -1])  # the residuals mattered
+    # and through the interval: numpy's percentile of the resampled means
+    d = np.column_stack([rng.normal(0.03, 0.2, n), rng.uniform(-1, 0.2, n)])
+    lo, hi = sig.bootstrap_mean_ci(d, n_resamples=reps, seed=4)
+    ref_lo, ref_hi = np.quantile(d.T @ counts / n, [0.025, 0.975], axis=1)
+    assert np.allclose(lo, ref_lo, rtol=0, atol=1e-9) and np.allclose(hi, ref_hi, rtol=0,
+                                                                       atol=1e-9)
+
+
 @pytest.mark.parametrize("data", ["continuous", "ties", "tiny", "float32", "sample too low",
                                   "sample too high", "constant rows"])
 def test_order_statistics_equal_sorting(data, monkeypatch):
