@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -864,6 +867,28 @@ def test_subgroup_bound_skips_only_columns_that_cannot_count(monkeypatch, n):
             assert min(transformed) < shifts.size  # some columns were skipped
     assert np.array_equal(results[0], results[1])
     assert results[0].min() == 1 / sub.size and results[0].max() > 0.05  # both kinds
+
+
+def test_a_cached_matrix_is_built_once_when_threads_ask_together():
+    # views run side by side often want the same table at once: the second waits for it
+    calls = []
+    started = threading.Event()
+
+    def build() -> np.ndarray:
+        calls.append(1)
+        started.set()
+        time.sleep(0.2)  # long enough for the other thread to ask meanwhile
+        return np.arange(3.0)
+
+    key = ("test-table", 7)
+    sig.clear_caches()
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(sig._cached, key, build)
+        started.wait()
+        second = pool.submit(sig._cached, key, build)
+        a, b = first.result(), second.result()
+    assert calls == [1] and a is b and not sig._building
+    sig.clear_caches()
 
 
 def test_tiering_work_orders_views_by_their_cost():
