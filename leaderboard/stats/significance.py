@@ -1171,7 +1171,8 @@ def _bootstrap_prefix(n: int, n_resamples: int, seed: int) -> np.ndarray:
             for start in range(first, last, block):
                 rows = min(block, n_resamples - start)
                 rng = _rng(seed, "bootstrap-indices", n, n_resamples, start)
-                idx = rng.integers(0, n, size=(rows, n)) + offsets[:rows]
+                idx = rng.integers(0, n, size=(rows, n))
+                idx += offsets[:rows]  # in place: a fresh 8 MB array costs its page faults
                 counts = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
                 np.cumsum(counts, axis=1, out=prefix[start:start + rows, 1:])
 
