@@ -1720,7 +1720,9 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
             inside = np.flatnonzero((split >= first) & (split < last))
             if inside.size:
                 at = split[inside] - first
-                ranks[:, at] = coarse.exact_ranks(inside, rows[at], ranks[:, at], low, high)
+                # every row split (the usual off-grid view): no copy of the rows
+                h_rows = rows if at.size == rows.shape[0] else rows[at]
+                ranks[:, at] = coarse.exact_ranks(inside, h_rows, ranks[:, at], low, high)
         lo_k, lo_k2, hi_k, hi_k2 = ranks
         for i, (below, above) in enumerate(((lo_k, lo_k2), (hi_k2, hi_k))):
             # back to units of the grid (exact: integers below 2**53), then to means
