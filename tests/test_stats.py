@@ -571,10 +571,10 @@ def test_bootstrap_boundary_path_is_the_bootstrap_of_the_sorted_queries():
     assert (alone[0][0], alone[1][0]) == (lo[0], hi[0])
 
 
-@pytest.mark.parametrize("n", [300, 1300])
+@pytest.mark.parametrize("n", [40, 300, 1300])
 def test_coarse_sums_give_the_order_statistics_of_the_exact_sums(n, monkeypatch):
-    # Off-grid columns over 256 queries or more: coarse float32 sums over parts of the
-    # queries, then exact sums only for the resamples near the ranks sought. The ranks
+    # Off-grid columns: coarse float32 sums over parts of the queries, accumulated in
+    # float32, then exact sums only for the resamples near the ranks sought. The ranks
     # must be exactly those of the exact sums, also for rows with many tied coarse sums
     # (summed in full instead).
     rng = np.random.default_rng(n)
@@ -599,12 +599,17 @@ def test_coarse_sums_give_the_order_statistics_of_the_exact_sums(n, monkeypatch)
     coarse = sig._CoarseSums(d_int, prefix)
     assert coarse.step[-1] == step
     assert len(coarse.parts) == max(1, round(n / sig._PART_QUERIES))
-    h = coarse.weights.astype(np.float64) @ counts  # exact: integers below 2**53
+    # the coarse sums as the bootstrap accumulates them: part by part, in float32
+    h = np.zeros((d_int.shape[1], reps), dtype=np.float32)
+    for first, last in coarse.parts:
+        h += coarse.weights[:, first:last] @ counts[first:last].astype(np.float32)
+    exact_h = coarse.weights.astype(np.float64) @ counts
+    assert np.all(np.abs(h - exact_h) <= coarse.eps[:, None])
     low, high = (74, 75), (73, 74)
     h_ranks = np.array(sig._tail_order_statistics(h, low, high, integers=True))
     whole = []
-    rows = sig._CoarseSums._residual_rows
-    monkeypatch.setattr(sig._CoarseSums, "_residual_rows",
+    rows = sig._CoarseSums._exact_rows
+    monkeypatch.setattr(sig._CoarseSums, "_exact_rows",
                         lambda self, cols, b: whole.append(cols.tolist()) or rows(self, cols, b))
     got = coarse.exact_ranks(np.arange(d_int.shape[1]), h, h_ranks, low, high)
     ordered = np.sort(d_int.T @ counts, axis=1)  # the exact sums, sorted
@@ -612,7 +617,7 @@ def test_coarse_sums_give_the_order_statistics_of_the_exact_sums(n, monkeypatch)
                          ordered[:, reps - 1 - high[0]], ordered[:, reps - 1 - high[1]]])
     assert np.array_equal(got, expected)
     assert whole == [[2, 3]]  # the tied rows only
-    coarse_only = np.sort(h * coarse.step[:, None], axis=1)[:, [low[0], low[1]]]
+    coarse_only = np.sort(exact_h * coarse.step[:, None], axis=1)[:, [low[0], low[1]]]
     assert not np.array_equal(coarse_only[-1], expected[:2, -1])  # the residuals mattered
     # and through the interval: numpy's percentile of the resampled means
     d = np.column_stack([rng.normal(0.03, 0.2, n), rng.uniform(-1, 0.2, n)])

@@ -1391,14 +1391,11 @@ def _counted_ranks(x: np.ndarray, lowest: np.ndarray, width: int, low: tuple[int
 # queries at full rate (96 GFLOPS on the Zen 4 host from 128 up), and a part's largest
 # draw count, which sets the coarse step, grows with its size.
 _PART_QUERIES = 512
-# From this many queries off-grid columns take :class:`_CoarseSums`; below, two exact
-# products (the product saved costs less than finding the exact ranks: 8 against 12 ms
-# for 123 queries x 299 columns, 41 against 18 ms for 650).
-_COARSE_MIN_QUERIES = 256
 
 
 class _CoarseSums:
-    """Exact resampled sums of off-grid columns at the cost of about one float32 product.
+    """Exact resampled sums of off-grid columns at the cost of about one float32 product,
+    and order statistics read off float32 rows.
 
     The sums of fixed-point integers d (``d_int``, n x columns) need more precision than
     one float32 product holds (sums below 2**24). They are taken in two steps:
@@ -1406,17 +1403,20 @@ class _CoarseSums:
     * coarse: v = rint(d / step) with an integer step per column, summed by float32
       products over parts of about _PART_QUERIES queries, each exact because
       (the most draws any resample puts in the part) * max|v| < 2**24; the parts' sums
-      are added in float64. So step * sum(v) is exact and within lam = n * max|d - step v|
-      of the true sum S of every resample (the draws of a resample number n);
+      are added in float32, within ``eps`` of their exact sum h (each addition rounds by
+      at most 2**-24 of a sum below n * max|v|). The exact coarse sum step * h is within
+      lam = n * max|d - step v| of the true sum S of every resample (its draws number n);
     * exact, where it matters: an order statistic of S lies within lam of the same order
-      statistic of the coarse sums x, and a resample whose x is more than 2 lam from it
-      is certainly on the same side of it in S. So only the resamples with x within 2 lam
-      of the two ranks sought are summed exactly, from their draw counts, and the ranks
+      statistic of step * h, and a resample whose coarse sum is more than 2 lam (plus the
+      rounding) from it is certainly on the same side of it in S. So only the resamples
+      near the two ranks sought are summed exactly, from their draw counts, and the ranks
       are found among them, shifted by the number certainly below (see
-      :meth:`exact_ranks`). That is a few dozen resamples a row at 2,989 queries, against
-      a second product over all 10,000 (FollowTable's 20 bootstraps, one core: 2.9 -> 2.1
-      CPU-s on the Zen 4 host).
+      :meth:`exact_ranks`). That is a few dozen resamples a row at 2,989 queries.
 
+    Against two exact products (summed in float64), this saves one product and reads the
+    order statistics off float32 rows, 2.7 times faster than off float64 ones: the 20
+    FollowTable bootstraps went from 2.9 to 1.8 CPU-s on one core of the Zen 4 host, the
+    24 FollowIR and mFollowIR ones from 0.74 to 0.5.
     A row with too many resamples near its ranks (many tied sums) gets its exact sums in
     full instead. Either way the order statistics are those of the exact sums.
     """
@@ -1437,50 +1437,51 @@ class _CoarseSums:
         coarse = np.rint(d_int / self.step)
         self.weights = np.ascontiguousarray(coarse.T, dtype=np.float32)  # (columns x n)
         residual = d_int - coarse * self.step  # exact: integers below 2**53
-        biggest = np.abs(residual).max(axis=0)  # <= step / 2
-        self.lam = n * biggest  # |S - x| <= lam: the draws of a resample number n
-        # the residual's sums are exact in float32 while n * max|residual| < 2**24
-        exact32 = float(self.lam.max(initial=0.0)) < _F32_EXACT
-        self.residual = np.ascontiguousarray(residual.T,
-                                             dtype=np.float32 if exact32 else np.float64)
+        self.lam = n * np.abs(residual).max(axis=0)  # |S - step h| <= lam
+        # |h32 - h| <= eps: the float32 additions of the parts' exact sums
+        self.eps = (len(self.parts) - 1) * 2.0**-23 * n * np.abs(coarse).max(axis=0)
+        self.values = np.ascontiguousarray(d_int.T)  # (columns x n) float64: exact sums
 
-    def _residual_sums(self, cols: np.ndarray, resamples: np.ndarray) -> np.ndarray:
-        """sum_i residual[i, col] * draws(resample, i) for each (col, resample) pair."""
+    def _exact_sums(self, cols: np.ndarray, resamples: np.ndarray) -> np.ndarray:
+        """sum_i d_int[i, col] * draws(resample, i) for each (col, resample) pair (exact:
+        integers below 2**53 in float64)."""
         out = np.empty(cols.size)
-        step = max(1, (1 << 20) // max(self.n, 1))
+        step = max(1, (1 << 19) // max(self.n, 1))
         for first in range(0, cols.size, step):
             last = min(first + step, cols.size)
-            draws = np.diff(self.prefix[resamples[first:last]], axis=1).astype(
-                self.residual.dtype)
-            out[first:last] = np.einsum("pq,pq->p", draws, self.residual[cols[first:last]])
+            draws = np.diff(self.prefix[resamples[first:last]], axis=1).astype(np.float64)
+            out[first:last] = np.einsum("pq,pq->p", draws, self.values[cols[first:last]])
         return out
 
     def exact_ranks(self, cols: np.ndarray, h_rows: np.ndarray, h_ranks: np.ndarray,
                     low: tuple[int, int], high: tuple[int, int]) -> np.ndarray:
         """The order statistics ``low`` (from the smallest) and ``high`` (from the
-        largest) of the exact sums of columns ``cols``, given their coarse sums
-        ``h_rows`` (sum of v, rows x B) and the same order statistics of those
-        (``h_ranks``, 4 x rows): (4 x rows), as :func:`_tail_order_statistics` returns.
+        largest) of the exact sums of columns ``cols``, given their coarse sums ``h_rows``
+        (rows x B, as accumulated) and the same order statistics of those (``h_ranks``,
+        4 x rows): (4 x rows), as :func:`_tail_order_statistics` returns.
 
-        For ranks t <= t' from the smallest, with x = step * h and |S - x| <= lam: S_(t)
-        >= x_(t) - lam and S_(t') <= x_(t') + lam, so a resample with x < x_(t) - 2 lam
-        has S below S_(t) and one with x > x_(t') + 2 lam has S above S_(t'). Removing
-        the first kind (``beyond`` of them) and the second shifts the ranks by ``beyond``
-        and changes no value: S_(t) is the (t - beyond)-th smallest exact sum among the
-        resamples left. Likewise from the largest."""
+        For ranks t <= t' from the smallest, with |S - step h| <= lam: S_(t) >= step h_(t)
+        - lam and S_(t') <= step h_(t') + lam, so a resample with step h < step h_(t) -
+        2 lam has S below S_(t) and one with step h > step h_(t') + 2 lam has S above
+        S_(t'). Removing the first kind (``beyond`` of them) and the second shifts the
+        ranks by ``beyond`` and changes no value: S_(t) is the (t - beyond)-th smallest
+        exact sum among the resamples left. The accumulated h32 is within eps of h, and
+        so is each of its order statistics: the window widens by 2 eps. Likewise from the
+        largest."""
         r, b = h_rows.shape
         step = self.step[cols]
-        lam_h = self.lam[cols] / step  # lam in units of the coarse sums
+        reach = 2.0 * (self.lam[cols] / step + self.eps[cols])  # in units of h
         count_dtype = np.uint16 if b < 1 << 16 else np.int64
         out = np.empty((4, r))
         limit = max(256, b // 16)
         whole = np.zeros(r, dtype=bool)  # rows summed in full instead
         for i, ranks, sign in ((0, low, 1.0), (2, high, -1.0)):
-            # the window x_(t) - 2 lam .. x_(t') + 2 lam in units of h, one unit wider on
-            # each side for the rounding of lam / step (a wider window only means more
-            # resamples summed exactly)
-            lo_edge = np.floor(h_ranks[i:i + 2].min(axis=0) - 2.0 * lam_h) - 1.0
-            hi_edge = np.ceil(h_ranks[i:i + 2].max(axis=0) + 2.0 * lam_h) + 1.0
+            # a unit wider on each side for the rounding of lam / step, and rounded
+            # outwards to the rows' dtype (a wider window only means more exact sums)
+            lo_edge = _round_out(np.floor(h_ranks[i:i + 2].min(axis=0) - reach) - 1.0,
+                                 h_rows.dtype, -np.inf)
+            hi_edge = _round_out(np.ceil(h_ranks[i:i + 2].max(axis=0) + reach) + 1.0,
+                                 h_rows.dtype, np.inf)
             if sign > 0:
                 inward = h_rows >= lo_edge[:, None]
                 near = inward & (h_rows <= hi_edge[:, None])
@@ -1496,8 +1497,7 @@ class _CoarseSums:
                 near[whole] = False
             flat = np.flatnonzero(near)  # by row, then resample
             row, resample = np.divmod(flat, b)
-            exact = (h_rows.ravel()[flat] * step[row]
-                     + self._residual_sums(cols[row], resample))
+            exact = self._exact_sums(cols[row], resample)
             kept = np.where(whole, 0, per_row)
             width = int(kept.max(initial=0))
             if width == 0:
@@ -1512,20 +1512,28 @@ class _CoarseSums:
                 out[i + j, live] = sign * pad[live, rank - beyond[live]]
         if whole.any():
             rows = np.flatnonzero(whole)
-            exact_rows = h_rows[rows] * step[rows, None] + self._residual_rows(cols[rows], b)
-            out[:, rows] = _tail_order_statistics(exact_rows, low, high, integers=True)
+            out[:, rows] = _tail_order_statistics(self._exact_rows(cols[rows], b), low, high,
+                                                  integers=True)
         return out
 
-    def _residual_rows(self, cols: np.ndarray, b: int) -> np.ndarray:
-        """The residual's sums of columns ``cols`` in every resample (rows x B)."""
+    def _exact_rows(self, cols: np.ndarray, b: int) -> np.ndarray:
+        """The exact sums of columns ``cols`` in every resample (rows x B)."""
         out = np.empty((cols.size, b))
-        chunk = max(1, (1 << 21) // max(self.n, 1))
-        weights = self.residual[cols]
+        chunk = max(1, (1 << 20) // max(self.n, 1))
+        values = self.values[cols]
         for start in range(0, b, chunk):
             stop = min(start + chunk, b)
-            draws = np.diff(self.prefix[start:stop], axis=1).astype(weights.dtype)
-            out[:, start:stop] = weights @ draws.T
+            draws = np.diff(self.prefix[start:stop], axis=1).astype(np.float64)
+            out[:, start:stop] = values @ draws.T
         return out
+
+
+def _round_out(x: np.ndarray, dtype: np.dtype, direction: float) -> np.ndarray:
+    """``x`` in ``dtype``, each value rounded towards ``direction`` (-inf or +inf), so a
+    comparison in ``dtype`` never narrows the interval the float64 values bound."""
+    y = x.astype(dtype)
+    moved = (y > x) if direction < 0 else (y < x)
+    return np.where(moved, np.nextafter(y, dtype.type(direction)), y)
 
 
 def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP,
@@ -1551,10 +1559,8 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
     * other grid scores: integers whose resampled sums stay below 2**24, exact in one
       float32 product with the per-query counts;
     * off-grid scores: fixed-point integers (the mean is then that of d rounded to about
-      2**-31 of its largest |d_i|), split into two parts whose sums stay below 2**24, two
-      exact float32 products combined exactly in float64; from _COARSE_MIN_QUERIES
-      queries, one coarse product and exact sums only near the ranks sought
-      (:class:`_CoarseSums`).
+      2**-31 of its largest |d_i| at 150 queries), summed coarsely by float32 products,
+      and exactly only for the resamples near the ranks sought (:class:`_CoarseSums`).
     """
     d = np.asarray(diffs, dtype=np.float64)
     if d.ndim != 2:
@@ -1620,18 +1626,22 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
     single = np.flatnonzero(kind == _SINGLE)
     split = np.flatnonzero(kind == _SPLIT)
 
-    # (columns, weights (columns x queries), first query, last query, shift): the
-    # products accumulate (rows @ counts[first:last]) * 2**shift into the columns' sums
-    products: list[tuple[np.ndarray, np.ndarray, int, int, int]] = []
+    # (columns, weights (columns x queries), first query, last query): the products
+    # accumulate rows @ counts[first:last] into the columns' sums
+    products: list[tuple[np.ndarray, np.ndarray, int, int]] = []
     if single.size:
         in_grid = np.searchsorted(grid, single)
         rows = np.ascontiguousarray((g_ints[:, in_grid] / unit[single]).T,
                                     dtype=np.float32)
-        products.append((single, rows, 0, n, 0))
+        products.append((single, rows, 0, n))
     coarse: _CoarseSums | None = None
     if split.size:
-        k = int(math.floor(24 - math.log2(n)))  # low part: n * 2**(k-1) <= 2**23
-        hi_max = math.floor(2**23 / n) - 1  # high part: n * |hi| < 2**23
+        # The fixed-point scale: |d_int| <= (2**23 / n - 1) * 2**(24 - log2 n), about
+        # 2**47 / n**2 (2**-31 of max|d| at 150 queries). It is the scale of the earlier
+        # two-part sums (d_int = hi * 2**k + lo, each part's sums below 2**24), kept so
+        # the intervals did not change with the way the sums are taken.
+        k = int(math.floor(24 - math.log2(n)))
+        hi_max = math.floor(2**23 / n) - 1
         if k < 1 or hi_max < 1:
             raise ValueError(f"too many queries for the exact bootstrap ({n})")
         ds = d[:, split]
@@ -1643,18 +1653,14 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
                          0).astype(np.int64)
         d_int = np.rint(np.ldexp(ds, q))  # |d_int| <= target: the figures are of these
         scale[split] = np.ldexp(float(n), q)  # each sum is of n values scaled by 2**q
-        if n >= _COARSE_MIN_QUERIES:
-            coarse = _CoarseSums(d_int, prefix)
-            for first, last in coarse.parts:
-                products.append((split, coarse.weights[:, first:last], first, last, 0))
-        else:  # two exact products, d_int = hi * 2**k + lo
-            hi = np.rint(np.ldexp(d_int, -k))
-            products.append((split, np.ascontiguousarray(hi.T, dtype=np.float32), 0, n, k))
-            products.append((split, np.ascontiguousarray((d_int - np.ldexp(hi, k)).T,
-                                                         dtype=np.float32), 0, n, 0))
+        coarse = _CoarseSums(d_int, prefix)
+        for first, last in coarse.parts:
+            products.append((split, coarse.weights[:, first:last], first, last))
     g_ints = None
-    # exact integers; float32 halves the memory the order statistics read when it can
-    sums = np.empty((m, n_resamples), dtype=np.float32 if small.all() else np.float64)
+    # exact integers (coarse sums of split columns: within their eps); float32 halves
+    # the memory the order statistics read when it can
+    sums = np.empty((m, n_resamples),
+                    dtype=np.float32 if (small | (kind == _SPLIT)).all() else np.float64)
     constant = np.flatnonzero(kind == _BOUNDARY)  # the others are written by the products
     sums[constant] = const[constant, None]  # a one-value column's sum never changes
 
@@ -1687,10 +1693,8 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
                     counts_t = (counts32[:, start:stop] if counts32 is not None else
                                 np.diff(block, axis=1).astype(np.float32).T)  # (n x rows)
                     done: set[int] = set()
-                    for cols_, rows_, q_first, q_last, shift in products:
+                    for cols_, rows_, q_first, q_last in products:
                         part = rows_ @ counts_t[q_first:q_last]  # exact integers, float32
-                        if shift:
-                            part = np.ldexp(part, shift, dtype=np.float64)
                         target = slice(None) if cols_.size == m else cols_
                         if id(cols_) in done:
                             sums[target, start:stop] += part
