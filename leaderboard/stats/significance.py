@@ -32,9 +32,10 @@ Two requirements shape the code more than the statistics do:
     queries (:func:`_binomial_counts`), and 0/1 metrics get the exact binomial p-value
     (:func:`_single_magnitude_pvalues`);
   - the bootstrap reads grid columns' resampled sums off prefix counts at their value
-    boundaries and multiplies the other columns with the resample counts; its order
-    statistics come from sampled thresholds, or from histograms where the integer sums
-    span few values (:func:`_tail_order_statistics`).
+    boundaries and multiplies the other grid columns with the resample counts; off-grid
+    columns get coarse float32 sums and exact ones only near the ranks sought
+    (:class:`_CoarseSums`); the order statistics come from sampled thresholds, or from
+    histograms where the integer sums span few values (:func:`_tail_order_statistics`).
 
   The products run in chunks on a small thread pool, each with single-threaded BLAS:
   OpenBLAS's own threads synchronise on every call and, on a machine shared with other
