@@ -1508,6 +1508,8 @@ class _CoarseSums:
             place = np.arange(row.size) - np.repeat(np.cumsum(kept) - kept, kept)
             pad[row, place] = sign * exact
             pad.sort(axis=1)
+            for rank in ranks:  # never happens (see above); summed in full if it did
+                whole |= ~whole & ((rank < beyond) | (rank - beyond >= kept))
             live = np.flatnonzero(~whole)
             for j, rank in enumerate(ranks):
                 out[i + j, live] = sign * pad[live, rank - beyond[live]]
