@@ -26,7 +26,9 @@ from leaderboard.data import load_task_data
 from leaderboard.registry import get_task
 
 WTR = "followtable/wtr"
-DOCS_PER_QUERY = 20
+# FollowTable ranks a corpus: every query lists min(1000, corpus size) = 1000 tables.
+DOCS_PER_QUERY = 1000
+REPO = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -51,13 +53,13 @@ def wtr_lines(data_dir: Path) -> list[str]:
     """A valid WTR original run: each topic's relevant tables first, then other tables."""
     data = load_task_data(get_task(WTR), data_dir)
     role = data.roles["original"]
-    filler = [str(d) for d in data.doc_ids[:200]]
+    filler = [str(d) for d in data.doc_ids[:DOCS_PER_QUERY + 100]]
     lines = []
     for q in role.query_ids:
         relevant = [d for d, r in role.qrels[q].items() if r > 0]
         docs = (relevant + [d for d in filler if d not in relevant])[:DOCS_PER_QUERY]
         for rank, doc in enumerate(docs, 1):
-            lines.append(f"{q} Q0 {doc} {rank} {100 - rank}.25 test\n")
+            lines.append(f"{q} Q0 {doc} {rank} {DOCS_PER_QUERY - rank}.25 test\n")
     return lines
 
 
@@ -270,7 +272,7 @@ def test_gzip_that_decompresses_over_the_limit(tmp_path: Path, capsys, data_dir:
     # A small file that inflates past the limit (a gzip bomb in miniature) is refused
     # without being inflated in full.
     monkeypatch.setattr(runs, "MAX_FILE_BYTES", 20_000)
-    data = gzip.compress("".join(wtr_lines * 10).encode(), mtime=0)
+    data = gzip.compress(wtr_lines[0].encode() * 10_000, mtime=0)
     assert len(data) < 20_000
     result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
     assert result.rc == 1
@@ -343,7 +345,7 @@ def test_ties_warn(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
             for ln in wtr_lines]
     result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
     assert result.rc == 0, result.text
-    assert any(re.search(r"warning: 19 tied score\(s\) within a query", ln)
+    assert any(re.search(rf"warning: {DOCS_PER_QUERY - 1} tied score\(s\) within a query", ln)
                for ln in result.out.splitlines()), result.out
 
 
@@ -389,3 +391,136 @@ def test_original_query_in_altered_run(tmp_path: Path, capsys, pool_data) -> Non
     assert "unknown query '100-og' (not a altered query" in result.out or \
         "unknown query '100-og'" in result.out
     assert f"{result.path}: missing 3 of 3 altered queries" in result.out
+
+
+# Depth and pool coverage: a document a run leaves out ranks below all it lists, so a
+# shallow run inflates p-MRR; every query must be ranked in full (issue 17 section 1).
+
+def short_message(result: Checked) -> list[str]:
+    return [ln for ln in result.out.splitlines() if "queries are short" in ln]
+
+
+def test_shallow_cut_of_the_committed_bm25s_run_is_refused(tmp_path: Path, capsys,
+                                                           data_dir: Path) -> None:
+    # BM25's WTR original run cut to its top 10 per query raised p-MRR 0.354 -> 0.812.
+    committed = REPO / "submissions" / "bm25s" / "runs" / "followtable" / "wtr" / "original.trec.gz"
+    lines = gzip.decompress(committed.read_bytes()).decode().splitlines(keepends=True)
+    assert len(lines) == 60 * 1000
+    cut = [ln for ln in lines if int(ln.split()[3]) <= 10]
+    result = check(tmp_path / "original.trec", "".join(cut), capsys, data_dir)
+    assert result.rc == 1, result.text
+    first_q = cut[0].split()[0]
+    assert result.lines_at(1) == [
+        f"{result.path}:1: query '{first_q}' ranks 10 documents; each query must list "
+        "min(1000, corpus size) = 1000 documents of the corpus (60 of 60 queries are short, "
+        "59,400 documents in all)"]
+
+
+def test_one_query_one_document_short(tmp_path: Path, capsys, data_dir: Path,
+                                      wtr_lines) -> None:
+    # Query 7 loses its last document; the error points at query 7's first line.
+    first_seven = next(i for i, ln in enumerate(wtr_lines) if ln.startswith("7 "))
+    body = wtr_lines[:first_seven + DOCS_PER_QUERY - 1] + wtr_lines[first_seven + DOCS_PER_QUERY:]
+    result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
+    assert result.rc == 1
+    assert short_message(result) == [
+        f"{result.path}:{first_seven + 1}: query '7' ranks 999 documents; each query must list "
+        "min(1000, corpus size) = 1000 documents of the corpus (1 of 60 queries are short, "
+        "1 documents in all)"]
+
+
+def test_duplicates_do_not_count_towards_the_depth(tmp_path: Path, capsys, data_dir: Path,
+                                                   wtr_lines) -> None:
+    body = wtr_lines[:DOCS_PER_QUERY - 1] + [wtr_lines[0]] + wtr_lines[DOCS_PER_QUERY:]
+    result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
+    assert result.rc == 1
+    assert any("appears again" in ln for ln in result.lines_at(DOCS_PER_QUERY))
+    assert any("query '0' ranks 999 documents" in ln for ln in result.lines_at(1))
+
+
+def test_pi_indic_must_rank_its_whole_candidate_set(tmp_path: Path, capsys,
+                                                    data_dir: Path) -> None:
+    task = "pi-indic-val150/t1/hin"
+    data = load_task_data(get_task(task), data_dir)
+    assert data.corpus_size == 150
+    lines = [f"{q} Q0 {d} {r} {200 - r} t\n" for q in data.roles["run"].query_ids
+             for r, d in enumerate(data.doc_ids.tolist(), 1)]
+    assert check(tmp_path / "run.trec", "".join(lines), capsys, data_dir, task=task,
+                 role="run").rc == 0
+    del lines[150 + 149]  # the second query's last candidate
+    result = check(tmp_path / "run.trec", "".join(lines), capsys, data_dir, task=task,
+                   role="run")
+    assert result.rc == 1
+    assert any("ranks 149 documents; each query must list min(1000, corpus size) = 150 "
+               "documents of the corpus (1 of 150 queries are short" in ln
+               for ln in result.lines_at(151)), result.out
+
+
+def test_pool_run_missing_pool_documents(tmp_path: Path, capsys, pool_data) -> None:
+    root, collection = pool_data
+    lines = run_lines(collection, "original")
+    # Keep each query's top 10 of its 25 candidates.
+    kept = [ln for ln in lines if int(ln.split()[3]) <= 10]
+    result = check(tmp_path / "original.trec", "".join(kept), capsys, root,
+                   task="followir/robust04")
+    assert result.rc == 1
+    q = collection.base_ids[0]
+    assert short_message(result) == [
+        f"{result.path}:1: query '{q}-og' ranks 10 of the 25 documents in its candidate pool; "
+        "a reranking task's run must rank every document of each query's pool (3 of 3 "
+        "queries are short, 45 documents in all)"]
+
+
+def test_pool_run_one_query_short(tmp_path: Path, capsys, pool_data) -> None:
+    root, collection = pool_data
+    lines = run_lines(collection, "altered")
+    del lines[25 + 24]  # the second query's last pool document
+    result = check(tmp_path / "altered.trec", "".join(lines), capsys, root,
+                   task="followir/robust04", role="altered")
+    assert result.rc == 1
+    q = collection.base_ids[1]
+    assert any(f"query '{q}-changed' ranks 24 of the 25 documents" in ln
+               and "(1 of 3 queries are short, 1 documents in all)" in ln
+               for ln in result.lines_at(26)), result.out
+
+
+def test_mfollowir_pool_coverage(tmp_path: Path, capsys) -> None:
+    import shutil
+
+    root = tmp_path / "data"
+    local = root / get_task("mfollowir/fas").source.local_dir
+    collection = write_collection(local / "plain", n_queries=2, pool_size=12, corpus_size=40,
+                                  seed=5)
+    # The fixture is written unprefixed; give the loader the language-tagged config
+    # folders under either naming, so this test does not depend on which one it reads.
+    for config in (local / "plain").iterdir():
+        shutil.copytree(config, local / f"fas-{config.name}")
+        shutil.copytree(config, local / f"{config.name}-fas")
+    lines = run_lines(collection, "original")
+    assert check(tmp_path / "original.trec", "".join(lines), capsys, root,
+                 task="mfollowir/fas").rc == 0
+    result = check(tmp_path / "original.trec", "".join(lines[:-3]), capsys, root,
+                   task="mfollowir/fas")
+    assert result.rc == 1
+    q = collection.base_ids[1]
+    assert any(f"query '{q}-og' ranks 9 of the 12 documents in its candidate pool" in ln
+               and "(1 of 2 queries are short, 3 documents in all)" in ln
+               for ln in result.lines_at(13)), result.out
+
+
+@pytest.mark.slow
+def test_committed_baselines_validate(capsys, data_dir: Path) -> None:
+    """Every run file of the committed baselines passes the depth and pool rules."""
+    submissions = sorted(p for p in (REPO / "submissions").iterdir() if (p / "runs").is_dir())
+    assert {p.name for p in submissions} >= {"bm25s", "all-minilm-l6-v2"}
+    rc = main(["validate", *map(str, submissions), "--data-dir", str(data_dir)])
+    out, err = capsys.readouterr()
+    assert rc == 0, "\n".join(ln for ln in (out + err).splitlines() if "warning" not in ln)
+
+
+def test_check_run_help_states_the_depth_rule(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["check-run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "rank every document of its `top_ranked` candidates" in text
+    assert "each query lists min(1000, corpus size) documents" in text

@@ -15,8 +15,14 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "check-run", "validate one run file (exit 0 valid, 1 invalid, 2 usage)",
         "Check a TREC run file (`qid Q0 docid rank score tag`, gzip allowed) against a task: "
-        "format, queries, documents, duplicates, limits. Errors print as FILE:LINE: message; "
-        "warnings do not fail the check. Nothing is modified.",
+        "format, queries, documents, duplicates, depth. Errors print as FILE:LINE: message; "
+        "warnings do not fail the check. Nothing is modified.\n\n"
+        "Depth rule: a document left out of a run counts as ranked below everything it "
+        "lists, which would let a shallow run inflate p-MRR, so every query must be ranked "
+        "in full. FollowIR and mFollowIR rerank a fixed pool: each query's run ranks every "
+        "document of its `top_ranked` candidates and nothing else. FollowTable and PI-Indic "
+        "T1-T3 rank a corpus: each query lists min(1000, corpus size) documents (PI-Indic: "
+        "all 150 candidates). At most 1000 documents per query.",
         "  leaderboard check-run followtable/wtr runs/altered.trec.gz --role altered")
     p.add_argument("task", metavar="TASK", help="task id, e.g. followtable/wtr (see `leaderboard tasks`)")
     p.add_argument("run_file", metavar="RUN_FILE", type=Path)
