@@ -522,5 +522,5 @@ def test_check_run_help_states_the_depth_rule(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["check-run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "rank every document of its `top_ranked` candidates" in text
+    assert "ranks every document of its `top_ranked` candidates and nothing else" in text
     assert "each query lists min(1000, corpus size) documents" in text
