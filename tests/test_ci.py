@@ -492,3 +492,164 @@ def test_log_cannot_smuggle_workflow_commands(monkeypatch, capsys):
     # The annotation itself carries the text escaped onto one line.
     assert ("::error file=submissions/new-model/runs/a.trec,line=4::bad line%0A::add-mask::x"
             "%0A::error file=README.md::fake") in outside
+
+
+# --------------------------------------------------------------------------- audit-settings
+
+API_FIXTURE = Path(__file__).parent / "fixtures" / "github_api" / "secure.json"
+REPO_SLUG = "fb-org/followboard"
+
+
+def recorded_api() -> dict:
+    answers = json.loads(API_FIXTURE.read_text())
+    answers.pop("_comment")
+    return answers
+
+
+def replay(answers: dict):
+    from leaderboard.ci.audit import ApiError
+
+    def fetch(path: str):
+        if path not in answers:
+            raise ApiError(path, 404, "Not Found")
+        return json.loads(json.dumps(answers[path]))
+    return fetch
+
+
+def test_audit_passes_on_the_settings_the_maintainers_doc_requires():
+    from leaderboard.ci.audit import audit_settings
+
+    audit = audit_settings(REPO_SLUG, replay(recorded_api()))
+    assert audit.ok, "\n".join(audit.lines())
+    names = " ".join(c.name for c in audit.checks)
+    for needed in ("restricted to fb-org/followboard/.github/workflows/baselines.yml@refs/heads/"
+                   "main", "ephemeral", "approval for fork PRs", "read-only",
+                   "repository-level"):
+        assert needed in names
+
+
+GROUPS = "/orgs/fb-org/actions/runner-groups"
+GPU_RUNNERS = "/orgs/fb-org/actions/runner-groups/2/runners"
+
+
+def _gpu_group(answers: dict) -> dict:
+    return answers[GROUPS]["runner_groups"][1]
+
+
+@pytest.mark.parametrize(("case", "edit", "failed"), [
+    ("not restricted to workflows", lambda a: _gpu_group(a).update(restricted_to_workflows=False),
+     "is restricted to"),
+    ("any branch of baselines.yml", lambda a: _gpu_group(a).update(selected_workflows=[
+        "fb-org/followboard/.github/workflows/baselines.yml@refs/heads/*"]), "is restricted to"),
+    ("a second workflow allowed", lambda a: _gpu_group(a)["selected_workflows"].append(
+        "fb-org/followboard/.github/workflows/tests.yml@refs/heads/main"), "is restricted to"),
+    ("every repository", lambda a: _gpu_group(a).update(visibility="all"),
+     "selected repositories only"),
+    ("public repos not allowed", lambda a: _gpu_group(a).update(allows_public_repositories=False),
+     "can serve this public repository"),
+    ("a persistent runner", lambda a: a[GPU_RUNNERS]["runners"][1].update(ephemeral=False),
+     "ephemeral"),
+    ("a repository runner", lambda a: a["/repos/fb-org/followboard/actions/runners"].update(
+        runners=[{"id": 3, "name": "old-gpu", "ephemeral": True,
+                  "labels": [{"name": "self-hosted"}, {"name": "gpu"}]}]), "repository-level"),
+    ("an open group", lambda a: a[GROUPS]["runner_groups"][0].update(
+        allows_public_repositories=True), "not open to public repositories"),
+    ("no GPU group", lambda a: a[GPU_RUNNERS].update(runners=[]), "GPU runner group"),
+    ("first-time contributors only", lambda a: a[
+        "/repos/fb-org/followboard/actions/permissions/fork-pr-contributor-approval"].update(
+        approval_policy="first_time_contributors"), "approval for fork PRs"),
+    ("write token by default", lambda a: a[
+        "/repos/fb-org/followboard/actions/permissions/workflow"].update(
+        default_workflow_permissions="write"), "read-only"),
+    ("token approves PRs", lambda a: a[
+        "/repos/fb-org/followboard/actions/permissions/workflow"].update(
+        can_approve_pull_request_reviews=True), "cannot approve"),
+    ("a user's repository", lambda a: a["/repos/fb-org/followboard"]["owner"].update(type="User"),
+     "GPU runner group"),
+    ("unreadable approval policy", lambda a: a.pop(
+        "/repos/fb-org/followboard/actions/permissions/fork-pr-contributor-approval"),
+     "approval for fork PRs"),
+])
+def test_audit_fails_each_unsafe_setting(case, edit, failed):
+    from leaderboard.ci.audit import audit_settings
+
+    answers = recorded_api()
+    edit(answers)
+    audit = audit_settings(REPO_SLUG, replay(answers))
+    assert not audit.ok
+    assert [c.name for c in audit.failed if failed in c.name], "\n".join(audit.lines())
+    assert len(audit.failed) == 1, "\n".join(audit.lines())
+
+
+@pytest.fixture
+def fake_github(monkeypatch):
+    """A local HTTP server answering like api.github.com from the recording, 1 runner a page."""
+    import http.server
+    import threading
+    import urllib.parse
+
+    answers = recorded_api()
+    seen: list[tuple[str, str | None]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            url = urllib.parse.urlsplit(self.path)
+            query = urllib.parse.parse_qs(url.query)
+            seen.append((url.path, self.headers.get("Authorization")))
+            body = answers.get(url.path)
+            link = None
+            if body is None:
+                status, body = 404, {"message": "Not Found"}
+            else:
+                status = 200
+                runners = body.get("runners") if isinstance(body, dict) else None
+                if runners and len(runners) > 1:  # paginate: one runner per page
+                    page = int(query.get("page", ["1"])[0])
+                    body = {**body, "runners": runners[page - 1:page]}
+                    if page < len(runners):
+                        link = (f'<http://127.0.0.1:{self.server.server_port}{url.path}'
+                                f'?per_page=100&page={page + 1}>; rel="next"')
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            if link:
+                self.send_header("Link", link)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("GH_TOKEN", "test-token")
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", answers, seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_audit_settings_command_over_http(fake_github, capsys):
+    url, answers, seen = fake_github
+    args = ["ci", "audit-settings", "--repository", REPO_SLUG, "--api-url", url]
+    assert main(args) == 0, capsys.readouterr().out
+    assert "every check passed" in capsys.readouterr().out
+    assert all(auth == "Bearer test-token" for _, auth in seen)
+    # Both pages of the GPU group were read: a persistent runner on page 2 is found.
+    assert [p for p, _ in seen].count(GPU_RUNNERS) == 2
+    answers[GPU_RUNNERS]["runners"][1]["ephemeral"] = False
+    answers["/repos/fb-org/followboard/actions/permissions/workflow"][
+        "default_workflow_permissions"] = "write"
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^FAIL runner group 'followboard-gpu' runners are ephemeral.*gpu-jit-2 "
+                     r"not ephemeral", out, re.M), out
+    assert re.search(r"^FAIL default GITHUB_TOKEN is read-only: default_workflow_permissions is "
+                     r"'write'", out, re.M), out
+    assert "2 check(s) failed" in out
+    del answers["/orgs/fb-org/actions/runner-groups"]
+    assert main(args) == 1
+    assert "HTTP 404: Not Found" in capsys.readouterr().out

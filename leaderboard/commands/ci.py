@@ -14,6 +14,8 @@ from pathlib import Path
 
 from leaderboard.commands import add_data_dir, new_command
 
+API_URL = "https://api.github.com"
+
 
 def _optional_int(text: str) -> int | None:
     """An integer, or nothing for an empty string (a missing Actions expression)."""
@@ -88,6 +90,27 @@ def register(sub: "argparse._SubParsersAction") -> None:
     pending.add_argument("--quiet", action="store_true", help="no progress lines")
     add_data_dir(pending)
     pending.set_defaults(handler=run_score_pending_cmd)
+
+    audit = new_command(
+        steps, "audit-settings", "check the GitHub settings that keep fork PRs off the GPU "
+        "runner (exit 1 listing each failed check)",
+        "Read, through the GitHub REST API, the settings docs/MAINTAINERS.md requires: the GPU "
+        "runners in an organization runner group for this repository only, restricted to "
+        "baselines.yml on refs/heads/main, every runner ephemeral, no runner registered on "
+        "the repository, approval for fork PRs of all outside collaborators, and a read-only "
+        "default GITHUB_TOKEN. The token comes from $GH_TOKEN or $GITHUB_TOKEN (an "
+        "administrator's: these settings are not readable otherwise).",
+        "  GH_TOKEN=$(gh auth token) leaderboard ci audit-settings --repository owner/followboard")
+    audit.add_argument("--repository", default=os.environ.get("GITHUB_REPOSITORY"),
+                       metavar="OWNER/REPO", help="default: $GITHUB_REPOSITORY")
+    audit.add_argument("--runner-label", default="gpu", metavar="LABEL",
+                       help="the label of the GPU runners (default: gpu)")
+    audit.add_argument("--workflow", default="baselines.yml", metavar="FILE",
+                       help="the one workflow allowed on them (default: baselines.yml)")
+    audit.add_argument("--branch", default="main", help="its branch (default: main)")
+    audit.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL", API_URL),
+                       metavar="URL", help="default: $GITHUB_API_URL or " + API_URL)
+    audit.set_defaults(handler=run_audit_settings_cmd)
 
 
 def _progress(quiet: bool):  # noqa: ANN202
@@ -170,3 +193,25 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
         gha.set_output("scored", ",".join(outcome.scored))
         gha.set_output("failed", ",".join(outcome.failed))
     return 1 if outcome.failed else 0
+
+
+def run_audit_settings_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.ci.audit import REPO_SLUG_RE, audit_settings, http_fetch
+
+    if not args.repository or not REPO_SLUG_RE.fullmatch(args.repository):
+        print(f"audit-settings: --repository must be OWNER/REPO, not {args.repository!r}",
+              file=sys.stderr)
+        return 2
+    token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")
+    if not token:
+        print("audit-settings: warning: no $GH_TOKEN or $GITHUB_TOKEN; most settings are "
+              "readable only by an administrator", file=sys.stderr)
+    audit = audit_settings(args.repository, http_fetch(token, args.api_url),
+                           runner_label=args.runner_label, workflow=args.workflow,
+                           branch=args.branch)
+    for line in audit.lines():
+        print(line)
+    failed = audit.failed
+    print(f"audit-settings: {args.repository}: "
+          + ("every check passed" if not failed else f"{len(failed)} check(s) failed"))
+    return 0 if not failed else 1
