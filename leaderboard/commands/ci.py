@@ -91,6 +91,16 @@ def register(sub: "argparse._SubParsersAction") -> None:
     add_data_dir(pending)
     pending.set_defaults(handler=run_score_pending_cmd)
 
+    ids = new_command(
+        steps, "check-model-ids", "check model ids dispatched to baselines.yml (exit 1 if any "
+        "is not a declared reference model)",
+        "Each id must be a whole-string submission id and a model of "
+        "reference_models/models.yaml; baselines.yml runs this before any id reaches a path, "
+        "a branch name or `git add`.",
+        "  leaderboard ci check-model-ids bm25s all-minilm-l6-v2")
+    ids.add_argument("models", nargs="*", metavar="MODEL")
+    ids.set_defaults(handler=run_check_model_ids_cmd)
+
     audit = new_command(
         steps, "audit-settings", "check the GitHub settings that keep fork PRs off the GPU "
         "runner (exit 1 listing each failed check)",
@@ -215,3 +225,15 @@ def run_audit_settings_cmd(args: argparse.Namespace) -> int:
     print(f"audit-settings: {args.repository}: "
           + ("every check passed" if not failed else f"{len(failed)} check(s) failed"))
     return 0 if not failed else 1
+
+
+def run_check_model_ids_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.ci.inputs import check_model_ids
+    from reference_models.spec import load_model_specs
+
+    problems = check_model_ids(args.models, load_model_specs())
+    for problem in problems:
+        print(f"check-model-ids: {problem}", file=sys.stderr)
+    if not problems:
+        print(" ".join(args.models))
+    return 1 if problems else 0
