@@ -56,8 +56,24 @@ def register(sub: "argparse._SubParsersAction") -> None:
                        help="report folder to upload as an artifact")
     check.add_argument("--seed", type=int, default=0, help="seed of the significance tests")
     check.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_author_args(check)
     add_data_dir(check)
     check.set_defaults(handler=run_pr_check_cmd)
+
+    failed = new_command(
+        steps, "error-report", "write the report of a check that could not run (exit 0)",
+        "For a workflow step that failed before or around pr-check (installing, fetching "
+        "data): write report.json and comment.md saying the check itself failed, unless "
+        "--out already holds a report, so the PR still gets a comment.",
+        "  leaderboard ci error-report --base \"$BASE_SHA\" --head \"$HEAD_SHA\" --pr-number 42 "
+        "--out pr-report --reason 'fetching the benchmark data failed'")
+    failed.add_argument("--base", required=True, metavar="COMMIT")
+    failed.add_argument("--head", required=True, metavar="COMMIT")
+    failed.add_argument("--repo", type=Path, default=Path("."), metavar="DIR")
+    failed.add_argument("--pr-number", type=_optional_int, default=None, metavar="N")
+    failed.add_argument("--out", type=Path, required=True, metavar="DIR")
+    failed.add_argument("--reason", default="a step of the check failed", metavar="TEXT")
+    failed.set_defaults(handler=run_error_report_cmd)
 
     body = new_command(
         steps, "comment-body", "render the PR comment from a pr-check report.json",
@@ -76,6 +92,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
     body.add_argument("--pr-files", type=Path, default=None, metavar="JSONL",
                       help="the PR's changed files from the GitHub API (one {status, filename} "
                            "object per line): the PR's scope is re-checked from this list")
+    _add_author_args(body)
+    body.add_argument("--base-dir", type=Path, default=None, metavar="DIR",
+                      help="a checkout of the base branch: with --pr-author, a change to a "
+                           "submission merged there is refused unless the author is its "
+                           "owner: or a maintainer")
     body.set_defaults(handler=run_comment_body_cmd)
 
     pending = new_command(
@@ -123,6 +144,15 @@ def register(sub: "argparse._SubParsersAction") -> None:
     audit.set_defaults(handler=run_audit_settings_cmd)
 
 
+def _add_author_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pr-author", default=None, metavar="LOGIN",
+                        help="the pull request's author: changes to a merged submission are "
+                             "accepted only from its owner or a maintainer")
+    parser.add_argument("--author-association", default=None, metavar="ASSOCIATION",
+                        help="GitHub's author_association of the author (OWNER, MEMBER and "
+                             "COLLABORATOR are maintainers)")
+
+
 def _progress(quiet: bool):  # noqa: ANN202
     from leaderboard.pipeline import stderr_progress
 
@@ -134,15 +164,17 @@ def run_pr_check_cmd(args: argparse.Namespace) -> int:
         PrCheckRequest,
         emit_annotations,
         print_log,
-        run_pr_check,
+        run_pr_check_safely,
         write_outputs,
     )
     from leaderboard.data import resolve_data_dir
 
     req = PrCheckRequest(repo=args.repo, base=args.base, head=args.head,
                          data_dir=resolve_data_dir(args.data_dir), pr_number=args.pr_number,
-                         seed=args.seed)
-    report = run_pr_check(req, args.out, _progress(args.quiet))
+                         seed=args.seed, pr_author=(args.pr_author or "").strip() or None,
+                         author_association=args.author_association)
+    # Whatever fails inside, a report is written, so the comment job has something to say.
+    report = run_pr_check_safely(req, args.out, _progress(args.quiet))
     emit_annotations(report)
     print_log(report)
     write_outputs(report, args.out)
@@ -171,6 +203,11 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
         from leaderboard.ci.trusted import apply_trusted_scope, read_api_files
 
         report = apply_trusted_scope(report, read_api_files(args.pr_files))
+    author = (args.pr_author or "").strip()
+    if author and args.base_dir is not None:
+        from leaderboard.ci.trusted import apply_ownership
+
+        report = apply_ownership(report, args.base_dir, author, args.author_association)
     text = comment_body(report)
     if args.out is not None:
         args.out.write_text(text, encoding="utf-8")
@@ -179,6 +216,19 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
     if os.environ.get("GITHUB_OUTPUT"):
         gha.set_output("pr-number", str(report.pr_number))
         gha.set_output("status", report.status)
+    return 0
+
+
+def run_error_report_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.ci.pr_check import PrCheckRequest, error_report, write_outputs
+
+    if (args.out / "report.json").is_file():
+        print(f"error-report: {args.out / 'report.json'} exists; keeping it")
+        return 0
+    req = PrCheckRequest(repo=args.repo, base=args.base, head=args.head, data_dir=Path("."),
+                         pr_number=args.pr_number)
+    write_outputs(error_report(req, RuntimeError(args.reason)), args.out)
+    print(f"error-report: wrote {args.out / 'report.json'}")
     return 0
 
 
