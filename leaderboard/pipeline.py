@@ -17,7 +17,17 @@ from leaderboard.data import load_task_data
 from leaderboard.data.base import DataFormatError, MissingDataError, TaskData
 from leaderboard.registry import Task
 from leaderboard.report import Report
-from leaderboard.results import ResultsFile, Source, SystemResult, TaskScores, write_results
+from leaderboard.results import (
+    ResultsFile,
+    ResultsFileError,
+    Source,
+    SystemResult,
+    TaskScores,
+    input_digests,
+    read_results,
+    stale_inputs,
+    write_results,
+)
 from leaderboard.runs import ParsedRun, load_and_validate
 from leaderboard.scoring import score_task
 from leaderboard.submissions import Submission, discover
@@ -99,6 +109,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
     tasks = submission.tasks()
     display_root = root.parent
     for i, task in enumerate(tasks, 1):
+        if any(role not in submission.files[task.id] for role in task.roles):
+            continue  # discover() reported each missing role; the task cannot be checked
         progress(f"[{i}/{len(tasks)}] {submission.id}: {task.id}")
         try:
             data = load_task_data(task, data_dir)
@@ -110,6 +122,12 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
         report.extend(task_report)
         if score and inputs is not None and report.ok:
             outcome.scores[task.id] = score_inputs(inputs)
+    if not score:
+        # `score` rewrites results.json anyway; `validate` says when it is out of date.
+        for problem in results_staleness(root):
+            report.add(f"{submission.id}/results.json", None,
+                       f"{problem}: the scores are stale; run `leaderboard score "
+                       f"submissions/{submission.id}`")
     return outcome
 
 
@@ -127,7 +145,21 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
                  for t in outcome.submission.tasks() if t.id in outcome.scores}
     produced = {"scorer": f"followboard {__version__}", **{f"data:{k}": v
                                                           for k, v in sorted(revisions.items())}}
-    return ResultsFile(kind="submission", produced_by=produced, systems=[system])
+    return ResultsFile(kind="submission", produced_by=produced,
+                       inputs_sha256=input_digests(outcome.submission.root), systems=[system])
+
+
+def results_staleness(root: Path) -> list[str]:
+    """Why ``root/results.json`` no longer matches the submission's files (empty: it does,
+    or there is no results.json). An unreadable results file is stale too."""
+    path = root / "results.json"
+    if not path.is_file() or path.is_symlink():
+        return []
+    try:
+        recorded = read_results(path).inputs_sha256
+    except ResultsFileError as exc:
+        return [f"results.json cannot be read ({exc})"]
+    return stale_inputs(recorded, input_digests(root))
 
 
 def score_submission(root: Path, data_dir: Path, progress: Progress = _quiet

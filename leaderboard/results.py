@@ -8,6 +8,7 @@ provenance and no per-query scores. Scores are fractions; display scaling is the
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Annotated, Literal
@@ -88,6 +89,10 @@ class ResultsFile(BaseModel):
     kind: Literal["submission", "reported"]
     # Scorer version and data revisions, so a results file says what produced it.
     produced_by: dict[str, str] = Field(default_factory=dict)
+    # A submission's inputs when it was scored: path inside the submission folder
+    # (metadata.yaml, runs/...) -> SHA-256 of the file, so a run changed after scoring is
+    # detected (`validate`) and rescored (`ci score-pending`) instead of showing old scores.
+    inputs_sha256: dict[str, str] = Field(default_factory=dict)
     systems: list[SystemResult]
 
 
@@ -110,3 +115,37 @@ class ResultsFileError(ValueError):
 def read_results(path: Path) -> ResultsFile:
     """Read and validate a results file; errors name the file and the offending key."""
     return read_json_model(path, ResultsFile, ResultsFileError)
+
+
+def input_digests(root: Path) -> dict[str, str]:
+    """SHA-256 of a submission's scored inputs: metadata.yaml and every file under runs/.
+
+    Links are left out (a valid submission has none), so a link never makes this read
+    outside the folder."""
+    files = [root / "metadata.yaml"]
+    runs = root / "runs"
+    if runs.is_dir() and not runs.is_symlink():
+        files += sorted(runs.rglob("*"))
+    digests: dict[str, str] = {}
+    for path in files:
+        if path.is_symlink() or not path.is_file():
+            continue
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        digests[path.relative_to(root).as_posix()] = digest.hexdigest()
+    return digests
+
+
+def stale_inputs(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
+    """How the files differ from those a results file was scored from (empty: up to date)."""
+    if not recorded:
+        return ["results.json does not record the SHA-256 of the files it was scored from"]
+    out = [f"{p} changed since results.json was scored" for p in sorted(current)
+           if p in recorded and recorded[p] != current[p]]
+    out += [f"{p} was added since results.json was scored" for p in sorted(current)
+            if p not in recorded]
+    out += [f"{p} was removed since results.json was scored" for p in sorted(recorded)
+            if p not in current]
+    return out

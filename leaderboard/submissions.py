@@ -26,7 +26,12 @@ from leaderboard.registry import Task, all_tasks
 from leaderboard.report import Report
 from leaderboard.results import ModelInfo
 
-SUBMISSION_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,62}$")
+# Used with fullmatch only: with match, '$' also matches before a final newline.
+SUBMISSION_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{1,62}")
+# A GitHub login: 1-39 letters, digits or single hyphens, not starting or ending with one.
+GITHUB_LOGIN_RE = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
+# What a submission folder holds at its top level; anything else is a stray file.
+ROOT_ENTRIES = ("metadata.yaml", "runs", "results.json")
 RUN_SUFFIXES = (".trec", ".trec.gz", ".txt", ".txt.gz", ".run", ".run.gz")
 PREDICTION_SUFFIXES = (".tsv", ".tsv.gz")
 MAX_METADATA_BYTES = 64 * 1024
@@ -54,6 +59,9 @@ class Metadata(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
+    # The GitHub login allowed to change this submission after it is merged (besides the
+    # maintainers); without one, only maintainers may change it.
+    owner: str | None = None
     model: SubmittedModel
     contact: str = Field(min_length=1)
     produced_by: str = Field(min_length=1, description="how the runs were produced")
@@ -63,17 +71,61 @@ class Metadata(BaseModel):
     @field_validator("id")
     @classmethod
     def _id_shape(cls, value: str) -> str:
-        if not SUBMISSION_ID_RE.match(value):
+        if not SUBMISSION_ID_RE.fullmatch(value):
             raise ValueError("must be 2-63 characters: lower-case letters, digits, '.', '_' "
                              "or '-', starting with a letter or digit")
         return value
+
+    @field_validator("owner")
+    @classmethod
+    def _owner_shape(cls, value: str | None) -> str | None:
+        if value is not None and not GITHUB_LOGIN_RE.fullmatch(value):
+            raise ValueError("must be a GitHub login (letters, digits and single hyphens, "
+                             "at most 39 characters), without '@'")
+        return value
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's API
+        seen: dict[object, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node.start_mark.line + 1)
+            except TypeError:  # an unhashable key: SafeLoader reports it itself
+                continue
+            if first != key_node.start_mark.line + 1:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first given on line {first})",
+                    key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_metadata_yaml(text: str) -> object:
+    """YAML as metadata.yaml is read everywhere: safe, no duplicate keys.
+
+    Raises :class:`yaml.YAMLError`, or :class:`RecursionError` for absurd nesting (PyYAML
+    composes recursively; 30,000 nested ``[`` exhaust Python's stack)."""
+    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def owner_of(text: str) -> str | None:
+    """The ``owner`` of a metadata.yaml's text, or None when it has none or is unreadable."""
+    try:
+        data = parse_metadata_yaml(text)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    owner = data.get("owner") if isinstance(data, dict) else None
+    return owner if isinstance(owner, str) and GITHUB_LOGIN_RE.fullmatch(owner) else None
 
 
 def _yaml_line(text: str, loc: tuple) -> int | None:
     """Best-effort line of a YAML key path, for error messages that point at the key."""
     try:
         node = yaml.compose(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return None
     line = None
     for part in loc:
@@ -94,6 +146,11 @@ def _yaml_line(text: str, loc: tuple) -> int | None:
 
 
 def load_metadata(path: Path, display: str, report: Report) -> Metadata | None:
+    if path.is_symlink():
+        # CI refuses links before reading anything; a local check must not follow one.
+        report.add(display, None, "symbolic links are not allowed in a submission; commit "
+                                  "the file itself")
+        return None
     if not path.is_file():
         report.add(display, None, "metadata.yaml is missing")
         return None
@@ -107,10 +164,16 @@ def load_metadata(path: Path, display: str, report: Report) -> Metadata | None:
         report.add(display, None, "metadata.yaml is not valid UTF-8")
         return None
     try:
-        data = yaml.safe_load(text)
+        data = parse_metadata_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        report.add(display, mark.line + 1 if mark else None, f"invalid YAML: {exc}".splitlines()[0])
+        problem = getattr(exc, "problem", None)
+        message = f"invalid YAML: {problem}" if problem else f"invalid YAML: {exc}"
+        report.add(display, mark.line + 1 if mark else None, message.splitlines()[0])
+        return None
+    except RecursionError:
+        report.add(display, None, "invalid YAML: nested too deeply (metadata.yaml needs two "
+                                  "or three levels)")
         return None
     if not isinstance(data, dict):
         report.add(display, 1, "metadata.yaml must be a mapping of keys to values")
@@ -158,7 +221,16 @@ def discover(root: Path, report: Report) -> Submission:
             f"id: {metadata.id!r} must equal the folder name {root.name!r}")
     registry = all_tasks()
     files: dict[str, dict[str, Path]] = {}
+    for entry in sorted(root.iterdir()):
+        if entry.name not in ROOT_ENTRIES:
+            report.add(f"{sub_display}/{entry.name}", None,
+                       "unexpected file: a submission holds metadata.yaml and "
+                       "runs/<task id>/<role>.trec[.gz] only")
     runs_dir = root / "runs"
+    if runs_dir.is_symlink():
+        report.add(f"{sub_display}/runs", None, "symbolic links are not allowed in a "
+                                                "submission; commit the folder itself")
+        return Submission(root, metadata, files)
     if not runs_dir.is_dir():
         report.add(sub_display, None, "no runs/ folder: nothing to score")
         return Submission(root, metadata, files)

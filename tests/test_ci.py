@@ -492,3 +492,385 @@ def test_log_cannot_smuggle_workflow_commands(monkeypatch, capsys):
     # The annotation itself carries the text escaped onto one line.
     assert ("::error file=submissions/new-model/runs/a.trec,line=4::bad line%0A::add-mask::x"
             "%0A::error file=README.md::fake") in outside
+
+
+# --------------------------------------------------------------------------- audit-settings
+
+API_FIXTURE = Path(__file__).parent / "fixtures" / "github_api" / "secure.json"
+REPO_SLUG = "fb-org/followboard"
+
+
+def recorded_api() -> dict:
+    answers = json.loads(API_FIXTURE.read_text())
+    answers.pop("_comment")
+    return answers
+
+
+def replay(answers: dict):
+    from leaderboard.ci.audit import ApiError
+
+    def fetch(path: str):
+        if path not in answers:
+            raise ApiError(path, 404, "Not Found")
+        return json.loads(json.dumps(answers[path]))
+    return fetch
+
+
+def test_audit_passes_on_the_settings_the_maintainers_doc_requires():
+    from leaderboard.ci.audit import audit_settings
+
+    audit = audit_settings(REPO_SLUG, replay(recorded_api()))
+    assert audit.ok, "\n".join(audit.lines())
+    names = " ".join(c.name for c in audit.checks)
+    for needed in ("restricted to fb-org/followboard/.github/workflows/baselines.yml@refs/heads/"
+                   "main", "ephemeral", "approval for fork PRs", "read-only",
+                   "repository-level"):
+        assert needed in names
+
+
+GROUPS = "/orgs/fb-org/actions/runner-groups"
+GPU_RUNNERS = "/orgs/fb-org/actions/runner-groups/2/runners"
+
+
+def _gpu_group(answers: dict) -> dict:
+    return answers[GROUPS]["runner_groups"][1]
+
+
+@pytest.mark.parametrize(("case", "edit", "failed"), [
+    ("not restricted to workflows", lambda a: _gpu_group(a).update(restricted_to_workflows=False),
+     "is restricted to"),
+    ("any branch of baselines.yml", lambda a: _gpu_group(a).update(selected_workflows=[
+        "fb-org/followboard/.github/workflows/baselines.yml@refs/heads/*"]), "is restricted to"),
+    ("a second workflow allowed", lambda a: _gpu_group(a)["selected_workflows"].append(
+        "fb-org/followboard/.github/workflows/tests.yml@refs/heads/main"), "is restricted to"),
+    ("every repository", lambda a: _gpu_group(a).update(visibility="all"),
+     "selected repositories only"),
+    ("public repos not allowed", lambda a: _gpu_group(a).update(allows_public_repositories=False),
+     "can serve this public repository"),
+    ("a persistent runner", lambda a: a[GPU_RUNNERS]["runners"][1].update(ephemeral=False),
+     "ephemeral"),
+    ("a repository runner", lambda a: a["/repos/fb-org/followboard/actions/runners"].update(
+        runners=[{"id": 3, "name": "old-gpu", "ephemeral": True,
+                  "labels": [{"name": "self-hosted"}, {"name": "gpu"}]}]), "repository-level"),
+    ("an open group", lambda a: a[GROUPS]["runner_groups"][0].update(
+        allows_public_repositories=True), "not open to public repositories"),
+    ("no GPU group", lambda a: a[GPU_RUNNERS].update(runners=[]), "GPU runner group"),
+    ("first-time contributors only", lambda a: a[
+        "/repos/fb-org/followboard/actions/permissions/fork-pr-contributor-approval"].update(
+        approval_policy="first_time_contributors"), "approval for fork PRs"),
+    ("write token by default", lambda a: a[
+        "/repos/fb-org/followboard/actions/permissions/workflow"].update(
+        default_workflow_permissions="write"), "read-only"),
+    ("token approves PRs", lambda a: a[
+        "/repos/fb-org/followboard/actions/permissions/workflow"].update(
+        can_approve_pull_request_reviews=True), "cannot approve"),
+    ("a user's repository", lambda a: a["/repos/fb-org/followboard"]["owner"].update(type="User"),
+     "GPU runner group"),
+    ("unreadable approval policy", lambda a: a.pop(
+        "/repos/fb-org/followboard/actions/permissions/fork-pr-contributor-approval"),
+     "approval for fork PRs"),
+])
+def test_audit_fails_each_unsafe_setting(case, edit, failed):
+    from leaderboard.ci.audit import audit_settings
+
+    answers = recorded_api()
+    edit(answers)
+    audit = audit_settings(REPO_SLUG, replay(answers))
+    assert not audit.ok
+    assert [c.name for c in audit.failed if failed in c.name], "\n".join(audit.lines())
+    assert len(audit.failed) == 1, "\n".join(audit.lines())
+
+
+@pytest.fixture
+def fake_github(monkeypatch):
+    """A local HTTP server answering like api.github.com from the recording, 1 runner a page."""
+    import http.server
+    import threading
+    import urllib.parse
+
+    answers = recorded_api()
+    seen: list[tuple[str, str | None]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            url = urllib.parse.urlsplit(self.path)
+            query = urllib.parse.parse_qs(url.query)
+            seen.append((url.path, self.headers.get("Authorization")))
+            body = answers.get(url.path)
+            link = None
+            if body is None:
+                status, body = 404, {"message": "Not Found"}
+            else:
+                status = 200
+                runners = body.get("runners") if isinstance(body, dict) else None
+                if runners and len(runners) > 1:  # paginate: one runner per page
+                    page = int(query.get("page", ["1"])[0])
+                    body = {**body, "runners": runners[page - 1:page]}
+                    if page < len(runners):
+                        link = (f'<http://127.0.0.1:{self.server.server_port}{url.path}'
+                                f'?per_page=100&page={page + 1}>; rel="next"')
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            if link:
+                self.send_header("Link", link)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("GH_TOKEN", "test-token")
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", answers, seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_audit_settings_command_over_http(fake_github, capsys):
+    url, answers, seen = fake_github
+    args = ["ci", "audit-settings", "--repository", REPO_SLUG, "--api-url", url]
+    assert main(args) == 0, capsys.readouterr().out
+    assert "every check passed" in capsys.readouterr().out
+    assert all(auth == "Bearer test-token" for _, auth in seen)
+    # Both pages of the GPU group were read: a persistent runner on page 2 is found.
+    assert [p for p, _ in seen].count(GPU_RUNNERS) == 2
+    answers[GPU_RUNNERS]["runners"][1]["ephemeral"] = False
+    answers["/repos/fb-org/followboard/actions/permissions/workflow"][
+        "default_workflow_permissions"] = "write"
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^FAIL runner group 'followboard-gpu' runners are ephemeral.*gpu-jit-2 "
+                     r"not ephemeral", out, re.M), out
+    assert re.search(r"^FAIL default GITHUB_TOKEN is read-only: default_workflow_permissions is "
+                     r"'write'", out, re.M), out
+    assert "2 check(s) failed" in out
+    del answers["/orgs/fb-org/actions/runner-groups"]
+    assert main(args) == 1
+    assert "HTTP 404: Not Found" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- every failure reports
+
+def test_a_missing_run_file_is_reported_and_commented(repo, wtr, data_dir, actions_env,
+                                                      tmp_path, capsys):
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    (folder / RUNS / "altered.trec.gz").unlink()
+    head = commit_all(root, "add new-model with the original run only")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 1
+    stdout = capsys.readouterr().out
+    assert "pr-check: invalid (new-model)" in stdout
+    report = read_ci_report(out / "report.json")
+    (sub,) = report.submissions
+    assert report.status == "invalid" and not sub.valid
+    assert [p.message for p in sub.problems] == [
+        "missing the altered run (altered.trec or altered.trec.gz)"]
+    assert sub.problems[0].path == f"submissions/new-model/{RUNS}"
+    comment = (out / "comment.md").read_text()
+    assert "❌ not valid" in comment and "missing the altered run" in comment
+
+
+def test_an_internal_error_still_writes_a_report_and_a_comment(repo, wtr, data_dir,
+                                                               actions_env, tmp_path,
+                                                               monkeypatch, capsys):
+    from leaderboard.ci import pr_check as pr_check_module
+
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    head = commit_all(root, "add new-model")
+
+    def explode(*_args, **_kwargs):
+        raise KeyError("altered")
+
+    monkeypatch.setattr(pr_check_module, "check_submission", explode)
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 1
+    captured = capsys.readouterr()
+    assert "internal error: KeyError: 'altered'" in captured.out
+    assert re.search(r"^::error title=The check failed \(internal error\)::KeyError: 'altered'",
+                     captured.out, re.M), captured.out
+    report = read_ci_report(out / "report.json")
+    assert report.status == "error" and report.internal_error == "KeyError: 'altered'"
+    assert report.head_sha == head and report.base_sha == base and report.pr_number == 7
+    assert outputs(actions_env["output"])["status"] == "error"
+    comment = (out / "comment.md").read_text()
+    assert comment.startswith(COMMENT_MARKER) and "the check itself failed" in comment
+    # The comment job accepts the report and renders the same comment.
+    body = tmp_path / "body.md"
+    assert main(["ci", "comment-body", str(out / "report.json"), "--out", str(body),
+                 "--expect-pr", "7", "--expect-head", head]) == 0
+    assert body.read_text() == comment
+
+
+def test_error_report_for_a_step_that_failed_before_the_check(tmp_path, capsys):
+    out = tmp_path / "report"
+    args = ["ci", "error-report", "--repo", str(tmp_path), "--base", "a" * 40, "--head",
+            "b" * 40, "--pr-number", "9", "--out", str(out), "--reason",
+            "fetching the benchmark data failed"]
+    assert main(args) == 0
+    report = read_ci_report(out / "report.json")
+    assert report.status == "error" and report.pr_number == 9 and report.head_sha == "b" * 40
+    assert "fetching the benchmark data failed" in (out / "comment.md").read_text()
+    before = (out / "report.json").read_bytes()
+    assert main([*args[:-1], "something else"]) == 0  # an existing report is kept
+    assert (out / "report.json").read_bytes() == before
+
+
+def test_a_backslash_in_a_file_name_is_refused_in_the_report(repo, wtr, data_dir,
+                                                             actions_env, tmp_path):
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    (folder / "runs" / "followtable\\wtr").mkdir()
+    (folder / "runs" / "followtable\\wtr" / "x.trec").write_text("1 Q0 d 1 1 t\n")
+    head = commit_all(root, "add new-model with a backslash name")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 1
+    report = read_ci_report(out / "report.json")
+    assert report.status == "refused"
+    assert "backslash" in " ".join(report.refusals)
+    assert "followtable\\\\wtr" in " ".join(report.refusals)  # ascii() of the name
+    assert "⛔ refused" in (out / "comment.md").read_text()
+
+
+@pytest.mark.parametrize("path", ["submissions/ab\n/metadata.yaml",
+                                  "submissions/new-model/runs/a\\b.trec",
+                                  "submissions/new-model/runs/\x1b[31m.trec"])
+def test_names_git_allows_but_a_submission_must_not_have(path):
+    scope = classify_changes([Change("A", path)])
+    assert not scope.ok
+
+
+# --------------------------------------------------------------------------- ownership
+
+def _set_owner(root: Path, sub_id: str, owner: str) -> None:
+    meta = root / "submissions" / sub_id / "metadata.yaml"
+    meta.write_text(meta.read_text() + f"owner: {owner}\n")
+
+
+@pytest.mark.parametrize(("base_owner", "author", "association", "allowed"), [
+    (None, "mallory", "NONE", False),
+    (None, "someone", "COLLABORATOR", True),
+    ("alice", "mallory", "CONTRIBUTOR", False),
+    ("alice", "Alice", "CONTRIBUTOR", True),     # logins compare without case
+    ("alice", "bob", "MEMBER", True),
+])
+def test_only_the_owner_or_a_maintainer_may_change_a_merged_submission(
+        repo, wtr, data_dir, actions_env, tmp_path, base_owner, author, association, allowed):
+    root, base = repo
+    if base_owner:
+        _set_owner(root, "old-model", base_owner)
+        base = commit_all(root, "record the owner")
+    git(root, "checkout", "-q", "-b", "edit")
+    meta = root / "submissions" / "old-model" / "metadata.yaml"
+    # The PR also tries to make its author the owner: the base's owner is what counts.
+    text = meta.read_text().replace("Old Model", "Old Model v2")
+    meta.write_text("".join(line for line in text.splitlines(keepends=True)
+                            if not line.startswith("owner:")) + f"owner: {author}\n")
+    head = commit_all(root, "change old-model")
+    out = tmp_path / "report"
+    pr_check(root, base, head, out, data_dir, "--pr-author", author,
+             "--author-association", association)
+    report = read_ci_report(out / "report.json")
+    (sub,) = report.submissions
+    owner_errors = [p for p in sub.problems if "only its owner or a maintainer" in p.message]
+    assert bool(owner_errors) != allowed, sub.problems
+    if not allowed:
+        assert owner_errors[0].path == "submissions/old-model/metadata.yaml"
+        assert report.status == "invalid"
+
+    # The comment job decides again from the base branch's files, whatever the report says.
+    forged = report.model_copy(update=dict(status="valid", submissions=[
+        sub.model_copy(update=dict(valid=True, problems=[], n_errors=0))]))
+    forged_path = tmp_path / "forged.json"
+    forged_path.write_text(forged.model_dump_json())
+    base_dir = tmp_path / "base-checkout"
+    git(root, "worktree", "add", "-q", str(base_dir), base)
+    body = tmp_path / "comment.md"
+    assert main(["ci", "comment-body", str(forged_path), "--out", str(body), "--pr-author",
+                 author, "--author-association", association, "--base-dir",
+                 str(base_dir)]) == 0
+    text = body.read_text()
+    assert ("⛔ refused" in text) != allowed
+    if not allowed:
+        assert "only its owner or a maintainer may change it" in text
+
+
+def test_a_new_submission_names_its_author_as_owner(repo, wtr, data_dir, actions_env,
+                                                    tmp_path):
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    _set_owner(root, "new-model", "someone-else")
+    head = commit_all(root, "add new-model owned by someone else")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir, "--pr-author", "jane",
+                    "--author-association", "NONE") == 1
+    (sub,) = read_ci_report(out / "report.json").submissions
+    assert any(p.message.startswith("owner: 'someone-else' must be your own GitHub login")
+               for p in sub.problems)
+    out2 = tmp_path / "report2"
+    assert pr_check(root, base, head, out2, data_dir, "--pr-author", "Someone-Else",
+                    "--author-association", "NONE") == 0
+
+
+# --------------------------------------------------------------------------- stale scores
+
+def test_results_record_input_digests_and_validate_reports_stale_scores(
+        repo, wtr, data_dir, tmp_path, capsys):
+    import hashlib
+
+    root, base = repo
+    folder = root / "submissions" / "old-model"
+    results = read_results(folder / "results.json")
+    run = folder / RUNS / "altered.trec.gz"
+    assert results.inputs_sha256[f"{RUNS}/altered.trec.gz"] == \
+        hashlib.sha256(run.read_bytes()).hexdigest()
+    assert set(results.inputs_sha256) == {"metadata.yaml", f"{RUNS}/original.trec.gz",
+                                          f"{RUNS}/altered.trec.gz"}
+    args = ["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]
+    assert main(args) == 0
+    capsys.readouterr()
+    write_submission(root, "old-model", "Old Model", wtr, quality="good")  # new runs
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert (f"old-model/results.json: {RUNS}/altered.trec.gz changed since results.json was "
+            "scored: the scores are stale; run `leaderboard score submissions/old-model`") in out
+
+
+def test_publish_rescores_every_stale_submission_not_just_its_push(repo, wtr, data_dir,
+                                                                   capsys):
+    root, base = repo
+    # A merge whose publish run was cancelled: runs changed, results.json left behind.
+    write_submission(root, "old-model", "Old Model", wtr, quality="good")
+    merged = commit_all(root, "merge better runs for old-model")
+    old_irs = read_results(root / "submissions" / "old-model" / "results.json") \
+        .systems[0].tasks[TASK].metrics["IRS"]
+    # The next publish run covers a later push that does not touch old-model.
+    (root / "leaderboard" / "__init__.py").write_text('"""placeholder 2"""\n')
+    later = commit_all(root, "an unrelated push")
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
+                 later, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "old-model: scored" in capsys.readouterr().out
+    new = read_results(root / "submissions" / "old-model" / "results.json")
+    assert new.systems[0].tasks[TASK].metrics["IRS"] > old_irs
+    # Up to date now: the next run leaves it alone.
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", later, "--after",
+                 later, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "no submission needs scoring" in capsys.readouterr().out
+
+
+def test_bare_urls_in_names_are_not_links():
+    for text in ("see https://evil.example/x", "HTTP://evil.example", "www.evil.example",
+                 "ftp://x.example", "a javascript://x"):
+        out = md(text)
+        assert "://" not in out and "www." not in out, out
+    sub = SubmissionCheck(id="new-model", model_name="Best https://evil.example model",
+                          valid=True, n_errors=0, n_warnings=0)
+    text = comment_body(_report(status="valid", submissions=[sub]))
+    assert "https://evil" not in text and "https:\u200b//evil.example" in text

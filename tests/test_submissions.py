@@ -181,3 +181,76 @@ def test_symlinks_are_refused(tmp_path: Path) -> None:
     errors = errors_of(root)
     assert (f"{SUB}/runs/followtable/wtr/altered.trec: symbolic links are not allowed in a "
             "submission") in errors
+
+
+# --- hostile metadata and folders: every local check refuses what CI refuses ---
+
+def test_deeply_nested_yaml_is_a_clear_error_not_a_recursion_error(tmp_path: Path) -> None:
+    root = tmp_path / SUB
+    write_meta(root, GOOD + "extra: " + "[" * 30_000 + "]" * 30_000 + "\n")
+    report = Report()
+    assert load_metadata(root / "metadata.yaml", f"{SUB}/metadata.yaml", report) is None
+    (issue,) = report.errors
+    assert issue.path == f"{SUB}/metadata.yaml" and "nested too deeply" in issue.message
+    # discover() (validate, score and CI) reports it the same way.
+    assert any("metadata.yaml: invalid YAML: nested too deeply" in e for e in errors_of(root))
+
+
+def test_duplicate_keys_are_refused_with_both_lines(tmp_path: Path) -> None:
+    text = GOOD + f"id: {SUB}\n"
+    write_meta(tmp_path / SUB, text)
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    (issue,) = report.errors
+    assert issue.line == len(text.splitlines())
+    assert issue.message == "invalid YAML: duplicate key 'id' (first given on line 1)"
+    nested = GOOD.replace("  type: other\n", "  type: other\n  type: sparse\n")
+    write_meta(tmp_path / SUB, nested)
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    assert "duplicate key 'type'" in report.errors[0].message
+
+
+@pytest.mark.parametrize("bad_id", ["my-model\n", "my-model\n\n", "\nmy-model"])
+def test_id_must_match_as_a_whole_string(bad_id: str, tmp_path: Path) -> None:
+    write_meta(tmp_path / SUB, GOOD.replace(f"id: {SUB}", f"id: {bad_id!r}".replace("'", '"')))
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    assert report.errors[0].message.startswith("id: ")
+
+
+@pytest.mark.parametrize(("owner", "ok"), [
+    ("jane-doe", True), ("J4ne", True), ("@jane", False), ("jane--doe", False),
+    ("-jane", False), ("jane\n", False), ("a" * 40, False),
+])
+def test_owner_is_a_github_login(owner: str, ok: bool, tmp_path: Path) -> None:
+    write_meta(tmp_path / SUB, GOOD + f"owner: {owner!r}\n".replace("'", '"').replace("\n\"", '\\n"'))
+    report = Report()
+    meta = load_metadata(tmp_path / SUB / "metadata.yaml", "m", report)
+    assert (meta is not None) == ok, report.lines()
+    if ok:
+        assert meta.owner == owner
+    else:
+        assert report.errors[0].message.startswith("owner: ")
+
+
+def test_symlinked_metadata_or_runs_and_stray_files_are_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    write_meta(elsewhere, GOOD)
+    touch(elsewhere, "runs/followtable/wtr/original.trec")
+    touch(elsewhere, "runs/followtable/wtr/altered.trec")
+    root = tmp_path / SUB
+    root.mkdir()
+    (root / "metadata.yaml").symlink_to(elsewhere / "metadata.yaml")
+    (root / "runs").symlink_to(elsewhere / "runs")
+    touch(root, "README.md")
+    touch(root, "notes/x.txt")
+    report = Report()
+    submission = discover(root, report)
+    errors = [i.format() for i in report.errors]
+    assert f"{SUB}/metadata.yaml: symbolic links are not allowed in a submission; commit the " \
+           "file itself" in errors
+    assert any(e.startswith(f"{SUB}/runs: symbolic links are not allowed") for e in errors)
+    assert any(e.startswith(f"{SUB}/README.md: unexpected file") for e in errors)
+    assert any(e.startswith(f"{SUB}/notes: unexpected file") for e in errors)
+    assert submission.metadata is None and submission.files == {}

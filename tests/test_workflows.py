@@ -10,7 +10,11 @@
 * every third-party action is pinned to a full commit SHA with a ``# vX.Y.Z`` comment;
 * permissions start from nothing at the top and each job asks only for what it needs;
 * the privileged comment job never checks out the pull request;
-* every ``leaderboard`` command a workflow runs exists with those subcommands.
+* every ``leaderboard`` command a workflow runs exists with those subcommands;
+* no checkout persists credentials, and a token reaches only the steps that push or call
+  the API (never a workflow's or job's ``env:``, so never an install step);
+* ``baselines.yml`` refuses model ids that are not whole-string ids (``..`` staged the
+  whole repository) before the GPU runner uses them, and its GPU job holds no write token.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ WRITE_SCOPES = {
     ("pr-comment.yml", "comment"): {"pull-requests"},
     ("publish.yml", "score"): {"contents"},
     ("publish.yml", "deploy"): {"pages", "id-token"},
-    ("baselines.yml", "run"): {"contents", "pull-requests"},
+    ("baselines.yml", "propose"): {"contents", "pull-requests"},
 }
 EXPECTED = {"pr-validate.yml", "pr-comment.yml", "publish.yml", "baselines.yml", "tests.yml"}
 
@@ -248,3 +252,102 @@ def test_leaderboard_commands_in_workflows_exist(path: Path, capsys):
                 parser.parse_args([*sub, "--help"])
             assert exit_info.value.code == 0, f"{path.name}: leaderboard {' '.join(sub)}"
     capsys.readouterr()
+
+
+# --------------------------------------------------------------------------- credentials
+
+TOKEN = re.compile(r"github\.token|secrets\.")
+# A step may hold a token only to push, or to call the API with gh.
+USES_TOKEN = re.compile(r"(^|[\s;(|&])(gh\s|git\b[^\n]*\bpush\b)", re.M)
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_no_checkout_persists_credentials(path: Path):
+    """actions/checkout writes the token into .git/config unless told not to; any later
+    step (a dependency's install script, a scored file exploiting a parser) could read it.
+    Steps that push pass the token themselves, so no checkout needs to persist it."""
+    checkouts = [(job_id, step) for job_id, step in steps(load(path))
+                 if "actions/checkout" in step.get("uses", "")]
+    for job_id, step in checkouts:
+        assert (step.get("with") or {}).get("persist-credentials") is False, (
+            f"{path.name}: job {job_id}, step {step.get('name')!r}: set persist-credentials: false")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_tokens_reach_only_the_steps_that_push_or_call_the_api(path: Path):
+    workflow = load(path)
+    assert not TOKEN.search(json.dumps(workflow.get("env") or {})), f"{path.name}: workflow env"
+    for job_id, job in workflow["jobs"].items():
+        assert not TOKEN.search(json.dumps(job.get("env") or {})), (
+            f"{path.name}: job {job_id} puts a token in every step's environment")
+        for step in job.get("steps", []):
+            name = f"{path.name}: {job_id}/{step.get('name')!r}"
+            if TOKEN.search(json.dumps(step.get("env") or {})):
+                assert USES_TOKEN.search(step.get("run") or ""), (
+                    f"{name} holds a token but neither pushes nor calls gh")
+            with_token = {k: v for k, v in (step.get("with") or {}).items()
+                          if TOKEN.search(str(v))}
+            if with_token:  # only to download another run's artifact
+                assert "actions/download-artifact" in step.get("uses", "") and \
+                    set(with_token) == {"github-token"}, name
+    pushes = [(job_id, step) for job_id, step in steps(workflow)
+              if re.search(r"\bgit\b[^\n]*\bpush\b", step.get("run") or "")]
+    for job_id, step in pushes:
+        assert TOKEN.search(json.dumps(step.get("env") or {})), (
+            f"{path.name}: {job_id}/{step.get('name')!r} pushes without its own token")
+
+
+def test_the_gpu_job_holds_no_write_token():
+    jobs = load(WORKFLOW_DIR / "baselines.yml")["jobs"]
+    gpu = [job for job in jobs.values() if "self-hosted" in job["runs-on"]]
+    assert gpu and all(job["permissions"] == {"contents": "read"} for job in gpu)
+    assert not any("push" in (step.get("run") or "") for job in gpu for step in job["steps"])
+
+
+def _step(path: Path, name: str) -> dict:
+    return next(step for _, step in steps(load(path)) if step.get("name") == name)
+
+
+@pytest.mark.parametrize(("models", "ok"), [
+    ("bm25s", True),
+    ("  bm25s all-minilm-l6-v2 ", True),
+    ("..", False),
+    (".", False),
+    ("bm25s ..", False),
+    ("bm25s\n..", False),           # grep checked each line on its own
+    ("bm25s\n", False),
+    ("../../etc", False),
+    ("bm25s/../..", False),
+    ("-rf", False),
+    ("$(id)", False),
+    ("Bm25s", False),
+    ("", False),
+])
+def test_baselines_refuses_model_ids_that_are_not_ids(models: str, ok: bool, tmp_path: Path):
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    script = _step(WORKFLOW_DIR / "baselines.yml", "Check the inputs")["run"]
+    proc = subprocess.run([bash, "-e", "-c", script], capture_output=True, text=True,
+                          env={"MODELS": models, "TASKS": "followtable/* pi-indic-val150/t1/?",
+                               "PATH": "/usr/bin:/bin"}, cwd=tmp_path, check=False)
+    assert (proc.returncode == 0) == ok, proc.stdout + proc.stderr
+    if not ok:
+        assert "::error::models must be model ids" in proc.stdout
+
+
+def test_baselines_checks_model_ids_against_the_registry_before_using_them(capsys):
+    from leaderboard.cli import main
+
+    workflow = load(WORKFLOW_DIR / "baselines.yml")
+    names = [step.get("name") for step in workflow["jobs"]["run"]["steps"]]
+    registry_check = names.index("Check the model ids against the registry")
+    first_use = next(i for i, step in enumerate(workflow["jobs"]["run"]["steps"])
+                     if "baselines run" in (step.get("run") or ""))
+    assert names.index("Check the inputs") < registry_check < first_use
+    assert main(["ci", "check-model-ids", "bm25s", "all-minilm-l6-v2"]) == 0
+    for bad, why in [("..", "not a model id"), ("bm25s\n", "not a model id"),
+                     ("no-such-model", "not declared"), ("a..", "not declared")]:
+        assert main(["ci", "check-model-ids", "bm25s", bad]) == 1
+        assert why in capsys.readouterr().err
+    assert main(["ci", "check-model-ids"]) == 1

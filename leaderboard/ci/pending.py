@@ -2,8 +2,11 @@
 
 After a submission PR is merged, ``submissions/<id>/results.json`` is written by CI (the
 submitter never hand-writes scores). On each push to the main branch this finds the
-submissions whose files changed in the push, plus any without a results.json, and scores
-them in the working tree; the workflow then commits whatever changed.
+submissions whose files changed in the push, plus every submission whose results.json is
+missing or stale (its recorded SHA-256 of metadata.yaml and the runs no longer match the
+files), and scores them in the working tree; the workflow then commits whatever changed.
+Staleness is read from the files, not from the push, so a cancelled or failed publish run
+is caught up by the next one.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Callable
 
 from leaderboard.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
 from leaderboard.ci.policy import METADATA_NAME, RESULTS_NAME, SUBMISSIONS_DIR
-from leaderboard.pipeline import score_submission
+from leaderboard.pipeline import results_staleness, score_submission
 from leaderboard.report import Report
 
 Progress = Callable[[str], None]
@@ -32,7 +35,8 @@ class PendingOutcome:
 
 
 def pending_submissions(repo: Path, before: str | None, after: str | None) -> list[str]:
-    """Submission ids changed between two commits (if given), plus those without results."""
+    """Submission ids changed between two commits (if given), plus those whose results are
+    missing or stale."""
     ids: set[str] = set()
     if before and after and not NULL_SHA_RE.match(before):
         try:
@@ -47,8 +51,8 @@ def pending_submissions(repo: Path, before: str | None, after: str | None) -> li
     folder = repo / SUBMISSIONS_DIR
     if folder.is_dir():
         for sub in folder.iterdir():
-            if sub.is_dir() and (sub / METADATA_NAME).is_file() \
-                    and not (sub / RESULTS_NAME).is_file():
+            if sub.is_dir() and (sub / METADATA_NAME).is_file() and (
+                    not (sub / RESULTS_NAME).is_file() or results_staleness(sub)):
                 ids.add(sub.name)
     return sorted(i for i in ids if (folder / i / METADATA_NAME).is_file())
 

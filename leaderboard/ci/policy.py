@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from leaderboard.ci.git import Change, TreeEntry
+from leaderboard.ci.git import Change, GitError, TreeEntry, safe_relative
 from leaderboard.report import Report
 from leaderboard.submissions import SUBMISSION_ID_RE
 
@@ -62,11 +62,33 @@ def _listing(paths: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+def unsafe_name(path: str) -> bool:
+    """A path git allows but a submission must not have: a backslash (a separator on
+    Windows, refused when extracting), a control character, bytes that are not UTF-8,
+    or '.', '..', '.git' parts."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F or 0xD800 <= ord(c) <= 0xDFFF for c in path):
+        return True
+    try:
+        safe_relative(path)
+    except GitError:
+        return True
+    return False
+
+
 def classify_changes(changes: list[Change]) -> PrScope:
     """Sort a PR's changed files into submission folders; refuse anything else."""
     scope = PrScope()
     outside: list[str] = []
     loose: list[str] = []
+    unsafe = [c.path for c in changes if unsafe_name(c.path)]
+    if unsafe:
+        shown = [ascii(p) for p in unsafe]
+        scope.refusals.append(
+            f"the pull request has file name(s) with a backslash, a control character, "
+            f"bytes that are not UTF-8 or a '.'/'..' part ({_listing(shown)}); name files "
+            "with plain characters and '/' between folders.")
+        scope.refused_paths += shown
+        changes = [c for c in changes if c.path not in unsafe]
     for change in changes:
         parts = PurePosixPath(change.path).parts
         if len(parts) < 3 or parts[0] != SUBMISSIONS_DIR:
@@ -96,7 +118,7 @@ def classify_changes(changes: list[Change]) -> PrScope:
             "leave other people's submissions alone.")
         scope.refused_paths += [p for ids in scope.submission_ids[1:]
                                 for p in scope.touched.get(ids, []) + scope.deleted.get(ids, [])]
-    bad_ids = [i for i in scope.submission_ids if not SUBMISSION_ID_RE.match(i)]
+    bad_ids = [i for i in scope.submission_ids if not SUBMISSION_ID_RE.fullmatch(i)]
     if bad_ids:
         scope.refusals.append(
             f"submission folder name(s) {_listing([repr(i) for i in bad_ids])} are not valid "
@@ -131,6 +153,11 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
     for entry in entries:
         rel = entry.path[len(prefix):]
         shown = f"{sub_id}/{rel}"
+        if unsafe_name(entry.path):
+            report.add(ascii(shown), None, "file name with a backslash, a control character "
+                                           "or bytes that are not UTF-8")
+            readable = False
+            continue
         if entry.is_symlink:
             report.add(shown, None, "symbolic links are not allowed in a submission; commit "
                                     "the file itself")
@@ -161,3 +188,30 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
                                       "runs with gzip (.trec.gz)")
         readable = False
     return readable
+
+
+# GitHub's author_association values of people with a role in the repository: its owner,
+# members of the owning organization, and invited collaborators.
+MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+
+
+def is_maintainer(association: str | None) -> bool:
+    return (association or "").upper() in MAINTAINER_ASSOCIATIONS
+
+
+def ownership_problem(sub_id: str, base_owner: str | None, author: str,
+                      association: str | None) -> str | None:
+    """Why ``author`` may not change the merged submission ``sub_id`` (None: they may).
+
+    Only the owner recorded in the base branch's metadata.yaml, or a maintainer, may
+    change a merged submission; a PR cannot make itself the owner, since the owner is read
+    from the base branch, not from the PR."""
+    if is_maintainer(association):
+        return None
+    if base_owner is not None and base_owner.lower() == author.lower():
+        return None
+    whose = (f"belongs to @{base_owner} (owner: in its metadata.yaml on the base branch)"
+             if base_owner else "records no owner")
+    return (f"the submission {sub_id!r} is already merged and {whose}; only its owner or a "
+            f"maintainer may change it, and this pull request is by @{author}. To report a "
+            "problem with it, open an issue.")

@@ -32,12 +32,17 @@ from leaderboard.ci.git import (
     resolve_commit,
     tree_entries,
 )
+from leaderboard.ci.git import SHA_RE
 from leaderboard.ci.policy import (
+    METADATA_NAME,
     RESULTS_NAME,
+    RUNS_DIR,
     SUBMISSIONS_DIR,
     check_removal,
     check_tree,
     classify_changes,
+    is_maintainer,
+    ownership_problem,
 )
 from leaderboard.ci.render import comment_body, job_summary
 from leaderboard.ci.report import (
@@ -50,6 +55,7 @@ from leaderboard.ci.report import (
 from leaderboard.pipeline import check_submission, results_for
 from leaderboard.report import Issue, Report
 from leaderboard.results import canonical_json, write_results
+from leaderboard.submissions import owner_of
 
 Progress = Callable[[str], None]
 # Annotations: GitHub shows at most 10 errors and 10 warnings per step and 50 per job,
@@ -71,6 +77,11 @@ class PrCheckRequest:
     data_dir: Path
     pr_number: int | None = None
     seed: int = 0
+    # The PR's author (GitHub login) and GitHub's author_association for them: changes
+    # to a merged submission are accepted only from its owner or a maintainer. None: not
+    # checked (a local run).
+    pr_author: str | None = None
+    author_association: str | None = None
 
 
 def scorer_version() -> str:
@@ -124,13 +135,26 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
     entries = tree_entries(req.repo, head, prefix)
     report = Report()
     readable = check_tree(sub_id, entries, report)
-    updates_existing = bool(tree_entries(req.repo, base, prefix))
+    base_entries = tree_entries(req.repo, base, prefix)
+    updates_existing = bool(base_entries)
+    if updates_existing and req.pr_author is not None:
+        meta_entry = next((e for e in base_entries
+                           if e.path == f"{prefix}/{METADATA_NAME}" and not e.is_symlink), None)
+        base_owner = None
+        if meta_entry is not None:
+            (blob,) = read_blobs(req.repo, [meta_entry.sha])
+            base_owner = owner_of(blob.decode("utf-8", "replace"))
+        problem = ownership_problem(sub_id, base_owner, req.pr_author, req.author_association)
+        if problem:
+            report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     model_name = None
     standings = []
     results_state = "absent"
     if readable:
         # The scorer's own results.json is never read from the PR: it is compared below.
-        to_extract = [e for e in entries if e.path != f"{prefix}/{RESULTS_NAME}"]
+        # Stray files at the top were reported by check_tree and are not extracted.
+        to_extract = [e for e in entries if e.path == f"{prefix}/{METADATA_NAME}"
+                      or e.path.startswith(f"{prefix}/{RUNS_DIR}/")]
         extract(req.repo, to_extract, SUBMISSIONS_DIR, work)
         root = work / sub_id
         root.mkdir(exist_ok=True)
@@ -138,6 +162,12 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         report.extend(outcome.report)
         meta = outcome.submission.metadata
         model_name = meta.model.name if meta is not None else None
+        if (meta is not None and meta.owner and not updates_existing
+                and req.pr_author is not None and not is_maintainer(req.author_association)
+                and meta.owner.lower() != req.pr_author.lower()):
+            report.add(f"{sub_id}/{METADATA_NAME}", None,
+                       f"owner: {meta.owner!r} must be your own GitHub login "
+                       f"({req.pr_author!r}, the author of this pull request)")
         if outcome.report.ok and not outcome.submission.files:
             report.add(f"{sub_id}/runs", None, "no run files: add runs/<task id>/<role>.trec.gz")
         expected = None
@@ -184,6 +214,31 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
                     comparison_notes=committed.problems[:50], **common)
 
 
+def error_report(req: PrCheckRequest, exc: BaseException) -> CiReport:
+    """A report for a check that failed itself, so the PR still gets a comment saying so."""
+    def sha(rev: str) -> str:
+        rev = rev.strip().lower()
+        if SHA_RE.fullmatch(rev):
+            return rev
+        try:
+            return resolve_commit(req.repo, rev)
+        except Exception:  # noqa: BLE001 - the report must be written whatever failed
+            return "0" * 40
+    message = " ".join(f"{type(exc).__name__}: {exc}".split())[:1000]
+    return CiReport(status="error", pr_number=req.pr_number, base_sha=sha(req.base),
+                    head_sha=sha(req.head), scorer=scorer_version(), internal_error=message)
+
+
+def run_pr_check_safely(req: PrCheckRequest, out_dir: Path | None = None,
+                        progress: Progress = _quiet) -> CiReport:
+    """:func:`run_pr_check`, turning any failure of the check itself into an error report."""
+    try:
+        return run_pr_check(req, out_dir, progress)
+    except Exception as exc:  # noqa: BLE001 - every failure must still reach the PR
+        print(f"pr-check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return error_report(req, exc)
+
+
 # --------------------------------------------------------------------------- reporting
 
 def _safe_line(text: str) -> str:
@@ -193,6 +248,9 @@ def _safe_line(text: str) -> str:
 def emit_annotations(report: CiReport) -> int:
     """``::error file=...,line=...::message`` for the first problems; returns how many."""
     count = 0
+    if report.internal_error:
+        gha.error(report.internal_error, title="The check failed (internal error)")
+        count += 1
     for reason in report.refusals:
         gha.error(reason, title="Pull request refused")
         count += 1
@@ -218,6 +276,8 @@ def print_log(report: CiReport, stream=None) -> None:
     in_actions = gha.is_github_action()
     token = gha.begin_stop_commands() if in_actions else None
     try:
+        if report.internal_error:
+            print(f"internal error: {_safe_line(report.internal_error)}", file=stream)
         for reason in report.refusals:
             print(f"refused: {_safe_line(reason)}", file=stream)
         for sub in report.submissions:

@@ -34,6 +34,7 @@ STATUS_LINE = {
     "valid": "✅ valid and scored",
     "invalid": "❌ not valid",
     "refused": "⛔ refused",
+    "error": "⚠️ the check itself failed",
 }
 TIER_TEXT = {"leader": "🥇 leader", "tied with leader": "tied with leader",
              "below leader": "below leader"}
@@ -44,6 +45,10 @@ TEST_NAMES = {"randomization": "paired randomization test",
 # Characters with a meaning inside a Markdown line ('$' starts math on GitHub); '-' and
 # '+' only matter at the start of a line, handled separately.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~^$])")
+# What GitHub's autolinker turns into a link without any Markdown syntax: a scheme and
+# '://' (https://, http://, ftp://, any scheme) or 'www.'. A zero-width space after the
+# ':' or the 'www' breaks the pattern without changing what a reader sees.
+_AUTOLINK = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*:)(//)|\b(www)(\.)")
 
 
 def md(text: str, limit: int = MAX_TEXT) -> str:
@@ -55,7 +60,10 @@ def md(text: str, limit: int = MAX_TEXT) -> str:
     text = _MD_SPECIAL.sub(r"\\\1", text)
     if text[:1] in ("-", "+"):
         text = "\\" + text
-    # A zero-width space after '@' keeps GitHub from notifying whoever the text names.
+    text = _AUTOLINK.sub(lambda m: (m.group(1) or m.group(3)) + "\u200b"
+                         + (m.group(2) or m.group(4)), text)
+    # A zero-width space after '@' keeps GitHub from notifying whoever the text names
+    # (and breaks e-mail autolinks).
     return text.replace("@", "@\u200b")
 
 
@@ -202,6 +210,11 @@ def render(report: CiReport, *, marker: bool, max_problems: int | None = None,
     lines += [f"### FollowBoard check: {STATUS_LINE[report.status]}", "",
               f"Head `{report.head_sha[:12]}`, checked by {md(report.scorer, 80)} against the "
               f"results at `{report.base_sha[:12]}`.", ""]
+    if report.internal_error:
+        lines += ["The check could not finish, so nothing is known yet about this submission. "
+                  "This is a problem in FollowBoard or in CI, not necessarily in your files; a "
+                  "maintainer will look at it (push again to retry).", "",
+                  f"- {md(report.internal_error, 1000)}", ""]
     if report.refusals:
         lines += ["This pull request cannot be checked as a submission:", ""]
         lines += [f"- {md(reason, 1000)}" for reason in report.refusals]

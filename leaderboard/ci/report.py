@@ -25,7 +25,8 @@ MAX_REPORT_BYTES = 8 * 1024 * 1024
 
 Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")]
 ShortText = Annotated[str, StringConstraints(max_length=2000)]
-Status = Literal["valid", "invalid", "refused"]
+# "error": the check itself failed (a bug, or CI trouble), not necessarily the submission.
+Status = Literal["valid", "invalid", "refused", "error"]
 
 
 class Strict(BaseModel):
@@ -94,8 +95,10 @@ class CiReport(Strict):
     pr_number: StrictInt | None = Field(default=None, ge=1, le=10**9)
     base_sha: Sha
     head_sha: Sha
-    merge_base: Sha
+    merge_base: Sha | None = None  # None when the check failed before finding it
     scorer: ShortText
+    # What went wrong when status is "error" (the exception's type and message).
+    internal_error: ShortText | None = None
     refusals: list[ShortText] = Field(default_factory=list, max_length=50)
     refused_paths: list[ShortText] = Field(default_factory=list, max_length=MAX_STORED_PROBLEMS)
     submissions: list[SubmissionCheck] = Field(default_factory=list, max_length=20)

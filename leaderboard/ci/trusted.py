@@ -15,8 +15,14 @@ import json
 from pathlib import Path
 
 from leaderboard.ci.git import Change
-from leaderboard.ci.policy import classify_changes
+from leaderboard.ci.policy import (
+    METADATA_NAME,
+    SUBMISSIONS_DIR,
+    classify_changes,
+    ownership_problem,
+)
 from leaderboard.ci.report import MAX_STORED_PROBLEMS, CiReport
+from leaderboard.submissions import SUBMISSION_ID_RE, owner_of
 
 API_STATUS = {"added": "A", "modified": "M", "changed": "M", "removed": "D", "renamed": "A",
               "copied": "A", "unchanged": "M"}
@@ -66,3 +72,25 @@ def apply_trusted_scope(report: CiReport, changes: list[Change]) -> CiReport:
     return report.model_copy(update=dict(
         status="refused", refusals=refusals[:50],
         refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], submissions=[]))
+
+
+def apply_ownership(report: CiReport, base_dir: Path, author: str,
+                    association: str | None) -> CiReport:
+    """The report, or a refusal when the PR changes a merged submission that is not the
+    author's. The owner is read from ``base_dir`` (the default branch's checkout in the
+    comment job), so neither the PR nor its artifact can claim the submission."""
+    for sub in report.submissions:
+        if not SUBMISSION_ID_RE.fullmatch(sub.id):
+            continue  # the scope check refuses such a PR anyway
+        folder = base_dir / SUBMISSIONS_DIR / sub.id
+        if not folder.is_dir() or folder.is_symlink():
+            continue  # a new submission
+        meta = folder / METADATA_NAME
+        owner = None
+        if meta.is_file() and not meta.is_symlink():
+            owner = owner_of(meta.read_text(encoding="utf-8", errors="replace"))
+        problem = ownership_problem(sub.id, owner, author, association)
+        if problem:
+            return report.model_copy(update=dict(
+                status="refused", refusals=[problem], refused_paths=[], submissions=[]))
+    return report

@@ -1,0 +1,304 @@
+"""`leaderboard ci audit-settings`: check the repository settings the workflows rely on.
+
+The workflow files cannot protect the self-hosted GPU runner on their own: a fork PR may
+add its own workflow with ``runs-on: [self-hosted, gpu]``, and ``pull_request`` runs the
+PR's workflow files. What keeps such a job off the runner are settings held by GitHub,
+which no file in the repository shows (docs/MAINTAINERS.md explains each):
+
+* the GPU runners sit in an organization runner group that only this repository may use
+  and that is restricted to ``.github/workflows/baselines.yml@refs/heads/main``;
+* every runner of that group is ephemeral (just-in-time: one job, then it is gone);
+* no runner is registered on the repository itself (those cannot be restricted);
+* workflows from fork PRs of every outside collaborator wait for a maintainer's approval;
+* the default ``GITHUB_TOKEN`` is read-only and cannot approve pull requests.
+
+Each is read through GitHub's REST API with the standard library only. The HTTP layer is
+a function (API path -> decoded JSON), so tests replay recorded responses without a network.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+API_URL = "https://api.github.com"
+API_VERSION = "2022-11-28"
+MAX_PAGES = 50  # 5000 items at 100 a page: far beyond any real organization's runners
+
+Fetch = Callable[[str], Any]
+REPO_SLUG_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
+# The one approval policy under which no outside collaborator's fork PR runs unreviewed.
+REQUIRED_APPROVAL_POLICY = "all_external_contributors"
+
+
+class ApiError(Exception):
+    """An API call that did not return 2xx JSON: the status and GitHub's message."""
+
+    def __init__(self, path: str, status: int | None, message: str) -> None:
+        super().__init__(f"GET {path}: {f'HTTP {status}' if status else 'failed'}: {message}")
+        self.path = path
+        self.status = status
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Audit:
+    repository: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]
+
+    def add(self, name: str, ok: bool, detail: str) -> None:
+        self.checks.append(Check(name, ok, detail))
+
+    def lines(self) -> list[str]:
+        return [f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}" for c in self.checks]
+
+
+# --------------------------------------------------------------------------- HTTP
+
+def _next_link(header: str | None) -> str | None:
+    """The ``rel="next"`` URL of a Link header (RFC 8288), as GitHub paginates."""
+    for part in (header or "").split(","):
+        match = re.match(r'\s*<([^>]+)>\s*;\s*rel="?next"?', part)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _merge_page(total: Any, page: Any) -> Any:
+    """Concatenate the list of a paginated answer (a bare list, or a dict holding one)."""
+    if total is None:
+        return page
+    if isinstance(total, list) and isinstance(page, list):
+        return total + page
+    if isinstance(total, dict) and isinstance(page, dict):
+        for key, value in page.items():
+            if isinstance(value, list) and isinstance(total.get(key), list):
+                total[key] = total[key] + value
+    return total
+
+
+def http_fetch(token: str | None, api_url: str = API_URL, timeout: float = 30.0) -> Fetch:
+    """A :data:`Fetch` over HTTPS with urllib, following ``Link: rel="next"`` pages."""
+    base = api_url.rstrip("/")
+    origin = urllib.parse.urlsplit(base)[:2]
+
+    def fetch(path: str) -> Any:
+        sep = "&" if "?" in path else "?"
+        url: str | None = f"{base}{path}{sep}per_page=100"
+        total: Any = None
+        for _ in range(MAX_PAGES):
+            if url is None:
+                break
+            if urllib.parse.urlsplit(url)[:2] != origin:
+                # Never send the token anywhere but the API we were pointed at.
+                raise ApiError(path, None, f"pagination left {base}: {url}")
+            request = urllib.request.Request(url, headers={
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": API_VERSION,
+                "User-Agent": "followboard-audit-settings",
+                **({"Authorization": f"Bearer {token}"} if token else {}),
+            })
+            try:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
+                    body = response.read()
+                    link = response.headers.get("Link")
+            except urllib.error.HTTPError as exc:
+                raise ApiError(path, exc.code, _error_message(exc.read())) from None
+            except (urllib.error.URLError, OSError) as exc:
+                raise ApiError(path, None, str(getattr(exc, "reason", exc))) from None
+            try:
+                page = json.loads(body.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                raise ApiError(path, None, "the answer is not JSON") from None
+            total = _merge_page(total, page)
+            url = _next_link(link)
+        return total
+
+    return fetch
+
+
+def _error_message(body: bytes) -> str:
+    try:
+        message = json.loads(body.decode("utf-8")).get("message", "")
+    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        message = ""
+    return str(message)[:300] or "no message"
+
+
+# --------------------------------------------------------------------------- checks
+
+def _obj(fetch: Fetch, path: str) -> dict:
+    """A JSON object from the API; anything else is an :class:`ApiError`."""
+    value = fetch(path)
+    if not isinstance(value, dict):
+        raise ApiError(path, None, f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def expected_workflow_ref(repository: str, workflow: str, branch: str) -> str:
+    """How a runner group names an allowed workflow: ``owner/repo/.github/workflows/x@ref``."""
+    return f"{repository}/.github/workflows/{workflow}@refs/heads/{branch}"
+
+
+def _labels(runner: dict) -> set[str]:
+    return {str(label.get("name", "")).lower() for label in runner.get("labels") or []
+            if isinstance(label, dict)}
+
+
+def _names(runners: list[dict]) -> str:
+    shown = ", ".join(str(r.get("name", r.get("id", "?"))) for r in runners[:10])
+    return shown + (f" and {len(runners) - 10} more" if len(runners) > 10 else "")
+
+
+def _why(exc: ApiError, scope: str) -> str:
+    if exc.status in (401, 403, 404):
+        return (f"cannot read it ({exc}); run with a token of an administrator holding "
+                f"{scope}")
+    return f"cannot read it ({exc})"
+
+
+def audit_settings(repository: str, fetch: Fetch, *, runner_label: str = "gpu",
+                   workflow: str = "baselines.yml", branch: str = "main") -> Audit:
+    """Every check, each ``ok`` or failed with what to change; never raises on API errors."""
+    audit = Audit(repository)
+    owner, _, name = repository.partition("/")
+    label = runner_label.lower()
+    wanted_ref = expected_workflow_ref(repository, workflow, branch)
+
+    try:
+        repo = _obj(fetch, f"/repos/{owner}/{name}")
+        public = not bool(repo.get("private", True))
+        owner_type = str((repo.get("owner") or {}).get("type", ""))
+    except ApiError as exc:
+        audit.add("repository", False, _why(exc, "read access to the repository"))
+        return audit
+
+    # Runners registered on the repository itself belong to no runner group, so nothing
+    # can stop a fork PR's workflow from naming their labels.
+    try:
+        repo_runners = list(_obj(fetch, f"/repos/{owner}/{name}/actions/runners")
+                            .get("runners") or [])
+        audit.add("no repository-level self-hosted runners", not repo_runners,
+                  "none registered on the repository" if not repo_runners else
+                  f"{_names(repo_runners)} registered on the repository itself, where any "
+                  "workflow (a fork PR's too) may use them: remove them and register the GPU "
+                  "runner in an organization runner group")
+    except ApiError as exc:
+        audit.add("no repository-level self-hosted runners", False,
+                  _why(exc, "the repository's administration:read permission"))
+
+    if owner_type != "Organization":
+        audit.add("GPU runner group", False,
+                  f"{owner} is not an organization: runner groups, the only way to restrict a "
+                  f"runner to {workflow}, exist only for organizations; move the repository "
+                  "to an organization or run baselines on GitHub-hosted runners")
+    else:
+        _audit_runner_groups(audit, owner, public, label, wanted_ref, fetch)
+
+    try:
+        policy = _obj(fetch, f"/repos/{owner}/{name}/actions/permissions/"
+                            "fork-pr-contributor-approval").get("approval_policy")
+        audit.add("approval for fork PRs of all outside collaborators",
+                  policy == REQUIRED_APPROVAL_POLICY,
+                  f"approval_policy is {policy!r}" + (
+                      "" if policy == REQUIRED_APPROVAL_POLICY else
+                      f"; set it to {REQUIRED_APPROVAL_POLICY!r} (Settings > Actions > General "
+                      "> Approval for running fork pull request workflows)"))
+    except ApiError as exc:
+        audit.add("approval for fork PRs of all outside collaborators", False,
+                  _why(exc, "the repository's administration:read permission"))
+
+    try:
+        perms = _obj(fetch, f"/repos/{owner}/{name}/actions/permissions/workflow")
+        default = perms.get("default_workflow_permissions")
+        approve = perms.get("can_approve_pull_request_reviews")
+        audit.add("default GITHUB_TOKEN is read-only", default == "read",
+                  f"default_workflow_permissions is {default!r}" + (
+                      "" if default == "read" else
+                      "; set 'Read repository contents and packages permissions' (Settings > "
+                      "Actions > General > Workflow permissions)"))
+        audit.add("GITHUB_TOKEN cannot approve pull requests", approve is False,
+                  f"can_approve_pull_request_reviews is {approve!r}" + (
+                      "" if approve is False else "; untick 'Allow GitHub Actions to create "
+                      "and approve pull requests'"))
+    except ApiError as exc:
+        audit.add("default GITHUB_TOKEN is read-only", False,
+                  _why(exc, "the repository's administration:read permission"))
+    return audit
+
+
+def _audit_runner_groups(audit: Audit, org: str, public: bool, label: str,
+                         wanted_ref: str, fetch: Fetch) -> None:
+    scope = "the organization's admin:org (or organization_self_hosted_runners:read)"
+    try:
+        groups = list(_obj(fetch, f"/orgs/{org}/actions/runner-groups")
+                      .get("runner_groups") or [])
+    except ApiError as exc:
+        audit.add("GPU runner group", False, _why(exc, scope))
+        return
+    holding_gpu = 0
+    for group in groups:
+        gname = f"runner group {group.get('name', group.get('id'))!r}"
+        try:
+            runners = list(_obj(fetch, f"/orgs/{org}/actions/runner-groups/"
+                                       f"{group.get('id')}/runners").get("runners") or [])
+        except ApiError as exc:
+            audit.add(gname, False, _why(exc, scope))
+            continue
+        if not runners:
+            continue
+        gpu = [r for r in runners if label in _labels(r)]
+        restricted = group.get("restricted_to_workflows") is True
+        selected = list(group.get("selected_workflows") or [])
+        if gpu:
+            holding_gpu += 1
+            audit.add(f"{gname} is restricted to {wanted_ref}",
+                      restricted and selected == [wanted_ref],
+                      f"restricted_to_workflows={group.get('restricted_to_workflows')!r}, "
+                      f"selected_workflows={selected!r}" + (
+                          "" if restricted and selected == [wanted_ref] else
+                          f"; allow only {wanted_ref}"))
+            audit.add(f"{gname} is for selected repositories only",
+                      group.get("visibility") == "selected",
+                      f"visibility is {group.get('visibility')!r}" + (
+                          "" if group.get("visibility") == "selected" else
+                          "; choose 'Selected repositories' and select this one"))
+            if public:
+                # Safe either way, but with false the baselines workflow cannot run at all.
+                audit.add(f"{gname} can serve this public repository",
+                          group.get("allows_public_repositories") is True,
+                          f"allows_public_repositories is "
+                          f"{group.get('allows_public_repositories')!r}")
+            not_ephemeral = [r for r in runners if r.get("ephemeral") is not True]
+            audit.add(f"{gname} runners are ephemeral (just-in-time)", not not_ephemeral,
+                      f"all {len(runners)} ephemeral" if not not_ephemeral else
+                      f"{_names(not_ephemeral)} not ephemeral: register them with "
+                      "--ephemeral or as just-in-time runners, so no job outlives itself")
+        elif group.get("allows_public_repositories") is True and not restricted:
+            audit.add(f"{gname} is not open to public repositories", False,
+                      f"{_names(runners)} may run any public repository's workflow, fork "
+                      "PRs included: restrict the group to named workflows or turn off "
+                      "'Allow public repositories'")
+    if not holding_gpu:
+        audit.add("GPU runner group", False,
+                  f"no runner group of {org} holds a runner labelled {label!r}: register the "
+                  f"GPU runner in a group restricted to {wanted_ref}")
