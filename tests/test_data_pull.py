@@ -39,8 +39,10 @@ from leaderboard.data.pull import (
     select_sources,
     write_packed_corpus,
 )
+from fixtures.mteb_collection import Collection, write_collection
 from leaderboard.registry import (
     FOLLOWIR_SOURCES,
+    MFOLLOWIR_SOURCE,
     FOLLOWTABLE_COMMIT,
     PI_INDIC_COMMIT,
     PI_INDIC_LANGUAGES,
@@ -76,6 +78,8 @@ class FakeUpstream:
     corrupt: set[str] = field(default_factory=set)       # file paths served with a flipped byte
     drop: dict[str, int] = field(default_factory=dict)   # file path -> times to cut mid-body
     truncate_recursive: bool = False
+    # mFollowIR fixture collections served from the fake Hub, by language.
+    collections: dict[str, Collection] = field(default_factory=dict)
     hf_page_size: int = 3
     base: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -289,6 +293,7 @@ def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeUp
     build_followtable_repo(up, tmp_path / "upstream-gh-followtable")
     build_pi_indic_repo(up, tmp_path / "upstream-gh-pi-indic")
     build_robust04_repo(up, tmp_path / "upstream-hf-robust04")
+    up.collections = build_mfollowir_repo(up, tmp_path / "upstream-hf-mfollowir")
     server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(up))
     server.daemon_threads = True
     up.base = f"http://127.0.0.1:{server.server_address[1]}"
@@ -380,7 +385,7 @@ ROBUST04_CONFIGS = {
                              "text": ["oil spills", "oil spills"]}),
     "instruction": pd.DataFrame({"query-id": ["301-og", "301-changed"],
                                  "instruction": ["any spill", "only tankers"]}),
-    "default": pd.DataFrame({"query-id": ["301-og", "301-og", "301-changed"],
+    "qrels": pd.DataFrame({"query-id": ["301-og", "301-og", "301-changed"],
                              "corpus-id": ["d1", "d2", "d1"], "score": [1, 1, 1]}),
     "top_ranked": pd.DataFrame({"query-id": ["301-og", "301-changed"],
                                 "corpus-ids": [["d1", "d2", "d3"], ["d1", "d2", "d3"]]}),
@@ -389,17 +394,35 @@ ROBUST04_CONFIGS = {
 
 
 def build_robust04_repo(up: FakeUpstream, root: Path) -> None:
+    """mteb/Robust04InstructionRetrieval's layout: qrels config "qrels", every split "test"
+    except qrel_diff's, which is "qrel_diff" (mteb's Robust04 task asks for that split)."""
     card = ["---", "configs:"]
     for config, frame in ROBUST04_CONFIGS.items():
-        target = root / config / f"{config}-00000-of-00001.parquet"
+        split = "qrel_diff" if config == "qrel_diff" else "test"
+        target = root / config / f"{split}-00000-of-00001.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
         frame.to_parquet(target, index=False)
-        card += [f"- config_name: {config}", "  data_files:", "  - split: test",
-                 f"    path: {config}/{config}-*.parquet"]
+        card += [f"- config_name: {config}", "  data_files:", f"  - split: {split}",
+                 f"    path: {config}/{split}-*"]
     card += ["---", "", "# Robust04 InstructionRetrieval", ""]
     _write(root / "README.md", "\n".join(card))
     _write(root / ".gitattributes", "*.parquet filter=lfs\n")
     up.hf[R04.repo] = FakeRepo(root, R04_COMMIT)
+
+
+MFIR = MFOLLOWIR_SOURCE
+MFIR_COMMIT = MFIR.revision + "3" * (40 - len(MFIR.revision))
+MFIR_LANGS = ("fas", "rus", "zho")
+
+
+def build_mfollowir_repo(up: FakeUpstream, root: Path) -> dict[str, Collection]:
+    """jhu-clsp/mFollowIR-parquet-mteb's layout: the language is a suffix of every config
+    (corpus-fas, default-fas, ...), written by the shared fixture with its dataset card."""
+    collections = {lang: write_collection(root, n_queries=2, pool_size=6, language=lang,
+                                          seed=i) for i, lang in enumerate(MFIR_LANGS)}
+    _write(root / ".gitattributes", "*.parquet filter=lfs\n")
+    up.hf[MFIR.repo] = FakeRepo(root, MFIR_COMMIT)
+    return collections
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -482,13 +505,14 @@ def test_followir_pull_from_the_hub_and_the_reader_loads_it(
     assert result.downloaded == 7  # six configs + the dataset card
     root = data / "followir" / "robust04"
     for config in ROBUST04_CONFIGS:
-        assert (root / config / f"{config}-00000-of-00001.parquet").is_file()
+        split = "qrel_diff" if config == "qrel_diff" else "test"
+        assert (root / config / f"{split}-00000-of-00001.parquet").is_file()
     assert not (root / ".gitattributes").exists()
     assert sum("/tree/" in r for r in upstream.requests) > 1
     # LFS files come through the CDN redirect and are checked by SHA-256.
     assert any(r.startswith("/cdn/") for r in upstream.requests)
     manifest = json.loads((root / MANIFEST_NAME).read_text())
-    assert manifest["files"]["corpus/corpus-00000-of-00001.parquet"]["algorithm"] == "sha256"
+    assert manifest["files"]["corpus/test-00000-of-00001.parquet"]["algorithm"] == "sha256"
     assert manifest["files"]["README.md"]["algorithm"] == "git-sha1"
 
     task_data = load_task_data(get_task("followir/robust04"), data)
@@ -496,6 +520,28 @@ def test_followir_pull_from_the_hub_and_the_reader_loads_it(
     assert task_data.pairs == {"301-changed": "301-og"}
     assert task_data.changed == {"301-changed": ["d2"]}
     assert list(task_data.pools["301-og"]) == ["d1", "d2", "d3"]
+
+
+def test_mfollowir_pull_reads_the_language_suffixed_configs(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`data pull mfollowir` asks for corpus-fas, default-fas, ... (not fas-corpus)."""
+    data = tmp_path / "data-mfir"
+    assert main(["data", "pull", "mfollowir", "--data-dir", str(data), "--quiet"]) == 0, \
+        capsys.readouterr().err
+    root = data / "mfollowir" / "multilingual"
+    for lang in MFIR_LANGS:
+        for config in ("corpus", "queries", "instruction", "default", "top_ranked",
+                       "qrel_diff"):
+            assert any((root / f"{config}-{lang}").glob("*.parquet")), f"{config}-{lang}"
+    for lang, c in upstream.collections.items():
+        task_data = load_task_data(get_task(f"mfollowir/{lang}"), data)
+        assert task_data.roles["original"].query_ids == [f"{q}-og" for q in c.base_ids]
+        assert task_data.changed == {f"{q}-changed": c.changed[q] for q in c.base_ids}
+        assert task_data.roles["altered"].qrels == {
+            f"{q}-changed": c.qrels[f"{q}-changed"] for q in c.base_ids}
+        assert sorted(task_data.pools[f"{c.base_ids[0]}-og"]) == sorted(c.pools[c.base_ids[0]])
+    assert main(["data", "status", "mfollowir", "--data-dir", str(data)]) == 0
+    assert "3/3 tasks ready" in capsys.readouterr().out
 
 
 def test_truncated_tree_listing_is_walked_folder_by_folder(

@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from fixtures.mteb_collection import CONFIG_NAMES, Collection, run_lines, write_collection
+from fixtures.mteb_collection import (
+    CONFIG_NAMES,
+    Collection,
+    config_name,
+    run_lines,
+    write_collection,
+)
 from leaderboard.cli import main
 from leaderboard.data import load_task_data
 from leaderboard.data.base import MissingDataError
@@ -74,17 +80,17 @@ def as_dict(lines: list[str]) -> dict[str, dict[str, float]]:
 
 # --- loading ---
 
-@pytest.mark.parametrize("task_id,local,prefix,fmt,pool_key", [
-    ("followir/robust04", "followir/robust04", "", "parquet", "suffixed"),
-    ("followir/news21", "followir/news21", "", "jsonl", "base"),
-    ("followir/core17", "followir/core17", "", "parquet", "base"),
-    ("mfollowir/fas", "mfollowir/multilingual", "fas-", "parquet", "suffixed"),
-    ("mfollowir-cl/zho", "mfollowir/cross-lingual", "zho-", "jsonl", "suffixed"),
+@pytest.mark.parametrize("task_id,local,language,fmt,pool_key", [
+    ("followir/robust04", "followir/robust04", None, "parquet", "suffixed"),
+    ("followir/news21", "followir/news21", None, "jsonl", "base"),
+    ("followir/core17", "followir/core17", None, "parquet", "base"),
+    ("mfollowir/fas", "mfollowir/multilingual", "fas", "parquet", "suffixed"),
+    ("mfollowir-cl/zho", "mfollowir/cross-lingual", "zho", "jsonl", "suffixed"),
 ])
-def test_loads_the_layout(task_id: str, local: str, prefix: str, fmt: str, pool_key: str,
-                          tmp_path: Path) -> None:
-    c = write_collection(tmp_path / local, n_queries=3, pool_size=12, prefix=prefix, fmt=fmt,
-                         pool_key=pool_key)  # type: ignore[arg-type]
+def test_loads_the_layout(task_id: str, local: str, language: str | None, fmt: str,
+                          pool_key: str, tmp_path: Path) -> None:
+    c = write_collection(tmp_path / local, n_queries=3, pool_size=12, language=language,
+                         fmt=fmt, pool_key=pool_key)  # type: ignore[arg-type]
     data = load_task_data(get_task(task_id), tmp_path)
     assert data.roles["original"].query_ids == [f"{q}-og" for q in c.base_ids]
     assert data.roles["altered"].query_ids == [f"{q}-changed" for q in c.base_ids]
@@ -196,13 +202,16 @@ def test_news21_ndcg5_with_ties_matches_pytrec_eval(tmp_path: Path, capsys) -> N
             {q: ref[q]["ndcg_cut_5"] for q in qrels}, abs=1e-12)
 
 
-def test_mfollowir_language_prefix(tmp_path: Path, capsys) -> None:
+def test_mfollowir_language_suffix(tmp_path: Path, capsys) -> None:
+    """mFollowIR's configs end in the language (corpus-fas, default-fas, ...)."""
     root = tmp_path / "mfollowir/multilingual"
-    fas = write_collection(root, n_queries=3, pool_size=20, prefix="fas-", seed=1)
-    rus = write_collection(root, n_queries=4, pool_size=20, prefix="rus-", seed=2)
+    fas = write_collection(root, n_queries=3, pool_size=20, language="fas", seed=1)
+    rus = write_collection(root, n_queries=4, pool_size=20, language="rus", seed=2)
+    assert (root / "corpus-fas").is_dir() and (root / "default-rus").is_dir()
     for task_id, c in (("mfollowir/fas", fas), ("mfollowir/rus", rus)):
-        orig = write_lines(tmp_path / f"{c.prefix}original.trec", run_lines(c, "original"))
-        alt = write_lines(tmp_path / f"{c.prefix}altered.trec", run_lines(c, "altered", seed=9))
+        orig = write_lines(tmp_path / f"{c.language}-original.trec", run_lines(c, "original"))
+        alt = write_lines(tmp_path / f"{c.language}-altered.trec",
+                          run_lines(c, "altered", seed=9))
         result = eval_json(capsys, task_id, tmp_path, orig, alt)
         assert set(result["per_query"]["p-MRR"]) == {f"{q}-changed" for q in c.base_ids}
         assert set(result["metrics"]) == {"p-MRR", "original/nDCG@20", "altered/nDCG@20"}
@@ -211,7 +220,7 @@ def test_mfollowir_language_prefix(tmp_path: Path, capsys) -> None:
     # zho was never written: its task reports exactly what is missing.
     with pytest.raises(MissingDataError) as info:
         load_task_data(get_task("mfollowir/zho"), tmp_path)
-    assert all(f"zho-{name}" in str(info.value) for name in CONFIG_NAMES)
+    assert all(config_name(name, "zho") in str(info.value) for name in CONFIG_NAMES)
 
 
 # --- missing data ---
@@ -240,7 +249,7 @@ def test_empty_data_dir_via_check_run(tmp_path: Path, capsys) -> None:
     out, err = capsys.readouterr()
     assert rc == 1 and "Traceback" not in out + err
     for name in CONFIG_NAMES:
-        assert f"mfollowir/cross-lingual/rus-{name}" in err
+        assert f"mfollowir/cross-lingual/{config_name(name, 'rus')}" in err
     assert "leaderboard data pull mfollowir-cl" in err
 
 

@@ -1076,15 +1076,13 @@ def _card_configs(card: str) -> dict[str, list[str]]:
 
 def _expected_hf_configs(item: SourceTasks) -> list[tuple[str, ...]]:
     """Configs the reader needs for each task of a source (each as its accepted names)."""
-    from leaderboard.data.mteb_layout import CONFIG_ALIASES, CONFIGS
+    from leaderboard.data.mteb_layout import CONFIGS, config_names
 
     needed: list[tuple[str, ...]] = []
     for task in item.tasks:
-        # mFollowIR prefixes every config with the language code (``fas-corpus``).
-        lang = task.params.get("language")
-        prefix = f"{lang}-" if lang else ""
+        # mFollowIR suffixes every config with the language code (``corpus-fas``).
         for config in CONFIGS:
-            names = tuple(prefix + n for n in CONFIG_ALIASES.get(config, (config,)))
+            names = config_names(task, config)
             if names not in needed:
                 needed.append(names)
     return needed
