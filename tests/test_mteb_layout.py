@@ -4,7 +4,8 @@ The real collections are on the Hugging Face Hub only, so each test writes a tin
 the same configs (tests/fixtures/mteb_collection.py), points ``--data-dir`` at it and
 checks loading, validation and scoring: p-MRR against MTEB's formula computed by hand and
 by a plain re-implementation of MTEB's code path, AP@1000 / nDCG@k against pytrec_eval,
-and a clear MissingDataError (exit 1, no traceback) when configs are absent.
+and a clear MissingDataError (exit 1, no traceback) when configs are absent. The real mteb
+package reads the same fixtures and scores them in tests/test_mteb_agreement.py.
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ def write_lines(path: Path, lines: list[str]) -> Path:
 # --- MTEB's p-MRR, written out plainly (mteb's evaluate_change / get_rank_from_dict) ---
 
 def mteb_rank(run: dict[str, float], doc: str) -> int:
-    """1-based rank by score descending; a document not in the run ranks len(run) + 1."""
-    ordered = sorted(run.items(), key=lambda x: x[1], reverse=True)
+    """1-based rank by (score, docid) descending, as mteb >= 2.26.24 and trec_eval order;
+    a document not in the run ranks len(run) + 1."""
+    ordered = sorted(run.items(), key=lambda x: (x[1], x[0]), reverse=True)
     for i, (d, _) in enumerate(ordered):
         if d == doc:
             return i + 1
@@ -156,8 +158,8 @@ def test_scores_match_mteb_and_pytrec_eval(seed: int, tmp_path: Path, capsys) ->
     rng = random.Random(seed)
 
     def random_run() -> dict[str, dict[str, float]]:
-        # Distinct scores (MTEB breaks ties by insertion order, trec_eval by docid), and
-        # about a tenth of each pool left out, changed documents included sometimes.
+        # Distinct scores (tied runs are tests/test_mteb_agreement.py's job), and about a
+        # tenth of each pool left out, changed documents included sometimes.
         values = rng.sample(range(1, 10**6), 60 * len(c.base_ids))
         it = iter(values)
         return {q: {d: next(it) / 1000 for d in c.pools[q] if rng.random() > 0.1}
