@@ -22,6 +22,7 @@ from typing import Iterator
 
 import pandas as pd
 import pytest
+from huggingface_hub import constants as hf_constants
 
 from leaderboard.cli import main
 from leaderboard.data import load_task_data
@@ -92,7 +93,12 @@ class FakeUpstream:
 
     def downloads(self) -> list[str]:
         return [r for r in self.requests if r.startswith(("/gh-raw/", "/gh-media/", "/cdn/"))
-                or "/resolve/" in r]
+                or r.startswith("/hf/") and "/resolve/" in r]
+
+    @property
+    def cdn_base(self) -> str:
+        """The same server under another host name, as the Hub's CDN is another host."""
+        return self.base.replace("127.0.0.1", "localhost")
 
     def endpoints(self) -> Endpoints:
         return Endpoints(github_api=f"{self.base}/gh-api", github_raw=f"{self.base}/gh-raw",
@@ -150,16 +156,22 @@ def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def send_file(self, data: bytes, key: str) -> None:
+        head_only = False
+
+        def send_file(self, data: bytes, key: str, headers: dict[str, str] | None = None) -> None:
             if key in up.corrupt:
                 data = data[:-1] + bytes([data[-1] ^ 0x55])
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            if self.head_only:
+                return
             with up.lock:
                 cut = up.drop.get(key, 0) > 0
                 if cut:
                     up.drop[key] -= 1
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
             if cut:  # promise the whole file, send half, hang up
                 self.wfile.write(data[: len(data) // 2])
                 self.wfile.flush()
@@ -175,7 +187,7 @@ def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
             url = urllib.parse.urlsplit(self.path)
             path = urllib.parse.unquote(url.path)
             query = urllib.parse.parse_qs(url.query)
-            up.log(path, self.headers.get("Authorization"))
+            up.log(f"HEAD {path}" if self.head_only else path, self.headers.get("Authorization"))
             parts = path.strip("/").split("/")
             try:
                 if parts[0] == "gh-api":
@@ -263,6 +275,9 @@ def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
                     return self.send_json(page, headers)
                 return self.not_found()
             if parts[0] == "datasets" and parts[3] == "resolve":
+                # As the Hub answers hf_hub_download's HEAD and GET: the commit and the
+                # file's etag (git blob id, or the LFS SHA-256) in headers; LFS files
+                # redirect to a CDN on another host name (so no token follows).
                 name = "/".join(parts[1:3])
                 repo = up.hf.get(name)
                 if repo is None or parts[4] != repo.commit:
@@ -271,14 +286,27 @@ def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
                 file = repo.root / rel
                 if not file.is_file():
                     return self.not_found()
-                if rel.endswith(".parquet"):  # LFS: the Hub redirects to its CDN
+                data = file.read_bytes()
+                if rel.endswith(".parquet"):  # LFS
                     self.send_response(302)
-                    self.send_header("Location", f"/cdn/{name}/{repo.commit}/{urllib.parse.quote(rel)}")
+                    self.send_header("Location", f"{up.cdn_base}/cdn/{name}/{repo.commit}/"
+                                                 f"{urllib.parse.quote(rel)}")
+                    self.send_header("X-Repo-Commit", repo.commit)
+                    self.send_header("X-Linked-Etag", f'"{hashlib.sha256(data).hexdigest()}"')
+                    self.send_header("X-Linked-Size", str(len(data)))
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return None
-                return self.send_file(file.read_bytes(), rel)
+                return self.send_file(data, rel, {"X-Repo-Commit": repo.commit,
+                                                  "ETag": f'"{git_blob_sha1(data)}"'})
             return self.not_found()
+
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            self.head_only = True
+            try:
+                self.do_GET()
+            finally:
+                self.head_only = False
 
     return Handler
 
@@ -289,6 +317,9 @@ def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeUp
                 "ALL_PROXY", "GITHUB_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    # The fake Hub is local: huggingface_hub's offline switch (set on machines without a
+    # network) must not stop it.
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
     up = FakeUpstream()
     build_followtable_repo(up, tmp_path / "upstream-gh-followtable")
     build_pi_indic_repo(up, tmp_path / "upstream-gh-pi-indic")
@@ -542,6 +573,48 @@ def test_mfollowir_pull_reads_the_language_suffixed_configs(
         assert sorted(task_data.pools[f"{c.base_ids[0]}-og"]) == sorted(c.pools[c.base_ids[0]])
     assert main(["data", "status", "mfollowir", "--data-dir", str(data)]) == 0
     assert "3/3 tasks ready" in capsys.readouterr().out
+
+
+def test_hub_files_are_verified_staged_and_renamed_into_place(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    """huggingface_hub downloads into a staging folder; only verified files are kept."""
+    data = tmp_path / "data-hub-bad"
+    corpus = "corpus/test-00000-of-00001.parquet"
+    upstream.corrupt.add(corpus)
+    with pytest.raises(ChecksumError, match=r"corpus/test-00000-of-00001\.parquet.*"
+                                            r"checksum mismatch"):
+        pull_one(upstream, data, "followir/robust04")
+    root = data / "followir" / "robust04"
+    # Files that verified may stay (as for GitHub); the bad one never lands, and neither
+    # the staging folder nor huggingface_hub's .cache is left behind.
+    assert not (root / corpus).exists()
+    assert not (root / MANIFEST_NAME).exists()
+    assert [p.name for p in root.iterdir() if p.name.startswith(".")] == []
+
+    upstream.corrupt.clear()
+    upstream.drop[corpus] = 1  # the first transfer is cut in the middle
+    pull_one(upstream, data, "followir/robust04")
+    assert upstream.drop[corpus] == 0  # the cut happened, and the retry recovered
+    assert (root / corpus).read_bytes() == (upstream.hf[R04.repo].root / corpus).read_bytes()
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".")) == [MANIFEST_NAME]
+
+    # A re-run verifies against the manifest without a request; a lost file is the only
+    # one fetched again.
+    upstream.requests.clear()
+    assert pull_one(upstream, data, "followir/robust04").offline_check
+    assert upstream.requests == []
+    (root / corpus).unlink()
+    result = pull_one(upstream, data, "followir/robust04")
+    assert (result.downloaded, result.skipped) == (1, 6)
+    assert [r for r in upstream.downloads() if r.startswith("/cdn/")] == [
+        f"/cdn/{R04.repo}/{R04_COMMIT}/{corpus}"]
+
+
+def test_hub_offline_switch_is_a_clear_error(
+        upstream: FakeUpstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(SourceUnreachableError, match="HF_HUB_OFFLINE is set"):
+        pull_one(upstream, tmp_path / "data-hub-offline", "followir/robust04")
 
 
 def test_truncated_tree_listing_is_walked_folder_by_folder(
