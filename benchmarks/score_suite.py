@@ -78,7 +78,7 @@ def build_data_dir(data: Path, shared: Path) -> None:
     for setting in ("multilingual", "cross-lingual"):
         for seed, (lang, n) in enumerate(MFOLLOWIR_QUERIES.items(), 10):
             write_collection(data / "mfollowir" / setting, n_queries=n, pool_size=POOL_SIZE,
-                             corpus_size=n * 900, n_relevant=30, n_changed=10, prefix=f"{lang}-",
+                             corpus_size=n * 900, n_relevant=30, n_changed=10, language=lang,
                              seed=seed, text=False)
 
 

@@ -79,21 +79,23 @@ class Task(BaseModel):
 
 MTEB_HF = "huggingface"
 
+# Licences as the dataset cards state them (FollowIR: mit; mFollowIR: odc-by), which is
+# also what mteb's task metadata declares for these five datasets.
 FOLLOWIR_SOURCES = {
     "robust04": DataSource(host="huggingface", repo="mteb/Robust04InstructionRetrieval",
-                           revision="0495a5cb69aa", local_dir="followir/robust04", licence="TREC"),
+                           revision="0495a5cb69aa", local_dir="followir/robust04", licence="MIT"),
     "news21": DataSource(host="huggingface", repo="mteb/News21InstructionRetrieval",
-                         revision="c6fffeb9", local_dir="followir/news21", licence="TREC"),
+                         revision="c6fffeb9", local_dir="followir/news21", licence="MIT"),
     "core17": DataSource(host="huggingface", repo="mteb/Core17InstructionRetrieval",
-                         revision="67d8733d", local_dir="followir/core17", licence="TREC"),
+                         revision="67d8733d", local_dir="followir/core17", licence="MIT"),
 }
 MFOLLOWIR_SOURCE = DataSource(host="huggingface", repo="jhu-clsp/mFollowIR-parquet-mteb",
                               revision="09eecbe4", local_dir="mfollowir/multilingual",
-                              licence="TREC NeuCLIR")
+                              licence="ODC-By")
 MFOLLOWIR_CL_SOURCE = DataSource(host="huggingface",
                                  repo="jhu-clsp/mFollowIR-cross-lingual-parquet-mteb",
                                  revision="6b015666", local_dir="mfollowir/cross-lingual",
-                                 licence="TREC NeuCLIR")
+                                 licence="ODC-By")
 FOLLOWTABLE_FILES = ("corpus.jsonl", "queries.jsonl", "only_queries.jsonl",
                      "qrels/test.tsv", "qrels/for_only_query_test.tsv")
 FOLLOWTABLE_COMMIT = "1c47fe27776d"

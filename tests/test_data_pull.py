@@ -22,6 +22,7 @@ from typing import Iterator
 
 import pandas as pd
 import pytest
+from huggingface_hub import constants as hf_constants
 
 from leaderboard.cli import main
 from leaderboard.data import load_task_data
@@ -39,8 +40,10 @@ from leaderboard.data.pull import (
     select_sources,
     write_packed_corpus,
 )
+from fixtures.mteb_collection import Collection, write_collection
 from leaderboard.registry import (
     FOLLOWIR_SOURCES,
+    MFOLLOWIR_SOURCE,
     FOLLOWTABLE_COMMIT,
     PI_INDIC_COMMIT,
     PI_INDIC_LANGUAGES,
@@ -76,6 +79,8 @@ class FakeUpstream:
     corrupt: set[str] = field(default_factory=set)       # file paths served with a flipped byte
     drop: dict[str, int] = field(default_factory=dict)   # file path -> times to cut mid-body
     truncate_recursive: bool = False
+    # mFollowIR fixture collections served from the fake Hub, by language.
+    collections: dict[str, Collection] = field(default_factory=dict)
     hf_page_size: int = 3
     base: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -88,7 +93,12 @@ class FakeUpstream:
 
     def downloads(self) -> list[str]:
         return [r for r in self.requests if r.startswith(("/gh-raw/", "/gh-media/", "/cdn/"))
-                or "/resolve/" in r]
+                or r.startswith("/hf/") and "/resolve/" in r]
+
+    @property
+    def cdn_base(self) -> str:
+        """The same server under another host name, as the Hub's CDN is another host."""
+        return self.base.replace("127.0.0.1", "localhost")
 
     def endpoints(self) -> Endpoints:
         return Endpoints(github_api=f"{self.base}/gh-api", github_raw=f"{self.base}/gh-raw",
@@ -146,16 +156,22 @@ def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def send_file(self, data: bytes, key: str) -> None:
+        head_only = False
+
+        def send_file(self, data: bytes, key: str, headers: dict[str, str] | None = None) -> None:
             if key in up.corrupt:
                 data = data[:-1] + bytes([data[-1] ^ 0x55])
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            if self.head_only:
+                return
             with up.lock:
                 cut = up.drop.get(key, 0) > 0
                 if cut:
                     up.drop[key] -= 1
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
             if cut:  # promise the whole file, send half, hang up
                 self.wfile.write(data[: len(data) // 2])
                 self.wfile.flush()
@@ -171,7 +187,7 @@ def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
             url = urllib.parse.urlsplit(self.path)
             path = urllib.parse.unquote(url.path)
             query = urllib.parse.parse_qs(url.query)
-            up.log(path, self.headers.get("Authorization"))
+            up.log(f"HEAD {path}" if self.head_only else path, self.headers.get("Authorization"))
             parts = path.strip("/").split("/")
             try:
                 if parts[0] == "gh-api":
@@ -259,6 +275,9 @@ def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
                     return self.send_json(page, headers)
                 return self.not_found()
             if parts[0] == "datasets" and parts[3] == "resolve":
+                # As the Hub answers hf_hub_download's HEAD and GET: the commit and the
+                # file's etag (git blob id, or the LFS SHA-256) in headers; LFS files
+                # redirect to a CDN on another host name (so no token follows).
                 name = "/".join(parts[1:3])
                 repo = up.hf.get(name)
                 if repo is None or parts[4] != repo.commit:
@@ -267,14 +286,27 @@ def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
                 file = repo.root / rel
                 if not file.is_file():
                     return self.not_found()
-                if rel.endswith(".parquet"):  # LFS: the Hub redirects to its CDN
+                data = file.read_bytes()
+                if rel.endswith(".parquet"):  # LFS
                     self.send_response(302)
-                    self.send_header("Location", f"/cdn/{name}/{repo.commit}/{urllib.parse.quote(rel)}")
+                    self.send_header("Location", f"{up.cdn_base}/cdn/{name}/{repo.commit}/"
+                                                 f"{urllib.parse.quote(rel)}")
+                    self.send_header("X-Repo-Commit", repo.commit)
+                    self.send_header("X-Linked-Etag", f'"{hashlib.sha256(data).hexdigest()}"')
+                    self.send_header("X-Linked-Size", str(len(data)))
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return None
-                return self.send_file(file.read_bytes(), rel)
+                return self.send_file(data, rel, {"X-Repo-Commit": repo.commit,
+                                                  "ETag": f'"{git_blob_sha1(data)}"'})
             return self.not_found()
+
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            self.head_only = True
+            try:
+                self.do_GET()
+            finally:
+                self.head_only = False
 
     return Handler
 
@@ -285,10 +317,14 @@ def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeUp
                 "ALL_PROXY", "GITHUB_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    # The fake Hub is local: huggingface_hub's offline switch (set on machines without a
+    # network) must not stop it.
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
     up = FakeUpstream()
     build_followtable_repo(up, tmp_path / "upstream-gh-followtable")
     build_pi_indic_repo(up, tmp_path / "upstream-gh-pi-indic")
     build_robust04_repo(up, tmp_path / "upstream-hf-robust04")
+    up.collections = build_mfollowir_repo(up, tmp_path / "upstream-hf-mfollowir")
     server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(up))
     server.daemon_threads = True
     up.base = f"http://127.0.0.1:{server.server_address[1]}"
@@ -380,7 +416,7 @@ ROBUST04_CONFIGS = {
                              "text": ["oil spills", "oil spills"]}),
     "instruction": pd.DataFrame({"query-id": ["301-og", "301-changed"],
                                  "instruction": ["any spill", "only tankers"]}),
-    "default": pd.DataFrame({"query-id": ["301-og", "301-og", "301-changed"],
+    "qrels": pd.DataFrame({"query-id": ["301-og", "301-og", "301-changed"],
                              "corpus-id": ["d1", "d2", "d1"], "score": [1, 1, 1]}),
     "top_ranked": pd.DataFrame({"query-id": ["301-og", "301-changed"],
                                 "corpus-ids": [["d1", "d2", "d3"], ["d1", "d2", "d3"]]}),
@@ -389,17 +425,35 @@ ROBUST04_CONFIGS = {
 
 
 def build_robust04_repo(up: FakeUpstream, root: Path) -> None:
+    """mteb/Robust04InstructionRetrieval's layout: qrels config "qrels", every split "test"
+    except qrel_diff's, which is "qrel_diff" (mteb's Robust04 task asks for that split)."""
     card = ["---", "configs:"]
     for config, frame in ROBUST04_CONFIGS.items():
-        target = root / config / f"{config}-00000-of-00001.parquet"
+        split = "qrel_diff" if config == "qrel_diff" else "test"
+        target = root / config / f"{split}-00000-of-00001.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
         frame.to_parquet(target, index=False)
-        card += [f"- config_name: {config}", "  data_files:", "  - split: test",
-                 f"    path: {config}/{config}-*.parquet"]
+        card += [f"- config_name: {config}", "  data_files:", f"  - split: {split}",
+                 f"    path: {config}/{split}-*"]
     card += ["---", "", "# Robust04 InstructionRetrieval", ""]
     _write(root / "README.md", "\n".join(card))
     _write(root / ".gitattributes", "*.parquet filter=lfs\n")
     up.hf[R04.repo] = FakeRepo(root, R04_COMMIT)
+
+
+MFIR = MFOLLOWIR_SOURCE
+MFIR_COMMIT = MFIR.revision + "3" * (40 - len(MFIR.revision))
+MFIR_LANGS = ("fas", "rus", "zho")
+
+
+def build_mfollowir_repo(up: FakeUpstream, root: Path) -> dict[str, Collection]:
+    """jhu-clsp/mFollowIR-parquet-mteb's layout: the language is a suffix of every config
+    (corpus-fas, default-fas, ...), written by the shared fixture with its dataset card."""
+    collections = {lang: write_collection(root, n_queries=2, pool_size=6, language=lang,
+                                          seed=i) for i, lang in enumerate(MFIR_LANGS)}
+    _write(root / ".gitattributes", "*.parquet filter=lfs\n")
+    up.hf[MFIR.repo] = FakeRepo(root, MFIR_COMMIT)
+    return collections
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -482,13 +536,14 @@ def test_followir_pull_from_the_hub_and_the_reader_loads_it(
     assert result.downloaded == 7  # six configs + the dataset card
     root = data / "followir" / "robust04"
     for config in ROBUST04_CONFIGS:
-        assert (root / config / f"{config}-00000-of-00001.parquet").is_file()
+        split = "qrel_diff" if config == "qrel_diff" else "test"
+        assert (root / config / f"{split}-00000-of-00001.parquet").is_file()
     assert not (root / ".gitattributes").exists()
     assert sum("/tree/" in r for r in upstream.requests) > 1
     # LFS files come through the CDN redirect and are checked by SHA-256.
     assert any(r.startswith("/cdn/") for r in upstream.requests)
     manifest = json.loads((root / MANIFEST_NAME).read_text())
-    assert manifest["files"]["corpus/corpus-00000-of-00001.parquet"]["algorithm"] == "sha256"
+    assert manifest["files"]["corpus/test-00000-of-00001.parquet"]["algorithm"] == "sha256"
     assert manifest["files"]["README.md"]["algorithm"] == "git-sha1"
 
     task_data = load_task_data(get_task("followir/robust04"), data)
@@ -496,6 +551,70 @@ def test_followir_pull_from_the_hub_and_the_reader_loads_it(
     assert task_data.pairs == {"301-changed": "301-og"}
     assert task_data.changed == {"301-changed": ["d2"]}
     assert list(task_data.pools["301-og"]) == ["d1", "d2", "d3"]
+
+
+def test_mfollowir_pull_reads_the_language_suffixed_configs(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`data pull mfollowir` asks for corpus-fas, default-fas, ... (not fas-corpus)."""
+    data = tmp_path / "data-mfir"
+    assert main(["data", "pull", "mfollowir", "--data-dir", str(data), "--quiet"]) == 0, \
+        capsys.readouterr().err
+    root = data / "mfollowir" / "multilingual"
+    for lang in MFIR_LANGS:
+        for config in ("corpus", "queries", "instruction", "default", "top_ranked",
+                       "qrel_diff"):
+            assert any((root / f"{config}-{lang}").glob("*.parquet")), f"{config}-{lang}"
+    for lang, c in upstream.collections.items():
+        task_data = load_task_data(get_task(f"mfollowir/{lang}"), data)
+        assert task_data.roles["original"].query_ids == [f"{q}-og" for q in c.base_ids]
+        assert task_data.changed == {f"{q}-changed": c.changed[q] for q in c.base_ids}
+        assert task_data.roles["altered"].qrels == {
+            f"{q}-changed": c.qrels[f"{q}-changed"] for q in c.base_ids}
+        assert sorted(task_data.pools[f"{c.base_ids[0]}-og"]) == sorted(c.pools[c.base_ids[0]])
+    assert main(["data", "status", "mfollowir", "--data-dir", str(data)]) == 0
+    assert "3/3 tasks ready" in capsys.readouterr().out
+
+
+def test_hub_files_are_verified_staged_and_renamed_into_place(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    """huggingface_hub downloads into a staging folder; only verified files are kept."""
+    data = tmp_path / "data-hub-bad"
+    corpus = "corpus/test-00000-of-00001.parquet"
+    upstream.corrupt.add(corpus)
+    with pytest.raises(ChecksumError, match=r"corpus/test-00000-of-00001\.parquet.*"
+                                            r"checksum mismatch"):
+        pull_one(upstream, data, "followir/robust04")
+    root = data / "followir" / "robust04"
+    # Files that verified may stay (as for GitHub); the bad one never lands, and neither
+    # the staging folder nor huggingface_hub's .cache is left behind.
+    assert not (root / corpus).exists()
+    assert not (root / MANIFEST_NAME).exists()
+    assert [p.name for p in root.iterdir() if p.name.startswith(".")] == []
+
+    upstream.corrupt.clear()
+    upstream.drop[corpus] = 1  # the first transfer is cut in the middle
+    pull_one(upstream, data, "followir/robust04")
+    assert upstream.drop[corpus] == 0  # the cut happened, and the retry recovered
+    assert (root / corpus).read_bytes() == (upstream.hf[R04.repo].root / corpus).read_bytes()
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".")) == [MANIFEST_NAME]
+
+    # A re-run verifies against the manifest without a request; a lost file is the only
+    # one fetched again.
+    upstream.requests.clear()
+    assert pull_one(upstream, data, "followir/robust04").offline_check
+    assert upstream.requests == []
+    (root / corpus).unlink()
+    result = pull_one(upstream, data, "followir/robust04")
+    assert (result.downloaded, result.skipped) == (1, 6)
+    assert [r for r in upstream.downloads() if r.startswith("/cdn/")] == [
+        f"/cdn/{R04.repo}/{R04_COMMIT}/{corpus}"]
+
+
+def test_hub_offline_switch_is_a_clear_error(
+        upstream: FakeUpstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(SourceUnreachableError, match="HF_HUB_OFFLINE is set"):
+        pull_one(upstream, tmp_path / "data-hub-offline", "followir/robust04")
 
 
 def test_truncated_tree_listing_is_walked_folder_by_folder(

@@ -4,7 +4,8 @@ The real collections are on the Hugging Face Hub only, so each test writes a tin
 the same configs (tests/fixtures/mteb_collection.py), points ``--data-dir`` at it and
 checks loading, validation and scoring: p-MRR against MTEB's formula computed by hand and
 by a plain re-implementation of MTEB's code path, AP@1000 / nDCG@k against pytrec_eval,
-and a clear MissingDataError (exit 1, no traceback) when configs are absent.
+and a clear MissingDataError (exit 1, no traceback) when configs are absent. The real mteb
+package reads the same fixtures and scores them in tests/test_mteb_agreement.py.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from fixtures.mteb_collection import CONFIG_NAMES, Collection, run_lines, write_collection
+from fixtures.mteb_collection import (
+    CONFIG_NAMES,
+    Collection,
+    config_name,
+    run_lines,
+    write_collection,
+)
 from leaderboard.cli import main
 from leaderboard.data import load_task_data
 from leaderboard.data.base import MissingDataError
@@ -40,8 +47,9 @@ def write_lines(path: Path, lines: list[str]) -> Path:
 # --- MTEB's p-MRR, written out plainly (mteb's evaluate_change / get_rank_from_dict) ---
 
 def mteb_rank(run: dict[str, float], doc: str) -> int:
-    """1-based rank by score descending; a document not in the run ranks len(run) + 1."""
-    ordered = sorted(run.items(), key=lambda x: x[1], reverse=True)
+    """1-based rank by (score, docid) descending, as mteb >= 2.26.24 and trec_eval order;
+    a document not in the run ranks len(run) + 1."""
+    ordered = sorted(run.items(), key=lambda x: (x[1], x[0]), reverse=True)
     for i, (d, _) in enumerate(ordered):
         if d == doc:
             return i + 1
@@ -74,17 +82,17 @@ def as_dict(lines: list[str]) -> dict[str, dict[str, float]]:
 
 # --- loading ---
 
-@pytest.mark.parametrize("task_id,local,prefix,fmt,pool_key", [
-    ("followir/robust04", "followir/robust04", "", "parquet", "suffixed"),
-    ("followir/news21", "followir/news21", "", "jsonl", "base"),
-    ("followir/core17", "followir/core17", "", "parquet", "base"),
-    ("mfollowir/fas", "mfollowir/multilingual", "fas-", "parquet", "suffixed"),
-    ("mfollowir-cl/zho", "mfollowir/cross-lingual", "zho-", "jsonl", "suffixed"),
+@pytest.mark.parametrize("task_id,local,language,fmt,pool_key", [
+    ("followir/robust04", "followir/robust04", None, "parquet", "suffixed"),
+    ("followir/news21", "followir/news21", None, "jsonl", "base"),
+    ("followir/core17", "followir/core17", None, "parquet", "base"),
+    ("mfollowir/fas", "mfollowir/multilingual", "fas", "parquet", "suffixed"),
+    ("mfollowir-cl/zho", "mfollowir/cross-lingual", "zho", "jsonl", "suffixed"),
 ])
-def test_loads_the_layout(task_id: str, local: str, prefix: str, fmt: str, pool_key: str,
-                          tmp_path: Path) -> None:
-    c = write_collection(tmp_path / local, n_queries=3, pool_size=12, prefix=prefix, fmt=fmt,
-                         pool_key=pool_key)  # type: ignore[arg-type]
+def test_loads_the_layout(task_id: str, local: str, language: str | None, fmt: str,
+                          pool_key: str, tmp_path: Path) -> None:
+    c = write_collection(tmp_path / local, n_queries=3, pool_size=12, language=language,
+                         fmt=fmt, pool_key=pool_key)  # type: ignore[arg-type]
     data = load_task_data(get_task(task_id), tmp_path)
     assert data.roles["original"].query_ids == [f"{q}-og" for q in c.base_ids]
     assert data.roles["altered"].query_ids == [f"{q}-changed" for q in c.base_ids]
@@ -150,8 +158,8 @@ def test_scores_match_mteb_and_pytrec_eval(seed: int, tmp_path: Path, capsys) ->
     rng = random.Random(seed)
 
     def random_run() -> dict[str, dict[str, float]]:
-        # Distinct scores (MTEB breaks ties by insertion order, trec_eval by docid), and
-        # about a tenth of each pool left out, changed documents included sometimes.
+        # Distinct scores (tied runs are tests/test_mteb_agreement.py's job), and about a
+        # tenth of each pool left out, changed documents included sometimes.
         values = rng.sample(range(1, 10**6), 60 * len(c.base_ids))
         it = iter(values)
         return {q: {d: next(it) / 1000 for d in c.pools[q] if rng.random() > 0.1}
@@ -196,13 +204,16 @@ def test_news21_ndcg5_with_ties_matches_pytrec_eval(tmp_path: Path, capsys) -> N
             {q: ref[q]["ndcg_cut_5"] for q in qrels}, abs=1e-12)
 
 
-def test_mfollowir_language_prefix(tmp_path: Path, capsys) -> None:
+def test_mfollowir_language_suffix(tmp_path: Path, capsys) -> None:
+    """mFollowIR's configs end in the language (corpus-fas, default-fas, ...)."""
     root = tmp_path / "mfollowir/multilingual"
-    fas = write_collection(root, n_queries=3, pool_size=20, prefix="fas-", seed=1)
-    rus = write_collection(root, n_queries=4, pool_size=20, prefix="rus-", seed=2)
+    fas = write_collection(root, n_queries=3, pool_size=20, language="fas", seed=1)
+    rus = write_collection(root, n_queries=4, pool_size=20, language="rus", seed=2)
+    assert (root / "corpus-fas").is_dir() and (root / "default-rus").is_dir()
     for task_id, c in (("mfollowir/fas", fas), ("mfollowir/rus", rus)):
-        orig = write_lines(tmp_path / f"{c.prefix}original.trec", run_lines(c, "original"))
-        alt = write_lines(tmp_path / f"{c.prefix}altered.trec", run_lines(c, "altered", seed=9))
+        orig = write_lines(tmp_path / f"{c.language}-original.trec", run_lines(c, "original"))
+        alt = write_lines(tmp_path / f"{c.language}-altered.trec",
+                          run_lines(c, "altered", seed=9))
         result = eval_json(capsys, task_id, tmp_path, orig, alt)
         assert set(result["per_query"]["p-MRR"]) == {f"{q}-changed" for q in c.base_ids}
         assert set(result["metrics"]) == {"p-MRR", "original/nDCG@20", "altered/nDCG@20"}
@@ -211,7 +222,7 @@ def test_mfollowir_language_prefix(tmp_path: Path, capsys) -> None:
     # zho was never written: its task reports exactly what is missing.
     with pytest.raises(MissingDataError) as info:
         load_task_data(get_task("mfollowir/zho"), tmp_path)
-    assert all(f"zho-{name}" in str(info.value) for name in CONFIG_NAMES)
+    assert all(config_name(name, "zho") in str(info.value) for name in CONFIG_NAMES)
 
 
 # --- missing data ---
@@ -240,7 +251,7 @@ def test_empty_data_dir_via_check_run(tmp_path: Path, capsys) -> None:
     out, err = capsys.readouterr()
     assert rc == 1 and "Traceback" not in out + err
     for name in CONFIG_NAMES:
-        assert f"mfollowir/cross-lingual/rus-{name}" in err
+        assert f"mfollowir/cross-lingual/{config_name(name, 'rus')}" in err
     assert "leaderboard data pull mfollowir-cl" in err
 
 

@@ -1,14 +1,17 @@
 """Reader for the Hugging Face layout of FollowIR and mFollowIR (MTEB's format).
 
-Upstream publishes each collection as dataset configs: ``corpus`` (id, title, text),
-``queries`` (id, text), ``instruction`` (query-id, instruction), ``default`` qrels
-(query-id, corpus-id, score), ``top_ranked`` (query-id, corpus-ids: the 1000 candidates)
-and ``qrel_diff`` (query-id, corpus-ids: docs whose relevance the altered instruction
-changed). mFollowIR prefixes every config with the language (``fas-corpus``...). Query ids
-are ``<id>-og`` (original instruction) and ``<id>-changed`` (altered instruction).
+Upstream publishes each collection as dataset configs: ``corpus`` (_id, title, text),
+``queries`` (_id, text), ``instruction`` (query-id, instruction), the qrels (query-id,
+corpus-id, score; config ``qrels`` in the ``mteb/*`` FollowIR re-uploads, ``default`` in
+the ``jhu-clsp/*`` ones), ``top_ranked`` (query-id, corpus-ids: the 1000 candidates) and
+``qrel_diff`` (query-id, corpus-ids: docs whose relevance the altered instruction changed).
+mFollowIR appends the language to every config name (``corpus-fas``, ``default-fas``,
+...), in the multilingual and the cross-lingual repository alike: that is what mteb's own
+loader (``mteb/tasks/instruction_reranking/multilingual/m_follow_ir.py``) asks for. Query
+ids are ``<id>-og`` (original instruction) and ``<id>-changed`` (altered instruction).
 
 Locally a config lives in ``<local_dir>/<config>/`` as parquet (what ``leaderboard data
-pull`` downloads) or JSON lines files (handy for fixtures).
+pull`` downloads, next to the dataset card) or JSON lines files (handy for fixtures).
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ from leaderboard.registry import Task
 ORIGINAL_SUFFIX = "-og"
 ALTERED_SUFFIX = "-changed"
 CONFIGS = ("corpus", "queries", "instruction", "default", "top_ranked", "qrel_diff")
-# Some exports name the qrels config "qrels" instead of "default".
-CONFIG_ALIASES = {"default": ("default", "qrels")}
+# The qrels config is "qrels" in the mteb/* re-uploads of FollowIR and "default" in the
+# jhu-clsp/* repositories (mFollowIR: "default-fas"); the upstream's own name comes first.
+QRELS_NAMES = ("qrels", "default")
+MFOLLOWIR_QRELS_NAMES = ("default", "qrels")
 CORPUS_ID_COLUMNS = ("_id", "id", "doc_id")
 
 
@@ -39,15 +44,23 @@ def base_id(qid: str) -> str:
     return qid
 
 
-def _config_prefix(task: Task) -> str:
+def config_names(task: Task, config: str) -> tuple[str, ...]:
+    """The upstream config names that hold ``config`` (one of CONFIGS) for ``task``.
+
+    mFollowIR suffixes the language (``corpus-fas``); FollowIR has no language part.
+    """
     lang = task.params.get("language")
-    return f"{lang}-" if lang else ""
+    if config == "default":
+        bases = MFOLLOWIR_QRELS_NAMES if lang else QRELS_NAMES
+    else:
+        bases = (config,)
+    return tuple(f"{base}-{lang}" if lang else base for base in bases)
 
 
 def config_dir(task: Task, data_dir: Path, config: str) -> Path | None:
     root = data_dir / task.source.local_dir
-    for name in CONFIG_ALIASES.get(config, (config,)):
-        folder = root / f"{_config_prefix(task)}{name}"
+    for name in config_names(task, config):
+        folder = root / name
         if folder.is_dir() and (any(folder.glob("*.parquet")) or any(folder.glob("*.jsonl"))):
             return folder
     return None
@@ -106,7 +119,7 @@ def _column(df: pd.DataFrame, names: tuple[str, ...], where: str) -> pd.Series:
 
 def check_present(task: Task, data_dir: Path) -> None:
     root = data_dir / task.source.local_dir
-    missing = [root / f"{_config_prefix(task)}{c}" for c in CONFIGS
+    missing = [root / config_names(task, c)[0] for c in CONFIGS
                if config_dir(task, data_dir, c) is None]
     if missing:
         raise MissingDataError(task.id, data_dir, missing)

@@ -9,12 +9,11 @@ Two kinds of upstream:
   FollowTable's ``corpus.jsonl`` is not a file upstream: it is packed from the
   ``data/<DS>/tables/<id>.txt`` files, one ``{"_id": "<id>", "text": "<file text>"}`` line
   per table, ids in string order (the layout of the project's data mirror).
-* The Hugging Face Hub (FollowIR, mFollowIR). The revision is resolved with
-  ``GET {hf}/api/datasets/{repo}/revision/{revision}``; files are listed with
-  ``GET {hf}/api/datasets/{repo}/tree/{commit}?recursive=true`` (paginated by ``Link``
-  headers; LFS files carry their SHA-256) and fetched from
-  ``{hf}/datasets/{repo}/resolve/{commit}/{path}``. The dataset card's ``configs`` section
-  says which files make up which config; each config's files land in
+* The Hugging Face Hub (FollowIR, mFollowIR), through ``huggingface_hub``: the revision
+  is resolved with ``HfApi.dataset_info``, the files are listed with
+  ``HfApi.list_repo_tree`` (LFS files carry their SHA-256, the others their git blob id)
+  and fetched with ``hf_hub_download`` at the resolved commit. The dataset card's
+  ``configs`` section says which files make up which config; each config's files land in
   ``<local_dir>/<config>/`` where :mod:`leaderboard.data.mteb_layout` reads them.
 
 Every file is verified before it is kept: its size and its git blob SHA-1
@@ -27,7 +26,8 @@ revision re-verifies the local files against it and needs no network at all.
 
 The base URLs can be pointed elsewhere (a mirror, or a test server) with constructor
 arguments or the environment variables ``LEADERBOARD_GITHUB_API``,
-``LEADERBOARD_GITHUB_RAW``, ``LEADERBOARD_GITHUB_MEDIA`` and ``LEADERBOARD_HF_ENDPOINT``.
+``LEADERBOARD_GITHUB_RAW``, ``LEADERBOARD_GITHUB_MEDIA`` and ``LEADERBOARD_HF_ENDPOINT``
+(else ``HF_ENDPOINT``, as ``huggingface_hub`` reads it).
 Tokens come from ``GITHUB_TOKEN`` and ``HF_TOKEN``; they are sent only as an
 ``Authorization`` header to the matching host (never forwarded on a redirect) and never
 printed.
@@ -42,6 +42,7 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
 import threading
 import time
@@ -53,7 +54,17 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Callable, Iterable, Literal, Mapping, Sequence
 
+import httpx2
 import yaml
+from huggingface_hub import HfApi, hf_hub_download
+from huggingface_hub import constants as hf_constants
+from huggingface_hub.errors import (
+    EntryNotFoundError,
+    HfHubHTTPError,
+    LocalEntryNotFoundError,
+    OfflineModeIsEnabled,
+)
+from huggingface_hub.hf_api import RepoFile
 
 from leaderboard import __version__
 from leaderboard.data.base import MissingDataError
@@ -96,7 +107,8 @@ HF_CARD = "README.md"
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 30.0
 CHUNK_BYTES = 1 << 20
-MAX_LISTING_PAGES = 10_000
+# Where Hub downloads are staged (inside the source folder, so a rename lands them).
+HF_STAGING = ".pull-staging"
 LFS_POINTER_MAX_BYTES = 1024
 LFS_POINTER_HEADER = b"version https://git-lfs.github.com/spec/v1"
 
@@ -152,7 +164,8 @@ class Endpoints:
         return cls(github_api=pick(ENV_GITHUB_API, DEFAULT_GITHUB_API),
                    github_raw=pick(ENV_GITHUB_RAW, DEFAULT_GITHUB_RAW),
                    github_media=pick(ENV_GITHUB_MEDIA, DEFAULT_GITHUB_MEDIA),
-                   hf_endpoint=pick(ENV_HF_ENDPOINT, DEFAULT_HF_ENDPOINT))
+                   hf_endpoint=pick(ENV_HF_ENDPOINT,
+                                    env.get("HF_ENDPOINT") or DEFAULT_HF_ENDPOINT))
 
 
 @dataclass(frozen=True)
@@ -343,6 +356,64 @@ def _http_error(exc: urllib.error.HTTPError, url: str, host: Host) -> PullError:
         return UpstreamError(f"{url}: {why} (HTTP {exc.code}); set ${env} to a token with "
                              f"read access and try again")
     return UpstreamError(f"{url}: HTTP {exc.code} {exc.reason}")
+
+
+# --- Hugging Face Hub errors ------------------------------------------------------------
+
+def _never_connected(exc: BaseException) -> bool:
+    """True when no connection to the Hub was made at all (offline, DNS, refused)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (httpx2.ConnectError, httpx2.ConnectTimeout, OfflineModeIsEnabled)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class _hub_errors:  # noqa: N801 - used as a context manager
+    """Turn huggingface_hub's exceptions into PullErrors that say what to do.
+
+    Several of them subclass OSError, which :meth:`DataPuller.pull` would otherwise
+    report as a local disk problem.
+    """
+
+    def __init__(self, endpoint: str, what: str) -> None:
+        self.endpoint = endpoint
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: Any) -> bool:
+        if exc is None or isinstance(exc, PullError) or not isinstance(
+                exc, (HfHubHTTPError, EntryNotFoundError, httpx2.HTTPError,
+                      OfflineModeIsEnabled, LocalEntryNotFoundError)):
+            return False
+        if isinstance(exc, OfflineModeIsEnabled) or hf_constants.HF_HUB_OFFLINE:
+            raise SourceUnreachableError("huggingface", self.endpoint,
+                                         "HF_HUB_OFFLINE is set") from None
+        if _never_connected(exc):
+            cause = exc
+            while cause.__cause__ is not None or cause.__context__ is not None:
+                cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
+            raise SourceUnreachableError("huggingface", self.endpoint,
+                                         _describe(cause)) from None
+        status = None
+        if isinstance(exc, HfHubHTTPError) and exc.response is not None:
+            status = exc.response.status_code
+        if status == 404 or isinstance(exc, EntryNotFoundError):
+            raise UpstreamError(f"{self.what}: not found on the Hub (HTTP 404); is the "
+                                f"repository public and the pinned revision still there?"
+                                ) from None
+        if status in (401, 403):
+            raise UpstreamError(f"{self.what}: access denied (HTTP {status}); set "
+                                f"${ENV_HF_TOKEN} to a token with read access and try "
+                                f"again") from None
+        if status is not None:
+            raise UpstreamError(f"{self.what}: HTTP {status} (still failing after retries)"
+                                ) from None
+        raise PullError(f"{self.what}: the transfer failed ({_describe(exc)})") from None
 
 
 # --- what to fetch -----------------------------------------------------------------------
@@ -544,6 +615,7 @@ class DataPuller:
         try:
             local_root.mkdir(parents=True, exist_ok=True)
             _sweep_partial_files(local_root)
+            shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
             manifest = read_manifest(local_root)
             if not self.force and manifest_matches_source(manifest, source):
                 assert manifest is not None
@@ -551,9 +623,13 @@ class DataPuller:
                         and not source_missing_files(item, self.data_dir)):
                     return SourceResult(source, local_root, skipped=len(manifest["files"]),
                                         offline_check=True)
-            plan = (self._plan_github(item) if source.host == "github"
-                    else self._plan_huggingface(item))
-            result = self._execute(plan, local_root, manifest)
+            try:
+                plan = (self._plan_github(item) if source.host == "github"
+                        else self._plan_huggingface(item))
+                result = self._execute(plan, local_root, manifest)
+            finally:
+                # Hub downloads are staged here; whatever is left was not kept.
+                shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
         except OSError as exc:
             # Network errors are PullErrors by now; an OSError here is the local disk
             # (read-only data mirror, full disk, permissions).
@@ -694,53 +770,38 @@ class DataPuller:
 
     # -- Hugging Face --
 
-    def _hf_json(self, url: str) -> tuple[Any, Mapping[str, str]]:
-        return self.http.get_json(url, "huggingface", self.endpoints.hf_endpoint, self._hf_token)
+    def _hub(self) -> HfApi:
+        return HfApi(endpoint=self.endpoints.hf_endpoint, token=self._hf_token or False,
+                     library_name="followboard-leaderboard", library_version=__version__)
 
     def _plan_huggingface(self, item: SourceTasks) -> PullPlan:
         source = item.source
-        base = self.endpoints.hf_endpoint
-        obj, _ = self._hf_json(f"{base}/api/datasets/{source.repo}/revision/{_q(source.revision)}")
-        commit = obj.get("sha") if isinstance(obj, dict) else None
-        if not isinstance(commit, str):
-            raise UpstreamError(f"the Hub answered no commit for {source.repo}@{source.revision}")
-        _check_resolved(source, commit)
-
-        listing: dict[str, dict] = {}
-        url: str | None = f"{base}/api/datasets/{source.repo}/tree/{commit}?recursive=true"
-        for _ in range(MAX_LISTING_PAGES):
-            if url is None:
-                break
-            page, headers = self._hf_json(url)
-            if not isinstance(page, list):
-                raise UpstreamError(f"{url}: expected a list of files")
-            for entry in page:
-                if isinstance(entry, dict) and entry.get("type") == "file":
-                    listing[str(entry["path"])] = entry
-            url = _next_link(headers, url)
-        else:
-            raise UpstreamError(f"the file listing of {source.repo} did not end after "
-                                f"{MAX_LISTING_PAGES} pages")
+        api = self._hub()
+        with _hub_errors(self.endpoints.hf_endpoint, f"{source.repo}@{source.revision}"):
+            commit = self._hub_retrying(lambda: api.dataset_info(
+                source.repo, revision=source.revision, timeout=self.http.timeout).sha)
+            if not isinstance(commit, str):
+                raise UpstreamError(f"the Hub answered no commit for "
+                                    f"{source.repo}@{source.revision}")
+            _check_resolved(source, commit)
+            entries = self._hub_retrying(lambda: list(api.list_repo_tree(
+                source.repo, revision=commit, recursive=True, repo_type="dataset")))
+        listing = {e.path: e for e in entries if isinstance(e, RepoFile)}
 
         def remote(path: str, local_path: str) -> RemoteFile:
             entry = listing[path]
-            lfs = entry.get("lfs")
-            try:
-                if isinstance(lfs, dict) and lfs.get("oid"):
-                    checksum = Checksum("sha256", str(lfs["oid"]),
-                                        int(lfs.get("size", entry["size"])))
-                else:
-                    checksum = Checksum("git-sha1", str(entry["oid"]), int(entry["size"]))
-            except (KeyError, TypeError, ValueError):
-                raise UpstreamError(
-                    f"the Hub listed {source.repo}:{path} without oid/size") from None
-            file_url = f"{base}/datasets/{source.repo}/resolve/{commit}/{_q(path)}"
-            return RemoteFile(path, local_path, file_url, checksum, upstream_id=checksum.digest)
+            if entry.lfs is not None:
+                checksum = Checksum("sha256", entry.lfs.sha256, int(entry.lfs.size))
+            else:
+                checksum = Checksum("git-sha1", entry.blob_id, int(entry.size))
+            return RemoteFile(path, local_path, f"{source.repo}@{commit}:{path}", checksum,
+                              upstream_id=checksum.digest)
 
         card_text = None
         if HF_CARD in listing:
             card = remote(HF_CARD, HF_CARD)
-            card_text = self._fetch_bytes(card, "huggingface").decode("utf-8", "replace")
+            staged = self._hub_fetch(source, commit, card)
+            card_text = staged.read_text("utf-8", "replace")
         configs = hf_configs(card_text, list(listing))
         files: list[RemoteFile] = []
         seen_local: dict[str, str] = {}
@@ -764,16 +825,45 @@ class DataPuller:
             files.append(remote(HF_CARD, HF_CARD))
         return PullPlan(source, commit, files)
 
+    def _hub_retrying(self, call: Callable[[], Any]) -> Any:
+        """``call`` again after a dropped connection or HTTP 408/425/429/5xx, with backoff."""
+        for n in range(self.http.retries + 1):
+            if n:
+                self.http.sleep(min(self.http.backoff * 2 ** (n - 1), MAX_BACKOFF_S))
+            try:
+                return call()
+            except HfHubHTTPError as exc:
+                status = exc.response.status_code if exc.response is not None else None
+                if status not in RETRYABLE_STATUS or n == self.http.retries:
+                    raise
+            except (httpx2.TransportError, LocalEntryNotFoundError) as exc:
+                # Nothing reached at all on the first try: unreachable, not worth retrying.
+                if n == self.http.retries or _never_connected(exc):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _hub_fetch(self, source: DataSource, commit: str, remote: RemoteFile) -> Path:
+        """Download one Hub file into the staging folder and verify it; return its path."""
+        staging = self.data_dir / source.local_dir / HF_STAGING
+        with _hub_errors(self.endpoints.hf_endpoint, remote.url):
+            path = Path(self._hub_retrying(lambda: hf_hub_download(
+                source.repo, remote.upstream_path, repo_type="dataset", revision=commit,
+                local_dir=staging, endpoint=self.endpoints.hf_endpoint,
+                token=self._hf_token or False, etag_timeout=self.http.timeout,
+                force_download=True, library_name="followboard-leaderboard",
+                library_version=__version__)))
+        got = file_checksum(path, remote.checksum.algorithm)
+        try:
+            self._verify(remote, got.size, got.digest)
+        except ChecksumError:
+            path.unlink(missing_ok=True)
+            raise
+        return path
+
     # -- transfers --
 
-    def _token(self, host: Host) -> str | None:
-        return self._github_token if host == "github" else self._hf_token
-
-    def _base(self, host: Host) -> str:
-        return self.endpoints.github_raw if host == "github" else self.endpoints.hf_endpoint
-
-    def _stream(self, remote: RemoteFile, host: Host, out: BinaryIO) -> tuple[int, str]:
-        """Download into ``out`` (rewound on each retry); return (size, digest)."""
+    def _stream(self, remote: RemoteFile, out: BinaryIO) -> tuple[int, str]:
+        """Download a GitHub file into ``out`` (rewound on each retry); return (size, digest)."""
 
         def attempt(open_response: Callable[[], Any]) -> tuple[int, str]:
             out.seek(0)
@@ -794,7 +884,8 @@ class DataPuller:
                 raise http.client.IncompleteRead(b"", promised - size)
             return size, hasher.hexdigest()
 
-        return self.http.retrying(remote.url, host, self._base(host), attempt, self._token(host))
+        return self.http.retrying(remote.url, "github", self.endpoints.github_raw, attempt,
+                                  self._github_token)
 
     def _verify(self, remote: RemoteFile, size: int, digest: str) -> None:
         problem = remote.checksum.problem(size, digest)
@@ -804,13 +895,13 @@ class DataPuller:
                 f"the file was not kept. Upstream may have been rewritten or a proxy altered "
                 f"it; try again, or copy the file in by hand from a trusted mirror.")
 
-    def _fetch_bytes(self, remote: RemoteFile, host: Host) -> bytes:
+    def _fetch_bytes(self, remote: RemoteFile) -> bytes:
         buf = io.BytesIO()
-        size, digest = self._stream(remote, host, buf)
+        size, digest = self._stream(remote, buf)
         self._verify(remote, size, digest)
         content = buf.getvalue()
-        if host == "github" and _is_lfs_pointer(content):
-            return self._fetch_bytes(self._lfs_object(remote, content), "github")
+        if _is_lfs_pointer(content):
+            return self._fetch_bytes(self._lfs_object(remote, content))
         return content
 
     def _lfs_object(self, remote: RemoteFile, pointer: bytes) -> RemoteFile:
@@ -825,18 +916,23 @@ class DataPuller:
         return RemoteFile(remote.upstream_path, remote.local_path, url,
                           Checksum("sha256", oid.split(":", 1)[1], int(size)), remote.upstream_id)
 
-    def _download(self, remote: RemoteFile, target: Path, host: Host) -> tuple[Checksum, int]:
+    def _download(self, plan: PullPlan, remote: RemoteFile, target: Path) -> tuple[Checksum, int]:
         """Download, verify, then rename into place; return the local checksum and bytes."""
+        if plan.source.host == "huggingface":
+            staged = self._hub_fetch(plan.source, plan.commit, remote)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, target)  # same folder tree: an atomic rename
+            return remote.checksum, remote.checksum.size
         with atomic_file(target, prefix=PART_PREFIX, suffix=PART_SUFFIX) as fh:
-            size, digest = self._stream(remote, host, fh)
+            size, digest = self._stream(remote, fh)
             self._verify(remote, size, digest)
             checksum = remote.checksum
-            if host == "github" and size <= LFS_POINTER_MAX_BYTES:
+            if size <= LFS_POINTER_MAX_BYTES:
                 fh.seek(0)
                 head = fh.read()
                 if _is_lfs_pointer(head):
                     real = self._lfs_object(remote, head)
-                    size, digest = self._stream(real, host, fh)
+                    size, digest = self._stream(real, fh)
                     self._verify(real, size, digest)
                     checksum = real.checksum
         return checksum, size
@@ -847,7 +943,7 @@ class DataPuller:
 
         def fetch(item: tuple[str, RemoteFile]) -> None:
             table_id, remote = item
-            content = self._fetch_bytes(remote, "github")
+            content = self._fetch_bytes(remote)
             try:
                 texts[table_id] = content.decode("utf-8-sig")
             except UnicodeDecodeError as exc:
@@ -889,7 +985,6 @@ class DataPuller:
     def _execute(self, plan: PullPlan, local_root: Path,
                  manifest: Mapping[str, Any] | None) -> SourceResult:
         source = plan.source
-        host: Host = source.host
         result = SourceResult(source, local_root)
         # Entries of an earlier pull of this repository (any revision): a file is reused
         # only when its upstream id is unchanged, so an older revision is harmless here.
@@ -921,7 +1016,7 @@ class DataPuller:
         lock = threading.Lock()
 
         def fetch(remote: RemoteFile) -> None:
-            checksum, size = self._download(remote, local_root / remote.local_path, host)
+            checksum, size = self._download(plan, remote, local_root / remote.local_path)
             with lock:
                 entries[remote.local_path] = _entry(remote.upstream_path, remote.upstream_id,
                                                     checksum)
@@ -1012,17 +1107,6 @@ def _check_resolved(source: DataSource, commit: str) -> None:
                             f"{commit}, which does not start with it")
 
 
-def _next_link(headers: Mapping[str, str], current: str) -> str | None:
-    link = next((v for k, v in headers.items() if k.lower() == "link"), None)
-    if not link:
-        return None
-    for part in link.split(","):
-        m = re.match(r'\s*<([^>]*)>\s*;(.*)', part)
-        if m and re.search(r'rel\s*=\s*"?next"?', m.group(2)):
-            return urllib.parse.urljoin(current, m.group(1))
-    return None
-
-
 def hf_configs(card: str | None, paths: Iterable[str]) -> dict[str, list[str]]:
     """Config name -> the data files (parquet or JSON lines) that make it up.
 
@@ -1076,15 +1160,13 @@ def _card_configs(card: str) -> dict[str, list[str]]:
 
 def _expected_hf_configs(item: SourceTasks) -> list[tuple[str, ...]]:
     """Configs the reader needs for each task of a source (each as its accepted names)."""
-    from leaderboard.data.mteb_layout import CONFIG_ALIASES, CONFIGS
+    from leaderboard.data.mteb_layout import CONFIGS, config_names
 
     needed: list[tuple[str, ...]] = []
     for task in item.tasks:
-        # mFollowIR prefixes every config with the language code (``fas-corpus``).
-        lang = task.params.get("language")
-        prefix = f"{lang}-" if lang else ""
+        # mFollowIR suffixes every config with the language code (``corpus-fas``).
         for config in CONFIGS:
-            names = tuple(prefix + n for n in CONFIG_ALIASES.get(config, (config,)))
+            names = config_names(task, config)
             if names not in needed:
                 needed.append(names)
     return needed

@@ -14,9 +14,10 @@ i.e. len(run) + 1)::
     p = 1 - R_og / R_new   otherwise          (moved down: > 0)
 
 averaged within a query, then over queries. Ranks follow trec_eval's order (score
-descending, docid descending) rather than MTEB's insertion order for ties, so scores do
-not depend on line order. A pair whose query is missing from either run scores 0, as a
-missing query does in trec_eval (MTEB drops it, which would let a run game the average).
+descending, docid descending), as mteb does from 2.26.24 on (before that it broke ties in
+dict insertion order), so scores do not depend on line order. A pair whose query is
+missing from either run scores 0, as a missing query does in trec_eval (MTEB drops it,
+which would let a run game the average).
 
 IRS (FollowTable eq. 1-4): w(r) = 1/log2(r+1); G+(pi) and G-(pi) sum w over T+ and T- ;
 S = [G+(pi_qi) - G+(pi_q)] - [G-(pi_qi) - G-(pi_q)]; IRS = S / S(ideal) when S >= 0 and

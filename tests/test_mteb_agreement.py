@@ -1,0 +1,307 @@
+"""The FollowIR / mFollowIR layout and scores, held to the real mteb package.
+
+The fixtures (tests/fixtures/mteb_collection.py) are written as local Hugging Face datasets:
+config folders of parquet (or JSON lines) files plus a dataset card naming each config's
+split, as on the Hub. Each mteb task is pointed at such a folder by its
+``metadata.dataset["path"]`` (``datasets.load_dataset`` reads a local folder the way it
+reads a Hub repository, offline), so mteb's own loaders read exactly the files the
+project's reader reads:
+
+* FollowIR: mteb's generic ``RetrievalDatasetLoader`` (configs corpus, queries,
+  instruction, qrels, top_ranked) and the Robust04/News21/Core17 tasks' ``qrel_diff``
+  split;
+* mFollowIR: ``m_follow_ir.load_data`` (configs ``corpus-fas`` ... ``qrel_diff-fas``), in
+  the multilingual and the cross-lingual repository.
+
+Scores: a search model that returns fixed runs goes through ``task.evaluate`` (mteb's
+RetrievalEvaluator and ``evaluate_p_mrr_change``). mteb rounds its averaged standard
+metrics to 5 decimals, so the per-query values it computed on the way (pytrec_eval's, as
+passed through mteb's ``calculate_retrieval_scores``) are what the project is held to at
+1e-9; p-MRR is not rounded and is compared as mteb reports it. The runs tie heavily (four
+score values over 25 candidates), and every collection has a query with no changed
+documents.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import datasets
+import mteb
+import mteb._evaluators.retrieval_metrics as mteb_metrics
+import pytest
+from mteb.tasks.instruction_reranking.multilingual import m_follow_ir
+
+from fixtures.mteb_collection import Collection, run_lines, write_collection
+from leaderboard.cli import main
+from leaderboard.data import load_task_data
+from leaderboard.registry import get_task
+
+TOLERANCE = 1e-9
+LANGUAGES = ("fas", "rus", "zho")
+# Project metric -> pytrec_eval measure mteb reports it under.
+MEASURES = {"AP@1000": "map_cut_1000", "nDCG@5": "ndcg_cut_5", "nDCG@10": "ndcg_cut_10",
+            "nDCG@20": "ndcg_cut_20"}
+
+
+@dataclass
+class Setup:
+    """One mteb task over one fixture folder, and the project tasks it covers."""
+
+    mteb_name: str
+    folder: str                            # under the data directory
+    subsets: dict[str, str]                # mteb hf_subset -> project task id
+    fmt: str = "parquet"
+
+
+SETUPS = {
+    "Robust04InstructionRetrieval": Setup("Robust04InstructionRetrieval", "followir/robust04",
+                                          {"default": "followir/robust04"}),
+    "News21InstructionRetrieval": Setup("News21InstructionRetrieval", "followir/news21",
+                                        {"default": "followir/news21"}, fmt="jsonl"),
+    "Core17InstructionRetrieval": Setup("Core17InstructionRetrieval", "followir/core17",
+                                        {"default": "followir/core17"}),
+    "mFollowIR": Setup("mFollowIR", "mfollowir/multilingual",
+                       {lang: f"mfollowir/{lang}" for lang in LANGUAGES}),
+    "mFollowIRCrossLingual": Setup("mFollowIRCrossLingual", "mfollowir/cross-lingual",
+                                   {f"eng-{lang}": f"mfollowir-cl/{lang}"
+                                    for lang in LANGUAGES}),
+}
+
+
+def _language(task_id: str) -> str | None:
+    return get_task(task_id).params.get("language")
+
+
+def _tied_scores(collection: Collection, rng: random.Random) -> dict[str, dict[str, float]]:
+    """Scores over each query's whole pool from four values: most documents tie."""
+    return {q: {d: float(rng.choice((0, 1, 2, 3))) for d in collection.pools[q]}
+            for q in collection.base_ids}
+
+
+def _as_dict(lines: list[str]) -> dict[str, dict[str, float]]:
+    run: dict[str, dict[str, float]] = {}
+    for line in lines:
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+    return run
+
+
+class FixedRuns:
+    """An mteb search model that answers with fixed runs (one per hf_subset)."""
+
+    mteb_model_meta = None
+
+    def __init__(self, runs: dict[str, dict[str, dict[str, float]]]) -> None:
+        self.runs = runs
+
+    def index(self, corpus: Any, **kwargs: Any) -> None:
+        pass
+
+    def search(self, queries: Any, *, hf_subset: str, **kwargs: Any
+               ) -> dict[str, dict[str, float]]:
+        run = self.runs[hf_subset]
+        # Documents in docid ascending order: the opposite of the tie order trec_eval and
+        # mteb >= 2.26.24 use, so ranks taken in insertion order would differ.
+        return {qid: dict(sorted(run[qid].items())) for qid in queries["id"]}
+
+
+@dataclass
+class World:
+    data_dir: Path
+    collections: dict[str, Collection]                    # project task id -> fixture
+    runs: dict[str, dict[str, list[str]]]                 # task id -> role -> TREC lines
+    loaded: dict[str, dict[str, Any]]                     # task id -> what mteb loaded
+    tasks: dict[str, Any]                                 # mteb name -> loaded mteb task
+
+
+def _mteb_task(setup: Setup, data_dir: Path) -> Any:
+    task = mteb.get_task(setup.mteb_name)
+    # The pinned Hub repository, replaced by the local folder with the same layout. The
+    # metadata is a class attribute: change a copy, for this instance only.
+    task.metadata = task.metadata.model_copy(deep=True)
+    task.metadata.dataset["path"] = str(data_dir / setup.folder)
+    task.load_data()
+    return task
+
+
+def _followir_loaded(task: Any, folder: Path) -> dict[str, Any]:
+    split = task.dataset["default"]["test"]
+    queries = split["queries"]
+    # The FollowIR tasks read qrel_diff in task_specific_scores, exactly like this.
+    diff = datasets.load_dataset(str(folder), "qrel_diff", split="qrel_diff")
+    return {
+        "corpus": sorted(split["corpus"]["id"]),
+        "queries": {row["id"]: f"{row['text']} {row['instruction']}".strip()
+                    for row in queries},
+        "qrels": split["relevant_docs"],
+        "top_ranked": split["top_ranked"],
+        "qrel_diff": {row["query-id"]: list(row["corpus-ids"]) for row in diff},
+    }
+
+
+def _mfollowir_loaded(task: Any, subset: str) -> dict[str, Any]:
+    # m_follow_ir.load_data keeps the v1 attributes until evaluate() converts them.
+    return {
+        "corpus": sorted(task.corpus[subset]["test"]),
+        "queries": {qid: f"{text} {task.instructions[subset]['test'][qid]}".strip()
+                    for qid, text in task.queries[subset]["test"].items()},
+        "qrels": task.relevant_docs[subset]["test"],
+        "top_ranked": task.top_ranked[subset]["test"],
+        "qrel_diff": {q: list(d) for q, d in
+                      m_follow_ir.load_qrel_diff(task.metadata, subset).items()},
+    }
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    data_dir = tmp_path_factory.mktemp("mteb-data")
+    rng = random.Random(17)
+    collections: dict[str, Collection] = {}
+    runs: dict[str, dict[str, list[str]]] = {}
+    for i, setup in enumerate(SETUPS.values()):
+        for j, task_id in enumerate(setup.subsets.values()):
+            c = write_collection(data_dir / setup.folder, n_queries=5, pool_size=25,
+                                 corpus_size=60, n_relevant=7, n_changed=3, unchanged=1,
+                                 language=_language(task_id), seed=10 * i + j,
+                                 fmt=setup.fmt)  # type: ignore[arg-type]
+            collections[task_id] = c
+            runs[task_id] = {role: run_lines(c, role, _tied_scores(c, rng))  # type: ignore[arg-type]
+                             for role in ("original", "altered")}
+    with pytest.MonkeyPatch.context() as mp:
+        # Arrow files datasets builds from the fixtures stay in the test's folder.
+        mp.setattr(datasets.config, "HF_DATASETS_CACHE", data_dir / ".hf-cache")
+        loaded: dict[str, dict[str, Any]] = {}
+        tasks: dict[str, Any] = {}
+        for setup in SETUPS.values():
+            task = _mteb_task(setup, data_dir)
+            tasks[setup.mteb_name] = task
+            for subset, task_id in setup.subsets.items():
+                loaded[task_id] = (_followir_loaded(task, data_dir / setup.folder)
+                                   if subset == "default" else _mfollowir_loaded(task, subset))
+        yield World(data_dir, collections, runs, loaded, tasks)
+
+
+TASK_IDS = [t for s in SETUPS.values() for t in s.subsets.values()]
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_mteb_reads_the_fixture_as_the_project_does(world: World, task_id: str) -> None:
+    got = world.loaded[task_id]
+    ours = load_task_data(get_task(task_id), world.data_dir)
+    assert got["corpus"] == ours.doc_ids.tolist()
+    query_ids = ours.roles["original"].query_ids + ours.roles["altered"].query_ids
+    assert sorted(got["queries"]) == sorted(query_ids)
+    text = {**ours.roles["original"].query_text, **ours.roles["altered"].query_text}
+    assert got["queries"] == text  # query and instruction, joined as mteb's models see them
+    qrels = {**ours.roles["original"].qrels, **ours.roles["altered"].qrels}
+    assert {q: dict(d) for q, d in got["qrels"].items()} == qrels
+    assert ours.pools is not None
+    assert {q: sorted(d) for q, d in got["top_ranked"].items()} == {
+        q: ours.pools[q].tolist() for q in query_ids}
+    # qrel_diff is keyed by the base id; an empty list is a query with no changed docs.
+    assert {f"{q}-changed": sorted(d) for q, d in got["qrel_diff"].items()} == {
+        q: ours.changed[q] for q in ours.roles["altered"].query_ids}
+    assert any(not docs for docs in got["qrel_diff"].values())
+
+
+def _project_scores(world: World, task_id: str, capsys: pytest.CaptureFixture[str]
+                    ) -> dict[str, Any]:
+    paths = {}
+    for role, lines in world.runs[task_id].items():
+        path = world.data_dir / f"{task_id.replace('/', '_')}.{role}.trec"
+        path.write_text("".join(lines), encoding="utf-8")
+        paths[role] = path
+    capsys.readouterr()
+    rc = main(["eval", task_id, "--original", str(paths["original"]),
+               "--altered", str(paths["altered"]), "--data-dir", str(world.data_dir),
+               "--json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, out + err
+    return json.loads(out)
+
+
+def _insertion_order_p_mrr(original: dict[str, dict[str, float]],
+                           altered: dict[str, dict[str, float]],
+                           changed: dict[str, list[str]]) -> float:
+    """p-MRR with mteb < 2.26.24's ranks: by score only, ties in dict insertion order
+    (docid ascending, as FixedRuns hands the runs over)."""
+    per_query = []
+    for q, docs in changed.items():
+        if not docs:
+            continue
+        values = []
+        for d in docs:
+            ranks = []
+            for run in (original[f"{q}-og"], altered[f"{q}-changed"]):
+                inserted = sorted(run.items())
+                order = [doc for doc, _ in sorted(inserted, key=lambda x: x[1], reverse=True)]
+                ranks.append(order.index(d) + 1 if d in run else len(run) + 1)
+            og, new = ranks
+            values.append(new / og - 1 if og >= new else 1 - og / new)
+        per_query.append(sum(values) / len(values))
+    return sum(per_query) / len(per_query)
+
+
+@pytest.mark.parametrize("mteb_name", list(SETUPS))
+def test_scores_equal_mteb_evaluator(world: World, mteb_name: str,
+                                     monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    setup = SETUPS[mteb_name]
+    task = world.tasks[mteb_name]
+    runs = {subset: {**_as_dict(world.runs[t]["original"]), **_as_dict(world.runs[t]["altered"])}
+            for subset, t in setup.subsets.items()}
+
+    # Keep the per-query scores mteb computes for its "og" and "changed" sections.
+    per_query: dict[str, dict[str, dict[str, float]]] = {}
+    compute = mteb_metrics.calculate_retrieval_scores
+
+    def keep(results, qrels, k_values, *args, **kwargs):  # noqa: ANN001, ANN202
+        out = compute(results, qrels, k_values, *args, **kwargs)
+        per_query.update(out.all_scores)
+        return out
+
+    monkeypatch.setattr(mteb_metrics, "calculate_retrieval_scores", keep)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", world.data_dir / ".hf-cache")
+
+    for subset, task_id in setup.subsets.items():
+        # One subset at a time: the languages share query ids.
+        per_query.clear()
+        theirs = task.evaluate(FixedRuns(runs), "test", subsets_to_run=[subset],
+                               encode_kwargs={})[subset]
+        ours = _project_scores(world, task_id, capsys)
+        assert ours["metrics"]["p-MRR"] == pytest.approx(theirs["p-MRR"], abs=TOLERANCE, rel=0)
+        c = world.collections[task_id]
+        # The fixture ties enough for mteb's old insertion-order ranks to give another p-MRR.
+        old = _insertion_order_p_mrr(_as_dict(world.runs[task_id]["original"]),
+                                     _as_dict(world.runs[task_id]["altered"]), c.changed)
+        assert abs(old - theirs["p-MRR"]) > 1e-6
+        metrics = get_task(task_id).standard_metrics
+        for role, section in (("original", "og"), ("altered", "changed")):
+            for metric in metrics:
+                measure = MEASURES[metric]
+                mine = ours["per_query"][f"{role}/{metric}"]
+                assert mine == pytest.approx({q: per_query[q][measure] for q in mine},
+                                             abs=TOLERANCE, rel=0), (task_id, role, metric)
+                mean = sum(per_query[q][measure] for q in mine) / len(mine)
+                assert ours["metrics"][f"{role}/{metric}"] == pytest.approx(
+                    mean, abs=TOLERANCE, rel=0)
+                # What mteb reports is that mean rounded to 5 decimals.
+                key = measure.replace("ndcg_cut_", "ndcg_at_").replace("map_cut_", "map_at_")
+                assert theirs[section][key] == round(mean, 5)
+
+
+def test_registry_pins_what_mteb_pins() -> None:
+    """Revisions and licences of the five datasets agree with mteb's task metadata."""
+    licences = {"mit": "MIT", "odc-by": "ODC-By"}
+    for setup in SETUPS.values():
+        meta = mteb.get_task(setup.mteb_name).metadata
+        for task_id in setup.subsets.values():
+            source = get_task(task_id).source
+            assert source.repo == meta.dataset["path"]
+            assert meta.dataset["revision"].startswith(source.revision)
+            assert source.licence == licences[meta.license]
