@@ -174,3 +174,28 @@ def test_csv_keeps_negative_numbers_as_numbers() -> None:
     rows = list(csv.reader(io.StringIO(out)))
     assert rows[1] == ["'-evil", "-0.125", "3"]
     assert float(rows[1][1]) == -0.125
+
+
+# --------------------------------------------------------------------------- PR comment
+
+def test_pr_comment_names_the_leader_the_site_marks() -> None:
+    """Two committed systems tie exactly: the site's leader is the smaller id, and the
+    comment must name that one as the previous leader, not the alphabetically first name."""
+    from leaderboard.ci.compare import CommittedResults, standing
+    from leaderboard.registry import all_tasks
+    from leaderboard.standings import rank_systems, task_column
+
+    task = all_tasks()["followtable/wtr"]
+    scores = {f"{i}_0": 0.1 * (i % 5) for i in range(40)}
+
+    def named(sid: str, name: str, shift: float) -> SystemResult:
+        s = _system(sid, {task.id: {q: v + shift for q, v in scores.items()}})
+        return s.model_copy(update={"model": ModelInfo(name=name)})
+
+    committed = CommittedResults(verified={"a-model": named("a-model", "Zed", 0.0),
+                                           "b-model": named("b-model", "Alpha", 0.0)})
+    site = rank_systems(committed.verified, task_column(task.id))
+    assert site.leader == "a-model" == site.order[0]
+    row = standing(task, named("c-new", "New", -0.05), committed)
+    assert row.previous_leader == "Zed"
+    assert row.tier == "below leader"

@@ -31,6 +31,7 @@ from .tables import (
     TierInfo,
     ViewTable,
     fill_view,
+    order_systems,
     rank_systems,
     tier_column,
     tier_tables,
@@ -64,5 +65,5 @@ __all__ = [
     "TIER_BELOW", "TIER_LEADER", "TIER_REPORTED", "TIER_TIED", "CellValue", "ColumnStandings",
     "Row", "StandingsDataError", "SubmissionInfo", "TierInfo", "ViewTable", "all_views",
     "column_value", "fill_view", "load_rows", "pool_queries", "pooled_per_query",
-    "query_counts", "rank_systems", "slug_of", "task_column", "tier_column", "tier_tables",
+    "order_systems", "query_counts", "rank_systems", "slug_of", "task_column", "tier_column", "tier_tables",
 ]

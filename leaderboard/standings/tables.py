@@ -49,6 +49,8 @@ class TierInfo:
     ci_low: float | None = None
     ci_high: float | None = None
     mean: float | None = None
+    test: str | None = None        # the test of the view (randomization, wilcoxon)
+    n_queries: int | None = None   # queries of the view the test pairs
 
 
 @dataclass
@@ -177,7 +179,7 @@ def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, se
     return {comp.system: TierInfo(
                 tier=comp.tier, p_value=_num(comp.p_value), p_adjusted=_num(comp.p_adjusted),
                 effect=_num(comp.effect), ci_low=_num(comp.ci_low), ci_high=_num(comp.ci_high),
-                mean=_num(comp.mean_system))
+                mean=_num(comp.mean_system), test=result.test, n_queries=result.n_queries)
             for comp in result.comparisons if comp.system in scores}
 
 
@@ -287,12 +289,27 @@ class ColumnStandings:
     untested: list[str]                    # verified ids without per-query scores
 
 
+def order_systems(systems: Mapping[str, SystemResult], column: Column
+                  ) -> tuple[dict[str, float | None], list[str]]:
+    """Each system's value on one column and the default order (best first), without
+    testing: where a leader stands before a new system is tested against it."""
+    counts = query_counts((s for s in systems.values() if s.provenance == "verified"), column)
+    values = {sid: column_value(s, column, counts).value for sid, s in systems.items()}
+    return values, _order(systems, values, column)
+
+
+def _order(systems: Mapping[str, SystemResult], values: Mapping[str, float | None],
+           column: Column) -> list[str]:
+    return sorted(systems, key=lambda sid: order_key(
+        values[sid], column.higher_is_better, systems[sid].provenance == "verified", sid,
+        systems[sid].model.name))
+
+
 def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: int = 0
                  ) -> ColumnStandings:
     """Value, order, leader and tiers of ``systems`` (id -> system) on one column, by the
     same rules as a site table."""
-    counts = query_counts((s for s in systems.values() if s.provenance == "verified"), column)
-    values = {sid: column_value(s, column, counts).value for sid, s in systems.items()}
+    values, _ = order_systems(systems, column)
     scores: dict[str, dict[str, float]] = {}
     untested: list[str] = []
     for sid, s in systems.items():
@@ -307,9 +324,6 @@ def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: i
     for sid, info in tiers.items():
         if info.mean is not None:
             values[sid] = info.mean
-    order = sorted(systems, key=lambda sid: order_key(
-        values[sid], column.higher_is_better, systems[sid].provenance == "verified", sid,
-        systems[sid].model.name))
     leader = next((sid for sid, t in tiers.items() if t.tier == TIER_LEADER), None)
-    return ColumnStandings(values=values, order=order, leader=leader, tiers=tiers,
-                           untested=sorted(untested))
+    return ColumnStandings(values=values, order=_order(systems, values, column), leader=leader,
+                           tiers=tiers, untested=sorted(untested))
