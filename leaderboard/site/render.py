@@ -145,6 +145,13 @@ def tier_title(info: TierInfo | None) -> str:
     return text
 
 
+# How a multi-task cell was obtained, when it is not the mean over the view's queries.
+BASIS_TITLES = {
+    "weighted": "reported: task figures weighted by their number of queries",
+    "unweighted": "reported: mean of the task figures (their query counts are not known)",
+    "published": "the row's own published average",
+}
+
 TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_BELOW: "",
             TIER_REPORTED: "fb-reported"}
 
@@ -161,9 +168,13 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             info = table.tiers.get(i, {}).get(row.key)
             title = tier_title(info)
             n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
+            basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
+            how = BASIS_TITLES.get(basis or "", "") if value is not None else ""
             if col.average == "available" and value is not None and len(col.tasks) > 1:
-                title = ("the row's own published average" if n == 0 else
-                         f"mean over {n} of {len(col.tasks)} tasks") + (f"; {title}" if title else "")
+                how = ("the row's own published average" if n == 0 else
+                       f"mean over {n} of {len(col.tasks)} tasks")
+            if how:
+                title = how + (f"; {title}" if title else "")
             cells.append(CellDisplay(
                 text=score_text(value, col.signed), value=sort_value(value),
                 css=TIER_CSS.get(info.tier, "") if info else "", title=title))

@@ -26,7 +26,10 @@ STATISTIC_NOTE = (
     "languages, then the mean over pairs), the quantity the significance test compares. "
     "Tests against the tiered column's leader: p_value raw, p_adjusted Holm within the "
     "view; effect_vs_leader = mean(system - leader) with its 95% bootstrap interval "
-    "[ci_low, ci_high].")
+    "[ci_low, ci_high]. In JSON, 'basis' says how a multi-task value was obtained: "
+    "'queries' (the per-query mean), 'weighted' (a reported row's task figures weighted by "
+    "their number of queries), 'unweighted' (their plain mean: query counts unknown), "
+    "'published' (the row's own published average).")
 TEST_FIELDS = ("tier", "p_value", "p_adjusted", "effect_vs_leader", "ci_low", "ci_high")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -52,6 +55,10 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
         }
         for i, col in enumerate(cols):
             rec[col.id] = table.values[row.key][i]
+        bases = table.bases.get(row.key)
+        if bases and len(cols) and any(len(c.tasks) > 1 for c in cols):
+            # How each multi-task value was obtained (statistic.Basis); JSON only.
+            rec["basis"] = {c.id: b for c, b in zip(cols, bases) if b and len(c.tasks) > 1}
         for i in tiered:
             info = table.tiers[i].get(row.key)
             fields = (info.tier, info.p_value, info.p_adjusted, info.effect, info.ci_low,
