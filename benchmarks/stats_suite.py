@@ -4,11 +4,11 @@ Not a test: it prints figures (issue 3: "the time to compute every view's tiers 
 systems on all tasks (synthetic per-query scores at real query counts); target under 10 s
 on 2 cores, and the ratio against running ranx.compare-style pairwise loops").
 
-The workload is the site's own. For every view of :func:`leaderboard.site.layout.all_views`
+The workload is the site's own. For every view of :func:`leaderboard.standings.all_views`
 that has tiers, two columns are tiered: the view's tiered column (its primary metric) and
 its headline standard-metric column (the registry's ``headline_metric`` of the view's
 tasks), once when they are the same column. Each column's per-query scores are pooled
-across its tasks by :func:`leaderboard.site.board.pool_queries`, as the site does (a column
+across its tasks by :func:`leaderboard.standings.pool_queries`, as the site does (a column
 of one task keeps the task's query ids; a column averaging tasks with their own queries
 prefixes every query id with its task id, so FollowTable's average pools the 2,989 pairs
 of its four datasets; PI-Indic's languages ask the same 150 pairs, so its averages test
@@ -18,7 +18,7 @@ counts: read from the benchmark data where it is on this machine (FollowTable pa
 topics, PI-Indic), else the counts documented in :data:`DOCUMENTED_COUNTS` (FollowIR and
 mFollowIR live on the Hugging Face Hub only). Every system has every task, the worst case.
 
-The statistics are run the way ``leaderboard.site.board._compute_tiers`` runs them:
+The statistics are run the way :func:`leaderboard.standings.tier_column` runs them:
 ``tier_view(scores, column.per_query_key or column.metric, higher_is_better=..., seed=0)``
 on ``{system: {query id: score}}`` mappings, so the time includes turning mappings into
 arrays, the tests, Holm and the bootstrap intervals. Building the mappings is not timed.
@@ -45,7 +45,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,11 +53,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.registry import all_tasks  # noqa: E402
-from leaderboard.site.board import pool_queries  # noqa: E402
-from leaderboard.site.layout import Column, View, all_views  # noqa: E402
+from leaderboard.standings import all_views, pool_queries  # noqa: E402
 from leaderboard.stats import significance as sig  # noqa: E402
 from leaderboard.stats import tiers as tiers_module  # noqa: E402
 from leaderboard.stats import tier_view, tier_views, tiering_work  # noqa: E402
+
+if TYPE_CHECKING:
+    from leaderboard.standings import Column, View
 
 # Query counts of the benchmarks whose data is not on this machine (FollowIR and mFollowIR
 # are published on the Hugging Face Hub only), and fallbacks for the others: per task,

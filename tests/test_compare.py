@@ -1,8 +1,9 @@
-"""`leaderboard compare` between two scored submissions."""
+"""`leaderboard compare` between two scored submissions, view by view."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,15 +11,24 @@ import pytest
 
 from leaderboard.cli import main
 from leaderboard.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores, write_results
-from leaderboard.stats.pairwise import compare_systems
+
+REPO = Path(__file__).resolve().parents[1]
+SUBMISSIONS = REPO / "submissions"
+# "view  column  A  B  A-B  [lo, hi]  p  p(Holm)  verdict" (the old output had task and
+# metric in the first two columns); the CI and the verdict are what these tests read.
+LINE = re.compile(r"^(?P<view>\S+)\s+(?P<col>.+?)\s+(?P<a>-?\d+\.\d)\s+(?P<b>-?\d+\.\d)\s+"
+                  r"(?P<d>[+-]\d+\.\d)\s+\[(?P<lo>[+-]\d+\.\d), (?P<hi>[+-]\d+\.\d)\]\s+"
+                  r"(?P<p>\S+)\s+(?P<padj>\S+)\s+(?P<verdict>.+)$")
 
 
-def system(name: str, irs: dict[str, float], ndcg: dict[str, float]) -> SystemResult:
-    per_query = {"IRS": irs, "altered/nDCG@10": ndcg}
-    scores = TaskScores(metrics={k: float(np.mean(list(v.values()))) for k, v in per_query.items()},
-                        per_query=per_query)
+def system(name: str, tasks: dict[str, dict[str, dict[str, float]]]) -> SystemResult:
+    out = {}
+    for task_id, per_query in tasks.items():
+        out[task_id] = TaskScores(
+            metrics={k: float(np.mean(list(v.values()))) for k, v in per_query.items()},
+            per_query=per_query)
     return SystemResult(system_id=name, model=ModelInfo(name=name), provenance="verified",
-                        source=Source(kind="scored"), tasks={"followtable/wtr": scores})
+                        source=Source(kind="scored"), tasks=out)
 
 
 def save(tmp: Path, sys: SystemResult) -> Path:
@@ -27,42 +37,107 @@ def save(tmp: Path, sys: SystemResult) -> Path:
     return folder
 
 
+def rows_of(out: str) -> list[dict[str, str]]:
+    return [m.groupdict() for line in out.splitlines() if (m := LINE.match(line))]
+
+
 @pytest.fixture
 def pair(tmp_path: Path) -> tuple[Path, Path, Path]:
     rng = np.random.default_rng(3)
     q = [f"{i}_0" for i in range(30)]
     base = rng.uniform(0.2, 0.6, size=30)
-    a = system("a", dict(zip(q, base + 0.2)), dict(zip(q, base)))
-    b = system("b", dict(zip(q, base)), dict(zip(q, base)))
+    a = system("a", {"followtable/wtr": {"IRS": dict(zip(q, base + 0.2)),
+                                         "altered/nDCG@10": dict(zip(q, base))}})
+    b = system("b", {"followtable/wtr": {"IRS": dict(zip(q, base)),
+                                         "altered/nDCG@10": dict(zip(q, base))}})
     return save(tmp_path, a), save(tmp_path, b), tmp_path
 
 
-def test_better_on_every_query_is_significant_and_identical_is_not(pair) -> None:
+def test_better_on_every_query_is_significant_and_identical_is_not(pair, capsys) -> None:
     a_dir, b_dir, _ = pair
-    from leaderboard.stats.pairwise import load_system
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_column = {r["column"]: r for r in data["rows"] if r["view"] == "followtable/wtr"}
+    assert by_column["IRS"]["p_value"] < 0.001 and by_column["IRS"]["verdict"] == "A better"
+    assert by_column["IRS"]["effect"] == pytest.approx(0.2)
+    assert by_column["IRS"]["tiered"] is True
+    assert by_column["altered/nDCG@10"]["p_value"] == 1.0
+    assert by_column["altered/nDCG@10"]["verdict"] == "no significant difference"
+    assert all(r["p_adjusted"] >= r["p_value"] for r in data["rows"])
+    assert data["scale"].startswith("fractions")
 
-    result = compare_systems(load_system(a_dir), load_system(b_dir))
-    by_metric = {r.metric: r for r in result.rows}
-    assert by_metric["IRS"].p_value < 0.001 and by_metric["IRS"].better == "a"
-    assert by_metric["IRS"].effect == pytest.approx(0.2)
-    assert by_metric["altered/nDCG@10"].p_value == 1.0
-    assert by_metric["altered/nDCG@10"].better is None
-    assert all(r.p_adjusted >= r.p_value for r in result.rows)
 
-
-def test_cli_table_and_json(pair, capsys) -> None:
+def test_cli_table_is_labelled_x100(pair, capsys) -> None:
     a_dir, b_dir, _ = pair
     assert main(["compare", str(a_dir), str(b_dir)]) == 0
     out = capsys.readouterr().out
-    assert "A better" in out and "no significant difference" in out and "+20.0" in out
-    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
+    assert "Scores x100" in out and "A better" in out and "+20.0" in out
+
+
+def test_holm_family_is_one_view_not_the_whole_comparison(tmp_path: Path, capsys) -> None:
+    """A clear WTR IRS difference stays significant however many other views both
+    submissions cover (today it was corrected over every row at once)."""
+    rng = np.random.default_rng(7)
+    q = [f"{i}_0" for i in range(60)]
+    base = rng.uniform(0.0, 0.5, size=60)
+    noise = rng.normal(0.04, 0.1, size=60)
+    pairs = [f"p{i}" for i in range(150)]
+    same = dict(zip(pairs, rng.uniform(0, 1, size=150)))
+    from leaderboard.registry import all_tasks
+
+    pi = [t for t in all_tasks() if t.startswith("pi-indic-val150/t2/")]
+    a = system("a", {"followtable/wtr": {"IRS": dict(zip(q, base + noise))},
+                     **{t: {"RR@10": same} for t in pi}})
+    b = system("b", {"followtable/wtr": {"IRS": dict(zip(q, base))},
+                     **{t: {"RR@10": same} for t in pi}})
+    assert main(["compare", str(save(tmp_path, a)), str(save(tmp_path, b))]) == 0
+    rows = rows_of(capsys.readouterr().out)
+    wtr = next(r for r in rows if r["view"] == "followtable/wtr")
+    assert float(wtr["lo"]) > 0
+    assert wtr["verdict"] == "A better", wtr
+    assert any(r["view"].startswith("pi-indic/t2/") for r in rows)
+
+
+def test_a_verdict_never_contradicts_its_interval(capsys) -> None:
+    # bm25s vs all-MiniLM on IndusTR: IRS -1.8, 95% CI [-3.6, -0.02] (x100), p = 0.044
+    assert main(["compare", str(SUBMISSIONS / "bm25s"), str(SUBMISSIONS / "all-minilm-l6-v2"),
+                 "--task", "followtable/industr", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows
+    for r in rows:
+        verdict = r.get("verdict") or {"a": "A better", "b": "B better",
+                                       None: "no significant difference"}[r.get("better")]
+        if verdict == "no significant difference":
+            assert r["ci_low"] <= 0 <= r["ci_high"], r
+        elif verdict in ("A better", "B better"):
+            assert r["ci_low"] > 0 or r["ci_high"] < 0, r
+
+
+def test_submissions_are_found_by_id_and_averages_are_compared(capsys) -> None:
+    assert main(["compare", "bm25s", "all-minilm-l6-v2", "--submissions-dir",
+                 str(SUBMISSIONS), "--view", "followtable/average", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["system_a"] == "a" and len(data["rows"]) == 2
+    irs = next(r for r in data["rows"] if r["column"] == "IRS")
+    assert irs["view"] == "followtable/average" and irs["tiered"]
+    assert irs["n_queries"] == 928 + 408 + 1386 + 267  # every pair of the four datasets once
+    # the values are the site's: the mean over the view's queries
+    from leaderboard.standings import column_value
+    from leaderboard.standings.head_to_head import load_system
+
+    bm25 = load_system(SUBMISSIONS / "bm25s")
+    from leaderboard.standings import all_views
+
+    view = all_views()["followtable/average"]
+    column = view.columns[view.tiered_column]
+    assert irs["mean_a"] == pytest.approx(column_value(bm25, column).value, abs=1e-12)
 
 
-def test_unscored_submission_is_a_clear_error(pair, capsys) -> None:
+def test_unknown_id_and_unscored_submission_are_clear_errors(pair, capsys) -> None:
     a_dir, _, tmp = pair
     (tmp / "empty").mkdir()
     assert main(["compare", str(a_dir), str(tmp / "empty")]) == 1
     err = capsys.readouterr().err
     assert "no results file" in err and "Traceback" not in err
+    assert main(["compare", str(a_dir), "no-such-model", "--submissions-dir", str(tmp)]) == 1
+    err = capsys.readouterr().err
+    assert "no-such-model" in err and "no submission" in err and "Traceback" not in err

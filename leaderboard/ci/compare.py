@@ -1,18 +1,20 @@
 """Where a freshly scored submission stands against each task's current leader.
 
 The comparison uses the results committed on the PR's base branch, read from git:
-verified rows (``submissions/*/results.json``, with per-query scores) are tested with
-:func:`leaderboard.stats.tier_view` together with the new submission on each task's
-primary metric; reported rows (``results/reported/*.json``, no per-query scores) are
-shown for context only, as the leaderboard itself does.
+verified rows (``submissions/*/results.json``, with per-query scores) are ranked and
+tested together with the new submission on each task's primary metric by
+:func:`leaderboard.standings.rank_systems`, the rules of the site's tables; reported rows
+(``results/reported/*.json``, no per-query scores) are shown for context only, as the
+leaderboard itself does.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -20,6 +22,9 @@ from leaderboard.ci.git import read_blobs, tree_entries
 from leaderboard.ci.report import TaskStanding
 from leaderboard.registry import Task, higher_is_better
 from leaderboard.results import ResultsFile, SystemResult
+
+if TYPE_CHECKING:
+    from leaderboard.site.layout import Column
 
 VERIFIED_GLOB_DEPTH = 3  # submissions/<id>/results.json
 REPORTED_DIR = "results/reported"
@@ -70,51 +75,51 @@ def load_committed(repo: Path, commit: str) -> CommittedResults:
     return out
 
 
-def _best(candidates: list[tuple[str, float]], higher: bool) -> tuple[str, float] | None:
-    """Best (name, value); ties go to the smallest name, as the tiers' leader choice does."""
-    finite = [(n, v) for n, v in candidates if math.isfinite(v)]
-    if not finite:
-        return None
-    return min(finite, key=lambda nv: (-nv[1] if higher else nv[1], nv[0]))
+def _best_of(systems: dict[str, SystemResult], column: Column) -> tuple[str, float] | None:
+    """The first of ``systems`` in the leaderboard's order on ``column``, with its value."""
+    from leaderboard.standings import order_systems
+
+    values, order = order_systems(systems, column)
+    first = next((sid for sid in order if values[sid] is not None), None)
+    return None if first is None else (first, values[first])  # type: ignore[return-value]
 
 
 def standing(task: Task, system: SystemResult, committed: CommittedResults,
              seed: int = 0) -> TaskStanding:
-    """The submission's scores on ``task`` and its tier against the task's leader."""
-    from leaderboard.stats import tier_view
+    """The submission's scores on ``task`` and its tier against the task's leader, by the
+    leaderboard's own standings (:mod:`leaderboard.standings`): the same value, order,
+    leader choice and test as the task's table on the site."""
+    from leaderboard.standings import rank_systems, task_column
 
     scores = system.tasks[task.id]
     metric = task.primary_metric
-    higher = higher_is_better(metric)
+    column = task_column(task.id, metric)
     row: dict = dict(task=task.id, primary_metric=metric, primary=scores.metrics.get(metric),
                      headline_metric=task.headline_metric,
                      headline=scores.metrics.get(task.headline_metric),
-                     higher_is_better=higher)
+                     higher_is_better=higher_is_better(metric))
 
     competitors = {sid: s for sid, s in committed.verified.items()
                    if sid != system.system_id and task.id in s.tasks
                    and metric in s.tasks[task.id].per_query}
-    previous = _best([(sid, s.tasks[task.id].metrics[metric]) for sid, s in competitors.items()
-                      if metric in s.tasks[task.id].metrics], higher)
+    previous = _best_of(competitors, column)
     if previous is not None:
         row["previous_leader"] = competitors[previous[0]].model.name
         row["previous_leader_score"] = previous[1]
-    reported = _best([(s.model.name, s.tasks[task.id].metrics[metric])
-                      for s in committed.reported
-                      if task.id in s.tasks and metric in s.tasks[task.id].metrics], higher)
-    if reported is not None:
-        row["best_reported"], row["best_reported_score"] = reported
+    reported = {f"{i}": s for i, s in enumerate(committed.reported)
+                if task.id in s.tasks and metric in s.tasks[task.id].metrics}
+    best_reported = _best_of(reported, column)
+    if best_reported is not None:
+        row["best_reported"] = reported[best_reported[0]].model.name
+        row["best_reported_score"] = best_reported[1]
     row["n_competitors"] = len(competitors)
 
-    own = scores.per_query.get(metric)
-    if not own:
+    if not scores.per_query.get(metric):
         row["note"] = f"no per-query {metric} scores, so no significance test"
         return TaskStanding(**row)
-    view = {sid: s.tasks[task.id].per_query[metric] for sid, s in competitors.items()}
-    view[system.system_id] = own
-    tiers = tier_view(view, metric, higher_is_better=higher, seed=seed)
-    mine = tiers.by_system()[system.system_id]
-    row.update(tier=mine.tier, test=tiers.test, n_queries=tiers.n_queries,
+    standings = rank_systems({**competitors, system.system_id: system}, column, seed=seed)
+    mine = standings.tiers[system.system_id]
+    row.update(tier=mine.tier, test=mine.test, n_queries=mine.n_queries,
                p_value=mine.p_value, p_adjusted=mine.p_adjusted, effect=mine.effect,
                ci_low=mine.ci_low, ci_high=mine.ci_high)
     if not competitors:

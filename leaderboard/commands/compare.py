@@ -1,4 +1,4 @@
-"""`leaderboard compare`: paired significance tests between two submissions."""
+"""`leaderboard compare`: paired significance tests between two submissions, view by view."""
 
 from __future__ import annotations
 
@@ -11,27 +11,40 @@ from leaderboard.commands import new_command
 
 def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
-        sub, "compare", "test two scored submissions against each other, task by task",
-        "Compare two scored submissions (folders with results.json, or results files) on "
-        "each task both cover: the task's primary metric and headline standard metric, with "
-        "the leaderboard's paired tests (Fisher randomization; Wilcoxon for p-MRR), mean "
-        "difference with a 95% bootstrap interval, Holm-corrected p-values.",
-        "  leaderboard compare submissions/bm25s submissions/all-minilm-l6-v2 --task 'followtable/*'")
-    p.add_argument("submission_a", type=Path, metavar="SUBMISSION_A")
-    p.add_argument("submission_b", type=Path, metavar="SUBMISSION_B")
-    p.add_argument("--task", default="*", help="task id or shell pattern (default: all)")
+        sub, "compare", "test two scored submissions against each other, view by view",
+        "Compare two scored submissions on every leaderboard view both cover, benchmark "
+        "averages included. Each value is the one the site shows: the mean over the view's "
+        "queries, each query once. Tests are the leaderboard's (Fisher randomization; "
+        "Wilcoxon signed-rank for p-MRR), with the mean difference and its 95% bootstrap "
+        "interval; p-values are Holm-corrected within each view, as on the site. A "
+        "submission is a folder with results.json, a results file, or a submission id "
+        "looked up under --submissions-dir. Scores are shown x100 (JSON: fractions).",
+        "  leaderboard compare bm25s all-minilm-l6-v2 --view 'followtable/*'")
+    p.add_argument("submission_a", metavar="SUBMISSION_A", help="folder, results file or id")
+    p.add_argument("submission_b", metavar="SUBMISSION_B", help="folder, results file or id")
+    p.add_argument("--view", "--task", dest="view", default="*", metavar="PATTERN",
+                   help="view id or shell pattern, e.g. 'followtable/*' or "
+                        "'pi-indic/t1/average' (default: all)")
+    p.add_argument("--submissions-dir", type=Path, default=Path("submissions"), metavar="DIR",
+                   help="where submission ids are looked up (default: ./submissions)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomization and "
                                                         "bootstrap (default: 0)")
-    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the comparison as JSON (scores as fractions)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from leaderboard.stats.pairwise import compare_systems, format_table, load_system
+    from leaderboard.standings.head_to_head import (
+        compare_systems,
+        format_table,
+        load_system,
+        resolve_submission,
+    )
 
-    a = load_system(args.submission_a)
-    b = load_system(args.submission_b)
-    result = compare_systems(a, b, args.task, seed=args.seed)
+    a = load_system(resolve_submission(args.submission_a, args.submissions_dir))
+    b = load_system(resolve_submission(args.submission_b, args.submissions_dir))
+    result = compare_systems(a, b, args.view, seed=args.seed)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), sort_keys=True))
     else:

