@@ -9,10 +9,12 @@ standard metrics of the two instruction versions appear in three layouts over mt
 * mteb 1.x: ``scores.test[i].individual.original`` and ``...individual.changed``;
 * mteb 1.7 and older: ``test.p-MRR`` only, no standard metrics.
 
-The data README warns that mteb 1.x may have loaded the two qrels the other way round. We do
-not guess: ``original``/``og`` always becomes our ``original/`` prefix and ``changed`` our
-``altered/`` prefix, exactly as labelled, and every row carries its files' ``mteb_version``
-so a reader can tell the generations apart.
+mteb 1.x loaded the two qrels the wrong way round (mteb 1.12.75,
+``AbsTaskInstructionRetrieval.py`` lines 112-113): its ``individual.original`` figures are the
+original-instruction run scored against the changed qrels. Those figures are stored under
+the keys of :mod:`.protocols` (``original-run@changed-qrels/...``), never under
+``original/``, so no column mixes them with mteb 2.x figures; the source's own label stays
+in each row's note, and every row carries its files' ``mteb_version``.
 
 One row per (model folder, revision folder, mteb version); several revisions of a model are
 separate rows, and nothing here is ever merged with another source's row of the same model.
@@ -27,7 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leaderboard.models import canonical_model_info
 from leaderboard.registry import all_tasks
+from leaderboard.reported.protocols import (SWAPPED_ALTERED, SWAPPED_ORIGINAL,
+                                            mteb_swaps_qrels, relabel)
 from leaderboard.results import (ModelInfo, ModelType, ResultsFile, ResultsFileError, Source,
                                  SystemResult, TaskScores, write_results)
 
@@ -51,13 +56,15 @@ MTEB_TASKS: dict[str, dict[str, str]] = {
 MTEB_METRIC_KEYS = {"AP@1000": "map_at_1000", "nDCG@5": "ndcg_at_5", "nDCG@10": "ndcg_at_10",
                     "nDCG@20": "ndcg_at_20"}
 
-# The layouts' names for the two instruction versions -> our role prefix, as labelled.
+# The layouts' names for the two instruction versions -> the instruction role they label.
 ROLE_LABELS_2X = {"og": "original", "changed": "altered"}
 ROLE_LABELS_1X = {"original": "original", "changed": "altered"}
 
-MTEB_1X_WARNING = ("mteb 1.x file: its original/changed labels are kept as written, though "
-                   "the data README warns mteb 1.x may have loaded the two qrels the other "
-                   "way round.")
+MTEB_1X_NOTE = ("mteb 1.x file: mteb 1.x scored each run against the other run's qrels "
+                "(mteb 1.12.75, AbsTaskInstructionRetrieval.py lines 112-113), so the "
+                "figures it labels individual.original are kept as "
+                f"{SWAPPED_ORIGINAL}/... and those it labels individual.changed as "
+                f"{SWAPPED_ALTERED}/...; p-MRR is unaffected.")
 
 
 class MtebImportError(ValueError):
@@ -99,20 +106,21 @@ def _number(value: Any, path: Path, where: str) -> float:
     return float(value)
 
 
-def _standard_metrics(block: Any, role: str, task_id: str, path: Path,
-                      where: str) -> dict[str, float]:
+def _standard_metrics(block: Any, role: str, task_id: str, path: Path, where: str,
+                      qrels_swapped: bool) -> dict[str, float]:
     if not isinstance(block, dict):
         raise MtebImportError(f"{path}: {where}: expected an object of metrics")
     out: dict[str, float] = {}
     for metric in all_tasks()[task_id].standard_metrics:
         key = MTEB_METRIC_KEYS[metric]
         if key in block:
-            out[f"{role}/{metric}"] = _number(block[key], path, f"{where}.{key}")
+            out[relabel(role, metric, qrels_swapped)] = _number(block[key], path,
+                                                                 f"{where}.{key}")
     return out
 
 
-def _subset_scores(entry: dict[str, Any], task_id: str, path: Path,
-                   where: str) -> tuple[TaskScores, str]:
+def _subset_scores(entry: dict[str, Any], task_id: str, path: Path, where: str,
+                   qrels_swapped: bool) -> tuple[TaskScores, str]:
     metrics: dict[str, float] = {}
     if "p-MRR" in entry:
         metrics["p-MRR"] = _number(entry["p-MRR"], path, f"{where}.p-MRR")
@@ -125,7 +133,7 @@ def _subset_scores(entry: dict[str, Any], task_id: str, path: Path,
         for label, role in ROLE_LABELS_2X.items():
             if label in entry:
                 metrics.update(_standard_metrics(entry[label], role, task_id, path,
-                                                 f"{where}.{label}"))
+                                                 f"{where}.{label}", qrels_swapped))
     elif "individual" in entry:
         layout = "1.x"
         individual = entry["individual"]
@@ -134,7 +142,8 @@ def _subset_scores(entry: dict[str, Any], task_id: str, path: Path,
         for label, role in ROLE_LABELS_1X.items():
             if label in individual:
                 metrics.update(_standard_metrics(individual[label], role, task_id, path,
-                                                 f"{where}.individual.{label}"))
+                                                 f"{where}.individual.{label}",
+                                                 qrels_swapped))
     else:
         layout = "p-MRR only"
     return TaskScores(metrics=metrics), layout
@@ -152,6 +161,10 @@ def read_task_file(path: Path) -> _TaskFile | None:
     version = data.get("mteb_version")
     if not isinstance(version, str) or not version:
         raise MtebImportError(f"{path}: no mteb_version")
+    try:
+        qrels_swapped = mteb_swaps_qrels(version)
+    except ValueError as exc:
+        raise MtebImportError(f"{path}: {exc}") from None
     revision = data.get("dataset_revision")
     scores: dict[str, TaskScores] = {}
     if "scores" in data:
@@ -170,7 +183,8 @@ def read_task_file(path: Path) -> _TaskFile | None:
             task_id = subsets[subset]
             if task_id in scores:
                 raise MtebImportError(f"{path}: {where}: hf_subset {subset!r} appears twice")
-            scores[task_id], layout = _subset_scores(entry, task_id, path, where)
+            scores[task_id], layout = _subset_scores(entry, task_id, path, where,
+                                                     qrels_swapped)
             layouts.add(layout)
         layout = "/".join(sorted(layouts))
     elif isinstance(data.get("test"), dict):
@@ -178,7 +192,8 @@ def read_task_file(path: Path) -> _TaskFile | None:
         if len(subsets) != 1:
             raise MtebImportError(f"{path}: old-style file for multi-subset task {task_name}")
         task_id = next(iter(subsets.values()))
-        scores[task_id], _ = _subset_scores(data["test"], task_id, path, "test")
+        scores[task_id], _ = _subset_scores(data["test"], task_id, path, "test",
+                                            qrels_swapped)
         layout = "legacy"
     else:
         raise MtebImportError(f"{path}: neither 'scores' nor a 'test' object")
@@ -222,7 +237,7 @@ def _model_info(model_dir: str, revision_dir: str, meta_path: Path) -> tuple[Mod
     """ModelInfo from model_meta.json (or from the folder names when there is none)."""
     fallback_name = model_dir.replace("__", "/", 1)
     if not meta_path.is_file():
-        return (ModelInfo(name=fallback_name, revision=revision_dir),
+        return (canonical_model_info(ModelInfo(name=fallback_name, revision=revision_dir)),
                 "No model_meta.json: name and revision from the folder names, type unknown.")
     meta = _load_json(meta_path)
     if not isinstance(meta, dict):
@@ -234,8 +249,10 @@ def _model_info(model_dir: str, revision_dir: str, meta_path: Path) -> tuple[Mod
     licence = meta.get("license") if isinstance(meta.get("license"), str) else None
     reference = meta.get("reference")
     links = [reference] if isinstance(reference, str) and reference else []
-    return (ModelInfo(name=name, type=_model_type(meta), parameters=parameters, links=links,
-                      licence=licence, revision=revision), None)
+    # The registry's facts win over model_meta.json's (one model, one identity).
+    model = ModelInfo(name=name, type=_model_type(meta), parameters=parameters, links=links,
+                      licence=licence, revision=revision)
+    return canonical_model_info(model), None
 
 
 def _models_root(results_dir: Path) -> Path:
@@ -292,8 +309,9 @@ def import_mteb(results_dir: Path) -> ResultsFile:
             for f in files)
         notes = [f"Files: {', '.join(f.path.name for f in files)} (layout {', '.join(layouts)}); "
                  f"dataset revisions: {revisions}."]
-        if version.startswith("1."):
-            notes.append(MTEB_1X_WARNING)
+        if any(key.startswith((SWAPPED_ORIGINAL, SWAPPED_ALTERED))
+               for scores in tasks.values() for key in scores.metrics):
+            notes.append(MTEB_1X_NOTE)
         if "legacy" in layouts:
             notes.append("Pre-1.8 file: p-MRR only, no standard metrics.")
         if meta_note:

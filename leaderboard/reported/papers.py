@@ -29,7 +29,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from leaderboard.models import canonical_model_info
 from leaderboard.registry import all_tasks
+from leaderboard.reported.protocols import relabel
 from leaderboard.results import ModelInfo, ModelType, ResultsFile, Source, SystemResult, TaskScores
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -59,6 +61,18 @@ class ColumnSpec(BaseModel):
     metric: str
     # 100: the paper prints the score x100; 1: the paper prints the fraction itself.
     scale: Literal[1, 100]
+    # "swapped": the paper's figure was computed with mteb 1.x, which scored each run
+    # against the other run's qrels; ``metric`` stays the paper's own label and the figure
+    # is stored under the key that says which qrels it was computed against
+    # (:mod:`.protocols`).
+    qrels: Literal["as-labelled", "swapped"] = "as-labelled"
+
+    @property
+    def stored_metric(self) -> str:
+        if self.qrels == "as-labelled" or "/" not in self.metric:
+            return self.metric
+        role, base = self.metric.rsplit("/", 1)
+        return relabel(role, base, qrels_swapped=True)
 
 
 class AverageSpec(BaseModel):
@@ -301,13 +315,17 @@ def build_paper_results(doc: PaperTranscription, yaml_name: str) -> ResultsFile:
             tasks: dict[str, dict[str, float]] = {}
             for name, printed in zip(row_columns, parse_cells(row.cells, row_where)):
                 col = columns[name]
-                tasks.setdefault(col.task, {})[col.metric] = to_fraction(printed, col.scale)
+                tasks.setdefault(col.task, {})[col.stored_metric] = to_fraction(printed,
+                                                                               col.scale)
             model_type = row.type or table.defaults.type or doc.defaults.type or "other"
             trained = next((v for v in (row.instruction_trained,
                                         table.defaults.instruction_trained,
                                         doc.defaults.instruction_trained) if v is not None), None)
-            model = ModelInfo(name=row.model, type=model_type, parameters=row.parameters,
-                              instruction_trained=trained)
+            # The registry's facts win over the table's (one model, one identity); the
+            # printed name stays, it is what the paper calls the model.
+            model = canonical_model_info(ModelInfo(name=row.model, type=model_type,
+                                                   parameters=row.parameters,
+                                                   instruction_trained=trained))
             extra = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in row.extra.items())
             note = _join_notes(
                 doc.note, table.note,

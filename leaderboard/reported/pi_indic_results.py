@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from leaderboard.models import canonical_model_info
 from leaderboard.registry import PI_INDIC_COMMIT, PI_INDIC_LANGUAGES
 from leaderboard.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores
 
@@ -162,7 +163,7 @@ def _folder_row(folder: Path, relative: str) -> SystemResult:
                 "<model>-<lang_or_pair>-dev-<time>.json.")
     return SystemResult(
         system_id=f"pi-indic-results/{folder.name}",
-        model=ModelInfo(name=backbone, type="bi-encoder"),
+        model=canonical_model_info(ModelInfo(name=backbone, type="bi-encoder")),
         provenance="reported",
         source=Source(kind="pi-indic-results",
                       citation="PI-Indic-Align authors' published result files "

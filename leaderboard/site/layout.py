@@ -26,6 +26,7 @@ from leaderboard.registry import (
     all_tasks,
     higher_is_better,
 )
+from leaderboard.reported.protocols import SWAPPED_ORIGINAL
 
 # Reported PI-Indic rows come from the authors' full (unreleased) data. Their task ids
 # mirror the val150 ones with this prefix and are never mixed into val150 rankings.
@@ -177,40 +178,74 @@ IRS_HELP = ("Instruction Responsiveness Score: weighted gain of instruction-comp
 
 # --------------------------------------------------------------------------- FollowIR
 
+SWAPPED_QRELS_NOTE = (
+    "Standard metrics come in two protocols that are never mixed in one column. Verified "
+    "rows and mteb 2.x files score the original-instruction run against the original "
+    "qrels (Score, MAP@1000, nDCG@5, nDCG@10). mteb 1.x loaded the two qrels the wrong way "
+    "round (mteb 1.12.75, AbsTaskInstructionRetrieval.py lines 112-113): what its files and "
+    "the FollowIR paper's Table 2 label \"original\" is the original-instruction run scored "
+    "against the changed qrels, shown in the columns marked \"vs changed qrels\" (median "
+    "Core17 MAP@1000 0.153 over 158 mteb 1.x rows against 0.345 over 33 mteb 2.x rows). "
+    "p-MRR compares the two runs and is unaffected.")
+
+
+def _swapped(metric: str) -> str:
+    """The key of a standard metric that a source labels ``original`` but computed against
+    the changed qrels (:mod:`leaderboard.reported.protocols`)."""
+    return f"{SWAPPED_ORIGINAL}/{metric.rsplit('/', 1)[-1]}"
+
+
 def _followir_section() -> Section:
     tasks = {t.params["collection"]: t for t in all_tasks().values() if t.benchmark == "followir"}
     names = {"robust04": "Robust04", "news21": "News21", "core17": "Core17"}
     ids = tuple(t.id for t in tasks.values())
+    headline = tuple(t.headline_metric for t in tasks.values())
     avg_cols = [
         _col(ids, "p-MRR", "p-MRR", col_id="p-MRR", help=P_MRR_HELP),
-        Column(id="score", label="Score", metric="headline", tasks=ids,
-               task_metrics=tuple(t.headline_metric for t in tasks.values()),
+        Column(id="score", label="Score", metric="headline", tasks=ids, task_metrics=headline,
                help="mean of each collection's standard metric (MAP@1000 for Robust04 and "
-                    "Core17, nDCG@5 for News21), as in the FollowIR paper"),
+                    "Core17, nDCG@5 for News21), as in the FollowIR paper: the "
+                    "original-instruction run scored against the original qrels"),
+        Column(id="score-vs-changed-qrels", label="Score (vs changed qrels)",
+               metric="headline-vs-changed-qrels", tasks=ids,
+               task_metrics=tuple(_swapped(m) for m in headline),
+               help="the same mean as the source labels it 'original' (mteb 1.x "
+                    "individual.original, FollowIR paper Table 2), but computed against the "
+                    "changed qrels: not comparable with Score"),
     ]
     per: list[View] = []
     for key, task in tasks.items():
         std = task.headline_metric
-        avg_cols += [_col((task.id,), std, f"{names[key]} {_standard_label(std)}",
-                          col_id=f"{key}:{std}"),
+        label = _standard_label(std)
+        avg_cols += [_col((task.id,), std, f"{names[key]} {label}", col_id=f"{key}:{std}"),
                      _col((task.id,), "p-MRR", f"{names[key]} p-MRR", col_id=f"{key}:p-MRR")]
         per.append(View(
             id=task.id, label=names[key], title=task.title,
             columns=(_col((task.id,), "p-MRR", "p-MRR", help=P_MRR_HELP),
-                     _col((task.id,), std, _standard_label(std),
-                          help=f"{_standard_label(std)} with the original instruction"),
+                     _col((task.id,), std, label,
+                          help=f"{label}: the original-instruction run against the original "
+                               "qrels"),
                      _col((task.id,), "original/nDCG@10", "nDCG@10",
-                          help="nDCG@10 with the original instruction")),
+                          help="nDCG@10: the original-instruction run against the original "
+                               "qrels"),
+                     _col((task.id,), _swapped(std), f"{label} (vs changed qrels)",
+                          help=f"{label} that the source labels 'original' (mteb 1.x, "
+                               "FollowIR paper) but computed against the changed qrels"),
+                     _col((task.id,), _swapped("nDCG@10"), "nDCG@10 (vs changed qrels)",
+                          help="nDCG@10 that mteb 1.x labels 'original' but computed "
+                               "against the changed qrels")),
+            note=SWAPPED_QRELS_NOTE,
         ))
     average = View(id="followir/average", label="Average", title="FollowIR average",
                    columns=tuple(avg_cols), breakdown=False,
                    note="Average over the three collections; a system needs all three. "
-                        "Significance is tested on the union of the collections' queries.")
+                        "Significance is tested on the union of the collections' queries. "
+                        + SWAPPED_QRELS_NOTE)
     return Section(
         id="followir", title="FollowIR", views=(average, *per),
         intro="Three TREC collections (Robust04, News21, Core17) rerank a fixed 1,000-document "
               "pool with the original and an altered instruction. The standard metric is "
-              "computed with the original instruction.",
+              "computed with the original instruction. " + SWAPPED_QRELS_NOTE,
         chart=Chart(x_column="score", y_column="p-MRR", x_label="Score (MAP@1000 / nDCG@5)",
                     y_label="p-MRR"),
     )
@@ -506,13 +541,18 @@ class HomeColumn:
     column_id: str
 
 
+# The overview's columns: each benchmark's primary metric, averaged over its collections,
+# languages or datasets. PI-Indic has two: the 150 validated pairs scored here, and the
+# authors' figures on their full, unreleased data, which are never ranked with them.
 HOME_COLUMNS = (
     HomeColumn("followir", "FollowIR p-MRR", "followir/average", "p-MRR"),
     HomeColumn("mfollowir-cl", "mFollowIR cross-lingual p-MRR", "mfollowir-cl/average", "p-MRR"),
     HomeColumn("mfollowir", "mFollowIR multilingual p-MRR", "mfollowir/average", "p-MRR"),
     HomeColumn("followtable", "FollowTable IRS", "followtable/average", "IRS"),
-    HomeColumn("pi-indic", "PI-Indic T1 RR@10", "pi-indic/t1/average", "RR@10"),
+    HomeColumn("pi-indic", "PI-Indic val150 T1 RR@10", "pi-indic/t1/average", "RR@10"),
+    HomeColumn("pi-indic-full", "PI-Indic full set T1 RR@10 (reported)", "pi-indic-full/t1",
+               "RR@10"),
 )
 HOME_LINKS = {"followir": "followir.md", "mfollowir-cl": "mfollowir.md",
               "mfollowir": "mfollowir.md", "followtable": "followtable.md",
-              "pi-indic": "pi-indic/t1.md"}
+              "pi-indic": "pi-indic/t1.md", "pi-indic-full": "pi-indic/index.md"}

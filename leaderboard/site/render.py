@@ -347,9 +347,13 @@ def render_docs(board: Board, docs: Path) -> list[str]:
     pi_full_only = sum(1 for r in board.rows if r.key not in board.home.values
                        and any(r.key in board.tables[v].values for v in board.tables
                                if v.startswith("pi-indic-full/")))
+    from leaderboard.site.overview import overview_context
+
     write("index.md", "home.md.j2", home=_table_context(board.home, "index.md", wide=True),
           home_columns=HOME_COLUMNS, home_links=HOME_LINKS, counts=counts,
-          pi_full_only=pi_full_only, model_types=MODEL_TYPES)
+          pi_full_only=pi_full_only, model_types=MODEL_TYPES,
+          overview=overview_context(board, "index.md",
+                                    relative("index.md", "submissions/x.md")[: -len("x.html")]))
     pages: tuple[Page, ...] = site_pages()
     for page in pages:
         write(page.path, "benchmark.md.j2", page=page, model_types=MODEL_TYPES,

@@ -1,0 +1,176 @@
+"""One model, one identity (issue 17 §5) and protocols never sharing a column (§3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from leaderboard.models import (
+    MODELS_FILE,
+    ModelRegistryError,
+    check_identities,
+    load_registry,
+    resolve_model,
+)
+from leaderboard.reported.protocols import mteb_swaps_qrels, protocol_of
+from leaderboard.results import ModelInfo, Source, SystemResult, read_results
+from leaderboard.site.board import cell_value, load_rows
+from leaderboard.site.layout import site_pages
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _all_systems() -> list[SystemResult]:
+    systems = [s for p in sorted((ROOT / "results" / "reported").glob("*.json"))
+               for s in read_results(p).systems]
+    systems += [read_results(p).systems[0]
+                for p in sorted((ROOT / "submissions").glob("*/results.json"))]
+    return systems
+
+
+def test_every_model_has_one_identity_across_sources() -> None:
+    conflicts = check_identities(_all_systems())
+    assert not conflicts, "\n".join(c.describe() for c in conflicts[:10])
+
+
+def test_every_model_has_one_type_on_every_page() -> None:
+    rows, _ = load_rows(ROOT)
+    types: dict[str, set[str]] = {}
+    for page in site_pages():
+        for view in page.views:
+            for row in rows:
+                if any(cell_value(row, c)[0] is not None for c in view.columns):
+                    types.setdefault(resolve_model(row.system).id, set()).add(
+                        row.system.model.type)
+    mixed = {k: v for k, v in types.items() if len(v) > 1}
+    assert not mixed, mixed
+
+
+# (results file, name the source prints) groups that are one model.
+KNOWN_DUPLICATES = [
+    [("followir-paper", "FollowIR-7B"), ("mfollowir-paper", "FollowIR-7B"),
+     ("followtable-paper", "FollowIR (7B)"), ("followtable-paper", "FollowIR"),
+     ("mteb-results", "jhu-clsp/FollowIR-7B")],
+    [("followir-paper", "GritLM-7B"), ("mfollowir-paper", "GritLM-7B"),
+     ("followtable-paper", "GritLM (7B)"), ("mteb-results", "GritLM/GritLM-7B")],
+    [("followir-paper", "E5-mistral"), ("mfollowir-paper", "E5-Mistral-Instruct-7B"),
+     ("followtable-paper", "E5-Mistral (7B)"),
+     ("mteb-results", "intfloat/e5-mistral-7b-instruct")],
+    [("followir-paper", "OpenAI v3 Large"), ("followtable-paper", "OpenAI v3 Large"),
+     ("mteb-results", "openai/text-embedding-3-large")],
+    [("followtable-paper", "Qwen3-Emb (0.6B)"), ("followtable-paper", "Qwen3-Emb-0.6B"),
+     ("mteb-results", "Qwen/Qwen3-Embedding-0.6B")],
+    [("pi-indic-paper", "BGE-M3"), ("pi-indic-results", "bge-m3"),
+     ("mteb-results", "BAAI/bge-m3")],
+    [("pi-indic-paper", "multilingual-e5-large-instruct"), ("pi-indic-paper", "E5-Large-Instr."),
+     ("pi-indic-results", "intfloat/multilingual-e5-large-instruct"),
+     ("mteb-results", "intfloat/multilingual-e5-large-instruct")],
+    [("pi-indic-paper", "DistilUSE"), ("pi-indic-paper", "DistilUSE-Multi"),
+     ("pi-indic-results", "sentence-transformers/distiluse-base-multilingual-cased-v2")],
+    [("followir-paper", "Mistral-7B-instruct"), ("mfollowir-paper", "Mistral-7B-Instruct")],
+    [("followir-paper", "E5-large-v2"), ("followtable-paper", "E5-Large-v2"),
+     ("mteb-results", "intfloat/e5-large-v2")],
+    [("followir-paper", "BM25"), ("followtable-paper", "BM25")],
+]
+
+
+def test_known_duplicates_resolve_to_one_id() -> None:
+    by_name: dict[tuple[str, str], list[SystemResult]] = {}
+    for path in sorted((ROOT / "results" / "reported").glob("*.json")):
+        for s in read_results(path).systems:
+            by_name.setdefault((path.stem, s.model.name), []).append(s)
+    for group in KNOWN_DUPLICATES:
+        ids = set()
+        for key in group:
+            assert key in by_name, key  # the source really prints this name
+            ids |= {resolve_model(s).id for s in by_name[key]}
+        assert len(ids) == 1, (group, ids)
+    followir7b = resolve_model(by_name[("mfollowir-paper", "FollowIR-7B")][0])
+    assert followir7b.type == "llm-reranker" and not followir7b.derived
+    # Each row keeps its own source and printed name: only the identity is shared.
+    rows = [s for key in KNOWN_DUPLICATES[0] for s in by_name[key]]
+    assert len({s.source.citation for s in rows}) >= 4
+    assert {s.model.type for s in rows} == {"llm-reranker"}
+
+
+def test_verified_submission_resolves_by_its_links() -> None:
+    verified = SystemResult(
+        system_id="x", provenance="verified", source=Source(kind="scored"), tasks={},
+        model=ModelInfo(name="my MiniLM run", type="bi-encoder", parameters=22713216,
+                        instruction_trained=False,
+                        links=["https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/"]))
+    assert resolve_model(verified).id == "sentence-transformers/all-minilm-l6-v2"
+    # A reported row is matched by name only: a link alone does not merge it.
+    reported = verified.model_copy(update={"provenance": "reported"})
+    assert resolve_model(reported).derived
+    # Names the registry does not know are their own record, with the row's own facts.
+    other = reported.model_copy(update={"model": ModelInfo(name="Some  New Model",
+                                                           type="sparse")})
+    rec = resolve_model(other)
+    assert rec.derived and rec.id == "some-new-model" and rec.type == "sparse"
+
+
+def test_registry_errors_name_the_file_and_record(tmp_path: Path) -> None:
+    text = MODELS_FILE.read_text(encoding="utf-8")
+    dup = tmp_path / "dup.yaml"
+    dup.write_text(text.replace("aliases: [GritLM-7B,", "aliases: [FollowIR-7B, GritLM-7B,"),
+                   encoding="utf-8")
+    with pytest.raises(ModelRegistryError, match=r"dup\.yaml: records\.\d+ \(gritlm/gritlm-7b\)"
+                                                 r": name 'FollowIR-7B' already belongs"):
+        load_registry(dup)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("type: llm-reranker", "type: reranker", 1), encoding="utf-8")
+    with pytest.raises(ModelRegistryError, match=r"bad\.yaml: records\.0\.type"):
+        load_registry(bad)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("records: [\n  {id: x,\n", encoding="utf-8")
+    with pytest.raises(ModelRegistryError, match=r"broken\.yaml:\d+: invalid YAML"):
+        load_registry(broken)
+
+
+# --------------------------------------------------------------------------- protocols
+
+def _actual_protocol(system: SystemResult) -> str:
+    """Which qrels a row's standard metrics were really computed against, from its source
+    alone (not from the key it is stored under): mteb 1.x files and the FollowIR paper's
+    Table 2 (produced with mteb 1.x) scored each run against the other run's qrels."""
+    src = system.source
+    if src.kind == "mteb-results" and src.mteb_version and mteb_swaps_qrels(src.mteb_version):
+        return "swapped"
+    if src.kind == "paper" and system.system_id.startswith("followir-paper/"):
+        return "swapped"
+    return "as-labelled"
+
+
+def test_no_sortable_column_mixes_qrels_protocols() -> None:
+    rows, _ = load_rows(ROOT)
+    checked = 0
+    for page in site_pages():
+        for view in page.views:
+            for column in view.columns:
+                protocols = {protocol_of(metric) for _, metric in column.parts}
+                protocols.discard(None)
+                if not protocols:
+                    continue  # p-MRR, IRS, PI-Indic: no instruction-run qrels
+                assert len(protocols) == 1, (view.id, column.id)
+                named = "as-labelled" if protocols.pop().as_labelled else "swapped"
+                found = {_actual_protocol(r.system) for r in rows
+                         if cell_value(r, column)[0] is not None}
+                assert found <= {named}, (view.id, column.label, found)
+                checked += 1
+    assert checked >= 10
+
+
+def test_followir_keeps_both_protocols_in_separate_columns() -> None:
+    rows, _ = load_rows(ROOT)
+    view = next(v for p in site_pages() for v in p.views if v.id == "followir/core17")
+    by_label = {c.label: c for c in view.columns}
+    right = [cell_value(r, by_label["MAP@1000"])[0] for r in rows]
+    swapped = [cell_value(r, by_label["MAP@1000 (vs changed qrels)"])[0] for r in rows]
+    assert sum(v is not None for v in right) >= 33
+    assert sum(v is not None for v in swapped) >= 158
+    assert not any(a is not None and b is not None for a, b in zip(right, swapped))
+    for row in rows:  # every imported MTEB row keeps its mteb version
+        if row.system.source.kind == "mteb-results":
+            assert row.system.source.mteb_version
