@@ -77,8 +77,6 @@ class Task(BaseModel):
         return keys
 
 
-MTEB_HF = "huggingface"
-
 FOLLOWIR_SOURCES = {
     "robust04": DataSource(host="huggingface", repo="mteb/Robust04InstructionRetrieval",
                            revision="0495a5cb69aa", local_dir="followir/robust04", licence="TREC"),
