@@ -9,26 +9,40 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from leaderboard import __version__
 
-# Subcommand modules, in the order `leaderboard --help` lists them.
-COMMAND_MODULES = (
-    "tasks",
-    "check_run",
-    "eval",
-    "validate",
-    "score",
-    "import_",
-    "compare",
-    "baselines",
-    "data",
-    "ci",
-    "build",
+
+class Command(NamedTuple):
+    name: str
+    module: str
+    summary: str
+
+
+# Every subcommand, in the order `leaderboard --help` lists them. The summaries live here,
+# not only in each module, so that `leaderboard --help` and `leaderboard eval ...` import
+# one command module (or none) instead of all of them and their dependencies (pandas,
+# pydantic, the data pullers): start-up time is most of a one-task `eval`.
+# tests/test_cli.py holds each module's own summary to this table.
+COMMANDS: tuple[Command, ...] = (
+    Command("tasks", "tasks", "list every task the leaderboard scores"),
+    Command("check-run", "check_run", "validate one run file (exit 0 valid, 1 invalid, 2 usage)"),
+    Command("eval", "eval", "validate and score the runs of one task"),
+    Command("validate", "validate", "check submission folders (metadata and every run file)"),
+    Command("score", "score", "validate and score submissions, writing results.json"),
+    Command("import", "import_", "import published results as reported rows"),
+    Command("compare", "compare", "test two scored submissions against each other, task by task"),
+    Command("baselines", "baselines",
+            "run reference models (BM25, bi-encoders, rerankers) as submissions"),
+    Command("data", "data", "download benchmark data from upstream, or check what is present"),
+    Command("ci", "ci", "steps of the GitHub Actions workflows (PR check, comment, scoring)"),
+    Command("build", "build", "build the static leaderboard site (MkDocs, works offline)"),
 )
+COMMAND_MODULES = tuple(c.module for c in COMMANDS)
 
 # Errors whose message is the whole story: print it, no traceback.
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (OSError, ValueError, KeyError)
@@ -38,7 +52,27 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the examples in epilogs laid out as written."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def requested_command(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line, if any: the first word not an option.
+
+    The top-level parser has no option taking a value, so the first such word is the
+    command (or a typo, which argparse reports against the full list of choices).
+    """
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.ArgumentParser:
+    """The `leaderboard` parser.
+
+    By default every command module registers its full subparser. With ``lazy=True`` only
+    the command named ``only`` is imported and registered; the others appear in the
+    top-level help with their summaries but are not imported.
+    """
     parser = argparse.ArgumentParser(
         prog="leaderboard",
         description="FollowBoard: validate, score and publish instruction-following "
@@ -50,17 +84,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(f"leaderboard.commands.{name}")
+    for command in COMMANDS:
+        if lazy and command.name != only:
+            sub.add_parser(command.name, help=command.summary, add_help=False)
+            continue
+        module = importlib.import_module(f"leaderboard.commands.{command.module}")
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(requested_command(argv), lazy=True)
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # here, so that a closed pipe is caught below and not at exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped reading (`leaderboard tasks | head -1`): not an error to report.
+        # Exit as a process killed by SIGPIPE would (128 + 13), so `set -o pipefail` scripts
+        # see what they see from any other command cut short by a closed pipe.
+        _silence_stdout()
+        return 128 + 13
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -75,6 +121,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"leaderboard {args.command}: internal error ({type(exc).__name__}): {exc}\n"
               "Please report it; set LEADERBOARD_DEBUG=1 to see the traceback.", file=sys.stderr)
         return 1
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's final flush of what
+    is still buffered for the closed pipe does not print an "Exception ignored" message."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # not a file descriptor (tests capture output in memory): nothing to flush
 
 
 if __name__ == "__main__":

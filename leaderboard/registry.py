@@ -77,8 +77,6 @@ class Task(BaseModel):
         return keys
 
 
-MTEB_HF = "huggingface"
-
 # Licences as the dataset cards state them (FollowIR: mit; mFollowIR: odc-by), which is
 # also what mteb's task metadata declares for these five datasets.
 FOLLOWIR_SOURCES = {

@@ -25,7 +25,6 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from leaderboard.data.base import TaskData
 from leaderboard.report import Report
@@ -64,6 +63,8 @@ def id_array(values: "list[str] | np.ndarray") -> np.ndarray:
 
 def _factorize_sorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(codes, names): names sorted ascending (code point order, as strcmp on UTF-8)."""
+    import pandas as pd  # here, not at the top: a valid run's parse never needs it
+
     codes, uniques = pd.factorize(np.asarray(values, dtype=object))
     names = id_array(list(uniques))
     return _sort_names(codes.astype(np.int32), names)
@@ -347,14 +348,14 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
     n = table.num_rows
     if n == 0 or table.num_columns != 6:
         return None
-    score = table.column("score").to_numpy()
+    score = _numpy_of(table.column("score"), np.float64)
     if not np.isfinite(score).all():
         return None
     rank_text = table.column("rank")
     if not pc.all(pc.ascii_is_decimal(rank_text)).as_py():
         return None  # signs, or not digits: the exact pass decides
     try:
-        rank = pc.cast(rank_text, pa.int64()).to_numpy().astype(np.float64)
+        rank = _numpy_of(pc.cast(rank_text, pa.int64()), np.int64).astype(np.float64)
     except (pa.ArrowInvalid, OverflowError):
         return None
     if pc.min(pc.binary_length(table.column("tag"))).as_py() == 0:
@@ -370,20 +371,37 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
         if line.shape[0] != n:
             return None
     run = ParsedRun(q_codes, q_names, d_codes, d_names, np.ascontiguousarray(score), line, rank)
-    q0 = table.column("q0")
-    odd = pc.not_equal(q0, "Q0")
-    if not pc.any(odd).as_py():
+    q0 = table.column("q0").dictionary_encode().combine_chunks()
+    q0_values = q0.dictionary.to_pylist()
+    if q0_values == ["Q0"]:
         return run, None
-    if pc.min(pc.binary_length(q0)).as_py() == 0:
+    if min(map(len, q0_values)) == 0:
         return None
-    odd_rows = np.flatnonzero(np.asarray(odd.to_numpy(zero_copy_only=False), dtype=bool))
+    q0_codes = _numpy_of(q0.indices, np.int32)
+    odd_rows = np.flatnonzero(q0_codes != (q0_values.index("Q0") if "Q0" in q0_values else -1))
     first = int(odd_rows[0])
-    return run, (int(line[first]), str(q0[first].as_py()), int(odd_rows.shape[0]))
+    return run, (int(line[first]), str(q0_values[q0_codes[first]]), int(odd_rows.shape[0]))
+
+
+def _numpy_of(column, dtype: type) -> np.ndarray:  # noqa: ANN001 - a pyarrow (Chunked)Array
+    """A copy of a null-free fixed-width pyarrow column as a numpy array.
+
+    Read from the data buffer rather than through ``to_numpy``: pyarrow imports pandas
+    (0.3-0.5 s) on its first conversion to numpy or from Python objects, and a valid run's
+    parse needs nothing else from pandas (`leaderboard eval` start-up, see
+    benchmarks/cli_startup.py).
+    """
+    array = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    if array.null_count:
+        raise ValueError("unexpected nulls in a parsed run column")
+    width = np.dtype(dtype).itemsize
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array),
+                         offset=array.offset * width).copy()
 
 
 def _dictionary_codes(column) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - pyarrow
     encoded = column.dictionary_encode().combine_chunks()
-    codes = encoded.indices.to_numpy().astype(np.int32, copy=False)
+    codes = _numpy_of(encoded.indices, np.int32)
     names = id_array(encoded.dictionary.to_pylist())
     return _sort_names(codes, names)
 
@@ -619,8 +637,9 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
     if not known.all():
         for idx in _first_rows(run.q_codes, ~known):
             q = str(run.q_names[run.q_codes[idx]])
+            article = "an" if role[0] in "aeiou" else "a"  # an original, an altered, a run
             report.add(display, int(run.line[idx]),
-                       f"unknown query {q!r} (not a {role} query of {data_task.task_id})")
+                       f"unknown query {q!r} (not {article} {role} query of {data_task.task_id})")
     present = lookup(run.q_names, expected) >= 0
     if not present.all():
         missing = [str(q) for q in expected[~present]]
@@ -724,10 +743,14 @@ def _has_duplicates(keys: np.ndarray, key_range: int) -> bool:
         seen = np.zeros(key_range, dtype=bool)
         seen[keys] = True
         return int(np.count_nonzero(seen)) < keys.shape[0]
+    import pandas as pd
+
     return bool(pd.Series(keys).duplicated().any())
 
 
 def _report_duplicates(run: ParsedRun, keys: np.ndarray, display: str, report: Report) -> None:
+    import pandas as pd
+
     frame = pd.DataFrame({"key": keys, "line": run.line})
     dup = frame.duplicated("key", keep="first").to_numpy()
     first_line = frame.groupby("key", sort=False)["line"].transform("min").to_numpy()

@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,7 @@ from leaderboard.data import load_task_data
 from leaderboard.registry import get_task
 
 WTR = "followtable/wtr"
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -156,12 +160,22 @@ def test_eval_json_is_one_object(capsys, data_dir: Path, wtr_runs, wtr) -> None:
     assert result["metrics"]["original/nDCG@10"] > 0.9
 
 
-def test_eval_text_output(capsys, data_dir: Path, wtr_runs) -> None:
-    rc, out, _ = run_cli(capsys, "eval", WTR, "--original", str(wtr_runs["original"]),
-                         "--altered", str(wtr_runs["altered"]), "--data-dir", str(data_dir))
+def test_eval_text_output_is_on_the_leaderboards_scale_and_says_so(capsys, data_dir: Path,
+                                                                   wtr_runs) -> None:
+    common = ("eval", WTR, "--original", str(wtr_runs["original"]),
+              "--altered", str(wtr_runs["altered"]), "--data-dir", str(data_dir))
+    rc, out, _ = run_cli(capsys, *common)
     assert rc == 0
-    assert out.startswith(f"{WTR} (267 queries)")
-    assert re.search(r"^\s+IRS\s+[+-]\d\.\d{4}$", out, re.M)
+    assert out.startswith(f"{WTR} (267 queries; scores x100, as on the leaderboard; "
+                          "--json gives fractions)")
+    _, as_json, _ = run_cli(capsys, *common, "--json")
+    fractions = json.loads(as_json)
+    for key in ("IRS", "p-MRR", "original/nDCG@10"):
+        shown = re.search(rf"^\s+{re.escape(key)}\s+([+-]\d+\.\d\d)$", out, re.M)
+        assert shown, key
+        assert shown.group(1) == f"{100 * fractions['metrics'][key]:+.2f}"
+    c1 = re.search(r"^\s+\[C1\] .*IRS=([+-]\d+\.\d\d)$", out, re.M)
+    assert c1 and c1.group(1) == f"{100 * fractions['groups']['C1']['IRS']:+.2f}"
 
 
 def test_eval_invalid_run_exit_1(capsys, data_dir: Path, wtr_runs, tmp_path: Path) -> None:
@@ -258,3 +272,102 @@ def test_validate_bad_metadata_points_at_key_and_line(capsys, data_dir: Path,
     assert re.search(rf"^{shown}:{param_line}: model\.parameters: ", out, re.M), out
     assert re.search(rf"^{shown}:{team_line}: team: Extra inputs are not permitted", out, re.M), out
     assert "fixture-oracle: INVALID" in out
+
+
+# --- start-up: each command imports only what it needs ---
+
+def run_python(code: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), **kwargs)
+
+
+def test_help_imports_no_command_module() -> None:
+    done = run_python(
+        "import sys\n"
+        "from leaderboard.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('leaderboard.')"
+        " or m in ('pandas', 'numpy', 'pydantic')))")
+    assert done.returncode == 0, done.stderr
+    assert "COMMAND" in done.stdout and "build the static leaderboard site" in done.stdout
+    assert done.stdout.splitlines()[-1] == "['leaderboard.cli']"  # nothing else
+
+
+def test_followtable_eval_never_imports_pandas(data_dir: Path, wtr_runs) -> None:
+    argv = ["eval", WTR, "--original", str(wtr_runs["original"]), "--altered",
+            str(wtr_runs["altered"]), "--data-dir", str(data_dir), "--json"]
+    done = run_python(
+        "import sys\n"
+        "from leaderboard.cli import main\n"
+        f"code = main({argv!r})\n"
+        "print(code, 'pandas' in sys.modules, 'leaderboard.commands.ci' in sys.modules)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 False False"
+
+
+def test_command_table_matches_each_modules_own_summary() -> None:
+    from leaderboard.cli import COMMANDS
+
+    full = subcommands()
+    assert list(full) == [c.name for c in COMMANDS]
+    choices = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    helps = {action.dest: action.help for action in choices[0]._choices_actions}
+    assert helps == {c.name: c.summary for c in COMMANDS}
+
+
+# --- tasks ---
+
+def test_tasks_pattern_matches_by_prefix(capsys) -> None:
+    rc, out, _ = run_cli(capsys, "tasks", "followtable")
+    assert rc == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "followtable/wqt", "followtable/wtr", "followtable/tarx", "followtable/industr"]
+    rc, out, _ = run_cli(capsys, "tasks", "followtable/w*")
+    assert [line.split()[0] for line in out.splitlines()] == ["followtable/wqt", "followtable/wtr"]
+    rc, all_tasks, _ = run_cli(capsys, "tasks", "*")
+    assert rc == 0 and len(all_tasks.splitlines()) == len(run_cli(capsys, "tasks")[1].splitlines())
+
+
+def test_tasks_without_a_match_says_so(capsys) -> None:
+    rc, out, err = run_cli(capsys, "tasks", "no-such-benchmark")
+    assert rc == 1 and out == ""
+    assert "no task id starts with 'no-such-benchmark'" in err
+
+
+def test_closed_pipe_is_not_an_error() -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line (`... | head -0`)
+    try:
+        done = subprocess.run([sys.executable, "-m", "leaderboard.cli", "tasks"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, cwd=REPO,
+                              env=dict(os.environ, PYTHONPATH=str(REPO)))
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == 141  # as a process killed by SIGPIPE
+
+
+# --- wording ---
+
+def test_unknown_query_message_reads_an_original_query(capsys, data_dir: Path, wtr_runs,
+                                                       tmp_path: Path) -> None:
+    run = tmp_path / "original.trec"
+    run.write_text(wtr_runs["original"].read_text() + "no-such-topic Q0 1 1 1.0 x\n")
+    rc, out, _ = run_cli(capsys, "check-run", WTR, str(run), "--data-dir", str(data_dir))
+    assert rc == 1
+    assert f"unknown query 'no-such-topic' (not an original query of {WTR})" in out
+
+
+def test_corpus_ids_read_as_json_reads_them(data_dir: Path, tmp_path: Path) -> None:
+    """The corpus id reader (pydantic_core's parser, for speed) against json, line by line."""
+    from leaderboard.data.base import DataFormatError
+    from leaderboard.data.followtable import read_corpus_ids
+
+    corpus = data_dir / "followtable" / "WTR" / "corpus.jsonl"
+    with corpus.open(encoding="utf-8") as fh:
+        expected = sorted({str(json.loads(line)["_id"]) for line in fh if line.strip()})
+    assert read_corpus_ids(corpus).tolist() == expected
+    broken = tmp_path / "corpus.jsonl"
+    broken.write_text('{"_id": "1", "text": "x"}\n\n{"_id": "2", "text": "y\n')
+    with pytest.raises(DataFormatError, match=rf"^{re.escape(str(broken))}:3: invalid JSON"):
+        read_corpus_ids(broken)

@@ -8,9 +8,17 @@ import sys
 from pathlib import Path
 
 from leaderboard.commands import add_data_dir, new_command
-from leaderboard.data import load_task_data, resolve_data_dir
-from leaderboard.pipeline import score_inputs, validate_task_files
-from leaderboard.registry import UnknownTaskError, get_task
+
+
+# The leaderboard, `compare` and the PR comment show scores x100; so does eval's text, and
+# says so on its first line. JSON output keeps the fractions results.json stores.
+SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
+
+
+def as_shown(fraction: float) -> str:
+    """A score on the leaderboard's x100 scale, two decimals, signed (p-MRR and IRS can be
+    negative)."""
+    return f"{100 * fraction:+.2f}"
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -19,7 +27,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Validate the runs of one task, then score them. Paired tasks (FollowIR, mFollowIR, "
         "FollowTable) take --original and --altered; PI-Indic retrieval takes --run and T4 "
         "takes --predictions. With --json, prints one object "
-        '{"task", "metrics", "groups", "per_query"}; scores are fractions.',
+        "Scores print x100, the leaderboard's scale; with --json, one object "
+        '{"task", "metrics", "groups", "per_query"} holds them as fractions (0-1, or -1 to 1 '
+        "for p-MRR and IRS).",
         "  leaderboard eval followtable/wtr --original topic.trec --altered instr.trec --json")
     p.add_argument("task", metavar="TASK")
     p.add_argument("--original", type=Path, metavar="RUN", help="run with the original query")
@@ -32,6 +42,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here so that `leaderboard --help` and other commands never load them.
+    from leaderboard.data import load_task_data, resolve_data_dir
+    from leaderboard.pipeline import score_inputs, validate_task_files
+    from leaderboard.registry import UnknownTaskError, get_task
+
     try:
         task = get_task(args.task)
     except UnknownTaskError as exc:
@@ -54,11 +69,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"task": task.id, "metrics": scores.metrics, "groups": scores.groups,
                           "per_query": scores.per_query}, sort_keys=True))
         return 0
-    print(f"{task.id} ({scores.n_queries} queries)")
+    print(f"{task.id} ({scores.n_queries} queries; {SCALE_NOTE})")
     for key in task.metric_keys():
         if key in scores.metrics:
-            print(f"  {key:22} {scores.metrics[key]:+.4f}")
+            print(f"  {key:22} {as_shown(scores.metrics[key]):>7}")
     for label, values in scores.groups.items():
-        cells = "  ".join(f"{k}={v:+.4f}" for k, v in values.items())
+        cells = "  ".join(f"{k}={as_shown(v)}" for k, v in values.items())
         print(f"  [{label}] {cells}")
     return 0

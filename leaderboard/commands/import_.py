@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from leaderboard.commands import add_data_dir, new_command
-from leaderboard.data import resolve_data_dir
 
 DEFAULT_OUT = Path("results/reported")
 
@@ -41,6 +40,7 @@ def run_mteb(args: argparse.Namespace) -> int:
 
 
 def run_all(args: argparse.Namespace) -> int:
+    from leaderboard.data import resolve_data_dir
     from leaderboard.reported.build import build_all_reported
 
     for path in build_all_reported(resolve_data_dir(args.data_dir), args.out_dir):

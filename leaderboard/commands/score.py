@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from leaderboard.commands import add_submission_args, for_each_submission, new_command
-from leaderboard.pipeline import Progress, score_submission
+
+if TYPE_CHECKING:
+    from leaderboard.pipeline import Progress
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -21,6 +24,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def _score(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, str]:
+    from leaderboard.pipeline import score_submission
+
     outcome = score_submission(root, data_dir, progress)
     for line in outcome.report.lines():
         print(line)

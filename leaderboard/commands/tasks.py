@@ -5,22 +5,37 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import sys
 
 from leaderboard.commands import new_command
-from leaderboard.registry import all_tasks
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(sub, "tasks", "list every task the leaderboard scores",
-                    "List task ids with their roles, primary metric and data source.",
-                    "  leaderboard tasks 'followtable/*'")
-    p.add_argument("pattern", nargs="?", default="*", help="shell-style filter on task ids")
+                    "List task ids with their roles, primary metric and data source. PATTERN "
+                    "matches task ids by prefix, with shell wildcards allowed "
+                    "(`followtable` lists followtable/wqt, followtable/wtr, ...).",
+                    "  leaderboard tasks followtable\n  leaderboard tasks 'pi-indic-val150/t4/*'")
+    p.add_argument("pattern", nargs="?", default="",
+                   help="task id prefix, shell wildcards allowed (default: every task)")
     p.add_argument("--json", action="store_true", help="print the registry entries as JSON")
     p.set_defaults(handler=run)
 
 
+def matches(task_id: str, pattern: str) -> bool:
+    """A prefix of the id, wildcards allowed: `followtable` and `followtable/w*` both match
+    followtable/wtr; `*` alone (the shell-style form this command took first) matches all."""
+    return fnmatch.fnmatchcase(task_id, pattern + "*")
+
+
 def run(args: argparse.Namespace) -> int:
-    tasks = [t for t in all_tasks().values() if fnmatch.fnmatch(t.id, args.pattern)]
+    from leaderboard.registry import all_tasks
+
+    tasks = [t for t in all_tasks().values() if matches(t.id, args.pattern)]
+    if not tasks:
+        print(f"leaderboard tasks: no task id starts with {args.pattern!r}; "
+              "`leaderboard tasks` lists them all", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps([t.model_dump(mode="json") for t in tasks], indent=1))
         return 0

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from leaderboard.commands import add_submission_args, for_each_submission, new_command
-from leaderboard.pipeline import Progress, check_submission
+
+if TYPE_CHECKING:
+    from leaderboard.pipeline import Progress
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -20,6 +23,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def _validate(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, str]:
+    from leaderboard.pipeline import check_submission
+
     outcome = check_submission(root, data_dir, score=False, progress=progress)
     for line in outcome.report.lines():
         print(line)

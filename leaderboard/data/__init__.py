@@ -20,12 +20,15 @@ __all__ = ["DataFormatError", "MissingDataError", "RoleData", "TaskData", "load_
 
 
 def _reader(task: Task):  # noqa: ANN202 - returns a module
-    from leaderboard.data import followtable, mteb_layout, pi_indic
-
+    # One reader imported at a time: the others pull in pandas, which a FollowTable
+    # `leaderboard eval` never needs.
     if task.benchmark == "followtable":
+        from leaderboard.data import followtable
         return followtable
     if task.benchmark in ("followir", "mfollowir", "mfollowir-cl"):
+        from leaderboard.data import mteb_layout
         return mteb_layout
+    from leaderboard.data import pi_indic
     return pi_indic
 
 

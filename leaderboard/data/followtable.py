@@ -69,7 +69,19 @@ def dataset_dir(task: Task, data_dir: Path) -> Path:
 
 
 def read_corpus_ids(path: Path) -> np.ndarray:
-    ids = [str(obj["_id"]) for _, obj in _iter_jsonl(path)]
+    # pydantic_core's JSON parser (already loaded with the registry) reads a corpus of 10-20k
+    # tables 2-3x faster than json: this read is a third of a one-task `leaderboard eval`.
+    from pydantic_core import from_json
+
+    ids: list[str] = []
+    with path.open("rb") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                ids.append(str(from_json(line)["_id"]))
+            except ValueError as exc:
+                raise DataFormatError(f"{path}:{lineno}: invalid JSON: {exc}") from None
     return np.unique(np.asarray(ids, dtype=object)).astype(str)
 
 

@@ -11,8 +11,7 @@ Averages run over every judged query of the role: a query missing from the run s
 (trec_eval ``-c``). A document is relevant when its judgment is >= 1 (trec_eval's default
 relevance level); negative judgments count as 0 gain.
 
-:func:`evaluate_pytrec` computes the same measures through pytrec_eval, the reference the
-tests hold this module to.
+The tests hold this module to pytrec_eval (trec_eval's C code) on real data.
 """
 
 from __future__ import annotations
@@ -261,43 +260,3 @@ def _ideal_dcg(rel_q: np.ndarray, gains: np.ndarray, nq: int, k: int | None) -> 
     use = (pos <= k) if k is not None else np.ones_like(pos, dtype=bool)
     return np.bincount(q_sorted, weights=np.where(use, g_sorted / np.log2(pos + 1.0), 0.0),
                        minlength=nq)
-
-
-_PYTREC_NAMES = {"nDCG": "ndcg_cut", "AP": "map_cut", "R": "recall", "P": "P"}
-
-
-def evaluate_pytrec(run: ParsedRun, qrels: dict[str, dict[str, int]], query_ids: list[str],
-                    metrics: tuple[str, ...] | list[str]) -> dict[str, dict[str, float]]:
-    """The same per-query scores through pytrec_eval (trec_eval's C code).
-
-    Slower (it needs Python dicts of the whole run) but independent; RR@k is computed by
-    truncating the run to k, because trec_eval's recip_rank has no cutoff.
-    """
-    import pytrec_eval
-
-    run_dict: dict[str, dict[str, float]] = {}
-    for q, d, s in zip(run.qid.tolist(), run.docid.tolist(), run.score.tolist()):
-        run_dict.setdefault(q, {})[d] = s
-    judged = {q: {d: int(r) for d, r in qrels.get(q, {}).items()} for q in query_ids}
-    out: dict[str, dict[str, float]] = {}
-    for name in metrics:
-        kind, k = parse_metric(name)
-        if kind == "RR" or (kind == "AP" and k is None):
-            measure = "recip_rank" if kind == "RR" else "map"
-            source = run_dict
-            if k is not None:
-                ranked = RankedRun.from_parsed(run)
-                keep = ranked.rank <= k
-                source = {}
-                for q, d in zip(ranked.qid[keep].tolist(), ranked.docid[keep].tolist()):
-                    source.setdefault(q, {})[d] = run_dict[q][d]
-            evaluator = pytrec_eval.RelevanceEvaluator(judged, {measure})
-            scores = evaluator.evaluate(source)
-            key = measure
-        else:
-            measure = f"{_PYTREC_NAMES[kind]}.{k}"
-            evaluator = pytrec_eval.RelevanceEvaluator(judged, {measure})
-            scores = evaluator.evaluate(run_dict)
-            key = f"{_PYTREC_NAMES[kind]}_{k}"
-        out[name] = {q: float(scores.get(q, {}).get(key, 0.0)) for q in query_ids}
-    return out

@@ -1,0 +1,258 @@
+"""Time `leaderboard --help` and a one-task `leaderboard eval`, end to end, in fresh processes.
+
+Not a test: it prints figures. Each command runs ``--repeat`` times in a fresh Python
+process; the script prints the median wall time and the median CPU time (user + system,
+from ``getrusage`` of the child) of each, since the development machines are shared and
+wall time moves with the other tenants while CPU time moves much less.
+
+The pairing: the same metrics (nDCG@10 of both runs, p-MRR, IRS) computed by a plain
+Python script (``--plain``, below: the standard library only, dicts and sorted lists, no
+validation) on the same runs and data. ``eval`` must give the same scores (checked to
+1e-9); its time is reported as a ratio to the plain path. With ``--against DIR`` the same
+commands also run from another checkout (say, the commit before a change), for a ratio
+between the two versions of the code:
+
+    git archive 0b7bfd5 | tar -x -C /tmp/before
+    .venv/bin/python benchmarks/cli_startup.py --against /tmp/before
+
+The default task is FollowTable TArX with the committed bm25s runs and the real data at
+``$LEADERBOARD_DATA`` (else ../shared/data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import json
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --- the plain reference path (stdlib only; runs in its own process) ---
+
+def _read_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = csv.reader(fh, delimiter="\t")
+        next(rows)
+        for q, d, r in rows:
+            out.setdefault(q, {})[d] = int(r)
+    return out
+
+
+def _read_run(path: Path) -> dict[str, dict[str, float]]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    run: dict[str, dict[str, float]] = {}
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                q, _, d, _, s, _ = line.split()
+                run.setdefault(q, {})[d] = float(s)
+    return run
+
+
+def _ranks(docs: dict[str, float]) -> dict[str, int]:
+    """trec_eval order: score descending, then docid descending."""
+    ordered = sorted(docs.items(), key=lambda x: (x[1], x[0]), reverse=True)
+    return {d: i + 1 for i, (d, _) in enumerate(ordered)}
+
+
+def _ndcg10(ranks: dict[str, int], judged: dict[str, int]) -> float:
+    gains = sorted((r for r in judged.values() if r > 0), reverse=True)[:10]
+    ideal = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    if ideal <= 0:
+        return 0.0
+    dcg = sum(max(judged.get(d, 0), 0) / math.log2(r + 1) for d, r in ranks.items() if r <= 10)
+    return dcg / ideal
+
+
+def _p_mrr(orig: dict[str, int], new: dict[str, int], changed: list[str]) -> float:
+    scores = []
+    for doc in changed:
+        r_og = orig.get(doc, len(orig) + 1)
+        r_new = new.get(doc, len(new) + 1)
+        scores.append(r_new / r_og - 1 if r_og >= r_new else 1 - r_og / r_new)
+    return sum(scores) / len(scores)
+
+
+def _irs(orig: dict[str, int], new: dict[str, int], t_pos: list[str], t_neg: list[str],
+         n: int) -> float:
+    if not t_pos and not t_neg:
+        return 0.0
+
+    def g(ranks: dict[str, int], docs: list[str]) -> float:
+        return sum(1 / math.log2(ranks.get(d, n + 1) + 1) for d in docs)
+
+    def s(ranks: dict[str, int]) -> float:
+        return (g(ranks, t_pos) - g(orig, t_pos)) - (g(ranks, t_neg) - g(orig, t_neg))
+
+    ideal = {d: i + 1 for i, d in enumerate(t_pos)}
+    ideal.update({d: n - len(t_neg) + 1 + i for i, d in enumerate(t_neg)})
+    worst = {d: i + 1 for i, d in enumerate(t_neg)}
+    worst.update({d: n - len(t_pos) + 1 + i for i, d in enumerate(t_pos)})
+    score, s_ideal, s_worst = s(new), s(ideal), s(worst)
+    if score >= 0:
+        value = score / s_ideal if s_ideal > 0 else 1.0
+    else:
+        value = score / abs(s_worst) if s_worst < 0 else -1.0
+    return max(-1.0, min(1.0, value))
+
+
+def plain_followtable_eval(root: Path, original: Path, altered: Path) -> dict[str, float]:
+    """nDCG@10 of both runs, p-MRR and IRS of one FollowTable dataset, plainly."""
+    with (root / "corpus.jsonl").open(encoding="utf-8") as fh:
+        n_docs = sum(1 for line in fh if line.strip())
+    queries = [str(o["_id"]) for o in _read_jsonl(root / "queries.jsonl")]
+    query_positive = _read_qrels(root / "qrels" / "for_only_query_test.tsv")
+    instruction_positive = _read_qrels(root / "qrels" / "test.tsv")
+    orig_ranks = {q: _ranks(docs) for q, docs in _read_run(original).items()}
+    alt_ranks = {q: _ranks(docs) for q, docs in _read_run(altered).items()}
+    topics = sorted({q.rsplit("_", 1)[0] for q in queries})
+    pmrr, irs = [], []
+    for q in queries:
+        topic = q.rsplit("_", 1)[0]
+        t_pos = sorted(d for d, r in instruction_positive.get(q, {}).items() if r > 0)
+        t_neg = sorted(d for d, r in query_positive.get(topic, {}).items()
+                       if r > 0 and d not in set(t_pos))
+        orig, new = orig_ranks.get(topic, {}), alt_ranks.get(q, {})
+        if t_neg:
+            pmrr.append(_p_mrr(orig, new, t_neg))
+        irs.append(_irs(orig, new, t_pos, t_neg, n_docs))
+    return {
+        "original/nDCG@10": sum(_ndcg10(orig_ranks.get(t, {}), query_positive.get(t, {}))
+                                for t in topics) / len(topics),
+        "altered/nDCG@10": sum(_ndcg10(alt_ranks.get(q, {}), instruction_positive.get(q, {}))
+                               for q in queries) / len(queries),
+        "p-MRR": sum(pmrr) / len(pmrr),
+        "IRS": sum(irs) / len(irs),
+    }
+
+
+# --- timing ---
+
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
+    """(wall s, CPU s of the child, stdout) of one fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def measure(commands: list[tuple[str, list[str], dict[str, str], Path]], repeat: int) -> list[dict]:
+    """Median wall and CPU time of each command, the commands interleaved round by round
+    so that a change in the machine's load falls on all of them alike."""
+    walls: list[list[float]] = [[] for _ in commands]
+    cpus: list[list[float]] = [[] for _ in commands]
+    outs = [""] * len(commands)
+    for _ in range(repeat):
+        for i, (_, argv, env, cwd) in enumerate(commands):
+            wall, cpu, outs[i] = timed(argv, env, cwd)
+            walls[i].append(wall)
+            cpus[i].append(cpu)
+    rows = []
+    for i, (label, *_) in enumerate(commands):
+        w, c = walls[i], cpus[i]
+        rows.append({"label": label, "wall": statistics.median(w), "cpu": statistics.median(c),
+                     "stdout": outs[i]})
+        print(f"{label:46} wall {statistics.median(w):6.3f} s ({min(w):.3f}-{max(w):.3f})"
+              f"   CPU {statistics.median(c):6.3f} s ({min(c):.3f}-{max(c):.3f})")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--task", default="followtable/tarx", help="a FollowTable task")
+    parser.add_argument("--runs", type=Path, default=ROOT / "submissions" / "bm25s",
+                        help="submission folder holding runs/<task>/{original,altered}.trec.gz")
+    parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--against", type=Path, default=None, metavar="DIR",
+                        help="another checkout to time the same commands from")
+    parser.add_argument("--plain", action="store_true",
+                        help="(internal) run the plain reference path once, print JSON")
+    args = parser.parse_args(argv)
+
+    data_dir = args.data_dir or Path(os.environ.get("LEADERBOARD_DATA", ROOT.parent / "shared" / "data"))
+    dataset = {"wtr": "WTR", "tarx": "TArX", "industr": "IndusTR", "wqt": "WQT"}[
+        args.task.split("/", 1)[1]]
+    original = args.runs / "runs" / args.task / "original.trec.gz"
+    altered = args.runs / "runs" / args.task / "altered.trec.gz"
+    if args.plain:
+        print(json.dumps(plain_followtable_eval(data_dir / "followtable" / dataset,
+                                                original, altered)))
+        return 0
+
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.machine import cpu_description
+
+    print(f"host: {cpu_description()}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}")
+    print(f"{args.task}: {original} + {altered}; data {data_dir}; median (min-max) of {args.repeat}, "
+          "commands interleaved\n")
+    python = sys.executable
+    eval_args = ["eval", args.task, "--original", str(original.resolve()),
+                 "--altered", str(altered.resolve()), "--data-dir", str(data_dir), "--json"]
+    checkouts = [("this checkout", ROOT)]
+    if args.against:
+        checkouts.append((f"{args.against}", args.against.resolve()))
+    commands = []
+    for name, checkout in checkouts:
+        env = dict(os.environ, PYTHONPATH=str(checkout))
+        commands.append((f"[{name}] leaderboard --help",
+                         [python, "-m", "leaderboard.cli", "--help"], env, checkout))
+        commands.append((f"[{name}] leaderboard eval {args.task}",
+                         [python, "-m", "leaderboard.cli", *eval_args], env, checkout))
+    commands.append(("plain Python script, same metrics",
+                     [python, str(Path(__file__).resolve()), "--plain", "--task", args.task,
+                      "--runs", str(args.runs.resolve()), "--data-dir", str(data_dir)],
+                     dict(os.environ), ROOT))
+    commands.append(("python -c pass (interpreter start)", [python, "-c", "pass"],
+                     dict(os.environ), ROOT))
+    measured = measure(commands, args.repeat)
+    rows = {}
+    for i, (name, _) in enumerate(checkouts):
+        rows[name, "help"], rows[name, "eval"] = measured[2 * i], measured[2 * i + 1]
+    plain, bare = measured[-2], measured[-1]
+
+    engine = json.loads(rows["this checkout", "eval"]["stdout"])["metrics"]
+    reference = json.loads(plain["stdout"])
+    worst = max(abs(engine[k] - reference[k]) for k in reference)
+    print(f"\nscores: eval and the plain script differ by at most {worst:.2e} "
+          f"({', '.join(f'{k} {100 * v:.2f}' for k, v in reference.items())}; x100)")
+    if worst > 1e-9:
+        print("error: the plain path and eval disagree", file=sys.stderr)
+        return 1
+    here_eval = rows["this checkout", "eval"]
+    print(f"eval / plain script: wall {here_eval['wall'] / plain['wall']:.2f}x, "
+          f"CPU {here_eval['cpu'] / plain['cpu']:.2f}x")
+    print(f"--help: {rows['this checkout', 'help']['wall']:.3f} s wall "
+          f"(interpreter start alone {bare['wall']:.3f} s)")
+    if args.against:
+        other = str(args.against)
+        for what in ("help", "eval"):
+            a, b = rows[other, what], rows["this checkout", what]
+            print(f"{what}: {other} / this checkout = wall {a['wall'] / b['wall']:.2f}x, "
+                  f"CPU {a['cpu'] / b['cpu']:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
