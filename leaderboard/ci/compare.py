@@ -24,7 +24,7 @@ from leaderboard.registry import Task, higher_is_better
 from leaderboard.results import ResultsFile, SystemResult
 
 if TYPE_CHECKING:
-    from leaderboard.site.layout import Column
+    from leaderboard.standings import Column
 
 VERIFIED_GLOB_DEPTH = 3  # submissions/<id>/results.json
 REPORTED_DIR = "results/reported"

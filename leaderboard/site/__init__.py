@@ -16,8 +16,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leaderboard.site.board import Board, SiteDataError, load_board
-from leaderboard.site.render import mkdocs_config, render_docs, write_mkdocs_config
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from leaderboard.site.board import Board, SiteDataError, load_board
 
 # Written into the docs and output folders, so a rebuild only ever wipes folders that a
 # previous build made (never a folder someone passed to --out by mistake).
@@ -25,6 +27,16 @@ DOCS_MARKER = ".followboard-docs"
 SITE_MARKER = ".followboard-site"
 
 __all__ = ["BuildResult", "SiteBuildError", "SiteDataError", "build_site", "load_board"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, so that importing leaderboard.site.layout (the view declarations, which
+    # leaderboard.standings hands out) does not import the renderer (jinja2, yaml).
+    if name in ("SiteDataError", "load_board", "Board"):
+        from leaderboard.site import board
+
+        return getattr(board, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class SiteBuildError(ValueError):
@@ -96,6 +108,9 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
     in a temporary directory that is removed afterwards. ``cache_dir`` stores significance
     results by a hash of their inputs, so a rebuild only tests views whose scores changed.
     """
+    from leaderboard.site.board import load_board
+    from leaderboard.site.render import mkdocs_config, render_docs, write_mkdocs_config
+
     start = time.perf_counter()
     board: Board = load_board(results_root, cache_dir=cache_dir)
     tmp = tempfile.TemporaryDirectory(prefix="followboard-site-")
