@@ -559,6 +559,7 @@ def test_mfollowir_pull_reads_the_language_suffixed_configs(
     data = tmp_path / "data-mfir"
     assert main(["data", "pull", "mfollowir", "--data-dir", str(data), "--quiet"]) == 0, \
         capsys.readouterr().err
+    assert capsys.readouterr().err == ""  # --quiet: no progress bars, huggingface_hub's either
     root = data / "mfollowir" / "multilingual"
     for lang in MFIR_LANGS:
         for config in ("corpus", "queries", "instruction", "default", "top_ranked",
