@@ -855,3 +855,11 @@ def test_an_unwritable_data_directory_is_a_clear_error(
     blocker.write_text("a file where the data directory should be\n")
     with pytest.raises(PullError, match=r"cannot write under .*not-a-folder"):
         pull_one(upstream, blocker, "followtable/wtr")
+
+
+def test_hub_endpoint_falls_back_to_huggingface_hubs_own_variable() -> None:
+    assert Endpoints.from_env({"HF_ENDPOINT": "http://mirror/"}).hf_endpoint == "http://mirror"
+    assert Endpoints.from_env({"HF_ENDPOINT": "http://mirror",
+                               "LEADERBOARD_HF_ENDPOINT": "http://ours"}).hf_endpoint == \
+        "http://ours"
+    assert Endpoints.from_env({}).hf_endpoint == "https://huggingface.co"
