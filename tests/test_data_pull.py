@@ -863,3 +863,13 @@ def test_hub_endpoint_falls_back_to_huggingface_hubs_own_variable() -> None:
                                "LEADERBOARD_HF_ENDPOINT": "http://ours"}).hf_endpoint == \
         "http://ours"
     assert Endpoints.from_env({}).hf_endpoint == "https://huggingface.co"
+
+
+def test_a_dataset_missing_from_the_hub_is_named_not_a_disk_error(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    """huggingface_hub's HTTP errors are OSErrors; they must not read as a local disk fault."""
+    del upstream.hf[R04.repo]
+    with pytest.raises(PullError, match=r"mteb/Robust04InstructionRetrieval@0495a5cb69aa: "
+                                        r"not found on the Hub \(HTTP 404\)") as info:
+        pull_one(upstream, tmp_path / "data-404", "followir/robust04")
+    assert "cannot write" not in str(info.value)
