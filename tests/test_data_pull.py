@@ -559,6 +559,7 @@ def test_mfollowir_pull_reads_the_language_suffixed_configs(
     data = tmp_path / "data-mfir"
     assert main(["data", "pull", "mfollowir", "--data-dir", str(data), "--quiet"]) == 0, \
         capsys.readouterr().err
+    assert capsys.readouterr().err == ""  # --quiet: no progress bars, huggingface_hub's either
     root = data / "mfollowir" / "multilingual"
     for lang in MFIR_LANGS:
         for config in ("corpus", "queries", "instruction", "default", "top_ranked",
@@ -854,3 +855,21 @@ def test_an_unwritable_data_directory_is_a_clear_error(
     blocker.write_text("a file where the data directory should be\n")
     with pytest.raises(PullError, match=r"cannot write under .*not-a-folder"):
         pull_one(upstream, blocker, "followtable/wtr")
+
+
+def test_hub_endpoint_falls_back_to_huggingface_hubs_own_variable() -> None:
+    assert Endpoints.from_env({"HF_ENDPOINT": "http://mirror/"}).hf_endpoint == "http://mirror"
+    assert Endpoints.from_env({"HF_ENDPOINT": "http://mirror",
+                               "LEADERBOARD_HF_ENDPOINT": "http://ours"}).hf_endpoint == \
+        "http://ours"
+    assert Endpoints.from_env({}).hf_endpoint == "https://huggingface.co"
+
+
+def test_a_dataset_missing_from_the_hub_is_named_not_a_disk_error(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    """huggingface_hub's HTTP errors are OSErrors; they must not read as a local disk fault."""
+    del upstream.hf[R04.repo]
+    with pytest.raises(PullError, match=r"mteb/Robust04InstructionRetrieval@0495a5cb69aa: "
+                                        r"not found on the Hub \(HTTP 404\)") as info:
+        pull_one(upstream, tmp_path / "data-404", "followir/robust04")
+    assert "cannot write" not in str(info.value)

@@ -42,9 +42,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
         actions, "pull", "download benchmark files at their pinned revisions",
         "Download the files of each BENCHMARK into DIR/<source folder>/, verifying size and "
         "git blob SHA-1 (or LFS SHA-256) of every file. A failed or interrupted pull keeps "
-        "no partial file; a re-run skips files already present and verified. Base URLs: "
-        "$LEADERBOARD_GITHUB_API, $LEADERBOARD_GITHUB_RAW, $LEADERBOARD_HF_ENDPOINT; "
-        "tokens: $GITHUB_TOKEN, $HF_TOKEN.",
+        "no partial file; a re-run skips files already present and verified. FollowIR and "
+        "mFollowIR come from the Hugging Face Hub through huggingface_hub (so $HF_HUB_OFFLINE "
+        "stops them). Base URLs: $LEADERBOARD_GITHUB_API, $LEADERBOARD_GITHUB_RAW, "
+        "$LEADERBOARD_HF_ENDPOINT (else $HF_ENDPOINT); tokens: $GITHUB_TOKEN, $HF_TOKEN.",
         "  leaderboard data pull all --data-dir data")
     pull.add_argument("benchmarks", nargs="+", metavar="BENCHMARK", help=BENCHMARK_HELP)
     add_data_dir(pull)
