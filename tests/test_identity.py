@@ -174,3 +174,22 @@ def test_followir_keeps_both_protocols_in_separate_columns() -> None:
     for row in rows:  # every imported MTEB row keeps its mteb version
         if row.system.source.kind == "mteb-results":
             assert row.system.source.mteb_version
+
+
+def test_site_shows_the_record_type_whatever_a_submission_declares(tmp_path: Path) -> None:
+    from leaderboard.results import ResultsFile, TaskScores, write_results
+
+    folder = tmp_path / "submissions" / "followir-7b-rerun"
+    system = SystemResult(
+        system_id="followir-7b-rerun", provenance="verified", source=Source(kind="scored"),
+        model=ModelInfo(name="FollowIR-7B", type="cross-encoder", parameters=7_241_732_096,
+                        links=["https://github.com/example/rerun"]),
+        tasks={"followir/core17": TaskScores(metrics={"p-MRR": 0.1})})
+    write_results(folder / "results.json", ResultsFile(kind="submission", systems=[system]))
+    rows, _ = load_rows(tmp_path)
+    model = rows[0].system.model
+    assert (model.type, model.parameters, model.instruction_trained) == (
+        "llm-reranker", 7_000_000_000, True)
+    assert model.name == "FollowIR-7B"
+    assert model.links[0] == "https://github.com/example/rerun"  # its own links first
+    assert "https://huggingface.co/jhu-clsp/FollowIR-7B" in model.links

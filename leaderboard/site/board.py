@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from leaderboard.models import canonical_system
 from leaderboard.registry import all_tasks
 from leaderboard.report import Report
 from leaderboard.results import ResultsFileError, SystemResult, read_results
@@ -217,6 +218,7 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
             if loaded is None:
                 continue
             system, info = loaded
+            system = canonical_system(system)  # one model, one identity on every page
             while info.slug in slugs:
                 info.slug += "-"
             slugs.add(info.slug)
@@ -236,8 +238,8 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
                     raise SiteDataError(f"{path}: system {system.system_id!r} has provenance "
                                         f"{system.provenance!r}; rows under results/reported/ "
                                         "must be 'reported'")
-                rows.append(Row(key=unique(system.system_id), system=system, origin=path,
-                                digest=digest))
+                rows.append(Row(key=unique(system.system_id), system=canonical_system(system),
+                                origin=path, digest=digest))
     known = set(all_tasks())
     unknown: dict[Path, set[str]] = {}
     for row in rows:
