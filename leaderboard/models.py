@@ -48,12 +48,16 @@ class ModelRecord(BaseModel):
     # False: a record of the registry file; True: built from one row's own facts.
     derived: bool = False
 
-    def apply_to(self, model: ModelInfo) -> ModelInfo:
+    def apply_to(self, model: ModelInfo, *, keep_links: bool = False) -> ModelInfo:
         """The row's model facts replaced by the record's; the printed name, licence and
-        revision (facts of the row's source) are kept."""
+        revision (facts of the row's source) are kept, and with ``keep_links`` the row's
+        own links come first (a submission's code and paper links)."""
+        links = list(self.links)
+        if keep_links:
+            links = list(dict.fromkeys([*model.links, *self.links]))
         return model.model_copy(update={
             "type": self.type, "parameters": self.parameters,
-            "instruction_trained": self.instruction_trained, "links": list(self.links)})
+            "instruction_trained": self.instruction_trained, "links": links})
 
 
 class _RegistryFile(BaseModel):
@@ -174,6 +178,19 @@ def canonical_model_info(model: ModelInfo, registry: ModelRegistry | None = None
     (importers write reported rows, so names resolve without links)."""
     rec = (registry or default_registry()).lookup(model, use_links=False)
     return rec.apply_to(model) if rec is not None else model
+
+
+def canonical_system(system: SystemResult, registry: ModelRegistry | None = None) -> SystemResult:
+    """A row whose model facts are its record's (the same object when nothing changes).
+
+    The site applies this to every row it loads, so a verified submission that declares
+    another type or size for a model the registry lists still shows the registry's, and
+    every page agrees; the submission's own links are kept."""
+    rec = resolve_model(system, registry)
+    if rec.derived:
+        return system
+    model = rec.apply_to(system.model, keep_links=True)
+    return system if model == system.model else system.model_copy(update={"model": model})
 
 
 @dataclass(frozen=True)

@@ -174,3 +174,40 @@ def test_followir_keeps_both_protocols_in_separate_columns() -> None:
     for row in rows:  # every imported MTEB row keeps its mteb version
         if row.system.source.kind == "mteb-results":
             assert row.system.source.mteb_version
+
+
+def test_site_shows_the_record_type_whatever_a_submission_declares(tmp_path: Path) -> None:
+    from leaderboard.results import ResultsFile, TaskScores, write_results
+
+    folder = tmp_path / "submissions" / "followir-7b-rerun"
+    system = SystemResult(
+        system_id="followir-7b-rerun", provenance="verified", source=Source(kind="scored"),
+        model=ModelInfo(name="FollowIR-7B", type="cross-encoder", parameters=7_241_732_096,
+                        links=["https://github.com/example/rerun"]),
+        tasks={"followir/core17": TaskScores(metrics={"p-MRR": 0.1})})
+    write_results(folder / "results.json", ResultsFile(kind="submission", systems=[system]))
+    rows, _ = load_rows(tmp_path)
+    model = rows[0].system.model
+    assert (model.type, model.parameters, model.instruction_trained) == (
+        "llm-reranker", 7_000_000_000, True)
+    assert model.name == "FollowIR-7B"
+    assert model.links[0] == "https://github.com/example/rerun"  # its own links first
+    assert "https://huggingface.co/jhu-clsp/FollowIR-7B" in model.links
+
+
+def test_mteb_version_decides_the_qrels_and_a_bad_one_names_the_file(tmp_path: Path) -> None:
+    import json
+
+    from leaderboard.reported.mteb import MtebImportError, import_mteb
+
+    assert mteb_swaps_qrels("1.12.75") and mteb_swaps_qrels("1.36.10")
+    assert not mteb_swaps_qrels("2.0.0") and not mteb_swaps_qrels("2.26.24")
+    path = tmp_path / "results" / "org__m" / "rev" / "Core17InstructionRetrieval.json"
+    path.parent.mkdir(parents=True)
+    entry = {"hf_subset": "default", "main_score": 0.1,
+             "og": {"map_at_1000": 0.3, "ndcg_at_10": 0.3}}
+    path.write_text(json.dumps({"task_name": "Core17InstructionRetrieval",
+                                "mteb_version": "dev", "scores": {"test": [entry]}}))
+    with pytest.raises(MtebImportError, match=r"Core17InstructionRetrieval\.json: "
+                                              r"mteb_version 'dev'"):
+        import_mteb(tmp_path)

@@ -133,7 +133,7 @@ def test_page_loads_cleanly_offline(site, page, kind: str) -> None:
 
 def test_sort_by_clicking_a_header(site, page) -> None:
     page.goto(site["url"] + "followir.html#followir-robust04")
-    header = page.locator("#followir-robust04 th", has_text="nDCG@10")
+    header = page.locator("#followir-robust04 th[data-col='original/nDCG@10']")
     index = header.evaluate("th => th.cellIndex")
     header.click()
     values = [float(r["cells"][index]) for r in visible_rows(page, "followir-robust04")

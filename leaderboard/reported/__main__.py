@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from leaderboard.data.base import resolve_data_dir
+from leaderboard.models import ModelRegistryError
 from leaderboard.reported.build import build_all_reported
 from leaderboard.reported.mteb import MtebImportError
 from leaderboard.reported.papers import TranscriptionError
@@ -17,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = Path(args[0]) if args else Path("results/reported")
     try:
         paths = build_all_reported(resolve_data_dir(), out_dir)
-    except (MtebImportError, TranscriptionError, PiIndicResultsError) as exc:
+    except (MtebImportError, TranscriptionError, PiIndicResultsError, ModelRegistryError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     for path in paths:

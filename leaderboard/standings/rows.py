@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leaderboard.models import canonical_system
 from leaderboard.registry import all_tasks
 from leaderboard.report import Report
 from leaderboard.results import ResultsFile, ResultsFileError, SystemResult, read_results
@@ -150,6 +151,7 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
             if loaded is None:
                 continue
             system, info = loaded
+            system = canonical_system(system)  # one model, one identity on every page
             while info.slug in slugs:
                 info.slug += "-"
             slugs.add(info.slug)
@@ -170,8 +172,8 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
                         f"{path}: system {system.system_id!r} has provenance "
                         f"{system.provenance!r}; rows under results/reported/ must be "
                         "'reported'")
-                rows.append(Row(key=unique(system.system_id), system=system, origin=path,
-                                digest=digest))
+                rows.append(Row(key=unique(system.system_id), system=canonical_system(system),
+                                origin=path, digest=digest))
     from leaderboard.site.layout import REPORTED_ONLY_PREFIXES
 
     known = set(all_tasks())
