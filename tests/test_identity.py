@@ -15,7 +15,8 @@ from leaderboard.models import (
 )
 from leaderboard.reported.protocols import mteb_swaps_qrels, protocol_of
 from leaderboard.results import ModelInfo, Source, SystemResult, read_results
-from leaderboard.site.board import cell_value, load_rows
+from leaderboard.site.board import load_rows
+from leaderboard.standings.statistic import column_value
 from leaderboard.site.layout import site_pages
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +41,7 @@ def test_every_model_has_one_type_on_every_page() -> None:
     for page in site_pages():
         for view in page.views:
             for row in rows:
-                if any(cell_value(row, c)[0] is not None for c in view.columns):
+                if any(column_value(row.system, c).value is not None for c in view.columns):
                     types.setdefault(resolve_model(row.system).id, set()).add(
                         row.system.model.type)
     mixed = {k: v for k, v in types.items() if len(v) > 1}
@@ -156,7 +157,7 @@ def test_no_sortable_column_mixes_qrels_protocols() -> None:
                 assert len(protocols) == 1, (view.id, column.id)
                 named = "as-labelled" if protocols.pop().as_labelled else "swapped"
                 found = {_actual_protocol(r.system) for r in rows
-                         if cell_value(r, column)[0] is not None}
+                         if column_value(r.system, column).value is not None}
                 assert found <= {named}, (view.id, column.label, found)
                 checked += 1
     assert checked >= 10
@@ -166,8 +167,8 @@ def test_followir_keeps_both_protocols_in_separate_columns() -> None:
     rows, _ = load_rows(ROOT)
     view = next(v for p in site_pages() for v in p.views if v.id == "followir/core17")
     by_label = {c.label: c for c in view.columns}
-    right = [cell_value(r, by_label["MAP@1000"])[0] for r in rows]
-    swapped = [cell_value(r, by_label["MAP@1000 (vs changed qrels)"])[0] for r in rows]
+    right = [column_value(r.system, by_label["MAP@1000"]).value for r in rows]
+    swapped = [column_value(r.system, by_label["MAP@1000 (vs changed qrels)"]).value for r in rows]
     assert sum(v is not None for v in right) >= 33
     assert sum(v is not None for v in swapped) >= 158
     assert not any(a is not None and b is not None for a, b in zip(right, swapped))
