@@ -760,6 +760,7 @@ def _set_owner(root: Path, sub_id: str, owner: str) -> None:
     ("alice", "mallory", "CONTRIBUTOR", False),
     ("alice", "Alice", "CONTRIBUTOR", True),     # logins compare without case
     ("alice", "bob", "MEMBER", True),
+    (None, "github-actions[bot]", "NONE", True),  # baselines.yml updating a baseline
 ])
 def test_only_the_owner_or_a_maintainer_may_change_a_merged_submission(
         repo, wtr, data_dir, actions_env, tmp_path, base_owner, author, association, allowed):

@@ -351,3 +351,57 @@ def test_baselines_checks_model_ids_against_the_registry_before_using_them(capsy
         assert main(["ci", "check-model-ids", "bm25s", bad]) == 1
         assert why in capsys.readouterr().err
     assert main(["ci", "check-model-ids"]) == 1
+
+
+LOCK = REPO / "requirements" / "ci.txt"
+
+
+@pytest.mark.parametrize("name", ["publish.yml", "pr-comment.yml", "pr-validate.yml"])
+def test_installs_come_from_the_hashed_lock_file(name: str):
+    """Jobs that hold a token, or score strangers' files, install only hashed packages."""
+    installs = [step["run"] for _, step in steps(load(WORKFLOW_DIR / name))
+                if "pip install" in (step.get("run") or "")]
+    assert installs, name
+    for script in installs:
+        for line in script.splitlines():
+            if "pip install" not in line:
+                continue
+            hashed = "--require-hashes" in line and "-r requirements/ci.txt" in line \
+                and "--no-deps" in line
+            local_only = "--no-index" in line and "--no-deps" in line and line.rstrip()[-1] == "."
+            assert hashed or local_only, f"{name}: {line.strip()}"
+
+
+def test_the_lock_file_pins_every_package_with_hashes():
+    entries: list[str] = []
+    for line in LOCK.read_text().splitlines():
+        if re.match(r"[A-Za-z0-9]", line):
+            entries.append(line)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            assert entries, f"unexpected line before the first requirement: {line}"
+            entries[-1] += "\n" + line
+    names = set()
+    for entry in entries:
+        requirement = entry.splitlines()[0]
+        assert re.match(r"^[A-Za-z0-9._-]+==[^ ]+ \\$", requirement), requirement
+        assert re.search(r"--hash=sha256:[0-9a-f]{64}", entry), requirement
+        names.add(requirement.split("==")[0].lower())
+    project = re.findall(r'^\s*"([A-Za-z0-9_.-]+)', (REPO / "pyproject.toml").read_text()
+                         .split("dependencies = [")[1].split("]")[0], re.M)
+    assert {p.lower() for p in project} <= names, "pyproject dependencies missing from the lock"
+    assert "setuptools" in names  # the build backend, for --no-build-isolation
+
+
+def test_the_comment_job_finds_the_pr_through_the_api_and_never_races():
+    comment = load(WORKFLOW_DIR / "pr-comment.yml")
+    text = (WORKFLOW_DIR / "pr-comment.yml").read_text()
+    assert "github.event.workflow_run.pull_requests" not in text  # empty for fork PRs
+    group = comment["concurrency"]["group"]
+    assert "head_repository.full_name" in group and "head_branch" in group
+    assert comment["concurrency"]["cancel-in-progress"] is False
+    find = _step(WORKFLOW_DIR / "pr-comment.yml", "Find the pull request of the head commit")
+    assert "select(.head.sha == env.HEAD_SHA and .head.repo.full_name == env.HEAD_REPO)" \
+        in find["run"]
+    render = _step(WORKFLOW_DIR / "pr-comment.yml", "Validate the report and render the comment")
+    for flag in ("--expect-pr", "--expect-head", "--pr-files", "--pr-author", "--base-dir"):
+        assert flag in render["run"]

@@ -11,5 +11,8 @@ subcommands, so every step runs (and is tested) the same way on a laptop:
 * :mod:`leaderboard.ci.render` turns a report into the PR comment and the job summary;
 * :mod:`leaderboard.ci.trusted` re-derives a PR's scope from the GitHub API in the
   privileged comment job, so an edited workflow cannot vouch for itself;
-* :mod:`leaderboard.ci.pr_check` and :mod:`leaderboard.ci.pending` orchestrate the steps.
+* :mod:`leaderboard.ci.pr_check` and :mod:`leaderboard.ci.pending` orchestrate the steps;
+* :mod:`leaderboard.ci.inputs` checks what a maintainer types into a dispatched workflow;
+* :mod:`leaderboard.ci.audit` reads the GitHub settings that keep fork PRs off the
+  self-hosted GPU runner (docs/MAINTAINERS.md).
 """

@@ -24,6 +24,7 @@ import github_action_utils as gha
 
 from leaderboard.ci.compare import CommittedResults, load_committed, standing
 from leaderboard.ci.git import (
+    SHA_RE,
     TreeEntry,
     changed_files,
     extract,
@@ -32,7 +33,6 @@ from leaderboard.ci.git import (
     resolve_commit,
     tree_entries,
 )
-from leaderboard.ci.git import SHA_RE
 from leaderboard.ci.policy import (
     METADATA_NAME,
     RESULTS_NAME,
