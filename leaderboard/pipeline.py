@@ -156,7 +156,7 @@ def results_staleness(root: Path) -> list[str]:
     if not path.is_file() or path.is_symlink():
         return []
     try:
-        recorded = read_results(path).inputs_sha256
+        recorded = read_results(path).inputs_sha256 or {}
     except ResultsFileError as exc:
         return [f"results.json cannot be read ({exc})"]
     return stale_inputs(recorded, input_digests(root))

@@ -92,7 +92,8 @@ class ResultsFile(BaseModel):
     # A submission's inputs when it was scored: path inside the submission folder
     # (metadata.yaml, runs/...) -> SHA-256 of the file, so a run changed after scoring is
     # detected (`validate`) and rescored (`ci score-pending`) instead of showing old scores.
-    inputs_sha256: dict[str, str] = Field(default_factory=dict)
+    # Reported rows have no inputs here: None keeps the key out of their files.
+    inputs_sha256: dict[str, str] | None = None
     systems: list[SystemResult]
 
 
