@@ -42,7 +42,6 @@ COMMANDS: tuple[Command, ...] = (
     Command("ci", "ci", "steps of the GitHub Actions workflows (PR check, comment, scoring)"),
     Command("build", "build", "build the static leaderboard site (MkDocs, works offline)"),
 )
-COMMAND_MODULES = tuple(c.module for c in COMMANDS)
 
 # Errors whose message is the whole story: print it, no traceback.
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (OSError, ValueError, KeyError)
