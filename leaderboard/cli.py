@@ -42,7 +42,6 @@ COMMANDS: tuple[Command, ...] = (
     Command("ci", "ci", "steps of the GitHub Actions workflows (PR check, comment, scoring)"),
     Command("build", "build", "build the static leaderboard site (MkDocs, works offline)"),
 )
-COMMAND_MODULES = tuple(c.module for c in COMMANDS)
 
 # Errors whose message is the whole story: print it, no traceback.
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (OSError, ValueError, KeyError)
@@ -95,6 +94,10 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    # pydantic looks for plugins through every installed package's entry points the first
+    # time a model is built: a tenth of a one-task `eval` in an environment with torch.
+    # FollowBoard uses none; a user who does can set the variable (to "" for all plugins).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     parser = build_parser(requested_command(argv), lazy=True)
     args = parser.parse_args(argv)
     try:

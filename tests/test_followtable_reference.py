@@ -24,6 +24,9 @@ from leaderboard.cli import main
 
 DATASETS = ["WTR", "TArX", "IndusTR", "WQT"]
 
+# Every test here uses the BM25 runs the fixture makes for all four datasets: minutes.
+pytestmark = pytest.mark.slow
+
 
 def read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as fh:

@@ -306,6 +306,7 @@ def test_perfect_and_degenerate_predictors() -> None:
         cls.accuracy([2, 0], [0.1, 0.3])
 
 
+@pytest.mark.slow
 def test_metrics_match_scikit_learn() -> None:
     sk = pytest.importorskip("sklearn.metrics")
     rng = np.random.default_rng(2024)

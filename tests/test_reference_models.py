@@ -531,6 +531,7 @@ def test_bm25_submission_is_complete_valid_and_byte_identical(tiny_data: Path,
     _check_submission(first.folder, tiny_data)
 
 
+@pytest.mark.slow
 def test_dense_pipeline_resumes_and_shards(tiny_models, tiny_data: Path, tmp_path: Path,
                                            monkeypatch) -> None:
     spec = bi_encoder_spec(tiny_models["bert"], "mean")
@@ -688,6 +689,7 @@ def test_bm25_on_real_pi_indic_scores(data_dir: Path, tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- real model
 
 
+@pytest.mark.slow
 def test_minilm_from_package_ranks_sensibly() -> None:
     runner = load_runner(get_model_spec("all-minilm-l6-v2"), device="cpu", progress=False)
     assert runner.parameters > 20_000_000

@@ -141,6 +141,7 @@ def test_mutated_runs_never_raise(data, valid_lines, wtr, tmp_path_factory) -> N
     assert_well_formed(full, raw)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_shuffled_valid_runs_stay_valid(data, valid_lines, wtr, tmp_path_factory) -> None:

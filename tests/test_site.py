@@ -322,6 +322,7 @@ def test_view_permalinks_exist(built: dict) -> None:
             assert view.anchor in ids, (page.path, view.anchor)
 
 
+@pytest.mark.slow
 def test_strict_mode_fails_on_a_broken_link(built: dict, tmp_path: Path) -> None:
     from leaderboard.site import run_mkdocs
     from leaderboard.site.render import mkdocs_config, render_docs, write_mkdocs_config
@@ -355,6 +356,7 @@ def test_broken_results_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Cap
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code = cli_main(["build", "--results-root", str(built["root"]), "--out",
                      str(tmp_path / "site"), "--docs-dir", str(tmp_path / "docs"),
@@ -368,6 +370,7 @@ def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.Cap
                      "--cache-dir", str(built["base"] / "cache"), "--quiet"]) == 0
 
 
+@pytest.mark.slow
 def test_tier_cache_gives_identical_pages(built: dict, tmp_path: Path) -> None:
     cache = built["base"] / "cache"
     assert any(cache.iterdir())
@@ -377,6 +380,7 @@ def test_tier_cache_gives_identical_pages(built: dict, tmp_path: Path) -> None:
         assert (again.out_dir / name).read_text() == (fresh.out_dir / name).read_text()
 
 
+@pytest.mark.slow
 def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
     result = build_site(tmp_path, tmp_path / "out")
     assert (tmp_path / "out" / "index.html").is_file()
