@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Mapping
 
 from leaderboard import __version__
 from leaderboard.fileio import atomic_file
+from leaderboard.benchmarks import benchmark_of
 from leaderboard.registry import FOLLOWTABLE_FILES, DataSource
 from leaderboard.data.pull_common import (
     CHUNK_BYTES,
@@ -265,7 +266,7 @@ class GitHubClient:
     def plan(self, item: SourceTasks) -> PullPlan:
         source = item.source
         commit, root_tree = self._github_commit(source)
-        if item.benchmark == "followtable":
+        if benchmark_of(item.benchmark).github_plan == "table-folder":
             folder = "data/" + item.tasks[0].params["folder"]
             _, listing = self._github_folder(source, root_tree, folder)
             return self._plan_followtable(source, commit, folder, listing)

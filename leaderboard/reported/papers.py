@@ -29,6 +29,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from leaderboard.benchmarks import reported_only_prefixes
 from leaderboard.models import canonical_model_info
 from leaderboard.registry import all_tasks
 from leaderboard.reported.protocols import relabel
@@ -46,7 +47,8 @@ PAPER_SOURCES: dict[str, str] = {
 
 # Task ids that are not in the registry and never will be: figures a paper reports on data or
 # aggregates this leaderboard does not score. They must not be confusable with scored tasks.
-PAPER_ONLY_TASK_PREFIXES = ("pi-indic-full/", "followtable-paper/")
+# Each benchmark declares its own (leaderboard.benchmarks); the site shows the same ids.
+PAPER_ONLY_TASK_PREFIXES = reported_only_prefixes()
 
 
 class TranscriptionError(ValueError):
