@@ -13,7 +13,7 @@ from functools import cache
 
 # The declarations live in leaderboard.benchmarks, one module per benchmark; these names
 # stay importable from here for existing callers.
-from leaderboard.benchmarks import BENCHMARKS
+from leaderboard.benchmarks import declared
 from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES  # noqa: F401
 from leaderboard.benchmarks.followtable import (  # noqa: F401
     FOLLOWTABLE_COMMIT,
@@ -41,7 +41,7 @@ from leaderboard.benchmarks.schema import (  # noqa: F401
 
 
 def _build_tasks() -> list[Task]:
-    return [t for b in BENCHMARKS for t in b.tasks]
+    return [t for b in declared() for t in b.tasks]
 
 
 @cache

@@ -15,7 +15,12 @@ from leaderboard.benchmarks.pi_indic import PI_INDIC
 
 BENCHMARKS: tuple[Benchmark, ...] = (FOLLOWIR, MFOLLOWIR, MFOLLOWIR_CL, FOLLOWTABLE, PI_INDIC)
 
-__all__ = ["BENCHMARKS", "Benchmark", "benchmark_of", "reader_of", "reported_only_prefixes"]
+__all__ = ["BENCHMARKS", "Benchmark", "benchmark_of", "declared", "reader_of", "reported_only_prefixes"]
+
+
+def declared() -> tuple[Benchmark, ...]:
+    """The declarations, read at call time (so a test can declare one more)."""
+    return BENCHMARKS
 
 
 def benchmark_of(benchmark_id: str) -> Benchmark:

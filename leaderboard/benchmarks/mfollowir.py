@@ -84,7 +84,7 @@ _OWN_PAPER = {"mfollowir": "mfollowir-paper/", "mfollowir-cl": "mfollowir-paper/
 
 # The multilingual declaration carries the page and home columns of both settings.
 MFOLLOWIR = Benchmark(
-    id="mfollowir", title="mFollowIR multilingual",
+    id="mfollowir", title="mFollowIR (multilingual)",
     build_tasks=lambda: _tasks("mfollowir", MFOLLOWIR_SOURCE, "multilingual"),
     reader="mteb", missing_files=mteb_missing_files, pages=_pages,
     home=((HomeColumn("mfollowir-cl", "mFollowIR cross-lingual p-MRR", "mfollowir-cl/average",
@@ -94,7 +94,7 @@ MFOLLOWIR = Benchmark(
     own_paper=_OWN_PAPER,
 )
 MFOLLOWIR_CL = Benchmark(
-    id="mfollowir-cl", title="mFollowIR cross-lingual",
+    id="mfollowir-cl", title="mFollowIR (cross-lingual)",
     build_tasks=lambda: _tasks("mfollowir-cl", MFOLLOWIR_CL_SOURCE, "cross-lingual"),
     reader="mteb", missing_files=mteb_missing_files,
 )

@@ -262,7 +262,7 @@ def _pages() -> tuple[Page, ...]:
 # Two home columns: the 150 validated pairs scored here, and the authors' figures on their
 # full, unreleased data, which are never ranked with them.
 PI_INDIC = Benchmark(
-    id="pi-indic-val150", title="PI-Indic-Align val150", build_tasks=_tasks, reader="pi-indic",
+    id="pi-indic-val150", title="PI-Indic-Align (val150)", build_tasks=_tasks, reader="pi-indic",
     missing_files=_missing_files, pull_aliases=("pi-indic",), pages=_pages,
     home=((HomeColumn("pi-indic", "PI-Indic val150 T1 RR@10", "pi-indic/t1/average", "RR@10"),
            "pi-indic/t1.md"),

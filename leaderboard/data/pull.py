@@ -125,19 +125,23 @@ def sources_by_local_dir() -> dict[str, SourceTasks]:
 
 def select_sources(names: Sequence[str]) -> list[SourceTasks]:
     """Sources for benchmark names (``all``, aliases) or task ids / id prefixes, in order."""
+    from leaderboard.benchmarks import declared
+
+    benchmarks = tuple(b.id for b in declared())
+    aliases = {alias: b.id for b in declared() for alias in b.pull_aliases}
     every = sources_by_local_dir()
     chosen: dict[str, SourceTasks] = {}
     for raw in names:
-        name = BENCHMARK_ALIASES.get(raw, raw).rstrip("/")
+        name = aliases.get(raw, raw).rstrip("/")
         if name == "all":
             matched = list(every.values())
-        elif name in BENCHMARKS:
+        elif name in benchmarks:
             matched = [s for s in every.values() if s.benchmark == name]
         else:
             matched = [s for s in every.values()
                        if any(t.id == name or t.id.startswith(name + "/") for t in s.tasks)]
         if not matched:
-            choices = ", ".join(("all", *BENCHMARKS, *BENCHMARK_ALIASES))
+            choices = ", ".join(("all", *benchmarks, *aliases))
             raise ValueError(f"unknown benchmark or task {raw!r}; choose from {choices}, "
                              "or give a task id (see `leaderboard tasks`)")
         for s in matched:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from leaderboard.benchmarks import BENCHMARKS, reported_only_prefixes
+from leaderboard.benchmarks import BENCHMARKS, declared, reported_only_prefixes
 from leaderboard.benchmarks.followtable import (  # noqa: F401 - re-exported
     FOLLOWTABLE_CONSTRAINT_NAMES,
     FT_PAPER_AVERAGE,
@@ -46,7 +46,7 @@ REPORTED_ONLY_PREFIXES = reported_only_prefixes()
 
 @cache
 def site_pages() -> tuple[Page, ...]:
-    return tuple(page for b in BENCHMARKS for page in b.pages())
+    return tuple(page for b in declared() for page in b.pages())
 
 
 def all_views() -> dict[str, View]:
