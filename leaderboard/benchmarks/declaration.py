@@ -54,6 +54,9 @@ class Benchmark:
     home: tuple[tuple[HomeColumn, str], ...] = ()
     # Task-id prefixes of figures reported only by a paper, never scored here.
     reported_only_prefixes: tuple[str, ...] = ()
+    # The paper's tables, transcribed in leaderboard/reported/data/<yaml>: yaml file name ->
+    # name of the reported results file it becomes.
+    paper_transcriptions: dict[str, str] = field(default_factory=dict)
     # View-id prefix -> task-id prefix of this benchmark's own paper's reported rows.
     own_paper: dict[str, str] = field(default_factory=dict)
 

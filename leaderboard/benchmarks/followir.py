@@ -148,5 +148,6 @@ FOLLOWIR = Benchmark(
     missing_files=mteb_missing_files, pages=_pages,
     home=((HomeColumn("followir", "FollowIR p-MRR", "followir/average", "p-MRR"),
            "followir.md"),),
+    paper_transcriptions={"followir_table2.yaml": "followir-paper.json"},
     own_paper={"followir": "followir-paper/"},
 )

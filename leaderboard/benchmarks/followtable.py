@@ -140,5 +140,6 @@ FOLLOWTABLE = Benchmark(
     home=((HomeColumn("followtable", "FollowTable IRS", "followtable/average", "IRS"),
            "followtable.md"),),
     reported_only_prefixes=(FT_PAPER_PREFIX,),
+    paper_transcriptions={"followtable_tables4_5_6.yaml": "followtable-paper.json"},
     own_paper={"followtable": "followtable-paper/"},
 )

@@ -91,6 +91,7 @@ MFOLLOWIR = Benchmark(
                       "p-MRR"), "mfollowir.md"),
           (HomeColumn("mfollowir", "mFollowIR multilingual p-MRR", "mfollowir/average",
                       "p-MRR"), "mfollowir.md")),
+    paper_transcriptions={"mfollowir_tables3_4.yaml": "mfollowir-paper.json"},
     own_paper=_OWN_PAPER,
 )
 MFOLLOWIR_CL = Benchmark(

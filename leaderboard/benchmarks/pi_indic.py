@@ -269,5 +269,6 @@ PI_INDIC = Benchmark(
           (HomeColumn("pi-indic-full", "PI-Indic full set T1 RR@10 (reported)",
                       "pi-indic-full/t1", "RR@10"), "pi-indic/index.md")),
     reported_only_prefixes=(PI_FULL_PREFIX,),
+    paper_transcriptions={"pi_indic_tables3_7.yaml": "pi-indic-paper.json"},
     own_paper={"pi-indic": "pi-indic-paper/", "pi-indic-full": "pi-indic-paper/"},
 )
