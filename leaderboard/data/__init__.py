@@ -20,16 +20,12 @@ __all__ = ["DataFormatError", "MissingDataError", "RoleData", "TaskData", "load_
 
 
 def _reader(task: Task):  # noqa: ANN202 - returns a module
-    # One reader imported at a time: the others pull in pandas, which a FollowTable
+    # The task's benchmark declaration names its reader (a task's params["layout"] wins);
+    # only that one reader is imported: the others pull in pandas, which a FollowTable
     # `leaderboard eval` never needs.
-    if task.benchmark == "followtable":
-        from leaderboard.data import followtable
-        return followtable
-    if task.benchmark in ("followir", "mfollowir", "mfollowir-cl"):
-        from leaderboard.data import mteb_layout
-        return mteb_layout
-    from leaderboard.data import pi_indic
-    return pi_indic
+    from leaderboard.benchmarks import benchmark_of, reader_of
+
+    return reader_of(task, benchmark_of(task.benchmark))
 
 
 @lru_cache(maxsize=512)  # every registered task fits; PI-Indic has ~300 small ones

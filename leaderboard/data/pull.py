@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from leaderboard.data.base import MissingDataError
 from leaderboard.data.pull_common import (  # noqa: F401 - re-exported for callers
     BENCHMARK_ALIASES,
     BENCHMARKS,
@@ -76,7 +75,7 @@ from leaderboard.data.pull_github import (  # noqa: F401 - re-exported for calle
 )
 from leaderboard.data.pull_hub import HubClient, hf_configs  # noqa: F401
 from leaderboard.fileio import atomic_write_text
-from leaderboard.registry import FOLLOWTABLE_FILES, DataSource, Task, all_tasks
+from leaderboard.registry import DataSource, Task, all_tasks
 
 @dataclass
 class SourceResult:
@@ -126,19 +125,23 @@ def sources_by_local_dir() -> dict[str, SourceTasks]:
 
 def select_sources(names: Sequence[str]) -> list[SourceTasks]:
     """Sources for benchmark names (``all``, aliases) or task ids / id prefixes, in order."""
+    from leaderboard.benchmarks import declared
+
+    benchmarks = tuple(b.id for b in declared())
+    aliases = {alias: b.id for b in declared() for alias in b.pull_aliases}
     every = sources_by_local_dir()
     chosen: dict[str, SourceTasks] = {}
     for raw in names:
-        name = BENCHMARK_ALIASES.get(raw, raw).rstrip("/")
+        name = aliases.get(raw, raw).rstrip("/")
         if name == "all":
             matched = list(every.values())
-        elif name in BENCHMARKS:
+        elif name in benchmarks:
             matched = [s for s in every.values() if s.benchmark == name]
         else:
             matched = [s for s in every.values()
                        if any(t.id == name or t.id.startswith(name + "/") for t in s.tasks)]
         if not matched:
-            choices = ", ".join(("all", *BENCHMARKS, *BENCHMARK_ALIASES))
+            choices = ", ".join(("all", *benchmarks, *aliases))
             raise ValueError(f"unknown benchmark or task {raw!r}; choose from {choices}, "
                              "or give a task id (see `leaderboard tasks`)")
         for s in matched:
@@ -416,23 +419,9 @@ def _sweep_partial_files(local_root: Path) -> None:
 
 def missing_files(task: Task, data_dir: Path) -> list[Path]:
     """Files the task's reader needs that are not in ``data_dir`` (empty: all present)."""
-    data_dir = Path(data_dir)
-    if task.benchmark == "followtable":
-        root = data_dir / task.source.local_dir
-        return [root / f for f in FOLLOWTABLE_FILES if not (root / f).is_file()]
-    if task.benchmark in ("followir", "mfollowir", "mfollowir-cl"):
-        from leaderboard.data import mteb_layout
+    from leaderboard.benchmarks import benchmark_of
 
-        try:
-            mteb_layout.check_present(task, data_dir)
-        except MissingDataError as exc:
-            return list(exc.missing)
-        return []
-    from leaderboard.data import pi_indic
-
-    langs = dict.fromkeys((task.params["query_lang"], task.params["doc_lang"]))
-    paths = [pi_indic.language_file(data_dir, task, lang) for lang in langs]
-    return [p for p in paths if not p.is_file()]
+    return benchmark_of(task.benchmark).missing_files(task, Path(data_dir))
 
 
 def source_missing_files(item: SourceTasks, data_dir: Path) -> list[Path]:

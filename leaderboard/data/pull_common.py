@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
+from leaderboard.benchmarks import BENCHMARKS as _DECLARED
 from leaderboard.registry import DataSource
 
 ENV_GITHUB_API = "LEADERBOARD_GITHUB_API"
@@ -33,9 +34,10 @@ MANIFEST_FORMAT = 1
 PART_PREFIX = ".pull-"
 PART_SUFFIX = ".part"
 
-# Benchmarks that `leaderboard data pull` accepts, with the aliases users type.
-BENCHMARKS = ("followtable", "pi-indic-val150", "followir", "mfollowir", "mfollowir-cl")
-BENCHMARK_ALIASES = {"pi-indic": "pi-indic-val150"}
+# Benchmarks that `leaderboard data pull` accepts, with the aliases users type: every
+# declaration in leaderboard.benchmarks.
+BENCHMARKS = tuple(b.id for b in _DECLARED)
+BENCHMARK_ALIASES = {alias: b.id for b in _DECLARED for alias in b.pull_aliases}
 
 # FollowTable: the local corpus.jsonl is packed from this upstream folder of tables.
 FOLLOWTABLE_CORPUS = "corpus.jsonl"

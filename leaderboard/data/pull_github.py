@@ -13,6 +13,7 @@ import hashlib
 import http.client
 import io
 import json
+import posixpath
 import threading
 import time
 import urllib.error
@@ -24,7 +25,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Mapping
 
 from leaderboard import __version__
 from leaderboard.fileio import atomic_file
-from leaderboard.registry import FOLLOWTABLE_FILES, DataSource
+from leaderboard.benchmarks import benchmark_of
+from leaderboard.registry import DataSource
 from leaderboard.data.pull_common import (
     CHUNK_BYTES,
     ENV_GITHUB_TOKEN,
@@ -265,8 +267,10 @@ class GitHubClient:
     def plan(self, item: SourceTasks) -> PullPlan:
         source = item.source
         commit, root_tree = self._github_commit(source)
-        if item.benchmark == "followtable":
-            folder = "data/" + item.tasks[0].params["folder"]
+        if benchmark_of(item.benchmark).github_plan == "table-folder":
+            # The source lists its files under one dataset folder (FollowTable:
+            # data/<DS>/corpus.jsonl, data/<DS>/qrels/test.tsv, ...).
+            folder = posixpath.commonpath(source.files)
             _, listing = self._github_folder(source, root_tree, folder)
             return self._plan_followtable(source, commit, folder, listing)
         # Every other GitHub source names its files; list just the folders that hold them.
@@ -292,7 +296,8 @@ class GitHubClient:
         files: list[RemoteFile] = []
         packed: list[PackedCorpus] = []
         missing: list[str] = []
-        for name in (*FOLLOWTABLE_FILES, *FOLLOWTABLE_OPTIONAL):
+        listed = tuple(posixpath.relpath(f, folder) for f in source.files)
+        for name in (*listed, *FOLLOWTABLE_OPTIONAL):
             path = f"{folder}/{name}"
             entry = listing.get(path)
             if entry is not None and entry.get("type") == "blob":

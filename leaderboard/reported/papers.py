@@ -29,6 +29,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from leaderboard.benchmarks import BENCHMARKS, reported_only_prefixes
 from leaderboard.models import canonical_model_info
 from leaderboard.registry import all_tasks
 from leaderboard.reported.protocols import relabel
@@ -36,17 +37,15 @@ from leaderboard.results import ModelInfo, ModelType, ResultsFile, Source, Syste
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
-# Transcription file -> name of the results file it becomes.
+# Transcription file -> name of the results file it becomes, as each benchmark declares.
 PAPER_SOURCES: dict[str, str] = {
-    "followir_table2.yaml": "followir-paper.json",
-    "mfollowir_tables3_4.yaml": "mfollowir-paper.json",
-    "followtable_tables4_5_6.yaml": "followtable-paper.json",
-    "pi_indic_tables3_7.yaml": "pi-indic-paper.json",
-}
+    yaml_name: json_name
+    for b in BENCHMARKS for yaml_name, json_name in b.paper_transcriptions.items()}
 
 # Task ids that are not in the registry and never will be: figures a paper reports on data or
 # aggregates this leaderboard does not score. They must not be confusable with scored tasks.
-PAPER_ONLY_TASK_PREFIXES = ("pi-indic-full/", "followtable-paper/")
+# Each benchmark declares its own (leaderboard.benchmarks); the site shows the same ids.
+PAPER_ONLY_TASK_PREFIXES = reported_only_prefixes()
 
 
 class TranscriptionError(ValueError):

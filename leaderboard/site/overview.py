@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
+from leaderboard.benchmarks import BENCHMARKS
 from leaderboard.models import ModelRecord, resolve_model
 from leaderboard.site.board import (
     TIER_LEADER,
@@ -38,10 +39,8 @@ from leaderboard.site.format import instruction_text, params_text, score_text, s
 from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Column, HomeColumn
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
-# Which paper is a benchmark's own: the view id's benchmark, without its setting.
-_OWN_PAPER = {"followir": "followir-paper/", "mfollowir": "mfollowir-paper/",
-              "mfollowir-cl": "mfollowir-paper/", "followtable": "followtable-paper/",
-              "pi-indic": "pi-indic-paper/", "pi-indic-full": "pi-indic-paper/"}
+# Which paper is a benchmark's own, by the view id's first part (as each declares it).
+_OWN_PAPER = {view: paper for b in BENCHMARKS for view, paper in b.own_paper.items()}
 
 
 @dataclass(frozen=True)

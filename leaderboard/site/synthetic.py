@@ -38,7 +38,7 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
     qids = [f"q{i}" for i in range(n_queries)]
     for key in keys:
         base = key.rsplit("/", 1)[-1]
-        if task.benchmark == "pi-indic-val150" and base in ("AUROC", "AUPRC", "Accuracy", "ECE"):
+        if task.roles == ("predictions",) and base in ("AUROC", "AUPRC", "Accuracy", "ECE"):
             metrics[key] = float(np.clip(rng.normal(0.6 + 0.2 * skill, 0.05), 0, 1))
             continue
         lo = -1.0 if base in ("p-MRR", "IRS") else 0.0
@@ -47,7 +47,7 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
         metrics[key] = float(values.mean())
         if per_query:
             pq[key] = {q: float(v) for q, v in zip(qids, values)}
-    if task.benchmark == "pi-indic-val150" and task.roles == ("predictions",) and per_query:
+    if task.roles == ("predictions",) and per_query:
         correct = (rng.random(n_queries) < metrics["Accuracy"]).astype(float)
         pq["correct"] = {q: float(v) for q, v in zip(qids, correct)}
     groups: dict[str, dict[str, float]] = {}

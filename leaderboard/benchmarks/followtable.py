@@ -1,0 +1,145 @@
+"""FollowTable: instruction-following table retrieval over four corpora, from the
+authors' GitHub repository."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from leaderboard.benchmarks.declaration import Benchmark
+from leaderboard.benchmarks.schema import DataSource, Task
+from leaderboard.benchmarks.views import (
+    IRS_HELP,
+    P_MRR_HELP,
+    Chart,
+    Column,
+    HomeColumn,
+    Page,
+    Section,
+    View,
+    column,
+)
+
+FOLLOWTABLE_FILES = ("corpus.jsonl", "queries.jsonl", "only_queries.jsonl",
+                     "qrels/test.tsv", "qrels/for_only_query_test.tsv")
+FOLLOWTABLE_COMMIT = "1c47fe27776d"
+FOLLOWTABLE_DATASETS = {"wqt": "WQT", "wtr": "WTR", "tarx": "TArX", "industr": "IndusTR"}
+FOLLOWTABLE_CONSTRAINTS = ("C1", "C2", "S1", "S2", "S3")
+
+# Figures the FollowTable paper prints only as an average over its four datasets (Table 5,
+# rerankers) or on a 50-pair negation sample (Table 6, NFR): reported-only task ids.
+FT_PAPER_PREFIX = "followtable-paper/"
+FT_PAPER_AVERAGE = FT_PAPER_PREFIX + "average"
+FT_PAPER_NFR = FT_PAPER_PREFIX + "negation-trap-sample"
+
+
+def _followtable_source(folder: str) -> DataSource:
+    return DataSource(host="github", repo="deu05232/FollowTable", revision=FOLLOWTABLE_COMMIT,
+                      local_dir=f"followtable/{folder}",
+                      files=tuple(f"data/{folder}/{f}" for f in FOLLOWTABLE_FILES))
+
+
+def _tasks() -> list[Task]:
+    return [Task(
+        id=f"followtable/{key}", benchmark="followtable", title=f"FollowTable {folder}",
+        source=_followtable_source(folder), roles=("original", "altered"), pairing="topic",
+        candidates="corpus", standard_metrics=("nDCG@10",), pair_metrics=("p-MRR", "IRS"),
+        primary_metric="IRS", headline_metric="altered/nDCG@10",
+        views={"dataset": key}, group_by="constraint", params={"folder": folder},
+    ) for key, folder in FOLLOWTABLE_DATASETS.items()]
+
+
+def _missing_files(task: Task, data_dir: Path) -> list[Path]:
+    root = Path(data_dir) / task.source.local_dir
+    return [root / f for f in FOLLOWTABLE_FILES if not (root / f).is_file()]
+
+
+# --------------------------------------------------------------------------- views
+
+FOLLOWTABLE_CONSTRAINT_NAMES = {
+    "C1": "C1 semantic boundary", "C2": "C2 exclusive topic", "S1": "S1 attribute-centric",
+    "S2": "S2 entity-centric", "S3": "S3 granularity-centric",
+}
+
+
+def _followtable_columns(task_ids: tuple[str, ...], group: str | None = None) -> tuple[Column, ...]:
+    return (
+        column(task_ids, "original/nDCG@10", "nDCG@10 (query)", group=group,
+             help="nDCG@10 of the topic-only query against the query's relevant tables"),
+        column(task_ids, "altered/nDCG@10", "nDCG@10 (+instruction)", group=group,
+             help="nDCG@10 of query + instruction against the instruction-compliant tables"),
+        column(task_ids, "p-MRR", "p-MRR", group=group, help=P_MRR_HELP),
+        column(task_ids, "IRS", "IRS", group=group, help=IRS_HELP),
+    )
+
+
+def _followtable_sections() -> tuple[Section, Section, Section]:
+    tasks = {t.id.split("/")[1]: t for t in FOLLOWTABLE.tasks}
+    ids = tuple(t.id for t in tasks.values())
+    chart = Chart(x_column="altered/nDCG@10", y_column="IRS",
+                  x_label="nDCG@10 (+instruction)", y_label="IRS")
+    per = [View(id=t.id, label=FOLLOWTABLE_DATASETS[k], title=t.title,
+                columns=_followtable_columns((t.id,)), tiered_column=3, sort_column=3)
+           for k, t in tasks.items()]
+    average = View(id="followtable/average", label="Average", title="FollowTable average",
+                   columns=tuple(replace(c, prefer=(FT_PAPER_AVERAGE,))
+                                 for c in _followtable_columns(ids)),
+                   tiered_column=3, sort_column=3, breakdown=False,
+                   note="Average over WQT, WTR, TArX and IndusTR; a system needs all four. "
+                        "Rerankers from the paper's Table 5 appear with the paper's own "
+                        "four-dataset averages.")
+    datasets = Section(
+        id="followtable", title="FollowTable datasets", views=(average, *per), chart=chart,
+        intro="Table retrieval over four corpora. The original run answers the topic-only "
+              "query; the altered run answers query + instruction.")
+    constraint_views = []
+    for c in FOLLOWTABLE_CONSTRAINTS:
+        cols = _followtable_columns(ids, group=c) + tuple(
+            column((t.id,), "IRS", f"{FOLLOWTABLE_DATASETS[k]} IRS", col_id=f"{k}:IRS", group=c)
+            for k, t in tasks.items())
+        constraint_views.append(View(
+            id=f"followtable/constraint/{c}", label=c,
+            title=f"FollowTable {FOLLOWTABLE_CONSTRAINT_NAMES[c]}", columns=cols,
+            sort_column=3, tiered_column=3,
+            note="Means over the instructions of this constraint type, averaged over the "
+                 "four datasets; significance is tested on this type's pairs in all four."))
+    constraints = Section(
+        id="followtable-constraints", title="FollowTable by constraint type",
+        views=tuple(constraint_views), chart=chart,
+        intro="C1 semantic boundary, C2 exclusive topic (content scope); S1 attribute-centric, "
+              "S2 entity-centric, S3 granularity-centric (schema-grounded structure).")
+    nfr = View(
+        id="followtable/nfr", label="NFR", title="FollowTable negation failure rate (reported)",
+        columns=(column((FT_PAPER_NFR,), "NFR", "NFR",
+                      help="share of trap tables (violating the instruction through an "
+                           "explicitly negated entity) ranked higher once the instruction is "
+                           "added; lower is better"),),
+        sort_column=0, tiered_column=None, breakdown=False,
+        note="FollowTable paper, Table 6: measured on 50 sampled query-instruction pairs; "
+             "not computed here, so not comparable with verified rows.")
+    negation = Section(
+        id="followtable-negation", title="Negation traps (reported)", views=(nfr,),
+        reported_only=True,
+        intro="How often a model promotes tables that contain an entity the instruction "
+              "explicitly excludes (the paper's 'positive attention bias').")
+    return datasets, constraints, negation
+
+
+
+def _pages() -> tuple[Page, ...]:
+    ft_datasets, ft_constraints, ft_negation = _followtable_sections()
+    return (Page(path="followtable.md", title="FollowTable",
+                 sections=(ft_datasets, ft_constraints, ft_negation),
+                 intro="FollowTable: instruction-following table retrieval. Primary metric "
+                       "IRS."),)
+
+
+FOLLOWTABLE = Benchmark(
+    id="followtable", title="FollowTable", build_tasks=_tasks, reader="followtable",
+    missing_files=_missing_files, github_plan="table-folder", pages=_pages,
+    home=((HomeColumn("followtable", "FollowTable IRS", "followtable/average", "IRS"),
+           "followtable.md"),),
+    reported_only_prefixes=(FT_PAPER_PREFIX,),
+    paper_transcriptions={"followtable_tables4_5_6.yaml": "followtable-paper.json"},
+    own_paper={"followtable": "followtable-paper/"},
+)

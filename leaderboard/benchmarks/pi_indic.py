@@ -1,0 +1,274 @@
+"""PI-Indic-Align val150: the 150 human-validated persona-instruction pairs in 12 Indian
+languages (retrieval tasks T1-T3, compatibility classification T4), from the authors'
+GitHub repository; and the authors' figures on their full, unreleased data, shown as
+reported-only rows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import permutations
+from pathlib import Path
+
+from leaderboard.benchmarks.declaration import Benchmark
+from leaderboard.benchmarks.schema import DataSource, Task
+from leaderboard.benchmarks.views import (
+    AveragePolicy,
+    Chart,
+    Column,
+    HomeColumn,
+    Page,
+    Section,
+    View,
+    column,
+)
+
+PI_INDIC_COMMIT = "a7d6877f5ddf"
+
+# PI-Indic-Align languages: ISO 639-3 code -> file name used upstream.
+PI_INDIC_LANGUAGES = {
+    "asm": "Assamese", "ben": "Bengali", "guj": "Gujarati", "hin": "Hindi",
+    "kan": "Kannada", "mal": "Malayalam", "mar": "Marathi", "ory": "Odia",
+    "pan": "Punjabi", "tam": "Tamil", "tel": "Telugu", "urd": "Urdu",
+}
+PI_INDIC_SOURCE = DataSource(
+    host="github", repo="aryashah2k/PI-Indic-Align", revision=PI_INDIC_COMMIT,
+    local_dir="pi-indic", licence="Apache-2.0",
+    files=tuple(
+        "annotator_validation/language-wise-validation/"
+        f"Nirdesha_Multilingual_Validation - {name}.csv"
+        for name in PI_INDIC_LANGUAGES.values()
+    ),
+)
+
+# Reported PI-Indic rows come from the authors' full (unreleased) data. Their task ids
+# mirror the val150 ones with this prefix and are never mixed into val150 rankings.
+PI_FULL_PREFIX = "pi-indic-full/"
+PI_VAL_PREFIX = "pi-indic-val150/"
+
+
+def _tasks() -> list[Task]:
+    tasks: list[Task] = []
+    retrieval = ("R@1", "R@5", "R@10", "RR@10")
+    langs = list(PI_INDIC_LANGUAGES)
+    for lang in langs:
+        tasks.append(_pi_task("t1", lang, lang, "persona", retrieval))
+    for src, tgt in permutations(langs, 2):
+        tasks.append(_pi_task("t2", src, tgt, "persona", retrieval))
+    for lang in langs:
+        tasks.append(_pi_task("t3", lang, lang, "instruction", retrieval))
+    for src, tgt in permutations(langs, 2):
+        tasks.append(_pi_task("t3", src, tgt, "instruction", retrieval))
+    for lang in langs:
+        tasks.append(Task(
+            id=f"pi-indic-val150/t4/{lang}", benchmark="pi-indic-val150",
+            title=f"PI-Indic val150 T4 compatibility {PI_INDIC_LANGUAGES[lang]}",
+            source=PI_INDIC_SOURCE, roles=("predictions",), pairing="none", candidates="pairs",
+            pair_metrics=("AUROC", "AUPRC", "Accuracy", "ECE"), primary_metric="AUROC",
+            headline_metric="Accuracy",
+            views={"pi_task": "t4", "language": lang},
+            params={"query_lang": lang, "doc_lang": lang},
+        ))
+    return tasks
+
+
+def _pi_task(kind: str, query_lang: str, doc_lang: str, query_side: str,
+             metrics: tuple[str, ...]) -> Task:
+    pair = query_lang if query_lang == doc_lang else f"{query_lang}-{doc_lang}"
+    direction = "persona to instruction" if query_side == "persona" else "instruction to persona"
+    setting = "monolingual" if query_lang == doc_lang else "cross-lingual"
+    names = PI_INDIC_LANGUAGES
+    langs_title = (names[query_lang] if query_lang == doc_lang
+                   else f"{names[query_lang]} to {names[doc_lang]}")
+    return Task(
+        id=f"pi-indic-val150/{kind}/{pair}", benchmark="pi-indic-val150",
+        title=f"PI-Indic val150 {kind.upper()} {setting} {direction}, {langs_title}",
+        source=PI_INDIC_SOURCE, roles=("run",), pairing="none", candidates="corpus",
+        max_docs_per_query=1000, standard_metrics=metrics, primary_metric="RR@10",
+        headline_metric="R@1",
+        views={"pi_task": kind, "language": query_lang, "setting": setting},
+        params={"query_lang": query_lang, "doc_lang": doc_lang, "query_side": query_side},
+    )
+
+
+def _missing_files(task: Task, data_dir: Path) -> list[Path]:
+    from leaderboard.data import pi_indic
+
+    langs = dict.fromkeys((task.params["query_lang"], task.params["doc_lang"]))
+    paths = [pi_indic.language_file(Path(data_dir), task, lang) for lang in langs]
+    return [p for p in paths if not p.is_file()]
+
+
+# --------------------------------------------------------------------------- views
+
+PI_RETRIEVAL_METRICS = ("R@1", "R@5", "R@10", "RR@10")
+PI_T4_METRICS = ("AUROC", "AUPRC", "Accuracy", "ECE")
+PI_KINDS = {  # section id -> (registry pi_task, setting, title)
+    "t1": ("t1", "monolingual", "T1 monolingual persona → instruction"),
+    "t2": ("t2", "cross-lingual", "T2 cross-lingual persona → instruction"),
+    "t3": ("t3", "monolingual", "T3 monolingual instruction → persona"),
+    "t3x": ("t3", "cross-lingual", "T3 cross-lingual instruction → persona"),
+    "t4": ("t4", None, "T4 persona–instruction compatibility"),
+}
+
+
+def _pi_tasks(kind: str) -> dict[str, list[Task]]:
+    """Registry tasks of one PI-Indic section, grouped by query language."""
+    pi_task, setting, _ = PI_KINDS[kind]
+    out: dict[str, list[Task]] = {lang: [] for lang in PI_INDIC_LANGUAGES}
+    for t in PI_INDIC.tasks:
+        if t.views.get("pi_task") != pi_task:
+            continue
+        if setting is not None and t.views.get("setting") != setting:
+            continue
+        out[t.views["language"]].append(t)
+    return out
+
+
+def _pi_columns(kind: str, task_ids: tuple[str, ...], average: AveragePolicy
+                ) -> tuple[tuple[Column, ...], int, int | None]:
+    """Columns, default sort column and tiered column of a PI-Indic view."""
+    if kind == "t4":
+        cols = tuple(column(task_ids, m, m, average=average,
+                          per_query_key="correct" if m == "Accuracy" else None,
+                          help="lower is better" if m == "ECE" else "", shared_queries=True)
+                     for m in PI_T4_METRICS)
+        # AUROC leads (registry primary), but only Accuracy decomposes per pair, so the
+        # significance tiers are computed on Accuracy.
+        return cols, 0, 2
+    cols = tuple(column(task_ids, m, m, average=average, shared_queries=True)
+                 for m in PI_RETRIEVAL_METRICS)
+    return cols, 3, 3
+
+
+def _pi_section(kind: str) -> Section:
+    by_lang = _pi_tasks(kind)
+    _, setting, title = PI_KINDS[kind]
+    all_ids = tuple(t.id for ts in by_lang.values() for t in ts)
+    cols, sort_col, tier_col = _pi_columns(kind, all_ids, "all")
+    primary = cols[tier_col if tier_col is not None else sort_col]
+    per_lang_cols = tuple(
+        column(tuple(t.id for t in ts), primary.metric, f"{PI_INDIC_LANGUAGES[lang]}",
+             col_id=f"{lang}:{primary.metric}", per_query_key=primary.per_query_key,
+             shared_queries=True)
+        for lang, ts in by_lang.items())
+    xling = setting == "cross-lingual"
+    note = ("Average over all 132 ordered language pairs" if xling
+            else "Average over the 12 languages") + "; a system needs every one."
+    average = View(id=f"pi-indic/{kind}/average", label="Average", title=f"PI-Indic val150 {title}",
+                   columns=cols + per_lang_cols, sort_column=sort_col, tiered_column=tier_col,
+                   breakdown=False, note=note)
+    views = [average]
+    for lang, ts in by_lang.items():
+        ids = tuple(t.id for t in ts)
+        lcols, lsort, ltier = _pi_columns(kind, ids, "all")
+        views.append(View(
+            id=f"pi-indic/{kind}/{lang}", label=PI_INDIC_LANGUAGES[lang],
+            title=f"PI-Indic val150 {title}, {PI_INDIC_LANGUAGES[lang]}"
+                  + (" queries (mean over the 11 target languages)" if xling else ""),
+            columns=lcols, sort_column=lsort, tiered_column=ltier))
+    intro = {
+        "t1": "Retrieve the instruction that fits a persona, both in the same language.",
+        "t2": "Retrieve the instruction for a persona written in another language; each tab "
+              "is a query language, averaged over the 11 document languages.",
+        "t3": "The reverse direction: retrieve the persona an instruction was written for.",
+        "t3x": "Reverse retrieval across languages; each tab is a query language, averaged "
+               "over the 11 document languages.",
+        "t4": "Classify persona–instruction pairs as compatible or not from predicted "
+              "probabilities. Sorted by AUROC; tiers use per-pair correctness (Accuracy), the "
+              "only one of these metrics that decomposes over pairs. ECE: lower is better.",
+    }[kind]
+    chart = (Chart(x_column="Accuracy", y_column="AUROC", x_label="Accuracy", y_label="AUROC")
+             if kind == "t4" else
+             Chart(x_column="R@1", y_column="RR@10", x_label="R@1", y_label="RR@10"))
+    return Section(id=f"pi-indic-{kind}", title=f"PI-Indic {title}", intro=intro,
+                   views=tuple(views), chart=chart)
+
+
+# Reported full-set rows: the authors' result files give one task per language or
+# language pair; the paper's tables sometimes give only their own average of a task kind
+# (these task names, after PI_FULL_PREFIX) or the T4 figures over all languages ("all").
+PI_FULL_KINDS = {  # section kind -> (title, task-id stem, own-average tasks)
+    "t1": ("T1 monolingual", "t1", ()),
+    "t2": ("T2 cross-lingual", "t2", ("t2/avg",)),
+    "t3": ("T3 monolingual", "t3", ()),
+    "t3x": ("T3 cross-lingual", "t3", ("t3/xling-avg",)),
+    "t4": ("T4 test", "t4", ("t4/all",)),
+    "t4-dev": ("T4 dev", "t4-dev", ("t4-dev/all",)),
+}
+PI_FULL_T4_METRICS = (("AUROC", "AUROC"), ("AUPRC", "AUPRC"), ("Accuracy", "Accuracy"),
+                      ("ECE", "ECE"), ("calibrated/Accuracy", "Accuracy (calibrated)"),
+                      ("calibrated/ECE", "ECE (calibrated)"))
+
+
+def _pi_full_section() -> Section:
+    """Reported figures on the authors' full data: one view per task kind, never ranked
+    with val150, averaged over the languages each row reports (as the paper does)."""
+    langs = list(PI_INDIC_LANGUAGES)
+    views = []
+    for kind, (title, stem, own) in PI_FULL_KINDS.items():
+        if kind in ("t2", "t3x"):
+            by_lang = {src: tuple(f"{PI_FULL_PREFIX}{stem}/{src}-{tgt}" for tgt in langs
+                                  if tgt != src) for src in langs}
+        else:
+            by_lang = {lang: (f"{PI_FULL_PREFIX}{stem}/{lang}",) for lang in langs}
+        all_ids = tuple(i for ids in by_lang.values() for i in ids)
+        prefer = tuple(PI_FULL_PREFIX + t for t in own)
+        metrics = (PI_FULL_T4_METRICS if stem.startswith("t4")
+                   else tuple((m, m) for m in PI_RETRIEVAL_METRICS))
+        cols = tuple(column(all_ids, m, label, average="available") for m, label in metrics)
+        cols = tuple(replace(c, prefer=prefer) for c in cols)
+        sort_col = 0 if stem.startswith("t4") else 3
+        primary = cols[sort_col]
+        cols += tuple(column(ids, primary.metric, PI_INDIC_LANGUAGES[lang],
+                           col_id=f"{lang}:{primary.metric}", average="available")
+                      for lang, ids in by_lang.items())
+        views.append(View(
+            id=f"pi-indic-full/{kind}", label=title,
+            title=f"PI-Indic full set (reported) {title}", columns=cols, sort_column=sort_col,
+            tiered_column=None, breakdown=False,
+            note="Reported by the PI-Indic-Align authors on their full, unreleased data: not "
+                 "comparable with the val150 tables and never ranked with them. The first "
+                 "columns are the row's own published average when it has one, else the mean "
+                 "over the languages (or language pairs) it reports; hover a cell for the "
+                 "count."))
+    return Section(
+        id="pi-indic-full", title="Reported on the paper's full set", views=tuple(views),
+        reported_only=True,
+        intro="These figures come from the PI-Indic-Align paper and the authors' published "
+              "result files, computed on their full data, which is not released. They are "
+              "shown for reference only: the val150 tables score the 150 public pairs.")
+
+
+
+def _pages() -> tuple[Page, ...]:
+    return (
+        Page(path="pi-indic/index.md", title="PI-Indic overview", nav=("PI-Indic", "Overview"),
+             sections=(_pi_full_section(),),
+             intro="PI-Indic-Align val150: the 150 human-validated persona–instruction pairs "
+                   "in 12 Indian languages."),
+        Page(path="pi-indic/t1.md", title="PI-Indic T1", nav=("PI-Indic", "T1 monolingual"),
+             sections=(_pi_section("t1"),), intro=""),
+        Page(path="pi-indic/t2.md", title="PI-Indic T2", nav=("PI-Indic", "T2 cross-lingual"),
+             sections=(_pi_section("t2"),), intro=""),
+        Page(path="pi-indic/t3.md", title="PI-Indic T3", nav=("PI-Indic", "T3 monolingual"),
+             sections=(_pi_section("t3"),), intro=""),
+        Page(path="pi-indic/t3x.md", title="PI-Indic T3 cross-lingual",
+             nav=("PI-Indic", "T3 cross-lingual"), sections=(_pi_section("t3x"),), intro=""),
+        Page(path="pi-indic/t4.md", title="PI-Indic T4", nav=("PI-Indic", "T4 compatibility"),
+             sections=(_pi_section("t4"),), intro=""),
+    )
+
+
+# Two home columns: the 150 validated pairs scored here, and the authors' figures on their
+# full, unreleased data, which are never ranked with them.
+PI_INDIC = Benchmark(
+    id="pi-indic-val150", title="PI-Indic-Align (val150)", build_tasks=_tasks, reader="pi-indic",
+    missing_files=_missing_files, pull_aliases=("pi-indic",), pages=_pages,
+    home=((HomeColumn("pi-indic", "PI-Indic val150 T1 RR@10", "pi-indic/t1/average", "RR@10"),
+           "pi-indic/t1.md"),
+          (HomeColumn("pi-indic-full", "PI-Indic full set T1 RR@10 (reported)",
+                      "pi-indic-full/t1", "RR@10"), "pi-indic/index.md")),
+    reported_only_prefixes=(PI_FULL_PREFIX,),
+    paper_transcriptions={"pi_indic_tables3_7.yaml": "pi-indic-paper.json"},
+    own_paper={"pi-indic": "pi-indic-paper/", "pi-indic-full": "pi-indic-paper/"},
+)

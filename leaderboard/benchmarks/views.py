@@ -1,0 +1,170 @@
+"""The shapes of what the site shows: pages, sections (sets of tabs) and views (tables).
+
+A *view* is one leaderboard table: rows are systems, columns are metric values, each
+column the mean of one metric over one or more tasks (an "average" view averages the
+same metric over several collections, languages or datasets). One column per view is
+*tiered*: the significance tiers (leader / tied with leader / below leader) come from
+its per-query scores. Views have stable ids (``followir/robust04``) from which their
+anchors and download file names derive, so permalinks survive new tasks being added.
+
+Each benchmark module declares its own pages from these shapes;
+:mod:`leaderboard.site.layout` collects them. Nothing here reads results.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+from leaderboard.benchmarks.schema import higher_is_better
+
+AveragePolicy = Literal["all", "available"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One numeric column: the mean of ``metric`` over ``tasks``.
+
+    ``group`` selects a per-group mean (FollowTable constraint type) instead of the
+    task-level one. With ``average="all"`` a row needs every task to get a value, so
+    averages compare like with like; ``"available"`` averages what a row has (used only
+    for reported full-set PI-Indic rows, as the paper averages over supported languages).
+    """
+
+    id: str
+    label: str
+    metric: str
+    tasks: tuple[str, ...]
+    group: str | None = None
+    higher_is_better: bool = True
+    signed: bool = False            # p-MRR and IRS range over [-1, 1]: show the sign
+    help: str = ""
+    average: AveragePolicy = "all"
+    # Key in TaskScores.per_query that the significance test uses for this column, when it
+    # differs from ``metric`` (PI-Indic T4: per-pair correctness behind Accuracy).
+    per_query_key: str | None = None
+    # When the averaged metric differs per task (FollowIR's "Score": MAP@1000 on Robust04
+    # and Core17, nDCG@5 on News21), the metric of each task, parallel to ``tasks``.
+    task_metrics: tuple[str, ...] = ()
+    # Tasks holding a row's own published average of ``tasks`` (the PI-Indic paper prints
+    # cross-lingual averages without the per-pair cells): when a row has one, it is shown
+    # as published instead of being recomputed.
+    prefer: tuple[str, ...] = ()
+    # The tasks ask the same queries (PI-Indic: the same 150 validated pairs, translated
+    # into every language and language pair). The significance test then takes each query
+    # once, averaged over the tasks, rather than pooling the tasks' copies of it: the copies
+    # are one item measured several times, and pooling them as independent queries would
+    # multiply the test's sample size (by 132 for the cross-lingual averages) and call
+    # negligible differences significant.
+    shared_queries: bool = False
+
+    @cached_property
+    def parts(self) -> tuple[tuple[str, str], ...]:
+        """(task id, metric key) pairs whose values this column averages."""
+        metrics = self.task_metrics or (self.metric,) * len(self.tasks)
+        return tuple(zip(self.tasks, metrics))
+
+
+@dataclass(frozen=True)
+class View:
+    id: str
+    label: str                      # tab label
+    title: str                      # full title, for headings and downloads
+    columns: tuple[Column, ...]
+    sort_column: int = 0            # default order (descending by this column)
+    tiered_column: int | None = 0   # None: no per-query basis, no tiers
+    note: str = ""                  # shown under the table (e.g. why there are no tiers)
+    # A view of per-language or per-dataset breakdown feeds the bar chart.
+    breakdown: bool = True
+
+    @property
+    def anchor(self) -> str:
+        return anchor_of(self.id)
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for col in self.columns:
+            for t in col.tasks:
+                seen[t] = None
+        return tuple(seen)
+
+
+@dataclass(frozen=True)
+class Chart:
+    """Charts of a section: a scatter (x = standard metric, y = instruction metric) over
+    each view, and bars of one system's tiered metric across the breakdown views."""
+
+    x_column: str                   # column id in each view
+    y_column: str
+    x_label: str
+    y_label: str
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    intro: str
+    views: tuple[View, ...]
+    chart: Chart | None = None
+    # Reported-only sections (PI-Indic full set) hold no verified rows.
+    reported_only: bool = False
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str                       # docs-relative, e.g. "followir.md"
+    title: str
+    intro: str
+    sections: tuple[Section, ...]
+    nav: tuple[str, ...] = field(default=())  # nav path ("PI-Indic", "T1") ; default title
+
+    @property
+    def views(self) -> list[View]:
+        return [v for s in self.sections for v in s.views]
+
+
+def anchor_of(view_id: str) -> str:
+    """Anchor and file stem of a view: its id with every run of other characters as '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", view_id.lower()).strip("-")
+
+
+# --------------------------------------------------------------------------- helpers
+
+def column(task_ids: tuple[str, ...], metric: str, label: str, *, col_id: str | None = None,
+         group: str | None = None, help: str = "", average: AveragePolicy = "all",
+         per_query_key: str | None = None, shared_queries: bool = False) -> Column:
+    base = metric.rsplit("/", 1)[-1]
+    return Column(
+        id=col_id or metric, label=label, metric=metric, tasks=task_ids, group=group,
+        higher_is_better=higher_is_better(metric), signed=base in ("p-MRR", "IRS"), help=help,
+        average=average, per_query_key=per_query_key, shared_queries=shared_queries,
+    )
+
+
+def standard_label(metric: str) -> str:
+    """Display name of a standard metric key; AP@1000 is the FollowIR paper's MAP."""
+    base = metric.rsplit("/", 1)[-1]
+    return "MAP@1000" if base == "AP@1000" else base
+
+
+P_MRR_HELP = ("pairwise MRR: how far the documents whose relevance the altered instruction "
+              "changed move in the right direction (-100 to +100; 0 = ignores the instruction)")
+IRS_HELP = ("Instruction Responsiveness Score: weighted gain of instruction-compliant tables "
+            "minus gain of violating ones, relative to the topic-only ranking (-100 to +100)")
+
+
+
+@dataclass(frozen=True)
+class HomeColumn:
+    """A home-page column: the tiered column of one benchmark's average view."""
+
+    id: str
+    label: str
+    view_id: str
+    column_id: str
+
+

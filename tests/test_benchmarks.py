@@ -1,0 +1,95 @@
+"""Benchmark declarations: each benchmark is declared once, in leaderboard/benchmarks/,
+and the registry, data loader, `data pull` and site layout read the declaration."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import leaderboard.benchmarks as benchmarks
+from leaderboard import registry
+from leaderboard.benchmarks import Benchmark, benchmark_of
+from leaderboard.benchmarks.schema import DataSource, Task
+from leaderboard.benchmarks.views import Page, Section, View, column
+from leaderboard.data import _reader
+from leaderboard.data import pull
+from leaderboard.site import layout
+
+PACKAGE = Path(__file__).resolve().parents[1] / "leaderboard"
+# Comparing a task's benchmark with a literal id: a dispatch that belongs in a declaration.
+DISPATCH = re.compile(r"""\bbenchmark\s*(==|!=|not in|in)\s*[("'\[]""")
+# Synthetic site fixtures pick sample tasks of named benchmarks (no dispatch on them).
+NOT_DISPATCH = {PACKAGE / "site" / "synthetic.py"}
+
+
+def test_every_task_belongs_to_its_benchmark_declaration():
+    tasks = list(registry.all_tasks().values())
+    assert {t.benchmark for t in tasks} == {b.id for b in benchmarks.BENCHMARKS}
+    for b in benchmarks.BENCHMARKS:
+        assert list(b.tasks) == [t for t in tasks if t.benchmark == b.id]
+        assert registry.tasks_of(b.id) == list(b.tasks)
+
+
+def test_a_declaration_building_a_task_of_another_benchmark_is_an_error():
+    wrong = Benchmark(id="x", title="X", reader="mteb", missing_files=lambda t, d: [],
+                      build_tasks=lambda: list(benchmark_of("followir").tasks))
+    with pytest.raises(ValueError, match="benchmark 'x' builds task 'followir/robust04'"):
+        wrong.tasks
+
+
+def test_no_module_outside_the_declarations_dispatches_on_a_benchmark_id():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if (PACKAGE / "benchmarks") in path.parents or path in NOT_DISPATCH:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if DISPATCH.search(line):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{n}: {line.strip()}")
+    assert offenders == []
+
+
+def test_reader_follows_the_task_layout_parameter():
+    task = registry.get_task("followtable/wqt")
+    assert _reader(task).__name__ == "leaderboard.data.followtable"
+    relaid = task.model_copy(update={"params": {**task.params, "layout": "pi-indic"}})
+    assert _reader(relaid).__name__ == "leaderboard.data.pi_indic"
+    unknown = task.model_copy(update={"params": {"layout": "nope"}})
+    with pytest.raises(ValueError, match="task 'followtable/wqt': unknown data layout 'nope'"):
+        _reader(unknown)
+
+
+@pytest.fixture
+def toy_benchmark(monkeypatch: pytest.MonkeyPatch):
+    """One more benchmark, declared in one place and nowhere else."""
+    task = Task(id="toy/one", benchmark="toy", title="Toy one",
+                source=DataSource(host="github", repo="someone/toy", revision="abc123",
+                                  local_dir="toy", files=("data/a.csv",)),
+                roles=("run",), pairing="none", candidates="corpus",
+                standard_metrics=("R@1",), primary_metric="R@1", headline_metric="R@1")
+    view = View(id="toy/one", label="One", title="Toy one",
+                columns=(column(("toy/one",), "R@1", "R@1"),))
+    page = Page(path="toy.md", title="Toy", intro="",
+                sections=(Section(id="toy", title="Toy", intro="", views=(view,)),))
+    toy = Benchmark(id="toy", title="Toy", build_tasks=lambda: [task], reader="pi-indic",
+                    missing_files=lambda t, data_dir: [Path(data_dir) / "toy" / "a.csv"],
+                    pull_aliases=("toy-bench",), pages=lambda: (page,))
+    monkeypatch.setattr(benchmarks, "BENCHMARKS", (*benchmarks.BENCHMARKS, toy))
+    registry.all_tasks.cache_clear()
+    layout.site_pages.cache_clear()
+    yield task
+    monkeypatch.undo()
+    registry.all_tasks.cache_clear()
+    layout.site_pages.cache_clear()
+
+
+def test_adding_a_benchmark_is_one_declaration(toy_benchmark: Task, tmp_path: Path):
+    assert registry.get_task("toy/one") is toy_benchmark
+    assert registry.tasks_of("toy") == [toy_benchmark]
+    assert [s.source.repo for s in pull.select_sources(["toy-bench"])] == ["someone/toy"]
+    assert [s.source.repo for s in pull.select_sources(["toy"])] == ["someone/toy"]
+    assert pull.missing_files(toy_benchmark, tmp_path) == [tmp_path / "toy" / "a.csv"]
+    assert _reader(toy_benchmark).__name__ == "leaderboard.data.pi_indic"
+    assert layout.site_pages()[-1].path == "toy.md"
+    assert "toy/one" in layout.all_views()
