@@ -13,6 +13,7 @@ import html
 import re
 from itertools import groupby
 
+from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.ci.report import CiReport, Problem, SubmissionCheck, TaskStanding
 from leaderboard.registry import all_tasks
 
@@ -23,13 +24,6 @@ COMMENT_LIMIT = 65_000
 SUMMARY_LIMIT = 1_000_000  # a step summary may be up to 1 MiB
 MAX_TEXT = 300  # characters of one untrusted string (a message, a name) shown
 
-BENCHMARK_TITLES = {
-    "followir": "FollowIR",
-    "mfollowir": "mFollowIR (multilingual)",
-    "mfollowir-cl": "mFollowIR (cross-lingual)",
-    "followtable": "FollowTable",
-    "pi-indic-val150": "PI-Indic-Align (val150)",
-}
 STATUS_LINE = {
     "valid": "✅ valid and scored",
     "invalid": "❌ not valid",
@@ -92,7 +86,7 @@ def _task_label(task_id: str) -> tuple[str, str]:
     task = all_tasks().get(task_id)
     if task is None:
         return "Other", code(task_id)
-    return BENCHMARK_TITLES.get(task.benchmark, task.benchmark), code(task_id)
+    return benchmark_of(task.benchmark).title, code(task_id)
 
 
 def _uniform(values: list[str]) -> str | None:
@@ -123,7 +117,7 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
     """One table per benchmark: scores ×100, tier against the leader, p-value, context."""
     out: list[str] = []
     labelled = [(_task_label(r.task), r) for r in rows]
-    order = list(BENCHMARK_TITLES.values())
+    order = [b.title for b in declared()]
     labelled.sort(key=lambda lr: (order.index(lr[0][0]) if lr[0][0] in order else len(order)))
     for bench, group in groupby(labelled, key=lambda lr: lr[0][0]):
         items = list(group)
