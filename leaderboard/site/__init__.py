@@ -17,7 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.site.board import Board, SiteDataError, load_board
-from leaderboard.site.render import mkdocs_config, render_docs, write_mkdocs_config
+from leaderboard.site.render import (
+    mkdocs_config,
+    render_docs,
+    repository_ref,
+    write_mkdocs_config,
+)
 
 # Written into the docs and output folders, so a rebuild only ever wipes folders that a
 # previous build made (never a folder someone passed to --out by mistake).
@@ -102,7 +107,8 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
     try:
         docs = docs_dir if docs_dir is not None else Path(tmp.name) / "docs"
         _prepare_dir(docs, DOCS_MARKER, "the docs directory")
-        render_docs(board, docs)
+        repo = repository_ref(results_root)
+        render_docs(board, docs, repo)
         rendered = time.perf_counter()
         _prepare_dir(out_dir, SITE_MARKER, "the output directory")
         config_path = Path(tmp.name) / "mkdocs.yml"
