@@ -19,7 +19,7 @@ from leaderboard.site import SiteBuildError, build_site
 from leaderboard.site.board import load_board
 from leaderboard.site.format import params_text, relative, safe_url, score_text
 from leaderboard.site.layout import all_views, anchor_of, site_pages
-from leaderboard.site.render import REPO_DEFAULT_BRANCH, REPO_URL, repository_ref
+from leaderboard.site.render import REPO_DEFAULT_BRANCH, REPO_URL, repository_ref, search_doc
 from leaderboard.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
 # Enough tasks for every page kind and for average views, few enough to build in seconds.
@@ -323,6 +323,22 @@ def test_repository_ref_is_the_checkout_commit(tmp_path: Path) -> None:
         f"{REPO_URL}/blob/{head}/submissions/a%20b/results.json"
     outside = repository_ref(tmp_path)
     assert not outside.pinned and outside.ref == REPO_DEFAULT_BRANCH
+
+
+def test_search_documents_index_tables_and_reported_systems(built: dict) -> None:
+    docs = json.loads((built["out"] / "search" / "search_index.json").read_text())["docs"]
+    locations = [d["location"] for d in docs]
+    assert len(locations) == len(set(locations)), "Material keys results by location"
+    # Every table (a language, a dataset, a constraint type) has a document.
+    for view in all_views().values():
+        page = next(p for p in site_pages() if view in p.views)
+        assert f"{page.path[:-3]}.html#{view.anchor}" in locations, view.id
+    # Reported systems, which have no page, open their benchmark page filtered to them.
+    reported = [d for d in docs if "?fb-name=" in d["location"]]
+    assert reported and all("#" not in d["location"] for d in reported)
+    # Names are escaped: Material renders titles and text as HTML.
+    doc = search_doc("x.html?fb-name=a", HOSTILE_NAME, f"{HOSTILE_NAME} on FollowIR")
+    assert "<" not in doc["title"] + doc["text"] and "&lt;script&gt;" in doc["title"]
 
 
 def test_site_from_the_committed_results_fits_the_budget(tmp_path: Path) -> None:

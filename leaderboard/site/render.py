@@ -414,6 +414,12 @@ def _section_context(section: Section, board: Board, page: str) -> dict:
             "charted": [tc for tc in tables if tc["rows"]]}
 
 
+def search_doc(location: str, title: str, text: str) -> dict[str, str]:
+    """A search index document. Material renders ``title`` and ``text`` as HTML (MkDocs
+    stores page text escaped), so names from metadata are escaped here."""
+    return {"location": location, "title": str(escape(title)), "text": str(escape(text))}
+
+
 def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]]:
     """Extra documents for the search index, which leaves the tables out (they are filled
     in after indexing, see :mod:`leaderboard.site.mkdocs_hooks`): one per table, so a
@@ -425,8 +431,8 @@ def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]
     for page in pages:
         html = page.path[:-3] + ".html"
         for view in page.views:
-            entries.append({"location": f"{html}#{view.anchor}", "title": view.title,
-                            "text": f"{page.title}: {view.title}. {view.note}".strip()})
+            entries.append(search_doc(f"{html}#{view.anchor}", view.title,
+                                      f"{page.title}: {view.title}. {view.note}".strip()))
         found: dict[str, list[str]] = {}
         sources: dict[str, set[str]] = {}
         for view in page.views:
@@ -439,12 +445,11 @@ def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]
                 found.setdefault(row.name, []).append(view.anchor)
                 sources.setdefault(row.name, set()).add(source_text(row, full=False))
         for name, anchors in found.items():
-            entries.append({
+            entries.append(search_doc(
                 # No "#" here: Material keys a top-level result by its path alone.
-                "location": f"{html}?fb-name={quote(name, safe='')}&fb-view={anchors[0]}",
-                "title": name,
-                "text": f"{name} on {page.title} ({len(anchors)} table(s)): "
-                        + "; ".join(sorted(sources[name]))})
+                f"{html}?fb-name={quote(name, safe='')}&fb-view={anchors[0]}", name,
+                f"{name} on {page.title} ({len(anchors)} table(s)): "
+                + "; ".join(sorted(sources[name]))))
     return entries
 
 
