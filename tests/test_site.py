@@ -19,7 +19,13 @@ from leaderboard.site import SiteBuildError, build_site
 from leaderboard.site.board import load_board
 from leaderboard.site.format import params_text, relative, safe_url, score_text
 from leaderboard.site.layout import all_views, anchor_of, site_pages
-from leaderboard.site.render import REPO_DEFAULT_BRANCH, REPO_URL, repository_ref, search_doc
+from leaderboard.site.render import (
+    REPO_DEFAULT_BRANCH,
+    REPO_URL,
+    repository_ref,
+    search_doc,
+    uncommitted,
+)
 from leaderboard.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
 # Enough tasks for every page kind and for average views, few enough to build in seconds.
@@ -323,6 +329,11 @@ def test_repository_ref_is_the_checkout_commit(tmp_path: Path) -> None:
         f"{REPO_URL}/blob/{head}/submissions/a%20b/results.json"
     outside = repository_ref(tmp_path)
     assert not outside.pinned and outside.ref == REPO_DEFAULT_BRANCH
+    # A file the commit lacks would be a dead link: the build says so.
+    folder = repo / "submissions" / "a b"
+    assert uncommitted(ref, [folder]) == []
+    (folder / "metadata.yaml").write_text("id: x\n", encoding="utf-8")
+    assert uncommitted(ref, [folder]) == ["submissions/a b/metadata.yaml"]
 
 
 def test_search_documents_index_tables_and_reported_systems(built: dict) -> None:

@@ -384,6 +384,22 @@ def repository_ref(results_root: Path, url: str = REPO_URL) -> RepositoryRef:
     return RepositoryRef(url=url, ref=REPO_DEFAULT_BRANCH, toplevel=None, pinned=False)
 
 
+def uncommitted(repo: RepositoryRef, folders: list[Path]) -> list[str]:
+    """Files under ``folders`` that differ from the commit the links point at (the site
+    would link to files the repository does not have there)."""
+    if not repo.pinned or repo.toplevel is None or not folders:
+        return []
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=all", "--",
+                              *[str(f.resolve()) for f in folders]],
+                             cwd=repo.toplevel, capture_output=True, text=True, timeout=60,
+                             check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    # -z: NUL-separated and unquoted (a path with a space stays as it is).
+    return [entry[3:] for entry in out.stdout.split("\0") if len(entry) > 3]
+
+
 # --------------------------------------------------------------------------- pages
 
 
