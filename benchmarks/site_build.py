@@ -1,5 +1,5 @@
-"""Benchmark of `leaderboard build`: build time and page sizes for many synthetic
-submissions, and the time to sort a 1,000-row table in Chromium.
+"""Benchmark of `leaderboard build`: build time, page sizes and the total size of the site
+for many synthetic submissions, and the time to sort a 1,000-row table in Chromium.
 
     python benchmarks/site_build.py                       # 1,000 submissions, every task
     python benchmarks/site_build.py --submissions 200 --queries 20 --no-browser
@@ -48,6 +48,26 @@ def _serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
+
+
+# GitHub Pages publishes sites up to 1 GB; the 1,000-submission site must stay well under.
+SIZE_TARGET_MB = 300
+
+
+def site_breakdown(out: Path) -> list[tuple[str, float]]:
+    """MiB of the built site by kind: submission pages, downloads, search index, the
+    other pages, and assets (theme and ours)."""
+    sizes = {"submission pages": 0, "downloads": 0, "search index": 0, "other pages": 0,
+             "assets": 0}
+    for p in out.rglob("*"):
+        if not p.is_file():
+            continue
+        top = p.relative_to(out).parts[0]
+        kind = ("submission pages" if top == "submissions" else "downloads" if top == "downloads"
+                else "search index" if top == "search" else "assets" if top == "assets"
+                else "other pages")
+        sizes[kind] += p.stat().st_size
+    return [(k, v / 2**20) for k, v in sizes.items()]
 
 
 def measure_sort(site: Path, page: str, repeats: int = 6) -> tuple[int, list[float]]:
@@ -129,6 +149,7 @@ def main() -> int:
             cpu = time.process_time() - cpu0
             page, size = result.largest_page
             total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
+            parts = site_breakdown(out)
             gz = len(gzip.compress((out / page).read_bytes(), 6)) / 2**20
             # The build is single-threaded: on an idle machine its wall time is about its
             # CPU time; on a shared one (load average above the core count) wall > CPU.
@@ -138,6 +159,9 @@ def main() -> int:
                   f"mkdocs {result.mkdocs_seconds:.1f} s); {result.pages} pages, "
                   f"site {total:.0f} MiB; largest page {page} {size / 2**20:.2f} MiB "
                   f"({gz:.2f} MiB gzipped, as a web server sends it)")
+            print(f"site size ({label}): {total:.0f} MiB in all (target {SIZE_TARGET_MB} MB, "
+                  f"{'met' if total * 2**20 <= SIZE_TARGET_MB * 10**6 else 'MISSED'}): "
+                  + ", ".join(f"{name} {mib:.0f} MiB" for name, mib in parts))
         if not args.no_browser:
             if not Path(CHROMIUM).exists():
                 print(f"sort timing skipped: {CHROMIUM} not installed")

@@ -19,6 +19,13 @@ from leaderboard.site import SiteBuildError, build_site
 from leaderboard.site.board import load_board
 from leaderboard.site.format import params_text, relative, safe_url, score_text
 from leaderboard.site.layout import all_views, anchor_of, site_pages
+from leaderboard.site.render import (
+    REPO_DEFAULT_BRANCH,
+    REPO_URL,
+    repository_ref,
+    search_doc,
+    uncommitted,
+)
 from leaderboard.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
 # Enough tasks for every page kind and for average views, few enough to build in seconds.
@@ -287,18 +294,71 @@ def test_pi_indic_full_set_is_separate(built: dict) -> None:
         assert "LaBSE (PI-Indic paper)" not in text
 
 
-def test_submission_page_links_its_files(built: dict) -> None:
+def test_submission_page_links_its_files_in_the_repository(built: dict) -> None:
     out: Path = built["out"]
     page = out / "submissions" / "sub-0000.html"
     hrefs = [a["href"] for t, a in parse(page).tags if t == "a" and a.get("href")]
-    files = [h for h in hrefs if h.startswith("sub-0000/")]
-    assert "sub-0000/results.json" in files
-    assert "sub-0000/metadata.yaml" in files
+    # The synthetic tree is not a git checkout: links fall back to the default branch.
+    prefix = f"{REPO_URL}/blob/{REPO_DEFAULT_BRANCH}/submissions/sub-0000/"
+    files = [h[len(prefix):] for h in hrefs if h.startswith(prefix)]
+    assert "results.json" in files
+    assert "metadata.yaml" in files
     assert any(h.endswith(".trec.gz") for h in files)
-    for href in files:
-        assert (page.parent / href).is_file(), href
-    assert json.loads((out / "submissions/sub-0000/results.json").read_text())["kind"] == \
-        "submission"
+    for rel in files:
+        assert (built["root"] / "submissions" / "sub-0000" / rel).is_file(), rel
+    # Nothing is copied into the site.
+    assert not (out / "submissions" / "sub-0000").exists()
+    assert "not built from a git checkout" in page.read_text(encoding="utf-8")
+
+
+def test_repository_ref_is_the_checkout_commit(tmp_path: Path) -> None:
+    import subprocess
+
+    repo = tmp_path / "repo"
+    (repo / "submissions" / "a b").mkdir(parents=True)
+    (repo / "submissions" / "a b" / "results.json").write_text("{}", encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
+    subprocess.run(git + ["add", "."], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "-qm", "x"], cwd=repo, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    ref = repository_ref(repo)
+    assert ref.pinned and ref.ref == head
+    assert ref.file_url(repo / "submissions" / "a b" / "results.json") == \
+        f"{REPO_URL}/blob/{head}/submissions/a%20b/results.json"
+    outside = repository_ref(tmp_path)
+    assert not outside.pinned and outside.ref == REPO_DEFAULT_BRANCH
+    # A file the commit lacks would be a dead link: the build says so.
+    folder = repo / "submissions" / "a b"
+    assert uncommitted(ref, [folder]) == []
+    (folder / "metadata.yaml").write_text("id: x\n", encoding="utf-8")
+    assert uncommitted(ref, [folder]) == ["submissions/a b/metadata.yaml"]
+
+
+def test_search_documents_index_tables_and_reported_systems(built: dict) -> None:
+    docs = json.loads((built["out"] / "search" / "search_index.json").read_text())["docs"]
+    locations = [d["location"] for d in docs]
+    assert len(locations) == len(set(locations)), "Material keys results by location"
+    # Every table (a language, a dataset, a constraint type) has a document.
+    for view in all_views().values():
+        page = next(p for p in site_pages() if view in p.views)
+        assert f"{page.path[:-3]}.html#{view.anchor}" in locations, view.id
+    # Reported systems, which have no page, open their benchmark page filtered to them.
+    reported = [d for d in docs if "?fb-name=" in d["location"]]
+    assert reported and all("#" not in d["location"] for d in reported)
+    # Names are escaped: Material renders titles and text as HTML.
+    doc = search_doc("x.html?fb-name=a", HOSTILE_NAME, f"{HOSTILE_NAME} on FollowIR")
+    assert "<" not in doc["title"] + doc["text"] and "&lt;script&gt;" in doc["title"]
+
+
+def test_site_from_the_committed_results_fits_the_budget(tmp_path: Path) -> None:
+    """The published site: every page and download, the run files linked, not copied."""
+    repo_root = Path(__file__).resolve().parents[1]
+    result = build_site(repo_root, tmp_path / "out", cache_dir=tmp_path / "cache")
+    total = sum(p.stat().st_size for p in result.out_dir.rglob("*") if p.is_file())
+    print(f"site from the committed results: {total / 2**20:.1f} MiB")
+    assert total <= 25 * 2**20, f"{total / 2**20:.1f} MiB"
 
 
 def test_relative_links_resolve(built: dict) -> None:
@@ -384,7 +444,9 @@ def test_tier_cache_gives_identical_pages(built: dict, tmp_path: Path) -> None:
 def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
     result = build_site(tmp_path, tmp_path / "out")
     assert (tmp_path / "out" / "index.html").is_file()
-    assert "No results yet" in (tmp_path / "out" / "followir.html").read_text(encoding="utf-8")
+    followir = (tmp_path / "out" / "followir.html").read_text(encoding="utf-8")
+    assert "No submission covers followir/robust04 yet" in followir
+    assert "fb-charts" not in followir, "no empty charts"
     assert result.pages >= 14
 
 

@@ -14,6 +14,7 @@ import re
 import functools
 import http.server
 import shutil
+import subprocess
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from leaderboard.site import build_site
+from leaderboard.site.render import REPO_URL
 from leaderboard.site.synthetic import HOSTILE_NAME, write_tree
 
 pytestmark = pytest.mark.browser
@@ -29,7 +31,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-SCREENSHOTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
 TASKS = [
     "followir/robust04", "followir/news21", "followir/core17",
     "mfollowir-cl/fas", "mfollowir-cl/rus", "mfollowir-cl/zho",
@@ -58,6 +61,24 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield {"url": f"http://127.0.0.1:{server.server_address[1]}/", "out": base / "out",
            "base": base}
+    server.shutdown()
+
+
+def _serve(folder: Path):
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory: pytest.TempPathFactory):
+    """The site built from what the repository commits (its submissions and reported
+    rows), as the publish workflow builds it."""
+    base = tmp_path_factory.mktemp("real-site")
+    build_site(REPO_ROOT, base / "out", cache_dir=base / "cache")
+    server, url = _serve(base / "out")
+    yield {"url": url, "out": base / "out"}
     server.shutdown()
 
 
@@ -278,6 +299,177 @@ def test_dark_mode_toggle(site, page) -> None:
     shot(page, "followir-dark")
     colour = page.evaluate("""() => getComputedStyle(document.querySelector('table.fb-table td')).color""")
     assert colour != "rgb(0, 0, 0)" or after == "default"
+
+
+# --------------------------------------------------------------------------- issue 18
+
+
+def test_submit_page_walks_a_stranger_through_a_submission(site, page) -> None:
+    page.goto(site["url"] + "submit.html", wait_until="networkidle")
+    content = page.locator("article")
+    text = content.inner_text()
+    # The repository, set once in the site's configuration, linked from the page.
+    assert content.locator(f'a[href="{REPO_URL}"]').count() >= 1
+    assert f"git clone {REPO_URL}.git" in text
+    steps = ["pip install", "leaderboard data pull", "leaderboard baselines run",
+             "leaderboard validate", "Open the pull request"]
+    positions = [text.index(step) for step in steps]
+    assert positions == sorted(positions), "the steps come in the order a submitter needs them"
+    # Where each task's queries, corpus and topic-only queries come from, and the depth rule.
+    sources = page.locator(".fb-sources table")
+    rows = sources.locator("tbody tr")
+    assert rows.count() == 5
+    table = sources.inner_text()
+    for needle in ("only_queries.jsonl", "top_ranked", "queries.jsonl", "corpus.jsonl",
+                   "min(1000, corpus size)", "150-item candidate set"):
+        assert needle in table, needle
+    assert sources.locator('a[href^="https://huggingface.co/datasets/mteb/Robust04"]').count() == 1
+    assert sources.locator('a[href^="https://github.com/deu05232/FollowTable/tree/"]').count() == 1
+    # What the bot's comment says.
+    assert "FollowBoard check:" in text and "valid and scored" in text
+    assert "95% interval" in text
+    # The repository link is in every page's footer too, and it is only a link.
+    assert page.locator(f'.md-social a[href="{REPO_URL}"]').count() == 1
+    shot(page, "submit-guide")
+
+
+def _search(page, query: str) -> None:
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    box = page.locator("input.md-search__input")
+    box.fill("")
+    box.press_sequentially(query, delay=20)
+
+
+def test_search_finds_reported_models_and_languages(real_site, page) -> None:
+    page.goto(real_site["url"] + "index.html", wait_until="networkidle")
+    for query in ("Qwen3", "Promptriever"):
+        _search(page, query)
+        hit = page.locator(f".md-search-result__item a[href*='fb-name=']", has_text=query).first
+        hit.wait_for(timeout=10_000)
+    # A model's result opens its benchmark page filtered to it.
+    _search(page, "Qwen3")
+    hit = page.locator(".md-search-result__item a[href*='fb-name=']", has_text="Qwen3").first
+    hit.wait_for(timeout=10_000)
+    href = hit.get_attribute("href")
+    page.goto(href, wait_until="load")
+    sync_api.expect(page.locator("form.fb-filters input[name=q]")).to_have_value(
+        re.compile("Qwen3"))
+    names = page.eval_on_selector_all(".fb-view tbody tr .fb-n",
+                                      "ns => ns.filter(n => n.offsetParent).map(n => n.textContent)")
+    assert names and all("Qwen3" in n for n in names)
+    # A language leads to its tab.
+    _search(page, "Tamil")
+    page.locator(".md-search-result__item a[href*='pi-indic-t1-tam']").first.wait_for(timeout=10_000)
+    shot(page, "search-language")
+
+
+def test_submission_page_starts_with_compact_scores(real_site, page) -> None:
+    page.goto(real_site["url"] + "submissions/bm25s.html", wait_until="networkidle")
+    first = page.locator("table.fb-scores").first
+    assert first.bounding_box()["y"] < 900, "the scores are on the first screen"
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height < 16_000, height
+    # One value per cell under a metric header, never "label value" strings.
+    heads = first.locator("thead th").all_inner_texts()
+    assert heads[0] == "Table" and "IRS" in heads and heads[-2:] == ["Tier", "Adjusted p"]
+    cells = page.eval_on_selector_all("table.fb-scores tbody td[data-v]",
+                                      "cs => cs.map(c => c.textContent)")
+    assert cells and all(re.fullmatch(r"[+-]?\d+\.\d+(e-\d+)?|–|\d\.\d+(e-\d+)?", c) for c in cells), cells[:5]
+    clipped = page.evaluate("""() => [...document.querySelectorAll('table.fb-scores td')]
+        .filter(c => c.scrollWidth > c.clientWidth + 1).length""")
+    assert clipped == 0
+    # The data versions are folded away.
+    versions = page.locator("details.fb-versions")
+    assert versions.count() == 1 and versions.get_attribute("open") is None
+    assert not versions.locator("li").first.is_visible()
+    shot(page, "submission-bm25s")
+
+
+def test_empty_views_say_why_and_draw_no_empty_chart(site, page) -> None:
+    # The synthetic site has no T2 submissions at all, and no T1 average (two languages).
+    page.goto(site["url"] + "pi-indic/t2.html", wait_until="networkidle")
+    assert page.locator(".fb-charts").count() == 0
+    empty = page.locator(".fb-view .fb-empty").first
+    assert empty.is_visible()
+    assert "No system has scores for all 132 tasks" in empty.inner_text()
+    assert page.locator(".fb-empty a", has_text="How to submit").count() >= 1
+    # Where some tables of a section are empty, the charts offer only the others.
+    page.goto(site["url"] + "pi-indic/t1.html", wait_until="networkidle")
+    options = page.locator(".fb-scatter-view option").evaluate_all("os => os.map(o => o.value)")
+    assert options and "pi-indic-t1-asm" not in options
+    for anchor in options:
+        assert page.locator(f"#{anchor} table.fb-table").count() == 1, anchor
+    assert page.locator(".fb-scatter circle").count() >= 6, "it opens on a table with points"
+
+
+def test_bar_chart_opens_on_a_system_with_scores(real_site, page) -> None:
+    page.goto(real_site["url"] + "followtable.html", wait_until="networkidle")
+    for box in page.locator(".fb-charts").all():
+        if box.locator(".fb-bars").count() == 0:
+            continue
+        assert box.locator(".fb-bars rect").count() >= 1
+        # No system in the list lacks every bar.
+        for value in box.locator(".fb-bars-system option").evaluate_all(
+                "os => os.map(o => o.value)")[:20]:
+            box.locator(".fb-bars-system").select_option(value)
+            assert box.locator(".fb-bars rect").count() >= 1, value
+
+
+def test_constraint_tab_moves_the_scatter(site, page) -> None:
+    page.goto(site["url"] + "followtable.html", wait_until="networkidle")
+    section = page.locator("#followtable-constraint-c1").locator(
+        "xpath=ancestor::div[contains(@class, 'tabbed-set')]")
+    charts = section.locator("xpath=following-sibling::div[contains(@class, 'fb-charts')][1]")
+    select = charts.locator(".fb-scatter-view")
+    assert select.input_value() == "followtable-constraint-c1"
+    section.locator("label", has_text="C2").click()
+    assert select.input_value() == "followtable-constraint-c2"
+    assert page.evaluate("location.hash") == "#followtable-constraint-c2"
+
+
+def _scroll_check(page, view: str, width: int) -> None:
+    wrap = page.locator(f"#{view} .fb-table-wrap")
+    assert "fb-scrolls" in (wrap.get_attribute("class") or "")
+    assert page.locator(f"#{view} .fb-scroll-hint").is_visible()
+    # A scroll bar that is shown (headless Chromium hides every scroll bar, so this reads
+    # the style rather than measuring it) and a shaded edge.
+    style = wrap.evaluate("w => { const s = getComputedStyle(w); return [s.overflowX, "
+                          "s.scrollbarWidth, s.boxShadow]; }")
+    assert style[0] == "auto" and style[1] != "none" and style[2] != "none", style
+    wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")
+    last = page.locator(f"#{view} thead th").last.bounding_box()
+    assert 0 <= last["x"] and last["x"] + last["width"] <= width + 1
+    name = page.locator(f"#{view} tbody tr").first.locator("td").nth(1).bounding_box()
+    assert name["x"] >= 0 and name["x"] + name["width"] <= width, "the System column stays"
+
+
+def test_phone_sees_scores_and_scrolls_to_the_rest(site, page) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(site["url"] + "followir.html", wait_until="networkidle")
+    view = "followir-average"
+    # A score column is on screen without scrolling.
+    first_score = page.locator(f"#{view} thead th[data-col]").first.bounding_box()
+    assert first_score["x"] + first_score["width"] <= 390
+    _scroll_check(page, view, 390)
+    shot(page, "phone-followir")
+
+
+def test_wide_pi_indic_tables_scroll_with_the_name_in_view(real_site, page) -> None:
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(real_site["url"] + "pi-indic/index.html", wait_until="networkidle")
+    _scroll_check(page, "pi-indic-full-t1", 1400)
+
+
+def test_run_files_link_to_the_repository_at_the_built_commit(real_site, page) -> None:
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                            text=True, check=True).stdout.strip()
+    page.goto(real_site["url"] + "submissions/bm25s.html", wait_until="networkidle")
+    hrefs = page.eval_on_selector_all(".fb-files a", "as => as.map(a => a.href)")
+    prefix = f"{REPO_URL}/blob/{commit}/submissions/bm25s/"
+    assert hrefs and all(h.startswith(prefix) for h in hrefs), hrefs[:3]
+    assert any(h.endswith("runs/followtable/wtr/altered.trec.gz") for h in hrefs)
+    assert prefix + "results.json" in hrefs
+    assert not (real_site["out"] / "submissions" / "bm25s").exists()
 
 
 @pytest.fixture(scope="module", autouse=True)

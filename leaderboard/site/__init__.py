@@ -109,7 +109,13 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
     results by a hash of their inputs, so a rebuild only tests views whose scores changed.
     """
     from leaderboard.site.board import load_board
-    from leaderboard.site.render import mkdocs_config, render_docs, write_mkdocs_config
+    from leaderboard.site.render import (
+        mkdocs_config,
+        render_docs,
+        repository_ref,
+        uncommitted,
+        write_mkdocs_config,
+    )
 
     start = time.perf_counter()
     board: Board = load_board(results_root, cache_dir=cache_dir)
@@ -117,7 +123,14 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
     try:
         docs = docs_dir if docs_dir is not None else Path(tmp.name) / "docs"
         _prepare_dir(docs, DOCS_MARKER, "the docs directory")
-        render_docs(board, docs)
+        repo = repository_ref(results_root)
+        changed = uncommitted(repo, [r.submission.folder for r in board.submissions
+                                     if r.submission is not None])
+        if changed:
+            board.warnings.append(
+                f"{len(changed)} submission file(s) differ from commit {repo.ref[:12]}, which "
+                f"the site links them at (first: {changed[0]}); commit them before publishing")
+        render_docs(board, docs, repo)
         rendered = time.perf_counter()
         _prepare_dir(out_dir, SITE_MARKER, "the output directory")
         config_path = Path(tmp.name) / "mkdocs.yml"

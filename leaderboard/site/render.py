@@ -9,16 +9,18 @@ named ``<script>`` is text. Links from metadata become anchors only for http(s) 
 from __future__ import annotations
 
 import json
-import os
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import jinja2
 import yaml
 from markupsafe import Markup, escape
 
 from leaderboard import __version__
+from leaderboard.ci.render import STATUS_LINE
 from leaderboard.registry import all_tasks
 from leaderboard.site.board import (
     TIER_BELOW,
@@ -39,14 +41,20 @@ from leaderboard.site.format import (
     score_text,
     sort_value,
 )
-from leaderboard.site.mkdocs_hooks import fragment_path
+from leaderboard.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
 from leaderboard.standings.downloads import STATISTIC_NOTE, csv_text, view_records
-from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Page, Section, site_pages
+from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Page, Section, View, site_pages
 
 PACKAGE_DIR = Path(__file__).parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
 ASSETS_DIR = PACKAGE_DIR / "assets"
 DOWNLOADS = "downloads"
+# The repository the site is published from: set here once. Run files and results are
+# linked there (at the commit the site was built from) instead of being copied into the
+# site, and the "How to submit" page points contributors at it.
+REPO_URL = "https://github.com/followboard/followboard"
+# The branch linked when the build does not run inside a git checkout.
+REPO_DEFAULT_BRANCH = "main"
 MODEL_TYPES = ("sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction",
                "other")
 
@@ -230,36 +238,56 @@ def rows_html(rows: list[RowDisplay], wide: bool) -> Markup:
     return Markup("".join(out))
 
 
+def _compact_columns(view: View) -> list[int]:
+    """Column indices of a view shown on submission pages: every metric, without an
+    average view's per-language or per-dataset breakdown (``lang:metric`` ids), which the
+    per-task rows of the same table show already."""
+    own = [i for i, c in enumerate(view.columns) if ":" not in c.id]
+    return own or list(range(len(view.columns)))
+
+
 def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dict]:
-    """Every table a submission appears in, grouped by page, as plain display strings."""
+    """One compact table per benchmark section: a row per table the submission appears
+    in (average first, then each collection, language or dataset), a column per metric,
+    one value per cell, then the tier and adjusted p-value of the table's tiered column."""
     out = []
     for page, sections in views_by_page:
-        entries = []
-        for _, tables in sections:
+        for section, tables in sections:
+            labels: list[str] = []
+            entries = []
             for t in tables:
                 values = t.values.get(row.key)
-                if values is None:
+                if values is None or all(v is None for v in values):
                     continue
                 tier_col = t.view.tiered_column
                 info = t.tiers.get(tier_col, {}).get(row.key) if tier_col is not None else None
-                scores = []
-                for i, (c, v) in enumerate(zip(t.view.columns, values)):
-                    if v is None:
-                        continue
+                cells: dict[str, CellDisplay] = {}
+                for i in _compact_columns(t.view):
+                    c, v = t.view.columns[i], values[i]
+                    if c.label not in labels:
+                        labels.append(c.label)
                     css = TIER_CSS.get(info.tier, "") if info and i == tier_col else ""
-                    scores.append((c.label, score_text(v, c.signed), css))
+                    cells[c.label] = CellDisplay(text=score_text(v, c.signed),
+                                                 value=sort_value(v), css=css,
+                                                 title=c.help if v is not None else "no score")
                 if info is not None:
-                    tier = f"{info.tier} ({t.view.columns[tier_col].label})"
+                    tier = info.tier
                 else:
                     tier = "not tested" if tier_col is None else "–"
                 p_adj = info.p_adjusted if info else None
                 entries.append({
                     "href": f"{relative(page_path, page.path)}#{t.view.anchor}",
-                    "title": t.view.title, "scores": scores, "tier": tier,
-                    "tier_title": tier_title(info), "p_value": sort_value(p_adj),
+                    "label": t.view.label, "title": t.view.title, "cells": cells,
+                    "tier": tier, "tier_title": tier_title(info), "p_value": sort_value(p_adj),
                     "p_text": "–" if p_adj is None else f"{p_adj:.3g}"})
-        if entries:
-            out.append((page.title, entries))
+            if not entries:
+                continue
+            empty = CellDisplay(text="–", value="", title="not in this table")
+            for e in entries:
+                e["cells"] = [e["cells"].get(label, empty) for label in labels]
+            out.append({"title": section.title, "id": section.id, "columns": labels,
+                        "href": f"{relative(page_path, page.path)}#{section.id}",
+                        "entries": entries})
     return out
 
 
@@ -293,32 +321,140 @@ def write_downloads(table: ViewTable, folder: Path) -> None:
         encoding="utf-8")
 
 
+# --------------------------------------------------------------------------- repository links
+
+@dataclass(frozen=True)
+class RepositoryRef:
+    """Where the files of the published results live: ``{url}/blob/{ref}/{path}``."""
+
+    url: str
+    ref: str                  # a commit (from git), else the default branch
+    toplevel: Path | None     # the checkout's root, to make paths repository-relative
+    pinned: bool              # True when ``ref`` is a commit
+
+    def file_url(self, path: Path) -> str:
+        """Link to a file of the repository as it was at ``ref``. Outside a checkout the
+        path is taken relative to the current folder's layout (``submissions/<id>/...``)."""
+        resolved = path.resolve()
+        rel: str | None = None
+        if self.toplevel is not None:
+            try:
+                rel = resolved.relative_to(self.toplevel).as_posix()
+            except ValueError:
+                rel = None
+        if rel is None:
+            parts = resolved.parts
+            rel = "/".join(parts[parts.index("submissions"):]) if "submissions" in parts \
+                else path.name
+        return f"{self.url}/blob/{quote(self.ref)}/{quote(rel)}"
+
+
+def repository_ref(results_root: Path, url: str = REPO_URL) -> RepositoryRef:
+    """The commit the site is built from (``git rev-parse HEAD`` in ``results_root``); when
+    that is not a git checkout, or git is missing, links point at the default branch."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD", "--show-toplevel"],
+                             cwd=results_root, capture_output=True, text=True, timeout=30,
+                             check=False)
+    except (OSError, subprocess.SubprocessError):
+        out = None
+    if out is not None and out.returncode == 0:
+        lines = out.stdout.split()
+        if len(lines) == 2 and len(lines[0]) == 40:
+            return RepositoryRef(url=url, ref=lines[0], toplevel=Path(lines[1]).resolve(),
+                                 pinned=True)
+    return RepositoryRef(url=url, ref=REPO_DEFAULT_BRANCH, toplevel=None, pinned=False)
+
+
+def uncommitted(repo: RepositoryRef, folders: list[Path]) -> list[str]:
+    """Files under ``folders`` that differ from the commit the links point at (the site
+    would link to files the repository does not have there)."""
+    if not repo.pinned or repo.toplevel is None or not folders:
+        return []
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=all", "--",
+                              *[str(f.resolve()) for f in folders]],
+                             cwd=repo.toplevel, capture_output=True, text=True, timeout=60,
+                             check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    # -z: NUL-separated and unquoted (a path with a space stays as it is).
+    return [entry[3:] for entry in out.stdout.split("\0") if len(entry) > 3]
+
+
 # --------------------------------------------------------------------------- pages
 
-def _copy(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(src, dst)  # same filesystem: no bytes copied
-    except OSError:
-        shutil.copyfile(src, dst)
+
+def empty_reason(view: View) -> str:
+    """Why a view has no rows yet, in words a visitor can act on."""
+    if len(view.tasks) > 1 and any(c.average == "all" for c in view.columns):
+        return (f"No system has scores for all {len(view.tasks)} tasks this table averages "
+                "yet (a system needs every one to get a row); the other tabs show each "
+                "task on its own.")
+    if len(view.tasks) == 1:
+        return f"No submission covers {view.tasks[0]} yet."
+    return "No results yet for this table."
 
 
 def _table_context(table: ViewTable, page: str, wide: bool = False) -> dict:
     """What the table macro needs; ``wide`` adds provenance, size and instruction columns."""
     rows = display_rows(table, page)
     return {"t": table, "view": table.view, "rows": rows, "wide": wide,
-            "body": rows_html(rows, wide),
+            "body": rows_html(rows, wide), "empty": empty_reason(table.view),
+            "submit": relative(page, "submit.md"),
             "csv": relative(page, f"{DOWNLOADS}/{table.view.anchor}.csv"),
             "json": relative(page, f"{DOWNLOADS}/{table.view.anchor}.json")}
 
 
 def _section_context(section: Section, board: Board, page: str) -> dict:
-    return {"section": section,
-            "tables": [_table_context(board.tables[v.id], page) for v in section.views]}
+    tables = [_table_context(board.tables[v.id], page) for v in section.views]
+    return {"section": section, "tables": tables,
+            "charted": [tc for tc in tables if tc["rows"]]}
 
 
-def render_docs(board: Board, docs: Path) -> list[str]:
-    """Write every page, download and copied file under ``docs``; return the page paths."""
+def search_doc(location: str, title: str, text: str) -> dict[str, str]:
+    """A search index document. Material renders ``title`` and ``text`` as HTML (MkDocs
+    stores page text escaped), so names from metadata are escaped here."""
+    return {"location": location, "title": str(escape(title)), "text": str(escape(text))}
+
+
+def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]]:
+    """Extra documents for the search index, which leaves the tables out (they are filled
+    in after indexing, see :mod:`leaderboard.site.mkdocs_hooks`): one per table, so a
+    language, dataset or constraint type leads to its tab, and one per system without a
+    page of its own (reported rows) and benchmark page, which opens the page with the
+    name filter set to it and the first table holding it on screen. Locations must be
+    unique: Material's search keys results by them."""
+    entries: list[dict[str, str]] = []
+    for page in pages:
+        html = page.path[:-3] + ".html"
+        for view in page.views:
+            entries.append(search_doc(f"{html}#{view.anchor}", view.title,
+                                      f"{page.title}: {view.title}. {view.note}".strip()))
+        found: dict[str, list[str]] = {}
+        sources: dict[str, set[str]] = {}
+        for view in page.views:
+            table = board.tables[view.id]
+            for row in table.rows:
+                if row.submission is not None:
+                    continue  # its submission page is indexed already
+                if all(v is None for v in table.values[row.key]):
+                    continue
+                found.setdefault(row.name, []).append(view.anchor)
+                sources.setdefault(row.name, set()).add(source_text(row, full=False))
+        for name, anchors in found.items():
+            entries.append(search_doc(
+                # No "#" here: Material keys a top-level result by its path alone.
+                f"{html}?fb-name={quote(name, safe='')}&fb-view={anchors[0]}", name,
+                f"{name} on {page.title} ({len(anchors)} table(s)): "
+                + "; ".join(sorted(sources[name]))))
+    return entries
+
+
+def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> list[str]:
+    """Write every page and download under ``docs``; return the page paths. Submission
+    files are linked to the repository at ``repo`` (by default the checkout holding the
+    first submission, else the default branch), never copied into the site."""
     env = environment()
     (docs / DOWNLOADS).mkdir(parents=True, exist_ok=True)
     (docs / "assets").mkdir(exist_ok=True)
@@ -326,12 +462,17 @@ def render_docs(board: Board, docs: Path) -> list[str]:
         if asset.is_file():
             shutil.copyfile(asset, docs / "assets" / asset.name)
     written: list[str] = []
+    if repo is None:
+        subs = board.submissions
+        repo = repository_ref(subs[0].submission.folder if subs and subs[0].submission
+                              else Path.cwd())
 
     def write(path: str, template: str, **context: object) -> None:
         target = docs / path
         target.parent.mkdir(parents=True, exist_ok=True)
         slots = Slots()
-        text = env.get_template(template).render(page_path=path, slot=slots, **context)
+        text = env.get_template(template).render(page_path=path, slot=slots, repo=repo,
+                                                 **context)
         target.write_text(text, encoding="utf-8")
         if slots.items:
             frag = fragment_path(docs, path)
@@ -365,16 +506,76 @@ def render_docs(board: Board, docs: Path) -> list[str]:
         sub = row.submission
         assert sub is not None
         path = f"submissions/{sub.slug}.md"
-        for rel in ["results.json", *sub.files]:
-            _copy(sub.folder / rel, docs / "submissions" / sub.slug / rel)
+        links = {rel: repo.file_url(sub.folder / rel) for rel in ["results.json", *sub.files]}
         write(path, "submission.md.j2", row=row, sub=sub, source=source_text(row),
-              scores=submission_scores(row, path, views_by_page))
+              scores=submission_scores(row, path, views_by_page), links=links)
     write("submissions/index.md", "submissions.md.j2", rows=board.submissions,
           model_types=MODEL_TYPES)
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),
-          examples=validator_examples())
+          examples=validator_examples(), sources=task_sources(), repo_url=repo.url,
+          status_lines=STATUS_LINE)
     write("metrics.md", "metrics.md.j2")
+    extra = docs / SEARCH_EXTRA
+    extra.parent.mkdir(parents=True, exist_ok=True)
+    extra.write_text(json.dumps(search_entries(board, pages), ensure_ascii=False),
+                     encoding="utf-8")
     return written
+
+
+def _source_link(task_id: str) -> tuple[str, str]:
+    """(label, URL) of a task's pinned upstream source."""
+    src = all_tasks()[task_id].source
+    base = ("https://huggingface.co/datasets/" if src.host == "huggingface"
+            else "https://github.com/")
+    rev = "/tree/" + src.revision
+    return f"{src.repo}@{src.revision}", base + src.repo + rev
+
+
+def task_sources() -> list[dict[str, object]]:
+    """Per benchmark: the `data pull` name, its pinned upstream sources, which file holds
+    the queries, the corpus and the topic-only (original) queries, and what a run ranks."""
+    def sources(prefix: str) -> list[tuple[str, str]]:
+        seen: dict[str, str] = {}
+        for t in all_tasks().values():
+            if t.id.startswith(prefix):
+                label, url = _source_link(t.id)
+                seen.setdefault(label, url)
+        return list(seen.items())
+
+    pool = ("rank every document of the query's <code>top_ranked</code> pool (its 1,000 "
+            "candidates) and nothing else")
+    return [
+        {"benchmark": "FollowIR", "pull": "followir", "sources": sources("followir/"),
+         "queries": "<code>queries</code> + <code>instruction</code> configs; ids "
+                    "<code>&lt;id&gt;-og</code> (original instruction, <code>original</code> run) "
+                    "and <code>&lt;id&gt;-changed</code> (altered, <code>altered</code> run)",
+         "corpus": "<code>corpus</code> config", "depth": pool},
+        {"benchmark": "mFollowIR", "pull": "mfollowir mfollowir-cl",
+         "sources": sources("mfollowir/") + sources("mfollowir-cl/"),
+         "queries": "<code>queries-&lt;lang&gt;</code> + <code>instruction-&lt;lang&gt;</code>, "
+                    "ids as FollowIR (English queries in the cross-lingual repository)",
+         "corpus": "<code>corpus-&lt;lang&gt;</code> (fas, rus, zho)", "depth": pool},
+        {"benchmark": "FollowTable", "pull": "followtable", "sources": sources("followtable/"),
+         "queries": "<code>queries.jsonl</code>: query + instruction pairs "
+                    "<code>&lt;q&gt;_&lt;i&gt;</code> (<code>altered</code> run); topic-only "
+                    "queries <code>&lt;q&gt;</code> in <code>only_queries.jsonl</code> "
+                    "(<code>original</code> run)",
+         "corpus": "<code>corpus.jsonl</code> (the dataset's tables)",
+         "depth": "rank the whole corpus: each query lists min(1000, corpus size) tables"},
+        {"benchmark": "PI-Indic val150 T1–T3", "pull": "pi-indic",
+         "sources": sources("pi-indic-val150/"),
+         "queries": "personas (T1, T2: <code>p&lt;id&gt;</code>) or instructions (T3: "
+                    "<code>i&lt;id&gt;</code>) of the 150 validated rows of each language's "
+                    "CSV, one <code>run</code> file",
+         "corpus": "the other side of the same 150 rows, in the target language",
+         "depth": "each query lists min(1000, corpus size) documents: the whole 150-item "
+                  "candidate set"},
+        {"benchmark": "PI-Indic val150 T4", "pull": "pi-indic",
+         "sources": sources("pi-indic-val150/"),
+         "queries": "a fixed set of persona–instruction pairs <code>p&lt;id&gt;-i&lt;id&gt;</code>",
+         "corpus": "none: a probability per pair in <code>predictions.tsv</code>",
+         "depth": "one line per pair of the fixed set"},
+    ]
 
 
 def validator_examples() -> list[tuple[str, str]]:
@@ -434,7 +635,11 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
                  "toggle": {"icon": "material/weather-sunny", "name": "Switch to light mode"}},
             ],
         },
-        "extra": {"generator": False},
+        # A plain link to the repository (Material's repo_url would fetch star counts
+        # from api.github.com on every page: the site makes no requests of its own).
+        "extra": {"generator": False,
+                  "social": [{"icon": "fontawesome/brands/github", "link": REPO_URL,
+                              "name": "FollowBoard on GitHub: submissions, code, issues"}]},
         "extra_css": ["assets/leaderboard.css"],
         "extra_javascript": ["assets/leaderboard.js"],
         # Only what the templates use: every extension costs time on each of the
@@ -442,7 +647,8 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
         "markdown_extensions": [
             {"toc": {"permalink": True}}, "attr_list", "admonition", "pymdownx.superfences",
         ],
-        "plugins": ["search"],
+        # "/" separates words too, so "Qwen3" finds "Qwen/Qwen3-Embedding-8B".
+        "plugins": [{"search": {"separator": r"[\s\-/]+"}}],
         "hooks": [str(PACKAGE_DIR / "mkdocs_hooks.py")],
         "nav": nav,
         "validation": {"omitted_files": "info", "absolute_links": "warn",

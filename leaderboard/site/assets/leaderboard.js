@@ -184,6 +184,16 @@
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     form.addEventListener("change", function () { applyFilters(form); });
     form.addEventListener("input", function () { applyFilters(form); });
+    // A search result for a system without a page of its own opens its benchmark page
+    // as page.html?fb-name=NAME: show that system, with the filter visible to clear.
+    var params = new URLSearchParams(location.search);
+    var name = params.get("fb-name");
+    if (name) {
+      form.elements.q.value = name;
+      applyFilters(form);
+      var view = params.get("fb-view") && document.getElementById(params.get("fb-view"));
+      if (view && !location.hash) { revealTab(view); view.scrollIntoView(); }
+    }
   }
 
   /* ------------------------------------------------------------------ tabs + permalinks */
@@ -218,8 +228,9 @@
         input.addEventListener("change", function () {
           var view = blocks[i] && blocks[i].querySelector(".fb-view");
           // Keep the address bar a permalink to the table on screen.
-          if (view && input.checked) history.replaceState(null, "", "#" + view.id);
-          document.dispatchEvent(new CustomEvent("fb:tab"));
+          if (view && input.checked) history.replaceState(null, "", location.pathname + location.search + "#" + view.id);
+          document.dispatchEvent(new CustomEvent("fb:tab", { detail: view ? view.id : null }));
+          markOverflow();
         });
       });
     });
@@ -358,7 +369,15 @@
     document.querySelectorAll(".fb-charts").forEach(function (box) {
       var views = JSON.parse(box.getAttribute("data-views"));
       var viewSelect = box.querySelector(".fb-scatter-view");
-      views.forEach(function (v) {
+      // Offer only tables with at least one row that has both values: a table of
+      // reported rows with one metric each would otherwise open on an empty plot.
+      var plottable = views.filter(function (v) {
+        var xs = columnValues(v[0], box.getAttribute("data-x"));
+        var ys = columnValues(v[0], box.getAttribute("data-y"));
+        return Object.keys(xs).some(function (k) { return ys[k]; });
+      });
+      if (!plottable.length) box.querySelector(".fb-scatter").hidden = true;
+      plottable.forEach(function (v) {
         var opt = document.createElement("option");
         opt.value = v[0];
         opt.textContent = v[1];
@@ -367,10 +386,14 @@
       viewSelect.addEventListener("change", function () { drawScatter(box); });
       var sysSelect = box.querySelector(".fb-bars-system");
       if (sysSelect) {
-        // Systems in the order of the section's first table (its leader first), then
-        // any that only appear in the breakdown tables.
-        var anchors = [views[0][0]].concat(JSON.parse(box.getAttribute("data-bars")).map(function (b) { return b[0]; }));
-        var seen = {};
+        // Only systems with a score in at least one bar, those with the most bars first
+        // (ties in the order of the section's first table, its leader first), so the
+        // chart never opens on a system it has nothing to draw for.
+        var bars = JSON.parse(box.getAttribute("data-bars"));
+        var anchors = views.slice(0, 1).map(function (v) { return v[0]; })
+          .concat(bars.map(function (b) { return b[0]; }));
+        var perBar = bars.map(function (b) { return columnValues(b[0], b[2]); });
+        var seen = {}, systems = [];
         anchors.forEach(function (anchor) {
           var view = document.getElementById(anchor);
           if (!view) return;
@@ -379,18 +402,59 @@
             var k = r.getAttribute("data-k");
             if (seen[k]) return;
             seen[k] = true;
-            var opt = document.createElement("option");
-            opt.value = k;
-            opt.textContent = r.querySelector(".fb-n").textContent +
-              (r.getAttribute("data-p") === "reported" ? " (reported)" : "");
-            sysSelect.appendChild(opt);
+            var n = perBar.filter(function (vals) { return vals[k]; }).length;
+            if (n) systems.push({ row: r, key: k, n: n, pos: systems.length });
           });
         });
-        sysSelect.addEventListener("change", function () { drawBars(box); });
-        drawBars(box);
+        systems.sort(function (a, b) { return b.n - a.n || a.pos - b.pos; });
+        systems.forEach(function (s) {
+          var opt = document.createElement("option");
+          opt.value = s.key;
+          opt.textContent = s.row.querySelector(".fb-n").textContent +
+            (s.row.getAttribute("data-p") === "reported" ? " (reported)" : "");
+          sysSelect.appendChild(opt);
+        });
+        if (systems.length) {
+          sysSelect.addEventListener("change", function () { drawBars(box); });
+          drawBars(box);
+        } else {
+          box.querySelector(".fb-bars").hidden = true;
+        }
       }
-      drawScatter(box);
-      document.addEventListener("fb:filtered", function () { drawScatter(box); });
+      if (plottable.length) {
+        drawScatter(box);
+        document.addEventListener("fb:filtered", function () { drawScatter(box); });
+      }
+      // The scatter follows the tab on screen (switching C1 -> C2 redraws it for C2).
+      document.addEventListener("fb:tab", function (e) {
+        var anchor = e.detail;
+        if (!anchor || anchor === viewSelect.value) return;
+        if (!viewSelect.querySelector('option[value="' + anchor + '"]')) return;
+        viewSelect.value = anchor;
+        drawScatter(box);
+      });
+    });
+  }
+
+  /* ------------------------------------------------------------------ wide tables */
+
+  // A table wider than its box scrolls sideways (its name column stays put, see the
+  // CSS); mark such boxes so they show a visible scroll bar, an edge shadow and a hint.
+  function markOverflow() {
+    document.querySelectorAll(".fb-table-wrap").forEach(function (wrap) {
+      if (!wrap.offsetParent) return;  // in a hidden tab: measured when it is shown
+      var over = wrap.scrollWidth > wrap.clientWidth + 1;
+      wrap.classList.toggle("fb-scrolls", over);
+      var hint = wrap.previousElementSibling;
+      var has = hint && hint.classList.contains("fb-scroll-hint");
+      if (over && !has) {
+        hint = document.createElement("p");
+        hint.className = "fb-scroll-hint";
+        hint.textContent = "Scroll the table sideways for more columns \u2192";
+        wrap.parentNode.insertBefore(hint, wrap);
+      } else if (!over && has) {
+        hint.remove();
+      }
     });
   }
 
@@ -402,6 +466,8 @@
     setupFilters();
     setupTabs();
     setupCharts();
+    markOverflow();
+    window.addEventListener("resize", markOverflow);
   }
 
   // For the browser tests and the benchmark; not an API.
