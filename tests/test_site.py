@@ -311,8 +311,24 @@ def test_submission_page_links_its_files_in_the_repository(built: dict) -> None:
     assert "not built from a git checkout" in page.read_text(encoding="utf-8")
 
 
-def test_repository_ref_is_the_checkout_commit(tmp_path: Path) -> None:
+def test_repository_url_follows_the_actions_repository() -> None:
+    from leaderboard.site.render import repository_url
+
+    assert repository_url({}) == REPO_URL
+    # The published site is built by Actions: it links the repository it was built from.
+    assert repository_url({"GITHUB_SERVER_URL": "https://github.example",
+                           "GITHUB_REPOSITORY": "org/board"}) == "https://github.example/org/board"
+    assert repository_url({"GITHUB_REPOSITORY": "org/board",
+                           "LEADERBOARD_REPO_URL": "https://git.example/x/"}) == \
+        "https://git.example/x"
+
+
+def test_repository_ref_is_the_checkout_commit(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess
+
+    for name in ("GITHUB_REPOSITORY", "LEADERBOARD_REPO_URL"):
+        monkeypatch.delenv(name, raising=False)
 
     repo = tmp_path / "repo"
     (repo / "submissions" / "a b").mkdir(parents=True)

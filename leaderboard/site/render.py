@@ -9,8 +9,10 @@ named ``<script>`` is text. Links from metadata become anchors only for http(s) 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -349,9 +351,23 @@ class RepositoryRef:
         return f"{self.url}/blob/{quote(self.ref)}/{quote(rel)}"
 
 
-def repository_ref(results_root: Path, url: str = REPO_URL) -> RepositoryRef:
+def repository_url(environ: Mapping[str, str] | None = None) -> str:
+    """The repository the site links to: ``$LEADERBOARD_REPO_URL`` when set, else the
+    repository a GitHub Actions run builds (``$GITHUB_SERVER_URL/$GITHUB_REPOSITORY``, so
+    the published site always links where its files are), else :data:`REPO_URL`."""
+    env = os.environ if environ is None else environ
+    if env.get("LEADERBOARD_REPO_URL"):
+        return env["LEADERBOARD_REPO_URL"].rstrip("/")
+    if env.get("GITHUB_REPOSITORY"):
+        server = env.get("GITHUB_SERVER_URL") or "https://github.com"
+        return f"{server.rstrip('/')}/{env['GITHUB_REPOSITORY']}"
+    return REPO_URL
+
+
+def repository_ref(results_root: Path, url: str | None = None) -> RepositoryRef:
     """The commit the site is built from (``git rev-parse HEAD`` in ``results_root``); when
     that is not a git checkout, or git is missing, links point at the default branch."""
+    url = repository_url() if url is None else url
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD", "--show-toplevel"],
                              cwd=results_root, capture_output=True, text=True, timeout=30,
@@ -638,7 +654,7 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
         # A plain link to the repository (Material's repo_url would fetch star counts
         # from api.github.com on every page: the site makes no requests of its own).
         "extra": {"generator": False,
-                  "social": [{"icon": "fontawesome/brands/github", "link": REPO_URL,
+                  "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
         "extra_css": ["assets/leaderboard.css"],
         "extra_javascript": ["assets/leaderboard.js"],
