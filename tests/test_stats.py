@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +25,7 @@ from leaderboard.stats import (
 from leaderboard.stats import significance as sig
 # engine modules, for tests of their internals (the figures are checked through sig)
 from leaderboard.stats.significance import (binomial, bootstrap, dispatch, enumeration,
-                                            fixedpoint, order_stats, subgroup)
+                                            fixedpoint, order_stats, reference, subgroup)
 
 R = sig.DEFAULT_RESAMPLES
 
@@ -906,3 +907,94 @@ def test_tiering_work_orders_views_by_their_cost():
     assert tiering_work("p-MRR", 150, 300) < tiering_work("AP", 150, 300)
     assert tiering_work("nDCG@10", 150, 301) == 2 * tiering_work("nDCG@10", 150, 151)
     assert tiering_work("nDCG@10", 150, 1) == 0.0
+
+
+# --- the engines against the plain reference (leaderboard.stats.significance.reference) ---
+
+
+def _reference_columns(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Columns that take every route: continuous, k/11 ties, an RR@10 grid, 0/1, zeros."""
+    return np.column_stack([
+        rng.normal(0.03, 0.2, n),
+        rng.integers(-3, 4, n) / 11,
+        np.subtract(*_rr_pair(n, rng)),
+        rng.integers(-1, 2, n).astype(float),
+        np.zeros(n),
+    ])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 9, 14, 16])
+def test_enumeration_equals_the_reference_to_the_bit(n):
+    d = _reference_columns(np.random.default_rng(100 + n), n)
+    expected = np.array([reference.exact_sign_flip_pvalue(d[:, j]) for j in range(d.shape[1])])
+    assert np.array_equal(sig.randomization_pvalues(d), expected)
+    assert np.array_equal(sig.randomization_pvalues(d, route="enumeration"), expected)
+
+
+@pytest.mark.parametrize("n", [21, 60, 400])
+def test_sign_test_equals_the_exact_reference(n):
+    # 0/1 scores above the enumeration limit: the closed-form binomial count is the exact
+    # p-value (the reference counts the fraction exactly; scipy adds two rounded tails)
+    rng = np.random.default_rng(n)
+    d = (rng.integers(0, 2, (n, 4)) - rng.integers(0, 2, (n, 4))).astype(float)
+    d[:, 3] *= 0.25
+    got = sig.randomization_pvalues(d, seed=3)
+    assert np.array_equal(got, sig.randomization_pvalues(d, seed=3, route="sign-test"))
+    for j in range(4):
+        assert got[j] == pytest.approx(reference.exact_sign_flip_pvalue(d[:, j]), rel=1e-12)
+    with pytest.raises(ValueError, match="one non-zero magnitude"):
+        sig.randomization_pvalues(np.arange(1.0, 31.0)[:, None], route="sign-test")
+
+
+@pytest.mark.parametrize("route", ["binomial", "subgroup"])
+def test_monte_carlo_routes_estimate_the_exact_reference(route):
+    # a grid column over 40 queries: the reference's exact distribution is small (few
+    # magnitudes); over 40 seeds the mean p-value must sit within 4.5 standard errors
+    rng = np.random.default_rng(21)
+    d = (rng.integers(0, 4, 40) - rng.integers(0, 4, 40))[:, None] / 10
+    exact = reference.exact_sign_flip_pvalue(d[:, 0])
+    assert 0.02 < exact < 0.5
+    reps = 2000
+    ps = np.array([sig.randomization_pvalues(d, n_resamples=reps, seed=s, route=route)[0]
+                   for s in range(40)])
+    sizes = {"binomial": reps, "subgroup": (1 << reps.bit_length()) - 1}
+    se = math.sqrt(exact * (1 - exact) / sizes[route] / ps.size)
+    assert abs(ps.mean() - exact) < 4.5 * se + 1.0 / sizes[route]
+    assert len(set(ps.tolist())) > 1  # seeded: the seeds give different draws
+    plain = reference.monte_carlo_sign_flip_pvalue(d[:, 0], n_resamples=3000, seed=1)
+    assert abs(plain - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 3000) + 1 / 3001
+
+
+def test_wilcoxon_equals_the_reference_to_the_bit():
+    rng = np.random.default_rng(31)
+    for n in (8, 12, 30, 80):  # scipy's exact, permutation and normal cases
+        d = np.column_stack([rng.normal(0, 1, n), rng.integers(-2, 3, n) / 4,
+                             np.where(rng.random(n) < 0.3, 0.0, rng.normal(0, 1, n)),
+                             np.zeros(n)])
+        expected = [reference.wilcoxon_pvalue(d[:, j]) for j in range(d.shape[1])]
+        assert sig.wilcoxon_pvalues(d).tolist() == expected
+
+
+def test_holm_equals_the_reference_to_the_bit():
+    rng = np.random.default_rng(41)
+    for m in (1, 2, 7, 50):
+        p = np.round(rng.random(m) ** 3, 3).tolist()  # rounded: ties
+        assert sig.holm(p) == reference.holm(p)
+
+
+@pytest.mark.parametrize("n", [7, 30, 300])
+def test_bootstrap_equals_the_reference_on_the_same_resamples(n):
+    # same resamples as the reference; the engine's sums are exact in fixed point, the
+    # reference's are float means, so they agree to rounding, not to the bit. A column of
+    # few distinct values (here 0/1 at 300 queries) is resampled with its queries in
+    # order of value (the same bootstrap: draws are exchangeable across positions), so
+    # the reference gets it sorted
+    d = _reference_columns(np.random.default_rng(50 + n), n)
+    lo, hi = sig.bootstrap_mean_ci(d, n_resamples=999, seed=6)
+    for j in range(d.shape[1]):
+        column = d[:, j]
+        if (np.unique(column).size - 1) * bootstrap._BOUNDARY_RATIO <= n:
+            column = np.sort(column)
+        ref_lo, ref_hi = reference.bootstrap_mean_interval(column, n_resamples=999, seed=6)
+        assert lo[j] == pytest.approx(ref_lo, abs=1e-9) and hi[j] == pytest.approx(ref_hi,
+                                                                                   abs=1e-9)
