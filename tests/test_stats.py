@@ -151,7 +151,8 @@ def test_subgroup_is_a_group_of_distinct_random_assignments():
     assert not np.array_equal(subgroup.Subgroup(n, reps, 4).codes, sub.codes)
     # k never exceeds n, and rank-deficient codes are redrawn
     assert subgroup.Subgroup(21, 10**7, 0).k == 21
-    assert not subgroup.full_rank(np.array([1, 2, 3]), 3) and subgroup.full_rank(np.array([1, 2, 4]), 3)
+    assert not subgroup.full_rank(np.array([1, 2, 3]), 3)
+    assert subgroup.full_rank(np.array([1, 2, 4]), 3)
 
 
 def test_subgroup_of_full_rank_n_is_the_whole_group():
@@ -295,7 +296,8 @@ def test_grid_columns_with_many_magnitudes_take_the_subgroup(monkeypatch):
         assert fixedpoint.grid_columns(d)[0][0]
         expected = sig.randomization_pvalues(d, n_resamples=20_000, seed=4)
         with monkeypatch.context() as patch:
-            patch.setitem(dispatch.ROUTES, avoided, lambda *a, **k: pytest.fail(f"{avoided} called"))
+            patch.setitem(dispatch.ROUTES, avoided,
+                          lambda *a, **k: pytest.fail(f"{avoided} called"))
             assert np.array_equal(sig.randomization_pvalues(d, n_resamples=20_000, seed=4),
                                   expected)
     # either way the p-value estimates the exact one
@@ -663,7 +665,8 @@ def test_order_statistics_equal_sorting(data, monkeypatch):
     if data in ("ties", "float32"):  # integers: narrow rows are counted, wide ones are not
         counted = order_stats._counted_ranks
         calls = []
-        monkeypatch.setattr(order_stats, "_counted_ranks", lambda *a: calls.append(1) or counted(*a))
+        monkeypatch.setattr(order_stats, "_counted_ranks",
+                            lambda *a: calls.append(1) or counted(*a))
         got = order_stats.tail_order_statistics(x, low, high, integers=True)
         assert [a.tolist() for a in got] == expected
         assert calls == ([1] if data == "ties" else [])

@@ -190,14 +190,13 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
     # The products read the counts as a float32 (n x B) matrix: kept for the next view of
     # the same size when it is small (PI-Indic's hundred views of 150 pairs share one of
     # 6 MB instead of converting the prefix table chunk by chunk and multiplying by
-    # transposed chunks: about 1 of 31 ms a view), else converted chunk by chunk.
+    # transposed chunks), else converted chunk by chunk.
     counts32 = (bootstrap_counts(n, int(n_resamples), seed)
                 if products and 4 * n * n_resamples <= _COUNTS_KEEP_BYTES else None)
     if b_cols.size or products:
         per_row = max(n, b_cols.size * cuts_pad.shape[1])
         # at least 512 resamples a chunk unless that passes 64 MB: narrower products run
-        # well below the cores' peak (2,989 queries x 299 columns: 0.61 s with the 87
-        # resamples of 2 MB chunks, 0.46 s with 512, on the Zen 4 host)
+        # well below the cores' peak (benchmarks/README.md)
         chunk = int(max(min(512, (1 << 26) // (8 * per_row)),
                         min(2048, EXECUTOR.chunk_bytes // (8 * per_row))))
         flat_cuts = cuts_pad.ravel()

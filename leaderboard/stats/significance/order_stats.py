@@ -25,8 +25,8 @@ def tail_order_statistics(x: np.ndarray, low: tuple[int, int], high: tuple[int, 
     and of ranks ``high`` counted from the largest (0-based, each pair near its end):
     exactly what sorting each row would give.
 
-    Why not ``np.partition``: a partition reorders the whole row, about 30 ms for 300 rows
-    of 10,000 resampled sums, and the site asks for a few hundred intervals. Here two
+    Why not ``np.partition``: a partition reorders the whole row, and the site asks for a
+    few hundred intervals of 10,000 resampled sums each. Here two
     thresholds are read off a sample of each row, set so that comfortably more values
     than the ranks need fall beyond each; only those values are gathered, in one pass for
     both tails, and partitioned. The sample is the first B / _SELECT_STRIDE values of the
@@ -44,7 +44,7 @@ def tail_order_statistics(x: np.ndarray, low: tuple[int, int], high: tuple[int, 
     size = -(-b // _SELECT_STRIDE)
     # The cuts are only thresholds (the counts below decide whether they serve), so the
     # sample is sorted in float32: numpy sorts and partitions float32 rows several times
-    # faster than float64 ones on AVX-512 machines (0.9 against 2.6 ms for 299 x 625).
+    # faster than float64 ones on AVX-512 machines.
     sample = np.sort(np.asarray(x[:, :size], dtype=np.float32), axis=1)
     # the sample's span says cheaply whether the whole rows may be narrow enough to count
     if integers and float(np.max(sample[:, -1] - sample[:, 0])) < b:
@@ -153,8 +153,8 @@ def _counted_ranks(x: np.ndarray, lowest: np.ndarray, width: int, low: tuple[int
 
 
 # Queries per product of :class:`CoarseSums`: BLAS runs float32 products of 128 or more
-# queries at full rate (96 GFLOPS on the Zen 4 host from 128 up), and a part's largest
-# draw count, which sets the coarse step, grows with its size.
+# queries at full rate, and a part's largest draw count, which sets the coarse step,
+# grows with its size.
 _PART_QUERIES = 512
 
 
@@ -179,9 +179,7 @@ class CoarseSums:
       :meth:`exact_ranks`). That is a few dozen resamples a row at 2,989 queries.
 
     Against two exact products (summed in float64), this saves one product and reads the
-    order statistics off float32 rows, 2.7 times faster than off float64 ones: the 20
-    FollowTable bootstraps went from 2.9 to 1.8 CPU-s on one core of the Zen 4 host, the
-    24 FollowIR and mFollowIR ones from 0.74 to 0.5.
+    order statistics off float32 rows, faster than off float64 ones (benchmarks/README.md).
     A row with too many resamples near its ranks (many tied sums) gets its exact sums in
     full instead. Either way the order statistics are those of the exact sums.
     """

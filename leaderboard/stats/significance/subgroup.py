@@ -16,9 +16,9 @@ def parity_signs(codes: np.ndarray, bits: int, dtype: type = np.float64) -> np.n
     """(2**bits x len(codes)) matrix of (-1) ** popcount(code & J), row J.
 
     Built by doubling: for J < 2**t, row J + 2**t is row J times the signs of bit t of the
-    codes, so each entry costs one multiply in ``dtype``. (A popcount of every entry in
-    int64, then a conversion, took 28 ms for the 2,048 x 2,989 inner signs of FollowTable's
-    pooled view; the site builds about twenty of these tables.)"""
+    codes, so each entry costs one multiply in ``dtype``, far less than a popcount of
+    every entry in int64 and a conversion (the site builds about twenty of these
+    tables)."""
     codes = np.asarray(codes, dtype=np.int64)
     out = np.empty((1 << bits, codes.size), dtype=dtype)
     out[0] = 1
@@ -154,8 +154,7 @@ def subgroup_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
     :func:`fixed_point`). The counts cannot depend on BLAS, threads or blocks. (float32
     for every column, with a band of undecided sums recomputed exactly as for the
     enumeration, measured slower: the transform's rounding bound is loose enough that the
-    recomputation cost more than float64 does, 0.86 against 0.29 s for 2,989 queries x 299
-    columns.)
+    recomputation cost more than float64 does.)
     """
     counts = np.zeros(d_int.shape[1], dtype=np.int64)
     exact32 = l1 < F32_EXACT
@@ -170,8 +169,8 @@ def subgroup_counts(d_int: np.ndarray, l1: np.ndarray, thr: np.ndarray,
 
 # Smallest k1 at which :func:`_subgroup_tally` first bounds |T| to skip columns: below
 # it the Hadamard product is short and the bound's own pass costs as much as it saves.
-# (k1 = 4, 128 to 512 queries, pays: PI-Indic's averages over 12 languages, 150 queries
-# x 299 columns, 54 -> 37 ms a view on the Zen 4 host; k1 = 3 costs more than it saves.)
+# (k1 = 4, 128 to 512 queries, pays, e.g. PI-Indic's averages over 12 languages; k1 = 3
+# costs more than it saves: benchmarks/README.md.)
 _BOUND_MIN_K1 = 4
 
 
@@ -241,7 +240,7 @@ def _screened_tally(d_sorted: np.ndarray, thr: np.ndarray, sub: Subgroup,
     First the bound sum_a |G(a, J2)| of every column, from G computed in float32 at twice
     the float64 rate and accumulated group by group, so each group's product covers
     about 2 MB of sums (one product per group and range instead of one per group and
-    small block: 0.11 -> 0.08 s for FollowTable's 2,989 pooled pairs x 299 columns). G32
+    small block, which measured slower). G32
     is within (largest group + 2) * 2**-23 * sum_i |d_i| of G in any summation order (the
     rounding of each d_i to float32, then of each partial sum), and the float32 sum of the
     2**k1 terms adds at most 2**k1 * 2**-24 of a total below about l1 = sum_i |d_i|; so a
