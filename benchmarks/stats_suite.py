@@ -426,12 +426,8 @@ def check_determinism(works: list[Work], bank: ScoreBank, kept: dict[int, Any],
                       args: argparse.Namespace) -> tuple[int, list[str]]:
     """Recompute the kept tierings serially, with other chunk sizes and fresh random
     matrices; every figure must be the same float."""
-    saved = (sig.worker_count, sig._CHUNK_BYTES)
     differ = []
-    try:
-        sig.worker_count = lambda: 1
-        sig._CHUNK_BYTES = 1 << 19
-        sig.clear_caches()
+    with sig.EXECUTOR.configured(workers=1, chunk_bytes=1 << 19):  # and fresh caches
         for i, result in sorted(kept.items()):
             work = works[i]
             again = tier_view(bank.mappings(work), work.metric,
@@ -439,8 +435,6 @@ def check_determinism(works: list[Work], bank: ScoreBank, kept: dict[int, Any],
                               n_resamples=args.resamples, n_bootstrap=args.bootstrap)
             if again != result:
                 differ.append(f"{work.view} {work.metric}")
-    finally:
-        sig.worker_count, sig._CHUNK_BYTES = saved
     return len(kept), differ
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,9 @@ from leaderboard.stats import (
     wilcoxon_test,
 )
 from leaderboard.stats import significance as sig
+# engine modules, for tests of their internals (the figures are checked through sig)
+from leaderboard.stats.significance import (binomial, bootstrap, dispatch, enumeration,
+                                            fixedpoint, order_stats, reference, subgroup)
 
 R = sig.DEFAULT_RESAMPLES
 
@@ -129,25 +133,26 @@ def test_monte_carlo_p_value_counts_the_observed_assignment():
 
 def test_subgroup_is_a_group_of_distinct_random_assignments():
     n, reps = 50, 1000
-    sub = sig._Subgroup(n, reps, 3)
+    sub = subgroup.Subgroup(n, reps, 3)
     assert sub.k == 10 and sub.size == 1024 >= reps + 1  # 2**k - 1 >= n_resamples
-    signs = sig._parity_signs(sub.codes, sub.k)  # (2**k x n)
+    signs = subgroup.parity_signs(sub.codes, sub.k)  # (2**k x n)
     assert np.all(signs[0] == 1)  # element 0 is the identity
     # row J, column i is (-1) ** popcount(c_i & J), whatever way the table is built
     odd = np.bitwise_count(np.arange(sub.size)[:, None] & sub.codes[None, :]) & 1
     assert np.array_equal(signs, 1.0 - 2.0 * odd)
-    assert np.array_equal(sig._parity_signs(sub.codes, 4, np.int8), signs[:16])
+    assert np.array_equal(subgroup.parity_signs(sub.codes, 4, np.int8), signs[:16])
     assert np.unique(signs, axis=0).shape[0] == sub.size  # all distinct: codes of full rank
     # closed under composition: s_J * s_K = s_(J xor K)
     j, k = np.random.default_rng(0).integers(0, sub.size, (2, 200))
     assert np.array_equal(signs[j] * signs[k], signs[j ^ k])
     # the same seed and n give the same codes; another seed others
     sig.clear_caches()
-    assert np.array_equal(sig._Subgroup(n, reps, 3).codes, sub.codes)
-    assert not np.array_equal(sig._Subgroup(n, reps, 4).codes, sub.codes)
+    assert np.array_equal(subgroup.Subgroup(n, reps, 3).codes, sub.codes)
+    assert not np.array_equal(subgroup.Subgroup(n, reps, 4).codes, sub.codes)
     # k never exceeds n, and rank-deficient codes are redrawn
-    assert sig._Subgroup(21, 10**7, 0).k == 21
-    assert not sig._full_rank(np.array([1, 2, 3]), 3) and sig._full_rank(np.array([1, 2, 4]), 3)
+    assert subgroup.Subgroup(21, 10**7, 0).k == 21
+    assert not subgroup.full_rank(np.array([1, 2, 3]), 3)
+    assert subgroup.full_rank(np.array([1, 2, 4]), 3)
 
 
 def test_subgroup_of_full_rank_n_is_the_whole_group():
@@ -159,7 +164,7 @@ def test_subgroup_of_full_rank_n_is_the_whole_group():
         d = rng.integers(-4, 5, size=21)
         exacts.append(_exact_by_halves(d))
         columns = np.column_stack([d / 7.0, d / 4.0])  # off the 1/2520 grid, and on it
-        ours = sig._subgroup_pvalues(columns, n_resamples=2**21 - 1, seed=1)
+        ours = sig.randomization_pvalues(columns, n_resamples=2**21 - 1, seed=1, route="subgroup")
         assert ours.tolist() == [exacts[-1]] * 2
     assert min(exacts) < 0.5  # not only the trivial p = 1
 
@@ -175,7 +180,7 @@ def test_subgroup_p_value_is_as_precise_as_independent_draws():
     assert 0.2 < exact < 0.8
     reps, seeds = 1023, 400
     column = (d / 5.0)[:, None]
-    p = np.array([sig._subgroup_pvalues(column, n_resamples=reps, seed=s)[0]
+    p = np.array([sig.randomization_pvalues(column, n_resamples=reps, seed=s, route="subgroup")[0]
                   for s in range(seeds)])
     # p = (1 + count of 1023 random assignments) / 1024
     draws = p * 1024 - 1
@@ -204,11 +209,10 @@ def test_monte_carlo_independent_of_threads_and_chunking(monkeypatch):
     with threadpoolctl.threadpool_limits(1):
         sig.clear_caches()
         single = sig.randomization_pvalues(d, seed=9)
-    monkeypatch.setattr(sig, "_blas", False)  # no threadpoolctl: serial, BLAS's own threads
-    serial = sig.randomization_pvalues(d, seed=9)
-    monkeypatch.setattr(sig, "_CHUNK_BYTES", 1 << 12)
-    sig.clear_caches()
-    chunked = sig.randomization_pvalues(d, seed=9)
+    with sig.EXECUTOR.configured(blas_control=False):  # no threadpoolctl: serial chunks
+        serial = sig.randomization_pvalues(d, seed=9)
+    with sig.EXECUTOR.configured(blas_control=False, chunk_bytes=1 << 12):
+        chunked = sig.randomization_pvalues(d, seed=9)
     assert np.array_equal(reference, single)
     assert np.array_equal(reference, serial)
     assert np.array_equal(reference, chunked)
@@ -220,12 +224,10 @@ def test_bootstrap_independent_of_threads_and_chunking(monkeypatch):
                          rng.integers(-1, 2, 700).astype(float),
                          np.subtract(*_rr_pair(700, rng))])
     reference = sig.bootstrap_mean_ci(d, seed=9)
-    monkeypatch.setattr(sig, "worker_count", lambda: 1)
-    serial = sig.bootstrap_mean_ci(d, seed=9)
-    monkeypatch.setattr(sig, "worker_count", lambda: 3)
-    monkeypatch.setattr(sig, "_CHUNK_BYTES", 1 << 14)
-    sig.clear_caches()
-    chunked = sig.bootstrap_mean_ci(d, seed=9)
+    with sig.EXECUTOR.configured(workers=1):
+        serial = sig.bootstrap_mean_ci(d, seed=9)
+    with sig.EXECUTOR.configured(workers=3, chunk_bytes=1 << 14):
+        chunked = sig.bootstrap_mean_ci(d, seed=9)
     for other in (serial, chunked):
         assert np.array_equal(reference[0], other[0]) and np.array_equal(reference[1], other[1])
 
@@ -252,12 +254,12 @@ def test_counts_equal_brute_force_over_the_same_assignments(kind):
 
     big = np.vstack([d, d[::-1] * 0.5, d * 0.25])  # 54 queries: Monte-Carlo
     reps = 4095
-    sub = sig._Subgroup(big.shape[0], reps, 1)
-    elements = sig._parity_signs(sub.codes, sub.k)  # (2**k x n)
+    sub = subgroup.Subgroup(big.shape[0], reps, 1)
+    elements = subgroup.parity_signs(sub.codes, sub.k)  # (2**k x n)
     observed = np.abs(big.sum(axis=0))
     slack = sig.TIE_RTOL * np.abs(big).sum(axis=0)
     counts = (np.abs(elements @ big) >= observed - slack).sum(axis=0)
-    fast = sig._subgroup_pvalues(big, n_resamples=reps, seed=1)
+    fast = sig.randomization_pvalues(big, n_resamples=reps, seed=1, route="subgroup")
     assert np.array_equal(fast, counts / sub.size)
     assert fast[0] == 1.0
 
@@ -274,7 +276,7 @@ def test_means_over_tasks_are_found_on_their_finer_grid():
         np.r_[np.zeros(16), rng.normal(0.0, 0.1, n - 16)],  # continuous after 16 ties
         np.r_[np.zeros(16), np.full(n - 16, 1 / 11)],      # 1/2520 fits the first rows only
         np.r_[np.full(n - 1, 1 / 7), 1 / 3]])               # 1/2520
-    on_grid, sizes, ints = sig._on_grid(d)
+    on_grid, sizes, ints = fixedpoint.grid_columns(d)
     assert on_grid.tolist() == [True, True, False, False, False, True]
     # the smallest grid: lcm(2520, 132) = 2520 * 11
     assert sizes.tolist() == [2520 * 11, 2520 * 11, 2520, 2520, 2520, 2520]
@@ -289,12 +291,13 @@ def test_grid_columns_with_many_magnitudes_take_the_subgroup(monkeypatch):
     n = 60
     few = (rng.integers(0, 3, n) - rng.integers(0, 3, n)) / 132 + 0.01
     many = rng.permutation(np.arange(1, n + 1)) / (2520 * 11) + (rng.random(n) < 0.5) / 11
-    for d, avoided in ((few, "_subgroup_counts"), (many, "_binomial_counts")):
+    for d, avoided in ((few, "subgroup"), (many, "binomial")):
         d = d[:, None]
-        assert sig._on_grid(d)[0][0]
+        assert fixedpoint.grid_columns(d)[0][0]
         expected = sig.randomization_pvalues(d, n_resamples=20_000, seed=4)
         with monkeypatch.context() as patch:
-            patch.setattr(sig, avoided, lambda *a, **k: pytest.fail(f"{avoided} called"))
+            patch.setitem(dispatch.ROUTES, avoided,
+                          lambda *a, **k: pytest.fail(f"{avoided} called"))
             assert np.array_equal(sig.randomization_pvalues(d, n_resamples=20_000, seed=4),
                                   expected)
     # either way the p-value estimates the exact one
@@ -365,7 +368,7 @@ def test_binomial_monte_carlo_has_the_sign_flip_distribution(seed):
     thresholds = np.arange(1, l1 + 1, dtype=np.float64)
     reps = 40_000
     cols = np.repeat(d_int[:, None].astype(np.float64), thresholds.size, axis=1)
-    counts = sig._binomial_counts(cols, np.full(thresholds.size, float(l1)), thresholds,
+    counts = binomial.binomial_counts(cols, np.full(thresholds.size, float(l1)), thresholds,
                                   reps, seed)
     empirical = counts / reps
     truth = exact[1:l1 + 1]
@@ -392,11 +395,11 @@ def test_binomial_monte_carlo_agrees_with_the_subgroup_over_many_queries():
     a, b = _rr_pair(8000, rng, better=0.004)
     shift = rng.choice([-2.0, -1.0, 0.0, 1.0, 2.0], size=(8000, 1))
     d = np.column_stack([a - b, np.roll(a, 1) - b]) + shift
-    d_int, l1, on_grid = sig._fixed_point(d)
+    d_int, l1, on_grid = fixedpoint.fixed_point(d)
     assert on_grid.all() and l1.min() > 2**24
     reps = 20_000
     ours = sig.randomization_pvalues(d, seed=3, n_resamples=reps)
-    reference = sig._subgroup_pvalues(d, seed=4, n_resamples=reps)
+    reference = sig.randomization_pvalues(d, seed=4, n_resamples=reps, route="subgroup")
     assert np.all((reference > 0.01) & (reference < 0.99))
     sd = np.sqrt(reference * (1 - reference) / reps)
     assert np.all(np.abs(ours - reference) < 6 * sd)
@@ -407,7 +410,7 @@ def test_binomial_limb_split_is_exact(monkeypatch):
     rng = np.random.default_rng(11)
     d = np.column_stack([np.subtract(*_rr_pair(300, rng, better=0.03)) for _ in range(4)])
     reference = sig.randomization_pvalues(d, seed=2)
-    monkeypatch.setattr(sig, "_F32_EXACT", float(2**12))
+    monkeypatch.setattr(binomial, "F32_EXACT", float(2**12))
     assert np.array_equal(sig.randomization_pvalues(d, seed=2), reference)
 
 
@@ -434,9 +437,9 @@ def test_single_magnitude_p_value_is_the_exact_sign_test(n):
     expected = stats.binomtest(wins, wins + losses, 0.5).pvalue
     assert p == pytest.approx(expected, rel=1e-9)
     if n <= sig.EXACT_MAX_QUERIES:  # the closed form equals the enumeration
-        d_int, l1, _ = sig._fixed_point((a - b)[:, None])
-        thr = sig._thresholds(d_int, l1)
-        closed = sig._single_magnitude_pvalues(np.abs(d_int), np.abs(d_int).max(axis=0), thr)
+        d_int, l1, _ = fixedpoint.fixed_point((a - b)[:, None])
+        thr = fixedpoint.thresholds(d_int, l1)
+        closed = enumeration.single_magnitude_pvalues(np.abs(d_int), np.abs(d_int).max(axis=0), thr)
         assert closed[0] == pytest.approx(p, rel=1e-12)
 
 
@@ -535,9 +538,9 @@ def test_bootstrap_interval_matches_numpy_percentile(kind):
         d = 1 / rng.integers(1, 4, (n, 3)) - 1 / rng.integers(1, 11, (n, 3))
     else:  # R@1 averaged over 11 tasks: on the 1/(2520 * 11) grid
         d = (rng.integers(0, 12, (n, 3)) - rng.integers(0, 12, (n, 3))) / 11
-        assert sig._on_grid(d)[0].all()
+        assert fixedpoint.grid_columns(d)[0].all()
     lo, hi = sig.bootstrap_mean_ci(d, n_resamples=reps, seed=5)
-    counts = sig._bootstrap_counts(n, reps, 5).astype(np.float64)  # (n x B)
+    counts = bootstrap.bootstrap_counts(n, reps, 5).astype(np.float64)  # (n x B)
     means = d.T @ counts / n
     ref_lo, ref_hi = np.quantile(means, [0.025, 0.975], axis=1)
     assert np.allclose(lo, ref_lo, rtol=0, atol=1e-9)
@@ -558,9 +561,9 @@ def test_bootstrap_boundary_path_is_the_bootstrap_of_the_sorted_queries():
         (rng.random(n) < 0.3) * 2.0,                           # two values
         np.full(n, 0.5),                                       # constant
         np.zeros(n)])
-    assert all((np.unique(d[:, j]).size - 1) * sig._BOUNDARY_RATIO <= n for j in range(4))
+    assert all((np.unique(d[:, j]).size - 1) * bootstrap._BOUNDARY_RATIO <= n for j in range(4))
     lo, hi = sig.bootstrap_mean_ci(d, n_resamples=reps, seed=3)
-    counts = sig._bootstrap_counts(n, reps, 3).astype(np.float64)
+    counts = bootstrap.bootstrap_counts(n, reps, 3).astype(np.float64)
     means = np.sort(d, axis=0).T @ counts / n
     ref_lo, ref_hi = np.quantile(means, [0.025, 0.975], axis=1)
     # the same resampled means; numpy interpolates the quantile in another order (an ulp)
@@ -585,20 +588,20 @@ def test_coarse_sums_give_the_order_statistics_of_the_exact_sums(n, monkeypatch)
         np.r_[np.zeros(n - 1), 2.0**31],  # one non-zero value: sums tie in bulk
         np.zeros(n),                      # every sum 0
         rng.integers(-7, 8, n).astype(float)])         # small integers: step 1
-    prefix = sig._bootstrap_prefix(n, reps, 4)
+    prefix = bootstrap.bootstrap_prefix(n, reps, 4)
     counts = np.diff(prefix, axis=1).T.astype(np.float64)  # (n x B)
     # A column whose residuals reorder the coarse sums near the ranks: residuals of
     # +-(step/2 - 1) and coarse values of spread ~70, so the exact ranks differ from the
     # coarse ones while few enough resamples fall in the window to be summed one by one.
     outlier = np.r_[2.0**24, np.zeros(n - 1)]  # sets the column's largest value and step
-    step = sig._CoarseSums(outlier[:, None], prefix).step[0]
+    step = order_stats.CoarseSums(outlier[:, None], prefix).step[0]
     v = np.rint(rng.normal(0, 70, n))
     v[0] = 0
     near_half = (step // 2 - 1) * rng.choice([-1.0, 1.0], n)
     d_int = np.column_stack([d_int, outlier + v * step + near_half])
-    coarse = sig._CoarseSums(d_int, prefix)
+    coarse = order_stats.CoarseSums(d_int, prefix)
     assert coarse.step[-1] == step
-    assert len(coarse.parts) == max(1, round(n / sig._PART_QUERIES))
+    assert len(coarse.parts) == max(1, round(n / order_stats._PART_QUERIES))
     # the coarse sums as the bootstrap accumulates them: part by part, in float32
     h = np.zeros((d_int.shape[1], reps), dtype=np.float32)
     for first, last in coarse.parts:
@@ -606,10 +609,10 @@ def test_coarse_sums_give_the_order_statistics_of_the_exact_sums(n, monkeypatch)
     exact_h = coarse.weights.astype(np.float64) @ counts
     assert np.all(np.abs(h - exact_h) <= coarse.eps[:, None])
     low, high = (74, 75), (73, 74)
-    h_ranks = np.array(sig._tail_order_statistics(h, low, high, integers=True))
+    h_ranks = np.array(order_stats.tail_order_statistics(h, low, high, integers=True))
     whole = []
-    rows = sig._CoarseSums._exact_rows
-    monkeypatch.setattr(sig._CoarseSums, "_exact_rows",
+    rows = order_stats.CoarseSums._exact_rows
+    monkeypatch.setattr(order_stats.CoarseSums, "_exact_rows",
                         lambda self, cols, b: whole.append(cols.tolist()) or rows(self, cols, b))
     got = coarse.exact_ranks(np.arange(d_int.shape[1]), h, h_ranks, low, high)
     ordered = np.sort(d_int.T @ counts, axis=1)  # the exact sums, sorted
@@ -635,7 +638,7 @@ def test_order_statistics_equal_sorting(data, monkeypatch):
     rng = np.random.default_rng(11)
     b = 4000
     x = rng.normal(size=(40, b))
-    sample = slice(0, -(-b // sig._SELECT_STRIDE))  # the values the thresholds come from
+    sample = slice(0, -(-b // order_stats._SELECT_STRIDE))  # the values the thresholds come from
     if data == "ties":  # integer resampled sums with few distinct values
         x = np.round(x * 3)
     elif data == "tiny":
@@ -657,13 +660,14 @@ def test_order_statistics_equal_sorting(data, monkeypatch):
     high = (max(low[0] - 1, 0), low[0] + 3)  # other ranks from the top than from the bottom
     expected = [ordered[:, low[0]].tolist(), ordered[:, low[1]].tolist(),
                 ordered[:, b - 1 - high[0]].tolist(), ordered[:, b - 1 - high[1]].tolist()]
-    got = sig._tail_order_statistics(x, low, high)
+    got = order_stats.tail_order_statistics(x, low, high)
     assert [a.tolist() for a in got] == expected
     if data in ("ties", "float32"):  # integers: narrow rows are counted, wide ones are not
-        counted = sig._counted_ranks
+        counted = order_stats._counted_ranks
         calls = []
-        monkeypatch.setattr(sig, "_counted_ranks", lambda *a: calls.append(1) or counted(*a))
-        got = sig._tail_order_statistics(x, low, high, integers=True)
+        monkeypatch.setattr(order_stats, "_counted_ranks",
+                            lambda *a: calls.append(1) or counted(*a))
+        got = order_stats.tail_order_statistics(x, low, high, integers=True)
         assert [a.tolist() for a in got] == expected
         assert calls == ([1] if data == "ties" else [])
 
@@ -675,14 +679,14 @@ def test_distinct_values_equal_numpy_unique(spread):
     x = rng.integers(-spread, spread, (57, 23)).astype(float)
     x[:, ::3] = rng.integers(-2, 3, (57, 8))  # narrow columns among wide ones
     x[:, 5] = 7.0  # a constant column
-    cols, values, counts = sig._distinct_values(x)
+    cols, values, counts = fixedpoint.distinct_values(x)
     expected = [(j, int(v), int(c)) for j in range(x.shape[1])
                 for v, c in zip(*np.unique(x[:, j], return_counts=True))]
     assert list(zip(cols.tolist(), values.tolist(), counts.tolist())) == expected
 
 
 def test_bootstrap_resamples_are_uniform_over_queries():
-    counts = sig._bootstrap_counts(50, 4000, 1)
+    counts = bootstrap.bootstrap_counts(50, 4000, 1)
     assert np.all(counts.sum(axis=0) == 50)
     assert abs(counts.mean() - 1.0) < 1e-9 and abs(counts.var() - 0.98) < 0.05
 
@@ -856,18 +860,18 @@ def test_subgroup_bound_skips_only_columns_that_cannot_count(monkeypatch, n):
     continuous = rng.normal(shifts, 0.3, (n, shifts.size))
     grid = np.minimum(rng.integers(0, 11, (n, shifts.size)) + np.rint(shifts * 6), 10) / 10
     d = np.column_stack([continuous, grid - 0.5])
-    sub = sig._Subgroup(n, 20_000, 2)
+    sub = subgroup.Subgroup(n, 20_000, 2)
     assert sub.k1 >= 4
     transformed = []  # columns through the Hadamard product, per call
-    sums = sig._Subgroup.sums
-    monkeypatch.setattr(sig._Subgroup, "sums",
+    sums = subgroup.Subgroup.sums
+    monkeypatch.setattr(subgroup.Subgroup, "sums",
                         lambda self, partial: transformed.append(partial.shape[2])
                         or sums(self, partial))
     results = []
     for min_k1 in (sub.k1, 99):  # bounded, then not
-        monkeypatch.setattr(sig, "_BOUND_MIN_K1", min_k1)
+        monkeypatch.setattr(subgroup, "_BOUND_MIN_K1", min_k1)
         transformed.clear()
-        results.append(sig._subgroup_pvalues(d, n_resamples=20_000, seed=2))
+        results.append(sig.randomization_pvalues(d, n_resamples=20_000, seed=2, route="subgroup"))
         if min_k1 == sub.k1:
             assert min(transformed) < shifts.size  # some columns were skipped
     assert np.array_equal(results[0], results[1])
@@ -888,11 +892,11 @@ def test_a_cached_matrix_is_built_once_when_threads_ask_together():
     key = ("test-table", 7)
     sig.clear_caches()
     with ThreadPoolExecutor(2) as pool:
-        first = pool.submit(sig._cached, key, build)
+        first = pool.submit(sig.EXECUTOR.cached, key, build)
         started.wait()
-        second = pool.submit(sig._cached, key, build)
+        second = pool.submit(sig.EXECUTOR.cached, key, build)
         a, b = first.result(), second.result()
-    assert calls == [1] and a is b and not sig._building
+    assert calls == [1] and a is b and sig.EXECUTOR.building() == 0
     sig.clear_caches()
 
 
@@ -906,3 +910,94 @@ def test_tiering_work_orders_views_by_their_cost():
     assert tiering_work("p-MRR", 150, 300) < tiering_work("AP", 150, 300)
     assert tiering_work("nDCG@10", 150, 301) == 2 * tiering_work("nDCG@10", 150, 151)
     assert tiering_work("nDCG@10", 150, 1) == 0.0
+
+
+# --- the engines against the plain reference (leaderboard.stats.significance.reference) ---
+
+
+def _reference_columns(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Columns that take every route: continuous, k/11 ties, an RR@10 grid, 0/1, zeros."""
+    return np.column_stack([
+        rng.normal(0.03, 0.2, n),
+        rng.integers(-3, 4, n) / 11,
+        np.subtract(*_rr_pair(n, rng)),
+        rng.integers(-1, 2, n).astype(float),
+        np.zeros(n),
+    ])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 9, 14, 16])
+def test_enumeration_equals_the_reference_to_the_bit(n):
+    d = _reference_columns(np.random.default_rng(100 + n), n)
+    expected = np.array([reference.exact_sign_flip_pvalue(d[:, j]) for j in range(d.shape[1])])
+    assert np.array_equal(sig.randomization_pvalues(d), expected)
+    assert np.array_equal(sig.randomization_pvalues(d, route="enumeration"), expected)
+
+
+@pytest.mark.parametrize("n", [21, 60, 400])
+def test_sign_test_equals_the_exact_reference(n):
+    # 0/1 scores above the enumeration limit: the closed-form binomial count is the exact
+    # p-value (the reference counts the fraction exactly; scipy adds two rounded tails)
+    rng = np.random.default_rng(n)
+    d = (rng.integers(0, 2, (n, 4)) - rng.integers(0, 2, (n, 4))).astype(float)
+    d[:, 3] *= 0.25
+    got = sig.randomization_pvalues(d, seed=3)
+    assert np.array_equal(got, sig.randomization_pvalues(d, seed=3, route="sign-test"))
+    for j in range(4):
+        assert got[j] == pytest.approx(reference.exact_sign_flip_pvalue(d[:, j]), rel=1e-12)
+    with pytest.raises(ValueError, match="one non-zero magnitude"):
+        sig.randomization_pvalues(np.arange(1.0, 31.0)[:, None], route="sign-test")
+
+
+@pytest.mark.parametrize("route", ["binomial", "subgroup"])
+def test_monte_carlo_routes_estimate_the_exact_reference(route):
+    # a grid column over 40 queries: the reference's exact distribution is small (few
+    # magnitudes); over 40 seeds the mean p-value must sit within 4.5 standard errors
+    rng = np.random.default_rng(21)
+    d = (rng.integers(0, 4, 40) - rng.integers(0, 4, 40))[:, None] / 10
+    exact = reference.exact_sign_flip_pvalue(d[:, 0])
+    assert 0.02 < exact < 0.5
+    reps = 2000
+    ps = np.array([sig.randomization_pvalues(d, n_resamples=reps, seed=s, route=route)[0]
+                   for s in range(40)])
+    sizes = {"binomial": reps, "subgroup": (1 << reps.bit_length()) - 1}
+    se = math.sqrt(exact * (1 - exact) / sizes[route] / ps.size)
+    assert abs(ps.mean() - exact) < 4.5 * se + 1.0 / sizes[route]
+    assert len(set(ps.tolist())) > 1  # seeded: the seeds give different draws
+    plain = reference.monte_carlo_sign_flip_pvalue(d[:, 0], n_resamples=3000, seed=1)
+    assert abs(plain - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 3000) + 1 / 3001
+
+
+def test_wilcoxon_equals_the_reference_to_the_bit():
+    rng = np.random.default_rng(31)
+    for n in (8, 12, 30, 80):  # scipy's exact, permutation and normal cases
+        d = np.column_stack([rng.normal(0, 1, n), rng.integers(-2, 3, n) / 4,
+                             np.where(rng.random(n) < 0.3, 0.0, rng.normal(0, 1, n)),
+                             np.zeros(n)])
+        expected = [reference.wilcoxon_pvalue(d[:, j]) for j in range(d.shape[1])]
+        assert sig.wilcoxon_pvalues(d).tolist() == expected
+
+
+def test_holm_equals_the_reference_to_the_bit():
+    rng = np.random.default_rng(41)
+    for m in (1, 2, 7, 50):
+        p = np.round(rng.random(m) ** 3, 3).tolist()  # rounded: ties
+        assert sig.holm(p) == reference.holm(p)
+
+
+@pytest.mark.parametrize("n", [7, 30, 300])
+def test_bootstrap_equals_the_reference_on_the_same_resamples(n):
+    # same resamples as the reference; the engine's sums are exact in fixed point, the
+    # reference's are float means, so they agree to rounding, not to the bit. A column of
+    # few distinct values (here 0/1 at 300 queries) is resampled with its queries in
+    # order of value (the same bootstrap: draws are exchangeable across positions), so
+    # the reference gets it sorted
+    d = _reference_columns(np.random.default_rng(50 + n), n)
+    lo, hi = sig.bootstrap_mean_ci(d, n_resamples=999, seed=6)
+    for j in range(d.shape[1]):
+        column = d[:, j]
+        if (np.unique(column).size - 1) * bootstrap._BOUNDARY_RATIO <= n:
+            column = np.sort(column)
+        ref_lo, ref_hi = reference.bootstrap_mean_interval(column, n_resamples=999, seed=6)
+        assert lo[j] == pytest.approx(ref_lo, abs=1e-9) and hi[j] == pytest.approx(ref_hi,
+                                                                                   abs=1e-9)

@@ -1,0 +1,73 @@
+"""The conventions every engine shares: defaults, the tie tolerance, which test a metric
+gets, how seeds are derived, and how paired inputs are checked."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+
+TestName = Literal["randomization", "wilcoxon"]
+
+#: Monte-Carlo sign flips per randomization test when there are more than
+#: ``EXACT_MAX_QUERIES`` queries.
+DEFAULT_RESAMPLES = 100_000
+#: Up to this many queries all 2**n sign assignments are enumerated (2**19 distinct |mean|
+#: values at n = 20, a 42 MB matrix); above it the test is Monte-Carlo.
+EXACT_MAX_QUERIES = 20
+#: Tie tolerance of the randomization test, relative to sum(|d_i|) (the largest value the
+#: statistic can take). Floating-point scores make assignments that tie in exact arithmetic
+#: (say 1/11 + 2/11 against 3/11) differ in the last bits; such ties must count as "at
+#: least as extreme". 1e-12 is far above double rounding of a sum of a few thousand scores
+#: (about 1e-13 relative at most) and far below any real difference between two scores.
+TIE_RTOL = 1e-12
+#: Bootstrap resamples for the effect interval.
+DEFAULT_BOOTSTRAP = 10_000
+
+
+def test_for_metric(metric: str) -> TestName:
+    """Which paired test a metric gets.
+
+    p-MRR (also role- or group-prefixed, any key ending in ``p-MRR``) uses the Wilcoxon
+    signed-rank test, as the mFollowIR paper does: p-MRR is a bounded per-query *change*
+    score with many exact zeros and heavy tails, where the original analysis is rank-based.
+    Everything else (nDCG, AP, R, RR, IRS, ...) uses Fisher's randomization test on the
+    mean difference, the usual IR choice (Smucker et al., CIKM 2007).
+    """
+    return "wilcoxon" if metric.strip().lower().endswith("p-mrr") else "randomization"
+
+
+test_for_metric.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+def derive_seed(seed: int, *parts: str | int) -> np.random.SeedSequence:
+    """A seed sequence for one purpose, derived from the user's base seed.
+
+    String parts go through zlib.crc32, which is stable across runs and platforms (Python's
+    ``hash()`` of a string is salted per process and would make results irreproducible).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    words = [int(seed)]
+    for part in parts:
+        words.append(zlib.crc32(part.encode("utf-8")) if isinstance(part, str) else int(part))
+    return np.random.SeedSequence(words)
+
+
+def seeded_rng(seed: int, *parts: str | int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(derive_seed(seed, *parts)))
+
+
+def paired_arrays(a: np.ndarray | Sequence[float],
+            b: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    a_ = np.asarray(a, dtype=np.float64)
+    b_ = np.asarray(b, dtype=np.float64)
+    if a_.ndim != 1 or a_.shape != b_.shape:
+        raise ValueError(f"paired scores must be 1-D of equal length, got {a_.shape} "
+                         f"and {b_.shape}")
+    if not (np.all(np.isfinite(a_)) and np.all(np.isfinite(b_))):
+        raise ValueError("scores must be finite")
+    return a_, b_

@@ -1,0 +1,151 @@
+"""Plain definitions of every quantity the engines compute: slow, readable, for the tests.
+
+The engines (:mod:`.enumeration`, :mod:`.subgroup`, :mod:`.binomial`, :mod:`.wilcoxon`,
+:mod:`.bootstrap`) compute these quantities fast; tests/test_stats.py holds them to this
+module: equal to the bit on the exact paths (enumeration, sign test, Wilcoxon, Holm), and
+equal in distribution on the Monte-Carlo paths (random sign flips, bootstrap).
+
+Conventions shared with the engines:
+
+* **The differences as integers.** A sign-flip p-value compares sums of +-d_i, and ties
+  between floating-point sums are decided in exact arithmetic: d is first turned into
+  integers by :func:`~.fixedpoint.fixed_point` (scores on a 1/(2520 k) rank grid become
+  exact multiples of the grid; other scores are scaled by a power of two and rounded,
+  about 15 significant digits), and a tie tolerance of ``TIE_RTOL * sum(|d|)`` is
+  subtracted from the observed |sum| (:func:`~.fixedpoint.thresholds`).
+* **Randomness** comes from :func:`~.conventions.derive_seed`, one stream per purpose.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats
+
+from .conventions import DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, seeded_rng
+from .fixedpoint import fixed_point, thresholds
+
+
+def _integers(d: np.ndarray) -> tuple[list[int], int]:
+    """One column of differences as exact integers, and the threshold |sum| - tolerance."""
+    d_int, l1, _ = fixed_point(np.asarray(d, dtype=np.float64).reshape(-1, 1))
+    thr = thresholds(d_int, l1)
+    return [int(x) for x in d_int[:, 0]], int(thr[0])
+
+
+def sign_flip_distribution(d_int: Sequence[int]) -> Counter[int]:
+    """The null distribution of sum(s_i d_i) over all 2**n sign vectors s, as
+    {sum: number of sign vectors}, built one query at a time (each query's sign doubles
+    the assignments: every sum so far moves by +d_i or -d_i)."""
+    dist: Counter[int] = Counter({0: 1})
+    for x in d_int:
+        step: Counter[int] = Counter()
+        for total, count in dist.items():
+            step[total + x] += count
+            step[total - x] += count
+        dist = step
+    return dist
+
+
+def exact_sign_flip_pvalue(d: np.ndarray) -> float:
+    """Fisher's two-sided paired randomization test, exactly: the share of all 2**n sign
+    assignments s with |sum(s_i d_i)| >= |sum(d_i)| - tolerance. The observed assignment
+    is one of them. A threshold of 0 (all d == 0, or a sum within the tolerance) gives 1.
+
+    The engines give this figure to the bit for n <= EXACT_MAX_QUERIES (enumeration), and
+    for columns with one non-zero magnitude (the sign test) up to the rounding of scipy's
+    binomial tail (they add two floats; this is the exact fraction, rounded once)."""
+    d_int, thr = _integers(d)
+    if thr <= 0:
+        return 1.0
+    dist = sign_flip_distribution(d_int)
+    extreme = sum(count for total, count in dist.items() if abs(total) >= thr)
+    return float(Fraction(extreme, 2 ** len(d_int)))
+
+
+def monte_carlo_sign_flip_pvalue(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
+                                 seed: int = 0) -> float:
+    """The Monte-Carlo randomization test: ``n_resamples`` independent uniform sign
+    vectors, p = (count + 1) / (n_resamples + 1), the observed assignment counted once
+    (Phipson & Smyth 2010), so p is never 0.
+
+    The engines draw their assignments differently (a random subgroup of the sign flips,
+    or per-magnitude binomial counts: see :mod:`.subgroup` and :mod:`.binomial`); each
+    assignment is uniform over the sign vectors as here, so their p-values have this
+    p-value's distribution (the subgroup's p = count / 2**k with 2**k - 1 random
+    elements, the identity counted)."""
+    d_int, thr = _integers(d)
+    if thr <= 0:
+        return 1.0
+    rng = seeded_rng(seed, "reference-sign-flips", len(d_int))
+    values = np.array(d_int, dtype=object)  # Python integers: exact sums
+    count = 0
+    for _ in range(n_resamples):
+        signs = rng.integers(0, 2, size=values.size) * 2 - 1
+        count += abs(int(np.dot(signs, values))) >= thr
+    return (count + 1.0) / (n_resamples + 1.0)
+
+
+def wilcoxon_pvalue(d: np.ndarray) -> float:
+    """The two-sided Wilcoxon signed-rank p-value of d against 0, one scipy call: zero
+    differences dropped (``zero_method="wilcox"``), scipy's automatic choice of exact,
+    permutation or normal distribution; 1.0 when every difference is 0."""
+    x = np.asarray(d, dtype=np.float64)
+    if not np.any(x != 0):
+        return 1.0
+    return float(stats.wilcoxon(x, np.zeros_like(x), zero_method="wilcox",
+                                alternative="two-sided").pvalue)
+
+
+def bootstrap_resamples(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The resamples (``n_resamples`` x n query indices, drawn with replacement) the
+    bootstrap uses for n queries: in blocks of up to 1,024 resamples (about 2**20 draws),
+    each block from its own seed so that blocks can be drawn in any order."""
+    block = max(1, min(1024, (1 << 20) // max(n, 1)))
+    rows = []
+    for start in range(0, n_resamples, block):
+        rng = seeded_rng(seed, "bootstrap-indices", n, n_resamples, start)
+        rows.append(rng.integers(0, n, size=(min(block, n_resamples - start), n)))
+    return np.concatenate(rows)
+
+
+def bootstrap_mean_interval(d: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP,
+                            seed: int = 0, confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of mean(d): the (1 - confidence)/2 and
+    (1 + confidence)/2 quantiles (numpy's "linear") of the means of the resamples.
+
+    The engine sums the same resamples exactly, in fixed point; these means are float
+    sums, so the two agree to about 1e-12 of max|d|, not to the bit. For a column of few
+    distinct values the engine takes the queries in order of value (each value's queries
+    a block of positions, summed from prefix counts): the same bootstrap, since the n
+    draws of a resample are exchangeable across positions, and this function's figures
+    on the column sorted."""
+    x = np.asarray(d, dtype=np.float64)
+    if x.size == 0:
+        return 0.0, 0.0
+    means = x[bootstrap_resamples(x.size, n_resamples, seed)].mean(axis=1)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail], method="linear")
+    return float(low), float(high)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in input order: the i-th smallest p (from 0,
+    ties in input order) becomes max over k <= i of min(1, (m - k) p_(k))."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda j: pvalues[j])
+    adjusted = [0.0] * m
+    running = 0.0
+    for k, j in enumerate(order):
+        running = max(running, min(1.0, (m - k) * float(pvalues[j])))
+        adjusted[j] = running
+    return adjusted
+
+
+__all__ = [
+    "bootstrap_mean_interval", "bootstrap_resamples", "exact_sign_flip_pvalue", "holm",
+    "monte_carlo_sign_flip_pvalue", "sign_flip_distribution", "wilcoxon_pvalue",
+]
