@@ -18,8 +18,10 @@ accept, with the same values (tests/test_runs_fuzz.py holds it to that).
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
-import zlib
+from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -28,21 +30,18 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.data.base import TaskData
+from leaderboard.fileio import MAX_LINE_ERRORS, read_submitted_bytes
 from leaderboard.report import Report
-
-try:  # ISA-L inflates gzip about twice as fast as zlib; optional (pip install isal)
-    from isal import isal_zlib as _inflate_lib
-except ImportError:  # pragma: no cover - depends on the environment
-    _inflate_lib = zlib  # type: ignore[assignment]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024  # uncompressed; ~4x the largest legitimate run
 MAX_COMPRESSED_BYTES = 128 * 1024 * 1024
 MAX_LINE_CHARS = 4096  # a run line is six short fields; longer means a wrong file
-GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 RUN_COLUMNS = ("qid", "q0", "docid", "rank", "score", "tag")
-# Findings of one kind listed per file; past this they are counted in one summary line,
-# so a file that is wrong on every line cannot flood memory with millions of findings.
+# Line errors listed per file before the checker stops reading (see fileio).
+MAX_ERRORS = MAX_LINE_ERRORS
+# Findings of one kind listed per file by the checks of the whole run (unknown documents,
+# duplicates...); past this they are counted in one summary line.
 MAX_FINDINGS_PER_KIND = 1000
 # Ids longer than this are kept as Python strings rather than fixed-width numpy strings,
 # whose size is (number of ids) x (longest id).
@@ -52,6 +51,8 @@ MAX_FIXED_WIDTH = 256
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_SEPARATORS = re.compile(r"[ \t]+")  # only spaces and tabs separate fields
+_NON_BLANK = re.compile(rb"[^ \t\r\n]")
 
 
 def id_array(values: "list[str] | np.ndarray") -> np.ndarray:
@@ -154,127 +155,48 @@ class ParsedRun:
 
 def read_run_bytes(path: Path, display: str, report: Report) -> bytes | None:
     """The decompressed bytes of a run file, or None after reporting why not."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        report.add(display, None, "file not found")
-        return None
-    except OSError as exc:
-        report.add(display, None, f"cannot read file: {exc.strerror}")
-        return None
-    if not path.is_file():
-        report.add(display, None, "not a regular file")
-        return None
-    if size == 0:
-        report.add(display, None, "file is empty")
-        return None
-    with path.open("rb") as fh:
-        head = fh.read(2)
-    limit = MAX_COMPRESSED_BYTES if head == GZIP_MAGIC else MAX_FILE_BYTES
-    if size > limit:
-        report.add(display, None, f"file is {_size(size)}, over the {_size(limit)} limit")
-        return None
-    raw = path.read_bytes()
-    if raw[:2] == GZIP_MAGIC:
-        data = _gunzip(raw, display, report)
-        if data is None:
-            return None
-        if not data:
-            report.add(display, None, "file is empty (after decompression)")
-            return None
-        raw = data
-    return raw
-
-
-def _gunzip(raw: bytes, display: str, report: Report) -> bytes | None:
-    """Decompress every gzip member in one C call each, never past MAX_FILE_BYTES + 1.
-
-    The bound makes a small gzip bomb harmless; members are looped over because
-    concatenated gzip files (``cat a.gz b.gz``, pigz) are valid gzip.
-    """
-    parts: list[bytes] = []
-    total = 0
-    rest = raw
-    while True:
-        inflater = _inflate_lib.decompressobj(wbits=31)
-        try:
-            chunk = inflater.decompress(rest, MAX_FILE_BYTES + 1 - total)
-        except (zlib.error, _inflate_lib.error) as exc:
-            report.add(display, None, f"not a valid gzip file: {exc}")
-            return None
-        parts.append(chunk)
-        total += len(chunk)
-        if total > MAX_FILE_BYTES:
-            report.add(display, None, f"decompresses to over {_size(MAX_FILE_BYTES)}")
-            return None
-        if not inflater.eof:
-            report.add(display, None, "gzip stream is truncated (file cut short?)")
-            return None
-        rest = inflater.unused_data
-        if not rest.strip(b"\x00"):  # trailing zero padding is tolerated, as gzip does
-            break
-        if rest[:2] != GZIP_MAGIC:
-            report.add(display, None, "not a valid gzip file: trailing garbage after the "
-                                      "compressed data")
-            return None
-    return parts[0] if len(parts) == 1 else b"".join(parts)
-
-
-def _size(n_bytes: int) -> str:
-    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
-        if n_bytes >= scale:
-            return f"{n_bytes / scale:.0f} {unit}"
-    return f"{n_bytes} bytes"
+    return read_submitted_bytes(path, display, report, max_bytes=MAX_FILE_BYTES,
+                                max_compressed_bytes=MAX_COMPRESSED_BYTES)
 
 
 def _line_of_offset(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
-def check_text(data: bytes, display: str, report: Report) -> bool:
-    """Binary content, encoding, line ends and line length; True when parseable."""
-    return _check_text(data, display, report) is not None
+# Text checks run over the file in slices of this many bytes, so their scratch memory is
+# bounded whatever the file's size.
+_SLICE = 4 << 20
 
 
-def _check_text(data: bytes, display: str, report: Report) -> np.ndarray | None:
-    """As :func:`check_text`; returns the offsets of the newlines when the text is fine."""
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        report.add(display, _line_of_offset(data, nul),
-                   "binary content (NUL byte): this is not a text run file")
-        return None
+def _is_regular_text(data: bytes) -> bool:
+    """Valid UTF-8, no bare carriage return, no line over MAX_LINE_CHARS bytes.
+
+    What the fast path needs before it may parse a file; anything else goes to the exact
+    pass, which reports each offending line. Checked slice by slice, in bounded memory.
+    """
     if not data.isascii():  # ASCII is UTF-8; only other bytes need the decoder
+        decoder = codecs.getincrementaldecoder("utf-8")("strict")
         try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            report.add(display, _line_of_offset(data, exc.start),
-                       f"not valid UTF-8 (byte 0x{data[exc.start]:02x})")
-            return None
-    buf = np.frombuffer(data, dtype=np.uint8)
-    if b"\r" in data:
-        cr = np.flatnonzero(buf == 0x0D)
-        bare = cr[(cr + 1 >= buf.shape[0]) | (buf[np.minimum(cr + 1, buf.shape[0] - 1)] != 0x0A)]
-        if bare.size:
-            for offset in bare[:5]:
-                report.add(display, _line_of_offset(data, int(offset)),
-                           "bare carriage return (old Mac line ends?); end lines with \\n "
-                           "or \\r\\n")
-            if bare.size > 5:
-                report.add(display, None, f"{bare.size - 5} more bare carriage returns")
-            return None
-    newlines = np.flatnonzero(buf == 0x0A)
-    starts = np.concatenate(([0], newlines + 1))
-    lengths = np.append(newlines, buf.shape[0]) - starts
-    too_long = np.flatnonzero(lengths > MAX_LINE_CHARS)
-    if too_long.size:
-        for idx in too_long[:5]:
-            report.add(display, int(idx) + 1,
-                       f"line is {int(lengths[idx])} bytes long (limit {MAX_LINE_CHARS}); "
-                       "is this really a TREC run?")
-        if too_long.size > 5:
-            report.add(display, None, f"{too_long.size - 5} more over-long lines")
-        return None
-    return newlines
+            for start in range(0, len(data), _SLICE):
+                decoder.decode(data[start:start + _SLICE], final=start + _SLICE >= len(data))
+        except UnicodeDecodeError:
+            return False
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return False  # a bare \r: pyarrow would take it for a line end
+    line_start = 0  # offset of the current line's first byte
+    for start in range(0, len(data), _SLICE):
+        buf = np.frombuffer(data, dtype=np.uint8, count=min(_SLICE, len(data) - start),
+                            offset=start)
+        ends = np.flatnonzero(buf == 0x0A) + start
+        if ends.size:
+            if int(ends[0]) - line_start > MAX_LINE_CHARS:
+                return False
+            if ends.size > 1 and int(np.diff(ends).max()) - 1 > MAX_LINE_CHARS:
+                return False
+            line_start = int(ends[-1]) + 1
+        if start + buf.shape[0] - line_start > MAX_LINE_CHARS:
+            return False
+    return True
 
 
 def _normalise_whitespace(data: bytes) -> bytes:
@@ -388,114 +310,186 @@ def _dictionary_codes(column) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 
     return _sort_names(codes, names)
 
 
-def _parse_exact(text: str, display: str, report: Report) -> ParsedRun | None:
-    """Line-by-line parse of normalised text with a message for every bad field.
+class _TooManyErrors(Exception):
+    """Raised by the exact pass at the error past the cap; ``line`` is where it stopped."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _parse_exact(data: bytes, display: str, report: Report) -> tuple[ParsedRun | None, int]:
+    """Line-by-line pass with a message for every bad line, in one pass over the file.
 
     Slower than the fast path, and only used when that refuses a file; its verdict is
-    final. Column counts are checked first: a file with misaligned columns gets only
-    those errors, since its other fields would be misread.
+    final. Each line is checked in full (encoding, line end, length, six columns, score,
+    rank) and the reading goes on, so one run of the checker lists every error, up to
+    MAX_ERRORS; then it stops, as NIST's checker does, so a file of millions of bad lines
+    costs neither time nor memory. Rows are kept as integer codes and numbers, not as
+    strings, so memory stays a small multiple of the file.
+
+    Returns the rows it could read and how many lines it could not use. The rows are
+    None when the file has no run lines or the error cap cut the reading short (the rest
+    of the file was not looked at, so no check of the whole may run on them). A row whose
+    score or rank is bad is kept, with a NaN score, so that its ids are still checked.
     """
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    bad_columns = 0
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if line.endswith("\r"):
-            line = line[:-1]
-        if not line:
-            continue
-        fields = line.split(" ")
-        if len(fields) != 6:
-            bad_columns += 1
-            if bad_columns <= MAX_FINDINGS_PER_KIND:
-                report.add(display, lineno, f"expected 6 columns (qid Q0 docid rank score "
-                                            f"tag), found {len(fields)}")
-            continue
-        rows.append(fields)
-        lines.append(lineno)
-    if bad_columns > MAX_FINDINGS_PER_KIND:
-        report.add(display, None, f"{bad_columns - MAX_FINDINGS_PER_KIND} more lines without "
-                                  "6 columns")
-    if bad_columns:
-        return None
-    if not rows:
-        report.add(display, None, "file has no run lines")
-        return None
-    scores = np.empty(len(rows), dtype=np.float64)
-    ranks = np.empty(len(rows), dtype=np.float64)
-    field_errors = 0
-    first_odd_q0: int | None = None
+    q_index: dict[str, int] = {}
+    d_index: dict[str, int] = {}
+    q_codes, d_codes = array("i"), array("i")
+    scores, ranks, lines = array("d"), array("d"), array("q")
+    errors = 0
+    dropped = 0
+    first_odd_q0: tuple[int, str] | None = None
     n_odd_q0 = 0
-    for i, (fields, lineno) in enumerate(zip(rows, lines)):
-        score_text, rank_text = fields[4], fields[3]
-        problem = None
-        if _DECIMAL.fullmatch(score_text):
-            value = float(score_text)
-            if not np.isfinite(value):
-                problem = f"score {score_text!r} is not a finite number"
-            scores[i] = value
-        elif _NON_FINITE.fullmatch(score_text):
-            problem = f"score {score_text!r} is not a finite number"
-        else:
-            problem = f"score {score_text!r} is not a number"
-        if problem is not None:
-            field_errors += 1
-            if field_errors <= MAX_FINDINGS_PER_KIND:
-                report.add(display, lineno, problem)
-        # float(), not int(): a 400-digit rank is absurd but must not crash the checker.
-        if _INTEGER.fullmatch(rank_text) and float(rank_text) >= 0:
-            ranks[i] = float(rank_text)
-        else:
-            field_errors += 1
-            if field_errors <= MAX_FINDINGS_PER_KIND:
-                report.add(display, lineno, f"rank {rank_text!r} is not a non-negative integer")
-        if fields[1] != "Q0":
-            n_odd_q0 += 1
-            if first_odd_q0 is None:
-                first_odd_q0 = i
-    if field_errors > MAX_FINDINGS_PER_KIND:
-        report.add(display, None, f"{field_errors - MAX_FINDINGS_PER_KIND} more bad score or "
-                                  "rank fields")
+    lineno = 0
+
+    def error(lineno: int, message: str) -> None:
+        nonlocal errors
+        errors += 1
+        if errors > MAX_ERRORS:
+            raise _TooManyErrors(lineno)
+        report.add(display, lineno, message)
+
+    try:
+        for lineno, raw in enumerate(io.BytesIO(data), 1):
+            line = raw[:-1] if raw.endswith(b"\n") else raw
+            if len(line) > MAX_LINE_CHARS:
+                dropped += 1
+                error(lineno, f"line is {len(line)} bytes long (limit {MAX_LINE_CHARS}); "
+                              "is this really a TREC run?")
+                continue
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if b"\r" in line:
+                dropped += 1
+                error(lineno, "bare carriage return (old Mac line ends?); end lines with "
+                              "\\n or \\r\\n")
+                continue
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                dropped += 1
+                error(lineno, f"not valid UTF-8 (byte 0x{line[exc.start]:02x})")
+                continue
+            fields = _SEPARATORS.split(text.strip(" \t"))
+            if fields == [""]:
+                continue  # a blank line
+            if len(fields) != 6:
+                dropped += 1
+                error(lineno, f"expected 6 columns (qid Q0 docid rank score tag), found "
+                              f"{len(fields)}")
+                continue
+            qid, q0, docid, rank_text, score_text, _tag = fields
+            score = np.nan
+            if _DECIMAL.fullmatch(score_text):
+                value = float(score_text)
+                if np.isfinite(value):
+                    score = value
+                else:
+                    error(lineno, f"score {score_text!r} is not a finite number")
+            elif _NON_FINITE.fullmatch(score_text):
+                error(lineno, f"score {score_text!r} is not a finite number")
+            else:
+                error(lineno, f"score {score_text!r} is not a number")
+            # float(), not int(): a 400-digit rank is absurd but must not crash the checker.
+            rank = np.nan
+            if _INTEGER.fullmatch(rank_text) and float(rank_text) >= 0:
+                rank = float(rank_text)
+            else:
+                error(lineno, f"rank {rank_text!r} is not a non-negative integer")
+            if q0 != "Q0":
+                n_odd_q0 += 1
+                if first_odd_q0 is None:
+                    first_odd_q0 = (lineno, q0)
+            q_codes.append(q_index.setdefault(qid, len(q_index)))
+            d_codes.append(d_index.setdefault(docid, len(d_index)))
+            scores.append(score)
+            ranks.append(rank)
+            lines.append(lineno)
+    except _TooManyErrors as stop:
+        total_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+        report.add(display, None, f"more than {MAX_ERRORS} errors: stopped reading at line "
+                                  f"{stop.line} of {total_lines}, as NIST's checker does; "
+                                  "fix these and check again")
+        return None, dropped
     if first_odd_q0 is not None:
-        report.add(display, lines[first_odd_q0],
-                   f"second column is {rows[first_odd_q0][1]!r}, expected 'Q0' (ignored; "
-                   f"{n_odd_q0} line(s))", "warning")
-    if field_errors:
-        return None
-    return ParsedRun.from_strings([r[0] for r in rows], [r[2] for r in rows], scores,
-                                  np.asarray(lines, dtype=np.int64), ranks)
+        report.add(display, first_odd_q0[0], f"second column is {first_odd_q0[1]!r}, expected "
+                                             f"'Q0' (ignored; {n_odd_q0} line(s))", "warning")
+    if not lines:
+        if not dropped:
+            report.add(display, None, "file has no run lines")
+        return None, dropped
+    q_sorted, q_names = _sort_names(np.frombuffer(q_codes, dtype=np.int32),
+                                    id_array(list(q_index)))
+    d_sorted, d_names = _sort_names(np.frombuffer(d_codes, dtype=np.int32),
+                                    id_array(list(d_index)))
+    return ParsedRun(q_sorted.copy(), q_names, d_sorted.copy(), d_names,
+                     np.frombuffer(scores, dtype=np.float64).copy(),
+                     np.frombuffer(lines, dtype=np.int64).copy(),
+                     np.frombuffer(ranks, dtype=np.float64).copy()), dropped
+
+
+# Bytes at the head of a file read by the exact pass before the fast path is tried.
+_PROBE_BYTES = 1 << 16
+
+
+def _head_is_clean(data: bytes) -> bool:
+    """Whether the first lines of the file pass the exact checks.
+
+    pyarrow parses a whole file before it can refuse it, so a file that is bad from its
+    first line (a 500 MiB gzip bomb of bad lines, say) goes straight to the exact pass,
+    which stops at the error cap after a few lines.
+    """
+    if len(data) <= _PROBE_BYTES:
+        return True  # small: the fast path costs nothing
+    head = data[:data.rfind(b"\n", 0, _PROBE_BYTES) + 1] or data[:_PROBE_BYTES]
+    probe = Report()
+    _parse_exact(head, "", probe)
+    return probe.ok
 
 
 def parse_run(data: bytes, display: str, report: Report) -> ParsedRun | None:
     """Parse run bytes; hard errors go to ``report`` and make the result None."""
+    run, _ = _parse_rows(data, display, report)
+    return run if report.ok else None
+
+
+def _parse_rows(data: bytes, display: str, report: Report) -> tuple[ParsedRun | None, int]:
+    """As :func:`parse_run`, but also returns the rows of a file with bad lines (when it
+    was read to the end) and how many lines could not be used, so that validation can
+    report the file's other problems in the same pass."""
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM):]  # some editors add one; it is not part of the first qid
-    newlines = _check_text(data, display, report)
-    if newlines is None:
-        return None
-    if b"\r" in data:  # every \r is part of a \r\n here: bare ones were refused above
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        report.add(display, _line_of_offset(data, nul),
+                   "binary content (NUL byte): this is not a text run file")
+        return None, 0
+    if _NON_BLANK.search(data) is None:
+        report.add(display, None, "file has no run lines")
+        return None, 0
+    if b"\r\n" in data:
         report.add(display, None, "CRLF line endings (accepted)", "warning")
     tabs = b"\t" in data
     if tabs:
         report.add(display, None, "tab-separated columns (accepted)", "warning")
-    n_lines = newlines.shape[0] + (0 if data.endswith(b"\n") else 1)
-    fast = None if tabs else _parse_fast(data, n_lines)
-    if fast is None:
-        # Irregular spacing (tabs, runs of spaces, spaces at line ends) or a bad line.
-        normalised = _normalise_whitespace(data)
-        if not normalised.strip(b" \r\n"):
-            report.add(display, None, "file has no run lines")
-            return None
-        if tabs or normalised != data:
-            fast = _parse_fast(normalised, n_lines)
-        data = normalised
-    if fast is None:
-        return _parse_exact(data.decode("utf-8"), display, report)
-    run, odd_q0 = fast
-    if odd_q0 is not None:
-        line, value, count = odd_q0
-        report.add(display, line, f"second column is {value!r}, expected 'Q0' (ignored; "
-                                  f"{count} line(s))", "warning")
-    return run
+    if _head_is_clean(data) and _is_regular_text(data):
+        n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+        fast = None if tabs else _parse_fast(data, n_lines)
+        if fast is None:
+            # Irregular spacing (tabs, runs of spaces, spaces at line ends) or a bad line.
+            normalised = _normalise_whitespace(data)
+            if tabs or normalised != data:
+                fast = _parse_fast(normalised, n_lines)
+            del normalised
+        if fast is not None:
+            run, odd_q0 = fast
+            if odd_q0 is not None:
+                line, value, count = odd_q0
+                report.add(display, line, f"second column is {value!r}, expected 'Q0' "
+                                          f"(ignored; {count} line(s))", "warning")
+            return run, 0
+    return _parse_exact(data, display, report)
 
 
 def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -610,8 +604,13 @@ def _first_rows(codes: np.ndarray, mask_of_code: np.ndarray) -> list[int]:
 
 
 def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
-                 report: Report, max_docs: int = 1000) -> None:
-    """Check a parsed run against the task: queries, documents, duplicates, limits."""
+                 report: Report, max_docs: int = 1000, unread_lines: int = 0) -> None:
+    """Check a parsed run against the task: queries, documents, duplicates, depth.
+
+    ``unread_lines`` counts lines of the file that could not be read into ``run`` (each
+    already reported); the completeness checks say they may explain a shortfall.
+    """
+    unread = (f"; {unread_lines} unreadable line(s) not counted" if unread_lines else "")
     role_data = data_task.roles[role]
     expected = id_array(role_data.query_ids)
     expected_sorted = np.sort(expected)
@@ -627,7 +626,7 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
         shown = ", ".join(repr(q) for q in missing[:10])
         more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
         report.add(display, None, f"missing {len(missing)} of {len(expected)} {role} "
-                                  f"queries: {shown}{more}")
+                                  f"queries: {shown}{more}{unread}")
     n_docs = max(int(run.d_names.shape[0]), 1)
     keys = run.q_codes.astype(np.int64) * n_docs + run.d_codes
     if _has_duplicates(keys, int(run.q_names.shape[0]) * n_docs):
@@ -654,8 +653,9 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
                     f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the corpus of "
                     f"{data_task.task_id}"))
     _check_depth(data_task, run, known, keys[in_candidates], n_docs, display, report,
-                 max_docs)
-    _warn_rank_consistency(run, display, report)
+                 max_docs, unread)
+    if report.ok:  # ranks and ties of a broken file would only add noise
+        _warn_rank_consistency(run, display, report)
 
 
 def required_depth(data_task: TaskData, qid: str, max_docs: int = 1000) -> int:
@@ -668,7 +668,7 @@ def required_depth(data_task: TaskData, qid: str, max_docs: int = 1000) -> int:
 
 def _check_depth(data_task: TaskData, run: ParsedRun, known: np.ndarray,
                  candidate_keys: np.ndarray, n_docs: int, display: str, report: Report,
-                 max_docs: int) -> None:
+                 max_docs: int, unread: str = "") -> None:
     """Every query ranks its whole candidate set, or the corpus to the full depth.
 
     A document a run leaves out counts as ranked below all it lists, so a shallow run
@@ -698,7 +698,7 @@ def _check_depth(data_task: TaskData, run: ParsedRun, known: np.ndarray,
     first = int(short[0])
     n_missing = int((required[short] - ranked[short]).sum())
     tally = (f"{short.size} of {int(known.sum())} queries are short, {n_missing:,} documents "
-             "in all")
+             f"in all{unread}")
     if data_task.pools is not None:
         message = (f"query {q_names[first]!r} ranks {int(ranked[first])} of the "
                    f"{int(required[first])} documents in its candidate pool; a reranking "
@@ -792,6 +792,32 @@ def _warn_rank_consistency(run: ParsedRun, display: str, report: Report) -> None
                    "ranks are ignored, documents are ordered by score", "warning")
 
 
+def role_of_queries(data_task: TaskData, qids: "np.ndarray | list[str]") -> str | None:
+    """The role whose query ids the run's queries are, when the file name does not say.
+
+    Query ids tell the roles apart: FollowIR and mFollowIR number a query ``<id>-og``
+    (original) or ``<id>-changed`` (altered); FollowTable's original run holds the
+    topic-only queries ``<q>``, the altered one ``<q>_<i>``. The role holding the most of
+    the run's distinct query ids wins; None when no role holds any, or two tie.
+    """
+    distinct = np.unique(id_array(list(qids))) if len(qids) else np.empty(0, dtype=str)
+    counts = {role: int((lookup(np.sort(id_array(data.query_ids)), distinct) >= 0).sum())
+              for role, data in data_task.roles.items()}
+    best = max(counts.values(), default=0)
+    winners = [role for role, n in counts.items() if n == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None
+
+
+def queries_of_file(path: Path) -> np.ndarray | None:
+    """The distinct query ids of a run file, or None when it cannot be read that far."""
+    scratch = Report()
+    raw = read_run_bytes(path, str(path), scratch)
+    if raw is None:
+        return None
+    run, _ = _parse_rows(raw, str(path), scratch)
+    return None if run is None else run.q_names
+
+
 def load_and_validate(path: Path, data_task: TaskData, role: str, display: str | None = None,
                       max_docs: int = 1000) -> tuple[Report, ParsedRun | None]:
     """Everything the validator knows about one run file; the run when it is valid."""
@@ -800,8 +826,11 @@ def load_and_validate(path: Path, data_task: TaskData, role: str, display: str |
     raw = read_run_bytes(path, shown, report)
     if raw is None:
         return report, None
-    run = parse_run(raw, shown, report)
+    # Rows of a file with bad lines are still checked against the task, so one pass
+    # reports every problem (up to the error cap), not one kind of problem per round.
+    run, unread = _parse_rows(raw, shown, report)
+    del raw
     if run is None:
         return report, None
-    validate_run(data_task, role, run, shown, report, max_docs=max_docs)
+    validate_run(data_task, role, run, shown, report, max_docs=max_docs, unread_lines=unread)
     return report, (run if report.ok else None)
