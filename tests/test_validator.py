@@ -21,6 +21,7 @@ import pytest
 
 import leaderboard.fileio as fileio
 import leaderboard.runs as runs
+import leaderboard.runs.reading as reading
 from fixtures.mteb_collection import Collection, run_lines, write_collection
 from leaderboard.cli import main
 from leaderboard.data import load_task_data
@@ -262,7 +263,7 @@ def test_missing_file(tmp_path: Path, capsys, data_dir: Path) -> None:
 
 def test_file_over_the_size_limit(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
                                   monkeypatch) -> None:
-    monkeypatch.setattr(runs, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(reading, "MAX_FILE_BYTES", 1000)
     result = check(tmp_path / "original.trec", "".join(wtr_lines), capsys, data_dir)
     assert result.rc == 1
     assert any(re.search(r"over the .* limit", ln) for ln in result.lines_at(None)), result.out
@@ -272,7 +273,7 @@ def test_gzip_that_decompresses_over_the_limit(tmp_path: Path, capsys, data_dir:
                                                wtr_lines, monkeypatch, inflater) -> None:
     # A small file that inflates past the limit (a gzip bomb in miniature) is refused
     # without being inflated in full.
-    monkeypatch.setattr(runs, "MAX_FILE_BYTES", 20_000)
+    monkeypatch.setattr(reading, "MAX_FILE_BYTES", 20_000)
     data = gzip.compress(wtr_lines[0].encode() * 10_000, mtime=0)
     assert len(data) < 20_000
     result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
@@ -282,7 +283,7 @@ def test_gzip_that_decompresses_over_the_limit(tmp_path: Path, capsys, data_dir:
 
 def test_compressed_file_over_its_limit(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
                                         monkeypatch) -> None:
-    monkeypatch.setattr(runs, "MAX_COMPRESSED_BYTES", 100)
+    monkeypatch.setattr(reading, "MAX_COMPRESSED_BYTES", 100)
     data = gzip.compress("".join(wtr_lines).encode(), mtime=0)
     result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
     assert result.rc == 1
