@@ -313,7 +313,7 @@ def _parse_exact(data: bytes, display: str, report: Report) -> tuple[ParsedRun |
 
 
 # Bytes at the head of a file read by the exact pass before the fast path is tried.
-_PROBE_BYTES = 1 << 16
+_PROBE_BYTES = 1 << 12
 
 
 def _head_is_clean(data: bytes) -> bool:
