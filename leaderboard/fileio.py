@@ -133,15 +133,15 @@ GZIP_MAGIC = b"\x1f\x8b"
 # keeps them, the stop notice and a few file-level findings within one report listing
 # (leaderboard.report lists 25 errors per file).
 MAX_LINE_ERRORS = 20
-# Compressed input is handed to the inflater in slices that start this small and double
-# while one gzip member goes on. At the end of a member the inflater copies the rest of
+# Compressed input is handed to the inflater in slices that grow (doubling) while one gzip
+# member goes on, up to _MAX_SLICE; a member's first slice is sized after the previous one. At the end of a member the inflater copies the rest of
 # the slice it was given (its ``unused_data``); handing it the whole rest of the file, as
 # the obvious loop does, made a file of many small members quadratic (7.5 MiB: 68 s).
 _FIRST_SLICE = 512
 _MAX_SLICE = 4 << 20
 # Output is taken from the inflater at most this much at a time, so that a highly
 # compressed slice never sits in memory twice (as one piece and in the sink).
-_OUT_STEP = 16 << 20
+_OUT_STEP = 64 << 20
 
 
 def size_text(n_bytes: int) -> str:
@@ -181,7 +181,7 @@ def read_submitted_bytes(path: Path, display: str, report: Report, *, max_bytes:
                 report.add(display, None, f"file is {size_text(size)}, over the "
                                           f"{size_text(limit)} limit")
                 return None
-            raw = head + fh.read(limit + 1 - len(head))  # +1: a file that grew is caught
+            raw = head + fh.read(size + 1 - len(head))  # +1: a file that grew is caught
     except OSError as exc:
         report.add(display, None, f"cannot read file: {exc.strerror or exc}")
         return None
@@ -205,32 +205,47 @@ def gunzip_bounded(raw: bytes, max_bytes: int, display: str, report: Report) -> 
     """
     view = memoryview(raw)
     n = len(view)
-    # A BytesIO sink grows in place and hands its buffer over without a copy, so the peak
-    # is one file's worth of memory, not the two a list of parts and b"".join() take.
-    sink = io.BytesIO()
+    # The usual file inflates in one call and its output is returned as is. Otherwise the
+    # pieces go to a BytesIO sink, which grows in place and hands its buffer over without
+    # a copy: the peak is one file's worth of memory, not the two b"".join() takes.
+    first: bytes | None = None
+    sink: io.BytesIO | None = None
     total = 0
-    pos = 0               # first byte of ``raw`` not yet handed to an inflater
-    carried = b""         # input the last member's inflater did not use (< one slice)
+    step = _MAX_SLICE  # the first member is most often the whole file
+    pos = 0  # first byte of ``raw`` not yet handed to an inflater
     while True:
         inflater = _inflate_lib.decompressobj(wbits=31)
-        step = _FIRST_SLICE
-        chunk_in: bytes | memoryview = carried
-        if not chunk_in:
-            chunk_in, pos = view[pos:pos + step], min(n, pos + step)
+        member_start = pos
+        chunk_in: bytes | memoryview = view[pos:pos + step]
+        pos = min(n, pos + step)
         while True:
             try:
                 out = inflater.decompress(chunk_in, min(_OUT_STEP, max_bytes + 1 - total))
             except (zlib.error, _inflate_lib.error) as exc:
                 report.add(display, None, f"not a valid gzip file: {exc}")
                 return None
-            sink.write(out)
+            if out:
+                if first is None and sink is None:
+                    first = out
+                else:
+                    if sink is None:
+                        sink = io.BytesIO()
+                        sink.write(first or b"")
+                        first = None
+                    sink.write(out)
             total += len(out)
             del out
             if total > max_bytes:
                 report.add(display, None, f"decompresses to over {size_text(max_bytes)}")
                 return None
             if inflater.eof:
-                carried = inflater.unused_data
+                # The input this member did not use is the end of what was handed over:
+                # step back to it. The next member's first slice is twice this member's
+                # size, so small members get small slices and the unused rest the
+                # inflater copies at each member's end stays small (handing it the whole
+                # rest of the file made many members quadratic).
+                pos -= len(inflater.unused_data)
+                step = min(max(2 * (pos - member_start), _FIRST_SLICE), _MAX_SLICE)
                 break
             if inflater.unconsumed_tail:  # the output step was reached: go on with the rest
                 chunk_in = inflater.unconsumed_tail
@@ -240,12 +255,13 @@ def gunzip_bounded(raw: bytes, max_bytes: int, display: str, report: Report) -> 
                 return None
             step = min(step * 2, _MAX_SLICE)
             chunk_in, pos = view[pos:pos + step], min(n, pos + step)
-        head = (carried + view[pos:pos + 2].tobytes())[:2]
-        if head == GZIP_MAGIC:
+        if view[pos:pos + 2] == GZIP_MAGIC:
             continue
-        if not carried.strip(b"\x00") and not view[pos:].tobytes().strip(b"\x00"):
+        if not view[pos:].tobytes().strip(b"\x00"):
             break  # only zero padding (or nothing) is left
         report.add(display, None, "not a valid gzip file: trailing garbage after the "
                                   "compressed data")
         return None
-    return sink.getvalue()
+    if sink is not None:
+        return sink.getvalue()
+    return first if first is not None else b""

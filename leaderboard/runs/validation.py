@@ -56,7 +56,8 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
                                   f"queries: {shown}{more}{unread}")
     n_docs = max(int(run.d_names.shape[0]), 1)
     keys = run.q_codes.astype(np.int64) * n_docs + run.d_codes
-    if _has_duplicates(keys, int(run.q_names.shape[0]) * n_docs):
+    duplicates = _has_duplicates(keys, int(run.q_names.shape[0]) * n_docs)
+    if duplicates:
         _report_duplicates(run, keys, display, report)
     counts = np.bincount(run.q_codes, minlength=run.q_names.shape[0])
     over = np.flatnonzero(counts > max_docs)
@@ -79,7 +80,8 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
                 _report_rows(rows, run, display, report, lambda idx: (
                     f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the corpus of "
                     f"{data_task.task_id}"))
-    _check_depth(data_task, run, known, keys[in_candidates], n_docs, display, report,
+    _check_depth(data_task, run, known, in_candidates, keys if duplicates else None, n_docs,
+                 display, report,
                  max_docs, unread)
     if report.ok:  # ranks and ties of a broken file would only add noise
         _warn_rank_consistency(run, display, report)
@@ -94,7 +96,8 @@ def required_depth(data_task: TaskData, qid: str, max_docs: int = 1000) -> int:
 
 
 def _check_depth(data_task: TaskData, run: ParsedRun, known: np.ndarray,
-                 candidate_keys: np.ndarray, n_docs: int, display: str, report: Report,
+                 in_candidates: np.ndarray, keys: np.ndarray | None, n_docs: int,
+                 display: str, report: Report,
                  max_docs: int, unread: str = "") -> None:
     """Every query ranks its whole candidate set, or the corpus to the full depth.
 
@@ -105,14 +108,18 @@ def _check_depth(data_task: TaskData, run: ParsedRun, known: np.ndarray,
     pool; corpus tasks (FollowTable, PI-Indic T1-T3) must list min(1000, corpus size)
     documents per query, which for PI-Indic is its whole 150-item candidate set.
     ``known`` flags the run's queries that belong to the role (others are reported
-    already); ``candidate_keys`` are the (query, document) keys of rows inside the
-    candidates; a document listed twice counts once.
+    already); ``in_candidates`` flags the rows inside the candidates. ``keys`` are the
+    rows' (query, document) keys when the run repeats a document (it counts once), else
+    None: then counting rows per query is enough, and linear.
     """
     n_queries = int(run.q_names.shape[0])
     if not n_queries:
         return
-    distinct = np.unique(candidate_keys)
-    ranked = np.bincount((distinct // n_docs).astype(np.int64), minlength=n_queries)
+    if keys is None:
+        ranked = np.bincount(run.q_codes[in_candidates], minlength=n_queries)
+    else:
+        distinct = np.unique(keys[in_candidates])
+        ranked = np.bincount((distinct // n_docs).astype(np.int64), minlength=n_queries)
     q_names = run.q_names.tolist()
     required = np.asarray([required_depth(data_task, q, max_docs) if ok else 0
                            for q, ok in zip(q_names, known.tolist())], dtype=np.int64)
