@@ -21,9 +21,7 @@ input.
 from __future__ import annotations
 
 import gzip
-import io
 import re
-import zlib
 from pathlib import Path
 from typing import Mapping
 
@@ -31,53 +29,38 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.data.base import TaskData
-from leaderboard.fileio import atomic_write_bytes
+from leaderboard.fileio import (MAX_LINE_ERRORS, atomic_write_bytes,
+                                read_submitted_bytes)
 from leaderboard.metrics.classification import classification_metrics, correct
 from leaderboard.registry import Task
 from leaderboard.report import Report
 from leaderboard.results import TaskScores
 
-GZIP_MAGIC = b"\x1f\x8b"
 ROLE = "predictions"
 # A complete file is about 300 lines of ~20 bytes. Anything near this cap is not a
 # prediction file, and the cap keeps a gzip bomb from exhausting memory.
 MAX_BYTES = 8 * 1024 * 1024
-# After this many line errors the file is clearly not a prediction file; stop listing.
-MAX_LINE_ERRORS = 1000
 MISSING_LISTED = 5
 
-# A plain decimal literal. float() alone would also accept "1_0", "nan", "infinity" and
-# surrounding unicode spaces, none of which belongs in a prediction file.
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# A plain decimal literal of ASCII digits. float() alone would also accept "1_0", "nan",
+# "infinity", Arabic-Indic or other Unicode digits and surrounding Unicode spaces, none of
+# which belongs in a prediction file (nor does \\d, which matches any Unicode digit).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
-_PAIR_ID_SHAPE = re.compile(r"p\d+-i\d+")
+_PAIR_ID_SHAPE = re.compile(r"p[0-9]+-i[0-9]+")
+# Fields are separated by ASCII spaces and tabs only; str.split() would also split on
+# no-break spaces and other Unicode whitespace.
+_SEPARATORS = re.compile(r"[ \t]+")
 
 
 def _read_text(path: Path, shown: str, report: Report) -> str | None:
-    """The file's text, or None after reporting why it cannot be read as text."""
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        report.add(shown, None, "file not found")
-        return None
-    except OSError as exc:
-        report.add(shown, None, f"cannot read file: {exc.strerror or exc}")
-        return None
-    if raw.startswith(GZIP_MAGIC):
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
-                raw = gz.read(MAX_BYTES + 1)
-        except EOFError:
-            report.add(shown, None, "truncated gzip file: the compressed stream ends early "
-                                    "(was the upload or copy interrupted?)")
-            return None
-        except (gzip.BadGzipFile, zlib.error, OSError) as exc:
-            report.add(shown, None, f"corrupt gzip file: {exc}")
-            return None
-    if len(raw) > MAX_BYTES:
-        report.add(shown, None, f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; a T4 "
-                                "prediction file has one short line per pair")
+    """The file's text, or None after reporting why it cannot be read as text.
+
+    Reading (size limits, gzip) is the guarded reader every submitted file goes through.
+    """
+    raw = read_submitted_bytes(path, shown, report, max_bytes=MAX_BYTES,
+                               max_compressed_bytes=MAX_BYTES)
+    if raw is None:
         return None
     if b"\x00" in raw:
         line = raw.count(b"\n", 0, raw.index(b"\x00")) + 1
@@ -121,23 +104,23 @@ def validate_predictions(task: Task, data: TaskData, path: Path,
     line_errors = 0
     lines = text.split("\n")
     for lineno, line in enumerate(lines, 1):
-        if line_errors >= MAX_LINE_ERRORS:
-            report.add(shown, None, f"stopped checking at line {lineno} of {len(lines)} after "
-                                    f"{MAX_LINE_ERRORS} line errors")
-            break
         line = line.removesuffix("\r")
-        fields = line.split()
-        if not fields:
+        fields = _SEPARATORS.split(line.strip(" \t"))
+        if fields == [""]:
             continue
         if "\r" in line:
-            report.add(shown, lineno, "bare carriage return inside the line (old Mac line "
-                                      "ends?); end lines with \\n or \\r\\n")
-            line_errors += 1
-            continue
-        error = _check_line(fields, lineno, known, first_line)
+            error: str | None = ("bare carriage return inside the line (old Mac line ends?); "
+                                 "end lines with \\n or \\r\\n")
+        else:
+            error = _check_line(fields, lineno, known, first_line)
         if error is not None:
-            report.add(shown, lineno, error)
             line_errors += 1
+            if line_errors > MAX_LINE_ERRORS:  # stop, as NIST's checker does
+                report.add(shown, None, f"more than {MAX_LINE_ERRORS} errors: stopped reading "
+                                        f"at line {lineno} of {len(lines)}; fix these and "
+                                        "check again")
+                return report, None  # the rest was not read: no whole-file checks
+            report.add(shown, lineno, error)
             continue
         first_line[fields[0]] = lineno
         pair_ids.append(fields[0])

@@ -110,6 +110,11 @@ def test_write_predictions_round_trips(data, pairs, tmp_path):
     ("p1-i1 -0.01", "probability -0.01 is outside [0, 1]"),
     ("p1-i2 0.5", "unknown pair id 'p1-i2': not in this task's pair set"),
     ("pair1 0.5", "unknown pair id 'pair1': not in this task's pair set; pair ids look like"),
+    # ASCII only: Arabic-Indic and Devanagari digits, and a no-break space as separator.
+    ("p1-i1 0.\u0665", "probability '0.\u0665' is not a number"),
+    ("p1-i1 \u0966.5", "probability '\u0966.5' is not a number"),
+    ("p1-i1\u00a00.5", "expected 2 columns 'pair_id probability', found 1"),
+    ("p\u0661-i1 0.5", "unknown pair id 'p\u0661-i1': not in this task's pair set; pair ids look"),
 ])
 def test_line_errors_name_file_and_line(data, pairs, tmp_path, bad_line, message):
     # A complete valid file plus one bad line 4: that line is the only finding (a rejected
@@ -150,11 +155,33 @@ def test_missing_pair_ids_listed_with_count(data, pairs, tmp_path):
         "p1-i1, p1-i56, p2-i2, p2-i46, p3-i3 and 2 more"]
 
 
-@pytest.mark.parametrize("content", ["", "\n\n", "  \r\n\t\n"])
+@pytest.mark.parametrize("content", ["\n\n", "  \r\n\t\n"])
 def test_empty_file(data, tmp_path, content):
     report, frame = check(data, tmp_path, content)
     assert frame is None
     assert messages(report) == [f"{SHOWN}: empty file: no 'pair_id probability' lines"]
+
+
+def test_zero_byte_file_and_empty_gzip(data, tmp_path):
+    # The guarded reader every submitted file goes through (leaderboard.fileio).
+    assert messages(check(data, tmp_path, b"")[0]) == [f"{SHOWN}: file is empty"]
+    assert messages(check(data, tmp_path, gzip.compress(b""))[0]) == [
+        f"{SHOWN}: file is empty (after decompression)"]
+
+
+def test_many_line_errors_stop_at_the_cap(data, pairs, tmp_path):
+    good = lines_for(pairs)
+    report, frame = check(data, tmp_path, "\n".join(["x 2"] * 500 + good) + "\n")
+    assert frame is None
+    found = messages(report)
+    assert len(found) == 21 and all(m.startswith(f"{SHOWN}:") for m in found)
+    assert found[-1] == (f"{SHOWN}: more than 20 errors: stopped reading at line 21 of "
+                         f"{500 + len(good) + 1}; fix these and check again")
+
+
+def test_gzip_bomb_is_stopped_at_the_limit(data, tmp_path):
+    report, frame = check(data, tmp_path, gzip.compress(b"p1-i1 0.5\n" * 1_000_000))
+    assert frame is None and messages(report) == [f"{SHOWN}: decompresses to over 8 MiB"]
 
 
 def test_binary_content(data, pairs, tmp_path):
@@ -177,9 +204,9 @@ def test_truncated_and_corrupt_gzip(data, pairs, tmp_path):
     whole = gzip.compress(("\n".join(lines_for(pairs)) + "\n").encode())
     report, frame = check(data, tmp_path, whole[: len(whole) // 2])
     assert frame is None
-    assert messages(report)[0].startswith(f"{SHOWN}: truncated gzip file")
+    assert messages(report) == [f"{SHOWN}: gzip stream is truncated (file cut short?)"]
     report, frame = check(data, tmp_path, b"\x1f\x8b" + b"garbage" * 10)
-    assert frame is None and messages(report)[0].startswith(f"{SHOWN}: corrupt gzip file")
+    assert frame is None and messages(report)[0].startswith(f"{SHOWN}: not a valid gzip file")
 
 
 def test_file_not_found_and_wrong_task(data, tmp_path):

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from leaderboard.data import load_task_data
 from leaderboard.registry import get_task
 from leaderboard.report import Report
-import leaderboard.runs as runs_module
-from leaderboard.runs import (ParsedRun, _grouped_order, _trec_order, load_and_validate,
-                              parse_run)
+import leaderboard.runs.parsing as parsing_module
+from leaderboard.runs import ParsedRun, load_and_validate, parse_run
+from leaderboard.runs.ordering import _grouped_order, _trec_order
 
 NAME = "sub/runs/followtable/wtr/original.trec"
 FUZZ = settings(max_examples=200, deadline=None,
@@ -192,7 +192,7 @@ def numeric_variants(draw, lines: list[str]) -> bytes:
 def test_fast_path_agrees_with_exact_pass(data, valid_lines, monkeypatch) -> None:
     raw = data.draw(numeric_variants(valid_lines))
     fast_report, fast = parse(raw)
-    monkeypatch.setattr(runs_module, "_parse_fast", lambda *_: None)
+    monkeypatch.setattr(parsing_module, "_parse_fast", lambda *_: None)
     exact_report, exact = parse(raw)
     monkeypatch.undo()
     assert [i.format() for i in fast_report.issues] == [i.format() for i in exact_report.issues]

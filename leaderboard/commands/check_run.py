@@ -27,8 +27,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("task", metavar="TASK", help="task id, e.g. followtable/wtr (see `leaderboard tasks`)")
     p.add_argument("run_file", metavar="RUN_FILE", type=Path)
     p.add_argument("--role", choices=["original", "altered", "run", "predictions"],
-                   help="which run of the task this is (inferred for single-run tasks or from "
-                        "'original'/'altered' in the file name)")
+                   help="which run of the task this is (inferred for single-run tasks, from "
+                        "'original'/'altered' in the file name, else from the query ids: "
+                        "'<id>-og' or '<id>-changed' for FollowIR and mFollowIR, '<q>' or "
+                        "'<q>_<i>' for FollowTable)")
     add_data_dir(p)
     p.set_defaults(handler=run, parser=p)
 
@@ -49,9 +51,18 @@ def run(args: argparse.Namespace) -> int:
     except UnknownTaskError as exc:
         args.parser.error(str(exc))
     role = infer_role(task.roles, args.run_file, args.role)
-    if role is None:
+    if role is None and args.role is not None:
         args.parser.error(f"--role must be one of {', '.join(task.roles)} for {task.id}")
     data = load_task_data(task, resolve_data_dir(args.data_dir))
+    if role is None:
+        from leaderboard.runs import queries_of_file, role_of_queries
+
+        qids = queries_of_file(args.run_file)
+        role = role_of_queries(data, qids) if qids is not None else None
+        if role is None:
+            args.parser.error(f"cannot tell which run of {task.id} this is from its name or "
+                              f"its query ids; give --role ({', '.join(task.roles)})")
+        print(f"{args.run_file}: --role {role} (inferred from the query ids)")
     report, _ = validate_file(task, data, role, args.run_file, str(args.run_file))
     for line in report.lines():
         print(line)
