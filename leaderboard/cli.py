@@ -35,7 +35,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("validate", "validate", "check submission folders (metadata and every run file)"),
     Command("score", "score", "validate and score submissions, writing results.json"),
     Command("import", "import_", "import published results as reported rows"),
-    Command("compare", "compare", "test two scored submissions against each other, task by task"),
+    Command("compare", "compare", "test two scored submissions against each other, view by view"),
     Command("baselines", "baselines",
             "run reference models (BM25, bi-encoders, rerankers) as submissions"),
     Command("data", "data", "download benchmark data from upstream, or check what is present"),

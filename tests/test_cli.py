@@ -100,12 +100,17 @@ def test_exit_2_on_bad_role(capsys, data_dir: Path, wtr_runs) -> None:
     assert "--role must be one of original, altered" in err
 
 
-def test_exit_2_when_role_cannot_be_inferred(capsys, data_dir: Path, tmp_path: Path,
-                                             wtr_runs) -> None:
+def test_role_inferred_from_query_ids_else_exit_2(capsys, data_dir: Path, tmp_path: Path,
+                                                  wtr_runs) -> None:
     path = tmp_path / "mine.trec"
-    shutil.copy(wtr_runs["original"], path)
-    err = usage_error(capsys, "check-run", WTR, str(path), "--data-dir", str(data_dir))
-    assert "--role must be one of original, altered" in err
+    shutil.copy(wtr_runs["original"], path)  # the name says nothing; the topic-only ids do
+    rc, out, _ = run_cli(capsys, "check-run", WTR, str(path), "--data-dir", str(data_dir))
+    assert rc == 0 and "--role original (inferred from the query ids)" in out
+    stranger = tmp_path / "stranger.trec"  # query ids of neither run: no role fits
+    stranger.write_text("no-such-query Q0 8930 1 1.0 x\n", encoding="utf-8")
+    err = usage_error(capsys, "check-run", WTR, str(stranger), "--data-dir", str(data_dir))
+    assert "cannot tell which run of followtable/wtr this is" in err
+    assert "give --role (original, altered)" in err
 
 
 def test_exit_2_on_missing_altered(capsys, data_dir: Path, wtr_runs) -> None:
@@ -232,7 +237,8 @@ def test_score_broken_run_writes_nothing(capsys, data_dir: Path, submission: Pat
     rc, out, _ = run_cli(capsys, "score", str(submission), "--data-dir", str(data_dir), "--quiet")
     assert rc == 1
     assert "document 'no-such-table' is not in the corpus" in out
-    assert "fixture-oracle: not scored (1 error(s))" in out
+    assert "query '0' has 1001 documents; at most 1000 are allowed" in out
+    assert "fixture-oracle: not scored (2 error(s))" in out
     assert results.read_bytes() == before and results.stat().st_mtime_ns == mtime
     assert not list(submission.glob("*.tmp*")) and not list(submission.glob(".*"))
 

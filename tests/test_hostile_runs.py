@@ -156,7 +156,7 @@ def test_one_pass_reports_every_defect(tmp_path: Path, capsys, data_dir: Path, w
         f"{path}:2: expected 6 columns (qid Q0 docid rank score tag), found 5",
         f"{path}:3: score 'high' is not a number",
         f"{path}:4: rank '-4' is not a non-negative integer",
-        f"{path}:5: unknown query 'no-such-topic' (not a original query of followtable/wtr)",
+        f"{path}:5: unknown query 'no-such-topic' (not an original query of followtable/wtr)",
         f"{path}:1006: document 'no-such-table' is not in the corpus of followtable/wtr",
         f"{path}:1011: document '{lines[1010].split()[2]}' appears again for query '1' "
         "(first on line 1007)",

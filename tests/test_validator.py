@@ -490,17 +490,10 @@ def test_pool_run_one_query_short(tmp_path: Path, capsys, pool_data) -> None:
 
 
 def test_mfollowir_pool_coverage(tmp_path: Path, capsys) -> None:
-    import shutil
-
     root = tmp_path / "data"
     local = root / get_task("mfollowir/fas").source.local_dir
-    collection = write_collection(local / "plain", n_queries=2, pool_size=12, corpus_size=40,
-                                  seed=5)
-    # The fixture is written unprefixed; give the loader the language-tagged config
-    # folders under either naming, so this test does not depend on which one it reads.
-    for config in (local / "plain").iterdir():
-        shutil.copytree(config, local / f"fas-{config.name}")
-        shutil.copytree(config, local / f"{config.name}-fas")
+    collection = write_collection(local, n_queries=2, pool_size=12, corpus_size=40,
+                                  language="fas", seed=5)
     lines = run_lines(collection, "original")
     assert check(tmp_path / "original.trec", "".join(lines), capsys, root,
                  task="mfollowir/fas").rc == 0
