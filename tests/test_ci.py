@@ -33,6 +33,7 @@ from leaderboard.cli import main
 from leaderboard.data import load_task_data
 from leaderboard.pipeline import score_submission
 from leaderboard.registry import get_task
+from leaderboard.runs import required_depth
 from leaderboard.results import (
     ModelInfo,
     ResultsFile,
@@ -73,14 +74,18 @@ def wtr_rows(data, quality: str) -> dict[str, list[tuple[str, str, float]]]:
     tables behind 10 fillers, the ruled-out tables above the positives. "bad": a good
     original run, but the altered run puts the ruled-out tables first and the positives
     last (it follows the instruction backwards)."""
-    fillers_all = [str(d) for d in data.doc_ids[:40]]
+    # Every run lists min(1000, corpus size) tables per query (the depth rule), so the
+    # fillers run to that depth.
+    fillers_all = [str(d) for d in data.doc_ids[:1100]]
     rows: dict[str, list[tuple[str, str, float]]] = {}
     for role in ("original", "altered"):
         out = []
         for q in data.roles[role].query_ids:
             relevant = sorted(d for d, g in data.roles[role].qrels.get(q, {}).items() if g > 0)
             ruled_out = sorted(data.changed.get(q, [])) if role == "altered" else []
-            fillers = [d for d in fillers_all if d not in relevant and d not in ruled_out][:20]
+            depth = required_depth(data, q)
+            fillers = [d for d in fillers_all if d not in relevant and d not in ruled_out
+                       ][:depth - len(set(relevant) | set(ruled_out))]
             if quality == "good":
                 order = relevant + fillers + ruled_out
             elif quality == "weak":
