@@ -28,6 +28,9 @@ from leaderboard.cli import main
 from leaderboard.data import load_task_data
 from leaderboard.data.base import MissingDataError
 from leaderboard.registry import get_task
+from leaderboard.report import Report
+from leaderboard.runs import parse_run
+from leaderboard.scoring import score_task
 
 
 def eval_json(capsys, task: str, data_dir: Path, original: Path, altered: Path) -> dict:
@@ -37,6 +40,20 @@ def eval_json(capsys, task: str, data_dir: Path, original: Path, altered: Path) 
     out, err = capsys.readouterr()
     assert rc == 0, out + err
     return json.loads(out)
+
+
+def engine_scores(task_id: str, data_dir: Path, original: Path, altered: Path) -> dict:
+    """The engine's scores of two runs that leave pool documents out. The validator refuses
+    such runs (the depth rule), but how p-MRR ranks an absent document is still the
+    metric's to define and MTEB's to check against, so these are scored without it."""
+    task = get_task(task_id)
+    runs = {}
+    for role, path in (("original", original), ("altered", altered)):
+        report = Report()
+        run = parse_run(path.read_bytes(), str(path), report)
+        assert run is not None, report.lines()
+        runs[role] = run
+    return score_task(task, load_task_data(task, data_dir), runs).model_dump()
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
@@ -136,7 +153,11 @@ def test_p_mrr_by_hand(tmp_path: Path, capsys) -> None:
     }
     orig_path = write_lines(tmp_path / "original.trec", run_lines(c, "original", original))
     alt_path = write_lines(tmp_path / "altered.trec", run_lines(c, "altered", altered))
-    result = eval_json(capsys, "followir/robust04", tmp_path, orig_path, alt_path)
+    # Documents left out of the pool: `eval` refuses the runs, the metric still defines them.
+    assert main(["eval", "followir/robust04", "--original", str(orig_path), "--altered",
+                 str(alt_path), "--data-dir", str(tmp_path)]) == 1
+    assert "must rank every document of each query's pool" in capsys.readouterr().err
+    result = engine_scores("followir/robust04", tmp_path, orig_path, alt_path)
 
     # a1: R_og=1 < R_new=4 -> 1 - 1/4; a2: R_og=2 < R_new=10 -> 1 - 2/10.
     expected_a = ((1 - 1 / 4) + (1 - 2 / 10)) / 2
@@ -170,7 +191,7 @@ def test_scores_match_mteb_and_pytrec_eval(seed: int, tmp_path: Path, capsys) ->
     rng.shuffle(orig_lines)  # file order must not matter
     orig_path = write_lines(tmp_path / "original.trec", orig_lines)
     alt_path = write_lines(tmp_path / "altered.trec", alt_lines)
-    result = eval_json(capsys, "followir/robust04", tmp_path, orig_path, alt_path)
+    result = engine_scores("followir/robust04", tmp_path, orig_path, alt_path)
 
     expected, per_query = mteb_p_mrr(as_dict(orig_lines), as_dict(alt_lines), c.changed)
     assert result["metrics"]["p-MRR"] == pytest.approx(expected, abs=1e-12)
