@@ -380,7 +380,7 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
         return result, time.thread_time() - start
 
     # Serial: one tier_view after another, with the time of each stage. Otherwise as the
-    # site does it (leaderboard.site.board.tier_tables): every view at once through
+    # site does it (leaderboard.standings.tier_tables): every view at once through
     # tier_views, longest first by tiering_work so that no core idles while one long view
     # finishes; --batch N tiers N at a time instead, for less memory (the synthetic
     # mappings of a batch are built before it runs, untimed). tier_views runs each view on

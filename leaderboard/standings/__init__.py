@@ -12,8 +12,8 @@ and `leaderboard compare` all take their figures from here:
 * :mod:`.head_to_head`: two systems compared view by view.
 
 The views themselves (which tasks, metrics and columns make up each table) are declared
-in :mod:`leaderboard.site.layout`; :func:`all_views` hands them out here, so that code
-outside the site (benchmarks, CI) never imports the presentation layer to get them.
+by each benchmark in :mod:`leaderboard.benchmarks`; :func:`all_views` hands them out here,
+so that no caller (the site, benchmarks, CI) gets them from the presentation layer.
 """
 
 from __future__ import annotations
@@ -38,21 +38,21 @@ from .tables import (
 )
 
 if TYPE_CHECKING:
-    from leaderboard.site.layout import Column, View
+    from leaderboard.benchmarks.views import Column, View
 
 
 def all_views() -> dict[str, View]:
-    """Every leaderboard view by id (declared in :mod:`leaderboard.site.layout`)."""
-    from leaderboard.site.layout import all_views as declared
+    """Every leaderboard view by id, in the benchmarks' declaration order."""
+    from leaderboard.benchmarks import declared
 
-    return declared()
+    return {v.id: v for b in declared() for page in b.pages() for v in page.views}
 
 
 def task_column(task_id: str, metric: str | None = None) -> Column:
     """A one-task column on ``metric`` (default: the task's primary metric), as the PR
     comment ranks a task."""
     from leaderboard.registry import all_tasks, higher_is_better
-    from leaderboard.site.layout import Column
+    from leaderboard.benchmarks.views import Column
 
     task = all_tasks()[task_id]
     metric = metric or task.primary_metric

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leaderboard.benchmarks import reported_only_prefixes
 from leaderboard.models import canonical_system
 from leaderboard.registry import all_tasks
 from leaderboard.report import Report
@@ -174,13 +175,12 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
                         "'reported'")
                 rows.append(Row(key=unique(system.system_id), system=canonical_system(system),
                                 origin=path, digest=digest))
-    from leaderboard.site.layout import REPORTED_ONLY_PREFIXES
-
+    reported_only = reported_only_prefixes()
     known = set(all_tasks())
     unknown: dict[Path, set[str]] = {}
     for row in rows:
         for t in row.system.tasks:
-            if t not in known and not t.startswith(REPORTED_ONLY_PREFIXES):
+            if t not in known and not t.startswith(reported_only):
                 unknown.setdefault(row.origin, set()).add(t)
     for origin, tasks in unknown.items():
         names = sorted(tasks)

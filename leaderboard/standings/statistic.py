@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 from leaderboard.results import SystemResult
 
 if TYPE_CHECKING:
-    from leaderboard.site.layout import Column
+    from leaderboard.benchmarks.views import Column
 
 #: How a cell's value was obtained.
 #:  "queries": the mean over the per-query scores (verified rows; the tested quantity);

@@ -25,7 +25,7 @@ from .rows import Row
 from .statistic import Basis, column_value, pooled_per_query, query_counts
 
 if TYPE_CHECKING:
-    from leaderboard.site.layout import Column, View
+    from leaderboard.benchmarks.views import Column, View
 
 TIER_LEADER = "leader"
 TIER_TIED = "tied with leader"
