@@ -4,8 +4,8 @@ T4 (persona-instruction compatibility) is scored from probabilities, not ranking
 prediction file has one line per pair of the task's fixed pair set
 (:func:`leaderboard.data.pi_indic.t4_pairs`)::
 
-    p12-i12 0.93
-    p12-i87 0.08
+    t4-5f5acece6ce7 0.93
+    t4-3092a5dad6ef 0.08
 
 * two fields separated by spaces or tabs: the pair id and the model's probability that
   the persona and the instruction are compatible, a finite decimal number in [0, 1];
@@ -50,7 +50,7 @@ MISSING_LISTED = 5
 # surrounding unicode spaces, none of which belongs in a prediction file.
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
-_PAIR_ID_SHAPE = re.compile(r"p\d+-i\d+")
+_PAIR_ID_SHAPE = re.compile(r"t4-[0-9a-f]{12}")
 
 
 def _read_text(path: Path, shown: str, report: Report) -> str | None:
@@ -179,7 +179,7 @@ def _check_line(fields: list[str], lineno: int, known: set[str],
         return f"probability {value} is outside [0, 1]"
     if pid not in known:
         hint = ("" if _PAIR_ID_SHAPE.fullmatch(pid)
-                else "; pair ids look like p12-i87 (persona 12, instruction 87)")
+                else "; pair ids look like t4-5f5acece6ce7 (see `t4_pairs`)")
         return f"unknown pair id {pid!r}: not in this task's pair set{hint}"
     if pid in first_line:
         return f"duplicate pair id {pid!r} (first on line {first_line[pid]})"
