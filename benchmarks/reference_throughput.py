@@ -12,6 +12,16 @@ Figures (documents per second, median of ``--repeats`` timed runs after a warm-u
   model in input order, and batching without length sorting; on CPU also the ceiling that
   the linear layers' arithmetic puts on any fp32 runner.
 
+Against what users pick (issue 19): sentence-transformers' ``SentenceTransformer.encode``
+on the same device, model (the package's local all-MiniLM-L6-v2 folder, no download) and
+texts, with the ratio of our runner's rate to it; the achieved FLOP/s (the encoder's matrix
+products at the texts' real token lengths: linear layers plus attention scores and
+values) as a fraction of the device's peak (H100/H200 bf16 dense tensor peak from
+NVIDIA's data sheet; on CPU the fp32 rate measured on one of the model's layers); and
+where our runner's time goes: tokenisation, building padded batches, host-to-device
+copies, the forward pass (synchronised) and device-to-host copies, plus the share of
+padded tokens.
+
 The machine's load average is printed before and after: on a shared machine the absolute
 figures move with it, the ratios much less.
 
@@ -240,6 +250,147 @@ def bench_minilm(texts: list[str], label: str, device: str, repeats: int,
               f"{t_naive / n * ceiling[1] / ceiling[0]:.2f}x the naive loop")
 
 
+# Dense bf16 tensor-core peaks (TFLOP/s, without sparsity) from NVIDIA's data sheets.
+GPU_BF16_PEAK_TFLOPS = {"H100 PCIe": 756.0, "H100 NVL": 835.0, "H100": 989.4, "H200": 989.4,
+                        "A100": 312.0, "L4": 121.0, "A10": 125.0}
+
+
+def gpu_peak_tflops(name: str) -> float | None:
+    """bf16 dense peak of a GPU named like torch.cuda.get_device_name, if known."""
+    for key in sorted(GPU_BF16_PEAK_TFLOPS, key=len, reverse=True):  # "H100 PCIe" first
+        if key.lower() in name.lower():
+            return GPU_BF16_PEAK_TFLOPS[key]
+    return None
+
+
+def encoder_flops(config, lengths: list[int]) -> float:
+    """Matrix-product FLOPs of a BERT-style encoder over texts of these token lengths:
+    per layer and token the Q, K, V and output projections (4 h^2 multiply-adds) and the
+    feed-forward (2 h i), plus per layer and text the attention scores and the weighted
+    values (2 n^2 h). Padding is not counted: it is work, not useful work."""
+    h, i, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    n = np.asarray(lengths, dtype=np.float64)
+    per_layer = n.sum() * (4 * h * h + 2 * h * i) + (2 * n * n * h).sum()
+    return 2.0 * layers * per_layer
+
+
+def sentence_transformers_encoder(device: str):
+    """sentence-transformers over the very weights our runner loads (local folder)."""
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        return None, "sentence-transformers is not installed (pip install sentence-transformers)"
+    from reference_models.neural import locate_weights
+    from reference_models.spec import get_model_spec
+
+    folder = locate_weights(get_model_spec("all-minilm-l6-v2")).path
+    model = SentenceTransformer(folder, device=device, local_files_only=True)
+    model.max_seq_length = 256
+    if device.startswith("cuda"):
+        model = model.to(dtype=__import__("torch").bfloat16)  # as our runner on GPU
+    return model, folder
+
+
+def time_breakdown(runner, texts: list[str], max_length: int) -> dict[str, float]:
+    """Seconds per stage of one runner.encode-equivalent pass, synchronised per stage."""
+    import torch
+
+    from reference_models.neural import _length_sorted_batches, _pad, _pad_id, pool
+
+    cuda = runner.device.type == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    stages = dict.fromkeys(("tokenise", "pad", "host-to-device", "forward", "device-to-host"),
+                           0.0)
+    start = time.perf_counter()
+    token_ids = runner.tokenize(texts, max_length)
+    stages["tokenise"] = time.perf_counter() - start
+    pad = _pad_id(runner.tokenizer)
+    padded = 0
+    with torch.inference_mode():
+        for batch in _length_sorted_batches([len(t) for t in token_ids], runner.batch_size,
+                                            runner.max_batch_tokens):
+            t0 = time.perf_counter()
+            ids, mask = _pad([token_ids[i] for i in batch], pad, "cpu")
+            padded += ids.numel()
+            t1 = time.perf_counter()
+            ids, mask = ids.to(runner.device), mask.to(runner.device)
+            sync()
+            t2 = time.perf_counter()
+            hidden = runner.model(input_ids=ids, attention_mask=mask).last_hidden_state
+            vectors = torch.nn.functional.normalize(
+                pool(hidden, mask, runner.settings.pooling).float(), p=2, dim=-1)
+            sync()
+            t3 = time.perf_counter()
+            vectors.cpu().numpy()
+            t4 = time.perf_counter()
+            stages["pad"] += t1 - t0
+            stages["host-to-device"] += t2 - t1
+            stages["forward"] += t3 - t2
+            stages["device-to-host"] += t4 - t3
+    stages["padded-token share"] = 1.0 - sum(len(t) for t in token_ids) / max(padded, 1)
+    return stages
+
+
+def bench_against_sentence_transformers(texts: list[str], label: str, device: str,
+                                        repeats: int, batch_size: int,
+                                        cpu_peak_gflops: float | None) -> None:
+    import torch
+
+    from reference_models.neural import TextEncoder
+    from reference_models.spec import get_model_spec
+
+    st_model, note = sentence_transformers_encoder(device)
+    runner = TextEncoder(get_model_spec("all-minilm-l6-v2"), device=device,
+                         batch_size=batch_size, progress=False)
+    max_length = 256
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+
+    def ours() -> np.ndarray:
+        out = runner.encode(texts, max_length)
+        sync()
+        return out
+
+    lengths = [len(t) for t in runner.tokenize(texts, max_length)]
+    flops = encoder_flops(runner.model.config, lengths)
+    t_ours = timed(ours, repeats)
+    n = len(texts)
+    print(f"MiniLM vs sentence-transformers on {n} {label} ({np.mean(lengths):.0f} tokens on "
+          f"average), {device}, batch {batch_size}")
+    print(f"  runner                           {n / t_ours:10.1f} texts/s   "
+          f"{flops / t_ours / 1e12:8.3f} TFLOP/s")
+    if st_model is None:
+        print(f"  sentence-transformers: skipped, {note}")
+    else:
+        def theirs() -> np.ndarray:
+            out = st_model.encode(texts, batch_size=batch_size, convert_to_numpy=True,
+                                  normalize_embeddings=True, show_progress_bar=False)
+            sync()
+            return out
+
+        t_st = timed(theirs, repeats)
+        agree = np.allclose(ours(), theirs(), atol=1e-4 if device == "cpu" else 3e-2)
+        print(f"  sentence-transformers encode     {n / t_st:10.1f} texts/s   "
+              f"runner is {t_st / t_ours:5.2f}x faster (target >= 1.5x on GPU; "
+              f"vectors agree: {agree})")
+    if device.startswith("cuda"):
+        peak = gpu_peak_tflops(torch.cuda.get_device_name(0))
+        if peak is None:
+            print(f"  peak: unknown for {torch.cuda.get_device_name(0)}")
+        else:
+            print(f"  achieved {flops / t_ours / 1e12:.2f} of {peak:.0f} TFLOP/s bf16 dense "
+                  f"peak = {100 * flops / t_ours / 1e12 / peak:.2f}%")
+    elif cpu_peak_gflops:
+        print(f"  achieved {flops / t_ours / 1e9:.1f} of {cpu_peak_gflops:.0f} GFLOP/s "
+              f"(fp32, measured on one of the model's layers) = "
+              f"{100 * flops / t_ours / 1e9 / cpu_peak_gflops:.1f}%")
+    stages = time_breakdown(runner, texts, max_length)
+    share = stages.pop("padded-token share")
+    total = sum(stages.values())
+    print("  where the runner's time goes: " + ", ".join(
+        f"{name} {100 * seconds / total:.1f}%" for name, seconds in stages.items())
+        + f" (of {total:.2f} s); padded tokens {100 * share:.1f}% of the batch tokens")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path,
@@ -251,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--devices", nargs="+", choices=("cpu", "cuda"),
                         help="where MiniLM is timed (default: cpu, and cuda when available)")
+    parser.add_argument("--only-sentence-transformers", action="store_true",
+                        help="skip BM25 and the naive loops; time the runner against "
+                             "sentence-transformers only")
     args = parser.parse_args(argv)
 
     import torch
@@ -259,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
     texts, queries, topics = load_sample(args.data_dir, max(args.sample, args.bm25_sample),
                                          args.seed)
-    bench_bm25(texts[:args.bm25_sample], queries, args.repeats)
+    if not args.only_sentence_transformers:
+        bench_bm25(texts[:args.bm25_sample], queries, args.repeats)
     samples = (("tables", texts[:args.sample]), ("instructed queries", queries[:args.sample]),
                ("topic-only queries", topics[:args.sample]),
                ("PI-Indic T1 documents",
@@ -269,9 +424,20 @@ def main(argv: list[str] | None = None) -> int:
         if not torch.cuda.is_available():
             parser.error("--devices cuda: torch.cuda.is_available() is False")
         print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    cpu_peak = None
+    if "cpu" in devices:
+        from reference_models.neural import locate_weights
+        from reference_models.spec import get_model_spec
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(locate_weights(get_model_spec("all-minilm-l6-v2")).path)
+        cpu_peak = linear_ceiling(config, [1])[1]
     for device in devices:
         for label, sample in samples:
-            bench_minilm(sample, label, device, args.repeats, args.batch_size)
+            if not args.only_sentence_transformers:
+                bench_minilm(sample, label, device, args.repeats, args.batch_size)
+            bench_against_sentence_transformers(sample, label, device, args.repeats,
+                                                args.batch_size, cpu_peak)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if not torch.cuda.is_available():
         print("GPU: torch.cuda.is_available() is False; GPU figures skipped")

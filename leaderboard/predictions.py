@@ -4,8 +4,8 @@ T4 (persona-instruction compatibility) is scored from probabilities, not ranking
 prediction file has one line per pair of the task's fixed pair set
 (:func:`leaderboard.data.pi_indic.t4_pairs`)::
 
-    p12-i12 0.93
-    p12-i87 0.08
+    t4-5f5acece6ce7 0.93
+    t4-3092a5dad6ef 0.08
 
 * two fields separated by spaces or tabs: the pair id and the model's probability that
   the persona and the instruction are compatible, a finite decimal number in [0, 1];
@@ -47,7 +47,7 @@ MISSING_LISTED = 5
 # which belongs in a prediction file (nor does \\d, which matches any Unicode digit).
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
-_PAIR_ID_SHAPE = re.compile(r"p[0-9]+-i[0-9]+")
+_PAIR_ID_SHAPE = re.compile(r"t4-[0-9a-f]{12}")
 # Fields are separated by ASCII spaces and tabs only; str.split() would also split on
 # no-break spaces and other Unicode whitespace.
 _SEPARATORS = re.compile(r"[ \t]+")
@@ -162,7 +162,7 @@ def _check_line(fields: list[str], lineno: int, known: set[str],
         return f"probability {value} is outside [0, 1]"
     if pid not in known:
         hint = ("" if _PAIR_ID_SHAPE.fullmatch(pid)
-                else "; pair ids look like p12-i87 (persona 12, instruction 87)")
+                else "; pair ids look like t4-5f5acece6ce7 (see `t4_pairs`)")
         return f"unknown pair id {pid!r}: not in this task's pair set{hint}"
     if pid in first_line:
         return f"duplicate pair id {pid!r} (first on line {first_line[pid]})"

