@@ -8,7 +8,7 @@ runners: BM25 (``bm25s``), bi-encoders, cross-encoders, and pointwise generative
 scored from true/false token logits.
 
 Entry points: :func:`reference_models.spec.load_model_specs`,
-:func:`reference_models.pipeline.run_reference_model`, and the CLI
+:func:`reference_models.baseline_run.run_reference_model`, and the CLI
 ``leaderboard baselines run MODEL``.
 """
 

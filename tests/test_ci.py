@@ -20,8 +20,8 @@ import pytest
 from leaderboard.ci import policy
 from leaderboard.ci.git import Change
 from leaderboard.ci.policy import classify_changes
-from leaderboard.ci.render import COMMENT_MARKER, comment_body, md
-from leaderboard.ci.report import (
+from leaderboard.ci.comment import COMMENT_MARKER, comment_body, md
+from leaderboard.ci.pr_report import (
     CiReport,
     CiReportError,
     Problem,

@@ -28,7 +28,7 @@ from reference_models.compute import ShardsIncompleteError, compute_cached  # no
 from reference_models.distributed import ProcessGroup, Shard, shard_from_env  # noqa: E402
 from reference_models.neural import (  # noqa: E402
     CausalReranker, CrossEncoder, Seq2SeqReranker, TextEncoder, fit_prompt, load_runner, pool)
-from reference_models.pipeline import (  # noqa: E402
+from reference_models.baseline_run import (  # noqa: E402
     RunOptions, run_reference_model, select_tasks, task_languages)
 from reference_models.spec import (  # noqa: E402
     ModelRegistryError, ModelSpec, get_model_spec, load_model_specs, parse_model_specs)
@@ -577,7 +577,7 @@ TORCHRUN_SCRIPT = """
 import os
 import sys
 from pathlib import Path
-from reference_models.pipeline import RunOptions, run_reference_model
+from reference_models.baseline_run import RunOptions, run_reference_model
 from reference_models.spec import ModelSpec
 
 model, data, out, cache = sys.argv[1:5]
@@ -759,7 +759,7 @@ def test_bm25_t4_predictions_are_calibrated_on_the_calibration_split(data_dir: P
 
 
 def test_calibrated_probabilities_use_only_the_calibration_rows() -> None:
-    from reference_models.pipeline import calibrated_probabilities
+    from reference_models.baseline_run import calibrated_probabilities
 
     rng = np.random.default_rng(3)
     labels = rng.integers(0, 2, 300).astype(np.int8)

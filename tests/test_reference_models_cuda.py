@@ -31,7 +31,7 @@ from test_reference_models import (  # noqa: E402
 
 from reference_models.neural import (  # noqa: E402
     CausalReranker, CrossEncoder, Seq2SeqReranker, TextEncoder)
-from reference_models.pipeline import RunOptions, run_reference_model  # noqa: E402
+from reference_models.baseline_run import RunOptions, run_reference_model  # noqa: E402
 
 __all__ = ["tiny_data", "tiny_models"]  # fixtures, used by name
 

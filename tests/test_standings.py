@@ -181,7 +181,7 @@ def test_csv_keeps_negative_numbers_as_numbers() -> None:
 def test_pr_comment_names_the_leader_the_site_marks() -> None:
     """Two committed systems tie exactly: the site's leader is the smaller id, and the
     comment must name that one as the previous leader, not the alphabetically first name."""
-    from leaderboard.ci.compare import CommittedResults, standing
+    from leaderboard.ci.standing import CommittedResults, standing
     from leaderboard.registry import all_tasks
     from leaderboard.standings import rank_systems, task_column
 

@@ -5,10 +5,10 @@ subcommands, so every step runs (and is tested) the same way on a laptop:
 
 * :mod:`leaderboard.ci.git` reads commits, diffs and trees without touching the checkout;
 * :mod:`leaderboard.ci.policy` decides what a submission PR may change and how big it may be;
-* :mod:`leaderboard.ci.compare` places a scored submission against each task's leader;
-* :mod:`leaderboard.ci.report` is the JSON report handed from the untrusted PR job to the
+* :mod:`leaderboard.ci.standing` places a scored submission against each task's leader;
+* :mod:`leaderboard.ci.pr_report` is the JSON report handed from the untrusted PR job to the
   privileged comment job, validated strictly on the way in;
-* :mod:`leaderboard.ci.render` turns a report into the PR comment and the job summary;
+* :mod:`leaderboard.ci.comment` turns a report into the PR comment and the job summary;
 * :mod:`leaderboard.ci.trusted` re-derives a PR's scope from the GitHub API in the
   privileged comment job, so an edited workflow cannot vouch for itself;
 * :mod:`leaderboard.ci.pr_check` and :mod:`leaderboard.ci.pending` orchestrate the steps;

@@ -22,7 +22,7 @@ from typing import Callable
 
 import github_action_utils as gha
 
-from leaderboard.ci.compare import CommittedResults, load_committed, standing
+from leaderboard.ci.standing import CommittedResults, load_committed, standing
 from leaderboard.ci.git import (
     SHA_RE,
     TreeEntry,
@@ -44,8 +44,8 @@ from leaderboard.ci.policy import (
     is_maintainer,
     ownership_problem,
 )
-from leaderboard.ci.render import comment_body, job_summary
-from leaderboard.ci.report import (
+from leaderboard.ci.comment import comment_body, job_summary
+from leaderboard.ci.pr_report import (
     MAX_STORED_PROBLEMS,
     CiReport,
     Problem,

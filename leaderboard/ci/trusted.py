@@ -21,7 +21,7 @@ from leaderboard.ci.policy import (
     classify_changes,
     ownership_problem,
 )
-from leaderboard.ci.report import MAX_STORED_PROBLEMS, CiReport
+from leaderboard.ci.pr_report import MAX_STORED_PROBLEMS, CiReport
 from leaderboard.submissions import SUBMISSION_ID_RE, owner_of
 
 API_STATUS = {"added": "A", "modified": "M", "changed": "M", "removed": "D", "renamed": "A",

@@ -98,7 +98,7 @@ def reproducible_command(args: argparse.Namespace) -> str:
 
 def run_model(args: argparse.Namespace) -> int:
     from reference_models.distributed import shard_from_env
-    from reference_models.pipeline import RunOptions, run_reference_model
+    from reference_models.baseline_run import RunOptions, run_reference_model
     from reference_models.spec import get_model_spec
 
     spec = get_model_spec(args.model)

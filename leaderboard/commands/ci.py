@@ -184,8 +184,8 @@ def run_pr_check_cmd(args: argparse.Namespace) -> int:
 def run_comment_body_cmd(args: argparse.Namespace) -> int:
     import github_action_utils as gha
 
-    from leaderboard.ci.render import comment_body
-    from leaderboard.ci.report import read_ci_report
+    from leaderboard.ci.comment import comment_body
+    from leaderboard.ci.pr_report import read_ci_report
 
     report = read_ci_report(args.report)
     if args.expect_pr is not None and report.pr_number != args.expect_pr:

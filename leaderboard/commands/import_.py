@@ -41,7 +41,7 @@ def run_mteb(args: argparse.Namespace) -> int:
 
 def run_all(args: argparse.Namespace) -> int:
     from leaderboard.data import resolve_data_dir
-    from leaderboard.reported.build import build_all_reported
+    from leaderboard.reported.rebuild import build_all_reported
 
     for path in build_all_reported(resolve_data_dir(args.data_dir), args.out_dir):
         print(path)

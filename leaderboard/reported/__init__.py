@@ -6,7 +6,7 @@ MTEB's public results repository (:mod:`.mteb`). None of them has per-query scor
 reported rows are never significance-tested; they are context next to verified rows.
 """
 
-from leaderboard.reported.build import build_all_reported
+from leaderboard.reported.rebuild import build_all_reported
 from leaderboard.reported.mteb import import_mteb, import_mteb_command
 from leaderboard.reported.papers import check_averages, load_paper_results, load_transcription
 from leaderboard.reported.pi_indic_results import import_pi_indic_results

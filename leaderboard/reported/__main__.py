@@ -7,7 +7,7 @@ from pathlib import Path
 
 from leaderboard.data.base import resolve_data_dir
 from leaderboard.models import ModelRegistryError
-from leaderboard.reported.build import build_all_reported
+from leaderboard.reported.rebuild import build_all_reported
 from leaderboard.reported.mteb import MtebImportError
 from leaderboard.reported.papers import TranscriptionError
 from leaderboard.reported.pi_indic_results import PiIndicResultsError

@@ -22,7 +22,7 @@ import yaml
 from markupsafe import Markup, escape
 
 from leaderboard import __version__
-from leaderboard.ci.render import STATUS_LINE
+from leaderboard.ci.comment import STATUS_LINE
 from leaderboard.registry import all_tasks
 from leaderboard.site.board import (
     TIER_BELOW,

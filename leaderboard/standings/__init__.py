@@ -1,6 +1,6 @@
 """Standings: what every leaderboard surface ranks, shows and tests, computed once.
 
-The site's tables, its CSV/JSON downloads, the PR comment (:mod:`leaderboard.ci.compare`)
+The site's tables, its CSV/JSON downloads, the PR comment (:mod:`leaderboard.ci.standing`)
 and `leaderboard compare` all take their figures from here:
 
 * :mod:`.rows`: the leaderboard rows under a results root;

@@ -14,7 +14,7 @@ import re
 from itertools import groupby
 
 from leaderboard.benchmarks import benchmark_of, declared
-from leaderboard.ci.report import CiReport, Problem, SubmissionCheck, TaskStanding
+from leaderboard.ci.pr_report import CiReport, Problem, SubmissionCheck, TaskStanding
 from leaderboard.registry import all_tasks
 
 COMMENT_MARKER = "<!-- followboard-report -->"

@@ -537,7 +537,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                 files.append(path)
         if shard.is_main:
             command = options.command or (
-                f"reference_models.pipeline.run_reference_model({spec.id!r}, "
+                f"reference_models.baseline_run.run_reference_model({spec.id!r}, "
                 f"{list(task_patterns or [])!r})")
             line = f"{command} -- {environment_description(device, dtype)}"
             written = {p.resolve() for p in files}

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from leaderboard.ci.git import read_blobs, tree_entries
-from leaderboard.ci.report import TaskStanding
+from leaderboard.ci.pr_report import TaskStanding
 from leaderboard.registry import Task, higher_is_better
 from leaderboard.results import ResultsFile, SystemResult
 
