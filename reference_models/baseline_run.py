@@ -225,20 +225,32 @@ class RerankRanker:
         self.group = group
         self.chunk_size = chunk_size
 
-    def candidates(self, task, data, corpus: Corpus, role: str) -> dict[str, np.ndarray]:
+    def candidates(self, task, data, corpus: Corpus, role: str, k: int
+                   ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """(head, tail) corpus positions per query: the reranker scores the head (the whole
+        pool of a reranking task, else the first stage's top ``depth``); on a corpus task
+        the tail is the rest of the first stage's top ``k``, kept in its order beneath the
+        reranked documents, so the run lists as many documents as the depth rule asks (a
+        document left out would count as ranked below them all, inflating p-MRR)."""
         role_data = data.roles[role]
         if data.pools is not None:
-            return {q: candidate_positions(data, corpus, q) for q in role_data.query_ids}  # type: ignore[misc]
+            return ({q: candidate_positions(data, corpus, q) for q in role_data.query_ids},  # type: ignore[misc]
+                    {})
         depth = self.runner.settings.depth
-        first = self.first_stage.rank(task, data, corpus, role, depth)
+        first = self.first_stage.rank(task, data, corpus, role, max(depth, k))
         if first is None:
             raise RuntimeError("first stage produced no candidates")
-        return {entry.query_id: np.asarray([corpus.position[d] for d in entry.doc_ids.tolist()],
-                                           dtype=np.int64) for entry in first}
+        head: dict[str, np.ndarray] = {}
+        tail: dict[str, np.ndarray] = {}
+        for entry in first:
+            positions = np.asarray([corpus.position[d] for d in entry.doc_ids.tolist()],
+                                   dtype=np.int64)
+            head[entry.query_id], tail[entry.query_id] = positions[:depth], positions[depth:k]
+        return head, tail
 
     def rank(self, task, data, corpus: Corpus, role: str, k: int) -> list[RankedList] | None:
         role_data = data.roles[role]
-        candidates = self.candidates(task, data, corpus, role)
+        candidates, tails = self.candidates(task, data, corpus, role, k)
         pairs: list[tuple[str, str]] = []
         spans: list[tuple[str, int, int]] = []
         for qid in role_data.query_ids:
@@ -257,8 +269,21 @@ class RerankRanker:
         out = []
         for qid, start, end in spans:
             positions = candidates[qid]
-            out.append(rank_documents(qid, corpus.ids[positions], flat[start:end], k))
+            ranked = rank_documents(qid, corpus.ids[positions], flat[start:end], k)
+            tail = tails.get(qid)
+            if tail is not None and tail.size:
+                ranked = below(ranked, corpus.ids[tail])
+            out.append(ranked)
         return out
+
+
+def below(ranked: RankedList, doc_ids: np.ndarray) -> RankedList:
+    """``ranked`` followed by ``doc_ids`` in the given order, each scored one below the
+    one before it, starting one below ``ranked``'s lowest score."""
+    lowest = float(ranked.scores[-1]) if ranked.scores.size else 0.0
+    tail_scores = lowest - np.arange(1, doc_ids.shape[0] + 1, dtype=np.float64)
+    return RankedList(ranked.query_id, np.concatenate([ranked.doc_ids, doc_ids.astype(str)]),
+                      np.concatenate([ranked.scores, tail_scores]))
 
 
 # ----------------------------------------------------------------------------- T4
