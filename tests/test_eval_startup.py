@@ -1,0 +1,55 @@
+"""What a one-task `leaderboard eval` loads: only the modules its task needs.
+
+benchmarks/cli_startup.py times `eval` end to end; these tests hold the import-level
+guarantees its figures rest on, in a fresh interpreter (an import made by an earlier test
+in this process would hide one here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixtures.submission import oracle_lines, write_run_file
+from leaderboard.data import load_task_data
+from leaderboard.registry import get_task
+
+REPO = Path(__file__).resolve().parent.parent
+WTR = "followtable/wtr"
+
+# Modules a FollowTable `eval` has no use for: pandas (0.3-0.5 s), the other benchmarks'
+# readers (which import pandas), and the submission-folder reader (yaml and pydantic
+# validators; `eval` reads run files, never a submission folder).
+NOT_NEEDED = ("pandas", "yaml", "leaderboard.submissions", "leaderboard.data.mteb_layout",
+              "leaderboard.data.pi_indic", "leaderboard.data.pull")
+
+
+@pytest.fixture(scope="module")
+def wtr_runs(tmp_path_factory, data_dir: Path) -> dict[str, Path]:
+    wtr = load_task_data(get_task(WTR), data_dir)
+    folder = tmp_path_factory.mktemp("wtr-runs")
+    return {role: write_run_file(folder / f"{role}.trec", oracle_lines(wtr, role, 30))
+            for role in ("original", "altered")}
+
+
+def test_followtable_eval_loads_only_its_own_reader(data_dir: Path, wtr_runs) -> None:
+    argv = ["eval", WTR, "--original", str(wtr_runs["original"]), "--altered",
+            str(wtr_runs["altered"]), "--data-dir", str(data_dir), "--json"]
+    code = ("import io, json, sys, contextlib\n"
+            "from leaderboard.cli import main\n"
+            "out = io.StringIO()\n"
+            f"with contextlib.redirect_stdout(out):\n    rc = main({argv!r})\n"
+            f"print(json.dumps([rc, json.loads(out.getvalue())['task'], "
+            f"sorted(m for m in {NOT_NEEDED!r} if m in sys.modules), "
+            "'leaderboard.data.followtable' in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 0, done.stderr
+    rc, task, loaded, own_reader = json.loads(done.stdout.splitlines()[-1])
+    assert (rc, task, own_reader) == (0, WTR, True)  # it did score, with its own reader
+    assert loaded == []
