@@ -13,20 +13,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fixtures.submission import oracle_lines, write_run_file
 from leaderboard.data import load_task_data
 from leaderboard.registry import get_task
+from leaderboard.report import Report
+import leaderboard.runs.parsing as parsing_module
 
 REPO = Path(__file__).resolve().parent.parent
 WTR = "followtable/wtr"
 
 # Modules a FollowTable `eval` has no use for: pandas (0.3-0.5 s), the other benchmarks'
 # readers (which import pandas), and the submission-folder reader (yaml and pydantic
-# validators; `eval` reads run files, never a submission folder).
+# validators; `eval` reads run files, never a submission folder), and pyarrow.compute,
+# whose import wraps ~290 kernels in Python functions (the run parser calls the five it
+# needs by name).
 NOT_NEEDED = ("pandas", "yaml", "leaderboard.submissions", "leaderboard.data.mteb_layout",
-              "leaderboard.data.pi_indic", "leaderboard.data.pull")
+              "leaderboard.data.pi_indic", "leaderboard.data.pull", "pyarrow.compute")
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +58,29 @@ def test_followtable_eval_loads_only_its_own_reader(data_dir: Path, wtr_runs) ->
     rc, task, loaded, own_reader = json.loads(done.stdout.splitlines()[-1])
     assert (rc, task, own_reader) == (0, WTR, True)  # it did score, with its own reader
     assert loaded == []
+
+
+def test_fast_parse_of_a_run_larger_than_one_block_equals_the_exact_pass(monkeypatch) -> None:
+    # pyarrow reads in 4 MiB blocks: a bigger file gives each column several chunks,
+    # which the parser combines before calling kernels by name. Odd Q0 values in the
+    # first and last blocks, and ids that first appear in a later block, must come out
+    # as the exact pass reads them.
+    lines = []
+    for q in range(250):
+        for r in range(1, 1001):
+            q0 = "q0" if (q, r) in ((0, 5), (249, 999)) else "Q0"
+            lines.append(f"t{q} {q0} doc{(q * 7919 + r * 104729) % 200_003} {r} "
+                         f"{1000 - r + q / 7:.6f} sys")
+    data = ("\n".join(lines) + "\n").encode()
+    assert len(data) > 2 * (4 << 20)
+    fast_report = Report()
+    fast = parsing_module.parse_run(data, "big.trec", fast_report)
+    monkeypatch.setattr(parsing_module, "_parse_fast", lambda *_: None)
+    exact_report = Report()
+    exact = parsing_module.parse_run(data, "big.trec", exact_report)
+    assert [i.format() for i in fast_report.issues] == [i.format() for i in exact_report.issues]
+    assert "2 line(s)" in fast_report.issues[0].format()
+    assert fast.qid.tolist() == exact.qid.tolist()
+    assert fast.docid.tolist() == exact.docid.tolist()
+    assert np.array_equal(fast.score, exact.score)
+    assert np.array_equal(fast.rank, exact.rank) and np.array_equal(fast.line, exact.line)
