@@ -158,7 +158,7 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
     score = _numpy_of(table.column("score"), np.float64)
     if not np.isfinite(score).all():
         return None
-    rank_text = table.column("rank").combine_chunks()
+    rank_text = table.column("rank")
     if not call("all", [call("ascii_is_decimal", [rank_text])]).as_py():
         return None  # signs, or not digits: the exact pass decides
     try:
@@ -166,7 +166,7 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
                          np.int64).astype(np.float64)
     except (pa.ArrowInvalid, OverflowError):
         return None
-    if call("min", [call("binary_length", [table.column("tag").combine_chunks()])]).as_py() == 0:
+    if call("min", [call("binary_length", [table.column("tag")])]).as_py() == 0:
         return None
     q_codes, q_names = _dictionary_codes(table.column("qid"), call)
     d_codes, d_names = _dictionary_codes(table.column("docid"), call)
@@ -179,7 +179,7 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
         if line.shape[0] != n:
             return None
     run = ParsedRun(q_codes, q_names, d_codes, d_names, np.ascontiguousarray(score), line, rank)
-    q0 = call("dictionary_encode", [table.column("q0").combine_chunks()])
+    q0 = call("dictionary_encode", [table.column("q0")]).combine_chunks()
     q0_values = q0.dictionary.to_pylist()
     if q0_values == ["Q0"]:
         return run, None
@@ -212,8 +212,8 @@ def _arrow_compute():  # noqa: ANN202 - (call_function, CastOptions) of pyarrow
 
     That module wraps every one of its ~290 kernels in a Python function when imported
     (50-70 ms, a twentieth of a one-task `leaderboard eval`); the parse needs five kernels,
-    called by name on whole arrays (a chunked array's methods import it: hence the
-    ``combine_chunks`` before each call).
+    called by name with the arguments the module's wrappers would pass (a chunked
+    array's own methods, ``dictionary_encode`` say, import the module).
     """
     try:
         from pyarrow._compute import CastOptions, call_function
@@ -223,7 +223,7 @@ def _arrow_compute():  # noqa: ANN202 - (call_function, CastOptions) of pyarrow
 
 
 def _dictionary_codes(column, call) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - pyarrow
-    encoded = call("dictionary_encode", [column.combine_chunks()])
+    encoded = call("dictionary_encode", [column]).combine_chunks()
     codes = _numpy_of(encoded.indices, np.int32)
     names = id_array(encoded.dictionary.to_pylist())
     return _sort_names(codes, names)
