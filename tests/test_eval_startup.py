@@ -31,7 +31,8 @@ WTR = "followtable/wtr"
 # whose import wraps ~290 kernels in Python functions (the run parser calls the five it
 # needs by name).
 NOT_NEEDED = ("pandas", "yaml", "leaderboard.submissions", "leaderboard.data.mteb_layout",
-              "leaderboard.data.pi_indic", "leaderboard.data.pull", "pyarrow.compute")
+              "leaderboard.data.pi_indic", "leaderboard.data.pull", "pyarrow.compute",
+              "numpy.ma")  # np.unique's first call imports it; the engine's does not
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +85,35 @@ def test_fast_parse_of_a_run_larger_than_one_block_equals_the_exact_pass(monkeyp
     assert fast.docid.tolist() == exact.docid.tolist()
     assert np.array_equal(fast.score, exact.score)
     assert np.array_equal(fast.rank, exact.rank) and np.array_equal(fast.line, exact.line)
+
+
+# --- np.unique's replacements (it imports numpy.ma on its first call) ---
+
+@pytest.mark.parametrize("values", [
+    np.array([3, 1, 3, 2, 1, 1, 0], dtype=np.int64),
+    np.array([], dtype=np.int64),
+    np.array(["t9", "t10", "t1", "t10", "é", "Z", ""]),
+    np.array(["b", "a", "b", "a" * 300], dtype=object),  # over-long ids stay Python strings
+    np.random.default_rng(7).integers(0, 50, 5000).astype(np.int32),
+])
+def test_sorted_unique_equals_np_unique(values: np.ndarray) -> None:
+    from leaderboard.runs import sorted_unique
+    from leaderboard.runs.ordering import _n_distinct
+
+    names, inverse = sorted_unique(values)
+    expected_names, expected_inverse = np.unique(values, return_inverse=True)
+    assert names.dtype == expected_names.dtype
+    assert names.tolist() == expected_names.tolist()
+    assert inverse.tolist() == expected_inverse.ravel().tolist()
+    assert _n_distinct(values) == expected_names.shape[0]
+
+
+def test_corpus_ids_sorted_and_distinct_as_np_unique(tmp_path: Path) -> None:
+    from leaderboard.data.followtable import read_corpus_ids
+
+    ids = ["10", "9", "b", "é", "B", "9", "table-1", "ä"]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"_id": i, "text": "t"}) + "\n" for i in ids))
+    got = read_corpus_ids(corpus)
+    expected = np.unique(np.asarray(ids, dtype=object)).astype(str)
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
