@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from leaderboard import __version__
 from leaderboard.data import load_task_data
@@ -30,7 +30,11 @@ from leaderboard.results import (
 )
 from leaderboard.runs import ParsedRun, load_and_validate
 from leaderboard.scoring import score_task
-from leaderboard.submissions import Submission, discover
+
+if TYPE_CHECKING:
+    # Imported where a submission folder is read: a one-task `leaderboard eval` never
+    # reads one, and the module (yaml, pydantic validators) is a tenth of its start-up.
+    from leaderboard.submissions import Submission
 
 Progress = Callable[[str], None]
 
@@ -104,6 +108,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
                      progress: Progress = _quiet) -> SubmissionOutcome:
     """Validate every file of a submission and, when asked and all is valid, score it."""
     report = Report()
+    from leaderboard.submissions import discover
+
     submission = discover(root, report)
     outcome = SubmissionOutcome(submission, report)
     tasks = submission.tasks()

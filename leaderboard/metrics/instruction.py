@@ -38,7 +38,7 @@ from itertools import chain
 import numpy as np
 
 from leaderboard.metrics.ranking import RankedRun
-from leaderboard.runs import id_array, lookup
+from leaderboard.runs import id_array, lookup, sorted_unique
 
 DocLists = Mapping[str, Sequence[str]]
 
@@ -65,7 +65,7 @@ class JudgedDocs:
         lengths = np.fromiter((len(docs.get(q, ())) for q in order), dtype=np.int64,
                               count=len(order))
         flat = id_array(list(chain.from_iterable(docs.get(q, ()) for q in order)))
-        names, doc_idx = np.unique(flat, return_inverse=True)
+        names, doc_idx = sorted_unique(flat)
         return cls(queries=order, pair_idx=np.repeat(np.arange(len(order)), lengths),
                    doc_idx=doc_idx.astype(np.int64).ravel(), names=names)
 

@@ -10,7 +10,7 @@ Following trec_eval, the rank column is ignored for scoring. The names below are
 package's public interface; import them from ``leaderboard.runs``.
 """
 
-from leaderboard.runs.columns import ParsedRun, id_array, lookup
+from leaderboard.runs.columns import ParsedRun, id_array, lookup, sorted_unique
 from leaderboard.runs.ordering import grouped_order, order_run
 from leaderboard.runs.parsing import MAX_ERRORS, MAX_LINE_CHARS, RUN_COLUMNS, parse_run
 from leaderboard.runs.reading import MAX_COMPRESSED_BYTES, MAX_FILE_BYTES, read_run_bytes
@@ -22,5 +22,5 @@ __all__ = [
     "MAX_COMPRESSED_BYTES", "MAX_ERRORS", "MAX_FILE_BYTES", "MAX_FINDINGS_PER_KIND",
     "MAX_LINE_CHARS", "RUN_COLUMNS", "ParsedRun", "grouped_order", "id_array",
     "load_and_validate", "lookup", "order_run", "parse_run", "queries_of_file",
-    "read_run_bytes", "required_depth", "role_of_queries", "validate_run",
+    "read_run_bytes", "required_depth", "role_of_queries", "sorted_unique", "validate_run",
 ]

@@ -31,6 +31,12 @@ def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
     return grouped[positions]
 
 
+def _n_distinct(codes: np.ndarray) -> int:
+    """How many distinct values (np.unique would import numpy.ma on its first call)."""
+    ordered = np.sort(codes)
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1 if ordered.size else 0
+
+
 def _grouped_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, bool]:
     """Each query's rows together, ranked as trec_eval does; whether that is file order.
 
@@ -48,7 +54,7 @@ def _grouped_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> tuple[np.
     same[new_block - 1] = False
     n_blocks = new_block.shape[0] + 1
     in_blocks = (n_blocks <= int(q.max()) + 1  # cheap bound before the exact test
-                 and n_blocks == np.unique(q[np.concatenate(([0], new_block))]).shape[0]
+                 and n_blocks == _n_distinct(q[np.concatenate(([0], new_block))])
                  and not (same & (score[1:] > score[:-1])).any())  # ranked by score
     if in_blocks:
         order, identity = np.arange(n), True

@@ -1,0 +1,119 @@
+"""What a one-task `leaderboard eval` loads: only the modules its task needs.
+
+benchmarks/cli_startup.py times `eval` end to end; these tests hold the import-level
+guarantees its figures rest on, in a fresh interpreter (an import made by an earlier test
+in this process would hide one here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fixtures.submission import oracle_lines, write_run_file
+from leaderboard.data import load_task_data
+from leaderboard.registry import get_task
+from leaderboard.report import Report
+import leaderboard.runs.parsing as parsing_module
+
+REPO = Path(__file__).resolve().parent.parent
+WTR = "followtable/wtr"
+
+# Modules a FollowTable `eval` has no use for: pandas (0.3-0.5 s), the other benchmarks'
+# readers (which import pandas), and the submission-folder reader (yaml and pydantic
+# validators; `eval` reads run files, never a submission folder), and pyarrow.compute,
+# whose import wraps ~290 kernels in Python functions (the run parser calls the five it
+# needs by name).
+NOT_NEEDED = ("pandas", "yaml", "leaderboard.submissions", "leaderboard.data.mteb_layout",
+              "leaderboard.data.pi_indic", "leaderboard.data.pull", "pyarrow.compute",
+              "numpy.ma")  # np.unique's first call imports it; the engine's does not
+
+
+@pytest.fixture(scope="module")
+def wtr_runs(tmp_path_factory, data_dir: Path) -> dict[str, Path]:
+    wtr = load_task_data(get_task(WTR), data_dir)
+    folder = tmp_path_factory.mktemp("wtr-runs")
+    return {role: write_run_file(folder / f"{role}.trec", oracle_lines(wtr, role, 30))
+            for role in ("original", "altered")}
+
+
+def test_followtable_eval_loads_only_its_own_reader(data_dir: Path, wtr_runs) -> None:
+    argv = ["eval", WTR, "--original", str(wtr_runs["original"]), "--altered",
+            str(wtr_runs["altered"]), "--data-dir", str(data_dir), "--json"]
+    code = ("import io, json, sys, contextlib\n"
+            "from leaderboard.cli import main\n"
+            "out = io.StringIO()\n"
+            f"with contextlib.redirect_stdout(out):\n    rc = main({argv!r})\n"
+            f"print(json.dumps([rc, json.loads(out.getvalue())['task'], "
+            f"sorted(m for m in {NOT_NEEDED!r} if m in sys.modules), "
+            "'leaderboard.data.followtable' in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 0, done.stderr
+    rc, task, loaded, own_reader = json.loads(done.stdout.splitlines()[-1])
+    assert (rc, task, own_reader) == (0, WTR, True)  # it did score, with its own reader
+    assert loaded == []
+
+
+def test_fast_parse_of_a_run_larger_than_one_block_equals_the_exact_pass(monkeypatch) -> None:
+    # pyarrow reads in 4 MiB blocks: a bigger file gives each column several chunks,
+    # each kernel called by name runs over all of them. Odd Q0 values in the
+    # first and last blocks, and ids that first appear in a later block, must come out
+    # as the exact pass reads them.
+    lines = []
+    for q in range(250):
+        for r in range(1, 1001):
+            q0 = "q0" if (q, r) in ((0, 5), (249, 999)) else "Q0"
+            lines.append(f"t{q} {q0} doc{(q * 7919 + r * 104729) % 200_003} {r} "
+                         f"{1000 - r + q / 7:.6f} sys")
+    data = ("\n".join(lines) + "\n").encode()
+    assert len(data) > 2 * (4 << 20)
+    fast_report = Report()
+    fast = parsing_module.parse_run(data, "big.trec", fast_report)
+    monkeypatch.setattr(parsing_module, "_parse_fast", lambda *_: None)
+    exact_report = Report()
+    exact = parsing_module.parse_run(data, "big.trec", exact_report)
+    assert [i.format() for i in fast_report.issues] == [i.format() for i in exact_report.issues]
+    assert "2 line(s)" in fast_report.issues[0].format()
+    assert fast.qid.tolist() == exact.qid.tolist()
+    assert fast.docid.tolist() == exact.docid.tolist()
+    assert np.array_equal(fast.score, exact.score)
+    assert np.array_equal(fast.rank, exact.rank) and np.array_equal(fast.line, exact.line)
+
+
+# --- np.unique's replacements (it imports numpy.ma on its first call) ---
+
+@pytest.mark.parametrize("values", [
+    np.array([3, 1, 3, 2, 1, 1, 0], dtype=np.int64),
+    np.array([], dtype=np.int64),
+    np.array(["t9", "t10", "t1", "t10", "é", "Z", ""]),
+    np.array(["b", "a", "b", "a" * 300], dtype=object),  # over-long ids stay Python strings
+    np.random.default_rng(7).integers(0, 50, 5000).astype(np.int32),
+])
+def test_sorted_unique_equals_np_unique(values: np.ndarray) -> None:
+    from leaderboard.runs import sorted_unique
+    from leaderboard.runs.ordering import _n_distinct
+
+    names, inverse = sorted_unique(values)
+    expected_names, expected_inverse = np.unique(values, return_inverse=True)
+    assert names.dtype == expected_names.dtype
+    assert names.tolist() == expected_names.tolist()
+    assert inverse.tolist() == expected_inverse.ravel().tolist()
+    assert _n_distinct(values) == expected_names.shape[0]
+
+
+def test_corpus_ids_sorted_and_distinct_as_np_unique(tmp_path: Path) -> None:
+    from leaderboard.data.followtable import read_corpus_ids
+
+    ids = ["10", "9", "b", "é", "B", "9", "table-1", "ä"]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"_id": i, "text": "t"}) + "\n" for i in ids))
+    got = read_corpus_ids(corpus)
+    expected = np.unique(np.asarray(ids, dtype=object)).astype(str)
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
