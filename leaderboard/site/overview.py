@@ -37,6 +37,8 @@ from leaderboard.site.board import (
 )
 from leaderboard.site.format import instruction_text, params_text, score_text, sort_value
 from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Column, HomeColumn
+# The same hover texts as every other table (render imports this module lazily).
+from leaderboard.site.render import source_text, tier_title
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
 # Which paper is a benchmark's own, by the view id's first part (as each declares it).
@@ -188,36 +190,15 @@ def build_overview(board: Board) -> Overview:
 
 # --------------------------------------------------------------------------- display
 
-def source_short(row: Row) -> str:
-    src = row.system.source
-    if row.verified:
-        return "verified: scored here from the submitted runs"
-    parts = [src.citation or src.kind]
-    if src.mteb_version:
-        parts.append(f"mteb {src.mteb_version}")
-    return "reported: " + ", ".join(parts)
-
-
-def _tier_text(info: TierInfo | None) -> str:
-    if info is None:
-        return ""
-    if info.tier == TIER_REPORTED:
-        return "not tested (reported, no per-query scores)"
-    text = info.tier
-    if info.p_adjusted is not None:
-        text += f", adjusted p {info.p_adjusted:.2g}"
-    return text
-
-
 def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
     unit = f"{cell.covered} of {cell.total} tasks"
     if cell.row is None:
         return (f"{col.home.label}: figures for {unit}; the average needs all of them"
                 if cell.covered else "")
-    parts = [f"{col.home.label}: {unit}", source_short(cell.row)]
+    parts = [f"{col.home.label}: {unit}", source_text(cell.row, full=False)]
     if cell.row.system.system_id:
         parts.append(f"row {cell.row.system.system_id}")
-    tier = _tier_text(cell.tier)
+    tier = tier_title(cell.tier)
     if tier:
         parts.append(tier)
     if cell.others:
