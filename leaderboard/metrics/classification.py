@@ -69,6 +69,16 @@ def _as_arrays(labels: object, probs: object) -> tuple[np.ndarray, np.ndarray]:
     return y.astype(np.int8), p
 
 
+def _binned_arrays(labels: object, probs: object, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_as_arrays` for the binned measures: probabilities in [0, 1], n_bins >= 1."""
+    if n_bins < 1:
+        raise ValueError("n_bins must be at least 1")
+    y, p = _as_arrays(labels, probs)
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("probabilities must lie in [0, 1]")
+    return y, p
+
+
 def average_ranks(values: np.ndarray) -> np.ndarray:
     """1-based ranks, ascending, tied values sharing the mean of their ranks."""
     values = np.asarray(values)
@@ -167,11 +177,7 @@ def reliability_bins(labels: object, probs: object, n_bins: int = ECE_BINS,
                      kind: CalibrationKind = "top-label",
                      threshold: float = THRESHOLD) -> ReliabilityBins:
     """Bin predictions by confidence into ``n_bins`` equal-width bins ``((m-1)/M, m/M]``."""
-    if n_bins < 1:
-        raise ValueError("n_bins must be at least 1")
-    y, p = _as_arrays(labels, probs)
-    if ((p < 0) | (p > 1)).any():
-        raise ValueError("probabilities must lie in [0, 1]")
+    y, p = _binned_arrays(labels, probs, n_bins)
     if kind == "top-label":
         predicted_pos = p >= threshold
         confidence = np.where(predicted_pos, p, 1.0 - p)
@@ -206,11 +212,7 @@ def authors_ece(labels: object, probs: object, n_bins: int = ECE_BINS,
     """ECE exactly as the PI-Indic-Align authors' code computes it (see the module
     docstring): left-closed bins over ``p``, mean ``p`` against accuracy at ``threshold``,
     ``p == 1.0`` in no bin."""
-    if n_bins < 1:
-        raise ValueError("n_bins must be at least 1")
-    y, p = _as_arrays(labels, probs)
-    if ((p < 0) | (p > 1)).any():
-        raise ValueError("probabilities must lie in [0, 1]")
+    y, p = _binned_arrays(labels, probs, n_bins)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     bin_of = np.searchsorted(edges, p, side="right") - 1   # numpy.digitize(p, edges) - 1
     inside = bin_of < n_bins                                 # p == 1.0 lands past the end
@@ -284,11 +286,7 @@ class HistogramBinning:
 
     @classmethod
     def fit(cls, probs: object, labels: object, n_bins: int = ECE_BINS) -> "HistogramBinning":
-        if n_bins < 1:
-            raise ValueError("n_bins must be at least 1")
-        y, p = _as_arrays(labels, probs)
-        if ((p < 0) | (p > 1)).any():
-            raise ValueError("probabilities must lie in [0, 1]")
+        y, p = _binned_arrays(labels, probs, n_bins)
         edges = np.linspace(0.0, 1.0, n_bins + 1)
         bins = cls._bin(edges, p)
         count = np.bincount(bins, minlength=n_bins)
