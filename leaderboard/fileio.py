@@ -109,6 +109,21 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
                     f"({exc.error_count()} problem(s) in all)") from None
 
 
+def read_yaml_file(path: Path, error: type[Exception]) -> object:
+    """A trusted YAML file of the project (a transcription, a registry), parsed safely; a
+    read or syntax problem raises ``error`` naming the file and, for syntax, the line."""
+    import yaml  # here: most commands never read YAML, and `eval` must not import it
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise error(f"{path}{line}: invalid YAML: {exc}") from None
+
+
 def _raise_json_error(path: Path, data: bytes, error: type[Exception]) -> None:
     """Raise ``error`` naming the line of the JSON (or UTF-8) fault in ``data``.
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from leaderboard.fileio import read_yaml_file
 from leaderboard.results import ModelInfo, ModelType, SystemResult
 
 MODELS_FILE = Path(__file__).resolve().parent / "reported" / "data" / "models.yaml"
@@ -123,14 +123,7 @@ class ModelRegistry:
 
 def load_registry(path: Path = MODELS_FILE) -> ModelRegistry:
     """Read and validate the registry file; errors name the file and the record."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ModelRegistryError(f"{path}: cannot read: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ModelRegistryError(f"{path}{line}: invalid YAML: {exc}") from None
+    raw = read_yaml_file(path, ModelRegistryError)
     try:
         parsed = _RegistryFile.model_validate(raw)
     except ValidationError as exc:

@@ -26,10 +26,10 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from leaderboard.benchmarks import BENCHMARKS, reported_only_prefixes
+from leaderboard.fileio import read_yaml_file
 from leaderboard.models import canonical_model_info
 from leaderboard.registry import all_tasks
 from leaderboard.reported.protocols import relabel
@@ -219,14 +219,7 @@ def half_unit(value: Decimal) -> Decimal:
 
 def load_transcription(path: Path) -> PaperTranscription:
     """Read and validate one YAML transcription; errors name the file and the key."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TranscriptionError(f"{path}: cannot read: {exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise TranscriptionError(f"{path}{line}: invalid YAML: {exc}") from None
+    raw = read_yaml_file(path, TranscriptionError)
     try:
         return PaperTranscription.model_validate(raw)
     except ValidationError as exc:
