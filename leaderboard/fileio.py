@@ -20,11 +20,14 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from leaderboard.report import Report
+
+if TYPE_CHECKING:
+    # pydantic is imported where a model is read: run parsing (this module's other half)
+    # is on the path of a one-task `leaderboard eval`, which never reads one.
+    from pydantic import BaseModel
 
 try:  # ISA-L inflates gzip about twice as fast as zlib; optional (pip install isal)
     from isal import isal_zlib as _inflate_lib
@@ -32,7 +35,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     import zlib as _inflate_lib  # type: ignore[no-redef]
 import zlib
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
 def _readable_mode() -> int:
@@ -95,6 +98,8 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
         data = path.read_bytes()
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc}") from None
+    from pydantic import ValidationError
+
     try:
         # pydantic parses and validates in one pass, ~3x faster than json.loads followed by
         # model_validate on results files (the site reads one per submission).

@@ -34,7 +34,7 @@ from leaderboard.fileio import (MAX_LINE_ERRORS, atomic_write_bytes,
 from leaderboard.metrics.classification import classification_metrics, correct
 from leaderboard.registry import Task
 from leaderboard.report import Report
-from leaderboard.results import TaskScores
+from leaderboard.scoring import ScoreSheet
 
 ROLE = "predictions"
 # A complete file is about 300 lines of ~20 bytes. Anything near this cap is not a
@@ -169,7 +169,7 @@ def _check_line(fields: list[str], lineno: int, known: set[str],
     return None
 
 
-def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) -> TaskScores:
+def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) -> ScoreSheet:
     """Score validated predictions: AUROC, AUPRC, Accuracy and ECE (15 bins, top-label).
 
     ``per_query["correct"]`` maps every pair id to 1.0 if the thresholded prediction
@@ -195,7 +195,7 @@ def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) 
     computed = classification_metrics(labels, p)
     metrics = {key: computed[key] for key in task.pair_metrics}
     per_pair = correct(labels, p)
-    return TaskScores(metrics=metrics,
+    return ScoreSheet(metrics=metrics,
                       per_query={"correct": dict(zip(order, per_pair.tolist()))},
                       n_queries=len(order))
 

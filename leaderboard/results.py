@@ -57,9 +57,12 @@ class TaskScores(BaseModel):
     """Scores of one system on one task.
 
     ``per_query`` maps metric key -> query id -> score, and is empty for reported rows.
+    Built from a :class:`leaderboard.scoring.ScoreSheet` (or any object with these
+    attributes) by reading its attributes, so a sheet the engine computed is checked here,
+    when it becomes part of a results file.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", from_attributes=True)
 
     metrics: dict[str, Score]
     groups: dict[str, dict[str, Score]] = Field(default_factory=dict)

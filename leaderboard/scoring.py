@@ -1,12 +1,18 @@
-"""Scoring: from validated runs of one task to a :class:`TaskScores` score sheet.
+"""Scoring: from validated runs of one task to a :class:`ScoreSheet`.
 
 Every metric is stored per query (significance tests need that) and as the mean over the
 task's query set; FollowTable also gets per-constraint-type groups. Scores are fractions.
+
+A score sheet is a plain dataclass: `leaderboard eval` prints it without importing
+pydantic. It becomes a results-file row where one is written: the pydantic
+:class:`leaderboard.results.TaskScores` reads a sheet's attributes and checks them
+(finite numbers) then.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -14,8 +20,23 @@ from leaderboard.data.base import TaskData
 from leaderboard.metrics.instruction import irs, p_mrr
 from leaderboard.metrics.ranking import RankedRun, evaluate
 from leaderboard.registry import Task
-from leaderboard.results import TaskScores
 from leaderboard.runs import ParsedRun
+
+
+@dataclass
+class ScoreSheet:
+    """Scores of one system on one task, as the engine computes them.
+
+    The same fields as :class:`leaderboard.results.TaskScores`, which validates a sheet
+    when a results file is assembled from it.
+    """
+
+    metrics: dict[str, float]
+    groups: dict[str, dict[str, float]] = field(default_factory=dict)
+    per_query: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Group label -> the query ids behind that group's means.
+    group_members: dict[str, list[str]] = field(default_factory=dict)
+    n_queries: int | None = None
 
 
 def _mean(values: dict[str, float], over: list[str] | None = None) -> float:
@@ -28,7 +49,7 @@ def _mean(values: dict[str, float], over: list[str] | None = None) -> float:
                                      count=len(keys))))
 
 
-def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> TaskScores:
+def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> ScoreSheet:
     """Score the runs of one task (one run per role in ``task.roles``)."""
     if task.candidates == "pairs":
         raise ValueError(f"{task.id} is scored from predictions, not runs")
@@ -54,7 +75,7 @@ def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> TaskSc
     groups = {label: {key: _mean(values, ids) for key, values in per_query.items()}
               for label, ids in members.items()}
     n_queries = len(data.roles[task.roles[-1]].query_ids)
-    return TaskScores(metrics=metrics, groups=groups, per_query=per_query,
+    return ScoreSheet(metrics=metrics, groups=groups, per_query=per_query,
                       group_members=members, n_queries=n_queries)
 
 

@@ -3,6 +3,7 @@ and the registry, data loader, `data pull` and site layout read the declaration.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -53,9 +54,9 @@ def test_no_module_outside_the_declarations_dispatches_on_a_benchmark_id():
 def test_reader_follows_the_task_layout_parameter():
     task = registry.get_task("followtable/wqt")
     assert _reader(task).__name__ == "leaderboard.data.followtable"
-    relaid = task.model_copy(update={"params": {**task.params, "layout": "pi-indic"}})
+    relaid = dataclasses.replace(task, params={**task.params, "layout": "pi-indic"})
     assert _reader(relaid).__name__ == "leaderboard.data.pi_indic"
-    unknown = task.model_copy(update={"params": {"layout": "nope"}})
+    unknown = dataclasses.replace(task, params={"layout": "nope"})
     with pytest.raises(ValueError, match="task 'followtable/wqt': unknown data layout 'nope'"):
         _reader(unknown)
 
@@ -93,3 +94,21 @@ def test_adding_a_benchmark_is_one_declaration(toy_benchmark: Task, tmp_path: Pa
     assert _reader(toy_benchmark).__name__ == "leaderboard.data.pi_indic"
     assert layout.site_pages()[-1].path == "toy.md"
     assert "toy/one" in layout.all_views()
+
+
+def test_task_declarations_refuse_values_outside_their_choices():
+    """The schema is plain dataclasses (no pydantic on `eval`'s path); a declaration with a
+    role, pairing, candidates mode or host outside its allowed set still fails at once,
+    naming the task and the field."""
+    good = registry.get_task("followtable/wtr")
+    for field, value in (("pairing", "sideways"), ("candidates", "web"),
+                         ("roles", ("original", "edited")), ("roles", "original")):
+        with pytest.raises(ValueError, match=f"task 'followtable/wtr': .*{field[:-1]}"):
+            dataclasses.replace(good, **{field: value})
+    with pytest.raises(ValueError, match="host must be one of"):
+        dataclasses.replace(good.source, host="gitlab")
+    with pytest.raises(TypeError):
+        Task(id="x")  # required fields are required, by keyword only
+    # Lists are accepted and stored as tuples, as pydantic stored them.
+    relisted = dataclasses.replace(good, standard_metrics=["nDCG@10"])
+    assert relisted.standard_metrics == ("nDCG@10",)

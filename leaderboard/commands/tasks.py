@@ -6,6 +6,7 @@ import argparse
 import fnmatch
 import json
 import sys
+from dataclasses import asdict
 
 from leaderboard.commands import new_command
 
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
               "`leaderboard tasks` lists them all", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps([t.model_dump(mode="json") for t in tasks], indent=1))
+        print(json.dumps([asdict(t) for t in tasks], indent=1))
         return 0
     for t in tasks:
         print(f"{t.id:34} roles={','.join(t.roles):18} primary={t.primary_metric:9} "
