@@ -17,23 +17,14 @@ from leaderboard.data import load_task_data
 from leaderboard.data.base import DataFormatError, MissingDataError, TaskData
 from leaderboard.registry import Task
 from leaderboard.report import Report
-from leaderboard.results import (
-    ResultsFile,
-    ResultsFileError,
-    Source,
-    SystemResult,
-    TaskScores,
-    input_digests,
-    read_results,
-    stale_inputs,
-    write_results,
-)
-from leaderboard.runs import ParsedRun, load_and_validate
-from leaderboard.scoring import score_task
+from leaderboard.runs import ParsedRun, ReadRun, read_run, validate_read_run
+from leaderboard.scoring import ScoreSheet, score_task
 
 if TYPE_CHECKING:
-    # Imported where a submission folder is read: a one-task `leaderboard eval` never
-    # reads one, and the module (yaml, pydantic validators) is a tenth of its start-up.
+    # Imported where a submission folder or a results file is read: a one-task
+    # `leaderboard eval` reads neither, and those modules (yaml, pydantic and its models)
+    # were a quarter of its start-up (benchmarks/cli_startup.py).
+    from leaderboard.results import ResultsFile
     from leaderboard.submissions import Submission
 
 Progress = Callable[[str], None]
@@ -57,6 +48,12 @@ class TaskInput:
     predictions: object | None = None  # pandas.DataFrame for T4
 
 
+def _shown(path: Path, display_root: Path | None) -> str:
+    if display_root is not None and path.is_relative_to(display_root):
+        return path.relative_to(display_root).as_posix()
+    return str(path)
+
+
 def validate_file(task: Task, data: TaskData, role: str, path: Path, display: str
                   ) -> tuple[Report, ParsedRun | object | None]:
     """Validate one file of a task: a run, or T4 predictions. Returns what it parsed."""
@@ -64,20 +61,28 @@ def validate_file(task: Task, data: TaskData, role: str, path: Path, display: st
         from leaderboard.predictions import validate_predictions
 
         return validate_predictions(task, data, path, display)
-    return load_and_validate(path, data, role, display, max_docs=task.max_docs_per_query)
+    return validate_read_run(read_run(path, display), data, role, task.max_docs_per_query)
 
 
 def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
-                        display_root: Path | None = None) -> tuple[Report, TaskInput | None]:
-    """Validate one task's files (one per role); the parsed inputs when all are valid."""
+                        display_root: Path | None = None,
+                        read: dict[str, ReadRun] | None = None
+                        ) -> tuple[Report, TaskInput | None]:
+    """Validate one task's files (one per role); the parsed inputs when all are valid.
+
+    ``read`` holds run files already read and parsed (:func:`check_task_files` reads them
+    while the task's data loads); the others are read here.
+    """
     report = Report()
     inputs = TaskInput(task, data)
     for role in task.roles:
         path = files[role]
-        shown = str(path)
-        if display_root is not None and path.is_relative_to(display_root):
-            shown = path.relative_to(display_root).as_posix()
-        sub_report, parsed = validate_file(task, data, role, path, shown)
+        if read is not None and role in read:
+            sub_report, parsed = validate_read_run(read[role], data, role,
+                                                   task.max_docs_per_query)
+        else:
+            sub_report, parsed = validate_file(task, data, role, path,
+                                               _shown(path, display_root))
         report.extend(sub_report)
         if parsed is None:
             continue
@@ -88,7 +93,37 @@ def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
     return report, (inputs if report.ok else None)
 
 
-def score_inputs(inputs: TaskInput) -> TaskScores:
+def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
+                     display_root: Path | None = None) -> tuple[Report, TaskInput | None]:
+    """Load a task's data and validate its files (one per role).
+
+    The run files are read and parsed on worker threads while this thread loads the
+    task's judgments and corpus ids: parsing is mostly pyarrow, gzip and numpy, which
+    release the GIL, so a one-task `leaderboard eval` waits for the larger of the two
+    instead of their sum (benchmarks/cli_startup.py). The files of one task are read at
+    once, so peak memory is that of the task's runs together, each within the reader's
+    limits. Raises what :func:`leaderboard.data.load_task_data` raises.
+    """
+    run_roles = [role for role in task.roles if role != "predictions"]
+    if not run_roles:
+        return validate_task_files(task, load_task_data(task, data_dir), files, display_root)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(run_roles),
+                            thread_name_prefix="read-run") as pool:
+        reading = {role: pool.submit(read_run, files[role], _shown(files[role], display_root))
+                   for role in run_roles}
+        try:
+            data = load_task_data(task, data_dir)
+        except BaseException:
+            for future in reading.values():
+                future.cancel()
+            raise
+        read = {role: future.result() for role, future in reading.items()}
+    return validate_task_files(task, data, files, display_root, read)
+
+
+def score_inputs(inputs: TaskInput) -> ScoreSheet:
     if inputs.task.candidates == "pairs":
         from leaderboard.predictions import score_predictions
 
@@ -100,7 +135,7 @@ def score_inputs(inputs: TaskInput) -> TaskScores:
 class SubmissionOutcome:
     submission: Submission
     report: Report
-    scores: dict[str, TaskScores] = field(default_factory=dict)
+    scores: dict[str, ScoreSheet] = field(default_factory=dict)
     results_path: Path | None = None
 
 
@@ -119,12 +154,11 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
             continue  # discover() reported each missing role; the task cannot be checked
         progress(f"[{i}/{len(tasks)}] {submission.id}: {task.id}")
         try:
-            data = load_task_data(task, data_dir)
+            task_report, inputs = check_task_files(task, data_dir, submission.files[task.id],
+                                                   display_root)
         except (MissingDataError, DataFormatError) as exc:
             report.add(f"{submission.id}/runs/{task.id}", None, str(exc))
             continue
-        task_report, inputs = validate_task_files(task, data, submission.files[task.id],
-                                                  display_root)
         report.extend(task_report)
         if score and inputs is not None and report.ok:
             outcome.scores[task.id] = score_inputs(inputs)
@@ -138,6 +172,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
 
 
 def results_for(outcome: SubmissionOutcome) -> ResultsFile:
+    from leaderboard.results import ResultsFile, Source, SystemResult, input_digests
+
     meta = outcome.submission.metadata
     assert meta is not None
     system = SystemResult(
@@ -158,6 +194,8 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
 def results_staleness(root: Path) -> list[str]:
     """Why ``root/results.json`` no longer matches the submission's files (empty: it does,
     or there is no results.json). An unreadable results file is stale too."""
+    from leaderboard.results import ResultsFileError, input_digests, read_results, stale_inputs
+
     path = root / "results.json"
     if not path.is_file() or path.is_symlink():
         return []
@@ -173,6 +211,8 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = _quiet
     """Validate, score and write ``results.json``; nothing is written unless all is valid."""
     outcome = check_submission(root, data_dir, score=True, progress=progress)
     if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
+        from leaderboard.results import write_results
+
         path = root / "results.json"
         write_results(path, results_for(outcome))
         outcome.results_path = path

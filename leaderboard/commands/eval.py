@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -42,9 +43,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # eval multiplies no matrices, and OpenBLAS starts a thread per core when numpy is
+    # imported: 50-60 ms of CPU, a tenth of a one-task eval (benchmarks/cli_startup.py).
+    # A user's own setting wins; it only takes effect before numpy's first import.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # Imported here so that `leaderboard --help` and other commands never load them.
-    from leaderboard.data import load_task_data, resolve_data_dir
-    from leaderboard.pipeline import score_inputs, validate_task_files
+    from leaderboard.data import resolve_data_dir
+    from leaderboard.pipeline import check_task_files, score_inputs
     from leaderboard.registry import UnknownTaskError, get_task
 
     try:
@@ -58,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if missing or extra:
         need = " ".join(f"--{r} FILE" for r in task.roles)
         args.parser.error(f"{task.id} takes {need}")
-    data = load_task_data(task, resolve_data_dir(args.data_dir))
-    report, inputs = validate_task_files(task, data, given)
+    report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given)
     for line in report.lines():
         print(line, file=sys.stderr)
     if inputs is None:

@@ -1,11 +1,13 @@
 """Checking a parsed run against its task: queries, documents, duplicates, depth.
 
-Also the whole check of one file (:func:`load_and_validate`: read, parse, validate) and
-telling which run of a task a file is from its query ids.
+Also the whole check of one file (:func:`load_and_validate`: :func:`read_run`, which
+reads and parses, then :func:`validate_read_run`) and telling which run of a task a file
+is from its query ids.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -256,19 +258,48 @@ def queries_of_file(path: Path) -> np.ndarray | None:
     return None if run is None else run.q_names
 
 
-def load_and_validate(path: Path, data_task: TaskData, role: str, display: str | None = None,
-                      max_docs: int = 1000) -> tuple[Report, ParsedRun | None]:
-    """Everything the validator knows about one run file; the run when it is valid."""
+@dataclass
+class ReadRun:
+    """One run file read and parsed, not yet checked against a task.
+
+    Reading needs no task data, so :mod:`leaderboard.pipeline` reads a task's files while
+    it loads the data (:func:`leaderboard.pipeline.check_task_files`).
+    """
+
+    display: str
+    report: Report
+    # The parsed rows; None when the file could not be read or parsed far enough.
+    run: ParsedRun | None
+    # Lines that could not be used (each already reported).
+    unread_lines: int = 0
+
+
+def read_run(path: Path, display: str | None = None) -> ReadRun:
+    """Read and parse one run file, reporting what is wrong with the file itself."""
     report = Report()
     shown = display or str(path)
     raw = read_run_bytes(path, shown, report)
     if raw is None:
-        return report, None
+        return ReadRun(shown, report, None)
     # Rows of a file with bad lines are still checked against the task, so one pass
     # reports every problem (up to the error cap), not one kind of problem per round.
     run, unread = _parse_rows(raw, shown, report)
-    del raw
-    if run is None:
+    return ReadRun(shown, report, run, unread)
+
+
+def validate_read_run(read: ReadRun, data_task: TaskData, role: str, max_docs: int = 1000
+                      ) -> tuple[Report, ParsedRun | None]:
+    """Check a read run against the task; the run when the file is valid."""
+    report = Report()
+    report.extend(read.report)
+    if read.run is None:
         return report, None
-    validate_run(data_task, role, run, shown, report, max_docs=max_docs, unread_lines=unread)
-    return report, (run if report.ok else None)
+    validate_run(data_task, role, read.run, read.display, report, max_docs=max_docs,
+                 unread_lines=read.unread_lines)
+    return report, (read.run if report.ok else None)
+
+
+def load_and_validate(path: Path, data_task: TaskData, role: str, display: str | None = None,
+                      max_docs: int = 1000) -> tuple[Report, ParsedRun | None]:
+    """Everything the validator knows about one run file; the run when it is valid."""
+    return validate_read_run(read_run(path, display), data_task, role, max_docs)
