@@ -157,12 +157,29 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float
     return wall, cpu, done.stdout
 
 
+def child_environment(**extra: str) -> dict[str, str]:
+    """The environment of a timed command: this one, with bytecode caching on.
+
+    An installed package runs from compiled bytecode (pip compiles it at install; an
+    editable install writes ``__pycache__`` on first import). Some environments set
+    PYTHONDONTWRITEBYTECODE, and then every run compiles every imported module of the
+    project from source, which is no user's start-up; so it is unset here, and one
+    untimed round (:func:`measure`) writes the caches first, for both checkouts alike.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(extra)
+    return env
+
+
 def measure(commands: list[tuple[str, list[str], dict[str, str], Path]], repeat: int) -> list[dict]:
     """Median wall and CPU time of each command, the commands interleaved round by round
-    so that a change in the machine's load falls on all of them alike."""
+    so that a change in the machine's load falls on all of them alike. A first, untimed
+    round warms the bytecode and page caches."""
     walls: list[list[float]] = [[] for _ in commands]
     cpus: list[list[float]] = [[] for _ in commands]
     outs = [""] * len(commands)
+    for _, argv, env, cwd in commands:
+        timed(argv, env, cwd)
     for _ in range(repeat):
         for i, (_, argv, env, cwd) in enumerate(commands):
             wall, cpu, outs[i] = timed(argv, env, cwd)
@@ -215,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         checkouts.append((f"{args.against}", args.against.resolve()))
     commands = []
     for name, checkout in checkouts:
-        env = dict(os.environ, PYTHONPATH=str(checkout))
+        env = child_environment(PYTHONPATH=str(checkout))
         commands.append((f"[{name}] leaderboard --help",
                          [python, "-m", "leaderboard.cli", "--help"], env, checkout))
         commands.append((f"[{name}] leaderboard eval {args.task}",
@@ -223,9 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     commands.append(("plain Python script, same metrics",
                      [python, str(Path(__file__).resolve()), "--plain", "--task", args.task,
                       "--runs", str(args.runs.resolve()), "--data-dir", str(data_dir)],
-                     dict(os.environ), ROOT))
+                     child_environment(), ROOT))
     commands.append(("python -c pass (interpreter start)", [python, "-c", "pass"],
-                     dict(os.environ), ROOT))
+                     child_environment(), ROOT))
     measured = measure(commands, args.repeat)
     rows = {}
     for i, (name, _) in enumerate(checkouts):
