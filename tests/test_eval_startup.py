@@ -30,9 +30,12 @@ WTR = "followtable/wtr"
 # validators; `eval` reads run files, never a submission folder), and pyarrow.compute,
 # whose import wraps ~290 kernels in Python functions (the run parser calls the five it
 # needs by name).
+# pydantic and the results schema: `eval` prints a score sheet and writes no results
+# file (pydantic, its core schema and the task and result models were ~150 ms of it).
 NOT_NEEDED = ("pandas", "yaml", "leaderboard.submissions", "leaderboard.data.mteb_layout",
               "leaderboard.data.pi_indic", "leaderboard.data.pull", "pyarrow.compute",
-              "numpy.ma")  # np.unique's first call imports it; the engine's does not
+              "numpy.ma",  # np.unique's first call imports it; the engine's does not
+              "pydantic", "pydantic_core", "leaderboard.results")
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +120,73 @@ def test_corpus_ids_sorted_and_distinct_as_np_unique(tmp_path: Path) -> None:
     got = read_corpus_ids(corpus)
     expected = np.unique(np.asarray(ids, dtype=object)).astype(str)
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+# --- corpus ids: the fast reading against the JSON parse ---
+
+@pytest.mark.parametrize("dataset", ["WQT", "WTR", "TArX", "IndusTR"])
+def test_corpus_ids_of_the_real_corpora_equal_the_json_parse(data_dir: Path, dataset: str,
+                                                            monkeypatch) -> None:
+    from leaderboard.data import followtable
+
+    path = data_dir / "followtable" / dataset / "corpus.jsonl"
+    expected = followtable.read_corpus_ids_reference(path)
+
+    def no_fallback(_: Path) -> np.ndarray:
+        raise AssertionError("the fast reading fell back on an upstream corpus")
+
+    monkeypatch.setattr(followtable, "read_corpus_ids_reference", no_fallback)
+    got = followtable.read_corpus_ids(path)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("text, expected", [
+    # Written the usual way (the fast reading): non-ASCII ids, blank lines, CRLF.
+    ('{"_id": "b", "text": "x"}\n\n{"_id": "é", "text": "y"}\n', ["b", "é"]),
+    ('{"_id": "2", "text": "x"}\r\n{"_id": "10", "text": "y"}\r\n', ["10", "2"]),
+    # What a JSON parser reads differently from the line's opening: each must fall back.
+    ('{"_id": "a", "text": "x", "_id": "b"}\n', ["b"]),                # repeated key
+    ('{"_id": "a", "meta": {"_id": "z"}}\n', ["a"]),                    # nested key
+    ('{"_id": "a", "text": "_id"}\n', ["a"]),                           # "_id" as a value
+    ('{"_id": "a\\u00e9", "text": "x"}\n', ["aé"]),                     # escaped id
+    ('{"_id": 7, "text": "x"}\n', ["7"]),                               # a number
+    ('{"text": "x", "_id": "c"}\n', ["c"]),                             # id not first
+])
+def test_corpus_ids_fast_reading_equals_the_parse_or_steps_aside(tmp_path: Path, text: str,
+                                                                 expected: list[str]) -> None:
+    from leaderboard.data.followtable import read_corpus_ids, read_corpus_ids_reference
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes(text.encode("utf-8"))
+    reference = read_corpus_ids_reference(corpus)
+    got = read_corpus_ids(corpus)
+    assert reference.tolist() == sorted(expected)
+    assert got.dtype == reference.dtype and got.tolist() == reference.tolist()
+
+
+def test_corpus_with_a_cut_last_line_is_refused_naming_the_line(tmp_path: Path) -> None:
+    from leaderboard.data.base import DataFormatError
+    from leaderboard.data.followtable import read_corpus_ids
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "text": "trunc')
+    with pytest.raises(DataFormatError, match=r"corpus.jsonl:2: invalid JSON"):
+        read_corpus_ids(corpus)
+
+
+# --- ranks: pyarrow's integer parser against the exact pass ---
+
+@pytest.mark.parametrize("rank_text", ["0", "-0", "007", "12", "-3", "+4", "99999999999999999999"])
+def test_fast_rank_parse_equals_the_exact_pass(rank_text: str, monkeypatch) -> None:
+    data = "".join(f"q1 Q0 d{i} {rank_text if i == 1 else i} {10 - i}.5 s\n"
+                   for i in range(1, 4)).encode()
+    fast_report = Report()
+    fast = parsing_module.parse_run(data, "r.trec", fast_report)
+    monkeypatch.setattr(parsing_module, "_parse_fast", lambda *_: None)
+    exact_report = Report()
+    exact = parsing_module.parse_run(data, "r.trec", exact_report)
+    assert [i.format() for i in fast_report.issues] == [i.format() for i in exact_report.issues]
+    if exact is None:
+        assert fast is None and "non-negative integer" in exact_report.issues[0].format()
+    else:
+        assert fast.rank.tobytes() == exact.rank.tobytes()  # bit for bit: "-0" is +0.0

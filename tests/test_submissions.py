@@ -254,3 +254,26 @@ def test_symlinked_metadata_or_runs_and_stray_files_are_refused(tmp_path: Path) 
     assert any(e.startswith(f"{SUB}/README.md: unexpected file") for e in errors)
     assert any(e.startswith(f"{SUB}/notes: unexpected file") for e in errors)
     assert submission.metadata is None and submission.files == {}
+
+
+def test_a_score_sheet_is_checked_when_it_becomes_a_results_row() -> None:
+    """The engine's ScoreSheet is a plain dataclass (no pydantic on `eval`'s path); the
+    results schema reads it by attribute and refuses a non-finite score there, so no
+    results file can hold one."""
+    import math
+
+    from pydantic import ValidationError
+
+    from leaderboard.results import ModelInfo, Source, SystemResult
+    from leaderboard.scoring import ScoreSheet
+
+    def row(sheet: ScoreSheet) -> SystemResult:
+        return SystemResult(system_id="s", model=ModelInfo(name="m"), provenance="verified",
+                            source=Source(kind="scored"), tasks={"followtable/wtr": sheet})
+
+    good = row(ScoreSheet(metrics={"IRS": 1}, per_query={"IRS": {"q1": 1}}, n_queries=1))
+    assert good.tasks["followtable/wtr"].metrics == {"IRS": 1.0}
+    assert isinstance(good.tasks["followtable/wtr"].metrics["IRS"], float)
+    for bad in (math.nan, math.inf):
+        with pytest.raises(ValidationError, match="finite"):
+            row(ScoreSheet(metrics={"IRS": 0.5}, per_query={"IRS": {"q1": bad}}))

@@ -522,3 +522,26 @@ def test_check_run_help_states_the_depth_rule(capsys) -> None:
     text = " ".join(capsys.readouterr().out.split())
     assert "ranks every document of its `top_ranked` candidates and nothing else" in text
     assert "each query lists min(1000, corpus size) documents" in text
+
+
+def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
+        tmp_path: Path, data_dir: Path, wtr_lines) -> None:
+    """check_task_files reads a task's runs on worker threads while the data loads; its
+    report (order included) and parsed runs are those of the one-thread path."""
+    from leaderboard.data import MissingDataError
+    from leaderboard.pipeline import check_task_files, validate_task_files
+
+    task = get_task(WTR)
+    wtr = load_task_data(task, data_dir)
+    altered_ids = wtr.roles["altered"].query_ids
+    altered = [line.replace(line.split()[0], altered_ids[0], 1) for line in wtr_lines[:40]]
+    files = {"original": tmp_path / "original.trec", "altered": tmp_path / "altered.trec"}
+    files["original"].write_text(with_line(wtr_lines, 3, "q Q0 d one 1.0 t\n"))
+    files["altered"].write_text("".join(altered) + "broken line\n")
+    threaded_report, threaded = check_task_files(task, data_dir, files)
+    plain_report, plain = validate_task_files(task, wtr, files)
+    assert [i.format() for i in threaded_report.issues] == [i.format() for i in plain_report.issues]
+    assert threaded is None and plain is None and len(threaded_report.errors) >= 3
+    files["original"].write_text("".join(wtr_lines))
+    with pytest.raises(MissingDataError):
+        check_task_files(task, tmp_path / "no-data-here", files)
