@@ -10,6 +10,7 @@ package reads the same fixtures and scores them in tests/test_mteb_agreement.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -53,7 +54,7 @@ def engine_scores(task_id: str, data_dir: Path, original: Path, altered: Path) -
         run = parse_run(path.read_bytes(), str(path), report)
         assert run is not None, report.lines()
         runs[role] = run
-    return score_task(task, load_task_data(task, data_dir), runs).model_dump()
+    return dataclasses.asdict(score_task(task, load_task_data(task, data_dir), runs))
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
