@@ -17,7 +17,7 @@ from leaderboard.data import load_task_data
 from leaderboard.data.base import DataFormatError, MissingDataError, TaskData
 from leaderboard.registry import Task
 from leaderboard.report import Report
-from leaderboard.runs import ParsedRun, ReadRun, read_run, validate_read_run
+from leaderboard.runs import ParsedRun, ReadRun, load_and_validate, read_run, validate_read_run
 from leaderboard.scoring import ScoreSheet, score_task
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def validate_file(task: Task, data: TaskData, role: str, path: Path, display: st
         from leaderboard.predictions import validate_predictions
 
         return validate_predictions(task, data, path, display)
-    return validate_read_run(read_run(path, display), data, role, task.max_docs_per_query)
+    return load_and_validate(path, data, role, display, max_docs=task.max_docs_per_query)
 
 
 def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],

@@ -65,7 +65,7 @@ def test_followtable_eval_loads_only_its_own_reader(data_dir: Path, wtr_runs) ->
 
 
 def test_fast_parse_of_a_run_larger_than_one_block_equals_the_exact_pass(monkeypatch) -> None:
-    # pyarrow reads in 4 MiB blocks: a bigger file gives each column several chunks,
+    # pyarrow reads in 1 MiB blocks: a bigger file gives each column several chunks,
     # each kernel called by name runs over all of them. Odd Q0 values in the
     # first and last blocks, and ids that first appear in a later block, must come out
     # as the exact pass reads them.

@@ -112,11 +112,13 @@ def read_corpus_ids(path: Path) -> np.ndarray:
         if data.startswith(_ID_OPENING, line_start):
             id_start = line_start + skip
             id_end = data.find(b'"', id_start, line_end)
-            last = line_end
+            if id_end < 0 or data.find(b"\\", id_start, id_end) >= 0:
+                return read_corpus_ids_reference(path)  # an escaped or unclosed id
+            last = line_end  # the line's last byte before trailing blanks must close it
             while last > id_end and data[last - 1] in b" \t\r":
                 last -= 1
-            if id_end < 0 or data.find(b"\\", id_start, id_end) >= 0 or data[last - 1] != 0x7D:
-                return read_corpus_ids_reference(path)  # an escaped id, or not one object
+            if data[last - 1] != 0x7D:  # "}"
+                return read_corpus_ids_reference(path)
             ids.add(data[id_start:id_end])
             n_lines += 1
         elif data[line_start:line_end].strip():
