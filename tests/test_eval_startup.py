@@ -176,9 +176,11 @@ def test_corpus_with_a_cut_last_line_is_refused_naming_the_line(tmp_path: Path) 
 
 # --- ranks: pyarrow's integer parser against the exact pass ---
 
-@pytest.mark.parametrize("rank_text", ["0", "-0", "007", "12", "-3", "+4", "99999999999999999999"])
-def test_fast_rank_parse_equals_the_exact_pass(rank_text: str, monkeypatch) -> None:
-    data = "".join(f"q1 Q0 d{i} {rank_text if i == 1 else i} {10 - i}.5 s\n"
+@pytest.mark.parametrize("rank_text", ["0", "-0", "007", "12", "-3", "+4", "99999999999999999999",
+                                       "0x10", "0X1f"])  # pyarrow's integers take hex
+@pytest.mark.parametrize("docid", ["d", "0x"])  # "0x" anywhere: ranks are read as text
+def test_fast_rank_parse_equals_the_exact_pass(rank_text: str, docid: str, monkeypatch) -> None:
+    data = "".join(f"q1 Q0 {docid}{i} {rank_text if i == 1 else i} {10 - i}.5 s\n"
                    for i in range(1, 4)).encode()
     fast_report = Report()
     fast = parsing_module.parse_run(data, "r.trec", fast_report)

@@ -128,9 +128,11 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
     Accepts only what :func:`_parse_exact` accepts and yields the same values: six
     non-empty fields per line (an empty field means two separators in a row or one at a
     line end), finite scores (pyarrow parses decimals correctly rounded, as Python's
-    float does), non-negative integer ranks (pyarrow's integer parser takes an optional
-    ``-`` and ASCII digits, a subset of what the exact pass takes, and a negative rank
-    sends the file there). ``data`` must hold no tabs: it is split on single spaces.
+    float does), non-negative integer ranks. Ranks are parsed by pyarrow's integer parser,
+    which takes an optional ``-`` and ASCII digits (a subset of what the exact pass takes;
+    a negative rank sends the file there) and also ``0x``-prefixed hexadecimal: a file
+    holding ``0x`` or ``0X`` anywhere has its rank column read as text and checked to be
+    ASCII digits first. ``data`` must hold no tabs: it is split on single spaces.
 
     pyarrow reads files over one block (1 MiB) on its own thread pool: a FollowTable run
     of 400k lines parses in about 60% of the single-thread wall time.
@@ -140,11 +142,14 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
         from pyarrow import csv as pacsv
     except ImportError:  # pragma: no cover - pyarrow is a declared dependency
         return None
-    call = _arrow_compute()
+    call, CastOptions = _arrow_compute()
     names = list(RUN_COLUMNS)
     types = {name: pa.string() for name in names}
     types["score"] = pa.float64()
-    types["rank"] = pa.int64()
+    # Read straight into integers unless some field could be hexadecimal: parsing text,
+    # checking its digits and casting cost 20 ms of a 400k-line run.
+    hex_free = b"0x" not in data and b"0X" not in data
+    types["rank"] = pa.int64() if hex_free else pa.string()
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
@@ -166,7 +171,16 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
     score = _numpy_of(table.column("score"), np.float64)
     if not np.isfinite(score).all():
         return None
-    rank = _numpy_of(table.column("rank"), np.int64)
+    if hex_free:
+        rank = _numpy_of(table.column("rank"), np.int64)
+    else:
+        rank_text = table.column("rank")
+        if not call("all", [call("ascii_is_decimal", [rank_text])]).as_py():
+            return None  # signs, hexadecimal or not digits: the exact pass decides
+        try:
+            rank = _numpy_of(call("cast", [rank_text], CastOptions.safe(pa.int64())), np.int64)
+        except (pa.ArrowInvalid, OverflowError):
+            return None
     if int(rank.min()) < 0:
         return None  # the exact pass reports each negative rank
     rank = rank.astype(np.float64)
@@ -211,19 +225,19 @@ def _numpy_of(column, dtype: type) -> np.ndarray:  # noqa: ANN001 - a pyarrow (C
                          offset=array.offset * width).copy()
 
 
-def _arrow_compute():  # noqa: ANN202 - pyarrow's call_function
-    """pyarrow's compute entry point without importing ``pyarrow.compute``.
+def _arrow_compute():  # noqa: ANN202 - (call_function, CastOptions) of pyarrow
+    """pyarrow's compute entry points without importing ``pyarrow.compute``.
 
     That module wraps every one of its ~290 kernels in a Python function when imported
-    (50-70 ms, a twentieth of a one-task `leaderboard eval`); the parse needs three
+    (50-70 ms, a twentieth of a one-task `leaderboard eval`); the parse needs a few
     kernels, called by name with the arguments the module's wrappers would pass (a
     chunked array's own methods, ``dictionary_encode`` say, import the module).
     """
     try:
-        from pyarrow._compute import call_function
+        from pyarrow._compute import CastOptions, call_function
     except ImportError:  # pragma: no cover - a pyarrow that moved its private module
-        from pyarrow.compute import call_function
-    return call_function
+        from pyarrow.compute import CastOptions, call_function
+    return call_function, CastOptions
 
 
 def _dictionary_codes(column, call) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - pyarrow
