@@ -172,6 +172,10 @@ def test_corpus_with_a_cut_last_line_is_refused_naming_the_line(tmp_path: Path) 
     corpus.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "text": "trunc')
     with pytest.raises(DataFormatError, match=r"corpus.jsonl:2: invalid JSON"):
         read_corpus_ids(corpus)
+    for line in ('{"id": "b", "text": "x"}', '["b", "x"]'):
+        corpus.write_text('{"_id": "a", "text": "x"}\n\n' + line + "\n")
+        with pytest.raises(DataFormatError, match=r'corpus.jsonl:3: .*"_id"'):
+            read_corpus_ids(corpus)
 
 
 # --- ranks: pyarrow's integer parser against the exact pass ---

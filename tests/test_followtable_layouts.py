@@ -63,3 +63,28 @@ def test_missing_files_are_listed_with_a_hint(tmp_path: Path) -> None:
     assert "queries.jsonl" in message and "qrels/test.tsv" in message
     assert "corpus.jsonl" not in message.split("missing from")[1]
     assert "leaderboard data pull followtable" in message
+
+
+def test_a_record_without_an_id_is_named_by_file_and_line(tmp_path: Path, data_dir: Path,
+                                                         capsys) -> None:
+    """A corpus or queries line that is not an object with an "_id" gives FILE:LINE, from
+    the data reader and through `leaderboard eval`, never a traceback."""
+    from leaderboard.cli import main
+
+    source = data_dir / "followtable" / "WTR"
+    copy = tmp_path / "followtable" / "WTR"
+    (copy / "qrels").mkdir(parents=True)
+    for name in ("corpus.jsonl", "only_queries.jsonl", "qrels/test.tsv",
+                 "qrels/for_only_query_test.tsv"):
+        (copy / name).write_bytes((source / name).read_bytes())
+    lines = (source / "queries.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (copy / "queries.jsonl").write_text("".join(lines[:4]) + '{"id": "1_1", "text": "x"}\n'
+                                        + "".join(lines[4:]), encoding="utf-8")
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 1 1 1.0 x\n")
+    capsys.readouterr()
+    rc = main(["eval", "followtable/wtr", "--original", str(run), "--altered", str(run),
+               "--data-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert rc != 0 and "Traceback" not in out + err
+    assert f'{copy / "queries.jsonl"}:5: a line must be a JSON object with an "_id"' in out + err

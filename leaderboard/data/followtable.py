@@ -47,6 +47,14 @@ def _iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
                 raise DataFormatError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
 
 
+def _iter_records(path: Path) -> Iterator[tuple[int, str, dict]]:
+    """(line, id, object) of each record of a BEIR JSONL file (corpus or queries)."""
+    for lineno, obj in _iter_jsonl(path):
+        if not isinstance(obj, dict) or "_id" not in obj:
+            raise DataFormatError(f'{path}:{lineno}: a line must be a JSON object with an "_id"')
+        yield lineno, str(obj["_id"]), obj
+
+
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     with path.open(encoding="utf-8", newline="") as fh:
@@ -74,7 +82,7 @@ def read_corpus_ids_reference(path: Path) -> np.ndarray:
     The plain definition; :func:`read_corpus_ids` must return exactly this (tests hold it
     to that on the real corpora and on crafted files).
     """
-    ids = {str(obj["_id"]) for _, obj in _iter_jsonl(path)}
+    ids = {record_id for _, record_id, _ in _iter_records(path)}
     # Python's sort orders str by code point, as numpy does (np.unique would import
     # numpy.ma, 20-30 ms of a one-task `leaderboard eval`, on its first call).
     return np.array(sorted(ids), dtype=str)
@@ -135,8 +143,8 @@ def read_corpus_ids(path: Path) -> np.ndarray:
 
 def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
     """(table id, table text) pairs, for reference models."""
-    for _, obj in _iter_jsonl(dataset_dir(task, data_dir) / "corpus.jsonl"):
-        yield str(obj["_id"]), obj.get("text", "")
+    for _, table_id, obj in _iter_records(dataset_dir(task, data_dir) / "corpus.jsonl"):
+        yield table_id, obj.get("text", "")
 
 
 def load(task: Task, data_dir: Path) -> TaskData:
@@ -147,13 +155,12 @@ def load(task: Task, data_dir: Path) -> TaskData:
     corpus_path, queries_path, topics_path, altered_qrels_path, original_qrels_path = files
 
     topics: dict[str, str] = {}
-    for _, obj in _iter_jsonl(topics_path):
-        topics[str(obj["_id"])] = obj.get("text", "")
+    for _, topic_id, obj in _iter_records(topics_path):
+        topics[topic_id] = obj.get("text", "")
     altered_text: dict[str, str] = {}
     pairs: dict[str, str] = {}
     groups: dict[str, str] = {}
-    for lineno, obj in _iter_jsonl(queries_path):
-        qid = str(obj["_id"])
+    for lineno, qid, obj in _iter_records(queries_path):
         topic, sep, _ = qid.rpartition("_")
         if not sep:
             raise DataFormatError(f"{queries_path}:{lineno}: query id {qid!r} is not '<q>_<i>'")
