@@ -64,6 +64,20 @@ def test_followtable_eval_loads_only_its_own_reader(data_dir: Path, wtr_runs) ->
     assert loaded == []
 
 
+def parse_fast_and_exact(data: bytes, name: str, monkeypatch):  # noqa: ANN201
+    """(fast-path run, exact-pass run, report lines) of ``data``, after checking that both
+    parses report the same lines."""
+    fast_report = Report()
+    fast = parsing_module.parse_run(data, name, fast_report)
+    with monkeypatch.context() as patch:
+        patch.setattr(parsing_module, "_parse_fast", lambda *_: None)
+        exact_report = Report()
+        exact = parsing_module.parse_run(data, name, exact_report)
+    issues = [i.format() for i in fast_report.issues]
+    assert issues == [i.format() for i in exact_report.issues]
+    return fast, exact, issues
+
+
 def test_fast_parse_of_a_run_larger_than_one_block_equals_the_exact_pass(monkeypatch) -> None:
     # pyarrow reads in 1 MiB blocks: a bigger file gives each column several chunks,
     # each kernel called by name runs over all of them. Odd Q0 values in the
@@ -77,13 +91,8 @@ def test_fast_parse_of_a_run_larger_than_one_block_equals_the_exact_pass(monkeyp
                          f"{1000 - r + q / 7:.6f} sys")
     data = ("\n".join(lines) + "\n").encode()
     assert len(data) > 2 * (4 << 20)
-    fast_report = Report()
-    fast = parsing_module.parse_run(data, "big.trec", fast_report)
-    monkeypatch.setattr(parsing_module, "_parse_fast", lambda *_: None)
-    exact_report = Report()
-    exact = parsing_module.parse_run(data, "big.trec", exact_report)
-    assert [i.format() for i in fast_report.issues] == [i.format() for i in exact_report.issues]
-    assert "2 line(s)" in fast_report.issues[0].format()
+    fast, exact, issues = parse_fast_and_exact(data, "big.trec", monkeypatch)
+    assert "2 line(s)" in issues[0]
     assert fast.qid.tolist() == exact.qid.tolist()
     assert fast.docid.tolist() == exact.docid.tolist()
     assert np.array_equal(fast.score, exact.score)
@@ -186,13 +195,8 @@ def test_corpus_with_a_cut_last_line_is_refused_naming_the_line(tmp_path: Path) 
 def test_fast_rank_parse_equals_the_exact_pass(rank_text: str, docid: str, monkeypatch) -> None:
     data = "".join(f"q1 Q0 {docid}{i} {rank_text if i == 1 else i} {10 - i}.5 s\n"
                    for i in range(1, 4)).encode()
-    fast_report = Report()
-    fast = parsing_module.parse_run(data, "r.trec", fast_report)
-    monkeypatch.setattr(parsing_module, "_parse_fast", lambda *_: None)
-    exact_report = Report()
-    exact = parsing_module.parse_run(data, "r.trec", exact_report)
-    assert [i.format() for i in fast_report.issues] == [i.format() for i in exact_report.issues]
+    fast, exact, issues = parse_fast_and_exact(data, "r.trec", monkeypatch)
     if exact is None:
-        assert fast is None and "non-negative integer" in exact_report.issues[0].format()
+        assert fast is None and "non-negative integer" in issues[0]
     else:
         assert fast.rank.tobytes() == exact.rank.tobytes()  # bit for bit: "-0" is +0.0
