@@ -8,6 +8,7 @@ run never leaves a half-updated results file behind.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -17,10 +18,13 @@ from leaderboard.data import load_task_data
 from leaderboard.data.base import DataFormatError, MissingDataError, TaskData
 from leaderboard.registry import Task
 from leaderboard.report import Report
-from leaderboard.runs import ParsedRun, ReadRun, load_and_validate, read_run, validate_read_run
+from leaderboard.runs import (ParsedRun, ReadRun, RunBytes, load_and_validate, parse_run_file,
+                             read_run_file, short_gil_turns, validate_read_run)
 from leaderboard.scoring import ScoreSheet, score_task
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     # Imported where a submission folder or a results file is read: a one-task
     # `leaderboard eval` reads neither, and those modules (yaml, pydantic and its models)
     # were a quarter of its start-up (benchmarks/cli_startup.py).
@@ -94,33 +98,43 @@ def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
 
 
 def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
-                     display_root: Path | None = None) -> tuple[Report, TaskInput | None]:
+                     display_root: Path | None = None,
+                     prefetched: Mapping[str, Future[RunBytes]] | None = None
+                     ) -> tuple[Report, TaskInput | None]:
     """Load a task's data and validate its files (one per role).
 
     The run files are read and parsed on worker threads while this thread loads the
     task's judgments and corpus ids: parsing is mostly pyarrow, gzip and numpy, which
     release the GIL, so a one-task `leaderboard eval` waits for the larger of the two
-    instead of their sum (benchmarks/cli_startup.py). The files of one task are read at
-    once, so peak memory is that of the task's runs together, each within the reader's
-    limits. Raises what :func:`leaderboard.data.load_task_data` raises.
+    instead of their sum (benchmarks/cli_startup.py). ``prefetched`` holds files whose
+    reading a caller started earlier (:func:`leaderboard.runs.start_reading`), by role.
+    The files of one task are read at once, so peak memory is that of the task's runs
+    together, each within the reader's limits. Raises what
+    :func:`leaderboard.data.load_task_data` raises.
     """
     run_roles = [role for role in task.roles if role != "predictions"]
     if not run_roles:
         return validate_task_files(task, load_task_data(task, data_dir), files, display_root)
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=len(run_roles),
-                            thread_name_prefix="read-run") as pool:
-        reading = {role: pool.submit(read_run, files[role], _shown(files[role], display_root))
-                   for role in run_roles}
+    pending = prefetched or {}
+
+    def read(role: str) -> ReadRun:
+        if role in pending:
+            return parse_run_file(pending[role].result())
+        return parse_run_file(read_run_file(files[role], _shown(files[role], display_root)))
+
+    with short_gil_turns(), ThreadPoolExecutor(max_workers=len(run_roles),
+                                               thread_name_prefix="read-run") as pool:
+        reading = {role: pool.submit(read, role) for role in run_roles}
         try:
             data = load_task_data(task, data_dir)
         except BaseException:
             for future in reading.values():
                 future.cancel()
             raise
-        read = {role: future.result() for role, future in reading.items()}
-    return validate_task_files(task, data, files, display_root, read)
+        read_runs = {role: future.result() for role, future in reading.items()}
+    return validate_task_files(task, data, files, display_root, read_runs)
 
 
 def score_inputs(inputs: TaskInput) -> ScoreSheet:

@@ -191,7 +191,8 @@ def test_corpus_with_a_cut_last_line_is_refused_naming_the_line(tmp_path: Path) 
 
 @pytest.mark.parametrize("rank_text", ["0", "-0", "007", "12", "-3", "+4", "99999999999999999999",
                                        "0x10", "0X1f"])  # pyarrow's integers take hex
-@pytest.mark.parametrize("docid", ["d", "0x"])  # "0x" anywhere: ranks are read as text
+# "0x" anywhere: ranks are read as text; an "x" or "X" alone is no hexadecimal
+@pytest.mark.parametrize("docid", ["d", "0x", "x", "X"])
 def test_fast_rank_parse_equals_the_exact_pass(rank_text: str, docid: str, monkeypatch) -> None:
     data = "".join(f"q1 Q0 {docid}{i} {rank_text if i == 1 else i} {10 - i}.5 s\n"
                    for i in range(1, 4)).encode()
@@ -200,3 +201,89 @@ def test_fast_rank_parse_equals_the_exact_pass(rank_text: str, docid: str, monke
         assert fast is None and "non-negative integer" in issues[0]
     else:
         assert fast.rank.tobytes() == exact.rank.tobytes()  # bit for bit: "-0" is +0.0
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"q1 Q0 d 1 0.5 s\n", False), (b"q1 Q0 x 10 0.5 s\n", False), (b"q1 Q0 X0 1 0.5 s\n", False),
+    (b"q1 Q0 d 0x1 0.5 s\n", True), (b"q1 Q0 d 0X1 0.5 s\n", True),
+    (b"q1 Q0 x 0X1 0.5 s\n", True), (b"q1 Q0 X 0x1 0.5 s\n", True), (b"0x", True),
+])
+def test_hexadecimal_screen_is_the_substring_search(data: bytes, expected: bool) -> None:
+    assert parsing_module._may_hold_hexadecimal(data) is expected
+    assert expected is (b"0x" in data or b"0X" in data)
+
+
+# --- reading before the imports, and the exit ---
+
+def test_the_run_reader_needs_neither_numpy_nor_pyarrow() -> None:
+    """`eval` starts inflating the runs with leaderboard.runs.reading before it imports
+    numpy and pyarrow, so that module (and the package it is in) must not import them."""
+    code = ("import sys, leaderboard.runs.reading, leaderboard.runs\n"
+            "print(sorted(m for m in ('numpy', 'pyarrow') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]"]
+
+
+def test_run_files_read_early_equal_the_reading_on_demand(tmp_path: Path) -> None:
+    from leaderboard.runs import read_run_file, start_reading
+
+    good = write_run_file(tmp_path / "good.trec.gz", ["q1 Q0 d1 1 2.5 t", "q1 Q0 d2 2 1.5 t"])
+    empty = tmp_path / "empty.trec"
+    empty.write_bytes(b"")
+    files = {"a": (good, "good"), "b": (empty, "empty"), "c": (tmp_path / "absent", "absent")}
+    futures = start_reading(files)
+    for key, (path, shown) in files.items():
+        early, on_demand = futures[key].result(), read_run_file(path, shown)
+        assert (early.display, early.data) == (on_demand.display, on_demand.data)
+        assert early.report.lines() == on_demand.report.lines()
+    assert futures["a"].result().data.startswith(b"q1 Q0 d1")
+    assert futures["c"].result().report.lines() == ["absent: file not found"]
+
+
+def test_short_gil_turns_restore_the_interpreter_setting() -> None:
+    from leaderboard.runs import short_gil_turns
+
+    before = sys.getswitchinterval()
+    with pytest.raises(RuntimeError):
+        with short_gil_turns():
+            assert sys.getswitchinterval() <= 0.0005 + 1e-9
+            raise RuntimeError("the block failed")
+    assert sys.getswitchinterval() == before
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_eval_as_a_program_prints_everything_and_exits_with_its_code(
+        data_dir: Path, wtr_runs, tmp_path: Path, broken: bool) -> None:
+    """`leaderboard eval` ends without the interpreter's teardown: what it printed must
+    still reach the reader whole, with the exit code main() returned."""
+    altered = wtr_runs["altered"]
+    if broken:
+        altered = tmp_path / "altered.trec"
+        altered.write_text(wtr_runs["altered"].read_text() + "bad line\n")
+    argv = [sys.executable, "-m", "leaderboard.cli", "eval", WTR, "--original",
+            str(wtr_runs["original"]), "--altered", str(altered), "--data-dir",
+            str(data_dir), "--json"]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    if broken:
+        assert done.returncode == 1 and done.stdout == ""
+        assert "altered.trec:" in done.stderr and "expected 6 columns" in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr
+        sheet = json.loads(done.stdout)  # the whole document, flushed before the exit
+        assert sheet["task"] == WTR and len(sheet["per_query"]["IRS"]) > 100
+
+
+def test_other_commands_exit_the_usual_way(monkeypatch) -> None:
+    """Only `eval` skips the interpreter's teardown; others exit through SystemExit (and
+    so run atexit handlers, e.g. the removal of temporary folders)."""
+    from leaderboard import cli
+
+    monkeypatch.setattr(sys, "argv", ["leaderboard", "tasks", "--json"])
+    monkeypatch.setattr(cli, "main", lambda argv: 0)
+    monkeypatch.setattr(os, "_exit", lambda code: pytest.fail("os._exit was called"))
+    with pytest.raises(SystemExit) as stop:
+        cli.entry()
+    assert stop.value.code == 0

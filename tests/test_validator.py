@@ -530,6 +530,7 @@ def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
     report (order included) and parsed runs are those of the one-thread path."""
     from leaderboard.data import MissingDataError
     from leaderboard.pipeline import check_task_files, validate_task_files
+    from leaderboard.runs import start_reading
 
     task = get_task(WTR)
     wtr = load_task_data(task, data_dir)
@@ -542,6 +543,11 @@ def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
     plain_report, plain = validate_task_files(task, wtr, files)
     assert [i.format() for i in threaded_report.issues] == [i.format() for i in plain_report.issues]
     assert threaded is None and plain is None and len(threaded_report.errors) >= 3
+    # Reading started before the call (as `eval` does, before its imports): same report.
+    prefetched = start_reading({role: (path, str(path)) for role, path in files.items()})
+    early_report, early = check_task_files(task, data_dir, files, prefetched=prefetched)
+    assert [i.format() for i in early_report.issues] == [i.format() for i in plain_report.issues]
+    assert early is None
     files["original"].write_text("".join(wtr_lines))
     with pytest.raises(MissingDataError):
         check_task_files(task, tmp_path / "no-data-here", files)

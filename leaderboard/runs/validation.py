@@ -17,7 +17,7 @@ from leaderboard.report import Report
 from leaderboard.runs.columns import ParsedRun, id_array, lookup
 from leaderboard.runs.ordering import grouped_order
 from leaderboard.runs.parsing import _parse_rows
-from leaderboard.runs.reading import read_run_bytes
+from leaderboard.runs.reading import RunBytes, read_run_file
 
 # Findings of one kind listed per file by the checks of the whole run (unknown documents,
 # duplicates...); past this they are counted in one summary line.
@@ -250,11 +250,7 @@ def role_of_queries(data_task: TaskData, qids: "np.ndarray | list[str]") -> str 
 
 def queries_of_file(path: Path) -> np.ndarray | None:
     """The distinct query ids of a run file, or None when it cannot be read that far."""
-    scratch = Report()
-    raw = read_run_bytes(path, str(path), scratch)
-    if raw is None:
-        return None
-    run, _ = _parse_rows(raw, str(path), scratch)
+    run = read_run(path).run
     return None if run is None else run.q_names
 
 
@@ -276,15 +272,19 @@ class ReadRun:
 
 def read_run(path: Path, display: str | None = None) -> ReadRun:
     """Read and parse one run file, reporting what is wrong with the file itself."""
+    return parse_run_file(read_run_file(path, display or str(path)))
+
+
+def parse_run_file(read: RunBytes) -> ReadRun:
+    """Parse a run file's bytes (:func:`leaderboard.runs.reading.read_run_file`)."""
     report = Report()
-    shown = display or str(path)
-    raw = read_run_bytes(path, shown, report)
-    if raw is None:
-        return ReadRun(shown, report, None)
+    report.extend(read.report)
+    if read.data is None:
+        return ReadRun(read.display, report, None)
     # Rows of a file with bad lines are still checked against the task, so one pass
     # reports every problem (up to the error cap), not one kind of problem per round.
-    run, unread = _parse_rows(raw, shown, report)
-    return ReadRun(shown, report, run, unread)
+    run, unread = _parse_rows(read.data, read.display, report)
+    return ReadRun(read.display, report, run, unread)
 
 
 def validate_read_run(read: ReadRun, data_task: TaskData, role: str, max_docs: int = 1000
