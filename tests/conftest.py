@@ -17,6 +17,15 @@ def data_root() -> Path:
     return Path(os.environ.get("LEADERBOARD_DATA", str(DEFAULT_DATA))).resolve()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def task_data_cache(tmp_path_factory):  # noqa: ANN201 - a generator fixture
+    """The disk cache of loaded task data (leaderboard.data.cache) in a folder of this
+    session, never the user's own, and on, so every test that loads data goes through it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FOLLOWBOARD_DATA_CACHE", str(tmp_path_factory.mktemp("task-data-cache")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     root = data_root()

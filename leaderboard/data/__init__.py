@@ -32,12 +32,15 @@ def _reader(task: Task):  # noqa: ANN202 - returns a module
 def _load_cached(task_id: str, data_dir: Path) -> TaskData:
     from leaderboard.registry import get_task
 
+    from leaderboard.data.cache import load_through_cache
+
     task = get_task(task_id)
-    return _reader(task).load(task, data_dir)
+    return load_through_cache(task, data_dir, _reader(task))
 
 
 def load_task_data(task: Task, data_dir: Path) -> TaskData:
-    """Judgments and query sets of one task (cached: scoring a submission reads each once)."""
+    """Judgments and query sets of one task: read once per process, and kept on disk
+    between processes (:mod:`leaderboard.data.cache`)."""
     return _load_cached(task.id, Path(data_dir).resolve())
 
 

@@ -1,0 +1,151 @@
+"""The disk cache of loaded task data: a cached load equals a fresh one, and any change
+to the data, the reading code or the task gives a fresh load."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import fields, replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fixtures.mteb_collection import write_collection
+from leaderboard.data import cache, followtable, mteb_layout, pi_indic
+from leaderboard.data.base import MissingDataError, TaskData
+from leaderboard.registry import get_task
+
+
+@pytest.fixture
+def cache_folder(tmp_path: Path, monkeypatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(cache.CACHE_ENV, str(folder))
+    return folder
+
+
+def assert_same_data(a: TaskData, b: TaskData) -> None:
+    for f in fields(TaskData):
+        if f.name == "_judged":
+            continue
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and x.tolist() == y.tolist(), f.name
+        elif f.name == "pools" and x is not None:
+            assert x.keys() == y.keys()
+            for q in x:
+                assert x[q].dtype == y[q].dtype and x[q].tolist() == y[q].tolist()
+        else:
+            assert x == y, f.name
+
+
+@pytest.mark.parametrize("dataset", ["wqt", "wtr", "tarx", "industr"])
+def test_a_cached_followtable_task_equals_its_fresh_load(data_dir: Path, cache_folder: Path,
+                                                         dataset: str) -> None:
+    task = get_task(f"followtable/{dataset}")
+    fresh = followtable.load(task, data_dir)
+    first = cache.load_through_cache(task, data_dir, followtable)  # a miss: loads, writes
+    assert len(list(cache_folder.iterdir())) == 1
+    again = cache.load_through_cache(task, data_dir, followtable)  # a hit
+    assert_same_data(fresh, first)
+    assert_same_data(fresh, again)
+
+
+@pytest.mark.parametrize("task_id, local, language, fmt", [
+    ("followir/robust04", "followir/robust04", None, "parquet"),
+    ("mfollowir/fas", "mfollowir/multilingual", "fas", "jsonl"),
+])
+def test_a_cached_mteb_layout_task_equals_its_fresh_load(tmp_path: Path, cache_folder: Path,
+                                                         task_id: str, local: str,
+                                                         language: str | None, fmt: str) -> None:
+    data_dir = tmp_path / "data"
+    write_collection(data_dir / local, n_queries=3, pool_size=12, language=language, fmt=fmt)
+    task = get_task(task_id)
+    fresh = mteb_layout.load(task, data_dir)
+    assert fresh.pools
+    cache.load_through_cache(task, data_dir, mteb_layout)
+    assert_same_data(fresh, cache.load_through_cache(task, data_dir, mteb_layout))
+
+
+def small_followtable(data_dir: Path, tmp_path: Path) -> Path:
+    """A copy of WTR's files under a new data folder, to change them."""
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir / "followtable" / "WTR", copy / "followtable" / "WTR")
+    return copy
+
+
+def test_a_changed_data_file_is_read_again(data_dir: Path, tmp_path: Path,
+                                           cache_folder: Path) -> None:
+    root = small_followtable(data_dir, tmp_path)
+    task = get_task("followtable/wtr")
+    before = cache.load_through_cache(task, root, followtable)
+    qrels = root / "followtable" / "WTR" / "qrels" / "test.tsv"
+    lines = qrels.read_text().splitlines(keepends=True)
+    qid, doc, _ = lines[1].rstrip("\n").split("\t")
+    lines[1] = f"{qid}\t{doc}\t0\n"  # same size, new content
+    mtime = qrels.stat().st_mtime_ns
+    qrels.write_text("".join(lines))
+    os.utime(qrels, ns=(mtime + 1_000_000, mtime + 1_000_000))
+    after = cache.load_through_cache(task, root, followtable)
+    assert before.roles["altered"].qrels[qid][doc] != 0
+    assert after.roles["altered"].qrels[qid][doc] == 0
+    assert len(list(cache_folder.iterdir())) == 1  # the old entry is gone
+    (root / "followtable" / "WTR" / "only_queries.jsonl").unlink()
+    with pytest.raises(MissingDataError):  # never served from the cache
+        cache.load_through_cache(task, root, followtable)
+
+
+def test_the_key_covers_the_reading_code_and_the_task(data_dir: Path, tmp_path: Path,
+                                                      monkeypatch) -> None:
+    task = get_task("followtable/wtr")
+    key = cache.cache_key(task, followtable, data_dir)
+    assert key == cache.cache_key(task, followtable, data_dir)
+    assert key != cache.cache_key(replace(task, params={**task.params, "x": "1"}), followtable,
+                                  data_dir)
+    edited = tmp_path / "followtable.py"
+    edited.write_bytes(Path(followtable.__file__).read_bytes() + b"\n# edited\n")
+    monkeypatch.setattr(followtable, "__file__", str(edited))
+    assert key != cache.cache_key(task, followtable, data_dir)
+
+
+@pytest.mark.parametrize("damage", ["not json", "truncated", "other key", "wrong shape"])
+def test_a_damaged_entry_is_ignored_and_written_again(data_dir: Path, cache_folder: Path,
+                                                      damage: str) -> None:
+    task = get_task("followtable/wtr")
+    fresh = cache.load_through_cache(task, data_dir, followtable)
+    (entry,) = cache_folder.iterdir()
+    text = entry.read_text()
+    obj = json.loads(text)
+    entry.write_text({
+        "not json": "\x00\x01 garbage",
+        "truncated": text[: len(text) // 2],
+        "other key": json.dumps({**obj, "key": "0" * 64}),
+        "wrong shape": json.dumps({**obj, "data": {"task_id": task.id, "roles": []}}),
+    }[damage])
+    assert_same_data(fresh, cache.load_through_cache(task, data_dir, followtable))
+    assert json.loads(entry.read_text())["key"] == obj["key"]  # rewritten whole
+
+
+def test_an_unwritable_cache_only_costs_the_saving(data_dir: Path, tmp_path: Path,
+                                                    monkeypatch) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv(cache.CACHE_ENV, str(blocked / "cache"))
+    task = get_task("followtable/wtr")
+    assert_same_data(followtable.load(task, data_dir),
+                     cache.load_through_cache(task, data_dir, followtable))
+
+
+def test_the_cache_can_be_turned_off_and_skips_uncovered_readers(
+        data_dir: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv(cache.CACHE_ENV, "off")
+    assert cache.cache_dir() is None
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(cache.CACHE_ENV, str(folder))
+    task = get_task("pi-indic-val150/t1/hin")
+    cache.load_through_cache(task, data_dir, pi_indic)
+    assert not folder.exists()  # PI-Indic's reader is not covered by the key
+    monkeypatch.delenv(cache.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.cache_dir() == tmp_path / "xdg" / "followboard" / "task-data"
