@@ -287,3 +287,19 @@ def test_other_commands_exit_the_usual_way(monkeypatch) -> None:
     with pytest.raises(SystemExit) as stop:
         cli.entry()
     assert stop.value.code == 0
+
+
+@pytest.mark.parametrize("chunks", [
+    [["Q0", "Q0"], ["Q0"]], [["Q0", "q0"]], [["Q0"], ["0Q"]], [["QQ", "Q0"]], [["Q0", "Q00"]],
+    [["Q", "0Q0"]], [["Q0"] * 5, ["Q0", "x"]], [[]], [["é"]],
+])
+def test_q0_check_on_column_bytes_equals_comparing_values(chunks: list[list[str]]) -> None:
+    import pyarrow as pa
+
+    call, _ = parsing_module._arrow_compute()
+    # Slices as well: a chunk of a pyarrow table may start at an offset into its buffers.
+    for column in (pa.chunked_array(chunks, type=pa.string()),
+                   pa.chunked_array([pa.array(["zz"] + c, type=pa.string()).slice(1)
+                                     for c in chunks], type=pa.string())):
+        expected = all(v == "Q0" for c in chunks for v in c)
+        assert parsing_module._all_q0(column, call) is expected
