@@ -191,22 +191,17 @@ def evaluate(ranked: RankedRun, qrels: dict[str, dict[str, int]], query_ids: lis
     gain_of_judged = np.clip(np.asarray(j_r, dtype=np.float64), 0, None)
     n_relevant = np.bincount(rel_q, weights=(gain_of_judged >= 1).astype(float), minlength=nq)
 
-    # Run rows of the scored queries, and the gain of each row from its judgment.
+    # The run's rows of judged documents with a positive gain, by query and rank: the only
+    # rows any metric here counts (a row of gain 0 adds nothing to a DCG, a precision or
+    # a recall). A few thousand rows of a run of 400k: the arrays below stay that small.
     run_code_of_q = ranked.query_codes(qids)
-    q_index_of_code = np.full(ranked.q_names.shape[0], -1, dtype=np.int64)
-    q_index_of_code[run_code_of_q[run_code_of_q >= 0]] = np.flatnonzero(run_code_of_q >= 0)
-    row_q = q_index_of_code[ranked.q_codes] if q_index_of_code.size else \
-        np.zeros(0, dtype=np.int64)
-    gain = np.zeros(row_q.shape[0])
-    if rel_q.size:
-        rows = ranked.rows_of_codes(run_code_of_q[rel_q],
-                                    lookup(ranked.d_names, j_d))
-        found = rows >= 0
-        gain[rows[found]] = gain_of_judged[found]
-    rank = ranked.rank
-    keep = row_q >= 0
-    if not keep.all():
-        row_q, rank, gain = row_q[keep], rank[keep], gain[keep]
+    rows = (ranked.rows_of_codes(run_code_of_q[rel_q], lookup(ranked.d_names, j_d))
+            if rel_q.size else np.zeros(0, dtype=np.int64))
+    ranked_gain = (rows >= 0) & (gain_of_judged > 0)
+    row_q, gain = rel_q[ranked_gain], gain_of_judged[ranked_gain]
+    rank = ranked.rank_of_rows(rows[ranked_gain])
+    by_rank = np.lexsort((rank, row_q))
+    row_q, rank, gain = row_q[by_rank], rank[by_rank], gain[by_rank]
     relevant = gain >= 1
 
     out: dict[str, dict[str, float]] = {}

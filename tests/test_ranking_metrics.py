@@ -1,0 +1,68 @@
+"""The ranking metrics (leaderboard.metrics.ranking) against trec_eval's own code, through
+pytrec_eval, on random runs with ties, unjudged and negatively judged documents, judged
+documents left out of the run, and judged queries the run does not answer."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import pytrec_eval
+
+from leaderboard.metrics.ranking import RankedRun, evaluate
+from leaderboard.runs import ParsedRun
+
+# Ours -> trec_eval's measure (pytrec_eval key). RR@k has no trec_eval measure: it is held
+# to its definition below.
+TREC_EVAL = {"nDCG@10": "ndcg_cut_10", "nDCG@3": "ndcg_cut_3", "AP": "map",
+             "AP@5": "map_cut_5", "RR": "recip_rank", "R@5": "recall_5", "R@100": "recall_100",
+             "P@5": "P_5", "P@10": "P_10"}
+
+
+def random_case(seed: int) -> tuple[dict, dict]:
+    rng = random.Random(seed)
+    docs = [f"d{i:03d}" for i in range(60)]
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(12):
+        qid = f"q{q}"
+        judged = rng.sample(docs, rng.randint(0, 15))
+        qrels[qid] = {d: rng.choice((-1, 0, 0, 1, 1, 2, 3)) for d in judged}
+        if q % 5 == 4:
+            continue  # a judged query the run does not answer
+        ranked = rng.sample(docs, rng.randint(1, 40))
+        # Coarse scores: many ties, broken by docid descending as trec_eval does.
+        run[qid] = {d: float(rng.randint(0, 6)) for d in ranked}
+    return qrels, run
+
+
+def as_ranked(run: dict[str, dict[str, float]]) -> RankedRun:
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    random.Random(1).shuffle(rows)  # file order must not matter
+    return RankedRun.from_parsed(ParsedRun.from_rows(rows))
+
+
+def rr_at(run: dict[str, float], judged: dict[str, int], k: int) -> float:
+    ordered = sorted(run.items(), key=lambda x: (x[1], x[0]), reverse=True)[:k]
+    for i, (d, _) in enumerate(ordered, 1):
+        if judged.get(d, 0) >= 1:
+            return 1 / i
+    return 0.0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_metric_kind_equals_trec_eval(seed: int) -> None:
+    qrels, run = random_case(seed)
+    ours = evaluate(as_ranked(run), qrels, list(qrels), [*TREC_EVAL, "RR@3"])
+    measures = {m.rsplit("_", 1)[0] + ("." + m.rsplit("_", 1)[1] if m[-1].isdigit() else "")
+                if m not in ("map", "recip_rank") else m for m in TREC_EVAL.values()}
+    # trec_eval leaves out queries with no relevant judgment; those score 0 here.
+    reference = pytrec_eval.RelevanceEvaluator(
+        {q: j for q, j in qrels.items() if any(r >= 1 for r in j.values())}, measures
+    ).evaluate(run)
+    for q in qrels:
+        for ours_name, key in TREC_EVAL.items():
+            expected = reference.get(q, {}).get(key, 0.0)
+            assert math.isclose(ours[ours_name][q], expected, abs_tol=1e-12), (q, ours_name)
+        assert ours["RR@3"][q] == pytest.approx(rr_at(run.get(q, {}), qrels[q], 3), abs=1e-15)
