@@ -18,7 +18,7 @@ from leaderboard.data import load_task_data
 from leaderboard.data.base import DataFormatError, MissingDataError, TaskData
 from leaderboard.registry import Task
 from leaderboard.report import Report
-from leaderboard.runs import (ParsedRun, ReadRun, RunBytes, load_and_validate, parse_run_file,
+from leaderboard.runs import (ParsedRun, RunBytes, load_and_validate, parse_run_file,
                              read_run_file, short_gil_turns, validate_read_run)
 from leaderboard.scoring import ScoreSheet, score_task
 
@@ -68,22 +68,25 @@ def validate_file(task: Task, data: TaskData, role: str, path: Path, display: st
     return load_and_validate(path, data, role, display, max_docs=task.max_docs_per_query)
 
 
+Checked = tuple[Report, "ParsedRun | object | None"]
+
+
 def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
                         display_root: Path | None = None,
-                        read: dict[str, ReadRun] | None = None
+                        checked: Mapping[str, Checked] | None = None
                         ) -> tuple[Report, TaskInput | None]:
     """Validate one task's files (one per role); the parsed inputs when all are valid.
 
-    ``read`` holds run files already read and parsed (:func:`check_task_files` reads them
-    while the task's data loads); the others are read here.
+    ``checked`` holds what :func:`validate_file` found for files already validated
+    (:func:`check_task_files` validates runs on its worker threads); the others are
+    validated here. The report lists the files in the task's role order either way.
     """
     report = Report()
     inputs = TaskInput(task, data)
     for role in task.roles:
         path = files[role]
-        if read is not None and role in read:
-            sub_report, parsed = validate_read_run(read[role], data, role,
-                                                   task.max_docs_per_query)
+        if checked is not None and role in checked:
+            sub_report, parsed = checked[role]
         else:
             sub_report, parsed = validate_file(task, data, role, path,
                                                _shown(path, display_root))
@@ -103,38 +106,49 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
                      ) -> tuple[Report, TaskInput | None]:
     """Load a task's data and validate its files (one per role).
 
-    The run files are read and parsed on worker threads while this thread loads the
-    task's judgments and corpus ids: parsing is mostly pyarrow, gzip and numpy, which
-    release the GIL, so a one-task `leaderboard eval` waits for the larger of the two
-    instead of their sum (benchmarks/cli_startup.py). ``prefetched`` holds files whose
-    reading a caller started earlier (:func:`leaderboard.runs.start_reading`), by role.
-    The files of one task are read at once, so peak memory is that of the task's runs
-    together, each within the reader's limits. Raises what
-    :func:`leaderboard.data.load_task_data` raises.
+    Each run file is read, parsed and then checked against the task on a worker thread
+    of its own, while this thread loads the task's judgments and corpus ids: parsing is
+    mostly pyarrow, gzip and numpy, which release the GIL, and the smaller file is
+    checked while the larger one is still being parsed, so a one-task `leaderboard eval`
+    waits for the slowest file instead of the sum of all the steps
+    (benchmarks/cli_startup.py). ``prefetched`` holds files whose reading a caller started
+    earlier (:func:`leaderboard.runs.start_reading`), by role. The files of one task are
+    read at once, so peak memory is that of the task's runs together, each within the
+    reader's limits. Raises what :func:`leaderboard.data.load_task_data` raises.
     """
     run_roles = [role for role in task.roles if role != "predictions"]
     if not run_roles:
         return validate_task_files(task, load_task_data(task, data_dir), files, display_root)
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     pending = prefetched or {}
+    loaded: Future[TaskData] = Future()
 
-    def read(role: str) -> ReadRun:
+    def check(role: str) -> Checked | None:
         if role in pending:
-            return parse_run_file(pending[role].result())
-        return parse_run_file(read_run_file(files[role], _shown(files[role], display_root)))
+            read = parse_run_file(pending[role].result())
+        else:
+            read = parse_run_file(read_run_file(files[role], _shown(files[role], display_root)))
+        try:
+            data = loaded.result()
+        except BaseException:  # noqa: BLE001 - the loading thread raises it
+            return None
+        return validate_read_run(read, data, role, task.max_docs_per_query)
 
     with short_gil_turns(), ThreadPoolExecutor(max_workers=len(run_roles),
                                                thread_name_prefix="read-run") as pool:
-        reading = {role: pool.submit(read, role) for role in run_roles}
+        checking = {role: pool.submit(check, role) for role in run_roles}
         try:
             data = load_task_data(task, data_dir)
-        except BaseException:
-            for future in reading.values():
+        except BaseException as exc:
+            loaded.set_exception(exc)
+            for future in checking.values():
                 future.cancel()
             raise
-        read_runs = {role: future.result() for role, future in reading.items()}
-    return validate_task_files(task, data, files, display_root, read_runs)
+        loaded.set_result(data)
+        checked = {role: future.result() for role, future in checking.items()}
+    return validate_task_files(task, data, files, display_root,
+                               {role: c for role, c in checked.items() if c is not None})
 
 
 def score_inputs(inputs: TaskInput) -> ScoreSheet:
