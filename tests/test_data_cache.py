@@ -96,20 +96,25 @@ def test_a_changed_data_file_is_read_again(data_dir: Path, tmp_path: Path,
         cache.load_through_cache(task, root, followtable)
 
 
-def test_the_key_covers_the_reading_code_and_the_task(data_dir: Path, tmp_path: Path,
-                                                      monkeypatch) -> None:
+def test_the_fingerprint_covers_the_reading_code_and_the_task(data_dir: Path, tmp_path: Path,
+                                                              monkeypatch) -> None:
     task = get_task("followtable/wtr")
-    key = cache.cache_key(task, followtable, data_dir)
-    assert key == cache.cache_key(task, followtable, data_dir)
-    assert key != cache.cache_key(replace(task, params={**task.params, "x": "1"}), followtable,
-                                  data_dir)
-    edited = tmp_path / "followtable.py"
-    edited.write_bytes(Path(followtable.__file__).read_bytes() + b"\n# edited\n")
-    monkeypatch.setattr(followtable, "__file__", str(edited))
-    assert key != cache.cache_key(task, followtable, data_dir)
+    current = cache.fingerprint(task, followtable, data_dir)
+    assert current == cache.fingerprint(task, followtable, data_dir)
+    assert current != cache.fingerprint(replace(task, params={**task.params, "x": "1"}),
+                                        followtable, data_dir)
+    source = Path(followtable.__file__)
+    copy = tmp_path / "followtable.py"
+    shutil.copy2(source, copy)  # same size and modification time, other path
+    monkeypatch.setattr(followtable, "__file__", str(copy))
+    moved = cache.fingerprint(task, followtable, data_dir)
+    assert moved != current
+    copy.write_bytes(source.read_bytes().replace(b"def ", b"def  ", 1))  # an edit
+    os.utime(copy, ns=(source.stat().st_mtime_ns,) * 2)
+    assert cache.fingerprint(task, followtable, data_dir) != moved
 
 
-@pytest.mark.parametrize("damage", ["not json", "truncated", "other key", "wrong shape"])
+@pytest.mark.parametrize("damage", ["not json", "truncated", "other fingerprint", "wrong shape"])
 def test_a_damaged_entry_is_ignored_and_written_again(data_dir: Path, cache_folder: Path,
                                                       damage: str) -> None:
     task = get_task("followtable/wtr")
@@ -120,11 +125,11 @@ def test_a_damaged_entry_is_ignored_and_written_again(data_dir: Path, cache_fold
     entry.write_text({
         "not json": "\x00\x01 garbage",
         "truncated": text[: len(text) // 2],
-        "other key": json.dumps({**obj, "key": "0" * 64}),
+        "other fingerprint": json.dumps({**obj, "fingerprint": obj["fingerprint"] + " "}),
         "wrong shape": json.dumps({**obj, "data": {"task_id": task.id, "roles": []}}),
     }[damage])
     assert_same_data(fresh, cache.load_through_cache(task, data_dir, followtable))
-    assert json.loads(entry.read_text())["key"] == obj["key"]  # rewritten whole
+    assert json.loads(entry.read_text())["fingerprint"] == obj["fingerprint"]  # rewritten
 
 
 def test_an_unwritable_cache_only_costs_the_saving(data_dir: Path, tmp_path: Path,
@@ -145,7 +150,7 @@ def test_the_cache_can_be_turned_off_and_skips_uncovered_readers(
     monkeypatch.setenv(cache.CACHE_ENV, str(folder))
     task = get_task("pi-indic-val150/t1/hin")
     cache.load_through_cache(task, data_dir, pi_indic)
-    assert not folder.exists()  # PI-Indic's reader is not covered by the key
+    assert not folder.exists()  # PI-Indic's reader is not covered by the fingerprint
     monkeypatch.delenv(cache.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert cache.cache_dir() == tmp_path / "xdg" / "followboard" / "task-data"

@@ -4,20 +4,25 @@ Loading a task parses upstream files: a FollowTable task reads its whole corpus 
 table ids (17 MB for TArX), two qrels files and the queries, 50-60 ms, an eighth of a
 one-task `leaderboard eval`; a FollowIR task reads parquet files through pandas, whose
 import alone takes 0.3-0.5 s. What a reader returns depends only on the files under the
-task's data folder and on the code that reads them, so it is kept, under a key made of:
+task's data folder and on the code that reads them, so it is kept with a fingerprint of
+both:
 
 - the relative path, size and modification time of every file under the task's data
   folder (``data_dir / task.source.local_dir``, where its reader reads);
-- the source of the reader module, of :mod:`leaderboard.data.base` and of this module;
+- the path, size and modification time of the source files of the reader module, of
+  :mod:`leaderboard.data.base` and of this module (what Python's own bytecode cache
+  checks of a source);
 - the task's declaration.
 
-Any change to one of them gives a new key, so an entry is never used for other data or
-other code. A cache file that cannot be read or does not hold what its key promises is
-ignored and written again; a cache folder that cannot be written only costs the saving.
-The format is JSON, not pickle: reading a cache file runs no code, whoever wrote it.
+An entry is used only when its whole fingerprint equals the current one, so never for
+other data or other code. A cache file that cannot be read or does not hold what it
+should is ignored and written again; a cache folder that cannot be written only costs the
+saving. The format is JSON, not pickle: reading a cache file runs no code, whoever wrote
+it.
 
 Only readers in :data:`CACHED_READERS` are cached: the PI-Indic reader also depends on a
-fuzzy-matching library's scores (its T4 hard negatives), which the key does not cover.
+fuzzy-matching library's scores (its T4 hard negatives), which the fingerprint does not
+cover.
 
 Where: ``$FOLLOWBOARD_DATA_CACHE`` (``off`` turns the cache off), else
 ``$XDG_CACHE_HOME/followboard/task-data``, else ``~/.cache/followboard/task-data``.
@@ -25,9 +30,9 @@ Where: ``$FOLLOWBOARD_DATA_CACHE`` (``off`` turns the cache off), else
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import zlib
 from dataclasses import asdict
 from pathlib import Path
 from types import ModuleType
@@ -40,7 +45,7 @@ from leaderboard.data.base import RoleData, TaskData
 from leaderboard.registry import Task
 
 CACHE_ENV = "FOLLOWBOARD_DATA_CACHE"
-# Bumped when the JSON layout below changes (the module's source is in the key as well).
+# Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
 FORMAT = 1
 CACHED_READERS = frozenset({"leaderboard.data.followtable", "leaderboard.data.mteb_layout"})
 
@@ -69,18 +74,22 @@ def _files_under(folder: Path) -> list[tuple[str, int, int]]:
     return found
 
 
-def cache_key(task: Task, reader: ModuleType, data_dir: Path) -> str | None:
-    """The key of ``task``'s data as ``reader`` reads it from ``data_dir``; None when the
-    task's data folder does not exist (the reader reports what is missing)."""
+def fingerprint(task: Task, reader: ModuleType, data_dir: Path) -> str | None:
+    """What ``task``'s data as ``reader`` reads it from ``data_dir`` depends on, as text;
+    None when the task's data folder does not exist (the reader reports what is missing).
+
+    No digest of the files' contents: it would read every file (17 MB for a FollowTable
+    corpus), which is what the cache saves.
+    """
     folder = data_dir / task.source.local_dir
     if not folder.is_dir():
         return None
-    digest = hashlib.sha256()
-    digest.update(json.dumps([FORMAT, reader.__name__, asdict(task),
-                              _files_under(folder)], sort_keys=True, default=str).encode())
+    sources = []
     for module_file in (reader.__file__, base.__file__, __file__):
-        digest.update(Path(str(module_file)).read_bytes())
-    return digest.hexdigest()
+        stat = Path(str(module_file)).stat()
+        sources.append((str(module_file), stat.st_size, stat.st_mtime_ns))
+    return json.dumps([FORMAT, reader.__name__, asdict(task), sources, _files_under(folder)],
+                      sort_keys=True, default=str)
 
 
 def _array_to_json(values: np.ndarray) -> dict[str, Any]:
@@ -121,14 +130,17 @@ def from_json(obj: dict[str, Any]) -> TaskData:
     )
 
 
-def _entry_path(folder: Path, task: Task, key: str) -> Path:
-    return folder / f"{task.id.replace('/', '--')}.{key[:32]}.json"
+def _entry_path(folder: Path, task: Task, fingerprint_text: str) -> Path:
+    # One file per task and fingerprint; the checksum in the name only tells entries
+    # apart, the fingerprint stored inside decides.
+    checksum = zlib.crc32(fingerprint_text.encode("utf-8"))
+    return folder / f"{task.id.replace('/', '--')}.{checksum:08x}.json"
 
 
-def _read_entry(path: Path, task: Task, key: str) -> TaskData | None:
+def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | None:
     try:
         obj = json.loads(path.read_bytes())
-        if obj.get("key") != key or obj.get("task_id") != task.id:
+        if obj.get("fingerprint") != fingerprint_text or obj.get("task_id") != task.id:
             return None
         return from_json(obj["data"])
     except FileNotFoundError:
@@ -137,12 +149,12 @@ def _read_entry(path: Path, task: Task, key: str) -> TaskData | None:
         return None  # unreadable or not what this module writes: load and write it again
 
 
-def _write_entry(path: Path, task: Task, key: str, data: TaskData) -> None:
+def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) -> None:
     from leaderboard.fileio import atomic_write_bytes
 
     try:
-        text = json.dumps({"key": key, "task_id": task.id, "data": to_json(data)},
-                          ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps({"fingerprint": fingerprint_text, "task_id": task.id,
+                           "data": to_json(data)}, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
         return  # a value JSON cannot hold (a reader returned numpy scalars): not kept
     try:
@@ -161,13 +173,13 @@ def load_through_cache(task: Task, data_dir: Path, reader: ModuleType) -> TaskDa
     folder = cache_dir()
     if folder is None or reader.__name__ not in CACHED_READERS:
         return reader.load(task, data_dir)
-    key = cache_key(task, reader, data_dir)
-    if key is None:
+    current = fingerprint(task, reader, data_dir)
+    if current is None:
         return reader.load(task, data_dir)
-    path = _entry_path(folder, task, key)
-    cached = _read_entry(path, task, key)
+    path = _entry_path(folder, task, current)
+    cached = _read_entry(path, task, current)
     if cached is not None:
         return cached
     data = reader.load(task, data_dir)
-    _write_entry(path, task, key, data)
+    _write_entry(path, task, current, data)
     return data
