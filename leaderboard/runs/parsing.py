@@ -29,6 +29,13 @@ import numpy as np
 import pyarrow as pa
 from pyarrow import csv as pacsv
 
+try:  # pyarrow's kernels by name, not through pyarrow.compute (see _arrow_compute)
+    from pyarrow._compute import CastOptions as _CastOptions
+    from pyarrow._compute import call_function as _call_function
+except ImportError:  # pragma: no cover - a pyarrow that moved its private module
+    from pyarrow.compute import CastOptions as _CastOptions
+    from pyarrow.compute import call_function as _call_function
+
 from leaderboard.fileio import MAX_LINE_ERRORS
 from leaderboard.report import Report
 from leaderboard.runs.columns import ParsedRun, _sort_names, id_array
@@ -269,13 +276,11 @@ def _arrow_compute():  # noqa: ANN202 - (call_function, CastOptions) of pyarrow
     That module wraps every one of its ~290 kernels in a Python function when imported
     (50-70 ms, a twentieth of a one-task `leaderboard eval`); the parse needs a few
     kernels, called by name with the arguments the module's wrappers would pass (a
-    chunked array's own methods, ``dictionary_encode`` say, import the module).
+    chunked array's own methods, ``dictionary_encode`` say, import the module). They
+    are imported with pyarrow, at the top of this module, not by the first parse: on a
+    parse thread that import waited for the GIL (4 ms alone, 12 ms there).
     """
-    try:
-        from pyarrow._compute import CastOptions, call_function
-    except ImportError:  # pragma: no cover - a pyarrow that moved its private module
-        from pyarrow.compute import CastOptions, call_function
-    return call_function, CastOptions
+    return _call_function, _CastOptions
 
 
 def _dictionary_codes(column, call) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - pyarrow
