@@ -303,3 +303,21 @@ def test_q0_check_on_column_bytes_equals_comparing_values(chunks: list[list[str]
                                      for c in chunks], type=pa.string())):
         expected = all(v == "Q0" for c in chunks for v in c)
         assert parsing_module._all_q0(column, call) is expected
+
+
+def test_ids_encoded_on_two_threads_equal_one_thread(monkeypatch) -> None:
+    """Runs of many lines encode query and document ids at once; the columns must be
+    those of the one-thread encoding (and of the exact pass)."""
+    rng = np.random.default_rng(3)
+    qids = rng.integers(0, 300, 5000)
+    docs = rng.integers(0, 20_000, 5000)
+    data = "".join(f"t{q} Q0 d{d}-{i} {i + 1} {rng.random():.6f} s\n"
+                   for i, (q, d) in enumerate(zip(qids, docs))).encode()
+    runs = {}
+    for threshold in (1, 10**9):
+        monkeypatch.setattr(parsing_module, "_PARALLEL_ENCODING_ROWS", threshold)
+        runs[threshold] = parsing_module.parse_run(data, "r.trec", Report())
+    both, one = runs[1], runs[10**9]
+    for column in ("q_codes", "q_names", "d_codes", "d_names", "score", "line", "rank"):
+        assert np.array_equal(getattr(both, column), getattr(one, column)), column
+    assert both.qid.tolist() == [f"t{q}" for q in qids]
