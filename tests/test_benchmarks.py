@@ -112,3 +112,14 @@ def test_task_declarations_refuse_values_outside_their_choices():
     # Lists are accepted and stored as tuples, as pydantic stored them.
     relisted = dataclasses.replace(good, standard_metrics=["nDCG@10"])
     assert relisted.standard_metrics == ("nDCG@10",)
+
+
+def test_get_task_finds_every_registered_task_as_the_registry_holds_it() -> None:
+    # get_task looks in the task's own benchmark first; it must give the very task the
+    # whole registry (which refuses an id declared twice) holds under that id.
+    from leaderboard.registry import all_tasks, get_task
+
+    tasks = all_tasks()
+    assert len(tasks) > 300
+    for task_id, task in tasks.items():
+        assert get_task(task_id) is task
