@@ -16,10 +16,12 @@ from functools import cached_property
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 from leaderboard.benchmarks.schema import Task
-from leaderboard.benchmarks.views import HomeColumn, Page
+
+if TYPE_CHECKING:  # built by the declarations' functions, only when pages are
+    from leaderboard.benchmarks.views import HomeColumn, Page
 
 # Readers by layout name: each module has ``load(task, data_dir) -> TaskData`` and
 # ``iter_corpus(task, data_dir)``. Imported only when used: the mteb and PI-Indic readers
@@ -50,8 +52,9 @@ class Benchmark:
     # Site pages this declaration contributes, in site order (a page may show sections of
     # sibling benchmarks: mFollowIR's page holds both settings).
     pages: Callable[[], tuple[Page, ...]] = lambda: ()
-    # Home-page columns with the page each links to, in home-page order.
-    home: tuple[tuple[HomeColumn, str], ...] = ()
+    # Home-page columns with the page each links to, in home-page order (a function, as
+    # ``pages``: the views are built only where the site is).
+    home: Callable[[], tuple[tuple[HomeColumn, str], ...]] = lambda: ()
     # Task-id prefixes of figures reported only by a paper, never scored here.
     reported_only_prefixes: tuple[str, ...] = ()
     # The paper's tables, transcribed in leaderboard/reported/data/<yaml>: yaml file name ->

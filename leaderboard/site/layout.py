@@ -55,5 +55,5 @@ def all_views() -> dict[str, View]:
 
 # The overview's columns: each benchmark's primary metric, averaged over its collections,
 # languages or datasets, and the page each links to.
-HOME_COLUMNS = tuple(col for b in BENCHMARKS for col, _ in b.home)
-HOME_LINKS = {col.id: page for b in BENCHMARKS for col, page in b.home}
+HOME_COLUMNS = tuple(col for b in BENCHMARKS for col, _ in b.home())
+HOME_LINKS = {col.id: page for b in BENCHMARKS for col, page in b.home()}
