@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,6 +54,8 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp") -> Itera
     included, it is removed and ``path`` is untouched. The handle is opened ``w+b``, so
     the block may rewind and rewrite it (a retried download does).
     """
+    import tempfile  # here: readers of submitted files (`eval`) never write (2-3 ms)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f"{prefix}{path.name}.", suffix=suffix,
                                     dir=path.parent)
