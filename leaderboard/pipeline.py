@@ -124,16 +124,13 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
     pending = prefetched or {}
     loaded: Future[TaskData] = Future()
 
-    def check(role: str) -> Checked | None:
+    def check(role: str) -> Checked:
         if role in pending:
             read = parse_run_file(pending[role].result())
         else:
             read = parse_run_file(read_run_file(files[role], _shown(files[role], display_root)))
-        try:
-            data = loaded.result()
-        except BaseException:  # noqa: BLE001 - the loading thread raises it
-            return None
-        return validate_read_run(read, data, role, task.max_docs_per_query)
+        # When the loading failed this raises too; the calling thread raises it first.
+        return validate_read_run(read, loaded.result(), role, task.max_docs_per_query)
 
     with short_gil_turns(), ThreadPoolExecutor(max_workers=len(run_roles),
                                                thread_name_prefix="read-run") as pool:
@@ -147,8 +144,7 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
             raise
         loaded.set_result(data)
         checked = {role: future.result() for role, future in checking.items()}
-    return validate_task_files(task, data, files, display_root,
-                               {role: c for role, c in checked.items() if c is not None})
+    return validate_task_files(task, data, files, display_root, checked)
 
 
 def score_inputs(inputs: TaskInput) -> ScoreSheet:
