@@ -19,7 +19,7 @@ from leaderboard.data.base import DataFormatError, MissingDataError, TaskData
 from leaderboard.registry import Task
 from leaderboard.report import Report
 from leaderboard.runs import (ParsedRun, RunBytes, load_and_validate, parse_run_file,
-                             read_run_file, short_gil_turns, validate_read_run)
+                             read_run_file, validate_read_run)
 from leaderboard.scoring import ScoreSheet, score_task
 
 if TYPE_CHECKING:
@@ -132,8 +132,7 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
         # When the loading failed this raises too; the calling thread raises it first.
         return validate_read_run(read, loaded.result(), role, task.max_docs_per_query)
 
-    with short_gil_turns(), ThreadPoolExecutor(max_workers=len(run_roles),
-                                               thread_name_prefix="read-run") as pool:
+    with ThreadPoolExecutor(max_workers=len(run_roles), thread_name_prefix="read-run") as pool:
         checking = {role: pool.submit(check, role) for role in run_roles}
         try:
             data = load_task_data(task, data_dir)

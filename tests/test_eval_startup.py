@@ -244,17 +244,6 @@ def test_run_files_read_early_equal_the_reading_on_demand(tmp_path: Path) -> Non
     assert futures["c"].result().report.lines() == ["absent: file not found"]
 
 
-def test_short_gil_turns_restore_the_interpreter_setting() -> None:
-    from leaderboard.runs import short_gil_turns
-
-    before = sys.getswitchinterval()
-    with pytest.raises(RuntimeError):
-        with short_gil_turns():
-            assert sys.getswitchinterval() <= 0.0005 + 1e-9
-            raise RuntimeError("the block failed")
-    assert sys.getswitchinterval() == before
-
-
 @pytest.mark.parametrize("broken", [False, True])
 def test_eval_as_a_program_prints_everything_and_exits_with_its_code(
         data_dir: Path, wtr_runs, tmp_path: Path, broken: bool) -> None:

@@ -62,18 +62,16 @@ def run(args: argparse.Namespace) -> int:
         need = " ".join(f"--{r} FILE" for r in task.roles)
         args.parser.error(f"{task.id} takes {need}")
     # Inflating the runs releases the GIL: started now, it runs beside the imports of
-    # numpy, pyarrow and the engine (100-140 ms that hold the GIL), not after them; with
-    # short turns at the GIL, so that the readers get it back soon after each call.
-    from leaderboard.runs.reading import short_gil_turns, start_reading
+    # numpy, pyarrow and the engine (100-140 ms that hold the GIL), not after them.
+    from leaderboard.runs.reading import start_reading
 
-    with short_gil_turns():
-        reading = start_reading({role: (path, str(path)) for role, path in given.items()
-                                 if role != "predictions"})
-        from leaderboard.data import resolve_data_dir
-        from leaderboard.pipeline import check_task_files, score_inputs
+    reading = start_reading({role: (path, str(path)) for role, path in given.items()
+                             if role != "predictions"})
+    from leaderboard.data import resolve_data_dir
+    from leaderboard.pipeline import check_task_files, score_inputs
 
-        report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given,
-                                          prefetched=reading)
+    report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given,
+                                      prefetched=reading)
     for line in report.lines():
         print(line, file=sys.stderr)
     if inputs is None:

@@ -28,8 +28,7 @@ _HOME = {
     "MAX_ERRORS": "parsing", "MAX_LINE_CHARS": "parsing", "RUN_COLUMNS": "parsing",
     "parse_run": "parsing",
     "MAX_COMPRESSED_BYTES": "reading", "MAX_FILE_BYTES": "reading", "RunBytes": "reading",
-    "read_run_bytes": "reading", "read_run_file": "reading", "short_gil_turns": "reading",
-    "start_reading": "reading",
+    "read_run_bytes": "reading", "read_run_file": "reading", "start_reading": "reading",
     "MAX_FINDINGS_PER_KIND": "validation", "ReadRun": "validation",
     "load_and_validate": "validation", "parse_run_file": "validation",
     "queries_of_file": "validation", "read_run": "validation",
@@ -44,8 +43,7 @@ if TYPE_CHECKING:  # what type checkers and readers see; at run time, __getattr_
     from leaderboard.runs.ordering import grouped_order, order_run
     from leaderboard.runs.parsing import MAX_ERRORS, MAX_LINE_CHARS, RUN_COLUMNS, parse_run
     from leaderboard.runs.reading import (MAX_COMPRESSED_BYTES, MAX_FILE_BYTES, RunBytes,
-                                          read_run_bytes, read_run_file, short_gil_turns,
-                                          start_reading)
+                                          read_run_bytes, read_run_file, start_reading)
     from leaderboard.runs.validation import (MAX_FINDINGS_PER_KIND, ReadRun,
                                              load_and_validate, parse_run_file,
                                              queries_of_file, read_run, required_depth,

@@ -7,10 +7,8 @@ threads, while the parser's dependencies are still being imported.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,26 +56,3 @@ def start_reading(files: Mapping[str, tuple[Path, str]]) -> dict[str, Future[Run
                 for key, (path, display) in files.items()}
     finally:
         pool.shutdown(wait=False)  # the workers finish what was submitted, then exit
-
-
-# The interpreter's switch interval while runs are parsed beside the loading of judgments.
-GIL_TURN_SECONDS = 0.0005
-
-
-@contextmanager
-def short_gil_turns() -> Iterator[None]:
-    """Shorter turns at the GIL for the block (the interpreter-wide setting is restored).
-
-    Run files are read on worker threads while the calling thread runs Python code
-    (imports, loading judgments) that holds the GIL. A reader hands the GIL over for
-    each C call (inflate, pyarrow, numpy) and, when the call returns, waits for the
-    holder's turn to end: up to the switch interval, 5 ms by default, dozens of times
-    per file. With 0.5 ms turns a one-task `leaderboard eval` of 400k run lines spent
-    15-20 ms less on the files (benchmarks/cli_startup.py).
-    """
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(min(previous, GIL_TURN_SECONDS))
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(previous)
