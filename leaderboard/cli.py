@@ -69,8 +69,9 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
     """The `leaderboard` parser.
 
     By default every command module registers its full subparser. With ``lazy=True`` only
-    the command named ``only`` is imported and registered; the others appear in the
-    top-level help with their summaries but are not imported.
+    the command named ``only`` is imported and registered, and the others are left out
+    (argparse makes a parser for each, 0.1-0.2 ms apiece); when ``only`` names no command,
+    they all appear in the top-level help with their summaries but are not imported.
     """
     parser = argparse.ArgumentParser(
         prog="leaderboard",
@@ -83,9 +84,11 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    known = lazy and any(command.name == only for command in COMMANDS)
     for command in COMMANDS:
         if lazy and command.name != only:
-            sub.add_parser(command.name, help=command.summary, add_help=False)
+            if not known:
+                sub.add_parser(command.name, help=command.summary, add_help=False)
             continue
         module = importlib.import_module(f"leaderboard.commands.{command.module}")
         module.register(sub)

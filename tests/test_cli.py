@@ -385,3 +385,21 @@ def test_corpus_ids_read_as_json_reads_them(data_dir: Path, tmp_path: Path) -> N
     broken.write_text('{"_id": "1", "text": "x"}\n\n{"_id": "2", "text": "y\n')
     with pytest.raises(DataFormatError, match=rf"^{re.escape(str(broken))}:3: invalid JSON"):
         read_corpus_ids(broken)
+
+
+def test_a_named_command_gets_the_only_subparser_and_a_typo_gets_them_all(capsys) -> None:
+    """A known command's parser is built alone (argparse makes a parser per command);
+    anything else still lists every command, in the help and in the typo's error."""
+    from leaderboard.cli import COMMANDS, build_parser, main
+
+    def choices(parser: argparse.ArgumentParser) -> list[str]:
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        return list(sub.choices)
+
+    everything = [c.name for c in COMMANDS]
+    assert choices(build_parser("eval", lazy=True)) == ["eval"]
+    assert choices(build_parser("evl", lazy=True)) == everything
+    assert choices(build_parser(None, lazy=True)) == everything
+    with pytest.raises(SystemExit):
+        main(["evl"])
+    assert "invalid choice: 'evl' (choose from 'tasks', 'check-run', 'eval'" in capsys.readouterr().err
