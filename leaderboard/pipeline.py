@@ -102,7 +102,8 @@ def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
 
 def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
                      display_root: Path | None = None,
-                     prefetched: Mapping[str, Future[RunBytes]] | None = None
+                     prefetched: Mapping[str, Future[RunBytes]] | None = None,
+                     while_checking: Callable[[TaskData], object] | None = None
                      ) -> tuple[Report, TaskInput | None]:
     """Load a task's data and validate its files (one per role).
 
@@ -112,9 +113,12 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
     checked while the larger one is still being parsed, so a one-task `leaderboard eval`
     waits for the slowest file instead of the sum of all the steps
     (benchmarks/cli_startup.py). ``prefetched`` holds files whose reading a caller started
-    earlier (:func:`leaderboard.runs.start_reading`), by role. The files of one task are
-    read at once, so peak memory is that of the task's runs together, each within the
-    reader's limits. Raises what :func:`leaderboard.data.load_task_data` raises.
+    earlier (:func:`leaderboard.runs.start_reading`), by role; ``while_checking`` is work
+    for this thread once the data is loaded, while the runs are still being parsed
+    (`leaderboard eval` prepares the scoring: :func:`leaderboard.scoring.prepare_task`).
+    The files of one task are read at once, so peak memory is that of the task's runs
+    together, each within the reader's limits. Raises what
+    :func:`leaderboard.data.load_task_data` raises.
     """
     run_roles = [role for role in task.roles if role != "predictions"]
     if not run_roles:
@@ -142,6 +146,8 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
                 future.cancel()
             raise
         loaded.set_result(data)
+        if while_checking is not None:
+            while_checking(data)
         checked = {role: future.result() for role, future in checking.items()}
     return validate_task_files(task, data, files, display_root, checked)
 

@@ -312,3 +312,21 @@ def test_ids_encoded_on_two_threads_equal_one_thread(monkeypatch) -> None:
     for column in ("q_codes", "q_names", "d_codes", "d_names", "score", "line", "rank"):
         assert np.array_equal(getattr(both, column), getattr(one, column)), column
     assert both.qid.tolist() == [f"t{q}" for q in qids]
+
+
+def test_scoring_prepared_while_the_runs_parse_scores_the_same(data_dir: Path, wtr_runs) -> None:
+    from leaderboard.data import followtable
+    from leaderboard.runs import load_and_validate
+    from leaderboard.scoring import prepare_task, score_task
+
+    task = get_task(WTR)
+    runs = {}
+    for role, path in wtr_runs.items():
+        report, runs[role] = load_and_validate(path, load_task_data(task, data_dir), role)
+        assert report.ok
+    fresh, prepared = followtable.load(task, data_dir), followtable.load(task, data_dir)
+    prepare_task(task, prepared)
+    assert set(prepared._judged) == {"changed", "instruction_positive"} and not fresh._judged
+    plain, early = score_task(task, fresh, runs), score_task(task, prepared, runs)
+    assert json.dumps(plain.per_query, sort_keys=True) == json.dumps(early.per_query, sort_keys=True)
+    assert plain.metrics == early.metrics and plain.groups == early.groups

@@ -543,11 +543,15 @@ def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
     plain_report, plain = validate_task_files(task, wtr, files)
     assert [i.format() for i in threaded_report.issues] == [i.format() for i in plain_report.issues]
     assert threaded is None and plain is None and len(threaded_report.errors) >= 3
-    # Reading started before the call (as `eval` does, before its imports): same report.
+    # Reading started before the call (as `eval` does, before its imports): same report;
+    # the calling thread's own work gets the loaded data while the runs are parsed.
     prefetched = start_reading({role: (path, str(path)) for role, path in files.items()})
-    early_report, early = check_task_files(task, data_dir, files, prefetched=prefetched)
+    handed: list = []
+    early_report, early = check_task_files(task, data_dir, files, prefetched=prefetched,
+                                           while_checking=handed.append)
     assert [i.format() for i in early_report.issues] == [i.format() for i in plain_report.issues]
     assert early is None
+    assert len(handed) == 1 and handed[0].task_id == WTR and handed[0].roles.keys() == wtr.roles.keys()
     files["original"].write_text("".join(wtr_lines))
     with pytest.raises(MissingDataError):
         check_task_files(task, tmp_path / "no-data-here", files)

@@ -69,9 +69,11 @@ def run(args: argparse.Namespace) -> int:
                              if role != "predictions"})
     from leaderboard.data import resolve_data_dir
     from leaderboard.pipeline import check_task_files, score_inputs
+    from leaderboard.scoring import prepare_task
 
     report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given,
-                                      prefetched=reading)
+                                      prefetched=reading,
+                                      while_checking=lambda data: prepare_task(task, data))
     for line in report.lines():
         print(line, file=sys.stderr)
     if inputs is None:
