@@ -41,18 +41,21 @@ def read_run_file(path: Path, display: str) -> RunBytes:
 
 
 def start_reading(files: Mapping[str, tuple[Path, str]]) -> dict[str, Future[RunBytes]]:
-    """Read and inflate run files on worker threads, one per file: ``files`` maps a key
-    (a role) to (path, display name); each future gives :func:`read_run_file`'s result.
+    """Read and inflate run files, one after the other, on a worker thread: ``files`` maps
+    a key (a role) to (path, display name); each future gives :func:`read_run_file`'s
+    result.
 
     Inflating gzip and reading from disk release the GIL, so a caller that starts the
     reading before its heavy imports has the files in memory by the time it can parse
-    them (a 4 MB gzipped run takes 25-30 ms to inflate).
+    them (a 4 MB gzipped run takes 25-30 ms to inflate, the imports 100 ms). One thread
+    is enough for that; a thread per file only took CPU from the imports on a 2-core
+    machine (a one-task `leaderboard eval` was 6-7 ms slower).
     """
     if not files:
         return {}
-    pool = ThreadPoolExecutor(max_workers=len(files), thread_name_prefix="read-run-bytes")
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="read-run-bytes")
     try:
         return {key: pool.submit(read_run_file, path, display)
                 for key, (path, display) in files.items()}
     finally:
-        pool.shutdown(wait=False)  # the workers finish what was submitted, then exit
+        pool.shutdown(wait=False)  # the worker finishes what was submitted, then exits
