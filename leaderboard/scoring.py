@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from leaderboard.data.base import TaskData
-from leaderboard.metrics.instruction import irs, p_mrr
+from leaderboard.metrics.instruction import irs, p_mrr, p_mrr_and_irs
 from leaderboard.metrics.ranking import RankedRun, evaluate
 from leaderboard.registry import Task
 from leaderboard.runs import ParsedRun
@@ -72,10 +72,15 @@ def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> ScoreS
         for metric, values in scores.items():
             per_query[f"{prefix}{metric}"] = values
 
-    if "p-MRR" in task.pair_metrics:
+    if "p-MRR" in task.pair_metrics and "IRS" in task.pair_metrics:
+        per_query["p-MRR"], per_query["IRS"] = p_mrr_and_irs(
+            ranked["original"], ranked["altered"], data.pairs,
+            data.judged("instruction_positive"), data.judged("changed"), data.corpus_size,
+            data.roles["altered"].query_ids)
+    elif "p-MRR" in task.pair_metrics:
         per_query["p-MRR"] = p_mrr(ranked["original"], ranked["altered"], data.pairs,
                                    data.judged("changed"), data.roles["altered"].query_ids)
-    if "IRS" in task.pair_metrics:
+    elif "IRS" in task.pair_metrics:
         per_query["IRS"] = irs(ranked["original"], ranked["altered"], data.pairs,
                                data.judged("instruction_positive"), data.judged("changed"),
                                data.corpus_size, data.roles["altered"].query_ids)

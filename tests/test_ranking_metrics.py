@@ -66,3 +66,31 @@ def test_every_metric_kind_equals_trec_eval(seed: int) -> None:
             expected = reference.get(q, {}).get(key, 0.0)
             assert math.isclose(ours[ours_name][q], expected, abs_tol=1e-12), (q, ours_name)
         assert ours["RR@3"][q] == pytest.approx(rr_at(run.get(q, {}), qrels[q], 3), abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_p_mrr_and_irs_together_equal_each_alone(seed: int) -> None:
+    """FollowTable's scoring looks T+ and T- up once for both pair metrics; the figures
+    must be bit for bit those of p_mrr and irs called alone. Random pairs include a query
+    missing from one run, pairs with no T+ or no T-, and judged documents no run ranks."""
+    from leaderboard.metrics.instruction import irs, p_mrr, p_mrr_and_irs
+
+    rng = random.Random(seed)
+    docs = [f"t{i}" for i in range(80)]
+    original, altered, pairs, positive, changed = {}, {}, {}, {}, {}
+    for topic in range(10):
+        if topic != 3:  # topic 3 is missing from the original run
+            original[str(topic)] = {d: float(rng.randint(0, 9)) for d in rng.sample(docs, 50)}
+        for i in range(3):
+            qid = f"{topic}_{i}"
+            pairs[qid] = str(topic)
+            if (topic, i) != (5, 1):  # one pair the altered run does not answer
+                altered[qid] = {d: float(rng.randint(0, 9)) for d in rng.sample(docs, 50)}
+            positive[qid] = rng.sample(docs, rng.choice((0, 2, 4)))
+            changed[qid] = sorted(set(rng.sample(docs, rng.choice((0, 1, 5)))) - set(positive[qid]))
+    queries = sorted(pairs)
+    runs = as_ranked(original), as_ranked(altered)
+    together = p_mrr_and_irs(*runs, pairs, positive, changed, 80, queries)
+    alone = (p_mrr(*runs, pairs, changed, queries), irs(*runs, pairs, positive, changed, 80, queries))
+    assert together == alone
+    assert len(together[1]) == len(queries) and 0 < len(together[0]) < len(queries)
