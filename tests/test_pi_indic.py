@@ -403,3 +403,15 @@ def test_platt_fit_matches_unpenalised_logistic_regression() -> None:
     model = sklearn.LogisticRegression(C=1e8, tol=1e-10, max_iter=10000).fit(s[:, None], y)
     assert a == pytest.approx(model.coef_[0, 0], rel=1e-4)
     assert b == pytest.approx(model.intercept_[0], rel=1e-4, abs=1e-4)
+
+
+def test_t4_negatives_mined_fast_equal_the_plain_definition(data_dir: Path) -> None:
+    """t4_hard_negatives splits each instruction once and uses rapidfuzz's Indel; the
+    negatives must be those of token_set_ratio on the texts with the plain programme."""
+    texts = dict(list(pi_indic.read_language(data_dir, "hin").text("instruction").items())[:30])
+    fast = pi_indic.t4_hard_negatives(texts, per_persona=5)
+    plain = {item: sorted((o for o in texts if o != item),
+                          key=lambda o: (-pi_indic.token_set_ratio(
+                              texts[item], texts[o], distance=pi_indic.indel_distance_plain), o))[:5]
+             for item in sorted(texts)}
+    assert fast == plain

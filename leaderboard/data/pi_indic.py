@@ -43,7 +43,7 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Literal
+from typing import Callable, Iterator, Literal
 
 import numpy as np
 import pandas as pd
@@ -316,11 +316,18 @@ def indel_distance_plain(a: str, b: str) -> int:
 
 
 def _indel_distance(a: str, b: str) -> int:
+    return _indel_function()(a, b)
+
+
+@lru_cache(maxsize=1)
+def _indel_function() -> Callable[[str, str], int]:
+    """rapidfuzz's bit-parallel Indel distance, else the plain programme: the same
+    integers, found once rather than imported at each of a language's 11k comparisons."""
     try:
         from rapidfuzz.distance import Indel
     except ImportError:  # the plain programme gives the same integers, only slower
-        return indel_distance_plain(a, b)
-    return int(Indel.distance(a, b))
+        return indel_distance_plain
+    return Indel.distance
 
 
 def _ratio(a: str, b: str, distance) -> float:
@@ -338,7 +345,12 @@ def token_set_ratio(a: str, b: str, distance=_indel_distance) -> float:
     token; 0 when one text has no token; otherwise the best normalised Indel similarity
     ``100 * (1 - indel(x, y) / (len x + len y))`` among (I, I+A), (I, I+B) and (I+A, I+B).
     This is rapidfuzz's ``fuzz.token_set_ratio`` without a preprocessor (its default)."""
-    tokens_a, tokens_b = set(a.split()), set(b.split())
+    return _token_set_ratio_of(frozenset(a.split()), frozenset(b.split()), distance)
+
+
+def _token_set_ratio_of(tokens_a: frozenset[str], tokens_b: frozenset[str],
+                        distance: Callable[[str, str], int]) -> float:
+    """:func:`token_set_ratio` of two texts already split into their token sets."""
     if not tokens_a or not tokens_b:
         return 0.0
     shared = tokens_a & tokens_b
@@ -365,10 +377,14 @@ def t4_hard_negatives(instructions: dict[int, str],
     ids = sorted(instructions)
     if len(ids) < 2:
         raise DataFormatError("T4 needs at least two pairs to draw a mismatched instruction")
+    if distance is _indel_distance:
+        distance = _indel_function()
+    # Each instruction split once, not once per comparison (150 texts, 11k comparisons).
+    tokens = {item: frozenset(instructions[item].split()) for item in ids}
     score: dict[tuple[int, int], float] = {}
     for position, first in enumerate(ids):
         for second in ids[position + 1:]:  # token_set_ratio is symmetric
-            value = token_set_ratio(instructions[first], instructions[second], distance)
+            value = _token_set_ratio_of(tokens[first], tokens[second], distance)
             score[first, second] = score[second, first] = value
     return {item: sorted((o for o in ids if o != item),
                          key=lambda other: (-score[item, other], other))[:per_persona]
