@@ -20,9 +20,9 @@ should is ignored and written again; a cache folder that cannot be written only 
 saving. The format is JSON, not pickle: reading a cache file runs no code, whoever wrote
 it.
 
-Only readers in :data:`CACHED_READERS` are cached: the PI-Indic reader also depends on a
-fuzzy-matching library's scores (its T4 hard negatives), which the fingerprint does not
-cover.
+Only readers in :data:`CACHED_READERS` are cached. The PI-Indic reader depends on code
+outside its module that the fingerprint does not cover (the benchmark's language table,
+which picks the files it reads), so it is left out.
 
 Where: ``$FOLLOWBOARD_DATA_CACHE`` (``off`` turns the cache off), else
 ``$XDG_CACHE_HOME/followboard/task-data``, else ``~/.cache/followboard/task-data``.
