@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -45,9 +47,9 @@ def test_a_cached_followtable_task_equals_its_fresh_load(data_dir: Path, cache_f
                                                          dataset: str) -> None:
     task = get_task(f"followtable/{dataset}")
     fresh = followtable.load(task, data_dir)
-    first = cache.load_through_cache(task, data_dir, followtable)  # a miss: loads, writes
+    first = cache.load_through_cache(task, data_dir, followtable.__name__)  # a miss: loads, writes
     assert len(list(cache_folder.iterdir())) == 1
-    again = cache.load_through_cache(task, data_dir, followtable)  # a hit
+    again = cache.load_through_cache(task, data_dir, followtable.__name__)  # a hit
     assert_same_data(fresh, first)
     assert_same_data(fresh, again)
 
@@ -64,8 +66,8 @@ def test_a_cached_mteb_layout_task_equals_its_fresh_load(tmp_path: Path, cache_f
     task = get_task(task_id)
     fresh = mteb_layout.load(task, data_dir)
     assert fresh.pools
-    cache.load_through_cache(task, data_dir, mteb_layout)
-    assert_same_data(fresh, cache.load_through_cache(task, data_dir, mteb_layout))
+    cache.load_through_cache(task, data_dir, mteb_layout.__name__)
+    assert_same_data(fresh, cache.load_through_cache(task, data_dir, mteb_layout.__name__))
 
 
 def small_followtable(data_dir: Path, tmp_path: Path) -> Path:
@@ -79,7 +81,7 @@ def test_a_changed_data_file_is_read_again(data_dir: Path, tmp_path: Path,
                                            cache_folder: Path) -> None:
     root = small_followtable(data_dir, tmp_path)
     task = get_task("followtable/wtr")
-    before = cache.load_through_cache(task, root, followtable)
+    before = cache.load_through_cache(task, root, followtable.__name__)
     qrels = root / "followtable" / "WTR" / "qrels" / "test.tsv"
     lines = qrels.read_text().splitlines(keepends=True)
     qid, doc, _ = lines[1].rstrip("\n").split("\t")
@@ -87,38 +89,45 @@ def test_a_changed_data_file_is_read_again(data_dir: Path, tmp_path: Path,
     mtime = qrels.stat().st_mtime_ns
     qrels.write_text("".join(lines))
     os.utime(qrels, ns=(mtime + 1_000_000, mtime + 1_000_000))
-    after = cache.load_through_cache(task, root, followtable)
+    after = cache.load_through_cache(task, root, followtable.__name__)
     assert before.roles["altered"].qrels[qid][doc] != 0
     assert after.roles["altered"].qrels[qid][doc] == 0
-    assert len(list(cache_folder.iterdir())) == 1  # the old entry is gone
+    assert len(list(cache_folder.iterdir())) == 2  # the old entry stays, unused
     (root / "followtable" / "WTR" / "only_queries.jsonl").unlink()
     with pytest.raises(MissingDataError):  # never served from the cache
-        cache.load_through_cache(task, root, followtable)
+        cache.load_through_cache(task, root, followtable.__name__)
 
 
 def test_the_fingerprint_covers_the_reading_code_and_the_task(data_dir: Path, tmp_path: Path,
                                                               monkeypatch) -> None:
     task = get_task("followtable/wtr")
-    current = cache.fingerprint(task, followtable, data_dir)
-    assert current == cache.fingerprint(task, followtable, data_dir)
+    reader = followtable.__name__
+    current = cache.fingerprint(task, reader, data_dir)
+    assert current == cache.fingerprint(task, reader, data_dir)
     assert current != cache.fingerprint(replace(task, params={**task.params, "x": "1"}),
-                                        followtable, data_dir)
+                                        reader, data_dir)
+    # The code it depends on: the reader, the benchmark declarations, the libraries.
+    covered = {p.name for p in cache._source_files(reader)}
+    assert {"followtable.py", "base.py", "cache.py", "registry.py", "pi_indic.py",
+            "declaration.py", "__init__.py"} <= covered
     source = Path(followtable.__file__)
     copy = tmp_path / "followtable.py"
     shutil.copy2(source, copy)  # same size and modification time, other path
-    monkeypatch.setattr(followtable, "__file__", str(copy))
-    moved = cache.fingerprint(task, followtable, data_dir)
+    found = cache._module_file
+    monkeypatch.setattr(cache, "_module_file",
+                        lambda name: copy if name == reader else found(name))
+    moved = cache.fingerprint(task, reader, data_dir)
     assert moved != current
     copy.write_bytes(source.read_bytes().replace(b"def ", b"def  ", 1))  # an edit
     os.utime(copy, ns=(source.stat().st_mtime_ns,) * 2)
-    assert cache.fingerprint(task, followtable, data_dir) != moved
+    assert cache.fingerprint(task, reader, data_dir) != moved
 
 
 @pytest.mark.parametrize("damage", ["not json", "truncated", "other fingerprint", "wrong shape"])
 def test_a_damaged_entry_is_ignored_and_written_again(data_dir: Path, cache_folder: Path,
                                                       damage: str) -> None:
     task = get_task("followtable/wtr")
-    fresh = cache.load_through_cache(task, data_dir, followtable)
+    fresh = cache.load_through_cache(task, data_dir, followtable.__name__)
     (entry,) = cache_folder.iterdir()
     text = entry.read_text()
     obj = json.loads(text)
@@ -128,7 +137,7 @@ def test_a_damaged_entry_is_ignored_and_written_again(data_dir: Path, cache_fold
         "other fingerprint": json.dumps({**obj, "fingerprint": obj["fingerprint"] + " "}),
         "wrong shape": json.dumps({**obj, "data": {"task_id": task.id, "roles": []}}),
     }[damage])
-    assert_same_data(fresh, cache.load_through_cache(task, data_dir, followtable))
+    assert_same_data(fresh, cache.load_through_cache(task, data_dir, followtable.__name__))
     assert json.loads(entry.read_text())["fingerprint"] == obj["fingerprint"]  # rewritten
 
 
@@ -139,18 +148,67 @@ def test_an_unwritable_cache_only_costs_the_saving(data_dir: Path, tmp_path: Pat
     monkeypatch.setenv(cache.CACHE_ENV, str(blocked / "cache"))
     task = get_task("followtable/wtr")
     assert_same_data(followtable.load(task, data_dir),
-                     cache.load_through_cache(task, data_dir, followtable))
+                     cache.load_through_cache(task, data_dir, followtable.__name__))
 
 
-def test_the_cache_can_be_turned_off_and_skips_uncovered_readers(
-        data_dir: Path, tmp_path: Path, monkeypatch) -> None:
+def test_the_cache_can_be_turned_off(data_dir: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(cache.CACHE_ENV, "off")
     assert cache.cache_dir() is None
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(cache.CACHE_ENV, str(folder))
-    task = get_task("pi-indic-val150/t1/hin")
-    cache.load_through_cache(task, data_dir, pi_indic)
-    assert not folder.exists()  # PI-Indic's reader is not covered by the fingerprint
+    task = get_task("followtable/wtr")
+    assert_same_data(followtable.load(task, data_dir),
+                     cache.load_through_cache(task, data_dir, followtable.__name__))
     monkeypatch.delenv(cache.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert cache.cache_dir() == tmp_path / "xdg" / "followboard" / "task-data"
+
+
+@pytest.mark.parametrize("task_id", ["pi-indic-val150/t1/hin", "pi-indic-val150/t2/hin-tam",
+                                     "pi-indic-val150/t3/urd", "pi-indic-val150/t4/ory"])
+def test_a_cached_pi_indic_task_equals_its_fresh_load(data_dir: Path, cache_folder: Path,
+                                                      task_id: str) -> None:
+    task = get_task(task_id)
+    fresh = pi_indic.load(task, data_dir)
+    cache.load_through_cache(task, data_dir, pi_indic.__name__)
+    assert_same_data(fresh, cache.load_through_cache(task, data_dir, pi_indic.__name__))
+
+
+def test_a_cache_hit_does_not_import_the_reader(data_dir: Path, cache_folder: Path) -> None:
+    """A hit needs no reader: PI-Indic's imports pandas (0.3-0.5 s)."""
+    code = ("import sys\n"
+            "from pathlib import Path\n"
+            "from leaderboard.data import load_task_data\n"
+            "from leaderboard.registry import get_task\n"
+            f"load_task_data(get_task('pi-indic-val150/t1/hin'), Path({str(data_dir)!r}))\n"
+            "print(sorted(m for m in ('pandas', 'leaderboard.data.pi_indic') if m in sys.modules))")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent),
+               **{cache.CACHE_ENV: str(cache_folder)})
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, check=True).stdout.split("\n")[0] for _ in range(2)]
+    assert runs == ["['leaderboard.data.pi_indic', 'pandas']", "[]"]  # a miss, then a hit
+
+
+def test_a_few_entries_per_task_are_kept_the_most_recently_used(
+        data_dir: Path, tmp_path: Path, cache_folder: Path) -> None:
+    """Two versions of the data (or the code) sharing a cache must not evict each other;
+    past ENTRIES_PER_TASK, the least recently used entries go."""
+    root = small_followtable(data_dir, tmp_path)
+    task = get_task("followtable/wtr")
+    qrels = root / "followtable" / "WTR" / "qrels" / "test.tsv"
+    mtime = qrels.stat().st_mtime_ns
+    versions = [mtime + i * 1_000_000_000 for i in range(cache.ENTRIES_PER_TASK + 2)]
+
+    def load_version(i: int) -> Path:
+        os.utime(qrels, ns=(versions[i], versions[i]))
+        cache.load_through_cache(task, root, followtable.__name__)
+        return cache._entry_path(cache_folder, task,
+                                 cache.fingerprint(task, followtable.__name__, root))
+
+    first = load_version(0)
+    for i in range(1, cache.ENTRIES_PER_TASK):
+        load_version(i)
+        os.utime(first)  # version 0 keeps being used (a hit touches its entry)
+    assert load_version(0) == first and first.exists()  # a hit, nothing evicted
+    newest = load_version(cache.ENTRIES_PER_TASK)  # one more than fits
+    entries = sorted(cache_folder.iterdir())
+    assert len(entries) == cache.ENTRIES_PER_TASK and first in entries and newest in entries
+

@@ -73,12 +73,17 @@ class Benchmark:
         return tasks
 
 
-def reader_of(task: Task, benchmark: Benchmark) -> ModuleType:
-    """The data reader module of ``task``: its params["layout"], else its benchmark's."""
+def reader_name_of(task: Task, benchmark: Benchmark) -> str:
+    """The name of ``task``'s data reader module: its params["layout"]'s, else its
+    benchmark's."""
     layout = task.params.get("layout", benchmark.reader)
     try:
-        module = READERS[layout]
+        return READERS[layout]
     except KeyError:
         raise ValueError(f"task {task.id!r}: unknown data layout {layout!r}; "
                          f"known: {', '.join(READERS)}") from None
-    return import_module(module)
+
+
+def reader_of(task: Task, benchmark: Benchmark) -> ModuleType:
+    """The data reader module of ``task`` (:func:`reader_name_of`), imported."""
+    return import_module(reader_name_of(task, benchmark))

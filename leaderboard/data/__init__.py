@@ -28,6 +28,13 @@ def _reader(task: Task):  # noqa: ANN202 - returns a module
     return reader_of(task, benchmark_of(task.benchmark))
 
 
+def _reader_name(task: Task) -> str:
+    from leaderboard.benchmarks import benchmark_of
+    from leaderboard.benchmarks.declaration import reader_name_of
+
+    return reader_name_of(task, benchmark_of(task.benchmark))
+
+
 @lru_cache(maxsize=512)  # every registered task fits; PI-Indic has ~300 small ones
 def _load_cached(task_id: str, data_dir: Path) -> TaskData:
     from leaderboard.registry import get_task
@@ -35,7 +42,7 @@ def _load_cached(task_id: str, data_dir: Path) -> TaskData:
     from leaderboard.data.cache import load_through_cache
 
     task = get_task(task_id)
-    return load_through_cache(task, data_dir, _reader(task))
+    return load_through_cache(task, data_dir, _reader_name(task))
 
 
 def load_task_data(task: Task, data_dir: Path) -> TaskData:

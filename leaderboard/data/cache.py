@@ -9,20 +9,21 @@ both:
 
 - the relative path, size and modification time of every file under the task's data
   folder (``data_dir / task.source.local_dir``, where its reader reads);
-- the path, size and modification time of the source files of the reader module, of
-  :mod:`leaderboard.data.base` and of this module (what Python's own bytecode cache
-  checks of a source);
+- the path, size and modification time (what Python's own bytecode cache checks of a
+  source) of the code the result depends on: the reader module,
+  :mod:`leaderboard.data.base`, this module, the registry and the benchmark declarations
+  (a reader may read tables there, as PI-Indic's reads its language names), and the top
+  module of each library a reader parses files with (pandas, pyarrow, rapidfuzz: it
+  changes when they are upgraded);
 - the task's declaration.
 
 An entry is used only when its whole fingerprint equals the current one, so never for
-other data or other code. A cache file that cannot be read or does not hold what it
-should is ignored and written again; a cache folder that cannot be written only costs the
-saving. The format is JSON, not pickle: reading a cache file runs no code, whoever wrote
-it.
-
-Only readers in :data:`CACHED_READERS` are cached. The PI-Indic reader depends on code
-outside its module that the fingerprint does not cover (the benchmark's language table,
-which picks the files it reads), so it is left out.
+other data or other code. The reader module is imported only when the cache misses: a
+PI-Indic or FollowIR reader imports pandas (0.3-0.5 s), which a hit then never needs. A
+cache file that cannot be read or does not hold what it should is ignored and written
+again; a cache folder that cannot be written only costs the saving. Up to
+:data:`ENTRIES_PER_TASK` entries of a task are kept, the most recently used. The format
+is JSON, not pickle: reading a cache file runs no code, whoever wrote it.
 
 Where: ``$FOLLOWBOARD_DATA_CACHE`` (``off`` turns the cache off), else
 ``$XDG_CACHE_HOME/followboard/task-data``, else ``~/.cache/followboard/task-data``.
@@ -34,20 +35,26 @@ import json
 import os
 import zlib
 from dataclasses import asdict
+from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from leaderboard.data import base
 from leaderboard.data.base import RoleData, TaskData
 from leaderboard.registry import Task
 
 CACHE_ENV = "FOLLOWBOARD_DATA_CACHE"
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
 FORMAT = 1
-CACHED_READERS = frozenset({"leaderboard.data.followtable", "leaderboard.data.mteb_layout"})
+# Modules whose code decides what a reader returns, besides the reader's own.
+SHARED_SOURCES = ("leaderboard.data.base", "leaderboard.data.cache", "leaderboard.registry",
+                  "leaderboard.benchmarks")
+# Libraries the readers parse upstream files with.
+LIBRARIES = ("pandas", "pyarrow", "rapidfuzz")
+# Entries kept per task (for different data or code), the most recently used.
+ENTRIES_PER_TASK = 4
 
 
 def cache_dir() -> Path | None:
@@ -74,9 +81,29 @@ def _files_under(folder: Path) -> list[tuple[str, int, int]]:
     return found
 
 
-def fingerprint(task: Task, reader: ModuleType, data_dir: Path) -> str | None:
-    """What ``task``'s data as ``reader`` reads it from ``data_dir`` depends on, as text;
-    None when the task's data folder does not exist (the reader reports what is missing).
+def _module_file(name: str) -> Path | None:
+    """The source file of a module, found without importing it (None: not installed)."""
+    spec = find_spec(name)
+    return Path(spec.origin) if spec is not None and spec.origin else None
+
+
+def _source_files(reader: str) -> list[Path]:
+    files = []
+    for name in (reader, *SHARED_SOURCES, *LIBRARIES):
+        path = _module_file(name)
+        if path is None:
+            continue
+        if path.name == "__init__.py" and name.startswith("leaderboard."):
+            files += sorted(path.parent.glob("*.py"))  # a package of ours: all its modules
+        else:
+            files.append(path)
+    return files
+
+
+def fingerprint(task: Task, reader: str, data_dir: Path) -> str | None:
+    """What ``task``'s data as the reader module named ``reader`` reads it from
+    ``data_dir`` depends on, as text; None when the task's data folder does not exist (the
+    reader reports what is missing).
 
     No digest of the files' contents: it would read every file (17 MB for a FollowTable
     corpus), which is what the cache saves.
@@ -85,10 +112,10 @@ def fingerprint(task: Task, reader: ModuleType, data_dir: Path) -> str | None:
     if not folder.is_dir():
         return None
     sources = []
-    for module_file in (reader.__file__, base.__file__, __file__):
-        stat = Path(str(module_file)).stat()
-        sources.append((str(module_file), stat.st_size, stat.st_mtime_ns))
-    return json.dumps([FORMAT, reader.__name__, asdict(task), sources, _files_under(folder)],
+    for path in _source_files(reader):
+        stat = path.stat()
+        sources.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return json.dumps([FORMAT, reader, asdict(task), sources, _files_under(folder)],
                       sort_keys=True, default=str)
 
 
@@ -142,11 +169,16 @@ def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | Non
         obj = json.loads(path.read_bytes())
         if obj.get("fingerprint") != fingerprint_text or obj.get("task_id") != task.id:
             return None
-        return from_json(obj["data"])
+        data = from_json(obj["data"])
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # unreadable or not what this module writes: load and write it again
+    try:
+        os.utime(path)  # used now: kept before entries not used since (_write_entry)
+    except OSError:
+        pass
+    return data
 
 
 def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) -> None:
@@ -160,26 +192,29 @@ def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, text.encode("utf-8"))
-        # Entries of this task for other data or code are never read again.
-        for old in path.parent.glob(f"{task.id.replace('/', '--')}.*.json"):
-            if old != path:
-                old.unlink(missing_ok=True)
+        # Entries for other data or code: the most recently used few are kept, so that
+        # two checkouts (or versions) sharing the cache do not evict each other's on
+        # every run; older ones are removed.
+        others = [p for p in path.parent.glob(f"{task.id.replace('/', '--')}.*.json")
+                  if p != path]
+        others.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in others[ENTRIES_PER_TASK - 1:]:
+            old.unlink(missing_ok=True)
     except OSError:
         pass  # a read-only or full disk: the data was loaded, only the saving is lost
 
 
-def load_through_cache(task: Task, data_dir: Path, reader: ModuleType) -> TaskData:
-    """``reader.load(task, data_dir)``, from the cache when it holds that very result."""
+def load_through_cache(task: Task, data_dir: Path, reader: str) -> TaskData:
+    """``load(task, data_dir)`` of the reader module named ``reader``, from the cache when
+    it holds that very result (the module is imported only when it does not)."""
     folder = cache_dir()
-    if folder is None or reader.__name__ not in CACHED_READERS:
-        return reader.load(task, data_dir)
-    current = fingerprint(task, reader, data_dir)
-    if current is None:
-        return reader.load(task, data_dir)
+    current = None if folder is None else fingerprint(task, reader, data_dir)
+    if folder is None or current is None:
+        return import_module(reader).load(task, data_dir)
     path = _entry_path(folder, task, current)
     cached = _read_entry(path, task, current)
     if cached is not None:
         return cached
-    data = reader.load(task, data_dir)
+    data = import_module(reader).load(task, data_dir)
     _write_entry(path, task, current, data)
     return data
