@@ -45,14 +45,17 @@ def _readable_mode() -> int:
 
 
 @contextmanager
-def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp") -> Iterator[BinaryIO]:
+def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
+                durable: bool = True) -> Iterator[BinaryIO]:
     """A new binary file that replaces ``path`` only if the ``with`` block succeeds.
 
     The file is created in ``path``'s folder (so the final rename stays on one file
     system) as ``{prefix}{name}.XXXX{suffix}``; on success it is flushed to disk, made
     readable like any other file and renamed over ``path``; on any error, an interrupt
     included, it is removed and ``path`` is untouched. The handle is opened ``w+b``, so
-    the block may rewind and rewrite it (a retried download does).
+    the block may rewind and rewrite it (a retried download does). ``durable=False``
+    skips the wait for the disk (fsync): for caches, whose reader takes a file a crash
+    left empty for a miss, and which may write hundreds of files in one command.
     """
     import tempfile  # here: readers of submitted files (`eval`) never write (2-3 ms)
 
@@ -64,7 +67,8 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp") -> Itera
         with os.fdopen(fd, "w+b") as fh:
             yield fh
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.chmod(tmp, _readable_mode())
         os.replace(tmp, path)
     except BaseException:
@@ -72,8 +76,8 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp") -> Itera
         raise
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    with atomic_file(path) as fh:
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+    with atomic_file(path, durable=durable) as fh:
         fh.write(data)
 
 

@@ -20,6 +20,19 @@ from leaderboard.data.base import MissingDataError, TaskData
 from leaderboard.registry import get_task
 
 
+@pytest.fixture(autouse=True)
+def fresh_states():  # noqa: ANN201 - a generator fixture
+    """The folder and source states are kept per process; these tests change files."""
+    forget_states()
+    yield
+    forget_states()
+
+
+def forget_states() -> None:
+    cache._folder_state.cache_clear()
+    cache._sources_state.cache_clear()
+
+
 @pytest.fixture
 def cache_folder(tmp_path: Path, monkeypatch) -> Path:
     folder = tmp_path / "cache"
@@ -89,11 +102,13 @@ def test_a_changed_data_file_is_read_again(data_dir: Path, tmp_path: Path,
     mtime = qrels.stat().st_mtime_ns
     qrels.write_text("".join(lines))
     os.utime(qrels, ns=(mtime + 1_000_000, mtime + 1_000_000))
+    forget_states()  # as a new command would
     after = cache.load_through_cache(task, root, followtable.__name__)
     assert before.roles["altered"].qrels[qid][doc] != 0
     assert after.roles["altered"].qrels[qid][doc] == 0
     assert len(list(cache_folder.iterdir())) == 2  # the old entry stays, unused
     (root / "followtable" / "WTR" / "only_queries.jsonl").unlink()
+    forget_states()
     with pytest.raises(MissingDataError):  # never served from the cache
         cache.load_through_cache(task, root, followtable.__name__)
 
@@ -116,10 +131,12 @@ def test_the_fingerprint_covers_the_reading_code_and_the_task(data_dir: Path, tm
     found = cache._module_file
     monkeypatch.setattr(cache, "_module_file",
                         lambda name: copy if name == reader else found(name))
+    forget_states()
     moved = cache.fingerprint(task, reader, data_dir)
     assert moved != current
     copy.write_bytes(source.read_bytes().replace(b"def ", b"def  ", 1))  # an edit
     os.utime(copy, ns=(source.stat().st_mtime_ns,) * 2)
+    forget_states()
     assert cache.fingerprint(task, reader, data_dir) != moved
 
 
@@ -199,6 +216,7 @@ def test_a_few_entries_per_task_are_kept_the_most_recently_used(
 
     def load_version(i: int) -> Path:
         os.utime(qrels, ns=(versions[i], versions[i]))
+        forget_states()
         cache.load_through_cache(task, root, followtable.__name__)
         return cache._entry_path(cache_folder, task,
                                  cache.fingerprint(task, followtable.__name__, root))
