@@ -7,7 +7,7 @@ the data loader, ``data pull``, the site layout and the paper importer read this
 
 from __future__ import annotations
 
-from leaderboard.benchmarks.declaration import Benchmark, reader_of
+from leaderboard.benchmarks.declaration import Benchmark, reader_name_of
 from leaderboard.benchmarks.followir import FOLLOWIR
 from leaderboard.benchmarks.followtable import FOLLOWTABLE
 from leaderboard.benchmarks.mfollowir import MFOLLOWIR, MFOLLOWIR_CL
@@ -15,7 +15,8 @@ from leaderboard.benchmarks.pi_indic import PI_INDIC
 
 BENCHMARKS: tuple[Benchmark, ...] = (FOLLOWIR, MFOLLOWIR, MFOLLOWIR_CL, FOLLOWTABLE, PI_INDIC)
 
-__all__ = ["BENCHMARKS", "Benchmark", "benchmark_of", "declared", "reader_of", "reported_only_prefixes"]
+__all__ = ["BENCHMARKS", "Benchmark", "benchmark_of", "declared", "reader_name_of",
+           "reported_only_prefixes"]
 
 
 def declared() -> tuple[Benchmark, ...]:

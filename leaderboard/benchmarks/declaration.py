@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import import_module
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Literal
 
 from leaderboard.benchmarks.schema import Task
@@ -83,7 +81,3 @@ def reader_name_of(task: Task, benchmark: Benchmark) -> str:
         raise ValueError(f"task {task.id!r}: unknown data layout {layout!r}; "
                          f"known: {', '.join(READERS)}") from None
 
-
-def reader_of(task: Task, benchmark: Benchmark) -> ModuleType:
-    """The data reader module of ``task`` (:func:`reader_name_of`), imported."""
-    return import_module(reader_name_of(task, benchmark))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import import_module
 from pathlib import Path
 from typing import Iterator
 
@@ -19,20 +20,17 @@ __all__ = ["DataFormatError", "MissingDataError", "RoleData", "TaskData", "load_
            "iter_corpus", "resolve_data_dir"]
 
 
-def _reader(task: Task):  # noqa: ANN202 - returns a module
-    # The task's benchmark declaration names its reader (a task's params["layout"] wins);
-    # only that one reader is imported: the others pull in pandas, which a FollowTable
-    # `leaderboard eval` never needs.
-    from leaderboard.benchmarks import benchmark_of, reader_of
-
-    return reader_of(task, benchmark_of(task.benchmark))
-
-
 def _reader_name(task: Task) -> str:
-    from leaderboard.benchmarks import benchmark_of
-    from leaderboard.benchmarks.declaration import reader_name_of
+    # The task's benchmark declaration names its reader (a task's params["layout"] wins);
+    # only that one reader is imported, and only where needed: the others pull in pandas,
+    # which a FollowTable `leaderboard eval` never needs.
+    from leaderboard.benchmarks import benchmark_of, reader_name_of
 
     return reader_name_of(task, benchmark_of(task.benchmark))
+
+
+def _reader(task: Task):  # noqa: ANN202 - returns a module
+    return import_module(_reader_name(task))
 
 
 @lru_cache(maxsize=512)  # every registered task fits; PI-Indic has ~300 small ones

@@ -178,11 +178,15 @@ def from_json(obj: dict[str, Any]) -> TaskData:
     )
 
 
+def _entry_stem(task: Task) -> str:
+    return task.id.replace("/", "--")
+
+
 def _entry_path(folder: Path, task: Task, fingerprint_text: str) -> Path:
     # One file per task and fingerprint; the checksum in the name only tells entries
     # apart, the fingerprint stored inside decides.
     checksum = zlib.crc32(fingerprint_text.encode("utf-8"))
-    return folder / f"{task.id.replace('/', '--')}.{checksum:08x}.json"
+    return folder / f"{_entry_stem(task)}.{checksum:08x}.json"
 
 
 def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | None:
@@ -191,10 +195,8 @@ def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | Non
         if obj.get("fingerprint") != fingerprint_text or obj.get("task_id") != task.id:
             return None
         data = from_json(obj["data"])
-    except FileNotFoundError:
-        return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # unreadable or not what this module writes: load and write it again
+        return None  # absent, unreadable or not what this module writes: (re)load it
     try:
         os.utime(path)  # used now: kept before entries not used since (_write_entry)
     except OSError:
@@ -211,12 +213,11 @@ def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) 
     except (TypeError, ValueError):
         return  # a value JSON cannot hold (a reader returned numpy scalars): not kept
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, text.encode("utf-8"), durable=False)
+        atomic_write_bytes(path, text.encode("utf-8"), durable=False)  # makes the folder
         # Entries for other data or code: the most recently used few are kept, so that
         # two checkouts (or versions) sharing the cache do not evict each other's on
         # every run; older ones are removed.
-        others = [p for p in path.parent.glob(f"{task.id.replace('/', '--')}.*.json")
+        others = [p for p in path.parent.glob(f"{_entry_stem(task)}.*.json")
                   if p != path]
         others.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in others[ENTRIES_PER_TASK - 1:]:
