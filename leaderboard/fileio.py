@@ -46,7 +46,7 @@ def _readable_mode() -> int:
 
 @contextmanager
 def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
-                durable: bool = True) -> Iterator[BinaryIO]:
+                durable: bool = True, private: bool = False) -> Iterator[BinaryIO]:
     """A new binary file that replaces ``path`` only if the ``with`` block succeeds.
 
     The file is created in ``path``'s folder (so the final rename stays on one file
@@ -56,6 +56,7 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
     the block may rewind and rewrite it (a retried download does). ``durable=False``
     skips the wait for the disk (fsync): for caches, whose reader takes a file a crash
     left empty for a miss, and which may write hundreds of files in one command.
+    ``private=True`` keeps the file readable by its owner alone (a cache entry).
     """
     import tempfile  # here: readers of submitted files (`eval`) never write (2-3 ms)
 
@@ -69,15 +70,17 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())
-        os.chmod(tmp, _readable_mode())
+        if not private:
+            os.chmod(tmp, _readable_mode())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
-    with atomic_file(path, durable=durable) as fh:
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True,
+                       private: bool = False) -> None:
+    with atomic_file(path, durable=durable, private=private) as fh:
         fh.write(data)
 
 

@@ -31,6 +31,7 @@ def fresh_states():  # noqa: ANN201 - a generator fixture
 def forget_states() -> None:
     cache._folder_state.cache_clear()
     cache._sources_state.cache_clear()
+    cache._private_folder.cache_clear()
 
 
 @pytest.fixture
@@ -140,22 +141,150 @@ def test_the_fingerprint_covers_the_reading_code_and_the_task(data_dir: Path, tm
     assert cache.fingerprint(task, reader, data_dir) != moved
 
 
-@pytest.mark.parametrize("damage", ["not json", "truncated", "other fingerprint", "wrong shape"])
+def split_entry(entry: Path) -> tuple[dict, bytes]:
+    """An entry's header and its data line."""
+    header, body = entry.read_bytes().split(b"\n", 1)
+    return json.loads(header), body
+
+
+def entry_of(header: dict, body: bytes, *, checksum: bool = True) -> bytes:
+    """Entry bytes from a header and a data line; the checksum made to match the data
+    when asked, as a careful forger would."""
+    if checksum:
+        header = {**header, "sha256": cache._checksum(body)}
+    return json.dumps(header).encode() + b"\n" + body
+
+
+DEEP = b"[" * 200_000 + b"]" * 200_000  # past the JSON parser's recursion limit
+
+
+@pytest.mark.parametrize("damage", ["not json", "truncated", "empty", "other fingerprint",
+                                    "wrong shape", "deep nesting", "deep nesting, checksummed",
+                                    "checksum of other data"])
 def test_a_damaged_entry_is_ignored_and_written_again(data_dir: Path, cache_folder: Path,
                                                       damage: str) -> None:
     task = get_task("followtable/wtr")
     fresh = cache.load_through_cache(task, data_dir, followtable.__name__)
     (entry,) = cache_folder.iterdir()
-    text = entry.read_text()
-    obj = json.loads(text)
-    entry.write_text({
-        "not json": "\x00\x01 garbage",
-        "truncated": text[: len(text) // 2],
-        "other fingerprint": json.dumps({**obj, "fingerprint": obj["fingerprint"] + " "}),
-        "wrong shape": json.dumps({**obj, "data": {"task_id": task.id, "roles": []}}),
+    raw = entry.read_bytes()
+    header, body = split_entry(entry)
+    entry.write_bytes({
+        "not json": b"\x00\x01 garbage",
+        "truncated": raw[: len(raw) // 2],
+        "empty": b"",
+        "other fingerprint": entry_of({**header, "fingerprint": header["fingerprint"] + " "},
+                                      body),
+        "wrong shape": entry_of(header, json.dumps({"task_id": task.id, "roles": []}).encode()),
+        # A crafted entry gave `internal error (RecursionError)` on every run until it was
+        # deleted: a file of deep nesting, and one whose data is deep nesting.
+        "deep nesting": DEEP,
+        "deep nesting, checksummed": entry_of(header, DEEP),
+        "checksum of other data": entry_of(header, body.replace(b"[", b"[ ", 1),
+                                           checksum=False),
     }[damage])
     assert_same_data(fresh, cache.load_through_cache(task, data_dir, followtable.__name__))
-    assert json.loads(entry.read_text())["fingerprint"] == obj["fingerprint"]  # rewritten
+    assert split_entry(entry) == (header, body)  # written again
+
+
+def test_an_entry_with_other_judgments_under_the_genuine_fingerprint_is_not_used(
+        data_dir: Path, cache_folder: Path) -> None:
+    """An entry that keeps the fingerprint but changes the judgments changed the scores
+    (altered nDCG@10 0.1379 became 0.0): the entry's checksum of its own content now
+    turns it into a miss."""
+    task = get_task("followtable/wtr")
+    fresh = cache.load_through_cache(task, data_dir, followtable.__name__)
+    (entry,) = cache_folder.iterdir()
+    raw = entry.read_bytes()
+    # Every judged-relevant table of the altered queries graded 0, everything else kept.
+    relevant = {(doc, grade) for judged in fresh.roles["altered"].qrels.values()
+                for doc, grade in judged.items() if grade > 0}
+    edited = raw
+    for doc, grade in relevant:
+        edited = edited.replace(f'"{doc}":{grade}'.encode(), f'"{doc}":0'.encode())
+    assert edited != raw
+    entry.write_bytes(edited)
+    forget_states()
+    again = cache.load_through_cache(task, data_dir, followtable.__name__)
+    assert_same_data(fresh, again)
+    assert entry.read_bytes() == raw  # written again
+
+
+READ_ENTRY = """
+import resource, sys
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+from leaderboard.data import cache, followtable
+from leaderboard.registry import get_task
+task = get_task("followtable/wtr")
+data = cache.load_through_cache(task, Path(sys.argv[1]), followtable.__name__)
+print(len(data.roles["altered"].query_ids))
+"""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero", "link to a good entry"])
+def test_an_entry_that_is_not_a_regular_file_is_not_read(data_dir: Path, cache_folder: Path,
+                                                         kind: str) -> None:
+    """A FIFO at an entry's path hung `eval` until it was killed; a link to /dev/zero was
+    read until memory ran out (MemoryError at 1.3-2.2 GB). Only regular files are read,
+    without following links, and the entry is written again in their place."""
+    task = get_task("followtable/wtr")
+    fresh = cache.load_through_cache(task, data_dir, followtable.__name__)
+    (entry,) = cache_folder.iterdir()
+    good = entry.read_bytes()
+    entry.unlink()
+    if kind == "fifo":
+        os.mkfifo(entry)
+    elif kind == "link to /dev/zero":
+        entry.symlink_to("/dev/zero")
+    else:
+        elsewhere = cache_folder.parent / "elsewhere.json"
+        elsewhere.write_bytes(good)
+        entry.symlink_to(elsewhere)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]),
+               OPENBLAS_NUM_THREADS="1", **{cache.CACHE_ENV: str(cache_folder)})
+    done = subprocess.run([sys.executable, "-c", READ_ENTRY, str(data_dir)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) == len(fresh.roles["altered"].query_ids)
+    assert not entry.is_symlink() and entry.is_file()  # the entry is a file again
+    assert entry.read_bytes() == good
+
+
+def test_the_cache_folder_is_the_users_alone(data_dir: Path, tmp_path: Path,
+                                             monkeypatch) -> None:
+    task = get_task("followtable/wtr")
+    folder = tmp_path / "new" / "task-data"
+    monkeypatch.setenv(cache.CACHE_ENV, str(folder))
+    cache.load_through_cache(task, data_dir, followtable.__name__)
+    assert folder.stat().st_mode & 0o777 == 0o700
+    (entry,) = folder.iterdir()
+    assert entry.stat().st_mode & 0o077 == 0  # readable by the user alone
+    # A folder others could write to (made by hand, or by an older version) is closed.
+    forget_states()
+    folder.chmod(0o777)
+    cache.load_through_cache(task, data_dir, followtable.__name__)
+    assert folder.stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
+                    reason="giving a file to another user needs root")
+def test_a_folder_or_entry_of_another_user_is_not_trusted(data_dir: Path,
+                                                          cache_folder: Path) -> None:
+    task = get_task("followtable/wtr")
+    fresh = cache.load_through_cache(task, data_dir, followtable.__name__)
+    (entry,) = cache_folder.iterdir()
+    header, body = split_entry(entry)
+    forged = entry_of(header, body.replace(b'"groups":{', b'"groups":{"x":"y",', 1))
+    entry.write_bytes(forged)  # a consistent entry, but another user's
+    os.chown(entry, 4242, 4242)
+    forget_states()
+    assert_same_data(fresh, cache.load_through_cache(task, data_dir, followtable.__name__))
+    assert split_entry(entry) == (header, body)  # replaced by the user's own
+    entry.write_bytes(forged)
+    os.chown(cache_folder, 4242, 4242)  # the whole folder is someone else's
+    forget_states()
+    assert_same_data(fresh, cache.load_through_cache(task, data_dir, followtable.__name__))
+    assert entry.read_bytes() == forged  # neither read nor written
 
 
 def test_an_unwritable_cache_only_costs_the_saving(data_dir: Path, tmp_path: Path,

@@ -19,11 +19,22 @@ both:
 
 An entry is used only when its whole fingerprint equals the current one, so never for
 other data or other code. The reader module is imported only when the cache misses: a
-PI-Indic or FollowIR reader imports pandas (0.3-0.5 s), which a hit then never needs. A
-cache file that cannot be read or does not hold what it should is ignored and written
-again; a cache folder that cannot be written only costs the saving. Up to
-:data:`ENTRIES_PER_TASK` entries of a task are kept, the most recently used. The format
-is JSON, not pickle: reading a cache file runs no code, whoever wrote it.
+PI-Indic or FollowIR reader imports pandas (0.3-0.5 s), which a hit then never needs. Up
+to :data:`ENTRIES_PER_TASK` entries of a task are kept, the most recently used.
+
+What is read is not trusted: a cache folder is a place anyone with write access to it
+can put files. The format is JSON, not pickle, so reading an entry runs no code. The
+folder is created for the user alone (0700), and one owned by someone else is not used;
+an entry is read only when it is a regular file of the user's, not a link, FIFO or
+device, of at most :data:`MAX_ENTRY_BYTES`. Each entry is two lines of JSON, a header
+(fingerprint, task id and the SHA-256 of the second line) and the data, so an entry whose
+content is not what was written for that header (cut short, edited by hand) is a miss.
+The checksum detects damage; it authenticates nothing, since whoever can write the
+folder can write a matching checksum: that is what the folder's permissions are for, and
+why CI jobs, whose runner may be shared, turn the cache off (.github/workflows). Any
+failure to read or decode an entry (deep nesting that exhausts the parser included) is a
+miss: the data is loaded from its files and the entry written again; a cache folder that
+cannot be written only costs the saving.
 
 Where: ``$FOLLOWBOARD_DATA_CACHE`` (``off`` turns the cache off), else
 ``$XDG_CACHE_HOME/followboard/task-data``, else ``~/.cache/followboard/task-data``.
@@ -31,8 +42,10 @@ Where: ``$FOLLOWBOARD_DATA_CACHE`` (``off`` turns the cache off), else
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 import zlib
 from dataclasses import asdict
 from functools import lru_cache
@@ -48,7 +61,7 @@ from leaderboard.registry import Task
 
 CACHE_ENV = "FOLLOWBOARD_DATA_CACHE"
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
-FORMAT = 1
+FORMAT = 2
 # Modules whose code decides what a reader returns, besides the reader's own.
 SHARED_SOURCES = ("leaderboard.data.base", "leaderboard.data.cache", "leaderboard.registry",
                   "leaderboard.benchmarks")
@@ -56,6 +69,11 @@ SHARED_SOURCES = ("leaderboard.data.base", "leaderboard.data.cache", "leaderboar
 LIBRARIES = ("pandas", "pyarrow", "rapidfuzz")
 # Entries kept per task (for different data or code), the most recently used.
 ENTRIES_PER_TASK = 4
+# The largest entry read or written. FollowTable WQT's, the largest of the data on the
+# development machine, is 2.2 MB; an entry that would be larger is not kept.
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+# The header line (fingerprint, task id, checksum) is a few kilobytes.
+MAX_HEADER_BYTES = 1024 * 1024
 
 
 def cache_dir() -> Path | None:
@@ -189,17 +207,91 @@ def _entry_path(folder: Path, task: Task, fingerprint_text: str) -> Path:
     return folder / f"{_entry_stem(task)}.{checksum:08x}.json"
 
 
-def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | None:
+def _owned_by_user(st: os.stat_result) -> bool:
+    getuid = getattr(os, "getuid", None)  # not on Windows, where the ACLs decide
+    return getuid is None or st.st_uid == getuid()
+
+
+@lru_cache(maxsize=4)
+def _private_folder(folder: Path) -> bool:
+    """Whether ``folder`` may hold this user's entries: created if absent for the user
+    alone (0700); an existing folder must be the user's own, and is made 0700 if others
+    could reach it. A folder that is someone else's (or not a folder) is not used: its entries could be anyone's. Checked once per folder and process."""
     try:
-        obj = json.loads(path.read_bytes())
-        if obj.get("fingerprint") != fingerprint_text or obj.get("task_id") != task.id:
-            return None
-        data = from_json(obj["data"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # absent, unreadable or not what this module writes: (re)load it
-    try:
-        os.utime(path)  # used now: kept before entries not used since (_write_entry)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = folder.stat()
+        if not stat.S_ISDIR(st.st_mode) or not _owned_by_user(st):
+            return False
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(folder, 0o700)
+        return True
     except OSError:
+        return False  # cannot be made or checked: no cache, only the saving is lost
+
+
+def _read_bounded(path: Path) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of the user's, not a link, of at
+    most :data:`MAX_ENTRY_BYTES`; None otherwise (or when it cannot be read).
+
+    Opened without following a link and without blocking, so a FIFO put at an entry's
+    path does not wait for a writer, and a link to ``/dev/zero`` is not read; the size
+    is checked on the open file, and no more than the limit is read if it grows."""
+    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None  # absent, a link (ELOOP), unreadable
+    try:
+        st = os.fstat(fd)
+        if (not stat.S_ISREG(st.st_mode) or not _owned_by_user(st)
+                or st.st_size > MAX_ENTRY_BYTES):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_ENTRY_BYTES + 1)
+        return data if len(data) <= MAX_ENTRY_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _checksum(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _decode_entry(raw: bytes, task: Task, fingerprint_text: str) -> TaskData | None:
+    """The data of an entry's bytes, or None unless the header names this fingerprint
+    and task and the checksum matches the body."""
+    newline = raw.find(b"\n", 0, MAX_HEADER_BYTES)
+    if newline < 0:
+        return None
+    header = json.loads(raw[:newline])
+    if (not isinstance(header, dict) or header.get("fingerprint") != fingerprint_text
+            or header.get("task_id") != task.id):
+        return None
+    body = raw[newline + 1:]
+    if header.get("sha256") != _checksum(body):
+        return None  # cut short or edited since it was written
+    return from_json(json.loads(body))
+
+
+def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | None:
+    raw = _read_bounded(path)
+    if raw is None:
+        return None
+    try:
+        data = _decode_entry(raw, task, fingerprint_text)
+    except Exception:  # noqa: BLE001 - any entry that does not decode is a miss, never an
+        # error: json raises ValueError, RecursionError on deep nesting, MemoryError;
+        # from_json KeyError, TypeError, AttributeError, IndexError on another shape.
+        return None
+    if data is None:
+        return None
+    try:
+        os.utime(path, follow_symlinks=False)  # used now: kept before entries not used
+    except OSError:                            # since (_write_entry)
         pass
     return data
 
@@ -208,18 +300,24 @@ def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) 
     from leaderboard.fileio import atomic_write_bytes
 
     try:
-        text = json.dumps({"fingerprint": fingerprint_text, "task_id": task.id,
-                           "data": to_json(data)}, ensure_ascii=False, separators=(",", ":"))
+        body = json.dumps(to_json(data), ensure_ascii=False,
+                          separators=(",", ":")).encode("utf-8")
     except (TypeError, ValueError):
         return  # a value JSON cannot hold (a reader returned numpy scalars): not kept
+    header = json.dumps({"fingerprint": fingerprint_text, "task_id": task.id,
+                         "sha256": _checksum(body)}, ensure_ascii=False,
+                        separators=(",", ":")).encode("utf-8")
+    if len(header) + 1 + len(body) > MAX_ENTRY_BYTES or len(header) >= MAX_HEADER_BYTES:
+        return  # larger than a reader would accept
     try:
-        atomic_write_bytes(path, text.encode("utf-8"), durable=False)  # makes the folder
+        # Replaces whatever is at the path (a damaged entry, a FIFO, a link) by renaming.
+        atomic_write_bytes(path, header + b"\n" + body, durable=False, private=True)
         # Entries for other data or code: the most recently used few are kept, so that
         # two checkouts (or versions) sharing the cache do not evict each other's on
         # every run; older ones are removed.
         others = [p for p in path.parent.glob(f"{_entry_stem(task)}.*.json")
                   if p != path]
-        others.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        others.sort(key=lambda p: p.lstat().st_mtime_ns, reverse=True)
         for old in others[ENTRIES_PER_TASK - 1:]:
             old.unlink(missing_ok=True)
     except OSError:
@@ -231,7 +329,7 @@ def load_through_cache(task: Task, data_dir: Path, reader: str) -> TaskData:
     it holds that very result (the module is imported only when it does not)."""
     folder = cache_dir()
     current = None if folder is None else fingerprint(task, reader, data_dir)
-    if folder is None or current is None:
+    if folder is None or current is None or not _private_folder(folder):
         return import_module(reader).load(task, data_dir)
     path = _entry_path(folder, task, current)
     cached = _read_entry(path, task, current)
