@@ -13,6 +13,8 @@
 * every ``leaderboard`` command a workflow runs exists with those subcommands;
 * no checkout persists credentials, and a token reaches only the steps that push or call
   the API (never a workflow's or job's ``env:``, so never an install step);
+* no job that runs the leaderboard reads a task-data cache another job could have written
+  (the self-hosted runner's home folder persists between jobs);
 * ``baselines.yml`` refuses model ids that are not whole-string ids (``..`` staged the
   whole repository) before the GPU runner uses them, and its GPU job holds no write token.
 """
@@ -252,6 +254,30 @@ def test_leaderboard_commands_in_workflows_exist(path: Path, capsys):
                 parser.parse_args([*sub, "--help"])
             assert exit_info.value.code == 0, f"{path.name}: leaderboard {' '.join(sub)}"
     capsys.readouterr()
+
+
+# --------------------------------------------------------------------------- caches
+
+RUNS_LEADERBOARD = re.compile(r"(^|[\s/;(|&])(leaderboard|\.ci/run|scripts/[\w-]+\.sh)\b", re.M)
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_no_job_reads_a_task_data_cache_another_job_could_have_written(path: Path):
+    """The task-data cache (leaderboard/data/cache.py) lives in the user's home folder by
+    default, and the self-hosted GPU runner's home persists between jobs: every job that
+    runs the leaderboard turns it off, and no step or script turns it back on."""
+    for job_id, job in load(path)["jobs"].items():
+        runs = [step.get("run") or "" for step in job.get("steps", [])]
+        if not any(RUNS_LEADERBOARD.search(script) for script in runs):
+            continue
+        assert (job.get("env") or {}).get("FOLLOWBOARD_DATA_CACHE") == "off", (
+            f"{path.name}: job {job_id} runs the leaderboard with the task-data cache of "
+            "its runner's home folder; set FOLLOWBOARD_DATA_CACHE: \"off\" in its env")
+        for step in job.get("steps", []):
+            assert "FOLLOWBOARD_DATA_CACHE" not in (step.get("env") or {}), (
+                f"{path.name}: {job_id}/{step.get('name')!r} sets the cache folder")
+            assert "FOLLOWBOARD_DATA_CACHE" not in (step.get("run") or ""), (
+                f"{path.name}: {job_id}/{step.get('name')!r} sets the cache folder")
 
 
 # --------------------------------------------------------------------------- credentials
