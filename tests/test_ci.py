@@ -808,6 +808,41 @@ def test_only_the_owner_or_a_maintainer_may_change_a_merged_submission(
         assert "only its owner or a maintainer may change it" in text
 
 
+@pytest.mark.parametrize(("author", "in_actions"), [
+    ("", False), ("  ", False),  # an Actions expression that came out empty
+    (None, True),                # no author at all inside Actions
+])
+def test_a_check_without_the_authors_login_refuses(repo, wtr, data_dir, actions_env, tmp_path,
+                                                   monkeypatch, author, in_actions):
+    """`--pr-author ''` skipped the ownership check: an unknown author now refuses, in
+    the check job and again in the comment job."""
+    root, base = repo
+    _set_owner(root, "old-model", "alice")
+    base = commit_all(root, "record the owner")
+    git(root, "checkout", "-q", "-b", "edit")
+    meta = root / "submissions" / "old-model" / "metadata.yaml"
+    meta.write_text(meta.read_text().replace("Old Model", "Old Model v2"))
+    head = commit_all(root, "change old-model")
+    if in_actions:
+        monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    author_args = [] if author is None else ["--pr-author", author]
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir, *author_args,
+                    "--author-association", "NONE") == 1
+    report = read_ci_report(out / "report.json")
+    assert report.status == "refused" and not report.submissions
+    assert "author is not known" in report.refusals[0]
+    # The comment job refuses too, whatever the report claims.
+    valid = tmp_path / "valid.json"
+    valid.write_text(report.model_copy(update=dict(status="valid", refusals=[])).model_dump_json())
+    base_dir = tmp_path / "base-checkout"
+    git(root, "worktree", "add", "-q", str(base_dir), base)
+    body = tmp_path / "comment.md"
+    assert main(["ci", "comment-body", str(valid), "--out", str(body), *author_args,
+                 "--author-association", "NONE", "--base-dir", str(base_dir)]) == 0
+    assert "⛔ refused" in body.read_text() and "author is not known" in body.read_text()
+
+
 def test_a_new_submission_names_its_author_as_owner(repo, wtr, data_dir, actions_env,
                                                     tmp_path):
     root, base = repo

@@ -201,6 +201,22 @@ MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 REPOSITORY_BOT = "github-actions[bot]"
 
 
+# Why a check refuses when it does not know who opened the pull request.
+AUTHOR_UNKNOWN = ("the pull request's author is not known (--pr-author is empty or missing), "
+                  "so who may change which submission cannot be checked; the check refuses "
+                  "rather than skip it. Re-run the workflow; if this persists, a maintainer "
+                  "must look at the workflow's inputs.")
+
+
+def author_unknown(given: str | None, *, in_actions: bool) -> bool:
+    """Whether a check must refuse for want of the PR's author: one given empty (a
+    workflow expression that came out empty), or none given inside GitHub Actions.
+    Outside Actions a missing author means a local run, which checks no ownership."""
+    if given is None:
+        return in_actions
+    return not given.strip()
+
+
 def is_maintainer(association: str | None) -> bool:
     return (association or "").upper() in MAINTAINER_ASSOCIATIONS
 

@@ -34,6 +34,7 @@ from leaderboard.ci.git import (
     tree_entries,
 )
 from leaderboard.ci.policy import (
+    AUTHOR_UNKNOWN,
     METADATA_NAME,
     RESULTS_NAME,
     RUNS_DIR,
@@ -82,6 +83,8 @@ class PrCheckRequest:
     # checked (a local run).
     pr_author: str | None = None
     author_association: str | None = None
+    # The author was required but came empty (policy.author_unknown): the PR is refused.
+    author_unknown: bool = False
 
 
 def scorer_version() -> str:
@@ -202,6 +205,8 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
         check_removal(scope, sub_id, tree_entries(req.repo, head, f"{SUBMISSIONS_DIR}/{sub_id}"))
     common = dict(pr_number=req.pr_number, base_sha=base, head_sha=head, merge_base=fork_point,
                   scorer=scorer_version())
+    if req.author_unknown:  # fail closed: no ownership check is skipped
+        return CiReport(status="refused", refusals=[AUTHOR_UNKNOWN], **common)
     if not scope.ok:
         return CiReport(status="refused", refusals=scope.refusals,
                         refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], **common)

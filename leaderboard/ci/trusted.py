@@ -16,6 +16,7 @@ from pathlib import Path
 
 from leaderboard.ci.git import Change
 from leaderboard.ci.policy import (
+    AUTHOR_UNKNOWN,
     METADATA_NAME,
     SUBMISSIONS_DIR,
     classify_changes,
@@ -72,6 +73,13 @@ def apply_trusted_scope(report: CiReport, changes: list[Change]) -> CiReport:
     return report.model_copy(update=dict(
         status="refused", refusals=refusals[:50],
         refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], submissions=[]))
+
+
+def refuse_for_unknown_author(report: CiReport) -> CiReport:
+    """The report as a refusal: the PR's author, which the ownership check needs, is not
+    known (:func:`leaderboard.ci.policy.author_unknown`)."""
+    return report.model_copy(update=dict(status="refused", refusals=[AUTHOR_UNKNOWN],
+                                         refused_paths=[], submissions=[]))
 
 
 def apply_ownership(report: CiReport, base_dir: Path, author: str,

@@ -147,10 +147,15 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def _add_author_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pr-author", default=None, metavar="LOGIN",
                         help="the pull request's author: changes to a merged submission are "
-                             "accepted only from its owner or a maintainer")
+                             "accepted only from its owner or a maintainer. Given empty, or "
+                             "missing inside GitHub Actions, the PR is refused")
     parser.add_argument("--author-association", default=None, metavar="ASSOCIATION",
                         help="GitHub's author_association of the author (OWNER, MEMBER and "
                              "COLLABORATOR are maintainers)")
+
+
+def _in_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
 def _progress(quiet: bool):  # noqa: ANN202
@@ -167,12 +172,15 @@ def run_pr_check_cmd(args: argparse.Namespace) -> int:
         run_pr_check_safely,
         write_outputs,
     )
+    from leaderboard.ci.policy import author_unknown
     from leaderboard.data import resolve_data_dir
 
     req = PrCheckRequest(repo=args.repo, base=args.base, head=args.head,
                          data_dir=resolve_data_dir(args.data_dir), pr_number=args.pr_number,
                          seed=args.seed, pr_author=(args.pr_author or "").strip() or None,
-                         author_association=args.author_association)
+                         author_association=args.author_association,
+                         author_unknown=author_unknown(args.pr_author,
+                                                       in_actions=_in_actions()))
     # Whatever fails inside, a report is written, so the comment job has something to say.
     report = run_pr_check_safely(req, args.out, _progress(args.quiet))
     emit_annotations(report)
@@ -203,8 +211,14 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
         from leaderboard.ci.trusted import apply_trusted_scope, read_api_files
 
         report = apply_trusted_scope(report, read_api_files(args.pr_files))
+    from leaderboard.ci.policy import author_unknown
+
     author = (args.pr_author or "").strip()
-    if author and args.base_dir is not None:
+    if author_unknown(args.pr_author, in_actions=_in_actions()):
+        from leaderboard.ci.trusted import refuse_for_unknown_author
+
+        report = refuse_for_unknown_author(report)
+    elif author and args.base_dir is not None:
         from leaderboard.ci.trusted import apply_ownership
 
         report = apply_ownership(report, args.base_dir, author, args.author_association)
