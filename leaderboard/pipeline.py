@@ -169,8 +169,15 @@ class SubmissionOutcome:
 
 
 def check_submission(root: Path, data_dir: Path, *, score: bool,
-                     progress: Progress = _quiet) -> SubmissionOutcome:
-    """Validate every file of a submission and, when asked and all is valid, score it."""
+                     progress: Progress = _quiet, check_scores: bool = False
+                     ) -> SubmissionOutcome:
+    """Validate every file of a submission and, when asked and all is valid, score it.
+
+    Without ``score`` (`validate`), a results.json that no longer matches the files is
+    reported; with ``check_scores`` too, the submission is scored and its results.json
+    compared with what the scorer computes (as `ci pr-check` compares a PR's), so a
+    hand-edited score is found even when the recorded SHA-256 of the runs was kept.
+    """
     report = Report()
     from leaderboard.submissions import discover
 
@@ -189,7 +196,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
             report.add(f"{submission.id}/runs/{task.id}", None, str(exc))
             continue
         report.extend(task_report)
-        if score and inputs is not None and report.ok:
+        if (score or check_scores) and inputs is not None and report.ok:
             outcome.scores[task.id] = score_inputs(inputs)
     if not score:
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
@@ -197,7 +204,40 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
             report.add(f"{submission.id}/results.json", None,
                        f"{problem}: the scores are stale; run `leaderboard score "
                        f"submissions/{submission.id}`")
+        if check_scores and report.ok:
+            check_recorded_scores(outcome)
     return outcome
+
+
+def check_recorded_scores(outcome: SubmissionOutcome) -> None:
+    """Report how ``results.json`` differs from the scores just computed from the runs."""
+    from leaderboard.results import ResultsFileError, compare_scores, read_results
+
+    submission = outcome.submission
+    shown = f"{submission.id}/results.json"
+    path = submission.root / "results.json"
+    if not path.is_file() or path.is_symlink():
+        outcome.report.add(shown, None, "no results.json: no scores to check (`leaderboard "
+                                        "score` writes it)", "warning")
+        return
+    if submission.metadata is None or not outcome.scores:
+        return  # nothing was scored; the errors say why
+    try:
+        recorded = read_results(path)
+    except ResultsFileError as exc:
+        outcome.report.add(shown, None, str(exc))
+        return
+    scores, others = compare_scores(recorded, results_for(outcome))
+    rescore = f"run `leaderboard score submissions/{submission.id}`"
+    for difference in scores:
+        outcome.report.add(shown, None, f"score differs from the runs: {difference}")
+    if scores:
+        outcome.report.add(shown, None, f"the scores in results.json are not those of these "
+                                        f"runs; {rescore}")
+    elif others:
+        outcome.report.add(shown, None, f"the scores match the runs, but {', '.join(others)} "
+                                        f"differ from what this version of the scorer writes; "
+                                        f"{rescore} to refresh them", "warning")
 
 
 def results_for(outcome: SubmissionOutcome) -> ResultsFile:

@@ -108,8 +108,79 @@ def canonical_json(data: object) -> str:
     return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def results_text(results: ResultsFile) -> str:
+    """A results file's bytes as the scorer writes them (what CI compares byte for byte)."""
+    return canonical_json(results.model_dump(mode="json", exclude_none=True))
+
+
 def write_results(path: Path, results: ResultsFile) -> None:
-    atomic_write_text(path, canonical_json(results.model_dump(mode="json", exclude_none=True)))
+    atomic_write_text(path, results_text(results))
+
+
+# Score differences listed by compare_scores before the rest is counted.
+MAX_LISTED_DIFFERENCES = 10
+
+
+def compare_scores(recorded: ResultsFile, recomputed: ResultsFile) -> tuple[list[str], list[str]]:
+    """How a results file differs from the one the scorer computes now, as (score
+    differences, other differences): a task, metric, group value or per-query score that
+    is not what the runs give; then the top-level fields (scorer version, data revisions,
+    model) that differ. Both empty when the files are identical."""
+    scores: list[str] = []
+    old_systems = {s.system_id: s for s in recorded.systems}
+    for system in recomputed.systems:
+        old = old_systems.pop(system.system_id, None)
+        if old is None:
+            scores.append(f"system {system.system_id!r} is missing")
+            continue
+        for task_id in sorted(set(system.tasks) | set(old.tasks)):
+            new_task, old_task = system.tasks.get(task_id), old.tasks.get(task_id)
+            if new_task is None or old_task is None:
+                scores.append(f"{task_id}: " + ("not scored from these runs"
+                                                if new_task is None else "missing"))
+                continue
+            scores += _value_differences(task_id, old_task.metrics, new_task.metrics)
+            for label in sorted(set(new_task.groups) | set(old_task.groups)):
+                scores += _value_differences(f"{task_id} [{label}]",
+                                             old_task.groups.get(label, {}),
+                                             new_task.groups.get(label, {}))
+            for key in sorted(set(new_task.per_query) | set(old_task.per_query)):
+                old_q, new_q = old_task.per_query.get(key, {}), new_task.per_query.get(key, {})
+                differing = sum(old_q.get(q) != new_q.get(q) for q in set(old_q) | set(new_q))
+                if differing:
+                    scores.append(f"{task_id} {key}: {differing} per-query "
+                                  f"score{'s' if differing != 1 else ''} differ")
+            if (old_task.group_members, old_task.n_queries) != (new_task.group_members,
+                                                                 new_task.n_queries):
+                scores.append(f"{task_id}: query counts or group members differ")
+    scores += [f"system {system_id!r} is not scored from these runs" for system_id in old_systems]
+    if len(scores) > MAX_LISTED_DIFFERENCES:
+        more = len(scores) - MAX_LISTED_DIFFERENCES
+        scores = scores[:MAX_LISTED_DIFFERENCES] + [f"and {more} more"]
+    old_dump = recorded.model_dump(mode="json", exclude_none=True)
+    new_dump = recomputed.model_dump(mode="json", exclude_none=True)
+    others = [key for key in sorted(set(old_dump) | set(new_dump))
+              if key != "systems" and old_dump.get(key) != new_dump.get(key)]
+    old_rest = [{k: v for k, v in s.items() if k != "tasks"} for s in old_dump["systems"]]
+    new_rest = [{k: v for k, v in s.items() if k != "tasks"} for s in new_dump["systems"]]
+    if old_rest != new_rest:
+        others.append("systems (model or source)")
+    return scores, others
+
+
+def _value_differences(where: str, recorded: dict[str, float],
+                       recomputed: dict[str, float]) -> list[str]:
+    out = []
+    for key in sorted(set(recorded) | set(recomputed)):
+        old, new = recorded.get(key), recomputed.get(key)
+        if old != new:
+            out.append(f"{where} {key}: results.json has {_number(old)}, the runs give "
+                       f"{_number(new)}")
+    return out
+
+
+def _number(value: float | None) -> str:
+    return "nothing" if value is None else f"{value:.6g}"
 
 
 class ResultsFileError(ValueError):

@@ -906,6 +906,39 @@ def test_publish_rescores_every_stale_submission_not_just_its_push(repo, wtr, da
     assert "no submission needs scoring" in capsys.readouterr().out
 
 
+def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
+        repo, data_dir, capsys):
+    """IRS and p-MRR set to 0.99 by hand, with the recorded SHA-256 of the runs kept:
+    `validate` said valid and `ci score-pending` found nothing to score."""
+    root, base = repo
+    path = root / "submissions" / "old-model" / "results.json"
+    genuine = path.read_bytes()
+    data = json.loads(genuine)
+    metrics = data["systems"][0]["tasks"][TASK]["metrics"]
+    true_irs = metrics["IRS"]
+    metrics["IRS"] = metrics["p-MRR"] = 0.99
+    path.write_text(json.dumps(data, sort_keys=True, indent=1) + "\n")
+    edited = commit_all(root, "a hand edit of old-model's scores")
+    folder = str(path.parent)
+
+    assert main(["validate", folder, "--data-dir", str(data_dir), "--quiet"]) == 0
+    capsys.readouterr()  # the recorded digests still match: only a rescore tells
+    assert main(["validate", "--check-scores", folder, "--data-dir", str(data_dir),
+                 "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert (f"old-model/results.json: score differs from the runs: {TASK} IRS: results.json "
+            f"has 0.99, the runs give {true_irs:.6g}") in out
+    assert f"{TASK} p-MRR: results.json has 0.99" in out
+    assert "run `leaderboard score submissions/old-model`" in out
+
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
+                 edited, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "old-model: scored" in capsys.readouterr().out
+    assert path.read_bytes() == genuine
+    assert main(["validate", "--check-scores", folder, "--data-dir", str(data_dir),
+                 "--quiet"]) == 0
+
+
 def test_bare_urls_in_names_are_not_links():
     for text in ("see https://evil.example/x", "HTTP://evil.example", "www.evil.example",
                  "ftp://x.example", "a javascript://x"):

@@ -2,11 +2,12 @@
 
 After a submission PR is merged, ``submissions/<id>/results.json`` is written by CI (the
 submitter never hand-writes scores). On each push to the main branch this finds the
-submissions whose files changed in the push, plus every submission whose results.json is
-missing or stale (its recorded SHA-256 of metadata.yaml and the runs no longer match the
-files), and scores them in the working tree; the workflow then commits whatever changed.
-Staleness is read from the files, not from the push, so a cancelled or failed publish run
-is caught up by the next one.
+submissions whose files changed in the push, results.json included (a hand-edited score
+keeps the recorded SHA-256 of the runs, so only the push shows it), plus every submission
+whose results.json is missing or stale (its recorded SHA-256 of metadata.yaml and the
+runs no longer match the files), and scores them in the working tree; the workflow then
+commits whatever changed. Staleness is read from the files, not from the push, so a
+cancelled or failed publish run is caught up by the next one.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ class PendingOutcome:
 
 
 def pending_submissions(repo: Path, before: str | None, after: str | None) -> list[str]:
-    """Submission ids changed between two commits (if given), plus those whose results are
-    missing or stale."""
+    """Submission ids with any file changed between two commits (if given), results.json
+    included, plus those whose results are missing or stale."""
     ids: set[str] = set()
     if before and after and not NULL_SHA_RE.match(before):
         try:
@@ -46,7 +47,7 @@ def pending_submissions(repo: Path, before: str | None, after: str | None) -> li
         if old is not None:
             for change in changed_files(repo, old, resolve_commit(repo, after)):
                 parts = PurePosixPath(change.path).parts
-                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR and parts[2] != RESULTS_NAME:
+                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR:
                     ids.add(parts[1])
     folder = repo / SUBMISSIONS_DIR
     if folder.is_dir():

@@ -55,7 +55,7 @@ from leaderboard.ci.pr_report import (
 )
 from leaderboard.pipeline import check_submission, results_for
 from leaderboard.report import Issue, Report
-from leaderboard.results import canonical_json, write_results
+from leaderboard.results import results_text, write_results
 from leaderboard.submissions import owner_of
 
 Progress = Callable[[str], None]
@@ -176,7 +176,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         expected = None
         if report.ok and meta is not None and outcome.scores:
             results = results_for(outcome)
-            expected = canonical_json(results.model_dump(mode="json", exclude_none=True))
+            expected = results_text(results)
             system = results.systems[0]
             for task in outcome.submission.tasks():
                 if task.id in outcome.scores:

@@ -101,9 +101,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     pending = new_command(
         steps, "score-pending", "score merged submissions whose results.json is due",
-        "Score, in the working tree, every submission whose files changed between --before "
-        "and --after and every submission without a results.json. Sets the step outputs "
-        "scored (comma-separated ids) and failed.",
+        "Score, in the working tree, every submission with a file changed between --before "
+        "and --after (results.json included: an edited score is put right), and every "
+        "submission whose results.json is missing or stale. Sets the step outputs scored "
+        "(comma-separated ids) and failed.",
         "  leaderboard ci score-pending --before \"$BEFORE\" --after \"$AFTER\"")
     pending.add_argument("--before", default=None, metavar="COMMIT")
     pending.add_argument("--after", default=None, metavar="COMMIT")

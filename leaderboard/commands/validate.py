@@ -16,16 +16,25 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "validate", "check submission folders (metadata and every run file)",
         "Validate submissions/<id>/metadata.yaml and every run file under runs/<task>/. "
-        "Prints FILE:LINE: message for each problem; exit 1 if any submission is invalid.",
-        "  leaderboard validate submissions/bm25s submissions/my-model")
+        "Prints FILE:LINE: message for each problem; exit 1 if any submission is invalid. "
+        "A results.json whose recorded SHA-256 of the runs no longer matches them is "
+        "reported; --check-scores also scores the runs and compares every score with "
+        "results.json, as the pull-request check does.",
+        "  leaderboard validate submissions/bm25s submissions/my-model\n"
+        "  leaderboard validate --check-scores submissions/bm25s")
     add_submission_args(p)
+    p.add_argument("--check-scores", action="store_true",
+                   help="score the runs and compare every score with results.json (an "
+                        "edited score is an error)")
     p.set_defaults(handler=run)
 
 
-def _validate(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, str]:
+def _validate(root: Path, data_dir: Path, progress: Progress,
+              check_scores: bool = False) -> tuple[bool, str]:
     from leaderboard.pipeline import check_submission
 
-    outcome = check_submission(root, data_dir, score=False, progress=progress)
+    outcome = check_submission(root, data_dir, score=False, progress=progress,
+                               check_scores=check_scores)
     for line in outcome.report.lines():
         print(line)
     status = "valid" if outcome.report.ok else "INVALID"
@@ -35,4 +44,6 @@ def _validate(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, str
 
 
 def run(args: argparse.Namespace) -> int:
-    return for_each_submission(args, _validate)
+    return for_each_submission(
+        args, lambda root, data_dir, progress: _validate(root, data_dir, progress,
+                                                         args.check_scores))
