@@ -13,6 +13,7 @@ every role the task needs.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,8 +213,17 @@ def _role_of(name: str, task: Task) -> str | None:
 
 
 def discover(root: Path, report: Report) -> Submission:
-    """Find metadata and run files; unknown tasks, roles and stray files are errors."""
+    """Find metadata and run files; unknown tasks, roles and stray files are errors.
+
+    A folder with neither ``metadata.yaml`` nor ``runs/`` is not a submission at all (a
+    mistyped path, ``validate submissions/../..``): it gets one error, not one per entry.
+    """
     sub_display = root.name
+    if not any(os.path.lexists(root / name) for name in ("metadata.yaml", "runs")):
+        report.add(sub_display or str(root), None,
+                   "not a submission folder: it holds neither metadata.yaml nor runs/ (a "
+                   "submission is a folder submissions/<id>/ with both)")
+        return Submission(root, None, {})
     metadata = load_metadata(root / "metadata.yaml", f"{sub_display}/metadata.yaml", report)
     if metadata is not None and metadata.id != root.name:
         report.add(f"{sub_display}/metadata.yaml", _yaml_line(

@@ -285,6 +285,22 @@ def test_validate_bad_metadata_points_at_key_and_line(capsys, data_dir: Path,
     assert "fixture-oracle: INVALID" in out
 
 
+def test_validate_of_a_folder_that_is_not_a_submission_says_so_once(capsys, data_dir: Path,
+                                                                     tmp_path: Path) -> None:
+    """`validate submissions/../../../../etc` listed 147 "unexpected file" lines."""
+    folder = tmp_path / "etc"
+    for i in range(147):
+        (folder / f"entry-{i}").mkdir(parents=True)
+    rc, out, _ = run_cli(capsys, "validate", str(folder), "--data-dir", str(data_dir),
+                         "--quiet")
+    assert rc == 1
+    problems = [line for line in out.splitlines() if line.startswith("etc: ")
+                and "not a submission folder" in line]
+    assert problems == ["etc: not a submission folder: it holds neither metadata.yaml nor "
+                        "runs/ (a submission is a folder submissions/<id>/ with both)"], out
+    assert "unexpected file" not in out
+
+
 # --- start-up: each command imports only what it needs ---
 
 def run_python(code: str, **kwargs) -> subprocess.CompletedProcess:
