@@ -22,6 +22,12 @@ class Issue:
     line: int | None
     message: str
     severity: Severity = "error"
+    # What kind of finding this is, for callers that summarise or combine findings
+    # (e.g. "ties", "other-role:altered"); None for the rest.
+    kind: str | None = None
+    # How many findings this one stands for: more than 1 for the line that counts the
+    # findings of a kind past a cap ("78,000 more unknown queries").
+    count: int = 1
 
     def format(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -36,8 +42,8 @@ class Report:
     issues: list[Issue] = field(default_factory=list)
 
     def add(self, path: str, line: int | None, message: str,
-            severity: Severity = "error") -> None:
-        self.issues.append(Issue(path, line, message, severity))
+            severity: Severity = "error", kind: str | None = None, count: int = 1) -> None:
+        self.issues.append(Issue(path, line, message, severity, kind, count))
 
     def extend(self, other: "Report") -> None:
         self.issues.extend(other.issues)
@@ -51,20 +57,63 @@ class Report:
         return [i for i in self.issues if i.severity == "warning"]
 
     @property
+    def n_errors(self) -> int:
+        """How many errors were found, those past a cap included."""
+        return sum(i.count for i in self.issues if i.severity == "error")
+
+    @property
+    def n_warnings(self) -> int:
+        return sum(i.count for i in self.issues if i.severity == "warning")
+
+    @property
     def ok(self) -> bool:
         return not self.errors
 
-    def lines(self, limit: int = MAX_LISTED_PER_FILE) -> list[str]:
-        """Errors first then warnings, at most ``limit`` of each per file, plus a count."""
+    def lines(self, limit: int = MAX_LISTED_PER_FILE,
+              summarise_after: int | None = None) -> list[str]:
+        """Errors first then warnings, at most ``limit`` of each per file, plus a count.
+
+        With ``summarise_after``, a kind of warning found in more files than that (tied
+        scores in 296 runs of a submission) is one line: its first instance, and how
+        many more files have it."""
         out: list[str] = []
         for severity in ("error", "warning"):
             per_file: dict[str, list[Issue]] = {}
-            for issue in self.issues:
-                if issue.severity == severity:
-                    per_file.setdefault(issue.path, []).append(issue)
+            shown = [i for i in self.issues if i.severity == severity]
+            if severity == "warning" and summarise_after is not None:
+                shown, summaries = _summarise_kinds(shown, summarise_after)
+                out += summaries
+            for issue in shown:
+                per_file.setdefault(issue.path, []).append(issue)
             for path, issues in per_file.items():
                 out += [i.format() for i in issues[:limit]]
                 if len(issues) > limit:
-                    out.append(f"{path}: ... and {len(issues) - limit} more "
-                               f"{severity}{'s' if len(issues) - limit > 1 else ''}")
+                    hidden = sum(i.count for i in issues[limit:])
+                    out.append(f"{path}: ... and {plural(hidden, 'more ' + severity)}")
         return out
+
+
+def _summarise_kinds(issues: list[Issue], after: int) -> tuple[list[Issue], list[str]]:
+    """The issues left after taking out each kind found in more than ``after`` files, and
+    one line for each kind taken out."""
+    files_of: dict[str, set[str]] = {}
+    for issue in issues:
+        if issue.kind is not None:
+            files_of.setdefault(issue.kind, set()).add(issue.path)
+    repeated = {kind for kind, files in files_of.items() if len(files) > after}
+    lines = []
+    for kind in repeated:
+        first = next(i for i in issues if i.kind == kind)
+        others = len(files_of[kind]) - 1
+        lines.append(f"{first.format()} [and the same warning for {plural(others, 'more file')}]")
+    return [i for i in issues if i.kind not in repeated], sorted(lines)
+
+
+def plural(n: int, noun: str, plural_form: str | None = None) -> str:
+    """``n`` and the noun, singular for 1: "1 document", "2 documents", "1,386 queries"."""
+    if n == 1:
+        return f"1 {noun}"
+    if plural_form is None:
+        plural_form = noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" \
+            else noun + "s"
+    return f"{n:,} {plural_form}"

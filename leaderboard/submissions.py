@@ -269,7 +269,10 @@ def discover(root: Path, report: Report) -> Submission:
     for task_id, roles in files.items():
         for role in registry[task_id].roles:
             if role not in roles:
-                report.add(f"{sub_display}/runs/{task_id}", None,
-                           f"missing the {role} run ({role}.trec or {role}.trec.gz)")
+                names = ("predictions.tsv or predictions.tsv.gz" if role == "predictions"
+                         else f"{role}.trec or {role}.trec.gz")
+                what = {"run": "its run", "predictions": "its predictions"}.get(
+                    role, f"the {role} run")
+                report.add(f"{sub_display}/runs/{task_id}", None, f"missing {what} ({names})")
     return Submission(root, metadata, files)
 

@@ -238,7 +238,7 @@ def test_score_broken_run_writes_nothing(capsys, data_dir: Path, submission: Pat
     assert rc == 1
     assert "document 'no-such-table' is not in the corpus" in out
     assert "query '0' has 1001 documents; at most 1000 are allowed" in out
-    assert "fixture-oracle: not scored (2 error(s))" in out
+    assert "fixture-oracle: not scored (2 errors)" in out
     assert results.read_bytes() == before and results.stat().st_mtime_ns == mtime
     assert not list(submission.glob("*.tmp*")) and not list(submission.glob(".*"))
 
@@ -262,7 +262,7 @@ def test_validate_valid_submission(capsys, data_dir: Path, submission: Path) -> 
     rc, out, _ = run_cli(capsys, "validate", str(submission), "--data-dir", str(data_dir),
                          "--quiet")
     assert rc == 0, out
-    assert "fixture-oracle: valid (1 task(s), 0 error(s)" in out
+    assert "fixture-oracle: valid (1 task, 0 errors" in out
     assert not (submission / "results.json").exists()
 
 

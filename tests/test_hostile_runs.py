@@ -160,14 +160,14 @@ def test_one_pass_reports_every_defect(tmp_path: Path, capsys, data_dir: Path, w
         f"{path}:1006: document 'no-such-table' is not in the corpus of followtable/wtr",
         f"{path}:1011: document '{lines[1010].split()[2]}' appears again for query '1' "
         "(first on line 1007)",
-        f"{path}: missing 1 of 60 original queries: '{q_last}'; 1 unreadable line(s) not "
+        f"{path}: missing 1 of 60 original queries: '{q_last}'; 1 unreadable line not "
         "counted",
     ]:
         assert expected in out.splitlines(), f"{expected!r} not in\n{out}"
     # Query 0 lost two lines (the 5-column one and the renamed query): reported once, with
     # the unreadable line it may explain.
     assert f"{path}:1: query '0' ranks 998 documents; each query must list min(1000, corpus " \
-           "size) = 1000 documents of the corpus" in out
+           "size) = 1,000 documents of the corpus" in out
 
 
 def test_role_is_inferred_from_followtable_query_ids(tmp_path: Path, capsys, data_dir: Path,
@@ -196,3 +196,91 @@ def test_role_that_cannot_be_inferred_is_a_usage_error(tmp_path: Path, capsys,
         check(tmp_path / "run.trec", "nobody Q0 1 1 1.0 t\n", capsys, data_dir)
     assert stop.value.code == 2
     assert "give --role (original, altered)" in capsys.readouterr().err
+
+
+def test_a_gzip_bomb_of_prediction_lines_stops_inflating_at_the_cap(tmp_path: Path,
+                                                                    data_dir: Path) -> None:
+    """T4 prediction lines (two columns) gzipped and given as a run were inflated to the
+    512 MiB limit (about 700 MB peak) before being refused; every line is an error, so
+    reading now stops at the error cap once the file has inflated past 64 MiB."""
+    line = b"t4-5f5acece6ce7 0.93\n"
+    member = gzip.compress(line * ((8 << 20) // len(line)), compresslevel=1, mtime=0)
+    path = tmp_path / "original.trec.gz"
+    path.write_bytes(member * 32)  # 256 MiB inflated, in 8 MiB gzip members
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(path), str(data_dir)],
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    cap = runs.MAX_ERRORS
+    assert result["lines"][:cap] == [f"{path}:{i}: expected 6 columns (qid Q0 docid rank score "
+                                     "tag), found 2" for i in range(1, cap + 1)]
+    assert result["lines"][cap:] == [
+        f"{path}: more than {cap} errors: stopped reading at line {cap + 1} (the file inflates "
+        "to over 64 MiB, and was not inflated further), as NIST's checker does; fix these and "
+        "check again"]
+    # At most the 64 MiB inflated before the check, not the 256 MiB of the file.
+    assert result["extra_kib"] * 1024 < 100 << 20, result["extra_kib"]
+
+
+def test_a_file_of_bare_carriage_returns_is_named_as_such(tmp_path: Path, capsys,
+                                                          data_dir: Path, wtr) -> None:
+    """It used to be reported as one line millions of bytes long."""
+    text = "".join(full_run(wtr, "original")).replace("\n", "\r")
+    rc, out = check(tmp_path / "original.trec", text, capsys, data_dir)
+    assert rc == 1
+    assert out.splitlines()[0] == (f"{tmp_path / 'original.trec'}:1: bare carriage return "
+                                   "(old Mac line ends?); end lines with \\n or \\r\\n")
+    assert "bytes long" not in out
+
+
+def test_unknown_queries_are_listed_up_to_the_cap_and_counted_past_it(tmp_path: Path, capsys,
+                                                                      data_dir: Path) -> None:
+    """Two runs of 10^6 unknown query ids kept 2x10^6 findings (1.15 GB): the findings of
+    a kind stop at MAX_FINDINGS_PER_KIND, and the rest is counted in one."""
+    cap = runs.MAX_FINDINGS_PER_KIND
+    n = cap + 500
+    text = "".join(f"nobody-{i} Q0 0 1 1.0 t\n" for i in range(n))
+    rc, out = check(tmp_path / "original.trec", text, capsys, data_dir, "--role", "original")
+    assert rc == 1
+    path = tmp_path / "original.trec"
+    assert f"{path}:1: unknown query 'nobody-0' (not an original query of {WTR})" in out
+    # 25 listed; the other 975 unknown queries listed, the 500 counted and the missing
+    # queries in one line.
+    assert f"{path}: ... and {n + 1 - 25:,} more errors" in out
+    assert f"INVALID {WTR} original run ({n + 1:,} errors" in out  # with the missing queries
+    report = runs.validate_read_run(runs.read_run(path), load_task_data(get_task(WTR), data_dir),
+                                    "original")[0]
+    assert len(report.issues) == cap + 2 and report.n_errors == n + 1
+    assert report.issues[cap].message == "500 more unknown queries"
+
+
+def test_a_run_of_more_query_ids_than_any_task_has_stops_there(tmp_path: Path, capsys,
+                                                               data_dir: Path) -> None:
+    """Decoding 10^6 distinct query ids took 360 MB a file; past MAX_QUERIES the reading
+    stops, with the line."""
+    limit = runs.MAX_QUERIES
+    text = "".join(f"q{i} Q0 0 1 1.0 t\n" for i in range(limit + 50))
+    rc, out = check(tmp_path / "original.trec", text, capsys, data_dir, "--role", "original")
+    assert rc == 1
+    assert out.splitlines()[0] == (
+        f"{tmp_path / 'original.trec'}:{limit + 1}: more than {limit:,} distinct query ids: a "
+        "run answers the queries of one task, and no task has that many; stopped reading here")
+
+
+def test_swapped_runs_are_said_in_one_line(tmp_path: Path, capsys, data_dir: Path,
+                                           wtr) -> None:
+    """--original and --altered swapped gave about 50 lines of unknown-query errors."""
+    original, altered = tmp_path / "a.trec", tmp_path / "b.trec"
+    original.write_text("".join(full_run(wtr, "altered")))
+    altered.write_text("".join(full_run(wtr, "original")))
+    capsys.readouterr()
+    rc = main(["eval", WTR, "--original", str(original), "--altered", str(altered),
+               "--data-dir", str(data_dir)])
+    out, err = capsys.readouterr()
+    assert rc == 1 and out == ""
+    assert err.splitlines() == [
+        f"the runs look swapped: {original} (--original) holds the altered queries and "
+        f"{altered} (--altered) the original ones; give each file to the other option"]
+    # Given the right way round they are scored.
+    assert main(["eval", WTR, "--original", str(altered), "--altered", str(original),
+                 "--data-dir", str(data_dir)]) == 0

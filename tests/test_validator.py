@@ -98,7 +98,7 @@ def with_line(lines: list[str], at: int, new: str | list[str]) -> str:
 def test_valid_run_passes(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
     result = check(tmp_path / "original.trec", "".join(wtr_lines), capsys, data_dir)
     assert result.rc == 0, result.text
-    assert "valid followtable/wtr original run (0 error(s), 0 warning(s))" in result.out
+    assert "valid followtable/wtr original run (0 errors, 0 warnings)" in result.out
 
 
 def test_valid_gzip_run_passes(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
@@ -300,7 +300,7 @@ def test_many_errors_are_capped(tmp_path: Path, capsys, data_dir: Path, wtr_line
     assert (f"{result.path}: more than 20 errors: stopped reading at line 21 of "
             f"{len(wtr_lines) + 100}, as NIST's checker does; fix these and check again"
             in result.out)
-    assert "(21 error(s), 0 warning(s))" in result.out
+    assert "(21 errors, 0 warnings)" in result.out
 
 
 def test_every_error_line_has_a_location(tmp_path: Path, capsys, data_dir: Path,
@@ -350,7 +350,9 @@ def test_ties_warn(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
             for ln in wtr_lines]
     result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
     assert result.rc == 0, result.text
-    assert any(re.search(rf"warning: {DOCS_PER_QUERY - 1} tied score\(s\) within a query", ln)
+    # Counted over the whole run, and said so: 999 scores of query 3 tie the one above.
+    assert any(ln.endswith(f"warning: tied scores: {DOCS_PER_QUERY - 1} in all, over 1 query; "
+                           "ties are broken by docid descending, as trec_eval does")
                for ln in result.out.splitlines()), result.out
 
 
@@ -389,20 +391,29 @@ def test_doc_outside_the_pool(tmp_path: Path, capsys, pool_data) -> None:
 
 def test_original_query_in_altered_run(tmp_path: Path, capsys, pool_data) -> None:
     root, collection = pool_data
-    body = "".join(run_lines(collection, "original"))
-    result = check(tmp_path / "altered.trec", body, capsys, root, task="followir/robust04",
-                   role="altered")
+    lines = run_lines(collection, "original")
+    result = check(tmp_path / "altered.trec", "".join(lines), capsys, root,
+                   task="followir/robust04", role="altered")
     assert result.rc == 1
-    assert "unknown query '100-og' (not a altered query" in result.out or \
-        "unknown query '100-og'" in result.out
-    assert f"{result.path}: missing 3 of 3 altered queries" in result.out
+    # The whole original run given as the altered one: one finding, not one per query.
+    assert (f"{result.path}: this is the original run: its queries (first '100-og') are the "
+            "original queries of followir/robust04, none an altered query") in result.out
+    assert "unknown query" not in result.out and "missing" not in result.out
+    # One original query among altered ones is an unknown query, as before.
+    altered = run_lines(collection, "altered")
+    mixed = altered[:-25] + lines[-25:]
+    result = check(tmp_path / "altered.trec", "".join(mixed), capsys, root,
+                   task="followir/robust04", role="altered")
+    assert result.rc == 1
+    assert f"unknown query '{collection.base_ids[-1]}-og' (not an altered query" in result.out
+    assert f"{result.path}: missing 1 of 3 altered queries" in result.out
 
 
 # Depth and pool coverage: a document a run leaves out ranks below all it lists, so a
 # shallow run inflates p-MRR; every query must be ranked in full (issue 17 section 1).
 
 def short_message(result: Checked) -> list[str]:
-    return [ln for ln in result.out.splitlines() if "queries are short" in ln]
+    return [ln for ln in result.out.splitlines() if re.search(r"quer(y|ies) (is|are) short", ln)]
 
 
 def test_shallow_cut_of_the_committed_bm25s_run_is_refused(tmp_path: Path, capsys,
@@ -417,7 +428,7 @@ def test_shallow_cut_of_the_committed_bm25s_run_is_refused(tmp_path: Path, capsy
     first_q = cut[0].split()[0]
     assert result.lines_at(1) == [
         f"{result.path}:1: query '{first_q}' ranks 10 documents; each query must list "
-        "min(1000, corpus size) = 1000 documents of the corpus (60 of 60 queries are short, "
+        "min(1000, corpus size) = 1,000 documents of the corpus (60 of 60 queries are short, "
         "59,400 documents in all)"]
 
 
@@ -430,8 +441,8 @@ def test_one_query_one_document_short(tmp_path: Path, capsys, data_dir: Path,
     assert result.rc == 1
     assert short_message(result) == [
         f"{result.path}:{first_seven + 1}: query '7' ranks 999 documents; each query must list "
-        "min(1000, corpus size) = 1000 documents of the corpus (1 of 60 queries are short, "
-        "1 documents in all)"]
+        "min(1000, corpus size) = 1,000 documents of the corpus (1 of 60 queries is short, "
+        "1 document in all)"]
 
 
 def test_duplicates_do_not_count_towards_the_depth(tmp_path: Path, capsys, data_dir: Path,
@@ -457,7 +468,7 @@ def test_pi_indic_must_rank_its_whole_candidate_set(tmp_path: Path, capsys,
                    role="run")
     assert result.rc == 1
     assert any("ranks 149 documents; each query must list min(1000, corpus size) = 150 "
-               "documents of the corpus (1 of 150 queries are short" in ln
+               "documents of the corpus (1 of 150 queries is short" in ln
                for ln in result.lines_at(151)), result.out
 
 
@@ -485,7 +496,7 @@ def test_pool_run_one_query_short(tmp_path: Path, capsys, pool_data) -> None:
     assert result.rc == 1
     q = collection.base_ids[1]
     assert any(f"query '{q}-changed' ranks 24 of the 25 documents" in ln
-               and "(1 of 3 queries are short, 1 documents in all)" in ln
+               and "(1 of 3 queries is short, 1 document in all)" in ln
                for ln in result.lines_at(26)), result.out
 
 
@@ -502,7 +513,7 @@ def test_mfollowir_pool_coverage(tmp_path: Path, capsys) -> None:
     assert result.rc == 1
     q = collection.base_ids[1]
     assert any(f"query '{q}-og' ranks 9 of the 12 documents in its candidate pool" in ln
-               and "(1 of 2 queries are short, 3 documents in all)" in ln
+               and "(1 of 2 queries is short, 3 documents in all)" in ln
                for ln in result.lines_at(13)), result.out
 
 

@@ -7,6 +7,7 @@ live here so every command spells ``--data-dir`` the same way.
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:
@@ -32,23 +33,49 @@ def add_submission_args(parser: argparse.ArgumentParser) -> None:
     add_data_dir(parser)
 
 
-def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
-    """Run ``check(root, data_dir, progress) -> (ok, summary)`` on each submission folder.
+# A kind of warning found in more run files of a submission than this is one line
+# (tied scores are common: 296 of a submission's 304 runs have some).
+SUMMARISE_WARNINGS_AFTER = 3
 
-    Prints each summary line; exit 1 if any folder is missing or fails its check.
+
+def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
+    """Run ``check(root, data_dir, progress) -> (ok, findings, verdict)`` on each
+    submission folder.
+
+    Each submission's findings are printed when its check ends; the one-line verdicts
+    come last, after every submission's findings, so that they are found at the end of
+    the output (``validate submissions/*`` checks hundreds of files). On a terminal the
+    progress line is rewritten in place rather than one line per task. Exit 1 if any
+    folder is missing or fails its check.
     """
     from leaderboard.data import resolve_data_dir
     from leaderboard.pipeline import stderr_progress
 
     data_dir = resolve_data_dir(args.data_dir)
-    progress = (lambda _m: None) if args.quiet else stderr_progress
+    in_place = not args.quiet and sys.stderr.isatty()
+
+    def progress(message: str) -> None:
+        if in_place:  # back to the line's start, erase it, write
+            print(f"\r\x1b[K{message}", end="", file=sys.stderr, flush=True)
+        elif not args.quiet:
+            stderr_progress(message)
+    verdicts: list[str] = []
     failed = 0
     for root in args.submissions:
         if not root.is_dir():
-            print(f"{root}: not a submission folder")
+            verdicts.append(f"{root}: not a submission folder")
             failed += 1
             continue
-        ok, summary = check(root, data_dir, progress)
-        print(summary)
+        ok, findings, verdict = check(root, data_dir, progress)
+        if in_place:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+        for line in findings:
+            print(line)
+        verdicts.append(verdict)
         failed += not ok
+    sys.stdout.flush()  # the findings before the verdicts, also when both go to one file
+    if len(verdicts) > 1:
+        print(f"\n{len(verdicts) - failed} of {len(verdicts)} passed:")
+    for verdict in verdicts:
+        print(verdict)
     return 1 if failed else 0

@@ -9,6 +9,7 @@ from leaderboard.commands import add_data_dir, new_command
 from leaderboard.data import load_task_data, resolve_data_dir
 from leaderboard.pipeline import validate_file
 from leaderboard.registry import UnknownTaskError, get_task
+from leaderboard.report import plural
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -66,8 +67,12 @@ def run(args: argparse.Namespace) -> int:
     report, _ = validate_file(task, data, role, args.run_file, str(args.run_file))
     for line in report.lines():
         print(line)
-    n_err, n_warn = len(report.errors), len(report.warnings)
-    print(f"{args.run_file}: {'valid' if report.ok else 'INVALID'} {task.id} {role} run "
-          f"({n_err} error(s), {n_warn} warning(s))")
+    print(f"{args.run_file}: {'valid' if report.ok else 'INVALID'} {task.id} {role_file(role)} "
+          f"({plural(report.n_errors, 'error')}, {plural(report.n_warnings, 'warning')})")
     return 0 if report.ok else 1
+
+
+def role_file(role: str) -> str:
+    """What a file of ``role`` is called: "original run", "run", "predictions file"."""
+    return {"run": "run", "predictions": "predictions file"}.get(role, f"{role} run")
 

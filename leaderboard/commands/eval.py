@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from leaderboard.commands import add_data_dir, new_command
+from leaderboard.report import Report, plural
 
 
 # The leaderboard, `compare` and the PR comment show scores x100; so does eval's text, and
@@ -27,10 +28,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         sub, "eval", "validate and score the runs of one task",
         "Validate the runs of one task, then score them. Paired tasks (FollowIR, mFollowIR, "
         "FollowTable) take --original and --altered; PI-Indic retrieval takes --run and T4 "
-        "takes --predictions. With --json, prints one object "
-        "Scores print x100, the leaderboard's scale; with --json, one object "
-        '{"task", "metrics", "groups", "per_query"} holds them as fractions (0-1, or -1 to 1 '
-        "for p-MRR and IRS).",
+        "takes --predictions. Scores print x100, the leaderboard's scale; with --json, one "
+        'object {"task", "metrics", "groups", "per_query"} holds them as fractions (0-1, or '
+        "-1 to 1 for p-MRR and IRS).",
         "  leaderboard eval followtable/wtr --original topic.trec --altered instr.trec --json")
     p.add_argument("task", metavar="TASK")
     p.add_argument("--original", type=Path, metavar="RUN", help="run with the original query")
@@ -40,6 +40,19 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--json", action="store_true", help="print the score sheet as JSON")
     add_data_dir(p)
     p.set_defaults(handler=run, parser=p)
+
+
+def swapped_runs(report: Report, given: dict[str, Path]) -> str | None:
+    """One line for runs given to each other's options (each file holds the queries of
+    the other role), instead of a finding per file; None when they are not swapped."""
+    other_role = {issue.path: issue.kind.split(":", 1)[1] for issue in report.errors
+                  if issue.kind and issue.kind.startswith("other-role:")}
+    if len(given) != 2 or any(other_role.get(str(path)) not in given.keys() - {role}
+                              for role, path in given.items()):
+        return None
+    (a, path_a), (b, path_b) = given.items()
+    return (f"the runs look swapped: {path_a} (--{a}) holds the {b} queries and {path_b} "
+            f"(--{b}) the {a} ones; give each file to the other option")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given,
                                       prefetched=reading,
                                       while_checking=lambda data: prepare_task(task, data))
-    for line in report.lines():
+    swapped = swapped_runs(report, given)
+    for line in [swapped] if swapped else report.lines():
         print(line, file=sys.stderr)
     if inputs is None:
         return 1
@@ -83,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"task": task.id, "metrics": scores.metrics, "groups": scores.groups,
                           "per_query": scores.per_query}, sort_keys=True))
         return 0
-    print(f"{task.id} ({scores.n_queries} queries; {SCALE_NOTE})")
+    counted = plural(scores.n_queries or 0, "pair" if task.candidates == "pairs" else "query")
+    print(f"{task.id} ({counted}; {SCALE_NOTE})")
     for key in task.metric_keys():
         if key in scores.metrics:
             print(f"  {key:22} {as_shown(scores.metrics[key]):>7}")

@@ -6,7 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from leaderboard.commands import add_submission_args, for_each_submission, new_command
+from leaderboard.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_args,
+                                  for_each_submission, new_command)
+from leaderboard.report import plural
 
 if TYPE_CHECKING:
     from leaderboard.pipeline import Progress
@@ -23,15 +25,16 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.set_defaults(handler=run)
 
 
-def _score(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, str]:
+def _score(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, list[str], str]:
     from leaderboard.pipeline import score_submission
 
     outcome = score_submission(root, data_dir, progress)
-    for line in outcome.report.lines():
-        print(line)
+    findings = outcome.report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER)
     if outcome.results_path is None:
-        return False, f"{root.name}: not scored ({len(outcome.report.errors)} error(s))"
-    return True, f"{root.name}: scored {len(outcome.scores)} task(s) -> {outcome.results_path}"
+        return False, findings, (f"{root.name}: not scored "
+                                 f"({plural(outcome.report.n_errors, 'error')})")
+    return True, findings, (f"{root.name}: scored {plural(len(outcome.scores), 'task')} -> "
+                            f"{outcome.results_path}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,7 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from leaderboard.commands import add_submission_args, for_each_submission, new_command
+from leaderboard.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_args,
+                                  for_each_submission, new_command)
+from leaderboard.report import plural
 
 if TYPE_CHECKING:
     from leaderboard.pipeline import Progress
@@ -30,17 +32,18 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def _validate(root: Path, data_dir: Path, progress: Progress,
-              check_scores: bool = False) -> tuple[bool, str]:
+              check_scores: bool = False) -> tuple[bool, list[str], str]:
     from leaderboard.pipeline import check_submission
 
     outcome = check_submission(root, data_dir, score=False, progress=progress,
                                check_scores=check_scores)
-    for line in outcome.report.lines():
-        print(line)
-    status = "valid" if outcome.report.ok else "INVALID"
-    return outcome.report.ok, (
-        f"{root.name}: {status} ({len(outcome.submission.files)} task(s), "
-        f"{len(outcome.report.errors)} error(s), {len(outcome.report.warnings)} warning(s))")
+    report = outcome.report
+    status = "valid" if report.ok else "INVALID"
+    if report.ok and check_scores and outcome.scores:
+        status = "valid, and results.json holds the scores of its runs"
+    return report.ok, report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER), (
+        f"{root.name}: {status} ({plural(len(outcome.submission.files), 'task')}, "
+        f"{plural(report.n_errors, 'error')}, {plural(report.n_warnings, 'warning')})")
 
 
 def run(args: argparse.Namespace) -> int:

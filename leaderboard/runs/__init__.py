@@ -25,7 +25,8 @@ _HOME = {
     "ParsedRun": "columns", "id_array": "columns", "lookup": "columns",
     "sorted_unique": "columns",
     "grouped_order": "ordering", "order_run": "ordering",
-    "MAX_ERRORS": "parsing", "MAX_LINE_CHARS": "parsing", "RUN_COLUMNS": "parsing",
+    "MAX_ERRORS": "parsing", "MAX_LINE_CHARS": "parsing", "MAX_QUERIES": "parsing",
+    "RUN_COLUMNS": "parsing",
     "parse_run": "parsing",
     "MAX_COMPRESSED_BYTES": "reading", "MAX_FILE_BYTES": "reading", "RunBytes": "reading",
     "read_run_bytes": "reading", "read_run_file": "reading", "start_reading": "reading",
@@ -41,7 +42,8 @@ __all__ = sorted(_HOME)
 if TYPE_CHECKING:  # what type checkers and readers see; at run time, __getattr__ below
     from leaderboard.runs.columns import ParsedRun, id_array, lookup, sorted_unique
     from leaderboard.runs.ordering import grouped_order, order_run
-    from leaderboard.runs.parsing import MAX_ERRORS, MAX_LINE_CHARS, RUN_COLUMNS, parse_run
+    from leaderboard.runs.parsing import (MAX_ERRORS, MAX_LINE_CHARS, MAX_QUERIES, RUN_COLUMNS,
+                                          parse_run)
     from leaderboard.runs.reading import (MAX_COMPRESSED_BYTES, MAX_FILE_BYTES, RunBytes,
                                           read_run_bytes, read_run_file, start_reading)
     from leaderboard.runs.validation import (MAX_FINDINGS_PER_KIND, ReadRun,

@@ -37,8 +37,8 @@ except ImportError:  # pragma: no cover - a pyarrow that moved its private modul
     from pyarrow.compute import CastOptions as _CastOptions
     from pyarrow.compute import call_function as _call_function
 
-from leaderboard.fileio import MAX_LINE_ERRORS
-from leaderboard.report import Report
+from leaderboard.fileio import ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, size_text
+from leaderboard.report import Report, plural
 from leaderboard.runs.columns import ParsedRun, _sort_names, id_array
 
 MAX_LINE_CHARS = 4096  # a run line is six short fields; longer means a wrong file
@@ -46,6 +46,11 @@ UTF8_BOM = b"\xef\xbb\xbf"
 RUN_COLUMNS = ("qid", "q0", "docid", "rank", "score", "tag")
 # Line errors listed per file before the checker stops reading (see fileio).
 MAX_ERRORS = MAX_LINE_ERRORS
+# Distinct query ids a run may hold. A run answers one task's queries: the largest task
+# has 1,386 (FollowTable WQT, altered), and the file-size limit keeps a run that lists
+# 1,000 documents per query under about 21,000. A file past this is refused when its
+# next query id appears, before millions of ids are decoded (10^6 took 360 MB a file).
+MAX_QUERIES = 100_000
 
 # A score is a plain decimal number; rank a plain integer (``-0`` included, it is 0).
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -201,12 +206,16 @@ def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, i
         # The two encodings release the GIL for most of their time (8 and 10 ms on a
         # 400k-line run): the query ids are encoded on a helper thread meanwhile.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode-qid") as helper:
-            encoding_qids = helper.submit(_dictionary_codes, table.column("qid"), call)
+            encoding_qids = helper.submit(_dictionary_codes, table.column("qid"), call,
+                                          MAX_QUERIES)
             d_codes, d_names = _dictionary_codes(table.column("docid"), call)
-            q_codes, q_names = encoding_qids.result()
+            q_encoded = encoding_qids.result()
     else:
-        q_codes, q_names = _dictionary_codes(table.column("qid"), call)
+        q_encoded = _dictionary_codes(table.column("qid"), call, MAX_QUERIES)
         d_codes, d_names = _dictionary_codes(table.column("docid"), call)
+    if q_encoded is None:
+        return None  # too many queries: the exact pass says where
+    q_codes, q_names = q_encoded
     if min(map(len, q_names)) == 0 or min(map(len, d_names)) == 0:
         return None
     if n_lines == n:
@@ -295,8 +304,13 @@ def _arrow_compute():  # noqa: ANN202 - (call_function, CastOptions) of pyarrow
     return _call_function, _CastOptions
 
 
-def _dictionary_codes(column, call) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - pyarrow
+def _dictionary_codes(column, call, limit: int | None = None  # noqa: ANN001 - pyarrow
+                      ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(codes, sorted names) of a string column; None when it has more than ``limit``
+    distinct values (they are not decoded)."""
     encoded = call("dictionary_encode", [column]).combine_chunks()
+    if limit is not None and len(encoded.dictionary) > limit:
+        return None
     codes = _numpy_of(encoded.indices, np.int32)
     names = id_array(encoded.dictionary.to_pylist())
     return _sort_names(codes, names)
@@ -310,7 +324,12 @@ class _TooManyErrors(Exception):
         self.line = line
 
 
-def _parse_exact(data: bytes, display: str, report: Report) -> tuple[ParsedRun | None, int]:
+class _TooManyQueries(_TooManyErrors):
+    """Raised by the exact pass at the line of the query id past MAX_QUERIES."""
+
+
+def _parse_exact(data: bytes, display: str, report: Report, whole_file: bool = True
+                 ) -> tuple[ParsedRun | None, int]:
     """Line-by-line pass with a message for every bad line, in one pass over the file.
 
     Slower than the fast path, and only used when that refuses a file; its verdict is
@@ -324,6 +343,9 @@ def _parse_exact(data: bytes, display: str, report: Report) -> tuple[ParsedRun |
     None when the file has no run lines or the error cap cut the reading short (the rest
     of the file was not looked at, so no check of the whole may run on them). A row whose
     score or rank is bad is kept, with a NaN score, so that its ids are still checked.
+    The report holds more than MAX_ERRORS errors exactly when the cap was reached.
+    ``whole_file=False``: ``data`` is the beginning of a file whose reading stopped
+    early (leaderboard.runs.reading), in which the cap is reached.
     """
     q_index: dict[str, int] = {}
     d_index: dict[str, int] = {}
@@ -345,17 +367,18 @@ def _parse_exact(data: bytes, display: str, report: Report) -> tuple[ParsedRun |
     try:
         for lineno, raw in enumerate(io.BytesIO(data), 1):
             line = raw[:-1] if raw.endswith(b"\n") else raw
-            if len(line) > MAX_LINE_CHARS:
-                dropped += 1
-                error(lineno, f"line is {len(line)} bytes long (limit {MAX_LINE_CHARS}); "
-                              "is this really a TREC run?")
-                continue
             if line.endswith(b"\r"):
                 line = line[:-1]
+            # Before the length: a file of bare carriage returns is one long "line".
             if b"\r" in line:
                 dropped += 1
                 error(lineno, "bare carriage return (old Mac line ends?); end lines with "
                               "\\n or \\r\\n")
+                continue
+            if len(line) > MAX_LINE_CHARS:
+                dropped += 1
+                error(lineno, f"line is {len(line)} bytes long (limit {MAX_LINE_CHARS}); "
+                              "is this really a TREC run?")
                 continue
             try:
                 text = line.decode("utf-8")
@@ -393,20 +416,37 @@ def _parse_exact(data: bytes, display: str, report: Report) -> tuple[ParsedRun |
                 n_odd_q0 += 1
                 if first_odd_q0 is None:
                     first_odd_q0 = (lineno, q0)
-            q_codes.append(q_index.setdefault(qid, len(q_index)))
+            q_code = q_index.setdefault(qid, len(q_index))
+            if q_code == MAX_QUERIES:
+                raise _TooManyQueries(lineno)
+            q_codes.append(q_code)
             d_codes.append(d_index.setdefault(docid, len(d_index)))
             scores.append(score)
             ranks.append(rank)
             lines.append(lineno)
+    except _TooManyQueries as stop:
+        report.add(display, stop.line, f"more than {MAX_QUERIES:,} distinct query ids: a run "
+                                       "answers the queries of one task, and no task has "
+                                       "that many; stopped reading here")
+        return None, dropped
     except _TooManyErrors as stop:
-        total_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+        if whole_file:
+            total_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+            where = f"{stop.line} of {total_lines}"
+        else:
+            where = (f"{stop.line} (the file inflates to over "
+                     f"{size_text(ENOUGH_AFTER_BYTES)}, and was not inflated further)")
         report.add(display, None, f"more than {MAX_ERRORS} errors: stopped reading at line "
-                                  f"{stop.line} of {total_lines}, as NIST's checker does; "
-                                  "fix these and check again")
+                                  f"{where}, as NIST's checker does; fix these and check "
+                                  "again")
+        return None, dropped
+    if not whole_file:  # the beginning alone proves nothing about the rest
+        report.add(display, None, "file was not read to its end")
         return None, dropped
     if first_odd_q0 is not None:
         report.add(display, first_odd_q0[0], f"second column is {first_odd_q0[1]!r}, expected "
-                                             f"'Q0' (ignored; {n_odd_q0} line(s))", "warning")
+                                             f"'Q0' (ignored; {plural(n_odd_q0, 'line')})",
+                   "warning", kind="q0")
     if not lines:
         if not dropped:
             report.add(display, None, "file has no run lines")
@@ -442,16 +482,30 @@ def _head_is_clean(data: bytes) -> bool:
     return probe.ok
 
 
+def verdict_within(head: bytes) -> int | None:
+    """How many first bytes of ``head``, a file's beginning, hold the parser's whole
+    verdict on the file, whatever follows: a NUL byte, or more than MAX_ERRORS bad lines
+    (the exact pass stops there). None when the rest of the file would be needed."""
+    cut = head[:head.rfind(b"\n") + 1]
+    if b"\x00" in cut:
+        return len(cut)
+    probe = Report()
+    _parse_exact(cut.removeprefix(UTF8_BOM), "", probe)
+    return len(cut) if len(probe.errors) > MAX_ERRORS else None
+
+
 def parse_run(data: bytes, display: str, report: Report) -> ParsedRun | None:
     """Parse run bytes; hard errors go to ``report`` and make the result None."""
     run, _ = _parse_rows(data, display, report)
     return run if report.ok else None
 
 
-def _parse_rows(data: bytes, display: str, report: Report) -> tuple[ParsedRun | None, int]:
+def _parse_rows(data: bytes, display: str, report: Report, whole_file: bool = True
+                ) -> tuple[ParsedRun | None, int]:
     """As :func:`parse_run`, but also returns the rows of a file with bad lines (when it
     was read to the end) and how many lines could not be used, so that validation can
-    report the file's other problems in the same pass."""
+    report the file's other problems in the same pass. ``whole_file=False``: ``data`` is
+    only the beginning of the file, which holds the verdict (:func:`verdict_within`)."""
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM):]  # some editors add one; it is not part of the first qid
     nul = data.find(b"\x00")
@@ -463,10 +517,12 @@ def _parse_rows(data: bytes, display: str, report: Report) -> tuple[ParsedRun | 
         report.add(display, None, "file has no run lines")
         return None, 0
     if b"\r" in data and b"\r\n" in data:  # memchr for \r first: much faster
-        report.add(display, None, "CRLF line endings (accepted)", "warning")
+        report.add(display, None, "CRLF line endings (accepted)", "warning", kind="crlf")
     tabs = b"\t" in data
     if tabs:
-        report.add(display, None, "tab-separated columns (accepted)", "warning")
+        report.add(display, None, "tab-separated columns (accepted)", "warning", kind="tabs")
+    if not whole_file:
+        return _parse_exact(data, display, report, whole_file=False)
     n_lines = _regular_text_lines(data) if _head_is_clean(data) else None
     if n_lines is not None:
         fast = None if tabs else _parse_fast(data, n_lines)
@@ -481,6 +537,7 @@ def _parse_rows(data: bytes, display: str, report: Report) -> tuple[ParsedRun | 
             if odd_q0 is not None:
                 line, value, count = odd_q0
                 report.add(display, line, f"second column is {value!r}, expected 'Q0' "
-                                          f"(ignored; {count} line(s))", "warning")
+                                          f"(ignored; {plural(count, 'line')})", "warning",
+                           kind="q0")
             return run, 0
     return _parse_exact(data, display, report)

@@ -28,16 +28,42 @@ def read_run_bytes(path: Path, display: str, report: Report) -> bytes | None:
 @dataclass(frozen=True)
 class RunBytes:
     """A run file's decompressed bytes, not yet parsed; None when they could not be read,
-    and ``report`` says why. ``display`` is the file's name in every message."""
+    and ``report`` says why. ``display`` is the file's name in every message.
+    ``stopped_early``: ``data`` is only the beginning of a gzip file whose first lines
+    already hold more errors than the checker lists (:class:`_StopAtErrorCap`)."""
 
     display: str
     report: Report
     data: bytes | None
+    stopped_early: bool = False
+
+
+class _StopAtErrorCap:
+    """Stops inflating a gzip run whose first lines already take the checker past its
+    error cap (a gzip bomb of bad lines): the checker would stop reading there anyway,
+    so the rest is never inflated, instead of up to :data:`MAX_FILE_BYTES` of it.
+
+    Asked once a file has inflated past :data:`leaderboard.fileio.ENOUGH_AFTER_BYTES`,
+    which no legitimate run reaches; the parser (numpy) is imported only then, so this
+    module stays standard library only for every ordinary file."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+    def __call__(self, head: bytes) -> int | None:
+        from leaderboard.runs.parsing import verdict_within
+
+        keep = verdict_within(head)
+        self.stopped = keep is not None
+        return keep
 
 
 def read_run_file(path: Path, display: str) -> RunBytes:
     report = Report()
-    return RunBytes(display, report, read_run_bytes(path, display, report))
+    stop = _StopAtErrorCap()
+    data = read_submitted_bytes(path, display, report, max_bytes=MAX_FILE_BYTES,
+                                max_compressed_bytes=MAX_COMPRESSED_BYTES, enough=stop)
+    return RunBytes(display, report, data, stop.stopped)
 
 
 def start_reading(files: Mapping[str, tuple[Path, str]]) -> dict[str, Future[RunBytes]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.data.base import TaskData
-from leaderboard.report import Report
+from leaderboard.report import Report, plural
 from leaderboard.runs.columns import ParsedRun, id_array, lookup
 from leaderboard.runs.ordering import grouped_order
 from leaderboard.runs.parsing import _parse_rows
@@ -24,11 +24,11 @@ from leaderboard.runs.reading import RunBytes, read_run_file
 MAX_FINDINGS_PER_KIND = 1000
 
 
-def _first_rows(codes: np.ndarray, mask_of_code: np.ndarray) -> list[int]:
+def _first_rows(codes: np.ndarray, mask_of_code: np.ndarray) -> np.ndarray:
     """Row of the first occurrence of each flagged code, in file order."""
     rows = np.flatnonzero(mask_of_code[codes])
     _, first = np.unique(codes[rows], return_index=True)
-    return sorted(int(rows[i]) for i in first)
+    return np.sort(rows[first])
 
 
 def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
@@ -38,24 +38,35 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
     ``unread_lines`` counts lines of the file that could not be read into ``run`` (each
     already reported); the completeness checks say they may explain a shortfall.
     """
-    unread = (f"; {unread_lines} unreadable line(s) not counted" if unread_lines else "")
+    unread = (f"; {plural(unread_lines, 'unreadable line')} not counted" if unread_lines
+              else "")
     role_data = data_task.roles[role]
     expected = id_array(role_data.query_ids)
     expected_sorted = np.sort(expected)
     known = lookup(expected_sorted, run.q_names) >= 0
+    article = "an" if role[0] in "aeiou" else "a"  # an original, an altered, a run
+    if run.q_names.shape[0] and not known.any():
+        other = role_of_queries(data_task, run.q_names)
+        if other is not None and other != role:
+            # The other run of the task (two files swapped): one finding, not one per query.
+            first = str(run.q_names[run.q_codes[0]])
+            report.add(display, None,
+                       f"this is the {other} run: its queries (first {first!r}) are the {other} "
+                       f"queries of {data_task.task_id}, none {article} {role} query",
+                       kind=f"other-role:{other}")
+            return
     if not known.all():
-        for idx in _first_rows(run.q_codes, ~known):
-            q = str(run.q_names[run.q_codes[idx]])
-            article = "an" if role[0] in "aeiou" else "a"  # an original, an altered, a run
-            report.add(display, int(run.line[idx]),
-                       f"unknown query {q!r} (not {article} {role} query of {data_task.task_id})")
+        _report_rows(_first_rows(run.q_codes, ~known), run, display, report, lambda idx: (
+            f"unknown query {str(run.q_names[run.q_codes[idx]])!r} (not {article} {role} "
+            f"query of {data_task.task_id})"), more="unknown queries")
     present = lookup(run.q_names, expected) >= 0
     if not present.all():
         missing = [str(q) for q in expected[~present]]
         shown = ", ".join(repr(q) for q in missing[:10])
         more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-        report.add(display, None, f"missing {len(missing)} of {len(expected)} {role} "
-                                  f"queries: {shown}{more}{unread}")
+        report.add(display, None, f"missing {len(missing):,} of "
+                                  f"{plural(len(expected), role + ' query', role + ' queries')}"
+                                  f": {shown}{more}{unread}")
     n_docs = max(int(run.d_names.shape[0]), 1)
     keys = run.q_codes.astype(np.int64) * n_docs + run.d_codes
     duplicates = _has_duplicates(keys, int(run.q_names.shape[0]) * n_docs)
@@ -133,16 +144,18 @@ def _check_depth(data_task: TaskData, run: ParsedRun, known: np.ndarray,
     short = short[np.argsort(first_row[short], kind="stable")]  # in file order
     first = int(short[0])
     n_missing = int((required[short] - ranked[short]).sum())
-    tally = (f"{short.size} of {int(known.sum())} queries are short, {n_missing:,} documents "
-             f"in all{unread}")
+    tally = (f"{short.size:,} of {plural(int(known.sum()), 'query')} "
+             f"{'is' if short.size == 1 else 'are'} short, "
+             f"{plural(n_missing, 'document')} in all{unread}")
     if data_task.pools is not None:
         message = (f"query {q_names[first]!r} ranks {int(ranked[first])} of the "
-                   f"{int(required[first])} documents in its candidate pool; a reranking "
-                   f"task's run must rank every document of each query's pool ({tally})")
+                   f"{plural(int(required[first]), 'document')} in its candidate pool; a "
+                   f"reranking task's run must rank every document of each query's pool "
+                   f"({tally})")
     else:
-        message = (f"query {q_names[first]!r} ranks {int(ranked[first])} documents; each "
-                   f"query must list min({max_docs}, corpus size) = {int(required[first])} "
-                   f"documents of the corpus ({tally})")
+        message = (f"query {q_names[first]!r} ranks {plural(int(ranked[first]), 'document')}; "
+                   f"each query must list min({max_docs}, corpus size) = "
+                   f"{plural(int(required[first]), 'document')} of the corpus ({tally})")
     report.add(display, int(run.line[first_row[first]]), message)
 
 
@@ -177,12 +190,14 @@ def _report_duplicates(run: ParsedRun, keys: np.ndarray, display: str, report: R
 
 
 def _report_rows(rows: np.ndarray, run: ParsedRun, display: str, report: Report,
-                 message) -> None:  # noqa: ANN001 - callable(row) -> str
+                 message, more: str = "lines with the same problem"  # noqa: ANN001
+                 ) -> None:  # message: callable(row) -> str
+    """A finding per row, up to MAX_FINDINGS_PER_KIND; the rest counted in one line."""
     for idx in rows[:MAX_FINDINGS_PER_KIND]:
         report.add(display, int(run.line[idx]), message(int(idx)))
     if rows.shape[0] > MAX_FINDINGS_PER_KIND:
-        report.add(display, None, f"{rows.shape[0] - MAX_FINDINGS_PER_KIND} more lines with "
-                                  "the same problem")
+        past = rows.shape[0] - MAX_FINDINGS_PER_KIND
+        report.add(display, None, f"{past:,} more {more}", count=past)
 
 
 def _check_pool(data_task: TaskData, run: ParsedRun, keys: np.ndarray, n_docs: int,
@@ -221,15 +236,19 @@ def _warn_rank_consistency(run: ParsedRun, display: str, report: Report) -> None
     same_q = q_sorted[1:] == q_sorted[:-1]
     ties = same_q & (score_sorted[1:] == score_sorted[:-1])
     if ties.any():
+        # Each score equal to the one ranked just above it in its query counts once.
+        n_queries = int(np.unique(q_sorted[1:][ties]).shape[0])
         report.add(display, int(run.line[order[1:][ties]].min()),
-                   f"{int(ties.sum())} tied score(s) within a query; ties are broken by docid "
-                   "descending, as trec_eval does", "warning")
+                   f"tied scores: {int(ties.sum()):,} in all, over "
+                   f"{plural(n_queries, 'query')}; ties are broken by docid descending, as "
+                   "trec_eval does", "warning", kind="ties")
     rank_sorted = run.rank[order]
     inverted = same_q & (rank_sorted[1:] < rank_sorted[:-1]) & ~ties
     if inverted.any():
         report.add(display, int(run.line[order[1:][inverted]].min()),
-                   f"rank column disagrees with scores on {int(inverted.sum())} line(s); "
-                   "ranks are ignored, documents are ordered by score", "warning")
+                   f"rank column disagrees with scores on {plural(int(inverted.sum()), 'line')}"
+                   "; ranks are ignored, documents are ordered by score", "warning",
+                   kind="rank-order")
 
 
 def role_of_queries(data_task: TaskData, qids: "np.ndarray | list[str]") -> str | None:
@@ -283,7 +302,8 @@ def parse_run_file(read: RunBytes) -> ReadRun:
         return ReadRun(read.display, report, None)
     # Rows of a file with bad lines are still checked against the task, so one pass
     # reports every problem (up to the error cap), not one kind of problem per round.
-    run, unread = _parse_rows(read.data, read.display, report)
+    run, unread = _parse_rows(read.data, read.display, report,
+                              whole_file=not read.stopped_early)
     return ReadRun(read.display, report, run, unread)
 
 
