@@ -301,6 +301,70 @@ def test_validate_of_a_folder_that_is_not_a_submission_says_so_once(capsys, data
     assert "unexpected file" not in out
 
 
+def test_validate_summarises_repeated_warnings_and_ends_with_the_verdicts(
+        capsys, data_dir: Path, submission: Path, tmp_path: Path) -> None:
+    """`validate submissions/*` printed a tie warning per run (884 of 1,815 lines) and
+    each verdict after its own submission's findings, buried."""
+    from fixtures.submission import METADATA
+
+    tied = tmp_path / "submissions" / "tied-model"
+    tied.mkdir(parents=True)
+    (tied / "metadata.yaml").write_text(METADATA.format(id="tied-model"))
+    languages = ["asm", "ben", "guj", "hin", "kan"]
+    for language in languages:
+        data = load_task_data(get_task(f"pi-indic-val150/t1/{language}"), data_dir)
+        write_run_file(tied / "runs" / "pi-indic-val150" / "t1" / language / "run.trec",
+                       [f"{q} Q0 {d} {r} 1.0 tied\n" for q in data.roles["run"].query_ids
+                        for r, d in enumerate(data.doc_ids.tolist(), 1)])
+    (submission / "runs" / WTR / "altered.trec.gz").write_bytes(b"\x1f\x8b truncated")
+    rc, out, _ = run_cli(capsys, "validate", str(submission), str(tied), "--data-dir",
+                         str(data_dir), "--quiet")
+    assert rc == 1
+    lines = out.splitlines()
+    ties = [line for line in lines if "tied scores" in line]
+    assert len(ties) == 1, out
+    assert ties[0].startswith("tied-model/runs/pi-indic-val150/t1/asm/run.trec:1: warning: "
+                              "tied scores: 22,350 in all, over 150 queries;")
+    assert ties[0].endswith("[and the same warning for 4 more files]")
+    # Every finding first, then the verdicts, one per submission, the last lines.
+    assert lines[-4:] == ["", "1 of 2 passed:", "fixture-oracle: INVALID (1 task, 1 error, "
+                          "0 warnings)", "tied-model: valid (5 tasks, 0 errors, 5 warnings)"]
+    assert lines[0].startswith("fixture-oracle/runs/followtable/wtr/altered.trec.gz: ")
+
+
+def test_unknown_task_ids_get_close_suggestions_ignoring_case(capsys, wtr_runs) -> None:
+    runs = ["--original", str(wtr_runs["original"]), "--altered", str(wtr_runs["altered"])]
+    assert ("unknown task 'followtable/wtq'. Did you mean followtable/wtr or followtable/wqt?"
+            in usage_error(capsys, "eval", "followtable/wtq", *runs))
+    assert ("unknown task 'followIR/robust04'. Did you mean followir/robust04?"
+            in usage_error(capsys, "eval", "followIR/robust04", *runs))
+    assert ("Did you mean one of: followtable/industr, followtable/tarx, followtable/wqt, "
+            "followtable/wtr?" in usage_error(capsys, "check-run", "FollowTable",
+                                              str(wtr_runs["original"])))
+
+
+def test_eval_help_reads_as_whole_sentences(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "prints one object Scores" not in text
+    assert ("takes --predictions. Scores print x100, the leaderboard's scale; with --json, one "
+            'object {"task", "metrics", "groups", "per_query"} holds them as fractions') in text
+
+
+def test_pi_indic_messages_name_a_run_once_and_count_pairs(capsys, data_dir: Path) -> None:
+    runs = REPO / "submissions" / "bm25s" / "runs" / "pi-indic-val150"
+    rc, out, _ = run_cli(capsys, "check-run", "pi-indic-val150/t1/hin",
+                         str(runs / "t1" / "hin" / "run.trec.gz"), "--data-dir", str(data_dir))
+    assert rc == 0 and "run run" not in out
+    assert "valid pi-indic-val150/t1/hin run (0 errors, 1 warning)" in out
+    rc, out, _ = run_cli(capsys, "eval", "pi-indic-val150/t4/hin", "--predictions",
+                         str(runs / "t4" / "hin" / "predictions.tsv"), "--data-dir",
+                         str(data_dir))
+    assert rc == 0
+    assert out.splitlines()[0].startswith("pi-indic-val150/t4/hin (825 pairs; scores x100")
+
+
 # --- start-up: each command imports only what it needs ---
 
 def run_python(code: str, **kwargs) -> subprocess.CompletedProcess:

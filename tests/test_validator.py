@@ -468,7 +468,7 @@ def test_pi_indic_must_rank_its_whole_candidate_set(tmp_path: Path, capsys,
                    role="run")
     assert result.rc == 1
     assert any("ranks 149 documents; each query must list min(1000, corpus size) = 150 "
-               "documents of the corpus (1 of 150 queries is short" in ln
+               "documents of the corpus (1 of 150 queries is short, 1 document in all)" in ln
                for ln in result.lines_at(151)), result.out
 
 
