@@ -826,6 +826,26 @@ def test_status_lists_present_and_missing_sources(
     assert "changed:" in capsys.readouterr().out
 
 
+def test_status_says_no_manifest_only_where_it_matters(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every line said "not pulled by `leaderboard data pull` (no manifest)", also for data
+    present and complete (copied in by hand)."""
+    data = tmp_path / "data-by-hand"
+    pull_one(upstream, data, "followtable/wtr")
+    (data / "followtable" / "WTR" / MANIFEST_NAME).unlink()  # as if copied in by hand
+    assert main(["data", "status", "followtable/wtr", "--data-dir", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert "present  followtable/WTR" in out and "1/1 tasks ready\n" in out
+    assert "no manifest" not in out.split("\n", 1)[1]  # (the first line names the folder)
+    assert main(["data", "status", "followtable/wtr", "--data-dir", str(data), "--verify"]) == 0
+    assert ("1/1 tasks ready; not pulled by `leaderboard data pull` (no manifest; nothing to "
+            "verify against)") in capsys.readouterr().out
+    (data / "followtable" / "WTR" / "queries.jsonl").unlink()
+    assert main(["data", "status", "followtable/wtr", "--data-dir", str(data)]) == 1
+    out = capsys.readouterr().out
+    assert "0/1 tasks ready; not pulled by `leaderboard data pull` (no manifest)" in out
+
+
 def test_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["data", "pull", "trec-covid"])

@@ -117,7 +117,11 @@ def run_status(args: argparse.Namespace) -> int:
             else len(item.tasks)
         manifest = read_manifest(root)
         if manifest is None:
-            provenance = "not pulled by `leaderboard data pull` (no manifest)"
+            # Said where it matters: files are missing, or --verify has nothing to re-hash
+            # them against. Complete data copied in by hand needs no remark.
+            provenance = ("" if not missing and not args.verify else
+                          "not pulled by `leaderboard data pull` (no manifest"
+                          + ("; nothing to verify against)" if args.verify else ")"))
         elif manifest.get("revision") != source.revision or manifest.get("repo") != source.repo:
             provenance = (f"pulled {manifest.get('repo')}@{manifest.get('revision')}, but the "
                           f"registry pins {source.repo}@{source.revision}")
@@ -125,7 +129,8 @@ def run_status(args: argparse.Namespace) -> int:
             provenance = f"pulled {source.repo}@{source.revision}"
         state = "present" if not missing else ("partial" if ready else "missing")
         print(f"{state:8} {source.local_dir:26} {_tasks_label(item)}")
-        print(f"{'':8} {ready}/{len(item.tasks)} tasks ready; {provenance}")
+        print(f"{'':8} {ready}/{len(item.tasks)} tasks ready"
+              + (f"; {provenance}" if provenance else ""))
         for path in missing[:5]:
             print(f"{'':8}   missing: {_display(path, data_dir)}")
         if len(missing) > 5:
