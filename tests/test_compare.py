@@ -141,3 +141,19 @@ def test_unknown_id_and_unscored_submission_are_clear_errors(pair, capsys) -> No
     assert main(["compare", str(a_dir), "no-such-model", "--submissions-dir", str(tmp)]) == 1
     err = capsys.readouterr().err
     assert "no-such-model" in err and "no submission" in err and "Traceback" not in err
+
+
+def test_submissions_that_share_no_view_say_so_and_exit_1(tmp_path: Path, capsys) -> None:
+    """It printed an empty table and exited 0."""
+    q = [f"{i}_0" for i in range(10)]
+    a = save(tmp_path, system("a", {"followtable/wtr": {"IRS": dict.fromkeys(q, 0.5)}}))
+    b = save(tmp_path, system("b", {"followtable/tarx": {"IRS": dict.fromkeys(q, 0.4)}}))
+    assert main(["compare", str(a), str(b)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == ("leaderboard compare: a and b share no view: a covers 1 task, b 1 task, 0 in "
+                   "common; nothing to compare\n")
+    assert main(["compare", str(a), str(a), "--view", "pi-indic/*", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["rows"] == []
+    assert "share no view matching 'pi-indic/*'" in err

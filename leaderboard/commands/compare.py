@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from leaderboard.commands import new_command
@@ -18,7 +19,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Wilcoxon signed-rank for p-MRR), with the mean difference and its 95% bootstrap "
         "interval; p-values are Holm-corrected within each view, as on the site. A "
         "submission is a folder with results.json, a results file, or a submission id "
-        "looked up under --submissions-dir. Scores are shown x100 (JSON: fractions).",
+        "looked up under --submissions-dir. Scores are shown x100 (JSON: fractions). Exit 1 "
+        "when the two share no view (nothing to compare).",
         "  leaderboard compare bm25s all-minilm-l6-v2 --view 'followtable/*'")
     p.add_argument("submission_a", metavar="SUBMISSION_A", help="folder, results file or id")
     p.add_argument("submission_b", metavar="SUBMISSION_B", help="folder, results file or id")
@@ -39,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
         compare_systems,
         format_table,
         load_system,
+        nothing_compared,
         resolve_submission,
     )
 
@@ -47,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
     result = compare_systems(a, b, args.view, seed=args.seed)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), sort_keys=True))
-    else:
+    elif result.rows:
         print(format_table(result))
+    if not result.rows:
+        print(f"leaderboard compare: {nothing_compared(a, b, args.view, result)}",
+              file=sys.stderr)
+        return 1
     return 0

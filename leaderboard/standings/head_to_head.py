@@ -24,6 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from leaderboard.report import plural
 from leaderboard.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
@@ -138,6 +139,18 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                                 column.higher_is_better, alpha)))
     return SubmissionComparison(system_a=a.system_id, system_b=b.system_id, alpha=alpha,
                                 scale=SCALE, rows=rows, skipped=skipped)
+
+
+def nothing_compared(a: SystemResult, b: SystemResult, view_pattern: str,
+                     cmp: SubmissionComparison) -> str:
+    """Why a comparison has no row, in one line (`leaderboard compare` exits 1 with it)."""
+    common = len(set(a.tasks) & set(b.tasks))
+    where = "" if view_pattern == "*" else f" matching {view_pattern!r}"
+    skipped = (f"; not compared: {', '.join(cmp.skipped[:5])}"
+               f"{' ...' if len(cmp.skipped) > 5 else ''}") if cmp.skipped else ""
+    return (f"{a.system_id} and {b.system_id} share no view{where}: {a.system_id} covers "
+            f"{plural(len(a.tasks), 'task')}, {b.system_id} {plural(len(b.tasks), 'task')}, "
+            f"{common:,} in common{skipped}; nothing to compare")
 
 
 def format_table(cmp: SubmissionComparison) -> str:
