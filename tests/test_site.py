@@ -160,6 +160,19 @@ def test_every_page_kind_is_built(built: dict) -> None:
     assert not (out / ".fragments").exists()  # build-time table fragments stay out
 
 
+def test_how_to_submit_shows_t4_pair_ids_as_they_are(built: dict, data_dir: Path) -> None:
+    """The page showed T4 pair ids as `p12-i87` and `p<id>-i<id>`; they are t4-<12 hex>."""
+    from leaderboard.data import load_task_data
+    from leaderboard.registry import get_task
+
+    text = (built["out"] / "submit.html").read_text(encoding="utf-8")
+    assert "p12-i87" not in text and "p&lt;id&gt;-i&lt;id&gt;" not in text
+    assert text.count("t4-&lt;12 hex&gt;") == 2
+    example = re.search(r"t4-[0-9a-f]{12}", text).group(0)
+    pairs = load_task_data(get_task("pi-indic-val150/t4/hin"), data_dir)
+    assert example in pairs.roles["predictions"].query_ids
+
+
 def test_no_placeholder_left_and_tables_present(built: dict) -> None:
     for page in built["out"].rglob("*.html"):
         assert "fb-slot" not in page.read_text(encoding="utf-8"), page

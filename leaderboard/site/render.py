@@ -588,7 +588,8 @@ def task_sources() -> list[dict[str, object]]:
                   "candidate set"},
         {"benchmark": "PI-Indic val150 T4", "pull": "pi-indic",
          "sources": sources("pi-indic-val150/"),
-         "queries": "a fixed set of persona–instruction pairs <code>p&lt;id&gt;-i&lt;id&gt;</code>",
+         "queries": "a fixed set of persona–instruction pairs, ids "
+                    "<code>t4-&lt;12 hex&gt;</code> (e.g. <code>t4-4636e21f6df4</code>)",
          "corpus": "none: a probability per pair in <code>predictions.tsv</code>",
          "depth": "one line per pair of the fixed set"},
     ]
