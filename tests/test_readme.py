@@ -1,0 +1,34 @@
+"""The README's promises to a newcomer that code can check."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def section(title: str) -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else None]
+
+
+def test_the_quickstart_says_where_the_leaderboard_command_is() -> None:
+    """After the quickstart, `leaderboard --help` gave "command not found": nothing said
+    the command is installed in .venv/bin."""
+    quickstart = section("Quickstart")
+    commands = re.search(r"```bash\n(.*?)```", quickstart, re.S).group(1).strip().splitlines()
+    assert [c.split("#")[0].strip() for c in commands] == ["bash scripts/build-site.sh",
+                                                         "bash scripts/test.sh"]
+    assert "`.venv/bin/leaderboard --help`" in quickstart
+    assert "`source .venv/bin/activate`" in quickstart
+    # ... which is where both scripts' setup puts it.
+    setup = (REPO / "scripts" / "setup-venv.sh").read_text()
+    assert "python3 -m venv .venv" in setup and ".venv/bin/python -m pip install" in setup
+    for script in ("build-site.sh", "test.sh"):
+        assert "scripts/setup-venv.sh" in (REPO / "scripts" / script).read_text()
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["leaderboard"] == "leaderboard.cli:entry"
