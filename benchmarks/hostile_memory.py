@@ -6,7 +6,7 @@ reports its peak resident memory (``ru_maxrss`` of that one child) and wall time
 * ``gzip bomb of T4 lines as a run``: a 1.5 MB gzip file of PI-Indic T4 prediction lines
   (``t4-5f5acece6ce7 0.93``, two columns where a run has six) that inflates to 600 MiB,
   given as a T1 run. Every line is an error, so the checker stops at its 21st line; the
-  file used to be inflated to the 512 MiB limit first (about 665 MB peak).
+  file used to be inflated to the 512 MiB limit first.
 * ``two runs of 10^6 unknown query ids``: FollowTable WTR runs of 10^6 lines each, every
   line a query id the task does not have; one finding per unknown query was kept
   (2x10^6 findings).
@@ -82,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     first_wtr_doc = json.loads(
         (data_dir / "followtable" / "WTR" / "corpus.jsonl").open(encoding="utf-8")
         .readline())["_id"]
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.machine import cpu_description
+
+    print(f"host: {cpu_description()}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}")
     checkouts = [("this checkout", ROOT)]
     if args.against is not None:
         checkouts.append((str(args.against), args.against.resolve()))

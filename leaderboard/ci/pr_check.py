@@ -188,7 +188,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
                                             req.repo)
     return SubmissionCheck(
         id=sub_id, model_name=model_name, updates_existing=updates_existing,
-        valid=report.ok, n_errors=len(report.errors), n_warnings=len(report.warnings),
+        valid=report.ok, n_errors=report.n_errors, n_warnings=report.n_warnings,
         problems=_problems(report.issues), tasks=standings if report.ok else [],
         results_json=results_state)  # type: ignore[arg-type]
 

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from leaderboard.commands import add_data_dir, new_command
+from leaderboard.commands import SUMMARISE_WARNINGS_AFTER, add_data_dir, new_command
 
 API_URL = "https://api.github.com"
 
@@ -258,7 +258,7 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
         print("score-pending: no submission needs scoring")
     outcome = score_pending(args.repo, ids, resolve_data_dir(args.data_dir),
                             _progress(args.quiet))
-    for line in outcome.report.lines():
+    for line in outcome.report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER):
         print(line)
     for sub_id in outcome.scored:
         print(f"{sub_id}: scored -> submissions/{sub_id}/results.json")
