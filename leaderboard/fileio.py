@@ -194,9 +194,9 @@ def read_submitted_bytes(path: Path, display: str, report: Report, *, max_bytes:
 
     ``enough`` lets a checker stop a gzip file early: once the inflated bytes first pass
     :data:`ENOUGH_AFTER_BYTES`, it is given the first 64 KiB of them, and when it returns
-    a length, only that many first bytes are returned and the rest is never inflated (a file bad from its first
-    lines is refused at the error cap, not after inflating it to the limit). No
-    legitimate file comes near: the largest committed run inflates to 47 MB.
+    a length, only that many first bytes are returned and the rest is never inflated (a
+    file bad from its first lines is refused at the error cap, not after inflating it to
+    the limit). No legitimate file comes near: the largest committed run inflates to 47 MB.
     """
     try:
         size = path.stat().st_size

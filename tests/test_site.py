@@ -392,7 +392,8 @@ def test_site_from_the_committed_results_fits_the_budget(tmp_path: Path) -> None
     readme = (repo_root / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## The site"):readme.index("## The pull-request pipeline")]
     claimed = float(re.search(r"the site is ([\d.]+) MB", section).group(1)) * 1e6
-    assert abs(claimed - total) <= 0.2 * total, f"README: {claimed / 1e6} MB, built {total / 1e6:.1f} MB"
+    assert abs(claimed - total) <= 0.2 * total, (f"README: {claimed / 1e6} MB, built "
+                                                 f"{total / 1e6:.1f} MB")
 
 
 def test_relative_links_resolve(built: dict) -> None:

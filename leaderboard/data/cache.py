@@ -216,7 +216,8 @@ def _owned_by_user(st: os.stat_result) -> bool:
 def _private_folder(folder: Path) -> bool:
     """Whether ``folder`` may hold this user's entries: created if absent for the user
     alone (0700); an existing folder must be the user's own, and is made 0700 if others
-    could reach it. A folder that is someone else's (or not a folder) is not used: its entries could be anyone's. Checked once per folder and process."""
+    could reach it. A folder that is someone else's (or not a folder) is not used: its
+    entries could be anyone's. Checked once per folder and process."""
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         folder.mkdir(mode=0o700, exist_ok=True)
