@@ -312,6 +312,38 @@ def test_runs_of_another_model_are_not_mixed_into_a_folder(folders, tiny_data: P
     assert [line.split(" -- ")[0] for line in produced] == ["test", "second"]
 
 
+@pytest.mark.slow
+def test_torchrun_runs_a_model_folder_from_the_command_line(folders, tiny_data: Path,
+                                                            tmp_path: Path, capsys) -> None:
+    """Two gloo ranks under torchrun: both read the folder and encode their share through
+    the cache; rank 0 alone writes and scores the submission."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    args = [str(folders["st-bi"]), "--tasks", "followtable/wtr", "--device", "cpu", "--quiet",
+            "--chunk-size", "2", "--contact", "x", "--data-dir", str(tiny_data)]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
+         "--master-addr", "127.0.0.1", "--master-port", str(port), "-m", "leaderboard.cli",
+         "baselines", "run", *args, "--out", str(tmp_path / "ranks"),
+         "--cache-dir", str(tmp_path / "cache-ranks")],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.count("scored 1 task(s)") == 1   # rank 0 alone scored
+    code, out, err = _run([*args, "--out", str(tmp_path / "one"),
+                           "--cache-dir", str(tmp_path / "cache-one")], capsys)
+    assert code == 0, err
+    for role in ("original", "altered"):
+        name = f"tiny-shoe-encoder/runs/followtable/wtr/{role}.trec.gz"
+        assert _parse(tmp_path / "ranks" / name) == _parse(tmp_path / "one" / name)
+    assert (tmp_path / "ranks/tiny-shoe-encoder/results.json").is_file()
+
+
 # ----------------------------------------------------------------------------- bad input
 
 

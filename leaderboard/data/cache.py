@@ -48,7 +48,7 @@ from leaderboard.registry import Task
 
 CACHE_ENV = "FOLLOWBOARD_DATA_CACHE"
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
-FORMAT = 1
+FORMAT = 2  # 2: roles keep query_parts
 # Modules whose code decides what a reader returns, besides the reader's own.
 SHARED_SOURCES = ("leaderboard.data.base", "leaderboard.data.cache", "leaderboard.registry",
                   "leaderboard.benchmarks")
