@@ -35,7 +35,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from reference_models.spec import (EncoderSettings, Family, ModelSpec, ModelType,
+from reference_models.neural import sha256_file
+from reference_models.spec import (EncoderSettings, ModelSpec, ModelType,
                                    RerankerSettings)
 
 CONFIG = "config.json"
@@ -153,14 +154,6 @@ def weight_files(folder: Path) -> tuple[Path, ...]:
     if safetensors:
         return tuple(safetensors)
     return tuple(sorted(folder.glob("pytorch_model*.bin")))
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def weights_sha256(files: tuple[Path, ...]) -> str:
@@ -348,36 +341,39 @@ def _unusable(where: Path, architecture: str) -> str:
             "when asked, causal or sequence-to-sequence language models as rerankers")
 
 
+# The transformers auto class each family loads with, and its mapping of model types.
+AUTO_CLASS = {"bi-encoder": ("AutoModel", "MODEL_MAPPING_NAMES"),
+              "cross-encoder": ("AutoModelForSequenceClassification",
+                                "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES"),
+              "causal-reranker": ("AutoModelForCausalLM", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"),
+              "seq2seq-reranker": ("AutoModelForSeq2SeqLM",
+                                   "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES")}
+
+
 def _check_architecture(family: str, architecture: str, model_type: str | None,
                         config: dict[str, Any], where: Path) -> None:
-    if family == "bi-encoder":
-        if config.get("is_encoder_decoder"):
-            raise ModelFolderError(f"{where}: {architecture} is an encoder-decoder model; "
-                                   "the bi-encoder runner embeds with encoder-only or "
-                                   "decoder-only models")
-        if not _transformers_knows(model_type, "MODEL_MAPPING_NAMES"):
-            raise ModelFolderError(_unusable(where, architecture))
-    elif family == "cross-encoder":
-        if not architecture.endswith("ForSequenceClassification") or not _transformers_knows(
-                model_type, "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES"):
-            raise ModelFolderError(f"{where}: {architecture} has no sequence-classification "
-                                   "head; a cross-encoder needs one (its scores would come "
-                                   "from a randomly initialised layer)")
-        labels = config.get("num_labels") or len(config.get("id2label") or {}) or 1
-        if labels > 2:
-            raise ModelFolderError(f"{where}: a classification head of {labels} labels; a "
-                                   "cross-encoder scores with one label (its logit) or two "
-                                   "(logit 1 - logit 0)")
-    elif family == "causal-reranker":
-        if not _transformers_knows(model_type, "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"):
-            raise ModelFolderError(f"{where}: {architecture} is not a causal language model "
-                                   "transformers can load (--family causal-reranker)")
-    elif family == "seq2seq-reranker":
-        if not config.get("is_encoder_decoder") or not _transformers_knows(
-                model_type, "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES"):
-            raise ModelFolderError(f"{where}: {architecture} is not a sequence-to-sequence "
-                                   "language model transformers can load "
-                                   "(--family seq2seq-reranker)")
+    encoder_decoder = bool(config.get("is_encoder_decoder"))
+    if family == "bi-encoder" and encoder_decoder:
+        raise ModelFolderError(f"{where}: {architecture} is an encoder-decoder model; the "
+                               "bi-encoder runner embeds with encoder-only or decoder-only "
+                               "models")
+    if family == "cross-encoder" and not architecture.endswith("ForSequenceClassification"):
+        raise ModelFolderError(f"{where}: {architecture} has no sequence-classification "
+                               "head; a cross-encoder needs one (its scores would come from "
+                               "a randomly initialised layer)")
+    if family == "seq2seq-reranker" and not encoder_decoder:
+        raise ModelFolderError(f"{where}: {architecture} is not a sequence-to-sequence model "
+                               "(--family seq2seq-reranker)")
+    auto_class, mapping = AUTO_CLASS[family]
+    if not _transformers_knows(model_type, mapping):
+        raise ModelFolderError(f"{where}: {architecture} cannot run as a {family}: "
+                               f"transformers' {auto_class} has no class for model type "
+                               f"{model_type!r}")
+    labels = config.get("num_labels") or len(config.get("id2label") or {}) or 1
+    if family == "cross-encoder" and labels > 2:
+        raise ModelFolderError(f"{where}: a classification head of {labels} labels; a "
+                               "cross-encoder scores with one label (its logit) or two "
+                               "(logit 1 - logit 0)")
 
 
 # ----------------------------------------------------------------------------- the spec

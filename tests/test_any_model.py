@@ -13,10 +13,9 @@ import gzip
 import hashlib
 import json
 import os
-import threading
 import urllib.parse
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Iterator
 
@@ -33,6 +32,7 @@ st = pytest.importorskip("sentence_transformers")
 
 from huggingface_hub import constants as hf_constants  # noqa: E402
 
+from fixtures.loopback import serving  # noqa: E402
 from leaderboard.cli import main  # noqa: E402
 from leaderboard.data.pull import git_blob_sha1  # noqa: E402
 from leaderboard.submissions import Metadata  # noqa: E402
@@ -549,19 +549,10 @@ def fake_hub(tmp_path: Path, monkeypatch, folders) -> Iterator[FakeModelHub]:
     (repo / "onnx").mkdir()
     (repo / "onnx" / "model.onnx").write_bytes(b"\0" * 64)   # an export the runner never reads
     hub.add("shoes/Tiny-Shoe-Encoder", repo, "c0ffee" + "0" * 34)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _hub_handler(hub))
-    server.daemon_threads = True
-    hub.base = f"http://127.0.0.1:{server.server_address[1]}"
-    monkeypatch.setenv("LEADERBOARD_HF_ENDPOINT", hub.base)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    try:
+    with serving(_hub_handler(hub)) as base:
+        hub.base = base
+        monkeypatch.setenv("LEADERBOARD_HF_ENDPOINT", hub.base)
         yield hub
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def test_a_hub_model_runs_at_the_commit_its_branch_resolves_to(

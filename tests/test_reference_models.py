@@ -532,6 +532,9 @@ def test_bm25_submission_is_complete_valid_and_byte_identical(tiny_data: Path,
     meta = yaml.safe_load((first.folder / "metadata.yaml").read_text())
     assert Metadata.model_validate(meta).model.type == "sparse"
     assert meta["produced_by"].startswith("leaderboard baselines run bm25s -- ")
+    from reference_models.baseline_run import cpu_model
+
+    assert meta["hardware"] == f"{cpu_model()} ({os.cpu_count()} CPU cores)"  # the CPU model too
     _check_submission(first.folder, tiny_data)
 
 
