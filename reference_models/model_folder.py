@@ -364,6 +364,12 @@ def _check_architecture(family: str, architecture: str, model_type: str | None,
     if family == "seq2seq-reranker" and not encoder_decoder:
         raise ModelFolderError(f"{where}: {architecture} is not a sequence-to-sequence model "
                                "(--family seq2seq-reranker)")
+    # A generative reranker reads the logits of the checkpoint's own language-model head.
+    if family in ("causal-reranker", "seq2seq-reranker") and not architecture.endswith(
+            ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")):
+        raise ModelFolderError(f"{where}: {architecture} has no language-model head; a "
+                               f"{family} scores with one (its answer logits would come from "
+                               "a randomly initialised layer)")
     auto_class, mapping = AUTO_CLASS[family]
     if not _transformers_knows(model_type, mapping):
         raise ModelFolderError(f"{where}: {architecture} cannot run as a {family}: "

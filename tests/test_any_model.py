@@ -392,6 +392,8 @@ def test_an_architecture_the_runner_cannot_use_is_refused(folders, tiny_models, 
              "is a causal language model; it runs only when asked")
     _refused([str(folders["st-bi"]), "--family", "cross-encoder"], tmp_path / "out", capsys,
              "has no sequence-classification head")
+    _refused([str(folders["st-ce"]), "--family", "causal-reranker", "--prompt", PROMPT],
+             tmp_path / "out", capsys, "BertForSequenceClassification has no language-model head")
     dense = _folder_like(folders["st-bi"], tmp_path / "dense")
     modules = json.loads((dense / "modules.json").read_text())
     modules.append({"idx": 3, "name": "3", "path": "3_Dense",
