@@ -67,6 +67,19 @@ TYPE_OF_FAMILY: dict[str, ModelType] = {"bi-encoder": "bi-encoder",
                                         "cross-encoder": "cross-encoder",
                                         "seq2seq-reranker": "cross-encoder",
                                         "causal-reranker": "llm-reranker"}
+# Options that apply to some families only; given for another, they are refused.
+_RERANKERS = ("cross-encoder", "seq2seq-reranker", "causal-reranker")
+_GENERATIVE = ("seq2seq-reranker", "causal-reranker")
+FAMILY_OPTIONS = {"--pooling": ("bi-encoder",), "--normalize": ("bi-encoder",),
+                  "--query-prompt": ("bi-encoder",), "--document-prompt": ("bi-encoder",),
+                  "--first-stage": _RERANKERS, "--rerank-top": _RERANKERS,
+                  "--prompt": _GENERATIVE, "--true-token": _GENERATIVE,
+                  "--false-token": _GENERATIVE}
+OPTION_ATTRIBUTE = {"--pooling": "pooling", "--normalize": "normalize",
+                    "--query-prompt": "query_prompt", "--document-prompt": "document_prompt",
+                    "--first-stage": "first_stage", "--rerank-top": "rerank_top",
+                    "--prompt": "prompt", "--true-token": "true_token",
+                    "--false-token": "false_token"}
 BATCH_OF_FAMILY = {"bi-encoder": 32, "cross-encoder": 16, "seq2seq-reranker": 8,
                    "causal-reranker": 4}
 FAMILIES = tuple(TYPE_OF_FAMILY)
@@ -426,6 +439,13 @@ def read_model_folder(folder: Path, choices: ModelChoices, *, revision: str | No
     if family not in FAMILIES:
         raise ValueError(f"--family must be one of {', '.join(FAMILIES)}, not {family!r}")
     _check_architecture(family, architecture, model_type, config, config_path)
+    misplaced = [flag for flag, families in FAMILY_OPTIONS.items()
+                 if family not in families and getattr(choices, OPTION_ATTRIBUTE[flag]) is not None]
+    if misplaced:
+        raise ModelFolderError(f"{folder} runs as a {family}, and {', '.join(misplaced)} "
+                               f"{'is' if len(misplaced) == 1 else 'are'} for "
+                               + " or ".join(sorted({f for m in misplaced
+                                                     for f in FAMILY_OPTIONS[m]})) + " models")
     weights = weight_files(transformer)
     if not weights:
         raise ModelFolderError(f"{transformer} is not a model folder: no weights "
@@ -522,9 +542,6 @@ def _reranker_settings(family: str, choices: ModelChoices, max_length: int, fold
         raise ModelFolderError(f"{folder}: --family {family} needs the prompt the model "
                                "answers yes or no to (--prompt or --prompt-file, with "
                                "{query} and {document})")
-    if not generative and (choices.prompt or choices.true_token or choices.false_token):
-        raise ValueError("--prompt, --prompt-file, --true-token and --false-token are for "
-                         "--family causal-reranker or seq2seq-reranker")
     settings: dict[str, Any] = {"max_length": max_length}
     if choices.first_stage is not None:
         settings["first_stage"] = choices.first_stage

@@ -394,6 +394,9 @@ def test_an_architecture_the_runner_cannot_use_is_refused(folders, tiny_models, 
              "has no sequence-classification head")
     _refused([str(folders["st-ce"]), "--family", "causal-reranker", "--prompt", PROMPT],
              tmp_path / "out", capsys, "BertForSequenceClassification has no language-model head")
+    _refused([str(folders["st-ce"]), "--pooling", "cls", "--prompt", PROMPT], tmp_path / "out",
+             capsys, "runs as a cross-encoder, and --pooling, --prompt are for bi-encoder or "
+                     "causal-reranker or seq2seq-reranker models")
     dense = _folder_like(folders["st-bi"], tmp_path / "dense")
     modules = json.loads((dense / "modules.json").read_text())
     modules.append({"idx": 3, "name": "3", "path": "3_Dense",
