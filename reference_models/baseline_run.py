@@ -9,7 +9,7 @@ Every query of every role gets a ranking (at most the task's ``max_docs_per_quer
 documents, drawn from the task's candidate pool when it ships one). Runs are
 deterministic: the same inputs on the same hardware give byte-identical files.
 
-Files are written to a staging folder first (beside the cache) and moved into
+Files are written to a temporary staging folder first and moved into
 ``<out>/<model-id>/`` together with metadata.yaml when every task is done
 (:func:`install_submission`), so a run that stops half-way leaves the submission folder as
 it was; the cache keeps what was computed, and the rerun resumes from it.
@@ -627,9 +627,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     staging: Path | None = None
     if shard.is_main:
         check_same_model(folder, spec.name, revision, [t.id for t in tasks])
-        root = (options.cache_root or default_cache_root()) / "staging"
-        root.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f"{submission_id}-", dir=root))
+        staging = Path(tempfile.mkdtemp(prefix=f"followboard-{submission_id}-"))
     written: list[Path] = []   # relative to the staging folder
     lines = 0
     try:

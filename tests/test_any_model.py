@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import json
 import os
+import tempfile
 import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -281,11 +282,13 @@ def test_a_failed_run_leaves_the_submission_folder_as_it_was(folders, tiny_data:
         return original(self, texts, max_length, desc)
 
     monkeypatch.setattr(TextEncoder, "encode", dies_on_the_queries)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
     changed = read_model_folder(folders["st-bi"], ModelChoices(max_length=12)).with_id("tiny").spec
     with pytest.raises(KeyboardInterrupt):
         run_reference_model(changed, ["followtable/wtr"], tiny_data, tmp_path / "out", options)
     assert calls and _read_runs(first.folder) == before       # results.json included
-    assert not list((tmp_path / "cache" / "staging").iterdir())  # no staging left behind
+    assert not list((tmp_path / "temp").iterdir())  # no staging folder left behind
 
 
 def test_runs_of_another_model_are_not_mixed_into_a_folder(folders, tiny_data: Path,
@@ -656,3 +659,35 @@ def _scores(text: bytes) -> dict[tuple[str, str], float]:
         qid, _, doc, _, score, _ = line.split()
         out[(qid, doc)] = float(score)
     return out
+
+
+def test_installing_replaces_a_roles_other_file_and_copies_across_file_systems(
+        tmp_path: Path, monkeypatch) -> None:
+    import errno
+
+    from reference_models.baseline_run import install_submission
+
+    staging, folder = tmp_path / "staging", tmp_path / "sub"
+    (staging / "runs/followtable/wtr").mkdir(parents=True)
+    (staging / "runs/followtable/wtr/original.trec.gz").write_bytes(b"new")
+    (folder / "runs/followtable/wtr").mkdir(parents=True)
+    (folder / "runs/followtable/wtr/original.trec").write_text("old plain run\n")
+    (folder / "runs/followtable/wtr/altered.trec").write_text("kept\n")
+    (folder / "results.json").write_text("{}")
+
+    rename = os.replace
+
+    def across_devices(src, dst):  # noqa: ANN001 - os.replace's signature
+        if Path(src).is_relative_to(staging):  # the staging folder is on another device
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        rename(src, dst)
+
+    monkeypatch.setattr(os, "replace", across_devices)
+    installed = install_submission(staging, folder, [Path("runs/followtable/wtr/original.trec.gz")],
+                                   {"id": "sub"})
+    assert installed == [folder / "runs/followtable/wtr/original.trec.gz"]
+    monkeypatch.undo()
+    assert sorted(p.name for p in (folder / "runs/followtable/wtr").iterdir()) == \
+        ["altered.trec", "original.trec.gz"]
+    assert installed[0].read_bytes() == b"new" and not (folder / "results.json").exists()
+    assert yaml.safe_load((folder / "metadata.yaml").read_text()) == {"id": "sub"}
