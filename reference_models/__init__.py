@@ -7,7 +7,11 @@ revision, prompt templates, pooling, maximum lengths, dtype policy) and run by o
 runners: BM25 (``bm25s``), bi-encoders, cross-encoders, and pointwise generative rerankers
 scored from true/false token logits.
 
+A model nobody declared runs from its folder or its Hugging Face Hub id:
+:func:`reference_models.model_source.resolve_model` reads its own files into a spec.
+
 Entry points: :func:`reference_models.spec.load_model_specs`,
+:func:`reference_models.model_source.resolve_model`,
 :func:`reference_models.baseline_run.run_reference_model`, and the CLI
 ``leaderboard baselines run MODEL``.
 """

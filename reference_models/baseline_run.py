@@ -8,15 +8,23 @@ Layout (the engine's submission contract)::
 Every query of every role gets a ranking (at most the task's ``max_docs_per_query``
 documents, drawn from the task's candidate pool when it ships one). Runs are
 deterministic: the same inputs on the same hardware give byte-identical files.
+
+Files are written to a temporary staging folder first and moved into
+``<out>/<model-id>/`` together with metadata.yaml when every task is done
+(:func:`install_submission`), so a run that stops half-way leaves the submission folder as
+it was; the cache keeps what was computed, and the rerun resumes from it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import importlib.metadata
 import os
 import platform
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -25,13 +33,14 @@ import numpy as np
 import yaml
 
 import reference_models
-from leaderboard.fileio import atomic_write_text
+from leaderboard.fileio import atomic_write_bytes, atomic_write_text
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
 from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
 from reference_models.distributed import ProcessGroup, Shard, shard_from_env
+from reference_models.model_folder import describe_spec
 from reference_models.spec import ModelSpec, get_model_spec
-from reference_models.text import linearise_table
+from reference_models.text import InstructionFormat, linearise_table
 from reference_models.trec import RankedList, rank_documents, write_gzip_atomic, write_run
 
 # Roles a retrieval model answers; "predictions" (PI-Indic T4) are compatibility
@@ -83,6 +92,21 @@ def task_languages(task) -> tuple[str, str]:
         return "eng", task.views.get("language", "eng")  # English queries, native documents
     language = task.views.get("language", "eng")
     return language, language
+
+
+def with_instruction_format(data, instruction_format: InstructionFormat):
+    """``data`` with each query's text joined from its query and instruction as
+    ``instruction_format`` says (``data`` itself for the benchmark's own text). A query
+    without an instruction keeps its text. A copy: loaded task data is shared."""
+    if instruction_format.template is None:
+        return data
+    roles = {}
+    for name, role in data.roles.items():
+        text = dict(role.query_text)
+        text.update({q: instruction_format.join(query, instruction)
+                     for q, (query, instruction) in role.query_parts.items()})
+        roles[name] = dataclasses.replace(role, query_text=text)
+    return dataclasses.replace(data, roles=roles)
 
 
 @dataclass
@@ -361,39 +385,55 @@ def t4_predictions(ranker, task, data_dir: Path, corpus: Corpus) -> dict[str, fl
 # ----------------------------------------------------------------------------- metadata
 
 
-def environment_description(device: str, dtype: str | None) -> str:
-    """Hardware and software a run was produced with, in one line."""
-    cpu = platform.processor() or platform.machine()
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it (platform's guess elsewhere)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
             for line in fh:
                 if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    hardware = f"{cpu} ({os.cpu_count()} CPU cores)"
+    return platform.processor() or platform.machine()
+
+
+def hardware_description(device: str, gpus: int = 1) -> str:
+    """The CPU (model, cores) and, on a GPU run, the GPU model and how many ran it
+    (``gpus``: one per rank under torchrun)."""
+    hardware = f"{cpu_model()} ({os.cpu_count()} CPU cores)"
     if device.startswith("cuda"):
         import torch
 
-        names = sorted({torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())})
-        hardware += f", {torch.cuda.device_count()}x {'/'.join(names)}"
+        hardware += f", {gpus}x {torch.cuda.get_device_name(torch.device(device))}"
+    return hardware
+
+
+def software_description() -> str:
     versions = [f"Python {platform.python_version()}"]
-    for dist in ("torch", "transformers", "bm25s", "PyStemmer", "numpy"):
+    for dist in ("torch", "transformers", "tokenizers", "huggingface-hub", "bm25s",
+                 "PyStemmer", "numpy"):
         try:
             versions.append(f"{dist} {importlib.metadata.version(dist)}")
         except importlib.metadata.PackageNotFoundError:
             continue
     versions.append(f"reference_models {reference_models.__version__}")
+    return ", ".join(versions)
+
+
+def environment_description(device: str, dtype: str | None, gpus: int = 1) -> str:
+    """Hardware and software a run was produced with, in one line."""
     where = f"device {device}" + (f", {dtype}" if dtype else "")
-    return f"{hardware}; {where}; {', '.join(versions)}"
+    return f"{hardware_description(device, gpus)}; {where}; {software_description()}"
 
 
 def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | None,
-                   revision: str, contact: str, produced_by: str) -> dict:
+                   revision: str, contact: str, produced_by: str,
+                   hardware: str | None = None, owner: str | None = None) -> dict:
     """metadata.yaml content, exactly the keys of the engine's submission schema."""
-    return {
-        "id": submission_id,
+    metadata: dict = {"id": submission_id}
+    if owner:
+        metadata["owner"] = owner
+    metadata.update({
         "model": {
             "name": spec.name,
             "type": spec.type,
@@ -405,23 +445,87 @@ def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | Non
         },
         "contact": contact,
         "produced_by": produced_by,
-    }
+    })
+    if hardware:
+        metadata["hardware"] = hardware
+    return metadata
 
 
-def _existing_produced_by(folder: Path) -> list[str]:
+def _existing_metadata(folder: Path) -> dict:
     path = folder / "metadata.yaml"
     if not path.is_file():
-        return []
+        return {}
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError:
-        return []
-    text = data.get("produced_by") if isinstance(data, dict) else None
-    return [line for line in str(text).splitlines() if line.strip()] if text else []
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _lines_of(metadata: dict, key: str, separator: str = "\n") -> list[str]:
+    text = metadata.get(key)
+    return [part.strip() for part in str(text).split(separator) if part.strip()] if text else []
 
 
 def run_file(folder: Path, task_id: str, role: str) -> Path:
     return folder / "runs" / task_id / f"{role}.trec.gz"
+
+
+def kept_run_files(folder: Path, task_ids: Iterable[str]) -> list[Path]:
+    """Run and prediction files of ``folder`` for tasks other than ``task_ids``: what a
+    run of those tasks leaves in place."""
+    runs = folder / "runs"
+    if not runs.is_dir():
+        return []
+    replaced = set(task_ids)
+    return sorted(p for p in runs.rglob("*") if p.is_file()
+                  and p.parent.relative_to(runs).as_posix() not in replaced)
+
+
+def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[str]) -> None:
+    """Refuse to add runs to a folder whose other runs came from another model (another
+    name or weights): the submission would mix two models under one name."""
+    existing = _existing_metadata(folder)
+    model = existing.get("model") if isinstance(existing.get("model"), dict) else {}
+    if not model or not kept_run_files(folder, task_ids):
+        return
+    theirs = (model.get("name"), str(model.get("revision")))
+    if theirs != (name, revision):
+        raise ValueError(f"{folder} holds runs of {theirs[0]} (revision {theirs[1]}), not of "
+                         f"{name} (revision {revision}); choose another submission id, or "
+                         "remove that folder")
+
+
+RUN_NAME_SUFFIXES = (".trec", ".trec.gz", ".txt", ".txt.gz", ".run", ".run.gz", ".tsv",
+                     ".tsv.gz")
+
+
+def install_submission(staging: Path, folder: Path, written: Sequence[Path],
+                       metadata: dict) -> list[Path]:
+    """Move the files ``written`` (relative to ``staging``) into ``folder``, then write
+    metadata.yaml: the one step where a finished run becomes the submission folder.
+
+    The folder's results.json goes first (its scores no longer describe the folder), and
+    with each run file any other file for the same task and role (``original.trec``
+    beside a new ``original.trec.gz``). Files of tasks this run did not cover stay.
+    Returns the installed paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.json").unlink(missing_ok=True)
+    installed = []
+    for relative in written:
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        role = target.name.split(".", 1)[0]
+        for sibling in target.parent.iterdir():
+            if sibling != target and sibling.name in {role + s for s in RUN_NAME_SUFFIXES}:
+                sibling.unlink()
+        try:
+            os.replace(staging / relative, target)
+        except OSError:  # another file system: copy, still atomically
+            atomic_write_bytes(target, (staging / relative).read_bytes())
+        installed.append(target)
+    _write_metadata(folder / "metadata.yaml", metadata)
+    return installed
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -436,9 +540,12 @@ class RunOptions:
     chunk_size: int = DEFAULT_CHUNK_SIZE
     progress: bool = True
     contact: str = DEFAULT_CONTACT
+    owner: str | None = None          # GitHub login allowed to change the submission later
     # The command line recorded in metadata.produced_by (the CLI fills it in).
     command: str | None = None
     submission_id: str | None = None  # default: the model id
+    # How each query meets its instruction (recorded in produced_by).
+    instruction_format: InstructionFormat = InstructionFormat("benchmark", None)
 
 
 @dataclass
@@ -495,7 +602,8 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     """Write ``out_dir/<id>/`` (metadata + runs of every selected task) and return a summary.
 
     Under ``torchrun`` every rank calls this; ranks share the encoding work through the
-    cache and rank 0 alone writes files.
+    cache and rank 0 alone writes files: into a staging folder, moved into place by
+    :func:`install_submission` once every task is done.
     """
     from leaderboard.data import MissingDataError, load_task_data
 
@@ -515,10 +623,12 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
         return RunSummary(None, [], [], 0)  # BM25 is rank 0's alone
 
     ranker, device, dtype, parameters, revision, group = make_ranker(spec, options, shard)
+    revision = revision or "unknown"
+    staging: Path | None = None
     if shard.is_main:
-        # Scores of the previous runs no longer describe the folder once a run changes.
-        (folder / "results.json").unlink(missing_ok=True)
-    files: list[Path] = []
+        check_same_model(folder, spec.name, revision, [t.id for t in tasks])
+        staging = Path(tempfile.mkdtemp(prefix=f"followboard-{submission_id}-"))
+    written: list[Path] = []   # relative to the staging folder
     lines = 0
     try:
         for number, task in enumerate(tasks, 1):
@@ -532,6 +642,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                     _log(f"[{number}/{len(tasks)}] {task.id}: skipped, data missing "
                          f"({len(exc.missing)} file(s) under {data_dir})")
                 continue
+            data = with_instruction_format(data, options.instruction_format)
             corpus = load_corpus(task, Path(data_dir))
             if shard.is_main:
                 _log(f"[{number}/{len(tasks)}] {task.id}: {len(corpus.ids)} documents, "
@@ -541,43 +652,50 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
             for role in task.roles:
                 if role == PREDICTIONS_ROLE:
                     probabilities = t4_predictions(ranker, task, Path(data_dir), corpus)
-                    if probabilities is None:
+                    if probabilities is None or staging is None:
                         continue
                     from leaderboard.predictions import write_predictions
 
-                    path = folder / "runs" / task.id / "predictions.tsv"
-                    write_predictions(path, probabilities)
+                    relative = Path("runs") / task.id / "predictions.tsv"
+                    write_predictions(staging / relative, probabilities)
                     lines += len(probabilities)
-                    files.append(path)
+                    written.append(relative)
                     continue
                 if role not in RETRIEVAL_ROLES:
                     continue
                 if role not in data.roles:
                     raise ValueError(f"task {task.id}: the data has no {role!r} queries")
                 ranked = ranker.rank(task, data, corpus, role, task.max_docs_per_query)
-                if ranked is None:
+                if ranked is None or staging is None:
                     continue
-                path = run_file(folder, task.id, role)
+                path = run_file(staging, task.id, role)
                 lines += write_run(path, ranked, tag=submission_id)
-                files.append(path)
-        if shard.is_main:
+                written.append(path.relative_to(staging))
+        files: list[Path] = []
+        if staging is not None:
             command = options.command or (
                 f"reference_models.baseline_run.run_reference_model({spec.id!r}, "
                 f"{list(task_patterns or [])!r})")
-            line = f"{command} -- {environment_description(device, dtype)}"
-            written = {p.resolve() for p in files}
-            others = [p for pattern in ("*.trec.gz", "predictions.tsv*")
-                      for p in (folder / "runs").rglob(pattern)
-                      if p.resolve() not in written] if (folder / "runs").is_dir() else []
-            history = _existing_produced_by(folder) if others else []
-            produced_by = "\n".join(dict.fromkeys(history + [line]))
+            gpus = shard.world_size if device.startswith("cuda") else 1
+            line = (f"{command} -- {describe_spec(spec)}; instructions: "
+                    f"{options.instruction_format.describe()}; "
+                    f"{environment_description(device, dtype, gpus)}")
+            hardware = hardware_description(device, gpus)
+            done_tasks = {p.parent.relative_to("runs").as_posix() for p in written}
+            existing = _existing_metadata(folder) if kept_run_files(folder, done_tasks) else {}
+            produced_by = "\n".join(dict.fromkeys(_lines_of(existing, "produced_by") + [line]))
+            hardware = "; ".join(dict.fromkeys(_lines_of(existing, "hardware", ";")
+                                               + [hardware]))
             metadata = build_metadata(spec, submission_id, parameters=parameters or spec.parameters,
-                                      revision=revision or "unknown", contact=options.contact,
-                                      produced_by=produced_by)
-            _write_metadata(folder / "metadata.yaml", metadata)
+                                      revision=revision, contact=options.contact,
+                                      produced_by=produced_by, hardware=hardware,
+                                      owner=options.owner)
+            files = install_submission(staging, folder, written, metadata)
     finally:
         group.close()
-    done = sorted({str(p.parent.relative_to(folder / "runs")) for p in files})
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    done = sorted({p.parent.relative_to("runs").as_posix() for p in written})
     return RunSummary(folder if shard.is_main else None, done, files, lines)
 
 

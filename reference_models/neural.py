@@ -70,7 +70,7 @@ class WeightsLocation:
     description: str         # metadata `revision`: commit, or package==version
 
 
-def _sha256_file(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -94,7 +94,7 @@ def locate_weights(spec: ModelSpec) -> WeightsLocation:
                                     "reinstall the package that ships the weights")
         if spec.weights_sha256:
             weights = folder / "model.safetensors"
-            actual = _sha256_file(weights)
+            actual = sha256_file(weights)
             if actual != spec.weights_sha256:
                 raise ValueError(f"model {spec.id}: {weights} has SHA-256 {actual}, but "
                                  f"models.yaml pins {spec.weights_sha256}")

@@ -129,8 +129,10 @@ class ModelSpec(_Strict):
     # PEFT/LoRA adapter applied on top of hf_id (Promptriever ships only the adapter).
     adapter: HubRef | None = None
     parameters: int | None = None
-    instruction_trained: bool = False
-    licence: str
+    # None: not known (a model run from its folder says nothing about its training).
+    instruction_trained: bool | None = False
+    # Required in models.yaml; None for a model whose card states no licence.
+    licence: str | None
     links: tuple[str, ...] = ()
     bm25: BM25Settings | None = None
     encoder: EncoderSettings | None = None

@@ -1,4 +1,5 @@
-"""Text preparation shared by the runners: table linearisation and BM25 tokenisation.
+"""Text preparation shared by the runners: table linearisation, how an instruction meets
+its query, and BM25 tokenisation.
 
 FollowTable's corpus mixes markdown tables (WQT, WTR) and HTML tables (TArX, IndusTR).
 Markup is noise to every model: HTML attributes eat a short context window and tag names
@@ -9,14 +10,23 @@ keeps the caption, header and first rows.
 :class:`Bm25Tokenizer` splits text into maximal runs of letters, digits and combining
 marks. Python's ``\\w`` does not match combining marks, so a plain ``\\w+`` tokeniser cuts
 Devanagari, Tamil, Bengali ... words apart at every vowel sign; PI-Indic needs whole words.
+
+:class:`InstructionFormat` is how a query and its instruction become one text. By default
+a model reads each benchmark's own text: FollowIR and mFollowIR append the instruction to
+the query ("query instruction", as MTEB joins them), FollowTable's export puts it first
+("instruction [SEP] query"). A model trained on another convention names it instead: the
+instruction after the query, before it, or a template of its own with ``{query}`` and
+``{instruction}`` (e5-mistral's "Instruct: {instruction}\\nQuery: {query}", for instance).
 """
 
 from __future__ import annotations
 
 import html
 import re
+import string
 import sys
 import unicodedata
+from dataclasses import dataclass
 from functools import cache
 from html.parser import HTMLParser
 
@@ -114,6 +124,56 @@ def linearise_table(text: str) -> str:
         if stripped:
             lines.append(stripped)
     return "\n".join(lines)
+
+
+# --instruction-format names and the template each stands for; "benchmark" keeps the text
+# each benchmark ships (RoleData.query_text).
+BENCHMARK_FORMAT = "benchmark"
+NAMED_INSTRUCTION_FORMATS = {
+    "query-instruction": "{query} {instruction}",   # FollowIR's convention, on every benchmark
+    "instruction-query": "{instruction} {query}",   # FollowTable's order, without its [SEP]
+}
+
+
+@dataclass(frozen=True)
+class InstructionFormat:
+    """How an instruction meets its query: ``benchmark``, a named convention, or a template."""
+
+    name: str                # as given: "benchmark", "query-instruction", or the template
+    template: str | None     # None: the benchmark's own text
+
+    @classmethod
+    def parse(cls, text: str) -> "InstructionFormat":
+        """A name of :data:`NAMED_INSTRUCTION_FORMATS`, ``benchmark``, or a template that
+        uses exactly the fields ``{query}`` and ``{instruction}`` (literal braces doubled)."""
+        if text == BENCHMARK_FORMAT:
+            return cls(text, None)
+        if text in NAMED_INSTRUCTION_FORMATS:
+            return cls(text, NAMED_INSTRUCTION_FORMATS[text])
+        names = ", ".join([BENCHMARK_FORMAT, *NAMED_INSTRUCTION_FORMATS])
+        try:
+            fields = {name for _, name, _, _ in string.Formatter().parse(text)
+                      if name is not None}
+        except ValueError as exc:  # an unmatched brace
+            raise ValueError(f"instruction format {text!r} is not a valid template ({exc}); "
+                             f"give one of {names}, or a template with {{query}} and "
+                             "{instruction}") from None
+        if fields != {"query", "instruction"}:
+            raise ValueError(f"instruction format {text!r} is neither one of {names} nor a "
+                             "template with exactly the fields {query} and {instruction} "
+                             f"(it has {sorted(fields) or 'none'}; write literal braces as "
+                             "{{ and }})")
+        return cls(text, text)
+
+    def join(self, query: str, instruction: str) -> str:
+        assert self.template is not None
+        return self.template.format(query=query, instruction=instruction)
+
+    def describe(self) -> str:
+        if self.template is None:
+            return ("each benchmark's own text (FollowIR/mFollowIR: query then instruction; "
+                    "FollowTable: instruction [SEP] query)")
+        return f"{self.template!r} on every benchmark; a query without an instruction alone"
 
 
 @cache

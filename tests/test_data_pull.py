@@ -16,7 +16,7 @@ import socket
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Iterator
 
@@ -41,6 +41,7 @@ from leaderboard.data.pull import (
     write_packed_corpus,
 )
 from fixtures.mteb_collection import Collection, write_collection
+from fixtures.loopback import serving
 from leaderboard.registry import (
     FOLLOWIR_SOURCES,
     MFOLLOWIR_SOURCE,
@@ -325,20 +326,11 @@ def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeUp
     build_pi_indic_repo(up, tmp_path / "upstream-gh-pi-indic")
     build_robust04_repo(up, tmp_path / "upstream-hf-robust04")
     up.collections = build_mfollowir_repo(up, tmp_path / "upstream-hf-mfollowir")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(up))
-    server.daemon_threads = True
-    up.base = f"http://127.0.0.1:{server.server_address[1]}"
-    for k, v in up.env().items():
-        monkeypatch.setenv(k, v)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    try:
+    with serving(_make_handler(up)) as base:
+        up.base = base
+        for k, v in up.env().items():
+            monkeypatch.setenv(k, v)
         yield up
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 # --- fixture repositories -------------------------------------------------------------------

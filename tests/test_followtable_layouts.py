@@ -34,6 +34,11 @@ def test_raw_json_agrees_with_beir_export(data_dir: Path, key: str, folder: str)
         assert set(data.instruction_positive[r.query_id]) == set(r.instruction_positive)
         assert set(data.changed[r.query_id]) == set(r.query_positive - r.instruction_positive)
         assert data.roles["altered"].query_text[r.query_id].startswith(r.instruction)
+        # Taken apart, the query and its instruction rebuild the upstream text exactly.
+        query, instruction = data.roles["altered"].query_parts[r.query_id]
+        assert instruction == r.instruction
+        assert f"{instruction} [SEP] {query}" == data.roles["altered"].query_text[r.query_id]
+    assert data.roles["original"].query_parts == {}  # topic-only queries carry none
 
 
 def test_constraint_codes() -> None:

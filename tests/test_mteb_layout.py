@@ -124,6 +124,11 @@ def test_loads_the_layout(task_id: str, local: str, language: str | None, fmt: s
                 f"{q}{suffix}"] == c.qrels[f"{q}{suffix}"]
     assert data.corpus_size == len(c.corpus_ids)
     assert "instruction of" in data.roles["altered"].query_text[f"{c.base_ids[0]}-changed"]
+    # The query and its instruction apart, as `baselines run --instruction-format` joins them.
+    q = c.base_ids[0]
+    assert data.roles["original"].query_parts[f"{q}-og"] == (f"query {q}", f"original instruction of {q}")
+    assert data.roles["altered"].query_parts[f"{q}-changed"] == (f"query {q}",
+                                                                 f"altered instruction of {q}")
 
 
 # --- scoring ---

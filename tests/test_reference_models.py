@@ -74,7 +74,11 @@ def tiny_models(tmp_path_factory) -> dict[str, Path]:
     vocab_file = root / "vocab.txt"
     vocab_file.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS)
                           + "\n", encoding="utf-8")
-    bert_tok = BertTokenizerFast(vocab_file=str(vocab_file), do_lower_case=True)
+    # transformers 5 reads the vocabulary from `vocab` and ignores `vocab_file` (4.x's name),
+    # which left a tokenizer of the 5 special tokens: every word became [UNK].
+    bert_tok = BertTokenizerFast(vocab=str(vocab_file), vocab_file=str(vocab_file),
+                                 do_lower_case=True)
+    assert bert_tok.convert_tokens_to_ids("shoes") != bert_tok.unk_token_id
     bert_cfg = dict(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=2,
                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=128,
                     pad_token_id=0)
@@ -528,6 +532,9 @@ def test_bm25_submission_is_complete_valid_and_byte_identical(tiny_data: Path,
     meta = yaml.safe_load((first.folder / "metadata.yaml").read_text())
     assert Metadata.model_validate(meta).model.type == "sparse"
     assert meta["produced_by"].startswith("leaderboard baselines run bm25s -- ")
+    from reference_models.baseline_run import cpu_model
+
+    assert meta["hardware"] == f"{cpu_model()} ({os.cpu_count()} CPU cores)"  # the CPU model too
     _check_submission(first.folder, tiny_data)
 
 

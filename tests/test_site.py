@@ -518,3 +518,22 @@ def test_only_pi_indic_columns_share_queries() -> None:
                      for t in column.tasks)
             assert column.shared_queries == (pi and view.id.startswith("pi-indic/")), \
                 (view.id, column.id)
+
+
+def test_how_to_submit_leads_with_the_one_command_path(built: dict) -> None:
+    """A model that loads with transformers is run by `baselines run MODEL`; the page says
+    so first, keeps the hand-made path after it, and its commands parse as written."""
+    import shlex
+
+    from leaderboard.cli import build_parser
+
+    page = parse(built["out"] / "submit.html")
+    ids = [a.get("id") for tag, a in page.tags if tag in ("h2", "h3") and a.get("id")]
+    assert ids.index("run") < ids.index("by-hand") < ids.index("layout")
+    text = "".join(page.text)
+    commands = [line.split("#")[0].strip() for line in text.splitlines()
+                if line.strip().startswith("leaderboard baselines run ")]
+    assert any(c.startswith("leaderboard baselines run ./my-model") for c in commands)
+    assert "--instruction-format" in text and "--family causal-reranker" in text
+    for command in commands:
+        build_parser().parse_args(shlex.split(command)[1:])  # exits (fails) on a bad option

@@ -66,7 +66,14 @@ class RoleData:
     query_ids: list[str]
     # qrels[qid][docid] = graded relevance (ints); queries without a judged doc still appear.
     qrels: dict[str, dict[str, int]]
+    # What a model reads for each query: the benchmark's own text, the instruction joined
+    # to the query as upstream joins them (FollowIR/mFollowIR as MTEB does, "query
+    # instruction"; FollowTable as its BEIR export does, "instruction [SEP] query").
     query_text: dict[str, str] = field(default_factory=dict)
+    # The same queries taken apart, (query, instruction), for a model that joins them its
+    # own way (`baselines run --instruction-format`); a query without an instruction
+    # (FollowTable's topic-only queries, PI-Indic) has no entry.
+    query_parts: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass

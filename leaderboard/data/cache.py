@@ -61,7 +61,7 @@ from leaderboard.registry import Task
 
 CACHE_ENV = "FOLLOWBOARD_DATA_CACHE"
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
-FORMAT = 2
+FORMAT = 3  # 2: a header line with the data's SHA-256; 3: roles keep query_parts
 # Modules whose code decides what a reader returns, besides the reader's own.
 SHARED_SOURCES = ("leaderboard.data.base", "leaderboard.data.cache", "leaderboard.registry",
                   "leaderboard.benchmarks")
@@ -172,7 +172,8 @@ def to_json(data: TaskData) -> dict[str, Any]:
     return {
         "task_id": data.task_id,
         "roles": {name: {"query_ids": role.query_ids, "qrels": role.qrels,
-                         "query_text": role.query_text} for name, role in data.roles.items()},
+                         "query_text": role.query_text, "query_parts": role.query_parts}
+                  for name, role in data.roles.items()},
         "doc_ids": _array_to_json(data.doc_ids),
         "pools": None if data.pools is None else {q: _array_to_json(pool)
                                                   for q, pool in data.pools.items()},
@@ -186,7 +187,9 @@ def from_json(obj: dict[str, Any]) -> TaskData:
     return TaskData(
         task_id=obj["task_id"],
         roles={name: RoleData(query_ids=role["query_ids"], qrels=role["qrels"],
-                              query_text=role["query_text"])
+                              query_text=role["query_text"],
+                              query_parts={q: (query, instruction) for q, (query, instruction)
+                                           in role["query_parts"].items()})
                for name, role in obj["roles"].items()},
         doc_ids=_array_from_json(obj["doc_ids"]),
         pools=None if obj["pools"] is None else {q: _array_from_json(pool)

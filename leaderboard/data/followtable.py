@@ -158,6 +158,7 @@ def load(task: Task, data_dir: Path) -> TaskData:
     for _, topic_id, obj in _iter_records(topics_path):
         topics[topic_id] = obj.get("text", "")
     altered_text: dict[str, str] = {}
+    altered_parts: dict[str, tuple[str, str]] = {}
     pairs: dict[str, str] = {}
     groups: dict[str, str] = {}
     for lineno, qid, obj in _iter_records(queries_path):
@@ -172,6 +173,8 @@ def load(task: Task, data_dir: Path) -> TaskData:
         except DataFormatError as exc:
             raise DataFormatError(f"{queries_path}:{lineno}: {exc}") from None
         altered_text[qid] = obj.get("text", "")
+        if isinstance(meta.get("origin_query"), str) and isinstance(meta.get("instruction"), str):
+            altered_parts[qid] = (meta["origin_query"], meta["instruction"])
         pairs[qid] = topic
 
     original_qrels = _read_qrels(original_qrels_path)
@@ -199,7 +202,7 @@ def load(task: Task, data_dir: Path) -> TaskData:
     altered_ids = sorted(pairs, key=_natural_key)
     altered = RoleData(query_ids=altered_ids,
                        qrels={q: altered_qrels.get(q, {}) for q in altered_ids},
-                       query_text=altered_text)
+                       query_text=altered_text, query_parts=altered_parts)
     return TaskData(task_id=task.id, roles={"original": original, "altered": altered},
                     doc_ids=read_corpus_ids(corpus_path), pairs=pairs, changed=changed,
                     instruction_positive=positive, groups=groups)

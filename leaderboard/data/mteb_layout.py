@@ -166,11 +166,14 @@ def load(task: Task, data_dir: Path) -> TaskData:
         instruction = instructions.get(qid, "")
         return f"{q_text.get(qid, '')} {instruction}".strip()
 
+    def parts(qids: list[str]) -> dict[str, tuple[str, str]]:
+        return {q: (q_text.get(q, ""), instructions[q]) for q in qids if instructions.get(q)}
+
     roles = {
         "original": RoleData(originals, {q: qrels.get(q, {}) for q in originals},
-                             {q: text(q) for q in originals}),
+                             {q: text(q) for q in originals}, parts(originals)),
         "altered": RoleData(altereds, {q: qrels.get(q, {}) for q in altereds},
-                            {q: text(q) for q in altereds}),
+                            {q: text(q) for q in altereds}, parts(altereds)),
     }
     pairs = {q: base_id(q) + ORIGINAL_SUFFIX for q in altereds}
     missing_pairs = [q for q, o in pairs.items() if o not in set(originals)]

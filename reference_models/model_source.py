@@ -1,0 +1,129 @@
+"""What ``leaderboard baselines run MODEL`` runs: a declared model, a folder, or a Hub id.
+
+MODEL is, in this order:
+
+1. an id declared in ``models.yaml``: run exactly as declared;
+2. an existing folder: read by :mod:`reference_models.model_folder`; its weights are named
+   by their SHA-256;
+3. a Hugging Face Hub id ``owner/name``: fetched at ``--revision`` (default ``main``) by
+   :mod:`reference_models.hub`, then read like a folder; a branch or tag is recorded as
+   the commit it resolved to.
+
+Everything that can be refused is refused here, before a weight is loaded or a file
+written: an unknown name, a folder that is not a model, an architecture the runners
+cannot use, a Hub that cannot be reached, a revision that does not resolve, a first stage
+that is not declared.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from leaderboard.submissions import SUBMISSION_ID_RE
+from reference_models.model_folder import FolderModel, ModelChoices, read_model_folder
+from reference_models.spec import ModelSpec, load_model_specs
+
+FIRST_STAGE_FAMILIES = ("bm25", "bi-encoder")
+
+
+class ModelSourceError(ValueError):
+    """MODEL names nothing the runner can use; the message says what it is and why not."""
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    spec: ModelSpec
+    kind: str                          # "declared" | "folder" | "hub"
+    revision: str | None = None        # Hub: the commit; recorded in the command line
+    folder_model: FolderModel | None = None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What was read from the model's own files, for produced_by."""
+        return self.folder_model.read_from if self.folder_model else ()
+
+
+def submission_id_from(name: str) -> str:
+    """A submission id made from a model name: lower case, runs of other characters as
+    one '-' (``sentence-transformers/all-MiniLM-L6-v2`` -> ``all-minilm-l6-v2``)."""
+    base = name.rsplit("/", 1)[-1].lower()
+    return re.sub(r"[^a-z0-9._-]+", "-", base).strip("-._")[:63]
+
+
+def looks_like_path(text: str) -> bool:
+    return text.startswith((".", "/", "~")) or "\\" in text or text.count("/") > 1
+
+
+def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
+                  revision: str | None = None, submission_id: str | None = None,
+                  hub_cache: Path | None = None) -> ResolvedModel:
+    """The spec MODEL stands for (its ``id`` is the submission id), or ModelSourceError."""
+    declared = load_model_specs()
+    if model in declared:
+        given = choices.given() + (["--revision"] if revision else [])
+        if given:
+            raise ModelSourceError(
+                f"{model} is declared in reference_models/models.yaml and runs as declared; "
+                f"{', '.join(given)} apply to a model folder or Hub id")
+        return ResolvedModel(declared[model], "declared")
+    _check_first_stage(choices, declared)
+    path = Path(model).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelSourceError(f"{model}: a file, not a model folder")
+        if revision:
+            raise ModelSourceError(f"--revision applies to a Hub id; {model} is a folder "
+                                   "(its weights are named by their SHA-256)")
+        folder_model = read_model_folder(path, choices)
+        # The id comes from the model's name (--name, the card's, else the folder's).
+        folder_model = folder_model.with_id(
+            _submission_id(submission_id, folder_model.spec.name, declared))
+        return ResolvedModel(folder_model.spec, "folder", folder_model=folder_model)
+    if looks_like_path(model) or not _is_hub_id(model):
+        raise ModelSourceError(
+            f"{model!r} is not a declared model (`leaderboard baselines list`), an existing "
+            "folder, or a Hugging Face Hub id (owner/name)")
+    from reference_models.hub import fetch_model
+
+    snapshot = fetch_model(model, revision or "main", cache_dir=hub_cache)
+    folder_model = read_model_folder(snapshot.folder, choices, revision=snapshot.commit,
+                                     links=(snapshot.url,), default_name=model)
+    folder_model = folder_model.with_id(
+        _submission_id(submission_id, folder_model.spec.name, declared))
+    return ResolvedModel(folder_model.spec, "hub", snapshot.commit, folder_model)
+
+
+def _is_hub_id(text: str) -> bool:
+    from reference_models.hub import HUB_ID
+
+    return HUB_ID.fullmatch(text) is not None
+
+
+def _submission_id(explicit: str | None, name: str, declared: dict[str, ModelSpec]) -> str:
+    if explicit is not None:
+        if not SUBMISSION_ID_RE.fullmatch(explicit):
+            raise ModelSourceError(f"--id {explicit!r} must be 2-63 characters: lower-case "
+                                   "letters, digits, '.', '_' or '-', starting with a letter "
+                                   "or digit")
+        return explicit
+    derived = submission_id_from(name)
+    if not SUBMISSION_ID_RE.fullmatch(derived):
+        raise ModelSourceError(f"no submission id can be made from {name!r}; give --id")
+    if derived in declared:
+        raise ModelSourceError(f"the submission id {derived!r} (from {name!r}) is the "
+                               "declared reference model's; give another with --id, or that "
+                               "one explicitly to write into its folder")
+    return derived
+
+
+def _check_first_stage(choices: ModelChoices, declared: dict[str, ModelSpec]) -> None:
+    stage = choices.first_stage
+    if stage is None:
+        return
+    spec = declared.get(stage)
+    if spec is None or spec.family not in FIRST_STAGE_FAMILIES:
+        usable = ", ".join(s.id for s in declared.values() if s.family in FIRST_STAGE_FAMILIES)
+        raise ModelSourceError(f"--first-stage {stage!r} is not a declared BM25 or "
+                               f"bi-encoder model; one of: {usable}")
