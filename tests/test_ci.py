@@ -376,7 +376,9 @@ def test_score_pending_writes_results_of_merged_submissions(repo, wtr, data_dir,
     assert read_results(root / "submissions" / "new-model" / "results.json").systems[0] \
         .tasks[TASK].metrics["IRS"] > 0
     assert (root / "submissions" / "old-model" / "results.json").read_bytes() == old_results
-    assert git(root, "status", "--porcelain") == "?? submissions/new-model/results.json"
+    assert git(root, "status", "--porcelain").splitlines() == [
+        f"?? submissions/new-model/{name}"
+        for name in ("manifest.txt", "per-query.json.gz", "results.json")]
 
 
 # --------------------------------------------------------------------------- units
