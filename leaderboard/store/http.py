@@ -104,7 +104,9 @@ def _stream(response: http.client.HTTPResponse, sink: BinaryIO, max_bytes: int,
     got = 0
     while True:
         try:
-            block = response.read(min(CHUNK_BYTES, max_bytes + 1 - got))
+            # read1: what has arrived (up to the chunk), so the deadline is checked while a
+            # slow store trickles; read() would wait for the whole chunk.
+            block = response.read1(min(CHUNK_BYTES, max_bytes + 1 - got))
         except http.client.IncompleteRead as exc:
             raise _CutShort(f"the connection closed after {got + len(exc.partial)} bytes") \
                 from None
@@ -196,6 +198,8 @@ def _fetch_once(url: str, sink: BinaryIO, *, size: int, limit: int, scheme: str,
                 got, sha = _stream(response, sink, limit, deadline, started, current)
             except _CutShort as exc:
                 raise _Retryable(str(exc)) from None
+            if announced is not None and got < announced:
+                raise _Retryable(f"the connection closed after {got} of {announced} bytes")
         sink.flush()
         return Fetched(got, sha, current)
     raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects")

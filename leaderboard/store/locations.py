@@ -27,7 +27,6 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 from urllib.parse import quote, urlsplit
@@ -246,17 +245,12 @@ def configured_store(start: Path | None = None,
     """The run store of the project around ``start`` (default: the current folder)."""
     env = os.environ if environ is None else environ
     start = (start or Path.cwd()).resolve()
-    return _configured(start, env.get(STORE_ENV, ""), hub_endpoint(env))
-
-
-@lru_cache(maxsize=32)
-def _configured(start: Path, override: str, endpoint: str) -> RunStore:
-    environ = {"LEADERBOARD_HF_ENDPOINT": endpoint}
+    override = env.get(STORE_ENV, "")
     if override.strip():
-        return parse_store(override, Path.cwd(), f"${STORE_ENV}", environ)
+        return parse_store(override, Path.cwd(), f"${STORE_ENV}", env)
     found = _find_config(start)
     if found is None:
         return FolderStore(start)
     path, value = found
     return parse_store(value or DEFAULT_STORE, path.parent,
-                       f"{path} [tool.followboard] {CONFIG_KEY}", environ)
+                       f"{path} [tool.followboard] {CONFIG_KEY}", env)

@@ -129,9 +129,14 @@ def parse_manifest(data: bytes, display: str, report: Report,
         if not line or line.startswith("#"):
             continue
         key, colon, value = line.partition(":")
-        if colon and key in ("format", "source") and not manifest.entries:
+        if colon and key in ("format", "source"):
             value = value.strip()
-            if key == "format":
+            if manifest.entries:
+                report.add(display, number, f"{key}: must come before the file lines")
+            elif key == "source" and not seen_format:
+                report.add(display, number, f"the first line must be 'format: {FORMAT_LINE}'")
+                return None
+            elif key == "format":
                 if seen_format:
                     report.add(display, number, "format: given twice")
                 elif value != FORMAT_LINE:
