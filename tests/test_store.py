@@ -12,16 +12,16 @@ from __future__ import annotations
 import gzip
 import hashlib
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 from huggingface_hub import constants as hf_constants
 
-from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
+from fixtures.fake_upstream import (FakeRepo, FakeUpstream, isolate_from_the_network, serve,
+                                    serving)
 from leaderboard.report import Report
 from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
 from leaderboard.store.http import HttpLimits
@@ -284,18 +284,9 @@ class StoreServer:
 def https_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[StoreServer]:
     isolate_from_the_network(monkeypatch)
     store = StoreServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), store.handler())
-    httpd.daemon_threads = True
-    store.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    try:
+    with serving(store.handler()) as base:
+        store.base = base
         yield store
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 RUN = "runs/followtable/wtr/original.trec.gz"

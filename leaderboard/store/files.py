@@ -28,6 +28,7 @@ from pathlib import Path
 
 from huggingface_hub import constants as hf_constants
 
+from leaderboard.data.pull_common import file_checksum
 from leaderboard.fileio import atomic_file, gunzip_bounded, size_text
 from leaderboard.report import Report
 from leaderboard.store.cache import PART_PREFIX, cache_dir, cached_path
@@ -86,11 +87,8 @@ def check_file(path: Path, ref: StoredRef) -> tuple[str | None, bytes | None]:
         if not ref.gzip:
             if stored != ref.size:
                 return f"it is {stored} bytes, not the {ref.size} listed", None
-            digest = hashlib.sha256()
-            with path.open("rb") as fh:
-                while block := fh.read(1 << 20):
-                    digest.update(block)
-            return _problem(stored, digest.hexdigest(), ref), None
+            checksum = file_checksum(path, "sha256")
+            return _problem(checksum.size, checksum.digest, ref), None
         if stored > ref.max_stored_bytes:
             return (f"it is {size_text(stored)} compressed, more than "
                     f"{ref.size} bytes of content can take"), None

@@ -11,7 +11,6 @@ before a manifest names that commit. The token is huggingface_hub's own
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 from huggingface_hub.hf_api import RepoFile
 
 from leaderboard import __version__
+from leaderboard.data.pull_common import file_checksum
 from leaderboard.store.locations import HubStore
 
 
@@ -47,22 +47,6 @@ class Listed:
     gzip: bool = False
 
 
-def _git_blob_sha1(path: Path) -> str:
-    digest = hashlib.sha1(b"blob %d\0" % path.stat().st_size)
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _mismatch(entry: RepoFile | None, upload: Upload) -> str | None:
     """Why the Hub's listing of a file is not the uploaded file (None: it is)."""
     if entry is None:
@@ -71,8 +55,10 @@ def _mismatch(entry: RepoFile | None, upload: Upload) -> str | None:
     if entry.size != size:
         return f"{entry.size} bytes, not {size}"
     if entry.lfs is not None:
-        return None if entry.lfs.sha256 == _sha256(upload.local) else "another sha256"
-    return None if entry.blob_id == _git_blob_sha1(upload.local) else "another git blob id"
+        same = entry.lfs.sha256 == file_checksum(upload.local, "sha256").digest
+        return None if same else "another sha256"
+    same = entry.blob_id == file_checksum(upload.local, "git-sha1").digest
+    return None if same else "another git blob id"
 
 
 def _carried_mismatch(entry: RepoFile | None, kept: Listed) -> str | None:

@@ -24,12 +24,12 @@ A results file records the SHA-256 of the inputs it was scored from
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from leaderboard.data.pull_common import file_checksum
 from leaderboard.fileio import atomic_write_text, size_text
 from leaderboard.report import Report
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
@@ -87,13 +87,8 @@ class Manifest:
 
 def digest_file(path: Path, rel: str) -> FileEntry:
     """Size and SHA-256 of a local file, read in blocks."""
-    digest = hashlib.sha256()
-    size = 0
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-            size += len(block)
-    return FileEntry(rel, size, digest.hexdigest())
+    checksum = file_checksum(path, "sha256")
+    return FileEntry(rel, checksum.size, checksum.digest)
 
 
 def path_problem(path: str) -> str | None:
