@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "validate", "check submission folders (metadata and every run file)",
-        "Validate submissions/<id>/metadata.yaml and every run file under runs/<task>/. "
-        "Prints FILE:LINE: message for each problem; exit 1 if any submission is invalid.",
+        "Validate submissions/<id>/metadata.yaml and every run file: those under "
+        "runs/<task>/ and those manifest.txt lists (fetched from the run store and checked "
+        "against their SHA-256). Prints FILE:LINE: message for each problem; exit 1 if any "
+        "submission is invalid.",
         "  leaderboard validate submissions/bm25s submissions/my-model")
     add_submission_args(p)
     p.set_defaults(handler=run)
