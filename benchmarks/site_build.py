@@ -132,6 +132,9 @@ def main() -> int:
     parser.add_argument("--store", choices=("none", "folder", "https"), default="none",
                         help="where the per-query scores are: in results.json (none, the "
                              "default), or in a run store read through a folder or HTTP")
+    parser.add_argument("--read-only", action="store_true",
+                        help="only time reading every results file (load_rows), twice: "
+                             "the part of the build a run store changes")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="followboard-bench-")) if args.keep is None else args.keep
@@ -158,6 +161,19 @@ def main() -> int:
         if not args.sort_only:
             shutil.rmtree(cache, ignore_errors=True)  # the first build is really cold
             shutil.rmtree(work / "store-cache", ignore_errors=True)
+        if args.read_only:
+            from leaderboard.standings import load_rows
+
+            for label in ("cold", "warm"):
+                wall, cpu = time.perf_counter(), time.process_time()
+                rows, _ = load_rows(root)
+                print(f"reading {len(rows)} rows ({label} store cache): "
+                      f"{time.perf_counter() - wall:.1f} s wall, "
+                      f"{time.process_time() - cpu:.1f} s CPU, "
+                      f"load average {os.getloadavg()[0]:.1f}")
+            if server is not None:
+                server.shutdown()
+            return 0
         data_mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
         print(f"synthetic tree: {args.submissions} submissions x every task, "
               f"{args.queries} queries per task, {data_mb:.0f} MiB, written in {gen:.1f} s")

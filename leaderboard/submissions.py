@@ -271,7 +271,7 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool) -> Inputs:
             report.add(f"{sub_display}/{rel}", None,
                        f"this file ({entry.describe()}) is not the one {MANIFEST_NAME} line "
                        f"{known.line} lists ({known.describe()}); run `leaderboard score "
-                       f"{root}` to record it")
+                       f"submissions/{sub_display}` to record it")
         merged.entries[rel] = entry
     metadata_path = root / METADATA_FILE
     digest = (digest_file(metadata_path, METADATA_FILE)
