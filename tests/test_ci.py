@@ -906,7 +906,7 @@ def fake_hub(tmp_path: Path, monkeypatch):
 def runs_in_the_submitters_dataset(root: Path, hub, wtr, sub_id: str, quality: str) -> str:
     """The PR shape that carries no runs: metadata.yaml and a manifest naming the runs in
     the submitter's dataset at a commit. Returns that commit."""
-    from leaderboard.store.manifest import Manifest, digest_file, write_manifest
+    from leaderboard.store.manifest import Manifest, digest_file
 
     folder = write_submission(root, sub_id, "New Model", wtr, quality=quality)
     dataset = hub.hf["jane/runs"]
@@ -994,7 +994,7 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
     assert f"new-model: 3 file(s) uploaded, now at hf://datasets/board/runs@{store.commit}" \
            f"/submissions/new-model" in out
     # old-model's files are in git (scored before the store moved): pushed along.
-    assert f"old-model: 3 file(s) uploaded" in out
+    assert "old-model: 3 file(s) uploaded" in out
     published = commit_all(root, "publish")
     assert git(root, "ls-tree", "-r", "--name-only", published, "submissions/new-model").split() \
         == [f"submissions/new-model/{n}" for n in ("manifest.txt", "metadata.yaml",

@@ -39,7 +39,6 @@ from leaderboard.store.locations import (
 from leaderboard.store.manifest import (
     FORMAT_LINE,
     MAX_FILE_BYTES,
-    FileEntry,
     Manifest,
     format_manifest,
     parse_manifest,
@@ -127,7 +126,7 @@ def test_manifest_structure_errors() -> None:
     _, problems = parsed(f"format: {FORMAT_LINE}\n{twice}{twice}")
     assert problems == [f"{SUB}/manifest.txt:3: runs/followtable/wtr/original.trec is listed "
                         "twice (first on line 2)"]
-    _, problems = parsed(f"format: followboard-manifest/9\n")
+    _, problems = parsed("format: followboard-manifest/9\n")
     assert "is not 'followboard-manifest/1'" in problems[0]
     report = Report()
     assert parse_manifest(b"\xff\xfe", "m.txt", report) is None
@@ -202,7 +201,7 @@ def test_a_source_is_a_dataset_at_a_commit_on_the_configured_hub() -> None:
                           {"LEADERBOARD_HF_ENDPOINT": "http://127.0.0.1:9/hf"})
     assert source.download_url("runs/x y.trec") == \
         f"http://127.0.0.1:9/hf/datasets/jane/runs/resolve/{COMMIT}/a/b/runs/x%20y.trec"
-    for bad in (f"hf://datasets/jane/runs@{COMMIT[:12]}", f"hf://datasets/jane/runs@v1.0",
+    for bad in (f"hf://datasets/jane/runs@{COMMIT[:12]}", "hf://datasets/jane/runs@v1.0",
                 f"hf://datasets/jane/runs@{COMMIT}/../x", "file:///etc/passwd",
                 f"http://127.0.0.1/hf/datasets/jane/runs@{COMMIT}"):
         with pytest.raises(StoreConfigError):
@@ -646,7 +645,7 @@ def test_a_carried_file_that_differs_from_its_manifest_is_an_error_until_scored(
     assert check_submission(folder, data_dir, score=False, store=store).report.ok
 
 
-# --------------------------------------------------------------------------- runs push | pull | verify | add
+# --------------------------------------------------------------------------- runs push, pull, ...
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes()

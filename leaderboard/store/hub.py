@@ -11,6 +11,7 @@ before a manifest names that commit. The token is huggingface_hub's own
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def _carried_mismatch(entry: RepoFile | None, kept: Listed) -> str | None:
 
 
 def push_files(store: HubStore, uploads: list[Upload], message: str, *,
-               carried: list[Listed] = (), token: str | None = None) -> str:  # type: ignore[assignment]
+               carried: Sequence[Listed] = (), token: str | None = None) -> str:
     """Upload ``uploads`` to ``store`` in one commit and return the commit, once it is
     checked to hold them and the ``carried`` files of earlier pushes."""
     if hf_constants.HF_HUB_OFFLINE:

@@ -23,8 +23,7 @@ from typing import Callable
 
 from leaderboard.fileio import atomic_file
 from leaderboard.report import Report
-from leaderboard.results import (PER_QUERY_NAME, RESULTS_NAME, ResultsFileError,
-                                 read_results)
+from leaderboard.results import RESULTS_NAME, ResultsFileError, read_results
 from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
 from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
                                          RunStore, configured_store, store_path)
