@@ -9,6 +9,11 @@ and all ~300 PI-Indic val150 tasks) with per-query scores for every metric key, 
 view's table has one row per submission. The build is timed twice: cold (every
 significance test computed) and warm (the tier cache from the cold build reused, as on a
 rebuild where the scores did not change). Prints the figures; writes nothing in the repo.
+
+``--store folder`` or ``--store https`` writes each results.json as git keeps it with a run
+store and puts its per-query file in a folder store, or serves that folder over HTTP on
+the loopback address: the build then fetches and verifies every per-query file through
+the store (cold: the store's cache empty too; warm: from the cache).
 """
 
 from __future__ import annotations
@@ -124,19 +129,51 @@ def main() -> int:
                         help="with --keep: reuse the synthetic tree already there")
     parser.add_argument("--sort-only", action="store_true",
                         help="with --keep: only time the sort, on the site already built there")
+    parser.add_argument("--store", choices=("none", "folder", "https"), default="none",
+                        help="where the per-query scores are: in results.json (none, the "
+                             "default), or in a run store read through a folder or HTTP")
+    parser.add_argument("--read-only", action="store_true",
+                        help="only time reading every results file (load_rows), twice: "
+                             "the part of the build a run store changes")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="followboard-bench-")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)
     try:
         root, cache = work / "root", work / "cache"
+        store = work / "store" if args.store != "none" else None
         t0 = time.perf_counter()
         if not (args.reuse_tree and (root / "submissions").is_dir()):
             write_tree(root, args.submissions, n_queries=args.queries, hostile=False,
-                       run_files=1)
+                       run_files=1, per_query_store=store)
         gen = time.perf_counter() - t0
+        server = None
+        if store is not None:
+            os.environ["FOLLOWBOARD_STORE_CACHE"] = str(work / "store-cache")
+            if args.store == "https":
+                server, url = _serve(store)
+                os.environ["FOLLOWBOARD_RUN_STORE"] = url
+            else:
+                os.environ["FOLLOWBOARD_RUN_STORE"] = str(store)
+            stored = sum(p.stat().st_size for p in store.rglob("*") if p.is_file()) / 2**20
+            print(f"per-query scores in a {args.store} run store: {stored:.0f} MiB of "
+                  f"per-query.json.gz")
         if not args.sort_only:
             shutil.rmtree(cache, ignore_errors=True)  # the first build is really cold
+            shutil.rmtree(work / "store-cache", ignore_errors=True)
+        if args.read_only:
+            from leaderboard.standings import load_rows
+
+            for label in ("cold", "warm"):
+                wall, cpu = time.perf_counter(), time.process_time()
+                rows, _ = load_rows(root)
+                print(f"reading {len(rows)} rows ({label} store cache): "
+                      f"{time.perf_counter() - wall:.1f} s wall, "
+                      f"{time.process_time() - cpu:.1f} s CPU, "
+                      f"load average {os.getloadavg()[0]:.1f}")
+            if server is not None:
+                server.shutdown()
+            return 0
         data_mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
         print(f"synthetic tree: {args.submissions} submissions x every task, "
               f"{args.queries} queries per task, {data_mb:.0f} MiB, written in {gen:.1f} s")
@@ -153,7 +190,8 @@ def main() -> int:
             gz = len(gzip.compress((out / page).read_bytes(), 6)) / 2**20
             # The build is single-threaded: on an idle machine its wall time is about its
             # CPU time; on a shared one (load average above the core count) wall > CPU.
-            print(f"build ({label} tier cache): {result.seconds:.1f} s wall, {cpu:.1f} s CPU, "
+            print(f"build ({label} tier{' and store' if store else ''} cache): "
+                  f"{result.seconds:.1f} s wall, {cpu:.1f} s CPU, "
                   f"load average {load:.1f} "
                   f"(results + tiers + render {result.render_seconds:.1f} s, "
                   f"mkdocs {result.mkdocs_seconds:.1f} s); {result.pages} pages, "
@@ -162,6 +200,8 @@ def main() -> int:
             print(f"site size ({label}): {total:.0f} MiB in all (target {SIZE_TARGET_MB} MB, "
                   f"{'met' if total * 2**20 <= SIZE_TARGET_MB * 10**6 else 'MISSED'}): "
                   + ", ".join(f"{name} {mib:.0f} MiB" for name, mib in parts))
+        if server is not None:
+            server.shutdown()
         if not args.no_browser:
             if not Path(CHROMIUM).exists():
                 print(f"sort timing skipped: {CHROMIUM} not installed")

@@ -34,6 +34,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("eval", "eval", "validate and score the runs of one task"),
     Command("validate", "validate", "check submission folders (metadata and every run file)"),
     Command("score", "score", "validate and score submissions, writing results.json"),
+    Command("runs", "runs", "fetch, store, check or add a submission's run files (the run store)"),
     Command("import", "import_", "import published results as reported rows"),
     Command("compare", "compare", "test two scored submissions against each other, view by view"),
     Command("baselines", "baselines",

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     # `leaderboard eval` reads neither, and those modules (yaml, pydantic and its models)
     # were a quarter of its start-up (benchmarks/cli_startup.py).
     from leaderboard.results import ResultsFile
+    from leaderboard.store.locations import RunStore
     from leaderboard.submissions import Submission
 
 Progress = Callable[[str], None]
@@ -52,7 +53,10 @@ class TaskInput:
     predictions: object | None = None  # pandas.DataFrame for T4
 
 
-def _shown(path: Path, display_root: Path | None) -> str:
+def _shown(path: Path, display_root: Path | None, role: str | None = None,
+           names: Mapping[str, str] | None = None) -> str:
+    if names is not None and role in names:
+        return names[role]
     if display_root is not None and path.is_relative_to(display_root):
         return path.relative_to(display_root).as_posix()
     return str(path)
@@ -73,13 +77,16 @@ Checked = tuple[Report, "ParsedRun | object | None"]
 
 def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
                         display_root: Path | None = None,
-                        checked: Mapping[str, Checked] | None = None
+                        checked: Mapping[str, Checked] | None = None,
+                        names: Mapping[str, str] | None = None
                         ) -> tuple[Report, TaskInput | None]:
     """Validate one task's files (one per role); the parsed inputs when all are valid.
 
     ``checked`` holds what :func:`validate_file` found for files already validated
     (:func:`check_task_files` validates runs on its worker threads); the others are
     validated here. The report lists the files in the task's role order either way.
+    ``names`` gives, by role, the name messages use for a file (a file fetched from the
+    run store sits in its cache); otherwise it is the path below ``display_root``.
     """
     report = Report()
     inputs = TaskInput(task, data)
@@ -89,7 +96,7 @@ def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
             sub_report, parsed = checked[role]
         else:
             sub_report, parsed = validate_file(task, data, role, path,
-                                               _shown(path, display_root))
+                                               _shown(path, display_root, role, names))
         report.extend(sub_report)
         if parsed is None:
             continue
@@ -103,7 +110,8 @@ def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
 def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
                      display_root: Path | None = None,
                      prefetched: Mapping[str, Future[RunBytes]] | None = None,
-                     while_checking: Callable[[TaskData], object] | None = None
+                     while_checking: Callable[[TaskData], object] | None = None,
+                     names: Mapping[str, str] | None = None
                      ) -> tuple[Report, TaskInput | None]:
     """Load a task's data and validate its files (one per role).
 
@@ -122,7 +130,8 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
     """
     run_roles = [role for role in task.roles if role != "predictions"]
     if not run_roles:
-        return validate_task_files(task, load_task_data(task, data_dir), files, display_root)
+        return validate_task_files(task, load_task_data(task, data_dir), files, display_root,
+                                   names=names)
     from concurrent.futures import Future, ThreadPoolExecutor
 
     pending = prefetched or {}
@@ -132,7 +141,8 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
         if role in pending:
             read = parse_run_file(pending[role].result())
         else:
-            read = parse_run_file(read_run_file(files[role], _shown(files[role], display_root)))
+            read = parse_run_file(read_run_file(files[role], _shown(files[role], display_root,
+                                                                    role, names)))
         # When the loading failed this raises too; the calling thread raises it first.
         return validate_read_run(read, loaded.result(), role, task.max_docs_per_query)
 
@@ -149,7 +159,7 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
         if while_checking is not None:
             while_checking(data)
         checked = {role: future.result() for role, future in checking.items()}
-    return validate_task_files(task, data, files, display_root, checked)
+    return validate_task_files(task, data, files, display_root, checked, names)
 
 
 def score_inputs(inputs: TaskInput) -> ScoreSheet:
@@ -169,7 +179,8 @@ class SubmissionOutcome:
 
 
 def check_submission(root: Path, data_dir: Path, *, score: bool,
-                     progress: Progress = _quiet, check_scores: bool = False
+                     progress: Progress = _quiet, check_scores: bool = False,
+                     store: RunStore | None = None, record_local: bool | None = None
                      ) -> SubmissionOutcome:
     """Validate every file of a submission and, when asked and all is valid, score it.
 
@@ -177,11 +188,17 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
     reported; with ``check_scores`` too, the submission is scored and its results.json
     compared with what the scorer computes (as `ci pr-check` compares a PR's), so a
     hand-edited score is found even when the recorded SHA-256 of the runs was kept.
-    """
+
+    Run files the folder does not hold are fetched from the run store (``store``, by
+    default the configured one) and verified against the manifest. ``record_local``
+    (default: ``score``) lets files in the folder differ from the manifest, which
+    scoring then rewrites; otherwise that is an error (see
+    :func:`leaderboard.submissions.collect_inputs`)."""
     report = Report()
     from leaderboard.submissions import discover
 
-    submission = discover(root, report)
+    submission = discover(root, report, store=store,
+                          record_local=score if record_local is None else record_local)
     outcome = SubmissionOutcome(submission, report)
     tasks = submission.tasks()
     display_root = root.parent
@@ -191,7 +208,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
         progress(f"[{i}/{len(tasks)}] {submission.id}: {task.id}")
         try:
             task_report, inputs = check_task_files(task, data_dir, submission.files[task.id],
-                                                   display_root)
+                                                   display_root,
+                                                   names=submission.names.get(task.id))
         except (MissingDataError, DataFormatError) as exc:
             report.add(f"{submission.id}/runs/{task.id}", None, str(exc))
             continue
@@ -241,7 +259,8 @@ def check_recorded_scores(outcome: SubmissionOutcome) -> None:
 
 
 def results_for(outcome: SubmissionOutcome) -> ResultsFile:
-    from leaderboard.results import ResultsFile, Source, SystemResult, input_digests
+    from leaderboard.results import ResultsFile, Source, SystemResult
+    from leaderboard.store.manifest import input_digests
 
     meta = outcome.submission.metadata
     assert meta is not None
@@ -256,33 +275,40 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
                  for t in outcome.submission.tasks() if t.id in outcome.scores}
     produced = {"scorer": f"followboard {__version__}", **{f"data:{k}": v
                                                           for k, v in sorted(revisions.items())}}
-    return ResultsFile(kind="submission", produced_by=produced,
-                       inputs_sha256=input_digests(outcome.submission.root), systems=[system])
+    inputs = input_digests(outcome.submission.metadata_digest, outcome.submission.inputs)
+    return ResultsFile(kind="submission", produced_by=produced, inputs_sha256=inputs,
+                       systems=[system])
 
 
 def results_staleness(root: Path) -> list[str]:
     """Why ``root/results.json`` no longer matches the submission's files (empty: it does,
-    or there is no results.json). An unreadable results file is stale too."""
-    from leaderboard.results import ResultsFileError, input_digests, read_results, stale_inputs
+    or there is no results.json). An unreadable results file is stale too. The files are
+    those of the manifest, and those in the folder as they are now; nothing is fetched."""
+    from leaderboard.results import ResultsFileError, read_results, stale_inputs
+    from leaderboard.store.manifest import input_digests
+    from leaderboard.submissions import collect_inputs
 
     path = root / "results.json"
     if not path.is_file() or path.is_symlink():
         return []
     try:
-        recorded = read_results(path).inputs_sha256 or {}
+        recorded = read_results(path, per_query=False).inputs_sha256 or {}
     except ResultsFileError as exc:
         return [f"results.json cannot be read ({exc})"]
-    return stale_inputs(recorded, input_digests(root))
+    inputs = collect_inputs(root, Report(), record_local=True)
+    return stale_inputs(recorded, input_digests(inputs.metadata_digest, inputs.merged))
 
 
-def score_submission(root: Path, data_dir: Path, progress: Progress = _quiet
-                     ) -> SubmissionOutcome:
-    """Validate, score and write ``results.json``; nothing is written unless all is valid."""
-    outcome = check_submission(root, data_dir, score=True, progress=progress)
+def score_submission(root: Path, data_dir: Path, progress: Progress = _quiet,
+                     store: RunStore | None = None) -> SubmissionOutcome:
+    """Validate, score and write ``manifest.txt``, ``per-query.json.gz`` and
+    ``results.json``; nothing is written unless all is valid."""
+    outcome = check_submission(root, data_dir, score=True, progress=progress, store=store)
     if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
-        from leaderboard.results import write_results
+        from leaderboard.results import write_submission_results
+        from leaderboard.store.manifest import write_manifest
 
-        path = root / "results.json"
-        write_results(path, results_for(outcome))
-        outcome.results_path = path
+        # The manifest first: results.json, written last, records its digests.
+        write_manifest(root, outcome.submission.inputs)
+        outcome.results_path = write_submission_results(root, results_for(outcome))
     return outcome

@@ -4,17 +4,29 @@ A results file holds one or more leaderboard rows ("systems"). A verified submis
 file (``submissions/<id>/results.json``) has one system with per-query scores; a
 reported file (``results/reported/<source>.json``) has many systems, each with its own
 provenance and no per-query scores. Scores are fractions; display scaling is the site's job.
+
+A submission's per-query scores (and the query ids behind its group means) are most of
+its results, 3-4 MB of JSON for a full submission, so git does not keep them: the scorer
+writes them to ``per-query.json.gz`` beside results.json, which names that file by the
+size and SHA-256 of its content (``per_query_file``), and the run store keeps it like
+the runs (:mod:`leaderboard.store`). :func:`read_results` puts them back: every reader
+gets the same :class:`ResultsFile`, per-query scores included, whichever store holds them.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Callable, Literal
 
-from leaderboard.fileio import atomic_write_text, read_json_model
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Field
+from leaderboard.fileio import atomic_write_bytes, atomic_write_text, read_json_model
+from leaderboard.store.files import StoredRef, StoreError, submission_files
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+if TYPE_CHECKING:
+    from leaderboard.store.locations import RunStore
 
 SCHEMA_VERSION = 1
 
@@ -85,6 +97,25 @@ class SystemResult(BaseModel):
     tasks: dict[str, TaskScores]
 
 
+PER_QUERY_NAME = "per-query.json.gz"
+PER_QUERY_FORMAT = "followboard-per-query/1"
+RESULTS_NAME = "results.json"
+
+
+class StoredFile(BaseModel):
+    """A file results.json names by content: the size and SHA-256 of what it inflates to,
+    so the name does not depend on which gzip implementation wrote it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: Literal["per-query.json.gz"]
+    bytes: int = Field(ge=1)
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+    def ref(self) -> StoredRef:
+        return StoredRef(self.path, self.bytes, self.sha256, gzip=True)
+
+
 class ResultsFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -97,7 +128,31 @@ class ResultsFile(BaseModel):
     # detected (`validate`) and rescored (`ci score-pending`) instead of showing old scores.
     # Reported rows have no inputs here: None keeps the key out of their files.
     inputs_sha256: dict[str, str] | None = None
+    # Where the per-query scores are when this file does not hold them (a submission's
+    # results.json in git); None in memory once :func:`read_results` has put them back.
+    per_query_file: StoredFile | None = None
     systems: list[SystemResult]
+
+
+class PerQueryScores(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    per_query: dict[str, dict[str, Score]] = Field(default_factory=dict)
+    group_members: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class PerQueryFile(BaseModel):
+    """``per-query.json.gz``: a submission's per-query scores, task by task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["followboard-per-query/1"]
+    system_id: str
+    tasks: dict[str, PerQueryScores]
+
+
+# The fields of each task that go to the per-query file rather than results.json.
+_PER_QUERY_FIELDS = {"per_query", "group_members"}
 
 
 def canonical_json(data: object) -> str:
@@ -114,6 +169,7 @@ def results_text(results: ResultsFile) -> str:
 
 
 def write_results(path: Path, results: ResultsFile) -> None:
+    """A results file holding everything (reported rows, reports, synthetic trees)."""
     atomic_write_text(path, results_text(results))
 
 
@@ -183,34 +239,99 @@ def _number(value: float | None) -> str:
     return "nothing" if value is None else f"{value:.6g}"
 
 
+def per_query_content(results: ResultsFile) -> bytes:
+    """The per-query file's content: compact canonical JSON (sorted keys), UTF-8."""
+    system = _one_system(results)
+    doc = PerQueryFile(format=PER_QUERY_FORMAT, system_id=system.system_id,
+                       tasks={t: PerQueryScores(per_query=s.per_query,
+                                                group_members=s.group_members)
+                              for t, s in system.tasks.items()})
+    return (json.dumps(doc.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
+                       ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def committed_form(results: ResultsFile, content: bytes) -> str:
+    """results.json as git keeps it: every score but the per-query ones, which it names by
+    the size and SHA-256 of ``content`` (:func:`per_query_content`)."""
+    named = results.model_copy(update={"per_query_file": StoredFile(
+        path=PER_QUERY_NAME, bytes=len(content), sha256=hashlib.sha256(content).hexdigest())})
+    exclude = {"systems": {"__all__": {"tasks": {"__all__": _PER_QUERY_FIELDS}}}}
+    return canonical_json(named.model_dump(mode="json", exclude_none=True, exclude=exclude))
+
+
+def write_submission_results(folder: Path, results: ResultsFile) -> Path:
+    """``per-query.json.gz``, then ``results.json`` naming it, each written atomically."""
+    content = per_query_content(results)
+    atomic_write_bytes(folder / PER_QUERY_NAME, gzip.compress(content, compresslevel=6,
+                                                              mtime=0))
+    path = folder / RESULTS_NAME
+    atomic_write_text(path, committed_form(results, content))
+    return path
+
+
 class ResultsFileError(ValueError):
     pass
 
 
-def read_results(path: Path) -> ResultsFile:
-    """Read and validate a results file; errors name the file and the offending key."""
-    return read_json_model(path, ResultsFile, ResultsFileError)
+def _one_system(results: ResultsFile) -> SystemResult:
+    if results.kind != "submission" or len(results.systems) != 1:
+        raise ResultsFileError("only a submission's results (one system) have a per-query file")
+    return results.systems[0]
 
 
-def input_digests(root: Path) -> dict[str, str]:
-    """SHA-256 of a submission's scored inputs: metadata.yaml and every file under runs/.
+def attach_per_query(results: ResultsFile, content: bytes, display: str) -> ResultsFile:
+    """``results`` with the per-query scores of ``content`` (already verified against
+    ``results.per_query_file``) put back into each task, as the scorer computed them."""
+    try:
+        stored = PerQueryFile.model_validate_json(content)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise ResultsFileError(f"{display}: {where}: {first['msg']}") from None
+    system = _one_system(results)
+    if stored.system_id != system.system_id or set(stored.tasks) != set(system.tasks):
+        raise ResultsFileError(f"{display}: holds the per-query scores of system "
+                               f"{stored.system_id!r} on {len(stored.tasks)} task(s), not of "
+                               f"{system.system_id!r} on the {len(system.tasks)} of results.json")
+    tasks = {}
+    for task_id, scores in system.tasks.items():
+        if scores.per_query or scores.group_members:
+            raise ResultsFileError(f"{display}: results.json holds per-query scores of "
+                                   f"{task_id} too; one place or the other")
+        extra = stored.tasks[task_id]
+        tasks[task_id] = scores.model_copy(update={"per_query": extra.per_query,
+                                                   "group_members": extra.group_members})
+    return results.model_copy(update={
+        "per_query_file": None, "systems": [system.model_copy(update={"tasks": tasks})]})
 
-    Links are left out (a valid submission has none), so a link never makes this read
-    outside the folder."""
-    files = [root / "metadata.yaml"]
-    runs = root / "runs"
-    if runs.is_dir() and not runs.is_symlink():
-        files += sorted(runs.rglob("*"))
-    digests: dict[str, str] = {}
-    for path in files:
-        if path.is_symlink() or not path.is_file():
-            continue
-        digest = hashlib.sha256()
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        digests[path.relative_to(root).as_posix()] = digest.hexdigest()
-    return digests
+
+def resolve_per_query(results: ResultsFile, obtain: Callable[[StoredRef], bytes],
+                      display: str) -> ResultsFile:
+    """``results`` whole: its per-query file obtained (verified) by ``obtain`` and put back."""
+    if results.per_query_file is None:
+        return results
+    try:
+        content = obtain(results.per_query_file.ref())
+    except StoreError as exc:
+        raise ResultsFileError(f"{display}: per-query scores: {exc}") from None
+    return attach_per_query(results, content, display)
+
+
+def read_results(path: Path, store: RunStore | None = None, *,
+                 per_query: bool = True) -> ResultsFile:
+    """Read and validate a results file; errors name the file and the offending key.
+
+    A submission's per-query scores are fetched (through the run store ``store``, by
+    default the configured one) and verified against the size and SHA-256 results.json
+    names; ``per_query=False`` reads results.json alone (its ``per_query_file`` set)."""
+    results = read_json_model(path, ResultsFile, ResultsFileError)
+    if not per_query or results.per_query_file is None:
+        return results
+    try:
+        files = submission_files(path.parent, store)
+    except StoreError as exc:
+        raise ResultsFileError(f"{path}: per-query scores: {exc}") from None
+    return resolve_per_query(results, files.read, str(path))
 
 
 def stale_inputs(recorded: dict[str, str], current: dict[str, str]) -> list[str]:

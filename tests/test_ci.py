@@ -376,7 +376,9 @@ def test_score_pending_writes_results_of_merged_submissions(repo, wtr, data_dir,
     assert read_results(root / "submissions" / "new-model" / "results.json").systems[0] \
         .tasks[TASK].metrics["IRS"] > 0
     assert (root / "submissions" / "old-model" / "results.json").read_bytes() == old_results
-    assert git(root, "status", "--porcelain") == "?? submissions/new-model/results.json"
+    assert git(root, "status", "--porcelain").splitlines() == [
+        f"?? submissions/new-model/{name}"
+        for name in ("manifest.txt", "per-query.json.gz", "results.json")]
 
 
 # --------------------------------------------------------------------------- units
@@ -948,3 +950,139 @@ def test_bare_urls_in_names_are_not_links():
                           valid=True, n_errors=0, n_warnings=0)
     text = comment_body(_report(status="valid", submissions=[sub]))
     assert "https://evil" not in text and "https:\u200b//evil.example" in text
+
+
+# --------------------------------------------------------------------------- the run store
+
+@pytest.fixture
+def fake_hub(tmp_path: Path, monkeypatch):
+    """The fake Hub (tests/fixtures/fake_upstream.py): a submitter's dataset holding a
+    folder of runs, and the leaderboard's own, empty, dataset."""
+    from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
+
+    isolate_from_the_network(monkeypatch)
+    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+    up = FakeUpstream(lfs_suffixes=(".gz",))
+    for name, commit in (("jane/runs", "a" * 40), ("board/runs", "b" * 40)):
+        root = tmp_path / f"hub-{name.replace('/', '-')}"
+        root.mkdir()
+        up.hf[name] = FakeRepo(root, commit)
+    with serve(up, monkeypatch):
+        yield up
+
+
+def runs_in_the_submitters_dataset(root: Path, hub, wtr, sub_id: str, quality: str) -> str:
+    """The PR shape that carries no runs: metadata.yaml and a manifest naming the runs in
+    the submitter's dataset at a commit. Returns that commit."""
+    from leaderboard.store.manifest import Manifest, digest_file
+
+    folder = write_submission(root, sub_id, "New Model", wtr, quality=quality)
+    dataset = hub.hf["jane/runs"]
+    manifest = Manifest()
+    for run in sorted((folder / RUNS).iterdir()):
+        rel = f"{RUNS}/{run.name}"
+        manifest.entries[rel] = digest_file(run, rel)
+    commit = dataset.commit_files({f"{sub_id}/{rel}": (folder / rel).read_bytes()
+                                   for rel in manifest.entries}, [])
+    shutil.rmtree(folder / "runs")
+    (folder / "manifest.txt").write_text(
+        f"format: followboard-manifest/1\nsource: hf://datasets/jane/runs@{commit}/{sub_id}\n"
+        + "".join(f"{e.sha256}  {e.size}  {e.path}\n" for e in manifest.entries.values()))
+    return commit
+
+
+def test_a_pr_may_name_runs_in_its_own_dataset_instead_of_carrying_them(
+        repo, wtr, data_dir, fake_hub, tmp_path, capsys):
+    root, base = repo
+    runs_in_the_submitters_dataset(root, fake_hub, wtr, "new-model", "good")
+    head = commit_all(root, "add new-model, runs in my dataset")
+    assert git(root, "ls-tree", "-r", "--name-only", head, "submissions/new-model").split() == \
+        ["submissions/new-model/manifest.txt", "submissions/new-model/metadata.yaml"]
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 0
+    assert "pr-check: valid (new-model)" in capsys.readouterr().out
+    (sub,) = read_ci_report(out / "report.json").submissions
+    assert sub.valid and sub.tasks[0].tier == "leader"
+    # The same runs carried in the pull request give the same results.json, byte for byte.
+    git(root, "checkout", "-q", base)
+    git(root, "checkout", "-q", "-b", "carried")
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    carried = commit_all(root, "add new-model with its runs")
+    out2 = tmp_path / "report2"
+    assert pr_check(root, base, carried, out2, data_dir) == 0
+    for name in ("results.json", "per-query.json.gz"):
+        assert (out / "results" / "new-model" / name).read_bytes() == \
+            (out2 / "results" / "new-model" / name).read_bytes()
+
+
+def test_a_pr_manifest_pointing_anywhere_else_is_refused_on_its_line(
+        repo, wtr, data_dir, fake_hub, tmp_path, capsys):
+    root, base = repo
+    commit = runs_in_the_submitters_dataset(root, fake_hub, wtr, "new-model", "good")
+    manifest = root / "submissions" / "new-model" / "manifest.txt"
+    good = manifest.read_text()
+    for source, message in (
+            ("https://evil.example/runs", "is outside the configured store"),
+            ("hf://datasets/jane/runs@main/new-model", "revision 'main' is not a commit id")):
+        manifest.write_text(good.replace(f"hf://datasets/jane/runs@{commit}/new-model", source))
+        head = commit_all(root, f"source {source}")
+        out = tmp_path / source.replace("/", "_")
+        assert pr_check(root, base, head, out, data_dir) == 1
+        (sub,) = read_ci_report(out / "report.json").submissions
+        (problem,) = [p for p in sub.problems if p.path.endswith("manifest.txt")]
+        assert problem.path == "submissions/new-model/manifest.txt" and problem.line == 2
+        assert message in problem.message
+    capsys.readouterr()
+    # A dataset whose file is not what the manifest lists: refused, naming the file.
+    manifest.write_text(good)
+    dataset = fake_hub.hf["jane/runs"]
+    fake_hub.corrupt.add(f"new-model/{RUNS}/altered.trec.gz")
+    head = commit_all(root, "back to the dataset")
+    out = tmp_path / "corrupt"
+    assert pr_check(root, base, head, out, data_dir) == 1
+    (sub,) = read_ci_report(out / "report.json").submissions
+    assert [p.path for p in sub.problems] == [f"submissions/new-model/{RUNS}/altered.trec.gz"]
+    assert "does not match: its sha256 is" in sub.problems[0].message
+    assert dataset.commit  # the dataset itself is untouched
+
+
+def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_there(
+        repo, wtr, data_dir, fake_hub, tmp_path, capsys, monkeypatch):
+    root, base = repo
+    runs_in_the_submitters_dataset(root, fake_hub, wtr, "new-model", "good")
+    merged = commit_all(root, "merge new-model")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+    # The publish job: score what the push changed, move the files to the store, commit.
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
+                 merged, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["runs", "push", "--all", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    store = fake_hub.hf["board/runs"]
+    assert f"new-model: 3 file(s) uploaded, now at hf://datasets/board/runs@{store.commit}" \
+           f"/submissions/new-model" in out
+    # old-model's files are in git (scored before the store moved): pushed along.
+    assert "old-model: 3 file(s) uploaded" in out
+    published = commit_all(root, "publish")
+    assert git(root, "ls-tree", "-r", "--name-only", published, "submissions/new-model").split() \
+        == [f"submissions/new-model/{n}" for n in ("manifest.txt", "metadata.yaml",
+                                                   "results.json")]
+    assert sorted((store.root / "submissions" / "new-model").rglob("*.gz")) == [
+        store.root / "submissions" / "new-model" / p for p in (
+            "per-query.json.gz", f"{RUNS}/altered.trec.gz", f"{RUNS}/original.trec.gz")]
+    # Up to date: the next publish run scores nothing and pushes nothing.
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
+                 published, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["runs", "push", "--all", "--quiet"]) == 0
+    assert "nothing to push" in capsys.readouterr().out
+    # A later PR is compared with new-model, whose per-query scores are only in the store.
+    git(root, "checkout", "-q", "-b", "later")
+    write_submission(root, "weak-model", "Weak Model", wtr, quality="weak")
+    head = commit_all(root, "add weak-model")
+    out_dir = tmp_path / "report"
+    assert pr_check(root, published, head, out_dir, data_dir) == 0
+    report = read_ci_report(out_dir / "report.json")
+    assert report.comparison_notes == []
+    (row,) = report.submissions[0].tasks
+    assert row.previous_leader == "New Model" and row.n_competitors == 2
+    assert row.tier == "below leader"

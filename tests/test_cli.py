@@ -24,6 +24,7 @@ from fixtures.submission import make_submission, oracle_lines, write_run_file
 from leaderboard.cli import build_parser, main
 from leaderboard.data import load_task_data
 from leaderboard.registry import get_task
+from leaderboard.results import read_results
 
 WTR = "followtable/wtr"
 REPO = Path(__file__).resolve().parents[1]
@@ -198,15 +199,19 @@ def test_score_is_byte_identical_twice(capsys, data_dir: Path, submission: Path)
     rc, out, _ = run_cli(capsys, "score", str(submission), "--data-dir", str(data_dir), "--quiet")
     assert rc == 0, out
     results = submission / "results.json"
-    first = results.read_bytes()
+    written = [results, submission / "per-query.json.gz", submission / "manifest.txt"]
+    first = [p.read_bytes() for p in written]
     rc, _, _ = run_cli(capsys, "score", str(submission), "--data-dir", str(data_dir), "--quiet")
     assert rc == 0
-    assert results.read_bytes() == first
-    parsed = json.loads(first)
+    assert [p.read_bytes() for p in written] == first
+    parsed = json.loads(first[0])
     system = parsed["systems"][0]
     assert system["system_id"] == "fixture-oracle"
     assert set(system["tasks"]) == {WTR}
-    assert system["tasks"][WTR]["per_query"]["IRS"]
+    # Git keeps the scores; the per-query ones are in the file results.json names.
+    assert "per_query" not in system["tasks"][WTR]
+    assert parsed["per_query_file"]["path"] == "per-query.json.gz"
+    assert read_results(results).systems[0].tasks[WTR].per_query["IRS"]
 
 
 def test_score_same_runs_in_another_order_give_the_same_bytes(capsys, data_dir: Path,

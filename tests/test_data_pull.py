@@ -1,9 +1,10 @@
 """`leaderboard data pull`, offline: a local HTTP server plays GitHub and the Hugging Face Hub.
 
-The server serves small fixture repositories built in tmp_path through the same endpoints
-the puller uses upstream (commit/revision resolution, tree listings, raw/resolve
-downloads, LFS redirects, paginated listings), and can corrupt a file, drop a connection
-in the middle of a file, or truncate a tree listing on request. It binds to 127.0.0.1 only.
+The server (tests/fixtures/fake_upstream.py, which the run store's tests use too) serves
+small fixture repositories built in tmp_path through the same endpoints the puller uses
+upstream (commit/revision resolution, tree listings, raw/resolve downloads, LFS
+redirects, paginated listings), and can corrupt a file, drop a connection in the middle
+of a file, or truncate a tree listing on request. It binds to 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -13,10 +14,6 @@ import hashlib
 import json
 import os
 import socket
-import threading
-import urllib.parse
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Iterator
 
@@ -40,8 +37,8 @@ from leaderboard.data.pull import (
     select_sources,
     write_packed_corpus,
 )
+from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 from fixtures.mteb_collection import Collection, write_collection
-from fixtures.loopback import serving
 from leaderboard.registry import (
     FOLLOWIR_SOURCES,
     MFOLLOWIR_SOURCE,
@@ -61,275 +58,15 @@ SHARED_DATA = Path(os.environ.get("LEADERBOARD_DATA",
                                   str(Path(__file__).resolve().parents[2] / "shared" / "data")))
 
 
-# --- the fake upstream ----------------------------------------------------------------------
-
-@dataclass
-class FakeRepo:
-    root: Path
-    commit: str
-
-
-@dataclass
-class FakeUpstream:
-    github: dict[str, FakeRepo] = field(default_factory=dict)
-    hf: dict[str, FakeRepo] = field(default_factory=dict)
-    # GitHub LFS: (repo, path) -> the real content behind the pointer stored in the repo.
-    github_lfs: dict[tuple[str, str], bytes] = field(default_factory=dict)
-    requests: list[str] = field(default_factory=list)
-    auth_headers: list[tuple[str, str | None]] = field(default_factory=list)
-    corrupt: set[str] = field(default_factory=set)       # file paths served with a flipped byte
-    drop: dict[str, int] = field(default_factory=dict)   # file path -> times to cut mid-body
-    truncate_recursive: bool = False
-    # mFollowIR fixture collections served from the fake Hub, by language.
-    collections: dict[str, Collection] = field(default_factory=dict)
-    hf_page_size: int = 3
-    base: str = ""
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    # bookkeeping
-    def log(self, path: str, auth: str | None) -> None:
-        with self.lock:
-            self.requests.append(path)
-            self.auth_headers.append((path, auth))
-
-    def downloads(self) -> list[str]:
-        return [r for r in self.requests if r.startswith(("/gh-raw/", "/gh-media/", "/cdn/"))
-                or r.startswith("/hf/") and "/resolve/" in r]
-
-    @property
-    def cdn_base(self) -> str:
-        """The same server under another host name, as the Hub's CDN is another host."""
-        return self.base.replace("127.0.0.1", "localhost")
-
-    def endpoints(self) -> Endpoints:
-        return Endpoints(github_api=f"{self.base}/gh-api", github_raw=f"{self.base}/gh-raw",
-                         github_media=f"{self.base}/gh-media", hf_endpoint=f"{self.base}/hf")
-
-    def env(self) -> dict[str, str]:
-        e = self.endpoints()
-        return {"LEADERBOARD_GITHUB_API": e.github_api, "LEADERBOARD_GITHUB_RAW": e.github_raw,
-                "LEADERBOARD_GITHUB_MEDIA": e.github_media, "LEADERBOARD_HF_ENDPOINT": e.hf_endpoint}
-
-    # git-like views of a folder
-    @staticmethod
-    def tree_id(repo: str, commit: str, rel: str) -> str:
-        return hashlib.sha1(f"tree:{repo}:{commit}:{rel}".encode()).hexdigest()
-
-    def find_tree(self, repo: FakeRepo, name: str, sha: str) -> Path | None:
-        if sha == repo.commit:
-            return repo.root
-        for d in [repo.root, *[p for p in repo.root.rglob("*") if p.is_dir()]]:
-            rel = d.relative_to(repo.root).as_posix()
-            if self.tree_id(name, repo.commit, "" if rel == "." else rel) == sha:
-                return d
-        return None
-
-    def tree_entries(self, repo: FakeRepo, name: str, folder: Path, recursive: bool) -> list[dict]:
-        out = []
-        children = sorted(folder.rglob("*") if recursive else folder.iterdir())
-        for p in children:
-            rel_to_listing = p.relative_to(folder).as_posix()
-            rel_to_root = p.relative_to(repo.root).as_posix()
-            if p.is_dir():
-                out.append({"path": rel_to_listing, "mode": "040000", "type": "tree",
-                            "sha": self.tree_id(name, repo.commit, rel_to_root)})
-            else:
-                data = p.read_bytes()
-                out.append({"path": rel_to_listing, "mode": "100644", "type": "blob",
-                            "sha": git_blob_sha1(data), "size": len(data)})
-        return out
-
-
-def _make_handler(up: FakeUpstream) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        timeout = 10  # a stuck client cannot hold a server thread for long
-
-        def log_message(self, *args: object) -> None:  # keep pytest output clean
-            pass
-
-        def send_json(self, obj: object, headers: dict[str, str] | None = None) -> None:
-            body = json.dumps(obj).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(body)
-
-        head_only = False
-
-        def send_file(self, data: bytes, key: str, headers: dict[str, str] | None = None) -> None:
-            if key in up.corrupt:
-                data = data[:-1] + bytes([data[-1] ^ 0x55])
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            if self.head_only:
-                return
-            with up.lock:
-                cut = up.drop.get(key, 0) > 0
-                if cut:
-                    up.drop[key] -= 1
-            if cut:  # promise the whole file, send half, hang up
-                self.wfile.write(data[: len(data) // 2])
-                self.wfile.flush()
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
-            self.wfile.write(data)
-
-        def not_found(self) -> None:
-            self.send_error(404)
-
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            url = urllib.parse.urlsplit(self.path)
-            path = urllib.parse.unquote(url.path)
-            query = urllib.parse.parse_qs(url.query)
-            up.log(f"HEAD {path}" if self.head_only else path, self.headers.get("Authorization"))
-            parts = path.strip("/").split("/")
-            try:
-                if parts[0] == "gh-api":
-                    return self.github_api(parts[1:], query)
-                if parts[0] in ("gh-raw", "gh-media"):
-                    repo_name = "/".join(parts[1:3])
-                    repo = up.github.get(repo_name)
-                    rel = "/".join(parts[4:])
-                    if repo is None or parts[3] != repo.commit:
-                        return self.not_found()
-                    if parts[0] == "gh-media":
-                        data = up.github_lfs.get((repo_name, rel))
-                        return self.not_found() if data is None else self.send_file(data, rel)
-                    file = repo.root / rel
-                    return self.send_file(file.read_bytes(), rel) if file.is_file() else self.not_found()
-                if parts[0] == "hf":
-                    return self.hub(parts[1:], query)
-                if parts[0] == "cdn":
-                    repo_name, commit, rel = parts[1] + "/" + parts[2], parts[3], "/".join(parts[4:])
-                    repo = up.hf.get(repo_name)
-                    file = repo.root / rel if repo else None
-                    return self.send_file(file.read_bytes(), rel) if file and file.is_file() else self.not_found()
-            except (BrokenPipeError, ConnectionResetError):
-                return None
-            return self.not_found()
-
-        def github_api(self, parts: list[str], query: dict) -> None:
-            # repos/{o}/{n}/commits/{rev} | repos/{o}/{n}/git/trees/{sha}
-            name = "/".join(parts[1:3])
-            repo = up.github.get(name)
-            if repo is None:
-                return self.not_found()
-            if parts[3] == "commits":
-                if not repo.commit.startswith(parts[4]):
-                    return self.not_found()
-                return self.send_json({"sha": repo.commit, "commit": {"tree": {
-                    "sha": up.tree_id(name, repo.commit, "")}}})
-            if parts[3:5] == ["git", "trees"]:
-                folder = up.find_tree(repo, name, parts[5])
-                if folder is None:
-                    return self.not_found()
-                recursive = query.get("recursive") == ["1"]
-                entries = up.tree_entries(repo, name, folder, recursive)
-                truncated = recursive and up.truncate_recursive
-                if truncated:
-                    entries = entries[: len(entries) // 2]
-                return self.send_json({"sha": parts[5], "tree": entries, "truncated": truncated})
-            return self.not_found()
-
-        def hub(self, parts: list[str], query: dict) -> None:
-            if parts[:2] == ["api", "datasets"]:
-                name = "/".join(parts[2:4])
-                repo = up.hf.get(name)
-                if repo is None:
-                    return self.not_found()
-                if parts[4] == "revision":
-                    if not repo.commit.startswith(parts[5]):
-                        return self.not_found()
-                    return self.send_json({"id": name, "sha": repo.commit})
-                if parts[4] == "tree" and parts[5] == repo.commit:
-                    entries = []
-                    for p in sorted(repo.root.rglob("*")):
-                        rel = p.relative_to(repo.root).as_posix()
-                        if p.is_dir():
-                            entries.append({"type": "directory", "path": rel, "oid": "0" * 40,
-                                            "size": 0})
-                            continue
-                        data = p.read_bytes()
-                        entry = {"type": "file", "path": rel, "size": len(data),
-                                 "oid": git_blob_sha1(data)}
-                        if rel.endswith(".parquet"):
-                            pointer = f"version https://git-lfs.github.com/spec/v1\noid sha256:" \
-                                      f"{hashlib.sha256(data).hexdigest()}\nsize {len(data)}\n"
-                            entry["oid"] = git_blob_sha1(pointer.encode())
-                            entry["lfs"] = {"oid": hashlib.sha256(data).hexdigest(),
-                                            "size": len(data), "pointerSize": len(pointer)}
-                        entries.append(entry)
-                    start = int(query.get("cursor", ["0"])[0])
-                    page = entries[start:start + up.hf_page_size]
-                    headers = {}
-                    if start + up.hf_page_size < len(entries):
-                        nxt = (f"{up.base}/hf/api/datasets/{name}/tree/{repo.commit}"
-                               f"?recursive=true&cursor={start + up.hf_page_size}")
-                        headers["Link"] = f'<{nxt}>; rel="next"'
-                    return self.send_json(page, headers)
-                return self.not_found()
-            if parts[0] == "datasets" and parts[3] == "resolve":
-                # As the Hub answers hf_hub_download's HEAD and GET: the commit and the
-                # file's etag (git blob id, or the LFS SHA-256) in headers; LFS files
-                # redirect to a CDN on another host name (so no token follows).
-                name = "/".join(parts[1:3])
-                repo = up.hf.get(name)
-                if repo is None or parts[4] != repo.commit:
-                    return self.not_found()
-                rel = "/".join(parts[5:])
-                file = repo.root / rel
-                if not file.is_file():
-                    return self.not_found()
-                data = file.read_bytes()
-                if rel.endswith(".parquet"):  # LFS
-                    self.send_response(302)
-                    self.send_header("Location", f"{up.cdn_base}/cdn/{name}/{repo.commit}/"
-                                                 f"{urllib.parse.quote(rel)}")
-                    self.send_header("X-Repo-Commit", repo.commit)
-                    self.send_header("X-Linked-Etag", f'"{hashlib.sha256(data).hexdigest()}"')
-                    self.send_header("X-Linked-Size", str(len(data)))
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return None
-                return self.send_file(data, rel, {"X-Repo-Commit": repo.commit,
-                                                  "ETag": f'"{git_blob_sha1(data)}"'})
-            return self.not_found()
-
-        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
-            self.head_only = True
-            try:
-                self.do_GET()
-            finally:
-                self.head_only = False
-
-    return Handler
-
-
 @pytest.fixture
 def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeUpstream]:
-    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                "ALL_PROXY", "GITHUB_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    # The fake Hub is local: huggingface_hub's offline switch (set on machines without a
-    # network) must not stop it.
-    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
+    isolate_from_the_network(monkeypatch)
     up = FakeUpstream()
     build_followtable_repo(up, tmp_path / "upstream-gh-followtable")
     build_pi_indic_repo(up, tmp_path / "upstream-gh-pi-indic")
     build_robust04_repo(up, tmp_path / "upstream-hf-robust04")
     up.collections = build_mfollowir_repo(up, tmp_path / "upstream-hf-mfollowir")
-    with serving(_make_handler(up)) as base:
-        up.base = base
-        for k, v in up.env().items():
-            monkeypatch.setenv(k, v)
+    with serve(up, monkeypatch):
         yield up
 
 

@@ -1,7 +1,8 @@
 """The home page as a researcher reads it (issue 18 item 1), in Chromium.
 
 Built from the repository's own results (every reported file, and each verified
-submission's results.json and metadata.yaml; run files are not needed for the home page),
+submission's results.json, per-query file and metadata.yaml; run files are not needed for
+the home page),
 served on 127.0.0.1 and opened in the system Chromium through Playwright, as
 tests/test_site_browser.py does. Fails on any console error or request leaving localhost.
 """
@@ -46,8 +47,9 @@ def _repository_results(dest: Path) -> None:
     for results in sorted((ROOT / "submissions").glob("*/results.json")):
         folder = dest / "submissions" / results.parent.name
         folder.mkdir(parents=True)
-        shutil.copy(results, folder / "results.json")
-        shutil.copy(results.parent / "metadata.yaml", folder / "metadata.yaml")
+        # results.json names its per-query scores, which it is read with.
+        for name in ("results.json", "per-query.json.gz", "metadata.yaml"):
+            shutil.copy(results.parent / name, folder / name)
 
 
 @pytest.fixture(scope="module")

@@ -731,6 +731,10 @@ def test_cli_lists_models_and_runs_bm25(tiny_data: Path, tmp_path: Path, capsys)
     out = capsys.readouterr().out
     assert code == 0, out
     assert (tmp_path / "bm25s" / "results.json").is_file()
+    # Scored like any submission: its runs listed by SHA-256 for the run store.
+    manifest = (tmp_path / "bm25s" / "manifest.txt").read_text()
+    assert "  runs/followtable/wtr/original.trec.gz\n" in manifest
+    assert (tmp_path / "bm25s" / "per-query.json.gz").is_file()
     meta = (tmp_path / "bm25s" / "metadata.yaml").read_text()
     assert "leaderboard baselines run bm25s --tasks followtable/wtr --device auto" in meta
     assert main(["baselines", "run", "no-such-model"]) == 1

@@ -472,7 +472,27 @@ def test_run_files_link_to_the_repository_at_the_built_commit(real_site, page) -
     assert hrefs and all(h.startswith(prefix) for h in hrefs), hrefs[:3]
     assert any(h.endswith("runs/followtable/wtr/altered.trec.gz") for h in hrefs)
     assert prefix + "results.json" in hrefs
+    assert prefix + "per-query.json.gz" in hrefs and prefix + "manifest.txt" in hrefs
     assert not (real_site["out"] / "submissions" / "bm25s").exists()
+
+
+def test_a_submissions_run_files_are_folded_by_benchmark(real_site, page) -> None:
+    """bm25s has 308 run files: listed flat they made its page about 14,700 px tall."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(real_site["url"] + "submissions/bm25s.html", wait_until="networkidle")
+    folds = page.eval_on_selector_all(
+        "#files ~ .fb-files-wrap > details.fb-run-files > summary",
+        "ss => ss.map(s => s.textContent.trim())")
+    assert [f.split(":")[0] for f in folds] == ["FollowTable", "PI-Indic-Align (val150)"]
+    assert folds[0].startswith("FollowTable: 8 run files, ")
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height < 6000, height
+    # Everything is one click away, and PI-Indic's 300 files by task family.
+    pi = page.locator("details.fb-run-files", has_text="PI-Indic-Align").first
+    pi.locator("summary").first.click()
+    families = pi.locator(":scope > details > summary").all_text_contents()
+    assert [f.split(":")[0] for f in families] == ["T1", "T2", "T3", "T4"]
+    assert page.evaluate("document.documentElement.scrollHeight") < height + 400
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -170,7 +170,7 @@ def test_layout_errors(tmp_path: Path) -> None:
 def test_no_runs_folder(tmp_path: Path) -> None:
     root = tmp_path / SUB
     write_meta(root, GOOD)
-    assert errors_of(root) == [f"{SUB}: no runs/ folder: nothing to score"]
+    assert errors_of(root) == [f"{SUB}: no runs/ folder and no manifest.txt: nothing to score"]
 
 
 def test_symlinks_are_refused(tmp_path: Path) -> None:

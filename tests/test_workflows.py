@@ -283,8 +283,10 @@ def test_no_job_reads_a_task_data_cache_another_job_could_have_written(path: Pat
 # --------------------------------------------------------------------------- credentials
 
 TOKEN = re.compile(r"github\.token|secrets\.")
-# A step may hold a token only to push, or to call the API with gh.
-USES_TOKEN = re.compile(r"(^|[\s;(|&])(gh\s|git\b[^\n]*\bpush\b)", re.M)
+# A step may hold a token only to push (to git, or files to the run store), or to call
+# the API with gh.
+USES_TOKEN = re.compile(r"(^|[\s;(|&])(gh\s|git\b[^\n]*\bpush\b|leaderboard runs push\b)",
+                        re.M)
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
@@ -431,3 +433,27 @@ def test_the_comment_job_finds_the_pr_through_the_api_and_never_races():
     render = _step(WORKFLOW_DIR / "pr-comment.yml", "Validate the report and render the comment")
     for flag in ("--expect-pr", "--expect-head", "--pr-files", "--pr-author", "--base-dir"):
         assert flag in render["run"]
+
+
+def test_merged_and_reference_runs_go_to_the_run_store_before_git():
+    """publish.yml stores merged files after scoring and before committing; baselines.yml
+    stores reference runs before pushing their branches; the dataset's token is in those
+    steps only."""
+    def order(job: dict, *needles: str) -> list[int]:
+        runs = [step.get("run") or "" for step in job["steps"]]
+        return [next(i for i, run in enumerate(runs) if needle in run) for needle in needles]
+
+    score = load(WORKFLOW_DIR / "publish.yml")["jobs"]["score"]
+    first, store, commit = order(score, "leaderboard ci score-pending",
+                                 "leaderboard runs push --all", "git add -A -- submissions")
+    assert first < store < commit
+    assert score["steps"][store]["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
+    propose = load(WORKFLOW_DIR / "baselines.yml")["jobs"]["propose"]
+    check, store, push = order(propose, "git bundle verify", "leaderboard runs push",
+                               "push --quiet origin")
+    assert check < store < push
+    assert propose["steps"][store]["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
+    for workflow in WORKFLOWS:
+        for _, step in steps(load(workflow)):
+            if "HF_TOKEN" in json.dumps(step.get("env") or {}):
+                assert "leaderboard runs push" in (step.get("run") or ""), workflow.name

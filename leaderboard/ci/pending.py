@@ -4,10 +4,11 @@ After a submission PR is merged, ``submissions/<id>/results.json`` is written by
 submitter never hand-writes scores). On each push to the main branch this finds the
 submissions whose files changed in the push, results.json included (a hand-edited score
 keeps the recorded SHA-256 of the runs, so only the push shows it), plus every submission
-whose results.json is missing or stale (its recorded SHA-256 of metadata.yaml and the
-runs no longer match the files), and scores them in the working tree; the workflow then
-commits whatever changed. Staleness is read from the files, not from the push, so a
-cancelled or failed publish run is caught up by the next one.
+whose results.json is missing or stale (its recorded SHA-256 of metadata.yaml and the runs
+no longer match the manifest and the files), and scores them in the working tree; the
+workflow then moves the files to the run store (`leaderboard runs push`) and commits
+whatever changed. Staleness is read from the files, not from the push, so a cancelled or
+failed publish run is caught up by the next one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from leaderboard.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
-from leaderboard.ci.policy import METADATA_NAME, RESULTS_NAME, SUBMISSIONS_DIR
+from leaderboard.ci.policy import METADATA_NAME, RESULTS_NAME, RUNS_DIR, SUBMISSIONS_DIR
+from leaderboard.store.manifest import MANIFEST_NAME
 from leaderboard.pipeline import results_staleness, score_submission
 from leaderboard.report import Report
 
@@ -35,6 +37,15 @@ class PendingOutcome:
     report: Report = field(default_factory=Report)
 
 
+def _store_bookkeeping(status: str, top: str) -> bool:
+    """A change that moves no input: the manifest (whose entries, when they change, make
+    the results stale anyway: see :func:`results_staleness`), and run files removed from
+    the folder once the run store holds them (`runs push`). A changed results.json or
+    per-query file is not bookkeeping: a hand-edited score keeps the recorded SHA-256 of
+    the runs, so only the push shows it, and it is rescored."""
+    return top == MANIFEST_NAME or (status == "D" and top == RUNS_DIR)
+
+
 def pending_submissions(repo: Path, before: str | None, after: str | None) -> list[str]:
     """Submission ids with any file changed between two commits (if given), results.json
     included, plus those whose results are missing or stale."""
@@ -47,7 +58,8 @@ def pending_submissions(repo: Path, before: str | None, after: str | None) -> li
         if old is not None:
             for change in changed_files(repo, old, resolve_commit(repo, after)):
                 parts = PurePosixPath(change.path).parts
-                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR:
+                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR \
+                        and not _store_bookkeeping(change.status, parts[2]):
                     ids.add(parts[1])
     folder = repo / SUBMISSIONS_DIR
     if folder.is_dir():

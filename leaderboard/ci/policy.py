@@ -3,8 +3,9 @@
 A submission PR comes from a stranger's fork, so its scope is checked before anything in it
 is read: it may add or change files of exactly one folder ``submissions/<id>/`` and nothing
 else (no code, workflows, other submissions, or reported results). Inside that folder
-only ``metadata.yaml`` and files under ``runs/`` belong; ``results.json`` is written by the
-scorer, so a PR may carry one only if it is byte-identical to what CI computes.
+only ``metadata.yaml``, ``manifest.txt`` and files under ``runs/`` belong; ``results.json``
+and ``per-query.json.gz`` are written by the scorer, so a PR may carry them only if they
+are byte-identical to what CI computes.
 
 Two kinds of finding come out: *refusals* (the PR is the wrong shape; a reason per
 problem, no scoring is attempted) and *issues* on files (reported like validator errors,
@@ -18,6 +19,9 @@ from pathlib import PurePosixPath
 
 from leaderboard.ci.git import Change, GitError, TreeEntry, safe_relative
 from leaderboard.report import Report
+from leaderboard.results import PER_QUERY_NAME
+from leaderboard.store.manifest import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
+                                        MAX_SUBMISSION_BYTES)
 from leaderboard.submissions import SUBMISSION_ID_RE
 
 SUBMISSIONS_DIR = "submissions"
@@ -25,15 +29,9 @@ RESULTS_NAME = "results.json"
 METADATA_NAME = "metadata.yaml"
 RUNS_DIR = "runs"
 
-# Limits on what a PR may add, measured on the committed blobs (so a gzipped run counts
-# at its compressed size). The per-file limit keeps every file far below GitHub's 100 MB
-# push limit; the per-submission limit bounds CI time and repository growth. Measured
-# with gzipped runs of random scores at full depth: FollowTable WQT (both roles, 1000
-# documents per query) is 13.6 MiB, the 288 PI-Indic T1-T3 runs (150 x 150) 48.8 MiB
-# together, so a submission covering every task needs about 90 MiB.
-MAX_FILE_BYTES = 25 * 1024 * 1024
-MAX_SUBMISSION_BYTES = 128 * 1024 * 1024
-MAX_FILES = 1000
+# Limits on what a PR may add, measured on the committed blobs (a gzipped run counts at
+# its compressed size): the limits of a submission's files wherever they are, which
+# leaderboard.store.manifest sets out; a manifest's files are held to them too.
 # At most this many offending paths are listed in a refusal.
 MAX_LISTED_PATHS = 10
 
@@ -174,11 +172,12 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
                                     "runs with gzip (.trec.gz)")
             readable = False
         first = PurePosixPath(rel).parts[0]
-        if rel == RESULTS_NAME:
+        if rel in (RESULTS_NAME, PER_QUERY_NAME):
             continue  # checked against the scorer's own output later
-        if rel != METADATA_NAME and first != RUNS_DIR:
-            report.add(shown, None, "unexpected file: a submission holds metadata.yaml and "
-                                    "runs/<task id>/<role>.trec[.gz] only")
+        if rel not in (METADATA_NAME, MANIFEST_NAME) and first != RUNS_DIR:
+            report.add(shown, None, f"unexpected file: a submission holds metadata.yaml, "
+                                    f"{MANIFEST_NAME} and runs/<task id>/<role>.trec[.gz] "
+                                    "only")
     if len(entries) > MAX_FILES:
         report.add(f"{sub_id}", None, f"{len(entries)} files, over the limit of {MAX_FILES}")
         readable = False

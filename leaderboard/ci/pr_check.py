@@ -4,7 +4,9 @@
    submission folder (:mod:`leaderboard.ci.policy`).
 2. Measure the folder at the head commit (kinds of file, sizes, layout) from git objects,
    then extract it into a temporary folder; nothing of the PR is executed or imported.
-3. Validate and score it with the engine (:func:`leaderboard.pipeline.check_submission`).
+3. Validate and score it with the engine (:func:`leaderboard.pipeline.check_submission`);
+   run files its manifest lists instead of carrying are fetched from the run store or the
+   submitter's dataset at a commit, and verified against the manifest first.
 4. Compare every scored task with the leaders committed on the base branch.
 5. Tell people: annotations on the offending file and line, a job summary, step outputs,
    and a report folder (``report.json``, ``comment.md``, ``pr-number``, the scored
@@ -13,9 +15,11 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import sys
 import tempfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -55,7 +59,10 @@ from leaderboard.ci.pr_report import (
 )
 from leaderboard.pipeline import check_submission, results_for
 from leaderboard.report import Issue, Report
-from leaderboard.results import results_text, write_results
+from leaderboard.results import (PER_QUERY_NAME, committed_form, per_query_content,
+                                 write_submission_results)
+from leaderboard.store.locations import RunStore, configured_store
+from leaderboard.store.manifest import MANIFEST_NAME
 from leaderboard.submissions import owner_of
 
 Progress = Callable[[str], None]
@@ -85,6 +92,8 @@ class PrCheckRequest:
     author_association: str | None = None
     # The author was required but came empty (policy.author_unknown): the PR is refused.
     author_unknown: bool = False
+    # Where run files listed in a manifest are read (None: the repository's configured store).
+    store: RunStore | None = None
 
 
 def scorer_version() -> str:
@@ -111,24 +120,35 @@ def _problems(issues: list[Issue]) -> list[Problem]:
 
 
 def _check_results_json(entries: list[TreeEntry], touched: list[str], sub_id: str,
-                        expected: str | None, report: Report, repo: Path) -> str:
-    """A results.json the PR carries must be byte-identical to the scorer's output."""
-    path = f"{SUBMISSIONS_DIR}/{sub_id}/{RESULTS_NAME}"
-    if path not in touched:
-        return "absent"
-    entry = next((e for e in entries if e.path == path), None)
-    if entry is None:  # the PR deletes it: the scorer writes a fresh one after merge
-        return "absent"
-    if expected is None:
-        return "absent"  # not scored (invalid): the errors say why
-    (blob,) = read_blobs(repo, [entry.sha])
-    if blob == expected.encode("utf-8"):
-        return "matches"
-    report.add(f"{sub_id}/{RESULTS_NAME}", None,
-               "results.json differs from what the scorer computes from these runs; delete "
-               "it from the pull request (CI writes it after merge) or regenerate it with "
-               "`leaderboard score` at the base branch's version")
-    return "differs"
+                        expected: tuple[str, bytes] | None, report: Report, repo: Path) -> str:
+    """A results.json the PR carries must be byte-identical to the scorer's output, and a
+    per-query.json.gz must hold exactly the scorer's per-query scores (its gzip bytes may
+    differ by the zlib that wrote them; results.json names it by its content)."""
+    state = "absent"
+    for name in (RESULTS_NAME, PER_QUERY_NAME):
+        path = f"{SUBMISSIONS_DIR}/{sub_id}/{name}"
+        entry = next((e for e in entries if e.path == path), None)
+        # Not in the PR, deleted by it (the scorer writes a fresh one after merge), or not
+        # scored (invalid: the errors say why).
+        if path not in touched or entry is None or expected is None:
+            continue
+        (blob,) = read_blobs(repo, [entry.sha])
+        if name == RESULTS_NAME:
+            same = blob == expected[0].encode("utf-8")
+        else:
+            try:
+                same = gzip.decompress(blob) == expected[1]
+            except (OSError, EOFError, zlib.error):
+                same = False
+        if same:
+            state = "matches" if state != "differs" else state
+            continue
+        report.add(f"{sub_id}/{name}", None,
+                   f"{name} differs from what the scorer computes from these runs; delete "
+                   "it from the pull request (CI writes it after merge) or regenerate it with "
+                   "`leaderboard score` at the base branch's version")
+        state = "differs"
+    return state
 
 
 def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
@@ -156,12 +176,17 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
     if readable:
         # The scorer's own results.json is never read from the PR: it is compared below.
         # Stray files at the top were reported by check_tree and are not extracted.
-        to_extract = [e for e in entries if e.path == f"{prefix}/{METADATA_NAME}"
+        to_extract = [e for e in entries if e.path in (f"{prefix}/{METADATA_NAME}",
+                                                        f"{prefix}/{MANIFEST_NAME}")
                       or e.path.startswith(f"{prefix}/{RUNS_DIR}/")]
         extract(req.repo, to_extract, SUBMISSIONS_DIR, work)
         root = work / sub_id
         root.mkdir(exist_ok=True)
-        outcome = check_submission(root, req.data_dir, score=True, progress=progress)
+        # Run files the PR lists in its manifest instead of carrying them come from the run
+        # store or the submitter's dataset, verified; a carried file must match its entry.
+        outcome = check_submission(root, req.data_dir, score=True, progress=progress,
+                                   store=req.store or configured_store(req.repo),
+                                   record_local=False)
         report.extend(outcome.report)
         meta = outcome.submission.metadata
         model_name = meta.model.name if meta is not None else None
@@ -172,18 +197,22 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
                        f"owner: {meta.owner!r} must be your own GitHub login "
                        f"({req.pr_author!r}, the author of this pull request)")
         if outcome.report.ok and not outcome.submission.files:
-            report.add(f"{sub_id}/runs", None, "no run files: add runs/<task id>/<role>.trec.gz")
+            report.add(f"{sub_id}/runs", None, "no run files: add runs/<task id>/<role>.trec.gz, "
+                                               f"or list them in {MANIFEST_NAME}")
         expected = None
         if report.ok and meta is not None and outcome.scores:
             results = results_for(outcome)
-            expected = results_text(results)
+            content = per_query_content(results)
+            expected = (committed_form(results, content), content)
             system = results.systems[0]
             for task in outcome.submission.tasks():
                 if task.id in outcome.scores:
                     progress(f"comparing {sub_id} with the leader of {task.id}")
                     standings.append(standing(task, system, committed, seed=req.seed))
             if out_dir is not None:
-                write_results(out_dir / "results" / sub_id / RESULTS_NAME, results)
+                folder = out_dir / "results" / sub_id
+                folder.mkdir(parents=True, exist_ok=True)
+                write_submission_results(folder, results)
         results_state = _check_results_json(entries, touched, sub_id, expected, report,
                                             req.repo)
     return SubmissionCheck(
@@ -210,7 +239,7 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
     if not scope.ok:
         return CiReport(status="refused", refusals=scope.refusals,
                         refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], **common)
-    committed = load_committed(req.repo, base)
+    committed = load_committed(req.repo, base, req.store)
     with tempfile.TemporaryDirectory(prefix="followboard-pr-") as tmp:
         check = check_one_submission(req, head, base, sub_id,
                                      scope.touched.get(sub_id, []), committed, Path(tmp),

@@ -1,7 +1,8 @@
 """Where a freshly scored submission stands against each task's current leader.
 
 The comparison uses the results committed on the PR's base branch, read from git:
-verified rows (``submissions/*/results.json``, with per-query scores) are ranked and
+verified rows (``submissions/*/results.json``, with the per-query scores of the
+per-query file each names, from git or from the run store) are ranked and
 tested together with the new submission on each task's primary metric by
 :func:`leaderboard.standings.rank_systems`, the rules of the site's tables; reported rows
 (``results/reported/*.json``, no per-query scores) are shown for context only, as the
@@ -13,19 +14,23 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from pydantic import ValidationError
 
 from leaderboard.ci.git import read_blobs, tree_entries
 from leaderboard.ci.pr_report import TaskStanding
 from leaderboard.registry import Task, higher_is_better
-from leaderboard.results import ResultsFile, SystemResult
+from leaderboard.report import Report
+from leaderboard.results import ResultsFile, ResultsFileError, SystemResult, resolve_per_query
+from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles, check_file_bytes
+from leaderboard.store.locations import RunStore, configured_store
+from leaderboard.store.manifest import MANIFEST_NAME, parse_manifest
 
 if TYPE_CHECKING:
     from leaderboard.standings import Column
 
+SUBMISSIONS_DIR = "submissions"
 VERIFIED_GLOB_DEPTH = 3  # submissions/<id>/results.json
 REPORTED_DIR = "results/reported"
 
@@ -53,17 +58,57 @@ def _parse(path: str, data: bytes, out: CommittedResults) -> ResultsFile | None:
     return None
 
 
-def load_committed(repo: Path, commit: str) -> CommittedResults:
-    """Verified and reported rows of ``commit``, read from git objects."""
+def _per_query_getter(repo: Path, sub_id: str, blobs: dict[str, str], store: RunStore
+                      ) -> Callable[[StoredRef], bytes]:
+    """How a committed submission's per-query file is had: the blob at the commit when git
+    holds it (the folder store), else from the run store at its manifest's source."""
+    folder = f"{SUBMISSIONS_DIR}/{sub_id}"
+
+    def obtain(ref: StoredRef) -> bytes:
+        blob = blobs.get(f"{folder}/{ref.path}")
+        if blob is not None:
+            (data,) = read_blobs(repo, [blob])
+            problem, content = check_file_bytes(data, ref)
+            if problem or content is None:
+                raise StoreError(f"{sub_id}/{ref.path}",
+                                 f"the committed copy does not match: {problem}")
+            return content
+        source = None
+        manifest_blob = blobs.get(f"{folder}/{MANIFEST_NAME}")
+        if manifest_blob is not None:
+            (text,) = read_blobs(repo, [manifest_blob])
+            report = Report()
+            manifest = parse_manifest(text, f"{sub_id}/{MANIFEST_NAME}", report)
+            if manifest is None:
+                raise StoreError(f"{sub_id}/{MANIFEST_NAME}", "; ".join(report.lines()[:3]))
+            source = manifest.source
+        return SubmissionFiles(sub_id, None, source, store).read(ref)
+
+    return obtain
+
+
+def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> CommittedResults:
+    """Verified and reported rows of ``commit``, read from git objects: a submission's
+    per-query scores from the per-query file its results.json names, in git or in the run
+    store ``store`` (by default the repository's configured one)."""
     out = CommittedResults()
-    verified = [e for e in tree_entries(repo, commit, "submissions")
-                if e.path.endswith("/results.json")
-                and e.path.count("/") == VERIFIED_GLOB_DEPTH - 1 and not e.is_symlink]
+    store = store if store is not None else configured_store(repo)
+    committed = [e for e in tree_entries(repo, commit, SUBMISSIONS_DIR) if not e.is_symlink]
+    blobs = {e.path: e.sha for e in committed}
+    verified = [e for e in committed if e.path.endswith("/results.json")
+                and e.path.count("/") == VERIFIED_GLOB_DEPTH - 1]
     reported = [e for e in tree_entries(repo, commit, REPORTED_DIR)
                 if e.path.endswith(".json") and not e.is_symlink]
     for entry, data in zip(verified, read_blobs(repo, [e.sha for e in verified])):
         parsed = _parse(entry.path, data, out)
         if parsed is None:
+            continue
+        sub_id = entry.path.split("/")[1]
+        try:
+            parsed = resolve_per_query(parsed, _per_query_getter(repo, sub_id, blobs, store),
+                                       entry.path)
+        except ResultsFileError as exc:
+            out.problems.append(f"{exc}; skipped in the comparison")
             continue
         for system in parsed.systems:
             if system.provenance == "verified":

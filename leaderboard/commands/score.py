@@ -18,8 +18,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "score", "validate and score submissions, writing results.json",
         "Validate each submission, then score every task it covers and write "
-        "submissions/<id>/results.json (atomically, byte-identical for identical runs). "
-        "Nothing is written for a submission with any error.",
+        "submissions/<id>/manifest.txt (its run files by SHA-256), per-query.json.gz and "
+        "results.json (atomically, byte-identical for identical runs). Nothing is written "
+        "for a submission with any error.",
         "  leaderboard score submissions/bm25s")
     add_submission_args(p)
     p.set_defaults(handler=run)

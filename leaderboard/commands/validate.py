@@ -17,11 +17,12 @@ if TYPE_CHECKING:
 def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "validate", "check submission folders (metadata and every run file)",
-        "Validate submissions/<id>/metadata.yaml and every run file under runs/<task>/. "
-        "Prints FILE:LINE: message for each problem; exit 1 if any submission is invalid. "
-        "A results.json whose recorded SHA-256 of the runs no longer matches them is "
-        "reported; --check-scores also scores the runs and compares every score with "
-        "results.json, as the pull-request check does.",
+        "Validate submissions/<id>/metadata.yaml and every run file: those under "
+        "runs/<task>/ and those manifest.txt lists (fetched from the run store and checked "
+        "against their SHA-256). Prints FILE:LINE: message for each problem; exit 1 if any "
+        "submission is invalid. A results.json whose recorded SHA-256 of the runs no longer "
+        "matches them is reported; --check-scores also scores the runs and compares every "
+        "score with results.json, as the pull-request check does.",
         "  leaderboard validate submissions/bm25s submissions/my-model\n"
         "  leaderboard validate --check-scores submissions/bm25s")
     add_submission_args(p)

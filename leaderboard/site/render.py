@@ -22,8 +22,11 @@ import yaml
 from markupsafe import Markup, escape
 
 from leaderboard import __version__
+from leaderboard.benchmarks import benchmark_of
 from leaderboard.ci.comment import STATUS_LINE
+from leaderboard.fileio import size_text
 from leaderboard.registry import all_tasks
+from leaderboard.results import PER_QUERY_NAME, RESULTS_NAME, ResultsFileError, read_results
 from leaderboard.site.board import (
     TIER_BELOW,
     TIER_LEADER,
@@ -31,6 +34,7 @@ from leaderboard.site.board import (
     TIER_TIED,
     Board,
     Row,
+    SubmissionInfo,
     TierInfo,
     ViewTable,
 )
@@ -44,6 +48,9 @@ from leaderboard.site.format import (
     sort_value,
 )
 from leaderboard.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
+from leaderboard.store.files import StoreError, submission_files
+from leaderboard.store.manifest import MANIFEST_NAME
+from leaderboard.submissions import run_files
 from leaderboard.standings.downloads import STATISTIC_NOTE, csv_text, view_records
 from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Page, Section, View, site_pages
 
@@ -76,7 +83,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(score=score_text, dv=data_value, params=params_text, nbhyphen=nbhyphen,
-                       it=instruction_text, safe_url=safe_url)
+                       it=instruction_text, safe_url=safe_url, filesize=size_text)
     env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED)
     return env
 
@@ -398,6 +405,84 @@ def uncommitted(repo: RepositoryRef, folders: list[Path]) -> list[str]:
     return [entry[3:] for entry in out.stdout.split("\0") if len(entry) > 3]
 
 
+# --------------------------------------------------------------------------- file listing
+
+@dataclass(frozen=True)
+class ListedFile:
+    path: str
+    url: str
+    size: int | None = None
+    note: str = ""
+    stored: bool = False      # linked to the run store's copy, not to the repository
+
+
+@dataclass
+class FileGroup:
+    title: str
+    files: list[ListedFile]
+    parts: list["FileGroup"]  # a benchmark of many files, by task family (PI-Indic T1-T4)
+
+    @property
+    def size(self) -> int:
+        return sum(f.size or 0 for f in self.files)
+
+
+# A benchmark with more run files than this is folded again by task family.
+FOLD_FAMILIES_ABOVE = 24
+
+
+def file_listing(sub: SubmissionInfo, repo: RepositoryRef) -> dict[str, object]:
+    """A submission page's files: results.json, its per-query scores, metadata.yaml and
+    the manifest, then the run files folded by benchmark (and, in a benchmark of many, by
+    task family). Each links to the repository at the built commit, or, for a file git
+    does not hold, to its copy in the run store (the commit the manifest names)."""
+    try:
+        stored = submission_files(sub.folder)
+    except StoreError:
+        stored = None  # the page still lists the files; the build warns elsewhere
+
+    def listed(rel: str, size: int | None = None, note: str = "") -> ListedFile:
+        url = stored.link(rel) if stored is not None else None
+        if size is None and (sub.folder / rel).is_file():
+            size = (sub.folder / rel).stat().st_size
+        return ListedFile(rel, url or repo.file_url(sub.folder / rel), size, note,
+                          stored=url is not None)
+
+    try:
+        named = read_results(sub.results_path, per_query=False).per_query_file
+    except ResultsFileError:
+        named = None
+    top = [listed(RESULTS_NAME, note="every score but the per-query ones")]
+    if named is not None:
+        top.append(listed(PER_QUERY_NAME, note="every per-query score (gzipped JSON)"))
+    top += [listed(rel, note=note) for rel, note in (
+        ("metadata.yaml", "the model and how its runs were made"),
+        (MANIFEST_NAME, "every run file by SHA-256 and size")) if (sub.folder / rel).is_file()]
+    registry = all_tasks()
+    by_benchmark: dict[str, list[tuple[str, ListedFile]]] = {}
+    for rel, entry in run_files(sub.folder).items():
+        task_id = rel[len("runs/"):].rpartition("/")[0]
+        task = registry.get(task_id)
+        title = benchmark_of(task.benchmark).title if task is not None else "Other files"
+        parts = task_id.split("/")
+        family = parts[1].upper() if len(parts) > 2 else ""
+        by_benchmark.setdefault(title, []).append(
+            (family, listed(rel, entry.size if entry is not None else None)))
+    groups = []
+    for title, items in by_benchmark.items():
+        files = [f for _, f in items]
+        families: dict[str, list[ListedFile]] = {}
+        if len(files) > FOLD_FAMILIES_ABOVE:
+            for family, f in items:
+                families.setdefault(family or title, []).append(f)
+        parts_ = [FileGroup(name, fs, []) for name, fs in families.items()] \
+            if len(families) > 1 else []
+        groups.append(FileGroup(title, files, parts_))
+    stores = sorted({f.url.split("/blob/")[0] for g in groups for f in g.files if f.stored}
+                    | {f.url.split("/blob/")[0] for f in top if f.stored})
+    return {"top": top, "groups": groups, "stores": stores}
+
+
 # --------------------------------------------------------------------------- pages
 
 
@@ -522,9 +607,9 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
         sub = row.submission
         assert sub is not None
         path = f"submissions/{sub.slug}.md"
-        links = {rel: repo.file_url(sub.folder / rel) for rel in ["results.json", *sub.files]}
+        listing = file_listing(sub, repo)
         write(path, "submission.md.j2", row=row, sub=sub, source=source_text(row),
-              scores=submission_scores(row, path, views_by_page), links=links)
+              scores=submission_scores(row, path, views_by_page), listing=listing)
     write("submissions/index.md", "submissions.md.j2", rows=board.submissions,
           model_types=MODEL_TYPES)
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),

@@ -16,12 +16,14 @@ import yaml
 
 from leaderboard.registry import FOLLOWTABLE_CONSTRAINTS, Task, all_tasks
 from leaderboard.results import (
+    PER_QUERY_NAME,
     ModelInfo,
     ResultsFile,
     Source,
     SystemResult,
     TaskScores,
     write_results,
+    write_submission_results,
 )
 from leaderboard.site.layout import PI_FULL_PREFIX, PI_VAL_PREFIX
 
@@ -71,8 +73,11 @@ def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
                      parameters: int | None = 110_000_000, instruction_trained: bool | None = True,
                      links: list[str] | None = None, contact: str = "someone@example.org",
                      produced_by: str = "synthetic scores for tests",
-                     system_id: str | None = None, run_files: int = 1) -> Path:
-    """One verified submission folder; ``run_files`` tasks get small gzipped run files."""
+                     system_id: str | None = None, run_files: int = 1,
+                     per_query_store: Path | None = None) -> Path:
+    """One verified submission folder; ``run_files`` tasks get small gzipped run files.
+    With ``per_query_store``, results.json is written as git keeps it with a run store and
+    its per-query file goes to ``per_query_store/submissions/<id>/`` (a folder store)."""
     folder = root / "submissions" / sub_id
     folder.mkdir(parents=True, exist_ok=True)
     skill = float(rng.random())
@@ -83,9 +88,16 @@ def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
         system_id=system_id or sub_id, model=model, provenance="verified",
         source=Source(kind="scored"),
         tasks={t.id: _task_scores(t, rng, n_queries, skill, per_query=True) for t in tasks})
-    write_results(folder / "results.json", ResultsFile(
-        kind="submission", produced_by={"leaderboard": "0.1.0", "data": "synthetic"},
-        systems=[system]))
+    results = ResultsFile(kind="submission",
+                          produced_by={"leaderboard": "0.1.0", "data": "synthetic"},
+                          systems=[system])
+    if per_query_store is None:
+        write_results(folder / "results.json", results)
+    else:
+        write_submission_results(folder, results)
+        stored = per_query_store / "submissions" / sub_id / PER_QUERY_NAME
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        (folder / PER_QUERY_NAME).replace(stored)
     # metadata.yaml passes the submission validator (http(s) links only); results.json keeps
     # every link, as a tampered or hand-edited results file could, so the site's own
     # link filtering is exercised too.
@@ -147,9 +159,11 @@ def write_reported(root: Path, rng: np.random.Generator, n_rows: int = 4) -> Pat
 
 def write_tree(root: Path, n_submissions: int, *, seed: int = 0, n_queries: int = 12,
                task_ids: list[str] | None = None, hostile: bool = True,
-               reported: bool = True, run_files: int = 1) -> list[str]:
+               reported: bool = True, run_files: int = 1,
+               per_query_store: Path | None = None) -> list[str]:
     """A results tree with ``n_submissions`` verified submissions (plus a hostile one and
-    reported rows unless disabled); returns the submission ids."""
+    reported rows unless disabled); returns the submission ids. ``per_query_store``: see
+    :func:`write_submission`."""
     rng = np.random.default_rng(seed)
     registry = all_tasks()
     tasks = [registry[t] for t in task_ids] if task_ids else list(registry.values())
@@ -159,7 +173,8 @@ def write_tree(root: Path, n_submissions: int, *, seed: int = 0, n_queries: int 
         write_submission(root, sub_id, f"Model {i:04d}", tasks, rng, n_queries=n_queries,
                          model_type=MODEL_TYPES[i % len(MODEL_TYPES)],
                          parameters=[110_000_000, 335_000_000, 7_100_000_000, None][i % 4],
-                         instruction_trained=[True, False, None][i % 3], run_files=run_files)
+                         instruction_trained=[True, False, None][i % 3], run_files=run_files,
+                         per_query_store=per_query_store)
         ids.append(sub_id)
     if hostile:
         write_submission(
@@ -167,7 +182,8 @@ def write_tree(root: Path, n_submissions: int, *, seed: int = 0, n_queries: int 
             links=[HOSTILE_LINK, "https://example.org/ok", "data:text/html,<b>x</b>"],
             contact='<img src=x onerror="alert(2)">',
             produced_by="**bold** [link](javascript:alert(3)) </div><script>alert(4)</script>",
-            system_id='hostile"><img src=x onerror=alert(5)>', run_files=run_files)
+            system_id='hostile"><img src=x onerror=alert(5)>', run_files=run_files,
+            per_query_store=per_query_store)
         ids.append("hostile")
     if reported:
         write_reported(root, rng)

@@ -2,8 +2,9 @@
 
 Inputs are the repository's results, validated by :func:`leaderboard.results.read_results`:
 
-* ``submissions/<id>/results.json``: one verified system with per-query scores, beside
-  its ``metadata.yaml`` and ``runs/<task id>/<role>.trec[.gz]``;
+* ``submissions/<id>/results.json``: one verified system with per-query scores (read
+  back from its per-query file, wherever the run store keeps it), beside its
+  ``metadata.yaml`` and the run files its ``manifest.txt`` lists;
 * ``results/reported/*.json``: reported rows (papers, MTEB's results repository), with
   their source and no per-query scores.
 """
@@ -20,6 +21,7 @@ from leaderboard.models import canonical_system
 from leaderboard.registry import all_tasks
 from leaderboard.report import Report
 from leaderboard.results import ResultsFile, ResultsFileError, SystemResult, read_results
+from leaderboard.submissions import run_files
 
 
 class StandingsDataError(ValueError):
@@ -40,7 +42,8 @@ class SubmissionInfo:
     date: str | None = None
     hardware: str | None = None
     metadata_problems: list[str] = field(default_factory=list)
-    # Paths relative to the folder: metadata.yaml and every run/prediction file.
+    # Paths relative to the folder: metadata.yaml and every run/prediction file (those its
+    # manifest lists and those in its runs/ folder).
     files: list[str] = field(default_factory=list)
 
 
@@ -105,11 +108,7 @@ def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, S
                           results_path=results_path, produced_by_scorer=results.produced_by)
     _read_metadata(folder, info)
     files = ["metadata.yaml"] if (folder / "metadata.yaml").is_file() else []
-    runs = folder / "runs"
-    if runs.is_dir():
-        files += sorted(p.relative_to(folder).as_posix() for p in runs.rglob("*")
-                        if p.is_file() and not p.is_symlink())
-    info.files = files
+    info.files = files + list(run_files(folder))
     return system, info
 
 

@@ -1,0 +1,854 @@
+"""The run store: manifests, the store setting, and fetching stored files, hostile cases too.
+
+The HTTPS store is tested against a real HTTP server on the loopback address that serves
+files as asked: whole, with a byte flipped, cut short, too long, silent, trickling,
+redirecting. The Hugging Face dataset store is tested against the fake Hub of
+tests/fixtures/fake_upstream.py, the one `leaderboard data pull` is tested with. No test
+reaches the network.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import socket
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+from huggingface_hub import constants as hf_constants
+
+from fixtures.fake_upstream import (FakeRepo, FakeUpstream, isolate_from_the_network, serve,
+                                    serving)
+from leaderboard.report import Report
+from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.http import HttpLimits
+from leaderboard.store.locations import (
+    STORE_ENV,
+    FolderStore,
+    HttpsStore,
+    HubSource,
+    HubStore,
+    StoreConfigError,
+    configured_store,
+    parse_source,
+    parse_store,
+)
+from leaderboard.store.manifest import (
+    FORMAT_LINE,
+    MAX_FILE_BYTES,
+    Manifest,
+    format_manifest,
+    parse_manifest,
+)
+
+SUB = "my-model"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+SHA = "a" * 64
+FAST = HttpLimits(timeout_s=0.5, min_rate=10**9, retries=1, backoff_s=0.0,
+                  sleep=lambda _s: None)
+
+
+def entry_line(path: str, size: int = 10, sha: str = SHA) -> str:
+    return f"{sha}  {size}  {path}\n"
+
+
+def parsed(text: str) -> tuple[Manifest | None, list[str]]:
+    report = Report()
+    manifest = parse_manifest(text.encode("utf-8"), f"{SUB}/manifest.txt", report)
+    return manifest, report.lines()
+
+
+# --------------------------------------------------------------------------- the manifest
+
+def test_a_manifest_round_trips_in_its_canonical_form() -> None:
+    text = (f"# a comment\n\nformat: {FORMAT_LINE}\nsource: hf://datasets/jane/runs@{COMMIT}/m\n"
+            + entry_line("runs/followtable/wtr/original.trec.gz", 123, "b" * 64)
+            + entry_line("runs/followtable/wtr/altered.trec.gz", 45, "c" * 64))
+    manifest, problems = parsed(text)
+    assert problems == [] and manifest is not None
+    assert manifest.source == HubSource("jane/runs", COMMIT, "m", manifest.source.endpoint)
+    assert manifest.entries["runs/followtable/wtr/altered.trec.gz"].size == 45
+    canonical = format_manifest(manifest)
+    again, _ = parsed(canonical)
+    assert again is not None and format_manifest(again) == canonical
+    # Files by path, whatever order they were given in.
+    lines = [line for line in canonical.splitlines() if line.startswith(("b", "c"))]
+    assert [line.split()[2] for line in lines] == sorted(manifest.entries)
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    (entry_line("runs/followtable/wtr/x.trec", sha="A" * 64),
+     "the SHA-256 must be 64 lower-case hexadecimal digits"),
+    (entry_line("runs/followtable/wtr/x.trec").replace("  10  ", "  1e3  "),
+     "the size '1e3' is not a whole number of bytes"),
+    (entry_line("runs/followtable/wtr/x.trec", size=0), "the size is 0"),
+    (entry_line("runs/followtable/wtr/x.trec", size=MAX_FILE_BYTES + 1),
+     "over the 25 MiB limit per file"),
+    (entry_line("runs/../../etc/passwd"), "without '.' or '..' parts"),
+    (entry_line("metadata.yaml"), "path must be runs/<task id>/<file>"),
+    (f"{SHA} 10\n", "expected '<sha256> <bytes> <path>'"),
+    (f"source: hf://datasets/jane/runs@{COMMIT}\n", "source: must come before the file lines"),
+])
+def test_a_bad_manifest_line_is_named_with_its_number(line: str, message: str) -> None:
+    manifest, problems = parsed(f"format: {FORMAT_LINE}\n"
+                                + entry_line("runs/followtable/wtr/original.trec") + line)
+    assert manifest is None
+    assert len(problems) == 1 and problems[0].startswith(f"{SUB}/manifest.txt:3: "), problems
+    assert message in problems[0]
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("hf://datasets/jane/runs@main", "revision 'main' is not a commit id; a branch or tag can "
+                                     "move after the files were checked"),
+    ("https://evil.example/runs", "is outside the configured store: a manifest may name only "
+                                  "a Hugging Face dataset at a commit"),
+    ("hf://datasets/jane/runs", "names no commit"),
+    (f"hf://datasets/jane/runs@{COMMIT}/../../x", "must be plain names"),
+])
+def test_a_bad_source_is_refused_on_its_line(source: str, message: str) -> None:
+    manifest, problems = parsed(f"format: {FORMAT_LINE}\nsource: {source}\n"
+                                + entry_line("runs/followtable/wtr/original.trec"))
+    assert manifest is None
+    assert len(problems) == 1 and problems[0].startswith(f"{SUB}/manifest.txt:2: "), problems
+    assert message in problems[0]
+
+
+def test_manifest_structure_errors() -> None:
+    _, problems = parsed(entry_line("runs/followtable/wtr/original.trec"))
+    assert problems == [f"{SUB}/manifest.txt:1: the first line must be 'format: {FORMAT_LINE}'"]
+    _, problems = parsed("# only a comment\n")
+    assert problems == [f"{SUB}/manifest.txt: empty: the first line must be "
+                        f"'format: {FORMAT_LINE}'"]
+    twice = entry_line("runs/followtable/wtr/original.trec")
+    _, problems = parsed(f"format: {FORMAT_LINE}\n{twice}{twice}")
+    assert problems == [f"{SUB}/manifest.txt:3: runs/followtable/wtr/original.trec is listed "
+                        "twice (first on line 2)"]
+    _, problems = parsed("format: followboard-manifest/9\n")
+    assert "is not 'followboard-manifest/1'" in problems[0]
+    report = Report()
+    assert parse_manifest(b"\xff\xfe", "m.txt", report) is None
+    assert report.lines() == ["m.txt: not valid UTF-8 (byte 0)"]
+
+
+def test_manifest_size_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from leaderboard.store import manifest as module
+
+    report = Report()
+    huge = b"#" * (module.MAX_MANIFEST_BYTES + 1)
+    assert parse_manifest(huge, "m.txt", report) is None
+    assert "over the 256 KiB limit of a manifest" in report.lines()[0]
+    monkeypatch.setattr(module, "MAX_FILES", 2)
+    monkeypatch.setattr(module, "MAX_SUBMISSION_BYTES", 25)
+    text = f"format: {FORMAT_LINE}\n" + "".join(
+        entry_line(f"runs/followtable/wtr/f{i}.trec", 10) for i in range(3))
+    _, problems = parsed(text)
+    assert problems == [f"{SUB}/manifest.txt: 3 files, over the limit of 2",
+                        f"{SUB}/manifest.txt: the files add up to 30 bytes, over the 25 bytes "
+                        "limit of a submission"]
+
+
+# --------------------------------------------------------------------------- the setting
+
+def test_the_store_setting_and_where_it_comes_from(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(STORE_ENV, raising=False)
+    project = tmp_path / "project"
+    (project / "submissions" / SUB).mkdir(parents=True)
+    # No configuration: the folder itself.
+    assert configured_store(project) == FolderStore(project.resolve())
+    (project / "pyproject.toml").write_text('[tool.followboard]\nrun-store = "../mirror"\n')
+    inner = project / "submissions" / SUB
+    assert configured_store(inner) == FolderStore(project.resolve() / ".." / "mirror")
+    (project / "pyproject.toml").write_text(
+        '[tool.followboard]\nrun-store = "hf://datasets/org/runs"\n')
+    store = configured_store(inner)
+    assert isinstance(store, HubStore) and store.repo == "org/runs"
+    # The environment variable wins.
+    monkeypatch.setenv(STORE_ENV, "https://mirror.example/files/{path}?download=1")
+    store = configured_store(inner)
+    assert isinstance(store, HttpsStore)
+    assert store.url("submissions/x/runs/a b.trec") == \
+        "https://mirror.example/files/submissions%2Fx%2Fruns%2Fa%20b.trec?download=1"
+    monkeypatch.setenv(STORE_ENV, "https://mirror.example/root/")
+    assert configured_store(inner).url("submissions/x/r") == \
+        "https://mirror.example/root/submissions/x/r"
+    monkeypatch.delenv(STORE_ENV)
+    (project / "pyproject.toml").write_text('[tool.followboard]\nrun-store = 3\n')
+    with pytest.raises(StoreConfigError, match=r"pyproject.toml: \[tool.followboard\] "
+                                               "run-store must be a string"):
+        configured_store(inner)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("http://example.org/runs", "plain http is accepted for the loopback address only"),
+    ("hf://datasets/org/runs@main", "name the repository without a revision"),
+    ("hf://models/org/runs", "only dataset repositories"),
+    ("s3://bucket/runs", "a run store is a folder"),
+    ("https://example.org/{path}/{+path}", "use one {+path} or {path} placeholder"),
+    ("hf://datasets/org/../runs", "not a Hugging Face repository id"),
+])
+def test_a_bad_store_setting_is_refused_naming_where_it_was_set(value: str, message: str) -> None:
+    with pytest.raises(StoreConfigError) as info:
+        parse_store(value, Path("."), "$FOLLOWBOARD_RUN_STORE")
+    assert str(info.value).startswith("$FOLLOWBOARD_RUN_STORE: ") and message in str(info.value)
+
+
+def test_a_source_is_a_dataset_at_a_commit_on_the_configured_hub() -> None:
+    source = parse_source(f"hf://datasets/jane/runs@{COMMIT}/a/b",
+                          {"LEADERBOARD_HF_ENDPOINT": "http://127.0.0.1:9/hf"})
+    assert source.download_url("runs/x y.trec") == \
+        f"http://127.0.0.1:9/hf/datasets/jane/runs/resolve/{COMMIT}/a/b/runs/x%20y.trec"
+    for bad in (f"hf://datasets/jane/runs@{COMMIT[:12]}", "hf://datasets/jane/runs@v1.0",
+                f"hf://datasets/jane/runs@{COMMIT}/../x", "file:///etc/passwd",
+                f"http://127.0.0.1/hf/datasets/jane/runs@{COMMIT}"):
+        with pytest.raises(StoreConfigError):
+            parse_source(bad)
+
+
+# --------------------------------------------------------------------------- a loopback store
+
+class StoreServer:
+    """Files by URL path, each served as ``modes`` says (default: whole)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.modes: dict[str, str] = {}
+        self.requests: list[str] = []
+        self.base = ""
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            timeout = 5
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                path = self.path.split("?")[0]
+                server.requests.append(path)
+                mode = server.modes.get(path, "whole")
+                data = server.files.get(path)
+                try:
+                    if mode.startswith("redirect:"):
+                        self.send_response(302)
+                        self.send_header("Location", mode[len("redirect:"):])
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
+                    if mode == "status:503":
+                        server.modes[path] = "whole"  # once: a retry gets the file
+                        self.send_error(503)
+                        return
+                    if data is None or mode == "missing":
+                        self.send_error(404)
+                        return
+                    if mode == "silent":
+                        time.sleep(2)
+                        return
+                    if mode == "corrupt":
+                        data = data[:-1] + bytes([data[-1] ^ 1])
+                    if mode == "longer":
+                        data = data + b"x" * 4096
+                    self.send_response(200)
+                    if mode != "no-length":
+                        self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    if mode == "truncate":
+                        self.wfile.write(data[: len(data) // 2])
+                        self.wfile.flush()
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
+                    if mode == "trickle":
+                        for byte in data:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(0.1)
+                        return
+                    if mode == "no-length":
+                        self.wfile.write(data + b"y" * 4096)
+                        return
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        return Handler
+
+
+@pytest.fixture
+def https_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[StoreServer]:
+    isolate_from_the_network(monkeypatch)
+    store = StoreServer()
+    with serving(store.handler()) as base:
+        store.base = base
+        yield store
+
+
+RUN = "runs/followtable/wtr/original.trec.gz"
+CONTENT = gzip.compress(b"".join(b"0 Q0 %d %d %d.0 t\n" % (d, r, 100 - r)
+                                 for r, d in enumerate(range(40), 1)), mtime=0)
+REF = StoredRef(RUN, len(CONTENT), hashlib.sha256(CONTENT).hexdigest())
+
+
+def store_files(server: StoreServer, cache: Path, source: HubSource | None = None
+                ) -> SubmissionFiles:
+    server.files[f"/store/submissions/{SUB}/{RUN}"] = CONTENT
+    return SubmissionFiles(SUB, None, source, HttpsStore(f"{server.base}/store/{{+path}}"),
+                           cache=cache, limits=FAST)
+
+
+def leftovers(cache: Path) -> list[Path]:
+    return [p for p in cache.rglob("*") if p.is_file()]
+
+
+def test_an_https_store_file_is_fetched_verified_and_cached_once(https_store: StoreServer,
+                                                                tmp_path: Path) -> None:
+    files = store_files(https_store, tmp_path / "cache")
+    path = files.locate(REF)
+    assert path.read_bytes() == CONTENT
+    assert path == tmp_path / "cache" / "sha256" / REF.sha256[:2] / REF.sha256
+    assert files.locate(REF) == path
+    assert https_store.requests == [f"/store/submissions/{SUB}/{RUN}"]  # the second: cached
+    # A damaged cache entry is not trusted: it is fetched again.
+    path.write_bytes(b"damaged")
+    assert files.locate(REF).read_bytes() == CONTENT
+    assert len(https_store.requests) == 2
+
+
+@pytest.mark.parametrize(("mode", "message"), [
+    ("corrupt", "does not match: its sha256 is"),
+    ("truncate", "the connection closed after"),
+    ("longer", "announces 4"),
+    ("no-length", "the store sent more than the"),
+    ("silent", "no answer in time"),
+    ("trickle", "too slow"),
+    ("missing", "not found (HTTP 404)"),
+    ("redirect:file:///etc/passwd", "redirected to another scheme (file:)"),
+    ("redirect:ftp://127.0.0.1/x", "redirected to another scheme (ftp:)"),
+])
+def test_a_hostile_https_store_is_refused_and_nothing_is_kept(
+        https_store: StoreServer, tmp_path: Path, mode: str, message: str) -> None:
+    cache = tmp_path / "cache"
+    files = store_files(https_store, cache)
+    https_store.modes[f"/store/submissions/{SUB}/{RUN}"] = mode
+    started = time.monotonic()
+    with pytest.raises(StoreError) as info:
+        files.locate(REF)
+    assert time.monotonic() - started < 5, "bounded in time"
+    assert str(info.value).startswith(f"{SUB}/{RUN}: "), str(info.value)
+    assert message in str(info.value)
+    assert leftovers(cache) == []
+
+
+def test_redirects_within_the_scheme_are_followed_and_retries_fix_a_5xx(
+        https_store: StoreServer, tmp_path: Path) -> None:
+    files = store_files(https_store, tmp_path / "cache")
+    https_store.files["/elsewhere"] = CONTENT
+    https_store.modes[f"/store/submissions/{SUB}/{RUN}"] = \
+        f"redirect:{https_store.base.replace('127.0.0.1', 'localhost')}/elsewhere"
+    assert files.locate(REF).read_bytes() == CONTENT
+    files.locate(REF).unlink()
+    https_store.modes[f"/store/submissions/{SUB}/{RUN}"] = "status:503"
+    assert files.locate(REF).read_bytes() == CONTENT
+
+
+def test_an_unreachable_store_is_one_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    files = SubmissionFiles(SUB, None, None, HttpsStore(f"http://127.0.0.1:{port}/{{+path}}"),
+                            cache=tmp_path / "cache", limits=FAST)
+    with pytest.raises(StoreError, match=rf"^{SUB}/{RUN}: cannot reach the store at "
+                                         rf"http://127.0.0.1:{port}/submissions/{SUB}/{RUN} "):
+        files.locate(REF)
+    assert leftovers(tmp_path / "cache") == []
+
+
+def test_a_file_over_its_listed_size_is_never_written_past_it(https_store: StoreServer,
+                                                             tmp_path: Path) -> None:
+    """A store that sends a gigabyte where the manifest says 4 KiB is stopped at 4 KiB."""
+    files = store_files(https_store, tmp_path / "cache")
+    https_store.files[f"/store/submissions/{SUB}/{RUN}"] = CONTENT * 2000
+    https_store.modes[f"/store/submissions/{SUB}/{RUN}"] = "no-length"
+    with pytest.raises(StoreError, match=f"the store sent more than the {REF.size} bytes"):
+        files.locate(REF)
+
+
+# --------------------------------------------------------------------------- folders
+
+def test_a_folder_store_and_the_submissions_own_folder(tmp_path: Path) -> None:
+    store = FolderStore(tmp_path / "store")
+    target = tmp_path / "store" / "submissions" / SUB / RUN
+    target.parent.mkdir(parents=True)
+    target.write_bytes(CONTENT)
+    folder = tmp_path / "repo" / "submissions" / SUB
+    folder.mkdir(parents=True)
+    files = SubmissionFiles(SUB, folder, None, store, cache=tmp_path / "cache")
+    assert files.locate(REF) == target
+    assert files.link(RUN) is None  # a folder store is linked through the repository
+    # A copy in the submission's own folder is used first, and checked like any other.
+    (folder / RUN).parent.mkdir(parents=True)
+    (folder / RUN).write_bytes(CONTENT[:-1] + bytes([CONTENT[-1] ^ 1]))
+    with pytest.raises(StoreError, match=r"the copy in the submission's folder .* does not "
+                                         r"match: its sha256 is"):
+        files.locate(REF)
+    target.unlink()
+    (folder / RUN).unlink()
+    with pytest.raises(StoreError, match=r"the file is missing \(not in the submission's "
+                                         r"folder; not in the folder .*store\)"):
+        files.locate(REF)
+
+
+def test_a_hub_store_without_a_source_says_the_files_were_never_pushed(tmp_path: Path) -> None:
+    files = SubmissionFiles(SUB, None, None, HubStore("org/runs", "https://huggingface.co"),
+                            cache=tmp_path / "cache")
+    with pytest.raises(StoreError, match=r"its manifest names no source: the file was never "
+                                         r"pushed to hf://datasets/org/runs"):
+        files.locate(REF)
+
+
+def test_gzip_refs_are_named_by_their_content(tmp_path: Path) -> None:
+    content = b'{"format":"x"}\n' * 50
+    stored = tmp_path / "per-query.json.gz"
+    stored.write_bytes(gzip.compress(content, mtime=0))
+    ref = StoredRef("per-query.json.gz", len(content), hashlib.sha256(content).hexdigest(),
+                    gzip=True)
+    files = SubmissionFiles(SUB, tmp_path, None, FolderStore(tmp_path), cache=tmp_path / "c")
+    assert files.read(ref) == content
+    # Another compressor's bytes for the same content are the same file.
+    stored.write_bytes(gzip.compress(content, compresslevel=1, mtime=12345))
+    assert files.read(ref) == content
+    # A bomb stops at the content's size.
+    stored.write_bytes(gzip.compress(content + b"\0" * 10**6, mtime=0))
+    with pytest.raises(StoreError, match="decompresses to over"):
+        files.read(ref)
+
+
+# --------------------------------------------------------------------------- the Hub
+
+@pytest.fixture
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeUpstream]:
+    isolate_from_the_network(monkeypatch)
+    up = FakeUpstream(lfs_suffixes=(".parquet", ".gz"))
+    root = tmp_path / "hub-jane-runs"
+    (root / "my-model" / "runs" / "followtable" / "wtr").mkdir(parents=True)
+    (root / "my-model" / RUN).write_bytes(CONTENT)
+    up.hf["jane/runs"] = FakeRepo(root, COMMIT)
+    with serve(up, monkeypatch):
+        yield up
+
+
+def hub_source(up: FakeUpstream) -> HubSource:
+    return parse_source(f"hf://datasets/jane/runs@{COMMIT}/my-model")
+
+
+def test_a_file_in_a_submitters_dataset_is_read_at_its_commit(hub: FakeUpstream,
+                                                              tmp_path: Path) -> None:
+    files = SubmissionFiles(SUB, None, hub_source(hub), FolderStore(tmp_path / "none"),
+                            cache=tmp_path / "cache", limits=FAST)
+    assert files.locate(REF).read_bytes() == CONTENT
+    # The Hub answers an LFS file with a redirect to its CDN, another host, same scheme.
+    assert f"/hf/datasets/jane/runs/resolve/{COMMIT}/my-model/{RUN}" in hub.requests
+    assert any(r.startswith("/cdn/jane/runs/") for r in hub.requests)
+    assert files.link(RUN) == f"{hub.base}/hf/datasets/jane/runs/blob/{COMMIT}/my-model/{RUN}"
+
+
+def test_a_hub_file_that_does_not_match_is_refused(hub: FakeUpstream, tmp_path: Path) -> None:
+    hub.corrupt.add(f"my-model/{RUN}")
+    files = SubmissionFiles(SUB, None, hub_source(hub), FolderStore(tmp_path / "none"),
+                            cache=tmp_path / "cache", limits=FAST)
+    with pytest.raises(StoreError, match=rf"^{SUB}/{RUN}: the store's copy at .*/cdn/jane/runs/"
+                                         r".* does not match: its sha256 is .*nothing was kept"):
+        files.locate(REF)
+    assert leftovers(tmp_path / "cache") == []
+    other = parse_source(f"hf://datasets/jane/runs@{'f' * 40}/my-model")
+    files = SubmissionFiles(SUB, None, other, FolderStore(tmp_path / "none"),
+                            cache=tmp_path / "cache", limits=FAST)
+    with pytest.raises(StoreError, match=r"not found \(HTTP 404\)"):
+        files.locate(REF)
+
+
+def test_hub_reads_respect_the_offline_switch(hub: FakeUpstream, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", True)
+    files = SubmissionFiles(SUB, None, hub_source(hub), FolderStore(tmp_path / "none"),
+                            cache=tmp_path / "cache", limits=FAST)
+    with pytest.raises(StoreError, match="HF_HUB_OFFLINE is set"):
+        files.locate(REF)
+    assert hub.requests == []
+
+
+def test_an_https_mirror_is_tried_before_the_source(hub: FakeUpstream,
+                                                    https_store: StoreServer,
+                                                    tmp_path: Path) -> None:
+    """A mirror (the configured store) serves what it has; the source, what it lacks."""
+    files = SubmissionFiles(SUB, None, hub_source(hub),
+                            HttpsStore(f"{https_store.base}/mirror/{{+path}}"),
+                            cache=tmp_path / "cache", limits=FAST)
+    assert files.locate(REF).read_bytes() == CONTENT
+    assert https_store.requests == [f"/mirror/submissions/{SUB}/{RUN}"]  # a 404 there
+    assert hub.requests  # then the source
+
+
+# --------------------------------------------------------------------------- whole submissions
+
+WTR = "followtable/wtr"
+
+
+@pytest.fixture(scope="module")
+def carried(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+    """A WTR submission carrying its runs, scored: what a store-backed one must equal."""
+    from fixtures.submission import make_submission
+    from leaderboard.data import load_task_data
+    from leaderboard.pipeline import score_submission
+    from leaderboard.registry import get_task
+
+    folder = tmp_path_factory.mktemp("carried") / "submissions" / SUB
+    make_submission(folder, {WTR: load_task_data(get_task(WTR), data_dir)}, docs_per_query=30)
+    outcome = score_submission(folder, data_dir, store=FolderStore(folder.parent.parent))
+    assert outcome.results_path is not None, outcome.report.lines()
+    return folder
+
+
+def stored_copy(carried: Path, dest: Path, source: str | None = None) -> Path:
+    """The submission as git holds it with an external store: metadata and manifest only
+    (plus a source line)."""
+    folder = dest / "submissions" / SUB
+    folder.mkdir(parents=True)
+    for name in ("metadata.yaml", "manifest.txt"):
+        (folder / name).write_bytes((carried / name).read_bytes())
+    if source is not None:
+        text = (folder / "manifest.txt").read_text()
+        (folder / "manifest.txt").write_text(text.replace(
+            f"format: {FORMAT_LINE}\n", f"format: {FORMAT_LINE}\nsource: {source}\n"))
+    return folder
+
+
+def stored_files(carried: Path) -> dict[str, bytes]:
+    return {p.relative_to(carried).as_posix(): p.read_bytes()
+            for p in carried.rglob("*") if p.is_file()
+            and (p.name == "per-query.json.gz" or "runs" in p.relative_to(carried).parts)}
+
+
+def same_results(carried: Path, folder: Path) -> None:
+    from leaderboard.results import canonical_json, read_results
+
+    for name in ("results.json", "manifest.txt"):
+        assert (folder / name).read_bytes() == (carried / name).read_bytes(), name
+    assert gzip.decompress((folder / "per-query.json.gz").read_bytes()) == \
+        gzip.decompress((carried / "per-query.json.gz").read_bytes())
+    whole = read_results(folder / "results.json")
+    assert canonical_json(whole.model_dump(mode="json", exclude_none=True)) == canonical_json(
+        read_results(carried / "results.json").model_dump(mode="json", exclude_none=True))
+    assert whole.systems[0].tasks[WTR].per_query["IRS"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "https", "hub"])
+def test_a_submission_whose_runs_are_in_a_store_scores_exactly_as_one_carrying_them(
+        kind: str, carried: Path, data_dir: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    from leaderboard.pipeline import check_submission, score_submission
+
+    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    files = stored_files(carried)
+    if kind == "folder":
+        store = FolderStore(tmp_path / "store")
+        for rel, data in files.items():
+            (tmp_path / "store" / "submissions" / SUB / rel).parent.mkdir(parents=True,
+                                                                           exist_ok=True)
+            (tmp_path / "store" / "submissions" / SUB / rel).write_bytes(data)
+        folder = stored_copy(carried, tmp_path / "repo")
+    elif kind == "https":
+        server: StoreServer = request.getfixturevalue("https_store")
+        for rel, data in files.items():
+            server.files[f"/s/submissions/{SUB}/{rel}"] = data
+        store = HttpsStore(f"{server.base}/s/{{+path}}")
+        folder = stored_copy(carried, tmp_path / "repo")
+    else:
+        up: FakeUpstream = request.getfixturevalue("hub")
+        for rel, data in files.items():
+            (up.hf["jane/runs"].root / "my-model" / rel).parent.mkdir(parents=True,
+                                                                       exist_ok=True)
+            (up.hf["jane/runs"].root / "my-model" / rel).write_bytes(data)
+        store = FolderStore(tmp_path / "empty")
+        folder = stored_copy(carried, tmp_path / "repo",
+                             f"hf://datasets/jane/runs@{COMMIT}/my-model")
+    before = sorted(p.name for p in folder.iterdir())
+    outcome = check_submission(folder, data_dir, score=False, store=store)
+    assert outcome.report.ok, outcome.report.lines()
+    assert sorted(p.name for p in folder.iterdir()) == before  # validating writes nothing
+    outcome = score_submission(folder, data_dir, store=store)
+    assert outcome.report.ok, outcome.report.lines()
+    if kind == "hub":
+        # The manifest keeps its source; everything else is what the carried one has.
+        text = (folder / "manifest.txt").read_text()
+        assert f"source: hf://datasets/jane/runs@{COMMIT}/my-model\n" in text
+        (folder / "manifest.txt").write_bytes((carried / "manifest.txt").read_bytes())
+    same_results(carried, folder)
+    assert not (folder / "runs").exists(), "scoring fetches into the cache, not the folder"
+
+
+def test_a_store_file_that_does_not_match_is_reported_naming_the_submission_and_file(
+        carried: Path, data_dir: Path, tmp_path: Path, https_store: StoreServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from leaderboard.pipeline import score_submission
+
+    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    for rel, data in stored_files(carried).items():
+        https_store.files[f"/s/submissions/{SUB}/{rel}"] = data
+    https_store.modes[f"/s/submissions/{SUB}/runs/{WTR}/altered.trec.gz"] = "corrupt"
+    folder = stored_copy(carried, tmp_path / "repo")
+    outcome = score_submission(folder, data_dir,
+                               store=HttpsStore(f"{https_store.base}/s/{{+path}}"))
+    assert outcome.results_path is None
+    assert [line for line in outcome.report.lines() if "altered" in line] == [
+        f"{SUB}/runs/{WTR}/altered.trec.gz: the store's copy at {https_store.base}/s/"
+        f"submissions/{SUB}/runs/{WTR}/altered.trec.gz does not match: its sha256 is "
+        f"{hashlib.sha256(_flipped(https_store, WTR)).hexdigest()}, not the "
+        f"{hashlib.sha256(stored_files(carried)[f'runs/{WTR}/altered.trec.gz']).hexdigest()} "
+        "listed; nothing was kept"]
+    assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml"]
+
+
+def _flipped(server: StoreServer, task: str) -> bytes:
+    data = server.files[f"/s/submissions/{SUB}/runs/{task}/altered.trec.gz"]
+    return data[:-1] + bytes([data[-1] ^ 1])
+
+
+def test_a_carried_file_that_differs_from_its_manifest_is_an_error_until_scored(
+        carried: Path, data_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from leaderboard.pipeline import check_submission, results_staleness
+
+    folder = tmp_path / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    run = folder / "runs" / WTR / "original.trec.gz"
+    lines = gzip.decompress(run.read_bytes()).splitlines(keepends=True)
+    run.write_bytes(gzip.compress(b"".join(reversed(lines)), mtime=0))  # same scores
+    store = FolderStore(tmp_path)
+    outcome = check_submission(folder, data_dir, score=False, store=store)
+    assert any(line.startswith(f"{SUB}/runs/{WTR}/original.trec.gz: this file (") and
+               "is not the one manifest.txt line" in line and "run `leaderboard score" in line
+               for line in outcome.report.lines()), outcome.report.lines()
+    assert results_staleness(folder) == [
+        f"runs/{WTR}/original.trec.gz changed since results.json was scored"]
+    # Scoring records the file: the manifest and results' inputs agree again.
+    from leaderboard.pipeline import score_submission
+
+    assert score_submission(folder, data_dir, store=store).results_path is not None
+    assert results_staleness(folder) == []
+    assert check_submission(folder, data_dir, score=False, store=store).report.ok
+
+
+# --------------------------------------------------------------------------- runs push, pull, ...
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def board(hub: FakeUpstream, tmp_path: Path) -> HubStore:
+    """The leaderboard's own (empty) dataset repository on the fake Hub."""
+    root = tmp_path / "hub-board-runs"
+    root.mkdir()
+    hub.hf["board/runs"] = FakeRepo(root, "1" * 40)
+    return HubStore("board/runs", f"{hub.base}/hf")
+
+
+def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
+        carried: Path, board: HubStore, hub: FakeUpstream, data_dir: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from leaderboard.pipeline import check_submission, score_submission
+    from leaderboard.results import read_results
+    from leaderboard.store.transfer import pull, push, verify
+
+    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "repo" / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    files = stored_files(carried)
+    report, done = push([folder], board)
+    assert report.ok, report.lines()
+    repo = hub.hf["board/runs"]
+    assert repo.commit != "1" * 40
+    source = f"hf://datasets/board/runs@{repo.commit}/submissions/{SUB}"
+    assert done == [f"{SUB}: {len(files)} file(s) uploaded, now at {source}"]
+    assert f"source: {source}\n" in (folder / "manifest.txt").read_text()
+    # The store holds every file at that commit; the folder keeps what git keeps.
+    assert {rel: (repo.root / "submissions" / SUB / rel).read_bytes() for rel in files} == files
+    assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
+                                                        "results.json"]
+    # Everything reads back through the store, the same.
+    whole = read_results(folder / "results.json", board)
+    assert whole == read_results(carried / "results.json")
+    assert verify(folder, board).lines() == []
+    assert check_submission(folder, data_dir, score=False, store=board).report.ok
+    # Pulling brings the very bytes back.
+    report, written = pull(folder, board)
+    assert report.ok and sorted(written) == sorted(files)
+    assert {rel: (folder / rel).read_bytes() for rel in files} == files
+    # A rescore writes its per-query file again; a push uploads that one file only (the
+    # runs at the store's commit are kept by the new commit, and checked there).
+    shutil.rmtree(folder / "runs")
+    hub.requests.clear()
+    assert score_submission(folder, data_dir, store=board).results_path is not None
+    report, done = push([folder], board)
+    assert report.ok and len(done) == 1 and done[0].startswith(f"{SUB}: 1 file(s) uploaded")
+    commits = [r for r in hub.requests if r.startswith("POST") and r.endswith("/commit/main")]
+    assert len(commits) == 1
+    # Nothing left to push: no commit.
+    hub.requests.clear()
+    assert push([folder], board) == (report, [])
+    assert not [r for r in hub.requests if r.startswith("POST")]
+
+
+def test_a_refused_push_changes_nothing(carried: Path, board: HubStore, hub: FakeUpstream,
+                                        tmp_path: Path) -> None:
+    import shutil
+
+    from leaderboard.store.transfer import TransferError, push
+
+    folder = tmp_path / "repo" / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    before = snapshot(folder)
+    hub.refuse_commits = True
+    with pytest.raises(TransferError, match=r"pushing to hf://datasets/board/runs .* failed: "
+                                            r"HTTP 403 \(a token with write access"):
+        push([folder], board)
+    assert snapshot(folder) == before
+    with pytest.raises(TransferError, match="is read-only"):
+        push([folder], HttpsStore("https://mirror.example/{+path}"))
+    assert snapshot(folder) == before
+
+
+def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
+                                                  tmp_path: Path) -> None:
+    import shutil
+
+    from leaderboard.pipeline import score_submission
+    from leaderboard.store.transfer import push
+
+    folder = tmp_path / "repo" / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    store = FolderStore(tmp_path / "mirror")
+    report, done = push([folder], store)
+    assert report.ok and done == [f"{SUB}: {len(stored_files(carried))} file(s) in "
+                                  f"{tmp_path / 'mirror' / 'submissions' / SUB}"]
+    assert snapshot(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
+    assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
+                                                        "results.json"]
+    assert score_submission(folder, data_dir, store=store).results_path is not None
+    same_results(carried, folder)
+    # The repository as the folder store: the files stay where they are.
+    assert push([carried], FolderStore(carried.parent.parent)) == (report, [])
+
+
+def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
+        carried: Path, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from leaderboard.cli import main
+
+    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(tmp_path))
+    folder = tmp_path / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    before = snapshot(folder)
+    new = tmp_path / "new-runs"
+    shutil.copytree(carried / "runs", new / "runs")
+    broken = new / "runs" / WTR / "altered.trec.gz"
+    broken.write_bytes(gzip.compress(gzip.decompress(broken.read_bytes())
+                                     + b"0_0 Q0 no-such-table 1 1.0 x\n", mtime=0))
+    args = ["runs", "add", str(folder), "--from", str(new), "--tasks", "followtable/*",
+            "--data-dir", str(data_dir), "--quiet"]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "document 'no-such-table' is not in the corpus" in out
+    assert f"{SUB}: nothing added" in out
+    assert snapshot(folder) == before
+    # Same queries, reversed lines (same scores), as plain text: a real change of file.
+    for role in ("original", "altered"):
+        text = gzip.decompress((carried / "runs" / WTR / f"{role}.trec.gz").read_bytes())
+        (new / "runs" / WTR / f"{role}.trec.gz").unlink()
+        (new / "runs" / WTR / f"{role}.trec").write_bytes(text)
+    assert main(args) == 0, capsys.readouterr().out
+    assert sorted(p.name for p in (folder / "runs" / WTR).iterdir()) == \
+        ["altered.trec", "original.trec"]
+    manifest = (folder / "manifest.txt").read_text()
+    assert f"runs/{WTR}/original.trec\n" in manifest and ".trec.gz" not in manifest
+    from leaderboard.results import read_results
+
+    assert read_results(folder / "results.json").systems[0].tasks == \
+        read_results(carried / "results.json").systems[0].tasks
+
+
+def test_runs_verify_from_the_command_line(carried: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from leaderboard.cli import main
+
+    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(tmp_path / "mirror"))
+    folder = tmp_path / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    assert main(["runs", "verify", str(folder)]) == 0
+    assert capsys.readouterr().out.strip() == f"{SUB}: verified (0 error(s))"
+    assert main(["runs", "push", "--all", "--submissions-dir", str(tmp_path / "submissions"),
+                 "--quiet"]) == 0
+    assert not (folder / "runs").exists()
+    capsys.readouterr()
+    assert main(["runs", "verify", str(folder)]) == 0
+    (tmp_path / "mirror" / "submissions" / SUB / "runs" / WTR / "altered.trec.gz").unlink()
+    assert main(["runs", "verify", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert f"{SUB}/runs/{WTR}/altered.trec.gz: the file is missing" in out
+    assert f"{SUB}: INVALID (1 error(s))" in out
+
+
+def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(
+        carried: Path, hub: FakeUpstream, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from leaderboard.site.board import load_board
+    from leaderboard.site.render import REPO_URL, file_listing, render_docs, repository_ref
+
+    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("FOLLOWBOARD_RUN_STORE", raising=False)
+    for name in ("GITHUB_REPOSITORY", "LEADERBOARD_REPO_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for rel, data in stored_files(carried).items():
+        (hub.hf["jane/runs"].root / "my-model" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (hub.hf["jane/runs"].root / "my-model" / rel).write_bytes(data)
+    root = tmp_path / "root"
+    folder = stored_copy(carried, root, f"hf://datasets/jane/runs@{COMMIT}/my-model")
+    (folder / "results.json").write_bytes((carried / "results.json").read_bytes())
+    board = load_board(root)
+    (row,) = board.submissions
+    # The standings got the per-query scores from the dataset: the row is the carried one.
+    from leaderboard.results import read_results
+
+    assert row.system.tasks == read_results(carried / "results.json").systems[0].tasks
+    listing = file_listing(row.submission, repository_ref(root))
+    hub_page = f"{hub.base}/hf/datasets/jane/runs/blob/{COMMIT}/my-model/"
+    top = {f.path: f.url for f in listing["top"]}
+    assert top == {"results.json": f"{REPO_URL}/blob/main/submissions/{SUB}/results.json",
+                   "per-query.json.gz": hub_page + "per-query.json.gz",
+                   "metadata.yaml": f"{REPO_URL}/blob/main/submissions/{SUB}/metadata.yaml",
+                   "manifest.txt": f"{REPO_URL}/blob/main/submissions/{SUB}/manifest.txt"}
+    (group,) = listing["groups"]
+    assert group.title == "FollowTable" and group.parts == []
+    assert [f.url for f in group.files] == [hub_page + f"runs/{WTR}/altered.trec.gz",
+                                            hub_page + f"runs/{WTR}/original.trec.gz"]
+    assert group.size == sum(len(d) for r, d in stored_files(carried).items() if "runs" in r)
+    assert listing["stores"] == [f"{hub.base}/hf/datasets/jane/runs"]
+    render_docs(board, tmp_path / "docs")
+    fragment = (tmp_path / "docs" / ".fragments" / "submissions" / f"{SUB}.md.json").read_text()
+    assert "fb-run-files" in fragment and hub_page.replace("/", "\\/") not in fragment
+    assert hub_page + f"runs/{WTR}/altered.trec.gz" in fragment
