@@ -302,7 +302,8 @@ def test_validate_of_a_folder_that_is_not_a_submission_says_so_once(capsys, data
     problems = [line for line in out.splitlines() if line.startswith("etc: ")
                 and "not a submission folder" in line]
     assert problems == ["etc: not a submission folder: it holds neither metadata.yaml nor "
-                        "runs/ (a submission is a folder submissions/<id>/ with both)"], out
+                        "runs/ nor manifest.txt (a submission is a folder submissions/<id>/ "
+                        "with its metadata.yaml and its runs)"], out
     assert "unexpected file" not in out
 
 

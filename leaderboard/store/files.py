@@ -128,6 +128,22 @@ class SubmissionFiles:
             return None  # the folder store is the repository: step 1 looked already
         return path if path.is_file() and not path.is_symlink() else None
 
+    def held_by_source(self, ref: StoredRef) -> bool:
+        """Whether the manifest's source holds ``ref``'s very file (fetched into the cache
+        and verified, or found there): a file the folder also has need not be sent
+        again. False when there is no source or its copy cannot be had or differs."""
+        if self.source is None or hf_constants.HF_HUB_OFFLINE:
+            return False
+        cached = cached_path(self.cache, ref.sha256, ref.gzip)
+        if cached.is_file() and check_file(cached, ref)[0] is None:
+            return True
+        try:
+            self._download(self.source.download_url(ref.path), ref, cached,
+                           self.display(ref.path))
+        except (FetchError, StoreError):
+            return False
+        return True
+
     def locate(self, ref: StoredRef) -> Path:
         """A verified local copy of ``ref`` (the folder's, the folder store's or the
         cache's); raises :class:`StoreError`."""

@@ -153,8 +153,12 @@ def _plan(stored: Stored, store: RunStore, report: Report) -> PushPlan | None:
     moving = stored.refs
     if isinstance(store, HubStore) and source is not None and source.repo == store.repo \
             and source.folder == store_path(stored.id, "").rstrip("/"):
-        carried = [r for r in stored.refs if stored.files.local(r.path) is None]
-        moving = [r for r in stored.refs if stored.files.local(r.path) is not None]
+        # A file the folder holds again (a rescore writes the same per-query file) is not
+        # sent twice when the store's copy at the manifest's commit is the same file.
+        kept = {r.path for r in stored.refs if stored.files.local(r.path) is None
+                or stored.files.held_by_source(r)}
+        carried = [r for r in stored.refs if r.path in kept]
+        moving = [r for r in stored.refs if r.path not in kept]
     found = stored.files.locate_all(moving)
     for value in found.values():
         if isinstance(value, StoreError):
@@ -188,7 +192,15 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
         plan = _plan(stored, target, report)
         if plan is not None:
             plans.append(plan)
-    if not report.ok or not plans:
+    if not report.ok:
+        return report, []
+    if not keep:
+        # Everything the folder holds is in the store already, as it is: drop the copies.
+        for plan in plans:
+            if not plan.found:
+                _remove_copies(plan.stored, targets[plan.stored.folder])
+    plans = [plan for plan in plans if plan.found]
+    if not plans:
         return report, []
     target = targets[plans[0].stored.folder]
     done: list[str] = []
