@@ -694,11 +694,28 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
     report, written = pull(folder, board)
     assert report.ok and sorted(written) == sorted(files)
     assert {rel: (folder / rel).read_bytes() for rel in files} == files
-    # A rescore writes its per-query file again; a push uploads that one file only (the
-    # runs at the store's commit are kept by the new commit, and checked there).
+    # A rescore writes its per-query file again, the very file the store holds: a push
+    # sends nothing and makes no commit, and drops the folder's copy.
     shutil.rmtree(folder / "runs")
     hub.requests.clear()
     assert score_submission(folder, data_dir, store=board).results_path is not None
+    assert (folder / "per-query.json.gz").is_file()
+    report, done = push([folder], board)
+    assert report.ok and done == []
+    assert not [r for r in hub.requests if r.startswith("POST")]
+    assert not (folder / "per-query.json.gz").exists()
+    # A per-query file the store does not hold (other scores) is uploaded, alone: the runs
+    # at the store's commit are kept by the new commit, and checked there.
+    results = read_results(folder / "results.json")
+    system = results.systems[0]
+    task_id = next(iter(system.tasks))
+    scores = system.tasks[task_id]
+    metric = next(iter(scores.per_query))
+    query = next(iter(scores.per_query[metric]))
+    scores.per_query[metric][query] += 0.5
+    from leaderboard.results import write_submission_results
+
+    write_submission_results(folder, results)
     report, done = push([folder], board)
     assert report.ok and len(done) == 1 and done[0].startswith(f"{SUB}: 1 file(s) uploaded")
     commits = [r for r in hub.requests if r.startswith("POST") and r.endswith("/commit/main")]
