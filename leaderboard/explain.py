@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -387,3 +387,107 @@ def reference_card(original: RunLines, altered: RunLines, topic: str, query: str
             "irs_gains": gains, "p_mrr": p_mrr, "irs": irs_value, "S": s,
             "S_ideal": s_ideal, "S_worst": s_worst,
             "top_original": og_list[:TOP_K], "top_altered": new_list[:TOP_K]}
+
+
+# --------------------------------------------------------------------------- files
+
+#: The format name and version every explanation file carries.
+EXPLAIN_FORMAT = "followboard-explain/1"
+#: How much of a document's text a card shows (the rest is one click away upstream).
+SNIPPET_CHARS = 280
+#: Licences of benchmark data that let the site show its texts. Data without a stated
+#: licence (FollowTable) is never copied: cards show its ids, linked to the file at the
+#: pinned upstream commit, and the browser loads the text from there.
+TEXT_LICENCES = frozenset({"MIT", "ODC-By", "Apache-2.0", "CC-BY-4.0", "CC-BY-SA-4.0",
+                           "CC0-1.0"})
+
+
+def shows_text(task: Task) -> bool:
+    """Whether the benchmark's licence lets FollowBoard copy its texts onto the site."""
+    return task.source.licence in TEXT_LICENCES
+
+
+def _compact_move(move: DocMove) -> list:
+    return [move.doc, move.rank_original, move.rank_altered, move.p_mrr_rank_original,
+            move.p_mrr_rank_altered, move.p_mrr, move.irs_gain]
+
+
+def _compact_top(docs: list[RankedDoc]) -> list:
+    return [[d.doc, d.judged_query, d.judged_instruction, d.pair_role] for d in docs]
+
+
+def explanation_record(explanation: TaskExplanation) -> dict:
+    """The explanation as the site's explorer reads it: one JSON document per submission
+    and task, with the ids and figures of every card and no text.
+
+    Compact: a card is lists in a fixed field order (``fields`` names them). Texts are
+    the same for every submission of a task, so they are kept once per task
+    (:func:`text_record`) rather than copied into each submission's file.
+    """
+    task = explanation.task
+    metrics = sorted({k for row in explanation.rows for k in row.metrics})
+    queries = [[row.query, row.original_query, row.group,
+                [row.metrics.get(k) for k in metrics]] for row in explanation.rows]
+    cards: dict[str, dict] = {}
+    for query, card in explanation.cards.items():
+        entry: dict[str, object] = {"n": card.run_lengths}
+        if card.changed:
+            entry["c"] = [_compact_move(m) for m in card.changed]
+        if card.positive:
+            entry["p"] = [_compact_move(m) for m in card.positive]
+        if card.irs_parts:
+            entry["s"] = [card.irs_parts[k] for k in IRS_FIELDS]
+        if card.top:
+            entry["top"] = {role: _compact_top(docs) for role, docs in card.top.items()}
+        if card.pair:
+            entry["pair"] = card.pair
+        cards[query] = entry
+    return {
+        "format": EXPLAIN_FORMAT, "task": task.id, "primary": task.primary_metric,
+        "metrics": metrics, "queries": queries, "cards": cards,
+        "fields": {"move": list(MOVE_FIELDS), "top": list(TOP_FIELDS), "irs": list(IRS_FIELDS)},
+    }
+
+
+MOVE_FIELDS = ("doc", "rank_original", "rank_altered", "p_mrr_rank_original",
+               "p_mrr_rank_altered", "p_mrr", "irs_gain")
+TOP_FIELDS = ("doc", "judged_query", "judged_instruction", "pair_role")
+IRS_FIELDS = ("S", "S_ideal", "S_worst", "scale")
+#: A corpus up to this size has every document's snippet in its text record; a larger one
+#: (FollowIR's, mFollowIR's) only its judged documents' (the rest show their ids).
+ALL_TEXTS_UP_TO = 20_000
+
+
+def text_record(task: Task, data: TaskData, corpus: Iterable[tuple[str, str]]) -> dict | None:
+    """The texts a task's cards show, the same for every submission: each query's text
+    under each role and document snippets (every document of a small corpus, the judged
+    ones of a large one). None when the benchmark's licence does not let the site show
+    them (:func:`shows_text`): its cards link to the upstream files instead."""
+    if not shows_text(task):
+        return None
+    judged: set[str] = set()
+    for role in data.roles.values():
+        for docs in role.qrels.values():
+            judged.update(d for d, g in docs.items())
+    for docs in (*data.changed.values(), *data.instruction_positive.values()):
+        judged.update(docs)
+    keep_all = data.corpus_size <= ALL_TEXTS_UP_TO
+    docs = {d: text[:SNIPPET_CHARS] for d, text in corpus if keep_all or d in judged}
+    return {"format": TEXT_FORMAT, "task": task.id, "licence": task.source.licence,
+            "source": f"{task.source.repo}@{task.source.revision}",
+            "queries": {role: dict(sorted(r.query_text.items()))
+                        for role, r in data.roles.items()},
+            "docs": dict(sorted(docs.items()))}
+
+
+TEXT_FORMAT = "followboard-texts/1"
+
+
+def upstream_links(task: Task) -> dict[str, str] | None:
+    """Where a card links the documents and queries of a benchmark whose texts it does not
+    show (its declaration's ``upstream_text_links``), or None."""
+    if shows_text(task):
+        return None
+    from leaderboard.benchmarks import benchmark_of
+
+    return benchmark_of(task.benchmark).upstream_text_links(task)
