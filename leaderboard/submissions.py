@@ -6,6 +6,8 @@ Layout::
     submissions/<id>/runs/<task id>/<role>.trec[.gz]        e.g. runs/followtable/wtr/altered.trec.gz
     submissions/<id>/runs/<task id>/predictions.tsv[.gz]    PI-Indic T4
     submissions/<id>/results.json                           written by `leaderboard score`
+    submissions/<id>/explain/                               written by `leaderboard score`
+                                                            (leaderboard.explain_files)
 
 A submission may cover any subset of tasks, but each task it covers must have a file for
 every role the task needs.
@@ -22,6 +24,7 @@ import yaml
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
                       field_validator)
 
+from leaderboard.explain_files import EXPLAIN_DIR
 from leaderboard.registry import Task, all_tasks
 from leaderboard.report import Report
 from leaderboard.results import ModelInfo
@@ -31,7 +34,8 @@ SUBMISSION_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{1,62}")
 # A GitHub login: 1-39 letters, digits or single hyphens, not starting or ending with one.
 GITHUB_LOGIN_RE = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
 # What a submission folder holds at its top level; anything else is a stray file.
-ROOT_ENTRIES = ("metadata.yaml", "runs", "results.json")
+# results.json and explain/ are the scorer's.
+ROOT_ENTRIES = ("metadata.yaml", "runs", "results.json", EXPLAIN_DIR)
 RUN_SUFFIXES = (".trec", ".trec.gz", ".txt", ".txt.gz", ".run", ".run.gz")
 PREDICTION_SUFFIXES = (".tsv", ".tsv.gz")
 MAX_METADATA_BYTES = 64 * 1024

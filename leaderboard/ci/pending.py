@@ -17,6 +17,7 @@ from typing import Callable
 
 from leaderboard.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
 from leaderboard.ci.policy import METADATA_NAME, RESULTS_NAME, SUBMISSIONS_DIR
+from leaderboard.explain_files import EXPLAIN_DIR
 from leaderboard.pipeline import results_staleness, score_submission
 from leaderboard.report import Report
 
@@ -46,7 +47,9 @@ def pending_submissions(repo: Path, before: str | None, after: str | None) -> li
         if old is not None:
             for change in changed_files(repo, old, resolve_commit(repo, after)):
                 parts = PurePosixPath(change.path).parts
-                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR and parts[2] != RESULTS_NAME:
+                # The scorer's own files (results, explanations) do not call for scoring.
+                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR and \
+                        parts[2] not in (RESULTS_NAME, EXPLAIN_DIR):
                     ids.add(parts[1])
     folder = repo / SUBMISSIONS_DIR
     if folder.is_dir():
