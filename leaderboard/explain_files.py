@@ -7,8 +7,11 @@ parse) and writes, beside the runs, under ``submissions/<id>/explain/``:
 
 * ``<task id>.queries.json.gz``: the query list (each query's id, original query,
   constraint type and the engine's per-query figures) and where the task's texts are;
-* ``<task id>.cards.json.gz``: every query's card (changed and instruction-compliant
-  documents with their ranks and terms, the top 10 of both runs), ids and figures only;
+* ``<task id>.cards.<k>.json.gz``: the queries' cards (changed and instruction-compliant
+  documents with their ranks and terms, the top 10 of both runs), ids and figures only,
+  in consecutive slices of the query list of about 256 KB of JSON each, so a card loads
+  one slice (FollowTable WQT's 1,386 cards are 10 MB of JSON: inflating and parsing them
+  all was most of a card's load time);
 * ``texts/<sha256>.json.gz``: texts (one role's queries, or document snippets), only
   for benchmarks whose licence lets the site show them. They are the same for every
   submission of a task, and many tasks share them (PI-Indic's T1 and T2 from Hindi ask
@@ -86,8 +89,13 @@ def queries_file(task_id: str) -> str:
     return f"{task_id}.queries.json.gz"
 
 
-def cards_file(task_id: str) -> str:
-    return f"{task_id}.cards.json.gz"
+def cards_file(task_id: str, part: int) -> str:
+    """The ``part``-th slice of a task's cards, relative to the explanation folder."""
+    return f"{task_id}.cards.{part}.json.gz"
+
+
+#: JSON bytes of cards per file: one file for a PI-Indic task, 40 for FollowTable WQT.
+CARDS_PER_FILE = 256 * 1024
 
 
 def text_file(digest: str) -> str:
@@ -201,17 +209,32 @@ def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int)
 
     record = explanation_record(explanation)
     task_id = record["task"]
+    # Cards in the list's order, cut into slices of about CARDS_PER_FILE JSON bytes; the
+    # list names the position each slice starts at.
+    slices: list[dict[str, object]] = [{}]
+    starts, size = [0], 0
+    for i, (query, *_) in enumerate(record["queries"]):
+        entry = record["cards"][query]
+        cost = len(json.dumps(entry, separators=(",", ":"))) + len(query) + 4
+        if size and size + cost > CARDS_PER_FILE:
+            slices.append({})
+            starts.append(i)
+            size = 0
+        slices[-1][query] = entry
+        size += cost
     listing = {
         "format": record["format"], "kind": "queries", "task": task_id,
         "primary": record["primary"], "metrics": record["metrics"],
-        "queries": record["queries"], "corpus_size": corpus_size,
+        "queries": record["queries"], "corpus_size": corpus_size, "card_files": starts,
         "texts": ({"refs": texts.refs, "licence": texts.licence, "source": texts.source}
                   if texts.refs else None),
         "upstream": texts.upstream,
     }
-    cards = {"format": record["format"], "kind": "cards", "task": task_id,
-             "fields": record["fields"], "cards": record["cards"]}
-    files = {queries_file(task_id): packed(listing)[0], cards_file(task_id): packed(cards)[0]}
+    files = {queries_file(task_id): packed(listing)[0]}
+    for part, cards in enumerate(slices):
+        files[cards_file(task_id, part)] = packed({
+            "format": record["format"], "kind": "cards", "task": task_id, "part": part,
+            "fields": record["fields"], "cards": cards})[0]
     for digest in texts.refs.values():
         files[text_file(digest)] = texts.parts[digest]
     return TaskFiles(task_id, files, texts.refs)
@@ -241,7 +264,9 @@ def manifest_of(submission_id: str, tasks: Iterable[TaskFiles],
     for t in sorted(tasks, key=lambda t: t.task_id):
         for path, data in t.files.items():
             files[path] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-        listed[t.task_id] = {"queries": queries_file(t.task_id), "cards": cards_file(t.task_id),
+        listed[t.task_id] = {"queries": queries_file(t.task_id),
+                             "cards": sorted((p for p in t.files if p.startswith(
+                                 f"{t.task_id}.cards.")), key=lambda p: int(p.split(".")[-3])),
                              "texts": dict(sorted(t.text_refs.items()))}
     return {"format": MANIFEST_FORMAT, "submission": submission_id,
             "inputs_digest": inputs_digest(inputs_sha256), "tasks": listed,

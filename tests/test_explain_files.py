@@ -129,11 +129,22 @@ def test_cards_are_the_explanation_records_cards(real, data_dir: Path) -> None:
     _, inputs = check_task_files(task, data_dir, files)
     sheet = score_inputs(inputs)
     record = explanation_record(explain_task(task, inputs.data, sheet, inputs.runs))
-    cards = _doc(folder, cards_file(task.id))
-    assert cards["cards"] == json.loads(json.dumps(record["cards"]))
-    assert cards["fields"] == record["fields"]
     listing = _doc(folder, queries_file(task.id))
     assert listing["corpus_size"] == inputs.data.corpus_size
+    # The cards, in slices of the list's order: together, the record's cards.
+    starts = listing["card_files"]
+    assert starts[0] == 0 and starts == sorted(starts) and len(starts) > 1
+    joined: dict = {}
+    for part, start in enumerate(starts):
+        doc = _doc(folder, cards_file(task.id, part))
+        assert doc["fields"] == record["fields"] and doc["part"] == part
+        end = starts[part + 1] if part + 1 < len(starts) else len(listing["queries"])
+        assert set(doc["cards"]) == {q[0] for q in listing["queries"][start:end]}
+        assert len(json.dumps(doc["cards"])) < 2 * explain_files.CARDS_PER_FILE
+        joined.update(doc["cards"])
+    assert joined == json.loads(json.dumps(record["cards"]))
+    assert read_manifest(folder)["tasks"][task.id]["cards"] == [
+        cards_file(task.id, k) for k in range(len(starts))]
 
 
 def test_followtable_links_upstream_and_pi_indic_shares_its_texts(real) -> None:

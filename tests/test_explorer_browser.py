@@ -104,7 +104,7 @@ def fixture_site(tmp_path_factory):
         assert outcome.results_path is not None, outcome.report.lines()
     shutil.rmtree(root / "submissions" / "fix-old" / "explain")  # scored before the explorer
     build_site(root, base / "out", cache_dir=base / "cache")
-    (base / "out" / "explore" / "data" / "fix-gone" / "followir" / "core17.cards.json.gz").unlink()
+    (base / "out" / "explore" / "data" / "fix-gone" / "followir" / "core17.cards.0.json.gz").unlink()
     server, url = _serve(base / "out")
     yield {"url": url, "out": base / "out", "root": root, "data": data,
            "collections": collections}

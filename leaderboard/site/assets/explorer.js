@@ -193,9 +193,12 @@
     return doc;
   }
 
-  async function cardFile(slug, tid) {
-    var sub = submission(slug);
-    var doc = await need(fileUrl(sub, tid + ".cards.json.gz"), "query cards of " + sub.name + " on " + tid);
+  // The slice of a task's cards that holds the query at ``position`` in its list.
+  async function cardFile(slug, list, position) {
+    var sub = submission(slug), tid = list.task;
+    var starts = list.card_files || [0], part = 0;
+    while (part + 1 < starts.length && starts[part + 1] <= position) part++;
+    var doc = await need(fileUrl(sub, tid + ".cards." + part + ".json.gz"), "query cards of " + sub.name + " on " + tid);
     if (doc.kind !== "cards" || !doc.cards) throw new UserError("The cards of " + sub.name + " on " + tid + " are not a FollowBoard explanation file.");
     return doc;
   }
@@ -896,14 +899,14 @@
   async function cardView(slug, tid, qid, compact) {
     var list = await queryList(slug, tid);
     var rows = rowsOf(list);
-    var row = null;
-    rows.some(function (r) { if (r.query === qid) { row = r; return true; } return false; });
+    var row = null, position = -1;
+    rows.some(function (r, i) { if (r.query === qid) { row = r; position = i; return true; } return false; });
     if (!row) {
       var close = closest(qid, rows.map(function (r) { return r.query; }));
       throw new UserError("Task " + tid + " has no query \u201c" + qid + "\u201d for " + submissionName(slug) + ".",
         close.length ? "Did you mean " + close.join(", ") + "?" : "Its " + rows.length + " queries are listed on the task's page.");
     }
-    var got = await Promise.all([cardFile(slug, tid), texts(slug, list)]);
+    var got = await Promise.all([cardFile(slug, list, position), texts(slug, list)]);
     var file = got[0], txt = got[1];
     var card = file.cards[qid];
     if (!card) throw new UserError("The cards of " + submissionName(slug) + " on " + tid + " lack query " + qid + ".");
