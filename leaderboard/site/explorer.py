@@ -39,6 +39,7 @@ from leaderboard.explain_files import (
 )
 from leaderboard.registry import Task, all_tasks
 from leaderboard.site.board import Board
+from leaderboard.site.layout import FOLLOWTABLE_CONSTRAINT_NAMES
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"
@@ -76,11 +77,25 @@ def family_key(task: Task) -> tuple[str, str]:
 
 
 def _common_words(titles: list[str]) -> int:
-    words = [t.replace(",", " ,").split() for t in titles]
+    words = [t.split() for t in titles]
     n = 0
     while all(len(w) > n + 1 for w in words) and len({w[n] for w in words}) == 1:
         n += 1
     return n
+
+
+def _named(tasks: list[Task]) -> tuple[str, list[str]]:
+    """A family's title and each task's short name in it. Titles with a comma
+    ("PI-Indic val150 T1 ..., Hindi") name the family before it and the task after it;
+    others ("FollowIR Core17") share their first words."""
+    titles = [t.title for t in tasks]
+    heads = {t.partition(",")[0].strip() for t in titles}
+    if len(heads) == 1 and all("," in t for t in titles):
+        return heads.pop(), [t.partition(",")[2].strip() for t in titles]
+    if len(titles) == 1:
+        return titles[0], titles
+    n = _common_words(titles)
+    return " ".join(titles[0].split()[:n]), [" ".join(t.split()[n:]) for t in titles]
 
 
 def families(tasks: list[Task]) -> dict[str, Family]:
@@ -92,10 +107,8 @@ def families(tasks: list[Task]) -> dict[str, Family]:
         kinds[key] = kind
     out = {}
     for key, ts in members.items():
-        titles = [t.title for t in ts]
-        n = _common_words(titles) if len(ts) > 1 else len(titles[0].split())
-        title = " ".join(titles[0].replace(",", " ,").split()[:n]).rstrip(" ,")
-        if kinds[key] == "language" and "/cross-lingual/" in key:
+        title, _ = _named(ts)
+        if "/cross-lingual/" in key:
             title += f" from {_language(ts[0])}"
         out[key] = Family(key, title, kinds[key], tuple(t.id for t in ts))
     return out
@@ -108,17 +121,11 @@ def _language(task: Task) -> str:
 
 
 def task_labels(family: Family, registry: dict[str, Task]) -> dict[str, str]:
-    """Each task's short name inside its family (its title without the shared words)."""
-    titles = [registry[t].title for t in family.tasks]
-    if len(titles) == 1:
-        return {family.tasks[0]: titles[0]}
-    n = _common_words(titles)
-    labels = {t: " ".join(title.replace(",", " ,").split()[n:]).lstrip(", ")
-              for t, title in zip(family.tasks, titles)}
-    if "/cross-lingual/" in family.id:  # "..., Hindi to Tamil" in a family "from Hindi"
-        labels = {t: label if label.startswith("to ") else f"to {label}"
-                  for t, label in labels.items()}
-    return labels
+    """Each task's short name inside its family: "Hindi", "to Tamil", "Core17"."""
+    _, labels = _named([registry[t] for t in family.tasks])
+    if "/cross-lingual/" in family.id:  # "Hindi to Tamil" in a family "from Hindi"
+        labels = [f"to {label.split(' to ', 1)[-1]}" for label in labels]
+    return dict(zip(family.tasks, labels))
 
 
 def _task_file(task_id: str) -> str:
@@ -221,6 +228,8 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
                         "family": family_key(t)[0], "file": _task_file(tid),
                         "licence": t.source.licence}
                   for tid, t in registry.items() if tid in per_task},
+        # FollowTable's constraint types by name (C1 semantic boundary, ...).
+        "group_names": dict(FOLLOWTABLE_CONSTRAINT_NAMES),
         "families": {f.id: {"title": f.title, "group_by": f.group_by,
                             "tasks": [t for t in f.tasks if t in per_task]}
                      for f in fams.values() if any(t in per_task for t in f.tasks)},

@@ -362,17 +362,40 @@
         li.hidden = q && li.textContent.toLowerCase().indexOf(q) === -1;
       });
     });
-    add(body, h("h2", null, "Verified submissions"), h("label", { cls: "fb-x-filter" }, "Name ", filter), list);
+    add(body, h("h2", null, "Verified submissions"),
+      h("p", { cls: "fb-x-note" }, "Pick one to see its tasks, then a task to list its queries. Every verified score on the leaderboard also links to the queries behind it."),
+      h("label", { cls: "fb-x-filter" }, "Name ", filter), list);
     add(body, h("h2", null, "Heatmaps of queries against submissions"), familyLinks());
     show(null, body);
   }
 
+  // One line per heatmap family; a cross-lingual task's families ("... from Hindi") share
+  // one line, each query language a link.
   function familyLinks() {
     var ul = h("ul", { cls: "fb-x-families" });
+    var lines = {}, order = [];
     Object.keys(index.families).forEach(function (fid) {
       var fam = index.families[fid];
-      add(ul, h("li", null, nav(fam.title, { view: "heatmap", t: fam.tasks[0] }),
-        h("span", { cls: "fb-x-muted" }, " \u00b7 " + fam.tasks.length + " task(s), by " + fam.group_by)));
+      var at = fam.title.lastIndexOf(" from ");
+      var base = at === -1 ? fam.title : fam.title.slice(0, at);
+      if (!lines[base]) { lines[base] = []; order.push(base); }
+      lines[base].push([at === -1 ? null : fam.title.slice(at + 1), fam]);
+    });
+    order.forEach(function (base) {
+      var items = lines[base];
+      var fam = items[0][1];
+      var li = h("li", null);
+      if (items.length === 1 && !items[0][0]) {
+        add(li, nav(base, { view: "heatmap", t: fam.tasks[0] }),
+          h("span", { cls: "fb-x-muted" }, " \u00b7 " + fam.tasks.length + " task(s), by " + fam.group_by));
+      } else {
+        add(li, base + ": ");
+        items.forEach(function (it, i) {
+          if (i) add(li, " \u00b7 ");
+          add(li, nav(it[0], { view: "heatmap", t: it[1].tasks[0] }));
+        });
+      }
+      add(ul, li);
     });
     return ul;
   }
@@ -401,8 +424,8 @@
         if (i) add(dd, " \u00b7 ");
         add(dd, nav(index.tasks[tid].label, { s: slug, t: tid }, { title: index.tasks[tid].title }));
       });
-      add(dl, h("dt", null, mine.length > 1 ? nav(fam.title, { s: slug, t: mine.join(",") }) : fam.title, " ",
-        h("span", { cls: "fb-x-muted" }, "(", nav("heatmap", { view: "heatmap", t: mine[0] }), ")")), dd);
+      add(dl, h("dt", null, nav(fam.title, { s: slug, t: mine.join(",") }, { title: mine.length > 1 ? "all " + mine.length + " tasks' queries" : null }), " ",
+        h("span", { cls: "fb-x-muted" }, "(", nav("heatmap", { view: "heatmap", t: mine[0] }), ")")), mine.length > 1 ? dd : null);
     });
     add(body, dl);
     show(h("h2", null, sub.name), [crumbs([nav("Explorer", {}), h("span", null, sub.name)]), body]);
@@ -433,6 +456,16 @@
     });
   }
 
+  // The primary metric first, then p-MRR/IRS, then the original run's, then the altered's.
+  function orderMetrics(metrics, primary) {
+    function rank(m) {
+      return m === primary ? 0 : SIGNED[m] ? 1 : m.indexOf("original/") === 0 ? 2 : m.indexOf("altered/") === 0 ? 3 : 4;
+    }
+    return metrics.slice().sort(function (a, b) { return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0); });
+  }
+
+  function groupName(g) { return (index.group_names && index.group_names[g]) || g; }
+
   function defaultMetric(metrics, primary, wanted) {
     if (wanted && metrics.indexOf(wanted) !== -1) return wanted;
     if (metrics.indexOf(primary) !== -1) return primary;
@@ -449,6 +482,7 @@
     var rows = [].concat.apply([], lists.map(rowsOf));
     var multi = tids.length > 1;
     var primary = index.tasks[tids[0]].primary;
+    metrics = orderMetrics(metrics, primary);
     var sortKey = defaultMetric(metrics, primary, p.get("m"));
     var sortDir = 1;   // worst first: where the model fails
     var groups = [];
@@ -458,7 +492,7 @@
 
     var search = h("input", { type: "search", name: "q", placeholder: "query id", autocomplete: "off", "aria-label": "Filter queries by id" });
     var groupSel = h("select", { name: "g", "aria-label": "Constraint type" }, h("option", { value: "" }, "all"),
-      groups.map(function (g) { return h("option", { value: g }, g); }));
+      groups.map(function (g) { return h("option", { value: g }, groupName(g)); }));
     if (p.get("g") && groups.indexOf(p.get("g")) !== -1) groupSel.value = p.get("g");
     var taskSel = h("select", { name: "task", "aria-label": "Task" }, h("option", { value: "" }, "all"),
       tids.map(function (t) { return h("option", { value: t }, index.tasks[t].label); }));
@@ -467,7 +501,7 @@
       signed.map(function (m) { return h("option", { value: m }, m + " below 0 (the wrong way)"); }));
     var form = h("form", { cls: "fb-x-filters", role: "search", onsubmit: function (e) { e.preventDefault(); } },
       h("label", null, "Query ", search),
-      groups.length ? h("label", null, "Constraint type ", groupSel) : null,
+      groups.length ? h("label", null, "Constraint ", groupSel) : null,
       multi ? h("label", null, "Task ", taskSel) : null,
       signed.length ? h("label", null, "Show ", only) : null,
       compareSelect(tids[0], slug, function (other) { return href({ s: slug, t: tids.join(","), vs: other, m: sortKey }); }));
@@ -479,8 +513,9 @@
     more.addEventListener("click", function () { showAll = !showAll; draw(); });
 
     var cols = [{ key: "query", label: "Query", text: true }];
-    if (hasOriginal) cols.push({ key: "original", label: "Original", text: true, nosort: true });
-    if (groups.length) cols.push({ key: "group", label: "Type", text: true });
+    if (hasOriginal) cols.push({ key: "original", label: "Original query", text: true, nosort: true,
+      help: "the query the altered one is compared with (FollowTable: the topic alone)" });
+    if (groups.length) cols.push({ key: "group", label: "Constraint", text: true, help: "FollowTable's constraint type of the instruction" });
     if (multi) cols.push({ key: "task", label: "Task", text: true });
     metrics.forEach(function (m) { cols.push({ key: m, label: metricLabel(m), help: metricHelp(m) }); });
 
@@ -522,7 +557,7 @@
         var tr = h("tr", { "data-q": r.query, "data-task": r.task });
         add(tr, h("td", { cls: "fb-x-id" }, nav(r.query, { s: slug, t: r.task, query: r.query }, { title: "Open the card of query " + r.query })));
         if (hasOriginal) add(tr, h("td", { cls: "fb-x-id" }, r.original || ""));
-        if (groups.length) add(tr, h("td", null, r.group || ""));
+        if (groups.length) add(tr, h("td", { title: r.group ? groupName(r.group) : null }, r.group || ""));
         if (multi) add(tr, h("td", null, index.tasks[r.task].label));
         metrics.forEach(function (m) {
           var v = r.values[m];
@@ -677,9 +712,9 @@
 
   // Ranks of each document in both runs, as lines: "up" is the way the instruction asks
   // (down the ranking for a document it made non-relevant, up for one that satisfies it).
-  function slope(moves, deeperIsGood, title) {
+  function slope(moves, deeperIsGood, title, axisMax) {
     var W = 420, H = 240, L = 74, R = 74, T = 16, B = 30;
-    var maxRank = 10;
+    var maxRank = Math.max(10, axisMax || 0);
     moves.forEach(function (m) { maxRank = Math.max(maxRank, m.from, m.to); });
     var span = Math.log(maxRank);
     function y(r) {
@@ -695,7 +730,6 @@
     });
     // Which way is up: deeper in the ranking for documents the instruction rules out.
     svg.appendChild(s("text", { x: W - R + 8, y: T + 4, class: "fb-x-tick" }, deeperIsGood ? "\u2191 deeper" : "\u2191 higher"));
-    svg.appendChild(s("text", { x: W - R + 8, y: H - B + 4, class: "fb-x-tick" }, deeperIsGood ? "top" : "deeper"));
     svg.appendChild(s("text", { x: L, y: H - 8, class: "fb-x-axis", "text-anchor": "middle" }, "original run"));
     svg.appendChild(s("text", { x: W - R, y: H - 8, class: "fb-x-axis", "text-anchor": "middle" }, "altered run"));
     moves.forEach(function (m) {
@@ -711,7 +745,8 @@
     var good = moves.filter(function (m) { return (m.to > m.from) === deeperIsGood && m.to !== m.from; }).length;
     var bad = moves.filter(function (m) { return (m.to > m.from) !== deeperIsGood && m.to !== m.from; }).length;
     return h("figure", { cls: "fb-x-slope-box" }, svg,
-      h("figcaption", null, h("span", { cls: "fb-x-key fb-x-good" }, "\u2191 " + good + " moved as the instruction asks"), " ",
+      h("figcaption", null, h("span", { cls: "fb-x-key fb-x-good" }, "\u2191 " + good + " moved " +
+          (deeperIsGood ? "down the ranking" : "up the ranking") + ", as the instruction asks"), " ",
         h("span", { cls: "fb-x-key fb-x-bad" }, "\u2193 " + bad + " moved the wrong way"), " ",
         h("span", { cls: "fb-x-key fb-x-same" }, "\u2014 " + (moves.length - good - bad) + " did not move"), " ",
         h("span", { cls: "fb-x-key" }, "\u25cb not ranked (drawn at the rank the metric gives it)")));
@@ -821,8 +856,8 @@
   function upstreamQuery(ctx, id, file, label) {
     var up = ctx.list.upstream;
     var box = h("div", { cls: "fb-x-text" }, h("h4", null, label));
-    var out = h("p", { cls: "fb-x-muted" }, "Query " + id + ": FollowTable states no licence, so this site does not copy its queries. ");
-    var btn = h("button", { type: "button", cls: "md-button fb-x-load" }, "Load its text from GitHub");
+    var out = h("p", { cls: "fb-x-muted" }, "Not copied here: FollowTable states no licence. ");
+    var btn = h("button", { type: "button", cls: "md-button fb-x-load" }, "Load the text from GitHub");
     btn.addEventListener("click", async function () {
       btn.disabled = true;
       btn.textContent = "Loading from GitHub\u2026";
@@ -842,11 +877,11 @@
         btn.remove();
       } catch (e) {
         btn.disabled = false;
-        btn.textContent = "Load its text from GitHub";
+        btn.textContent = "Load the text from GitHub";
         out.textContent = "Could not load it from GitHub (" + (e.message || "offline?") + "); the link below works once you are online. ";
       }
     });
-    add(box, out, btn, " ", h("a", { href: up[file], rel: "nofollow noopener" }, "the file at the pinned commit"));
+    add(box, out, btn, " or ", h("a", { href: up[file], rel: "nofollow noopener" }, "open the file at the pinned commit"));
     return box;
   }
 
@@ -896,7 +931,9 @@
     close.focus();
   }
 
-  async function cardView(slug, tid, qid, compact) {
+  // A query's card; with ``shared``, its texts are left to the caller (compare mode shows
+  // them once above both cards) and come back as ``texts``.
+  async function cardView(slug, tid, qid, shared) {
     var list = await queryList(slug, tid);
     var rows = rowsOf(list);
     var row = null, position = -1;
@@ -944,8 +981,9 @@
       var qs = txt && txt["queries:run"];
       add(textBox, textBlock("Query " + qid, qs ? qs[qid] : null, "(no text)"));
     }
-    add(box, h("h4", { cls: "fb-x-sec" }, card.pair ? "The pair" : paired ? "Query and instruction" : "Query"), textBox);
-    if (card.pair) return box;
+    var textSection = [h("h4", { cls: "fb-x-sec" }, card.pair ? "The pair" : paired ? "Query and instruction" : "Query"), textBox];
+    if (!shared) add(box, textSection);
+    if (card.pair) return { box: box, texts: textSection };
 
     var move = function (m) { return moveOf(fields.move, m); };
     var changed = (card.c || []).map(move), positive = (card.p || []).map(move);
@@ -959,7 +997,10 @@
       if (n) {
         add(sec, slope(changed.map(function (m) {
           return { doc: m.doc, from: m.p_mrr_rank_original, to: m.p_mrr_rank_altered, fromRanked: m.rank_original !== null, toRanked: m.rank_altered !== null };
-        }), true, "Ranks of the changed documents in the original and the altered run"));
+        }), true, "Ranks of the changed documents in the original and the altered run",
+        // The axis runs to where p-MRR puts an unranked document, the same for every
+        // submission of the task, so two cards side by side draw on one scale.
+        Math.max(card.n.original || 0, card.n.altered || 0) + 1));
         add(sec, movesTable(changed, "changed", n, scale, ctx, false));
       }
       add(box, sec);
@@ -971,7 +1012,7 @@
           add(psec, slope(positive.map(function (m) {
             var missing = (list.corpus_size || 0) + 1;
             return { doc: m.doc, from: m.rank_original || missing, to: m.rank_altered || missing, fromRanked: m.rank_original !== null, toRanked: m.rank_altered !== null };
-          }), false, "Ranks of the documents that satisfy the instruction in both runs"));
+          }), false, "Ranks of the documents that satisfy the instruction in both runs", (list.corpus_size || 0) + 1));
           add(psec, movesTable(positive, "positive", 0, scale, ctx, false));
         }
         if (card.s) {
@@ -995,8 +1036,7 @@
         h("p", { cls: "fb-x-note" }, "\u2713: the relevant document. Click a document for its text."),
         topTable(card, fields, ["run"], ctx));
     }
-    if (compact) box.classList.add("fb-x-compact");
-    return box;
+    return { box: box, texts: textSection };
   }
 
   async function renderCard(p) {
@@ -1006,7 +1046,8 @@
     var sub = submission(slug);
     var views = [cardView(slug, tid, qid, !!other)];
     if (other) { submission(other); views.push(cardView(other, tid, qid, true)); }
-    var boxes = await Promise.all(views);
+    var made = await Promise.all(views);
+    var boxes = made.map(function (m) { return m.box; });
     var list = await queryList(slug, tid);
     var ids = list.queries.map(function (q) { return q[0]; });
     var at = ids.indexOf(qid);
@@ -1021,7 +1062,9 @@
     var trail = [nav("Explorer", {}), nav(sub.name, { s: slug }), nav(t.label, { s: slug, t: tid })];
     if (other) trail.push(nav("compared with " + submissionName(other), { s: slug, vs: other, t: tid }));
     trail.push(h("span", null, "query " + qid));
-    var content = other ? h("div", { cls: "fb-x-side" }, boxes) : boxes[0];
+    // The texts are the same for both submissions: shown once, above the two cards.
+    var content = other ? [h("section", { cls: "fb-x-card fb-x-shared-texts" }, made[0].texts),
+                           h("div", { cls: "fb-x-side" }, boxes)] : boxes[0];
     show(title, [crumbs(trail), stepper, content]);
   }
 
@@ -1133,7 +1176,8 @@
     // Canvas: a row per query, a column per submission; a gutter on the left names groups.
     var cellW = Math.max(12, Math.min(40, Math.floor(700 / Math.max(cols.length, 1))));
     var cellH = rows.length > 2000 ? 2 : rows.length > 600 ? 3 : rows.length > 150 ? 5 : 9;
-    var gutter = 120, top = 4;
+    // A band on top names each column (the submission, turned on its side).
+    var gutter = 130, top = 104;
     var width = gutter + cols.length * cellW + 4, height = top + rows.length * cellH + 4;
     var canvas = h("canvas", { tabindex: "0", cls: "fb-x-heat", role: "img",
       "aria-label": "Heatmap of " + rows.length + " queries by " + cols.length + " submissions; arrow keys move, Enter opens the query's card",
@@ -1148,13 +1192,23 @@
     function draw(cursor) {
       cx.clearRect(0, 0, width, height);
       cx.font = "11px sans-serif";
+      cx.fillStyle = fg;
+      cols.forEach(function (slug, j) {
+        var name = submissionName(slug);
+        cx.save();
+        cx.translate(gutter + j * cellW + cellW / 2 + 4, top - 4);
+        cx.rotate(-Math.PI / 2);
+        cx.fillText((j + 1) + ". " + (name.length > 15 ? name.slice(0, 14) + "\u2026" : name), 0, 0);
+        cx.restore();
+      });
       var last = null;
       rows.forEach(function (r, i) {
         var y = top + i * cellH;
         if (r.group !== last) {
           cx.fillStyle = fg;
           cx.fillRect(gutter - 4, y, width - gutter + 4, 1);
-          cx.fillText(String(r.group).slice(0, 18), 2, y + 11);
+          var label = fam.group_by === "constraint" ? groupName(r.group) : r.group;
+          cx.fillText(label.length > 21 ? label.slice(0, 20) + "\u2026" : label, 2, y + 11);
           last = r.group;
         }
         r.v.forEach(function (v, j) {
