@@ -106,8 +106,14 @@ def packed(doc: object) -> tuple[bytes, str]:
     """``doc`` as compact JSON, gzipped without a timestamp, and the JSON's SHA-256."""
     text = json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
                       sort_keys=True).encode("utf-8")
-    return gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0), \
-        hashlib.sha256(text).hexdigest()
+    digest = hashlib.sha256(text).hexdigest()
+    return _GZIPPED.get(digest) or gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0), \
+        digest
+
+
+# Text parts many tasks share, gzipped once per process: compressing PI-Indic's 612 parts
+# (about 60 distinct) was nearly all the time its texts took.
+_GZIPPED: dict[str, bytes] = {}
 
 
 def unpacked(data: bytes, where: str) -> dict:
@@ -168,6 +174,7 @@ def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
             blob, digest = packed({"format": record["format"], "kind": kind,
                                    "licence": record["licence"], "source": record["source"],
                                    "texts": content})
+            _GZIPPED[digest] = blob
             refs[name] = digest
             parts[digest] = blob
         texts = TaskTexts(refs=refs, parts=parts, licence=record["licence"],
@@ -209,19 +216,15 @@ def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int)
 
     record = explanation_record(explanation)
     task_id = record["task"]
-    # Cards in the list's order, cut into slices of about CARDS_PER_FILE JSON bytes; the
-    # list names the position each slice starts at.
-    slices: list[dict[str, object]] = [{}]
-    starts, size = [0], 0
-    for i, (query, *_) in enumerate(record["queries"]):
-        entry = record["cards"][query]
-        cost = len(json.dumps(entry, separators=(",", ":"))) + len(query) + 4
-        if size and size + cost > CARDS_PER_FILE:
-            slices.append({})
-            starts.append(i)
-            size = 0
-        slices[-1][query] = entry
-        size += cost
+    # Cards in the list's order, cut into slices of equal numbers of queries holding
+    # about CARDS_PER_FILE JSON bytes each (measured on the whole task, once); the list
+    # names the position each slice starts at.
+    order = [q[0] for q in record["queries"]]
+    size = len(json.dumps(record["cards"], separators=(",", ":")))
+    per_file = max(1, len(order) * CARDS_PER_FILE // max(size, 1))
+    starts = list(range(0, max(len(order), 1), per_file))
+    slices = [{q: record["cards"][q] for q in order[start:start + per_file]}
+              for start in starts]
     listing = {
         "format": record["format"], "kind": "queries", "task": task_id,
         "primary": record["primary"], "metrics": record["metrics"],

@@ -79,9 +79,12 @@ def test_task_files_list_submissions_best_first(built) -> None:
         primary = get_task(task_id).primary_metric
         values = [v for _, v, _ in doc["submissions"]]
         assert values == sorted(values, reverse=True)
-        for slug, value, has in doc["submissions"]:
+        slugs = built["index"]["order"]
+        assert set(slugs) == set(built["index"]["submissions"])
+        for position, value, has in doc["submissions"]:
+            slug = slugs[position]
             results = read_results(built["root"] / "submissions" / slug / "results.json")
-            assert value == results.systems[0].tasks[task_id].metrics[primary]
+            assert value == round(results.systems[0].tasks[task_id].metrics[primary], 6)
             assert has == (slug in EXPLAINED)
 
 
@@ -111,6 +114,8 @@ def test_verified_cells_and_submission_pages_lead_to_the_explorer(built) -> None
     rows = re.findall(r"<tr data-k=\"([^\"]+)\"( data-s=\"[^\"]+\")? data-t=\"[^\"]+\" "
                       r"data-p=\"(\w+)\"", html)
     assert rows and all(bool(s) == (p == "verified") for _, s, p in rows)
+    home = (built["out"] / "index.html").read_text(encoding="utf-8")
+    assert 'data-s="sub-0000"' in home and 'data-tasks="followtable/wqt followtable/wtr' in home
     page = (built["out"] / "submissions" / "sub-0000.html").read_text(encoding="utf-8")
     assert 'href="../explore.html?s=sub-0000"' in page
     assert (built["out"] / "assets" / "explorer-links.js").is_file()

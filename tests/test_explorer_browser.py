@@ -538,6 +538,13 @@ def test_verified_cells_link_to_the_queries_behind_them(real_site, page) -> None
     link.click()
     page.wait_for_selector("#fb-explorer[data-state=ready] table.fb-x-list")
     assert page.locator(f'th[data-key="{metric}"]').get_attribute("aria-sort") == "ascending"
+    # The home page's verified submissions too, each benchmark's cell its tasks' queries.
+    page.goto(real_site["url"] + "index.html")
+    cell = page.locator('#home-verified tbody tr[data-s="bm25s"] a.fb-x-cell')
+    assert cell.count() >= 2
+    hrefs = [parse_qs(urlsplit(h).query) for h in cell.evaluate_all("as => as.map(a => a.href)")]
+    assert {h["s"][0] for h in hrefs} == {"bm25s"}
+    assert any(len(h["t"][0].split(",")) == 4 for h in hrefs)  # FollowTable's four datasets
     # The submission page leads there too.
     page.goto(real_site["url"] + "submissions/bm25s.html")
     page.locator("a.fb-x-open").click()

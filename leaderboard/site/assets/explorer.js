@@ -203,9 +203,12 @@
     return doc;
   }
 
+  // [[slug, primary mean, has explanation files], ...], best first (the file names each
+  // submission by its position in the index).
   async function taskSubmissions(tid) {
     var doc = await need(new URL(taskInfo(tid).file, SITE_ROOT), "list of submissions on " + tid);
-    return doc.submissions;   // [[slug, primary mean, has explanation files], ...] best first
+    var slugs = index.order;
+    return doc.submissions.map(function (e) { return [slugs[e[0]], e[1], e[2]]; });
   }
 
   // The texts a task's cards show: parts named "queries:<role>", "docs", "pairs".
