@@ -268,11 +268,9 @@ def main() -> int:
         if not (args.reuse_tree and (root / "submissions").is_dir()):
             write_tree(root, args.submissions, n_queries=args.queries, hostile=False,
                        run_files=1)
-            shutil.rmtree(store, ignore_errors=True)
-            store_files, store_mib = write_store(root, store)
-        else:
-            files = [p for p in store.rglob("*") if p.is_file()]
-            store_files, store_mib = len(files), sum(p.stat().st_size for p in files) / 2**20
+        # Written afresh even on a reused tree: the files follow the code's format.
+        shutil.rmtree(store, ignore_errors=True)
+        store_files, store_mib = write_store(root, store)
         gen = time.perf_counter() - t0
         store_server, store_url = _serve(store, cors=True)
         os.environ[STORE_URL_ENV] = store_url + "{submission}/explain/"
