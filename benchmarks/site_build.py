@@ -16,7 +16,8 @@ deployment (``$LEADERBOARD_EXPLAIN_URL``): a second local server, on another por
 browser fetches them cross-origin, as from a Hugging Face dataset), holds synthetic
 explanation files of every submission for FollowTable WQT and the 12 PI-Indic T1 tasks
 (cards as large per query as real FollowTable cards), and the committed BM25 submission's
-real files (its WQT cards: 1,386 queries, 1.1 MB gzipped), whose results join the tree.
+real files (its WQT cards: 1,386 queries in 15 slices, 1.1 MB gzipped), whose results
+join the tree.
 Chromium then times, from a fresh cache, how long a list, a card, compare mode and the
 heatmaps take from navigation to drawn; and, for the option of computing cards in the
 browser from the runs, how long fetching, inflating and parsing BM25's two WQT runs takes.
@@ -190,7 +191,7 @@ def measure_explorer(site: Path, store_url: str, repeats: int = 5
         .tasks["followtable/wqt"].per_query["IRS"]
     real_query = sorted(wqt)[len(wqt) // 2]
     cases = [
-        ("card, BM25 on WQT (real files: 1,386 queries, cards 1.1 MB gzipped)",
+        ("card, BM25 on WQT (real files: 1,386 queries, cards in 15 slices of 75 KB gzipped)",
          f"?s={REAL}&t=followtable/wqt&query={real_query}"),
         ("query list, BM25 on WQT (1,386 rows)", f"?s={REAL}&t=followtable/wqt"),
         ("card, a synthetic submission on WQT", "?s=sub-0001&t=followtable/wqt&query=q3"),

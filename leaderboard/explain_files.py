@@ -10,8 +10,8 @@ parse) and writes, beside the runs, under ``submissions/<id>/explain/``:
 * ``<task id>.cards.<k>.json.gz``: the queries' cards (changed and instruction-compliant
   documents with their ranks and terms, the top 10 of both runs), ids and figures only,
   in consecutive slices of the query list of about 256 KB of JSON each, so a card loads
-  one slice (FollowTable WQT's 1,386 cards are 10 MB of JSON: inflating and parsing them
-  all was most of a card's load time);
+  one slice (BM25's 1,386 FollowTable WQT cards are 3.9 MB of JSON: inflating and parsing
+  them all was most of a card's load time);
 * ``texts/<sha256>.json.gz``: texts (one role's queries, or document snippets), only
   for benchmarks whose licence lets the site show them. They are the same for every
   submission of a task, and many tasks share them (PI-Indic's T1 and T2 from Hindi ask
@@ -94,7 +94,7 @@ def cards_file(task_id: str, part: int) -> str:
     return f"{task_id}.cards.{part}.json.gz"
 
 
-#: JSON bytes of cards per file: one file for a PI-Indic task, 40 for FollowTable WQT.
+#: JSON bytes of cards per file: one file for a PI-Indic task, 15 for FollowTable WQT.
 CARDS_PER_FILE = 256 * 1024
 
 
