@@ -383,6 +383,7 @@ def test_followir_and_mfollowir_cards_equal_the_engine(fixture_site, page) -> No
     assert page.locator(".fb-x-diff ins").all_inner_texts() == ["altered"]
     assert page.locator(".fb-x-diff").inner_text() == \
         f"query {q} original altered instruction of {q}"
+    shot(page, "explorer-card-followir")
     # A document id opens its snippet; Escape closes it.
     doc = collection.changed[q][0]
     page.locator(f'table.fb-x-moves tr[data-doc="{doc}"] button.fb-x-doc').click()
