@@ -531,6 +531,11 @@ def test_verified_cells_link_to_the_queries_behind_them(real_site, page) -> None
     assert params["s"] == ["bm25s"] and params["t"] == ["followtable/wtr"]
     metric = params["m"][0]
     assert page.locator('#followtable-wtr tbody tr[data-p="reported"] a.fb-x-cell').count() == 0
+    # A link adds no underline of its own: underlined means "tied with the leader".
+    for a in row.locator("a.fb-x-cell").all():
+        border, own, cell = a.evaluate("""a => [getComputedStyle(a).borderBottomStyle,
+            getComputedStyle(a).textDecorationLine, getComputedStyle(a.parentElement).textDecorationLine]""")
+        assert border == "none" and own == cell
     # An average over the four datasets lists all their queries.
     average = page.locator('#followtable-average tbody tr[data-s="bm25s"] a.fb-x-cell').first
     tasks = parse_qs(urlsplit(average.get_attribute("href")).query)["t"][0].split(",")
