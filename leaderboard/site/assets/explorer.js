@@ -726,8 +726,11 @@
     }
     var svg = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-x-slope",
       "aria-label": title });
-    [1, 10, 100, 1000, 10000].forEach(function (r) {
-      if (r > maxRank) return;
+    var ticks = [1, 10, 100, 1000, 10000, 100000].filter(function (r) { return r <= maxRank; });
+    // The end of the axis too (where the metric puts an unranked document), when it is
+    // well past the last power of ten.
+    if (maxRank > 1.5 * ticks[ticks.length - 1]) ticks.push(maxRank);
+    ticks.forEach(function (r) {
       svg.appendChild(s("line", { x1: L, x2: W - R, y1: y(r), y2: y(r), class: "fb-x-grid" }));
       svg.appendChild(s("text", { x: L - 8, y: y(r) + 4, class: "fb-x-tick", "text-anchor": "end" }, "rank " + r));
     });
