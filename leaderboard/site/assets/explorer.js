@@ -956,9 +956,7 @@
     var fields = file.fields;
     var ctx = { list: list, texts: txt };
     var box = h("article", { cls: "fb-x-card", "data-s": slug, "data-task": tid, "data-q": qid });
-    var order = list.metrics.slice().sort(function (a, b) {
-      return (a === list.primary ? -1 : 0) - (b === list.primary ? -1 : 0) || (SIGNED[b] ? 1 : 0) - (SIGNED[a] ? 1 : 0);
-    });
+    var order = orderMetrics(list.metrics, list.primary);
     add(box, h("h3", { cls: "fb-x-card-title" }, subPage(slug)), metricsBlock(row.values, order));
     var roles = Object.keys(card.n || {});
     var paired = roles.indexOf("original") !== -1;
