@@ -12,15 +12,14 @@ fails the test unless the test stubs it, and so does any console error or dialog
 from __future__ import annotations
 
 import functools
-import http.server
 import math
 import shutil
-import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from fixtures.mteb_collection import run_lines, write_collection
 from leaderboard.explain import explain_task
 from leaderboard.pipeline import check_task_files, score_inputs, score_submission
@@ -30,10 +29,6 @@ from leaderboard.site import build_site
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
 TOLERANCE = 1e-12
@@ -45,25 +40,13 @@ sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the playwright Python package is not installed")
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
-def _serve(folder: Path):
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
-
-
 @pytest.fixture(scope="module")
 def real_site(tmp_path_factory, data_dir: Path):
     """The site built from the repository's committed submissions and their explanation
     files, as the quickstart builds it."""
     base = tmp_path_factory.mktemp("explorer-real")
     build_site(REPO_ROOT, base / "out", cache_dir=base / "cache")
-    server, url = _serve(base / "out")
+    server, url = serve(base / "out")
     yield {"url": url, "out": base / "out", "root": REPO_ROOT, "data": data_dir}
     server.shutdown()
 
@@ -105,7 +88,7 @@ def fixture_site(tmp_path_factory):
     shutil.rmtree(root / "submissions" / "fix-old" / "explain")  # scored before the explorer
     build_site(root, base / "out", cache_dir=base / "cache")
     (base / "out" / "explore" / "data" / "fix-gone" / "followir" / "core17.cards.0.json.gz").unlink()
-    server, url = _serve(base / "out")
+    server, url = serve(base / "out")
     yield {"url": url, "out": base / "out", "root": root, "data": data,
            "collections": collections}
     server.shutdown()
@@ -115,22 +98,7 @@ def fixture_site(tmp_path_factory):
 def browser(tmp_path_factory):
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1280, "height": 900})
-        outside: list[str] = []
-
-        def guard(route) -> None:  # noqa: ANN001
-            host = urlsplit(route.request.url).hostname
-            if host in ("127.0.0.1", "localhost") or route.request.url.startswith(
-                    ("data:", "blob:", "file:")):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", guard)
-        context.outside = outside  # type: ignore[attr-defined]
+        context = offline_context(pw, profile, viewport={"width": 1280, "height": 900})
         yield context
         context.close()
 
@@ -138,16 +106,7 @@ def browser(tmp_path_factory):
 @pytest.fixture()
 def page(browser):
     tab = browser.new_page()
-    problems: list[str] = []
-    tab.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-           if m.type == "error" else None)
-    tab.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-
-    def on_dialog(dialog) -> None:  # noqa: ANN001
-        problems.append(f"dialog: {dialog.message}")
-        dialog.dismiss()
-
-    tab.on("dialog", on_dialog)
+    problems = watched(tab)
     yield tab
     tab.close()
     # A missing file's 404, or a fetch refused on a file:// page, is logged by Chromium as
