@@ -148,3 +148,16 @@ def test_a_damaged_manifest_is_a_warning_not_a_crash(tmp_path: Path) -> None:
     index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
     assert index["submissions"]["sub-0000"]["base"] is None
     assert index["submissions"]["sub-0001"]["base"] == "explore/data/sub-0001/"
+
+
+def test_a_manifest_cannot_copy_files_from_elsewhere(tmp_path: Path) -> None:
+    _tree(tmp_path / "root")
+    manifest = explain_dir(tmp_path / "root" / "submissions" / "sub-0000") / "manifest.json"
+    doc = json.loads(manifest.read_text())
+    doc["files"]["../../../metadata.yaml"] = {"sha256": "0" * 64, "bytes": 1}
+    manifest.write_text(json.dumps(doc))
+    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    assert any("'../../../metadata.yaml' is not an explanation file" in w for w in result.warnings)
+    assert not list((tmp_path / "out").rglob("metadata.yaml"))
+    index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
+    assert index["submissions"]["sub-0000"]["base"] is None

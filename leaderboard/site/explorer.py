@@ -29,7 +29,7 @@ import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from leaderboard.explain_files import (
     MANIFEST,
@@ -147,7 +147,15 @@ def _copy_explanations(folder: Path, manifest: dict, docs: Path, slug: str,
     source = explain_dir(folder)
     target = docs / DATA / "data" / slug
     total = 0
-    for rel in manifest.get("files", {}):
+    files = list(manifest.get("files", {}))
+    for rel in files:  # all checked before any is copied
+        # The manifest names files inside the explanation folder, nothing else.
+        if PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts or \
+                "\\" in rel or not rel.endswith(".json.gz"):
+            raise ExplainFilesError(f"{source / MANIFEST}: {rel!r} is not an explanation file")
+        if not (source / rel).is_file():
+            raise ExplainFilesError(f"{source / rel}: listed in {source / MANIFEST} but missing")
+    for rel in files:
         src = source / rel
         if rel.startswith("texts/"):
             if rel in copied_texts:
@@ -156,11 +164,10 @@ def _copy_explanations(folder: Path, manifest: dict, docs: Path, slug: str,
             dst = docs / DATA / rel
         else:
             dst = target / rel
-        if not src.is_file():
-            raise ExplainFilesError(f"{src}: listed in {source / MANIFEST} but missing")
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dst)
         total += src.stat().st_size
+    target.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source / MANIFEST, target / MANIFEST)
     return total
 
