@@ -1,5 +1,6 @@
 """Benchmark of `leaderboard build`: build time, page sizes and the total size of the site
-for many synthetic submissions, and the time to sort a 1,000-row table in Chromium.
+for many synthetic submissions, the time to sort a 1,000-row table in Chromium, and the
+query explorer's bytes and load times.
 
     python benchmarks/site_build.py                       # 1,000 submissions, every task
     python benchmarks/site_build.py --submissions 200 --queries 20 --no-browser
@@ -14,6 +15,17 @@ rebuild where the scores did not change). Prints the figures; writes nothing in 
 store and puts its per-query file in a folder store, or serves that folder over HTTP on
 the loopback address: the build then fetches and verifies every per-query file through
 the store (cold: the store's cache empty too; warm: from the cache).
+
+The explorer's explanation files live in a store outside the site, as for a public
+deployment (``$LEADERBOARD_EXPLAIN_URL``): a second local server, on another port (so the
+browser fetches them cross-origin, as from a Hugging Face dataset), holds synthetic
+explanation files of every submission for FollowTable WQT and the 12 PI-Indic T1 tasks
+(cards as large per query as real FollowTable cards), and the committed BM25 submission's
+real files (its WQT cards: 1,386 queries in 15 slices, 1.1 MB gzipped), whose results
+join the tree.
+Chromium then times, from a fresh cache, how long a list, a card, compare mode and the
+heatmaps take from navigation to drawn; and, for the option of computing cards in the
+browser from the runs, how long fetching, inflating and parsing BM25's two WQT runs takes.
 """
 
 from __future__ import annotations
@@ -34,8 +46,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
+from leaderboard.explain_files import STORE_URL_ENV, explain_dir  # noqa: E402
+from leaderboard.results import read_results  # noqa: E402
 from leaderboard.site import build_site  # noqa: E402
-from leaderboard.site.synthetic import write_tree  # noqa: E402
+from leaderboard.site.synthetic import write_explanations, write_tree  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+# The tasks whose synthetic explanation files the store holds: one FollowTable dataset
+# (heatmap grouped by constraint type) and a PI-Indic family (grouped by language).
+EXPLAINED_TASKS = ["followtable/wqt"] + [f"pi-indic-val150/t1/{lang}" for lang in (
+    "asm", "ben", "guj", "hin", "kan", "mal", "mar", "ory", "pan", "tam", "tel", "urd")]
+REAL = "bm25s"
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -43,8 +64,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]
 
 
-def _serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+def _serve(folder: Path, cors: bool = False) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(_StoreHandler if cors else _QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
@@ -55,6 +76,49 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _StoreHandler(_QuietHandler):
+    """A store the site's pages read from another origin (Hugging Face allows that too)."""
+
+    def end_headers(self) -> None:
+        self.send_header("Access-Control-Allow-Origin", "*")
+        super().end_headers()
+
+
+def write_store(root: Path, store: Path, seed: int = 7) -> tuple[int, float]:
+    """Synthetic explanation files of every synthetic submission for EXPLAINED_TASKS, and
+    the committed BM25 submission (its results in the tree, its files in the store).
+    Returns (files, MiB) of the store."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    for folder in sorted((root / "submissions").iterdir()):
+        results = read_results(folder / "results.json")
+        write_explanations(store, folder.name, results, EXPLAINED_TASKS, rng)
+    real = REPO / "submissions" / REAL
+    target = root / "submissions" / REAL
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("metadata.yaml", "results.json"):
+        shutil.copyfile(real / name, target / name)
+    shutil.copytree(explain_dir(real), store / REAL / "explain", dirs_exist_ok=True)
+    # The runs, for the cost of computing a card in the browser from them instead.
+    for role in ("original", "altered"):
+        run = store / REAL / "runs" / f"wqt-{role}.trec.gz"
+        run.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(real / "runs" / "followtable" / "wqt" / f"{role}.trec.gz", run)
+    files = [p for p in store.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files) / 2**20
+
+
+def explorer_bytes(out: Path) -> dict[str, int]:
+    """Bytes of the explorer in the built site: its page, script, style and index files."""
+    parts = {"page + assets": [out / "explore.html"] + sorted((out / "assets").glob("explorer*")),
+             "index": [out / "explore" / "index.json"],
+             "task files": sorted((out / "explore" / "tasks").rglob("*.json")),
+             "copied explanation files": sorted((out / "explore" / "data").rglob("*"))
+             + sorted((out / "explore" / "texts").rglob("*"))}
+    return {k: sum(p.stat().st_size for p in v if p.is_file()) for k, v in parts.items()}
+
+
 # GitHub Pages publishes sites up to 1 GB; the 1,000-submission site must stay well under.
 SIZE_TARGET_MB = 300
 
@@ -62,15 +126,16 @@ SIZE_TARGET_MB = 300
 def site_breakdown(out: Path) -> list[tuple[str, float]]:
     """MiB of the built site by kind: submission pages, downloads, search index, the
     other pages, and assets (theme and ours)."""
-    sizes = {"submission pages": 0, "downloads": 0, "search index": 0, "other pages": 0,
-             "assets": 0}
+    sizes = {"submission pages": 0, "downloads": 0, "search index": 0, "explorer": 0,
+             "other pages": 0, "assets": 0}
     for p in out.rglob("*"):
         if not p.is_file():
             continue
         top = p.relative_to(out).parts[0]
         kind = ("submission pages" if top == "submissions" else "downloads" if top == "downloads"
-                else "search index" if top == "search" else "assets" if top == "assets"
-                else "other pages")
+                else "search index" if top == "search"
+                else "explorer" if top in ("explore", "explore.html") or p.name.startswith("explorer")
+                else "assets" if top == "assets" else "other pages")
         sizes[kind] += p.stat().st_size
     return [(k, v / 2**20) for k, v in sizes.items()]
 
@@ -118,6 +183,75 @@ def measure_sort(site: Path, page: str, repeats: int = 6) -> tuple[int, list[flo
     return rows, times
 
 
+def measure_explorer(site: Path, store_url: str, repeats: int = 5
+                     ) -> list[tuple[str, list[float]]]:
+    """Milliseconds from navigation to the view drawn (``data-state=ready``), each view
+    opened ``repeats`` times in a fresh page with the browser cache off, so every file is
+    fetched and inflated again. Then the option the explorer does without: fetching,
+    inflating and parsing BM25's two WQT runs in the browser, the least a card computed
+    from the runs would need before it could rank anything."""
+    from playwright.sync_api import sync_playwright
+
+    wqt = read_results(REPO / "submissions" / REAL / "results.json").systems[0] \
+        .tasks["followtable/wqt"].per_query["IRS"]
+    real_query = sorted(wqt)[len(wqt) // 2]
+    cases = [
+        ("card, BM25 on WQT (real files: 1,386 queries, cards in 15 slices of 75 KB gzipped)",
+         f"?s={REAL}&t=followtable/wqt&query={real_query}"),
+        ("query list, BM25 on WQT (1,386 rows)", f"?s={REAL}&t=followtable/wqt"),
+        ("card, a synthetic submission on WQT", "?s=sub-0001&t=followtable/wqt&query=q3"),
+        ("compare, two synthetic cards side by side",
+         "?s=sub-0001&vs=sub-0002&t=followtable/wqt&query=q3"),
+        ("compare list, two synthetic submissions", "?s=sub-0001&vs=sub-0002&t=followtable/wqt"),
+        ("heatmap, WQT x the best 20 submissions", "?view=heatmap&t=followtable/wqt"),
+        ("heatmap, 12 T1 languages x the best 20 submissions",
+         "?view=heatmap&t=pi-indic-val150/t1/hin"),
+    ]
+    server, base = _serve(site)
+    out = []
+    try:
+        with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
+            browser = pw.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            for label, query in cases:
+                times = []
+                for _ in range(repeats):
+                    tab = browser.new_page()
+                    cdp = browser.new_cdp_session(tab)
+                    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+                    tab.goto(base + "explore.html" + query)
+                    tab.wait_for_selector("#fb-explorer[data-state]:not([data-state=loading])",
+                                          timeout=60_000)
+                    state = tab.evaluate("document.getElementById('fb-explorer').dataset.state")
+                    if state != "ready":
+                        raise RuntimeError(f"{label}: {tab.inner_text('#fb-explorer')[:300]}")
+                    times.append(tab.evaluate("performance.now()"))
+                    tab.close()
+                out.append((label, times))
+            tab = browser.new_page()
+            tab.goto(base + "explore.html")
+            times = []
+            for _ in range(max(2, repeats // 2)):
+                times.append(tab.evaluate("""async (store) => {
+                    const t0 = performance.now();
+                    const lines = [];
+                    for (const role of ['original', 'altered']) {
+                        const r = await fetch(store + 'runs/wqt-' + role + '.trec.gz', {cache: 'no-store'});
+                        const text = await new Response(r.body.pipeThrough(
+                            new DecompressionStream('gzip'))).text();
+                        for (const line of text.split('\\n')) {
+                            if (line) { const f = line.split(/\\s+/); lines.push([f[0], f[2], +f[4]]); }
+                        }
+                    }
+                    return performance.now() - t0; }""", store_url + REAL + "/"))
+            out.append(("BM25's two WQT runs fetched, inflated and parsed in the browser "
+                        "(no ranking yet)", times))
+            browser.close()
+    finally:
+        server.shutdown()
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--submissions", type=int, default=1000)
@@ -143,10 +277,16 @@ def main() -> int:
         root, cache = work / "root", work / "cache"
         store = work / "store" if args.store != "none" else None
         t0 = time.perf_counter()
+        explain_store = work / "explain-store"
         if not (args.reuse_tree and (root / "submissions").is_dir()):
             write_tree(root, args.submissions, n_queries=args.queries, hostile=False,
                        run_files=1, per_query_store=store)
+        # Written afresh even on a reused tree: the files follow the code's format.
+        shutil.rmtree(explain_store, ignore_errors=True)
+        store_files, store_mib = write_store(root, explain_store)
         gen = time.perf_counter() - t0
+        store_server, store_url = _serve(explain_store, cors=True)
+        os.environ[STORE_URL_ENV] = store_url + "{submission}/explain/"
         server = None
         if store is not None:
             os.environ["FOLLOWBOARD_STORE_CACHE"] = str(work / "store-cache")
@@ -175,8 +315,12 @@ def main() -> int:
                 server.shutdown()
             return 0
         data_mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
-        print(f"synthetic tree: {args.submissions} submissions x every task, "
-              f"{args.queries} queries per task, {data_mb:.0f} MiB, written in {gen:.1f} s")
+        print(f"synthetic tree: {args.submissions} submissions x every task (and the "
+              f"committed {REAL}), {args.queries} queries per task, {data_mb:.0f} MiB, "
+              f"written with the store in {gen:.1f} s")
+        print(f"explanation store (outside the site): {store_files} files, {store_mib:.0f} MiB "
+              f"({len(EXPLAINED_TASKS)} tasks of each synthetic submission, every task of "
+              f"{REAL}); a real submission of every task holds 3.3-4.7 MiB of them")
         print(f"machine: {cpu_description()}")
         for label in () if args.sort_only else ("cold", "warm"):
             out = work / f"site-{label}"
@@ -200,6 +344,9 @@ def main() -> int:
             print(f"site size ({label}): {total:.0f} MiB in all (target {SIZE_TARGET_MB} MB, "
                   f"{'met' if total * 2**20 <= SIZE_TARGET_MB * 10**6 else 'MISSED'}): "
                   + ", ".join(f"{name} {mib:.0f} MiB" for name, mib in parts))
+            explorer = explorer_bytes(out)
+            print(f"explorer in the site ({label}): {sum(explorer.values()) / 2**20:.2f} MiB: "
+                  + ", ".join(f"{k} {v / 2**20:.2f} MiB" for k, v in explorer.items()))
         if server is not None:
             server.shutdown()
         if not args.no_browser:
@@ -210,6 +357,12 @@ def main() -> int:
                 print(f"click-to-paint sort of a {rows}-row table in Chromium: median "
                       f"{statistics.median(times):.1f} ms, max {max(times):.1f} ms "
                       f"over {len(times)} sorts (top 100 rows shown, as the site does)")
+                print("explorer in Chromium, navigation to drawn, cache off (target: a card "
+                      "under 1000 ms):")
+                for label, times in measure_explorer(work / "site-warm", store_url):
+                    print(f"  {label}: median {statistics.median(times):.0f} ms, "
+                          f"max {max(times):.0f} ms over {len(times)}")
+        store_server.shutdown()
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -32,6 +32,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("tasks", "tasks", "list every task the leaderboard scores"),
     Command("check-run", "check_run", "validate one run file (exit 0 valid, 1 invalid, 2 usage)"),
     Command("eval", "eval", "validate and score the runs of one task"),
+    Command("explain", "explain", "show why runs follow an instruction or not, query by query"),
     Command("validate", "validate", "check submission folders (metadata and every run file)"),
     Command("score", "score", "validate and score submissions, writing results.json"),
     Command("runs", "runs", "fetch, store, check or add a submission's run files (the run store)"),

@@ -25,6 +25,8 @@ from leaderboard.scoring import ScoreSheet, score_task
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from leaderboard.explain_files import TaskFiles
+
     # Imported where a submission folder or a results file is read: a one-task
     # `leaderboard eval` reads neither, and those modules (yaml, pydantic and its models)
     # were a quarter of its start-up (benchmarks/cli_startup.py).
@@ -176,13 +178,18 @@ class SubmissionOutcome:
     report: Report
     scores: dict[str, ScoreSheet] = field(default_factory=dict)
     results_path: Path | None = None
+    # The explorer's files of each scored task (when asked for), and where they went.
+    explanations: list[TaskFiles] = field(default_factory=list)
+    explain_path: Path | None = None
 
 
-def check_submission(root: Path, data_dir: Path, *, score: bool,
+def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool = False,
                      progress: Progress = _quiet, check_scores: bool = False,
                      store: RunStore | None = None, record_local: bool | None = None
                      ) -> SubmissionOutcome:
-    """Validate every file of a submission and, when asked and all is valid, score it.
+    """Validate every file of a submission and, when asked and all is valid, score it;
+    ``explain`` also explains each scored task from the runs just parsed
+    (:mod:`leaderboard.explain_files`), so they are never parsed twice.
 
     Without ``score`` (`validate`), a results.json that no longer matches the files is
     reported; with ``check_scores`` too, the submission is scored and its results.json
@@ -215,10 +222,23 @@ def check_submission(root: Path, data_dir: Path, *, score: bool,
             continue
         report.extend(task_report)
         if (score or check_scores) and inputs is not None and report.ok:
-            outcome.scores[task.id] = score_inputs(inputs)
+            outcome.scores[task.id] = sheet = score_inputs(inputs)
+            if explain:
+                # Imported here, as results and submissions are: `leaderboard eval` goes
+                # through this module and never writes explanation files.
+                from leaderboard.explain_files import explain_inputs
+
+                outcome.explanations.append(explain_inputs(
+                    task, inputs.data, data_dir, sheet, inputs.runs, inputs.predictions))
     if not score:
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
+        from leaderboard.explain_files import EXPLAIN_DIR
+
         for problem in results_staleness(root):
+            if problem.startswith(f"{EXPLAIN_DIR}/"):
+                report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
+                           f"{problem}; run `leaderboard score submissions/{submission.id}`")
+                continue
             report.add(f"{submission.id}/results.json", None,
                        f"{problem}: the scores are stale; run `leaderboard score "
                        f"submissions/{submission.id}`")
@@ -282,8 +302,10 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
 
 def results_staleness(root: Path) -> list[str]:
     """Why ``root/results.json`` no longer matches the submission's files (empty: it does,
-    or there is no results.json). An unreadable results file is stale too. The files are
-    those of the manifest, and those in the folder as they are now; nothing is fetched."""
+    or there is no results.json). An unreadable results file is stale too, and so are
+    explanation files that are missing or were computed from other inputs (problems
+    starting ``explain/``): scoring again rewrites both. The files are those of the
+    manifest, and those in the folder as they are now; nothing is fetched."""
     from leaderboard.results import ResultsFileError, read_results, stale_inputs
     from leaderboard.store.manifest import input_digests
     from leaderboard.submissions import collect_inputs
@@ -296,19 +318,31 @@ def results_staleness(root: Path) -> list[str]:
     except ResultsFileError as exc:
         return [f"results.json cannot be read ({exc})"]
     inputs = collect_inputs(root, Report(), record_local=True)
-    return stale_inputs(recorded, input_digests(inputs.metadata_digest, inputs.merged))
+    problems = stale_inputs(recorded, input_digests(inputs.metadata_digest, inputs.merged))
+    if problems:
+        return problems
+    from leaderboard.explain_files import explain_problem
+
+    problem = explain_problem(root, recorded)
+    return [problem] if problem else []
 
 
 def score_submission(root: Path, data_dir: Path, progress: Progress = _quiet,
                      store: RunStore | None = None) -> SubmissionOutcome:
-    """Validate, score and write ``manifest.txt``, ``per-query.json.gz`` and
+    """Validate, score and write ``manifest.txt``, the explorer's explanation files
+    (:func:`leaderboard.explain_files.write_explanations`), ``per-query.json.gz`` and
     ``results.json``; nothing is written unless all is valid."""
-    outcome = check_submission(root, data_dir, score=True, progress=progress, store=store)
+    outcome = check_submission(root, data_dir, score=True, explain=True, progress=progress,
+                               store=store)
     if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
+        from leaderboard.explain_files import write_explanations
         from leaderboard.results import write_submission_results
         from leaderboard.store.manifest import write_manifest
 
+        results = results_for(outcome)
         # The manifest first: results.json, written last, records its digests.
         write_manifest(root, outcome.submission.inputs)
-        outcome.results_path = write_submission_results(root, results_for(outcome))
+        outcome.explain_path = write_explanations(root, outcome.explanations,
+                                                  results.inputs_sha256 or {})
+        outcome.results_path = write_submission_results(root, results)
     return outcome

@@ -8,6 +8,8 @@ Layout::
     submissions/<id>/runs/<task id>/predictions.tsv[.gz]    PI-Indic T4
     submissions/<id>/results.json                           written by `leaderboard score`
     submissions/<id>/per-query.json.gz                      its per-query scores, likewise
+    submissions/<id>/explain/                               the explorer's files, likewise
+                                                            (leaderboard.explain_files)
 
 The run files may be in the folder, or only listed in ``manifest.txt`` and kept in the
 run store (:mod:`leaderboard.store`), whence they are fetched and verified. A submission
@@ -27,6 +29,7 @@ import yaml
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
                       field_validator)
 
+from leaderboard.explain_files import EXPLAIN_DIR
 from leaderboard.fileio import size_text
 from leaderboard.registry import Task, all_tasks
 from leaderboard.report import Report
@@ -42,7 +45,9 @@ SUBMISSION_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{1,62}")
 # A GitHub login: 1-39 letters, digits or single hyphens, not starting or ending with one.
 GITHUB_LOGIN_RE = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
 # What a submission folder holds at its top level; anything else is a stray file.
-ROOT_ENTRIES = ("metadata.yaml", MANIFEST_NAME, "runs", "results.json", PER_QUERY_NAME)
+# results.json, per-query.json.gz and explain/ are the scorer's.
+ROOT_ENTRIES = ("metadata.yaml", MANIFEST_NAME, "runs", "results.json", PER_QUERY_NAME,
+                EXPLAIN_DIR)
 METADATA_FILE = "metadata.yaml"
 RUN_SUFFIXES = (".trec", ".trec.gz", ".txt", ".txt.gz", ".run", ".run.gz")
 PREDICTION_SUFFIXES = (".tsv", ".tsv.gz")

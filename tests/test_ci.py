@@ -376,9 +376,10 @@ def test_score_pending_writes_results_of_merged_submissions(repo, wtr, data_dir,
     assert read_results(root / "submissions" / "new-model" / "results.json").systems[0] \
         .tasks[TASK].metrics["IRS"] > 0
     assert (root / "submissions" / "old-model" / "results.json").read_bytes() == old_results
-    assert git(root, "status", "--porcelain").splitlines() == [
+    # The scorer's files of the new submission, and nothing else.
+    assert git(root, "status", "--porcelain", "--untracked-files=normal").splitlines() == [
         f"?? submissions/new-model/{name}"
-        for name in ("manifest.txt", "per-query.json.gz", "results.json")]
+        for name in ("explain/", "manifest.txt", "per-query.json.gz", "results.json")]
 
 
 # --------------------------------------------------------------------------- units
@@ -860,6 +861,34 @@ def test_a_new_submission_names_its_author_as_owner(repo, wtr, data_dir, actions
     out2 = tmp_path / "report2"
     assert pr_check(root, base, head, out2, data_dir, "--pr-author", "Someone-Else",
                     "--author-association", "NONE") == 0
+
+
+def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
+        repo, wtr, data_dir, actions_env, tmp_path):
+    """explain/ is the scorer's (leaderboard/explain_files.py): CI committed it with the
+    base, an update PR leaves it alone and passes, a PR that edits it is refused, and a
+    push that changes only it is not a reason to score."""
+    from leaderboard.ci.pending import pending_submissions
+
+    root, base = repo
+    explained = sorted((root / "submissions" / "old-model" / "explain").rglob("*.json.gz"))
+    assert explained and git(root, "ls-files", "submissions/old-model/explain")
+    write_submission(root, "old-model", "Old Model", wtr, quality="good")  # better runs
+    head = commit_all(root, "better runs for old-model")
+    assert pr_check(root, base, head, tmp_path / "update", data_dir) == 0
+    explained[0].write_bytes(b"forged")
+    forged = commit_all(root, "and forged explanation files")
+    assert pr_check(root, base, forged, tmp_path / "forged", data_dir) == 1
+    (sub,) = read_ci_report(tmp_path / "forged" / "report.json").submissions
+    assert any(p.path == "submissions/old-model/explain" and "written by CI after the merge"
+               in p.message for p in sub.problems)
+    # Back on main: CI's own commit of explanation files does not call for scoring.
+    git(root, "checkout", "-q", "main")
+    before = git(root, "rev-parse", "HEAD")
+    (root / "submissions" / "old-model" / "explain" / "manifest.json").write_text(
+        (root / "submissions" / "old-model" / "explain" / "manifest.json").read_text() + " ")
+    after = commit_all(root, "the scorer's files only")
+    assert pending_submissions(root, before, after) == []
 
 
 # --------------------------------------------------------------------------- stale scores

@@ -60,6 +60,11 @@ class Benchmark:
     paper_transcriptions: dict[str, str] = field(default_factory=dict)
     # View-id prefix -> task-id prefix of this benchmark's own paper's reported rows.
     own_paper: dict[str, str] = field(default_factory=dict)
+    # Where the explorer's cards link a task's documents and queries when the benchmark's
+    # licence does not let the site copy its texts (leaderboard.explain.shows_text): URL
+    # templates at the pinned upstream commit ("doc_page", "doc_text" with "{doc}";
+    # "queries_text", "topics_text"), or None.
+    upstream_text_links: Callable[[Task], dict[str, str] | None] = lambda task: None
 
     @cached_property
     def tasks(self) -> tuple[Task, ...]:

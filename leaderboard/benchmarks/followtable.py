@@ -141,6 +141,18 @@ def _home() -> tuple[tuple[HomeColumn, str], ...]:
              "followtable.md"),)
 
 
+def _upstream_text_links(task: Task) -> dict[str, str]:
+    """FollowTable states no licence, so the site never copies its tables or queries: a
+    card links each table to its file at the pinned commit, and the browser loads the
+    texts from there (the files `data pull` packs: ``data/<DS>/tables/<id>.txt``)."""
+    repo, commit, folder = task.source.repo, task.source.revision, task.params["folder"]
+    raw = f"https://raw.githubusercontent.com/{repo}/{commit}/data/{folder}"
+    return {"doc_page": f"https://github.com/{repo}/blob/{commit}/data/{folder}/tables/{{doc}}.txt",
+            "doc_text": f"{raw}/tables/{{doc}}.txt",
+            "queries_text": f"{raw}/queries.jsonl",
+            "topics_text": f"{raw}/only_queries.jsonl"}
+
+
 FOLLOWTABLE = Benchmark(
     id="followtable", title="FollowTable", build_tasks=_tasks, reader="followtable",
     missing_files=_missing_files, github_plan="table-folder", pages=_pages,
@@ -148,4 +160,5 @@ FOLLOWTABLE = Benchmark(
     reported_only_prefixes=(FT_PAPER_PREFIX,),
     paper_transcriptions={"followtable_tables4_5_6.yaml": "followtable-paper.json"},
     own_paper={"followtable": "followtable-paper/"},
+    upstream_text_links=_upstream_text_links,
 )

@@ -40,9 +40,9 @@ class PendingOutcome:
 def _store_bookkeeping(status: str, top: str) -> bool:
     """A change that moves no input: the manifest (whose entries, when they change, make
     the results stale anyway: see :func:`results_staleness`), and run files removed from
-    the folder once the run store holds them (`runs push`). A changed results.json or
-    per-query file is not bookkeeping: a hand-edited score keeps the recorded SHA-256 of
-    the runs, so only the push shows it, and it is rescored."""
+    the folder once the run store holds them (`runs push`). A changed results.json,
+    per-query file or explanation file is not bookkeeping: a hand-edited score keeps the
+    recorded SHA-256 of the runs, so only the push shows it, and it is rescored."""
     return top == MANIFEST_NAME or (status == "D" and top == RUNS_DIR)
 
 

@@ -5,7 +5,9 @@ is read: it may add or change files of exactly one folder ``submissions/<id>/`` 
 else (no code, workflows, other submissions, or reported results). Inside that folder
 only ``metadata.yaml``, ``manifest.txt`` and files under ``runs/`` belong; ``results.json``
 and ``per-query.json.gz`` are written by the scorer, so a PR may carry them only if they
-are byte-identical to what CI computes.
+are byte-identical to what CI computes. The explorer's files under ``explain/`` are the
+scorer's too: a PR may neither add, change nor delete them (CI rewrites them after the
+merge), and those already merged do not count against the PR's limits.
 
 Two kinds of finding come out: *refusals* (the PR is the wrong shape; a reason per
 problem, no scoring is attempted) and *issues* on files (reported like validator errors,
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from leaderboard.ci.git import Change, GitError, TreeEntry, safe_relative
+from leaderboard.explain_files import EXPLAIN_DIR
 from leaderboard.report import Report
 from leaderboard.results import PER_QUERY_NAME
 from leaderboard.store.manifest import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
@@ -128,6 +131,18 @@ def classify_changes(changes: list[Change]) -> PrScope:
     return scope
 
 
+def check_derived(sub_id: str, changed: list[str], report: Report) -> None:
+    """A PR may not add, change or delete the scorer's explanation files (``changed``:
+    the paths the PR adds, changes or deletes in the submission)."""
+    prefix = f"{SUBMISSIONS_DIR}/{sub_id}/{EXPLAIN_DIR}/"
+    paths = [p for p in changed if p.startswith(prefix)]
+    if paths:
+        report.add(f"{sub_id}/{EXPLAIN_DIR}", None,
+                   f"{len(paths)} file(s) under {EXPLAIN_DIR}/ changed ({_listing(paths)}): "
+                   "the explorer's files are written by CI after the merge; leave them out "
+                   "of the pull request")
+
+
 def check_removal(scope: PrScope, sub_id: str, head_entries: list[TreeEntry]) -> None:
     """A PR that deletes a whole submission is a maintainer's decision, not a submission."""
     if scope.deleted.get(sub_id) and not head_entries:
@@ -148,6 +163,9 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
     prefix = f"{SUBMISSIONS_DIR}/{sub_id}/"
     readable = True
     total = 0
+    # The scorer's explanation files (a PR cannot change them: check_derived) are never
+    # read from the PR and are no part of what it adds.
+    entries = [e for e in entries if not e.path.startswith(f"{prefix}{EXPLAIN_DIR}/")]
     for entry in entries:
         rel = entry.path[len(prefix):]
         shown = f"{sub_id}/{rel}"

@@ -43,6 +43,7 @@ from leaderboard.ci.policy import (
     RESULTS_NAME,
     RUNS_DIR,
     SUBMISSIONS_DIR,
+    check_derived,
     check_removal,
     check_tree,
     classify_changes,
@@ -153,11 +154,13 @@ def _check_results_json(entries: list[TreeEntry], touched: list[str], sub_id: st
 
 def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
                          touched: list[str], committed: CommittedResults, work: Path,
-                         out_dir: Path | None, progress: Progress) -> SubmissionCheck:
+                         out_dir: Path | None, progress: Progress,
+                         deleted: list[str] | None = None) -> SubmissionCheck:
     prefix = f"{SUBMISSIONS_DIR}/{sub_id}"
     entries = tree_entries(req.repo, head, prefix)
     report = Report()
     readable = check_tree(sub_id, entries, report)
+    check_derived(sub_id, touched + (deleted or []), report)
     base_entries = tree_entries(req.repo, base, prefix)
     updates_existing = bool(base_entries)
     if updates_existing and req.pr_author is not None:
@@ -243,7 +246,7 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
     with tempfile.TemporaryDirectory(prefix="followboard-pr-") as tmp:
         check = check_one_submission(req, head, base, sub_id,
                                      scope.touched.get(sub_id, []), committed, Path(tmp),
-                                     out_dir, progress)
+                                     out_dir, progress, scope.deleted.get(sub_id, []))
     return CiReport(status="valid" if check.valid else "invalid", submissions=[check],
                     comparison_notes=committed.problems[:50], **common)
 

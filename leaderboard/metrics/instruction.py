@@ -103,7 +103,7 @@ def _pair_codes(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str
     return (original.query_codes([pairs[q] for q in order]), altered.query_codes(list(order)))
 
 
-def _pair_ranks(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
+def pair_ranks(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
                 query_ids: Sequence[str], *judged: JudgedDocs
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(run codes of each pair's original and altered query, then the rank of every
@@ -125,7 +125,7 @@ def p_mrr(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
     """
     judged = _judged(changed, query_ids)
     return _p_mrr_of_ranks(original, altered, judged,
-                           *_pair_ranks(original, altered, pairs, query_ids, judged))
+                           *pair_ranks(original, altered, pairs, query_ids, judged))
 
 
 def _p_mrr_of_ranks(original: RankedRun, altered: RankedRun, judged: JudgedDocs,
@@ -147,7 +147,7 @@ def _p_mrr_of_ranks(original: RankedRun, altered: RankedRun, judged: JudgedDocs,
     return dict(zip([judged.queries[i] for i in scored], means.tolist()))
 
 
-def _weights_of_ranks(ranks: np.ndarray) -> np.ndarray:
+def irs_weights(ranks: np.ndarray) -> np.ndarray:
     return 1.0 / np.log2(ranks + 1.0)
 
 
@@ -159,7 +159,7 @@ def _reference_mass(sizes: np.ndarray, first_rank: np.ndarray) -> np.ndarray:
     """
     last = first_rank + sizes - 1
     top = int(last.max()) if last.size else 0
-    prefix = np.concatenate(([0.0], np.cumsum(_weights_of_ranks(np.arange(1, top + 1,
+    prefix = np.concatenate(([0.0], np.cumsum(irs_weights(np.arange(1, top + 1,
                                                                          dtype=np.float64)))))
     return np.where(sizes > 0, prefix[np.maximum(last, 0)] - prefix[np.maximum(first_rank - 1, 0)],
                     0.0)
@@ -172,7 +172,7 @@ def irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
     ``negative`` (T-) as mappings or encoded for ``query_ids`` (:class:`JudgedDocs`)."""
     t_pos, t_neg = _judged(positive, query_ids), _judged(negative, query_ids)
     return _irs_of_ranks(original, altered, t_pos, t_neg, corpus_size, query_ids,
-                         *_pair_ranks(original, altered, pairs, query_ids, t_pos, t_neg))
+                         *pair_ranks(original, altered, pairs, query_ids, t_pos, t_neg))
 
 
 def p_mrr_and_irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
@@ -184,7 +184,7 @@ def p_mrr_and_irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, s
     documents are IRS's T-, so their ranks are looked up once (3-4 ms of a FollowTable
     task's scoring)."""
     t_pos, t_neg = _judged(positive, query_ids), _judged(changed, query_ids)
-    orig_code, alt_code, r_og, r_new = _pair_ranks(original, altered, pairs, query_ids,
+    orig_code, alt_code, r_og, r_new = pair_ranks(original, altered, pairs, query_ids,
                                                    t_pos, t_neg)
     split = t_pos.pair_idx.shape[0]  # T+ entries first, then T-
     return (_p_mrr_of_ranks(original, altered, t_neg, orig_code, alt_code, r_og[split:],
@@ -193,15 +193,15 @@ def p_mrr_and_irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, s
                           orig_code, alt_code, r_og, r_new))
 
 
-def _irs_of_ranks(original: RankedRun, altered: RankedRun, t_pos: JudgedDocs,
-                  t_neg: JudgedDocs, corpus_size: int, query_ids: Sequence[str],
-                  orig_code: np.ndarray, alt_code: np.ndarray, r_og: np.ndarray,
-                  r_new: np.ndarray) -> dict[str, float]:
-    n = len(query_ids)
+def irs_parts(t_pos: JudgedDocs, t_neg: JudgedDocs, corpus_size: int, r_og: np.ndarray,
+              r_new: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair: S, S(ideal) and S(worst) of IRS (module docstring), from the ranks of T+
+    then T- (:func:`pair_ranks` order; 0 = not ranked, which counts as N + 1)."""
+    n = len(t_pos.queries)
     absent = float(corpus_size + 1)
     pair_idx = np.concatenate((t_pos.pair_idx, t_neg.pair_idx))
-    w_new = _weights_of_ranks(np.where(r_new > 0, r_new, absent))
-    w_og = _weights_of_ranks(np.where(r_og > 0, r_og, absent))
+    w_new = irs_weights(np.where(r_new > 0, r_new, absent))
+    w_og = irs_weights(np.where(r_og > 0, r_og, absent))
     split = t_pos.pair_idx.shape[0]
 
     def masses(part: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -221,7 +221,15 @@ def _irs_of_ranks(original: RankedRun, altered: RankedRun, t_pos: JudgedDocs,
     pos_worst = _reference_mass(n_pos, corpus_size - n_pos + 1)
     s_ideal = (pos_ideal - g_pos_og) - (neg_ideal - g_neg_og)
     s_worst = (pos_worst - g_pos_og) - (neg_worst - g_neg_og)
+    return score, s_ideal, s_worst
 
+
+def _irs_of_ranks(original: RankedRun, altered: RankedRun, t_pos: JudgedDocs,
+                  t_neg: JudgedDocs, corpus_size: int, query_ids: Sequence[str],
+                  orig_code: np.ndarray, alt_code: np.ndarray, r_og: np.ndarray,
+                  r_new: np.ndarray) -> dict[str, float]:
+    score, s_ideal, s_worst = irs_parts(t_pos, t_neg, corpus_size, r_og, r_new)
+    n_pos, n_neg = t_pos.counts, t_neg.counts
     with np.errstate(divide="ignore", invalid="ignore"):
         up = np.where(s_ideal > 0, score / s_ideal, 1.0)
         down = np.where(s_worst < 0, score / np.abs(s_worst), -1.0)

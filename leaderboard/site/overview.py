@@ -269,8 +269,10 @@ def verified_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
         link = (f'<a class="fb-n" href="{e(submissions_prefix + sub.slug)}.html">{name}</a>'
                 if sub is not None else f'<span class="fb-n">{name}</span>')
         model = row.system.model
+        slug = f' data-s="{e(sub.slug)}"' if sub is not None else ""
         out.append(
-            f'<tr data-k="{e(row.key)}" data-t="{e(rec.type)}" data-p="verified" '
+            # data-s: the explorer's cell links (assets/explorer-links.js).
+            f'<tr data-k="{e(row.key)}"{slug} data-t="{e(rec.type)}" data-p="verified" '
             f'data-i="{e(instruction_text(rec.instruction_trained))}">'
             f'<td data-v="{pos}">{pos}</td>'
             f'<td class="fb-name"><abbr class="fb-prov fb-prov-v">V</abbr> {link}</td>'
@@ -291,7 +293,10 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
                      "href": HOME_LINKS.get(c.home.id, ""),
                      "help": f"{c.table.view.title}: {c.column.help or c.column.label} "
                              f"(mean over its {c.n_tasks} tasks)",
-                     "low": not c.column.higher_is_better} for c in overview.columns],
+                     "low": not c.column.higher_is_better,
+                     # the explorer's hook: what a verified cell's link lists
+                     "tasks": c.column.tasks, "metric": c.column.metric}
+                    for c in overview.columns],
         "model_rows": model_rows_html(overview, submissions_prefix),
         "verified_rows": verified_rows_html(overview, submissions_prefix),
         "counts": {

@@ -124,6 +124,7 @@ class RowDisplay:
     instruction: str
     rank: int | None
     cells: list[CellDisplay] = field(default_factory=list)
+    slug: str | None = None   # a verified submission's: its cells link to the explorer
 
 
 def source_text(row: Row, full: bool = True) -> str:
@@ -204,7 +205,7 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             model_type=model.type, params=params_text(model.parameters),
             params_value="" if model.parameters is None else str(model.parameters),
             instruction=instruction_text(model.instruction_trained),
-            rank=ranks[row.key], cells=cells))
+            rank=ranks[row.key], cells=cells, slug=sub.slug if sub else None))
     return out
 
 
@@ -217,7 +218,9 @@ def rows_html(rows: list[RowDisplay], wide: bool) -> Markup:
     add = out.append
     for r in rows:
         rank = "" if r.rank is None else str(r.rank)
-        add(f'<tr data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
+        # data-s: the explorer's cell links (assets/explorer-links.js) name the submission.
+        slug = f' data-s="{e(r.slug)}"' if r.slug else ""
+        add(f'<tr data-k="{e(r.key)}"{slug} data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
             f'data-i="{e(r.instruction)}"><td data-v="{rank}">{rank or "–"}</td>'
             '<td class="fb-name">')
         # Badge first: it never wraps onto a line of its own, and names line up. Verified
@@ -616,6 +619,9 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
           examples=validator_examples(), sources=task_sources(), repo_url=repo.url,
           status_lines=STATUS_LINE)
     write("metrics.md", "metrics.md.j2")
+    from leaderboard.site.explorer import write_explorer  # the explorer: its own module
+
+    board.warnings += write_explorer(board, docs, write)
     extra = docs / SEARCH_EXTRA
     extra.parent.mkdir(parents=True, exist_ok=True)
     extra.write_text(json.dumps(search_entries(board, pages), ensure_ascii=False),
@@ -711,7 +717,8 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
         else:
             nav.append({page.title: page.path})
     nav.append({"PI-Indic": pi})
-    nav += [{"Submissions": "submissions/index.md"}, {"How to submit": "submit.md"},
+    nav += [{"Submissions": "submissions/index.md"}, {"Query explorer": "explore.md"},
+            {"How to submit": "submit.md"},
             {"Metrics": "metrics.md"}]
     return {
         "site_name": "FollowBoard",
@@ -742,8 +749,9 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
         "extra": {"generator": False,
                   "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
-        "extra_css": ["assets/leaderboard.css"],
-        "extra_javascript": ["assets/leaderboard.js"],
+        "extra_css": ["assets/leaderboard.css", "assets/explorer.css"],
+        # explorer-links.js: verified cells link to the queries behind them (explorer).
+        "extra_javascript": ["assets/leaderboard.js", "assets/explorer-links.js"],
         # Only what the templates use: every extension costs time on each of the
         # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
         "markdown_extensions": [

@@ -188,3 +188,65 @@ def write_tree(root: Path, n_submissions: int, *, seed: int = 0, n_queries: int 
     if reported:
         write_reported(root, rng)
     return ids
+
+
+def write_explanations(root: Path, submission_id: str, results: ResultsFile,
+                       task_ids: list[str], rng: np.random.Generator, *, changed: int = 15,
+                       positive: int = 20, corpus_size: int = 20_000) -> Path:
+    """Explanation files for a synthetic submission, as scoring writes them
+    (:mod:`leaderboard.explain_files`), under ``root/<submission_id>/explain/``: the query
+    lists carry the results file's per-query figures; the cards are random, with as many
+    documents per query as a real FollowTable card (``changed`` T-, ``positive`` T+, the
+    top 10 of each run), so their sizes and load times are realistic. No texts."""
+    from leaderboard.explain import DocMove, QueryCard, QueryRow, RankedDoc, TaskExplanation
+    from leaderboard.explain_files import TaskTexts, task_files, write_explanations as write
+
+    registry = all_tasks()
+    system = results.systems[0]
+    files = []
+    for task_id in task_ids:
+        task, scores = registry[task_id], system.tasks[task_id]
+        queries = sorted({q for values in scores.per_query.values() for q in values})
+        group_of = {q: g for g, members in scores.group_members.items() for q in members}
+        rows, cards = [], {}
+        for q in queries:
+            metrics = {k: v[q] for k, v in scores.per_query.items() if q in v}
+            paired = "original" in task.roles
+            rows.append(QueryRow(q, q if paired else None, group_of.get(q), metrics))
+            card = QueryCard(task=task_id, query=q, original_query=q if paired else None,
+                             group=group_of.get(q), texts={}, metrics=metrics)
+            docs = rng.choice(corpus_size, size=changed + positive + 20, replace=False)
+            if task.roles == ("predictions",):
+                card.pair = {"label": int(rng.random() < 0.3),
+                             "probability": float(rng.random())}
+            elif paired:
+                ranks = rng.integers(1, 1001, size=(changed + positive, 2))
+                for i, (a, b) in enumerate(ranks.tolist()):
+                    move = DocMove(doc=f"d{docs[i]}", rank_original=a, rank_altered=b,
+                                   p_mrr_rank_original=a, p_mrr_rank_altered=b,
+                                   p_mrr=(b / a - 1.0 if a >= b else 1.0 - a / b)
+                                   if i < changed else None,
+                                   irs_gain=float(rng.normal(0, 0.05)))
+                    (card.changed if i < changed else card.positive).append(move)
+                card.irs_parts = {"S": 0.1, "S_ideal": 1.5, "S_worst": -1.5, "scale": 1.5}
+                card.run_lengths = {"original": 1000, "altered": 1000}
+                first = changed + positive
+                card.top = {role: [RankedDoc(rank=k + 1, doc=f"d{docs[first + k + 10 * j]}",
+                                             judged_query=None, judged_instruction=None)
+                                   for k in range(10)]
+                            for j, role in enumerate(("original", "altered"))}
+            else:
+                card.changed = [DocMove(doc=f"d{docs[0]}", rank_original=None,
+                                        rank_altered=int(rng.integers(1, 151)),
+                                        p_mrr_rank_original=0, p_mrr_rank_altered=0,
+                                        p_mrr=None, irs_gain=None)]
+                card.run_lengths = {"run": 150}
+                card.top = {"run": [RankedDoc(rank=k + 1, doc=f"d{docs[k + 1]}",
+                                              judged_query=None, judged_instruction=None)
+                                    for k in range(10)]}
+            cards[q] = card
+        explanation = TaskExplanation(task=task, sheet=None, rows=rows, cards=cards)  # type: ignore[arg-type]
+        files.append(task_files(explanation, TaskTexts(), corpus_size))
+    folder = root / submission_id
+    folder.mkdir(parents=True, exist_ok=True)
+    return write(folder, files, results.inputs_sha256 or {})

@@ -1,0 +1,340 @@
+"""Explanation files: the per-query explorer's derived files of a scored submission, and
+where they live.
+
+Scoring a submission (:func:`leaderboard.pipeline.score_submission`) explains every task
+from the runs it has just parsed (:func:`leaderboard.explain.explain_task`, no second
+parse) and writes, beside the runs, under ``submissions/<id>/explain/``:
+
+* ``<task id>.queries.json.gz``: the query list (each query's id, original query,
+  constraint type and the engine's per-query figures) and where the task's texts are;
+* ``<task id>.cards.<k>.json.gz``: the queries' cards (changed and instruction-compliant
+  documents with their ranks and terms, the top 10 of both runs), ids and figures only,
+  in consecutive slices of the query list of about 256 KB of JSON each, so a card loads
+  one slice (BM25's 1,386 FollowTable WQT cards are 3.9 MB of JSON: inflating and parsing
+  them all was most of a card's load time);
+* ``texts/<sha256>.json.gz``: texts (one role's queries, or document snippets), only
+  for benchmarks whose licence lets the site show them. They are the same for every
+  submission of a task, and many tasks share them (PI-Indic's T1 and T2 from Hindi ask
+  the same Hindi personas), so each is named by the SHA-256 of its JSON and a store or
+  a site keeps one copy;
+* ``manifest.json``: every file with its SHA-256 and size, the tasks and their files,
+  and the digest of the inputs they were computed from (the ``inputs_sha256`` that
+  ``results.json`` records), so a reader can tell stale files from current ones.
+
+Files are gzipped JSON (fixed compression, no timestamp), so rescoring the same runs
+gives byte-identical files. The browser inflates them itself (``DecompressionStream``),
+which works the same whether a static server, GitHub Pages or a Hugging Face ``resolve``
+URL serves them.
+
+**Where they live is decided here and nowhere else**: :func:`explain_dir` (where scoring
+writes them) and :func:`store_url` (where a published site fetches them; unset, the
+site build copies them into the site). A run store routes both through itself.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from leaderboard.data.base import TaskData
+    from leaderboard.explain import TaskExplanation
+    from leaderboard.registry import Task
+
+#: The folder of a submission that holds its explanation files.
+EXPLAIN_DIR = "explain"
+MANIFEST = "manifest.json"
+TEXTS_DIR = "texts"
+MANIFEST_FORMAT = "followboard-explain-manifest/1"
+#: ``{submission}`` is replaced by the submission id: where a published site's browser
+#: fetches a submission's explanation folder (e.g. a Hugging Face dataset's
+#: ``https://huggingface.co/datasets/ORG/REPO/resolve/main/{submission}/explain/``).
+STORE_URL_ENV = "LEADERBOARD_EXPLAIN_URL"
+#: gzip level of every file: fixed, so identical content gives identical bytes.
+GZIP_LEVEL = 9
+
+
+class ExplainFilesError(ValueError):
+    """An explanation folder cannot be read; the message names the file."""
+
+
+def explain_dir(submission_root: Path) -> Path:
+    """Where scoring writes a submission's explanation files (the run store's place)."""
+    return submission_root / EXPLAIN_DIR
+
+
+def store_url(submission_id: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The URL a published site fetches ``submission_id``'s explanation folder from, or
+    None when the site build copies the files into the site (``$LEADERBOARD_EXPLAIN_URL``
+    unset: the default, for the repository's own folder store)."""
+    env = os.environ if environ is None else environ
+    template = env.get(STORE_URL_ENV, "").strip()
+    if not template:
+        return None
+    from urllib.parse import quote
+
+    url = template.replace("{submission}", quote(submission_id, safe=""))
+    return url if url.endswith("/") else url + "/"
+
+
+def queries_file(task_id: str) -> str:
+    """A task's query-list file, relative to the explanation folder."""
+    return f"{task_id}.queries.json.gz"
+
+
+def cards_file(task_id: str, part: int) -> str:
+    """The ``part``-th slice of a task's cards, relative to the explanation folder."""
+    return f"{task_id}.cards.{part}.json.gz"
+
+
+#: JSON bytes of cards per file: one file for a PI-Indic task, 15 for FollowTable WQT.
+CARDS_PER_FILE = 256 * 1024
+
+
+def text_file(digest: str) -> str:
+    return f"{TEXTS_DIR}/{digest}.json.gz"
+
+
+def packed(doc: object) -> tuple[bytes, str]:
+    """``doc`` as compact JSON, gzipped without a timestamp, and the JSON's SHA-256."""
+    text = json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                      sort_keys=True).encode("utf-8")
+    digest = hashlib.sha256(text).hexdigest()
+    return _GZIPPED.get(digest) or gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0), \
+        digest
+
+
+# Text parts many tasks share, gzipped once per process: compressing PI-Indic's 612 parts
+# (about 60 distinct) was nearly all the time its texts took.
+_GZIPPED: dict[str, bytes] = {}
+
+
+def unpacked(data: bytes, where: str) -> dict:
+    """The JSON document of a (gzipped) explanation file; errors name ``where``."""
+    try:
+        text = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        doc = json.loads(text)
+    except (OSError, EOFError, ValueError) as exc:
+        raise ExplainFilesError(f"{where}: not a readable explanation file ({exc})") from None
+    if not isinstance(doc, dict):
+        raise ExplainFilesError(f"{where}: not a readable explanation file (not an object)")
+    return doc
+
+
+# --------------------------------------------------------------------------- texts
+
+@dataclass(frozen=True)
+class TaskTexts:
+    """A task's texts as content-addressed parts: ``refs`` (part name -> SHA-256, e.g.
+    ``queries:original``, ``docs``) and the gzipped parts by SHA-256; or, for a
+    benchmark whose licence does not let the site show its texts, ``upstream`` links."""
+
+    refs: dict[str, str] = field(default_factory=dict)
+    parts: dict[str, bytes] = field(default_factory=dict)
+    licence: str | None = None
+    source: str | None = None
+    upstream: dict[str, str] | None = None
+
+
+# Texts depend on the task and its data only: built once per process (scoring several
+# submissions of one task reuses them).
+_TEXTS: dict[tuple[str, str], TaskTexts] = {}
+
+
+def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
+    """The texts a task's cards show (:func:`leaderboard.explain.text_record`), split in
+    parts that tasks share; for a benchmark without a licence to show them, the upstream
+    links (:func:`leaderboard.explain.upstream_links`)."""
+    key = (task.id, str(Path(data_dir).resolve()))
+    if key in _TEXTS:
+        return _TEXTS[key]
+    from leaderboard.data import iter_corpus
+    from leaderboard.explain import text_record, upstream_links
+
+    record = text_record(task, data, iter_corpus(task, data_dir))
+    if record is None:
+        texts = TaskTexts(upstream=upstream_links(task))
+    else:
+        named: list[tuple[str, str, dict[str, object]]] = [
+            (f"queries:{role}", "queries", texts) for role, texts in record["queries"].items()
+            if texts]
+        named.append(("docs", "docs", record["docs"]))
+        if task.candidates == "pairs":
+            named += _pair_parts(task, data_dir)
+        refs: dict[str, str] = {}
+        parts: dict[str, bytes] = {}
+        for name, kind, content in named:
+            blob, digest = packed({"format": record["format"], "kind": kind,
+                                   "licence": record["licence"], "source": record["source"],
+                                   "texts": content})
+            _GZIPPED[digest] = blob
+            refs[name] = digest
+            parts[digest] = blob
+        texts = TaskTexts(refs=refs, parts=parts, licence=record["licence"],
+                          source=record["source"])
+    _TEXTS[key] = texts
+    return texts
+
+
+def _pair_parts(task: Task, data_dir: Path) -> list[tuple[str, str, dict[str, object]]]:
+    """PI-Indic T4: which persona and instruction each scored pair joins, and the
+    personas' texts (the instructions are the task's documents)."""
+    from leaderboard.data.pi_indic import t4_pairs
+
+    frame = t4_pairs(task, data_dir, with_text=True)
+    pairs = {p: [a, b] for p, a, b in zip(frame["pair_id"], frame["persona_id"],
+                                           frame["instruction_id"])}
+    personas = dict(sorted(zip(frame["persona_id"], frame["persona_text"])))
+    return [("pairs", "pairs", dict(sorted(pairs.items()))),
+            ("queries:persona", "queries", personas)]
+
+
+# --------------------------------------------------------------------------- one task
+
+@dataclass(frozen=True)
+class TaskFiles:
+    """A task's explanation files, ready to write: path (relative to the explanation
+    folder) -> gzipped bytes, text parts included."""
+
+    task_id: str
+    files: dict[str, bytes]
+    text_refs: dict[str, str]
+
+
+def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int) -> TaskFiles:
+    """Split a task's explanation record (:func:`leaderboard.explain.explanation_record`)
+    into its query list and its cards, and add the texts they point at. ``corpus_size``
+    is N in the rank N + 1 IRS gives a table a run leaves out."""
+    from leaderboard.explain import explanation_record
+
+    record = explanation_record(explanation)
+    task_id = record["task"]
+    # Cards in the list's order, cut into slices of equal numbers of queries holding
+    # about CARDS_PER_FILE JSON bytes each (measured on the whole task, once); the list
+    # names the position each slice starts at.
+    order = [q[0] for q in record["queries"]]
+    size = len(json.dumps(record["cards"], separators=(",", ":")))
+    per_file = max(1, len(order) * CARDS_PER_FILE // max(size, 1))
+    starts = list(range(0, max(len(order), 1), per_file))
+    slices = [{q: record["cards"][q] for q in order[start:start + per_file]}
+              for start in starts]
+    listing = {
+        "format": record["format"], "kind": "queries", "task": task_id,
+        "primary": record["primary"], "metrics": record["metrics"],
+        "queries": record["queries"], "corpus_size": corpus_size, "card_files": starts,
+        "texts": ({"refs": texts.refs, "licence": texts.licence, "source": texts.source}
+                  if texts.refs else None),
+        "upstream": texts.upstream,
+    }
+    files = {queries_file(task_id): packed(listing)[0]}
+    for part, cards in enumerate(slices):
+        files[cards_file(task_id, part)] = packed({
+            "format": record["format"], "kind": "cards", "task": task_id, "part": part,
+            "fields": record["fields"], "cards": cards})[0]
+    for digest in texts.refs.values():
+        files[text_file(digest)] = texts.parts[digest]
+    return TaskFiles(task_id, files, texts.refs)
+
+
+def explain_inputs(task: Task, data: TaskData, data_dir: Path, sheet: object,
+                   runs: Mapping[str, object], predictions: object | None) -> TaskFiles:
+    """A scored task's files, from the inputs it was scored from."""
+    from leaderboard.explain import explain_task
+
+    explanation = explain_task(task, data, sheet, runs, predictions)  # type: ignore[arg-type]
+    return task_files(explanation, task_texts(task, data, data_dir), data.corpus_size)
+
+
+# --------------------------------------------------------------------------- a submission
+
+def inputs_digest(inputs_sha256: Mapping[str, str]) -> str:
+    """One digest of the inputs a results file records (``inputs_sha256``)."""
+    text = json.dumps(dict(inputs_sha256), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def manifest_of(submission_id: str, tasks: Iterable[TaskFiles],
+                inputs_sha256: Mapping[str, str]) -> dict:
+    files: dict[str, dict[str, object]] = {}
+    listed: dict[str, dict[str, object]] = {}
+    for t in sorted(tasks, key=lambda t: t.task_id):
+        for path, data in t.files.items():
+            files[path] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        listed[t.task_id] = {"queries": queries_file(t.task_id),
+                             "cards": sorted((p for p in t.files if p.startswith(
+                                 f"{t.task_id}.cards.")), key=lambda p: int(p.split(".")[-3])),
+                             "texts": dict(sorted(t.text_refs.items()))}
+    return {"format": MANIFEST_FORMAT, "submission": submission_id,
+            "inputs_digest": inputs_digest(inputs_sha256), "tasks": listed,
+            "files": dict(sorted(files.items()))}
+
+
+def write_explanations(submission_root: Path, tasks: list[TaskFiles],
+                       inputs_sha256: Mapping[str, str]) -> Path:
+    """Replace the submission's explanation folder with ``tasks``' files, all at once:
+    the new folder is written beside the submission and swapped in by two renames, so
+    a failure leaves the previous files as they were. Returns the folder."""
+    import tempfile
+
+    target = explain_dir(submission_root)
+    parent = submission_root.parent
+    # A previous write that died between its renames left its folders here.
+    for stale in parent.glob(f".{submission_root.name}.explain-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{submission_root.name}.explain-new-", dir=parent))
+    try:
+        for t in tasks:
+            for rel, data in t.files.items():
+                path = work / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if not path.exists():  # a text part several tasks share
+                    path.write_bytes(data)
+        manifest = manifest_of(submission_root.name, tasks, inputs_sha256)
+        (work / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n",
+                                     encoding="utf-8")
+        for path in [work, *work.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{submission_root.name}.explain-old-",
+                                        dir=parent))
+            os.replace(target, old / EXPLAIN_DIR)
+        os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def read_manifest(submission_root: Path) -> dict | None:
+    """A submission's explanation manifest, or None when it has no explanation files."""
+    path = explain_dir(submission_root) / MANIFEST
+    if not path.is_file():
+        return None
+    doc = unpacked(path.read_bytes(), str(path))
+    if doc.get("format") != MANIFEST_FORMAT or not isinstance(doc.get("tasks"), dict):
+        raise ExplainFilesError(f"{path}: not an explanation manifest ({MANIFEST_FORMAT})")
+    return doc
+
+
+def explain_problem(submission_root: Path, inputs_sha256: Mapping[str, str]) -> str | None:
+    """Why a scored submission's explanation files do not go with its ``results.json``
+    (recorded ``inputs_sha256``), or None when they do. Starts with ``explain/``."""
+    try:
+        manifest = read_manifest(submission_root)
+    except (ExplainFilesError, OSError) as exc:
+        return f"{EXPLAIN_DIR}/{MANIFEST} cannot be read ({exc})"
+    if manifest is None:
+        return f"{EXPLAIN_DIR}/ is missing (the query explorer's files)"
+    if manifest.get("inputs_digest") != inputs_digest(inputs_sha256):
+        return f"{EXPLAIN_DIR}/ was computed from other files than results.json"
+    return None

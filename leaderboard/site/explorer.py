@@ -1,0 +1,256 @@
+"""The site's per-query explorer: one static page (``explore.html``) and the small files
+its script reads.
+
+The explorer shows a verified submission's queries on a task (the query list), one
+query's card, two submissions side by side (compare mode) and a heatmap of queries x
+submissions. Its figures come from each submission's explanation files, which scoring
+writes beside the runs (:mod:`leaderboard.explain_files`); the site never holds a copy of
+per-query data per submission unless those files are in the repository's own folder
+store, in which case the build copies them in (small deployments, the quickstart site).
+With ``$LEADERBOARD_EXPLAIN_URL`` set the browser fetches them from the store instead
+(:func:`leaderboard.explain_files.store_url`), so the site's size does not grow with the
+number of submissions beyond the few bytes of the index below.
+
+What the build writes under ``explore/``:
+
+* ``index.json``: every verified submission (name, type, page, where its explanation
+  files are, whether it has any), every task (title, primary metric, heatmap family and
+  how the heatmap groups its rows) and the heatmap families;
+* ``tasks/<task id>.json``: the verified submissions that have the task (by position
+  in the index), best first on its primary metric (the compare picker and the heatmap's
+  default columns);
+* ``data/<submission>/...`` and ``texts/<sha256>.json.gz``: the copied explanation files
+  (folder store only), each text part once for the whole site.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from leaderboard.explain_files import (
+    MANIFEST,
+    ExplainFilesError,
+    explain_dir,
+    read_manifest,
+    store_url,
+)
+from leaderboard.registry import Task, all_tasks
+from leaderboard.site.board import Board
+from leaderboard.site.layout import FOLLOWTABLE_CONSTRAINT_NAMES
+
+EXPLORER_PAGE = "explore.md"
+DATA = "explore"
+INDEX_FORMAT = "followboard-explorer/1"
+# Metrics over [-1, 1]: shown with their sign, drawn on a diverging scale.
+SIGNED_METRICS = ("p-MRR", "IRS")
+
+
+@dataclass(frozen=True)
+class Family:
+    """Tasks one heatmap shows together, and how it groups their queries."""
+
+    id: str
+    title: str
+    group_by: str      # "constraint": by each query's constraint type; else by task
+    tasks: tuple[str, ...]
+
+
+def family_key(task: Task) -> tuple[str, str]:
+    """(family id, what the heatmap groups by) of a task: FollowTable datasets on their
+    own, grouped by constraint type; FollowIR's collections together; mFollowIR's and
+    each PI-Indic task's languages together (a cross-lingual PI-Indic task with the
+    other target languages of its query language), grouped by language."""
+    if task.group_by:
+        return task.id, "constraint"
+    views = task.views
+    if "pi_task" in views:
+        key = f"{task.benchmark}/{views['pi_task']}"
+        if views.get("setting"):
+            key += f"/{views['setting']}"
+        if views.get("setting") == "cross-lingual":
+            key += f"/{views['language']}"
+        return key, "language"
+    return task.benchmark, "collection" if "collection" in views else "language"
+
+
+def _common_words(titles: list[str]) -> int:
+    words = [t.split() for t in titles]
+    n = 0
+    while all(len(w) > n + 1 for w in words) and len({w[n] for w in words}) == 1:
+        n += 1
+    return n
+
+
+def _named(tasks: list[Task]) -> tuple[str, list[str]]:
+    """A family's title and each task's short name in it. Titles with a comma
+    ("PI-Indic val150 T1 ..., Hindi") name the family before it and the task after it;
+    others ("FollowIR Core17") share their first words."""
+    titles = [t.title for t in tasks]
+    heads = {t.partition(",")[0].strip() for t in titles}
+    if len(heads) == 1 and all("," in t for t in titles):
+        return heads.pop(), [t.partition(",")[2].strip() for t in titles]
+    if len(titles) == 1:
+        return titles[0], titles
+    n = _common_words(titles)
+    return " ".join(titles[0].split()[:n]), [" ".join(t.split()[n:]) for t in titles]
+
+
+def families(tasks: list[Task]) -> dict[str, Family]:
+    members: dict[str, list[Task]] = {}
+    kinds: dict[str, str] = {}
+    for task in tasks:
+        key, kind = family_key(task)
+        members.setdefault(key, []).append(task)
+        kinds[key] = kind
+    out = {}
+    for key, ts in members.items():
+        title, _ = _named(ts)
+        if "/cross-lingual/" in key:
+            title += f" from {_language(ts[0])}"
+        out[key] = Family(key, title, kinds[key], tuple(t.id for t in ts))
+    return out
+
+
+def _language(task: Task) -> str:
+    """The query language's name, from a cross-lingual title "..., Hindi to Tamil"."""
+    tail = task.title.rsplit(",", 1)[-1].strip()
+    return tail.split(" to ")[0] if " to " in tail else task.views.get("language", "")
+
+
+def task_labels(family: Family, registry: dict[str, Task]) -> dict[str, str]:
+    """Each task's short name inside its family: "Hindi", "to Tamil", "Core17"."""
+    _, labels = _named([registry[t] for t in family.tasks])
+    if "/cross-lingual/" in family.id:  # "Hindi to Tamil" in a family "from Hindi"
+        labels = [f"to {label.split(' to ', 1)[-1]}" for label in labels]
+    return dict(zip(family.tasks, labels))
+
+
+def _task_file(task_id: str) -> str:
+    return f"{DATA}/tasks/{task_id}.json"
+
+
+def _dump(path: Path, doc: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False,
+                               separators=(",", ":")), encoding="utf-8")
+
+
+def _copy_explanations(folder: Path, manifest: dict, docs: Path, slug: str,
+                       copied_texts: set[str]) -> int:
+    """Copy a submission's explanation files into the docs tree (folder store): its
+    task files under ``explore/data/<slug>/``, each text part once for the whole site.
+    Returns the bytes copied."""
+    source = explain_dir(folder)
+    target = docs / DATA / "data" / slug
+    total = 0
+    files = list(manifest.get("files", {}))
+    for rel in files:  # all checked before any is copied
+        # The manifest names files inside the explanation folder, nothing else.
+        if PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts or \
+                "\\" in rel or not rel.endswith(".json.gz"):
+            raise ExplainFilesError(f"{source / MANIFEST}: {rel!r} is not an explanation file")
+        if not (source / rel).is_file():
+            raise ExplainFilesError(f"{source / rel}: listed in {source / MANIFEST} but missing")
+    for rel in files:
+        src = source / rel
+        if rel.startswith("texts/"):
+            if rel in copied_texts:
+                continue
+            copied_texts.add(rel)
+            dst = docs / DATA / rel
+        else:
+            dst = target / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        total += src.stat().st_size
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source / MANIFEST, target / MANIFEST)
+    return total
+
+
+def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list[str]:
+    """Write the explorer page and its files into the docs tree; returns warnings
+    (submissions whose explanation files could not be read)."""
+    registry = all_tasks()
+    warnings: list[str] = []
+    fams = families(list(registry.values()))
+    labels: dict[str, str] = {}
+    for fam in fams.values():
+        labels.update(task_labels(fam, registry))
+    per_task: dict[str, list[tuple[float | None, str, bool]]] = {}
+    submissions: dict[str, dict[str, object]] = {}
+    copied_texts: set[str] = set()
+    for row in board.submissions:
+        sub = row.submission
+        assert sub is not None
+        remote = store_url(sub.id)
+        try:
+            manifest = read_manifest(sub.folder)
+        except (ExplainFilesError, OSError) as exc:
+            warnings.append(f"explorer: {exc}")
+            manifest = None
+        tasks = {tid: scores for tid, scores in row.system.tasks.items() if tid in registry}
+        explained = set(manifest["tasks"]) if manifest else set()
+        if remote is not None:
+            base = remote
+            if manifest is None:
+                # The store has them (a checkout need not): the browser says when not.
+                explained = set(tasks)
+        elif manifest is not None:
+            try:
+                _copy_explanations(sub.folder, manifest, docs, sub.slug, copied_texts)
+            except (ExplainFilesError, OSError) as exc:
+                warnings.append(f"explorer: {exc}")
+                explained = set()
+            base = f"{DATA}/data/{sub.slug}/"
+        else:
+            base = None
+        for tid, scores in tasks.items():
+            primary = scores.metrics.get(registry[tid].primary_metric)
+            per_task.setdefault(tid, []).append((primary, sub.slug, tid in explained))
+        submissions[sub.slug] = {
+            "id": sub.id, "name": row.name, "type": row.system.model.type,
+            "page": f"submissions/{sub.slug}.html",
+            # Where the browser fetches the files (relative to the explorer page, or a
+            # store URL), and whether there are any: scored before the explorer existed,
+            # a submission has per-query scores but no explanation files.
+            "base": base if (explained or remote is not None) else None,
+            "tasks": len(tasks), "explained": len(explained),
+        }
+    # A task file names submissions by their position in the index, with the primary
+    # metric to 6 decimals (it orders the heatmap's columns and labels the compare
+    # picker; the figures shown come from the explanation files): 1,000 submissions on
+    # 313 tasks are 5 MB of these files instead of 10.
+    position = {slug: i for i, slug in enumerate(submissions)}
+    for tid, entries in per_task.items():
+        # Best first on the task's primary metric; a missing figure last.
+        entries.sort(key=lambda e: (e[0] is None, -(e[0] or 0.0), e[1]))
+        _dump(docs / _task_file(tid), {"task": tid, "submissions": [
+            [position[slug], None if value is None else round(value, 6), int(has)]
+            for value, slug, has in entries]})
+    index = {
+        "format": INDEX_FORMAT,
+        "texts": f"{DATA}/texts/" if copied_texts else None,
+        "signed": list(SIGNED_METRICS),
+        "submissions": submissions,
+        # Task files name submissions by position here (a list: a JSON object's keys that
+        # look like numbers, "2024", would not keep their order in JavaScript).
+        "order": list(submissions),
+        "tasks": {tid: {"title": t.title, "label": labels.get(tid, t.title),
+                        "benchmark": t.benchmark, "primary": t.primary_metric,
+                        "family": family_key(t)[0], "file": _task_file(tid),
+                        "licence": t.source.licence}
+                  for tid, t in registry.items() if tid in per_task},
+        # FollowTable's constraint types by name (C1 semantic boundary, ...).
+        "group_names": dict(FOLLOWTABLE_CONSTRAINT_NAMES),
+        "families": {f.id: {"title": f.title, "group_by": f.group_by,
+                            "tasks": [t for t in f.tasks if t in per_task]}
+                     for f in fams.values() if any(t in per_task for t in f.tasks)},
+    }
+    _dump(docs / DATA / "index.json", index)
+    write(EXPLORER_PAGE, "explore.md.j2", index_url=f"{DATA}/index.json")
+    return warnings

@@ -1,0 +1,256 @@
+"""The per-query explanation (leaderboard.explain) and `leaderboard explain`.
+
+Every figure a card shows must be the engine's: the cards' per-document terms are held to
+:func:`leaderboard.explain.reference_card` (plain lists, one document at a time) and add up
+to the score sheet's per-query p-MRR and IRS, on real FollowTable data, on the FollowIR
+and mFollowIR fixtures in mteb's layout and on small runs built to hit each corner
+(a changed document a run leaves out, a query a run leaves out, ties).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from fixtures.mteb_collection import run_lines, write_collection
+from leaderboard.cli import main
+from leaderboard.explain import UnknownQueryError, explain_task, reference_card
+from leaderboard.pipeline import check_task_files, score_inputs
+from leaderboard.registry import get_task
+
+REPO = Path(__file__).resolve().parents[1]
+BM25_RUNS = REPO / "submissions" / "bm25s" / "runs"
+TOLERANCE = 1e-12
+
+
+def _lines(path: Path) -> dict[str, list[tuple[str, str, float]]]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    by_query: dict[str, list[tuple[str, str, float]]] = defaultdict(list)
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            qid, _, doc, _, score, _ = line.split()
+            by_query[qid].append((qid, doc, float(score)))
+    return by_query
+
+
+def _explained(task_id: str, files: dict[str, Path], data_dir: Path):  # noqa: ANN202
+    task = get_task(task_id)
+    report, inputs = check_task_files(task, data_dir, files)
+    assert inputs is not None, report.lines()
+    sheet = score_inputs(inputs)
+    return task, inputs, sheet, explain_task(task, inputs.data, sheet, inputs.runs,
+                                             inputs.predictions)
+
+
+def _check_against_reference(files: dict[str, Path], inputs, sheet, explanation) -> int:  # noqa: ANN001
+    """Every card equals the plain reference and the engine; returns the cards checked."""
+    original, altered = _lines(files["original"]), _lines(files["altered"])
+    corpus_size = inputs.data.corpus_size
+    with_irs = "IRS" in sheet.per_query
+    for query, card in explanation.cards.items():
+        topic = card.original_query
+        ref = reference_card(original.get(topic, []), altered.get(query, []), topic, query,
+                             [m.doc for m in card.changed], [m.doc for m in card.positive],
+                             corpus_size)
+        assert [d.doc for d in card.top["original"]] == ref["top_original"]
+        assert [d.doc for d in card.top["altered"]] == ref["top_altered"]
+        for move in card.changed + card.positive:
+            assert move.rank_original == ref["rank_original"].get(move.doc)
+            assert move.rank_altered == ref["rank_altered"].get(move.doc)
+        for move in card.changed:
+            assert move.p_mrr == pytest.approx(ref["p_mrr_terms"][move.doc], abs=TOLERANCE)
+        if card.changed:
+            engine = sheet.per_query["p-MRR"][query]
+            assert card.metrics["p-MRR"] == engine
+            assert ref["p_mrr"] == pytest.approx(engine, abs=TOLERANCE)
+            terms = sum(m.p_mrr for m in card.changed) / len(card.changed)
+            assert terms == pytest.approx(engine, abs=TOLERANCE)
+        else:
+            assert "p-MRR" not in card.metrics
+        if with_irs:
+            engine = sheet.per_query["IRS"][query]
+            assert card.metrics["IRS"] == engine
+            assert ref["irs"] == pytest.approx(engine, abs=TOLERANCE)
+            gains = sum(m.irs_gain for m in card.changed + card.positive)
+            assert gains == pytest.approx(card.irs_parts["S"], abs=TOLERANCE)
+            assert card.irs_parts["S"] == pytest.approx(ref["S"], abs=TOLERANCE)
+            assert card.irs_parts["S_ideal"] == pytest.approx(ref["S_ideal"], abs=TOLERANCE)
+            assert card.irs_parts["S_worst"] == pytest.approx(ref["S_worst"], abs=TOLERANCE)
+            if card.irs_parts["scale"] and all(card.run_lengths.values()):
+                shown = max(-1.0, min(1.0, gains / card.irs_parts["scale"]))
+                assert shown == pytest.approx(engine, abs=TOLERANCE)
+    return len(explanation.cards)
+
+
+def test_followtable_cards_equal_the_engine_and_the_plain_reference(data_dir: Path) -> None:
+    files = {role: BM25_RUNS / "followtable" / "wtr" / f"{role}.trec.gz"
+             for role in ("original", "altered")}
+    task, inputs, sheet, explanation = _explained("followtable/wtr", files, data_dir)
+    assert _check_against_reference(files, inputs, sheet, explanation) == 267
+    rows = {row.query: row for row in explanation.rows}
+    assert set(rows) == set(inputs.data.roles["altered"].query_ids)
+    for query, row in rows.items():
+        assert row.group == inputs.data.groups[query]
+        assert row.original_query == inputs.data.pairs[query]
+        topic = inputs.data.pairs[query]
+        assert row.metrics["original/nDCG@10"] == sheet.per_query["original/nDCG@10"][topic]
+        assert row.metrics["altered/nDCG@10"] == sheet.per_query["altered/nDCG@10"][query]
+    card = explanation.card("0_0")
+    t_minus = set(inputs.data.changed["0_0"])
+    assert {m.doc for m in card.changed} == t_minus
+    assert {m.doc for m in card.positive} == set(inputs.data.instruction_positive["0_0"])
+    for doc in card.top["original"]:
+        assert (doc.pair_role == "changed") == (doc.doc in t_minus)
+
+
+def _write_run(path: Path, rows: list[tuple[str, str, float]]) -> Path:
+    path.write_text("".join(f"{q} Q0 {d} {i + 1} {s!r} t\n" for i, (q, d, s) in enumerate(rows)),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def followir_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    data_dir = tmp_path_factory.mktemp("followir-data")
+    local = get_task("followir/core17").source.local_dir
+    collection = write_collection(data_dir / local, n_queries=5, pool_size=20, unchanged=1,
+                                  seed=3)
+    return data_dir, collection
+
+
+def test_followir_fixture_cards_equal_the_engine(followir_world, tmp_path: Path) -> None:
+    data_dir, collection = followir_world
+    rng = random.Random(7)
+    # Scores on a coarse grid: many ties, broken by docid descending.
+    scores = {q: {d: float(rng.randint(0, 4)) for d in collection.pools[q]}
+              for q in collection.base_ids}
+    altered_scores = {q: {d: float(rng.randint(0, 4)) for d in collection.pools[q]}
+                      for q in collection.base_ids}
+    files = {"original": tmp_path / "og.trec", "altered": tmp_path / "new.trec"}
+    files["original"].write_text("".join(run_lines(collection, "original", scores)))
+    files["altered"].write_text("".join(run_lines(collection, "altered", altered_scores)))
+    task, inputs, sheet, explanation = _explained("followir/core17", files, data_dir)
+    assert _check_against_reference(files, inputs, sheet, explanation) == 5
+    card = explanation.card(f"{collection.base_ids[1]}-changed")
+    assert card.original_query == f"{collection.base_ids[1]}-og"
+    assert {m.doc for m in card.changed} == set(collection.changed[collection.base_ids[1]])
+    assert card.positive == [] and card.irs_parts == {}
+    assert "instruction" in card.texts["altered"]
+    # The first query has no changed document: listed, without a p-MRR.
+    first = explanation.card(f"{collection.base_ids[0]}-changed")
+    assert first.changed == [] and "p-MRR" not in first.metrics
+
+
+def test_mfollowir_fixture_cards_equal_the_engine(tmp_path: Path) -> None:
+    local = get_task("mfollowir/fas").source.local_dir
+    collection = write_collection(tmp_path / "data" / local, n_queries=4, pool_size=15,
+                                  language="fas", seed=5)
+    files = {"original": tmp_path / "og.trec", "altered": tmp_path / "new.trec"}
+    files["original"].write_text("".join(run_lines(collection, "original", seed=2)))
+    files["altered"].write_text("".join(run_lines(collection, "altered", seed=9)))
+    _, inputs, sheet, explanation = _explained("mfollowir/fas", files, tmp_path / "data")
+    assert _check_against_reference(files, inputs, sheet, explanation) == 4
+
+
+def test_unranked_documents_and_unanswered_queries(followir_world, tmp_path: Path) -> None:
+    """A changed document a run leaves out has no rank and the rank p-MRR gives it; a query
+    a run leaves out scores 0 with every term 0 and no top list."""
+    data_dir, collection = followir_world
+    q1, q2 = collection.base_ids[1], collection.base_ids[2]
+    left_out = collection.changed[q1][0]
+    original = [(f"{q}-og", d, float(len(collection.pools[q]) - i))
+                for q in collection.base_ids for i, d in enumerate(collection.pools[q])]
+    altered = [(f"{q}-changed", d, float(len(collection.pools[q]) - i))
+               for q in collection.base_ids if q != q2
+               for i, d in enumerate(collection.pools[q]) if d != left_out or q != q1]
+    files = {"original": _write_run(tmp_path / "og.trec", original),
+             "altered": _write_run(tmp_path / "new.trec", altered)}
+    task = get_task("followir/core17")
+    # Leaving documents and a query out breaks the depth rule, so the runs are parsed
+    # without the checks against the task and scored as they are.
+    from leaderboard.data import load_task_data
+    from leaderboard.runs import read_run
+    from leaderboard.scoring import score_task
+
+    runs = {role: read_run(path).run for role, path in files.items()}
+    data = load_task_data(task, data_dir)
+    sheet = score_task(task, data, runs)
+    explanation = explain_task(task, data, sheet, runs)
+    card = explanation.card(f"{q1}-changed")
+    move = next(m for m in card.changed if m.doc == left_out)
+    assert move.rank_altered is None
+    assert move.p_mrr_rank_altered == card.run_lengths["altered"] + 1
+    assert move.rank_original == collection.pools[q1].index(left_out) + 1
+    silent = explanation.card(f"{q2}-changed")
+    assert silent.run_lengths["altered"] == 0 and silent.top["altered"] == []
+    assert all(m.p_mrr == 0.0 for m in silent.changed)
+    assert silent.metrics["p-MRR"] == 0.0
+
+
+def test_pi_indic_cards_rank_the_relevant_instruction(data_dir: Path) -> None:
+    files = {"run": BM25_RUNS / "pi-indic-val150" / "t1" / "hin" / "run.trec.gz"}
+    task, inputs, sheet, explanation = _explained("pi-indic-val150/t1/hin", files, data_dir)
+    assert len(explanation.rows) == 150
+    plain = _lines(files["run"])
+    for query, card in explanation.cards.items():
+        ranking = [d for _, d in sorted(((s, d) for _, d, s in plain[query]), reverse=True)]
+        assert [d.doc for d in card.top["run"]] == ranking[:10]
+        (relevant,) = card.changed
+        rank = relevant.rank_altered
+        assert rank == ranking.index(relevant.doc) + 1
+        expected_rr = 1.0 / rank if rank <= 10 else 0.0
+        assert card.metrics["RR@10"] == pytest.approx(expected_rr, abs=TOLERANCE)
+        assert card.metrics["RR@10"] == sheet.per_query["RR@10"][query]
+
+
+def test_t4_cards_show_label_and_probability(data_dir: Path) -> None:
+    files = {"predictions": BM25_RUNS / "pi-indic-val150" / "t4" / "hin" / "predictions.tsv"}
+    task, inputs, sheet, explanation = _explained("pi-indic-val150/t4/hin", files, data_dir)
+    assert len(explanation.rows) == sheet.n_queries
+    frame = inputs.predictions
+    probability = dict(zip(frame["pair_id"], frame["probability"]))
+    for pair_id, card in explanation.cards.items():
+        assert card.pair["probability"] == probability[pair_id]
+        predicted = int(card.pair["probability"] >= 0.5)
+        assert card.metrics["correct"] == float(predicted == card.pair["label"])
+
+
+def test_unknown_query_names_close_ids(data_dir: Path) -> None:
+    files = {"run": BM25_RUNS / "pi-indic-val150" / "t1" / "hin" / "run.trec.gz"}
+    *_, explanation = _explained("pi-indic-val150/t1/hin", files, data_dir)
+    with pytest.raises(UnknownQueryError, match=r"has no query 'p1x'; did you mean p1\b"):
+        explanation.card("p1x")
+
+
+def test_cli_lists_queries_worst_first_and_prints_a_card(data_dir: Path, capsys) -> None:  # noqa: ANN001
+    run_dir = BM25_RUNS / "followtable" / "wtr"
+    args = ["explain", "followtable/wtr", "--original", str(run_dir / "original.trec.gz"),
+            "--altered", str(run_dir / "altered.trec.gz"), "--data-dir", str(data_dir)]
+    assert main([*args, "--json", "--limit", "5"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    values = [row["metrics"]["IRS"] for row in listed["queries"]]
+    assert len(values) == 5 and values == sorted(values)
+    assert main([*args, "--query", "0_0", "--json"]) == 0
+    card = json.loads(capsys.readouterr().out)["card"]
+    assert card["query"] == "0_0" and card["group"] == "S1"
+    assert main([*args, "--query", "0_0"]) == 0
+    text = capsys.readouterr().out
+    assert "p-MRR term" in text and "IRS = S / " in text
+    assert main([*args, "--query", "0_99"]) == 1
+    assert "followtable/wtr has no query '0_99'" in capsys.readouterr().err
+    assert main([*args, "--sort", "nDCG@10"]) == 2
+    assert "not a per-query metric" in capsys.readouterr().err
+
+
+def test_cli_reports_a_missing_run_file(data_dir: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    run_dir = BM25_RUNS / "followtable" / "wtr"
+    code = main(["explain", "followtable/wtr", "--original", str(tmp_path / "nope.trec"),
+                 "--altered", str(run_dir / "altered.trec.gz"), "--data-dir", str(data_dir)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "nope.trec" in err and "Traceback" not in err

