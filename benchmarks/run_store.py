@@ -7,16 +7,18 @@ Prints
 
 1. the git growth of adding one full submission (default: the committed
    all-minilm-l6-v2, 308 run files), measured as the packed size of the objects its
-   commit adds to a fresh repository: in the old layout (runs and every per-query score in
-   git) and the new one with a dataset store (metadata.yaml, manifest.txt, results.json;
-   target under 100 KB);
+   commit adds to a fresh repository: in the old layout (runs, every per-query score and
+   the query explorer's explanation files in git), with the explanation files alone left
+   in git, and in the new layout with a dataset store (metadata.yaml, manifest.txt,
+   results.json naming the per-query file and the explanation manifest; target under
+   100 KB);
 2. the size of a clone (``git clone --no-local``, its .git folder) of a repository holding
    N synthetic submissions shaped like that one, in the new layout, measured; and in the
    old layout, N times the measured growth of one (N copies of 85 MB of runs do not fit
    the development machine's disk);
-3. the time CI spends fetching and verifying that submission's run files (and its
-   per-query file) from a folder store and from an HTTP store on the loopback address,
-   with the store's cache empty and full.
+3. the time CI spends fetching and verifying that submission's stored files (its runs,
+   per-query file and explanation files) from a folder store and from an HTTP store on
+   the loopback address, with the store's cache empty and full.
 
 Writes nothing in the repository (a temporary folder, removed unless --keep).
 """
@@ -39,8 +41,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
+from leaderboard.explain_files import (EXPLAIN_DIR, read_stored_manifest,  # noqa: E402
+                                       stored_refs)
 from leaderboard.report import Report  # noqa: E402
-from leaderboard.results import (PER_QUERY_NAME, RESULTS_NAME, read_results,  # noqa: E402
+from leaderboard.results import (RESULTS_NAME, read_results,  # noqa: E402
                                  write_results)
 from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles  # noqa: E402
 from leaderboard.store.locations import FolderStore, HttpsStore, parse_source  # noqa: E402
@@ -95,12 +99,21 @@ def git_layout(src: Path, dest: Path, sub_id: str, commit: str) -> None:
 
 
 def old_layout(src: Path, dest: Path, sub_id: str) -> None:
-    """Before the run store: runs and a results.json with every per-query score."""
+    """Before the run store: runs, a results.json with every per-query score, and the
+    explanation files."""
     folder = dest / "submissions" / sub_id
     folder.mkdir(parents=True)
     shutil.copyfile(src / "metadata.yaml", folder / "metadata.yaml")
     shutil.copytree(src / "runs", folder / "runs")
+    shutil.copytree(src / EXPLAIN_DIR, folder / EXPLAIN_DIR)
     write_results(folder / RESULTS_NAME, read_results(src / RESULTS_NAME))
+
+
+def explain_in_git_layout(src: Path, dest: Path, sub_id: str, commit: str) -> None:
+    """The runs and per-query scores in a dataset, the explanation files still in git (as
+    the store kept them before they were its files too)."""
+    git_layout(src, dest, sub_id, commit)
+    shutil.copytree(src / EXPLAIN_DIR, dest / "submissions" / sub_id / EXPLAIN_DIR)
 
 
 def synthetic_copy(src: Path, dest: Path, sub_id: str, rng: random.Random) -> None:
@@ -124,6 +137,8 @@ def synthetic_copy(src: Path, dest: Path, sub_id: str, rng: random.Random) -> No
     doc["systems"][0]["system_id"] = sub_id
     doc["inputs_sha256"] = {k: f"{rng.getrandbits(256):064x}" for k in doc["inputs_sha256"]}
     doc["per_query_file"]["sha256"] = f"{rng.getrandbits(256):064x}"
+    if "explain_manifest" in doc:
+        doc["explain_manifest"]["sha256"] = f"{rng.getrandbits(256):064x}"
     (folder / RESULTS_NAME).write_text(json.dumps(doc, sort_keys=True, indent=1) + "\n")
     manifest = load_manifest(src, Report(), MANIFEST_NAME)
     assert manifest is not None
@@ -183,11 +198,14 @@ def main() -> int:
         # 1. git growth of one submission
         old = commit_growth(new_repo(work / "old-one"),
                             lambda repo: old_layout(src, repo, src.name))
+        half = commit_growth(new_repo(work / "half-one"),
+                             lambda repo: explain_in_git_layout(src, repo, src.name, "0" * 40))
         new = commit_growth(new_repo(work / "new-one"),
                             lambda repo: git_layout(src, repo, src.name, "0" * 40))
-        print(f"git growth of adding it: old layout (runs and per-query scores in git) "
-              f"{mib(old)}; new layout (metadata.yaml, manifest.txt, results.json) "
-              f"{new / 1000:.1f} KB (target {GROWTH_TARGET_BYTES // 1000} KB, "
+        print(f"git growth of adding it: old layout (runs, per-query scores and explanation "
+              f"files in git) {mib(old)}; runs and per-query scores in the store, explanation "
+              f"files in git {mib(half)}; new layout (metadata.yaml, manifest.txt, "
+              f"results.json) {new / 1000:.1f} KB (target {GROWTH_TARGET_BYTES // 1000} KB, "
               f"{'met' if new < GROWTH_TARGET_BYTES else 'MISSED'}); {old / new:.0f}x less")
 
         # 2. a clone at N synthetic submissions
@@ -211,15 +229,21 @@ def main() -> int:
         results = read_results(src / RESULTS_NAME, per_query=False)
         if results.per_query_file is not None:
             refs.append(results.per_query_file.ref())
-        stored = sum(r.size if not r.gzip else (src / PER_QUERY_NAME).stat().st_size
-                     for r in refs)
+        explained = 0
+        if results.explain_manifest is not None:
+            local = SubmissionFiles(src.name, src, None, FolderStore(src.parent.parent))
+            listed = stored_refs(read_stored_manifest(local, results.explain_manifest))
+            refs += [results.explain_manifest.ref(), *listed]
+            explained = len(listed) + 1
+        stored = sum((src / r.path).stat().st_size for r in refs)
         root = work / "store"
         shutil.copytree(src, root / "submissions" / src.name)
         folder_files = SubmissionFiles(src.name, None, None, FolderStore(root),
                                        cache=work / "cache-folder")
         seconds = fetch_all(folder_files, refs)
-        print(f"fetch and verify {len(refs)} files ({mib(stored)}) from a folder store: "
-              f"{seconds:.2f} s ({stored / 2**20 / seconds:.0f} MiB/s)")
+        print(f"fetch and verify {len(refs)} files ({mib(stored)}; {explained} of them "
+              f"explanation files) from a folder store: {seconds:.2f} s "
+              f"({stored / 2**20 / seconds:.0f} MiB/s)")
         handler = functools.partial(_Quiet, directory=str(root))
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()

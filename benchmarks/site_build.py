@@ -11,21 +11,25 @@ view's table has one row per submission. The build is timed twice: cold (every
 significance test computed) and warm (the tier cache from the cold build reused, as on a
 rebuild where the scores did not change). Prints the figures; writes nothing in the repo.
 
-``--store folder`` or ``--store https`` writes each results.json as git keeps it with a run
-store and puts its per-query file in a folder store, or serves that folder over HTTP on
-the loopback address: the build then fetches and verifies every per-query file through
-the store (cold: the store's cache empty too; warm: from the cache).
-
-The explorer's explanation files live in a store outside the site, as for a public
-deployment (``$LEADERBOARD_EXPLAIN_URL``): a second local server, on another port (so the
-browser fetches them cross-origin, as from a Hugging Face dataset), holds synthetic
-explanation files of every submission for FollowTable WQT and the 12 PI-Indic T1 tasks
-(cards as large per query as real FollowTable cards), and the committed BM25 submission's
-real files (its WQT cards: 1,386 queries in 15 slices, 1.1 MB gzipped), whose results
-join the tree.
+The explorer's explanation files live in the run store, as for a public deployment:
+one setting (``$FOLLOWBOARD_RUN_STORE``) says where, and the site derives from it where
+the browser fetches them (leaderboard/explain_files.py, ``browser_base``). Here the store
+is a local HTTP server on another port (so the browser fetches them cross-origin, as
+from a Hugging Face dataset), holding synthetic explanation files of every submission
+for FollowTable WQT and the 12 PI-Indic T1 tasks (cards as large per query as real
+FollowTable cards), and the committed BM25 submission's real files (its WQT cards: 1,386
+queries in 15 slices, 1.1 MB gzipped), whose results join the tree; each results.json
+names its explanation manifest, which the build reads through the store, verified.
 Chromium then times, from a fresh cache, how long a list, a card, compare mode and the
 heatmaps take from navigation to drawn; and, for the option of computing cards in the
 browser from the runs, how long fetching, inflating and parsing BM25's two WQT runs takes.
+
+``--store`` says where the per-query scores are: in each results.json (``none``, the
+default), or in the run store as ``per-query.json.gz`` beside the explanation files
+(``https``: the same HTTP server; ``folder``: a folder store, whose explanation files
+the site then copies, as it does for the repository's own folder store). The build reads
+and verifies every per-query file through the store (cold: the store's cache empty too;
+warm: from the cache).
 """
 
 from __future__ import annotations
@@ -46,10 +50,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
-from leaderboard.explain_files import STORE_URL_ENV, explain_dir  # noqa: E402
-from leaderboard.results import read_results  # noqa: E402
+from leaderboard.explain_files import explain_dir  # noqa: E402
+from leaderboard.results import PER_QUERY_NAME, read_results  # noqa: E402
 from leaderboard.site import build_site  # noqa: E402
-from leaderboard.site.synthetic import write_explanations, write_tree  # noqa: E402
+from leaderboard.site.synthetic import (name_explanations, write_explanations,  # noqa: E402
+                                        write_tree)
+from leaderboard.store.locations import STORE_ENV, FolderStore  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # The tasks whose synthetic explanation files the store holds: one FollowTable dataset
@@ -85,27 +91,33 @@ class _StoreHandler(_QuietHandler):
 
 
 def write_store(root: Path, store: Path, seed: int = 7) -> tuple[int, float]:
-    """Synthetic explanation files of every synthetic submission for EXPLAINED_TASKS, and
-    the committed BM25 submission (its results in the tree, its files in the store).
-    Returns (files, MiB) of the store."""
+    """Synthetic explanation files of every synthetic submission for EXPLAINED_TASKS in the
+    run store folder ``store`` (``submissions/<id>/explain/``, as `runs push` leaves
+    them), each named in its results.json; and the committed BM25 submission (its results
+    in the tree; its per-query file, explanation files and WQT runs in the store).
+    Returns (files, MiB) of the explanation files in the store."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
+    in_store = store / "submissions"
     for folder in sorted((root / "submissions").iterdir()):
-        results = read_results(folder / "results.json")
-        write_explanations(store, folder.name, results, EXPLAINED_TASKS, rng)
+        results_path = folder / "results.json"
+        results = read_results(results_path, FolderStore(store))
+        written = write_explanations(in_store, folder.name, results, EXPLAINED_TASKS, rng)
+        name_explanations(results_path, written)
     real = REPO / "submissions" / REAL
     target = root / "submissions" / REAL
     target.mkdir(parents=True, exist_ok=True)
     for name in ("metadata.yaml", "results.json"):
         shutil.copyfile(real / name, target / name)
-    shutil.copytree(explain_dir(real), store / REAL / "explain", dirs_exist_ok=True)
+    shutil.copytree(explain_dir(real), in_store / REAL / "explain", dirs_exist_ok=True)
+    shutil.copyfile(real / PER_QUERY_NAME, in_store / REAL / PER_QUERY_NAME)
     # The runs, for the cost of computing a card in the browser from them instead.
     for role in ("original", "altered"):
-        run = store / REAL / "runs" / f"wqt-{role}.trec.gz"
+        run = in_store / REAL / "runs" / "followtable" / "wqt" / f"{role}.trec.gz"
         run.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(real / "runs" / "followtable" / "wqt" / f"{role}.trec.gz", run)
-    files = [p for p in store.rglob("*") if p.is_file()]
+    files = [p for p in in_store.glob("*/explain/**/*") if p.is_file()]
     return len(files), sum(p.stat().st_size for p in files) / 2**20
 
 
@@ -236,14 +248,14 @@ def measure_explorer(site: Path, store_url: str, repeats: int = 5
                     const t0 = performance.now();
                     const lines = [];
                     for (const role of ['original', 'altered']) {
-                        const r = await fetch(store + 'runs/wqt-' + role + '.trec.gz', {cache: 'no-store'});
+                        const r = await fetch(store + 'runs/followtable/wqt/' + role + '.trec.gz', {cache: 'no-store'});
                         const text = await new Response(r.body.pipeThrough(
                             new DecompressionStream('gzip'))).text();
                         for (const line of text.split('\\n')) {
                             if (line) { const f = line.split(/\\s+/); lines.push([f[0], f[2], +f[4]]); }
                         }
                     }
-                    return performance.now() - t0; }""", store_url + REAL + "/"))
+                    return performance.now() - t0; }""", store_url + f"submissions/{REAL}/"))
             out.append(("BM25's two WQT runs fetched, inflated and parsed in the browser "
                         "(no ranking yet)", times))
             browser.close()
@@ -265,7 +277,9 @@ def main() -> int:
                         help="with --keep: only time the sort, on the site already built there")
     parser.add_argument("--store", choices=("none", "folder", "https"), default="none",
                         help="where the per-query scores are: in results.json (none, the "
-                             "default), or in a run store read through a folder or HTTP")
+                             "default), or in the run store beside the explanation files "
+                             "(https: the HTTP store; folder: a folder store, whose "
+                             "explanation files the site copies)")
     parser.add_argument("--read-only", action="store_true",
                         help="only time reading every results file (load_rows), twice: "
                              "the part of the build a run store changes")
@@ -275,28 +289,25 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         root, cache = work / "root", work / "cache"
-        store = work / "store" if args.store != "none" else None
+        # The run store: explanation files always, per-query files unless --store none.
+        store = work / "store"
         t0 = time.perf_counter()
-        explain_store = work / "explain-store"
         if not (args.reuse_tree and (root / "submissions").is_dir()):
+            shutil.rmtree(store, ignore_errors=True)
             write_tree(root, args.submissions, n_queries=args.queries, hostile=False,
-                       run_files=1, per_query_store=store)
+                       run_files=1, per_query_store=store if args.store != "none" else None)
         # Written afresh even on a reused tree: the files follow the code's format.
-        shutil.rmtree(explain_store, ignore_errors=True)
-        store_files, store_mib = write_store(root, explain_store)
+        shutil.rmtree(store / "submissions" / REAL, ignore_errors=True)
+        for old in store.glob("submissions/*/explain"):
+            shutil.rmtree(old)
+        store_files, store_mib = write_store(root, store)
         gen = time.perf_counter() - t0
-        store_server, store_url = _serve(explain_store, cors=True)
-        os.environ[STORE_URL_ENV] = store_url + "{submission}/explain/"
-        server = None
-        if store is not None:
-            os.environ["FOLLOWBOARD_STORE_CACHE"] = str(work / "store-cache")
-            if args.store == "https":
-                server, url = _serve(store)
-                os.environ["FOLLOWBOARD_RUN_STORE"] = url
-            else:
-                os.environ["FOLLOWBOARD_RUN_STORE"] = str(store)
-            stored = sum(p.stat().st_size for p in store.rglob("*") if p.is_file()) / 2**20
-            print(f"per-query scores in a {args.store} run store: {stored:.0f} MiB of "
+        store_server, store_url = _serve(store, cors=True)
+        os.environ["FOLLOWBOARD_STORE_CACHE"] = str(work / "store-cache")
+        os.environ[STORE_ENV] = str(store) if args.store == "folder" else store_url
+        if args.store != "none":
+            stored = sum(p.stat().st_size for p in store.glob(f"submissions/*/{PER_QUERY_NAME}"))
+            print(f"per-query scores in a {args.store} run store: {stored / 2**20:.0f} MiB of "
                   f"per-query.json.gz")
         if not args.sort_only:
             shutil.rmtree(cache, ignore_errors=True)  # the first build is really cold
@@ -311,16 +322,17 @@ def main() -> int:
                       f"{time.perf_counter() - wall:.1f} s wall, "
                       f"{time.process_time() - cpu:.1f} s CPU, "
                       f"load average {os.getloadavg()[0]:.1f}")
-            if server is not None:
-                server.shutdown()
+            store_server.shutdown()
             return 0
         data_mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
         print(f"synthetic tree: {args.submissions} submissions x every task (and the "
               f"committed {REAL}), {args.queries} queries per task, {data_mb:.0f} MiB, "
               f"written with the store in {gen:.1f} s")
-        print(f"explanation store (outside the site): {store_files} files, {store_mib:.0f} MiB "
-              f"({len(EXPLAINED_TASKS)} tasks of each synthetic submission, every task of "
-              f"{REAL}); a real submission of every task holds 3.3-4.7 MiB of them")
+        where = "copied into the site" if args.store == "folder" else "outside the site"
+        print(f"explanation files in the run store ({where}): {store_files} files, "
+              f"{store_mib:.0f} MiB ({len(EXPLAINED_TASKS)} tasks of each synthetic "
+              f"submission, every task of {REAL}); a real submission of every task holds "
+              "3.3-4.7 MiB of them")
         print(f"machine: {cpu_description()}")
         for label in () if args.sort_only else ("cold", "warm"):
             out = work / f"site-{label}"
@@ -334,7 +346,7 @@ def main() -> int:
             gz = len(gzip.compress((out / page).read_bytes(), 6)) / 2**20
             # The build is single-threaded: on an idle machine its wall time is about its
             # CPU time; on a shared one (load average above the core count) wall > CPU.
-            print(f"build ({label} tier{' and store' if store else ''} cache): "
+            print(f"build ({label} tier and store cache): "
                   f"{result.seconds:.1f} s wall, {cpu:.1f} s CPU, "
                   f"load average {load:.1f} "
                   f"(results + tiers + render {result.render_seconds:.1f} s, "
@@ -347,8 +359,6 @@ def main() -> int:
             explorer = explorer_bytes(out)
             print(f"explorer in the site ({label}): {sum(explorer.values()) / 2**20:.2f} MiB: "
                   + ", ".join(f"{k} {v / 2**20:.2f} MiB" for k, v in explorer.items()))
-        if server is not None:
-            server.shutdown()
         if not args.no_browser:
             if not Path(CHROMIUM).exists():
                 print(f"sort timing skipped: {CHROMIUM} not installed")

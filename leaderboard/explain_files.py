@@ -17,18 +17,26 @@ parse) and writes, beside the runs, under ``submissions/<id>/explain/``:
   submission of a task, and many tasks share them (PI-Indic's T1 and T2 from Hindi ask
   the same Hindi personas), so each is named by the SHA-256 of its JSON and a store or
   a site keeps one copy;
-* ``manifest.json``: every file with its SHA-256 and size, the tasks and their files,
-  and the digest of the inputs they were computed from (the ``inputs_sha256`` that
+* ``manifest.json``: every file by the size and SHA-256 of the JSON it inflates to (so
+  the names do not depend on which zlib wrote the bytes), the tasks and their files, and
+  the digest of the inputs they were computed from (the ``inputs_sha256`` that
   ``results.json`` records), so a reader can tell stale files from current ones.
+  ``results.json`` names this manifest by its own size and SHA-256 (``explain_manifest``):
+  those few bytes in git pin every explanation file.
 
 Files are gzipped JSON (fixed compression, no timestamp), so rescoring the same runs
 gives byte-identical files. The browser inflates them itself (``DecompressionStream``),
 which works the same whether a static server, GitHub Pages or a Hugging Face ``resolve``
 URL serves them.
 
-**Where they live is decided here and nowhere else**: :func:`explain_dir` (where scoring
-writes them) and :func:`store_url` (where a published site fetches them; unset, the
-site build copies them into the site). A run store routes both through itself.
+**They are kept where the runs are kept**, as derived files of the run store
+(:mod:`leaderboard.store`): scoring writes them into the submission's folder
+(:func:`explain_dir`), `leaderboard runs push` moves them to the configured store beside
+the runs (``submissions/<id>/explain/...``), `runs pull` and `runs verify` fetch them,
+and every reader gets them through :class:`leaderboard.store.files.SubmissionFiles`,
+verified by size and SHA-256 (:func:`read_stored_manifest`, :func:`stored_refs`). Where
+a published site's browser fetches them from is derived from the same store
+(:func:`browser_base`): a folder store's files are copied into the site.
 """
 
 from __future__ import annotations
@@ -37,28 +45,38 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.locations import FolderStore, HttpsStore, store_path
 
 if TYPE_CHECKING:
     from leaderboard.data.base import TaskData
     from leaderboard.explain import TaskExplanation
     from leaderboard.registry import Task
+    from leaderboard.results import ExplainManifestFile, ResultsFile
 
 #: The folder of a submission that holds its explanation files.
 EXPLAIN_DIR = "explain"
 MANIFEST = "manifest.json"
 TEXTS_DIR = "texts"
-MANIFEST_FORMAT = "followboard-explain-manifest/1"
-#: ``{submission}`` is replaced by the submission id: where a published site's browser
-#: fetches a submission's explanation folder (e.g. a Hugging Face dataset's
-#: ``https://huggingface.co/datasets/ORG/REPO/resolve/main/{submission}/explain/``).
-STORE_URL_ENV = "LEADERBOARD_EXPLAIN_URL"
+#: /2: files named by the size and SHA-256 of their JSON (/1 named the gzip bytes).
+MANIFEST_FORMAT = "followboard-explain-manifest/2"
 #: gzip level of every file: fixed, so identical content gives identical bytes.
 GZIP_LEVEL = 9
+# Bounds on a manifest's listing, far above a submission of every task (708 files, the
+# largest 0.3 MB of JSON), so a damaged manifest cannot make a reader fetch without end.
+MAX_EXPLAIN_FILES = 10_000
+MAX_EXPLAIN_FILE_BYTES = 64 * 1024 * 1024
+# A path inside the explanation folder: plain names, '/' between folders, gzipped JSON.
+_FILE_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*\.json\.gz")
+_SHA256_RE = re.compile(r"[0-9a-f]{64}")
 
 
 class ExplainFilesError(ValueError):
@@ -66,22 +84,9 @@ class ExplainFilesError(ValueError):
 
 
 def explain_dir(submission_root: Path) -> Path:
-    """Where scoring writes a submission's explanation files (the run store's place)."""
+    """Where scoring writes a submission's explanation files; `runs push` moves them to
+    the run store's place for them, ``submissions/<id>/explain/``."""
     return submission_root / EXPLAIN_DIR
-
-
-def store_url(submission_id: str, environ: Mapping[str, str] | None = None) -> str | None:
-    """The URL a published site fetches ``submission_id``'s explanation folder from, or
-    None when the site build copies the files into the site (``$LEADERBOARD_EXPLAIN_URL``
-    unset: the default, for the repository's own folder store)."""
-    env = os.environ if environ is None else environ
-    template = env.get(STORE_URL_ENV, "").strip()
-    if not template:
-        return None
-    from urllib.parse import quote
-
-    url = template.replace("{submission}", quote(submission_id, safe=""))
-    return url if url.endswith("/") else url + "/"
 
 
 def queries_file(task_id: str) -> str:
@@ -266,7 +271,10 @@ def manifest_of(submission_id: str, tasks: Iterable[TaskFiles],
     listed: dict[str, dict[str, object]] = {}
     for t in sorted(tasks, key=lambda t: t.task_id):
         for path, data in t.files.items():
-            files[path] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+            # Named by what each file inflates to, as the per-query file is: another zlib
+            # writes other bytes for the same JSON, and the names must not change with it.
+            content = gzip.decompress(data)
+            files[path] = {"sha256": hashlib.sha256(content).hexdigest(), "bytes": len(content)}
         listed[t.task_id] = {"queries": queries_file(t.task_id),
                              "cards": sorted((p for p in t.files if p.startswith(
                                  f"{t.task_id}.cards.")), key=lambda p: int(p.split(".")[-3])),
@@ -274,6 +282,15 @@ def manifest_of(submission_id: str, tasks: Iterable[TaskFiles],
     return {"format": MANIFEST_FORMAT, "submission": submission_id,
             "inputs_digest": inputs_digest(inputs_sha256), "tasks": listed,
             "files": dict(sorted(files.items()))}
+
+
+def explanation_manifest(submission_id: str, tasks: Iterable[TaskFiles],
+                         inputs_sha256: Mapping[str, str]) -> bytes:
+    """The bytes of ``manifest.json`` for ``tasks``' files: what results.json names
+    (:class:`leaderboard.results.ExplainManifestFile`), also where nothing is written
+    (`ci pr-check` computes the results.json publishing will write)."""
+    doc = manifest_of(submission_id, tasks, inputs_sha256)
+    return (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
 
 
 def write_explanations(submission_root: Path, tasks: list[TaskFiles],
@@ -296,9 +313,8 @@ def write_explanations(submission_root: Path, tasks: list[TaskFiles],
                 path.parent.mkdir(parents=True, exist_ok=True)
                 if not path.exists():  # a text part several tasks share
                     path.write_bytes(data)
-        manifest = manifest_of(submission_root.name, tasks, inputs_sha256)
-        (work / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n",
-                                     encoding="utf-8")
+        (work / MANIFEST).write_bytes(explanation_manifest(submission_root.name, tasks,
+                                                          inputs_sha256))
         for path in [work, *work.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         old = None
@@ -315,26 +331,87 @@ def write_explanations(submission_root: Path, tasks: list[TaskFiles],
     return target
 
 
-def read_manifest(submission_root: Path) -> dict | None:
-    """A submission's explanation manifest, or None when it has no explanation files."""
-    path = explain_dir(submission_root) / MANIFEST
-    if not path.is_file():
-        return None
-    doc = unpacked(path.read_bytes(), str(path))
-    if doc.get("format") != MANIFEST_FORMAT or not isinstance(doc.get("tasks"), dict):
-        raise ExplainFilesError(f"{path}: not an explanation manifest ({MANIFEST_FORMAT})")
+def parse_manifest(data: bytes, where: str) -> dict:
+    """An explanation manifest's document, its listing checked: every file a plain path
+    inside the explanation folder, with a size and a SHA-256, within the bounds above.
+    Raises :class:`ExplainFilesError` naming ``where``."""
+    doc = unpacked(data, where)
+    if doc.get("format") != MANIFEST_FORMAT or not isinstance(doc.get("tasks"), dict) \
+            or not isinstance(doc.get("files"), dict):
+        raise ExplainFilesError(f"{where}: not an explanation manifest ({MANIFEST_FORMAT})")
+    files = doc["files"]
+    if len(files) > MAX_EXPLAIN_FILES:
+        raise ExplainFilesError(f"{where}: lists {len(files)} files, over the limit of "
+                                f"{MAX_EXPLAIN_FILES}")
+    for rel, entry in files.items():
+        if not _FILE_RE.fullmatch(rel) or ".." in rel.split("/") or rel == MANIFEST:
+            raise ExplainFilesError(f"{where}: {rel!r} is not an explanation file")
+        size = entry.get("bytes") if isinstance(entry, dict) else None
+        sha = entry.get("sha256") if isinstance(entry, dict) else None
+        if not isinstance(size, int) or isinstance(size, bool) or not \
+                0 < size <= MAX_EXPLAIN_FILE_BYTES or not isinstance(sha, str) \
+                or not _SHA256_RE.fullmatch(sha):
+            raise ExplainFilesError(f"{where}: {rel!r} needs its size (1 to "
+                                    f"{MAX_EXPLAIN_FILE_BYTES} bytes) and SHA-256")
     return doc
 
 
-def explain_problem(submission_root: Path, inputs_sha256: Mapping[str, str]) -> str | None:
-    """Why a scored submission's explanation files do not go with its ``results.json``
-    (recorded ``inputs_sha256``), or None when they do. Starts with ``explain/``."""
+def stored_refs(manifest: dict) -> list[StoredRef]:
+    """Every file a (parsed) manifest lists, as the run store names it: its path in the
+    submission folder and the size and SHA-256 of what it inflates to."""
+    return [StoredRef(f"{EXPLAIN_DIR}/{rel}", entry["bytes"], entry["sha256"], gzip=True)
+            for rel, entry in sorted(manifest["files"].items())]
+
+
+def read_stored_manifest(files: SubmissionFiles, named: ExplainManifestFile) -> dict:
+    """The manifest results.json names, through the run store (the submission's folder,
+    the store, the cache or the manifest's source: wherever it is, never requiring it to
+    be local), verified against its size and SHA-256 before it is parsed. Raises
+    :class:`leaderboard.store.files.StoreError` or :class:`ExplainFilesError`."""
+    return parse_manifest(files.read(named.ref()), files.display(named.path))
+
+
+def explain_problem(files: SubmissionFiles, results: ResultsFile) -> str | None:
+    """Why a scored submission's explanation files do not go with its ``results.json``,
+    or None when they do: results.json names none (scored before the explorer), the
+    manifest it names cannot be had or read, or it was computed from other inputs than
+    results.json records. Starts with ``explain/``. Only the manifest is read."""
+    named = results.explain_manifest
+    if named is None:
+        return (f"{EXPLAIN_DIR}/ is missing (results.json names no explanation files: "
+                "scored before the query explorer)")
     try:
-        manifest = read_manifest(submission_root)
-    except (ExplainFilesError, OSError) as exc:
-        return f"{EXPLAIN_DIR}/{MANIFEST} cannot be read ({exc})"
-    if manifest is None:
-        return f"{EXPLAIN_DIR}/ is missing (the query explorer's files)"
-    if manifest.get("inputs_digest") != inputs_digest(inputs_sha256):
+        manifest = read_stored_manifest(files, named)
+    except StoreError as exc:
+        return f"{named.path}: {exc.message}"
+    except ExplainFilesError as exc:
+        return f"{named.path} cannot be read ({exc})"
+    if manifest.get("inputs_digest") != inputs_digest(results.inputs_sha256 or {}):
         return f"{EXPLAIN_DIR}/ was computed from other files than results.json"
+    return None
+
+
+def browser_base(files: SubmissionFiles) -> str | None:
+    """Where a published site's browser fetches a submission's explanation files when the
+    site does not copy them, from the run store: a Hugging Face dataset's ``resolve`` URL
+    at the commit the submission's manifest names, or an HTTPS store's own URL. None: the
+    site build copies them (they are in the submission's folder, or the store is a
+    folder), or nothing says where they are.
+
+    The explorer appends a file's path inside the explanation folder; a store whose URL
+    template does not end in ``{+path}`` gets ``{+rel}`` (or ``{rel}``, for ``{path}``,
+    escaped the same way) where that path goes."""
+    if files.local(f"{EXPLAIN_DIR}/{MANIFEST}") is not None or isinstance(files.store,
+                                                                         FolderStore):
+        return None
+    prefix = store_path(files.sub_id, f"{EXPLAIN_DIR}/")
+    if isinstance(files.store, HttpsStore):
+        template = files.store.template
+        if template.endswith("{+path}"):
+            return template[:-len("{+path}")] + quote(prefix, safe="/")
+        if "{+path}" in template:
+            return template.replace("{+path}", quote(prefix, safe="/") + "{+rel}")
+        return template.replace("{path}", quote(prefix, safe="") + "{rel}")
+    if files.source is not None:
+        return files.source.download_url(f"{EXPLAIN_DIR}/")
     return None

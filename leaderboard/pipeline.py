@@ -234,7 +234,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         from leaderboard.explain_files import EXPLAIN_DIR
 
-        for problem in results_staleness(root):
+        for problem in results_staleness(root, store):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
                 report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
                            f"{problem}; run `leaderboard score submissions/{submission.id}`")
@@ -265,6 +265,8 @@ def check_recorded_scores(outcome: SubmissionOutcome) -> None:
     except ResultsFileError as exc:
         outcome.report.add(shown, None, str(exc))
         return
+    # The explanation files are checked as files (results_staleness), not as scores.
+    recorded = recorded.model_copy(update={"explain_manifest": None})
     scores, others = compare_scores(recorded, results_for(outcome))
     rescore = f"run `leaderboard score submissions/{submission.id}`"
     for difference in scores:
@@ -300,12 +302,14 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
                        systems=[system])
 
 
-def results_staleness(root: Path) -> list[str]:
+def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
     """Why ``root/results.json`` no longer matches the submission's files (empty: it does,
     or there is no results.json). An unreadable results file is stale too, and so are
-    explanation files that are missing or were computed from other inputs (problems
-    starting ``explain/``): scoring again rewrites both. The files are those of the
-    manifest, and those in the folder as they are now; nothing is fetched."""
+    explanation files that results.json does not name, or whose manifest cannot be had
+    from the run store (``store``, by default the configured one) or was computed from
+    other inputs (problems starting ``explain/``): scoring again rewrites both. The run
+    files are those of the manifest and those in the folder as they are now; of the
+    explanation files only their manifest is read, through the store."""
     from leaderboard.results import ResultsFileError, read_results, stale_inputs
     from leaderboard.store.manifest import input_digests
     from leaderboard.submissions import collect_inputs
@@ -314,16 +318,21 @@ def results_staleness(root: Path) -> list[str]:
     if not path.is_file() or path.is_symlink():
         return []
     try:
-        recorded = read_results(path, per_query=False).inputs_sha256 or {}
+        recorded = read_results(path, per_query=False)
     except ResultsFileError as exc:
         return [f"results.json cannot be read ({exc})"]
     inputs = collect_inputs(root, Report(), record_local=True)
-    problems = stale_inputs(recorded, input_digests(inputs.metadata_digest, inputs.merged))
+    problems = stale_inputs(recorded.inputs_sha256 or {},
+                            input_digests(inputs.metadata_digest, inputs.merged))
     if problems:
         return problems
     from leaderboard.explain_files import explain_problem
+    from leaderboard.store.files import SubmissionFiles
+    from leaderboard.store.locations import configured_store
 
-    problem = explain_problem(root, recorded)
+    files = SubmissionFiles(root.name, root, inputs.merged.source,
+                            store if store is not None else configured_store(root))
+    problem = explain_problem(files, recorded)
     return [problem] if problem else []
 
 
@@ -335,14 +344,16 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = _quiet,
     outcome = check_submission(root, data_dir, score=True, explain=True, progress=progress,
                                store=store)
     if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
-        from leaderboard.explain_files import write_explanations
+        from leaderboard.explain_files import MANIFEST, write_explanations
         from leaderboard.results import write_submission_results
         from leaderboard.store.manifest import write_manifest
 
         results = results_for(outcome)
-        # The manifest first: results.json, written last, records its digests.
+        # The manifest first: results.json, written last, records its digests and names
+        # the explanation manifest, so it never names files that are not there yet.
         write_manifest(root, outcome.submission.inputs)
         outcome.explain_path = write_explanations(root, outcome.explanations,
                                                   results.inputs_sha256 or {})
-        outcome.results_path = write_submission_results(root, results)
+        outcome.results_path = write_submission_results(
+            root, results, (outcome.explain_path / MANIFEST).read_bytes())
     return outcome

@@ -11,6 +11,8 @@ writes them to ``per-query.json.gz`` beside results.json, which names that file 
 size and SHA-256 of its content (``per_query_file``), and the run store keeps it like
 the runs (:mod:`leaderboard.store`). :func:`read_results` puts them back: every reader
 gets the same :class:`ResultsFile`, per-query scores included, whichever store holds them.
+The query explorer's files (:mod:`leaderboard.explain_files`) are kept the same way:
+results.json names their manifest by size and SHA-256 (``explain_manifest``).
 """
 
 from __future__ import annotations
@@ -116,6 +118,30 @@ class StoredFile(BaseModel):
         return StoredRef(self.path, self.bytes, self.sha256, gzip=True)
 
 
+EXPLAIN_MANIFEST_PATH = "explain/manifest.json"
+
+
+class ExplainManifestFile(BaseModel):
+    """The query explorer's manifest (:mod:`leaderboard.explain_files`), named by the size
+    and SHA-256 of its bytes (plain JSON). It names every explanation file by the size and
+    SHA-256 of what the file inflates to, so these few bytes in results.json pin every
+    one of them, wherever the run store keeps them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: Literal["explain/manifest.json"]
+    bytes: int = Field(ge=1)
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+    @classmethod
+    def of(cls, data: bytes) -> ExplainManifestFile:
+        return cls(path=EXPLAIN_MANIFEST_PATH, bytes=len(data),
+                   sha256=hashlib.sha256(data).hexdigest())
+
+    def ref(self) -> StoredRef:
+        return StoredRef(self.path, self.bytes, self.sha256)
+
+
 class ResultsFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -131,6 +157,9 @@ class ResultsFile(BaseModel):
     # Where the per-query scores are when this file does not hold them (a submission's
     # results.json in git); None in memory once :func:`read_results` has put them back.
     per_query_file: StoredFile | None = None
+    # A scored submission's explanation files (the query explorer's), by their manifest;
+    # None for reported rows and for a submission scored before the explorer existed.
+    explain_manifest: ExplainManifestFile | None = None
     systems: list[SystemResult]
 
 
@@ -250,22 +279,31 @@ def per_query_content(results: ResultsFile) -> bytes:
                        ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
-def committed_form(results: ResultsFile, content: bytes) -> str:
+def committed_form(results: ResultsFile, content: bytes,
+                   explain_manifest: bytes | None = None) -> str:
     """results.json as git keeps it: every score but the per-query ones, which it names by
-    the size and SHA-256 of ``content`` (:func:`per_query_content`)."""
-    named = results.model_copy(update={"per_query_file": StoredFile(
-        path=PER_QUERY_NAME, bytes=len(content), sha256=hashlib.sha256(content).hexdigest())})
+    the size and SHA-256 of ``content`` (:func:`per_query_content`), and, given the bytes
+    of the explanation manifest, that manifest by its size and SHA-256 (otherwise
+    whatever ``results`` names already). Without explanation files it is, byte for byte,
+    what scoring wrote before the explorer existed."""
+    update: dict[str, object] = {"per_query_file": StoredFile(
+        path=PER_QUERY_NAME, bytes=len(content), sha256=hashlib.sha256(content).hexdigest())}
+    if explain_manifest is not None:
+        update["explain_manifest"] = ExplainManifestFile.of(explain_manifest)
+    named = results.model_copy(update=update)
     exclude = {"systems": {"__all__": {"tasks": {"__all__": _PER_QUERY_FIELDS}}}}
     return canonical_json(named.model_dump(mode="json", exclude_none=True, exclude=exclude))
 
 
-def write_submission_results(folder: Path, results: ResultsFile) -> Path:
-    """``per-query.json.gz``, then ``results.json`` naming it, each written atomically."""
+def write_submission_results(folder: Path, results: ResultsFile,
+                             explain_manifest: bytes | None = None) -> Path:
+    """``per-query.json.gz``, then ``results.json`` naming it (and the explanation manifest
+    whose bytes are ``explain_manifest``: see :func:`committed_form`), each atomically."""
     content = per_query_content(results)
     atomic_write_bytes(folder / PER_QUERY_NAME, gzip.compress(content, compresslevel=6,
                                                               mtime=0))
     path = folder / RESULTS_NAME
-    atomic_write_text(path, committed_form(results, content))
+    atomic_write_text(path, committed_form(results, content, explain_manifest))
     return path
 
 

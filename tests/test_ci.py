@@ -864,31 +864,56 @@ def test_a_new_submission_names_its_author_as_owner(repo, wtr, data_dir, actions
 
 
 def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
-        repo, wtr, data_dir, actions_env, tmp_path):
+        repo, wtr, data_dir, actions_env, tmp_path, capsys):
     """explain/ is the scorer's (leaderboard/explain_files.py): CI committed it with the
-    base, an update PR leaves it alone and passes, a PR that edits it is refused, and a
-    push that changes only it is not a reason to score."""
+    base (the folder store), an update PR leaves it alone and passes, a PR that edits it
+    is refused, and on main an explanation file that is not the one results.json names
+    is rewritten by the next publish run."""
     from leaderboard.ci.pending import pending_submissions
 
     root, base = repo
-    explained = sorted((root / "submissions" / "old-model" / "explain").rglob("*.json.gz"))
+    folder = root / "submissions" / "old-model"
+    explained = sorted((folder / "explain").rglob("*.json.gz"))
     assert explained and git(root, "ls-files", "submissions/old-model/explain")
     write_submission(root, "old-model", "Old Model", wtr, quality="good")  # better runs
+    # With the run store a carried run must be the one manifest.txt lists, so the
+    # submitter runs `leaderboard score` (as the check says) and commits the manifest,
+    # and results.json and per-query.json.gz if they like (the scorer's own are
+    # accepted), but not the explanation files it rewrote: those stay as the base has them.
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    git(root, "checkout", base, "--", "submissions/old-model/explain")
+    git(root, "clean", "-fdq", "--", "submissions/old-model/explain")
     head = commit_all(root, "better runs for old-model")
+    assert not [p for p in git(root, "diff", "--name-only", base, head).split()
+                if "/explain/" in p]
     assert pr_check(root, base, head, tmp_path / "update", data_dir) == 0
+    (sub,) = read_ci_report(tmp_path / "update" / "report.json").submissions
+    assert sub.valid and sub.results_json == "matches"
     explained[0].write_bytes(b"forged")
     forged = commit_all(root, "and forged explanation files")
     assert pr_check(root, base, forged, tmp_path / "forged", data_dir) == 1
     (sub,) = read_ci_report(tmp_path / "forged" / "report.json").submissions
     assert any(p.path == "submissions/old-model/explain" and "written by CI after the merge"
                in p.message for p in sub.problems)
-    # Back on main: CI's own commit of explanation files does not call for scoring.
+    # Back on main, an explanation file changed by a push is no longer the one results.json
+    # names (by its manifest's size and SHA-256): the submission is due, and publishing
+    # writes the very files again. (Before the run store named it, a push changing only
+    # explain/ called for no scoring.)
     git(root, "checkout", "-q", "main")
     before = git(root, "rev-parse", "HEAD")
-    (root / "submissions" / "old-model" / "explain" / "manifest.json").write_text(
-        (root / "submissions" / "old-model" / "explain" / "manifest.json").read_text() + " ")
+    manifest = folder / "explain" / "manifest.json"
+    genuine = manifest.read_bytes()
+    manifest.write_bytes(genuine + b" ")
     after = commit_all(root, "the scorer's files only")
-    assert pending_submissions(root, before, after) == []
+    assert pending_submissions(root, before, after) == ["old-model"]
+    capsys.readouterr()
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", before, "--after",
+                 after, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "old-model: scored" in capsys.readouterr().out
+    assert manifest.read_bytes() == genuine
+    rescored = commit_all(root, "publish: rescored")
+    assert git(root, "diff", "--name-only", before, rescored) == ""
+    assert pending_submissions(root, rescored, rescored) == []
 
 
 # --------------------------------------------------------------------------- stale scores
@@ -1085,25 +1110,35 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
     # The publish job: score what the push changed, move the files to the store, commit.
     assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
                  merged, "--data-dir", str(data_dir), "--quiet"]) == 0
+    old_explained = [p for p in (root / "submissions" / "old-model" / "explain").rglob("*")
+                     if p.is_file()]
     assert main(["runs", "push", "--all", "--quiet"]) == 0
     out = capsys.readouterr().out
     store = fake_hub.hf["board/runs"]
-    assert f"new-model: 3 file(s) uploaded, now at hf://datasets/board/runs@{store.commit}" \
-           f"/submissions/new-model" in out
+    in_store = store.root / "submissions" / "new-model"
+    stored = sorted(p.relative_to(in_store).as_posix() for p in in_store.rglob("*")
+                    if p.is_file())
+    # The runs, the per-query file, and the explanation files beside them.
+    explained = [p for p in stored if p.startswith("explain/")]
+    assert "explain/manifest.json" in explained and len(explained) > 3
+    assert [p for p in stored if not p.startswith("explain/")] == [
+        "per-query.json.gz", f"{RUNS}/altered.trec.gz", f"{RUNS}/original.trec.gz"]
+    assert f"new-model: {len(stored)} file(s) uploaded, now at hf://datasets/board/runs@" \
+           f"{store.commit}/submissions/new-model" in out
     # old-model's files are in git (scored before the store moved): pushed along.
-    assert "old-model: 3 file(s) uploaded" in out
+    assert f"old-model: {3 + len(old_explained)} file(s) uploaded" in out
     published = commit_all(root, "publish")
-    assert git(root, "ls-tree", "-r", "--name-only", published, "submissions/new-model").split() \
-        == [f"submissions/new-model/{n}" for n in ("manifest.txt", "metadata.yaml",
-                                                   "results.json")]
-    assert sorted((store.root / "submissions" / "new-model").rglob("*.gz")) == [
-        store.root / "submissions" / "new-model" / p for p in (
-            "per-query.json.gz", f"{RUNS}/altered.trec.gz", f"{RUNS}/original.trec.gz")]
+    for sub_id in ("new-model", "old-model"):
+        assert git(root, "ls-tree", "-r", "--name-only", published,
+                   f"submissions/{sub_id}").split() == [
+            f"submissions/{sub_id}/{n}" for n in ("manifest.txt", "metadata.yaml",
+                                                  "results.json")]
     # Up to date: the next publish run scores nothing and pushes nothing.
     assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
                  published, "--data-dir", str(data_dir), "--quiet"]) == 0
     assert main(["runs", "push", "--all", "--quiet"]) == 0
     assert "nothing to push" in capsys.readouterr().out
+    assert git(root, "status", "--porcelain") == ""  # nothing to commit either
     # A later PR is compared with new-model, whose per-query scores are only in the store.
     git(root, "checkout", "-q", "-b", "later")
     write_submission(root, "weak-model", "Weak Model", wtr, quality="weak")

@@ -21,12 +21,13 @@ from leaderboard.cli import main
 from leaderboard.explain import explain_task, explanation_record
 from leaderboard.explain_files import (
     EXPLAIN_DIR,
+    MANIFEST,
+    browser_base,
     cards_file,
     explain_dir,
     explain_problem,
+    parse_manifest,
     queries_file,
-    read_manifest,
-    store_url,
     unpacked,
 )
 from leaderboard.pipeline import (
@@ -39,7 +40,9 @@ from leaderboard.pipeline import (
 )
 from leaderboard.registry import get_task
 from leaderboard.report import Report
-from leaderboard.results import canonical_json, read_results
+from leaderboard.results import committed_form, per_query_content, read_results
+from leaderboard.store.files import submission_files
+from leaderboard.store.locations import FolderStore, HttpsStore, HubStore, parse_source
 
 REPO = Path(__file__).resolve().parents[1]
 BM25 = REPO / "submissions" / "bm25s" / "runs"
@@ -67,6 +70,10 @@ def _doc(folder: Path, rel: str) -> dict:
     return unpacked((explain_dir(folder) / rel).read_bytes(), rel)
 
 
+def _manifest(folder: Path) -> dict:
+    return parse_manifest((explain_dir(folder) / MANIFEST).read_bytes(), MANIFEST)
+
+
 @pytest.fixture(scope="module")
 def real(tmp_path_factory, data_dir: Path) -> dict:
     """FollowTable WTR, PI-Indic T1 Hindi and T4 Hindi from BM25's committed runs, scored."""
@@ -85,12 +92,23 @@ def real(tmp_path_factory, data_dir: Path) -> dict:
 def test_score_writes_the_files_and_keeps_results_json_byte_identical(real) -> None:
     folder: Path = real["folder"]
     assert real["outcome"].explain_path == explain_dir(folder) == folder / EXPLAIN_DIR
-    # results.json is what scoring without explanations writes, byte for byte.
+    # results.json is what scoring without explanations writes (as git keeps it, the
+    # per-query scores named), byte for byte, but for the one field that names the
+    # explanation manifest by its size and SHA-256.
     plain = check_submission(folder, real["data_dir"], score=True, explain=False)
     assert not plain.explanations
-    expected = canonical_json(results_for(plain).model_dump(mode="json", exclude_none=True))
-    assert (folder / "results.json").read_text(encoding="utf-8") == expected
-    manifest = read_manifest(folder)
+    results = results_for(plain)
+    expected = committed_form(results, per_query_content(results))
+    written = (folder / "results.json").read_text(encoding="utf-8")
+    doc = json.loads(written)
+    named = doc.pop("explain_manifest")
+    assert json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n" == expected
+    assert "explain_manifest" not in expected
+    manifest_bytes = (explain_dir(folder) / MANIFEST).read_bytes()
+    assert named == {"path": "explain/manifest.json", "bytes": len(manifest_bytes),
+                     "sha256": hashlib.sha256(manifest_bytes).hexdigest()}
+    assert written == committed_form(results, per_query_content(results), manifest_bytes)
+    manifest = _manifest(folder)
     assert set(manifest["tasks"]) == {"followtable/wtr", "pi-indic-val150/t1/hin",
                                       "pi-indic-val150/t2/hin-tam", "pi-indic-val150/t4/hin"}
     listed = set(manifest["files"])
@@ -99,9 +117,12 @@ def test_score_writes_the_files_and_keeps_results_json_byte_identical(real) -> N
     assert listed == on_disk
     for rel, entry in manifest["files"].items():
         data = (explain_dir(folder) / rel).read_bytes()
-        assert entry == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
         assert data[:2] == b"\x1f\x8b"
-    assert explain_problem(folder, read_results(folder / "results.json").inputs_sha256) is None
+        # Named by the JSON each inflates to, so another zlib's bytes are the same file.
+        content = gzip.decompress(data)
+        assert entry == {"sha256": hashlib.sha256(content).hexdigest(), "bytes": len(content)}
+    files = submission_files(folder, FolderStore(folder.parent.parent))
+    assert explain_problem(files, read_results(folder / "results.json")) is None
     assert results_staleness(folder) == []
 
 
@@ -143,7 +164,7 @@ def test_cards_are_the_explanation_records_cards(real, data_dir: Path) -> None:
         assert len(json.dumps(doc["cards"])) < 2 * explain_files.CARDS_PER_FILE
         joined.update(doc["cards"])
     assert joined == json.loads(json.dumps(record["cards"]))
-    assert read_manifest(folder)["tasks"][task.id]["cards"] == [
+    assert _manifest(folder)["tasks"][task.id]["cards"] == [
         cards_file(task.id, k) for k in range(len(starts))]
 
 
@@ -183,7 +204,7 @@ def test_rescoring_gives_identical_files(real, tmp_path: Path) -> None:
 
 def test_a_failed_write_leaves_the_previous_files(real, monkeypatch) -> None:
     folder: Path = real["folder"]
-    before = read_manifest(folder)
+    before = _manifest(folder)
     outcome = real["outcome"]
 
     def broken(*args, **kwargs):  # noqa: ANN002, ANN003
@@ -192,7 +213,7 @@ def test_a_failed_write_leaves_the_previous_files(real, monkeypatch) -> None:
     monkeypatch.setattr(explain_files, "manifest_of", broken)
     with pytest.raises(OSError, match="disk full"):
         explain_files.write_explanations(folder, outcome.explanations, {})
-    assert read_manifest(folder) == before
+    assert _manifest(folder) == before
     assert not list(folder.parent.glob(f".{folder.name}.explain-*"))
 
 
@@ -233,19 +254,42 @@ def test_validate_accepts_the_files_and_reports_missing_or_stale_ones(real, caps
     args = ["validate", str(folder), "--data-dir", str(real["data_dir"]), "--quiet"]
     assert main(args) == 0
     manifest = explain_dir(folder) / "manifest.json"
-    saved = manifest.read_text(encoding="utf-8")
+    results_path = folder / "results.json"
+    saved, saved_results = manifest.read_bytes(), results_path.read_bytes()
     try:
+        # A manifest that is not the one results.json names: refused by its digest.
         doc = json.loads(saved)
         doc["inputs_digest"] = "0" * 64
-        manifest.write_text(json.dumps(doc), encoding="utf-8")
+        forged = (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode()
+        manifest.write_bytes(forged)
         capsys.readouterr()
+        assert main(args) == 1
+        out = capsys.readouterr().out
+        assert ("explained/explain: explain/manifest.json: the copy in the submission's "
+                "folder") in out and "does not match: its sha256 is" in out
+        assert "run `leaderboard score submissions/explained`" in out
+        # Named in results.json too, it is the explanation of other inputs.
+        named = json.loads(saved_results)
+        named["explain_manifest"].update(bytes=len(forged),
+                                         sha256=hashlib.sha256(forged).hexdigest())
+        results_path.write_text(json.dumps(named, sort_keys=True, indent=1) + "\n")
         assert main(args) == 1
         assert ("explained/explain: explain/ was computed from other files than results.json; "
                 "run `leaderboard score submissions/explained`") in capsys.readouterr().out
+        results_path.write_bytes(saved_results)
         manifest.unlink()
-        assert results_staleness(folder) == ["explain/ is missing (the query explorer's files)"]
+        (problem,) = results_staleness(folder)
+        assert problem.startswith("explain/manifest.json: the file is missing (not in the "
+                                  "submission's folder"), problem
+        # A results.json that names no explanation files (scored before the explorer).
+        named.pop("explain_manifest")
+        results_path.write_text(json.dumps(named, sort_keys=True, indent=1) + "\n")
+        assert results_staleness(folder) == [
+            "explain/ is missing (results.json names no explanation files: scored before the "
+            "query explorer)"]
     finally:
-        manifest.write_text(saved, encoding="utf-8")
+        manifest.write_bytes(saved)
+        results_path.write_bytes(saved_results)
     assert results_staleness(folder) == []
 
 
@@ -279,16 +323,58 @@ def test_a_pull_request_cannot_carry_explanation_files() -> None:
     assert isinstance(PrScope(), PrScope)
 
 
-def test_store_url_names_each_submissions_folder() -> None:
-    assert store_url("bm25s", {}) is None
-    env = {"LEADERBOARD_EXPLAIN_URL": "https://hf.co/datasets/o/r/resolve/main/{submission}/explain"}
-    assert store_url("a b", env) == "https://hf.co/datasets/o/r/resolve/main/a%20b/explain/"
+def test_the_browser_fetches_from_where_the_run_store_keeps_the_files(tmp_path: Path) -> None:
+    """One setting: a folder store's files are copied into the site (None); a dataset's
+    are fetched at the commit the manifest names; an HTTPS store's by its template."""
+    folder = tmp_path / "submissions" / "a-b"
+    folder.mkdir(parents=True)
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    (folder / "manifest.txt").write_text(
+        "format: followboard-manifest/1\n"
+        f"source: hf://datasets/org/runs@{commit}/submissions/a-b\n")
+    def base(store):  # noqa: ANN001, ANN202
+        return browser_base(submission_files(folder, store))
+
+    assert base(FolderStore(tmp_path)) is None
+    assert base(FolderStore(tmp_path / "elsewhere")) is None
+    source = parse_source(f"hf://datasets/org/runs@{commit}/submissions/a-b")
+    assert base(HubStore("org/runs", source.endpoint)) == (
+        f"{source.endpoint}/datasets/org/runs/resolve/{commit}/submissions/a-b/explain/")
+    assert base(HttpsStore("https://mirror.example/runs/{+path}")) == \
+        "https://mirror.example/runs/submissions/a-b/explain/"
+    assert base(HttpsStore("https://zenodo.example/files/{path}?download=1")) == \
+        "https://zenodo.example/files/submissions%2Fa-b%2Fexplain%2F{rel}?download=1"
+    assert base(HttpsStore("https://mirror.example/{+path}?x=1")) == \
+        "https://mirror.example/submissions/a-b/explain/{+rel}?x=1"
+    # Files in the submission's own folder (scored here, not pushed yet) are copied.
+    (folder / EXPLAIN_DIR).mkdir()
+    (folder / EXPLAIN_DIR / MANIFEST).write_text("{}")
+    assert base(HubStore("org/runs", source.endpoint)) is None
+    # A dataset store without a source names no place: nothing was pushed.
+    (folder / EXPLAIN_DIR / MANIFEST).unlink()
+    (folder / "manifest.txt").write_text("format: followboard-manifest/1\n")
+    assert base(HubStore("org/runs", source.endpoint)) is None
 
 
-def test_unreadable_files_name_themselves(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("rel", "message"), [
+    ("../../metadata.yaml", "is not an explanation file"),
+    ("/etc/passwd.json.gz", "is not an explanation file"),
+    ("a/../../b.json.gz", "is not an explanation file"),
+    ("x.trec.gz", "is not an explanation file"),
+    ("manifest.json", "is not an explanation file"),
+])
+def test_a_manifest_names_only_files_inside_the_explanation_folder(rel: str, message: str) -> None:
+    doc = {"format": explain_files.MANIFEST_FORMAT, "tasks": {},
+           "files": {rel: {"sha256": "0" * 64, "bytes": 10}}}
+    with pytest.raises(explain_files.ExplainFilesError, match=message):
+        parse_manifest(json.dumps(doc).encode(), "m.json")
+    doc["files"] = {"t.queries.json.gz": {"sha256": "0" * 64, "bytes": 0}}
+    with pytest.raises(explain_files.ExplainFilesError, match="needs its size"):
+        parse_manifest(json.dumps(doc).encode(), "m.json")
+
+
+def test_unreadable_files_name_themselves() -> None:
     with pytest.raises(explain_files.ExplainFilesError, match="x.json.gz: not a readable"):
         unpacked(gzip.compress(b"{not json"), "x.json.gz")
-    (tmp_path / EXPLAIN_DIR).mkdir()
-    (tmp_path / EXPLAIN_DIR / "manifest.json").write_text('{"format": "other"}')
     with pytest.raises(explain_files.ExplainFilesError, match="not an explanation manifest"):
-        read_manifest(tmp_path)
+        parse_manifest(b'{"format": "other"}', "manifest.json")

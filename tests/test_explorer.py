@@ -6,6 +6,7 @@ the explorer). tests/test_explorer_browser.py drives it in Chromium.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -13,12 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fixtures.chromium import serve
 from leaderboard.explain_files import explain_dir
 from leaderboard.results import read_results
 from leaderboard.site import build_site
 from leaderboard.site.explorer import families, family_key, task_labels
 from leaderboard.registry import all_tasks, get_task
-from leaderboard.site.synthetic import write_explanations, write_tree
+from leaderboard.site.synthetic import name_explanations, write_explanations, write_tree
 
 TASKS = ["followir/robust04", "followir/core17", "followtable/wtr", "followtable/wqt",
          "pi-indic-val150/t1/hin", "pi-indic-val150/t1/tam", "pi-indic-val150/t4/hin"]
@@ -30,8 +32,9 @@ def _tree(root: Path) -> list[str]:
     rng = np.random.default_rng(5)
     for sub in EXPLAINED:
         results = read_results(root / "submissions" / sub / "results.json")
-        write_explanations(root / "submissions", sub, results, TASKS, rng, changed=3,
-                           positive=2)
+        folder = write_explanations(root / "submissions", sub, results, TASKS, rng, changed=3,
+                                    positive=2)
+        name_explanations(root / "submissions" / sub / "results.json", folder)
     return ids
 
 
@@ -125,37 +128,99 @@ def test_verified_cells_and_submission_pages_lead_to_the_explorer(built) -> None
         in explorer
 
 
-def test_a_remote_store_is_linked_not_copied(tmp_path: Path, monkeypatch) -> None:
+def _move_to_store(root: Path, store: Path) -> None:
+    """The explanation files as `runs push` leaves them: in the store, beside the runs
+    (``submissions/<id>/explain/``), not in the submission folders."""
+    for sub_id in EXPLAINED:
+        target = store / "submissions" / sub_id / "explain"
+        target.parent.mkdir(parents=True)
+        explain_dir(root / "submissions" / sub_id).rename(target)
+
+
+def test_an_https_store_is_linked_not_copied(tmp_path: Path, monkeypatch) -> None:
+    """The store setting alone says where the browser fetches the files; the build reads
+    each manifest through the store, verified, and copies nothing."""
     _tree(tmp_path / "root")
-    monkeypatch.setenv("LEADERBOARD_EXPLAIN_URL", "http://127.0.0.1:9/store/{submission}/explain")
-    build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    _move_to_store(tmp_path / "root", tmp_path / "store")
+    server, url = serve(tmp_path / "store")
+    try:
+        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url + "{+path}")
+        monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+        result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    finally:
+        server.shutdown()
+    assert not [w for w in result.warnings if "explorer" in w], result.warnings
     index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
     assert not (tmp_path / "out" / "explore" / "data").exists()
     for sub_id, entry in index["submissions"].items():
-        assert entry["base"] == f"http://127.0.0.1:9/store/{sub_id}/explain/"
-    # Without a local manifest the store is trusted to have every scored task.
+        if sub_id in EXPLAINED:
+            assert entry["base"] == f"{url}submissions/{sub_id}/explain/"
+            assert entry["texts"] is None and entry["explained"] == len(TASKS)
+        else:
+            assert entry["base"] is None
     doc = json.loads((tmp_path / "out" / "explore" / "tasks" / "followtable" / "wtr.json")
                      .read_text())
-    assert all(has == 1 for _, _, has in doc["submissions"])
+    assert {index["order"][i] for i, _, has in doc["submissions"] if has} == set(EXPLAINED)
+
+
+def test_a_store_without_the_files_is_a_warning_naming_the_submission_and_file(
+        tmp_path: Path, monkeypatch) -> None:
+    _tree(tmp_path / "root")
+    _move_to_store(tmp_path / "root", tmp_path / "store")
+    (tmp_path / "store" / "submissions" / "sub-0000" / "explain" / "manifest.json").unlink()
+    server, url = serve(tmp_path / "store")
+    try:
+        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url)
+        monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+        result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    finally:
+        server.shutdown()
+    (warning,) = [w for w in result.warnings if "explorer" in w]
+    assert warning.startswith(f"explorer: sub-0000/explain/manifest.json: {url}submissions/"
+                              "sub-0000/explain/manifest.json: not found (HTTP 404)"), warning
+    index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
+    assert index["submissions"]["sub-0000"]["base"] is None
+    assert index["submissions"]["sub-0001"]["base"] == f"{url}submissions/sub-0001/explain/"
 
 
 def test_a_damaged_manifest_is_a_warning_not_a_crash(tmp_path: Path) -> None:
     _tree(tmp_path / "root")
     (explain_dir(tmp_path / "root" / "submissions" / "sub-0000") / "manifest.json").write_text("{")
     result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
-    assert any("sub-0000/explain/manifest.json: not a readable explanation file" in w
-               for w in result.warnings)
+    # Refused by its size and SHA-256 (results.json names them) before it is parsed.
+    assert any(w.startswith("explorer: sub-0000/explain/manifest.json: the copy in the "
+                            "submission's folder") and "it is 1 bytes, not the" in w
+               for w in result.warnings), result.warnings
     index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
     assert index["submissions"]["sub-0000"]["base"] is None
     assert index["submissions"]["sub-0001"]["base"] == "explore/data/sub-0001/"
 
 
-def test_a_manifest_cannot_copy_files_from_elsewhere(tmp_path: Path) -> None:
+def test_a_tampered_explanation_file_is_refused_and_nothing_of_it_copied(tmp_path: Path) -> None:
     _tree(tmp_path / "root")
-    manifest = explain_dir(tmp_path / "root" / "submissions" / "sub-0000") / "manifest.json"
+    card = explain_dir(tmp_path / "root" / "submissions" / "sub-0000") / "followtable" / \
+        "wtr.cards.0.json.gz"
+    doc = json.loads(gzip.decompress(card.read_bytes()))
+    doc["cards"][next(iter(doc["cards"]))]["metrics"] = {"IRS": 0.99}
+    card.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    assert any(w.startswith("explorer: sub-0000/explain/followtable/wtr.cards.0.json.gz: the "
+                            "copy in the submission's folder") and "does not match" in w
+               for w in result.warnings), result.warnings
+    assert not (tmp_path / "out" / "explore" / "data" / "sub-0000").exists()
+    index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
+    assert index["submissions"]["sub-0000"]["base"] is None
+
+
+def test_a_manifest_cannot_copy_files_from_elsewhere(tmp_path: Path) -> None:
+    """Even a manifest results.json names (a forged pair) lists only explanation files."""
+    _tree(tmp_path / "root")
+    folder = tmp_path / "root" / "submissions" / "sub-0000"
+    manifest = explain_dir(folder) / "manifest.json"
     doc = json.loads(manifest.read_text())
     doc["files"]["../../../metadata.yaml"] = {"sha256": "0" * 64, "bytes": 1}
     manifest.write_text(json.dumps(doc))
+    name_explanations(folder / "results.json", explain_dir(folder))
     result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
     assert any("'../../../metadata.yaml' is not an explanation file" in w for w in result.warnings)
     assert not list((tmp_path / "out").rglob("metadata.yaml"))

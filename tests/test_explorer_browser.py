@@ -357,6 +357,55 @@ def test_followir_and_mfollowir_cards_equal_the_engine(fixture_site, page) -> No
     assert "changed no judgment" in page.locator("section.fb-x-changed").inner_text()
 
 
+def test_cards_open_from_the_run_stores_dataset(fixture_site, page, tmp_path, monkeypatch) -> None:
+    """The run store a Hugging Face dataset (the fake Hub): `runs push` moves the
+    explanation files there, the site copies none, and the browser fetches them across
+    origins (LFS files redirected to the CDN host, as the Hub does) at the commit the
+    manifest names, texts included: the same figures as results.json."""
+    import json
+
+    from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network
+    from fixtures.fake_upstream import serve as serve_hub
+    from leaderboard.store.transfer import push
+
+    isolate_from_the_network(monkeypatch)
+    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+    hub = FakeUpstream(lfs_suffixes=(".gz",))
+    (tmp_path / "hub").mkdir()
+    hub.hf["board/runs"] = FakeRepo(tmp_path / "hub", "1" * 40)
+    root = tmp_path / "root"
+    shutil.copytree(fixture_site["root"] / "submissions" / "fix-a", root / "submissions" / "fix-a")
+    with serve_hub(hub, monkeypatch):
+        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+        report, done = push([root / "submissions" / "fix-a"])
+        assert report.ok and done, report.lines()
+        assert not (root / "submissions" / "fix-a" / "explain").exists()
+        build_site(root, tmp_path / "out", cache_dir=tmp_path / "cache")
+        index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
+        commit = hub.hf["board/runs"].commit
+        assert index["submissions"]["fix-a"]["base"] == \
+            f"{hub.base}/hf/datasets/board/runs/resolve/{commit}/submissions/fix-a/explain/"
+        assert not (tmp_path / "out" / "explore" / "data").exists()
+        server, url = serve(tmp_path / "out")
+        try:
+            site = {**fixture_site, "url": url}
+            hub.requests.clear()
+            for task_id in ("followir/core17", "mfollowir/fas"):
+                explanation = _engine(fixture_site, "fix-a", task_id)
+                query = list(explanation.cards)[1]
+                explore(page, site, f"?s=fix-a&t={task_id}&query={query}")
+                _check_card(page, site, "fix-a", task_id, query, explanation)
+            q = fixture_site["collections"]["mfollowir/fas"].base_ids[1]
+            assert page.locator(".fb-x-diff").inner_text().startswith(f"query {q} ")
+            explore(page, site, "?s=fix-a&t=followir/core17")
+            results = _results(fixture_site["root"] / "submissions" / "fix-a" / "results.json")
+            assert len(list_rows(page)) == results.systems[0].tasks["followir/core17"].n_queries
+        finally:
+            server.shutdown()
+    assert any(r.startswith("/cdn/board/runs/") and "/explain/" in r for r in hub.requests)
+    assert any("/explain/texts/" in r for r in hub.requests)
+
+
 def test_pi_indic_cards_equal_the_engine(real_site, page) -> None:
     explanation = _engine(real_site, "bm25s", "pi-indic-val150/t1/hin")
     for query in ("p8", "p9"):

@@ -529,9 +529,16 @@ def stored_copy(carried: Path, dest: Path, source: str | None = None) -> Path:
 
 
 def stored_files(carried: Path) -> dict[str, bytes]:
+    """The files a store keeps: the runs, and the scorer's per-query and explanation files."""
     return {p.relative_to(carried).as_posix(): p.read_bytes()
             for p in carried.rglob("*") if p.is_file()
-            and (p.name == "per-query.json.gz" or "runs" in p.relative_to(carried).parts)}
+            and (p.name == "per-query.json.gz"
+                 or p.relative_to(carried).parts[0] in ("runs", "explain"))}
+
+
+def explanation_files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in (folder / "explain").rglob("*") if p.is_file()}
 
 
 def same_results(carried: Path, folder: Path) -> None:
@@ -545,6 +552,9 @@ def same_results(carried: Path, folder: Path) -> None:
     assert canonical_json(whole.model_dump(mode="json", exclude_none=True)) == canonical_json(
         read_results(carried / "results.json").model_dump(mode="json", exclude_none=True))
     assert whole.systems[0].tasks[WTR].per_query["IRS"]
+    # The query explorer's files too, byte for byte (results.json names their manifest).
+    assert explanation_files(folder) == explanation_files(carried)
+    assert whole.explain_manifest is not None
 
 
 @pytest.mark.parametrize("kind", ["folder", "https", "hub"])
@@ -681,8 +691,10 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
     source = f"hf://datasets/board/runs@{repo.commit}/submissions/{SUB}"
     assert done == [f"{SUB}: {len(files)} file(s) uploaded, now at {source}"]
     assert f"source: {source}\n" in (folder / "manifest.txt").read_text()
-    # The store holds every file at that commit; the folder keeps what git keeps.
+    # The store holds every file at that commit, the explanation files beside the runs;
+    # the folder keeps what git keeps.
     assert {rel: (repo.root / "submissions" / SUB / rel).read_bytes() for rel in files} == files
+    assert len([rel for rel in files if rel.startswith("explain/")]) > 3
     assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
                                                         "results.json"]
     # Everything reads back through the store, the same.
@@ -699,11 +711,15 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
     shutil.rmtree(folder / "runs")
     hub.requests.clear()
     assert score_submission(folder, data_dir, store=board).results_path is not None
-    assert (folder / "per-query.json.gz").is_file()
+    assert (folder / "per-query.json.gz").is_file() and (folder / "explain").is_dir()
+    hub.requests.clear()
     report, done = push([folder], board)
     assert report.ok and done == []
     assert not [r for r in hub.requests if r.startswith("POST")]
-    assert not (folder / "per-query.json.gz").exists()
+    assert not (folder / "per-query.json.gz").exists() and not (folder / "explain").exists()
+    # The explanation files are compared through their manifest alone, not fetched.
+    fetched = [r for r in hub.requests if "/explain/" in r]
+    assert all(r.endswith("/explain/manifest.json") for r in fetched), fetched
     # A per-query file the store does not hold (other scores) is uploaded, alone: the runs
     # at the store's commit are kept by the new commit, and checked there.
     results = read_results(folder / "results.json")
@@ -743,6 +759,84 @@ def test_a_refused_push_changes_nothing(carried: Path, board: HubStore, hub: Fak
     with pytest.raises(TransferError, match="is read-only"):
         push([folder], HttpsStore("https://mirror.example/{+path}"))
     assert snapshot(folder) == before
+
+
+def test_a_tampered_explanation_file_in_the_store_is_refused_naming_the_submission_and_file(
+        carried: Path, board: HubStore, hub: FakeUpstream, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from leaderboard.pipeline import results_staleness
+    from leaderboard.store.transfer import pull, push, verify
+
+    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "repo" / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    assert push([folder], board)[0].ok
+    commit = hub.hf["board/runs"].commit
+    card = next(rel for rel in sorted(stored_files(carried)) if ".cards." in rel)
+    hub.corrupt.add(f"submissions/{SUB}/{card}")
+    (problem,) = verify(folder, board).lines()
+    assert problem.startswith(f"{SUB}/{card}: the store's copy at {hub.cdn_base}/cdn/board/runs/"
+                              f"{commit}/submissions/{SUB}/{card} does not match: "), problem
+    assert problem.endswith("; nothing was kept")
+    report, written = pull(folder, board)
+    assert report.lines() == [problem] and written == []
+    assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
+                                                        "results.json"]
+    assert leftovers(tmp_path / "cache") and not [
+        p for p in leftovers(tmp_path / "cache") if p.name.startswith(".fetch-")]
+    # A tampered manifest is refused by the size and SHA-256 results.json names: the
+    # next publish run finds the submission stale (and rescores it).
+    hub.corrupt = {f"submissions/{SUB}/explain/manifest.json"}
+    shutil.rmtree(tmp_path / "cache")
+    (stale,) = results_staleness(folder, board)
+    assert stale.startswith("explain/manifest.json: the store's copy at ") and \
+        "does not match: its sha256 is" in stale, stale
+    assert verify(folder, board).lines()[0].startswith(
+        f"{SUB}/explain/manifest.json: the store's copy at ")
+
+
+def test_explanation_files_pushed_to_the_hub_are_read_back_by_the_site_build(
+        carried: Path, board: HubStore, hub: FakeUpstream, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One setting: with the store a dataset, the site copies no explanation file; its
+    explorer fetches them from the Hub at the commit the manifest names, and the build
+    reads their manifest there, verified."""
+    import json
+    import shutil
+    import urllib.request
+
+    from leaderboard.site import build_site
+    from leaderboard.store.transfer import push
+
+    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "root"
+    folder = root / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    assert push([folder], board)[0].ok
+    assert not (folder / "explain").exists()
+    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+    hub.requests.clear()
+    result = build_site(root, tmp_path / "out", cache_dir=tmp_path / "site-cache")
+    assert not [w for w in result.warnings if "explorer" in w], result.warnings
+    commit = hub.hf["board/runs"].commit
+    base = f"{hub.base}/hf/datasets/board/runs/resolve/{commit}/submissions/{SUB}/explain/"
+    assert f"/hf/datasets/board/runs/resolve/{commit}/submissions/{SUB}/explain/manifest.json" \
+        in hub.requests
+    index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
+    entry = index["submissions"][SUB]
+    assert entry["base"] == base and entry["explained"] == entry["tasks"] == 1
+    assert not (tmp_path / "out" / "explore" / "data").exists()
+    # What a browser gets at that address is the scorer's very file.
+    for rel, data in stored_files(carried).items():
+        if rel.startswith("explain/"):
+            with urllib.request.urlopen(base + rel[len("explain/"):]) as answer:
+                assert answer.read() == data, rel
+    # The submission page links the manifest to its stored copy.
+    page = (tmp_path / "out" / "submissions" / f"{SUB}.html").read_text()
+    assert f"{hub.base}/hf/datasets/board/runs/blob/{commit}/submissions/{SUB}/explain/" \
+           "manifest.json" in page
 
 
 def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
@@ -857,6 +951,7 @@ def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(
     top = {f.path: f.url for f in listing["top"]}
     assert top == {"results.json": f"{REPO_URL}/blob/main/submissions/{SUB}/results.json",
                    "per-query.json.gz": hub_page + "per-query.json.gz",
+                   "explain/manifest.json": hub_page + "explain/manifest.json",
                    "metadata.yaml": f"{REPO_URL}/blob/main/submissions/{SUB}/metadata.yaml",
                    "manifest.txt": f"{REPO_URL}/blob/main/submissions/{SUB}/manifest.txt"}
     (group,) = listing["groups"]

@@ -19,6 +19,7 @@ from typing import Callable
 
 from leaderboard.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
 from leaderboard.ci.policy import METADATA_NAME, RESULTS_NAME, RUNS_DIR, SUBMISSIONS_DIR
+from leaderboard.explain_files import EXPLAIN_DIR
 from leaderboard.store.manifest import MANIFEST_NAME
 from leaderboard.pipeline import results_staleness, score_submission
 from leaderboard.report import Report
@@ -39,11 +40,13 @@ class PendingOutcome:
 
 def _store_bookkeeping(status: str, top: str) -> bool:
     """A change that moves no input: the manifest (whose entries, when they change, make
-    the results stale anyway: see :func:`results_staleness`), and run files removed from
-    the folder once the run store holds them (`runs push`). A changed results.json,
-    per-query file or explanation file is not bookkeeping: a hand-edited score keeps the
-    recorded SHA-256 of the runs, so only the push shows it, and it is rescored."""
-    return top == MANIFEST_NAME or (status == "D" and top == RUNS_DIR)
+    the results stale anyway: see :func:`results_staleness`), and run files and
+    explanation files removed from the folder once the run store holds them (`runs
+    push`; explanation files the store lacks make the results stale, since their
+    manifest is read through the store). A changed results.json, per-query file or
+    explanation file is not bookkeeping: a hand-edited score keeps the recorded SHA-256
+    of the runs, so only the push shows it, and it is rescored."""
+    return top == MANIFEST_NAME or (status == "D" and top in (RUNS_DIR, EXPLAIN_DIR))
 
 
 def pending_submissions(repo: Path, before: str | None, after: str | None) -> list[str]:

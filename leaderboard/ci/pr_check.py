@@ -58,6 +58,7 @@ from leaderboard.ci.pr_report import (
     SubmissionCheck,
     write_ci_report,
 )
+from leaderboard.explain_files import explanation_manifest
 from leaderboard.pipeline import check_submission, results_for
 from leaderboard.report import Issue, Report
 from leaderboard.results import (PER_QUERY_NAME, committed_form, per_query_content,
@@ -187,7 +188,11 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         root.mkdir(exist_ok=True)
         # Run files the PR lists in its manifest instead of carrying them come from the run
         # store or the submitter's dataset, verified; a carried file must match its entry.
-        outcome = check_submission(root, req.data_dir, score=True, progress=progress,
+        # Explained too: the results.json a PR may carry, and the one publishing writes,
+        # names the explanation files' manifest; and a run the explorer cannot explain
+        # is found before the merge rather than by the publish job.
+        outcome = check_submission(root, req.data_dir, score=True, explain=True,
+                                   progress=progress,
                                    store=req.store or configured_store(req.repo),
                                    record_local=False)
         report.extend(outcome.report)
@@ -206,7 +211,9 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         if report.ok and meta is not None and outcome.scores:
             results = results_for(outcome)
             content = per_query_content(results)
-            expected = (committed_form(results, content), content)
+            explained = explanation_manifest(sub_id, outcome.explanations,
+                                             results.inputs_sha256 or {})
+            expected = (committed_form(results, content, explained), content)
             system = results.systems[0]
             for task in outcome.submission.tasks():
                 if task.id in outcome.scores:
@@ -215,7 +222,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
             if out_dir is not None:
                 folder = out_dir / "results" / sub_id
                 folder.mkdir(parents=True, exist_ok=True)
-                write_submission_results(folder, results)
+                write_submission_results(folder, results, explained)
         results_state = _check_results_json(entries, touched, sub_id, expected, report,
                                             req.repo)
     return SubmissionCheck(

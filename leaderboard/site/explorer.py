@@ -4,12 +4,15 @@ its script reads.
 The explorer shows a verified submission's queries on a task (the query list), one
 query's card, two submissions side by side (compare mode) and a heatmap of queries x
 submissions. Its figures come from each submission's explanation files, which scoring
-writes beside the runs (:mod:`leaderboard.explain_files`); the site never holds a copy of
-per-query data per submission unless those files are in the repository's own folder
-store, in which case the build copies them in (small deployments, the quickstart site).
-With ``$LEADERBOARD_EXPLAIN_URL`` set the browser fetches them from the store instead
-(:func:`leaderboard.explain_files.store_url`), so the site's size does not grow with the
-number of submissions beyond the few bytes of the index below.
+writes and the run store keeps beside the runs (:mod:`leaderboard.explain_files`).
+Where the browser fetches them from follows from the configured run store
+(:func:`leaderboard.explain_files.browser_base`): from a Hugging Face dataset (the
+``resolve`` URL at the commit the submission's manifest names) or an HTTPS store, so the
+site's size does not grow with the number of submissions beyond the few bytes of the
+index below; only files in a folder store (the repository itself for small deployments
+and the quickstart site) are copied into the site, each verified first. Either way the
+build reads each submission's explanation manifest through the store, verified against
+the size and SHA-256 its results.json names.
 
 What the build writes under ``explore/``:
 
@@ -32,15 +35,19 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from leaderboard.explain_files import (
+    EXPLAIN_DIR,
     MANIFEST,
+    TEXTS_DIR,
     ExplainFilesError,
-    explain_dir,
-    read_manifest,
-    store_url,
+    browser_base,
+    read_stored_manifest,
+    stored_refs,
 )
 from leaderboard.registry import Task, all_tasks
+from leaderboard.results import ExplainManifestFile
 from leaderboard.site.board import Board
 from leaderboard.site.layout import FOLLOWTABLE_CONSTRAINT_NAMES
+from leaderboard.store.files import StoreError, SubmissionFiles, submission_files
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"
@@ -139,25 +146,24 @@ def _dump(path: Path, doc: object) -> None:
                                separators=(",", ":")), encoding="utf-8")
 
 
-def _copy_explanations(folder: Path, manifest: dict, docs: Path, slug: str,
-                       copied_texts: set[str]) -> int:
+def _copy_explanations(files: SubmissionFiles, named: ExplainManifestFile, manifest: dict,
+                       docs: Path, slug: str, copied_texts: set[str]) -> int:
     """Copy a submission's explanation files into the docs tree (folder store): its
     task files under ``explore/data/<slug>/``, each text part once for the whole site.
-    Returns the bytes copied."""
-    source = explain_dir(folder)
+    Every file is located and verified against the manifest first (the manifest itself
+    against results.json), and none is copied unless all are good. Returns the bytes
+    copied; raises :class:`StoreError` naming the submission and the file."""
+    refs = stored_refs(manifest)
+    found = files.locate_all(refs)
+    for ref in refs:
+        if isinstance(found[ref.path], StoreError):
+            raise found[ref.path]  # type: ignore[misc]
     target = docs / DATA / "data" / slug
     total = 0
-    files = list(manifest.get("files", {}))
-    for rel in files:  # all checked before any is copied
-        # The manifest names files inside the explanation folder, nothing else.
-        if PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts or \
-                "\\" in rel or not rel.endswith(".json.gz"):
-            raise ExplainFilesError(f"{source / MANIFEST}: {rel!r} is not an explanation file")
-        if not (source / rel).is_file():
-            raise ExplainFilesError(f"{source / rel}: listed in {source / MANIFEST} but missing")
-    for rel in files:
-        src = source / rel
-        if rel.startswith("texts/"):
+    for ref in refs:
+        rel = ref.path[len(EXPLAIN_DIR) + 1:]
+        src: Path = found[ref.path]  # type: ignore[assignment]
+        if rel.startswith(f"{TEXTS_DIR}/"):
             if rel in copied_texts:
                 continue
             copied_texts.add(rel)
@@ -168,8 +174,25 @@ def _copy_explanations(folder: Path, manifest: dict, docs: Path, slug: str,
         shutil.copyfile(src, dst)
         total += src.stat().st_size
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source / MANIFEST, target / MANIFEST)
+    shutil.copyfile(files.locate(named.ref()), target / MANIFEST)
     return total
+
+
+def _explanations(folder: Path, named: ExplainManifestFile | None, docs: Path,
+                  slug: str, copied_texts: set[str]) -> tuple[str | None, bool, set[str]]:
+    """Where the browser finds a submission's explanation files (relative to the site,
+    or a store URL), whether they were copied into the site, and the tasks they cover;
+    (None, False, no tasks) when it has none. Raises :class:`StoreError` or
+    :class:`ExplainFilesError` naming the file."""
+    if named is None:
+        return None, False, set()
+    files = submission_files(folder)
+    manifest = read_stored_manifest(files, named)
+    remote = browser_base(files)
+    if remote is None:
+        _copy_explanations(files, named, manifest, docs, slug, copied_texts)
+        return f"{DATA}/data/{slug}/", True, set(manifest["tasks"])
+    return remote, False, set(manifest["tasks"])
 
 
 def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list[str]:
@@ -187,28 +210,14 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
     for row in board.submissions:
         sub = row.submission
         assert sub is not None
-        remote = store_url(sub.id)
         try:
-            manifest = read_manifest(sub.folder)
-        except (ExplainFilesError, OSError) as exc:
-            warnings.append(f"explorer: {exc}")
-            manifest = None
+            base, copied, explained = _explanations(sub.folder, sub.explain_manifest, docs,
+                                                    sub.slug, copied_texts)
+        except (StoreError, ExplainFilesError, OSError) as exc:
+            warnings.append(f"explorer: {exc}; {sub.id} is shown without its explanation "
+                            "files")
+            base, copied, explained = None, False, set()
         tasks = {tid: scores for tid, scores in row.system.tasks.items() if tid in registry}
-        explained = set(manifest["tasks"]) if manifest else set()
-        if remote is not None:
-            base = remote
-            if manifest is None:
-                # The store has them (a checkout need not): the browser says when not.
-                explained = set(tasks)
-        elif manifest is not None:
-            try:
-                _copy_explanations(sub.folder, manifest, docs, sub.slug, copied_texts)
-            except (ExplainFilesError, OSError) as exc:
-                warnings.append(f"explorer: {exc}")
-                explained = set()
-            base = f"{DATA}/data/{sub.slug}/"
-        else:
-            base = None
         for tid, scores in tasks.items():
             primary = scores.metrics.get(registry[tid].primary_metric)
             per_task.setdefault(tid, []).append((primary, sub.slug, tid in explained))
@@ -217,8 +226,11 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
             "page": f"submissions/{sub.slug}.html",
             # Where the browser fetches the files (relative to the explorer page, or a
             # store URL), and whether there are any: scored before the explorer existed,
-            # a submission has per-query scores but no explanation files.
-            "base": base if (explained or remote is not None) else None,
+            # a submission has per-query scores but no explanation files. Text parts
+            # copied into the site are shared by every submission (``texts``); a store's
+            # are in each submission's own folder there.
+            "base": base if explained else None,
+            "texts": f"{DATA}/{TEXTS_DIR}/" if copied and copied_texts else None,
             "tasks": len(tasks), "explained": len(explained),
         }
     # A task file names submissions by their position in the index, with the primary

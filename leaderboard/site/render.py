@@ -435,9 +435,9 @@ FOLD_FAMILIES_ABOVE = 24
 
 
 def file_listing(sub: SubmissionInfo, repo: RepositoryRef) -> dict[str, object]:
-    """A submission page's files: results.json, its per-query scores, metadata.yaml and
-    the manifest, then the run files folded by benchmark (and, in a benchmark of many, by
-    task family). Each links to the repository at the built commit, or, for a file git
+    """A submission page's files: results.json, its per-query scores, the explanation
+    manifest, metadata.yaml and the manifest, then the run files folded by benchmark (and,
+    in a benchmark of many, by task family). Each links to the repository at the built commit, or, for a file git
     does not hold, to its copy in the run store (the commit the manifest names)."""
     try:
         stored = submission_files(sub.folder)
@@ -458,6 +458,9 @@ def file_listing(sub: SubmissionInfo, repo: RepositoryRef) -> dict[str, object]:
     top = [listed(RESULTS_NAME, note="every score but the per-query ones")]
     if named is not None:
         top.append(listed(PER_QUERY_NAME, note="every per-query score (gzipped JSON)"))
+    if sub.explain_manifest is not None:
+        top.append(listed(sub.explain_manifest.path,
+                          note="the query explorer's files, each by SHA-256 and size"))
     top += [listed(rel, note=note) for rel, note in (
         ("metadata.yaml", "the model and how its runs were made"),
         (MANIFEST_NAME, "every run file by SHA-256 and size")) if (sub.folder / rel).is_file()]

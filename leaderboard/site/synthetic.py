@@ -197,7 +197,8 @@ def write_explanations(root: Path, submission_id: str, results: ResultsFile,
     (:mod:`leaderboard.explain_files`), under ``root/<submission_id>/explain/``: the query
     lists carry the results file's per-query figures; the cards are random, with as many
     documents per query as a real FollowTable card (``changed`` T-, ``positive`` T+, the
-    top 10 of each run), so their sizes and load times are realistic. No texts."""
+    top 10 of each run), so their sizes and load times are realistic. No texts. Returns
+    the explanation folder (:func:`name_explanations` names it in a results.json)."""
     from leaderboard.explain import DocMove, QueryCard, QueryRow, RankedDoc, TaskExplanation
     from leaderboard.explain_files import TaskTexts, task_files, write_explanations as write
 
@@ -250,3 +251,18 @@ def write_explanations(root: Path, submission_id: str, results: ResultsFile,
     folder = root / submission_id
     folder.mkdir(parents=True, exist_ok=True)
     return write(folder, files, results.inputs_sha256 or {})
+
+
+def name_explanations(results_path: Path, explain_folder: Path) -> None:
+    """Make a results.json name the explanation manifest in ``explain_folder`` by its size
+    and SHA-256, as scoring does (:func:`leaderboard.results.committed_form`); nothing else
+    in the file changes."""
+    import json
+
+    from leaderboard.explain_files import MANIFEST
+    from leaderboard.results import ExplainManifestFile, canonical_json
+
+    doc = json.loads(results_path.read_text(encoding="utf-8"))
+    doc["explain_manifest"] = ExplainManifestFile.of(
+        (explain_folder / MANIFEST).read_bytes()).model_dump(mode="json")
+    results_path.write_text(canonical_json(doc), encoding="utf-8")

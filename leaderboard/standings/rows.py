@@ -20,7 +20,8 @@ from leaderboard.benchmarks import reported_only_prefixes
 from leaderboard.models import canonical_system
 from leaderboard.registry import all_tasks
 from leaderboard.report import Report
-from leaderboard.results import ResultsFile, ResultsFileError, SystemResult, read_results
+from leaderboard.results import (ExplainManifestFile, ResultsFile, ResultsFileError,
+                                 SystemResult, read_results)
 from leaderboard.submissions import run_files
 
 
@@ -45,6 +46,8 @@ class SubmissionInfo:
     # Paths relative to the folder: metadata.yaml and every run/prediction file (those its
     # manifest lists and those in its runs/ folder).
     files: list[str] = field(default_factory=list)
+    # The query explorer's files, by the manifest results.json names (None: none).
+    explain_manifest: ExplainManifestFile | None = None
 
 
 @dataclass
@@ -105,7 +108,8 @@ def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, S
         return None
     results, system = read_submission(results_path)
     info = SubmissionInfo(id=folder.name, slug=slug_of(folder.name), folder=folder,
-                          results_path=results_path, produced_by_scorer=results.produced_by)
+                          results_path=results_path, produced_by_scorer=results.produced_by,
+                          explain_manifest=results.explain_manifest)
     _read_metadata(folder, info)
     files = ["metadata.yaml"] if (folder / "metadata.yaml").is_file() else []
     info.files = files + list(run_files(folder))

@@ -1,6 +1,11 @@
 """Moving a submission's stored files: ``leaderboard runs pull | push | verify | add``.
 
-* :func:`pull` fetches every file the manifest lists (and the per-query file) into the
+Besides the run files of ``manifest.txt``, a submission's stored files are the ones its
+results.json names: the per-query file and the query explorer's explanation files (their
+manifest, and every file it lists: :mod:`leaderboard.explain_files`). They move, are
+fetched and checked with the runs.
+
+* :func:`pull` fetches every file the manifest lists (and the scorer's files) into the
   submission's folder, verified, each written atomically;
 * :func:`push` puts the files of submissions into the run store and records where in
   each manifest: a folder store gets copies, a Hugging Face dataset one commit (whose id
@@ -21,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from leaderboard.explain_files import (EXPLAIN_DIR, ExplainFilesError, read_stored_manifest,
+                                       stored_refs)
 from leaderboard.fileio import atomic_file
 from leaderboard.report import Report
 from leaderboard.results import RESULTS_NAME, ResultsFileError, read_results
@@ -49,6 +56,9 @@ class Stored:
     manifest: Manifest
     files: SubmissionFiles
     refs: list[StoredRef] = field(default_factory=list)
+    # The explanation manifest (also in ``refs``) and the files it lists: one group, the
+    # scorer's output of one scoring, pushed or kept together.
+    explain: list[StoredRef] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -56,8 +66,10 @@ class Stored:
 
 
 def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
-    """The manifest's files and the per-query file of ``folder`` (None after reporting
-    why they cannot be listed)."""
+    """The manifest's files, the per-query file and the explanation files of ``folder``
+    (None after reporting why they cannot be listed). The explanation files are listed
+    by their manifest, read through the store (verified against results.json) wherever
+    it is."""
     manifest = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
     if manifest is None:
         if report.ok:
@@ -65,6 +77,8 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
                        "missing: run `leaderboard score` first, which writes it")
         return None
     refs = [StoredRef(e.path, e.size, e.sha256) for e in manifest.entries.values()]
+    files = SubmissionFiles(folder.name, folder, manifest.source, store)
+    explain: list[StoredRef] = []
     results_path = folder / RESULTS_NAME
     if results_path.is_file():
         try:
@@ -74,8 +88,17 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
             return None
         if results.per_query_file is not None:
             refs.append(results.per_query_file.ref())
-    files = SubmissionFiles(folder.name, folder, manifest.source, store)
-    return Stored(folder, manifest, files, refs)
+        if results.explain_manifest is not None:
+            try:
+                listed = read_stored_manifest(files, results.explain_manifest)
+            except StoreError as exc:
+                report.add(exc.display, None, exc.message)
+                return None
+            except ExplainFilesError as exc:
+                report.add(files.display(results.explain_manifest.path), None, str(exc))
+                return None
+            explain = [results.explain_manifest.ref(), *stored_refs(listed)]
+    return Stored(folder, manifest, files, refs + explain, explain)
 
 
 def _locate(stored: Stored, report: Report) -> dict[str, Path] | None:
@@ -101,7 +124,11 @@ def verify(folder: Path, store: RunStore | None = None) -> Report:
     stored = _stored(folder, store, report)
     if stored is not None:
         _locate(stored, report)
-    for problem in results_staleness(folder):
+    # An explanation manifest that could not be had is reported once, above.
+    said = {issue.path for issue in report.errors}
+    for problem in results_staleness(folder, store):
+        if problem.partition(":")[0] and f"{folder.name}/{problem.partition(':')[0]}" in said:
+            continue
         report.add(f"{folder.name}/{RESULTS_NAME}", None,
                    f"{problem}: run `leaderboard score {folder}`")
     return report
@@ -155,8 +182,16 @@ def _plan(stored: Stored, store: RunStore, report: Report) -> PushPlan | None:
             and source.folder == store_path(stored.id, "").rstrip("/"):
         # A file the folder holds again (a rescore writes the same per-query file) is not
         # sent twice when the store's copy at the manifest's commit is the same file.
-        kept = {r.path for r in stored.refs if stored.files.local(r.path) is None
-                or stored.files.held_by_source(r)}
+        # The explanation files go as one group: when the store holds their manifest as
+        # it is, it holds every file the manifest names by content (each was checked at
+        # the commit that stored it), and none is fetched to be compared.
+        grouped = {r.path for r in stored.explain}
+        explain_kept = bool(stored.explain) and (
+            stored.files.local(stored.explain[0].path) is None
+            or stored.files.held_by_source(stored.explain[0]))
+        kept = {r.path for r in stored.refs if r.path not in grouped and (
+            stored.files.local(r.path) is None or stored.files.held_by_source(r))}
+        kept |= grouped if explain_kept else set()
         carried = [r for r in stored.refs if r.path in kept]
         moving = [r for r in stored.refs if r.path not in kept]
     found = stored.files.locate_all(moving)
@@ -254,13 +289,14 @@ def _remove_copies(stored: Stored, target: RunStore) -> None:
         local = stored.files.local(ref.path)
         if local is not None:
             local.unlink()
-    runs = stored.folder / RUNS_DIR
-    if runs.is_dir():
-        for sub in sorted((p for p in runs.rglob("*") if p.is_dir()), reverse=True):
-            if not any(sub.iterdir()):
-                sub.rmdir()
-        if not any(runs.iterdir()):
-            runs.rmdir()
+    for top in (RUNS_DIR, EXPLAIN_DIR):
+        folder = stored.folder / top
+        if folder.is_dir() and not folder.is_symlink():
+            for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
+                if not any(sub.iterdir()):
+                    sub.rmdir()
+            if not any(folder.iterdir()):
+                folder.rmdir()
 
 
 def new_run_files(source: Path, patterns: list[str] | None) -> dict[str, Path]:

@@ -173,7 +173,15 @@
     return t;
   }
 
-  function fileUrl(sub, rel) { return new URL(sub.base + rel, SITE_ROOT); }
+  // A file of a submission's explanation folder. ``base`` is a URL prefix, or (a store
+  // whose URL template puts the path elsewhere, leaderboard/explain_files.py) holds
+  // {+rel} or {rel} where the file's path goes, '/' kept or escaped as the store wants.
+  function fileUrl(sub, rel) {
+    var base = sub.base;
+    if (base.indexOf("{+rel}") !== -1) return new URL(base.replace("{+rel}", encodeURI(rel)), SITE_ROOT);
+    if (base.indexOf("{rel}") !== -1) return new URL(base.replace("{rel}", encodeURIComponent(rel)), SITE_ROOT);
+    return new URL(base + rel, SITE_ROOT);
+  }
 
   function explained(sub, slug) {
     if (!sub.base) {
@@ -215,12 +223,14 @@
   async function texts(slug, list) {
     if (!list.texts || !list.texts.refs) return null;
     var sub = submission(slug);
-    var base = index.texts ? new URL(index.texts, SITE_ROOT) : fileUrl(sub, "texts/");
+    // Copied into the site, text parts are shared by every submission; in a store, each
+    // submission's own folder holds those its cards show.
     var names = Object.keys(list.texts.refs);
     var out = { licence: list.texts.licence, source: list.texts.source };
     await Promise.all(names.map(async function (name) {
+      var file = list.texts.refs[name] + ".json.gz";
       try {
-        var doc = await load(new URL(list.texts.refs[name] + ".json.gz", base));
+        var doc = await load(sub.texts ? new URL(sub.texts + file, SITE_ROOT) : fileUrl(sub, "texts/" + file));
         out[name] = doc.texts || {};
       } catch (e) { out[name] = null; }   // a card still shows its figures without texts
     }));
