@@ -355,10 +355,14 @@ def build_paper_results(doc: PaperTranscription, yaml_name: str) -> ResultsFile:
                                                    parameters=row.parameters,
                                                    instruction_trained=trained))
             extra = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in row.extra.items())
+            errata = "; ".join(f"{k.replace('_', ' ')}: {v}"
+                               for k, v in row.average_mismatch.items())
             note = _join_notes(
                 doc.note, table.note,
                 f"Paper group: {row.group}." if row.group else None,
-                f"Also printed: {extra}." if extra else None, row.note)
+                f"Also printed: {extra}." if extra else None,
+                f"Printed average that differs from its cells, shown as printed: {errata}."
+                if errata and any(a.task for a in table.averages) else None, row.note)
             existing = rows.get(key)
             if existing is None:
                 source = Source(kind="paper", citation=f"{' '.join(doc.citation.split()).rstrip('.')}, "
