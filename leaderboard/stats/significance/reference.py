@@ -146,6 +146,23 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted
 
 
+def stratified_differences(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]
+                           ) -> list[float]:
+    """The weighted per-query differences behind a mean-of-means column, by definition:
+    tasks t = 1..T with n_t queries each (``a[t][i]`` and ``b[t][i]`` the two systems' scores
+    on query i of task t), each difference weighted by 1 / (T n_t). They sum to
+    (1/T) sum_t mean(a_t) - (1/T) sum_t mean(b_t), the difference of the two systems' means
+    of task figures; a sign-flip test and a bootstrap of the column run on them.
+    (:func:`leaderboard.standings.stratified_units` gives each unit U times its weighted
+    score, U the number of units, so the units' mean is this sum.)"""
+    n_tasks = len(a)
+    out = []
+    for scores_a, scores_b in zip(a, b):
+        n = len(scores_a)
+        out += [(x - y) / (n_tasks * n) for x, y in zip(scores_a, scores_b)]
+    return out
+
+
 def delong_components(labels: Sequence[int], scores: Sequence[float],
                       clusters: Sequence[str]) -> dict[str, float]:
     """DeLong's structural components of each cluster's AUROC, pair by pair (Obuchowski
@@ -194,6 +211,7 @@ def delong_pvalue(d: np.ndarray) -> float:
 
 __all__ = [
     "bootstrap_mean_interval", "bootstrap_resamples", "delong_components", "delong_pvalue",
+    "stratified_differences",
     "exact_sign_flip_pvalue", "holm", "monte_carlo_sign_flip_pvalue",
     "sign_flip_distribution", "wilcoxon_pvalue",
 ]
