@@ -332,8 +332,10 @@ def per_unit_scores(labels: object, probs: object, units: object,
     balanced_k = k / 2.0 * per_unit(np.where(positive, c / m, c / n))
     pos, neg = np.sort(p[positive]), np.sort(p[~positive])
     # V10(a): negatives below a plus half the ties; V01(b): positives above b plus half ties
-    v10 = (np.searchsorted(neg, p, side="left") + np.searchsorted(neg, p, side="right")) / (2.0 * n)
-    v01 = ((m - np.searchsorted(pos, p, side="right")) + (m - np.searchsorted(pos, p, side="left"))) / (2.0 * m)
+    v10 = (np.searchsorted(neg, p, side="left")
+           + np.searchsorted(neg, p, side="right")) / (2.0 * n)
+    v01 = ((m - np.searchsorted(pos, p, side="right"))
+           + (m - np.searchsorted(pos, p, side="left"))) / (2.0 * m)
     area = float(np.mean(v10[positive]))
     x = per_unit(np.where(positive, v10, 0.0))
     yk = per_unit(np.where(positive, 0.0, v01))

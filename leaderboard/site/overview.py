@@ -36,9 +36,9 @@ from leaderboard.site.format import (
 )
 from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Column, HomeColumn
 # The same hover texts as every other table (render imports this module lazily).
-from leaderboard.site.render import TIER_TEXT, source_text, tier_title
+from leaderboard.site.render import source_text, tier_title
 from leaderboard.standings.downloads import STATISTIC_NOTE, TIER_NAMES
-from leaderboard.standings.lines import record_of
+from leaderboard.standings.lines import LineCell, record_of
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
 
@@ -117,14 +117,15 @@ def _covered(row: Row, column: Column) -> int:
                if task_id in tasks and metric in tasks[task_id].metrics)
 
 
-def _cell(col: OverviewColumn, rows: list[Row], line_cells: dict[str, object]) -> OverviewCell:
+def _cell(col: OverviewColumn, rows: list[Row], line_cells: dict[str, LineCell]
+          ) -> OverviewCell:
+    """The model's cell: exactly its line's cell in the column's view."""
     covered = max((_covered(row, col.column) for row in rows), default=0)
-    rec = record_of(rows[0])
-    cell = line_cells.get(rec.id)
-    if cell is None or cell.value is None:  # type: ignore[attr-defined]
+    cell = line_cells.get(record_of(rows[0]).id)
+    if cell is None or cell.value is None:
         return OverviewCell(None, None, covered, col.n_tasks)
-    return OverviewCell(cell.value, cell.row, covered, col.n_tasks, cell.tier,  # type: ignore[attr-defined]
-                        [r for r, _ in cell.others])  # type: ignore[attr-defined]
+    return OverviewCell(cell.value, cell.row, covered, col.n_tasks, cell.tier,
+                        [r for r, _ in cell.others])
 
 
 def _verified_cell(col: OverviewColumn, row: Row) -> OverviewCell:

@@ -105,8 +105,9 @@ class CellDisplay:
     css: str = ""
     title: str = ""
     # The verified submission the figure comes from (its slug), for links to per-query
-    # detail: every verified cell carries it as data-s, its table's view id as data-view
-    # and its column's id as the header's data-col.
+    # detail: a verified cell's submission is its row's data-s (or, when the figure comes
+    # from another submission of the model, its own data-s), its table's view id the
+    # enclosing .fb-view's data-view and its column's id the header's data-col.
     submission: str = ""
 
 
@@ -127,6 +128,9 @@ class RowDisplay:
     cells: list[CellDisplay] = field(default_factory=list)
     gap: CellDisplay | None = None   # the tiered cell's distance from the best verified
     reference: bool = False          # the view's no-skill reference row
+    # The verified submission the row's figures come from (data-s on the row; a cell whose
+    # figure comes from another submission carries its own data-s).
+    submission: str = ""
 
 
 def source_text(row: Row, full: bool = True) -> str:
@@ -229,28 +233,42 @@ def line_href(line: ModelLine, submissions: str) -> str | None:
     return None
 
 
-def cell_display(table: ViewTable, line: ModelLine, i: int) -> CellDisplay:
-    """One model's cell: its figure, its tier, and where it comes from (and what the
-    model's other rows give for the same cell) in its details."""
+def main_row(line: ModelLine, sort_column: int) -> Row:
+    """The row a line's badge, source and submission are about: the one its sort column's
+    figure comes from, else the first that gives it a figure."""
+    cell = line.cells[sort_column]
+    if cell.row is not None:
+        return cell.row
+    return next(c.row for c in line.cells if c.row is not None)
+
+
+def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row) -> CellDisplay:
+    """One model's cell: its figure, its tier, and in its details (hover, or a tap on a
+    phone) whatever the row does not say already: where the figure comes from when that is
+    not the row's own source, how a published or partial average was obtained, its test,
+    and what the model's other rows give for the same cell. Pages hold thousands of cells,
+    so a cell with nothing to add has no details."""
     col = table.view.columns[i]
     cell = line.cells[i]
     if cell.value is None or cell.row is None:
         return CellDisplay(text="–", value="")
     row = cell.row
-    details = [source_text(row, full=False)]
+    details = [] if row is main else [source_text(row, full=False)]
     basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
-    n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
-    how = basis_text(basis, n, col)
-    if how:
-        details.append(how)
+    if basis in ("published", "mean of reported tasks"):
+        n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
+        details.append(basis_text(basis, n, col))
     tier = tier_title(cell.tier)
     if tier and cell.tier is not None and cell.tier.tier != TIER_REPORTED:
         details.append(tier)
-    for other, value in cell.others[:6]:
-        details.append(f"also {score_text(value, col.signed)} from "
-                       f"{source_text(other, full=False).split(': ', 1)[-1]}")
-    if len(cell.others) > 6:
-        details.append(f"and {len(cell.others) - 6} more source(s)")
+    if cell.others:
+        if not details or details[0] != source_text(row, full=False):
+            details.insert(0, source_text(row, full=False))
+        for other, value in cell.others[:6]:
+            details.append(f"also {score_text(value, col.signed)} from "
+                           f"{source_text(other, full=False).split(': ', 1)[-1]}")
+        if len(cell.others) > 6:
+            details.append(f"and {len(cell.others) - 6} more source(s)")
     css = TIER_CSS.get(cell.tier.tier, "") if cell.tier else ""
     if not row.verified:
         css = "fb-reported"
@@ -258,7 +276,8 @@ def cell_display(table: ViewTable, line: ModelLine, i: int) -> CellDisplay:
     if one_class(row, col):
         text += ONE_CLASS_MARK
         details.append(ONE_CLASS_NOTE.lstrip("* "))
-    sub = row.submission.slug if row.verified and row.submission is not None else ""
+    sub = (row.submission.slug if row.verified and row is not main
+           and row.submission is not None else "")
     return CellDisplay(text=text, value=sort_value(cell.value), css=css,
                        title="; ".join(details), submission=sub)
 
@@ -269,9 +288,11 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
     submissions = relative(page, "submissions/x.md")[: -len("x.html")]  # once per page
     tiered = table.view.tiered_column
     out = []
+    sort_column = table.view.sort_column
     for line in table.lines:
         rec = line.record
-        cells = [cell_display(table, line, i) for i in range(len(table.view.columns))]
+        main = main_row(line, sort_column)
+        cells = [cell_display(table, line, i, main) for i in range(len(table.view.columns))]
         gap = None
         if tiered is not None and tiered in table.tiers:
             info = line.cells[tiered].tier
@@ -281,17 +302,18 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
                 gap = CellDisplay(text="not tested", value="", css="fb-reported",
                                   title="a reported figure: no per-query scores to test")
             elif info.tier == TIER_LEADER:
-                gap = CellDisplay(text="best verified", value="0", css="fb-leader",
-                                  title=tier_title(info))
+                gap = CellDisplay(text="best verified", value="0", css="fb-leader")
             else:
+                # the interval is the text; the tier and p-value are the tiered cell's
                 gap = CellDisplay(text=gap_text(info), value=sort_value(info.effect),
-                                  css=TIER_CSS.get(info.tier, ""), title=tier_title(info))
+                                  css=TIER_CSS.get(info.tier, ""))
         sources = sorted({source_text(c.row, full=False) for c in line.cells
                           if c.row is not None})
         first_url = next((safe_url(c.row.system.source.url) for c in line.cells
                           if c.row is not None and not c.row.verified
                           and safe_url(c.row.system.source.url)), None)
         out.append(RowDisplay(
+            submission=main.submission.slug if main.verified and main.submission else "",
             key=line.key, name=line.name, href=line_href(line, submissions),
             provenance="verified" if line.verified else "reported",
             source="; ".join(sources), source_url=first_url,
@@ -344,7 +366,8 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
     for r in rows:
         rank = "" if r.rank is None else str(r.rank)
         ref = ' class="fb-ref"' if r.reference else ""
-        add(f'<tr{ref} data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
+        sub = f' data-s="{e(r.submission)}"' if r.submission else ""
+        add(f'<tr{ref}{sub} data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
             f'data-i="{e(r.instruction)}"><td data-v="{rank}">{rank or "–"}</td>'
             '<td class="fb-name">')
         # Badge first: it never wraps onto a line of its own, and names line up. Verified
@@ -418,9 +441,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     if v is not None and one_class(row, c):
                         text += ONE_CLASS_MARK
                     cells[c.label] = CellDisplay(text=text, value=sort_value(v), css=css,
-                                                 title=c.help if v is not None else "no score",
-                                                 submission=row.submission.slug
-                                                 if row.submission else "")
+                                                 title=c.help if v is not None else "no score")
                 if info is not None:
                     tier = TIER_TEXT.get(info.tier, info.tier)
                 else:

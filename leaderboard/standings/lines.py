@@ -119,6 +119,9 @@ def pick_cell(candidates: list[tuple[Row, float]], column: Column, own_paper: st
     """The figure one model shows in one cell, from its rows' ``(row, value)`` pairs."""
     if not candidates:
         return LineCell(None, None)
+    if len(candidates) == 1:  # the usual case: one row of the model has the figure
+        row, value = candidates[0]
+        return LineCell(value, row, (tiers or {}).get(row.key))
     ordered = sorted(candidates, key=lambda c: precedence(c[0], c[1], column, own_paper))
     row, value = ordered[0]
     return LineCell(value, row, (tiers or {}).get(row.key), ordered[1:])
@@ -142,11 +145,14 @@ def model_lines(table: ViewTable) -> list[ModelLine]:
         rec = record_of(row)
         by_model.setdefault(rec.id, (rec, []))[1].append(row)
     lines = []
+    columns = list(enumerate(view.columns))
+    tiers = [table.tiers.get(i) for i in range(len(view.columns))]
     for rec, rows in by_model.values():
+        values = [table.values[r.key] for r in rows]
         cells = []
-        for i, col in enumerate(view.columns):
-            candidates = [(r, v) for r in rows if (v := table.values[r.key][i]) is not None]
-            cells.append(pick_cell(candidates, col, own, table.tiers.get(i)))
+        for i, col in columns:
+            candidates = [(r, v[i]) for r, v in zip(rows, values) if v[i] is not None]
+            cells.append(pick_cell(candidates, col, own, tiers[i]))
         lines.append(ModelLine(rec, rows, cells))
     sort_col = view.columns[view.sort_column]
     lines.sort(key=lambda line: _line_order(line, sort_col, view.sort_column))

@@ -37,16 +37,18 @@ REFERENCE_NAMES = {
 }
 
 
-def positive_rates(rows: Iterable[Row]) -> dict[str, float]:
-    """Each T4 task's share of compatible pairs, from the verified rows' score sheets."""
+def positive_rates(rows: Iterable[Row], tasks: Iterable[str]) -> dict[str, float]:
+    """The share of compatible pairs of each of ``tasks`` that has one (T4), from the first
+    verified row that scored it."""
+    rows = [r for r in rows if r.verified]
     out: dict[str, float] = {}
-    for row in rows:
-        if not row.verified:
-            continue
-        for task_id, scores in row.system.tasks.items():
-            rate = scores.metrics.get(POSITIVE_RATE)
+    for task_id in tasks:
+        for row in rows:
+            scores = row.system.tasks.get(task_id)
+            rate = scores.metrics.get(POSITIVE_RATE) if scores is not None else None
             if rate is not None:
-                out.setdefault(task_id, rate)
+                out[task_id] = rate
+                break
     return out
 
 
@@ -70,7 +72,8 @@ def reference_value(column: Column, rates: dict[str, float]) -> float | None:
 
 def view_references(view: View, rows: Iterable[Row]) -> list[float | None]:
     """The no-skill value of each column of the view (None where there is none)."""
-    rates = positive_rates(rows)
+    needs = {t for c in view.columns if c.no_skill not in (None, "zero") for t in c.tasks}
+    rates = positive_rates(rows, sorted(needs)) if needs else {}
     return [reference_value(c, rates) for c in view.columns]
 
 

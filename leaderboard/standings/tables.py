@@ -70,10 +70,18 @@ class ViewTable:
     tier_note: str = ""
     # row key -> how each cell's value was obtained (:data:`~.statistic.Basis`)
     bases: dict[str, list[Basis | None]] = field(default_factory=dict)
-    # One line per model, in default order (:mod:`.lines`): what every surface shows.
-    lines: list[ModelLine] = field(default_factory=list)
     # Each column's no-skill value (:mod:`.references`), None where it has none.
     references: list[float | None] = field(default_factory=list)
+    # The model lines, built on first use and again once the tiers change the values.
+    _lines: list[ModelLine] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def lines(self) -> list[ModelLine]:
+        """One line per model, in default order (:mod:`.lines`): what every surface
+        shows."""
+        if self._lines is None:
+            self._lines = model_lines(self)
+        return self._lines
 
     def line_ranks(self) -> dict[str, int | None]:
         """1-based position of each model line in the default order; lines without a sort
@@ -129,9 +137,9 @@ def sort_rows(rows: Iterable[Row], values: Mapping[str, Sequence[float | None]],
 
 
 def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewTable:
-    """The view's table: its rows with every column's value, in default order, and its
-    model lines. Its tiers come from :func:`tier_tables`, which tiers many tables at once
-    (and lines the models up again on the tested values)."""
+    """The view's table: its rows with every column's value, in default order (its model
+    lines are built from them on first use). Its tiers come from :func:`tier_tables`,
+    which tiers many tables at once."""
     values: dict[str, list[float | None]] = {}
     counts: dict[str, list[int]] = {}
     bases: dict[str, list[Basis | None]] = {}
@@ -147,11 +155,9 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewT
         counts[row.key] = [c.n_tasks for c in cells]
         bases[row.key] = [c.basis for c in cells]
     sort_col = view.columns[view.sort_column]
-    table = ViewTable(view=view, rows=sort_rows(members, values, sort_col, view.sort_column),
-                      values=values, counts=counts, bases=bases,
-                      references=view_references(view, members))
-    table.lines = model_lines(table)
-    return table
+    return ViewTable(view=view, rows=sort_rows(members, values, sort_col, view.sort_column),
+                     values=values, counts=counts, bases=bases,
+                     references=view_references(view, members))
 
 
 # --------------------------------------------------------------------------- tiers
@@ -274,7 +280,7 @@ def _apply_tiers(work: _TierWork) -> None:
             table.values[key][index] = info.mean
     if index == table.view.sort_column:
         table.rows = sort_rows(table.rows, table.values, column, index)
-    table.lines = model_lines(table)
+    table._lines = None  # lined up again on the tested values
     table.tier_note = (f"{len(work.untested)} verified row(s) have no per-query scores for "
                        f"{column.label} and are not tested." if work.untested else "")
 

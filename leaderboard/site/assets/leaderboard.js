@@ -157,7 +157,9 @@
   function revealColumn(table, index) {
     var wrap = table.closest(".fb-table-wrap");
     var th = table.tHead && table.tHead.rows[0].cells[index];
-    if (!wrap || !th || wrap.scrollWidth <= wrap.clientWidth + 1) return;
+    // Only a table that scrolls (markOverflow marks it) is measured: reading positions
+    // forces a layout, which a sort of a table that fits should not pay for.
+    if (!wrap || !th || !wrap.classList.contains("fb-scrolls")) return;
     var sticky = table.tHead.rows[0].cells[1];
     var left = sticky ? sticky.offsetLeft + sticky.offsetWidth : 0;
     var start = th.offsetLeft, end = start + th.offsetWidth;
@@ -263,7 +265,6 @@
           // Keep the address bar a permalink to the table on screen.
           if (view && input.checked) history.replaceState(null, "", location.pathname + location.search + "#" + view.id);
           document.dispatchEvent(new CustomEvent("fb:tab", { detail: view ? view.id : null }));
-          markOverflow();
           revealSorted();
         });
       });
@@ -587,7 +588,6 @@
     setupFilters();
     setupTabs();
     setupCharts();
-    markOverflow();
     revealSorted();
     window.addEventListener("resize", markOverflow);
   }
@@ -595,6 +595,7 @@
   // Every visible wide table opens with its sorted column in view (and a table in a tab
   // when the tab is shown).
   function revealSorted() {
+    markOverflow();
     document.querySelectorAll("table.fb-table").forEach(function (table) {
       if (!table.offsetParent) return;
       var heads = table.tHead ? table.tHead.rows[0].cells : [];

@@ -2,8 +2,8 @@
 
 The engines (:mod:`.enumeration`, :mod:`.subgroup`, :mod:`.binomial`, :mod:`.wilcoxon`,
 :mod:`.delong`, :mod:`.bootstrap`) and the per-persona decomposition of T4's AUROC
-(:func:`leaderboard.metrics.classification.per_unit_scores`) compute these quantities fast; tests/test_stats.py holds them to this
-module: equal to the bit on the exact paths (enumeration, sign test, Wilcoxon, Holm), and
+(:func:`leaderboard.metrics.classification.per_unit_scores`) compute these quantities
+fast; tests/test_stats.py and tests/test_board_truth.py hold them to this module: equal to the bit on the exact paths (enumeration, sign test, Wilcoxon, Holm), and
 equal in distribution on the Monte-Carlo paths (random sign flips, bootstrap).
 
 Conventions shared with the engines:
