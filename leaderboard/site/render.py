@@ -425,6 +425,8 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
             labels: list[str] = []
             entries = []
             for t in tables:
+                if all(c.heat for c in t.view.columns):
+                    continue  # a grid: its cells are the rows of the tables below it
                 values = t.values.get(row.key)
                 compact = _compact_columns(t.view)
                 if values is None or all(values[i] is None for i in compact):
@@ -564,9 +566,9 @@ def uncommitted(repo: RepositoryRef, folders: list[Path]) -> list[str]:
 
 
 def submission_dates(repo: RepositoryRef, subs: list) -> dict[str, str]:
-    """Submission id -> the date of the last commit that touched its folder, for the
-    submissions whose metadata gives no ``date`` (one ``git log`` for all of them; {}
-    outside a checkout)."""
+    """Submission id -> the date of the first commit that added files to its folder (when
+    it was submitted), for the submissions whose metadata gives no ``date`` (one
+    ``git log`` for all of them; {} outside a checkout)."""
     if repo.toplevel is None or not subs:
         return {}
     folders = {}
@@ -579,8 +581,8 @@ def submission_dates(repo: RepositoryRef, subs: list) -> dict[str, str]:
         return {}
     try:
         out = subprocess.run(["git", "-C", str(repo.toplevel), "log", "--format=%x00%cs",
-                              "--name-only", "--", *folders], capture_output=True, text=True,
-                             timeout=60, check=False)
+                              "--name-only", "--diff-filter=A", "--", *folders],
+                             capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError):
         return {}
     dates: dict[str, str] = {}
@@ -588,8 +590,8 @@ def submission_dates(repo: RepositoryRef, subs: list) -> dict[str, str]:
         date, _, names = entry.partition("\n")
         for name in names.split("\n"):
             for folder, sub_id in folders.items():
-                if name.startswith(folder + "/") and sub_id not in dates:
-                    dates[sub_id] = date.strip()  # newest commit first
+                if name.startswith(folder + "/"):
+                    dates[sub_id] = date.strip()  # newest first: the oldest stays
     return dates
 
 
