@@ -31,7 +31,7 @@ AveragePolicy = Literal["all", "available"]
 Convention = Literal["task", "mean of tasks", "mean of reported tasks"]
 CONVENTION_TEXT: dict[Convention, str] = {
     "task": "the task's mean over its queries",
-    "mean of tasks": "the mean of the {n} per-{unit} figures, as the paper averages them",
+    "mean of tasks": "the mean of the {n} per-{unit} figures{why}",
     "mean of reported tasks": "the mean of the per-{unit} figures a row reports",
 }
 # A reference that scores no skill at all, drawn as a row of its own in a view so that a
@@ -83,6 +83,8 @@ class Column:
     no_skill: NoSkill | None = None
     # Coloured as a heatmap (the model x constraint and model x language grids).
     heat: bool = False
+    # Where the averaging convention comes from, appended to its description.
+    convention_source: str = ", as the paper averages them"
 
     @property
     def convention(self) -> Convention:
@@ -94,7 +96,8 @@ class Column:
 
     @property
     def convention_text(self) -> str:
-        return CONVENTION_TEXT[self.convention].format(n=len(self.tasks), unit=self.unit)
+        return CONVENTION_TEXT[self.convention].format(n=len(self.tasks), unit=self.unit,
+                                                       why=self.convention_source)
 
     @cached_property
     def parts(self) -> tuple[tuple[str, str], ...]:
