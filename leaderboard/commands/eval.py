@@ -97,7 +97,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"task": task.id, "metrics": scores.metrics, "groups": scores.groups,
                           "per_query": scores.per_query}, sort_keys=True))
         return 0
-    counted = plural(scores.n_queries or 0, "pair" if task.candidates == "pairs" else "query")
+    if task.candidates == "pairs":
+        # T4's unit is the persona (its per-query scores and tests); the pairs are what
+        # the predictions file holds.
+        pairs = len(inputs.data.roles["predictions"].query_ids)
+        counted = (f"{plural(pairs, 'pair')} of {plural(scores.n_queries or 0, 'persona')}")
+    else:
+        counted = plural(scores.n_queries or 0, "query")
     print(f"{task.id} ({counted}; {SCALE_NOTE})")
     for key in task.metric_keys():
         if key in scores.metrics:

@@ -32,7 +32,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--run", type=Path, metavar="RUN", help="the run of a single-run task")
     p.add_argument("--predictions", type=Path, metavar="FILE", help="PI-Indic T4 predictions")
     p.add_argument("--query", metavar="ID", help="show this query's card (a pair id for "
-                   "FollowTable, the altered query id for FollowIR and mFollowIR)")
+                   "FollowTable, the altered query id for FollowIR and mFollowIR, a persona for "
+                   "PI-Indic T4)")
     p.add_argument("--sort", metavar="METRIC", default=None,
                    help="order the list by this per-query metric, lowest first "
                         "(default: the task's primary metric)")
@@ -168,9 +169,17 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.explain.QueryCard
     out.append("  " + "   ".join(f"{k} {shown(v)}" for k, v in sorted(card.metrics.items())))
     for role, text in card.texts.items():
         out += _wrap(f"{role} text:", text)
-    if card.pair:
-        label = "compatible" if card.pair["label"] else "incompatible"
-        out.append(f"gold label: {label}; predicted probability {card.pair['probability']:.6g}")
+    if card.pairs:
+        out.append("")
+        out.append(f"persona {card.query}'s pairs, the most probable first (a prediction is "
+                   "'compatible' at a probability of 0.5 or more):")
+        out.append(f"  {'pair':18} {'gold label':>12} {'probability':>12} {'predicted':>12}")
+        for pair in card.pairs:
+            gold = "compatible" if pair["label"] else "incompatible"
+            predicted = "compatible" if pair["probability"] >= 0.5 else "incompatible"
+            mark = "" if (pair["probability"] >= 0.5) == bool(pair["label"]) else "  wrong"
+            out.append(f"  {pair['pair']:18} {gold:>12} {pair['probability']:>12.6g} "
+                       f"{predicted:>12}{mark}")
         return "\n".join(out)
     if card.original_query is None:
         out.append("")

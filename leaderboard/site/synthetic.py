@@ -227,8 +227,8 @@ def write_explanations(root: Path, submission_id: str, results: ResultsFile,
                              group=group_of.get(q), texts={}, metrics=metrics)
             docs = rng.choice(corpus_size, size=changed + positive + 20, replace=False)
             if task.roles == ("predictions",):
-                card.pair = {"label": int(rng.random() < 0.3),
-                             "probability": float(rng.random())}
+                card.pairs = [{"pair": f"{q}-{i}", "label": int(i == 0),
+                               "probability": float(rng.random())} for i in range(11)]
             elif paired:
                 ranks = rng.integers(1, 1001, size=(changed + positive, 2))
                 for i, (a, b) in enumerate(ranks.tolist()):
