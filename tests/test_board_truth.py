@@ -42,6 +42,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> dict:
         folder = root / "submissions" / results.parent.name
         folder.mkdir(parents=True)
         shutil.copy(results, folder / "results.json")
+        shutil.copy(results.parent / "per-query.json.gz", folder / "per-query.json.gz")
         shutil.copy(results.parent / "metadata.yaml", folder / "metadata.yaml")
     build_site(root, base / "out", cache_dir=base / "cache")
     board = load_board(root, cache_dir=base / "cache")
