@@ -11,26 +11,19 @@ from __future__ import annotations
 
 import csv
 import re
-import functools
-import http.server
 import shutil
 import subprocess
-import threading
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
+from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from leaderboard.site import build_site
 from leaderboard.site.render import REPO_URL
 from leaderboard.site.synthetic import HOSTILE_NAME, write_tree
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
 TASKS = [
@@ -46,29 +39,14 @@ sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the playwright Python package is not installed")
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("browser-site")
     write_tree(base / "root", 6, n_queries=8, task_ids=TASKS)
     build_site(base / "root", base / "out", cache_dir=base / "cache")
-    handler = functools.partial(_QuietHandler, directory=str(base / "out"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{server.server_address[1]}/", "out": base / "out",
-           "base": base}
+    server, url = serve(base / "out")
+    yield {"url": url, "out": base / "out", "base": base}
     server.shutdown()
-
-
-def _serve(folder: Path):
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +55,7 @@ def real_site(tmp_path_factory: pytest.TempPathFactory):
     rows), as the publish workflow builds it."""
     base = tmp_path_factory.mktemp("real-site")
     build_site(REPO_ROOT, base / "out", cache_dir=base / "cache")
-    server, url = _serve(base / "out")
+    server, url = serve(base / "out")
     yield {"url": url, "out": base / "out"}
     server.shutdown()
 
@@ -86,21 +64,8 @@ def real_site(tmp_path_factory: pytest.TempPathFactory):
 def browser(site, tmp_path_factory: pytest.TempPathFactory):
     profile = tmp_path_factory.mktemp("chromium-profile")  # a new, empty user-data-dir
     with sync_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            accept_downloads=True, viewport={"width": 1280, "height": 900})
-        outside: list[str] = []
-
-        def guard(route) -> None:  # noqa: ANN001
-            host = urlsplit(route.request.url).hostname
-            if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", guard)
-        context.outside = outside  # type: ignore[attr-defined]
+        context = offline_context(pw, profile, accept_downloads=True,
+                                  viewport={"width": 1280, "height": 900})
         yield context
         context.close()
 
@@ -108,16 +73,7 @@ def browser(site, tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture()
 def page(browser):
     tab = browser.new_page()
-    problems: list[str] = []
-    tab.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-           if m.type == "error" else None)
-    tab.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-
-    def on_dialog(dialog) -> None:  # noqa: ANN001
-        problems.append(f"dialog: {dialog.message}")
-        dialog.dismiss()
-
-    tab.on("dialog", on_dialog)
+    problems = watched(tab)
     yield tab
     tab.close()
     assert problems == []

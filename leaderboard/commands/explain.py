@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from leaderboard.commands import add_data_dir, new_command
+from leaderboard.commands import add_data_dir, new_command, task_and_files
 
 SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
 
@@ -47,16 +47,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from leaderboard.registry import UnknownTaskError, get_task
-
-    try:
-        task = get_task(args.task)
-    except UnknownTaskError as exc:
-        args.parser.error(str(exc))
-    given = {role: getattr(args, role) for role in ("original", "altered", "run", "predictions")
-             if getattr(args, role) is not None}
-    if sorted(given) != sorted(task.roles):
-        args.parser.error(f"{task.id} takes {' '.join(f'--{r} FILE' for r in task.roles)}")
+    task, given = task_and_files(args)
     if args.limit is not None and args.limit <= 0:
         args.parser.error("--limit must be positive")
 
