@@ -7,24 +7,26 @@ on 2 cores, and the ratio against running ranx.compare-style pairwise loops").
 The workload is the site's own. For every view of :func:`leaderboard.standings.all_views`
 that has tiers, two columns are tiered: the view's tiered column (its primary metric) and
 its headline standard-metric column (the registry's ``headline_metric`` of the view's
-tasks), once when they are the same column. Each column's per-query scores are pooled
-across its tasks by :func:`leaderboard.standings.pool_queries`, as the site does (a column
-of one task keeps the task's query ids; a column averaging tasks with their own queries
-prefixes every query id with its task id, so FollowTable's average pools the 2,989 pairs
-of its four datasets; PI-Indic's languages ask the same 150 pairs, so its averages test
-each pair once, averaged over the 12 languages or 132 language pairs). Scores are
-synthetic but have each metric's value set and the real query
+tasks), once when they are the same column. Each column's per-query scores become its
+test's units by :func:`leaderboard.standings.stratified_units`, as the site does (a
+column of one task keeps the task's query ids; a column averaging tasks with their own
+queries weights each query by 1 / (tasks x its task's queries) and prefixes its id with
+its task id, so FollowTable's average tests the 2,989 pairs of its four datasets, each
+dataset one quarter; PI-Indic's languages ask the same 150 pairs, so its averages test
+each pair once, over the 12 languages or 132 language pairs, and T4 each of its 75 test
+personas). Scores are synthetic but have each metric's value set and the real query
 counts: read from the benchmark data where it is on this machine (FollowTable pairs and
 topics, PI-Indic), else the counts documented in :data:`DOCUMENTED_COUNTS` (FollowIR and
 mFollowIR live on the Hugging Face Hub only). Every system has every task, the worst case.
 
 The statistics are run the way :func:`leaderboard.standings.tier_column` runs them:
-``tier_view(scores, column.per_query_key or column.metric, higher_is_better=..., seed=0)``
+``tier_view(scores, column.metric, higher_is_better=..., seed=0)``
 on ``{system: {query id: score}}`` mappings, so the time includes turning mappings into
 arrays, the tests, Holm and the bootstrap intervals. Building the mappings is not timed.
 
 A ranx-style baseline (``ranx.statistical_tests.fisher_randomization_test``, one pair at a
-time with the same number of permutations, and scipy's Wilcoxon per pair for p-MRR) is
+time with the same number of permutations, scipy's Wilcoxon per pair for p-MRR and the
+plain DeLong test of :mod:`leaderboard.stats.significance.reference` per pair for AUROC) is
 timed on a few comparisons per benchmark and test and extrapolated; the output says so.
 
     .venv/bin/python benchmarks/stats_suite.py              # everything, 300 systems
@@ -53,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.registry import all_tasks  # noqa: E402
-from leaderboard.standings import all_views, pool_queries  # noqa: E402
+from leaderboard.standings import all_views, stratified_units  # noqa: E402
 from leaderboard.stats import significance as sig  # noqa: E402
 from leaderboard.stats import tiers as tiers_module  # noqa: E402
 from leaderboard.stats import tier_view, tier_views, tiering_work  # noqa: E402
@@ -92,7 +94,7 @@ DOCUMENTED_GROUPS: dict[str, dict[str, tuple[int, int]]] = {
                             "S2": (109, 109), "S3": (208, 208)},
 }
 PI_RETRIEVAL_QUERIES = 150  # the 150 validated pairs of PI-Indic-Align val150
-PI_T4_PAIRS = 300           # T4: 150 compatible + 150 incompatible persona-instruction pairs
+PI_T4_PERSONAS = 75         # T4: the test split's personas, the unit of its per-persona scores
 
 FAMILIES = {"followir": "FollowIR", "mfollowir": "mFollowIR", "mfollowir-cl": "mFollowIR",
             "followtable": "FollowTable", "pi-indic": "PI-Indic"}
@@ -125,7 +127,7 @@ class QuerySets:
                 self.groups[task_id, label, "original"] = [f"q{i}" for i in range(topics)]
                 start += pairs
         pi_ids = {"run": [f"p{i}" for i in range(1, PI_RETRIEVAL_QUERIES + 1)],
-                  "predictions": [f"p{i}" for i in range(1, PI_T4_PAIRS + 1)]}
+                  "predictions": [f"p{i}" for i in range(1, PI_T4_PERSONAS + 1)]}
         source = "documented counts"
         if data_dir is not None:
             try:
@@ -157,7 +159,9 @@ class QuerySets:
         for probe in ("pi-indic-val150/t1/hin", "pi-indic-val150/t4/hin"):
             data = load_task_data(all_tasks()[probe], data_dir)
             for role, rd in data.roles.items():
-                out[role] = list(rd.query_ids)
+                # T4's per-query scores are per persona (a pair's persona in data.groups)
+                out[role] = (sorted(set(data.groups.values())) if role == "predictions"
+                             else list(rd.query_ids))
         return out
 
     def of(self, task_id: str, key: str, group: str | None) -> list[str]:
@@ -178,7 +182,7 @@ class Work:
 
     @property
     def metric(self) -> str:
-        return self.column.per_query_key or self.column.metric
+        return self.column.metric
 
 
 def headline_column(view: View) -> Column | None:
@@ -211,7 +215,7 @@ def workload(queries: QuerySets) -> tuple[list[Work], int, list[str]]:
             columns.append(("headline", head))
         family = FAMILIES[view.id.split("/")[0]]
         for role, col in columns:
-            parts = tuple((t, col.per_query_key or m) for t, m in col.parts)
+            parts = tuple(col.parts)
             if col.shared_queries:  # the same queries in every task: tested once each
                 n = len({q for t, k in parts for q in queries.of(t, k, col.group)})
             else:
@@ -241,9 +245,14 @@ def synth(key: str, n: int, skill: np.ndarray, rng: np.random.Generator) -> np.n
         return x
     if base == "IRS":  # weighted gain difference in [-1, 1], continuous
         return np.clip(0.05 + skill + difficulty + noise, -1, 1)
-    if base in ("R@1", "correct"):  # one relevant item / one label: 0 or 1
+    if base == "R@1":  # one relevant item: 0 or 1
         p = np.clip(0.55 + skill + difficulty, 0.02, 0.98)
         return (rng.random((n, m)) < p).astype(np.float64)
+    if base == "Accuracy":  # T4, per persona: the share of its 11 pairs classified right
+        p = np.clip(0.8 + skill + difficulty, 0.02, 0.98)
+        return rng.binomial(11, p, (n, m)) / 11.0
+    if base in ("AUROC", "Balanced accuracy"):  # T4 per-persona components: continuous
+        return 0.6 + skill + difficulty + noise
     if base == "RR@10":  # first relevant rank r, 1/r when r <= 10
         p = np.clip(0.45 + skill + difficulty, 0.02, 0.98)
         rank = rng.geometric(p, (n, m))
@@ -281,7 +290,7 @@ class ScoreBank:
         return self._bank[task_id, key], self._scores[task_id, key]
 
     def mappings(self, work: Work) -> dict[str, dict[str, float]]:
-        """``{system: {query id: score}}`` as board.pooled_per_query builds it."""
+        """``{system: {unit id: value}}`` as standings.unit_scores builds it."""
         per_system: list[list[tuple[str, dict[str, float]]]] = [[] for _ in self.ids]
         for task_id, key in work.parts:
             rows, x = self.matrix(task_id, key)
@@ -289,7 +298,7 @@ class ScoreBank:
             block = x[[rows[q] for q in local]].T.tolist()
             for tasks, scores in zip(per_system, block, strict=True):
                 tasks.append((task_id, dict(zip(local, scores))))
-        return {s: pool_queries(tasks, work.column.shared_queries)
+        return {s: stratified_units(tasks, work.column.shared_queries)
                 for s, tasks in zip(self.ids, per_system, strict=True)}
 
 
@@ -323,6 +332,8 @@ class StageTimer:
         def test_label(test: str, diffs: np.ndarray, **_: Any) -> str:
             if test == "wilcoxon":
                 return "test: Wilcoxon (p-MRR)"
+            if test == "delong":
+                return "test: DeLong (AUROC)"
             exact = diffs.shape[0] <= sig.EXACT_MAX_QUERIES
             return "test: randomization, exact" if exact else "test: randomization, Monte-Carlo"
 
@@ -358,7 +369,7 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
         fam[2] += 1
         fam[3] += k
         fam[4] += k * work.n_queries
-        test = ("wilcoxon" if result.test == "wilcoxon" else
+        test = (result.test if result.test in ("wilcoxon", "delong") else
                 "exact" if work.n_queries <= sig.EXACT_MAX_QUERIES else "monte-carlo")
         key = f"{work.family}:{test}"
         if key not in samples:
@@ -447,6 +458,8 @@ def time_baseline(samples: dict[str, list], args: argparse.Namespace) -> dict[st
         print(f"baseline: ranx unavailable ({exc}); skipped")
         return {}
     from scipy import stats
+
+    from leaderboard.stats.significance.reference import delong_pvalue
     fisher_randomization_test(np.zeros(5), np.ones(5), 10, 0.05, 0)  # JIT compile, untimed
     out: dict[str, tuple] = {}
     for key, (work, scores, leader, n_cmp, query_cmp) in sorted(samples.items()):
@@ -459,11 +472,14 @@ def time_baseline(samples: dict[str, list], args: argparse.Namespace) -> dict[st
             x = np.array([scores[s].get(q, 0.0) for q in queries])
             if test == "wilcoxon":
                 stats.wilcoxon(x, lead, zero_method="wilcox")
+            elif test == "delong":
+                delong_pvalue(x - lead)
             else:
                 fisher_randomization_test(x, lead, args.resamples, 0.05, args.seed)
         per = (time.perf_counter() - t0) / len(others)
         # the loop's cost grows with n: extrapolate per query-comparison (Wilcoxon per pair)
-        est = per * n_cmp if test == "wilcoxon" else per / work.n_queries * query_cmp
+        est = (per * n_cmp if test in ("wilcoxon", "delong")
+               else per / work.n_queries * query_cmp)
         out[key] = (per, work.view, work.n_queries, len(others), n_cmp, est)
     return out
 
@@ -535,9 +551,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"views: {n_views} on the site; {n_views - len(skipped)} have tiers; "
           f"{len(skipped)} have none and are not timed: {', '.join(skipped)}")
     print(f"timed: {views_done} views, {len(works)} view-metric pairs (tiered column + "
-          f"headline standard column; PI-Indic T4's headline Accuracy is its tiered column)")
+          f"headline standard column; PI-Indic T4: AUROC, DeLong on 75 personas, and "
+          f"Accuracy per persona)")
     big = sorted(works, key=lambda w: -w.n_queries)[:4]
-    print("largest pooled universes: " + ", ".join(f"{w.view} {w.metric} n={w.n_queries}"
+    print("largest test universes: " + ", ".join(f"{w.view} {w.metric} n={w.n_queries}"
                                                    for w in big))
 
     res, samples, kept = run_suite(works, bank, args)

@@ -102,8 +102,9 @@ class QueryCard:
     top: dict[str, list[RankedDoc]] = field(default_factory=dict)
     # Documents ranked for the query in each run (0: the run lacks the query).
     run_lengths: dict[str, int] = field(default_factory=dict)
-    # T4: the pair's label, the submitted probability and the texts' ids.
-    pair: dict[str, object] = field(default_factory=dict)
+    # T4 (a persona's card): each of its pairs' id, gold label and submitted probability,
+    # the most probable first.
+    pairs: list[dict[str, object]] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -314,6 +315,9 @@ def _explain_single(task: Task, data: TaskData, sheet: ScoreSheet, run: RankedRu
 
 def _explain_pairs(task: Task, data: TaskData, sheet: ScoreSheet, predictions: object
                    ) -> TaskExplanation:
+    """T4: a row per persona (the unit its per-query scores and tests take: Accuracy,
+    balanced accuracy and its part of AUROC), whose card lists its pairs, the most
+    probable first, with their gold labels and the submitted probabilities."""
     import pandas as pd
 
     if not isinstance(predictions, pd.DataFrame):
@@ -321,16 +325,20 @@ def _explain_pairs(task: Task, data: TaskData, sheet: ScoreSheet, predictions: o
     role = data.roles["predictions"]
     probability = dict(zip(predictions["pair_id"].astype(str),
                            predictions["probability"].astype(float)))
+    by_persona: dict[str, list[str]] = {}
+    for pair_id in role.query_ids:
+        by_persona.setdefault(data.groups[pair_id], []).append(pair_id)
+    units = next(iter(sheet.per_query.values()), {})
     rows: list[QueryRow] = []
     cards: dict[str, QueryCard] = {}
-    for pair_id in role.query_ids:
-        metrics = _metrics_of(sheet, pair_id)
-        label = int(role.qrels[pair_id]["label"])
-        rows.append(QueryRow(pair_id, None, None, metrics))
-        cards[pair_id] = QueryCard(
-            task=task.id, query=pair_id, original_query=None, group=None,
-            texts={"pair": role.query_text.get(pair_id, "")}, metrics=metrics,
-            pair={"label": label, "probability": probability[pair_id]})
+    for persona in (list(units) or list(by_persona)):
+        metrics = _metrics_of(sheet, persona)
+        rows.append(QueryRow(persona, None, None, metrics))
+        pairs = sorted(({"pair": pid, "label": int(role.qrels[pid]["label"]),
+                         "probability": probability[pid]} for pid in by_persona[persona]),
+                       key=lambda p: (-p["probability"], p["pair"]))
+        cards[persona] = QueryCard(task=task.id, query=persona, original_query=None,
+                                   group=None, texts={}, metrics=metrics, pairs=pairs)
     return TaskExplanation(task, sheet, rows, cards)
 
 
@@ -447,8 +455,8 @@ def explanation_record(explanation: TaskExplanation) -> dict:
             entry["s"] = [card.irs_parts[k] for k in IRS_FIELDS]
         if card.top:
             entry["top"] = {role: _compact_top(docs) for role, docs in card.top.items()}
-        if card.pair:
-            entry["pair"] = card.pair
+        if card.pairs:
+            entry["pairs"] = card.pairs
         cards[query] = entry
     return {
         "format": EXPLAIN_FORMAT, "task": task.id, "primary": task.primary_metric,

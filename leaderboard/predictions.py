@@ -31,7 +31,7 @@ import pandas as pd
 from leaderboard.data.base import TaskData
 from leaderboard.fileio import (MAX_LINE_ERRORS, atomic_write_bytes,
                                 read_submitted_bytes)
-from leaderboard.metrics.classification import classification_metrics, correct
+from leaderboard.metrics.classification import classification_metrics, per_unit_scores
 from leaderboard.registry import Task
 from leaderboard.report import Report
 from leaderboard.scoring import ScoreSheet
@@ -170,13 +170,15 @@ def _check_line(fields: list[str], lineno: int, known: set[str],
 
 
 def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) -> ScoreSheet:
-    """Score validated predictions: AUROC, AUPRC, Accuracy and ECE (15 bins, top-label).
+    """Score validated predictions: AUROC, AUPRC, Accuracy, balanced accuracy and ECE (15
+    bins, top-label), with the shares of predicted and of gold compatible pairs.
 
-    ``per_query["correct"]`` maps every pair id to 1.0 if the thresholded prediction
-    (probability >= 0.5) matches the gold label, else 0.0. These per-pair outcomes are
-    what paired significance tests on Accuracy use (the pair plays the role a query plays
-    in retrieval); AUROC, AUPRC and ECE are not averages of per-pair values, so tests on
-    them must resample pairs and recompute.
+    The per-query scores are per persona (``data.groups`` names each pair's persona):
+    Accuracy, balanced accuracy and AUROC each as one value per persona whose plain mean
+    is the metric (:func:`~leaderboard.metrics.classification.per_unit_scores`; for AUROC,
+    DeLong's structural components of the persona). A persona's eleven pairs are not
+    eleven independent observations, and the significance tests resample and flip
+    personas. AUPRC and ECE do not decompose over personas and are not tested.
     """
     role = data.roles.get(ROLE)
     if role is None:
@@ -190,14 +192,18 @@ def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) 
     if missing:
         raise ValueError(f"{task.id}: {len(missing)} pair ids have no prediction "
                          f"(first: {', '.join(missing[:5])}); validate them first")
+    unknown = [pid for pid in order if pid not in data.groups]
+    if unknown:
+        raise ValueError(f"{task.id}: {len(unknown)} pairs have no persona in the task data "
+                         f"(first: {', '.join(unknown[:5])})")
     labels = np.array([int(role.qrels[pid]["label"]) for pid in order], dtype=np.int8)
     p = probs.reindex(order).to_numpy()
     computed = classification_metrics(labels, p)
     metrics = {key: computed[key] for key in task.pair_metrics}
-    per_pair = correct(labels, p)
-    return ScoreSheet(metrics=metrics,
-                      per_query={"correct": dict(zip(order, per_pair.tolist()))},
-                      n_queries=len(order))
+    units = per_unit_scores(labels, p, [data.groups[pid] for pid in order])
+    per_query = {key: dict(zip(units.units, values.tolist()))
+                 for key, values in units.values.items()}
+    return ScoreSheet(metrics=metrics, per_query=per_query, n_queries=len(units.units))
 
 
 def format_predictions(probabilities: Mapping[str, float]) -> str:

@@ -368,7 +368,8 @@ def test_pi_indic_messages_name_a_run_once_and_count_pairs(capsys, data_dir: Pat
                          str(runs / "t4" / "hin" / "predictions.tsv"), "--data-dir",
                          str(data_dir))
     assert rc == 0
-    assert out.splitlines()[0].startswith("pi-indic-val150/t4/hin (825 pairs; scores x100")
+    assert out.splitlines()[0].startswith(
+        "pi-indic-val150/t4/hin (825 pairs of 75 personas; scores x100")
 
 
 # --- start-up: each command imports only what it needs ---

@@ -208,16 +208,31 @@ def test_pi_indic_cards_rank_the_relevant_instruction(data_dir: Path) -> None:
         assert card.metrics["RR@10"] == sheet.per_query["RR@10"][query]
 
 
-def test_t4_cards_show_label_and_probability(data_dir: Path) -> None:
+def test_t4_cards_list_each_personas_pairs(data_dir: Path) -> None:
+    """T4's unit is the persona: a row per persona with its per-query scores, and a card
+    listing its pairs, the most probable first, with the submitted probabilities."""
     files = {"predictions": BM25_RUNS / "pi-indic-val150" / "t4" / "hin" / "predictions.tsv"}
     task, inputs, sheet, explanation = _explained("pi-indic-val150/t4/hin", files, data_dir)
-    assert len(explanation.rows) == sheet.n_queries
+    personas = set(inputs.data.groups.values())
+    assert [row.query for row in explanation.rows] == list(sheet.per_query["Accuracy"])
+    assert set(explanation.cards) == personas and len(personas) == sheet.n_queries
     frame = inputs.predictions
     probability = dict(zip(frame["pair_id"], frame["probability"]))
-    for pair_id, card in explanation.cards.items():
-        assert card.pair["probability"] == probability[pair_id]
-        predicted = int(card.pair["probability"] >= 0.5)
-        assert card.metrics["correct"] == float(predicted == card.pair["label"])
+    labels = inputs.data.roles["predictions"].qrels
+    pairs_seen = 0
+    for persona, card in explanation.cards.items():
+        mine = {p for p, who in inputs.data.groups.items() if who == persona}
+        assert {p["pair"] for p in card.pairs} == mine
+        assert [p["probability"] for p in card.pairs] == sorted(
+            (probability[p] for p in mine), reverse=True)
+        for pair in card.pairs:
+            assert pair["probability"] == probability[pair["pair"]]
+            assert pair["label"] == labels[pair["pair"]]["label"]
+        right = sum((p["probability"] >= 0.5) == bool(p["label"]) for p in card.pairs)
+        assert card.metrics["Accuracy"] == sheet.per_query["Accuracy"][persona]
+        assert card.metrics["Accuracy"] == pytest.approx(right / len(card.pairs), abs=TOLERANCE)
+        pairs_seen += len(card.pairs)
+    assert pairs_seen == len(inputs.data.roles["predictions"].query_ids)
 
 
 def test_unknown_query_names_close_ids(data_dir: Path) -> None:

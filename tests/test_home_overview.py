@@ -9,16 +9,13 @@ tests/test_site_browser.py does. Fails on any console error or request leaving l
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import shutil
-import threading
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
+from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from leaderboard.models import resolve_model
 from leaderboard.results import read_results
 from leaderboard.site import build_site
@@ -26,20 +23,11 @@ from leaderboard.site import build_site
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the playwright Python package is not installed")
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
 
 
 def _repository_results(dest: Path) -> None:
@@ -57,10 +45,8 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("home-site")
     _repository_results(base / "root")
     build_site(base / "root", base / "out", cache_dir=base / "cache")
-    handler = functools.partial(_QuietHandler, directory=str(base / "out"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{server.server_address[1]}/", "root": base / "root"}
+    server, url = serve(base / "out")
+    yield {"url": url, "root": base / "root"}
     server.shutdown()
 
 
@@ -68,27 +54,12 @@ def site(tmp_path_factory: pytest.TempPathFactory):
 def page(site, tmp_path_factory: pytest.TempPathFactory):
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1280, "height": 900})
-        outside: list[str] = []
-
-        def guard(route) -> None:  # noqa: ANN001
-            host = urlsplit(route.request.url).hostname
-            if host in ("127.0.0.1", "localhost") or route.request.url.startswith("data:"):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", guard)
+        context = offline_context(pw, profile, viewport={"width": 1280, "height": 900})
         tab = context.new_page()
-        problems: list[str] = []
-        tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        tab.on("pageerror", lambda e: problems.append(str(e)))
+        problems = watched(tab)
         tab.goto(site["url"] + "index.html", wait_until="networkidle")
         yield tab
-        assert problems == [] and outside == []
+        assert problems == [] and context.outside == []
         context.close()
 
 

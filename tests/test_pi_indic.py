@@ -324,9 +324,11 @@ def test_perfect_and_degenerate_predictors() -> None:
     labels = np.array([1, 0] * 50)
     perfect = labels.astype(float)
     m = cls.classification_metrics(labels, perfect)
-    assert m == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0, "ECE": 0.0,
+    assert m == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0, "Balanced accuracy": 1.0,
+                 "ECE": 0.0,
                  # The authors' code: p = 1 is in no bin; p = 0 (all correct) is a gap of 1.
-                 "ECE-authors-code": 0.5}
+                 "ECE-authors-code": 0.5, "Predicted positive rate": 0.5,
+                 "Positive rate": 0.5}
     constant = cls.classification_metrics(labels, np.full(100, 0.5))
     assert constant["AUROC"] == 0.5 and constant["AUPRC"] == 0.5
     assert constant["Accuracy"] == 0.5 and constant["ECE"] == pytest.approx(0.0)

@@ -232,11 +232,19 @@ def test_perfect_predictor_scores_auroc_1_and_ece_0(data, pairs, tmp_path):
     report, frame = check(data, tmp_path, "\n".join(lines_for(pairs)))
     assert report.ok
     scores = score_predictions(TASK, data, frame)
-    assert list(scores.metrics) == ["AUROC", "AUPRC", "Accuracy", "ECE"]
-    assert scores.metrics == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0, "ECE": 0.0}
-    assert scores.n_queries == 825
-    assert list(scores.per_query) == ["correct"]
-    assert scores.per_query["correct"] == {pid: 1.0 for pid in pairs["pair_id"]}
+    assert list(scores.metrics) == ["AUROC", "AUPRC", "Accuracy", "Balanced accuracy", "ECE",
+                                    "Predicted positive rate", "Positive rate"]
+    assert scores.metrics == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0,
+                              "Balanced accuracy": 1.0, "ECE": 0.0,
+                              "Predicted positive rate": 75 / 825,
+                              "Positive rate": 75 / 825}
+    # per persona: 75 test personas, each with its positive and ten negatives
+    assert scores.n_queries == 75
+    assert list(scores.per_query) == ["Accuracy", "Balanced accuracy", "AUROC"]
+    personas = set(pairs["persona_id"])
+    for key in scores.per_query:
+        assert set(scores.per_query[key]) == personas
+        assert scores.per_query[key] == pytest.approx({p: 1.0 for p in personas})
 
 
 def test_scores_match_metric_functions_and_ignore_file_order(data, pairs, tmp_path):
@@ -249,13 +257,23 @@ def test_scores_match_metric_functions_and_ignore_file_order(data, pairs, tmp_pa
     scores = score_predictions(TASK, data, frame)
     expected = {"AUROC": cls.auroc(labels, probs), "AUPRC": cls.average_precision(labels, probs),
                 "Accuracy": cls.accuracy(labels, probs),
-                "ECE": cls.expected_calibration_error(labels, probs)}
+                "Balanced accuracy": cls.balanced_accuracy(labels, probs),
+                "ECE": cls.expected_calibration_error(labels, probs),
+                "Predicted positive rate": float(np.mean(probs >= 0.5)),
+                "Positive rate": float(np.mean(labels == 1))}
     assert scores.metrics == pytest.approx(expected)
     assert 0.5 < scores.metrics["AUROC"] < 1.0
-    correct = scores.per_query["correct"]
-    assert np.mean(list(correct.values())) == pytest.approx(scores.metrics["Accuracy"])
-    first_negative = pairs["pair_id"].iloc[1]
-    assert correct[first_negative] == float(probs[1] < 0.5)
+    # each per-persona value averages to its metric over the 75 personas
+    for key in ("Accuracy", "Balanced accuracy", "AUROC"):
+        per_persona = scores.per_query[key]
+        assert len(per_persona) == 75
+        assert np.mean(list(per_persona.values())) == pytest.approx(scores.metrics[key],
+                                                                    abs=1e-12)
+    # a persona's accuracy is the share of its eleven pairs classified right
+    first = pairs["persona_id"].iloc[0]
+    mine = pairs["persona_id"] == first
+    right = ((probs[mine.to_numpy()] >= 0.5) == (labels[mine.to_numpy()] == 1)).mean()
+    assert scores.per_query["Accuracy"][first] == pytest.approx(right)
 
 
 def test_inverted_predictor(data, pairs, tmp_path):

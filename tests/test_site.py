@@ -9,15 +9,15 @@ from __future__ import annotations
 import csv
 import json
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from leaderboard.cli import main as cli_main
+from site_html import parse
 from leaderboard.site import SiteBuildError, build_site
 from leaderboard.site.board import load_board
-from leaderboard.site.format import params_text, relative, safe_url, score_text
+from leaderboard.site.format import params_reason, params_text, relative, safe_url, score_text
 from leaderboard.site.layout import all_views, anchor_of, site_pages
 from leaderboard.site.render import (
     REPO_DEFAULT_BRANCH,
@@ -48,60 +48,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "result": result, "base": base}
 
 
-class _Tags(HTMLParser):
-    """Every start tag with its attributes, and the tables with their cells."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.tables: list[dict] = []
-        self._cell: list[str] | None = None
-        self._row: dict | None = None
-        self._section: str | None = None
-        self._view: list[str] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        self.tags.append((tag, a))
-        if tag == "div" and a.get("class") == "fb-view":
-            self._view.append(a.get("id") or "")
-        if tag == "table" and "fb-table" in (a.get("class") or ""):
-            self.tables.append({"view": self._view[-1] if self._view else None,
-                                "head": [], "rows": []})
-        elif tag in ("thead", "tbody"):
-            self._section = tag
-        elif tag == "tr" and self.tables:
-            self._row = {"attrs": a, "cells": []}
-        elif tag in ("td", "th") and self._row is not None:
-            self._cell = []
-            self._row["cells"].append({"attrs": a, "text": self._cell})
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "tr" and self._row is not None:
-            row = {"attrs": self._row["attrs"],
-                   "cells": [{"attrs": c["attrs"], "text": "".join(c["text"]).strip()}
-                             for c in self._row["cells"]]}
-            if self._section == "thead":
-                self.tables[-1]["head"] = row["cells"]
-            else:
-                self.tables[-1]["rows"].append(row)
-            self._row = None
-        elif tag in ("td", "th"):
-            self._cell = None
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def parse(path: Path) -> _Tags:
-    parser = _Tags()
-    parser.feed(path.read_text(encoding="utf-8"))
-    return parser
-
-
 # --------------------------------------------------------------------------- helpers
 
 def test_score_text_is_x100_one_decimal() -> None:
@@ -114,7 +60,10 @@ def test_score_text_is_x100_one_decimal() -> None:
 def test_params_text() -> None:
     assert params_text(7_110_000_000) == "7.1B"
     assert params_text(335_000_000) == "335M"
-    assert params_text(None) == "?"
+    assert params_text(None) == "–"
+    assert params_reason(None, "sparse").startswith("a sparse model")
+    assert params_reason(None, "bi-encoder") == "the source does not state a parameter count"
+    assert params_reason(110_000_000, "bi-encoder") == ""
 
 
 @pytest.mark.parametrize("url", ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "data:text/html,x",
@@ -221,9 +170,14 @@ def test_hostile_metadata_is_inert_text(built: dict) -> None:
 
 
 def test_hostile_system_id_stays_inside_its_attribute(built: dict) -> None:
+    # Rows are keyed by model id: the hostile submission's own model record, whose id is
+    # derived from its (hostile) name; its system id reaches the downloads only.
     rows = [r for t in parse(built["out"] / "followir.html").tables for r in t["rows"]]
     keys = {r["attrs"].get("data-k") for r in rows}
-    assert 'hostile"><img src=x onerror=alert(5)>' in keys
+    assert "script-alert-1-/script" in keys
+    with (built["out"] / "downloads" / "followir-robust04.csv").open(encoding="utf-8") as fh:
+        ids = {r["system_id"] for r in csv.DictReader(fh)}
+    assert 'hostile"><img src=x onerror=alert(5)>' in ids
 
 
 def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
@@ -236,21 +190,32 @@ def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
             with (out / "downloads" / f"{view.anchor}.csv").open(encoding="utf-8") as fh:
                 records = list(csv.DictReader(fh))
             doc = json.loads((out / "downloads" / f"{view.anchor}.json").read_text("utf-8"))
-            assert len(records) == len(table["rows"]) == len(doc["rows"]), view.id
             head = [c["text"].replace("\u2011", "-") for c in table["head"]]
-            for rec, row, jrow in zip(records, table["rows"], doc["rows"]):
-                assert rec["system_id"] == row["attrs"]["data-k"] == jrow["system_id"]
+            body = [r for r in table["rows"] if r["attrs"].get("data-p") != "reference"]
+            assert len(records) == len(body) == len(doc["rows"]), view.id
+            offset = _gap_offsets(view)
+            for rec, row, jrow in zip(records, body, doc["rows"]):
+                assert rec["model_id"] == row["attrs"]["data-k"] == jrow["model_id"]
                 assert row["cells"][1]["text"][1:].strip() == rec["model"]  # after the badge
                 for i, col in enumerate(view.columns):
-                    cell = row["cells"][3 + i]
-                    assert head[3 + i].startswith(col.label)
+                    cell = row["cells"][3 + offset[i]]
+                    assert head[3 + offset[i]].startswith(col.label)
                     value = float(rec[col.id]) if rec[col.id] else None
                     assert jrow[col.id] == value
-                    assert cell["text"] == score_text(value, col.signed), (view.id, col.id)
+                    assert cell["text"].rstrip("*") == score_text(value, col.signed), \
+                        (view.id, col.id)
                     if value is not None:
                         assert float(cell["attrs"]["data-v"]) == pytest.approx(value, rel=1e-5)
                 checked += 1
     assert checked > 50
+
+
+def _gap_offsets(view) -> list[int]:
+    """Position of each column among the table's score cells: the "vs best verified"
+    column follows the tiered one."""
+    tiered = view.tiered_column
+    return [i + (1 if tiered is not None and i > tiered else 0)
+            for i in range(len(view.columns))]
 
 
 def test_tiers_are_marked_leader_bold_tied_underlined(built: dict) -> None:
@@ -262,14 +227,20 @@ def test_tiers_are_marked_leader_bold_tied_underlined(built: dict) -> None:
     assert classes.count("fb-leader") == 1
     with (out / "downloads" / "followir-robust04.csv").open(encoding="utf-8") as fh:
         records = list(csv.DictReader(fh))
-    tiers = {r["system_id"]: r["p-MRR tier"] for r in records}
-    assert set(tiers.values()) <= {"below leader", "leader", "reported", "tied with leader"}
-    assert list(tiers.values()).count("leader") == 1
-    assert all(t == "reported" for s, t in tiers.items() if s.startswith("paper/"))
+    tiers = {r["model_id"]: r["p-MRR tier"] for r in records}
+    names = {"best verified", "tied with best verified", "below best verified",
+             "reported: not tested"}
+    assert set(tiers.values()) <= names
+    assert list(tiers.values()).count("best verified") == 1
+    assert all(t == "reported: not tested" for r, t in zip(records, tiers.values())
+               if r["system_id"].startswith("paper/"))
     for r in table["rows"]:
+        if r["attrs"]["data-p"] == "reference":
+            continue
         cls = r["cells"][col]["attrs"].get("class")
-        expected = {"leader": "fb-leader", "tied with leader": "fb-tied",
-                    "reported": "fb-reported", "below leader": None}[tiers[r["attrs"]["data-k"]]]
+        expected = {"best verified": "fb-leader", "tied with best verified": "fb-tied",
+                    "reported: not tested": "fb-reported",
+                    "below best verified": None}[tiers[r["attrs"]["data-k"]]]
         assert cls == expected
 
 
@@ -280,8 +251,8 @@ def test_constraint_views_are_tiered_on_their_own_queries(built: dict) -> None:
                 encoding="utf-8") as fh:
             records = list(csv.DictReader(fh))
         tiers = [r["IRS tier"] for r in records if not r["system_id"].startswith("paper/")]
-        assert tiers.count("leader") == 1, c
-        assert set(tiers) <= {"leader", "tied with leader", "below leader"}
+        assert tiers.count("best verified") == 1, c
+        assert set(tiers) <= {"best verified", "tied with best verified", "below best verified"}
 
 
 def test_average_view_needs_every_task(built: dict) -> None:
@@ -486,30 +457,38 @@ def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
     assert result.pages >= 14
 
 
-def test_pool_queries_of_tasks_with_their_own_queries() -> None:
-    from leaderboard.site.board import pool_queries
+def test_stratified_units_of_tasks_with_their_own_queries() -> None:
+    """Each query weighted by 1 / (tasks x its task's queries): the units' plain mean is
+    the mean of the task means, whatever the tasks' sizes."""
+    from leaderboard.standings import stratified_units
 
-    one = pool_queries([("a", {"1": 0.5, "2": 0.25})], shared_queries=True)
+    one = stratified_units([("a", {"1": 0.5, "2": 0.25})], shared_queries=True)
     assert one == {"1": 0.5, "2": 0.25}
-    pooled = pool_queries([("a", {"1": 0.5}), ("b", {"1": 0.25, "2": 1.0})],
-                          shared_queries=False)
-    assert pooled == {"a:1": 0.5, "b:1": 0.25, "b:2": 1.0}
+    units = stratified_units([("a", {"1": 0.5}), ("b", {"1": 0.25, "2": 1.0})],
+                             shared_queries=False)
+    assert set(units) == {"a:1", "b:1", "b:2"}
+    assert units == pytest.approx({"a:1": 3 * 0.5 / 2, "b:1": 3 * 0.25 / 4,
+                                   "b:2": 3 * 1.0 / 4})
+    assert sum(units.values()) / 3 == pytest.approx((0.5 + (0.25 + 1.0) / 2) / 2)
 
 
-def test_pool_queries_of_translated_tasks_averages_each_query() -> None:
-    from leaderboard.site.board import pool_queries
+def test_stratified_units_of_translated_tasks_count_each_query_once() -> None:
+    from leaderboard.standings import stratified_units
 
     per_task = [("hin", {"p1": 1.0, "p2": 0.0, "p3": 0.5}),
                 ("ben", {"p1": 0.5, "p2": 0.0, "p3": 0.25}),
                 ("tam", {"p1": 0.0, "p2": 1.0, "p3": 1 / 3})]
-    items = pool_queries(per_task, shared_queries=True)
+    items = stratified_units(per_task, shared_queries=True)
     assert items == pytest.approx({"p1": 0.5, "p2": 1 / 3, "p3": (0.5 + 0.25 + 1 / 3) / 3})
-    # the mean over queries of the per-query means is the column's mean of task means
+    # the mean over queries of the units is the column's mean of task means
     task_means = [sum(s.values()) / 3 for _, s in per_task]
     assert sum(items.values()) / 3 == pytest.approx(sum(task_means) / 3)
-    # a query some task lacks is averaged over the tasks that have it
-    assert pool_queries([("a", {"p1": 1.0}), ("b", {"p1": 0.0, "p2": 0.5})],
-                        shared_queries=True) == {"p1": 0.5, "p2": 0.5}
+    # a query some task lacks: still one unit, and the units still average to the mean of
+    # the task means
+    uneven = stratified_units([("a", {"p1": 1.0}), ("b", {"p1": 0.0, "p2": 0.5})],
+                              shared_queries=True)
+    assert set(uneven) == {"p1", "p2"}
+    assert sum(uneven.values()) / 2 == pytest.approx((1.0 + 0.25) / 2)
 
 
 def test_only_pi_indic_columns_share_queries() -> None:

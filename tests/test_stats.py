@@ -485,8 +485,9 @@ def test_test_for_metric():
     assert sig.test_for_metric("p-MRR") == "wilcoxon"
     assert sig.test_for_metric("altered/p-MRR") == "wilcoxon"
     for metric in ("nDCG@10", "original/nDCG@10", "AP@1000", "R@10", "RR@10", "IRS",
-                   "altered/nDCG@10", "AUROC"):
+                   "altered/nDCG@10", "Accuracy", "Balanced accuracy"):
         assert sig.test_for_metric(metric) == "randomization"
+    assert sig.test_for_metric("AUROC") == "delong"
 
 
 # --- Holm ----------------------------------------------------------------------------

@@ -21,11 +21,32 @@ from typing import Literal
 from leaderboard.benchmarks.schema import higher_is_better
 
 AveragePolicy = Literal["all", "available"]
+#: How a column turns its tasks' figures into one number (every column declares one):
+#:  "task": one task's figure, its mean over the task's queries;
+#:  "mean of tasks": the plain mean of the tasks' figures, as the benchmarks' papers print
+#:      their averages (FollowIR Table 2, mFollowIR Tables 3-4, FollowTable Tables 4-5,
+#:      PI-Indic's per-language means); a row needs every task;
+#:  "mean of reported tasks": the plain mean of the figures a reported row has (PI-Indic's
+#:      full-set tables average over the languages a model supports).
+Convention = Literal["task", "mean of tasks", "mean of reported tasks"]
+CONVENTION_TEXT: dict[Convention, str] = {
+    "task": "the task's mean over its queries",
+    "mean of tasks": "the mean of the {n} per-{unit} figures{why}",
+    "mean of reported tasks": "the mean of the per-{unit} figures a row reports",
+}
+# A reference that scores no skill at all, drawn as a row of its own in a view so that a
+# leader below it is visibly no better than chance:
+#  "zero": 0 (p-MRR and IRS: a system whose ranking ignores the instruction);
+#  "chance": 0.5 (AUROC, balanced accuracy: a constant or random score);
+#  "positive rate": the share of positive pairs (AUPRC of a constant score);
+#  "majority": the share of the majority class (accuracy of always answering "incompatible");
+#  "constant calibrated": 0 (ECE of a constant probability equal to the positive rate).
+NoSkill = Literal["zero", "chance", "positive rate", "majority", "constant calibrated"]
 
 
 @dataclass(frozen=True)
 class Column:
-    """One numeric column: the mean of ``metric`` over ``tasks``.
+    """One numeric column: ``metric`` over ``tasks``, combined by ``convention``.
 
     ``group`` selects a per-group mean (FollowTable constraint type) instead of the
     task-level one. With ``average="all"`` a row needs every task to get a value, so
@@ -42,23 +63,41 @@ class Column:
     signed: bool = False            # p-MRR and IRS range over [-1, 1]: show the sign
     help: str = ""
     average: AveragePolicy = "all"
-    # Key in TaskScores.per_query that the significance test uses for this column, when it
-    # differs from ``metric`` (PI-Indic T4: per-pair correctness behind Accuracy).
-    per_query_key: str | None = None
     # When the averaged metric differs per task (FollowIR's "Score": MAP@1000 on Robust04
     # and Core17, nDCG@5 on News21), the metric of each task, parallel to ``tasks``.
     task_metrics: tuple[str, ...] = ()
-    # Tasks holding a row's own published average of ``tasks`` (the PI-Indic paper prints
-    # cross-lingual averages without the per-pair cells): when a row has one, it is shown
-    # as published instead of being recomputed.
+    # Tasks holding a row's own published average of ``tasks`` (a paper's "Average"
+    # column, and tables that print nothing else): when a row has one, it is shown as
+    # published instead of being recomputed. Papers average the way ``convention`` says.
     prefer: tuple[str, ...] = ()
     # The tasks ask the same queries (PI-Indic: the same 150 validated pairs, translated
-    # into every language and language pair). The significance test then takes each query
-    # once, averaged over the tasks, rather than pooling the tasks' copies of it: the copies
-    # are one item measured several times, and pooling them as independent queries would
-    # multiply the test's sample size (by 132 for the cross-lingual averages) and call
-    # negligible differences significant.
+    # into every language and language pair; T4: the same personas). The significance test
+    # then takes each query once, its tasks' figures combined (statistic.stratified_units),
+    # rather than the tasks' copies of it as independent queries: that would multiply the
+    # test's sample size (by 132 for the cross-lingual averages) and call negligible
+    # differences significant.
     shared_queries: bool = False
+    # What one task is, in words ("dataset", "collection", "language"), for the caption.
+    unit: str = "task"
+    # The no-skill reference of this column, if it has one (see NoSkill).
+    no_skill: NoSkill | None = None
+    # Coloured as a heatmap (the model x constraint and model x language grids).
+    heat: bool = False
+    # Where the averaging convention comes from, appended to its description.
+    convention_source: str = ", as the paper averages them"
+
+    @property
+    def convention(self) -> Convention:
+        """How the column combines its tasks (the declaration every built column is
+        checked against): one task, or the plain mean of the tasks' figures."""
+        if len(self.tasks) == 1:
+            return "task"
+        return "mean of reported tasks" if self.average == "available" else "mean of tasks"
+
+    @property
+    def convention_text(self) -> str:
+        return CONVENTION_TEXT[self.convention].format(n=len(self.tasks), unit=self.unit,
+                                                       why=self.convention_source)
 
     @cached_property
     def parts(self) -> tuple[tuple[str, str], ...]:
@@ -135,14 +174,22 @@ def anchor_of(view_id: str) -> str:
 # --------------------------------------------------------------------------- helpers
 
 def column(task_ids: tuple[str, ...], metric: str, label: str, *, col_id: str | None = None,
-         group: str | None = None, help: str = "", average: AveragePolicy = "all",
-         per_query_key: str | None = None, shared_queries: bool = False) -> Column:
+           group: str | None = None, help: str = "", average: AveragePolicy = "all",
+           shared_queries: bool = False, unit: str = "task", heat: bool = False) -> Column:
     base = metric.rsplit("/", 1)[-1]
     return Column(
         id=col_id or metric, label=label, metric=metric, tasks=task_ids, group=group,
         higher_is_better=higher_is_better(metric), signed=base in ("p-MRR", "IRS"), help=help,
-        average=average, per_query_key=per_query_key, shared_queries=shared_queries,
+        average=average, shared_queries=shared_queries, unit=unit,
+        no_skill=NO_SKILL.get(base), heat=heat,
     )
+
+
+# Each metric's no-skill reference (Column.no_skill).
+NO_SKILL: dict[str, NoSkill] = {
+    "p-MRR": "zero", "IRS": "zero", "AUROC": "chance", "Balanced accuracy": "chance",
+    "AUPRC": "positive rate", "Accuracy": "majority", "ECE": "constant calibrated",
+}
 
 
 def standard_label(metric: str) -> str:

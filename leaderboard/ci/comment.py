@@ -34,7 +34,8 @@ TIER_TEXT = {"leader": "🥇 leader", "tied with leader": "tied with leader",
              "below leader": "below leader"}
 
 TEST_NAMES = {"randomization": "paired randomization test",
-              "wilcoxon": "Wilcoxon signed-rank test"}
+              "wilcoxon": "Wilcoxon signed-rank test",
+              "delong": "DeLong's test, personas as clusters"}
 
 # Characters with a meaning inside a Markdown line ('$' starts math on GitHub); '-' and
 # '+' only matter at the start of a line, handled separately.

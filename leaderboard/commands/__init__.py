@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from leaderboard.registry import Task
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +28,22 @@ def new_command(sub: "argparse._SubParsersAction", name: str, summary: str, desc
 
     return sub.add_parser(name, help=summary, description=description,
                           epilog=f"Example:\n{example}", formatter_class=HelpFormatter)
+
+
+def task_and_files(args: argparse.Namespace) -> tuple["Task", dict[str, "Path"]]:
+    """The task `eval` and `explain` are given and its files by role (--original,
+    --altered, --run, --predictions); a usage error when the roles are not the task's."""
+    from leaderboard.registry import UnknownTaskError, get_task
+
+    try:
+        task = get_task(args.task)
+    except UnknownTaskError as exc:
+        args.parser.error(str(exc))
+    given = {role: getattr(args, role) for role in ("original", "altered", "run", "predictions")
+             if getattr(args, role) is not None}
+    if sorted(given) != sorted(task.roles):
+        args.parser.error(f"{task.id} takes {' '.join(f'--{r} FILE' for r in task.roles)}")
+    return task, given
 
 
 def add_submission_args(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from leaderboard.commands import add_data_dir, new_command
+from leaderboard.commands import add_data_dir, new_command, task_and_files
 from leaderboard.report import Report, plural
 
 
@@ -60,20 +60,7 @@ def run(args: argparse.Namespace) -> int:
     # imported: 50-60 ms of CPU, a tenth of a one-task eval (benchmarks/cli_startup.py).
     # A user's own setting wins; it only takes effect before numpy's first import.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    # Imported here so that `leaderboard --help` and other commands never load them.
-    from leaderboard.registry import UnknownTaskError, get_task
-
-    try:
-        task = get_task(args.task)
-    except UnknownTaskError as exc:
-        args.parser.error(str(exc))
-    given = {role: getattr(args, role) for role in ("original", "altered", "run", "predictions")
-             if getattr(args, role) is not None}
-    missing = [r for r in task.roles if r not in given]
-    extra = [r for r in given if r not in task.roles]
-    if missing or extra:
-        need = " ".join(f"--{r} FILE" for r in task.roles)
-        args.parser.error(f"{task.id} takes {need}")
+    task, given = task_and_files(args)
     # Inflating the runs releases the GIL: started now, it runs beside the imports of
     # numpy, pyarrow and the engine (100-140 ms that hold the GIL), not after them.
     from leaderboard.runs.reading import start_reading
@@ -97,7 +84,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"task": task.id, "metrics": scores.metrics, "groups": scores.groups,
                           "per_query": scores.per_query}, sort_keys=True))
         return 0
-    counted = plural(scores.n_queries or 0, "pair" if task.candidates == "pairs" else "query")
+    if task.candidates == "pairs":
+        # T4's unit is the persona (its per-query scores and tests); the pairs are what
+        # the predictions file holds.
+        pairs = len(inputs.data.roles["predictions"].query_ids)
+        counted = (f"{plural(pairs, 'pair')} of {plural(scores.n_queries or 0, 'persona')}")
+    else:
+        counted = plural(scores.n_queries or 0, "query")
     print(f"{task.id} ({counted}; {SCALE_NOTE})")
     for key in task.metric_keys():
         if key in scores.metrics:

@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from leaderboard.commands import add_data_dir, new_command
+from leaderboard.commands import add_data_dir, new_command, task_and_files
 
 SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
 
@@ -32,7 +32,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--run", type=Path, metavar="RUN", help="the run of a single-run task")
     p.add_argument("--predictions", type=Path, metavar="FILE", help="PI-Indic T4 predictions")
     p.add_argument("--query", metavar="ID", help="show this query's card (a pair id for "
-                   "FollowTable, the altered query id for FollowIR and mFollowIR)")
+                   "FollowTable, the altered query id for FollowIR and mFollowIR, a persona for "
+                   "PI-Indic T4)")
     p.add_argument("--sort", metavar="METRIC", default=None,
                    help="order the list by this per-query metric, lowest first "
                         "(default: the task's primary metric)")
@@ -46,16 +47,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from leaderboard.registry import UnknownTaskError, get_task
-
-    try:
-        task = get_task(args.task)
-    except UnknownTaskError as exc:
-        args.parser.error(str(exc))
-    given = {role: getattr(args, role) for role in ("original", "altered", "run", "predictions")
-             if getattr(args, role) is not None}
-    if sorted(given) != sorted(task.roles):
-        args.parser.error(f"{task.id} takes {' '.join(f'--{r} FILE' for r in task.roles)}")
+    task, given = task_and_files(args)
     if args.limit is not None and args.limit <= 0:
         args.parser.error("--limit must be positive")
 
@@ -168,9 +160,17 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.explain.QueryCard
     out.append("  " + "   ".join(f"{k} {shown(v)}" for k, v in sorted(card.metrics.items())))
     for role, text in card.texts.items():
         out += _wrap(f"{role} text:", text)
-    if card.pair:
-        label = "compatible" if card.pair["label"] else "incompatible"
-        out.append(f"gold label: {label}; predicted probability {card.pair['probability']:.6g}")
+    if card.pairs:
+        out.append("")
+        out.append(f"persona {card.query}'s pairs, the most probable first (a prediction is "
+                   "'compatible' at a probability of 0.5 or more):")
+        out.append(f"  {'pair':18} {'gold label':>12} {'probability':>12} {'predicted':>12}")
+        for pair in card.pairs:
+            gold = "compatible" if pair["label"] else "incompatible"
+            predicted = "compatible" if pair["probability"] >= 0.5 else "incompatible"
+            mark = "" if (pair["probability"] >= 0.5) == bool(pair["label"]) else "  wrong"
+            out.append(f"  {pair['pair']:18} {gold:>12} {pair['probability']:>12.6g} "
+                       f"{predicted:>12}{mark}")
         return "\n".join(out)
     if card.original_query is None:
         out.append("")

@@ -91,7 +91,8 @@ class TaskData:
     changed: dict[str, list[str]] = field(default_factory=dict)
     # FollowTable only: altered qid -> T+ (instruction_positive), for IRS.
     instruction_positive: dict[str, list[str]] = field(default_factory=dict)
-    # Altered qid -> group label (FollowTable constraint type C1..S3).
+    # Altered qid -> group label (FollowTable constraint type C1..S3); PI-Indic T4: pair id
+    # -> the persona it belongs to (the unit its per-persona scores are built on).
     groups: dict[str, str] = field(default_factory=dict)
 
     # Encoded judged documents, per kind; see judged().

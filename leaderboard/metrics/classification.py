@@ -1,4 +1,5 @@
-"""Binary classification metrics for PI-Indic T4: AUROC, AUPRC, Accuracy, ECE.
+"""Binary classification metrics for PI-Indic T4: AUROC, AUPRC, Accuracy, balanced
+accuracy, ECE, and their decomposition over personas.
 
 The PI-Indic-Align paper (Section 3.4) reports Accuracy at threshold 0.5, AUROC (Fawcett
 2006), AUPRC (Saito and Rehmsmeier 2015) and Expected Calibration Error with 15 bins (Guo
@@ -33,6 +34,20 @@ Conventions, stated because they change numbers:
   label 0) a gap of 0.96, and a classifier that is confidently wrong on every pair
   (p = 1 for negatives, 0 for positives) scores 0. With ten negatives per positive, as
   in the T4 pair set, it is large for any model that ranks well.
+
+* Balanced accuracy is the mean of the true positive and true negative rates at 0.5: a
+  constant answer scores 0.5 whatever the class balance, where Accuracy gives the
+  majority class's share (10/11 = 90.9% on T4, with one compatible instruction per ten
+  incompatible ones).
+
+Personas as the unit (:func:`per_unit_scores`). T4's pairs are not independent: each
+persona brings one positive and ten negatives, and the same personas appear in all 12
+languages. Accuracy, balanced accuracy and AUROC are each the plain mean of one value per
+persona, so the significance tests take the persona as the unit. For AUROC the value is
+DeLong's structural component of the persona's cluster (Obuchowski 1997, "Nonparametric
+analysis of clustered ROC curve data", Biometrics 53:567-578): its mean over personas is
+the AUROC, and the variance of two systems' differences over personas is the clustered
+DeLong variance of the AUROC difference (:mod:`leaderboard.stats.significance.delong`).
 
 Calibration (Section 3.4 of the paper: "histogram binning calibration (15 bins)"):
 :class:`HistogramBinning` is Zadrozny and Elkan's (2001) method; :func:`fit_platt` turns an
@@ -129,6 +144,16 @@ def accuracy(labels: object, probs: object, threshold: float = THRESHOLD) -> flo
     """Fraction of pairs whose prediction (probability >= threshold) matches the label."""
     y, p = _as_arrays(labels, probs)
     return float(np.mean((p >= threshold) == (y == 1)))
+
+
+def balanced_accuracy(labels: object, probs: object, threshold: float = THRESHOLD) -> float:
+    """Mean of the true positive rate and the true negative rate at the threshold."""
+    y, p = _as_arrays(labels, probs)
+    positive = y == 1
+    if positive.all() or not positive.any():
+        raise ValueError("balanced accuracy needs at least one positive and one negative")
+    predicted = p >= threshold
+    return float((predicted[positive].mean() + (~predicted[~positive]).mean()) / 2.0)
 
 
 def correct(labels: object, probs: object, threshold: float = THRESHOLD) -> np.ndarray:
@@ -228,14 +253,97 @@ def authors_ece(labels: object, probs: object, n_bins: int = ECE_BINS,
 def classification_metrics(labels: object, probs: object) -> dict[str, float]:
     """The T4 metrics under the leaderboard's metric keys (``ECE``: Guo et al.'s top-label
     ECE, the paper's stated definition), plus the authors' code's ECE under
-    ``ECE-authors-code`` (see the module docstring)."""
+    ``ECE-authors-code`` (see the module docstring), the share of pairs predicted
+    compatible (``Predicted positive rate``: 0 or 1 for a classifier that answers one class
+    only, whose ECE then says nothing about calibration) and the share of compatible pairs
+    (``Positive rate``: what a constant score gets as AUPRC)."""
+    y, p = _as_arrays(labels, probs)
     return {
-        "AUROC": auroc(labels, probs),
-        "AUPRC": average_precision(labels, probs),
-        "Accuracy": accuracy(labels, probs),
-        "ECE": expected_calibration_error(labels, probs),
-        "ECE-authors-code": authors_ece(labels, probs),
+        "AUROC": auroc(y, p),
+        "AUPRC": average_precision(y, p),
+        "Accuracy": accuracy(y, p),
+        "Balanced accuracy": balanced_accuracy(y, p),
+        "ECE": expected_calibration_error(y, p),
+        "ECE-authors-code": authors_ece(y, p),
+        "Predicted positive rate": float(np.mean(p >= THRESHOLD)),
+        "Positive rate": float(np.mean(y == 1)),
     }
+
+
+def no_skill(metric: str, positive_rate: float) -> float:
+    """What a classifier without skill scores on a pair set with this share of positives:
+    a constant probability equal to the positive rate (the calibrated "majority class"
+    answer; its thresholded prediction is the majority class when the rate is below 0.5).
+    AUROC and balanced accuracy 0.5, AUPRC the positive rate, Accuracy the majority share,
+    ECE 0 (the constant is its own bin's accuracy). tests/test_board_truth.py holds these
+    to :func:`classification_metrics` of that constant predictor."""
+    majority = max(positive_rate, 1.0 - positive_rate)
+    return {"AUROC": 0.5, "Balanced accuracy": 0.5, "AUPRC": positive_rate,
+            "Accuracy": majority, "ECE": 0.0}[metric]
+
+
+# ----------------------------------------------------------------------------- personas
+
+
+@dataclass(frozen=True)
+class UnitScores:
+    """One value per unit (persona) whose plain mean over the units is the metric."""
+
+    units: list[str]
+    values: dict[str, np.ndarray]   # metric key -> one value per unit, in ``units`` order
+
+
+def per_unit_scores(labels: object, probs: object, units: object,
+                    threshold: float = THRESHOLD) -> UnitScores:
+    """Accuracy, balanced accuracy and AUROC as means over units (personas).
+
+    With K units, unit k holding positives P_k and negatives N_k, m = |P| and n = |N| in
+    all, and c_j the correctness of pair j at the threshold:
+
+    * Accuracy: K / (m + n) * sum over the unit's pairs of c_j (the unit's own accuracy
+      when every unit has as many pairs);
+    * balanced accuracy: K / 2 * (sum over P_k of c_j / m + sum over N_k of c_j / n);
+    * AUROC: A + K * ((X_k - m_k A) / m + (Y_k - n_k A) / n), A the AUROC, X_k the sum over
+      P_k of V10(a) (the share of negatives a scores above, ties one half) and Y_k the sum
+      over N_k of V01(b) (the share of positives scoring above b): DeLong's structural
+      components of the cluster (Obuchowski 1997). Their mean is A, and the variance of
+      two systems' differences over the units, divided by K (K - 1), is the clustered
+      DeLong variance of the AUROC difference.
+
+    The plain definitions, pair by pair, are
+    :func:`leaderboard.stats.significance.reference.delong_components`; tests hold these
+    to them."""
+    y, p = _as_arrays(labels, probs)
+    unit_of = np.asarray(units).astype(str)
+    if unit_of.shape != y.shape:
+        raise ValueError("units must give one unit per pair")
+    names, index = np.unique(unit_of, return_inverse=True)
+    k = names.size
+    positive = y == 1
+    m, n = int(positive.sum()), int((~positive).sum())
+    if m == 0 or n == 0:
+        raise ValueError("per-unit scores need at least one positive and one negative")
+    c = ((p >= threshold) == positive).astype(np.float64)
+
+    def per_unit(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(index, weights=weights, minlength=k)
+
+    accuracy_k = k * per_unit(c) / (m + n)
+    balanced_k = k / 2.0 * per_unit(np.where(positive, c / m, c / n))
+    pos, neg = np.sort(p[positive]), np.sort(p[~positive])
+    # V10(a): negatives below a plus half the ties; V01(b): positives above b plus half ties
+    v10 = (np.searchsorted(neg, p, side="left")
+           + np.searchsorted(neg, p, side="right")) / (2.0 * n)
+    v01 = ((m - np.searchsorted(pos, p, side="right"))
+           + (m - np.searchsorted(pos, p, side="left"))) / (2.0 * m)
+    area = float(np.mean(v10[positive]))
+    x = per_unit(np.where(positive, v10, 0.0))
+    yk = per_unit(np.where(positive, 0.0, v01))
+    m_k = per_unit(positive.astype(np.float64))
+    n_k = per_unit((~positive).astype(np.float64))
+    auroc_k = area + k * ((x - m_k * area) / m + (yk - n_k * area) / n)
+    return UnitScores(units=names.tolist(), values={
+        "Accuracy": accuracy_k, "Balanced accuracy": balanced_k, "AUROC": auroc_k})
 
 
 # ----------------------------------------------------------------------------- calibration

@@ -11,11 +11,14 @@ Why cells are strings: a YAML float forgets trailing zeros ("0.260" would become
 the printed precision is what tells a reader (and the average check) how much the paper
 rounded. Cells are parsed as decimals and shifted by the scale, so no digits are invented.
 
-The papers' "Average" columns are kept in the transcription (and checked against the cells
-by :func:`check_averages`) but never stored as tasks: the site computes its own averages.
-Where a table prints nothing but an average (FollowTable Table 5, PI-Indic Tables 4 and 6)
-or a figure measured on an unnamed sample (FollowTable Table 6), the figures go under
-paper-only task ids (see :data:`PAPER_ONLY_TASK_PREFIXES`) that no scored task uses.
+The papers' "Average" columns are kept in the transcription and checked against the cells
+by :func:`check_averages`. An average that names a ``task`` is stored there, as printed:
+the site shows a paper's own average where it prints one (a published figure is shown as
+published), and computes the same convention, the mean of the task figures, where it does
+not. Those tasks, and the ones holding figures a table prints nothing but an average of
+(FollowTable Table 5, PI-Indic Tables 4 and 6) or measured on an unnamed sample
+(FollowTable Table 6), are paper-only task ids (see :data:`PAPER_ONLY_TASK_PREFIXES`) that
+no scored task uses.
 """
 
 from __future__ import annotations
@@ -79,6 +82,11 @@ class AverageSpec(BaseModel):
 
     name: str
     of: list[str] = Field(min_length=1)
+    # A paper-only task id the printed average is stored under (None: checked, not stored),
+    # with its metric key: by default the one metric of the columns it averages; given
+    # when they differ (FollowIR's "Score": MAP@1000 on two collections, nDCG@5 on one).
+    task: str | None = None
+    metric: str | None = None
 
 
 class RowDefaults(BaseModel):
@@ -131,6 +139,13 @@ class TableSpec(BaseModel):
             unknown = [n for n in avg.of if n not in names]
             if unknown:
                 raise ValueError(f"average {avg.name!r} refers to unknown columns {unknown}")
+        for avg in self.averages:
+            if avg.task is None:
+                continue
+            parts = [c for c in self.columns if c.name in avg.of]
+            if len({c.scale for c in parts}) != 1:
+                raise ValueError(f"average {avg.name!r}: its columns are printed on "
+                                 "different scales")
         avg_names = {a.name for a in self.averages}
         for i, row in enumerate(self.rows):
             where = f"rows.{i} ({row.model})"
@@ -181,6 +196,19 @@ class PaperTranscription(BaseModel):
                     raise ValueError(
                         f"{where}: task {col.task!r} is neither a registry task nor a "
                         f"paper-only id (prefixes {', '.join(PAPER_ONLY_TASK_PREFIXES)})")
+            for ai, avg in enumerate(table.averages):
+                if avg.task is None:
+                    continue
+                parts = [c for c in table.columns if c.name in avg.of]
+                if avg.metric is None and len({c.stored_metric for c in parts}) != 1:
+                    raise ValueError(f"tables.{ti}.averages.{ai}: average {avg.name!r} "
+                                     "averages several metrics; name the key it is stored "
+                                     "under with 'metric'")
+                if not avg.task.startswith(PAPER_ONLY_TASK_PREFIXES):
+                    raise ValueError(
+                        f"tables.{ti}.averages.{ai}: an average is stored under a paper-only "
+                        f"task id (prefixes {', '.join(PAPER_ONLY_TASK_PREFIXES)}), not "
+                        f"{avg.task!r}")
         return self
 
 
@@ -309,6 +337,14 @@ def build_paper_results(doc: PaperTranscription, yaml_name: str) -> ResultsFile:
                 col = columns[name]
                 tasks.setdefault(col.task, {})[col.stored_metric] = to_fraction(printed,
                                                                                col.scale)
+            printed_averages = (parse_cells(row.average, row_where)
+                                if row.average is not None else [])
+            for avg, printed in zip(table.averages, printed_averages):
+                if avg.task is None:
+                    continue
+                first = columns[avg.of[0]]
+                tasks.setdefault(avg.task, {})[avg.metric or first.stored_metric] = \
+                    to_fraction(printed, first.scale)
             model_type = row.type or table.defaults.type or doc.defaults.type or "other"
             trained = next((v for v in (row.instruction_trained,
                                         table.defaults.instruction_trained,
@@ -319,10 +355,14 @@ def build_paper_results(doc: PaperTranscription, yaml_name: str) -> ResultsFile:
                                                    parameters=row.parameters,
                                                    instruction_trained=trained))
             extra = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in row.extra.items())
+            errata = "; ".join(f"{k.replace('_', ' ')}: {v}"
+                               for k, v in row.average_mismatch.items())
             note = _join_notes(
                 doc.note, table.note,
                 f"Paper group: {row.group}." if row.group else None,
-                f"Also printed: {extra}." if extra else None, row.note)
+                f"Also printed: {extra}." if extra else None,
+                f"Printed average that differs from its cells, shown as printed: {errata}."
+                if errata and any(a.task for a in table.averages) else None, row.note)
             existing = rows.get(key)
             if existing is None:
                 source = Source(kind="paper", citation=f"{' '.join(doc.citation.split()).rstrip('.')}, "

@@ -32,9 +32,10 @@ def sort_value(value: float | None) -> str:
 
 
 def params_text(n: int | None) -> str:
-    """Parameter count in the field's usual units: 110M, 7.1B."""
+    """Parameter count in the field's usual units: 110M, 7.1B; "–" when there is none to
+    give (:func:`params_reason` says why)."""
     if n is None:
-        return "?"
+        return "–"
     if n >= 10**9:
         return f"{n / 10**9:.1f}B"
     if n >= 10**6:
@@ -42,6 +43,15 @@ def params_text(n: int | None) -> str:
     if n >= 10**3:
         return f"{n / 10**3:.0f}K"
     return str(n)
+
+
+def params_reason(n: int | None, model_type: str) -> str:
+    """Why a model shows no parameter count ("" when it has one)."""
+    if n is not None:
+        return ""
+    if model_type == "sparse":
+        return "a sparse model (term statistics, no trained parameters)"
+    return "the source does not state a parameter count"
 
 
 def instruction_text(flag: bool | None) -> str:

@@ -1,20 +1,12 @@
 """The home page's overview: one row per model, one primary score per benchmark.
 
-Rows of the leaderboard are (model, source) pairs: the same model appears once per paper,
-MTEB result folder and verified submission. The overview groups them by canonical model
-(:func:`leaderboard.models.resolve_model`) and shows, per benchmark, the primary score of
-its average view (the home columns of :mod:`leaderboard.site.layout`) with its coverage.
-
-When several rows of one model have a figure for the same benchmark, the cell shows one,
-picked in this order (and its hover names the others):
-
-1. a verified row (the best of them, as the benchmark's tiered column is tested);
-2. the benchmark's own paper;
-3. another paper;
-4. MTEB's results repository, newest mteb version first.
-
-Each cell keeps its own provenance: V/R, the source and its tier come from the row the
-figure is taken from, never from another row of the same model.
+Each column is the tiered column of a benchmark's average view (the home columns of
+:mod:`leaderboard.site.layout`), and each cell is exactly that view's cell for the model:
+the views already fold a model's rows into one line and pick one figure per cell by the
+stated precedence (:mod:`leaderboard.standings.lines`: verified, the benchmark's own paper,
+another paper, the PI-Indic authors' result files, MTEB's results). So the home table, the
+benchmark tables and every download agree, and each cell keeps the provenance, source
+and tier of the row its figure comes from. ``home.csv`` and ``home.json`` are this table.
 """
 
 from __future__ import annotations
@@ -24,8 +16,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
-from leaderboard.benchmarks import BENCHMARKS
-from leaderboard.models import ModelRecord, resolve_model
+from leaderboard.models import ModelRecord
 from leaderboard.site.board import (
     TIER_LEADER,
     TIER_REPORTED,
@@ -35,14 +26,21 @@ from leaderboard.site.board import (
     TierInfo,
     ViewTable,
 )
-from leaderboard.site.format import instruction_text, params_text, score_text, sort_value
+from leaderboard.site.format import (
+    instruction_text,
+    params_reason,
+    params_text,
+    safe_url,
+    score_text,
+    sort_value,
+)
 from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Column, HomeColumn
 # The same hover texts as every other table (render imports this module lazily).
 from leaderboard.site.render import source_text, tier_title
+from leaderboard.standings.downloads import STATISTIC_NOTE, TIER_NAMES
+from leaderboard.standings.lines import LineCell, record_of
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
-# Which paper is a benchmark's own, by the view id's first part (as each declares it).
-_OWN_PAPER = {view: paper for b in BENCHMARKS for view, paper in b.own_paper.items()}
 
 
 @dataclass(frozen=True)
@@ -119,49 +117,36 @@ def _covered(row: Row, column: Column) -> int:
                if task_id in tasks and metric in tasks[task_id].metrics)
 
 
-def _version_key(version: str | None) -> tuple[int, ...]:
-    parts = (version or "").split(".")
-    return tuple(-int(p) if p.isdigit() else 0 for p in parts)
-
-
-def _preference(col: OverviewColumn, row: Row, value: float) -> tuple:
-    """Sort key of the rows competing for one cell: smallest first wins."""
-    if row.verified:
-        best = -value if col.column.higher_is_better else value
-        return (0, best, row.key)
-    benchmark = col.home.view_id.split("/", 1)[0]
-    own = _OWN_PAPER.get(benchmark, "")
-    src = row.system.source
-    if src.kind == "paper":
-        rank = 1 if own and row.system.system_id.startswith(own) else 2
-        return (rank, 0.0, row.key)
-    return (3, 0.0, *_version_key(src.mteb_version), row.key)
-
-
-def _cell(col: OverviewColumn, rows: list[Row]) -> OverviewCell:
-    candidates = []
-    covered = 0
-    for row in rows:
-        covered = max(covered, _covered(row, col.column))
-        values = col.table.values.get(row.key)
-        value = values[col.index] if values is not None else None
-        if value is not None:
-            candidates.append((_preference(col, row, value), row, value))
-    if not candidates:
+def _cell(col: OverviewColumn, rows: list[Row], line_cells: dict[str, LineCell]
+          ) -> OverviewCell:
+    """The model's cell: exactly its line's cell in the column's view."""
+    covered = max((_covered(row, col.column) for row in rows), default=0)
+    cell = line_cells.get(record_of(rows[0]).id)
+    if cell is None or cell.value is None:
         return OverviewCell(None, None, covered, col.n_tasks)
-    candidates.sort(key=lambda c: c[0])
-    _, row, value = candidates[0]
-    tier = col.table.tiers.get(col.index, {}).get(row.key)
-    return OverviewCell(value, row, covered, col.n_tasks, tier,
-                        [r for _, r, _ in candidates[1:]])
+    return OverviewCell(cell.value, cell.row, covered, col.n_tasks, cell.tier,
+                        [r for r, _ in cell.others])
+
+
+def _verified_cell(col: OverviewColumn, row: Row) -> OverviewCell:
+    """A verified submission's own figure in a home column (the verified table lists
+    every submission, even two of one model)."""
+    values = col.table.values.get(row.key)
+    value = values[col.index] if values is not None else None
+    covered = _covered(row, col.column)
+    if value is None:
+        return OverviewCell(None, None, covered, col.n_tasks)
+    return OverviewCell(value, row, covered, col.n_tasks,
+                        col.table.tiers.get(col.index, {}).get(row.key))
 
 
 def build_overview(board: Board) -> Overview:
     columns = overview_columns(board)
     home_tasks = {t for c in columns for t in (*c.column.tasks, *c.column.prefer)}
+    line_cells = [{line.key: line.cells[c.index] for line in c.table.lines} for c in columns]
     by_model: dict[str, tuple[ModelRecord, list[Row]]] = {}
     for row in board.rows:
-        rec = resolve_model(row.system)
+        rec = record_of(row)
         by_model.setdefault(rec.id, (rec, []))[1].append(row)
     models: list[OverviewModel] = []
     unlisted: list[Row] = []
@@ -169,7 +154,8 @@ def build_overview(board: Board) -> Overview:
         if not any(t in home_tasks for r in rows for t in r.system.tasks):
             unlisted.extend(rows)
             continue
-        models.append(OverviewModel(rec, rows, [_cell(c, rows) for c in columns]))
+        models.append(OverviewModel(rec, rows, [_cell(c, rows, cells)
+                                                for c, cells in zip(columns, line_cells)]))
 
     def order(m: OverviewModel) -> tuple:
         # Verified models first, then the most benchmarks covered; within those, best
@@ -181,11 +167,41 @@ def build_overview(board: Board) -> Overview:
                 sign * value if value is not None else 0.0, m.record.name.lower(), m.record.id)
 
     models.sort(key=order)
-    verified = []
-    for row in board.rows:
-        if row.verified:
-            verified.append((row, resolve_model(row.system), [_cell(c, [row]) for c in columns]))
+    verified = [(row, record_of(row), [_verified_cell(c, row) for c in columns])
+                for row in board.rows if row.verified]
     return Overview(columns=columns, models=models, verified=verified, unlisted=unlisted)
+
+
+def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]], dict]:
+    """The home table as a download: CSV header, records and the JSON document, one
+    record per model in the table's order, the same columns and figures."""
+    header = ["rank", "model_id", "model", "provenance", "model_type", "parameters",
+              "instruction_trained", "benchmarks"]
+    for col in overview.columns:
+        header += [col.home.id, f"{col.home.id} from", f"{col.home.id} tier"]
+    records = []
+    for pos, m in enumerate(overview.models, 1):
+        rec: dict[str, object] = {
+            "rank": pos, "model_id": m.record.id, "model": m.record.name,
+            "provenance": "verified" if m.verified else "reported",
+            "model_type": m.record.type, "parameters": m.record.parameters,
+            "instruction_trained": m.record.instruction_trained, "benchmarks": m.benchmarks}
+        for col, cell in zip(overview.columns, m.cells):
+            rec[col.home.id] = cell.value
+            rec[f"{col.home.id} from"] = (cell.row.system.system_id if cell.row is not None
+                                          else None)
+            rec[f"{col.home.id} tier"] = (TIER_NAMES.get(cell.tier.tier, cell.tier.tier)
+                                          if cell.tier is not None else None)
+        records.append(rec)
+    doc = {"view": {"id": "home", "title": "All models",
+                    "columns": [{"id": c.home.id, "label": c.home.label,
+                                 "view": c.table.view.id, "column": c.column.id,
+                                 "convention": c.column.convention,
+                                 "means": c.column.convention_text} for c in overview.columns]},
+           "scale": "fractions (the site shows x100)", "statistic": STATISTIC_NOTE,
+           "order": "verified models first, then the most benchmarks covered, then the first "
+                    "benchmark's score", "rows": records}
+    return header, records, doc
 
 
 # --------------------------------------------------------------------------- display
@@ -201,8 +217,10 @@ def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
     tier = tier_title(cell.tier)
     if tier:
         parts.append(tier)
-    if cell.others:
-        parts.append(f"also reported by {len(cell.others)} other row(s) of this model")
+    for other in cell.others[:6]:
+        parts.append(f"also given by {source_text(other, full=False).split(': ', 1)[-1]}")
+    if len(cell.others) > 6:
+        parts.append(f"and {len(cell.others) - 6} more source(s)")
     return "; ".join(parts)
 
 
@@ -220,6 +238,11 @@ def _cell_html(col: OverviewColumn, cell: OverviewCell) -> str:
                if cell.covered < cell.total else "")
     return (f'<td data-v="{sort_value(cell.value)}" data-cp="{prov}"{css_attr}{title_attr}>'
             f"{e(score_text(cell.value, col.column.signed))}{partial}</td>")
+
+
+def _params_title(n: int | None, model_type: str) -> str:
+    reason = params_reason(n, model_type)
+    return f' title="{escape(reason)}"' if reason else ""
 
 
 def _badges(rows: Iterable[Row]) -> str:
@@ -241,8 +264,15 @@ def model_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
         prov = "verified" if m.verified else "reported"
         sub = next((r.submission for r in m.rows if r.submission is not None), None)
         name = e(rec.name)
-        link = (f'<a class="fb-n" href="{e(submissions_prefix + sub.slug)}.html">{name}</a>'
-                if sub is not None else f'<span class="fb-n">{name}</span>')
+        card = next((safe_url(u) for u in rec.links if safe_url(u)), None) or next(
+            (safe_url(c.row.system.source.url) for c in m.cells
+             if c.row is not None and safe_url(c.row.system.source.url)), None)
+        if sub is not None:
+            link = f'<a class="fb-n" href="{e(submissions_prefix + sub.slug)}.html">{name}</a>'
+        elif card:
+            link = f'<a class="fb-n" href="{e(card)}" rel="nofollow noopener">{name}</a>'
+        else:
+            link = f'<span class="fb-n">{name}</span>'
         sources = "; ".join(sorted({r.system.system_id for r in m.rows}))
         out.append(
             f'<tr data-k="{e(rec.id)}" data-t="{e(rec.type)}" data-p="{prov}" '
@@ -251,8 +281,8 @@ def model_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
             f'<td class="fb-name" title="{e(str(len(m.rows)) + " row(s): " + sources)}">'
             f"{_badges(m.rows)}{link}</td>"
             f"<td>{e(rec.type)}</td>"
-            f'<td data-v="{"" if rec.parameters is None else rec.parameters}">'
-            f"{e(params_text(rec.parameters))}</td>"
+            f'<td data-v="{"" if rec.parameters is None else rec.parameters}"'
+            f"{_params_title(rec.parameters, rec.type)}>{e(params_text(rec.parameters))}</td>"
             f"<td>{e(instruction_text(rec.instruction_trained))}</td>"
             f'<td data-v="{m.benchmarks}">{m.benchmarks}</td>'
             + "".join(_cell_html(c, cell) for c, cell in zip(overview.columns, m.cells))
@@ -277,7 +307,8 @@ def verified_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
             f'<td data-v="{pos}">{pos}</td>'
             f'<td class="fb-name"><abbr class="fb-prov fb-prov-v">V</abbr> {link}</td>'
             f"<td>{e(rec.name)}</td><td>{e(rec.type)}</td>"
-            f'<td data-v="{"" if model.parameters is None else model.parameters}">'
+            f'<td data-v="{"" if model.parameters is None else model.parameters}"'
+            f"{_params_title(model.parameters, model.type)}>"
             f"{e(params_text(model.parameters))}</td>"
             + "".join(_cell_html(c, cell) for c, cell in zip(overview.columns, cells))
             + "</tr>\n")
@@ -292,7 +323,7 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
         "columns": [{"id": c.home.id, "label": c.home.label,
                      "href": HOME_LINKS.get(c.home.id, ""),
                      "help": f"{c.table.view.title}: {c.column.help or c.column.label} "
-                             f"(mean over its {c.n_tasks} tasks)",
+                             f"({c.column.convention_text})",
                      "low": not c.column.higher_is_better,
                      # the explorer's hook: what a verified cell's link lists
                      "tasks": c.column.tasks, "metric": c.column.metric}

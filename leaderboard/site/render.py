@@ -41,6 +41,7 @@ from leaderboard.site.board import (
 from leaderboard.site.format import (
     data_value,
     instruction_text,
+    params_reason,
     params_text,
     relative,
     safe_url,
@@ -51,8 +52,10 @@ from leaderboard.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
 from leaderboard.store.files import StoreError, submission_files
 from leaderboard.store.manifest import MANIFEST_NAME
 from leaderboard.submissions import run_files
-from leaderboard.standings.downloads import STATISTIC_NOTE, csv_text, view_records
-from leaderboard.site.layout import HOME_COLUMNS, HOME_LINKS, Page, Section, View, site_pages
+from leaderboard.standings import ModelLine
+from leaderboard.standings.downloads import csv_text, view_document, view_records
+from leaderboard.standings.references import reference_name
+from leaderboard.site.layout import Column, Page, Section, View, site_pages
 
 PACKAGE_DIR = Path(__file__).parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
@@ -83,7 +86,8 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(score=score_text, dv=data_value, params=params_text, nbhyphen=nbhyphen,
-                       it=instruction_text, safe_url=safe_url, filesize=size_text)
+                       it=instruction_text, safe_url=safe_url, filesize=size_text,
+                       params_reason=params_reason)
     env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED)
     return env
 
@@ -108,6 +112,11 @@ class CellDisplay:
     value: str
     css: str = ""
     title: str = ""
+    # The verified submission the figure comes from (its slug), for links to per-query
+    # detail: a verified cell's submission is its row's data-s (or, when the figure comes
+    # from another submission of the model, its own data-s), its table's view id the
+    # enclosing .fb-view's data-view and its column's id the header's data-col.
+    submission: str = ""
 
 
 @dataclass
@@ -121,10 +130,15 @@ class RowDisplay:
     model_type: str
     params: str
     params_value: str
+    params_title: str
     instruction: str
     rank: int | None
     cells: list[CellDisplay] = field(default_factory=list)
-    slug: str | None = None   # a verified submission's: its cells link to the explorer
+    gap: CellDisplay | None = None   # the tiered cell's distance from the best verified
+    reference: bool = False          # the view's no-skill reference row
+    # The verified submission the row's figures come from (data-s on the row; a cell whose
+    # figure comes from another submission carries its own data-s).
+    submission: str = ""
 
 
 def source_text(row: Row, full: bool = True) -> str:
@@ -148,104 +162,253 @@ def source_text(row: Row, full: bool = True) -> str:
     return "reported: " + "; ".join(parts)
 
 
+#: What the site calls each tier. The leader is the best *verified* row: reported rows are
+#: never tested and may stand above it.
+TIER_TEXT = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
+             TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
+
+
+def gap_text(info: TierInfo) -> str:
+    """A tested row's difference from the best verified row, x100, with its 95% interval."""
+    if info.effect is None:
+        return ""
+    text = score_text(info.effect, signed=True)
+    if info.ci_low is not None and info.ci_high is not None:
+        text += f" [{score_text(info.ci_low, True)}, {score_text(info.ci_high, True)}]"
+    return text
+
+
 def tier_title(info: TierInfo | None) -> str:
     if info is None:
         return ""
     if info.tier == TIER_REPORTED:
         return "reported figure: not tested (no per-query scores)"
-    text = info.tier
+    text = TIER_TEXT.get(info.tier, info.tier)
     if info.p_adjusted is not None:
         text += f"; adjusted p {info.p_adjusted:.2g}"
     if info.effect is not None and info.tier != TIER_LEADER:
-        text += f"; vs leader {info.effect * 100:+.1f}"
-        if info.ci_low is not None and info.ci_high is not None:
-            text += f" [{info.ci_low * 100:+.1f}, {info.ci_high * 100:+.1f}]"
+        text += f"; vs best verified {gap_text(info)}"
     return text
 
 
-# How a multi-task cell was obtained, when it is not the mean over the view's queries.
-BASIS_TITLES = {
-    "weighted": "reported: task figures weighted by their number of queries",
-    "unweighted": "reported: mean of the task figures (their query counts are not known)",
-    "published": "the row's own published average",
-}
+def basis_text(basis: str | None, n: int, column: Column) -> str:
+    """How a multi-task cell was obtained, in words."""
+    if basis == "published":
+        return "the source's own published average"
+    if basis == "mean of reported tasks":
+        return f"mean over the {n} of {len(column.tasks)} tasks this row reports"
+    if basis == "mean of tasks":
+        return column.convention_text
+    return ""
+
 
 TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_BELOW: "",
             TIER_REPORTED: "fb-reported"}
+# Marks a T4 ECE of a classifier that answers one class for every pair (the note under
+# the table says why that ECE says nothing about skill).
+ONE_CLASS_MARK = "*"
+ONE_CLASS_NOTE = ("* answers one class for every pair (no pair, or every pair, predicted "
+                  "compatible): a constant answer can be perfectly calibrated without any "
+                  "skill, so its low ECE is no merit; see its AUROC and balanced accuracy.")
+_PREDICTED_POSITIVE = "Predicted positive rate"
+
+
+def one_class(row: Row, column: Column) -> bool:
+    """Whether the row's figure in an ECE column comes from a classifier that predicts one
+    class for every pair of one of the column's tasks."""
+    if column.metric.rsplit("/", 1)[-1] != "ECE":
+        return False
+    for task_id in column.tasks:
+        scores = row.system.tasks.get(task_id)
+        rate = scores.metrics.get(_PREDICTED_POSITIVE) if scores else None
+        if rate is not None and rate in (0.0, 1.0):
+            return True
+    return False
+
+
+def line_href(line: ModelLine, submissions: str) -> str | None:
+    """Where a model's name links: its verified submission's page, else the model card
+    its record names, else the paper or results page of the row its figures come from."""
+    sub_row = line.submission_row
+    if sub_row is not None and sub_row.submission is not None:
+        return f"{submissions}{sub_row.submission.slug}.html"
+    for link in line.record.links:
+        if safe_url(link):
+            return safe_url(link)
+    for cell in line.cells:
+        if cell.row is not None and safe_url(cell.row.system.source.url):
+            return safe_url(cell.row.system.source.url)
+    return None
+
+
+def main_row(line: ModelLine, sort_column: int) -> Row:
+    """The row a line's badge, source and submission are about: the one its sort column's
+    figure comes from, else the first that gives it a figure."""
+    cell = line.cells[sort_column]
+    if cell.row is not None:
+        return cell.row
+    return next(c.row for c in line.cells if c.row is not None)
+
+
+def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row) -> CellDisplay:
+    """One model's cell: its figure, its tier, and in its details (hover, or a tap on a
+    phone) whatever the row does not say already: where the figure comes from when that is
+    not the row's own source, how a published or partial average was obtained, its test,
+    and what the model's other rows give for the same cell. Pages hold thousands of cells,
+    so a cell with nothing to add has no details."""
+    col = table.view.columns[i]
+    cell = line.cells[i]
+    if cell.value is None or cell.row is None:
+        return CellDisplay(text="–", value="")
+    row = cell.row
+    details = [] if row is main else [source_text(row, full=False)]
+    basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
+    if basis in ("published", "mean of reported tasks"):
+        n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
+        details.append(basis_text(basis, n, col))
+    tier = tier_title(cell.tier)
+    if tier and cell.tier is not None and cell.tier.tier != TIER_REPORTED:
+        details.append(tier)
+    if cell.others:
+        if not details or details[0] != source_text(row, full=False):
+            details.insert(0, source_text(row, full=False))
+        for other, value in cell.others[:6]:
+            details.append(f"also {score_text(value, col.signed)} from "
+                           f"{source_text(other, full=False).split(': ', 1)[-1]}")
+        if len(cell.others) > 6:
+            details.append(f"and {len(cell.others) - 6} more source(s)")
+    css = TIER_CSS.get(cell.tier.tier, "") if cell.tier else ""
+    if not row.verified:
+        css = "fb-reported"
+    text = score_text(cell.value, col.signed)
+    if one_class(row, col):
+        text += ONE_CLASS_MARK
+        details.append(ONE_CLASS_NOTE.lstrip("* "))
+    sub = (row.submission.slug if row.verified and row is not main
+           and row.submission is not None else "")
+    return CellDisplay(text=text, value=sort_value(cell.value), css=css,
+                       title="; ".join(details), submission=sub)
 
 
 def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
-    ranks = table.rank_of()
+    """One display row per model line (:attr:`ViewTable.lines`), in default order."""
+    ranks = table.line_ranks()
     submissions = relative(page, "submissions/x.md")[: -len("x.html")]  # once per page
+    tiered = table.view.tiered_column
     out = []
-    for row in table.rows:
-        model = row.system.model
-        cells = []
-        for i, col in enumerate(table.view.columns):
-            value = table.values[row.key][i]
-            info = table.tiers.get(i, {}).get(row.key)
-            title = tier_title(info)
-            n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
-            basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
-            how = BASIS_TITLES.get(basis or "", "") if value is not None else ""
-            if col.average == "available" and value is not None and len(col.tasks) > 1:
-                how = ("the row's own published average" if n == 0 else
-                       f"mean over {n} of {len(col.tasks)} tasks")
-            if how:
-                title = how + (f"; {title}" if title else "")
-            cells.append(CellDisplay(
-                text=score_text(value, col.signed), value=sort_value(value),
-                css=TIER_CSS.get(info.tier, "") if info else "", title=title))
-        sub = row.submission
+    sort_column = table.view.sort_column
+    for line in table.lines:
+        rec = line.record
+        main = main_row(line, sort_column)
+        cells = [cell_display(table, line, i, main) for i in range(len(table.view.columns))]
+        gap = None
+        if tiered is not None and tiered in table.tiers:
+            info = line.cells[tiered].tier
+            if info is None or line.cells[tiered].value is None:
+                gap = CellDisplay(text="–", value="")
+            elif info.tier == TIER_REPORTED:
+                gap = CellDisplay(text="not tested", value="", css="fb-reported",
+                                  title="a reported figure: no per-query scores to test")
+            elif info.tier == TIER_LEADER:
+                gap = CellDisplay(text="best verified", value="0", css="fb-leader")
+            else:
+                # the interval is the text; the tier and p-value are the tiered cell's
+                gap = CellDisplay(text=gap_text(info), value=sort_value(info.effect),
+                                  css=TIER_CSS.get(info.tier, ""))
+        sources = sorted({source_text(c.row, full=False) for c in line.cells
+                          if c.row is not None})
+        first_url = next((safe_url(c.row.system.source.url) for c in line.cells
+                          if c.row is not None and not c.row.verified
+                          and safe_url(c.row.system.source.url)), None)
         out.append(RowDisplay(
-            key=row.key, name=model.name,
-            href=f"{submissions}{sub.slug}.html" if sub else None,
-            provenance=row.system.provenance, source=source_text(row, full=False),
-            source_url=safe_url(row.system.source.url),
-            model_type=model.type, params=params_text(model.parameters),
-            params_value="" if model.parameters is None else str(model.parameters),
-            instruction=instruction_text(model.instruction_trained),
-            rank=ranks[row.key], cells=cells, slug=sub.slug if sub else None))
+            submission=main.submission.slug if main.verified and main.submission else "",
+            key=line.key, name=line.name, href=line_href(line, submissions),
+            provenance="verified" if line.verified else "reported",
+            source="; ".join(sources), source_url=first_url,
+            model_type=rec.type, params=params_text(rec.parameters),
+            params_value="" if rec.parameters is None else str(rec.parameters),
+            params_title=params_reason(rec.parameters, rec.type),
+            instruction=instruction_text(rec.instruction_trained),
+            rank=ranks[line.key], cells=cells, gap=gap))
     return out
 
 
-def rows_html(rows: list[RowDisplay], wide: bool) -> Markup:
+def reference_row(table: ViewTable) -> RowDisplay | None:
+    """The view's no-skill reference as a row (:mod:`leaderboard.standings.references`),
+    or None when no column has one."""
+    if not any(v is not None for v in table.references):
+        return None
+    view = table.view
+    cells = [CellDisplay(text="–", value="") if v is None else
+             CellDisplay(text=score_text(v, c.signed), value=sort_value(v), css="fb-ref",
+                         title="no-skill reference: " + REFERENCE_TITLES[c.no_skill or ""])
+             for c, v in zip(view.columns, table.references)]
+    gap = (CellDisplay(text="reference", value="", css="fb-ref")
+           if view.tiered_column is not None and view.tiered_column in table.tiers else None)
+    return RowDisplay(key="no-skill-reference", name=reference_name(view) + " (reference)",
+                      href=None, provenance="reference", source="", source_url=None,
+                      model_type="", params="", params_value="", params_title="",
+                      instruction="", rank=None, cells=cells, gap=gap, reference=True)
+
+
+REFERENCE_TITLES = {
+    "zero": "a ranking that ignores the instruction scores 0",
+    "chance": "a constant probability scores 50",
+    "positive rate": "a constant probability scores the share of compatible pairs",
+    "majority": "answering 'incompatible' to every pair scores the share of incompatible "
+                "pairs",
+    "constant calibrated": "a constant probability equal to the share of compatible pairs "
+                           "is perfectly calibrated",
+    "": "",
+}
+
+
+def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
     """The ``<tbody>`` rows of a view, built directly: with thousands of rows per page this
     is the build's hottest loop, several times faster than a template loop. Every value
-    goes through :func:`markupsafe.escape`."""
+    goes through :func:`markupsafe.escape`. ``tiered``: the column after which the
+    distance from the best verified row is shown."""
     e = escape
     out: list[str] = []
     add = out.append
     for r in rows:
         rank = "" if r.rank is None else str(r.rank)
-        # data-s: the explorer's cell links (assets/explorer-links.js) name the submission.
-        slug = f' data-s="{e(r.slug)}"' if r.slug else ""
-        add(f'<tr data-k="{e(r.key)}"{slug} data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
+        ref = ' class="fb-ref"' if r.reference else ""
+        sub = f' data-s="{e(r.submission)}"' if r.submission else ""
+        add(f'<tr{ref}{sub} data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
             f'data-i="{e(r.instruction)}"><td data-v="{rank}">{rank or "–"}</td>'
             '<td class="fb-name">')
         # Badge first: it never wraps onto a line of its own, and names line up. Verified
         # badges need no per-row hover (the legend says what V means): bytes add up over
         # thousands of rows.
         p = r.provenance[:1]
-        if r.source_url:
-            add(f'<a class="fb-prov fb-prov-{p}" href="{e(r.source_url)}" rel="nofollow noopener" '
-                f'title="{e(r.source)}">{p.upper()}</a> ')
+        if r.reference:
+            pass
         elif p == "v":
             add('<abbr class="fb-prov fb-prov-v">V</abbr> ')
+        elif r.source_url:
+            add(f'<a class="fb-prov fb-prov-{p}" href="{e(r.source_url)}" rel="nofollow noopener" '
+                f'title="{e(r.source)}">{p.upper()}</a> ')
         else:
             add(f'<abbr class="fb-prov fb-prov-{p}" title="{e(r.source)}">{p.upper()}</abbr> ')
         name = e(r.name)
-        add(f'<a class="fb-n" href="{e(r.href)}">{name}</a></td>' if r.href
-            else f'<span class="fb-n">{name}</span></td>')
-        if wide:
-            add(f"<td>{e(r.provenance)}</td><td>{e(r.model_type)}</td>"
-                f'<td data-v="{e(r.params_value)}">{e(r.params)}</td><td>{e(r.instruction)}</td>')
+        if r.href:
+            external = "" if r.href.endswith(".html") and "://" not in r.href else \
+                ' rel="nofollow noopener"'
+            add(f'<a class="fb-n" href="{e(r.href)}"{external}>{name}</a></td>')
         else:
-            add(f"<td>{e(r.model_type)}</td>")
-        for c in r.cells:
+            add(f'<span class="fb-n">{name}</span></td>')
+        add(f"<td>{e(r.model_type)}</td>")
+        for i, c in enumerate(r.cells):
             css = f' class="{c.css}"' if c.css else ""
             title = f' title="{e(c.title)}"' if c.title else ""
-            add(f'<td data-v="{c.value}"{css}{title}>{e(c.text)}</td>')
+            sub = f' data-s="{e(c.submission)}"' if c.submission else ""
+            add(f'<td data-v="{c.value}"{css}{title}{sub}>{e(c.text)}</td>')
+            if i == tiered and r.gap is not None:
+                g = r.gap
+                css = f' class="fb-gap {g.css}"' if g.css else ' class="fb-gap"'
+                title = f' title="{e(g.title)}"' if g.title else ""
+                add(f'<td data-v="{g.value}"{css}{title}>{e(g.text)}</td>')
         add("</tr>\n")
     return Markup("".join(out))
 
@@ -261,36 +424,45 @@ def _compact_columns(view: View) -> list[int]:
 def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dict]:
     """One compact table per benchmark section: a row per table the submission appears
     in (average first, then each collection, language or dataset), a column per metric,
-    one value per cell, then the tier and adjusted p-value of the table's tiered column."""
+    one value per cell, then the tier and adjusted p-value of the table's tiered column.
+    A table where the submission has none of the compact columns (an average it lacks a
+    task of) is left out rather than shown as a row of dashes."""
     out = []
     for page, sections in views_by_page:
         for section, tables in sections:
             labels: list[str] = []
             entries = []
             for t in tables:
+                if all(c.heat for c in t.view.columns):
+                    continue  # a grid: its cells are the rows of the tables below it
                 values = t.values.get(row.key)
-                if values is None or all(v is None for v in values):
+                compact = _compact_columns(t.view)
+                if values is None or all(values[i] is None for i in compact):
                     continue
                 tier_col = t.view.tiered_column
                 info = t.tiers.get(tier_col, {}).get(row.key) if tier_col is not None else None
                 cells: dict[str, CellDisplay] = {}
-                for i in _compact_columns(t.view):
+                for i in compact:
                     c, v = t.view.columns[i], values[i]
                     if c.label not in labels:
                         labels.append(c.label)
                     css = TIER_CSS.get(info.tier, "") if info and i == tier_col else ""
-                    cells[c.label] = CellDisplay(text=score_text(v, c.signed),
-                                                 value=sort_value(v), css=css,
+                    text = score_text(v, c.signed)
+                    if v is not None and one_class(row, c):
+                        text += ONE_CLASS_MARK
+                    cells[c.label] = CellDisplay(text=text, value=sort_value(v), css=css,
                                                  title=c.help if v is not None else "no score")
                 if info is not None:
-                    tier = info.tier
+                    tier = TIER_TEXT.get(info.tier, info.tier)
                 else:
                     tier = "not tested" if tier_col is None else "–"
                 p_adj = info.p_adjusted if info else None
                 entries.append({
                     "href": f"{relative(page_path, page.path)}#{t.view.anchor}",
-                    "label": t.view.label, "title": t.view.title, "cells": cells,
-                    "tier": tier, "tier_title": tier_title(info), "p_value": sort_value(p_adj),
+                    "view": t.view.id, "label": t.view.label, "title": t.view.title,
+                    "cells": cells, "tier": tier, "tier_title": tier_title(info),
+                    "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
+                    else "", "p_value": sort_value(p_adj),
                     "p_text": "–" if p_adj is None else f"{p_adj:.3g}"})
             if not entries:
                 continue
@@ -306,8 +478,9 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
 # --------------------------------------------------------------------------- downloads
 
 def table_records(table: ViewTable) -> tuple[list[str], list[dict[str, object]]]:
-    """Header and rows of a view's download: exact fractions, not the x100 display, with
-    each tested row's p-values, difference from the leader and its 95% interval."""
+    """Header and rows of a view's download, one per model: exact fractions, not the x100
+    display, with each tested figure's p-values, difference from the best verified row and
+    its 95% interval, and every figure's source."""
     return view_records(table, source_text)
 
 
@@ -315,22 +488,14 @@ def write_downloads(table: ViewTable, folder: Path) -> None:
     header, records = table_records(table)
     stem = table.view.anchor
     (folder / f"{stem}.csv").write_text(csv_text(header, records), encoding="utf-8")
-    view = table.view
-    doc = {
-        "view": {"id": view.id, "title": view.title, "note": view.note,
-                 "columns": [{"id": c.id, "label": c.label, "metric": c.metric,
-                              "tasks": list(c.tasks), "group": c.group,
-                              "higher_is_better": c.higher_is_better, "average": c.average}
-                             for c in view.columns]},
-        "scale": "fractions (the site shows x100)",
-        "statistic": STATISTIC_NOTE,
-        "rows": records,
-    }
+    write_download_json(folder / f"{stem}.json", view_document(table, records))
+
+
+def write_download_json(path: Path, doc: dict) -> None:
     # Compact JSON: json's indenting encoder is pure Python and was the slowest step of
     # writing downloads for a thousand rows.
-    (folder / f"{stem}.json").write_text(
-        json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n",
-        encoding="utf-8")
+    path.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False,
+                               separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- repository links
@@ -489,6 +654,36 @@ def file_listing(sub: SubmissionInfo, repo: RepositoryRef) -> dict[str, object]:
     return {"top": top, "groups": groups, "stores": stores}
 
 
+def submission_dates(repo: RepositoryRef, subs: list) -> dict[str, str]:
+    """Submission id -> the date of the first commit that added files to its folder (when
+    it was submitted), for the submissions whose metadata gives no ``date`` (one
+    ``git log`` for all of them; {} outside a checkout)."""
+    if repo.toplevel is None or not subs:
+        return {}
+    folders = {}
+    for sub in subs:
+        try:
+            folders[sub.folder.resolve().relative_to(repo.toplevel).as_posix()] = sub.id
+        except ValueError:
+            continue
+    if not folders:
+        return {}
+    try:
+        out = subprocess.run(["git", "-C", str(repo.toplevel), "log", "--format=%x00%cs",
+                              "--name-only", "--diff-filter=A", "--", *folders],
+                             capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    dates: dict[str, str] = {}
+    for entry in out.stdout.split("\0")[1:]:
+        date, _, names = entry.partition("\n")
+        for name in names.split("\n"):
+            for folder, sub_id in folders.items():
+                if name.startswith(folder + "/"):
+                    dates[sub_id] = date.strip()  # newest first: the oldest stays
+    return dates
+
+
 # --------------------------------------------------------------------------- pages
 
 
@@ -503,14 +698,69 @@ def empty_reason(view: View) -> str:
     return "No results yet for this table."
 
 
-def _table_context(table: ViewTable, page: str, wide: bool = False) -> dict:
-    """What the table macro needs; ``wide`` adds provenance, size and instruction columns."""
+def _table_context(table: ViewTable, page: str) -> dict:
+    """What the table macro needs: the view's model lines as rows (and its no-skill
+    reference row), its best verified row, its heatmap columns."""
+    view = table.view
     rows = display_rows(table, page)
-    return {"t": table, "view": table.view, "rows": rows, "wide": wide,
-            "body": rows_html(rows, wide), "empty": empty_reason(table.view),
+    reference = reference_row(table)
+    tiered = view.tiered_column if view.tiered_column in table.tiers else None
+    leader = None
+    if tiered is not None:
+        line = next((ln for ln in table.lines if (t := ln.cells[tiered].tier)
+                     and t.tier == TIER_LEADER), None)
+        if line is not None:
+            col = view.columns[tiered]
+            above = sum(1 for ln in table.lines
+                        if not ln.cells[tiered].verified and ln.cells[tiered].value is not None
+                        and (ln.cells[tiered].value > line.cells[tiered].value
+                             if col.higher_is_better
+                             else ln.cells[tiered].value < line.cells[tiered].value))
+            ref = table.references[tiered] if table.references else None
+            leader = {"name": line.name, "column": col.label,
+                      "value": score_text(line.cells[tiered].value, col.signed),
+                      "above": above,
+                      "reference": None if ref is None else score_text(ref, col.signed),
+                      "beats_reference": None if ref is None else (
+                          line.cells[tiered].value > ref if col.higher_is_better
+                          else line.cells[tiered].value < ref)}
+    body_rows = rows
+    if reference is not None:
+        # In the default order, where its value falls: a row below it is below no skill.
+        sort_col = view.sort_column
+        ref_value = table.references[sort_col] if table.references else None
+        col = view.columns[sort_col]
+        at = len(rows)
+        if ref_value is not None:
+            at = next((i for i, line in enumerate(table.lines)
+                       if line.cells[sort_col].value is None
+                       or (line.cells[sort_col].value < ref_value if col.higher_is_better
+                           else line.cells[sort_col].value > ref_value)), len(rows))
+        body_rows = rows[:at] + [reference] + rows[at:]
+    one_class_rows = any(ONE_CLASS_MARK in c.text for r in rows for c in r.cells
+                         if c.text != "–")
+    return {"t": table, "view": view, "rows": rows, "tiered": tiered, "leader": leader,
+            "body": rows_html(body_rows, tiered), "empty": empty_reason(view),
+            "heat": [c.id for c in view.columns if c.heat],
+            "caption": caption(view),
+            "one_class_note": ONE_CLASS_NOTE if one_class_rows else "",
             "submit": relative(page, "submit.md"),
-            "csv": relative(page, f"{DOWNLOADS}/{table.view.anchor}.csv"),
-            "json": relative(page, f"{DOWNLOADS}/{table.view.anchor}.json")}
+            "csv": relative(page, f"{DOWNLOADS}/{view.anchor}.csv"),
+            "json": relative(page, f"{DOWNLOADS}/{view.anchor}.json")}
+
+
+def caption(view: View) -> str:
+    """What the numbers of a view are, in one sentence (every column declares its
+    convention; the per-task breakdown columns of an average view are single tasks)."""
+    averaged = [c for c in view.columns if c.convention != "task"]
+    if not averaged:
+        return ""
+    kinds = {c.convention_text for c in averaged}
+    text = "; ".join(sorted(kinds))
+    if len(averaged) == len(view.columns):
+        return f"Every column is {text}."
+    names = ", ".join(c.label for c in averaged)
+    return f"{names}: {text}; the other columns are one task each."
 
 
 def _section_context(section: Section, board: Board, page: str) -> dict:
@@ -528,33 +778,31 @@ def search_doc(location: str, title: str, text: str) -> dict[str, str]:
 def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]]:
     """Extra documents for the search index, which leaves the tables out (they are filled
     in after indexing, see :mod:`leaderboard.site.mkdocs_hooks`): one per table, so a
-    language, dataset or constraint type leads to its tab, and one per system without a
-    page of its own (reported rows) and benchmark page, which opens the page with the
-    name filter set to it and the first table holding it on screen. Locations must be
-    unique: Material's search keys results by them."""
+    language, dataset or constraint type leads to its tab, and one per model without a
+    submission page of its own (reported models) and benchmark page, which opens the page
+    with the name filter set to it and the first table holding it on screen. Locations
+    must be unique: Material's search keys results by them."""
     entries: list[dict[str, str]] = []
     for page in pages:
         html = page.path[:-3] + ".html"
         for view in page.views:
             entries.append(search_doc(f"{html}#{view.anchor}", view.title,
                                       f"{page.title}: {view.title}. {view.note}".strip()))
-        found: dict[str, list[str]] = {}
+        found: dict[str, tuple[str, list[str]]] = {}
         sources: dict[str, set[str]] = {}
         for view in page.views:
-            table = board.tables[view.id]
-            for row in table.rows:
-                if row.submission is not None:
+            for line in board.tables[view.id].lines:
+                if line.submission_row is not None:
                     continue  # its submission page is indexed already
-                if all(v is None for v in table.values[row.key]):
-                    continue
-                found.setdefault(row.name, []).append(view.anchor)
-                sources.setdefault(row.name, set()).add(source_text(row, full=False))
-        for name, anchors in found.items():
+                found.setdefault(line.key, (line.name, []))[1].append(view.anchor)
+                sources.setdefault(line.key, set()).update(
+                    source_text(c.row, full=False) for c in line.cells if c.row is not None)
+        for key, (name, anchors) in found.items():
             entries.append(search_doc(
                 # No "#" here: Material keys a top-level result by its path alone.
                 f"{html}?fb-name={quote(name, safe='')}&fb-view={anchors[0]}", name,
                 f"{name} on {page.title} ({len(anchors)} table(s)): "
-                + "; ".join(sorted(sources[name]))))
+                + "; ".join(sorted(sources[key]))))
     return entries
 
 
@@ -587,21 +835,18 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
             frag.write_text(json.dumps(slots.items, ensure_ascii=False), encoding="utf-8")
         written.append(path)
 
-    for table in [*board.tables.values(), board.home]:
+    for table in board.tables.values():
         write_downloads(table, docs / DOWNLOADS)
 
-    counts = {"verified": sum(1 for r in board.rows if r.verified),
-              "reported": sum(1 for r in board.rows if not r.verified)}
-    pi_full_only = sum(1 for r in board.rows if r.key not in board.home.values
-                       and any(r.key in board.tables[v].values for v in board.tables
-                               if v.startswith("pi-indic-full/")))
-    from leaderboard.site.overview import overview_context
+    from leaderboard.site.overview import home_document, overview_context
 
-    write("index.md", "home.md.j2", home=_table_context(board.home, "index.md", wide=True),
-          home_columns=HOME_COLUMNS, home_links=HOME_LINKS, counts=counts,
-          pi_full_only=pi_full_only, model_types=MODEL_TYPES,
-          overview=overview_context(board, "index.md",
-                                    relative("index.md", "submissions/x.md")[: -len("x.html")]))
+    overview = overview_context(board, "index.md",
+                                relative("index.md", "submissions/x.md")[: -len("x.html")])
+    # The home table's downloads hold exactly the table under which they are offered.
+    header, records, doc = home_document(overview["overview"])
+    (docs / DOWNLOADS / "home.csv").write_text(csv_text(header, records), encoding="utf-8")
+    write_download_json(docs / DOWNLOADS / "home.json", doc)
+    write("index.md", "home.md.j2", model_types=MODEL_TYPES, overview=overview)
     pages: tuple[Page, ...] = site_pages()
     for page in pages:
         write(page.path, "benchmark.md.j2", page=page, model_types=MODEL_TYPES,
@@ -609,15 +854,19 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
 
     views_by_page = [(page, [(s, [board.tables[v.id] for v in s.views]) for s in page.sections])
                      for page in pages]
+    dates = submission_dates(repo, [r.submission for r in board.submissions
+                                    if r.submission is not None and not r.submission.date])
     for row in board.submissions:
         sub = row.submission
         assert sub is not None
         path = f"submissions/{sub.slug}.md"
         listing = file_listing(sub, repo)
         write(path, "submission.md.j2", row=row, sub=sub, source=source_text(row),
-              scores=submission_scores(row, path, views_by_page), listing=listing)
+              scores=submission_scores(row, path, views_by_page), listing=listing,
+              params_reason=params_reason(row.system.model.parameters, row.system.model.type),
+              date=sub.date or dates.get(sub.id))
     write("submissions/index.md", "submissions.md.j2", rows=board.submissions,
-          model_types=MODEL_TYPES)
+          model_types=MODEL_TYPES, dates=dates)
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),
           examples=validator_examples(), sources=task_sources(), repo_url=repo.url,
           status_lines=STATUS_LINE)

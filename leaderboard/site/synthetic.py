@@ -38,10 +38,23 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
     pq: dict[str, dict[str, float]] = {}
     metrics: dict[str, float] = {}
     qids = [f"q{i}" for i in range(n_queries)]
+    t4 = task.roles == ("predictions",)
     for key in keys:
         base = key.rsplit("/", 1)[-1]
-        if task.roles == ("predictions",) and base in ("AUROC", "AUPRC", "Accuracy", "ECE"):
-            metrics[key] = float(np.clip(rng.normal(0.6 + 0.2 * skill, 0.05), 0, 1))
+        if t4:
+            # T4's scores are per persona (the unit its tests resample); the share of
+            # compatible pairs is the pair set's, one in eleven.
+            if base == "Positive rate":
+                metrics[key] = 1 / 11
+            elif base == "Predicted positive rate":
+                metrics[key] = float(rng.choice([0.0, rng.uniform(0.02, 0.2)]))
+            elif base in ("AUPRC", "ECE"):
+                metrics[key] = float(np.clip(rng.normal(0.3 + 0.3 * skill, 0.05), 0, 1))
+            else:
+                values = np.clip(rng.normal(0.55 + 0.3 * skill, 0.15, n_queries), 0, 1)
+                metrics[key] = float(values.mean())
+                if per_query:
+                    pq[key] = {f"p{i}": float(v) for i, v in enumerate(values)}
             continue
         lo = -1.0 if base in ("p-MRR", "IRS") else 0.0
         centre = (skill - 0.5) * 0.3 if lo < 0 else 0.2 + 0.5 * skill
@@ -49,9 +62,6 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
         metrics[key] = float(values.mean())
         if per_query:
             pq[key] = {q: float(v) for q, v in zip(qids, values)}
-    if task.roles == ("predictions",) and per_query:
-        correct = (rng.random(n_queries) < metrics["Accuracy"]).astype(float)
-        pq["correct"] = {q: float(v) for q, v in zip(qids, correct)}
     groups: dict[str, dict[str, float]] = {}
     members: dict[str, list[str]] = {}
     if task.group_by:
@@ -218,8 +228,8 @@ def write_explanations(root: Path, submission_id: str, results: ResultsFile,
                              group=group_of.get(q), texts={}, metrics=metrics)
             docs = rng.choice(corpus_size, size=changed + positive + 20, replace=False)
             if task.roles == ("predictions",):
-                card.pair = {"label": int(rng.random() < 0.3),
-                             "probability": float(rng.random())}
+                card.pairs = [{"pair": f"{q}-{i}", "label": int(i == 0),
+                               "probability": float(rng.random())} for i in range(11)]
             elif paired:
                 ranks = rng.integers(1, 1001, size=(changed + positive, 2))
                 for i, (a, b) in enumerate(ranks.tolist()):

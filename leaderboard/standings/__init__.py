@@ -4,10 +4,14 @@ The site's tables, its CSV/JSON downloads, the PR comment (:mod:`leaderboard.ci.
 and `leaderboard compare` all take their figures from here:
 
 * :mod:`.rows`: the leaderboard rows under a results root;
-* :mod:`.statistic`: a column's value, the mean over the view's queries, each query once
-  (the quantity the significance test compares), and the per-query scores behind it;
+* :mod:`.statistic`: a column's value by its declared convention (one task's figure, or the
+  mean of its tasks' figures as the benchmark's paper averages), and the per-unit values
+  whose mean it is, which the significance test compares;
 * :mod:`.tables`: a view's values, default order, leader and tiers (through
   :func:`leaderboard.stats.tier_view`), with a cache of the tests;
+* :mod:`.lines`: one line per model, each cell's figure picked from the model's rows by a
+  stated precedence (verified, the benchmark's paper, other papers, MTEB);
+* :mod:`.references`: the no-skill reference of a column (p-MRR and IRS 0, AUROC 0.5, ...);
 * :mod:`.downloads`: a view's CSV/JSON records, with the tests against the leader;
 * :mod:`.head_to_head`: two systems compared view by view.
 
@@ -21,7 +25,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .rows import Row, StandingsDataError, SubmissionInfo, load_rows, slug_of
-from .statistic import CellValue, column_value, pool_queries, pooled_per_query, query_counts
+from .lines import LineCell, ModelLine, model_lines
+from .statistic import CellValue, column_value, stratified_units, unit_scores
 from .tables import (
     TIER_BELOW,
     TIER_LEADER,
@@ -63,7 +68,8 @@ def task_column(task_id: str, metric: str | None = None) -> Column:
 
 __all__ = [
     "TIER_BELOW", "TIER_LEADER", "TIER_REPORTED", "TIER_TIED", "CellValue", "ColumnStandings",
-    "Row", "StandingsDataError", "SubmissionInfo", "TierInfo", "ViewTable", "all_views",
-    "column_value", "fill_view", "load_rows", "pool_queries", "pooled_per_query",
-    "order_systems", "query_counts", "rank_systems", "slug_of", "task_column", "tier_column", "tier_tables",
+    "LineCell", "ModelLine", "Row", "StandingsDataError", "SubmissionInfo", "TierInfo",
+    "ViewTable", "all_views", "column_value", "fill_view", "load_rows", "model_lines",
+    "order_systems", "rank_systems", "slug_of", "stratified_units", "task_column",
+    "tier_column", "tier_tables", "unit_scores",
 ]

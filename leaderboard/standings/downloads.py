@@ -1,8 +1,12 @@
-"""A view's downloadable records (CSV and JSON): exact fractions, tiers and tests.
+"""A view's downloadable records (CSV and JSON): one record per model, exact fractions,
+tiers and tests, and where every figure comes from.
 
-For the tiered column every tested row carries what the README promises: the raw and the
-Holm-adjusted p-value of its test against the leader, the mean difference from the
-leader over the view's queries and that difference's 95% bootstrap interval.
+A record is a model line (:mod:`.lines`): its figures picked from the model's rows by the
+stated precedence, each figure's row named in ``<column> from`` when it is not the row
+named in ``system_id`` (JSON also lists the other rows' figures for the same cell). For the
+tiered column every tested figure carries what the README promises: the raw and the
+Holm-adjusted p-value of its test against the best verified row, the mean difference from
+it and that difference's 95% bootstrap interval.
 
 CSV is opened by spreadsheets, which run a cell starting with ``=``, ``+``, ``-`` or ``@``
 (and, in some, a tab or carriage return) as a formula: a model named
@@ -18,55 +22,87 @@ import io
 from collections.abc import Callable, Mapping, Sequence
 
 from .rows import Row
-from .tables import ViewTable
+from .tables import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, ViewTable
 
 STATISTIC_NOTE = (
-    "Each value is the mean over the view's queries, each query once (several collections "
-    "or datasets: their queries pooled; PI-Indic languages: each pair's mean over the "
-    "languages, then the mean over pairs), the quantity the significance test compares. "
-    "Tests against the tiered column's leader: p_value raw, p_adjusted Holm within the "
-    "view; effect_vs_leader = mean(system - leader) with its 95% bootstrap interval "
-    "[ci_low, ci_high]. In JSON, 'basis' says how a multi-task value was obtained: "
-    "'queries' (the per-query mean), 'weighted' (a reported row's task figures weighted by "
-    "their number of queries), 'unweighted' (their plain mean: query counts unknown), "
-    "'published' (the row's own published average).")
-TEST_FIELDS = ("tier", "p_value", "p_adjusted", "effect_vs_leader", "ci_low", "ci_high")
+    "One record per model: where several sources give a model a figure, the figure shown "
+    "is a verified one first, then the benchmark's own paper, another paper, the PI-Indic "
+    "authors' result files, then MTEB's results (newest mteb first); '<column> from' names "
+    "its row when it is not system_id's, and JSON's 'others' lists the other rows' figures. "
+    "Each column's convention says what its number is (one task's mean over its queries, or "
+    "the mean of the tasks' figures as the benchmark's paper averages them). Tests against "
+    "the tiered column's best verified row (the leader among verified submissions; "
+    "reported rows are never tested): p_value raw, p_adjusted Holm within the view; "
+    "diff_vs_best_verified = mean(system - best) over the test's units, with its 95% "
+    "bootstrap interval [ci_low, ci_high]. 'reference' gives each column's no-skill value.")
+TEST_FIELDS = ("tier", "p_value", "p_adjusted", "diff_vs_best_verified", "ci_low", "ci_high")
+TIER_NAMES = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
+              TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def view_records(table: ViewTable, source_of: Callable[[Row], str]
                  ) -> tuple[list[str], list[dict[str, object]]]:
-    """Header and rows of a view's download; ``source_of`` says where a row comes from."""
+    """Header and records of a view's download, one per model line; ``source_of`` says
+    where a row comes from."""
     cols = table.view.columns
-    header = ["rank", "system_id", "model", "provenance", "model_type", "parameters",
-              "instruction_trained", "source"] + [c.id for c in cols]
+    header = ["rank", "model_id", "model", "provenance", "model_type", "parameters",
+              "instruction_trained", "system_id", "source"] + [c.id for c in cols]
+    header += [f"{c.id} from" for c in cols]
     tiered = sorted(table.tiers)
     for i in tiered:
         header += [f"{cols[i].id} {f}" for f in TEST_FIELDS]
-    ranks = table.rank_of()
+    ranks = table.line_ranks()
     records = []
-    for row in table.rows:
-        model = row.system.model
+    sort_col = table.view.sort_column
+    for line in table.lines:
+        rec_ = line.record
+        main = line.cells[sort_col].row or next(c.row for c in line.cells if c.row)
         rec: dict[str, object] = {
-            "rank": ranks[row.key], "system_id": row.system.system_id, "model": model.name,
-            "provenance": row.system.provenance, "model_type": model.type,
-            "parameters": model.parameters,
-            "instruction_trained": model.instruction_trained, "source": source_of(row),
+            "rank": ranks[line.key], "model_id": line.key, "model": line.name,
+            "provenance": "verified" if line.verified else "reported",
+            "model_type": rec_.type, "parameters": rec_.parameters,
+            "instruction_trained": rec_.instruction_trained,
+            "system_id": main.system.system_id, "source": source_of(main),
         }
+        others: dict[str, list[dict[str, object]]] = {}
         for i, col in enumerate(cols):
-            rec[col.id] = table.values[row.key][i]
-        bases = table.bases.get(row.key)
-        if bases and len(cols) and any(len(c.tasks) > 1 for c in cols):
-            # How each multi-task value was obtained (statistic.Basis); JSON only.
-            rec["basis"] = {c.id: b for c, b in zip(cols, bases) if b and len(c.tasks) > 1}
+            cell = line.cells[i]
+            rec[col.id] = cell.value
+            rec[f"{col.id} from"] = (cell.row.system.system_id
+                                     if cell.row is not None and cell.row is not main else None)
+            if cell.others:
+                others[col.id] = [{"system_id": r.system.system_id, "value": v,
+                                   "source": source_of(r)} for r, v in cell.others]
         for i in tiered:
-            info = table.tiers[i].get(row.key)
-            fields = (info.tier, info.p_value, info.p_adjusted, info.effect, info.ci_low,
-                      info.ci_high) if info else (None,) * len(TEST_FIELDS)
+            info = line.cells[i].tier
+            fields = (TIER_NAMES.get(info.tier, info.tier), info.p_value, info.p_adjusted,
+                      info.effect, info.ci_low, info.ci_high) if info else (None,) * 6
             for name, value in zip(TEST_FIELDS, fields):
                 rec[f"{cols[i].id} {name}"] = value
+        if others:
+            rec["others"] = others  # JSON only: not in the CSV header
         records.append(rec)
     return header, records
+
+
+def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
+    """A view's JSON download: what each column is (its tasks and declared convention,
+    its no-skill reference), then the records."""
+    view = table.view
+    return {
+        "view": {"id": view.id, "title": view.title, "note": view.note,
+                 "columns": [{"id": c.id, "label": c.label, "metric": c.metric,
+                              "tasks": list(c.tasks), "group": c.group,
+                              "higher_is_better": c.higher_is_better, "average": c.average,
+                              "convention": c.convention, "means": c.convention_text,
+                              "reference": ref}
+                             for c, ref in zip(view.columns, table.references
+                                               or [None] * len(view.columns))]},
+        "scale": "fractions (the site shows x100)",
+        "statistic": STATISTIC_NOTE,
+        "rows": records,
+    }
 
 
 def csv_cell(value: object) -> str:
@@ -88,5 +124,5 @@ def csv_text(header: Sequence[str], records: Sequence[Mapping[str, object]]) -> 
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([csv_cell(h) for h in header])
     for rec in records:
-        writer.writerow([csv_cell(rec[h]) for h in header])
+        writer.writerow([csv_cell(rec.get(h)) for h in header])
     return buf.getvalue()

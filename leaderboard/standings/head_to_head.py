@@ -1,9 +1,10 @@
 """Two scored systems compared view by view (`leaderboard compare`).
 
 The comparison walks the site's views (:func:`leaderboard.standings.all_views`), averages
-included, so every figure is one the leaderboard shows: a column's value is the same
-pooled mean (:mod:`.statistic`), tested on the same per-query scores with the same paired
-test (:func:`leaderboard.stats.compare_pair`: Fisher randomization, Wilcoxon for p-MRR).
+included, so every figure is one the leaderboard shows: a column's value by its declared
+convention (:mod:`.statistic`), tested on the same per-unit values with the same paired
+test (:func:`leaderboard.stats.compare_pair`: Fisher randomization, Wilcoxon for p-MRR,
+DeLong for AUROC).
 Columns compared in a view are those spanning all of the view's tasks (a per-dataset
 breakdown column of an average view is its own dataset view). The Holm family is one view,
 as on the site: the p-values of one view's columns are corrected together, never those of
@@ -28,7 +29,7 @@ from leaderboard.report import plural
 from leaderboard.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
-from .statistic import column_value, pooled_per_query
+from .statistic import column_value, unit_scores
 
 Verdict = Literal["A better", "B better", "no significant difference", "inconclusive"]
 SCALE = "fractions (the site and the text table show x100)"
@@ -112,6 +113,8 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
     for view in all_views().values():
         if not fnmatch.fnmatch(view.id, view_pattern):
             continue
+        if all(c.heat for c in view.columns):
+            continue  # a grid repeats other views' columns (their tests are there)
         view_tasks = set(view.tasks)
         pending = []
         for index, column in enumerate(view.columns):
@@ -119,11 +122,11 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                 continue
             if column_value(a, column).value is None or column_value(b, column).value is None:
                 continue  # one side lacks a task of the view
-            qa, qb = pooled_per_query(a, column), pooled_per_query(b, column)
+            qa, qb = unit_scores(a, column), unit_scores(b, column)
             if not qa or not qb:
                 skipped.append(f"{view.id} {column.label} (no per-query scores)")
                 continue
-            metric = column.per_query_key or column.metric
+            metric = column.metric
             result = compare_pair(qa, qb, metric, seed, a_name=a.system_id,
                                   b_name=b.system_id)
             pending.append((index, column, metric, result))
@@ -170,12 +173,14 @@ def format_table(cmp: SubmissionComparison) -> str:
     if cmp.skipped:
         lines.append(f"not compared: {', '.join(cmp.skipped[:10])}"
                      f"{' ...' if len(cmp.skipped) > 10 else ''}")
-    lines.append("* the view's tiered column (its leader and tiers on the site). Each value is "
-                 "the mean over the view's queries, each query once, as the site shows it.")
-    lines.append("Tests: Fisher randomization (Wilcoxon signed-rank for p-MRR), two-sided, "
-                 "Holm-corrected within each view; 95% bootstrap interval of the mean "
-                 f"difference. alpha = {cmp.alpha}; 'inconclusive': the test and the "
-                 "interval disagree.")
+    lines.append("* the view's tiered column (its best verified row and tiers on the site). "
+                 "Each value is the column's own convention (one task's mean, or the mean of "
+                 "its tasks' figures, as the benchmark's paper averages), as the site shows "
+                 "it.")
+    lines.append("Tests: Fisher randomization (Wilcoxon signed-rank for p-MRR, DeLong for "
+                 "AUROC with personas as the unit), two-sided, Holm-corrected within each "
+                 "view; 95% bootstrap interval of the mean difference. alpha = "
+                 f"{cmp.alpha}; 'inconclusive': the test and the interval disagree.")
     return "\n".join(lines)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.benchmarks import reported_only_prefixes
-from leaderboard.models import canonical_system
+from leaderboard.models import ModelRecord, canonical_system
 from leaderboard.registry import all_tasks
 from leaderboard.report import Report
 from leaderboard.results import (ExplainManifestFile, ResultsFile, ResultsFileError,
@@ -58,6 +58,9 @@ class Row:
     submission: SubmissionInfo | None = None
     # sha256 of the results file: keys the significance cache without rehashing scores
     digest: str = ""
+    # The row's model record (:func:`leaderboard.models.resolve_model`), resolved once
+    # when first needed (:func:`leaderboard.standings.lines.record_of`).
+    record: ModelRecord | None = None
 
     @property
     def name(self) -> str:

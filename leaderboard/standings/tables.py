@@ -1,11 +1,14 @@
-"""A view's standings: each row's value per column, the order, the leader and the tiers.
+"""A view's standings: each row's value per column, the order, the leader and the tiers,
+and the one line per model that every surface shows.
 
-Every column's value is :func:`leaderboard.standings.statistic.column_value`: the mean
-over the view's queries, each query once. The tiered column is tested on exactly those
-per-query scores (:func:`leaderboard.stats.tier_view`, verified rows only; reported rows
-get the tier "reported"), and each tested row then shows the mean the test compared, so
-the bold leader is always the best verified value of its column and the default order,
-which breaks ties the way the leader choice does, puts it first among verified rows.
+Every column's value is :func:`leaderboard.standings.statistic.column_value`, by the
+column's declared convention. The tiered column is tested on the per-unit values whose
+mean is exactly that value (:func:`leaderboard.stats.tier_view`, verified rows only;
+reported rows get the tier "reported"), and each tested row then shows the mean the test
+compared, so the bold leader is always the best verified value of its column.
+
+Rows are (model, source) pairs. :mod:`.lines` folds them into one line per model
+(:attr:`ViewTable.lines`), which the site's tables, charts, downloads and search show.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from typing import TYPE_CHECKING
 from leaderboard.results import SystemResult
 
 from .rows import Row
-from .statistic import Basis, column_value, pooled_per_query, query_counts
+from .lines import ModelLine, model_lines
+from .references import view_references
+from .statistic import Basis, column_value, unit_scores
 
 if TYPE_CHECKING:
     from leaderboard.benchmarks.views import Column, View
@@ -33,7 +38,7 @@ TIER_BELOW = "below leader"
 TIER_REPORTED = "reported"
 
 # Salt of the tier cache's key: bump it when what a cache entry holds changes.
-_CACHE_FORMAT = "standings-2: pooled mean, with the tested mean"
+_CACHE_FORMAT = "standings-3: mean of task figures, stratified units"
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,32 @@ class ViewTable:
     tier_note: str = ""
     # row key -> how each cell's value was obtained (:data:`~.statistic.Basis`)
     bases: dict[str, list[Basis | None]] = field(default_factory=dict)
+    # Each column's no-skill value (:mod:`.references`), None where it has none.
+    references: list[float | None] = field(default_factory=list)
+    # The model lines, built on first use and again once the tiers change the values.
+    _lines: list[ModelLine] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def lines(self) -> list[ModelLine]:
+        """One line per model, in default order (:mod:`.lines`): what every surface
+        shows."""
+        if self._lines is None:
+            self._lines = model_lines(self)
+        return self._lines
+
+    def line_ranks(self) -> dict[str, int | None]:
+        """1-based position of each model line in the default order; lines without a sort
+        value get None."""
+        col = self.view.sort_column
+        ranks: dict[str, int | None] = {}
+        n = 0
+        for line in self.lines:
+            if line.cells[col].value is None:
+                ranks[line.key] = None
+            else:
+                n += 1
+                ranks[line.key] = n
+        return ranks
 
     def rank_of(self) -> dict[str, int | None]:
         """1-based position in the default order; rows without a sort value get None."""
@@ -106,18 +137,17 @@ def sort_rows(rows: Iterable[Row], values: Mapping[str, Sequence[float | None]],
 
 
 def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewTable:
-    """The view's table: its rows with every column's value, in default order. Its tiers
-    come from :func:`tier_tables`, which tiers many tables at once."""
-    members_in = [r for r in rows if not (reported_only and r.verified)]
-    counts_by_col = [query_counts((r.system for r in members_in if r.verified), col)
-                     for col in view.columns]
+    """The view's table: its rows with every column's value, in default order (its model
+    lines are built from them on first use). Its tiers come from :func:`tier_tables`,
+    which tiers many tables at once."""
     values: dict[str, list[float | None]] = {}
     counts: dict[str, list[int]] = {}
     bases: dict[str, list[Basis | None]] = {}
     members: list[Row] = []
-    for row in members_in:
-        cells = [column_value(row.system, col, n)
-                 for col, n in zip(view.columns, counts_by_col)]
+    for row in rows:
+        if reported_only and row.verified:
+            continue
+        cells = [column_value(row.system, col) for col in view.columns]
         if all(c.value is None for c in cells):
             continue
         members.append(row)
@@ -126,7 +156,8 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewT
         bases[row.key] = [c.basis for c in cells]
     sort_col = view.columns[view.sort_column]
     return ViewTable(view=view, rows=sort_rows(members, values, sort_col, view.sort_column),
-                     values=values, counts=counts, bases=bases)
+                     values=values, counts=counts, bases=bases,
+                     references=view_references(view, members))
 
 
 # --------------------------------------------------------------------------- tiers
@@ -168,13 +199,13 @@ def _num(value: object) -> float | None:
 
 def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, seed: int = 0
                 ) -> dict[str, TierInfo]:
-    """Tiers of the systems in ``scores`` (id -> query id -> score, as
-    :func:`~.statistic.pooled_per_query` gives) on one column."""
+    """Tiers of the systems in ``scores`` (id -> unit id -> value, as
+    :func:`~.statistic.unit_scores` gives) on one column."""
     from leaderboard.stats import tier_view
 
     if not scores:
         return {}
-    result = tier_view(scores, column.per_query_key or column.metric,
+    result = tier_view(scores, column.metric,
                        higher_is_better=column.higher_is_better, seed=seed)
     return {comp.system: TierInfo(
                 tier=comp.tier, p_value=_num(comp.p_value), p_adjusted=_num(comp.p_adjusted),
@@ -199,7 +230,7 @@ class _TierWork:
         scores: dict[str, dict[str, float]] = {}
         untested = []
         for row in self.verified:
-            pq = pooled_per_query(row.system, column)
+            pq = unit_scores(row.system, column)
             if pq is None:
                 untested.append(row.key)
             else:
@@ -242,14 +273,14 @@ def _apply_tiers(work: _TierWork) -> None:
     tested = work.tiers or {}
     out.update(tested)
     table.tiers[index] = out
-    # Each tested row shows the very mean its test compared (it equals the pooled mean
+    # Each tested row shows the very mean its test compared (the mean of its task figures
     # up to the order of summation), so value, order and leader cannot disagree.
     for key, info in tested.items():
         if info.mean is not None:
             table.values[key][index] = info.mean
-            table.bases[key][index] = "queries"
     if index == table.view.sort_column:
         table.rows = sort_rows(table.rows, table.values, column, index)
+    table._lines = None  # lined up again on the tested values
     table.tier_note = (f"{len(work.untested)} verified row(s) have no per-query scores for "
                        f"{column.label} and are not tested." if work.untested else "")
 
@@ -266,9 +297,9 @@ def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> N
         # Longest first, so that the views running last are short ones.
         def work_of(work: _TierWork) -> float:
             column = work.table.view.columns[work.column_index]
-            pooled = pooled_per_query(work.verified[0].system, column)
-            return tiering_work(column.per_query_key or column.metric,
-                                len(pooled) if pooled else 0, len(work.verified))
+            units = unit_scores(work.verified[0].system, column)
+            return tiering_work(column.metric, len(units) if units else 0,
+                                len(work.verified))
 
         pending.sort(key=work_of, reverse=True)
         tier_views([w.compute for w in pending])
@@ -293,8 +324,7 @@ def order_systems(systems: Mapping[str, SystemResult], column: Column
                   ) -> tuple[dict[str, float | None], list[str]]:
     """Each system's value on one column and the default order (best first), without
     testing: where a leader stands before a new system is tested against it."""
-    counts = query_counts((s for s in systems.values() if s.provenance == "verified"), column)
-    values = {sid: column_value(s, column, counts).value for sid, s in systems.items()}
+    values = {sid: column_value(s, column).value for sid, s in systems.items()}
     return values, _order(systems, values, column)
 
 
@@ -315,7 +345,7 @@ def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: i
     for sid, s in systems.items():
         if s.provenance != "verified" or values[sid] is None:
             continue
-        pq = pooled_per_query(s, column)
+        pq = unit_scores(s, column)
         if pq is None:
             untested.append(sid)
         else:

@@ -89,7 +89,10 @@
   var METRIC_HELP = {
     "p-MRR": "p-MRR of the query: the mean over its changed documents of how far each moved (+: down the ranking, as the instruction asks)",
     "IRS": "Instruction-following ranking score of the pair: T+ tables up and T\u2212 tables down, normalised to [-1, 1]",
-    "correct": "1 when the predicted probability is on the gold label's side of 0.5",
+    // PI-Indic T4: the unit is the persona (its eleven pairs).
+    "Accuracy": "share of the persona's pairs whose prediction (compatible at a probability of 0.5 or more) is right",
+    "Balanced accuracy": "mean of the persona's accuracy on its compatible and on its incompatible pairs",
+    "AUROC": "the persona's part of the task's AUROC (DeLong's structural component: the task's AUROC is the mean of these over personas; it can pass 100)",
   };
 
   function metricHelp(key) {
@@ -575,7 +578,7 @@
         metrics.forEach(function (m) {
           var v = r.values[m];
           add(tr, h("td", { "data-v": exact(v), "data-metric": m, cls: v !== null && v !== undefined && SIGNED[m] && v < 0 ? "fb-x-neg" : null },
-            m === "correct" && v !== null && v !== undefined ? (v ? "yes" : "no") : fmt(v, SIGNED[m])));
+            fmt(v, SIGNED[m])));
         });
         add(body, tr);
       }
@@ -825,7 +828,7 @@
       var v = values[m];
       add(dl, h("div", { cls: "fb-x-metric" }, h("dt", { title: metricHelp(m) }, metricLabel(m)),
         h("dd", { "data-v": exact(v), "data-metric": m, cls: v !== null && SIGNED[m] && v < 0 ? "fb-x-neg" : null },
-          m === "correct" && v !== null ? (v ? "yes" : "no") : fmt(v, SIGNED[m]))));
+          fmt(v, SIGNED[m]))));
     });
     return dl;
   }
@@ -862,6 +865,27 @@
     }
     if (!depth) add(body, h("tr", null, h("td", { colspan: roles.length + 1 }, "No run ranks this query.")));
     return h("div", { cls: "fb-x-wrap" }, h("table", { cls: "fb-x-table fb-x-top10" }, h("thead", null, head), body));
+  }
+
+  // PI-Indic T4: a persona's pairs, the most probable first, with the gold label, the
+  // submitted probability and whether the prediction (compatible at 0.5 or more) is right.
+  function pairsTable(pairs, txt) {
+    var ids = txt && txt.pairs, docs = txt && txt.docs;
+    var head = h("tr", null, ["Instruction", "Gold label", "Probability", "Predicted"].map(function (c) {
+      return h("th", { scope: "col" }, c);
+    }));
+    var body = h("tbody");
+    pairs.forEach(function (p) {
+      var instruction = ids && ids[p.pair] ? ids[p.pair][1] : null;
+      var predicted = p.probability >= 0.5;
+      var right = predicted === Boolean(p.label);
+      add(body, h("tr", { "data-pair": p.pair, cls: right ? null : "fb-x-wrong" },
+        h("td", null, instruction ? [h("b", null, instruction), " ", docs && docs[instruction] ? docs[instruction] : ""] : p.pair),
+        h("td", null, p.label ? "compatible" : "not compatible"),
+        h("td", { "data-v": exact(p.probability), "data-field": "probability" }, p.probability.toFixed(3)),
+        h("td", null, (predicted ? "compatible" : "not compatible") + (right ? "" : " \u2717"))));
+    });
+    return h("div", { cls: "fb-x-wrap" }, h("table", { cls: "fb-x-table fb-x-pairs" }, h("thead", null, head), body));
   }
 
   function textBlock(label, text, extra) {
@@ -973,14 +997,9 @@
 
     // Texts.
     var textBox = h("section", { cls: "fb-x-texts" });
-    if (card.pair) {
-      var pairs = txt && txt.pairs, ids = pairs && pairs[qid];
-      add(textBox, h("p", null, "Gold label: ", h("b", null, card.pair.label ? "compatible" : "not compatible"),
-        "; predicted probability ", h("span", { "data-v": exact(card.pair.probability), "data-field": "probability" }, String(card.pair.probability)), "."));
-      if (ids) {
-        add(textBox, textBlock("Persona " + ids[0], txt["queries:persona"] ? txt["queries:persona"][ids[0]] : null),
-          textBlock("Instruction " + ids[1], txt.docs ? txt.docs[ids[1]] : null));
-      }
+    if (card.pairs) {
+      add(textBox, textBlock("Persona " + qid, txt && txt["queries:persona"] ? txt["queries:persona"][qid] : null));
+      add(textBox, pairsTable(card.pairs, txt));
     } else if (paired) {
       var og = txt && txt["queries:original"], alt = txt && txt["queries:altered"];
       if (og && alt) {
@@ -995,9 +1014,9 @@
       var qs = txt && txt["queries:run"];
       add(textBox, textBlock("Query " + qid, qs ? qs[qid] : null, "(no text)"));
     }
-    var textSection = [h("h4", { cls: "fb-x-sec" }, card.pair ? "The pair" : paired ? "Query and instruction" : "Query"), textBox];
+    var textSection = [h("h4", { cls: "fb-x-sec" }, card.pairs ? "The persona and its pairs" : paired ? "Query and instruction" : "Query"), textBox];
     if (!shared) add(box, textSection);
-    if (card.pair) return { box: box, texts: textSection };
+    if (card.pairs) return { box: box, texts: textSection };
 
     var move = function (m) { return moveOf(fields.move, m); };
     var changed = (card.c || []).map(move), positive = (card.p || []).map(move);

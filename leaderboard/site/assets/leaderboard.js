@@ -127,10 +127,44 @@
       return a.pos - b.pos;
     });
     for (var j = 0; j < keyed.length; j++) rows[j] = keyed[j].row;
+    renumber(table, index, numeric);
     render(table);
     var heads = table.tHead.rows[0].cells;
     for (var k = 0; k < heads.length; k++) heads[k].removeAttribute("aria-sort");
     th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+    table.setAttribute("data-sorted-col", index);
+    revealColumn(table, index);
+  }
+
+  // After a sort the # column shows each row's position in the new order (rows without a
+  // value in the sorted column, and the no-skill reference row, get none); its data-v
+  // keeps the default position, so sorting by # restores the default order.
+  function renumber(table, index, numeric) {
+    var heads = table.tHead.rows[0].cells;
+    if (!heads[0] || heads[0].textContent !== "#") return;
+    var n = 0;
+    model(table).rows.forEach(function (row) {
+      var cell = row.cells[0];
+      var ref = row.getAttribute("data-p") === "reference";
+      var has = index === 0 ? cell.getAttribute("data-v") !== "" :
+        (!numeric || (row.cells[index] && row.cells[index].getAttribute("data-v") !== ""));
+      cell.textContent = ref || !has ? "–" : String(++n);
+    });
+  }
+
+  // Scroll a wide table sideways so that column `index` sits just right of the sticky
+  // name column: on a phone the sorted column is otherwise off-screen.
+  function revealColumn(table, index) {
+    var wrap = table.closest(".fb-table-wrap");
+    var th = table.tHead && table.tHead.rows[0].cells[index];
+    // Only a table that scrolls (markOverflow marks it) is measured: reading positions
+    // forces a layout, which a sort of a table that fits should not pay for.
+    if (!wrap || !th || !wrap.classList.contains("fb-scrolls")) return;
+    var sticky = table.tHead.rows[0].cells[1];
+    var left = sticky ? sticky.offsetLeft + sticky.offsetWidth : 0;
+    var start = th.offsetLeft, end = start + th.offsetWidth;
+    if (start >= wrap.scrollLeft + left && end <= wrap.scrollLeft + wrap.clientWidth) return;
+    wrap.scrollLeft = Math.max(0, Math.min(start - left, wrap.scrollWidth - wrap.clientWidth));
   }
 
   function setupSorting(table) {
@@ -167,6 +201,7 @@
       model(table).rows.forEach(function (row) {
         var named = row.cells[1] && row.cells[1].querySelector(".fb-n");
         var name = named ? named.textContent.toLowerCase() : "";
+        if (row.getAttribute("data-p") === "reference") { row.hidden = false; return; }
         var ok = (!type || row.getAttribute("data-t") === type) &&
                  (!prov || row.getAttribute("data-p") === prov) &&
                  (!it || row.getAttribute("data-i") === it) &&
@@ -230,7 +265,7 @@
           // Keep the address bar a permalink to the table on screen.
           if (view && input.checked) history.replaceState(null, "", location.pathname + location.search + "#" + view.id);
           document.dispatchEvent(new CustomEvent("fb:tab", { detail: view ? view.id : null }));
-          markOverflow();
+          revealSorted();
         });
       });
     });
@@ -262,6 +297,7 @@
     });
     if (index < 0) return out;
     model(table).rows.forEach(function (row) {
+      if (row.getAttribute("data-p") === "reference") return;
       var raw = row.cells[index].getAttribute("data-v");
       if (raw === null || raw === "") return;
       out[row.getAttribute("data-k")] = {
@@ -270,6 +306,22 @@
       };
     });
     return out;
+  }
+
+  // The no-skill reference of one column of a view's table (its reference row), or null.
+  function referenceValue(anchor, columnId) {
+    var view = document.getElementById(anchor);
+    var table = view && view.querySelector("table.fb-table");
+    var ref = table && table.querySelector('tr[data-p="reference"]');
+    if (!ref) return null;
+    var value = null;
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
+      if (th.getAttribute("data-col") === columnId) {
+        var raw = ref.cells[i] && ref.cells[i].getAttribute("data-v");
+        if (raw) value = parseFloat(raw);
+      }
+    });
+    return value;
   }
 
   function niceTicks(lo, hi, n) {
@@ -303,8 +355,10 @@
     target.textContent = "";
     if (!pts.length) { target.textContent = "No rows with both values in this table."; return; }
     var W = 560, H = 340, L = 52, R = 12, T = 12, B = 44;
-    var xr = extent(pts.map(function (p) { return p.x; }), 0.05);
-    var yr = extent(pts.map(function (p) { return p.y; }).concat([0]), 0.08);
+    var xRef = referenceValue(anchor, box.getAttribute("data-x"));
+    var yRef = referenceValue(anchor, box.getAttribute("data-y"));
+    var xr = extent(pts.map(function (p) { return p.x; }).concat(xRef === null ? [] : [xRef]), 0.05);
+    var yr = extent(pts.map(function (p) { return p.y; }).concat([yRef === null ? 0 : yRef]), 0.08);
     function sx(v) { return L + (v - xr[0]) / (xr[1] - xr[0]) * (W - L - R); }
     function sy(v) { return T + (1 - (v - yr[0]) / (yr[1] - yr[0])) * (H - T - B); }
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-plot",
@@ -320,6 +374,15 @@
     svg.appendChild(el("text", { x: (L + W - R) / 2, y: H - 6, class: "fb-axis", "text-anchor": "middle" }, box.getAttribute("data-xlabel") + " (×100)"));
     svg.appendChild(el("text", { x: 14, y: (T + H - B) / 2, class: "fb-axis", "text-anchor": "middle",
       transform: "rotate(-90 14 " + (T + H - B) / 2 + ")" }, box.getAttribute("data-ylabel") + " (×100)"));
+    // No-skill references as dashed lines: a point left of or below them is no better
+    // than chance on that metric.
+    if (xRef !== null) {
+      svg.appendChild(el("line", { x1: sx(xRef), x2: sx(xRef), y1: T, y2: H - B, class: "fb-refline" }));
+    }
+    if (yRef !== null) {
+      svg.appendChild(el("line", { x1: L, x2: W - R, y1: sy(yRef), y2: sy(yRef), class: "fb-refline" }));
+      svg.appendChild(el("text", { x: W - R - 4, y: sy(yRef) - 4, class: "fb-tick", "text-anchor": "end" }, "no skill"));
+    }
     pts.forEach(function (p) {
       var c = el("circle", { cx: sx(p.x), cy: sy(p.y), r: 4.5, class: "fb-point fb-point-" + p.prov, tabindex: 0 });
       c.appendChild(el("title", {}, p.name + " (" + p.prov + "): " + fmt(p.x) + ", " + fmt(p.y)));
@@ -458,16 +521,88 @@
     });
   }
 
+  /* ------------------------------------------------------------------ heatmaps */
+
+  // Grid columns (data-heat on the table lists their ids) are coloured by value: signed
+  // metrics (p-MRR, IRS) red below 0 and blue above, scaled by the column's largest |v|;
+  // the others from the column's lowest (pale) to its highest (blue). Lower-is-better
+  // columns are reversed. The colour is set on the cell, so it follows every sort.
+  function heatmap(table) {
+    var ids = (table.getAttribute("data-heat") || "").split(" ").filter(Boolean);
+    if (!ids.length) return;
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, i) {
+      if (ids.indexOf(th.getAttribute("data-col")) < 0) return;
+      var signed = th.hasAttribute("data-signed"), low = th.hasAttribute("data-low");
+      var cells = [];
+      model(table).rows.forEach(function (row) {
+        if (row.getAttribute("data-p") === "reference") return;
+        var c = row.cells[i], raw = c && c.getAttribute("data-v");
+        if (raw) cells.push([c, parseFloat(raw)]);
+      });
+      if (!cells.length) return;
+      var vals = cells.map(function (x) { return x[1]; });
+      var lo = Math.min.apply(null, vals), hi = Math.max.apply(null, vals);
+      var big = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+      cells.forEach(function (x) {
+        var t = signed ? x[1] / big : (hi > lo ? (x[1] - lo) / (hi - lo) : 0.5);
+        if (low) t = signed ? -t : 1 - t;
+        var hue = signed && t < 0 ? "var(--fb-heat-neg)" : "var(--fb-heat-pos)";
+        var strength = Math.round(Math.min(1, Math.abs(t)) * 55);
+        x[0].style.background = "color-mix(in srgb, " + hue + " " + strength + "%, transparent)";
+        x[0].classList.add("fb-heat");
+      });
+    });
+  }
+
+  /* ------------------------------------------------------------------ cell details */
+
+  // A cell's details (its source, the model's other sources, its tier and interval) sit in
+  // its title, which phones never show: a tap on such a cell opens them in a box, a second
+  // tap (or a tap elsewhere) closes it.
+  function setupDetails() {
+    var box = document.createElement("div");
+    box.className = "fb-tip";
+    box.setAttribute("role", "status");
+    box.hidden = true;
+    document.body.appendChild(box);
+    var current = null;
+    document.addEventListener("click", function (e) {
+      var cell = e.target.closest && e.target.closest("table.fb-table td[title], table.fb-table abbr[title]");
+      if (!cell || cell === current || e.target.closest("a[href]")) {
+        box.hidden = true; current = null; return;
+      }
+      box.textContent = cell.getAttribute("title");
+      box.hidden = false;
+      current = cell;
+    });
+  }
+
   function init() {
     document.querySelectorAll("table.fb-table").forEach(function (table) {
       setupSorting(table);
       if (table.closest(".fb-view")) render(table);
+      heatmap(table);
     });
+    setupDetails();
     setupFilters();
     setupTabs();
     setupCharts();
-    markOverflow();
+    revealSorted();
     window.addEventListener("resize", markOverflow);
+  }
+
+  // Every visible wide table opens with its sorted column in view (and a table in a tab
+  // when the tab is shown).
+  function revealSorted() {
+    markOverflow();
+    document.querySelectorAll("table.fb-table").forEach(function (table) {
+      if (!table.offsetParent) return;
+      var heads = table.tHead ? table.tHead.rows[0].cells : [];
+      for (var i = 0; i < heads.length; i++) {
+        if (heads[i].hasAttribute("aria-sort")) { revealColumn(table, i); return; }
+      }
+    });
   }
 
   // For the browser tests and the benchmark; not an API.

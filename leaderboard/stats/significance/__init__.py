@@ -18,7 +18,8 @@ leaderboard tiers. Its layers, each importing only the ones listed before it:
   magnitude), :mod:`.subgroup` (a random subgroup of the sign flips through a two-stage
   Walsh-Hadamard transform: continuous scores), :mod:`.binomial` (sign-flip sums as
   per-magnitude binomial counts: rank-grid scores), :mod:`.wilcoxon` (scipy, many
-  columns per call), :mod:`.bootstrap` with :mod:`.order_stats` (exact resampled sums and
+  columns per call), :mod:`.delong` (DeLong's test on per-cluster AUROC components),
+  :mod:`.bootstrap` with :mod:`.order_stats` (exact resampled sums and
   their order statistics);
 * :mod:`.dispatch` - the table that picks each column's engine;
 * :mod:`.api` - the public contract, re-exported here.

@@ -58,7 +58,7 @@ def pair_work(test: TestName, n: int, *, n_resamples: int = DEFAULT_RESAMPLES,
     (:func:`enumerated_counts`), the Monte-Carlo test the subgroup's transform (the
     binomial path costs less, never more), the Wilcoxon test next to nothing, and the
     bootstrap n x n_bootstrap resampled terms."""
-    if test == "wilcoxon":
+    if test in ("wilcoxon", "delong"):
         tested = 0.0
     elif n <= EXACT_MAX_QUERIES:
         tested = float(n) * 2.0 ** ((n + 1) // 2)

@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 
 
-TestName = Literal["randomization", "wilcoxon"]
+TestName = Literal["randomization", "wilcoxon", "delong"]
 
 #: Monte-Carlo sign flips per randomization test when there are more than
 #: ``EXACT_MAX_QUERIES`` queries.
@@ -34,10 +34,18 @@ def test_for_metric(metric: str) -> TestName:
     p-MRR (also role- or group-prefixed, any key ending in ``p-MRR``) uses the Wilcoxon
     signed-rank test, as the mFollowIR paper does: p-MRR is a bounded per-query *change*
     score with many exact zeros and heavy tails, where the original analysis is rank-based.
-    Everything else (nDCG, AP, R, RR, IRS, ...) uses Fisher's randomization test on the
-    mean difference, the usual IR choice (Smucker et al., CIKM 2007).
+    AUROC uses DeLong's test for correlated ROC curves, its per-unit values being each
+    persona's structural components (:mod:`.delong`): AUROC is not a mean of per-pair
+    scores, and a persona's pairs are not independent.
+    Everything else (nDCG, AP, R, RR, IRS, accuracy, ...) uses Fisher's randomization test
+    on the mean difference, the usual IR choice (Smucker et al., CIKM 2007).
     """
-    return "wilcoxon" if metric.strip().lower().endswith("p-mrr") else "randomization"
+    key = metric.strip().lower()
+    if key.endswith("p-mrr"):
+        return "wilcoxon"
+    if key.endswith("auroc"):
+        return "delong"
+    return "randomization"
 
 
 test_for_metric.__test__ = False  # type: ignore[attr-defined]  # not a pytest test

@@ -20,6 +20,7 @@ from .conventions import (DEFAULT_RESAMPLES, EXACT_MAX_QUERIES, TestName, derive
 from .enumeration import enumerated_counts, single_magnitude_pvalues
 from .fixedpoint import fixed_point, thresholds
 from .subgroup import Subgroup, subgroup_counts, subgroup_work
+from .delong import delong_pvalues
 from .wilcoxon import wilcoxon_pvalues
 
 Route = Literal["enumeration", "sign-test", "binomial", "subgroup"]
@@ -183,4 +184,6 @@ def pvalues_for(test: TestName, diffs: np.ndarray, *, n_resamples: int = DEFAULT
         return randomization_pvalues(diffs, n_resamples=n_resamples, seed=seed)
     if test == "wilcoxon":
         return wilcoxon_pvalues(diffs)
+    if test == "delong":
+        return delong_pvalues(diffs)
     raise ValueError(f"unknown test {test!r}")

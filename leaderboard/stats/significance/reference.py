@@ -1,8 +1,9 @@
 """Plain definitions of every quantity the engines compute: slow, readable, for the tests.
 
 The engines (:mod:`.enumeration`, :mod:`.subgroup`, :mod:`.binomial`, :mod:`.wilcoxon`,
-:mod:`.bootstrap`) compute these quantities fast; tests/test_stats.py holds them to this
-module: equal to the bit on the exact paths (enumeration, sign test, Wilcoxon, Holm), and
+:mod:`.delong`, :mod:`.bootstrap`) and the per-persona decomposition of T4's AUROC
+(:func:`leaderboard.metrics.classification.per_unit_scores`) compute these quantities
+fast; tests/test_stats.py and tests/test_board_truth.py hold them to this module: equal to the bit on the exact paths (enumeration, sign test, Wilcoxon, Holm), and
 equal in distribution on the Monte-Carlo paths (random sign flips, bootstrap).
 
 Conventions shared with the engines:
@@ -145,7 +146,72 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted
 
 
+def stratified_differences(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]
+                           ) -> list[float]:
+    """The weighted per-query differences behind a mean-of-means column, by definition:
+    tasks t = 1..T with n_t queries each (``a[t][i]`` and ``b[t][i]`` the two systems' scores
+    on query i of task t), each difference weighted by 1 / (T n_t). They sum to
+    (1/T) sum_t mean(a_t) - (1/T) sum_t mean(b_t), the difference of the two systems' means
+    of task figures; a sign-flip test and a bootstrap of the column run on them.
+    (:func:`leaderboard.standings.stratified_units` gives each unit U times its weighted
+    score, U the number of units, so the units' mean is this sum.)"""
+    n_tasks = len(a)
+    out = []
+    for scores_a, scores_b in zip(a, b):
+        n = len(scores_a)
+        out += [(x - y) / (n_tasks * n) for x, y in zip(scores_a, scores_b)]
+    return out
+
+
+def delong_components(labels: Sequence[int], scores: Sequence[float],
+                      clusters: Sequence[str]) -> dict[str, float]:
+    """DeLong's structural components of each cluster's AUROC, pair by pair (Obuchowski
+    1997): psi(a, b) = 1 when positive a scores above negative b, 1/2 on a tie, else 0;
+    V10(a) = mean over negatives of psi(a, b), V01(b) = mean over positives of psi(a, b),
+    A = mean of V10 over the m positives; cluster k with positives P_k and negatives N_k
+    gets A + K * ((sum over P_k of V10 - |P_k| A) / m + (sum over N_k of V01 - |N_k| A) / n).
+    Their mean over the K clusters is A."""
+    positives = [i for i, y in enumerate(labels) if y == 1]
+    negatives = [i for i, y in enumerate(labels) if y == 0]
+    m, n = len(positives), len(negatives)
+
+    def psi(a: int, b: int) -> float:
+        return 1.0 if scores[a] > scores[b] else 0.5 if scores[a] == scores[b] else 0.0
+
+    v10 = {a: sum(psi(a, b) for b in negatives) / n for a in positives}
+    v01 = {b: sum(psi(a, b) for a in positives) / m for b in negatives}
+    area = sum(v10.values()) / m
+    names = sorted(set(clusters))
+    k = len(names)
+    out = {}
+    for name in names:
+        members = [i for i, c in enumerate(clusters) if c == name]
+        pos = [i for i in members if labels[i] == 1]
+        neg = [i for i in members if labels[i] == 0]
+        x = sum(v10[i] for i in pos) - len(pos) * area
+        y = sum(v01[i] for i in neg) - len(neg) * area
+        out[name] = area + k * (x / m + y / n)
+    return out
+
+
+def delong_pvalue(d: np.ndarray) -> float:
+    """DeLong's two-sided test of mean(d) = 0, d the per-cluster differences of two
+    systems' components: z = mean(d) / sqrt(sum((d - mean(d))**2) / (K (K - 1))) against
+    the standard normal (Obuchowski 1997's clustered variance). 1 when every d is 0."""
+    x = [float(v) for v in np.asarray(d, dtype=np.float64)]
+    k = len(x)
+    if k < 2 or not any(x):
+        return 1.0
+    mean = sum(x) / k
+    variance = sum((v - mean) ** 2 for v in x) / (k * (k - 1))
+    if variance == 0:
+        return 0.0
+    return float(2.0 * stats.norm.sf(abs(mean) / variance ** 0.5))
+
+
 __all__ = [
-    "bootstrap_mean_interval", "bootstrap_resamples", "exact_sign_flip_pvalue", "holm",
-    "monte_carlo_sign_flip_pvalue", "sign_flip_distribution", "wilcoxon_pvalue",
+    "bootstrap_mean_interval", "bootstrap_resamples", "delong_components", "delong_pvalue",
+    "stratified_differences",
+    "exact_sign_flip_pvalue", "holm", "monte_carlo_sign_flip_pvalue",
+    "sign_flip_distribution", "wilcoxon_pvalue",
 ]
