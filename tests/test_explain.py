@@ -262,6 +262,24 @@ def test_cli_lists_queries_worst_first_and_prints_a_card(data_dir: Path, capsys)
     assert "not a per-query metric" in capsys.readouterr().err
 
 
+def test_cli_names_t4s_per_persona_auroc_as_a_part_of_the_tasks(data_dir: Path,
+                                                                capsys) -> None:  # noqa: ANN001
+    """A persona's AUROC figure is its DeLong component (the task's AUROC is their mean;
+    p103's is above 100): printed under the bare name AUROC it reads as the persona's own
+    AUROC, so the list and the card call it a part and say what it is."""
+    predictions = BM25_RUNS / "pi-indic-val150" / "t4" / "hin" / "predictions.tsv"
+    args = ["explain", "pi-indic-val150/t4/hin", "--predictions", str(predictions),
+            "--data-dir", str(data_dir)]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "lowest AUROC part first" in lines[0]
+    assert lines[1].startswith("AUROC part: the persona's DeLong component")
+    assert lines[2].split() == ["query", "AUROC", "part", "Accuracy", "Balanced", "accuracy"]
+    assert main([*args, "--query", "p103"]) == 0
+    text = capsys.readouterr().out
+    assert "AUROC part +102.27" in text and "the task's AUROC is their mean" in text
+
+
 def test_cli_reports_a_missing_run_file(data_dir: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
     run_dir = BM25_RUNS / "followtable" / "wtr"
     code = main(["explain", "followtable/wtr", "--original", str(tmp_path / "nope.trec"),

@@ -12,6 +12,17 @@ from pathlib import Path
 from leaderboard.commands import add_data_dir, new_command, task_and_files
 
 SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
+# Per-query figures whose metric's own name would mislead (the explorer's page says the
+# same, assets/explorer.js METRIC_LABELS): T4's per-persona AUROC value is the persona's
+# DeLong component, whose mean over personas is the task's AUROC; it is not an AUROC of
+# the persona's eleven pairs and can pass 100.
+PER_QUERY_LABELS = {"AUROC": "AUROC part"}
+PER_QUERY_NOTES = {"AUROC": "AUROC part: the persona's DeLong component; the task's AUROC "
+                            "is their mean over personas (a part can pass 100)"}
+
+
+def label(key: str) -> str:
+    return PER_QUERY_LABELS.get(key, key)
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -97,8 +108,9 @@ def shown(fraction: float | None) -> str:
 
 
 def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) -> str:  # noqa: ANN001
-    head = [f"{task_id}: {total} queries, lowest {sort_key} first "
+    head = [f"{task_id}: {total} queries, lowest {label(sort_key)} first "
             f"({SCALE_NOTE}); --query ID shows one"]
+    head += [PER_QUERY_NOTES[k] for k in keys if k in PER_QUERY_NOTES]
     has_topic = any(r.original_query for r in rows)
     has_group = any(r.group for r in rows)
     width = max([len(r.query) for r in rows] + [5])
@@ -107,7 +119,7 @@ def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) ->
         cols.append("original".ljust(max([len(r.original_query or "") for r in rows] + [8])))
     if has_group:
         cols.append("type")
-    cols += [k.rjust(max(len(k), 7)) for k in keys]
+    cols += [label(k).rjust(max(len(label(k)), 7)) for k in keys]
     head.append("  ".join(cols))
     for r in rows:
         cells = [r.query.ljust(width)]
@@ -115,7 +127,7 @@ def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) ->
             cells.append((r.original_query or "").ljust(len(cols[1])))
         if has_group:
             cells.append((r.group or "").ljust(4))
-        cells += [shown(r.metrics.get(k)).rjust(max(len(k), 7)) for k in keys]
+        cells += [shown(r.metrics.get(k)).rjust(max(len(label(k)), 7)) for k in keys]
         head.append("  ".join(cells))
     return "\n".join(head)
 
@@ -157,7 +169,8 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.explain.QueryCard
         what += f" (original query {card.original_query}"
         what += f", constraint {card.group})" if card.group else ")"
     out = [f"{what}; {SCALE_NOTE}"]
-    out.append("  " + "   ".join(f"{k} {shown(v)}" for k, v in sorted(card.metrics.items())))
+    out.append("  " + "   ".join(f"{label(k)} {shown(v)}" for k, v in sorted(card.metrics.items())))
+    out += [f"  {PER_QUERY_NOTES[k]}" for k in sorted(card.metrics) if k in PER_QUERY_NOTES]
     for role, text in card.texts.items():
         out += _wrap(f"{role} text:", text)
     if card.pairs:

@@ -80,7 +80,12 @@
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }
 
+  // Per-query names that would mislead under the task's own metric name: T4's per-persona
+  // AUROC value is the persona's DeLong component, not an AUROC of its pairs (it can pass 100).
+  var METRIC_LABELS = { "AUROC": "AUROC part" };
+
   function metricLabel(key) {
+    if (METRIC_LABELS[key]) return METRIC_LABELS[key];
     var parts = key.split("/");
     if (parts.length === 2) return parts[1] + " (" + parts[0] + ")";
     return key;
@@ -605,7 +610,7 @@
     form.addEventListener("change", refilter);
     refilter();
     var intro = h("p", { cls: "fb-x-note" },
-      "Each query with ", subPage(slug), "\u2019s own scores (\u00d7100), worst first on " + sortKey +
+      "Each query with ", subPage(slug), "\u2019s own scores (\u00d7100), worst first on " + metricLabel(sortKey) +
       ". Click a query for its card; click a column to sort. ",
       nav("Heatmap of these queries against other submissions", { view: "heatmap", t: tids[0], m: sortKey }), ".");
     show(h("h2", null, "Queries of " + sub.name + " on " + taskTitle(tids)),
