@@ -427,6 +427,15 @@ def test_pi_indic_cards_equal_the_engine(real_site, page) -> None:
     expected = [(p["pair"], p["probability"]) for p in personas.card(persona).pairs]
     assert [(pid, float(v)) for pid, v in shown_pairs] == expected
     assert page.locator("h4", has_text=f"Persona {persona}").count() == 1
+    # An instruction's text wraps inside its cell: none runs under the label, probability
+    # and prediction beside it (it did, every cell being kept on one line).
+    overflowing = page.eval_on_selector_all(
+        "table.fb-x-pairs tbody tr",
+        """rs => rs.filter(r => { const [text, label] = r.cells;
+                return text.scrollWidth > text.clientWidth + 1 ||
+                       text.getBoundingClientRect().right > label.getBoundingClientRect().left + 1; })
+               .map(r => r.dataset.pair)""")
+    assert overflowing == []
 
 
 def test_followtable_texts_load_from_github_only_when_asked(real_site, page) -> None:
