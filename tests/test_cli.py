@@ -218,15 +218,22 @@ def test_score_same_runs_in_another_order_give_the_same_bytes(capsys, data_dir: 
                                                               submission: Path) -> None:
     run_cli(capsys, "score", str(submission), "--data-dir", str(data_dir), "--quiet")
     first = (submission / "results.json").read_bytes()
+    explained = json.loads((submission / "explain" / "manifest.json").read_bytes())
     path = submission / "runs" / WTR / "altered.trec.gz"
     lines = gzip.decompress(path.read_bytes()).decode().splitlines(True)
     path.write_bytes(gzip.compress("".join(reversed(lines)).encode(), mtime=0))
     rc, _, _ = run_cli(capsys, "score", str(submission), "--data-dir", str(data_dir), "--quiet")
     assert rc == 0
-    # Same scores to the byte; only the recorded SHA-256 of the reordered file differs.
+    # Same scores to the byte; only the recorded SHA-256 of the reordered file differs,
+    # and so the explanation manifest, which records the digest of the inputs it was
+    # computed from (its files, named by content, are the same).
     before, after = json.loads(first), json.loads((submission / "results.json").read_bytes())
     digests_before, digests_after = before.pop("inputs_sha256"), after.pop("inputs_sha256")
+    before.pop("explain_manifest"), after.pop("explain_manifest")
     assert after == before
+    explained_again = json.loads((submission / "explain" / "manifest.json").read_bytes())
+    assert explained_again.pop("inputs_digest") != explained.pop("inputs_digest")
+    assert explained_again == explained
     assert {k for k in digests_after if digests_after[k] != digests_before[k]} == {
         f"runs/{WTR}/altered.trec.gz"}
 
