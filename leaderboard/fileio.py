@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable, TypeVar
@@ -116,10 +116,17 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
         first = exc.errors()[0]
         if first["type"] == "json_invalid":
             _raise_json_error(path, data, error)
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         prefix = f"not {what}: " if what else ""
-        raise error(f"{path}: {prefix}{where}: {first['msg']} "
+        raise error(f"{path}: {prefix}{validation_problem(first)} "
                     f"({exc.error_count()} problem(s) in all)") from None
+
+
+def validation_problem(error: Mapping[str, object]) -> str:
+    """One of pydantic's validation errors as a reader sees it: the dotted path to the
+    field ("(top level)" for the document itself), then pydantic's message."""
+    loc = error["loc"]
+    where = ".".join(str(p) for p in loc) if isinstance(loc, (list, tuple)) else ""
+    return f"{where or '(top level)'}: {error['msg']}"
 
 
 def read_yaml_file(path: Path, error: type[Exception]) -> object:

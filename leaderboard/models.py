@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from leaderboard.fileio import read_yaml_file
+from leaderboard.fileio import read_yaml_file, validation_problem
 from leaderboard.results import ModelInfo, ModelType, SystemResult
 
 MODELS_FILE = Path(__file__).resolve().parent / "reported" / "data" / "models.yaml"
@@ -127,9 +127,7 @@ def load_registry(path: Path = MODELS_FILE) -> ModelRegistry:
     try:
         parsed = _RegistryFile.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise ModelRegistryError(f"{path}: {where}: {err['msg']}") from None
+        raise ModelRegistryError(f"{path}: {validation_problem(exc.errors()[0])}") from None
     return ModelRegistry.from_records(parsed.records, str(path))
 
 

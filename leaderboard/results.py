@@ -23,7 +23,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, Literal
 
-from leaderboard.fileio import atomic_write_bytes, atomic_write_text, read_json_model
+from leaderboard.fileio import (atomic_write_bytes, atomic_write_text, read_json_model,
+                                validation_problem)
 from leaderboard.store.files import StoredRef, StoreError, submission_files
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -323,9 +324,7 @@ def attach_per_query(results: ResultsFile, content: bytes, display: str) -> Resu
     try:
         stored = PerQueryFile.model_validate_json(content)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise ResultsFileError(f"{display}: {where}: {first['msg']}") from None
+        raise ResultsFileError(f"{display}: {validation_problem(exc.errors()[0])}") from None
     system = _one_system(results)
     if stored.system_id != system.system_id or set(stored.tasks) != set(system.tasks):
         raise ResultsFileError(f"{display}: holds the per-query scores of system "

@@ -30,7 +30,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationEr
                       field_validator)
 
 from leaderboard.explain_files import EXPLAIN_DIR
-from leaderboard.fileio import size_text
+from leaderboard.fileio import size_text, validation_problem
 from leaderboard.registry import Task, all_tasks
 from leaderboard.report import Report
 from leaderboard.results import PER_QUERY_NAME, ModelInfo
@@ -199,8 +199,7 @@ def load_metadata(path: Path, display: str, report: Report) -> Metadata | None:
         return Metadata.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
-            key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            report.add(display, _yaml_line(text, err["loc"]), f"{key}: {err['msg']}")
+            report.add(display, _yaml_line(text, err["loc"]), validation_problem(err))
         return None
 
 

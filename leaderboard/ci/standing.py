@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from leaderboard.ci.git import read_blobs, tree_entries
 from leaderboard.ci.pr_report import TaskStanding
+from leaderboard.fileio import validation_problem
 from leaderboard.registry import Task, higher_is_better
 from leaderboard.report import Report
 from leaderboard.results import ResultsFile, ResultsFileError, SystemResult, resolve_per_query
@@ -52,9 +53,8 @@ def _parse(path: str, data: bytes, out: CommittedResults) -> ResultsFile | None:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         out.problems.append(f"{path}: not valid JSON ({exc}); skipped in the comparison")
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        out.problems.append(f"{path}: {where}: {first['msg']}; skipped in the comparison")
+        out.problems.append(f"{path}: {validation_problem(exc.errors()[0])}; skipped in the "
+                            "comparison")
     return None
 
 

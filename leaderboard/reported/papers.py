@@ -32,7 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from leaderboard.benchmarks import BENCHMARKS, reported_only_prefixes
-from leaderboard.fileio import read_yaml_file
+from leaderboard.fileio import read_yaml_file, validation_problem
 from leaderboard.models import canonical_model_info
 from leaderboard.registry import all_tasks
 from leaderboard.reported.protocols import relabel
@@ -251,10 +251,7 @@ def load_transcription(path: Path) -> PaperTranscription:
     try:
         return PaperTranscription.model_validate(raw)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors()[:5]:
-            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            problems.append(f"{where}: {err['msg']}")
+        problems = [validation_problem(err) for err in exc.errors()[:5]]
         more = f" (+{exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
         raise TranscriptionError(f"{path}: " + "; ".join(problems) + more) from None
 
