@@ -32,7 +32,7 @@ import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from leaderboard.explain_files import (
     EXPLAIN_DIR,
