@@ -12,17 +12,19 @@ from pathlib import Path
 from leaderboard.commands import add_data_dir, new_command, task_and_files
 
 SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
-# Per-query figures whose metric's own name would mislead (the explorer's page says the
-# same, assets/explorer.js METRIC_LABELS): T4's per-persona AUROC value is the persona's
-# DeLong component, whose mean over personas is the task's AUROC; it is not an AUROC of
-# the persona's eleven pairs and can pass 100.
-PER_QUERY_LABELS = {"AUROC": "AUROC part"}
-PER_QUERY_NOTES = {"AUROC": "AUROC part: the persona's DeLong component; the task's AUROC "
-                            "is their mean over personas (a part can pass 100)"}
-
-
 def label(key: str) -> str:
+    """What the list and the card call a per-query metric (the engine's module, imported
+    by the command before any output, says which names would mislead)."""
+    from leaderboard.explain import PER_QUERY_LABELS
+
     return PER_QUERY_LABELS.get(key, key)
+
+
+def notes(keys: list[str]) -> list[str]:
+    """What those relabelled metrics are, a line each."""
+    from leaderboard.explain import PER_QUERY_NOTES
+
+    return [PER_QUERY_NOTES[k] for k in keys if k in PER_QUERY_NOTES]
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -110,7 +112,7 @@ def shown(fraction: float | None) -> str:
 def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) -> str:  # noqa: ANN001
     head = [f"{task_id}: {total} queries, lowest {label(sort_key)} first "
             f"({SCALE_NOTE}); --query ID shows one"]
-    head += [PER_QUERY_NOTES[k] for k in keys if k in PER_QUERY_NOTES]
+    head += notes(keys)
     has_topic = any(r.original_query for r in rows)
     has_group = any(r.group for r in rows)
     width = max([len(r.query) for r in rows] + [5])
@@ -170,7 +172,7 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.explain.QueryCard
         what += f", constraint {card.group})" if card.group else ")"
     out = [f"{what}; {SCALE_NOTE}"]
     out.append("  " + "   ".join(f"{label(k)} {shown(v)}" for k, v in sorted(card.metrics.items())))
-    out += [f"  {PER_QUERY_NOTES[k]}" for k in sorted(card.metrics) if k in PER_QUERY_NOTES]
+    out += [f"  {line}" for line in notes(sorted(card.metrics))]
     for role, text in card.texts.items():
         out += _wrap(f"{role} text:", text)
     if card.pairs:

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.explain import PER_QUERY_LABELS
 from leaderboard.explain_files import (
     EXPLAIN_DIR,
     MANIFEST,
@@ -248,6 +249,8 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         "format": INDEX_FORMAT,
         "texts": f"{DATA}/texts/" if copied_texts else None,
         "signed": list(SIGNED_METRICS),
+        # Per-query metrics shown under another name (leaderboard/explain.py says why).
+        "metric_labels": dict(PER_QUERY_LABELS),
         "submissions": submissions,
         # Task files name submissions by position here (a list: a JSON object's keys that
         # look like numbers, "2024", would not keep their order in JavaScript).

@@ -67,7 +67,11 @@
 
   /* ------------------------------------------------------------------ numbers */
 
-  var SIGNED = { "p-MRR": true, "IRS": true };
+  // Both from the explorer's index once it is read (leaderboard/site/explorer.py): the
+  // signed metrics (shown with +, negative coloured), and per-query metrics shown under
+  // another name than the task's metric (leaderboard/explain.py PER_QUERY_LABELS).
+  var SIGNED = {};
+  var METRIC_LABELS = {};
 
   // A fraction as the leaderboard shows it: x100, one decimal.
   function fmt(v, signed) {
@@ -79,10 +83,6 @@
 
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }
-
-  // Per-query names that would mislead under the task's own metric name: T4's per-persona
-  // AUROC value is the persona's DeLong component, not an AUROC of its pairs (it can pass 100).
-  var METRIC_LABELS = { "AUROC": "AUROC part" };
 
   function metricLabel(key) {
     if (METRIC_LABELS[key]) return METRIC_LABELS[key];
@@ -1332,6 +1332,8 @@
     try {
       if (!index) {
         index = await need(new URL(host.getAttribute("data-index"), SITE_ROOT), "explorer's index");
+        (index.signed || []).forEach(function (m) { SIGNED[m] = true; });
+        METRIC_LABELS = index.metric_labels || {};
       }
       if (id !== renderId) return;
       if (p.get("view") === "heatmap") await renderHeatmap(p);
