@@ -31,9 +31,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     pull = actions.add_parser(
         "pull", help="fetch the files a submission lists into its folder",
-        description="Fetch every file of each submission's manifest (and its per-query "
-                    "scores) into the submission's folder, each verified against its size "
-                    "and SHA-256 and written atomically.")
+        description="Fetch every file of each submission's manifest, its per-query scores "
+                    "and its explanation files (the query explorer's) into the "
+                    "submission's folder, each verified against its size and SHA-256 and "
+                    "written atomically.")
     pull.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
     pull.set_defaults(handler=run_pull)
 
@@ -61,7 +62,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     verify = actions.add_parser(
         "verify", help="fetch and check every file a submission names",
         description="Fetch (into the cache) every file each submission's manifest lists, "
-                    "and its per-query scores, checking sizes and SHA-256; check the files "
+                    "its per-query scores and its explanation files, checking sizes and "
+                    "SHA-256; check the files "
                     "in the folder against the manifest and whether results.json is up to "
                     "date. Exit 1 on any problem.")
     verify.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")

@@ -124,10 +124,11 @@ def verify(folder: Path, store: RunStore | None = None) -> Report:
     stored = _stored(folder, store, report)
     if stored is not None:
         _locate(stored, report)
-    # An explanation manifest that could not be had is reported once, above.
+    # An explanation manifest that could not be had is reported once, above (the
+    # staleness problem names the same file before its first colon).
     said = {issue.path for issue in report.errors}
     for problem in results_staleness(folder, store):
-        if problem.partition(":")[0] and f"{folder.name}/{problem.partition(':')[0]}" in said:
+        if f"{folder.name}/{problem.partition(':')[0]}" in said:
             continue
         report.add(f"{folder.name}/{RESULTS_NAME}", None,
                    f"{problem}: run `leaderboard score {folder}`")
