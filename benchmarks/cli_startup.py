@@ -17,7 +17,7 @@ between the two versions of the code:
 
 The default task is FollowTable TArX with the committed bm25s runs and the real data at
 ``$LEADERBOARD_DATA`` (else ../shared/data). ``eval`` keeps loaded task data in a disk
-cache (leaderboard/data/cache.py), here a folder of this run that the untimed first round
+cache (leaderboard/core/data/cache.py), here a folder of this run that the untimed first round
 fills, as a user's first eval of a task does; "eval, data cache off" times the first eval.
 """
 
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     checkouts = [("this checkout", ROOT)]
     if args.against:
         checkouts.append((f"{args.against}", args.against.resolve()))
-    # The task-data cache (leaderboard/data/cache.py) in a folder of this run: the untimed
+    # The task-data cache (leaderboard/core/data/cache.py) in a folder of this run: the untimed
     # first round fills it, as a user's first eval of a task does. The same command with
     # the cache off shows what a first eval costs.
     cache = Path(tempfile.mkdtemp(prefix="followboard-bench-cache-"))
@@ -242,11 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, checkout in checkouts:
         env = child_environment(PYTHONPATH=str(checkout), FOLLOWBOARD_DATA_CACHE=str(cache))
         commands.append((f"[{name}] leaderboard --help",
-                         [python, "-m", "leaderboard.cli", "--help"], env, checkout))
+                         [python, "-m", "leaderboard.app.cli", "--help"], env, checkout))
         commands.append((f"[{name}] leaderboard eval {args.task}",
-                         [python, "-m", "leaderboard.cli", *eval_args], env, checkout))
+                         [python, "-m", "leaderboard.app.cli", *eval_args], env, checkout))
     commands.append(("[this checkout] eval, data cache off",
-                     [python, "-m", "leaderboard.cli", *eval_args],
+                     [python, "-m", "leaderboard.app.cli", *eval_args],
                      child_environment(PYTHONPATH=str(ROOT), FOLLOWBOARD_DATA_CACHE="off"), ROOT))
     commands.append(("plain Python script, same metrics",
                      [python, str(Path(__file__).resolve()), "--plain", "--task", args.task,

@@ -66,7 +66,7 @@ def measure(argv: list[str], checkout: Path, data_dir: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(checkout), FOLLOWBOARD_DATA_CACHE="off",
                LEADERBOARD_DATA=str(data_dir), OPENBLAS_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-m",
-                           "leaderboard.cli", *argv], capture_output=True, text=True,
+                           "leaderboard.app.cli", *argv], capture_output=True, text=True,
                           env=env, cwd=checkout, check=True)
     return json.loads(done.stdout)
 

@@ -67,8 +67,8 @@ def load_sample(data_dir: Path, size: int, seed: int
                 ) -> tuple[list[str], list[str], list[str]]:
     """A seeded random sample of linearised FollowTable tables (all four datasets), the
     FollowTable queries with instructions and the topic-only queries."""
-    from leaderboard.data import load_task_data
-    from leaderboard.registry import tasks_of
+    from leaderboard.core.data import load_task_data
+    from leaderboard.benchmarks.registry import tasks_of
     from reference_models.baseline_run import load_corpus
 
     texts: list[str] = []
@@ -88,7 +88,7 @@ def load_sample(data_dir: Path, size: int, seed: int
 def load_pi_indic_documents(data_dir: Path, size: int, seed: int) -> list[str]:
     """A seeded random sample of PI-Indic val150 T1 documents (instructions in the 12
     languages): shorter than tables and far more varied in length."""
-    from leaderboard.registry import all_tasks
+    from leaderboard.benchmarks.registry import all_tasks
     from reference_models.baseline_run import load_corpus
 
     texts: list[str] = []

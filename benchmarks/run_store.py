@@ -41,14 +41,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
-from leaderboard.explain_files import (EXPLAIN_DIR, read_stored_manifest,  # noqa: E402
+from leaderboard.submission.explain_files import (EXPLAIN_DIR, read_stored_manifest,  # noqa: E402
                                        stored_refs)
-from leaderboard.report import Report  # noqa: E402
-from leaderboard.results import (RESULTS_NAME, read_results,  # noqa: E402
+from leaderboard.core.report import Report  # noqa: E402
+from leaderboard.submission.results import (RESULTS_NAME, read_results,  # noqa: E402
                                  write_results)
 from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles  # noqa: E402
 from leaderboard.store.locations import FolderStore, HttpsStore, parse_source  # noqa: E402
-from leaderboard.store.manifest import (MANIFEST_NAME, format_manifest,  # noqa: E402
+from leaderboard.submission.manifest import (MANIFEST_NAME, format_manifest,  # noqa: E402
                                         load_manifest)
 
 GROWTH_TARGET_BYTES = 100 * 1000

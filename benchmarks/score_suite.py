@@ -10,7 +10,7 @@ Not a test: it prints figures. A synthetic submission covers every task of the r
   T4 (12 tasks): 300 predictions each.
 
 Runs are "relevant first, then random" so scores are non-trivial. Building is not timed.
-Scoring runs in a fresh Python process (``leaderboard.pipeline.score_submission``, the
+Scoring runs in a fresh Python process (``leaderboard.submission.pipeline.score_submission``, the
 work behind ``leaderboard score``) so its peak memory (ru_maxrss) is its own. Then the
 engine's p-MRR and IRS are timed against a straightforward per-document Python version
 (dict lookups per document, as the plain references in
@@ -48,7 +48,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from benchmarks.machine import cpu_description  # noqa: E402
 from fixtures.mteb_collection import write_collection  # noqa: E402
-from leaderboard.registry import all_tasks  # noqa: E402
+from leaderboard.benchmarks.registry import all_tasks  # noqa: E402
 
 SUBMISSION_ID = "synthetic-suite"
 # Query counts of the Hugging Face collections (FollowIR Table 1, mFollowIR Table 1).
@@ -103,9 +103,9 @@ def run_text(query_ids: list[str], qrels: dict[str, dict[str, int]],
 
 
 def build_submission(work: Path, data_dir: Path, compress: bool) -> dict:
-    from leaderboard.data import load_task_data
-    from leaderboard.data.pi_indic import t4_pairs
-    from leaderboard.predictions import write_predictions
+    from leaderboard.core.data import load_task_data
+    from leaderboard.core.data.pi_indic import t4_pairs
+    from leaderboard.core.predictions import write_predictions
 
     root = work / "submissions" / SUBMISSION_ID
     if root.exists():
@@ -149,7 +149,7 @@ def build_submission(work: Path, data_dir: Path, compress: bool) -> dict:
 
 def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
     """Validate and score the submission; wall times per benchmark and peak memory."""
-    from leaderboard.pipeline import score_submission
+    from leaderboard.submission.pipeline import score_submission
 
     root = work / "submissions" / SUBMISSION_ID
     marks: list[tuple[float, str]] = []
@@ -284,10 +284,10 @@ def compare_pair_metrics(work: Path, data_dir: Path, task_ids: list[str], repeat
     from validation) and ranks them, the plain code builds dicts and sorts each query.
     ``shuffle`` scrambles the line order first, so the engine cannot skip its sort.
     """
-    from leaderboard.data import load_task_data
-    from leaderboard.metrics.instruction import irs, p_mrr
-    from leaderboard.metrics.ranking import RankedRun
-    from leaderboard.runs import ParsedRun, load_and_validate
+    from leaderboard.core.data import load_task_data
+    from leaderboard.core.metrics.instruction import irs, p_mrr
+    from leaderboard.core.metrics.ranking import RankedRun
+    from leaderboard.core.runs import ParsedRun, load_and_validate
 
     rows = []
     tasks = all_tasks()
@@ -431,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
             print(child.stdout, child.stderr, sep="\n", file=sys.stderr)
             return 1
         score = json.loads(child.stdout.strip().splitlines()[-1])
-        print("\nvalidate + score (leaderboard.pipeline.score_submission, fresh process)")
+        print("\nvalidate + score (leaderboard.submission.pipeline.score_submission, fresh process)")
         print(f"  first pass, fresh process      wall {score['wall_s']:6.2f} s "
               f"{n_lines / score['wall_s']:11,.0f} lines/s   CPU {score['cpu_s']:6.2f} s "
               f"{n_lines / score['cpu_s']:11,.0f} lines/CPU-s")

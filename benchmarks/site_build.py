@@ -13,7 +13,7 @@ rebuild where the scores did not change). Prints the figures; writes nothing in 
 
 The explorer's explanation files live in the run store, as for a public deployment:
 one setting (``$FOLLOWBOARD_RUN_STORE``) says where, and the site derives from it where
-the browser fetches them (leaderboard/explain_files.py, ``browser_base``). Here the store
+the browser fetches them (leaderboard/submission/explain_files.py, ``browser_base``). Here the store
 is a local HTTP server on another port (so the browser fetches them cross-origin, as
 from a Hugging Face dataset), holding synthetic explanation files of every submission
 for FollowTable WQT and the 12 PI-Indic T1 tasks (cards as large per query as real
@@ -50,10 +50,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
-from leaderboard.explain_files import explain_dir  # noqa: E402
-from leaderboard.results import PER_QUERY_NAME, read_results  # noqa: E402
-from leaderboard.site import build_site  # noqa: E402
-from leaderboard.site.synthetic import (name_explanations, write_explanations,  # noqa: E402
+from leaderboard.submission.explain_files import explain_dir  # noqa: E402
+from leaderboard.submission.results import PER_QUERY_NAME, read_results  # noqa: E402
+from leaderboard.publish.site import build_site  # noqa: E402
+from leaderboard.publish.site.synthetic import (name_explanations, write_explanations,  # noqa: E402
                                         write_tree)
 from leaderboard.store.locations import STORE_ENV, FolderStore  # noqa: E402
 
@@ -313,7 +313,7 @@ def main() -> int:
             shutil.rmtree(cache, ignore_errors=True)  # the first build is really cold
             shutil.rmtree(work / "store-cache", ignore_errors=True)
         if args.read_only:
-            from leaderboard.standings import load_rows
+            from leaderboard.publish.standings import load_rows
 
             for label in ("cold", "warm"):
                 wall, cpu = time.perf_counter(), time.process_time()

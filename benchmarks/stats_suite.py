@@ -4,11 +4,11 @@ Not a test: it prints figures (issue 3: "the time to compute every view's tiers 
 systems on all tasks (synthetic per-query scores at real query counts); target under 10 s
 on 2 cores, and the ratio against running ranx.compare-style pairwise loops").
 
-The workload is the site's own. For every view of :func:`leaderboard.standings.all_views`
+The workload is the site's own. For every view of :func:`leaderboard.publish.standings.all_views`
 that has tiers, two columns are tiered: the view's tiered column (its primary metric) and
 its headline standard-metric column (the registry's ``headline_metric`` of the view's
 tasks), once when they are the same column. Each column's per-query scores become its
-test's units by :func:`leaderboard.standings.stratified_units`, as the site does (a
+test's units by :func:`leaderboard.publish.standings.stratified_units`, as the site does (a
 column of one task keeps the task's query ids; a column averaging tasks with their own
 queries weights each query by 1 / (tasks x its task's queries) and prefixes its id with
 its task id, so FollowTable's average tests the 2,989 pairs of its four datasets, each
@@ -19,14 +19,14 @@ counts: read from the benchmark data where it is on this machine (FollowTable pa
 topics, PI-Indic), else the counts documented in :data:`DOCUMENTED_COUNTS` (FollowIR and
 mFollowIR live on the Hugging Face Hub only). Every system has every task, the worst case.
 
-The statistics are run the way :func:`leaderboard.standings.tier_column` runs them:
+The statistics are run the way :func:`leaderboard.publish.standings.tier_column` runs them:
 ``tier_view(scores, column.metric, higher_is_better=..., seed=0)``
 on ``{system: {query id: score}}`` mappings, so the time includes turning mappings into
 arrays, the tests, Holm and the bootstrap intervals. Building the mappings is not timed.
 
 A ranx-style baseline (``ranx.statistical_tests.fisher_randomization_test``, one pair at a
 time with the same number of permutations, scipy's Wilcoxon per pair for p-MRR and the
-plain DeLong test of :mod:`leaderboard.stats.significance.reference` per pair for AUROC) is
+plain DeLong test of :mod:`leaderboard.publish.stats.significance.reference` per pair for AUROC) is
 timed on a few comparisons per benchmark and test and extrapolated; the output says so.
 
     .venv/bin/python benchmarks/stats_suite.py              # everything, 300 systems
@@ -54,14 +54,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
-from leaderboard.registry import all_tasks  # noqa: E402
-from leaderboard.standings import all_views, stratified_units  # noqa: E402
-from leaderboard.stats import significance as sig  # noqa: E402
-from leaderboard.stats import tiers as tiers_module  # noqa: E402
-from leaderboard.stats import tier_view, tier_views, tiering_work  # noqa: E402
+from leaderboard.benchmarks.registry import all_tasks  # noqa: E402
+from leaderboard.publish.standings import all_views, stratified_units  # noqa: E402
+from leaderboard.publish.stats import significance as sig  # noqa: E402
+from leaderboard.publish.stats import tiers as tiers_module  # noqa: E402
+from leaderboard.publish.stats import tier_view, tier_views, tiering_work  # noqa: E402
 
 if TYPE_CHECKING:
-    from leaderboard.standings import Column, View
+    from leaderboard.publish.standings import Column, View
 
 # Query counts of the benchmarks whose data is not on this machine (FollowIR and mFollowIR
 # are published on the Hugging Face Hub only), and fallbacks for the others: per task,
@@ -143,7 +143,7 @@ class QuerySets:
                 self.ids[task.id, "pair"] = pi_ids[task.roles[0]]
 
     def _read(self, data_dir: Path, pi_ids: dict[str, list[str]]) -> dict[str, list[str]]:
-        from leaderboard.data import load_task_data
+        from leaderboard.core.data import load_task_data
         for task_id in DOCUMENTED_GROUPS:
             data = load_task_data(all_tasks()[task_id], data_dir)
             self.ids[task_id, "pair"] = list(data.roles["altered"].query_ids)
@@ -391,7 +391,7 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
         return result, time.thread_time() - start
 
     # Serial: one tier_view after another, with the time of each stage. Otherwise as the
-    # site does it (leaderboard.standings.tier_tables): every view at once through
+    # site does it (leaderboard.publish.standings.tier_tables): every view at once through
     # tier_views, longest first by tiering_work so that no core idles while one long view
     # finishes; --batch N tiers N at a time instead, for less memory (the synthetic
     # mappings of a batch are built before it runs, untimed). tier_views runs each view on
@@ -459,7 +459,7 @@ def time_baseline(samples: dict[str, list], args: argparse.Namespace) -> dict[st
         return {}
     from scipy import stats
 
-    from leaderboard.stats.significance.reference import delong_pvalue
+    from leaderboard.publish.stats.significance.reference import delong_pvalue
     fisher_randomization_test(np.zeros(5), np.ones(5), 10, 0.05, 0)  # JIT compile, untimed
     out: dict[str, tuple] = {}
     for key, (work, scores, leader, n_cmp, query_cmp) in sorted(samples.items()):

@@ -33,7 +33,7 @@ import numpy as np
 import yaml
 
 import reference_models
-from leaderboard.fileio import atomic_write_bytes, atomic_write_text
+from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
 from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
@@ -66,7 +66,7 @@ def select_tasks(patterns: Sequence[str] | None) -> list:
     (role ``predictions``) is answered by every bi-encoder and by BM25 through
     :func:`t4_predictions`; rerankers have no T4 path yet (:func:`make_ranker` says so).
     """
-    from leaderboard.registry import all_tasks
+    from leaderboard.benchmarks.registry import all_tasks
 
     tasks = list(all_tasks().values())
     known = [t for t in tasks if any(r in RETRIEVAL_ROLES + (PREDICTIONS_ROLE,) for r in t.roles)]
@@ -123,7 +123,7 @@ class Corpus:
 
 
 def load_corpus(task, data_dir: Path) -> Corpus:
-    from leaderboard.data import iter_corpus
+    from leaderboard.core.data import iter_corpus
 
     ids: list[str] = []
     texts: list[str] = []
@@ -355,7 +355,7 @@ def calibrated_probabilities(similarity: np.ndarray, labels: np.ndarray,
     logistic head, over one score), then histogram binning with 15 bins calibrates it
     (the paper's post-hoc step), both fitted on the calibration split. Returns the
     probabilities and a description of the fit for the log."""
-    from leaderboard.metrics.classification import (ECE_BINS, HistogramBinning, fit_platt,
+    from leaderboard.core.metrics.classification import (ECE_BINS, HistogramBinning, fit_platt,
                                                     platt_probability)
 
     cal = np.asarray(is_calibration, dtype=bool)
@@ -369,7 +369,7 @@ def calibrated_probabilities(similarity: np.ndarray, labels: np.ndarray,
 
 def t4_predictions(ranker, task, data_dir: Path, corpus: Corpus) -> dict[str, float] | None:
     """pair id -> calibrated compatibility probability for the task's scored (test) pairs."""
-    from leaderboard.data.pi_indic import t4_pairs
+    from leaderboard.core.data.pi_indic import t4_pairs
 
     pairs = t4_pairs(task, data_dir, with_text=True, split="all")
     similarity = pair_similarities(ranker, task, corpus, pairs)
@@ -605,7 +605,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     cache and rank 0 alone writes files: into a staging folder, moved into place by
     :func:`install_submission` once every task is done.
     """
-    from leaderboard.data import MissingDataError, load_task_data
+    from leaderboard.core.data import MissingDataError, load_task_data
 
     options = options or RunOptions()
     spec = model if isinstance(model, ModelSpec) else get_model_spec(model)
@@ -654,7 +654,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                     probabilities = t4_predictions(ranker, task, Path(data_dir), corpus)
                     if probabilities is None or staging is None:
                         continue
-                    from leaderboard.predictions import write_predictions
+                    from leaderboard.core.predictions import write_predictions
 
                     relative = Path("runs") / task.id / "predictions.tsv"
                     write_predictions(staging / relative, probabilities)

@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from leaderboard.fileio import atomic_write_bytes
+from leaderboard.core.fileio import atomic_write_bytes
 
 DEFAULT_CACHE_ROOT = Path(".cache/followboard")
 CACHE_ENV = "FOLLOWBOARD_CACHE"

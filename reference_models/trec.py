@@ -16,7 +16,7 @@ from typing import Iterable
 
 import numpy as np
 
-from leaderboard.fileio import atomic_write_bytes
+from leaderboard.core.fileio import atomic_write_bytes
 
 SCORE_DECIMALS = 6
 SCORE_FORMAT = "%.6f"

@@ -19,7 +19,7 @@ def data_root() -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def task_data_cache(tmp_path_factory):  # noqa: ANN201 - a generator fixture
-    """The disk cache of loaded task data (leaderboard.data.cache) in a folder of this
+    """The disk cache of loaded task data (leaderboard.core.data.cache) in a folder of this
     session, never the user's own, and on, so every test that loads data goes through it."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("FOLLOWBOARD_DATA_CACHE", str(tmp_path_factory.mktemp("task-data-cache")))

@@ -34,9 +34,9 @@ st = pytest.importorskip("sentence_transformers")
 from huggingface_hub import constants as hf_constants  # noqa: E402
 
 from fixtures.loopback import serving  # noqa: E402
-from leaderboard.cli import main  # noqa: E402
-from leaderboard.data.pull import git_blob_sha1  # noqa: E402
-from leaderboard.submissions import Metadata  # noqa: E402
+from leaderboard.app.cli import main  # noqa: E402
+from leaderboard.app.datapull.pull import git_blob_sha1  # noqa: E402
+from leaderboard.submission.folder import Metadata  # noqa: E402
 from reference_models.baseline_run import (  # noqa: E402
     RunOptions, run_reference_model, with_instruction_format)
 from reference_models.model_folder import (  # noqa: E402
@@ -150,8 +150,8 @@ def test_the_packaged_minilm_folder_is_the_declared_model() -> None:
 
 
 def test_instruction_formats_join_query_and_instruction(tiny_data: Path) -> None:
-    from leaderboard.data import load_task_data
-    from leaderboard.registry import get_task
+    from leaderboard.core.data import load_task_data
+    from leaderboard.benchmarks.registry import get_task
 
     assert InstructionFormat.parse("benchmark").template is None
     assert InstructionFormat.parse("query-instruction").join("q", "i") == "q i"
@@ -192,7 +192,7 @@ def data_with_pi_indic(tiny_data: Path, data_dir: Path) -> Path:
 @pytest.mark.parametrize("kind", ["st-bi", "st-ce", "llama"])
 def test_a_folder_becomes_a_valid_submission_and_reruns_identically(
         kind: str, folders, data_with_pi_indic: Path, tmp_path: Path, capsys) -> None:
-    from leaderboard.standings.rows import load_rows
+    from leaderboard.publish.standings.rows import load_rows
 
     (tmp_path / "prompt.txt").write_text(PROMPT + "\n", encoding="utf-8")
     extra = {"st-bi": ["--tasks", "followtable/wtr", "pi-indic-val150/t1/hin",
@@ -332,7 +332,7 @@ def test_torchrun_runs_a_model_folder_from_the_command_line(folders, tiny_data: 
     env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
     result = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
-         "--master-addr", "127.0.0.1", "--master-port", str(port), "-m", "leaderboard.cli",
+         "--master-addr", "127.0.0.1", "--master-port", str(port), "-m", "leaderboard.app.cli",
          "baselines", "run", *args, "--out", str(tmp_path / "ranks"),
          "--cache-dir", str(tmp_path / "cache-ranks")],
         capture_output=True, text=True, timeout=300, env=env)

@@ -10,19 +10,19 @@ from pathlib import Path
 import pytest
 
 import leaderboard.benchmarks as benchmarks
-from leaderboard import registry
+from leaderboard.benchmarks import registry
 from leaderboard.benchmarks import Benchmark, benchmark_of
-from leaderboard.benchmarks.schema import DataSource, Task
+from leaderboard.core.tasks import DataSource, Task
 from leaderboard.benchmarks.views import Page, Section, View, column
-from leaderboard.data import _reader
-from leaderboard.data import pull
-from leaderboard.site import layout
+from leaderboard.core.data import _reader
+from leaderboard.app.datapull import pull
+from leaderboard.publish.site import layout
 
 PACKAGE = Path(__file__).resolve().parents[1] / "leaderboard"
 # Comparing a task's benchmark with a literal id: a dispatch that belongs in a declaration.
 DISPATCH = re.compile(r"""\bbenchmark\s*(==|!=|not in|in)\s*[("'\[]""")
 # Synthetic site fixtures pick sample tasks of named benchmarks (no dispatch on them).
-NOT_DISPATCH = {PACKAGE / "site" / "synthetic.py"}
+NOT_DISPATCH = {PACKAGE / "publish" / "site" / "synthetic.py"}
 
 
 def test_every_task_belongs_to_its_benchmark_declaration():
@@ -53,9 +53,9 @@ def test_no_module_outside_the_declarations_dispatches_on_a_benchmark_id():
 
 def test_reader_follows_the_task_layout_parameter():
     task = registry.get_task("followtable/wqt")
-    assert _reader(task).__name__ == "leaderboard.data.followtable"
+    assert _reader(task).__name__ == "leaderboard.core.data.followtable"
     relaid = dataclasses.replace(task, params={**task.params, "layout": "pi-indic"})
-    assert _reader(relaid).__name__ == "leaderboard.data.pi_indic"
+    assert _reader(relaid).__name__ == "leaderboard.core.data.pi_indic"
     unknown = dataclasses.replace(task, params={"layout": "nope"})
     with pytest.raises(ValueError, match="task 'followtable/wqt': unknown data layout 'nope'"):
         _reader(unknown)
@@ -91,7 +91,7 @@ def test_adding_a_benchmark_is_one_declaration(toy_benchmark: Task, tmp_path: Pa
     assert [s.source.repo for s in pull.select_sources(["toy-bench"])] == ["someone/toy"]
     assert [s.source.repo for s in pull.select_sources(["toy"])] == ["someone/toy"]
     assert pull.missing_files(toy_benchmark, tmp_path) == [tmp_path / "toy" / "a.csv"]
-    assert _reader(toy_benchmark).__name__ == "leaderboard.data.pi_indic"
+    assert _reader(toy_benchmark).__name__ == "leaderboard.core.data.pi_indic"
     assert layout.site_pages()[-1].path == "toy.md"
     assert "toy/one" in layout.all_views()
 
@@ -117,7 +117,7 @@ def test_task_declarations_refuse_values_outside_their_choices():
 def test_get_task_finds_every_registered_task_as_the_registry_holds_it() -> None:
     # get_task looks in the task's own benchmark first; it must give the very task the
     # whole registry (which refuses an id declared twice) holds under that id.
-    from leaderboard.registry import all_tasks, get_task
+    from leaderboard.benchmarks.registry import all_tasks, get_task
 
     tasks = all_tasks()
     assert len(tasks) > 300

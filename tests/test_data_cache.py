@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from fixtures.mteb_collection import write_collection
-from leaderboard.data import cache, followtable, mteb_layout, pi_indic
-from leaderboard.data.base import MissingDataError, TaskData
-from leaderboard.registry import get_task
+from leaderboard.core.data import cache, followtable, mteb_layout, pi_indic
+from leaderboard.core.data.base import MissingDataError, TaskData
+from leaderboard.benchmarks.registry import get_task
 
 
 @pytest.fixture(autouse=True)
@@ -213,8 +213,8 @@ READ_ENTRY = """
 import resource, sys
 from pathlib import Path
 resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-from leaderboard.data import cache, followtable
-from leaderboard.registry import get_task
+from leaderboard.core.data import cache, followtable
+from leaderboard.benchmarks.registry import get_task
 task = get_task("followtable/wtr")
 data = cache.load_through_cache(task, Path(sys.argv[1]), followtable.__name__)
 print(len(data.roles["altered"].query_ids))
@@ -322,15 +322,15 @@ def test_a_cache_hit_does_not_import_the_reader(data_dir: Path, cache_folder: Pa
     """A hit needs no reader: PI-Indic's imports pandas (0.3-0.5 s)."""
     code = ("import sys\n"
             "from pathlib import Path\n"
-            "from leaderboard.data import load_task_data\n"
-            "from leaderboard.registry import get_task\n"
+            "from leaderboard.core.data import load_task_data\n"
+            "from leaderboard.benchmarks.registry import get_task\n"
             f"load_task_data(get_task('pi-indic-val150/t1/hin'), Path({str(data_dir)!r}))\n"
-            "print(sorted(m for m in ('pandas', 'leaderboard.data.pi_indic') if m in sys.modules))")
+            "print(sorted(m for m in ('pandas', 'leaderboard.core.data.pi_indic') if m in sys.modules))")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent),
                **{cache.CACHE_ENV: str(cache_folder)})
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            env=env, check=True).stdout.split("\n")[0] for _ in range(2)]
-    assert runs == ["['leaderboard.data.pi_indic', 'pandas']", "[]"]  # a miss, then a hit
+    assert runs == ["['leaderboard.core.data.pi_indic', 'pandas']", "[]"]  # a miss, then a hit
 
 
 def test_a_few_entries_per_task_are_kept_the_most_recently_used(

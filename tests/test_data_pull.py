@@ -21,9 +21,9 @@ import pandas as pd
 import pytest
 from huggingface_hub import constants as hf_constants
 
-from leaderboard.cli import main
-from leaderboard.data import load_task_data
-from leaderboard.data.pull import (
+from leaderboard.app.cli import main
+from leaderboard.core.data import load_task_data
+from leaderboard.app.datapull.pull import (
     MANIFEST_NAME,
     PART_SUFFIX,
     ChecksumError,
@@ -39,7 +39,7 @@ from leaderboard.data.pull import (
 )
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 from fixtures.mteb_collection import Collection, write_collection
-from leaderboard.registry import (
+from leaderboard.benchmarks.registry import (
     FOLLOWIR_SOURCES,
     MFOLLOWIR_SOURCE,
     FOLLOWTABLE_COMMIT,

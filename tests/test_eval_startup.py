@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from fixtures.submission import oracle_lines, write_run_file
-from leaderboard.data import load_task_data
-from leaderboard.registry import get_task
-from leaderboard.report import Report
-import leaderboard.runs.parsing as parsing_module
+from leaderboard.core.data import load_task_data
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.report import Report
+import leaderboard.core.runs.parsing as parsing_module
 
 REPO = Path(__file__).resolve().parent.parent
 WTR = "followtable/wtr"
@@ -32,10 +32,10 @@ WTR = "followtable/wtr"
 # needs by name).
 # pydantic and the results schema: `eval` prints a score sheet and writes no results
 # file (pydantic, its core schema and the task and result models were ~150 ms of it).
-NOT_NEEDED = ("pandas", "yaml", "leaderboard.submissions", "leaderboard.data.mteb_layout",
-              "leaderboard.data.pi_indic", "leaderboard.data.pull", "pyarrow.compute",
+NOT_NEEDED = ("pandas", "yaml", "leaderboard.submission.folder", "leaderboard.core.data.mteb_layout",
+              "leaderboard.core.data.pi_indic", "leaderboard.app.datapull.pull", "pyarrow.compute",
               "numpy.ma",  # np.unique's first call imports it; the engine's does not
-              "pydantic", "pydantic_core", "leaderboard.results",
+              "pydantic", "pydantic_core", "leaderboard.submission.results",
               # the site's views of each benchmark (5 ms of dataclasses)
               "leaderboard.benchmarks.views")
 
@@ -52,12 +52,12 @@ def test_followtable_eval_loads_only_its_own_reader(data_dir: Path, wtr_runs) ->
     argv = ["eval", WTR, "--original", str(wtr_runs["original"]), "--altered",
             str(wtr_runs["altered"]), "--data-dir", str(data_dir), "--json"]
     code = ("import io, json, sys, contextlib\n"
-            "from leaderboard.cli import main\n"
+            "from leaderboard.app.cli import main\n"
             "out = io.StringIO()\n"
             f"with contextlib.redirect_stdout(out):\n    rc = main({argv!r})\n"
             f"print(json.dumps([rc, json.loads(out.getvalue())['task'], "
             f"sorted(m for m in {NOT_NEEDED!r} if m in sys.modules), "
-            "'leaderboard.data.followtable' in sys.modules]))")
+            "'leaderboard.core.data.followtable' in sys.modules]))")
     # The task-data cache off: a hit would need no reader at all (tests/test_data_cache.py).
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO),
@@ -113,8 +113,8 @@ def test_fast_parse_of_a_run_larger_than_one_block_equals_the_exact_pass(monkeyp
     np.random.default_rng(7).integers(0, 50, 5000).astype(np.int32),
 ])
 def test_sorted_unique_equals_np_unique(values: np.ndarray) -> None:
-    from leaderboard.runs import sorted_unique
-    from leaderboard.runs.ordering import _n_distinct
+    from leaderboard.core.runs import sorted_unique
+    from leaderboard.core.runs.ordering import _n_distinct
 
     names, inverse = sorted_unique(values)
     expected_names, expected_inverse = np.unique(values, return_inverse=True)
@@ -125,7 +125,7 @@ def test_sorted_unique_equals_np_unique(values: np.ndarray) -> None:
 
 
 def test_corpus_ids_sorted_and_distinct_as_np_unique(tmp_path: Path) -> None:
-    from leaderboard.data.followtable import read_corpus_ids
+    from leaderboard.core.data.followtable import read_corpus_ids
 
     ids = ["10", "9", "b", "é", "B", "9", "table-1", "ä"]
     corpus = tmp_path / "corpus.jsonl"
@@ -140,7 +140,7 @@ def test_corpus_ids_sorted_and_distinct_as_np_unique(tmp_path: Path) -> None:
 @pytest.mark.parametrize("dataset", ["WQT", "WTR", "TArX", "IndusTR"])
 def test_corpus_ids_of_the_real_corpora_equal_the_json_parse(data_dir: Path, dataset: str,
                                                             monkeypatch) -> None:
-    from leaderboard.data import followtable
+    from leaderboard.core.data import followtable
 
     path = data_dir / "followtable" / dataset / "corpus.jsonl"
     expected = followtable.read_corpus_ids_reference(path)
@@ -167,7 +167,7 @@ def test_corpus_ids_of_the_real_corpora_equal_the_json_parse(data_dir: Path, dat
 ])
 def test_corpus_ids_fast_reading_equals_the_parse_or_steps_aside(tmp_path: Path, text: str,
                                                                  expected: list[str]) -> None:
-    from leaderboard.data.followtable import read_corpus_ids, read_corpus_ids_reference
+    from leaderboard.core.data.followtable import read_corpus_ids, read_corpus_ids_reference
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_bytes(text.encode("utf-8"))
@@ -178,8 +178,8 @@ def test_corpus_ids_fast_reading_equals_the_parse_or_steps_aside(tmp_path: Path,
 
 
 def test_corpus_with_a_cut_last_line_is_refused_naming_the_line(tmp_path: Path) -> None:
-    from leaderboard.data.base import DataFormatError
-    from leaderboard.data.followtable import read_corpus_ids
+    from leaderboard.core.data.base import DataFormatError
+    from leaderboard.core.data.followtable import read_corpus_ids
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "text": "trunc')
@@ -220,9 +220,9 @@ def test_hexadecimal_screen_is_the_substring_search(data: bytes, expected: bool)
 # --- reading before the imports, and the exit ---
 
 def test_the_run_reader_needs_neither_numpy_nor_pyarrow() -> None:
-    """`eval` starts inflating the runs with leaderboard.runs.reading before it imports
+    """`eval` starts inflating the runs with leaderboard.core.runs.reading before it imports
     numpy and pyarrow, so that module (and the package it is in) must not import them."""
-    code = ("import sys, leaderboard.runs.reading, leaderboard.runs\n"
+    code = ("import sys, leaderboard.core.runs.reading, leaderboard.core.runs\n"
             "print(sorted(m for m in ('numpy', 'pyarrow') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))
@@ -231,7 +231,7 @@ def test_the_run_reader_needs_neither_numpy_nor_pyarrow() -> None:
 
 
 def test_run_files_read_early_equal_the_reading_on_demand(tmp_path: Path) -> None:
-    from leaderboard.runs import read_run_file, start_reading
+    from leaderboard.core.runs import read_run_file, start_reading
 
     good = write_run_file(tmp_path / "good.trec.gz", ["q1 Q0 d1 1 2.5 t", "q1 Q0 d2 2 1.5 t"])
     empty = tmp_path / "empty.trec"
@@ -255,7 +255,7 @@ def test_eval_as_a_program_prints_everything_and_exits_with_its_code(
     if broken:
         altered = tmp_path / "altered.trec"
         altered.write_text(wtr_runs["altered"].read_text() + "bad line\n")
-    argv = [sys.executable, "-m", "leaderboard.cli", "eval", WTR, "--original",
+    argv = [sys.executable, "-m", "leaderboard.app.cli", "eval", WTR, "--original",
             str(wtr_runs["original"]), "--altered", str(altered), "--data-dir",
             str(data_dir), "--json"]
     done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO,
@@ -272,7 +272,7 @@ def test_eval_as_a_program_prints_everything_and_exits_with_its_code(
 def test_other_commands_exit_the_usual_way(monkeypatch) -> None:
     """Only `eval` skips the interpreter's teardown; others exit through SystemExit (and
     so run atexit handlers, e.g. the removal of temporary folders)."""
-    from leaderboard import cli
+    from leaderboard.app import cli
 
     monkeypatch.setattr(sys, "argv", ["leaderboard", "tasks", "--json"])
     monkeypatch.setattr(cli, "main", lambda argv: 0)
@@ -317,9 +317,9 @@ def test_ids_encoded_on_two_threads_equal_one_thread(monkeypatch) -> None:
 
 
 def test_scoring_prepared_while_the_runs_parse_scores_the_same(data_dir: Path, wtr_runs) -> None:
-    from leaderboard.data import followtable
-    from leaderboard.runs import load_and_validate
-    from leaderboard.scoring import prepare_task, score_task
+    from leaderboard.core.data import followtable
+    from leaderboard.core.runs import load_and_validate
+    from leaderboard.core.scoring import prepare_task, score_task
 
     task = get_task(WTR)
     runs = {}

@@ -1,7 +1,7 @@
-"""The per-query explanation (leaderboard.explain) and `leaderboard explain`.
+"""The per-query explanation (leaderboard.core.explain) and `leaderboard explain`.
 
 Every figure a card shows must be the engine's: the cards' per-document terms are held to
-:func:`leaderboard.explain.reference_card` (plain lists, one document at a time) and add up
+:func:`leaderboard.core.explain.reference_card` (plain lists, one document at a time) and add up
 to the score sheet's per-query p-MRR and IRS, on real FollowTable data, on the FollowIR
 and mFollowIR fixtures in mteb's layout and on small runs built to hit each corner
 (a changed document a run leaves out, a query a run leaves out, ties).
@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from fixtures.mteb_collection import run_lines, write_collection
-from leaderboard.cli import main
-from leaderboard.explain import UnknownQueryError, explain_task, reference_card
-from leaderboard.pipeline import check_task_files, score_inputs
-from leaderboard.registry import get_task
+from leaderboard.app.cli import main
+from leaderboard.core.explain import UnknownQueryError, explain_task, reference_card
+from leaderboard.submission.pipeline import check_task_files, score_inputs
+from leaderboard.benchmarks.registry import get_task
 
 REPO = Path(__file__).resolve().parents[1]
 BM25_RUNS = REPO / "submissions" / "bm25s" / "runs"
@@ -173,9 +173,9 @@ def test_unranked_documents_and_unanswered_queries(followir_world, tmp_path: Pat
     task = get_task("followir/core17")
     # Leaving documents and a query out breaks the depth rule, so the runs are parsed
     # without the checks against the task and scored as they are.
-    from leaderboard.data import load_task_data
-    from leaderboard.runs import read_run
-    from leaderboard.scoring import score_task
+    from leaderboard.core.data import load_task_data
+    from leaderboard.core.runs import read_run
+    from leaderboard.core.scoring import score_task
 
     runs = {role: read_run(path).run for role, path in files.items()}
     data = load_task_data(task, data_dir)

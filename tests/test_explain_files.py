@@ -1,4 +1,4 @@
-"""Explanation files (leaderboard.explain_files): written by `leaderboard score` from the runs
+"""Explanation files (leaderboard.submission.explain_files): written by `leaderboard score` from the runs
 it has just parsed, equal to the engine's per-query figures, content-addressed texts only
 where the licence allows, replaced all at once, and kept out of pull requests.
 """
@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from fixtures.mteb_collection import run_lines, write_collection
-from leaderboard import explain_files
-from leaderboard.ci.git import TreeEntry
-from leaderboard.ci.policy import PrScope, check_derived, check_tree
-from leaderboard.cli import main
-from leaderboard.explain import explain_task, explanation_record
-from leaderboard.explain_files import (
+from leaderboard.submission import explain_files
+from leaderboard.app.ci.git import TreeEntry
+from leaderboard.app.ci.policy import PrScope, check_derived, check_tree
+from leaderboard.app.cli import main
+from leaderboard.core.explain import explain_task, explanation_record
+from leaderboard.submission.explain_files import (
     EXPLAIN_DIR,
     MANIFEST,
     browser_base,
@@ -30,7 +30,7 @@ from leaderboard.explain_files import (
     queries_file,
     unpacked,
 )
-from leaderboard.pipeline import (
+from leaderboard.submission.pipeline import (
     check_submission,
     check_task_files,
     results_for,
@@ -38,9 +38,9 @@ from leaderboard.pipeline import (
     score_inputs,
     score_submission,
 )
-from leaderboard.registry import get_task
-from leaderboard.report import Report
-from leaderboard.results import committed_form, per_query_content, read_results
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.report import Report
+from leaderboard.submission.results import committed_form, per_query_content, read_results
 from leaderboard.store.files import submission_files
 from leaderboard.store.locations import FolderStore, HttpsStore, HubStore, parse_source
 
@@ -304,7 +304,7 @@ def test_a_pull_request_cannot_carry_explanation_files() -> None:
     report = Report()
     # Files CI merged earlier are neither stray files nor part of what the PR adds.
     assert check_tree("m", entries + merged, report) and report.ok
-    from leaderboard.ci import policy
+    from leaderboard.app.ci import policy
 
     report = Report()
     with pytest.MonkeyPatch.context() as patch:

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from fixtures.chromium import serve
-from leaderboard.explain_files import explain_dir
-from leaderboard.results import read_results
-from leaderboard.site import build_site
-from leaderboard.site.explorer import families, family_key, task_labels
-from leaderboard.registry import all_tasks, get_task
-from leaderboard.site.synthetic import name_explanations, write_explanations, write_tree
+from leaderboard.submission.explain_files import explain_dir
+from leaderboard.submission.results import read_results
+from leaderboard.publish.site import build_site
+from leaderboard.publish.site.explorer import families, family_key, task_labels
+from leaderboard.benchmarks.registry import all_tasks, get_task
+from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree
 
 TASKS = ["followir/robust04", "followir/core17", "followtable/wtr", "followtable/wqt",
          "pi-indic-val150/t1/hin", "pi-indic-val150/t1/tam", "pi-indic-val150/t4/hin"]

@@ -4,7 +4,7 @@ and on FollowIR and mFollowIR with fixture submissions scored here.
 
 Every number the explorer shows carries its exact value in ``data-v``; the tests read them
 from the page and hold them to the scorer's per-query figures in ``results.json`` and to
-the engine's cards (:func:`leaderboard.explain.explain_task`) to 1e-12. Chromium is
+the engine's cards (:func:`leaderboard.core.explain.explain_task`) to 1e-12. Chromium is
 Debian's (/usr/bin/chromium), driven by Playwright; every request that leaves 127.0.0.1
 fails the test unless the test stubs it, and so does any console error or dialog.
 """
@@ -21,11 +21,11 @@ import pytest
 
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from fixtures.mteb_collection import run_lines, write_collection
-from leaderboard.explain import explain_task
-from leaderboard.pipeline import check_task_files, score_inputs, score_submission
-from leaderboard.registry import get_task
-from leaderboard.results import read_results
-from leaderboard.site import build_site
+from leaderboard.core.explain import explain_task
+from leaderboard.submission.pipeline import check_task_files, score_inputs, score_submission
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.submission.results import read_results
+from leaderboard.publish.site import build_site
 
 pytestmark = pytest.mark.browser
 
@@ -371,7 +371,7 @@ def test_cards_open_from_the_run_stores_dataset(fixture_site, page, tmp_path, mo
 
     from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network
     from fixtures.fake_upstream import serve as serve_hub
-    from leaderboard.store.transfer import push
+    from leaderboard.app.transfer import push
 
     isolate_from_the_network(monkeypatch)
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.fileio import atomic_file, atomic_write_text
+from leaderboard.core.fileio import atomic_file, atomic_write_text
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> None:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.data import load_task_data
-from leaderboard.data.base import DataFormatError, MissingDataError
-from leaderboard.data.followtable import constraint_of, read_raw_instructions
-from leaderboard.registry import get_task
+from leaderboard.core.data import load_task_data
+from leaderboard.core.data.base import DataFormatError, MissingDataError
+from leaderboard.core.data.followtable import constraint_of, read_raw_instructions
+from leaderboard.benchmarks.registry import get_task
 
 
 @pytest.mark.parametrize("key,folder", [("wtr", "WTR"), ("tarx", "TArX"), ("industr", "IndusTR")])
@@ -74,7 +74,7 @@ def test_a_record_without_an_id_is_named_by_file_and_line(tmp_path: Path, data_d
                                                          capsys) -> None:
     """A corpus or queries line that is not an object with an "_id" gives FILE:LINE, from
     the data reader and through `leaderboard eval`, never a traceback."""
-    from leaderboard.cli import main
+    from leaderboard.app.cli import main
 
     source = data_dir / "followtable" / "WTR"
     copy = tmp_path / "followtable" / "WTR"

@@ -20,7 +20,7 @@ import pytest
 import pytrec_eval
 
 from conftest import bm25_rows, write_run
-from leaderboard.cli import main
+from leaderboard.app.cli import main
 
 DATASETS = ["WTR", "TArX", "IndusTR", "WQT"]
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
-from leaderboard.models import resolve_model
-from leaderboard.results import read_results
-from leaderboard.site import build_site
+from leaderboard.publish.models import resolve_model
+from leaderboard.submission.results import read_results
+from leaderboard.publish.site import build_site
 
 pytestmark = pytest.mark.browser
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import leaderboard.fileio as fileio
+import leaderboard.core.fileio as fileio
 from fixtures.mteb_collection import run_lines, write_collection
-from leaderboard.cli import main
-from leaderboard.data import load_task_data
-from leaderboard.registry import get_task
-from leaderboard.report import Report
-import leaderboard.runs as runs
+from leaderboard.app.cli import main
+from leaderboard.core.data import load_task_data
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.report import Report
+import leaderboard.core.runs as runs
 
 REPO = Path(__file__).resolve().parents[1]
 WTR = "followtable/wtr"
@@ -80,9 +80,9 @@ def test_gzip_members_with_zero_padding_and_garbage(tmp_path: Path) -> None:
 MEASURE = """
 import resource, sys, json
 from pathlib import Path
-from leaderboard.runs import load_and_validate
-from leaderboard.data import load_task_data
-from leaderboard.registry import get_task
+from leaderboard.core.runs import load_and_validate
+from leaderboard.core.data import load_task_data
+from leaderboard.benchmarks.registry import get_task
 data = load_task_data(get_task("followtable/wtr"), Path(sys.argv[2]))
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 report, run = load_and_validate(Path(sys.argv[1]), data, "original")

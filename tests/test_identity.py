@@ -6,18 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.models import (
+from leaderboard.publish.models import (
     MODELS_FILE,
     ModelRegistryError,
     check_identities,
     load_registry,
     resolve_model,
 )
-from leaderboard.reported.protocols import mteb_swaps_qrels, protocol_of
-from leaderboard.results import ModelInfo, Source, SystemResult, read_results
-from leaderboard.site.board import load_rows
-from leaderboard.standings.statistic import column_value
-from leaderboard.site.layout import site_pages
+from leaderboard.publish.reported.protocols import mteb_swaps_qrels, protocol_of
+from leaderboard.submission.results import ModelInfo, Source, SystemResult, read_results
+from leaderboard.publish.site.board import load_rows
+from leaderboard.publish.standings.statistic import column_value
+from leaderboard.publish.site.layout import site_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -178,7 +178,7 @@ def test_followir_keeps_both_protocols_in_separate_columns() -> None:
 
 
 def test_site_shows_the_record_type_whatever_a_submission_declares(tmp_path: Path) -> None:
-    from leaderboard.results import ResultsFile, TaskScores, write_results
+    from leaderboard.submission.results import ResultsFile, TaskScores, write_results
 
     folder = tmp_path / "submissions" / "followir-7b-rerun"
     system = SystemResult(
@@ -199,7 +199,7 @@ def test_site_shows_the_record_type_whatever_a_submission_declares(tmp_path: Pat
 def test_mteb_version_decides_the_qrels_and_a_bad_one_names_the_file(tmp_path: Path) -> None:
     import json
 
-    from leaderboard.reported.mteb import MtebImportError, import_mteb
+    from leaderboard.publish.reported.mteb import MtebImportError, import_mteb
 
     assert mteb_swaps_qrels("1.12.75") and mteb_swaps_qrels("1.36.10")
     assert not mteb_swaps_qrels("2.0.0") and not mteb_swaps_qrels("2.26.24")

@@ -37,9 +37,9 @@ import pytest
 from mteb.tasks.instruction_reranking.multilingual import m_follow_ir
 
 from fixtures.mteb_collection import Collection, run_lines, write_collection
-from leaderboard.cli import main
-from leaderboard.data import load_task_data
-from leaderboard.registry import get_task
+from leaderboard.app.cli import main
+from leaderboard.core.data import load_task_data
+from leaderboard.benchmarks.registry import get_task
 
 TOLERANCE = 1e-9
 LANGUAGES = ("fas", "rus", "zho")

@@ -25,13 +25,13 @@ from fixtures.mteb_collection import (
     run_lines,
     write_collection,
 )
-from leaderboard.cli import main
-from leaderboard.data import load_task_data
-from leaderboard.data.base import MissingDataError
-from leaderboard.registry import get_task
-from leaderboard.report import Report
-from leaderboard.runs import parse_run
-from leaderboard.scoring import score_task
+from leaderboard.app.cli import main
+from leaderboard.core.data import load_task_data
+from leaderboard.core.data.base import MissingDataError
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.report import Report
+from leaderboard.core.runs import parse_run
+from leaderboard.core.scoring import score_task
 
 
 def eval_json(capsys, task: str, data_dir: Path, original: Path, altered: Path) -> dict:

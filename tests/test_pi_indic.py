@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard.data import pi_indic
-from leaderboard.data.base import DataFormatError, MissingDataError
-from leaderboard.metrics import classification as cls
-from leaderboard.registry import PI_INDIC_LANGUAGES, get_task, tasks_of
+from leaderboard.core.data import pi_indic
+from leaderboard.core.data.base import DataFormatError, MissingDataError
+from leaderboard.core.metrics import classification as cls
+from leaderboard.benchmarks.registry import PI_INDIC_LANGUAGES, get_task, tasks_of
 
 DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
                                str(Path(__file__).resolve().parents[1].parent / "shared" / "data")))

@@ -12,15 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard.data import pi_indic
-from leaderboard.metrics import classification as cls
-from leaderboard.predictions import (
+from leaderboard.core.data import pi_indic
+from leaderboard.core.metrics import classification as cls
+from leaderboard.core.predictions import (
     format_predictions,
     score_predictions,
     validate_predictions,
     write_predictions,
 )
-from leaderboard.registry import get_task
+from leaderboard.benchmarks.registry import get_task
 
 DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
                                str(Path(__file__).resolve().parents[1].parent / "shared" / "data")))
@@ -164,7 +164,7 @@ def test_empty_file(data, tmp_path, content):
 
 
 def test_zero_byte_file_and_empty_gzip(data, tmp_path):
-    # The guarded reader every submitted file goes through (leaderboard.fileio).
+    # The guarded reader every submitted file goes through (leaderboard.core.fileio).
     assert messages(check(data, tmp_path, b"")[0]) == [f"{SHOWN}: file is empty"]
     assert messages(check(data, tmp_path, gzip.compress(b""))[0]) == [
         f"{SHOWN}: file is empty (after decompression)"]

@@ -1,4 +1,4 @@
-"""The ranking metrics (leaderboard.metrics.ranking) against trec_eval's own code, through
+"""The ranking metrics (leaderboard.core.metrics.ranking) against trec_eval's own code, through
 pytrec_eval, on random runs with ties, unjudged and negatively judged documents, judged
 documents left out of the run, and judged queries the run does not answer."""
 
@@ -10,8 +10,8 @@ import random
 import pytest
 import pytrec_eval
 
-from leaderboard.metrics.ranking import RankedRun, evaluate
-from leaderboard.runs import ParsedRun
+from leaderboard.core.metrics.ranking import RankedRun, evaluate
+from leaderboard.core.runs import ParsedRun
 
 # Ours -> trec_eval's measure (pytrec_eval key). RR@k has no trec_eval measure: it is held
 # to its definition below.
@@ -73,7 +73,7 @@ def test_p_mrr_and_irs_together_equal_each_alone(seed: int) -> None:
     """FollowTable's scoring looks T+ and T- up once for both pair metrics; the figures
     must be bit for bit those of p_mrr and irs called alone. Random pairs include a query
     missing from one run, pairs with no T+ or no T-, and judged documents no run ranks."""
-    from leaderboard.metrics.instruction import irs, p_mrr, p_mrr_and_irs
+    from leaderboard.core.metrics.instruction import irs, p_mrr, p_mrr_and_irs
 
     rng = random.Random(seed)
     docs = [f"t{i}" for i in range(80)]

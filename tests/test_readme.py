@@ -31,4 +31,4 @@ def test_the_quickstart_says_where_the_leaderboard_command_is() -> None:
     for script in ("build-site.sh", "test.sh"):
         assert "scripts/setup-venv.sh" in (REPO / "scripts" / script).read_text()
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["leaderboard"] == "leaderboard.cli:entry"
+    assert scripts["leaderboard"] == "leaderboard.app.cli:entry"

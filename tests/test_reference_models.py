@@ -505,7 +505,7 @@ def _read_runs(folder: Path) -> dict[str, bytes]:
 
 def _check_submission(folder: Path, data_dir: Path) -> None:
     """The engine accepts and scores what the pipeline wrote."""
-    from leaderboard.pipeline import score_submission
+    from leaderboard.submission.pipeline import score_submission
 
     outcome = score_submission(folder, data_dir)
     assert outcome.report.ok, outcome.report.lines()
@@ -526,7 +526,7 @@ def test_bm25_submission_is_complete_valid_and_byte_identical(tiny_data: Path,
                                .read_bytes()).decode().splitlines()
     # "running shoes": the two tables titled "Running shoes ..." come first.
     assert {original[0].split()[2], original[1].split()[2]} == {"1", "2"}
-    from leaderboard.submissions import Metadata
+    from leaderboard.submission.folder import Metadata
     import yaml
 
     meta = yaml.safe_load((first.folder / "metadata.yaml").read_text())
@@ -722,7 +722,7 @@ def test_minilm_from_package_ranks_sensibly() -> None:
 
 
 def test_cli_lists_models_and_runs_bm25(tiny_data: Path, tmp_path: Path, capsys) -> None:
-    from leaderboard.cli import main
+    from leaderboard.app.cli import main
 
     assert main(["baselines", "list"]) == 0
     assert "all-minilm-l6-v2" in capsys.readouterr().out
@@ -745,10 +745,10 @@ def test_cli_lists_models_and_runs_bm25(tiny_data: Path, tmp_path: Path, capsys)
 
 def test_bm25_t4_predictions_are_calibrated_on_the_calibration_split(data_dir: Path,
                                                                       tmp_path: Path) -> None:
-    from leaderboard.data.pi_indic import t4_pairs
-    from leaderboard.predictions import validate_predictions
-    from leaderboard.data import load_task_data
-    from leaderboard.registry import get_task
+    from leaderboard.core.data.pi_indic import t4_pairs
+    from leaderboard.core.predictions import validate_predictions
+    from leaderboard.core.data import load_task_data
+    from leaderboard.benchmarks.registry import get_task
 
     task = get_task("pi-indic-val150/t4/hin")
     summary = run_reference_model("bm25s", [task.id], data_dir, tmp_path,
@@ -765,7 +765,7 @@ def test_bm25_t4_predictions_are_calibrated_on_the_calibration_split(data_dir: P
     report, parsed = validate_predictions(task, load_task_data(task, data_dir), path)
     assert not report.errors and parsed is not None
     # Lexical overlap separates a persona's own instruction from its look-alikes.
-    from leaderboard.metrics.classification import auroc
+    from leaderboard.core.metrics.classification import auroc
     assert auroc(test["label"].to_numpy(), probabilities) > 0.7
     run_reference_model("bm25s", [task.id], data_dir, tmp_path,
                         RunOptions(progress=False, command="t"))

@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.registry import PI_INDIC_LANGUAGES, all_tasks
-from leaderboard.reported.protocols import relabel
-from leaderboard.reported import build_all_reported, import_mteb, import_mteb_command
-from leaderboard.reported.mteb import MtebImportError
-from leaderboard.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAPER_ONLY_TASK_PREFIXES,
+from leaderboard.benchmarks.registry import PI_INDIC_LANGUAGES, all_tasks
+from leaderboard.publish.reported.protocols import relabel
+from leaderboard.publish.reported import build_all_reported, import_mteb, import_mteb_command
+from leaderboard.publish.reported.mteb import MtebImportError
+from leaderboard.publish.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAPER_ONLY_TASK_PREFIXES,
                                          PAPER_SOURCES, TranscriptionError, check_averages,
                                          half_unit, load_paper_results, load_transcription,
                                          parse_cells)
-from leaderboard.reported.pi_indic_results import import_pi_indic_results
-from leaderboard.results import ResultsFileError, read_results
+from leaderboard.publish.reported.pi_indic_results import import_pi_indic_results
+from leaderboard.submission.results import ResultsFileError, read_results
 
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
@@ -426,9 +426,9 @@ def test_committed_files_are_what_the_build_produces(built: Path) -> None:
     assert sorted(p.name for p in built.iterdir()) == EXPECTED_FILES
     for name in EXPECTED_FILES:
         committed = COMMITTED / name
-        assert committed.is_file(), f"{committed} is not committed; run python -m leaderboard.reported"
+        assert committed.is_file(), f"{committed} is not committed; run python -m leaderboard.publish.reported"
         assert committed.read_bytes() == (built / name).read_bytes(), \
-            f"{committed} is stale; regenerate with python -m leaderboard.reported"
+            f"{committed} is stale; regenerate with python -m leaderboard.publish.reported"
 
 
 def test_rebuild_is_byte_identical(built: Path, tmp_path: Path) -> None:

@@ -20,12 +20,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard.data import load_task_data
-from leaderboard.registry import get_task
-from leaderboard.report import Report
-import leaderboard.runs.parsing as parsing_module
-from leaderboard.runs import ParsedRun, load_and_validate, parse_run
-from leaderboard.runs.ordering import _grouped_order, _trec_order
+from leaderboard.core.data import load_task_data
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.report import Report
+import leaderboard.core.runs.parsing as parsing_module
+from leaderboard.core.runs import ParsedRun, load_and_validate, parse_run
+from leaderboard.core.runs.ordering import _grouped_order, _trec_order
 
 NAME = "sub/runs/followtable/wtr/original.trec"
 FUZZ = settings(max_examples=200, deadline=None,
@@ -247,7 +247,7 @@ def test_trec_order_equals_lexsort(rows, arrangement, rnd) -> None:
                        max_size=20),
        force_index=st.booleans())
 def test_ranks_of_matches_plain_ranking(rows, wanted, force_index, monkeypatch) -> None:
-    from leaderboard.metrics import ranking
+    from leaderboard.core.metrics import ranking
 
     if force_index:
         monkeypatch.setattr(ranking, "BITMAP_MAX_KEYS", 0)

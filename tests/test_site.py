@@ -13,20 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.cli import main as cli_main
+from leaderboard.app.cli import main as cli_main
 from site_html import parse
-from leaderboard.site import SiteBuildError, build_site
-from leaderboard.site.board import load_board
-from leaderboard.site.format import params_reason, params_text, relative, safe_url, score_text
-from leaderboard.site.layout import all_views, anchor_of, site_pages
-from leaderboard.site.render import (
+from leaderboard.publish.site import SiteBuildError, build_site
+from leaderboard.publish.site.board import load_board
+from leaderboard.publish.site.format import params_reason, params_text, relative, safe_url, score_text
+from leaderboard.publish.site.layout import all_views, anchor_of, site_pages
+from leaderboard.publish.site.render import (
     REPO_DEFAULT_BRANCH,
     REPO_URL,
     repository_ref,
     search_doc,
     uncommitted,
 )
-from leaderboard.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
+from leaderboard.publish.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
 # Enough tasks for every page kind and for average views, few enough to build in seconds.
 TASKS = [
@@ -111,8 +111,8 @@ def test_every_page_kind_is_built(built: dict) -> None:
 
 def test_how_to_submit_shows_t4_pair_ids_as_they_are(built: dict, data_dir: Path) -> None:
     """The page showed T4 pair ids as `p12-i87` and `p<id>-i<id>`; they are t4-<12 hex>."""
-    from leaderboard.data import load_task_data
-    from leaderboard.registry import get_task
+    from leaderboard.core.data import load_task_data
+    from leaderboard.benchmarks.registry import get_task
 
     text = (built["out"] / "submit.html").read_text(encoding="utf-8")
     assert "p12-i87" not in text and "p&lt;id&gt;-i&lt;id&gt;" not in text
@@ -296,7 +296,7 @@ def test_submission_page_links_its_files_in_the_repository(built: dict) -> None:
 
 
 def test_repository_url_follows_the_actions_repository() -> None:
-    from leaderboard.site.render import repository_url
+    from leaderboard.publish.site.render import repository_url
 
     assert repository_url({}) == REPO_URL
     # The published site is built by Actions: it links the repository it was built from.
@@ -393,8 +393,8 @@ def test_view_permalinks_exist(built: dict) -> None:
 
 @pytest.mark.slow
 def test_strict_mode_fails_on_a_broken_link(built: dict, tmp_path: Path) -> None:
-    from leaderboard.site import run_mkdocs
-    from leaderboard.site.render import mkdocs_config, render_docs, write_mkdocs_config
+    from leaderboard.publish.site import run_mkdocs
+    from leaderboard.publish.site.render import mkdocs_config, render_docs, write_mkdocs_config
 
     docs = tmp_path / "docs"
     render_docs(load_board(built["root"], cache_dir=built["base"] / "cache"), docs)
@@ -462,7 +462,7 @@ def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
 def test_stratified_units_of_tasks_with_their_own_queries() -> None:
     """Each query weighted by 1 / (tasks x its task's queries): the units' plain mean is
     the mean of the task means, whatever the tasks' sizes."""
-    from leaderboard.standings import stratified_units
+    from leaderboard.publish.standings import stratified_units
 
     one = stratified_units([("a", {"1": 0.5, "2": 0.25})], shared_queries=True)
     assert one == {"1": 0.5, "2": 0.25}
@@ -475,7 +475,7 @@ def test_stratified_units_of_tasks_with_their_own_queries() -> None:
 
 
 def test_stratified_units_of_translated_tasks_count_each_query_once() -> None:
-    from leaderboard.standings import stratified_units
+    from leaderboard.publish.standings import stratified_units
 
     per_task = [("hin", {"p1": 1.0, "p2": 0.0, "p3": 0.5}),
                 ("ben", {"p1": 0.5, "p2": 0.0, "p3": 0.25}),
@@ -507,7 +507,7 @@ def test_how_to_submit_leads_with_the_one_command_path(built: dict) -> None:
     so first, keeps the hand-made path after it, and its commands parse as written."""
     import shlex
 
-    from leaderboard.cli import build_parser
+    from leaderboard.app.cli import build_parser
 
     page = parse(built["out"] / "submit.html")
     ids = [a.get("id") for tag, a in page.tags if tag in ("h2", "h3") and a.get("id")]

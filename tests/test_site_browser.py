@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
-from leaderboard.site import build_site
-from leaderboard.site.render import REPO_URL
-from leaderboard.site.synthetic import HOSTILE_NAME, write_tree
+from leaderboard.publish.site import build_site
+from leaderboard.publish.site.render import REPO_URL
+from leaderboard.publish.site.synthetic import HOSTILE_NAME, write_tree
 
 pytestmark = pytest.mark.browser
 

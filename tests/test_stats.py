@@ -1,4 +1,4 @@
-"""Tests of leaderboard.stats: the tests against scipy, determinism, Holm, tiering."""
+"""Tests of leaderboard.publish.stats: the tests against scipy, determinism, Holm, tiering."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from leaderboard.stats import (
+from leaderboard.publish.stats import (
     compare_pair,
     holm,
     paired_randomization_test,
@@ -22,9 +22,9 @@ from leaderboard.stats import (
     tiering_work,
     wilcoxon_test,
 )
-from leaderboard.stats import significance as sig
+from leaderboard.publish.stats import significance as sig
 # engine modules, for tests of their internals (the figures are checked through sig)
-from leaderboard.stats.significance import (binomial, bootstrap, dispatch, enumeration,
+from leaderboard.publish.stats.significance import (binomial, bootstrap, dispatch, enumeration,
                                             fixedpoint, order_stats, reference, subgroup)
 
 R = sig.DEFAULT_RESAMPLES
@@ -824,7 +824,7 @@ def test_small_and_empty_views():
 def test_tier_views_concurrently_equals_one_at_a_time():
     from threadpoolctl import threadpool_info
 
-    from leaderboard.stats import tier_views
+    from leaderboard.publish.stats import tier_views
 
     before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
     # continuous (subgroup), grid (binomial counts) and exact-enumeration views
@@ -913,7 +913,7 @@ def test_tiering_work_orders_views_by_their_cost():
     assert tiering_work("nDCG@10", 150, 1) == 0.0
 
 
-# --- the engines against the plain reference (leaderboard.stats.significance.reference) ---
+# --- the engines against the plain reference (leaderboard.publish.stats.significance.reference) ---
 
 
 def _reference_columns(rng: np.random.Generator, n: int) -> np.ndarray:

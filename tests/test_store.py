@@ -22,7 +22,7 @@ from huggingface_hub import constants as hf_constants
 
 from fixtures.fake_upstream import (FakeRepo, FakeUpstream, isolate_from_the_network, serve,
                                     serving)
-from leaderboard.report import Report
+from leaderboard.core.report import Report
 from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
 from leaderboard.store.http import HttpLimits
 from leaderboard.store.locations import (
@@ -36,7 +36,7 @@ from leaderboard.store.locations import (
     parse_source,
     parse_store,
 )
-from leaderboard.store.manifest import (
+from leaderboard.submission.manifest import (
     FORMAT_LINE,
     MAX_FILE_BYTES,
     Manifest,
@@ -134,7 +134,7 @@ def test_manifest_structure_errors() -> None:
 
 
 def test_manifest_size_limits(monkeypatch: pytest.MonkeyPatch) -> None:
-    from leaderboard.store import manifest as module
+    from leaderboard.submission import manifest as module
 
     report = Report()
     huge = b"#" * (module.MAX_MANIFEST_BYTES + 1)
@@ -503,9 +503,9 @@ WTR = "followtable/wtr"
 def carried(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
     """A WTR submission carrying its runs, scored: what a store-backed one must equal."""
     from fixtures.submission import make_submission
-    from leaderboard.data import load_task_data
-    from leaderboard.pipeline import score_submission
-    from leaderboard.registry import get_task
+    from leaderboard.core.data import load_task_data
+    from leaderboard.submission.pipeline import score_submission
+    from leaderboard.benchmarks.registry import get_task
 
     folder = tmp_path_factory.mktemp("carried") / "submissions" / SUB
     make_submission(folder, {WTR: load_task_data(get_task(WTR), data_dir)}, docs_per_query=30)
@@ -542,7 +542,7 @@ def explanation_files(folder: Path) -> dict[str, bytes]:
 
 
 def same_results(carried: Path, folder: Path) -> None:
-    from leaderboard.results import canonical_json, read_results
+    from leaderboard.submission.results import canonical_json, read_results
 
     for name in ("results.json", "manifest.txt"):
         assert (folder / name).read_bytes() == (carried / name).read_bytes(), name
@@ -561,7 +561,7 @@ def same_results(carried: Path, folder: Path) -> None:
 def test_a_submission_whose_runs_are_in_a_store_scores_exactly_as_one_carrying_them(
         kind: str, carried: Path, data_dir: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    from leaderboard.pipeline import check_submission, score_submission
+    from leaderboard.submission.pipeline import check_submission, score_submission
 
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
     files = stored_files(carried)
@@ -605,7 +605,7 @@ def test_a_submission_whose_runs_are_in_a_store_scores_exactly_as_one_carrying_t
 def test_a_store_file_that_does_not_match_is_reported_naming_the_submission_and_file(
         carried: Path, data_dir: Path, tmp_path: Path, https_store: StoreServer,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from leaderboard.pipeline import score_submission
+    from leaderboard.submission.pipeline import score_submission
 
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
     for rel, data in stored_files(carried).items():
@@ -633,7 +633,7 @@ def test_a_carried_file_that_differs_from_its_manifest_is_an_error_until_scored(
         carried: Path, data_dir: Path, tmp_path: Path) -> None:
     import shutil
 
-    from leaderboard.pipeline import check_submission, results_staleness
+    from leaderboard.submission.pipeline import check_submission, results_staleness
 
     folder = tmp_path / "submissions" / SUB
     shutil.copytree(carried, folder)
@@ -648,7 +648,7 @@ def test_a_carried_file_that_differs_from_its_manifest_is_an_error_until_scored(
     assert results_staleness(folder) == [
         f"runs/{WTR}/original.trec.gz changed since results.json was scored"]
     # Scoring records the file: the manifest and results' inputs agree again.
-    from leaderboard.pipeline import score_submission
+    from leaderboard.submission.pipeline import score_submission
 
     assert score_submission(folder, data_dir, store=store).results_path is not None
     assert results_staleness(folder) == []
@@ -676,9 +676,9 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from leaderboard.pipeline import check_submission, score_submission
-    from leaderboard.results import read_results
-    from leaderboard.store.transfer import pull, push, verify
+    from leaderboard.submission.pipeline import check_submission, score_submission
+    from leaderboard.submission.results import read_results
+    from leaderboard.app.transfer import pull, push, verify
 
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "repo" / "submissions" / SUB
@@ -729,7 +729,7 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
     metric = next(iter(scores.per_query))
     query = next(iter(scores.per_query[metric]))
     scores.per_query[metric][query] += 0.5
-    from leaderboard.results import write_submission_results
+    from leaderboard.submission.results import write_submission_results
 
     write_submission_results(folder, results)
     report, done = push([folder], board)
@@ -746,7 +746,7 @@ def test_a_refused_push_changes_nothing(carried: Path, board: HubStore, hub: Fak
                                         tmp_path: Path) -> None:
     import shutil
 
-    from leaderboard.store.transfer import TransferError, push
+    from leaderboard.app.transfer import TransferError, push
 
     folder = tmp_path / "repo" / "submissions" / SUB
     shutil.copytree(carried, folder)
@@ -766,8 +766,8 @@ def test_a_tampered_explanation_file_in_the_store_is_refused_naming_the_submissi
         monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from leaderboard.pipeline import results_staleness
-    from leaderboard.store.transfer import pull, push, verify
+    from leaderboard.submission.pipeline import results_staleness
+    from leaderboard.app.transfer import pull, push, verify
 
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "repo" / "submissions" / SUB
@@ -807,8 +807,8 @@ def test_explanation_files_pushed_to_the_hub_are_read_back_by_the_site_build(
     import shutil
     import urllib.request
 
-    from leaderboard.site import build_site
-    from leaderboard.store.transfer import push
+    from leaderboard.publish.site import build_site
+    from leaderboard.app.transfer import push
 
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "root"
@@ -843,8 +843,8 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
                                                   tmp_path: Path) -> None:
     import shutil
 
-    from leaderboard.pipeline import score_submission
-    from leaderboard.store.transfer import push
+    from leaderboard.submission.pipeline import score_submission
+    from leaderboard.app.transfer import push
 
     folder = tmp_path / "repo" / "submissions" / SUB
     shutil.copytree(carried, folder)
@@ -866,7 +866,7 @@ def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from leaderboard.cli import main
+    from leaderboard.app.cli import main
 
     monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(tmp_path))
     folder = tmp_path / "submissions" / SUB
@@ -894,7 +894,7 @@ def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
         ["altered.trec", "original.trec"]
     manifest = (folder / "manifest.txt").read_text()
     assert f"runs/{WTR}/original.trec\n" in manifest and ".trec.gz" not in manifest
-    from leaderboard.results import read_results
+    from leaderboard.submission.results import read_results
 
     assert read_results(folder / "results.json").systems[0].tasks == \
         read_results(carried / "results.json").systems[0].tasks
@@ -905,7 +905,7 @@ def test_runs_verify_from_the_command_line(carried: Path, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from leaderboard.cli import main
+    from leaderboard.app.cli import main
 
     monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(tmp_path / "mirror"))
     folder = tmp_path / "submissions" / SUB
@@ -927,8 +927,8 @@ def test_runs_verify_from_the_command_line(carried: Path, tmp_path: Path,
 def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(
         carried: Path, hub: FakeUpstream, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from leaderboard.site.board import load_board
-    from leaderboard.site.render import REPO_URL, file_listing, render_docs, repository_ref
+    from leaderboard.publish.site.board import load_board
+    from leaderboard.publish.site.render import REPO_URL, file_listing, render_docs, repository_ref
 
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("FOLLOWBOARD_RUN_STORE", raising=False)
@@ -943,7 +943,7 @@ def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(
     board = load_board(root)
     (row,) = board.submissions
     # The standings got the per-query scores from the dataset: the row is the carried one.
-    from leaderboard.results import read_results
+    from leaderboard.submission.results import read_results
 
     assert row.system.tasks == read_results(carried / "results.json").systems[0].tasks
     listing = file_listing(row.submission, repository_ref(root))

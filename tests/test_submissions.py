@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from fixtures.submission import METADATA
-from leaderboard.report import Report
-from leaderboard.submissions import Metadata, discover, load_metadata
+from leaderboard.core.report import Report
+from leaderboard.submission.folder import Metadata, discover, load_metadata
 
 SUB = "my-model"
 
@@ -264,8 +264,8 @@ def test_a_score_sheet_is_checked_when_it_becomes_a_results_row() -> None:
 
     from pydantic import ValidationError
 
-    from leaderboard.results import ModelInfo, Source, SystemResult
-    from leaderboard.scoring import ScoreSheet
+    from leaderboard.submission.results import ModelInfo, Source, SystemResult
+    from leaderboard.core.scoring import ScoreSheet
 
     def row(sheet: ScoreSheet) -> SystemResult:
         return SystemResult(system_id="s", model=ModelInfo(name="m"), provenance="verified",

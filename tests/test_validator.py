@@ -19,13 +19,13 @@ from typing import Callable
 
 import pytest
 
-import leaderboard.fileio as fileio
-import leaderboard.runs as runs
-import leaderboard.runs.reading as reading
+import leaderboard.core.fileio as fileio
+import leaderboard.core.runs as runs
+import leaderboard.core.runs.reading as reading
 from fixtures.mteb_collection import Collection, run_lines, write_collection
-from leaderboard.cli import main
-from leaderboard.data import load_task_data
-from leaderboard.registry import get_task
+from leaderboard.app.cli import main
+from leaderboard.core.data import load_task_data
+from leaderboard.benchmarks.registry import get_task
 
 WTR = "followtable/wtr"
 # FollowTable ranks a corpus: every query lists min(1000, corpus size) = 1000 tables.
@@ -539,9 +539,9 @@ def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
         tmp_path: Path, data_dir: Path, wtr_lines) -> None:
     """check_task_files reads a task's runs on worker threads while the data loads; its
     report (order included) and parsed runs are those of the one-thread path."""
-    from leaderboard.data import MissingDataError
-    from leaderboard.pipeline import check_task_files, validate_task_files
-    from leaderboard.runs import start_reading
+    from leaderboard.core.data import MissingDataError
+    from leaderboard.submission.pipeline import check_task_files, validate_task_files
+    from leaderboard.core.runs import start_reading
 
     task = get_task(WTR)
     wtr = load_task_data(task, data_dir)

@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from leaderboard.cli import build_parser
+from leaderboard.app.cli import build_parser
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOW_DIR = REPO / ".github" / "workflows"
@@ -263,7 +263,7 @@ RUNS_LEADERBOARD = re.compile(r"(^|[\s/;(|&])(leaderboard|\.ci/run|scripts/[\w-]
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
 def test_no_job_reads_a_task_data_cache_another_job_could_have_written(path: Path):
-    """The task-data cache (leaderboard/data/cache.py) lives in the user's home folder by
+    """The task-data cache (leaderboard/core/data/cache.py) lives in the user's home folder by
     default, and the self-hosted GPU runner's home persists between jobs: every job that
     runs the leaderboard turns it off, and no step or script turns it back on."""
     for job_id, job in load(path)["jobs"].items():
@@ -365,7 +365,7 @@ def test_baselines_refuses_model_ids_that_are_not_ids(models: str, ok: bool, tmp
 
 
 def test_baselines_checks_model_ids_against_the_registry_before_using_them(capsys):
-    from leaderboard.cli import main
+    from leaderboard.app.cli import main
 
     workflow = load(WORKFLOW_DIR / "baselines.yml")
     names = [step.get("name") for step in workflow["jobs"]["run"]["steps"]]

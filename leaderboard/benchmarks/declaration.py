@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Literal
 
-from leaderboard.benchmarks.schema import Task
+from leaderboard.core.tasks import Task
 
 if TYPE_CHECKING:  # built by the declarations' functions, only when pages are
     from leaderboard.benchmarks.views import HomeColumn, Page
@@ -25,9 +25,9 @@ if TYPE_CHECKING:  # built by the declarations' functions, only when pages are
 # ``iter_corpus(task, data_dir)``. Imported only when used: the mteb and PI-Indic readers
 # pull in pandas, which a FollowTable `leaderboard eval` never needs.
 READERS: dict[str, str] = {
-    "mteb": "leaderboard.data.mteb_layout",
-    "followtable": "leaderboard.data.followtable",
-    "pi-indic": "leaderboard.data.pi_indic",
+    "mteb": "leaderboard.core.data.mteb_layout",
+    "followtable": "leaderboard.core.data.followtable",
+    "pi-indic": "leaderboard.core.data.pi_indic",
 }
 
 # How `data pull` plans a GitHub source: download the files the source lists, or list a
@@ -55,13 +55,13 @@ class Benchmark:
     home: Callable[[], tuple[tuple[HomeColumn, str], ...]] = lambda: ()
     # Task-id prefixes of figures reported only by a paper, never scored here.
     reported_only_prefixes: tuple[str, ...] = ()
-    # The paper's tables, transcribed in leaderboard/reported/data/<yaml>: yaml file name ->
+    # The paper's tables, transcribed in leaderboard/publish/reported/data/<yaml>: yaml file name ->
     # name of the reported results file it becomes.
     paper_transcriptions: dict[str, str] = field(default_factory=dict)
     # View-id prefix -> task-id prefix of this benchmark's own paper's reported rows.
     own_paper: dict[str, str] = field(default_factory=dict)
     # Where the explorer's cards link a task's documents and queries when the benchmark's
-    # licence does not let the site copy its texts (leaderboard.explain.shows_text): URL
+    # licence does not let the site copy its texts (leaderboard.core.explain.shows_text): URL
     # templates at the pinned upstream commit ("doc_page", "doc_text" with "{doc}";
     # "queries_text", "topics_text"), or None.
     upstream_text_links: Callable[[Task], dict[str, str] | None] = lambda task: None

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leaderboard.benchmarks.declaration import Benchmark
-from leaderboard.benchmarks.schema import DataSource, Task
+from leaderboard.core.tasks import DataSource, Task
 
 if TYPE_CHECKING:  # each function imports the views it builds when it runs: the module
     # (dataclasses that take 5 ms to create) is then loaded only when pages are built
@@ -49,8 +49,8 @@ def _tasks() -> list[Task]:
 
 def mteb_missing_files(task: Task, data_dir: Path) -> list[Path]:
     """Missing files of a task read from mteb's Hub layout (FollowIR and mFollowIR)."""
-    from leaderboard.data import mteb_layout
-    from leaderboard.data.base import MissingDataError
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import MissingDataError
 
     try:
         mteb_layout.check_present(task, Path(data_dir))
@@ -74,9 +74,9 @@ SWAPPED_QRELS_NOTE = (
 
 def _swapped(metric: str) -> str:
     """The key of a standard metric that a source labels ``original`` but computed against
-    the changed qrels (:mod:`leaderboard.reported.protocols`)."""
+    the changed qrels (:mod:`leaderboard.publish.reported.protocols`)."""
     # Imported here: the reported package imports the registry, which imports this module.
-    from leaderboard.reported.protocols import SWAPPED_ORIGINAL
+    from leaderboard.publish.reported.protocols import SWAPPED_ORIGINAL
 
     return f"{SWAPPED_ORIGINAL}/{metric.rsplit('/', 1)[-1]}"
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.benchmarks.declaration import Benchmark
 from leaderboard.benchmarks.followir import mteb_missing_files
-from leaderboard.benchmarks.schema import DataSource, Task
+from leaderboard.core.tasks import DataSource, Task
 
 if TYPE_CHECKING:  # each function imports the views it builds when it runs: the module
     # (dataclasses that take 5 ms to create) is then loaded only when pages are built

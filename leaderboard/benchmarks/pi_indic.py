@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leaderboard.benchmarks.declaration import Benchmark
-from leaderboard.benchmarks.schema import DataSource, Task
+from leaderboard.core.tasks import DataSource, Task
 
 if TYPE_CHECKING:  # each function imports the views it builds when it runs: the module
     # (dataclasses that take 5 ms to create) is then loaded only when pages are built
@@ -92,7 +92,7 @@ def _pi_task(kind: str, query_lang: str, doc_lang: str, query_side: str,
 
 
 def _missing_files(task: Task, data_dir: Path) -> list[Path]:
-    from leaderboard.data import pi_indic
+    from leaderboard.core.data import pi_indic
 
     langs = dict.fromkeys((task.params["query_lang"], task.params["doc_lang"]))
     paths = [pi_indic.language_file(Path(data_dir), task, lang) for lang in langs]

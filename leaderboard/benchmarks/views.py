@@ -8,7 +8,7 @@ its per-query scores. Views have stable ids (``followir/robust04``) from which t
 anchors and download file names derive, so permalinks survive new tasks being added.
 
 Each benchmark module declares its own pages from these shapes;
-:mod:`leaderboard.site.layout` collects them. Nothing here reads results.
+:mod:`leaderboard.publish.site.layout` collects them. Nothing here reads results.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from leaderboard.benchmarks.schema import higher_is_better
+from leaderboard.core.tasks import higher_is_better
 
 AveragePolicy = Literal["all", "available"]
 #: How a column turns its tasks' figures into one number (every column declares one):

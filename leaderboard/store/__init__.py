@@ -1,7 +1,7 @@
 """The run store: a submission's large files kept outside git, named by content.
 
 Git keeps, for each submission, ``metadata.yaml``, ``manifest.txt`` (every run file by
-path, size and SHA-256: :mod:`leaderboard.store.manifest`) and ``results.json`` (every
+path, size and SHA-256: :mod:`leaderboard.submission.manifest`) and ``results.json`` (every
 score but the per-query ones, which sit in ``per-query.json.gz``, named in results.json by
 the SHA-256 of its content). The files themselves live in the submission's folder, in the
 configured run store, or, in a pull request, in the submitter's own Hugging Face dataset
@@ -14,5 +14,5 @@ at a commit named by the manifest's ``source:`` line.
 * :mod:`leaderboard.store.cache`: fetched files kept on disk under their SHA-256;
 * :mod:`leaderboard.store.files`: finding a submission's file wherever it is, verified
   against its size and SHA-256 before anything parses it;
-* :mod:`leaderboard.store.transfer`: ``leaderboard runs pull | push | verify | add``.
+* :mod:`leaderboard.app.transfer`: ``leaderboard runs pull | push | verify | add``.
 """

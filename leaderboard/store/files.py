@@ -28,14 +28,14 @@ from pathlib import Path
 
 from huggingface_hub import constants as hf_constants
 
-from leaderboard.data.pull_common import file_checksum
-from leaderboard.fileio import atomic_file, gunzip_bounded, size_text
-from leaderboard.report import Report
+from leaderboard.app.datapull.common import file_checksum
+from leaderboard.core.fileio import atomic_file, gunzip_bounded, size_text
+from leaderboard.core.report import Report
 from leaderboard.store.cache import PART_PREFIX, cache_dir, cached_path
 from leaderboard.store.http import FetchError, HttpLimits, fetch
 from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
                                          RunStore, configured_store, store_path)
-from leaderboard.store.manifest import MANIFEST_NAME, load_manifest
+from leaderboard.submission.manifest import MANIFEST_NAME, load_manifest
 
 # Files fetched at once: remote reads wait on the network, local ones on the disk.
 FETCH_JOBS = 8

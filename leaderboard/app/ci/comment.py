@@ -1,0 +1,244 @@
+"""Markdown for people: the sticky PR comment and the job summary of a CI report.
+
+Everything that came from the pull request (model name, file names, validator messages
+that quote run lines) is escaped before it reaches Markdown, so a submission cannot
+inject HTML, images, links, @-mentions or table breaks into the project's comment. The
+comment stays under GitHub's 65,536-character limit by listing fewer problems, then fewer
+table rows, and saying so.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from itertools import groupby
+
+from leaderboard.benchmarks import benchmark_of, declared
+from leaderboard.app.ci.pr_report import CiReport, Problem, SubmissionCheck, TaskStanding
+from leaderboard.benchmarks.registry import all_tasks
+
+COMMENT_MARKER = "<!-- followboard-report -->"
+# GitHub refuses comment bodies over 65,536 characters; keep a margin for the marker and
+# anything GitHub adds.
+COMMENT_LIMIT = 65_000
+SUMMARY_LIMIT = 1_000_000  # a step summary may be up to 1 MiB
+MAX_TEXT = 300  # characters of one untrusted string (a message, a name) shown
+
+STATUS_LINE = {
+    "valid": "✅ valid and scored",
+    "invalid": "❌ not valid",
+    "refused": "⛔ refused",
+    "error": "⚠️ the check itself failed",
+}
+TIER_TEXT = {"leader": "🥇 leader", "tied with leader": "tied with leader",
+             "below leader": "below leader"}
+
+TEST_NAMES = {"randomization": "paired randomization test",
+              "wilcoxon": "Wilcoxon signed-rank test",
+              "delong": "DeLong's test, personas as clusters"}
+
+# Characters with a meaning inside a Markdown line ('$' starts math on GitHub); '-' and
+# '+' only matter at the start of a line, handled separately.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~^$])")
+# What GitHub's autolinker turns into a link without any Markdown syntax: a scheme and
+# '://' (https://, http://, ftp://, any scheme) or 'www.'. A zero-width space after the
+# ':' or the 'www' breaks the pattern without changing what a reader sees.
+_AUTOLINK = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*:)(//)|\b(www)(\.)")
+
+
+def md(text: str, limit: int = MAX_TEXT) -> str:
+    """Untrusted text as inert Markdown: one line, HTML escaped, syntax characters quoted."""
+    text = " ".join(str(text).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    text = html.escape(text, quote=False)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    if text[:1] in ("-", "+"):
+        text = "\\" + text
+    text = _AUTOLINK.sub(lambda m: (m.group(1) or m.group(3)) + "\u200b"
+                         + (m.group(2) or m.group(4)), text)
+    # A zero-width space after '@' keeps GitHub from notifying whoever the text names
+    # (and breaks e-mail autolinks).
+    return text.replace("@", "@\u200b")
+
+
+def code(text: str, limit: int = MAX_TEXT) -> str:
+    """Untrusted text in a code span (inert by construction), pipes quoted for tables."""
+    text = " ".join(str(text).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    if "`" in text or not text:
+        return md(text, limit)
+    return "`" + text.replace("|", "\\|") + "`"
+
+
+def pct(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.1f}"
+
+
+def pvalue(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _task_label(task_id: str) -> tuple[str, str]:
+    """(benchmark title, row label) of a task id; unknown ids are shown escaped."""
+    task = all_tasks().get(task_id)
+    if task is None:
+        return "Other", code(task_id)
+    return benchmark_of(task.benchmark).title, code(task_id)
+
+
+def _uniform(values: list[str]) -> str | None:
+    return values[0] if values and all(v == values[0] for v in values) else None
+
+
+def _delta(row: TaskStanding) -> str:
+    if row.tier in (None, "leader") or row.effect is None:
+        return "–"
+    ci = (f" [{row.ci_low * 100:+.1f}, {row.ci_high * 100:+.1f}]"
+          if row.ci_low is not None and row.ci_high is not None else "")
+    return f"{row.effect * 100:+.1f}{ci}"
+
+
+def _previous(row: TaskStanding) -> str:
+    if row.previous_leader is None:
+        return "none yet"
+    return f"{md(row.previous_leader, 80)} ({pct(row.previous_leader_score)})"
+
+
+def _reported(row: TaskStanding) -> str:
+    if row.best_reported is None:
+        return "–"
+    return f"{md(row.best_reported, 80)} ({pct(row.best_reported_score)})"
+
+
+def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[str]:
+    """One table per benchmark: scores ×100, tier against the leader, p-value, context."""
+    out: list[str] = []
+    labelled = [(_task_label(r.task), r) for r in rows]
+    order = [b.title for b in declared()]
+    labelled.sort(key=lambda lr: (order.index(lr[0][0]) if lr[0][0] in order else len(order)))
+    for bench, group in groupby(labelled, key=lambda lr: lr[0][0]):
+        items = list(group)
+        primaries = [r.primary_metric for _, r in items]
+        headlines = [r.headline_metric for _, r in items]
+        p_head = _uniform(primaries)
+        h_head = _uniform(headlines)
+        out += [f"#### {bench}", "",
+                f"| Task | {code(p_head) if p_head else 'Primary'} | "
+                f"{code(h_head) if h_head else 'Headline'} | Tier | p (Holm) | "
+                "Δ vs leader [95% CI] | Leader before this PR | Best reported |",
+                "|:--|--:|--:|:--|--:|--:|:--|:--|"]
+        shown = items if max_rows is None else items[:max_rows]
+        for (_, label), r in shown:
+            primary = pct(r.primary) if p_head else f"{code(r.primary_metric)} {pct(r.primary)}"
+            headline = (pct(r.headline) if h_head
+                        else f"{code(r.headline_metric)} {pct(r.headline)}")
+            tier = TIER_TEXT.get(r.tier, "not tested") if r.tier else "not tested"
+            if r.note:
+                tier += f" ({md(r.note, 120)})"
+            out.append(f"| {label} | {primary} | {headline} | {tier} | {pvalue(r.p_adjusted)} "
+                       f"| {_delta(r)} | {_previous(r)} | {_reported(r)} |")
+        if len(shown) < len(items):
+            out.append(f"\n… and {len(items) - len(shown)} more task(s): the job summary "
+                       "and the report artifact list them all.")
+        out.append("")
+    return out
+
+
+def tier_note(rows: list[TaskStanding]) -> str:
+    from leaderboard.publish.stats import ALPHA
+
+    tests = sorted({TEST_NAMES.get(r.test or "", md(r.test or "")) for r in rows if r.test})
+    how = f" ({', '.join(tests)}, Holm-corrected within the task)" if tests else ""
+    return ("Scores ×100. **Tier** compares the per-query scores of each task's primary metric "
+            f"with the task's best verified system{how}: tied with the leader when the "
+            f"adjusted p ≥ {ALPHA}. Reported (paper) figures are context only.")
+
+
+def _problem_line(p: Problem) -> str:
+    where = f"{p.path}:{p.line}" if p.line else p.path
+    kind = "" if p.severity == "error" else "warning: "
+    return f"- {code(where, 200)}: {kind}{md(p.message)}"
+
+
+def problem_list(sub: SubmissionCheck, max_items: int | None = None) -> list[str]:
+    if not sub.problems:
+        return []
+    errors = [p for p in sub.problems if p.severity == "error"]
+    warnings = [p for p in sub.problems if p.severity == "warning"]
+    ordered = errors + warnings
+    shown = ordered if max_items is None else ordered[:max_items]
+    out = [f"#### Problems ({sub.n_errors} error(s), {sub.n_warnings} warning(s))", ""]
+    out += [_problem_line(p) for p in shown]
+    hidden = (sub.n_errors + sub.n_warnings) - len(shown)
+    if hidden > 0:
+        out.append(f"- … and {hidden} more: the job log lists them, and "
+                   "`leaderboard validate submissions/<id>` shows every one locally.")
+    out.append("")
+    return out
+
+
+def _submission_section(report: CiReport, sub: SubmissionCheck, max_problems: int | None,
+                        max_rows: int | None) -> list[str]:
+    name = f" ({md(sub.model_name, 120)})" if sub.model_name else ""
+    out = [f"**Submission** {code(sub.id, 100)}{name}", ""]
+    if sub.updates_existing:
+        out += ["> [!NOTE]", "> This pull request changes an existing submission: a maintainer "
+                "should confirm that its author may update it.", ""]
+    if sub.results_json == "differs":
+        out += ["`results.json` in the pull request differs from what the scorer computes; "
+                "delete it (CI writes it after merge) or regenerate it with "
+                "`leaderboard score`.", ""]
+    if sub.tasks:
+        out += task_tables(sub.tasks, max_rows)
+        out += [tier_note(sub.tasks), ""]
+    out += problem_list(sub, max_problems)
+    return out
+
+
+def render(report: CiReport, *, marker: bool, max_problems: int | None = None,
+           max_rows: int | None = None) -> str:
+    lines: list[str] = [COMMENT_MARKER, ""] if marker else []
+    lines += [f"### FollowBoard check: {STATUS_LINE[report.status]}", "",
+              f"Head `{report.head_sha[:12]}`, checked by {md(report.scorer, 80)} against the "
+              f"results at `{report.base_sha[:12]}`.", ""]
+    if report.internal_error:
+        lines += ["The check could not finish, so nothing is known yet about this submission. "
+                  "This is a problem in FollowBoard or in CI, not necessarily in your files; a "
+                  "maintainer will look at it (push again to retry).", "",
+                  f"- {md(report.internal_error, 1000)}", ""]
+    if report.refusals:
+        lines += ["This pull request cannot be checked as a submission:", ""]
+        lines += [f"- {md(reason, 1000)}" for reason in report.refusals]
+        lines += ["", "See the README's *Submitting* section for what a submission PR "
+                  "contains.", ""]
+    for sub in report.submissions:
+        lines += _submission_section(report, sub, max_problems, max_rows)
+    if report.comparison_notes:
+        lines += ["<details><summary>Notes on the committed results</summary>", ""]
+        lines += [f"- {md(n)}" for n in report.comparison_notes]
+        lines += ["", "</details>", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def fit(report: CiReport, limit: int, *, marker: bool) -> str:
+    """The fullest rendering under ``limit`` characters: fewer problems, then fewer rows."""
+    for max_rows in (None, 300, 100, 30, 10, 0):
+        for max_problems in (None, 50, 20, 5, 0):
+            text = render(report, marker=marker, max_problems=max_problems, max_rows=max_rows)
+            if len(text) <= limit:
+                return text
+    note = "\n\n… (truncated: the full report is in the job summary and the artifact)\n"
+    return text[: limit - len(note)] + note
+
+
+def comment_body(report: CiReport) -> str:
+    """The sticky PR comment, starting with the hidden marker the comment job looks for."""
+    return fit(report, COMMENT_LIMIT, marker=True)
+
+
+def job_summary(report: CiReport) -> str:
+    return fit(report, SUMMARY_LIMIT, marker=False)

@@ -1,0 +1,83 @@
+"""`leaderboard ci score-pending`: score merged submissions whose results.json is due.
+
+After a submission PR is merged, ``submissions/<id>/results.json`` is written by CI (the
+submitter never hand-writes scores). On each push to the main branch this finds the
+submissions whose files changed in the push, results.json included (a hand-edited score
+keeps the recorded SHA-256 of the runs, so only the push shows it), plus every submission
+whose results.json is missing or stale (its recorded SHA-256 of metadata.yaml and the runs
+no longer match the manifest and the files), and scores them in the working tree; the
+workflow then moves the files to the run store (`leaderboard runs push`) and commits
+whatever changed. Staleness is read from the files, not from the push, so a cancelled or
+failed publish run is caught up by the next one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+from leaderboard.app.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
+from leaderboard.app.ci.policy import METADATA_NAME, RESULTS_NAME, RUNS_DIR, SUBMISSIONS_DIR
+from leaderboard.submission.explain_files import EXPLAIN_DIR
+from leaderboard.submission.manifest import MANIFEST_NAME
+from leaderboard.submission.pipeline import results_staleness, score_submission
+from leaderboard.core.report import Report
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass
+class PendingOutcome:
+    scored: list[str] = field(default_factory=list)     # results.json written
+    failed: list[str] = field(default_factory=list)     # invalid: nothing written
+    report: Report = field(default_factory=Report)
+
+
+def _store_bookkeeping(status: str, top: str) -> bool:
+    """A change that moves no input: the manifest (whose entries, when they change, make
+    the results stale anyway: see :func:`results_staleness`), and run files and
+    explanation files removed from the folder once the run store holds them (`runs
+    push`; explanation files the store lacks make the results stale, since their
+    manifest is read through the store). A changed results.json, per-query file or
+    explanation file is not bookkeeping: a hand-edited score keeps the recorded SHA-256
+    of the runs, so only the push shows it, and it is rescored."""
+    return top == MANIFEST_NAME or (status == "D" and top in (RUNS_DIR, EXPLAIN_DIR))
+
+
+def pending_submissions(repo: Path, before: str | None, after: str | None) -> list[str]:
+    """Submission ids with any file changed between two commits (if given), results.json
+    included, plus those whose results are missing or stale."""
+    ids: set[str] = set()
+    if before and after and not NULL_SHA_RE.match(before):
+        try:
+            old = resolve_commit(repo, before)
+        except GitError:
+            old = None  # e.g. a force-push dropped it: fall back to "missing results" only
+        if old is not None:
+            for change in changed_files(repo, old, resolve_commit(repo, after)):
+                parts = PurePosixPath(change.path).parts
+                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR \
+                        and not _store_bookkeeping(change.status, parts[2]):
+                    ids.add(parts[1])
+    folder = repo / SUBMISSIONS_DIR
+    if folder.is_dir():
+        for sub in folder.iterdir():
+            if sub.is_dir() and (sub / METADATA_NAME).is_file() and (
+                    not (sub / RESULTS_NAME).is_file() or results_staleness(sub)):
+                ids.add(sub.name)
+    return sorted(i for i in ids if (folder / i / METADATA_NAME).is_file())
+
+
+def score_pending(repo: Path, ids: list[str], data_dir: Path,
+                  progress: Progress = _quiet) -> PendingOutcome:
+    out = PendingOutcome()
+    for sub_id in ids:
+        outcome = score_submission(repo / SUBMISSIONS_DIR / sub_id, data_dir, progress)
+        out.report.extend(outcome.report)
+        (out.scored if outcome.results_path is not None else out.failed).append(sub_id)
+    return out

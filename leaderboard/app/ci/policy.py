@@ -1,0 +1,256 @@
+"""What a submission pull request may change, and how big a submission may be.
+
+A submission PR comes from a stranger's fork, so its scope is checked before anything in it
+is read: it may add or change files of exactly one folder ``submissions/<id>/`` and nothing
+else (no code, workflows, other submissions, or reported results). Inside that folder
+only ``metadata.yaml``, ``manifest.txt`` and files under ``runs/`` belong; ``results.json``
+and ``per-query.json.gz`` are written by the scorer, so a PR may carry them only if they
+are byte-identical to what CI computes. The explorer's files under ``explain/`` are the
+scorer's too: a PR may neither add, change nor delete them (CI rewrites them after the
+merge), and those already merged do not count against the PR's limits.
+
+Two kinds of finding come out: *refusals* (the PR is the wrong shape; a reason per
+problem, no scoring is attempted) and *issues* on files (reported like validator errors,
+with the file named, so the submitter can fix them in place).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from leaderboard.app.ci.git import Change, GitError, TreeEntry, safe_relative
+from leaderboard.submission.explain_files import EXPLAIN_DIR
+from leaderboard.core.report import Report
+from leaderboard.submission.results import PER_QUERY_NAME
+from leaderboard.submission.manifest import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
+                                        MAX_SUBMISSION_BYTES)
+from leaderboard.submission.folder import SUBMISSION_ID_RE
+
+SUBMISSIONS_DIR = "submissions"
+RESULTS_NAME = "results.json"
+METADATA_NAME = "metadata.yaml"
+RUNS_DIR = "runs"
+
+# Limits on what a PR may add, measured on the committed blobs (a gzipped run counts at
+# its compressed size): the limits of a submission's files wherever they are, which
+# leaderboard.submission.manifest sets out; a manifest's files are held to them too.
+# At most this many offending paths are listed in a refusal.
+MAX_LISTED_PATHS = 10
+
+
+@dataclass
+class PrScope:
+    """The submission folders a PR adds or changes, or why the PR is refused."""
+
+    submission_ids: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    # Paths (from the repository root) the refusals are about, for file annotations.
+    refused_paths: list[str] = field(default_factory=list)
+    # Submission id -> paths the PR deletes inside it.
+    deleted: dict[str, list[str]] = field(default_factory=dict)
+    # Submission id -> paths the PR adds or modifies inside it.
+    touched: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.refusals
+
+
+def _listing(paths: list[str]) -> str:
+    shown = ", ".join(paths[:MAX_LISTED_PATHS])
+    more = len(paths) - MAX_LISTED_PATHS
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def unsafe_name(path: str) -> bool:
+    """A path git allows but a submission must not have: a backslash (a separator on
+    Windows, refused when extracting), a control character, bytes that are not UTF-8,
+    or '.', '..', '.git' parts."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F or 0xD800 <= ord(c) <= 0xDFFF for c in path):
+        return True
+    try:
+        safe_relative(path)
+    except GitError:
+        return True
+    return False
+
+
+def classify_changes(changes: list[Change]) -> PrScope:
+    """Sort a PR's changed files into submission folders; refuse anything else."""
+    scope = PrScope()
+    outside: list[str] = []
+    loose: list[str] = []
+    unsafe = [c.path for c in changes if unsafe_name(c.path)]
+    if unsafe:
+        shown = [ascii(p) for p in unsafe]
+        scope.refusals.append(
+            f"the pull request has file name(s) with a backslash, a control character, "
+            f"bytes that are not UTF-8 or a '.'/'..' part ({_listing(shown)}); name files "
+            "with plain characters and '/' between folders.")
+        scope.refused_paths += shown
+        changes = [c for c in changes if c.path not in unsafe]
+    for change in changes:
+        parts = PurePosixPath(change.path).parts
+        if len(parts) < 3 or parts[0] != SUBMISSIONS_DIR:
+            (loose if parts and parts[0] == SUBMISSIONS_DIR else outside).append(change.path)
+            continue
+        sub_id = parts[1]
+        bucket = scope.deleted if change.status == "D" else scope.touched
+        bucket.setdefault(sub_id, []).append(change.path)
+        if sub_id not in scope.submission_ids:
+            scope.submission_ids.append(sub_id)
+    if outside:
+        scope.refusals.append(
+            f"the pull request changes {len(outside)} file(s) outside submissions/ "
+            f"({_listing(outside)}). A submission PR may only add files under "
+            "submissions/<id>/; send code, workflow, documentation or results changes in a "
+            "separate pull request.")
+        scope.refused_paths += outside
+    if loose:
+        scope.refusals.append(
+            f"the pull request changes file(s) directly under submissions/ ({_listing(loose)}); "
+            "every file of a submission lives in its own folder submissions/<id>/.")
+        scope.refused_paths += loose
+    if len(scope.submission_ids) > 1:
+        scope.refusals.append(
+            f"the pull request touches {len(scope.submission_ids)} submission folders "
+            f"({_listing(scope.submission_ids)}); open one pull request per submission, and "
+            "leave other people's submissions alone.")
+        scope.refused_paths += [p for ids in scope.submission_ids[1:]
+                                for p in scope.touched.get(ids, []) + scope.deleted.get(ids, [])]
+    bad_ids = [i for i in scope.submission_ids if not SUBMISSION_ID_RE.fullmatch(i)]
+    if bad_ids:
+        scope.refusals.append(
+            f"submission folder name(s) {_listing([repr(i) for i in bad_ids])} are not valid "
+            "ids: 2-63 characters, lower-case letters, digits, '.', '_' or '-', starting with "
+            "a letter or digit.")
+    if not scope.submission_ids and not scope.refusals:
+        scope.refusals.append("the pull request does not add or change any submission "
+                              "(no file under submissions/<id>/).")
+    return scope
+
+
+def check_derived(sub_id: str, changed: list[str], report: Report) -> None:
+    """A PR may not add, change or delete the scorer's explanation files (``changed``:
+    the paths the PR adds, changes or deletes in the submission)."""
+    prefix = f"{SUBMISSIONS_DIR}/{sub_id}/{EXPLAIN_DIR}/"
+    paths = [p for p in changed if p.startswith(prefix)]
+    if paths:
+        report.add(f"{sub_id}/{EXPLAIN_DIR}", None,
+                   f"{len(paths)} file(s) under {EXPLAIN_DIR}/ changed ({_listing(paths)}): "
+                   "the explorer's files are written by CI after the merge; leave them out "
+                   "of the pull request")
+
+
+def check_removal(scope: PrScope, sub_id: str, head_entries: list[TreeEntry]) -> None:
+    """A PR that deletes a whole submission is a maintainer's decision, not a submission."""
+    if scope.deleted.get(sub_id) and not head_entries:
+        scope.refusals.append(
+            f"the pull request removes the submission {sub_id!r}; removing a submission is "
+            "done by the maintainers (open an issue).")
+        scope.refused_paths += scope.deleted[sub_id]
+
+
+def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
+    """Layout, file kinds and sizes of a submission folder at the PR's head.
+
+    Issues are reported with paths relative to ``submissions/`` (``<id>/runs/...``) like the
+    validator's. Returns False when the folder must not be read at all (oversized, too
+    many files, links or submodules), True when validation may go on. Every file at the
+    head is checked, touched by the PR or not: the whole folder must be valid.
+    """
+    prefix = f"{SUBMISSIONS_DIR}/{sub_id}/"
+    readable = True
+    total = 0
+    # The scorer's explanation files (a PR cannot change them: check_derived) are never
+    # read from the PR and are no part of what it adds.
+    entries = [e for e in entries if not e.path.startswith(f"{prefix}{EXPLAIN_DIR}/")]
+    for entry in entries:
+        rel = entry.path[len(prefix):]
+        shown = f"{sub_id}/{rel}"
+        if unsafe_name(entry.path):
+            report.add(ascii(shown), None, "file name with a backslash, a control character "
+                                           "or bytes that are not UTF-8")
+            readable = False
+            continue
+        if entry.is_symlink:
+            report.add(shown, None, "symbolic links are not allowed in a submission; commit "
+                                    "the file itself")
+            readable = False
+            continue
+        if entry.is_submodule:
+            report.add(shown, None, "git submodules are not allowed in a submission")
+            readable = False
+            continue
+        total += entry.size
+        if entry.size > MAX_FILE_BYTES:
+            report.add(shown, None, f"file is {entry.size / 2**20:.1f} MiB, over the "
+                                    f"{MAX_FILE_BYTES // 2**20} MiB limit per file; compress "
+                                    "runs with gzip (.trec.gz)")
+            readable = False
+        first = PurePosixPath(rel).parts[0]
+        if rel in (RESULTS_NAME, PER_QUERY_NAME):
+            continue  # checked against the scorer's own output later
+        if rel not in (METADATA_NAME, MANIFEST_NAME) and first != RUNS_DIR:
+            report.add(shown, None, f"unexpected file: a submission holds metadata.yaml, "
+                                    f"{MANIFEST_NAME} and runs/<task id>/<role>.trec[.gz] "
+                                    "only")
+    if len(entries) > MAX_FILES:
+        report.add(f"{sub_id}", None, f"{len(entries)} files, over the limit of {MAX_FILES}")
+        readable = False
+    if total > MAX_SUBMISSION_BYTES:
+        report.add(f"{sub_id}", None, f"the submission is {total / 2**20:.1f} MiB, over the "
+                                      f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit; compress "
+                                      "runs with gzip (.trec.gz)")
+        readable = False
+    return readable
+
+
+# GitHub's author_association values of people with a role in the repository: its owner,
+# members of the owning organization, and invited collaborators.
+MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+
+
+# baselines.yml opens its PRs with the repository's own token, as this account; only a
+# workflow of this repository holding pull-requests: write can do that (a fork PR's token
+# is read-only), and only maintainers can dispatch baselines.yml.
+REPOSITORY_BOT = "github-actions[bot]"
+
+
+# Why a check refuses when it does not know who opened the pull request.
+AUTHOR_UNKNOWN = ("the pull request's author is not known (--pr-author is empty or missing), "
+                  "so who may change which submission cannot be checked; the check refuses "
+                  "rather than skip it. Re-run the workflow; if this persists, a maintainer "
+                  "must look at the workflow's inputs.")
+
+
+def author_unknown(given: str | None, *, in_actions: bool) -> bool:
+    """Whether a check must refuse for want of the PR's author: one given empty (a
+    workflow expression that came out empty), or none given inside GitHub Actions.
+    Outside Actions a missing author means a local run, which checks no ownership."""
+    if given is None:
+        return in_actions
+    return not given.strip()
+
+
+def is_maintainer(association: str | None) -> bool:
+    return (association or "").upper() in MAINTAINER_ASSOCIATIONS
+
+
+def ownership_problem(sub_id: str, base_owner: str | None, author: str,
+                      association: str | None) -> str | None:
+    """Why ``author`` may not change the merged submission ``sub_id`` (None: they may).
+
+    Only the owner recorded in the base branch's metadata.yaml, or a maintainer, may
+    change a merged submission; a PR cannot make itself the owner, since the owner is read
+    from the base branch, not from the PR."""
+    if is_maintainer(association) or author == REPOSITORY_BOT:
+        return None
+    if base_owner is not None and base_owner.lower() == author.lower():
+        return None
+    whose = (f"belongs to @{base_owner} (owner: in its metadata.yaml on the base branch)"
+             if base_owner else "records no owner")
+    return (f"the submission {sub_id!r} is already merged and {whose}; only its owner or a "
+            f"maintainer may change it, and this pull request is by @{author}. To report a "
+            "problem with it, open an issue.")

@@ -1,0 +1,365 @@
+"""`leaderboard ci pr-check`: everything a maintainer would check on a submission PR.
+
+1. Diff the PR's head against its merge base; refuse a PR that is not exactly one
+   submission folder (:mod:`leaderboard.app.ci.policy`).
+2. Measure the folder at the head commit (kinds of file, sizes, layout) from git objects,
+   then extract it into a temporary folder; nothing of the PR is executed or imported.
+3. Validate and score it with the engine (:func:`leaderboard.submission.pipeline.check_submission`);
+   run files its manifest lists instead of carrying are fetched from the run store or the
+   submitter's dataset at a commit, and verified against the manifest first.
+4. Compare every scored task with the leaders committed on the base branch.
+5. Tell people: annotations on the offending file and line, a job summary, step outputs,
+   and a report folder (``report.json``, ``comment.md``, ``pr-number``, the scored
+   ``results.json``) that the workflow uploads for the comment job.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import github_action_utils as gha
+
+from leaderboard.app.ci.standing import CommittedResults, load_committed, standing
+from leaderboard.app.ci.git import (
+    SHA_RE,
+    TreeEntry,
+    changed_files,
+    extract,
+    merge_base,
+    read_blobs,
+    resolve_commit,
+    tree_entries,
+)
+from leaderboard.app.ci.policy import (
+    AUTHOR_UNKNOWN,
+    METADATA_NAME,
+    RESULTS_NAME,
+    RUNS_DIR,
+    SUBMISSIONS_DIR,
+    check_derived,
+    check_removal,
+    check_tree,
+    classify_changes,
+    is_maintainer,
+    ownership_problem,
+)
+from leaderboard.app.ci.comment import comment_body, job_summary
+from leaderboard.app.ci.pr_report import (
+    MAX_STORED_PROBLEMS,
+    CiReport,
+    Problem,
+    SubmissionCheck,
+    write_ci_report,
+)
+from leaderboard.submission.explain_files import explanation_manifest
+from leaderboard.submission.pipeline import check_submission, results_for
+from leaderboard.core.report import Issue, Report
+from leaderboard.submission.results import (PER_QUERY_NAME, committed_form, per_query_content,
+                                 write_submission_results)
+from leaderboard.store.locations import RunStore, configured_store
+from leaderboard.submission.manifest import MANIFEST_NAME
+from leaderboard.submission.folder import owner_of
+
+Progress = Callable[[str], None]
+# Annotations: GitHub shows at most 10 errors and 10 warnings per step and 50 per job,
+# so more would only be noise; the log lists everything.
+MAX_ANNOTATIONS = 50
+MAX_ANNOTATIONS_PER_FILE = 10
+MAX_PROBLEMS_PER_FILE = 25
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass
+class PrCheckRequest:
+    repo: Path            # a clone with both commits (fetch-depth: 0)
+    base: str             # the base branch commit the PR targets
+    head: str             # the PR's head commit
+    data_dir: Path
+    pr_number: int | None = None
+    seed: int = 0
+    # The PR's author (GitHub login) and GitHub's author_association for them: changes
+    # to a merged submission are accepted only from its owner or a maintainer. None: not
+    # checked (a local run).
+    pr_author: str | None = None
+    author_association: str | None = None
+    # The author was required but came empty (policy.author_unknown): the PR is refused.
+    author_unknown: bool = False
+    # Where run files listed in a manifest are read (None: the repository's configured store).
+    store: RunStore | None = None
+
+
+def scorer_version() -> str:
+    from leaderboard import __version__
+
+    return f"followboard {__version__}"
+
+
+def _problems(issues: list[Issue]) -> list[Problem]:
+    """Errors first, then warnings; at most a few per file, paths from the repository root."""
+    out: list[Problem] = []
+    for severity in ("error", "warning"):
+        per_file: dict[str, int] = {}
+        for issue in issues:
+            if issue.severity != severity:
+                continue
+            per_file[issue.path] = per_file.get(issue.path, 0) + 1
+            if per_file[issue.path] > MAX_PROBLEMS_PER_FILE or len(out) >= MAX_STORED_PROBLEMS:
+                continue
+            out.append(Problem(path=f"{SUBMISSIONS_DIR}/{issue.path}"[:2000],
+                               line=issue.line if issue.line else None,
+                               message=issue.message[:2000], severity=severity))
+    return out
+
+
+def _check_results_json(entries: list[TreeEntry], touched: list[str], sub_id: str,
+                        expected: tuple[str, bytes] | None, report: Report, repo: Path) -> str:
+    """A results.json the PR carries must be byte-identical to the scorer's output, and a
+    per-query.json.gz must hold exactly the scorer's per-query scores (its gzip bytes may
+    differ by the zlib that wrote them; results.json names it by its content)."""
+    state = "absent"
+    for name in (RESULTS_NAME, PER_QUERY_NAME):
+        path = f"{SUBMISSIONS_DIR}/{sub_id}/{name}"
+        entry = next((e for e in entries if e.path == path), None)
+        # Not in the PR, deleted by it (the scorer writes a fresh one after merge), or not
+        # scored (invalid: the errors say why).
+        if path not in touched or entry is None or expected is None:
+            continue
+        (blob,) = read_blobs(repo, [entry.sha])
+        if name == RESULTS_NAME:
+            same = blob == expected[0].encode("utf-8")
+        else:
+            try:
+                same = gzip.decompress(blob) == expected[1]
+            except (OSError, EOFError, zlib.error):
+                same = False
+        if same:
+            state = "matches" if state != "differs" else state
+            continue
+        report.add(f"{sub_id}/{name}", None,
+                   f"{name} differs from what the scorer computes from these runs; delete "
+                   "it from the pull request (CI writes it after merge) or regenerate it with "
+                   "`leaderboard score` at the base branch's version")
+        state = "differs"
+    return state
+
+
+def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
+                         touched: list[str], committed: CommittedResults, work: Path,
+                         out_dir: Path | None, progress: Progress,
+                         deleted: list[str] | None = None) -> SubmissionCheck:
+    prefix = f"{SUBMISSIONS_DIR}/{sub_id}"
+    entries = tree_entries(req.repo, head, prefix)
+    report = Report()
+    readable = check_tree(sub_id, entries, report)
+    check_derived(sub_id, touched + (deleted or []), report)
+    base_entries = tree_entries(req.repo, base, prefix)
+    updates_existing = bool(base_entries)
+    if updates_existing and req.pr_author is not None:
+        meta_entry = next((e for e in base_entries
+                           if e.path == f"{prefix}/{METADATA_NAME}" and not e.is_symlink), None)
+        base_owner = None
+        if meta_entry is not None:
+            (blob,) = read_blobs(req.repo, [meta_entry.sha])
+            base_owner = owner_of(blob.decode("utf-8", "replace"))
+        problem = ownership_problem(sub_id, base_owner, req.pr_author, req.author_association)
+        if problem:
+            report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
+    model_name = None
+    standings = []
+    results_state = "absent"
+    if readable:
+        # The scorer's own results.json is never read from the PR: it is compared below.
+        # Stray files at the top were reported by check_tree and are not extracted.
+        to_extract = [e for e in entries if e.path in (f"{prefix}/{METADATA_NAME}",
+                                                        f"{prefix}/{MANIFEST_NAME}")
+                      or e.path.startswith(f"{prefix}/{RUNS_DIR}/")]
+        extract(req.repo, to_extract, SUBMISSIONS_DIR, work)
+        root = work / sub_id
+        root.mkdir(exist_ok=True)
+        # Run files the PR lists in its manifest instead of carrying them come from the run
+        # store or the submitter's dataset, verified; a carried file must match its entry.
+        # Explained too: the results.json a PR may carry, and the one publishing writes,
+        # names the explanation files' manifest; and a run the explorer cannot explain
+        # is found before the merge rather than by the publish job.
+        outcome = check_submission(root, req.data_dir, score=True, explain=True,
+                                   progress=progress,
+                                   store=req.store or configured_store(req.repo),
+                                   record_local=False)
+        report.extend(outcome.report)
+        meta = outcome.submission.metadata
+        model_name = meta.model.name if meta is not None else None
+        if (meta is not None and meta.owner and not updates_existing
+                and req.pr_author is not None and not is_maintainer(req.author_association)
+                and meta.owner.lower() != req.pr_author.lower()):
+            report.add(f"{sub_id}/{METADATA_NAME}", None,
+                       f"owner: {meta.owner!r} must be your own GitHub login "
+                       f"({req.pr_author!r}, the author of this pull request)")
+        if outcome.report.ok and not outcome.submission.files:
+            report.add(f"{sub_id}/runs", None, "no run files: add runs/<task id>/<role>.trec.gz, "
+                                               f"or list them in {MANIFEST_NAME}")
+        expected = None
+        if report.ok and meta is not None and outcome.scores:
+            results = results_for(outcome)
+            content = per_query_content(results)
+            explained = explanation_manifest(sub_id, outcome.explanations,
+                                             results.inputs_sha256 or {})
+            expected = (committed_form(results, content, explained), content)
+            system = results.systems[0]
+            for task in outcome.submission.tasks():
+                if task.id in outcome.scores:
+                    progress(f"comparing {sub_id} with the leader of {task.id}")
+                    standings.append(standing(task, system, committed, seed=req.seed))
+            if out_dir is not None:
+                folder = out_dir / "results" / sub_id
+                folder.mkdir(parents=True, exist_ok=True)
+                write_submission_results(folder, results, explained)
+        results_state = _check_results_json(entries, touched, sub_id, expected, report,
+                                            req.repo)
+    return SubmissionCheck(
+        id=sub_id, model_name=model_name, updates_existing=updates_existing,
+        valid=report.ok, n_errors=report.n_errors, n_warnings=report.n_warnings,
+        problems=_problems(report.issues), tasks=standings if report.ok else [],
+        results_json=results_state)  # type: ignore[arg-type]
+
+
+def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
+                 progress: Progress = _quiet) -> CiReport:
+    """Check a PR from git objects; writes only under ``out_dir`` (and a temporary folder)."""
+    base = resolve_commit(req.repo, req.base)
+    head = resolve_commit(req.repo, req.head)
+    fork_point = merge_base(req.repo, base, head)
+    scope = classify_changes(changed_files(req.repo, fork_point, head))
+    if scope.ok:
+        sub_id = scope.submission_ids[0]
+        check_removal(scope, sub_id, tree_entries(req.repo, head, f"{SUBMISSIONS_DIR}/{sub_id}"))
+    common = dict(pr_number=req.pr_number, base_sha=base, head_sha=head, merge_base=fork_point,
+                  scorer=scorer_version())
+    if req.author_unknown:  # fail closed: no ownership check is skipped
+        return CiReport(status="refused", refusals=[AUTHOR_UNKNOWN], **common)
+    if not scope.ok:
+        return CiReport(status="refused", refusals=scope.refusals,
+                        refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], **common)
+    committed = load_committed(req.repo, base, req.store)
+    with tempfile.TemporaryDirectory(prefix="followboard-pr-") as tmp:
+        check = check_one_submission(req, head, base, sub_id,
+                                     scope.touched.get(sub_id, []), committed, Path(tmp),
+                                     out_dir, progress, scope.deleted.get(sub_id, []))
+    return CiReport(status="valid" if check.valid else "invalid", submissions=[check],
+                    comparison_notes=committed.problems[:50], **common)
+
+
+def error_report(req: PrCheckRequest, exc: BaseException) -> CiReport:
+    """A report for a check that failed itself, so the PR still gets a comment saying so."""
+    def sha(rev: str) -> str:
+        rev = rev.strip().lower()
+        if SHA_RE.fullmatch(rev):
+            return rev
+        try:
+            return resolve_commit(req.repo, rev)
+        except Exception:  # noqa: BLE001 - the report must be written whatever failed
+            return "0" * 40
+    message = " ".join(f"{type(exc).__name__}: {exc}".split())[:1000]
+    return CiReport(status="error", pr_number=req.pr_number, base_sha=sha(req.base),
+                    head_sha=sha(req.head), scorer=scorer_version(), internal_error=message)
+
+
+def run_pr_check_safely(req: PrCheckRequest, out_dir: Path | None = None,
+                        progress: Progress = _quiet) -> CiReport:
+    """:func:`run_pr_check`, turning any failure of the check itself into an error report."""
+    try:
+        return run_pr_check(req, out_dir, progress)
+    except Exception as exc:  # noqa: BLE001 - every failure must still reach the PR
+        print(f"pr-check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return error_report(req, exc)
+
+
+# --------------------------------------------------------------------------- reporting
+
+def _safe_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def emit_annotations(report: CiReport) -> int:
+    """``::error file=...,line=...::message`` for the first problems; returns how many."""
+    count = 0
+    if report.internal_error:
+        gha.error(report.internal_error, title="The check failed (internal error)")
+        count += 1
+    for reason in report.refusals:
+        gha.error(reason, title="Pull request refused")
+        count += 1
+    for path in report.refused_paths[:MAX_ANNOTATIONS_PER_FILE]:
+        gha.error("not allowed in a submission pull request", title="Refused", file=path)
+        count += 1
+    for sub in report.submissions:
+        per_file: dict[str, int] = {}
+        for p in sub.problems:
+            per_file[p.path] = per_file.get(p.path, 0) + 1
+            if count >= MAX_ANNOTATIONS or per_file[p.path] > MAX_ANNOTATIONS_PER_FILE:
+                continue
+            emit = gha.error if p.severity == "error" else gha.warning
+            emit(p.message, file=p.path, line=p.line)
+            count += 1
+    return count
+
+
+def print_log(report: CiReport, stream=None) -> None:
+    """A plain listing for the job log. Inside Actions, workflow commands are suspended
+    while it prints, so text quoted from a run file cannot act as a command."""
+    stream = stream or sys.stdout
+    in_actions = gha.is_github_action()
+    token = gha.begin_stop_commands() if in_actions else None
+    try:
+        if report.internal_error:
+            print(f"internal error: {_safe_line(report.internal_error)}", file=stream)
+        for reason in report.refusals:
+            print(f"refused: {_safe_line(reason)}", file=stream)
+        for sub in report.submissions:
+            for p in sub.problems:
+                where = f"{p.path}:{p.line}" if p.line else p.path
+                kind = "" if p.severity == "error" else "warning: "
+                print(_safe_line(f"{where}: {kind}{p.message}"), file=stream)
+            shown = len(sub.problems)
+            if sub.n_errors + sub.n_warnings > shown:
+                print(f"... and {sub.n_errors + sub.n_warnings - shown} more", file=stream)
+            for t in sub.tasks:
+                score = "n/a" if t.primary is None else f"{t.primary * 100:.1f}"
+                print(_safe_line(f"{sub.id} {t.task}: {t.primary_metric} {score}, "
+                                 f"{t.tier or 'not tested'}"), file=stream)
+        stream.flush()
+    finally:
+        if token is not None:
+            stream.flush()
+            gha.end_stop_commands(token)
+    ids = ", ".join(s.id for s in report.submissions) or "-"
+    print(f"pr-check: {report.status} ({ids})", file=stream)
+
+
+def write_outputs(report: CiReport, out_dir: Path | None) -> None:
+    """Report folder, step outputs and job summary (each only where it is configured)."""
+    comment = comment_body(report)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_ci_report(out_dir / "report.json", report)
+        (out_dir / "comment.md").write_text(comment, encoding="utf-8")
+        (out_dir / "pr-number").write_text(
+            f"{report.pr_number}\n" if report.pr_number is not None else "", encoding="utf-8")
+    if os.environ.get("GITHUB_OUTPUT"):
+        gha.set_output("status", report.status)
+        gha.set_output("valid", "true" if report.status == "valid" else "false")
+        gha.set_output("submission", ",".join(s.id for s in report.submissions))
+        gha.set_output("pr-number", "" if report.pr_number is None else str(report.pr_number))
+        if out_dir is not None:
+            gha.set_output("report-dir", str(out_dir))
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        gha.append_job_summary(job_summary(report))

@@ -1,0 +1,172 @@
+"""Where a freshly scored submission stands against each task's current leader.
+
+The comparison uses the results committed on the PR's base branch, read from git:
+verified rows (``submissions/*/results.json``, with the per-query scores of the
+per-query file each names, from git or from the run store) are ranked and
+tested together with the new submission on each task's primary metric by
+:func:`leaderboard.publish.standings.rank_systems`, the rules of the site's tables; reported rows
+(``results/reported/*.json``, no per-query scores) are shown for context only, as the
+leaderboard itself does.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from pydantic import ValidationError
+
+from leaderboard.app.ci.git import read_blobs, tree_entries
+from leaderboard.app.ci.pr_report import TaskStanding
+from leaderboard.core.fileio import validation_problem
+from leaderboard.benchmarks.registry import Task, higher_is_better
+from leaderboard.core.report import Report
+from leaderboard.submission.results import ResultsFile, ResultsFileError, SystemResult, resolve_per_query
+from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles, check_file_bytes
+from leaderboard.store.locations import RunStore, configured_store
+from leaderboard.submission.manifest import MANIFEST_NAME, parse_manifest
+
+if TYPE_CHECKING:
+    from leaderboard.publish.standings import Column
+
+SUBMISSIONS_DIR = "submissions"
+VERIFIED_GLOB_DEPTH = 3  # submissions/<id>/results.json
+REPORTED_DIR = "results/reported"
+
+
+@dataclass
+class CommittedResults:
+    """Leaderboard rows as committed at one commit."""
+
+    verified: dict[str, SystemResult] = field(default_factory=dict)
+    reported: list[SystemResult] = field(default_factory=list)
+    # Files that could not be used, with why; a broken committed file is a maintainer's
+    # problem, so it is noted in the report instead of failing the submitter's PR.
+    problems: list[str] = field(default_factory=list)
+
+
+def _parse(path: str, data: bytes, out: CommittedResults) -> ResultsFile | None:
+    try:
+        return ResultsFile.model_validate(json.loads(data.decode("utf-8")))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        out.problems.append(f"{path}: not valid JSON ({exc}); skipped in the comparison")
+    except ValidationError as exc:
+        out.problems.append(f"{path}: {validation_problem(exc.errors()[0])}; skipped in the "
+                            "comparison")
+    return None
+
+
+def _per_query_getter(repo: Path, sub_id: str, blobs: dict[str, str], store: RunStore
+                      ) -> Callable[[StoredRef], bytes]:
+    """How a committed submission's per-query file is had: the blob at the commit when git
+    holds it (the folder store), else from the run store at its manifest's source."""
+    folder = f"{SUBMISSIONS_DIR}/{sub_id}"
+
+    def obtain(ref: StoredRef) -> bytes:
+        blob = blobs.get(f"{folder}/{ref.path}")
+        if blob is not None:
+            (data,) = read_blobs(repo, [blob])
+            problem, content = check_file_bytes(data, ref)
+            if problem or content is None:
+                raise StoreError(f"{sub_id}/{ref.path}",
+                                 f"the committed copy does not match: {problem}")
+            return content
+        source = None
+        manifest_blob = blobs.get(f"{folder}/{MANIFEST_NAME}")
+        if manifest_blob is not None:
+            (text,) = read_blobs(repo, [manifest_blob])
+            report = Report()
+            manifest = parse_manifest(text, f"{sub_id}/{MANIFEST_NAME}", report)
+            if manifest is None:
+                raise StoreError(f"{sub_id}/{MANIFEST_NAME}", "; ".join(report.lines()[:3]))
+            source = manifest.source
+        return SubmissionFiles(sub_id, None, source, store).read(ref)
+
+    return obtain
+
+
+def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> CommittedResults:
+    """Verified and reported rows of ``commit``, read from git objects: a submission's
+    per-query scores from the per-query file its results.json names, in git or in the run
+    store ``store`` (by default the repository's configured one)."""
+    out = CommittedResults()
+    store = store if store is not None else configured_store(repo)
+    committed = [e for e in tree_entries(repo, commit, SUBMISSIONS_DIR) if not e.is_symlink]
+    blobs = {e.path: e.sha for e in committed}
+    verified = [e for e in committed if e.path.endswith("/results.json")
+                and e.path.count("/") == VERIFIED_GLOB_DEPTH - 1]
+    reported = [e for e in tree_entries(repo, commit, REPORTED_DIR)
+                if e.path.endswith(".json") and not e.is_symlink]
+    for entry, data in zip(verified, read_blobs(repo, [e.sha for e in verified])):
+        parsed = _parse(entry.path, data, out)
+        if parsed is None:
+            continue
+        sub_id = entry.path.split("/")[1]
+        try:
+            parsed = resolve_per_query(parsed, _per_query_getter(repo, sub_id, blobs, store),
+                                       entry.path)
+        except ResultsFileError as exc:
+            out.problems.append(f"{exc}; skipped in the comparison")
+            continue
+        for system in parsed.systems:
+            if system.provenance == "verified":
+                out.verified[system.system_id] = system
+    for entry, data in zip(reported, read_blobs(repo, [e.sha for e in reported])):
+        parsed = _parse(entry.path, data, out)
+        if parsed is not None:
+            out.reported += [s for s in parsed.systems if s.provenance == "reported"]
+    return out
+
+
+def _best_of(systems: dict[str, SystemResult], column: Column) -> tuple[str, float] | None:
+    """The first of ``systems`` in the leaderboard's order on ``column``, with its value."""
+    from leaderboard.publish.standings import order_systems
+
+    values, order = order_systems(systems, column)
+    first = next((sid for sid in order if values[sid] is not None), None)
+    return None if first is None else (first, values[first])  # type: ignore[return-value]
+
+
+def standing(task: Task, system: SystemResult, committed: CommittedResults,
+             seed: int = 0) -> TaskStanding:
+    """The submission's scores on ``task`` and its tier against the task's leader, by the
+    leaderboard's own standings (:mod:`leaderboard.publish.standings`): the same value, order,
+    leader choice and test as the task's table on the site."""
+    from leaderboard.publish.standings import rank_systems, task_column
+
+    scores = system.tasks[task.id]
+    metric = task.primary_metric
+    column = task_column(task.id, metric)
+    row: dict = dict(task=task.id, primary_metric=metric, primary=scores.metrics.get(metric),
+                     headline_metric=task.headline_metric,
+                     headline=scores.metrics.get(task.headline_metric),
+                     higher_is_better=higher_is_better(metric))
+
+    competitors = {sid: s for sid, s in committed.verified.items()
+                   if sid != system.system_id and task.id in s.tasks
+                   and metric in s.tasks[task.id].per_query}
+    previous = _best_of(competitors, column)
+    if previous is not None:
+        row["previous_leader"] = competitors[previous[0]].model.name
+        row["previous_leader_score"] = previous[1]
+    reported = {f"{i}": s for i, s in enumerate(committed.reported)
+                if task.id in s.tasks and metric in s.tasks[task.id].metrics}
+    best_reported = _best_of(reported, column)
+    if best_reported is not None:
+        row["best_reported"] = reported[best_reported[0]].model.name
+        row["best_reported_score"] = best_reported[1]
+    row["n_competitors"] = len(competitors)
+
+    if not scores.per_query.get(metric):
+        row["note"] = f"no per-query {metric} scores, so no significance test"
+        return TaskStanding(**row)
+    standings = rank_systems({**competitors, system.system_id: system}, column, seed=seed)
+    mine = standings.tiers[system.system_id]
+    row.update(tier=mine.tier, test=mine.test, n_queries=mine.n_queries,
+               p_value=mine.p_value, p_adjusted=mine.p_adjusted, effect=mine.effect,
+               ci_low=mine.ci_low, ci_high=mine.ci_high)
+    if not competitors:
+        row["note"] = "first verified submission on this task"
+    return TaskStanding(**row)

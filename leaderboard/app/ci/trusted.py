@@ -1,0 +1,104 @@
+"""What the privileged comment job re-derives itself instead of trusting the artifact.
+
+The check job runs on the PR's merge commit, so a PR that edits the workflow or the
+checker could make its artifact claim anything. The comment job therefore asks the GitHub
+API which files the PR changes (``gh api repos/O/R/pulls/N/files --jq '.[] | {status,
+filename, previous_filename}'``, one JSON object per line) and applies the same scope
+rules with the default branch's code. A PR that touches anything but one submission folder
+is reported as refused whatever its artifact says, so "valid" in a comment can only come
+from a run of the project's own, unmodified checker.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from leaderboard.app.ci.git import Change
+from leaderboard.app.ci.policy import (
+    AUTHOR_UNKNOWN,
+    METADATA_NAME,
+    SUBMISSIONS_DIR,
+    classify_changes,
+    ownership_problem,
+)
+from leaderboard.app.ci.pr_report import MAX_STORED_PROBLEMS, CiReport
+from leaderboard.submission.folder import SUBMISSION_ID_RE, owner_of
+
+API_STATUS = {"added": "A", "modified": "M", "changed": "M", "removed": "D", "renamed": "A",
+              "copied": "A", "unchanged": "M"}
+MAX_API_FILES = 3000  # the API lists at most 3000 files of a pull request
+
+
+class PrFilesError(ValueError):
+    pass
+
+
+def read_api_files(path: Path) -> list[Change]:
+    """Changes from the API's file list (JSON lines); a rename is a delete plus an add."""
+    changes: list[Change] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PrFilesError(f"{path}: cannot read: {exc}") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            status, filename = item["status"], item["filename"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise PrFilesError(f"{path}:{number}: expected {{\"status\", \"filename\"}}") from None
+        if not isinstance(filename, str) or status not in API_STATUS:
+            raise PrFilesError(f"{path}:{number}: unexpected status {status!r}")
+        changes.append(Change(API_STATUS[status], filename))
+        previous = item.get("previous_filename")
+        if status == "renamed" and isinstance(previous, str):
+            changes.append(Change("D", previous))
+    if len(changes) >= MAX_API_FILES:
+        # The list may be cut short; refuse rather than judge an incomplete list.
+        changes.append(Change("A", "(more files than the API lists)"))
+    return changes
+
+
+def apply_trusted_scope(report: CiReport, changes: list[Change]) -> CiReport:
+    """The report, or a refusal when the API's file list says the PR is out of scope."""
+    scope = classify_changes(changes)
+    reported_ids = [s.id for s in report.submissions]
+    if scope.ok and (report.status == "refused" or reported_ids == scope.submission_ids[:1]):
+        return report
+    refusals = scope.refusals or [
+        f"the check's report is about {', '.join(reported_ids) or 'no submission'}, but the "
+        f"pull request changes {', '.join(scope.submission_ids)}; push again to re-run the check."]
+    return report.model_copy(update=dict(
+        status="refused", refusals=refusals[:50],
+        refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], submissions=[]))
+
+
+def refuse_for_unknown_author(report: CiReport) -> CiReport:
+    """The report as a refusal: the PR's author, which the ownership check needs, is not
+    known (:func:`leaderboard.app.ci.policy.author_unknown`)."""
+    return report.model_copy(update=dict(status="refused", refusals=[AUTHOR_UNKNOWN],
+                                         refused_paths=[], submissions=[]))
+
+
+def apply_ownership(report: CiReport, base_dir: Path, author: str,
+                    association: str | None) -> CiReport:
+    """The report, or a refusal when the PR changes a merged submission that is not the
+    author's. The owner is read from ``base_dir`` (the default branch's checkout in the
+    comment job), so neither the PR nor its artifact can claim the submission."""
+    for sub in report.submissions:
+        if not SUBMISSION_ID_RE.fullmatch(sub.id):
+            continue  # the scope check refuses such a PR anyway
+        folder = base_dir / SUBMISSIONS_DIR / sub.id
+        if not folder.is_dir() or folder.is_symlink():
+            continue  # a new submission
+        meta = folder / METADATA_NAME
+        owner = None
+        if meta.is_file() and not meta.is_symlink():
+            owner = owner_of(meta.read_text(encoding="utf-8", errors="replace"))
+        problem = ownership_problem(sub.id, owner, author, association)
+        if problem:
+            return report.model_copy(update=dict(
+                status="refused", refusals=[problem], refused_paths=[], submissions=[]))
+    return report

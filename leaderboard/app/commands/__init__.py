@@ -1,0 +1,103 @@
+"""One module per `leaderboard` subcommand; each defines ``register(subparsers)``.
+
+A handler takes the parsed arguments and returns the exit code. Shared argument helpers
+live here so every command spells ``--data-dir`` the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from leaderboard.benchmarks.registry import Task
+
+
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir", metavar="DIR", default=None,
+        help="benchmark data directory (default: $LEADERBOARD_DATA, else ./data)")
+
+
+def new_command(sub: "argparse._SubParsersAction", name: str, summary: str, description: str,
+                example: str) -> argparse.ArgumentParser:
+    from leaderboard.app.cli import HelpFormatter
+
+    return sub.add_parser(name, help=summary, description=description,
+                          epilog=f"Example:\n{example}", formatter_class=HelpFormatter)
+
+
+def task_and_files(args: argparse.Namespace) -> tuple["Task", dict[str, "Path"]]:
+    """The task `eval` and `explain` are given and its files by role (--original,
+    --altered, --run, --predictions); a usage error when the roles are not the task's."""
+    from leaderboard.benchmarks.registry import UnknownTaskError, get_task
+
+    try:
+        task = get_task(args.task)
+    except UnknownTaskError as exc:
+        args.parser.error(str(exc))
+    given = {role: getattr(args, role) for role in ("original", "altered", "run", "predictions")
+             if getattr(args, role) is not None}
+    if sorted(given) != sorted(task.roles):
+        args.parser.error(f"{task.id} takes {' '.join(f'--{r} FILE' for r in task.roles)}")
+    return task, given
+
+
+def add_submission_args(parser: argparse.ArgumentParser) -> None:
+    """The arguments `validate` and `score` share: folders, --quiet, --data-dir."""
+    from pathlib import Path
+
+    parser.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_data_dir(parser)
+
+
+# A kind of warning found in more run files of a submission than this is one line
+# (tied scores are common: 296 of a submission's 304 runs have some).
+SUMMARISE_WARNINGS_AFTER = 3
+
+
+def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
+    """Run ``check(root, data_dir, progress) -> (ok, findings, verdict)`` on each
+    submission folder.
+
+    Each submission's findings are printed when its check ends; the one-line verdicts
+    come last, after every submission's findings, so that they are found at the end of
+    the output (``validate submissions/*`` checks hundreds of files). On a terminal the
+    progress line is rewritten in place rather than one line per task. Exit 1 if any
+    folder is missing or fails its check.
+    """
+    from leaderboard.core.data import resolve_data_dir
+    from leaderboard.submission.pipeline import stderr_progress
+
+    data_dir = resolve_data_dir(args.data_dir)
+    in_place = not args.quiet and sys.stderr.isatty()
+
+    def progress(message: str) -> None:
+        if in_place:  # back to the line's start, erase it, write
+            print(f"\r\x1b[K{message}", end="", file=sys.stderr, flush=True)
+        elif not args.quiet:
+            stderr_progress(message)
+    verdicts: list[str] = []
+    failed = 0
+    for root in args.submissions:
+        if not root.is_dir():
+            verdicts.append(f"{root}: not a submission folder")
+            failed += 1
+            continue
+        ok, findings, verdict = check(root, data_dir, progress)
+        if in_place:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+        for line in findings:
+            print(line)
+        verdicts.append(verdict)
+        failed += not ok
+    sys.stdout.flush()  # the findings before the verdicts, also when both go to one file
+    if len(verdicts) > 1:
+        print(f"\n{len(verdicts) - failed} of {len(verdicts)} passed:")
+    for verdict in verdicts:
+        print(verdict)
+    return 1 if failed else 0

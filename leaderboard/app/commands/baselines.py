@@ -1,0 +1,291 @@
+"""`leaderboard baselines`: run models and score their submissions.
+
+``baselines list`` shows the models declared in ``reference_models/models.yaml``;
+``baselines run MODEL`` ranks every selected task with a declared model, a model folder or
+a Hugging Face Hub model (:mod:`reference_models.model_source` says which and how), writes
+``<out>/<id>/`` (metadata.yaml + runs/<task>/<role>.trec.gz) and scores it like any
+submission. Under ``torchrun`` each rank encodes its share and rank 0 writes and scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from leaderboard.app.commands import add_data_dir, new_command
+from leaderboard.core.data import resolve_data_dir
+
+DEFAULT_OUT = Path("submissions")
+# Mirrors of reference_models' names, so `leaderboard --help` imports nothing from there.
+BENCHMARK_FORMAT = "benchmark"
+FAMILIES = ("bi-encoder", "cross-encoder", "seq2seq-reranker", "causal-reranker")
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    parser = new_command(
+        sub, "baselines", "run reference models (BM25, bi-encoders, rerankers) as submissions",
+        "Reference models are declared in reference_models/models.yaml with pinned weights, "
+        "prompts and pooling; any other model runs from its folder or its Hugging Face Hub "
+        "id. `run` writes a complete submission folder and scores it.",
+        "  leaderboard baselines list\n"
+        "  leaderboard baselines run bm25s --tasks 'followtable/*' 'pi-indic-val150/t[123]/*'\n"
+        "  leaderboard baselines run ./my-model --tasks 'pi-indic-val150/*'\n"
+        "  leaderboard baselines run BAAI/bge-reranker-base --revision main --rerank-top 100\n"
+        "  torchrun --nproc-per-node 4 -m leaderboard.app.cli baselines run multilingual-e5-large")
+    actions = parser.add_subparsers(dest="baselines_command", metavar="ACTION")
+    actions.required = True
+
+    listing = actions.add_parser("list", help="list the declared reference models",
+                                 description="List the reference models of models.yaml.")
+    listing.set_defaults(handler=run_list)
+
+    run = actions.add_parser(
+        "run", help="run a model over tasks and write + score its submission",
+        description="Rank every query of the selected tasks with MODEL, write <out>/<id>/ "
+                    "(metadata.yaml and the runs) and score it. MODEL is a declared id "
+                    "(`baselines list`), a model folder, or a Hugging Face Hub id "
+                    "owner/name. A folder or Hub model runs as its own files say: a "
+                    "sentence-transformers folder as a bi-encoder (its pooling, "
+                    "normalisation, prompts and length), a sequence-classification head as "
+                    "a cross-encoder reranking a first stage, a causal LM only with "
+                    "--family causal-reranker and a yes/no prompt; the options below "
+                    "override each choice. Encodings are cached under $FOLLOWBOARD_CACHE "
+                    "(default .cache/followboard), so an interrupted run resumes where it "
+                    "stopped; the submission folder changes only when every task is done.")
+    run.add_argument("model", metavar="MODEL",
+                     help="declared model id, model folder, or Hub id owner/name")
+    run.add_argument("--revision", metavar="REV", default=None,
+                     help="Hub ids: commit, branch or tag (default main); recorded as the "
+                          "commit it resolves to")
+    run.add_argument("--id", dest="submission_id", metavar="ID", default=None,
+                     help="submission id, the folder's name (default: from the model's name)")
+    run.add_argument("--instruction-format", default=BENCHMARK_FORMAT, metavar="FORMAT",
+                     help="how each instruction meets its query: 'benchmark' (default: each "
+                          "benchmark's own text, FollowIR query then instruction, FollowTable "
+                          "instruction [SEP] query), 'query-instruction', "
+                          "'instruction-query', or a template with {query} and {instruction}, "
+                          "e.g. $'Instruct: {instruction}\\nQuery: {query}' in bash")
+    model = run.add_argument_group("how a model folder or Hub model runs (default: read from "
+                                   "its files)")
+    model.add_argument("--family", choices=FAMILIES, default=None,
+                       help="run as this family whatever the files say")
+    model.add_argument("--pooling", choices=("cls", "mean", "last-token"), default=None,
+                       help="bi-encoders: how token vectors become one")
+    model.add_argument("--normalize", action=argparse.BooleanOptionalAction, default=None,
+                       help="bi-encoders: cosine similarity (--normalize) or dot product")
+    model.add_argument("--query-prompt", metavar="TEXT", default=None,
+                       help="bi-encoders: text put before every query")
+    model.add_argument("--document-prompt", metavar="TEXT", default=None,
+                       help="bi-encoders: text put before every document")
+    model.add_argument("--max-length", type=_positive_int, metavar="N", default=None,
+                       help="tokens a model reads per text or pair (default: the model's own "
+                            "limit)")
+    model.add_argument("--first-stage", metavar="MODEL", default=None,
+                       help="rerankers on corpus tasks: the declared model whose ranking they "
+                            "rerank (default bm25s)")
+    model.add_argument("--rerank-top", type=_positive_int, metavar="N", default=None,
+                       help="rerankers: how many of the first stage's top documents they "
+                            "rescore (default 100); the rest stay beneath, in its order")
+    prompt = model.add_mutually_exclusive_group()
+    prompt.add_argument("--prompt", metavar="TEXT", default=None,
+                        help="generative rerankers: the whole input, with {query} and "
+                             "{document}, answered by --true-token or --false-token")
+    prompt.add_argument("--prompt-file", type=Path, metavar="FILE", default=None,
+                        help="the same, read from a UTF-8 file (one final newline dropped)")
+    model.add_argument("--true-token", metavar="TOKEN", default=None,
+                       help="generative rerankers: the answer meaning relevant (default yes)")
+    model.add_argument("--false-token", metavar="TOKEN", default=None,
+                       help="generative rerankers: the answer meaning not relevant "
+                            "(default no)")
+    meta = run.add_argument_group("metadata.yaml of a model folder or Hub model")
+    meta.add_argument("--name", metavar="NAME", default=None,
+                      help="model name (default: the Hub id, the card's name, or the folder's)")
+    meta.add_argument("--licence", metavar="LICENCE", default=None,
+                      help="licence (default: the model card's, when it states one)")
+    meta.add_argument("--link", dest="links", action="append", default=[], metavar="URL",
+                      help="a web page of the model (repeatable)")
+    meta.add_argument("--instruction-trained", choices=("yes", "no"), default=None,
+                      help="whether the model was trained to follow instructions "
+                           "(default: not stated)")
+    meta.add_argument("--contact", metavar="TEXT", default=None,
+                      help="who answers for the submission (default: git's user.name and "
+                           "user.email; the maintainers for a declared model)")
+    meta.add_argument("--owner", metavar="LOGIN", default=None,
+                      help="GitHub login allowed to change the submission after it is merged")
+    run.add_argument("--tasks", nargs="+", metavar="PATTERN", default=None,
+                     help="task ids or fnmatch patterns, e.g. 'followtable/*' "
+                          "(default: every retrieval task)")
+    run.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                     help="where neural models run (default: GPU when available)")
+    run.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+                     help="parent folder of the submission (default: submissions/)")
+    run.add_argument("--batch-size", type=_positive_int, default=None, metavar="N",
+                     help="texts per forward pass (default: the model's own)")
+    run.add_argument("--chunk-size", type=_positive_int, default=None, metavar="N",
+                     help="texts per cache chunk, the unit of resumption (default 2048)")
+    run.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                     help="cache root (default: $FOLLOWBOARD_CACHE or .cache/followboard)")
+    run.add_argument("--no-cache", action="store_true",
+                     help="encode everything in memory (single process only)")
+    run.add_argument("--no-score", action="store_true", help="write the runs, do not score")
+    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_data_dir(run)
+    run.set_defaults(handler=run_model)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from reference_models.spec import load_model_specs
+
+    specs = load_model_specs()
+    width = max(len(s.id) for s in specs.values())
+    for spec in specs.values():
+        source = spec.package_distribution or spec.hf_id or "bm25s"
+        revision = spec.revision or ("package" if spec.package else
+                                     "-" if spec.family == "bm25" else "not pinned")
+        print(f"{spec.id:<{width}}  {spec.family:<16}  {source} @ {revision}")
+    return 0
+
+
+# Options that change what a run writes, as the command line spells them, in order.
+RECORDED_OPTIONS = (("revision", "--revision"), ("submission_id", "--id"),
+                    ("family", "--family"), ("pooling", "--pooling"),
+                    ("query_prompt", "--query-prompt"), ("document_prompt", "--document-prompt"),
+                    ("max_length", "--max-length"), ("first_stage", "--first-stage"),
+                    ("rerank_top", "--rerank-top"), ("prompt", "--prompt"),
+                    ("prompt_file", "--prompt-file"), ("true_token", "--true-token"),
+                    ("false_token", "--false-token"), ("name", "--name"),
+                    ("licence", "--licence"), ("instruction_trained", "--instruction-trained"),
+                    ("contact", "--contact"), ("owner", "--owner"))
+
+
+def reproducible_command(args: argparse.Namespace, revision: str | None = None) -> str:
+    """The command line as metadata.produced_by records it: every option that changes what
+    is written, a Hub revision as the commit it resolved to."""
+    parts = ["leaderboard", "baselines", "run", args.model]
+    values = {**vars(args), "revision": revision or getattr(args, "revision", None)}
+    for attr, flag in RECORDED_OPTIONS:
+        value = values.get(attr)
+        if value is not None:
+            parts += [flag, str(value)]
+    if values.get("normalize") is not None:
+        parts.append("--normalize" if values["normalize"] else "--no-normalize")
+    for link in values.get("links") or []:
+        parts += ["--link", link]
+    if args.tasks:
+        parts += ["--tasks", *args.tasks]
+    parts += ["--device", args.device]
+    if args.batch_size:
+        parts += ["--batch-size", str(args.batch_size)]
+    parts += ["--instruction-format", values.get("instruction_format") or BENCHMARK_FORMAT]
+    return shlex.join(parts)
+
+
+def git_identity() -> str | None:
+    """``Name <email>`` from git's configuration, when both are set."""
+    import subprocess
+
+    values = []
+    for key in ("user.name", "user.email"):
+        try:
+            found = subprocess.run(["git", "config", "--get", key], capture_output=True,
+                                   text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        values.append(found.stdout.strip())
+    return f"{values[0]} <{values[1]}>" if all(values) else None
+
+
+def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models' ModelChoices
+    """The command line's overrides of what a model's files say."""
+    from reference_models.model_folder import ModelChoices
+
+    prompt = args.prompt
+    if args.prompt_file is not None:
+        try:
+            prompt = args.prompt_file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"--prompt-file {args.prompt_file}: no such file") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"--prompt-file {args.prompt_file}: not UTF-8 text") from None
+        # An editor ends the file with a newline; the prompt ends where its text does.
+        prompt = prompt[:-1] if prompt.endswith("\n") else prompt
+    trained = None if args.instruction_trained is None else args.instruction_trained == "yes"
+    return ModelChoices(
+        family=args.family, pooling=args.pooling, normalize=args.normalize,
+        query_prompt=args.query_prompt, document_prompt=args.document_prompt,
+        max_length=args.max_length, first_stage=args.first_stage, rerank_top=args.rerank_top,
+        prompt=prompt, true_token=args.true_token, false_token=args.false_token,
+        name=args.name, licence=args.licence, links=tuple(args.links),
+        instruction_trained=trained)
+
+
+def run_model(args: argparse.Namespace) -> int:
+    from leaderboard.submission.folder import GITHUB_LOGIN_RE
+    from reference_models.baseline_run import DEFAULT_CONTACT, RunOptions, run_reference_model
+    from reference_models.distributed import shard_from_env
+    from reference_models.model_source import resolve_model
+    from reference_models.text import InstructionFormat
+
+    data_dir = resolve_data_dir(args.data_dir)
+    instruction_format = InstructionFormat.parse(args.instruction_format)
+    if args.owner is not None and not GITHUB_LOGIN_RE.fullmatch(args.owner):
+        raise ValueError(f"--owner {args.owner!r} is not a GitHub login")
+    # Everything that can be refused is, before a weight is loaded or a file written.
+    resolved = resolve_model(args.model, choices=model_choices(args), revision=args.revision,
+                             submission_id=args.submission_id)
+    spec = resolved.spec
+    shard = shard_from_env()
+    if resolved.kind != "declared" and shard.is_main and not args.quiet:
+        source = f"{args.model}@{resolved.revision}" if resolved.revision else args.model
+        print(f"{source}: {spec.family} ({resolved.folder_model.architecture}); "
+              + "; ".join(resolved.notes), file=sys.stderr)
+    contact = args.contact or (DEFAULT_CONTACT if resolved.kind == "declared"
+                               else git_identity() or DEFAULT_CONTACT)
+    options = RunOptions(device=args.device, batch_size=args.batch_size, contact=contact,
+                         owner=args.owner,
+                         cache_root=args.cache_dir, use_cache=not args.no_cache,
+                         progress=not args.quiet,
+                         command=reproducible_command(args, resolved.revision),
+                         submission_id=args.submission_id if resolved.kind == "declared" else None,
+                         instruction_format=instruction_format)
+    if args.chunk_size:
+        options.chunk_size = args.chunk_size
+    summary = run_reference_model(spec, args.tasks, data_dir, args.out, options, shard)
+    if summary.folder is None:
+        return 0  # another rank writes and scores
+    print(f"{spec.id}: wrote {len(summary.files)} run file(s), {summary.lines} lines, "
+          f"for {len(summary.tasks)} task(s) -> {summary.folder}")
+    if args.no_score:
+        return 0
+    # The finished folder is validated and scored like any submission: the one step
+    # between a written submission and its results.
+    return score(summary.folder, data_dir, quiet=args.quiet)
+
+
+def score(folder: Path, data_dir: Path, quiet: bool = False) -> int:
+    """Score the written submission exactly as `leaderboard score` would."""
+    try:
+        from leaderboard.core.scoring import score_submission  # type: ignore[attr-defined]
+    except ImportError:
+        from leaderboard.submission.pipeline import score_submission
+    progress = (lambda _m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    outcome = score_submission(folder, data_dir, progress)
+    for line in outcome.report.lines():
+        print(line)
+    if outcome.results_path is None:
+        print(f"{folder.name}: not scored ({len(outcome.report.errors)} error(s))")
+        return 1
+    print(f"{folder.name}: scored {len(outcome.scores)} task(s) -> {outcome.results_path}")
+    return 0

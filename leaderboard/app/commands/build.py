@@ -1,0 +1,50 @@
+"""`leaderboard build`: render the static leaderboard site from the repository's results."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from leaderboard.app.commands import new_command
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "build", "build the static leaderboard site (MkDocs, works offline)",
+        "Read submissions/*/results.json and results/reported/*.json under the results root,\n"
+        "render the pages (tables, downloads, charts, one page per submission) and run\n"
+        "`mkdocs build --strict`. The site needs no network; open OUT/index.html, or serve it\n"
+        "with `python -m http.server -d OUT` to use the search box.",
+        "  leaderboard build --out site/build\n"
+        "  python -m http.server -d site/build 8000   # then open http://127.0.0.1:8000/")
+    p.add_argument("--out", type=Path, default=Path("site/build"), metavar="DIR",
+                   help="where the built site goes (default: site/build); a previous build "
+                        "there is replaced, any other non-empty directory is refused")
+    p.add_argument("--results-root", type=Path, default=Path("."), metavar="DIR",
+                   help="folder holding submissions/ and results/reported/ (default: .)")
+    p.add_argument("--docs-dir", type=Path, default=Path("site/docs"), metavar="DIR",
+                   help="where the generated Markdown tree is kept (default: site/docs)")
+    p.add_argument("--cache-dir", type=Path, default=Path(".cache/site-tiers"), metavar="DIR",
+                   help="significance results keyed by a hash of their inputs, reused by the "
+                        "next build (default: .cache/site-tiers)")
+    p.add_argument("--no-cache", action="store_true", help="recompute every significance test")
+    p.add_argument("--quiet", action="store_true", help="print only warnings and errors")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from leaderboard.publish.site import build_site
+
+    result = build_site(args.results_root, args.out, docs_dir=args.docs_dir,
+                        cache_dir=None if args.no_cache else args.cache_dir)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if not args.quiet:
+        page, size = result.largest_page
+        print(f"built {result.pages} pages into {result.out_dir} in {result.seconds:.1f} s "
+              f"(render {result.render_seconds:.1f} s, mkdocs {result.mkdocs_seconds:.1f} s); "
+              f"largest page {page} ({size / 2**20:.2f} MiB)")
+        print(f"open {result.out_dir / 'index.html'} or run: "
+              f"python -m http.server -d {result.out_dir} 8000")
+    return 0

@@ -1,0 +1,304 @@
+"""`leaderboard ci`: the steps of the GitHub Actions workflows, runnable anywhere.
+
+``pr-check`` checks a submission pull request from git objects, ``comment-body`` renders
+(and re-validates) the report for the PR comment, and ``score-pending`` writes the
+results.json of merged submissions. The logic lives in :mod:`leaderboard.app.ci`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from leaderboard.app.commands import SUMMARISE_WARNINGS_AFTER, add_data_dir, new_command
+
+API_URL = "https://api.github.com"
+
+
+def _optional_int(text: str) -> int | None:
+    """An integer, or nothing for an empty string (a missing Actions expression)."""
+    text = text.strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return int(text)
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "ci", "steps of the GitHub Actions workflows (PR check, comment, scoring)",
+        "The steps the workflows in .github/workflows/ run, as commands that behave the same "
+        "on a laptop. Inside Actions they also write annotations, step outputs "
+        "($GITHUB_OUTPUT) and the job summary ($GITHUB_STEP_SUMMARY).",
+        "  leaderboard ci pr-check --base origin/main --head HEAD --out pr-report")
+    steps = p.add_subparsers(dest="ci_command", metavar="STEP")
+    steps.required = True
+
+    check = new_command(
+        steps, "pr-check", "check a submission pull request (exit 0 valid, 1 invalid/refused)",
+        "Diff HEAD against its merge base with BASE; refuse a PR that changes anything but one "
+        "folder submissions/<id>/; check file kinds and sizes from git objects; validate and "
+        "score the submission; compare each task with the leader committed at BASE. Writes "
+        "report.json, comment.md, pr-number and the scored results.json under --out.",
+        "  leaderboard ci pr-check --base \"$BASE_SHA\" --head \"$HEAD_SHA\" --pr-number 42 "
+        "--out pr-report")
+    check.add_argument("--base", required=True, metavar="COMMIT",
+                       help="the base branch commit the pull request targets")
+    check.add_argument("--head", required=True, metavar="COMMIT",
+                       help="the pull request's head commit")
+    check.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
+                       help="the git repository (default: .)")
+    check.add_argument("--pr-number", type=_optional_int, default=None, metavar="N")
+    check.add_argument("--out", type=Path, default=None, metavar="DIR",
+                       help="report folder to upload as an artifact")
+    check.add_argument("--seed", type=int, default=0, help="seed of the significance tests")
+    check.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_author_args(check)
+    add_data_dir(check)
+    check.set_defaults(handler=run_pr_check_cmd)
+
+    failed = new_command(
+        steps, "error-report", "write the report of a check that could not run (exit 0)",
+        "For a workflow step that failed before or around pr-check (installing, fetching "
+        "data): write report.json and comment.md saying the check itself failed, unless "
+        "--out already holds a report, so the PR still gets a comment.",
+        "  leaderboard ci error-report --base \"$BASE_SHA\" --head \"$HEAD_SHA\" --pr-number 42 "
+        "--out pr-report --reason 'fetching the benchmark data failed'")
+    failed.add_argument("--base", required=True, metavar="COMMIT")
+    failed.add_argument("--head", required=True, metavar="COMMIT")
+    failed.add_argument("--repo", type=Path, default=Path("."), metavar="DIR")
+    failed.add_argument("--pr-number", type=_optional_int, default=None, metavar="N")
+    failed.add_argument("--out", type=Path, required=True, metavar="DIR")
+    failed.add_argument("--reason", default="a step of the check failed", metavar="TEXT")
+    failed.set_defaults(handler=run_error_report_cmd)
+
+    body = new_command(
+        steps, "comment-body", "render the PR comment from a pr-check report.json",
+        "Validate a report.json strictly (it may come from an untrusted artifact) and write "
+        "the sticky comment's Markdown. With --expect-pr / --expect-head, refuse a report "
+        "about another pull request or commit; with --pr-files, re-check the PR's scope from "
+        "the API's file list. Sets the step outputs pr-number and status.",
+        "  leaderboard ci comment-body pr-report/report.json --out comment.md")
+    body.add_argument("report", type=Path, metavar="REPORT_JSON")
+    body.add_argument("--out", type=Path, default=None, metavar="FILE",
+                      help="write here instead of standard output")
+    body.add_argument("--expect-pr", type=_optional_int, default=None, metavar="N",
+                      help="the PR number the triggering run belongs to (empty: unknown)")
+    body.add_argument("--expect-head", default=None, metavar="SHA",
+                      help="the head commit the triggering run checked")
+    body.add_argument("--pr-files", type=Path, default=None, metavar="JSONL",
+                      help="the PR's changed files from the GitHub API (one {status, filename} "
+                           "object per line): the PR's scope is re-checked from this list")
+    _add_author_args(body)
+    body.add_argument("--base-dir", type=Path, default=None, metavar="DIR",
+                      help="a checkout of the base branch: with --pr-author, a change to a "
+                           "submission merged there is refused unless the author is its "
+                           "owner: or a maintainer")
+    body.set_defaults(handler=run_comment_body_cmd)
+
+    pending = new_command(
+        steps, "score-pending", "score merged submissions whose results.json is due",
+        "Score, in the working tree, every submission with a file changed between --before "
+        "and --after (results.json included: an edited score is put right), and every "
+        "submission whose results.json is missing or stale. Sets the step outputs scored "
+        "(comma-separated ids) and failed.",
+        "  leaderboard ci score-pending --before \"$BEFORE\" --after \"$AFTER\"")
+    pending.add_argument("--before", default=None, metavar="COMMIT")
+    pending.add_argument("--after", default=None, metavar="COMMIT")
+    pending.add_argument("--repo", type=Path, default=Path("."), metavar="DIR")
+    pending.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_data_dir(pending)
+    pending.set_defaults(handler=run_score_pending_cmd)
+
+    ids = new_command(
+        steps, "check-model-ids", "check model ids dispatched to baselines.yml (exit 1 if any "
+        "is not a declared reference model)",
+        "Each id must be a whole-string submission id and a model of "
+        "reference_models/models.yaml; baselines.yml runs this before any id reaches a path, "
+        "a branch name or `git add`.",
+        "  leaderboard ci check-model-ids bm25s all-minilm-l6-v2")
+    ids.add_argument("models", nargs="*", metavar="MODEL")
+    ids.set_defaults(handler=run_check_model_ids_cmd)
+
+    audit = new_command(
+        steps, "audit-settings", "check the GitHub settings that keep fork PRs off the GPU "
+        "runner (exit 1 listing each failed check)",
+        "Read, through the GitHub REST API, the settings docs/MAINTAINERS.md requires: the GPU "
+        "runners in an organization runner group for this repository only, restricted to "
+        "baselines.yml on refs/heads/main, every runner ephemeral, no runner registered on "
+        "the repository, approval for fork PRs of all outside collaborators, and a read-only "
+        "default GITHUB_TOKEN. The token comes from $GH_TOKEN or $GITHUB_TOKEN (an "
+        "administrator's: these settings are not readable otherwise).",
+        "  GH_TOKEN=$(gh auth token) leaderboard ci audit-settings --repository owner/followboard")
+    audit.add_argument("--repository", default=os.environ.get("GITHUB_REPOSITORY"),
+                       metavar="OWNER/REPO", help="default: $GITHUB_REPOSITORY")
+    audit.add_argument("--runner-label", default="gpu", metavar="LABEL",
+                       help="the label of the GPU runners (default: gpu)")
+    audit.add_argument("--workflow", default="baselines.yml", metavar="FILE",
+                       help="the one workflow allowed on them (default: baselines.yml)")
+    audit.add_argument("--branch", default="main", help="its branch (default: main)")
+    audit.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL", API_URL),
+                       metavar="URL", help="default: $GITHUB_API_URL or " + API_URL)
+    audit.set_defaults(handler=run_audit_settings_cmd)
+
+
+def _add_author_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pr-author", default=None, metavar="LOGIN",
+                        help="the pull request's author: changes to a merged submission are "
+                             "accepted only from its owner or a maintainer. Given empty, or "
+                             "missing inside GitHub Actions, the PR is refused")
+    parser.add_argument("--author-association", default=None, metavar="ASSOCIATION",
+                        help="GitHub's author_association of the author (OWNER, MEMBER and "
+                             "COLLABORATOR are maintainers)")
+
+
+def _in_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def _progress(quiet: bool):  # noqa: ANN202
+    from leaderboard.submission.pipeline import stderr_progress
+
+    return (lambda _m: None) if quiet else stderr_progress
+
+
+def run_pr_check_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.app.ci.pr_check import (
+        PrCheckRequest,
+        emit_annotations,
+        print_log,
+        run_pr_check_safely,
+        write_outputs,
+    )
+    from leaderboard.app.ci.policy import author_unknown
+    from leaderboard.core.data import resolve_data_dir
+
+    req = PrCheckRequest(repo=args.repo, base=args.base, head=args.head,
+                         data_dir=resolve_data_dir(args.data_dir), pr_number=args.pr_number,
+                         seed=args.seed, pr_author=(args.pr_author or "").strip() or None,
+                         author_association=args.author_association,
+                         author_unknown=author_unknown(args.pr_author,
+                                                       in_actions=_in_actions()))
+    # Whatever fails inside, a report is written, so the comment job has something to say.
+    report = run_pr_check_safely(req, args.out, _progress(args.quiet))
+    emit_annotations(report)
+    print_log(report)
+    write_outputs(report, args.out)
+    return 0 if report.status == "valid" else 1
+
+
+def run_comment_body_cmd(args: argparse.Namespace) -> int:
+    import github_action_utils as gha
+
+    from leaderboard.app.ci.comment import comment_body
+    from leaderboard.app.ci.pr_report import read_ci_report
+
+    report = read_ci_report(args.report)
+    if args.expect_pr is not None and report.pr_number != args.expect_pr:
+        print(f"{args.report}: the report is about PR {report.pr_number}, but the run belongs "
+              f"to PR {args.expect_pr}; not commenting", file=sys.stderr)
+        return 1
+    if args.expect_head and report.head_sha != args.expect_head.strip().lower():
+        print(f"{args.report}: the report is about commit {report.head_sha}, but the run "
+              f"checked {args.expect_head}; not commenting", file=sys.stderr)
+        return 1
+    if report.pr_number is None:
+        print(f"{args.report}: the report has no PR number; not commenting", file=sys.stderr)
+        return 1
+    if args.pr_files is not None:
+        from leaderboard.app.ci.trusted import apply_trusted_scope, read_api_files
+
+        report = apply_trusted_scope(report, read_api_files(args.pr_files))
+    from leaderboard.app.ci.policy import author_unknown
+
+    author = (args.pr_author or "").strip()
+    if author_unknown(args.pr_author, in_actions=_in_actions()):
+        from leaderboard.app.ci.trusted import refuse_for_unknown_author
+
+        report = refuse_for_unknown_author(report)
+    elif author and args.base_dir is not None:
+        from leaderboard.app.ci.trusted import apply_ownership
+
+        report = apply_ownership(report, args.base_dir, author, args.author_association)
+    text = comment_body(report)
+    if args.out is not None:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if os.environ.get("GITHUB_OUTPUT"):
+        gha.set_output("pr-number", str(report.pr_number))
+        gha.set_output("status", report.status)
+    return 0
+
+
+def run_error_report_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.app.ci.pr_check import PrCheckRequest, error_report, write_outputs
+
+    if (args.out / "report.json").is_file():
+        print(f"error-report: {args.out / 'report.json'} exists; keeping it")
+        return 0
+    req = PrCheckRequest(repo=args.repo, base=args.base, head=args.head, data_dir=Path("."),
+                         pr_number=args.pr_number)
+    write_outputs(error_report(req, RuntimeError(args.reason)), args.out)
+    print(f"error-report: wrote {args.out / 'report.json'}")
+    return 0
+
+
+def run_score_pending_cmd(args: argparse.Namespace) -> int:
+    import github_action_utils as gha
+
+    from leaderboard.app.ci.pending import pending_submissions, score_pending
+    from leaderboard.core.data import resolve_data_dir
+
+    ids = pending_submissions(args.repo, args.before, args.after)
+    if not ids:
+        print("score-pending: no submission needs scoring")
+    outcome = score_pending(args.repo, ids, resolve_data_dir(args.data_dir),
+                            _progress(args.quiet))
+    for line in outcome.report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER):
+        print(line)
+    for sub_id in outcome.scored:
+        print(f"{sub_id}: scored -> submissions/{sub_id}/results.json")
+    for sub_id in outcome.failed:
+        print(f"{sub_id}: NOT scored (see the errors above)")
+    if os.environ.get("GITHUB_OUTPUT"):
+        gha.set_output("scored", ",".join(outcome.scored))
+        gha.set_output("failed", ",".join(outcome.failed))
+    return 1 if outcome.failed else 0
+
+
+def run_audit_settings_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.app.ci.audit import REPO_SLUG_RE, audit_settings, http_fetch
+
+    if not args.repository or not REPO_SLUG_RE.fullmatch(args.repository):
+        print(f"audit-settings: --repository must be OWNER/REPO, not {args.repository!r}",
+              file=sys.stderr)
+        return 2
+    token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")
+    if not token:
+        print("audit-settings: warning: no $GH_TOKEN or $GITHUB_TOKEN; most settings are "
+              "readable only by an administrator", file=sys.stderr)
+    audit = audit_settings(args.repository, http_fetch(token, args.api_url),
+                           runner_label=args.runner_label, workflow=args.workflow,
+                           branch=args.branch)
+    for line in audit.lines():
+        print(line)
+    failed = audit.failed
+    print(f"audit-settings: {args.repository}: "
+          + ("every check passed" if not failed else f"{len(failed)} check(s) failed"))
+    return 0 if not failed else 1
+
+
+def run_check_model_ids_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.app.ci.inputs import check_model_ids
+    from reference_models.spec import load_model_specs
+
+    problems = check_model_ids(args.models, load_model_specs())
+    for problem in problems:
+        print(f"check-model-ids: {problem}", file=sys.stderr)
+    if not problems:
+        print(" ".join(args.models))
+    return 1 if problems else 0

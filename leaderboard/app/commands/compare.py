@@ -1,0 +1,59 @@
+"""`leaderboard compare`: paired significance tests between two submissions, view by view."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from leaderboard.app.commands import new_command
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "compare", "test two scored submissions against each other, view by view",
+        "Compare two scored submissions on every leaderboard view both cover, benchmark "
+        "averages included. Each value is the one the site shows: the mean over the view's "
+        "queries, each query once. Tests are the leaderboard's (Fisher randomization; "
+        "Wilcoxon signed-rank for p-MRR), with the mean difference and its 95% bootstrap "
+        "interval; p-values are Holm-corrected within each view, as on the site. A "
+        "submission is a folder with results.json, a results file, or a submission id "
+        "looked up under --submissions-dir. Scores are shown x100 (JSON: fractions). Exit 1 "
+        "when the two share no view (nothing to compare).",
+        "  leaderboard compare bm25s all-minilm-l6-v2 --view 'followtable/*'")
+    p.add_argument("submission_a", metavar="SUBMISSION_A", help="folder, results file or id")
+    p.add_argument("submission_b", metavar="SUBMISSION_B", help="folder, results file or id")
+    p.add_argument("--view", "--task", dest="view", default="*", metavar="PATTERN",
+                   help="view id or shell pattern, e.g. 'followtable/*' or "
+                        "'pi-indic/t1/average' (default: all)")
+    p.add_argument("--submissions-dir", type=Path, default=Path("submissions"), metavar="DIR",
+                   help="where submission ids are looked up (default: ./submissions)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomization and "
+                                                        "bootstrap (default: 0)")
+    p.add_argument("--json", action="store_true",
+                   help="print the comparison as JSON (scores as fractions)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from leaderboard.publish.standings.head_to_head import (
+        compare_systems,
+        format_table,
+        load_system,
+        nothing_compared,
+        resolve_submission,
+    )
+
+    a = load_system(resolve_submission(args.submission_a, args.submissions_dir))
+    b = load_system(resolve_submission(args.submission_b, args.submissions_dir))
+    result = compare_systems(a, b, args.view, seed=args.seed)
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), sort_keys=True))
+    elif result.rows:
+        print(format_table(result))
+    if not result.rows:
+        print(f"leaderboard compare: {nothing_compared(a, b, args.view, result)}",
+              file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,159 @@
+"""`leaderboard data`: fetch benchmark data from upstream (pull) and check it (status)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from leaderboard.app.commands import add_data_dir, new_command
+from leaderboard.core.data import resolve_data_dir
+from leaderboard.app.datapull.pull import (
+    BENCHMARK_ALIASES,
+    BENCHMARKS,
+    MANIFEST_NAME,
+    DataPuller,
+    HttpClient,
+    SourceTasks,
+    manifest_problems,
+    missing_files,
+    pull_sources,
+    read_manifest,
+    select_sources,
+    source_missing_files,
+)
+
+BENCHMARK_HELP = ", ".join(("all", *BENCHMARKS, *BENCHMARK_ALIASES)) + ", or a task id"
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "data", "download benchmark data from upstream, or check what is present",
+        "`pull` downloads each benchmark's files from its upstream (GitHub or the Hugging "
+        "Face Hub) at the revision pinned in the registry, verifies every file's checksum, "
+        "and writes files atomically. `status` says, per data source, whether the files "
+        "the readers need are present.",
+        "  leaderboard data pull followtable pi-indic --data-dir data\n"
+        "  leaderboard data status --data-dir data")
+    actions = p.add_subparsers(dest="data_action", metavar="ACTION")
+    actions.required = True
+
+    pull = new_command(
+        actions, "pull", "download benchmark files at their pinned revisions",
+        "Download the files of each BENCHMARK into DIR/<source folder>/, verifying size and "
+        "git blob SHA-1 (or LFS SHA-256) of every file. A failed or interrupted pull keeps "
+        "no partial file; a re-run skips files already present and verified. FollowIR and "
+        "mFollowIR come from the Hugging Face Hub through huggingface_hub (so $HF_HUB_OFFLINE "
+        "stops them). Base URLs: $LEADERBOARD_GITHUB_API, $LEADERBOARD_GITHUB_RAW, "
+        "$LEADERBOARD_HF_ENDPOINT (else $HF_ENDPOINT); tokens: $GITHUB_TOKEN, $HF_TOKEN.",
+        "  leaderboard data pull all --data-dir data")
+    pull.add_argument("benchmarks", nargs="+", metavar="BENCHMARK", help=BENCHMARK_HELP)
+    add_data_dir(pull)
+    pull.add_argument("--force", action="store_true",
+                      help="download every file again, even when present and verified")
+    pull.add_argument("--jobs", type=int, default=8, metavar="N",
+                      help="parallel downloads (default 8)")
+    pull.add_argument("--retries", type=int, default=3, metavar="N",
+                      help="retries per request after a network error (default 3)")
+    pull.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                      help="network timeout per request (default 60)")
+    pull.add_argument("--quiet", action="store_true", help="no progress output")
+    pull.set_defaults(handler=run_pull, parser=pull)
+
+    status = new_command(
+        actions, "status", "say which benchmark data is present",
+        "For each data source: whether every file its tasks' readers need is present, "
+        "which revision it was pulled at, and what is missing. Exit 1 if anything is "
+        "missing (or, with --verify, differs from what was pulled).",
+        "  leaderboard data status followtable --verify")
+    status.add_argument("benchmarks", nargs="*", metavar="BENCHMARK",
+                        help=f"{BENCHMARK_HELP} (default: all)")
+    add_data_dir(status)
+    status.add_argument("--verify", action="store_true",
+                        help=f"also re-hash pulled files against {MANIFEST_NAME}")
+    status.add_argument("--tasks", action="store_true", help="list every task, not only sources")
+    status.set_defaults(handler=run_status, parser=status)
+
+
+def _select(args: argparse.Namespace, names: list[str]) -> list[SourceTasks]:
+    try:
+        return select_sources(names)
+    except ValueError as exc:
+        args.parser.error(str(exc))  # exits 2: a usage error
+        raise  # unreachable; keeps type checkers content
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    if args.jobs < 1 or args.retries < 0 or args.timeout <= 0:
+        args.parser.error("--jobs must be >= 1, --retries >= 0 and --timeout > 0")
+    items = _select(args, args.benchmarks)
+    data_dir = resolve_data_dir(args.data_dir)
+    puller = DataPuller(data_dir, http=HttpClient(timeout=args.timeout, retries=args.retries),
+                        jobs=args.jobs, force=args.force, progress=not args.quiet)
+    log = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    outcome = pull_sources(items, data_dir, puller=puller, log=log)
+    for result in outcome.results:
+        print(result.summary())
+    for message in outcome.errors:
+        print(f"leaderboard data pull: error: {message}", file=sys.stderr)
+    return 0 if outcome.ok else 1
+
+
+def _tasks_label(item: SourceTasks) -> str:
+    ids = [t.id for t in item.tasks]
+    return ", ".join(ids) if len(ids) <= 3 else f"{item.benchmark} ({len(ids)} tasks)"
+
+
+def run_status(args: argparse.Namespace) -> int:
+    items = _select(args, args.benchmarks or ["all"])
+    data_dir = resolve_data_dir(args.data_dir)
+    print(f"data directory: {data_dir}")
+    incomplete: list[str] = []
+    for item in items:
+        source = item.source
+        root = data_dir / source.local_dir
+        missing = source_missing_files(item, data_dir)
+        ready = sum(1 for t in item.tasks if not missing_files(t, data_dir)) if missing \
+            else len(item.tasks)
+        manifest = read_manifest(root)
+        if manifest is None:
+            # Said where it matters: files are missing, or --verify has nothing to re-hash
+            # them against. Complete data copied in by hand needs no remark.
+            provenance = ("" if not missing and not args.verify else
+                          "not pulled by `leaderboard data pull` (no manifest"
+                          + ("; nothing to verify against)" if args.verify else ")"))
+        elif manifest.get("revision") != source.revision or manifest.get("repo") != source.repo:
+            provenance = (f"pulled {manifest.get('repo')}@{manifest.get('revision')}, but the "
+                          f"registry pins {source.repo}@{source.revision}")
+        else:
+            provenance = f"pulled {source.repo}@{source.revision}"
+        state = "present" if not missing else ("partial" if ready else "missing")
+        print(f"{state:8} {source.local_dir:26} {_tasks_label(item)}")
+        print(f"{'':8} {ready}/{len(item.tasks)} tasks ready"
+              + (f"; {provenance}" if provenance else ""))
+        for path in missing[:5]:
+            print(f"{'':8}   missing: {_display(path, data_dir)}")
+        if len(missing) > 5:
+            print(f"{'':8}   ... and {len(missing) - 5} more")
+        problems = manifest_problems(root, manifest) if args.verify and manifest else []
+        for problem in problems[:5]:
+            print(f"{'':8}   changed: {problem}")
+        if args.tasks:
+            for task in item.tasks:
+                print(f"{'':8}   {'ready' if not missing_files(task, data_dir) else 'missing':8}"
+                      f"{task.id}")
+        if missing or problems:
+            incomplete.append(item.benchmark)
+    if incomplete:
+        names = " ".join(dict.fromkeys(incomplete))
+        print(f"\nFetch what is missing with `leaderboard data pull {names} --data-dir {data_dir}`"
+              " (needs network access), or copy the files in by hand.")
+        return 1
+    return 0
+
+
+def _display(path: Path, data_dir: Path) -> str:
+    try:
+        return str(path.relative_to(data_dir))
+    except ValueError:
+        return str(path)

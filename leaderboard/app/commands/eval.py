@@ -1,0 +1,101 @@
+"""`leaderboard eval`: validate and score the runs of one task."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from leaderboard.app.commands import add_data_dir, new_command, task_and_files
+from leaderboard.core.report import Report, plural
+
+
+# The leaderboard, `compare` and the PR comment show scores x100; so does eval's text, and
+# says so on its first line. JSON output keeps the fractions results.json stores.
+SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
+
+
+def as_shown(fraction: float) -> str:
+    """A score on the leaderboard's x100 scale, two decimals, signed (p-MRR and IRS can be
+    negative)."""
+    return f"{100 * fraction:+.2f}"
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "eval", "validate and score the runs of one task",
+        "Validate the runs of one task, then score them. Paired tasks (FollowIR, mFollowIR, "
+        "FollowTable) take --original and --altered; PI-Indic retrieval takes --run and T4 "
+        "takes --predictions. Scores print x100, the leaderboard's scale; with --json, one "
+        'object {"task", "metrics", "groups", "per_query"} holds them as fractions (0-1, or '
+        "-1 to 1 for p-MRR and IRS).",
+        "  leaderboard eval followtable/wtr --original topic.trec --altered instr.trec --json")
+    p.add_argument("task", metavar="TASK")
+    p.add_argument("--original", type=Path, metavar="RUN", help="run with the original query")
+    p.add_argument("--altered", type=Path, metavar="RUN", help="run with the altered instruction")
+    p.add_argument("--run", type=Path, metavar="RUN", help="the run of a single-run task")
+    p.add_argument("--predictions", type=Path, metavar="FILE", help="PI-Indic T4 predictions")
+    p.add_argument("--json", action="store_true", help="print the score sheet as JSON")
+    add_data_dir(p)
+    p.set_defaults(handler=run, parser=p)
+
+
+def swapped_runs(report: Report, given: dict[str, Path]) -> str | None:
+    """One line for runs given to each other's options (each file holds the queries of
+    the other role), instead of a finding per file; None when they are not swapped."""
+    other_role = {issue.path: issue.kind.split(":", 1)[1] for issue in report.errors
+                  if issue.kind and issue.kind.startswith("other-role:")}
+    if len(given) != 2 or any(other_role.get(str(path)) not in given.keys() - {role}
+                              for role, path in given.items()):
+        return None
+    (a, path_a), (b, path_b) = given.items()
+    return (f"the runs look swapped: {path_a} (--{a}) holds the {b} queries and {path_b} "
+            f"(--{b}) the {a} ones; give each file to the other option")
+
+
+def run(args: argparse.Namespace) -> int:
+    # eval multiplies no matrices, and OpenBLAS starts a thread per core when numpy is
+    # imported: 50-60 ms of CPU, a tenth of a one-task eval (benchmarks/cli_startup.py).
+    # A user's own setting wins; it only takes effect before numpy's first import.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    task, given = task_and_files(args)
+    # Inflating the runs releases the GIL: started now, it runs beside the imports of
+    # numpy, pyarrow and the engine (100-140 ms that hold the GIL), not after them.
+    from leaderboard.core.runs.reading import start_reading
+
+    reading = start_reading({role: (path, str(path)) for role, path in given.items()
+                             if role != "predictions"})
+    from leaderboard.core.data import resolve_data_dir
+    from leaderboard.submission.pipeline import check_task_files, score_inputs
+    from leaderboard.core.scoring import prepare_task
+
+    report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given,
+                                      prefetched=reading,
+                                      while_checking=lambda data: prepare_task(task, data))
+    swapped = swapped_runs(report, given)
+    for line in [swapped] if swapped else report.lines():
+        print(line, file=sys.stderr)
+    if inputs is None:
+        return 1
+    scores = score_inputs(inputs)
+    if args.json:
+        print(json.dumps({"task": task.id, "metrics": scores.metrics, "groups": scores.groups,
+                          "per_query": scores.per_query}, sort_keys=True))
+        return 0
+    if task.candidates == "pairs":
+        # T4's unit is the persona (its per-query scores and tests); the pairs are what
+        # the predictions file holds.
+        pairs = len(inputs.data.roles["predictions"].query_ids)
+        counted = (f"{plural(pairs, 'pair')} of {plural(scores.n_queries or 0, 'persona')}")
+    else:
+        counted = plural(scores.n_queries or 0, "query")
+    print(f"{task.id} ({counted}; {SCALE_NOTE})")
+    for key in task.metric_keys():
+        if key in scores.metrics:
+            print(f"  {key:22} {as_shown(scores.metrics[key]):>7}")
+    for label, values in scores.groups.items():
+        cells = "  ".join(f"{k}={as_shown(v)}" for k, v in values.items())
+        print(f"  [{label}] {cells}")
+    return 0

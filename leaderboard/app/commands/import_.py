@@ -1,0 +1,48 @@
+"""`leaderboard import`: bring published results in as reported rows."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from leaderboard.app.commands import add_data_dir, new_command
+
+DEFAULT_OUT = Path("results/reported")
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "import", "import published results as reported rows",
+        "`import mteb` reads MTEB result JSONs (1.x and 2.x layouts, each row keeping its "
+        "mteb version) and model_meta.json into one reported results file. `import all` "
+        "rebuilds every reported file: the papers' transcribed tables, the PI-Indic authors' "
+        "result files and MTEB's results.",
+        "  leaderboard import mteb ../shared/data/mteb-results\n"
+        "  leaderboard import all --data-dir ../shared/data")
+    kinds = p.add_subparsers(dest="source", metavar="SOURCE")
+    kinds.required = True
+    mteb = kinds.add_parser("mteb", help="MTEB results repository (results/<org>__<model>/...)")
+    mteb.add_argument("results_dir", metavar="RESULTS_DIR", type=Path)
+    mteb.add_argument("--out", type=Path, default=DEFAULT_OUT / "mteb-results.json",
+                      help="output file (default: %(default)s)")
+    mteb.set_defaults(handler=run_mteb)
+    every = kinds.add_parser("all", help="rebuild every file under results/reported/")
+    every.add_argument("--out-dir", type=Path, default=DEFAULT_OUT,
+                       help="output folder (default: %(default)s)")
+    add_data_dir(every)
+    every.set_defaults(handler=run_all)
+
+
+def run_mteb(args: argparse.Namespace) -> int:
+    from leaderboard.publish.reported.mteb import import_mteb_command
+
+    return import_mteb_command(args.results_dir, args.out)
+
+
+def run_all(args: argparse.Namespace) -> int:
+    from leaderboard.core.data import resolve_data_dir
+    from leaderboard.publish.reported.rebuild import build_all_reported
+
+    for path in build_all_reported(resolve_data_dir(args.data_dir), args.out_dir):
+        print(path)
+    return 0

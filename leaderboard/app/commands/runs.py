@@ -1,0 +1,170 @@
+"""`leaderboard runs`: move and check a submission's run files (the run store by hand).
+
+The logic lives in :mod:`leaderboard.app.transfer`; where the store is, in
+:mod:`leaderboard.store.locations` (``$FOLLOWBOARD_RUN_STORE``, else ``run-store`` under
+``[tool.followboard]`` in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from leaderboard.app.commands import add_data_dir, new_command
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    parser = new_command(
+        sub, "runs", "fetch, store, check or add a submission's run files (the run store)",
+        "A submission's run files are listed in its manifest.txt (SHA-256, size, path) and "
+        "kept in its folder, in the run store, or in the submitter's own Hugging Face "
+        "dataset. The store is $FOLLOWBOARD_RUN_STORE, else run-store under "
+        "[tool.followboard] in pyproject.toml: a folder (default: the repository), "
+        "hf://datasets/<owner>/<name>, or a read-only https:// URL.",
+        "  leaderboard runs verify submissions/bm25s\n"
+        "  leaderboard runs push --all\n"
+        "  leaderboard runs push submissions/my-model --to hf://datasets/me/my-runs\n"
+        "  leaderboard runs add submissions/my-model --from ../new-runs --tasks 'followtable/*'")
+    actions = parser.add_subparsers(dest="runs_command", metavar="ACTION")
+    actions.required = True
+
+    pull = actions.add_parser(
+        "pull", help="fetch the files a submission lists into its folder",
+        description="Fetch every file of each submission's manifest, its per-query scores "
+                    "and its explanation files (the query explorer's) into the "
+                    "submission's folder, each verified against its size and SHA-256 and "
+                    "written atomically.")
+    pull.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
+    pull.set_defaults(handler=run_pull)
+
+    push = actions.add_parser(
+        "push", help="put submissions' files into the run store and record where",
+        description="Upload (Hugging Face dataset: one commit) or copy (folder) every file "
+                    "of each submission to the run store, write the commit into its "
+                    "manifest's source: line, and remove the folder's copies (--keep to "
+                    "keep them). Submissions already in the store are left alone. A "
+                    "Hugging Face push uses huggingface_hub's token ($HF_TOKEN).")
+    push.add_argument("submissions", nargs="*", type=Path, metavar="SUBMISSION_DIR")
+    push.add_argument("--all", action="store_true",
+                      help="every submission under --submissions-dir")
+    push.add_argument("--submissions-dir", type=Path, default=Path("submissions"),
+                      metavar="DIR", help="where --all looks (default: ./submissions)")
+    push.add_argument("--to", metavar="STORE", default=None,
+                      help="a store other than the configured one: a folder or "
+                           "hf://datasets/<owner>/<name> (e.g. your own dataset, before a "
+                           "pull request)")
+    push.add_argument("--keep", action="store_true",
+                      help="keep the folder's copies of the pushed files")
+    push.add_argument("--quiet", action="store_true", help="no progress lines")
+    push.set_defaults(handler=run_push)
+
+    verify = actions.add_parser(
+        "verify", help="fetch and check every file a submission names",
+        description="Fetch (into the cache) every file each submission's manifest lists, "
+                    "its per-query scores and its explanation files, checking sizes and "
+                    "SHA-256; check the files "
+                    "in the folder against the manifest and whether results.json is up to "
+                    "date. Exit 1 on any problem.")
+    verify.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
+    verify.set_defaults(handler=run_verify)
+
+    add = actions.add_parser(
+        "add", help="add run files to a submission and score it",
+        description="Copy the run files under FROM (a submission folder or its runs/ "
+                    "folder) of the tasks matching --tasks into SUBMISSION_DIR, replacing "
+                    "that task's files there and in its manifest, and score the "
+                    "submission. When anything is invalid, the submission is left as it was.")
+    add.add_argument("submission", type=Path, metavar="SUBMISSION_DIR")
+    add.add_argument("--from", dest="source", type=Path, required=True, metavar="FROM")
+    add.add_argument("--tasks", nargs="+", default=None, metavar="PATTERN",
+                     help="task ids or fnmatch patterns (default: every task under FROM)")
+    add.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_data_dir(add)
+    add.set_defaults(handler=run_add)
+
+
+def _folders(paths: list[Path]) -> list[Path] | None:
+    missing = [p for p in paths if not p.is_dir()]
+    for path in missing:
+        print(f"{path}: not a submission folder")
+    return None if missing else paths
+
+
+def _print(lines: list[str]) -> None:
+    for line in lines:
+        print(line)
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    from leaderboard.app.transfer import pull
+
+    folders = _folders(args.submissions)
+    if folders is None:
+        return 1
+    failed = 0
+    for folder in folders:
+        report, written = pull(folder)
+        _print(report.lines())
+        failed += not report.ok
+        print(f"{folder.name}: {'pulled' if report.ok else 'NOT pulled'} "
+              f"({len(written)} file(s) written)")
+    return 1 if failed else 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from leaderboard.app.transfer import verify
+
+    folders = _folders(args.submissions)
+    if folders is None:
+        return 1
+    failed = 0
+    for folder in folders:
+        report = verify(folder)
+        _print(report.lines())
+        failed += not report.ok
+        print(f"{folder.name}: {'verified' if report.ok else 'INVALID'} "
+              f"({len(report.errors)} error(s))")
+    return 1 if failed else 0
+
+
+def run_push(args: argparse.Namespace) -> int:
+    from leaderboard.store.locations import parse_store
+    from leaderboard.app.transfer import push
+
+    if args.all == bool(args.submissions):
+        print("give submission folders or --all (not both)", file=sys.stderr)
+        return 2
+    folders = (sorted(p for p in args.submissions_dir.iterdir()
+                      if (p / "metadata.yaml").is_file())
+               if args.all and args.submissions_dir.is_dir() else args.submissions)
+    if _folders(folders) is None:
+        return 1
+    store = parse_store(args.to, Path.cwd(), "--to") if args.to else None
+    progress = (lambda _m: None) if args.quiet else (
+        lambda m: print(m, file=sys.stderr, flush=True))
+    report, done = push(folders, store, keep=args.keep, progress=progress)
+    _print(report.lines())
+    _print(done)
+    if report.ok and not done:
+        print("nothing to push: every submission's files are in the store")
+    return 0 if report.ok else 1
+
+
+def run_add(args: argparse.Namespace) -> int:
+    from leaderboard.core.data import resolve_data_dir
+    from leaderboard.submission.pipeline import stderr_progress
+    from leaderboard.app.transfer import add
+
+    if _folders([args.submission]) is None:
+        return 1
+    outcome = add(args.submission, args.source, args.tasks, resolve_data_dir(args.data_dir),
+                  (lambda _m: None) if args.quiet else stderr_progress)
+    _print(outcome.report.lines())
+    if outcome.results_path is None:
+        print(f"{args.submission.name}: nothing added ({len(outcome.report.errors)} error(s)); "
+              "the submission is as it was")
+        return 1
+    print(f"{args.submission.name}: scored {len(outcome.scores)} task(s) -> "
+          f"{outcome.results_path}")
+    return 0

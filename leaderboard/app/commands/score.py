@@ -1,0 +1,42 @@
+"""`leaderboard score`: validate and score submissions, writing results.json."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_args,
+                                  for_each_submission, new_command)
+from leaderboard.core.report import plural
+
+if TYPE_CHECKING:
+    from leaderboard.submission.pipeline import Progress
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "score", "validate and score submissions, writing results.json",
+        "Validate each submission, then score every task it covers and write "
+        "submissions/<id>/manifest.txt (its run files by SHA-256), per-query.json.gz and "
+        "results.json (atomically, byte-identical for identical runs). Nothing is written "
+        "for a submission with any error.",
+        "  leaderboard score submissions/bm25s")
+    add_submission_args(p)
+    p.set_defaults(handler=run)
+
+
+def _score(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, list[str], str]:
+    from leaderboard.submission.pipeline import score_submission
+
+    outcome = score_submission(root, data_dir, progress)
+    findings = outcome.report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER)
+    if outcome.results_path is None:
+        return False, findings, (f"{root.name}: not scored "
+                                 f"({plural(outcome.report.n_errors, 'error')})")
+    return True, findings, (f"{root.name}: scored {plural(len(outcome.scores), 'task')} -> "
+                            f"{outcome.results_path}")
+
+
+def run(args: argparse.Namespace) -> int:
+    return for_each_submission(args, _score)

@@ -1,0 +1,46 @@
+"""`leaderboard tasks`: list the registered tasks."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+from dataclasses import asdict
+
+from leaderboard.app.commands import new_command
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(sub, "tasks", "list every task the leaderboard scores",
+                    "List task ids with their roles, primary metric and data source. PATTERN "
+                    "matches task ids by prefix, with shell wildcards allowed "
+                    "(`followtable` lists followtable/wqt, followtable/wtr, ...).",
+                    "  leaderboard tasks followtable\n  leaderboard tasks 'pi-indic-val150/t4/*'")
+    p.add_argument("pattern", nargs="?", default="",
+                   help="task id prefix, shell wildcards allowed (default: every task)")
+    p.add_argument("--json", action="store_true", help="print the registry entries as JSON")
+    p.set_defaults(handler=run)
+
+
+def matches(task_id: str, pattern: str) -> bool:
+    """A prefix of the id, wildcards allowed: `followtable` and `followtable/w*` both match
+    followtable/wtr; `*` alone (the shell-style form this command took first) matches all."""
+    return fnmatch.fnmatchcase(task_id, pattern + "*")
+
+
+def run(args: argparse.Namespace) -> int:
+    from leaderboard.benchmarks.registry import all_tasks
+
+    tasks = [t for t in all_tasks().values() if matches(t.id, args.pattern)]
+    if not tasks:
+        print(f"leaderboard tasks: no task id starts with {args.pattern!r}; "
+              "`leaderboard tasks` lists them all", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([asdict(t) for t in tasks], indent=1))
+        return 0
+    for t in tasks:
+        print(f"{t.id:34} roles={','.join(t.roles):18} primary={t.primary_metric:9} "
+              f"data={t.source.repo}@{t.source.revision}")
+    return 0

@@ -1,0 +1,53 @@
+"""`leaderboard validate`: check whole submission folders without scoring."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_args,
+                                  for_each_submission, new_command)
+from leaderboard.core.report import plural
+
+if TYPE_CHECKING:
+    from leaderboard.submission.pipeline import Progress
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    p = new_command(
+        sub, "validate", "check submission folders (metadata and every run file)",
+        "Validate submissions/<id>/metadata.yaml and every run file: those under "
+        "runs/<task>/ and those manifest.txt lists (fetched from the run store and checked "
+        "against their SHA-256). Prints FILE:LINE: message for each problem; exit 1 if any "
+        "submission is invalid. A results.json whose recorded SHA-256 of the runs no longer "
+        "matches them is reported; --check-scores also scores the runs and compares every "
+        "score with results.json, as the pull-request check does.",
+        "  leaderboard validate submissions/bm25s submissions/my-model\n"
+        "  leaderboard validate --check-scores submissions/bm25s")
+    add_submission_args(p)
+    p.add_argument("--check-scores", action="store_true",
+                   help="score the runs and compare every score with results.json (an "
+                        "edited score is an error)")
+    p.set_defaults(handler=run)
+
+
+def _validate(root: Path, data_dir: Path, progress: Progress,
+              check_scores: bool = False) -> tuple[bool, list[str], str]:
+    from leaderboard.submission.pipeline import check_submission
+
+    outcome = check_submission(root, data_dir, score=False, progress=progress,
+                               check_scores=check_scores)
+    report = outcome.report
+    status = "valid" if report.ok else "INVALID"
+    if report.ok and check_scores and outcome.scores:
+        status = "valid, and results.json holds the scores of its runs"
+    return report.ok, report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER), (
+        f"{root.name}: {status} ({plural(len(outcome.submission.files), 'task')}, "
+        f"{plural(report.n_errors, 'error')}, {plural(report.n_warnings, 'warning')})")
+
+
+def run(args: argparse.Namespace) -> int:
+    return for_each_submission(
+        args, lambda root, data_dir, progress: _validate(root, data_dir, progress,
+                                                         args.check_scores))

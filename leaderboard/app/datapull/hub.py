@@ -1,0 +1,296 @@
+"""Hugging Face Hub upstreams of `leaderboard data pull` (FollowIR, mFollowIR).
+
+Through ``huggingface_hub``: the revision is resolved with ``HfApi.dataset_info``, files
+are listed with ``HfApi.list_repo_tree`` (LFS files carry their SHA-256, the others their
+git blob id) and fetched with ``hf_hub_download`` at the resolved commit into a staging
+folder, verified, then renamed into place. The dataset card's ``configs`` section says
+which files make up which config; each config's files land in ``<local_dir>/<config>/``
+where :mod:`leaderboard.core.data.mteb_layout` reads them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+import httpx2
+import yaml
+from tqdm.auto import tqdm
+from huggingface_hub import HfApi, hf_hub_download
+from huggingface_hub import constants as hf_constants
+from huggingface_hub.errors import (
+    EntryNotFoundError,
+    HfHubHTTPError,
+    LocalEntryNotFoundError,
+    OfflineModeIsEnabled,
+)
+from huggingface_hub.hf_api import RepoFile
+
+from leaderboard import __version__
+from leaderboard.app.datapull.common import (
+    ENV_HF_TOKEN,
+    HF_CARD,
+    HF_DATA_SUFFIXES,
+    HF_STAGING,
+    MAX_BACKOFF_S,
+    RETRYABLE_STATUS,
+    Checksum,
+    ChecksumError,
+    Endpoints,
+    PullError,
+    PullPlan,
+    RemoteFile,
+    SourceUnreachableError,
+    UpstreamError,
+    _check_resolved,
+    _describe,
+    file_checksum,
+    verify,
+)
+from leaderboard.benchmarks.registry import DataSource
+
+if TYPE_CHECKING:
+    from leaderboard.app.datapull.pull import SourceTasks
+    from leaderboard.app.datapull.github import HttpClient
+
+
+def _never_connected(exc: BaseException) -> bool:
+    """True when no connection to the Hub was made at all (offline, DNS, refused)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (httpx2.ConnectError, httpx2.ConnectTimeout, OfflineModeIsEnabled)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class _hub_errors:  # noqa: N801 - used as a context manager
+    """Turn huggingface_hub's exceptions into PullErrors that say what to do.
+
+    Several of them subclass OSError, which :meth:`DataPuller.pull` would otherwise
+    report as a local disk problem.
+    """
+
+    def __init__(self, endpoint: str, what: str) -> None:
+        self.endpoint = endpoint
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: Any) -> bool:
+        if exc is None or isinstance(exc, PullError) or not isinstance(
+                exc, (HfHubHTTPError, EntryNotFoundError, httpx2.HTTPError,
+                      OfflineModeIsEnabled, LocalEntryNotFoundError)):
+            return False
+        if isinstance(exc, OfflineModeIsEnabled) or hf_constants.HF_HUB_OFFLINE:
+            raise SourceUnreachableError("huggingface", self.endpoint,
+                                         "HF_HUB_OFFLINE is set") from None
+        if _never_connected(exc):
+            cause = exc
+            while cause.__cause__ is not None or cause.__context__ is not None:
+                cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
+            raise SourceUnreachableError("huggingface", self.endpoint,
+                                         _describe(cause)) from None
+        status = None
+        if isinstance(exc, HfHubHTTPError) and exc.response is not None:
+            status = exc.response.status_code
+        if status == 404 or isinstance(exc, EntryNotFoundError):
+            raise UpstreamError(f"{self.what}: not found on the Hub (HTTP 404); is the "
+                                f"repository public and the pinned revision still there?"
+                                ) from None
+        if status in (401, 403):
+            raise UpstreamError(f"{self.what}: access denied (HTTP {status}); set "
+                                f"${ENV_HF_TOKEN} to a token with read access and try "
+                                f"again") from None
+        if status is not None:
+            raise UpstreamError(f"{self.what}: HTTP {status} (still failing after retries)"
+                                ) from None
+        raise PullError(f"{self.what}: the transfer failed ({_describe(exc)})") from None
+
+
+class _SilentBar(tqdm):  # type: ignore[misc]
+    """No per-file bars: the pull shows one bar per source, and parallel bars garble."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["disable"] = True
+        super().__init__(*args, **kwargs)
+
+
+class HubClient:
+    """Plans and fetches the files of one Hugging Face dataset at its pinned commit."""
+
+    def __init__(self, endpoints: Endpoints, http: HttpClient, token: str | None,
+                 data_dir: Path) -> None:
+        self.endpoints = endpoints
+        self.http = http  # only its timeout, retries and backoff are used
+        self._hf_token = token
+        self.data_dir = data_dir
+
+
+    def _hub(self) -> HfApi:
+        return HfApi(endpoint=self.endpoints.hf_endpoint, token=self._hf_token or False,
+                     library_name="followboard-leaderboard", library_version=__version__)
+
+    def plan(self, item: SourceTasks) -> PullPlan:
+        source = item.source
+        api = self._hub()
+        with _hub_errors(self.endpoints.hf_endpoint, f"{source.repo}@{source.revision}"):
+            commit = self._hub_retrying(lambda: api.dataset_info(
+                source.repo, revision=source.revision, timeout=self.http.timeout).sha)
+            if not isinstance(commit, str):
+                raise UpstreamError(f"the Hub answered no commit for "
+                                    f"{source.repo}@{source.revision}")
+            _check_resolved(source, commit)
+            entries = self._hub_retrying(lambda: list(api.list_repo_tree(
+                source.repo, revision=commit, recursive=True, repo_type="dataset")))
+        listing = {e.path: e for e in entries if isinstance(e, RepoFile)}
+
+        def remote(path: str, local_path: str) -> RemoteFile:
+            entry = listing[path]
+            if entry.lfs is not None:
+                checksum = Checksum("sha256", entry.lfs.sha256, int(entry.lfs.size))
+            else:
+                checksum = Checksum("git-sha1", entry.blob_id, int(entry.size))
+            return RemoteFile(path, local_path, f"{source.repo}@{commit}:{path}", checksum,
+                              upstream_id=checksum.digest)
+
+        card_text = None
+        if HF_CARD in listing:
+            card = remote(HF_CARD, HF_CARD)
+            staged = self._hub_fetch(source, commit, card)
+            card_text = staged.read_text("utf-8", "replace")
+        configs = hf_configs(card_text, list(listing))
+        files: list[RemoteFile] = []
+        seen_local: dict[str, str] = {}
+        for config, paths in configs.items():
+            for path in paths:
+                local = f"{config}/{PurePosixPath(path).name}"
+                if local in seen_local:
+                    raise UpstreamError(f"{source.repo}@{source.revision}: config {config!r} has "
+                                        f"two files named {PurePosixPath(path).name} "
+                                        f"({seen_local[local]}, {path})")
+                seen_local[local] = path
+                files.append(remote(path, local))
+        missing = [c for c in _expected_hf_configs(item) if not any(
+            alias in configs for alias in c)]
+        if missing:
+            raise UpstreamError(
+                f"{source.repo}@{source.revision} has no config "
+                + ", ".join(" or ".join(c) for c in missing)
+                + f" (it has {', '.join(sorted(configs)) or 'none'})")
+        if HF_CARD in listing:
+            files.append(remote(HF_CARD, HF_CARD))
+        return PullPlan(source, commit, files)
+
+    def _hub_retrying(self, call: Callable[[], Any]) -> Any:
+        """``call`` again after a dropped connection or HTTP 408/425/429/5xx, with backoff."""
+        for n in range(self.http.retries + 1):
+            if n:
+                self.http.sleep(min(self.http.backoff * 2 ** (n - 1), MAX_BACKOFF_S))
+            try:
+                return call()
+            except HfHubHTTPError as exc:
+                status = exc.response.status_code if exc.response is not None else None
+                if status not in RETRYABLE_STATUS or n == self.http.retries:
+                    raise
+            except (httpx2.TransportError, LocalEntryNotFoundError) as exc:
+                # Nothing reached at all on the first try: unreachable, not worth retrying.
+                if n == self.http.retries or _never_connected(exc):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _hub_fetch(self, source: DataSource, commit: str, remote: RemoteFile) -> Path:
+        """Download one Hub file into the staging folder and verify it; return its path."""
+        staging = self.data_dir / source.local_dir / HF_STAGING
+        with _hub_errors(self.endpoints.hf_endpoint, remote.url):
+            path = Path(self._hub_retrying(lambda: hf_hub_download(
+                source.repo, remote.upstream_path, repo_type="dataset", revision=commit,
+                local_dir=staging, endpoint=self.endpoints.hf_endpoint,
+                token=self._hf_token or False, etag_timeout=self.http.timeout,
+                force_download=True, tqdm_class=_SilentBar,
+                library_name="followboard-leaderboard",
+                library_version=__version__)))
+        got = file_checksum(path, remote.checksum.algorithm)
+        try:
+            verify(remote, got.size, got.digest)
+        except ChecksumError:
+            path.unlink(missing_ok=True)
+            raise
+        return path
+
+    def download(self, plan: PullPlan, remote: RemoteFile, target: Path) -> tuple[Checksum, int]:
+        """Fetch, verify, then rename into place; return the local checksum and bytes."""
+        staged = self._hub_fetch(plan.source, plan.commit, remote)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staged, target)  # same folder tree: an atomic rename
+        return remote.checksum, remote.checksum.size
+
+
+def hf_configs(card: str | None, paths: Iterable[str]) -> dict[str, list[str]]:
+    """Config name -> the data files (parquet or JSON lines) that make it up.
+
+    Read from the dataset card's ``configs`` section (``data_files`` patterns); without one,
+    every top-level folder holding data files is a config, as the Hub's own loader assumes.
+    """
+    paths = sorted(paths)
+    declared = _card_configs(card) if card else {}
+    out: dict[str, list[str]] = {}
+    if declared:
+        for name, patterns in declared.items():
+            matched = [p for p in paths if any(fnmatch.fnmatchcase(p, pat) for pat in patterns)]
+            data = [p for p in matched if p.endswith(HF_DATA_SUFFIXES)]
+            if matched and not data:
+                formats = ", ".join(sorted({PurePosixPath(p).suffix for p in matched}))
+                raise UpstreamError(f"config {name!r} is stored as {formats} files; the reader "
+                                    f"reads only {' and '.join(HF_DATA_SUFFIXES)}")
+            if data:
+                out[name] = data
+        return out
+    for p in paths:
+        parts = PurePosixPath(p).parts
+        if len(parts) == 2 and p.endswith(HF_DATA_SUFFIXES):
+            out.setdefault(parts[0], []).append(p)
+    return out
+
+
+def _card_configs(card: str) -> dict[str, list[str]]:
+    m = re.match(r"\A---\s*\n(.*?)\n---\s*(\n|\Z)", card, re.S)
+    if not m:
+        return {}
+    try:
+        meta = yaml.safe_load(m.group(1)) or {}
+    except yaml.YAMLError as exc:
+        raise UpstreamError(f"the dataset card's metadata is not valid YAML: {exc}") from None
+    out: dict[str, list[str]] = {}
+    for config in meta.get("configs") or []:
+        if not isinstance(config, dict) or "config_name" not in config:
+            continue
+        patterns: list[str] = []
+        files = config.get("data_files")
+        for item in files if isinstance(files, list) else [files]:
+            if isinstance(item, str):
+                patterns.append(item)
+            elif isinstance(item, dict):
+                value = item.get("path")
+                patterns.extend(value if isinstance(value, list) else [value] if value else [])
+        out[str(config["config_name"])] = [str(p) for p in patterns]
+    return out
+
+
+def _expected_hf_configs(item: SourceTasks) -> list[tuple[str, ...]]:
+    """Configs the reader needs for each task of a source (each as its accepted names)."""
+    from leaderboard.core.data.mteb_layout import CONFIGS, config_names
+
+    needed: list[tuple[str, ...]] = []
+    for task in item.tasks:
+        # mFollowIR suffixes every config with the language code (``corpus-fas``).
+        for config in CONFIGS:
+            names = config_names(task, config)
+            if names not in needed:
+                needed.append(names)
+    return needed

@@ -1,0 +1,386 @@
+"""Moving a submission's stored files: ``leaderboard runs pull | push | verify | add``.
+
+Besides the run files of ``manifest.txt``, a submission's stored files are the ones its
+results.json names: the per-query file and the query explorer's explanation files (their
+manifest, and every file it lists: :mod:`leaderboard.submission.explain_files`). They move, are
+fetched and checked with the runs.
+
+* :func:`pull` fetches every file the manifest lists (and the scorer's files) into the
+  submission's folder, verified, each written atomically;
+* :func:`push` puts the files of submissions into the run store and records where in
+  each manifest: a folder store gets copies, a Hugging Face dataset one commit (whose id
+  each manifest's ``source:`` then names); the copies in the folders are removed after a
+  push elsewhere. The publish workflow runs it, with the write token in that step only;
+* :func:`verify` fetches and checks everything a submission names, and says whether its
+  results are up to date;
+* :func:`add` puts new run files into a submission and scores it; when scoring fails,
+  the submission is left as it was.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from leaderboard.submission.explain_files import (EXPLAIN_DIR, ExplainFilesError, read_stored_manifest,
+                                       stored_refs)
+from leaderboard.core.fileio import atomic_file
+from leaderboard.core.report import Report
+from leaderboard.submission.results import RESULTS_NAME, ResultsFileError, read_results
+from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
+                                         RunStore, configured_store, store_path)
+from leaderboard.submission.manifest import (MANIFEST_NAME, RUNS_DIR, Manifest, load_manifest,
+                                        write_manifest)
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+class TransferError(ValueError):
+    """A push, pull or add that could not be done; nothing was changed."""
+
+
+@dataclass
+class Stored:
+    """What a submission names and where each file is found."""
+
+    folder: Path
+    manifest: Manifest
+    files: SubmissionFiles
+    refs: list[StoredRef] = field(default_factory=list)
+    # The explanation manifest (also in ``refs``) and the files it lists: one group, the
+    # scorer's output of one scoring, pushed or kept together.
+    explain: list[StoredRef] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.folder.name
+
+
+def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
+    """The manifest's files, the per-query file and the explanation files of ``folder``
+    (None after reporting why they cannot be listed). The explanation files are listed
+    by their manifest, read through the store (verified against results.json) wherever
+    it is."""
+    manifest = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
+    if manifest is None:
+        if report.ok:
+            report.add(f"{folder.name}/{MANIFEST_NAME}", None,
+                       "missing: run `leaderboard score` first, which writes it")
+        return None
+    refs = [StoredRef(e.path, e.size, e.sha256) for e in manifest.entries.values()]
+    files = SubmissionFiles(folder.name, folder, manifest.source, store)
+    explain: list[StoredRef] = []
+    results_path = folder / RESULTS_NAME
+    if results_path.is_file():
+        try:
+            results = read_results(results_path, store, per_query=False)
+        except ResultsFileError as exc:
+            report.add(f"{folder.name}/{RESULTS_NAME}", None, str(exc))
+            return None
+        if results.per_query_file is not None:
+            refs.append(results.per_query_file.ref())
+        if results.explain_manifest is not None:
+            try:
+                listed = read_stored_manifest(files, results.explain_manifest)
+            except StoreError as exc:
+                report.add(exc.display, None, exc.message)
+                return None
+            except ExplainFilesError as exc:
+                report.add(files.display(results.explain_manifest.path), None, str(exc))
+                return None
+            explain = [results.explain_manifest.ref(), *stored_refs(listed)]
+    return Stored(folder, manifest, files, refs + explain, explain)
+
+
+def _locate(stored: Stored, report: Report) -> dict[str, Path] | None:
+    """Every file ``stored`` names, verified (fetched into the cache when remote)."""
+    found = stored.files.locate_all(stored.refs)
+    for value in found.values():
+        if isinstance(value, StoreError):
+            report.add(value.display, None, value.message)
+    return None if not report.ok else found  # type: ignore[return-value]
+
+
+def verify(folder: Path, store: RunStore | None = None) -> Report:
+    """Every file ``folder`` names, fetched (into the cache) and checked; the files in the
+    folder checked against the manifest; and whether results.json is up to date."""
+    from leaderboard.submission.pipeline import results_staleness
+    from leaderboard.submission.folder import collect_inputs
+
+    store = store if store is not None else configured_store(folder)
+    report = Report()
+    collect_inputs(folder, report, record_local=False)
+    if not report.ok:
+        return report
+    stored = _stored(folder, store, report)
+    if stored is not None:
+        _locate(stored, report)
+    # An explanation manifest that could not be had is reported once, above (the
+    # staleness problem names the same file before its first colon).
+    said = {issue.path for issue in report.errors}
+    for problem in results_staleness(folder, store):
+        if f"{folder.name}/{problem.partition(':')[0]}" in said:
+            continue
+        report.add(f"{folder.name}/{RESULTS_NAME}", None,
+                   f"{problem}: run `leaderboard score {folder}`")
+    return report
+
+
+def pull(folder: Path, store: RunStore | None = None) -> tuple[Report, list[str]]:
+    """Fetch what ``folder``'s manifest lists (and its per-query file) into the folder."""
+    store = store if store is not None else configured_store(folder)
+    report = Report()
+    stored = _stored(folder, store, report)
+    found = _locate(stored, report) if stored is not None else None
+    written: list[str] = []
+    if found is None:
+        return report, written
+    for rel, path in sorted(found.items()):
+        target = folder / rel
+        if target.is_file() and target.resolve() == path.resolve():
+            continue
+        with atomic_file(target, durable=False) as sink, path.open("rb") as src:
+            shutil.copyfileobj(src, sink, 1 << 20)
+        written.append(rel)
+    return report, written
+
+
+@dataclass
+class PushPlan:
+    stored: Stored
+    found: dict[str, Path]           # files to copy or upload, verified
+    carried: list[StoredRef] = field(default_factory=list)  # in the store's repository already
+
+
+def _needs_push(stored: Stored, store: RunStore) -> bool:
+    local = [r for r in stored.refs if stored.files.local(r.path) is not None]
+    if isinstance(store, HubStore):
+        source = stored.manifest.source
+        return bool(local) or source is None or source.repo != store.repo
+    if isinstance(store, FolderStore):
+        inside = store.root.resolve() / store_path(stored.id, "")
+        return stored.folder.resolve() != inside.resolve() or stored.manifest.source is not None
+    return False
+
+
+def _plan(stored: Stored, store: RunStore, report: Report) -> PushPlan | None:
+    """What a push of ``stored`` moves. A dataset's commits keep every earlier file, so
+    files the store's own repository holds already (the manifest's source is in it) are
+    not fetched and uploaded again, only checked there after the push."""
+    source = stored.manifest.source
+    carried: list[StoredRef] = []
+    moving = stored.refs
+    if isinstance(store, HubStore) and source is not None and source.repo == store.repo \
+            and source.folder == store_path(stored.id, "").rstrip("/"):
+        # A file the folder holds again (a rescore writes the same per-query file) is not
+        # sent twice when the store's copy at the manifest's commit is the same file.
+        # The explanation files go as one group: when the store holds their manifest as
+        # it is, it holds every file the manifest names by content (each was checked at
+        # the commit that stored it), and none is fetched to be compared.
+        grouped = {r.path for r in stored.explain}
+        explain_kept = bool(stored.explain) and (
+            stored.files.local(stored.explain[0].path) is None
+            or stored.files.held_by_source(stored.explain[0]))
+        kept = {r.path for r in stored.refs if r.path not in grouped and (
+            stored.files.local(r.path) is None or stored.files.held_by_source(r))}
+        kept |= grouped if explain_kept else set()
+        carried = [r for r in stored.refs if r.path in kept]
+        moving = [r for r in stored.refs if r.path not in kept]
+    found = stored.files.locate_all(moving)
+    for value in found.values():
+        if isinstance(value, StoreError):
+            report.add(value.display, None, value.message)
+    if not report.ok:
+        return None
+    return PushPlan(stored, found, carried)  # type: ignore[arg-type]
+
+
+def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = False,
+         message: str | None = None, progress: Progress = _quiet) -> tuple[Report, list[str]]:
+    """Put every file ``folders`` name into ``store`` (default: the configured one), record
+    where in their manifests, and (unless ``keep``) remove the copies in the folders.
+    Submissions whose files are in the store already are left alone. Returns the
+    problems and, per submission pushed, a line saying where its files went; nothing is
+    written unless every file of every submission could be had."""
+    report = Report()
+    plans: list[PushPlan] = []
+    targets = {f: store if store is not None else configured_store(f) for f in folders}
+    if len(set(targets.values())) > 1:
+        raise TransferError("the submissions belong to projects with different run stores; "
+                            "push them separately")
+    for folder, target in targets.items():
+        if isinstance(target, HttpsStore):
+            raise TransferError(f"{target.describe()} is read-only: copy the files there "
+                                "yourself (the same paths, submissions/<id>/...)")
+        stored = _stored(folder, target, report)
+        if stored is None or not _needs_push(stored, target):
+            continue
+        progress(f"{stored.id}: gathering {len(stored.refs)} file(s)")
+        plan = _plan(stored, target, report)
+        if plan is not None:
+            plans.append(plan)
+    if not report.ok:
+        return report, []
+    if not keep:
+        # Everything the folder holds is in the store already, as it is: drop the copies.
+        for plan in plans:
+            if not plan.found:
+                _remove_copies(plan.stored, targets[plan.stored.folder])
+    plans = [plan for plan in plans if plan.found]
+    if not plans:
+        return report, []
+    target = targets[plans[0].stored.folder]
+    done: list[str] = []
+    if isinstance(target, HubStore):
+        from leaderboard.store.hub import HubWriteError, Listed, Upload, push_files
+
+        uploads = [Upload(path, store_path(p.stored.id, rel))
+                   for p in plans for rel, path in sorted(p.found.items())]
+        carried = [Listed(store_path(p.stored.id, r.path), r.size, r.sha256, r.gzip)
+                   for p in plans for r in p.carried]
+        progress(f"uploading {len(uploads)} file(s) to {target.describe()}")
+        try:
+            commit = push_files(target, uploads, message or "FollowBoard: store the files of "
+                                + ", ".join(p.stored.id for p in plans), carried=carried)
+        except HubWriteError as exc:
+            raise TransferError(str(exc)) from None
+        for plan in plans:
+            plan.stored.manifest.source = HubSource(target.repo, commit,
+                                                    store_path(plan.stored.id, "").rstrip("/"),
+                                                    target.endpoint)
+            write_manifest(plan.stored.folder, plan.stored.manifest)
+            done.append(f"{plan.stored.id}: {len(plan.found)} file(s) uploaded, now at "
+                        f"{plan.stored.manifest.source.url()}")
+    else:
+        assert isinstance(target, FolderStore)
+        for plan in plans:
+            inside = target.root / store_path(plan.stored.id, "")
+            for rel, path in sorted(plan.found.items()):
+                dest = inside / rel
+                if dest.is_file() and dest.resolve() == path.resolve():
+                    continue
+                with atomic_file(dest) as sink, path.open("rb") as src:
+                    shutil.copyfileobj(src, sink, 1 << 20)
+            # The folder store holds them now: no source is needed to find them.
+            plan.stored.manifest.source = None
+            write_manifest(plan.stored.folder, plan.stored.manifest)
+            done.append(f"{plan.stored.id}: {len(plan.found)} file(s) in {inside}")
+    if not keep:
+        for plan in plans:
+            _remove_copies(plan.stored, target)
+    return report, done
+
+
+def _remove_copies(stored: Stored, target: RunStore) -> None:
+    """The folder's copies of stored files, once the store holds them (never when the
+    folder is the store's own place for them)."""
+    if isinstance(target, FolderStore) and (
+            target.root / store_path(stored.id, "")).resolve() == stored.folder.resolve():
+        return
+    for ref in stored.refs:
+        local = stored.files.local(ref.path)
+        if local is not None:
+            local.unlink()
+    for top in (RUNS_DIR, EXPLAIN_DIR):
+        folder = stored.folder / top
+        if folder.is_dir() and not folder.is_symlink():
+            for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
+                if not any(sub.iterdir()):
+                    sub.rmdir()
+            if not any(folder.iterdir()):
+                folder.rmdir()
+
+
+def new_run_files(source: Path, patterns: list[str] | None) -> dict[str, Path]:
+    """Run files under ``source`` (a submission folder, or its ``runs/`` folder) by their
+    path in a submission, for the tasks matching ``patterns`` (default: all)."""
+    runs = source if source.name == RUNS_DIR else source / RUNS_DIR
+    if not runs.is_dir():
+        raise TransferError(f"{source}: no runs/ folder to add from")
+    out = {}
+    for path in sorted(p for p in runs.rglob("*") if p.is_file() and not p.is_symlink()):
+        rel = f"{RUNS_DIR}/{path.relative_to(runs).as_posix()}"
+        task_id = rel[len(RUNS_DIR) + 1:].rpartition("/")[0]
+        if patterns is None or any(fnmatch.fnmatchcase(task_id, p) for p in patterns):
+            out[rel] = path
+    if not out:
+        raise TransferError(f"{runs}: no run files" + (
+            f" of tasks matching {' '.join(patterns)}" if patterns else ""))
+    return out
+
+
+def add(folder: Path, source: Path, patterns: list[str] | None, data_dir: Path,
+        progress: Progress = _quiet):  # noqa: ANN201 - a SubmissionOutcome
+    """Put the run files of ``source`` into submission ``folder`` (replacing the files of
+    the tasks they cover, in the folder and in its manifest) and score the submission.
+    When scoring fails, every file is put back as it was."""
+    from leaderboard.submission.pipeline import score_submission
+
+    new = new_run_files(source, patterns)
+    tasks = {rel[len(RUNS_DIR) + 1:].rpartition("/")[0] for rel in new}
+
+    def of_tasks(rel: str) -> bool:
+        return rel[len(RUNS_DIR) + 1:].rpartition("/")[0] in tasks
+
+    manifest_path = folder / MANIFEST_NAME
+    report = Report()
+    manifest = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
+    if not report.ok:
+        raise TransferError("; ".join(report.lines()[:3]))
+    backup = Path(tempfile.mkdtemp(prefix="followboard-add-"))
+    saved_manifest = manifest_path.read_bytes() if manifest_path.is_file() else None
+    moved: list[str] = []
+    try:
+        runs = folder / RUNS_DIR
+        old_local = [p.relative_to(folder).as_posix() for p in runs.rglob("*")
+                     if p.is_file()] if runs.is_dir() else []
+        for rel in old_local:
+            if of_tasks(rel):
+                (backup / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(folder / rel), backup / rel)
+                moved.append(rel)
+        if manifest is not None:
+            manifest.entries = {k: v for k, v in manifest.entries.items() if not of_tasks(k)}
+            write_manifest(folder, manifest)
+        for rel, path in new.items():
+            with atomic_file(folder / rel) as sink, path.open("rb") as src:
+                shutil.copyfileobj(src, sink, 1 << 20)
+        outcome = score_submission(folder, data_dir, progress)
+        if outcome.results_path is None:
+            raise _Failed(outcome)
+        return outcome
+    except BaseException as exc:
+        for rel in new:
+            (folder / rel).unlink(missing_ok=True)
+            for parent in (folder / rel).parents:
+                if parent == folder or any(parent.iterdir()):
+                    break
+                parent.rmdir()
+        for rel in moved:
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(backup / rel), folder / rel)
+        if saved_manifest is not None:
+            with atomic_file(manifest_path) as sink:
+                sink.write(saved_manifest)
+        elif manifest_path.exists():
+            manifest_path.unlink()
+        if isinstance(exc, _Failed):
+            return exc.outcome
+        raise
+    finally:
+        shutil.rmtree(backup, ignore_errors=True)
+
+
+class _Failed(Exception):
+    def __init__(self, outcome: object) -> None:
+        super().__init__("scoring failed")
+        self.outcome = outcome

@@ -1,0 +1,108 @@
+"""The benchmark registry: every task the leaderboard scores, declared as data.
+
+The tasks are declared per benchmark in :mod:`leaderboard.benchmarks`; this module
+assembles them. Each task says where its data comes from (upstream id and pinned revision), how the
+original and altered query ids pair up, which documents a run may rank, which metrics
+it reports (and which one is primary), and which leaderboard views it belongs to.
+The rest of the engine reads these declarations instead of special-casing benchmarks.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+# The declarations live in leaderboard.benchmarks, one module per benchmark; these names
+# stay importable from here for existing callers.
+from leaderboard.benchmarks import declared
+from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES  # noqa: F401
+from leaderboard.benchmarks.followtable import (  # noqa: F401
+    FOLLOWTABLE_COMMIT,
+    FOLLOWTABLE_CONSTRAINTS,
+    FOLLOWTABLE_DATASETS,
+    FOLLOWTABLE_FILES,
+)
+from leaderboard.benchmarks.mfollowir import (  # noqa: F401
+    MFOLLOWIR_CL_SOURCE,
+    MFOLLOWIR_LANGUAGES,
+    MFOLLOWIR_SOURCE,
+)
+from leaderboard.benchmarks.pi_indic import (  # noqa: F401
+    PI_INDIC_COMMIT,
+    PI_INDIC_LANGUAGES,
+    PI_INDIC_SOURCE,
+)
+from leaderboard.core.tasks import (  # noqa: F401
+    LOWER_IS_BETTER,
+    DataSource,
+    Role,
+    Task,
+    higher_is_better,
+)
+
+
+def _build_tasks() -> list[Task]:
+    return [t for b in declared() for t in b.tasks]
+
+
+@cache
+def all_tasks() -> dict[str, Task]:
+    """Every registered task by id, in registry order."""
+    tasks: dict[str, Task] = {}
+    for t in _build_tasks():
+        if t.id in tasks:
+            raise ValueError(f"task id {t.id!r} is declared twice")
+        tasks[t.id] = t
+    return tasks
+
+
+class UnknownTaskError(KeyError):
+    def __str__(self) -> str:  # KeyError quotes its argument; we want a sentence.
+        return str(self.args[0])
+
+
+def get_task(task_id: str) -> Task:
+    # A task id starts with its benchmark's id: building that one benchmark's tasks finds
+    # it without building every benchmark's (PI-Indic declares about 300; 3 ms of a
+    # one-task `leaderboard eval`). Anything else goes through the whole registry.
+    for benchmark in declared():
+        if task_id.startswith(benchmark.id + "/"):
+            for task in benchmark.tasks:
+                if task.id == task_id:
+                    return task
+    tasks = all_tasks()
+    if task_id in tasks:
+        return tasks[task_id]
+    suggestions = close_task_ids(task_id, list(tasks))
+    if len(suggestions) > MAX_SUGGESTIONS:
+        hint = f" Did you mean one of: {', '.join(suggestions[:MAX_SUGGESTIONS])} ...?"
+    elif len(suggestions) > 2:
+        hint = f" Did you mean one of: {', '.join(suggestions)}?"
+    else:
+        hint = f" Did you mean {' or '.join(suggestions)}?" if suggestions else ""
+    raise UnknownTaskError(
+        f"unknown task {task_id!r}.{hint} Run `leaderboard tasks` to list every task.")
+
+
+MAX_SUGGESTIONS = 8
+
+
+def close_task_ids(text: str, task_ids: list[str]) -> list[str]:
+    """Task ids a mistyped ``text`` may mean, ignoring case: the id itself in other case
+    (``followIR/robust04``), the tasks under it when it names a benchmark or a group
+    (``followtable``: all of them), else up to three ids a character or two away
+    (``followtable/wtq``: wtr and wqt), closest first."""
+    import difflib  # here: 1.6 ms every one-task `leaderboard eval` would pay for typos
+
+    wanted = text.strip().lower().rstrip("/")
+    by_lower = {t.lower(): t for t in task_ids}
+    if wanted in by_lower:
+        return [by_lower[wanted]]
+    under = sorted(t for low, t in by_lower.items() if low.startswith(wanted + "/"))
+    if under:
+        return under
+    close = difflib.get_close_matches(wanted, list(by_lower), n=3, cutoff=0.85)
+    return [by_lower[low] for low in close]
+
+
+def tasks_of(benchmark: str) -> list[Task]:
+    return [t for t in all_tasks().values() if t.benchmark == benchmark]

@@ -1,0 +1,115 @@
+"""What every benchmark reader produces: the judgments and query sets of one task.
+
+Readers for each upstream layout (FollowTable, PI-Indic, the Hugging Face layout of
+FollowIR/mFollowIR) turn files into a :class:`TaskData`; validation and scoring only
+ever see this type, so they need no benchmark-specific code.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+if TYPE_CHECKING:  # instruction imports runs, which imports this module
+    from leaderboard.core.metrics.instruction import JudgedDocs
+
+ENV_VAR = "LEADERBOARD_DATA"
+
+
+class MissingDataError(FileNotFoundError):
+    """Raised with one message listing every missing file and how to get them."""
+
+    def __init__(self, task_id: str, data_dir: Path, missing: list[Path]) -> None:
+        self.task_id = task_id
+        self.data_dir = data_dir
+        self.missing = missing
+        listing = "\n".join(f"  - {p}" for p in missing[:20])
+        more = f"\n  ... and {len(missing) - 20} more" if len(missing) > 20 else ""
+        super().__init__(
+            f"data for task {task_id!r} is missing from {data_dir}:\n{listing}{more}\n"
+            f"Fetch it with `leaderboard data pull {task_id.split('/')[0]} --data-dir {data_dir}` "
+            f"(needs network access), or point --data-dir / ${ENV_VAR} at a folder that has it."
+        )
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class DataFormatError(ValueError):
+    """A data file exists but cannot be read; the message names the file (and line)."""
+
+
+def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The data directory: ``--data-dir`` first, then $LEADERBOARD_DATA, then ./data."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env)
+    return Path("data")
+
+
+def require_files(task_id: str, data_dir: Path, paths: list[Path]) -> None:
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise MissingDataError(task_id, data_dir, missing)
+
+
+@dataclass
+class RoleData:
+    """The queries a run of one role must answer and their judgments."""
+
+    query_ids: list[str]
+    # qrels[qid][docid] = graded relevance (ints); queries without a judged doc still appear.
+    qrels: dict[str, dict[str, int]]
+    # What a model reads for each query: the benchmark's own text, the instruction joined
+    # to the query as upstream joins them (FollowIR/mFollowIR as MTEB does, "query
+    # instruction"; FollowTable as its BEIR export does, "instruction [SEP] query").
+    query_text: dict[str, str] = field(default_factory=dict)
+    # The same queries taken apart, (query, instruction), for a model that joins them its
+    # own way (`baselines run --instruction-format`); a query without an instruction
+    # (FollowTable's topic-only queries, PI-Indic) has no entry.
+    query_parts: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class TaskData:
+    task_id: str
+    roles: dict[str, RoleData]
+    # Sorted unique corpus ids: a run may only rank these (validation uses searchsorted).
+    doc_ids: np.ndarray
+    # For "pool" tasks: qid -> sorted candidate ids (a run may only rank its query's pool).
+    pools: dict[str, np.ndarray] | None = None
+    # Altered qid -> original qid it is compared with (p-MRR and IRS pairs).
+    pairs: dict[str, str] = field(default_factory=dict)
+    # Altered qid -> docs whose relevance the instruction changed (p-MRR's "changed" docs;
+    # for FollowTable T- = query_positive minus instruction_positive).
+    changed: dict[str, list[str]] = field(default_factory=dict)
+    # FollowTable only: altered qid -> T+ (instruction_positive), for IRS.
+    instruction_positive: dict[str, list[str]] = field(default_factory=dict)
+    # Altered qid -> group label (FollowTable constraint type C1..S3); PI-Indic T4: pair id
+    # -> the persona it belongs to (the unit its per-persona scores are built on).
+    groups: dict[str, str] = field(default_factory=dict)
+
+    # Encoded judged documents, per kind; see judged().
+    _judged: dict[str, JudgedDocs] = field(default_factory=dict, init=False, repr=False,
+                                          compare=False)
+
+    @property
+    def corpus_size(self) -> int:
+        return int(self.doc_ids.shape[0])
+
+    def judged(self, kind: Literal["changed", "instruction_positive"]) -> JudgedDocs:
+        """``changed`` or ``instruction_positive`` encoded for the altered queries, once
+        per loaded task (p-MRR and IRS of every submission scored in this process reuse
+        it, as trec_eval reuses its qrels)."""
+        if kind not in self._judged:
+            from leaderboard.core.metrics.instruction import JudgedDocs
+
+            docs = {"changed": self.changed, "instruction_positive": self.instruction_positive}
+            self._judged[kind] = JudgedDocs.of(docs[kind], self.roles["altered"].query_ids)
+        return self._judged[kind]

@@ -1,0 +1,344 @@
+"""Loaded task data kept on disk between runs of the command line, as JSON.
+
+Loading a task parses upstream files: a FollowTable task reads its whole corpus for the
+table ids (17 MB for TArX), two qrels files and the queries, 50-60 ms, an eighth of a
+one-task `leaderboard eval`; a FollowIR task reads parquet files through pandas, whose
+import alone takes 0.3-0.5 s. What a reader returns depends only on the files under the
+task's data folder and on the code that reads them, so it is kept with a fingerprint of
+both:
+
+- the relative path, size and modification time of every file under the task's data
+  folder (``data_dir / task.source.local_dir``, where its reader reads), as a checksum;
+- the path, size and modification time (what Python's own bytecode cache checks of a
+  source) of the code the result depends on: the reader module,
+  :mod:`leaderboard.core.data.base`, this module, the registry and the benchmark declarations
+  (a reader may read tables there, as PI-Indic's reads its language names), and the top
+  module of each library a reader parses files with (pandas, pyarrow, rapidfuzz: it
+  changes when they are upgraded);
+- the task's declaration.
+
+An entry is used only when its whole fingerprint equals the current one, so never for
+other data or other code. The reader module is imported only when the cache misses: a
+PI-Indic or FollowIR reader imports pandas (0.3-0.5 s), which a hit then never needs. Up
+to :data:`ENTRIES_PER_TASK` entries of a task are kept, the most recently used.
+
+What is read is not trusted: a cache folder is a place anyone with write access to it
+can put files. The format is JSON, not pickle, so reading an entry runs no code. The
+folder is created for the user alone (0700), and one owned by someone else is not used;
+an entry is read only when it is a regular file of the user's, not a link, FIFO or
+device, of at most :data:`MAX_ENTRY_BYTES`. Each entry is two lines of JSON, a header
+(fingerprint, task id and the SHA-256 of the second line) and the data, so an entry whose
+content is not what was written for that header (cut short, edited by hand) is a miss.
+The checksum detects damage; it authenticates nothing, since whoever can write the
+folder can write a matching checksum: that is what the folder's permissions are for, and
+why CI jobs, whose runner may be shared, turn the cache off (.github/workflows). Any
+failure to read or decode an entry (deep nesting that exhausts the parser included) is a
+miss: the data is loaded from its files and the entry written again; a cache folder that
+cannot be written only costs the saving.
+
+Where: ``$FOLLOWBOARD_DATA_CACHE`` (``off`` turns the cache off), else
+``$XDG_CACHE_HOME/followboard/task-data``, else ``~/.cache/followboard/task-data``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import zlib
+from dataclasses import asdict
+from functools import lru_cache
+from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from leaderboard.core.data.base import RoleData, TaskData
+from leaderboard.benchmarks.registry import Task
+
+CACHE_ENV = "FOLLOWBOARD_DATA_CACHE"
+# Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
+FORMAT = 3  # 2: a header line with the data's SHA-256; 3: roles keep query_parts
+# Modules whose code decides what a reader returns, besides the reader's own.
+SHARED_SOURCES = ("leaderboard.core.data.base", "leaderboard.core.data.cache", "leaderboard.benchmarks.registry",
+                  "leaderboard.benchmarks")
+# Libraries the readers parse upstream files with.
+LIBRARIES = ("pandas", "pyarrow", "rapidfuzz")
+# Entries kept per task (for different data or code), the most recently used.
+ENTRIES_PER_TASK = 4
+# The largest entry read or written. FollowTable WQT's, the largest of the data on the
+# development machine, is 2.2 MB; an entry that would be larger is not kept.
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+# The header line (fingerprint, task id, checksum) is a few kilobytes.
+MAX_HEADER_BYTES = 1024 * 1024
+
+
+def cache_dir() -> Path | None:
+    """The cache folder, or None when the cache is turned off."""
+    chosen = os.environ.get(CACHE_ENV, "")
+    if chosen.strip().lower() == "off":
+        return None
+    if chosen:
+        return Path(chosen)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(xdg) if xdg else Path.home() / ".cache"
+    return root / "followboard" / "task-data"
+
+
+@lru_cache(maxsize=64)
+def _folder_state(folder: Path) -> str:
+    """A checksum of :func:`_files_under` (its length, CRC-32 and Adler-32: 64 bits
+    against an accidental match), computed once per folder and process.
+
+    PI-Indic's 300 tasks share one folder of 2,400 upstream files: listing it for each
+    task took 40 ms, and the listing itself would have made every entry 370 KB. A command
+    sees its data as it was when it first loaded it (the loaded tasks are kept in memory
+    too: leaderboard.core.data.load_task_data).
+    """
+    listing = json.dumps(_files_under(folder)).encode("utf-8")
+    return f"{len(listing)}-{zlib.crc32(listing):08x}-{zlib.adler32(listing):08x}"
+
+
+def _files_under(folder: Path) -> list[tuple[str, int, int]]:
+    """(relative path, size, mtime in ns) of every file under ``folder``, sorted."""
+    found = []
+    for parent, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(parent, name)
+            stat = path.stat()
+            found.append((path.relative_to(folder).as_posix(), stat.st_size, stat.st_mtime_ns))
+    return found
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of a module, found without importing it (None: not installed)."""
+    spec = find_spec(name)
+    return Path(spec.origin) if spec is not None and spec.origin else None
+
+
+@lru_cache(maxsize=8)
+def _sources_state(reader: str) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime) of :func:`_source_files`, once per reader and process."""
+    found = []
+    for path in _source_files(reader):
+        stat = path.stat()
+        found.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(found)
+
+
+def _source_files(reader: str) -> list[Path]:
+    files = []
+    for name in (reader, *SHARED_SOURCES, *LIBRARIES):
+        path = _module_file(name)
+        if path is None:
+            continue
+        if path.name == "__init__.py" and name.startswith("leaderboard."):
+            files += sorted(path.parent.glob("*.py"))  # a package of ours: all its modules
+        else:
+            files.append(path)
+    return files
+
+
+def fingerprint(task: Task, reader: str, data_dir: Path) -> str | None:
+    """What ``task``'s data as the reader module named ``reader`` reads it from
+    ``data_dir`` depends on, as text; None when the task's data folder does not exist (the
+    reader reports what is missing).
+
+    No digest of the files' contents: it would read every file (17 MB for a FollowTable
+    corpus), which is what the cache saves.
+    """
+    folder = data_dir / task.source.local_dir
+    if not folder.is_dir():
+        return None
+    return json.dumps([FORMAT, reader, asdict(task), _sources_state(reader),
+                       _folder_state(folder)], sort_keys=True, default=str)
+
+
+def _array_to_json(values: np.ndarray) -> dict[str, Any]:
+    return {"dtype": values.dtype.str, "values": values.tolist()}
+
+
+def _array_from_json(obj: dict[str, Any]) -> np.ndarray:
+    dtype = np.dtype(obj["dtype"])
+    return np.array(obj["values"], dtype=dtype).reshape(len(obj["values"]))
+
+
+def to_json(data: TaskData) -> dict[str, Any]:
+    """Every field of ``data`` (not the encodings it builds on demand) as JSON values."""
+    return {
+        "task_id": data.task_id,
+        "roles": {name: {"query_ids": role.query_ids, "qrels": role.qrels,
+                         "query_text": role.query_text, "query_parts": role.query_parts}
+                  for name, role in data.roles.items()},
+        "doc_ids": _array_to_json(data.doc_ids),
+        "pools": None if data.pools is None else {q: _array_to_json(pool)
+                                                  for q, pool in data.pools.items()},
+        "pairs": data.pairs, "changed": data.changed,
+        "instruction_positive": data.instruction_positive, "groups": data.groups,
+    }
+
+
+def from_json(obj: dict[str, Any]) -> TaskData:
+    """The inverse of :func:`to_json`."""
+    return TaskData(
+        task_id=obj["task_id"],
+        roles={name: RoleData(query_ids=role["query_ids"], qrels=role["qrels"],
+                              query_text=role["query_text"],
+                              query_parts={q: (query, instruction) for q, (query, instruction)
+                                           in role["query_parts"].items()})
+               for name, role in obj["roles"].items()},
+        doc_ids=_array_from_json(obj["doc_ids"]),
+        pools=None if obj["pools"] is None else {q: _array_from_json(pool)
+                                                 for q, pool in obj["pools"].items()},
+        pairs=obj["pairs"], changed=obj["changed"],
+        instruction_positive=obj["instruction_positive"], groups=obj["groups"],
+    )
+
+
+def _entry_stem(task: Task) -> str:
+    return task.id.replace("/", "--")
+
+
+def _entry_path(folder: Path, task: Task, fingerprint_text: str) -> Path:
+    # One file per task and fingerprint; the checksum in the name only tells entries
+    # apart, the fingerprint stored inside decides.
+    checksum = zlib.crc32(fingerprint_text.encode("utf-8"))
+    return folder / f"{_entry_stem(task)}.{checksum:08x}.json"
+
+
+def _owned_by_user(st: os.stat_result) -> bool:
+    getuid = getattr(os, "getuid", None)  # not on Windows, where the ACLs decide
+    return getuid is None or st.st_uid == getuid()
+
+
+@lru_cache(maxsize=4)
+def _private_folder(folder: Path) -> bool:
+    """Whether ``folder`` may hold this user's entries: created if absent for the user
+    alone (0700); an existing folder must be the user's own, and is made 0700 if others
+    could reach it. A folder that is someone else's (or not a folder) is not used: its
+    entries could be anyone's. Checked once per folder and process."""
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = folder.stat()
+        if not stat.S_ISDIR(st.st_mode) or not _owned_by_user(st):
+            return False
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(folder, 0o700)
+        return True
+    except OSError:
+        return False  # cannot be made or checked: no cache, only the saving is lost
+
+
+def _read_bounded(path: Path) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of the user's, not a link, of at
+    most :data:`MAX_ENTRY_BYTES`; None otherwise (or when it cannot be read).
+
+    Opened without following a link and without blocking, so a FIFO put at an entry's
+    path does not wait for a writer, and a link to ``/dev/zero`` is not read; the size
+    is checked on the open file, and no more than the limit is read if it grows."""
+    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None  # absent, a link (ELOOP), unreadable
+    try:
+        st = os.fstat(fd)
+        if (not stat.S_ISREG(st.st_mode) or not _owned_by_user(st)
+                or st.st_size > MAX_ENTRY_BYTES):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_ENTRY_BYTES + 1)
+        return data if len(data) <= MAX_ENTRY_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _checksum(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _decode_entry(raw: bytes, task: Task, fingerprint_text: str) -> TaskData | None:
+    """The data of an entry's bytes, or None unless the header names this fingerprint
+    and task and the checksum matches the body."""
+    newline = raw.find(b"\n", 0, MAX_HEADER_BYTES)
+    if newline < 0:
+        return None
+    header = json.loads(raw[:newline])
+    if (not isinstance(header, dict) or header.get("fingerprint") != fingerprint_text
+            or header.get("task_id") != task.id):
+        return None
+    body = raw[newline + 1:]
+    if header.get("sha256") != _checksum(body):
+        return None  # cut short or edited since it was written
+    return from_json(json.loads(body))
+
+
+def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | None:
+    raw = _read_bounded(path)
+    if raw is None:
+        return None
+    try:
+        data = _decode_entry(raw, task, fingerprint_text)
+    except Exception:  # noqa: BLE001 - any entry that does not decode is a miss, never an
+        # error: json raises ValueError, RecursionError on deep nesting, MemoryError;
+        # from_json KeyError, TypeError, AttributeError, IndexError on another shape.
+        return None
+    if data is None:
+        return None
+    try:
+        os.utime(path, follow_symlinks=False)  # used now: kept before entries not used
+    except OSError:                            # since (_write_entry)
+        pass
+    return data
+
+
+def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) -> None:
+    from leaderboard.core.fileio import atomic_write_bytes
+
+    try:
+        body = json.dumps(to_json(data), ensure_ascii=False,
+                          separators=(",", ":")).encode("utf-8")
+    except (TypeError, ValueError):
+        return  # a value JSON cannot hold (a reader returned numpy scalars): not kept
+    header = json.dumps({"fingerprint": fingerprint_text, "task_id": task.id,
+                         "sha256": _checksum(body)}, ensure_ascii=False,
+                        separators=(",", ":")).encode("utf-8")
+    if len(header) + 1 + len(body) > MAX_ENTRY_BYTES or len(header) >= MAX_HEADER_BYTES:
+        return  # larger than a reader would accept
+    try:
+        # Replaces whatever is at the path (a damaged entry, a FIFO, a link) by renaming.
+        atomic_write_bytes(path, header + b"\n" + body, durable=False, private=True)
+        # Entries for other data or code: the most recently used few are kept, so that
+        # two checkouts (or versions) sharing the cache do not evict each other's on
+        # every run; older ones are removed.
+        others = [p for p in path.parent.glob(f"{_entry_stem(task)}.*.json")
+                  if p != path]
+        others.sort(key=lambda p: p.lstat().st_mtime_ns, reverse=True)
+        for old in others[ENTRIES_PER_TASK - 1:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass  # a read-only or full disk: the data was loaded, only the saving is lost
+
+
+def load_through_cache(task: Task, data_dir: Path, reader: str) -> TaskData:
+    """``load(task, data_dir)`` of the reader module named ``reader``, from the cache when
+    it holds that very result (the module is imported only when it does not)."""
+    folder = cache_dir()
+    current = None if folder is None else fingerprint(task, reader, data_dir)
+    if folder is None or current is None or not _private_folder(folder):
+        return import_module(reader).load(task, data_dir)
+    path = _entry_path(folder, task, current)
+    cached = _read_entry(path, task, current)
+    if cached is not None:
+        return cached
+    data = import_module(reader).load(task, data_dir)
+    _write_entry(path, task, current, data)
+    return data

@@ -1,0 +1,501 @@
+"""PI-Indic-Align reader: the 150 human-validated persona-instruction pairs per language.
+
+Upstream (``aryashah2k/PI-Indic-Align``) publishes, per language, one CSV
+``annotator_validation/language-wise-validation/Nirdesha_Multilingual_Validation - <Language>.csv``
+with columns ``id, ENG_indian_context, indian_context, expert_1, expert_2``. The two context
+columns hold JSON objects with ``indian_context_persona`` and ``indian_context_instruction``
+(English, and the file's language). Ids 1..150 are the same pairs in every language, which
+is what makes the cross-lingual tasks possible. The paper's full 50k-pair data is not
+released, so the leaderboard benchmark ``pi-indic-val150`` is built on these 150 pairs.
+
+Identifiers. A persona is ``p<id>`` and an instruction ``i<id>``, so a run line says which
+side its query and document come from. T1/T2 query with personas and rank instructions; T3
+queries with instructions and ranks personas. The candidates are the whole 150-item
+target-side corpus in the target language (no pools), and each query has exactly one
+relevant item: its own counterpart (relevance 1).
+
+Expert validation. Every row was judged by two native speakers (``Completely Agree``,
+``Partially Agree``, ``Do Not Agree``) on whether the translation preserves the English
+pair's compatibility. The paper reports these judgments as an inter-annotator agreement
+study of the translated pairs, not as a filter, and the upstream README calls all 150
+"human-validated"; the ids must also stay aligned across the 12 languages. So every row is
+kept. A row is dropped only when it is unusable: its persona or instruction text in that
+language is empty. A task uses the ids usable in all of its languages. On the pinned
+revision no row is dropped (see :func:`dropped_ids`).
+
+Known upstream defect: Punjabi row 4's ``indian_context`` JSON carries one stray closing
+brace after the object. The reader accepts trailing ``}`` characters (and only those) and
+records the repair in :attr:`LanguageFile.repairs`.
+
+T4 (compatibility classification) is scored from predictions over a fixed pair set, built
+by :func:`t4_pairs`: per language, every validated pair is a positive and each persona
+gets up to 10 lexically similar instructions as hard negatives (the authors' way);
+personas are split into a calibration half (labels for calibrating probabilities) and a
+test half (scored); pair ids are opaque. See its docstring.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterator, Literal
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.core.data.base import DataFormatError, RoleData, TaskData, require_files
+from leaderboard.benchmarks.registry import PI_INDIC_LANGUAGES, Task
+
+VALIDATION_DIR = "annotator_validation/language-wise-validation"
+FILE_TEMPLATE = "Nirdesha_Multilingual_Validation - {name}.csv"
+COLUMNS = ("id", "ENG_indian_context", "indian_context", "expert_1", "expert_2")
+PERSONA_KEY = "indian_context_persona"
+INSTRUCTION_KEY = "indian_context_instruction"
+EXPERT_LABELS = ("Completely Agree", "Partially Agree", "Do Not Agree")
+
+PERSONA_PREFIX = "p"
+INSTRUCTION_PREFIX = "i"
+
+# T4 pair set. The paper fixes every random seed to 42 (Appendix A.1); we use the same.
+T4_SEED = 42
+# The authors' pair constructor (src/pair_constructor.py, mine_hard_negatives) pairs each
+# persona with the instructions of up to 10 other records whose instruction is lexically
+# closest to its own (rapidfuzz token_set_ratio), within one language.
+T4_MAX_NEGATIVES_PER_PERSONA = 10
+# Their threshold (token_set_ratio >= 70) is not applied: among only 150 instructions it
+# leaves 0-2 negatives per language (measured on the pinned revision), so the 10 closest
+# instructions are taken whatever their score.
+T4_SPLITS = ("calibration", "test")
+# Fraction of personas whose pairs form the calibration split (the rest are scored).
+T4_CALIBRATION_FRACTION = 0.5
+
+Side = Literal["persona", "instruction"]
+
+
+def persona_id(item: int) -> str:
+    return f"{PERSONA_PREFIX}{item}"
+
+
+def instruction_id(item: int) -> str:
+    return f"{INSTRUCTION_PREFIX}{item}"
+
+
+def _side_prefix(side: Side) -> str:
+    return PERSONA_PREFIX if side == "persona" else INSTRUCTION_PREFIX
+
+
+def language_file(data_dir: Path, task: Task | None, lang: str) -> Path:
+    """Local path of one language's validation CSV."""
+    if lang not in PI_INDIC_LANGUAGES:
+        raise DataFormatError(
+            f"unknown PI-Indic language code {lang!r}; known: {', '.join(PI_INDIC_LANGUAGES)}")
+    local_dir = task.source.local_dir if task is not None else "pi-indic"
+    return (Path(data_dir) / local_dir / VALIDATION_DIR
+            / FILE_TEMPLATE.format(name=PI_INDIC_LANGUAGES[lang]))
+
+
+@dataclass(frozen=True)
+class LanguageFile:
+    """One language's parsed validation CSV.
+
+    ``pairs`` has one row per usable id (int ``id`` ascending) with columns ``persona``,
+    ``instruction`` (the language's texts), ``eng_persona``, ``eng_instruction``,
+    ``expert_1`` and ``expert_2``. ``dropped`` maps unusable ids to the reason;
+    ``repairs`` lists the upstream defects the reader worked around, as ``FILE:LINE: ...``.
+    """
+
+    lang: str
+    path: Path
+    pairs: pd.DataFrame
+    dropped: dict[int, str] = field(default_factory=dict)
+    repairs: tuple[str, ...] = ()
+
+    def text(self, side: Side) -> dict[int, str]:
+        return dict(zip(self.pairs["id"].tolist(), self.pairs[side].tolist()))
+
+
+def _decode_context(raw: str, where: str, repairs: list[str]) -> dict:
+    """Parse a context cell; tolerate trailing stray ``}`` (an upstream typo), nothing else."""
+    try:
+        obj, end = json.JSONDecoder().raw_decode(raw.strip())
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"{where}: invalid JSON in context column: {exc.msg}") from None
+    trailing = raw.strip()[end:]
+    if trailing.strip():
+        if set(trailing.strip()) <= {"}"}:
+            repairs.append(f"{where}: ignored {len(trailing.strip())} stray '}}' after the JSON object")
+        else:
+            raise DataFormatError(f"{where}: unexpected text after the JSON object: {trailing[:40]!r}")
+    if not isinstance(obj, dict):
+        raise DataFormatError(f"{where}: context column is not a JSON object")
+    return obj
+
+
+@lru_cache(maxsize=32)
+def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
+    del mtime_ns  # part of the cache key only: an edited file is read again
+    try:
+        content = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    reader = csv.reader(io.StringIO(content, newline=""))
+    header = next(reader, None)
+    if header is None:
+        raise DataFormatError(f"{path}: empty file")
+    header = [h.strip() for h in header]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise DataFormatError(f"{path}:1: missing column(s) {', '.join(missing)}; "
+                              f"header is {', '.join(header)}")
+    col = {name: header.index(name) for name in COLUMNS}
+
+    rows: list[dict] = []
+    dropped: dict[int, str] = {}
+    repairs: list[str] = []
+    seen: dict[int, int] = {}
+    record_start = reader.line_num + 1
+    for record in reader:
+        # csv.reader.line_num is the physical line a record ends on; quoted cells may span
+        # lines, so remember where each record starts for error messages.
+        start_line = record_start
+        where = f"{path}:{start_line}"
+        record_start = reader.line_num + 1
+        if not any(cell.strip() for cell in record):
+            continue
+        if len(record) < len(header):
+            raise DataFormatError(f"{where}: expected {len(header)} columns, found {len(record)}")
+        raw_id = record[col["id"]].strip()
+        try:
+            item = int(raw_id)
+        except ValueError:
+            raise DataFormatError(f"{where}: id {raw_id!r} is not an integer") from None
+        if item <= 0:
+            raise DataFormatError(f"{where}: id {item} is not positive")
+        if item in seen:
+            raise DataFormatError(f"{where}: id {item} repeats line {seen[item]}")
+        seen[item] = start_line
+        eng = _decode_context(record[col["ENG_indian_context"]], where, repairs)
+        local = _decode_context(record[col["indian_context"]], where, repairs)
+        if "id" in local and str(local["id"]).strip() != str(item):
+            raise DataFormatError(f"{where}: row id {item} but indian_context.id is {local['id']!r}")
+        persona = str(local.get(PERSONA_KEY) or "").strip()
+        instruction = str(local.get(INSTRUCTION_KEY) or "").strip()
+        empty = [k for k, v in ((PERSONA_KEY, persona), (INSTRUCTION_KEY, instruction)) if not v]
+        if empty:
+            dropped[item] = f"{where}: empty {' and '.join(empty)}"
+            continue
+        rows.append({
+            "id": item, "persona": persona, "instruction": instruction,
+            "eng_persona": str(eng.get(PERSONA_KEY) or "").strip(),
+            "eng_instruction": str(eng.get(INSTRUCTION_KEY) or "").strip(),
+            "expert_1": record[col["expert_1"]].strip(),
+            "expert_2": record[col["expert_2"]].strip(),
+        })
+    if not rows:
+        raise DataFormatError(f"{path}: no usable persona-instruction rows")
+    frame = pd.DataFrame(rows).sort_values("id", kind="stable").reset_index(drop=True)
+    return LanguageFile(lang=lang, path=path, pairs=frame, dropped=dropped,
+                        repairs=tuple(repairs))
+
+
+def read_language(data_dir: Path, lang: str, task: Task | None = None) -> LanguageFile:
+    """Parse one language's CSV (cached per file and modification time)."""
+    path = language_file(data_dir, task, lang).resolve()
+    task_id = task.id if task is not None else f"pi-indic-val150 ({lang})"
+    require_files(task_id, Path(data_dir), [path])
+    return _read_language_cached(path, lang, path.stat().st_mtime_ns)
+
+
+def _task_languages(task: Task) -> tuple[str, str]:
+    try:
+        return task.params["query_lang"], task.params["doc_lang"]
+    except KeyError:
+        raise DataFormatError(f"task {task.id!r} has no query_lang/doc_lang parameters") from None
+
+
+def _query_side(task: Task) -> Side:
+    side = task.params.get("query_side", "persona")
+    if side not in ("persona", "instruction"):
+        raise DataFormatError(f"task {task.id!r}: query_side must be persona or instruction")
+    return side  # type: ignore[return-value]
+
+
+def _doc_side(task: Task) -> Side:
+    return "instruction" if _query_side(task) == "persona" else "persona"
+
+
+def _read_task_languages(task: Task, data_dir: Path) -> tuple[LanguageFile, LanguageFile]:
+    query_lang, doc_lang = _task_languages(task)
+    # One require_files call listing every missing CSV of the task, not the first one only.
+    paths = list(dict.fromkeys(language_file(data_dir, task, lang) for lang in (query_lang, doc_lang)))
+    require_files(task.id, Path(data_dir), paths)
+    return read_language(data_dir, query_lang, task), read_language(data_dir, doc_lang, task)
+
+
+def usable_ids(task: Task, data_dir: Path) -> list[int]:
+    """Ids usable in every language of the task (ascending)."""
+    query_file, doc_file = _read_task_languages(task, data_dir)
+    common = set(query_file.pairs["id"]) & set(doc_file.pairs["id"])
+    return sorted(int(i) for i in common)
+
+
+def dropped_ids(task: Task, data_dir: Path) -> dict[int, str]:
+    """Ids a task leaves out (empty text in one of its languages), with the reason."""
+    query_file, doc_file = _read_task_languages(task, data_dir)
+    out = dict(doc_file.dropped)
+    out.update(query_file.dropped)
+    ids_q, ids_d = set(query_file.pairs["id"]), set(doc_file.pairs["id"])
+    for item in ids_q ^ ids_d:
+        if item not in out:
+            lang = doc_file.lang if item in ids_q else query_file.lang
+            out[int(item)] = f"not present in the {lang} file"
+    return dict(sorted(out.items()))
+
+
+def _is_t4(task: Task) -> bool:
+    return task.candidates == "pairs"
+
+
+def iter_queries(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
+    """(query id, text) pairs in the query language, ids ascending.
+
+    For T4 these are the personas (``p<id>``); pair them with :func:`iter_corpus`.
+    """
+    query_file, _ = _read_task_languages(task, data_dir)
+    side: Side = "persona" if _is_t4(task) else _query_side(task)
+    prefix = _side_prefix(side)
+    texts = query_file.text(side)
+    for item in usable_ids(task, data_dir):
+        yield f"{prefix}{item}", texts[item]
+
+
+def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
+    """(document id, text) pairs in the document language, ids ascending.
+
+    For T4 these are the instructions (``i<id>``) of the task's language.
+    """
+    _, doc_file = _read_task_languages(task, data_dir)
+    side: Side = "instruction" if _is_t4(task) else _doc_side(task)
+    prefix = _side_prefix(side)
+    texts = doc_file.text(side)
+    for item in usable_ids(task, data_dir):
+        yield f"{prefix}{item}", texts[item]
+
+
+def _t4_order_key(item: int, seed: int) -> str:
+    # A keyed hash rather than a library RNG: the pair set must be identical on every
+    # machine and every numpy version, forever, because submitted predictions refer to it.
+    return hashlib.sha256(f"pi-indic-val150/t4:{seed}:{item}".encode()).hexdigest()
+
+
+# --- lexical similarity (rapidfuzz's token_set_ratio, written out) -----------------------
+
+
+def indel_distance_plain(a: str, b: str) -> int:
+    """Insertions + deletions turning ``a`` into ``b``: len(a) + len(b) - 2 * LCS(a, b).
+
+    The textbook dynamic programme, one row at a time; the reference the fast path
+    (rapidfuzz's bit-parallel ``Indel.distance``) is tested against."""
+    if len(a) < len(b):
+        a, b = b, a
+    previous = [0] * (len(b) + 1)
+    for char_a in a:
+        current = [0]
+        for j, char_b in enumerate(b, 1):
+            if char_a == char_b:
+                current.append(previous[j - 1] + 1)
+            else:
+                current.append(max(previous[j], current[j - 1]))
+        previous = current
+    return len(a) + len(b) - 2 * previous[-1]
+
+
+def _indel_distance(a: str, b: str) -> int:
+    return _indel_function()(a, b)
+
+
+@lru_cache(maxsize=1)
+def _indel_function() -> Callable[[str, str], int]:
+    """rapidfuzz's bit-parallel Indel distance, else the plain programme: the same
+    integers, found once rather than imported at each of a language's 11k comparisons."""
+    try:
+        from rapidfuzz.distance import Indel
+    except ImportError:  # the plain programme gives the same integers, only slower
+        return indel_distance_plain
+    return Indel.distance
+
+
+def _ratio(a: str, b: str, distance) -> float:
+    total = len(a) + len(b)
+    if total == 0:
+        return 100.0
+    return 100.0 * (total - distance(a, b)) / total
+
+
+def token_set_ratio(a: str, b: str, distance=_indel_distance) -> float:
+    """Lexical similarity in [0, 100] of two texts as sets of whitespace-separated tokens.
+
+    With I the sorted shared tokens, A and B the sorted tokens only in ``a`` / only in
+    ``b`` (each joined by spaces): 100 when the texts share a token and one has no other
+    token; 0 when one text has no token; otherwise the best normalised Indel similarity
+    ``100 * (1 - indel(x, y) / (len x + len y))`` among (I, I+A), (I, I+B) and (I+A, I+B).
+    This is rapidfuzz's ``fuzz.token_set_ratio`` without a preprocessor (its default)."""
+    return _token_set_ratio_of(frozenset(a.split()), frozenset(b.split()), distance)
+
+
+def _token_set_ratio_of(tokens_a: frozenset[str], tokens_b: frozenset[str],
+                        distance: Callable[[str, str], int]) -> float:
+    """:func:`token_set_ratio` of two texts already split into their token sets."""
+    if not tokens_a or not tokens_b:
+        return 0.0
+    shared = tokens_a & tokens_b
+    only_a, only_b = tokens_a - tokens_b, tokens_b - tokens_a
+    if shared and (not only_a or not only_b):
+        return 100.0
+    sect = " ".join(sorted(shared))
+    with_a = " ".join(part for part in (sect, " ".join(sorted(only_a))) if part)
+    with_b = " ".join(part for part in (sect, " ".join(sorted(only_b))) if part)
+    best = _ratio(with_a, with_b, distance)
+    if sect:
+        best = max(best, _ratio(sect, with_a, distance), _ratio(sect, with_b, distance))
+    return best
+
+
+def t4_hard_negatives(instructions: dict[int, str],
+                      per_persona: int = T4_MAX_NEGATIVES_PER_PERSONA,
+                      distance=_indel_distance) -> dict[int, list[int]]:
+    """Persona id -> the ids of the ``per_persona`` instructions lexically closest to its
+    own instruction (token_set_ratio, highest first; equal scores by ascending id), its
+    own instruction excluded. These are the persona's negatives, as in the authors'
+    ``mine_hard_negatives`` without its score threshold (see ``T4_MAX_NEGATIVES_PER_PERSONA``).
+    """
+    ids = sorted(instructions)
+    if len(ids) < 2:
+        raise DataFormatError("T4 needs at least two pairs to draw a mismatched instruction")
+    if distance is _indel_distance:
+        distance = _indel_function()
+    # Each instruction split once, not once per comparison (150 texts, 11k comparisons).
+    tokens = {item: frozenset(instructions[item].split()) for item in ids}
+    score: dict[tuple[int, int], float] = {}
+    for position, first in enumerate(ids):
+        for second in ids[position + 1:]:  # token_set_ratio is symmetric
+            value = _token_set_ratio_of(tokens[first], tokens[second], distance)
+            score[first, second] = score[second, first] = value
+    return {item: sorted((o for o in ids if o != item),
+                         key=lambda other: (-score[item, other], other))[:per_persona]
+            for item in ids}
+
+
+def t4_split_of(ids: list[int], seed: int = T4_SEED,
+                calibration_fraction: float = T4_CALIBRATION_FRACTION) -> dict[int, str]:
+    """Persona id -> "calibration" or "test". The ids are ordered by a seeded hash and the
+    first ``round(fraction * n)`` form the calibration split; every pair of a persona
+    belongs to its persona's split, so no persona is seen on both sides."""
+    order = sorted(ids, key=lambda item: _t4_order_key(item, seed))
+    cut = int(round(calibration_fraction * len(order)))
+    return {item: ("calibration" if rank < cut else "test") for rank, item in enumerate(order)}
+
+
+def t4_pair_id(lang: str, persona: int, instruction: int, seed: int = T4_SEED) -> str:
+    """Opaque pair id, e.g. ``t4-3f9c0a71d2e4``: names neither the persona nor the
+    instruction, so the id alone does not tell a positive (same id on both sides) from a
+    negative. (The gold labels are public all the same: they follow from the data.)"""
+    digest = hashlib.sha256(f"pi-indic-val150/t4:{seed}:{lang}:{persona}:{instruction}"
+                            .encode()).hexdigest()
+    return f"t4-{digest[:12]}"
+
+
+T4Split = Literal["test", "calibration", "all"]
+
+
+def t4_pairs(task: Task, data_dir: Path, with_text: bool = False,
+             split: T4Split = "test") -> pd.DataFrame:
+    """The T4 pair set of one language: columns ``pair_id, persona_id, instruction_id,
+    label, split``.
+
+    Every validated pair (persona k, instruction k) is a positive (label 1). Each persona
+    also gets up to ``T4_MAX_NEGATIVES_PER_PERSONA`` = 10 negatives (label 0): the
+    instructions lexically closest to its own, in the task's language
+    (:func:`t4_hard_negatives`), as the authors' pair constructor draws them. Personas
+    are split by :func:`t4_split_of` (seed 42) into a ``calibration`` half, whose labelled
+    pairs anyone may use to calibrate probabilities, and a ``test`` half, the pairs a
+    prediction file covers and the only ones scored. ``split`` picks which rows come back
+    (default: the scored test pairs). Rows are ordered by persona id, the positive first,
+    then the negatives closest first. Pair ids are opaque (:func:`t4_pair_id`).
+    ``with_text`` adds ``persona_text`` and ``instruction_text``.
+    """
+    if not _is_t4(task):
+        raise DataFormatError(f"task {task.id!r} is not a T4 (pairs) task")
+    if split not in ("test", "calibration", "all"):
+        raise ValueError(f"split must be test, calibration or all, not {split!r}")
+    ids = usable_ids(task, data_dir)
+    lang, _ = _task_languages(task)
+    instructions = dict(iter_corpus(task, data_dir))
+    negatives = _t4_negatives_cached(tuple((i, instructions[instruction_id(i)]) for i in ids))
+    split_of = t4_split_of(ids)
+    rows = []
+    for item in ids:
+        if split != "all" and split_of[item] != split:
+            continue
+        for other, label in [(item, 1)] + [(n, 0) for n in negatives[item]]:
+            rows.append((t4_pair_id(lang, item, other), persona_id(item),
+                         instruction_id(other), label, split_of[item]))
+    frame = pd.DataFrame(rows, columns=["pair_id", "persona_id", "instruction_id", "label",
+                                        "split"])
+    if frame["pair_id"].duplicated().any():  # a 48-bit digest collision: refuse, never merge
+        raise DataFormatError(f"task {task.id}: two T4 pairs share an id")
+    if with_text:
+        personas = dict(iter_queries(task, data_dir))
+        frame["persona_text"] = frame["persona_id"].map(personas)
+        frame["instruction_text"] = frame["instruction_id"].map(instructions)
+    return frame
+
+
+@lru_cache(maxsize=32)
+def _t4_negatives_cached(items: tuple[tuple[int, str], ...]) -> dict[int, list[int]]:
+    # Scoring, validation and the reference runs all rebuild the pair set; mining it is
+    # 11k token_set_ratio calls per language, so keep the answer per instruction set.
+    return t4_hard_negatives(dict(items))
+
+
+def t4_labels(data: TaskData) -> dict[str, int]:
+    """pair id -> gold label, from a loaded T4 :class:`TaskData`."""
+    role = data.roles["predictions"]
+    return {pid: int(role.qrels[pid]["label"]) for pid in role.query_ids}
+
+
+def load(task: Task, data_dir: Path) -> TaskData:
+    """Judgments of one PI-Indic task.
+
+    T1-T3: role ``run``; queries ``p<id>`` (T1/T2) or ``i<id>`` (T3) in the query language,
+    each with its one counterpart as the only relevant document; ``doc_ids`` are the
+    target-side ids (sorted). T4: role ``predictions``; its "queries" are the pair ids of
+    :func:`t4_pairs` and ``qrels[pair_id] = {"label": 0 or 1}``; ``doc_ids`` is empty and
+    ``groups`` maps each pair id to its persona id.
+    """
+    data_dir = Path(data_dir)
+    if _is_t4(task):
+        pairs = t4_pairs(task, data_dir)
+        role = RoleData(
+            query_ids=pairs["pair_id"].tolist(),
+            qrels={pid: {"label": int(label)} for pid, label in zip(pairs["pair_id"], pairs["label"])},
+        )
+        # Each pair's persona: the unit T4's per-persona scores and tests are built on.
+        personas = dict(zip(pairs["pair_id"], pairs["persona_id"]))
+        return TaskData(task_id=task.id, roles={"predictions": role},
+                        doc_ids=np.array([], dtype=str), groups=personas)
+
+    query_prefix = _side_prefix(_query_side(task))
+    doc_prefix = _side_prefix(_doc_side(task))
+    query_text = dict(iter_queries(task, data_dir))
+    ids = usable_ids(task, data_dir)
+    query_ids = [f"{query_prefix}{item}" for item in ids]
+    qrels = {f"{query_prefix}{item}": {f"{doc_prefix}{item}": 1} for item in ids}
+    doc_ids = np.sort(np.array([f"{doc_prefix}{item}" for item in ids], dtype=str))
+    role = RoleData(query_ids=query_ids, qrels=qrels, query_text=query_text)
+    return TaskData(task_id=task.id, roles={"run": role}, doc_ids=doc_ids)

@@ -1,0 +1,324 @@
+"""File I/O shared by the project: atomic writes, reading validated JSON, and the guarded
+reader of submitted files.
+
+Results, runs, prediction files, caches and metadata are written to a temporary file in
+the target's folder, flushed to disk, then renamed over the target, so a crash or a full
+disk leaves the old file (or none), never a half-written one.
+
+Submitted files (TREC runs, T4 predictions) are read by :func:`read_submitted_bytes`: one
+reader for both, which refuses what is not a plain file, bounds the size before and after
+gzip decompression (a gzip bomb is stopped at the limit, never inflated in full) and
+inflates concatenated gzip members in linear time.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Callable, TypeVar
+
+from leaderboard.core.report import Report
+
+if TYPE_CHECKING:
+    # pydantic is imported where a model is read: run parsing (this module's other half)
+    # is on the path of a one-task `leaderboard eval`, which never reads one.
+    from pydantic import BaseModel
+
+try:  # ISA-L inflates gzip about twice as fast as zlib; optional (pip install isal)
+    from isal import isal_zlib as _inflate_lib
+except ImportError:  # pragma: no cover - depends on the environment
+    import zlib as _inflate_lib  # type: ignore[no-redef]
+import zlib
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
+
+
+def _readable_mode() -> int:
+    # mkstemp creates 0600; published files should be readable like any other file.
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextmanager
+def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
+                durable: bool = True, private: bool = False) -> Iterator[BinaryIO]:
+    """A new binary file that replaces ``path`` only if the ``with`` block succeeds.
+
+    The file is created in ``path``'s folder (so the final rename stays on one file
+    system) as ``{prefix}{name}.XXXX{suffix}``; on success it is flushed to disk, made
+    readable like any other file and renamed over ``path``; on any error, an interrupt
+    included, it is removed and ``path`` is untouched. The handle is opened ``w+b``, so
+    the block may rewind and rewrite it (a retried download does). ``durable=False``
+    skips the wait for the disk (fsync): for caches, whose reader takes a file a crash
+    left empty for a miss, and which may write hundreds of files in one command.
+    ``private=True`` keeps the file readable by its owner alone (a cache entry).
+    """
+    import tempfile  # here: readers of submitted files (`eval`) never write (2-3 ms)
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"{prefix}{path.name}.", suffix=suffix,
+                                    dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w+b") as fh:
+            yield fh
+            fh.flush()
+            if durable:
+                os.fsync(fh.fileno())
+        if not private:
+            os.chmod(tmp, _readable_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True,
+                       private: bool = False) -> None:
+    with atomic_file(path, durable=durable, private=private) as fh:
+        fh.write(data)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """UTF-8 text with ``\\n`` line ends, written atomically."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
+                    what: str = "", max_bytes: int | None = None) -> ModelT:
+    """Read a JSON file and validate it as ``model``; every failure raises ``error`` with a
+    message naming the file (and the JSON line or the offending key), never a traceback.
+
+    ``what`` names the expected kind of file in schema errors (e.g. "a FollowBoard CI
+    report"); ``max_bytes`` refuses oversized files before reading them.
+    """
+    try:
+        if max_bytes is not None:
+            size = path.stat().st_size
+            if size > max_bytes:
+                raise error(f"{path}: {size} bytes, over the {max_bytes} byte limit"
+                            + (f" of {what}" if what else ""))
+        data = path.read_bytes()
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+    from pydantic import ValidationError
+
+    try:
+        # pydantic parses and validates in one pass, ~3x faster than json.loads followed by
+        # model_validate on results files (the site reads one per submission).
+        return model.model_validate_json(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            _raise_json_error(path, data, error)
+        prefix = f"not {what}: " if what else ""
+        raise error(f"{path}: {prefix}{validation_problem(first)} "
+                    f"({exc.error_count()} problem(s) in all)") from None
+
+
+def validation_problem(error: Mapping[str, object]) -> str:
+    """One of pydantic's validation errors as a reader sees it: the dotted path to the
+    field ("(top level)" for the document itself), then pydantic's message."""
+    loc = error["loc"]
+    where = ".".join(str(p) for p in loc) if isinstance(loc, (list, tuple)) else ""
+    return f"{where or '(top level)'}: {error['msg']}"
+
+
+def read_yaml_file(path: Path, error: type[Exception]) -> object:
+    """A trusted YAML file of the project (a transcription, a registry), parsed safely; a
+    read or syntax problem raises ``error`` naming the file and, for syntax, the line."""
+    import yaml  # here: most commands never read YAML, and `eval` must not import it
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise error(f"{path}{line}: invalid YAML: {exc}") from None
+
+
+def _raise_json_error(path: Path, data: bytes, error: type[Exception]) -> None:
+    """Raise ``error`` naming the line of the JSON (or UTF-8) fault in ``data``.
+
+    Only called on a file pydantic could not parse; Python's own decoder gives the line
+    number and message users know from every other JSON tool."""
+    try:
+        json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    # both decoders should agree; if Python's accepts the text, report pydantic's reading
+    raise error(f"{path}: invalid JSON")
+
+
+# --- guarded reading of submitted files --------------------------------------------------
+
+GZIP_MAGIC = b"\x1f\x8b"
+# Line errors listed per submitted file; at the next one the checkers stop reading, as
+# NIST's TREC checker does (its check scripts quit after 25): a file wrong on every line
+# says so in its first lines, and reading millions more would cost time and memory. 20
+# keeps them, the stop notice and a few file-level findings within one report listing
+# (leaderboard.core.report lists 25 errors per file).
+MAX_LINE_ERRORS = 20
+# Compressed input is handed to the inflater in slices that grow (doubling) while one gzip
+# member goes on, up to _MAX_SLICE; a member's first slice is sized after the previous one. At the end of a member the inflater copies the rest of
+# the slice it was given (its ``unused_data``); handing it the whole rest of the file, as
+# the obvious loop does, made a file of many small members quadratic (7.5 MiB: 68 s).
+_FIRST_SLICE = 512
+_MAX_SLICE = 4 << 20
+# Output is taken from the inflater at most this much at a time, so that a highly
+# compressed slice never sits in memory twice (as one piece and in the sink).
+_OUT_STEP = 64 << 20
+# Inflated bytes after which a caller's ``enough`` is asked, and how many first bytes
+# it sees (read_submitted_bytes).
+ENOUGH_AFTER_BYTES = _OUT_STEP
+_ENOUGH_HEAD = 64 << 10
+
+
+def size_text(n_bytes: int) -> str:
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.0f} {unit}"
+    return f"{n_bytes} bytes"
+
+
+def read_submitted_bytes(path: Path, display: str, report: Report, *, max_bytes: int,
+                         max_compressed_bytes: int,
+                         enough: Callable[[bytes], int | None] | None = None) -> bytes | None:
+    """The (decompressed) bytes of a submitted file, or None after reporting why not.
+
+    A file starting with the gzip magic bytes is gzip whatever its name; it may be at most
+    ``max_compressed_bytes`` on disk and inflate to at most ``max_bytes``; any other file
+    may be at most ``max_bytes``. Every refusal names ``display`` and says why.
+
+    ``enough`` lets a checker stop a gzip file early: once the inflated bytes first pass
+    :data:`ENOUGH_AFTER_BYTES`, it is given the first 64 KiB of them, and when it returns
+    a length, only that many first bytes are returned and the rest is never inflated (a
+    file bad from its first lines is refused at the error cap, not after inflating it to
+    the limit). No legitimate file comes near: the largest committed run inflates to 47 MB.
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        report.add(display, None, "file not found")
+        return None
+    except OSError as exc:
+        report.add(display, None, f"cannot read file: {exc.strerror or exc}")
+        return None
+    if not path.is_file():
+        report.add(display, None, "not a regular file")
+        return None
+    if size == 0:
+        report.add(display, None, "file is empty")
+        return None
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(2)
+            limit = max_compressed_bytes if head == GZIP_MAGIC else max_bytes
+            if size > limit:
+                report.add(display, None, f"file is {size_text(size)}, over the "
+                                          f"{size_text(limit)} limit")
+                return None
+            raw = head + fh.read(size + 1 - len(head))  # +1: a file that grew is caught
+    except OSError as exc:
+        report.add(display, None, f"cannot read file: {exc.strerror or exc}")
+        return None
+    if len(raw) > limit:
+        report.add(display, None, f"file is over the {size_text(limit)} limit")
+        return None
+    if raw[:2] != GZIP_MAGIC:
+        return raw
+    data = gunzip_bounded(raw, max_bytes, display, report, enough)
+    if data is not None and not data:
+        report.add(display, None, "file is empty (after decompression)")
+        return None
+    return data
+
+
+def gunzip_bounded(raw: bytes, max_bytes: int, display: str, report: Report,
+                   enough: Callable[[bytes], int | None] | None = None) -> bytes | None:
+    """Inflate every gzip member of ``raw`` (``cat a.gz b.gz`` and pigz output are valid
+    gzip), never past ``max_bytes`` + 1 bytes of output, in time linear in the input.
+
+    Trailing zero bytes after the last member are tolerated, as gzip(1) does. ``enough``:
+    see :func:`read_submitted_bytes`.
+    """
+    view = memoryview(raw)
+    n = len(view)
+    # The usual file inflates in one call and its output is returned as is. Otherwise the
+    # pieces go to a BytesIO sink, which grows in place and hands its buffer over without
+    # a copy: the peak is one file's worth of memory, not the two b"".join() takes.
+    first: bytes | None = None
+    sink: io.BytesIO | None = None
+    total = 0
+    step = _MAX_SLICE  # the first member is most often the whole file
+    pos = 0  # first byte of ``raw`` not yet handed to an inflater
+    while True:
+        inflater = _inflate_lib.decompressobj(wbits=31)
+        member_start = pos
+        chunk_in: bytes | memoryview = view[pos:pos + step]
+        pos = min(n, pos + step)
+        while True:
+            try:
+                out = inflater.decompress(chunk_in, min(_OUT_STEP, max_bytes + 1 - total))
+            except (zlib.error, _inflate_lib.error) as exc:
+                report.add(display, None, f"not a valid gzip file: {exc}")
+                return None
+            if out:
+                if first is None and sink is None:
+                    first = out
+                else:
+                    if sink is None:
+                        sink = io.BytesIO()
+                        sink.write(first or b"")
+                        first = None
+                    sink.write(out)
+            before = total
+            total += len(out)
+            del out
+            if enough is not None and before < ENOUGH_AFTER_BYTES <= total:
+                inflated = memoryview(first or b"") if sink is None else sink.getbuffer()
+                try:
+                    keep = enough(bytes(inflated[:_ENOUGH_HEAD]))
+                    if keep is not None:
+                        return bytes(inflated[:keep])
+                finally:
+                    inflated.release()  # the sink may grow again
+            if total > max_bytes:
+                report.add(display, None, f"decompresses to over {size_text(max_bytes)}")
+                return None
+            if inflater.eof:
+                # The input this member did not use is the end of what was handed over:
+                # step back to it. The next member's first slice is twice this member's
+                # size, so small members get small slices and the unused rest the
+                # inflater copies at each member's end stays small (handing it the whole
+                # rest of the file made many members quadratic).
+                pos -= len(inflater.unused_data)
+                step = min(max(2 * (pos - member_start), _FIRST_SLICE), _MAX_SLICE)
+                break
+            if inflater.unconsumed_tail:  # the output step was reached: go on with the rest
+                chunk_in = inflater.unconsumed_tail
+                continue
+            if pos >= n:
+                report.add(display, None, "gzip stream is truncated (file cut short?)")
+                return None
+            step = min(step * 2, _MAX_SLICE)
+            chunk_in, pos = view[pos:pos + step], min(n, pos + step)
+        if view[pos:pos + 2] == GZIP_MAGIC:
+            continue
+        if not view[pos:].tobytes().strip(b"\x00"):
+            break  # only zero padding (or nothing) is left
+        report.add(display, None, "not a valid gzip file: trailing garbage after the "
+                                  "compressed data")
+        return None
+    if sink is not None:
+        return sink.getvalue()
+    return first if first is not None else b""

@@ -1,0 +1,543 @@
+"""Parsing run bytes into columns: a vectorised fast path and an exact line-by-line pass.
+
+A run line is ``qid Q0 docid rank score tag``: six fields separated by spaces or tabs
+(any run of them), lines ending in ``\\n`` or ``\\r\\n``. Validation follows NIST's TREC
+checker and TIRA: hard errors reject a file, warnings do not, every finding names
+``FILE:LINE``, and nothing is ever modified.
+
+Speed. Runs are large (a FollowTable submission holds millions of lines), so the common
+case takes a fast path: pyarrow's CSV reader parses single-space-separated columns in C++
+(other spacing is first normalised with ``bytes`` methods, which keeps line numbers), and
+ids are dictionary-encoded (:mod:`leaderboard.core.runs.columns`). Any file the fast path does
+not accept in full goes through the exact pass, whose verdict is final: the fast path
+only ever accepts files that pass would accept, with the same values
+(tests/test_runs_fuzz.py holds it to that). The exact pass reports every bad line, up to
+MAX_ERRORS, then stops, in memory bounded by a small multiple of the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+from array import array
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+# At the top, not in the fast path: imported on the calling thread before the parse
+# threads start, so they begin parsing at once (a one-task `leaderboard eval` loads the
+# judgments meanwhile; benchmarks/cli_startup.py).
+import pyarrow as pa
+from pyarrow import csv as pacsv
+
+try:  # pyarrow's kernels by name, not through pyarrow.compute (see _arrow_compute)
+    from pyarrow._compute import CastOptions as _CastOptions
+    from pyarrow._compute import call_function as _call_function
+except ImportError:  # pragma: no cover - a pyarrow that moved its private module
+    from pyarrow.compute import CastOptions as _CastOptions
+    from pyarrow.compute import call_function as _call_function
+
+from leaderboard.core.fileio import ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, size_text
+from leaderboard.core.report import Report, plural
+from leaderboard.core.runs.columns import ParsedRun, _sort_names, id_array
+
+MAX_LINE_CHARS = 4096  # a run line is six short fields; longer means a wrong file
+UTF8_BOM = b"\xef\xbb\xbf"
+RUN_COLUMNS = ("qid", "q0", "docid", "rank", "score", "tag")
+# Line errors listed per file before the checker stops reading (see fileio).
+MAX_ERRORS = MAX_LINE_ERRORS
+# Distinct query ids a run may hold. A run answers one task's queries: the largest task
+# has 1,386 (FollowTable WQT, altered), and the file-size limit keeps a run that lists
+# 1,000 documents per query under about 21,000. A file past this is refused when its
+# next query id appears, before millions of ids are decoded (10^6 took 360 MB a file).
+MAX_QUERIES = 100_000
+
+# A score is a plain decimal number; rank a plain integer (``-0`` included, it is 0).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_SEPARATORS = re.compile(r"[ \t]+")  # only spaces and tabs separate fields
+_NON_BLANK = re.compile(rb"[^ \t\r\n]")
+
+
+def _line_of_offset(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+# Runs of at least this many lines have their query and document ids encoded at once.
+_PARALLEL_ENCODING_ROWS = 1 << 17
+
+# pyarrow's CSV block: a file larger than one is parsed on pyarrow's thread pool.
+_BLOCK = 1 << 20
+
+# Text checks run over the file in slices of this many bytes, so their scratch memory is
+# bounded whatever the file's size.
+_SLICE = 4 << 20
+
+
+def _regular_text_lines(data: bytes) -> int | None:
+    """The number of lines when the text is valid UTF-8 with no bare carriage return and
+    no line over MAX_LINE_CHARS bytes, else None.
+
+    What the fast path needs before it may parse a file; anything else goes to the exact
+    pass, which reports each offending line. Checked slice by slice, in bounded memory.
+    """
+    if not data.isascii():  # ASCII is UTF-8; only other bytes need the decoder
+        decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        try:
+            for start in range(0, len(data), _SLICE):
+                decoder.decode(data[start:start + _SLICE], final=start + _SLICE >= len(data))
+        except UnicodeDecodeError:
+            return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return None  # a bare \r: pyarrow would take it for a line end
+    line_start = 0  # offset of the current line's first byte
+    n_newlines = 0
+    for start in range(0, len(data), _SLICE):
+        buf = np.frombuffer(data, dtype=np.uint8, count=min(_SLICE, len(data) - start),
+                            offset=start)
+        ends = np.flatnonzero(buf == 0x0A) + start
+        if ends.size:
+            if int(ends[0]) - line_start > MAX_LINE_CHARS:
+                return None
+            if ends.size > 1 and int(np.diff(ends).max()) - 1 > MAX_LINE_CHARS:
+                return None
+            line_start = int(ends[-1]) + 1
+            n_newlines += int(ends.size)
+        if start + buf.shape[0] - line_start > MAX_LINE_CHARS:
+            return None
+    return n_newlines + (0 if data.endswith(b"\n") else 1)
+
+
+def _normalise_whitespace(data: bytes) -> bytes:
+    """Runs of spaces and tabs become one space; none at the start or end of a line.
+
+    Pure ``bytes`` operations (C speed) that never add or remove a newline, so line
+    numbers are unchanged and field values are exactly as written.
+    """
+    if b"\t" in data:
+        data = data.replace(b"\t", b" ")
+    while b"  " in data:
+        data = data.replace(b"  ", b" ")
+    if b" \n" in data or b"\n " in data or b" \r" in data:
+        data = data.replace(b"\n ", b"\n").replace(b" \r\n", b"\r\n").replace(b" \n", b"\n")
+    if data[:1] == b" ":
+        data = data[1:]
+    if data[-1:] == b" ":
+        data = data[:-1]
+    return data
+
+
+def _content_line_numbers(data: bytes) -> np.ndarray:
+    """1-based numbers of the lines that hold anything but spaces, tabs and line ends."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if not buf.size:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.concatenate(([0], np.flatnonzero(buf == 0x0A) + 1))
+    if starts[-1] == buf.shape[0]:  # the empty "line" after a final newline
+        starts = starts[:-1]
+    content = (buf != 0x20) & (buf != 0x09) & (buf != 0x0D) & (buf != 0x0A)
+    has_content = np.logical_or.reduceat(content, starts)
+    return (np.flatnonzero(has_content) + 1).astype(np.int64)
+
+
+def _parse_fast(data: bytes, n_lines: int) -> tuple[ParsedRun, tuple[int, str, int] | None] | None:
+    """Columns of a well-formed run through pyarrow; None when anything is irregular.
+
+    Also returns (line, value, count) of lines whose second column is not ``Q0``, if any.
+
+    Accepts only what :func:`_parse_exact` accepts and yields the same values: six
+    non-empty fields per line (an empty field means two separators in a row or one at a
+    line end), finite scores (pyarrow parses decimals correctly rounded, as Python's
+    float does), non-negative integer ranks. Ranks are parsed by pyarrow's integer parser,
+    which takes an optional ``-`` and ASCII digits (a subset of what the exact pass takes;
+    a negative rank sends the file there) and also ``0x``-prefixed hexadecimal: a file
+    holding ``0x`` or ``0X`` anywhere has its rank column read as text and checked to be
+    ASCII digits first. ``data`` must hold no tabs: it is split on single spaces.
+
+    pyarrow reads files over one block (1 MiB) on its own thread pool: a FollowTable run
+    of 400k lines parses in about 60% of the single-thread wall time.
+    """
+    call, CastOptions = _arrow_compute()
+    names = list(RUN_COLUMNS)
+    types = {name: pa.string() for name in names}
+    types["score"] = pa.float64()
+    # Read straight into integers unless some field could be hexadecimal: parsing text,
+    # checking its digits and casting cost 20 ms of a 400k-line run.
+    hex_free = not _may_hold_hexadecimal(data)
+    types["rank"] = pa.int64() if hex_free else pa.string()
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=len(data) > _BLOCK,
+                                           block_size=_BLOCK),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False,
+                                             double_quote=False, escape_char=False,
+                                             newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
+                                                 strings_can_be_null=False,
+                                                 quoted_strings_can_be_null=False,
+                                                 include_columns=names),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    n = table.num_rows
+    if n == 0 or table.num_columns != 6:
+        return None
+    score = _numpy_of(table.column("score"), np.float64)
+    if not np.isfinite(score).all():
+        return None
+    if hex_free:
+        rank = _numpy_of(table.column("rank"), np.int64)
+    else:
+        rank_text = table.column("rank")
+        if not call("all", [call("ascii_is_decimal", [rank_text])]).as_py():
+            return None  # signs, hexadecimal or not digits: the exact pass decides
+        try:
+            rank = _numpy_of(call("cast", [rank_text], CastOptions.safe(pa.int64())), np.int64)
+        except (pa.ArrowInvalid, OverflowError):
+            return None
+    if int(rank.min()) < 0:
+        return None  # the exact pass reports each negative rank
+    rank = rank.astype(np.float64)
+    if call("min", [call("binary_length", [table.column("tag")])]).as_py() == 0:
+        return None
+    if n >= _PARALLEL_ENCODING_ROWS:
+        # The two encodings release the GIL for most of their time (8 and 10 ms on a
+        # 400k-line run): the query ids are encoded on a helper thread meanwhile.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode-qid") as helper:
+            encoding_qids = helper.submit(_dictionary_codes, table.column("qid"), call,
+                                          MAX_QUERIES)
+            d_codes, d_names = _dictionary_codes(table.column("docid"), call)
+            q_encoded = encoding_qids.result()
+    else:
+        q_encoded = _dictionary_codes(table.column("qid"), call, MAX_QUERIES)
+        d_codes, d_names = _dictionary_codes(table.column("docid"), call)
+    if q_encoded is None:
+        return None  # too many queries: the exact pass says where
+    q_codes, q_names = q_encoded
+    if min(map(len, q_names)) == 0 or min(map(len, d_names)) == 0:
+        return None
+    if n_lines == n:
+        line = np.arange(1, n + 1, dtype=np.int64)
+    else:  # blank lines: map rows back to the file's own line numbers
+        line = _content_line_numbers(data)
+        if line.shape[0] != n:
+            return None
+    run = ParsedRun(q_codes, q_names, d_codes, d_names, np.ascontiguousarray(score), line, rank)
+    # Nearly every run writes Q0 on every line: checked on the column's bytes (0.5 ms for
+    # 400k lines); only a file with other values is encoded (6 ms) to find and count them.
+    if _all_q0(table.column("q0"), call):
+        return run, None
+    q0 = call("dictionary_encode", [table.column("q0")]).combine_chunks()
+    q0_values = q0.dictionary.to_pylist()
+    if q0_values == ["Q0"]:
+        return run, None
+    if min(map(len, q0_values)) == 0:
+        return None
+    q0_codes = _numpy_of(q0.indices, np.int32)
+    odd_rows = np.flatnonzero(q0_codes != (q0_values.index("Q0") if "Q0" in q0_values else -1))
+    first = int(odd_rows[0])
+    return run, (int(line[first]), str(q0_values[q0_codes[first]]), int(odd_rows.shape[0]))
+
+
+_Q0 = np.frombuffer(b"Q0", dtype=np.uint16)[0]
+
+
+def _all_q0(column, call) -> bool:  # noqa: ANN001 - a pyarrow string column, call_function
+    """Whether every value of a string column is ``Q0``.
+
+    When every value is two bytes long, each chunk's values are its data buffer from the
+    first offset to the last, back to back: compared two bytes at a time with numpy. (A
+    comparison with a pyarrow scalar would import pandas to make the scalar; the string
+    min/max kernel takes 8 ms.)
+    """
+    if len(column) == 0:
+        return True
+    if call("min_max", [call("binary_length", [column])]).as_py() != {"min": 2, "max": 2}:
+        return False
+    for chunk in column.chunks:
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1,
+                                offset=chunk.offset * 4)
+        values = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+        if not (values.view(np.uint16) == _Q0).all():
+            return False
+    return True
+
+
+def _may_hold_hexadecimal(data: bytes) -> bool:
+    """Whether ``data`` holds ``0x`` or ``0X``, which pyarrow's integer parser reads as hex.
+
+    ``b"0x" in data`` alone is slow on a run: scores and ranks are full of zeros, and each
+    is a false start of the substring search (13 ms for each of the two on a 13 MB run). A
+    lone ``x`` is found with memchr, 20 times faster, and most runs hold none.
+    """
+    return (b"x" in data and b"0x" in data) or (b"X" in data and b"0X" in data)
+
+
+def _numpy_of(column, dtype: type) -> np.ndarray:  # noqa: ANN001 - a pyarrow (Chunked)Array
+    """A copy of a null-free fixed-width pyarrow column as a numpy array.
+
+    Read from the data buffer rather than through ``to_numpy``: pyarrow imports pandas
+    (0.3-0.5 s) on its first conversion to numpy or from Python objects, and a valid run's
+    parse needs nothing else from pandas (`leaderboard eval` start-up, see
+    benchmarks/cli_startup.py).
+    """
+    array = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    if array.null_count:
+        raise ValueError("unexpected nulls in a parsed run column")
+    width = np.dtype(dtype).itemsize
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array),
+                         offset=array.offset * width).copy()
+
+
+def _arrow_compute():  # noqa: ANN202 - (call_function, CastOptions) of pyarrow
+    """pyarrow's compute entry points without importing ``pyarrow.compute``.
+
+    That module wraps every one of its ~290 kernels in a Python function when imported
+    (50-70 ms, a twentieth of a one-task `leaderboard eval`); the parse needs a few
+    kernels, called by name with the arguments the module's wrappers would pass (a
+    chunked array's own methods, ``dictionary_encode`` say, import the module). They
+    are imported with pyarrow, at the top of this module, not by the first parse: on a
+    parse thread that import waited for the GIL (4 ms alone, 12 ms there).
+    """
+    return _call_function, _CastOptions
+
+
+def _dictionary_codes(column, call, limit: int | None = None  # noqa: ANN001 - pyarrow
+                      ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(codes, sorted names) of a string column; None when it has more than ``limit``
+    distinct values (they are not decoded)."""
+    encoded = call("dictionary_encode", [column]).combine_chunks()
+    if limit is not None and len(encoded.dictionary) > limit:
+        return None
+    codes = _numpy_of(encoded.indices, np.int32)
+    names = id_array(encoded.dictionary.to_pylist())
+    return _sort_names(codes, names)
+
+
+class _TooManyErrors(Exception):
+    """Raised by the exact pass at the error past the cap; ``line`` is where it stopped."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _TooManyQueries(_TooManyErrors):
+    """Raised by the exact pass at the line of the query id past MAX_QUERIES."""
+
+
+def _parse_exact(data: bytes, display: str, report: Report, whole_file: bool = True
+                 ) -> tuple[ParsedRun | None, int]:
+    """Line-by-line pass with a message for every bad line, in one pass over the file.
+
+    Slower than the fast path, and only used when that refuses a file; its verdict is
+    final. Each line is checked in full (encoding, line end, length, six columns, score,
+    rank) and the reading goes on, so one run of the checker lists every error, up to
+    MAX_ERRORS; then it stops, as NIST's checker does, so a file of millions of bad lines
+    costs neither time nor memory. Rows are kept as integer codes and numbers, not as
+    strings, so memory stays a small multiple of the file.
+
+    Returns the rows it could read and how many lines it could not use. The rows are
+    None when the file has no run lines or the error cap cut the reading short (the rest
+    of the file was not looked at, so no check of the whole may run on them). A row whose
+    score or rank is bad is kept, with a NaN score, so that its ids are still checked.
+    The report holds more than MAX_ERRORS errors exactly when the cap was reached.
+    ``whole_file=False``: ``data`` is the beginning of a file whose reading stopped
+    early (leaderboard.core.runs.reading), in which the cap is reached.
+    """
+    q_index: dict[str, int] = {}
+    d_index: dict[str, int] = {}
+    q_codes, d_codes = array("i"), array("i")
+    scores, ranks, lines = array("d"), array("d"), array("q")
+    errors = 0
+    dropped = 0
+    first_odd_q0: tuple[int, str] | None = None
+    n_odd_q0 = 0
+    lineno = 0
+
+    def error(lineno: int, message: str) -> None:
+        nonlocal errors
+        errors += 1
+        if errors > MAX_ERRORS:
+            raise _TooManyErrors(lineno)
+        report.add(display, lineno, message)
+
+    try:
+        for lineno, raw in enumerate(io.BytesIO(data), 1):
+            line = raw[:-1] if raw.endswith(b"\n") else raw
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            # Before the length: a file of bare carriage returns is one long "line".
+            if b"\r" in line:
+                dropped += 1
+                error(lineno, "bare carriage return (old Mac line ends?); end lines with "
+                              "\\n or \\r\\n")
+                continue
+            if len(line) > MAX_LINE_CHARS:
+                dropped += 1
+                error(lineno, f"line is {len(line)} bytes long (limit {MAX_LINE_CHARS}); "
+                              "is this really a TREC run?")
+                continue
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                dropped += 1
+                error(lineno, f"not valid UTF-8 (byte 0x{line[exc.start]:02x})")
+                continue
+            fields = _SEPARATORS.split(text.strip(" \t"))
+            if fields == [""]:
+                continue  # a blank line
+            if len(fields) != 6:
+                dropped += 1
+                error(lineno, f"expected 6 columns (qid Q0 docid rank score tag), found "
+                              f"{len(fields)}")
+                continue
+            qid, q0, docid, rank_text, score_text, _tag = fields
+            score = np.nan
+            if _DECIMAL.fullmatch(score_text):
+                value = float(score_text)
+                if np.isfinite(value):
+                    score = value
+                else:
+                    error(lineno, f"score {score_text!r} is not a finite number")
+            elif _NON_FINITE.fullmatch(score_text):
+                error(lineno, f"score {score_text!r} is not a finite number")
+            else:
+                error(lineno, f"score {score_text!r} is not a number")
+            # float(), not int(): a 400-digit rank is absurd but must not crash the checker.
+            rank = np.nan
+            if _INTEGER.fullmatch(rank_text) and float(rank_text) >= 0:
+                rank = float(rank_text) + 0.0  # "-0" is rank 0, as in the fast path
+            else:
+                error(lineno, f"rank {rank_text!r} is not a non-negative integer")
+            if q0 != "Q0":
+                n_odd_q0 += 1
+                if first_odd_q0 is None:
+                    first_odd_q0 = (lineno, q0)
+            q_code = q_index.setdefault(qid, len(q_index))
+            if q_code == MAX_QUERIES:
+                raise _TooManyQueries(lineno)
+            q_codes.append(q_code)
+            d_codes.append(d_index.setdefault(docid, len(d_index)))
+            scores.append(score)
+            ranks.append(rank)
+            lines.append(lineno)
+    except _TooManyQueries as stop:
+        report.add(display, stop.line, f"more than {MAX_QUERIES:,} distinct query ids: a run "
+                                       "answers the queries of one task, and no task has "
+                                       "that many; stopped reading here")
+        return None, dropped
+    except _TooManyErrors as stop:
+        if whole_file:
+            total_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+            where = f"{stop.line} of {total_lines}"
+        else:
+            where = (f"{stop.line} (the file inflates to over "
+                     f"{size_text(ENOUGH_AFTER_BYTES)}, and was not inflated further)")
+        report.add(display, None, f"more than {MAX_ERRORS} errors: stopped reading at line "
+                                  f"{where}, as NIST's checker does; fix these and check "
+                                  "again")
+        return None, dropped
+    if not whole_file:  # the beginning alone proves nothing about the rest
+        report.add(display, None, "file was not read to its end")
+        return None, dropped
+    if first_odd_q0 is not None:
+        report.add(display, first_odd_q0[0], f"second column is {first_odd_q0[1]!r}, expected "
+                                             f"'Q0' (ignored; {plural(n_odd_q0, 'line')})",
+                   "warning", kind="q0")
+    if not lines:
+        if not dropped:
+            report.add(display, None, "file has no run lines")
+        return None, dropped
+    q_sorted, q_names = _sort_names(np.frombuffer(q_codes, dtype=np.int32),
+                                    id_array(list(q_index)))
+    d_sorted, d_names = _sort_names(np.frombuffer(d_codes, dtype=np.int32),
+                                    id_array(list(d_index)))
+    return ParsedRun(q_sorted.copy(), q_names, d_sorted.copy(), d_names,
+                     np.frombuffer(scores, dtype=np.float64).copy(),
+                     np.frombuffer(lines, dtype=np.int64).copy(),
+                     np.frombuffer(ranks, dtype=np.float64).copy()), dropped
+
+
+# Bytes at the head of a file read by the exact pass before the fast path is tried.
+_PROBE_BYTES = 1 << 12
+# Files up to this size skip the probe: pyarrow refuses them quickly enough.
+_PROBE_MIN_FILE = 8 << 20
+
+
+def _head_is_clean(data: bytes) -> bool:
+    """Whether the first lines of the file pass the exact checks.
+
+    pyarrow parses a whole file before it can refuse it, so a file that is bad from its
+    first line (a 500 MiB gzip bomb of bad lines, say) goes straight to the exact pass,
+    which stops at the error cap after a few lines.
+    """
+    if len(data) <= _PROBE_MIN_FILE:
+        return True  # a failed fast path costs little on a file this small
+    head = data[:data.rfind(b"\n", 0, _PROBE_BYTES) + 1] or data[:_PROBE_BYTES]
+    probe = Report()
+    _parse_exact(head, "", probe)
+    return probe.ok
+
+
+def verdict_within(head: bytes) -> int | None:
+    """How many first bytes of ``head``, a file's beginning, hold the parser's whole
+    verdict on the file, whatever follows: a NUL byte, or more than MAX_ERRORS bad lines
+    (the exact pass stops there). None when the rest of the file would be needed."""
+    cut = head[:head.rfind(b"\n") + 1]
+    if b"\x00" in cut:
+        return len(cut)
+    probe = Report()
+    _parse_exact(cut.removeprefix(UTF8_BOM), "", probe)
+    return len(cut) if len(probe.errors) > MAX_ERRORS else None
+
+
+def parse_run(data: bytes, display: str, report: Report) -> ParsedRun | None:
+    """Parse run bytes; hard errors go to ``report`` and make the result None."""
+    run, _ = _parse_rows(data, display, report)
+    return run if report.ok else None
+
+
+def _parse_rows(data: bytes, display: str, report: Report, whole_file: bool = True
+                ) -> tuple[ParsedRun | None, int]:
+    """As :func:`parse_run`, but also returns the rows of a file with bad lines (when it
+    was read to the end) and how many lines could not be used, so that validation can
+    report the file's other problems in the same pass. ``whole_file=False``: ``data`` is
+    only the beginning of the file, which holds the verdict (:func:`verdict_within`)."""
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM):]  # some editors add one; it is not part of the first qid
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        report.add(display, _line_of_offset(data, nul),
+                   "binary content (NUL byte): this is not a text run file")
+        return None, 0
+    if _NON_BLANK.search(data) is None:
+        report.add(display, None, "file has no run lines")
+        return None, 0
+    if b"\r" in data and b"\r\n" in data:  # memchr for \r first: much faster
+        report.add(display, None, "CRLF line endings (accepted)", "warning", kind="crlf")
+    tabs = b"\t" in data
+    if tabs:
+        report.add(display, None, "tab-separated columns (accepted)", "warning", kind="tabs")
+    if not whole_file:
+        return _parse_exact(data, display, report, whole_file=False)
+    n_lines = _regular_text_lines(data) if _head_is_clean(data) else None
+    if n_lines is not None:
+        fast = None if tabs else _parse_fast(data, n_lines)
+        if fast is None:
+            # Irregular spacing (tabs, runs of spaces, spaces at line ends) or a bad line.
+            normalised = _normalise_whitespace(data)
+            if tabs or normalised != data:
+                fast = _parse_fast(normalised, n_lines)
+            del normalised
+        if fast is not None:
+            run, odd_q0 = fast
+            if odd_q0 is not None:
+                line, value, count = odd_q0
+                report.add(display, line, f"second column is {value!r}, expected 'Q0' "
+                                          f"(ignored; {plural(count, 'line')})", "warning",
+                           kind="q0")
+            return run, 0
+    return _parse_exact(data, display, report)

@@ -1,0 +1,325 @@
+"""Checking a parsed run against its task: queries, documents, duplicates, depth.
+
+Also the whole check of one file (:func:`load_and_validate`: :func:`read_run`, which
+reads and parses, then :func:`validate_read_run`) and telling which run of a task a file
+is from its query ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from leaderboard.core.data.base import TaskData
+from leaderboard.core.report import Report, plural
+from leaderboard.core.runs.columns import ParsedRun, id_array, lookup
+from leaderboard.core.runs.ordering import grouped_order
+from leaderboard.core.runs.parsing import _parse_rows
+from leaderboard.core.runs.reading import RunBytes, read_run_file
+
+# Findings of one kind listed per file by the checks of the whole run (unknown documents,
+# duplicates...); past this they are counted in one summary line.
+MAX_FINDINGS_PER_KIND = 1000
+
+
+def _first_rows(codes: np.ndarray, mask_of_code: np.ndarray) -> np.ndarray:
+    """Row of the first occurrence of each flagged code, in file order."""
+    rows = np.flatnonzero(mask_of_code[codes])
+    _, first = np.unique(codes[rows], return_index=True)
+    return np.sort(rows[first])
+
+
+def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
+                 report: Report, max_docs: int = 1000, unread_lines: int = 0) -> None:
+    """Check a parsed run against the task: queries, documents, duplicates, depth.
+
+    ``unread_lines`` counts lines of the file that could not be read into ``run`` (each
+    already reported); the completeness checks say they may explain a shortfall.
+    """
+    unread = (f"; {plural(unread_lines, 'unreadable line')} not counted" if unread_lines
+              else "")
+    role_data = data_task.roles[role]
+    expected = id_array(role_data.query_ids)
+    expected_sorted = np.sort(expected)
+    known = lookup(expected_sorted, run.q_names) >= 0
+    article = "an" if role[0] in "aeiou" else "a"  # an original, an altered, a run
+    if run.q_names.shape[0] and not known.any():
+        other = role_of_queries(data_task, run.q_names)
+        if other is not None and other != role:
+            # The other run of the task (two files swapped): one finding, not one per query.
+            first = str(run.q_names[run.q_codes[0]])
+            report.add(display, None,
+                       f"this is the {other} run: its queries (first {first!r}) are the {other} "
+                       f"queries of {data_task.task_id}, none {article} {role} query",
+                       kind=f"other-role:{other}")
+            return
+    if not known.all():
+        _report_rows(_first_rows(run.q_codes, ~known), run, display, report, lambda idx: (
+            f"unknown query {str(run.q_names[run.q_codes[idx]])!r} (not {article} {role} "
+            f"query of {data_task.task_id})"), more="unknown queries")
+    present = lookup(run.q_names, expected) >= 0
+    if not present.all():
+        missing = [str(q) for q in expected[~present]]
+        shown = ", ".join(repr(q) for q in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        report.add(display, None, f"missing {len(missing):,} of "
+                                  f"{plural(len(expected), role + ' query', role + ' queries')}"
+                                  f": {shown}{more}{unread}")
+    n_docs = max(int(run.d_names.shape[0]), 1)
+    keys = run.q_codes.astype(np.int64) * n_docs + run.d_codes
+    duplicates = _has_duplicates(keys, int(run.q_names.shape[0]) * n_docs)
+    if duplicates:
+        _report_duplicates(run, keys, display, report)
+    counts = np.bincount(run.q_codes, minlength=run.q_names.shape[0])
+    over = np.flatnonzero(counts > max_docs)
+    if over.size:
+        last = np.zeros(run.q_names.shape[0], dtype=np.int64)
+        np.maximum.at(last, run.q_codes, np.arange(len(run), dtype=np.int64))
+        for code in over:
+            report.add(display, int(run.line[last[code]]),
+                       f"query {str(run.q_names[code])!r} has {int(counts[code])} documents; "
+                       f"at most {max_docs} are allowed")
+    if data_task.pools is not None:
+        in_candidates = _check_pool(data_task, run, keys, n_docs, display, report)
+    else:
+        in_candidates = np.ones(len(run), dtype=bool)
+        if data_task.doc_ids.size:
+            in_corpus = lookup(_sorted_corpus(data_task), run.d_names) >= 0
+            if not in_corpus.all():
+                rows = np.flatnonzero(~in_corpus[run.d_codes])
+                in_candidates = in_corpus[run.d_codes]
+                _report_rows(rows, run, display, report, lambda idx: (
+                    f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the corpus of "
+                    f"{data_task.task_id}"))
+    _check_depth(data_task, run, known, in_candidates, keys if duplicates else None, n_docs,
+                 display, report,
+                 max_docs, unread)
+    if report.ok:  # ranks and ties of a broken file would only add noise
+        _warn_rank_consistency(run, display, report)
+
+
+def required_depth(data_task: TaskData, qid: str, max_docs: int = 1000) -> int:
+    """How many documents a run must rank for ``qid`` (see :func:`_check_depth`)."""
+    if data_task.pools is not None:
+        pool = data_task.pools.get(qid)
+        return 0 if pool is None else int(pool.shape[0])
+    return min(max_docs, data_task.corpus_size)
+
+
+def _check_depth(data_task: TaskData, run: ParsedRun, known: np.ndarray,
+                 in_candidates: np.ndarray, keys: np.ndarray | None, n_docs: int,
+                 display: str, report: Report,
+                 max_docs: int, unread: str = "") -> None:
+    """Every query ranks its whole candidate set, or the corpus to the full depth.
+
+    A document a run leaves out counts as ranked below all it lists, so a shallow run
+    scores p-MRR as if every missing document had dropped together: cutting BM25's WTR
+    run to its top 10 raised p-MRR from 0.354 to 0.812. Hence a depth floor: reranking
+    tasks (FollowIR, mFollowIR) must rank every document of each query's ``top_ranked``
+    pool; corpus tasks (FollowTable, PI-Indic T1-T3) must list min(1000, corpus size)
+    documents per query, which for PI-Indic is its whole 150-item candidate set.
+    ``known`` flags the run's queries that belong to the role (others are reported
+    already); ``in_candidates`` flags the rows inside the candidates. ``keys`` are the
+    rows' (query, document) keys when the run repeats a document (it counts once), else
+    None: then counting rows per query is enough, and linear.
+    """
+    n_queries = int(run.q_names.shape[0])
+    if not n_queries:
+        return
+    if keys is None:
+        ranked = np.bincount(run.q_codes[in_candidates], minlength=n_queries)
+    else:
+        distinct = np.unique(keys[in_candidates])
+        ranked = np.bincount((distinct // n_docs).astype(np.int64), minlength=n_queries)
+    q_names = run.q_names.tolist()
+    required = np.asarray([required_depth(data_task, q, max_docs) if ok else 0
+                           for q, ok in zip(q_names, known.tolist())], dtype=np.int64)
+    short = np.flatnonzero(ranked < required)
+    if not short.size:
+        return
+    first_row = np.full(n_queries, len(run), dtype=np.int64)
+    np.minimum.at(first_row, run.q_codes, np.arange(len(run), dtype=np.int64))
+    short = short[np.argsort(first_row[short], kind="stable")]  # in file order
+    first = int(short[0])
+    n_missing = int((required[short] - ranked[short]).sum())
+    tally = (f"{short.size:,} of {plural(int(known.sum()), 'query')} "
+             f"{'is' if short.size == 1 else 'are'} short, "
+             f"{plural(n_missing, 'document')} in all{unread}")
+    if data_task.pools is not None:
+        message = (f"query {q_names[first]!r} ranks {int(ranked[first])} of the "
+                   f"{plural(int(required[first]), 'document')} in its candidate pool; a "
+                   f"reranking task's run must rank every document of each query's pool "
+                   f"({tally})")
+    else:
+        message = (f"query {q_names[first]!r} ranks {plural(int(ranked[first]), 'document')}; "
+                   f"each query must list min({max_docs}, corpus size) = "
+                   f"{plural(int(required[first]), 'document')} of the corpus ({tally})")
+    report.add(display, int(run.line[first_row[first]]), message)
+
+
+def _sorted_corpus(data_task: TaskData) -> np.ndarray:
+    ids = data_task.doc_ids
+    if ids.shape[0] > 1 and not (ids[1:] > ids[:-1]).all():
+        ids = np.unique(ids)  # the reader promises sorted ids; do not rely on it blindly
+    return ids
+
+
+def _has_duplicates(keys: np.ndarray, key_range: int) -> bool:
+    if keys.shape[0] < 2:
+        return False
+    if key_range <= 64 * max(keys.shape[0], 1 << 20):
+        seen = np.zeros(key_range, dtype=bool)
+        seen[keys] = True
+        return int(np.count_nonzero(seen)) < keys.shape[0]
+    import pandas as pd
+
+    return bool(pd.Series(keys).duplicated().any())
+
+
+def _report_duplicates(run: ParsedRun, keys: np.ndarray, display: str, report: Report) -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"key": keys, "line": run.line})
+    dup = frame.duplicated("key", keep="first").to_numpy()
+    first_line = frame.groupby("key", sort=False)["line"].transform("min").to_numpy()
+    _report_rows(np.flatnonzero(dup), run, display, report, lambda idx: (
+        f"document {str(run.d_names[run.d_codes[idx]])!r} appears again for query "
+        f"{str(run.q_names[run.q_codes[idx]])!r} (first on line {int(first_line[idx])})"))
+
+
+def _report_rows(rows: np.ndarray, run: ParsedRun, display: str, report: Report,
+                 message, more: str = "lines with the same problem"  # noqa: ANN001
+                 ) -> None:  # message: callable(row) -> str
+    """A finding per row, up to MAX_FINDINGS_PER_KIND; the rest counted in one line."""
+    for idx in rows[:MAX_FINDINGS_PER_KIND]:
+        report.add(display, int(run.line[idx]), message(int(idx)))
+    if rows.shape[0] > MAX_FINDINGS_PER_KIND:
+        past = rows.shape[0] - MAX_FINDINGS_PER_KIND
+        report.add(display, None, f"{past:,} more {more}", count=past)
+
+
+def _check_pool(data_task: TaskData, run: ParsedRun, keys: np.ndarray, n_docs: int,
+                display: str, report: Report) -> np.ndarray:
+    """Reranking tasks: each query may only rank its own fixed candidate pool.
+
+    Returns which rows lie inside their query's pool."""
+    assert data_task.pools is not None
+    allowed = []
+    for code, q in enumerate(run.q_names.tolist()):
+        pool = data_task.pools.get(q)
+        if pool is None:
+            continue  # an unknown query: already reported
+        doc_codes = lookup(run.d_names, np.asarray(pool))
+        allowed.append(code * n_docs + doc_codes[doc_codes >= 0])
+    allowed_keys = np.concatenate(allowed) if allowed else np.zeros(0, dtype=np.int64)
+    known_query = np.zeros(run.q_names.shape[0], dtype=bool)
+    known_query[[c for c, q in enumerate(run.q_names.tolist()) if q in data_task.pools]] = True
+    inside = np.isin(keys, allowed_keys)
+    outside = ~inside & known_query[run.q_codes]
+    rows = np.flatnonzero(outside)
+    _report_rows(rows, run, display, report, lambda idx: (
+        f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the candidate pool of "
+        f"query {str(run.q_names[run.q_codes[idx]])!r} (this task reranks a fixed pool)"))
+    return inside
+
+
+def _warn_rank_consistency(run: ParsedRun, display: str, report: Report) -> None:
+    """Warnings only: trec_eval ignores ranks, but a mismatch often reveals a bug.
+
+    Each warning names the earliest line (in the file) where the problem shows.
+    """
+    order, _ = grouped_order(run)  # only neighbours within a query are compared
+    q_sorted = run.q_codes[order]
+    score_sorted = run.score[order]
+    same_q = q_sorted[1:] == q_sorted[:-1]
+    ties = same_q & (score_sorted[1:] == score_sorted[:-1])
+    if ties.any():
+        # Each score equal to the one ranked just above it in its query counts once.
+        n_queries = int(np.unique(q_sorted[1:][ties]).shape[0])
+        report.add(display, int(run.line[order[1:][ties]].min()),
+                   f"tied scores: {int(ties.sum()):,} in all, over "
+                   f"{plural(n_queries, 'query')}; ties are broken by docid descending, as "
+                   "trec_eval does", "warning", kind="ties")
+    rank_sorted = run.rank[order]
+    inverted = same_q & (rank_sorted[1:] < rank_sorted[:-1]) & ~ties
+    if inverted.any():
+        report.add(display, int(run.line[order[1:][inverted]].min()),
+                   f"rank column disagrees with scores on {plural(int(inverted.sum()), 'line')}"
+                   "; ranks are ignored, documents are ordered by score", "warning",
+                   kind="rank-order")
+
+
+def role_of_queries(data_task: TaskData, qids: "np.ndarray | list[str]") -> str | None:
+    """The role whose query ids the run's queries are, when the file name does not say.
+
+    Query ids tell the roles apart: FollowIR and mFollowIR number a query ``<id>-og``
+    (original) or ``<id>-changed`` (altered); FollowTable's original run holds the
+    topic-only queries ``<q>``, the altered one ``<q>_<i>``. The role holding the most of
+    the run's distinct query ids wins; None when no role holds any, or two tie.
+    """
+    distinct = np.unique(id_array(list(qids))) if len(qids) else np.empty(0, dtype=str)
+    counts = {role: int((lookup(np.sort(id_array(data.query_ids)), distinct) >= 0).sum())
+              for role, data in data_task.roles.items()}
+    best = max(counts.values(), default=0)
+    winners = [role for role, n in counts.items() if n == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None
+
+
+def queries_of_file(path: Path) -> np.ndarray | None:
+    """The distinct query ids of a run file, or None when it cannot be read that far."""
+    run = read_run(path).run
+    return None if run is None else run.q_names
+
+
+@dataclass
+class ReadRun:
+    """One run file read and parsed, not yet checked against a task.
+
+    Reading needs no task data, so :mod:`leaderboard.submission.pipeline` reads a task's files while
+    it loads the data (:func:`leaderboard.submission.pipeline.check_task_files`).
+    """
+
+    display: str
+    report: Report
+    # The parsed rows; None when the file could not be read or parsed far enough.
+    run: ParsedRun | None
+    # Lines that could not be used (each already reported).
+    unread_lines: int = 0
+
+
+def read_run(path: Path, display: str | None = None) -> ReadRun:
+    """Read and parse one run file, reporting what is wrong with the file itself."""
+    return parse_run_file(read_run_file(path, display or str(path)))
+
+
+def parse_run_file(read: RunBytes) -> ReadRun:
+    """Parse a run file's bytes (:func:`leaderboard.core.runs.reading.read_run_file`)."""
+    report = Report()
+    report.extend(read.report)
+    if read.data is None:
+        return ReadRun(read.display, report, None)
+    # Rows of a file with bad lines are still checked against the task, so one pass
+    # reports every problem (up to the error cap), not one kind of problem per round.
+    run, unread = _parse_rows(read.data, read.display, report,
+                              whole_file=not read.stopped_early)
+    return ReadRun(read.display, report, run, unread)
+
+
+def validate_read_run(read: ReadRun, data_task: TaskData, role: str, max_docs: int = 1000
+                      ) -> tuple[Report, ParsedRun | None]:
+    """Check a read run against the task; the run when the file is valid."""
+    report = Report()
+    report.extend(read.report)
+    if read.run is None:
+        return report, None
+    validate_run(data_task, role, read.run, read.display, report, max_docs=max_docs,
+                 unread_lines=read.unread_lines)
+    return report, (read.run if report.ok else None)
+
+
+def load_and_validate(path: Path, data_task: TaskData, role: str, display: str | None = None,
+                      max_docs: int = 1000) -> tuple[Report, ParsedRun | None]:
+    """Everything the validator knows about one run file; the run when it is valid."""
+    return validate_read_run(read_run(path, display), data_task, role, max_docs)

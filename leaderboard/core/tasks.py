@@ -1,0 +1,148 @@
+"""The shape of a task declaration: what every benchmark module fills in.
+
+Kept apart from the benchmark modules (and from :mod:`leaderboard.benchmarks.registry`, which
+re-exports these names) so that the declarations can import it without a cycle.
+
+Plain frozen dataclasses, not pydantic models: declarations are written in this
+repository, not read from users, and the registry is imported by every command, a
+one-task `leaderboard eval` included, where pydantic's import and schema building were
+a seventh of the run (benchmarks/cli_startup.py). ``__post_init__`` still refuses a
+value outside a field's allowed set, as pydantic's ``Literal`` check did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+Role = Literal["original", "altered", "run", "predictions"]
+Host = Literal["huggingface", "github"]
+Pairing = Literal["suffix", "topic", "none"]
+Candidates = Literal["pool", "corpus", "pairs"]
+
+
+def _check_choice(owner: str, name: str, value: object, allowed: object) -> None:
+    choices = get_args(allowed)
+    if value not in choices:
+        raise ValueError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, "
+                         f"not {value!r}")
+
+
+def _check_strings(owner: str, name: str, values: object) -> tuple[str, ...]:
+    """``values`` as a tuple of strings (a list is accepted, as pydantic accepted one)."""
+    if isinstance(values, str) or not isinstance(values, (tuple, list)):
+        raise ValueError(f"{owner}: {name} must be a tuple of strings, not {values!r}")
+    if not all(isinstance(v, str) for v in values):
+        raise ValueError(f"{owner}: every entry of {name} must be a string: {values!r}")
+    return tuple(values)
+
+
+def _check_mapping(owner: str, name: str, values: object) -> dict[str, str]:
+    if not isinstance(values, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in values.items()):
+        raise ValueError(f"{owner}: {name} must map strings to strings, not {values!r}")
+    return dict(values)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DataSource:
+    """Where a task's files come from upstream, pinned so scores are reproducible."""
+
+    host: Host
+    repo: str
+    revision: str
+    # Sub-folder of the local data directory that holds this source's files.
+    local_dir: str
+    # Files (relative to the upstream repository root) that make up the source.
+    files: tuple[str, ...] = ()
+    licence: str = "unknown"
+
+    def __post_init__(self) -> None:
+        owner = f"data source {self.repo!r}"
+        _check_choice(owner, "host", self.host, Host)
+        for name in ("repo", "revision", "local_dir", "licence"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{owner}: {name} must be a string")
+        object.__setattr__(self, "files", _check_strings(owner, "files", self.files))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Task:
+    """One scored task: a leaderboard cell is (system, task, metric)."""
+
+    id: str
+    # The id of the declaration in :mod:`leaderboard.benchmarks` that builds this task
+    # (checked when the registry is assembled, so a typo cannot slip through).
+    benchmark: str
+    title: str
+    source: DataSource
+    # Which run files a submission provides for this task.
+    roles: tuple[Role, ...]
+    # How query ids of the two roles pair up:
+    #   "suffix": FollowIR/mFollowIR, "<id>-og" (original) and "<id>-changed" (altered);
+    #   "topic": FollowTable, altered "<q>_<i>" pairs with the topic-only query "<q>";
+    #   "none": a single run (PI-Indic retrieval) or predictions (PI-Indic T4).
+    pairing: Pairing
+    # "pool": rerank the fixed candidate pool shipped with the task;
+    # "corpus": rank the whole corpus. Either way at most max_docs_per_query per query.
+    candidates: Candidates
+    max_docs_per_query: int = 1000
+    # Metrics computed on every run role (e.g. nDCG@10 becomes original/nDCG@10).
+    standard_metrics: tuple[str, ...] = ()
+    # Metrics computed from the pair of runs (p-MRR, IRS) or from predictions (T4).
+    pair_metrics: tuple[str, ...] = ()
+    primary_metric: str
+    # The standard metric a leaderboard shows next to the primary one.
+    headline_metric: str
+    # Leaderboard views this task belongs to, e.g. {"language": "fas"}.
+    views: dict[str, str] = field(default_factory=dict)
+    # Per-query grouping inside the task (FollowTable constraint types).
+    group_by: str | None = None
+    # Loader parameters (dataset folder, language codes, ...). ``layout``, when present,
+    # names the reader (:data:`leaderboard.benchmarks.declaration.READERS`) and wins over
+    # the benchmark's default one.
+    params: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        owner = f"task {self.id!r}"
+        for name in ("id", "benchmark", "title", "primary_metric", "headline_metric"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{owner}: {name} must be a string")
+        if not isinstance(self.source, DataSource):
+            raise ValueError(f"{owner}: source must be a DataSource")
+        roles = _check_strings(owner, "roles", self.roles)
+        for role in roles:
+            _check_choice(owner, "role", role, Role)
+        _check_choice(owner, "pairing", self.pairing, Pairing)
+        _check_choice(owner, "candidates", self.candidates, Candidates)
+        if isinstance(self.max_docs_per_query, bool) or not isinstance(self.max_docs_per_query, int):
+            raise ValueError(f"{owner}: max_docs_per_query must be an integer")
+        if self.group_by is not None and not isinstance(self.group_by, str):
+            raise ValueError(f"{owner}: group_by must be a string or None")
+        set_field = object.__setattr__  # frozen: normalise in place, once
+        set_field(self, "roles", roles)
+        set_field(self, "standard_metrics",
+                  _check_strings(owner, "standard_metrics", self.standard_metrics))
+        set_field(self, "pair_metrics", _check_strings(owner, "pair_metrics", self.pair_metrics))
+        set_field(self, "views", _check_mapping(owner, "views", self.views))
+        set_field(self, "params", _check_mapping(owner, "params", self.params))
+
+    def metric_keys(self) -> list[str]:
+        """Every metric key a score sheet of this task carries, in display order."""
+        keys = list(self.pair_metrics)
+        for role in self.roles:
+            if role in ("original", "altered"):
+                keys += [f"{role}/{m}" for m in self.standard_metrics]
+            elif role == "run":
+                keys += list(self.standard_metrics)
+        return keys
+
+
+# Metrics where a smaller value is better (calibration error, FollowTable's negation
+# failure rate); everything else is
+# "higher is better", which is what leaders, tiers and sorting assume by default.
+LOWER_IS_BETTER = frozenset({"ECE", "NFR"})
+
+
+def higher_is_better(metric: str) -> bool:
+    return metric.rsplit("/", 1)[-1] not in LOWER_IS_BETTER

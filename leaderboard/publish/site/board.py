@@ -1,0 +1,61 @@
+"""The site's data: every view filled and tiered.
+
+Rows, values, order, leaders, tiers and the one line per model come from
+:mod:`leaderboard.publish.standings`, which the downloads, the PR comment and `leaderboard compare`
+use too; this module only gathers the site's pages into one :class:`Board`. Names that
+templates and other modules import from here are re-exported unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from leaderboard.publish.site.layout import all_views, site_pages
+from leaderboard.publish.standings import (
+    TIER_BELOW,
+    TIER_LEADER,
+    TIER_REPORTED,
+    TIER_TIED,
+    Row,
+    SubmissionInfo,
+    TierInfo,
+    ViewTable,
+    fill_view,
+    load_rows,
+    slug_of,
+    tier_tables,
+)
+from leaderboard.publish.standings import StandingsDataError as SiteDataError
+
+__all__ = [
+    "TIER_BELOW", "TIER_LEADER", "TIER_REPORTED", "TIER_TIED", "Board", "Row", "SiteDataError",
+    "SubmissionInfo", "TierInfo", "ViewTable", "fill_view", "load_board", "load_rows",
+    "slug_of", "tier_tables",
+]
+
+
+@dataclass
+class Board:
+    rows: list[Row]
+    tables: dict[str, ViewTable]
+    warnings: list[str]
+
+    @property
+    def submissions(self) -> list[Row]:
+        return [r for r in self.rows if r.submission is not None]
+
+
+def load_board(results_root: Path, cache_dir: Path | None = None) -> Board:
+    """Rows, every view filled and tiered. ``cache_dir`` memoises the significance tests;
+    None computes them all. The home table is built from these views
+    (:mod:`leaderboard.publish.site.overview`)."""
+    rows, warnings = load_rows(results_root)
+    tables: dict[str, ViewTable] = {}
+    for page in site_pages():
+        for section in page.sections:
+            for view in section.views:
+                tables[view.id] = fill_view(view, rows, reported_only=section.reported_only)
+    tier_tables(tables.values(), cache_dir)
+    assert set(tables) == set(all_views())
+    return Board(rows=rows, tables=tables, warnings=warnings)

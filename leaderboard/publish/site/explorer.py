@@ -1,0 +1,271 @@
+"""The site's per-query explorer: one static page (``explore.html``) and the small files
+its script reads.
+
+The explorer shows a verified submission's queries on a task (the query list), one
+query's card, two submissions side by side (compare mode) and a heatmap of queries x
+submissions. Its figures come from each submission's explanation files, which scoring
+writes and the run store keeps beside the runs (:mod:`leaderboard.submission.explain_files`).
+Where the browser fetches them from follows from the configured run store
+(:func:`leaderboard.submission.explain_files.browser_base`): from a Hugging Face dataset (the
+``resolve`` URL at the commit the submission's manifest names) or an HTTPS store, so the
+site's size does not grow with the number of submissions beyond the few bytes of the
+index below; only files in a folder store (the repository itself for small deployments
+and the quickstart site) are copied into the site, each verified first. Either way the
+build reads each submission's explanation manifest through the store, verified against
+the size and SHA-256 its results.json names.
+
+What the build writes under ``explore/``:
+
+* ``index.json``: every verified submission (name, type, page, where its explanation
+  files are, whether it has any), every task (title, primary metric, heatmap family and
+  how the heatmap groups its rows) and the heatmap families;
+* ``tasks/<task id>.json``: the verified submissions that have the task (by position
+  in the index), best first on its primary metric (the compare picker and the heatmap's
+  default columns);
+* ``data/<submission>/...`` and ``texts/<sha256>.json.gz``: the copied explanation files
+  (folder store only), each text part once for the whole site.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from leaderboard.core.explain import PER_QUERY_LABELS
+from leaderboard.submission.explain_files import (
+    EXPLAIN_DIR,
+    MANIFEST,
+    TEXTS_DIR,
+    ExplainFilesError,
+    browser_base,
+    read_stored_manifest,
+    stored_refs,
+)
+from leaderboard.benchmarks.registry import Task, all_tasks
+from leaderboard.submission.results import ExplainManifestFile
+from leaderboard.publish.site.board import Board
+from leaderboard.publish.site.layout import FOLLOWTABLE_CONSTRAINT_NAMES
+from leaderboard.store.files import StoreError, SubmissionFiles, submission_files
+
+EXPLORER_PAGE = "explore.md"
+DATA = "explore"
+INDEX_FORMAT = "followboard-explorer/1"
+# Metrics over [-1, 1]: shown with their sign, drawn on a diverging scale.
+SIGNED_METRICS = ("p-MRR", "IRS")
+
+
+@dataclass(frozen=True)
+class Family:
+    """Tasks one heatmap shows together, and how it groups their queries."""
+
+    id: str
+    title: str
+    group_by: str      # "constraint": by each query's constraint type; else by task
+    tasks: tuple[str, ...]
+
+
+def family_key(task: Task) -> tuple[str, str]:
+    """(family id, what the heatmap groups by) of a task: FollowTable datasets on their
+    own, grouped by constraint type; FollowIR's collections together; mFollowIR's and
+    each PI-Indic task's languages together (a cross-lingual PI-Indic task with the
+    other target languages of its query language), grouped by language."""
+    if task.group_by:
+        return task.id, "constraint"
+    views = task.views
+    if "pi_task" in views:
+        key = f"{task.benchmark}/{views['pi_task']}"
+        if views.get("setting"):
+            key += f"/{views['setting']}"
+        if views.get("setting") == "cross-lingual":
+            key += f"/{views['language']}"
+        return key, "language"
+    return task.benchmark, "collection" if "collection" in views else "language"
+
+
+def _common_words(titles: list[str]) -> int:
+    words = [t.split() for t in titles]
+    n = 0
+    while all(len(w) > n + 1 for w in words) and len({w[n] for w in words}) == 1:
+        n += 1
+    return n
+
+
+def _named(tasks: list[Task]) -> tuple[str, list[str]]:
+    """A family's title and each task's short name in it. Titles with a comma
+    ("PI-Indic val150 T1 ..., Hindi") name the family before it and the task after it;
+    others ("FollowIR Core17") share their first words."""
+    titles = [t.title for t in tasks]
+    heads = {t.partition(",")[0].strip() for t in titles}
+    if len(heads) == 1 and all("," in t for t in titles):
+        return heads.pop(), [t.partition(",")[2].strip() for t in titles]
+    if len(titles) == 1:
+        return titles[0], titles
+    n = _common_words(titles)
+    return " ".join(titles[0].split()[:n]), [" ".join(t.split()[n:]) for t in titles]
+
+
+def families(tasks: list[Task]) -> dict[str, Family]:
+    members: dict[str, list[Task]] = {}
+    kinds: dict[str, str] = {}
+    for task in tasks:
+        key, kind = family_key(task)
+        members.setdefault(key, []).append(task)
+        kinds[key] = kind
+    out = {}
+    for key, ts in members.items():
+        title, _ = _named(ts)
+        if "/cross-lingual/" in key:
+            title += f" from {_language(ts[0])}"
+        out[key] = Family(key, title, kinds[key], tuple(t.id for t in ts))
+    return out
+
+
+def _language(task: Task) -> str:
+    """The query language's name, from a cross-lingual title "..., Hindi to Tamil"."""
+    tail = task.title.rsplit(",", 1)[-1].strip()
+    return tail.split(" to ")[0] if " to " in tail else task.views.get("language", "")
+
+
+def task_labels(family: Family, registry: dict[str, Task]) -> dict[str, str]:
+    """Each task's short name inside its family: "Hindi", "to Tamil", "Core17"."""
+    _, labels = _named([registry[t] for t in family.tasks])
+    if "/cross-lingual/" in family.id:  # "Hindi to Tamil" in a family "from Hindi"
+        labels = [f"to {label.split(' to ', 1)[-1]}" for label in labels]
+    return dict(zip(family.tasks, labels))
+
+
+def _task_file(task_id: str) -> str:
+    return f"{DATA}/tasks/{task_id}.json"
+
+
+def _dump(path: Path, doc: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False,
+                               separators=(",", ":")), encoding="utf-8")
+
+
+def _copy_explanations(files: SubmissionFiles, named: ExplainManifestFile, manifest: dict,
+                       docs: Path, slug: str, copied_texts: set[str]) -> int:
+    """Copy a submission's explanation files into the docs tree (folder store): its
+    task files under ``explore/data/<slug>/``, each text part once for the whole site.
+    Every file is located and verified against the manifest first (the manifest itself
+    against results.json), and none is copied unless all are good. Returns the bytes
+    copied; raises :class:`StoreError` naming the submission and the file."""
+    refs = stored_refs(manifest)
+    found = files.locate_all(refs)
+    for ref in refs:
+        if isinstance(found[ref.path], StoreError):
+            raise found[ref.path]  # type: ignore[misc]
+    target = docs / DATA / "data" / slug
+    total = 0
+    for ref in refs:
+        rel = ref.path[len(EXPLAIN_DIR) + 1:]
+        src: Path = found[ref.path]  # type: ignore[assignment]
+        if rel.startswith(f"{TEXTS_DIR}/"):
+            if rel in copied_texts:
+                continue
+            copied_texts.add(rel)
+            dst = docs / DATA / rel
+        else:
+            dst = target / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        total += src.stat().st_size
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(files.locate(named.ref()), target / MANIFEST)
+    return total
+
+
+def _explanations(folder: Path, named: ExplainManifestFile | None, docs: Path,
+                  slug: str, copied_texts: set[str]) -> tuple[str | None, bool, set[str]]:
+    """Where the browser finds a submission's explanation files (relative to the site,
+    or a store URL), whether they were copied into the site, and the tasks they cover;
+    (None, False, no tasks) when it has none. Raises :class:`StoreError` or
+    :class:`ExplainFilesError` naming the file."""
+    if named is None:
+        return None, False, set()
+    files = submission_files(folder)
+    manifest = read_stored_manifest(files, named)
+    remote = browser_base(files)
+    if remote is None:
+        _copy_explanations(files, named, manifest, docs, slug, copied_texts)
+        return f"{DATA}/data/{slug}/", True, set(manifest["tasks"])
+    return remote, False, set(manifest["tasks"])
+
+
+def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list[str]:
+    """Write the explorer page and its files into the docs tree; returns warnings
+    (submissions whose explanation files could not be read)."""
+    registry = all_tasks()
+    warnings: list[str] = []
+    fams = families(list(registry.values()))
+    labels: dict[str, str] = {}
+    for fam in fams.values():
+        labels.update(task_labels(fam, registry))
+    per_task: dict[str, list[tuple[float | None, str, bool]]] = {}
+    submissions: dict[str, dict[str, object]] = {}
+    copied_texts: set[str] = set()
+    for row in board.submissions:
+        sub = row.submission
+        assert sub is not None
+        try:
+            base, copied, explained = _explanations(sub.folder, sub.explain_manifest, docs,
+                                                    sub.slug, copied_texts)
+        except (StoreError, ExplainFilesError, OSError) as exc:
+            warnings.append(f"explorer: {exc}; {sub.id} is shown without its explanation "
+                            "files")
+            base, copied, explained = None, False, set()
+        tasks = {tid: scores for tid, scores in row.system.tasks.items() if tid in registry}
+        for tid, scores in tasks.items():
+            primary = scores.metrics.get(registry[tid].primary_metric)
+            per_task.setdefault(tid, []).append((primary, sub.slug, tid in explained))
+        submissions[sub.slug] = {
+            "id": sub.id, "name": row.name, "type": row.system.model.type,
+            "page": f"submissions/{sub.slug}.html",
+            # Where the browser fetches the files (relative to the explorer page, or a
+            # store URL), and whether there are any: scored before the explorer existed,
+            # a submission has per-query scores but no explanation files. Text parts
+            # copied into the site are shared by every submission (``texts``); a store's
+            # are in each submission's own folder there.
+            "base": base if explained else None,
+            "texts": f"{DATA}/{TEXTS_DIR}/" if copied and copied_texts else None,
+            "tasks": len(tasks), "explained": len(explained),
+        }
+    # A task file names submissions by their position in the index, with the primary
+    # metric to 6 decimals (it orders the heatmap's columns and labels the compare
+    # picker; the figures shown come from the explanation files): 1,000 submissions on
+    # 313 tasks are 5 MB of these files instead of 10.
+    position = {slug: i for i, slug in enumerate(submissions)}
+    for tid, entries in per_task.items():
+        # Best first on the task's primary metric; a missing figure last.
+        entries.sort(key=lambda e: (e[0] is None, -(e[0] or 0.0), e[1]))
+        _dump(docs / _task_file(tid), {"task": tid, "submissions": [
+            [position[slug], None if value is None else round(value, 6), int(has)]
+            for value, slug, has in entries]})
+    index = {
+        "format": INDEX_FORMAT,
+        "texts": f"{DATA}/texts/" if copied_texts else None,
+        "signed": list(SIGNED_METRICS),
+        # Per-query metrics shown under another name (leaderboard/core/explain.py says why).
+        "metric_labels": dict(PER_QUERY_LABELS),
+        "submissions": submissions,
+        # Task files name submissions by position here (a list: a JSON object's keys that
+        # look like numbers, "2024", would not keep their order in JavaScript).
+        "order": list(submissions),
+        "tasks": {tid: {"title": t.title, "label": labels.get(tid, t.title),
+                        "benchmark": t.benchmark, "primary": t.primary_metric,
+                        "family": family_key(t)[0], "file": _task_file(tid),
+                        "licence": t.source.licence}
+                  for tid, t in registry.items() if tid in per_task},
+        # FollowTable's constraint types by name (C1 semantic boundary, ...).
+        "group_names": dict(FOLLOWTABLE_CONSTRAINT_NAMES),
+        "families": {f.id: {"title": f.title, "group_by": f.group_by,
+                            "tasks": [t for t in f.tasks if t in per_task]}
+                     for f in fams.values() if any(t in per_task for t in f.tasks)},
+    }
+    _dump(docs / DATA / "index.json", index)
+    write(EXPLORER_PAGE, "explore.md.j2", index_url=f"{DATA}/index.json")
+    return warnings

@@ -1,0 +1,75 @@
+"""Standings: what every leaderboard surface ranks, shows and tests, computed once.
+
+The site's tables, its CSV/JSON downloads, the PR comment (:mod:`leaderboard.app.ci.standing`)
+and `leaderboard compare` all take their figures from here:
+
+* :mod:`.rows`: the leaderboard rows under a results root;
+* :mod:`.statistic`: a column's value by its declared convention (one task's figure, or the
+  mean of its tasks' figures as the benchmark's paper averages), and the per-unit values
+  whose mean it is, which the significance test compares;
+* :mod:`.tables`: a view's values, default order, leader and tiers (through
+  :func:`leaderboard.publish.stats.tier_view`), with a cache of the tests;
+* :mod:`.lines`: one line per model, each cell's figure picked from the model's rows by a
+  stated precedence (verified, the benchmark's paper, other papers, MTEB);
+* :mod:`.references`: the no-skill reference of a column (p-MRR and IRS 0, AUROC 0.5, ...);
+* :mod:`.downloads`: a view's CSV/JSON records, with the tests against the leader;
+* :mod:`.head_to_head`: two systems compared view by view.
+
+The views themselves (which tasks, metrics and columns make up each table) are declared
+by each benchmark in :mod:`leaderboard.benchmarks`; :func:`all_views` hands them out here,
+so that no caller (the site, benchmarks, CI) gets them from the presentation layer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .rows import Row, StandingsDataError, SubmissionInfo, load_rows, slug_of
+from .lines import LineCell, ModelLine, model_lines
+from .statistic import CellValue, column_value, stratified_units, unit_scores
+from .tables import (
+    TIER_BELOW,
+    TIER_LEADER,
+    TIER_REPORTED,
+    TIER_TIED,
+    ColumnStandings,
+    TierInfo,
+    ViewTable,
+    fill_view,
+    order_systems,
+    rank_systems,
+    tier_column,
+    tier_tables,
+)
+
+if TYPE_CHECKING:
+    from leaderboard.benchmarks.views import Column, View
+
+
+def all_views() -> dict[str, View]:
+    """Every leaderboard view by id, in the benchmarks' declaration order."""
+    from leaderboard.benchmarks import declared
+
+    return {v.id: v for b in declared() for page in b.pages() for v in page.views}
+
+
+def task_column(task_id: str, metric: str | None = None) -> Column:
+    """A one-task column on ``metric`` (default: the task's primary metric), as the PR
+    comment ranks a task."""
+    from leaderboard.benchmarks.registry import all_tasks, higher_is_better
+    from leaderboard.benchmarks.views import Column
+
+    task = all_tasks()[task_id]
+    metric = metric or task.primary_metric
+    base = metric.rsplit("/", 1)[-1]
+    return Column(id=metric, label=metric, metric=metric, tasks=(task_id,),
+                  higher_is_better=higher_is_better(metric), signed=base in ("p-MRR", "IRS"))
+
+
+__all__ = [
+    "TIER_BELOW", "TIER_LEADER", "TIER_REPORTED", "TIER_TIED", "CellValue", "ColumnStandings",
+    "LineCell", "ModelLine", "Row", "StandingsDataError", "SubmissionInfo", "TierInfo",
+    "ViewTable", "all_views", "column_value", "fill_view", "load_rows", "model_lines",
+    "order_systems", "rank_systems", "slug_of", "stratified_units", "task_column",
+    "tier_column", "tier_tables", "unit_scores",
+]

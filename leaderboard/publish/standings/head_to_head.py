@@ -1,0 +1,189 @@
+"""Two scored systems compared view by view (`leaderboard compare`).
+
+The comparison walks the site's views (:func:`leaderboard.publish.standings.all_views`), averages
+included, so every figure is one the leaderboard shows: a column's value by its declared
+convention (:mod:`.statistic`), tested on the same per-unit values with the same paired
+test (:func:`leaderboard.publish.stats.compare_pair`: Fisher randomization, Wilcoxon for p-MRR,
+DeLong for AUROC).
+Columns compared in a view are those spanning all of the view's tasks (a per-dataset
+breakdown column of an average view is its own dataset view). The Holm family is one view,
+as on the site: the p-values of one view's columns are corrected together, never those of
+the whole comparison at once.
+
+A verdict never contradicts its own interval: "A better" or "B better" needs an adjusted
+p-value below alpha *and* a 95% interval of the difference on the same side of 0;
+"no significant difference" needs an adjusted p-value at or above alpha *and* an interval
+containing 0. When the test and the interval disagree (they are different procedures, and
+the interval is not adjusted for the family) the verdict is "inconclusive".
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from leaderboard.core.report import plural
+from leaderboard.submission.results import SystemResult
+
+from .rows import StandingsDataError, read_submission
+from .statistic import column_value, unit_scores
+
+Verdict = Literal["A better", "B better", "no significant difference", "inconclusive"]
+SCALE = "fractions (the site and the text table show x100)"
+
+
+class ColumnComparison(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    view: str
+    column: str          # column id in the view
+    label: str
+    metric: str          # the per-query key tested
+    tiered: bool         # the view's tiered column (the site's leader and tiers)
+    test: str
+    n_queries: int
+    mean_a: float
+    mean_b: float
+    effect: float        # mean(a - b) over the view's queries
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: float    # Holm within the view
+    family_size: int
+    verdict: Verdict
+
+
+class SubmissionComparison(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    system_a: str
+    system_b: str
+    alpha: float
+    scale: str
+    rows: list[ColumnComparison]
+    skipped: list[str]  # views or columns not compared, with why
+
+
+def verdict(p_adjusted: float, ci_low: float, ci_high: float, effect: float,
+            higher_is_better: bool, alpha: float) -> Verdict:
+    """The verdict of one comparison (module docstring)."""
+    excludes_zero = ci_low > 0 or ci_high < 0
+    if p_adjusted < alpha and excludes_zero and effect != 0:
+        a_wins = (effect > 0) == higher_is_better
+        return "A better" if a_wins else "B better"
+    if p_adjusted >= alpha and not excludes_zero:
+        return "no significant difference"
+    return "inconclusive"
+
+
+def resolve_submission(arg: str | Path, submissions_root: Path) -> Path:
+    """A results file or submission folder given as a path, or a submission id looked up
+    under ``submissions_root``."""
+    path = Path(arg)
+    if path.exists():
+        return path
+    candidate = submissions_root / str(arg)
+    if "/" not in str(arg) and candidate.exists():
+        return candidate
+    raise StandingsDataError(
+        f"{arg}: no such file or folder, and no submission {str(arg)!r} under "
+        f"{submissions_root}/")
+
+
+def load_system(path: Path) -> SystemResult:
+    """A submission folder or a results.json with exactly one verified system."""
+    results_path = path / "results.json" if path.is_dir() else path
+    if not results_path.is_file():
+        raise StandingsDataError(f"{results_path}: no results file; run `leaderboard score "
+                                 f"{path}` first")
+    return read_submission(results_path)[1]
+
+
+def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *,
+                    seed: int = 0, alpha: float = 0.05) -> SubmissionComparison:
+    from leaderboard.publish.stats import compare_pair, holm
+
+    from . import all_views
+
+    rows: list[ColumnComparison] = []
+    skipped: list[str] = []
+    for view in all_views().values():
+        if not fnmatch.fnmatch(view.id, view_pattern):
+            continue
+        if all(c.heat for c in view.columns):
+            continue  # a grid repeats other views' columns (their tests are there)
+        view_tasks = set(view.tasks)
+        pending = []
+        for index, column in enumerate(view.columns):
+            if set(column.tasks) != view_tasks:
+                continue
+            if column_value(a, column).value is None or column_value(b, column).value is None:
+                continue  # one side lacks a task of the view
+            qa, qb = unit_scores(a, column), unit_scores(b, column)
+            if not qa or not qb:
+                skipped.append(f"{view.id} {column.label} (no per-query scores)")
+                continue
+            metric = column.metric
+            result = compare_pair(qa, qb, metric, seed, a_name=a.system_id,
+                                  b_name=b.system_id)
+            pending.append((index, column, metric, result))
+        adjusted = holm([r.p_value for *_, r in pending]) if pending else []
+        for (index, column, metric, r), p_adj in zip(pending, adjusted):
+            rows.append(ColumnComparison(
+                view=view.id, column=column.id, label=column.label, metric=metric,
+                tiered=index == view.tiered_column, test=r.test, n_queries=r.n_queries,
+                mean_a=r.mean_a, mean_b=r.mean_b, effect=r.effect, ci_low=r.ci_low,
+                ci_high=r.ci_high, p_value=r.p_value, p_adjusted=p_adj,
+                family_size=len(pending),
+                verdict=verdict(p_adj, r.ci_low, r.ci_high, r.effect,
+                                column.higher_is_better, alpha)))
+    return SubmissionComparison(system_a=a.system_id, system_b=b.system_id, alpha=alpha,
+                                scale=SCALE, rows=rows, skipped=skipped)
+
+
+def nothing_compared(a: SystemResult, b: SystemResult, view_pattern: str,
+                     cmp: SubmissionComparison) -> str:
+    """Why a comparison has no row, in one line (`leaderboard compare` exits 1 with it)."""
+    common = len(set(a.tasks) & set(b.tasks))
+    where = "" if view_pattern == "*" else f" matching {view_pattern!r}"
+    skipped = (f"; not compared: {', '.join(cmp.skipped[:5])}"
+               f"{' ...' if len(cmp.skipped) > 5 else ''}") if cmp.skipped else ""
+    return (f"{a.system_id} and {b.system_id} share no view{where}: {a.system_id} covers "
+            f"{plural(len(a.tasks), 'task')}, {b.system_id} {plural(len(b.tasks), 'task')}, "
+            f"{common:,} in common{skipped}; nothing to compare")
+
+
+def format_table(cmp: SubmissionComparison) -> str:
+    """Plain-text table; scores x100 with one decimal, as the leaderboard shows them."""
+    head = (f"A = {cmp.system_a}\nB = {cmp.system_b}\nScores x100 (the site's scale).\n"
+            f"{'view':34} {'column':24} {'A':>7} {'B':>7} {'A-B':>7} {'95% CI':>15} "
+            f"{'p':>8} {'p(Holm)':>8}  verdict")
+    lines = [head, "-" * len(head.splitlines()[-1])]
+    for r in cmp.rows:
+        label = r.label + (" *" if r.tiered else "")
+        lines.append(
+            f"{r.view:34} {label:24} {100 * r.mean_a:7.1f} {100 * r.mean_b:7.1f} "
+            f"{100 * r.effect:+7.1f} {f'[{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]':>15} "
+            f"{_p_text(r.p_value):>8} {_p_text(r.p_adjusted):>8}  {r.verdict}")
+    if not cmp.rows:
+        lines.append("(no view scored by both submissions)")
+    if cmp.skipped:
+        lines.append(f"not compared: {', '.join(cmp.skipped[:10])}"
+                     f"{' ...' if len(cmp.skipped) > 10 else ''}")
+    lines.append("* the view's tiered column (its best verified row and tiers on the site). "
+                 "Each value is the column's own convention (one task's mean, or the mean of "
+                 "its tasks' figures, as the benchmark's paper averages), as the site shows "
+                 "it.")
+    lines.append("Tests: Fisher randomization (Wilcoxon signed-rank for p-MRR, DeLong for "
+                 "AUROC with personas as the unit), two-sided, Holm-corrected within each "
+                 "view; 95% bootstrap interval of the mean difference. alpha = "
+                 f"{cmp.alpha}; 'inconclusive': the test and the interval disagree.")
+    return "\n".join(lines)
+
+
+def _p_text(p: float) -> str:
+    # A Monte-Carlo p-value is never 0; its floor is 1/(R+1), so print a bound instead.
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"

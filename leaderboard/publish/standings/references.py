@@ -1,0 +1,82 @@
+"""No-skill references: what a system without any skill scores in a column.
+
+A leader below its column's no-skill reference is no better than chance, and the site
+draws the reference as a row of its own so that a reader sees it. The references are
+facts of the metric (:attr:`leaderboard.benchmarks.views.Column.no_skill`):
+
+* p-MRR and IRS: 0, a ranking that ignores the instruction (the altered run equal to the
+  original one moves no document);
+* T4: a constant probability equal to the share of compatible pairs, the calibrated
+  answer of the majority class: AUROC and balanced accuracy 0.5, AUPRC the positive
+  rate, Accuracy the majority share, ECE 0
+  (:func:`leaderboard.core.metrics.classification.no_skill`). The positive rate of each task
+  comes from the verified rows' score sheets (``Positive rate``: a property of the task's
+  pair set, the same in every row), and a column's reference follows its convention, the
+  mean over its tasks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from leaderboard.core.metrics.classification import no_skill
+
+from .rows import Row
+
+if TYPE_CHECKING:
+    from leaderboard.benchmarks.views import Column, View
+
+POSITIVE_RATE = "Positive rate"
+
+#: The reference row's name, by the kinds of reference a view holds.
+REFERENCE_NAMES = {
+    "zero": "No change: a ranking that ignores the instruction",
+    "chance": "No skill: a constant probability (the share of compatible pairs)",
+}
+
+
+def positive_rates(rows: Iterable[Row], tasks: Iterable[str]) -> dict[str, float]:
+    """The share of compatible pairs of each of ``tasks`` that has one (T4), from the first
+    verified row that scored it."""
+    rows = [r for r in rows if r.verified]
+    out: dict[str, float] = {}
+    for task_id in tasks:
+        for row in rows:
+            scores = row.system.tasks.get(task_id)
+            rate = scores.metrics.get(POSITIVE_RATE) if scores is not None else None
+            if rate is not None:
+                out[task_id] = rate
+                break
+    return out
+
+
+def reference_value(column: Column, rates: dict[str, float]) -> float | None:
+    """The column's no-skill value, or None when it has none (or the positive rate of one
+    of its tasks is not known)."""
+    kind = column.no_skill
+    if kind is None:
+        return None
+    if kind == "zero":
+        return 0.0
+    base = column.metric.rsplit("/", 1)[-1]
+    figures = []
+    for task_id in column.tasks:
+        rate = rates.get(task_id)
+        if rate is None:
+            return None
+        figures.append(no_skill(base, rate))
+    return math.fsum(figures) / len(figures)
+
+
+def view_references(view: View, rows: Iterable[Row]) -> list[float | None]:
+    """The no-skill value of each column of the view (None where there is none)."""
+    needs = {t for c in view.columns if c.no_skill not in (None, "zero") for t in c.tasks}
+    rates = positive_rates(rows, sorted(needs)) if needs else {}
+    return [reference_value(c, rates) for c in view.columns]
+
+
+def reference_name(view: View) -> str:
+    kinds = {c.no_skill for c in view.columns if c.no_skill}
+    return REFERENCE_NAMES["zero" if "zero" in kinds else "chance"]

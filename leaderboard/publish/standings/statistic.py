@@ -1,0 +1,145 @@
+"""The one statistic a leaderboard cell shows, its sort and its significance test share.
+
+A column combines one metric over one or more tasks by the convention it declares
+(:attr:`leaderboard.benchmarks.views.Column.convention`), the benchmark's own:
+
+* one task: the task's figure, its mean over its queries (the scorer's figure);
+* several tasks: the plain **mean of the tasks' figures**, as FollowIR (Table 2),
+  mFollowIR (Tables 3-4), FollowTable (Tables 4-5) and PI-Indic print their averages; a
+  collection of 20 queries weighs as much as one of 50.
+
+Verified and reported rows get the same number: a verified row's task figures are the
+means of its per-query scores, a reported row's are the paper's. A row's own published
+average of the tasks (``Column.prefer``) is shown as published.
+
+The test compares exactly that number. :func:`stratified_units` turns a row's per-query
+scores into one value per independent unit whose plain mean is the mean of the task
+figures: each query's score weighted by 1 / (tasks x that task's queries), times the
+number of units. The paired tests (sign flips, Wilcoxon, DeLong) and the bootstrap run on
+the differences of these values, so what a cell shows is what its test compares. A unit is
+a query of one task, or, where the tasks ask the same queries (PI-Indic's translations of
+the same pairs, T4's personas), the query itself, its tasks' weighted scores summed, so a
+translated pair is one unit and never counted once per language.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from leaderboard.submission.results import SystemResult
+
+if TYPE_CHECKING:
+    from leaderboard.benchmarks.views import Column
+
+#: How a cell's value was obtained.
+#:  "task": a single task's figure;
+#:  "mean of tasks": the mean of the row's task figures (the column's convention);
+#:  "published": the row's own published average of the column's tasks;
+#:  "mean of reported tasks": the mean of the figures a reported row has for some of the
+#:      tasks (PI-Indic's full-set views, whose paper averages over supported languages).
+Basis = Literal["task", "mean of tasks", "published", "mean of reported tasks"]
+
+
+@dataclass(frozen=True)
+class CellValue:
+    value: float | None
+    n_tasks: int          # how many tasks the value averages (0: published, or no value)
+    basis: Basis | None = None
+
+
+def stratified_units(per_task: Sequence[tuple[str, Mapping[str, float]]],
+                     shared_queries: bool) -> dict[str, float]:
+    """One value per unit whose plain mean is the mean of the tasks' mean scores.
+
+    ``per_task`` holds each task's ``(task id, {query id: score})``. One task: its scores
+    as they are. Several tasks (L of them, task t with n_t queries): a unit u gets
+    ``U * sum over its tasks of score / (L * n_t)``, U the number of units, so that the
+    mean over units is (1/L) sum_t mean_t. Tasks with their own queries: a unit is one
+    query of one task (its id prefixed with the task id). Tasks asking the same queries
+    (``shared_queries``): a unit is the query, its tasks' terms summed; when every task
+    has every query this is the query's mean over the tasks.
+    """
+    if len(per_task) == 1:
+        return dict(per_task[0][1])
+    n_tasks = len(per_task)
+    if not shared_queries:
+        units = sum(len(scores) for _, scores in per_task)
+        return {f"{task_id}:{q}": units * v / (n_tasks * len(scores))
+                for task_id, scores in per_task for q, v in scores.items()}
+    queries: dict[str, list[tuple[float, int]]] = {}
+    for _, scores in per_task:
+        for q, v in scores.items():
+            queries.setdefault(q, []).append((v, len(scores)))
+    units = len(queries)
+    if all(len(terms) == n_tasks and all(n == units for _, n in terms)
+           for terms in queries.values()):
+        # Every task asks every query: each unit is its query's plain mean over the tasks
+        # (kept exact, so scores on a rank grid stay on one; see fixedpoint.grid_columns).
+        return {q: math.fsum(v for v, _ in terms) / n_tasks for q, terms in queries.items()}
+    return {q: units * math.fsum(v / n for v, n in terms) / n_tasks
+            for q, terms in queries.items()}
+
+
+def task_per_query(system: SystemResult, column: Column, task_id: str, metric: str
+                   ) -> dict[str, float] | None:
+    """The per-query scores behind one task of a column (a group column: the group's own
+    queries), or None when the system has none."""
+    scores = system.tasks.get(task_id)
+    per_query = scores.per_query.get(metric) if scores else None
+    if not per_query:
+        return None
+    if column.group is not None:
+        members = scores.group_members.get(column.group) if scores else None
+        if not members:
+            return None
+        per_query = {q: per_query[q] for q in members if q in per_query}
+    return per_query
+
+
+def unit_scores(system: SystemResult, column: Column) -> dict[str, float] | None:
+    """The per-unit values a column's test compares (:func:`stratified_units`), or None
+    when a task lacks per-query scores."""
+    per_task: list[tuple[str, dict[str, float]]] = []
+    for task_id, metric in column.parts:
+        per_query = task_per_query(system, column, task_id, metric)
+        if per_query is None:
+            return None
+        per_task.append((task_id, per_query))
+    return stratified_units(per_task, column.shared_queries)
+
+
+def _task_figure(system: SystemResult, column: Column, task_id: str, metric: str
+                 ) -> float | None:
+    scores = system.tasks.get(task_id)
+    if scores is None:
+        return None
+    if column.group:
+        return scores.groups.get(column.group, {}).get(metric)
+    return scores.metrics.get(metric)
+
+
+def column_value(system: SystemResult, column: Column) -> CellValue:
+    """The column's value for a system (module docstring)."""
+    tasks = system.tasks
+    for task_id in column.prefer:
+        scores = tasks.get(task_id)
+        if scores is not None and column.metric in scores.metrics:
+            return CellValue(scores.metrics[column.metric], 0, "published")
+    figures: list[float] = []
+    for task_id, metric in column.parts:
+        value = _task_figure(system, column, task_id, metric)
+        if value is None:
+            if column.average == "all":
+                return CellValue(None, 0)
+            continue
+        figures.append(value)
+    if not figures:
+        return CellValue(None, 0)
+    if len(column.parts) == 1:
+        return CellValue(figures[0], 1, "task")
+    n = len(figures)
+    basis: Basis = "mean of tasks" if n == len(column.parts) else "mean of reported tasks"
+    return CellValue(math.fsum(figures) / n, n, basis)

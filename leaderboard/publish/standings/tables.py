@@ -1,0 +1,359 @@
+"""A view's standings: each row's value per column, the order, the leader and the tiers,
+and the one line per model that every surface shows.
+
+Every column's value is :func:`leaderboard.publish.standings.statistic.column_value`, by the
+column's declared convention. The tiered column is tested on the per-unit values whose
+mean is exactly that value (:func:`leaderboard.publish.stats.tier_view`, verified rows only;
+reported rows get the tier "reported"), and each tested row then shows the mean the test
+compared, so the bold leader is always the best verified value of its column.
+
+Rows are (model, source) pairs. :mod:`.lines` folds them into one line per model
+(:attr:`ViewTable.lines`), which the site's tables, charts, downloads and search show.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from leaderboard.submission.results import SystemResult
+
+from .rows import Row
+from .lines import ModelLine, model_lines
+from .references import view_references
+from .statistic import Basis, column_value, unit_scores
+
+if TYPE_CHECKING:
+    from leaderboard.benchmarks.views import Column, View
+
+TIER_LEADER = "leader"
+TIER_TIED = "tied with leader"
+TIER_BELOW = "below leader"
+TIER_REPORTED = "reported"
+
+# Salt of the tier cache's key: bump it when what a cache entry holds changes.
+_CACHE_FORMAT = "standings-3: mean of task figures, stratified units"
+
+
+@dataclass(frozen=True)
+class TierInfo:
+    """A row's tier in a tiered column and its test against the leader: ``effect`` is
+    mean(row - leader) over the view's queries with its 95% bootstrap interval; ``mean``
+    is the row's mean over those queries (the value shown)."""
+
+    tier: str
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    effect: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    mean: float | None = None
+    test: str | None = None        # the test of the view (randomization, wilcoxon)
+    n_queries: int | None = None   # queries of the view the test pairs
+
+
+@dataclass
+class ViewTable:
+    view: View
+    rows: list[Row]                                   # default order
+    values: dict[str, list[float | None]]             # row key -> value per column
+    # column index -> row key -> tier; only tested columns have entries
+    tiers: dict[int, dict[str, TierInfo]] = field(default_factory=dict)
+    # Multi-task cells: how many tasks were averaged (0: the row's published average).
+    counts: dict[str, list[int]] = field(default_factory=dict)
+    tier_note: str = ""
+    # row key -> how each cell's value was obtained (:data:`~.statistic.Basis`)
+    bases: dict[str, list[Basis | None]] = field(default_factory=dict)
+    # Each column's no-skill value (:mod:`.references`), None where it has none.
+    references: list[float | None] = field(default_factory=list)
+    # The model lines, built on first use and again once the tiers change the values.
+    _lines: list[ModelLine] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def lines(self) -> list[ModelLine]:
+        """One line per model, in default order (:mod:`.lines`): what every surface
+        shows."""
+        if self._lines is None:
+            self._lines = model_lines(self)
+        return self._lines
+
+    def line_ranks(self) -> dict[str, int | None]:
+        """1-based position of each model line in the default order; lines without a sort
+        value get None."""
+        col = self.view.sort_column
+        ranks: dict[str, int | None] = {}
+        n = 0
+        for line in self.lines:
+            if line.cells[col].value is None:
+                ranks[line.key] = None
+            else:
+                n += 1
+                ranks[line.key] = n
+        return ranks
+
+    def rank_of(self) -> dict[str, int | None]:
+        """1-based position in the default order; rows without a sort value get None."""
+        col = self.view.sort_column
+        ranks: dict[str, int | None] = {}
+        n = 0
+        for row in self.rows:
+            if self.values[row.key][col] is None:
+                ranks[row.key] = None
+            else:
+                n += 1
+                ranks[row.key] = n
+        return ranks
+
+    def leader(self, column_index: int | None = None) -> Row | None:
+        """The leader of a tiered column (default: the view's), or None."""
+        index = self.view.tiered_column if column_index is None else column_index
+        tiers = self.tiers.get(index, {}) if index is not None else {}
+        return next((r for r in self.rows if (t := tiers.get(r.key)) and t.tier == TIER_LEADER),
+                    None)
+
+
+# --------------------------------------------------------------------------- order
+
+def order_key(value: float | None, higher_is_better: bool, verified: bool, key: str,
+              name: str) -> tuple:
+    """Default order: best value first; at equal values verified rows first, in the order
+    of their ids (as :func:`leaderboard.publish.stats.tier_view` picks its leader), then reported
+    rows by name."""
+    sign = -1.0 if higher_is_better else 1.0
+    return (value is None, sign * value if value is not None else 0.0, not verified,
+            key if verified else name.lower(), key)
+
+
+def sort_rows(rows: Iterable[Row], values: Mapping[str, Sequence[float | None]],
+              column: Column, index: int) -> list[Row]:
+    return sorted(rows, key=lambda r: order_key(values[r.key][index], column.higher_is_better,
+                                                r.verified, r.key, r.name))
+
+
+def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewTable:
+    """The view's table: its rows with every column's value, in default order (its model
+    lines are built from them on first use). Its tiers come from :func:`tier_tables`,
+    which tiers many tables at once."""
+    values: dict[str, list[float | None]] = {}
+    counts: dict[str, list[int]] = {}
+    bases: dict[str, list[Basis | None]] = {}
+    members: list[Row] = []
+    for row in rows:
+        if reported_only and row.verified:
+            continue
+        cells = [column_value(row.system, col) for col in view.columns]
+        if all(c.value is None for c in cells):
+            continue
+        members.append(row)
+        values[row.key] = [c.value for c in cells]
+        counts[row.key] = [c.n_tasks for c in cells]
+        bases[row.key] = [c.basis for c in cells]
+    sort_col = view.columns[view.sort_column]
+    return ViewTable(view=view, rows=sort_rows(members, values, sort_col, view.sort_column),
+                     values=values, counts=counts, bases=bases,
+                     references=view_references(view, members))
+
+
+# --------------------------------------------------------------------------- tiers
+
+@cache
+def _stats_fingerprint() -> bytes:
+    """Hash of the significance and standings code, so cached tiers expire when it changes.
+
+    Read from the source files without importing them (importing scipy takes seconds,
+    which a build whose tiers are all cached should not pay)."""
+    import importlib.util
+
+    digest = hashlib.sha256(_CACHE_FORMAT.encode())
+    for package in ("leaderboard.publish.stats", "leaderboard.publish.standings"):
+        spec = importlib.util.find_spec(package)
+        folder = Path(next(iter(spec.submodule_search_locations or []))) if spec else None
+        for path in sorted(folder.rglob("*.py")) if folder else []:
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0"
+                          + path.read_bytes())
+    return digest.digest()
+
+
+def _tier_cache_key(column: Column, members: list[Row]) -> str:
+    """Key of one view's significance results: the code, the column (tasks, metric,
+    direction) and the exact results files of the systems tested."""
+    digest = hashlib.sha256(_stats_fingerprint())
+    digest.update(repr(column).encode() + b"\0seed=0\0")
+    for row in members:
+        digest.update(f"{row.key}\1{row.digest}\2".encode())
+    return digest.hexdigest()
+
+
+def _num(value: object) -> float | None:
+    if value is None:
+        return None
+    f = float(value)  # type: ignore[arg-type]
+    return f if math.isfinite(f) else None
+
+
+def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, seed: int = 0
+                ) -> dict[str, TierInfo]:
+    """Tiers of the systems in ``scores`` (id -> unit id -> value, as
+    :func:`~.statistic.unit_scores` gives) on one column."""
+    from leaderboard.publish.stats import tier_view
+
+    if not scores:
+        return {}
+    result = tier_view(scores, column.metric,
+                       higher_is_better=column.higher_is_better, seed=seed)
+    return {comp.system: TierInfo(
+                tier=comp.tier, p_value=_num(comp.p_value), p_adjusted=_num(comp.p_adjusted),
+                effect=_num(comp.effect), ci_low=_num(comp.ci_low), ci_high=_num(comp.ci_high),
+                mean=_num(comp.mean_system), test=result.test, n_queries=result.n_queries)
+            for comp in result.comparisons if comp.system in scores}
+
+
+@dataclass
+class _TierWork:
+    """The tiers of one view's tiered column: read from the cache, or to be computed."""
+
+    table: ViewTable
+    column_index: int
+    verified: list[Row]
+    path: Path | None             # cache entry, None without a cache
+    tiers: dict[str, TierInfo] | None = None  # None: not computed yet
+    untested: list[str] = field(default_factory=list)
+
+    def compute(self) -> None:
+        column = self.table.view.columns[self.column_index]
+        scores: dict[str, dict[str, float]] = {}
+        untested = []
+        for row in self.verified:
+            pq = unit_scores(row.system, column)
+            if pq is None:
+                untested.append(row.key)
+            else:
+                scores[row.key] = pq
+        self.tiers = tier_column(scores, column)
+        self.untested = untested
+        if self.path is not None:
+            from leaderboard.core.fileio import atomic_write_text
+
+            atomic_write_text(self.path, json.dumps(
+                {"tiers": {k: v.__dict__ for k, v in self.tiers.items()},
+                 "untested": untested}))
+
+
+def _plan_tiers(table: ViewTable, column_index: int, cache_dir: Path | None) -> _TierWork:
+    """The tiered column's verified rows, and their tiers if ``cache_dir`` has them."""
+    column = table.view.columns[column_index]
+    verified = [r for r in table.rows
+                if r.verified and table.values[r.key][column_index] is not None]
+    path = (cache_dir / f"{_tier_cache_key(column, verified)}.json"
+            if cache_dir and verified else None)
+    work = _TierWork(table, column_index, verified, path)
+    if not verified:
+        work.tiers = {}
+    elif path is not None and path.is_file():
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            work.tiers = {k: TierInfo(**v) for k, v in stored["tiers"].items()}
+            work.untested = list(stored["untested"])
+        except (OSError, ValueError, TypeError, KeyError):
+            work.tiers = None  # a damaged entry is recomputed
+    return work
+
+
+def _apply_tiers(work: _TierWork) -> None:
+    table, index = work.table, work.column_index
+    column = table.view.columns[index]
+    out = {r.key: TierInfo(TIER_REPORTED) for r in table.rows
+           if not r.verified and table.values[r.key][index] is not None}
+    tested = work.tiers or {}
+    out.update(tested)
+    table.tiers[index] = out
+    # Each tested row shows the very mean its test compared (the mean of its task figures
+    # up to the order of summation), so value, order and leader cannot disagree.
+    for key, info in tested.items():
+        if info.mean is not None:
+            table.values[key][index] = info.mean
+    if index == table.view.sort_column:
+        table.rows = sort_rows(table.rows, table.values, column, index)
+    table._lines = None  # lined up again on the tested values
+    table.tier_note = (f"{len(work.untested)} verified row(s) have no per-query scores for "
+                       f"{column.label} and are not tested." if work.untested else "")
+
+
+def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> None:
+    """Tier the tiered column of every table: cached views are read, the others computed
+    several at once (:func:`leaderboard.publish.stats.tier_views`)."""
+    works = [_plan_tiers(t, t.view.tiered_column, cache_dir) for t in tables
+             if t.view.tiered_column is not None and t.rows]
+    pending = [w for w in works if w.tiers is None]
+    if pending:
+        from leaderboard.publish.stats import tier_views, tiering_work
+
+        # Longest first, so that the views running last are short ones.
+        def work_of(work: _TierWork) -> float:
+            column = work.table.view.columns[work.column_index]
+            units = unit_scores(work.verified[0].system, column)
+            return tiering_work(column.metric, len(units) if units else 0,
+                                len(work.verified))
+
+        pending.sort(key=work_of, reverse=True)
+        tier_views([w.compute for w in pending])
+    for work in works:
+        _apply_tiers(work)
+
+
+# --------------------------------------------------------------------------- one column
+
+@dataclass
+class ColumnStandings:
+    """Standings of a set of systems on one column (the PR comment's per-task view)."""
+
+    values: dict[str, float | None]
+    order: list[str]                       # ids, best first; systems without a value last
+    leader: str | None                     # the tested leader (verified, per-query scores)
+    tiers: dict[str, TierInfo]
+    untested: list[str]                    # verified ids without per-query scores
+
+
+def order_systems(systems: Mapping[str, SystemResult], column: Column
+                  ) -> tuple[dict[str, float | None], list[str]]:
+    """Each system's value on one column and the default order (best first), without
+    testing: where a leader stands before a new system is tested against it."""
+    values = {sid: column_value(s, column).value for sid, s in systems.items()}
+    return values, _order(systems, values, column)
+
+
+def _order(systems: Mapping[str, SystemResult], values: Mapping[str, float | None],
+           column: Column) -> list[str]:
+    return sorted(systems, key=lambda sid: order_key(
+        values[sid], column.higher_is_better, systems[sid].provenance == "verified", sid,
+        systems[sid].model.name))
+
+
+def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: int = 0
+                 ) -> ColumnStandings:
+    """Value, order, leader and tiers of ``systems`` (id -> system) on one column, by the
+    same rules as a site table."""
+    values, _ = order_systems(systems, column)
+    scores: dict[str, dict[str, float]] = {}
+    untested: list[str] = []
+    for sid, s in systems.items():
+        if s.provenance != "verified" or values[sid] is None:
+            continue
+        pq = unit_scores(s, column)
+        if pq is None:
+            untested.append(sid)
+        else:
+            scores[sid] = pq
+    tiers = tier_column(scores, column, seed=seed)
+    for sid, info in tiers.items():
+        if info.mean is not None:
+            values[sid] = info.mean
+    leader = next((sid for sid, t in tiers.items() if t.tier == TIER_LEADER), None)
+    return ColumnStandings(values=values, order=_order(systems, values, column), leader=leader,
+                           tiers=tiers, untested=sorted(untested))

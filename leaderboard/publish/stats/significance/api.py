@@ -1,0 +1,105 @@
+"""The public contract of the significance tests: what tiers.py, compare and the site call.
+
+Everything here is re-exported by :mod:`leaderboard.publish.stats.significance`; the modules
+behind it (engines, dispatch, runtime) may change without notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+
+import numpy as np
+
+from .bootstrap import bootstrap_mean_ci
+from .conventions import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, EXACT_MAX_QUERIES, TIE_RTOL,
+                          TestName, derive_seed, paired_arrays, test_for_metric)
+from .dispatch import ROUTES, Route, pvalues_for, randomization_pvalues
+from .runtime import EXECUTOR
+from .subgroup import subgroup_work
+from .wilcoxon import wilcoxon_pvalues, wilcoxon_test
+
+__all__ = [
+    "DEFAULT_BOOTSTRAP", "DEFAULT_RESAMPLES", "EXACT_MAX_QUERIES", "EXECUTOR", "ROUTES",
+    "TIE_RTOL", "Route", "TestName", "bootstrap_mean_ci", "clear_caches", "derive_seed",
+    "holm", "pair_work", "paired_randomization_test", "pvalues_for", "randomization_pvalues",
+    "serial_chunks", "single_threaded_blas", "test_for_metric", "wilcoxon_pvalues",
+    "wilcoxon_test", "worker_count",
+]
+
+
+def worker_count() -> int:
+    """Threads the statistics use at once (the CPUs this process may use, at most 8)."""
+    return EXECUTOR.workers()
+
+
+def serial_chunks() -> AbstractContextManager[None]:
+    """Within this context the current thread runs its chunks itself, without the pool:
+    for callers that already keep every core busy with one thread each (tier_views)."""
+    return EXECUTOR.serial_chunks()
+
+
+def single_threaded_blas() -> AbstractContextManager[bool]:
+    """BLAS on one thread for the duration (shared by nested and concurrent users);
+    yields whether that could be arranged."""
+    return EXECUTOR.single_threaded_blas()
+
+
+def clear_caches() -> None:
+    """Drop cached sign and bootstrap matrices (tests use it to check regeneration)."""
+    EXECUTOR.clear_caches()
+
+
+def pair_work(test: TestName, n: int, *, n_resamples: int = DEFAULT_RESAMPLES,
+              n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
+    """Rough multiply-adds to test one pair over n queries and bootstrap its interval: a
+    measure for ordering work (the longest views first), not a timing. Enumeration is
+    the two halves' 2**(n/2) sign sums of n/2 terms and as many searches
+    (:func:`enumerated_counts`), the Monte-Carlo test the subgroup's transform (the
+    binomial path costs less, never more), the Wilcoxon test next to nothing, and the
+    bootstrap n x n_bootstrap resampled terms."""
+    if test in ("wilcoxon", "delong"):
+        tested = 0.0
+    elif n <= EXACT_MAX_QUERIES:
+        tested = float(n) * 2.0 ** ((n + 1) // 2)
+    else:
+        tested = subgroup_work(n, n_resamples)
+    return tested + float(n) * n_bootstrap
+
+
+def paired_randomization_test(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float],
+                              *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> float:
+    """Fisher's two-sided paired randomization (sign-flip) test of mean(a - b) = 0.
+
+    Exact for up to 20 queries and for 0/1 scores, Monte-Carlo with ``n_resamples`` flips
+    otherwise; see
+    :func:`randomization_pvalues` for the p-value conventions. Identical inputs give 1.0.
+    """
+    a_, b_ = paired_arrays(a, b)
+    return float(randomization_pvalues((a_ - b_)[:, None], n_resamples=n_resamples,
+                                       seed=seed)[0])
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in input order.
+
+    Sorted ascending, the i-th smallest (i from 0) becomes max over k <= i of
+    min(1, (m - k) * p_(k)). The running maximum makes the adjusted values monotone in the
+    raw ones, so a hypothesis is rejected at level alpha exactly when Holm's procedure
+    rejects it; it controls the family-wise error rate under any dependence between the
+    tests (ours share a leader and a sign matrix, so they are dependent).
+    """
+    p = np.asarray(list(pvalues), dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError("holm() takes a flat sequence of p-values")
+    if p.size == 0:
+        return []
+    if not np.all((p >= 0) & (p <= 1)):  # also rejects NaN
+        raise ValueError("p-values must lie in [0, 1]")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out.tolist()
+

@@ -1,0 +1,217 @@
+"""Plain definitions of every quantity the engines compute: slow, readable, for the tests.
+
+The engines (:mod:`.enumeration`, :mod:`.subgroup`, :mod:`.binomial`, :mod:`.wilcoxon`,
+:mod:`.delong`, :mod:`.bootstrap`) and the per-persona decomposition of T4's AUROC
+(:func:`leaderboard.core.metrics.classification.per_unit_scores`) compute these quantities
+fast; tests/test_stats.py and tests/test_board_truth.py hold them to this module: equal to the bit on the exact paths (enumeration, sign test, Wilcoxon, Holm), and
+equal in distribution on the Monte-Carlo paths (random sign flips, bootstrap).
+
+Conventions shared with the engines:
+
+* **The differences as integers.** A sign-flip p-value compares sums of +-d_i, and ties
+  between floating-point sums are decided in exact arithmetic: d is first turned into
+  integers by :func:`~.fixedpoint.fixed_point` (scores on a 1/(2520 k) rank grid become
+  exact multiples of the grid; other scores are scaled by a power of two and rounded,
+  about 15 significant digits), and a tie tolerance of ``TIE_RTOL * sum(|d|)`` is
+  subtracted from the observed |sum| (:func:`~.fixedpoint.thresholds`).
+* **Randomness** comes from :func:`~.conventions.derive_seed`, one stream per purpose.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats
+
+from .conventions import DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, seeded_rng
+from .fixedpoint import fixed_point, thresholds
+
+
+def _integers(d: np.ndarray) -> tuple[list[int], int]:
+    """One column of differences as exact integers, and the threshold |sum| - tolerance."""
+    d_int, l1, _ = fixed_point(np.asarray(d, dtype=np.float64).reshape(-1, 1))
+    thr = thresholds(d_int, l1)
+    return [int(x) for x in d_int[:, 0]], int(thr[0])
+
+
+def sign_flip_distribution(d_int: Sequence[int]) -> Counter[int]:
+    """The null distribution of sum(s_i d_i) over all 2**n sign vectors s, as
+    {sum: number of sign vectors}, built one query at a time (each query's sign doubles
+    the assignments: every sum so far moves by +d_i or -d_i)."""
+    dist: Counter[int] = Counter({0: 1})
+    for x in d_int:
+        step: Counter[int] = Counter()
+        for total, count in dist.items():
+            step[total + x] += count
+            step[total - x] += count
+        dist = step
+    return dist
+
+
+def exact_sign_flip_pvalue(d: np.ndarray) -> float:
+    """Fisher's two-sided paired randomization test, exactly: the share of all 2**n sign
+    assignments s with |sum(s_i d_i)| >= |sum(d_i)| - tolerance. The observed assignment
+    is one of them. A threshold of 0 (all d == 0, or a sum within the tolerance) gives 1.
+
+    The engines give this figure to the bit for n <= EXACT_MAX_QUERIES (enumeration), and
+    for columns with one non-zero magnitude (the sign test) up to the rounding of scipy's
+    binomial tail (they add two floats; this is the exact fraction, rounded once)."""
+    d_int, thr = _integers(d)
+    if thr <= 0:
+        return 1.0
+    dist = sign_flip_distribution(d_int)
+    extreme = sum(count for total, count in dist.items() if abs(total) >= thr)
+    return float(Fraction(extreme, 2 ** len(d_int)))
+
+
+def monte_carlo_sign_flip_pvalue(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
+                                 seed: int = 0) -> float:
+    """The Monte-Carlo randomization test: ``n_resamples`` independent uniform sign
+    vectors, p = (count + 1) / (n_resamples + 1), the observed assignment counted once
+    (Phipson & Smyth 2010), so p is never 0.
+
+    The engines draw their assignments differently (a random subgroup of the sign flips,
+    or per-magnitude binomial counts: see :mod:`.subgroup` and :mod:`.binomial`); each
+    assignment is uniform over the sign vectors as here, so their p-values have this
+    p-value's distribution (the subgroup's p = count / 2**k with 2**k - 1 random
+    elements, the identity counted)."""
+    d_int, thr = _integers(d)
+    if thr <= 0:
+        return 1.0
+    rng = seeded_rng(seed, "reference-sign-flips", len(d_int))
+    values = np.array(d_int, dtype=object)  # Python integers: exact sums
+    count = 0
+    for _ in range(n_resamples):
+        signs = rng.integers(0, 2, size=values.size) * 2 - 1
+        count += abs(int(np.dot(signs, values))) >= thr
+    return (count + 1.0) / (n_resamples + 1.0)
+
+
+def wilcoxon_pvalue(d: np.ndarray) -> float:
+    """The two-sided Wilcoxon signed-rank p-value of d against 0, one scipy call: zero
+    differences dropped (``zero_method="wilcox"``), scipy's automatic choice of exact,
+    permutation or normal distribution; 1.0 when every difference is 0."""
+    x = np.asarray(d, dtype=np.float64)
+    if not np.any(x != 0):
+        return 1.0
+    return float(stats.wilcoxon(x, np.zeros_like(x), zero_method="wilcox",
+                                alternative="two-sided").pvalue)
+
+
+def bootstrap_resamples(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The resamples (``n_resamples`` x n query indices, drawn with replacement) the
+    bootstrap uses for n queries: in blocks of up to 1,024 resamples (about 2**20 draws),
+    each block from its own seed so that blocks can be drawn in any order."""
+    block = max(1, min(1024, (1 << 20) // max(n, 1)))
+    rows = []
+    for start in range(0, n_resamples, block):
+        rng = seeded_rng(seed, "bootstrap-indices", n, n_resamples, start)
+        rows.append(rng.integers(0, n, size=(min(block, n_resamples - start), n)))
+    return np.concatenate(rows)
+
+
+def bootstrap_mean_interval(d: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP,
+                            seed: int = 0, confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of mean(d): the (1 - confidence)/2 and
+    (1 + confidence)/2 quantiles (numpy's "linear") of the means of the resamples.
+
+    The engine sums the same resamples exactly, in fixed point; these means are float
+    sums, so the two agree to about 1e-12 of max|d|, not to the bit. For a column of few
+    distinct values the engine takes the queries in order of value (each value's queries
+    a block of positions, summed from prefix counts): the same bootstrap, since the n
+    draws of a resample are exchangeable across positions, and this function's figures
+    on the column sorted."""
+    x = np.asarray(d, dtype=np.float64)
+    if x.size == 0:
+        return 0.0, 0.0
+    means = x[bootstrap_resamples(x.size, n_resamples, seed)].mean(axis=1)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail], method="linear")
+    return float(low), float(high)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in input order: the i-th smallest p (from 0,
+    ties in input order) becomes max over k <= i of min(1, (m - k) p_(k))."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda j: pvalues[j])
+    adjusted = [0.0] * m
+    running = 0.0
+    for k, j in enumerate(order):
+        running = max(running, min(1.0, (m - k) * float(pvalues[j])))
+        adjusted[j] = running
+    return adjusted
+
+
+def stratified_differences(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]
+                           ) -> list[float]:
+    """The weighted per-query differences behind a mean-of-means column, by definition:
+    tasks t = 1..T with n_t queries each (``a[t][i]`` and ``b[t][i]`` the two systems' scores
+    on query i of task t), each difference weighted by 1 / (T n_t). They sum to
+    (1/T) sum_t mean(a_t) - (1/T) sum_t mean(b_t), the difference of the two systems' means
+    of task figures; a sign-flip test and a bootstrap of the column run on them.
+    (:func:`leaderboard.publish.standings.stratified_units` gives each unit U times its weighted
+    score, U the number of units, so the units' mean is this sum.)"""
+    n_tasks = len(a)
+    out = []
+    for scores_a, scores_b in zip(a, b):
+        n = len(scores_a)
+        out += [(x - y) / (n_tasks * n) for x, y in zip(scores_a, scores_b)]
+    return out
+
+
+def delong_components(labels: Sequence[int], scores: Sequence[float],
+                      clusters: Sequence[str]) -> dict[str, float]:
+    """DeLong's structural components of each cluster's AUROC, pair by pair (Obuchowski
+    1997): psi(a, b) = 1 when positive a scores above negative b, 1/2 on a tie, else 0;
+    V10(a) = mean over negatives of psi(a, b), V01(b) = mean over positives of psi(a, b),
+    A = mean of V10 over the m positives; cluster k with positives P_k and negatives N_k
+    gets A + K * ((sum over P_k of V10 - |P_k| A) / m + (sum over N_k of V01 - |N_k| A) / n).
+    Their mean over the K clusters is A."""
+    positives = [i for i, y in enumerate(labels) if y == 1]
+    negatives = [i for i, y in enumerate(labels) if y == 0]
+    m, n = len(positives), len(negatives)
+
+    def psi(a: int, b: int) -> float:
+        return 1.0 if scores[a] > scores[b] else 0.5 if scores[a] == scores[b] else 0.0
+
+    v10 = {a: sum(psi(a, b) for b in negatives) / n for a in positives}
+    v01 = {b: sum(psi(a, b) for a in positives) / m for b in negatives}
+    area = sum(v10.values()) / m
+    names = sorted(set(clusters))
+    k = len(names)
+    out = {}
+    for name in names:
+        members = [i for i, c in enumerate(clusters) if c == name]
+        pos = [i for i in members if labels[i] == 1]
+        neg = [i for i in members if labels[i] == 0]
+        x = sum(v10[i] for i in pos) - len(pos) * area
+        y = sum(v01[i] for i in neg) - len(neg) * area
+        out[name] = area + k * (x / m + y / n)
+    return out
+
+
+def delong_pvalue(d: np.ndarray) -> float:
+    """DeLong's two-sided test of mean(d) = 0, d the per-cluster differences of two
+    systems' components: z = mean(d) / sqrt(sum((d - mean(d))**2) / (K (K - 1))) against
+    the standard normal (Obuchowski 1997's clustered variance). 1 when every d is 0."""
+    x = [float(v) for v in np.asarray(d, dtype=np.float64)]
+    k = len(x)
+    if k < 2 or not any(x):
+        return 1.0
+    mean = sum(x) / k
+    variance = sum((v - mean) ** 2 for v in x) / (k * (k - 1))
+    if variance == 0:
+        return 0.0
+    return float(2.0 * stats.norm.sf(abs(mean) / variance ** 0.5))
+
+
+__all__ = [
+    "bootstrap_mean_interval", "bootstrap_resamples", "delong_components", "delong_pvalue",
+    "stratified_differences",
+    "exact_sign_flip_pvalue", "holm", "monte_carlo_sign_flip_pvalue",
+    "sign_flip_distribution", "wilcoxon_pvalue",
+]

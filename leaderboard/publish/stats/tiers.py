@@ -1,0 +1,301 @@
+"""Significance tiers of a leaderboard view: who is the leader, who is statistically tied.
+
+A *view* is the set of systems shown together for one metric (a task, or a group of
+queries inside one, such as a FollowTable constraint type). Within a view every system
+is compared with the leader on the union of the view's queries, a query a system did not
+answer counting as 0 (a missing answer earns no credit), and the p-values of the view are
+Holm-corrected together. Rows taken from papers have no per-query scores; they are shown
+as "reported" and kept out of every statistical step, so they can never become the leader
+nor change anyone else's adjusted p-value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from itertools import repeat
+from typing import Literal, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+from .significance import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_RESAMPLES,
+    TestName,
+    bootstrap_mean_ci,
+    holm,
+    pair_work,
+    pvalues_for,
+    serial_chunks,
+    single_threaded_blas,
+    test_for_metric,
+    worker_count,
+)
+
+T = TypeVar("T")
+Tier = Literal["leader", "tied with leader", "below leader", "reported"]
+#: Family-wise level of the tiers: adjusted p >= ALPHA means "tied with leader".
+ALPHA = 0.05
+
+
+class Comparison(BaseModel):
+    """One row of a view: a system against the view's leader.
+
+    ``effect`` is mean(system - leader) over the view's queries, with a percentile
+    bootstrap interval [ci_low, ci_high]; it is <= 0 when higher is better. The leader's
+    own row has effect 0 and no test; a reported row has only its id and tier.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    system: str
+    leader: str | None
+    metric: str
+    test: TestName | None
+    n_queries: int
+    mean_system: float | None
+    mean_leader: float | None
+    effect: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    p_adjusted: float | None
+    tier: Tier
+
+
+class ViewTiers(BaseModel):
+    """The tiers of one view and metric: the leader first, then the other tested systems
+    from best to worst mean, then reported rows by id."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    metric: str
+    leader: str | None
+    test: TestName
+    higher_is_better: bool
+    n_queries: int
+    seed: int
+    comparisons: list[Comparison]
+
+    def by_system(self) -> dict[str, Comparison]:
+        return {c.system: c for c in self.comparisons}
+
+
+_COMPARISONS = TypeAdapter(list[Comparison])
+
+
+class PairComparison(BaseModel):
+    """Two systems on one metric: ``effect`` is mean(a - b), the test is two-sided."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    system_a: str
+    system_b: str
+    metric: str
+    test: TestName
+    n_queries: int
+    mean_a: float
+    mean_b: float
+    effect: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+
+
+def _matrix(columns: list[Mapping[str, float]], names: list[str],
+            queries: list[str]) -> np.ndarray:
+    """(queries x systems) matrix; a query missing from a system's mapping scores 0."""
+    out = np.empty((len(queries), len(columns)), dtype=np.float64)
+    for j, per_query in enumerate(columns):
+        out[:, j] = np.fromiter(map(per_query.get, queries, repeat(0.0)), dtype=np.float64,
+                                count=len(queries))
+    _check_finite(out, names)
+    return out
+
+
+def _check_finite(x: np.ndarray, names: list[str]) -> None:
+    if not np.all(np.isfinite(x)):
+        bad = [names[j] for j in np.flatnonzero(~np.all(np.isfinite(x), axis=0))]
+        raise ValueError(f"non-finite per-query scores for {', '.join(bad[:5])}")
+
+
+def _scores_matrix(columns: list[Mapping[str, float]], names: list[str]
+                   ) -> tuple[list[str], np.ndarray]:
+    """The sorted union of the systems' query ids and the (queries x systems) matrix.
+
+    The usual case is cheap: every system scored the same queries and its mapping lists
+    them in the same order (results files are written in one canonical order, and the site
+    pools tasks in one order), so the values are read in bulk and put in sorted order by one
+    permutation. Otherwise each query is looked up, a missing one scoring 0. Both give the
+    same matrix.
+    """
+    first = list(columns[0]) if columns else []
+    if all(len(c) == len(first) for c in columns) and all(
+            j == 0 or list(c) == first for j, c in enumerate(columns)):
+        n = len(first)
+        order = np.array(sorted(range(n), key=first.__getitem__), dtype=np.intp)
+        queries = [first[i] for i in order]
+        rows = np.empty((len(columns), n), dtype=np.float64)
+        for j, per_query in enumerate(columns):
+            rows[j] = np.fromiter(per_query.values(), dtype=np.float64, count=n)[order]
+        x = rows.T  # (queries x systems); a view, each system's scores contiguous
+        _check_finite(x, names)
+        return queries, x
+    queries = _universe(columns)
+    return queries, _matrix(columns, names, queries)
+
+
+def _means(x: np.ndarray) -> np.ndarray:
+    """Column means, each summed as one contiguous row.
+
+    numpy sums a contiguous row pairwise, the same way whatever the other columns are, so
+    a pair's mean difference is the same float here and in :func:`compare_pair`.
+    """
+    if x.shape[0] == 0:
+        return np.zeros(x.shape[1])
+    return np.ascontiguousarray(x.T).sum(axis=1) / x.shape[0]
+
+
+def _universe(maps: Iterable[Mapping[str, float]]) -> list[str]:
+    union: set[str] = set()
+    for per_query in maps:
+        union.update(per_query)
+    return sorted(union)
+
+
+def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
+              higher_is_better: bool = True, seed: int = 0, reported: Iterable[str] = (),
+              n_resamples: int = DEFAULT_RESAMPLES, n_bootstrap: int = DEFAULT_BOOTSTRAP,
+              alpha: float = ALPHA) -> ViewTiers:
+    """Tier every system of one view on ``metric``.
+
+    ``scores`` maps system id -> query id -> score. The leader is the tested system with the
+    best mean (highest, or lowest when ``higher_is_better`` is False), ties going to the
+    smallest id so the choice never depends on dict order. Every other tested system is
+    compared with it by :func:`~leaderboard.publish.stats.significance.test_for_metric`'s test,
+    the p-values are Holm-corrected as one family, and a system is "tied with leader" when
+    its adjusted p-value is >= ``alpha``, else "below leader".
+
+    Ids in ``reported`` (figures from papers, no per-query scores) get tier "reported" and
+    take no part: not in the leader choice, the query universe, nor the Holm family.
+
+    Randomness (sign flips, bootstrap resamples) and how each pair is computed depend on
+    ``seed``, the number of queries and that pair's own differences only, so a pair gets
+    the same p-value and interval here as from :func:`compare_pair` with the same seed and
+    queries, whatever else is in the view.
+    """
+    if not metric:
+        raise ValueError("metric must be a non-empty string")
+    reported_ids = sorted(set(reported))
+    skip = set(reported_ids)
+    tested = sorted(s for s in scores if s not in skip)
+    queries, x = _scores_matrix([scores[s] for s in tested], tested)
+    n = len(queries)
+    test = test_for_metric(metric)
+    rows: list[Comparison] = []
+    leader: str | None = None
+
+    if tested:
+        means = _means(x)
+        sign = -1.0 if higher_is_better else 1.0
+        ranked = sorted(range(len(tested)), key=lambda j: (sign * means[j], tested[j]))
+        lead = ranked[0]
+        leader = tested[lead]
+        others = ranked[1:]
+        rows.append(Comparison(
+            system=leader, leader=leader, metric=metric, test=None, n_queries=n,
+            mean_system=float(means[lead]), mean_leader=float(means[lead]), effect=0.0,
+            ci_low=None, ci_high=None, p_value=None, p_adjusted=None, tier="leader"))
+        if others:
+            diffs = x[:, others] - x[:, [lead]]
+            pvals = pvalues_for(test, diffs, n_resamples=n_resamples, seed=seed)
+            adjusted = holm(pvals.tolist())
+            effects = _means(diffs)
+            ci_low, ci_high = bootstrap_mean_ci(diffs, n_resamples=n_bootstrap, seed=seed)
+            mean_leader = float(means[lead])
+            # validated as one list: half the time of one model at a time (the site makes
+            # some 48,000 of these, and it is time one thread holds the interpreter)
+            rows += _COMPARISONS.validate_python([dict(
+                system=tested[j], leader=leader, metric=metric, test=test, n_queries=n,
+                mean_system=m_j, mean_leader=mean_leader, effect=e, ci_low=lo, ci_high=hi,
+                p_value=p, p_adjusted=q,
+                tier="tied with leader" if q >= alpha else "below leader")
+                for j, m_j, e, lo, hi, p, q in zip(
+                    others, means[others].tolist(), effects.tolist(), ci_low.tolist(),
+                    ci_high.tolist(), pvals.tolist(), adjusted)])
+
+    for system in reported_ids:
+        rows.append(Comparison(
+            system=system, leader=leader, metric=metric, test=None, n_queries=n,
+            mean_system=None, mean_leader=None, effect=None, ci_low=None, ci_high=None,
+            p_value=None, p_adjusted=None, tier="reported"))
+    return ViewTiers(metric=metric, leader=leader, test=test, higher_is_better=higher_is_better,
+                     n_queries=n, seed=seed, comparisons=rows)
+
+
+def compare_pair(a_scores: Mapping[str, float], b_scores: Mapping[str, float], metric: str,
+                 seed: int = 0, *, queries: Iterable[str] | None = None,
+                 n_resamples: int = DEFAULT_RESAMPLES, n_bootstrap: int = DEFAULT_BOOTSTRAP,
+                 a_name: str = "a", b_name: str = "b") -> PairComparison:
+    """Compare two systems on one metric (for ``leaderboard compare``).
+
+    The queries are ``queries`` when given (pass a view's query set to reproduce its
+    figures exactly), else the union of both systems' queries; a missing query scores 0.
+    """
+    qs = sorted(set(queries)) if queries is not None else _universe((a_scores, b_scores))
+    x = _matrix([a_scores, b_scores], [a_name, b_name], qs)
+    test = test_for_metric(metric)
+    diffs = x[:, [0]] - x[:, [1]]
+    p = float(pvalues_for(test, diffs, n_resamples=n_resamples, seed=seed)[0])
+    lo, hi = bootstrap_mean_ci(diffs, n_resamples=n_bootstrap, seed=seed)
+    means = _means(x)
+    return PairComparison(
+        system_a=a_name, system_b=b_name, metric=metric, test=test, n_queries=len(qs),
+        mean_a=float(means[0]), mean_b=float(means[1]), effect=float(_means(diffs)[0]),
+        ci_low=float(lo[0]), ci_high=float(hi[0]), p_value=p)
+
+
+def tiering_work(metric: str, n_queries: int, n_systems: int, *,
+                 n_resamples: int = DEFAULT_RESAMPLES,
+                 n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
+    """Rough multiply-adds of :func:`tier_view` for ``n_systems`` on ``n_queries``: the
+    order in which to hand views to :func:`tier_views`, longest first, so that the views
+    still running at the end are short ones. (The query count alone misleads: the test
+    depends on the metric, and 20 queries are enumerated at a fraction of the cost of the
+    Monte-Carlo test that 21 get.)"""
+    return max(n_systems - 1, 0) * pair_work(test_for_metric(metric), n_queries,
+                                             n_resamples=n_resamples,
+                                             n_bootstrap=n_bootstrap)
+
+
+def tier_views(jobs: Sequence[Callable[[], T]], *, workers: int | None = None) -> list[T]:
+    """Run several tiering jobs (each typically a :func:`tier_view` call) at once; the
+    results come back in the jobs' order.
+
+    One view's tests already split their matrix products over the cores, but its serial
+    parts (mappings to arrays, the grid checks, Holm, the many small views) leave cores
+    idle; running views side by side fills them. Every figure of a view depends on that
+    view's inputs alone (see :func:`tier_view`), so this changes the time and nothing
+    else. Each view runs on one thread, its chunks not split further
+    (:func:`~leaderboard.publish.stats.significance.serial_chunks`), with BLAS on one thread
+    throughout: one core per view and no oversubscription. The first job to raise stops
+    the others from starting and its error is raised here.
+    """
+    workers = worker_count() if workers is None else max(1, workers)
+    if workers == 1 or len(jobs) <= 1:
+        return [job() for job in jobs]
+    with single_threaded_blas(), ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="leaderboard-views") as pool:
+        futures = [pool.submit(_serially, job) for job in jobs]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def _serially(job: Callable[[], T]) -> T:
+    with serial_chunks():
+        return job()

@@ -1,0 +1,417 @@
+"""Explanation files: the per-query explorer's derived files of a scored submission, and
+where they live.
+
+Scoring a submission (:func:`leaderboard.submission.pipeline.score_submission`) explains every task
+from the runs it has just parsed (:func:`leaderboard.core.explain.explain_task`, no second
+parse) and writes, beside the runs, under ``submissions/<id>/explain/``:
+
+* ``<task id>.queries.json.gz``: the query list (each query's id, original query,
+  constraint type and the engine's per-query figures) and where the task's texts are;
+* ``<task id>.cards.<k>.json.gz``: the queries' cards (changed and instruction-compliant
+  documents with their ranks and terms, the top 10 of both runs), ids and figures only,
+  in consecutive slices of the query list of about 256 KB of JSON each, so a card loads
+  one slice (BM25's 1,386 FollowTable WQT cards are 3.9 MB of JSON: inflating and parsing
+  them all was most of a card's load time);
+* ``texts/<sha256>.json.gz``: texts (one role's queries, or document snippets), only
+  for benchmarks whose licence lets the site show them. They are the same for every
+  submission of a task, and many tasks share them (PI-Indic's T1 and T2 from Hindi ask
+  the same Hindi personas), so each is named by the SHA-256 of its JSON and a store or
+  a site keeps one copy;
+* ``manifest.json``: every file by the size and SHA-256 of the JSON it inflates to (so
+  the names do not depend on which zlib wrote the bytes), the tasks and their files, and
+  the digest of the inputs they were computed from (the ``inputs_sha256`` that
+  ``results.json`` records), so a reader can tell stale files from current ones.
+  ``results.json`` names this manifest by its own size and SHA-256 (``explain_manifest``):
+  those few bytes in git pin every explanation file.
+
+Files are gzipped JSON (fixed compression, no timestamp), so rescoring the same runs
+gives byte-identical files. The browser inflates them itself (``DecompressionStream``),
+which works the same whether a static server, GitHub Pages or a Hugging Face ``resolve``
+URL serves them.
+
+**They are kept where the runs are kept**, as derived files of the run store
+(:mod:`leaderboard.store`): scoring writes them into the submission's folder
+(:func:`explain_dir`), `leaderboard runs push` moves them to the configured store beside
+the runs (``submissions/<id>/explain/...``), `runs pull` and `runs verify` fetch them,
+and every reader gets them through :class:`leaderboard.store.files.SubmissionFiles`,
+verified by size and SHA-256 (:func:`read_stored_manifest`, :func:`stored_refs`). Where
+a published site's browser fetches them from is derived from the same store
+(:func:`browser_base`): a folder store's files are copied into the site.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.locations import FolderStore, HttpsStore, store_path
+
+if TYPE_CHECKING:
+    from leaderboard.core.data.base import TaskData
+    from leaderboard.core.explain import TaskExplanation
+    from leaderboard.benchmarks.registry import Task
+    from leaderboard.submission.results import ExplainManifestFile, ResultsFile
+
+#: The folder of a submission that holds its explanation files.
+EXPLAIN_DIR = "explain"
+MANIFEST = "manifest.json"
+TEXTS_DIR = "texts"
+#: /2: files named by the size and SHA-256 of their JSON (/1 named the gzip bytes).
+MANIFEST_FORMAT = "followboard-explain-manifest/2"
+#: gzip level of every file: fixed, so identical content gives identical bytes.
+GZIP_LEVEL = 9
+# Bounds on a manifest's listing, far above a submission of every task (708 files, the
+# largest 0.3 MB of JSON), so a damaged manifest cannot make a reader fetch without end.
+MAX_EXPLAIN_FILES = 10_000
+MAX_EXPLAIN_FILE_BYTES = 64 * 1024 * 1024
+# A path inside the explanation folder: plain names, '/' between folders, gzipped JSON.
+_FILE_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*\.json\.gz")
+_SHA256_RE = re.compile(r"[0-9a-f]{64}")
+
+
+class ExplainFilesError(ValueError):
+    """An explanation folder cannot be read; the message names the file."""
+
+
+def explain_dir(submission_root: Path) -> Path:
+    """Where scoring writes a submission's explanation files; `runs push` moves them to
+    the run store's place for them, ``submissions/<id>/explain/``."""
+    return submission_root / EXPLAIN_DIR
+
+
+def queries_file(task_id: str) -> str:
+    """A task's query-list file, relative to the explanation folder."""
+    return f"{task_id}.queries.json.gz"
+
+
+def cards_file(task_id: str, part: int) -> str:
+    """The ``part``-th slice of a task's cards, relative to the explanation folder."""
+    return f"{task_id}.cards.{part}.json.gz"
+
+
+#: JSON bytes of cards per file: one file for a PI-Indic task, 15 for FollowTable WQT.
+CARDS_PER_FILE = 256 * 1024
+
+
+def text_file(digest: str) -> str:
+    return f"{TEXTS_DIR}/{digest}.json.gz"
+
+
+def packed(doc: object) -> tuple[bytes, str]:
+    """``doc`` as compact JSON, gzipped without a timestamp, and the JSON's SHA-256."""
+    text = json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                      sort_keys=True).encode("utf-8")
+    digest = hashlib.sha256(text).hexdigest()
+    return _GZIPPED.get(digest) or gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0), \
+        digest
+
+
+# Text parts many tasks share, gzipped once per process: compressing PI-Indic's 612 parts
+# (about 60 distinct) was nearly all the time its texts took.
+_GZIPPED: dict[str, bytes] = {}
+
+
+def unpacked(data: bytes, where: str) -> dict:
+    """The JSON document of a (gzipped) explanation file; errors name ``where``."""
+    try:
+        text = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        doc = json.loads(text)
+    except (OSError, EOFError, ValueError) as exc:
+        raise ExplainFilesError(f"{where}: not a readable explanation file ({exc})") from None
+    if not isinstance(doc, dict):
+        raise ExplainFilesError(f"{where}: not a readable explanation file (not an object)")
+    return doc
+
+
+# --------------------------------------------------------------------------- texts
+
+@dataclass(frozen=True)
+class TaskTexts:
+    """A task's texts as content-addressed parts: ``refs`` (part name -> SHA-256, e.g.
+    ``queries:original``, ``docs``) and the gzipped parts by SHA-256; or, for a
+    benchmark whose licence does not let the site show its texts, ``upstream`` links."""
+
+    refs: dict[str, str] = field(default_factory=dict)
+    parts: dict[str, bytes] = field(default_factory=dict)
+    licence: str | None = None
+    source: str | None = None
+    upstream: dict[str, str] | None = None
+
+
+# Texts depend on the task and its data only: built once per process (scoring several
+# submissions of one task reuses them).
+_TEXTS: dict[tuple[str, str], TaskTexts] = {}
+
+
+def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
+    """The texts a task's cards show (:func:`leaderboard.core.explain.text_record`), split in
+    parts that tasks share; for a benchmark without a licence to show them, the upstream
+    links (:func:`leaderboard.core.explain.upstream_links`)."""
+    key = (task.id, str(Path(data_dir).resolve()))
+    if key in _TEXTS:
+        return _TEXTS[key]
+    from leaderboard.core.data import iter_corpus
+    from leaderboard.core.explain import text_record, upstream_links
+
+    record = text_record(task, data, iter_corpus(task, data_dir))
+    if record is None:
+        texts = TaskTexts(upstream=upstream_links(task))
+    else:
+        named: list[tuple[str, str, dict[str, object]]] = [
+            (f"queries:{role}", "queries", texts) for role, texts in record["queries"].items()
+            if texts]
+        named.append(("docs", "docs", record["docs"]))
+        if task.candidates == "pairs":
+            named += _pair_parts(task, data_dir)
+        refs: dict[str, str] = {}
+        parts: dict[str, bytes] = {}
+        for name, kind, content in named:
+            blob, digest = packed({"format": record["format"], "kind": kind,
+                                   "licence": record["licence"], "source": record["source"],
+                                   "texts": content})
+            _GZIPPED[digest] = blob
+            refs[name] = digest
+            parts[digest] = blob
+        texts = TaskTexts(refs=refs, parts=parts, licence=record["licence"],
+                          source=record["source"])
+    _TEXTS[key] = texts
+    return texts
+
+
+def _pair_parts(task: Task, data_dir: Path) -> list[tuple[str, str, dict[str, object]]]:
+    """PI-Indic T4: which persona and instruction each scored pair joins, and the
+    personas' texts (the instructions are the task's documents)."""
+    from leaderboard.core.data.pi_indic import t4_pairs
+
+    frame = t4_pairs(task, data_dir, with_text=True)
+    pairs = {p: [a, b] for p, a, b in zip(frame["pair_id"], frame["persona_id"],
+                                           frame["instruction_id"])}
+    personas = dict(sorted(zip(frame["persona_id"], frame["persona_text"])))
+    return [("pairs", "pairs", dict(sorted(pairs.items()))),
+            ("queries:persona", "queries", personas)]
+
+
+# --------------------------------------------------------------------------- one task
+
+@dataclass(frozen=True)
+class TaskFiles:
+    """A task's explanation files, ready to write: path (relative to the explanation
+    folder) -> gzipped bytes, text parts included."""
+
+    task_id: str
+    files: dict[str, bytes]
+    text_refs: dict[str, str]
+
+
+def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int) -> TaskFiles:
+    """Split a task's explanation record (:func:`leaderboard.core.explain.explanation_record`)
+    into its query list and its cards, and add the texts they point at. ``corpus_size``
+    is N in the rank N + 1 IRS gives a table a run leaves out."""
+    from leaderboard.core.explain import explanation_record
+
+    record = explanation_record(explanation)
+    task_id = record["task"]
+    # Cards in the list's order, cut into slices of equal numbers of queries holding
+    # about CARDS_PER_FILE JSON bytes each (measured on the whole task, once); the list
+    # names the position each slice starts at.
+    order = [q[0] for q in record["queries"]]
+    size = len(json.dumps(record["cards"], separators=(",", ":")))
+    per_file = max(1, len(order) * CARDS_PER_FILE // max(size, 1))
+    starts = list(range(0, max(len(order), 1), per_file))
+    slices = [{q: record["cards"][q] for q in order[start:start + per_file]}
+              for start in starts]
+    listing = {
+        "format": record["format"], "kind": "queries", "task": task_id,
+        "primary": record["primary"], "metrics": record["metrics"],
+        "queries": record["queries"], "corpus_size": corpus_size, "card_files": starts,
+        "texts": ({"refs": texts.refs, "licence": texts.licence, "source": texts.source}
+                  if texts.refs else None),
+        "upstream": texts.upstream,
+    }
+    files = {queries_file(task_id): packed(listing)[0]}
+    for part, cards in enumerate(slices):
+        files[cards_file(task_id, part)] = packed({
+            "format": record["format"], "kind": "cards", "task": task_id, "part": part,
+            "fields": record["fields"], "cards": cards})[0]
+    for digest in texts.refs.values():
+        files[text_file(digest)] = texts.parts[digest]
+    return TaskFiles(task_id, files, texts.refs)
+
+
+def explain_inputs(task: Task, data: TaskData, data_dir: Path, sheet: object,
+                   runs: Mapping[str, object], predictions: object | None) -> TaskFiles:
+    """A scored task's files, from the inputs it was scored from."""
+    from leaderboard.core.explain import explain_task
+
+    explanation = explain_task(task, data, sheet, runs, predictions)  # type: ignore[arg-type]
+    return task_files(explanation, task_texts(task, data, data_dir), data.corpus_size)
+
+
+# --------------------------------------------------------------------------- a submission
+
+def inputs_digest(inputs_sha256: Mapping[str, str]) -> str:
+    """One digest of the inputs a results file records (``inputs_sha256``)."""
+    text = json.dumps(dict(inputs_sha256), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def manifest_of(submission_id: str, tasks: Iterable[TaskFiles],
+                inputs_sha256: Mapping[str, str]) -> dict:
+    files: dict[str, dict[str, object]] = {}
+    listed: dict[str, dict[str, object]] = {}
+    for t in sorted(tasks, key=lambda t: t.task_id):
+        for path, data in t.files.items():
+            # Named by what each file inflates to, as the per-query file is: another zlib
+            # writes other bytes for the same JSON, and the names must not change with it.
+            content = gzip.decompress(data)
+            files[path] = {"sha256": hashlib.sha256(content).hexdigest(), "bytes": len(content)}
+        listed[t.task_id] = {"queries": queries_file(t.task_id),
+                             "cards": sorted((p for p in t.files if p.startswith(
+                                 f"{t.task_id}.cards.")), key=lambda p: int(p.split(".")[-3])),
+                             "texts": dict(sorted(t.text_refs.items()))}
+    return {"format": MANIFEST_FORMAT, "submission": submission_id,
+            "inputs_digest": inputs_digest(inputs_sha256), "tasks": listed,
+            "files": dict(sorted(files.items()))}
+
+
+def explanation_manifest(submission_id: str, tasks: Iterable[TaskFiles],
+                         inputs_sha256: Mapping[str, str]) -> bytes:
+    """The bytes of ``manifest.json`` for ``tasks``' files: what results.json names
+    (:class:`leaderboard.submission.results.ExplainManifestFile`), also where nothing is written
+    (`ci pr-check` computes the results.json publishing will write)."""
+    doc = manifest_of(submission_id, tasks, inputs_sha256)
+    return (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
+
+
+def write_explanations(submission_root: Path, tasks: list[TaskFiles],
+                       inputs_sha256: Mapping[str, str]) -> Path:
+    """Replace the submission's explanation folder with ``tasks``' files, all at once:
+    the new folder is written beside the submission and swapped in by two renames, so
+    a failure leaves the previous files as they were. Returns the folder."""
+    import tempfile
+
+    target = explain_dir(submission_root)
+    parent = submission_root.parent
+    # A previous write that died between its renames left its folders here.
+    for stale in parent.glob(f".{submission_root.name}.explain-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{submission_root.name}.explain-new-", dir=parent))
+    try:
+        for t in tasks:
+            for rel, data in t.files.items():
+                path = work / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if not path.exists():  # a text part several tasks share
+                    path.write_bytes(data)
+        (work / MANIFEST).write_bytes(explanation_manifest(submission_root.name, tasks,
+                                                          inputs_sha256))
+        for path in [work, *work.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{submission_root.name}.explain-old-",
+                                        dir=parent))
+            os.replace(target, old / EXPLAIN_DIR)
+        os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def parse_manifest(data: bytes, where: str) -> dict:
+    """An explanation manifest's document, its listing checked: every file a plain path
+    inside the explanation folder, with a size and a SHA-256, within the bounds above.
+    Raises :class:`ExplainFilesError` naming ``where``."""
+    doc = unpacked(data, where)
+    if doc.get("format") != MANIFEST_FORMAT or not isinstance(doc.get("tasks"), dict) \
+            or not isinstance(doc.get("files"), dict):
+        raise ExplainFilesError(f"{where}: not an explanation manifest ({MANIFEST_FORMAT})")
+    files = doc["files"]
+    if len(files) > MAX_EXPLAIN_FILES:
+        raise ExplainFilesError(f"{where}: lists {len(files)} files, over the limit of "
+                                f"{MAX_EXPLAIN_FILES}")
+    for rel, entry in files.items():
+        if not _FILE_RE.fullmatch(rel) or ".." in rel.split("/") or rel == MANIFEST:
+            raise ExplainFilesError(f"{where}: {rel!r} is not an explanation file")
+        size = entry.get("bytes") if isinstance(entry, dict) else None
+        sha = entry.get("sha256") if isinstance(entry, dict) else None
+        if not isinstance(size, int) or isinstance(size, bool) or not \
+                0 < size <= MAX_EXPLAIN_FILE_BYTES or not isinstance(sha, str) \
+                or not _SHA256_RE.fullmatch(sha):
+            raise ExplainFilesError(f"{where}: {rel!r} needs its size (1 to "
+                                    f"{MAX_EXPLAIN_FILE_BYTES} bytes) and SHA-256")
+    return doc
+
+
+def stored_refs(manifest: dict) -> list[StoredRef]:
+    """Every file a (parsed) manifest lists, as the run store names it: its path in the
+    submission folder and the size and SHA-256 of what it inflates to."""
+    return [StoredRef(f"{EXPLAIN_DIR}/{rel}", entry["bytes"], entry["sha256"], gzip=True)
+            for rel, entry in sorted(manifest["files"].items())]
+
+
+def read_stored_manifest(files: SubmissionFiles, named: ExplainManifestFile) -> dict:
+    """The manifest results.json names, through the run store (the submission's folder,
+    the store, the cache or the manifest's source: wherever it is, never requiring it to
+    be local), verified against its size and SHA-256 before it is parsed. Raises
+    :class:`leaderboard.store.files.StoreError` or :class:`ExplainFilesError`."""
+    return parse_manifest(files.read(named.ref()), files.display(named.path))
+
+
+def explain_problem(files: SubmissionFiles, results: ResultsFile) -> str | None:
+    """Why a scored submission's explanation files do not go with its ``results.json``,
+    or None when they do: results.json names none (scored before the explorer), the
+    manifest it names cannot be had or read, or it was computed from other inputs than
+    results.json records. Starts with ``explain/``. Only the manifest is read."""
+    named = results.explain_manifest
+    if named is None:
+        return (f"{EXPLAIN_DIR}/ is missing (results.json names no explanation files: "
+                "scored before the query explorer)")
+    try:
+        manifest = read_stored_manifest(files, named)
+    except StoreError as exc:
+        return f"{named.path}: {exc.message}"
+    except ExplainFilesError as exc:
+        return f"{named.path} cannot be read ({exc})"
+    if manifest.get("inputs_digest") != inputs_digest(results.inputs_sha256 or {}):
+        return f"{EXPLAIN_DIR}/ was computed from other files than results.json"
+    return None
+
+
+def browser_base(files: SubmissionFiles) -> str | None:
+    """Where a published site's browser fetches a submission's explanation files when the
+    site does not copy them, from the run store: a Hugging Face dataset's ``resolve`` URL
+    at the commit the submission's manifest names, or an HTTPS store's own URL. None: the
+    site build copies them (they are in the submission's folder, or the store is a
+    folder), or nothing says where they are.
+
+    The explorer appends a file's path inside the explanation folder; a store whose URL
+    template does not end in ``{+path}`` gets ``{+rel}`` (or ``{rel}``, for ``{path}``,
+    escaped the same way) where that path goes."""
+    if files.local(f"{EXPLAIN_DIR}/{MANIFEST}") is not None or isinstance(files.store,
+                                                                         FolderStore):
+        return None
+    prefix = store_path(files.sub_id, f"{EXPLAIN_DIR}/")
+    if isinstance(files.store, HttpsStore):
+        template = files.store.template
+        if template.endswith("{+path}"):
+            return template[:-len("{+path}")] + quote(prefix, safe="/")
+        if "{+path}" in template:
+            return template.replace("{+path}", quote(prefix, safe="/") + "{+rel}")
+        return template.replace("{path}", quote(prefix, safe="") + "{rel}")
+    if files.source is not None:
+        return files.source.download_url(f"{EXPLAIN_DIR}/")
+    return None

@@ -1,0 +1,384 @@
+"""The results schema: what the scorer writes and the site, stats and CI read.
+
+A results file holds one or more leaderboard rows ("systems"). A verified submission's
+file (``submissions/<id>/results.json``) has one system with per-query scores; a
+reported file (``results/reported/<source>.json``) has many systems, each with its own
+provenance and no per-query scores. Scores are fractions; display scaling is the site's job.
+
+A submission's per-query scores (and the query ids behind its group means) are most of
+its results, 3-4 MB of JSON for a full submission, so git does not keep them: the scorer
+writes them to ``per-query.json.gz`` beside results.json, which names that file by the
+size and SHA-256 of its content (``per_query_file``), and the run store keeps it like
+the runs (:mod:`leaderboard.store`). :func:`read_results` puts them back: every reader
+gets the same :class:`ResultsFile`, per-query scores included, whichever store holds them.
+The query explorer's files (:mod:`leaderboard.submission.explain_files`) are kept the same way:
+results.json names their manifest by size and SHA-256 (``explain_manifest``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Callable, Literal
+
+from leaderboard.core.fileio import (atomic_write_bytes, atomic_write_text, read_json_model,
+                                validation_problem)
+from leaderboard.store.files import StoredRef, StoreError, submission_files
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+if TYPE_CHECKING:
+    from leaderboard.store.locations import RunStore
+
+SCHEMA_VERSION = 1
+
+# A score must be a finite number. Checked inside pydantic's validator, not by a Python
+# callback per mapping: results files hold ~10^5 per-query scores each.
+Score = Annotated[float, AllowInfNan(False)]
+
+ModelType = Literal["sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction",
+                    "other"]
+
+
+class Source(BaseModel):
+    """Where a row's figures come from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["scored", "paper", "mteb-results", "pi-indic-results"]
+    citation: str = ""          # e.g. "Weller et al. 2025, FollowIR, Table 2"
+    table: str | None = None     # e.g. "Table 2"
+    url: str | None = None
+    path: str | None = None      # file path in an upstream repository
+    revision: str | None = None  # commit of that repository
+    mteb_version: str | None = None
+    note: str | None = None
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: ModelType = "other"
+    parameters: int | None = None           # number of parameters, when known
+    instruction_trained: bool | None = None  # None = unknown (reported rows)
+    links: list[str] = Field(default_factory=list)
+    licence: str | None = None
+    revision: str | None = None
+
+
+class TaskScores(BaseModel):
+    """Scores of one system on one task.
+
+    ``per_query`` maps metric key -> query id -> score, and is empty for reported rows.
+    Built from a :class:`leaderboard.core.scoring.ScoreSheet` (or any object with these
+    attributes) by reading its attributes, so a sheet the engine computed is checked here,
+    when it becomes part of a results file.
+    """
+
+    model_config = ConfigDict(extra="forbid", from_attributes=True)
+
+    metrics: dict[str, Score]
+    groups: dict[str, dict[str, Score]] = Field(default_factory=dict)
+    per_query: dict[str, dict[str, Score]] = Field(default_factory=dict)
+    # Group label -> the query ids behind that group's means (FollowTable: the constraint
+    # type's altered pairs and their topics), so group views can be significance-tested.
+    group_members: dict[str, list[str]] = Field(default_factory=dict)
+    n_queries: int | None = None
+
+
+class SystemResult(BaseModel):
+    """One leaderboard row."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    system_id: str
+    model: ModelInfo
+    provenance: Literal["verified", "reported"]
+    source: Source
+    tasks: dict[str, TaskScores]
+
+
+PER_QUERY_NAME = "per-query.json.gz"
+PER_QUERY_FORMAT = "followboard-per-query/1"
+RESULTS_NAME = "results.json"
+
+
+class StoredFile(BaseModel):
+    """A file results.json names by content: the size and SHA-256 of what it inflates to,
+    so the name does not depend on which gzip implementation wrote it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: Literal["per-query.json.gz"]
+    bytes: int = Field(ge=1)
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+    def ref(self) -> StoredRef:
+        return StoredRef(self.path, self.bytes, self.sha256, gzip=True)
+
+
+EXPLAIN_MANIFEST_PATH = "explain/manifest.json"
+
+
+class ExplainManifestFile(BaseModel):
+    """The query explorer's manifest (:mod:`leaderboard.submission.explain_files`), named by the size
+    and SHA-256 of its bytes (plain JSON). It names every explanation file by the size and
+    SHA-256 of what the file inflates to, so these few bytes in results.json pin every
+    one of them, wherever the run store keeps them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: Literal["explain/manifest.json"]
+    bytes: int = Field(ge=1)
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+    @classmethod
+    def of(cls, data: bytes) -> ExplainManifestFile:
+        return cls(path=EXPLAIN_MANIFEST_PATH, bytes=len(data),
+                   sha256=hashlib.sha256(data).hexdigest())
+
+    def ref(self) -> StoredRef:
+        return StoredRef(self.path, self.bytes, self.sha256)
+
+
+class ResultsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    kind: Literal["submission", "reported"]
+    # Scorer version and data revisions, so a results file says what produced it.
+    produced_by: dict[str, str] = Field(default_factory=dict)
+    # A submission's inputs when it was scored: path inside the submission folder
+    # (metadata.yaml, runs/...) -> SHA-256 of the file, so a run changed after scoring is
+    # detected (`validate`) and rescored (`ci score-pending`) instead of showing old scores.
+    # Reported rows have no inputs here: None keeps the key out of their files.
+    inputs_sha256: dict[str, str] | None = None
+    # Where the per-query scores are when this file does not hold them (a submission's
+    # results.json in git); None in memory once :func:`read_results` has put them back.
+    per_query_file: StoredFile | None = None
+    # A scored submission's explanation files (the query explorer's), by their manifest;
+    # None for reported rows and for a submission scored before the explorer existed.
+    explain_manifest: ExplainManifestFile | None = None
+    systems: list[SystemResult]
+
+
+class PerQueryScores(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    per_query: dict[str, dict[str, Score]] = Field(default_factory=dict)
+    group_members: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class PerQueryFile(BaseModel):
+    """``per-query.json.gz``: a submission's per-query scores, task by task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["followboard-per-query/1"]
+    system_id: str
+    tasks: dict[str, PerQueryScores]
+
+
+# The fields of each task that go to the per-query file rather than results.json.
+_PER_QUERY_FIELDS = {"per_query", "group_members"}
+
+
+def canonical_json(data: object) -> str:
+    """Deterministic JSON: sorted keys, no NaN, newline-terminated.
+
+    Byte-identical output for identical inputs is what lets CI detect a changed score.
+    """
+    return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def results_text(results: ResultsFile) -> str:
+    """A results file's bytes as the scorer writes them (what CI compares byte for byte)."""
+    return canonical_json(results.model_dump(mode="json", exclude_none=True))
+
+
+def write_results(path: Path, results: ResultsFile) -> None:
+    """A results file holding everything (reported rows, reports, synthetic trees)."""
+    atomic_write_text(path, results_text(results))
+
+
+# Score differences listed by compare_scores before the rest is counted.
+MAX_LISTED_DIFFERENCES = 10
+
+
+def compare_scores(recorded: ResultsFile, recomputed: ResultsFile) -> tuple[list[str], list[str]]:
+    """How a results file differs from the one the scorer computes now, as (score
+    differences, other differences): a task, metric, group value or per-query score that
+    is not what the runs give; then the top-level fields (scorer version, data revisions,
+    model) that differ. Both empty when the files are identical."""
+    scores: list[str] = []
+    old_systems = {s.system_id: s for s in recorded.systems}
+    for system in recomputed.systems:
+        old = old_systems.pop(system.system_id, None)
+        if old is None:
+            scores.append(f"system {system.system_id!r} is missing")
+            continue
+        for task_id in sorted(set(system.tasks) | set(old.tasks)):
+            new_task, old_task = system.tasks.get(task_id), old.tasks.get(task_id)
+            if new_task is None or old_task is None:
+                scores.append(f"{task_id}: " + ("not scored from these runs"
+                                                if new_task is None else "missing"))
+                continue
+            scores += _value_differences(task_id, old_task.metrics, new_task.metrics)
+            for label in sorted(set(new_task.groups) | set(old_task.groups)):
+                scores += _value_differences(f"{task_id} [{label}]",
+                                             old_task.groups.get(label, {}),
+                                             new_task.groups.get(label, {}))
+            for key in sorted(set(new_task.per_query) | set(old_task.per_query)):
+                old_q, new_q = old_task.per_query.get(key, {}), new_task.per_query.get(key, {})
+                differing = sum(old_q.get(q) != new_q.get(q) for q in set(old_q) | set(new_q))
+                if differing:
+                    scores.append(f"{task_id} {key}: {differing} per-query "
+                                  f"score{'s' if differing != 1 else ''} differ")
+            if (old_task.group_members, old_task.n_queries) != (new_task.group_members,
+                                                                 new_task.n_queries):
+                scores.append(f"{task_id}: query counts or group members differ")
+    scores += [f"system {system_id!r} is not scored from these runs" for system_id in old_systems]
+    if len(scores) > MAX_LISTED_DIFFERENCES:
+        more = len(scores) - MAX_LISTED_DIFFERENCES
+        scores = scores[:MAX_LISTED_DIFFERENCES] + [f"and {more} more"]
+    old_dump = recorded.model_dump(mode="json", exclude_none=True)
+    new_dump = recomputed.model_dump(mode="json", exclude_none=True)
+    others = [key for key in sorted(set(old_dump) | set(new_dump))
+              if key != "systems" and old_dump.get(key) != new_dump.get(key)]
+    old_rest = [{k: v for k, v in s.items() if k != "tasks"} for s in old_dump["systems"]]
+    new_rest = [{k: v for k, v in s.items() if k != "tasks"} for s in new_dump["systems"]]
+    if old_rest != new_rest:
+        others.append("systems (model or source)")
+    return scores, others
+
+
+def _value_differences(where: str, recorded: dict[str, float],
+                       recomputed: dict[str, float]) -> list[str]:
+    out = []
+    for key in sorted(set(recorded) | set(recomputed)):
+        old, new = recorded.get(key), recomputed.get(key)
+        if old != new:
+            out.append(f"{where} {key}: results.json has {_number(old)}, the runs give "
+                       f"{_number(new)}")
+    return out
+
+
+def _number(value: float | None) -> str:
+    return "nothing" if value is None else f"{value:.6g}"
+
+
+def per_query_content(results: ResultsFile) -> bytes:
+    """The per-query file's content: compact canonical JSON (sorted keys), UTF-8."""
+    system = _one_system(results)
+    doc = PerQueryFile(format=PER_QUERY_FORMAT, system_id=system.system_id,
+                       tasks={t: PerQueryScores(per_query=s.per_query,
+                                                group_members=s.group_members)
+                              for t, s in system.tasks.items()})
+    return (json.dumps(doc.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
+                       ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def committed_form(results: ResultsFile, content: bytes,
+                   explain_manifest: bytes | None = None) -> str:
+    """results.json as git keeps it: every score but the per-query ones, which it names by
+    the size and SHA-256 of ``content`` (:func:`per_query_content`), and, given the bytes
+    of the explanation manifest, that manifest by its size and SHA-256 (otherwise
+    whatever ``results`` names already). Without explanation files it is, byte for byte,
+    what scoring wrote before the explorer existed."""
+    update: dict[str, object] = {"per_query_file": StoredFile(
+        path=PER_QUERY_NAME, bytes=len(content), sha256=hashlib.sha256(content).hexdigest())}
+    if explain_manifest is not None:
+        update["explain_manifest"] = ExplainManifestFile.of(explain_manifest)
+    named = results.model_copy(update=update)
+    exclude = {"systems": {"__all__": {"tasks": {"__all__": _PER_QUERY_FIELDS}}}}
+    return canonical_json(named.model_dump(mode="json", exclude_none=True, exclude=exclude))
+
+
+def write_submission_results(folder: Path, results: ResultsFile,
+                             explain_manifest: bytes | None = None) -> Path:
+    """``per-query.json.gz``, then ``results.json`` naming it (and the explanation manifest
+    whose bytes are ``explain_manifest``: see :func:`committed_form`), each atomically."""
+    content = per_query_content(results)
+    atomic_write_bytes(folder / PER_QUERY_NAME, gzip.compress(content, compresslevel=6,
+                                                              mtime=0))
+    path = folder / RESULTS_NAME
+    atomic_write_text(path, committed_form(results, content, explain_manifest))
+    return path
+
+
+class ResultsFileError(ValueError):
+    pass
+
+
+def _one_system(results: ResultsFile) -> SystemResult:
+    if results.kind != "submission" or len(results.systems) != 1:
+        raise ResultsFileError("only a submission's results (one system) have a per-query file")
+    return results.systems[0]
+
+
+def attach_per_query(results: ResultsFile, content: bytes, display: str) -> ResultsFile:
+    """``results`` with the per-query scores of ``content`` (already verified against
+    ``results.per_query_file``) put back into each task, as the scorer computed them."""
+    try:
+        stored = PerQueryFile.model_validate_json(content)
+    except ValidationError as exc:
+        raise ResultsFileError(f"{display}: {validation_problem(exc.errors()[0])}") from None
+    system = _one_system(results)
+    if stored.system_id != system.system_id or set(stored.tasks) != set(system.tasks):
+        raise ResultsFileError(f"{display}: holds the per-query scores of system "
+                               f"{stored.system_id!r} on {len(stored.tasks)} task(s), not of "
+                               f"{system.system_id!r} on the {len(system.tasks)} of results.json")
+    tasks = {}
+    for task_id, scores in system.tasks.items():
+        if scores.per_query or scores.group_members:
+            raise ResultsFileError(f"{display}: results.json holds per-query scores of "
+                                   f"{task_id} too; one place or the other")
+        extra = stored.tasks[task_id]
+        tasks[task_id] = scores.model_copy(update={"per_query": extra.per_query,
+                                                   "group_members": extra.group_members})
+    return results.model_copy(update={
+        "per_query_file": None, "systems": [system.model_copy(update={"tasks": tasks})]})
+
+
+def resolve_per_query(results: ResultsFile, obtain: Callable[[StoredRef], bytes],
+                      display: str) -> ResultsFile:
+    """``results`` whole: its per-query file obtained (verified) by ``obtain`` and put back."""
+    if results.per_query_file is None:
+        return results
+    try:
+        content = obtain(results.per_query_file.ref())
+    except StoreError as exc:
+        raise ResultsFileError(f"{display}: per-query scores: {exc}") from None
+    return attach_per_query(results, content, display)
+
+
+def read_results(path: Path, store: RunStore | None = None, *,
+                 per_query: bool = True) -> ResultsFile:
+    """Read and validate a results file; errors name the file and the offending key.
+
+    A submission's per-query scores are fetched (through the run store ``store``, by
+    default the configured one) and verified against the size and SHA-256 results.json
+    names; ``per_query=False`` reads results.json alone (its ``per_query_file`` set)."""
+    results = read_json_model(path, ResultsFile, ResultsFileError)
+    if not per_query or results.per_query_file is None:
+        return results
+    try:
+        files = submission_files(path.parent, store)
+    except StoreError as exc:
+        raise ResultsFileError(f"{path}: per-query scores: {exc}") from None
+    return resolve_per_query(results, files.read, str(path))
+
+
+def stale_inputs(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
+    """How the files differ from those a results file was scored from (empty: up to date)."""
+    if not recorded:
+        return ["results.json does not record the SHA-256 of the files it was scored from"]
+    out = [f"{p} changed since results.json was scored" for p in sorted(current)
+           if p in recorded and recorded[p] != current[p]]
+    out += [f"{p} was added since results.json was scored" for p in sorted(current)
+            if p not in recorded]
+    out += [f"{p} was removed since results.json was scored" for p in sorted(recorded)
+            if p not in current]
+    return out
