@@ -1,0 +1,197 @@
+"""The package's layers point only down, with no import cycles (docs/ARCHITECTURE.md).
+
+Every import of a project module counts: at the top of a module, inside a function and
+under ``TYPE_CHECKING``. A function-level import hides an edge from a reader of the
+module's head, so those are counted too, and outside the command layer (where a command
+imports its own work when it runs, to keep ``leaderboard --help`` fast) they are capped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixtures.import_graph import REPO, Import, cycles, imports
+
+# Bottom to top. A module may import its own layer and the layers this says it may.
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    # what `leaderboard eval` needs: tasks, measures, runs, data readers, metrics, scoring
+    "leaderboard.core": frozenset(),
+    # the benchmark declarations and the registry assembled from them
+    "leaderboard.benchmarks": frozenset({"leaderboard.core"}),
+    # content-addressed files in a store (a folder, a Hugging Face dataset, HTTPS)
+    "leaderboard.store": frozenset({"leaderboard.core"}),
+    # the one owner of a folder submissions/<id>/
+    "leaderboard.submission": frozenset({"leaderboard.core", "leaderboard.benchmarks",
+                                         "leaderboard.store"}),
+    # reference models that write submissions
+    "reference_models": frozenset({"leaderboard.core", "leaderboard.benchmarks",
+                                   "leaderboard.store", "leaderboard.submission"}),
+    # statistics, standings, reported rows and the site
+    "leaderboard.publish": frozenset({"leaderboard.core", "leaderboard.benchmarks",
+                                      "leaderboard.store", "leaderboard.submission"}),
+    # the command line, CI steps, transfers and data pulls
+    "leaderboard.app": frozenset({"leaderboard.core", "leaderboard.benchmarks",
+                                  "leaderboard.store", "leaderboard.submission",
+                                  "leaderboard.publish", "reference_models"}),
+}
+# The root package holds only the version, which every layer may read.
+ROOT = "leaderboard"
+COMMAND_LAYER = ("leaderboard.app.cli", "leaderboard.app.commands")
+MAX_FUNCTION_IMPORTS = 15
+MAX_MODULE_LINES = 700
+
+# Edges that point up today: each entry is a step of the re-layering still to take, and
+# an entry whose edge is gone must leave the list (the test says so).
+KNOWN_UPWARD: set[tuple[str, str]] = {
+    ("leaderboard.benchmarks.followir", "leaderboard.publish.reported.protocols"),
+    ("leaderboard.core.data", "leaderboard.benchmarks"),
+    ("leaderboard.core.data", "leaderboard.benchmarks.registry"),
+    ("leaderboard.core.data.cache", "leaderboard.benchmarks.registry"),
+    ("leaderboard.core.data.followtable", "leaderboard.benchmarks.registry"),
+    ("leaderboard.core.data.mteb_layout", "leaderboard.benchmarks.registry"),
+    ("leaderboard.core.data.pi_indic", "leaderboard.benchmarks.registry"),
+    ("leaderboard.core.explain", "leaderboard.benchmarks"),
+    ("leaderboard.core.explain", "leaderboard.benchmarks.registry"),
+    ("leaderboard.core.predictions", "leaderboard.benchmarks.registry"),
+    ("leaderboard.core.scoring", "leaderboard.benchmarks.registry"),
+    ("leaderboard.publish.site.render", "leaderboard.app.ci.comment"),
+    ("leaderboard.store.files", "leaderboard.app.datapull.common"),
+    ("leaderboard.store.files", "leaderboard.submission.manifest"),
+    ("leaderboard.store.hub", "leaderboard.app.datapull.common"),
+    ("leaderboard.store.locations", "leaderboard.app.datapull.common"),
+    ("leaderboard.submission.manifest", "leaderboard.app.datapull.common"),
+    ("reference_models.hub", "leaderboard.app.datapull.common"),
+}
+KNOWN_CYCLES: list[list[str]] = [
+    ["leaderboard.app.datapull.github", "leaderboard.app.datapull.hub",
+     "leaderboard.app.datapull.pull"],
+    ["leaderboard.benchmarks", "leaderboard.benchmarks.followir",
+     "leaderboard.benchmarks.mfollowir", "leaderboard.benchmarks.pi_indic",
+     "leaderboard.benchmarks.registry", "leaderboard.core.data.mteb_layout",
+     "leaderboard.core.data.pi_indic"],
+    ["leaderboard.core.data.base", "leaderboard.core.metrics.instruction",
+     "leaderboard.core.metrics.ranking", "leaderboard.core.runs",
+     "leaderboard.core.runs.validation"],
+    ["leaderboard.publish.site.overview", "leaderboard.publish.site.render"],
+    ["leaderboard.publish.standings.lines", "leaderboard.publish.standings.tables"],
+]
+# Today's count of function-level imports outside the command layer; it may only fall,
+# to MAX_FUNCTION_IMPORTS.
+KNOWN_FUNCTION_IMPORTS = 92
+KNOWN_LONG_FILES = {"leaderboard/publish/site/render.py", "reference_models/baseline_run.py",
+                    "leaderboard/publish/site/assets/explorer.js"}
+
+
+def layer_of(module: str) -> str:
+    best = ""
+    for name in MAY_IMPORT:
+        if (module == name or module.startswith(name + ".")) and len(name) > len(best):
+            best = name
+    if best:
+        return best
+    if module == ROOT:
+        return ROOT
+    raise AssertionError(f"{module} belongs to no layer: put it in one (MAY_IMPORT)")
+
+
+@pytest.fixture(scope="module")
+def graph() -> list[Import]:
+    return imports()
+
+
+def upward(found: list[Import]) -> dict[tuple[str, str], list[Import]]:
+    out: dict[tuple[str, str], list[Import]] = {}
+    for imp in found:
+        low, high = layer_of(imp.importer), layer_of(imp.imported)
+        if high in (ROOT, low) or (low != ROOT and high in MAY_IMPORT[low]):
+            continue
+        out.setdefault((imp.importer, imp.imported), []).append(imp)
+    return out
+
+
+def test_every_module_belongs_to_a_layer(graph: list[Import]) -> None:
+    for imp in graph:
+        layer_of(imp.importer)
+        layer_of(imp.imported)
+
+
+def test_layers_point_only_down(graph: list[Import]) -> None:
+    found = upward(graph)
+    new = {edge: found[edge] for edge in found if edge not in KNOWN_UPWARD}
+    assert not new, "imports that point up a layer:\n" + "\n".join(
+        f"  {imp.importer} line {imp.line} imports {imp.imported} "
+        f"({layer_of(imp.importer)} may import {sorted(MAY_IMPORT[layer_of(imp.importer)])})"
+        for imps in new.values() for imp in imps)
+    gone = KNOWN_UPWARD - set(found)
+    assert not gone, f"no longer imported: take these out of KNOWN_UPWARD: {sorted(gone)}"
+
+
+def test_upward_edges_are_caught() -> None:
+    # The check itself: a core module importing the site is an upward edge, one importing
+    # another core module is not.
+    edges = upward([Import("leaderboard.core.scoring", "leaderboard.publish.site.render", 1,
+                           False, False),
+                    Import("leaderboard.core.scoring", "leaderboard.core.runs", 2, True,
+                           False),
+                    Import("leaderboard.app.cli", "leaderboard.core.runs", 3, False, False)])
+    assert list(edges) == [("leaderboard.core.scoring", "leaderboard.publish.site.render")]
+
+
+def test_no_import_cycles(graph: list[Import]) -> None:
+    found = cycles({(imp.importer, imp.imported) for imp in graph})
+    assert found == KNOWN_CYCLES, "import cycles (function-level imports count too):\n" + \
+        "\n".join("  " + " <-> ".join(c) for c in found)
+
+
+def test_cycles_are_found() -> None:
+    assert cycles({("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")}) == [["a", "b", "c"]]
+    assert cycles({("a", "b"), ("b", "c")}) == []
+
+
+def test_function_level_imports_are_few(graph: list[Import]) -> None:
+    # One statement is one import, however many names it takes.
+    lazy = sorted({(imp.importer, imp.line) for imp in graph
+                   if imp.in_function and not imp.type_only
+                   and not imp.importer.startswith(COMMAND_LAYER)})
+    listing = "\n".join(f"  {module} line {line}" for module, line in lazy)
+    assert len(lazy) <= KNOWN_FUNCTION_IMPORTS, f"{len(lazy)} function-level imports:\n{listing}"
+    assert len(lazy) == KNOWN_FUNCTION_IMPORTS, \
+        f"{len(lazy)} now: lower KNOWN_FUNCTION_IMPORTS to it (the goal: {MAX_FUNCTION_IMPORTS})"
+
+
+def _long_files() -> dict[str, int]:
+    out = {}
+    for pattern in ("leaderboard/**/*.py", "reference_models/**/*.py", "leaderboard/**/*.js"):
+        for path in REPO.glob(pattern):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if lines > MAX_MODULE_LINES:
+                out[path.relative_to(REPO).as_posix()] = lines
+    return out
+
+
+def test_no_module_is_too_long() -> None:
+    long = _long_files()
+    assert set(long) <= KNOWN_LONG_FILES, f"over {MAX_MODULE_LINES} lines: {long}"
+    assert set(long) == KNOWN_LONG_FILES, \
+        f"no longer long: take {sorted(KNOWN_LONG_FILES - set(long))} out of KNOWN_LONG_FILES"
+
+
+def test_graph_reads_function_and_type_only_imports(tmp_path: Path) -> None:
+    package = tmp_path / "leaderboard"
+    (package / "core").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "core" / "__init__.py").write_text("")
+    (package / "core" / "a.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from leaderboard.core import b\n"
+        "if TYPE_CHECKING:\n    from leaderboard.core.c import X\n"
+        "def f():\n    from . import c\n")
+    (package / "core" / "b.py").write_text("")
+    (package / "core" / "c.py").write_text("X = 1\n")
+    (tmp_path / "reference_models").mkdir()
+    found = {(i.imported, i.in_function, i.type_only) for i in imports(tmp_path)
+             if i.importer == "leaderboard.core.a"}
+    assert found == {("leaderboard.core.b", False, False), ("leaderboard.core.c", False, True),
+                     ("leaderboard.core.c", True, False)}
