@@ -285,9 +285,10 @@ def compare_pair_metrics(work: Path, data_dir: Path, task_ids: list[str], repeat
     ``shuffle`` scrambles the line order first, so the engine cannot skip its sort.
     """
     from leaderboard.core.data import load_task_data
-    from leaderboard.core.metrics.instruction import irs, p_mrr
+    from leaderboard.core.metrics.instruction import irs, judged_docs, p_mrr
     from leaderboard.core.metrics.ranking import RankedRun
-    from leaderboard.core.runs import ParsedRun, load_and_validate
+    from leaderboard.core.runs.columns import ParsedRun
+    from leaderboard.core.runs.validation import load_and_validate
 
     rows = []
     tasks = all_tasks()
@@ -324,8 +325,8 @@ def compare_pair_metrics(work: Path, data_dir: Path, task_ids: list[str], repeat
         rank_dicts = plain_ranked(None)
         # Both sides take the judged documents as the data loader gives them: the plain
         # code as {query: [doc ids]}, the engine also encoded once per loaded task
-        # (TaskData.judged, what scoring uses), as trec_eval reads its qrels once.
-        changed, positive = data.judged("changed"), data.judged("instruction_positive")
+        # (judged_docs, what scoring uses), as trec_eval reads its qrels once.
+        changed, positive = judged_docs(data, "changed"), judged_docs(data, "instruction_positive")
         metrics = {"p-MRR": (
             lambda rk: p_mrr(rk["original"], rk["altered"], data.pairs, changed, altered_ids),
             lambda rd: plain_p_mrr(rd["original"], rd["altered"], data.pairs, data.changed,

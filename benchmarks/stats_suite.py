@@ -4,7 +4,7 @@ Not a test: it prints figures (issue 3: "the time to compute every view's tiers 
 systems on all tasks (synthetic per-query scores at real query counts); target under 10 s
 on 2 cores, and the ratio against running ranx.compare-style pairwise loops").
 
-The workload is the site's own. For every view of :func:`leaderboard.publish.standings.all_views`
+The workload is the site's own. For every view of :func:`leaderboard.benchmarks.all_views`
 that has tiers, two columns are tiered: the view's tiered column (its primary metric) and
 its headline standard-metric column (the registry's ``headline_metric`` of the view's
 tasks), once when they are the same column. Each column's per-query scores become its
@@ -55,7 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.benchmarks.registry import all_tasks  # noqa: E402
-from leaderboard.publish.standings import all_views, stratified_units  # noqa: E402
+from leaderboard.benchmarks import all_views  # noqa: E402
+from leaderboard.publish.standings import stratified_units  # noqa: E402
 from leaderboard.publish.stats import significance as sig  # noqa: E402
 from leaderboard.publish.stats import tiers as tiers_module  # noqa: E402
 from leaderboard.publish.stats import tier_view, tier_views, tiering_work  # noqa: E402

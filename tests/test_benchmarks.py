@@ -16,7 +16,6 @@ from leaderboard.core.tasks import DataSource, Task
 from leaderboard.benchmarks.views import Page, Section, View, column
 from leaderboard.core.data import _reader
 from leaderboard.app.datapull import pull
-from leaderboard.publish.site import layout
 
 PACKAGE = Path(__file__).resolve().parents[1] / "leaderboard"
 # Comparing a task's benchmark with a literal id: a dispatch that belongs in a declaration.
@@ -34,7 +33,7 @@ def test_every_task_belongs_to_its_benchmark_declaration():
 
 
 def test_a_declaration_building_a_task_of_another_benchmark_is_an_error():
-    wrong = Benchmark(id="x", title="X", reader="mteb", missing_files=lambda t, d: [],
+    wrong = Benchmark(id="x", title="X", missing_files=lambda t, d: [],
                       build_tasks=lambda: list(benchmark_of("followir").tasks))
     with pytest.raises(ValueError, match="benchmark 'x' builds task 'followir/robust04'"):
         wrong.tasks
@@ -51,12 +50,12 @@ def test_no_module_outside_the_declarations_dispatches_on_a_benchmark_id():
     assert offenders == []
 
 
-def test_reader_follows_the_task_layout_parameter():
+def test_reader_follows_the_task_layout():
     task = registry.get_task("followtable/wqt")
     assert _reader(task).__name__ == "leaderboard.core.data.followtable"
-    relaid = dataclasses.replace(task, params={**task.params, "layout": "pi-indic"})
+    relaid = dataclasses.replace(task, layout="pi-indic")
     assert _reader(relaid).__name__ == "leaderboard.core.data.pi_indic"
-    unknown = dataclasses.replace(task, params={"layout": "nope"})
+    unknown = dataclasses.replace(task, layout="nope")
     with pytest.raises(ValueError, match="task 'followtable/wqt': unknown data layout 'nope'"):
         _reader(unknown)
 
@@ -66,23 +65,23 @@ def toy_benchmark(monkeypatch: pytest.MonkeyPatch):
     """One more benchmark, declared in one place and nowhere else."""
     task = Task(id="toy/one", benchmark="toy", title="Toy one",
                 source=DataSource(host="github", repo="someone/toy", revision="abc123",
-                                  local_dir="toy", files=("data/a.csv",)),
+                                  local_dir="toy", files=("data/a.csv",)), layout="pi-indic",
                 roles=("run",), pairing="none", candidates="corpus",
                 standard_metrics=("R@1",), primary_metric="R@1", headline_metric="R@1")
     view = View(id="toy/one", label="One", title="Toy one",
                 columns=(column(("toy/one",), "R@1", "R@1"),))
     page = Page(path="toy.md", title="Toy", intro="",
                 sections=(Section(id="toy", title="Toy", intro="", views=(view,)),))
-    toy = Benchmark(id="toy", title="Toy", build_tasks=lambda: [task], reader="pi-indic",
+    toy = Benchmark(id="toy", title="Toy", build_tasks=lambda: [task],
                     missing_files=lambda t, data_dir: [Path(data_dir) / "toy" / "a.csv"],
                     pull_aliases=("toy-bench",), pages=lambda: (page,))
     monkeypatch.setattr(benchmarks, "BENCHMARKS", (*benchmarks.BENCHMARKS, toy))
     registry.all_tasks.cache_clear()
-    layout.site_pages.cache_clear()
+    benchmarks.site_pages.cache_clear()
     yield task
     monkeypatch.undo()
     registry.all_tasks.cache_clear()
-    layout.site_pages.cache_clear()
+    benchmarks.site_pages.cache_clear()
 
 
 def test_adding_a_benchmark_is_one_declaration(toy_benchmark: Task, tmp_path: Path):
@@ -92,8 +91,8 @@ def test_adding_a_benchmark_is_one_declaration(toy_benchmark: Task, tmp_path: Pa
     assert [s.source.repo for s in pull.select_sources(["toy"])] == ["someone/toy"]
     assert pull.missing_files(toy_benchmark, tmp_path) == [tmp_path / "toy" / "a.csv"]
     assert _reader(toy_benchmark).__name__ == "leaderboard.core.data.pi_indic"
-    assert layout.site_pages()[-1].path == "toy.md"
-    assert "toy/one" in layout.all_views()
+    assert benchmarks.site_pages()[-1].path == "toy.md"
+    assert "toy/one" in benchmarks.all_views()
 
 
 def test_task_declarations_refuse_values_outside_their_choices():

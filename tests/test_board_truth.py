@@ -22,9 +22,9 @@ from site_html import parse
 
 from leaderboard.core.metrics import classification as cls
 from leaderboard.submission.results import read_results, write_results
-from leaderboard.publish.site import build_site
+from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.board import load_board
-from leaderboard.publish.site.layout import all_views, site_pages
+from leaderboard.benchmarks import all_views, site_pages
 from leaderboard.publish.stats import compare_pair
 from leaderboard.publish.stats.significance import reference
 

@@ -33,7 +33,7 @@ from leaderboard.app.cli import main
 from leaderboard.core.data import load_task_data
 from leaderboard.submission.pipeline import score_submission
 from leaderboard.benchmarks.registry import get_task
-from leaderboard.core.runs import required_depth
+from leaderboard.core.runs.validation import required_depth
 from leaderboard.submission.results import (
     ModelInfo,
     ResultsFile,

@@ -125,7 +125,7 @@ def test_submissions_are_found_by_id_and_averages_are_compared(capsys) -> None:
     from leaderboard.publish.standings.head_to_head import load_system
 
     bm25 = load_system(SUBMISSIONS / "bm25s")
-    from leaderboard.publish.standings import all_views
+    from leaderboard.benchmarks import all_views
 
     view = all_views()["followtable/average"]
     column = view.columns[view.tiered_column]

@@ -43,7 +43,7 @@ def cache_folder(tmp_path: Path, monkeypatch) -> Path:
 
 def assert_same_data(a: TaskData, b: TaskData) -> None:
     for f in fields(TaskData):
-        if f.name == "_judged":
+        if f.name == "judged":
             continue
         x, y = getattr(a, f.name), getattr(b, f.name)
         if isinstance(x, np.ndarray):

@@ -39,15 +39,12 @@ from leaderboard.app.datapull.pull import (
 )
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 from fixtures.mteb_collection import Collection, write_collection
-from leaderboard.benchmarks.registry import (
-    FOLLOWIR_SOURCES,
-    MFOLLOWIR_SOURCE,
-    FOLLOWTABLE_COMMIT,
-    PI_INDIC_COMMIT,
-    PI_INDIC_LANGUAGES,
-    PI_INDIC_SOURCE,
-    get_task,
-)
+from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES
+from leaderboard.benchmarks.followtable import FOLLOWTABLE_COMMIT
+from leaderboard.benchmarks.mfollowir import MFOLLOWIR_SOURCE
+from leaderboard.benchmarks.pi_indic import PI_INDIC_COMMIT, PI_INDIC_SOURCE
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
 
 FT_REPO = "deu05232/FollowTable"
 FT_COMMIT = FOLLOWTABLE_COMMIT + "0" * (40 - len(FOLLOWTABLE_COMMIT))

@@ -113,7 +113,7 @@ def test_fast_parse_of_a_run_larger_than_one_block_equals_the_exact_pass(monkeyp
     np.random.default_rng(7).integers(0, 50, 5000).astype(np.int32),
 ])
 def test_sorted_unique_equals_np_unique(values: np.ndarray) -> None:
-    from leaderboard.core.runs import sorted_unique
+    from leaderboard.core.runs.columns import sorted_unique
     from leaderboard.core.runs.ordering import _n_distinct
 
     names, inverse = sorted_unique(values)
@@ -231,7 +231,7 @@ def test_the_run_reader_needs_neither_numpy_nor_pyarrow() -> None:
 
 
 def test_run_files_read_early_equal_the_reading_on_demand(tmp_path: Path) -> None:
-    from leaderboard.core.runs import read_run_file, start_reading
+    from leaderboard.core.runs.reading import read_run_file, start_reading
 
     good = write_run_file(tmp_path / "good.trec.gz", ["q1 Q0 d1 1 2.5 t", "q1 Q0 d2 2 1.5 t"])
     empty = tmp_path / "empty.trec"
@@ -318,7 +318,7 @@ def test_ids_encoded_on_two_threads_equal_one_thread(monkeypatch) -> None:
 
 def test_scoring_prepared_while_the_runs_parse_scores_the_same(data_dir: Path, wtr_runs) -> None:
     from leaderboard.core.data import followtable
-    from leaderboard.core.runs import load_and_validate
+    from leaderboard.core.runs.validation import load_and_validate
     from leaderboard.core.scoring import prepare_task, score_task
 
     task = get_task(WTR)
@@ -328,7 +328,7 @@ def test_scoring_prepared_while_the_runs_parse_scores_the_same(data_dir: Path, w
         assert report.ok
     fresh, prepared = followtable.load(task, data_dir), followtable.load(task, data_dir)
     prepare_task(task, prepared)
-    assert set(prepared._judged) == {"changed", "instruction_positive"} and not fresh._judged
+    assert set(prepared.judged) == {"changed", "instruction_positive"} and not fresh.judged
     plain, early = score_task(task, fresh, runs), score_task(task, prepared, runs)
     assert json.dumps(plain.per_query, sort_keys=True) == json.dumps(early.per_query, sort_keys=True)
     assert plain.metrics == early.metrics and plain.groups == early.groups

@@ -174,7 +174,7 @@ def test_unranked_documents_and_unanswered_queries(followir_world, tmp_path: Pat
     # Leaving documents and a query out breaks the depth rule, so the runs are parsed
     # without the checks against the task and scored as they are.
     from leaderboard.core.data import load_task_data
-    from leaderboard.core.runs import read_run
+    from leaderboard.core.runs.validation import read_run
     from leaderboard.core.scoring import score_task
 
     runs = {role: read_run(path).run for role, path in files.items()}

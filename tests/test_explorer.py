@@ -17,7 +17,7 @@ import pytest
 from fixtures.chromium import serve
 from leaderboard.submission.explain_files import explain_dir
 from leaderboard.submission.results import read_results
-from leaderboard.publish.site import build_site
+from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.explorer import families, family_key, task_labels
 from leaderboard.benchmarks.registry import all_tasks, get_task
 from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree

@@ -25,7 +25,7 @@ from leaderboard.core.explain import explain_task
 from leaderboard.submission.pipeline import check_task_files, score_inputs, score_submission
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import read_results
-from leaderboard.publish.site import build_site
+from leaderboard.publish.site.build import build_site
 
 pytestmark = pytest.mark.browser
 

@@ -18,7 +18,7 @@ import pytest
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from leaderboard.publish.models import resolve_model
 from leaderboard.submission.results import read_results
-from leaderboard.publish.site import build_site
+from leaderboard.publish.site.build import build_site
 
 pytestmark = pytest.mark.browser
 

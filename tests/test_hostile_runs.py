@@ -12,14 +12,16 @@ import zlib
 from pathlib import Path
 
 import pytest
+from fixtures.mteb_collection import run_lines, write_collection
 
 import leaderboard.core.fileio as fileio
-from fixtures.mteb_collection import run_lines, write_collection
+import leaderboard.core.runs.parsing as runs_parsing
+import leaderboard.core.runs.reading as runs_reading
+import leaderboard.core.runs.validation as runs_validation
 from leaderboard.app.cli import main
-from leaderboard.core.data import load_task_data
 from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.data import load_task_data
 from leaderboard.core.report import Report
-import leaderboard.core.runs as runs
 
 REPO = Path(__file__).resolve().parents[1]
 WTR = "followtable/wtr"
@@ -59,7 +61,7 @@ def test_many_gzip_members_inflate_in_linear_time(tmp_path: Path, monkeypatch) -
     counting = CountingInflater()
     monkeypatch.setattr(fileio, "_inflate_lib", counting)
     report = Report()
-    assert runs.read_run_bytes(path, "members.trec.gz", report) == b"".join(lines)
+    assert runs_reading.read_run_bytes(path, "members.trec.gz", report) == b"".join(lines)
     assert report.ok
     # Quadratic: ~20,000 x half the file = 6.7 GB; linear: a small multiple of the file.
     assert counting.fed <= 32 * len(raw), counting.fed
@@ -70,9 +72,9 @@ def test_gzip_members_with_zero_padding_and_garbage(tmp_path: Path) -> None:
     path = tmp_path / "run.gz"
     path.write_bytes(member * 3 + b"\x00" * 700)
     report = Report()
-    assert runs.read_run_bytes(path, "run.gz", report) == b"0 Q0 1 1 1.5 t\n" * 3 and report.ok
+    assert runs_reading.read_run_bytes(path, "run.gz", report) == b"0 Q0 1 1 1.5 t\n" * 3 and report.ok
     path.write_bytes(member * 3 + b"\x00" * 700 + b"x")
-    assert runs.read_run_bytes(path, "run.gz", report) is None
+    assert runs_reading.read_run_bytes(path, "run.gz", report) is None
     assert [i.format() for i in report.issues] == [
         "run.gz: not a valid gzip file: trailing garbage after the compressed data"]
 
@@ -80,7 +82,7 @@ def test_gzip_members_with_zero_padding_and_garbage(tmp_path: Path) -> None:
 MEASURE = """
 import resource, sys, json
 from pathlib import Path
-from leaderboard.core.runs import load_and_validate
+from leaderboard.core.runs.validation import load_and_validate
 from leaderboard.core.data import load_task_data
 from leaderboard.benchmarks.registry import get_task
 data = load_task_data(get_task("followtable/wtr"), Path(sys.argv[2]))
@@ -107,7 +109,7 @@ def test_a_gzip_of_bad_lines_stops_at_the_cap_in_bounded_memory(tmp_path: Path,
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     listed = result["lines"]
-    cap = runs.MAX_ERRORS
+    cap = runs_parsing.MAX_ERRORS
     assert listed[:cap] == [f"{path}:{i}: score 'x' is not a number"
                                    for i in range(1, cap + 1)]
     assert listed[cap] == (
@@ -211,7 +213,7 @@ def test_a_gzip_bomb_of_prediction_lines_stops_inflating_at_the_cap(tmp_path: Pa
                           capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    cap = runs.MAX_ERRORS
+    cap = runs_parsing.MAX_ERRORS
     assert result["lines"][:cap] == [f"{path}:{i}: expected 6 columns (qid Q0 docid rank score "
                                      "tag), found 2" for i in range(1, cap + 1)]
     assert result["lines"][cap:] == [
@@ -237,7 +239,7 @@ def test_unknown_queries_are_listed_up_to_the_cap_and_counted_past_it(tmp_path: 
                                                                       data_dir: Path) -> None:
     """Two runs of 10^6 unknown query ids kept 2x10^6 findings (1.15 GB): the findings of
     a kind stop at MAX_FINDINGS_PER_KIND, and the rest is counted in one."""
-    cap = runs.MAX_FINDINGS_PER_KIND
+    cap = runs_validation.MAX_FINDINGS_PER_KIND
     n = cap + 500
     text = "".join(f"nobody-{i} Q0 0 1 1.0 t\n" for i in range(n))
     rc, out = check(tmp_path / "original.trec", text, capsys, data_dir, "--role", "original")
@@ -248,7 +250,7 @@ def test_unknown_queries_are_listed_up_to_the_cap_and_counted_past_it(tmp_path: 
     # queries in one line.
     assert f"{path}: ... and {n + 1 - 25:,} more errors" in out
     assert f"INVALID {WTR} original run ({n + 1:,} errors" in out  # with the missing queries
-    report = runs.validate_read_run(runs.read_run(path), load_task_data(get_task(WTR), data_dir),
+    report = runs_validation.validate_read_run(runs_validation.read_run(path), load_task_data(get_task(WTR), data_dir),
                                     "original")[0]
     assert len(report.issues) == cap + 2 and report.n_errors == n + 1
     assert report.issues[cap].message == "500 more unknown queries"
@@ -258,7 +260,7 @@ def test_a_run_of_more_query_ids_than_any_task_has_stops_there(tmp_path: Path, c
                                                                data_dir: Path) -> None:
     """Decoding 10^6 distinct query ids took 360 MB a file; past MAX_QUERIES the reading
     stops, with the line."""
-    limit = runs.MAX_QUERIES
+    limit = runs_parsing.MAX_QUERIES
     text = "".join(f"q{i} Q0 0 1 1.0 t\n" for i in range(limit + 50))
     rc, out = check(tmp_path / "original.trec", text, capsys, data_dir, "--role", "original")
     assert rc == 1

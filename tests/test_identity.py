@@ -13,11 +13,11 @@ from leaderboard.publish.models import (
     load_registry,
     resolve_model,
 )
-from leaderboard.publish.reported.protocols import mteb_swaps_qrels, protocol_of
+from leaderboard.benchmarks.protocols import mteb_swaps_qrels, protocol_of
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, read_results
 from leaderboard.publish.site.board import load_rows
 from leaderboard.publish.standings.statistic import column_value
-from leaderboard.publish.site.layout import site_pages
+from leaderboard.benchmarks import site_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -30,7 +30,7 @@ from leaderboard.core.data import load_task_data
 from leaderboard.core.data.base import MissingDataError
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
-from leaderboard.core.runs import parse_run
+from leaderboard.core.runs.parsing import parse_run
 from leaderboard.core.scoring import score_task
 
 

@@ -14,7 +14,9 @@ import pytest
 from leaderboard.core.data import pi_indic
 from leaderboard.core.data.base import DataFormatError, MissingDataError
 from leaderboard.core.metrics import classification as cls
-from leaderboard.benchmarks.registry import PI_INDIC_LANGUAGES, get_task, tasks_of
+from leaderboard.benchmarks.registry import get_task, tasks_of
+from leaderboard.core.data.layout_files import (PI_INDIC_FILE_TEMPLATE, PI_INDIC_LANGUAGES,
+                                                PI_INDIC_VALIDATION_DIR)
 
 DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
                                str(Path(__file__).resolve().parents[1].parent / "shared" / "data")))
@@ -116,19 +118,19 @@ def test_missing_files_are_listed_exactly(tmp_path: Path, data_dir: Path) -> Non
     assert "asm-urd" in str(info.value)
 
     # Only one of the two present: exactly the other one is reported.
-    folder = tmp_path / "pi-indic" / pi_indic.VALIDATION_DIR
+    folder = tmp_path / "pi-indic" / PI_INDIC_VALIDATION_DIR
     folder.mkdir(parents=True)
     name = "Nirdesha_Multilingual_Validation - Assamese.csv"
-    shutil.copy(data_dir / "pi-indic" / pi_indic.VALIDATION_DIR / name, folder / name)
+    shutil.copy(data_dir / "pi-indic" / PI_INDIC_VALIDATION_DIR / name, folder / name)
     with pytest.raises(MissingDataError) as info:
         pi_indic.load(task, tmp_path)
     assert [p.name for p in info.value.missing] == ["Nirdesha_Multilingual_Validation - Urdu.csv"]
 
 
 def _write_csv(root: Path, lang: str, body: str) -> None:
-    folder = root / "pi-indic" / pi_indic.VALIDATION_DIR
+    folder = root / "pi-indic" / PI_INDIC_VALIDATION_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    name = pi_indic.FILE_TEMPLATE.format(name=PI_INDIC_LANGUAGES[lang])
+    name = PI_INDIC_FILE_TEMPLATE.format(name=PI_INDIC_LANGUAGES[lang])
     (folder / name).write_text(body, encoding="utf-8")
 
 

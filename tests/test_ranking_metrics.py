@@ -11,7 +11,7 @@ import pytest
 import pytrec_eval
 
 from leaderboard.core.metrics.ranking import RankedRun, evaluate
-from leaderboard.core.runs import ParsedRun
+from leaderboard.core.runs.columns import ParsedRun
 
 # Ours -> trec_eval's measure (pytrec_eval key). RR@k has no trec_eval measure: it is held
 # to its definition below.

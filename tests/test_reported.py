@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.benchmarks.registry import PI_INDIC_LANGUAGES, all_tasks
-from leaderboard.publish.reported.protocols import relabel
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
+from leaderboard.benchmarks.protocols import relabel
 from leaderboard.publish.reported import build_all_reported, import_mteb, import_mteb_command
 from leaderboard.publish.reported.mteb import MtebImportError
 from leaderboard.publish.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAPER_ONLY_TASK_PREFIXES,

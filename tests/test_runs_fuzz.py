@@ -24,7 +24,9 @@ from leaderboard.core.data import load_task_data
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
 import leaderboard.core.runs.parsing as parsing_module
-from leaderboard.core.runs import ParsedRun, load_and_validate, parse_run
+from leaderboard.core.runs.columns import ParsedRun
+from leaderboard.core.runs.parsing import parse_run
+from leaderboard.core.runs.validation import load_and_validate
 from leaderboard.core.runs.ordering import _grouped_order, _trec_order
 
 NAME = "sub/runs/followtable/wtr/original.trec"

@@ -15,10 +15,11 @@ import pytest
 
 from leaderboard.app.cli import main as cli_main
 from site_html import parse
-from leaderboard.publish.site import SiteBuildError, build_site
+from leaderboard.publish.site.build import SiteBuildError, build_site
 from leaderboard.publish.site.board import load_board
 from leaderboard.publish.site.format import params_reason, params_text, relative, safe_url, score_text
-from leaderboard.publish.site.layout import all_views, anchor_of, site_pages
+from leaderboard.benchmarks import all_views, site_pages
+from leaderboard.benchmarks.views import anchor_of
 from leaderboard.publish.site.render import (
     REPO_DEFAULT_BRANCH,
     REPO_URL,
@@ -393,7 +394,7 @@ def test_view_permalinks_exist(built: dict) -> None:
 
 @pytest.mark.slow
 def test_strict_mode_fails_on_a_broken_link(built: dict, tmp_path: Path) -> None:
-    from leaderboard.publish.site import run_mkdocs
+    from leaderboard.publish.site.build import run_mkdocs
     from leaderboard.publish.site.render import mkdocs_config, render_docs, write_mkdocs_config
 
     docs = tmp_path / "docs"

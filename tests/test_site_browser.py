@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
-from leaderboard.publish.site import build_site
+from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.render import REPO_URL
 from leaderboard.publish.site.synthetic import HOSTILE_NAME, write_tree
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
-from leaderboard.publish.site.layout import Column, View
+from leaderboard.benchmarks.views import Column, View
 from leaderboard.publish.standings import (
     TIER_LEADER,
     Row,

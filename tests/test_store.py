@@ -807,7 +807,7 @@ def test_explanation_files_pushed_to_the_hub_are_read_back_by_the_site_build(
     import shutil
     import urllib.request
 
-    from leaderboard.publish.site import build_site
+    from leaderboard.publish.site.build import build_site
     from leaderboard.app.transfer import push
 
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))

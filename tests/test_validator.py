@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from fixtures.mteb_collection import Collection, run_lines, write_collection
 
 import leaderboard.core.fileio as fileio
-import leaderboard.core.runs as runs
+import leaderboard.core.runs.parsing as runs_parsing
 import leaderboard.core.runs.reading as reading
-from fixtures.mteb_collection import Collection, run_lines, write_collection
 from leaderboard.app.cli import main
-from leaderboard.core.data import load_task_data
 from leaderboard.benchmarks.registry import get_task
+from leaderboard.core.data import load_task_data
 
 WTR = "followtable/wtr"
 # FollowTable ranks a corpus: every query lists min(1000, corpus size) = 1000 tables.
@@ -296,7 +296,7 @@ def test_many_errors_are_capped(tmp_path: Path, capsys, data_dir: Path, wtr_line
     assert result.rc == 1
     errors = [ln for ln in result.out.splitlines() if re.match(rf"{re.escape(str(result.path))}:\d+: score", ln)]
     # NIST's checker stops after too many errors; so does this one, and says where.
-    assert len(errors) == runs.MAX_ERRORS == 20
+    assert len(errors) == runs_parsing.MAX_ERRORS == 20
     assert (f"{result.path}: more than 20 errors: stopped reading at line 21 of "
             f"{len(wtr_lines) + 100}, as NIST's checker does; fix these and check again"
             in result.out)
@@ -540,8 +540,8 @@ def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
     """check_task_files reads a task's runs on worker threads while the data loads; its
     report (order included) and parsed runs are those of the one-thread path."""
     from leaderboard.core.data import MissingDataError
+    from leaderboard.core.runs.reading import start_reading
     from leaderboard.submission.pipeline import check_task_files, validate_task_files
-    from leaderboard.core.runs import start_reading
 
     task = get_task(WTR)
     wtr = load_task_data(task, data_dir)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Literal
 
@@ -20,15 +21,6 @@ from leaderboard.core.tasks import Task
 
 if TYPE_CHECKING:  # built by the declarations' functions, only when pages are
     from leaderboard.benchmarks.views import HomeColumn, Page
-
-# Readers by layout name: each module has ``load(task, data_dir) -> TaskData`` and
-# ``iter_corpus(task, data_dir)``. Imported only when used: the mteb and PI-Indic readers
-# pull in pandas, which a FollowTable `leaderboard eval` never needs.
-READERS: dict[str, str] = {
-    "mteb": "leaderboard.core.data.mteb_layout",
-    "followtable": "leaderboard.core.data.followtable",
-    "pi-indic": "leaderboard.core.data.pi_indic",
-}
 
 # How `data pull` plans a GitHub source: download the files the source lists, or list a
 # dataset folder and pack its per-table files into one corpus when the corpus is absent.
@@ -39,11 +31,12 @@ GitHubPlan = Literal["listed-files", "table-folder"]
 class Benchmark:
     id: str
     title: str
+    # Its tasks; each names the layout of its upstream files, and so its reader
+    # (leaderboard.core.data.READERS).
     build_tasks: Callable[[], list[Task]]
-    # Key of READERS; a task's params["layout"] overrides it.
-    reader: str
-    # Files a task's reader needs that are not under the data directory (empty: present).
-    missing_files: Callable[[Task, Path], list[Path]]
+    # Files a task needs that are not under the data directory (empty: all present), when
+    # they are not the ones its reader lists (leaderboard.core.data.missing_files).
+    missing_files: Callable[[Task, Path], list[Path]] | None = None
     # Other names `leaderboard data pull` accepts for this benchmark.
     pull_aliases: tuple[str, ...] = ()
     github_plan: GitHubPlan = "listed-files"
@@ -76,13 +69,9 @@ class Benchmark:
         return tasks
 
 
-def reader_name_of(task: Task, benchmark: Benchmark) -> str:
-    """The name of ``task``'s data reader module: its params["layout"]'s, else its
-    benchmark's."""
-    layout = task.params.get("layout", benchmark.reader)
-    try:
-        return READERS[layout]
-    except KeyError:
-        raise ValueError(f"task {task.id!r}: unknown data layout {layout!r}; "
-                         f"known: {', '.join(READERS)}") from None
-
+def site_views(module: str, name: str) -> Callable[[], tuple]:
+    """``name()`` of the module that declares a benchmark's site pages and home columns
+    (``<benchmark>_views``), imported by name when called, as a task's reader is: the
+    view classes are the site's, and a one-task `leaderboard eval`, which reads every
+    declaration, never builds a page."""
+    return lambda: getattr(import_module(module), name)()

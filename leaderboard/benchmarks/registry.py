@@ -11,33 +11,8 @@ from __future__ import annotations
 
 from functools import cache
 
-# The declarations live in leaderboard.benchmarks, one module per benchmark; these names
-# stay importable from here for existing callers.
 from leaderboard.benchmarks import declared
-from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES  # noqa: F401
-from leaderboard.benchmarks.followtable import (  # noqa: F401
-    FOLLOWTABLE_COMMIT,
-    FOLLOWTABLE_CONSTRAINTS,
-    FOLLOWTABLE_DATASETS,
-    FOLLOWTABLE_FILES,
-)
-from leaderboard.benchmarks.mfollowir import (  # noqa: F401
-    MFOLLOWIR_CL_SOURCE,
-    MFOLLOWIR_LANGUAGES,
-    MFOLLOWIR_SOURCE,
-)
-from leaderboard.benchmarks.pi_indic import (  # noqa: F401
-    PI_INDIC_COMMIT,
-    PI_INDIC_LANGUAGES,
-    PI_INDIC_SOURCE,
-)
-from leaderboard.core.tasks import (  # noqa: F401
-    LOWER_IS_BETTER,
-    DataSource,
-    Role,
-    Task,
-    higher_is_better,
-)
+from leaderboard.core.tasks import Task
 
 
 def _build_tasks() -> list[Task]:

@@ -8,7 +8,7 @@ its per-query scores. Views have stable ids (``followir/robust04``) from which t
 anchors and download file names derive, so permalinks survive new tasks being added.
 
 Each benchmark module declares its own pages from these shapes;
-:mod:`leaderboard.publish.site.layout` collects them. Nothing here reads results.
+:func:`leaderboard.benchmarks.site_pages` collects them. Nothing here reads results.
 """
 
 from __future__ import annotations

@@ -35,11 +35,17 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from leaderboard.core.data.base import TaskData
-from leaderboard.core.metrics.instruction import JudgedDocs, irs_parts, irs_weights, pair_ranks
+from leaderboard.core.metrics.instruction import (
+    JudgedDocs,
+    irs_parts,
+    irs_weights,
+    judged_docs,
+    pair_ranks,
+)
 from leaderboard.core.metrics.ranking import RankedRun
-from leaderboard.benchmarks.registry import Task
-from leaderboard.core.runs import ParsedRun
+from leaderboard.core.runs.columns import ParsedRun
 from leaderboard.core.scoring import ScoreSheet
+from leaderboard.core.tasks import Task
 
 #: How many documents of each run a card lists from the top.
 TOP_K = 10
@@ -201,9 +207,9 @@ def _top(run: RankedRun, code: int, qrels_query: Mapping[str, int],
 def _explain_paired(task: Task, data: TaskData, sheet: ScoreSheet, original: RankedRun,
                     altered: RankedRun) -> TaskExplanation:
     query_ids = data.roles["altered"].query_ids
-    t_neg = data.judged("changed")
+    t_neg = judged_docs(data, "changed")
     with_irs = "IRS" in task.pair_metrics
-    t_pos = data.judged("instruction_positive") if with_irs else None
+    t_pos = judged_docs(data, "instruction_positive") if with_irs else None
     judged = (t_pos, t_neg) if t_pos is not None else (t_neg,)
     orig_code, alt_code, r_og, r_new = pair_ranks(original, altered, data.pairs, query_ids,
                                                   *judged)
@@ -505,13 +511,3 @@ def text_record(task: Task, data: TaskData, corpus: Iterable[tuple[str, str]]) -
 
 
 TEXT_FORMAT = "followboard-texts/1"
-
-
-def upstream_links(task: Task) -> dict[str, str] | None:
-    """Where a card links the documents and queries of a benchmark whose texts it does not
-    show (its declaration's ``upstream_text_links``), or None."""
-    if shows_text(task):
-        return None
-    from leaderboard.benchmarks import benchmark_of
-
-    return benchmark_of(task.benchmark).upstream_text_links(task)

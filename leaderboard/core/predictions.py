@@ -29,12 +29,18 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.core.data.base import TaskData
-from leaderboard.core.fileio import (MAX_LINE_ERRORS, atomic_write_bytes,
-                                read_submitted_bytes)
-from leaderboard.core.metrics.classification import classification_metrics, per_unit_scores
-from leaderboard.benchmarks.registry import Task
+from leaderboard.core.fileio import (
+    MAX_LINE_ERRORS,
+    atomic_write_bytes,
+    read_submitted_bytes,
+)
+from leaderboard.core.metrics.classification import (
+    classification_metrics,
+    per_unit_scores,
+)
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
+from leaderboard.core.tasks import Task
 
 ROLE = "predictions"
 # A complete file is about 300 lines of ~20 bytes. Anything near this cap is not a

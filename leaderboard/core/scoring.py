@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from leaderboard.core.data.base import TaskData
-from leaderboard.core.metrics.instruction import irs, p_mrr, p_mrr_and_irs
+from leaderboard.core.metrics.instruction import irs, judged_docs, p_mrr, p_mrr_and_irs
 from leaderboard.core.metrics.ranking import RankedRun, evaluate
-from leaderboard.benchmarks.registry import Task
-from leaderboard.core.runs import ParsedRun
+from leaderboard.core.runs.columns import ParsedRun
+from leaderboard.core.tasks import Task
 
 
 @dataclass
@@ -54,9 +54,9 @@ def prepare_task(task: Task, data: TaskData) -> None:
     task (kept on ``data``): 3-4 ms for a FollowTable task, which `leaderboard eval` spends
     while its runs are still being parsed rather than after."""
     if "p-MRR" in task.pair_metrics or "IRS" in task.pair_metrics:
-        data.judged("changed")
+        judged_docs(data, "changed")
     if "IRS" in task.pair_metrics:
-        data.judged("instruction_positive")
+        judged_docs(data, "instruction_positive")
 
 
 def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> ScoreSheet:
@@ -75,14 +75,14 @@ def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> ScoreS
     if "p-MRR" in task.pair_metrics and "IRS" in task.pair_metrics:
         per_query["p-MRR"], per_query["IRS"] = p_mrr_and_irs(
             ranked["original"], ranked["altered"], data.pairs,
-            data.judged("instruction_positive"), data.judged("changed"), data.corpus_size,
+            judged_docs(data, "instruction_positive"), judged_docs(data, "changed"), data.corpus_size,
             data.roles["altered"].query_ids)
     elif "p-MRR" in task.pair_metrics:
         per_query["p-MRR"] = p_mrr(ranked["original"], ranked["altered"], data.pairs,
-                                   data.judged("changed"), data.roles["altered"].query_ids)
+                                   judged_docs(data, "changed"), data.roles["altered"].query_ids)
     elif "IRS" in task.pair_metrics:
         per_query["IRS"] = irs(ranked["original"], ranked["altered"], data.pairs,
-                               data.judged("instruction_positive"), data.judged("changed"),
+                               judged_docs(data, "instruction_positive"), judged_docs(data, "changed"),
                                data.corpus_size, data.roles["altered"].query_ids)
 
     metrics = {key: _mean(values) for key, values in per_query.items()}

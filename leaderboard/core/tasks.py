@@ -19,6 +19,10 @@ Role = Literal["original", "altered", "run", "predictions"]
 Host = Literal["huggingface", "github"]
 Pairing = Literal["suffix", "topic", "none"]
 Candidates = Literal["pool", "corpus", "pairs"]
+# The upstream layout a task's files follow, which names its reader
+# (:data:`leaderboard.core.data.READERS`, which refuses any other): mteb's Hub parquet
+# configs (FollowIR, mFollowIR), FollowTable's BEIR export, PI-Indic-Align's CSVs.
+Layout = Literal["mteb", "followtable", "pi-indic"]
 
 
 def _check_choice(owner: str, name: str, value: object, allowed: object) -> None:
@@ -76,6 +80,8 @@ class Task:
     benchmark: str
     title: str
     source: DataSource
+    # How its upstream files are laid out, and so which reader loads them.
+    layout: Layout
     # Which run files a submission provides for this task.
     roles: tuple[Role, ...]
     # How query ids of the two roles pair up:
@@ -98,14 +104,12 @@ class Task:
     views: dict[str, str] = field(default_factory=dict)
     # Per-query grouping inside the task (FollowTable constraint types).
     group_by: str | None = None
-    # Loader parameters (dataset folder, language codes, ...). ``layout``, when present,
-    # names the reader (:data:`leaderboard.benchmarks.declaration.READERS`) and wins over
-    # the benchmark's default one.
+    # Loader parameters (dataset folder, language codes, ...).
     params: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         owner = f"task {self.id!r}"
-        for name in ("id", "benchmark", "title", "primary_metric", "headline_metric"):
+        for name in ("id", "benchmark", "title", "layout", "primary_metric", "headline_metric"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{owner}: {name} must be a string")
         if not isinstance(self.source, DataSource):

@@ -53,13 +53,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from leaderboard.benchmarks import benchmark_of
+from leaderboard.core.explain import shows_text
 from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
 from leaderboard.store.locations import FolderStore, HttpsStore, store_path
 
 if TYPE_CHECKING:
     from leaderboard.core.data.base import TaskData
     from leaderboard.core.explain import TaskExplanation
-    from leaderboard.benchmarks.registry import Task
+    from leaderboard.core.tasks import Task
     from leaderboard.submission.results import ExplainManifestFile, ResultsFile
 
 #: The folder of a submission that holds its explanation files.
@@ -153,15 +155,23 @@ class TaskTexts:
 _TEXTS: dict[tuple[str, str], TaskTexts] = {}
 
 
+def upstream_links(task: Task) -> dict[str, str] | None:
+    """Where a card links the documents and queries of a benchmark whose texts it does not
+    show (its declaration's ``upstream_text_links``), or None."""
+    if shows_text(task):
+        return None
+    return benchmark_of(task.benchmark).upstream_text_links(task)
+
+
 def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     """The texts a task's cards show (:func:`leaderboard.core.explain.text_record`), split in
     parts that tasks share; for a benchmark without a licence to show them, the upstream
-    links (:func:`leaderboard.core.explain.upstream_links`)."""
+    links (:func:`upstream_links`)."""
     key = (task.id, str(Path(data_dir).resolve()))
     if key in _TEXTS:
         return _TEXTS[key]
     from leaderboard.core.data import iter_corpus
-    from leaderboard.core.explain import text_record, upstream_links
+    from leaderboard.core.explain import text_record
 
     record = text_record(task, data, iter_corpus(task, data_dir))
     if record is None:

@@ -31,7 +31,8 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationEr
 
 from leaderboard.submission.explain_files import EXPLAIN_DIR
 from leaderboard.core.fileio import size_text, validation_problem
-from leaderboard.benchmarks.registry import Task, all_tasks
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.tasks import Task
 from leaderboard.core.report import Report
 from leaderboard.submission.results import PER_QUERY_NAME, ModelInfo
 from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Callable
 from leaderboard import __version__
 from leaderboard.core.data import load_task_data
 from leaderboard.core.data.base import DataFormatError, MissingDataError, TaskData
-from leaderboard.benchmarks.registry import Task
+from leaderboard.core.tasks import Task
 from leaderboard.core.report import Report
-from leaderboard.core.runs import (ParsedRun, RunBytes, load_and_validate, parse_run_file,
-                             read_run_file, validate_read_run)
+from leaderboard.core.runs.columns import ParsedRun
+from leaderboard.core.runs.reading import RunBytes, read_run_file
+from leaderboard.core.runs.validation import load_and_validate, parse_run_file, validate_read_run
 from leaderboard.core.scoring import ScoreSheet, score_task
 
 if TYPE_CHECKING:

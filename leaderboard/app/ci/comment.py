@@ -13,9 +13,15 @@ import html
 import re
 from itertools import groupby
 
+from leaderboard.app.ci.pr_report import (
+    CiReport,
+    Problem,
+    SubmissionCheck,
+    TaskStanding,
+)
 from leaderboard.benchmarks import benchmark_of, declared
-from leaderboard.app.ci.pr_report import CiReport, Problem, SubmissionCheck, TaskStanding
 from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.publish.stats import ALPHA
 
 COMMENT_MARKER = "<!-- followboard-report -->"
 # GitHub refuses comment bodies over 65,536 characters; keep a margin for the marker and
@@ -149,8 +155,6 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
 
 
 def tier_note(rows: list[TaskStanding]) -> str:
-    from leaderboard.publish.stats import ALPHA
-
     tests = sorted({TEST_NAMES.get(r.test or "", md(r.test or "")) for r in rows if r.test})
     how = f" ({', '.join(tests)}, Holm-corrected within the task)" if tests else ""
     return ("Scores ×100. **Tier** compares the per-query scores of each task's primary metric "

@@ -18,11 +18,16 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from leaderboard.app.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
-from leaderboard.app.ci.policy import METADATA_NAME, RESULTS_NAME, RUNS_DIR, SUBMISSIONS_DIR
+from leaderboard.app.ci.policy import (
+    METADATA_NAME,
+    RESULTS_NAME,
+    RUNS_DIR,
+    SUBMISSIONS_DIR,
+)
+from leaderboard.core.report import Report
 from leaderboard.submission.explain_files import EXPLAIN_DIR
 from leaderboard.submission.manifest import MANIFEST_NAME
 from leaderboard.submission.pipeline import results_staleness, score_submission
-from leaderboard.core.report import Report
 
 Progress = Callable[[str], None]
 

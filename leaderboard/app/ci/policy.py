@@ -20,12 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from leaderboard.app.ci.git import Change, GitError, TreeEntry, safe_relative
-from leaderboard.submission.explain_files import EXPLAIN_DIR
 from leaderboard.core.report import Report
-from leaderboard.submission.results import PER_QUERY_NAME
-from leaderboard.submission.manifest import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
-                                        MAX_SUBMISSION_BYTES)
+from leaderboard.submission.explain_files import EXPLAIN_DIR
 from leaderboard.submission.folder import SUBMISSION_ID_RE
+from leaderboard.submission.manifest import (
+    MANIFEST_NAME,
+    MAX_FILE_BYTES,
+    MAX_FILES,
+    MAX_SUBMISSION_BYTES,
+)
+from leaderboard.submission.results import PER_QUERY_NAME
 
 SUBMISSIONS_DIR = "submissions"
 RESULTS_NAME = "results.json"

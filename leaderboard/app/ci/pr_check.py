@@ -26,7 +26,8 @@ from typing import Callable
 
 import github_action_utils as gha
 
-from leaderboard.app.ci.standing import CommittedResults, load_committed, standing
+from leaderboard import __version__
+from leaderboard.app.ci.comment import comment_body, job_summary
 from leaderboard.app.ci.git import (
     SHA_RE,
     TreeEntry,
@@ -50,7 +51,6 @@ from leaderboard.app.ci.policy import (
     is_maintainer,
     ownership_problem,
 )
-from leaderboard.app.ci.comment import comment_body, job_summary
 from leaderboard.app.ci.pr_report import (
     MAX_STORED_PROBLEMS,
     CiReport,
@@ -58,14 +58,19 @@ from leaderboard.app.ci.pr_report import (
     SubmissionCheck,
     write_ci_report,
 )
-from leaderboard.submission.explain_files import explanation_manifest
-from leaderboard.submission.pipeline import check_submission, results_for
+from leaderboard.app.ci.standing import CommittedResults, load_committed, standing
 from leaderboard.core.report import Issue, Report
-from leaderboard.submission.results import (PER_QUERY_NAME, committed_form, per_query_content,
-                                 write_submission_results)
 from leaderboard.store.locations import RunStore, configured_store
-from leaderboard.submission.manifest import MANIFEST_NAME
+from leaderboard.submission.explain_files import explanation_manifest
 from leaderboard.submission.folder import owner_of
+from leaderboard.submission.manifest import MANIFEST_NAME
+from leaderboard.submission.pipeline import check_submission, results_for
+from leaderboard.submission.results import (
+    PER_QUERY_NAME,
+    committed_form,
+    per_query_content,
+    write_submission_results,
+)
 
 Progress = Callable[[str], None]
 # Annotations: GitHub shows at most 10 errors and 10 warnings per step and 50 per job,
@@ -99,8 +104,6 @@ class PrCheckRequest:
 
 
 def scorer_version() -> str:
-    from leaderboard import __version__
-
     return f"followboard {__version__}"
 
 

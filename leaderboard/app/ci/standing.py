@@ -14,22 +14,35 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from pydantic import ValidationError
 
 from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
 from leaderboard.core.fileio import validation_problem
-from leaderboard.benchmarks.registry import Task, higher_is_better
 from leaderboard.core.report import Report
-from leaderboard.submission.results import ResultsFile, ResultsFileError, SystemResult, resolve_per_query
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles, check_file_bytes
+from leaderboard.core.tasks import Task, higher_is_better
+from leaderboard.publish.standings import (
+    Column,
+    order_systems,
+    rank_systems,
+    task_column,
+)
+from leaderboard.store.files import (
+    StoredRef,
+    StoreError,
+    SubmissionFiles,
+    check_file_bytes,
+)
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.manifest import MANIFEST_NAME, parse_manifest
-
-if TYPE_CHECKING:
-    from leaderboard.publish.standings import Column
+from leaderboard.submission.results import (
+    ResultsFile,
+    ResultsFileError,
+    SystemResult,
+    resolve_per_query,
+)
 
 SUBMISSIONS_DIR = "submissions"
 VERIFIED_GLOB_DEPTH = 3  # submissions/<id>/results.json
@@ -122,7 +135,6 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
 
 def _best_of(systems: dict[str, SystemResult], column: Column) -> tuple[str, float] | None:
     """The first of ``systems`` in the leaderboard's order on ``column``, with its value."""
-    from leaderboard.publish.standings import order_systems
 
     values, order = order_systems(systems, column)
     first = next((sid for sid in order if values[sid] is not None), None)
@@ -134,7 +146,6 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
     """The submission's scores on ``task`` and its tier against the task's leader, by the
     leaderboard's own standings (:mod:`leaderboard.publish.standings`): the same value, order,
     leader choice and test as the task's table on the site."""
-    from leaderboard.publish.standings import rank_systems, task_column
 
     scores = system.tasks[task.id]
     metric = task.primary_metric

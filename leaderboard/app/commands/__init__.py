@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from leaderboard.benchmarks.registry import Task
+    from leaderboard.core.tasks import Task
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:

@@ -34,7 +34,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from leaderboard.publish.site import build_site
+    from leaderboard.publish.site.build import build_site
 
     result = build_site(args.results_root, args.out, docs_dir=args.docs_dir,
                         cache_dir=None if args.no_cache else args.cache_dir)

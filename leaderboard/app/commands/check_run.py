@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(f"--role must be one of {', '.join(task.roles)} for {task.id}")
     data = load_task_data(task, resolve_data_dir(args.data_dir))
     if role is None:
-        from leaderboard.core.runs import queries_of_file, role_of_queries
+        from leaderboard.core.runs.validation import queries_of_file, role_of_queries
 
         qids = queries_of_file(args.run_file)
         role = role_of_queries(data, qids) if qids is not None else None

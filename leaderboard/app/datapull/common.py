@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from leaderboard.benchmarks import BENCHMARKS as _DECLARED
-from leaderboard.benchmarks.registry import DataSource
+from leaderboard.core.tasks import DataSource
 
 ENV_GITHUB_API = "LEADERBOARD_GITHUB_API"
 ENV_GITHUB_RAW = "LEADERBOARD_GITHUB_RAW"

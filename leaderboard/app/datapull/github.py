@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Mapping
 from leaderboard import __version__
 from leaderboard.core.fileio import atomic_file
 from leaderboard.benchmarks import benchmark_of
-from leaderboard.benchmarks.registry import DataSource
+from leaderboard.core.tasks import DataSource
 from leaderboard.app.datapull.common import (
     CHUNK_BYTES,
     ENV_GITHUB_TOKEN,

@@ -50,7 +50,7 @@ from leaderboard.app.datapull.common import (
     file_checksum,
     verify,
 )
-from leaderboard.benchmarks.registry import DataSource
+from leaderboard.core.tasks import DataSource
 
 if TYPE_CHECKING:
     from leaderboard.app.datapull.pull import SourceTasks

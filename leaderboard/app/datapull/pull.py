@@ -75,7 +75,9 @@ from leaderboard.app.datapull.github import (  # noqa: F401 - re-exported for ca
 )
 from leaderboard.app.datapull.hub import HubClient, hf_configs  # noqa: F401
 from leaderboard.core.fileio import atomic_write_text
-from leaderboard.benchmarks.registry import DataSource, Task, all_tasks
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.tasks import DataSource, Task
+from leaderboard.core.data import missing_files as reader_missing_files
 
 @dataclass
 class SourceResult:
@@ -418,10 +420,14 @@ def _sweep_partial_files(local_root: Path) -> None:
 # --- presence (shared with `leaderboard data status`) ---------------------------------------
 
 def missing_files(task: Task, data_dir: Path) -> list[Path]:
-    """Files the task's reader needs that are not in ``data_dir`` (empty: all present)."""
+    """Files the task needs that are not in ``data_dir`` (empty: all present): those its
+    benchmark declares, else those its reader lists."""
     from leaderboard.benchmarks import benchmark_of
 
-    return benchmark_of(task.benchmark).missing_files(task, Path(data_dir))
+    declared = benchmark_of(task.benchmark).missing_files
+    if declared is not None:
+        return declared(task, Path(data_dir))
+    return reader_missing_files(task, Path(data_dir))
 
 
 def source_missing_files(item: SourceTasks, data_dir: Path) -> list[Path]:

@@ -1,10 +1,18 @@
-"""Data loading: one reader per upstream layout, one entry point for the engine."""
+"""Data loading: one reader per upstream layout, one entry point for the engine.
+
+A task names its layout (:attr:`leaderboard.core.tasks.Task.layout`); :data:`READERS`
+says which module reads it. Each reader module has ``load(task, data_dir) -> TaskData``,
+``iter_corpus(task, data_dir)`` and ``missing_files(task, data_dir)``, and is imported
+only when a task of its layout is loaded: the mteb and PI-Indic readers pull in pandas,
+which a FollowTable `leaderboard eval` never needs.
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from importlib import import_module
 from pathlib import Path
+from threading import Lock
+from types import ModuleType
 from typing import Iterator
 
 from leaderboard.core.data.base import (
@@ -14,41 +22,56 @@ from leaderboard.core.data.base import (
     TaskData,
     resolve_data_dir,
 )
-from leaderboard.benchmarks.registry import Task
+from leaderboard.core.data.cache import load_through_cache
+from leaderboard.core.tasks import Task
 
-__all__ = ["DataFormatError", "MissingDataError", "RoleData", "TaskData", "load_task_data",
-           "iter_corpus", "resolve_data_dir"]
+__all__ = ["DataFormatError", "MissingDataError", "READERS", "RoleData", "TaskData",
+           "iter_corpus", "load_task_data", "missing_files", "reader_name",
+           "resolve_data_dir"]
 
-
-def _reader_name(task: Task) -> str:
-    # The task's benchmark declaration names its reader (a task's params["layout"] wins);
-    # only that one reader is imported, and only where needed: the others pull in pandas,
-    # which a FollowTable `leaderboard eval` never needs.
-    from leaderboard.benchmarks import benchmark_of, reader_name_of
-
-    return reader_name_of(task, benchmark_of(task.benchmark))
-
-
-def _reader(task: Task):  # noqa: ANN202 - returns a module
-    return import_module(_reader_name(task))
+READERS: dict[str, str] = {
+    "mteb": "leaderboard.core.data.mteb_layout",
+    "followtable": "leaderboard.core.data.followtable",
+    "pi-indic": "leaderboard.core.data.pi_indic",
+}
 
 
-@lru_cache(maxsize=512)  # every registered task fits; PI-Indic has ~300 small ones
-def _load_cached(task_id: str, data_dir: Path) -> TaskData:
-    from leaderboard.benchmarks.registry import get_task
+def reader_name(task: Task) -> str:
+    """The module that reads ``task``'s layout."""
+    try:
+        return READERS[task.layout]
+    except KeyError:
+        raise ValueError(f"task {task.id!r}: unknown data layout {task.layout!r}; "
+                         f"known: {', '.join(READERS)}") from None
 
-    from leaderboard.core.data.cache import load_through_cache
 
-    task = get_task(task_id)
-    return load_through_cache(task, data_dir, _reader_name(task))
+def _reader(task: Task) -> ModuleType:
+    return import_module(reader_name(task))
+
+
+# Loaded tasks, kept for the process: every registered task fits (PI-Indic has ~300 small
+# ones). Two threads asking for one task at once both load it; the first result is kept.
+_LOADED: dict[tuple[str, Path], TaskData] = {}
+_LOADED_LOCK = Lock()
 
 
 def load_task_data(task: Task, data_dir: Path) -> TaskData:
     """Judgments and query sets of one task: read once per process, and kept on disk
     between processes (:mod:`leaderboard.core.data.cache`)."""
-    return _load_cached(task.id, Path(data_dir).resolve())
+    key = (task.id, Path(data_dir).resolve())
+    data = _LOADED.get(key)
+    if data is None:
+        data = load_through_cache(task, key[1], reader_name(task))
+        with _LOADED_LOCK:
+            data = _LOADED.setdefault(key, data)
+    return data
 
 
 def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
     """(document id, text) pairs of a task's corpus, for reference models."""
     return _reader(task).iter_corpus(task, Path(data_dir))
+
+
+def missing_files(task: Task, data_dir: Path) -> list[Path]:
+    """The files ``task``'s reader needs that are not under ``data_dir`` (empty: all there)."""
+    return _reader(task).missing_files(task, Path(data_dir))

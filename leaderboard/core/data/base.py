@@ -10,12 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-
-if TYPE_CHECKING:  # instruction imports runs, which imports this module
-    from leaderboard.core.metrics.instruction import JudgedDocs
 
 ENV_VAR = "LEADERBOARD_DATA"
 
@@ -95,21 +91,12 @@ class TaskData:
     # -> the persona it belongs to (the unit its per-persona scores are built on).
     groups: dict[str, str] = field(default_factory=dict)
 
-    # Encoded judged documents, per kind; see judged().
-    _judged: dict[str, JudgedDocs] = field(default_factory=dict, init=False, repr=False,
-                                          compare=False)
+    # changed and instruction_positive encoded for the metrics, by kind, once per loaded
+    # task, so that every submission scored in this process reuses them (as trec_eval
+    # reuses its qrels): leaderboard.core.metrics.instruction.judged_docs fills it.
+    judged: dict[str, object] = field(default_factory=dict, init=False, repr=False,
+                                      compare=False)
 
     @property
     def corpus_size(self) -> int:
         return int(self.doc_ids.shape[0])
-
-    def judged(self, kind: Literal["changed", "instruction_positive"]) -> JudgedDocs:
-        """``changed`` or ``instruction_positive`` encoded for the altered queries, once
-        per loaded task (p-MRR and IRS of every submission scored in this process reuse
-        it, as trec_eval reuses its qrels)."""
-        if kind not in self._judged:
-            from leaderboard.core.metrics.instruction import JudgedDocs
-
-            docs = {"changed": self.changed, "instruction_positive": self.instruction_positive}
-            self._judged[kind] = JudgedDocs.of(docs[kind], self.roles["altered"].query_ids)
-        return self._judged[kind]

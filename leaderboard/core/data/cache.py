@@ -57,14 +57,17 @@ from typing import Any
 import numpy as np
 
 from leaderboard.core.data.base import RoleData, TaskData
-from leaderboard.benchmarks.registry import Task
+from leaderboard.core.fileio import atomic_write_bytes
+from leaderboard.core.tasks import Task
 
 CACHE_ENV = "FOLLOWBOARD_DATA_CACHE"
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
 FORMAT = 3  # 2: a header line with the data's SHA-256; 3: roles keep query_parts
-# Modules whose code decides what a reader returns, besides the reader's own.
-SHARED_SOURCES = ("leaderboard.core.data.base", "leaderboard.core.data.cache", "leaderboard.benchmarks.registry",
-                  "leaderboard.benchmarks")
+# Code that decides what a reader returns, besides the reader's own: every module of the
+# data package (the readers, their shared parts, this cache), the task's shape, and the
+# benchmark declarations that build the tasks (named, not imported: a changed declaration
+# is a miss even where the task it builds compares equal).
+SHARED_SOURCES = ("leaderboard.core.data", "leaderboard.core.tasks", "leaderboard.benchmarks")
 # Libraries the readers parse upstream files with.
 LIBRARIES = ("pandas", "pyarrow", "rapidfuzz")
 # Entries kept per task (for different data or code), the most recently used.
@@ -301,8 +304,6 @@ def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | Non
 
 
 def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) -> None:
-    from leaderboard.core.fileio import atomic_write_bytes
-
     try:
         body = json.dumps(to_json(data), ensure_ascii=False,
                           separators=(",", ":")).encode("utf-8")

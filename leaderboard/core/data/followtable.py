@@ -20,8 +20,14 @@ from typing import Iterator
 
 import numpy as np
 
-from leaderboard.core.data.base import DataFormatError, RoleData, TaskData, require_files
-from leaderboard.benchmarks.registry import Task
+from leaderboard.core.data.base import (
+    DataFormatError,
+    RoleData,
+    TaskData,
+    require_files,
+)
+from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES
+from leaderboard.core.tasks import Task
 
 # Upstream instruction_type codes -> the paper's constraint names (FollowTable, Fig. 2).
 CONSTRAINT_OF_TYPE = {"1.1": "C1", "1.2": "C2", "2.1": "S1", "2.2": "S2", "2.3": "S3"}
@@ -147,10 +153,14 @@ def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
         yield table_id, obj.get("text", "")
 
 
+def missing_files(task: Task, data_dir: Path) -> list[Path]:
+    root = dataset_dir(task, Path(data_dir))
+    return [root / f for f in FOLLOWTABLE_FILES if not (root / f).is_file()]
+
+
 def load(task: Task, data_dir: Path) -> TaskData:
     root = dataset_dir(task, data_dir)
-    files = [root / f for f in ("corpus.jsonl", "queries.jsonl", "only_queries.jsonl",
-                                "qrels/test.tsv", "qrels/for_only_query_test.tsv")]
+    files = [root / f for f in FOLLOWTABLE_FILES]
     require_files(task.id, data_dir, files)
     corpus_path, queries_path, topics_path, altered_qrels_path, original_qrels_path = files
 

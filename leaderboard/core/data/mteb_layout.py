@@ -24,8 +24,13 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from leaderboard.core.data.base import DataFormatError, MissingDataError, RoleData, TaskData
-from leaderboard.benchmarks.registry import Task
+from leaderboard.core.data.base import (
+    DataFormatError,
+    MissingDataError,
+    RoleData,
+    TaskData,
+)
+from leaderboard.core.tasks import Task
 
 ORIGINAL_SUFFIX = "-og"
 ALTERED_SUFFIX = "-changed"
@@ -117,10 +122,14 @@ def _column(df: pd.DataFrame, names: tuple[str, ...], where: str) -> pd.Series:
     raise DataFormatError(f"{where}: none of the columns {names} found (has {list(df.columns)})")
 
 
+def missing_files(task: Task, data_dir: Path) -> list[Path]:
+    root = Path(data_dir) / task.source.local_dir
+    return [root / config_names(task, c)[0] for c in CONFIGS
+            if config_dir(task, Path(data_dir), c) is None]
+
+
 def check_present(task: Task, data_dir: Path) -> None:
-    root = data_dir / task.source.local_dir
-    missing = [root / config_names(task, c)[0] for c in CONFIGS
-               if config_dir(task, data_dir, c) is None]
+    missing = missing_files(task, data_dir)
     if missing:
         raise MissingDataError(task.id, data_dir, missing)
 

@@ -48,11 +48,19 @@ from typing import Callable, Iterator, Literal
 import numpy as np
 import pandas as pd
 
-from leaderboard.core.data.base import DataFormatError, RoleData, TaskData, require_files
-from leaderboard.benchmarks.registry import PI_INDIC_LANGUAGES, Task
+from leaderboard.core.data.base import (
+    DataFormatError,
+    RoleData,
+    TaskData,
+    require_files,
+)
+from leaderboard.core.data.layout_files import (
+    PI_INDIC_LANGUAGES,
+    PI_INDIC_LOCAL_DIR,
+    pi_indic_path,
+)
+from leaderboard.core.tasks import Task
 
-VALIDATION_DIR = "annotator_validation/language-wise-validation"
-FILE_TEMPLATE = "Nirdesha_Multilingual_Validation - {name}.csv"
 COLUMNS = ("id", "ENG_indian_context", "indian_context", "expert_1", "expert_2")
 PERSONA_KEY = "indian_context_persona"
 INSTRUCTION_KEY = "indian_context_instruction"
@@ -94,9 +102,8 @@ def language_file(data_dir: Path, task: Task | None, lang: str) -> Path:
     if lang not in PI_INDIC_LANGUAGES:
         raise DataFormatError(
             f"unknown PI-Indic language code {lang!r}; known: {', '.join(PI_INDIC_LANGUAGES)}")
-    local_dir = task.source.local_dir if task is not None else "pi-indic"
-    return (Path(data_dir) / local_dir / VALIDATION_DIR
-            / FILE_TEMPLATE.format(name=PI_INDIC_LANGUAGES[lang]))
+    local_dir = task.source.local_dir if task is not None else PI_INDIC_LOCAL_DIR
+    return pi_indic_path(data_dir, local_dir, lang)
 
 
 @dataclass(frozen=True)
@@ -227,6 +234,12 @@ def _query_side(task: Task) -> Side:
 
 def _doc_side(task: Task) -> Side:
     return "instruction" if _query_side(task) == "persona" else "persona"
+
+
+def missing_files(task: Task, data_dir: Path) -> list[Path]:
+    langs = dict.fromkeys(_task_languages(task))
+    paths = [language_file(Path(data_dir), task, lang) for lang in langs]
+    return [p for p in paths if not p.is_file()]
 
 
 def _read_task_languages(task: Task, data_dir: Path) -> tuple[LanguageFile, LanguageFile]:

@@ -34,11 +34,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import Literal
 
 import numpy as np
 
+from leaderboard.core.data.base import TaskData
 from leaderboard.core.metrics.ranking import RankedRun
-from leaderboard.core.runs import id_array, lookup, sorted_unique
+from leaderboard.core.runs.columns import id_array, lookup, sorted_unique
 
 DocLists = Mapping[str, Sequence[str]]
 
@@ -86,6 +88,16 @@ def _ranks_in(run: RankedRun, pair_codes: np.ndarray, *judged: JudgedDocs) -> np
     q_codes = np.concatenate([pair_codes[j.pair_idx] for j in judged])
     d_codes = np.concatenate([j.doc_codes_in(run) for j in judged])
     return run.ranks_of_codes(q_codes, d_codes)
+
+
+def judged_docs(data: TaskData, kind: Literal["changed", "instruction_positive"]) -> JudgedDocs:
+    """``changed`` or ``instruction_positive`` of a loaded task, encoded for its altered
+    queries once per loaded task (p-MRR and IRS of every submission scored in this process
+    reuse it, as trec_eval reuses its qrels)."""
+    if kind not in data.judged:
+        docs = {"changed": data.changed, "instruction_positive": data.instruction_positive}
+        data.judged[kind] = JudgedDocs.of(docs[kind], data.roles["altered"].query_ids)
+    return data.judged[kind]  # type: ignore[return-value]
 
 
 def _judged(docs: DocLists | JudgedDocs, queries: Sequence[str]) -> JudgedDocs:

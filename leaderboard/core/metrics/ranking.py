@@ -22,7 +22,8 @@ from functools import cached_property
 
 import numpy as np
 
-from leaderboard.core.runs import ParsedRun, lookup
+from leaderboard.core.runs.columns import ParsedRun, lookup
+from leaderboard.core.runs.ordering import grouped_order
 
 METRIC_RE = re.compile(r"^(nDCG|AP|RR|R|P)(?:@(\d+))?$")
 # Largest (queries x distinct docs) key space looked up through a bitmap (one bit per
@@ -49,8 +50,6 @@ class RankedRun:
 
     @classmethod
     def from_parsed(cls, run: ParsedRun) -> "RankedRun":
-        from leaderboard.core.runs import grouped_order
-
         order, identity = grouped_order(run)
         q_codes = run.q_codes if identity else run.q_codes[order]
         d_codes = run.d_codes if identity else run.d_codes[order]

@@ -24,6 +24,7 @@ from array import array
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+
 # At the top, not in the fast path: imported on the calling thread before the parse
 # threads start, so they begin parsing at once (a one-task `leaderboard eval` loads the
 # judgments meanwhile; benchmarks/cli_startup.py).

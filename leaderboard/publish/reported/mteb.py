@@ -31,7 +31,7 @@ from typing import Any
 
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.publish.reported.protocols import (SWAPPED_ALTERED, SWAPPED_ORIGINAL,
+from leaderboard.benchmarks.protocols import (SWAPPED_ALTERED, SWAPPED_ORIGINAL,
                                             mteb_swaps_qrels, relabel)
 from leaderboard.submission.results import (ModelInfo, ModelType, ResultsFile, ResultsFileError, Source,
                                  SystemResult, TaskScores, write_results)

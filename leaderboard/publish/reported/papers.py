@@ -35,7 +35,7 @@ from leaderboard.benchmarks import BENCHMARKS, reported_only_prefixes
 from leaderboard.core.fileio import read_yaml_file, validation_problem
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.publish.reported.protocols import relabel
+from leaderboard.benchmarks.protocols import relabel
 from leaderboard.submission.results import ModelInfo, ModelType, ResultsFile, Source, SystemResult, TaskScores
 
 DATA_DIR = Path(__file__).resolve().parent / "data"

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from leaderboard.publish.models import canonical_model_info
-from leaderboard.benchmarks.registry import PI_INDIC_COMMIT, PI_INDIC_LANGUAGES
+from leaderboard.benchmarks.pi_indic import PI_INDIC_COMMIT
+from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
 from leaderboard.submission.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores
 
 PI_INDIC_REPO_URL = "https://github.com/aryashah2k/PI-Indic-Align"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from leaderboard.publish.site.layout import all_views, site_pages
+from leaderboard.benchmarks import all_views, site_pages
 from leaderboard.publish.standings import (
     TIER_BELOW,
     TIER_LEADER,

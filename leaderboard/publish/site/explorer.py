@@ -44,10 +44,11 @@ from leaderboard.submission.explain_files import (
     read_stored_manifest,
     stored_refs,
 )
-from leaderboard.benchmarks.registry import Task, all_tasks
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.tasks import Task
 from leaderboard.submission.results import ExplainManifestFile
 from leaderboard.publish.site.board import Board
-from leaderboard.publish.site.layout import FOLLOWTABLE_CONSTRAINT_NAMES
+from leaderboard.benchmarks.followtable_views import FOLLOWTABLE_CONSTRAINT_NAMES
 from leaderboard.store.files import StoreError, SubmissionFiles, submission_files
 
 EXPLORER_PAGE = "explore.md"

@@ -1,7 +1,7 @@
 """The home page's overview: one row per model, one primary score per benchmark.
 
 Each column is the tiered column of a benchmark's average view (the home columns of
-:mod:`leaderboard.publish.site.layout`), and each cell is exactly that view's cell for the model:
+:func:`leaderboard.benchmarks.home_columns`), and each cell is exactly that view's cell for the model:
 the views already fold a model's rows into one line and pick one figure per cell by the
 stated precedence (:mod:`leaderboard.publish.standings.lines`: verified, the benchmark's own paper,
 another paper, the PI-Indic authors' result files, MTEB's results). So the home table, the
@@ -34,7 +34,8 @@ from leaderboard.publish.site.format import (
     score_text,
     sort_value,
 )
-from leaderboard.publish.site.layout import HOME_COLUMNS, HOME_LINKS, Column, HomeColumn
+from leaderboard.benchmarks.views import Column, HomeColumn
+from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table (render imports this module lazily).
 from leaderboard.publish.site.render import source_text, tier_title
 from leaderboard.publish.standings.downloads import STATISTIC_NOTE, TIER_NAMES
@@ -101,7 +102,7 @@ def _column_index(table: ViewTable, column_id: str) -> int:
 
 def overview_columns(board: Board) -> list[OverviewColumn]:
     out = []
-    for home in HOME_COLUMNS:
+    for home, _ in home_columns():
         table = board.tables[home.view_id]
         out.append(OverviewColumn(home, table, _column_index(table, home.column_id)))
     return out
@@ -321,7 +322,7 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
     listed = overview.listed_rows
     return {
         "columns": [{"id": c.home.id, "label": c.home.label,
-                     "href": HOME_LINKS.get(c.home.id, ""),
+                     "href": dict((h.id, page) for h, page in home_columns()).get(c.home.id, ""),
                      "help": f"{c.table.view.title}: {c.column.help or c.column.label} "
                              f"({c.column.convention_text})",
                      "low": not c.column.higher_is_better,

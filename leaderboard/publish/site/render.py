@@ -55,7 +55,8 @@ from leaderboard.submission.folder import run_files
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.downloads import csv_text, view_document, view_records
 from leaderboard.publish.standings.references import reference_name
-from leaderboard.publish.site.layout import Column, Page, Section, View, site_pages
+from leaderboard.benchmarks import site_pages
+from leaderboard.benchmarks.views import Column, Page, Section, View
 
 PACKAGE_DIR = Path(__file__).parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
@@ -942,7 +943,7 @@ def validator_examples() -> list[tuple[str, str]]:
     """Real validator messages for a few broken lines, produced by the validator itself so
     the documentation cannot drift from what it prints."""
     from leaderboard.core.report import Report
-    from leaderboard.core.runs import parse_run
+    from leaderboard.core.runs.parsing import parse_run
 
     cases = [
         ("score is not a number", b"q1 Q0 d1 1 12.5 bm25\nq1 Q0 d2 2 abc bm25\n"),

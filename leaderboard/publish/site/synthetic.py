@@ -14,18 +14,31 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from leaderboard.benchmarks.registry import FOLLOWTABLE_CONSTRAINTS, Task, all_tasks
+from leaderboard.benchmarks.followtable import FOLLOWTABLE_CONSTRAINTS
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.explain import (
+    DocMove,
+    QueryCard,
+    QueryRow,
+    RankedDoc,
+    TaskExplanation,
+)
+from leaderboard.core.tasks import Task
+from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_VAL_PREFIX
+from leaderboard.submission.explain_files import MANIFEST, TaskTexts, task_files
+from leaderboard.submission.explain_files import write_explanations as write
 from leaderboard.submission.results import (
     PER_QUERY_NAME,
+    ExplainManifestFile,
     ModelInfo,
     ResultsFile,
     Source,
     SystemResult,
     TaskScores,
+    canonical_json,
     write_results,
     write_submission_results,
 )
-from leaderboard.publish.site.layout import PI_FULL_PREFIX, PI_VAL_PREFIX
 
 MODEL_TYPES = ("sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction")
 HOSTILE_NAME = "<script>alert(1)</script>"
@@ -209,8 +222,6 @@ def write_explanations(root: Path, submission_id: str, results: ResultsFile,
     documents per query as a real FollowTable card (``changed`` T-, ``positive`` T+, the
     top 10 of each run), so their sizes and load times are realistic. No texts. Returns
     the explanation folder (:func:`name_explanations` names it in a results.json)."""
-    from leaderboard.core.explain import DocMove, QueryCard, QueryRow, RankedDoc, TaskExplanation
-    from leaderboard.submission.explain_files import TaskTexts, task_files, write_explanations as write
 
     registry = all_tasks()
     system = results.systems[0]
@@ -269,8 +280,6 @@ def name_explanations(results_path: Path, explain_folder: Path) -> None:
     in the file changes."""
     import json
 
-    from leaderboard.submission.explain_files import MANIFEST
-    from leaderboard.submission.results import ExplainManifestFile, canonical_json
 
     doc = json.loads(results_path.read_text(encoding="utf-8"))
     doc["explain_manifest"] = ExplainManifestFile.of(

@@ -16,24 +16,21 @@ and `leaderboard compare` all take their figures from here:
 * :mod:`.head_to_head`: two systems compared view by view.
 
 The views themselves (which tasks, metrics and columns make up each table) are declared
-by each benchmark in :mod:`leaderboard.benchmarks`; :func:`all_views` hands them out here,
-so that no caller (the site, benchmarks, CI) gets them from the presentation layer.
+by each benchmark in :mod:`leaderboard.benchmarks` (:func:`leaderboard.benchmarks.all_views`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from leaderboard.benchmarks import declared
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.benchmarks.views import Column, View
+from leaderboard.core.tasks import higher_is_better
 
-from .rows import Row, StandingsDataError, SubmissionInfo, load_rows, slug_of
 from .lines import LineCell, ModelLine, model_lines
+from .rows import Row, StandingsDataError, SubmissionInfo, load_rows, slug_of
 from .statistic import CellValue, column_value, stratified_units, unit_scores
 from .tables import (
-    TIER_BELOW,
-    TIER_LEADER,
-    TIER_REPORTED,
-    TIER_TIED,
     ColumnStandings,
-    TierInfo,
     ViewTable,
     fill_view,
     order_systems,
@@ -41,14 +38,11 @@ from .tables import (
     tier_column,
     tier_tables,
 )
-
-if TYPE_CHECKING:
-    from leaderboard.benchmarks.views import Column, View
+from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, TierInfo
 
 
 def all_views() -> dict[str, View]:
     """Every leaderboard view by id, in the benchmarks' declaration order."""
-    from leaderboard.benchmarks import declared
 
     return {v.id: v for b in declared() for page in b.pages() for v in page.views}
 
@@ -56,8 +50,6 @@ def all_views() -> dict[str, View]:
 def task_column(task_id: str, metric: str | None = None) -> Column:
     """A one-task column on ``metric`` (default: the task's primary metric), as the PR
     comment ranks a task."""
-    from leaderboard.benchmarks.registry import all_tasks, higher_is_better
-    from leaderboard.benchmarks.views import Column
 
     task = all_tasks()[task_id]
     metric = metric or task.primary_metric
@@ -69,7 +61,7 @@ def task_column(task_id: str, metric: str | None = None) -> Column:
 __all__ = [
     "TIER_BELOW", "TIER_LEADER", "TIER_REPORTED", "TIER_TIED", "CellValue", "ColumnStandings",
     "LineCell", "ModelLine", "Row", "StandingsDataError", "SubmissionInfo", "TierInfo",
-    "ViewTable", "all_views", "column_value", "fill_view", "load_rows", "model_lines",
+    "ViewTable", "column_value", "fill_view", "load_rows", "model_lines",
     "order_systems", "rank_systems", "slug_of", "stratified_units", "task_column",
     "tier_column", "tier_tables", "unit_scores",
 ]

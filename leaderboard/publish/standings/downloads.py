@@ -22,7 +22,8 @@ import io
 from collections.abc import Callable, Mapping, Sequence
 
 from .rows import Row
-from .tables import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, ViewTable
+from .tables import ViewTable
+from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED
 
 STATISTIC_NOTE = (
     "One record per model: where several sources give a model a figure, the figure shown "

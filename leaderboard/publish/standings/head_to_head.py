@@ -1,6 +1,6 @@
 """Two scored systems compared view by view (`leaderboard compare`).
 
-The comparison walks the site's views (:func:`leaderboard.publish.standings.all_views`), averages
+The comparison walks the site's views (:func:`leaderboard.benchmarks.all_views`), averages
 included, so every figure is one the leaderboard shows: a column's value by its declared
 convention (:mod:`.statistic`), tested on the same per-unit values with the same paired
 test (:func:`leaderboard.publish.stats.compare_pair`: Fisher randomization, Wilcoxon for p-MRR,
@@ -25,7 +25,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from leaderboard.benchmarks import all_views
 from leaderboard.core.report import plural
+from leaderboard.publish.stats import compare_pair, holm
 from leaderboard.submission.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
@@ -104,9 +106,6 @@ def load_system(path: Path) -> SystemResult:
 
 def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *,
                     seed: int = 0, alpha: float = 0.05) -> SubmissionComparison:
-    from leaderboard.publish.stats import compare_pair, holm
-
-    from . import all_views
 
     rows: list[ColumnComparison] = []
     skipped: list[str] = []

@@ -19,18 +19,16 @@ the row its figure comes from.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
 
+from leaderboard.benchmarks import declared
+from leaderboard.benchmarks.views import Column, View
 from leaderboard.publish.models import ModelRecord, resolve_model
 
 from .rows import Row
-
-if TYPE_CHECKING:
-    from leaderboard.benchmarks.views import Column
-
-    from .tables import TierInfo, ViewTable
+from .verdicts import TierInfo
 
 
 @dataclass
@@ -84,9 +82,7 @@ def record_of(row: Row) -> ModelRecord:
 
 @cache
 def _own_papers() -> dict[str, str]:
-    from leaderboard.benchmarks import BENCHMARKS
-
-    return {view: paper for b in BENCHMARKS for view, paper in b.own_paper.items()}
+    return {view: paper for b in declared() for view, paper in b.own_paper.items()}
 
 
 def own_paper_prefix(view_id: str) -> str:
@@ -135,25 +131,27 @@ def _line_order(line: ModelLine, column: Column, index: int) -> tuple:
             line.name.casefold(), line.key)
 
 
-def model_lines(table: ViewTable) -> list[ModelLine]:
-    """The table's rows as one line per model, in the view's default order: best value of
-    the sort column first, verified before reported at equal values, then by name."""
-    view = table.view
+def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | None]],
+                tiers: Mapping[int, dict[str, TierInfo]]) -> list[ModelLine]:
+    """A view table's rows (:class:`.tables.ViewTable`: its rows, each row's value per
+    column and the tested columns' tiers) as one line per model, in the view's default
+    order: best value of the sort column first, verified before reported at equal values,
+    then by name."""
     own = own_paper_prefix(view.id)
     by_model: dict[str, tuple[ModelRecord, list[Row]]] = {}
-    for row in table.rows:
+    for row in rows:
         rec = record_of(row)
         by_model.setdefault(rec.id, (rec, []))[1].append(row)
     lines = []
     columns = list(enumerate(view.columns))
-    tiers = [table.tiers.get(i) for i in range(len(view.columns))]
-    for rec, rows in by_model.values():
-        values = [table.values[r.key] for r in rows]
+    column_tiers = [tiers.get(i) for i in range(len(view.columns))]
+    for rec, model_rows in by_model.values():
+        row_values = [values[r.key] for r in model_rows]
         cells = []
         for i, col in columns:
-            candidates = [(r, v[i]) for r, v in zip(rows, values) if v[i] is not None]
-            cells.append(pick_cell(candidates, col, own, tiers[i]))
-        lines.append(ModelLine(rec, rows, cells))
+            candidates = [(r, v[i]) for r, v in zip(model_rows, row_values) if v[i] is not None]
+            cells.append(pick_cell(candidates, col, own, column_tiers[i]))
+        lines.append(ModelLine(rec, model_rows, cells))
     sort_col = view.columns[view.sort_column]
     lines.sort(key=lambda line: _line_order(line, sort_col, view.sort_column))
     return lines

@@ -17,12 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.benchmarks import reported_only_prefixes
-from leaderboard.publish.models import ModelRecord, canonical_system
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.report import Report
-from leaderboard.submission.results import (ExplainManifestFile, ResultsFile, ResultsFileError,
-                                 SystemResult, read_results)
-from leaderboard.submission.folder import run_files
+from leaderboard.publish.models import ModelRecord, canonical_system
+from leaderboard.submission.folder import load_metadata, run_files
+from leaderboard.submission.results import (
+    ExplainManifestFile,
+    ResultsFile,
+    ResultsFileError,
+    SystemResult,
+    read_results,
+)
 
 
 class StandingsDataError(ValueError):
@@ -122,7 +127,6 @@ def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, S
 def _read_metadata(folder: Path, info: SubmissionInfo) -> None:
     """Contact and provenance text from metadata.yaml; problems are shown, not fatal, since
     the scores themselves come from results.json."""
-    from leaderboard.submission.folder import load_metadata
 
     report = Report()
     meta = load_metadata(folder / "metadata.yaml", f"{folder.name}/metadata.yaml", report)

@@ -22,40 +22,20 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from leaderboard.core.fileio import atomic_write_text
 from leaderboard.submission.results import SystemResult
 
-from .rows import Row
 from .lines import ModelLine, model_lines
 from .references import view_references
+from .rows import Row
 from .statistic import Basis, column_value, unit_scores
+from .verdicts import TIER_LEADER, TIER_REPORTED, TierInfo
 
 if TYPE_CHECKING:
     from leaderboard.benchmarks.views import Column, View
 
-TIER_LEADER = "leader"
-TIER_TIED = "tied with leader"
-TIER_BELOW = "below leader"
-TIER_REPORTED = "reported"
-
 # Salt of the tier cache's key: bump it when what a cache entry holds changes.
 _CACHE_FORMAT = "standings-3: mean of task figures, stratified units"
-
-
-@dataclass(frozen=True)
-class TierInfo:
-    """A row's tier in a tiered column and its test against the leader: ``effect`` is
-    mean(row - leader) over the view's queries with its 95% bootstrap interval; ``mean``
-    is the row's mean over those queries (the value shown)."""
-
-    tier: str
-    p_value: float | None = None
-    p_adjusted: float | None = None
-    effect: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    mean: float | None = None
-    test: str | None = None        # the test of the view (randomization, wilcoxon)
-    n_queries: int | None = None   # queries of the view the test pairs
 
 
 @dataclass
@@ -80,7 +60,7 @@ class ViewTable:
         """One line per model, in default order (:mod:`.lines`): what every surface
         shows."""
         if self._lines is None:
-            self._lines = model_lines(self)
+            self._lines = model_lines(self.view, self.rows, self.values, self.tiers)
         return self._lines
 
     def line_ranks(self) -> dict[str, int | None]:
@@ -238,7 +218,6 @@ class _TierWork:
         self.tiers = tier_column(scores, column)
         self.untested = untested
         if self.path is not None:
-            from leaderboard.core.fileio import atomic_write_text
 
             atomic_write_text(self.path, json.dumps(
                 {"tiers": {k: v.__dict__ for k, v in self.tiers.items()},

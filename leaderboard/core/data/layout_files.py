@@ -1,0 +1,34 @@
+"""The upstream files of each layout, named without the readers' heavy imports.
+
+The benchmark declarations build their download lists from these names and the readers
+read the same files; the readers import numpy and pandas, which a declaration (imported
+by every command, a one-task `leaderboard eval` included) must not pull in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# FollowTable's BEIR export, per dataset folder: the corpus, the query + instruction
+# pairs, the topic-only queries, and the judgments of each.
+FOLLOWTABLE_FILES = ("corpus.jsonl", "queries.jsonl", "only_queries.jsonl",
+                     "qrels/test.tsv", "qrels/for_only_query_test.tsv")
+
+# PI-Indic-Align: one validation CSV per language, named by the language's English name.
+PI_INDIC_LANGUAGES = {
+    "asm": "Assamese", "ben": "Bengali", "guj": "Gujarati", "hin": "Hindi",
+    "kan": "Kannada", "mal": "Malayalam", "mar": "Marathi", "ory": "Odia",
+    "pan": "Punjabi", "tam": "Tamil", "tel": "Telugu", "urd": "Urdu",
+}
+PI_INDIC_VALIDATION_DIR = "annotator_validation/language-wise-validation"
+PI_INDIC_FILE_TEMPLATE = "Nirdesha_Multilingual_Validation - {name}.csv"
+PI_INDIC_LOCAL_DIR = "pi-indic"
+
+
+def pi_indic_file(lang: str) -> str:
+    """One language's validation CSV, relative to the repository (and local) root."""
+    return f"{PI_INDIC_VALIDATION_DIR}/{PI_INDIC_FILE_TEMPLATE.format(name=PI_INDIC_LANGUAGES[lang])}"
+
+
+def pi_indic_path(data_dir: Path, local_dir: str, lang: str) -> Path:
+    return Path(data_dir) / local_dir / pi_indic_file(lang)

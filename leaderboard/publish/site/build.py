@@ -1,0 +1,133 @@
+"""Building the site: results -> Markdown/HTML docs tree -> MkDocs (Material).
+
+``build_site`` reads the repository's results (see :mod:`leaderboard.publish.site.board`),
+renders the pages with jinja2 (:mod:`leaderboard.publish.site.render`) and runs
+``mkdocs build --strict`` through MkDocs' Python API. The site needs no network: no web
+fonts, no CDN, every script and style is bundled, and Material's search runs on its
+bundled lunr worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from leaderboard.publish.site.board import Board, load_board
+from leaderboard.publish.site.render import (
+    mkdocs_config,
+    render_docs,
+    repository_ref,
+    uncommitted,
+    write_mkdocs_config,
+)
+
+# Written into the docs and output folders, so a rebuild only ever wipes folders that a
+# previous build made (never a folder someone passed to --out by mistake).
+DOCS_MARKER = ".followboard-docs"
+SITE_MARKER = ".followboard-site"
+
+
+class SiteBuildError(ValueError):
+    """The site could not be built; the message says why (and names the file if any)."""
+
+
+@dataclass
+class BuildResult:
+    out_dir: Path
+    docs_dir: Path | None
+    pages: int
+    seconds: float
+    render_seconds: float
+    mkdocs_seconds: float
+    largest_page: tuple[str, int]                 # (path relative to out_dir, bytes)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _prepare_dir(path: Path, marker: str, what: str) -> None:
+    """Make ``path`` an empty folder, refusing to wipe one this tool did not create."""
+    if path.exists():
+        if not path.is_dir():
+            raise SiteBuildError(f"{path}: {what} exists and is not a directory")
+        if any(path.iterdir()) and not (path / marker).exists():
+            raise SiteBuildError(
+                f"{path}: {what} is not empty and was not made by `leaderboard build`; "
+                "choose an empty or new directory")
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    (path / marker).write_text("made by `leaderboard build`; deleted on rebuild\n",
+                               encoding="utf-8")
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.levelname.lower()}: {record.getMessage()}")
+
+
+def run_mkdocs(config_path: Path) -> list[str]:
+    """``mkdocs build --strict`` on a config file; returns MkDocs' warnings."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    collect = _Collect()
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(collect)
+    try:
+        config = load_config(config_file=str(config_path))
+        build(config)
+    except (Abort, ConfigurationError) as exc:
+        details = "; ".join(collect.messages[:10])
+        raise SiteBuildError(f"mkdocs build failed: {exc}" + (f" ({details})" if details else "")
+                             ) from None
+    finally:
+        logger.removeHandler(collect)
+    return collect.messages
+
+
+def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
+               *, strict: bool = True, cache_dir: Path | None = None) -> BuildResult:
+    """Build the site from ``results_root`` into ``out_dir``.
+
+    ``docs_dir`` keeps the generated Markdown tree (for inspection); by default it lives
+    in a temporary directory that is removed afterwards. ``cache_dir`` stores significance
+    results by a hash of their inputs, so a rebuild only tests views whose scores changed.
+    """
+    start = time.perf_counter()
+    board: Board = load_board(results_root, cache_dir=cache_dir)
+    tmp = tempfile.TemporaryDirectory(prefix="followboard-site-")
+    try:
+        docs = docs_dir if docs_dir is not None else Path(tmp.name) / "docs"
+        _prepare_dir(docs, DOCS_MARKER, "the docs directory")
+        repo = repository_ref(results_root)
+        changed = uncommitted(repo, [r.submission.folder for r in board.submissions
+                                     if r.submission is not None])
+        if changed:
+            board.warnings.append(
+                f"{len(changed)} submission file(s) differ from commit {repo.ref[:12]}, which "
+                f"the site links them at (first: {changed[0]}); commit them before publishing")
+        render_docs(board, docs, repo)
+        rendered = time.perf_counter()
+        _prepare_dir(out_dir, SITE_MARKER, "the output directory")
+        config_path = Path(tmp.name) / "mkdocs.yml"
+        write_mkdocs_config(mkdocs_config(docs, out_dir, strict=strict), config_path)
+        mkdocs_warnings = run_mkdocs(config_path)
+        (out_dir / SITE_MARKER).write_text("made by `leaderboard build`; deleted on rebuild\n",
+                                           encoding="utf-8")
+    finally:
+        tmp.cleanup()
+    done = time.perf_counter()
+    pages = [p for p in out_dir.rglob("*.html")]
+    largest = max(pages, key=lambda p: p.stat().st_size)
+    return BuildResult(
+        out_dir=out_dir, docs_dir=docs_dir, pages=len(pages), seconds=done - start,
+        render_seconds=rendered - start, mkdocs_seconds=done - rendered,
+        largest_page=(largest.relative_to(out_dir).as_posix(), largest.stat().st_size),
+        warnings=board.warnings + mkdocs_warnings)
