@@ -46,7 +46,8 @@ from leaderboard.submission.explain_files import (EXPLAIN_DIR, read_stored_manif
 from leaderboard.core.report import Report  # noqa: E402
 from leaderboard.submission.results import (RESULTS_NAME, read_results,  # noqa: E402
                                  write_results)
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles  # noqa: E402
+from leaderboard.store.files import StoredRef, StoreError  # noqa: E402
+from leaderboard.submission.files import SubmissionFiles  # noqa: E402
 from leaderboard.store.locations import FolderStore, HttpsStore, parse_source  # noqa: E402
 from leaderboard.submission.manifest import (MANIFEST_NAME, format_manifest,  # noqa: E402
                                         load_manifest)

@@ -41,7 +41,7 @@ from leaderboard.submission.pipeline import (
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
 from leaderboard.submission.results import committed_form, per_query_content, read_results
-from leaderboard.store.files import submission_files
+from leaderboard.submission.files import submission_files
 from leaderboard.store.locations import FolderStore, HttpsStore, HubStore, parse_source
 
 REPO = Path(__file__).resolve().parents[1]

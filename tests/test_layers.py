@@ -57,12 +57,6 @@ KNOWN_UPWARD: set[tuple[str, str]] = {
     ("leaderboard.core.predictions", "leaderboard.benchmarks.registry"),
     ("leaderboard.core.scoring", "leaderboard.benchmarks.registry"),
     ("leaderboard.publish.site.render", "leaderboard.app.ci.comment"),
-    ("leaderboard.store.files", "leaderboard.app.datapull.common"),
-    ("leaderboard.store.files", "leaderboard.submission.manifest"),
-    ("leaderboard.store.hub", "leaderboard.app.datapull.common"),
-    ("leaderboard.store.locations", "leaderboard.app.datapull.common"),
-    ("leaderboard.submission.manifest", "leaderboard.app.datapull.common"),
-    ("reference_models.hub", "leaderboard.app.datapull.common"),
 }
 KNOWN_CYCLES: list[list[str]] = [
     ["leaderboard.app.datapull.github", "leaderboard.app.datapull.hub",

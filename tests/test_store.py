@@ -23,7 +23,8 @@ from huggingface_hub import constants as hf_constants
 from fixtures.fake_upstream import (FakeRepo, FakeUpstream, isolate_from_the_network, serve,
                                     serving)
 from leaderboard.core.report import Report
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.http import HttpLimits
 from leaderboard.store.locations import (
     STORE_ENV,

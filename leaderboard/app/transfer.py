@@ -31,7 +31,8 @@ from leaderboard.submission.explain_files import (EXPLAIN_DIR, ExplainFilesError
 from leaderboard.core.fileio import atomic_file
 from leaderboard.core.report import Report
 from leaderboard.submission.results import RESULTS_NAME, ResultsFileError, read_results
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
                                          RunStore, configured_store, store_path)
 from leaderboard.submission.manifest import (MANIFEST_NAME, RUNS_DIR, Manifest, load_manifest,

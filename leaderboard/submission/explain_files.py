@@ -33,7 +33,7 @@ URL serves them.
 (:mod:`leaderboard.store`): scoring writes them into the submission's folder
 (:func:`explain_dir`), `leaderboard runs push` moves them to the configured store beside
 the runs (``submissions/<id>/explain/...``), `runs pull` and `runs verify` fetch them,
-and every reader gets them through :class:`leaderboard.store.files.SubmissionFiles`,
+and every reader gets them through :class:`leaderboard.submission.files.SubmissionFiles`,
 verified by size and SHA-256 (:func:`read_stored_manifest`, :func:`stored_refs`). Where
 a published site's browser fetches them from is derived from the same store
 (:func:`browser_base`): a folder store's files are copied into the site.
@@ -53,7 +53,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.locations import FolderStore, HttpsStore, store_path
 
 if TYPE_CHECKING:

@@ -34,7 +34,8 @@ from leaderboard.core.fileio import size_text, validation_problem
 from leaderboard.benchmarks.registry import Task, all_tasks
 from leaderboard.core.report import Report
 from leaderboard.submission.results import PER_QUERY_NAME, ModelInfo
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.manifest import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
                                         MAX_SUBMISSION_BYTES, RUNS_DIR, FileEntry, Manifest,

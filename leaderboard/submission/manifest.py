@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from leaderboard.app.datapull.common import file_checksum
+from leaderboard.core.checksums import file_checksum
 from leaderboard.core.fileio import atomic_write_text, size_text
 from leaderboard.core.report import Report
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source

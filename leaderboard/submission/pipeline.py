@@ -327,7 +327,7 @@ def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
     if problems:
         return problems
     from leaderboard.submission.explain_files import explain_problem
-    from leaderboard.store.files import SubmissionFiles
+    from leaderboard.submission.files import SubmissionFiles
     from leaderboard.store.locations import configured_store
 
     files = SubmissionFiles(root.name, root, inputs.merged.source,

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Annotated, Callable, Literal
 
 from leaderboard.core.fileio import (atomic_write_bytes, atomic_write_text, read_json_model,
                                 validation_problem)
-from leaderboard.store.files import StoredRef, StoreError, submission_files
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.files import submission_files
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 if TYPE_CHECKING:

@@ -24,7 +24,8 @@ from leaderboard.core.fileio import validation_problem
 from leaderboard.benchmarks.registry import Task, higher_is_better
 from leaderboard.core.report import Report
 from leaderboard.submission.results import ResultsFile, ResultsFileError, SystemResult, resolve_per_query
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles, check_file_bytes
+from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
+from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.manifest import MANIFEST_NAME, parse_manifest
 

@@ -31,15 +31,12 @@ from huggingface_hub.hf_api import RepoFile
 
 from leaderboard import __version__
 from leaderboard.app.datapull.common import (
-    ENV_HF_TOKEN,
     HF_CARD,
     HF_DATA_SUFFIXES,
     HF_STAGING,
     MAX_BACKOFF_S,
     RETRYABLE_STATUS,
-    Checksum,
     ChecksumError,
-    Endpoints,
     PullError,
     PullPlan,
     RemoteFile,
@@ -47,9 +44,10 @@ from leaderboard.app.datapull.common import (
     UpstreamError,
     _check_resolved,
     _describe,
-    file_checksum,
     verify,
 )
+from leaderboard.core.checksums import Checksum, file_checksum
+from leaderboard.core.config import ENV_HF_TOKEN, Endpoints
 from leaderboard.benchmarks.registry import DataSource
 
 if TYPE_CHECKING:

@@ -48,7 +48,8 @@ from leaderboard.benchmarks.registry import Task, all_tasks
 from leaderboard.submission.results import ExplainManifestFile
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.layout import FOLLOWTABLE_CONSTRAINT_NAMES
-from leaderboard.store.files import StoreError, SubmissionFiles, submission_files
+from leaderboard.store.files import StoreError
+from leaderboard.submission.files import SubmissionFiles, submission_files
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"

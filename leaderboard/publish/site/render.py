@@ -49,7 +49,8 @@ from leaderboard.publish.site.format import (
     sort_value,
 )
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
-from leaderboard.store.files import StoreError, submission_files
+from leaderboard.store.files import StoreError
+from leaderboard.submission.files import submission_files
 from leaderboard.submission.manifest import MANIFEST_NAME
 from leaderboard.submission.folder import run_files
 from leaderboard.publish.standings import ModelLine
