@@ -126,7 +126,7 @@ def template(tmp_path_factory, data_dir: Path, wtr) -> tuple[Path, str]:
     (repo / "leaderboard").mkdir()
     (repo / "leaderboard" / "__init__.py").write_text('"""placeholder"""\n')
     old = write_submission(repo, "old-model", "Old Model", wtr, quality="weak")
-    outcome = score_submission(old, data_dir)
+    outcome = score_submission(old, data_dir, after_merge=True)
     assert outcome.results_path is not None, outcome.report.lines()
     old_irs = outcome.scores[TASK].metrics["IRS"]
     # A reported row (no per-query scores) carrying a figure measured above, so the

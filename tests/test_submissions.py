@@ -14,7 +14,8 @@ import pytest
 
 from fixtures.submission import METADATA
 from leaderboard.core.report import Report
-from leaderboard.submission.folder import Metadata, discover, load_metadata
+from leaderboard.submission.folder import discover
+from leaderboard.submission.metadata import Metadata, load_metadata
 
 SUB = "my-model"
 

@@ -34,7 +34,8 @@ from leaderboard.store.files import (StoredRef, StoreError, cached_copy, check_f
 from leaderboard.store.http import FetchError, HttpLimits
 from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
                                          RunStore, configured_store, store_path)
-from leaderboard.submission.manifest import MANIFEST_NAME, load_manifest
+from leaderboard.submission.manifest import load_manifest
+from leaderboard.submission.layout import MANIFEST_NAME
 
 # Files fetched at once: remote reads wait on the network, local ones on the disk.
 FETCH_JOBS = 8

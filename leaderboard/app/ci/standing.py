@@ -27,13 +27,12 @@ from leaderboard.submission.results import ResultsFile, ResultsFileError, System
 from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.locations import RunStore, configured_store
-from leaderboard.submission.manifest import MANIFEST_NAME, parse_manifest
+from leaderboard.submission.manifest import parse_manifest
+from leaderboard.submission.layout import MANIFEST_NAME, RESULTS_NAME, SUBMISSIONS_DIR
 
 if TYPE_CHECKING:
     from leaderboard.publish.standings import Column
 
-SUBMISSIONS_DIR = "submissions"
-VERIFIED_GLOB_DEPTH = 3  # submissions/<id>/results.json
 REPORTED_DIR = "results/reported"
 
 
@@ -96,8 +95,8 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
     store = store if store is not None else configured_store(repo)
     committed = [e for e in tree_entries(repo, commit, SUBMISSIONS_DIR) if not e.is_symlink]
     blobs = {e.path: e.sha for e in committed}
-    verified = [e for e in committed if e.path.endswith("/results.json")
-                and e.path.count("/") == VERIFIED_GLOB_DEPTH - 1]
+    verified = [e for e in committed if e.path.endswith(f"/{RESULTS_NAME}")
+                and e.path.count("/") == 2]  # submissions/<id>/results.json
     reported = [e for e in tree_entries(repo, commit, REPORTED_DIR)
                 if e.path.endswith(".json") and not e.is_symlink]
     for entry, data in zip(verified, read_blobs(repo, [e.sha for e in verified])):

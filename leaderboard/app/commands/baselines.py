@@ -232,7 +232,7 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
 
 
 def run_model(args: argparse.Namespace) -> int:
-    from leaderboard.submission.folder import GITHUB_LOGIN_RE
+    from leaderboard.submission.metadata import GITHUB_LOGIN_RE
     from reference_models.baseline_run import DEFAULT_CONTACT, RunOptions, run_reference_model
     from reference_models.distributed import shard_from_env
     from reference_models.model_source import resolve_model
@@ -276,12 +276,10 @@ def run_model(args: argparse.Namespace) -> int:
 
 def score(folder: Path, data_dir: Path, quiet: bool = False) -> int:
     """Score the written submission exactly as `leaderboard score` would."""
-    try:
-        from leaderboard.core.scoring import score_submission  # type: ignore[attr-defined]
-    except ImportError:
-        from leaderboard.submission.pipeline import score_submission
+    from leaderboard.submission.pipeline import score_submission
+
     progress = (lambda _m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
-    outcome = score_submission(folder, data_dir, progress)
+    outcome = score_submission(folder, data_dir, progress, after_merge=False)
     for line in outcome.report.lines():
         print(line)
     if outcome.results_path is None:

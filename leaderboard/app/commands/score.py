@@ -11,7 +11,7 @@ from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_a
 from leaderboard.core.report import plural
 
 if TYPE_CHECKING:
-    from leaderboard.submission.pipeline import Progress
+    from leaderboard.core.evaluate import Progress
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -29,7 +29,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def _score(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, list[str], str]:
     from leaderboard.submission.pipeline import score_submission
 
-    outcome = score_submission(root, data_dir, progress)
+    outcome = score_submission(root, data_dir, progress, after_merge=False)
     findings = outcome.report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER)
     if outcome.results_path is None:
         return False, findings, (f"{root.name}: not scored "

@@ -36,7 +36,6 @@ from pathlib import Path
 
 from leaderboard.core.explain import PER_QUERY_LABELS
 from leaderboard.submission.explain_files import (
-    EXPLAIN_DIR,
     MANIFEST,
     TEXTS_DIR,
     ExplainFilesError,
@@ -50,6 +49,7 @@ from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.layout import FOLLOWTABLE_CONSTRAINT_NAMES
 from leaderboard.store.files import StoreError
 from leaderboard.submission.files import SubmissionFiles, submission_files
+from leaderboard.submission.layout import EXPLAIN_DIR
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"

@@ -26,7 +26,7 @@ from leaderboard.benchmarks import benchmark_of
 from leaderboard.app.ci.comment import STATUS_LINE
 from leaderboard.core.fileio import size_text
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.submission.results import PER_QUERY_NAME, RESULTS_NAME, ResultsFileError, read_results
+from leaderboard.submission.results import ResultsFileError, read_results
 from leaderboard.publish.site.board import (
     TIER_BELOW,
     TIER_LEADER,
@@ -51,12 +51,12 @@ from leaderboard.publish.site.format import (
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
 from leaderboard.store.files import StoreError
 from leaderboard.submission.files import submission_files
-from leaderboard.submission.manifest import MANIFEST_NAME
 from leaderboard.submission.folder import run_files
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.downloads import csv_text, view_document, view_records
 from leaderboard.publish.standings.references import reference_name
 from leaderboard.publish.site.layout import Column, Page, Section, View, site_pages
+from leaderboard.submission.layout import MANIFEST_NAME, PER_QUERY_NAME, RESULTS_NAME
 
 PACKAGE_DIR = Path(__file__).parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"

@@ -16,7 +16,6 @@ import yaml
 
 from leaderboard.benchmarks.registry import FOLLOWTABLE_CONSTRAINTS, Task, all_tasks
 from leaderboard.submission.results import (
-    PER_QUERY_NAME,
     ModelInfo,
     ResultsFile,
     Source,
@@ -26,6 +25,7 @@ from leaderboard.submission.results import (
     write_submission_results,
 )
 from leaderboard.publish.site.layout import PI_FULL_PREFIX, PI_VAL_PREFIX
+from leaderboard.submission.layout import PER_QUERY_NAME
 
 MODEL_TYPES = ("sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction")
 HOSTILE_NAME = "<script>alert(1)</script>"
