@@ -382,6 +382,32 @@ def test_score_pending_writes_results_of_merged_submissions(repo, wtr, data_dir,
         for name in ("explain/", "manifest.txt", "per-query.json.gz", "results.json")]
 
 
+def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr, data_dir,
+                                                                        tmp_path, capsys):
+    """The guide's steps 4 and 5: score the folder locally, commit it as it is. Scoring
+    used to write explain/ into it, which `validate` accepted and pr-check refused (issue
+    34, finding 4); the explorer's files are CI's, written after the merge."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "manifest.txt", "metadata.yaml", "per-query.json.gz", "results.json", "runs"]
+    head = commit_all(root, "add new-model, scored")
+    capsys.readouterr()
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+        capsys.readouterr().out
+    (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
+    assert sub.valid and sub.results_json == "matches"
+    # Publishing then writes the explorer's files into the merged folder.
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--ff-only", head)
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
+                 head, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert (folder / "explain" / "manifest.json").is_file()
+    assert git(root, "status", "--porcelain").splitlines() == ["?? submissions/new-model/explain/"]
+
+
 # --------------------------------------------------------------------------- units
 
 @pytest.mark.parametrize(("paths", "expected"), [

@@ -20,7 +20,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Validate each submission, then score every task it covers and write "
         "submissions/<id>/manifest.txt (its run files by SHA-256), per-query.json.gz and "
         "results.json (atomically, byte-identical for identical runs). Nothing is written "
-        "for a submission with any error.",
+        "for a submission with any error. The folder is left as a pull request carries it: "
+        "the query explorer's files, which CI writes into explain/ after the merge, are "
+        "kept in the run store's cache ($FOLLOWBOARD_STORE_CACHE).",
         "  leaderboard score submissions/bm25s")
     add_submission_args(p)
     p.set_defaults(handler=run)
