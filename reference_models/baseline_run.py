@@ -34,7 +34,8 @@ import yaml
 
 import reference_models
 from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
-from leaderboard.submission.layout import METADATA_NAME, RUNS_DIR, Writer, written_by
+from leaderboard.submission.layout import (METADATA_NAME, PREDICTION_SUFFIXES, RUN_SUFFIXES,
+                                           RUNS_DIR, Writer, written_by)
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
 from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
@@ -495,10 +496,6 @@ def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[
                          "remove that folder")
 
 
-RUN_NAME_SUFFIXES = (".trec", ".trec.gz", ".txt", ".txt.gz", ".run", ".run.gz", ".tsv",
-                     ".tsv.gz")
-
-
 def install_submission(staging: Path, folder: Path, written: Sequence[Path],
                        metadata: dict) -> list[Path]:
     """Move the files ``written`` (relative to ``staging``) into ``folder``, then write
@@ -517,7 +514,8 @@ def install_submission(staging: Path, folder: Path, written: Sequence[Path],
         target.parent.mkdir(parents=True, exist_ok=True)
         role = target.name.split(".", 1)[0]
         for sibling in target.parent.iterdir():
-            if sibling != target and sibling.name in {role + s for s in RUN_NAME_SUFFIXES}:
+            if sibling != target and sibling.name in {
+                    role + s for s in RUN_SUFFIXES + PREDICTION_SUFFIXES}:
                 sibling.unlink()
         try:
             os.replace(staging / relative, target)

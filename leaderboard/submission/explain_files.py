@@ -55,19 +55,18 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from leaderboard.core.data import iter_corpus
+from leaderboard.core.data.base import TaskData
+from leaderboard.core.explain import (TaskExplanation, explain_task, explanation_record,
+                                      text_record, upstream_links)
+from leaderboard.core.tasks import Task
 from leaderboard.store.files import StoredRef, StoreError, keep
+from leaderboard.store.locations import FolderStore, HttpsStore, store_path
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import EXPLAIN_DIR, MAX_EXPLAIN_FILE_BYTES, MAX_EXPLAIN_FILES
-from leaderboard.store.locations import FolderStore, HttpsStore, store_path
-
-if TYPE_CHECKING:
-    from leaderboard.core.data.base import TaskData
-    from leaderboard.core.explain import TaskExplanation
-    from leaderboard.benchmarks.registry import Task
-    from leaderboard.submission.results import ExplainManifestFile, ResultsFile
+from leaderboard.submission.results import ExplainManifestFile, ResultsFile
 
 MANIFEST = "manifest.json"
 TEXTS_DIR = "texts"
@@ -161,9 +160,6 @@ def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     key = (task.id, str(Path(data_dir).resolve()))
     if key in _TEXTS:
         return _TEXTS[key]
-    from leaderboard.core.data import iter_corpus
-    from leaderboard.core.explain import text_record, upstream_links
-
     record = text_record(task, data, iter_corpus(task, data_dir))
     if record is None:
         texts = TaskTexts(upstream=upstream_links(task))
@@ -192,7 +188,7 @@ def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
 def _pair_parts(task: Task, data_dir: Path) -> list[tuple[str, str, dict[str, object]]]:
     """PI-Indic T4: which persona and instruction each scored pair joins, and the
     personas' texts (the instructions are the task's documents)."""
-    from leaderboard.core.data.pi_indic import t4_pairs
+    from leaderboard.core.data.pi_indic import t4_pairs  # pandas, for T4 alone
 
     frame = t4_pairs(task, data_dir, with_text=True)
     pairs = {p: [a, b] for p, a, b in zip(frame["pair_id"], frame["persona_id"],
@@ -218,8 +214,6 @@ def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int)
     """Split a task's explanation record (:func:`leaderboard.core.explain.explanation_record`)
     into its query list and its cards, and add the texts they point at. ``corpus_size``
     is N in the rank N + 1 IRS gives a table a run leaves out."""
-    from leaderboard.core.explain import explanation_record
-
     record = explanation_record(explanation)
     task_id = record["task"]
     # Cards in the list's order, cut into slices of equal numbers of queries holding
@@ -252,8 +246,6 @@ def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int)
 def explain_inputs(task: Task, data: TaskData, data_dir: Path, sheet: object,
                    runs: Mapping[str, object], predictions: object | None) -> TaskFiles:
     """A scored task's files, from the inputs it was scored from."""
-    from leaderboard.core.explain import explain_task
-
     explanation = explain_task(task, data, sheet, runs, predictions)  # type: ignore[arg-type]
     return task_files(explanation, task_texts(task, data, data_dir), data.corpus_size)
 

@@ -26,6 +26,7 @@ from typing import Callable
 
 import github_action_utils as gha
 
+from leaderboard import __version__
 from leaderboard.app.ci.standing import CommittedResults, load_committed, standing
 from leaderboard.app.ci.git import (
     SHA_RE,
@@ -100,8 +101,6 @@ class PrCheckRequest:
 
 
 def scorer_version() -> str:
-    from leaderboard import __version__
-
     return f"followboard {__version__}"
 
 
