@@ -37,10 +37,9 @@ from leaderboard.submission.layout import (
     written_by,
 )
 
-
 # Limits on what a PR may add, measured on the committed blobs (a gzipped run counts at
 # its compressed size): the limits of a submission's files wherever they are, which
-# leaderboard.submission.manifest sets out; a manifest's files are held to them too.
+# leaderboard.submission.layout sets out; a manifest's files are held to them too.
 # At most this many offending paths are listed in a refusal.
 MAX_LISTED_PATHS = 10
 
