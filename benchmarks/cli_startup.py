@@ -199,6 +199,13 @@ def measure(commands: list[tuple[str, list[str], dict[str, str], Path]], repeat:
     return rows
 
 
+def cli_module(checkout: Path) -> str:
+    """The command line's module in a checkout: leaderboard.app.cli, or leaderboard.cli in
+    one from before the package was re-layered (issue 33)."""
+    return ("leaderboard.app.cli" if (checkout / "leaderboard" / "app" / "cli.py").is_file()
+            else "leaderboard.cli")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--task", default="followtable/tarx", help="a FollowTable task")
@@ -241,10 +248,11 @@ def main(argv: list[str] | None = None) -> int:
     commands = []
     for name, checkout in checkouts:
         env = child_environment(PYTHONPATH=str(checkout), FOLLOWBOARD_DATA_CACHE=str(cache))
+        cli = cli_module(checkout)
         commands.append((f"[{name}] leaderboard --help",
-                         [python, "-m", "leaderboard.app.cli", "--help"], env, checkout))
+                         [python, "-m", cli, "--help"], env, checkout))
         commands.append((f"[{name}] leaderboard eval {args.task}",
-                         [python, "-m", "leaderboard.app.cli", *eval_args], env, checkout))
+                         [python, "-m", cli, *eval_args], env, checkout))
     commands.append(("[this checkout] eval, data cache off",
                      [python, "-m", "leaderboard.app.cli", *eval_args],
                      child_environment(PYTHONPATH=str(ROOT), FOLLOWBOARD_DATA_CACHE="off"), ROOT))

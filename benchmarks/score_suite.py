@@ -167,7 +167,7 @@ def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
         outcome = profiler.runcall(score_submission, root, data_dir, progress)
         profiler.dump_stats(str(profile))
     else:
-        outcome = score_submission(root, data_dir, progress)
+        outcome = score_submission(root, data_dir, progress, after_merge=True)
     total = time.perf_counter() - t0
     cpu = time.process_time() - c0
     assert outcome.report.ok, outcome.report.lines()[:20]
@@ -182,7 +182,7 @@ def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
     # load_task_data, so this isolates validation + scoring + writing results.json.
     t1 = time.perf_counter()
     c1 = time.process_time()
-    again = score_submission(root, data_dir)
+    again = score_submission(root, data_dir, after_merge=True)
     second, second_cpu = time.perf_counter() - t1, time.process_time() - c1
     assert again.report.ok
     return {"wall_s": total, "cpu_s": cpu, "second_wall_s": second, "second_cpu_s": second_cpu,

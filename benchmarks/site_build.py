@@ -51,11 +51,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.submission.explain_files import explain_dir  # noqa: E402
-from leaderboard.submission.results import PER_QUERY_NAME, read_results  # noqa: E402
 from leaderboard.publish.site.build import build_site  # noqa: E402
+from leaderboard.submission.results import read_results  # noqa: E402
 from leaderboard.publish.site.synthetic import (name_explanations, write_explanations,  # noqa: E402
                                         write_tree)
 from leaderboard.store.locations import STORE_ENV, FolderStore  # noqa: E402
+from leaderboard.submission.layout import PER_QUERY_NAME  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # The tasks whose synthetic explanation files the store holds: one FollowTable dataset

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from leaderboard.submission.folder import SUBMISSION_ID_RE
+from leaderboard.submission.metadata import SUBMISSION_ID_RE
 from reference_models.model_folder import FolderModel, ModelChoices, read_model_folder
 from reference_models.spec import ModelSpec, load_model_specs
 

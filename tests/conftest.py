@@ -26,6 +26,15 @@ def task_data_cache(tmp_path_factory):  # noqa: ANN201 - a generator fixture
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def run_store_cache(tmp_path_factory):  # noqa: ANN201 - a generator fixture
+    """The run store's cache (leaderboard.store.cache) in a folder of this session, never
+    the user's own: a submitter's scoring keeps the explorer's files there."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path_factory.mktemp("store-cache")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     root = data_root()

@@ -28,15 +28,15 @@ from leaderboard.app.datapull.pull import (
     PART_SUFFIX,
     ChecksumError,
     DataPuller,
-    Endpoints,
     HttpClient,
     PullError,
     SourceUnreachableError,
-    git_blob_sha1,
     pull_sources,
     select_sources,
     write_packed_corpus,
 )
+from leaderboard.core.checksums import git_blob_sha1
+from leaderboard.core.config import Endpoints
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 from fixtures.mteb_collection import Collection, write_collection
 from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES

@@ -22,7 +22,8 @@ import pytest
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from fixtures.mteb_collection import run_lines, write_collection
 from leaderboard.core.explain import explain_task
-from leaderboard.submission.pipeline import check_task_files, score_inputs, score_submission
+from leaderboard.core.evaluate import check_task_files, score_inputs
+from leaderboard.submission.pipeline import score_submission
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import read_results
 from leaderboard.publish.site.build import build_site
@@ -83,7 +84,7 @@ def fixture_site(tmp_path_factory):
     for sub_id, name, seed in [("fix-a", "Fixture A", 1), ("fix-b", HOSTILE, 7),
                                ("fix-gone", "Fixture Gone", 3), ("fix-old", "Fixture Old", 5)]:
         folder = _fixture_submission(root, sub_id, name, collections, seed)
-        outcome = score_submission(folder, data)
+        outcome = score_submission(folder, data, after_merge=True)
         assert outcome.results_path is not None, outcome.report.lines()
     shutil.rmtree(root / "submissions" / "fix-old" / "explain")  # scored before the explorer
     build_site(root, base / "out", cache_dir=base / "cache")

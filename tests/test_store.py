@@ -23,7 +23,8 @@ from huggingface_hub import constants as hf_constants
 from fixtures.fake_upstream import (FakeRepo, FakeUpstream, isolate_from_the_network, serve,
                                     serving)
 from leaderboard.core.report import Report
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.http import HttpLimits
 from leaderboard.store.locations import (
     STORE_ENV,
@@ -38,11 +39,11 @@ from leaderboard.store.locations import (
 )
 from leaderboard.submission.manifest import (
     FORMAT_LINE,
-    MAX_FILE_BYTES,
     Manifest,
     format_manifest,
     parse_manifest,
 )
+from leaderboard.submission.layout import MAX_FILE_BYTES
 
 SUB = "my-model"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -509,7 +510,8 @@ def carried(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
 
     folder = tmp_path_factory.mktemp("carried") / "submissions" / SUB
     make_submission(folder, {WTR: load_task_data(get_task(WTR), data_dir)}, docs_per_query=30)
-    outcome = score_submission(folder, data_dir, store=FolderStore(folder.parent.parent))
+    outcome = score_submission(folder, data_dir, store=FolderStore(folder.parent.parent),
+                               after_merge=True)
     assert outcome.results_path is not None, outcome.report.lines()
     return folder
 
@@ -591,7 +593,7 @@ def test_a_submission_whose_runs_are_in_a_store_scores_exactly_as_one_carrying_t
     outcome = check_submission(folder, data_dir, score=False, store=store)
     assert outcome.report.ok, outcome.report.lines()
     assert sorted(p.name for p in folder.iterdir()) == before  # validating writes nothing
-    outcome = score_submission(folder, data_dir, store=store)
+    outcome = score_submission(folder, data_dir, store=store, after_merge=True)
     assert outcome.report.ok, outcome.report.lines()
     if kind == "hub":
         # The manifest keeps its source; everything else is what the carried one has.
@@ -613,7 +615,8 @@ def test_a_store_file_that_does_not_match_is_reported_naming_the_submission_and_
     https_store.modes[f"/s/submissions/{SUB}/runs/{WTR}/altered.trec.gz"] = "corrupt"
     folder = stored_copy(carried, tmp_path / "repo")
     outcome = score_submission(folder, data_dir,
-                               store=HttpsStore(f"{https_store.base}/s/{{+path}}"))
+                               store=HttpsStore(f"{https_store.base}/s/{{+path}}"),
+                               after_merge=True)
     assert outcome.results_path is None
     assert [line for line in outcome.report.lines() if "altered" in line] == [
         f"{SUB}/runs/{WTR}/altered.trec.gz: the store's copy at {https_store.base}/s/"
@@ -650,7 +653,8 @@ def test_a_carried_file_that_differs_from_its_manifest_is_an_error_until_scored(
     # Scoring records the file: the manifest and results' inputs agree again.
     from leaderboard.submission.pipeline import score_submission
 
-    assert score_submission(folder, data_dir, store=store).results_path is not None
+    assert score_submission(folder, data_dir, store=store,
+                            after_merge=True).results_path is not None
     assert results_staleness(folder) == []
     assert check_submission(folder, data_dir, score=False, store=store).report.ok
 
@@ -710,7 +714,8 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
     # sends nothing and makes no commit, and drops the folder's copy.
     shutil.rmtree(folder / "runs")
     hub.requests.clear()
-    assert score_submission(folder, data_dir, store=board).results_path is not None
+    assert score_submission(folder, data_dir, store=board,
+                            after_merge=True).results_path is not None
     assert (folder / "per-query.json.gz").is_file() and (folder / "explain").is_dir()
     hub.requests.clear()
     report, done = push([folder], board)
@@ -855,7 +860,8 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
     assert snapshot(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
     assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
                                                         "results.json"]
-    assert score_submission(folder, data_dir, store=store).results_path is not None
+    assert score_submission(folder, data_dir, store=store,
+                            after_merge=True).results_path is not None
     same_results(carried, folder)
     # The repository as the folder store: the files stay where they are.
     assert push([carried], FolderStore(carried.parent.parent)) == (report, [])

@@ -1,4 +1,6 @@
-"""Fetched files kept on disk under their SHA-256, so each is downloaded once per machine.
+"""Fetched files kept on disk under their SHA-256, so each is downloaded once per machine;
+and files made on this machine that belong in a store rather than a folder (the query
+explorer's files of a submitter's own scoring: :mod:`leaderboard.submission.layout`).
 
 A file fetched from a store is written to a temporary file in the cache folder, verified,
 then renamed to ``sha256/<first two digits>/<sha256>`` (``.gz`` appended for a file named

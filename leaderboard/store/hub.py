@@ -22,7 +22,7 @@ from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 from huggingface_hub.hf_api import RepoFile
 
 from leaderboard import __version__
-from leaderboard.app.datapull.common import file_checksum
+from leaderboard.core.checksums import file_checksum
 from leaderboard.store.locations import HubStore
 
 

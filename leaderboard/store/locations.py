@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Mapping
 from urllib.parse import quote, urlsplit
 
-from leaderboard.app.datapull.common import Endpoints
+from leaderboard.core.config import Endpoints
 
 STORE_ENV = "FOLLOWBOARD_RUN_STORE"
 CONFIG_FILE = "pyproject.toml"

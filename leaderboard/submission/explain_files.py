@@ -3,7 +3,8 @@ where they live.
 
 Scoring a submission (:func:`leaderboard.submission.pipeline.score_submission`) explains every task
 from the runs it has just parsed (:func:`leaderboard.core.explain.explain_task`, no second
-parse) and writes, beside the runs, under ``submissions/<id>/explain/``:
+parse) and writes these files, which the submission's folder holds under
+``submissions/<id>/explain/`` once it is merged (where they are kept before: below):
 
 * ``<task id>.queries.json.gz``: the query list (each query's id, original query,
   constraint type and the engine's per-query figures) and where the task's texts are;
@@ -30,10 +31,13 @@ which works the same whether a static server, GitHub Pages or a Hugging Face ``r
 URL serves them.
 
 **They are kept where the runs are kept**, as derived files of the run store
-(:mod:`leaderboard.store`): scoring writes them into the submission's folder
-(:func:`explain_dir`), `leaderboard runs push` moves them to the configured store beside
+(:mod:`leaderboard.store`). CI writes them after the merge
+(:mod:`leaderboard.submission.layout`): publishing's scoring writes them into the
+submission's folder (:func:`explain_dir`), while a submitter's own scoring keeps them in
+the run store's cache (:func:`keep_explanations`), so that the folder it leaves is what a
+pull request may carry. `leaderboard runs push` moves them to the configured store beside
 the runs (``submissions/<id>/explain/...``), `runs pull` and `runs verify` fetch them,
-and every reader gets them through :class:`leaderboard.store.files.SubmissionFiles`,
+and every reader gets them through :class:`leaderboard.submission.files.SubmissionFiles`,
 verified by size and SHA-256 (:func:`read_stored_manifest`, :func:`stored_refs`). Where
 a published site's browser fetches them from is derived from the same store
 (:func:`browser_base`): a folder store's files are copied into the site.
@@ -47,35 +51,35 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from leaderboard.benchmarks import benchmark_of
-from leaderboard.core.explain import shows_text
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.core.data import iter_corpus
+from leaderboard.core.data.base import TaskData
+from leaderboard.core.explain import (
+    explain_task,
+    explanation_record,
+    shows_text,
+    TaskExplanation,
+    text_record,
+)
+from leaderboard.core.tasks import Task
+from leaderboard.store.files import StoredRef, StoreError, keep
 from leaderboard.store.locations import FolderStore, HttpsStore, store_path
+from leaderboard.submission.files import SubmissionFiles
+from leaderboard.submission.layout import EXPLAIN_DIR, MAX_EXPLAIN_FILE_BYTES, MAX_EXPLAIN_FILES
+from leaderboard.submission.results import ExplainManifestFile, ResultsFile
 
-if TYPE_CHECKING:
-    from leaderboard.core.data.base import TaskData
-    from leaderboard.core.explain import TaskExplanation
-    from leaderboard.core.tasks import Task
-    from leaderboard.submission.results import ExplainManifestFile, ResultsFile
-
-#: The folder of a submission that holds its explanation files.
-EXPLAIN_DIR = "explain"
 MANIFEST = "manifest.json"
 TEXTS_DIR = "texts"
 #: /2: files named by the size and SHA-256 of their JSON (/1 named the gzip bytes).
 MANIFEST_FORMAT = "followboard-explain-manifest/2"
 #: gzip level of every file: fixed, so identical content gives identical bytes.
 GZIP_LEVEL = 9
-# Bounds on a manifest's listing, far above a submission of every task (708 files, the
-# largest 0.3 MB of JSON), so a damaged manifest cannot make a reader fetch without end.
-MAX_EXPLAIN_FILES = 10_000
-MAX_EXPLAIN_FILE_BYTES = 64 * 1024 * 1024
 # A path inside the explanation folder: plain names, '/' between folders, gzipped JSON.
 _FILE_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*\.json\.gz")
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
@@ -170,9 +174,6 @@ def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     key = (task.id, str(Path(data_dir).resolve()))
     if key in _TEXTS:
         return _TEXTS[key]
-    from leaderboard.core.data import iter_corpus
-    from leaderboard.core.explain import text_record
-
     record = text_record(task, data, iter_corpus(task, data_dir))
     if record is None:
         texts = TaskTexts(upstream=upstream_links(task))
@@ -201,7 +202,7 @@ def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
 def _pair_parts(task: Task, data_dir: Path) -> list[tuple[str, str, dict[str, object]]]:
     """PI-Indic T4: which persona and instruction each scored pair joins, and the
     personas' texts (the instructions are the task's documents)."""
-    from leaderboard.core.data.pi_indic import t4_pairs
+    from leaderboard.core.data.pi_indic import t4_pairs  # pandas, for T4 alone
 
     frame = t4_pairs(task, data_dir, with_text=True)
     pairs = {p: [a, b] for p, a, b in zip(frame["pair_id"], frame["persona_id"],
@@ -227,8 +228,6 @@ def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int)
     """Split a task's explanation record (:func:`leaderboard.core.explain.explanation_record`)
     into its query list and its cards, and add the texts they point at. ``corpus_size``
     is N in the rank N + 1 IRS gives a table a run leaves out."""
-    from leaderboard.core.explain import explanation_record
-
     record = explanation_record(explanation)
     task_id = record["task"]
     # Cards in the list's order, cut into slices of equal numbers of queries holding
@@ -261,8 +260,6 @@ def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int)
 def explain_inputs(task: Task, data: TaskData, data_dir: Path, sheet: object,
                    runs: Mapping[str, object], predictions: object | None) -> TaskFiles:
     """A scored task's files, from the inputs it was scored from."""
-    from leaderboard.core.explain import explain_task
-
     explanation = explain_task(task, data, sheet, runs, predictions)  # type: ignore[arg-type]
     return task_files(explanation, task_texts(task, data, data_dir), data.corpus_size)
 
@@ -308,8 +305,6 @@ def write_explanations(submission_root: Path, tasks: list[TaskFiles],
     """Replace the submission's explanation folder with ``tasks``' files, all at once:
     the new folder is written beside the submission and swapped in by two renames, so
     a failure leaves the previous files as they were. Returns the folder."""
-    import tempfile
-
     target = explain_dir(submission_root)
     parent = submission_root.parent
     # A previous write that died between its renames left its folders here.
@@ -339,6 +334,25 @@ def write_explanations(submission_root: Path, tasks: list[TaskFiles],
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
     return target
+
+
+def keep_explanations(cache: Path, submission_id: str, tasks: list[TaskFiles],
+                      inputs_sha256: Mapping[str, str]) -> bytes:
+    """Put ``tasks``' files and their manifest into the run store's cache, each under the
+    SHA-256 it is named by, instead of into the submission's folder: a submitter's own
+    scoring, whose folder a pull request must carry without them (CI writes them there
+    after the merge: :mod:`leaderboard.submission.layout`). Every reader finds them there
+    (:class:`leaderboard.submission.files.SubmissionFiles`). Returns the manifest's bytes,
+    which results.json names."""
+    manifest = explanation_manifest(submission_id, tasks, inputs_sha256)
+    data = {f"{EXPLAIN_DIR}/{rel}": blob for t in tasks for rel, blob in t.files.items()}
+    refs = stored_refs(parse_manifest(manifest, f"{submission_id}/{EXPLAIN_DIR}/{MANIFEST}"))
+    refs.append(StoredRef(f"{EXPLAIN_DIR}/{MANIFEST}", len(manifest),
+                          hashlib.sha256(manifest).hexdigest()))
+    data[refs[-1].path] = manifest
+    for ref in refs:
+        keep(cache, ref, data[ref.path], f"{submission_id}/{ref.path}")
+    return manifest
 
 
 def parse_manifest(data: bytes, where: str) -> dict:

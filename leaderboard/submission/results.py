@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Annotated, Callable, Literal
 
 from leaderboard.core.fileio import (atomic_write_bytes, atomic_write_text, read_json_model,
                                 validation_problem)
-from leaderboard.store.files import StoredRef, StoreError, submission_files
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.files import submission_files
+from leaderboard.submission.layout import PER_QUERY_NAME, RESULTS_NAME
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 if TYPE_CHECKING:
@@ -100,9 +102,7 @@ class SystemResult(BaseModel):
     tasks: dict[str, TaskScores]
 
 
-PER_QUERY_NAME = "per-query.json.gz"
 PER_QUERY_FORMAT = "followboard-per-query/1"
-RESULTS_NAME = "results.json"
 
 
 class StoredFile(BaseModel):

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     reading = start_reading({role: (path, str(path)) for role, path in given.items()
                              if role != "predictions"})
     from leaderboard.core.data import resolve_data_dir
-    from leaderboard.submission.pipeline import check_task_files, score_inputs
+    from leaderboard.core.evaluate import check_task_files, score_inputs
     from leaderboard.core.scoring import prepare_task
 
     report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given,

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     from leaderboard.core.data import resolve_data_dir
     from leaderboard.core.explain import UnknownQueryError, explain_task
-    from leaderboard.submission.pipeline import check_task_files, score_inputs
+    from leaderboard.core.evaluate import check_task_files, score_inputs
 
     report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given)
     for line in report.lines():

@@ -153,7 +153,7 @@ def run_push(args: argparse.Namespace) -> int:
 
 def run_add(args: argparse.Namespace) -> int:
     from leaderboard.core.data import resolve_data_dir
-    from leaderboard.submission.pipeline import stderr_progress
+    from leaderboard.core.evaluate import stderr_progress
     from leaderboard.app.transfer import add
 
     if _folders([args.submission]) is None:

@@ -28,9 +28,6 @@ from leaderboard.core.fileio import atomic_file
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.tasks import DataSource
 from leaderboard.app.datapull.common import (
-    CHUNK_BYTES,
-    ENV_GITHUB_TOKEN,
-    ENV_HF_TOKEN,
     FOLLOWTABLE_CORPUS,
     FOLLOWTABLE_OPTIONAL,
     FOLLOWTABLE_TABLE_SUFFIX,
@@ -41,8 +38,6 @@ from leaderboard.app.datapull.common import (
     PART_PREFIX,
     PART_SUFFIX,
     RETRYABLE_STATUS,
-    Checksum,
-    Endpoints,
     Host,
     PackedCorpus,
     PullError,
@@ -54,6 +49,8 @@ from leaderboard.app.datapull.common import (
     _describe,
     verify,
 )
+from leaderboard.core.checksums import CHUNK_BYTES, Checksum
+from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 
 if TYPE_CHECKING:
     from leaderboard.app.datapull.pull import SourceTasks

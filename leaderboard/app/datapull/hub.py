@@ -29,17 +29,15 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.hf_api import RepoFile
 
+from leaderboard.core.tasks import DataSource
 from leaderboard import __version__
 from leaderboard.app.datapull.common import (
-    ENV_HF_TOKEN,
     HF_CARD,
     HF_DATA_SUFFIXES,
     HF_STAGING,
     MAX_BACKOFF_S,
     RETRYABLE_STATUS,
-    Checksum,
     ChecksumError,
-    Endpoints,
     PullError,
     PullPlan,
     RemoteFile,
@@ -47,10 +45,10 @@ from leaderboard.app.datapull.common import (
     UpstreamError,
     _check_resolved,
     _describe,
-    file_checksum,
     verify,
 )
-from leaderboard.core.tasks import DataSource
+from leaderboard.core.checksums import Checksum, file_checksum
+from leaderboard.core.config import Endpoints, ENV_HF_TOKEN
 
 if TYPE_CHECKING:
     from leaderboard.app.datapull.pull import SourceTasks

@@ -46,16 +46,12 @@ from typing import Any, Callable, Mapping, Sequence
 from leaderboard.app.datapull.common import (  # noqa: F401 - re-exported for callers
     BENCHMARK_ALIASES,
     BENCHMARKS,
-    ENV_GITHUB_TOKEN,
-    ENV_HF_TOKEN,
     HF_STAGING,
     MANIFEST_FORMAT,
     MANIFEST_NAME,
     PART_PREFIX,
     PART_SUFFIX,
-    Checksum,
     ChecksumError,
-    Endpoints,
     Host,
     PackedCorpus,
     PullError,
@@ -63,11 +59,10 @@ from leaderboard.app.datapull.common import (  # noqa: F401 - re-exported for ca
     RemoteFile,
     SourceUnreachableError,
     UpstreamError,
-    file_checksum,
-    file_matches,
-    git_blob_sha1,
     host_title,
 )
+from leaderboard.core.checksums import Checksum, file_matches
+from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 from leaderboard.app.datapull.github import (  # noqa: F401 - re-exported for callers
     GitHubClient,
     HttpClient,

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.benchmarks.followtable_views import FOLLOWTABLE_CONSTRAINT_NAMES
 from leaderboard.core.explain import PER_QUERY_LABELS
 from leaderboard.submission.explain_files import (
-    EXPLAIN_DIR,
     MANIFEST,
     TEXTS_DIR,
     ExplainFilesError,
@@ -48,8 +48,9 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.tasks import Task
 from leaderboard.submission.results import ExplainManifestFile
 from leaderboard.publish.site.board import Board
-from leaderboard.benchmarks.followtable_views import FOLLOWTABLE_CONSTRAINT_NAMES
-from leaderboard.store.files import StoreError, SubmissionFiles, submission_files
+from leaderboard.store.files import StoreError
+from leaderboard.submission.files import submission_files, SubmissionFiles
+from leaderboard.submission.layout import EXPLAIN_DIR
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"

@@ -21,12 +21,14 @@ import jinja2
 import yaml
 from markupsafe import Markup, escape
 
+from leaderboard.benchmarks import site_pages
+from leaderboard.benchmarks.views import Column, Page, Section, View
 from leaderboard import __version__
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.app.ci.comment import STATUS_LINE
 from leaderboard.core.fileio import size_text
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.submission.results import PER_QUERY_NAME, RESULTS_NAME, ResultsFileError, read_results
+from leaderboard.submission.results import ResultsFileError, read_results
 from leaderboard.publish.site.board import (
     TIER_BELOW,
     TIER_LEADER,
@@ -49,14 +51,19 @@ from leaderboard.publish.site.format import (
     sort_value,
 )
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
-from leaderboard.store.files import StoreError, submission_files
-from leaderboard.submission.manifest import MANIFEST_NAME
+from leaderboard.store.files import StoreError
+from leaderboard.submission.files import submission_files
 from leaderboard.submission.folder import run_files
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.downloads import csv_text, view_document, view_records
 from leaderboard.publish.standings.references import reference_name
-from leaderboard.benchmarks import site_pages
-from leaderboard.benchmarks.views import Column, Page, Section, View
+from leaderboard.submission.layout import (
+    MANIFEST_NAME,
+    METADATA_NAME,
+    PER_QUERY_NAME,
+    RESULTS_NAME,
+    RUNS_DIR,
+)
 
 PACKAGE_DIR = Path(__file__).parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
@@ -628,12 +635,12 @@ def file_listing(sub: SubmissionInfo, repo: RepositoryRef) -> dict[str, object]:
         top.append(listed(sub.explain_manifest.path,
                           note="the query explorer's files, each by SHA-256 and size"))
     top += [listed(rel, note=note) for rel, note in (
-        ("metadata.yaml", "the model and how its runs were made"),
+        (METADATA_NAME, "the model and how its runs were made"),
         (MANIFEST_NAME, "every run file by SHA-256 and size")) if (sub.folder / rel).is_file()]
     registry = all_tasks()
     by_benchmark: dict[str, list[tuple[str, ListedFile]]] = {}
     for rel, entry in run_files(sub.folder).items():
-        task_id = rel[len("runs/"):].rpartition("/")[0]
+        task_id = rel[len(RUNS_DIR) + 1:].rpartition("/")[0]
         task = registry.get(task_id)
         title = benchmark_of(task.benchmark).title if task is not None else "Other files"
         parts = task_id.split("/")

@@ -28,7 +28,6 @@ from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_VAL_PREFIX
 from leaderboard.submission.explain_files import MANIFEST, TaskTexts, task_files
 from leaderboard.submission.explain_files import write_explanations as write
 from leaderboard.submission.results import (
-    PER_QUERY_NAME,
     ExplainManifestFile,
     ModelInfo,
     ResultsFile,
@@ -39,6 +38,7 @@ from leaderboard.submission.results import (
     write_results,
     write_submission_results,
 )
+from leaderboard.submission.layout import METADATA_NAME, PER_QUERY_NAME, RESULTS_NAME, RUNS_DIR
 
 MODEL_TYPES = ("sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction")
 HOSTILE_NAME = "<script>alert(1)</script>"
@@ -115,7 +115,7 @@ def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
                           produced_by={"leaderboard": "0.1.0", "data": "synthetic"},
                           systems=[system])
     if per_query_store is None:
-        write_results(folder / "results.json", results)
+        write_results(folder / RESULTS_NAME, results)
     else:
         write_submission_results(folder, results)
         stored = per_query_store / "submissions" / sub_id / PER_QUERY_NAME
@@ -128,13 +128,13 @@ def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
     meta_model["links"] = [u for u in model.links if u.startswith(("http://", "https://"))]
     meta = {"id": sub_id, "model": meta_model,
             "contact": contact, "produced_by": produced_by, "date": "2025-06-01"}
-    (folder / "metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False,
+    (folder / METADATA_NAME).write_text(yaml.safe_dump(meta, sort_keys=False,
                                                          allow_unicode=True), encoding="utf-8")
     for task in tasks[:run_files]:
         for role in task.roles:
             if role == "predictions":
                 continue
-            path = folder / "runs" / task.id / f"{role}.trec.gz"
+            path = folder / RUNS_DIR / task.id / f"{role}.trec.gz"
             path.parent.mkdir(parents=True, exist_ok=True)
             lines = "".join(f"q{q} Q0 d{d} {d + 1} {10 - d * 0.5} synthetic\n"
                             for q in range(3) for d in range(5))

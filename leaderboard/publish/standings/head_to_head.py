@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from leaderboard.benchmarks import all_views
 from leaderboard.core.report import plural
 from leaderboard.publish.stats import compare_pair, holm
+from leaderboard.submission.layout import RESULTS_NAME
 from leaderboard.submission.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
@@ -97,7 +98,7 @@ def resolve_submission(arg: str | Path, submissions_root: Path) -> Path:
 
 def load_system(path: Path) -> SystemResult:
     """A submission folder or a results.json with exactly one verified system."""
-    results_path = path / "results.json" if path.is_dir() else path
+    results_path = path / RESULTS_NAME if path.is_dir() else path
     if not results_path.is_file():
         raise StandingsDataError(f"{results_path}: no results file; run `leaderboard score "
                                  f"{path}` first")
