@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.core.display import score_text
 from leaderboard.core.explain import PER_QUERY_LABELS
 from leaderboard.submission.explain_files import (
     EXPLAIN_DIR,
@@ -135,6 +136,14 @@ def task_labels(family: Family, registry: dict[str, Task]) -> dict[str, str]:
     if "/cross-lingual/" in family.id:  # "Hindi to Tamil" in a family "from Hindi"
         labels = [f"to {label.split(' to ', 1)[-1]}" for label in labels]
     return dict(zip(family.tasks, labels))
+
+
+def picker_value(value: float) -> float:
+    """A task file's figure: 6 decimals, unless rounding to them would change what the
+    display rule prints (a value just under a half-way point such as 0.12349996, which
+    6 decimals would carry up to 0.1235, printed 12.4 where the tables print 12.3)."""
+    short = round(value, 6)
+    return short if score_text(short) == score_text(value) else value
 
 
 def _task_file(task_id: str) -> str:
@@ -243,7 +252,7 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         # Best first on the task's primary metric; a missing figure last.
         entries.sort(key=lambda e: (e[0] is None, -(e[0] or 0.0), e[1]))
         _dump(docs / _task_file(tid), {"task": tid, "submissions": [
-            [position[slug], None if value is None else round(value, 6), int(has)]
+            [position[slug], None if value is None else picker_value(value), int(has)]
             for value, slug, has in entries]})
     index = {
         "format": INDEX_FORMAT,

@@ -24,6 +24,7 @@ from markupsafe import Markup, escape
 from leaderboard import __version__
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.app.ci.comment import STATUS_LINE
+from leaderboard.core.display import score_text
 from leaderboard.core.fileio import size_text
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.submission.results import PER_QUERY_NAME, RESULTS_NAME, ResultsFileError, read_results
@@ -45,7 +46,6 @@ from leaderboard.publish.site.format import (
     params_text,
     relative,
     safe_url,
-    score_text,
     sort_value,
 )
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
@@ -1002,8 +1002,10 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
                   "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
         "extra_css": ["assets/leaderboard.css", "assets/explorer.css"],
-        # explorer-links.js: verified cells link to the queries behind them (explorer).
-        "extra_javascript": ["assets/leaderboard.js", "assets/explorer-links.js"],
+        # format.js: how every number is printed, first (leaderboard.js and the explorer
+        # use it); explorer-links.js: verified cells link to the queries behind them.
+        "extra_javascript": ["assets/format.js", "assets/leaderboard.js",
+                             "assets/explorer-links.js"],
         # Only what the templates use: every extension costs time on each of the
         # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
         "markdown_extensions": [

@@ -73,13 +73,9 @@
   var SIGNED = {};
   var METRIC_LABELS = {};
 
-  // A fraction as the leaderboard shows it: x100, one decimal.
-  function fmt(v, signed) {
-    if (v === null || v === undefined) return "\u2013";
-    var x = Math.round(v * 1000) / 10;
-    if (x === 0) return "0.0";
-    return (signed && x > 0 ? "+" : "") + x.toFixed(1);
-  }
+  // A fraction as the leaderboard shows it: x100, one decimal, by the rule the tables
+  // follow too (assets/format.js).
+  function fmt(v, signed) { return FBFormat.score(v, signed); }
 
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }
@@ -782,7 +778,7 @@
     return h("td", a, text);
   }
 
-  function gainText(g) { return g === null || g === undefined ? "\u2013" : (g > 0 ? "+" : "") + g.toFixed(4); }
+  function gainText(g) { return FBFormat.fixed(g, 4, true); }
 
   function docButton(doc, ctx) {
     return h("button", { type: "button", cls: "fb-x-doc", "data-doc": doc, title: "Show the text of " + doc,
@@ -887,7 +883,7 @@
       add(body, h("tr", { "data-pair": p.pair, cls: right ? null : "fb-x-wrong" },
         h("td", null, instruction ? [h("b", null, instruction), " ", docs && docs[instruction] ? docs[instruction] : ""] : p.pair),
         h("td", null, p.label ? "compatible" : "not compatible"),
-        h("td", { "data-v": exact(p.probability), "data-field": "probability" }, p.probability.toFixed(3)),
+        h("td", { "data-v": exact(p.probability), "data-field": "probability" }, FBFormat.fixed(p.probability, 3)),
         h("td", null, (predicted ? "compatible" : "not compatible") + (right ? "" : " \u2717"))));
     });
     return h("div", { cls: "fb-x-wrap" }, h("table", { cls: "fb-x-table fb-x-pairs" }, h("thead", null, head), body));
@@ -1059,7 +1055,7 @@
           add(psec, h("p", { cls: "fb-x-irs" }, "S = ", h("span", { "data-v": exact(parts.S), "data-field": "S" }, gainText(parts.S)),
             " (the sum of the gains), S(ideal) = ", h("span", { "data-v": exact(parts.S_ideal), "data-field": "S_ideal" }, gainText(parts.S_ideal)),
             ", S(worst) = ", h("span", { "data-v": exact(parts.S_worst), "data-field": "S_worst" }, gainText(parts.S_worst)), "; ",
-            parts.scale ? "IRS = S / " + parts.scale.toFixed(4) + ", clipped to [\u22121, 1]." : "IRS is fixed without dividing (no ranking to normalise by)."));
+            parts.scale ? "IRS = S / " + FBFormat.fixed(parts.scale, 4) + ", clipped to [\u22121, 1]." : "IRS is fixed without dividing (no ranking to normalise by)."));
         }
         add(box, psec);
       }
