@@ -32,11 +32,9 @@ from leaderboard.benchmarks.pi_indic import (  # noqa: F401
     PI_INDIC_SOURCE,
 )
 from leaderboard.core.tasks import (  # noqa: F401
-    LOWER_IS_BETTER,
     DataSource,
     Role,
     Task,
-    higher_is_better,
 )
 
 

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
 from leaderboard.core.fileio import validation_problem
-from leaderboard.benchmarks.registry import Task, higher_is_better
+from leaderboard.benchmarks.registry import Task
 from leaderboard.core.report import Report
 from leaderboard.submission.results import ResultsFile, ResultsFileError, SystemResult, resolve_per_query
 from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles, check_file_bytes
@@ -142,7 +142,7 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
     row: dict = dict(task=task.id, primary_metric=metric, primary=scores.metrics.get(metric),
                      headline_metric=task.headline_metric,
                      headline=scores.metrics.get(task.headline_metric),
-                     higher_is_better=higher_is_better(metric))
+                     higher_is_better=column.higher_is_better)
 
     competitors = {sid: s for sid, s in committed.verified.items()
                    if sid != system.system_id and task.id in s.tasks

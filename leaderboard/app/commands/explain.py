@@ -16,18 +16,18 @@ SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
 
 
 def label(key: str) -> str:
-    """What the list and the card call a per-query metric (the engine's module, imported
-    by the command before any output, says which names would mislead)."""
-    from leaderboard.core.explain import PER_QUERY_LABELS
+    """What the list and the card call a per-query metric: its key, or the measure's
+    per-query name where its own would mislead (the measure catalogue says which)."""
+    from leaderboard.core.measures import query_name
 
-    return PER_QUERY_LABELS.get(key, key)
+    return query_name(key)
 
 
 def notes(keys: list[str]) -> list[str]:
-    """What those relabelled metrics are, a line each."""
-    from leaderboard.core.explain import PER_QUERY_NOTES
+    """What those renamed per-query metrics are, a line each."""
+    from leaderboard.core.measures import query_help, query_name
 
-    return [PER_QUERY_NOTES[k] for k in keys if k in PER_QUERY_NOTES]
+    return [f"{query_name(k)}: {query_help(k)}" for k in keys if query_name(k) != k]
 
 
 def register(sub: "argparse._SubParsersAction") -> None:

@@ -18,7 +18,8 @@ What the build writes under ``explore/``:
 
 * ``index.json``: every verified submission (name, type, page, where its explanation
   files are, whether it has any), every task (title, primary metric, heatmap family and
-  how the heatmap groups its rows) and the heatmap families;
+  how the heatmap groups its rows), the heatmap families, and what each metric key is
+  (label, help, sign, range), from the measure catalogue (:mod:`leaderboard.core.measures`);
 * ``tasks/<task id>.json``: the verified submissions that have the task (by position
   in the index), best first on its primary metric (the compare picker and the heatmap's
   default columns);
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.core.display import score_text
-from leaderboard.core.explain import PER_QUERY_LABELS
+from leaderboard.core.measures import measure_of, query_help, query_label
 from leaderboard.submission.explain_files import (
     EXPLAIN_DIR,
     MANIFEST,
@@ -53,9 +54,8 @@ from leaderboard.store.files import StoreError, SubmissionFiles, submission_file
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"
-INDEX_FORMAT = "followboard-explorer/1"
-# Metrics over [-1, 1]: shown with their sign, drawn on a diverging scale.
-SIGNED_METRICS = ("p-MRR", "IRS")
+# The script checks it (assets/explorer.js INDEX_FORMAT): bump both when the index changes.
+INDEX_FORMAT = "followboard-explorer/2"
 
 
 @dataclass(frozen=True)
@@ -136,6 +136,14 @@ def task_labels(family: Family, registry: dict[str, Task]) -> dict[str, str]:
     if "/cross-lingual/" in family.id:  # "Hindi to Tamil" in a family "from Hindi"
         labels = [f"to {label.split(' to ', 1)[-1]}" for label in labels]
     return dict(zip(family.tasks, labels))
+
+
+def metric_facts(key: str) -> dict[str, object]:
+    """What the explorer shows of a per-query metric key: its label and help, whether it
+    is signed (shown with +, negative coloured, drawn diverging) and its range."""
+    measure = measure_of(key)
+    return {"label": query_label(key), "help": query_help(key), "signed": measure.signed,
+            "low": measure.low, "high": measure.high}
 
 
 def picker_value(value: float) -> float:
@@ -257,9 +265,9 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
     index = {
         "format": INDEX_FORMAT,
         "texts": f"{DATA}/texts/" if copied_texts else None,
-        "signed": list(SIGNED_METRICS),
-        # Per-query metrics shown under another name (leaderboard/core/explain.py says why).
-        "metric_labels": dict(PER_QUERY_LABELS),
+        # Every metric key of the tasks below: label, help, sign and range.
+        "metrics": {key: metric_facts(key) for key in dict.fromkeys(
+            k for tid, t in registry.items() if tid in per_task for k in t.metric_keys())},
         "submissions": submissions,
         # Task files name submissions by position here (a list: a JSON object's keys that
         # look like numbers, "2024", would not keep their order in JavaScript).

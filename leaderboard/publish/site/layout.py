@@ -28,8 +28,6 @@ from leaderboard.benchmarks.pi_indic import (  # noqa: F401 - re-exported
     PI_VAL_PREFIX,
 )
 from leaderboard.benchmarks.views import (  # noqa: F401 - re-exported
-    IRS_HELP,
-    P_MRR_HELP,
     AveragePolicy,
     Chart,
     Column,

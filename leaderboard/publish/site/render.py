@@ -26,6 +26,7 @@ from leaderboard.benchmarks import benchmark_of
 from leaderboard.app.ci.comment import STATUS_LINE
 from leaderboard.core.display import score_text
 from leaderboard.core.fileio import size_text
+from leaderboard.core.measures import MEASURES
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.submission.results import PER_QUERY_NAME, RESULTS_NAME, ResultsFileError, read_results
 from leaderboard.publish.site.board import (
@@ -870,7 +871,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),
           examples=validator_examples(), sources=task_sources(), repo_url=repo.url,
           status_lines=STATUS_LINE)
-    write("metrics.md", "metrics.md.j2")
+    write("metrics.md", "metrics.md.j2", measures=list(MEASURES.values()))
     from leaderboard.publish.site.explorer import write_explorer  # the explorer: its own module
 
     board.warnings += write_explorer(board, docs, write)

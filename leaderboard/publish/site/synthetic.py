@@ -15,6 +15,7 @@ import numpy as np
 import yaml
 
 from leaderboard.benchmarks.registry import FOLLOWTABLE_CONSTRAINTS, Task, all_tasks
+from leaderboard.core.measures import measure_of
 from leaderboard.submission.results import (
     PER_QUERY_NAME,
     ModelInfo,
@@ -56,9 +57,10 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
                 if per_query:
                     pq[key] = {f"p{i}": float(v) for i, v in enumerate(values)}
             continue
-        lo = -1.0 if base in ("p-MRR", "IRS") else 0.0
-        centre = (skill - 0.5) * 0.3 if lo < 0 else 0.2 + 0.5 * skill
-        values = np.clip(rng.normal(centre, 0.25, n_queries), lo, 1.0)
+        measure = measure_of(key)
+        lo, hi = measure.low, measure.high
+        centre = (skill - 0.5) * 0.3 if measure.signed else 0.2 + 0.5 * skill
+        values = np.clip(rng.normal(centre, 0.25, n_queries), lo, hi)
         metrics[key] = float(values.mean())
         if per_query:
             pq[key] = {q: float(v) for q, v in zip(qids, values)}

@@ -22,7 +22,8 @@ so that no caller (the site, benchmarks, CI) gets them from the presentation lay
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.benchmarks.views import Column, View, column
 
 from .rows import Row, StandingsDataError, SubmissionInfo, load_rows, slug_of
 from .lines import LineCell, ModelLine, model_lines
@@ -42,9 +43,6 @@ from .tables import (
     tier_tables,
 )
 
-if TYPE_CHECKING:
-    from leaderboard.benchmarks.views import Column, View
-
 
 def all_views() -> dict[str, View]:
     """Every leaderboard view by id, in the benchmarks' declaration order."""
@@ -55,15 +53,10 @@ def all_views() -> dict[str, View]:
 
 def task_column(task_id: str, metric: str | None = None) -> Column:
     """A one-task column on ``metric`` (default: the task's primary metric), as the PR
-    comment ranks a task."""
-    from leaderboard.benchmarks.registry import all_tasks, higher_is_better
-    from leaderboard.benchmarks.views import Column
-
-    task = all_tasks()[task_id]
-    metric = metric or task.primary_metric
-    base = metric.rsplit("/", 1)[-1]
-    return Column(id=metric, label=metric, metric=metric, tasks=(task_id,),
-                  higher_is_better=higher_is_better(metric), signed=base in ("p-MRR", "IRS"))
+    comment ranks a task: what the metric is comes from the measure catalogue, as for
+    every column a benchmark declares."""
+    metric = metric or all_tasks()[task_id].primary_metric
+    return column((task_id,), metric, metric)
 
 
 __all__ = [

@@ -67,11 +67,19 @@
 
   /* ------------------------------------------------------------------ numbers */
 
-  // Both from the explorer's index once it is read (leaderboard/publish/site/explorer.py): the
-  // signed metrics (shown with +, negative coloured), and per-query metrics shown under
-  // another name than the task's metric (leaderboard/core/explain.py PER_QUERY_LABELS).
-  var SIGNED = {};
-  var METRIC_LABELS = {};
+  // The index's format (leaderboard/publish/site/explorer.py INDEX_FORMAT): a page and an
+  // index of different versions would misread each other.
+  var INDEX_FORMAT = "followboard-explorer/2";
+  // What each metric key is, from the explorer's index once it is read, which takes it
+  // from the measure catalogue (leaderboard/core/measures.py): label, help, signed (shown
+  // with +, negative coloured, drawn diverging), low and high (its range).
+  var METRICS = {};
+  var UNKNOWN_METRIC = { signed: false, low: 0, high: 1 };
+
+  function metricInfo(key) { return METRICS[key] || UNKNOWN_METRIC; }
+  function signedMetric(key) { return !!metricInfo(key).signed; }
+  function metricLabel(key) { return metricInfo(key).label || key; }
+  function metricHelp(key) { return metricInfo(key).help || key + " of this query"; }
 
   // A fraction as the leaderboard shows it: x100, one decimal, by the rule the tables
   // follow too (assets/format.js).
@@ -79,29 +87,6 @@
 
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }
-
-  function metricLabel(key) {
-    if (METRIC_LABELS[key]) return METRIC_LABELS[key];
-    var parts = key.split("/");
-    if (parts.length === 2) return parts[1] + " (" + parts[0] + ")";
-    return key;
-  }
-
-  var METRIC_HELP = {
-    "p-MRR": "p-MRR of the query: the mean over its changed documents of how far each moved (+: down the ranking, as the instruction asks)",
-    "IRS": "Instruction-following ranking score of the pair: T+ tables up and T\u2212 tables down, normalised to [-1, 1]",
-    // PI-Indic T4: the unit is the persona (its eleven pairs).
-    "Accuracy": "share of the persona's pairs whose prediction (compatible at a probability of 0.5 or more) is right",
-    "Balanced accuracy": "mean of the persona's accuracy on its compatible and on its incompatible pairs",
-    "AUROC": "the persona's part of the task's AUROC (DeLong's structural component: the task's AUROC is the mean of these over personas; it can pass 100)",
-  };
-
-  function metricHelp(key) {
-    if (METRIC_HELP[key]) return METRIC_HELP[key];
-    var p = key.split("/");
-    if (p.length === 2) return p[1] + " of the " + p[0] + " run on this query";
-    return key + " of this query";
-  }
 
   /* ------------------------------------------------------------------ loading */
 
@@ -476,7 +461,7 @@
   // The primary metric first, then p-MRR/IRS, then the original run's, then the altered's.
   function orderMetrics(metrics, primary) {
     function rank(m) {
-      return m === primary ? 0 : SIGNED[m] ? 1 : m.indexOf("original/") === 0 ? 2 : m.indexOf("altered/") === 0 ? 3 : 4;
+      return m === primary ? 0 : signedMetric(m) ? 1 : m.indexOf("original/") === 0 ? 2 : m.indexOf("altered/") === 0 ? 3 : 4;
     }
     return metrics.slice().sort(function (a, b) { return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0); });
   }
@@ -513,7 +498,7 @@
     if (p.get("g") && groups.indexOf(p.get("g")) !== -1) groupSel.value = p.get("g");
     var taskSel = h("select", { name: "task", "aria-label": "Task" }, h("option", { value: "" }, "all"),
       tids.map(function (t) { return h("option", { value: t }, index.tasks[t].label); }));
-    var signed = metrics.filter(function (m) { return SIGNED[m]; });
+    var signed = metrics.filter(function (m) { return signedMetric(m); });
     var only = h("select", { name: "only", "aria-label": "Which queries" }, h("option", { value: "" }, "all queries"),
       signed.map(function (m) { return h("option", { value: m }, m + " below 0 (the wrong way)"); }));
     var form = h("form", { cls: "fb-x-filters", role: "search", onsubmit: function (e) { e.preventDefault(); } },
@@ -578,8 +563,8 @@
         if (multi) add(tr, h("td", null, index.tasks[r.task].label));
         metrics.forEach(function (m) {
           var v = r.values[m];
-          add(tr, h("td", { "data-v": exact(v), "data-metric": m, cls: v !== null && v !== undefined && SIGNED[m] && v < 0 ? "fb-x-neg" : null },
-            fmt(v, SIGNED[m])));
+          add(tr, h("td", { "data-v": exact(v), "data-metric": m, cls: v !== null && v !== undefined && signedMetric(m) && v < 0 ? "fb-x-neg" : null },
+            fmt(v, signedMetric(m))));
         });
         add(body, tr);
       }
@@ -622,7 +607,7 @@
     taskSubmissions(tid).then(function (subs) {
       subs.forEach(function (e) {
         if (e[0] === slug || !e[2]) return;
-        add(sel, h("option", { value: e[0] }, submissionName(e[0]) + " (" + fmt(e[1], SIGNED[index.tasks[tid].primary]) + ")"));
+        add(sel, h("option", { value: e[0] }, submissionName(e[0]) + " (" + fmt(e[1], signedMetric(index.tasks[tid].primary)) + ")"));
       });
       if (sel.options.length === 1) { sel.disabled = true; sel.options[0].textContent = "no other submission has this task"; }
     }).catch(function () { sel.disabled = true; });
@@ -642,7 +627,7 @@
     var primary = index.tasks[tids[0]].primary;
     var wanted = p.get("m");
     var metric = wanted && metrics.indexOf(wanted) !== -1 ? wanted
-      : metrics.indexOf(primary) !== -1 ? primary : metrics.filter(function (m) { return SIGNED[m]; })[0] || metrics[0];
+      : metrics.indexOf(primary) !== -1 ? primary : metrics.filter(function (m) { return signedMetric(m); })[0] || metrics[0];
     var byKey = {};
     rowsB.forEach(function (r) { byKey[r.task + "\u0000" + r.query] = r; });
     var pairs = [];
@@ -675,8 +660,8 @@
         h("td", { cls: "fb-x-id" }, nav(x.a.query, { s: a, vs: b, t: x.a.task, query: x.a.query })),
         hasGroup ? h("td", null, x.a.group || "") : null,
         multi ? h("td", null, index.tasks[x.a.task].label) : null,
-        h("td", { "data-v": exact(x.x), "data-side": "a" }, fmt(x.x, SIGNED[metric])),
-        h("td", { "data-v": exact(x.y), "data-side": "b" }, fmt(x.y, SIGNED[metric])),
+        h("td", { "data-v": exact(x.x), "data-side": "a" }, fmt(x.x, signedMetric(metric))),
+        h("td", { "data-v": exact(x.y), "data-side": "b" }, fmt(x.y, signedMetric(metric))),
         h("td", { "data-v": exact(x.d), "data-side": "d", cls: x.d < 0 ? "fb-x-neg" : null }, fmt(x.d, true))));
     });
     var swap = nav("swap the two", { s: b, vs: a, t: tids.join(","), m: metric });
@@ -828,8 +813,8 @@
       if (values[m] === null || values[m] === undefined) return;
       var v = values[m];
       add(dl, h("div", { cls: "fb-x-metric" }, h("dt", { title: metricHelp(m) }, metricLabel(m)),
-        h("dd", { "data-v": exact(v), "data-metric": m, cls: v !== null && SIGNED[m] && v < 0 ? "fb-x-neg" : null },
-          fmt(v, SIGNED[m]))));
+        h("dd", { "data-v": exact(v), "data-metric": m, cls: v !== null && signedMetric(m) && v < 0 ? "fb-x-neg" : null },
+          fmt(v, signedMetric(m)))));
     });
     return dl;
   }
@@ -1115,15 +1100,17 @@
     return out;
   }
 
-  function colour(v, signed) {
+  // A cell's colour on its metric's range (from the index): a signed metric diverges
+  // from white at 0, others run from white at the low end to blue at the high end.
+  function colour(v, range) {
     if (v === null || v === undefined) return null;
-    if (signed) {
-      var t = Math.max(-1, Math.min(1, v));
+    if (range.signed) {
+      var t = v >= 0 ? Math.min(1, v / range.high) : -Math.min(1, v / range.low);
       // blue for followed (+), red for the wrong way (-), white at 0
       return t >= 0 ? "rgb(" + Math.round(255 - 200 * t) + "," + Math.round(255 - 130 * t) + ",255)"
         : "rgb(255," + Math.round(255 + 170 * t) + "," + Math.round(255 + 170 * t) + ")";
     }
-    var u = Math.max(0, Math.min(1, v));
+    var u = Math.max(0, Math.min(1, (v - range.low) / (range.high - range.low)));
     return "rgb(" + Math.round(255 - 205 * u) + "," + Math.round(255 - 120 * u) + "," + Math.round(255 - 60 * u) + ")";
   }
 
@@ -1155,7 +1142,7 @@
     lists.forEach(function (l) { if (l) l.metrics.forEach(function (m) { if (metricsAll.indexOf(m) === -1) metricsAll.push(m); }); });
     var primary = index.tasks[tid0].primary;
     var metric = defaultMetric(metricsAll, primary, p.get("m"));
-    var signed = !!SIGNED[metric];
+    var range = metricInfo(metric), signed = !!range.signed;
     // Rows: (task, query), grouped by constraint type or by task (language, collection).
     var rowsByKey = {}, rows = [];
     lists.forEach(function (l, k) {
@@ -1246,7 +1233,7 @@
           last = r.group;
         }
         r.v.forEach(function (v, j) {
-          var c = colour(v, signed);
+          var c = colour(v, range);
           cx.fillStyle = c || "rgba(128,128,128,0.25)";
           cx.fillRect(gutter + j * cellW, y, cellW - 1, Math.max(1, cellH - (cellH > 3 ? 1 : 0)));
         });
@@ -1302,11 +1289,11 @@
         h("span", { cls: "fb-x-muted" }, "(column " + (j + 1) + ")"));
     }));
     var legend = h("p", { cls: "fb-x-legend" }, signed
-      ? [h("span", { cls: "fb-x-swatch", style: "background:" + colour(-1, true) }), " \u22121 (the wrong way) ",
-         h("span", { cls: "fb-x-swatch", style: "background:" + colour(0, true) }), " 0 ",
-         h("span", { cls: "fb-x-swatch", style: "background:" + colour(1, true) }), " +1 (as the instruction asks)"]
-      : [h("span", { cls: "fb-x-swatch", style: "background:" + colour(0, false) }), " 0 ",
-         h("span", { cls: "fb-x-swatch", style: "background:" + colour(1, false) }), " 1"],
+      ? [h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.low, range) }), " \u22121 (the wrong way) ",
+         h("span", { cls: "fb-x-swatch", style: "background:" + colour(0, range) }), " 0 ",
+         h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.high, range) }), " +1 (as the instruction asks)"]
+      : [h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.low, range) }), " 0 ",
+         h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.high, range) }), " 1"],
       h("span", { cls: "fb-x-swatch fb-x-none" }), " no score");
     var missing = lists.filter(function (l) { return !l; }).length;
     heatHooks = { rows: rows, cols: cols, cellW: cellW, cellH: cellH, left: gutter, top: top, metric: metric };
@@ -1327,9 +1314,14 @@
     var p = new URLSearchParams(location.search);
     try {
       if (!index) {
-        index = await need(new URL(host.getAttribute("data-index"), SITE_ROOT), "explorer's index");
-        (index.signed || []).forEach(function (m) { SIGNED[m] = true; });
-        METRIC_LABELS = index.metric_labels || {};
+        var read = await need(new URL(host.getAttribute("data-index"), SITE_ROOT), "explorer's index");
+        if (!read || read.format !== INDEX_FORMAT) {
+          throw new UserError("The explorer's index (" + host.getAttribute("data-index") + ") is in format " +
+            JSON.stringify(read && read.format) + ", and this page reads " + INDEX_FORMAT + ".",
+            "The page and its files come from different versions of the site: rebuild it (leaderboard build).");
+        }
+        METRICS = read.metrics;
+        index = read;
       }
       if (id !== renderId) return;
       if (p.get("view") === "heatmap") await renderHeatmap(p);
