@@ -613,6 +613,17 @@ def test_the_explorer_and_the_tables_print_the_same_digits(real_site, page) -> N
     assert option.inner_text().endswith(f"({in_table})"), (option.inner_text(), in_table)
 
 
+def test_the_heatmap_orders_submissions_as_the_table_does(real_site, page) -> None:
+    """The heatmap's columns are the family's submissions in its table's order: the mean
+    of the task figures (here PI-Indic T1's twelve languages, the average view's RR@10)."""
+    page.goto(real_site["url"] + "pi-indic/t1.html")
+    table = page.locator('#pi-indic-t1-average tbody tr[data-s]') \
+        .evaluate_all("rows => rows.map(r => r.dataset.s)")
+    explore(page, real_site, "?view=heatmap&t=pi-indic-val150/t1/hin")
+    heat = page.evaluate("() => window.fbExplorer.heat()")
+    assert len(heat["cols"]) == 3 and heat["cols"] == [s for s in table if s in heat["cols"]]
+
+
 # --------------------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize(("query", "message"), [

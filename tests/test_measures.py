@@ -18,9 +18,9 @@ from leaderboard.core.measures import MEASURES, Measure, UnknownMeasureError, pa
 from leaderboard.core.metrics.ranking import RankedRun, evaluate, parse_metric
 from leaderboard.core.report import Report
 from leaderboard.core.runs import parse_run
-from leaderboard.publish.site.explorer import metric_facts
+from leaderboard.publish.site.explorer import Family, metric_facts, ranked_submissions
 from leaderboard.publish.site.render import environment
-from leaderboard.publish.standings import all_views, fill_view, task_column
+from leaderboard.publish.standings import all_views, fill_view, order_systems, task_column
 from leaderboard.publish.standings.rows import Row
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
 
@@ -175,3 +175,19 @@ def test_a_measure_declared_in_the_catalogue_reaches_every_surface(monkeypatch) 
     run = parse_run(b"q1 Q0 d1 1 1.0 t\n", "toy.trec", Report())
     with pytest.raises(ValueError, match="no ranking kernel computes 'Toy@5'"):
         evaluate(RankedRun.from_parsed(run), {"q1": {"d1": 1}}, ["q1"], ["Toy@5"])
+
+
+def test_the_heatmap_ranks_submissions_by_the_tables_convention() -> None:
+    """A family's columns are in the order its table would show: the mean of the task
+    figures, a submission without every task last (the explorer's script used to average
+    whatever tasks a submission had, missing figures as 0)."""
+    registry = all_tasks()
+    fam = Family("followir", "FollowIR", "collection", ("followir/robust04", "followir/core17"))
+    systems = {
+        "both": _system("both", {"followir/robust04": 0.1, "followir/core17": 0.2}, "p-MRR"),
+        "one": _system("one", {"followir/robust04": 0.9}, "p-MRR"),
+        "best": _system("best", {"followir/robust04": 0.3, "followir/core17": 0.1}, "p-MRR"),
+    }
+    assert ranked_submissions(fam, registry, systems) == ["best", "both", "one"]
+    col = column(fam.tasks, "p-MRR", "p-MRR")
+    assert ranked_submissions(fam, registry, systems) == order_systems(systems, col)[1]

@@ -1118,17 +1118,9 @@
     var tid0 = taskIds(p)[0];
     var fam = index.families[index.tasks[tid0].family];
     var tids = fam.tasks;
-    var files = await Promise.all(tids.map(taskSubmissions));
-    // Columns: submissions with explanation files, best first on the mean of their task means.
-    var score = {}, count = {};
-    files.forEach(function (entries) {
-      entries.forEach(function (e) {
-        if (!e[2] || !index.submissions[e[0]] || !index.submissions[e[0]].base) return;
-        score[e[0]] = (score[e[0]] || 0) + (e[1] || 0);
-        count[e[0]] = (count[e[0]] || 0) + 1;
-      });
-    });
-    var candidates = Object.keys(score).sort(function (a, b) { return score[b] / count[b] - score[a] / count[a] || (a < b ? -1 : 1); });
+    // Columns: the submissions with explanation files, in the order the tables show them
+    // (the index ranks them: best first on the mean of the family's task figures).
+    var candidates = fam.ranked.map(function (i) { return index.order[i]; });
     if (!candidates.length) throw new UserError("No verified submission of " + fam.title + " has explanation files yet.");
     var picked = (p.get("subs") || "").split(",").filter(function (x) { return candidates.indexOf(x) !== -1; });
     var unknown = (p.get("subs") || "").split(",").filter(function (x) { return x && candidates.indexOf(x) === -1; });
