@@ -24,8 +24,6 @@ A plain module (the standard library only): ``leaderboard eval`` imports it.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Literal
 
 #: Which way a measure is better. "neither": a share that describes the data rather than
@@ -43,28 +41,59 @@ NoSkill = Literal["zero", "chance", "positive rate", "majority", "constant calib
 #: or None for a measure only ever transcribed from a paper (FollowTable's NFR).
 Kernel = Literal["ranking", "instruction", "classification"]
 
-_CUTOFF = re.compile(r"[0-9]+")
+
+class _ReadOnly:
+    """Attributes set once, in ``__init__``. A plain class rather than a frozen dataclass:
+    `leaderboard eval` imports the catalogue before it starts reading its runs, and
+    generating a dataclass's methods would cost more than all the rest of this module."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _set(self, **values: object) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Measure:
+class Measure(_ReadOnly):
     """One measure. Texts are plain (no markup); ``{depth}`` in ``help`` becomes "the top
-    k documents" for a key with a cutoff k and "the whole ranking" for one without."""
+    k documents" for a key with a cutoff k and "the whole ranking" for one without.
 
+    ``title``: the measure in words; ``help``: what a column of it shows; ``low``/``high``:
+    the range of a task's figure; ``takes_cutoff``: written name@k (nDCG@10), or name for
+    the whole run; ``mean_name``: the name of its mean over a task's queries where it
+    differs ("MAP", FollowIR's); ``query_name``/``query_help``: one query's figure, its
+    name where the measure's own would mislead, and what it is."""
+
+    __slots__ = ("name", "title", "kernel", "help", "direction", "low", "high",
+                 "takes_cutoff", "no_skill", "mean_name", "query_name", "query_help")
     name: str
-    title: str                      # the measure in words ("average precision")
+    title: str
     kernel: Kernel | None
-    help: str                       # what a column of the measure shows
-    direction: Direction = "higher"
-    low: float = 0.0                # the range of a task's figure
-    high: float = 1.0
-    takes_cutoff: bool = False      # written name@k (nDCG@10) or, for the whole run, name
-    no_skill: NoSkill | None = None
-    # The name of its mean over a task's queries, where it differs ("MAP": FollowIR's).
-    mean_name: str | None = None
-    # One query's figure: its name where the measure's own would mislead, and what it is.
-    query_name: str | None = None
-    query_help: str | None = None
+    help: str
+    direction: Direction
+    low: float
+    high: float
+    takes_cutoff: bool
+    no_skill: NoSkill | None
+    mean_name: str | None
+    query_name: str | None
+    query_help: str | None
+
+    def __init__(self, *, name: str, title: str, kernel: Kernel | None, help: str,
+                 direction: Direction = "higher", low: float = 0.0, high: float = 1.0,
+                 takes_cutoff: bool = False, no_skill: NoSkill | None = None,
+                 mean_name: str | None = None, query_name: str | None = None,
+                 query_help: str | None = None) -> None:
+        self._set(name=name, title=title, kernel=kernel, help=help, direction=direction,
+                  low=low, high=high, takes_cutoff=takes_cutoff, no_skill=no_skill,
+                  mean_name=mean_name, query_name=query_name, query_help=query_help)
 
     @property
     def higher_is_better(self) -> bool:
@@ -159,15 +188,19 @@ class UnknownMeasureError(ValueError):
     that takes none); the message names the key."""
 
 
-@dataclass(frozen=True)
-class MetricKey:
+class MetricKey(_ReadOnly):
     """A metric key taken apart: ``original/AP@1000`` is qualifier "original", measure AP,
     cutoff 1000."""
 
+    __slots__ = ("key", "qualifier", "measure", "cutoff")
     key: str
     qualifier: str | None
     measure: Measure
     cutoff: int | None
+
+    def __init__(self, key: str, qualifier: str | None, measure: Measure,
+                 cutoff: int | None) -> None:
+        self._set(key=key, qualifier=qualifier, measure=measure, cutoff=cutoff)
 
     @property
     def base(self) -> str:
@@ -181,7 +214,8 @@ def parse(key: str) -> MetricKey:
     qualifier, _, base = key.rpartition("/")
     name, at, cutoff = base.partition("@")
     measure = MEASURES.get(name)
-    if measure is None or (at and not (measure.takes_cutoff and _CUTOFF.fullmatch(cutoff))):
+    if measure is None or (at and not (measure.takes_cutoff and cutoff.isascii()
+                                       and cutoff.isdigit())):
         known = ", ".join(m.name + ("[@k]" if m.takes_cutoff else "") for m in MEASURES.values())
         raise UnknownMeasureError(f"unknown metric {key!r}: the measure catalogue "
                                   f"(leaderboard/core/measures.py) declares {known}")
