@@ -643,6 +643,23 @@ def test_bad_input_gets_a_message_not_a_blank_panel(fixture_site, page, query, m
     assert page.locator(".fb-x-error a", has_text="Start again").count() == 1
 
 
+def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,
+                                                         tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(fixture_site["out"], site)
+    index = site / "explore" / "index.json"
+    doc = json.loads(index.read_text(encoding="utf-8"))
+    index.write_text(json.dumps({**doc, "format": "followboard-explorer/1"}), encoding="utf-8")
+    server, url = serve(site)
+    try:
+        explore(page, {"url": url}, "?s=fix-a&t=followir/core17", state="error")
+        text = " ".join(page.locator(".fb-x-error").inner_text().split())
+    finally:
+        server.shutdown()
+    assert ('is in format "followboard-explorer/1", and this page reads '
+            "followboard-explorer/2") in text and "rebuild it" in text
+
+
 def test_a_page_opened_from_disk_says_to_serve_it(fixture_site, page) -> None:
     page.goto((fixture_site["out"] / "explore.html").as_uri() + "?s=fix-a&t=followir/core17")
     page.wait_for_selector("#fb-explorer[data-state=error]", timeout=20_000)
