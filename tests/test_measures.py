@@ -167,7 +167,8 @@ def test_a_measure_declared_in_the_catalogue_reaches_every_surface(monkeypatch) 
     # the metrics page's table of the catalogue
     page = environment().get_template("metrics.md.j2").render(measures=list(MEASURES.values()))
     row = next(line for line in page.splitlines() if line.startswith("| **Toy@k**"))
-    assert "(shown as MTE@k)" in row and "toy error of the top k documents" in row
+    assert row.startswith("| **Toy@k**: a toy error rate, shown as MTE@k")
+    assert "toy error of the top k documents" in row
     assert "| lower |" in row and "-100 to +100, shown with its sign" in row
     # scoring dispatches to the ranking kernel, which says it has no code for it yet:
     # the kernel is the one other file a new measure touches
