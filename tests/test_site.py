@@ -17,7 +17,8 @@ from leaderboard.app.cli import main as cli_main
 from site_html import parse
 from leaderboard.publish.site.build import SiteBuildError, build_site
 from leaderboard.publish.site.board import load_board
-from leaderboard.publish.site.format import params_reason, params_text, relative, safe_url, score_text
+from leaderboard.core.display import score_text
+from leaderboard.publish.site.format import params_reason, params_text, relative, safe_url
 from leaderboard.benchmarks import all_views, site_pages
 from leaderboard.benchmarks.views import anchor_of
 from leaderboard.publish.site.render import (

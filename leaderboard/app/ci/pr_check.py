@@ -55,6 +55,7 @@ from leaderboard.app.ci.pr_report import (
     SubmissionCheck,
     write_ci_report,
 )
+from leaderboard.core.display import score_text
 from leaderboard.core.report import Issue, Report
 from leaderboard.store.locations import configured_store, RunStore
 from leaderboard.submission.explain_files import explanation_manifest
@@ -341,7 +342,7 @@ def print_log(report: CiReport, stream=None) -> None:
             if sub.n_errors + sub.n_warnings > shown:
                 print(f"... and {sub.n_errors + sub.n_warnings - shown} more", file=stream)
             for t in sub.tasks:
-                score = "n/a" if t.primary is None else f"{t.primary * 100:.1f}"
+                score = "n/a" if t.primary is None else score_text(t.primary)
                 print(_safe_line(f"{sub.id} {t.task}: {t.primary_metric} {score}, "
                                  f"{t.tier or 'not tested'}"), file=stream)
         stream.flush()

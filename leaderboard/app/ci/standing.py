@@ -22,7 +22,7 @@ from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
 from leaderboard.core.fileio import validation_problem
 from leaderboard.core.report import Report
-from leaderboard.core.tasks import Task, higher_is_better
+from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
 from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
 from leaderboard.store.locations import RunStore, configured_store
@@ -139,7 +139,7 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
     row: dict = dict(task=task.id, primary_metric=metric, primary=scores.metrics.get(metric),
                      headline_metric=task.headline_metric,
                      headline=scores.metrics.get(task.headline_metric),
-                     higher_is_better=higher_is_better(metric))
+                     higher_is_better=column.higher_is_better)
 
     competitors = {sid: s for sid, s in committed.verified.items()
                    if sid != system.system_id and task.id in s.tasks

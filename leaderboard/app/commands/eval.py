@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command, task_and_files
+from leaderboard.core.display import score_text
 from leaderboard.core.report import Report, plural
 
 
@@ -19,8 +20,8 @@ SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
 
 def as_shown(fraction: float) -> str:
     """A score on the leaderboard's x100 scale, two decimals, signed (p-MRR and IRS can be
-    negative)."""
-    return f"{100 * fraction:+.2f}"
+    negative), by the leaderboard's display rule."""
+    return score_text(fraction, signed=True, digits=2)
 
 
 def register(sub: "argparse._SubParsersAction") -> None:

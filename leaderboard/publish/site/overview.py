@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
+from leaderboard.core.display import score_text
 from leaderboard.publish.models import ModelRecord
 from leaderboard.publish.site.board import (
     TIER_LEADER,
@@ -31,7 +32,6 @@ from leaderboard.publish.site.format import (
     params_reason,
     params_text,
     safe_url,
-    score_text,
     sort_value,
 )
 from leaderboard.benchmarks.views import Column, HomeColumn

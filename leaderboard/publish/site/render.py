@@ -26,7 +26,9 @@ from leaderboard.benchmarks.views import Column, Page, Section, View
 from leaderboard import __version__
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.app.ci.comment import STATUS_LINE
+from leaderboard.core.display import score_text
 from leaderboard.core.fileio import size_text
+from leaderboard.core.measures import MEASURES
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.submission.results import ResultsFileError, read_results
 from leaderboard.publish.site.board import (
@@ -47,7 +49,6 @@ from leaderboard.publish.site.format import (
     params_text,
     relative,
     safe_url,
-    score_text,
     sort_value,
 )
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
@@ -878,7 +879,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),
           examples=validator_examples(), sources=task_sources(), repo_url=repo.url,
           status_lines=STATUS_LINE)
-    write("metrics.md", "metrics.md.j2")
+    write("metrics.md", "metrics.md.j2", measures=list(MEASURES.values()))
     from leaderboard.publish.site.explorer import write_explorer  # the explorer: its own module
 
     board.warnings += write_explorer(board, docs, write)
@@ -1010,8 +1011,10 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
                   "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
         "extra_css": ["assets/leaderboard.css", "assets/explorer.css"],
-        # explorer-links.js: verified cells link to the queries behind them (explorer).
-        "extra_javascript": ["assets/leaderboard.js", "assets/explorer-links.js"],
+        # format.js: how every number is printed, first (leaderboard.js and the explorer
+        # use it); explorer-links.js: verified cells link to the queries behind them.
+        "extra_javascript": ["assets/format.js", "assets/leaderboard.js",
+                             "assets/explorer-links.js"],
         # Only what the templates use: every extension costs time on each of the
         # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
         "markdown_extensions": [

@@ -14,19 +14,18 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_VAL_PREFIX
 from leaderboard.benchmarks.followtable import FOLLOWTABLE_CONSTRAINTS
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.explain import (
-    DocMove,
-    QueryCard,
-    QueryRow,
-    RankedDoc,
-    TaskExplanation,
-)
+from leaderboard.core.explain import DocMove, QueryCard, QueryRow, RankedDoc, TaskExplanation
+from leaderboard.core.measures import measure_of
 from leaderboard.core.tasks import Task
-from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_VAL_PREFIX
-from leaderboard.submission.explain_files import MANIFEST, TaskTexts, task_files
-from leaderboard.submission.explain_files import write_explanations as write
+from leaderboard.submission.explain_files import (
+    MANIFEST,
+    task_files,
+    TaskTexts,
+    write_explanations as write,
+)
 from leaderboard.submission.results import (
     ExplainManifestFile,
     ModelInfo,
@@ -69,9 +68,10 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
                 if per_query:
                     pq[key] = {f"p{i}": float(v) for i, v in enumerate(values)}
             continue
-        lo = -1.0 if base in ("p-MRR", "IRS") else 0.0
-        centre = (skill - 0.5) * 0.3 if lo < 0 else 0.2 + 0.5 * skill
-        values = np.clip(rng.normal(centre, 0.25, n_queries), lo, 1.0)
+        measure = measure_of(key)
+        lo, hi = measure.low, measure.high
+        centre = (skill - 0.5) * 0.3 if measure.signed else 0.2 + 0.5 * skill
+        values = np.clip(rng.normal(centre, 0.25, n_queries), lo, hi)
         metrics[key] = float(values.mean())
         if per_query:
             pq[key] = {q: float(v) for q, v in zip(qids, values)}

@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from leaderboard.benchmarks import all_views
+from leaderboard.core.display import fixed, score_text
 from leaderboard.core.report import plural
 from leaderboard.publish.stats import compare_pair, holm
 from leaderboard.submission.layout import RESULTS_NAME
@@ -164,9 +165,10 @@ def format_table(cmp: SubmissionComparison) -> str:
     lines = [head, "-" * len(head.splitlines()[-1])]
     for r in cmp.rows:
         label = r.label + (" *" if r.tiered else "")
+        interval = f"[{score_text(r.ci_low, True)}, {score_text(r.ci_high, True)}]"
         lines.append(
-            f"{r.view:34} {label:24} {100 * r.mean_a:7.1f} {100 * r.mean_b:7.1f} "
-            f"{100 * r.effect:+7.1f} {f'[{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]':>15} "
+            f"{r.view:34} {label:24} {score_text(r.mean_a):>7} {score_text(r.mean_b):>7} "
+            f"{score_text(r.effect, True):>7} {interval:>15} "
             f"{_p_text(r.p_value):>8} {_p_text(r.p_adjusted):>8}  {r.verdict}")
     if not cmp.rows:
         lines.append("(no view scored by both submissions)")
@@ -186,4 +188,4 @@ def format_table(cmp: SubmissionComparison) -> str:
 
 def _p_text(p: float) -> str:
     # A Monte-Carlo p-value is never 0; its floor is 1/(R+1), so print a bound instead.
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+    return "<0.0001" if p < 1e-4 else fixed(p, 4)
