@@ -25,6 +25,7 @@ import platform
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -39,6 +40,7 @@ from leaderboard.submission.layout import (METADATA_NAME, PREDICTION_SUFFIXES, R
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
 from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
+from reference_models.efficiency import EfficiencyMeter, efficiency_block, hardware_record
 from reference_models.distributed import ProcessGroup, Shard, shard_from_env
 from reference_models.model_folder import describe_spec
 from reference_models.spec import ModelSpec, get_model_spec
@@ -154,20 +156,29 @@ def candidate_positions(data, corpus: Corpus, qid: str) -> np.ndarray | None:
 
 
 class Bm25Ranker:
-    def __init__(self, spec: ModelSpec, progress: bool = True) -> None:
+    def __init__(self, spec: ModelSpec, progress: bool = True,
+                 meter: EfficiencyMeter | None = None) -> None:
         assert spec.bm25 is not None
         self.spec = spec
         self.progress = progress
+        self.meter = meter or EfficiencyMeter()
         self._index_key: tuple | None = None
         self._index: Bm25Index | None = None
+        self.last_token_count: int | None = None
 
     def index(self, task, corpus: Corpus) -> Bm25Index:
         # Both roles of a task share one index; the next task builds its own.
         _, doc_lang = task_languages(task)
         key = (task.id, len(corpus.ids), doc_lang)
         if self._index_key != key:
-            self._index = Bm25Index(self.spec.bm25, corpus.texts, doc_lang,  # type: ignore[arg-type]
-                                    progress=self.progress)
+            def build() -> Bm25Index:
+                index = Bm25Index(self.spec.bm25, corpus.texts, doc_lang,  # type: ignore[arg-type]
+                                  progress=self.progress)
+                self.last_token_count = index.tokens
+                return index
+
+            # Indexing is BM25's "encoding" of the documents.
+            self._index = self.meter.encode(self, corpus.texts, build)
             self._index_key = key
         assert self._index is not None
         return self._index
@@ -178,13 +189,14 @@ class Bm25Ranker:
         tokenize = tokenizer_for(self.spec.bm25, query_lang)  # type: ignore[arg-type]
         role_data = data.roles[role]
         out = []
-        for qid in role_data.query_ids:
-            scores = index.scores(tokenize(role_data.query_text.get(qid, "")))
-            positions = candidate_positions(data, corpus, qid)
-            if positions is None:
-                out.append(rank_documents(qid, corpus.ids, scores, k))
-            else:
-                out.append(rank_documents(qid, corpus.ids[positions], scores[positions], k))
+        with self.meter.searching():
+            for qid in role_data.query_ids:
+                scores = index.scores(tokenize(role_data.query_text.get(qid, "")))
+                positions = candidate_positions(data, corpus, qid)
+                if positions is None:
+                    out.append(rank_documents(qid, corpus.ids, scores, k))
+                else:
+                    out.append(rank_documents(qid, corpus.ids[positions], scores[positions], k))
         return out
 
 
@@ -192,19 +204,21 @@ class DenseRanker:
     """Bi-encoder: cached document and query vectors, dot-product scores."""
 
     def __init__(self, runner, cache: VectorCache | None, shard: Shard, group: ProcessGroup,
-                 chunk_size: int) -> None:
+                 chunk_size: int, meter: EfficiencyMeter | None = None) -> None:
         self.runner = runner
         self.cache = cache
         self.shard = shard
         self.group = group
         self.chunk_size = chunk_size
+        self.meter = meter or EfficiencyMeter()
         self._doc_vectors: tuple[tuple[str, int], np.ndarray | None] | None = None
 
     def _encode(self, texts: list[str], max_length: int, desc: str) -> np.ndarray | None:
         keys = [item_key(t, max_length) for t in texts]
         return compute_cached(
             texts, keys, [len(t) for t in texts],
-            lambda chunk: self.runner.encode(chunk, max_length, desc=desc),
+            lambda chunk: self.meter.encode(
+                self.runner, chunk, lambda: self.runner.encode(chunk, max_length, desc=desc)),
             self.cache, self.shard, self.group, self.chunk_size)
 
     def document_vectors(self, task, corpus: Corpus) -> np.ndarray | None:
@@ -228,14 +242,16 @@ class DenseRanker:
             return None  # not rank 0: its share is in the cache
         out: list[RankedList] = []
         qids = role_data.query_ids
-        for start in range(0, len(qids), QUERY_BLOCK):
-            block = query_vectors[start:start + QUERY_BLOCK] @ doc_vectors.T
-            for row, qid in enumerate(qids[start:start + QUERY_BLOCK]):
-                positions = candidate_positions(data, corpus, qid)
-                if positions is None:
-                    out.append(rank_documents(qid, corpus.ids, block[row], k))
-                else:
-                    out.append(rank_documents(qid, corpus.ids[positions], block[row][positions], k))
+        with self.meter.searching():
+            for start in range(0, len(qids), QUERY_BLOCK):
+                block = query_vectors[start:start + QUERY_BLOCK] @ doc_vectors.T
+                for row, qid in enumerate(qids[start:start + QUERY_BLOCK]):
+                    positions = candidate_positions(data, corpus, qid)
+                    if positions is None:
+                        out.append(rank_documents(qid, corpus.ids, block[row], k))
+                    else:
+                        out.append(rank_documents(qid, corpus.ids[positions],
+                                                  block[row][positions], k))
         return out
 
 
@@ -243,13 +259,15 @@ class RerankRanker:
     """Pointwise reranker over the task's pool, or over a first stage's top ``depth``."""
 
     def __init__(self, runner, first_stage, cache: VectorCache | None, shard: Shard,
-                 group: ProcessGroup, chunk_size: int) -> None:
+                 group: ProcessGroup, chunk_size: int,
+                 meter: EfficiencyMeter | None = None) -> None:
         self.runner = runner
         self.first_stage = first_stage
         self.cache = cache
         self.shard = shard
         self.group = group
         self.chunk_size = chunk_size
+        self.meter = meter or EfficiencyMeter()
 
     def candidates(self, task, data, corpus: Corpus, role: str, k: int
                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -287,19 +305,22 @@ class RerankRanker:
         max_length = self.runner.settings.max_length
         keys = [item_key(self.runner.pair_text(q, d), max_length) for q, d in pairs]
         scores = compute_cached(pairs, keys, [len(q) + len(d) for q, d in pairs],
-                                lambda chunk: self.runner.score(chunk, desc=f"rerank ({role})"),
+                                lambda chunk: self.meter.encode(
+                                    self.runner, chunk,
+                                    lambda: self.runner.score(chunk, desc=f"rerank ({role})")),
                                 self.cache, self.shard, self.group, self.chunk_size)
         if scores is None:
             return None
         flat = scores[:, 0] if scores.size else np.empty(0, dtype=np.float32)
         out = []
-        for qid, start, end in spans:
-            positions = candidates[qid]
-            ranked = rank_documents(qid, corpus.ids[positions], flat[start:end], k)
-            tail = tails.get(qid)
-            if tail is not None and tail.size:
-                ranked = below(ranked, corpus.ids[tail])
-            out.append(ranked)
+        with self.meter.searching():
+            for qid, start, end in spans:
+                positions = candidates[qid]
+                ranked = rank_documents(qid, corpus.ids[positions], flat[start:end], k)
+                tail = tails.get(qid)
+                if tail is not None and tail.size:
+                    ranked = below(ranked, corpus.ids[tail])
+                out.append(ranked)
         return out
 
 
@@ -329,10 +350,11 @@ def pair_similarities(ranker, task, corpus: Corpus, pairs) -> np.ndarray:
         tokenize = tokenizer_for(ranker.spec.bm25, query_lang)  # type: ignore[arg-type]
         out = np.empty(len(pairs), dtype=np.float64)
         by_text: dict[str, np.ndarray] = {}
-        for row, (text, position) in enumerate(zip(personas, positions.tolist())):
-            if text not in by_text:
-                by_text[text] = index.scores(tokenize(text))
-            out[row] = by_text[text][position]
+        with ranker.meter.searching():
+            for row, (text, position) in enumerate(zip(personas, positions.tolist())):
+                if text not in by_text:
+                    by_text[text] = index.scores(tokenize(text))
+                out[row] = by_text[text][position]
         return out
     if isinstance(ranker, DenseRanker):
         doc_vectors = ranker.document_vectors(task, corpus)
@@ -344,8 +366,9 @@ def pair_similarities(ranker, task, corpus: Corpus, pairs) -> np.ndarray:
             return None  # type: ignore[return-value]
         row_of = {t: i for i, t in enumerate(unique)}
         rows = np.asarray([row_of[t] for t in personas], dtype=np.int64)
-        return np.einsum("ij,ij->i", query_vectors[rows].astype(np.float64),
-                         doc_vectors[positions].astype(np.float64))
+        with ranker.meter.searching():
+            return np.einsum("ij,ij->i", query_vectors[rows].astype(np.float64),
+                             doc_vectors[positions].astype(np.float64))
     raise ValueError("PI-Indic T4 predictions come from BM25 or a bi-encoder; rerankers have "
                      "no T4 path")
 
@@ -430,7 +453,8 @@ def environment_description(device: str, dtype: str | None, gpus: int = 1) -> st
 
 def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | None,
                    revision: str, contact: str, produced_by: str,
-                   hardware: str | None = None, owner: str | None = None) -> dict:
+                   hardware: str | None = None, owner: str | None = None,
+                   efficiency: dict | None = None) -> dict:
     """metadata.yaml content, exactly the keys of the engine's submission schema. Whether
     the model was trained to follow instructions is written only when it is known: an
     absent key is "not stated", which the site shows as unknown."""
@@ -448,7 +472,22 @@ def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | Non
     })
     if hardware:
         metadata["hardware"] = hardware
+    if efficiency:
+        metadata["efficiency"] = efficiency
     return metadata
+
+
+def merged_efficiency(existing: dict, block: dict) -> dict:
+    """This run's efficiency block, with the earlier block's entries for tasks this run did
+    not cover when both were measured on the same hardware (one block names one machine:
+    figures from another are dropped, not mixed)."""
+    before = existing.get("efficiency")
+    if not isinstance(before, dict) or before.get("hardware") != block["hardware"] \
+            or not isinstance(before.get("tasks"), dict):
+        return block
+    tasks = {k: v for k, v in before["tasks"].items() if k not in block["tasks"]}
+    tasks.update(block["tasks"])
+    return {**block, "tasks": dict(sorted(tasks.items()))}
 
 
 def _existing_metadata(folder: Path) -> dict:
@@ -554,12 +593,15 @@ class RunSummary:
     lines: int
 
 
-def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard):
-    """The ranker for a model, plus (device, dtype, parameters, revision, group)."""
+def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard,
+                meter: EfficiencyMeter | None = None):
+    """The ranker for a model, plus (device, dtype, parameters, revision, group); its model
+    calls are timed by ``meter``."""
+    meter = meter or EfficiencyMeter()
     if spec.family == "bm25":
         import bm25s
 
-        return (Bm25Ranker(spec, progress=False), "cpu", None, None,
+        return (Bm25Ranker(spec, progress=False, meter=meter), "cpu", None, None,
                 f"bm25s=={bm25s.__version__}", ProcessGroup(Shard(), "cpu"))
     from reference_models.neural import load_runner, resolve_device
 
@@ -582,16 +624,47 @@ def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard):
         kind = "embeddings" if spec.family == "bi-encoder" else "scores"
         cache = VectorCache(root / kind / f"{spec.id}-{config_fingerprint(config)}", config)
     if spec.family == "bi-encoder":
-        ranker = DenseRanker(runner, cache, shard, group, options.chunk_size)
+        ranker = DenseRanker(runner, cache, shard, group, options.chunk_size, meter)
     else:
         assert spec.reranker is not None
         first_spec = get_model_spec(spec.reranker.first_stage)
-        first, *_ = make_ranker(first_spec, options, Shard())
-        ranker = RerankRanker(runner, first, cache, shard, group, options.chunk_size)
+        first, *_ = make_ranker(first_spec, options, Shard(), meter)
+        ranker = RerankRanker(runner, first, cache, shard, group, options.chunk_size, meter)
     dtype = str(runner.dtype).replace("torch.", "")
     if runner.linear_kernels != "aten":
         dtype += f", {runner.linear_kernels} linear layers"
     return ranker, str(device), dtype, runner.parameters, runner.revision, group
+
+
+def answer_task(task, data, corpus: Corpus, ranker, data_dir: Path, staging: Path | None,
+                 written: list[Path], submission_id: str) -> int:
+    """Rank (or predict) every role of one task into ``staging``; returns the lines
+    written. With ``staging`` None (a data-parallel rank other than 0, or a measurement)
+    the answers are computed and dropped."""
+    lines = 0
+    for role in task.roles:
+        if role == PREDICTIONS_ROLE:
+            probabilities = t4_predictions(ranker, task, data_dir, corpus)
+            if probabilities is None or staging is None:
+                continue
+            from leaderboard.core.predictions import write_predictions
+
+            relative = Path(RUNS_DIR) / task.id / "predictions.tsv"
+            write_predictions(staging / relative, probabilities)
+            lines += len(probabilities)
+            written.append(relative)
+            continue
+        if role not in RETRIEVAL_ROLES:
+            continue
+        if role not in data.roles:
+            raise ValueError(f"task {task.id}: the data has no {role!r} queries")
+        ranked = ranker.rank(task, data, corpus, role, task.max_docs_per_query)
+        if ranked is None or staging is None:
+            continue
+        path = run_file(staging, task.id, role)
+        lines += write_run(path, ranked, tag=submission_id)
+        written.append(path.relative_to(staging))
+    return lines
 
 
 def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | None,
@@ -620,7 +693,8 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     if spec.family == "bm25" and not shard.is_main:
         return RunSummary(None, [], [], 0)  # BM25 is rank 0's alone
 
-    ranker, device, dtype, parameters, revision, group = make_ranker(spec, options, shard)
+    meter = EfficiencyMeter()
+    ranker, device, dtype, parameters, revision, group = make_ranker(spec, options, shard, meter)
     revision = revision or "unknown"
     staging: Path | None = None
     if shard.is_main:
@@ -647,28 +721,11 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                      + ", ".join(f"{len(data.roles[r].query_ids)} "
                                  + ("scored pairs" if r == PREDICTIONS_ROLE else f"{r} queries")
                                  for r in task.roles if r in data.roles))
-            for role in task.roles:
-                if role == PREDICTIONS_ROLE:
-                    probabilities = t4_predictions(ranker, task, Path(data_dir), corpus)
-                    if probabilities is None or staging is None:
-                        continue
-                    from leaderboard.core.predictions import write_predictions
-
-                    relative = Path(RUNS_DIR) / task.id / "predictions.tsv"
-                    write_predictions(staging / relative, probabilities)
-                    lines += len(probabilities)
-                    written.append(relative)
-                    continue
-                if role not in RETRIEVAL_ROLES:
-                    continue
-                if role not in data.roles:
-                    raise ValueError(f"task {task.id}: the data has no {role!r} queries")
-                ranked = ranker.rank(task, data, corpus, role, task.max_docs_per_query)
-                if ranked is None or staging is None:
-                    continue
-                path = run_file(staging, task.id, role)
-                lines += write_run(path, ranked, tag=submission_id)
-                written.append(path.relative_to(staging))
+            shared = (f"rank 0's share of {shard.world_size} data-parallel ranks"
+                      if shard.world_size > 1 else None)
+            with meter.task(task.id, sample=shared):
+                lines += answer_task(task, data, corpus, ranker, Path(data_dir), staging,
+                                      written, submission_id)
         files: list[Path] = []
         if staging is not None:
             command = options.command or (
@@ -684,10 +741,17 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
             produced_by = "\n".join(dict.fromkeys(_lines_of(existing, "produced_by") + [line]))
             hardware = "; ".join(dict.fromkeys(_lines_of(existing, "hardware", ";")
                                                + [hardware]))
+            efficiency = efficiency_block(
+                meter, hardware_record(cpu_model(), device, dtype or "not applicable", gpus),
+                measured_by=command, embedding_cache=options.use_cache,
+                date=time.strftime("%Y-%m-%d", time.gmtime()))
+            if meter.costs:
+                efficiency = merged_efficiency(existing, efficiency)
             metadata = build_metadata(spec, submission_id, parameters=parameters or spec.parameters,
                                       revision=revision, contact=options.contact,
                                       produced_by=produced_by, hardware=hardware,
-                                      owner=options.owner)
+                                      owner=options.owner,
+                                      efficiency=efficiency if meter.costs else None)
             files = install_submission(staging, folder, written, metadata)
     finally:
         group.close()

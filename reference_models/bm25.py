@@ -26,6 +26,8 @@ class Bm25Index:
         self.size = len(documents)
         tokenize = tokenizer_for(settings, language)
         corpus_tokens = [tokenize(text) for text in documents]
+        # Tokens indexed (after stemming and stop words): what the efficiency meter counts.
+        self.tokens = sum(len(tokens) for tokens in corpus_tokens)
         self._retriever = bm25s.BM25(k1=settings.k1, b=settings.b, method=settings.method)
         self._retriever.index(corpus_tokens, show_progress=progress)
         self._vocab: dict[str, int] = self._retriever.vocab_dict

@@ -408,6 +408,8 @@ class TextEncoder(_Runner):
         """Vectors of ``texts`` (float32, input order)."""
         torch = self._torch
         token_ids = self.tokenize(texts, max_length)
+        # What the efficiency meter counts (reference_models.efficiency).
+        self.last_token_count = sum(len(ids) for ids in token_ids)
         out: np.ndarray | None = None
         pad = _pad_id(self.tokenizer)
         with torch.inference_mode(), _progress(len(texts), desc, self.progress) as bar:
@@ -469,6 +471,7 @@ class _PairRunner(_Runner):
         """One float score per pair, input order."""
         torch = self._torch
         token_ids, token_types = self.tokenize_pairs(pairs)
+        self.last_token_count = sum(len(ids) for ids in token_ids)
         out = np.empty(len(pairs), dtype=np.float32)
         pad = _pad_id(self.tokenizer)
         with torch.inference_mode(), _progress(len(pairs), desc, self.progress) as bar:

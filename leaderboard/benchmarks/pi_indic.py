@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from leaderboard.benchmarks.declaration import Benchmark, GuideRow, site_views
+from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
 from leaderboard.core.data.layout_files import (
     PI_INDIC_LANGUAGES,
     PI_INDIC_LOCAL_DIR,
@@ -81,6 +81,14 @@ def _pi_task(kind: str, query_lang: str, doc_lang: str, query_side: str,
     )
 
 
+# Personas and instructions synthesised for the benchmark with GPT-4o-mini, translated with
+# NLLB-200 and validated by annotators (PI-Indic-Align Sec. 3.1).
+PI_INDIC_SOURCES_USED = EvaluationSources(
+    collections=("pi-indic-align",), instructions=("pi-indic-align",),
+    what={"pi-indic-align": "PI-Indic-Align's persona-instruction pairs in 12 Indian "
+                            "languages (PI-Indic-Align Sec. 3.1)"})
+
+
 PI_INDIC = Benchmark(
     id="pi-indic-val150", title="PI-Indic-Align (val150)", build_tasks=_tasks,
     pull_aliases=("pi-indic",), pages=site_views("leaderboard.benchmarks.pi_indic_views", "pages"),
@@ -89,6 +97,7 @@ PI_INDIC = Benchmark(
     paper_transcriptions={"pi_indic_tables3_7.yaml": "pi-indic-paper.json"},
     own_paper={"pi-indic": "pi-indic-paper/", "pi-indic-t4": "pi-indic-paper/",
                "pi-indic-full": "pi-indic-paper/"},
+    evaluation_sources=PI_INDIC_SOURCES_USED,
     guide=(
         GuideRow(
             title="PI-Indic val150 T1–T3", pull="pi-indic",

@@ -31,6 +31,22 @@ class ModelRegistryError(ValueError):
     """The registry file is malformed; the message names the file and the record."""
 
 
+class TrainingData(BaseModel):
+    """What a model's paper or card says it was trained on, with where it says so. The
+    tags name the collections its training documents and queries come from and where its
+    training instructions come from, in the vocabulary of the benchmarks' declarations
+    (:class:`leaderboard.benchmarks.declaration.EvaluationSources`), so a shared source is
+    found by comparing tags (:mod:`leaderboard.publish.training`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    statement: str = Field(min_length=1)
+    collections: tuple[str, ...] = ()
+    instructions: tuple[str, ...] = ()
+    source: str = Field(min_length=1)
+    url: str | None = None
+
+
 class ModelRecord(BaseModel):
     """One model, as every page shows it."""
 
@@ -45,6 +61,8 @@ class ModelRecord(BaseModel):
     # Names the sources print for this model (matched by :func:`name_key`).
     aliases: tuple[str, ...] = ()
     note: str | None = None
+    # What its paper or card says it was trained on; None: not disclosed (shown so).
+    training_data: TrainingData | None = None
     # False: a record of the registry file; True: built from one row's own facts.
     derived: bool = False
 

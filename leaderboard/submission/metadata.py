@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
@@ -42,6 +42,65 @@ class SubmittedModel(ModelInfo):
     links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
 
 
+class EfficiencyHardware(BaseModel):
+    """The machine an efficiency figure was measured on: cost is only comparable on the
+    same hardware, so every figure names it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cpu: str = Field(min_length=1, max_length=200)
+    cpu_cores: int | None = Field(default=None, ge=1)
+    gpu: str | None = Field(default=None, max_length=200)
+    gpu_count: int = Field(default=0, ge=0)
+    precision: str = Field(min_length=1, max_length=200)
+
+
+# A non-negative finite number of seconds, bytes, texts or tokens.
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class TaskEfficiency(BaseModel):
+    """What running a model over one task (or a family of tasks, ``<family>/*``) cost:
+    model time (``encode``: encoding texts, scoring pairs, BM25 indexing) apart from
+    ``search`` (scoring and ranking the corpus), throughput, and peak memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    encode_seconds: Amount
+    search_seconds: Amount
+    # Texts the model encoded (documents, queries; query-document pairs for rerankers)
+    # and their tokens after truncation; texts a cache answered are not counted.
+    texts: int = Field(ge=0)
+    tokens: int | None = Field(default=None, ge=0)
+    texts_per_second: Amount | None = None
+    tokens_per_second: Amount | None = None
+    peak_cpu_memory_bytes: int | None = Field(default=None, ge=0)
+    peak_gpu_memory_bytes: int | None = Field(default=None, ge=0)
+    # The machine's 1-minute load average when the task ended: other work beside the
+    # measurement slows it down, and this says how much there was.
+    load_average: Amount | None = None
+    # What was measured when it was not the whole task (a seeded sample of its texts).
+    sample: str | None = Field(default=None, max_length=500)
+
+
+class Efficiency(BaseModel):
+    """``efficiency:`` of metadata.yaml: what the model cost to run, task by task, on the
+    hardware named. ``measured`` blocks are written by `leaderboard baselines run` or
+    `baselines measure`; a submitter may declare the same block (``declared``), which
+    pages show as declared."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: Literal["measured", "declared"]
+    measured_by: str | None = Field(default=None, max_length=2000)
+    date: str | None = None
+    hardware: EfficiencyHardware
+    # Whether an embedding cache could answer some texts (their time is then not counted).
+    embedding_cache: bool | None = None
+    tasks: dict[Annotated[str, Field(min_length=1, max_length=200)], TaskEfficiency] = Field(
+        min_length=1)
+
+
 class Metadata(BaseModel):
     """What a submitter tells us about the model and how its runs were produced."""
 
@@ -56,6 +115,7 @@ class Metadata(BaseModel):
     produced_by: str = Field(min_length=1, description="how the runs were produced")
     date: str | None = None
     hardware: str | None = None
+    efficiency: Efficiency | None = None
 
     @field_validator("id")
     @classmethod

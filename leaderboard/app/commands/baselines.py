@@ -140,6 +140,30 @@ def register(sub: "argparse._SubParsersAction") -> None:
     add_data_dir(run)
     run.set_defaults(handler=run_model)
 
+    measure = actions.add_parser(
+        "measure", help="measure what a submitted model costs, on a sample, runs untouched",
+        description="Measure encode and search time, throughput and peak memory of a "
+                    "declared model on a seeded sample of each task's texts (no embedding "
+                    "cache; the answers are dropped) and write them as the efficiency: "
+                    "block of <out>/<id>/metadata.yaml, every other line as it was. For "
+                    "submissions whose full re-encoding would take hours; `baselines run` "
+                    "measures the whole run itself. Rescore the submission afterwards "
+                    "(`leaderboard score`): results.json records metadata.yaml's digest.")
+    measure.add_argument("model", metavar="MODEL", help="declared model id")
+    measure.add_argument("--tasks", nargs="+", metavar="PATTERN", required=True,
+                         help="task ids or fnmatch patterns to measure")
+    measure.add_argument("--documents", type=_positive_int, default=64, metavar="N",
+                         help="documents sampled from each task's corpus (default 64)")
+    measure.add_argument("--queries", type=_positive_int, default=32, metavar="N",
+                         help="queries sampled from each role of a task (default 32)")
+    measure.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    measure.add_argument("--id", dest="submission_id", metavar="ID", default=None,
+                         help="submission folder under --out (default: the model id)")
+    measure.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+                         help="parent folder of the submission (default: submissions/)")
+    add_data_dir(measure)
+    measure.set_defaults(handler=run_measure)
+
 
 def _positive_int(text: str) -> int:
     try:
@@ -279,6 +303,26 @@ def run_model(args: argparse.Namespace) -> int:
     # The finished folder is validated and scored like any submission: the one step
     # between a written submission and its results.
     return score(summary.folder, data_dir, quiet=args.quiet)
+
+
+def run_measure(args: argparse.Namespace) -> int:
+    from reference_models.measure import Sample, measure_reference_model, record_efficiency
+
+    data_dir = resolve_data_dir(args.data_dir)
+    folder = args.out / (args.submission_id or args.model)
+    if not (folder / "metadata.yaml").is_file():
+        raise ValueError(f"{folder}: no metadata.yaml to record the measurement in")
+    parts = ["leaderboard", "baselines", "measure", args.model, "--tasks", *args.tasks,
+             "--documents", str(args.documents), "--queries", str(args.queries),
+             "--seed", str(args.seed)]
+    block = measure_reference_model(
+        args.model, args.tasks, data_dir,
+        Sample(documents=args.documents, queries=args.queries, seed=args.seed),
+        shlex.join(parts), log=lambda m: print(m, file=sys.stderr, flush=True))
+    path = record_efficiency(folder, block)
+    print(f"{args.model}: measured {len(block['tasks'])} task(s) -> {path}; rescore it with "
+          f"`leaderboard score {folder}`")
+    return 0
 
 
 def score(folder: Path, data_dir: Path, quiet: bool = False) -> int:

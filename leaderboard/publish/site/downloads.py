@@ -1,19 +1,27 @@
-"""A view's CSV and JSON downloads, written beside the pages (``downloads/<view>.csv|json``).
+"""A view's CSV and JSON downloads, written beside the pages (``downloads/<view>.csv|json``),
+and every view's records in one long Parquet table (``downloads/results.parquet``).
 
 The records themselves are the standings' (:mod:`leaderboard.publish.standings.downloads`);
-this module only writes them, with each figure's source in the site's words.
+this module only writes them, with each figure's source in the site's words. The Parquet
+table holds the very records the JSON downloads hold, reshaped to one per (view, model
+line, column) (:mod:`leaderboard.publish.standings.long_form`), so the two cannot differ.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.site.board import ViewTable
 from leaderboard.publish.site.table_display import source_text
 from leaderboard.publish.standings.downloads import csv_text, view_document, view_records
+from leaderboard.publish.standings.long_form import long_records
 
 # The folder of the site that holds every download.
 DOWNLOADS = "downloads"
+# Every view's records in long form, one file (pandas.read_parquet reads it by URL).
+RESULTS_PARQUET = "results.parquet"
 
 def table_records(table: ViewTable) -> tuple[list[str], list[dict[str, object]]]:
     """Header and rows of a view's download, one per model: exact fractions, not the x100
@@ -22,11 +30,18 @@ def table_records(table: ViewTable) -> tuple[list[str], list[dict[str, object]]]
     return view_records(table, source_text)
 
 
-def write_downloads(table: ViewTable, folder: Path) -> None:
+def write_downloads(table: ViewTable, folder: Path) -> list[dict[str, object]]:
+    """Write a view's CSV and JSON; returns its records in long form."""
     header, records = table_records(table)
     stem = table.view.anchor
     (folder / f"{stem}.csv").write_text(csv_text(header, records), encoding="utf-8")
     write_download_json(folder / f"{stem}.json", view_document(table, records))
+    return long_records(table.view.id, [c.id for c in table.view.columns], records)
+
+
+def write_results_parquet(long: list[dict[str, object]], folder: Path) -> int:
+    """``downloads/results.parquet``: every view's long records; returns its size."""
+    return write_parquet(records_table(long), folder / RESULTS_PARQUET)
 
 
 def write_download_json(path: Path, doc: dict) -> None:

@@ -27,7 +27,9 @@ from leaderboard.core.measures import MEASURES
 from leaderboard.core.report import Report
 from leaderboard.core.runs.parsing import parse_run
 from leaderboard.publish.site.board import TIER_LEADER, TIER_TIED, Board, ViewTable
-from leaderboard.publish.site.downloads import DOWNLOADS, write_download_json, write_downloads
+from leaderboard.publish.site.cost import efficiency_context
+from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_json, write_downloads,
+                                               write_results_parquet)
 from leaderboard.publish.site.explorer import write_explorer
 from leaderboard.publish.site.format import (data_value, instruction_text, params_reason,
                                              params_text, relative, safe_url)
@@ -36,11 +38,15 @@ from leaderboard.publish.site.overview import home_document, overview_context
 from leaderboard.publish.site.repository import (RepositoryRef, file_listing, repository_ref,
                                                  submission_dates)
 from leaderboard.publish.site.search import search_entries
-from leaderboard.publish.site.table_display import (ONE_CLASS_MARK, ONE_CLASS_NOTE, caption,
+from leaderboard.publish.site.table_display import (ONE_CLASS_MARK, ONE_CLASS_NOTE,
+                                                    TRAINING_NOTE, caption,
                                                     display_rows, empty_reason, reference_row,
                                                     rows_html, source_text,
                                                     submission_scores)
 from leaderboard.publish.standings.downloads import csv_text
+from leaderboard.publish.standings.lines import record_of
+from leaderboard.publish.standings.long_form import long_records
+from leaderboard.publish.training import TRAINING_MARK, training_text
 from leaderboard.submission.pull_request import STATUS_LINE
 
 PACKAGE_DIR = Path(__file__).parent
@@ -124,11 +130,13 @@ def table_context(table: ViewTable, page: str) -> dict:
         body_rows = rows[:at] + [reference] + rows[at:]
     one_class_rows = any(ONE_CLASS_MARK in c.text for r in rows for c in r.cells
                          if c.text != "–")
+    training_rows = any(TRAINING_MARK in c.text for r in rows for c in r.cells)
     return {"t": table, "view": view, "rows": rows, "tiered": tiered, "leader": leader,
             "body": rows_html(body_rows, tiered), "empty": empty_reason(view),
             "heat": [c.id for c in view.columns if c.heat],
             "caption": caption(view),
             "one_class_note": ONE_CLASS_NOTE if one_class_rows else "",
+            "training_note": TRAINING_NOTE if training_rows else "",
             "submit": relative(page, "submit.md"),
             "csv": relative(page, f"{DOWNLOADS}/{view.anchor}.csv"),
             "json": relative(page, f"{DOWNLOADS}/{view.anchor}.json")}
@@ -169,8 +177,9 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
             frag.write_text(json.dumps(slots.items, ensure_ascii=False), encoding="utf-8")
         written.append(path)
 
+    long: list[dict[str, object]] = []
     for table in board.tables.values():
-        write_downloads(table, docs / DOWNLOADS)
+        long += write_downloads(table, docs / DOWNLOADS)
 
     overview = overview_context(board, "index.md",
                                 relative("index.md", "submissions/x.md")[: -len("x.html")])
@@ -178,6 +187,9 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
     header, records, doc = home_document(overview["overview"])
     (docs / DOWNLOADS / "home.csv").write_text(csv_text(header, records), encoding="utf-8")
     write_download_json(docs / DOWNLOADS / "home.json", doc)
+    long += long_records(doc["view"]["id"], [c["id"] for c in doc["view"]["columns"]],
+                         records)
+    write_results_parquet(long, docs / DOWNLOADS)
     write("index.md", "home.md.j2", model_types=MODEL_TYPES, overview=overview)
     pages: tuple[Page, ...] = site_pages()
     for page in pages:
@@ -195,6 +207,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
         listing = file_listing(sub, repo)
         write(path, "submission.md.j2", row=row, sub=sub, source=source_text(row),
               scores=submission_scores(row, path, views_by_page), listing=listing,
+              training=training_text(record_of(row)), cost=efficiency_context(sub.efficiency),
               params_reason=params_reason(row.system.model.parameters, row.system.model.type),
               date=sub.date or dates.get(sub.id))
     write("submissions/index.md", "submissions.md.j2", rows=board.submissions,

@@ -127,7 +127,8 @@ def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
     meta_model = model.model_dump(mode="json", exclude_none=True)
     meta_model["links"] = [u for u in model.links if u.startswith(("http://", "https://"))]
     meta = {"id": sub_id, "model": meta_model,
-            "contact": contact, "produced_by": produced_by, "date": "2025-06-01"}
+            "contact": contact, "produced_by": produced_by, "date": "2025-06-01",
+            "efficiency": synthetic_efficiency(tasks, rng)}
     (folder / METADATA_NAME).write_text(yaml.safe_dump(meta, sort_keys=False,
                                                          allow_unicode=True), encoding="utf-8")
     for task in tasks[:run_files]:
@@ -140,6 +141,31 @@ def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
                             for q in range(3) for d in range(5))
             path.write_bytes(gzip.compress(lines.encode("utf-8"), mtime=0))
     return folder
+
+
+def synthetic_efficiency(tasks: list[Task], rng: np.random.Generator) -> dict:
+    """A measured ``efficiency:`` block shaped as `baselines run` writes it: one entry per
+    task, a family of more than 12 tasks as one ``<family>/*`` entry."""
+    families: dict[str, list[str]] = {}
+    for task in tasks:
+        families.setdefault(task.id.rsplit("/", 1)[0], []).append(task.id)
+    entries: dict[str, dict] = {}
+    for family, ids in families.items():
+        for key in ([f"{family}/*"] if len(ids) > 12 else ids):
+            encode = round(float(rng.uniform(1, 3000)), 3)
+            texts = int(rng.integers(100, 30000))
+            entries[key] = {"encode_seconds": encode,
+                            "search_seconds": round(float(rng.uniform(0.1, 60)), 3),
+                            "texts": texts, "tokens": texts * 120,
+                            "texts_per_second": round(texts / encode, 3),
+                            "tokens_per_second": round(texts * 120 / encode, 3),
+                            "peak_cpu_memory_bytes": int(rng.integers(2**28, 2**34)),
+                            "peak_gpu_memory_bytes": None, "load_average": 1.5}
+    return {"source": "measured", "measured_by": "synthetic figures for tests",
+            "date": "2025-06-01",
+            "hardware": {"cpu": "Synthetic CPU", "cpu_cores": 8, "gpu": None, "gpu_count": 0,
+                         "precision": "float32"},
+            "embedding_cache": False, "tasks": entries}
 
 
 def write_reported(root: Path, rng: np.random.Generator, n_rows: int = 4) -> Path:

@@ -20,6 +20,7 @@ from leaderboard.publish.site.format import (instruction_text, params_reason, pa
                                              relative, safe_url, sort_value)
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.references import reference_name
+from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 @dataclass
 class CellDisplay:
@@ -171,7 +172,15 @@ def main_row(line: ModelLine, sort_column: int) -> Row:
     return next(c.row for c in line.cells if c.row is not None)
 
 
-def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row) -> CellDisplay:
+TRAINING_NOTE = (f"{TRAINING_MARK} the model's declared training data shares a source "
+                 "collection or the source of its instructions with this benchmark (a cell's "
+                 "details say which, and who says so); the figure is shown and ranked as "
+                 "any other. Models whose training data is not disclosed carry no mark: the "
+                 "Models page lists what each model declares.")
+
+
+def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row,
+                 overlap: Overlap | None = None) -> CellDisplay:
     """One model's cell: its figure, its tier, and in its details (hover, or a tap on a
     phone) whatever the row does not say already: where the figure comes from when that is
     not the row's own source, how a published or partial average was obtained, its test,
@@ -205,6 +214,9 @@ def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row) -> CellDi
     if one_class(row, col):
         text += ONE_CLASS_MARK
         details.append(ONE_CLASS_NOTE.lstrip("* "))
+    if overlap is not None:
+        text += TRAINING_MARK
+        details.append(overlap.describe())
     sub = (row.submission.slug if row.verified and row is not main
            and row.submission is not None else "")
     return CellDisplay(text=text, value=sort_value(cell.value), css=css,
@@ -221,7 +233,9 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
     for line in table.lines:
         rec = line.record
         main = main_row(line, sort_column)
-        cells = [cell_display(table, line, i, main) for i in range(len(table.view.columns))]
+        overlap = view_overlap(rec, table.view)
+        cells = [cell_display(table, line, i, main, overlap)
+                 for i in range(len(table.view.columns))]
         gap = None
         if tiered is not None and tiered in table.tiers:
             info = line.cells[tiered].tier

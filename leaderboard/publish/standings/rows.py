@@ -22,7 +22,7 @@ from leaderboard.core.report import Report
 from leaderboard.publish.models import canonical_system, ModelRecord
 from leaderboard.submission.folder import run_files
 from leaderboard.submission.layout import METADATA_NAME, RESULTS_NAME
-from leaderboard.submission.metadata import load_metadata
+from leaderboard.submission.metadata import Efficiency, load_metadata
 from leaderboard.submission.results import (
     ExplainManifestFile,
     read_results,
@@ -49,6 +49,8 @@ class SubmissionInfo:
     produced_by: str | None = None
     date: str | None = None
     hardware: str | None = None
+    # What running the model cost, as metadata.yaml records it (measured or declared).
+    efficiency: Efficiency | None = None
     metadata_problems: list[str] = field(default_factory=list)
     # Paths relative to the folder: metadata.yaml and every run/prediction file (those its
     # manifest lists and those in its runs/ folder).
@@ -137,6 +139,7 @@ def _read_metadata(folder: Path, info: SubmissionInfo) -> None:
         info.produced_by = meta.produced_by
         info.date = meta.date
         info.hardware = meta.hardware
+        info.efficiency = meta.efficiency
 
 
 def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:

@@ -1,0 +1,262 @@
+"""What running a model cost: wall time, throughput and peak memory per task, with the
+hardware named (the ``efficiency:`` block of metadata.yaml,
+:class:`leaderboard.submission.metadata.Efficiency`).
+
+:class:`EfficiencyMeter` is handed to the rankers of :mod:`reference_models.baseline_run`,
+which time their model calls as *encode* (encoding texts, scoring query-document pairs,
+BM25 indexing) and the rest of a ranking as *search* (scoring the corpus and sorting it).
+Only what the model computed counts: texts an embedding cache answered are neither timed
+nor counted, and the block says whether a cache was on.
+
+Peak memory is per task: on Linux the kernel's high-water mark of the process's resident
+set (``VmHWM``) is reset at the start of each task (``/proc/self/clear_refs``, "5"); where
+that cannot be done the figure is the process's peak so far (``ru_maxrss``) and says so in
+the task's entry. GPU memory is torch's peak allocation on the device, when torch is
+already in use.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Iterator
+
+# A family of more than this many tasks (the ids sharing everything but their last part,
+# PI-Indic's 132 T2 language pairs) is recorded as one entry ``<family>/*``: per task, a
+# run of every task would not fit metadata.yaml's 64 KiB.
+FAMILY_ENTRY_ABOVE = 12
+
+
+def _read_status_kib(name: str) -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(name + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def reset_peak_rss() -> bool:
+    """Reset the kernel's peak resident set of this process; False where it cannot."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident memory of this process since the last reset (or since it started)."""
+    kib = _read_status_kib("VmHWM")
+    if kib is not None:
+        return kib * 1024
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _torch_cuda():  # noqa: ANN202 - torch.cuda, or None
+    """torch.cuda when torch is already imported and a GPU is in use; a BM25 or packaged
+    run never imports torch for this."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return None
+    return torch.cuda
+
+
+def load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+@dataclass
+class TaskCost:
+    encode_seconds: float = 0.0
+    search_seconds: float = 0.0
+    texts: int = 0
+    tokens: int | None = 0
+    peak_cpu_memory_bytes: int | None = None
+    peak_gpu_memory_bytes: int | None = None
+    load_average: float | None = None
+    sample: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def add_tokens(self, tokens: int | None) -> None:
+        self.tokens = None if tokens is None or self.tokens is None else self.tokens + tokens
+
+    def record(self) -> dict:
+        """The task's entry of the block (rounded: the clock is not finer than that)."""
+        rate = (lambda amount: round(amount / self.encode_seconds, 3)
+                if amount is not None and self.encode_seconds > 0 and amount else None)
+        entry: dict = {
+            "encode_seconds": round(self.encode_seconds, 3),
+            "search_seconds": round(self.search_seconds, 3),
+            "texts": self.texts,
+            "tokens": self.tokens,
+            "texts_per_second": rate(self.texts),
+            "tokens_per_second": rate(self.tokens),
+            "peak_cpu_memory_bytes": self.peak_cpu_memory_bytes,
+            "peak_gpu_memory_bytes": self.peak_gpu_memory_bytes,
+            "load_average": self.load_average,
+        }
+        sample = "; ".join(([self.sample] if self.sample else []) + self.notes)
+        if sample:
+            entry["sample"] = sample
+        return entry
+
+
+def merge_costs(costs: list[TaskCost]) -> TaskCost:
+    """One entry for several tasks: times, texts and tokens summed, peaks and load the
+    largest."""
+    out = TaskCost()
+    for cost in costs:
+        out.encode_seconds += cost.encode_seconds
+        out.search_seconds += cost.search_seconds
+        out.texts += cost.texts
+        out.add_tokens(cost.tokens)
+        for name in ("peak_cpu_memory_bytes", "peak_gpu_memory_bytes", "load_average"):
+            values = [v for v in (getattr(out, name), getattr(cost, name)) if v is not None]
+            setattr(out, name, max(values) if values else None)
+        out.notes += [n for n in cost.notes if n not in out.notes]
+    samples = list(dict.fromkeys(c.sample for c in costs if c.sample))
+    out.sample = "; ".join(samples) or None
+    return out
+
+
+class EfficiencyMeter:
+    """Times a run task by task. Rankers call :meth:`encoding` around model calls and
+    :meth:`searching` around the rest of a ranking; :meth:`task` opens a task's entry."""
+
+    def __init__(self) -> None:
+        self.costs: dict[str, TaskCost] = {}
+        self._current: TaskCost | None = None
+        self._depth = 0   # nested timings (a reranker's first stage) count once
+
+    @contextmanager
+    def task(self, task_id: str, sample: str | None = None) -> Iterator[TaskCost]:
+        cost = self.costs.setdefault(task_id, TaskCost(sample=sample))
+        if not reset_peak_rss():
+            cost.notes.append("peak CPU memory is the process's peak so far")
+        cuda = _torch_cuda()
+        if cuda is not None:
+            cuda.reset_peak_memory_stats()
+        previous, self._current = self._current, cost
+        try:
+            yield cost
+        finally:
+            self._current = previous
+            cost.peak_cpu_memory_bytes = peak_rss_bytes()
+            if cuda is not None:
+                cost.peak_gpu_memory_bytes = int(cuda.max_memory_allocated())
+            cost.load_average = load_average()
+
+    @contextmanager
+    def _timed(self, attribute: str) -> Iterator[None]:
+        cost = self._current
+        if cost is None or self._depth:
+            yield
+            return
+        self._depth += 1
+        cuda = _torch_cuda()
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            if cuda is not None:
+                cuda.synchronize()
+            setattr(cost, attribute, getattr(cost, attribute) + time.perf_counter() - start)
+            self._depth -= 1
+
+    def encoding(self, texts: int):  # noqa: ANN201 - a context manager
+        """Time a model call over ``texts`` texts."""
+        cost = self._current
+        if cost is not None and not self._depth:
+            cost.texts += texts
+        return self._timed("encode_seconds")
+
+    def count_tokens(self, tokens: int | None) -> None:
+        """The tokens of the model call just timed (None: the runner cannot say)."""
+        if self._current is not None and not self._depth:
+            self._current.add_tokens(tokens)
+
+    def encode(self, runner, items: list, compute):  # noqa: ANN001, ANN201
+        """``compute()`` timed as a model call of ``runner`` over ``items``, with the tokens
+        it fed: the ``last_token_count`` the runner sets while it encodes, else (asked
+        after the timing) its ``count_tokens(items)``, else unknown."""
+        if self._current is None or self._depth:
+            return compute()
+        if hasattr(runner, "last_token_count"):
+            runner.last_token_count = None
+        with self.encoding(len(items)):
+            out = compute()
+        tokens = getattr(runner, "last_token_count", None)
+        if tokens is None and hasattr(runner, "count_tokens"):
+            tokens = runner.count_tokens(items)
+        self.count_tokens(tokens)
+        return out
+
+    def searching(self):  # noqa: ANN201 - a context manager
+        return self._timed("search_seconds")
+
+    def entries(self) -> dict[str, dict]:
+        """Each task's entry; a family of more than :data:`FAMILY_ENTRY_ABOVE` tasks as one
+        ``<family>/*`` entry."""
+        families: dict[str, list[str]] = {}
+        for task_id in self.costs:
+            families.setdefault(task_id.rsplit("/", 1)[0], []).append(task_id)
+        out: dict[str, dict] = {}
+        for family, ids in families.items():
+            if len(ids) > FAMILY_ENTRY_ABOVE:
+                merged = merge_costs([self.costs[i] for i in ids])
+                merged.notes.append(f"{len(ids)} tasks together")
+                out[f"{family}/*"] = merged.record()
+            else:
+                out.update({i: self.costs[i].record() for i in ids})
+        return out
+
+
+def cpu_identity(model_name: str) -> str:
+    """The CPU's model name with its family and model numbers where the kernel gives them:
+    cloud CPUs often report a bare "AMD EPYC", which does not tell Zen 3 from Zen 4."""
+    fields: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key in ("cpu family", "model") and key not in fields:
+                    fields[key] = value.strip()
+                if not line.strip() and fields:
+                    break
+    except OSError:
+        return model_name
+    if "cpu family" in fields and "model" in fields:
+        return f"{model_name} (family {fields['cpu family']} model {fields['model']})"
+    return model_name
+
+
+def hardware_record(cpu: str, device: str, precision: str, gpus: int = 1) -> dict:
+    """The block's ``hardware``: CPU model and cores, GPU model and count, precision."""
+    record: dict = {"cpu": cpu_identity(cpu), "cpu_cores": os.cpu_count(), "gpu": None, "gpu_count": 0,
+                    "precision": precision}
+    if device.startswith("cuda"):
+        import torch
+
+        record["gpu"] = torch.cuda.get_device_name(torch.device(device))
+        record["gpu_count"] = gpus
+    return record
+
+
+def efficiency_block(meter: EfficiencyMeter, hardware: dict, measured_by: str,
+                     embedding_cache: bool, date: str) -> dict:
+    return {"source": "measured", "measured_by": measured_by, "date": date,
+            "hardware": hardware, "embedding_cache": embedding_cache,
+            "tasks": meter.entries()}

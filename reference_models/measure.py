@@ -1,0 +1,136 @@
+"""`leaderboard baselines measure`: what a submitted model costs, measured again on a
+stated sample of each task's texts, without touching its runs.
+
+A full re-encoding can take hours on a CPU (the multilingual e5 took 3 h 23 min on WQT),
+so a submission whose runs were written before the efficiency meter existed gets its
+``efficiency:`` block from a measurement of the same ranker code on a seeded sample:
+at most ``documents`` documents of each task's corpus (a reranking task: the pools of
+the sampled queries) and ``queries`` queries of each role, with no embedding cache. The
+answers are computed and dropped; only metadata.yaml's ``efficiency:`` block changes,
+every other line of the file as it was. A task at most that large is measured whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import yaml
+
+from leaderboard.core.data import load_task_data
+from leaderboard.core.fileio import atomic_write_text
+from leaderboard.submission.layout import METADATA_NAME
+from reference_models.baseline_run import (PREDICTIONS_ROLE, Corpus, RunOptions, answer_task,
+                                           cpu_model, load_corpus, make_ranker, select_tasks,
+                                           with_instruction_format)
+from reference_models.distributed import Shard
+from reference_models.efficiency import EfficiencyMeter, efficiency_block, hardware_record
+from reference_models.spec import ModelSpec, get_model_spec
+
+
+@dataclasses.dataclass(frozen=True)
+class Sample:
+    documents: int = 200
+    queries: int = 50
+    seed: int = 0
+
+
+def _pick(n: int, at_most: int, rng: np.random.Generator) -> np.ndarray:
+    """Sorted positions of a uniform sample of ``at_most`` of ``n`` (all when n fits)."""
+    if n <= at_most:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=at_most, replace=False))
+
+
+def sampled(task, data, corpus: Corpus, sample: Sample) -> tuple[object, Corpus, str | None]:
+    """The task's data and corpus cut to the sample, and the sample's description (None:
+    the whole task). PI-Indic T4 pairs every persona with every instruction of its corpus,
+    so it is measured whole."""
+    if PREDICTIONS_ROLE in task.roles:
+        return data, corpus, None
+    rng = np.random.default_rng(sample.seed)
+    roles = {}
+    parts = []
+    for name, role in data.roles.items():
+        keep = [role.query_ids[i] for i in _pick(len(role.query_ids), sample.queries, rng)]
+        roles[name] = dataclasses.replace(role, query_ids=keep)
+        if len(keep) < len(role.query_ids):
+            parts.append(f"{len(keep)} of {len(role.query_ids)} {name} queries")
+    if data.pools is not None:
+        # A reranking task ranks each query's pool: keep the sampled queries' pools whole.
+        wanted = sorted({d for r in roles.values() for q in r.query_ids
+                         for d in data.pools[q].tolist()})
+        positions = np.asarray([corpus.position[d] for d in wanted], dtype=np.int64)
+        what = f"their pools' {len(positions)} of {len(corpus.ids)} documents"
+    else:
+        positions = _pick(len(corpus.ids), sample.documents, rng)
+        what = f"{len(positions)} of {len(corpus.ids)} documents"
+    if len(positions) < len(corpus.ids):
+        parts.insert(0, what)
+    data = dataclasses.replace(data, roles=roles)
+    if not parts:
+        return data, corpus, None
+    cut = Corpus(corpus.ids[positions], [corpus.texts[i] for i in positions.tolist()])
+    return data, cut, (f"a uniform sample (seed {sample.seed}): " + ", ".join(parts)
+                       + "; search over the sampled documents only")
+
+
+def measure_reference_model(model: str | ModelSpec, task_patterns: Sequence[str],
+                            data_dir: Path, sample: Sample, command: str,
+                            log=print) -> dict:  # noqa: ANN001 - a print-like callable
+    """The ``efficiency:`` block of ``model`` on the selected tasks, measured on a sample."""
+    spec = model if isinstance(model, ModelSpec) else get_model_spec(model)
+    tasks = select_tasks(task_patterns)
+    meter = EfficiencyMeter()
+    options = RunOptions(device="cpu", use_cache=False, progress=False)
+    ranker, device, dtype, *_ = make_ranker(spec, options, Shard(), meter)
+    for number, task in enumerate(tasks, 1):
+        data = with_instruction_format(load_task_data(task, Path(data_dir)),
+                                       options.instruction_format)
+        corpus = load_corpus(task, Path(data_dir))
+        data, corpus, description = sampled(task, data, corpus, sample)
+        with meter.task(task.id, sample=description or "the whole task") as cost:
+            answer_task(task, data, corpus, ranker, Path(data_dir), None, [], spec.id)
+        log(f"[{number}/{len(tasks)}] {task.id}: encode {cost.encode_seconds:.1f} s, "
+            f"search {cost.search_seconds:.2f} s, {cost.texts} texts, load {cost.load_average}")
+    return efficiency_block(meter, hardware_record(cpu_model(), device, dtype or
+                                                   "not applicable"),
+                            measured_by=command, embedding_cache=False,
+                            date=time.strftime("%Y-%m-%d", time.gmtime()))
+
+
+def with_block(text: str, key: str, value: object) -> str:
+    """metadata.yaml's text with its top-level ``key`` set to ``value``: the key's lines
+    replaced (or appended), every other line kept as it was written."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith(f"{key}:")), None)
+    if start is not None:
+        end = next((i for i in range(start + 1, len(lines))
+                    if lines[i].strip() and not lines[i][0].isspace()
+                    and not lines[i].startswith("#")), len(lines))
+        del lines[start:end]
+    else:
+        start = len(lines)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+    block = yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=100)
+    lines[start:start] = [block]
+    return "".join(lines)
+
+
+def record_efficiency(folder: Path, block: dict) -> Path:
+    """Write ``block`` as ``efficiency:`` of the submission's metadata.yaml, atomically,
+    checking first that the result still reads as the same metadata."""
+    path = folder / METADATA_NAME
+    text = path.read_text(encoding="utf-8")
+    before = yaml.safe_load(text)
+    updated = with_block(text, "efficiency", block)
+    after = yaml.safe_load(updated)
+    if {k: v for k, v in after.items() if k != "efficiency"} != \
+            {k: v for k, v in before.items() if k != "efficiency"}:
+        raise ValueError(f"{path}: writing the efficiency block would change other keys")
+    atomic_write_text(path, updated)
+    return path
