@@ -9,21 +9,29 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
+import jsonschema
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from fixtures.chromium import serve
+from leaderboard import __version__
 from leaderboard.benchmarks import benchmark_of
-from leaderboard.publish.models import default_registry
+from leaderboard.publish.export import (EXPORT_MARKER, TABLES, ExportError, checked_export,
+                                        export_dataset)
+from leaderboard.publish.models import MODELS_FILE, default_registry
+from leaderboard.publish.release import sha256_file
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.synthetic import write_tree
 from leaderboard.publish.standings.long_form import long_records, split_key
 from leaderboard.publish.training import (NOT_DISCLOSED, TRAINING_MARK, training_overlap,
                                           training_text)
 from leaderboard.submission.results import (ModelInfo, ResultsFile, Source, SystemResult,
-                                            TaskScores, write_results)
+                                            TaskScores, read_results, write_results)
 
 TASKS = ["followir/robust04", "followir/news21", "followir/core17", "followtable/wtr",
          "pi-indic-val150/t1/hin", "pi-indic-val150/t4/hin"]
@@ -111,7 +119,9 @@ def test_results_parquet_read_by_url_reproduces_every_json_download_cell(site: d
     checked = 0
     views = 0
     for path in sorted((out / "downloads").glob("*.json")):
-        doc = json.loads(path.read_text("utf-8"))   # every view's, and home.json
+        if path.name == "release.json":
+            continue   # the release manifest; every other JSON is a table: each view's, home's
+        doc = json.loads(path.read_text("utf-8"))
         views += 1
         view_id = doc["view"]["id"]
         columns = [c["id"] for c in doc["view"]["columns"]]
@@ -196,3 +206,168 @@ def test_submission_page_names_training_data_and_the_hardware_of_its_cost(site: 
     assert "fb-cost-table" in cost and "followir/robust04" in cost
     # Cost is never a column of a leaderboard table.
     assert "Texts/s" not in (site["out"] / "followir.html").read_text("utf-8")
+
+
+# --------------------------------------------------------------------------- the export
+
+@pytest.fixture(scope="module")
+def exported(site: dict, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    base = tmp_path_factory.mktemp("export")
+    result = export_dataset(site["root"], base / "dataset", commit="c" * 40,
+                            repository="https://example.org/board", cache_dir=base / "cache")
+    return {"dir": base / "dataset", "result": result, "base": base, "root": site["root"]}
+
+
+def _card_configs(folder: Path) -> dict[str, list[str]]:
+    text = (folder / "README.md").read_text("utf-8")
+    header = yaml.safe_load(text.split("---\n")[1])
+    return {c["config_name"]: [f["path"] for f in c["data_files"]] for c in header["configs"]}
+
+
+def test_export_is_a_dataset_that_datasets_and_pandas_read_offline(
+        exported: dict, site: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(exported["base"] / "hf-home"))
+    folder: Path = exported["dir"]
+    configs = _card_configs(folder)
+    assert set(configs) == {t.config for t in TABLES}
+    for patterns in configs.values():
+        for pattern in patterns:
+            assert list(folder.glob(pattern)), pattern
+    # The default config is the standings: the site's results.parquet, record for record.
+    standings = datasets.load_dataset(str(folder))["train"].to_pandas()
+    site_table = pd.read_parquet(site["out"] / "downloads" / "results.parquet")
+    assert len(standings) == len(site_table)
+    assert sorted(standings.columns) == sorted(site_table.columns)
+    pd.testing.assert_frame_equal(standings[list(site_table.columns)], site_table,
+                                  check_dtype=False)
+    # Every verified per-query score, from the results files, is in the per_query config.
+    per_query = datasets.load_dataset(str(folder), "per_query")["train"].to_pandas()
+    want = {}
+    for results_path in sorted((exported["root"] / "submissions").glob("*/results.json")):
+        system = read_results(results_path).systems[0]
+        for task_id, task in system.tasks.items():
+            for metric, scores in task.per_query.items():
+                for qid, score in scores.items():
+                    want[(results_path.parent.name, task_id, metric, qid)] = score
+    got = {(r.submission_id, r.task, r.metric, r.query_id): r.score
+           for r in per_query.itertuples()}
+    assert got == want and len(per_query) == len(want) > 400
+    # pandas reads every table too, and each benchmark's per-query scores are one file.
+    for config, patterns in configs.items():
+        for path in (p for pattern in patterns for p in folder.glob(pattern)):
+            assert len(pd.read_parquet(path)) > 0, path
+    assert sorted(p.name for p in (folder / "per-query").iterdir()) == \
+        ["followir.parquet", "followtable.parquet", "pi-indic-val150.parquet"]
+
+
+def test_every_exported_record_matches_its_json_schema(exported: dict) -> None:
+    folder: Path = exported["dir"]
+    configs = _card_configs(folder)
+    for config, patterns in configs.items():
+        schema = json.loads((folder / "schemas" / f"{config}.schema.json").read_text("utf-8"))
+        validator = jsonschema.Draft202012Validator(schema)
+        for path in (p for pattern in patterns for p in folder.glob(pattern)):
+            table = pq.read_table(path)
+            assert sorted(table.column_names) == sorted(schema["properties"]), config
+            for record in table.to_pylist():
+                errors = list(validator.iter_errors(record))
+                assert not errors, (config, errors[0].message)
+        # A record of another shape is refused: the schema says something.
+        assert list(validator.iter_errors({"not a column": 1}))
+
+
+def test_export_has_a_release_manifest_of_every_file_and_is_deterministic(
+        exported: dict, tmp_path: Path) -> None:
+    folder: Path = exported["dir"]
+    release = json.loads((folder / "release.json").read_text("utf-8"))
+    assert release["format"] == "followboard-release/1" and release["commit"] == "c" * 40
+    data_files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    data_files -= {"README.md", "release.json", EXPORT_MARKER}
+    assert set(release["export"]) == data_files
+    for path, sha in release["export"].items():
+        assert sha256_file(folder / path) == sha
+    for path, sha in release["results"].items():
+        source = MODELS_FILE if path.endswith("models.yaml") else exported["root"] / path
+        assert sha256_file(source) == sha
+    assert release["name"] in (folder / "README.md").read_text("utf-8")
+    # The same results export to the same bytes, and the release keeps its name.
+    again = export_dataset(exported["root"], tmp_path / "again", commit="c" * 40,
+                           repository="https://example.org/board",
+                           cache_dir=exported["base"] / "cache")
+    for path in exported["result"].files:
+        assert (folder / path).read_bytes() == (tmp_path / "again" / path).read_bytes(), path
+    assert again.release["name"] == release["name"]
+
+
+def test_export_refuses_a_foreign_folder_and_a_push_refuses_a_changed_file(
+        exported: dict, tmp_path: Path) -> None:
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    with pytest.raises(ExportError, match="not made by `leaderboard export`"):
+        export_dataset(exported["root"], foreign, commit=None, repository="x")
+    assert (foreign / "notes.txt").read_text() == "keep me"
+    copy = tmp_path / "copy"
+    shutil.copytree(exported["dir"], copy)
+    release, files = checked_export(copy)
+    assert "README.md" in files and EXPORT_MARKER not in files
+    target = next(iter(sorted(release["export"])))
+    (copy / target).write_bytes((copy / target).read_bytes() + b"x")
+    with pytest.raises(ExportError, match="differs from the SHA-256"):
+        checked_export(copy)
+
+
+def test_export_push_uploads_the_folder_to_the_fake_hub(
+        exported: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture) -> None:
+    from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
+    from leaderboard.app.cli import main
+
+    isolate_from_the_network(monkeypatch)
+    up = FakeUpstream(lfs_suffixes=(".parquet",))
+    root = tmp_path / "hub-board-results"
+    root.mkdir()
+    up.hf["board/results"] = FakeRepo(root, "d" * 40)
+    copy = tmp_path / "dataset"
+    shutil.copytree(exported["dir"], copy)
+    with serve(up, monkeypatch):
+        assert main(["export", "--out", str(copy), "--existing", "--push",
+                     "hf://datasets/board/results"]) == 0
+    assert "pushed" in capsys.readouterr().out and up.validated_cards == 1
+    pushed = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    assert pushed == {p.relative_to(copy).as_posix() for p in copy.rglob("*")
+                      if p.is_file()} - {EXPORT_MARKER}
+    assert (root / "per-query" / "followtable.parquet").read_bytes() == \
+        (copy / "per-query" / "followtable.parquet").read_bytes()
+
+
+def test_the_sites_footer_names_its_release(site: dict) -> None:
+    release = json.loads((site["out"] / "downloads" / "release.json").read_text("utf-8"))
+    assert release["name"].startswith("followboard-") and len(release["results_digest"]) == 64
+    page = (site["out"] / "index.html").read_text("utf-8")
+    assert f"release {release['name']}" in page and "CITATION.cff" in page
+
+
+# --------------------------------------------------------------------------- citation
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_citation_cff_validates_against_the_cff_1_2_0_schema() -> None:
+    """The Citation File Format's own schema (tests/fixtures/cff/: cffconvert, which ships
+    it, needs jsonschema < 4 and cannot be installed beside check-jsonschema)."""
+    schema = json.loads((REPO / "tests" / "fixtures" / "cff" / "schema-1.2.0.json")
+                        .read_text("utf-8"))
+    citation = yaml.safe_load((REPO / "CITATION.cff").read_text("utf-8"))
+    validator = jsonschema.Draft7Validator(schema)
+    assert not [e.message for e in validator.iter_errors(citation)]
+    broken = dict(citation, authors=[], references=[{"type": "article"}])
+    assert list(validator.iter_errors(broken))
+    # It tells how to cite each benchmark's own paper.
+    titles = " ".join(r["title"] for r in citation["references"])
+    for name in ("FollowIR:", "mFollowIR:", "FollowTable:", "Low-Resource Indian Languages"):
+        assert name in titles
+    assert citation["version"] == __version__

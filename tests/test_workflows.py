@@ -283,10 +283,10 @@ def test_no_job_reads_a_task_data_cache_another_job_could_have_written(path: Pat
 # --------------------------------------------------------------------------- credentials
 
 TOKEN = re.compile(r"github\.token|secrets\.")
-# A step may hold a token only to push (to git, or files to the run store), or to call
-# the API with gh.
-USES_TOKEN = re.compile(r"(^|[\s;(|&])(gh\s|git\b[^\n]*\bpush\b|leaderboard runs push\b)",
-                        re.M)
+# A step may hold a token only to push (to git, files to the run store, or the results
+# dataset), or to call the API with gh.
+USES_TOKEN = re.compile(r"(^|[\s;(|&])(gh\s|git\b[^\n]*\bpush\b|leaderboard runs push\b|"
+                        r"leaderboard export\b[^\n]*--push\b)", re.M)
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
@@ -456,4 +456,22 @@ def test_merged_and_reference_runs_go_to_the_run_store_before_git():
     for workflow in WORKFLOWS:
         for _, step in steps(load(workflow)):
             if "HF_TOKEN" in json.dumps(step.get("env") or {}):
-                assert "leaderboard runs push" in (step.get("run") or ""), workflow.name
+                run = step.get("run") or ""
+                assert "leaderboard runs push" in run or re.search(
+                    r"leaderboard export\b.*--existing\b.*--push\b", run), workflow.name
+
+
+def test_the_results_dataset_is_pushed_as_exported_by_a_protected_job():
+    """publish.yml exports the results after scoring and pushes the folder as exported
+    (checked against its release.json), the token in the push step only, the job in the
+    protected environment that holds it."""
+    job = load(WORKFLOW_DIR / "publish.yml")["jobs"]["dataset"]
+    assert job["needs"] == "score" and job["environment"] == "results-dataset"
+    assert job["permissions"] == {"contents": "read"}
+    runs = [step.get("run") or "" for step in job["steps"]]
+    export = next(i for i, r in enumerate(runs) if r.startswith("leaderboard export --out"))
+    push = next(i for i, r in enumerate(runs) if "--push" in r)
+    assert export < push and "--push" not in runs[export] and "--existing" in runs[push]
+    for i, step in enumerate(job["steps"]):
+        holds = "HF_TOKEN" in json.dumps(step.get("env") or {})
+        assert holds == (i == push), step.get("name")

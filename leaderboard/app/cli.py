@@ -43,6 +43,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("data", "data", "download benchmark data from upstream, or check what is present"),
     Command("ci", "ci", "steps of the GitHub Actions workflows (PR check, comment, scoring)"),
     Command("build", "build", "build the static leaderboard site (MkDocs, works offline)"),
+    Command("export", "export", "write the results as a dataset folder for the Hugging Face Hub"),
 )
 
 # Errors whose message is the whole story: print it, no traceback.

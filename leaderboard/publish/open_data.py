@@ -66,6 +66,7 @@ def write_parquet(table: pa.Table, path: Path, *, row_group_size: int | None = N
     try:
         pq.write_table(table, tmp, compression="zstd", use_dictionary=True,
                        row_group_size=row_group_size, write_statistics=True)
+        os.chmod(tmp, 0o644)  # a published file: mkstemp makes it the owner's alone
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -16,7 +16,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leaderboard.publish.release import RELEASE_FILE, release_manifest
 from leaderboard.publish.site.board import Board, load_board
+from leaderboard.publish.site.downloads import DOWNLOADS, write_download_json
 from leaderboard.publish.site.mkdocs_config import mkdocs_config, write_mkdocs_config
 from leaderboard.publish.site.render import render_docs
 from leaderboard.publish.site.repository import repository_ref, uncommitted
@@ -110,10 +112,13 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
                 f"{len(changed)} submission file(s) differ from commit {repo.ref[:12]}, which "
                 f"the site links them at (first: {changed[0]}); commit them before publishing")
         render_docs(board, docs, repo)
+        release = release_manifest(results_root, repo.ref if repo.pinned else None, repo.url)
+        write_download_json(docs / DOWNLOADS / RELEASE_FILE, release)
         rendered = time.perf_counter()
         _prepare_dir(out_dir, SITE_MARKER, "the output directory")
         config_path = Path(tmp.name) / "mkdocs.yml"
-        write_mkdocs_config(mkdocs_config(docs, out_dir, strict=strict), config_path)
+        write_mkdocs_config(mkdocs_config(docs, out_dir, strict=strict, release=release),
+                            config_path)
         mkdocs_warnings = run_mkdocs(config_path)
         (out_dir / SITE_MARKER).write_text("made by `leaderboard build`; deleted on rebuild\n",
                                            encoding="utf-8")

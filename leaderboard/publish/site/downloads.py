@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 from leaderboard.publish.open_data import records_table, write_parquet
-from leaderboard.publish.site.board import ViewTable
+from leaderboard.publish.site.board import Board, ViewTable
+from leaderboard.publish.site.overview import build_overview, home_document
 from leaderboard.publish.site.table_display import source_text
 from leaderboard.publish.standings.downloads import csv_text, view_document, view_records
 from leaderboard.publish.standings.long_form import long_records
@@ -37,6 +38,18 @@ def write_downloads(table: ViewTable, folder: Path) -> list[dict[str, object]]:
     (folder / f"{stem}.csv").write_text(csv_text(header, records), encoding="utf-8")
     write_download_json(folder / f"{stem}.json", view_document(table, records))
     return long_records(table.view.id, [c.id for c in table.view.columns], records)
+
+
+def standings_records(board: Board) -> list[dict[str, object]]:
+    """Every view's download records and the home table's, in long form: what
+    ``downloads/results.parquet`` holds (the site writes it as it writes each view)."""
+    long: list[dict[str, object]] = []
+    for table in board.tables.values():
+        _, records = table_records(table)
+        long += long_records(table.view.id, [c.id for c in table.view.columns], records)
+    _, records, doc = home_document(build_overview(board))
+    long += long_records(doc["view"]["id"], [c["id"] for c in doc["view"]["columns"]], records)
+    return long
 
 
 def write_results_parquet(long: list[dict[str, object]], folder: Path) -> int:

@@ -14,8 +14,19 @@ from leaderboard.publish.site.repository import repository_url
 # mkdocs_hooks.py sits beside this module; MkDocs loads it by path.
 HOOKS = Path(__file__).with_name("mkdocs_hooks.py")
 
-def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
-    """The MkDocs configuration: Material, offline (no web fonts, no CDN), our assets."""
+def footer_text(release: dict | None) -> str:
+    """The footer: the release the site shows (its manifest is downloads/release.json)."""
+    if release is None:
+        return f"FollowBoard {__version__}"
+    commit = f", commit {release['commit'][:12]}" if release.get("commit") else ""
+    return (f"FollowBoard {__version__} · release {release['name']}{commit} · "
+            "manifest: downloads/release.json · cite: CITATION.cff")
+
+
+def mkdocs_config(docs: Path, out: Path, strict: bool = True,
+                  release: dict | None = None) -> dict:
+    """The MkDocs configuration: Material, offline (no web fonts, no CDN), our assets;
+    the footer names ``release`` (:func:`leaderboard.publish.release.release_manifest`)."""
     nav: list = [{"Home": "index.md"}]
     groups: dict[str, list] = {}
     for page in site_pages():
@@ -74,7 +85,7 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
         "nav": nav,
         "validation": {"omitted_files": "info", "absolute_links": "warn",
                        "unrecognized_links": "warn", "anchors": "warn"},
-        "copyright": f"FollowBoard {__version__}",
+        "copyright": footer_text(release),
     }
 
 

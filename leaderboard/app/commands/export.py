@@ -1,0 +1,77 @@
+"""`leaderboard export --out DIR`: the leaderboard as a dataset folder laid out for the
+Hugging Face Hub (:mod:`leaderboard.publish.export`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from leaderboard.app.commands import new_command
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    parser = new_command(
+        sub, "export", "write the results as a dataset folder for the Hugging Face Hub",
+        "Write DIR as a Hugging Face dataset: a README.md card whose configs name each "
+        "table, Parquet files (the standings, reported rows with their sources, verified "
+        "submissions' metadata, task figures, cost and per-query scores, one file per "
+        "benchmark, the model records with their training data), a JSON Schema per table "
+        "and release.json, the release manifest. Offline; reads what `leaderboard build` "
+        "reads. A folder not made by this command is refused. --push uploads the folder "
+        "to a Hugging Face dataset in one commit (huggingface_hub; the token is $HF_TOKEN) "
+        "and checks that commit holds every file.",
+        "  leaderboard export --out dataset/\n"
+        "  leaderboard export --out dataset/ --push hf://datasets/followboard/results\n"
+        "  datasets.load_dataset('dataset/', 'per_query')  # in Python")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="the dataset folder (replaced when a previous export made it)")
+    parser.add_argument("--results-root", type=Path, default=Path("."), metavar="DIR",
+                        help="repository root holding submissions/ and results/ (default .)")
+    parser.add_argument("--cache-dir", type=Path, default=Path(".cache/site-tiers"),
+                        metavar="DIR", help="significance results shared with `leaderboard "
+                                            "build` (default: .cache/site-tiers)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="recompute every significance test")
+    parser.add_argument("--push", metavar="hf://datasets/OWNER/NAME", default=None,
+                        help="then upload the folder to this Hugging Face dataset")
+    parser.add_argument("--existing", action="store_true",
+                        help="with --push: push DIR as an earlier export wrote it, each file "
+                             "checked against its release.json, without exporting again")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from leaderboard.publish.export import EXPORT_MARKER, checked_export, export_dataset
+    from leaderboard.publish.site.repository import repository_ref
+    from leaderboard.store.hub import HubWriteError, Upload, push_files
+    from leaderboard.store.locations import HubStore, parse_store
+
+    store = None
+    if args.push is not None:  # refused before anything is computed
+        store = parse_store(args.push, Path.cwd(), "--push")
+        if not isinstance(store, HubStore):
+            raise ValueError(f"--push {args.push!r}: name a Hugging Face dataset, "
+                             "hf://datasets/<owner>/<name>")
+    if args.existing:
+        if store is None:
+            raise ValueError("--existing pushes an earlier export: give --push too")
+        release, files = checked_export(args.out)
+    else:
+        repo = repository_ref(args.results_root)
+        result = export_dataset(args.results_root, args.out,
+                                commit=repo.ref if repo.pinned else None, repository=repo.url,
+                                cache_dir=None if args.no_cache else args.cache_dir)
+        total = sum(result.files.values())
+        print(f"exported {len(result.files)} files ({total / 2**20:.1f} MiB) to "
+              f"{result.out_dir} in {result.seconds:.1f} s; release {result.release['name']}")
+        release, files = result.release, sorted(result.files)
+    if store is not None:
+        uploads = [Upload(args.out / path, path) for path in files if path != EXPORT_MARKER]
+        try:
+            commit = push_files(store, uploads, f"FollowBoard release {release['name']}")
+        except HubWriteError as exc:
+            print(f"export: {exc}", file=sys.stderr)
+            return 1
+        print(f"pushed {len(uploads)} files to {store.describe()} at commit {commit}")
+    return 0

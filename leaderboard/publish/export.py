@@ -1,0 +1,442 @@
+"""`leaderboard export`: the leaderboard as a dataset laid out for the Hugging Face Hub.
+
+::
+
+    README.md                          dataset card; its ``configs:`` name each table
+    standings/results.parquet          every view's records in long form (= the site's
+                                       downloads/results.parquet)
+    reported/rows.parquet              every reported figure with its source
+    submissions/submissions.parquet    every verified submission's metadata
+    submissions/scores.parquet         its task and group figures
+    efficiency/efficiency.parquet      what each submission's model cost, per task, with
+                                       the hardware
+    models/models.parquet              the model records: identity and training data
+    per-query/<benchmark>.parquet      every verified per-query score, one file per benchmark
+    schemas/<table>.schema.json        a JSON Schema for each table's records
+    release.json                       the release manifest (:mod:`.release`)
+
+Per-query scores are one file per benchmark, each submission one row group, written as
+they are read: 1,000 submissions make five files of a few hundred MB at most, far inside
+the Hub's recommendations (files under 20 GB, under 10k entries per folder, under 100k
+files, under 100 files per commit), and memory holds one submission at a time.
+
+The folder is written beside the destination and moved into place when complete: a
+killed export leaves the previous export as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from leaderboard.benchmarks import declared
+from leaderboard.publish.open_data import records_table, write_parquet
+from leaderboard.publish.release import RELEASE_FILE, release_manifest, sha256_file
+from leaderboard.publish.site.board import Board, load_board
+from leaderboard.publish.site.downloads import standings_records
+from leaderboard.publish.standings.lines import record_of
+from leaderboard.publish.training import task_benchmark, training_overlap, training_text
+
+# Written into an export, so a rerun only ever replaces a folder that an export made.
+EXPORT_MARKER = ".followboard-export"
+
+
+class ExportError(ValueError):
+    """The export could not be written; the message says why."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the dataset: its config name, its files' folder and what it is."""
+
+    config: str
+    folder: str
+    title: str
+    fields: dict[str, str]     # column -> what it holds (the JSON Schema's descriptions)
+
+
+TABLES = (
+    Table("standings", "standings", "Every leaderboard table (each view and the home table) "
+          "in long form: one record per (view, model line, column), the site's "
+          "downloads/results.parquet", {
+              "view": "the view's id (home: the home table)",
+              "column": "the column's id within the view",
+              "value": "the cell's figure, a fraction (the site shows x100)",
+              "from": "the system whose figure the cell shows, when not the line's system_id",
+              "system_id": "the row the line's figures come from",
+              "model_id": "the model record (models table)",
+              "tier": "the line's tier on this column when it is tested",
+              "p_value": "raw p-value of the test against the best verified row",
+              "p_adjusted": "Holm-adjusted p-value within the view",
+              "diff_vs_best_verified": "mean difference from the best verified row",
+              "ci_low": "95% bootstrap interval of that difference, low end",
+              "ci_high": "95% bootstrap interval of that difference, high end",
+              "source": "where the line's row comes from",
+              "others": "JSON: the other rows' figures for the same cell"}),
+    Table("reported", "reported", "Every reported figure (papers, MTEB's results, the "
+          "PI-Indic authors' files) with its source: one record per (row, task, group, "
+          "metric)", {
+              "system_id": "the reported row", "model": "the name its source prints",
+              "model_id": "the model record it resolves to", "task": "task id",
+              "group": "a group of the task's queries (null: the whole task)",
+              "metric": "ir_measures-style metric name", "value": "the figure, a fraction",
+              "source_kind": "paper, mteb-results or pi-indic-results",
+              "citation": "the source", "results_file": "the reported results file"}),
+    Table("submissions", "submissions", "Every verified submission's metadata: one record "
+          "per submission", {
+              "submission_id": "the folder's name", "system_id": "its row's id",
+              "model_id": "the model record it resolves to",
+              "training_data": "what the model's paper or card says it was trained on, "
+                               "or 'not disclosed'",
+              "efficiency": "JSON: the efficiency: block of metadata.yaml, or null",
+              "results_sha256": "SHA-256 of its results.json"}),
+    Table("scores", "submissions", "Every verified submission's task and group figures", {
+        "submission_id": "the submission", "task": "task id", "benchmark": "benchmark id",
+        "group": "a group of the task's queries (null: the whole task)",
+        "metric": "metric name", "value": "the figure, a fraction",
+        "n_queries": "queries behind the task's figure"}),
+    Table("efficiency", "efficiency", "What running each verified model cost, per task or "
+          "task family, on the hardware named in the same record: compare figures only "
+          "between records of the same hardware", {
+              "submission_id": "the submission", "task": "a task id, or <family>/* for a "
+              "family of tasks recorded together",
+              "source": "measured (by `leaderboard baselines run`/`measure`) or declared",
+              "encode_seconds": "model time: encoding texts, scoring pairs, BM25 indexing",
+              "search_seconds": "scoring and ranking the corpus",
+              "sample": "what was measured when not the whole task",
+              "load_average": "1-minute load average of the machine when the task ended"}),
+    Table("models", "models", "The model records every row resolves to, with the training "
+          "data their papers or cards declare and the benchmarks it shares a source with", {
+              "model_id": "the record's id",
+              "training_statement": "what the model was trained on (null: not disclosed)",
+              "training_source": "who says so",
+              "shares_sources_with": "JSON: benchmark ids whose declared sources the "
+                                     "training data names (a mark on their cells)"}),
+    Table("per_query", "per-query", "Every verified per-query score: one record per "
+          "(submission, task, metric, query); one file per benchmark", {
+              "submission_id": "the submission", "task": "task id", "metric": "metric name",
+              "query_id": "the query (FollowTable: query_instruction pair ids)",
+              "score": "the query's score, a fraction"}),
+)
+
+
+@dataclass
+class ExportResult:
+    out_dir: Path
+    files: dict[str, int]          # path -> bytes
+    seconds: float
+    release: dict
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.name
+
+
+def reported_records(board: Board, root: Path) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for row in board.rows:
+        if row.verified:
+            continue
+        src = row.system.source
+        model = row.system.model
+        base = {"system_id": row.system.system_id, "model": model.name,
+                "model_id": record_of(row).id, "model_type": model.type,
+                "parameters": model.parameters,
+                "instruction_trained": model.instruction_trained,
+                "source_kind": src.kind, "citation": src.citation, "table": src.table,
+                "url": src.url, "path": src.path, "revision": src.revision,
+                "mteb_version": src.mteb_version, "note": src.note,
+                "results_file": _relative(row.origin, root)}
+        for task_id, scores in sorted(row.system.tasks.items()):
+            for metric, value in sorted(scores.metrics.items()):
+                out.append({**base, "task": task_id, "group": None, "metric": metric,
+                            "value": value})
+            for group, metrics in sorted(scores.groups.items()):
+                for metric, value in sorted(metrics.items()):
+                    out.append({**base, "task": task_id, "group": group, "metric": metric,
+                                "value": value})
+    return out
+
+
+def submission_records(board: Board) -> tuple[list[dict], list[dict], list[dict]]:
+    """(submissions, their task and group figures, their efficiency entries)."""
+    subs: list[dict] = []
+    scores: list[dict] = []
+    costs: list[dict] = []
+    for row in board.submissions:
+        info = row.submission
+        assert info is not None
+        model = row.system.model
+        record = record_of(row)
+        eff = info.efficiency
+        subs.append({
+            "submission_id": info.id, "system_id": row.system.system_id,
+            "model": model.name, "model_id": record.id, "model_type": model.type,
+            "parameters": model.parameters, "instruction_trained": model.instruction_trained,
+            "licence": model.licence, "revision": model.revision, "links": list(model.links),
+            "contact": info.contact, "produced_by": info.produced_by, "date": info.date,
+            "hardware": info.hardware, "training_data": training_text(record),
+            "efficiency": eff.model_dump(mode="json") if eff is not None else None,
+            "tasks": len(row.system.tasks), "results_sha256": sha256_file(info.results_path),
+            "scorer": dict(sorted(info.produced_by_scorer.items()))})
+        for task_id, task in sorted(row.system.tasks.items()):
+            bench = task_benchmark(task_id)
+            for metric, value in sorted(task.metrics.items()):
+                scores.append({"submission_id": info.id, "task": task_id, "benchmark": bench,
+                               "group": None, "metric": metric, "value": value,
+                               "n_queries": task.n_queries})
+            for group, metrics in sorted(task.groups.items()):
+                for metric, value in sorted(metrics.items()):
+                    scores.append({"submission_id": info.id, "task": task_id,
+                                   "benchmark": bench, "group": group, "metric": metric,
+                                   "value": value, "n_queries": None})
+        if eff is not None:
+            hw = eff.hardware
+            for task_id, cost in eff.tasks.items():
+                costs.append({"submission_id": info.id, "task": task_id,
+                              "source": eff.source, **cost.model_dump(mode="json"),
+                              "cpu": hw.cpu, "cpu_cores": hw.cpu_cores, "gpu": hw.gpu,
+                              "gpu_count": hw.gpu_count, "precision": hw.precision,
+                              "embedding_cache": eff.embedding_cache,
+                              "measured_by": eff.measured_by, "date": eff.date})
+    return subs, scores, costs
+
+
+def model_records(board: Board) -> list[dict[str, object]]:
+    records = {}
+    for row in board.rows:
+        rec = record_of(row)
+        records.setdefault(rec.id, rec)
+    out = []
+    for rec in sorted(records.values(), key=lambda r: r.id):
+        data = rec.training_data
+        shared = [b.id for b in declared() if training_overlap(rec, b) is not None]
+        out.append({"model_id": rec.id, "name": rec.name, "type": rec.type,
+                    "parameters": rec.parameters, "instruction_trained": rec.instruction_trained,
+                    "links": list(rec.links), "note": rec.note, "curated": not rec.derived,
+                    "training_statement": data.statement.strip() if data else None,
+                    "training_collections": list(data.collections) if data else None,
+                    "training_instructions": list(data.instructions) if data else None,
+                    "training_source": data.source if data else None,
+                    "training_url": data.url if data else None,
+                    "shares_sources_with": shared})
+    return out
+
+
+PER_QUERY_SCHEMA = pa.schema([("submission_id", pa.string()), ("task", pa.string()),
+                              ("metric", pa.string()), ("query_id", pa.string()),
+                              ("score", pa.float64())])
+
+
+def write_per_query(board: Board, folder: Path) -> list[Path]:
+    """One Parquet per benchmark, one row group per submission, streamed."""
+    writers: dict[str, pq.ParquetWriter] = {}
+    paths: list[Path] = []
+    try:
+        for row in sorted(board.submissions, key=lambda r: r.submission.id):  # type: ignore[union-attr]
+            by_bench: dict[str, dict[str, list]] = {}
+            for task_id, task in sorted(row.system.tasks.items()):
+                bench = task_benchmark(task_id) or "other"
+                cols = by_bench.setdefault(bench, {n: [] for n in PER_QUERY_SCHEMA.names})
+                for metric, scores in sorted(task.per_query.items()):
+                    for qid, score in sorted(scores.items()):
+                        cols["submission_id"].append(row.submission.id)  # type: ignore[union-attr]
+                        cols["task"].append(task_id)
+                        cols["metric"].append(metric)
+                        cols["query_id"].append(qid)
+                        cols["score"].append(score)
+            for bench, cols in by_bench.items():
+                if not cols["score"]:
+                    continue
+                if bench not in writers:
+                    path = folder / f"{bench}.parquet"
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    writers[bench] = pq.ParquetWriter(path, PER_QUERY_SCHEMA,
+                                                      compression="zstd", use_dictionary=True)
+                    paths.append(path)
+                writers[bench].write_table(pa.Table.from_pydict(cols, schema=PER_QUERY_SCHEMA))
+    finally:
+        for writer in writers.values():
+            writer.close()
+    return sorted(paths)
+
+
+_JSON_TYPES = {pa.bool_(): "boolean", pa.int64(): "integer", pa.float64(): "number",
+               pa.string(): "string"}
+
+
+def json_schema(table: Table, schema: pa.Schema, nullable: Iterable[str]) -> dict:
+    """A JSON Schema (2020-12) of one table's records, from its Parquet schema: each
+    column's type, null where any record lacks it, and what it holds."""
+    may_be_null = set(nullable)
+    properties = {}
+    for field in schema:
+        kind = _JSON_TYPES.get(field.type, "string")
+        prop: dict = {"type": [kind, "null"] if field.name in may_be_null else kind}
+        if field.name in table.fields:
+            prop["description"] = table.fields[field.name]
+        properties[field.name] = prop
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"followboard/{table.config}.schema.json",
+            "title": f"FollowBoard {table.config} record", "description": table.title,
+            "type": "object", "properties": properties,
+            "required": [f.name for f in schema], "additionalProperties": False}
+
+
+def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> str:
+    """README.md: the card's YAML header (``configs:``, each table's files) and what each
+    table is."""
+    lines = ["---", "pretty_name: FollowBoard results", "license: apache-2.0",
+             "language: [en, fa, ru, zh, as, bn, gu, hi, kn, ml, mr, or, pa, ta, te, ur]",
+             "tags: [leaderboard, information-retrieval, instruction-following]", "configs:"]
+    for table, files in tables:
+        path = files[0] if len(files) == 1 else f"{table.folder}/*.parquet"
+        lines += [f"- config_name: {table.config}", "  data_files:", "  - split: train",
+                  f"    path: {path}"]
+        if table.config == "standings":
+            lines.append("  default: true")
+    lines += ["---", "", "# FollowBoard results", "",
+              "The public leaderboard for instruction-following retrieval (FollowIR, "
+              "mFollowIR, FollowTable, PI-Indic-Align) as data: its tables, every reported "
+              "figure with its source, every verified submission's metadata, task figures, "
+              "per-query scores and measured cost, and the model records with their "
+              "declared training data. Scores are fractions (the site shows x100).", "",
+              f"Release **{release['name']}**"
+              + (f", commit `{release['commit']}`" if release.get("commit") else "")
+              + "; `release.json` lists the SHA-256 of every results file behind it and of "
+              "every file here. Cite it with the repository's `CITATION.cff`, and cite each "
+              "benchmark's own paper.", "",
+              "| config | files | what it holds |", "| --- | --- | --- |"]
+    for table, files in tables:
+        lines.append(f"| `{table.config}` | {', '.join(f'`{f}`' for f in files)} | "
+                     f"{table.title} |")
+    lines += ["", "Each table's record is described by a JSON Schema in `schemas/`. Load "
+              "one with `datasets.load_dataset(\"<this repository>\", \"per_query\")` or "
+              "`pandas.read_parquet`. Efficiency figures name their hardware on every "
+              "record: compare only records of the same hardware. Benchmark texts are not "
+              "included: queries and documents are named by their ids.", ""]
+    return "\n".join(lines)
+
+
+def _prepare(out_dir: Path) -> Path:
+    if out_dir.exists():
+        if not out_dir.is_dir():
+            raise ExportError(f"{out_dir}: exists and is not a directory")
+        if any(out_dir.iterdir()) and not (out_dir / EXPORT_MARKER).exists():
+            raise ExportError(f"{out_dir}: not empty and not made by `leaderboard export`; "
+                              "choose an empty or new directory")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    staging.chmod(0o755)  # published as it is: mkdtemp makes it the owner's alone
+    return staging
+
+
+def _install(staging: Path, out_dir: Path) -> None:
+    """Move the finished export into place: the old one aside first, then the new one in,
+    then the old one deleted."""
+    old = None
+    if out_dir.exists():
+        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+        os.replace(out_dir, old)
+    os.replace(staging, out_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
+    """An earlier export's release manifest and files, each data file checked against the
+    SHA-256 the manifest lists (and nothing else in the folder): what a push uploads."""
+    manifest_path = out_dir / RELEASE_FILE
+    if not (out_dir / EXPORT_MARKER).is_file() or not manifest_path.is_file():
+        raise ExportError(f"{out_dir}: not a folder written by `leaderboard export`")
+    try:
+        release = json.loads(manifest_path.read_text(encoding="utf-8"))
+        listed = dict(release["export"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ExportError(f"{manifest_path}: not a release manifest ({exc})") from None
+    extra = {"README.md", RELEASE_FILE, EXPORT_MARKER}
+    present = {p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*")
+               if p.is_file() or p.is_symlink()}
+    unlisted = sorted(present - set(listed) - extra)
+    if unlisted:
+        raise ExportError(f"{out_dir}: {unlisted[0]} is not in its release.json"
+                          + (f" (and {len(unlisted) - 1} more)" if len(unlisted) > 1 else ""))
+    for path, sha in sorted(listed.items()):
+        file = out_dir / path
+        if file.is_symlink() or not file.is_file():
+            raise ExportError(f"{file}: listed in release.json but missing")
+        if sha256_file(file) != sha:
+            raise ExportError(f"{file}: differs from the SHA-256 release.json lists")
+    return release, sorted(present - {EXPORT_MARKER})
+
+
+def export_dataset(results_root: Path, out_dir: Path, *, commit: str | None,
+                   repository: str, cache_dir: Path | None = None) -> ExportResult:
+    """Write the dataset folder ``out_dir`` from the results under ``results_root``."""
+    start = time.perf_counter()
+    staging = _prepare(out_dir)
+    try:
+        board = load_board(results_root, cache_dir=cache_dir)
+        subs, scores, costs = submission_records(board)
+        contents = {
+            "standings": standings_records(board),
+            "reported": reported_records(board, results_root),
+            "submissions": subs, "scores": scores, "efficiency": costs,
+            "models": model_records(board)}
+        written: list[tuple[Table, list[str]]] = []
+        schemas: dict[str, dict] = {}
+        names = {"standings": "results", "reported": "rows", "submissions": "submissions",
+                 "scores": "scores", "efficiency": "efficiency", "models": "models"}
+        for table in TABLES:
+            if table.config == "per_query":
+                paths = write_per_query(board, staging / table.folder)
+                if not paths:
+                    continue
+                schema = PER_QUERY_SCHEMA
+                nullable: set[str] = set()
+            else:
+                records = contents[table.config]
+                if not records:
+                    continue
+                arrow = records_table(records)
+                path = staging / table.folder / f"{names[table.config]}.parquet"
+                write_parquet(arrow, path)
+                paths = [path]
+                schema = arrow.schema
+                nullable = {c for c in arrow.column_names if arrow.column(c).null_count}
+            written.append((table, [p.relative_to(staging).as_posix() for p in paths]))
+            schemas[table.config] = json_schema(table, schema, nullable)
+        for config, schema_doc in schemas.items():
+            path = staging / "schemas" / f"{config}.schema.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(schema_doc, indent=1, sort_keys=True) + "\n",
+                            encoding="utf-8")
+        files = {p.relative_to(staging).as_posix(): sha256_file(p)
+                 for p in sorted(staging.rglob("*")) if p.is_file()}
+        # The card names the release, and the release names every file but itself and the
+        # card: the card is written from the manifest of the data files.
+        release = release_manifest(results_root, commit, repository, export=files)
+        (staging / "README.md").write_text(dataset_card(written, release), encoding="utf-8")
+        (staging / RELEASE_FILE).write_text(json.dumps(release, indent=1, sort_keys=True)
+                                            + "\n", encoding="utf-8")
+        (staging / EXPORT_MARKER).write_text("made by `leaderboard export`; replaced on "
+                                             "the next export\n", encoding="utf-8")
+        sizes = {p.relative_to(staging).as_posix(): p.stat().st_size
+                 for p in sorted(staging.rglob("*")) if p.is_file()}
+        _install(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return ExportResult(out_dir, sizes, time.perf_counter() - start, release)
