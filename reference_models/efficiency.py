@@ -110,7 +110,8 @@ class TaskCost:
         sample = "; ".join(([self.sample] if self.sample else []) + self.notes)
         if sample:
             entry["sample"] = sample
-        return entry
+        # What is not known is not written (metadata.yaml records no nulls).
+        return {k: v for k, v in entry.items() if v is not None}
 
 
 def merge_costs(costs: list[TaskCost]) -> TaskCost:
@@ -245,14 +246,14 @@ def cpu_identity(model_name: str) -> str:
 
 def hardware_record(cpu: str, device: str, precision: str, gpus: int = 1) -> dict:
     """The block's ``hardware``: CPU model and cores, GPU model and count, precision."""
-    record: dict = {"cpu": cpu_identity(cpu), "cpu_cores": os.cpu_count(), "gpu": None, "gpu_count": 0,
+    record: dict = {"cpu": cpu_identity(cpu), "cpu_cores": os.cpu_count(), "gpu_count": 0,
                     "precision": precision}
     if device.startswith("cuda"):
         import torch
 
         record["gpu"] = torch.cuda.get_device_name(torch.device(device))
         record["gpu_count"] = gpus
-    return record
+    return {k: v for k, v in record.items() if v is not None}
 
 
 def efficiency_block(meter: EfficiencyMeter, hardware: dict, measured_by: str,

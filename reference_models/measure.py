@@ -102,16 +102,33 @@ def measure_reference_model(model: str | ModelSpec, task_patterns: Sequence[str]
                             date=time.strftime("%Y-%m-%d", time.gmtime()))
 
 
+def _block_lines(lines: list[str], key: str) -> tuple[int, int] | None:
+    """The lines [start, end) of a top-level ``key`` of a YAML mapping's text."""
+    start = next((i for i, line in enumerate(lines) if line.startswith(f"{key}:")), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].strip() and not lines[i][0].isspace()), len(lines))
+    return start, end
+
+
+def without_block(text: str, key: str) -> str:
+    """metadata.yaml's text without its top-level ``key``, every other line as written."""
+    lines = text.splitlines(keepends=True)
+    span = _block_lines(lines, key)
+    if span is not None:
+        del lines[span[0]:span[1]]
+    return "".join(lines)
+
+
 def with_block(text: str, key: str, value: object) -> str:
     """metadata.yaml's text with its top-level ``key`` set to ``value``: the key's lines
     replaced (or appended), every other line kept as it was written."""
     lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.startswith(f"{key}:")), None)
-    if start is not None:
-        end = next((i for i in range(start + 1, len(lines))
-                    if lines[i].strip() and not lines[i][0].isspace()
-                    and not lines[i].startswith("#")), len(lines))
-        del lines[start:end]
+    span = _block_lines(lines, key)
+    if span is not None:
+        del lines[span[0]:span[1]]
+        start = span[0]
     else:
         start = len(lines)
         if lines and not lines[-1].endswith("\n"):

@@ -1,0 +1,156 @@
+"""What a model cost (issue 36): the efficiency meter, the ``efficiency:`` block `baselines
+run` writes and `baselines measure` records without touching the runs, and its schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from leaderboard.app.cli import main
+from leaderboard.core.report import Report
+from leaderboard.submission.metadata import Metadata, load_metadata
+from reference_models.baseline_run import RunOptions, run_reference_model
+from reference_models.efficiency import FAMILY_ENTRY_ABOVE, EfficiencyMeter
+from reference_models.measure import with_block, without_block
+from test_reference_models import _read_runs, tiny_data
+
+__all__ = ["tiny_data"]  # a fixture, used by name
+
+
+class _Runner:
+    """Says how many tokens it fed, as the real runners do."""
+
+    def __init__(self) -> None:
+        self.last_token_count: int | None = None
+
+    def encode(self, texts: list[str]) -> list[int]:
+        self.last_token_count = sum(len(t.split()) for t in texts)
+        return [len(t) for t in texts]
+
+
+def test_the_meter_counts_what_the_model_computed_task_by_task() -> None:
+    meter = EfficiencyMeter()
+    runner = _Runner()
+    assert meter.encode(runner, ["a b"], lambda: runner.encode(["a b"])) == [3]  # no task: free
+    with meter.task("bench/t1"):
+        meter.encode(runner, ["a b c", "d"], lambda: runner.encode(["a b c", "d"]))
+        with meter.searching():
+            with meter.searching():   # a nested timing (a first stage) counts once
+                pass
+        with meter.encoding(5):
+            meter.encode(runner, ["x"], lambda: runner.encode(["x"]))  # nested: not again
+    with meter.task("bench/t2", sample="a sample"):
+        meter.encode(object(), ["q"], lambda: None)   # a runner that cannot count tokens
+    entries = meter.entries()
+    first, second = entries["bench/t1"], entries["bench/t2"]
+    assert first["texts"] == 7 and first["tokens"] == 4
+    assert first["encode_seconds"] >= 0 and first["search_seconds"] >= 0
+    assert first["peak_cpu_memory_bytes"] > 0 and "peak_gpu_memory_bytes" not in first
+    assert second["texts"] == 1 and "tokens" not in second and second["sample"] == "a sample"
+    # Nothing unknown is written as null, and every entry is what the schema accepts.
+    block = {"source": "measured", "hardware": {"cpu": "x", "precision": "float32"},
+             "tasks": entries}
+    assert "null" not in yaml.safe_dump(block)
+    Metadata.model_validate({"id": "ab", "model": {"name": "m"}, "contact": "c",
+                             "produced_by": "p", "efficiency": block})
+
+
+def test_a_large_task_family_is_one_entry() -> None:
+    meter = EfficiencyMeter()
+    for i in range(FAMILY_ENTRY_ABOVE + 1):
+        with meter.task(f"pi/t2/{i:03d}"):
+            meter.encode(_Runner(), ["a"], lambda: None)
+    with meter.task("pi/t1/hin"):
+        pass
+    entries = meter.entries()
+    assert sorted(entries) == ["pi/t1/hin", "pi/t2/*"]
+    assert entries["pi/t2/*"]["texts"] == FAMILY_ENTRY_ABOVE + 1
+    assert f"{FAMILY_ENTRY_ABOVE + 1} tasks together" in entries["pi/t2/*"]["sample"]
+
+
+def test_a_bad_efficiency_block_is_refused_on_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "metadata.yaml"
+    path.write_text("id: my-model\nmodel:\n  name: M\ncontact: me\nproduced_by: by hand\n"
+                    "efficiency:\n  source: declared\n  hardware:\n    cpu: X\n"
+                    "    precision: bf16\n  tasks:\n    followtable/wtr:\n"
+                    "      encode_seconds: -3\n      search_seconds: 1\n      texts: 10\n")
+    report = Report()
+    assert load_metadata(path, "metadata.yaml", report) is None
+    assert any(":13:" in line and "encode_seconds" in line for line in report.lines()), \
+        report.lines()
+
+
+def test_baselines_run_records_the_cost_of_each_task(tiny_data: Path, tmp_path: Path) -> None:
+    summary = run_reference_model("bm25s", ["followtable/wtr"], tiny_data, tmp_path,
+                                  RunOptions(progress=False, command="test"))
+    meta = yaml.safe_load((summary.folder / "metadata.yaml").read_text(encoding="utf-8"))
+    cost = Metadata.model_validate(meta).efficiency
+    assert cost is not None and cost.source == "measured" and cost.measured_by == "test"
+    entry = cost.tasks["followtable/wtr"]
+    assert entry.texts > 0 and entry.tokens and entry.texts_per_second
+    assert entry.sample is None and cost.hardware.gpu_count == 0
+    assert cost.hardware.cpu and cost.hardware.cpu_cores
+
+
+def test_baselines_measure_writes_only_the_efficiency_block(tiny_data: Path,
+                                                            tmp_path: Path,
+                                                            capsys) -> None:
+    out = tmp_path / "subs"
+    run_reference_model("bm25s", ["followtable/wtr"], tiny_data, out,
+                        RunOptions(progress=False, command="test"))
+    folder = out / "bm25s"
+    meta_path = folder / "metadata.yaml"
+    # A hand-written line the measurement must keep as it was written.
+    meta_path.write_text(without_block(meta_path.read_text(), "efficiency")
+                         + "hardware: >-\n  written by hand,\n  folded\n", encoding="utf-8")
+    before_text = meta_path.read_text()
+    before = _read_runs(folder)
+    assert main(["baselines", "measure", "bm25s", "--tasks", "followtable/wtr",
+                 "--documents", "2", "--queries", "1", "--out", str(out),
+                 "--data-dir", str(tiny_data)]) == 0
+    assert "rescore it" in capsys.readouterr().out
+    after = _read_runs(folder)
+    assert {k: v for k, v in after.items() if k != "metadata.yaml"} == \
+        {k: v for k, v in before.items() if k != "metadata.yaml"}
+    text = meta_path.read_text()
+    assert without_block(text, "efficiency") == before_text
+    cost = Metadata.model_validate(yaml.safe_load(text)).efficiency
+    entry = cost.tasks["followtable/wtr"]
+    assert cost.embedding_cache is False and cost.measured_by.startswith(
+        "leaderboard baselines measure bm25s --tasks followtable/wtr --documents 2")
+    assert entry.sample.startswith("a uniform sample (seed 0): 2 of ")
+    assert "1 of " in entry.sample and "search over the sampled documents only" in entry.sample
+
+
+def test_with_block_replaces_a_block_and_keeps_every_other_line() -> None:
+    text = "id: x\nefficiency:\n  old: 1\n# a comment\nnote: >-\n  kept\n"
+    new = with_block(text, "efficiency", {"new": 2})
+    assert new == "id: x\nefficiency:\n  new: 2\n# a comment\nnote: >-\n  kept\n"
+    assert with_block("id: x", "efficiency", {"a": 1}) == "id: x\nefficiency:\n  a: 1\n"
+    assert without_block(new, "efficiency") == "id: x\n# a comment\nnote: >-\n  kept\n"
+
+
+def test_the_committed_reference_submissions_record_measured_cost_with_hardware() -> None:
+    repo = Path(__file__).resolve().parents[1]
+    for folder in sorted((repo / "submissions").iterdir()):
+        report = Report()
+        meta = load_metadata(folder / "metadata.yaml", folder.name, report)
+        assert meta is not None, report.lines()
+        cost = meta.efficiency
+        assert cost is not None and cost.source == "measured", folder.name
+        assert cost.embedding_cache is False and cost.hardware.cpu and cost.hardware.precision
+        assert cost.measured_by and cost.measured_by.startswith("leaderboard baselines measure")
+        for task, entry in cost.tasks.items():
+            assert entry.load_average is not None and entry.sample, (folder.name, task)
+            assert entry.texts > 0 and entry.texts_per_second, (folder.name, task)
+
+
+@pytest.mark.parametrize("bad", [{"source": "guessed"}, {"tasks": {}}])
+def test_the_block_says_measured_or_declared_and_names_a_task(bad: dict) -> None:
+    block = {"source": "declared", "hardware": {"cpu": "x", "precision": "fp16"},
+             "tasks": {"a/b": {"encode_seconds": 1, "search_seconds": 1, "texts": 1}}}
+    with pytest.raises(ValueError):
+        Metadata.model_validate({"id": "ab", "model": {"name": "m"}, "contact": "c",
+                                 "produced_by": "p", "efficiency": {**block, **bad}})
