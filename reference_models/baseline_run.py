@@ -533,7 +533,7 @@ def install_submission(staging: Path, folder: Path, written: Sequence[Path],
 class RunOptions:
     device: str = "auto"
     batch_size: int | None = None
-    cache_root: Path | None = None   # None: $FOLLOWBOARD_CACHE or .cache/followboard
+    cache_root: Path | None = None   # None: embeddings/ under the cache root
     use_cache: bool = True
     chunk_size: int = DEFAULT_CHUNK_SIZE
     progress: bool = True

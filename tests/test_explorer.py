@@ -177,8 +177,8 @@ def test_an_https_store_is_linked_not_copied(tmp_path: Path, monkeypatch) -> Non
     _move_to_store(tmp_path / "root", tmp_path / "store")
     server, url = serve(tmp_path / "store")
     try:
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url + "{+path}")
-        monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", url + "{+path}")
+        monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
         result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
     finally:
         server.shutdown()
@@ -203,8 +203,8 @@ def test_a_store_without_the_files_is_a_warning_naming_the_submission_and_file(
     (tmp_path / "store" / "submissions" / "sub-0000" / "explain" / "manifest.json").unlink()
     server, url = serve(tmp_path / "store")
     try:
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url)
-        monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", url)
+        monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
         result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
     finally:
         server.shutdown()

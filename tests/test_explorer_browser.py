@@ -373,14 +373,14 @@ def test_cards_open_from_the_run_stores_dataset(fixture_site, page, tmp_path, mo
     from leaderboard.app.transfer import push
 
     isolate_from_the_network(monkeypatch)
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
     hub = FakeUpstream(lfs_suffixes=(".gz",))
     (tmp_path / "hub").mkdir()
     hub.hf["board/runs"] = FakeRepo(tmp_path / "hub", "1" * 40)
     root = tmp_path / "root"
     shutil.copytree(fixture_site["root"] / "submissions" / "fix-a", root / "submissions" / "fix-a")
     with serve_hub(hub, monkeypatch):
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", "hf://datasets/board/runs")
         report, done = push([root / "submissions" / "fix-a"])
         assert report.ok and done, report.lines()
         assert not (root / "submissions" / "fix-a" / "explain").exists()

@@ -26,22 +26,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import atomic_file
+from leaderboard.core.report import Report
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.store.locations import (
+    FolderStore,
+    HttpsStore,
+    HubSource,
+    HubStore,
+    RunStore,
+    configured_store,
+    store_path,
+)
 from leaderboard.submission.explain_files import (
     ExplainFilesError,
     read_stored_manifest,
     stored_refs,
 )
-from leaderboard.core.fileio import atomic_file
-from leaderboard.core.report import Report
-from leaderboard.submission.results import ResultsFileError, read_results
-from leaderboard.store.files import StoredRef, StoreError
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
-                                         RunStore, configured_store, store_path)
 from leaderboard.submission.folder import collect_inputs
-from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
-from leaderboard.submission.pipeline import SubmissionOutcome, results_staleness, score_submission
 from leaderboard.submission.layout import ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR
+from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
+from leaderboard.submission.pipeline import (
+    SubmissionOutcome,
+    results_staleness,
+    score_submission,
+)
+from leaderboard.submission.results import ResultsFileError, read_results
 
 Progress = Callable[[str], None]
 
@@ -50,7 +62,7 @@ def _quiet(_: str) -> None:
     return None
 
 
-class TransferError(ValueError):
+class TransferError(FollowBoardError, ValueError):
     """A push, pull or add that could not be done; nothing was changed."""
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.core.checksums import file_checksum
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_file, gunzip_bounded, size_text
 from leaderboard.core.report import Report
 from leaderboard.store.cache import PART_PREFIX, cached_path
@@ -48,7 +49,7 @@ class StoredRef:
         return f"{what}{self.size} bytes with sha256 {self.sha256}"
 
 
-class StoreError(Exception):
+class StoreError(FollowBoardError):
     """A stored file that could not be had; ``display`` is ``<id>/<path>``."""
 
     def __init__(self, display: str, message: str) -> None:

@@ -60,18 +60,23 @@ from urllib.parse import quote
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.data import iter_corpus
 from leaderboard.core.data.base import TaskData
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.explain import (
+    TaskExplanation,
     explain_task,
     explanation_record,
     shows_text,
-    TaskExplanation,
     text_record,
 )
 from leaderboard.core.tasks import Task
 from leaderboard.store.files import StoredRef, StoreError, keep
 from leaderboard.store.locations import FolderStore, HttpsStore, store_path
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.submission.layout import EXPLAIN_DIR, MAX_EXPLAIN_FILE_BYTES, MAX_EXPLAIN_FILES
+from leaderboard.submission.layout import (
+    EXPLAIN_DIR,
+    MAX_EXPLAIN_FILE_BYTES,
+    MAX_EXPLAIN_FILES,
+)
 from leaderboard.submission.results import ExplainManifestFile, ResultsFile
 
 MANIFEST = "manifest.json"
@@ -85,7 +90,7 @@ _FILE_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 
 
-class ExplainFilesError(ValueError):
+class ExplainFilesError(FollowBoardError, ValueError):
     """An explanation folder cannot be read; the message names the file."""
 
 

@@ -23,12 +23,25 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, Literal
 
-from leaderboard.core.fileio import (atomic_write_bytes, atomic_write_text, read_json_model,
-                                validation_problem)
+from pydantic import (
+    AllowInfNan,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
+
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import (
+    atomic_write_bytes,
+    atomic_write_text,
+    read_json_model,
+    validation_problem,
+)
 from leaderboard.store.files import StoredRef, StoreError
 from leaderboard.submission.files import submission_files
 from leaderboard.submission.layout import PER_QUERY_NAME, RESULTS_NAME
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 if TYPE_CHECKING:
     from leaderboard.store.locations import RunStore
@@ -308,7 +321,7 @@ def write_submission_results(folder: Path, results: ResultsFile,
     return path
 
 
-class ResultsFileError(ValueError):
+class ResultsFileError(FollowBoardError, ValueError):
     pass
 
 

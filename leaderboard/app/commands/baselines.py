@@ -51,8 +51,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
                     "normalisation, prompts and length), a sequence-classification head as "
                     "a cross-encoder reranking a first stage, a causal LM only with "
                     "--family causal-reranker and a yes/no prompt; the options below "
-                    "override each choice. Encodings are cached under $FOLLOWBOARD_CACHE "
-                    "(default .cache/followboard), so an interrupted run resumes where it "
+                    "override each choice. Encodings are cached under embeddings/ in the "
+                    "cache root ($LEADERBOARD_CACHE_DIR, else ~/.cache/followboard), so an "
+                    "interrupted run resumes where it "
                     "stopped; the submission folder changes only when every task is done. "
                     "The scored folder is ready to commit as a pull request: the query "
                     "explorer's files, which CI writes after the merge, are kept in the run "
@@ -132,7 +133,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     run.add_argument("--chunk-size", type=_positive_int, default=None, metavar="N",
                      help="texts per cache chunk, the unit of resumption (default 2048)")
     run.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                     help="cache root (default: $FOLLOWBOARD_CACHE or .cache/followboard)")
+                     help="embedding cache folder (default: embeddings/ under $LEADERBOARD_CACHE_DIR, else ~/.cache/followboard)")
     run.add_argument("--no-cache", action="store_true",
                      help="encode everything in memory (single process only)")
     run.add_argument("--no-score", action="store_true", help="write the runs, do not score")
@@ -200,6 +201,7 @@ def reproducible_command(args: argparse.Namespace, revision: str | None = None) 
 
 def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models' ModelChoices
     """The command line's overrides of what a model's files say."""
+    from leaderboard.core.errors import FollowBoardError
     from reference_models.model_folder import ModelChoices
 
     prompt = args.prompt
@@ -207,9 +209,9 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
         try:
             prompt = args.prompt_file.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ValueError(f"--prompt-file {args.prompt_file}: no such file") from None
+            raise FollowBoardError(f"--prompt-file {args.prompt_file}: no such file") from None
         except UnicodeDecodeError:
-            raise ValueError(f"--prompt-file {args.prompt_file}: not UTF-8 text") from None
+            raise FollowBoardError(f"--prompt-file {args.prompt_file}: not UTF-8 text") from None
         # An editor ends the file with a newline; the prompt ends where its text does.
         prompt = prompt[:-1] if prompt.endswith("\n") else prompt
     trained = None if args.instruction_trained is None else args.instruction_trained == "yes"
@@ -223,6 +225,7 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
 
 
 def run_model(args: argparse.Namespace) -> int:
+    from leaderboard.core.errors import FollowBoardError
     from leaderboard.app.submitter import (NO_OWNER, derive_owner, git_identity,
                                            known_instruction_training)
     from leaderboard.submission.metadata import GITHUB_LOGIN_RE
@@ -234,7 +237,7 @@ def run_model(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     instruction_format = InstructionFormat.parse(args.instruction_format)
     if args.owner is not None and not GITHUB_LOGIN_RE.fullmatch(args.owner):
-        raise ValueError(f"--owner {args.owner!r} is not a GitHub login")
+        raise FollowBoardError(f"--owner {args.owner!r} is not a GitHub login")
     # Everything that can be refused is, before a weight is loaded or a file written.
     resolved = resolve_model(args.model, choices=model_choices(args), revision=args.revision,
                              submission_id=args.submission_id)

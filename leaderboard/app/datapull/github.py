@@ -21,7 +21,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Mapping
+from typing import Any, BinaryIO, Callable, Mapping
 
 from leaderboard import __version__
 from leaderboard.core.fileio import atomic_file
@@ -43,6 +43,7 @@ from leaderboard.app.datapull.common import (
     PullError,
     PullPlan,
     RemoteFile,
+    SourceTasks,
     SourceUnreachableError,
     UpstreamError,
     _check_resolved,
@@ -52,8 +53,6 @@ from leaderboard.app.datapull.common import (
 from leaderboard.core.checksums import CHUNK_BYTES, Checksum
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 
-if TYPE_CHECKING:
-    from leaderboard.app.datapull.pull import SourceTasks
 
 # --- HTTP --------------------------------------------------------------------------------
 

@@ -18,21 +18,22 @@ from pathlib import Path
 
 from leaderboard.benchmarks import reported_only_prefixes
 from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.report import Report
-from leaderboard.publish.models import canonical_system, ModelRecord
+from leaderboard.publish.models import ModelRecord, canonical_system
 from leaderboard.submission.folder import run_files
 from leaderboard.submission.layout import METADATA_NAME, RESULTS_NAME
 from leaderboard.submission.metadata import load_metadata
 from leaderboard.submission.results import (
     ExplainManifestFile,
-    read_results,
     ResultsFile,
     ResultsFileError,
     SystemResult,
+    read_results,
 )
 
 
-class StandingsDataError(ValueError):
+class StandingsDataError(FollowBoardError, ValueError):
     """A results or metadata file the standings cannot use; the message names the file."""
 
 
