@@ -21,7 +21,7 @@ from leaderboard.core.report import Report
 from leaderboard.core.runs.columns import ParsedRun
 from leaderboard.core.runs.reading import RunBytes, read_run_file
 from leaderboard.core.runs.validation import load_and_validate, parse_run_file, validate_read_run
-from leaderboard.core.scoring import ScoreSheet, score_task
+from leaderboard.core.scoring import RankedTask, ScoreSheet, rank_task, score_ranked
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -54,6 +54,9 @@ class TaskInput:
     data: TaskData
     runs: dict[str, ParsedRun] = field(default_factory=dict)
     predictions: object | None = None  # pandas.DataFrame for T4
+    # The runs ranked and the judged documents looked up, once scoring has done it
+    # (score_inputs): the explanation files are computed from the same arrays.
+    ranked: RankedTask | None = None
 
 
 def _shown(path: Path, display_root: Path | None, role: str | None = None,
@@ -170,7 +173,8 @@ def score_inputs(inputs: TaskInput) -> ScoreSheet:
         from leaderboard.core.predictions import score_predictions
 
         return score_predictions(inputs.task, inputs.data, inputs.predictions)  # type: ignore[arg-type]
-    return score_task(inputs.task, inputs.data, inputs.runs)
+    inputs.ranked = rank_task(inputs.task, inputs.data, inputs.runs)
+    return score_ranked(inputs.task, inputs.data, inputs.ranked)
 
 
 @dataclass
@@ -230,7 +234,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                 from leaderboard.submission.explain_files import explain_inputs
 
                 outcome.explanations.append(explain_inputs(
-                    task, inputs.data, data_dir, sheet, inputs.runs, inputs.predictions))
+                    task, inputs.data, data_dir, sheet, inputs.ranked, inputs.predictions))
     if not score:
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         from leaderboard.submission.explain_files import EXPLAIN_DIR

@@ -502,8 +502,8 @@ def load(task: Task, data_dir: Path) -> TaskData:
     T1-T3: role ``run``; queries ``p<id>`` (T1/T2) or ``i<id>`` (T3) in the query language,
     each with its one counterpart as the only relevant document; ``doc_ids`` are the
     target-side ids (sorted). T4: role ``predictions``; its "queries" are the pair ids of
-    :func:`t4_pairs` and ``qrels[pair_id] = {"label": 0 or 1}``; ``doc_ids`` is empty and
-    ``groups`` maps each pair id to its persona id.
+    :func:`t4_pairs` and ``qrels[pair_id] = {"label": 0 or 1}``; ``doc_ids`` is empty,
+    ``groups`` maps each pair id to its persona id and ``pairs`` to its instruction id.
     """
     data_dir = Path(data_dir)
     if _is_t4(task):
@@ -512,10 +512,15 @@ def load(task: Task, data_dir: Path) -> TaskData:
             query_ids=pairs["pair_id"].tolist(),
             qrels={pid: {"label": int(label)} for pid, label in zip(pairs["pair_id"], pairs["label"])},
         )
-        # Each pair's persona: the unit T4's per-persona scores and tests are built on.
+        # Each pair's persona: the unit T4's per-persona scores and tests are built on;
+        # and its instruction, so that what the pair set took mining (the hard negatives)
+        # is kept with the task data (leaderboard.core.data.cache) and never mined again
+        # to show the pairs (leaderboard.submission.explain_files).
         personas = dict(zip(pairs["pair_id"], pairs["persona_id"]))
+        instructions = dict(zip(pairs["pair_id"], pairs["instruction_id"]))
         return TaskData(task_id=task.id, roles={"predictions": role},
-                        doc_ids=np.array([], dtype=str), groups=personas)
+                        doc_ids=np.array([], dtype=str), pairs=instructions,
+                        groups=personas)
 
     query_prefix = _side_prefix(_query_side(task))
     doc_prefix = _side_prefix(_doc_side(task))
