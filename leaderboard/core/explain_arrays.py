@@ -80,7 +80,8 @@ def task_record(task: Task, data: TaskData, sheet: ScoreSheet, ranked: RankedTas
     elif ranked is None:
         raise ValueError(f"{task.id} is explained from its runs")
     elif ranked.pairs is not None:
-        (metrics, queries), cards = _paired_cards(task, data, sheet, ranked.pairs)
+        (metrics, queries), cards = _paired_cards(task, data, sheet, ranked.pairs,
+                                                  ranked.judged)
     else:
         (metrics, queries), cards = _single_cards(data, sheet, ranked.runs["run"],
                                                   ranked.judged["run"])
@@ -128,31 +129,47 @@ def _top_rows(run: RankedRun, codes: np.ndarray, k: int = TOP_K
     return rows, counts
 
 
-def _top_json(run: RankedRun, codes: np.ndarray, by_query: Sequence[dict],
-              by_instruction: Sequence[dict] | None = None,
-              roles: Sequence[dict] | None = None) -> list[str]:
+Slot = "Sequence[dict] | JudgedRows"
+
+
+def _top_json(run: RankedRun, codes: np.ndarray, *slots: Slot) -> list[str]:
     """Each query's top documents (query index i has run code ``codes[i]``) as JSON
-    text, ``[[doc, judged_query, judged_instruction, pair_role], ...]``, from query i's
-    ``by_query[i]`` (and ``by_instruction[i]``, ``roles[i]``; null without them): each
-    distinct document escaped once, every entry one f-string."""
+    text, ``[[doc, judged_query, judged_instruction, pair_role], ...]``: each slot's
+    value is query i's ``slot[i].get(doc)``, or, for a slot given as the run's own
+    judged rows (:class:`JudgedRows`, scoring's lookup of the judgments the run is
+    scored on), the judgment of the entry's row, with no lookup at all; null where the
+    slot has none or is not given. Each distinct document is escaped once and every
+    entry is one f-string."""
     rows, counts = _top_rows(run, codes)
     entry_doc = run.d_codes[rows]
     distinct, which = np.unique(entry_doc, return_inverse=True)
     names = run.d_names[distinct].astype(object)
-    entry_name = names[which].tolist()
     entry_esc = np.array(list(map(encode_basestring, names.tolist())) or [""],
                          dtype=object)[which].tolist()
-    entry_query = np.repeat(np.arange(codes.shape[0]), counts).tolist()
+    lookups: dict[str, list] = {}
 
-    def texts(per_query: Sequence[dict]) -> list[str]:
-        found = [per_query[i].get(d) for i, d in zip(entry_query, entry_name)]
+    def texts(slot: Slot) -> list[str]:
+        if isinstance(slot, JudgedRows):
+            judgment_at = np.full(run.q_codes.shape[0], -1, dtype=np.int64)
+            ranked = np.flatnonzero(slot.rows >= 0)
+            judgment_at[slot.rows[ranked]] = ranked
+            found = judgment_at[rows]
+            out = ["null"] * rows.shape[0]
+            for entry, k in zip(np.flatnonzero(found >= 0).tolist(),
+                                found[found >= 0].tolist()):
+                out[entry] = _value(slot.grades[k])
+            return out
+        if not lookups:
+            lookups["query"] = np.repeat(np.arange(codes.shape[0]), counts).tolist()
+            lookups["name"] = names[which].tolist()
+        found = [slot[i].get(d) for i, d in zip(lookups["query"], lookups["name"])]
         return ["null" if v is None else _value(v) for v in found]
 
-    if by_instruction is None or roles is None:
-        entries = [f"[{e},{j},null,null]" for e, j in zip(entry_esc, texts(by_query))]
+    if len(slots) == 1:
+        entries = [f"[{e},{j},null,null]" for e, j in zip(entry_esc, texts(slots[0]))]
     else:
         entries = [f"[{e},{j},{u},{r}]" for e, j, u, r in zip(
-            entry_esc, texts(by_query), texts(by_instruction), texts(roles))]
+            entry_esc, *(texts(slot) for slot in slots))]
     ends = np.cumsum(counts).tolist()
     return ["[" + ",".join(entries[e - c:e]) + "]" for e, c in zip(ends, counts.tolist())]
 
@@ -196,7 +213,7 @@ def _single_cards(data: TaskData, sheet: ScoreSheet, run: RankedRun, judged: Jud
     docs = [judged.docs[k] for k in relevant.tolist()]
     rank_list = ranks.tolist()
     where = {q: i for i, q in enumerate(judged.query_ids)}
-    tops = _top_json(run, codes, [role.qrels.get(q, {}) for q in query_ids])
+    tops = _top_json(run, codes, judged)
     cards: dict[str, str] = {}
     for query, length, top in zip(query_ids, lengths, tops):
         i = where[query]
@@ -209,7 +226,8 @@ def _single_cards(data: TaskData, sheet: ScoreSheet, run: RankedRun, judged: Jud
     return _query_list(sheet, query_ids), cards
 
 
-def _paired_cards(task: Task, data: TaskData, sheet: ScoreSheet, ranks: PairRanks
+def _paired_cards(task: Task, data: TaskData, sheet: ScoreSheet, ranks: PairRanks,
+                  judged_rows: dict[str, JudgedRows]
                   ) -> tuple[tuple[list[str], list[list]], dict[str, str]]:
     query_ids = data.roles["altered"].query_ids
     if tuple(query_ids) != ranks.query_ids:
@@ -269,9 +287,12 @@ def _paired_cards(task: Task, data: TaskData, sheet: ScoreSheet, ranks: PairRank
         roles[i][name] = "positive"
     for i, name in zip(pair_idx[split:].tolist(), names[split:]):
         roles[i][name] = "changed"
-    tops = {side: _top_json(run, codes, by_query, by_instruction, roles)
-            for side, run, codes in (("original", ranks.original, ranks.orig_code),
-                                     ("altered", ranks.altered, ranks.alt_code))}
+    # Each run's own judgments are read off scoring's lookup of them (by row); the other
+    # role's, per document.
+    tops = {"original": _top_json(ranks.original, ranks.orig_code,
+                                  judged_rows["original"], by_instruction, roles),
+            "altered": _top_json(ranks.altered, ranks.alt_code, by_query,
+                                 judged_rows["altered"], roles)}
     cards: dict[str, str] = {}
     for i, (query, n_og, n_new, top_og, top_new) in enumerate(zip(
             query_ids, len_og.tolist(), len_new.tolist(), tops["original"], tops["altered"])):
