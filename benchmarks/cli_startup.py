@@ -161,6 +161,13 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float
     return wall, cpu, done.stdout
 
 
+def cli_module(checkout: Path) -> str:
+    """The command line's module in ``checkout``: leaderboard/cli.py before the package
+    was re-layered, so that --against can time a checkout from before it."""
+    return "leaderboard.app.cli" if (checkout / "leaderboard" / "app" / "cli.py").is_file() \
+        else "leaderboard.cli"
+
+
 def child_environment(**extra: str) -> dict[str, str]:
     """The environment of a timed command: this one, with bytecode caching on.
 
@@ -241,10 +248,11 @@ def main(argv: list[str] | None = None) -> int:
     commands = []
     for name, checkout in checkouts:
         env = child_environment(PYTHONPATH=str(checkout), FOLLOWBOARD_DATA_CACHE=str(cache))
-        commands.append((f"[{name}] leaderboard --help",
-                         [python, "-m", "leaderboard.app.cli", "--help"], env, checkout))
+        cli = cli_module(checkout)
+        commands.append((f"[{name}] leaderboard --help", [python, "-m", cli, "--help"], env,
+                         checkout))
         commands.append((f"[{name}] leaderboard eval {args.task}",
-                         [python, "-m", "leaderboard.app.cli", *eval_args], env, checkout))
+                         [python, "-m", cli, *eval_args], env, checkout))
     commands.append(("[this checkout] eval, data cache off",
                      [python, "-m", "leaderboard.app.cli", *eval_args],
                      child_environment(PYTHONPATH=str(ROOT), FOLLOWBOARD_DATA_CACHE="off"), ROOT))

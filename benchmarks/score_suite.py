@@ -68,6 +68,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
+from benchmarks.cli_startup import cli_module  # noqa: E402
 from benchmarks.machine import cpu_description  # noqa: E402
 from fixtures.mteb_collection import write_collection  # noqa: E402
 from leaderboard.benchmarks.registry import all_tasks  # noqa: E402
@@ -627,13 +628,6 @@ def pr_repository(work: Path) -> tuple[Path, str, str]:
     return repo, _git(repo, "rev-parse", "HEAD~1"), _git(repo, "rev-parse", "HEAD")
 
 
-def cli_module(checkout: Path) -> str:
-    """The command line's module in ``checkout`` (the layout before the re-layering kept
-    it at leaderboard/cli.py)."""
-    return "leaderboard.app.cli" if (checkout / "leaderboard" / "app" / "cli.py").is_file() \
-        else "leaderboard.cli"
-
-
 def time_pr_check(work: Path, checkouts: list[tuple[str, Path]], repeat: int) -> None:
     repo, base, head = pr_repository(work)
     print(f"\n`leaderboard ci pr-check` of the whole submission, end to end (fresh process, "
@@ -648,7 +642,9 @@ def time_pr_check(work: Path, checkouts: list[tuple[str, Path]], repeat: int) ->
                    str(out), "--data-dir", str(work / "data"), "--quiet"]
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             wall = time.perf_counter()
+            # Run from the checkout: `python -m` puts the working folder first on the path.
             child = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                                   cwd=checkout,
                                    env=_child_env(checkout, FOLLOWBOARD_DATA_CACHE="off"))
             wall = time.perf_counter() - wall
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -681,7 +677,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=Path, help="write a cProfile of the scoring pass here")
     parser.add_argument("--skip-pair-metrics", action="store_true")
     parser.add_argument("--skip-scoring", action="store_true",
-                        help="only the p-MRR/IRS comparison (needs a built --work folder)")
+                        help="no scoring processes: only the p-MRR/IRS comparison and "
+                             "--pr-check (needs a built --work folder)")
     parser.add_argument("--against", type=Path, metavar="DIR",
                         help="also score from this checkout, interleaved (e.g. the code "
                              "before a change)")
@@ -727,11 +724,13 @@ def main(argv: list[str] | None = None) -> int:
         for name, n in sorted(manifest["run_lines"].items()):
             print(f"  {name:28} {n:>12,}")
 
-        if args.skip_scoring:
-            return _pair_report(work, data_dir, args)
         checkouts = [("this checkout", REPO)]
         if args.against is not None:
             checkouts.append((str(args.against), args.against.resolve()))
+        if args.skip_scoring:
+            if args.pr_check:
+                time_pr_check(work, checkouts, args.pr_check_repeat)
+            return 0 if args.skip_pair_metrics else _pair_report(work, data_dir, args)
         try:
             rounds = scoring_rounds(work, checkouts, args.warm_runs, args.profile)
         except RuntimeError as exc:
