@@ -161,13 +161,6 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float
     return wall, cpu, done.stdout
 
 
-def cli_module(checkout: Path) -> str:
-    """The command line's module in ``checkout``: leaderboard/cli.py before the package
-    was re-layered, so that --against can time a checkout from before it."""
-    return "leaderboard.app.cli" if (checkout / "leaderboard" / "app" / "cli.py").is_file() \
-        else "leaderboard.cli"
-
-
 def child_environment(**extra: str) -> dict[str, str]:
     """The environment of a timed command: this one, with bytecode caching on.
 
@@ -204,6 +197,13 @@ def measure(commands: list[tuple[str, list[str], dict[str, str], Path]], repeat:
         print(f"{label:46} wall {statistics.median(w):6.3f} s ({min(w):.3f}-{max(w):.3f})"
               f"   CPU {statistics.median(c):6.3f} s ({min(c):.3f}-{max(c):.3f})")
     return rows
+
+
+def cli_module(checkout: Path) -> str:
+    """The command line's module in a checkout: leaderboard.app.cli, or leaderboard.cli in
+    one from before the package was re-layered (issue 33)."""
+    return ("leaderboard.app.cli" if (checkout / "leaderboard" / "app" / "cli.py").is_file()
+            else "leaderboard.cli")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(tempfile.mkdtemp(prefix="followboard-bench-cache-"))
     commands = []
     for name, checkout in checkouts:
-        env = child_environment(PYTHONPATH=str(checkout), FOLLOWBOARD_DATA_CACHE=str(cache))
+        env = child_environment(PYTHONPATH=str(checkout), LEADERBOARD_CACHE_DIR=str(cache))
         cli = cli_module(checkout)
         commands.append((f"[{name}] leaderboard --help", [python, "-m", cli, "--help"], env,
                          checkout))
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
                          [python, "-m", cli, *eval_args], env, checkout))
     commands.append(("[this checkout] eval, data cache off",
                      [python, "-m", "leaderboard.app.cli", *eval_args],
-                     child_environment(PYTHONPATH=str(ROOT), FOLLOWBOARD_DATA_CACHE="off"), ROOT))
+                     child_environment(PYTHONPATH=str(ROOT), LEADERBOARD_DATA_CACHE="off"), ROOT))
     commands.append(("plain Python script, same metrics",
                      [python, str(Path(__file__).resolve()), "--plain", "--task", args.task,
                       "--runs", str(args.runs.resolve()), "--data-dir", str(data_dir)],

@@ -41,15 +41,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
-from leaderboard.submission.explain_files import (EXPLAIN_DIR, read_stored_manifest,  # noqa: E402
-                                       stored_refs)
+from leaderboard.submission.explain_files import (  # noqa: E402
+    read_stored_manifest,
+    stored_refs,
+)
 from leaderboard.core.report import Report  # noqa: E402
-from leaderboard.submission.results import (RESULTS_NAME, read_results,  # noqa: E402
-                                 write_results)
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles  # noqa: E402
+from leaderboard.submission.results import read_results, write_results  # noqa: E402
+from leaderboard.store.files import StoredRef, StoreError  # noqa: E402
+from leaderboard.submission.files import SubmissionFiles  # noqa: E402
 from leaderboard.store.locations import FolderStore, HttpsStore, parse_source  # noqa: E402
-from leaderboard.submission.manifest import (MANIFEST_NAME, format_manifest,  # noqa: E402
-                                        load_manifest)
+from leaderboard.submission.manifest import format_manifest, load_manifest  # noqa: E402
+from leaderboard.submission.layout import (  # noqa: E402
+    EXPLAIN_DIR,
+    MANIFEST_NAME,
+    RESULTS_NAME,
+)
 
 GROWTH_TARGET_BYTES = 100 * 1000
 SOURCE = "hf://datasets/followboard/runs@{commit}/submissions/{id}"

@@ -229,7 +229,7 @@ def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
         outcome = profiler.runcall(score_submission, root, data_dir, progress)
         profiler.dump_stats(str(profile))
     else:
-        outcome = score_submission(root, data_dir, progress)
+        outcome = score_submission(root, data_dir, progress, after_merge=True)
     total = time.perf_counter() - t0
     cpu = time.process_time() - c0
     first_explorer = dict(explorer)
@@ -245,7 +245,7 @@ def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
     marks.clear()
     t1 = time.perf_counter()
     c1 = time.process_time()
-    again = score_submission(root, data_dir, progress)
+    again = score_submission(root, data_dir, progress, after_merge=True)
     second, second_cpu = time.perf_counter() - t1, time.process_time() - c1
     assert again.report.ok
     marks.append((t1 + second, c1 + second_cpu, "end"))
@@ -446,6 +446,9 @@ def _pair_report(work: Path, data_dir: Path, args: argparse.Namespace) -> int:
 # --- scoring in fresh processes, cold and warm ---
 
 def _child_env(checkout: Path, **extra: str) -> dict[str, str]:
+    """This environment for a child running ``checkout``'s code; ``extra`` names each
+    cache setting both as the code reads it now (LEADERBOARD_CACHE_DIR holds task-data/,
+    LEADERBOARD_DATA_CACHE=off) and as the code at filing did (FOLLOWBOARD_DATA_CACHE)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(PYTHONPATH=str(checkout), **extra)
     return env
@@ -460,7 +463,8 @@ def score_child(checkout: Path, work: Path, cache: Path, profile: Path | None = 
     if profile is not None:
         cmd += ["--profile", str(profile.resolve())]
     child = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                           env=_child_env(checkout, FOLLOWBOARD_DATA_CACHE=str(cache)))
+                           env=_child_env(checkout, LEADERBOARD_CACHE_DIR=str(cache),
+                                          FOLLOWBOARD_DATA_CACHE=str(cache / "task-data")))
     if child.returncode != 0:
         raise RuntimeError(f"{checkout}: scoring failed\n{child.stdout}\n{child.stderr}")
     return json.loads(child.stdout.strip().splitlines()[-1])
@@ -645,7 +649,9 @@ def time_pr_check(work: Path, checkouts: list[tuple[str, Path]], repeat: int) ->
             # Run from the checkout: `python -m` puts the working folder first on the path.
             child = subprocess.run(cmd, capture_output=True, text=True, check=False,
                                    cwd=checkout,
-                                   env=_child_env(checkout, FOLLOWBOARD_DATA_CACHE="off"))
+                                   env=_child_env(checkout, LEADERBOARD_DATA_CACHE="off",
+                                                  FOLLOWBOARD_DATA_CACHE="off",
+                                                  LEADERBOARD_CACHE_DIR=str(work / "cache")))
             wall = time.perf_counter() - wall
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -1,6 +1,6 @@
 """Run a reference model over benchmark tasks and write a complete submission folder.
 
-Layout (the engine's submission contract)::
+The submitter's entries of the layout (:mod:`leaderboard.submission.layout`)::
 
     <out>/<model-id>/metadata.yaml
     <out>/<model-id>/runs/<task-id>/<role>.trec.gz     e.g. runs/followtable/wtr/altered.trec.gz
@@ -34,6 +34,8 @@ import yaml
 
 import reference_models
 from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
+from leaderboard.submission.layout import (METADATA_NAME, PREDICTION_SUFFIXES, RUN_SUFFIXES,
+                                           RUNS_DIR, Writer, written_by)
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
 from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
@@ -429,20 +431,18 @@ def environment_description(device: str, dtype: str | None, gpus: int = 1) -> st
 def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | None,
                    revision: str, contact: str, produced_by: str,
                    hardware: str | None = None, owner: str | None = None) -> dict:
-    """metadata.yaml content, exactly the keys of the engine's submission schema."""
+    """metadata.yaml content, exactly the keys of the engine's submission schema. Whether
+    the model was trained to follow instructions is written only when it is known: an
+    absent key is "not stated", which the site shows as unknown."""
     metadata: dict = {"id": submission_id}
     if owner:
         metadata["owner"] = owner
+    model: dict = {"name": spec.name, "type": spec.type, "parameters": parameters}
+    if spec.instruction_trained is not None:
+        model["instruction_trained"] = spec.instruction_trained
+    model.update({"links": list(spec.links), "licence": spec.licence, "revision": revision})
     metadata.update({
-        "model": {
-            "name": spec.name,
-            "type": spec.type,
-            "parameters": parameters,
-            "instruction_trained": spec.instruction_trained,
-            "links": list(spec.links),
-            "licence": spec.licence,
-            "revision": revision,
-        },
+        "model": model,
         "contact": contact,
         "produced_by": produced_by,
     })
@@ -452,7 +452,7 @@ def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | Non
 
 
 def _existing_metadata(folder: Path) -> dict:
-    path = folder / "metadata.yaml"
+    path = folder / METADATA_NAME
     if not path.is_file():
         return {}
     try:
@@ -468,13 +468,13 @@ def _lines_of(metadata: dict, key: str, separator: str = "\n") -> list[str]:
 
 
 def run_file(folder: Path, task_id: str, role: str) -> Path:
-    return folder / "runs" / task_id / f"{role}.trec.gz"
+    return folder / RUNS_DIR / task_id / f"{role}.trec.gz"
 
 
 def kept_run_files(folder: Path, task_ids: Iterable[str]) -> list[Path]:
     """Run and prediction files of ``folder`` for tasks other than ``task_ids``: what a
     run of those tasks leaves in place."""
-    runs = folder / "runs"
+    runs = folder / RUNS_DIR
     if not runs.is_dir():
         return []
     replaced = set(task_ids)
@@ -496,35 +496,33 @@ def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[
                          "remove that folder")
 
 
-RUN_NAME_SUFFIXES = (".trec", ".trec.gz", ".txt", ".txt.gz", ".run", ".run.gz", ".tsv",
-                     ".tsv.gz")
-
-
 def install_submission(staging: Path, folder: Path, written: Sequence[Path],
                        metadata: dict) -> list[Path]:
     """Move the files ``written`` (relative to ``staging``) into ``folder``, then write
     metadata.yaml: the one step where a finished run becomes the submission folder.
 
-    The folder's results.json goes first (its scores no longer describe the folder), and
-    with each run file any other file for the same task and role (``original.trec``
-    beside a new ``original.trec.gz``). Files of tasks this run did not cover stay.
-    Returns the installed paths."""
+    The scorer's files go first (results.json and the per-query scores no longer describe
+    the folder; scoring writes them again), and with each run file any other file for the
+    same task and role (``original.trec`` beside a new ``original.trec.gz``). Files of
+    tasks this run did not cover stay. Returns the installed paths."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "results.json").unlink(missing_ok=True)
+    for scored in written_by(Writer.SCORER):
+        (folder / scored.name).unlink(missing_ok=True)
     installed = []
     for relative in written:
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         role = target.name.split(".", 1)[0]
         for sibling in target.parent.iterdir():
-            if sibling != target and sibling.name in {role + s for s in RUN_NAME_SUFFIXES}:
+            if sibling != target and sibling.name in {
+                    role + s for s in RUN_SUFFIXES + PREDICTION_SUFFIXES}:
                 sibling.unlink()
         try:
             os.replace(staging / relative, target)
         except OSError:  # another file system: copy, still atomically
             atomic_write_bytes(target, (staging / relative).read_bytes())
         installed.append(target)
-    _write_metadata(folder / "metadata.yaml", metadata)
+    _write_metadata(folder / METADATA_NAME, metadata)
     return installed
 
 
@@ -535,7 +533,7 @@ def install_submission(staging: Path, folder: Path, written: Sequence[Path],
 class RunOptions:
     device: str = "auto"
     batch_size: int | None = None
-    cache_root: Path | None = None   # None: $FOLLOWBOARD_CACHE or .cache/followboard
+    cache_root: Path | None = None   # None: embeddings/ under the cache root
     use_cache: bool = True
     chunk_size: int = DEFAULT_CHUNK_SIZE
     progress: bool = True
@@ -656,7 +654,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                         continue
                     from leaderboard.core.predictions import write_predictions
 
-                    relative = Path("runs") / task.id / "predictions.tsv"
+                    relative = Path(RUNS_DIR) / task.id / "predictions.tsv"
                     write_predictions(staging / relative, probabilities)
                     lines += len(probabilities)
                     written.append(relative)
@@ -681,7 +679,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                     f"{options.instruction_format.describe()}; "
                     f"{environment_description(device, dtype, gpus)}")
             hardware = hardware_description(device, gpus)
-            done_tasks = {p.parent.relative_to("runs").as_posix() for p in written}
+            done_tasks = {p.parent.relative_to(RUNS_DIR).as_posix() for p in written}
             existing = _existing_metadata(folder) if kept_run_files(folder, done_tasks) else {}
             produced_by = "\n".join(dict.fromkeys(_lines_of(existing, "produced_by") + [line]))
             hardware = "; ".join(dict.fromkeys(_lines_of(existing, "hardware", ";")
@@ -695,7 +693,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
         group.close()
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
-    done = sorted({p.parent.relative_to("runs").as_posix() for p in written})
+    done = sorted({p.parent.relative_to(RUNS_DIR).as_posix() for p in written})
     return RunSummary(folder if shard.is_main else None, done, files, lines)
 
 

@@ -12,6 +12,7 @@ from typing import Callable, Sequence, TypeVar
 
 import numpy as np
 
+from leaderboard.core.errors import FollowBoardError
 from reference_models.cache import VectorCache
 from reference_models.distributed import ProcessGroup, Shard
 
@@ -20,7 +21,7 @@ T = TypeVar("T")
 DEFAULT_CHUNK_SIZE = 2048
 
 
-class ShardsIncompleteError(RuntimeError):
+class ShardsIncompleteError(FollowBoardError, RuntimeError):
     """Rank 0 found items that no rank has stored (a shard is still running or failed)."""
 
 

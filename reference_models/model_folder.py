@@ -35,9 +35,14 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from leaderboard.core.errors import FollowBoardError
 from reference_models.neural import sha256_file
-from reference_models.spec import (EncoderSettings, ModelSpec, ModelType,
-                                   RerankerSettings)
+from reference_models.spec import (
+    EncoderSettings,
+    ModelSpec,
+    ModelType,
+    RerankerSettings,
+)
 
 CONFIG = "config.json"
 ST_MODULES = "modules.json"
@@ -85,7 +90,7 @@ BATCH_OF_FAMILY = {"bi-encoder": 32, "cross-encoder": 16, "seq2seq-reranker": 8,
 FAMILIES = tuple(TYPE_OF_FAMILY)
 
 
-class ModelFolderError(ValueError):
+class ModelFolderError(FollowBoardError, ValueError):
     """The folder is not a model the runners can use; the message says which file says so."""
 
 

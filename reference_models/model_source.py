@@ -21,14 +21,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from leaderboard.submission.folder import SUBMISSION_ID_RE
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.submission.metadata import SUBMISSION_ID_RE
 from reference_models.model_folder import FolderModel, ModelChoices, read_model_folder
 from reference_models.spec import ModelSpec, load_model_specs
 
 FIRST_STAGE_FAMILIES = ("bm25", "bi-encoder")
 
 
-class ModelSourceError(ValueError):
+class ModelSourceError(FollowBoardError, ValueError):
     """MODEL names nothing the runner can use; the message says what it is and why not."""
 
 

@@ -35,8 +35,8 @@ from huggingface_hub import constants as hf_constants  # noqa: E402
 
 from fixtures.loopback import serving  # noqa: E402
 from leaderboard.app.cli import main  # noqa: E402
-from leaderboard.app.datapull.pull import git_blob_sha1  # noqa: E402
-from leaderboard.submission.folder import Metadata  # noqa: E402
+from leaderboard.core.checksums import git_blob_sha1  # noqa: E402
+from leaderboard.submission.metadata import Metadata  # noqa: E402
 from reference_models.baseline_run import (  # noqa: E402
     RunOptions, run_reference_model, with_instruction_format)
 from reference_models.model_folder import (  # noqa: E402

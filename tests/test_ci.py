@@ -126,7 +126,7 @@ def template(tmp_path_factory, data_dir: Path, wtr) -> tuple[Path, str]:
     (repo / "leaderboard").mkdir()
     (repo / "leaderboard" / "__init__.py").write_text('"""placeholder"""\n')
     old = write_submission(repo, "old-model", "Old Model", wtr, quality="weak")
-    outcome = score_submission(old, data_dir)
+    outcome = score_submission(old, data_dir, after_merge=True)
     assert outcome.results_path is not None, outcome.report.lines()
     old_irs = outcome.scores[TASK].metrics["IRS"]
     # A reported row (no per-query scores) carrying a figure measured above, so the
@@ -380,6 +380,32 @@ def test_score_pending_writes_results_of_merged_submissions(repo, wtr, data_dir,
     assert git(root, "status", "--porcelain", "--untracked-files=normal").splitlines() == [
         f"?? submissions/new-model/{name}"
         for name in ("explain/", "manifest.txt", "per-query.json.gz", "results.json")]
+
+
+def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr, data_dir,
+                                                                        tmp_path, capsys):
+    """The guide's steps 4 and 5: score the folder locally, commit it as it is. Scoring
+    used to write explain/ into it, which `validate` accepted and pr-check refused (issue
+    34, finding 4); the explorer's files are CI's, written after the merge."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "manifest.txt", "metadata.yaml", "per-query.json.gz", "results.json", "runs"]
+    head = commit_all(root, "add new-model, scored")
+    capsys.readouterr()
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+        capsys.readouterr().out
+    (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
+    assert sub.valid and sub.results_json == "matches"
+    # Publishing then writes the explorer's files into the merged folder.
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--ff-only", head)
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
+                 head, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert (folder / "explain" / "manifest.json").is_file()
+    assert git(root, "status", "--porcelain").splitlines() == ["?? submissions/new-model/explain/"]
 
 
 # --------------------------------------------------------------------------- units
@@ -1015,7 +1041,7 @@ def fake_hub(tmp_path: Path, monkeypatch):
     from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 
     isolate_from_the_network(monkeypatch)
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
     up = FakeUpstream(lfs_suffixes=(".gz",))
     for name, commit in (("jane/runs", "a" * 40), ("board/runs", "b" * 40)):
         root = tmp_path / f"hub-{name.replace('/', '-')}"
@@ -1106,7 +1132,7 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
     runs_in_the_submitters_dataset(root, fake_hub, wtr, "new-model", "good")
     merged = commit_all(root, "merge new-model")
     monkeypatch.chdir(root)
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", "hf://datasets/board/runs")
     # The publish job: score what the push changed, move the files to the store, commit.
     assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
                  merged, "--data-dir", str(data_dir), "--quiet"]) == 0

@@ -16,8 +16,11 @@ REPO = Path(__file__).resolve().parents[1]
 SUBMISSIONS = REPO / "submissions"
 # "view  column  A  B  A-B  [lo, hi]  p  p(Holm)  verdict" (the old output had task and
 # metric in the first two columns); the CI and the verdict are what these tests read.
+# Differences carry their sign, except one that rounds to zero (the display rule prints
+# it "0.0", never "+0.0" or "-0.0").
 LINE = re.compile(r"^(?P<view>\S+)\s+(?P<col>.+?)\s+(?P<a>-?\d+\.\d)\s+(?P<b>-?\d+\.\d)\s+"
-                  r"(?P<d>[+-]\d+\.\d)\s+\[(?P<lo>[+-]\d+\.\d), (?P<hi>[+-]\d+\.\d)\]\s+"
+                  r"(?P<d>[+-]\d+\.\d|0\.0)\s+"
+                  r"\[(?P<lo>[+-]\d+\.\d|0\.0), (?P<hi>[+-]\d+\.\d|0\.0)\]\s+"
                   r"(?P<p>\S+)\s+(?P<padj>\S+)\s+(?P<verdict>.+)$")
 
 

@@ -20,7 +20,7 @@ import pytest
 from fixtures.mteb_collection import run_lines, write_collection
 from leaderboard.app.cli import main
 from leaderboard.core.explain import UnknownQueryError, explain_task, reference_card
-from leaderboard.submission.pipeline import check_task_files, score_inputs
+from leaderboard.core.evaluate import check_task_files, score_inputs
 from leaderboard.benchmarks.registry import get_task
 
 REPO = Path(__file__).resolve().parents[1]

@@ -20,7 +20,6 @@ from leaderboard.app.ci.policy import PrScope, check_derived, check_tree
 from leaderboard.app.cli import main
 from leaderboard.core.explain import explain_task, explanation_record
 from leaderboard.submission.explain_files import (
-    EXPLAIN_DIR,
     MANIFEST,
     browser_base,
     cards_file,
@@ -30,19 +29,19 @@ from leaderboard.submission.explain_files import (
     queries_file,
     unpacked,
 )
+from leaderboard.core.evaluate import check_task_files, score_inputs
 from leaderboard.submission.pipeline import (
     check_submission,
-    check_task_files,
     results_for,
     results_staleness,
-    score_inputs,
     score_submission,
 )
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
 from leaderboard.submission.results import committed_form, per_query_content, read_results
-from leaderboard.store.files import submission_files
+from leaderboard.submission.files import submission_files
 from leaderboard.store.locations import FolderStore, HttpsStore, HubStore, parse_source
+from leaderboard.submission.layout import EXPLAIN_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 BM25 = REPO / "submissions" / "bm25s" / "runs"
@@ -84,7 +83,7 @@ def real(tmp_path_factory, data_dir: Path) -> dict:
     runs["pi-indic-val150/t2/hin-tam/run.trec.gz"] = BM25 / "pi-indic-val150/t2/hin-tam/run.trec.gz"
     runs["pi-indic-val150/t4/hin/predictions.tsv"] = BM25 / "pi-indic-val150/t4/hin/predictions.tsv"
     folder = _submission(root, "explained", runs)
-    outcome = score_submission(folder, data_dir)
+    outcome = score_submission(folder, data_dir, after_merge=True)
     assert outcome.results_path is not None, outcome.report.lines()
     return {"folder": folder, "outcome": outcome, "data_dir": data_dir}
 
@@ -195,7 +194,7 @@ def test_rescoring_gives_identical_files(real, tmp_path: Path) -> None:
     folder: Path = real["folder"]
     before = {p.relative_to(folder).as_posix(): p.read_bytes()
               for p in explain_dir(folder).rglob("*") if p.is_file()}
-    score_submission(folder, real["data_dir"])
+    score_submission(folder, real["data_dir"], after_merge=True)
     after = {p.relative_to(folder).as_posix(): p.read_bytes()
              for p in explain_dir(folder).rglob("*") if p.is_file()}
     assert after == before
@@ -221,7 +220,7 @@ def test_an_invalid_submission_writes_nothing(tmp_path: Path, data_dir: Path) ->
     folder = _submission(tmp_path, "broken", {
         "followtable/wtr/original.trec.gz": BM25 / "followtable/wtr/original.trec.gz"})
     (folder / "runs" / "followtable" / "wtr" / "altered.trec").write_text("q1 Q0 d1 x 1 t\n")
-    outcome = score_submission(folder, data_dir)
+    outcome = score_submission(folder, data_dir, after_merge=True)
     assert not outcome.report.ok
     assert not explain_dir(folder).exists() and not (folder / "results.json").exists()
 
@@ -236,7 +235,7 @@ def test_followir_fixture_texts_are_shown(tmp_path: Path) -> None:
         (runs_dir / f"{role}.trec").write_text("".join(run_lines(collection, role, seed=5)))
     folder = _submission(tmp_path, "fixture", {f"followir/core17/{r}.trec": runs_dir / f"{r}.trec"
                                               for r in ("original", "altered")})
-    outcome = score_submission(folder, data)
+    outcome = score_submission(folder, data, after_merge=True)
     assert outcome.results_path is not None, outcome.report.lines()
     listing = _doc(folder, queries_file("followir/core17"))
     refs = listing["texts"]["refs"]

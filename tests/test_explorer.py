@@ -18,13 +18,20 @@ from fixtures.chromium import serve
 from leaderboard.submission.explain_files import explain_dir
 from leaderboard.submission.results import read_results
 from leaderboard.publish.site.build import build_site
-from leaderboard.publish.site.explorer import families, family_key, task_labels
+from leaderboard.publish.site.explorer import (
+    families,
+    family_key,
+    INDEX_FORMAT,
+    metric_facts,
+    task_labels,
+)
 from leaderboard.benchmarks.registry import all_tasks, get_task
 from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree
 
 TASKS = ["followir/robust04", "followir/core17", "followtable/wtr", "followtable/wqt",
          "pi-indic-val150/t1/hin", "pi-indic-val150/t1/tam", "pi-indic-val150/t4/hin"]
 EXPLAINED = ["sub-0000", "sub-0001"]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _tree(root: Path) -> list[str]:
@@ -91,6 +98,32 @@ def test_task_files_list_submissions_best_first(built) -> None:
             assert has == (slug in EXPLAINED)
 
 
+def test_index_says_what_each_metric_is_from_the_catalogue(built) -> None:
+    """The script takes labels, help, sign and range from the index (no copies of its
+    own), and checks the index's format against the one it reads."""
+    index = built["index"]
+    assert index["format"] == INDEX_FORMAT
+    script = (REPO / "leaderboard" / "publish" / "site" / "assets" / "explorer.js").read_text()
+    assert f'var INDEX_FORMAT = "{INDEX_FORMAT}";' in script
+    assert "METRIC_HELP" not in script and "index.signed" not in script
+    keys = {k for t in TASKS for k in get_task(t).metric_keys()}
+    assert set(index["metrics"]) == keys
+    for key in keys:
+        assert index["metrics"][key] == metric_facts(key)
+    assert index["metrics"]["IRS"]["signed"] and index["metrics"]["IRS"]["low"] == -1
+    assert index["metrics"]["AUROC"]["label"] == "AUROC part"
+    assert index["metrics"]["original/nDCG@10"]["label"] == "nDCG@10 (original)"
+
+
+def test_heatmap_columns_are_ranked_in_the_index(built) -> None:
+    """Each family lists the submissions with explanation files on its tasks, in the
+    tables' order (leaderboard/publish/standings), for the heatmap's columns."""
+    index = built["index"]
+    for fam in index["families"].values():
+        ranked = [index["order"][i] for i in fam["ranked"]]
+        assert sorted(ranked) == sorted(EXPLAINED), fam
+
+
 def test_heatmap_families_group_by_constraint_or_language() -> None:
     registry = all_tasks()
     assert family_key(registry["followtable/wtr"]) == ("followtable/wtr", "constraint")
@@ -144,8 +177,8 @@ def test_an_https_store_is_linked_not_copied(tmp_path: Path, monkeypatch) -> Non
     _move_to_store(tmp_path / "root", tmp_path / "store")
     server, url = serve(tmp_path / "store")
     try:
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url + "{+path}")
-        monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", url + "{+path}")
+        monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
         result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
     finally:
         server.shutdown()
@@ -170,8 +203,8 @@ def test_a_store_without_the_files_is_a_warning_naming_the_submission_and_file(
     (tmp_path / "store" / "submissions" / "sub-0000" / "explain" / "manifest.json").unlink()
     server, url = serve(tmp_path / "store")
     try:
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url)
-        monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", url)
+        monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
         result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
     finally:
         server.shutdown()

@@ -12,6 +12,7 @@ fails the test unless the test stubs it, and so does any console error or dialog
 from __future__ import annotations
 
 import functools
+import json
 import math
 import shutil
 from pathlib import Path
@@ -21,8 +22,10 @@ import pytest
 
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from fixtures.mteb_collection import run_lines, write_collection
+from leaderboard.core.display import score_text
 from leaderboard.core.explain import explain_task
-from leaderboard.submission.pipeline import check_task_files, score_inputs, score_submission
+from leaderboard.core.evaluate import check_task_files, score_inputs
+from leaderboard.submission.pipeline import score_submission
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import read_results
 from leaderboard.publish.site.build import build_site
@@ -83,7 +86,7 @@ def fixture_site(tmp_path_factory):
     for sub_id, name, seed in [("fix-a", "Fixture A", 1), ("fix-b", HOSTILE, 7),
                                ("fix-gone", "Fixture Gone", 3), ("fix-old", "Fixture Old", 5)]:
         folder = _fixture_submission(root, sub_id, name, collections, seed)
-        outcome = score_submission(folder, data)
+        outcome = score_submission(folder, data, after_merge=True)
         assert outcome.results_path is not None, outcome.report.lines()
     shutil.rmtree(root / "submissions" / "fix-old" / "explain")  # scored before the explorer
     build_site(root, base / "out", cache_dir=base / "cache")
@@ -127,13 +130,9 @@ def explore(tab, site: dict, query: str, state: str = "ready") -> None:
 
 
 def shown(value: float | None, signed: bool) -> str:
-    """The explorer's display of a fraction: x100, one decimal (Math.round, toFixed)."""
-    if value is None:
-        return "\u2013"
-    x = math.floor(value * 1000 + 0.5) / 10
-    if x == 0:
-        return "0.0"
-    return ("+" if signed and x > 0 else "") + f"{x:.1f}"
+    """The explorer's display of a fraction: what the tables print (x100, one decimal, by
+    the one display rule, leaderboard/core/display.py)."""
+    return score_text(value, signed)
 
 
 @functools.lru_cache(maxsize=32)
@@ -374,14 +373,14 @@ def test_cards_open_from_the_run_stores_dataset(fixture_site, page, tmp_path, mo
     from leaderboard.app.transfer import push
 
     isolate_from_the_network(monkeypatch)
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
     hub = FakeUpstream(lfs_suffixes=(".gz",))
     (tmp_path / "hub").mkdir()
     hub.hf["board/runs"] = FakeRepo(tmp_path / "hub", "1" * 40)
     root = tmp_path / "root"
     shutil.copytree(fixture_site["root"] / "submissions" / "fix-a", root / "submissions" / "fix-a")
     with serve_hub(hub, monkeypatch):
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", "hf://datasets/board/runs")
         report, done = push([root / "submissions" / "fix-a"])
         assert report.ok and done, report.lines()
         assert not (root / "submissions" / "fix-a" / "explain").exists()
@@ -586,6 +585,46 @@ def test_verified_cells_link_to_the_queries_behind_them(real_site, page) -> None
     assert len(list_rows(page)) == 267
 
 
+# --------------------------------------------------------------------------- numbers
+
+DISPLAY_CASES = json.loads((REPO_ROOT / "tests" / "fixtures" / "display_cases.json")
+                           .read_text(encoding="utf-8"))["cases"]
+
+
+def test_the_explorer_and_the_tables_print_the_same_digits(real_site, page) -> None:
+    """Both pages print through the one rule (assets/format.js, the twin of
+    leaderboard/core/display.py): the shared edge values in each page's own copy, and one
+    task figure as the table prints it and as the explorer's compare picker does."""
+    values = [{"NaN": math.nan, "Infinity": math.inf}.get(c["value"], c["value"])
+              if isinstance(c["value"], str) else c["value"] for c in DISPLAY_CASES]
+    expected = [c["text"] for c in DISPLAY_CASES]
+    for where in ("explore.html?s=bm25s&t=followtable/wtr", "followtable.html"):
+        page.goto(real_site["url"] + where)
+        got = page.evaluate("""([values, cases]) => cases.map((c, i) =>
+            FBFormat.fixed(values[i], c.digits, c.signed, c.scale))""", [values, DISPLAY_CASES])
+        assert got == expected, where
+        assert page.evaluate("Object.is(FBFormat.score(-0.0, true), '0.0')") is True
+    page.goto(real_site["url"] + "followtable.html")
+    irs = 6  # rank, name, type, nDCG@10 (query), nDCG@10 (+instruction), p-MRR, IRS
+    in_table = page.locator('#followtable-wtr tbody tr[data-s="all-minilm-l6-v2"] td') \
+        .nth(irs).inner_text()
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr")
+    option = page.locator('select.fb-x-compare-pick option[value="all-minilm-l6-v2"]')
+    option.wait_for(state="attached")
+    assert option.inner_text().endswith(f"({in_table})"), (option.inner_text(), in_table)
+
+
+def test_the_heatmap_orders_submissions_as_the_table_does(real_site, page) -> None:
+    """The heatmap's columns are the family's submissions in its table's order: the mean
+    of the task figures (here PI-Indic T1's twelve languages, the average view's RR@10)."""
+    page.goto(real_site["url"] + "pi-indic/t1.html")
+    table = page.locator('#pi-indic-t1-average tbody tr[data-s]') \
+        .evaluate_all("rows => rows.map(r => r.dataset.s)")
+    explore(page, real_site, "?view=heatmap&t=pi-indic-val150/t1/hin")
+    heat = page.evaluate("() => window.fbExplorer.heat()")
+    assert len(heat["cols"]) == 3 and heat["cols"] == [s for s in table if s in heat["cols"]]
+
+
 # --------------------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize(("query", "message"), [
@@ -603,6 +642,23 @@ def test_bad_input_gets_a_message_not_a_blank_panel(fixture_site, page, query, m
     text = " ".join(page.locator(".fb-x-error").inner_text().split())
     assert message in text
     assert page.locator(".fb-x-error a", has_text="Start again").count() == 1
+
+
+def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,
+                                                         tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(fixture_site["out"], site)
+    index = site / "explore" / "index.json"
+    doc = json.loads(index.read_text(encoding="utf-8"))
+    index.write_text(json.dumps({**doc, "format": "followboard-explorer/1"}), encoding="utf-8")
+    server, url = serve(site)
+    try:
+        explore(page, {"url": url}, "?s=fix-a&t=followir/core17", state="error")
+        text = " ".join(page.locator(".fb-x-error").inner_text().split())
+    finally:
+        server.shutdown()
+    assert ('is in format "followboard-explorer/1", and this page reads '
+            "followboard-explorer/2") in text and "rebuild it" in text
 
 
 def test_a_page_opened_from_disk_says_to_serve_it(fixture_site, page) -> None:

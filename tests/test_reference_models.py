@@ -507,7 +507,7 @@ def _check_submission(folder: Path, data_dir: Path) -> None:
     """The engine accepts and scores what the pipeline wrote."""
     from leaderboard.submission.pipeline import score_submission
 
-    outcome = score_submission(folder, data_dir)
+    outcome = score_submission(folder, data_dir, after_merge=True)
     assert outcome.report.ok, outcome.report.lines()
     assert outcome.results_path is not None and outcome.results_path.is_file()
 
@@ -526,7 +526,7 @@ def test_bm25_submission_is_complete_valid_and_byte_identical(tiny_data: Path,
                                .read_bytes()).decode().splitlines()
     # "running shoes": the two tables titled "Running shoes ..." come first.
     assert {original[0].split()[2], original[1].split()[2]} == {"1", "2"}
-    from leaderboard.submission.folder import Metadata
+    from leaderboard.submission.metadata import Metadata
     import yaml
 
     meta = yaml.safe_load((first.folder / "metadata.yaml").read_text())

@@ -14,7 +14,8 @@ import pytest
 
 from fixtures.submission import METADATA
 from leaderboard.core.report import Report
-from leaderboard.submission.folder import Metadata, discover, load_metadata
+from leaderboard.submission.folder import discover
+from leaderboard.submission.metadata import Metadata, load_metadata
 
 SUB = "my-model"
 
@@ -277,3 +278,38 @@ def test_a_score_sheet_is_checked_when_it_becomes_a_results_row() -> None:
     for bad in (math.nan, math.inf):
         with pytest.raises(ValidationError, match="finite"):
             row(ScoreSheet(metrics={"IRS": 0.5}, per_query={"IRS": {"q1": bad}}))
+
+
+def test_the_validator_and_the_pull_request_check_read_one_layout(tmp_path: Path) -> None:
+    """Every entry of leaderboard/submission/layout.py is a file the validator accepts at a
+    folder's top; pr-check reads the submitter's, compares the scorer's and refuses a
+    change to CI's; anything else is a stray file with the same message from both."""
+    from leaderboard.app.ci.git import TreeEntry
+    from leaderboard.app.ci.policy import check_derived, check_tree
+    from leaderboard.submission.layout import CI_FILES, ENTRIES, STRAY_FILE, Writer
+
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    touch(root, "runs/followtable/wtr/original.trec.gz")
+    touch(root, "runs/followtable/wtr/altered.trec.gz")
+    for entry in ENTRIES:
+        touch(root, entry.name + ("/x.json.gz" if entry.kind == "folder" else ""))
+    touch(root, "notes.md")
+    report = Report()
+    discover(root, report)
+    assert [i.format() for i in report.errors if "notes" in i.path or "unexpected" in
+            i.message] == [f"{SUB}/notes.md: {STRAY_FILE}"]
+
+    def blob(rel: str) -> TreeEntry:
+        return TreeEntry(mode="100644", kind="blob", sha="0" * 40, size=10,
+                         path=f"submissions/{SUB}/{rel}")
+
+    paths = [e.name + ("/x.json.gz" if e.kind == "folder" else "") for e in ENTRIES]
+    report = Report()
+    assert check_tree(SUB, [blob(p) for p in [*paths, "notes.md"]], report)
+    assert [i.format() for i in report.errors] == [f"{SUB}/notes.md: {STRAY_FILE}"]
+    report = Report()
+    check_derived(SUB, [f"submissions/{SUB}/{p}" for p in paths], report)
+    refused = [e for e in ENTRIES if e.writer is Writer.CI]
+    assert refused and [i.path for i in report.errors] == [f"{SUB}/{e.name}" for e in refused]
+    assert all(i.message.endswith(CI_FILES) for i in report.errors)

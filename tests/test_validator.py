@@ -540,8 +540,8 @@ def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
     """check_task_files reads a task's runs on worker threads while the data loads; its
     report (order included) and parsed runs are those of the one-thread path."""
     from leaderboard.core.data import MissingDataError
+    from leaderboard.core.evaluate import check_task_files, validate_task_files
     from leaderboard.core.runs.reading import start_reading
-    from leaderboard.submission.pipeline import check_task_files, validate_task_files
 
     task = get_task(WTR)
     wtr = load_task_data(task, data_dir)

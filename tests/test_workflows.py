@@ -270,13 +270,13 @@ def test_no_job_reads_a_task_data_cache_another_job_could_have_written(path: Pat
         runs = [step.get("run") or "" for step in job.get("steps", [])]
         if not any(RUNS_LEADERBOARD.search(script) for script in runs):
             continue
-        assert (job.get("env") or {}).get("FOLLOWBOARD_DATA_CACHE") == "off", (
+        assert (job.get("env") or {}).get("LEADERBOARD_DATA_CACHE") == "off", (
             f"{path.name}: job {job_id} runs the leaderboard with the task-data cache of "
-            "its runner's home folder; set FOLLOWBOARD_DATA_CACHE: \"off\" in its env")
+            "its runner's home folder; set LEADERBOARD_DATA_CACHE: \"off\" in its env")
         for step in job.get("steps", []):
-            assert "FOLLOWBOARD_DATA_CACHE" not in (step.get("env") or {}), (
+            assert "LEADERBOARD_DATA_CACHE" not in (step.get("env") or {}), (
                 f"{path.name}: {job_id}/{step.get('name')!r} sets the cache folder")
-            assert "FOLLOWBOARD_DATA_CACHE" not in (step.get("run") or ""), (
+            assert "LEADERBOARD_DATA_CACHE" not in (step.get("run") or ""), (
                 f"{path.name}: {job_id}/{step.get('name')!r} sets the cache folder")
 
 

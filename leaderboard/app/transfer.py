@@ -26,16 +26,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from leaderboard.submission.explain_files import (EXPLAIN_DIR, ExplainFilesError, read_stored_manifest,
-                                       stored_refs)
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_file
 from leaderboard.core.report import Report
-from leaderboard.submission.results import RESULTS_NAME, ResultsFileError, read_results
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
-from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
-                                         RunStore, configured_store, store_path)
-from leaderboard.submission.manifest import (MANIFEST_NAME, RUNS_DIR, Manifest, load_manifest,
-                                        write_manifest)
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.store.locations import (
+    FolderStore,
+    HttpsStore,
+    HubSource,
+    HubStore,
+    RunStore,
+    configured_store,
+    store_path,
+)
+from leaderboard.submission.explain_files import (
+    ExplainFilesError,
+    read_stored_manifest,
+    stored_refs,
+)
+from leaderboard.submission.files import SubmissionFiles
+from leaderboard.submission.folder import collect_inputs
+from leaderboard.submission.layout import ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR
+from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
+from leaderboard.submission.pipeline import (
+    SubmissionOutcome,
+    results_staleness,
+    score_submission,
+)
+from leaderboard.submission.results import ResultsFileError, read_results
 
 Progress = Callable[[str], None]
 
@@ -44,7 +62,7 @@ def _quiet(_: str) -> None:
     return None
 
 
-class TransferError(ValueError):
+class TransferError(FollowBoardError, ValueError):
     """A push, pull or add that could not be done; nothing was changed."""
 
 
@@ -113,9 +131,6 @@ def _locate(stored: Stored, report: Report) -> dict[str, Path] | None:
 def verify(folder: Path, store: RunStore | None = None) -> Report:
     """Every file ``folder`` names, fetched (into the cache) and checked; the files in the
     folder checked against the manifest; and whether results.json is up to date."""
-    from leaderboard.submission.pipeline import results_staleness
-    from leaderboard.submission.folder import collect_inputs
-
     store = store if store is not None else configured_store(folder)
     report = Report()
     collect_inputs(folder, report, record_local=False)
@@ -290,7 +305,7 @@ def _remove_copies(stored: Stored, target: RunStore) -> None:
         local = stored.files.local(ref.path)
         if local is not None:
             local.unlink()
-    for top in (RUNS_DIR, EXPLAIN_DIR):
+    for top in (e.name for e in ENTRIES if e.stored and e.kind == "folder"):
         folder = stored.folder / top
         if folder.is_dir() and not folder.is_symlink():
             for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
@@ -319,12 +334,10 @@ def new_run_files(source: Path, patterns: list[str] | None) -> dict[str, Path]:
 
 
 def add(folder: Path, source: Path, patterns: list[str] | None, data_dir: Path,
-        progress: Progress = _quiet):  # noqa: ANN201 - a SubmissionOutcome
+        progress: Progress = _quiet) -> SubmissionOutcome:
     """Put the run files of ``source`` into submission ``folder`` (replacing the files of
     the tasks they cover, in the folder and in its manifest) and score the submission.
     When scoring fails, every file is put back as it was."""
-    from leaderboard.submission.pipeline import score_submission
-
     new = new_run_files(source, patterns)
     tasks = {rel[len(RUNS_DIR) + 1:].rpartition("/")[0] for rel in new}
 
@@ -354,7 +367,7 @@ def add(folder: Path, source: Path, patterns: list[str] | None, data_dir: Path,
         for rel, path in new.items():
             with atomic_file(folder / rel) as sink, path.open("rb") as src:
                 shutil.copyfileobj(src, sink, 1 << 20)
-        outcome = score_submission(folder, data_dir, progress)
+        outcome = score_submission(folder, data_dir, progress, after_merge=False)
         if outcome.results_path is None:
             raise _Failed(outcome)
         return outcome

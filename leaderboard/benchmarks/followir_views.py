@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from leaderboard.benchmarks.followir import FOLLOWIR, FOLLOWIR_PAPER_AVERAGE
 from leaderboard.benchmarks.protocols import SWAPPED_ORIGINAL
+from leaderboard.core.measures import label as measure_label
 from leaderboard.benchmarks.views import (
-    P_MRR_HELP,
     Chart,
     Column,
     HomeColumn,
@@ -19,7 +19,6 @@ from leaderboard.benchmarks.views import (
     Section,
     View,
     column,
-    standard_label,
 )
 
 SWAPPED_QRELS_NOTE = (
@@ -46,8 +45,8 @@ def _followir_section() -> Section:
     headline = tuple(t.headline_metric for t in tasks.values())
     paper = (FOLLOWIR_PAPER_AVERAGE,)
     avg_cols = [
-        replace(column(ids, "p-MRR", "p-MRR", col_id="p-MRR", help=P_MRR_HELP,
-                       unit="collection"), prefer=paper),
+        replace(column(ids, "p-MRR", "p-MRR", col_id="p-MRR", unit="collection"),
+                prefer=paper),
         Column(id="score", label="Score", metric="headline", tasks=ids, task_metrics=headline,
                unit="collection",
                help="mean of each collection's standard metric (MAP@1000 for Robust04 and "
@@ -63,12 +62,12 @@ def _followir_section() -> Section:
     per: list[View] = []
     for key, task in tasks.items():
         std = task.headline_metric
-        label = standard_label(std)
+        label = measure_label(std)
         avg_cols += [column((task.id,), std, f"{names[key]} {label}", col_id=f"{key}:{std}"),
                      column((task.id,), "p-MRR", f"{names[key]} p-MRR", col_id=f"{key}:p-MRR")]
         per.append(View(
             id=task.id, label=names[key], title=task.title,
-            columns=(column((task.id,), "p-MRR", "p-MRR", help=P_MRR_HELP),
+            columns=(column((task.id,), "p-MRR", "p-MRR"),
                      column((task.id,), std, label,
                           help=f"{label}: the original-instruction run against the original "
                                "qrels"),

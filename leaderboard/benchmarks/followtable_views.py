@@ -16,8 +16,6 @@ from leaderboard.benchmarks.followtable import (
     FT_PAPER_NFR,
 )
 from leaderboard.benchmarks.views import (
-    IRS_HELP,
-    P_MRR_HELP,
     Chart,
     Column,
     HomeColumn,
@@ -40,8 +38,8 @@ def _followtable_columns(task_ids: tuple[str, ...], group: str | None = None) ->
         column(task_ids, "altered/nDCG@10", "nDCG@10 (+instruction)", group=group,
                unit="dataset",
                help="nDCG@10 of query + instruction against the instruction-compliant tables"),
-        column(task_ids, "p-MRR", "p-MRR", group=group, help=P_MRR_HELP, unit="dataset"),
-        column(task_ids, "IRS", "IRS", group=group, help=IRS_HELP, unit="dataset"),
+        column(task_ids, "p-MRR", "p-MRR", group=group, unit="dataset"),
+        column(task_ids, "IRS", "IRS", group=group, unit="dataset"),
     )
 
 
@@ -108,10 +106,7 @@ def _followtable_sections() -> tuple[Section, Section, Section, Section]:
               "S2 entity-centric, S3 granularity-centric (schema-grounded structure).")
     nfr = View(
         id="followtable/nfr", label="NFR", title="FollowTable negation failure rate (reported)",
-        columns=(column((FT_PAPER_NFR,), "NFR", "NFR",
-                      help="share of trap tables (violating the instruction through an "
-                           "explicitly negated entity) ranked higher once the instruction is "
-                           "added; lower is better"),),
+        columns=(column((FT_PAPER_NFR,), "NFR", "NFR"),),
         sort_column=0, tiered_column=None, breakdown=False,
         note="FollowTable paper, Table 6: measured on 50 sampled query-instruction pairs; "
              "not computed here, so not comparable with verified rows.")

@@ -16,7 +16,6 @@ from leaderboard.benchmarks.mfollowir import (
     MFOLLOWIR_PAPER_AVERAGE,
 )
 from leaderboard.benchmarks.views import (
-    P_MRR_HELP,
     Chart,
     HomeColumn,
     Page,
@@ -31,7 +30,7 @@ def _mfollowir_section(declared: Benchmark, setting: str) -> Section:
     tasks = {t.params["language"]: t for t in declared.tasks}
     ids = tuple(t.id for t in tasks.values())
     paper = (MFOLLOWIR_PAPER_AVERAGE[benchmark],)
-    avg_cols = [replace(column(ids, "p-MRR", "p-MRR", help=P_MRR_HELP, unit="language"),
+    avg_cols = [replace(column(ids, "p-MRR", "p-MRR", unit="language"),
                         prefer=paper),
                 replace(column(ids, "original/nDCG@20", "nDCG@20", unit="language",
                                help="nDCG@20 with the original instruction"), prefer=paper)]
@@ -45,7 +44,7 @@ def _mfollowir_section(declared: Benchmark, setting: str) -> Section:
         name = MFOLLOWIR_LANGUAGES[lang]
         per.append(View(
             id=task.id, label=name, title=task.title,
-            columns=(column((task.id,), "p-MRR", "p-MRR", help=P_MRR_HELP),
+            columns=(column((task.id,), "p-MRR", "p-MRR"),
                      column((task.id,), "original/nDCG@20", "nDCG@20",
                           help="nDCG@20 with the original instruction")),
         ))

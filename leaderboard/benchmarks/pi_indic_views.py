@@ -54,20 +54,8 @@ def _pi_columns(kind: str, task_ids: tuple[str, ...], average: AveragePolicy, un
                 ) -> tuple[tuple[Column, ...], int, int | None]:
     """Columns, default sort column and tiered column of a PI-Indic view."""
     if kind == "t4":
-        helps = {
-            "AUROC": "area under the ROC curve: how well the probabilities rank compatible "
-                     "pairs above incompatible ones (50 = no skill)",
-            "AUPRC": "average precision of the compatible pairs (no skill = their share)",
-            "Accuracy": "share of pairs classified correctly at 0.5; answering "
-                        "'incompatible' to every pair scores the majority share",
-            "Balanced accuracy": "mean of the true positive and true negative rates at 0.5 "
-                                 "(50 = a constant answer)",
-            "ECE": "expected calibration error, 15 bins; lower is better, and a classifier "
-                   "that answers one class only gets a low ECE without any skill",
-        }
         cols = tuple(replace(column(task_ids, m, "Bal. acc." if m == "Balanced accuracy"
-                                    else m, average=average, help=helps[m],
-                                    shared_queries=True, unit=unit),
+                                    else m, average=average, shared_queries=True, unit=unit),
                              convention_source=T4_CONVENTION)
                      for m in PI_T4_METRICS)
         # Sorted and tiered on AUROC, the task's primary metric (the paper names its

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from leaderboard.core.tasks import higher_is_better
+from leaderboard.core.measures import NoSkill, column_help, parse
 
 AveragePolicy = Literal["all", "available"]
 #: How a column turns its tasks' figures into one number (every column declares one):
@@ -34,14 +34,6 @@ CONVENTION_TEXT: dict[Convention, str] = {
     "mean of tasks": "the mean of the {n} per-{unit} figures{why}",
     "mean of reported tasks": "the mean of the per-{unit} figures a row reports",
 }
-# A reference that scores no skill at all, drawn as a row of its own in a view so that a
-# leader below it is visibly no better than chance:
-#  "zero": 0 (p-MRR and IRS: a system whose ranking ignores the instruction);
-#  "chance": 0.5 (AUROC, balanced accuracy: a constant or random score);
-#  "positive rate": the share of positive pairs (AUPRC of a constant score);
-#  "majority": the share of the majority class (accuracy of always answering "incompatible");
-#  "constant calibrated": 0 (ECE of a constant probability equal to the positive rate).
-NoSkill = Literal["zero", "chance", "positive rate", "majority", "constant calibrated"]
 
 
 @dataclass(frozen=True)
@@ -60,7 +52,7 @@ class Column:
     tasks: tuple[str, ...]
     group: str | None = None
     higher_is_better: bool = True
-    signed: bool = False            # p-MRR and IRS range over [-1, 1]: show the sign
+    signed: bool = False            # the measure can be negative (p-MRR, IRS): show the sign
     help: str = ""
     average: AveragePolicy = "all"
     # When the averaged metric differs per task (FollowIR's "Score": MAP@1000 on Robust04
@@ -79,7 +71,7 @@ class Column:
     shared_queries: bool = False
     # What one task is, in words ("dataset", "collection", "language"), for the caption.
     unit: str = "task"
-    # The no-skill reference of this column, if it has one (see NoSkill).
+    # The no-skill reference of this column, if it has one (leaderboard.core.measures.NoSkill).
     no_skill: NoSkill | None = None
     # Coloured as a heatmap (the model x constraint and model x language grids).
     heat: bool = False
@@ -174,35 +166,19 @@ def anchor_of(view_id: str) -> str:
 # --------------------------------------------------------------------------- helpers
 
 def column(task_ids: tuple[str, ...], metric: str, label: str, *, col_id: str | None = None,
-           group: str | None = None, help: str = "", average: AveragePolicy = "all",
+           group: str | None = None, help: str | None = None, average: AveragePolicy = "all",
            shared_queries: bool = False, unit: str = "task", heat: bool = False) -> Column:
-    base = metric.rsplit("/", 1)[-1]
+    """A column of ``metric`` over ``task_ids``; what the metric is (direction, sign,
+    no-skill reference and, unless ``help`` says otherwise, its help) comes from the
+    measure catalogue (:mod:`leaderboard.core.measures`)."""
+    measure = parse(metric).measure
     return Column(
         id=col_id or metric, label=label, metric=metric, tasks=task_ids, group=group,
-        higher_is_better=higher_is_better(metric), signed=base in ("p-MRR", "IRS"), help=help,
+        higher_is_better=measure.higher_is_better, signed=measure.signed,
+        help=column_help(metric) if help is None else help,
         average=average, shared_queries=shared_queries, unit=unit,
-        no_skill=NO_SKILL.get(base), heat=heat,
+        no_skill=measure.no_skill, heat=heat,
     )
-
-
-# Each metric's no-skill reference (Column.no_skill).
-NO_SKILL: dict[str, NoSkill] = {
-    "p-MRR": "zero", "IRS": "zero", "AUROC": "chance", "Balanced accuracy": "chance",
-    "AUPRC": "positive rate", "Accuracy": "majority", "ECE": "constant calibrated",
-}
-
-
-def standard_label(metric: str) -> str:
-    """Display name of a standard metric key; AP@1000 is the FollowIR paper's MAP."""
-    base = metric.rsplit("/", 1)[-1]
-    return "MAP@1000" if base == "AP@1000" else base
-
-
-P_MRR_HELP = ("pairwise MRR: how far the documents whose relevance the altered instruction "
-              "changed move in the right direction (-100 to +100; 0 = ignores the instruction)")
-IRS_HELP = ("Instruction Responsiveness Score: weighted gain of instruction-compliant tables "
-            "minus gain of violating ones, relative to the topic-only ranking (-100 to +100)")
-
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from leaderboard.core.data.base import TaskData
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.metrics.instruction import (
     JudgedDocs,
     irs_parts,
@@ -50,16 +51,8 @@ from leaderboard.core.tasks import Task
 #: How many documents of each run a card lists from the top.
 TOP_K = 10
 
-#: Per-query figures whose metric's own name would mislead, and what to call them (the
-#: command line and the explorer's page alike): T4's per-persona AUROC value is the
-#: persona's DeLong component, whose mean over personas is the task's AUROC; it is not an
-#: AUROC of the persona's eleven pairs, and can pass 1.
-PER_QUERY_LABELS = {"AUROC": "AUROC part"}
-PER_QUERY_NOTES = {"AUROC": "AUROC part: the persona's DeLong component; the task's AUROC "
-                            "is their mean over personas (a part can pass 100)"}
 
-
-class UnknownQueryError(KeyError):
+class UnknownQueryError(FollowBoardError, KeyError):
     """A query id the task does not score; the message names close ids."""
 
     def __str__(self) -> str:

@@ -141,12 +141,3 @@ class Task:
                 keys += list(self.standard_metrics)
         return keys
 
-
-# Metrics where a smaller value is better (calibration error, FollowTable's negation
-# failure rate); everything else is
-# "higher is better", which is what leaders, tiers and sorting assume by default.
-LOWER_IS_BETTER = frozenset({"ECE", "NFR"})
-
-
-def higher_is_better(metric: str) -> bool:
-    return metric.rsplit("/", 1)[-1] not in LOWER_IS_BETTER

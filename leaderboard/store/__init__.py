@@ -12,7 +12,11 @@ at a commit named by the manifest's ``source:`` line.
   sources a manifest may name;
 * :mod:`leaderboard.store.http`: the one HTTP reader, bounded in time and size;
 * :mod:`leaderboard.store.cache`: fetched files kept on disk under their SHA-256;
-* :mod:`leaderboard.store.files`: finding a submission's file wherever it is, verified
-  against its size and SHA-256 before anything parses it;
-* :mod:`leaderboard.app.transfer`: ``leaderboard runs pull | push | verify | add``.
+* :mod:`leaderboard.store.files`: files named by size and SHA-256, verified before
+  anything parses them, fetched into the cache.
+
+The store knows files, not submissions: which places hold a submission's file is
+:mod:`leaderboard.submission.files`'s business, and ``leaderboard runs pull | push |
+verify | add`` is :mod:`leaderboard.app.transfer`'s. It imports only
+:mod:`leaderboard.core`.
 """

@@ -1,20 +1,14 @@
-"""A submission's stored files, found wherever they are and verified before use.
+"""Files named by content: a size and a SHA-256, checked before anything uses them.
 
-:class:`SubmissionFiles` answers "give me this file of submission X, which must be N
-bytes with SHA-256 H". It looks, in order,
+A :class:`StoredRef` names a file by the size and SHA-256 of its bytes, or (``gzip``) of
+the bytes it inflates to. :func:`check_file` holds a local copy to it; :func:`download`
+streams a remote copy into the cache (:mod:`leaderboard.store.cache`), verified before it
+is renamed into place; :func:`cached_copy` finds a verified copy there, and :func:`keep`
+puts verified bytes there that were made on this machine. Every problem is a
+:class:`StoreError` naming the file (``<submission id>/<path>``) and where it was.
 
-1. beside the manifest, in the submission's folder (a pull request's own files, the
-   repository's folder store);
-2. in the configured store when it can be read without a revision (a folder holding
-   ``submissions/<id>/``, an HTTPS location);
-3. in the on-disk cache (:mod:`leaderboard.store.cache`);
-4. at the manifest's ``source:``, a Hugging Face dataset at a commit (the submitter's
-   own, or the store's copy written by ``leaderboard runs push``).
-
-Whatever it finds is checked against the size and SHA-256 before it is handed out (a
-file named by what it inflates to is inflated within that size first); a remote file is
-streamed into the cache and renamed into place only when it matches. Every problem is a
-:class:`StoreError` naming the submission and the file, and where it was looked for.
+Which places hold a submission's file, in which order, is the submission's business
+(:class:`leaderboard.submission.files.SubmissionFiles`).
 """
 
 from __future__ import annotations
@@ -22,23 +16,16 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from huggingface_hub import constants as hf_constants
-
-from leaderboard.app.datapull.common import file_checksum
+from leaderboard.core.checksums import file_checksum
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_file, gunzip_bounded, size_text
 from leaderboard.core.report import Report
-from leaderboard.store.cache import PART_PREFIX, cache_dir, cached_path
-from leaderboard.store.http import FetchError, HttpLimits, fetch
-from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
-                                         RunStore, configured_store, store_path)
-from leaderboard.submission.manifest import MANIFEST_NAME, load_manifest
+from leaderboard.store.cache import PART_PREFIX, cached_path
+from leaderboard.store.http import HttpLimits, fetch
 
-# Files fetched at once: remote reads wait on the network, local ones on the disk.
-FETCH_JOBS = 8
 # gzip adds a header and, on content it cannot compress, 5 bytes per 16 KiB block.
 _GZIP_SLACK = 1024
 
@@ -62,7 +49,7 @@ class StoredRef:
         return f"{what}{self.size} bytes with sha256 {self.sha256}"
 
 
-class StoreError(Exception):
+class StoreError(FollowBoardError):
     """A stored file that could not be had; ``display`` is ``<id>/<path>``."""
 
     def __init__(self, display: str, message: str) -> None:
@@ -98,150 +85,6 @@ def check_file(path: Path, ref: StoredRef) -> tuple[str | None, bytes | None]:
     return check_file_bytes(raw, ref)
 
 
-@dataclass
-class SubmissionFiles:
-    """Where the stored files of submission ``sub_id`` are: its folder (if any), the
-    manifest's source (if any) and the configured store."""
-
-    sub_id: str
-    folder: Path | None
-    source: HubSource | None
-    store: RunStore
-    cache: Path = field(default_factory=cache_dir)
-    limits: HttpLimits = field(default_factory=HttpLimits)
-
-    def display(self, rel: str) -> str:
-        return f"{self.sub_id}/{rel}"
-
-    def local(self, rel: str) -> Path | None:
-        """The file in the submission's folder, when it is there (links refused)."""
-        if self.folder is None:
-            return None
-        path = self.folder / rel
-        return path if path.is_file() and not path.is_symlink() else None
-
-    def _in_folder_store(self, rel: str) -> Path | None:
-        if not isinstance(self.store, FolderStore):
-            return None
-        path = self.store.root / store_path(self.sub_id, rel)
-        if self.folder is not None and path.resolve() == (self.folder / rel).resolve():
-            return None  # the folder store is the repository: step 1 looked already
-        return path if path.is_file() and not path.is_symlink() else None
-
-    def held_by_source(self, ref: StoredRef) -> bool:
-        """Whether the manifest's source holds ``ref``'s very file (fetched into the cache
-        and verified, or found there): a file the folder also has need not be sent
-        again. False when there is no source or its copy cannot be had or differs."""
-        if self.source is None or hf_constants.HF_HUB_OFFLINE:
-            return False
-        cached = cached_path(self.cache, ref.sha256, ref.gzip)
-        if cached.is_file() and check_file(cached, ref)[0] is None:
-            return True
-        try:
-            self._download(self.source.download_url(ref.path), ref, cached,
-                           self.display(ref.path))
-        except (FetchError, StoreError):
-            return False
-        return True
-
-    def locate(self, ref: StoredRef) -> Path:
-        """A verified local copy of ``ref`` (the folder's, the folder store's or the
-        cache's); raises :class:`StoreError`."""
-        return self._obtain(ref)[0]
-
-    def read(self, ref: StoredRef) -> bytes:
-        """``ref``'s verified content (inflated, for a gzip ref)."""
-        path, content = self._obtain(ref)
-        return content if content is not None else path.read_bytes()
-
-    def _obtain(self, ref: StoredRef) -> tuple[Path, bytes | None]:
-        display = self.display(ref.path)
-        candidates = [("the submission's folder", self.local(ref.path)),
-                      (self.store.describe(), self._in_folder_store(ref.path))]
-        for where, path in candidates:
-            if path is None:
-                continue
-            problem, content = check_file(path, ref)
-            if problem:
-                raise StoreError(display, f"the copy in {where} ({path}) does not match: "
-                                          f"{problem}")
-            return path, content
-        cached = cached_path(self.cache, ref.sha256, ref.gzip)
-        if cached.is_file():
-            problem, content = check_file(cached, ref)
-            if problem is None:
-                return cached, content
-            cached.unlink(missing_ok=True)  # damaged on disk: fetch it again
-        tried: list[str] = []
-        if isinstance(self.store, HttpsStore):
-            url = self.store.url(store_path(self.sub_id, ref.path))
-            try:
-                return self._download(url, ref, cached, display)
-            except FetchError as exc:
-                if not exc.not_found or self.source is None:
-                    raise StoreError(display, str(exc)) from None
-                tried.append(url)
-        if self.source is not None:
-            if hf_constants.HF_HUB_OFFLINE:
-                raise StoreError(display, f"it is at {self.source.url()}, and HF_HUB_OFFLINE "
-                                          "is set: unset it to fetch from the Hub")
-            try:
-                return self._download(self.source.download_url(ref.path), ref, cached, display)
-            except FetchError as exc:
-                raise StoreError(display, str(exc)) from None
-        if isinstance(self.store, HubStore):
-            raise StoreError(display, "not in the submission's folder, and its manifest names "
-                                      "no source: the file was never pushed to "
-                                      f"{self.store.describe()} (`leaderboard runs push`)")
-        where = "; ".join(["not in the submission's folder", *(f"not at {u}" for u in tried)])
-        if isinstance(self.store, FolderStore):
-            where += f"; not in {self.store.describe()}"
-        raise StoreError(display, f"the file is missing ({where})")
-
-    def _download(self, url: str, ref: StoredRef, target: Path, display: str
-                  ) -> tuple[Path, bytes | None]:
-        _sweep(target.parent)
-        content: bytes | None = None
-        with atomic_file(target, prefix=PART_PREFIX, durable=False) as sink:
-            got = fetch(url, sink, size=ref.size, limits=self.limits,
-                        max_bytes=ref.max_stored_bytes)
-            if ref.gzip:
-                sink.seek(0)
-                problem, content = check_file_bytes(sink.read(), ref)
-            else:
-                problem = _problem(got.size, got.sha256, ref)
-            if problem:
-                # Raised inside the block: atomic_file removes the temporary file.
-                raise StoreError(display, f"the store's copy at {got.url} does not match: "
-                                          f"{problem}; nothing was kept")
-        return target, content
-
-    def locate_all(self, refs: list[StoredRef], jobs: int = FETCH_JOBS
-                   ) -> dict[str, Path | StoreError]:
-        """Every ref located at once (by path): a verified path, or why not."""
-        def one(ref: StoredRef) -> Path | StoreError:
-            try:
-                return self.locate(ref)
-            except StoreError as exc:
-                return exc
-        if len(refs) <= 1:
-            return {r.path: one(r) for r in refs}
-        with ThreadPoolExecutor(max_workers=min(jobs, len(refs)),
-                                thread_name_prefix="store-fetch") as pool:
-            return dict(zip((r.path for r in refs), pool.map(one, refs)))
-
-    def link(self, rel: str) -> str | None:
-        """The web address of the stored copy of ``rel`` when it is not in the folder (the
-        site links files in the folder to the repository itself)."""
-        if self.local(rel) is not None:
-            return None
-        if isinstance(self.store, HttpsStore):
-            return self.store.url(store_path(self.sub_id, rel))
-        if self.source is not None:
-            return self.source.page_url(rel)
-        return None
-
-
 def check_file_bytes(raw: bytes, ref: StoredRef) -> tuple[str | None, bytes | None]:
     """:func:`check_file` on bytes in memory (a gzip ref's stored bytes)."""
     report = Report()
@@ -267,13 +110,52 @@ def _sweep(folder: Path) -> None:
                 pass
 
 
-def submission_files(folder: Path, store: RunStore | None = None) -> SubmissionFiles:
-    """The stored files of the submission in ``folder`` (its manifest read for the source;
-    ``store`` by default the configured one). A manifest that cannot be read is a
-    :class:`StoreError`."""
-    report = Report()
-    manifest = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
-    if not report.ok:
-        raise StoreError(f"{folder.name}/{MANIFEST_NAME}", "; ".join(report.lines()[:3]))
-    return SubmissionFiles(folder.name, folder, manifest.source if manifest else None,
-                           store if store is not None else configured_store(folder))
+def cached_copy(cache: Path, ref: StoredRef) -> tuple[Path, bytes | None] | None:
+    """The cache's verified copy of ``ref`` (and its content, for a gzip ref), or None; a
+    damaged copy is removed, so that it is fetched afresh rather than trusted."""
+    cached = cached_path(cache, ref.sha256, ref.gzip)
+    if not cached.is_file():
+        return None
+    problem, content = check_file(cached, ref)
+    if problem is None:
+        return cached, content
+    cached.unlink(missing_ok=True)
+    return None
+
+
+def download(url: str, ref: StoredRef, cache: Path, display: str,
+             limits: HttpLimits | None = None) -> tuple[Path, bytes | None]:
+    """Stream ``url`` into the cache under ``ref``'s name, verified before it is renamed
+    into place (nothing is kept otherwise). Raises :class:`FetchError` when the file
+    cannot be had, :class:`StoreError` (naming ``display``) when it is not ``ref``'s."""
+    target = cached_path(cache, ref.sha256, ref.gzip)
+    _sweep(target.parent)
+    content: bytes | None = None
+    with atomic_file(target, prefix=PART_PREFIX, durable=False) as sink:
+        got = fetch(url, sink, size=ref.size, limits=limits or HttpLimits(),
+                    max_bytes=ref.max_stored_bytes)
+        if ref.gzip:
+            sink.seek(0)
+            problem, content = check_file_bytes(sink.read(), ref)
+        else:
+            problem = _problem(got.size, got.sha256, ref)
+        if problem:
+            # Raised inside the block: atomic_file removes the temporary file.
+            raise StoreError(display, f"the store's copy at {got.url} does not match: "
+                                      f"{problem}; nothing was kept")
+    return target, content
+
+
+def keep(cache: Path, ref: StoredRef, data: bytes, display: str) -> Path:
+    """Put ``data``, ``ref``'s bytes made on this machine, into the cache (once; checked
+    first, written atomically), where every reader of ``ref`` looks for it."""
+    target = cached_path(cache, ref.sha256, ref.gzip)
+    if target.is_file() and check_file(target, ref)[0] is None:
+        return target
+    problem, _ = (check_file_bytes(data, ref) if ref.gzip else
+                  (_problem(len(data), hashlib.sha256(data).hexdigest(), ref), None))
+    if problem:
+        raise StoreError(display, f"not kept: {problem}")
+    with atomic_file(target, prefix=PART_PREFIX, durable=False) as sink:
+        sink.write(data)
+    return target

@@ -33,6 +33,7 @@ from typing import BinaryIO, Callable
 from urllib.parse import urljoin, urlsplit
 
 from leaderboard import __version__
+from leaderboard.core.errors import FollowBoardError
 
 CHUNK_BYTES = 1 << 20
 MAX_REDIRECTS = 5
@@ -40,7 +41,7 @@ RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 USER_AGENT = f"followboard/{__version__} (run store)"
 
 
-class FetchError(Exception):
+class FetchError(FollowBoardError):
     """A remote file could not be fetched; the message says why, without the file's name
     (the caller adds the submission and the file)."""
 

@@ -2,8 +2,10 @@
 where they live.
 
 Scoring a submission (:func:`leaderboard.submission.pipeline.score_submission`) explains every task
-from the runs it has just parsed (:func:`leaderboard.core.explain.explain_task`, no second
-parse) and writes, beside the runs, under ``submissions/<id>/explain/``:
+from the arrays it has just scored (:func:`leaderboard.core.explain_arrays.task_record`:
+no second parse, ranking or lookup; :func:`leaderboard.core.explain.explain_task` is the
+plain version the tests hold it to) and writes these files, which the submission's folder holds under
+``submissions/<id>/explain/`` once it is merged (where they are kept before: below):
 
 * ``<task id>.queries.json.gz``: the query list (each query's id, original query,
   constraint type and the engine's per-query figures) and where the task's texts are;
@@ -30,10 +32,13 @@ which works the same whether a static server, GitHub Pages or a Hugging Face ``r
 URL serves them.
 
 **They are kept where the runs are kept**, as derived files of the run store
-(:mod:`leaderboard.store`): scoring writes them into the submission's folder
-(:func:`explain_dir`), `leaderboard runs push` moves them to the configured store beside
+(:mod:`leaderboard.store`). CI writes them after the merge
+(:mod:`leaderboard.submission.layout`): publishing's scoring writes them into the
+submission's folder (:func:`explain_dir`), while a submitter's own scoring keeps them in
+the run store's cache (:func:`keep_explanations`), so that the folder it leaves is what a
+pull request may carry. `leaderboard runs push` moves them to the configured store beside
 the runs (``submissions/<id>/explain/...``), `runs pull` and `runs verify` fetch them,
-and every reader gets them through :class:`leaderboard.store.files.SubmissionFiles`,
+and every reader gets them through :class:`leaderboard.submission.files.SubmissionFiles`,
 verified by size and SHA-256 (:func:`read_stored_manifest`, :func:`stored_refs`). Where
 a published site's browser fetches them from is derived from the same store
 (:func:`browser_base`): a folder store's files are copied into the site.
@@ -47,45 +52,48 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterable, Mapping
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.data import iter_corpus
-from leaderboard.core.explain import explanation_record, shows_text, text_record
+from leaderboard.core.data.base import TaskData
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.explain import (
+    TaskExplanation,
+    explanation_record,
+    shows_text,
+    text_record,
+)
 from leaderboard.core.explain_arrays import FILE_JSON, ExplainRecord, task_record
-from leaderboard.store.files import StoredRef, StoreError, SubmissionFiles
+from leaderboard.core.scoring import RankedTask, ScoreSheet
+from leaderboard.core.tasks import Task
+from leaderboard.store.files import StoredRef, StoreError, keep
 from leaderboard.store.locations import FolderStore, HttpsStore, store_path
+from leaderboard.submission.files import SubmissionFiles
+from leaderboard.submission.layout import (
+    EXPLAIN_DIR,
+    MAX_EXPLAIN_FILE_BYTES,
+    MAX_EXPLAIN_FILES,
+)
+from leaderboard.submission.results import ExplainManifestFile, ResultsFile
 
-if TYPE_CHECKING:
-    from leaderboard.core.data.base import TaskData
-    from leaderboard.core.explain import TaskExplanation
-    from leaderboard.core.scoring import RankedTask, ScoreSheet
-    from leaderboard.core.tasks import Task
-    from leaderboard.submission.results import ExplainManifestFile, ResultsFile
-
-#: The folder of a submission that holds its explanation files.
-EXPLAIN_DIR = "explain"
 MANIFEST = "manifest.json"
 TEXTS_DIR = "texts"
 #: /2: files named by the size and SHA-256 of their JSON (/1 named the gzip bytes).
 MANIFEST_FORMAT = "followboard-explain-manifest/2"
 #: gzip level of every file: fixed, so identical content gives identical bytes.
 GZIP_LEVEL = 9
-# Bounds on a manifest's listing, far above a submission of every task (708 files, the
-# largest 0.3 MB of JSON), so a damaged manifest cannot make a reader fetch without end.
-MAX_EXPLAIN_FILES = 10_000
-MAX_EXPLAIN_FILE_BYTES = 64 * 1024 * 1024
 # A path inside the explanation folder: plain names, '/' between folders, gzipped JSON.
 _FILE_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*\.json\.gz")
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 
 
-class ExplainFilesError(ValueError):
+class ExplainFilesError(FollowBoardError, ValueError):
     """An explanation folder cannot be read; the message names the file."""
 
 
@@ -222,7 +230,7 @@ def _pair_parts(task: Task, data: TaskData, data_dir: Path
     """PI-Indic T4: which persona and instruction each scored pair joins, and the
     personas' texts (the instructions are the task's documents). The pairs are the task
     data's (its hard negatives mined once, when the data was loaded)."""
-    from leaderboard.core.data.pi_indic import iter_queries
+    from leaderboard.core.data.pi_indic import iter_queries  # pandas, for T4 alone
 
     scored = data.roles["predictions"].query_ids
     pairs = {p: [data.groups[p], data.pairs[p]] for p in scored}
@@ -376,13 +384,28 @@ def explanation_manifest(submission_id: str, tasks: Iterable[TaskFiles],
     return (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
 
 
+def _unique_files(tasks: Iterable[TaskFiles]) -> dict[str, ExplainFile]:
+    """Every file of ``tasks`` by path, once (several tasks share text parts)."""
+    unique: dict[str, ExplainFile] = {}
+    for t in tasks:
+        for rel, file in t.files.items():
+            unique.setdefault(rel, file)
+    return unique
+
+
+def _gzipped(files: Mapping[str, ExplainFile]) -> Iterator[bytes]:
+    """The files' gzip bytes, in order, compressed on as many threads as there are CPUs
+    (zlib releases the GIL), each handed over as soon as it and those before it are."""
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
+                            thread_name_prefix="gzip") as pool:
+        yield from pool.map(ExplainFile.gzipped, files.values())
+
+
 def write_explanations(submission_root: Path, tasks: list[TaskFiles],
                        inputs_sha256: Mapping[str, str]) -> Path:
     """Replace the submission's explanation folder with ``tasks``' files, all at once:
     the new folder is written beside the submission and swapped in by two renames, so
     a failure leaves the previous files as they were. Returns the folder."""
-    import tempfile
-
     target = explain_dir(submission_root)
     parent = submission_root.parent
     # A previous write that died between its renames left its folders here.
@@ -390,18 +413,11 @@ def write_explanations(submission_root: Path, tasks: list[TaskFiles],
         shutil.rmtree(stale, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=f".{submission_root.name}.explain-new-", dir=parent))
     try:
-        unique: dict[str, ExplainFile] = {}
-        for t in tasks:
-            for rel, file in t.files.items():
-                unique.setdefault(rel, file)  # a text part several tasks share: once
+        unique = _unique_files(tasks)
         for folder in sorted({(work / rel).parent for rel in unique}):
             folder.mkdir(parents=True, exist_ok=True)
-        # zlib releases the GIL: the files are compressed on as many threads as there
-        # are CPUs, each written as soon as it is.
-        with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
-                                thread_name_prefix="gzip") as pool:
-            for rel, data in zip(unique, pool.map(ExplainFile.gzipped, unique.values())):
-                (work / rel).write_bytes(data)
+        for rel, data in zip(unique, _gzipped(unique)):
+            (work / rel).write_bytes(data)
         (work / MANIFEST).write_bytes(explanation_manifest(submission_root.name, tasks,
                                                           inputs_sha256))
         for path in [work, *work.rglob("*")]:
@@ -418,6 +434,26 @@ def write_explanations(submission_root: Path, tasks: list[TaskFiles],
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
     return target
+
+
+def keep_explanations(cache: Path, submission_id: str, tasks: list[TaskFiles],
+                      inputs_sha256: Mapping[str, str]) -> bytes:
+    """Put ``tasks``' files and their manifest into the run store's cache, each under the
+    SHA-256 it is named by, instead of into the submission's folder: a submitter's own
+    scoring, whose folder a pull request must carry without them (CI writes them there
+    after the merge: :mod:`leaderboard.submission.layout`). Every reader finds them there
+    (:class:`leaderboard.submission.files.SubmissionFiles`). Returns the manifest's bytes,
+    which results.json names."""
+    manifest = explanation_manifest(submission_id, tasks, inputs_sha256)
+    unique = _unique_files(tasks)
+    data = {f"{EXPLAIN_DIR}/{rel}": blob for rel, blob in zip(unique, _gzipped(unique))}
+    refs = stored_refs(parse_manifest(manifest, f"{submission_id}/{EXPLAIN_DIR}/{MANIFEST}"))
+    refs.append(StoredRef(f"{EXPLAIN_DIR}/{MANIFEST}", len(manifest),
+                          hashlib.sha256(manifest).hexdigest()))
+    data[refs[-1].path] = manifest
+    for ref in refs:
+        keep(cache, ref, data[ref.path], f"{submission_id}/{ref.path}")
+    return manifest
 
 
 def parse_manifest(data: bytes, where: str) -> dict:

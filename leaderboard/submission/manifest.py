@@ -14,8 +14,7 @@ reported as ``FILE:LINE: message``::
 submission's folder or in the configured store); then one line per file: 64 lower-case
 hex digits, the size in bytes, and the path inside the submission folder
 (``runs/<task id>/<file>``), separated by spaces or tabs. Each path once. The same limits
-bound the files wherever they are: at most :data:`MAX_FILES` files of at most
-:data:`MAX_FILE_BYTES` each and :data:`MAX_SUBMISSION_BYTES` together.
+bound the files wherever they are (:mod:`leaderboard.submission.layout` declares them).
 
 A results file records the SHA-256 of the inputs it was scored from
 (``inputs_sha256``); those digests are taken from the manifest
@@ -29,28 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from leaderboard.app.datapull.common import file_checksum
+from leaderboard.core.checksums import file_checksum
 from leaderboard.core.fileio import atomic_write_text, size_text
 from leaderboard.core.report import Report
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
+from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
+                                           MAX_MANIFEST_BYTES, MAX_SUBMISSION_BYTES,
+                                           METADATA_NAME, RUNS_DIR)
 
-MANIFEST_NAME = "manifest.txt"
 FORMAT_LINE = "followboard-manifest/1"
-METADATA_NAME = "metadata.yaml"
-RUNS_DIR = "runs"
-
-# Limits on a submission's files wherever they are (a pull request, the run store, the
-# submitter's dataset), measured on the stored bytes (a gzipped run counts at its
-# compressed size). The per-file limit keeps every file far below GitHub's 100 MB push
-# limit; the per-submission limit bounds CI time. Measured with gzipped runs of random
-# scores at full depth: FollowTable WQT (both roles, 1000 documents per query) is
-# 13.6 MiB, the 288 PI-Indic T1-T3 runs (150 x 150) 48.8 MiB together, so a submission
-# covering every task needs about 90 MiB.
-MAX_FILE_BYTES = 25 * 1024 * 1024
-MAX_SUBMISSION_BYTES = 128 * 1024 * 1024
-MAX_FILES = 1000
-# A manifest of MAX_FILES lines of about 130 characters, with room for comments.
-MAX_MANIFEST_BYTES = 256 * 1024
 
 SHA256_RE = re.compile(r"[0-9a-f]{64}")
 # A run path: runs/<task id>/<file>, plain ASCII names (task ids and file names are).

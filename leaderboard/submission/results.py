@@ -23,10 +23,25 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, Literal
 
-from leaderboard.core.fileio import (atomic_write_bytes, atomic_write_text, read_json_model,
-                                validation_problem)
-from leaderboard.store.files import StoredRef, StoreError, submission_files
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    AllowInfNan,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
+
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import (
+    atomic_write_bytes,
+    atomic_write_text,
+    read_json_model,
+    validation_problem,
+)
+from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.files import submission_files
+from leaderboard.submission.layout import PER_QUERY_NAME, RESULTS_NAME
 
 if TYPE_CHECKING:
     from leaderboard.store.locations import RunStore
@@ -100,9 +115,7 @@ class SystemResult(BaseModel):
     tasks: dict[str, TaskScores]
 
 
-PER_QUERY_NAME = "per-query.json.gz"
 PER_QUERY_FORMAT = "followboard-per-query/1"
-RESULTS_NAME = "results.json"
 
 
 class StoredFile(BaseModel):
@@ -308,7 +321,7 @@ def write_submission_results(folder: Path, results: ResultsFile,
     return path
 
 
-class ResultsFileError(ValueError):
+class ResultsFileError(FollowBoardError, ValueError):
     pass
 
 

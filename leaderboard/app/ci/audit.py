@@ -26,6 +26,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from leaderboard.core.errors import FollowBoardError
+
 API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 MAX_PAGES = 50  # 5000 items at 100 a page: far beyond any real organization's runners
@@ -36,7 +38,7 @@ REPO_SLUG_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,1
 REQUIRED_APPROVAL_POLICY = "all_external_contributors"
 
 
-class ApiError(Exception):
+class ApiError(FollowBoardError):
     """An API call that did not return 2xx JSON: the status and GitHub's message."""
 
     def __init__(self, path: str, status: int | None, message: str) -> None:

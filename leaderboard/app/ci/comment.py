@@ -21,6 +21,8 @@ from leaderboard.app.ci.pr_report import (
 )
 from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.display import fixed, score_text
+from leaderboard.submission.pull_request import STATUS_LINE
 from leaderboard.publish.stats import ALPHA
 
 COMMENT_MARKER = "<!-- followboard-report -->"
@@ -30,12 +32,6 @@ COMMENT_LIMIT = 65_000
 SUMMARY_LIMIT = 1_000_000  # a step summary may be up to 1 MiB
 MAX_TEXT = 300  # characters of one untrusted string (a message, a name) shown
 
-STATUS_LINE = {
-    "valid": "✅ valid and scored",
-    "invalid": "❌ not valid",
-    "refused": "⛔ refused",
-    "error": "⚠️ the check itself failed",
-}
 TIER_TEXT = {"leader": "🥇 leader", "tied with leader": "tied with leader",
              "below leader": "below leader"}
 
@@ -78,14 +74,10 @@ def code(text: str, limit: int = MAX_TEXT) -> str:
     return "`" + text.replace("|", "\\|") + "`"
 
 
-def pct(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.1f}"
-
-
 def pvalue(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+    if value is not None and value < 0.001:
+        return "<0.001"
+    return fixed(value, 3)
 
 
 def _task_label(task_id: str) -> tuple[str, str]:
@@ -103,21 +95,21 @@ def _uniform(values: list[str]) -> str | None:
 def _delta(row: TaskStanding) -> str:
     if row.tier in (None, "leader") or row.effect is None:
         return "–"
-    ci = (f" [{row.ci_low * 100:+.1f}, {row.ci_high * 100:+.1f}]"
+    ci = (f" [{score_text(row.ci_low, True)}, {score_text(row.ci_high, True)}]"
           if row.ci_low is not None and row.ci_high is not None else "")
-    return f"{row.effect * 100:+.1f}{ci}"
+    return f"{score_text(row.effect, True)}{ci}"
 
 
 def _previous(row: TaskStanding) -> str:
     if row.previous_leader is None:
         return "none yet"
-    return f"{md(row.previous_leader, 80)} ({pct(row.previous_leader_score)})"
+    return f"{md(row.previous_leader, 80)} ({score_text(row.previous_leader_score)})"
 
 
 def _reported(row: TaskStanding) -> str:
     if row.best_reported is None:
         return "–"
-    return f"{md(row.best_reported, 80)} ({pct(row.best_reported_score)})"
+    return f"{md(row.best_reported, 80)} ({score_text(row.best_reported_score)})"
 
 
 def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[str]:
@@ -139,9 +131,10 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
                 "|:--|--:|--:|:--|--:|--:|:--|:--|"]
         shown = items if max_rows is None else items[:max_rows]
         for (_, label), r in shown:
-            primary = pct(r.primary) if p_head else f"{code(r.primary_metric)} {pct(r.primary)}"
-            headline = (pct(r.headline) if h_head
-                        else f"{code(r.headline_metric)} {pct(r.headline)}")
+            primary = (score_text(r.primary) if p_head
+                       else f"{code(r.primary_metric)} {score_text(r.primary)}")
+            headline = (score_text(r.headline) if h_head
+                        else f"{code(r.headline_metric)} {score_text(r.headline)}")
             tier = TIER_TEXT.get(r.tier, "not tested") if r.tier else "not tested"
             if r.note:
                 tier += f" ({md(r.note, 120)})"

@@ -14,6 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from leaderboard.core.errors import FollowBoardError
+
 SHA_RE = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256; use fullmatch
 NULL_SHA_RE = re.compile(r"^0+$")
 
@@ -22,7 +24,7 @@ MODE_SYMLINK = "120000"
 MODE_GITLINK = "160000"  # a submodule commit
 
 
-class GitError(ValueError):
+class GitError(FollowBoardError, ValueError):
     """A git command failed; the message says which and why."""
 
 

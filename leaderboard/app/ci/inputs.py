@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from leaderboard.submission.folder import SUBMISSION_ID_RE
+from leaderboard.submission.metadata import SUBMISSION_ID_RE
 
 
 def check_model_ids(ids: Iterable[str], declared: Iterable[str]) -> list[str]:

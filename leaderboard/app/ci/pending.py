@@ -18,15 +18,15 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from leaderboard.app.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
-from leaderboard.app.ci.policy import (
+from leaderboard.core.report import Report
+from leaderboard.submission.layout import (
+    EXPLAIN_DIR,
+    MANIFEST_NAME,
     METADATA_NAME,
     RESULTS_NAME,
     RUNS_DIR,
     SUBMISSIONS_DIR,
 )
-from leaderboard.core.report import Report
-from leaderboard.submission.explain_files import EXPLAIN_DIR
-from leaderboard.submission.manifest import MANIFEST_NAME
 from leaderboard.submission.pipeline import results_staleness, score_submission
 
 Progress = Callable[[str], None]
@@ -82,7 +82,8 @@ def score_pending(repo: Path, ids: list[str], data_dir: Path,
                   progress: Progress = _quiet) -> PendingOutcome:
     out = PendingOutcome()
     for sub_id in ids:
-        outcome = score_submission(repo / SUBMISSIONS_DIR / sub_id, data_dir, progress)
+        outcome = score_submission(repo / SUBMISSIONS_DIR / sub_id, data_dir, progress,
+                                   after_merge=True)
         out.report.extend(outcome.report)
         (out.scored if outcome.results_path is not None else out.failed).append(sub_id)
     return out

@@ -2,12 +2,14 @@
 
 A submission PR comes from a stranger's fork, so its scope is checked before anything in it
 is read: it may add or change files of exactly one folder ``submissions/<id>/`` and nothing
-else (no code, workflows, other submissions, or reported results). Inside that folder
-only ``metadata.yaml``, ``manifest.txt`` and files under ``runs/`` belong; ``results.json``
-and ``per-query.json.gz`` are written by the scorer, so a PR may carry them only if they
-are byte-identical to what CI computes. The explorer's files under ``explain/`` are the
-scorer's too: a PR may neither add, change nor delete them (CI rewrites them after the
-merge), and those already merged do not count against the PR's limits.
+else (no code, workflows, other submissions, or reported results). Inside that folder,
+who writes each entry decides what the PR may do with it
+(:mod:`leaderboard.submission.layout`): the submitter's (``metadata.yaml``,
+``manifest.txt``, ``runs/``) are read; the scorer's (``results.json``,
+``per-query.json.gz``) may be carried only byte-identical to what CI computes; CI's
+(the explorer's files under ``explain/``) a PR may neither add, change nor delete (CI
+rewrites them after the merge), and those already merged do not count against the PR's
+limits.
 
 Two kinds of finding come out: *refusals* (the PR is the wrong shape; a reason per
 problem, no scoring is attempted) and *issues* on files (reported like validator errors,
@@ -21,24 +23,23 @@ from pathlib import PurePosixPath
 
 from leaderboard.app.ci.git import Change, GitError, TreeEntry, safe_relative
 from leaderboard.core.report import Report
-from leaderboard.submission.explain_files import EXPLAIN_DIR
-from leaderboard.submission.folder import SUBMISSION_ID_RE
-from leaderboard.submission.manifest import (
-    MANIFEST_NAME,
-    MAX_FILE_BYTES,
+from leaderboard.submission.metadata import SUBMISSION_ID_RE
+from leaderboard.submission.layout import (
+    CI_FILES,
     MAX_FILES,
+    MAX_FILE_BYTES,
     MAX_SUBMISSION_BYTES,
+    STRAY_FILE,
+    SUBMISSIONS_DIR,
+    Writer,
+    entry_of,
+    folder_path,
+    written_by,
 )
-from leaderboard.submission.results import PER_QUERY_NAME
-
-SUBMISSIONS_DIR = "submissions"
-RESULTS_NAME = "results.json"
-METADATA_NAME = "metadata.yaml"
-RUNS_DIR = "runs"
 
 # Limits on what a PR may add, measured on the committed blobs (a gzipped run counts at
 # its compressed size): the limits of a submission's files wherever they are, which
-# leaderboard.submission.manifest sets out; a manifest's files are held to them too.
+# leaderboard.submission.layout sets out; a manifest's files are held to them too.
 # At most this many offending paths are listed in a refusal.
 MAX_LISTED_PATHS = 10
 
@@ -136,15 +137,15 @@ def classify_changes(changes: list[Change]) -> PrScope:
 
 
 def check_derived(sub_id: str, changed: list[str], report: Report) -> None:
-    """A PR may not add, change or delete the scorer's explanation files (``changed``:
-    the paths the PR adds, changes or deletes in the submission)."""
-    prefix = f"{SUBMISSIONS_DIR}/{sub_id}/{EXPLAIN_DIR}/"
-    paths = [p for p in changed if p.startswith(prefix)]
-    if paths:
-        report.add(f"{sub_id}/{EXPLAIN_DIR}", None,
-                   f"{len(paths)} file(s) under {EXPLAIN_DIR}/ changed ({_listing(paths)}): "
-                   "the explorer's files are written by CI after the merge; leave them out "
-                   "of the pull request")
+    """A PR may not add, change or delete what CI writes after the merge (the explorer's
+    files; ``changed``: the paths the PR adds, changes or deletes in the submission)."""
+    for entry in written_by(Writer.CI):
+        prefix = folder_path(sub_id, entry.name) + ("/" if entry.kind == "folder" else "")
+        paths = [p for p in changed if p.startswith(prefix) or p == prefix]
+        if paths:
+            where = f"under {entry.name}/" if entry.kind == "folder" else entry.name
+            report.add(f"{sub_id}/{entry.name}", None,
+                       f"{len(paths)} file(s) {where} changed ({_listing(paths)}): {CI_FILES}")
 
 
 def check_removal(scope: PrScope, sub_id: str, head_entries: list[TreeEntry]) -> None:
@@ -167,9 +168,14 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
     prefix = f"{SUBMISSIONS_DIR}/{sub_id}/"
     readable = True
     total = 0
-    # The scorer's explanation files (a PR cannot change them: check_derived) are never
-    # read from the PR and are no part of what it adds.
-    entries = [e for e in entries if not e.path.startswith(f"{prefix}{EXPLAIN_DIR}/")]
+
+    def written(entry: TreeEntry) -> Writer | None:
+        found = entry_of(entry.path[len(prefix):])
+        return found.writer if found is not None else None
+
+    # What CI writes after the merge (a PR cannot change it: check_derived) is never read
+    # from the PR and is no part of what it adds.
+    entries = [e for e in entries if written(e) is not Writer.CI]
     for entry in entries:
         rel = entry.path[len(prefix):]
         shown = f"{sub_id}/{rel}"
@@ -193,13 +199,11 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
                                     f"{MAX_FILE_BYTES // 2**20} MiB limit per file; compress "
                                     "runs with gzip (.trec.gz)")
             readable = False
-        first = PurePosixPath(rel).parts[0]
-        if rel in (RESULTS_NAME, PER_QUERY_NAME):
+        writer = written(entry)
+        if writer is Writer.SCORER:
             continue  # checked against the scorer's own output later
-        if rel not in (METADATA_NAME, MANIFEST_NAME) and first != RUNS_DIR:
-            report.add(shown, None, f"unexpected file: a submission holds metadata.yaml, "
-                                    f"{MANIFEST_NAME} and runs/<task id>/<role>.trec[.gz] "
-                                    "only")
+        if writer is not Writer.SUBMITTER:
+            report.add(shown, None, STRAY_FILE)
     if len(entries) > MAX_FILES:
         report.add(f"{sub_id}", None, f"{len(entries)} files, over the limit of {MAX_FILES}")
         readable = False

@@ -28,6 +28,7 @@ import github_action_utils as gha
 
 from leaderboard import __version__
 from leaderboard.app.ci.comment import comment_body, job_summary
+from leaderboard.app.ci.standing import CommittedResults, load_committed, standing
 from leaderboard.app.ci.git import (
     SHA_RE,
     TreeEntry,
@@ -40,10 +41,6 @@ from leaderboard.app.ci.git import (
 )
 from leaderboard.app.ci.policy import (
     AUTHOR_UNKNOWN,
-    METADATA_NAME,
-    RESULTS_NAME,
-    RUNS_DIR,
-    SUBMISSIONS_DIR,
     check_derived,
     check_removal,
     check_tree,
@@ -58,15 +55,23 @@ from leaderboard.app.ci.pr_report import (
     SubmissionCheck,
     write_ci_report,
 )
-from leaderboard.app.ci.standing import CommittedResults, load_committed, standing
+from leaderboard.core.display import score_text
 from leaderboard.core.report import Issue, Report
-from leaderboard.store.locations import RunStore, configured_store
+from leaderboard.store.locations import configured_store, RunStore
 from leaderboard.submission.explain_files import explanation_manifest
-from leaderboard.submission.folder import owner_of
-from leaderboard.submission.manifest import MANIFEST_NAME
+from leaderboard.submission.layout import (
+    folder_path,
+    MANIFEST_NAME,
+    METADATA_NAME,
+    RESULTS_NAME,
+    RUNS_DIR,
+    SUBMISSIONS_DIR,
+    Writer,
+    written_by,
+)
+from leaderboard.submission.metadata import owner_of
 from leaderboard.submission.pipeline import check_submission, results_for
 from leaderboard.submission.results import (
-    PER_QUERY_NAME,
     committed_form,
     per_query_content,
     write_submission_results,
@@ -130,15 +135,15 @@ def _check_results_json(entries: list[TreeEntry], touched: list[str], sub_id: st
     per-query.json.gz must hold exactly the scorer's per-query scores (its gzip bytes may
     differ by the zlib that wrote them; results.json names it by its content)."""
     state = "absent"
-    for name in (RESULTS_NAME, PER_QUERY_NAME):
-        path = f"{SUBMISSIONS_DIR}/{sub_id}/{name}"
+    for name in (e.name for e in written_by(Writer.SCORER)):
+        path = folder_path(sub_id, name)
         entry = next((e for e in entries if e.path == path), None)
         # Not in the PR, deleted by it (the scorer writes a fresh one after merge), or not
         # scored (invalid: the errors say why).
         if path not in touched or entry is None or expected is None:
             continue
         (blob,) = read_blobs(repo, [entry.sha])
-        if name == RESULTS_NAME:
+        if name == RESULTS_NAME:  # JSON, byte for byte; the per-query file by content
             same = blob == expected[0].encode("utf-8")
         else:
             try:
@@ -181,11 +186,12 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
     standings = []
     results_state = "absent"
     if readable:
-        # The scorer's own results.json is never read from the PR: it is compared below.
-        # Stray files at the top were reported by check_tree and are not extracted.
-        to_extract = [e for e in entries if e.path in (f"{prefix}/{METADATA_NAME}",
-                                                        f"{prefix}/{MANIFEST_NAME}")
-                      or e.path.startswith(f"{prefix}/{RUNS_DIR}/")]
+        # Only the submitter's files are read. The scorer's own results.json and per-query
+        # file are compared below, never read; CI's are no part of a PR; stray files at the
+        # top were reported by check_tree.
+        submitted = written_by(Writer.SUBMITTER)
+        to_extract = [e for e in entries
+                      if any(s.holds(e.path[len(prefix) + 1:]) for s in submitted)]
         extract(req.repo, to_extract, SUBMISSIONS_DIR, work)
         root = work / sub_id
         root.mkdir(exist_ok=True)
@@ -208,7 +214,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
                        f"owner: {meta.owner!r} must be your own GitHub login "
                        f"({req.pr_author!r}, the author of this pull request)")
         if outcome.report.ok and not outcome.submission.files:
-            report.add(f"{sub_id}/runs", None, "no run files: add runs/<task id>/<role>.trec.gz, "
+            report.add(f"{sub_id}/{RUNS_DIR}", None, "no run files: add runs/<task id>/<role>.trec.gz, "
                                                f"or list them in {MANIFEST_NAME}")
         expected = None
         if report.ok and meta is not None and outcome.scores:
@@ -336,7 +342,7 @@ def print_log(report: CiReport, stream=None) -> None:
             if sub.n_errors + sub.n_warnings > shown:
                 print(f"... and {sub.n_errors + sub.n_warnings - shown} more", file=stream)
             for t in sub.tasks:
-                score = "n/a" if t.primary is None else f"{t.primary * 100:.1f}"
+                score = "n/a" if t.primary is None else score_text(t.primary)
                 print(_safe_line(f"{sub.id} {t.task}: {t.primary_metric} {score}, "
                                  f"{t.tier or 'not tested'}"), file=stream)
         stream.flush()

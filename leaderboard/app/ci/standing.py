@@ -22,30 +22,16 @@ from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
 from leaderboard.core.fileio import validation_problem
 from leaderboard.core.report import Report
-from leaderboard.core.tasks import Task, higher_is_better
-from leaderboard.publish.standings import (
-    Column,
-    order_systems,
-    rank_systems,
-    task_column,
-)
-from leaderboard.store.files import (
-    StoredRef,
-    StoreError,
-    SubmissionFiles,
-    check_file_bytes,
-)
+from leaderboard.core.tasks import Task
+from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
+from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
 from leaderboard.store.locations import RunStore, configured_store
-from leaderboard.submission.manifest import MANIFEST_NAME, parse_manifest
-from leaderboard.submission.results import (
-    ResultsFile,
-    ResultsFileError,
-    SystemResult,
-    resolve_per_query,
-)
+from leaderboard.submission.files import SubmissionFiles
+from leaderboard.submission.layout import MANIFEST_NAME, RESULTS_NAME, SUBMISSIONS_DIR
+from leaderboard.submission.manifest import parse_manifest
+from leaderboard.submission.results import (ResultsFile, ResultsFileError, SystemResult,
+                                            resolve_per_query)
 
-SUBMISSIONS_DIR = "submissions"
-VERIFIED_GLOB_DEPTH = 3  # submissions/<id>/results.json
 REPORTED_DIR = "results/reported"
 
 
@@ -108,8 +94,8 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
     store = store if store is not None else configured_store(repo)
     committed = [e for e in tree_entries(repo, commit, SUBMISSIONS_DIR) if not e.is_symlink]
     blobs = {e.path: e.sha for e in committed}
-    verified = [e for e in committed if e.path.endswith("/results.json")
-                and e.path.count("/") == VERIFIED_GLOB_DEPTH - 1]
+    verified = [e for e in committed if e.path.endswith(f"/{RESULTS_NAME}")
+                and e.path.count("/") == 2]  # submissions/<id>/results.json
     reported = [e for e in tree_entries(repo, commit, REPORTED_DIR)
                 if e.path.endswith(".json") and not e.is_symlink]
     for entry, data in zip(verified, read_blobs(repo, [e.sha for e in verified])):
@@ -153,7 +139,7 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
     row: dict = dict(task=task.id, primary_metric=metric, primary=scores.metrics.get(metric),
                      headline_metric=task.headline_metric,
                      headline=scores.metrics.get(task.headline_metric),
-                     higher_is_better=higher_is_better(metric))
+                     higher_is_better=column.higher_is_better)
 
     competitors = {sid: s for sid, s in committed.verified.items()
                    if sid != system.system_id and task.id in s.tasks

@@ -17,20 +17,20 @@ from pathlib import Path
 from leaderboard.app.ci.git import Change
 from leaderboard.app.ci.policy import (
     AUTHOR_UNKNOWN,
-    METADATA_NAME,
-    SUBMISSIONS_DIR,
     classify_changes,
     ownership_problem,
 )
 from leaderboard.app.ci.pr_report import MAX_STORED_PROBLEMS, CiReport
-from leaderboard.submission.folder import SUBMISSION_ID_RE, owner_of
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.submission.layout import METADATA_NAME, SUBMISSIONS_DIR
+from leaderboard.submission.metadata import SUBMISSION_ID_RE, owner_of
 
 API_STATUS = {"added": "A", "modified": "M", "changed": "M", "removed": "D", "renamed": "A",
               "copied": "A", "unchanged": "M"}
 MAX_API_FILES = 3000  # the API lists at most 3000 files of a pull request
 
 
-class PrFilesError(ValueError):
+class PrFilesError(FollowBoardError, ValueError):
     pass
 
 

@@ -71,7 +71,7 @@ def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
     folder is missing or fails its check.
     """
     from leaderboard.core.data import resolve_data_dir
-    from leaderboard.submission.pipeline import stderr_progress
+    from leaderboard.core.evaluate import stderr_progress
 
     data_dir = resolve_data_dir(args.data_dir)
     in_place = not args.quiet and sys.stderr.isatty()

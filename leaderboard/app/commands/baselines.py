@@ -51,9 +51,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
                     "normalisation, prompts and length), a sequence-classification head as "
                     "a cross-encoder reranking a first stage, a causal LM only with "
                     "--family causal-reranker and a yes/no prompt; the options below "
-                    "override each choice. Encodings are cached under $FOLLOWBOARD_CACHE "
-                    "(default .cache/followboard), so an interrupted run resumes where it "
-                    "stopped; the submission folder changes only when every task is done.")
+                    "override each choice. Encodings are cached under embeddings/ in the "
+                    "cache root ($LEADERBOARD_CACHE_DIR, else ~/.cache/followboard), so an "
+                    "interrupted run resumes where it "
+                    "stopped; the submission folder changes only when every task is done. "
+                    "The scored folder is ready to commit as a pull request: the query "
+                    "explorer's files, which CI writes after the merge, are kept in the run "
+                    "store's cache.")
     run.add_argument("model", metavar="MODEL",
                      help="declared model id, model folder, or Hub id owner/name")
     run.add_argument("--revision", metavar="REV", default=None,
@@ -108,12 +112,15 @@ def register(sub: "argparse._SubParsersAction") -> None:
                       help="a web page of the model (repeatable)")
     meta.add_argument("--instruction-trained", choices=("yes", "no"), default=None,
                       help="whether the model was trained to follow instructions "
-                           "(default: not stated)")
+                           "(default: the model registry's record of the model, else not "
+                           "stated)")
     meta.add_argument("--contact", metavar="TEXT", default=None,
                       help="who answers for the submission (default: git's user.name and "
                            "user.email; the maintainers for a declared model)")
     meta.add_argument("--owner", metavar="LOGIN", default=None,
-                      help="GitHub login allowed to change the submission after it is merged")
+                      help="GitHub login allowed to change the submission after it is merged "
+                           "(default: git config github.user, else the owner of the GitHub "
+                           "fork the origin remote names)")
     run.add_argument("--tasks", nargs="+", metavar="PATTERN", default=None,
                      help="task ids or fnmatch patterns, e.g. 'followtable/*' "
                           "(default: every retrieval task)")
@@ -126,7 +133,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     run.add_argument("--chunk-size", type=_positive_int, default=None, metavar="N",
                      help="texts per cache chunk, the unit of resumption (default 2048)")
     run.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                     help="cache root (default: $FOLLOWBOARD_CACHE or .cache/followboard)")
+                     help="embedding cache folder (default: embeddings/ under $LEADERBOARD_CACHE_DIR, else ~/.cache/followboard)")
     run.add_argument("--no-cache", action="store_true",
                      help="encode everything in memory (single process only)")
     run.add_argument("--no-score", action="store_true", help="write the runs, do not score")
@@ -192,23 +199,9 @@ def reproducible_command(args: argparse.Namespace, revision: str | None = None) 
     return shlex.join(parts)
 
 
-def git_identity() -> str | None:
-    """``Name <email>`` from git's configuration, when both are set."""
-    import subprocess
-
-    values = []
-    for key in ("user.name", "user.email"):
-        try:
-            found = subprocess.run(["git", "config", "--get", key], capture_output=True,
-                                   text=True, timeout=10)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        values.append(found.stdout.strip())
-    return f"{values[0]} <{values[1]}>" if all(values) else None
-
-
 def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models' ModelChoices
     """The command line's overrides of what a model's files say."""
+    from leaderboard.core.errors import FollowBoardError
     from reference_models.model_folder import ModelChoices
 
     prompt = args.prompt
@@ -216,9 +209,9 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
         try:
             prompt = args.prompt_file.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ValueError(f"--prompt-file {args.prompt_file}: no such file") from None
+            raise FollowBoardError(f"--prompt-file {args.prompt_file}: no such file") from None
         except UnicodeDecodeError:
-            raise ValueError(f"--prompt-file {args.prompt_file}: not UTF-8 text") from None
+            raise FollowBoardError(f"--prompt-file {args.prompt_file}: not UTF-8 text") from None
         # An editor ends the file with a newline; the prompt ends where its text does.
         prompt = prompt[:-1] if prompt.endswith("\n") else prompt
     trained = None if args.instruction_trained is None else args.instruction_trained == "yes"
@@ -232,7 +225,10 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
 
 
 def run_model(args: argparse.Namespace) -> int:
-    from leaderboard.submission.folder import GITHUB_LOGIN_RE
+    from leaderboard.core.errors import FollowBoardError
+    from leaderboard.app.submitter import (NO_OWNER, derive_owner, git_identity,
+                                           known_instruction_training)
+    from leaderboard.submission.metadata import GITHUB_LOGIN_RE
     from reference_models.baseline_run import DEFAULT_CONTACT, RunOptions, run_reference_model
     from reference_models.distributed import shard_from_env
     from reference_models.model_source import resolve_model
@@ -241,7 +237,7 @@ def run_model(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     instruction_format = InstructionFormat.parse(args.instruction_format)
     if args.owner is not None and not GITHUB_LOGIN_RE.fullmatch(args.owner):
-        raise ValueError(f"--owner {args.owner!r} is not a GitHub login")
+        raise FollowBoardError(f"--owner {args.owner!r} is not a GitHub login")
     # Everything that can be refused is, before a weight is loaded or a file written.
     resolved = resolve_model(args.model, choices=model_choices(args), revision=args.revision,
                              submission_id=args.submission_id)
@@ -251,10 +247,24 @@ def run_model(args: argparse.Namespace) -> int:
         source = f"{args.model}@{resolved.revision}" if resolved.revision else args.model
         print(f"{source}: {spec.family} ({resolved.folder_model.architecture}); "
               + "; ".join(resolved.notes), file=sys.stderr)
+    owner = args.owner
+    if resolved.kind != "declared":
+        # A declared model is the maintainers' baseline; any other is someone's submission,
+        # which records who may change it later and what is known of the model.
+        if owner is None:
+            derived = derive_owner(args.out)
+            owner = derived.login
+            if shard.is_main and (derived.login is None or not args.quiet):
+                print(f"owner: {owner} (from {derived.found_in})" if owner else NO_OWNER,
+                      file=sys.stderr)
+        if spec.instruction_trained is None:
+            known = known_instruction_training(spec.name, spec.links)
+            if known is not None:
+                spec = spec.model_copy(update={"instruction_trained": known})
     contact = args.contact or (DEFAULT_CONTACT if resolved.kind == "declared"
-                               else git_identity() or DEFAULT_CONTACT)
+                               else git_identity(args.out) or DEFAULT_CONTACT)
     options = RunOptions(device=args.device, batch_size=args.batch_size, contact=contact,
-                         owner=args.owner,
+                         owner=owner,
                          cache_root=args.cache_dir, use_cache=not args.no_cache,
                          progress=not args.quiet,
                          command=reproducible_command(args, resolved.revision),
@@ -276,12 +286,10 @@ def run_model(args: argparse.Namespace) -> int:
 
 def score(folder: Path, data_dir: Path, quiet: bool = False) -> int:
     """Score the written submission exactly as `leaderboard score` would."""
-    try:
-        from leaderboard.core.scoring import score_submission  # type: ignore[attr-defined]
-    except ImportError:
-        from leaderboard.submission.pipeline import score_submission
+    from leaderboard.submission.pipeline import score_submission
+
     progress = (lambda _m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
-    outcome = score_submission(folder, data_dir, progress)
+    outcome = score_submission(folder, data_dir, progress, after_merge=False)
     for line in outcome.report.lines():
         print(line)
     if outcome.results_path is None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import load_task_data, resolve_data_dir
-from leaderboard.submission.pipeline import validate_file
+from leaderboard.core.evaluate import validate_file
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
 from leaderboard.core.report import plural
 

@@ -160,7 +160,7 @@ def _in_actions() -> bool:
 
 
 def _progress(quiet: bool):  # noqa: ANN202
-    from leaderboard.submission.pipeline import stderr_progress
+    from leaderboard.core.evaluate import stderr_progress
 
     return (lambda _m: None) if quiet else stderr_progress
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command, task_and_files
+from leaderboard.core.display import score_text
 from leaderboard.core.report import Report, plural
 
 
@@ -19,8 +20,8 @@ SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
 
 def as_shown(fraction: float) -> str:
     """A score on the leaderboard's x100 scale, two decimals, signed (p-MRR and IRS can be
-    negative)."""
-    return f"{100 * fraction:+.2f}"
+    negative), by the leaderboard's display rule."""
+    return score_text(fraction, signed=True, digits=2)
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     reading = start_reading({role: (path, str(path)) for role, path in given.items()
                              if role != "predictions"})
     from leaderboard.core.data import resolve_data_dir
-    from leaderboard.submission.pipeline import check_task_files, score_inputs
+    from leaderboard.core.evaluate import check_task_files, score_inputs
     from leaderboard.core.scoring import prepare_task
 
     report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given,

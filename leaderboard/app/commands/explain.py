@@ -10,21 +10,24 @@ import textwrap
 from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command, task_and_files
+from leaderboard.core.display import fixed, score_text
 
 SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
-def label(key: str) -> str:
-    """What the list and the card call a per-query metric (the engine's module, imported
-    by the command before any output, says which names would mislead)."""
-    from leaderboard.core.explain import PER_QUERY_LABELS
 
-    return PER_QUERY_LABELS.get(key, key)
+
+def label(key: str) -> str:
+    """What the list and the card call a per-query metric: its key, or the measure's
+    per-query name where its own would mislead (the measure catalogue says which)."""
+    from leaderboard.core.measures import query_name
+
+    return query_name(key)
 
 
 def notes(keys: list[str]) -> list[str]:
-    """What those relabelled metrics are, a line each."""
-    from leaderboard.core.explain import PER_QUERY_NOTES
+    """What those renamed per-query metrics are, a line each."""
+    from leaderboard.core.measures import query_help, query_name
 
-    return [PER_QUERY_NOTES[k] for k in keys if k in PER_QUERY_NOTES]
+    return [f"{query_name(k)}: {query_help(k)}" for k in keys if query_name(k) != k]
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     from leaderboard.core.data import resolve_data_dir
     from leaderboard.core.explain import UnknownQueryError, explain_task
-    from leaderboard.submission.pipeline import check_task_files, score_inputs
+    from leaderboard.core.evaluate import check_task_files, score_inputs
 
     report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given)
     for line in report.lines():
@@ -106,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def shown(fraction: float | None) -> str:
-    return "-" if fraction is None else f"{100 * fraction:+.2f}"
+    """A per-query figure x100, two decimals, by the leaderboard's display rule."""
+    return "-" if fraction is None else score_text(fraction, signed=True, digits=2)
+
+
+def gain(value: float) -> str:
+    return fixed(value, 4, signed=True)
 
 
 def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) -> str:  # noqa: ANN001
@@ -213,7 +221,7 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.core.explain.QueryCa
                 f"{_move(m.p_mrr_rank_original, m.p_mrr_rank_altered):>10} "
                 f"{shown(m.p_mrr):>10} {shown((m.p_mrr or 0) / n):>8}")
         if with_irs:
-            line += f" {m.irs_gain:+9.4f}"
+            line += f" {gain(m.irs_gain):>9}"
         out.append(line)
     if with_irs:
         out.append("")
@@ -222,11 +230,11 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.core.explain.QueryCa
         out.append(f"  {'document':24} {'original':>10} {'altered':>10} {'IRS gain':>9}")
         for m in card.positive:
             out.append(f"  {m.doc:24} {_rank(m.rank_original):>10} {_rank(m.rank_altered):>10} "
-                       f"{m.irs_gain:+9.4f}")
+                       f"{gain(m.irs_gain):>9}")
         parts = card.irs_parts
-        out.append(f"  IRS: S = {parts['S']:+.4f} (sum of the gains; unranked = rank N+1), "
-                   f"S(ideal) = {parts['S_ideal']:+.4f}, S(worst) = {parts['S_worst']:+.4f}; "
-                   + (f"IRS = S / {parts['scale']:.4f}, within [-1, 1]" if parts["scale"]
+        out.append(f"  IRS: S = {gain(parts['S'])} (sum of the gains; unranked = rank N+1), "
+                   f"S(ideal) = {gain(parts['S_ideal'])}, S(worst) = {gain(parts['S_worst'])}; "
+                   + (f"IRS = S / {fixed(parts['scale'], 4)}, within [-1, 1]" if parts["scale"]
                       else "IRS is fixed (no ranking to normalise by)"))
     out += _top_text(card)
     return "\n".join(out)

@@ -1,7 +1,7 @@
 """`leaderboard runs`: move and check a submission's run files (the run store by hand).
 
 The logic lives in :mod:`leaderboard.app.transfer`; where the store is, in
-:mod:`leaderboard.store.locations` (``$FOLLOWBOARD_RUN_STORE``, else ``run-store`` under
+:mod:`leaderboard.store.locations` (``$LEADERBOARD_RUN_STORE``, else ``run-store`` under
 ``[tool.followboard]`` in pyproject.toml).
 """
 
@@ -19,7 +19,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         sub, "runs", "fetch, store, check or add a submission's run files (the run store)",
         "A submission's run files are listed in its manifest.txt (SHA-256, size, path) and "
         "kept in its folder, in the run store, or in the submitter's own Hugging Face "
-        "dataset. The store is $FOLLOWBOARD_RUN_STORE, else run-store under "
+        "dataset. The store is $LEADERBOARD_RUN_STORE, else run-store under "
         "[tool.followboard] in pyproject.toml: a folder (default: the repository), "
         "hf://datasets/<owner>/<name>, or a read-only https:// URL.",
         "  leaderboard runs verify submissions/bm25s\n"
@@ -153,7 +153,7 @@ def run_push(args: argparse.Namespace) -> int:
 
 def run_add(args: argparse.Namespace) -> int:
     from leaderboard.core.data import resolve_data_dir
-    from leaderboard.submission.pipeline import stderr_progress
+    from leaderboard.core.evaluate import stderr_progress
     from leaderboard.app.transfer import add
 
     if _folders([args.submission]) is None:

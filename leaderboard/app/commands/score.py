@@ -11,7 +11,7 @@ from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_a
 from leaderboard.core.report import plural
 
 if TYPE_CHECKING:
-    from leaderboard.submission.pipeline import Progress
+    from leaderboard.core.evaluate import Progress
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -20,7 +20,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Validate each submission, then score every task it covers and write "
         "submissions/<id>/manifest.txt (its run files by SHA-256), per-query.json.gz and "
         "results.json (atomically, byte-identical for identical runs). Nothing is written "
-        "for a submission with any error.",
+        "for a submission with any error. The folder is left as a pull request carries it: "
+        "the query explorer's files, which CI writes into explain/ after the merge, are "
+        "kept in the run store's cache (store/ under the cache root, $LEADERBOARD_CACHE_DIR).",
         "  leaderboard score submissions/bm25s")
     add_submission_args(p)
     p.set_defaults(handler=run)
@@ -29,7 +31,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def _score(root: Path, data_dir: Path, progress: Progress) -> tuple[bool, list[str], str]:
     from leaderboard.submission.pipeline import score_submission
 
-    outcome = score_submission(root, data_dir, progress)
+    outcome = score_submission(root, data_dir, progress, after_merge=False)
     findings = outcome.report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER)
     if outcome.results_path is None:
         return False, findings, (f"{root.name}: not scored "

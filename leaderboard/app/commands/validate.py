@@ -11,7 +11,7 @@ from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_a
 from leaderboard.core.report import plural
 
 if TYPE_CHECKING:
-    from leaderboard.submission.pipeline import Progress
+    from leaderboard.core.evaluate import Progress
 
 
 def register(sub: "argparse._SubParsersAction") -> None:

@@ -1,32 +1,21 @@
-"""What every `leaderboard data pull` source shares: errors, endpoints, checksums, plans.
+"""What every `leaderboard data pull` source shares: errors, file kinds, plans.
 
 :mod:`leaderboard.app.datapull.pull` runs a pull; :mod:`leaderboard.app.datapull.github` and
-:mod:`leaderboard.app.datapull.hub` plan and fetch the files of their kind of upstream.
+:mod:`leaderboard.app.datapull.hub` plan and fetch the files of their kind of upstream. The
+endpoints and tokens they use are :mod:`leaderboard.core.config`'s, the checksums
+:mod:`leaderboard.core.checksums`'.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Literal
 
 from leaderboard.benchmarks import BENCHMARKS as _DECLARED
-from leaderboard.core.tasks import DataSource
-
-ENV_GITHUB_API = "LEADERBOARD_GITHUB_API"
-ENV_GITHUB_RAW = "LEADERBOARD_GITHUB_RAW"
-ENV_GITHUB_MEDIA = "LEADERBOARD_GITHUB_MEDIA"
-ENV_HF_ENDPOINT = "LEADERBOARD_HF_ENDPOINT"
-ENV_GITHUB_TOKEN = "GITHUB_TOKEN"
-ENV_HF_TOKEN = "HF_TOKEN"
-
-DEFAULT_GITHUB_API = "https://api.github.com"
-DEFAULT_GITHUB_RAW = "https://raw.githubusercontent.com"
-DEFAULT_GITHUB_MEDIA = "https://media.githubusercontent.com/media"
-DEFAULT_HF_ENDPOINT = "https://huggingface.co"
+from leaderboard.core.checksums import Checksum
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.tasks import DataSource, Task
 
 MANIFEST_NAME = ".manifest.json"
 MANIFEST_FORMAT = 1
@@ -52,7 +41,6 @@ HF_CARD = "README.md"
 
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 30.0
-CHUNK_BYTES = 1 << 20
 # Where Hub downloads are staged (inside the source folder, so a rename lands them).
 HF_STAGING = ".pull-staging"
 LFS_POINTER_MAX_BYTES = 1024
@@ -62,7 +50,7 @@ Host = Literal["github", "huggingface"]
 
 # --- errors ----------------------------------------------------------------------------
 
-class PullError(Exception):
+class PullError(FollowBoardError):
     """A pull failed; the message says what, where, and what to do about it."""
 
 
@@ -87,84 +75,6 @@ class UpstreamError(PullError):
 def host_title(host: Host) -> str:
     return "GitHub" if host == "github" else "the Hugging Face Hub"
 
-
-# --- configuration ---------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Endpoints:
-    """Base URLs of the upstream services; tests point them at a local server."""
-
-    github_api: str = DEFAULT_GITHUB_API
-    github_raw: str = DEFAULT_GITHUB_RAW
-    github_media: str = DEFAULT_GITHUB_MEDIA
-    hf_endpoint: str = DEFAULT_HF_ENDPOINT
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Endpoints":
-        env = os.environ if environ is None else environ
-
-        def pick(name: str, default: str) -> str:
-            return (env.get(name) or default).rstrip("/")
-
-        return cls(github_api=pick(ENV_GITHUB_API, DEFAULT_GITHUB_API),
-                   github_raw=pick(ENV_GITHUB_RAW, DEFAULT_GITHUB_RAW),
-                   github_media=pick(ENV_GITHUB_MEDIA, DEFAULT_GITHUB_MEDIA),
-                   hf_endpoint=pick(ENV_HF_ENDPOINT,
-                                    env.get("HF_ENDPOINT") or DEFAULT_HF_ENDPOINT))
-
-
-@dataclass(frozen=True)
-class Checksum:
-    """What a file must hash to: a git blob SHA-1 or a SHA-256, and its size."""
-
-    algorithm: Literal["git-sha1", "sha256"]
-    digest: str
-    size: int
-
-    def hasher(self) -> "hashlib._Hash":
-        # A git blob id hashes a header with the size first, so the expected size seeds it;
-        # a file of another size fails the size check before the digest is compared.
-        if self.algorithm == "git-sha1":
-            return hashlib.sha1(b"blob %d\0" % self.size)
-        return hashlib.sha256()
-
-    def problem(self, size: int, digest: str) -> str | None:
-        """Why (size, digest) does not match, or None when it does."""
-        if size != self.size:
-            return f"size {size} bytes, expected {self.size}"
-        if digest != self.digest:
-            return f"{self.algorithm} {digest}, expected {self.digest}"
-        return None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"algorithm": self.algorithm, "digest": self.digest, "size": self.size}
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> "Checksum":
-        return cls(algorithm=obj["algorithm"], digest=str(obj["digest"]), size=int(obj["size"]))
-
-
-def git_blob_sha1(content: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
-
-
-def file_checksum(path: Path, algorithm: Literal["git-sha1", "sha256"]) -> Checksum:
-    size = path.stat().st_size
-    h = Checksum(algorithm, "", size).hasher()
-    with path.open("rb") as fh:
-        while chunk := fh.read(CHUNK_BYTES):
-            h.update(chunk)
-    return Checksum(algorithm, h.hexdigest(), size)
-
-
-def file_matches(path: Path, expected: Checksum) -> bool:
-    """True when the file exists and has exactly the expected size and digest."""
-    try:
-        if path.stat().st_size != expected.size:
-            return False
-        return file_checksum(path, expected.algorithm) == expected
-    except OSError:
-        return False
 
 def _describe(reason: object) -> str:
     if isinstance(reason, BaseException):
@@ -220,3 +130,11 @@ def _check_resolved(source: DataSource, commit: str) -> None:
     if re.fullmatch(r"[0-9a-f]{7,40}", rev) and not commit.lower().startswith(rev):
         raise UpstreamError(f"{source.repo}: revision {source.revision} resolved to commit "
                             f"{commit}, which does not start with it")
+
+@dataclass(frozen=True)
+class SourceTasks:
+    """A data source and the registry tasks that read it."""
+
+    source: DataSource
+    benchmark: str
+    tasks: tuple[Task, ...]

@@ -21,16 +21,13 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Mapping
+from typing import Any, BinaryIO, Callable, Mapping
 
 from leaderboard import __version__
 from leaderboard.core.fileio import atomic_file
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.tasks import DataSource
 from leaderboard.app.datapull.common import (
-    CHUNK_BYTES,
-    ENV_GITHUB_TOKEN,
-    ENV_HF_TOKEN,
     FOLLOWTABLE_CORPUS,
     FOLLOWTABLE_OPTIONAL,
     FOLLOWTABLE_TABLE_SUFFIX,
@@ -41,22 +38,21 @@ from leaderboard.app.datapull.common import (
     PART_PREFIX,
     PART_SUFFIX,
     RETRYABLE_STATUS,
-    Checksum,
-    Endpoints,
     Host,
     PackedCorpus,
     PullError,
     PullPlan,
     RemoteFile,
+    SourceTasks,
     SourceUnreachableError,
     UpstreamError,
     _check_resolved,
     _describe,
     verify,
 )
+from leaderboard.core.checksums import CHUNK_BYTES, Checksum
+from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 
-if TYPE_CHECKING:
-    from leaderboard.app.datapull.pull import SourceTasks
 
 # --- HTTP --------------------------------------------------------------------------------
 

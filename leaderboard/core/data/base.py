@@ -13,10 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-ENV_VAR = "LEADERBOARD_DATA"
+from leaderboard.core.config import ENV_DATA
+from leaderboard.core.errors import FollowBoardError
 
 
-class MissingDataError(FileNotFoundError):
+
+class MissingDataError(FollowBoardError, FileNotFoundError):
     """Raised with one message listing every missing file and how to get them."""
 
     def __init__(self, task_id: str, data_dir: Path, missing: list[Path]) -> None:
@@ -28,14 +30,14 @@ class MissingDataError(FileNotFoundError):
         super().__init__(
             f"data for task {task_id!r} is missing from {data_dir}:\n{listing}{more}\n"
             f"Fetch it with `leaderboard data pull {task_id.split('/')[0]} --data-dir {data_dir}` "
-            f"(needs network access), or point --data-dir / ${ENV_VAR} at a folder that has it."
+            f"(needs network access), or point --data-dir / ${ENV_DATA} at a folder that has it."
         )
 
     def __str__(self) -> str:
         return self.args[0]
 
 
-class DataFormatError(ValueError):
+class DataFormatError(FollowBoardError, ValueError):
     """A data file exists but cannot be read; the message names the file (and line)."""
 
 
@@ -43,7 +45,7 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The data directory: ``--data-dir`` first, then $LEADERBOARD_DATA, then ./data."""
     if explicit:
         return Path(explicit)
-    env = os.environ.get(ENV_VAR)
+    env = os.environ.get(ENV_DATA)
     if env:
         return Path(env)
     return Path("data")

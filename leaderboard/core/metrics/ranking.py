@@ -16,16 +16,15 @@ The tests hold this module to pytrec_eval (trec_eval's C code) on real data.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
+from leaderboard.core.measures import parse, UnknownMeasureError
 from leaderboard.core.runs.columns import ParsedRun, lookup
 from leaderboard.core.runs.ordering import grouped_order
 
-METRIC_RE = re.compile(r"^(nDCG|AP|RR|R|P)(?:@(\d+))?$")
 # Largest (queries x distinct docs) key space looked up through a bitmap (one bit per
 # key, so at most 32 MiB, freed right after the lookup).
 BITMAP_MAX_KEYS = 256 * 2**20
@@ -165,10 +164,15 @@ class RankedRun:
 
 
 def parse_metric(name: str) -> tuple[str, int | None]:
-    match = METRIC_RE.match(name)
-    if not match:
+    """(measure, cutoff) of a ranking measure's key (the catalogue, leaderboard.core.measures,
+    says which measures this module computes)."""
+    try:
+        key = parse(name)
+    except UnknownMeasureError:
+        key = None
+    if key is None or key.qualifier is not None or key.measure.kernel != "ranking":
         raise ValueError(f"unsupported metric {name!r}; use nDCG@k, AP, AP@k, RR, RR@k, R@k, P@k")
-    return match.group(1), (int(match.group(2)) if match.group(2) else None)
+    return key.measure.name, key.cutoff
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,9 +253,11 @@ def evaluate(ranked: RankedRun, qrels: dict[str, dict[str, int]], query_ids: lis
         elif kind == "R":
             found = np.bincount(row_q, weights=(relevant & within).astype(float), minlength=nq)
             values = np.divide(found, n_relevant, out=np.zeros(nq), where=n_relevant > 0)
-        else:  # "P"
+        elif kind == "P":
             found = np.bincount(row_q, weights=(relevant & within).astype(float), minlength=nq)
             values = found / float(k if k is not None else 1)
+        else:  # declared a ranking measure in the catalogue, but not computed here yet
+            raise ValueError(f"no ranking kernel computes {name!r}")
         out[name] = dict(zip(qids, values.tolist()))
     return out
 

@@ -310,7 +310,7 @@ class ReadRun:
     """One run file read and parsed, not yet checked against a task.
 
     Reading needs no task data, so :mod:`leaderboard.submission.pipeline` reads a task's files while
-    it loads the data (:func:`leaderboard.submission.pipeline.check_task_files`).
+    it loads the data (:func:`leaderboard.core.evaluate.check_task_files`).
     """
 
     display: str

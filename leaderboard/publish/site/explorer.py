@@ -18,10 +18,12 @@ What the build writes under ``explore/``:
 
 * ``index.json``: every verified submission (name, type, page, where its explanation
   files are, whether it has any), every task (title, primary metric, heatmap family and
-  how the heatmap groups its rows) and the heatmap families;
+  how the heatmap groups its rows), the heatmap families with their submissions in the
+  tables' order (best first on the mean of the family's task figures, as
+  :mod:`leaderboard.publish.standings` computes it), and what each metric key is (label,
+  help, sign, range), from the measure catalogue (:mod:`leaderboard.core.measures`);
 * ``tasks/<task id>.json``: the verified submissions that have the task (by position
-  in the index), best first on its primary metric (the compare picker and the heatmap's
-  default columns);
+  in the index), best first on its primary metric (the compare picker);
 * ``data/<submission>/...`` and ``texts/<sha256>.json.gz``: the copied explanation files
   (folder store only), each text part once for the whole site.
 """
@@ -31,12 +33,14 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from leaderboard.core.explain import PER_QUERY_LABELS
+from leaderboard.benchmarks.followtable_views import FOLLOWTABLE_CONSTRAINT_NAMES
+from leaderboard.benchmarks.views import column
+from leaderboard.core.display import score_text
+from leaderboard.core.measures import measure_of, query_help, query_label
 from leaderboard.submission.explain_files import (
-    EXPLAIN_DIR,
     MANIFEST,
     TEXTS_DIR,
     ExplainFilesError,
@@ -46,16 +50,17 @@ from leaderboard.submission.explain_files import (
 )
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.tasks import Task
-from leaderboard.submission.results import ExplainManifestFile
 from leaderboard.publish.site.board import Board
-from leaderboard.benchmarks.followtable_views import FOLLOWTABLE_CONSTRAINT_NAMES
-from leaderboard.store.files import StoreError, SubmissionFiles, submission_files
+from leaderboard.publish.standings import order_systems
+from leaderboard.store.files import StoreError
+from leaderboard.submission.files import SubmissionFiles, submission_files
+from leaderboard.submission.layout import EXPLAIN_DIR
+from leaderboard.submission.results import ExplainManifestFile, SystemResult
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"
-INDEX_FORMAT = "followboard-explorer/1"
-# Metrics over [-1, 1]: shown with their sign, drawn on a diverging scale.
-SIGNED_METRICS = ("p-MRR", "IRS")
+# The script checks it (assets/explorer.js INDEX_FORMAT): bump both when the index changes.
+INDEX_FORMAT = "followboard-explorer/2"
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,34 @@ def task_labels(family: Family, registry: dict[str, Task]) -> dict[str, str]:
     return dict(zip(family.tasks, labels))
 
 
+def metric_facts(key: str) -> dict[str, object]:
+    """What the explorer shows of a per-query metric key: its label and help, whether it
+    is signed (shown with +, negative coloured, drawn diverging) and its range."""
+    measure = measure_of(key)
+    return {"label": query_label(key), "help": query_help(key), "signed": measure.signed,
+            "low": measure.low, "high": measure.high}
+
+
+def ranked_submissions(family: Family, registry: dict[str, Task],
+                       systems: dict[str, SystemResult]) -> list[str]:
+    """The submissions of ``systems`` (by slug) in the order a table of the family's
+    primary metric would show them: best first on the mean of their task figures (one
+    task's figure for a one-task family), a submission without every task last."""
+    tasks = [registry[t] for t in family.tasks]
+    col = replace(column(family.tasks, tasks[0].primary_metric, tasks[0].primary_metric),
+                  task_metrics=tuple(t.primary_metric for t in tasks))
+    _, order = order_systems(systems, col)
+    return order
+
+
+def picker_value(value: float) -> float:
+    """A task file's figure: 6 decimals, unless rounding to them would change what the
+    display rule prints (a value just under a half-way point such as 0.12349996, which
+    6 decimals would carry up to 0.1235, printed 12.4 where the tables print 12.3)."""
+    short = round(value, 6)
+    return short if score_text(short) == score_text(value) else value
+
+
 def _task_file(task_id: str) -> str:
     return f"{DATA}/tasks/{task_id}.json"
 
@@ -208,6 +241,7 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         labels.update(task_labels(fam, registry))
     per_task: dict[str, list[tuple[float | None, str, bool]]] = {}
     submissions: dict[str, dict[str, object]] = {}
+    explained_by: dict[str, tuple[SystemResult, set[str]]] = {}
     copied_texts: set[str] = set()
     for row in board.submissions:
         sub = row.submission
@@ -220,6 +254,8 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
                             "files")
             base, copied, explained = None, False, set()
         tasks = {tid: scores for tid, scores in row.system.tasks.items() if tid in registry}
+        if base is not None and explained:
+            explained_by[sub.slug] = (row.system, explained)
         for tid, scores in tasks.items():
             primary = scores.metrics.get(registry[tid].primary_metric)
             per_task.setdefault(tid, []).append((primary, sub.slug, tid in explained))
@@ -236,22 +272,22 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
             "tasks": len(tasks), "explained": len(explained),
         }
     # A task file names submissions by their position in the index, with the primary
-    # metric to 6 decimals (it orders the heatmap's columns and labels the compare
-    # picker; the figures shown come from the explanation files): 1,000 submissions on
-    # 313 tasks are 5 MB of these files instead of 10.
+    # metric to 6 decimals (it labels the compare picker; the figures shown come from the
+    # explanation files): 1,000 submissions on 313 tasks are 5 MB of these files instead
+    # of 10.
     position = {slug: i for i, slug in enumerate(submissions)}
     for tid, entries in per_task.items():
         # Best first on the task's primary metric; a missing figure last.
         entries.sort(key=lambda e: (e[0] is None, -(e[0] or 0.0), e[1]))
         _dump(docs / _task_file(tid), {"task": tid, "submissions": [
-            [position[slug], None if value is None else round(value, 6), int(has)]
+            [position[slug], None if value is None else picker_value(value), int(has)]
             for value, slug, has in entries]})
     index = {
         "format": INDEX_FORMAT,
         "texts": f"{DATA}/texts/" if copied_texts else None,
-        "signed": list(SIGNED_METRICS),
-        # Per-query metrics shown under another name (leaderboard/core/explain.py says why).
-        "metric_labels": dict(PER_QUERY_LABELS),
+        # Every metric key of the tasks below: label, help, sign and range.
+        "metrics": {key: metric_facts(key) for key in dict.fromkeys(
+            k for tid, t in registry.items() if tid in per_task for k in t.metric_keys())},
         "submissions": submissions,
         # Task files name submissions by position here (a list: a JSON object's keys that
         # look like numbers, "2024", would not keep their order in JavaScript).
@@ -263,8 +299,14 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
                   for tid, t in registry.items() if tid in per_task},
         # FollowTable's constraint types by name (C1 semantic boundary, ...).
         "group_names": dict(FOLLOWTABLE_CONSTRAINT_NAMES),
+        # "ranked": the submissions with explanation files on some of the family's
+        # tasks (by position in "order"), in the tables' order: the heatmap's columns.
         "families": {f.id: {"title": f.title, "group_by": f.group_by,
-                            "tasks": [t for t in f.tasks if t in per_task]}
+                            "tasks": [t for t in f.tasks if t in per_task],
+                            "ranked": [position[slug] for slug in ranked_submissions(
+                                f, registry, {slug: system for slug, (system, tids)
+                                              in explained_by.items()
+                                              if tids & set(f.tasks)})]}
                      for f in fams.values() if any(t in per_task for t in f.tasks)},
     }
     _dump(docs / DATA / "index.json", index)

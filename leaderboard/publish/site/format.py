@@ -1,4 +1,5 @@
-"""Display helpers: score formatting, sizes, safe links and relative URLs.
+"""Display helpers: exact values, sizes, safe links and relative URLs (scores are printed
+by the one rule every surface shares, :func:`leaderboard.core.display.score_text`).
 
 Every helper returns plain text; HTML escaping is the templates' job (jinja2 autoescape),
 so no helper here may return markup.
@@ -8,16 +9,6 @@ from __future__ import annotations
 
 import posixpath
 from urllib.parse import urlsplit
-
-
-def score_text(value: float | None, signed: bool = False) -> str:
-    """A fraction as the leaderboard shows it: x100, one decimal; '–' when missing."""
-    if value is None:
-        return "–"
-    scaled = round(value * 100, 1)
-    if scaled == 0:
-        return "0.0"  # neither "-0.0" nor "+0.0"
-    return f"{scaled:+.1f}" if signed else f"{scaled:.1f}"
 
 
 def data_value(value: float | None) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
+from leaderboard.core.display import score_text
 from leaderboard.publish.models import ModelRecord
 from leaderboard.publish.site.board import (
     TIER_LEADER,
@@ -31,13 +32,12 @@ from leaderboard.publish.site.format import (
     params_reason,
     params_text,
     safe_url,
-    score_text,
     sort_value,
 )
 from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table (render imports this module lazily).
-from leaderboard.publish.site.render import source_text, tier_title
+from leaderboard.publish.site.table_display import source_text, tier_title
 from leaderboard.publish.standings.downloads import STATISTIC_NOTE, TIER_NAMES
 from leaderboard.publish.standings.lines import LineCell, record_of
 

@@ -14,21 +14,19 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_VAL_PREFIX
 from leaderboard.benchmarks.followtable import FOLLOWTABLE_CONSTRAINTS
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.explain import (
-    DocMove,
-    QueryCard,
-    QueryRow,
-    RankedDoc,
-    TaskExplanation,
-)
+from leaderboard.core.explain import DocMove, QueryCard, QueryRow, RankedDoc, TaskExplanation
+from leaderboard.core.measures import measure_of
 from leaderboard.core.tasks import Task
-from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_VAL_PREFIX
-from leaderboard.submission.explain_files import MANIFEST, TaskTexts, task_files
-from leaderboard.submission.explain_files import write_explanations as write
+from leaderboard.submission.explain_files import (
+    MANIFEST,
+    task_files,
+    TaskTexts,
+    write_explanations as write,
+)
 from leaderboard.submission.results import (
-    PER_QUERY_NAME,
     ExplainManifestFile,
     ModelInfo,
     ResultsFile,
@@ -39,6 +37,7 @@ from leaderboard.submission.results import (
     write_results,
     write_submission_results,
 )
+from leaderboard.submission.layout import METADATA_NAME, PER_QUERY_NAME, RESULTS_NAME, RUNS_DIR
 
 MODEL_TYPES = ("sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction")
 HOSTILE_NAME = "<script>alert(1)</script>"
@@ -69,9 +68,10 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
                 if per_query:
                     pq[key] = {f"p{i}": float(v) for i, v in enumerate(values)}
             continue
-        lo = -1.0 if base in ("p-MRR", "IRS") else 0.0
-        centre = (skill - 0.5) * 0.3 if lo < 0 else 0.2 + 0.5 * skill
-        values = np.clip(rng.normal(centre, 0.25, n_queries), lo, 1.0)
+        measure = measure_of(key)
+        lo, hi = measure.low, measure.high
+        centre = (skill - 0.5) * 0.3 if measure.signed else 0.2 + 0.5 * skill
+        values = np.clip(rng.normal(centre, 0.25, n_queries), lo, hi)
         metrics[key] = float(values.mean())
         if per_query:
             pq[key] = {q: float(v) for q, v in zip(qids, values)}
@@ -115,7 +115,7 @@ def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
                           produced_by={"leaderboard": "0.1.0", "data": "synthetic"},
                           systems=[system])
     if per_query_store is None:
-        write_results(folder / "results.json", results)
+        write_results(folder / RESULTS_NAME, results)
     else:
         write_submission_results(folder, results)
         stored = per_query_store / "submissions" / sub_id / PER_QUERY_NAME
@@ -128,13 +128,13 @@ def write_submission(root: Path, sub_id: str, name: str, tasks: list[Task],
     meta_model["links"] = [u for u in model.links if u.startswith(("http://", "https://"))]
     meta = {"id": sub_id, "model": meta_model,
             "contact": contact, "produced_by": produced_by, "date": "2025-06-01"}
-    (folder / "metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False,
+    (folder / METADATA_NAME).write_text(yaml.safe_dump(meta, sort_keys=False,
                                                          allow_unicode=True), encoding="utf-8")
     for task in tasks[:run_files]:
         for role in task.roles:
             if role == "predictions":
                 continue
-            path = folder / "runs" / task.id / f"{role}.trec.gz"
+            path = folder / RUNS_DIR / task.id / f"{role}.trec.gz"
             path.parent.mkdir(parents=True, exist_ok=True)
             lines = "".join(f"q{q} Q0 d{d} {d + 1} {10 - d * 0.5} synthetic\n"
                             for q in range(3) for d in range(5))

@@ -21,10 +21,8 @@ by each benchmark in :mod:`leaderboard.benchmarks` (:func:`leaderboard.benchmark
 
 from __future__ import annotations
 
-from leaderboard.benchmarks import declared
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.benchmarks.views import Column, View
-from leaderboard.core.tasks import higher_is_better
+from leaderboard.benchmarks.views import Column, column
 
 from .lines import LineCell, ModelLine, model_lines
 from .rows import Row, StandingsDataError, SubmissionInfo, load_rows, slug_of
@@ -41,21 +39,12 @@ from .tables import (
 from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, TierInfo
 
 
-def all_views() -> dict[str, View]:
-    """Every leaderboard view by id, in the benchmarks' declaration order."""
-
-    return {v.id: v for b in declared() for page in b.pages() for v in page.views}
-
-
 def task_column(task_id: str, metric: str | None = None) -> Column:
     """A one-task column on ``metric`` (default: the task's primary metric), as the PR
-    comment ranks a task."""
-
-    task = all_tasks()[task_id]
-    metric = metric or task.primary_metric
-    base = metric.rsplit("/", 1)[-1]
-    return Column(id=metric, label=metric, metric=metric, tasks=(task_id,),
-                  higher_is_better=higher_is_better(metric), signed=base in ("p-MRR", "IRS"))
+    comment ranks a task: what the metric is comes from the measure catalogue, as for
+    every column a benchmark declares."""
+    metric = metric or all_tasks()[task_id].primary_metric
+    return column((task_id,), metric, metric)
 
 
 __all__ = [

@@ -26,8 +26,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from leaderboard.benchmarks import all_views
+from leaderboard.core.display import fixed, score_text
 from leaderboard.core.report import plural
 from leaderboard.publish.stats import compare_pair, holm
+from leaderboard.submission.layout import RESULTS_NAME
 from leaderboard.submission.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
@@ -97,7 +99,7 @@ def resolve_submission(arg: str | Path, submissions_root: Path) -> Path:
 
 def load_system(path: Path) -> SystemResult:
     """A submission folder or a results.json with exactly one verified system."""
-    results_path = path / "results.json" if path.is_dir() else path
+    results_path = path / RESULTS_NAME if path.is_dir() else path
     if not results_path.is_file():
         raise StandingsDataError(f"{results_path}: no results file; run `leaderboard score "
                                  f"{path}` first")
@@ -163,9 +165,10 @@ def format_table(cmp: SubmissionComparison) -> str:
     lines = [head, "-" * len(head.splitlines()[-1])]
     for r in cmp.rows:
         label = r.label + (" *" if r.tiered else "")
+        interval = f"[{score_text(r.ci_low, True)}, {score_text(r.ci_high, True)}]"
         lines.append(
-            f"{r.view:34} {label:24} {100 * r.mean_a:7.1f} {100 * r.mean_b:7.1f} "
-            f"{100 * r.effect:+7.1f} {f'[{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]':>15} "
+            f"{r.view:34} {label:24} {score_text(r.mean_a):>7} {score_text(r.mean_b):>7} "
+            f"{score_text(r.effect, True):>7} {interval:>15} "
             f"{_p_text(r.p_value):>8} {_p_text(r.p_adjusted):>8}  {r.verdict}")
     if not cmp.rows:
         lines.append("(no view scored by both submissions)")
@@ -185,4 +188,4 @@ def format_table(cmp: SubmissionComparison) -> str:
 
 def _p_text(p: float) -> str:
     # A Monte-Carlo p-value is never 0; its floor is 1/(R+1), so print a bound instead.
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+    return "<0.0001" if p < 1e-4 else fixed(p, 4)

@@ -2,7 +2,8 @@
 
 A leader below its column's no-skill reference is no better than chance, and the site
 draws the reference as a row of its own so that a reader sees it. The references are
-facts of the metric (:attr:`leaderboard.benchmarks.views.Column.no_skill`):
+facts of the measure, declared in its catalogue entry (:mod:`leaderboard.core.measures`,
+``Measure.no_skill``, which every column carries as :attr:`Column.no_skill`):
 
 * p-MRR and IRS: 0, a ranking that ignores the instruction (the altered run equal to the
   original one moves no document);

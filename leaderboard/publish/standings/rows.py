@@ -18,9 +18,12 @@ from pathlib import Path
 
 from leaderboard.benchmarks import reported_only_prefixes
 from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.report import Report
 from leaderboard.publish.models import ModelRecord, canonical_system
-from leaderboard.submission.folder import load_metadata, run_files
+from leaderboard.submission.folder import run_files
+from leaderboard.submission.layout import METADATA_NAME, RESULTS_NAME
+from leaderboard.submission.metadata import load_metadata
 from leaderboard.submission.results import (
     ExplainManifestFile,
     ResultsFile,
@@ -30,7 +33,7 @@ from leaderboard.submission.results import (
 )
 
 
-class StandingsDataError(ValueError):
+class StandingsDataError(FollowBoardError, ValueError):
     """A results or metadata file the standings cannot use; the message names the file."""
 
 
@@ -110,7 +113,7 @@ def read_submission(results_path: Path) -> tuple[ResultsFile, SystemResult]:
 
 
 def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, SubmissionInfo] | None:
-    results_path = folder / "results.json"
+    results_path = folder / RESULTS_NAME
     if not results_path.is_file():
         warnings.append(f"{folder}: no results.json (not scored yet); not shown")
         return None
@@ -119,7 +122,7 @@ def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, S
                           results_path=results_path, produced_by_scorer=results.produced_by,
                           explain_manifest=results.explain_manifest)
     _read_metadata(folder, info)
-    files = ["metadata.yaml"] if (folder / "metadata.yaml").is_file() else []
+    files = [METADATA_NAME] if (folder / METADATA_NAME).is_file() else []
     info.files = files + list(run_files(folder))
     return system, info
 
@@ -127,9 +130,8 @@ def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, S
 def _read_metadata(folder: Path, info: SubmissionInfo) -> None:
     """Contact and provenance text from metadata.yaml; problems are shown, not fatal, since
     the scores themselves come from results.json."""
-
     report = Report()
-    meta = load_metadata(folder / "metadata.yaml", f"{folder.name}/metadata.yaml", report)
+    meta = load_metadata(folder / METADATA_NAME, f"{folder.name}/{METADATA_NAME}", report)
     info.metadata_problems = report.lines()
     if meta is not None:
         info.contact = meta.contact

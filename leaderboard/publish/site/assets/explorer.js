@@ -67,45 +67,26 @@
 
   /* ------------------------------------------------------------------ numbers */
 
-  // Both from the explorer's index once it is read (leaderboard/publish/site/explorer.py): the
-  // signed metrics (shown with +, negative coloured), and per-query metrics shown under
-  // another name than the task's metric (leaderboard/core/explain.py PER_QUERY_LABELS).
-  var SIGNED = {};
-  var METRIC_LABELS = {};
+  // The index's format (leaderboard/publish/site/explorer.py INDEX_FORMAT): a page and an
+  // index of different versions would misread each other.
+  var INDEX_FORMAT = "followboard-explorer/2";
+  // What each metric key is, from the explorer's index once it is read, which takes it
+  // from the measure catalogue (leaderboard/core/measures.py): label, help, signed (shown
+  // with +, negative coloured, drawn diverging), low and high (its range).
+  var METRICS = {};
+  var UNKNOWN_METRIC = { signed: false, low: 0, high: 1 };
 
-  // A fraction as the leaderboard shows it: x100, one decimal.
-  function fmt(v, signed) {
-    if (v === null || v === undefined) return "\u2013";
-    var x = Math.round(v * 1000) / 10;
-    if (x === 0) return "0.0";
-    return (signed && x > 0 ? "+" : "") + x.toFixed(1);
-  }
+  function metricInfo(key) { return METRICS[key] || UNKNOWN_METRIC; }
+  function signedMetric(key) { return !!metricInfo(key).signed; }
+  function metricLabel(key) { return metricInfo(key).label || key; }
+  function metricHelp(key) { return metricInfo(key).help || key + " of this query"; }
+
+  // A fraction as the leaderboard shows it: x100, one decimal, by the rule the tables
+  // follow too (assets/format.js).
+  function fmt(v, signed) { return FBFormat.score(v, signed); }
 
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }
-
-  function metricLabel(key) {
-    if (METRIC_LABELS[key]) return METRIC_LABELS[key];
-    var parts = key.split("/");
-    if (parts.length === 2) return parts[1] + " (" + parts[0] + ")";
-    return key;
-  }
-
-  var METRIC_HELP = {
-    "p-MRR": "p-MRR of the query: the mean over its changed documents of how far each moved (+: down the ranking, as the instruction asks)",
-    "IRS": "Instruction-following ranking score of the pair: T+ tables up and T\u2212 tables down, normalised to [-1, 1]",
-    // PI-Indic T4: the unit is the persona (its eleven pairs).
-    "Accuracy": "share of the persona's pairs whose prediction (compatible at a probability of 0.5 or more) is right",
-    "Balanced accuracy": "mean of the persona's accuracy on its compatible and on its incompatible pairs",
-    "AUROC": "the persona's part of the task's AUROC (DeLong's structural component: the task's AUROC is the mean of these over personas; it can pass 100)",
-  };
-
-  function metricHelp(key) {
-    if (METRIC_HELP[key]) return METRIC_HELP[key];
-    var p = key.split("/");
-    if (p.length === 2) return p[1] + " of the " + p[0] + " run on this query";
-    return key + " of this query";
-  }
 
   /* ------------------------------------------------------------------ loading */
 
@@ -480,7 +461,7 @@
   // The primary metric first, then p-MRR/IRS, then the original run's, then the altered's.
   function orderMetrics(metrics, primary) {
     function rank(m) {
-      return m === primary ? 0 : SIGNED[m] ? 1 : m.indexOf("original/") === 0 ? 2 : m.indexOf("altered/") === 0 ? 3 : 4;
+      return m === primary ? 0 : signedMetric(m) ? 1 : m.indexOf("original/") === 0 ? 2 : m.indexOf("altered/") === 0 ? 3 : 4;
     }
     return metrics.slice().sort(function (a, b) { return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0); });
   }
@@ -517,7 +498,7 @@
     if (p.get("g") && groups.indexOf(p.get("g")) !== -1) groupSel.value = p.get("g");
     var taskSel = h("select", { name: "task", "aria-label": "Task" }, h("option", { value: "" }, "all"),
       tids.map(function (t) { return h("option", { value: t }, index.tasks[t].label); }));
-    var signed = metrics.filter(function (m) { return SIGNED[m]; });
+    var signed = metrics.filter(function (m) { return signedMetric(m); });
     var only = h("select", { name: "only", "aria-label": "Which queries" }, h("option", { value: "" }, "all queries"),
       signed.map(function (m) { return h("option", { value: m }, m + " below 0 (the wrong way)"); }));
     var form = h("form", { cls: "fb-x-filters", role: "search", onsubmit: function (e) { e.preventDefault(); } },
@@ -582,8 +563,8 @@
         if (multi) add(tr, h("td", null, index.tasks[r.task].label));
         metrics.forEach(function (m) {
           var v = r.values[m];
-          add(tr, h("td", { "data-v": exact(v), "data-metric": m, cls: v !== null && v !== undefined && SIGNED[m] && v < 0 ? "fb-x-neg" : null },
-            fmt(v, SIGNED[m])));
+          add(tr, h("td", { "data-v": exact(v), "data-metric": m, cls: v !== null && v !== undefined && signedMetric(m) && v < 0 ? "fb-x-neg" : null },
+            fmt(v, signedMetric(m))));
         });
         add(body, tr);
       }
@@ -626,7 +607,7 @@
     taskSubmissions(tid).then(function (subs) {
       subs.forEach(function (e) {
         if (e[0] === slug || !e[2]) return;
-        add(sel, h("option", { value: e[0] }, submissionName(e[0]) + " (" + fmt(e[1], SIGNED[index.tasks[tid].primary]) + ")"));
+        add(sel, h("option", { value: e[0] }, submissionName(e[0]) + " (" + fmt(e[1], signedMetric(index.tasks[tid].primary)) + ")"));
       });
       if (sel.options.length === 1) { sel.disabled = true; sel.options[0].textContent = "no other submission has this task"; }
     }).catch(function () { sel.disabled = true; });
@@ -646,7 +627,7 @@
     var primary = index.tasks[tids[0]].primary;
     var wanted = p.get("m");
     var metric = wanted && metrics.indexOf(wanted) !== -1 ? wanted
-      : metrics.indexOf(primary) !== -1 ? primary : metrics.filter(function (m) { return SIGNED[m]; })[0] || metrics[0];
+      : metrics.indexOf(primary) !== -1 ? primary : metrics.filter(function (m) { return signedMetric(m); })[0] || metrics[0];
     var byKey = {};
     rowsB.forEach(function (r) { byKey[r.task + "\u0000" + r.query] = r; });
     var pairs = [];
@@ -679,8 +660,8 @@
         h("td", { cls: "fb-x-id" }, nav(x.a.query, { s: a, vs: b, t: x.a.task, query: x.a.query })),
         hasGroup ? h("td", null, x.a.group || "") : null,
         multi ? h("td", null, index.tasks[x.a.task].label) : null,
-        h("td", { "data-v": exact(x.x), "data-side": "a" }, fmt(x.x, SIGNED[metric])),
-        h("td", { "data-v": exact(x.y), "data-side": "b" }, fmt(x.y, SIGNED[metric])),
+        h("td", { "data-v": exact(x.x), "data-side": "a" }, fmt(x.x, signedMetric(metric))),
+        h("td", { "data-v": exact(x.y), "data-side": "b" }, fmt(x.y, signedMetric(metric))),
         h("td", { "data-v": exact(x.d), "data-side": "d", cls: x.d < 0 ? "fb-x-neg" : null }, fmt(x.d, true))));
     });
     var swap = nav("swap the two", { s: b, vs: a, t: tids.join(","), m: metric });
@@ -782,7 +763,7 @@
     return h("td", a, text);
   }
 
-  function gainText(g) { return g === null || g === undefined ? "\u2013" : (g > 0 ? "+" : "") + g.toFixed(4); }
+  function gainText(g) { return FBFormat.fixed(g, 4, true); }
 
   function docButton(doc, ctx) {
     return h("button", { type: "button", cls: "fb-x-doc", "data-doc": doc, title: "Show the text of " + doc,
@@ -832,8 +813,8 @@
       if (values[m] === null || values[m] === undefined) return;
       var v = values[m];
       add(dl, h("div", { cls: "fb-x-metric" }, h("dt", { title: metricHelp(m) }, metricLabel(m)),
-        h("dd", { "data-v": exact(v), "data-metric": m, cls: v !== null && SIGNED[m] && v < 0 ? "fb-x-neg" : null },
-          fmt(v, SIGNED[m]))));
+        h("dd", { "data-v": exact(v), "data-metric": m, cls: v !== null && signedMetric(m) && v < 0 ? "fb-x-neg" : null },
+          fmt(v, signedMetric(m)))));
     });
     return dl;
   }
@@ -887,7 +868,7 @@
       add(body, h("tr", { "data-pair": p.pair, cls: right ? null : "fb-x-wrong" },
         h("td", null, instruction ? [h("b", null, instruction), " ", docs && docs[instruction] ? docs[instruction] : ""] : p.pair),
         h("td", null, p.label ? "compatible" : "not compatible"),
-        h("td", { "data-v": exact(p.probability), "data-field": "probability" }, p.probability.toFixed(3)),
+        h("td", { "data-v": exact(p.probability), "data-field": "probability" }, FBFormat.fixed(p.probability, 3)),
         h("td", null, (predicted ? "compatible" : "not compatible") + (right ? "" : " \u2717"))));
     });
     return h("div", { cls: "fb-x-wrap" }, h("table", { cls: "fb-x-table fb-x-pairs" }, h("thead", null, head), body));
@@ -1059,7 +1040,7 @@
           add(psec, h("p", { cls: "fb-x-irs" }, "S = ", h("span", { "data-v": exact(parts.S), "data-field": "S" }, gainText(parts.S)),
             " (the sum of the gains), S(ideal) = ", h("span", { "data-v": exact(parts.S_ideal), "data-field": "S_ideal" }, gainText(parts.S_ideal)),
             ", S(worst) = ", h("span", { "data-v": exact(parts.S_worst), "data-field": "S_worst" }, gainText(parts.S_worst)), "; ",
-            parts.scale ? "IRS = S / " + parts.scale.toFixed(4) + ", clipped to [\u22121, 1]." : "IRS is fixed without dividing (no ranking to normalise by)."));
+            parts.scale ? "IRS = S / " + FBFormat.fixed(parts.scale, 4) + ", clipped to [\u22121, 1]." : "IRS is fixed without dividing (no ranking to normalise by)."));
         }
         add(box, psec);
       }
@@ -1119,15 +1100,17 @@
     return out;
   }
 
-  function colour(v, signed) {
+  // A cell's colour on its metric's range (from the index): a signed metric diverges
+  // from white at 0, others run from white at the low end to blue at the high end.
+  function colour(v, range) {
     if (v === null || v === undefined) return null;
-    if (signed) {
-      var t = Math.max(-1, Math.min(1, v));
+    if (range.signed) {
+      var t = v >= 0 ? Math.min(1, v / range.high) : -Math.min(1, v / range.low);
       // blue for followed (+), red for the wrong way (-), white at 0
       return t >= 0 ? "rgb(" + Math.round(255 - 200 * t) + "," + Math.round(255 - 130 * t) + ",255)"
         : "rgb(255," + Math.round(255 + 170 * t) + "," + Math.round(255 + 170 * t) + ")";
     }
-    var u = Math.max(0, Math.min(1, v));
+    var u = Math.max(0, Math.min(1, (v - range.low) / (range.high - range.low)));
     return "rgb(" + Math.round(255 - 205 * u) + "," + Math.round(255 - 120 * u) + "," + Math.round(255 - 60 * u) + ")";
   }
 
@@ -1135,17 +1118,9 @@
     var tid0 = taskIds(p)[0];
     var fam = index.families[index.tasks[tid0].family];
     var tids = fam.tasks;
-    var files = await Promise.all(tids.map(taskSubmissions));
-    // Columns: submissions with explanation files, best first on the mean of their task means.
-    var score = {}, count = {};
-    files.forEach(function (entries) {
-      entries.forEach(function (e) {
-        if (!e[2] || !index.submissions[e[0]] || !index.submissions[e[0]].base) return;
-        score[e[0]] = (score[e[0]] || 0) + (e[1] || 0);
-        count[e[0]] = (count[e[0]] || 0) + 1;
-      });
-    });
-    var candidates = Object.keys(score).sort(function (a, b) { return score[b] / count[b] - score[a] / count[a] || (a < b ? -1 : 1); });
+    // Columns: the submissions with explanation files, in the order the tables show them
+    // (the index ranks them: best first on the mean of the family's task figures).
+    var candidates = fam.ranked.map(function (i) { return index.order[i]; });
     if (!candidates.length) throw new UserError("No verified submission of " + fam.title + " has explanation files yet.");
     var picked = (p.get("subs") || "").split(",").filter(function (x) { return candidates.indexOf(x) !== -1; });
     var unknown = (p.get("subs") || "").split(",").filter(function (x) { return x && candidates.indexOf(x) === -1; });
@@ -1159,7 +1134,7 @@
     lists.forEach(function (l) { if (l) l.metrics.forEach(function (m) { if (metricsAll.indexOf(m) === -1) metricsAll.push(m); }); });
     var primary = index.tasks[tid0].primary;
     var metric = defaultMetric(metricsAll, primary, p.get("m"));
-    var signed = !!SIGNED[metric];
+    var range = metricInfo(metric), signed = !!range.signed;
     // Rows: (task, query), grouped by constraint type or by task (language, collection).
     var rowsByKey = {}, rows = [];
     lists.forEach(function (l, k) {
@@ -1250,7 +1225,7 @@
           last = r.group;
         }
         r.v.forEach(function (v, j) {
-          var c = colour(v, signed);
+          var c = colour(v, range);
           cx.fillStyle = c || "rgba(128,128,128,0.25)";
           cx.fillRect(gutter + j * cellW, y, cellW - 1, Math.max(1, cellH - (cellH > 3 ? 1 : 0)));
         });
@@ -1306,11 +1281,11 @@
         h("span", { cls: "fb-x-muted" }, "(column " + (j + 1) + ")"));
     }));
     var legend = h("p", { cls: "fb-x-legend" }, signed
-      ? [h("span", { cls: "fb-x-swatch", style: "background:" + colour(-1, true) }), " \u22121 (the wrong way) ",
-         h("span", { cls: "fb-x-swatch", style: "background:" + colour(0, true) }), " 0 ",
-         h("span", { cls: "fb-x-swatch", style: "background:" + colour(1, true) }), " +1 (as the instruction asks)"]
-      : [h("span", { cls: "fb-x-swatch", style: "background:" + colour(0, false) }), " 0 ",
-         h("span", { cls: "fb-x-swatch", style: "background:" + colour(1, false) }), " 1"],
+      ? [h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.low, range) }), " \u22121 (the wrong way) ",
+         h("span", { cls: "fb-x-swatch", style: "background:" + colour(0, range) }), " 0 ",
+         h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.high, range) }), " +1 (as the instruction asks)"]
+      : [h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.low, range) }), " 0 ",
+         h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.high, range) }), " 1"],
       h("span", { cls: "fb-x-swatch fb-x-none" }), " no score");
     var missing = lists.filter(function (l) { return !l; }).length;
     heatHooks = { rows: rows, cols: cols, cellW: cellW, cellH: cellH, left: gutter, top: top, metric: metric };
@@ -1331,9 +1306,14 @@
     var p = new URLSearchParams(location.search);
     try {
       if (!index) {
-        index = await need(new URL(host.getAttribute("data-index"), SITE_ROOT), "explorer's index");
-        (index.signed || []).forEach(function (m) { SIGNED[m] = true; });
-        METRIC_LABELS = index.metric_labels || {};
+        var read = await need(new URL(host.getAttribute("data-index"), SITE_ROOT), "explorer's index");
+        if (!read || read.format !== INDEX_FORMAT) {
+          throw new UserError("The explorer's index (" + host.getAttribute("data-index") + ") is in format " +
+            JSON.stringify(read && read.format) + ", and this page reads " + INDEX_FORMAT + ".",
+            "The page and its files come from different versions of the site: rebuild it (leaderboard build).");
+        }
+        METRICS = read.metrics;
+        index = read;
       }
       if (id !== renderId) return;
       if (p.get("view") === "heatmap") await renderHeatmap(p);

@@ -282,7 +282,8 @@
     return node;
   }
 
-  function fmt(v) { return (Math.round(v * 1000) / 10).toFixed(1); }
+  // x100, one decimal, by the rule every number on the site follows (assets/format.js).
+  function fmt(v) { return FBFormat.score(v); }
 
   // The values of one column of a view's table, by row key, for visible rows only.
   function columnValues(anchor, columnId) {

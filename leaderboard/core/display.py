@@ -1,0 +1,51 @@
+"""The one rule every displayed number follows, written once in Python (here) and once in
+JavaScript (``leaderboard/publish/site/assets/format.js``); ``tests/fixtures/display_cases.json``
+holds both to the same texts.
+
+A value is printed from its shortest round-trip decimal form (Python's ``repr``,
+JavaScript's ``String``: the digits a reader would type to get the same double), scaled
+by a power of ten exactly in decimal (x100 for a score), then rounded half away from zero
+to the digits asked. So 0.0015 is 0.15 before rounding and shows as 0.2, the same on
+every page, whatever the binary double behind it (0.00149999999999999990...). A result
+that rounds to zero prints without a sign ("0.0", never "-0.0" or "+0.0"); ``signed`` puts
+"+" before a positive one (p-MRR and IRS); a missing or non-finite value prints "–".
+
+Tables, the explorer, the charts, ``eval``, ``explain``, ``compare`` and the PR comment
+all print through this rule; the metrics page states it.
+"""
+
+from __future__ import annotations
+
+import math
+
+MISSING = "\u2013"   # en dash: no value
+
+
+def fixed(value: float | None, digits: int, *, signed: bool = False, scale: int = 0) -> str:
+    """``value`` x 10**scale with ``digits`` decimals, by the rule above."""
+    if value is None:
+        return MISSING
+    value = float(value)
+    if not math.isfinite(value):
+        return MISSING
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    # |value| = digits_int x 10**power, exactly as the shortest form writes it
+    digits_int = int(whole + fraction)
+    shift = int(exponent or 0) - len(fraction) + scale + digits
+    if shift >= 0:
+        units = digits_int * 10**shift
+    else:
+        quotient, remainder = divmod(digits_int, 10**-shift)
+        units = quotient + (1 if 2 * remainder >= 10**-shift else 0)   # half away from zero
+    text = str(units).rjust(digits + 1, "0")
+    if digits:
+        text = f"{text[:-digits]}.{text[-digits:]}"
+    if units == 0:
+        return text
+    return ("-" if value < 0 else "+" if signed else "") + text
+
+
+def score_text(value: float | None, signed: bool = False, digits: int = 1) -> str:
+    """A score (a fraction) as the leaderboard shows it: x100, one decimal by default."""
+    return fixed(value, digits, signed=signed, scale=2)

@@ -1,0 +1,177 @@
+"""A submission's stored files, found wherever they are and verified before use.
+
+:class:`SubmissionFiles` answers "give me this file of submission X, which must be N
+bytes with SHA-256 H". It looks, in order,
+
+1. beside the manifest, in the submission's folder (a pull request's own files, the
+   repository's folder store);
+2. in the configured store when it can be read without a revision (a folder holding
+   ``submissions/<id>/``, an HTTPS location);
+3. in the on-disk cache (:mod:`leaderboard.store.cache`), where a local scoring also
+   keeps the files CI writes into the folder only after the merge
+   (:mod:`leaderboard.submission.layout`);
+4. at the manifest's ``source:``, a Hugging Face dataset at a commit (the submitter's
+   own, or the store's copy written by ``leaderboard runs push``).
+
+Whatever it finds is checked against the size and SHA-256 before it is handed out
+(:mod:`leaderboard.store.files`); a remote file is streamed into the cache and renamed
+into place only when it matches. Every problem is a
+:class:`leaderboard.store.files.StoreError` naming the submission and the file, and where
+it was looked for.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from huggingface_hub import constants as hf_constants
+
+from leaderboard.core.report import Report
+from leaderboard.store.cache import cache_dir
+from leaderboard.store.files import (StoredRef, StoreError, cached_copy, check_file, download)
+from leaderboard.store.http import FetchError, HttpLimits
+from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
+                                         RunStore, configured_store, store_path)
+from leaderboard.submission.manifest import load_manifest
+from leaderboard.submission.layout import MANIFEST_NAME
+
+# Files fetched at once: remote reads wait on the network, local ones on the disk.
+FETCH_JOBS = 8
+
+
+@dataclass
+class SubmissionFiles:
+    """Where the stored files of submission ``sub_id`` are: its folder (if any), the
+    manifest's source (if any) and the configured store."""
+
+    sub_id: str
+    folder: Path | None
+    source: HubSource | None
+    store: RunStore
+    cache: Path = field(default_factory=cache_dir)
+    limits: HttpLimits = field(default_factory=HttpLimits)
+
+    def display(self, rel: str) -> str:
+        return f"{self.sub_id}/{rel}"
+
+    def local(self, rel: str) -> Path | None:
+        """The file in the submission's folder, when it is there (links refused)."""
+        if self.folder is None:
+            return None
+        path = self.folder / rel
+        return path if path.is_file() and not path.is_symlink() else None
+
+    def _in_folder_store(self, rel: str) -> Path | None:
+        if not isinstance(self.store, FolderStore):
+            return None
+        path = self.store.root / store_path(self.sub_id, rel)
+        if self.folder is not None and path.resolve() == (self.folder / rel).resolve():
+            return None  # the folder store is the repository: step 1 looked already
+        return path if path.is_file() and not path.is_symlink() else None
+
+    def held_by_source(self, ref: StoredRef) -> bool:
+        """Whether the manifest's source holds ``ref``'s very file (fetched into the cache
+        and verified, or found there): a file the folder also has need not be sent
+        again. False when there is no source or its copy cannot be had or differs."""
+        if self.source is None or hf_constants.HF_HUB_OFFLINE:
+            return False
+        if cached_copy(self.cache, ref) is not None:
+            return True
+        try:
+            self._download(self.source.download_url(ref.path), ref, self.display(ref.path))
+        except (FetchError, StoreError):
+            return False
+        return True
+
+    def locate(self, ref: StoredRef) -> Path:
+        """A verified local copy of ``ref`` (the folder's, the folder store's or the
+        cache's); raises :class:`StoreError`."""
+        return self._obtain(ref)[0]
+
+    def read(self, ref: StoredRef) -> bytes:
+        """``ref``'s verified content (inflated, for a gzip ref)."""
+        path, content = self._obtain(ref)
+        return content if content is not None else path.read_bytes()
+
+    def _obtain(self, ref: StoredRef) -> tuple[Path, bytes | None]:
+        display = self.display(ref.path)
+        candidates = [("the submission's folder", self.local(ref.path)),
+                      (self.store.describe(), self._in_folder_store(ref.path))]
+        for where, path in candidates:
+            if path is None:
+                continue
+            problem, content = check_file(path, ref)
+            if problem:
+                raise StoreError(display, f"the copy in {where} ({path}) does not match: "
+                                          f"{problem}")
+            return path, content
+        hit = cached_copy(self.cache, ref)
+        if hit is not None:
+            return hit
+        tried: list[str] = []
+        if isinstance(self.store, HttpsStore):
+            url = self.store.url(store_path(self.sub_id, ref.path))
+            try:
+                return self._download(url, ref, display)
+            except FetchError as exc:
+                if not exc.not_found or self.source is None:
+                    raise StoreError(display, str(exc)) from None
+                tried.append(url)
+        if self.source is not None:
+            if hf_constants.HF_HUB_OFFLINE:
+                raise StoreError(display, f"it is at {self.source.url()}, and HF_HUB_OFFLINE "
+                                          "is set: unset it to fetch from the Hub")
+            try:
+                return self._download(self.source.download_url(ref.path), ref, display)
+            except FetchError as exc:
+                raise StoreError(display, str(exc)) from None
+        if isinstance(self.store, HubStore):
+            raise StoreError(display, "not in the submission's folder, and its manifest names "
+                                      "no source: the file was never pushed to "
+                                      f"{self.store.describe()} (`leaderboard runs push`)")
+        where = "; ".join(["not in the submission's folder", *(f"not at {u}" for u in tried)])
+        if isinstance(self.store, FolderStore):
+            where += f"; not in {self.store.describe()}"
+        raise StoreError(display, f"the file is missing ({where})")
+
+    def _download(self, url: str, ref: StoredRef, display: str) -> tuple[Path, bytes | None]:
+        return download(url, ref, self.cache, display, self.limits)
+
+    def locate_all(self, refs: list[StoredRef], jobs: int = FETCH_JOBS
+                   ) -> dict[str, Path | StoreError]:
+        """Every ref located at once (by path): a verified path, or why not."""
+        def one(ref: StoredRef) -> Path | StoreError:
+            try:
+                return self.locate(ref)
+            except StoreError as exc:
+                return exc
+        if len(refs) <= 1:
+            return {r.path: one(r) for r in refs}
+        with ThreadPoolExecutor(max_workers=min(jobs, len(refs)),
+                                thread_name_prefix="store-fetch") as pool:
+            return dict(zip((r.path for r in refs), pool.map(one, refs)))
+
+    def link(self, rel: str) -> str | None:
+        """The web address of the stored copy of ``rel`` when it is not in the folder (the
+        site links files in the folder to the repository itself)."""
+        if self.local(rel) is not None:
+            return None
+        if isinstance(self.store, HttpsStore):
+            return self.store.url(store_path(self.sub_id, rel))
+        if self.source is not None:
+            return self.source.page_url(rel)
+        return None
+
+
+def submission_files(folder: Path, store: RunStore | None = None) -> SubmissionFiles:
+    """The stored files of the submission in ``folder`` (its manifest read for the source;
+    ``store`` by default the configured one). A manifest that cannot be read is a
+    :class:`StoreError`."""
+    report = Report()
+    manifest = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
+    if not report.ok:
+        raise StoreError(f"{folder.name}/{MANIFEST_NAME}", "; ".join(report.lines()[:3]))
+    return SubmissionFiles(folder.name, folder, manifest.source if manifest else None,
+                           store if store is not None else configured_store(folder))

@@ -1,0 +1,149 @@
+"""The layout of a submission folder ``submissions/<id>/``, declared once.
+
+Every module that reads, checks, writes or moves a submission's files takes the names,
+the owners and the limits from here: the validator (stray files), the pull-request check
+(what a pull request may carry), the scorer (what it writes, and where), ``runs
+add/push/pull``, publishing and ``baselines run``::
+
+    submissions/<id>/metadata.yaml                         the submitter's
+    submissions/<id>/manifest.txt                          the submitter's (`score`, `runs push`)
+    submissions/<id>/runs/<task id>/<role>.trec[.gz]       the submitter's
+    submissions/<id>/runs/<task id>/predictions.tsv[.gz]   PI-Indic T4, likewise
+    submissions/<id>/results.json                          the scorer's
+    submissions/<id>/per-query.json.gz                     the scorer's
+    submissions/<id>/explain/                              CI's, after the merge
+
+Who writes an entry decides what a pull request may do with it (:class:`Writer`):
+
+* the **submitter**'s entries are what a pull request carries and CI reads;
+* the **scorer**'s may be carried only byte-identical to what CI computes from the
+  submitter's files (CI compares them and never reads them);
+* **CI**'s are written after the merge; a pull request never adds, changes nor deletes
+  them. A submitter's own scoring (`leaderboard score`, `baselines run`) therefore keeps
+  them apart, in the run store's cache where every reader finds them by content
+  (:func:`in_folder`), and leaves a folder that is ready to commit.
+
+The store may keep an entry instead of the folder (:attr:`Entry.stored`): the run files,
+the per-query scores and the explorer's files. This module only declares; it reads and
+writes nothing, so that a module changing a folder as one transaction can sit beside it
+and take the entries from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Literal
+
+# Where submission folders live, in the repository and in every store.
+SUBMISSIONS_DIR = "submissions"
+
+METADATA_NAME = "metadata.yaml"
+MANIFEST_NAME = "manifest.txt"
+RUNS_DIR = "runs"
+RESULTS_NAME = "results.json"
+PER_QUERY_NAME = "per-query.json.gz"
+EXPLAIN_DIR = "explain"
+
+# Run files under runs/<task id>/, named <role><suffix>; PI-Indic T4 predictions.tsv[.gz].
+RUN_SUFFIXES = (".trec", ".trec.gz", ".txt", ".txt.gz", ".run", ".run.gz")
+PREDICTION_SUFFIXES = (".tsv", ".tsv.gz")
+
+# Limits on a submission's run files wherever they are (a pull request, the run store,
+# the submitter's dataset), measured on the stored bytes (a gzipped run counts at its
+# compressed size). The per-file limit keeps every file far below GitHub's 100 MB push
+# limit; the per-submission limit bounds CI time. Measured with gzipped runs of random
+# scores at full depth: FollowTable WQT (both roles, 1000 documents per query) is
+# 13.6 MiB, the 288 PI-Indic T1-T3 runs (150 x 150) 48.8 MiB together, so a submission
+# covering every task needs about 90 MiB.
+MAX_FILE_BYTES = 25 * 1024 * 1024
+MAX_SUBMISSION_BYTES = 128 * 1024 * 1024
+MAX_FILES = 1000
+# A manifest of MAX_FILES lines of about 130 characters, with room for comments.
+MAX_MANIFEST_BYTES = 256 * 1024
+MAX_METADATA_BYTES = 64 * 1024
+# Bounds on the explorer's files, far above a submission of every task (708 files, the
+# largest 0.3 MB of JSON), so a damaged explanation manifest cannot make a reader fetch
+# without end.
+MAX_EXPLAIN_FILES = 10_000
+MAX_EXPLAIN_FILE_BYTES = 64 * 1024 * 1024
+
+
+class Writer(Enum):
+    """Who writes an entry, and so what a pull request may do with it."""
+
+    SUBMITTER = "the submitter"
+    SCORER = "the scorer"
+    CI = "CI after the merge"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry at the top of a submission folder."""
+
+    name: str
+    kind: Literal["file", "folder"]
+    writer: Writer
+    what: str
+    # The run store may keep it (its files, for a folder) instead of the folder.
+    stored: bool = False
+
+    def holds(self, rel: str) -> bool:
+        """Whether ``rel`` (a path inside the submission folder) is this entry or in it."""
+        return rel == self.name if self.kind == "file" else rel.startswith(self.name + "/")
+
+
+ENTRIES: tuple[Entry, ...] = (
+    Entry(METADATA_NAME, "file", Writer.SUBMITTER,
+          "the model and how its runs were produced"),
+    Entry(MANIFEST_NAME, "file", Writer.SUBMITTER,
+          "every run file by SHA-256, size and path (`leaderboard score` writes it)"),
+    Entry(RUNS_DIR, "folder", Writer.SUBMITTER,
+          "the run files: runs/<task id>/<role>.trec[.gz], predictions.tsv[.gz] for T4",
+          stored=True),
+    Entry(RESULTS_NAME, "file", Writer.SCORER,
+          "every score but the per-query ones"),
+    Entry(PER_QUERY_NAME, "file", Writer.SCORER,
+          "the per-query scores, named in results.json by size and SHA-256", stored=True),
+    Entry(EXPLAIN_DIR, "folder", Writer.CI,
+          "the query explorer's files, named in results.json by their manifest",
+          stored=True),
+)
+ROOT_ENTRIES = tuple(e.name for e in ENTRIES)
+
+# The one wording of each rule, for the validator and the pull-request check alike.
+STRAY_FILE = (f"unexpected file: a submission holds {METADATA_NAME}, {MANIFEST_NAME} and "
+              f"{RUNS_DIR}/<task id>/<role>.trec[.gz] only")
+CI_FILES = ("the explorer's files are written by CI after the merge; leave them out of "
+            "the pull request")
+
+
+def entry(name: str) -> Entry:
+    return next(e for e in ENTRIES if e.name == name)
+
+
+def entry_of(rel: str) -> Entry | None:
+    """The entry a path inside a submission folder belongs to (None: a stray file)."""
+    return next((e for e in ENTRIES if e.holds(rel)), None)
+
+
+def written_by(writer: Writer) -> tuple[Entry, ...]:
+    return tuple(e for e in ENTRIES if e.writer is writer)
+
+
+def in_folder(entry_: Entry, *, after_merge: bool) -> bool:
+    """Whether scoring writes ``entry_`` into the folder: CI's entries only after the
+    merge (publishing); a submitter's scoring keeps them in the store's cache, so the
+    folder it leaves is what a pull request may carry."""
+    return entry_.writer is not Writer.CI or after_merge
+
+
+def folder_path(sub_id: str, rel: str = "") -> str:
+    """``submissions/<id>/<rel>``, the path from the repository's root."""
+    return f"{SUBMISSIONS_DIR}/{sub_id}" + (f"/{rel}" if rel else "")
+
+
+def listing(sub_id: str = "<id>") -> list[tuple[str, str]]:
+    """Each entry as the guide lists it: its path and who writes it, what it is."""
+    return [(folder_path(sub_id, e.name + ("/" if e.kind == "folder" else "")),
+             f"{e.writer.value}: {e.what}") for e in ENTRIES]

@@ -1,0 +1,175 @@
+"""``metadata.yaml``: what a submitter tells us about the model and how its runs were made.
+
+Read from strangers' pull requests: safe YAML that refuses a key given twice, at most
+:data:`leaderboard.submission.layout.MAX_METADATA_BYTES`, and every problem reported with
+the line of the key it is about.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import yaml
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
+                      field_validator)
+
+from leaderboard.core.fileio import validation_problem
+from leaderboard.core.report import Report
+from leaderboard.submission.layout import MAX_METADATA_BYTES, METADATA_NAME
+from leaderboard.submission.results import ModelInfo
+
+# Used with fullmatch only: with match, '$' also matches before a final newline.
+SUBMISSION_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{1,62}")
+# A GitHub login: 1-39 letters, digits or single hyphens, not starting or ending with one.
+GITHUB_LOGIN_RE = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
+
+
+def _web_link(link: str) -> str:
+    if not re.match(r"^https?://", link):
+        raise ValueError(f"link {link!r} must start with http:// or https://")
+    return link
+
+
+class SubmittedModel(ModelInfo):
+    """:class:`ModelInfo` as a submitter writes it: every link must be a web link.
+
+    Checked per list item, so an error's location is ``model.links.<i>`` and the message
+    points at that item's line of metadata.yaml rather than at ``model:``.
+    """
+
+    links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
+
+
+class Metadata(BaseModel):
+    """What a submitter tells us about the model and how its runs were produced."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    # The GitHub login allowed to change this submission after it is merged (besides the
+    # maintainers); without one, only maintainers may change it.
+    owner: str | None = None
+    model: SubmittedModel
+    contact: str = Field(min_length=1)
+    produced_by: str = Field(min_length=1, description="how the runs were produced")
+    date: str | None = None
+    hardware: str | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, value: str) -> str:
+        if not SUBMISSION_ID_RE.fullmatch(value):
+            raise ValueError("must be 2-63 characters: lower-case letters, digits, '.', '_' "
+                             "or '-', starting with a letter or digit")
+        return value
+
+    @field_validator("owner")
+    @classmethod
+    def _owner_shape(cls, value: str | None) -> str | None:
+        if value is not None and not GITHUB_LOGIN_RE.fullmatch(value):
+            raise ValueError("must be a GitHub login (letters, digits and single hyphens, "
+                             "at most 39 characters), without '@'")
+        return value
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's API
+        seen: dict[object, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node.start_mark.line + 1)
+            except TypeError:  # an unhashable key: SafeLoader reports it itself
+                continue
+            if first != key_node.start_mark.line + 1:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first given on line {first})",
+                    key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_metadata_yaml(text: str) -> object:
+    """YAML as metadata.yaml is read everywhere: safe, no duplicate keys.
+
+    Raises :class:`yaml.YAMLError`, or :class:`RecursionError` for absurd nesting (PyYAML
+    composes recursively; 30,000 nested ``[`` exhaust Python's stack)."""
+    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def owner_of(text: str) -> str | None:
+    """The ``owner`` of a metadata.yaml's text, or None when it has none or is unreadable."""
+    try:
+        data = parse_metadata_yaml(text)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    owner = data.get("owner") if isinstance(data, dict) else None
+    return owner if isinstance(owner, str) and GITHUB_LOGIN_RE.fullmatch(owner) else None
+
+
+def yaml_line(text: str, loc: tuple) -> int | None:
+    """Best-effort line of a YAML key path, for error messages that point at the key."""
+    try:
+        node = yaml.compose(text)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == part:
+                    line = key.start_mark.line + 1
+                    node = value
+                    break
+            else:
+                return line
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def load_metadata(path: Path, display: str, report: Report) -> Metadata | None:
+    if path.is_symlink():
+        # CI refuses links before reading anything; a local check must not follow one.
+        report.add(display, None, "symbolic links are not allowed in a submission; commit "
+                                  "the file itself")
+        return None
+    if not path.is_file():
+        report.add(display, None, f"{METADATA_NAME} is missing")
+        return None
+    raw = path.read_bytes()
+    if len(raw) > MAX_METADATA_BYTES:
+        report.add(display, None, f"metadata.yaml is over {MAX_METADATA_BYTES // 1024} KiB")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        report.add(display, None, "metadata.yaml is not valid UTF-8")
+        return None
+    try:
+        data = parse_metadata_yaml(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None)
+        message = f"invalid YAML: {problem}" if problem else f"invalid YAML: {exc}"
+        report.add(display, mark.line + 1 if mark else None, message.splitlines()[0])
+        return None
+    except RecursionError:
+        report.add(display, None, "invalid YAML: nested too deeply (metadata.yaml needs two "
+                                  "or three levels)")
+        return None
+    if not isinstance(data, dict):
+        report.add(display, 1, "metadata.yaml must be a mapping of keys to values")
+        return None
+    try:
+        return Metadata.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            report.add(display, yaml_line(text, err["loc"]), validation_problem(err))
+        return None

@@ -1,0 +1,108 @@
+"""The one rule for displayed numbers (leaderboard/core/display.py and its JavaScript half,
+leaderboard/publish/site/assets/format.js): the shared table of edge values in both
+languages, the Python half against a plain Decimal implementation of the rule, and the two
+halves against each other on many values."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import subprocess
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import pytest
+
+from leaderboard.core.display import MISSING, fixed, score_text
+
+REPO = Path(__file__).resolve().parents[1]
+CASES = json.loads((REPO / "tests" / "fixtures" / "display_cases.json").read_text("utf-8"))
+FORMAT_JS = REPO / "leaderboard" / "publish" / "site" / "assets" / "format.js"
+NODE = shutil.which("node")
+
+
+def _value(v: object) -> float | None:
+    return {"NaN": math.nan, "Infinity": math.inf}.get(v, v) if isinstance(v, str) else v
+
+
+def reference(value: float | None, digits: int, signed: bool = False, scale: int = 0) -> str:
+    """The rule in Decimal arithmetic: the shortest repr, scaled, rounded half up."""
+    if value is None or not math.isfinite(value):
+        return MISSING
+    d = Decimal(repr(float(value))).scaleb(scale).quantize(Decimal(1).scaleb(-digits),
+                                                            rounding=ROUND_HALF_UP)
+    if d == 0:
+        return format(abs(d), "f")
+    return ("+" if signed and d > 0 else "") + format(d, "f")
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=lambda c: f"{c['value']}-{c['digits']}")
+def test_edge_values_print_as_the_shared_table_says(case: dict) -> None:
+    got = fixed(_value(case["value"]), case["digits"], signed=case["signed"],
+                scale=case["scale"])
+    assert got == case["text"], case
+
+
+def test_the_issues_values_read_the_same_as_the_explorer_now_prints_them() -> None:
+    assert score_text(0.0015) == "0.2"
+    assert score_text(0.1235) == "12.4"
+    assert score_text(-0.4995, signed=True) == "-50.0"
+    assert score_text(-0.0, signed=True) == "0.0" and score_text(-1e-9, True) == "0.0"
+
+
+def _doubles(n: int, seed: int) -> list[float]:
+    """Values that stress the rule: half-way decimals (whose doubles fall either side of
+    the half), scores on a rank grid, tiny and huge magnitudes, random doubles."""
+    rng = random.Random(seed)
+    out: list[float] = []
+    for _ in range(n):
+        kind = rng.randrange(5)
+        if kind == 0:
+            out.append(rng.randrange(-100_000, 100_001) / 10_000 + rng.choice((0, 5e-5)))
+        elif kind == 1:
+            out.append(1 / rng.randrange(1, 2000) - rng.random() * rng.choice((0, 1)))
+        elif kind == 2:
+            out.append(rng.choice((-1, 1)) * 10 ** rng.uniform(-12, 22))
+        elif kind == 3:
+            out.append(float(f"{rng.uniform(-1, 1):.4f}5"))
+        else:
+            out.append(rng.uniform(-2, 2))
+    return out
+
+
+def test_python_half_is_the_decimal_reference() -> None:
+    for value in _doubles(20_000, seed=1):
+        for digits, scale in ((1, 2), (2, 2), (3, 0), (4, 0)):
+            for signed in (False, True):
+                assert fixed(value, digits, signed=signed, scale=scale) == \
+                    reference(value, digits, signed, scale), (value, digits, scale, signed)
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_node_tests_pass() -> None:
+    """The JavaScript half's own tests (tests/js/, node's test runner) on the shared table."""
+    done = subprocess.run([NODE, "--test", str(REPO / "tests" / "js")], capture_output=True,
+                          text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "# fail 0" in done.stdout
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_javascript_and_python_print_the_same_text(tmp_path: Path) -> None:
+    values = _doubles(5_000, seed=2)
+    args = [(1, 2), (2, 2), (3, 0), (4, 0)]
+    (tmp_path / "values.json").write_text(json.dumps(values), encoding="utf-8")
+    script = (f"const f = require({json.dumps(str(FORMAT_JS))});"
+              f"const vs = require({json.dumps(str(tmp_path / 'values.json'))});"
+              f"const args = {json.dumps(args)};"
+              "process.stdout.write(JSON.stringify(vs.map(v => args.map(a => "
+              "[f.fixed(v, a[0], false, a[1]), f.fixed(v, a[0], true, a[1])]))));")
+    done = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    for value, texts in zip(values, shown):
+        expected = [[fixed(value, d, scale=s), fixed(value, d, signed=True, scale=s)]
+                    for d, s in args]
+        assert texts == expected, value

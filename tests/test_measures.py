@@ -1,0 +1,195 @@
+"""The measure catalogue (leaderboard/core/measures.py): every metric key the tasks and
+views use resolves in it, every surface takes what a measure is from it, and a measure
+declared there (a toy one, below) reaches those surfaces without any other file changing.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.benchmarks.views import View, column
+from leaderboard.core import measures
+from leaderboard.core.display import score_text
+from leaderboard.core.measures import MEASURES, Measure, UnknownMeasureError, parse
+from leaderboard.core.metrics.ranking import RankedRun, evaluate, parse_metric
+from leaderboard.core.report import Report
+from leaderboard.core.runs.parsing import parse_run
+from leaderboard.publish.site.explorer import Family, metric_facts, ranked_submissions
+from leaderboard.publish.site.render import environment
+from leaderboard.benchmarks import all_views
+from leaderboard.publish.standings import fill_view, order_systems, task_column
+from leaderboard.publish.standings.rows import Row
+from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_metric_key_the_tasks_and_views_use_is_in_the_catalogue() -> None:
+    keys = set()
+    for task in all_tasks().values():
+        keys.update(task.metric_keys())
+        keys.update((task.primary_metric, task.headline_metric))
+    for view in all_views().values():
+        for col in view.columns:
+            keys.update(metric for _, metric in col.parts)
+    assert len(keys) >= 20
+    for key in sorted(keys):
+        parse(key)  # raises UnknownMeasureError naming the key
+
+
+def test_the_catalogue_holds_the_facts_the_surfaces_had() -> None:
+    """What the nine places that each declared part of a measure said, now said once."""
+    assert {m.name for m in MEASURES.values() if m.direction == "lower"} == {"ECE", "NFR"}
+    assert {m.name for m in MEASURES.values() if m.signed} == {"p-MRR", "IRS"}
+    assert {m.name: m.no_skill for m in MEASURES.values() if m.no_skill} == {
+        "p-MRR": "zero", "IRS": "zero", "AUROC": "chance", "Balanced accuracy": "chance",
+        "AUPRC": "positive rate", "Accuracy": "majority", "ECE": "constant calibrated"}
+    assert measures.label("original/AP@1000") == "MAP@1000"
+    assert measures.label("altered/nDCG@10") == "nDCG@10"
+    assert measures.query_label("AUROC") == "AUROC part"
+    assert measures.query_label("original/AP@1000") == "AP@1000 (original)"
+    assert measures.query_name("AUROC") == "AUROC part"
+    assert measures.query_name("original/nDCG@10") == "original/nDCG@10"
+    assert measures.query_help("altered/nDCG@10") == "nDCG@10 of the altered run on this query"
+    assert measures.query_help("RR@10") == "RR@10 of this query"
+    assert measures.column_help("R@5").startswith("recall: the share of a query's relevant "
+                                                  "documents within the top 5 documents")
+    assert measures.higher_is_better("calibrated/ECE") is False
+    assert measures.higher_is_better("Positive rate") is True  # "neither" sorts as higher
+    assert (parse("original/AP@1000").qualifier, parse("original/AP@1000").cutoff) == \
+        ("original", 1000)
+
+
+@pytest.mark.parametrize("key", ["MAP@10", "p-MRR@10", "nDCG@ten", "nDCG@", "AUROC@5",
+                                 "original/", "", "ndcg@10"])
+def test_an_unknown_key_is_refused_by_name(key: str) -> None:
+    with pytest.raises(UnknownMeasureError, match="unknown metric") as err:
+        parse(key)
+    assert repr(key) in str(err.value)
+
+
+def test_scoring_dispatches_through_the_catalogue() -> None:
+    assert parse_metric("nDCG@10") == ("nDCG", 10)
+    assert parse_metric("AP") == ("AP", None)
+    for key in ("p-MRR", "AUROC", "original/nDCG@10", "MAP@10"):
+        with pytest.raises(ValueError, match="unsupported metric"):
+            parse_metric(key)
+
+
+def test_a_task_column_says_what_its_metric_is_as_a_declared_column_does() -> None:
+    """The PR comment's one-task column (standings.task_column) had its own copy of the
+    measure facts and dropped the no-skill reference: a p-MRR task's comment row had none."""
+    tasks = all_tasks()
+    assert task_column("followir/core17").no_skill == "zero"
+    assert task_column("pi-indic-val150/t4/hin").no_skill == "chance"
+    for task_id in ("followir/core17", "followtable/wtr", "pi-indic-val150/t4/hin",
+                    "pi-indic-val150/t1/hin", "mfollowir/fas"):
+        for key in tasks[task_id].metric_keys():
+            mine, declared = task_column(task_id, key), column((task_id,), key, key)
+            assert (mine.higher_is_better, mine.signed, mine.no_skill, mine.help) == \
+                (declared.higher_is_better, declared.signed, declared.no_skill,
+                 declared.help), (task_id, key)
+
+
+def test_every_declared_column_agrees_with_the_catalogue() -> None:
+    checked = 0
+    for view in all_views().values():
+        for col in view.columns:
+            try:
+                measure = parse(col.metric).measure
+            except UnknownMeasureError:  # FollowIR's "Score": a mean of different metrics
+                assert col.task_metrics, col
+                continue
+            assert (col.higher_is_better, col.signed, col.no_skill) == \
+                (measure.higher_is_better, measure.signed, measure.no_skill), (view.id, col.id)
+            assert col.help, (view.id, col.id)
+            checked += 1
+    assert checked > 500
+
+
+def test_the_catalogue_is_a_plain_module() -> None:
+    """`leaderboard eval` imports it: the standard library only, nothing of the project."""
+    tree = ast.parse((REPO / "leaderboard" / "core" / "measures.py").read_text("utf-8"))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported <= {"__future__", "re", "dataclasses", "typing"}, imported
+
+
+# --------------------------------------------------------------------------- a toy measure
+
+TOY = Measure(name="Toy", title="a toy error rate", kernel="ranking", direction="lower",
+              low=-1.0, takes_cutoff=True, no_skill="zero", mean_name="MTE",
+              help="toy error of {depth}", query_name="toy part",
+              query_help="the query's part of the toy error")
+
+
+def _system(sid: str, tasks: dict[str, float], key: str) -> SystemResult:
+    return SystemResult(
+        system_id=sid, model=ModelInfo(name=sid), provenance="verified",
+        source=Source(kind="scored"),
+        tasks={t: TaskScores(metrics={key: v}, per_query={key: {"q1": v, "q2": v}})
+               for t, v in tasks.items()})
+
+
+def test_a_measure_declared_in_the_catalogue_reaches_every_surface(monkeypatch) -> None:
+    """Adding a measure is its declaration (this test's monkeypatch) and its kernel; the
+    labels, direction, sign, rounding, help, no-skill reference, explorer index, command
+    line and metrics page all follow without another file changing."""
+    monkeypatch.setitem(MEASURES, "Toy", TOY)
+    key = "original/Toy@5"
+    # labels and help
+    assert measures.label(key) == "MTE@5"
+    assert measures.column_help(key) == "toy error of the top 5 documents"
+    assert measures.query_name(key) == "original/toy part"
+    # a benchmark's column, and a view built from it: direction, sign, help, no skill
+    col = column(("followir/core17",), key, "Toy")
+    assert (col.higher_is_better, col.signed, col.no_skill, col.help) == \
+        (False, True, "zero", "toy error of the top 5 documents")
+    view = View(id="toy", label="Toy", title="Toy", columns=(col,))
+    rows = [Row(key=s.system_id, system=s, origin=Path("x"))
+            for s in (_system("a", {"followir/core17": 0.30}, key),
+                      _system("b", {"followir/core17": -0.1235}, key))]
+    table = fill_view(view, rows)
+    assert [r.key for r in table.rows] == ["b", "a"]                  # lower is better
+    assert score_text(table.values["b"][0], col.signed) == "-12.4"     # the one rule
+    assert score_text(table.values["a"][0], col.signed) == "+30.0"
+    # the PR comment's column
+    assert task_column("followir/core17", key).higher_is_better is False
+    # the explorer's index
+    assert metric_facts(key) == {"label": "toy part (original)",
+                                 "help": "the query's part of the toy error",
+                                 "signed": True, "low": -1.0, "high": 1.0}
+    # the metrics page's table of the catalogue
+    page = environment().get_template("metrics.md.j2").render(measures=list(MEASURES.values()))
+    row = next(line for line in page.splitlines() if line.startswith("| **Toy@k**"))
+    assert row.startswith("| **Toy@k**: a toy error rate, shown as MTE@k")
+    assert "toy error of the top k documents" in row
+    assert "| lower |" in row and "-100 to +100, shown with its sign" in row
+    # scoring dispatches to the ranking kernel, which says it has no code for it yet:
+    # the kernel is the one other file a new measure touches
+    assert parse_metric("Toy@5") == ("Toy", 5)
+    run = parse_run(b"q1 Q0 d1 1 1.0 t\n", "toy.trec", Report())
+    with pytest.raises(ValueError, match="no ranking kernel computes 'Toy@5'"):
+        evaluate(RankedRun.from_parsed(run), {"q1": {"d1": 1}}, ["q1"], ["Toy@5"])
+
+
+def test_the_heatmap_ranks_submissions_by_the_tables_convention() -> None:
+    """A family's columns are in the order its table would show: the mean of the task
+    figures, a submission without every task last (the explorer's script used to average
+    whatever tasks a submission had, missing figures as 0)."""
+    registry = all_tasks()
+    fam = Family("followir", "FollowIR", "collection", ("followir/robust04", "followir/core17"))
+    systems = {
+        "both": _system("both", {"followir/robust04": 0.1, "followir/core17": 0.2}, "p-MRR"),
+        "one": _system("one", {"followir/robust04": 0.9}, "p-MRR"),
+        "best": _system("best", {"followir/robust04": 0.3, "followir/core17": 0.1}, "p-MRR"),
+    }
+    assert ranked_submissions(fam, registry, systems) == ["best", "both", "one"]
+    col = column(fam.tasks, "p-MRR", "p-MRR")
+    assert ranked_submissions(fam, registry, systems) == order_systems(systems, col)[1]

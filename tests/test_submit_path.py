@@ -1,0 +1,165 @@
+"""The path a new submitter follows, end to end (issue 34, findings 4 and 5).
+
+A model folder, `leaderboard baselines run` as the How-to-submit guide's step 3 says, the
+folder committed as its step 5 says in a scratch clone of the submitter's fork, then
+`leaderboard ci pr-check` on that commit: what the command writes is what the guide lists
+and what CI accepts, and metadata.yaml records who may change the submission and only
+what is known of the model. Model folders are built offline as tests/test_any_model.py
+builds them; pr-check runs as tests/test_ci.py runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("sentence_transformers")
+
+from leaderboard.app.ci.pr_report import read_ci_report  # noqa: E402
+from leaderboard.app.cli import main  # noqa: E402
+from leaderboard.app.submitter import derive_owner, remote_owner  # noqa: E402
+from leaderboard.submission.layout import Writer, entry_of  # noqa: E402
+from test_any_model import folders  # noqa: E402
+from test_ci import git, pr_check  # noqa: E402
+from test_reference_models import tiny_data, tiny_models  # noqa: E402
+
+__all__ = ["folders", "tiny_data", "tiny_models"]  # fixtures, used by name
+
+REPO = Path(__file__).resolve().parents[1]
+GUIDE = REPO / "leaderboard" / "publish" / "site" / "templates" / "submit.md.j2"
+BOARD = "https://github.com/followboard/followboard"
+
+
+def guide_listing() -> list[str]:
+    """What step 3 of the guide says `ls submissions/my-model` shows."""
+    found = re.search(r"^ls submissions/my-model +# (.+)$", GUIDE.read_text(encoding="utf-8"),
+                      re.M)
+    assert found, "the guide's step 3 lists the folder `baselines run` writes"
+    return found.group(1).split()
+
+
+def scratch_repo(path: Path, origin: str | None = None) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "jane@example.org")
+    git(path, "config", "user.name", "Jane Doe")
+    if origin is not None:
+        git(path, "remote", "add", "origin", origin)
+    return path
+
+
+@pytest.fixture()
+def fork(tmp_path: Path, monkeypatch) -> tuple[Path, str]:
+    """A clone of jane-doe's fork of the leaderboard, with git's github.user unset (as for
+    most people), the current folder."""
+    repo = scratch_repo(tmp_path / "followboard", "https://github.com/jane-doe/followboard.git")
+    (repo / "submissions").mkdir()
+    (repo / "submissions" / "README.md").write_text("Submissions, one folder each.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-gitconfig"))
+    monkeypatch.setenv("LEADERBOARD_REPO_URL", BOARD)
+    monkeypatch.chdir(repo)
+    return repo, git(repo, "rev-parse", "HEAD")
+
+
+def test_baselines_run_writes_a_folder_ci_accepts_as_committed(folders, tiny_data: Path,
+                                                               fork, tmp_path: Path,
+                                                               capsys) -> None:
+    repo, base = fork
+    # Step 3: one command, run from the clone, no --owner.
+    code = main(["baselines", "run", str(folders["st-bi"]), "--id", "my-model",
+                 "--tasks", "followtable/wtr", "--data-dir", str(tiny_data),
+                 "--cache-dir", str(tmp_path / "encodings"), "--device", "cpu", "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    folder = repo / "submissions" / "my-model"
+    # What it wrote is what the guide lists, and nothing a pull request may not carry.
+    written = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+    assert written == guide_listing() == ["manifest.txt", "metadata.yaml",
+                                          "per-query.json.gz", "results.json", "runs/"]
+    assert all(entry_of(p.relative_to(folder).as_posix()).writer is not Writer.CI
+               for p in folder.rglob("*") if p.is_file())
+    # Step 4: the local check.
+    assert main(["validate", "submissions/my-model", "--data-dir", str(tiny_data),
+                 "--quiet"]) == 0
+    # Step 5: commit submissions/<your-id>/ (nothing else) on a branch of the fork.
+    git(repo, "switch", "-q", "-c", "my-model")
+    git(repo, "add", "submissions/my-model")
+    git(repo, "commit", "-q", "-m", "Add my-model")
+    head = git(repo, "rev-parse", "HEAD")
+    capsys.readouterr()
+    # CI, on the pull request jane-doe opens.
+    assert pr_check(repo, base, head, tmp_path / "report", tiny_data, "--pr-author",
+                    "jane-doe", "--author-association", "NONE") == 0, capsys.readouterr().out
+    (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
+    assert sub.valid and sub.id == "my-model" and sub.results_json == "matches"
+    assert [t.task for t in sub.tasks] == ["followtable/wtr"]
+    # Finding 5: the owner is the fork's, and what is not known is not recorded.
+    meta = yaml.safe_load((folder / "metadata.yaml").read_text(encoding="utf-8"))
+    assert meta["owner"] == "jane-doe"
+    assert meta["contact"] == "Jane Doe <jane@example.org>"
+    assert "instruction_trained" not in meta["model"]
+    assert "null" not in (folder / "metadata.yaml").read_text(encoding="utf-8")
+
+
+def test_metadata_records_instruction_training_when_the_model_is_known(
+        folders, tiny_data: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    """A model the leaderboard's registry knows (here by the name --name gives) records
+    the registry's fact, which is what the site shows for it; --instruction-trained wins."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-gitconfig"))
+    for given, expected in ((None, False), ("yes", True)):
+        out_dir = tmp_path / str(given) / "submissions"
+        code = main(["baselines", "run", str(folders["st-bi"]), "--name", "all-MiniLM-L6-v2",
+                     "--id", "minilm-copy", "--tasks", "followtable/wtr", "--no-score",
+                     "--out", str(out_dir), "--data-dir", str(tiny_data), "--owner", "jane-doe",
+                     "--cache-dir", str(tmp_path / "encodings"), "--device", "cpu", "--quiet",
+                     *(["--instruction-trained", given] if given else [])])
+        assert code == 0, capsys.readouterr()
+        meta = yaml.safe_load((out_dir / "minilm-copy" / "metadata.yaml").read_text())
+        assert meta["model"]["instruction_trained"] is expected
+
+
+def test_without_an_owner_to_derive_the_command_says_so(folders, tiny_data: Path,
+                                                        tmp_path: Path, capsys,
+                                                        monkeypatch) -> None:
+    """A clone of the leaderboard itself names no submitter: no owner is guessed from it,
+    and the command says what that means and how to set one."""
+    repo = scratch_repo(tmp_path / "clone", BOARD + ".git")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-gitconfig"))
+    monkeypatch.setenv("LEADERBOARD_REPO_URL", BOARD)
+    monkeypatch.chdir(repo)
+    code = main(["baselines", "run", str(folders["st-bi"]), "--id", "my-model", "--no-score",
+                 "--tasks", "followtable/wtr", "--data-dir", str(tiny_data), "--quiet",
+                 "--cache-dir", str(tmp_path / "encodings"), "--device", "cpu"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert "records no owner" in err and "--owner <your GitHub login>" in err
+    meta = yaml.safe_load((repo / "submissions" / "my-model" / "metadata.yaml").read_text())
+    assert "owner" not in meta
+
+
+def test_the_owner_comes_from_git_config_then_a_forks_remote(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-gitconfig"))
+    fork = scratch_repo(tmp_path / "fork", "git@github.com:jane-doe/followboard.git")
+    assert derive_owner(fork / "submissions", BOARD).login == "jane-doe"  # not there yet
+    git(fork, "config", "github.user", "Jane-D")
+    assert derive_owner(fork, BOARD).login == "Jane-D"
+    upstream = scratch_repo(tmp_path / "upstream", BOARD + ".git")
+    assert derive_owner(upstream, BOARD).login is None
+    elsewhere = scratch_repo(tmp_path / "elsewhere", "https://gitlab.com/jane/followboard.git")
+    assert derive_owner(elsewhere, BOARD).login is None
+    assert derive_owner(tmp_path / "no-repository", BOARD).login is None
+    assert remote_owner("https://github.com/jane-doe/followboard") == "jane-doe"
+    assert remote_owner("ssh://git@github.com/jane-doe/followboard.git") == "jane-doe"
+    assert remote_owner("https://github.com/-bad-/x.git") is None
