@@ -36,7 +36,7 @@ from leaderboard.submission.explain_files import (
     task_files,
     task_texts,
 )
-from leaderboard.submission.pipeline import check_task_files, score_inputs
+from leaderboard.core.evaluate import check_task_files, score_inputs
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "submissions"
