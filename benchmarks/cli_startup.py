@@ -249,8 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, checkout in checkouts:
         env = child_environment(PYTHONPATH=str(checkout), LEADERBOARD_CACHE_DIR=str(cache))
         cli = cli_module(checkout)
-        commands.append((f"[{name}] leaderboard --help",
-                         [python, "-m", cli, "--help"], env, checkout))
+        commands.append((f"[{name}] leaderboard --help", [python, "-m", cli, "--help"], env,
+                         checkout))
         commands.append((f"[{name}] leaderboard eval {args.task}",
                          [python, "-m", cli, *eval_args], env, checkout))
     commands.append(("[this checkout] eval, data cache off",

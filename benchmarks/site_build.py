@@ -103,6 +103,11 @@ def write_store(root: Path, store: Path, seed: int = 7) -> tuple[int, float]:
     rng = np.random.default_rng(seed)
     in_store = store / "submissions"
     for folder in sorted((root / "submissions").iterdir()):
+        if folder.name == REAL:
+            # A reused tree holds the real submission from the last run: its files are
+            # copied afresh below, and its per-query scores, which its results.json reads
+            # from the store, are not there until then.
+            continue
         results_path = folder / "results.json"
         results = read_results(results_path, FolderStore(store))
         written = write_explanations(in_store, folder.name, results, EXPLAINED_TASKS, rng)

@@ -82,7 +82,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
             outcome.scores[task.id] = sheet = score_inputs(inputs)
             if explain:
                 outcome.explanations.append(explain_inputs(
-                    task, inputs.data, data_dir, sheet, inputs.runs, inputs.predictions))
+                    task, inputs.data, data_dir, sheet, inputs.ranked, inputs.predictions))
     if not score:
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         for problem in results_staleness(root, store):

@@ -82,7 +82,8 @@ class TaskData:
     doc_ids: np.ndarray
     # For "pool" tasks: qid -> sorted candidate ids (a run may only rank its query's pool).
     pools: dict[str, np.ndarray] | None = None
-    # Altered qid -> original qid it is compared with (p-MRR and IRS pairs).
+    # Altered qid -> original qid it is compared with (p-MRR and IRS pairs); PI-Indic T4:
+    # pair id -> the instruction it pairs with its persona (``groups``).
     pairs: dict[str, str] = field(default_factory=dict)
     # Altered qid -> docs whose relevance the instruction changed (p-MRR's "changed" docs;
     # for FollowTable T- = query_positive minus instruction_positive).
@@ -95,7 +96,8 @@ class TaskData:
 
     # changed and instruction_positive encoded for the metrics, by kind, once per loaded
     # task, so that every submission scored in this process reuses them (as trec_eval
-    # reuses its qrels): leaderboard.core.metrics.instruction.judged_docs fills it.
+    # reuses its qrels): leaderboard.core.metrics.instruction.judged_docs fills it; and
+    # the pools flattened for validation ("pools", leaderboard.core.runs.validation).
     judged: dict[str, object] = field(default_factory=dict, init=False, repr=False,
                                       compare=False)
 

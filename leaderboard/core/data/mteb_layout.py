@@ -192,8 +192,11 @@ def load(task: Task, data_dir: Path) -> TaskData:
 
 def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
     corpus = _read_config(task, data_dir, "corpus")
-    ids = _column(corpus, CORPUS_ID_COLUMNS, "corpus").astype(str)
-    titles = corpus["title"].fillna("").astype(str) if "title" in corpus else [""] * len(ids)
-    texts = corpus["text"].fillna("").astype(str)
+    # Whole columns to lists: iterating a pandas column of strings element by element
+    # took seconds for FollowIR's 300k documents.
+    ids = _column(corpus, CORPUS_ID_COLUMNS, "corpus").astype(str).tolist()
+    titles = corpus["title"].fillna("").astype(str).tolist() if "title" in corpus \
+        else [""] * len(ids)
+    texts = corpus["text"].fillna("").astype(str).tolist()
     for did, title, body in zip(ids, titles, texts):
         yield did, f"{title} {body}".strip()
