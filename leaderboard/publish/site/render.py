@@ -52,6 +52,7 @@ from leaderboard.publish.site.format import (
     sort_value,
 )
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
+from leaderboard.publish.site.scripts import PAGE_SCRIPTS
 from leaderboard.store.files import StoreError
 from leaderboard.submission.files import submission_files
 from leaderboard.submission.folder import run_files
@@ -1011,10 +1012,7 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
                   "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
         "extra_css": ["assets/leaderboard.css", "assets/explorer.css"],
-        # format.js: how every number is printed, first (leaderboard.js and the explorer
-        # use it); explorer-links.js: verified cells link to the queries behind them.
-        "extra_javascript": ["assets/format.js", "assets/leaderboard.js",
-                             "assets/explorer-links.js"],
+        "extra_javascript": list(PAGE_SCRIPTS),
         # Only what the templates use: every extension costs time on each of the
         # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
         "markdown_extensions": [
