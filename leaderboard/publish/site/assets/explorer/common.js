@@ -50,10 +50,7 @@ var FBXCommon = (function () {
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }
 
-  function isMissing(v) { return v === null || v === undefined; }
-
-  return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact,
-           isMissing: isMissing };
+  return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXCommon;
