@@ -21,13 +21,13 @@ from leaderboard.core.display import score_text
 from leaderboard.publish.site.format import params_reason, params_text, relative, safe_url
 from leaderboard.benchmarks import all_views, site_pages
 from leaderboard.benchmarks.views import anchor_of
-from leaderboard.publish.site.render import (
+from leaderboard.publish.site.repository import (
     REPO_DEFAULT_BRANCH,
     REPO_URL,
     repository_ref,
-    search_doc,
     uncommitted,
 )
+from leaderboard.publish.site.search import search_doc
 from leaderboard.publish.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
 # Enough tasks for every page kind and for average views, few enough to build in seconds.
@@ -298,7 +298,7 @@ def test_submission_page_links_its_files_in_the_repository(built: dict) -> None:
 
 
 def test_repository_url_follows_the_actions_repository() -> None:
-    from leaderboard.publish.site.render import repository_url
+    from leaderboard.publish.site.repository import repository_url
 
     assert repository_url({}) == REPO_URL
     # The published site is built by Actions: it links the repository it was built from.
@@ -396,7 +396,8 @@ def test_view_permalinks_exist(built: dict) -> None:
 @pytest.mark.slow
 def test_strict_mode_fails_on_a_broken_link(built: dict, tmp_path: Path) -> None:
     from leaderboard.publish.site.build import run_mkdocs
-    from leaderboard.publish.site.render import mkdocs_config, render_docs, write_mkdocs_config
+    from leaderboard.publish.site.mkdocs_config import mkdocs_config, write_mkdocs_config
+    from leaderboard.publish.site.render import render_docs
 
     docs = tmp_path / "docs"
     render_docs(load_board(built["root"], cache_dir=built["base"] / "cache"), docs)

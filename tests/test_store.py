@@ -934,7 +934,8 @@ def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(
         carried: Path, hub: FakeUpstream, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     from leaderboard.publish.site.board import load_board
-    from leaderboard.publish.site.render import REPO_URL, file_listing, render_docs, repository_ref
+    from leaderboard.publish.site.render import render_docs
+    from leaderboard.publish.site.repository import REPO_URL, file_listing, repository_ref
 
     monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("FOLLOWBOARD_RUN_STORE", raising=False)

@@ -22,6 +22,7 @@ from leaderboard.app.ci.pr_report import (
 from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.display import fixed, score_text
+from leaderboard.submission.pull_request import STATUS_LINE
 from leaderboard.publish.stats import ALPHA
 
 COMMENT_MARKER = "<!-- followboard-report -->"
@@ -31,12 +32,6 @@ COMMENT_LIMIT = 65_000
 SUMMARY_LIMIT = 1_000_000  # a step summary may be up to 1 MiB
 MAX_TEXT = 300  # characters of one untrusted string (a message, a name) shown
 
-STATUS_LINE = {
-    "valid": "✅ valid and scored",
-    "invalid": "❌ not valid",
-    "refused": "⛔ refused",
-    "error": "⚠️ the check itself failed",
-}
 TIER_TEXT = {"leader": "🥇 leader", "tied with leader": "tied with leader",
              "below leader": "below leader"}
 
