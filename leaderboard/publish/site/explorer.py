@@ -20,12 +20,20 @@ What the build writes under ``explore/``:
   files are, whether it has any), every task (title, primary metric, heatmap family and
   how the heatmap groups its rows), the heatmap families with their submissions in the
   tables' order (best first on the mean of the family's task figures, as
-  :mod:`leaderboard.publish.standings` computes it), and what each metric key is (label,
-  help, sign, range), from the measure catalogue (:mod:`leaderboard.core.measures`);
+  :mod:`leaderboard.publish.standings` computes it) and the start page's line each is
+  on, and what each metric key is (label, help, sign, range), from the measure catalogue
+  (:mod:`leaderboard.core.measures`);
 * ``tasks/<task id>.json``: the verified submissions that have the task (by position
-  in the index), best first on its primary metric (the compare picker);
+  in the index), best first on its primary metric (the compare picker), each entry's
+  fields named in the file (:data:`TASK_FILE_FIELDS`);
 * ``data/<submission>/...`` and ``texts/<sha256>.json.gz``: the copied explanation files
-  (folder store only), each text part once for the whole site.
+  (folder store only), each text part once for the whole site;
+* the page and its script, joined from the explorer's parts
+  (:mod:`leaderboard.publish.site.scripts`).
+
+The script (``assets/explorer/``) checks each of these files, and each explanation file,
+against its format before it reads it, and reads rows by the field names here and in
+:mod:`leaderboard.core.explain`.
 """
 
 from __future__ import annotations
