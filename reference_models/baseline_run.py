@@ -27,7 +27,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import yaml
@@ -36,6 +36,7 @@ import reference_models
 from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
 from leaderboard.submission.layout import (METADATA_NAME, PREDICTION_SUFFIXES, RUN_SUFFIXES,
                                            RUNS_DIR, Writer, written_by)
+from leaderboard.submission.transaction import change_folder
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
 from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
@@ -496,34 +497,38 @@ def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[
                          "remove that folder")
 
 
-def install_submission(staging: Path, folder: Path, written: Sequence[Path],
-                       metadata: dict) -> list[Path]:
+def install_submission(staging: Path, folder: Path, written: Sequence[Path], metadata: dict,
+                       then: Callable[[Path], object] | None = None) -> list[Path]:
     """Move the files ``written`` (relative to ``staging``) into ``folder``, then write
-    metadata.yaml: the one step where a finished run becomes the submission folder.
+    metadata.yaml: the one step where a finished run becomes the submission folder, one
+    change of it (:func:`leaderboard.submission.transaction.change_folder`) with what
+    ``then`` does to the new folder before it is switched in (scoring it).
 
     The scorer's files go first (results.json and the per-query scores no longer describe
     the folder; scoring writes them again), and with each run file any other file for the
     same task and role (``original.trec`` beside a new ``original.trec.gz``). Files of
     tasks this run did not cover stay. Returns the installed paths."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for scored in written_by(Writer.SCORER):
-        (folder / scored.name).unlink(missing_ok=True)
-    installed = []
-    for relative in written:
-        target = folder / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        role = target.name.split(".", 1)[0]
-        for sibling in target.parent.iterdir():
-            if sibling != target and sibling.name in {
-                    role + s for s in RUN_SUFFIXES + PREDICTION_SUFFIXES}:
-                sibling.unlink()
-        try:
-            os.replace(staging / relative, target)
-        except OSError:  # another file system: copy, still atomically
-            atomic_write_bytes(target, (staging / relative).read_bytes())
-        installed.append(target)
-    _write_metadata(folder / METADATA_NAME, metadata)
-    return installed
+    with change_folder(folder, create=True) as change:
+        copy = change.folder
+        for scored in written_by(Writer.SCORER):
+            (copy / scored.name).unlink(missing_ok=True)
+        for relative in written:
+            target = copy / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            role = target.name.split(".", 1)[0]
+            for sibling in target.parent.iterdir():
+                if sibling != target and sibling.name in {
+                        role + s for s in RUN_SUFFIXES + PREDICTION_SUFFIXES}:
+                    sibling.unlink()
+            try:
+                os.replace(staging / relative, target)
+            except OSError:  # another file system: copy, still atomically
+                atomic_write_bytes(target, (staging / relative).read_bytes())
+        _write_metadata(copy / METADATA_NAME, metadata)
+        if then is not None:
+            then(copy)
+        change.commit()
+    return [folder / relative for relative in written]
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -544,6 +549,8 @@ class RunOptions:
     submission_id: str | None = None  # default: the model id
     # How each query meets its instruction (recorded in produced_by).
     instruction_format: InstructionFormat = InstructionFormat("benchmark", None)
+    # Done to the written folder before it replaces the old one (the CLI scores it there).
+    after_install: Callable[[Path], object] | None = None
 
 
 @dataclass
@@ -688,7 +695,8 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                                       revision=revision, contact=options.contact,
                                       produced_by=produced_by, hardware=hardware,
                                       owner=options.owner)
-            files = install_submission(staging, folder, written, metadata)
+            files = install_submission(staging, folder, written, metadata,
+                                       then=options.after_install)
     finally:
         group.close()
         if staging is not None:

@@ -36,6 +36,7 @@ from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, Hub
                                          RunStore, configured_store, store_path)
 from leaderboard.submission.manifest import load_manifest
 from leaderboard.submission.layout import MANIFEST_NAME
+from leaderboard.submission.transaction import plain_file
 
 # Files fetched at once: remote reads wait on the network, local ones on the disk.
 FETCH_JOBS = 8
@@ -57,11 +58,10 @@ class SubmissionFiles:
         return f"{self.sub_id}/{rel}"
 
     def local(self, rel: str) -> Path | None:
-        """The file in the submission's folder, when it is there (links refused)."""
-        if self.folder is None:
-            return None
-        path = self.folder / rel
-        return path if path.is_file() and not path.is_symlink() else None
+        """The file in the submission's folder, when it is there: a regular file reached
+        without a link on the way (``explain/texts`` linked to another submission's
+        folder holds none of this one's files)."""
+        return None if self.folder is None else plain_file(self.folder, rel)
 
     def _in_folder_store(self, rel: str) -> Path | None:
         if not isinstance(self.store, FolderStore):

@@ -28,6 +28,7 @@ from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FI
                                            RUNS_DIR, STRAY_FILE)
 from leaderboard.submission.manifest import FileEntry, Manifest, digest_file, load_manifest
 from leaderboard.submission.metadata import Metadata, load_metadata, yaml_line
+from leaderboard.submission.transaction import recover
 
 
 @dataclass
@@ -77,7 +78,11 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool) -> Inputs:
 
     A file in the folder that the manifest lists with another size or SHA-256 is an error
     (the manifest is out of date) unless ``record_local``: `leaderboard score` records
-    the folder's files. Nothing is fetched here."""
+    the folder's files. Nothing is fetched here. A change of the folder that a killed
+    command left is finished or undone first
+    (:func:`leaderboard.submission.transaction.recover`), so every reader sees the folder
+    as it was or as it was meant to be."""
+    recover(root)
     sub_display = root.name
     listed = load_manifest(root, report, f"{sub_display}/{MANIFEST_NAME}")
     local: dict[str, Path] = {}
@@ -215,7 +220,9 @@ def limit_problems(manifest: Manifest) -> list[str]:
 
 def run_files(folder: Path) -> dict[str, FileEntry | None]:
     """Every run file of a submission by path: the manifest's entries, and the files in
-    ``folder/runs`` (None where the manifest does not list them). Reads nothing else."""
+    ``folder/runs`` (None where the manifest does not list them). Reads nothing else
+    (after :func:`leaderboard.submission.transaction.recover`)."""
+    recover(folder)
     report = Report()
     listed = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
     out: dict[str, FileEntry | None] = dict(listed.entries) if listed else {}

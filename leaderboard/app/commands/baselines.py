@@ -13,9 +13,13 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import resolve_data_dir
+
+if TYPE_CHECKING:
+    from leaderboard.submission.pipeline import SubmissionOutcome
 
 DEFAULT_OUT = Path("submissions")
 # Mirrors of reference_models' names, so `leaderboard --help` imports nothing from there.
@@ -269,6 +273,12 @@ def run_model(args: argparse.Namespace) -> int:
                          instruction_format=instruction_format)
     if args.chunk_size:
         options.chunk_size = args.chunk_size
+    scored: list[SubmissionOutcome] = []
+    if not args.no_score:
+        # The written folder is validated and scored like any submission, before it
+        # replaces the old one: runs and scores change together.
+        options.after_install = lambda folder: scored.append(
+            score(folder, data_dir, quiet=args.quiet))
     summary = run_reference_model(spec, args.tasks, data_dir, args.out, options, shard)
     if summary.folder is None:
         return 0  # another rank writes and scores
@@ -276,21 +286,22 @@ def run_model(args: argparse.Namespace) -> int:
           f"for {len(summary.tasks)} task(s) -> {summary.folder}")
     if args.no_score:
         return 0
-    # The finished folder is validated and scored like any submission: the one step
-    # between a written submission and its results.
-    return score(summary.folder, data_dir, quiet=args.quiet)
+    return report_score(summary.folder, scored[0])
 
 
-def score(folder: Path, data_dir: Path, quiet: bool = False) -> int:
+def score(folder: Path, data_dir: Path, quiet: bool = False) -> "SubmissionOutcome":
     """Score the written submission exactly as `leaderboard score` would."""
     from leaderboard.submission.pipeline import score_submission
 
     progress = (lambda _m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
-    outcome = score_submission(folder, data_dir, progress, after_merge=False)
+    return score_submission(folder, data_dir, progress, after_merge=False)
+
+
+def report_score(folder: Path, outcome: "SubmissionOutcome") -> int:
     for line in outcome.report.lines():
         print(line)
     if outcome.results_path is None:
         print(f"{folder.name}: not scored ({len(outcome.report.errors)} error(s))")
         return 1
-    print(f"{folder.name}: scored {len(outcome.scores)} task(s) -> {outcome.results_path}")
+    print(f"{folder.name}: scored {len(outcome.scores)} task(s) -> {folder / 'results.json'}")
     return 0
