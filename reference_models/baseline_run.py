@@ -39,7 +39,7 @@ from leaderboard.submission.layout import (METADATA_NAME, PREDICTION_SUFFIXES, R
 from leaderboard.submission.transaction import change_folder
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
-from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
+from reference_models.compute import DEFAULT_CHUNK_SIZE, ChunkProgress, compute_cached
 from reference_models.distributed import ProcessGroup, Shard, shard_from_env
 from reference_models.model_folder import describe_spec
 from reference_models.spec import ModelSpec, get_model_spec
@@ -193,12 +193,13 @@ class DenseRanker:
     """Bi-encoder: cached document and query vectors, dot-product scores."""
 
     def __init__(self, runner, cache: VectorCache | None, shard: Shard, group: ProcessGroup,
-                 chunk_size: int) -> None:
+                 chunk_size: int, log: Callable[[str], None] | None = None) -> None:
         self.runner = runner
         self.cache = cache
         self.shard = shard
         self.group = group
         self.chunk_size = chunk_size
+        self.log = log  # a line per chunk, with an estimate of the time left
         self._doc_vectors: tuple[tuple[str, int], np.ndarray | None] | None = None
 
     def _encode(self, texts: list[str], max_length: int, desc: str) -> np.ndarray | None:
@@ -206,7 +207,8 @@ class DenseRanker:
         return compute_cached(
             texts, keys, [len(t) for t in texts],
             lambda chunk: self.runner.encode(chunk, max_length, desc=desc),
-            self.cache, self.shard, self.group, self.chunk_size)
+            self.cache, self.shard, self.group, self.chunk_size,
+            ChunkProgress(desc, self.log) if self.log else None)
 
     def document_vectors(self, task, corpus: Corpus) -> np.ndarray | None:
         # Both roles of a task share the document vectors; the next task loads its own.
@@ -244,13 +246,15 @@ class RerankRanker:
     """Pointwise reranker over the task's pool, or over a first stage's top ``depth``."""
 
     def __init__(self, runner, first_stage, cache: VectorCache | None, shard: Shard,
-                 group: ProcessGroup, chunk_size: int) -> None:
+                 group: ProcessGroup, chunk_size: int,
+                 log: Callable[[str], None] | None = None) -> None:
         self.runner = runner
         self.first_stage = first_stage
         self.cache = cache
         self.shard = shard
         self.group = group
         self.chunk_size = chunk_size
+        self.log = log
 
     def candidates(self, task, data, corpus: Corpus, role: str, k: int
                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -289,7 +293,9 @@ class RerankRanker:
         keys = [item_key(self.runner.pair_text(q, d), max_length) for q, d in pairs]
         scores = compute_cached(pairs, keys, [len(q) + len(d) for q, d in pairs],
                                 lambda chunk: self.runner.score(chunk, desc=f"rerank ({role})"),
-                                self.cache, self.shard, self.group, self.chunk_size)
+                                self.cache, self.shard, self.group, self.chunk_size,
+                                ChunkProgress(f"rerank ({role})", self.log) if self.log
+                                else None)
         if scores is None:
             return None
         flat = scores[:, 0] if scores.size else np.empty(0, dtype=np.float32)
@@ -589,12 +595,14 @@ def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard):
         kind = "embeddings" if spec.family == "bi-encoder" else "scores"
         cache = VectorCache(root / kind / f"{spec.id}-{config_fingerprint(config)}", config)
     if spec.family == "bi-encoder":
-        ranker = DenseRanker(runner, cache, shard, group, options.chunk_size)
+        log = _log if options.progress and shard.is_main else None
+        ranker = DenseRanker(runner, cache, shard, group, options.chunk_size, log)
     else:
         assert spec.reranker is not None
         first_spec = get_model_spec(spec.reranker.first_stage)
         first, *_ = make_ranker(first_spec, options, Shard())
-        ranker = RerankRanker(runner, first, cache, shard, group, options.chunk_size)
+        ranker = RerankRanker(runner, first, cache, shard, group, options.chunk_size,
+                              _log if options.progress and shard.is_main else None)
     dtype = str(runner.dtype).replace("torch.", "")
     if runner.linear_kernels != "aten":
         dtype += f", {runner.linear_kernels} linear layers"

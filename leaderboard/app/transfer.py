@@ -33,7 +33,7 @@ from leaderboard.submission.explain_files import (
 from leaderboard.core.fileio import atomic_file
 from leaderboard.core.report import Report
 from leaderboard.submission.results import ResultsFileError, read_results
-from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.store.files import StoredRef, StoreError, unique_errors
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
                                          RunStore, configured_store, store_path)
@@ -116,9 +116,8 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
 def _locate(stored: Stored, report: Report) -> dict[str, Path] | None:
     """Every file ``stored`` names, verified (fetched into the cache when remote)."""
     found = stored.files.locate_all(stored.refs)
-    for value in found.values():
-        if isinstance(value, StoreError):
-            report.add(value.display, None, value.message)
+    for problem in unique_errors(found):
+        report.add(problem.display, None, problem.message)
     return None if not report.ok else found  # type: ignore[return-value]
 
 
@@ -208,9 +207,8 @@ def _plan(stored: Stored, store: RunStore, report: Report) -> PushPlan | None:
         carried = [r for r in stored.refs if r.path in kept]
         moving = [r for r in stored.refs if r.path not in kept]
     found = stored.files.locate_all(moving)
-    for value in found.values():
-        if isinstance(value, StoreError):
-            report.add(value.display, None, value.message)
+    for problem in unique_errors(found):
+        report.add(problem.display, None, problem.message)
     if not report.ok:
         return None
     return PushPlan(stored, found, carried)  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from leaderboard.core.evaluate import Progress, check_task_files, quiet, score_i
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.store.cache import cache_dir
+from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.explain_files import (MANIFEST, TaskFiles, explain_inputs,
                                                   explain_problem, keep_explanations,
@@ -230,7 +231,11 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore 
             outcome.explain_path = write_explanations(root, outcome.explanations, inputs)
             explained = (outcome.explain_path / MANIFEST).read_bytes()
         else:
-            explained = keep_explanations(cache_dir(), root.name, outcome.explanations,
-                                          inputs)
+            try:
+                explained = keep_explanations(cache_dir(), root.name, outcome.explanations,
+                                              inputs)
+            except StoreError as exc:
+                outcome.report.add(exc.display, None, exc.message)
+                return outcome
         outcome.results_path = write_submission_results(root, results, explained)
     return outcome

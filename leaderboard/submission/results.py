@@ -27,7 +27,8 @@ from leaderboard.core.fileio import (atomic_write_bytes, atomic_write_text, read
                                 validation_problem)
 from leaderboard.store.files import StoredRef, StoreError
 from leaderboard.submission.files import submission_files
-from leaderboard.submission.layout import PER_QUERY_NAME, RESULTS_NAME
+from leaderboard.submission.layout import (MAX_EXPLAIN_MANIFEST_BYTES, MAX_PER_QUERY_BYTES,
+                                           PER_QUERY_NAME, RESULTS_NAME)
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ class StoredFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: Literal["per-query.json.gz"]
-    bytes: int = Field(ge=1)
+    bytes: int = Field(ge=1, le=MAX_PER_QUERY_BYTES)
     sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
     def ref(self) -> StoredRef:
@@ -131,7 +132,7 @@ class ExplainManifestFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: Literal["explain/manifest.json"]
-    bytes: int = Field(ge=1)
+    bytes: int = Field(ge=1, le=MAX_EXPLAIN_MANIFEST_BYTES)
     sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
     @classmethod

@@ -46,6 +46,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leaderboard.core.fileio import file_kind
+
 JOURNAL_FORMAT = "followboard-change/1"
 JOURNAL = "journal.json"
 NEW = "new"
@@ -113,15 +115,11 @@ def _scan(root: Path, display: str) -> dict[str, _Entry]:
                                       "in a submission; commit the file itself (nothing "
                                       "was changed)")
                 else:
-                    raise ChangeError(f"{display}/{rel}", f"not a regular file "
-                                      f"({_kind(st.st_mode)}): a submission holds plain "
-                                      "files and folders only (nothing was changed)")
+                    kind = file_kind(Path(entry.path))
+                    raise ChangeError(f"{display}/{rel}", f"not a regular file ({kind}): a "
+                                      "submission holds plain files and folders only "
+                                      "(nothing was changed)")
     return out
-
-
-def _kind(mode: int) -> str:
-    return ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device")
 
 
 def _mirror(live: Path, copy: Path, entries: dict[str, _Entry]) -> None:

@@ -41,26 +41,28 @@ def register(sub: "argparse._SubParsersAction") -> None:
     actions = parser.add_subparsers(dest="baselines_command", metavar="ACTION")
     actions.required = True
 
-    listing = actions.add_parser("list", help="list the declared reference models",
-                                 description="List the reference models of models.yaml.")
+    listing = new_command(actions, "list", "list the declared reference models",
+                          "List the reference models of reference_models/models.yaml: id, "
+                          "family, weights and pinned revision.",
+                          "  leaderboard baselines list")
     listing.set_defaults(handler=run_list)
 
-    run = actions.add_parser(
-        "run", help="run a model over tasks and write + score its submission",
-        description="Rank every query of the selected tasks with MODEL, write <out>/<id>/ "
-                    "(metadata.yaml and the runs) and score it. MODEL is a declared id "
-                    "(`baselines list`), a model folder, or a Hugging Face Hub id "
-                    "owner/name. A folder or Hub model runs as its own files say: a "
-                    "sentence-transformers folder as a bi-encoder (its pooling, "
-                    "normalisation, prompts and length), a sequence-classification head as "
-                    "a cross-encoder reranking a first stage, a causal LM only with "
-                    "--family causal-reranker and a yes/no prompt; the options below "
-                    "override each choice. Encodings are cached under $FOLLOWBOARD_CACHE "
-                    "(default .cache/followboard), so an interrupted run resumes where it "
-                    "stopped; the submission folder changes only when every task is done. "
-                    "The scored folder is ready to commit as a pull request: the query "
-                    "explorer's files, which CI writes after the merge, are kept in the run "
-                    "store's cache.")
+    run = new_command(
+        actions, "run", "run a model over tasks and write + score its submission",
+        "Rank every query of the selected tasks with MODEL, write <out>/<id>/ (metadata.yaml "
+        "and the runs) and score it. MODEL is a declared id (`baselines list`), a model "
+        "folder, or a Hugging Face Hub id owner/name. A folder or Hub model runs as its own "
+        "files say: a sentence-transformers folder as a bi-encoder (its pooling, "
+        "normalisation, prompts and length), a sequence-classification head as a "
+        "cross-encoder reranking a first stage, a causal LM only with --family "
+        "causal-reranker and a yes/no prompt; the options below override each choice. "
+        "Encodings are cached under $FOLLOWBOARD_CACHE (default .cache/followboard), so an "
+        "interrupted run resumes where it stopped; the submission folder changes only when "
+        "every task is done and scored, as one transaction. The scored folder is ready to "
+        "commit as a pull request: the query explorer's files, which CI writes after the "
+        "merge, are kept in the run store's cache.",
+        "  leaderboard baselines run ../my-model --id my-model --tasks 'followtable/*'\n"
+        "  leaderboard baselines run bm25s --tasks 'pi-indic-val150/t1/*'")
     run.add_argument("model", metavar="MODEL",
                      help="declared model id, model folder, or Hub id owner/name")
     run.add_argument("--revision", metavar="REV", default=None,

@@ -31,6 +31,7 @@ from typing import Any
 
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
 from leaderboard.benchmarks.protocols import (SWAPPED_ALTERED, SWAPPED_ORIGINAL,
                                             mteb_swaps_qrels, relabel)
 from leaderboard.submission.results import (ModelInfo, ModelType, ResultsFile, ResultsFileError, Source,
@@ -91,7 +92,10 @@ class _RowGroup:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if json_too_deep(text):
+            raise MtebImportError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        return json.loads(text)
     except OSError as exc:
         raise MtebImportError(f"{path}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:

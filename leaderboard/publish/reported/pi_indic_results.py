@@ -27,6 +27,7 @@ from typing import Any
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.benchmarks.pi_indic import PI_INDIC_COMMIT
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
 from leaderboard.submission.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores
 
 PI_INDIC_REPO_URL = "https://github.com/aryashah2k/PI-Indic-Align"
@@ -46,7 +47,11 @@ class PiIndicResultsError(ValueError):
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if json_too_deep(text):
+            raise PiIndicResultsError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} "
+                                      "levels")
+        data = json.loads(text)
     except OSError as exc:
         raise PiIndicResultsError(f"{path}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:
