@@ -458,3 +458,40 @@ def test_two_commands_never_change_one_submission_at_once(tmp_path: Path) -> Non
     with change_folder(folder) as change:  # released: free again
         assert change.folder != folder
     assert ChangeError
+
+
+def test_baselines_installing_into_an_existing_id_is_one_change_with_its_scoring(
+        tmp_path: Path) -> None:
+    """`baselines run` into an existing submission: the new runs, metadata.yaml and the
+    scoring of the new folder change it together; a scoring that fails half-way (here:
+    an exception) leaves the old folder, its results included."""
+    from reference_models.baseline_run import install_submission
+
+    folder = tmp_path / "submissions" / SUB
+    (folder / "runs" / "followtable" / "wtr").mkdir(parents=True)
+    (folder / "runs" / "followtable" / "wtr" / "original.trec").write_text("old run\n")
+    (folder / "results.json").write_text("{}\n")
+    (folder / "metadata.yaml").write_text(f"id: {SUB}\n")
+    before = snapshot(folder)
+    staging = tmp_path / "staging"
+    (staging / "runs" / "followtable" / "wtr").mkdir(parents=True)
+    (staging / "runs" / "followtable" / "wtr" / "original.trec.gz").write_bytes(b"new run")
+    written = [Path("runs/followtable/wtr/original.trec.gz")]
+    seen: list[dict[str, bytes]] = []
+
+    def scoring_that_fails(copy: Path) -> None:
+        seen.append(snapshot(copy))
+        raise RuntimeError("scoring stopped")
+
+    with pytest.raises(RuntimeError, match="scoring stopped"):
+        install_submission(staging, folder, written, {"id": SUB}, then=scoring_that_fails)
+    assert snapshot(folder) == before and around(folder) == [SUB]
+    # What scoring saw was the installed folder, results gone, the other role's file too.
+    assert seen == [{"metadata.yaml": b"id: my-model\n",
+                     "runs/followtable/wtr/original.trec.gz": b"new run"}]
+    (staging / written[0]).write_bytes(b"new run")  # the staging folder is consumed
+    install_submission(staging, folder, written, {"id": SUB},
+                       then=lambda copy: (copy / "results.json").write_text("scored\n"))
+    assert snapshot(folder) == {"metadata.yaml": b"id: my-model\n",
+                                "results.json": b"scored\n",
+                                "runs/followtable/wtr/original.trec.gz": b"new run"}

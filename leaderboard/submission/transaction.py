@@ -312,7 +312,13 @@ def _finish_or_undo(live: Path, work: Path) -> str:
             raise ChangeError(journal, f"a change journal that cannot be read ({exc}); "
                                        f"{live} may be half changed: look at it, then "
                                        f"remove {work}") from None
-        _apply(live, work / NEW / live.name, ops)
+        try:
+            _apply(live, work / NEW / live.name, ops)
+        except OSError as exc:
+            raise ChangeError(live, f"a change a stopped command left could not be finished "
+                                    f"({describe_os_error(exc)}); the folder may be half "
+                                    f"changed: {work} holds the journal and the new files")\
+                from None
         _discard(work)
         return "finished"
     created = (work / CREATED).is_file()
