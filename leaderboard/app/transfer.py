@@ -6,7 +6,7 @@ manifest, and every file it lists: :mod:`leaderboard.submission.explain_files`).
 fetched and checked with the runs.
 
 * :func:`pull` fetches every file the manifest lists (and the scorer's files) into the
-  submission's folder, verified, each written atomically;
+  submission's folder, verified;
 * :func:`push` puts the files of submissions into the run store and records where in
   each manifest: a folder store gets copies, a Hugging Face dataset one commit (whose id
   each manifest's ``source:`` then names); the copies in the folders are removed after a
@@ -15,6 +15,10 @@ fetched and checked with the runs.
   results are up to date;
 * :func:`add` puts new run files into a submission and scores it; when scoring fails,
   the submission is left as it was.
+
+Each changes a submission's folder as one transaction
+(:func:`leaderboard.submission.transaction.change_folder`): stopped at any instant, the
+folder is as it was or as intended, and nothing in it is followed through a link.
 """
 
 from __future__ import annotations
