@@ -775,7 +775,10 @@ def test_a_task_files_entries_are_read_by_their_field_names(fixture_site, page,
 def test_a_page_opened_from_disk_says_to_serve_it(fixture_site, page) -> None:
     page.goto((fixture_site["out"] / "explore.html").as_uri() + "?s=fix-a&t=followir/core17")
     page.wait_for_selector("#fb-explorer[data-state=error]", timeout=20_000)
-    assert "python -m http.server" in page.locator(".fb-x-error").inner_text()
+    hint = page.locator(".fb-x-error").inner_text()
+    assert "python -m http.server" in hint
+    # The folder the site was built into, not a default it may not be in (issue 34).
+    assert f"-d '{fixture_site['out']}' 8000" in hint, hint
     # Chromium logs the refused fetch; Material's search index is not found from disk
     # on any page of the site.
     page.allowed_errors = ("net::ERR_FAILED", "file:", "search_index.js", "ERR_FILE_NOT_FOUND")

@@ -33,6 +33,7 @@ from urllib.parse import quote, urlsplit
 
 from leaderboard.core.config import ENV_RUN_STORE, Endpoints
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.store.http import hide_credentials
 
 CONFIG_FILE = "pyproject.toml"
 CONFIG_KEY = "run-store"
@@ -51,7 +52,11 @@ PLACEHOLDERS = ("{+path}", "{path}")
 
 
 class StoreConfigError(FollowBoardError, ValueError):
-    """A store setting or a manifest source that cannot be used; the message says which."""
+    """A store setting or a manifest source that cannot be used; the message says which,
+    without any URL's credentials."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(hide_credentials(message))
 
 
 @dataclass(frozen=True)
@@ -191,6 +196,10 @@ def parse_store(value: str, base: Path, origin: str,
         return HubStore(_hub_repo(repo, origin), hub_endpoint(environ))
     if scheme in ("http", "https"):
         parts = urlsplit(text)
+        if "@" in parts.netloc:
+            raise StoreConfigError(f"{origin}: {hide_credentials(text)!r}: the URL holds a user "
+                                   "name or password, which the reader never sends (stored "
+                                   "files are public): remove it")
         if scheme == "http" and parts.hostname not in LOOPBACK_HOSTS:
             raise StoreConfigError(f"{origin}: {text!r}: plain http is accepted for the "
                                    "loopback address only; use https")

@@ -70,6 +70,7 @@ from leaderboard.core.explain import (
     text_record,
 )
 from leaderboard.core.explain_arrays import FILE_JSON, ExplainRecord, task_record
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep, size_text
 from leaderboard.core.scoring import RankedTask, ScoreSheet
 from leaderboard.core.tasks import Task
 from leaderboard.store.files import StoredRef, StoreError, keep
@@ -79,6 +80,7 @@ from leaderboard.submission.layout import (
     EXPLAIN_DIR,
     MAX_EXPLAIN_FILE_BYTES,
     MAX_EXPLAIN_FILES,
+    MAX_EXPLAIN_TOTAL_BYTES,
 )
 from leaderboard.submission.results import ExplainManifestFile, ResultsFile
 
@@ -157,6 +159,8 @@ def unpacked(data: bytes, where: str) -> dict:
     """The JSON document of a (gzipped) explanation file; errors name ``where``."""
     try:
         text = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        if json_too_deep(text):
+            raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
         doc = json.loads(text)
     except (OSError, EOFError, ValueError) as exc:
         raise ExplainFilesError(f"{where}: not a readable explanation file ({exc})") from None
@@ -468,6 +472,7 @@ def parse_manifest(data: bytes, where: str) -> dict:
     if len(files) > MAX_EXPLAIN_FILES:
         raise ExplainFilesError(f"{where}: lists {len(files)} files, over the limit of "
                                 f"{MAX_EXPLAIN_FILES}")
+    total = 0
     for rel, entry in files.items():
         if not _FILE_RE.fullmatch(rel) or ".." in rel.split("/") or rel == MANIFEST:
             raise ExplainFilesError(f"{where}: {rel!r} is not an explanation file")
@@ -478,6 +483,10 @@ def parse_manifest(data: bytes, where: str) -> dict:
                 or not _SHA256_RE.fullmatch(sha):
             raise ExplainFilesError(f"{where}: {rel!r} needs its size (1 to "
                                     f"{MAX_EXPLAIN_FILE_BYTES} bytes) and SHA-256")
+        total += size
+    if total > MAX_EXPLAIN_TOTAL_BYTES:
+        raise ExplainFilesError(f"{where}: its files add up to {size_text(total)}, over the "
+                                f"{size_text(MAX_EXPLAIN_TOTAL_BYTES)} limit")
     return doc
 
 

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Callable, Mapping
 
 from leaderboard import __version__
-from leaderboard.core.fileio import atomic_file
+from leaderboard.core.fileio import atomic_file, json_too_deep, MAX_JSON_DEPTH
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.tasks import DataSource
 from leaderboard.app.datapull.common import (
@@ -148,6 +148,9 @@ class HttpClient:
                 return resp.read(), dict(resp.headers.items())
 
         body, headers = self.retrying(url, host, base_url, attempt, token, "application/json")
+        if json_too_deep(body):
+            raise UpstreamError(f"{url}: the answer is JSON nested deeper than "
+                                f"{MAX_JSON_DEPTH} levels")
         try:
             return json.loads(body), headers
         except (json.JSONDecodeError, UnicodeDecodeError):

@@ -37,6 +37,7 @@ from leaderboard.benchmarks.protocols import (
 )
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.submission.results import (
     ModelInfo,
@@ -104,7 +105,10 @@ class _RowGroup:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if json_too_deep(text):
+            raise MtebImportError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        return json.loads(text)
     except OSError as exc:
         raise MtebImportError(f"{path}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:

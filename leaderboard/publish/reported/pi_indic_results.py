@@ -27,6 +27,7 @@ from typing import Any
 from leaderboard.benchmarks.pi_indic import PI_INDIC_COMMIT
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.submission.results import (
     ModelInfo,
@@ -53,7 +54,11 @@ class PiIndicResultsError(FollowBoardError, ValueError):
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if json_too_deep(text):
+            raise PiIndicResultsError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} "
+                                      "levels")
+        data = json.loads(text)
     except OSError as exc:
         raise PiIndicResultsError(f"{path}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:

@@ -47,8 +47,9 @@ var FBXLoad = (function () {
   function loadMessage(err, what) {
     var where = shortUrl(err.url);
     if (err.kind === "file") {
+      var folder = decodeURIComponent(SITE_ROOT.pathname).replace(/\/$/, "");  // built into
       return new UserError("Your browser does not let a page opened from disk (file://) load " +
-        "the files the explorer reads (" + where + ").", "Serve the site instead, e.g. python -m http.server -d site/build, and open http://localhost:8000/" + PAGE + location.search);
+        "the files the explorer reads (" + where + ").", "Serve the folder the site was built into instead: python -m http.server -d '" + folder + "' 8000, and open http://localhost:8000/" + PAGE + location.search);
     }
     if (err.kind === "status" && err.status === 404) {
       return new UserError("Missing file: the " + what + " (" + where + ", HTTP 404).",
