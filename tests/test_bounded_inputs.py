@@ -273,17 +273,17 @@ def test_a_folder_in_the_cache_where_a_file_belongs_is_named_as_damage(
     from leaderboard.core.data import load_task_data
     from leaderboard.store.cache import cached_path
 
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path / "store"))
     folder = make_submission(tmp_path / "submissions" / SUB,
                              {TASK: load_task_data(get_task(TASK), data_dir)})
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "first-cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "first-cache"))
     assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
     named = json.loads((folder / "results.json").read_text())["explain_manifest"]
     (folder / "results.json").unlink()
     cache = tmp_path / "cache"
-    damaged = cached_path(cache, named["sha256"], False)
+    damaged = cached_path(cache / "store", named["sha256"], False)
     damaged.mkdir(parents=True)
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(cache))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(cache))
     capsys.readouterr()
     assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
     out, err = capsys.readouterr()
@@ -299,7 +299,7 @@ def test_a_password_in_the_store_url_is_refused_and_never_shown(
     secret = "hunter2-s3cret"
     url = f"https://jane:{secret}@store.example/runs/{{+path}}"
     with pytest.raises(StoreConfigError) as info:
-        parse_store(url, tmp_path, "$FOLLOWBOARD_RUN_STORE")
+        parse_store(url, tmp_path, "$LEADERBOARD_RUN_STORE")
     assert secret not in str(info.value) and "user name or password" in str(info.value)
     assert "https://***@store.example/runs/" in str(info.value)
     with pytest.raises(StoreConfigError) as info:  # the plain-http refusal too
@@ -308,7 +308,7 @@ def test_a_password_in_the_store_url_is_refused_and_never_shown(
     folder = tmp_path / SUB
     folder.mkdir()
     (folder / "manifest.txt").write_text(f"format: {FORMAT_LINE}\n")
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url)
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", url)
     assert main(["runs", "verify", str(folder)]) == 1
     out, err = capsys.readouterr()
     assert secret not in out + err and "user name or password" in out + err

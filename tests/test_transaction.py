@@ -203,7 +203,7 @@ def publish_argv(data_dir: Path) -> Callable[[Path], list[str]]:
 @pytest.fixture()
 def store_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The run store a folder of this test (no project setting above tmp_path applies)."""
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path / "store"))
     yield
 
 
@@ -277,7 +277,7 @@ def fill(disk: Path, leave: int) -> Path:
 def test_runs_add_and_score_on_a_full_small_disk_change_nothing(
         states: dict[str, Path], data_dir: Path, small_disk: Path, tmp_path: Path,
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(small_disk))
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(small_disk))
     folder = fresh(states["scored"], small_disk / "repo")
     before = snapshot(folder)
     new = states["new-runs"]

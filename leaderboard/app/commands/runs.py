@@ -35,7 +35,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "explanation files (the query explorer's) into the submission's folder, each "
         "verified against its size and SHA-256; the folder changes as one transaction.",
         "  leaderboard runs pull submissions/bm25s\n"
-        "  FOLLOWBOARD_RUN_STORE=hf://datasets/me/my-runs leaderboard runs pull "
+        "  LEADERBOARD_RUN_STORE=hf://datasets/me/my-runs leaderboard runs pull "
         "submissions/my-model")
     pull.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
     pull.set_defaults(handler=run_pull)
