@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import yaml
@@ -23,6 +23,7 @@ import yaml
 from leaderboard.core.data import load_task_data
 from leaderboard.core.fileio import atomic_write_text
 from leaderboard.submission.layout import METADATA_NAME
+from leaderboard.submission.transaction import change_folder
 from reference_models.baseline_run import (PREDICTIONS_ROLE, Corpus, RunOptions, answer_task,
                                            cpu_model, load_corpus, make_ranker, select_tasks,
                                            with_instruction_format)
@@ -138,16 +139,25 @@ def with_block(text: str, key: str, value: object) -> str:
     return "".join(lines)
 
 
-def record_efficiency(folder: Path, block: dict) -> Path:
-    """Write ``block`` as ``efficiency:`` of the submission's metadata.yaml, atomically,
-    checking first that the result still reads as the same metadata."""
-    path = folder / METADATA_NAME
-    text = path.read_text(encoding="utf-8")
-    before = yaml.safe_load(text)
-    updated = with_block(text, "efficiency", block)
-    after = yaml.safe_load(updated)
-    if {k: v for k, v in after.items() if k != "efficiency"} != \
-            {k: v for k, v in before.items() if k != "efficiency"}:
-        raise ValueError(f"{path}: writing the efficiency block would change other keys")
-    atomic_write_text(path, updated)
-    return path
+def record_efficiency(folder: Path, block: dict,
+                      then: Callable[[Path], object] | None = None) -> Path:
+    """Write ``block`` as ``efficiency:`` of the submission's metadata.yaml, checking first
+    that the result still reads as the same metadata: one change of the folder
+    (:func:`leaderboard.submission.transaction.change_folder`), with what ``then`` does to
+    the new folder before it is switched in (rescoring it, since results.json records
+    metadata.yaml's digest)."""
+    with change_folder(folder) as change:
+        path = change.folder / METADATA_NAME
+        text = path.read_text(encoding="utf-8")
+        before = yaml.safe_load(text)
+        updated = with_block(text, "efficiency", block)
+        after = yaml.safe_load(updated)
+        if {k: v for k, v in after.items() if k != "efficiency"} != \
+                {k: v for k, v in before.items() if k != "efficiency"}:
+            raise ValueError(f"{folder / METADATA_NAME}: writing the efficiency block would "
+                             "change other keys")
+        atomic_write_text(path, updated)
+        if then is not None:
+            then(change.folder)
+        change.commit()
+    return folder / METADATA_NAME

@@ -39,6 +39,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from leaderboard.benchmarks import declared
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.release import RELEASE_FILE, release_manifest, sha256_file
 from leaderboard.publish.site.board import Board, load_board
@@ -50,7 +51,7 @@ from leaderboard.publish.training import task_benchmark, training_overlap, train
 EXPORT_MARKER = ".followboard-export"
 
 
-class ExportError(ValueError):
+class ExportError(FollowBoardError, ValueError):
     """The export could not be written; the message says why."""
 
 

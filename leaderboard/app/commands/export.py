@@ -42,7 +42,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from leaderboard.publish.export import EXPORT_MARKER, checked_export, export_dataset
+    from leaderboard.publish.export import (EXPORT_MARKER, ExportError, checked_export,
+                                             export_dataset)
     from leaderboard.publish.site.repository import repository_ref
     from leaderboard.store.hub import HubWriteError, Upload, push_files
     from leaderboard.store.locations import HubStore, parse_store
@@ -51,11 +52,11 @@ def run(args: argparse.Namespace) -> int:
     if args.push is not None:  # refused before anything is computed
         store = parse_store(args.push, Path.cwd(), "--push")
         if not isinstance(store, HubStore):
-            raise ValueError(f"--push {args.push!r}: name a Hugging Face dataset, "
+            raise ExportError(f"--push {args.push!r}: name a Hugging Face dataset, "
                              "hf://datasets/<owner>/<name>")
     if args.existing:
         if store is None:
-            raise ValueError("--existing pushes an earlier export: give --push too")
+            raise ExportError("--existing pushes an earlier export: give --push too")
         release, files = checked_export(args.out)
     else:
         repo = repository_ref(args.results_root)
