@@ -3,6 +3,8 @@ run` writes and `baselines measure` records without touching the runs, and its s
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -103,18 +105,28 @@ def test_baselines_measure_writes_only_the_efficiency_block(tiny_data: Path,
     folder = out / "bm25s"
     meta_path = folder / "metadata.yaml"
     # A hand-written line the measurement must keep as it was written.
-    meta_path.write_text(without_block(meta_path.read_text(), "efficiency")
+    meta_path.write_text(without_block(without_block(meta_path.read_text(), "efficiency"),
+                                       "hardware")
                          + "hardware: >-\n  written by hand,\n  folded\n", encoding="utf-8")
+    assert main(["score", str(folder), "--data-dir", str(tiny_data)]) == 0
     before_text = meta_path.read_text()
     before = _read_runs(folder)
     assert main(["baselines", "measure", "bm25s", "--tasks", "followtable/wtr",
                  "--documents", "2", "--queries", "1", "--out", str(out),
                  "--data-dir", str(tiny_data)]) == 0
-    assert "rescore it" in capsys.readouterr().out
+    assert "bm25s: scored 1 task(s)" in capsys.readouterr().out
     after = _read_runs(folder)
-    assert {k: v for k, v in after.items() if k != "metadata.yaml"} == \
-        {k: v for k, v in before.items() if k != "metadata.yaml"}
+    changed = {"metadata.yaml", "results.json"}
+    assert {k: v for k, v in after.items() if k not in changed} == \
+        {k: v for k, v in before.items() if k not in changed}
     text = meta_path.read_text()
+    # Rescored in the same change: results.json differs only in metadata.yaml's digest and
+    # so in the explanation manifest's, which records the inputs' digest (same size).
+    old, new = json.loads(before["results.json"]), json.loads(after["results.json"])
+    assert new["inputs_sha256"].pop("metadata.yaml") == hashlib.sha256(
+        text.encode("utf-8")).hexdigest() != old["inputs_sha256"].pop("metadata.yaml")
+    assert new["explain_manifest"].pop("sha256") != old["explain_manifest"].pop("sha256")
+    assert new == old
     assert without_block(text, "efficiency") == before_text
     cost = Metadata.model_validate(yaml.safe_load(text)).efficiency
     entry = cost.tasks["followtable/wtr"]
