@@ -146,15 +146,18 @@ def register(sub: "argparse._SubParsersAction") -> None:
     add_data_dir(run)
     run.set_defaults(handler=run_model)
 
-    measure = actions.add_parser(
-        "measure", help="measure what a submitted model costs, on a sample, runs untouched",
-        description="Measure encode and search time, throughput and peak memory of a "
-                    "declared model on a seeded sample of each task's texts (no embedding "
-                    "cache; the answers are dropped) and write them as the efficiency: "
-                    "block of <out>/<id>/metadata.yaml, every other line as it was, and "
-                    "rescore the submission in the same change (results.json records "
-                    "metadata.yaml's digest). For submissions whose full re-encoding would "
-                    "take hours; `baselines run` measures the whole run itself.")
+    measure = new_command(
+        actions, "measure", "measure what a submitted model costs, on a sample, runs untouched",
+        "Measure encode and search time, throughput and peak memory of a declared model on a "
+        "seeded sample of each task's texts (no embedding cache; the answers are dropped) "
+        "and write them as the efficiency: block of <out>/<id>/metadata.yaml, every other "
+        "line as it was, rescoring the submission in the same change (results.json records "
+        "metadata.yaml's digest). For submissions whose full re-encoding would take hours; "
+        "`baselines run` measures the whole run itself.",
+        "  leaderboard baselines measure bm25s --tasks 'followtable/*' --documents 64 "
+        "--queries 32\n"
+        "  leaderboard baselines measure use-multilingual-v3-numpy --tasks "
+        "pi-indic-val150/t4/hin")
     measure.add_argument("model", metavar="MODEL", help="declared model id")
     measure.add_argument("--tasks", nargs="+", metavar="PATTERN", required=True,
                          help="task ids or fnmatch patterns to measure")
