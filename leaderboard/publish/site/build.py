@@ -19,7 +19,7 @@ from pathlib import Path
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.release import RELEASE_FILE, release_manifest
 from leaderboard.publish.site.board import Board, load_board
-from leaderboard.publish.site.downloads import DOWNLOADS, write_download_json
+from leaderboard.publish.site.downloads import write_download_json
 from leaderboard.publish.site.mkdocs_config import mkdocs_config, write_mkdocs_config
 from leaderboard.publish.site.render import render_docs
 from leaderboard.publish.site.repository import repository_ref, uncommitted
@@ -114,7 +114,8 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
                 f"the site links them at (first: {changed[0]}); commit them before publishing")
         render_docs(board, docs, repo)
         release = release_manifest(results_root, repo.ref if repo.pinned else None, repo.url)
-        write_download_json(docs / DOWNLOADS / RELEASE_FILE, release)
+        # At the site's root, not in downloads/: every file there is a table's download.
+        write_download_json(docs / RELEASE_FILE, release)
         rendered = time.perf_counter()
         _prepare_dir(out_dir, SITE_MARKER, "the output directory")
         config_path = Path(tmp.name) / "mkdocs.yml"

@@ -16,12 +16,12 @@ from leaderboard.publish.site.scripts import PAGE_SCRIPTS
 HOOKS = Path(__file__).with_name("mkdocs_hooks.py")
 
 def footer_text(release: dict | None) -> str:
-    """The footer: the release the site shows (its manifest is downloads/release.json)."""
+    """The footer: the release the site shows (its manifest is release.json at the site's root)."""
     if release is None:
         return f"FollowBoard {__version__}"
     commit = f", commit {release['commit'][:12]}" if release.get("commit") else ""
     return (f"FollowBoard {__version__} · release {release['name']}{commit} · "
-            "manifest: downloads/release.json · cite: CITATION.cff")
+            "manifest: release.json · cite: CITATION.cff")
 
 
 def mkdocs_config(docs: Path, out: Path, strict: bool = True,
