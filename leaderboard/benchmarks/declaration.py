@@ -17,6 +17,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Literal
 
+from leaderboard.benchmarks.units import PER_QUERY, SamplingUnit
 from leaderboard.core.tasks import Task
 
 if TYPE_CHECKING:  # built by the declarations' functions, only when pages are
@@ -58,6 +59,9 @@ class Benchmark:
     # templates at the pinned upstream commit ("doc_page", "doc_text" with "{doc}";
     # "queries_text", "topics_text"), or None.
     upstream_text_links: Callable[[Task], dict[str, str] | None] = lambda task: None
+    # What a task's significance tests resample: the unit sampled independently (a
+    # topic with all its pairs, a translated pair, a persona; leaderboard.benchmarks.units).
+    sampling_unit: Callable[[Task], SamplingUnit] = lambda task: PER_QUERY
 
     @cached_property
     def tasks(self) -> tuple[Task, ...]:

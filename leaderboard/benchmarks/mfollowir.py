@@ -5,6 +5,7 @@ and cross-lingual (English queries). mteb's copies on the Hugging Face Hub."""
 from __future__ import annotations
 
 from leaderboard.benchmarks.declaration import Benchmark, site_views
+from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.tasks import DataSource, Task
 
 MFOLLOWIR_SOURCE = DataSource(host="huggingface", repo="jhu-clsp/mFollowIR-parquet-mteb",
@@ -34,6 +35,14 @@ def _tasks(bench: str, source: DataSource, setting: str) -> list[Task]:
     ) for lang, name in MFOLLOWIR_LANGUAGES.items()]
 
 
+# A NeuCLIR topic keeps its id in every language it was judged in (the same English
+# topic, translated), and the cross-lingual and multilingual settings ask the same topics:
+# one topic is one unit across the languages of a table. A table holds one setting, so
+# the two settings never meet in one test.
+MFOLLOWIR_TOPIC = SamplingUnit(
+    "topic", "topics", "a NeuCLIR topic with both its instructions, in every language of "
+    "the table that has it", rule="mteb topic", across_tasks=True)
+
 _OWN_PAPER = {"mfollowir": "mfollowir-paper/", "mfollowir-cl": "mfollowir-paper/"}
 
 # The multilingual declaration carries the page and home columns of both settings.
@@ -45,8 +54,10 @@ MFOLLOWIR = Benchmark(
     reported_only_prefixes=(MFOLLOWIR_PAPER_PREFIX,),
     paper_transcriptions={"mfollowir_tables3_4.yaml": "mfollowir-paper.json"},
     own_paper=_OWN_PAPER,
+    sampling_unit=lambda task: MFOLLOWIR_TOPIC,
 )
 MFOLLOWIR_CL = Benchmark(
     id="mfollowir-cl", title="mFollowIR (cross-lingual)",
     build_tasks=lambda: _tasks("mfollowir-cl", MFOLLOWIR_CL_SOURCE, "cross-lingual"),
+    sampling_unit=lambda task: MFOLLOWIR_TOPIC,
 )

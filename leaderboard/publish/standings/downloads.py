@@ -5,8 +5,11 @@ A record is a model line (:mod:`.lines`): its figures picked from the model's ro
 stated precedence, each figure's row named in ``<column> from`` when it is not the row
 named in ``system_id`` (JSON also lists the other rows' figures for the same cell). For the
 tiered column every tested figure carries what the README promises: the raw and the
-Holm-adjusted p-value of its test against the best verified row, the mean difference from
-it and that difference's 95% bootstrap interval.
+Holm-adjusted p-value of its test against the best verified row (raised to the smallest
+p-value the test resolves), the mean difference from it, the test's own estimate of that
+difference with its 95% interval, the standardized effect size, and the row's simultaneous
+95% rank interval; the view document says what the test resamples (its unit and how many),
+its reproducibility threshold and the smallest difference it detects.
 
 CSV is opened by spreadsheets, which run a cell starting with ``=``, ``+``, ``-`` or ``@``
 (and, in some, a tab or carriage return) as a formula: a model named
@@ -23,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .rows import Row
 from .tables import ViewTable
-from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED
+from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, shown_p
 
 STATISTIC_NOTE = (
     "One record per model: where several sources give a model a figure, the figure shown "
@@ -33,10 +36,18 @@ STATISTIC_NOTE = (
     "Each column's convention says what its number is (one task's mean over its queries, or "
     "the mean of the tasks' figures as the benchmark's paper averages them). Tests against "
     "the tiered column's best verified row (the leader among verified submissions; "
-    "reported rows are never tested): p_value raw, p_adjusted Holm within the view; "
-    "diff_vs_best_verified = mean(system - best) over the test's units, with its 95% "
-    "bootstrap interval [ci_low, ci_high]. 'reference' gives each column's no-skill value.")
-TEST_FIELDS = ("tier", "p_value", "p_adjusted", "diff_vs_best_verified", "ci_low", "ci_high")
+    "reported rows are never tested) take one value per independently sampled unit "
+    "('test': its unit and n_units): p_value raw, p_adjusted Holm within the view, both "
+    "raised to p_floor, the smallest p-value the test resolves (a value at p_floor means "
+    "at most p_floor); diff_vs_best_verified = mean(system - best) over the units; "
+    "estimate with [ci_low, ci_high] is the test's own statistic of that difference and "
+    "its 95% interval ('test': 'interval' says which); effect_size = the difference over "
+    "the standard deviation of the units' differences. rank_interval = [best, worst] rank "
+    "among the tested rows, simultaneous 95% (the rows whose interval reaches 1 are "
+    "'tied_for_first'); differences below the reproducibility threshold are ties. "
+    "'reference' gives each column's no-skill value.")
+TEST_FIELDS = ("tier", "p_value", "p_adjusted", "p_floor", "diff_vs_best_verified",
+               "estimate", "ci_low", "ci_high", "effect_size")
 TIER_NAMES = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
               TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -47,8 +58,8 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
     """Header and records of a view's download, one per model line; ``source_of`` says
     where a row comes from."""
     cols = table.view.columns
-    header = ["rank", "model_id", "model", "provenance", "model_type", "parameters",
-              "instruction_trained", "system_id", "source"] + [c.id for c in cols]
+    header = ["rank", "rank_interval", "model_id", "model", "provenance", "model_type",
+              "parameters", "instruction_trained", "system_id", "source"] + [c.id for c in cols]
     header += [f"{c.id} from" for c in cols]
     tiered = sorted(table.tiers)
     for i in tiered:
@@ -56,11 +67,15 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
     ranks = table.line_ranks()
     records = []
     sort_col = table.view.sort_column
+    tier_col = table.view.tiered_column
     for line in table.lines:
         rec_ = line.record
         main = line.cells[sort_col].row or next(c.row for c in line.cells if c.row)
+        ranked = line.cells[tier_col].tier if tier_col is not None else None
         rec: dict[str, object] = {
-            "rank": ranks[line.key], "model_id": line.key, "model": line.name,
+            "rank": ranks[line.key],
+            "rank_interval": ranked.rank_interval if ranked is not None else None,
+            "model_id": line.key, "model": line.name,
             "provenance": "verified" if line.verified else "reported",
             "model_type": rec_.type, "parameters": rec_.parameters,
             "instruction_trained": rec_.instruction_trained,
@@ -77,8 +92,10 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
                                    "source": source_of(r)} for r, v in cell.others]
         for i in tiered:
             info = line.cells[i].tier
-            fields = (TIER_NAMES.get(info.tier, info.tier), info.p_value, info.p_adjusted,
-                      info.effect, info.ci_low, info.ci_high) if info else (None,) * 6
+            fields = (TIER_NAMES.get(info.tier, info.tier), shown_p(info.p_value, info.p_floor),
+                      shown_p(info.p_adjusted, info.p_floor), info.p_floor, info.effect,
+                      info.estimate, info.ci_low, info.ci_high, info.effect_size
+                      ) if info else (None,) * len(TEST_FIELDS)
             for name, value in zip(TEST_FIELDS, fields):
                 rec[f"{cols[i].id} {name}"] = value
         if others:
@@ -89,9 +106,11 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
 
 def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
     """A view's JSON download: what each column is (its tasks and declared convention,
-    its no-skill reference), then the records."""
+    its no-skill reference), what the tiered column's test is (its unit and count, the
+    smallest p-value and difference it resolves, the rows tied for first), then the
+    records."""
     view = table.view
-    return {
+    doc = {
         "view": {"id": view.id, "title": view.title, "note": view.note,
                  "columns": [{"id": c.id, "label": c.label, "metric": c.metric,
                               "tasks": list(c.tasks), "group": c.group,
@@ -102,8 +121,24 @@ def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
                                                or [None] * len(view.columns))]},
         "scale": "fractions (the site shows x100)",
         "statistic": STATISTIC_NOTE,
-        "rows": records,
     }
+    test = table.tests.get(view.tiered_column) if view.tiered_column is not None else None
+    if test is not None:
+        doc["test"] = {
+            "column": view.columns[view.tiered_column].id, "test": test.test,
+            "interval": test.interval, "unit": test.unit, "unit_is": test.unit_holds,
+            "n_units": test.n_units, "p_floor": test.p_floor,
+            "reproducibility_threshold": test.threshold,
+            "minimum_detectable_effect": test.mde,
+            "minimum_detectable_effect_is": "the smallest true difference the view's "
+            "Holm-corrected test detects with 80% power (normal approximation, from the "
+            "median spread of the units' differences against the best verified row)",
+            "rank_critical_value": test.rank_critical,
+            "tied_for_first": [r["model_id"] for r in records
+                               if isinstance(r.get("rank_interval"), list)
+                               and r["rank_interval"][0] == 1]}
+    doc["rows"] = records
+    return doc
 
 
 def csv_cell(value: object) -> str:

@@ -163,6 +163,22 @@ def stratified_differences(a: Sequence[Sequence[float]], b: Sequence[Sequence[fl
     return out
 
 
+def clustered_differences(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
+                          units: Sequence[Sequence[str]]) -> dict[str, float]:
+    """The differences of whole units behind a column, by definition: query i of task t
+    (scores ``a[t][i]`` and ``b[t][i]``) belongs to unit ``units[t][i]``, and a unit's
+    difference is the sum of its queries' weighted differences
+    (:func:`stratified_differences`). They sum to the difference of the two systems' means
+    of task figures; the tests flip, rank and resample these, one per unit, since a unit's
+    queries were not sampled apart. (:func:`leaderboard.publish.standings.stratified_units`
+    gives each unit U times its weighted score, U the number of units.)"""
+    weighted = stratified_differences(a, b)
+    out: dict[str, list[float]] = {}
+    for unit, d in zip((u for task in units for u in task), weighted):
+        out.setdefault(unit, []).append(d)
+    return {unit: sum(ds) for unit, ds in out.items()}
+
+
 def delong_components(labels: Sequence[int], scores: Sequence[float],
                       clusters: Sequence[str]) -> dict[str, float]:
     """DeLong's structural components of each cluster's AUROC, pair by pair (Obuchowski
@@ -210,8 +226,8 @@ def delong_pvalue(d: np.ndarray) -> float:
 
 
 __all__ = [
-    "bootstrap_mean_interval", "bootstrap_resamples", "delong_components", "delong_pvalue",
-    "stratified_differences",
+    "bootstrap_mean_interval", "bootstrap_resamples", "clustered_differences",
+    "delong_components", "delong_pvalue", "stratified_differences",
     "exact_sign_flip_pvalue", "holm", "monte_carlo_sign_flip_pvalue",
     "sign_flip_distribution", "wilcoxon_pvalue",
 ]
