@@ -507,11 +507,12 @@ def test_metrics_page_writes_p_mrr_as_one_name() -> None:
 
 
 def test_stratified_units_are_the_plain_weighted_differences() -> None:
+    from leaderboard.benchmarks.units import PER_QUERY
     from leaderboard.publish.standings import stratified_units
 
     a = [("x", {"1": 0.2, "2": 0.4}), ("y", {"1": 0.9, "2": 0.1, "3": 0.5, "4": 0.0})]
     b = [("x", {"1": 0.1, "2": 0.4}), ("y", {"1": 0.3, "2": 0.3, "3": 0.5, "4": 0.2})]
-    ua, ub = stratified_units(a, False), stratified_units(b, False)
+    ua, ub = stratified_units(a, PER_QUERY), stratified_units(b, PER_QUERY)
     plain = reference.stratified_differences([list(s.values()) for _, s in a],
                                              [list(s.values()) for _, s in b])
     assert [(ua[q] - ub[q]) / len(ua) for q in ua] == pytest.approx(plain, abs=1e-15)

@@ -23,8 +23,8 @@ FT_PAPER_NFR = FT_PAPER_PREFIX + "negation-trap-sample"
 # topic-only run and the topic's relevant tables. The four datasets are separate corpora
 # whose topic ids each start from 0, so a topic belongs to one dataset.
 FOLLOWTABLE_TOPIC = SamplingUnit(
-    "topic", "topics", "a topic with all its query-instruction pairs (pair \"12_3\" is "
-    "topic \"12\" with its fourth instruction)", rule="followtable topic")
+    "topic", "topics", "a topic with all its query-instruction pairs, which share its "
+    "topic-only run and relevant tables", rule="followtable topic")
 
 
 def _followtable_source(folder: str) -> DataSource:

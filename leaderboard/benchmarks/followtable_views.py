@@ -55,7 +55,8 @@ AVERAGE_NOTE = ("Each average is the mean of the four datasets' figures, as the 
                 "Tables 4 and 5 print it (each dataset weighs one quarter, whatever its "
                 "number of pairs), for verified and reported rows alike; a system needs all "
                 "four. The significance test weighs each query-instruction pair by "
-                "1 / (4 x its dataset's pairs), so it compares exactly that mean.")
+                "1 / (4 x its dataset's pairs), so it compares exactly that mean, and takes "
+                "each topic, its pairs' weighted scores summed, as one unit.")
 
 
 def _followtable_sections() -> tuple[Section, Section, Section, Section]:
@@ -106,7 +107,8 @@ def _followtable_sections() -> tuple[Section, Section, Section, Section]:
             sort_column=3, tiered_column=3,
             note="Each average is the mean of the four datasets' figures over the "
                  "instructions of this constraint type; the test weighs each pair by "
-                 "1 / (4 x its dataset's pairs of this type)."))
+                 "1 / (4 x its dataset's pairs of this type) and takes each topic, its "
+                 "pairs of this type summed, as one unit."))
     constraints = Section(
         id="followtable-constraints", title="FollowTable by constraint type",
         views=tuple(constraint_views), chart=chart,

@@ -63,8 +63,9 @@ def _mfollowir_section(declared: Benchmark, setting: str) -> Section:
                    note="The averages are the mean of the three languages' figures, as the "
                         "paper's Tables 3 and 4 print them; a system needs all three. Its "
                         "test weighs each query by 1 / (3 x its language's queries), so it "
-                        "compares exactly that mean. The language columns are the model x "
-                        "language grid.")
+                        "compares exactly that mean, and takes each NeuCLIR topic, in every "
+                        "language that has it, as one unit. The language columns are the "
+                        "model x language grid.")
     intro = ("English queries and instructions, documents in Persian, Russian or Chinese."
              if setting == "cross-lingual" else
              "Queries, instructions and documents all in Persian, Russian or Chinese.")

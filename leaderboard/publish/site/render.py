@@ -58,6 +58,7 @@ from leaderboard.submission.folder import run_files
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.downloads import csv_text, view_document, view_records
 from leaderboard.publish.standings.references import reference_name
+from leaderboard.publish.standings.verdicts import ViewTest, p_text
 from leaderboard.submission.layout import (
     MANIFEST_NAME,
     METADATA_NAME,
@@ -148,6 +149,9 @@ class RowDisplay:
     # The verified submission the row's figures come from (data-s on the row; a cell whose
     # figure comes from another submission carries its own data-s).
     submission: str = ""
+    # Its simultaneous 95% rank interval among the tested rows ("1–3"), and what it means.
+    rank_span: str = ""
+    rank_title: str = ""
 
 
 def source_text(row: Row, full: bool = True) -> str:
@@ -178,13 +182,34 @@ TIER_TEXT = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
 
 
 def gap_text(info: TierInfo) -> str:
-    """A tested row's difference from the best verified row, x100, with its 95% interval."""
+    """A tested row's difference from the best verified row, x100, with the 95% interval of
+    its test's own statistic (for Wilcoxon's test, the Hodges-Lehmann shift's)."""
     if info.effect is None:
         return ""
     text = score_text(info.effect, signed=True)
+    interval = ""
     if info.ci_low is not None and info.ci_high is not None:
-        text += f" [{score_text(info.ci_low, True)}, {score_text(info.ci_high, True)}]"
-    return text
+        interval = f" [{score_text(info.ci_low, True)}, {score_text(info.ci_high, True)}]"
+    if info.test == "wilcoxon" and info.estimate is not None:
+        return f"{text}; shift {score_text(info.estimate, True)}{interval}"
+    return text + interval
+
+
+def rank_span(info: TierInfo | None) -> str:
+    """A tested row's 95% rank interval as printed beside it: "2", "1–3"."""
+    if info is None or info.rank_best is None or info.rank_worst is None:
+        return ""
+    if info.rank_best == info.rank_worst:
+        return str(info.rank_best)
+    return f"{info.rank_best}\u2013{info.rank_worst}"
+
+
+def rank_title(info: TierInfo | None) -> str:
+    span = rank_span(info)
+    if not span or info is None:
+        return ""
+    tied = "; tied for first" if info.rank_best == 1 and info.rank_worst != 1 else ""
+    return f"rank {span} among the tested rows (95%, for all rows at once){tied}"
 
 
 def tier_title(info: TierInfo | None) -> str:
@@ -194,10 +219,28 @@ def tier_title(info: TierInfo | None) -> str:
         return "reported figure: not tested (no per-query scores)"
     text = TIER_TEXT.get(info.tier, info.tier)
     if info.p_adjusted is not None:
-        text += f"; adjusted p {info.p_adjusted:.2g}"
+        text += f"; adjusted p {p_text(info.p_adjusted, info.p_floor)}"
     if info.effect is not None and info.tier != TIER_LEADER:
         text += f"; vs best verified {gap_text(info)}"
+        if info.effect_size is not None:
+            text += f"; effect size {info.effect_size:+.2f} sd"
+    if rank_span(info):
+        text += f"; rank {rank_span(info)} (95%)"
     return text
+
+
+def test_text(test: ViewTest | None, column: Column) -> str:
+    """What a table's test resamples and what it can tell apart, in one sentence."""
+    if test is None:
+        return ""
+    text = (f"Tests and intervals take one value per {test.unit}, {test.count}: "
+            f"{test.unit_holds}. Differences within {score_text(test.threshold)} are ties "
+            "(reruns on other hardware move figures that much)")
+    if test.mde is not None:
+        text += (f"; the smallest difference in {column.label} this table's test detects "
+                 f"with 80% power is {score_text(test.mde)}")
+    return text + (". Beside each tested name: its rank among the tested rows, 95% for all "
+                   "at once.")
 
 
 def basis_text(basis: str | None, n: int, column: Column) -> str:
@@ -324,6 +367,8 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
                 # the interval is the text; the tier and p-value are the tiered cell's
                 gap = CellDisplay(text=gap_text(info), value=sort_value(info.effect),
                                   css=TIER_CSS.get(info.tier, ""))
+        tiered_info = line.cells[tiered].tier if tiered is not None else None
+        span = rank_span(tiered_info)
         sources = sorted({source_text(c.row, full=False) for c in line.cells
                           if c.row is not None})
         first_url = next((safe_url(c.row.system.source.url) for c in line.cells
@@ -338,7 +383,8 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             params_value="" if rec.parameters is None else str(rec.parameters),
             params_title=params_reason(rec.parameters, rec.type),
             instruction=instruction_text(rec.instruction_trained),
-            rank=ranks[line.key], cells=cells, gap=gap))
+            rank=ranks[line.key], cells=cells, gap=gap, rank_span=span,
+            rank_title=rank_title(tiered_info)))
     return out
 
 
@@ -401,12 +447,16 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
         else:
             add(f'<abbr class="fb-prov fb-prov-{p}" title="{e(r.source)}">{p.upper()}</abbr> ')
         name = e(r.name)
+        # the rank interval is drawn from data-r by the style sheet, so the cell's text
+        # stays the model's name (filters, sorting and copying read it)
+        rank_span_html = (f' <span class="fb-ri" data-r="{e(r.rank_span)}" '
+                          f'title="{e(r.rank_title)}"></span>' if r.rank_span else "")
         if r.href:
             external = "" if r.href.endswith(".html") and "://" not in r.href else \
                 ' rel="nofollow noopener"'
-            add(f'<a class="fb-n" href="{e(r.href)}"{external}>{name}</a></td>')
+            add(f'<a class="fb-n" href="{e(r.href)}"{external}>{name}</a>{rank_span_html}</td>')
         else:
-            add(f'<span class="fb-n">{name}</span></td>')
+            add(f'<span class="fb-n">{name}</span>{rank_span_html}</td>')
         add(f"<td>{e(r.model_type)}</td>")
         for i, c in enumerate(r.cells):
             css = f' class="{c.css}"' if c.css else ""
@@ -472,7 +522,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "cells": cells, "tier": tier, "tier_title": tier_title(info),
                     "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
                     else "", "p_value": sort_value(p_adj),
-                    "p_text": "–" if p_adj is None else f"{p_adj:.3g}"})
+                    "p_text": p_text(p_adj, info.p_floor if info else None, 3)})
             if not entries:
                 continue
             empty = CellDisplay(text="–", value="", title="not in this table")
@@ -726,7 +776,10 @@ def _table_context(table: ViewTable, page: str) -> dict:
                              if col.higher_is_better
                              else ln.cells[tiered].value < line.cells[tiered].value))
             ref = table.references[tiered] if table.references else None
+            tied = [ln.name for ln in table.lines
+                    if (t := ln.cells[tiered].tier) is not None and t.rank_best == 1]
             leader = {"name": line.name, "column": col.label,
+                      "tied_first": tied if len(tied) > 1 else [],
                       "value": score_text(line.cells[tiered].value, col.signed),
                       "above": above,
                       "reference": None if ref is None else score_text(ref, col.signed),
@@ -748,7 +801,10 @@ def _table_context(table: ViewTable, page: str) -> dict:
         body_rows = rows[:at] + [reference] + rows[at:]
     one_class_rows = any(ONE_CLASS_MARK in c.text for r in rows for c in r.cells
                          if c.text != "–")
+    test = test_text(table.tests.get(tiered), view.columns[tiered]) if tiered is not None \
+        else ""
     return {"t": table, "view": view, "rows": rows, "tiered": tiered, "leader": leader,
+            "test": test,
             "body": rows_html(body_rows, tiered), "empty": empty_reason(view),
             "heat": [c.id for c in view.columns if c.heat],
             "caption": caption(view),
