@@ -71,8 +71,8 @@ def stratified_units(per_task: Sequence[tuple[str, Mapping[str, float]]],
     terms: dict[str, list[tuple[float, int]]] = {}
     for task_id, scores in per_task:
         n = len(scores)
-        for q, v in scores.items():
-            terms.setdefault(unit.key(task_id, q), []).append((v, n))
+        for key, v in zip(unit.keys(task_id, scores), scores.values()):
+            terms.setdefault(key, []).append((v, n))
     units = len(terms)
     if all(len(ts) == n_tasks and all(n == units for _, n in ts) for ts in terms.values()):
         return {u: math.fsum(v for v, _ in ts) / n_tasks for u, ts in terms.items()}

@@ -254,7 +254,7 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
               higher_is_better: bool = True, seed: int = 0, reported: Iterable[str] = (),
               n_resamples: int = DEFAULT_RESAMPLES, n_bootstrap: int = DEFAULT_BOOTSTRAP,
               alpha: float = ALPHA, threshold: float = REPRODUCIBILITY_THRESHOLD,
-              precedence: Sequence[str] = (),
+              precedence: Sequence[str] = (), ranks: bool = True,
               n_rank_bootstrap: int = RANK_BOOTSTRAP) -> ViewTiers:
     """Tier every system of one view on ``metric``.
 
@@ -276,7 +276,8 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     ``seed``, the number of units and that pair's own differences only, so a pair gets
     the same p-value, estimate and interval here as from :func:`compare_pair` with the same
     seed and units, whatever else is in the view. The rank intervals are of the view as a
-    whole (:func:`~leaderboard.publish.stats.significance.rank_intervals`).
+    whole (:func:`~leaderboard.publish.stats.significance.rank_intervals`; ``ranks=False``
+    leaves them out).
     """
     if not metric:
         raise ValueError("metric must be a non-empty string")
@@ -299,16 +300,19 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
                              threshold=threshold, precedence=precedence)
         lead = tested.index(leader)
         others = [j for j in ranked if j != lead]
-        best, worst, critical = rank_intervals(
-            x, means, higher_is_better=higher_is_better, n_resamples=n_rank_bootstrap,
-            seed=seed, threshold=threshold)
-        critical = critical if np.isfinite(critical) else None
+        best: list[int | None] = [None] * len(tested)
+        worst: list[int | None] = [None] * len(tested)
+        if ranks:
+            b, w, c = rank_intervals(x, means, higher_is_better=higher_is_better,
+                                     n_resamples=n_rank_bootstrap, seed=seed,
+                                     threshold=threshold)
+            best, worst = b.tolist(), w.tolist()
+            critical = c if np.isfinite(c) else None
         rows.append(Comparison(
             system=leader, leader=leader, metric=metric, test=None, n_units=n,
             mean_system=float(means[lead]), mean_leader=float(means[lead]), effect=0.0,
             estimate=None, ci_low=None, ci_high=None, effect_size=None, p_value=None,
-            p_adjusted=None, tier="leader", rank_best=int(best[lead]),
-            rank_worst=int(worst[lead])))
+            p_adjusted=None, tier="leader", rank_best=best[lead], rank_worst=worst[lead]))
         if others:
             diffs = x[:, others] - x[:, [lead]]
             pvals = pvalues_for(test, diffs, n_resamples=n_resamples, seed=seed)
@@ -328,7 +332,7 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
                 ci_low=lo, ci_high=hi, effect_size=es, p_value=p, p_adjusted=q,
                 tier=("tied with leader" if q >= alpha or abs(m_j - mean_leader) <= threshold
                       else "below leader"),
-                rank_best=int(best[j]), rank_worst=int(worst[j]))
+                rank_best=best[j], rank_worst=worst[j])
                 for j, m_j, e, est, lo, hi, es, p, q in zip(
                     others, means[others].tolist(), effects.tolist(), _finite(estimate),
                     _finite(ci_low), _finite(ci_high), _effect_sizes(effects, spread),

@@ -77,35 +77,48 @@ def pair_standard_errors(x: np.ndarray) -> np.ndarray:
 def max_t_statistics(x: np.ndarray, se: np.ndarray, n_resamples: int, seed: int
                      ) -> np.ndarray:
     """The bootstrap draws of max over pairs of |centred resampled difference| / se, one
-    per resample (pairs with se = 0 never move and are left out)."""
+    per resample (pairs with se = 0 never move and are left out).
+
+    A resample's maximum is found without visiting every pair: system j's pairs cannot
+    exceed max(top - c_j, c_j - bottom) * max_k (1 / se_jk) (c the centred resampled means,
+    top and bottom their extremes), and the pair of the two extremes is one of them, so
+    only the systems whose bound reaches that pair's value are visited in full (the
+    extremes and systems with a near twin, usually a few of hundreds). Rounding is monotone,
+    so the float32 bound holds for the float32 values: the draws are the maxima over every
+    pair, to the bit."""
     n, m = x.shape
     xi, q = _fixed(x, _SUM_BITS - math.log2(n))
     sums = xi.sum(axis=0)
-    # counts of every query in every resample, the interval bootstrap's own table
+    # counts of every query in every resample, drawn as the interval bootstrap draws its own
     prefix = bootstrap_prefix(n, n_resamples, seed)
     with np.errstate(divide="ignore"):
         inv = np.where(se > 0, 1.0 / (se * (float(n) * 2.0 ** q)), 0.0).astype(np.float32)
+    reach_inv = inv.max(axis=1)
+    chunk = 256   # resamples per block
+    rows = max(1, _BLOCK_BYTES // (4 * m))  # systems visited in full per block
     out = np.empty(n_resamples)
-    chunk = 64  # resamples per block
-    rows = max(1, min(m, _BLOCK_BYTES // (4 * m * chunk)))  # systems per block of rows
 
     def draw(first: int, last: int) -> None:
         for start in range(first, last, chunk):
             stop = min(start + chunk, last)
             counts = np.diff(prefix[start:stop], axis=1).astype(np.float64)
             # exact: integers whose partial sums stay below 2**50
-            centred = (counts @ xi - sums).astype(np.float32)   # (resamples x systems)
-            best = np.zeros(stop - start, dtype=np.float32)
-            for r0 in range(0, m, rows):
-                r1 = min(r0 + rows, m)
-                # rows r0:r1 against every later system: each pair once, then |.|
-                block = centred[:, r0:r1, None] - centred[:, None, r0:]
-                block *= inv[r0:r1, r0:]
+            c = (counts @ xi - sums).astype(np.float32)            # (resamples x systems)
+            top_j, bottom_j = c.argmax(axis=1), c.argmin(axis=1)
+            every = np.arange(stop - start)
+            top, bottom = c[every, top_j], c[every, bottom_j]
+            best = np.abs(top - bottom) * inv[top_j, bottom_j]     # the extremes' pair
+            reach = np.maximum(top[:, None] - c, c - bottom[:, None]) * reach_inv
+            hit_b, hit_j = np.nonzero(reach >= best[:, None])
+            for k0 in range(0, hit_b.size, rows):
+                b, j = hit_b[k0:k0 + rows], hit_j[k0:k0 + rows]
+                block = c[b, j][:, None] - c[b]
                 np.abs(block, out=block)
-                np.maximum(best, block.reshape(stop - start, -1).max(axis=1), out=best)
+                block *= inv[j]
+                np.maximum.at(best, b, block.max(axis=1))
             out[start:stop] = best
 
-    EXECUTOR.run_ranges(draw, n_resamples, align=64, min_per_part=128)
+    EXECUTOR.run_ranges(draw, n_resamples, align=chunk, min_per_part=chunk)
     return out
 
 
@@ -134,7 +147,8 @@ def rank_intervals(x: np.ndarray, means: np.ndarray, *, higher_is_better: bool =
         return np.ones(m, dtype=int), np.full(m, m, dtype=int), math.inf
     if m == 1:
         return np.ones(1, dtype=int), np.ones(1, dtype=int), 0.0
-    se = pair_standard_errors(x)
+    with EXECUTOR.single_threaded_blas():  # its threads would spin; exact either way
+        se = pair_standard_errors(x)
     c = critical_value(max_t_statistics(x, se, n_resamples, seed), confidence)
     best, worst = resolve(np.asarray(means, dtype=np.float64), se, c, higher_is_better,
                           threshold)
