@@ -16,13 +16,15 @@ PI-Indic's languages ask the same 150 pairs, so its averages test each pair once
 12 languages or 132 language pairs, and T4 each of its 75 test personas; mFollowIR's
 synthetic topic ids are shared by its three languages, as NeuCLIR's are. The tiered column
 of every view also gets its rank intervals (a bootstrap of the max-|t| statistic over all
-pairs of systems), as on the site. Scores are synthetic but have each metric's value set and the real query
-counts: read from the benchmark data where it is on this machine (FollowTable pairs and
-topics, PI-Indic), else the counts documented in :data:`DOCUMENTED_COUNTS` (FollowIR and
-mFollowIR live on the Hugging Face Hub only). Every system has every task, the worst case.
+pairs of systems), as on the site. Scores are synthetic but have each metric's value set
+and the real query counts: read from the benchmark data where it is on this machine
+(FollowTable pairs and topics, PI-Indic), else the counts documented in
+:data:`DOCUMENTED_COUNTS` (FollowIR and mFollowIR live on the Hugging Face Hub only). Every
+system has every task, the worst case.
 
 The statistics are run the way :func:`leaderboard.publish.standings.tier_column` runs them:
-``tier_view(scores, column.metric, higher_is_better=..., seed=0)``
+``tier_view(scores, column.metric, higher_is_better=..., seed=0)`` (``ranks=False`` for the
+headline columns, which the site does not rank)
 on ``{system: {query id: score}}`` mappings, so the time includes turning mappings into
 arrays, the tests, Holm and the bootstrap intervals. Building the mappings is not timed.
 

@@ -166,7 +166,11 @@ def test_a_rerun_within_the_reproducibility_threshold_ties_and_never_leads(
     report = CiReport(status="valid", base_sha="0" * 40, head_sha="1" * 40, scorer="test",
                       submissions=[SubmissionCheck(id=name, valid=True, n_errors=0,
                                                    n_warnings=0, tasks=[row])])
-    assert "🥇" not in comment_body(report)
+    body = comment_body(report)
+    assert "🥇" not in body
+    # the comment shows the rank interval, the unit and count, and the effect size
+    assert "| Rank [95%] | Tested on |" in body and "97 topics; MDE" in body
+    assert f"| {row.rank_best}–{row.rank_worst} of 4 |" in body and "d = " in body
     # on the site the tie goes to the smaller id, never to the noise: MiniLM leads either
     # way when it sorts first, and the rerun's 7.6e-12 does not decide
     column = all_views()["followtable/tarx"].columns[3]
