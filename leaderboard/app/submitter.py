@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.publish.models import default_registry
-from leaderboard.publish.site.render import repository_url
+from leaderboard.publish.site.repository import repository_url
 from leaderboard.submission.metadata import GITHUB_LOGIN_RE
 from leaderboard.submission.results import ModelInfo
 

@@ -28,6 +28,22 @@ if TYPE_CHECKING:  # built by the declarations' functions, only when pages are
 GitHubPlan = Literal["listed-files", "table-folder"]
 
 
+@dataclass(frozen=True)
+class GuideRow:
+    """A row of the How-to-submit page's table of tasks: a benchmark (or a part of it) with
+    the `data pull` names that fetch it, the tasks it covers (ids starting with one of
+    ``task_prefixes``; the page lists their pinned sources), where a run's queries and
+    documents come from, and what a run must rank. Text written in this repository, with
+    HTML markup (``<code>``), shown as written."""
+
+    title: str
+    pull: str
+    task_prefixes: tuple[str, ...]
+    queries: str
+    corpus: str
+    depth: str
+
+
 @dataclass(frozen=True, eq=False)
 class Benchmark:
     id: str
@@ -62,6 +78,8 @@ class Benchmark:
     # What a task's significance tests resample: the unit sampled independently (a
     # topic with all its pairs, a translated pair, a persona; leaderboard.benchmarks.units).
     sampling_unit: Callable[[Task], SamplingUnit] = lambda task: PER_QUERY
+    # Its rows of the How-to-submit page's table of tasks.
+    guide: tuple[GuideRow, ...] = ()
 
     @cached_property
     def tasks(self) -> tuple[Task, ...]:

@@ -3,7 +3,7 @@ instructions, from mteb's copies on the Hugging Face Hub."""
 
 from __future__ import annotations
 
-from leaderboard.benchmarks.declaration import Benchmark, site_views
+from leaderboard.benchmarks.declaration import Benchmark, GuideRow, site_views
 from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.tasks import DataSource, Task
 
@@ -46,6 +46,11 @@ def _tasks() -> list[Task]:
 FOLLOWIR_TOPIC = SamplingUnit("topic", "topics", "a topic with both its instructions",
                               rule="mteb topic")
 
+# What a run of a reranking task ranks (FollowIR and mFollowIR), as the guide says it.
+POOL_DEPTH = ("rank every document of the query's <code>top_ranked</code> pool (its 1,000 "
+              "candidates) and nothing else")
+
+
 FOLLOWIR = Benchmark(
     id="followir", title="FollowIR", build_tasks=_tasks,
     pages=site_views("leaderboard.benchmarks.followir_views", "pages"),
@@ -54,4 +59,10 @@ FOLLOWIR = Benchmark(
     paper_transcriptions={"followir_table2.yaml": "followir-paper.json"},
     own_paper={"followir": "followir-paper/"},
     sampling_unit=lambda task: FOLLOWIR_TOPIC,
+    guide=(GuideRow(
+        title="FollowIR", pull="followir", task_prefixes=("followir/",),
+        queries="<code>queries</code> + <code>instruction</code> configs; ids "
+                "<code>&lt;id&gt;-og</code> (original instruction, <code>original</code> run) "
+                "and <code>&lt;id&gt;-changed</code> (altered, <code>altered</code> run)",
+        corpus="<code>corpus</code> config", depth=POOL_DEPTH),),
 )

@@ -3,7 +3,7 @@ authors' GitHub repository."""
 
 from __future__ import annotations
 
-from leaderboard.benchmarks.declaration import Benchmark, site_views
+from leaderboard.benchmarks.declaration import Benchmark, GuideRow, site_views
 from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES
 from leaderboard.core.tasks import DataSource, Task
@@ -65,4 +65,12 @@ FOLLOWTABLE = Benchmark(
     own_paper={"followtable": "followtable-paper/"},
     upstream_text_links=_upstream_text_links,
     sampling_unit=lambda task: FOLLOWTABLE_TOPIC,
+    guide=(GuideRow(
+        title="FollowTable", pull="followtable", task_prefixes=("followtable/",),
+        queries="<code>queries.jsonl</code>: query + instruction pairs "
+                "<code>&lt;q&gt;_&lt;i&gt;</code> (<code>altered</code> run); topic-only "
+                "queries <code>&lt;q&gt;</code> in <code>only_queries.jsonl</code> "
+                "(<code>original</code> run)",
+        corpus="<code>corpus.jsonl</code> (the dataset's tables)",
+        depth="rank the whole corpus: each query lists min(1000, corpus size) tables"),),
 )

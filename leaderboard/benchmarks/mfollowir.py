@@ -4,7 +4,8 @@ and cross-lingual (English queries). mteb's copies on the Hugging Face Hub."""
 
 from __future__ import annotations
 
-from leaderboard.benchmarks.declaration import Benchmark, site_views
+from leaderboard.benchmarks.declaration import Benchmark, GuideRow, site_views
+from leaderboard.benchmarks.followir import POOL_DEPTH
 from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.tasks import DataSource, Task
 
@@ -55,6 +56,12 @@ MFOLLOWIR = Benchmark(
     paper_transcriptions={"mfollowir_tables3_4.yaml": "mfollowir-paper.json"},
     own_paper=_OWN_PAPER,
     sampling_unit=lambda task: MFOLLOWIR_TOPIC,
+    guide=(GuideRow(
+        title="mFollowIR", pull="mfollowir mfollowir-cl",
+        task_prefixes=("mfollowir/", "mfollowir-cl/"),
+        queries="<code>queries-&lt;lang&gt;</code> + <code>instruction-&lt;lang&gt;</code>, "
+                "ids as FollowIR (English queries in the cross-lingual repository)",
+        corpus="<code>corpus-&lt;lang&gt;</code> (fas, rus, zho)", depth=POOL_DEPTH),),
 )
 MFOLLOWIR_CL = Benchmark(
     id="mfollowir-cl", title="mFollowIR (cross-lingual)",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from leaderboard.benchmarks.declaration import Benchmark, site_views
+from leaderboard.benchmarks.declaration import Benchmark, GuideRow, site_views
 from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.data.layout_files import (
     PI_INDIC_LANGUAGES,
@@ -106,4 +106,21 @@ PI_INDIC = Benchmark(
     own_paper={"pi-indic": "pi-indic-paper/", "pi-indic-t4": "pi-indic-paper/",
                "pi-indic-full": "pi-indic-paper/"},
     sampling_unit=sampling_unit,
+    guide=(
+        GuideRow(
+            title="PI-Indic val150 T1–T3", pull="pi-indic",
+            task_prefixes=tuple(f"{PI_VAL_PREFIX}{t}/" for t in ("t1", "t2", "t3")),
+            queries="personas (T1, T2: <code>p&lt;id&gt;</code>) or instructions (T3: "
+                    "<code>i&lt;id&gt;</code>) of the 150 validated rows of each language's "
+                    "CSV, one <code>run</code> file",
+            corpus="the other side of the same 150 rows, in the target language",
+            depth="each query lists min(1000, corpus size) documents: the whole 150-item "
+                  "candidate set"),
+        GuideRow(
+            title="PI-Indic val150 T4", pull="pi-indic", task_prefixes=(f"{PI_VAL_PREFIX}t4/",),
+            queries="a fixed set of persona–instruction pairs, ids "
+                    "<code>t4-&lt;12 hex&gt;</code> (e.g. <code>t4-4636e21f6df4</code>)",
+            corpus="none: a probability per pair in <code>predictions.tsv</code>",
+            depth="one line per pair of the fixed set"),
+    ),
 )

@@ -24,6 +24,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.display import fixed, score_text
 from leaderboard.publish.standings.verdicts import floor_text
 from leaderboard.publish.stats import ALPHA, REPRODUCIBILITY_THRESHOLD
+from leaderboard.submission.pull_request import STATUS_LINE
 
 COMMENT_MARKER = "<!-- followboard-report -->"
 # GitHub refuses comment bodies over 65,536 characters; keep a margin for the marker and
@@ -32,12 +33,6 @@ COMMENT_LIMIT = 65_000
 SUMMARY_LIMIT = 1_000_000  # a step summary may be up to 1 MiB
 MAX_TEXT = 300  # characters of one untrusted string (a message, a name) shown
 
-STATUS_LINE = {
-    "valid": "✅ valid and scored",
-    "invalid": "❌ not valid",
-    "refused": "⛔ refused",
-    "error": "⚠️ the check itself failed",
-}
 TIER_TEXT = {"leader": "🥇 leader", "tied with leader": "tied with leader",
              "below leader": "below leader"}
 

@@ -14,7 +14,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
 
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_write_text, read_json_model
+from leaderboard.submission.pull_request import Status
 from leaderboard.submission.results import canonical_json
 
 REPORT_KIND = "followboard-pr-check"
@@ -26,7 +28,6 @@ MAX_REPORT_BYTES = 8 * 1024 * 1024
 Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")]
 ShortText = Annotated[str, StringConstraints(max_length=2000)]
 # "error": the check itself failed (a bug, or CI trouble), not necessarily the submission.
-Status = Literal["valid", "invalid", "refused", "error"]
 
 
 class Strict(BaseModel):
@@ -120,7 +121,7 @@ class CiReport(Strict):
     comparison_notes: list[ShortText] = Field(default_factory=list, max_length=50)
 
 
-class CiReportError(ValueError):
+class CiReportError(FollowBoardError, ValueError):
     """A report file that is not a valid CI report; the message names the file."""
 
 

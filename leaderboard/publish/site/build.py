@@ -16,14 +16,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.site.board import Board, load_board
-from leaderboard.publish.site.render import (
-    mkdocs_config,
-    render_docs,
-    repository_ref,
-    uncommitted,
-    write_mkdocs_config,
-)
+from leaderboard.publish.site.mkdocs_config import mkdocs_config, write_mkdocs_config
+from leaderboard.publish.site.render import render_docs
+from leaderboard.publish.site.repository import repository_ref, uncommitted
 
 # Written into the docs and output folders, so a rebuild only ever wipes folders that a
 # previous build made (never a folder someone passed to --out by mistake).
@@ -31,7 +28,7 @@ DOCS_MARKER = ".followboard-docs"
 SITE_MARKER = ".followboard-site"
 
 
-class SiteBuildError(ValueError):
+class SiteBuildError(FollowBoardError, ValueError):
     """The site could not be built; the message says why (and names the file if any)."""
 
 

@@ -37,7 +37,7 @@ from leaderboard.publish.site.format import (
 from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table (render imports this module lazily).
-from leaderboard.publish.site.render import source_text, tier_title
+from leaderboard.publish.site.table_display import source_text, tier_title
 from leaderboard.publish.standings.downloads import STATISTIC_NOTE, TIER_NAMES
 from leaderboard.publish.standings.lines import LineCell, record_of
 

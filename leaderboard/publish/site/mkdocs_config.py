@@ -1,0 +1,81 @@
+"""The MkDocs configuration of the site: Material, offline (no web fonts, no CDN), the
+bundled assets, and the navigation the benchmark declarations give (a page's ``nav``
+names the group it sits in)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from leaderboard import __version__
+from leaderboard.benchmarks import site_pages
+from leaderboard.publish.site.repository import repository_url
+from leaderboard.publish.site.scripts import PAGE_SCRIPTS
+
+# mkdocs_hooks.py sits beside this module; MkDocs loads it by path.
+HOOKS = Path(__file__).with_name("mkdocs_hooks.py")
+
+def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
+    """The MkDocs configuration: Material, offline (no web fonts, no CDN), our assets."""
+    nav: list = [{"Home": "index.md"}]
+    groups: dict[str, list] = {}
+    for page in site_pages():
+        if page.nav:  # (group, title): the group's entry comes where its first page does
+            if page.nav[0] not in groups:
+                groups[page.nav[0]] = []
+                nav.append({page.nav[0]: groups[page.nav[0]]})
+            groups[page.nav[0]].append({page.nav[1]: page.path})
+        else:
+            nav.append({page.title: page.path})
+    nav += [{"Submissions": "submissions/index.md"}, {"Query explorer": "explore.md"},
+            {"How to submit": "submit.md"},
+            {"Metrics": "metrics.md"}]
+    return {
+        "site_name": "FollowBoard",
+        "site_description": "Leaderboard for instruction-following retrieval: FollowIR, "
+                            "mFollowIR, FollowTable and PI-Indic-Align",
+        "docs_dir": str(docs.resolve()),
+        "site_dir": str(out.resolve()),
+        # Plain .html files: the site also opens straight from disk, without a server.
+        "use_directory_urls": False,
+        "strict": strict,
+        "theme": {
+            "name": "material",
+            "font": False,  # Material would otherwise load Google Fonts
+            "language": "en",
+            "features": ["navigation.sections", "navigation.top", "search.highlight",
+                         "toc.follow"],
+            "palette": [
+                {"media": "(prefers-color-scheme: light)", "scheme": "default",
+                 "primary": "indigo", "accent": "indigo",
+                 "toggle": {"icon": "material/weather-night", "name": "Switch to dark mode"}},
+                {"media": "(prefers-color-scheme: dark)", "scheme": "slate",
+                 "primary": "indigo", "accent": "indigo",
+                 "toggle": {"icon": "material/weather-sunny", "name": "Switch to light mode"}},
+            ],
+        },
+        # A plain link to the repository (Material's repo_url would fetch star counts
+        # from api.github.com on every page: the site makes no requests of its own).
+        "extra": {"generator": False,
+                  "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
+                              "name": "FollowBoard on GitHub: submissions, code, issues"}]},
+        "extra_css": ["assets/leaderboard.css", "assets/explorer.css"],
+        "extra_javascript": list(PAGE_SCRIPTS),
+        # Only what the templates use: every extension costs time on each of the
+        # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
+        "markdown_extensions": [
+            {"toc": {"permalink": True}}, "attr_list", "admonition", "pymdownx.superfences",
+        ],
+        # "/" separates words too, so "Qwen3" finds "Qwen/Qwen3-Embedding-8B".
+        "plugins": [{"search": {"separator": r"[\s\-/]+"}}],
+        "hooks": [str(HOOKS)],
+        "nav": nav,
+        "validation": {"omitted_files": "info", "absolute_links": "warn",
+                       "unrecognized_links": "warn", "anchors": "warn"},
+        "copyright": f"FollowBoard {__version__}",
+    }
+
+
+def write_mkdocs_config(config: dict, path: Path) -> None:
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True),
+                    encoding="utf-8")

@@ -1,0 +1,473 @@
+"""What a table shows: each model line as a display row, each cell's text, tier and
+details, the no-skill reference row, the rows' HTML, a table's caption, and a submission
+page's compact score tables.
+
+Every value reaches HTML through :func:`markupsafe.escape` (in :func:`rows_html`) or
+through jinja2's autoescape; nothing here returns markup built from unescaped text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from markupsafe import Markup, escape
+
+from leaderboard.benchmarks.views import Column, View
+from leaderboard.core.display import score_text
+from leaderboard.publish.site.board import (TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED,
+                                            Row, TierInfo, ViewTable)
+from leaderboard.publish.site.format import (instruction_text, params_reason, params_text,
+                                             relative, safe_url, sort_value)
+from leaderboard.publish.standings import ModelLine
+from leaderboard.publish.standings.references import reference_name
+from leaderboard.publish.standings.verdicts import ViewTest, p_text
+
+@dataclass
+class CellDisplay:
+    text: str
+    value: str
+    css: str = ""
+    title: str = ""
+    # The verified submission the figure comes from (its slug), for links to per-query
+    # detail: a verified cell's submission is its row's data-s (or, when the figure comes
+    # from another submission of the model, its own data-s), its table's view id the
+    # enclosing .fb-view's data-view and its column's id the header's data-col.
+    submission: str = ""
+
+
+@dataclass
+class RowDisplay:
+    key: str
+    name: str
+    href: str | None
+    provenance: str
+    source: str
+    source_url: str | None
+    model_type: str
+    params: str
+    params_value: str
+    params_title: str
+    instruction: str
+    rank: int | None
+    cells: list[CellDisplay] = field(default_factory=list)
+    gap: CellDisplay | None = None   # the tiered cell's distance from the best verified
+    reference: bool = False          # the view's no-skill reference row
+    # The verified submission the row's figures come from (data-s on the row; a cell whose
+    # figure comes from another submission carries its own data-s).
+    submission: str = ""
+    # Its simultaneous 95% rank interval among the tested rows ("1–3"), and what it means.
+    rank_span: str = ""
+    rank_title: str = ""
+
+
+def source_text(row: Row, full: bool = True) -> str:
+    """Where a row's figures come from: the full record for downloads and submission
+    pages, the short form (citation, table, mteb version) for the hover of every row."""
+    src = row.system.source
+    if row.verified:
+        return ("verified: scored here from the submitted run files" if full
+                else "verified: scored here")
+    parts = [src.citation or src.kind]
+    if src.table and src.table not in parts[0]:
+        parts.append(src.table)
+    if src.mteb_version:
+        parts.append(f"mteb {src.mteb_version}")
+    if full and src.path:
+        parts.append(src.path + (f"@{src.revision}" if src.revision else ""))
+    if full and src.url:
+        parts.append(src.url)
+    if full and src.note:
+        parts.append(src.note)
+    return "reported: " + "; ".join(parts)
+
+
+#: What the site calls each tier. The leader is the best *verified* row: reported rows are
+#: never tested and may stand above it.
+TIER_TEXT = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
+             TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
+
+
+def gap_text(info: TierInfo) -> str:
+    """A tested row's difference from the best verified row, x100, with the 95% interval of
+    its test's own statistic (for Wilcoxon's test, the Hodges-Lehmann shift's)."""
+    if info.effect is None:
+        return ""
+    text = score_text(info.effect, signed=True)
+    interval = ""
+    if info.ci_low is not None and info.ci_high is not None:
+        interval = f" [{score_text(info.ci_low, True)}, {score_text(info.ci_high, True)}]"
+    if info.test == "wilcoxon" and info.estimate is not None:
+        return f"{text}; shift {score_text(info.estimate, True)}{interval}"
+    return text + interval
+
+
+def rank_span(info: TierInfo | None) -> str:
+    """A tested row's 95% rank interval as printed beside it: "2", "1–3"."""
+    if info is None or info.rank_best is None or info.rank_worst is None:
+        return ""
+    if info.rank_best == info.rank_worst:
+        return str(info.rank_best)
+    return f"{info.rank_best}\u2013{info.rank_worst}"
+
+
+def rank_title(info: TierInfo | None) -> str:
+    span = rank_span(info)
+    if not span or info is None:
+        return ""
+    tied = "; tied for first" if info.rank_best == 1 and info.rank_worst != 1 else ""
+    return f"rank {span} among the tested rows (95%, for all rows at once){tied}"
+
+
+def tier_title(info: TierInfo | None) -> str:
+    if info is None:
+        return ""
+    if info.tier == TIER_REPORTED:
+        return "reported figure: not tested (no per-query scores)"
+    text = TIER_TEXT.get(info.tier, info.tier)
+    if info.p_adjusted is not None:
+        text += f"; adjusted p {p_text(info.p_adjusted, info.p_floor)}"
+    if info.effect is not None and info.tier != TIER_LEADER:
+        text += f"; vs best verified {gap_text(info)}"
+        if info.effect_size is not None:
+            text += f"; effect size {info.effect_size:+.2f} sd"
+    if rank_span(info):
+        text += f"; rank {rank_span(info)} (95%)"
+    return text
+
+
+def test_text(test: ViewTest | None, column: Column) -> str:
+    """What a table's test resamples and what it can tell apart, in one sentence."""
+    if test is None:
+        return ""
+    text = (f"Tests and intervals take one value per {test.unit}, {test.count}: "
+            f"{test.unit_holds}. Differences within {score_text(test.threshold)} are ties "
+            "(reruns on other hardware move figures that much)")
+    if test.mde is not None:
+        text += (f"; the smallest difference in {column.label} this table's test detects "
+                 f"with 80% power is {score_text(test.mde)}")
+    return text + (". Beside each tested name: its rank among the tested rows, 95% for all "
+                   "at once.")
+
+
+def basis_text(basis: str | None, n: int, column: Column) -> str:
+    """How a multi-task cell was obtained, in words."""
+    if basis == "published":
+        return "the source's own published average"
+    if basis == "mean of reported tasks":
+        return f"mean over the {n} of {len(column.tasks)} tasks this row reports"
+    if basis == "mean of tasks":
+        return column.convention_text
+    return ""
+
+
+TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_BELOW: "",
+            TIER_REPORTED: "fb-reported"}
+
+
+# Marks a T4 ECE of a classifier that answers one class for every pair (the note under
+# the table says why that ECE says nothing about skill).
+ONE_CLASS_MARK = "*"
+
+
+ONE_CLASS_NOTE = ("* answers one class for every pair (no pair, or every pair, predicted "
+                  "compatible): a constant answer can be perfectly calibrated without any "
+                  "skill, so its low ECE is no merit; see its AUROC and balanced accuracy.")
+
+
+_PREDICTED_POSITIVE = "Predicted positive rate"
+
+
+def one_class(row: Row, column: Column) -> bool:
+    """Whether the row's figure in an ECE column comes from a classifier that predicts one
+    class for every pair of one of the column's tasks."""
+    if column.metric.rsplit("/", 1)[-1] != "ECE":
+        return False
+    for task_id in column.tasks:
+        scores = row.system.tasks.get(task_id)
+        rate = scores.metrics.get(_PREDICTED_POSITIVE) if scores else None
+        if rate is not None and rate in (0.0, 1.0):
+            return True
+    return False
+
+
+def line_href(line: ModelLine, submissions: str) -> str | None:
+    """Where a model's name links: its verified submission's page, else the model card
+    its record names, else the paper or results page of the row its figures come from."""
+    sub_row = line.submission_row
+    if sub_row is not None and sub_row.submission is not None:
+        return f"{submissions}{sub_row.submission.slug}.html"
+    for link in line.record.links:
+        if safe_url(link):
+            return safe_url(link)
+    for cell in line.cells:
+        if cell.row is not None and safe_url(cell.row.system.source.url):
+            return safe_url(cell.row.system.source.url)
+    return None
+
+
+def main_row(line: ModelLine, sort_column: int) -> Row:
+    """The row a line's badge, source and submission are about: the one its sort column's
+    figure comes from, else the first that gives it a figure."""
+    cell = line.cells[sort_column]
+    if cell.row is not None:
+        return cell.row
+    return next(c.row for c in line.cells if c.row is not None)
+
+
+def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row) -> CellDisplay:
+    """One model's cell: its figure, its tier, and in its details (hover, or a tap on a
+    phone) whatever the row does not say already: where the figure comes from when that is
+    not the row's own source, how a published or partial average was obtained, its test,
+    and what the model's other rows give for the same cell. Pages hold thousands of cells,
+    so a cell with nothing to add has no details."""
+    col = table.view.columns[i]
+    cell = line.cells[i]
+    if cell.value is None or cell.row is None:
+        return CellDisplay(text="–", value="")
+    row = cell.row
+    details = [] if row is main else [source_text(row, full=False)]
+    basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
+    if basis in ("published", "mean of reported tasks"):
+        n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
+        details.append(basis_text(basis, n, col))
+    tier = tier_title(cell.tier)
+    if tier and cell.tier is not None and cell.tier.tier != TIER_REPORTED:
+        details.append(tier)
+    if cell.others:
+        if not details or details[0] != source_text(row, full=False):
+            details.insert(0, source_text(row, full=False))
+        for other, value in cell.others[:6]:
+            details.append(f"also {score_text(value, col.signed)} from "
+                           f"{source_text(other, full=False).split(': ', 1)[-1]}")
+        if len(cell.others) > 6:
+            details.append(f"and {len(cell.others) - 6} more source(s)")
+    css = TIER_CSS.get(cell.tier.tier, "") if cell.tier else ""
+    if not row.verified:
+        css = "fb-reported"
+    text = score_text(cell.value, col.signed)
+    if one_class(row, col):
+        text += ONE_CLASS_MARK
+        details.append(ONE_CLASS_NOTE.lstrip("* "))
+    sub = (row.submission.slug if row.verified and row is not main
+           and row.submission is not None else "")
+    return CellDisplay(text=text, value=sort_value(cell.value), css=css,
+                       title="; ".join(details), submission=sub)
+
+
+def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
+    """One display row per model line (:attr:`ViewTable.lines`), in default order."""
+    ranks = table.line_ranks()
+    submissions = relative(page, "submissions/x.md")[: -len("x.html")]  # once per page
+    tiered = table.view.tiered_column
+    out = []
+    sort_column = table.view.sort_column
+    for line in table.lines:
+        rec = line.record
+        main = main_row(line, sort_column)
+        cells = [cell_display(table, line, i, main) for i in range(len(table.view.columns))]
+        gap = None
+        if tiered is not None and tiered in table.tiers:
+            info = line.cells[tiered].tier
+            if info is None or line.cells[tiered].value is None:
+                gap = CellDisplay(text="–", value="")
+            elif info.tier == TIER_REPORTED:
+                gap = CellDisplay(text="not tested", value="", css="fb-reported",
+                                  title="a reported figure: no per-query scores to test")
+            elif info.tier == TIER_LEADER:
+                gap = CellDisplay(text="best verified", value="0", css="fb-leader")
+            else:
+                # the interval is the text; the tier and p-value are the tiered cell's
+                gap = CellDisplay(text=gap_text(info), value=sort_value(info.effect),
+                                  css=TIER_CSS.get(info.tier, ""))
+        tiered_info = line.cells[tiered].tier if tiered is not None else None
+        span = rank_span(tiered_info)
+        sources = sorted({source_text(c.row, full=False) for c in line.cells
+                          if c.row is not None})
+        first_url = next((safe_url(c.row.system.source.url) for c in line.cells
+                          if c.row is not None and not c.row.verified
+                          and safe_url(c.row.system.source.url)), None)
+        out.append(RowDisplay(
+            submission=main.submission.slug if main.verified and main.submission else "",
+            key=line.key, name=line.name, href=line_href(line, submissions),
+            provenance="verified" if line.verified else "reported",
+            source="; ".join(sources), source_url=first_url,
+            model_type=rec.type, params=params_text(rec.parameters),
+            params_value="" if rec.parameters is None else str(rec.parameters),
+            params_title=params_reason(rec.parameters, rec.type),
+            instruction=instruction_text(rec.instruction_trained),
+            rank=ranks[line.key], cells=cells, gap=gap, rank_span=span,
+            rank_title=rank_title(tiered_info)))
+    return out
+
+
+def reference_row(table: ViewTable) -> RowDisplay | None:
+    """The view's no-skill reference as a row (:mod:`leaderboard.publish.standings.references`),
+    or None when no column has one."""
+    if not any(v is not None for v in table.references):
+        return None
+    view = table.view
+    cells = [CellDisplay(text="–", value="") if v is None else
+             CellDisplay(text=score_text(v, c.signed), value=sort_value(v), css="fb-ref",
+                         title="no-skill reference: " + REFERENCE_TITLES[c.no_skill or ""])
+             for c, v in zip(view.columns, table.references)]
+    gap = (CellDisplay(text="reference", value="", css="fb-ref")
+           if view.tiered_column is not None and view.tiered_column in table.tiers else None)
+    return RowDisplay(key="no-skill-reference", name=reference_name(view) + " (reference)",
+                      href=None, provenance="reference", source="", source_url=None,
+                      model_type="", params="", params_value="", params_title="",
+                      instruction="", rank=None, cells=cells, gap=gap, reference=True)
+
+
+REFERENCE_TITLES = {
+    "zero": "a ranking that ignores the instruction scores 0",
+    "chance": "a constant probability scores 50",
+    "positive rate": "a constant probability scores the share of compatible pairs",
+    "majority": "answering 'incompatible' to every pair scores the share of incompatible "
+                "pairs",
+    "constant calibrated": "a constant probability equal to the share of compatible pairs "
+                           "is perfectly calibrated",
+    "": "",
+}
+
+
+def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
+    """The ``<tbody>`` rows of a view, built directly: with thousands of rows per page this
+    is the build's hottest loop, several times faster than a template loop. Every value
+    goes through :func:`markupsafe.escape`. ``tiered``: the column after which the
+    distance from the best verified row is shown."""
+    e = escape
+    out: list[str] = []
+    add = out.append
+    for r in rows:
+        rank = "" if r.rank is None else str(r.rank)
+        ref = ' class="fb-ref"' if r.reference else ""
+        sub = f' data-s="{e(r.submission)}"' if r.submission else ""
+        add(f'<tr{ref}{sub} data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
+            f'data-i="{e(r.instruction)}"><td data-v="{rank}">{rank or "–"}</td>'
+            '<td class="fb-name">')
+        # Badge first: it never wraps onto a line of its own, and names line up. Verified
+        # badges need no per-row hover (the legend says what V means): bytes add up over
+        # thousands of rows.
+        p = r.provenance[:1]
+        if r.reference:
+            pass
+        elif p == "v":
+            add('<abbr class="fb-prov fb-prov-v">V</abbr> ')
+        elif r.source_url:
+            add(f'<a class="fb-prov fb-prov-{p}" href="{e(r.source_url)}" rel="nofollow noopener" '
+                f'title="{e(r.source)}">{p.upper()}</a> ')
+        else:
+            add(f'<abbr class="fb-prov fb-prov-{p}" title="{e(r.source)}">{p.upper()}</abbr> ')
+        name = e(r.name)
+        # the rank interval is drawn from data-r by the style sheet, so the cell's text
+        # stays the model's name (filters, sorting and copying read it)
+        rank_span_html = (f' <span class="fb-ri" data-r="{e(r.rank_span)}" '
+                          f'title="{e(r.rank_title)}"></span>' if r.rank_span else "")
+        if r.href:
+            external = "" if r.href.endswith(".html") and "://" not in r.href else \
+                ' rel="nofollow noopener"'
+            add(f'<a class="fb-n" href="{e(r.href)}"{external}>{name}</a>{rank_span_html}</td>')
+        else:
+            add(f'<span class="fb-n">{name}</span>{rank_span_html}</td>')
+        add(f"<td>{e(r.model_type)}</td>")
+        for i, c in enumerate(r.cells):
+            css = f' class="{c.css}"' if c.css else ""
+            title = f' title="{e(c.title)}"' if c.title else ""
+            sub = f' data-s="{e(c.submission)}"' if c.submission else ""
+            add(f'<td data-v="{c.value}"{css}{title}{sub}>{e(c.text)}</td>')
+            if i == tiered and r.gap is not None:
+                g = r.gap
+                css = f' class="fb-gap {g.css}"' if g.css else ' class="fb-gap"'
+                title = f' title="{e(g.title)}"' if g.title else ""
+                add(f'<td data-v="{g.value}"{css}{title}>{e(g.text)}</td>')
+        add("</tr>\n")
+    return Markup("".join(out))
+
+
+def _compact_columns(view: View) -> list[int]:
+    """Column indices of a view shown on submission pages: every metric, without an
+    average view's per-language or per-dataset breakdown (``lang:metric`` ids), which the
+    per-task rows of the same table show already."""
+    own = [i for i, c in enumerate(view.columns) if ":" not in c.id]
+    return own or list(range(len(view.columns)))
+
+
+def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dict]:
+    """One compact table per benchmark section: a row per table the submission appears
+    in (average first, then each collection, language or dataset), a column per metric,
+    one value per cell, then the tier and adjusted p-value of the table's tiered column.
+    A table where the submission has none of the compact columns (an average it lacks a
+    task of) is left out rather than shown as a row of dashes."""
+    out = []
+    for page, sections in views_by_page:
+        for section, tables in sections:
+            labels: list[str] = []
+            entries = []
+            for t in tables:
+                if all(c.heat for c in t.view.columns):
+                    continue  # a grid: its cells are the rows of the tables below it
+                values = t.values.get(row.key)
+                compact = _compact_columns(t.view)
+                if values is None or all(values[i] is None for i in compact):
+                    continue
+                tier_col = t.view.tiered_column
+                info = t.tiers.get(tier_col, {}).get(row.key) if tier_col is not None else None
+                cells: dict[str, CellDisplay] = {}
+                for i in compact:
+                    c, v = t.view.columns[i], values[i]
+                    if c.label not in labels:
+                        labels.append(c.label)
+                    css = TIER_CSS.get(info.tier, "") if info and i == tier_col else ""
+                    text = score_text(v, c.signed)
+                    if v is not None and one_class(row, c):
+                        text += ONE_CLASS_MARK
+                    cells[c.label] = CellDisplay(text=text, value=sort_value(v), css=css,
+                                                 title=c.help if v is not None else "no score")
+                if info is not None:
+                    tier = TIER_TEXT.get(info.tier, info.tier)
+                else:
+                    tier = "not tested" if tier_col is None else "–"
+                p_adj = info.p_adjusted if info else None
+                entries.append({
+                    "href": f"{relative(page_path, page.path)}#{t.view.anchor}",
+                    "view": t.view.id, "label": t.view.label, "title": t.view.title,
+                    "cells": cells, "tier": tier, "tier_title": tier_title(info),
+                    "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
+                    else "", "p_value": sort_value(p_adj),
+                    "p_text": p_text(p_adj, info.p_floor if info else None, 3)})
+            if not entries:
+                continue
+            empty = CellDisplay(text="–", value="", title="not in this table")
+            for e in entries:
+                e["cells"] = [e["cells"].get(label, empty) for label in labels]
+            out.append({"title": section.title, "id": section.id, "columns": labels,
+                        "href": f"{relative(page_path, page.path)}#{section.id}",
+                        "entries": entries})
+    return out
+
+
+def empty_reason(view: View) -> str:
+    """Why a view has no rows yet, in words a visitor can act on."""
+    if len(view.tasks) > 1 and any(c.average == "all" for c in view.columns):
+        return (f"No system has scores for all {len(view.tasks)} tasks this table averages "
+                "yet (a system needs every one to get a row); the other tabs show each "
+                "task on its own.")
+    if len(view.tasks) == 1:
+        return f"No submission covers {view.tasks[0]} yet."
+    return "No results yet for this table."
+
+
+def caption(view: View) -> str:
+    """What the numbers of a view are, in one sentence (every column declares its
+    convention; the per-task breakdown columns of an average view are single tasks)."""
+    averaged = [c for c in view.columns if c.convention != "task"]
+    if not averaged:
+        return ""
+    kinds = {c.convention_text for c in averaged}
+    text = "; ".join(sorted(kinds))
+    if len(averaged) == len(view.columns):
+        return f"Every column is {text}."
+    names = ", ".join(c.label for c in averaged)
+    return f"{names}: {text}; the other columns are one task each."
+
+
