@@ -380,8 +380,8 @@ def tiering_work(metric: str, n_units: int, n_systems: int, *,
     order in which to hand views to :func:`tier_views`, longest first, so that the views
     still running at the end are short ones. (The unit count alone misleads: the test
     depends on the metric, and 20 units are enumerated at a fraction of the cost of the
-    Monte-Carlo test that 21 get.) The tests against the leader, pair by pair, plus the
-    rank intervals (:func:`ranking_work`)."""
+    Monte-Carlo test that 21 get.) The tests against the leader, pair by pair; a caller
+    that ranks the view adds :func:`ranking_work`."""
     return max(n_systems - 1, 0) * pair_work(test_for_metric(metric), n_units,
                                              n_resamples=n_resamples,
                                              n_bootstrap=n_bootstrap)
