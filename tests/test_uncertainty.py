@@ -27,8 +27,14 @@ from leaderboard.benchmarks.followir import FOLLOWIR_TOPIC
 from leaderboard.benchmarks.followtable import FOLLOWTABLE_TOPIC
 from leaderboard.benchmarks.mfollowir import MFOLLOWIR_TOPIC
 from leaderboard.benchmarks.registry import get_task
+from leaderboard.benchmarks.units import PER_QUERY
 from leaderboard.publish.site.build import build_site
-from leaderboard.publish.standings import stratified_units, tier_column, unit_scores
+from leaderboard.publish.standings import (
+    rank_systems,
+    stratified_units,
+    tier_column,
+    unit_scores,
+)
 from leaderboard.publish.standings.rows import read_submission
 from leaderboard.publish.standings.verdicts import p_text
 from leaderboard.publish.stats import (
@@ -365,3 +371,23 @@ def test_compare_help_says_what_a_value_and_a_unit_are(capsys) -> None:
     assert "each query once" not in text
     assert "one value per unit sampled independently" in text
     assert "a FollowTable topic with all its query-instruction pairs" in text
+
+
+def test_grouping_queries_into_units_never_moves_a_shown_figure(committed) -> None:
+    """A tested row shows the mean its test compares, summed query by query: the figure it
+    showed when every query was a unit, to the last bit, however the test groups the
+    queries into topics (summed topic by topic, WTR's and WQT's IRS moved in the 17th
+    digit, and the downloads with them)."""
+    for view_id in ("followtable/wqt", "followtable/wtr", "followtable/tarx",
+                    "followtable/average"):
+        view = all_views()[view_id]
+        column = view.columns[view.tiered_column]
+        standings = rank_systems(committed, column)
+        assert standings.tiers and standings.test.unit == "topic"
+        per_query = {s: stratified_units(
+            [(t, committed[s].tasks[t].per_query[column.metric]) for t in column.tasks],
+            PER_QUERY) for s in standings.tiers}
+        by_query = tier_view(per_query, column.metric, ranks=False).by_system()
+        for system_id, info in standings.tiers.items():
+            assert standings.values[system_id] == info.mean \
+                == by_query[system_id].mean_system, (view_id, system_id)

@@ -30,10 +30,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
+
+from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.submission.results import SystemResult
 
 if TYPE_CHECKING:
-    from leaderboard.benchmarks.units import SamplingUnit
     from leaderboard.benchmarks.views import Column
 
 #: How a cell's value was obtained.
@@ -97,16 +99,43 @@ def task_per_query(system: SystemResult, column: Column, task_id: str, metric: s
     return per_query
 
 
-def unit_scores(system: SystemResult, column: Column) -> dict[str, float] | None:
-    """The per-unit values a column's test compares (:func:`stratified_units`), or None
-    when a task lacks per-query scores."""
+def _per_task(system: SystemResult, column: Column
+              ) -> list[tuple[str, dict[str, float]]] | None:
     per_task: list[tuple[str, dict[str, float]]] = []
     for task_id, metric in column.parts:
         per_query = task_per_query(system, column, task_id, metric)
         if per_query is None:
             return None
         per_task.append((task_id, per_query))
-    return stratified_units(per_task, column.sampling)
+    return per_task
+
+
+def unit_scores(system: SystemResult, column: Column) -> dict[str, float] | None:
+    """The per-unit values a column's test compares (:func:`stratified_units`), or None
+    when a task lacks per-query scores."""
+    per_task = _per_task(system, column)
+    return None if per_task is None else stratified_units(per_task, column.sampling)
+
+
+def tested_scores(system: SystemResult, column: Column
+                  ) -> tuple[dict[str, float], float] | None:
+    """:func:`unit_scores` and the figure the tested row shows, or None.
+
+    The figure is the mean of the row's per-query weighted scores (each query of each task
+    once; a query the tasks translate, PI-Indic's, once), summed in query-id order: the
+    mean the test compares, but not summed unit by unit, so that how the test groups
+    queries into units never moves a shown figure in its last bits."""
+    per_task = _per_task(system, column)
+    if per_task is None:
+        return None
+    unit = column.sampling
+    by_query = stratified_units(per_task, SamplingUnit(
+        "query", "queries", "one query",
+        across_tasks=unit.across_tasks and unit.rule == "query"))
+    values = np.fromiter((by_query[q] for q in sorted(by_query)), dtype=np.float64,
+                         count=len(by_query))
+    figure = float(values.sum() / values.size) if values.size else 0.0
+    return stratified_units(per_task, unit), figure
 
 
 def _task_figure(system: SystemResult, column: Column, task_id: str, metric: str

@@ -28,14 +28,15 @@ from leaderboard.submission.results import SystemResult
 from .lines import ModelLine, model_lines
 from .references import view_references
 from .rows import Row
-from .statistic import Basis, column_value, unit_scores
+from .statistic import Basis, column_value, tested_scores, unit_scores
 from .verdicts import TIER_LEADER, TIER_REPORTED, TierInfo, ViewTest
 
 if TYPE_CHECKING:
     from leaderboard.benchmarks.views import Column, View
 
 # Salt of the tier cache's key: bump it when what a cache entry holds changes.
-_CACHE_FORMAT = "standings-4: units sampled independently, rank intervals, test's intervals"
+_CACHE_FORMAT = ("standings-5: units sampled independently, rank intervals, test's "
+                 "intervals, figures summed by query")
 
 
 @dataclass
@@ -181,11 +182,13 @@ def _num(value: object) -> float | None:
 
 
 def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, seed: int = 0,
-                precedence: Sequence[str] = ()) -> tuple[dict[str, TierInfo], ViewTest | None]:
+                precedence: Sequence[str] = (), figures: Mapping[str, float] | None = None
+                ) -> tuple[dict[str, TierInfo], ViewTest | None]:
     """Tiers of the systems in ``scores`` (id -> unit id -> value, as
     :func:`~.statistic.unit_scores` gives) on one column, and what the test is; ties within
     the reproducibility threshold go to the first of ``precedence``, then the smallest
-    id."""
+    id. ``figures`` (:func:`~.statistic.tested_scores`) are the means the rows show, else
+    the means over the units."""
     from leaderboard.publish.stats import INTERVALS, tier_view
 
     if not scores:
@@ -195,7 +198,8 @@ def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, se
     tiers = {comp.system: TierInfo(
         tier=comp.tier, p_value=_num(comp.p_value), p_adjusted=_num(comp.p_adjusted),
         effect=_num(comp.effect), ci_low=_num(comp.ci_low), ci_high=_num(comp.ci_high),
-        mean=_num(comp.mean_system), test=result.test, n_units=result.n_units,
+        mean=_num(comp.mean_system if figures is None else figures[comp.system]),
+        test=result.test, n_units=result.n_units,
         estimate=_num(comp.estimate), effect_size=_num(comp.effect_size),
         p_floor=result.p_floor, rank_best=comp.rank_best, rank_worst=comp.rank_worst)
         for comp in result.comparisons if comp.system in scores}
@@ -222,14 +226,15 @@ class _TierWork:
     def compute(self) -> None:
         column = self.table.view.columns[self.column_index]
         scores: dict[str, dict[str, float]] = {}
+        figures: dict[str, float] = {}
         untested = []
         for row in self.verified:
-            pq = unit_scores(row.system, column)
-            if pq is None:
+            tested = tested_scores(row.system, column)
+            if tested is None:
                 untested.append(row.key)
             else:
-                scores[row.key] = pq
-        self.tiers, self.test = tier_column(scores, column)
+                scores[row.key], figures[row.key] = tested
+        self.tiers, self.test = tier_column(scores, column, figures=figures)
         self.untested = untested
         if self.path is not None:
             atomic_write_text(self.path, json.dumps(
@@ -348,16 +353,18 @@ def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: i
     first of ``precedence`` (the standing leader, for the PR comment)."""
     values, _ = order_systems(systems, column)
     scores: dict[str, dict[str, float]] = {}
+    figures: dict[str, float] = {}
     untested: list[str] = []
     for sid, s in systems.items():
         if s.provenance != "verified" or values[sid] is None:
             continue
-        pq = unit_scores(s, column)
-        if pq is None:
+        tested = tested_scores(s, column)
+        if tested is None:
             untested.append(sid)
         else:
-            scores[sid] = pq
-    tiers, test = tier_column(scores, column, seed=seed, precedence=precedence)
+            scores[sid], figures[sid] = tested
+    tiers, test = tier_column(scores, column, seed=seed, precedence=precedence,
+                              figures=figures)
     for sid, info in tiers.items():
         if info.mean is not None:
             values[sid] = info.mean

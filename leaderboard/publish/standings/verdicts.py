@@ -21,8 +21,8 @@ class TierInfo:
     mean(row - leader) over the view's units; ``estimate`` with [ci_low, ci_high] the
     test's own statistic of it and its 95% interval (the mean and its bootstrap interval,
     the Hodges-Lehmann shift for Wilcoxon, DeLong's interval); ``effect_size`` the effect
-    over the spread of the units' differences; ``mean`` the row's mean over those units
-    (the value shown); [rank_best, rank_worst] its simultaneous 95% rank interval among the
+    over the spread of the units' differences; ``mean`` the value shown, the row's mean
+    over those units (summed query by query: :func:`~.statistic.tested_scores`); [rank_best, rank_worst] its simultaneous 95% rank interval among the
     tested rows (1 = best)."""
 
     tier: str
