@@ -247,15 +247,15 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(tempfile.mkdtemp(prefix="followboard-bench-cache-"))
     commands = []
     for name, checkout in checkouts:
-        env = child_environment(PYTHONPATH=str(checkout), FOLLOWBOARD_DATA_CACHE=str(cache))
+        env = child_environment(PYTHONPATH=str(checkout), LEADERBOARD_CACHE_DIR=str(cache))
         cli = cli_module(checkout)
-        commands.append((f"[{name}] leaderboard --help",
-                         [python, "-m", cli, "--help"], env, checkout))
+        commands.append((f"[{name}] leaderboard --help", [python, "-m", cli, "--help"], env,
+                         checkout))
         commands.append((f"[{name}] leaderboard eval {args.task}",
                          [python, "-m", cli, *eval_args], env, checkout))
     commands.append(("[this checkout] eval, data cache off",
                      [python, "-m", "leaderboard.app.cli", *eval_args],
-                     child_environment(PYTHONPATH=str(ROOT), FOLLOWBOARD_DATA_CACHE="off"), ROOT))
+                     child_environment(PYTHONPATH=str(ROOT), LEADERBOARD_DATA_CACHE="off"), ROOT))
     commands.append(("plain Python script, same metrics",
                      [python, str(Path(__file__).resolve()), "--plain", "--task", args.task,
                       "--runs", str(args.runs.resolve()), "--data-dir", str(data_dir)],

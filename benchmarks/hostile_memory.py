@@ -63,7 +63,7 @@ def write_unknown_queries(path: Path, doc_id: str, n_lines: int = 1_000_000,
 
 
 def measure(argv: list[str], checkout: Path, data_dir: Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(checkout), FOLLOWBOARD_DATA_CACHE="off",
+    env = dict(os.environ, PYTHONPATH=str(checkout), LEADERBOARD_DATA_CACHE="off",
                LEADERBOARD_DATA=str(data_dir), OPENBLAS_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-m",
                            "leaderboard.app.cli", *argv], capture_output=True, text=True,

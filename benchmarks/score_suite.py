@@ -10,16 +10,37 @@ Not a test: it prints figures. A synthetic submission covers every task of the r
   T4 (12 tasks): 300 predictions each.
 
 Runs are "relevant first, then random" so scores are non-trivial. Building is not timed.
-Scoring runs in a fresh Python process (``leaderboard.submission.pipeline.score_submission``, the
-work behind ``leaderboard score``) so its peak memory (ru_maxrss) is its own. Then the
-engine's p-MRR and IRS are timed against a straightforward per-document Python version
-(dict lookups per document, as the plain references in
+Scoring runs in fresh Python processes (``leaderboard.submission.pipeline.score_submission``,
+the work behind ``leaderboard score``, explanation files included) so each one's peak
+memory (ru_maxrss) is its own: first with the task-data cache
+(leaderboard/core/data/cache.py) empty, in a folder of this run ("cold": every task's
+data parsed from its files, T4's hard negatives mined), then with it filled ("warm", as
+any later `leaderboard score` on the machine); each process also scores the submission a
+second time, its data in memory. Each reports wall and CPU time (user + system, all
+threads), CPU time per benchmark and the explorer's share: the CPU time of building the
+explanation files, writing them and compressing them (on the writer's threads).
+``--against DIR`` runs the same processes from another checkout (its own copy of this
+script; older copies report less), interleaved with this one's.
+
+Then the engine's p-MRR and IRS are timed against a straightforward per-document Python
+version (dict lookups per document, as the plain references in
 tests/test_followtable_reference.py) on the same parsed runs, and the results compared.
 Each side takes the task's judged documents as the data loader provides them (plain:
 {query: [doc ids]}; engine: the same encoded once per loaded task, ``TaskData.judged``).
 
+``--peers`` times pytrec_eval (trec_eval's C code) computing nDCG and MAP over the same
+run files, benchmark by benchmark, in a fresh process: reading and parsing the gzipped
+files into its dicts and evaluating them (the judgments handed over ready, untimed).
+
+``--pr-check`` times `leaderboard ci pr-check` of the whole submission end to end, the wait
+a submitter sees: in a throwaway git repository whose base commit holds the results
+committed in this repository, the pull request adding the synthetic submission, the
+task-data cache off as in the workflow (.github/workflows/pr-validate.yml).
+
     .venv/bin/python benchmarks/score_suite.py                  # build in a temp dir, score
     .venv/bin/python benchmarks/score_suite.py --work /tmp/suite --keep   # reuse later
+    .venv/bin/python benchmarks/score_suite.py --work /tmp/suite --reuse --peers --pr-check \\
+        --against /work/base
     .venv/bin/python benchmarks/score_suite.py --work /tmp/suite --profile out.prof
 """
 
@@ -36,6 +57,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -46,6 +68,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
+from benchmarks.cli_startup import cli_module  # noqa: E402
 from benchmarks.machine import cpu_description  # noqa: E402
 from fixtures.mteb_collection import write_collection  # noqa: E402
 from leaderboard.benchmarks.registry import all_tasks  # noqa: E402
@@ -147,15 +170,54 @@ def build_submission(work: Path, data_dir: Path, compress: bool) -> dict:
 
 # --- scoring (timed, in its own process) ---
 
+def _explorer_clock() -> dict[str, float]:
+    """CPU seconds the explanation files take, accumulating as scoring runs: building
+    them (explain_inputs), writing them and compressing them (on the writer's threads)."""
+    from leaderboard.submission import explain_files
+
+    spent = {"build": 0.0, "write": 0.0, "compress": 0.0}
+    lock = threading.Lock()
+
+    def clocked(function, key: str):  # noqa: ANN001, ANN202
+        def timed(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            start = time.thread_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                with lock:
+                    spent[key] += time.thread_time() - start
+        return timed
+
+    explain_files.explain_inputs = clocked(explain_files.explain_inputs, "build")
+    explain_files.write_explanations = clocked(explain_files.write_explanations, "write")
+    explain_files.ExplainFile.gzipped = clocked(explain_files.ExplainFile.gzipped, "compress")
+    return spent
+
+
+def _by_benchmark(marks: list[tuple[float, float, str]]
+                  ) -> tuple[dict[str, float], dict[str, float]]:
+    """Wall and CPU seconds by benchmark, from (wall, CPU, task id) at each task's start
+    and ("end") the pass's."""
+    wall: dict[str, float] = defaultdict(float)
+    cpu: dict[str, float] = defaultdict(float)
+    tasks = all_tasks()
+    for (start, start_cpu, task_id), (end, end_cpu, _) in zip(marks, marks[1:]):
+        wall[tasks[task_id].benchmark] += end - start
+        cpu[tasks[task_id].benchmark] += end_cpu - start_cpu
+    return dict(wall), dict(cpu)
+
+
 def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
-    """Validate and score the submission; wall times per benchmark and peak memory."""
+    """Validate and score the submission twice; wall and CPU times, per benchmark too,
+    the explorer's CPU time, peak memory."""
     from leaderboard.submission.pipeline import score_submission
 
     root = work / "submissions" / SUBMISSION_ID
-    marks: list[tuple[float, str]] = []
+    marks: list[tuple[float, float, str]] = []
+    explorer = _explorer_clock()
 
     def progress(message: str) -> None:
-        marks.append((time.perf_counter(), message.rsplit(": ", 1)[-1]))
+        marks.append((time.perf_counter(), time.process_time(), message.rsplit(": ", 1)[-1]))
 
     (root / "results.json").unlink(missing_ok=True)
     t0 = time.perf_counter()
@@ -170,23 +232,28 @@ def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
         outcome = score_submission(root, data_dir, progress, after_merge=True)
     total = time.perf_counter() - t0
     cpu = time.process_time() - c0
+    first_explorer = dict(explorer)
     assert outcome.report.ok, outcome.report.lines()[:20]
     assert outcome.results_path is not None
-    per_benchmark: dict[str, float] = defaultdict(float)
-    marks.append((t0 + total, "end"))
-    tasks = all_tasks()
-    for (start, task_id), (end, _) in zip(marks, marks[1:]):
-        per_benchmark[tasks[task_id].benchmark] += end - start
+    marks.append((t0 + total, c0 + cpu, "end"))
+    per_benchmark, per_benchmark_cpu = _by_benchmark(marks)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     # Second pass in the same process: imports done and every task's data cached by
-    # load_task_data, so this isolates validation + scoring + writing results.json.
+    # load_task_data, so this isolates validation + scoring + writing the files.
+    for key in explorer:
+        explorer[key] = 0.0
+    marks.clear()
     t1 = time.perf_counter()
     c1 = time.process_time()
-    again = score_submission(root, data_dir, after_merge=True)
+    again = score_submission(root, data_dir, progress, after_merge=True)
     second, second_cpu = time.perf_counter() - t1, time.process_time() - c1
     assert again.report.ok
+    marks.append((t1 + second, c1 + second_cpu, "end"))
     return {"wall_s": total, "cpu_s": cpu, "second_wall_s": second, "second_cpu_s": second_cpu,
-            "per_benchmark_s": dict(per_benchmark), "peak_rss_mb": usage.ru_maxrss / 1024,
+            "per_benchmark_s": per_benchmark, "per_benchmark_cpu_s": per_benchmark_cpu,
+            "second_per_benchmark_cpu_s": _by_benchmark(marks)[1],
+            "explorer_cpu_s": first_explorer, "second_explorer_cpu_s": dict(explorer),
+            "peak_rss_mb": usage.ru_maxrss / 1024,
             "results_bytes": outcome.results_path.stat().st_size}
 
 
@@ -376,6 +443,230 @@ def _pair_report(work: Path, data_dir: Path, args: argparse.Namespace) -> int:
     return 0
 
 
+# --- scoring in fresh processes, cold and warm ---
+
+def _child_env(checkout: Path, **extra: str) -> dict[str, str]:
+    """This environment for a child running ``checkout``'s code; ``extra`` names each
+    cache setting both as the code reads it now (LEADERBOARD_CACHE_DIR holds task-data/,
+    LEADERBOARD_DATA_CACHE=off) and as the code at filing did (FOLLOWBOARD_DATA_CACHE)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=str(checkout), **extra)
+    return env
+
+
+def score_child(checkout: Path, work: Path, cache: Path, profile: Path | None = None
+                ) -> dict:
+    """One fresh process of ``checkout``'s copy of this script scoring the submission
+    (:func:`score_in_process`), with the task-data cache in ``cache``."""
+    cmd = [sys.executable, str(checkout / "benchmarks" / "score_suite.py"), "--score-only",
+           "--work", str(work)]
+    if profile is not None:
+        cmd += ["--profile", str(profile.resolve())]
+    child = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                           env=_child_env(checkout, LEADERBOARD_CACHE_DIR=str(cache),
+                                          FOLLOWBOARD_DATA_CACHE=str(cache / "task-data")))
+    if child.returncode != 0:
+        raise RuntimeError(f"{checkout}: scoring failed\n{child.stdout}\n{child.stderr}")
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def scoring_rounds(work: Path, checkouts: list[tuple[str, Path]], warm_runs: int,
+                   profile: Path | None) -> list[tuple[str, str, dict]]:
+    """(checkout, "cold"/"warm", figures) for each checkout, the checkouts interleaved:
+    a cold process (its own empty task-data cache), then ``warm_runs`` warm ones."""
+    out = []
+    caches = {name: work / f"task-data-cache-{i}" for i, (name, _) in enumerate(checkouts)}
+    for state in ["cold"] + ["warm"] * warm_runs:
+        for name, checkout in checkouts:
+            if state == "cold":
+                shutil.rmtree(caches[name], ignore_errors=True)
+            out.append((name, state, score_child(checkout, work, caches[name],
+                                                 profile if name == "this checkout" else None)))
+    return out
+
+
+def print_scoring(rounds: list[tuple[str, str, dict]], n_lines: int,
+                  run_lines: dict[str, int]) -> None:
+    print("\nvalidate + score + explanation files (leaderboard.submission.pipeline."
+          "score_submission), fresh processes; CPU = user + system, all threads")
+    for name, state, score in rounds:
+        print(f"  [{name}] {state} task-data cache")
+        for label, wall, cpu, explorer in (
+                ("first pass, fresh process", score["wall_s"], score["cpu_s"],
+                 score.get("explorer_cpu_s")),
+                ("second pass, data in memory", score["second_wall_s"], score["second_cpu_s"],
+                 score.get("second_explorer_cpu_s"))):
+            line = (f"    {label:28} wall {wall:6.2f} s {n_lines / wall:11,.0f} lines/s   "
+                    f"CPU {cpu:6.2f} s {n_lines / cpu:11,.0f} lines/CPU-s")
+            if explorer is not None:
+                spent = sum(explorer.values())
+                line += (f"   explorer {spent:5.2f} CPU-s = {100 * spent / cpu:4.1f}% (build "
+                         f"{explorer['build']:.2f}, write {explorer['write']:.2f}, compress "
+                         f"{explorer['compress']:.2f})")
+            print(line)
+        cpu_of = score.get("per_benchmark_cpu_s", {})
+        print(f"    peak memory {score['peak_rss_mb']:.0f} MB; first pass by benchmark (wall"
+              f"{', CPU' if cpu_of else ''}; data loading included, writing in the last):")
+        for bench, secs in sorted(score["per_benchmark_s"].items()):
+            lines = run_lines.get(bench, 0)
+            cpu = cpu_of.get(bench)
+            print(f"      {bench:22} {secs:7.2f} s" + (f" {cpu:7.2f} CPU-s" if cpu else "")
+                  + (f" {lines / (cpu or secs):12,.0f} lines/{'CPU-' if cpu else ''}s"
+                     if lines else ""))
+    print(f"  (wall above CPU / 2 means other processes shared the cores: load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs now)")
+    best = min((s for n, st, s in rounds if n == "this checkout" and st == "warm"),
+               key=lambda s: s["cpu_s"], default=None)
+    if best is not None:
+        explorer = sum(best.get("explorer_cpu_s", {}).values())
+        print(f"  targets (warm, best run): >= 2,000,000 lines/s fresh: wall "
+              f"{n_lines / best['wall_s']:,.0f}, CPU / 2 {2 * n_lines / best['cpu_s']:,.0f}; "
+              f">= 3,000,000 lines/s cached: wall {n_lines / best['second_wall_s']:,.0f}, "
+              f"CPU / 2 {2 * n_lines / best['second_cpu_s']:,.0f}; explorer <= 20% of the "
+              f"pass: {100 * explorer / best['cpu_s']:.1f}%; peak < 1.5 GB: "
+              f"{best['peak_rss_mb']:.0f} MB")
+
+
+# --- pytrec_eval over the same files ---
+
+def peers_in_process(work: Path, data_dir: Path) -> dict[str, dict[str, float]]:
+    """pytrec_eval's nDCG and MAP of every run file, by benchmark: CPU and wall seconds
+    of reading, parsing and evaluating (the judgments handed over ready, untimed)."""
+    import pytrec_eval
+
+    from leaderboard.core.data import load_task_data
+
+    folder = work / "submissions" / SUBMISSION_ID / "runs"
+    out: dict[str, dict[str, float]] = defaultdict(lambda: {"cpu_s": 0.0, "wall_s": 0.0,
+                                                            "lines": 0})
+    for task in all_tasks().values():
+        if task.candidates == "pairs":
+            continue
+        data = load_task_data(task, data_dir)
+        for role in task.roles:
+            qrels = {q: dict(docs) for q, docs in data.roles[role].qrels.items()}
+            path = next((folder / task.id).glob(f"{role}.*"))
+            wall, cpu = time.perf_counter(), time.process_time()
+            run: dict[str, dict[str, float]] = {}
+            opener = gzip.open if path.suffix == ".gz" else open
+            with opener(path, "rt", encoding="utf-8") as fh:
+                lines = 0
+                for line in fh:
+                    q, _, d, _, score, _ = line.split()
+                    run.setdefault(q, {})[d] = float(score)
+                    lines += 1
+            pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "map"}).evaluate(run)
+            entry = out[task.benchmark]
+            entry["cpu_s"] += time.process_time() - cpu
+            entry["wall_s"] += time.perf_counter() - wall
+            entry["lines"] += lines
+    return dict(out)
+
+
+def print_peers(work: Path, rounds: list[tuple[str, str, dict]]) -> None:
+    child = subprocess.run([sys.executable, __file__, "--peers-only", "--work", str(work)],
+                           capture_output=True, text=True, check=False,
+                           env=_child_env(REPO))
+    if child.returncode != 0:
+        print(f"\npytrec_eval: failed\n{child.stdout}\n{child.stderr}")
+        return
+    peers = json.loads(child.stdout.strip().splitlines()[-1])
+    ours = [s for n, st, s in rounds if n == "this checkout" and "per_benchmark_cpu_s" in s]
+    best = min(ours, key=lambda s: s["cpu_s"]) if ours else {}
+    first = best.get("per_benchmark_cpu_s", {})
+    second = best.get("second_per_benchmark_cpu_s", {})
+    print("\npytrec_eval (nDCG and MAP) over the same run files, fresh process, its imports "
+          "and judgments untimed; FollowBoard: this checkout's fastest process (validation, "
+          "every metric, p-MRR/IRS and explanation files included), its first pass (imports "
+          "and data loading included) and its second (data in memory). CPU seconds:")
+    for bench, peer in sorted(peers.items()):
+        line = (f"  {bench:16} {peer['lines']:>10,.0f} lines  pytrec_eval {peer['cpu_s']:6.2f} "
+                f"({peer['wall_s']:6.2f} s wall)")
+        if bench in first:
+            line += (f"   FollowBoard {first[bench]:6.2f} first, {second.get(bench, 0):6.2f} "
+                     f"second: pytrec_eval / FollowBoard {peer['cpu_s'] / first[bench]:4.2f}x, "
+                     f"{peer['cpu_s'] / max(second.get(bench, 0), 1e-9):4.2f}x")
+        print(line)
+    total = sum(p["cpu_s"] for p in peers.values())
+    print(f"  {'all':16} pytrec_eval {total:6.2f} CPU-s" + (
+        f"   FollowBoard {best['cpu_s']:6.2f} first, {best['second_cpu_s']:6.2f} second "
+        "(the whole pass)" if best else ""))
+
+
+# --- `leaderboard ci pr-check` end to end ---
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def pr_repository(work: Path) -> tuple[Path, str, str]:
+    """A git repository (built once per work folder): the base commit holds this
+    repository's committed results (reported rows, and each scored submission's
+    metadata, results.json and per-query scores: what pr-check compares with); the head
+    commit adds the synthetic submission's metadata and runs. (repo, base, head)"""
+    repo = work / "pr-repo"
+    if (repo / ".git").is_dir():
+        return repo, _git(repo, "rev-parse", "HEAD~1"), _git(repo, "rev-parse", "HEAD")
+    shutil.rmtree(repo, ignore_errors=True)
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "benchmarks@followboard.invalid")
+    _git(repo, "config", "user.name", "FollowBoard benchmarks")
+    shutil.copytree(REPO / "results", repo / "results")
+    for folder in sorted((REPO / "submissions").iterdir()):
+        for name in ("metadata.yaml", "results.json", "per-query.json.gz"):
+            if (folder / name).is_file():
+                (repo / "submissions" / folder.name).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(folder / name, repo / "submissions" / folder.name / name)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    source = work / "submissions" / SUBMISSION_ID
+    target = repo / "submissions" / SUBMISSION_ID
+    target.mkdir(parents=True)
+    shutil.copyfile(source / "metadata.yaml", target / "metadata.yaml")
+    shutil.copytree(source / "runs", target / "runs")
+    _git(repo, "checkout", "-q", "-b", "pr")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", f"add {SUBMISSION_ID}")
+    return repo, _git(repo, "rev-parse", "HEAD~1"), _git(repo, "rev-parse", "HEAD")
+
+
+def time_pr_check(work: Path, checkouts: list[tuple[str, Path]], repeat: int) -> None:
+    repo, base, head = pr_repository(work)
+    print(f"\n`leaderboard ci pr-check` of the whole submission, end to end (fresh process, "
+          f"task-data cache off as in CI), {repeat} runs per checkout, interleaved")
+    times: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for _ in range(repeat):
+        for name, checkout in checkouts:
+            out = work / "pr-report"
+            shutil.rmtree(out, ignore_errors=True)
+            cmd = [sys.executable, "-m", cli_module(checkout), "ci", "pr-check", "--repo",
+                   str(repo), "--base", base, "--head", head, "--pr-number", "1", "--out",
+                   str(out), "--data-dir", str(work / "data"), "--quiet"]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            wall = time.perf_counter()
+            # Run from the checkout: `python -m` puts the working folder first on the path.
+            child = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                                   cwd=checkout,
+                                   env=_child_env(checkout, LEADERBOARD_DATA_CACHE="off",
+                                                  FOLLOWBOARD_DATA_CACHE="off",
+                                                  LEADERBOARD_CACHE_DIR=str(work / "cache")))
+            wall = time.perf_counter() - wall
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            if child.returncode != 0:
+                print(f"  [{name}] pr-check exited {child.returncode}:\n"
+                      f"{child.stdout[-2000:]}\n{child.stderr[-2000:]}")
+                return
+            times[name].append((wall, cpu))
+    for name, runs in times.items():
+        walls, cpus = sorted(w for w, _ in runs), sorted(c for _, c in runs)
+        print(f"  [{name}] wall {walls[len(walls) // 2]:6.2f} s (min {walls[0]:.2f}), CPU "
+              f"{cpus[len(cpus) // 2]:6.2f} s (min {cpus[0]:.2f}); load average "
+              f"{os.getloadavg()[0]:.1f}")
+
+
 # --- driver ---
 
 def main(argv: list[str] | None = None) -> int:
@@ -392,13 +683,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=Path, help="write a cProfile of the scoring pass here")
     parser.add_argument("--skip-pair-metrics", action="store_true")
     parser.add_argument("--skip-scoring", action="store_true",
-                        help="only the p-MRR/IRS comparison (needs a built --work folder)")
+                        help="no scoring processes: only the p-MRR/IRS comparison and "
+                             "--pr-check (needs a built --work folder)")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="also score from this checkout, interleaved (e.g. the code "
+                             "before a change)")
+    parser.add_argument("--warm-runs", type=int, default=2,
+                        help="fresh processes with the task-data cache filled (default 2)")
+    parser.add_argument("--peers", action="store_true",
+                        help="time pytrec_eval over the same run files, by benchmark")
+    parser.add_argument("--pr-check", action="store_true",
+                        help="time `leaderboard ci pr-check` of the submission end to end")
+    parser.add_argument("--pr-check-repeat", type=int, default=2,
+                        help="pr-check runs per checkout (default 2)")
     parser.add_argument("--score-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--peers-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.score_only:  # the child process: score and print one JSON object
         assert args.work is not None
         print(json.dumps(score_in_process(args.work, args.work / "data", args.profile)))
+        return 0
+    if args.peers_only:  # the child process: pytrec_eval, one JSON object
+        assert args.work is not None
+        print(json.dumps(peers_in_process(args.work, args.work / "data")))
         return 0
 
     work = args.work or Path(tempfile.mkdtemp(prefix="score-suite-"))
@@ -422,37 +730,23 @@ def main(argv: list[str] | None = None) -> int:
         for name, n in sorted(manifest["run_lines"].items()):
             print(f"  {name:28} {n:>12,}")
 
+        checkouts = [("this checkout", REPO)]
+        if args.against is not None:
+            checkouts.append((str(args.against), args.against.resolve()))
         if args.skip_scoring:
-            return _pair_report(work, data_dir, args)
-        cmd = [sys.executable, __file__, "--score-only", "--work", str(work)]
-        if args.profile:
-            cmd += ["--profile", str(args.profile.resolve())]
-        child = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if child.returncode != 0:
-            print(child.stdout, child.stderr, sep="\n", file=sys.stderr)
+            if args.pr_check:
+                time_pr_check(work, checkouts, args.pr_check_repeat)
+            return 0 if args.skip_pair_metrics else _pair_report(work, data_dir, args)
+        try:
+            rounds = scoring_rounds(work, checkouts, args.warm_runs, args.profile)
+        except RuntimeError as exc:
+            print(exc, file=sys.stderr)
             return 1
-        score = json.loads(child.stdout.strip().splitlines()[-1])
-        print("\nvalidate + score (leaderboard.submission.pipeline.score_submission, fresh process)")
-        print(f"  first pass, fresh process      wall {score['wall_s']:6.2f} s "
-              f"{n_lines / score['wall_s']:11,.0f} lines/s   CPU {score['cpu_s']:6.2f} s "
-              f"{n_lines / score['cpu_s']:11,.0f} lines/CPU-s")
-        print(f"  second pass, data cached       wall {score['second_wall_s']:6.2f} s "
-              f"{n_lines / score['second_wall_s']:11,.0f} lines/s   CPU "
-              f"{score['second_cpu_s']:6.2f} s {n_lines / score['second_cpu_s']:11,.0f} "
-              "lines/CPU-s")
-        print(f"  (wall above CPU means other processes shared the cores: load average "
-              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-        print(f"  peak memory (ru_maxrss, after the first pass)  {score['peak_rss_mb']:.0f} MB")
-        print("  first pass by benchmark (wall; data loading included):")
-        for bench, secs in sorted(score["per_benchmark_s"].items()):
-            lines = manifest["run_lines"].get(bench, 0)
-            rate = f"{lines / secs:12,.0f} lines/s" if lines else ""
-            print(f"    {bench:26} {secs:8.2f} s {rate}")
-        wall_ok = n_lines / score["wall_s"] >= 1e6
-        cpu_ok = n_lines / score["cpu_s"] >= 1e6
-        print(f"  target >= 1,000,000 lines/s end to end: wall {'met' if wall_ok else 'MISSED'}, "
-              f"per CPU-second {'met' if cpu_ok else 'MISSED'}; target < 1.5 GB peak: "
-              f"{'met' if score['peak_rss_mb'] < 1536 else 'MISSED'}")
+        print_scoring(rounds, n_lines, manifest["run_lines"])
+        if args.peers:
+            print_peers(work, rounds)
+        if args.pr_check:
+            time_pr_check(work, checkouts, args.pr_check_repeat)
 
         if not args.skip_pair_metrics:
             _pair_report(work, data_dir, args)

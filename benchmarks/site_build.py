@@ -12,7 +12,7 @@ significance test computed) and warm (the tier cache from the cold build reused,
 rebuild where the scores did not change). Prints the figures; writes nothing in the repo.
 
 The explorer's explanation files live in the run store, as for a public deployment:
-one setting (``$FOLLOWBOARD_RUN_STORE``) says where, and the site derives from it where
+one setting (``$LEADERBOARD_RUN_STORE``) says where, and the site derives from it where
 the browser fetches them (leaderboard/submission/explain_files.py, ``browser_base``). Here the store
 is a local HTTP server on another port (so the browser fetches them cross-origin, as
 from a Hugging Face dataset), holding synthetic explanation files of every submission
@@ -55,7 +55,8 @@ from leaderboard.publish.site.build import build_site  # noqa: E402
 from leaderboard.submission.results import read_results  # noqa: E402
 from leaderboard.publish.site.synthetic import (name_explanations, write_explanations,  # noqa: E402
                                         write_tree)
-from leaderboard.store.locations import STORE_ENV, FolderStore  # noqa: E402
+from leaderboard.core.config import ENV_CACHE_DIR, ENV_RUN_STORE
+from leaderboard.store.locations import FolderStore  # noqa: E402
 from leaderboard.submission.layout import PER_QUERY_NAME  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -102,6 +103,11 @@ def write_store(root: Path, store: Path, seed: int = 7) -> tuple[int, float]:
     rng = np.random.default_rng(seed)
     in_store = store / "submissions"
     for folder in sorted((root / "submissions").iterdir()):
+        if folder.name == REAL:
+            # A reused tree holds the real submission from the last run: its files are
+            # copied afresh below, and its per-query scores, which its results.json reads
+            # from the store, are not there until then.
+            continue
         results_path = folder / "results.json"
         results = read_results(results_path, FolderStore(store))
         written = write_explanations(in_store, folder.name, results, EXPLAINED_TASKS, rng)
@@ -304,8 +310,8 @@ def main() -> int:
         store_files, store_mib = write_store(root, store)
         gen = time.perf_counter() - t0
         store_server, store_url = _serve(store, cors=True)
-        os.environ["FOLLOWBOARD_STORE_CACHE"] = str(work / "store-cache")
-        os.environ[STORE_ENV] = str(store) if args.store == "folder" else store_url
+        os.environ[ENV_CACHE_DIR] = str(work / "cache")
+        os.environ[ENV_RUN_STORE] = str(store) if args.store == "folder" else store_url
         if args.store != "none":
             stored = sum(p.stat().st_size for p in store.glob(f"submissions/*/{PER_QUERY_NAME}"))
             print(f"per-query scores in a {args.store} run store: {stored / 2**20:.0f} MiB of "

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import yaml
@@ -36,9 +36,10 @@ import reference_models
 from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
 from leaderboard.submission.layout import (METADATA_NAME, PREDICTION_SUFFIXES, RUN_SUFFIXES,
                                            RUNS_DIR, Writer, written_by)
+from leaderboard.submission.transaction import change_folder
 from reference_models.bm25 import Bm25Index, tokenizer_for
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root, item_key
-from reference_models.compute import DEFAULT_CHUNK_SIZE, compute_cached
+from reference_models.compute import DEFAULT_CHUNK_SIZE, ChunkProgress, compute_cached
 from reference_models.distributed import ProcessGroup, Shard, shard_from_env
 from reference_models.model_folder import describe_spec
 from reference_models.spec import ModelSpec, get_model_spec
@@ -192,12 +193,13 @@ class DenseRanker:
     """Bi-encoder: cached document and query vectors, dot-product scores."""
 
     def __init__(self, runner, cache: VectorCache | None, shard: Shard, group: ProcessGroup,
-                 chunk_size: int) -> None:
+                 chunk_size: int, log: Callable[[str], None] | None = None) -> None:
         self.runner = runner
         self.cache = cache
         self.shard = shard
         self.group = group
         self.chunk_size = chunk_size
+        self.log = log  # a line per chunk, with an estimate of the time left
         self._doc_vectors: tuple[tuple[str, int], np.ndarray | None] | None = None
 
     def _encode(self, texts: list[str], max_length: int, desc: str) -> np.ndarray | None:
@@ -205,7 +207,8 @@ class DenseRanker:
         return compute_cached(
             texts, keys, [len(t) for t in texts],
             lambda chunk: self.runner.encode(chunk, max_length, desc=desc),
-            self.cache, self.shard, self.group, self.chunk_size)
+            self.cache, self.shard, self.group, self.chunk_size,
+            ChunkProgress(desc, self.log) if self.log else None)
 
     def document_vectors(self, task, corpus: Corpus) -> np.ndarray | None:
         # Both roles of a task share the document vectors; the next task loads its own.
@@ -243,13 +246,15 @@ class RerankRanker:
     """Pointwise reranker over the task's pool, or over a first stage's top ``depth``."""
 
     def __init__(self, runner, first_stage, cache: VectorCache | None, shard: Shard,
-                 group: ProcessGroup, chunk_size: int) -> None:
+                 group: ProcessGroup, chunk_size: int,
+                 log: Callable[[str], None] | None = None) -> None:
         self.runner = runner
         self.first_stage = first_stage
         self.cache = cache
         self.shard = shard
         self.group = group
         self.chunk_size = chunk_size
+        self.log = log
 
     def candidates(self, task, data, corpus: Corpus, role: str, k: int
                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -288,7 +293,9 @@ class RerankRanker:
         keys = [item_key(self.runner.pair_text(q, d), max_length) for q, d in pairs]
         scores = compute_cached(pairs, keys, [len(q) + len(d) for q, d in pairs],
                                 lambda chunk: self.runner.score(chunk, desc=f"rerank ({role})"),
-                                self.cache, self.shard, self.group, self.chunk_size)
+                                self.cache, self.shard, self.group, self.chunk_size,
+                                ChunkProgress(f"rerank ({role})", self.log) if self.log
+                                else None)
         if scores is None:
             return None
         flat = scores[:, 0] if scores.size else np.empty(0, dtype=np.float32)
@@ -496,34 +503,38 @@ def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[
                          "remove that folder")
 
 
-def install_submission(staging: Path, folder: Path, written: Sequence[Path],
-                       metadata: dict) -> list[Path]:
+def install_submission(staging: Path, folder: Path, written: Sequence[Path], metadata: dict,
+                       then: Callable[[Path], object] | None = None) -> list[Path]:
     """Move the files ``written`` (relative to ``staging``) into ``folder``, then write
-    metadata.yaml: the one step where a finished run becomes the submission folder.
+    metadata.yaml: the one step where a finished run becomes the submission folder, one
+    change of it (:func:`leaderboard.submission.transaction.change_folder`) with what
+    ``then`` does to the new folder before it is switched in (scoring it).
 
     The scorer's files go first (results.json and the per-query scores no longer describe
     the folder; scoring writes them again), and with each run file any other file for the
     same task and role (``original.trec`` beside a new ``original.trec.gz``). Files of
     tasks this run did not cover stay. Returns the installed paths."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for scored in written_by(Writer.SCORER):
-        (folder / scored.name).unlink(missing_ok=True)
-    installed = []
-    for relative in written:
-        target = folder / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        role = target.name.split(".", 1)[0]
-        for sibling in target.parent.iterdir():
-            if sibling != target and sibling.name in {
-                    role + s for s in RUN_SUFFIXES + PREDICTION_SUFFIXES}:
-                sibling.unlink()
-        try:
-            os.replace(staging / relative, target)
-        except OSError:  # another file system: copy, still atomically
-            atomic_write_bytes(target, (staging / relative).read_bytes())
-        installed.append(target)
-    _write_metadata(folder / METADATA_NAME, metadata)
-    return installed
+    with change_folder(folder, create=True) as change:
+        copy = change.folder
+        for scored in written_by(Writer.SCORER):
+            (copy / scored.name).unlink(missing_ok=True)
+        for relative in written:
+            target = copy / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            role = target.name.split(".", 1)[0]
+            for sibling in target.parent.iterdir():
+                if sibling != target and sibling.name in {
+                        role + s for s in RUN_SUFFIXES + PREDICTION_SUFFIXES}:
+                    sibling.unlink()
+            try:
+                os.replace(staging / relative, target)
+            except OSError:  # another file system: copy, still atomically
+                atomic_write_bytes(target, (staging / relative).read_bytes())
+        _write_metadata(copy / METADATA_NAME, metadata)
+        if then is not None:
+            then(copy)
+        change.commit()
+    return [folder / relative for relative in written]
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -533,7 +544,7 @@ def install_submission(staging: Path, folder: Path, written: Sequence[Path],
 class RunOptions:
     device: str = "auto"
     batch_size: int | None = None
-    cache_root: Path | None = None   # None: $FOLLOWBOARD_CACHE or .cache/followboard
+    cache_root: Path | None = None   # None: embeddings/ under the cache root
     use_cache: bool = True
     chunk_size: int = DEFAULT_CHUNK_SIZE
     progress: bool = True
@@ -544,6 +555,8 @@ class RunOptions:
     submission_id: str | None = None  # default: the model id
     # How each query meets its instruction (recorded in produced_by).
     instruction_format: InstructionFormat = InstructionFormat("benchmark", None)
+    # Done to the written folder before it replaces the old one (the CLI scores it there).
+    after_install: Callable[[Path], object] | None = None
 
 
 @dataclass
@@ -582,12 +595,14 @@ def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard):
         kind = "embeddings" if spec.family == "bi-encoder" else "scores"
         cache = VectorCache(root / kind / f"{spec.id}-{config_fingerprint(config)}", config)
     if spec.family == "bi-encoder":
-        ranker = DenseRanker(runner, cache, shard, group, options.chunk_size)
+        log = _log if options.progress and shard.is_main else None
+        ranker = DenseRanker(runner, cache, shard, group, options.chunk_size, log)
     else:
         assert spec.reranker is not None
         first_spec = get_model_spec(spec.reranker.first_stage)
         first, *_ = make_ranker(first_spec, options, Shard())
-        ranker = RerankRanker(runner, first, cache, shard, group, options.chunk_size)
+        ranker = RerankRanker(runner, first, cache, shard, group, options.chunk_size,
+                              _log if options.progress and shard.is_main else None)
     dtype = str(runner.dtype).replace("torch.", "")
     if runner.linear_kernels != "aten":
         dtype += f", {runner.linear_kernels} linear layers"
@@ -688,7 +703,8 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                                       revision=revision, contact=options.contact,
                                       produced_by=produced_by, hardware=hardware,
                                       owner=options.owner)
-            files = install_submission(staging, folder, written, metadata)
+            files = install_submission(staging, folder, written, metadata,
+                                       then=options.after_install)
     finally:
         group.close()
         if staging is not None:

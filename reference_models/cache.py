@@ -13,21 +13,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from leaderboard.core.config import cache_folder
 from leaderboard.core.fileio import atomic_write_bytes
 
-DEFAULT_CACHE_ROOT = Path(".cache/followboard")
-CACHE_ENV = "FOLLOWBOARD_CACHE"
-
-
 def default_cache_root() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else DEFAULT_CACHE_ROOT
+    """``embeddings`` under the cache root (:mod:`leaderboard.core.config`)."""
+    return cache_folder("embeddings")
 
 
 def item_key(text: str, max_length: int) -> str:

@@ -8,10 +8,12 @@ at any point resumes where it stopped, and reruns cost nothing.
 
 from __future__ import annotations
 
+import time
 from typing import Callable, Sequence, TypeVar
 
 import numpy as np
 
+from leaderboard.core.errors import FollowBoardError
 from reference_models.cache import VectorCache
 from reference_models.distributed import ProcessGroup, Shard
 
@@ -20,20 +22,53 @@ T = TypeVar("T")
 DEFAULT_CHUNK_SIZE = 2048
 
 
-class ShardsIncompleteError(RuntimeError):
+class ShardsIncompleteError(FollowBoardError, RuntimeError):
     """Rank 0 found items that no rank has stored (a shard is still running or failed)."""
+
+
+class ChunkProgress:
+    """One line before each chunk: "documents: chunk 3 of 12 (2,048 texts), 4,096 of
+    24,000 done, about 6 min left" (the runner's own bar restarts for every chunk, and a
+    task of 12 chunks took 11 minutes on a CPU with nothing saying how far along it was).
+    The estimate is the pace so far: chunks go longest texts first, so it errs long."""
+
+    def __init__(self, what: str, log: Callable[[str], None],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.what = what
+        self.log = log
+        self.clock = clock
+        self.started = 0.0
+
+    def __call__(self, number: int, chunks: int, size: int, done: int, total: int) -> None:
+        if number == 1:
+            self.started = self.clock()
+        line = (f"{self.what}: chunk {number} of {chunks} ({size:,} texts), "
+                f"{done:,} of {total:,} done")
+        elapsed = self.clock() - self.started
+        if done and elapsed > 0:
+            line += f", about {_duration(elapsed / done * (total - done))} left"
+        self.log(line)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def compute_cached(items: Sequence[T], keys: Sequence[str], lengths: Sequence[int],
                    compute: Callable[[list[T]], np.ndarray], cache: VectorCache | None,
                    shard: Shard = Shard(), group: ProcessGroup | None = None,
-                   chunk_size: int = DEFAULT_CHUNK_SIZE) -> np.ndarray | None:
+                   chunk_size: int = DEFAULT_CHUNK_SIZE,
+                   progress: ChunkProgress | None = None) -> np.ndarray | None:
     """Results for ``items`` in order (rank 0), or None (other ranks).
 
     ``keys[i]`` identifies what the model sees for ``items[i]``; equal keys are computed
     once. ``lengths`` orders the work (longest first) so chunks -- and the batches the
     runner sorts inside them -- pad little. ``compute`` maps a list of items to a
-    ``[len, dim]`` array.
+    ``[len, dim]`` array. ``progress`` is told of each chunk before it is computed.
     """
     if not (len(items) == len(keys) == len(lengths)):
         raise ValueError("items, keys and lengths must have the same length")
@@ -50,6 +85,9 @@ def compute_cached(items: Sequence[T], keys: Sequence[str], lengths: Sequence[in
         results: dict[str, np.ndarray] = {}
         for start in range(0, len(unique), chunk_size):
             chunk = unique[start:start + chunk_size]
+            if progress is not None:
+                progress(start // chunk_size + 1, -(-len(unique) // chunk_size), len(chunk),
+                         start, len(unique))
             vectors = _as_matrix(compute([items[first[k]] for k in chunk]), len(chunk))
             results.update(zip(chunk, vectors))
         if not keys:
@@ -63,6 +101,9 @@ def compute_cached(items: Sequence[T], keys: Sequence[str], lengths: Sequence[in
     todo = [k for k in shard.take(ordered) if k not in cache]
     for start in range(0, len(todo), chunk_size):
         chunk = todo[start:start + chunk_size]
+        if progress is not None:
+            progress(start // chunk_size + 1, -(-len(todo) // chunk_size), len(chunk),
+                     start, len(todo))
         vectors = _as_matrix(compute([items[first[k]] for k in chunk]), len(chunk))
         cache.put(chunk, vectors)
     if group is not None:

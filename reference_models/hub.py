@@ -33,8 +33,9 @@ from huggingface_hub.errors import (
 )
 
 from leaderboard import __version__
-from leaderboard.core.fileio import atomic_write_text
 from leaderboard.core.config import ENV_HF_ENDPOINT, ENV_HF_TOKEN
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import atomic_write_text
 
 # "owner/name", as the Hub spells repository ids.
 HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -46,7 +47,7 @@ PYTORCH_BIN = ("pytorch_model*.bin",)
 LIBRARY = "followboard-leaderboard"
 
 
-class HubModelError(ValueError):
+class HubModelError(FollowBoardError, ValueError):
     """The model could not be had from the Hub; the message says why and what to do."""
 
 

@@ -35,9 +35,15 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
 from reference_models.neural import sha256_file
-from reference_models.spec import (EncoderSettings, ModelSpec, ModelType,
-                                   RerankerSettings)
+from reference_models.spec import (
+    EncoderSettings,
+    ModelSpec,
+    ModelType,
+    RerankerSettings,
+)
 
 CONFIG = "config.json"
 ST_MODULES = "modules.json"
@@ -85,7 +91,7 @@ BATCH_OF_FAMILY = {"bi-encoder": 32, "cross-encoder": 16, "seq2seq-reranker": 8,
 FAMILIES = tuple(TYPE_OF_FAMILY)
 
 
-class ModelFolderError(ValueError):
+class ModelFolderError(FollowBoardError, ValueError):
     """The folder is not a model the runners can use; the message says which file says so."""
 
 
@@ -146,7 +152,10 @@ class FolderModel:
 def read_json(path: Path) -> Any:
     """A JSON file; a syntax error names the file and line."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if json_too_deep(text):
+            raise ModelFolderError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ModelFolderError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     except UnicodeDecodeError:

@@ -21,14 +21,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from leaderboard.submission.metadata import SUBMISSION_ID_RE
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.submission.ids import id_problem
 from reference_models.model_folder import FolderModel, ModelChoices, read_model_folder
 from reference_models.spec import ModelSpec, load_model_specs
 
 FIRST_STAGE_FAMILIES = ("bm25", "bi-encoder")
 
 
-class ModelSourceError(ValueError):
+class ModelSourceError(FollowBoardError, ValueError):
     """MODEL names nothing the runner can use; the message says what it is and why not."""
 
 
@@ -49,7 +50,7 @@ def submission_id_from(name: str) -> str:
     """A submission id made from a model name: lower case, runs of other characters as
     one '-' (``sentence-transformers/all-MiniLM-L6-v2`` -> ``all-minilm-l6-v2``)."""
     base = name.rsplit("/", 1)[-1].lower()
-    return re.sub(r"[^a-z0-9._-]+", "-", base).strip("-._")[:63]
+    return re.sub(r"[^a-z0-9._-]+", "-", base).strip("-._")[:63].rstrip("-._")
 
 
 def looks_like_path(text: str) -> bool:
@@ -103,13 +104,11 @@ def _is_hub_id(text: str) -> bool:
 
 def _submission_id(explicit: str | None, name: str, declared: dict[str, ModelSpec]) -> str:
     if explicit is not None:
-        if not SUBMISSION_ID_RE.fullmatch(explicit):
-            raise ModelSourceError(f"--id {explicit!r} must be 2-63 characters: lower-case "
-                                   "letters, digits, '.', '_' or '-', starting with a letter "
-                                   "or digit")
+        if id_problem(explicit):
+            raise ModelSourceError(f"--id: {id_problem(explicit)}")
         return explicit
     derived = submission_id_from(name)
-    if not SUBMISSION_ID_RE.fullmatch(derived):
+    if id_problem(derived):
         raise ModelSourceError(f"no submission id can be made from {name!r}; give --id")
     if derived in declared:
         raise ModelSourceError(f"the submission id {derived!r} (from {name!r}) is the "

@@ -17,6 +17,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from leaderboard.core.errors import FollowBoardError
+
 MODELS_FILE = Path(__file__).with_name("models.yaml")
 
 Family = Literal["bm25", "bi-encoder", "cross-encoder", "seq2seq-reranker", "causal-reranker"]
@@ -169,7 +171,7 @@ class ModelSpec(_Strict):
         return self.reranker is not None
 
 
-class ModelRegistryError(ValueError):
+class ModelRegistryError(FollowBoardError, ValueError):
     """models.yaml is malformed; the message names the file and the entry."""
 
 
@@ -209,7 +211,7 @@ def load_model_specs(path: Path = MODELS_FILE) -> dict[str, ModelSpec]:
     return parse_model_specs(Path(path).read_text(encoding="utf-8"), str(path))
 
 
-class UnknownModelError(KeyError):
+class UnknownModelError(FollowBoardError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0])
 

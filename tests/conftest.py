@@ -18,20 +18,13 @@ def data_root() -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def task_data_cache(tmp_path_factory):  # noqa: ANN201 - a generator fixture
-    """The disk cache of loaded task data (leaderboard.core.data.cache) in a folder of this
-    session, never the user's own, and on, so every test that loads data goes through it."""
+def cache_root(tmp_path_factory):  # noqa: ANN201 - a generator fixture
+    """Every cache (leaderboard.core.config: loaded task data, the run store's files, the
+    reference models' encodings) in a folder of this session, never the user's own; the
+    task-data cache on, so every test that loads data goes through it."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("FOLLOWBOARD_DATA_CACHE", str(tmp_path_factory.mktemp("task-data-cache")))
-        yield
-
-
-@pytest.fixture(scope="session", autouse=True)
-def run_store_cache(tmp_path_factory):  # noqa: ANN201 - a generator fixture
-    """The run store's cache (leaderboard.store.cache) in a folder of this session, never
-    the user's own: a submitter's scoring keeps the explorer's files there."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path_factory.mktemp("store-cache")))
+        patch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path_factory.mktemp("cache-root")))
+        patch.delenv("LEADERBOARD_DATA_CACHE", raising=False)
         yield
 
 

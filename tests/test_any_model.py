@@ -677,10 +677,10 @@ def test_installing_replaces_a_roles_other_file_and_copies_across_file_systems(
 
     rename = os.replace
 
-    def across_devices(src, dst):  # noqa: ANN001 - os.replace's signature
+    def across_devices(src, dst, **dir_fds):  # noqa: ANN001, ANN003 - os.replace's signature
         if Path(src).is_relative_to(staging):  # the staging folder is on another device
             raise OSError(errno.EXDEV, "Invalid cross-device link")
-        rename(src, dst)
+        rename(src, dst, **dir_fds)
 
     monkeypatch.setattr(os, "replace", across_devices)
     installed = install_submission(staging, folder, [Path("runs/followtable/wtr/original.trec.gz")],

@@ -12,6 +12,9 @@ import pytest
 import leaderboard.benchmarks as benchmarks
 from leaderboard.benchmarks import registry
 from leaderboard.benchmarks import Benchmark, benchmark_of
+from leaderboard.benchmarks.declaration import GuideRow
+from leaderboard.publish.site.mkdocs_config import mkdocs_config
+from leaderboard.publish.site.render import task_sources
 from leaderboard.core.tasks import DataSource, Task
 from leaderboard.benchmarks.views import Page, Section, View, column
 from leaderboard.core.data import _reader
@@ -72,9 +75,14 @@ def toy_benchmark(monkeypatch: pytest.MonkeyPatch):
                 columns=(column(("toy/one",), "R@1", "R@1"),))
     page = Page(path="toy.md", title="Toy", intro="",
                 sections=(Section(id="toy", title="Toy", intro="", views=(view,)),))
+    second = Page(path="toy/more.md", title="Toy more", intro="", nav=("Toys", "More"),
+                  sections=(Section(id="toy-more", title="More", intro="", views=()),))
     toy = Benchmark(id="toy", title="Toy", build_tasks=lambda: [task],
                     missing_files=lambda t, data_dir: [Path(data_dir) / "toy" / "a.csv"],
-                    pull_aliases=("toy-bench",), pages=lambda: (page,))
+                    pull_aliases=("toy-bench",), pages=lambda: (page, second),
+                    guide=(GuideRow(title="Toy", pull="toy", task_prefixes=("toy/",),
+                                    queries="toy queries", corpus="toy corpus",
+                                    depth="every toy"),))
     monkeypatch.setattr(benchmarks, "BENCHMARKS", (*benchmarks.BENCHMARKS, toy))
     registry.all_tasks.cache_clear()
     benchmarks.site_pages.cache_clear()
@@ -91,8 +99,16 @@ def test_adding_a_benchmark_is_one_declaration(toy_benchmark: Task, tmp_path: Pa
     assert [s.source.repo for s in pull.select_sources(["toy"])] == ["someone/toy"]
     assert pull.missing_files(toy_benchmark, tmp_path) == [tmp_path / "toy" / "a.csv"]
     assert _reader(toy_benchmark).__name__ == "leaderboard.core.data.pi_indic"
-    assert benchmarks.site_pages()[-1].path == "toy.md"
+    assert [p.path for p in benchmarks.site_pages()[-2:]] == ["toy.md", "toy/more.md"]
     assert "toy/one" in benchmarks.all_views()
+    # The site reads the declaration: its navigation groups pages as they say, and the
+    # How-to-submit table has its row with its pinned source.
+    nav = mkdocs_config(tmp_path / "docs", tmp_path / "site")["nav"]
+    assert {"Toy": "toy.md"} in nav and {"Toys": [{"More": "toy/more.md"}]} in nav
+    assert task_sources()[-1] == {
+        "benchmark": "Toy", "pull": "toy",
+        "sources": [("someone/toy@abc123", "https://github.com/someone/toy/tree/abc123")],
+        "queries": "toy queries", "corpus": "toy corpus", "depth": "every toy"}
 
 
 def test_task_declarations_refuse_values_outside_their_choices():

@@ -1041,7 +1041,7 @@ def fake_hub(tmp_path: Path, monkeypatch):
     from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 
     isolate_from_the_network(monkeypatch)
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
     up = FakeUpstream(lfs_suffixes=(".gz",))
     for name, commit in (("jane/runs", "a" * 40), ("board/runs", "b" * 40)):
         root = tmp_path / f"hub-{name.replace('/', '-')}"
@@ -1132,7 +1132,7 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
     runs_in_the_submitters_dataset(root, fake_hub, wtr, "new-model", "good")
     merged = commit_all(root, "merge new-model")
     monkeypatch.chdir(root)
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", "hf://datasets/board/runs")
     # The publish job: score what the push changed, move the files to the store, commit.
     assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
                  merged, "--data-dir", str(data_dir), "--quiet"]) == 0

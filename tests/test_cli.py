@@ -136,10 +136,28 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
     return dict(actions[0].choices)
 
 
+def command_lines(parser: argparse.ArgumentParser | None = None,
+                  prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command and subcommand, however deep (``runs pull``, ``ci pr-check``)."""
+    parser = parser or build_parser()
+    out = [prefix]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                out += command_lines(child, (*prefix, name))
+    return out
+
+
 def test_every_command_help_has_an_example(capsys) -> None:
+    """The README promises an example under every command's --help, nested ones too
+    (issue 34, finding 12: `runs pull|push|verify|add`, `import mteb|all`, `baselines
+    list|run` had none)."""
     names = list(subcommands())
     assert {"tasks", "check-run", "eval", "validate", "score"} <= set(names)
-    for argv in [["--help"]] + [[name, "--help"] for name in names]:
+    every = command_lines()
+    assert {("runs", "pull"), ("runs", "add"), ("import", "mteb"), ("baselines", "list"),
+            ("ci", "pr-check")} <= set(every)
+    for argv in [[*line, "--help"] for line in every]:
         capsys.readouterr()
         with pytest.raises(SystemExit) as info:
             main(argv)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from fixtures.mteb_collection import write_collection
+from leaderboard.core.config import ENV_CACHE_DIR, ENV_DATA_CACHE
 from leaderboard.core.data import cache, followtable, mteb_layout, pi_indic
 from leaderboard.core.data.base import MissingDataError, TaskData
 from leaderboard.benchmarks.registry import get_task
@@ -36,9 +37,9 @@ def forget_states() -> None:
 
 @pytest.fixture
 def cache_folder(tmp_path: Path, monkeypatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(cache.CACHE_ENV, str(folder))
-    return folder
+    root = tmp_path / "cache"
+    monkeypatch.setenv(ENV_CACHE_DIR, str(root))
+    return root / "task-data"
 
 
 def assert_same_data(a: TaskData, b: TaskData) -> None:
@@ -241,7 +242,7 @@ def test_an_entry_that_is_not_a_regular_file_is_not_read(data_dir: Path, cache_f
         elsewhere.write_bytes(good)
         entry.symlink_to(elsewhere)
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]),
-               OPENBLAS_NUM_THREADS="1", **{cache.CACHE_ENV: str(cache_folder)})
+               OPENBLAS_NUM_THREADS="1", **{ENV_CACHE_DIR: str(cache_folder.parent)})
     done = subprocess.run([sys.executable, "-c", READ_ENTRY, str(data_dir)], env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -254,7 +255,7 @@ def test_the_cache_folder_is_the_users_alone(data_dir: Path, tmp_path: Path,
                                              monkeypatch) -> None:
     task = get_task("followtable/wtr")
     folder = tmp_path / "new" / "task-data"
-    monkeypatch.setenv(cache.CACHE_ENV, str(folder))
+    monkeypatch.setenv(ENV_CACHE_DIR, str(folder.parent))
     cache.load_through_cache(task, data_dir, followtable.__name__)
     assert folder.stat().st_mode & 0o777 == 0o700
     (entry,) = folder.iterdir()
@@ -291,19 +292,20 @@ def test_an_unwritable_cache_only_costs_the_saving(data_dir: Path, tmp_path: Pat
                                                     monkeypatch) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
-    monkeypatch.setenv(cache.CACHE_ENV, str(blocked / "cache"))
+    monkeypatch.setenv(ENV_CACHE_DIR, str(blocked / "cache"))
     task = get_task("followtable/wtr")
     assert_same_data(followtable.load(task, data_dir),
                      cache.load_through_cache(task, data_dir, followtable.__name__))
 
 
 def test_the_cache_can_be_turned_off(data_dir: Path, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv(cache.CACHE_ENV, "off")
+    monkeypatch.setenv(ENV_DATA_CACHE, "off")
     assert cache.cache_dir() is None
     task = get_task("followtable/wtr")
     assert_same_data(followtable.load(task, data_dir),
                      cache.load_through_cache(task, data_dir, followtable.__name__))
-    monkeypatch.delenv(cache.CACHE_ENV)
+    monkeypatch.delenv(ENV_DATA_CACHE)
+    monkeypatch.delenv(ENV_CACHE_DIR)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert cache.cache_dir() == tmp_path / "xdg" / "followboard" / "task-data"
 
@@ -327,7 +329,7 @@ def test_a_cache_hit_does_not_import_the_reader(data_dir: Path, cache_folder: Pa
             f"load_task_data(get_task('pi-indic-val150/t1/hin'), Path({str(data_dir)!r}))\n"
             "print(sorted(m for m in ('pandas', 'leaderboard.core.data.pi_indic') if m in sys.modules))")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent),
-               **{cache.CACHE_ENV: str(cache_folder)})
+               **{ENV_CACHE_DIR: str(cache_folder.parent)})
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            env=env, check=True).stdout.split("\n")[0] for _ in range(2)]
     assert runs == ["['leaderboard.core.data.pi_indic', 'pandas']", "[]"]  # a miss, then a hit

@@ -23,18 +23,15 @@ from huggingface_hub import constants as hf_constants
 
 from leaderboard.app.cli import main
 from leaderboard.core.data import load_task_data
-from leaderboard.app.datapull.pull import (
+from leaderboard.app.datapull.common import (
+    ChecksumError,
     MANIFEST_NAME,
     PART_SUFFIX,
-    ChecksumError,
-    DataPuller,
-    HttpClient,
     PullError,
     SourceUnreachableError,
-    pull_sources,
-    select_sources,
-    write_packed_corpus,
 )
+from leaderboard.app.datapull.github import HttpClient, write_packed_corpus
+from leaderboard.app.datapull.pull import DataPuller, pull_sources, select_sources
 from leaderboard.core.checksums import git_blob_sha1
 from leaderboard.core.config import Endpoints
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve

@@ -61,7 +61,7 @@ def test_followtable_eval_loads_only_its_own_reader(data_dir: Path, wtr_runs) ->
     # The task-data cache off: a hit would need no reader at all (tests/test_data_cache.py).
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO),
-                                             FOLLOWBOARD_DATA_CACHE="off"))
+                                             LEADERBOARD_DATA_CACHE="off"))
     assert done.returncode == 0, done.stderr
     rc, task, loaded, own_reader = json.loads(done.stdout.splitlines()[-1])
     assert (rc, task, own_reader) == (0, WTR, True)  # it did score, with its own reader

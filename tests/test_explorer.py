@@ -9,6 +9,8 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +25,14 @@ from leaderboard.publish.site.explorer import (
     family_key,
     INDEX_FORMAT,
     metric_facts,
+    TASK_FILE_FIELDS,
     task_labels,
+)
+from leaderboard.publish.site.scripts import (
+    EXPLORER_PARTS,
+    EXPLORER_SCRIPT,
+    EXPLORER_SOURCE,
+    explorer_script,
 )
 from leaderboard.benchmarks.registry import all_tasks, get_task
 from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree
@@ -32,6 +41,8 @@ TASKS = ["followir/robust04", "followir/core17", "followtable/wtr", "followtable
          "pi-indic-val150/t1/hin", "pi-indic-val150/t1/tam", "pi-indic-val150/t4/hin"]
 EXPLAINED = ["sub-0000", "sub-0001"]
 REPO = Path(__file__).resolve().parents[1]
+NODE = shutil.which("node")
+RECORDS_JS = EXPLORER_SOURCE / "records.js"
 
 
 def _tree(root: Path) -> list[str]:
@@ -103,7 +114,7 @@ def test_index_says_what_each_metric_is_from_the_catalogue(built) -> None:
     own), and checks the index's format against the one it reads."""
     index = built["index"]
     assert index["format"] == INDEX_FORMAT
-    script = (REPO / "leaderboard" / "publish" / "site" / "assets" / "explorer.js").read_text()
+    script = (built["out"] / "assets" / "explorer.js").read_text(encoding="utf-8")
     assert f'var INDEX_FORMAT = "{INDEX_FORMAT}";' in script
     assert "METRIC_HELP" not in script and "index.signed" not in script
     keys = {k for t in TASKS for k in get_task(t).metric_keys()}
@@ -113,6 +124,62 @@ def test_index_says_what_each_metric_is_from_the_catalogue(built) -> None:
     assert index["metrics"]["IRS"]["signed"] and index["metrics"]["IRS"]["low"] == -1
     assert index["metrics"]["AUROC"]["label"] == "AUROC part"
     assert index["metrics"]["original/nDCG@10"]["label"] == "nDCG@10 (original)"
+
+
+def test_the_explorer_script_is_its_parts_in_order(built) -> None:
+    """The site's explorer.js is every part of assets/explorer/ (none left out, none
+    twice), in the declared order, inside one function."""
+    assert sorted(EXPLORER_PARTS) == sorted(p.name for p in EXPLORER_SOURCE.glob("*.js"))
+    script = (built["out"] / EXPLORER_SCRIPT).read_text(encoding="utf-8")
+    assert script == explorer_script()
+    at = [script.index(f"/* ---- explorer/{name} ---- */") for name in EXPLORER_PARTS]
+    assert at == sorted(at) and EXPLORER_PARTS[-1] == "main.js"
+    explorer = (built["out"] / "explore.html").read_text(encoding="utf-8")
+    assert explorer.index('src="assets/format.js"') < explorer.index(f'src="{EXPLORER_SCRIPT}"')
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_explorer_script_parses(tmp_path: Path) -> None:
+    (tmp_path / "explorer.js").write_text(explorer_script(), encoding="utf-8")
+    done = subprocess.run([NODE, "--check", str(tmp_path / "explorer.js")], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def _problems(script: str) -> list:
+    done = subprocess.run([NODE, "-e", f"const R = require({json.dumps(str(RECORDS_JS))});"
+                           + script], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_built_files_pass_the_scripts_own_checks(built) -> None:
+    """The index, every task file and the copied explanation files, as the build wrote
+    them, pass the checks the script makes before it reads them (records.js), and the
+    task files name the fields the script reads."""
+    out = built["out"]
+    task_files = {tid: json.loads((out / "explore" / "tasks" / f"{tid}.json").read_text())
+                  for tid in TASKS}
+    for doc in task_files.values():
+        assert doc["fields"] == list(TASK_FILE_FIELDS)
+    lists = {}
+    for sub in EXPLAINED:
+        for tid in TASKS:
+            folder = out / "explore" / "data" / sub
+            lists[f"{sub} {tid}"] = [
+                tid, json.loads(gzip.decompress((folder / f"{tid}.queries.json.gz").read_bytes())),
+                json.loads(gzip.decompress((folder / f"{tid}.cards.0.json.gz").read_bytes()))]
+    found = _problems(
+        f"const index = {json.dumps(built['index'])}; const tasks = {json.dumps(task_files)};"
+        f"const lists = {json.dumps(lists)};"
+        "const out = [R.indexProblem(index)];"
+        "for (const [tid, doc] of Object.entries(tasks)) out.push(R.taskFileProblem(doc, tid),"
+        "  R.taskEntries(doc, index.order).every(e => e.slug in index.submissions) ? null : tid);"
+        "for (const [tid, q, c] of Object.values(lists)) out.push(R.queryListProblem(q, tid),"
+        "  R.cardsProblem(c, tid));"
+        "process.stdout.write(JSON.stringify(out));")
+    assert found == [None] * (1 + 2 * len(TASKS) + 2 * len(lists))
 
 
 def test_heatmap_columns_are_ranked_in_the_index(built) -> None:
@@ -137,6 +204,11 @@ def test_heatmap_families_group_by_constraint_or_language() -> None:
     t2 = fams[family_key(registry["pi-indic-val150/t2/hin-tam"])[0]]
     assert len(t2.tasks) == 11 and all(t.startswith("pi-indic-val150/t2/hin-") for t in t2.tasks)
     assert t2.title.endswith("from Hindi")
+    # The start page's lines: a cross-lingual task's families share one, each named by
+    # its query language there; others are a line of their own.
+    assert (t2.line, t2.part) == (t2.title[:-len(" from Hindi")], "from Hindi")
+    assert {f.line for f in fams.values() if f.id.startswith("pi-indic-val150/t2/")} == {t2.line}
+    assert (t1.line, t1.part) == (None, None)
     assert task_labels(t2, registry)["pi-indic-val150/t2/hin-tam"] == "to Tamil"
     assert task_labels(fams["followir"], registry)["followir/core17"] == "Core17"
 
@@ -177,8 +249,8 @@ def test_an_https_store_is_linked_not_copied(tmp_path: Path, monkeypatch) -> Non
     _move_to_store(tmp_path / "root", tmp_path / "store")
     server, url = serve(tmp_path / "store")
     try:
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url + "{+path}")
-        monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", url + "{+path}")
+        monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
         result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
     finally:
         server.shutdown()
@@ -203,8 +275,8 @@ def test_a_store_without_the_files_is_a_warning_naming_the_submission_and_file(
     (tmp_path / "store" / "submissions" / "sub-0000" / "explain" / "manifest.json").unlink()
     server, url = serve(tmp_path / "store")
     try:
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", url)
-        monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", url)
+        monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
         result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
     finally:
         server.shutdown()

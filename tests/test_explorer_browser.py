@@ -11,7 +11,9 @@ fails the test unless the test stubs it, and so does any console error or dialog
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gzip
 import json
 import math
 import shutil
@@ -373,14 +375,14 @@ def test_cards_open_from_the_run_stores_dataset(fixture_site, page, tmp_path, mo
     from leaderboard.app.transfer import push
 
     isolate_from_the_network(monkeypatch)
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "store-cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
     hub = FakeUpstream(lfs_suffixes=(".gz",))
     (tmp_path / "hub").mkdir()
     hub.hf["board/runs"] = FakeRepo(tmp_path / "hub", "1" * 40)
     root = tmp_path / "root"
     shutil.copytree(fixture_site["root"] / "submissions" / "fix-a", root / "submissions" / "fix-a")
     with serve_hub(hub, monkeypatch):
-        monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", "hf://datasets/board/runs")
         report, done = push([root / "submissions" / "fix-a"])
         assert report.ok and done, report.lines()
         assert not (root / "submissions" / "fix-a" / "explain").exists()
@@ -661,10 +663,122 @@ def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,
             "followboard-explorer/2") in text and "rebuild it" in text
 
 
+def _gz_json(path: Path) -> dict:
+    data = path.read_bytes()
+    return json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+
+
+def _write_like(path: Path, doc: dict) -> None:
+    """Write ``doc`` where ``path`` is, gzipped if that file was."""
+    text = json.dumps(doc).encode("utf-8")
+    path.write_bytes(gzip.compress(text) if path.name.endswith(".gz") else text)
+
+
+@contextlib.contextmanager
+def _changed_site(fixture_site: dict, tmp_path: Path, change):  # noqa: ANN001, ANN202
+    """The fixture site, copied and served after ``change(folder)``."""
+    site = tmp_path / "site"
+    shutil.copytree(fixture_site["out"], site)
+    change(site)
+    server, url = serve(site)
+    try:
+        yield {"url": url, "out": site}
+    finally:
+        server.shutdown()
+
+
+def _texts_docs_file(site: Path) -> str:
+    listing = _gz_json(site / "explore" / "data" / "fix-a" / "followir" / "core17.queries.json.gz")
+    return f"explore/texts/{listing['texts']['refs']['docs']}.json.gz"
+
+
+@pytest.mark.parametrize(("kind", "file", "what", "old", "new"), [
+    ("queries", "explore/data/fix-a/followir/core17.queries.json.gz",
+     "The query list of Fixture A on followir/core17", "followboard-explain/0", "followboard-explain/1"),
+    ("cards", "explore/data/fix-a/followir/core17.cards.0.json.gz",
+     "The file of query cards of Fixture A on followir/core17", "followboard-explain/2",
+     "followboard-explain/1"),
+    ("texts", None, "The text part \u201cdocs\u201d of followir/core17", "followboard-texts/0",
+     "followboard-texts/1"),
+    ("manifest", "explore/data/fix-a/manifest.json", "The list of explained tasks of Fixture A",
+     "followboard-explain-manifest/1", "followboard-explain-manifest/2"),
+])
+def test_an_explanation_file_of_another_format_is_named_not_misread(
+        fixture_site, page, tmp_path: Path, kind, file, what, old, new) -> None:
+    """Each file the explorer reads is checked against its format: a query list, a cards
+    file, a text part and a manifest of another format get a message naming the file and
+    both formats (and how to write them anew), not a card drawn from misread fields."""
+    file = file or _texts_docs_file(fixture_site["out"])
+
+    def change(site: Path) -> None:
+        doc = _gz_json(site / file)
+        _write_like(site / file, {**doc, "format": old})
+
+    query = fixture_site["collections"]["followir/core17"].base_ids[1] + "-changed"
+    address = "?s=fix-a" if kind == "manifest" else f"?s=fix-a&t=followir/core17&query={query}"
+    with _changed_site(fixture_site, tmp_path, change) as site:
+        explore(page, site, address, state="error")
+        text = " ".join(page.locator(".fb-x-error").inner_text().split())
+    assert f'{what} ({file}) is in format "{old}", and this page reads {new}.' in text, text
+    assert "leaderboard score submissions/fix-a" in text
+
+
+def test_heatmap_families_share_the_lines_the_index_gives(fixture_site, page,
+                                                          tmp_path: Path) -> None:
+    """The start page puts families on the lines the index names ("line", each family's
+    "part" its link there), whatever their titles say."""
+    def change(site: Path) -> None:
+        index = json.loads((site / "explore" / "index.json").read_text(encoding="utf-8"))
+        for fid, part in (("followir", "English"), ("mfollowir", "Persian")):
+            index["families"][fid].update(line="Retrieval by language", part=part)
+        (site / "explore" / "index.json").write_text(json.dumps(index), encoding="utf-8")
+
+    with _changed_site(fixture_site, tmp_path, change) as site:
+        explore(page, site, "")
+        lines = [" ".join(t.split()) for t in page.locator("ul.fb-x-families > li").all_inner_texts()]
+        links = page.locator("ul.fb-x-families a").evaluate_all(
+            "as => as.map(a => [a.textContent, new URL(a.href).searchParams.get('t')])")
+    assert lines == ["Retrieval by language: English \u00b7 Persian"]
+    assert links == [["English", "followir/core17"], ["Persian", "mfollowir/fas"]]
+    explore(page, fixture_site, "")
+    lines = [" ".join(t.split()) for t in page.locator("ul.fb-x-families > li").all_inner_texts()]
+    assert lines == ["FollowIR \u00b7 1 task(s), by collection",
+                     "mFollowIR multilingual \u00b7 1 task(s), by language"]
+
+
+def test_a_task_files_entries_are_read_by_their_field_names(fixture_site, page,
+                                                            tmp_path: Path) -> None:
+    """The compare picker reads a task file's entries by the names its "fields" give: the
+    same picker from the same entries in another field order."""
+    def options(site: dict) -> list[str]:
+        explore(page, site, "?s=fix-a&t=followir/core17")
+        page.locator('select.fb-x-compare-pick option[value]:not([value=""])').first \
+            .wait_for(state="attached")
+        return page.locator("select.fb-x-compare-pick option").all_inner_texts()
+
+    order = [2, 0, 1]
+
+    def change(site: Path) -> None:
+        path = site / "explore" / "tasks" / "followir" / "core17.json"
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc["fields"] = [doc["fields"][i] for i in order]
+        doc["submissions"] = [[e[i] for i in order] for e in doc["submissions"]]
+        path.write_text(json.dumps(doc), encoding="utf-8")
+
+    expected = options(fixture_site)
+    # "pick a submission...", then Fixture B (named like an attack) and Fixture Gone.
+    assert len(expected) == 3 and any(o.startswith(HOSTILE + " (") for o in expected)
+    with _changed_site(fixture_site, tmp_path, change) as site:
+        assert options(site) == expected
+
+
 def test_a_page_opened_from_disk_says_to_serve_it(fixture_site, page) -> None:
     page.goto((fixture_site["out"] / "explore.html").as_uri() + "?s=fix-a&t=followir/core17")
     page.wait_for_selector("#fb-explorer[data-state=error]", timeout=20_000)
-    assert "python -m http.server" in page.locator(".fb-x-error").inner_text()
+    hint = page.locator(".fb-x-error").inner_text()
+    assert "python -m http.server" in hint
+    # The folder the site was built into, not a default it may not be in (issue 34).
+    assert f"-d '{fixture_site['out']}' 8000" in hint, hint
     # Chromium logs the refused fetch; Material's search index is not found from disk
     # on any page of the site.
     page.allowed_errors = ("net::ERR_FAILED", "file:", "search_index.js", "ERR_FILE_NOT_FOUND")

@@ -266,6 +266,35 @@ def test_t4_task_data_and_texts(data_dir: Path) -> None:
     assert dict(pi_indic.iter_corpus(task, data_dir))["i3"] == ben.text("instruction")[3]
 
 
+def test_t4_data_keeps_each_pairs_instruction_so_showing_them_mines_nothing(
+        data_dir: Path, monkeypatch) -> None:  # noqa: ANN001
+    """The pairs' instructions (the mined hard negatives among them) are kept with the
+    task data (and so in the task-data cache): the explorer's texts read them there and
+    never mine the negatives again."""
+    from leaderboard.submission import explain_files
+
+    task = get_task("pi-indic-val150/t4/kan")
+    data = pi_indic.load(task, data_dir)
+    pairs = pi_indic.t4_pairs(task, data_dir, with_text=True)
+    assert data.pairs == dict(zip(pairs["pair_id"], pairs["instruction_id"]))
+    assert data.groups == dict(zip(pairs["pair_id"], pairs["persona_id"]))
+
+    def mined(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise AssertionError("the hard negatives were mined again")
+
+    pi_indic._t4_negatives_cached.cache_clear()
+    monkeypatch.setattr(pi_indic, "t4_hard_negatives", mined)
+    monkeypatch.setattr(explain_files, "_TEXTS", {})
+    texts = explain_files.task_texts(task, data, data_dir)
+
+    def part(name: str) -> dict:
+        return explain_files.unpacked(texts.parts[texts.refs[name]].content, name)["texts"]
+
+    assert part("pairs") == {p: [a, b] for p, a, b in zip(
+        pairs["pair_id"], pairs["persona_id"], pairs["instruction_id"])}
+    assert part("queries:persona") == dict(zip(pairs["persona_id"], pairs["persona_text"]))
+
+
 # --- classification metrics --------------------------------------------------------------
 
 def test_auroc_hand_computed_with_ties() -> None:

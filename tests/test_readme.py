@@ -32,3 +32,22 @@ def test_the_quickstart_says_where_the_leaderboard_command_is() -> None:
         assert "scripts/setup-venv.sh" in (REPO / "scripts" / script).read_text()
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["leaderboard"] == "leaderboard.app.cli:entry"
+
+
+def test_the_guides_install_step_uses_a_virtual_environment_and_the_cpu_torch_first() -> None:
+    """Issue 34, finding 12: the How-to-submit guide's step 1 installed into whatever
+    Python was first on the PATH, and the models extra pulled the CUDA build of torch
+    (gigabytes) onto machines without a GPU."""
+    guide = (REPO / "leaderboard" / "publish" / "site" / "templates" / "submit.md.j2"
+             ).read_text(encoding="utf-8")
+    step = guide[guide.index("## 1. Install"):guide.index("## 2. ")]
+    blocks = re.findall(r"```bash\n(.*?)```", step, re.S)
+    commands = [line.strip() for block in blocks for line in block.strip().splitlines()]
+    venv = next(i for i, c in enumerate(commands) if c.startswith("python3 -m venv .venv"))
+    assert "source .venv/bin/activate" in commands[venv]
+    installs = [i for i, c in enumerate(commands) if "pip install" in c]
+    assert installs and min(installs) > venv  # nothing is installed outside it
+    cpu_torch = next(i for i, c in enumerate(commands)
+                     if "pip install torch" in c and "download.pytorch.org/whl/cpu" in c)
+    models = next(i for i, c in enumerate(commands) if ".[models]" in c)
+    assert cpu_torch < models

@@ -232,6 +232,30 @@ def test_compute_cached_resumes_after_interruption(tmp_path: Path) -> None:
     assert calls == [4, 4, 3]
 
 
+def test_encoding_says_which_chunk_of_how_many_and_the_time_left(tmp_path: Path) -> None:
+    """Issue 34, finding 12: the progress bar restarted for every chunk of 2,048 texts,
+    with nothing saying how many chunks there were or how long all would take."""
+    from reference_models.compute import ChunkProgress
+
+    items = [f"text-{i:02d}" for i in range(10)]
+    keys = [item_key(t, 8) for t in items]
+    now = [100.0]
+    lines: list[str] = []
+
+    def compute(chunk: list[str]) -> np.ndarray:
+        now[0] += 3.0 * len(chunk)  # three seconds a text
+        return np.ones((len(chunk), 2), dtype=np.float32)
+
+    progress = ChunkProgress("documents", lines.append, clock=lambda: now[0])
+    for cache in (None, VectorCache(tmp_path / "c")):
+        lines.clear()
+        compute_cached(items, keys, [len(t) for t in items], compute, cache, chunk_size=4,
+                       progress=progress)
+        assert lines == ["documents: chunk 1 of 3 (4 texts), 0 of 10 done",
+                         "documents: chunk 2 of 3 (4 texts), 4 of 10 done, about 18 s left",
+                         "documents: chunk 3 of 3 (2 texts), 8 of 10 done, about 6 s left"]
+
+
 def test_two_shards_split_the_work_and_rank0_gathers(tmp_path: Path) -> None:
     items = [f"item{i}" + "y" * i for i in range(9)] + ["item0"]  # one duplicate
     keys = [item_key(t, 8) for t in items]

@@ -450,13 +450,20 @@ def test_broken_results_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Cap
 
 
 @pytest.mark.slow
-def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code = cli_main(["build", "--results-root", str(built["root"]), "--out",
-                     str(tmp_path / "site"), "--docs-dir", str(tmp_path / "docs"),
+def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["build", "--results-root", str(built["root"]), "--out", "site",
+                     "--docs-dir", str(tmp_path / "docs"),
                      "--cache-dir", str(built["base"] / "cache")])
     assert code == 0
-    assert "built" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "built" in out
     assert (tmp_path / "site" / "index.html").is_file()
+    # It names the folder it built into, whatever the current folder (issue 34): the
+    # command to serve it works from anywhere.
+    assert f" pages into {tmp_path / 'site'} in " in out
+    assert f"python -m http.server -d {tmp_path / 'site'} 8000" in out
     # Rebuilding into the same folders is allowed: both carry the build's marker.
     assert cli_main(["build", "--results-root", str(built["root"]), "--out",
                      str(tmp_path / "site"), "--docs-dir", str(tmp_path / "docs"),

@@ -22,12 +22,12 @@ from huggingface_hub import constants as hf_constants
 
 from fixtures.fake_upstream import (FakeRepo, FakeUpstream, isolate_from_the_network, serve,
                                     serving)
+from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.report import Report
 from leaderboard.store.files import StoredRef, StoreError
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.http import HttpLimits
 from leaderboard.store.locations import (
-    STORE_ENV,
     FolderStore,
     HttpsStore,
     HubSource,
@@ -155,7 +155,7 @@ def test_manifest_size_limits(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_store_setting_and_where_it_comes_from(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(STORE_ENV, raising=False)
+    monkeypatch.delenv(ENV_RUN_STORE, raising=False)
     project = tmp_path / "project"
     (project / "submissions" / SUB).mkdir(parents=True)
     # No configuration: the folder itself.
@@ -168,15 +168,15 @@ def test_the_store_setting_and_where_it_comes_from(tmp_path: Path,
     store = configured_store(inner)
     assert isinstance(store, HubStore) and store.repo == "org/runs"
     # The environment variable wins.
-    monkeypatch.setenv(STORE_ENV, "https://mirror.example/files/{path}?download=1")
+    monkeypatch.setenv(ENV_RUN_STORE, "https://mirror.example/files/{path}?download=1")
     store = configured_store(inner)
     assert isinstance(store, HttpsStore)
     assert store.url("submissions/x/runs/a b.trec") == \
         "https://mirror.example/files/submissions%2Fx%2Fruns%2Fa%20b.trec?download=1"
-    monkeypatch.setenv(STORE_ENV, "https://mirror.example/root/")
+    monkeypatch.setenv(ENV_RUN_STORE, "https://mirror.example/root/")
     assert configured_store(inner).url("submissions/x/r") == \
         "https://mirror.example/root/submissions/x/r"
-    monkeypatch.delenv(STORE_ENV)
+    monkeypatch.delenv(ENV_RUN_STORE)
     (project / "pyproject.toml").write_text('[tool.followboard]\nrun-store = 3\n')
     with pytest.raises(StoreConfigError, match=r"pyproject.toml: \[tool.followboard\] "
                                                "run-store must be a string"):
@@ -193,8 +193,8 @@ def test_the_store_setting_and_where_it_comes_from(tmp_path: Path,
 ])
 def test_a_bad_store_setting_is_refused_naming_where_it_was_set(value: str, message: str) -> None:
     with pytest.raises(StoreConfigError) as info:
-        parse_store(value, Path("."), "$FOLLOWBOARD_RUN_STORE")
-    assert str(info.value).startswith("$FOLLOWBOARD_RUN_STORE: ") and message in str(info.value)
+        parse_store(value, Path("."), "$LEADERBOARD_RUN_STORE")
+    assert str(info.value).startswith("$LEADERBOARD_RUN_STORE: ") and message in str(info.value)
 
 
 def test_a_source_is_a_dataset_at_a_commit_on_the_configured_hub() -> None:
@@ -565,7 +565,7 @@ def test_a_submission_whose_runs_are_in_a_store_scores_exactly_as_one_carrying_t
         monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     from leaderboard.submission.pipeline import check_submission, score_submission
 
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "cache"))
     files = stored_files(carried)
     if kind == "folder":
         store = FolderStore(tmp_path / "store")
@@ -609,7 +609,7 @@ def test_a_store_file_that_does_not_match_is_reported_naming_the_submission_and_
         monkeypatch: pytest.MonkeyPatch) -> None:
     from leaderboard.submission.pipeline import score_submission
 
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "cache"))
     for rel, data in stored_files(carried).items():
         https_store.files[f"/s/submissions/{SUB}/{rel}"] = data
     https_store.modes[f"/s/submissions/{SUB}/runs/{WTR}/altered.trec.gz"] = "corrupt"
@@ -684,7 +684,7 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
     from leaderboard.submission.results import read_results
     from leaderboard.app.transfer import pull, push, verify
 
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "cache"))
     folder = tmp_path / "repo" / "submissions" / SUB
     shutil.copytree(carried, folder)
     files = stored_files(carried)
@@ -774,7 +774,7 @@ def test_a_tampered_explanation_file_in_the_store_is_refused_naming_the_submissi
     from leaderboard.submission.pipeline import results_staleness
     from leaderboard.app.transfer import pull, push, verify
 
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "cache"))
     folder = tmp_path / "repo" / "submissions" / SUB
     shutil.copytree(carried, folder)
     assert push([folder], board)[0].ok
@@ -815,13 +815,13 @@ def test_explanation_files_pushed_to_the_hub_are_read_back_by_the_site_build(
     from leaderboard.publish.site.build import build_site
     from leaderboard.app.transfer import push
 
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "root"
     folder = root / "submissions" / SUB
     shutil.copytree(carried, folder)
     assert push([folder], board)[0].ok
     assert not (folder / "explain").exists()
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", "hf://datasets/board/runs")
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", "hf://datasets/board/runs")
     hub.requests.clear()
     result = build_site(root, tmp_path / "out", cache_dir=tmp_path / "site-cache")
     assert not [w for w in result.warnings if "explorer" in w], result.warnings
@@ -874,7 +874,7 @@ def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
 
     from leaderboard.app.cli import main
 
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(tmp_path))
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path))
     folder = tmp_path / "submissions" / SUB
     shutil.copytree(carried, folder)
     before = snapshot(folder)
@@ -913,7 +913,7 @@ def test_runs_verify_from_the_command_line(carried: Path, tmp_path: Path,
 
     from leaderboard.app.cli import main
 
-    monkeypatch.setenv("FOLLOWBOARD_RUN_STORE", str(tmp_path / "mirror"))
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path / "mirror"))
     folder = tmp_path / "submissions" / SUB
     shutil.copytree(carried, folder)
     assert main(["runs", "verify", str(folder)]) == 0
@@ -937,8 +937,8 @@ def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(
     from leaderboard.publish.site.render import render_docs
     from leaderboard.publish.site.repository import REPO_URL, file_listing, repository_ref
 
-    monkeypatch.setenv("FOLLOWBOARD_STORE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("FOLLOWBOARD_RUN_STORE", raising=False)
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("LEADERBOARD_RUN_STORE", raising=False)
     for name in ("GITHUB_REPOSITORY", "LEADERBOARD_REPO_URL"):
         monkeypatch.delenv(name, raising=False)
     for rel, data in stored_files(carried).items():

@@ -566,3 +566,31 @@ def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
     files["original"].write_text("".join(wtr_lines))
     with pytest.raises(MissingDataError):
         check_task_files(task, tmp_path / "no-data-here", files)
+
+
+def test_pool_check_equals_the_plain_definition(pool_data) -> None:
+    """Each row is inside its query's pool exactly when the pool, as a set, holds its
+    document; rows of a query with no pool are neither inside nor reported (the unknown
+    query is), for runs mixing every case."""
+    import random
+
+    from leaderboard.core.report import Report
+    from leaderboard.core.runs.columns import ParsedRun
+    from leaderboard.core.runs.validation import _check_pool
+
+    root, _ = pool_data
+    data = load_task_data(get_task("followir/robust04"), root)
+    pools = {q: set(pool.tolist()) for q, pool in data.pools.items()}
+    every_doc = sorted(set().union(*pools.values())) + ["not-a-document"]
+    rng = random.Random(11)
+    for _ in range(20):
+        queries = rng.sample(sorted(pools), rng.randint(1, len(pools))) + ["unknown-query"]
+        rows = [(q, d, float(rng.random())) for q in queries
+                for d in rng.sample(every_doc, rng.randint(1, 30))]
+        run = ParsedRun.from_rows(rows)
+        report = Report()
+        inside = _check_pool(data, run, "run.trec", report)
+        expected = [d in pools.get(q, ()) for q, d, _ in rows]
+        assert inside.tolist() == expected
+        outside = sum(1 for q, d, _ in rows if q in pools and d not in pools[q])
+        assert (report.n_errors > 0) == (outside > 0)

@@ -270,13 +270,13 @@ def test_no_job_reads_a_task_data_cache_another_job_could_have_written(path: Pat
         runs = [step.get("run") or "" for step in job.get("steps", [])]
         if not any(RUNS_LEADERBOARD.search(script) for script in runs):
             continue
-        assert (job.get("env") or {}).get("FOLLOWBOARD_DATA_CACHE") == "off", (
+        assert (job.get("env") or {}).get("LEADERBOARD_DATA_CACHE") == "off", (
             f"{path.name}: job {job_id} runs the leaderboard with the task-data cache of "
-            "its runner's home folder; set FOLLOWBOARD_DATA_CACHE: \"off\" in its env")
+            "its runner's home folder; set LEADERBOARD_DATA_CACHE: \"off\" in its env")
         for step in job.get("steps", []):
-            assert "FOLLOWBOARD_DATA_CACHE" not in (step.get("env") or {}), (
+            assert "LEADERBOARD_DATA_CACHE" not in (step.get("env") or {}), (
                 f"{path.name}: {job_id}/{step.get('name')!r} sets the cache folder")
-            assert "FOLLOWBOARD_DATA_CACHE" not in (step.get("run") or ""), (
+            assert "LEADERBOARD_DATA_CACHE" not in (step.get("run") or ""), (
                 f"{path.name}: {job_id}/{step.get('name')!r} sets the cache folder")
 
 
@@ -349,6 +349,8 @@ def _step(path: Path, name: str) -> dict:
     ("-rf", False),
     ("$(id)", False),
     ("Bm25s", False),
+    ("bm25s-", False),              # ids end with a letter or digit (issue 34, finding 9)
+    ("bm25s.", False),
     ("", False),
 ])
 def test_baselines_refuses_model_ids_that_are_not_ids(models: str, ok: bool, tmp_path: Path):
@@ -375,7 +377,8 @@ def test_baselines_checks_model_ids_against_the_registry_before_using_them(capsy
     assert names.index("Check the inputs") < registry_check < first_use
     assert main(["ci", "check-model-ids", "bm25s", "all-minilm-l6-v2"]) == 0
     for bad, why in [("..", "not a model id"), ("bm25s\n", "not a model id"),
-                     ("no-such-model", "not declared"), ("a..", "not declared")]:
+                     ("no-such-model", "not declared"), ("a..b", "not declared"),
+                     ("a..", "not a model id"), ("index", "is reserved")]:
         assert main(["ci", "check-model-ids", "bm25s", bad]) == 1
         assert why in capsys.readouterr().err
     assert main(["ci", "check-model-ids"]) == 1
@@ -457,3 +460,39 @@ def test_merged_and_reference_runs_go_to_the_run_store_before_git():
         for _, step in steps(load(workflow)):
             if "HF_TOKEN" in json.dumps(step.get("env") or {}):
                 assert "leaderboard runs push" in (step.get("run") or ""), workflow.name
+
+
+# --------------------------------------------------------------------------- issue 34, finding 11
+
+def jobs_using(workflow: dict, secret: str) -> list[str]:
+    return [job_id for job_id, job in workflow["jobs"].items()
+            if f"secrets.{secret}" in json.dumps(job)]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_the_dataset_token_lives_only_in_a_protected_environment(path: Path):
+    """HF_TOKEN writes to the run store: it is a secret of the `run-store` environment
+    (deployment branches: main), so only the jobs that name that environment can read
+    it, and not as a repository secret every workflow could."""
+    workflow = load(path)
+    for job_id in jobs_using(workflow, "HF_TOKEN"):
+        environment = workflow["jobs"][job_id].get("environment")
+        name = environment.get("name") if isinstance(environment, dict) else environment
+        assert name == "run-store", f"{path.name}: job {job_id} reads HF_TOKEN outside the " \
+                                    "protected environment run-store"
+    if path.name in ("publish.yml", "baselines.yml"):
+        assert jobs_using(workflow, "HF_TOKEN"), f"{path.name} no longer pushes to the store?"
+
+
+def test_the_test_container_is_pinned_by_digest():
+    container = load(WORKFLOW_DIR / "tests.yml")["jobs"]["test"]["container"]
+    image = container["image"] if isinstance(container, dict) else container
+    assert re.fullmatch(r"python:3\.11-bookworm@sha256:[0-9a-f]{64}", image), image
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_every_workflow_limits_how_many_runs_go_at_once(path: Path):
+    concurrency = load(path).get("concurrency")
+    assert isinstance(concurrency, dict) and concurrency.get("group"), path.name
+    if path.name == "tests.yml":  # a new push makes the run of the commit before it moot
+        assert "github.ref" in concurrency["group"] and concurrency["cancel-in-progress"]

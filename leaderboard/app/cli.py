@@ -45,8 +45,6 @@ COMMANDS: tuple[Command, ...] = (
     Command("build", "build", "build the static leaderboard site (MkDocs, works offline)"),
 )
 
-# Errors whose message is the whole story: print it, no traceback.
-EXPECTED_ERRORS: tuple[type[BaseException], ...] = (OSError, ValueError, KeyError)
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -105,6 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     parser = build_parser(requested_command(argv), lazy=True)
     args = parser.parse_args(argv)
+    # Errors whose message is the whole story: printed, no traceback. Every failure the
+    # project expects derives from FollowBoardError, which says its exit status; an
+    # operating-system error (a file that cannot be read or written) names its file.
+    # Anything else is a bug, reported as an internal error. (Imported once a command is
+    # known: `leaderboard --help` imports nothing of the project but this module.)
+    from leaderboard.core.config import ENV_DEBUG
+    from leaderboard.core.errors import FollowBoardError
     try:
         code = int(args.handler(args) or 0)
         sys.stdout.flush()  # here, so that a closed pipe is caught below and not at exit
@@ -118,13 +123,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except EXPECTED_ERRORS as exc:
-        if os.environ.get("LEADERBOARD_DEBUG"):
+    except (FollowBoardError, OSError) as exc:
+        if os.environ.get(ENV_DEBUG):
             raise
         print(f"leaderboard {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        return exc.exit_code if isinstance(exc, FollowBoardError) else 1
     except Exception as exc:  # noqa: BLE001 - last line of defence: a message, not a traceback
-        if os.environ.get("LEADERBOARD_DEBUG"):
+        if os.environ.get(ENV_DEBUG):
             raise
         print(f"leaderboard {args.command}: internal error ({type(exc).__name__}): {exc}\n"
               "Please report it; set LEADERBOARD_DEBUG=1 to see the traceback.", file=sys.stderr)

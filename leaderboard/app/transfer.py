@@ -6,7 +6,7 @@ manifest, and every file it lists: :mod:`leaderboard.submission.explain_files`).
 fetched and checked with the runs.
 
 * :func:`pull` fetches every file the manifest lists (and the scorer's files) into the
-  submission's folder, verified, each written atomically;
+  submission's folder, verified;
 * :func:`push` puts the files of submissions into the run store and records where in
   each manifest: a folder store gets copies, a Hugging Face dataset one commit (whose id
   each manifest's ``source:`` then names); the copies in the folders are removed after a
@@ -15,33 +15,50 @@ fetched and checked with the runs.
   results are up to date;
 * :func:`add` puts new run files into a submission and scores it; when scoring fails,
   the submission is left as it was.
+
+Each changes a submission's folder as one transaction
+(:func:`leaderboard.submission.transaction.change_folder`): stopped at any instant, the
+folder is as it was or as intended, and nothing in it is followed through a link.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import atomic_file
+from leaderboard.core.report import Report
+from leaderboard.store.files import StoredRef, StoreError, unique_errors
+from leaderboard.store.locations import (
+    FolderStore,
+    HttpsStore,
+    HubSource,
+    HubStore,
+    RunStore,
+    configured_store,
+    store_path,
+)
 from leaderboard.submission.explain_files import (
     ExplainFilesError,
     read_stored_manifest,
     stored_refs,
 )
-from leaderboard.core.fileio import atomic_file
-from leaderboard.core.report import Report
-from leaderboard.submission.results import ResultsFileError, read_results
-from leaderboard.store.files import StoredRef, StoreError
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
-                                         RunStore, configured_store, store_path)
 from leaderboard.submission.folder import collect_inputs
-from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
-from leaderboard.submission.pipeline import SubmissionOutcome, results_staleness, score_submission
 from leaderboard.submission.layout import ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR
+from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
+from leaderboard.submission.pipeline import (
+    SubmissionOutcome,
+    relocated,
+    results_staleness,
+    score_submission,
+)
+from leaderboard.submission.results import ResultsFileError, read_results
+from leaderboard.submission.transaction import change_folder, links_in
 
 Progress = Callable[[str], None]
 
@@ -50,7 +67,7 @@ def _quiet(_: str) -> None:
     return None
 
 
-class TransferError(ValueError):
+class TransferError(FollowBoardError, ValueError):
     """A push, pull or add that could not be done; nothing was changed."""
 
 
@@ -76,6 +93,11 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
     (None after reporting why they cannot be listed). The explanation files are listed
     by their manifest, read through the store (verified against results.json) wherever
     it is."""
+    for link in links_in(folder):
+        report.add(f"{folder.name}/{link}", None, "symbolic links are not allowed in a "
+                                                  "submission; commit the file itself")
+    if not report.ok:
+        return None
     manifest = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
     if manifest is None:
         if report.ok:
@@ -110,9 +132,8 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
 def _locate(stored: Stored, report: Report) -> dict[str, Path] | None:
     """Every file ``stored`` names, verified (fetched into the cache when remote)."""
     found = stored.files.locate_all(stored.refs)
-    for value in found.values():
-        if isinstance(value, StoreError):
-            report.add(value.display, None, value.message)
+    for problem in unique_errors(found):
+        report.add(problem.display, None, problem.message)
     return None if not report.ok else found  # type: ignore[return-value]
 
 
@@ -139,22 +160,25 @@ def verify(folder: Path, store: RunStore | None = None) -> Report:
 
 
 def pull(folder: Path, store: RunStore | None = None) -> tuple[Report, list[str]]:
-    """Fetch what ``folder``'s manifest lists (and its per-query file) into the folder."""
+    """Fetch what ``folder``'s manifest lists (and its per-query file) into the folder, as
+    one change of it (:func:`leaderboard.submission.transaction.change_folder`)."""
     store = store if store is not None else configured_store(folder)
     report = Report()
     stored = _stored(folder, store, report)
     found = _locate(stored, report) if stored is not None else None
-    written: list[str] = []
-    if found is None:
-        return report, written
-    for rel, path in sorted(found.items()):
-        target = folder / rel
-        if target.is_file() and target.resolve() == path.resolve():
-            continue
-        with atomic_file(target, durable=False) as sink, path.open("rb") as src:
-            shutil.copyfileobj(src, sink, 1 << 20)
-        written.append(rel)
-    return report, written
+    if found is None or stored is None:
+        return report, []
+    fetched = {rel: path for rel, path in sorted(found.items())
+               if stored.files.local(rel) is None}
+    if not fetched:
+        return report, []
+    with change_folder(folder) as change:
+        for rel, path in fetched.items():
+            with atomic_file(change.folder / rel, durable=False) as sink, \
+                    path.open("rb") as src:
+                shutil.copyfileobj(src, sink, 1 << 20)
+        change.commit()
+    return report, list(fetched)
 
 
 @dataclass
@@ -199,9 +223,8 @@ def _plan(stored: Stored, store: RunStore, report: Report) -> PushPlan | None:
         carried = [r for r in stored.refs if r.path in kept]
         moving = [r for r in stored.refs if r.path not in kept]
     found = stored.files.locate_all(moving)
-    for value in found.values():
-        if isinstance(value, StoreError):
-            report.add(value.display, None, value.message)
+    for problem in unique_errors(found):
+        report.add(problem.display, None, problem.message)
     if not report.ok:
         return None
     return PushPlan(stored, found, carried)  # type: ignore[arg-type]
@@ -237,7 +260,9 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
         # Everything the folder holds is in the store already, as it is: drop the copies.
         for plan in plans:
             if not plan.found:
-                _remove_copies(plan.stored, targets[plan.stored.folder])
+                with change_folder(plan.stored.folder) as change:
+                    _remove_copies(plan.stored, targets[plan.stored.folder], change.folder)
+                    change.commit()
     plans = [plan for plan in plans if plan.found]
     if not plans:
         return report, []
@@ -256,45 +281,58 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
                                 + ", ".join(p.stored.id for p in plans), carried=carried)
         except HubWriteError as exc:
             raise TransferError(str(exc)) from None
+        # Each folder's manifest names the commit, and its copies go, in one change.
         for plan in plans:
             plan.stored.manifest.source = HubSource(target.repo, commit,
                                                     store_path(plan.stored.id, "").rstrip("/"),
                                                     target.endpoint)
-            write_manifest(plan.stored.folder, plan.stored.manifest)
+            _record(plan, target, keep)
             done.append(f"{plan.stored.id}: {len(plan.found)} file(s) uploaded, now at "
                         f"{plan.stored.manifest.source.url()}")
     else:
         assert isinstance(target, FolderStore)
         for plan in plans:
             inside = target.root / store_path(plan.stored.id, "")
+            # The folder store holds them now: no source is needed to find them.
+            plan.stored.manifest.source = None
+            _record(plan, target, keep, copy_to=inside)
+            done.append(f"{plan.stored.id}: {len(plan.found)} file(s) in {inside}")
+    return report, done
+
+
+def _record(plan: PushPlan, target: RunStore, keep: bool, copy_to: Path | None = None) -> None:
+    """Copy the files of ``plan`` into the folder store at ``copy_to`` (if given), then
+    write the manifest and (unless ``keep``) remove the folder's copies, as one change of
+    the folder. A folder store whose place for the submission is the folder itself (the
+    repository) gets the files as part of that change."""
+    folder = plan.stored.folder
+    with change_folder(folder) as change:
+        if copy_to is not None:
+            into = change.folder if copy_to.resolve() == folder.resolve() else copy_to
             for rel, path in sorted(plan.found.items()):
-                dest = inside / rel
+                dest = into / rel
                 if dest.is_file() and dest.resolve() == path.resolve():
                     continue
                 with atomic_file(dest) as sink, path.open("rb") as src:
                     shutil.copyfileobj(src, sink, 1 << 20)
-            # The folder store holds them now: no source is needed to find them.
-            plan.stored.manifest.source = None
-            write_manifest(plan.stored.folder, plan.stored.manifest)
-            done.append(f"{plan.stored.id}: {len(plan.found)} file(s) in {inside}")
-    if not keep:
-        for plan in plans:
-            _remove_copies(plan.stored, target)
-    return report, done
+        write_manifest(change.folder, plan.stored.manifest)
+        if not keep:
+            _remove_copies(plan.stored, target, change.folder)
+        change.commit()
 
 
-def _remove_copies(stored: Stored, target: RunStore) -> None:
-    """The folder's copies of stored files, once the store holds them (never when the
-    folder is the store's own place for them)."""
+def _remove_copies(stored: Stored, target: RunStore, copy: Path) -> None:
+    """Remove from ``copy`` (the new state of ``stored``'s folder) the folder's copies of
+    stored files, once the store holds them (never when the folder is the store's own
+    place for them). Only files reached without a link are the folder's."""
     if isinstance(target, FolderStore) and (
             target.root / store_path(stored.id, "")).resolve() == stored.folder.resolve():
         return
     for ref in stored.refs:
-        local = stored.files.local(ref.path)
-        if local is not None:
-            local.unlink()
+        if stored.files.local(ref.path) is not None:
+            (copy / ref.path).unlink(missing_ok=True)
     for top in (e.name for e in ENTRIES if e.stored and e.kind == "folder"):
-        folder = stored.folder / top
+        folder = copy / top
         if folder.is_dir() and not folder.is_symlink():
             for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
                 if not any(sub.iterdir()):
@@ -324,64 +362,35 @@ def new_run_files(source: Path, patterns: list[str] | None) -> dict[str, Path]:
 def add(folder: Path, source: Path, patterns: list[str] | None, data_dir: Path,
         progress: Progress = _quiet) -> SubmissionOutcome:
     """Put the run files of ``source`` into submission ``folder`` (replacing the files of
-    the tasks they cover, in the folder and in its manifest) and score the submission.
-    When scoring fails, every file is put back as it was."""
+    the tasks they cover, in the folder and in its manifest) and score the submission, as
+    one change of the folder (:func:`leaderboard.submission.transaction.change_folder`):
+    when scoring fails, or the command is stopped, the folder is as it was. ``source``
+    may be the folder itself or its runs/ folder: the new files are read from the folder
+    as it was."""
     new = new_run_files(source, patterns)
     tasks = {rel[len(RUNS_DIR) + 1:].rpartition("/")[0] for rel in new}
 
     def of_tasks(rel: str) -> bool:
         return rel[len(RUNS_DIR) + 1:].rpartition("/")[0] in tasks
 
-    manifest_path = folder / MANIFEST_NAME
-    report = Report()
-    manifest = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
-    if not report.ok:
-        raise TransferError("; ".join(report.lines()[:3]))
-    backup = Path(tempfile.mkdtemp(prefix="followboard-add-"))
-    saved_manifest = manifest_path.read_bytes() if manifest_path.is_file() else None
-    moved: list[str] = []
-    try:
-        runs = folder / RUNS_DIR
-        old_local = [p.relative_to(folder).as_posix() for p in runs.rglob("*")
-                     if p.is_file()] if runs.is_dir() else []
-        for rel in old_local:
-            if of_tasks(rel):
-                (backup / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.move(str(folder / rel), backup / rel)
-                moved.append(rel)
+    with change_folder(folder) as change:
+        copy = change.folder
+        report = Report()
+        manifest = load_manifest(copy, report, f"{folder.name}/{MANIFEST_NAME}")
+        if not report.ok:
+            raise TransferError("; ".join(report.lines()[:3]))
+        runs = copy / RUNS_DIR
+        if runs.is_dir():
+            for path in sorted(p for p in runs.rglob("*") if p.is_file()):
+                if of_tasks(path.relative_to(copy).as_posix()):
+                    path.unlink()
         if manifest is not None:
             manifest.entries = {k: v for k, v in manifest.entries.items() if not of_tasks(k)}
-            write_manifest(folder, manifest)
+            write_manifest(copy, manifest)
         for rel, path in new.items():
-            with atomic_file(folder / rel) as sink, path.open("rb") as src:
+            with atomic_file(copy / rel, durable=False) as sink, path.open("rb") as src:
                 shutil.copyfileobj(src, sink, 1 << 20)
-        outcome = score_submission(folder, data_dir, progress, after_merge=False)
-        if outcome.results_path is None:
-            raise _Failed(outcome)
-        return outcome
-    except BaseException as exc:
-        for rel in new:
-            (folder / rel).unlink(missing_ok=True)
-            for parent in (folder / rel).parents:
-                if parent == folder or any(parent.iterdir()):
-                    break
-                parent.rmdir()
-        for rel in moved:
-            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(backup / rel), folder / rel)
-        if saved_manifest is not None:
-            with atomic_file(manifest_path) as sink:
-                sink.write(saved_manifest)
-        elif manifest_path.exists():
-            manifest_path.unlink()
-        if isinstance(exc, _Failed):
-            return exc.outcome
-        raise
-    finally:
-        shutil.rmtree(backup, ignore_errors=True)
-
-
-class _Failed(Exception):
-    def __init__(self, outcome: object) -> None:
-        super().__init__("scoring failed")
-        self.outcome = outcome
+        outcome = score_submission(copy, data_dir, progress, after_merge=False)
+        if outcome.results_path is not None:
+            change.commit()
+    return relocated(outcome, change, folder)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cache
 
 from leaderboard.benchmarks import declared
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.tasks import Task
 
 
@@ -30,7 +31,7 @@ def all_tasks() -> dict[str, Task]:
     return tasks
 
 
-class UnknownTaskError(KeyError):
+class UnknownTaskError(FollowBoardError, KeyError):
     def __str__(self) -> str:  # KeyError quotes its argument; we want a sentence.
         return str(self.args[0])
 

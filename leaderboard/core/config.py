@@ -1,15 +1,36 @@
-"""Settings read from the environment: where the upstream services are, and their tokens.
+"""Every setting FollowBoard reads from the environment, under one prefix (LEADERBOARD_),
+and the one folder its caches live under.
 
-Every layer that talks to GitHub or the Hugging Face Hub (`data pull`, the run store,
-models given by Hub id) reads its endpoints here, so tests and mirrors point all of them
-elsewhere with the same variables.
+    LEADERBOARD_DATA          the benchmark data folder (else ./data; --data-dir wins)
+    LEADERBOARD_CACHE_DIR     the cache root (else $XDG_CACHE_HOME/followboard, else
+                              ~/.cache/followboard), holding task-data/ (loaded tasks),
+                              store/ (files fetched from run stores, by SHA-256) and
+                              embeddings/ (reference models' encodings)
+    LEADERBOARD_DATA_CACHE    "off" turns the task-data cache off (CI does: see the
+                              workflows); the other caches are checked by content
+    LEADERBOARD_RUN_STORE     where submissions' run files live (leaderboard.store.locations)
+    LEADERBOARD_REPO_URL      the repository the site links to
+    LEADERBOARD_DEBUG         a traceback instead of a one-line error
+    LEADERBOARD_GITHUB_API, _RAW, _MEDIA, LEADERBOARD_HF_ENDPOINT
+                              the upstream services (tests and mirrors point them elsewhere)
+
+Tokens keep the names the services' own tools read (GITHUB_TOKEN, HF_TOKEN), and the Hub
+endpoint falls back to huggingface_hub's HF_ENDPOINT.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Mapping
+from pathlib import Path
+from typing import Literal, Mapping
+
+ENV_DATA = "LEADERBOARD_DATA"
+ENV_CACHE_DIR = "LEADERBOARD_CACHE_DIR"
+ENV_DATA_CACHE = "LEADERBOARD_DATA_CACHE"
+ENV_RUN_STORE = "LEADERBOARD_RUN_STORE"
+ENV_REPO_URL = "LEADERBOARD_REPO_URL"
+ENV_DEBUG = "LEADERBOARD_DEBUG"
 
 ENV_GITHUB_API = "LEADERBOARD_GITHUB_API"
 ENV_GITHUB_RAW = "LEADERBOARD_GITHUB_RAW"
@@ -46,3 +67,25 @@ class Endpoints:
                    github_media=pick(ENV_GITHUB_MEDIA, DEFAULT_GITHUB_MEDIA),
                    hf_endpoint=pick(ENV_HF_ENDPOINT,
                                     env.get("HF_ENDPOINT") or DEFAULT_HF_ENDPOINT))
+
+
+CacheKind = Literal["task-data", "store", "embeddings"]
+
+
+def cache_root(environ: Mapping[str, str] | None = None) -> Path:
+    """The folder every cache lives under (module docstring)."""
+    env = os.environ if environ is None else environ
+    chosen = env.get(ENV_CACHE_DIR, "").strip()
+    if chosen:
+        return Path(chosen)
+    xdg = env.get("XDG_CACHE_HOME", "")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "followboard"
+
+
+def cache_folder(kind: CacheKind, environ: Mapping[str, str] | None = None) -> Path:
+    return cache_root(environ) / kind
+
+
+def task_data_cache_on(environ: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if environ is None else environ
+    return env.get(ENV_DATA_CACHE, "").strip().lower() != "off"

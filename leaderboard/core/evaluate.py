@@ -22,7 +22,7 @@ from leaderboard.core.report import Report
 from leaderboard.core.runs.columns import ParsedRun
 from leaderboard.core.runs.reading import RunBytes, read_run_file
 from leaderboard.core.runs.validation import load_and_validate, parse_run_file, validate_read_run
-from leaderboard.core.scoring import ScoreSheet, score_task
+from leaderboard.core.scoring import RankedTask, ScoreSheet, rank_task, score_ranked
 from leaderboard.core.tasks import Task
 
 Progress = Callable[[str], None]
@@ -44,6 +44,9 @@ class TaskInput:
     data: TaskData
     runs: dict[str, ParsedRun] = field(default_factory=dict)
     predictions: object | None = None  # pandas.DataFrame for T4
+    # The runs ranked and their judged documents looked up, once scoring has done it
+    # (score_inputs): the query explorer's files are computed from the same arrays.
+    ranked: RankedTask | None = None
 
 
 def _shown(path: Path, display_root: Path | None, role: str | None = None,
@@ -159,4 +162,5 @@ def score_inputs(inputs: TaskInput) -> ScoreSheet:
         from leaderboard.core.predictions import score_predictions  # pandas, as above
 
         return score_predictions(inputs.task, inputs.data, inputs.predictions)  # type: ignore[arg-type]
-    return score_task(inputs.task, inputs.data, inputs.runs)
+    inputs.ranked = rank_task(inputs.task, inputs.data, inputs.runs)
+    return score_ranked(inputs.task, inputs.data, inputs.ranked)

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from leaderboard.core.data.base import TaskData
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.metrics.instruction import (
     JudgedDocs,
     irs_parts,
@@ -52,7 +53,7 @@ from leaderboard.core.tasks import Task
 TOP_K = 10
 
 
-class UnknownQueryError(KeyError):
+class UnknownQueryError(FollowBoardError, KeyError):
     """A query id the task does not score; the message names close ids."""
 
     def __str__(self) -> str:

@@ -1,6 +1,9 @@
 """File I/O shared by the project: atomic writes, reading validated JSON, and the guarded
 reader of submitted files.
 
+JSON from outside the project is read by :func:`load_json` and :func:`read_json_model`,
+which refuse nesting deeper than :data:`MAX_JSON_DEPTH` before parsing.
+
 Results, runs, prediction files, caches and metadata are written to a temporary file in
 the target's folder, flushed to disk, then renamed over the target, so a crash or a full
 disk leaves the old file (or none), never a half-written one.
@@ -16,6 +19,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+import stat
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,6 +94,49 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+# JSON nested deeper than this is refused before it is parsed. No file the project reads
+# nests more than 10 levels; Python's json module recurses once per level, so a file of
+# 100,000 '[' exhausted the interpreter's stack ("internal error (RecursionError)").
+MAX_JSON_DEPTH = 64
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_A_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def json_too_deep(data: bytes | str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON text ``data`` nests arrays and objects deeper than ``limit``,
+    found without parsing it: brackets inside strings do not count. Linear in the size."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    depth = 0
+    for byte in _JSON_STRING.sub(b"", raw).translate(None, _NOT_A_BRACKET):
+        if byte in b"[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def load_json(data: bytes | str, where: str, error: type[Exception], *,
+              line: int | None = None) -> object:
+    """``json.loads`` for text from outside the project: raises ``error`` naming ``where``
+    (and the line) for invalid UTF-8, invalid JSON and nesting deeper than
+    :data:`MAX_JSON_DEPTH` (refused before parsing), never anything else. ``line``: the
+    text is that one line of ``where`` (JSON lines)."""
+    at = f"{where}:{line}" if line is not None else where
+    if json_too_deep(data):
+        raise error(f"{at}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError as exc:
+        raise error(f"{at}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        number = line if line is not None else exc.lineno
+        raise error(f"{where}:{number}: invalid JSON: {exc.msg}") from None
+
+
 def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
                     what: str = "", max_bytes: int | None = None) -> ModelT:
     """Read a JSON file and validate it as ``model``; every failure raises ``error`` with a
@@ -106,6 +154,9 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
         data = path.read_bytes()
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc}") from None
+    if json_too_deep(data):
+        raise error(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+                    + (f": not {what}" if what else ""))
     from pydantic import ValidationError
 
     try:
@@ -181,6 +232,19 @@ _OUT_STEP = 64 << 20
 # it sees (read_submitted_bytes).
 ENOUGH_AFTER_BYTES = _OUT_STEP
 _ENOUGH_HEAD = 64 << 10
+
+
+def file_kind(path: Path) -> str:
+    """What ``path`` is when it is not a regular file, in words ("a folder", "a FIFO")."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return "missing"
+    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a regular file"
 
 
 def size_text(n_bytes: int) -> str:

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from leaderboard.core.errors import FollowBoardError
+
 #: Which way a measure is better. "neither": a share that describes the data rather than
 #: a system's skill (T4's share of compatible pairs); sorted as "higher" where anything
 #: sorts by it.
@@ -183,7 +185,7 @@ MEASURES: dict[str, Measure] = {m.name: m for m in (
 )}
 
 
-class UnknownMeasureError(ValueError):
+class UnknownMeasureError(FollowBoardError, ValueError):
     """A metric key whose measure the catalogue does not declare (or a cutoff on a measure
     that takes none); the message names the key."""
 

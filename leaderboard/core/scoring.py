@@ -12,13 +12,14 @@ pydantic. It becomes a results-file row where one is written: the pydantic
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from leaderboard.core.data.base import TaskData
-from leaderboard.core.metrics.instruction import irs, judged_docs, p_mrr, p_mrr_and_irs
-from leaderboard.core.metrics.ranking import RankedRun, evaluate
+from leaderboard.core.metrics.instruction import PairRanks, judged_docs
+from leaderboard.core.metrics.ranking import JudgedRows, RankedRun, evaluate
 from leaderboard.core.runs.columns import ParsedRun
 from leaderboard.core.tasks import Task
 
@@ -59,31 +60,59 @@ def prepare_task(task: Task, data: TaskData) -> None:
         judged_docs(data, "instruction_positive")
 
 
-def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> ScoreSheet:
-    """Score the runs of one task (one run per role in ``task.roles``)."""
+@dataclass(eq=False)
+class RankedTask:
+    """A task's runs ranked the trec_eval way and, for a task that compares two runs,
+    where its judged documents sit in both (:class:`PairRanks`): computed once from the
+    validated runs; scoring reads them, and so does the query explorer
+    (:mod:`leaderboard.core.explain_arrays`)."""
+
+    runs: dict[str, RankedRun]
+    # Each role's judged documents looked up in its run (what the standard metrics count).
+    judged: dict[str, JudgedRows] = field(default_factory=dict)
+    pairs: PairRanks | None = None
+
+
+def rank_task(task: Task, data: TaskData, runs: Mapping[str, ParsedRun]) -> RankedTask:
+    """Rank ``runs`` (one per role of ``task``) and look up the task's judged documents
+    in both runs of a pair: T+ and T- where IRS is reported, the changed documents
+    alone otherwise."""
     if task.candidates == "pairs":
         raise ValueError(f"{task.id} is scored from predictions, not runs")
     ranked = {role: RankedRun.from_parsed(run) for role, run in runs.items()}
+    judged = {role: JudgedRows.of(run, data.roles[role].qrels, data.roles[role].query_ids)
+              for role, run in ranked.items()}
+    pairs = None
+    if "original" in ranked and "altered" in ranked:
+        positive = judged_docs(data, "instruction_positive") \
+            if "IRS" in task.pair_metrics else None
+        pairs = PairRanks.of(ranked["original"], ranked["altered"], data.pairs,
+                             data.roles["altered"].query_ids, judged_docs(data, "changed"),
+                             positive, data.corpus_size)
+    return RankedTask(ranked, judged, pairs)
+
+
+def score_task(task: Task, data: TaskData, runs: dict[str, ParsedRun]) -> ScoreSheet:
+    """Score the runs of one task (one run per role in ``task.roles``)."""
+    return score_ranked(task, data, rank_task(task, data, runs))
+
+
+def score_ranked(task: Task, data: TaskData, ranked: RankedTask) -> ScoreSheet:
+    """Score a task's ranked runs (:func:`rank_task`)."""
     per_query: dict[str, dict[str, float]] = {}
-    for role, ranking in ranked.items():
+    for role, ranking in ranked.runs.items():
         role_data = data.roles[role]
-        scores = evaluate(ranking, role_data.qrels, role_data.query_ids, task.standard_metrics)
+        scores = evaluate(ranking, role_data.qrels, role_data.query_ids, task.standard_metrics,
+                          ranked.judged.get(role))
         prefix = "" if role == "run" else f"{role}/"
         for metric, values in scores.items():
             per_query[f"{prefix}{metric}"] = values
 
-    if "p-MRR" in task.pair_metrics and "IRS" in task.pair_metrics:
-        per_query["p-MRR"], per_query["IRS"] = p_mrr_and_irs(
-            ranked["original"], ranked["altered"], data.pairs,
-            judged_docs(data, "instruction_positive"), judged_docs(data, "changed"), data.corpus_size,
-            data.roles["altered"].query_ids)
-    elif "p-MRR" in task.pair_metrics:
-        per_query["p-MRR"] = p_mrr(ranked["original"], ranked["altered"], data.pairs,
-                                   judged_docs(data, "changed"), data.roles["altered"].query_ids)
-    elif "IRS" in task.pair_metrics:
-        per_query["IRS"] = irs(ranked["original"], ranked["altered"], data.pairs,
-                               judged_docs(data, "instruction_positive"), judged_docs(data, "changed"),
-                               data.corpus_size, data.roles["altered"].query_ids)
+    if ranked.pairs is not None:
+        if "p-MRR" in task.pair_metrics:
+            per_query["p-MRR"] = ranked.pairs.p_mrr()
+        if "IRS" in task.pair_metrics:
+            per_query["IRS"] = ranked.pairs.irs()
 
     metrics = {key: _mean(values) for key, values in per_query.items()}
     members = _group_members(data) if task.group_by else {}

@@ -21,13 +21,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import read_yaml_file, validation_problem
 from leaderboard.submission.results import ModelInfo, ModelType, SystemResult
 
 MODELS_FILE = Path(__file__).resolve().parent / "reported" / "data" / "models.yaml"
 
 
-class ModelRegistryError(ValueError):
+class ModelRegistryError(FollowBoardError, ValueError):
     """The registry file is malformed; the message names the file and the record."""
 
 

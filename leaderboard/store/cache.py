@@ -8,26 +8,22 @@ by the SHA-256 of what it inflates to); a failed or interrupted fetch leaves not
 under a digest's name. A cached file is verified again each time it is used, so a
 damaged one is fetched afresh rather than trusted.
 
-Where: ``$FOLLOWBOARD_STORE_CACHE``, else ``$XDG_CACHE_HOME/followboard/store``, else
-``~/.cache/followboard/store`` (CI keeps it between runs with ``actions/cache``).
+Where: ``store`` under the cache root (:mod:`leaderboard.core.config`; CI keeps it between
+runs with ``actions/cache``).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-CACHE_ENV = "FOLLOWBOARD_STORE_CACHE"
+from leaderboard.core.config import cache_folder
+
 # Temporary files of fetches in flight; a later fetch sweeps what a killed one left.
 PART_PREFIX = ".fetch-"
 
 
 def cache_dir() -> Path:
-    chosen = os.environ.get(CACHE_ENV, "").strip()
-    if chosen:
-        return Path(chosen)
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "followboard" / "store"
+    return cache_folder("store")
 
 
 def cached_path(root: Path, sha256: str, gzip: bool) -> Path:

@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.core.checksums import file_checksum
-from leaderboard.core.fileio import atomic_file, gunzip_bounded, size_text
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import atomic_file, file_kind, gunzip_bounded, size_text
 from leaderboard.core.report import Report
 from leaderboard.store.cache import PART_PREFIX, cached_path
-from leaderboard.store.http import HttpLimits, fetch
+from leaderboard.store.http import HttpLimits, fetch, hide_credentials
 
 # gzip adds a header and, on content it cannot compress, 5 bytes per 16 KiB block.
 _GZIP_SLACK = 1024
@@ -48,10 +51,21 @@ class StoredRef:
         return f"{what}{self.size} bytes with sha256 {self.sha256}"
 
 
-class StoreError(Exception):
+def unique_errors(found: Mapping[str, object]) -> list[StoreError]:
+    """The :class:`StoreError` values of a ``locate_all`` answer, each once (the files
+    left when a submission's deadline passed share one)."""
+    seen: dict[int, StoreError] = {}
+    for value in found.values():
+        if isinstance(value, StoreError):
+            seen.setdefault(id(value), value)
+    return list(seen.values())
+
+
+class StoreError(FollowBoardError):
     """A stored file that could not be had; ``display`` is ``<id>/<path>``."""
 
     def __init__(self, display: str, message: str) -> None:
+        message = hide_credentials(message)
         super().__init__(f"{display}: {message}")
         self.display = display
         self.message = message
@@ -109,10 +123,29 @@ def _sweep(folder: Path) -> None:
                 pass
 
 
-def cached_copy(cache: Path, ref: StoredRef) -> tuple[Path, bytes | None] | None:
+def cache_entry(cache: Path, ref: StoredRef, display: str) -> Path:
+    """Where the cache keeps ``ref``; a :class:`StoreError` saying the cache is damaged
+    when something other than a regular file is there (a folder, a link, a FIFO), which
+    nothing may read, write over or follow."""
+    path = cached_path(cache, ref.sha256, ref.gzip)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise StoreError(display, f"the run store's cache cannot be read at {path}: "
+                                  f"{exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise StoreError(display, f"the run store's cache is damaged: {path} is "
+                                  f"{file_kind(path)} where a file belongs; remove it and "
+                                  "run the command again")
+    return path
+
+
+def cached_copy(cache: Path, ref: StoredRef, display: str) -> tuple[Path, bytes | None] | None:
     """The cache's verified copy of ``ref`` (and its content, for a gzip ref), or None; a
     damaged copy is removed, so that it is fetched afresh rather than trusted."""
-    cached = cached_path(cache, ref.sha256, ref.gzip)
+    cached = cache_entry(cache, ref, display)
     if not cached.is_file():
         return None
     problem, content = check_file(cached, ref)
@@ -123,16 +156,17 @@ def cached_copy(cache: Path, ref: StoredRef) -> tuple[Path, bytes | None] | None
 
 
 def download(url: str, ref: StoredRef, cache: Path, display: str,
-             limits: HttpLimits | None = None) -> tuple[Path, bytes | None]:
+             limits: HttpLimits | None = None, until: float | None = None
+             ) -> tuple[Path, bytes | None]:
     """Stream ``url`` into the cache under ``ref``'s name, verified before it is renamed
     into place (nothing is kept otherwise). Raises :class:`FetchError` when the file
     cannot be had, :class:`StoreError` (naming ``display``) when it is not ``ref``'s."""
-    target = cached_path(cache, ref.sha256, ref.gzip)
+    target = cache_entry(cache, ref, display)
     _sweep(target.parent)
     content: bytes | None = None
     with atomic_file(target, prefix=PART_PREFIX, durable=False) as sink:
         got = fetch(url, sink, size=ref.size, limits=limits or HttpLimits(),
-                    max_bytes=ref.max_stored_bytes)
+                    max_bytes=ref.max_stored_bytes, until=until)
         if ref.gzip:
             sink.seek(0)
             problem, content = check_file_bytes(sink.read(), ref)
@@ -148,7 +182,7 @@ def download(url: str, ref: StoredRef, cache: Path, display: str,
 def keep(cache: Path, ref: StoredRef, data: bytes, display: str) -> Path:
     """Put ``data``, ``ref``'s bytes made on this machine, into the cache (once; checked
     first, written atomically), where every reader of ``ref`` looks for it."""
-    target = cached_path(cache, ref.sha256, ref.gzip)
+    target = cache_entry(cache, ref, display)
     if target.is_file() and check_file(target, ref)[0] is None:
         return target
     problem, _ = (check_file_bytes(data, ref) if ref.gzip else

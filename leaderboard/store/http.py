@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import re
 import socket
 import time
 import urllib.error
@@ -33,6 +34,7 @@ from typing import BinaryIO, Callable
 from urllib.parse import urljoin, urlsplit
 
 from leaderboard import __version__
+from leaderboard.core.errors import FollowBoardError
 
 CHUNK_BYTES = 1 << 20
 MAX_REDIRECTS = 5
@@ -40,12 +42,22 @@ RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 USER_AGENT = f"followboard/{__version__} (run store)"
 
 
-class FetchError(Exception):
+# A URL's user name and password ("https://user:secret@host/..."), shown as "***@".
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#@\s]*@")
+
+
+def hide_credentials(text: str) -> str:
+    """``text`` with the user name and password of every URL in it replaced by ``***``:
+    a message never shows a secret that reached a URL (a store setting, a redirect)."""
+    return _USERINFO.sub(r"\1***@", text)
+
+
+class FetchError(FollowBoardError):
     """A remote file could not be fetched; the message says why, without the file's name
-    (the caller adds the submission and the file)."""
+    (the caller adds the submission and the file), and without any URL's credentials."""
 
     def __init__(self, message: str, *, not_found: bool = False) -> None:
-        super().__init__(message)
+        super().__init__(hide_credentials(message))
         self.not_found = not_found
 
 
@@ -59,6 +71,11 @@ class HttpLimits:
 
     def deadline_s(self, size: int) -> float:
         return self.timeout_s + size / self.min_rate
+
+    def total_deadline_s(self, size: int) -> float:
+        """How long fetching several files of ``size`` bytes in all may take together:
+        a store that never answers costs two timeouts, not one per file."""
+        return 2 * self.timeout_s + size / self.min_rate
 
 
 @dataclass(frozen=True)
@@ -133,15 +150,19 @@ class _CutShort(Exception):
 
 
 def fetch(url: str, sink: BinaryIO, *, size: int, limits: HttpLimits,
-          max_bytes: int | None = None) -> Fetched:
+          max_bytes: int | None = None, until: float | None = None) -> Fetched:
     """Write the body at ``url`` into ``sink`` (rewound for each try) and return its size
     and SHA-256. ``size`` is what the body should be: a ``Content-Length`` that differs is
     refused. ``max_bytes`` (default ``size``) is where reading stops, for a body whose
-    exact size is not known (a gzip file named by its content's size)."""
+    exact size is not known (a gzip file named by its content's size). ``until`` (a
+    ``time.monotonic()`` instant) ends the fetch earlier than its own deadline: that of
+    all the files fetched with it."""
     limit = size if max_bytes is None else max_bytes
     scheme = urlsplit(url).scheme.lower()
     started = time.monotonic()
     deadline = started + limits.deadline_s(limit)
+    if until is not None:
+        deadline = min(deadline, until)
     attempt = 0
     while True:
         try:

@@ -23,10 +23,11 @@ from huggingface_hub.hf_api import RepoFile
 
 from leaderboard import __version__
 from leaderboard.core.checksums import file_checksum
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.store.locations import HubStore
 
 
-class HubWriteError(Exception):
+class HubWriteError(FollowBoardError):
     """A push to the Hub failed; the message says what and what to do."""
 
 

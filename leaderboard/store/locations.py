@@ -1,6 +1,6 @@
 """Where stored files live: the configured run store, and the sources a manifest may name.
 
-One setting chooses the store: ``$FOLLOWBOARD_RUN_STORE`` when set, else ``run-store``
+One setting chooses the store: ``$LEADERBOARD_RUN_STORE`` when set, else ``run-store``
 under ``[tool.followboard]`` in the nearest ``pyproject.toml`` above the current folder,
 else the folder holding that file (or the current folder). Its value is one of
 
@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Mapping
 from urllib.parse import quote, urlsplit
 
-from leaderboard.core.config import Endpoints
+from leaderboard.core.config import ENV_RUN_STORE, Endpoints
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.store.http import hide_credentials
 
-STORE_ENV = "FOLLOWBOARD_RUN_STORE"
 CONFIG_FILE = "pyproject.toml"
 CONFIG_KEY = "run-store"
 DEFAULT_STORE = "."
@@ -50,8 +51,12 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 PLACEHOLDERS = ("{+path}", "{path}")
 
 
-class StoreConfigError(ValueError):
-    """A store setting or a manifest source that cannot be used; the message says which."""
+class StoreConfigError(FollowBoardError, ValueError):
+    """A store setting or a manifest source that cannot be used; the message says which,
+    without any URL's credentials."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(hide_credentials(message))
 
 
 @dataclass(frozen=True)
@@ -191,6 +196,10 @@ def parse_store(value: str, base: Path, origin: str,
         return HubStore(_hub_repo(repo, origin), hub_endpoint(environ))
     if scheme in ("http", "https"):
         parts = urlsplit(text)
+        if "@" in parts.netloc:
+            raise StoreConfigError(f"{origin}: {hide_credentials(text)!r}: the URL holds a user "
+                                   "name or password, which the reader never sends (stored "
+                                   "files are public): remove it")
         if scheme == "http" and parts.hostname not in LOOPBACK_HOSTS:
             raise StoreConfigError(f"{origin}: {text!r}: plain http is accepted for the "
                                    "loopback address only; use https")
@@ -245,9 +254,9 @@ def configured_store(start: Path | None = None,
     """The run store of the project around ``start`` (default: the current folder)."""
     env = os.environ if environ is None else environ
     start = (start or Path.cwd()).resolve()
-    override = env.get(STORE_ENV, "")
+    override = env.get(ENV_RUN_STORE, "")
     if override.strip():
-        return parse_store(override, Path.cwd(), f"${STORE_ENV}", env)
+        return parse_store(override, Path.cwd(), f"${ENV_RUN_STORE}", env)
     found = _find_config(start)
     if found is None:
         return FolderStore(start)

@@ -2,8 +2,9 @@
 where they live.
 
 Scoring a submission (:func:`leaderboard.submission.pipeline.score_submission`) explains every task
-from the runs it has just parsed (:func:`leaderboard.core.explain.explain_task`, no second
-parse) and writes these files, which the submission's folder holds under
+from the arrays it has just scored (:func:`leaderboard.core.explain_arrays.task_record`:
+no second parse, ranking or lookup; :func:`leaderboard.core.explain.explain_task` is the
+plain version the tests hold it to) and writes these files, which the submission's folder holds under
 ``submissions/<id>/explain/`` once it is merged (where they are kept before: below):
 
 * ``<task id>.queries.json.gz``: the query list (each query's id, original query,
@@ -52,7 +53,8 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -60,18 +62,26 @@ from urllib.parse import quote
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.data import iter_corpus
 from leaderboard.core.data.base import TaskData
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.explain import (
-    explain_task,
+    TaskExplanation,
     explanation_record,
     shows_text,
-    TaskExplanation,
     text_record,
 )
+from leaderboard.core.explain_arrays import FILE_JSON, ExplainRecord, task_record
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep, size_text
+from leaderboard.core.scoring import RankedTask, ScoreSheet
 from leaderboard.core.tasks import Task
 from leaderboard.store.files import StoredRef, StoreError, keep
 from leaderboard.store.locations import FolderStore, HttpsStore, store_path
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.submission.layout import EXPLAIN_DIR, MAX_EXPLAIN_FILE_BYTES, MAX_EXPLAIN_FILES
+from leaderboard.submission.layout import (
+    EXPLAIN_DIR,
+    MAX_EXPLAIN_FILE_BYTES,
+    MAX_EXPLAIN_FILES,
+    MAX_EXPLAIN_TOTAL_BYTES,
+)
 from leaderboard.submission.results import ExplainManifestFile, ResultsFile
 
 MANIFEST = "manifest.json"
@@ -85,7 +95,7 @@ _FILE_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 
 
-class ExplainFilesError(ValueError):
+class ExplainFilesError(FollowBoardError, ValueError):
     """An explanation folder cannot be read; the message names the file."""
 
 
@@ -113,24 +123,44 @@ def text_file(digest: str) -> str:
     return f"{TEXTS_DIR}/{digest}.json.gz"
 
 
-def packed(doc: object) -> tuple[bytes, str]:
-    """``doc`` as compact JSON, gzipped without a timestamp, and the JSON's SHA-256."""
-    text = json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
-                      sort_keys=True).encode("utf-8")
-    digest = hashlib.sha256(text).hexdigest()
-    return _GZIPPED.get(digest) or gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0), \
-        digest
+@dataclass(eq=False)
+class ExplainFile:
+    """One explanation file: its JSON, which the manifest names by size and SHA-256, and
+    its gzip bytes, compressed when the file is written (`ci pr-check` needs only the
+    manifest, and compresses nothing)."""
+
+    content: bytes
+    sha256: str
+    _gzipped: bytes | None = field(default=None, repr=False)
+
+    @classmethod
+    def of_json(cls, text: str) -> ExplainFile:
+        content = text.encode("utf-8")
+        return cls(content, hashlib.sha256(content).hexdigest())
+
+    @classmethod
+    def of(cls, doc: object) -> ExplainFile:
+        """``doc`` as the files' JSON (:data:`leaderboard.core.explain_arrays.FILE_JSON`)."""
+        return cls.of_json(FILE_JSON.encode(doc))
+
+    def gzipped(self) -> bytes:
+        """The JSON gzipped at :data:`GZIP_LEVEL` without a timestamp (computed once)."""
+        if self._gzipped is None:
+            self._gzipped = gzip.compress(self.content, compresslevel=GZIP_LEVEL, mtime=0)
+        return self._gzipped
 
 
-# Text parts many tasks share, gzipped once per process: compressing PI-Indic's 612 parts
-# (about 60 distinct) was nearly all the time its texts took.
-_GZIPPED: dict[str, bytes] = {}
+# Text parts many tasks share, kept once per process by SHA-256 (so each is compressed
+# once): PI-Indic's 612 parts are about 60 distinct files.
+_TEXT_FILES: dict[str, ExplainFile] = {}
 
 
 def unpacked(data: bytes, where: str) -> dict:
     """The JSON document of a (gzipped) explanation file; errors name ``where``."""
     try:
         text = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        if json_too_deep(text):
+            raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
         doc = json.loads(text)
     except (OSError, EOFError, ValueError) as exc:
         raise ExplainFilesError(f"{where}: not a readable explanation file ({exc})") from None
@@ -144,11 +174,11 @@ def unpacked(data: bytes, where: str) -> dict:
 @dataclass(frozen=True)
 class TaskTexts:
     """A task's texts as content-addressed parts: ``refs`` (part name -> SHA-256, e.g.
-    ``queries:original``, ``docs``) and the gzipped parts by SHA-256; or, for a
+    ``queries:original``, ``docs``) and the parts' files by SHA-256; or, for a
     benchmark whose licence does not let the site show its texts, ``upstream`` links."""
 
     refs: dict[str, str] = field(default_factory=dict)
-    parts: dict[str, bytes] = field(default_factory=dict)
+    parts: dict[str, ExplainFile] = field(default_factory=dict)
     licence: str | None = None
     source: str | None = None
     upstream: dict[str, str] | None = None
@@ -183,33 +213,35 @@ def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
             if texts]
         named.append(("docs", "docs", record["docs"]))
         if task.candidates == "pairs":
-            named += _pair_parts(task, data_dir)
+            named += _pair_parts(task, data, data_dir)
         refs: dict[str, str] = {}
-        parts: dict[str, bytes] = {}
+        parts: dict[str, ExplainFile] = {}
         for name, kind, content in named:
-            blob, digest = packed({"format": record["format"], "kind": kind,
+            part = ExplainFile.of({"format": record["format"], "kind": kind,
                                    "licence": record["licence"], "source": record["source"],
                                    "texts": content})
-            _GZIPPED[digest] = blob
-            refs[name] = digest
-            parts[digest] = blob
+            part = _TEXT_FILES.setdefault(part.sha256, part)
+            refs[name] = part.sha256
+            parts[part.sha256] = part
         texts = TaskTexts(refs=refs, parts=parts, licence=record["licence"],
                           source=record["source"])
     _TEXTS[key] = texts
     return texts
 
 
-def _pair_parts(task: Task, data_dir: Path) -> list[tuple[str, str, dict[str, object]]]:
+def _pair_parts(task: Task, data: TaskData, data_dir: Path
+                ) -> list[tuple[str, str, dict[str, object]]]:
     """PI-Indic T4: which persona and instruction each scored pair joins, and the
-    personas' texts (the instructions are the task's documents)."""
-    from leaderboard.core.data.pi_indic import t4_pairs  # pandas, for T4 alone
+    personas' texts (the instructions are the task's documents). The pairs are the task
+    data's (its hard negatives mined once, when the data was loaded)."""
+    from leaderboard.core.data.pi_indic import iter_queries  # pandas, for T4 alone
 
-    frame = t4_pairs(task, data_dir, with_text=True)
-    pairs = {p: [a, b] for p, a, b in zip(frame["pair_id"], frame["persona_id"],
-                                           frame["instruction_id"])}
-    personas = dict(sorted(zip(frame["persona_id"], frame["persona_text"])))
+    scored = data.roles["predictions"].query_ids
+    pairs = {p: [data.groups[p], data.pairs[p]] for p in scored}
+    shown = {data.groups[p] for p in scored}
+    personas = {p: text for p, text in iter_queries(task, data_dir) if p in shown}
     return [("pairs", "pairs", dict(sorted(pairs.items()))),
-            ("queries:persona", "queries", personas)]
+            ("queries:persona", "queries", dict(sorted(personas.items())))]
 
 
 # --------------------------------------------------------------------------- one task
@@ -217,17 +249,38 @@ def _pair_parts(task: Task, data_dir: Path) -> list[tuple[str, str, dict[str, ob
 @dataclass(frozen=True)
 class TaskFiles:
     """A task's explanation files, ready to write: path (relative to the explanation
-    folder) -> gzipped bytes, text parts included."""
+    folder) -> file, text parts included."""
 
     task_id: str
-    files: dict[str, bytes]
+    files: dict[str, ExplainFile]
     text_refs: dict[str, str]
+
+
+def _listing(record: Mapping, texts: TaskTexts, corpus_size: int, starts: list[int]) -> dict:
+    """A task's query-list file: the record's list and where its cards and texts are."""
+    return {
+        "format": record["format"], "kind": "queries", "task": record["task"],
+        "primary": record["primary"], "metrics": record["metrics"],
+        "queries": record["queries"], "corpus_size": corpus_size, "card_files": starts,
+        "texts": ({"refs": texts.refs, "licence": texts.licence, "source": texts.source}
+                  if texts.refs else None),
+        "upstream": texts.upstream,
+    }
+
+
+def _with_texts(files: dict[str, ExplainFile], texts: TaskTexts) -> dict[str, ExplainFile]:
+    for digest in texts.refs.values():
+        files[text_file(digest)] = texts.parts[digest]
+    return files
 
 
 def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int) -> TaskFiles:
     """Split a task's explanation record (:func:`leaderboard.core.explain.explanation_record`)
     into its query list and its cards, and add the texts they point at. ``corpus_size``
-    is N in the rank N + 1 IRS gives a table a run leaves out."""
+    is N in the rank N + 1 IRS gives a table a run leaves out.
+
+    The plain version, a document per file: :func:`record_files` writes the same files
+    (the tests hold it to this), serialising each card once."""
     record = explanation_record(explanation)
     task_id = record["task"]
     # Cards in the list's order, cut into slices of equal numbers of queries holding
@@ -239,29 +292,65 @@ def task_files(explanation: TaskExplanation, texts: TaskTexts, corpus_size: int)
     starts = list(range(0, max(len(order), 1), per_file))
     slices = [{q: record["cards"][q] for q in order[start:start + per_file]}
               for start in starts]
-    listing = {
-        "format": record["format"], "kind": "queries", "task": task_id,
-        "primary": record["primary"], "metrics": record["metrics"],
-        "queries": record["queries"], "corpus_size": corpus_size, "card_files": starts,
-        "texts": ({"refs": texts.refs, "licence": texts.licence, "source": texts.source}
-                  if texts.refs else None),
-        "upstream": texts.upstream,
-    }
-    files = {queries_file(task_id): packed(listing)[0]}
+    files = {queries_file(task_id): ExplainFile.of(_listing(record, texts, corpus_size,
+                                                            starts))}
     for part, cards in enumerate(slices):
-        files[cards_file(task_id, part)] = packed({
+        files[cards_file(task_id, part)] = ExplainFile.of({
             "format": record["format"], "kind": "cards", "task": task_id, "part": part,
-            "fields": record["fields"], "cards": cards})[0]
-    for digest in texts.refs.values():
-        files[text_file(digest)] = texts.parts[digest]
-    return TaskFiles(task_id, files, texts.refs)
+            "fields": record["fields"], "cards": cards})
+    return TaskFiles(task_id, _with_texts(files, texts), texts.refs)
 
 
-def explain_inputs(task: Task, data: TaskData, data_dir: Path, sheet: object,
-                   runs: Mapping[str, object], predictions: object | None) -> TaskFiles:
-    """A scored task's files, from the inputs it was scored from."""
-    explanation = explain_task(task, data, sheet, runs, predictions)  # type: ignore[arg-type]
-    return task_files(explanation, task_texts(task, data, data_dir), data.corpus_size)
+# Characters ``json.dumps`` (ensure_ascii, its default) writes as one \uXXXX escape where
+# the files hold the character itself, and those it writes as two (a surrogate pair).
+_ONE_ESCAPE = re.compile("[\x7f-\uffff]")
+_TWO_ESCAPES = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _ascii_length(text: str) -> int:
+    """The length of ``text`` (JSON with ensure_ascii=False) as ensure_ascii writes it."""
+    if text.isascii() and "\x7f" not in text:
+        return len(text)
+    return len(text) + 5 * len(_ONE_ESCAPE.findall(text)) + 11 * len(
+        _TWO_ESCAPES.findall(text))
+
+
+def _object_json(members: dict[str, str]) -> str:
+    """A JSON object of already serialised members, keys sorted as ``sort_keys`` sorts."""
+    return "{" + ",".join(f"{FILE_JSON.encode(k)}:{members[k]}" for k in sorted(members)) + "}"
+
+
+def record_files(record: ExplainRecord, texts: TaskTexts, corpus_size: int) -> TaskFiles:
+    """The files :func:`task_files` writes, from a record whose cards are JSON text
+    already (:func:`leaderboard.core.explain_arrays.task_record`): the slices are cut
+    where :func:`task_files` cuts them (its measure of the task's cards, ensure_ascii
+    and all, is summed from the cards' text), and each file is put together from its
+    cards' text, so no card is serialised twice."""
+    head, cards = record.head, record.cards
+    task_id = head["task"]
+    order = [q[0] for q in head["queries"]]
+    size = 2 + sum(_ascii_length(FILE_JSON.encode(q)) + 1 + _ascii_length(text)
+                   for q, text in cards.items()) + max(len(cards) - 1, 0)
+    per_file = max(1, len(order) * CARDS_PER_FILE // max(size, 1))
+    starts = list(range(0, max(len(order), 1), per_file))
+    files = {queries_file(task_id): ExplainFile.of(_listing(head, texts, corpus_size,
+                                                            starts))}
+    for part, start in enumerate(starts):
+        members = {k: FILE_JSON.encode(v) for k, v in (
+            ("format", head["format"]), ("kind", "cards"), ("task", task_id), ("part", part),
+            ("fields", head["fields"]))}
+        members["cards"] = _object_json({q: cards[q] for q in order[start:start + per_file]})
+        files[cards_file(task_id, part)] = ExplainFile.of_json(_object_json(members))
+    return TaskFiles(task_id, _with_texts(files, texts), texts.refs)
+
+
+def explain_inputs(task: Task, data: TaskData, data_dir: Path, sheet: ScoreSheet,
+                   ranked: RankedTask | None, predictions: object | None) -> TaskFiles:
+    """A scored task's files, from what it was scored from: the ranked runs and the
+    ranks of its judged documents (:func:`leaderboard.core.scoring.rank_task`), or its
+    predictions."""
+    record = task_record(task, data, sheet, ranked, predictions)
+    return record_files(record, task_texts(task, data, data_dir), data.corpus_size)
 
 
 # --------------------------------------------------------------------------- a submission
@@ -277,11 +366,10 @@ def manifest_of(submission_id: str, tasks: Iterable[TaskFiles],
     files: dict[str, dict[str, object]] = {}
     listed: dict[str, dict[str, object]] = {}
     for t in sorted(tasks, key=lambda t: t.task_id):
-        for path, data in t.files.items():
-            # Named by what each file inflates to, as the per-query file is: another zlib
-            # writes other bytes for the same JSON, and the names must not change with it.
-            content = gzip.decompress(data)
-            files[path] = {"sha256": hashlib.sha256(content).hexdigest(), "bytes": len(content)}
+        for path, file in t.files.items():
+            # Named by the JSON each file inflates to, as the per-query file is: another
+            # zlib writes other bytes for the same JSON, and the names must not change.
+            files[path] = {"sha256": file.sha256, "bytes": len(file.content)}
         listed[t.task_id] = {"queries": queries_file(t.task_id),
                              "cards": sorted((p for p in t.files if p.startswith(
                                  f"{t.task_id}.cards.")), key=lambda p: int(p.split(".")[-3])),
@@ -300,6 +388,23 @@ def explanation_manifest(submission_id: str, tasks: Iterable[TaskFiles],
     return (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
 
 
+def _unique_files(tasks: Iterable[TaskFiles]) -> dict[str, ExplainFile]:
+    """Every file of ``tasks`` by path, once (several tasks share text parts)."""
+    unique: dict[str, ExplainFile] = {}
+    for t in tasks:
+        for rel, file in t.files.items():
+            unique.setdefault(rel, file)
+    return unique
+
+
+def _gzipped(files: Mapping[str, ExplainFile]) -> Iterator[bytes]:
+    """The files' gzip bytes, in order, compressed on as many threads as there are CPUs
+    (zlib releases the GIL), each handed over as soon as it and those before it are."""
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
+                            thread_name_prefix="gzip") as pool:
+        yield from pool.map(ExplainFile.gzipped, files.values())
+
+
 def write_explanations(submission_root: Path, tasks: list[TaskFiles],
                        inputs_sha256: Mapping[str, str]) -> Path:
     """Replace the submission's explanation folder with ``tasks``' files, all at once:
@@ -312,12 +417,11 @@ def write_explanations(submission_root: Path, tasks: list[TaskFiles],
         shutil.rmtree(stale, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=f".{submission_root.name}.explain-new-", dir=parent))
     try:
-        for t in tasks:
-            for rel, data in t.files.items():
-                path = work / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                if not path.exists():  # a text part several tasks share
-                    path.write_bytes(data)
+        unique = _unique_files(tasks)
+        for folder in sorted({(work / rel).parent for rel in unique}):
+            folder.mkdir(parents=True, exist_ok=True)
+        for rel, data in zip(unique, _gzipped(unique)):
+            (work / rel).write_bytes(data)
         (work / MANIFEST).write_bytes(explanation_manifest(submission_root.name, tasks,
                                                           inputs_sha256))
         for path in [work, *work.rglob("*")]:
@@ -345,7 +449,8 @@ def keep_explanations(cache: Path, submission_id: str, tasks: list[TaskFiles],
     (:class:`leaderboard.submission.files.SubmissionFiles`). Returns the manifest's bytes,
     which results.json names."""
     manifest = explanation_manifest(submission_id, tasks, inputs_sha256)
-    data = {f"{EXPLAIN_DIR}/{rel}": blob for t in tasks for rel, blob in t.files.items()}
+    unique = _unique_files(tasks)
+    data = {f"{EXPLAIN_DIR}/{rel}": blob for rel, blob in zip(unique, _gzipped(unique))}
     refs = stored_refs(parse_manifest(manifest, f"{submission_id}/{EXPLAIN_DIR}/{MANIFEST}"))
     refs.append(StoredRef(f"{EXPLAIN_DIR}/{MANIFEST}", len(manifest),
                           hashlib.sha256(manifest).hexdigest()))
@@ -367,6 +472,7 @@ def parse_manifest(data: bytes, where: str) -> dict:
     if len(files) > MAX_EXPLAIN_FILES:
         raise ExplainFilesError(f"{where}: lists {len(files)} files, over the limit of "
                                 f"{MAX_EXPLAIN_FILES}")
+    total = 0
     for rel, entry in files.items():
         if not _FILE_RE.fullmatch(rel) or ".." in rel.split("/") or rel == MANIFEST:
             raise ExplainFilesError(f"{where}: {rel!r} is not an explanation file")
@@ -377,6 +483,10 @@ def parse_manifest(data: bytes, where: str) -> dict:
                 or not _SHA256_RE.fullmatch(sha):
             raise ExplainFilesError(f"{where}: {rel!r} needs its size (1 to "
                                     f"{MAX_EXPLAIN_FILE_BYTES} bytes) and SHA-256")
+        total += size
+    if total > MAX_EXPLAIN_TOTAL_BYTES:
+        raise ExplainFilesError(f"{where}: its files add up to {size_text(total)}, over the "
+                                f"{size_text(MAX_EXPLAIN_TOTAL_BYTES)} limit")
     return doc
 
 

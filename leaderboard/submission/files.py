@@ -22,6 +22,7 @@ it was looked for.
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +37,14 @@ from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, Hub
                                          RunStore, configured_store, store_path)
 from leaderboard.submission.manifest import load_manifest
 from leaderboard.submission.layout import MANIFEST_NAME
+from leaderboard.submission.transaction import plain_file
 
 # Files fetched at once: remote reads wait on the network, local ones on the disk.
 FETCH_JOBS = 8
+
+
+class Late(StoreError):
+    """A file not fetched because the deadline of the files fetched with it had passed."""
 
 
 @dataclass
@@ -57,11 +63,10 @@ class SubmissionFiles:
         return f"{self.sub_id}/{rel}"
 
     def local(self, rel: str) -> Path | None:
-        """The file in the submission's folder, when it is there (links refused)."""
-        if self.folder is None:
-            return None
-        path = self.folder / rel
-        return path if path.is_file() and not path.is_symlink() else None
+        """The file in the submission's folder, when it is there: a regular file reached
+        without a link on the way (``explain/texts`` linked to another submission's
+        folder holds none of this one's files)."""
+        return None if self.folder is None else plain_file(self.folder, rel)
 
     def _in_folder_store(self, rel: str) -> Path | None:
         if not isinstance(self.store, FolderStore):
@@ -77,25 +82,27 @@ class SubmissionFiles:
         again. False when there is no source or its copy cannot be had or differs."""
         if self.source is None or hf_constants.HF_HUB_OFFLINE:
             return False
-        if cached_copy(self.cache, ref) is not None:
-            return True
         try:
+            if cached_copy(self.cache, ref, self.display(ref.path)) is not None:
+                return True
             self._download(self.source.download_url(ref.path), ref, self.display(ref.path))
         except (FetchError, StoreError):
             return False
         return True
 
-    def locate(self, ref: StoredRef) -> Path:
+    def locate(self, ref: StoredRef, until: float | None = None) -> Path:
         """A verified local copy of ``ref`` (the folder's, the folder store's or the
-        cache's); raises :class:`StoreError`."""
-        return self._obtain(ref)[0]
+        cache's); raises :class:`StoreError`. ``until``: no fetch starts after that
+        ``time.monotonic()`` instant (:class:`Late`), and none goes on past it."""
+        return self._obtain(ref, until)[0]
 
     def read(self, ref: StoredRef) -> bytes:
         """``ref``'s verified content (inflated, for a gzip ref)."""
         path, content = self._obtain(ref)
         return content if content is not None else path.read_bytes()
 
-    def _obtain(self, ref: StoredRef) -> tuple[Path, bytes | None]:
+    def _obtain(self, ref: StoredRef, until: float | None = None
+                ) -> tuple[Path, bytes | None]:
         display = self.display(ref.path)
         candidates = [("the submission's folder", self.local(ref.path)),
                       (self.store.describe(), self._in_folder_store(ref.path))]
@@ -107,14 +114,16 @@ class SubmissionFiles:
                 raise StoreError(display, f"the copy in {where} ({path}) does not match: "
                                           f"{problem}")
             return path, content
-        hit = cached_copy(self.cache, ref)
+        hit = cached_copy(self.cache, ref, display)
         if hit is not None:
             return hit
+        if until is not None and time.monotonic() > until:
+            raise Late(display, "not fetched: the submission's deadline passed")
         tried: list[str] = []
         if isinstance(self.store, HttpsStore):
             url = self.store.url(store_path(self.sub_id, ref.path))
             try:
-                return self._download(url, ref, display)
+                return self._download(url, ref, display, until)
             except FetchError as exc:
                 if not exc.not_found or self.source is None:
                     raise StoreError(display, str(exc)) from None
@@ -124,7 +133,7 @@ class SubmissionFiles:
                 raise StoreError(display, f"it is at {self.source.url()}, and HF_HUB_OFFLINE "
                                           "is set: unset it to fetch from the Hub")
             try:
-                return self._download(self.source.download_url(ref.path), ref, display)
+                return self._download(self.source.download_url(ref.path), ref, display, until)
             except FetchError as exc:
                 raise StoreError(display, str(exc)) from None
         if isinstance(self.store, HubStore):
@@ -136,22 +145,45 @@ class SubmissionFiles:
             where += f"; not in {self.store.describe()}"
         raise StoreError(display, f"the file is missing ({where})")
 
-    def _download(self, url: str, ref: StoredRef, display: str) -> tuple[Path, bytes | None]:
-        return download(url, ref, self.cache, display, self.limits)
+    def _download(self, url: str, ref: StoredRef, display: str, until: float | None = None
+                  ) -> tuple[Path, bytes | None]:
+        return download(url, ref, self.cache, display, self.limits, until)
 
     def locate_all(self, refs: list[StoredRef], jobs: int = FETCH_JOBS
                    ) -> dict[str, Path | StoreError]:
-        """Every ref located at once (by path): a verified path, or why not."""
+        """Every ref located at once (by path): a verified path, or why not.
+
+        The fetches share one deadline (:meth:`HttpLimits.total_deadline_s` of their
+        sizes together): against a store that never answers, a submission of a thousand
+        files waits two timeouts, not one per file. Files not fetched by then share one
+        :class:`StoreError` saying how many are left
+        (:func:`leaderboard.store.files.unique_errors` lists it once)."""
+        seconds = self.limits.total_deadline_s(sum(r.max_stored_bytes for r in refs))
+        until = time.monotonic() + seconds
+        left: list[str] = []
+
         def one(ref: StoredRef) -> Path | StoreError:
             try:
-                return self.locate(ref)
+                return self.locate(ref, until)
+            except Late:
+                left.append(ref.path)
+                return Late(self.sub_id, "")
             except StoreError as exc:
                 return exc
         if len(refs) <= 1:
-            return {r.path: one(r) for r in refs}
-        with ThreadPoolExecutor(max_workers=min(jobs, len(refs)),
-                                thread_name_prefix="store-fetch") as pool:
-            return dict(zip((r.path for r in refs), pool.map(one, refs)))
+            found = {r.path: one(r) for r in refs}
+        else:
+            with ThreadPoolExecutor(max_workers=min(jobs, len(refs)),
+                                    thread_name_prefix="store-fetch") as pool:
+                found = dict(zip((r.path for r in refs), pool.map(one, refs)))
+        if left:
+            late = StoreError(self.sub_id, f"{len(left)} of {len(refs)} file(s) not fetched: "
+                                           f"fetching them took longer than the {seconds:.0f} "
+                                           f"s this submission's files may take together "
+                                           f"({self.store.describe()} is slow or does not "
+                                           "answer); run the command again later")
+            found.update({path: late for path in left})
+        return found
 
     def link(self, rel: str) -> str | None:
         """The web address of the stored copy of ``rel`` when it is not in the folder (the

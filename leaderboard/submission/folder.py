@@ -27,7 +27,8 @@ from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FI
                                            PREDICTION_SUFFIXES, ROOT_ENTRIES, RUN_SUFFIXES,
                                            RUNS_DIR, STRAY_FILE)
 from leaderboard.submission.manifest import FileEntry, Manifest, digest_file, load_manifest
-from leaderboard.submission.metadata import Metadata, load_metadata, yaml_line
+from leaderboard.submission.metadata import Metadata, load_metadata
+from leaderboard.submission.transaction import recover
 
 
 @dataclass
@@ -77,7 +78,11 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool) -> Inputs:
 
     A file in the folder that the manifest lists with another size or SHA-256 is an error
     (the manifest is out of date) unless ``record_local``: `leaderboard score` records
-    the folder's files. Nothing is fetched here."""
+    the folder's files. Nothing is fetched here. A change of the folder that a killed
+    command left is finished or undone first
+    (:func:`leaderboard.submission.transaction.recover`), so every reader sees the folder
+    as it was or as it was meant to be."""
+    recover(root)
     sub_display = root.name
     listed = load_manifest(root, report, f"{sub_display}/{MANIFEST_NAME}")
     local: dict[str, Path] = {}
@@ -129,11 +134,8 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
                    f"{MANIFEST_NAME} (a submission is a folder submissions/<id>/ with its "
                    f"metadata.yaml and its runs)")
         return Submission(root, None, {})
-    metadata = load_metadata(root / METADATA_NAME, f"{sub_display}/{METADATA_NAME}", report)
-    if metadata is not None and metadata.id != root.name:
-        report.add(f"{sub_display}/{METADATA_NAME}", yaml_line(
-            (root / METADATA_NAME).read_text(encoding="utf-8"), ("id",)),
-            f"id: {metadata.id!r} must equal the folder name {root.name!r}")
+    metadata = load_metadata(root / METADATA_NAME, f"{sub_display}/{METADATA_NAME}", report,
+                             folder_name=root.name)
     registry = all_tasks()
     for entry in sorted(root.iterdir()):
         if entry.name not in ROOT_ENTRIES:
@@ -177,10 +179,13 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
         files = SubmissionFiles(root.name, root, inputs.merged.source,
                                 store if store is not None else configured_store(root))
         found.update(files.locate_all(remote))
+    reported: set[int] = set()
     for rel, (task_id, role) in placed.items():
         path = found.get(rel)
         if isinstance(path, StoreError):
-            report.add(path.display, None, path.message)
+            if id(path) not in reported:  # files left at the deadline share one error
+                report.add(path.display, None, path.message)
+                reported.add(id(path))
             continue
         if path is None:
             continue  # not fetched: the submission has other errors
@@ -215,7 +220,9 @@ def limit_problems(manifest: Manifest) -> list[str]:
 
 def run_files(folder: Path) -> dict[str, FileEntry | None]:
     """Every run file of a submission by path: the manifest's entries, and the files in
-    ``folder/runs`` (None where the manifest does not list them). Reads nothing else."""
+    ``folder/runs`` (None where the manifest does not list them). Reads nothing else
+    (after :func:`leaderboard.submission.transaction.recover`)."""
+    recover(folder)
     report = Report()
     listed = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")
     out: dict[str, FileEntry | None] = dict(listed.entries) if listed else {}

@@ -67,6 +67,15 @@ MAX_METADATA_BYTES = 64 * 1024
 # without end.
 MAX_EXPLAIN_FILES = 10_000
 MAX_EXPLAIN_FILE_BYTES = 64 * 1024 * 1024
+# Bounds on what results.json names by size (the content of the per-query file and the
+# explanation manifest's bytes) and on the content of all the explanation files that
+# manifest lists, far above a submission of every task (the committed bm25s, 304 tasks:
+# 2.2 MB of per-query JSON, a manifest of 0.22 MB listing 708 files of 28.9 MB of JSON):
+# a store streaming without Content-Length got 1 GiB of a declared size into the cache,
+# then into memory.
+MAX_PER_QUERY_BYTES = 64 * 1024 * 1024
+MAX_EXPLAIN_MANIFEST_BYTES = 8 * 1024 * 1024
+MAX_EXPLAIN_TOTAL_BYTES = 256 * 1024 * 1024
 
 
 class Writer(Enum):

@@ -23,13 +23,14 @@ A results file records the SHA-256 of the inputs it was scored from
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
 from leaderboard.core.checksums import file_checksum
-from leaderboard.core.fileio import atomic_write_text, size_text
+from leaderboard.core.fileio import atomic_write_text, file_kind, size_text
 from leaderboard.core.report import Report
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
 from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
@@ -42,6 +43,7 @@ SHA256_RE = re.compile(r"[0-9a-f]{64}")
 # A run path: runs/<task id>/<file>, plain ASCII names (task ids and file names are).
 _PATH_PART = re.compile(r"[A-Za-z0-9._-]+")
 MAX_PATH_CHARS = 300
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 HEADER = (
     "# FollowBoard manifest: each run file of this submission by SHA-256, size in bytes\n"
     "# and path. `leaderboard score` writes it; `leaderboard runs pull|push|verify` fetch,\n"
@@ -105,7 +107,9 @@ def parse_manifest(data: bytes, display: str, report: Report,
     before = len(report.errors)
     manifest = Manifest()
     seen_format = False
-    for number, raw in enumerate(text.splitlines(), 1):
+    # Lines end at ASCII line breaks only: str.splitlines() also splits at U+2028 and
+    # other Unicode separators, which a comment may hold.
+    for number, raw in enumerate(_LINE_BREAK.split(text), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -175,7 +179,11 @@ def load_manifest(folder: Path, report: Report, display: str,
     if path.is_symlink():
         report.add(display, None, "symbolic links are not allowed in a submission")
         return None
-    if not path.is_file():
+    if not os.path.lexists(path):
+        return None
+    if not path.is_file():  # a FIFO would block the reader; a folder is no manifest
+        report.add(display, None, f"not a regular file ({file_kind(path)}): {MANIFEST_NAME} "
+                                  "is a text file")
         return None
     try:
         with path.open("rb") as fh:

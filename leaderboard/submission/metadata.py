@@ -7,6 +7,7 @@ the line of the key it is about.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Annotated
@@ -15,13 +16,12 @@ import yaml
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
                       field_validator)
 
-from leaderboard.core.fileio import validation_problem
+from leaderboard.core.fileio import file_kind, validation_problem
 from leaderboard.core.report import Report
+from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import MAX_METADATA_BYTES, METADATA_NAME
 from leaderboard.submission.results import ModelInfo
 
-# Used with fullmatch only: with match, '$' also matches before a final newline.
-SUBMISSION_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{1,62}")
 # A GitHub login: 1-39 letters, digits or single hyphens, not starting or ending with one.
 GITHUB_LOGIN_RE = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
 
@@ -60,9 +60,9 @@ class Metadata(BaseModel):
     @field_validator("id")
     @classmethod
     def _id_shape(cls, value: str) -> str:
-        if not SUBMISSION_ID_RE.fullmatch(value):
-            raise ValueError("must be 2-63 characters: lower-case letters, digits, '.', '_' "
-                             "or '-', starting with a letter or digit")
+        problem = id_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value
 
     @field_validator("owner")
@@ -134,14 +134,22 @@ def yaml_line(text: str, loc: tuple) -> int | None:
     return line
 
 
-def load_metadata(path: Path, display: str, report: Report) -> Metadata | None:
+def load_metadata(path: Path, display: str, report: Report, *,
+                  folder_name: str | None = None) -> Metadata | None:
+    """``metadata.yaml`` read and checked, every problem reported at once with its line
+    (None when any but a mismatched id): ``folder_name`` is the name its ``id`` must
+    equal, checked whatever else is wrong, so a submitter fixes all in one go."""
     if path.is_symlink():
         # CI refuses links before reading anything; a local check must not follow one.
         report.add(display, None, "symbolic links are not allowed in a submission; commit "
                                   "the file itself")
         return None
-    if not path.is_file():
+    if not os.path.lexists(path):
         report.add(display, None, f"{METADATA_NAME} is missing")
+        return None
+    if not path.is_file():  # a FIFO would block the reader
+        report.add(display, None, f"not a regular file ({file_kind(path)}): {METADATA_NAME} "
+                                  "is a text file")
         return None
     raw = path.read_bytes()
     if len(raw) > MAX_METADATA_BYTES:
@@ -167,9 +175,14 @@ def load_metadata(path: Path, display: str, report: Report) -> Metadata | None:
     if not isinstance(data, dict):
         report.add(display, 1, "metadata.yaml must be a mapping of keys to values")
         return None
+    metadata = None
     try:
-        return Metadata.model_validate(data)
+        metadata = Metadata.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
             report.add(display, yaml_line(text, err["loc"]), validation_problem(err))
-        return None
+    given = data.get("id")
+    if folder_name is not None and isinstance(given, str) and given != folder_name:
+        report.add(display, yaml_line(text, ("id",)),
+                   f"id: {given!r} must equal the folder name {folder_name!r}")
+    return metadata

@@ -17,6 +17,7 @@ from leaderboard.core.evaluate import Progress, check_task_files, quiet, score_i
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.store.cache import cache_dir
+from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.explain_files import (MANIFEST, TaskFiles, explain_inputs,
                                                   explain_problem, keep_explanations,
@@ -25,6 +26,7 @@ from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import Submission, collect_inputs, discover
 from leaderboard.submission.layout import EXPLAIN_DIR, RESULTS_NAME, entry, in_folder
 from leaderboard.submission.manifest import input_digests, write_manifest
+from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, Source,
                                             SystemResult, compare_scores, read_results,
                                             stale_inputs, write_submission_results)
@@ -82,7 +84,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
             outcome.scores[task.id] = sheet = score_inputs(inputs)
             if explain:
                 outcome.explanations.append(explain_inputs(
-                    task, inputs.data, data_dir, sheet, inputs.runs, inputs.predictions))
+                    task, inputs.data, data_dir, sheet, inputs.ranked, inputs.predictions))
     if not score:
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         for problem in results_staleness(root, store):
@@ -184,7 +186,39 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
     folder (:func:`leaderboard.submission.explain_files.write_explanations`); a
     submitter's scoring keeps them in the run store's cache
     (:func:`leaderboard.submission.explain_files.keep_explanations`) and leaves a folder
-    a pull request may carry as it is. results.json is the same byte for byte either way."""
+    a pull request may carry as it is. results.json is the same byte for byte either way.
+
+    The files change together, as one :func:`leaderboard.submission.transaction.change_folder`
+    (within the caller's, when ``root`` is the copy of a change under way): a scoring
+    stopped at any instant leaves the old files or the new ones."""
+    try:
+        with change_folder(root) as change:
+            outcome = _score_into(change.folder, data_dir, progress, store,
+                                  after_merge=after_merge)
+            if outcome.results_path is not None:
+                change.commit()
+    except ChangeError as exc:
+        report = Report()
+        report.add(exc.where, None, exc.message)
+        return SubmissionOutcome(Submission(root, None), report)
+    return relocated(outcome, change, root)
+
+
+def relocated(outcome: SubmissionOutcome, change: FolderChange, root: Path) -> SubmissionOutcome:
+    """``outcome`` of scoring ``change``'s copy, its paths in the folder ``root``."""
+    submission = outcome.submission
+    submission.root = root
+    submission.files = {task: {role: change.outside(path, root) for role, path in roles.items()}
+                        for task, roles in submission.files.items()}
+    for name in ("results_path", "explain_path"):
+        path = getattr(outcome, name)
+        if path is not None:
+            setattr(outcome, name, change.outside(path, root))
+    return outcome
+
+
+def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore | None, *,
+                after_merge: bool) -> SubmissionOutcome:
     outcome = check_submission(root, data_dir, score=True, explain=True, progress=progress,
                                store=store)
     if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
@@ -197,7 +231,11 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
             outcome.explain_path = write_explanations(root, outcome.explanations, inputs)
             explained = (outcome.explain_path / MANIFEST).read_bytes()
         else:
-            explained = keep_explanations(cache_dir(), root.name, outcome.explanations,
-                                          inputs)
+            try:
+                explained = keep_explanations(cache_dir(), root.name, outcome.explanations,
+                                              inputs)
+            except StoreError as exc:
+                outcome.report.add(exc.display, None, exc.message)
+                return outcome
         outcome.results_path = write_submission_results(root, results, explained)
     return outcome

@@ -23,12 +23,30 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, Literal
 
-from leaderboard.core.fileio import (atomic_write_bytes, atomic_write_text, read_json_model,
-                                validation_problem)
+from pydantic import (
+    AllowInfNan,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
+
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import (
+    atomic_write_bytes,
+    atomic_write_text,
+    read_json_model,
+    validation_problem,
+)
 from leaderboard.store.files import StoredRef, StoreError
 from leaderboard.submission.files import submission_files
-from leaderboard.submission.layout import PER_QUERY_NAME, RESULTS_NAME
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from leaderboard.submission.layout import (
+    MAX_EXPLAIN_MANIFEST_BYTES,
+    MAX_PER_QUERY_BYTES,
+    PER_QUERY_NAME,
+    RESULTS_NAME,
+)
 
 if TYPE_CHECKING:
     from leaderboard.store.locations import RunStore
@@ -112,7 +130,7 @@ class StoredFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: Literal["per-query.json.gz"]
-    bytes: int = Field(ge=1)
+    bytes: int = Field(ge=1, le=MAX_PER_QUERY_BYTES)
     sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
     def ref(self) -> StoredRef:
@@ -131,7 +149,7 @@ class ExplainManifestFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: Literal["explain/manifest.json"]
-    bytes: int = Field(ge=1)
+    bytes: int = Field(ge=1, le=MAX_EXPLAIN_MANIFEST_BYTES)
     sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
     @classmethod
@@ -308,7 +326,7 @@ def write_submission_results(folder: Path, results: ResultsFile,
     return path
 
 
-class ResultsFileError(ValueError):
+class ResultsFileError(FollowBoardError, ValueError):
     pass
 
 

@@ -18,13 +18,15 @@ a function (API path -> decoded JSON), so tests replay recorded responses withou
 
 from __future__ import annotations
 
-import json
 import re
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import load_json
 
 API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -36,7 +38,7 @@ REPO_SLUG_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,1
 REQUIRED_APPROVAL_POLICY = "all_external_contributors"
 
 
-class ApiError(Exception):
+class ApiError(FollowBoardError):
     """An API call that did not return 2xx JSON: the status and GitHub's message."""
 
     def __init__(self, path: str, status: int | None, message: str) -> None:
@@ -126,9 +128,10 @@ def http_fetch(token: str | None, api_url: str = API_URL, timeout: float = 30.0)
             except (urllib.error.URLError, OSError) as exc:
                 raise ApiError(path, None, str(getattr(exc, "reason", exc))) from None
             try:
-                page = json.loads(body.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                raise ApiError(path, None, "the answer is not JSON") from None
+                page = load_json(body, path, ValueError)
+            except ValueError:
+                raise ApiError(path, None, "the answer is not JSON (or nested too deeply)") \
+                    from None
             total = _merge_page(total, page)
             url = _next_link(link)
         return total
@@ -138,8 +141,8 @@ def http_fetch(token: str | None, api_url: str = API_URL, timeout: float = 30.0)
 
 def _error_message(body: bytes) -> str:
     try:
-        message = json.loads(body.decode("utf-8")).get("message", "")
-    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        message = load_json(body, "", ValueError).get("message", "")  # type: ignore[union-attr]
+    except (ValueError, AttributeError):
         message = ""
     return str(message)[:300] or "no message"
 

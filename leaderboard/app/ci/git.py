@@ -14,6 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from leaderboard.core.errors import FollowBoardError
+
 SHA_RE = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256; use fullmatch
 NULL_SHA_RE = re.compile(r"^0+$")
 
@@ -22,17 +24,22 @@ MODE_SYMLINK = "120000"
 MODE_GITLINK = "160000"  # a submodule commit
 
 
-class GitError(ValueError):
+class GitError(FollowBoardError, ValueError):
     """A git command failed; the message says which and why."""
 
 
-def git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
+class NoCommonHistory(GitError):
+    """Two commits share no ancestor: a branch that was not made from the base branch."""
+
+
+def git(repo: Path, *args: str, input_bytes: bytes | None = None,
+        ok_codes: tuple[int, ...] = (0,)) -> bytes:
     try:
         proc = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes,
                               capture_output=True, check=False)
     except FileNotFoundError:
         raise GitError("git is not installed (needed to read the pull request)") from None
-    if proc.returncode != 0:
+    if proc.returncode not in ok_codes:
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {' '.join(args[:3])} failed in {repo}: "
                        f"{detail[-1] if detail else f'exit {proc.returncode}'}")
@@ -52,9 +59,11 @@ def resolve_commit(repo: Path, rev: str) -> str:
 
 
 def merge_base(repo: Path, base: str, head: str) -> str:
-    out = git(repo, "merge-base", base, head).decode().strip()
+    """The commit where ``head``'s branch left ``base``'s; :class:`NoCommonHistory` when
+    there is none (``git merge-base`` answers nothing, with exit status 1)."""
+    out = git(repo, "merge-base", base, head, ok_codes=(0, 1)).decode().strip()
     if not out:
-        raise GitError(f"{base} and {head} have no common ancestor")
+        raise NoCommonHistory(f"{base} and {head} have no common ancestor")
     return out
 
 

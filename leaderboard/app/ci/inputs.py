@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from leaderboard.submission.metadata import SUBMISSION_ID_RE
+from leaderboard.submission.ids import id_problem
 
 
 def check_model_ids(ids: Iterable[str], declared: Iterable[str]) -> list[str]:
@@ -22,9 +22,8 @@ def check_model_ids(ids: Iterable[str], declared: Iterable[str]) -> list[str]:
     if not words:
         problems.append("no model id given")
     for word in words:
-        if not SUBMISSION_ID_RE.fullmatch(word):
-            problems.append(f"{word!r} is not a model id (2-63 characters: lower-case letters, "
-                            "digits, '.', '_' or '-', starting with a letter or digit)")
+        if id_problem(word):
+            problems.append(f"{word!r} is not a model id ({id_problem(word)})")
         elif word not in known:
             problems.append(f"{word!r} is not declared in reference_models/models.yaml "
                             "(see `leaderboard baselines list`)")

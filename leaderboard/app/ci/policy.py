@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 
 from leaderboard.app.ci.git import Change, GitError, TreeEntry, safe_relative
 from leaderboard.core.report import Report
-from leaderboard.submission.metadata import SUBMISSION_ID_RE
+from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import (
     CI_FILES,
     MAX_FILES,
@@ -124,12 +124,11 @@ def classify_changes(changes: list[Change]) -> PrScope:
             "leave other people's submissions alone.")
         scope.refused_paths += [p for ids in scope.submission_ids[1:]
                                 for p in scope.touched.get(ids, []) + scope.deleted.get(ids, [])]
-    bad_ids = [i for i in scope.submission_ids if not SUBMISSION_ID_RE.fullmatch(i)]
+    bad_ids = [(i, id_problem(i)) for i in scope.submission_ids if id_problem(i)]
     if bad_ids:
         scope.refusals.append(
-            f"submission folder name(s) {_listing([repr(i) for i in bad_ids])} are not valid "
-            "ids: 2-63 characters, lower-case letters, digits, '.', '_' or '-', starting with "
-            "a letter or digit.")
+            f"submission folder name(s) {_listing([repr(i) for i, _ in bad_ids])} are not "
+            f"valid ids: {'; '.join(str(problem) for _, problem in bad_ids)}.")
     if not scope.submission_ids and not scope.refusals:
         scope.refusals.append("the pull request does not add or change any submission "
                               "(no file under submissions/<id>/).")
@@ -231,6 +230,10 @@ AUTHOR_UNKNOWN = ("the pull request's author is not known (--pr-author is empty 
                   "so who may change which submission cannot be checked; the check refuses "
                   "rather than skip it. Re-run the workflow; if this persists, a maintainer "
                   "must look at the workflow's inputs.")
+NO_COMMON_HISTORY = ("the pull request's branch shares no history with the base branch (git "
+                     "finds no common commit), so what it changes cannot be told: make the "
+                     "branch from the leaderboard's main branch (fork the repository, or "
+                     "`git switch -c my-model origin/main`) and commit the submission there.")
 
 
 def author_unknown(given: str | None, *, in_actions: bool) -> bool:

@@ -33,6 +33,7 @@ from leaderboard.app.ci.git import (
     SHA_RE,
     TreeEntry,
     changed_files,
+    NoCommonHistory,
     extract,
     merge_base,
     read_blobs,
@@ -41,6 +42,7 @@ from leaderboard.app.ci.git import (
 )
 from leaderboard.app.ci.policy import (
     AUTHOR_UNKNOWN,
+    NO_COMMON_HISTORY,
     check_derived,
     check_removal,
     check_tree,
@@ -246,7 +248,11 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
     """Check a PR from git objects; writes only under ``out_dir`` (and a temporary folder)."""
     base = resolve_commit(req.repo, req.base)
     head = resolve_commit(req.repo, req.head)
-    fork_point = merge_base(req.repo, base, head)
+    try:
+        fork_point = merge_base(req.repo, base, head)
+    except NoCommonHistory:
+        return CiReport(status="refused", pr_number=req.pr_number, base_sha=base,
+                        head_sha=head, scorer=scorer_version(), refusals=[NO_COMMON_HISTORY])
     scope = classify_changes(changed_files(req.repo, fork_point, head))
     if scope.ok:
         sub_id = scope.submission_ids[0]

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
 
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_write_text, read_json_model
 from leaderboard.submission.pull_request import Status
 from leaderboard.submission.results import canonical_json
@@ -106,7 +107,7 @@ class CiReport(Strict):
     comparison_notes: list[ShortText] = Field(default_factory=list, max_length=50)
 
 
-class CiReportError(ValueError):
+class CiReportError(FollowBoardError, ValueError):
     """A report file that is not a valid CI report; the message names the file."""
 
 

@@ -11,7 +11,6 @@ leaderboard itself does.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -20,7 +19,7 @@ from pydantic import ValidationError
 
 from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
-from leaderboard.core.fileio import validation_problem
+from leaderboard.core.fileio import load_json, validation_problem
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
@@ -46,11 +45,15 @@ class CommittedResults:
     problems: list[str] = field(default_factory=list)
 
 
+class _NotJson(ValueError):
+    pass
+
+
 def _parse(path: str, data: bytes, out: CommittedResults) -> ResultsFile | None:
     try:
-        return ResultsFile.model_validate(json.loads(data.decode("utf-8")))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        out.problems.append(f"{path}: not valid JSON ({exc}); skipped in the comparison")
+        return ResultsFile.model_validate(load_json(data, path, _NotJson))
+    except _NotJson as exc:
+        out.problems.append(f"{exc}; skipped in the comparison")
     except ValidationError as exc:
         out.problems.append(f"{path}: {validation_problem(exc.errors()[0])}; skipped in the "
                             "comparison")

@@ -11,21 +11,27 @@ from a run of the project's own, unmodified checker.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from leaderboard.app.ci.git import Change
-from leaderboard.app.ci.policy import AUTHOR_UNKNOWN, classify_changes, ownership_problem
+from leaderboard.app.ci.policy import (
+    AUTHOR_UNKNOWN,
+    classify_changes,
+    ownership_problem,
+)
 from leaderboard.app.ci.pr_report import MAX_STORED_PROBLEMS, CiReport
-from leaderboard.submission.metadata import SUBMISSION_ID_RE, owner_of
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import load_json
+from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import METADATA_NAME, SUBMISSIONS_DIR
+from leaderboard.submission.metadata import owner_of
 
 API_STATUS = {"added": "A", "modified": "M", "changed": "M", "removed": "D", "renamed": "A",
               "copied": "A", "unchanged": "M"}
 MAX_API_FILES = 3000  # the API lists at most 3000 files of a pull request
 
 
-class PrFilesError(ValueError):
+class PrFilesError(FollowBoardError, ValueError):
     pass
 
 
@@ -39,10 +45,10 @@ def read_api_files(path: Path) -> list[Change]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        item = load_json(line, str(path), PrFilesError, line=number)
         try:
-            item = json.loads(line)
-            status, filename = item["status"], item["filename"]
-        except (json.JSONDecodeError, KeyError, TypeError):
+            status, filename = item["status"], item["filename"]  # type: ignore[index]
+        except (KeyError, TypeError):
             raise PrFilesError(f"{path}:{number}: expected {{\"status\", \"filename\"}}") from None
         if not isinstance(filename, str) or status not in API_STATUS:
             raise PrFilesError(f"{path}:{number}: unexpected status {status!r}")
@@ -83,7 +89,7 @@ def apply_ownership(report: CiReport, base_dir: Path, author: str,
     author's. The owner is read from ``base_dir`` (the default branch's checkout in the
     comment job), so neither the PR nor its artifact can claim the submission."""
     for sub in report.submissions:
-        if not SUBMISSION_ID_RE.fullmatch(sub.id):
+        if id_problem(sub.id):
             continue  # the scope check refuses such a PR anyway
         folder = base_dir / SUBMISSIONS_DIR / sub.id
         if not folder.is_dir() or folder.is_symlink():

@@ -13,9 +13,13 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import resolve_data_dir
+
+if TYPE_CHECKING:
+    from leaderboard.submission.pipeline import SubmissionOutcome
 
 DEFAULT_OUT = Path("submissions")
 # Mirrors of reference_models' names, so `leaderboard --help` imports nothing from there.
@@ -37,26 +41,28 @@ def register(sub: "argparse._SubParsersAction") -> None:
     actions = parser.add_subparsers(dest="baselines_command", metavar="ACTION")
     actions.required = True
 
-    listing = actions.add_parser("list", help="list the declared reference models",
-                                 description="List the reference models of models.yaml.")
+    listing = new_command(actions, "list", "list the declared reference models",
+                          "List the reference models of reference_models/models.yaml: id, "
+                          "family, weights and pinned revision.",
+                          "  leaderboard baselines list")
     listing.set_defaults(handler=run_list)
 
-    run = actions.add_parser(
-        "run", help="run a model over tasks and write + score its submission",
-        description="Rank every query of the selected tasks with MODEL, write <out>/<id>/ "
-                    "(metadata.yaml and the runs) and score it. MODEL is a declared id "
-                    "(`baselines list`), a model folder, or a Hugging Face Hub id "
-                    "owner/name. A folder or Hub model runs as its own files say: a "
-                    "sentence-transformers folder as a bi-encoder (its pooling, "
-                    "normalisation, prompts and length), a sequence-classification head as "
-                    "a cross-encoder reranking a first stage, a causal LM only with "
-                    "--family causal-reranker and a yes/no prompt; the options below "
-                    "override each choice. Encodings are cached under $FOLLOWBOARD_CACHE "
-                    "(default .cache/followboard), so an interrupted run resumes where it "
-                    "stopped; the submission folder changes only when every task is done. "
-                    "The scored folder is ready to commit as a pull request: the query "
-                    "explorer's files, which CI writes after the merge, are kept in the run "
-                    "store's cache.")
+    run = new_command(
+        actions, "run", "run a model over tasks and write + score its submission",
+        "Rank every query of the selected tasks with MODEL, write <out>/<id>/ (metadata.yaml "
+        "and the runs) and score it. MODEL is a declared id (`baselines list`), a model "
+        "folder, or a Hugging Face Hub id owner/name. A folder or Hub model runs as its own "
+        "files say: a sentence-transformers folder as a bi-encoder (its pooling, "
+        "normalisation, prompts and length), a sequence-classification head as a "
+        "cross-encoder reranking a first stage, a causal LM only with --family "
+        "causal-reranker and a yes/no prompt; the options below override each choice. "
+        "Encodings are cached under embeddings/ in the cache root ($LEADERBOARD_CACHE_DIR, "
+        "else ~/.cache/followboard), so an interrupted run resumes where it stopped; the submission folder changes only when "
+        "every task is done and scored, as one transaction. The scored folder is ready to "
+        "commit as a pull request: the query explorer's files, which CI writes after the "
+        "merge, are kept in the run store's cache.",
+        "  leaderboard baselines run ../my-model --id my-model --tasks 'followtable/*'\n"
+        "  leaderboard baselines run bm25s --tasks 'pi-indic-val150/t1/*'")
     run.add_argument("model", metavar="MODEL",
                      help="declared model id, model folder, or Hub id owner/name")
     run.add_argument("--revision", metavar="REV", default=None,
@@ -132,7 +138,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     run.add_argument("--chunk-size", type=_positive_int, default=None, metavar="N",
                      help="texts per cache chunk, the unit of resumption (default 2048)")
     run.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                     help="cache root (default: $FOLLOWBOARD_CACHE or .cache/followboard)")
+                     help="embedding cache folder (default: embeddings/ under $LEADERBOARD_CACHE_DIR, else ~/.cache/followboard)")
     run.add_argument("--no-cache", action="store_true",
                      help="encode everything in memory (single process only)")
     run.add_argument("--no-score", action="store_true", help="write the runs, do not score")
@@ -200,6 +206,7 @@ def reproducible_command(args: argparse.Namespace, revision: str | None = None) 
 
 def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models' ModelChoices
     """The command line's overrides of what a model's files say."""
+    from leaderboard.core.errors import FollowBoardError
     from reference_models.model_folder import ModelChoices
 
     prompt = args.prompt
@@ -207,9 +214,9 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
         try:
             prompt = args.prompt_file.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ValueError(f"--prompt-file {args.prompt_file}: no such file") from None
+            raise FollowBoardError(f"--prompt-file {args.prompt_file}: no such file") from None
         except UnicodeDecodeError:
-            raise ValueError(f"--prompt-file {args.prompt_file}: not UTF-8 text") from None
+            raise FollowBoardError(f"--prompt-file {args.prompt_file}: not UTF-8 text") from None
         # An editor ends the file with a newline; the prompt ends where its text does.
         prompt = prompt[:-1] if prompt.endswith("\n") else prompt
     trained = None if args.instruction_trained is None else args.instruction_trained == "yes"
@@ -223,10 +230,19 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
 
 
 def run_model(args: argparse.Namespace) -> int:
-    from leaderboard.app.submitter import (NO_OWNER, derive_owner, git_identity,
-                                           known_instruction_training)
+    from leaderboard.app.submitter import (
+        NO_OWNER,
+        derive_owner,
+        git_identity,
+        known_instruction_training,
+    )
+    from leaderboard.core.errors import FollowBoardError
     from leaderboard.submission.metadata import GITHUB_LOGIN_RE
-    from reference_models.baseline_run import DEFAULT_CONTACT, RunOptions, run_reference_model
+    from reference_models.baseline_run import (
+        DEFAULT_CONTACT,
+        RunOptions,
+        run_reference_model,
+    )
     from reference_models.distributed import shard_from_env
     from reference_models.model_source import resolve_model
     from reference_models.text import InstructionFormat
@@ -234,7 +250,7 @@ def run_model(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     instruction_format = InstructionFormat.parse(args.instruction_format)
     if args.owner is not None and not GITHUB_LOGIN_RE.fullmatch(args.owner):
-        raise ValueError(f"--owner {args.owner!r} is not a GitHub login")
+        raise FollowBoardError(f"--owner {args.owner!r} is not a GitHub login")
     # Everything that can be refused is, before a weight is loaded or a file written.
     resolved = resolve_model(args.model, choices=model_choices(args), revision=args.revision,
                              submission_id=args.submission_id)
@@ -269,6 +285,12 @@ def run_model(args: argparse.Namespace) -> int:
                          instruction_format=instruction_format)
     if args.chunk_size:
         options.chunk_size = args.chunk_size
+    scored: list[SubmissionOutcome] = []
+    if not args.no_score:
+        # The written folder is validated and scored like any submission, before it
+        # replaces the old one: runs and scores change together.
+        options.after_install = lambda folder: scored.append(
+            score(folder, data_dir, quiet=args.quiet))
     summary = run_reference_model(spec, args.tasks, data_dir, args.out, options, shard)
     if summary.folder is None:
         return 0  # another rank writes and scores
@@ -276,21 +298,22 @@ def run_model(args: argparse.Namespace) -> int:
           f"for {len(summary.tasks)} task(s) -> {summary.folder}")
     if args.no_score:
         return 0
-    # The finished folder is validated and scored like any submission: the one step
-    # between a written submission and its results.
-    return score(summary.folder, data_dir, quiet=args.quiet)
+    return report_score(summary.folder, scored[0])
 
 
-def score(folder: Path, data_dir: Path, quiet: bool = False) -> int:
+def score(folder: Path, data_dir: Path, quiet: bool = False) -> "SubmissionOutcome":
     """Score the written submission exactly as `leaderboard score` would."""
     from leaderboard.submission.pipeline import score_submission
 
     progress = (lambda _m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
-    outcome = score_submission(folder, data_dir, progress, after_merge=False)
+    return score_submission(folder, data_dir, progress, after_merge=False)
+
+
+def report_score(folder: Path, outcome: "SubmissionOutcome") -> int:
     for line in outcome.report.lines():
         print(line)
     if outcome.results_path is None:
         print(f"{folder.name}: not scored ({len(outcome.report.errors)} error(s))")
         return 1
-    print(f"{folder.name}: scored {len(outcome.scores)} task(s) -> {outcome.results_path}")
+    print(f"{folder.name}: scored {len(outcome.scores)} task(s) -> {folder / 'results.json'}")
     return 0

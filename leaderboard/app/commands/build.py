@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -42,9 +43,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if not args.quiet:
         page, size = result.largest_page
-        print(f"built {result.pages} pages into {result.out_dir} in {result.seconds:.1f} s "
+        built = result.out_dir.resolve()
+        print(f"built {result.pages} pages into {built} in {result.seconds:.1f} s "
               f"(render {result.render_seconds:.1f} s, mkdocs {result.mkdocs_seconds:.1f} s); "
               f"largest page {page} ({size / 2**20:.2f} MiB)")
-        print(f"open {result.out_dir / 'index.html'} or run: "
-              f"python -m http.server -d {result.out_dir} 8000")
+        # Opened from disk, pages show but the explorer and the search box cannot load
+        # their files: serving the folder is the way to use it all.
+        print(f"serve it: python -m http.server -d {shlex.quote(str(built))} 8000, then open "
+              f"http://127.0.0.1:8000/ (or open {built / 'index.html'} without the explorer)")
     return 0

@@ -132,6 +132,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "the repository, approval for fork PRs of all outside collaborators, and a read-only "
         "default GITHUB_TOKEN. The token comes from $GH_TOKEN or $GITHUB_TOKEN (an "
         "administrator's: these settings are not readable otherwise).",
+        "  leaderboard ci audit-settings --repository owner/followboard   # $GH_TOKEN set\n"
         "  GH_TOKEN=$(gh auth token) leaderboard ci audit-settings --repository owner/followboard")
     audit.add_argument("--repository", default=os.environ.get("GITHUB_REPOSITORY"),
                        metavar="OWNER/REPO", help="default: $GITHUB_REPOSITORY")

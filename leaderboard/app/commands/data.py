@@ -8,13 +8,16 @@ from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import resolve_data_dir
-from leaderboard.app.datapull.pull import (
-    BENCHMARK_ALIASES,
+from leaderboard.app.datapull.common import (
     BENCHMARKS,
+    BENCHMARK_ALIASES,
     MANIFEST_NAME,
-    DataPuller,
-    HttpClient,
+    PullError,
     SourceTasks,
+)
+from leaderboard.app.datapull.github import HttpClient
+from leaderboard.app.datapull.pull import (
+    DataPuller,
     manifest_problems,
     missing_files,
     pull_sources,
@@ -78,7 +81,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def _select(args: argparse.Namespace, names: list[str]) -> list[SourceTasks]:
     try:
         return select_sources(names)
-    except ValueError as exc:
+    except PullError as exc:
         args.parser.error(str(exc))  # exits 2: a usage error
         raise  # unreachable; keeps type checkers content
 

@@ -21,12 +21,22 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "  leaderboard import all --data-dir ../shared/data")
     kinds = p.add_subparsers(dest="source", metavar="SOURCE")
     kinds.required = True
-    mteb = kinds.add_parser("mteb", help="MTEB results repository (results/<org>__<model>/...)")
+    mteb = new_command(
+        kinds, "mteb", "MTEB results repository (results/<org>__<model>/...)",
+        "Read the MTEB result JSONs under RESULTS_DIR (a clone of embeddings-benchmark/"
+        "results, or `leaderboard data pull mteb-results`) and write one reported results "
+        "file of the leaderboard's tasks they cover.",
+        "  leaderboard import mteb ../shared/data/mteb-results\n"
+        "  leaderboard import mteb ../mteb-results --out /tmp/mteb-results.json")
     mteb.add_argument("results_dir", metavar="RESULTS_DIR", type=Path)
     mteb.add_argument("--out", type=Path, default=DEFAULT_OUT / "mteb-results.json",
                       help="output file (default: %(default)s)")
     mteb.set_defaults(handler=run_mteb)
-    every = kinds.add_parser("all", help="rebuild every file under results/reported/")
+    every = new_command(
+        kinds, "all", "rebuild every file under results/reported/",
+        "Rebuild every reported results file from its sources: the papers' transcribed "
+        "tables, the PI-Indic authors' result files and MTEB's results (under --data-dir).",
+        "  leaderboard import all --data-dir ../shared/data")
     every.add_argument("--out-dir", type=Path, default=DEFAULT_OUT,
                        help="output folder (default: %(default)s)")
     add_data_dir(every)

@@ -1,7 +1,7 @@
 """`leaderboard runs`: move and check a submission's run files (the run store by hand).
 
 The logic lives in :mod:`leaderboard.app.transfer`; where the store is, in
-:mod:`leaderboard.store.locations` (``$FOLLOWBOARD_RUN_STORE``, else ``run-store`` under
+:mod:`leaderboard.store.locations` (``$LEADERBOARD_RUN_STORE``, else ``run-store`` under
 ``[tool.followboard]`` in pyproject.toml).
 """
 
@@ -19,7 +19,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         sub, "runs", "fetch, store, check or add a submission's run files (the run store)",
         "A submission's run files are listed in its manifest.txt (SHA-256, size, path) and "
         "kept in its folder, in the run store, or in the submitter's own Hugging Face "
-        "dataset. The store is $FOLLOWBOARD_RUN_STORE, else run-store under "
+        "dataset. The store is $LEADERBOARD_RUN_STORE, else run-store under "
         "[tool.followboard] in pyproject.toml: a folder (default: the repository), "
         "hf://datasets/<owner>/<name>, or a read-only https:// URL.",
         "  leaderboard runs verify submissions/bm25s\n"
@@ -29,22 +29,26 @@ def register(sub: "argparse._SubParsersAction") -> None:
     actions = parser.add_subparsers(dest="runs_command", metavar="ACTION")
     actions.required = True
 
-    pull = actions.add_parser(
-        "pull", help="fetch the files a submission lists into its folder",
-        description="Fetch every file of each submission's manifest, its per-query scores "
-                    "and its explanation files (the query explorer's) into the "
-                    "submission's folder, each verified against its size and SHA-256 and "
-                    "written atomically.")
+    pull = new_command(
+        actions, "pull", "fetch the files a submission lists into its folder",
+        "Fetch every file of each submission's manifest, its per-query scores and its "
+        "explanation files (the query explorer's) into the submission's folder, each "
+        "verified against its size and SHA-256; the folder changes as one transaction.",
+        "  leaderboard runs pull submissions/bm25s\n"
+        "  LEADERBOARD_RUN_STORE=hf://datasets/me/my-runs leaderboard runs pull "
+        "submissions/my-model")
     pull.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
     pull.set_defaults(handler=run_pull)
 
-    push = actions.add_parser(
-        "push", help="put submissions' files into the run store and record where",
-        description="Upload (Hugging Face dataset: one commit) or copy (folder) every file "
-                    "of each submission to the run store, write the commit into its "
-                    "manifest's source: line, and remove the folder's copies (--keep to "
-                    "keep them). Submissions already in the store are left alone. A "
-                    "Hugging Face push uses huggingface_hub's token ($HF_TOKEN).")
+    push = new_command(
+        actions, "push", "put submissions' files into the run store and record where",
+        "Upload (Hugging Face dataset: one commit) or copy (folder) every file of each "
+        "submission to the run store, write the commit into its manifest's source: line, "
+        "and remove the folder's copies (--keep to keep them). Submissions already in the "
+        "store are left alone. A Hugging Face push uses huggingface_hub's token "
+        "($HF_TOKEN).",
+        "  leaderboard runs push submissions/my-model --to hf://datasets/me/my-runs\n"
+        "  leaderboard runs push --all --quiet")
     push.add_argument("submissions", nargs="*", type=Path, metavar="SUBMISSION_DIR")
     push.add_argument("--all", action="store_true",
                       help="every submission under --submissions-dir")
@@ -59,22 +63,24 @@ def register(sub: "argparse._SubParsersAction") -> None:
     push.add_argument("--quiet", action="store_true", help="no progress lines")
     push.set_defaults(handler=run_push)
 
-    verify = actions.add_parser(
-        "verify", help="fetch and check every file a submission names",
-        description="Fetch (into the cache) every file each submission's manifest lists, "
-                    "its per-query scores and its explanation files, checking sizes and "
-                    "SHA-256; check the files "
-                    "in the folder against the manifest and whether results.json is up to "
-                    "date. Exit 1 on any problem.")
+    verify = new_command(
+        actions, "verify", "fetch and check every file a submission names",
+        "Fetch (into the cache) every file each submission's manifest lists, its per-query "
+        "scores and its explanation files, checking sizes and SHA-256; check the files in "
+        "the folder against the manifest and whether results.json is up to date. Exit 1 on "
+        "any problem.",
+        "  leaderboard runs verify submissions/bm25s submissions/my-model")
     verify.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
     verify.set_defaults(handler=run_verify)
 
-    add = actions.add_parser(
-        "add", help="add run files to a submission and score it",
-        description="Copy the run files under FROM (a submission folder or its runs/ "
-                    "folder) of the tasks matching --tasks into SUBMISSION_DIR, replacing "
-                    "that task's files there and in its manifest, and score the "
-                    "submission. When anything is invalid, the submission is left as it was.")
+    add = new_command(
+        actions, "add", "add run files to a submission and score it",
+        "Copy the run files under FROM (a submission folder or its runs/ folder) of the "
+        "tasks matching --tasks into SUBMISSION_DIR, replacing that task's files there and "
+        "in its manifest, and score the submission, as one transaction: when anything is "
+        "invalid, or the command is stopped, the submission is as it was.",
+        "  leaderboard runs add submissions/my-model --from ../new-runs --tasks "
+        "'followtable/*'")
     add.add_argument("submission", type=Path, metavar="SUBMISSION_DIR")
     add.add_argument("--from", dest="source", type=Path, required=True, metavar="FROM")
     add.add_argument("--tasks", nargs="+", default=None, metavar="PATTERN",

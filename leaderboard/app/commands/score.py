@@ -22,7 +22,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "results.json (atomically, byte-identical for identical runs). Nothing is written "
         "for a submission with any error. The folder is left as a pull request carries it: "
         "the query explorer's files, which CI writes into explain/ after the merge, are "
-        "kept in the run store's cache ($FOLLOWBOARD_STORE_CACHE).",
+        "kept in the run store's cache (store/ under the cache root, $LEADERBOARD_CACHE_DIR).",
         "  leaderboard score submissions/bm25s")
     add_submission_args(p)
     p.set_defaults(handler=run)

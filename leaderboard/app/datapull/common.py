@@ -14,7 +14,8 @@ from typing import Literal
 
 from leaderboard.benchmarks import BENCHMARKS as _DECLARED
 from leaderboard.core.checksums import Checksum
-from leaderboard.core.tasks import DataSource
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.tasks import DataSource, Task
 
 MANIFEST_NAME = ".manifest.json"
 MANIFEST_FORMAT = 1
@@ -49,7 +50,7 @@ Host = Literal["github", "huggingface"]
 
 # --- errors ----------------------------------------------------------------------------
 
-class PullError(Exception):
+class PullError(FollowBoardError):
     """A pull failed; the message says what, where, and what to do about it."""
 
 
@@ -129,3 +130,11 @@ def _check_resolved(source: DataSource, commit: str) -> None:
     if re.fullmatch(r"[0-9a-f]{7,40}", rev) and not commit.lower().startswith(rev):
         raise UpstreamError(f"{source.repo}: revision {source.revision} resolved to commit "
                             f"{commit}, which does not start with it")
+
+@dataclass(frozen=True)
+class SourceTasks:
+    """A data source and the registry tasks that read it."""
+
+    source: DataSource
+    benchmark: str
+    tasks: tuple[Task, ...]

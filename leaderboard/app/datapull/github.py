@@ -21,10 +21,10 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Mapping
+from typing import Any, BinaryIO, Callable, Mapping
 
 from leaderboard import __version__
-from leaderboard.core.fileio import atomic_file
+from leaderboard.core.fileio import atomic_file, json_too_deep, MAX_JSON_DEPTH
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.tasks import DataSource
 from leaderboard.app.datapull.common import (
@@ -43,6 +43,7 @@ from leaderboard.app.datapull.common import (
     PullError,
     PullPlan,
     RemoteFile,
+    SourceTasks,
     SourceUnreachableError,
     UpstreamError,
     _check_resolved,
@@ -52,8 +53,6 @@ from leaderboard.app.datapull.common import (
 from leaderboard.core.checksums import CHUNK_BYTES, Checksum
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 
-if TYPE_CHECKING:
-    from leaderboard.app.datapull.pull import SourceTasks
 
 # --- HTTP --------------------------------------------------------------------------------
 
@@ -149,6 +148,9 @@ class HttpClient:
                 return resp.read(), dict(resp.headers.items())
 
         body, headers = self.retrying(url, host, base_url, attempt, token, "application/json")
+        if json_too_deep(body):
+            raise UpstreamError(f"{url}: the answer is JSON nested deeper than "
+                                f"{MAX_JSON_DEPTH} levels")
         try:
             return json.loads(body), headers
         except (json.JSONDecodeError, UnicodeDecodeError):

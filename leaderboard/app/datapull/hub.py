@@ -14,7 +14,7 @@ import fnmatch
 import os
 import re
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import httpx2
 import yaml
@@ -29,6 +29,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.hf_api import RepoFile
 
+from leaderboard.core.data.layout_files import MTEB_CONFIGS, mteb_config_names
 from leaderboard.core.tasks import DataSource
 from leaderboard import __version__
 from leaderboard.app.datapull.common import (
@@ -41,18 +42,17 @@ from leaderboard.app.datapull.common import (
     PullError,
     PullPlan,
     RemoteFile,
+    SourceTasks,
     SourceUnreachableError,
     UpstreamError,
     _check_resolved,
     _describe,
     verify,
 )
+from leaderboard.app.datapull.github import HttpClient
 from leaderboard.core.checksums import Checksum, file_checksum
 from leaderboard.core.config import Endpoints, ENV_HF_TOKEN
 
-if TYPE_CHECKING:
-    from leaderboard.app.datapull.pull import SourceTasks
-    from leaderboard.app.datapull.github import HttpClient
 
 
 def _never_connected(exc: BaseException) -> bool:
@@ -282,13 +282,11 @@ def _card_configs(card: str) -> dict[str, list[str]]:
 
 def _expected_hf_configs(item: SourceTasks) -> list[tuple[str, ...]]:
     """Configs the reader needs for each task of a source (each as its accepted names)."""
-    from leaderboard.core.data.mteb_layout import CONFIGS, config_names
-
     needed: list[tuple[str, ...]] = []
     for task in item.tasks:
         # mFollowIR suffixes every config with the language code (``corpus-fas``).
-        for config in CONFIGS:
-            names = config_names(task, config)
+        for config in MTEB_CONFIGS:
+            names = mteb_config_names(task, config)
             if names not in needed:
                 needed.append(names)
     return needed

@@ -43,36 +43,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from leaderboard.app.datapull.common import (  # noqa: F401 - re-exported for callers
-    BENCHMARK_ALIASES,
-    BENCHMARKS,
+from leaderboard.app.datapull.common import (
     HF_STAGING,
     MANIFEST_FORMAT,
     MANIFEST_NAME,
     PART_PREFIX,
     PART_SUFFIX,
-    ChecksumError,
     Host,
     PackedCorpus,
     PullError,
     PullPlan,
     RemoteFile,
+    SourceTasks,
     SourceUnreachableError,
     UpstreamError,
-    host_title,
 )
+from leaderboard.app.datapull.github import GitHubClient, HttpClient, write_packed_corpus
+from leaderboard.app.datapull.hub import HubClient
+from leaderboard.benchmarks import benchmark_of, declared
+from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.checksums import Checksum, file_matches
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
-from leaderboard.app.datapull.github import (  # noqa: F401 - re-exported for callers
-    GitHubClient,
-    HttpClient,
-    write_packed_corpus,
-)
-from leaderboard.app.datapull.hub import HubClient, hf_configs  # noqa: F401
-from leaderboard.core.fileio import atomic_write_text
-from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.tasks import DataSource, Task
 from leaderboard.core.data import missing_files as reader_missing_files
+from leaderboard.core.fileio import atomic_write_text
+from leaderboard.core.tasks import DataSource, Task
 
 @dataclass
 class SourceResult:
@@ -104,13 +98,6 @@ def _human_bytes(n: int) -> str:
 
 # --- choosing sources ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class SourceTasks:
-    """A data source and the registry tasks that read it."""
-
-    source: DataSource
-    benchmark: str
-    tasks: tuple[Task, ...]
 
 
 def sources_by_local_dir() -> dict[str, SourceTasks]:
@@ -122,8 +109,6 @@ def sources_by_local_dir() -> dict[str, SourceTasks]:
 
 def select_sources(names: Sequence[str]) -> list[SourceTasks]:
     """Sources for benchmark names (``all``, aliases) or task ids / id prefixes, in order."""
-    from leaderboard.benchmarks import declared
-
     benchmarks = tuple(b.id for b in declared())
     aliases = {alias: b.id for b in declared() for alias in b.pull_aliases}
     every = sources_by_local_dir()
@@ -139,7 +124,7 @@ def select_sources(names: Sequence[str]) -> list[SourceTasks]:
                        if any(t.id == name or t.id.startswith(name + "/") for t in s.tasks)]
         if not matched:
             choices = ", ".join(("all", *benchmarks, *aliases))
-            raise ValueError(f"unknown benchmark or task {raw!r}; choose from {choices}, "
+            raise PullError(f"unknown benchmark or task {raw!r}; choose from {choices}, "
                              "or give a task id (see `leaderboard tasks`)")
         for s in matched:
             chosen.setdefault(s.source.local_dir, s)
@@ -417,8 +402,6 @@ def _sweep_partial_files(local_root: Path) -> None:
 def missing_files(task: Task, data_dir: Path) -> list[Path]:
     """Files the task needs that are not in ``data_dir`` (empty: all present): those its
     benchmark declares, else those its reader lists."""
-    from leaderboard.benchmarks import benchmark_of
-
     declared = benchmark_of(task.benchmark).missing_files
     if declared is not None:
         return declared(task, Path(data_dir))

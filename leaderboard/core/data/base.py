@@ -13,10 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-ENV_VAR = "LEADERBOARD_DATA"
+from leaderboard.core.config import ENV_DATA
+from leaderboard.core.errors import FollowBoardError
 
 
-class MissingDataError(FileNotFoundError):
+
+class MissingDataError(FollowBoardError, FileNotFoundError):
     """Raised with one message listing every missing file and how to get them."""
 
     def __init__(self, task_id: str, data_dir: Path, missing: list[Path]) -> None:
@@ -28,14 +30,14 @@ class MissingDataError(FileNotFoundError):
         super().__init__(
             f"data for task {task_id!r} is missing from {data_dir}:\n{listing}{more}\n"
             f"Fetch it with `leaderboard data pull {task_id.split('/')[0]} --data-dir {data_dir}` "
-            f"(needs network access), or point --data-dir / ${ENV_VAR} at a folder that has it."
+            f"(needs network access), or point --data-dir / ${ENV_DATA} at a folder that has it."
         )
 
     def __str__(self) -> str:
         return self.args[0]
 
 
-class DataFormatError(ValueError):
+class DataFormatError(FollowBoardError, ValueError):
     """A data file exists but cannot be read; the message names the file (and line)."""
 
 
@@ -43,7 +45,7 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The data directory: ``--data-dir`` first, then $LEADERBOARD_DATA, then ./data."""
     if explicit:
         return Path(explicit)
-    env = os.environ.get(ENV_VAR)
+    env = os.environ.get(ENV_DATA)
     if env:
         return Path(env)
     return Path("data")
@@ -80,7 +82,8 @@ class TaskData:
     doc_ids: np.ndarray
     # For "pool" tasks: qid -> sorted candidate ids (a run may only rank its query's pool).
     pools: dict[str, np.ndarray] | None = None
-    # Altered qid -> original qid it is compared with (p-MRR and IRS pairs).
+    # Altered qid -> original qid it is compared with (p-MRR and IRS pairs); PI-Indic T4:
+    # pair id -> the instruction it pairs with its persona (``groups``).
     pairs: dict[str, str] = field(default_factory=dict)
     # Altered qid -> docs whose relevance the instruction changed (p-MRR's "changed" docs;
     # for FollowTable T- = query_positive minus instruction_positive).
@@ -93,7 +96,8 @@ class TaskData:
 
     # changed and instruction_positive encoded for the metrics, by kind, once per loaded
     # task, so that every submission scored in this process reuses them (as trec_eval
-    # reuses its qrels): leaderboard.core.metrics.instruction.judged_docs fills it.
+    # reuses its qrels): leaderboard.core.metrics.instruction.judged_docs fills it; and
+    # the pools flattened for validation ("pools", leaderboard.core.runs.validation).
     judged: dict[str, object] = field(default_factory=dict, init=False, repr=False,
                                       compare=False)
 

@@ -36,8 +36,8 @@ failure to read or decode an entry (deep nesting that exhausts the parser includ
 miss: the data is loaded from its files and the entry written again; a cache folder that
 cannot be written only costs the saving.
 
-Where: ``$FOLLOWBOARD_DATA_CACHE`` (``off`` turns the cache off), else
-``$XDG_CACHE_HOME/followboard/task-data``, else ``~/.cache/followboard/task-data``.
+Where: ``task-data`` under the cache root; ``LEADERBOARD_DATA_CACHE=off`` turns it off
+(:mod:`leaderboard.core.config`).
 """
 
 from __future__ import annotations
@@ -56,11 +56,11 @@ from typing import Any
 
 import numpy as np
 
+from leaderboard.core.config import cache_folder, task_data_cache_on
 from leaderboard.core.data.base import RoleData, TaskData
 from leaderboard.core.fileio import atomic_write_bytes
 from leaderboard.core.tasks import Task
 
-CACHE_ENV = "FOLLOWBOARD_DATA_CACHE"
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
 FORMAT = 3  # 2: a header line with the data's SHA-256; 3: roles keep query_parts
 # Code that decides what a reader returns, besides the reader's own: every module of the
@@ -80,15 +80,9 @@ MAX_HEADER_BYTES = 1024 * 1024
 
 
 def cache_dir() -> Path | None:
-    """The cache folder, or None when the cache is turned off."""
-    chosen = os.environ.get(CACHE_ENV, "")
-    if chosen.strip().lower() == "off":
-        return None
-    if chosen:
-        return Path(chosen)
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(xdg) if xdg else Path.home() / ".cache"
-    return root / "followboard" / "task-data"
+    """The cache folder (``task-data`` under the cache root), or None when the cache is
+    turned off (:mod:`leaderboard.core.config`)."""
+    return cache_folder("task-data") if task_data_cache_on() else None
 
 
 @lru_cache(maxsize=64)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from leaderboard.core.tasks import Task
+
 # FollowTable's BEIR export, per dataset folder: the corpus, the query + instruction
 # pairs, the topic-only queries, and the judgments of each.
 FOLLOWTABLE_FILES = ("corpus.jsonl", "queries.jsonl", "only_queries.jsonl",
@@ -32,3 +34,25 @@ def pi_indic_file(lang: str) -> str:
 
 def pi_indic_path(data_dir: Path, local_dir: str, lang: str) -> Path:
     return Path(data_dir) / local_dir / pi_indic_file(lang)
+
+
+# mteb's Hugging Face layout (FollowIR, mFollowIR): one folder of parquet (or jsonl) files
+# per config. The qrels config is "qrels" in the mteb/* re-uploads of FollowIR and
+# "default" in the jhu-clsp/* repositories (mFollowIR: "default-fas"); the upstream's own
+# name comes first.
+MTEB_CONFIGS = ("corpus", "queries", "instruction", "default", "top_ranked", "qrel_diff")
+MTEB_QRELS_NAMES = ("qrels", "default")
+MFOLLOWIR_QRELS_NAMES = ("default", "qrels")
+
+
+def mteb_config_names(task: Task, config: str) -> tuple[str, ...]:
+    """The upstream config names that hold ``config`` (one of MTEB_CONFIGS) for ``task``.
+
+    mFollowIR suffixes the language (``corpus-fas``); FollowIR has no language part.
+    """
+    lang = task.params.get("language")
+    if config == "default":
+        bases = MFOLLOWIR_QRELS_NAMES if lang else MTEB_QRELS_NAMES
+    else:
+        bases = (config,)
+    return tuple(f"{base}-{lang}" if lang else base for base in bases)

@@ -121,9 +121,21 @@ class LanguageFile:
     pairs: pd.DataFrame
     dropped: dict[int, str] = field(default_factory=dict)
     repairs: tuple[str, ...] = ()
+    # Texts by side and the ids, taken out of the frame once: a task's readers ask for
+    # them several times, and there are 300 tasks over these 12 files.
+    _columns: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     def text(self, side: Side) -> dict[int, str]:
-        return dict(zip(self.pairs["id"].tolist(), self.pairs[side].tolist()))
+        if side not in self._columns:
+            self._columns[side] = dict(zip(self.ids, self.pairs[side].tolist()))
+        return dict(self._columns[side])  # type: ignore[call-overload]
+
+    @property
+    def ids(self) -> list[int]:
+        """The usable ids, ascending."""
+        if "id" not in self._columns:
+            self._columns["id"] = [int(i) for i in self.pairs["id"].tolist()]
+        return list(self._columns["id"])  # type: ignore[call-overload]
 
 
 def _decode_context(raw: str, where: str, repairs: list[str]) -> dict:
@@ -252,9 +264,11 @@ def _read_task_languages(task: Task, data_dir: Path) -> tuple[LanguageFile, Lang
 
 def usable_ids(task: Task, data_dir: Path) -> list[int]:
     """Ids usable in every language of the task (ascending)."""
-    query_file, doc_file = _read_task_languages(task, data_dir)
-    common = set(query_file.pairs["id"]) & set(doc_file.pairs["id"])
-    return sorted(int(i) for i in common)
+    return _common_ids(*_read_task_languages(task, data_dir))
+
+
+def _common_ids(query_file: LanguageFile, doc_file: LanguageFile) -> list[int]:
+    return sorted(set(query_file.ids) & set(doc_file.ids))
 
 
 def dropped_ids(task: Task, data_dir: Path) -> dict[int, str]:
@@ -279,11 +293,11 @@ def iter_queries(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
 
     For T4 these are the personas (``p<id>``); pair them with :func:`iter_corpus`.
     """
-    query_file, _ = _read_task_languages(task, data_dir)
+    query_file, doc_file = _read_task_languages(task, data_dir)
     side: Side = "persona" if _is_t4(task) else _query_side(task)
     prefix = _side_prefix(side)
     texts = query_file.text(side)
-    for item in usable_ids(task, data_dir):
+    for item in _common_ids(query_file, doc_file):
         yield f"{prefix}{item}", texts[item]
 
 
@@ -292,11 +306,11 @@ def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
 
     For T4 these are the instructions (``i<id>``) of the task's language.
     """
-    _, doc_file = _read_task_languages(task, data_dir)
+    query_file, doc_file = _read_task_languages(task, data_dir)
     side: Side = "instruction" if _is_t4(task) else _doc_side(task)
     prefix = _side_prefix(side)
     texts = doc_file.text(side)
-    for item in usable_ids(task, data_dir):
+    for item in _common_ids(query_file, doc_file):
         yield f"{prefix}{item}", texts[item]
 
 
@@ -488,8 +502,8 @@ def load(task: Task, data_dir: Path) -> TaskData:
     T1-T3: role ``run``; queries ``p<id>`` (T1/T2) or ``i<id>`` (T3) in the query language,
     each with its one counterpart as the only relevant document; ``doc_ids`` are the
     target-side ids (sorted). T4: role ``predictions``; its "queries" are the pair ids of
-    :func:`t4_pairs` and ``qrels[pair_id] = {"label": 0 or 1}``; ``doc_ids`` is empty and
-    ``groups`` maps each pair id to its persona id.
+    :func:`t4_pairs` and ``qrels[pair_id] = {"label": 0 or 1}``; ``doc_ids`` is empty,
+    ``groups`` maps each pair id to its persona id and ``pairs`` to its instruction id.
     """
     data_dir = Path(data_dir)
     if _is_t4(task):
@@ -498,10 +512,15 @@ def load(task: Task, data_dir: Path) -> TaskData:
             query_ids=pairs["pair_id"].tolist(),
             qrels={pid: {"label": int(label)} for pid, label in zip(pairs["pair_id"], pairs["label"])},
         )
-        # Each pair's persona: the unit T4's per-persona scores and tests are built on.
+        # Each pair's persona: the unit T4's per-persona scores and tests are built on;
+        # and its instruction, so that what the pair set took mining (the hard negatives)
+        # is kept with the task data (leaderboard.core.data.cache) and never mined again
+        # to show the pairs (leaderboard.submission.explain_files).
         personas = dict(zip(pairs["pair_id"], pairs["persona_id"]))
+        instructions = dict(zip(pairs["pair_id"], pairs["instruction_id"]))
         return TaskData(task_id=task.id, roles={"predictions": role},
-                        doc_ids=np.array([], dtype=str), groups=personas)
+                        doc_ids=np.array([], dtype=str), pairs=instructions,
+                        groups=personas)
 
     query_prefix = _side_prefix(_query_side(task))
     doc_prefix = _side_prefix(_doc_side(task))

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 from typing import Literal
 
@@ -126,6 +127,87 @@ def pair_ranks(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str]
             _ranks_in(altered, alt_code, *judged).astype(np.float64))
 
 
+@dataclass(eq=False)
+class PairRanks:
+    """Where a task's judged documents sit in both runs, looked up once per scored run
+    pair (:meth:`of`): p-MRR and IRS are computed from it, and the query explorer reads
+    the same arrays (:mod:`leaderboard.core.explain_arrays`) rather than looking them up
+    again.
+
+    The rank arrays hold one entry per (pair, document) of T+ then T- (IRS), or of the
+    changed documents alone (p-MRR only), as :func:`pair_ranks` returns them; 0: not
+    ranked there.
+    """
+
+    original: RankedRun
+    altered: RankedRun
+    query_ids: tuple[str, ...]   # the altered queries, in the order of the pair indexes
+    positive: JudgedDocs | None  # T+ (IRS), or None
+    changed: JudgedDocs          # T-: p-MRR's changed documents
+    corpus_size: int             # N: IRS ranks a judged table a run leaves out N + 1
+    orig_code: np.ndarray        # each pair's original query's code in the original run
+    alt_code: np.ndarray         # each pair's query's code in the altered run
+    r_og: np.ndarray             # float64 rank of each entry in the original run
+    r_new: np.ndarray            # float64 rank of each entry in the altered run
+
+    @classmethod
+    def of(cls, original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
+           query_ids: Sequence[str], changed: DocLists | JudgedDocs,
+           positive: DocLists | JudgedDocs | None = None, corpus_size: int = 0
+           ) -> PairRanks:
+        """One lookup of ``positive`` (when given) and ``changed`` in each run."""
+        t_neg = _judged(changed, query_ids)
+        t_pos = None if positive is None else _judged(positive, query_ids)
+        judged = (t_neg,) if t_pos is None else (t_pos, t_neg)
+        return cls(original, altered, tuple(query_ids), t_pos, t_neg, corpus_size,
+                   *pair_ranks(original, altered, pairs, query_ids, *judged))
+
+    @property
+    def split(self) -> int:
+        """Where T-'s entries start in the rank arrays (0 without T+)."""
+        return 0 if self.positive is None else self.positive.pair_idx.shape[0]
+
+    @cached_property
+    def lengths(self) -> tuple[np.ndarray, np.ndarray]:
+        """Documents each pair's query has in the original and in the altered run."""
+        return (self.original.lengths_of_codes(self.orig_code),
+                self.altered.lengths_of_codes(self.alt_code))
+
+    @cached_property
+    def irs_parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per pair: S, S(ideal) and S(worst) of IRS (:func:`irs_parts`)."""
+        if self.positive is None:
+            raise ValueError("IRS needs the instruction-positive documents (T+)")
+        return irs_parts(self.positive, self.changed, self.corpus_size, self.r_og,
+                         self.r_new)
+
+    def p_mrr(self) -> dict[str, float]:
+        """Per-query p-MRR (:func:`p_mrr`)."""
+        split = self.split
+        len_og, len_new = self.lengths
+        return _p_mrr_of_ranks(self.changed, len_og, len_new, self.r_og[split:],
+                               self.r_new[split:])
+
+    def irs(self) -> dict[str, float]:
+        """Per-query IRS (:func:`irs`)."""
+        if self.positive is None:
+            raise ValueError("IRS needs the instruction-positive documents (T+)")
+        score, s_ideal, s_worst = self.irs_parts
+        n_pos, n_neg = self.positive.counts, self.changed.counts
+        with np.errstate(divide="ignore", invalid="ignore"):
+            up = np.where(s_ideal > 0, score / s_ideal, 1.0)
+            down = np.where(s_worst < 0, score / np.abs(s_worst), -1.0)
+        value = np.where(score >= 0, up, down)
+        # A run that leaves T- out altogether places it at N+1, just below the ideal's
+        # bottom block, so S can exceed S(ideal) by a hair; the paper's range is [-1, 1].
+        value = np.clip(value, -1.0, 1.0)
+        value = np.where((n_pos == 0) & (n_neg == 0), 0.0, value)
+        # As in trec_eval, a query the system did not answer (in either run) scores 0.
+        len_og, len_new = self.lengths
+        value = np.where((len_new > 0) & (len_og > 0), value, 0.0)
+        return dict(zip(list(self.query_ids), value.tolist()))
+
+
 def p_mrr(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
           changed: DocLists | JudgedDocs, query_ids: Sequence[str]) -> dict[str, float]:
     """Per-query p-MRR for every altered query id in ``query_ids``.
@@ -135,17 +217,14 @@ def p_mrr(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
     not defined under p-MRR and are left out of the result (MTEB averages only over
     queries with changed documents).
     """
-    judged = _judged(changed, query_ids)
-    return _p_mrr_of_ranks(original, altered, judged,
-                           *pair_ranks(original, altered, pairs, query_ids, judged))
+    return PairRanks.of(original, altered, pairs, query_ids, changed).p_mrr()
 
 
-def _p_mrr_of_ranks(original: RankedRun, altered: RankedRun, judged: JudgedDocs,
-                    orig_code: np.ndarray, alt_code: np.ndarray, r_og: np.ndarray,
-                    r_new: np.ndarray) -> dict[str, float]:
+def _p_mrr_of_ranks(judged: JudgedDocs, len_og: np.ndarray, len_new: np.ndarray,
+                    r_og: np.ndarray, r_new: np.ndarray) -> dict[str, float]:
     pair_idx = judged.pair_idx
-    len_og = original.lengths_of_codes(orig_code)[pair_idx].astype(np.float64)
-    len_new = altered.lengths_of_codes(alt_code)[pair_idx].astype(np.float64)
+    len_og = len_og[pair_idx].astype(np.float64)
+    len_new = len_new[pair_idx].astype(np.float64)
     r_og = np.where(r_og > 0, r_og, len_og + 1)
     r_new = np.where(r_new > 0, r_new, len_new + 1)
     per_doc = np.where(r_og >= r_new, r_new / r_og - 1.0, 1.0 - r_og / r_new)
@@ -182,9 +261,8 @@ def irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
         query_ids: Sequence[str]) -> dict[str, float]:
     """Per-query IRS for every altered query id in ``query_ids``; ``positive`` (T+) and
     ``negative`` (T-) as mappings or encoded for ``query_ids`` (:class:`JudgedDocs`)."""
-    t_pos, t_neg = _judged(positive, query_ids), _judged(negative, query_ids)
-    return _irs_of_ranks(original, altered, t_pos, t_neg, corpus_size, query_ids,
-                         *pair_ranks(original, altered, pairs, query_ids, t_pos, t_neg))
+    return PairRanks.of(original, altered, pairs, query_ids, negative, positive,
+                        corpus_size).irs()
 
 
 def p_mrr_and_irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
@@ -195,14 +273,8 @@ def p_mrr_and_irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, s
     reports both (FollowTable), from one lookup of T+ and T- in each run: p-MRR's changed
     documents are IRS's T-, so their ranks are looked up once (3-4 ms of a FollowTable
     task's scoring)."""
-    t_pos, t_neg = _judged(positive, query_ids), _judged(changed, query_ids)
-    orig_code, alt_code, r_og, r_new = pair_ranks(original, altered, pairs, query_ids,
-                                                   t_pos, t_neg)
-    split = t_pos.pair_idx.shape[0]  # T+ entries first, then T-
-    return (_p_mrr_of_ranks(original, altered, t_neg, orig_code, alt_code, r_og[split:],
-                            r_new[split:]),
-            _irs_of_ranks(original, altered, t_pos, t_neg, corpus_size, query_ids,
-                          orig_code, alt_code, r_og, r_new))
+    ranks = PairRanks.of(original, altered, pairs, query_ids, changed, positive, corpus_size)
+    return ranks.p_mrr(), ranks.irs()
 
 
 def irs_parts(t_pos: JudgedDocs, t_neg: JudgedDocs, corpus_size: int, r_og: np.ndarray,
@@ -234,23 +306,3 @@ def irs_parts(t_pos: JudgedDocs, t_neg: JudgedDocs, corpus_size: int, r_og: np.n
     s_ideal = (pos_ideal - g_pos_og) - (neg_ideal - g_neg_og)
     s_worst = (pos_worst - g_pos_og) - (neg_worst - g_neg_og)
     return score, s_ideal, s_worst
-
-
-def _irs_of_ranks(original: RankedRun, altered: RankedRun, t_pos: JudgedDocs,
-                  t_neg: JudgedDocs, corpus_size: int, query_ids: Sequence[str],
-                  orig_code: np.ndarray, alt_code: np.ndarray, r_og: np.ndarray,
-                  r_new: np.ndarray) -> dict[str, float]:
-    score, s_ideal, s_worst = irs_parts(t_pos, t_neg, corpus_size, r_og, r_new)
-    n_pos, n_neg = t_pos.counts, t_neg.counts
-    with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.where(s_ideal > 0, score / s_ideal, 1.0)
-        down = np.where(s_worst < 0, score / np.abs(s_worst), -1.0)
-    value = np.where(score >= 0, up, down)
-    # A run that leaves T- out altogether places it at N+1, just below the ideal's
-    # bottom block, so S can exceed S(ideal) by a hair; the paper's range is [-1, 1].
-    value = np.clip(value, -1.0, 1.0)
-    value = np.where((n_pos == 0) & (n_neg == 0), 0.0, value)
-    # As in trec_eval, a query the system did not answer (in either run) scores 0.
-    answered = (altered.lengths_of_codes(alt_code) > 0) & (original.lengths_of_codes(orig_code) > 0)
-    value = np.where(answered, value, 0.0)
-    return dict(zip(list(query_ids), value.tolist()))

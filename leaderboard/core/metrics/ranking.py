@@ -175,31 +175,55 @@ def parse_metric(name: str) -> tuple[str, int | None]:
     return key.measure.name, key.cutoff
 
 
+@dataclass(frozen=True, eq=False)
+class JudgedRows:
+    """A role's judgments as columns, each judged document's query (an index into
+    ``query_ids``, the queries without repeats), id and grade, and the run's row of each
+    (-1: not ranked there): the one lookup of the judged documents in a run, which the
+    metrics count (:func:`evaluate`) and the query explorer reads."""
+
+    query_ids: list[str]
+    query_idx: np.ndarray  # int64
+    docs: list[str]
+    grades: list[int]
+    rows: np.ndarray       # int64
+
+    @classmethod
+    def of(cls, ranked: RankedRun, qrels: dict[str, dict[str, int]], query_ids: list[str]
+           ) -> JudgedRows:
+        qids = list(dict.fromkeys(query_ids))
+        j_qi: list[int] = []
+        j_d: list[str] = []
+        j_r: list[int] = []
+        for i, q in enumerate(qids):
+            judged_docs = qrels.get(q)
+            if judged_docs:
+                j_qi.extend([i] * len(judged_docs))
+                j_d.extend(judged_docs)
+                j_r.extend(judged_docs.values())
+        rel_q = np.asarray(j_qi, dtype=np.int64)
+        rows = (ranked.rows_of_codes(ranked.query_codes(qids)[rel_q], lookup(ranked.d_names, j_d))
+                if rel_q.size else np.zeros(0, dtype=np.int64))
+        return cls(qids, rel_q, j_d, j_r, rows)
+
+
 def evaluate(ranked: RankedRun, qrels: dict[str, dict[str, int]], query_ids: list[str],
-             metrics: tuple[str, ...] | list[str]) -> dict[str, dict[str, float]]:
-    """Per-query scores: metric -> qid -> value, for every qid in ``query_ids``."""
-    qids = list(dict.fromkeys(query_ids))
+             metrics: tuple[str, ...] | list[str], judged: JudgedRows | None = None
+             ) -> dict[str, dict[str, float]]:
+    """Per-query scores: metric -> qid -> value, for every qid in ``query_ids``;
+    ``judged``, when given, is ``JudgedRows.of(ranked, qrels, query_ids)``."""
+    if judged is None:
+        judged = JudgedRows.of(ranked, qrels, query_ids)
+    qids = judged.query_ids
     nq = len(qids)
-    # Judgments as columns (query index, doc id, relevance).
-    j_qi: list[int] = []
-    j_d: list[str] = []
-    j_r: list[int] = []
-    for i, q in enumerate(qids):
-        judged_docs = qrels.get(q)
-        if judged_docs:
-            j_qi.extend([i] * len(judged_docs))
-            j_d.extend(judged_docs)
-            j_r.extend(judged_docs.values())
-    rel_q = np.asarray(j_qi, dtype=np.int64)
-    gain_of_judged = np.clip(np.asarray(j_r, dtype=np.float64), 0, None)
+    rel_q = judged.query_idx
+    gain_of_judged = np.clip(np.asarray(judged.grades, dtype=np.float64), 0, None)
     n_relevant = np.bincount(rel_q, weights=(gain_of_judged >= 1).astype(float), minlength=nq)
 
     # The run's rows of judged documents with a positive gain, by query and rank: the only
     # rows any metric here counts (a row of gain 0 adds nothing to a DCG, a precision or
     # a recall). A few thousand rows of a run of 400k: the arrays below stay that small.
-    run_code_of_q = ranked.query_codes(qids)
-    rows = (ranked.rows_of_codes(run_code_of_q[rel_q], lookup(ranked.d_names, j_d))
-            if rel_q.size else np.zeros(0, dtype=np.int64))
+    rows = judged.rows
     ranked_gain = (rows >= 0) & (gain_of_judged > 0)
     row_q, gain = rel_q[ranked_gain], gain_of_judged[ranked_gain]
     rank = ranked.rank_of_rows(rows[ranked_gain])

@@ -29,12 +29,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from leaderboard.publish.models import canonical_model_info
+from leaderboard.benchmarks.protocols import (
+    SWAPPED_ALTERED,
+    SWAPPED_ORIGINAL,
+    mteb_swaps_qrels,
+    relabel,
+)
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.benchmarks.protocols import (SWAPPED_ALTERED, SWAPPED_ORIGINAL,
-                                            mteb_swaps_qrels, relabel)
-from leaderboard.submission.results import (ModelInfo, ModelType, ResultsFile, ResultsFileError, Source,
-                                 SystemResult, TaskScores, write_results)
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
+from leaderboard.publish.models import canonical_model_info
+from leaderboard.submission.results import (
+    ModelInfo,
+    ModelType,
+    ResultsFile,
+    ResultsFileError,
+    Source,
+    SystemResult,
+    TaskScores,
+    write_results,
+)
 
 MTEB_RESULTS_REVISION = "f4cc6c8b365a"
 MTEB_RESULTS_REPO = "https://github.com/embeddings-benchmark/results"
@@ -67,7 +81,7 @@ MTEB_1X_NOTE = ("mteb 1.x file: mteb 1.x scored each run against the other run's
                 f"{SWAPPED_ALTERED}/...; p-MRR is unaffected.")
 
 
-class MtebImportError(ValueError):
+class MtebImportError(FollowBoardError, ValueError):
     """A results file cannot be imported; the message names the file."""
 
 
@@ -91,7 +105,10 @@ class _RowGroup:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if json_too_deep(text):
+            raise MtebImportError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        return json.loads(text)
     except OSError as exc:
         raise MtebImportError(f"{path}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:

@@ -32,11 +32,19 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from leaderboard.benchmarks import BENCHMARKS, reported_only_prefixes
+from leaderboard.benchmarks.protocols import relabel
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import read_yaml_file, validation_problem
 from leaderboard.publish.models import canonical_model_info
-from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.benchmarks.protocols import relabel
-from leaderboard.submission.results import ModelInfo, ModelType, ResultsFile, Source, SystemResult, TaskScores
+from leaderboard.submission.results import (
+    ModelInfo,
+    ModelType,
+    ResultsFile,
+    Source,
+    SystemResult,
+    TaskScores,
+)
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -51,7 +59,7 @@ PAPER_SOURCES: dict[str, str] = {
 PAPER_ONLY_TASK_PREFIXES = reported_only_prefixes()
 
 
-class TranscriptionError(ValueError):
+class TranscriptionError(FollowBoardError, ValueError):
     """A transcription YAML file is malformed; the message names the file and the key."""
 
 

@@ -24,10 +24,18 @@ import re
 from pathlib import Path
 from typing import Any
 
-from leaderboard.publish.models import canonical_model_info
 from leaderboard.benchmarks.pi_indic import PI_INDIC_COMMIT
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
-from leaderboard.submission.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
+from leaderboard.publish.models import canonical_model_info
+from leaderboard.submission.results import (
+    ModelInfo,
+    ResultsFile,
+    Source,
+    SystemResult,
+    TaskScores,
+)
 
 PI_INDIC_REPO_URL = "https://github.com/aryashah2k/PI-Indic-Align"
 RETRIEVAL_TASKS = {"t1_mono_retrieval": "t1", "t2_xling_retrieval": "t2",
@@ -40,13 +48,17 @@ T4_SPLITS = {"test": "t4", "dev": "t4-dev"}
 _T4_FILE = re.compile(r"-(?P<lang>[a-z]{3})-dev_test-\d{8}T\d{6}Z\.json$")
 
 
-class PiIndicResultsError(ValueError):
+class PiIndicResultsError(FollowBoardError, ValueError):
     """A result file cannot be imported; the message names the file."""
 
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if json_too_deep(text):
+            raise PiIndicResultsError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} "
+                                      "levels")
+        data = json.loads(text)
     except OSError as exc:
         raise PiIndicResultsError(f"{path}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:

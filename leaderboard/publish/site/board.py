@@ -23,7 +23,6 @@ from leaderboard.publish.standings import (
     ViewTable,
     fill_view,
     load_rows,
-    slug_of,
     tier_tables,
 )
 from leaderboard.publish.standings import StandingsDataError as SiteDataError
@@ -31,7 +30,7 @@ from leaderboard.publish.standings import StandingsDataError as SiteDataError
 __all__ = [
     "TIER_BELOW", "TIER_LEADER", "TIER_REPORTED", "TIER_TIED", "Board", "Row", "SiteDataError",
     "SubmissionInfo", "TierInfo", "ViewTable", "fill_view", "load_board", "load_rows",
-    "slug_of", "tier_tables",
+    "tier_tables",
 ]
 
 

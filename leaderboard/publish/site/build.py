@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.mkdocs_config import mkdocs_config, write_mkdocs_config
 from leaderboard.publish.site.render import render_docs
@@ -27,7 +28,7 @@ DOCS_MARKER = ".followboard-docs"
 SITE_MARKER = ".followboard-site"
 
 
-class SiteBuildError(ValueError):
+class SiteBuildError(FollowBoardError, ValueError):
     """The site could not be built; the message says why (and names the file if any)."""
 
 

@@ -20,12 +20,20 @@ What the build writes under ``explore/``:
   files are, whether it has any), every task (title, primary metric, heatmap family and
   how the heatmap groups its rows), the heatmap families with their submissions in the
   tables' order (best first on the mean of the family's task figures, as
-  :mod:`leaderboard.publish.standings` computes it), and what each metric key is (label,
-  help, sign, range), from the measure catalogue (:mod:`leaderboard.core.measures`);
+  :mod:`leaderboard.publish.standings` computes it) and the start page's line each is
+  on, and what each metric key is (label, help, sign, range), from the measure catalogue
+  (:mod:`leaderboard.core.measures`);
 * ``tasks/<task id>.json``: the verified submissions that have the task (by position
-  in the index), best first on its primary metric (the compare picker);
+  in the index), best first on its primary metric (the compare picker), each entry's
+  fields named in the file (:data:`TASK_FILE_FIELDS`);
 * ``data/<submission>/...`` and ``texts/<sha256>.json.gz``: the copied explanation files
-  (folder store only), each text part once for the whole site.
+  (folder store only), each text part once for the whole site;
+* the page and its script, joined from the explorer's parts
+  (:mod:`leaderboard.publish.site.scripts`).
+
+The script (``assets/explorer/``) checks each of these files, and each explanation file,
+against its format before it reads it, and reads rows by the field names here and in
+:mod:`leaderboard.core.explain`.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from leaderboard.submission.explain_files import (
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.tasks import Task
 from leaderboard.publish.site.board import Board
+from leaderboard.publish.site.scripts import EXPLORER_PAGE_SCRIPTS, write_explorer_script
 from leaderboard.publish.standings import order_systems
 from leaderboard.store.files import StoreError
 from leaderboard.submission.files import SubmissionFiles, submission_files
@@ -59,8 +68,13 @@ from leaderboard.submission.results import ExplainManifestFile, SystemResult
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"
-# The script checks it (assets/explorer.js INDEX_FORMAT): bump both when the index changes.
+# The script checks it (assets/explorer/records.js INDEX_FORMAT): bump both when the index
+# changes.
 INDEX_FORMAT = "followboard-explorer/2"
+# What each entry of a task file holds, named in the file ("fields"), read by name
+# (assets/explorer/records.js): the submission's position in the index's "order", its
+# figure on the task's primary metric, and 1 when it has explanation files for the task.
+TASK_FILE_FIELDS = ("submission", "primary", "explained")
 
 
 @dataclass(frozen=True)
@@ -71,6 +85,11 @@ class Family:
     title: str
     group_by: str      # "constraint": by each query's constraint type; else by task
     tasks: tuple[str, ...]
+    # The explorer's start page lists families one line each, except a cross-lingual
+    # task's, one family per query language: those share a line titled ``line``, each
+    # named there by its ``part`` ("from Hindi"). None: the family is a line of its own.
+    line: str | None = None
+    part: str | None = None
 
 
 def family_key(task: Task) -> tuple[str, str]:
@@ -123,9 +142,12 @@ def families(tasks: list[Task]) -> dict[str, Family]:
     out = {}
     for key, ts in members.items():
         title, _ = _named(ts)
+        ids = tuple(t.id for t in ts)
         if "/cross-lingual/" in key:
-            title += f" from {_language(ts[0])}"
-        out[key] = Family(key, title, kinds[key], tuple(t.id for t in ts))
+            part = f"from {_language(ts[0])}"
+            out[key] = Family(key, f"{title} {part}", kinds[key], ids, line=title, part=part)
+        else:
+            out[key] = Family(key, title, kinds[key], ids)
     return out
 
 
@@ -279,9 +301,10 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
     for tid, entries in per_task.items():
         # Best first on the task's primary metric; a missing figure last.
         entries.sort(key=lambda e: (e[0] is None, -(e[0] or 0.0), e[1]))
-        _dump(docs / _task_file(tid), {"task": tid, "submissions": [
-            [position[slug], None if value is None else picker_value(value), int(has)]
-            for value, slug, has in entries]})
+        _dump(docs / _task_file(tid), {
+            "task": tid, "fields": list(TASK_FILE_FIELDS), "submissions": [
+                [position[slug], None if value is None else picker_value(value), int(has)]
+                for value, slug, has in entries]})
     index = {
         "format": INDEX_FORMAT,
         "texts": f"{DATA}/texts/" if copied_texts else None,
@@ -301,7 +324,9 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         "group_names": dict(FOLLOWTABLE_CONSTRAINT_NAMES),
         # "ranked": the submissions with explanation files on some of the family's
         # tasks (by position in "order"), in the tables' order: the heatmap's columns.
-        "families": {f.id: {"title": f.title, "group_by": f.group_by,
+        # "line" and "part": the start page's line the family is on and its link there.
+        "families": {f.id: {"title": f.title, "line": f.line or f.title, "part": f.part,
+                            "group_by": f.group_by,
                             "tasks": [t for t in f.tasks if t in per_task],
                             "ranked": [position[slug] for slug in ranked_submissions(
                                 f, registry, {slug: system for slug, (system, tids)
@@ -310,5 +335,7 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
                      for f in fams.values() if any(t in per_task for t in f.tasks)},
     }
     _dump(docs / DATA / "index.json", index)
-    write(EXPLORER_PAGE, "explore.md.j2", index_url=f"{DATA}/index.json")
+    write_explorer_script(docs)
+    write(EXPLORER_PAGE, "explore.md.j2", index_url=f"{DATA}/index.json",
+          scripts=EXPLORER_PAGE_SCRIPTS)
     return warnings

@@ -10,6 +10,7 @@ import yaml
 from leaderboard import __version__
 from leaderboard.benchmarks import site_pages
 from leaderboard.publish.site.repository import repository_url
+from leaderboard.publish.site.scripts import PAGE_SCRIPTS
 
 # mkdocs_hooks.py sits beside this module; MkDocs loads it by path.
 HOOKS = Path(__file__).with_name("mkdocs_hooks.py")
@@ -59,10 +60,7 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True) -> dict:
                   "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
         "extra_css": ["assets/leaderboard.css", "assets/explorer.css"],
-        # format.js: how every number is printed, first (leaderboard.js and the explorer
-        # use it); explorer-links.js: verified cells link to the queries behind them.
-        "extra_javascript": ["assets/format.js", "assets/leaderboard.js",
-                             "assets/explorer-links.js"],
+        "extra_javascript": list(PAGE_SCRIPTS),
         # Only what the templates use: every extension costs time on each of the
         # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
         "markdown_extensions": [

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 from leaderboard.benchmarks import benchmark_of
+from leaderboard.core.config import ENV_REPO_URL
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.publish.site.board import SubmissionInfo
 from leaderboard.store.files import StoreError
@@ -64,8 +65,8 @@ def repository_url(environ: Mapping[str, str] | None = None) -> str:
     repository a GitHub Actions run builds (``$GITHUB_SERVER_URL/$GITHUB_REPOSITORY``, so
     the published site always links where its files are), else :data:`REPO_URL`."""
     env = os.environ if environ is None else environ
-    if env.get("LEADERBOARD_REPO_URL"):
-        return env["LEADERBOARD_REPO_URL"].rstrip("/")
+    if env.get(ENV_REPO_URL):
+        return env[ENV_REPO_URL].rstrip("/")
     if env.get("GITHUB_REPOSITORY"):
         server = env.get("GITHUB_SERVER_URL") or "https://github.com"
         return f"{server.rstrip('/')}/{env['GITHUB_REPOSITORY']}"

@@ -25,7 +25,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.benchmarks.views import Column, column
 
 from .lines import LineCell, ModelLine, model_lines
-from .rows import Row, StandingsDataError, SubmissionInfo, load_rows, slug_of
+from .rows import Row, StandingsDataError, SubmissionInfo, load_rows
 from .statistic import CellValue, column_value, stratified_units, unit_scores
 from .tables import (
     ColumnStandings,
@@ -51,6 +51,6 @@ __all__ = [
     "TIER_BELOW", "TIER_LEADER", "TIER_REPORTED", "TIER_TIED", "CellValue", "ColumnStandings",
     "LineCell", "ModelLine", "Row", "StandingsDataError", "SubmissionInfo", "TierInfo",
     "ViewTable", "column_value", "fill_view", "load_rows", "model_lines",
-    "order_systems", "rank_systems", "slug_of", "stratified_units", "task_column",
+    "order_systems", "rank_systems", "stratified_units", "task_column",
     "tier_column", "tier_tables", "unit_scores",
 ]

@@ -12,27 +12,28 @@ Inputs are the repository's results, validated by :func:`leaderboard.submission.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.benchmarks import reported_only_prefixes
 from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.report import Report
-from leaderboard.publish.models import canonical_system, ModelRecord
+from leaderboard.publish.models import ModelRecord, canonical_system
 from leaderboard.submission.folder import run_files
+from leaderboard.submission.ids import id_problem, page_name
 from leaderboard.submission.layout import METADATA_NAME, RESULTS_NAME
 from leaderboard.submission.metadata import load_metadata
 from leaderboard.submission.results import (
     ExplainManifestFile,
-    read_results,
     ResultsFile,
     ResultsFileError,
     SystemResult,
+    read_results,
 )
 
 
-class StandingsDataError(ValueError):
+class StandingsDataError(FollowBoardError, ValueError):
     """A results or metadata file the standings cannot use; the message names the file."""
 
 
@@ -41,7 +42,7 @@ class SubmissionInfo:
     """What is known about a verified submission beyond its scores."""
 
     id: str                       # folder name
-    slug: str                     # file-name-safe form of the id, used in URLs
+    slug: str                     # its page's name (leaderboard.submission.ids.page_name)
     folder: Path
     results_path: Path
     produced_by_scorer: dict[str, str]
@@ -78,15 +79,6 @@ class Row:
         return self.system.provenance == "verified"
 
 
-_SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def slug_of(text: str) -> str:
-    """File-name and URL-safe form of an id (ids are validated upstream; this is defence)."""
-    slug = _SLUG_BAD.sub("-", text).strip("-.") or "submission"
-    return slug[:80]
-
-
 def _file_digest(path: Path) -> str:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -113,11 +105,16 @@ def read_submission(results_path: Path) -> tuple[ResultsFile, SystemResult]:
 
 def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, SubmissionInfo] | None:
     results_path = folder / RESULTS_NAME
+    if folder.name.startswith("."):
+        return None  # not a submission: a change under way (leaderboard.submission.transaction)
+    if id_problem(folder.name):
+        warnings.append(f"{folder}: {id_problem(folder.name)}; not shown")
+        return None
     if not results_path.is_file():
         warnings.append(f"{folder}: no results.json (not scored yet); not shown")
         return None
     results, system = read_submission(results_path)
-    info = SubmissionInfo(id=folder.name, slug=slug_of(folder.name), folder=folder,
+    info = SubmissionInfo(id=folder.name, slug=page_name(folder.name), folder=folder,
                           results_path=results_path, produced_by_scorer=results.produced_by,
                           explain_manifest=results.explain_manifest)
     _read_metadata(folder, info)
@@ -157,16 +154,12 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
 
     sub_root = results_root / "submissions"
     if sub_root.is_dir():
-        slugs: set[str] = set()
         for folder in sorted(p for p in sub_root.iterdir() if p.is_dir()):
             loaded = _load_submission(folder, warnings)
             if loaded is None:
                 continue
             system, info = loaded
             system = canonical_system(system)  # one model, one identity on every page
-            while info.slug in slugs:
-                info.slug += "-"
-            slugs.add(info.slug)
             rows.append(Row(key=unique(system.system_id), system=system,
                             origin=info.results_path, submission=info,
                             digest=_file_digest(info.results_path)))

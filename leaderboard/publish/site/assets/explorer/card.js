@@ -1,0 +1,148 @@
+/* A query's card (?s=SUB&t=TASK&query=QUERY), alone or beside another submission's
+ * (&vs=OTHER): its figures, texts, the documents the instruction changed and how each run
+ * moved them, and the top of each run.
+ */
+var FBXCard = (function () {
+  "use strict";
+
+  var h = FBXCommon.h, add = FBXCommon.add, exact = FBXCommon.exact, gainText = FBXCommon.gainText;
+  var F = FBXFrame, D = FBXData, P = FBXCardParts, T = FBXCardTexts, state = FBXState;
+  var nav = F.nav;
+
+  // The query's texts: a T4 persona and its pairs, an original query and what the
+  // altered instruction changed, or a query alone.
+  function textSection(card, row, list, txt, qid) {
+    var paired = "original" in card.ranked;
+    var textBox = h("section", { cls: "fb-x-texts" });
+    if (card.pairs) {
+      add(textBox, T.textBlock("Persona " + qid, txt && txt["queries:persona"] ? txt["queries:persona"][qid] : null));
+      add(textBox, P.pairsTable(card.pairs, txt));
+    } else if (paired) {
+      var og = txt && txt["queries:original"], alt = txt && txt["queries:altered"];
+      if (og && alt) {
+        var a = og[row.original] || "", b = alt[qid] || "";
+        add(textBox, T.textBlock("Original query " + row.original, a),
+          h("div", { cls: "fb-x-text" }, h("h4", null, "Altered query " + qid + ": what changed"), T.diffView(a, b)));
+      } else if (list.upstream) {
+        add(textBox, T.upstreamQuery(list, row.original, "topics_text", "Original query " + row.original + " (topic only)"),
+          T.upstreamQuery(list, qid, "queries_text", "Altered query " + qid + " (query + instruction)"));
+      }
+    } else {
+      var qs = txt && txt["queries:run"];
+      add(textBox, T.textBlock("Query " + qid, qs ? qs[qid] : null, "(no text)"));
+    }
+    return [h("h4", { cls: "fb-x-sec" }, card.pairs ? "The persona and its pairs" : paired ? "Query and instruction" : "Query"), textBox];
+  }
+
+  // FollowIR-style cards: the changed documents (p-MRR), those that satisfy the
+  // instruction (IRS) and the top of both runs.
+  function pairedSections(card, list, ctx) {
+    var out = [];
+    var changed = card.changed, positive = card.positive;
+    var scale = card.irs ? card.irs.scale : 0;
+    var n = changed.length;
+    var sec = h("section", { cls: "fb-x-changed" },
+      h("h4", { cls: "fb-x-sec" }, "Documents the instruction made non-relevant (" + n + ")"),
+      h("p", { cls: "fb-x-note" }, n ? "A run that follows the instruction moves them down. p-MRR is the mean of their terms (each term\u2019s share below)." :
+        "The instruction changed no judgment of this query, so it has no p-MRR."));
+    if (n) {
+      add(sec, P.slope(changed.map(function (m) {
+        return { doc: m.doc, from: m.p_mrr_rank_original, to: m.p_mrr_rank_altered, fromRanked: m.rank_original !== null, toRanked: m.rank_altered !== null };
+      }), true, "Ranks of the changed documents in the original and the altered run",
+      // The axis runs to where p-MRR puts an unranked document, the same for every
+      // submission of the task, so two cards side by side draw on one scale.
+      Math.max(card.ranked.original || 0, card.ranked.altered || 0) + 1));
+      add(sec, P.movesTable(changed, "changed", n, scale, ctx, false));
+    }
+    out.push(sec);
+    if (positive.length || card.irs) {
+      var unranked = list.corpusSize + 1;
+      var psec = h("section", { cls: "fb-x-positive" },
+        h("h4", { cls: "fb-x-sec" }, "Documents that satisfy the instruction, T+ (" + positive.length + ")"),
+        h("p", { cls: "fb-x-note" }, "A run that follows the instruction moves them up. IRS adds up every document\u2019s gain, T+ up and T\u2212 down; a document a run leaves out counts at rank N + 1 = " + unranked + "."));
+      if (positive.length) {
+        add(psec, P.slope(positive.map(function (m) {
+          return { doc: m.doc, from: m.rank_original || unranked, to: m.rank_altered || unranked, fromRanked: m.rank_original !== null, toRanked: m.rank_altered !== null };
+        }), false, "Ranks of the documents that satisfy the instruction in both runs", unranked));
+        add(psec, P.movesTable(positive, "positive", 0, scale, ctx, false));
+      }
+      if (card.irs) {
+        var parts = card.irs;
+        add(psec, h("p", { cls: "fb-x-irs" }, "S = ", h("span", { "data-v": exact(parts.S), "data-field": "S" }, gainText(parts.S)),
+          " (the sum of the gains), S(ideal) = ", h("span", { "data-v": exact(parts.S_ideal), "data-field": "S_ideal" }, gainText(parts.S_ideal)),
+          ", S(worst) = ", h("span", { "data-v": exact(parts.S_worst), "data-field": "S_worst" }, gainText(parts.S_worst)), "; ",
+          parts.scale ? "IRS = S / " + FBFormat.fixed(parts.scale, 4) + ", clipped to [\u22121, 1]." : "IRS is fixed without dividing (no ranking to normalise by)."));
+      }
+      out.push(psec);
+    }
+    out.push(h("h4", { cls: "fb-x-sec" }, "Top 10 of both runs"),
+      h("p", { cls: "fb-x-note" }, "Q\u2713/Q\u2717: judged relevant / not relevant to the original query; I\u2713/I\u2717: under the altered instruction; T\u2212, T+: as above. Click a document for its text."),
+      P.topTable(card, ["original", "altered"], ctx));
+    return out;
+  }
+
+  // A query's card; with ``shared``, its texts are left to the caller (compare mode shows
+  // them once above both cards) and come back as ``texts``.
+  async function cardView(slug, tid, qid, shared) {
+    var list = await D.queryList(slug, tid);
+    var rows = list.rows;
+    var position = -1;
+    for (var i = 0; i < rows.length; i++) if (rows[i].query === qid) { position = i; break; }
+    if (position === -1) {
+      var close = FBXText.closest(qid, rows.map(function (r) { return r.query; }));
+      throw new FBXLoad.UserError("Task " + tid + " has no query \u201c" + qid + "\u201d for " + D.submissionName(slug) + ".",
+        close.length ? "Did you mean " + close.join(", ") + "?" : "Its " + rows.length + " queries are listed on the task's page.");
+    }
+    var row = rows[position];
+    var got = await Promise.all([D.card(slug, list, position, qid), D.texts(slug, list)]);
+    var card = got[0], txt = got[1];
+    var ctx = { list: list, texts: txt };
+    var box = h("article", { cls: "fb-x-card", "data-s": slug, "data-task": tid, "data-q": qid });
+    var order = FBXRows.orderMetrics(list.metrics, list.primary, D.signedMetric);
+    add(box, h("h3", { cls: "fb-x-card-title" }, F.subPage(slug)), P.metricsBlock(row.values, order));
+    var texts = textSection(card, row, list, txt, qid);
+    if (!shared) add(box, texts);
+    if (card.pairs) return { box: box, texts: texts };
+    if ("original" in card.ranked) add(box, pairedSections(card, list, ctx));
+    else {
+      var rel = h("section", { cls: "fb-x-changed" }, h("h4", { cls: "fb-x-sec" }, "The relevant document"),
+        h("p", { cls: "fb-x-note" }, "Each query has one relevant document; R@k and RR@10 follow from its rank."));
+      if (card.changed.length) add(rel, P.movesTable(card.changed, "relevant", 0, 0, ctx, true));
+      add(box, rel, h("h4", { cls: "fb-x-sec" }, "Top 10 of the run"),
+        h("p", { cls: "fb-x-note" }, "\u2713: the relevant document. Click a document for its text."),
+        P.topTable(card, ["run"], ctx));
+    }
+    return { box: box, texts: texts };
+  }
+
+  async function renderCard(p) {
+    var slug = p.get("s"), qid = p.get("query"), other = p.get("vs");
+    var tids = D.taskIds(p);
+    var tid = tids[0];
+    var sub = D.submission(slug);
+    var views = [cardView(slug, tid, qid, !!other)];
+    if (other) { D.submission(other); views.push(cardView(other, tid, qid, true)); }
+    var made = await Promise.all(views);
+    var boxes = made.map(function (m) { return m.box; });
+    var list = await D.queryList(slug, tid);
+    var ids = list.rows.map(function (r) { return r.query; });
+    var at = ids.indexOf(qid);
+    var row = list.rows[at];
+    var t = state.index.tasks[tid];
+    var title = h("h2", null, "Query " + qid + (row.original ? " (original " + row.original + ")" : "") + (row.group ? ", constraint " + row.group : "") + " \u00b7 " + t.title);
+    var stepper = h("p", { cls: "fb-x-step" },
+      at > 0 ? nav("\u2039 previous query", { s: slug, t: tid, query: ids[at - 1], vs: other }) : null,
+      at > 0 && at < ids.length - 1 ? " \u00b7 " : null,
+      at < ids.length - 1 ? nav("next query \u203a", { s: slug, t: tid, query: ids[at + 1], vs: other }) : null, " \u00b7 ",
+      FBXList.compareSelect(tid, slug, function (o) { return F.href({ s: slug, t: tid, query: qid, vs: o }); }));
+    var trail = [nav("Explorer", {}), nav(sub.name, { s: slug }), nav(t.label, { s: slug, t: tid })];
+    if (other) trail.push(nav("compared with " + D.submissionName(other), { s: slug, vs: other, t: tid }));
+    trail.push(h("span", null, "query " + qid));
+    // The texts are the same for both submissions: shown once, above the two cards.
+    var content = other ? [h("section", { cls: "fb-x-card fb-x-shared-texts" }, made[0].texts),
+                           h("div", { cls: "fb-x-side" }, boxes)] : boxes[0];
+    F.show(title, [F.crumbs(trail), stepper, content]);
+  }
+
+  return { renderCard: renderCard };
+})();

@@ -1,0 +1,56 @@
+/* The explorer's shared helpers: building DOM nodes (text always through textContent) and
+ * printing numbers (by the one display rule, assets/format.js, loaded before the explorer).
+ */
+var FBXCommon = (function () {
+  "use strict";
+
+  // An element: h("a", {href: ..., cls: ..., text: ..., onclick: fn}, child, ...).
+  // An attribute that is null, undefined or false is left out; true sets it empty.
+  function h(tag, attrs) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      for (var k in attrs) {
+        var v = attrs[k];
+        if (v === null || v === undefined || v === false) continue;
+        if (k === "text") node.textContent = v;
+        else if (k === "cls") node.className = v;
+        else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), v);
+        else node.setAttribute(k, v === true ? "" : String(v));
+      }
+    }
+    for (var i = 2; i < arguments.length; i++) add(node, arguments[i]);
+    return node;
+  }
+
+  // Append children (nodes, strings, arrays of them; null and false are skipped).
+  function add(node) {
+    for (var i = 1; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) { child.forEach(function (c) { add(node, c); }); continue; }
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+  }
+
+  var SVGNS = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, text) {
+    var node = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) node.setAttribute(k, attrs[k]);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // A fraction as the leaderboard shows it: x100, one decimal, by the rule the tables
+  // follow too (assets/format.js).
+  function fmt(v, signed) { return FBFormat.score(v, signed); }
+
+  // An IRS gain or S: a raw figure, four decimals, signed.
+  function gainText(g) { return FBFormat.fixed(g, 4, true); }
+
+  // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
+  function exact(v) { return v === null || v === undefined ? "" : String(v); }
+
+  return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact };
+})();
+
+if (typeof module !== "undefined") module.exports = FBXCommon;

@@ -1,0 +1,54 @@
+/* Compare mode's list (?s=SUB&vs=OTHER&t=TASK[,TASK...]): the queries two submissions have,
+ * ordered by how much they disagree on a metric.
+ */
+var FBXCompare = (function () {
+  "use strict";
+
+  var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt, exact = FBXCommon.exact;
+  var F = FBXFrame, D = FBXData, Rows = FBXRows, state = FBXState;
+  var nav = F.nav;
+
+  async function renderCompareList(p) {
+    var index = state.index;
+    var a = p.get("s"), b = p.get("vs");
+    var tids = D.taskIds(p);
+    var subA = D.submission(a), subB = D.submission(b);
+    var got = await Promise.all([D.queryLists(a, tids), D.queryLists(b, tids)]);
+    function rowsOf(lists) { return [].concat.apply([], lists.map(function (l) { return l.rows; })); }
+    var metrics = got[0][0].metrics.filter(function (m) { return got[1][0].metrics.indexOf(m) !== -1; });
+    var primary = index.tasks[tids[0]].primary;
+    var metric = Rows.defaultMetric(metrics, primary, p.get("m"), metrics.filter(D.signedMetric)[0] || metrics[0]);
+    var signed = D.signedMetric(metric);
+    var found = Rows.disagreements(rowsOf(got[0]), rowsOf(got[1]), metric);
+    var pairs = found.pairs;
+    var sel = h("select", { "aria-label": "Metric to compare" }, metrics.map(function (m) { return h("option", { value: m }, D.metricLabel(m)); }));
+    sel.value = metric;
+    sel.addEventListener("change", function () { F.go(F.href({ s: a, vs: b, t: tids.join(","), m: sel.value })); });
+    var multi = tids.length > 1;
+    var hasGroup = pairs.some(function (x) { return x.a.group; });
+    var head = h("tr", null, h("th", { scope: "col" }, "Query"),
+      hasGroup ? h("th", { scope: "col" }, "Type") : null,
+      multi ? h("th", { scope: "col" }, "Task") : null,
+      h("th", { scope: "col", cls: "fb-x-name" }, subA.name), h("th", { scope: "col", cls: "fb-x-name" }, subB.name),
+      h("th", { scope: "col", title: "second minus first" }, "Difference"));
+    var body = h("tbody");
+    pairs.forEach(function (x) {
+      add(body, h("tr", { "data-q": x.a.query, "data-task": x.a.task },
+        h("td", { cls: "fb-x-id" }, nav(x.a.query, { s: a, vs: b, t: x.a.task, query: x.a.query })),
+        hasGroup ? h("td", null, x.a.group || "") : null,
+        multi ? h("td", null, index.tasks[x.a.task].label) : null,
+        h("td", { "data-v": exact(x.x), "data-side": "a" }, fmt(x.x, signed)),
+        h("td", { "data-v": exact(x.y), "data-side": "b" }, fmt(x.y, signed)),
+        h("td", { "data-v": exact(x.d), "data-side": "d", cls: x.d < 0 ? "fb-x-neg" : null }, fmt(x.d, true))));
+    });
+    var swap = nav("swap the two", { s: b, vs: a, t: tids.join(","), m: metric });
+    var title = D.taskTitle(tids);
+    F.show(h("h2", null, "Where " + subA.name + " and " + subB.name + " disagree"),
+      [F.crumbs([nav("Explorer", {}), nav(subA.name, { s: a }), nav(title, { s: a, t: tids.join(",") }), h("span", null, "compared with " + subB.name)]),
+       h("p", { cls: "fb-x-note" }, "The queries of " + title + " ordered by how much the two submissions differ in ", h("label", null, sel),
+         " (\u00d7100; difference = second \u2212 first). The second is higher on " + found.better + ", lower on " + found.worse + ", equal on " + found.same + " queries. Click a query to see both cards side by side (", swap, ")."),
+       h("div", { cls: "fb-x-wrap" }, h("table", { cls: "fb-x-table fb-x-compare-list" }, h("thead", null, head), body))]);
+  }
+
+  return { renderCompareList: renderCompareList };
+})();

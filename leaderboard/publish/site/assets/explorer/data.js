@@ -1,0 +1,176 @@
+/* What the views read: the index (submissions, tasks, heatmap families, what each metric
+ * is) and each submission's explanation files, every file checked against its format and
+ * mapped to records (records.js) before a view sees it; a view never reads a raw file.
+ */
+var FBXData = (function () {
+  "use strict";
+
+  var R = FBXRecords, L = FBXLoad, UserError = FBXLoad.UserError, state = FBXState;
+  var SITE_ROOT = FBXFrame.SITE_ROOT;
+
+  var REBUILD = "The page and its files come from different versions of the site: rebuild it (leaderboard build).";
+  function rescore(sub) {
+    return "The page and the submission\u2019s explanation files come from different versions of FollowBoard: " +
+      "scoring it again (leaderboard score submissions/" + sub.id + ") writes them anew.";
+  }
+
+  function fileUrl(sub, rel) { return FBXLinks.fileUrl(sub.base, rel, SITE_ROOT); }
+
+  // A file's JSON, once ``problem(doc)`` (records.js) finds nothing wrong with it; else
+  // the reader's message naming the file, what it is, the problem and ``hint``.
+  async function checked(url, what, problem, hint) {
+    var doc = await L.need(url, what);
+    var wrong = problem(doc);
+    if (wrong) throw L.misread(what, url, wrong, hint);
+    return doc;
+  }
+
+  /* ---------------------------------------------------------------- the index */
+
+  async function readIndex(path) {
+    state.index = await checked(new URL(path, SITE_ROOT), "explorer's index", R.indexProblem, REBUILD);
+  }
+
+  var UNKNOWN_METRIC = { signed: false, low: 0, high: 1 };
+
+  // What a metric key is (the measure catalogue's, through the index): label, help,
+  // signed (shown with +, negative coloured, drawn diverging), low and high (its range).
+  function metricInfo(key) { return state.index.metrics[key] || UNKNOWN_METRIC; }
+  function signedMetric(key) { return !!metricInfo(key).signed; }
+  function metricLabel(key) { return metricInfo(key).label || key; }
+  function metricHelp(key) { return metricInfo(key).help || key + " of this query"; }
+
+  function submission(slug) {
+    var sub = state.index.submissions[slug];
+    if (!sub) {
+      var close = FBXText.closest(slug, Object.keys(state.index.submissions));
+      throw new UserError("There is no verified submission \u201c" + slug + "\u201d.",
+        close.length ? "Did you mean " + close.join(", ") + "?" : "Pick one below.");
+    }
+    return sub;
+  }
+
+  function submissionName(slug) {
+    var sub = state.index.submissions[slug];
+    return sub ? sub.name : slug;
+  }
+
+  function taskInfo(tid) {
+    var t = state.index.tasks[tid];
+    if (!t) throw new UserError("\u201c" + tid + "\u201d is not a task any verified submission has scores for.",
+      "Task ids look like followtable/wtr or pi-indic-val150/t1/hin.");
+    return t;
+  }
+
+  // The tasks a view's address names (t=TASK[,TASK...]), each checked.
+  function taskIds(params) {
+    var ids = FBXLinks.taskIdsOf(params.get("t"));
+    if (!ids.length) throw new UserError("No task given.", "Add t=TASK to the address, e.g. t=followtable/wtr.");
+    ids.forEach(taskInfo);
+    return ids;
+  }
+
+  function taskTitle(tids) {
+    var index = state.index;
+    if (tids.length === 1) return index.tasks[tids[0]].title;
+    var fam = index.families[index.tasks[tids[0]].family];
+    return (fam ? fam.title : tids[0]) + " (" + tids.length + " tasks)";
+  }
+
+  function family(tid) { return state.index.families[state.index.tasks[tid].family]; }
+
+  // FollowTable's constraint types by name ("C1" -> "C1 semantic boundary").
+  function groupName(g) { return (state.index.group_names && state.index.group_names[g]) || g; }
+
+  /* ---------------------------------------------------------------- a submission's files */
+
+  function explained(sub) {
+    if (!sub.base) {
+      throw new UserError("\u201c" + sub.name + "\u201d has per-query scores but no explanation files, so its queries cannot be shown.",
+        "It was scored before the explorer existed: scoring it again (leaderboard score submissions/" + sub.id + ") writes them.");
+    }
+  }
+
+  // The tasks a submission's explanation files cover (its manifest's).
+  async function explainedTasks(slug) {
+    var sub = submission(slug);
+    explained(sub);
+    var doc = await checked(fileUrl(sub, "manifest.json"), "list of explained tasks of " + sub.name,
+      R.manifestProblem, rescore(sub));
+    return Object.keys(doc.tasks);
+  }
+
+  // A submission's query list on a task, as records (records.js queryList), read and
+  // mapped once per page.
+  function queryList(slug, tid) {
+    var sub;
+    try { sub = submission(slug); taskInfo(tid); explained(sub); }
+    catch (e) { return Promise.reject(e); }
+    var url = fileUrl(sub, tid + ".queries.json.gz"), key = String(url);
+    if (!state.lists.has(key)) {
+      var what = "query list of " + sub.name + " on " + tid;
+      var p = checked(url, what, function (doc) { return R.queryListProblem(doc, tid); }, rescore(sub))
+        .then(R.queryList);
+      state.lists.set(key, p);
+      p.catch(function () { state.lists.delete(key); });
+    }
+    return state.lists.get(key);
+  }
+
+  function queryLists(slug, tids) {
+    return Promise.all(tids.map(function (tid) { return queryList(slug, tid); }));
+  }
+
+  // The card of the query at ``position`` of ``list`` (records.js card), from the slice
+  // of the task's cards that holds it.
+  async function card(slug, list, position, qid) {
+    var sub = submission(slug), tid = list.task;
+    var part = R.cardFileOf(list.cardFiles, position);
+    var url = fileUrl(sub, tid + ".cards." + part + ".json.gz");
+    var doc = await L.need(url, "query cards of " + sub.name + " on " + tid);
+    var wrong = R.cardsProblem(doc, tid);
+    if (wrong) throw L.misread("file of query cards of " + sub.name + " on " + tid, url, wrong, rescore(sub));
+    var out = R.card(doc, qid);
+    if (!out) throw new UserError("The cards of " + sub.name + " on " + tid + " lack query " + qid + ".");
+    return out;
+  }
+
+  // The submissions with scores on a task, best first on its primary metric (the task
+  // file, written with the index): [{slug, primary, explained}].
+  async function taskSubmissions(tid) {
+    var doc = await checked(new URL(taskInfo(tid).file, SITE_ROOT), "list of submissions on " + tid,
+      function (d) { return R.taskFileProblem(d, tid); }, REBUILD);
+    return R.taskEntries(doc, state.index.order);
+  }
+
+  // The texts a task's cards show, by part name ("queries:<role>", "docs", "pairs"),
+  // with their licence and source; null when the list names none. Copied into the site,
+  // text parts are shared by every submission; in a store, each submission's own folder
+  // holds those its cards show. A part that cannot be loaded is null (a card still shows
+  // its figures without texts); one of another format is an error.
+  async function texts(slug, list) {
+    if (!list.texts || !list.texts.refs) return null;
+    var sub = submission(slug), refs = list.texts.refs;
+    var out = { licence: list.texts.licence, source: list.texts.source };
+    await Promise.all(Object.keys(refs).map(async function (name) {
+      var file = refs[name] + ".json.gz";
+      var url = sub.texts ? new URL(sub.texts + file, SITE_ROOT) : fileUrl(sub, "texts/" + file);
+      var doc;
+      try { doc = await L.load(url); }
+      catch (e) { out[name] = null; return; }
+      var wrong = R.textsProblem(doc, name);
+      if (wrong) throw L.misread("text part \u201c" + name + "\u201d of " + list.task, url, wrong, rescore(sub));
+      out[name] = doc.texts;
+    }));
+    return out;
+  }
+
+  return {
+    readIndex: readIndex, metricInfo: metricInfo, signedMetric: signedMetric,
+    metricLabel: metricLabel, metricHelp: metricHelp, submission: submission,
+    submissionName: submissionName, taskInfo: taskInfo, taskIds: taskIds, taskTitle: taskTitle,
+    family: family, groupName: groupName, explained: explained, explainedTasks: explainedTasks,
+    queryList: queryList, queryLists: queryLists, card: card, taskSubmissions: taskSubmissions,
+    texts: texts,
+  };
+})();

@@ -1,0 +1,37 @@
+/* Pure address functions of the explorer: a view's link (its query string says which
+ * view, see main.js) and where a submission's explanation file is. No DOM; tested under
+ * node (tests/js/explorer-links.test.js).
+ */
+var FBXLinks = (function () {
+  "use strict";
+
+  // ``page`` with the parameters that have a value (null, undefined and "" are left
+  // out), in the order given.
+  function href(page, params) {
+    var p = new URLSearchParams();
+    Object.keys(params).forEach(function (k) {
+      if (params[k] !== null && params[k] !== undefined && params[k] !== "") p.set(k, params[k]);
+    });
+    var q = p.toString();
+    return page + (q ? "?" + q : "");
+  }
+
+  // A file of a submission's explanation folder, resolved against ``root`` (the site).
+  // ``base`` is a URL prefix, or (a store whose URL template puts the path elsewhere,
+  // leaderboard/submission/explain_files.py) holds {+rel} or {rel} where the file's path
+  // goes, '/' kept or escaped as the store wants.
+  function fileUrl(base, rel, root) {
+    if (base.indexOf("{+rel}") !== -1) return new URL(base.replace("{+rel}", encodeURI(rel)), root);
+    if (base.indexOf("{rel}") !== -1) return new URL(base.replace("{rel}", encodeURIComponent(rel)), root);
+    return new URL(base + rel, root);
+  }
+
+  // The task ids of a "t" parameter ("a,b" -> ["a", "b"]; blanks dropped).
+  function taskIdsOf(value) {
+    return (value || "").split(",").map(function (x) { return x.trim(); }).filter(Boolean);
+  }
+
+  return { href: href, fileUrl: fileUrl, taskIdsOf: taskIdsOf };
+})();
+
+if (typeof module !== "undefined") module.exports = FBXLinks;

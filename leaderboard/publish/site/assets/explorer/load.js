@@ -1,0 +1,78 @@
+/* Fetching the explorer's files, and what a reader is told when one cannot be had.
+ *
+ * A file is fetched once per page (FBXState.files), gzipped or not: its magic number
+ * says which (a server may also have inflated it already, with Content-Encoding), and
+ * DecompressionStream inflates it.
+ */
+var FBXLoad = (function () {
+  "use strict";
+
+  var state = FBXState;
+  var SITE_ROOT = FBXFrame.SITE_ROOT, PAGE = FBXFrame.PAGE;
+
+  // Why a file could not be had: "file" (a page opened from disk), "network", "status"
+  // (with the HTTP status), "gzip" (no DecompressionStream) or "json".
+  function LoadError(url, kind, status) {
+    this.url = url; this.kind = kind; this.status = status;
+  }
+
+  // What the reader is shown instead of a view: a sentence and what to do about it.
+  function UserError(message, hint) { this.message = message; this.hint = hint; }
+
+  function load(url) {
+    url = String(url);
+    if (state.files.has(url)) return state.files.get(url);
+    var p = (async function () {
+      var resp;
+      try { resp = await fetch(url); }
+      catch (e) { throw new LoadError(url, location.protocol === "file:" ? "file" : "network"); }
+      if (!resp.ok) throw new LoadError(url, "status", resp.status);
+      var bytes = new Uint8Array(await resp.arrayBuffer());
+      if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+        if (typeof DecompressionStream === "undefined") throw new LoadError(url, "gzip");
+        var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+        bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+      }
+      try { return JSON.parse(new TextDecoder().decode(bytes)); }
+      catch (e) { throw new LoadError(url, "json"); }
+    })();
+    state.files.set(url, p);
+    p.catch(function () { state.files.delete(url); });
+    return p;
+  }
+
+  // Where a file is, as the reader should see it: relative to the site when it is there.
+  function shortUrl(url) { return String(url).replace(SITE_ROOT.href, ""); }
+
+  function loadMessage(err, what) {
+    var where = shortUrl(err.url);
+    if (err.kind === "file") {
+      var folder = decodeURIComponent(SITE_ROOT.pathname).replace(/\/$/, "");  // built into
+      return new UserError("Your browser does not let a page opened from disk (file://) load " +
+        "the files the explorer reads (" + where + ").", "Serve the folder the site was built into instead: python -m http.server -d '" + folder + "' 8000, and open http://localhost:8000/" + PAGE + location.search);
+    }
+    if (err.kind === "status" && err.status === 404) {
+      return new UserError("Missing file: the " + what + " (" + where + ", HTTP 404).",
+        "The submission may have been scored before the explorer existed: scoring it again (leaderboard score submissions/<id>) writes its explanation files.");
+    }
+    if (err.kind === "status") return new UserError("The " + what + " could not be loaded: " + where + " (HTTP " + err.status + ").");
+    if (err.kind === "gzip") return new UserError("This browser cannot inflate gzip files (DecompressionStream); use a current Chrome, Edge, Firefox or Safari.");
+    if (err.kind === "json") return new UserError("The " + what + " is damaged: " + where + " is not JSON.");
+    return new UserError("The " + what + " could not be loaded (" + where + "): the network or the server did not answer.");
+  }
+
+  // A file's JSON, or the reader's message naming ``what`` it is.
+  async function need(url, what) {
+    try { return await load(url); }
+    catch (e) { if (e instanceof LoadError) throw loadMessage(e, what); throw e; }
+  }
+
+  // A file whose ``problem`` (records.js: "is in format X, and this page reads Y") is
+  // not null: the message names the file, what it is and the problem.
+  function misread(what, url, problem, hint) {
+    return new UserError("The " + what + " (" + shortUrl(url) + ") " + problem + ".", hint);
+  }
+
+  return { LoadError: LoadError, UserError: UserError, load: load, need: need,
+           loadMessage: loadMessage, misread: misread };
+})();

@@ -1,0 +1,55 @@
+/* Pure text functions of the explorer: what changed between an original and an altered
+ * instruction, and the ids closest to a mistyped one. No DOM; tested under node
+ * (tests/js/explorer-text.test.js).
+ */
+var FBXText = (function () {
+  "use strict";
+
+  // Word-level diff (longest common subsequence): [[op, word]] with op "=", "-", "+".
+  function wordDiff(a, b) {
+    var x = a.split(/\s+/).filter(Boolean), y = b.split(/\s+/).filter(Boolean);
+    var n = x.length, m = y.length;
+    var L = [];
+    for (var i = 0; i <= n; i++) { L.push(new Int32Array(m + 1)); }
+    for (i = n - 1; i >= 0; i--) for (var j = m - 1; j >= 0; j--) {
+      L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+    }
+    var out = [];
+    i = 0; j = 0;
+    while (i < n && j < m) {
+      if (x[i] === y[j]) { out.push(["=", x[i]]); i++; j++; }
+      else if (L[i + 1][j] >= L[i][j + 1]) out.push(["-", x[i++]]);
+      else out.push(["+", y[j++]]);
+    }
+    while (i < n) out.push(["-", x[i++]]);
+    while (j < m) out.push(["+", y[j++]]);
+    return out;
+  }
+
+  // Levenshtein distance (insertions, deletions and substitutions each cost 1).
+  function editDistance(a, b) {
+    var prev = [], cur;
+    for (var j = 0; j <= b.length; j++) prev[j] = j;
+    for (var i = 1; i <= a.length; i++) {
+      cur = [i];
+      for (var k = 1; k <= b.length; k++) {
+        cur[k] = Math.min(prev[k] + 1, cur[k - 1] + 1, prev[k - 1] + (a[i - 1] === b[k - 1] ? 0 : 1));
+      }
+      prev = cur;
+    }
+    return prev[b.length];
+  }
+
+  // Up to three of ``words`` within max(2, a third of its length) edits of ``word``,
+  // closest first (ties in code-unit order): the "Did you mean" of an unknown id.
+  function closest(word, words) {
+    return words.map(function (w) { return [editDistance(word, w), w]; })
+      .filter(function (x) { return x[0] <= Math.max(2, word.length / 3); })
+      .sort(function (a, b) { return a[0] - b[0] || (a[1] < b[1] ? -1 : 1); })
+      .slice(0, 3).map(function (x) { return x[1]; });
+  }
+
+  return { wordDiff: wordDiff, editDistance: editDistance, closest: closest };
+})();
+
+if (typeof module !== "undefined") module.exports = FBXText;

@@ -1,0 +1,71 @@
+"""The site's JavaScript: which scripts each page loads, in order, and the query
+explorer's script, built from its parts.
+
+Every script is a classic script (no modules, no bundler): the site opens from disk
+(``file://``) and from any static server, offline. The explorer's source is a folder of
+parts (``assets/explorer/``), each one concern (records, loading, a view ...) that names
+what it takes from the parts before it; the build joins them, in
+:data:`EXPLORER_PARTS` order, inside one function, into ``assets/explorer.js``, so
+nothing but ``window.fbExplorer`` leaks into the page and the browser makes one request.
+The pure parts also export themselves to node for ``tests/js/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ASSETS_DIR = Path(__file__).parent / "assets"
+EXPLORER_SOURCE = ASSETS_DIR / "explorer"
+
+#: Loaded by every page (mkdocs ``extra_javascript``), in this order: format.js first,
+#: how every number is printed (leaderboard.js and the explorer use it);
+#: explorer-links.js makes verified cells links to the queries behind them.
+PAGE_SCRIPTS = ("assets/format.js", "assets/leaderboard.js", "assets/explorer-links.js")
+
+#: The explorer's script in the built site, and what its page loads (explore.md.j2): the
+#: explorer's content runs before the scripts every page loads at its end.
+EXPLORER_SCRIPT = "assets/explorer.js"
+EXPLORER_PAGE_SCRIPTS = ("assets/format.js", EXPLORER_SCRIPT)
+
+#: The explorer's parts, each after the parts it uses; main.js, the router, draws the
+#: first view, so it comes last.
+EXPLORER_PARTS = (
+    "common.js",      # DOM helpers, numbers
+    "text.js",        # word diff, closest ids (pure)
+    "records.js",     # file formats, rows to records by field name (pure)
+    "rows.js",        # row order, compare pairs, heatmap rows and colours (pure)
+    "links.js",       # view addresses, explanation file URLs (pure)
+    "state.js",       # everything kept between views
+    "frame.js",       # the page, its links, the frame of every view
+    "load.js",        # fetching files; what a reader is told when one fails
+    "data.js",        # the index and a submission's files, checked and mapped
+    "start.js",       # views: start, a submission's tasks
+    "list.js",        # view: the query list; the compare picker
+    "compare.js",     # view: compare mode's list
+    "card-texts.js",  # a card's texts and document dialog
+    "card-parts.js",  # a card's figures, slope chart and tables
+    "card.js",        # view: a query's card, alone or side by side
+    "heatmap.js",     # view: the heatmap
+    "main.js",        # the router
+)
+
+
+def explorer_script() -> str:
+    """The explorer's parts joined into one classic script, which does nothing on a page
+    without the explorer's element."""
+    out = ["/* FollowBoard query explorer, built by leaderboard/publish/site/scripts.py from\n"
+           " * assets/explorer/ (edit those): " + ", ".join(EXPLORER_PARTS) + ".\n */\n"
+           "(function () {\n\"use strict\";\n"
+           "if (!document.getElementById(\"fb-explorer\")) return;\n"]
+    for name in EXPLORER_PARTS:
+        out.append(f"\n/* ---- explorer/{name} ---- */\n")
+        out.append((EXPLORER_SOURCE / name).read_text(encoding="utf-8"))
+    out.append("})();\n")
+    return "".join(out)
+
+
+def write_explorer_script(docs: Path) -> None:
+    """Write the explorer's script into the docs tree (``assets/explorer.js``)."""
+    target = docs / EXPLORER_SCRIPT
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(explorer_script(), encoding="utf-8")

@@ -1,0 +1,28 @@
+// The explorer's numbers (leaderboard/publish/site/assets/explorer/common.js): a figure's
+// exact value for data-v, and its text by the one display rule (assets/format.js).
+// Run by tests/test_display.py through `node --test tests/js/`.
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+
+const ASSETS = path.join(__dirname, "..", "..", "leaderboard", "publish", "site", "assets");
+global.FBFormat = require(path.join(ASSETS, "format.js"));   // a page loads it first
+const C = require(path.join(ASSETS, "explorer", "common.js"));
+
+test("exact keeps the double's shortest round-trip form; nothing for no figure", () => {
+  for (const v of [0.1235, -0.4995, 1 / 3, 1e-7, 0.1 + 0.2]) assert.equal(Number(C.exact(v)), v);
+  assert.equal(C.exact(0.1 + 0.2), "0.30000000000000004");
+  assert.equal(C.exact(null), "");
+  assert.equal(C.exact(undefined), "");
+});
+
+test("fmt prints a fraction as the tables do; gainText four signed decimals", () => {
+  assert.equal(C.fmt(0.1235), "12.4");
+  assert.equal(C.fmt(-0.4995, true), "-50.0");
+  assert.equal(C.fmt(0.05, true), "+5.0");
+  assert.equal(C.fmt(null), FBFormat.MISSING);
+  assert.equal(C.gainText(0.06697547548075888), "+0.0670");
+  assert.equal(C.gainText(-0.00005), "-0.0001");
+});

@@ -1,0 +1,84 @@
+// The order of the explorer's rows and its colour scale
+// (leaderboard/publish/site/assets/explorer/rows.js).
+// Run by tests/test_display.py through `node --test tests/js/`.
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+
+const Rows = require(path.join(__dirname, "..", "..", "leaderboard", "publish", "site", "assets",
+  "explorer", "rows.js"));
+
+function row(query, values, extra) {
+  return Object.assign({ task: "t/a", query: query, original: null, group: null, values: values }, extra || {});
+}
+
+test("sortRows: figures either way with a missing one last; ids with their numbers as numbers", () => {
+  const rows = [row("q10", { m: 0.5 }), row("q2", { m: null }), row("q1", { m: -0.25 }), row("q3", {})];
+  assert.deepEqual(Rows.sortRows(rows.slice(), "m", 1).map((r) => r.query), ["q1", "q10", "q2", "q3"]);
+  assert.deepEqual(Rows.sortRows(rows.slice(), "m", -1).map((r) => r.query), ["q10", "q1", "q2", "q3"]);
+  assert.deepEqual(Rows.sortRows(rows.slice(), "query", 1).map((r) => r.query), ["q1", "q2", "q3", "q10"]);
+  assert.deepEqual(Rows.sortRows(rows.slice(), "query", -1).map((r) => r.query), ["q10", "q3", "q2", "q1"]);
+  const grouped = [row("a", {}, { group: "S2" }), row("b", {}, { group: null }), row("c", {}, { group: "C1" })];
+  assert.deepEqual(Rows.sortRows(grouped, "group", 1).map((r) => r.query), ["b", "c", "a"]);
+});
+
+test("orderMetrics: the primary, the signed, the original run's, the altered's, the rest", () => {
+  const signed = (m) => m === "p-MRR" || m === "IRS";
+  assert.deepEqual(Rows.orderMetrics(["altered/nDCG@10", "IRS", "original/nDCG@10", "p-MRR", "R@1"], "IRS", signed),
+    ["IRS", "p-MRR", "original/nDCG@10", "altered/nDCG@10", "R@1"]);
+  assert.deepEqual(Rows.orderMetrics(["R@5", "R@1", "RR@10"], "RR@10", signed), ["RR@10", "R@1", "R@5"]);
+});
+
+test("defaultMetric: the one asked for, else the primary, else the fallback", () => {
+  assert.equal(Rows.defaultMetric(["a", "b"], "b", "a"), "a");
+  assert.equal(Rows.defaultMetric(["a", "b"], "b", "zz"), "b");
+  assert.equal(Rows.defaultMetric(["a", "b"], "c", null), "a");
+  assert.equal(Rows.defaultMetric(["a", "b"], "c", null, "b"), "b");
+  assert.deepEqual(Rows.metricsOf([{ metrics: ["a", "b"] }, { metrics: ["c", "a"] }]), ["a", "b", "c"]);
+});
+
+test("disagreements: the queries both have, largest difference first, counts of each way", () => {
+  const a = [row("q1", { m: 0.1 }), row("q2", { m: 0.5 }), row("q3", { m: 0.2 }), row("q4", { m: null }), row("only-a", { m: 1 })];
+  const b = [row("q1", { m: 0.4 }), row("q2", { m: 0.1 }), row("q3", { m: 0.2 }), row("q4", { m: 0.3 })];
+  const found = Rows.disagreements(a, b, "m");
+  assert.deepEqual(found.pairs.map((p) => [p.a.query, p.d]), [["q2", 0.1 - 0.5], ["q1", 0.4 - 0.1], ["q3", 0], ["q4", null]]);
+  assert.deepEqual([found.better, found.worse, found.same], [1, 1, 1]);
+  // A task's query and another task's query of the same id are different queries.
+  const other = [row("q1", { m: 0.9 }, { task: "t/b" })];
+  assert.deepEqual(Rows.disagreements(a, other, "m").pairs, []);
+});
+
+test("heatRows: one row per query, grouped, hardest first, a missing list's cells null", () => {
+  const col0 = [row("x1", { m: 0.9 }, { group: "S1" }), row("x2", { m: 0.1 }, { group: "C1" }), row("x3", { m: 0.5 }, { group: "S1" })];
+  const col1 = [row("x1", { m: 0.7 }, { group: "S1" }), row("x3", { n: 1 }, { group: "S1" })];
+  const rows = Rows.heatRows([{ rows: col0, col: 0 }, { rows: null, col: 1 }, { rows: col1, col: 2 }], 3, "m",
+    (q) => q.group, null);
+  assert.deepEqual(rows.map((r) => [r.group, r.query, r.v]), [
+    ["C1", "x2", [0.1, null, null]],
+    ["S1", "x3", [0.5, null, null]],
+    ["S1", "x1", [0.9, null, 0.7]],
+  ]);
+  assert.equal(rows[2].mean, 0.8);
+  // Groups in a given order (languages in the family's task order); a row without any
+  // figure last in its group.
+  const langs = Rows.heatRows([{ rows: [row("p1", { m: 0.2 }, { task: "t/hin" }), row("p2", {}, { task: "t/hin" }),
+    row("p1", { m: 0.4 }, { task: "t/asm" })], col: 0 }], 1, "m",
+  (q) => (q.task === "t/hin" ? "Hindi" : "Assamese"), ["Hindi", "Assamese"]);
+  assert.deepEqual(langs.map((r) => [r.group, r.query]), [["Hindi", "p1"], ["Hindi", "p2"], ["Assamese", "p1"]]);
+});
+
+test("colour: white at the low end (or 0 when signed), blue up, red the wrong way", () => {
+  const plain = { signed: false, low: 0, high: 1 };
+  const signed = { signed: true, low: -1, high: 1 };
+  assert.equal(Rows.colour(0, plain), "rgb(255,255,255)");
+  assert.equal(Rows.colour(1, plain), "rgb(50,135,195)");
+  assert.equal(Rows.colour(2, plain), "rgb(50,135,195)");   // beyond the range: its end
+  assert.equal(Rows.colour(0, signed), "rgb(255,255,255)");
+  assert.equal(Rows.colour(1, signed), "rgb(55,125,255)");
+  assert.equal(Rows.colour(-1, signed), "rgb(255,85,85)");
+  assert.equal(Rows.colour(-0.5, signed), "rgb(255,170,170)");
+  assert.equal(Rows.colour(null, plain), null);
+  assert.equal(Rows.colour(undefined, signed), null);
+});

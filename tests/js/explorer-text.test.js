@@ -1,0 +1,47 @@
+// The explorer's pure text functions (leaderboard/publish/site/assets/explorer/text.js).
+// Run by tests/test_display.py through `node --test tests/js/`.
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+
+const FBXText = require(path.join(__dirname, "..", "..", "leaderboard", "publish", "site",
+  "assets", "explorer", "text.js"));
+
+test("wordDiff keeps the common words and marks what each side alone has", () => {
+  assert.deepEqual(FBXText.wordDiff("find tables about cars", "find tables about red cars"),
+    [["=", "find"], ["=", "tables"], ["=", "about"], ["+", "red"], ["=", "cars"]]);
+  assert.deepEqual(FBXText.wordDiff("a b c", "a x c"),
+    [["=", "a"], ["-", "b"], ["+", "x"], ["=", "c"]]);
+  // Whitespace of any kind separates words; none are empty.
+  assert.deepEqual(FBXText.wordDiff("  a\n\tb ", "a b"), [["=", "a"], ["=", "b"]]);
+  assert.deepEqual(FBXText.wordDiff("", "new words"), [["+", "new"], ["+", "words"]]);
+  assert.deepEqual(FBXText.wordDiff("old", ""), [["-", "old"]]);
+});
+
+test("wordDiff's kept words are a longest common subsequence", () => {
+  const a = "the quick brown fox jumps over the lazy dog".split(" ");
+  const b = "the brown dog jumps over a quick lazy fox".split(" ");
+  const ops = FBXText.wordDiff(a.join(" "), b.join(" "));
+  assert.deepEqual(ops.filter((o) => o[0] !== "+").map((o) => o[1]), a);
+  assert.deepEqual(ops.filter((o) => o[0] !== "-").map((o) => o[1]), b);
+  // LCS of the two: "the brown jumps over lazy" (5 words); none longer exists.
+  assert.equal(ops.filter((o) => o[0] === "=").length, 5);
+});
+
+test("editDistance counts insertions, deletions and substitutions", () => {
+  assert.equal(FBXText.editDistance("", ""), 0);
+  assert.equal(FBXText.editDistance("kitten", "sitting"), 3);
+  assert.equal(FBXText.editDistance("100-chnged", "100-changed"), 1);
+  assert.equal(FBXText.editDistance("abc", ""), 3);
+});
+
+test("closest offers up to three near ids, nearest first", () => {
+  const ids = ["100-changed", "100-original", "101-changed", "102-changed", "fix-a", "fix-b"];
+  assert.deepEqual(FBXText.closest("100-chnged", ids), ["100-changed", "101-changed", "102-changed"]);
+  assert.deepEqual(FBXText.closest("fix-z", ids), ["fix-a", "fix-b"]);
+  assert.deepEqual(FBXText.closest("something else", ids), []);
+  // Ties in code-unit order, whatever order the ids came in.
+  assert.deepEqual(FBXText.closest("q1", ["q3", "q2"]), ["q2", "q3"]);
+});

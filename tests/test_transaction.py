@@ -1,0 +1,497 @@
+"""A submission never loses data (issue 34, findings 1-3): every command that changes a
+submission folder leaves it as it was or as intended, whatever stops it.
+
+The fault-injection tests run a command in a forked child whose every file operation
+(``os.open``, ``os.replace``, ``os.link``, ``os.unlink``, ``os.mkdir``, ``os.rmdir``,
+``os.fsync``, ...) is counted; at the k-th the child kills itself with SIGKILL, or the
+operation fails with ENOSPC (a full disk). After each, ``runs verify`` (which first
+finishes or undoes what the killed command left) must accept the folder, and its files
+must be the old state's or the new state's, byte for byte. The disk-full test mounts an
+8 MiB tmpfs where the host allows it (root).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from fixtures.submission import make_submission, oracle_lines, write_run_file
+from leaderboard.app.cli import main
+from leaderboard.app.transfer import verify
+
+SUB = "my-model"
+# A small task (150 queries of 150 candidates): each command takes a fraction of a second,
+# so the harness can stop it at every file operation.
+TASK = "pi-indic-val150/t1/hin"
+# The file operations a child counts (and dies or fails at).
+COUNTED = ("open", "replace", "rename", "link", "unlink", "remove", "mkdir", "rmdir", "fsync",
+           "symlink", "write")
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="the harness forks")
+
+
+# --------------------------------------------------------------------------- harness
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file of a folder by relative path, and every folder (as None-less markers)."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def around(folder: Path) -> list[str]:
+    """What lies beside the submission folder (a change left behind would be here)."""
+    return sorted(p.name for p in folder.parent.iterdir())
+
+
+def run_child(argv: list[str], *, fail_at: int | None = None, how: str = "kill",
+              log: Path | None = None) -> tuple[int | None, int, str]:
+    """`leaderboard argv` in a forked child counting its file operations; at the
+    ``fail_at``-th it is killed with SIGKILL (``how="kill"``) or the operation fails with
+    ENOSPC (``how="enospc"``). Returns (exit code, None when killed; operations counted;
+    output)."""
+    fd, out_name = tempfile.mkstemp(prefix="followboard-child-", suffix=".log")
+    os.close(fd)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 70
+        try:
+            os.close(read_end)
+            stream = open(out_name, "w", encoding="utf-8")  # noqa: SIM115 - until _exit
+            sys.stdout = sys.stderr = stream
+            count = [0]
+            real = {name: getattr(os, name) for name in COUNTED}
+
+            def counted(name: str) -> Callable:
+                def operation(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+                    count[0] += 1
+                    if count[0] == fail_at:
+                        if how == "kill":
+                            stream.flush()
+                            os.kill(os.getpid(), signal.SIGKILL)
+                        raise OSError(errno.ENOSPC, "No space left on device")
+                    return real[name](*args, **kwargs)
+                return operation
+
+            for name in COUNTED:
+                setattr(os, name, counted(name))
+            code = main(argv)
+            for name in COUNTED:
+                setattr(os, name, real[name])
+            stream.flush()
+            os.write(write_end, str(count[0]).encode())
+        except BaseException:  # noqa: BLE001 - reported through the exit code and log
+            import traceback
+
+            traceback.print_exc()
+            sys.stdout.flush()
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        counted_ops = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    output = Path(out_name).read_text(encoding="utf-8")
+    Path(out_name).unlink()
+    code = None if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    return code, int(counted_ops or 0), output
+
+
+def instants(n_ops: int, every: bool) -> list[int]:
+    """Every operation, or 20 evenly spaced ones (the first and the last among them)."""
+    if every or n_ops <= 20:
+        return list(range(1, n_ops + 1))
+    return sorted({1 + round(i * (n_ops - 1) / 19) for i in range(20)})
+
+
+@pytest.fixture(scope="module")
+def states(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict[str, Path]:
+    """A scored submission of TASK (``scored``), new runs of the task (``new-runs/runs``), and
+    the same submission before its first scoring (``unscored``: metadata, runs and
+    manifest, no results)."""
+    from leaderboard.benchmarks.registry import get_task
+    from leaderboard.core.data import load_task_data
+
+    root = tmp_path_factory.mktemp("states")
+    data = load_task_data(get_task(TASK), data_dir)
+    scored = make_submission(root / "scored" / "submissions" / SUB, {TASK: data},
+                             docs_per_query=30)
+    assert main(["score", str(scored), "--data-dir", str(data_dir), "--quiet"]) == 0
+    unscored = root / "unscored" / "submissions" / SUB
+    shutil.copytree(scored, unscored)
+    (unscored / "results.json").unlink()
+    (unscored / "per-query.json.gz").unlink()
+    for role in data.roles:
+        write_run_file(root / "new-runs" / "runs" / TASK / f"{role}.trec.gz",
+                       oracle_lines(data, role, 30, seed=7))
+    return {"scored": scored, "unscored": unscored, "new-runs": root / "new-runs"}
+
+
+def fresh(state: Path, where: Path) -> Path:
+    """A copy of a submission state at ``where/submissions/<id>``."""
+    folder = where / "submissions" / SUB
+    if where.exists():
+        shutil.rmtree(where)
+    shutil.copytree(state, folder)
+    return folder
+
+
+def old_and_new(state: Path, argv: Callable[[Path], list[str]], where: Path
+                ) -> tuple[dict[str, bytes], dict[str, bytes], int]:
+    """The folder's files before and after ``argv`` runs to its end, and how many file
+    operations that takes."""
+    folder = fresh(state, where)
+    before = snapshot(folder)
+    code, n_ops, output = run_child(argv(folder))
+    assert code == 0, output
+    after = snapshot(folder)
+    assert after != before and verify(folder).ok
+    assert around(folder) == [SUB]
+    return before, after, n_ops
+
+
+def check_interrupted(state: Path, argv: Callable[[Path], list[str]], tmp_path: Path, *,
+                      how: str, every: bool) -> int:
+    """Stop the command at each instant; after each, the folder is verified and is the
+    old or the new one. Returns how many instants were tried."""
+    old_and_new(state, argv, tmp_path / "reference")  # fills the caches the next one reads
+    old, new, n_ops = old_and_new(state, argv, tmp_path / "reference")
+    assert n_ops > 5, n_ops
+    seen = {"old": 0, "new": 0}
+    for k in instants(n_ops, every):
+        folder = fresh(state, tmp_path / "run")
+        code, _, output = run_child(argv(folder), fail_at=k, how=how)
+        if how == "kill":
+            assert code is None, f"op {k}: not killed\n{output}"
+        else:
+            assert "internal error" not in output and "Traceback" not in output, \
+                f"op {k}: {output}"
+        report = verify(folder)  # finishes or undoes what the command left
+        assert report.ok, f"op {k} of {n_ops}: {report.lines()}\n{output}"
+        assert around(folder) == [SUB], f"op {k}: {around(folder)}"
+        files = snapshot(folder)
+        assert files in (old, new), f"op {k} of {n_ops}: neither the old nor the new folder: " \
+            f"{sorted(set(files) ^ set(old))} / {sorted(set(files) ^ set(new))}"
+        seen["old" if files == old else "new"] += 1
+    assert seen["old"] and seen["new"], seen
+    return len(instants(n_ops, every))
+
+
+def add_argv(states: dict[str, Path], data_dir: Path) -> Callable[[Path], list[str]]:
+    return lambda folder: ["runs", "add", str(folder), "--from", str(states["new-runs"]),
+                           "--data-dir", str(data_dir), "--quiet"]
+
+
+def score_argv(data_dir: Path) -> Callable[[Path], list[str]]:
+    return lambda folder: ["score", str(folder), "--data-dir", str(data_dir), "--quiet"]
+
+
+def publish_argv(data_dir: Path) -> Callable[[Path], list[str]]:
+    return lambda folder: ["ci", "score-pending", "--repo", str(folder.parent.parent),
+                           "--data-dir", str(data_dir), "--quiet"]
+
+
+@pytest.fixture()
+def store_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The run store a folder of this test (no project setting above tmp_path applies)."""
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path / "store"))
+    yield
+
+
+# --------------------------------------------------------------------------- SIGKILL
+
+@needs_fork
+@pytest.mark.slow
+def test_runs_add_killed_at_every_file_operation_leaves_the_old_or_the_new_folder(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+    check_interrupted(states["scored"], add_argv(states, data_dir), tmp_path, how="kill",
+                      every=True)
+
+
+@needs_fork
+@pytest.mark.slow
+def test_score_killed_at_every_file_operation_leaves_the_old_or_the_new_folder(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+    check_interrupted(states["unscored"], score_argv(data_dir), tmp_path, how="kill",
+                      every=True)
+
+
+@needs_fork
+@pytest.mark.slow
+def test_publishing_killed_at_20_instants_leaves_the_old_or_the_new_folder(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+    """`ci score-pending` writes the explorer's files into explain/ too."""
+    check_interrupted(states["unscored"], publish_argv(data_dir), tmp_path, how="kill",
+                      every=False)
+
+
+# --------------------------------------------------------------------------- a full disk
+
+@needs_fork
+@pytest.mark.slow
+def test_runs_add_on_a_full_disk_at_20_instants_leaves_the_old_or_the_new_folder(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+    """ENOSPC from any file operation (the unprivileged stand-in for a full disk): a
+    clear message, never a traceback, and the folder old or new once recovered."""
+    check_interrupted(states["scored"], add_argv(states, data_dir), tmp_path, how="enospc",
+                      every=False)
+
+
+@pytest.fixture()
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """An 8 MiB tmpfs (root only; skipped where the host allows no mount)."""
+    mount = tmp_path / "small-disk"
+    mount.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small file system needs root (the ENOSPC injection test "
+                    "covers the full disk without one)")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def fill(disk: Path, leave: int) -> Path:
+    """A ballast file leaving about ``leave`` bytes free on ``disk``."""
+    ballast = disk / "ballast"
+    stat = os.statvfs(disk)
+    free = stat.f_bavail * stat.f_frsize
+    with ballast.open("wb") as fh:
+        fh.write(b"\0" * max(0, free - leave))
+    return ballast
+
+
+def test_runs_add_and_score_on_a_full_small_disk_change_nothing(
+        states: dict[str, Path], data_dir: Path, small_disk: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(small_disk))
+    folder = fresh(states["scored"], small_disk / "repo")
+    before = snapshot(folder)
+    new = states["new-runs"]
+    need = sum(p.stat().st_size for p in new.rglob("*") if p.is_file())
+    ballast = fill(small_disk, need // 2)
+    code = main(["runs", "add", str(folder), "--from", str(new), "--data-dir", str(data_dir),
+                 "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "No space left on device" in out + err and "nothing was changed" in out + err
+    assert "internal error" not in out + err
+    assert snapshot(folder) == before and around(folder) == [SUB]
+    assert verify(folder).ok
+    # Scoring a folder with no room for its results changes nothing either.
+    ballast.unlink()
+    unscored = fresh(states["unscored"], small_disk / "repo2")
+    unscored_before = snapshot(unscored)
+    fill(small_disk, 2048)
+    code = main(["score", str(unscored), "--data-dir", str(data_dir), "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "No space left on device" in out + err, out + err
+    assert snapshot(unscored) == unscored_before and around(unscored) == [SUB]
+    # With room again, the same commands work.
+    (small_disk / "ballast").unlink()
+    shutil.rmtree(unscored.parent.parent)
+    assert main(["runs", "add", str(folder), "--from", str(new), "--data-dir", str(data_dir),
+                 "--quiet"]) == 0
+    assert verify(folder).ok and snapshot(folder) != before
+
+
+# --------------------------------------------------------------------------- overlapping inputs
+
+@pytest.mark.parametrize("source", ["folder", "runs"])
+def test_runs_add_from_the_submission_itself_keeps_every_file(
+        source: str, states: dict[str, Path], data_dir: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], store_here: None) -> None:
+    """Finding 1: `--from` the submission itself or its own runs/ folder deleted the runs
+    it was to add (and the backup); the same files are added back, scored the same."""
+    folder = fresh(states["scored"], tmp_path / "repo")
+    before = snapshot(folder)
+    given = folder if source == "folder" else folder / "runs"
+    code = main(["runs", "add", str(folder), "--from", str(given), "--tasks", TASK,
+                 "--data-dir", str(data_dir), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert snapshot(folder) == before
+    assert verify(folder).ok
+
+
+def test_runs_add_with_an_invalid_run_leaves_the_folder_and_says_why(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], store_here: None) -> None:
+    folder = fresh(states["scored"], tmp_path / "repo")
+    before = snapshot(folder)
+    bad = tmp_path / "bad" / "runs" / TASK
+    bad.mkdir(parents=True)
+    (bad / "run.trec").write_text("not a run line\n")
+    assert main(["runs", "add", str(folder), "--from", str(tmp_path / "bad"),
+                 "--data-dir", str(data_dir), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert f"{SUB}: nothing added" in out and "the submission is as it was" in out
+    assert snapshot(folder) == before and around(folder) == [SUB]
+
+
+# --------------------------------------------------------------------------- links
+
+def test_runs_push_never_follows_a_link_inside_explain(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Finding 3: explain/texts linked to another submission's: push copied the other's
+    files, deleted them through the link, then crashed half done."""
+    repo = tmp_path / "repo"
+    other = fresh(states["unscored"], repo)
+    assert main(["ci", "score-pending", "--repo", str(repo), "--data-dir", str(data_dir),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    victim = repo / "submissions" / "victim"
+    other.rename(victim)  # another submission, published: its explain/ in its folder
+    mine = fresh(states["scored"], tmp_path / "mine")  # the same runs: the same files
+    linked = victim / "explain" / "texts"  # the task's texts, the same for every submission
+    assert linked.is_dir()
+    victim_files = snapshot(victim)
+    assert any(p.startswith("explain/") for p in victim_files)
+    (mine / "explain").mkdir()
+    (mine / "explain" / linked.name).symlink_to(linked, target_is_directory=True)
+    mine_files = snapshot(mine)
+    code = main(["runs", "push", str(mine), "--to", str(tmp_path / "store"), "--quiet"])
+    out, err = capsys.readouterr()
+    assert snapshot(victim) == victim_files, out + err  # nothing deleted through the link
+    assert code == 1, out + err
+    assert f"{SUB}/explain/{linked.name}: symbolic links are not allowed in a submission" in out
+    assert "internal error" not in out + err
+    assert (mine / "explain" / linked.name).is_symlink()
+    assert snapshot(mine) == mine_files
+    assert not (tmp_path / "store").exists() or not any((tmp_path / "store").rglob("*.gz"))
+
+
+def test_scoring_a_folder_holding_a_link_or_a_fifo_changes_nothing_and_says_why(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], store_here: None) -> None:
+    folder = fresh(states["unscored"], tmp_path / "repo")
+    os.mkfifo(folder / "runs" / "notes.fifo")
+    before = snapshot(folder)
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert f"{SUB}/runs/notes.fifo: not a regular file (a FIFO)" in out
+    assert snapshot(folder) == before and around(folder) == [SUB]
+
+
+# --------------------------------------------------------------------------- the mechanism
+
+def test_a_change_left_by_a_killed_command_is_finished_or_undone_by_the_next(
+        tmp_path: Path) -> None:
+    from leaderboard.submission.transaction import change_dir, change_folder, recover
+
+    folder = tmp_path / "submissions" / SUB
+    (folder / "runs" / "t").mkdir(parents=True)
+    (folder / "runs" / "t" / "a.trec").write_bytes(b"old a\n")
+    (folder / "metadata.yaml").write_bytes(b"old metadata\n")
+    old = snapshot(folder)
+
+    def changed() -> None:
+        with change_folder(folder) as change:
+            (change.folder / "runs" / "t" / "a.trec").unlink()
+            (change.folder / "runs" / "t").rmdir()
+            (change.folder / "runs" / "u").mkdir()
+            (change.folder / "runs" / "u" / "b.trec").write_bytes(b"new b\n")
+            (change.folder / "metadata.yaml").unlink()
+            (change.folder / "metadata.yaml").write_bytes(b"new metadata\n")
+            assert snapshot(folder) == old  # nothing moves before the commit
+            change.commit()
+
+    changed()
+    new = snapshot(folder)
+    assert new == {"metadata.yaml": b"new metadata\n", "runs/u/b.trec": b"new b\n"}
+    assert not change_dir(folder).exists() and not (folder / "runs" / "t").exists()
+    # A change abandoned (an exception) is discarded at once.
+    with pytest.raises(RuntimeError), change_folder(folder) as change:
+        (change.folder / "metadata.yaml").unlink()
+        raise RuntimeError("stop")
+    assert snapshot(folder) == new and not change_dir(folder).exists()
+    # A leftover without a journal is undone; with one, finished.
+    leftover = change_dir(folder) / "new" / SUB
+    shutil.copytree(folder, leftover)
+    (leftover / "metadata.yaml").unlink()
+    assert recover(folder) == "undone" and snapshot(folder) == new
+    assert recover(folder) is None
+
+
+def test_a_file_changed_while_the_command_ran_stops_the_commit(tmp_path: Path) -> None:
+    from leaderboard.submission.transaction import ChangeError, change_folder
+
+    folder = tmp_path / SUB
+    folder.mkdir()
+    (folder / "metadata.yaml").write_bytes(b"a\n")
+    with pytest.raises(ChangeError, match="changed while this command ran; nothing was "
+                                          "changed"), change_folder(folder) as change:
+        (change.folder / "manifest.txt").write_bytes(b"new\n")
+        (folder / "metadata.yaml").unlink()
+        (folder / "metadata.yaml").write_bytes(b"edited meanwhile\n")
+        change.commit()
+    assert snapshot(folder) == {"metadata.yaml": b"edited meanwhile\n"}
+
+
+def test_two_commands_never_change_one_submission_at_once(tmp_path: Path) -> None:
+    from leaderboard.submission.transaction import ChangeError, change_folder
+
+    folder = tmp_path / SUB
+    folder.mkdir()
+    with change_folder(folder):
+        script = (f"import sys\nfrom pathlib import Path\n"
+                  f"from leaderboard.submission.transaction import ChangeError, change_folder\n"
+                  f"try:\n    with change_folder(Path({str(folder)!r})): pass\n"
+                  f"except ChangeError as exc:\n    print(exc)\n")
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              check=True)
+        assert "another leaderboard command is changing this submission" in done.stdout
+    with change_folder(folder) as change:  # released: free again
+        assert change.folder != folder
+    assert ChangeError
+
+
+def test_baselines_installing_into_an_existing_id_is_one_change_with_its_scoring(
+        tmp_path: Path) -> None:
+    """`baselines run` into an existing submission: the new runs, metadata.yaml and the
+    scoring of the new folder change it together; a scoring that fails half-way (here:
+    an exception) leaves the old folder, its results included."""
+    from reference_models.baseline_run import install_submission
+
+    folder = tmp_path / "submissions" / SUB
+    (folder / "runs" / "followtable" / "wtr").mkdir(parents=True)
+    (folder / "runs" / "followtable" / "wtr" / "original.trec").write_text("old run\n")
+    (folder / "results.json").write_text("{}\n")
+    (folder / "metadata.yaml").write_text(f"id: {SUB}\n")
+    before = snapshot(folder)
+    staging = tmp_path / "staging"
+    (staging / "runs" / "followtable" / "wtr").mkdir(parents=True)
+    (staging / "runs" / "followtable" / "wtr" / "original.trec.gz").write_bytes(b"new run")
+    written = [Path("runs/followtable/wtr/original.trec.gz")]
+    seen: list[dict[str, bytes]] = []
+
+    def scoring_that_fails(copy: Path) -> None:
+        seen.append(snapshot(copy))
+        raise RuntimeError("scoring stopped")
+
+    with pytest.raises(RuntimeError, match="scoring stopped"):
+        install_submission(staging, folder, written, {"id": SUB}, then=scoring_that_fails)
+    assert snapshot(folder) == before and around(folder) == [SUB]
+    # What scoring saw was the installed folder, results gone, the other role's file too.
+    assert seen == [{"metadata.yaml": b"id: my-model\n",
+                     "runs/followtable/wtr/original.trec.gz": b"new run"}]
+    (staging / written[0]).write_bytes(b"new run")  # the staging folder is consumed
+    install_submission(staging, folder, written, {"id": SUB},
+                       then=lambda copy: (copy / "results.json").write_text("scored\n"))
+    assert snapshot(folder) == {"metadata.yaml": b"id: my-model\n",
+                                "results.json": b"scored\n",
+                                "runs/followtable/wtr/original.trec.gz": b"new run"}
