@@ -229,3 +229,28 @@ def test_the_home_verified_table_keeps_its_names_when_sorted_on_a_phone(
             context.close()
     finally:
         server.shutdown()
+
+
+def test_a_query_cards_chart_labels_stay_readable_on_a_phone() -> None:
+    """The slope chart is a 420-unit drawing scaled to its box: at 11 units its axis labels
+    were about 8 px on a 390 px phone. On a narrow screen they get enough units to stay
+    about 12 px in a box of 340 px."""
+    css = (REPO / "leaderboard" / "publish" / "site" / "assets" / "explorer.css").read_text("utf-8")
+    width = re.search(r'viewBox: "0 0 " \+ W', (REPO / "leaderboard" / "publish" / "site" /
+                                                "assets" / "explorer" / "card-parts.js")
+                      .read_text("utf-8"))
+    assert width
+    phone = re.search(r"@media screen and \(max-width: (\d+)em\) \{(.*?)\n\}", css, re.S)
+    assert phone and int(phone.group(1)) * 16 >= 390, "no rule for a phone's width"
+    for kind in ("tick", "axis"):
+        size = re.search(rf"\.fb-x-slope \.fb-x-{kind} \{{[^}}]*font-size: (\d+)px", phone.group(2))
+        assert size and int(size.group(1)) * 340 / 420 >= 11.5, kind
+
+
+def test_the_explorer_introduction_says_which_cards_have_two_runs(small_site: dict) -> None:
+    """PI-Indic T1 cards carried the two-run introduction (a line per changed document from
+    the original to the altered run), though they have one run and one relevant document."""
+    html = (small_site["out"] / "explore.html").read_text("utf-8")
+    intro = re.search(r"Where does a model fail.*?</p>", html, re.S).group(0)
+    assert "FollowIR" in intro and "rank 1 at the top" in intro
+    assert "A PI-Indic card has one run" in intro
