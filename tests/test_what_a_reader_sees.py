@@ -254,3 +254,16 @@ def test_the_explorer_introduction_says_which_cards_have_two_runs(small_site: di
     intro = re.search(r"Where does a model fail.*?</p>", html, re.S).group(0)
     assert "FollowIR" in intro and "rank 1 at the top" in intro
     assert "A PI-Indic card has one run" in intro
+
+
+def test_compare_help_says_how_averages_are_taken() -> None:
+    """`compare --help` said averages are "the mean over the view's queries, each query
+    once", while a benchmark average is the mean of its tasks' figures."""
+    import subprocess
+    import sys
+
+    text = subprocess.run([sys.executable, "-m", "leaderboard.app.cli", "compare", "--help"],
+                          capture_output=True, text=True, check=True).stdout
+    text = " ".join(text.split())
+    assert "each query once" not in text
+    assert "the mean of the tasks' figures as the benchmark's paper averages them" in text

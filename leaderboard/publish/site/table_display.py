@@ -410,12 +410,11 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
     return Markup("".join(out))
 
 
-def explore_href(explorer: str, row: Row, column: Column) -> str:
-    """The query explorer's address of the queries behind a verified figure: the same
+def explore_href(explorer: str, submission: str, column: Column) -> str:
+    """The query explorer's address of the queries behind a submission's figure: the same
     parameters as the links assets/explorer-links.js puts on a leaderboard table's cells
-    (the submission, the column's tasks, its metric and group)."""
-    assert row.submission is not None
-    params = {"s": row.submission.slug, "t": ",".join(column.tasks),
+    (the submission's slug, the column's tasks, its metric and group)."""
+    params = {"s": submission, "t": ",".join(column.tasks),
               "m": (column.task_metrics or (column.metric,))[0]}
     if column.group:
         params["g"] = column.group
@@ -460,8 +459,8 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     text = score_text(v, c.signed)
                     if v is not None and one_class(row, c):
                         text += ONE_CLASS_MARK
-                    href = (explore_href(explorer, row, c) if v is not None
-                            and row.submission is not None else "")
+                    href = (explore_href(explorer, row.submission.slug, c)
+                            if v is not None and row.submission is not None else "")
                     cells[c.label] = CellDisplay(text=text, value=sort_value(v), css=css,
                                                  title=c.help if v is not None else "no score",
                                                  href=href)
