@@ -54,7 +54,7 @@ FOLLOWTABLE = Benchmark(
     home=site_views("leaderboard.benchmarks.followtable_views", "home"),
     reported_only_prefixes=(FT_PAPER_PREFIX,),
     paper_transcriptions={"followtable_tables4_5_6.yaml": "followtable-paper.json"},
-    own_paper={"followtable": "followtable-paper/"},
+    own_sources={"followtable": ("followtable-paper/",)},
     upstream_text_links=_upstream_text_links,
     guide=(GuideRow(
         title="FollowTable", pull="followtable", task_prefixes=("followtable/",),

@@ -35,7 +35,7 @@ def _tasks(bench: str, source: DataSource, setting: str) -> list[Task]:
     ) for lang, name in MFOLLOWIR_LANGUAGES.items()]
 
 
-_OWN_PAPER = {"mfollowir": "mfollowir-paper/", "mfollowir-cl": "mfollowir-paper/"}
+_OWN_PAPER = {"mfollowir": ("mfollowir-paper/",), "mfollowir-cl": ("mfollowir-paper/",)}
 
 # The multilingual declaration carries the page and home columns of both settings.
 MFOLLOWIR = Benchmark(
@@ -45,7 +45,7 @@ MFOLLOWIR = Benchmark(
     home=site_views("leaderboard.benchmarks.mfollowir_views", "home"),
     reported_only_prefixes=(MFOLLOWIR_PAPER_PREFIX,),
     paper_transcriptions={"mfollowir_tables3_4.yaml": "mfollowir-paper.json"},
-    own_paper=_OWN_PAPER,
+    own_sources=_OWN_PAPER,
     guide=(GuideRow(
         title="mFollowIR", pull="mfollowir mfollowir-cl",
         task_prefixes=("mfollowir/", "mfollowir-cl/"),
