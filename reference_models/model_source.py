@@ -23,6 +23,7 @@ from pathlib import Path
 
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.submission.ids import id_problem
+from reference_models.hub import HUB_ID, fetch_model
 from reference_models.model_folder import FolderModel, ModelChoices, read_model_folder
 from reference_models.spec import ModelSpec, load_model_specs
 
@@ -86,8 +87,6 @@ def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
         raise ModelSourceError(
             f"{model!r} is not a declared model (`leaderboard baselines list`), an existing "
             "folder, or a Hugging Face Hub id (owner/name)")
-    from reference_models.hub import fetch_model
-
     snapshot = fetch_model(model, revision or "main", cache_dir=hub_cache)
     folder_model = read_model_folder(snapshot.folder, choices, revision=snapshot.commit,
                                      links=(snapshot.url,), default_name=model)
@@ -97,8 +96,6 @@ def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
 
 
 def _is_hub_id(text: str) -> bool:
-    from reference_models.hub import HUB_ID
-
     return HUB_ID.fullmatch(text) is not None
 
 

@@ -196,10 +196,31 @@ def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
                 records = list(csv.DictReader(fh))
             doc = json.loads((out / "downloads" / f"{view.anchor}.json").read_text("utf-8"))
             head = [c["text"].replace("\u2011", "-") for c in table["head"]]
+            # The no-skill reference row stands at the same place in the table and in both
+            # downloads (issue 35, finding 8), with the same figures.
+            assert [r["attrs"].get("data-p") == "reference" for r in table["rows"]] == \
+                [r["provenance"] == "reference" for r in records] == \
+                [r["provenance"] == "reference" for r in doc["rows"]], view.id
+            # The gap column stands after the tiered one where the table tests a row
+            # (issue 35, finding 9: never a column of "not tested" only).
+            tested = any(r.get(f"{view.columns[view.tiered_column].id} tier", "")
+                         not in ("", "reported: not tested") for r in records
+                         ) if view.tiered_column is not None else False
+            assert ("vs best verified" in head) == tested, view.id
+            offset = _gap_offsets(view, tested)
+            for rec, row, jrow in zip(records, table["rows"], doc["rows"]):
+                if rec["provenance"] != "reference":
+                    continue
+                assert rec["model"] == jrow["model"] == row["cells"][1]["text"].strip()
+                for i, col in enumerate(view.columns):
+                    value = float(rec[col.id]) if rec[col.id] else None
+                    assert jrow[col.id] == value
+                    assert row["cells"][3 + offset[i]]["text"] == score_text(value, col.signed)
+            records = [r for r in records if r["provenance"] != "reference"]
+            rows = [r for r in doc["rows"] if r["provenance"] != "reference"]
             body = [r for r in table["rows"] if r["attrs"].get("data-p") != "reference"]
-            assert len(records) == len(body) == len(doc["rows"]), view.id
-            offset = _gap_offsets(view)
-            for rec, row, jrow in zip(records, body, doc["rows"]):
+            assert len(records) == len(body) == len(rows), view.id
+            for rec, row, jrow in zip(records, body, rows):
                 assert rec["model_id"] == row["attrs"]["data-k"] == jrow["model_id"]
                 assert row["cells"][1]["text"][1:].strip() == rec["model"]  # after the badge
                 for i, col in enumerate(view.columns):
@@ -215,10 +236,10 @@ def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
     assert checked > 50
 
 
-def _gap_offsets(view) -> list[int]:
+def _gap_offsets(view, tested: bool = True) -> list[int]:
     """Position of each column among the table's score cells: the "vs best verified"
-    column follows the tiered one."""
-    tiered = view.tiered_column
+    column follows the tiered one (where the table tests a row)."""
+    tiered = view.tiered_column if tested else None
     return [i + (1 if tiered is not None and i > tiered else 0)
             for i in range(len(view.columns))]
 
@@ -231,7 +252,7 @@ def test_tiers_are_marked_leader_bold_tied_underlined(built: dict) -> None:
                if r["attrs"]["data-p"] == "verified"]
     assert classes.count("fb-leader") == 1
     with (out / "downloads" / "followir-robust04.csv").open(encoding="utf-8") as fh:
-        records = list(csv.DictReader(fh))
+        records = [r for r in csv.DictReader(fh) if r["provenance"] != "reference"]
     tiers = {r["model_id"]: r["p-MRR tier"] for r in records}
     names = {"best verified", "tied with best verified", "below best verified",
              "reported: not tested"}
@@ -254,7 +275,7 @@ def test_constraint_views_are_tiered_on_their_own_queries(built: dict) -> None:
     for c in ("C1", "S3"):
         with (out / "downloads" / f"followtable-constraint-{c.lower()}.csv").open(
                 encoding="utf-8") as fh:
-            records = list(csv.DictReader(fh))
+            records = [r for r in csv.DictReader(fh) if r["provenance"] != "reference"]
         tiers = [r["IRS tier"] for r in records if not r["system_id"].startswith("paper/")]
         assert tiers.count("best verified") == 1, c
         assert set(tiers) <= {"best verified", "tied with best verified", "below best verified"}

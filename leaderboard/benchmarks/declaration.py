@@ -68,8 +68,10 @@ class Benchmark:
     # The paper's tables, transcribed in leaderboard/publish/reported/data/<yaml>: yaml file name ->
     # name of the reported results file it becomes.
     paper_transcriptions: dict[str, str] = field(default_factory=dict)
-    # View-id prefix -> task-id prefix of this benchmark's own paper's reported rows.
-    own_paper: dict[str, str] = field(default_factory=dict)
+    # View-id prefix -> system-id prefixes of this benchmark's own reported sources, in the
+    # order a model's line takes its figures from them: after a verified submission, before
+    # any other source (leaderboard.publish.standings.lines).
+    own_sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Where the explorer's cards link a task's documents and queries when the benchmark's
     # licence does not let the site copy its texts (leaderboard.core.explain.shows_text): URL
     # templates at the pinned upstream commit ("doc_page", "doc_text" with "{doc}";

@@ -57,7 +57,7 @@ FOLLOWIR = Benchmark(
     home=site_views("leaderboard.benchmarks.followir_views", "home"),
     reported_only_prefixes=(FOLLOWIR_PAPER_PREFIX,),
     paper_transcriptions={"followir_table2.yaml": "followir-paper.json"},
-    own_paper={"followir": "followir-paper/"},
+    own_sources={"followir": ("followir-paper/",)},
     sampling_unit=lambda task: FOLLOWIR_TOPIC,
     guide=(GuideRow(
         title="FollowIR", pull="followir", task_prefixes=("followir/",),

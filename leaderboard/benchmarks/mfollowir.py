@@ -44,7 +44,7 @@ MFOLLOWIR_TOPIC = SamplingUnit(
     "topic", "topics", "a NeuCLIR topic with both its instructions, in every language of "
     "the table that has it", rule="mteb topic", across_tasks=True)
 
-_OWN_PAPER = {"mfollowir": "mfollowir-paper/", "mfollowir-cl": "mfollowir-paper/"}
+_OWN_PAPER = {"mfollowir": ("mfollowir-paper/",), "mfollowir-cl": ("mfollowir-paper/",)}
 
 # The multilingual declaration carries the page and home columns of both settings.
 MFOLLOWIR = Benchmark(
@@ -54,7 +54,7 @@ MFOLLOWIR = Benchmark(
     home=site_views("leaderboard.benchmarks.mfollowir_views", "home"),
     reported_only_prefixes=(MFOLLOWIR_PAPER_PREFIX,),
     paper_transcriptions={"mfollowir_tables3_4.yaml": "mfollowir-paper.json"},
-    own_paper=_OWN_PAPER,
+    own_sources=_OWN_PAPER,
     sampling_unit=lambda task: MFOLLOWIR_TOPIC,
     guide=(GuideRow(
         title="mFollowIR", pull="mfollowir mfollowir-cl",

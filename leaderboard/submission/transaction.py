@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import file_kind
 
 JOURNAL_FORMAT = "followboard-change/1"
@@ -62,7 +63,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _ACTIVE: dict[Path, FolderChange] = {}
 
 
-class ChangeError(ValueError):
+class ChangeError(FollowBoardError, ValueError):
     """A change that could not be made: ``where`` (a folder or a file in it) and
     ``message``, which says what state the folder is in."""
 

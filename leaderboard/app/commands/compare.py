@@ -14,8 +14,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "compare", "test two scored submissions against each other, view by view",
         "Compare two scored submissions on every leaderboard view both cover, benchmark "
-        "averages included. Each value is the one the site shows: the column's convention "
-        "(one task's mean, or the mean of its tasks' figures). Tests are the leaderboard's "
+        "averages included. Each value is the one the site shows, by its column's "
+        "convention: one task's mean over its queries, or the mean of the tasks' figures "
+        "as the benchmark's paper averages them. Tests are the leaderboard's "
         "(Fisher randomization; Wilcoxon signed-rank for p-MRR; DeLong for AUROC) on one "
         "value per unit sampled independently: a FollowTable topic with all its "
         "query-instruction pairs, a FollowIR topic with both instructions, an mFollowIR "

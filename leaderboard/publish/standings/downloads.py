@@ -1,9 +1,12 @@
 """A view's downloadable records (CSV and JSON): one record per model, exact fractions,
-tiers and tests, and where every figure comes from.
+tiers and tests, and where every figure comes from; and the no-skill reference row the
+page shows, in its place.
 
-A record is a model line (:mod:`.lines`): its figures picked from the model's rows by the
-stated precedence, each figure's row named in ``<column> from`` when it is not the row
-named in ``system_id`` (JSON also lists the other rows' figures for the same cell). For the
+A record is a model line (:mod:`.lines`): every figure from the one row named in
+``system_id`` and ``source``, picked from the model's rows by the stated rule;
+``other_sources`` names the model's other rows in the view, and JSON's ``others`` gives
+their figures, cell by cell. A view whose columns have a no-skill value gets a record of
+``"provenance": "reference"`` holding them (:mod:`.references`). For the
 tiered column every tested figure carries what the README promises: the raw and the
 Holm-adjusted p-value of its test against the best verified row (raised to the smallest
 p-value the test resolves), the mean difference from it, the test's own estimate of that
@@ -24,15 +27,19 @@ import csv
 import io
 from collections.abc import Callable, Mapping, Sequence
 
+from .references import REFERENCE_KEY, reference_at, reference_name
 from .rows import Row
 from .tables import ViewTable
 from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, shown_p
 
 STATISTIC_NOTE = (
-    "One record per model: where several sources give a model a figure, the figure shown "
-    "is a verified one first, then the benchmark's own paper, another paper, the PI-Indic "
-    "authors' result files, then MTEB's results (newest mteb first); '<column> from' names "
-    "its row when it is not system_id's, and JSON's 'others' lists the other rows' figures. "
+    "One record per model, every figure from one row (system_id, source): a verified "
+    "submission first (the best on the tested column), else a reported row giving the "
+    "sort column, by source: the benchmark's own (its paper; on PI-Indic's full set the "
+    "authors' result files, then the paper), another paper, the PI-Indic authors' result "
+    "files, then MTEB's results (newest mteb first). other_sources names the model's other "
+    "rows in this table and JSON's 'others' gives their figures; they are never mixed in. "
+    "The record of provenance 'reference' is the no-skill reference row. "
     "Each column's convention says what its number is (one task's mean over its queries, or "
     "the mean of the tasks' figures as the benchmark's paper averages them). Tests against "
     "the tiered column's best verified row (the leader among verified submissions; "
@@ -60,17 +67,16 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
     cols = table.view.columns
     header = ["rank", "rank_interval", "model_id", "model", "provenance", "model_type",
               "parameters", "instruction_trained", "system_id", "source"] + [c.id for c in cols]
-    header += [f"{c.id} from" for c in cols]
+    header.append("other_sources")
     tiered = sorted(table.tiers)
     for i in tiered:
         header += [f"{cols[i].id} {f}" for f in TEST_FIELDS]
     ranks = table.line_ranks()
     records = []
-    sort_col = table.view.sort_column
     tier_col = table.view.tiered_column
     for line in table.lines:
         rec_ = line.record
-        main = line.cells[sort_col].row or next(c.row for c in line.cells if c.row)
+        main = line.source
         ranked = line.cells[tier_col].tier if tier_col is not None else None
         rec: dict[str, object] = {
             "rank": ranks[line.key],
@@ -80,13 +86,12 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
             "model_type": rec_.type, "parameters": rec_.parameters,
             "instruction_trained": rec_.instruction_trained,
             "system_id": main.system.system_id, "source": source_of(main),
+            "other_sources": "; ".join(r.system.system_id for r in line.others) or None,
         }
         others: dict[str, list[dict[str, object]]] = {}
         for i, col in enumerate(cols):
             cell = line.cells[i]
             rec[col.id] = cell.value
-            rec[f"{col.id} from"] = (cell.row.system.system_id
-                                     if cell.row is not None and cell.row is not main else None)
             if cell.others:
                 others[col.id] = [{"system_id": r.system.system_id, "value": v,
                                    "source": source_of(r)} for r, v in cell.others]
@@ -101,7 +106,26 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
         if others:
             rec["others"] = others  # JSON only: not in the CSV header
         records.append(rec)
+    if any(v is not None for v in table.references):
+        records.insert(reference_at(table.view, table.lines, table.references),
+                       reference_record(table))
     return header, records
+
+
+def reference_record(table: ViewTable) -> dict[str, object]:
+    """The no-skill reference row as a record: each column's reference value, nothing
+    tested; its source says what it is."""
+    view = table.view
+    rec: dict[str, object] = {
+        "rank": None, "rank_interval": None, "model_id": REFERENCE_KEY,
+        "model": reference_name(view),
+        "provenance": "reference", "model_type": None, "parameters": None,
+        "instruction_trained": None, "system_id": None,
+        "source": "no-skill reference: what a system without skill scores in each column",
+        "other_sources": None}
+    for col, value in zip(view.columns, table.references):
+        rec[col.id] = value
+    return rec
 
 
 def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
