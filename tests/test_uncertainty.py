@@ -327,6 +327,12 @@ def test_every_tested_row_of_every_download_has_its_rank_interval(site) -> None:
         assert doc["test"]["unit"] and doc["test"]["n_units"] > 0
         checked += 1
     assert checked > 60
+    # the home table's cells carry the rank interval of the benchmark table they come from
+    home = json.loads((site / "downloads" / "home.json").read_text(encoding="utf-8"))
+    ranked = [r[f"{c['id']} rank_interval"] for r in home["rows"] for c in home["view"]["columns"]
+              if r[f"{c['id']} tier"] in ("best verified", "tied with best verified",
+                                          "below best verified")]
+    assert ranked and all(isinstance(ri, list) and 1 <= ri[0] <= ri[1] for ri in ranked)
 
 
 def test_pages_show_rank_intervals_units_and_the_smallest_detectable_difference(site) -> None:

@@ -179,7 +179,8 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
     header = ["rank", "model_id", "model", "provenance", "model_type", "parameters",
               "instruction_trained", "benchmarks"]
     for col in overview.columns:
-        header += [col.home.id, f"{col.home.id} from", f"{col.home.id} tier"]
+        header += [col.home.id, f"{col.home.id} from", f"{col.home.id} tier",
+                   f"{col.home.id} rank_interval"]
     records = []
     for pos, m in enumerate(overview.models, 1):
         rec: dict[str, object] = {
@@ -193,6 +194,9 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
                                           else None)
             rec[f"{col.home.id} tier"] = (TIER_NAMES.get(cell.tier.tier, cell.tier.tier)
                                           if cell.tier is not None else None)
+            # the row's rank interval in the benchmark's table the cell comes from
+            rec[f"{col.home.id} rank_interval"] = (cell.tier.rank_interval
+                                                   if cell.tier is not None else None)
         records.append(rec)
     doc = {"view": {"id": "home", "title": "All models",
                     "columns": [{"id": c.home.id, "label": c.home.label,
