@@ -22,8 +22,9 @@ class TierInfo:
     test's own statistic of it and its 95% interval (the mean and its bootstrap interval,
     the Hodges-Lehmann shift for Wilcoxon, DeLong's interval); ``effect_size`` the effect
     over the spread of the units' differences; ``mean`` the value shown, the row's mean
-    over those units (summed query by query: :func:`~.statistic.tested_scores`); [rank_best, rank_worst] its simultaneous 95% rank interval among the
-    tested rows (1 = best)."""
+    over those units (summed query by query: :func:`~.statistic.tested_scores`);
+    [rank_best, rank_worst] its simultaneous 95% rank interval among the tested rows
+    (1 = best)."""
 
     tier: str
     p_value: float | None = None
