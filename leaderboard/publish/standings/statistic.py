@@ -129,13 +129,14 @@ def tested_scores(system: SystemResult, column: Column
     if per_task is None:
         return None
     unit = column.sampling
-    by_query = stratified_units(per_task, SamplingUnit(
-        "query", "queries", "one query",
-        across_tasks=unit.across_tasks and unit.rule == "query"))
+    units = stratified_units(per_task, unit)
+    # A unit that is a query (one task's, or one the tasks translate) is summed as it is.
+    by_query = units if unit.rule == "query" else stratified_units(
+        per_task, SamplingUnit("query", "queries", "one query"))
     values = np.fromiter((by_query[q] for q in sorted(by_query)), dtype=np.float64,
                          count=len(by_query))
     figure = float(values.sum() / values.size) if values.size else 0.0
-    return stratified_units(per_task, unit), figure
+    return units, figure
 
 
 def _task_figure(system: SystemResult, column: Column, task_id: str, metric: str
