@@ -8,19 +8,23 @@ The workload is the site's own. For every view of :func:`leaderboard.benchmarks.
 that has tiers, two columns are tiered: the view's tiered column (its primary metric) and
 its headline standard-metric column (the registry's ``headline_metric`` of the view's
 tasks), once when they are the same column. Each column's per-query scores become its
-test's units by :func:`leaderboard.publish.standings.stratified_units`, as the site does (a
-column of one task keeps the task's query ids; a column averaging tasks with their own
-queries weights each query by 1 / (tasks x its task's queries) and prefixes its id with
-its task id, so FollowTable's average tests the 2,989 pairs of its four datasets, each
-dataset one quarter; PI-Indic's languages ask the same 150 pairs, so its averages test
-each pair once, over the 12 languages or 132 language pairs, and T4 each of its 75 test
-personas). Scores are synthetic but have each metric's value set and the real query
-counts: read from the benchmark data where it is on this machine (FollowTable pairs and
-topics, PI-Indic), else the counts documented in :data:`DOCUMENTED_COUNTS` (FollowIR and
-mFollowIR live on the Hugging Face Hub only). Every system has every task, the worst case.
+test's units by :func:`leaderboard.publish.standings.stratified_units`, as the site does:
+one value per independently sampled unit (:mod:`leaderboard.benchmarks.units`), each query
+weighted by 1 / (tasks x its task's queries). FollowTable's average tests the 673 topics of
+its four datasets (each with all its pairs, 2,989 in all), each dataset one quarter;
+PI-Indic's languages ask the same 150 pairs, so its averages test each pair once, over the
+12 languages or 132 language pairs, and T4 each of its 75 test personas; mFollowIR's
+synthetic topic ids are shared by its three languages, as NeuCLIR's are. The tiered column
+of every view also gets its rank intervals (a bootstrap of the max-|t| statistic over all
+pairs of systems), as on the site. Scores are synthetic but have each metric's value set
+and the real query counts: read from the benchmark data where it is on this machine
+(FollowTable pairs and topics, PI-Indic), else the counts documented in
+:data:`DOCUMENTED_COUNTS` (FollowIR and mFollowIR live on the Hugging Face Hub only). Every
+system has every task, the worst case.
 
 The statistics are run the way :func:`leaderboard.publish.standings.tier_column` runs them:
-``tier_view(scores, column.metric, higher_is_better=..., seed=0)``
+``tier_view(scores, column.metric, higher_is_better=..., seed=0)`` (``ranks=False`` for the
+headline columns, which the site does not rank)
 on ``{system: {query id: score}}`` mappings, so the time includes turning mappings into
 arrays, the tests, Holm and the bootstrap intervals. Building the mappings is not timed.
 
@@ -59,7 +63,8 @@ from leaderboard.benchmarks import all_views  # noqa: E402
 from leaderboard.publish.standings import stratified_units  # noqa: E402
 from leaderboard.publish.stats import significance as sig  # noqa: E402
 from leaderboard.publish.stats import tiers as tiers_module  # noqa: E402
-from leaderboard.publish.stats import tier_view, tier_views, tiering_work  # noqa: E402
+from leaderboard.publish.stats import (  # noqa: E402
+    ranking_work, tier_view, tier_views, tiering_work)
 
 if TYPE_CHECKING:
     from leaderboard.publish.standings import Column, View
@@ -185,6 +190,11 @@ class Work:
     def metric(self) -> str:
         return self.column.metric
 
+    @property
+    def ranked(self) -> bool:
+        """The site computes rank intervals for a view's tiered column only."""
+        return self.role == "primary (tiered)"
+
 
 def headline_column(view: View) -> Column | None:
     """The column of ``view`` holding its tasks' headline standard metric, pooled over the
@@ -217,10 +227,8 @@ def workload(queries: QuerySets) -> tuple[list[Work], int, list[str]]:
         family = FAMILIES[view.id.split("/")[0]]
         for role, col in columns:
             parts = tuple(col.parts)
-            if col.shared_queries:  # the same queries in every task: tested once each
-                n = len({q for t, k in parts for q in queries.of(t, k, col.group)})
-            else:
-                n = sum(len(queries.of(t, k, col.group)) for t, k in parts)
+            n = len({col.sampling.key(t, q) for t, k in parts
+                     for q in queries.of(t, k, col.group)})
             works.append(Work(view.id, family, col, role, parts, n))
     return works, len(views), skipped
 
@@ -299,7 +307,7 @@ class ScoreBank:
             block = x[[rows[q] for q in local]].T.tolist()
             for tasks, scores in zip(per_system, block, strict=True):
                 tasks.append((task_id, dict(zip(local, scores))))
-        return {s: stratified_units(tasks, work.column.shared_queries)
+        return {s: stratified_units(tasks, work.column.sampling)
                 for s, tasks in zip(self.ids, per_system, strict=True)}
 
 
@@ -338,8 +346,13 @@ class StageTimer:
             exact = diffs.shape[0] <= sig.EXACT_MAX_QUERIES
             return "test: randomization, exact" if exact else "test: randomization, Monte-Carlo"
 
+        def interval_label(test: str, diffs: np.ndarray, **_: Any) -> str:
+            return {"wilcoxon": "intervals: Hodges-Lehmann", "delong": "intervals: DeLong"
+                    }.get(test, "intervals: bootstrap")
+
         self._wrap("pvalues_for", test_label)
-        self._wrap("bootstrap_mean_ci", lambda *a, **k: "bootstrap intervals")
+        self._wrap("intervals_for", interval_label)
+        self._wrap("rank_intervals", lambda *a, **k: "rank intervals (max-|t| bootstrap)")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -388,7 +401,7 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
         start = time.thread_time()
         result = tier_view(scores, work.metric, higher_is_better=work.column.higher_is_better,
                            seed=args.seed, n_resamples=args.resamples,
-                           n_bootstrap=args.bootstrap)
+                           n_bootstrap=args.bootstrap, ranks=work.ranked)
         return result, time.thread_time() - start
 
     # Serial: one tier_view after another, with the time of each stage. Otherwise as the
@@ -398,9 +411,10 @@ def run_suite(works: list[Work], bank: ScoreBank, args: argparse.Namespace
     # mappings of a batch are built before it runs, untimed). tier_views runs each view on
     # one thread, so a tiering's CPU time is its thread's and a benchmark's CPU time is
     # exact either way; its wall time is its own only when views run one at a time.
-    order = sorted(range(len(works)), key=lambda i: -tiering_work(
+    order = sorted(range(len(works)), key=lambda i: -(tiering_work(
         works[i].metric, works[i].n_queries, args.systems, n_resamples=args.resamples,
-        n_bootstrap=args.bootstrap))
+        n_bootstrap=args.bootstrap) + (ranking_work(works[i].n_queries, args.systems)
+                                        if works[i].ranked else 0.0)))
     size = 1 if args.serial else (args.batch or len(works))
     batches = [order[first:first + size] for first in range(0, len(order), size)]
     with StageTimer() if args.serial else contextlib.nullcontext() as stages:
@@ -444,7 +458,8 @@ def check_determinism(works: list[Work], bank: ScoreBank, kept: dict[int, Any],
             work = works[i]
             again = tier_view(bank.mappings(work), work.metric,
                               higher_is_better=work.column.higher_is_better, seed=args.seed,
-                              n_resamples=args.resamples, n_bootstrap=args.bootstrap)
+                              n_resamples=args.resamples, n_bootstrap=args.bootstrap,
+                              ranks=work.ranked)
             if again != result:
                 differ.append(f"{work.view} {work.metric}")
     return len(kept), differ

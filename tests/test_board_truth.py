@@ -186,7 +186,8 @@ def test_reported_cells_show_the_printed_average(real) -> None:
 
 def test_followtable_averages_of_verified_rows_are_the_mean_of_the_four_datasets(real) -> None:
     """...and their tiers come from the matching stratified test: each pair weighted by
-    1 / (4 x its dataset's pairs), against the plain definition."""
+    1 / (4 x its dataset's pairs), a topic's pairs summed into one unit (issue 35: they
+    share the topic-only run and relevant tables), against the plain definition."""
     table = real["board"].tables["followtable/average"]
     index = table.view.tiered_column
     column = table.view.columns[index]
@@ -201,17 +202,24 @@ def test_followtable_averages_of_verified_rows_are_the_mean_of_the_four_datasets
     other = next(k for k in ("bm25s", "all-minilm-l6-v2") if k != leader.key)
     a = [list(rows[other].system.tasks[t].per_query["IRS"].values()) for t in column.tasks]
     b = [list(leader.system.tasks[t].per_query["IRS"].values()) for t in column.tasks]
-    weighted = reference.stratified_differences(a, b)
-    assert math.fsum(weighted) == pytest.approx(
+    topics = [[f"{t}:{q.split('_')[0]}" for q in leader.system.tasks[t].per_query["IRS"]]
+              for t in column.tasks]
+    clustered = reference.clustered_differences(a, b, topics)
+    assert len(clustered) == 216 + 97 + 300 + 60  # the four datasets' topics
+    assert math.fsum(clustered.values()) == pytest.approx(
         table.values[other][index] - table.values[leader.key][index], abs=1e-12)
     units_a, units_b = unit_scores(rows[other].system, column), unit_scores(leader.system,
                                                                             column)
+    assert sorted(units_a) == sorted(clustered)
     diffs = np.array([units_a[q] - units_b[q] for q in sorted(units_a)])
-    assert np.sort(diffs / len(diffs)) == pytest.approx(np.sort(weighted), abs=1e-15)
+    assert diffs / len(diffs) == pytest.approx([clustered[q] for q in sorted(units_a)],
+                                               abs=1e-15)
     info = table.tiers[index][other]
+    assert info.n_units == len(clustered)
     pair = compare_pair(units_a, units_b, column.metric)
     assert info.p_value == pair.p_value and info.effect == pytest.approx(pair.effect)
-    plain = reference.monte_carlo_sign_flip_pvalue(np.array(weighted), n_resamples=20_000)
+    plain = reference.monte_carlo_sign_flip_pvalue(np.array(list(clustered.values())),
+                                                   n_resamples=20_000)
     assert abs(plain - info.p_value) < 5 * math.sqrt(info.p_value * (1 - info.p_value)
                                                      / 20_000) + 1e-3
 
@@ -269,7 +277,7 @@ def test_t4_is_sorted_and_tiered_on_auroc_with_a_persona_level_test(real) -> Non
     table = real["board"].tables["pi-indic/t4/average"]
     tiers = table.tiers[table.view.tiered_column]
     tested = {k: t for k, t in tiers.items() if t.test is not None}
-    assert tested and all(t.n_queries == 75 and t.test == "delong" for t in tested.values())
+    assert tested and all(t.n_units == 75 and t.test == "delong" for t in tested.values())
     leader = table.leader()
     assert leader.key == E5  # e5 85.5 over BM25 84.5 on AUROC
     assert tiers["bm25s"].tier == "tied with leader"  # persona-level: not significant
@@ -314,9 +322,9 @@ def test_every_pi_indic_average_tests_each_shared_unit_once(real) -> None:
         if not view_id.startswith("pi-indic/") or table.view.tiered_column is None:
             continue
         tested = [t for t in table.tiers.get(table.view.tiered_column, {}).values()
-                  if t.n_queries]
+                  if t.n_units]
         expected = 75 if view_id.startswith("pi-indic/t4/") else 150
-        assert tested and all(t.n_queries <= expected for t in tested), view_id
+        assert tested and all(t.n_units <= expected for t in tested), view_id
 
 
 def test_delong_engine_and_persona_components_match_their_plain_definitions() -> None:
@@ -499,11 +507,12 @@ def test_metrics_page_writes_p_mrr_as_one_name() -> None:
 
 
 def test_stratified_units_are_the_plain_weighted_differences() -> None:
+    from leaderboard.benchmarks.units import PER_QUERY
     from leaderboard.publish.standings import stratified_units
 
     a = [("x", {"1": 0.2, "2": 0.4}), ("y", {"1": 0.9, "2": 0.1, "3": 0.5, "4": 0.0})]
     b = [("x", {"1": 0.1, "2": 0.4}), ("y", {"1": 0.3, "2": 0.3, "3": 0.5, "4": 0.2})]
-    ua, ub = stratified_units(a, False), stratified_units(b, False)
+    ua, ub = stratified_units(a, PER_QUERY), stratified_units(b, PER_QUERY)
     plain = reference.stratified_differences([list(s.values()) for _, s in a],
                                              [list(s.values()) for _, s in b])
     assert [(ua[q] - ub[q]) / len(ua) for q in ua] == pytest.approx(plain, abs=1e-15)

@@ -246,16 +246,23 @@ def test_weaker_submission_is_below_the_leader_with_a_p_value(repo, wtr, data_di
     assert "| below leader |" in comment and f"{row.effect * 100:+.1f}" in comment
 
 
-def test_identical_rankings_tie_and_the_smaller_id_leads(repo, wtr, data_dir, actions_env,
-                                                         tmp_path):
+def test_identical_rankings_tie_and_the_standing_leader_keeps_the_lead(
+        repo, wtr, data_dir, actions_env, tmp_path):
+    """Same per-query scores as the committed old-model. Before issue 35 the tie went to
+    the smaller id and the comment announced "another-weak" as the new leader; a
+    difference below the reproducibility threshold (here none at all) is a tie, and the
+    standing leader keeps the lead."""
     root, base = repo
     write_submission(root, "another-weak", "Another Weak", wtr, quality="weak")
     head = commit_all(root, "add another-weak")
     out = tmp_path / "report"
     assert pr_check(root, base, head, out, data_dir) == 0
     (row,) = read_ci_report(out / "report.json").submissions[0].tasks
-    # Same per-query scores as the committed old-model: ties go to the smaller id.
-    assert row.tier == "leader" and row.p_value is None
+    assert row.previous_leader == "Old Model"
+    assert row.tier == "tied with leader" and row.p_value == 1.0 and row.effect == 0.0
+    assert row.note is not None and "reproducibility threshold" in row.note
+    comment = (out / "comment.md").read_text()
+    assert "🥇" not in comment and "tied with leader" in comment
 
 
 def test_broken_submission_gets_annotations_and_fails(repo, wtr, data_dir, actions_env,

@@ -122,8 +122,10 @@ def test_submissions_are_found_by_id_and_averages_are_compared(capsys) -> None:
     data = json.loads(capsys.readouterr().out)
     irs = next(r for r in data["rows"] if r["column"] == "IRS")
     assert irs["view"] == "followtable/average" and irs["tiered"]
-    assert irs["n_queries"] == 928 + 408 + 1386 + 267  # every pair of the four datasets once
-    # the values are the site's: the mean over the view's queries
+    # every topic of the four datasets once, with all its pairs (issue 35: a topic's pairs
+    # share its topic-only run and relevant tables; before, 928 + 408 + 1386 + 267 pairs)
+    assert (irs["unit"], irs["n_units"]) == ("topics", 216 + 97 + 300 + 60)
+    # the values are the site's: the mean over the view's units
     from leaderboard.publish.standings import column_value
     from leaderboard.publish.standings.head_to_head import load_system
 

@@ -73,6 +73,10 @@ KNOWN_DUPLICATES = [
     [("followir-paper", "E5-large-v2"), ("followtable-paper", "E5-Large-v2"),
      ("mteb-results", "intfloat/e5-large-v2")],
     [("followir-paper", "BM25"), ("followtable-paper", "BM25")],
+    # Issue 35, finding 5: the FollowIR paper's rows and the FollowIR authors' MTEB files.
+    [("followir-paper", "Google Gecko"), ("mteb-results", "google/text-embedding-004")],
+    [("followir-paper", "BGE-base"), ("mteb-results", "BAAI/bge-base-en")],
+    [("followir-paper", "BGE-large"), ("mteb-results", "BAAI/bge-large-en")],
 ]
 
 

@@ -19,7 +19,10 @@ from leaderboard.publish.site.build import SiteBuildError, build_site
 from leaderboard.publish.site.board import load_board
 from leaderboard.core.display import score_text
 from leaderboard.publish.site.format import params_reason, params_text, relative, safe_url
-from leaderboard.benchmarks import all_views, site_pages
+from leaderboard.benchmarks import all_views, benchmark_of, site_pages
+from leaderboard.benchmarks.pi_indic import PI_PAIR
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.benchmarks.units import PER_QUERY
 from leaderboard.benchmarks.views import anchor_of
 from leaderboard.publish.site.repository import (
     REPO_DEFAULT_BRANCH,
@@ -193,10 +196,31 @@ def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
                 records = list(csv.DictReader(fh))
             doc = json.loads((out / "downloads" / f"{view.anchor}.json").read_text("utf-8"))
             head = [c["text"].replace("\u2011", "-") for c in table["head"]]
+            # The no-skill reference row stands at the same place in the table and in both
+            # downloads (issue 35, finding 8), with the same figures.
+            assert [r["attrs"].get("data-p") == "reference" for r in table["rows"]] == \
+                [r["provenance"] == "reference" for r in records] == \
+                [r["provenance"] == "reference" for r in doc["rows"]], view.id
+            # The gap column stands after the tiered one where the table tests a row
+            # (issue 35, finding 9: never a column of "not tested" only).
+            tested = any(r.get(f"{view.columns[view.tiered_column].id} tier", "")
+                         not in ("", "reported: not tested") for r in records
+                         ) if view.tiered_column is not None else False
+            assert ("vs best verified" in head) == tested, view.id
+            offset = _gap_offsets(view, tested)
+            for rec, row, jrow in zip(records, table["rows"], doc["rows"]):
+                if rec["provenance"] != "reference":
+                    continue
+                assert rec["model"] == jrow["model"] == row["cells"][1]["text"].strip()
+                for i, col in enumerate(view.columns):
+                    value = float(rec[col.id]) if rec[col.id] else None
+                    assert jrow[col.id] == value
+                    assert row["cells"][3 + offset[i]]["text"] == score_text(value, col.signed)
+            records = [r for r in records if r["provenance"] != "reference"]
+            rows = [r for r in doc["rows"] if r["provenance"] != "reference"]
             body = [r for r in table["rows"] if r["attrs"].get("data-p") != "reference"]
-            assert len(records) == len(body) == len(doc["rows"]), view.id
-            offset = _gap_offsets(view)
-            for rec, row, jrow in zip(records, body, doc["rows"]):
+            assert len(records) == len(body) == len(rows), view.id
+            for rec, row, jrow in zip(records, body, rows):
                 assert rec["model_id"] == row["attrs"]["data-k"] == jrow["model_id"]
                 assert row["cells"][1]["text"][1:].strip() == rec["model"]  # after the badge
                 for i, col in enumerate(view.columns):
@@ -212,10 +236,10 @@ def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
     assert checked > 50
 
 
-def _gap_offsets(view) -> list[int]:
+def _gap_offsets(view, tested: bool = True) -> list[int]:
     """Position of each column among the table's score cells: the "vs best verified"
-    column follows the tiered one."""
-    tiered = view.tiered_column
+    column follows the tiered one (where the table tests a row)."""
+    tiered = view.tiered_column if tested else None
     return [i + (1 if tiered is not None and i > tiered else 0)
             for i in range(len(view.columns))]
 
@@ -228,7 +252,7 @@ def test_tiers_are_marked_leader_bold_tied_underlined(built: dict) -> None:
                if r["attrs"]["data-p"] == "verified"]
     assert classes.count("fb-leader") == 1
     with (out / "downloads" / "followir-robust04.csv").open(encoding="utf-8") as fh:
-        records = list(csv.DictReader(fh))
+        records = [r for r in csv.DictReader(fh) if r["provenance"] != "reference"]
     tiers = {r["model_id"]: r["p-MRR tier"] for r in records}
     names = {"best verified", "tied with best verified", "below best verified",
              "reported: not tested"}
@@ -251,7 +275,7 @@ def test_constraint_views_are_tiered_on_their_own_queries(built: dict) -> None:
     for c in ("C1", "S3"):
         with (out / "downloads" / f"followtable-constraint-{c.lower()}.csv").open(
                 encoding="utf-8") as fh:
-            records = list(csv.DictReader(fh))
+            records = [r for r in csv.DictReader(fh) if r["provenance"] != "reference"]
         tiers = [r["IRS tier"] for r in records if not r["system_id"].startswith("paper/")]
         assert tiers.count("best verified") == 1, c
         assert set(tiers) <= {"best verified", "tied with best verified", "below best verified"}
@@ -474,10 +498,9 @@ def test_stratified_units_of_tasks_with_their_own_queries() -> None:
     the mean of the task means, whatever the tasks' sizes."""
     from leaderboard.publish.standings import stratified_units
 
-    one = stratified_units([("a", {"1": 0.5, "2": 0.25})], shared_queries=True)
+    one = stratified_units([("a", {"1": 0.5, "2": 0.25})], PI_PAIR)
     assert one == {"1": 0.5, "2": 0.25}
-    units = stratified_units([("a", {"1": 0.5}), ("b", {"1": 0.25, "2": 1.0})],
-                             shared_queries=False)
+    units = stratified_units([("a", {"1": 0.5}), ("b", {"1": 0.25, "2": 1.0})], PER_QUERY)
     assert set(units) == {"a:1", "b:1", "b:2"}
     assert units == pytest.approx({"a:1": 3 * 0.5 / 2, "b:1": 3 * 0.25 / 4,
                                    "b:2": 3 * 1.0 / 4})
@@ -490,26 +513,34 @@ def test_stratified_units_of_translated_tasks_count_each_query_once() -> None:
     per_task = [("hin", {"p1": 1.0, "p2": 0.0, "p3": 0.5}),
                 ("ben", {"p1": 0.5, "p2": 0.0, "p3": 0.25}),
                 ("tam", {"p1": 0.0, "p2": 1.0, "p3": 1 / 3})]
-    items = stratified_units(per_task, shared_queries=True)
+    items = stratified_units(per_task, PI_PAIR)
     assert items == pytest.approx({"p1": 0.5, "p2": 1 / 3, "p3": (0.5 + 0.25 + 1 / 3) / 3})
     # the mean over queries of the units is the column's mean of task means
     task_means = [sum(s.values()) / 3 for _, s in per_task]
     assert sum(items.values()) / 3 == pytest.approx(sum(task_means) / 3)
     # a query some task lacks: still one unit, and the units still average to the mean of
     # the task means
-    uneven = stratified_units([("a", {"p1": 1.0}), ("b", {"p1": 0.0, "p2": 0.5})],
-                              shared_queries=True)
+    uneven = stratified_units([("a", {"p1": 1.0}), ("b", {"p1": 0.0, "p2": 0.5})], PI_PAIR)
     assert set(uneven) == {"p1", "p2"}
     assert sum(uneven.values()) / 2 == pytest.approx((1.0 + 0.25) / 2)
 
 
-def test_only_pi_indic_columns_share_queries() -> None:
+def test_every_column_samples_its_benchmarks_unit() -> None:
+    """Issue 35: a column's tests resample what its benchmark declares was sampled
+    independently; units span tasks only where the tasks ask the same units (PI-Indic's
+    translations of one pair or persona, mFollowIR's NeuCLIR topics across languages)."""
+    registry = all_tasks()
     for view in all_views().values():
         for column in view.columns:
-            pi = all(t.startswith(("pi-indic-val150/", "pi-indic-full/"))
-                     for t in column.tasks)
-            assert column.shared_queries == (pi and view.id.startswith("pi-indic/")), \
-                (view.id, column.id)
+            scored = [registry[t] for t in column.tasks if t in registry]
+            if not scored:
+                continue  # reported-only figures: never tested
+            declared = {benchmark_of(t.benchmark).sampling_unit(t) for t in scored}
+            assert declared == {column.sampling}, (view.id, column.id)
+            pi = all(t.startswith("pi-indic-val150/") for t in column.tasks)
+            mfollowir = all(t.startswith(("mfollowir/", "mfollowir-cl/")) for t in column.tasks)
+            assert column.sampling.across_tasks == (pi or mfollowir), (view.id, column.id)
+            assert column.sampling is not PER_QUERY, (view.id, column.id)
 
 
 def test_how_to_submit_leads_with_the_one_command_path(built: dict) -> None:

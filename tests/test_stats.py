@@ -714,7 +714,7 @@ def test_tier_view_leader_tiers_and_holm_family():
     tested = [rows[s] for s in ("beta", "gamma", "delta")]
     assert [c.p_adjusted for c in tested] == holm([c.p_value for c in tested])
     for c in tested:
-        assert c.test == "randomization" and c.n_queries == 30
+        assert c.test == "randomization" and c.n_units == 30
         assert c.effect == pytest.approx(c.mean_system - c.mean_leader, abs=1e-12)
         assert c.ci_low <= c.effect <= c.ci_high
 
@@ -741,7 +741,7 @@ def test_tier_view_reported_rows_are_untouched():
         assert rows[name].tier == "reported"
         assert rows[name].p_value is None and rows[name].mean_system is None
     assert with_reported.comparisons[:4] == plain.comparisons
-    assert with_reported.n_queries == 30
+    assert with_reported.n_units == 30
 
 
 def test_tier_view_missing_queries_count_as_zero():
@@ -753,7 +753,7 @@ def test_tier_view_missing_queries_count_as_zero():
     # a query only one system answered enters the universe for everyone
     scores["alpha"]["only-alpha"] = 0.9
     view = tier_view(scores, "nDCG@10")
-    assert view.n_queries == 31
+    assert view.n_units == 31
     rows = view.by_system()
     assert rows["beta"].mean_system == pytest.approx(
         sum(scores["beta"].values()) / 31, abs=1e-12)
@@ -778,7 +778,7 @@ def test_compare_pair_reproduces_the_view_figures():
                         a_name="beta", b_name="alpha")
     assert pair.p_value == row.p_value
     assert (pair.effect, pair.ci_low, pair.ci_high) == (row.effect, row.ci_low, row.ci_high)
-    assert pair.n_queries == 45 and pair.test == "randomization"
+    assert pair.n_units == 45 and pair.test == "randomization"
 
 
 def test_tier_view_same_result_whatever_the_key_order():

@@ -17,6 +17,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Literal
 
+from leaderboard.benchmarks.units import PER_QUERY, SamplingUnit
 from leaderboard.core.tasks import Task
 
 if TYPE_CHECKING:  # built by the declarations' functions, only when pages are
@@ -81,13 +82,18 @@ class Benchmark:
     # The paper's tables, transcribed in leaderboard/publish/reported/data/<yaml>: yaml file name ->
     # name of the reported results file it becomes.
     paper_transcriptions: dict[str, str] = field(default_factory=dict)
-    # View-id prefix -> task-id prefix of this benchmark's own paper's reported rows.
-    own_paper: dict[str, str] = field(default_factory=dict)
+    # View-id prefix -> system-id prefixes of this benchmark's own reported sources, in the
+    # order a model's line takes its figures from them: after a verified submission, before
+    # any other source (leaderboard.publish.standings.lines).
+    own_sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Where the explorer's cards link a task's documents and queries when the benchmark's
     # licence does not let the site copy its texts (leaderboard.core.explain.shows_text): URL
     # templates at the pinned upstream commit ("doc_page", "doc_text" with "{doc}";
     # "queries_text", "topics_text"), or None.
     upstream_text_links: Callable[[Task], dict[str, str] | None] = lambda task: None
+    # What a task's significance tests resample: the unit sampled independently (a
+    # topic with all its pairs, a translated pair, a persona; leaderboard.benchmarks.units).
+    sampling_unit: Callable[[Task], SamplingUnit] = lambda task: PER_QUERY
     # Its rows of the How-to-submit page's table of tasks.
     guide: tuple[GuideRow, ...] = ()
     # Where its test documents, queries and instructions come from: the rule that marks a

@@ -4,6 +4,7 @@ instructions, from mteb's copies on the Hugging Face Hub."""
 from __future__ import annotations
 
 from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
+from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.tasks import DataSource, Task
 
 # Licences as the dataset cards state them (FollowIR: mit; mFollowIR: odc-by), which is
@@ -56,6 +57,11 @@ FOLLOWIR_SOURCES_USED = EvaluationSources(
                              "(FollowIR Sec. 3)",
           TREC_NARRATIVES[0]: TREC_NARRATIVES[1]})
 
+# A topic is one TREC narrative with its original and its altered instruction. The
+# paper took Robust04 topics that Common Core 2017 did not reuse, and News21's are its
+# own, so no topic is in two collections: each is a unit of its collection.
+FOLLOWIR_TOPIC = SamplingUnit("topic", "topics", "a topic with both its instructions",
+                              rule="mteb topic")
 
 # What a run of a reranking task ranks (FollowIR and mFollowIR), as the guide says it.
 POOL_DEPTH = ("rank every document of the query's <code>top_ranked</code> pool (its 1,000 "
@@ -68,7 +74,8 @@ FOLLOWIR = Benchmark(
     home=site_views("leaderboard.benchmarks.followir_views", "home"),
     reported_only_prefixes=(FOLLOWIR_PAPER_PREFIX,),
     paper_transcriptions={"followir_table2.yaml": "followir-paper.json"},
-    own_paper={"followir": "followir-paper/"},
+    own_sources={"followir": ("followir-paper/",)},
+    sampling_unit=lambda task: FOLLOWIR_TOPIC,
     evaluation_sources=FOLLOWIR_SOURCES_USED,
     guide=(GuideRow(
         title="FollowIR", pull="followir", task_prefixes=("followir/",),

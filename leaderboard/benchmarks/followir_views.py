@@ -7,8 +7,9 @@ a one-task `leaderboard eval` reads the declaration and never needs the view cla
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
-from leaderboard.benchmarks.followir import FOLLOWIR, FOLLOWIR_PAPER_AVERAGE
+from leaderboard.benchmarks.followir import FOLLOWIR, FOLLOWIR_PAPER_AVERAGE, FOLLOWIR_TOPIC
 from leaderboard.benchmarks.protocols import SWAPPED_ORIGINAL
 from leaderboard.core.measures import label as measure_label
 from leaderboard.benchmarks.views import (
@@ -32,6 +33,12 @@ SWAPPED_QRELS_NOTE = (
     "p-MRR compares the two runs and is unaffected.")
 
 
+def _column(task_ids: tuple[str, ...], metric: str, label: str, **options: Any) -> Column:
+    """A FollowIR column: its tests take one value per topic (a unit sampled
+    independently, :mod:`leaderboard.benchmarks.units`)."""
+    return column(task_ids, metric, label, sampling=FOLLOWIR_TOPIC, **options)
+
+
 def _swapped(metric: str) -> str:
     """The key of a standard metric that a source labels ``original`` but computed against
     the changed qrels (:mod:`leaderboard.benchmarks.protocols`)."""
@@ -45,15 +52,16 @@ def _followir_section() -> Section:
     headline = tuple(t.headline_metric for t in tasks.values())
     paper = (FOLLOWIR_PAPER_AVERAGE,)
     avg_cols = [
-        replace(column(ids, "p-MRR", "p-MRR", col_id="p-MRR", unit="collection"),
+        replace(_column(ids, "p-MRR", "p-MRR", col_id="p-MRR", unit="collection"),
                 prefer=paper),
         Column(id="score", label="Score", metric="headline", tasks=ids, task_metrics=headline,
-               unit="collection",
+               unit="collection", sampling=FOLLOWIR_TOPIC,
                help="mean of each collection's standard metric (MAP@1000 for Robust04 and "
                     "Core17, nDCG@5 for News21), as in the FollowIR paper: the "
                     "original-instruction run scored against the original qrels"),
         Column(id="score-vs-changed-qrels", label="Score (vs changed qrels)",
                metric="headline-vs-changed-qrels", tasks=ids, unit="collection",
+               sampling=FOLLOWIR_TOPIC,
                task_metrics=tuple(_swapped(m) for m in headline), prefer=paper,
                help="the same mean as the source labels it 'original' (mteb 1.x "
                     "individual.original, FollowIR paper Table 2), but computed against the "
@@ -63,23 +71,23 @@ def _followir_section() -> Section:
     for key, task in tasks.items():
         std = task.headline_metric
         label = measure_label(std)
-        avg_cols += [column((task.id,), std, f"{names[key]} {label}", col_id=f"{key}:{std}"),
-                     column((task.id,), "p-MRR", f"{names[key]} p-MRR", col_id=f"{key}:p-MRR")]
+        avg_cols += [_column((task.id,), std, f"{names[key]} {label}", col_id=f"{key}:{std}"),
+                     _column((task.id,), "p-MRR", f"{names[key]} p-MRR", col_id=f"{key}:p-MRR")]
         per.append(View(
             id=task.id, label=names[key], title=task.title,
-            columns=(column((task.id,), "p-MRR", "p-MRR"),
-                     column((task.id,), std, label,
-                          help=f"{label}: the original-instruction run against the original "
-                               "qrels"),
-                     column((task.id,), "original/nDCG@10", "nDCG@10",
-                          help="nDCG@10: the original-instruction run against the original "
-                               "qrels"),
-                     column((task.id,), _swapped(std), f"{label} (vs changed qrels)",
-                          help=f"{label} that the source labels 'original' (mteb 1.x, "
-                               "FollowIR paper) but computed against the changed qrels"),
-                     column((task.id,), _swapped("nDCG@10"), "nDCG@10 (vs changed qrels)",
-                          help="nDCG@10 that mteb 1.x labels 'original' but computed "
-                               "against the changed qrels")),
+            columns=(_column((task.id,), "p-MRR", "p-MRR"),
+                     _column((task.id,), std, label,
+                           help=f"{label}: the original-instruction run against the original "
+                                "qrels"),
+                     _column((task.id,), "original/nDCG@10", "nDCG@10",
+                           help="nDCG@10: the original-instruction run against the original "
+                                "qrels"),
+                     _column((task.id,), _swapped(std), f"{label} (vs changed qrels)",
+                           help=f"{label} that the source labels 'original' (mteb 1.x, "
+                                "FollowIR paper) but computed against the changed qrels"),
+                     _column((task.id,), _swapped("nDCG@10"), "nDCG@10 (vs changed qrels)",
+                           help="nDCG@10 that mteb 1.x labels 'original' but computed "
+                                "against the changed qrels")),
             note=SWAPPED_QRELS_NOTE,
         ))
     average = View(id="followir/average", label="Average", title="FollowIR average",

@@ -4,6 +4,7 @@ authors' GitHub repository."""
 from __future__ import annotations
 
 from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
+from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES
 from leaderboard.core.tasks import DataSource, Task
 
@@ -17,6 +18,13 @@ FOLLOWTABLE_CONSTRAINTS = ("C1", "C2", "S1", "S2", "S3")
 FT_PAPER_PREFIX = "followtable-paper/"
 FT_PAPER_AVERAGE = FT_PAPER_PREFIX + "average"
 FT_PAPER_NFR = FT_PAPER_PREFIX + "negation-trap-sample"
+
+# A topic was written once and then given its instructions: its pairs share the
+# topic-only run and the topic's relevant tables. The four datasets are separate corpora
+# whose topic ids each start from 0, so a topic belongs to one dataset.
+FOLLOWTABLE_TOPIC = SamplingUnit(
+    "topic", "topics", "a topic with all its query-instruction pairs, which share its "
+    "topic-only run and relevant tables", rule="followtable topic")
 
 
 def _followtable_source(folder: str) -> DataSource:
@@ -71,8 +79,9 @@ FOLLOWTABLE = Benchmark(
     home=site_views("leaderboard.benchmarks.followtable_views", "home"),
     reported_only_prefixes=(FT_PAPER_PREFIX,),
     paper_transcriptions={"followtable_tables4_5_6.yaml": "followtable-paper.json"},
-    own_paper={"followtable": "followtable-paper/"},
+    own_sources={"followtable": ("followtable-paper/",)},
     upstream_text_links=_upstream_text_links,
+    sampling_unit=lambda task: FOLLOWTABLE_TOPIC,
     evaluation_sources=FOLLOWTABLE_SOURCES_USED,
     guide=(GuideRow(
         title="FollowTable", pull="followtable", task_prefixes=("followtable/",),

@@ -7,11 +7,13 @@ a one-task `leaderboard eval` reads the declaration and never needs the view cla
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from leaderboard.benchmarks.followtable import (
     FOLLOWTABLE,
     FOLLOWTABLE_CONSTRAINTS,
     FOLLOWTABLE_DATASETS,
+    FOLLOWTABLE_TOPIC,
     FT_PAPER_AVERAGE,
     FT_PAPER_NFR,
 )
@@ -31,15 +33,21 @@ FOLLOWTABLE_CONSTRAINT_NAMES = {
 }
 
 
+def _column(task_ids: tuple[str, ...], metric: str, label: str, **options: Any) -> Column:
+    """A FollowTable column: its tests take one value per topic (a unit sampled
+    independently, :mod:`leaderboard.benchmarks.units`)."""
+    return column(task_ids, metric, label, sampling=FOLLOWTABLE_TOPIC, **options)
+
+
 def _followtable_columns(task_ids: tuple[str, ...], group: str | None = None) -> tuple[Column, ...]:
     return (
-        column(task_ids, "original/nDCG@10", "nDCG@10 (query)", group=group, unit="dataset",
-               help="nDCG@10 of the topic-only query against the query's relevant tables"),
-        column(task_ids, "altered/nDCG@10", "nDCG@10 (+instruction)", group=group,
-               unit="dataset",
-               help="nDCG@10 of query + instruction against the instruction-compliant tables"),
-        column(task_ids, "p-MRR", "p-MRR", group=group, unit="dataset"),
-        column(task_ids, "IRS", "IRS", group=group, unit="dataset"),
+        _column(task_ids, "original/nDCG@10", "nDCG@10 (query)", group=group, unit="dataset",
+                help="nDCG@10 of the topic-only query against the query's relevant tables"),
+        _column(task_ids, "altered/nDCG@10", "nDCG@10 (+instruction)", group=group,
+                unit="dataset",
+                help="nDCG@10 of query + instruction against the instruction-compliant tables"),
+        _column(task_ids, "p-MRR", "p-MRR", group=group, unit="dataset"),
+        _column(task_ids, "IRS", "IRS", group=group, unit="dataset"),
     )
 
 
@@ -47,7 +55,8 @@ AVERAGE_NOTE = ("Each average is the mean of the four datasets' figures, as the 
                 "Tables 4 and 5 print it (each dataset weighs one quarter, whatever its "
                 "number of pairs), for verified and reported rows alike; a system needs all "
                 "four. The significance test weighs each query-instruction pair by "
-                "1 / (4 x its dataset's pairs), so it compares exactly that mean.")
+                "1 / (4 x its dataset's pairs), so it compares exactly that mean, and takes "
+                "each topic, its pairs' weighted scores summed, as one unit.")
 
 
 def _followtable_sections() -> tuple[Section, Section, Section, Section]:
@@ -72,9 +81,9 @@ def _followtable_sections() -> tuple[Section, Section, Section, Section]:
     # The model x constraint grid: IRS and p-MRR of every constraint type, each the mean of
     # the four datasets' figures for that type (the same values as the constraint views).
     grid_cols = tuple(
-        column(ids, metric, f"{c} {metric}", col_id=f"{c}:{metric}", group=c, unit="dataset",
-               heat=True, help=f"{metric} on {FOLLOWTABLE_CONSTRAINT_NAMES[c]} instructions, "
-                               "the mean of the four datasets' figures")
+        _column(ids, metric, f"{c} {metric}", col_id=f"{c}:{metric}", group=c, unit="dataset",
+                heat=True, help=f"{metric} on {FOLLOWTABLE_CONSTRAINT_NAMES[c]} instructions, "
+                                "the mean of the four datasets' figures")
         for metric in ("IRS", "p-MRR") for c in FOLLOWTABLE_CONSTRAINTS)
     grid = Section(
         id="followtable-grid", title="FollowTable model × constraint type",
@@ -90,7 +99,7 @@ def _followtable_sections() -> tuple[Section, Section, Section, Section]:
     constraint_views = []
     for c in FOLLOWTABLE_CONSTRAINTS:
         cols = _followtable_columns(ids, group=c) + tuple(
-            column((t.id,), "IRS", f"{FOLLOWTABLE_DATASETS[k]} IRS", col_id=f"{k}:IRS", group=c)
+            _column((t.id,), "IRS", f"{FOLLOWTABLE_DATASETS[k]} IRS", col_id=f"{k}:IRS", group=c)
             for k, t in tasks.items())
         constraint_views.append(View(
             id=f"followtable/constraint/{c}", label=c,
@@ -98,7 +107,8 @@ def _followtable_sections() -> tuple[Section, Section, Section, Section]:
             sort_column=3, tiered_column=3,
             note="Each average is the mean of the four datasets' figures over the "
                  "instructions of this constraint type; the test weighs each pair by "
-                 "1 / (4 x its dataset's pairs of this type)."))
+                 "1 / (4 x its dataset's pairs of this type) and takes each topic, its "
+                 "pairs of this type summed, as one unit."))
     constraints = Section(
         id="followtable-constraints", title="FollowTable by constraint type",
         views=tuple(constraint_views), chart=chart,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
 from leaderboard.benchmarks.followir import POOL_DEPTH, TREC_NARRATIVES
+from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.tasks import DataSource, Task
 
 MFOLLOWIR_SOURCE = DataSource(host="huggingface", repo="jhu-clsp/mFollowIR-parquet-mteb",
@@ -35,7 +36,15 @@ def _tasks(bench: str, source: DataSource, setting: str) -> list[Task]:
     ) for lang, name in MFOLLOWIR_LANGUAGES.items()]
 
 
-_OWN_PAPER = {"mfollowir": "mfollowir-paper/", "mfollowir-cl": "mfollowir-paper/"}
+# A NeuCLIR topic keeps its id in every language it was judged in (the same English
+# topic, translated), and the cross-lingual and multilingual settings ask the same topics:
+# one topic is one unit across the languages of a table. A table holds one setting, so
+# the two settings never meet in one test.
+MFOLLOWIR_TOPIC = SamplingUnit(
+    "topic", "topics", "a NeuCLIR topic with both its instructions, in every language of "
+    "the table that has it", rule="mteb topic", across_tasks=True)
+
+_OWN_PAPER = {"mfollowir": ("mfollowir-paper/",), "mfollowir-cl": ("mfollowir-paper/",)}
 
 # Both settings: NeuCLIR 2022's documents, queries and narratives (mFollowIR Sec. 3).
 MFOLLOWIR_SOURCES_USED = EvaluationSources(
@@ -54,7 +63,8 @@ MFOLLOWIR = Benchmark(
     home=site_views("leaderboard.benchmarks.mfollowir_views", "home"),
     reported_only_prefixes=(MFOLLOWIR_PAPER_PREFIX,),
     paper_transcriptions={"mfollowir_tables3_4.yaml": "mfollowir-paper.json"},
-    own_paper=_OWN_PAPER,
+    own_sources=_OWN_PAPER,
+    sampling_unit=lambda task: MFOLLOWIR_TOPIC,
     evaluation_sources=MFOLLOWIR_SOURCES_USED,
     guide=(GuideRow(
         title="mFollowIR", pull="mfollowir mfollowir-cl",
@@ -66,5 +76,6 @@ MFOLLOWIR = Benchmark(
 MFOLLOWIR_CL = Benchmark(
     id="mfollowir-cl", title="mFollowIR (cross-lingual)",
     build_tasks=lambda: _tasks("mfollowir-cl", MFOLLOWIR_CL_SOURCE, "cross-lingual"),
+    sampling_unit=lambda task: MFOLLOWIR_TOPIC,
     evaluation_sources=MFOLLOWIR_SOURCES_USED,
 )

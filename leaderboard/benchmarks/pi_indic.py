@@ -8,6 +8,7 @@ from __future__ import annotations
 from itertools import permutations
 
 from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
+from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.data.layout_files import (
     PI_INDIC_LANGUAGES,
     PI_INDIC_LOCAL_DIR,
@@ -33,6 +34,21 @@ PI_INDIC_SOURCE = DataSource(
 # mirror the val150 ones with this prefix and are never mixed into val150 rankings.
 PI_FULL_PREFIX = "pi-indic-full/"
 PI_VAL_PREFIX = "pi-indic-val150/"
+
+# Every language (and language pair) translates the same 150 validated pairs, with the
+# same ids: a pair is one unit whatever the number of languages a table averages. T4's
+# per-query scores are per persona (its compatible instruction and ten incompatible
+# ones), the unit DeLong's clustered variance takes.
+PI_PAIR = SamplingUnit(
+    "pair", "pairs", "a validated persona-instruction pair, in every language of the table",
+    across_tasks=True)
+PI_PERSONA = SamplingUnit(
+    "persona", "personas", "a persona: its compatible instruction and ten incompatible "
+    "ones, in every language of the table", across_tasks=True)
+
+
+def sampling_unit(task: Task) -> SamplingUnit:
+    return PI_PERSONA if task.views.get("pi_task") == "t4" else PI_PAIR
 
 
 def _tasks() -> list[Task]:
@@ -95,8 +111,11 @@ PI_INDIC = Benchmark(
     home=site_views("leaderboard.benchmarks.pi_indic_views", "home"),
     reported_only_prefixes=(PI_FULL_PREFIX,),
     paper_transcriptions={"pi_indic_tables3_7.yaml": "pi-indic-paper.json"},
-    own_paper={"pi-indic": "pi-indic-paper/", "pi-indic-t4": "pi-indic-paper/",
-               "pi-indic-full": "pi-indic-paper/"},
+    # The full-set tables take a model's figures from the authors' result files first: they
+    # give every language and metric, of which the paper's tables print a subset, and
+    # averages over the four languages three of its models cover.
+    own_sources={"pi-indic-full": ("pi-indic-results/", "pi-indic-paper/")},
+    sampling_unit=sampling_unit,
     evaluation_sources=PI_INDIC_SOURCES_USED,
     guide=(
         GuideRow(

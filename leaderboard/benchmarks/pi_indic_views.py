@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_INDIC
+from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_INDIC, PI_PAIR, PI_PERSONA
 from leaderboard.benchmarks.views import (
     AveragePolicy,
     Chart,
@@ -55,13 +55,13 @@ def _pi_columns(kind: str, task_ids: tuple[str, ...], average: AveragePolicy, un
     """Columns, default sort column and tiered column of a PI-Indic view."""
     if kind == "t4":
         cols = tuple(replace(column(task_ids, m, "Bal. acc." if m == "Balanced accuracy"
-                                    else m, average=average, shared_queries=True, unit=unit),
+                                    else m, average=average, sampling=PI_PERSONA, unit=unit),
                              convention_source=T4_CONVENTION)
                      for m in PI_T4_METRICS)
         # Sorted and tiered on AUROC, the task's primary metric (the paper names its
         # classification leader by it): Accuracy is decided by the class balance.
         return cols, 0, 0
-    cols = tuple(column(task_ids, m, m, average=average, shared_queries=True, unit=unit)
+    cols = tuple(column(task_ids, m, m, average=average, sampling=PI_PAIR, unit=unit)
                  for m in PI_RETRIEVAL_METRICS)
     return cols, 3, 3
 
@@ -77,7 +77,7 @@ def _pi_section(kind: str) -> Section:
     # The model x language grid: the primary metric per query language, as a heatmap.
     per_lang_cols = tuple(
         replace(column(tuple(t.id for t in ts), primary.metric, f"{PI_INDIC_LANGUAGES[lang]}",
-                       col_id=f"{lang}:{primary.metric}", shared_queries=True,
+                       col_id=f"{lang}:{primary.metric}", sampling=primary.sampling,
                        unit="target language", heat=True),
                 convention_source=primary.convention_source)
         for lang, ts in by_lang.items())

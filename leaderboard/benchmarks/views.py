@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+from leaderboard.benchmarks.units import PER_QUERY, SamplingUnit
 from leaderboard.core.measures import NoSkill, column_help, parse
 
 AveragePolicy = Literal["all", "available"]
@@ -62,13 +63,12 @@ class Column:
     # column, and tables that print nothing else): when a row has one, it is shown as
     # published instead of being recomputed. Papers average the way ``convention`` says.
     prefer: tuple[str, ...] = ()
-    # The tasks ask the same queries (PI-Indic: the same 150 validated pairs, translated
-    # into every language and language pair; T4: the same personas). The significance test
-    # then takes each query once, its tasks' figures combined (statistic.stratified_units),
-    # rather than the tasks' copies of it as independent queries: that would multiply the
-    # test's sample size (by 132 for the cross-lingual averages) and call negligible
-    # differences significant.
-    shared_queries: bool = False
+    # What the column's test resamples (leaderboard.benchmarks.units): its benchmark's
+    # unit, a topic with all its pairs, a translated pair, a persona. The test takes one
+    # value per unit (statistic.stratified_units), never a unit's parts as independent
+    # queries: that would multiply the sample size (by 132 for PI-Indic's cross-lingual
+    # averages, by 4.6 for FollowTable's WQT) and call negligible differences significant.
+    sampling: SamplingUnit = PER_QUERY
     # What one task is, in words ("dataset", "collection", "language"), for the caption.
     unit: str = "task"
     # The no-skill reference of this column, if it has one (leaderboard.core.measures.NoSkill).
@@ -167,7 +167,8 @@ def anchor_of(view_id: str) -> str:
 
 def column(task_ids: tuple[str, ...], metric: str, label: str, *, col_id: str | None = None,
            group: str | None = None, help: str | None = None, average: AveragePolicy = "all",
-           shared_queries: bool = False, unit: str = "task", heat: bool = False) -> Column:
+           sampling: SamplingUnit = PER_QUERY, unit: str = "task", heat: bool = False
+           ) -> Column:
     """A column of ``metric`` over ``task_ids``; what the metric is (direction, sign,
     no-skill reference and, unless ``help`` says otherwise, its help) comes from the
     measure catalogue (:mod:`leaderboard.core.measures`)."""
@@ -176,7 +177,7 @@ def column(task_ids: tuple[str, ...], metric: str, label: str, *, col_id: str | 
         id=col_id or metric, label=label, metric=metric, tasks=task_ids, group=group,
         higher_is_better=measure.higher_is_better, signed=measure.signed,
         help=column_help(metric) if help is None else help,
-        average=average, shared_queries=shared_queries, unit=unit,
+        average=average, sampling=sampling, unit=unit,
         no_skill=measure.no_skill, heat=heat,
     )
 

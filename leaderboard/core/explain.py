@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -144,7 +145,22 @@ class TaskExplanation:
                                                           list(self.cards))) from None
 
 
+def _id_order(query_id: str) -> tuple:
+    """Natural order of query ids: 53_2 before 53_10."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
+                 for p in re.split(r"(\d+)", query_id) if p)
+
+
 def unknown_query_message(task: Task, query_id: str, known: Sequence[str]) -> str:
+    """Why a query id is unknown, with the ids meant: the queries of a topic when the id
+    is the topic's (FollowTable's "53" asks for "53_0", "53_1", ...), else the closest
+    spellings."""
+    children = sorted((k for k in known if k.startswith(query_id + "_")), key=_id_order)
+    if children:
+        shown = ", ".join(children[:10]) + (f" and {len(children) - 10} more"
+                                            if len(children) > 10 else "")
+        return (f"{task.id} has no query {query_id!r}; did you mean {shown} (the queries "
+                f"of topic {query_id}, one per instruction)?")
     close = difflib.get_close_matches(query_id, known, n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else \
         f"; it has {len(known)} (e.g. {', '.join(known[:3])})" if known else "; it has none"

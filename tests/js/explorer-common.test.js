@@ -18,11 +18,13 @@ test("exact keeps the double's shortest round-trip form; nothing for no figure",
   assert.equal(C.exact(undefined), "");
 });
 
-test("fmt prints a fraction as the tables do; gainText four signed decimals", () => {
+test("fmt prints a fraction as the tables do; gainText x100, two signed decimals", () => {
   assert.equal(C.fmt(0.1235), "12.4");
   assert.equal(C.fmt(-0.4995, true), "-50.0");
   assert.equal(C.fmt(0.05, true), "+5.0");
   assert.equal(C.fmt(null), FBFormat.MISSING);
-  assert.equal(C.gainText(0.06697547548075888), "+0.0670");
-  assert.equal(C.gainText(-0.00005), "-0.0001");
+  // An IRS gain on the scale of the card's p-MRR terms (issue 35, finding 9: the card
+  // printed p-MRR terms x100 beside gains as fractions).
+  assert.equal(C.gainText(0.06697547548075888), "+6.70");
+  assert.equal(C.gainText(-0.00005), "-0.01");
 });

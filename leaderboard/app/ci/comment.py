@@ -22,8 +22,9 @@ from leaderboard.app.ci.pr_report import (
 from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.display import fixed, score_text
+from leaderboard.publish.standings.verdicts import floor_text
+from leaderboard.publish.stats import ALPHA, REPRODUCIBILITY_THRESHOLD
 from leaderboard.submission.pull_request import STATUS_LINE
-from leaderboard.publish.stats import ALPHA
 
 COMMENT_MARKER = "<!-- followboard-report -->"
 # GitHub refuses comment bodies over 65,536 characters; keep a margin for the marker and
@@ -74,9 +75,11 @@ def code(text: str, limit: int = MAX_TEXT) -> str:
     return "`" + text.replace("|", "\\|") + "`"
 
 
-def pvalue(value: float | None) -> str:
-    if value is not None and value < 0.001:
-        return "<0.001"
+def pvalue(value: float | None, floor: float | None = None) -> str:
+    """Three decimals, never below what the test resolves (its floor, or 0.001)."""
+    bound = max(0.001, floor or 0.0)
+    if value is not None and value < bound:
+        return "<0.001" if bound == 0.001 else f"<{floor_text(bound)}"
     return fixed(value, 3)
 
 
@@ -97,7 +100,26 @@ def _delta(row: TaskStanding) -> str:
         return "–"
     ci = (f" [{score_text(row.ci_low, True)}, {score_text(row.ci_high, True)}]"
           if row.ci_low is not None and row.ci_high is not None else "")
-    return f"{score_text(row.effect, True)}{ci}"
+    # the interval is of the test's own statistic: a Hodges-Lehmann shift for Wilcoxon
+    shift = (f"; shift {score_text(row.estimate, True)}" if row.test == "wilcoxon"
+             and row.estimate is not None else "")
+    size = f"; d = {fixed(row.effect_size, 2)}" if row.effect_size is not None else ""
+    return f"{score_text(row.effect, True)}{shift}{ci}{size}"
+
+
+def _rank(row: TaskStanding) -> str:
+    if row.rank_best is None or row.rank_worst is None:
+        return "–"
+    span = (str(row.rank_best) if row.rank_best == row.rank_worst
+            else f"{row.rank_best}–{row.rank_worst}")
+    return f"{span} of {row.n_ranked}" if row.n_ranked else span
+
+
+def _units(row: TaskStanding) -> str:
+    if row.n_units is None:
+        return "–"
+    text = f"{row.n_units:,} {md(row.unit, 40)}" if row.unit else f"{row.n_units:,}"
+    return text + (f"; MDE {score_text(row.mde)}" if row.mde is not None else "")
 
 
 def _previous(row: TaskStanding) -> str:
@@ -127,8 +149,9 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
         out += [f"#### {bench}", "",
                 f"| Task | {code(p_head) if p_head else 'Primary'} | "
                 f"{code(h_head) if h_head else 'Headline'} | Tier | p (Holm) | "
-                "Δ vs leader [95% CI] | Leader before this PR | Best reported |",
-                "|:--|--:|--:|:--|--:|--:|:--|:--|"]
+                "Δ vs leader [95% CI] | Rank [95%] | Tested on | Leader before this PR | "
+                "Best reported |",
+                "|:--|--:|--:|:--|--:|--:|--:|:--|:--|:--|"]
         shown = items if max_rows is None else items[:max_rows]
         for (_, label), r in shown:
             primary = (score_text(r.primary) if p_head
@@ -138,8 +161,9 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
             tier = TIER_TEXT.get(r.tier, "not tested") if r.tier else "not tested"
             if r.note:
                 tier += f" ({md(r.note, 120)})"
-            out.append(f"| {label} | {primary} | {headline} | {tier} | {pvalue(r.p_adjusted)} "
-                       f"| {_delta(r)} | {_previous(r)} | {_reported(r)} |")
+            out.append(f"| {label} | {primary} | {headline} | {tier} | "
+                       f"{pvalue(r.p_adjusted, r.p_floor)} | {_delta(r)} | {_rank(r)} | "
+                       f"{_units(r)} | {_previous(r)} | {_reported(r)} |")
         if len(shown) < len(items):
             out.append(f"\n… and {len(items) - len(shown)} more task(s): the job summary "
                        "and the report artifact list them all.")
@@ -150,9 +174,17 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
 def tier_note(rows: list[TaskStanding]) -> str:
     tests = sorted({TEST_NAMES.get(r.test or "", md(r.test or "")) for r in rows if r.test})
     how = f" ({', '.join(tests)}, Holm-corrected within the task)" if tests else ""
-    return ("Scores ×100. **Tier** compares the per-query scores of each task's primary metric "
-            f"with the task's best verified system{how}: tied with the leader when the "
-            f"adjusted p ≥ {ALPHA}. Reported (paper) figures are context only.")
+    return ("Scores ×100. **Tier** compares the primary metric of each task with the task's "
+            f"best verified system{how}, one value per independently sampled unit (a topic "
+            "with all its pairs, a translated pair, a persona: *Tested on*): tied with the "
+            f"leader when the adjusted p ≥ {ALPHA} or the difference is within the "
+            f"reproducibility threshold ({REPRODUCIBILITY_THRESHOLD:g}, "
+            f"{score_text(REPRODUCIBILITY_THRESHOLD)} ×100: what a rerun on other hardware "
+            "moves), so a tie never makes a new leader. Δ is the mean difference with the "
+            "95% interval of the test's own statistic (a Hodges-Lehmann shift for Wilcoxon) "
+            "and d the effect size; **Rank** is the simultaneous 95% interval of the "
+            "submission's rank among the tested systems; MDE the smallest difference the "
+            "task's test detects with 80% power. Reported (paper) figures are context only.")
 
 
 def _problem_line(p: Problem) -> str:

@@ -60,10 +60,24 @@ class TaskStanding(Strict):
     test: ShortText | None = None
     p_value: float | None = None
     p_adjusted: float | None = None
+    # The smallest p-value the test resolves: a smaller one is printed as "< p_floor".
+    p_floor: float | None = None
+    # mean(submission - leader); the test's own estimate of it (the Hodges-Lehmann shift for
+    # Wilcoxon) with its 95% interval; the effect over the spread of the units' differences.
     effect: float | None = None
+    estimate: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
-    n_queries: int | None = None
+    effect_size: float | None = None
+    # What the test resamples ("topics") and how many; the smallest difference the task's
+    # test detects with 80% power.
+    unit: ShortText | None = None
+    n_units: int | None = None
+    mde: float | None = None
+    # The submission's simultaneous 95% rank interval among the n_ranked tested systems.
+    rank_best: int | None = Field(default=None, ge=1)
+    rank_worst: int | None = Field(default=None, ge=1)
+    n_ranked: int | None = Field(default=None, ge=1)
     # Other verified systems in the comparison (0: the submission is the first).
     n_competitors: int = Field(default=0, ge=0)
     # The leader among committed verified results, before this submission.

@@ -6,7 +6,8 @@ per-query file each names, from git or from the run store) are ranked and
 tested together with the new submission on each task's primary metric by
 :func:`leaderboard.publish.standings.rank_systems`, the rules of the site's tables; reported rows
 (``results/reported/*.json``, no per-query scores) are shown for context only, as the
-leaderboard itself does.
+leaderboard itself does. The standing leader keeps the lead against a submission within the
+reproducibility threshold of it (a rerun on other hardware ties, it does not lead).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from leaderboard.core.fileio import load_json, validation_problem
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
+from leaderboard.publish.stats import pick_leader
 from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.files import SubmissionFiles
@@ -123,11 +125,13 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
 
 
 def _best_of(systems: dict[str, SystemResult], column: Column) -> tuple[str, float] | None:
-    """The first of ``systems`` in the leaderboard's order on ``column``, with its value."""
+    """The leader of ``systems`` on ``column`` by the leaderboard's rule (the best value;
+    within the reproducibility threshold of it, the smallest id), with its value."""
 
-    values, order = order_systems(systems, column)
-    first = next((sid for sid in order if values[sid] is not None), None)
-    return None if first is None else (first, values[first])  # type: ignore[return-value]
+    values, _ = order_systems(systems, column)
+    valued = {sid: v for sid, v in values.items() if v is not None}
+    first = pick_leader(valued, column.higher_is_better)
+    return None if first is None else (first, valued[first])
 
 
 def standing(task: Task, system: SystemResult, committed: CommittedResults,
@@ -162,11 +166,21 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
     if not scores.per_query.get(metric):
         row["note"] = f"no per-query {metric} scores, so no significance test"
         return TaskStanding(**row)
-    standings = rank_systems({**competitors, system.system_id: system}, column, seed=seed)
+    standings = rank_systems({**competitors, system.system_id: system}, column, seed=seed,
+                             precedence=[previous[0]] if previous is not None else [])
     mine = standings.tiers[system.system_id]
-    row.update(tier=mine.tier, test=mine.test, n_queries=mine.n_queries,
-               p_value=mine.p_value, p_adjusted=mine.p_adjusted, effect=mine.effect,
-               ci_low=mine.ci_low, ci_high=mine.ci_high)
+    test = standings.test
+    row.update(tier=mine.tier, test=mine.test, n_units=mine.n_units,
+               unit=test.units if test is not None else None,
+               p_value=mine.p_value, p_adjusted=mine.p_adjusted, p_floor=mine.p_floor,
+               effect=mine.effect, estimate=mine.estimate, ci_low=mine.ci_low,
+               ci_high=mine.ci_high, effect_size=mine.effect_size, rank_best=mine.rank_best,
+               rank_worst=mine.rank_worst, n_ranked=len(standings.tiers),
+               mde=test.mde if test is not None else None)
+    if (previous is not None and mine.tier != "leader" and mine.mean is not None
+            and test is not None and abs(mine.mean - previous[1]) <= test.threshold):
+        row["note"] = (f"within the reproducibility threshold ({test.threshold:g}) of the "
+                       "standing leader: a tie, not a new leader")
     if not competitors:
         row["note"] = "first verified submission on this task"
     return TaskStanding(**row)

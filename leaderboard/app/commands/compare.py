@@ -14,13 +14,20 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "compare", "test two scored submissions against each other, view by view",
         "Compare two scored submissions on every leaderboard view both cover, benchmark "
-        "averages included. Each value is the one the site shows: the mean over the view's "
-        "queries, each query once. Tests are the leaderboard's (Fisher randomization; "
-        "Wilcoxon signed-rank for p-MRR), with the mean difference and its 95% bootstrap "
-        "interval; p-values are Holm-corrected within each view, as on the site. A "
-        "submission is a folder with results.json, a results file, or a submission id "
-        "looked up under --submissions-dir. Scores are shown x100 (JSON: fractions). Exit 1 "
-        "when the two share no view (nothing to compare).",
+        "averages included. Each value is the one the site shows, by its column's "
+        "convention: one task's mean over its queries, or the mean of the tasks' figures "
+        "as the benchmark's paper averages them. Tests are the leaderboard's "
+        "(Fisher randomization; Wilcoxon signed-rank for p-MRR; DeLong for AUROC) on one "
+        "value per unit sampled independently: a FollowTable topic with all its "
+        "query-instruction pairs, a FollowIR topic with both instructions, an mFollowIR "
+        "topic in every language, a PI-Indic pair or persona in every language. Each row "
+        "gives the mean difference and the 95% interval of its test's own statistic (the "
+        "bootstrap interval of the mean, the Hodges-Lehmann shift's for Wilcoxon, DeLong's); "
+        "p-values are Holm-corrected within each view, as on the site; differences within "
+        "the reproducibility threshold are ties. A submission is a folder with "
+        "results.json, a results file, or a submission id looked up under "
+        "--submissions-dir. Scores are shown x100 (JSON: fractions). Exit 1 when the two "
+        "share no view (nothing to compare).",
         "  leaderboard compare bm25s all-minilm-l6-v2 --view 'followtable/*'")
     p.add_argument("submission_a", metavar="SUBMISSION_A", help="folder, results file or id")
     p.add_argument("submission_b", metavar="SUBMISSION_B", help="folder, results file or id")

@@ -114,7 +114,8 @@ def shown(fraction: float | None) -> str:
 
 
 def gain(value: float) -> str:
-    return fixed(value, 4, signed=True)
+    """An IRS gain (or S) x100, two decimals: the card's one scale, as p-MRR's terms."""
+    return shown(value)
 
 
 def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) -> str:  # noqa: ANN001
@@ -234,8 +235,8 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.core.explain.QueryCa
         parts = card.irs_parts
         out.append(f"  IRS: S = {gain(parts['S'])} (sum of the gains; unranked = rank N+1), "
                    f"S(ideal) = {gain(parts['S_ideal'])}, S(worst) = {gain(parts['S_worst'])}; "
-                   + (f"IRS = S / {fixed(parts['scale'], 4)}, within [-1, 1]" if parts["scale"]
-                      else "IRS is fixed (no ranking to normalise by)"))
+                   + (f"IRS = S / {fixed(parts['scale'], 4)}, within [-100, 100]"
+                      if parts["scale"] else "IRS is fixed (no ranking to normalise by)"))
     out += _top_text(card)
     return "\n".join(out)
 

@@ -26,7 +26,7 @@ from leaderboard.core.data.base import (
     TaskData,
     require_files,
 )
-from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES
+from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES, followtable_topic
 from leaderboard.core.tasks import Task
 
 # Upstream instruction_type codes -> the paper's constraint names (FollowTable, Fig. 2).
@@ -172,8 +172,7 @@ def load(task: Task, data_dir: Path) -> TaskData:
     pairs: dict[str, str] = {}
     groups: dict[str, str] = {}
     for lineno, qid, obj in _iter_records(queries_path):
-        topic, sep, _ = qid.rpartition("_")
-        if not sep:
+        if "_" not in qid:
             raise DataFormatError(f"{queries_path}:{lineno}: query id {qid!r} is not '<q>_<i>'")
         meta = obj.get("metadata") or {}
         if "instruction_type" not in meta:
@@ -185,7 +184,7 @@ def load(task: Task, data_dir: Path) -> TaskData:
         altered_text[qid] = obj.get("text", "")
         if isinstance(meta.get("origin_query"), str) and isinstance(meta.get("instruction"), str):
             altered_parts[qid] = (meta["origin_query"], meta["instruction"])
-        pairs[qid] = topic
+        pairs[qid] = followtable_topic(qid)
 
     original_qrels = _read_qrels(original_qrels_path)
     altered_qrels = _read_qrels(altered_qrels_path)

@@ -16,6 +16,27 @@ from leaderboard.core.tasks import Task
 FOLLOWTABLE_FILES = ("corpus.jsonl", "queries.jsonl", "only_queries.jsonl",
                      "qrels/test.tsv", "qrels/for_only_query_test.tsv")
 
+
+def followtable_topic(query_id: str) -> str:
+    """The topic of a FollowTable query id: "<q>" itself (the topic-only query, the
+    original run's id) or the "<q>" of "<q>_<i>" (its i-th query-instruction pair)."""
+    topic, sep, _ = query_id.rpartition("_")
+    return topic if sep else query_id
+
+
+# FollowIR's and mFollowIR's query ids in MTEB's layout: "<topic>-og" with the original
+# instruction, "<topic>-changed" with the altered one.
+MTEB_ORIGINAL_SUFFIX = "-og"
+MTEB_ALTERED_SUFFIX = "-changed"
+
+
+def mteb_topic(query_id: str) -> str:
+    """The topic of a FollowIR/mFollowIR query id: without its instruction's suffix."""
+    for suffix in (MTEB_ORIGINAL_SUFFIX, MTEB_ALTERED_SUFFIX):
+        if query_id.endswith(suffix):
+            return query_id[: -len(suffix)]
+    return query_id
+
 # PI-Indic-Align: one validation CSV per language, named by the language's English name.
 PI_INDIC_LANGUAGES = {
     "asm": "Assamese", "ben": "Bengali", "guj": "Gujarati", "hin": "Hindi",

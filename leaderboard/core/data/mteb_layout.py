@@ -30,19 +30,16 @@ from leaderboard.core.data.base import (
     RoleData,
     TaskData,
 )
-from leaderboard.core.data.layout_files import MTEB_CONFIGS, mteb_config_names
+from leaderboard.core.data.layout_files import (
+    MTEB_ALTERED_SUFFIX,
+    MTEB_CONFIGS,
+    MTEB_ORIGINAL_SUFFIX,
+    mteb_config_names,
+    mteb_topic,
+)
 from leaderboard.core.tasks import Task
 
-ORIGINAL_SUFFIX = "-og"
-ALTERED_SUFFIX = "-changed"
 CORPUS_ID_COLUMNS = ("_id", "id", "doc_id")
-
-
-def base_id(qid: str) -> str:
-    for suffix in (ORIGINAL_SUFFIX, ALTERED_SUFFIX):
-        if qid.endswith(suffix):
-            return qid[: -len(suffix)]
-    return qid
 
 
 def config_dir(task: Task, data_dir: Path, config: str) -> Path | None:
@@ -150,8 +147,8 @@ def load(task: Task, data_dir: Path) -> TaskData:
             _column(qrels_df, ("score", "relevance"), f"{where}/default")):
         qrels[qid][did] = int(score)
 
-    originals = sorted(q for q in q_ids if q.endswith(ORIGINAL_SUFFIX))
-    altereds = sorted(q for q in q_ids if q.endswith(ALTERED_SUFFIX))
+    originals = sorted(q for q in q_ids if q.endswith(MTEB_ORIGINAL_SUFFIX))
+    altereds = sorted(q for q in q_ids if q.endswith(MTEB_ALTERED_SUFFIX))
 
     def text(qid: str) -> str:
         # A model sees the query and its instruction together, as MTEB concatenates them.
@@ -167,19 +164,19 @@ def load(task: Task, data_dir: Path) -> TaskData:
         "altered": RoleData(altereds, {q: qrels.get(q, {}) for q in altereds},
                             {q: text(q) for q in altereds}, parts(altereds)),
     }
-    pairs = {q: base_id(q) + ORIGINAL_SUFFIX for q in altereds}
+    pairs = {q: mteb_topic(q) + MTEB_ORIGINAL_SUFFIX for q in altereds}
     missing_pairs = [q for q, o in pairs.items() if o not in set(originals)]
     if missing_pairs:
         raise DataFormatError(f"{where}/queries: altered queries without an original: "
                               f"{missing_pairs[:5]}")
     diff = _id_lists(_read_config(task, data_dir, "qrel_diff"), f"{where}/qrel_diff")
-    changed = {q: sorted(set(diff.get(base_id(q), []))) for q in altereds}
+    changed = {q: sorted(set(diff.get(mteb_topic(q), []))) for q in altereds}
     top = _id_lists(_read_config(task, data_dir, "top_ranked"), f"{where}/top_ranked")
     pools: dict[str, np.ndarray] = {}
     sorted_pools: dict[int, np.ndarray] = {}  # id(list) -> sorted unique; lists live in top
     for qid in originals + altereds:
         # The pool may be keyed by the suffixed id or shared under the base id.
-        ids = top.get(qid, top.get(base_id(qid)))
+        ids = top.get(qid, top.get(mteb_topic(qid)))
         if ids is None:
             raise DataFormatError(f"{where}/top_ranked: no candidate pool for query {qid!r}")
         key = id(ids)  # og and changed often share one list (a pool keyed by base id)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup, escape
 
 from leaderboard.core.display import score_text
-from leaderboard.publish.models import ModelRecord
+from leaderboard.publish.models import ModelRecord, name_key
 from leaderboard.publish.site.board import (
     TIER_LEADER,
     TIER_REPORTED,
@@ -37,7 +37,7 @@ from leaderboard.publish.site.format import (
 from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table (render imports this module lazily).
-from leaderboard.publish.site.table_display import source_text, tier_title
+from leaderboard.publish.site.table_display import source_name, source_text, tier_title
 from leaderboard.publish.standings.downloads import STATISTIC_NOTE, TIER_NAMES
 from leaderboard.publish.standings.lines import LineCell, record_of
 
@@ -179,7 +179,8 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
     header = ["rank", "model_id", "model", "provenance", "model_type", "parameters",
               "instruction_trained", "benchmarks"]
     for col in overview.columns:
-        header += [col.home.id, f"{col.home.id} from", f"{col.home.id} tier"]
+        header += [col.home.id, f"{col.home.id} from", f"{col.home.id} tier",
+                   f"{col.home.id} rank_interval"]
     records = []
     for pos, m in enumerate(overview.models, 1):
         rec: dict[str, object] = {
@@ -193,6 +194,9 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
                                           else None)
             rec[f"{col.home.id} tier"] = (TIER_NAMES.get(cell.tier.tier, cell.tier.tier)
                                           if cell.tier is not None else None)
+            # the row's rank interval in the benchmark's table the cell comes from
+            rec[f"{col.home.id} rank_interval"] = (cell.tier.rank_interval
+                                                   if cell.tier is not None else None)
         records.append(rec)
     doc = {"view": {"id": "home", "title": "All models",
                     "columns": [{"id": c.home.id, "label": c.home.label,
@@ -219,7 +223,7 @@ def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
     if tier:
         parts.append(tier)
     for other in cell.others[:6]:
-        parts.append(f"also given by {source_text(other, full=False).split(': ', 1)[-1]}")
+        parts.append(f"also given by {source_name(other)}")
     if len(cell.others) > 6:
         parts.append(f"and {len(cell.others) - 6} more source(s)")
     return "; ".join(parts)
@@ -291,27 +295,42 @@ def model_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
     return Markup("".join(out))
 
 
-def verified_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
+def verified_columns(overview: Overview) -> list[int]:
+    """The home columns the verified table shows: those where a verified submission has a
+    figure, or figures for some of the benchmark's tasks (a column of dashes only says
+    that no submission covers the benchmark yet, which the text above the table says)."""
+    return [i for i in range(len(overview.columns))
+            if any(cells[i].value is not None or cells[i].covered
+                   for _, _, cells in overview.verified)]
+
+
+def verified_rows_html(overview: Overview, submissions_prefix: str,
+                       shown: list[int]) -> Markup:
+    """The verified table's rows: a submission by the name it gives its model (its page),
+    the model record it is a submission of when that name differs, and its figures in
+    the ``shown`` home columns."""
     e = escape
     out: list[str] = []
     for pos, (row, rec, cells) in enumerate(overview.verified, 1):
         sub = row.submission
-        name = e(row.system.model.name)
+        model = row.system.model
+        name = e(model.name)
         link = (f'<a class="fb-n" href="{e(submissions_prefix + sub.slug)}.html">{name}</a>'
                 if sub is not None else f'<span class="fb-n">{name}</span>')
-        model = row.system.model
+        of = (f' <small class="fb-of">of {e(rec.name)}</small>'
+              if name_key(model.name) != name_key(rec.name) else "")
         slug = f' data-s="{e(sub.slug)}"' if sub is not None else ""
         out.append(
             # data-s: the explorer's cell links (assets/explorer-links.js).
             f'<tr data-k="{e(row.key)}"{slug} data-t="{e(rec.type)}" data-p="verified" '
             f'data-i="{e(instruction_text(rec.instruction_trained))}">'
             f'<td data-v="{pos}">{pos}</td>'
-            f'<td class="fb-name"><abbr class="fb-prov fb-prov-v">V</abbr> {link}</td>'
-            f"<td>{e(rec.name)}</td><td>{e(rec.type)}</td>"
+            f'<td class="fb-name"><abbr class="fb-prov fb-prov-v">V</abbr> {link}{of}</td>'
+            f"<td>{e(rec.type)}</td>"
             f'<td data-v="{"" if model.parameters is None else model.parameters}"'
             f"{_params_title(model.parameters, model.type)}>"
             f"{e(params_text(model.parameters))}</td>"
-            + "".join(_cell_html(c, cell) for c, cell in zip(overview.columns, cells))
+            + "".join(_cell_html(overview.columns[i], cells[i]) for i in shown)
             + "</tr>\n")
     return Markup("".join(out))
 
@@ -320,17 +339,21 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
     """What home.md.j2 needs: both tables' rows, the columns and counts that match them."""
     overview = build_overview(board)
     listed = overview.listed_rows
+    columns = [{"id": c.home.id, "label": c.home.label,
+                "href": dict((h.id, page) for h, page in home_columns()).get(c.home.id, ""),
+                "help": f"{c.table.view.title}: {c.column.help or c.column.label} "
+                        f"({c.column.convention_text})",
+                "low": not c.column.higher_is_better,
+                # the explorer's hook: what a verified cell's link lists
+                "tasks": c.column.tasks, "metric": c.column.metric}
+               for c in overview.columns]
+    shown = verified_columns(overview)
     return {
-        "columns": [{"id": c.home.id, "label": c.home.label,
-                     "href": dict((h.id, page) for h, page in home_columns()).get(c.home.id, ""),
-                     "help": f"{c.table.view.title}: {c.column.help or c.column.label} "
-                             f"({c.column.convention_text})",
-                     "low": not c.column.higher_is_better,
-                     # the explorer's hook: what a verified cell's link lists
-                     "tasks": c.column.tasks, "metric": c.column.metric}
-                    for c in overview.columns],
+        "columns": columns,
+        "verified_columns": [columns[i] for i in shown],
+        "uncovered": [columns[i]["label"] for i in range(len(columns)) if i not in shown],
         "model_rows": model_rows_html(overview, submissions_prefix),
-        "verified_rows": verified_rows_html(overview, submissions_prefix),
+        "verified_rows": verified_rows_html(overview, submissions_prefix, shown),
         "counts": {
             "models": len(overview.models),
             "models_verified": sum(1 for m in overview.models if m.verified),

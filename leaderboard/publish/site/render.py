@@ -26,7 +26,7 @@ from leaderboard.core.fileio import size_text
 from leaderboard.core.measures import MEASURES
 from leaderboard.core.report import Report
 from leaderboard.core.runs.parsing import parse_run
-from leaderboard.publish.site.board import TIER_LEADER, TIER_TIED, Board, ViewTable
+from leaderboard.publish.site.board import TIER_LEADER, TIER_REPORTED, TIER_TIED, Board, ViewTable
 from leaderboard.publish.site.cost import efficiency_context
 from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_json, write_downloads,
                                                write_results_parquet)
@@ -38,14 +38,16 @@ from leaderboard.publish.site.overview import home_document, overview_context
 from leaderboard.publish.site.repository import (RepositoryRef, file_listing, repository_ref,
                                                  submission_dates)
 from leaderboard.publish.site.search import search_entries
-from leaderboard.publish.site.table_display import (ONE_CLASS_MARK, ONE_CLASS_NOTE,
-                                                    TRAINING_NOTE, caption,
-                                                    display_rows, empty_reason, reference_row,
+from leaderboard.publish.site.table_display import (ONE_CLASS_MARK, ONE_CLASS_NOTE, caption,
+                                                    PRINTED_MARK, TRAINING_NOTE, display_rows,
+                                                    empty_reason, printed_average_gap,
+                                                    printed_average_note, reference_row,
                                                     rows_html, source_text,
-                                                    submission_scores)
+                                                    submission_scores, test_text)
 from leaderboard.publish.standings.downloads import csv_text
 from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.standings.long_form import long_records
+from leaderboard.publish.standings.references import reference_at
 from leaderboard.publish.training import TRAINING_MARK, training_text
 from leaderboard.submission.pull_request import STATUS_LINE
 
@@ -89,13 +91,23 @@ class Slots:
         return Markup(f"<!-- fb-slot {len(self.items) - 1} -->")
 
 
+UNTESTED_NOTE = ("Nothing in this table is tested, and it has no best verified row: no "
+                 "verified submission has scores for it yet, and reported figures (papers, "
+                 "MTEB's results) come without the per-query scores a test needs.")
+
+
 def table_context(table: ViewTable, page: str) -> dict:
     """What the table macro needs: the view's model lines as rows (and its no-skill
     reference row), its best verified row, its heatmap columns."""
     view = table.view
     rows = display_rows(table, page)
     reference = reference_row(table)
-    tiered = view.tiered_column if view.tiered_column in table.tiers else None
+    # A table nothing in which is tested (no verified row yet) shows no "vs best verified"
+    # column of "not tested" cells: a sentence above it says why.
+    tested = any(t.tier != TIER_REPORTED
+                 for t in table.tiers.get(view.tiered_column, {}).values())
+    tiered = view.tiered_column if view.tiered_column in table.tiers and tested else None
+    untested = UNTESTED_NOTE if view.tiered_column is not None and rows and not tested else ""
     leader = None
     if tiered is not None:
         line = next((ln for ln in table.lines if (t := ln.cells[tiered].tier)
@@ -108,7 +120,10 @@ def table_context(table: ViewTable, page: str) -> dict:
                              if col.higher_is_better
                              else ln.cells[tiered].value < line.cells[tiered].value))
             ref = table.references[tiered] if table.references else None
+            tied = [ln.name for ln in table.lines
+                    if (t := ln.cells[tiered].tier) is not None and t.rank_best == 1]
             leader = {"name": line.name, "column": col.label,
+                      "tied_first": tied if len(tied) > 1 else [],
                       "value": score_text(line.cells[tiered].value, col.signed),
                       "above": above,
                       "reference": None if ref is None else score_text(ref, col.signed),
@@ -118,25 +133,29 @@ def table_context(table: ViewTable, page: str) -> dict:
     body_rows = rows
     if reference is not None:
         # In the default order, where its value falls: a row below it is below no skill.
-        sort_col = view.sort_column
-        ref_value = table.references[sort_col] if table.references else None
-        col = view.columns[sort_col]
-        at = len(rows)
-        if ref_value is not None:
-            at = next((i for i, line in enumerate(table.lines)
-                       if line.cells[sort_col].value is None
-                       or (line.cells[sort_col].value < ref_value if col.higher_is_better
-                           else line.cells[sort_col].value > ref_value)), len(rows))
+        at = reference_at(view, table.lines, table.references)
         body_rows = rows[:at] + [reference] + rows[at:]
     one_class_rows = any(ONE_CLASS_MARK in c.text for r in rows for c in r.cells
                          if c.text != "–")
     training_rows = any(TRAINING_MARK in c.text for r in rows for c in r.cells)
+    test = test_text(table.tests.get(tiered), view.columns[tiered]) if tiered is not None \
+        else ""
+    printed_notes = [printed_average_note(table, col, line, mean)
+                     for line in table.lines for i, col in enumerate(view.columns)
+                     if line.cells[i].row is not None
+                     and (mean := printed_average_gap(table, line.cells[i].row, i)) is not None]
     return {"t": table, "view": view, "rows": rows, "tiered": tiered, "leader": leader,
+            "test": test,
             "body": rows_html(body_rows, tiered), "empty": empty_reason(view),
             "heat": [c.id for c in view.columns if c.heat],
-            "caption": caption(view),
+            "caption": caption(view) + (
+                f" A cell marked {PRINTED_MARK} shows its source's own printed average "
+                "instead, which is not that mean (the note under the table gives both)."
+                if printed_notes else ""),
             "one_class_note": ONE_CLASS_NOTE if one_class_rows else "",
             "training_note": TRAINING_NOTE if training_rows else "",
+            "untested": untested,
+            "printed_notes": printed_notes,
             "submit": relative(page, "submit.md"),
             "csv": relative(page, f"{DOWNLOADS}/{view.anchor}.csv"),
             "json": relative(page, f"{DOWNLOADS}/{view.anchor}.json")}

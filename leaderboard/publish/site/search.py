@@ -38,7 +38,7 @@ def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]
                     continue  # its submission page is indexed already
                 found.setdefault(line.key, (line.name, []))[1].append(view.anchor)
                 sources.setdefault(line.key, set()).update(
-                    source_text(c.row, full=False) for c in line.cells if c.row is not None)
+                    source_text(r, full=False) for r in line.rows)
         for key, (name, anchors) in found.items():
             entries.append(search_doc(
                 # No "#" here: Material keys a top-level result by its path alone.

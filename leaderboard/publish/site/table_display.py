@@ -8,7 +8,9 @@ through jinja2's autoescape; nothing here returns markup built from unescaped te
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
@@ -19,7 +21,8 @@ from leaderboard.publish.site.board import (TIER_BELOW, TIER_LEADER, TIER_REPORT
 from leaderboard.publish.site.format import (instruction_text, params_reason, params_text,
                                              relative, safe_url, sort_value)
 from leaderboard.publish.standings import ModelLine
-from leaderboard.publish.standings.references import reference_name
+from leaderboard.publish.standings.references import REFERENCE_KEY, reference_name
+from leaderboard.publish.standings.verdicts import ViewTest, p_text
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 @dataclass
@@ -28,11 +31,10 @@ class CellDisplay:
     value: str
     css: str = ""
     title: str = ""
-    # The verified submission the figure comes from (its slug), for links to per-query
-    # detail: a verified cell's submission is its row's data-s (or, when the figure comes
-    # from another submission of the model, its own data-s), its table's view id the
-    # enclosing .fb-view's data-view and its column's id the header's data-col.
-    submission: str = ""
+    # The query explorer's page of the queries behind the figure (submission pages, whose
+    # cells each come from another table; a leaderboard table's cells get theirs from
+    # assets/explorer-links.js).
+    href: str = ""
 
 
 @dataclass
@@ -52,9 +54,17 @@ class RowDisplay:
     cells: list[CellDisplay] = field(default_factory=list)
     gap: CellDisplay | None = None   # the tiered cell's distance from the best verified
     reference: bool = False          # the view's no-skill reference row
-    # The verified submission the row's figures come from (data-s on the row; a cell whose
-    # figure comes from another submission carries its own data-s).
+    # The verified submission every figure of the row comes from (data-s on the row), for
+    # links to per-query detail: its table's view id is the enclosing .fb-view's data-view
+    # and a column's tasks and metric its header's.
     submission: str = ""
+    # Its simultaneous 95% rank interval among the tested rows ("1–3"), and what it means.
+    rank_span: str = ""
+    rank_title: str = ""
+    # The model's other rows in the table, each named with its figure, for the row's
+    # details (a "+N" mark after the name); empty when the table has no other row of it.
+    others: str = ""
+    n_others: int = 0
 
 
 def source_text(row: Row, full: bool = True) -> str:
@@ -62,8 +72,10 @@ def source_text(row: Row, full: bool = True) -> str:
     pages, the short form (citation, table, mteb version) for the hover of every row."""
     src = row.system.source
     if row.verified:
-        return ("verified: scored here from the submitted run files" if full
-                else "verified: scored here")
+        if full:
+            return "verified: scored here from the submitted run files"
+        sub = row.submission
+        return f"verified: submission {sub.id}" if sub is not None else "verified: scored here"
     parts = [src.citation or src.kind]
     if src.table and src.table not in parts[0]:
         parts.append(src.table)
@@ -85,13 +97,34 @@ TIER_TEXT = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
 
 
 def gap_text(info: TierInfo) -> str:
-    """A tested row's difference from the best verified row, x100, with its 95% interval."""
+    """A tested row's difference from the best verified row, x100, with the 95% interval of
+    its test's own statistic (for Wilcoxon's test, the Hodges-Lehmann shift's)."""
     if info.effect is None:
         return ""
     text = score_text(info.effect, signed=True)
+    interval = ""
     if info.ci_low is not None and info.ci_high is not None:
-        text += f" [{score_text(info.ci_low, True)}, {score_text(info.ci_high, True)}]"
-    return text
+        interval = f" [{score_text(info.ci_low, True)}, {score_text(info.ci_high, True)}]"
+    if info.test == "wilcoxon" and info.estimate is not None:
+        return f"{text}; shift {score_text(info.estimate, True)}{interval}"
+    return text + interval
+
+
+def rank_span(info: TierInfo | None) -> str:
+    """A tested row's 95% rank interval as printed beside it: "2", "1–3"."""
+    if info is None or info.rank_best is None or info.rank_worst is None:
+        return ""
+    if info.rank_best == info.rank_worst:
+        return str(info.rank_best)
+    return f"{info.rank_best}\u2013{info.rank_worst}"
+
+
+def rank_title(info: TierInfo | None) -> str:
+    span = rank_span(info)
+    if not span or info is None:
+        return ""
+    tied = "; tied for first" if info.rank_best == 1 and info.rank_worst != 1 else ""
+    return f"rank {span} among the tested rows (95%, for all rows at once){tied}"
 
 
 def tier_title(info: TierInfo | None) -> str:
@@ -101,10 +134,28 @@ def tier_title(info: TierInfo | None) -> str:
         return "reported figure: not tested (no per-query scores)"
     text = TIER_TEXT.get(info.tier, info.tier)
     if info.p_adjusted is not None:
-        text += f"; adjusted p {info.p_adjusted:.2g}"
+        text += f"; adjusted p {p_text(info.p_adjusted, info.p_floor)}"
     if info.effect is not None and info.tier != TIER_LEADER:
         text += f"; vs best verified {gap_text(info)}"
+        if info.effect_size is not None:
+            text += f"; effect size {info.effect_size:+.2f} sd"
+    if rank_span(info):
+        text += f"; rank {rank_span(info)} (95%)"
     return text
+
+
+def test_text(test: ViewTest | None, column: Column) -> str:
+    """What a table's test resamples and what it can tell apart, in one sentence."""
+    if test is None:
+        return ""
+    text = (f"Tests and intervals take one value per {test.unit}, {test.count}: "
+            f"{test.unit_holds}. Differences within {score_text(test.threshold)} are ties "
+            "(reruns on other hardware move figures that much)")
+    if test.mde is not None:
+        text += (f"; the smallest difference in {column.label} this table's test detects "
+                 f"with 80% power is {score_text(test.mde)}")
+    return text + (". Beside each tested name: its rank among the tested rows, 95% for all "
+                   "at once.")
 
 
 def basis_text(basis: str | None, n: int, column: Column) -> str:
@@ -137,15 +188,59 @@ _PREDICTED_POSITIVE = "Predicted positive rate"
 
 def one_class(row: Row, column: Column) -> bool:
     """Whether the row's figure in an ECE column comes from a classifier that predicts one
-    class for every pair of one of the column's tasks."""
+    class for every pair the column covers: none of them compatible in any of its tasks,
+    or all of them. (A classifier that answers "incompatible" in ten languages and names
+    30 pairs compatible in two does not answer one class for the average's pairs.)"""
     if column.metric.rsplit("/", 1)[-1] != "ECE":
         return False
+    rates = []
     for task_id in column.tasks:
         scores = row.system.tasks.get(task_id)
         rate = scores.metrics.get(_PREDICTED_POSITIVE) if scores else None
-        if rate is not None and rate in (0.0, 1.0):
-            return True
-    return False
+        if rate is None:
+            return False
+        rates.append(rate)
+    return all(r == 0.0 for r in rates) or all(r == 1.0 for r in rates)
+
+
+# Marks a source's own printed average that is not the mean of its printed figures for
+# the column's tasks, which the caption says every column is (the note under the table
+# gives both).
+PRINTED_MARK = "†"
+
+# Printed figures are rounded to one decimal (x100): the mean of rounded figures and a
+# rounded mean may differ by up to one unit of the last printed digit.
+_PRINTED_ROUNDING = 0.001
+
+
+def printed_average_gap(table: ViewTable, row: Row, index: int) -> float | None:
+    """The mean of the row's own figures for a column's tasks when the cell shows the
+    source's printed average and that differs from the mean beyond rounding; else None."""
+    basis = table.bases.get(row.key, [None] * len(table.view.columns))[index]
+    if basis != "published":
+        return None
+    column = table.view.columns[index]
+    figures = []
+    for task_id, metric in column.parts:
+        scores = row.system.tasks.get(task_id)
+        value = (scores.groups.get(column.group, {}).get(metric) if column.group
+                 else scores.metrics.get(metric)) if scores is not None else None
+        if value is None:
+            return None
+        figures.append(value)
+    mean = math.fsum(figures) / len(figures)
+    shown = table.values[row.key][index]
+    return mean if shown is not None and abs(shown - mean) > _PRINTED_ROUNDING + 1e-9 else None
+
+
+def printed_average_note(table: ViewTable, column: Column, line: ModelLine, mean: float) -> str:
+    """The sentence under a table about a row whose printed average is not its cells'."""
+    shown = line.cells[table.view.columns.index(column)].value
+    where = line.source.system.source.table or "its source"
+    return (f"{PRINTED_MARK} {line.name}, {column.label}: the average as printed ({where}) "
+            f"is {score_text(shown, column.signed)}, but the mean of its "
+            f"{len(column.tasks)} per-{column.unit} figures is "
+            f"{score_text(mean, column.signed, digits=2)}; the cell shows the printed figure.")
 
 
 def line_href(line: ModelLine, submissions: str) -> str | None:
@@ -163,13 +258,9 @@ def line_href(line: ModelLine, submissions: str) -> str | None:
     return None
 
 
-def main_row(line: ModelLine, sort_column: int) -> Row:
-    """The row a line's badge, source and submission are about: the one its sort column's
-    figure comes from, else the first that gives it a figure."""
-    cell = line.cells[sort_column]
-    if cell.row is not None:
-        return cell.row
-    return next(c.row for c in line.cells if c.row is not None)
+def source_name(row: Row) -> str:
+    """A row named in a few words: its submission (verified), else its source."""
+    return source_text(row, full=False).split(": ", 1)[-1]
 
 
 TRAINING_NOTE = (f"{TRAINING_MARK} the model's declared training data shares a source "
@@ -179,19 +270,41 @@ TRAINING_NOTE = (f"{TRAINING_MARK} the model's declared training data shares a s
                  "Models page lists what each model declares.")
 
 
-def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row,
+def others_text(line: ModelLine, column: Column, index: int) -> str:
+    """The row's details: the model's other rows in the table, each named, with its figure
+    in the table's sort column (the cells' details give the others)."""
+    if not line.others:
+        return ""
+    parts = []
+    for other in line.others[:6]:
+        value = next((v for r, v in line.cells[index].others if r is other), None)
+        figure = (f": {column.label} {score_text(value, column.signed)}" if value is not None
+                  else "")
+        parts.append(f"{source_name(other)}{figure}")
+    if len(line.others) > 6:
+        parts.append(f"and {len(line.others) - 6} more")
+    return (f"Every figure of this row is from {source_name(line.source)}. "
+            f"Other sources of this model in this table, not mixed in: " + "; ".join(parts))
+
+
+def cell_display(table: ViewTable, line: ModelLine, i: int,
                  overlap: Overlap | None = None) -> CellDisplay:
-    """One model's cell: its figure, its tier, and in its details (hover, or a tap on a
-    phone) whatever the row does not say already: where the figure comes from when that is
-    not the row's own source, how a published or partial average was obtained, its test,
-    and what the model's other rows give for the same cell. Pages hold thousands of cells,
-    so a cell with nothing to add has no details."""
+    """One model's cell: its figure (from the line's one source), its tier, and in its
+    details (hover, or a tap on a phone) whatever the row does not say already: how a
+    published or partial average was obtained, its test, what the model's declared
+    training data shares with the benchmark, and what the model's other rows give for the
+    same cell, each named. Pages hold thousands of cells, so a cell with
+    nothing to add has no details."""
     col = table.view.columns[i]
     cell = line.cells[i]
     if cell.value is None or cell.row is None:
-        return CellDisplay(text="–", value="")
+        if not cell.others:
+            return CellDisplay(text="–", value="")
+        return CellDisplay(text="–", value="", title=(
+            f"no figure from {source_name(line.source)}; "
+            + _also(cell.others, col)))
     row = cell.row
-    details = [] if row is main else [source_text(row, full=False)]
+    details = []
     basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
     if basis in ("published", "mean of reported tasks"):
         n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
@@ -200,13 +313,8 @@ def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row,
     if tier and cell.tier is not None and cell.tier.tier != TIER_REPORTED:
         details.append(tier)
     if cell.others:
-        if not details or details[0] != source_text(row, full=False):
-            details.insert(0, source_text(row, full=False))
-        for other, value in cell.others[:6]:
-            details.append(f"also {score_text(value, col.signed)} from "
-                           f"{source_text(other, full=False).split(': ', 1)[-1]}")
-        if len(cell.others) > 6:
-            details.append(f"and {len(cell.others) - 6} more source(s)")
+        details.insert(0, f"from {source_name(row)}")
+        details.append(_also(cell.others, col))
     css = TIER_CSS.get(cell.tier.tier, "") if cell.tier else ""
     if not row.verified:
         css = "fb-reported"
@@ -217,10 +325,22 @@ def cell_display(table: ViewTable, line: ModelLine, i: int, main: Row,
     if overlap is not None:
         text += TRAINING_MARK
         details.append(overlap.describe())
-    sub = (row.submission.slug if row.verified and row is not main
-           and row.submission is not None else "")
+    mean = printed_average_gap(table, row, i)
+    if mean is not None:
+        text += PRINTED_MARK
+        details.append(f"the source's printed average; the mean of its {len(col.tasks)} "
+                       f"per-{col.unit} figures is {score_text(mean, col.signed, digits=2)}")
     return CellDisplay(text=text, value=sort_value(cell.value), css=css,
-                       title="; ".join(details), submission=sub)
+                       title="; ".join(details))
+
+
+def _also(others: list[tuple[Row, float]], column: Column) -> str:
+    """What the model's other rows give for one cell, each named (not mixed into the row)."""
+    parts = [f"{score_text(value, column.signed)} from {source_name(other)}"
+             for other, value in others[:6]]
+    if len(others) > 6:
+        parts.append(f"and {len(others) - 6} more source(s)")
+    return "other sources, not in this row: " + "; ".join(parts)
 
 
 def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
@@ -230,11 +350,12 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
     tiered = table.view.tiered_column
     out = []
     sort_column = table.view.sort_column
+    sort_col = table.view.columns[sort_column]
     for line in table.lines:
         rec = line.record
-        main = main_row(line, sort_column)
+        main = line.source
         overlap = view_overlap(rec, table.view)
-        cells = [cell_display(table, line, i, main, overlap)
+        cells = [cell_display(table, line, i, overlap)
                  for i in range(len(table.view.columns))]
         gap = None
         if tiered is not None and tiered in table.tiers:
@@ -250,21 +371,21 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
                 # the interval is the text; the tier and p-value are the tiered cell's
                 gap = CellDisplay(text=gap_text(info), value=sort_value(info.effect),
                                   css=TIER_CSS.get(info.tier, ""))
-        sources = sorted({source_text(c.row, full=False) for c in line.cells
-                          if c.row is not None})
-        first_url = next((safe_url(c.row.system.source.url) for c in line.cells
-                          if c.row is not None and not c.row.verified
-                          and safe_url(c.row.system.source.url)), None)
+        tiered_info = line.cells[tiered].tier if tiered is not None else None
+        span = rank_span(tiered_info)
         out.append(RowDisplay(
             submission=main.submission.slug if main.verified and main.submission else "",
+            others=others_text(line, sort_col, sort_column), n_others=len(line.others),
             key=line.key, name=line.name, href=line_href(line, submissions),
             provenance="verified" if line.verified else "reported",
-            source="; ".join(sources), source_url=first_url,
+            source=source_text(main, full=False),
+            source_url=None if main.verified else safe_url(main.system.source.url),
             model_type=rec.type, params=params_text(rec.parameters),
             params_value="" if rec.parameters is None else str(rec.parameters),
             params_title=params_reason(rec.parameters, rec.type),
             instruction=instruction_text(rec.instruction_trained),
-            rank=ranks[line.key], cells=cells, gap=gap))
+            rank=ranks[line.key], cells=cells, gap=gap, rank_span=span,
+            rank_title=rank_title(tiered_info)))
     return out
 
 
@@ -280,7 +401,7 @@ def reference_row(table: ViewTable) -> RowDisplay | None:
              for c, v in zip(view.columns, table.references)]
     gap = (CellDisplay(text="reference", value="", css="fb-ref")
            if view.tiered_column is not None and view.tiered_column in table.tiers else None)
-    return RowDisplay(key="no-skill-reference", name=reference_name(view) + " (reference)",
+    return RowDisplay(key=REFERENCE_KEY, name=reference_name(view),
                       href=None, provenance="reference", source="", source_url=None,
                       model_type="", params="", params_value="", params_title="",
                       instruction="", rank=None, cells=cells, gap=gap, reference=True)
@@ -327,18 +448,24 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
         else:
             add(f'<abbr class="fb-prov fb-prov-{p}" title="{e(r.source)}">{p.upper()}</abbr> ')
         name = e(r.name)
+        # the rank interval is drawn from data-r by the style sheet, so the cell's text
+        # stays the model's name (filters, sorting and copying read it)
+        rank_span_html = (f' <span class="fb-ri" data-r="{e(r.rank_span)}" '
+                          f'title="{e(r.rank_title)}"></span>' if r.rank_span else "")
         if r.href:
             external = "" if r.href.endswith(".html") and "://" not in r.href else \
                 ' rel="nofollow noopener"'
-            add(f'<a class="fb-n" href="{e(r.href)}"{external}>{name}</a></td>')
+            add(f'<a class="fb-n" href="{e(r.href)}"{external}>{name}</a>{rank_span_html}')
         else:
-            add(f'<span class="fb-n">{name}</span></td>')
-        add(f"<td>{e(r.model_type)}</td>")
+            add(f'<span class="fb-n">{name}</span>{rank_span_html}')
+        if r.others:
+            # The model's other rows, named in the details of a mark a tap opens.
+            add(f' <abbr class="fb-also" title="{e(r.others)}">+{r.n_others}</abbr>')
+        add(f"</td><td>{e(r.model_type)}</td>")
         for i, c in enumerate(r.cells):
             css = f' class="{c.css}"' if c.css else ""
             title = f' title="{e(c.title)}"' if c.title else ""
-            sub = f' data-s="{e(c.submission)}"' if c.submission else ""
-            add(f'<td data-v="{c.value}"{css}{title}{sub}>{e(c.text)}</td>')
+            add(f'<td data-v="{c.value}"{css}{title}>{e(c.text)}</td>')
             if i == tiered and r.gap is not None:
                 g = r.gap
                 css = f' class="fb-gap {g.css}"' if g.css else ' class="fb-gap"'
@@ -346,6 +473,17 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
                 add(f'<td data-v="{g.value}"{css}{title}>{e(g.text)}</td>')
         add("</tr>\n")
     return Markup("".join(out))
+
+
+def explore_href(explorer: str, submission: str, column: Column) -> str:
+    """The query explorer's address of the queries behind a submission's figure: the same
+    parameters as the links assets/explorer-links.js puts on a leaderboard table's cells
+    (the submission's slug, the column's tasks, its metric and group)."""
+    params = {"s": submission, "t": ",".join(column.tasks),
+              "m": (column.task_metrics or (column.metric,))[0]}
+    if column.group:
+        params["g"] = column.group
+    return f"{explorer}?{urlencode(params)}"
 
 
 def _compact_columns(view: View) -> list[int]:
@@ -363,6 +501,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
     A table where the submission has none of the compact columns (an average it lacks a
     task of) is left out rather than shown as a row of dashes."""
     out = []
+    explorer = relative(page_path, "explore.md")
     for page, sections in views_by_page:
         for section, tables in sections:
             labels: list[str] = []
@@ -385,8 +524,11 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     text = score_text(v, c.signed)
                     if v is not None and one_class(row, c):
                         text += ONE_CLASS_MARK
+                    href = (explore_href(explorer, row.submission.slug, c)
+                            if v is not None and row.submission is not None else "")
                     cells[c.label] = CellDisplay(text=text, value=sort_value(v), css=css,
-                                                 title=c.help if v is not None else "no score")
+                                                 title=c.help if v is not None else "no score",
+                                                 href=href)
                 if info is not None:
                     tier = TIER_TEXT.get(info.tier, info.tier)
                 else:
@@ -398,7 +540,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "cells": cells, "tier": tier, "tier_title": tier_title(info),
                     "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
                     else "", "p_value": sort_value(p_adj),
-                    "p_text": "–" if p_adj is None else f"{p_adj:.3g}"})
+                    "p_text": p_text(p_adj, info.p_floor if info else None, 3)})
             if not entries:
                 continue
             empty = CellDisplay(text="–", value="", title="not in this table")

@@ -21,6 +21,7 @@ by each benchmark in :mod:`leaderboard.benchmarks` (:func:`leaderboard.benchmark
 
 from __future__ import annotations
 
+from leaderboard.benchmarks import benchmark_of
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.benchmarks.views import Column, column
 
@@ -41,10 +42,11 @@ from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, TierInf
 
 def task_column(task_id: str, metric: str | None = None) -> Column:
     """A one-task column on ``metric`` (default: the task's primary metric), as the PR
-    comment ranks a task: what the metric is comes from the measure catalogue, as for
-    every column a benchmark declares."""
-    metric = metric or all_tasks()[task_id].primary_metric
-    return column((task_id,), metric, metric)
+    comment ranks a task: what the metric is comes from the measure catalogue and what its
+    test resamples from the task's benchmark, as for every column a benchmark declares."""
+    task = all_tasks()[task_id]
+    return column((task_id,), metric or task.primary_metric, metric or task.primary_metric,
+                  sampling=benchmark_of(task.benchmark).sampling_unit(task))
 
 
 __all__ = [

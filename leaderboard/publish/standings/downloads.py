@@ -1,12 +1,18 @@
 """A view's downloadable records (CSV and JSON): one record per model, exact fractions,
-tiers and tests, and where every figure comes from.
+tiers and tests, and where every figure comes from; and the no-skill reference row the
+page shows, in its place.
 
-A record is a model line (:mod:`.lines`): its figures picked from the model's rows by the
-stated precedence, each figure's row named in ``<column> from`` when it is not the row
-named in ``system_id`` (JSON also lists the other rows' figures for the same cell). For the
+A record is a model line (:mod:`.lines`): every figure from the one row named in
+``system_id`` and ``source``, picked from the model's rows by the stated rule;
+``other_sources`` names the model's other rows in the view, and JSON's ``others`` gives
+their figures, cell by cell. A view whose columns have a no-skill value gets a record of
+``"provenance": "reference"`` holding them (:mod:`.references`). For the
 tiered column every tested figure carries what the README promises: the raw and the
-Holm-adjusted p-value of its test against the best verified row, the mean difference from
-it and that difference's 95% bootstrap interval.
+Holm-adjusted p-value of its test against the best verified row (raised to the smallest
+p-value the test resolves), the mean difference from it, the test's own estimate of that
+difference with its 95% interval, the standardized effect size, and the row's simultaneous
+95% rank interval; the view document says what the test resamples (its unit and how many),
+its reproducibility threshold and the smallest difference it detects.
 
 CSV is opened by spreadsheets, which run a cell starting with ``=``, ``+``, ``-`` or ``@``
 (and, in some, a tab or carriage return) as a formula: a model named
@@ -21,22 +27,34 @@ import csv
 import io
 from collections.abc import Callable, Mapping, Sequence
 
+from .references import REFERENCE_KEY, reference_at, reference_name
 from .rows import Row
 from .tables import ViewTable
-from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED
+from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, shown_p
 
 STATISTIC_NOTE = (
-    "One record per model: where several sources give a model a figure, the figure shown "
-    "is a verified one first, then the benchmark's own paper, another paper, the PI-Indic "
-    "authors' result files, then MTEB's results (newest mteb first); '<column> from' names "
-    "its row when it is not system_id's, and JSON's 'others' lists the other rows' figures. "
+    "One record per model, every figure from one row (system_id, source): a verified "
+    "submission first (the best on the tested column), else a reported row giving the "
+    "sort column, by source: the benchmark's own (its paper; on PI-Indic's full set the "
+    "authors' result files, then the paper), another paper, the PI-Indic authors' result "
+    "files, then MTEB's results (newest mteb first). other_sources names the model's other "
+    "rows in this table and JSON's 'others' gives their figures; they are never mixed in. "
+    "The record of provenance 'reference' is the no-skill reference row. "
     "Each column's convention says what its number is (one task's mean over its queries, or "
     "the mean of the tasks' figures as the benchmark's paper averages them). Tests against "
     "the tiered column's best verified row (the leader among verified submissions; "
-    "reported rows are never tested): p_value raw, p_adjusted Holm within the view; "
-    "diff_vs_best_verified = mean(system - best) over the test's units, with its 95% "
-    "bootstrap interval [ci_low, ci_high]. 'reference' gives each column's no-skill value.")
-TEST_FIELDS = ("tier", "p_value", "p_adjusted", "diff_vs_best_verified", "ci_low", "ci_high")
+    "reported rows are never tested) take one value per independently sampled unit "
+    "('test': its unit and n_units): p_value raw, p_adjusted Holm within the view, both "
+    "raised to p_floor, the smallest p-value the test resolves (a value at p_floor means "
+    "at most p_floor); diff_vs_best_verified = mean(system - best) over the units; "
+    "estimate with [ci_low, ci_high] is the test's own statistic of that difference and "
+    "its 95% interval ('test': 'interval' says which); effect_size = the difference over "
+    "the standard deviation of the units' differences. rank_interval = [best, worst] rank "
+    "among the tested rows, simultaneous 95% (the rows whose interval reaches 1 are "
+    "'tied_for_first'); differences below the reproducibility threshold are ties. "
+    "'reference' gives each column's no-skill value.")
+TEST_FIELDS = ("tier", "p_value", "p_adjusted", "p_floor", "diff_vs_best_verified",
+               "estimate", "ci_low", "ci_high", "effect_size")
 TIER_NAMES = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
               TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -47,51 +65,76 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
     """Header and records of a view's download, one per model line; ``source_of`` says
     where a row comes from."""
     cols = table.view.columns
-    header = ["rank", "model_id", "model", "provenance", "model_type", "parameters",
-              "instruction_trained", "system_id", "source"] + [c.id for c in cols]
-    header += [f"{c.id} from" for c in cols]
+    header = ["rank", "rank_interval", "model_id", "model", "provenance", "model_type",
+              "parameters", "instruction_trained", "system_id", "source"] + [c.id for c in cols]
+    header.append("other_sources")
     tiered = sorted(table.tiers)
     for i in tiered:
         header += [f"{cols[i].id} {f}" for f in TEST_FIELDS]
     ranks = table.line_ranks()
     records = []
-    sort_col = table.view.sort_column
+    tier_col = table.view.tiered_column
     for line in table.lines:
         rec_ = line.record
-        main = line.cells[sort_col].row or next(c.row for c in line.cells if c.row)
+        main = line.source
+        ranked = line.cells[tier_col].tier if tier_col is not None else None
         rec: dict[str, object] = {
-            "rank": ranks[line.key], "model_id": line.key, "model": line.name,
+            "rank": ranks[line.key],
+            "rank_interval": ranked.rank_interval if ranked is not None else None,
+            "model_id": line.key, "model": line.name,
             "provenance": "verified" if line.verified else "reported",
             "model_type": rec_.type, "parameters": rec_.parameters,
             "instruction_trained": rec_.instruction_trained,
             "system_id": main.system.system_id, "source": source_of(main),
+            "other_sources": "; ".join(r.system.system_id for r in line.others) or None,
         }
         others: dict[str, list[dict[str, object]]] = {}
         for i, col in enumerate(cols):
             cell = line.cells[i]
             rec[col.id] = cell.value
-            rec[f"{col.id} from"] = (cell.row.system.system_id
-                                     if cell.row is not None and cell.row is not main else None)
             if cell.others:
                 others[col.id] = [{"system_id": r.system.system_id, "value": v,
                                    "source": source_of(r)} for r, v in cell.others]
         for i in tiered:
             info = line.cells[i].tier
-            fields = (TIER_NAMES.get(info.tier, info.tier), info.p_value, info.p_adjusted,
-                      info.effect, info.ci_low, info.ci_high) if info else (None,) * 6
+            fields = (TIER_NAMES.get(info.tier, info.tier), shown_p(info.p_value, info.p_floor),
+                      shown_p(info.p_adjusted, info.p_floor), info.p_floor, info.effect,
+                      info.estimate, info.ci_low, info.ci_high, info.effect_size
+                      ) if info else (None,) * len(TEST_FIELDS)
             for name, value in zip(TEST_FIELDS, fields):
                 rec[f"{cols[i].id} {name}"] = value
         if others:
             rec["others"] = others  # JSON only: not in the CSV header
         records.append(rec)
+    if any(v is not None for v in table.references):
+        records.insert(reference_at(table.view, table.lines, table.references),
+                       reference_record(table))
     return header, records
+
+
+def reference_record(table: ViewTable) -> dict[str, object]:
+    """The no-skill reference row as a record: each column's reference value, nothing
+    tested; its source says what it is."""
+    view = table.view
+    rec: dict[str, object] = {
+        "rank": None, "rank_interval": None, "model_id": REFERENCE_KEY,
+        "model": reference_name(view),
+        "provenance": "reference", "model_type": None, "parameters": None,
+        "instruction_trained": None, "system_id": None,
+        "source": "no-skill reference: what a system without skill scores in each column",
+        "other_sources": None}
+    for col, value in zip(view.columns, table.references):
+        rec[col.id] = value
+    return rec
 
 
 def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
     """A view's JSON download: what each column is (its tasks and declared convention,
-    its no-skill reference), then the records."""
+    its no-skill reference), what the tiered column's test is (its unit and count, the
+    smallest p-value and difference it resolves, the rows tied for first), then the
+    records."""
     view = table.view
-    return {
+    doc = {
         "view": {"id": view.id, "title": view.title, "note": view.note,
                  "columns": [{"id": c.id, "label": c.label, "metric": c.metric,
                               "tasks": list(c.tasks), "group": c.group,
@@ -102,8 +145,24 @@ def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
                                                or [None] * len(view.columns))]},
         "scale": "fractions (the site shows x100)",
         "statistic": STATISTIC_NOTE,
-        "rows": records,
     }
+    test = table.tests.get(view.tiered_column) if view.tiered_column is not None else None
+    if test is not None:
+        doc["test"] = {
+            "column": view.columns[view.tiered_column].id, "test": test.test,
+            "interval": test.interval, "unit": test.unit, "unit_is": test.unit_holds,
+            "n_units": test.n_units, "p_floor": test.p_floor,
+            "reproducibility_threshold": test.threshold,
+            "minimum_detectable_effect": test.mde,
+            "minimum_detectable_effect_is": "the smallest true difference the view's "
+            "Holm-corrected test detects with 80% power (normal approximation, from the "
+            "median spread of the units' differences against the best verified row)",
+            "rank_critical_value": test.rank_critical,
+            "tied_for_first": [r["model_id"] for r in records
+                               if isinstance(r.get("rank_interval"), list)
+                               and r["rank_interval"][0] == 1]}
+    doc["rows"] = records
+    return doc
 
 
 def csv_cell(value: object) -> str:

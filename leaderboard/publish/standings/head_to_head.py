@@ -2,19 +2,22 @@
 
 The comparison walks the site's views (:func:`leaderboard.benchmarks.all_views`), averages
 included, so every figure is one the leaderboard shows: a column's value by its declared
-convention (:mod:`.statistic`), tested on the same per-unit values with the same paired
-test (:func:`leaderboard.publish.stats.compare_pair`: Fisher randomization, Wilcoxon for p-MRR,
-DeLong for AUROC).
+convention (:mod:`.statistic`), tested on the same values of the same independently
+sampled units (a topic with all its pairs, a translated pair, a persona) with the same
+paired test (:func:`leaderboard.publish.stats.compare_pair`: Fisher randomization, Wilcoxon
+for p-MRR, DeLong for AUROC), each with the interval of its own statistic.
 Columns compared in a view are those spanning all of the view's tasks (a per-dataset
 breakdown column of an average view is its own dataset view). The Holm family is one view,
 as on the site: the p-values of one view's columns are corrected together, never those of
 the whole comparison at once.
 
 A verdict never contradicts its own interval: "A better" or "B better" needs an adjusted
-p-value below alpha *and* a 95% interval of the difference on the same side of 0;
-"no significant difference" needs an adjusted p-value at or above alpha *and* an interval
-containing 0. When the test and the interval disagree (they are different procedures, and
-the interval is not adjusted for the family) the verdict is "inconclusive".
+p-value below alpha, a 95% interval on the same side of 0 and a difference larger than the
+reproducibility threshold; "no significant difference" needs an adjusted p-value at or
+above alpha *and* an interval containing 0. A difference within the reproducibility
+threshold is "tied (within the reproducibility threshold)" whatever the test says. When the
+test and the interval disagree (the interval is not adjusted for the family) the verdict is
+"inconclusive".
 """
 
 from __future__ import annotations
@@ -28,14 +31,15 @@ from pydantic import BaseModel, ConfigDict
 from leaderboard.benchmarks import all_views
 from leaderboard.core.display import fixed, score_text
 from leaderboard.core.report import plural
-from leaderboard.publish.stats import compare_pair, holm
+from leaderboard.publish.stats import INTERVALS, REPRODUCIBILITY_THRESHOLD, compare_pair, holm
 from leaderboard.submission.layout import RESULTS_NAME
 from leaderboard.submission.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
 from .statistic import column_value, unit_scores
 
-Verdict = Literal["A better", "B better", "no significant difference", "inconclusive"]
+Verdict = Literal["A better", "B better", "no significant difference", "inconclusive",
+                  "tied (within the reproducibility threshold)"]
 SCALE = "fractions (the site and the text table show x100)"
 
 
@@ -48,14 +52,18 @@ class ColumnComparison(BaseModel):
     metric: str          # the per-query key tested
     tiered: bool         # the view's tiered column (the site's leader and tiers)
     test: str
-    n_queries: int
+    unit: str            # what the test resamples, e.g. "topics"
+    n_units: int
     mean_a: float
     mean_b: float
-    effect: float        # mean(a - b) over the view's queries
-    ci_low: float
-    ci_high: float
+    effect: float        # mean(a - b) over the view's units
+    estimate: float      # the test's own statistic of a - b (Hodges-Lehmann for Wilcoxon)
+    ci_low: float | None  # its 95% interval (None: too few units)
+    ci_high: float | None
+    effect_size: float | None  # effect / sd of the units' differences
     p_value: float
     p_adjusted: float    # Holm within the view
+    p_floor: float       # the smallest p-value the test resolves
     family_size: int
     verdict: Verdict
 
@@ -67,19 +75,26 @@ class SubmissionComparison(BaseModel):
     system_b: str
     alpha: float
     scale: str
+    threshold: float    # differences within it are ties
     rows: list[ColumnComparison]
     skipped: list[str]  # views or columns not compared, with why
 
 
-def verdict(p_adjusted: float, ci_low: float, ci_high: float, effect: float,
-            higher_is_better: bool, alpha: float) -> Verdict:
-    """The verdict of one comparison (module docstring)."""
-    excludes_zero = ci_low > 0 or ci_high < 0
-    if p_adjusted < alpha and excludes_zero and effect != 0:
-        a_wins = (effect > 0) == higher_is_better
-        return "A better" if a_wins else "B better"
+def verdict(p_adjusted: float, ci_low: float | None, ci_high: float | None, effect: float,
+            higher_is_better: bool, alpha: float,
+            threshold: float = REPRODUCIBILITY_THRESHOLD) -> Verdict:
+    """The verdict of one comparison (module docstring); the interval is the test's own,
+    ``effect`` the mean difference a - b."""
+    excludes_zero = ((ci_low is not None and ci_low > 0)
+                     or (ci_high is not None and ci_high < 0))
     if p_adjusted >= alpha and not excludes_zero:
         return "no significant difference"
+    if abs(effect) <= threshold:
+        return "tied (within the reproducibility threshold)"
+    same_side = (ci_low is not None and ci_low > 0) == (effect > 0)
+    if p_adjusted < alpha and excludes_zero and same_side:
+        a_wins = (effect > 0) == higher_is_better
+        return "A better" if a_wins else "B better"
     return "inconclusive"
 
 
@@ -135,14 +150,16 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
         for (index, column, metric, r), p_adj in zip(pending, adjusted):
             rows.append(ColumnComparison(
                 view=view.id, column=column.id, label=column.label, metric=metric,
-                tiered=index == view.tiered_column, test=r.test, n_queries=r.n_queries,
-                mean_a=r.mean_a, mean_b=r.mean_b, effect=r.effect, ci_low=r.ci_low,
-                ci_high=r.ci_high, p_value=r.p_value, p_adjusted=p_adj,
-                family_size=len(pending),
+                tiered=index == view.tiered_column, test=r.test,
+                unit=column.sampling.plural, n_units=r.n_units, mean_a=r.mean_a,
+                mean_b=r.mean_b, effect=r.effect, estimate=r.estimate, ci_low=r.ci_low,
+                ci_high=r.ci_high, effect_size=r.effect_size, p_value=r.p_value,
+                p_adjusted=p_adj, p_floor=r.p_floor, family_size=len(pending),
                 verdict=verdict(p_adj, r.ci_low, r.ci_high, r.effect,
                                 column.higher_is_better, alpha)))
     return SubmissionComparison(system_a=a.system_id, system_b=b.system_id, alpha=alpha,
-                                scale=SCALE, rows=rows, skipped=skipped)
+                                scale=SCALE, threshold=REPRODUCIBILITY_THRESHOLD, rows=rows,
+                                skipped=skipped)
 
 
 def nothing_compared(a: SystemResult, b: SystemResult, view_pattern: str,
@@ -164,12 +181,13 @@ def format_table(cmp: SubmissionComparison) -> str:
             f"{'p':>8} {'p(Holm)':>8}  verdict")
     lines = [head, "-" * len(head.splitlines()[-1])]
     for r in cmp.rows:
-        label = r.label + (" *" if r.tiered else "")
+        label = r.label + (" *" if r.tiered else "") + (" †" if r.test == "wilcoxon" else "")
         interval = f"[{score_text(r.ci_low, True)}, {score_text(r.ci_high, True)}]"
         lines.append(
             f"{r.view:34} {label:24} {score_text(r.mean_a):>7} {score_text(r.mean_b):>7} "
             f"{score_text(r.effect, True):>7} {interval:>15} "
-            f"{_p_text(r.p_value):>8} {_p_text(r.p_adjusted):>8}  {r.verdict}")
+            f"{_p_text(r.p_value, r.p_floor):>8} {_p_text(r.p_adjusted, r.p_floor):>8}  "
+            f"{r.verdict}")
     if not cmp.rows:
         lines.append("(no view scored by both submissions)")
     if cmp.skipped:
@@ -179,13 +197,29 @@ def format_table(cmp: SubmissionComparison) -> str:
                  "Each value is the column's own convention (one task's mean, or the mean of "
                  "its tasks' figures, as the benchmark's paper averages), as the site shows "
                  "it.")
+    units: dict[str, list[str]] = {}
+    for r in cmp.rows:
+        text = f"{r.view} {r.n_units:,}"
+        if text not in units.setdefault(r.unit, []):
+            units[r.unit].append(text)
+    if units:
+        lines.append("Units tested, one value each (a unit is what was sampled "
+                     "independently): " + "; ".join(f"{unit}: {', '.join(views)}"
+                                                    for unit, views in units.items()) + ".")
     lines.append("Tests: Fisher randomization (Wilcoxon signed-rank for p-MRR, DeLong for "
-                 "AUROC with personas as the unit), two-sided, Holm-corrected within each "
-                 "view; 95% bootstrap interval of the mean difference. alpha = "
-                 f"{cmp.alpha}; 'inconclusive': the test and the interval disagree.")
+                 "AUROC), two-sided, Holm-corrected within each view; 95% interval of the "
+                 "test's own statistic: the bootstrap interval of the mean difference, "
+                 f"† the Hodges-Lehmann shift's (the shifts the signed-rank test does not "
+                 f"reject), DeLong's normal interval for AUROC. alpha = {cmp.alpha}; "
+                 f"differences within {cmp.threshold:g} ({score_text(cmp.threshold)} x100) "
+                 "are ties (reruns of one model on other hardware move figures that much); "
+                 "no p-value is printed below what its test resolves; 'inconclusive': the "
+                 "test and the interval disagree.")
     return "\n".join(lines)
 
 
-def _p_text(p: float) -> str:
-    # A Monte-Carlo p-value is never 0; its floor is 1/(R+1), so print a bound instead.
-    return "<0.0001" if p < 1e-4 else fixed(p, 4)
+def _p_text(p: float, floor: float) -> str:
+    # Four decimals: a p-value below 1e-4 prints as a bound, never below what its test
+    # resolves (1/(R+1) for R Monte-Carlo flips, the floor of a normal approximation).
+    bound = max(floor, 1e-4)
+    return f"<{fixed(bound, 4)}" if p < bound else fixed(p, 4)

@@ -1,20 +1,28 @@
-"""One line per model: the rows of a view folded by model identity.
+"""One line per model: the rows of a view folded by model identity, each line's figures
+from one row.
 
 Rows are (model, source) pairs: the FollowIR paper's "FollowIR-7B" and MTEB's
 ``jhu-clsp/FollowIR-7B`` are two rows of one model
-(:func:`leaderboard.publish.models.resolve_model`). Every surface that lists models (the site's
-tables and charts, the downloads, the search index, the home table) shows one line per
-model, and each of its cells one figure, picked from the model's rows by this rule:
+(:func:`leaderboard.publish.models.resolve_model`); two verified submissions of one model
+are two rows too. Every surface that lists models (the site's tables and charts, the
+downloads, the search index, the home table) shows one line per model, and every figure
+of a line comes from one row, its **source**, picked from the model's rows by this rule
+(:func:`source_order`):
 
-1. a verified row (the best of them, as the column's test ranks it);
-2. the benchmark's own paper;
-3. another paper;
-4. the PI-Indic authors' released result files;
-5. MTEB's results repository, newest mteb version first.
+1. a verified submission: the best of them on the view's tiered column, as its test
+   ranks it (else on its sort column);
+2. a reported row, one that gives the view's sort column before one that does not, by
+   source: the benchmark's own sources, in the order its declaration gives them
+   (:attr:`leaderboard.benchmarks.declaration.Benchmark.own_sources`: the benchmark's own
+   paper; on PI-Indic's full-set tables the authors' result files, then the paper); then
+   another paper; the PI-Indic authors' result files; MTEB's results repository, newest
+   mteb version first.
 
-The other rows' figures for the same cell stay with it (:attr:`LineCell.others`), so a
-cell's details can list every source. A cell keeps its own provenance and tier: those of
-the row its figure comes from.
+A line never mixes rows: a cell its source has no figure for is empty, whatever another
+row gives, so a row's average is always the mean of its own cells and its language set
+is one. The model's other rows stay with the line, each named, with their figures
+(:attr:`ModelLine.others`, and per cell :attr:`LineCell.others`), so a line's details and
+the downloads list every source.
 """
 
 from __future__ import annotations
@@ -34,9 +42,9 @@ from .verdicts import TierInfo
 @dataclass
 class LineCell:
     value: float | None
-    row: Row | None                 # the row the figure comes from
+    row: Row | None                 # the line's source when the cell has a figure, else None
     tier: TierInfo | None = None
-    # Other rows of the model with a figure for this cell, in precedence order.
+    # The model's other rows with a figure for this cell, in the order of the rule.
     others: list[tuple[Row, float]] = field(default_factory=list)
 
     @property
@@ -47,7 +55,8 @@ class LineCell:
 @dataclass
 class ModelLine:
     record: ModelRecord
-    rows: list[Row]                 # every row of the model in the view
+    source: Row                     # the one row every figure of the line comes from
+    rows: list[Row]                 # every row of the model in the view, the source first
     cells: list[LineCell]
 
     @property
@@ -60,17 +69,19 @@ class ModelLine:
 
     @property
     def verified(self) -> bool:
-        """Whether any figure of the line is verified."""
-        return any(c.verified for c in self.cells)
+        """Whether the line's figures are verified (its source is a submission)."""
+        return self.source.verified
+
+    @property
+    def others(self) -> list[Row]:
+        """The model's other rows in the view, in the order of the rule: listed, each
+        named, in the line's details and downloads, never mixed into its cells."""
+        return self.rows[1:]
 
     @property
     def submission_row(self) -> Row | None:
-        """The verified row whose submission page the line links to: the one its figures
-        come from first, else any verified row of the model."""
-        for cell in self.cells:
-            if cell.verified:
-                return cell.row
-        return next((r for r in self.rows if r.verified), None)
+        """The verified row whose submission page the line links to: its source."""
+        return self.source if self.source.verified else None
 
 
 def record_of(row: Row) -> ModelRecord:
@@ -81,13 +92,13 @@ def record_of(row: Row) -> ModelRecord:
 
 
 @cache
-def _own_papers() -> dict[str, str]:
-    return {view: paper for b in declared() for view, paper in b.own_paper.items()}
+def _own_sources() -> dict[str, tuple[str, ...]]:
+    return {view: prefixes for b in declared() for view, prefixes in b.own_sources.items()}
 
 
-def own_paper_prefix(view_id: str) -> str:
-    """System-id prefix of the rows from the paper that introduced the view's benchmark."""
-    return _own_papers().get(view_id.split("/", 1)[0], "")
+def own_sources(view_id: str) -> tuple[str, ...]:
+    """System-id prefixes of the view's benchmark's own reported sources, in order."""
+    return _own_sources().get(view_id.split("/", 1)[0], ())
 
 
 def _version_key(version: str | None) -> tuple[int, ...]:
@@ -95,32 +106,28 @@ def _version_key(version: str | None) -> tuple[int, ...]:
     return tuple(-int(p) if p.isdigit() else 0 for p in parts)
 
 
-_KIND_RANK = {"paper": 2, "pi-indic-results": 3, "mteb-results": 4}
+# After the benchmark's own sources: other papers, the PI-Indic authors' result files,
+# MTEB's results, then anything else.
+_KIND_RANK = {"paper": 0, "pi-indic-results": 1, "mteb-results": 2}
 
 
-def precedence(row: Row, value: float, column: Column, own_paper: str) -> tuple:
-    """Sort key of the rows competing for one cell: the smallest wins (module docstring)."""
+def source_order(row: Row, values: list[float | None], view: View, own: tuple[str, ...]
+                 ) -> tuple:
+    """Sort key of a model's rows competing to be its line's source: the smallest wins
+    (module docstring). ``values`` are the row's values in the view's columns."""
     if row.verified:
-        return (0, -value if column.higher_is_better else value, row.key)
+        index = view.tiered_column if view.tiered_column is not None else view.sort_column
+        column, value = view.columns[index], values[index]
+        if value is None:
+            return (0, 1, 0.0, row.key)
+        return (0, 0, -value if column.higher_is_better else value, row.key)
+    lacks_sort = values[view.sort_column] is None
+    system_id = row.system.system_id
+    mine = next((i for i, prefix in enumerate(own) if system_id.startswith(prefix)), None)
     src = row.system.source
-    rank = _KIND_RANK.get(src.kind, 5)
-    if rank == 2 and own_paper and row.system.system_id.startswith(own_paper):
-        rank = 1
+    rank = (0, mine) if mine is not None else (1, _KIND_RANK.get(src.kind, len(_KIND_RANK)))
     version = _version_key(src.mteb_version) if src.kind == "mteb-results" else ()
-    return (rank, 0.0, *version, row.key)
-
-
-def pick_cell(candidates: list[tuple[Row, float]], column: Column, own_paper: str,
-              tiers: dict[str, TierInfo] | None = None) -> LineCell:
-    """The figure one model shows in one cell, from its rows' ``(row, value)`` pairs."""
-    if not candidates:
-        return LineCell(None, None)
-    if len(candidates) == 1:  # the usual case: one row of the model has the figure
-        row, value = candidates[0]
-        return LineCell(value, row, (tiers or {}).get(row.key))
-    ordered = sorted(candidates, key=lambda c: precedence(c[0], c[1], column, own_paper))
-    row, value = ordered[0]
-    return LineCell(value, row, (tiers or {}).get(row.key), ordered[1:])
+    return (1, lacks_sort, *rank, version, row.key)
 
 
 def _line_order(line: ModelLine, column: Column, index: int) -> tuple:
@@ -134,24 +141,30 @@ def _line_order(line: ModelLine, column: Column, index: int) -> tuple:
 def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | None]],
                 tiers: Mapping[int, dict[str, TierInfo]]) -> list[ModelLine]:
     """A view table's rows (:class:`.tables.ViewTable`: its rows, each row's value per
-    column and the tested columns' tiers) as one line per model, in the view's default
-    order: best value of the sort column first, verified before reported at equal values,
-    then by name."""
-    own = own_paper_prefix(view.id)
+    column and the tested columns' tiers) as one line per model, each from one source, in
+    the view's default order: best value of the sort column first, verified before
+    reported at equal values, then by name."""
+    own = own_sources(view.id)
     by_model: dict[str, tuple[ModelRecord, list[Row]]] = {}
     for row in rows:
         rec = record_of(row)
         by_model.setdefault(rec.id, (rec, []))[1].append(row)
     lines = []
-    columns = list(enumerate(view.columns))
-    column_tiers = [tiers.get(i) for i in range(len(view.columns))]
+    column_tiers = [tiers.get(i) or {} for i in range(len(view.columns))]
     for rec, model_rows in by_model.values():
-        row_values = [values[r.key] for r in model_rows]
+        if len(model_rows) > 1:
+            model_rows = sorted(model_rows,
+                                key=lambda r: source_order(r, values[r.key], view, own))
+        source, rest = model_rows[0], model_rows[1:]
+        own_values = values[source.key]
         cells = []
-        for i, col in columns:
-            candidates = [(r, v[i]) for r, v in zip(model_rows, row_values) if v[i] is not None]
-            cells.append(pick_cell(candidates, col, own, column_tiers[i]))
-        lines.append(ModelLine(rec, model_rows, cells))
+        for i, value in enumerate(own_values):
+            others = [(r, v) for r in rest if (v := values[r.key][i]) is not None]
+            if value is None:
+                cells.append(LineCell(None, None, None, others))
+            else:
+                cells.append(LineCell(value, source, column_tiers[i].get(source.key), others))
+        lines.append(ModelLine(rec, source, model_rows, cells))
     sort_col = view.columns[view.sort_column]
     lines.sort(key=lambda line: _line_order(line, sort_col, view.sort_column))
     return lines

@@ -19,11 +19,12 @@ facts of the measure, declared in its catalogue entry (:mod:`leaderboard.core.me
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from leaderboard.core.metrics.classification import no_skill
 
+from .lines import ModelLine
 from .rows import Row
 
 if TYPE_CHECKING:
@@ -78,6 +79,25 @@ def view_references(view: View, rows: Iterable[Row]) -> list[float | None]:
     return [reference_value(c, rates) for c in view.columns]
 
 
+#: The reference row's key, in place of a model id, on the pages and in the downloads.
+REFERENCE_KEY = "no-skill-reference"
+
+
 def reference_name(view: View) -> str:
+    """The reference row's name, as the page and the downloads show it."""
     kinds = {c.no_skill for c in view.columns if c.no_skill}
-    return REFERENCE_NAMES["zero" if "zero" in kinds else "chance"]
+    return REFERENCE_NAMES["zero" if "zero" in kinds else "chance"] + " (reference)"
+
+
+def reference_at(view: View, lines: Sequence[ModelLine], references: Sequence[float | None]
+                 ) -> int:
+    """Where the reference row stands among a view's model lines in the default order:
+    where its value of the sort column falls, so that a line below it is below no skill
+    (at the end when that column has no reference)."""
+    value = references[view.sort_column] if references else None
+    if value is None:
+        return len(lines)
+    col = view.columns[view.sort_column]
+    return next((i for i, line in enumerate(lines)
+                 if (v := line.cells[view.sort_column].value) is None
+                 or (v < value if col.higher_is_better else v > value)), len(lines))

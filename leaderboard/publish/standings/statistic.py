@@ -12,14 +12,15 @@ Verified and reported rows get the same number: a verified row's task figures ar
 means of its per-query scores, a reported row's are the paper's. A row's own published
 average of the tasks (``Column.prefer``) is shown as published.
 
-The test compares exactly that number. :func:`stratified_units` turns a row's per-query
-scores into one value per independent unit whose plain mean is the mean of the task
-figures: each query's score weighted by 1 / (tasks x that task's queries), times the
-number of units. The paired tests (sign flips, Wilcoxon, DeLong) and the bootstrap run on
-the differences of these values, so what a cell shows is what its test compares. A unit is
-a query of one task, or, where the tasks ask the same queries (PI-Indic's translations of
-the same pairs, T4's personas), the query itself, its tasks' weighted scores summed, so a
-translated pair is one unit and never counted once per language.
+The test compares exactly that number, one value per independently sampled unit.
+:func:`stratified_units` turns a row's per-query scores into one value per unit of the
+column's :class:`~leaderboard.benchmarks.units.SamplingUnit` whose plain mean is the mean of
+the task figures: each query's score weighted by 1 / (tasks x that task's queries), the
+weighted scores of a unit's queries summed, times the number of units. The paired tests
+(sign flips, Wilcoxon, DeLong) and the bootstrap run on the differences of these values, so
+what a cell shows is what its test compares, and a unit's parts (a FollowTable topic's
+query-instruction pairs, an mFollowIR topic in its three languages, PI-Indic's
+translations of one pair) move together, as they were sampled.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
+
+from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.submission.results import SystemResult
 
 if TYPE_CHECKING:
@@ -51,36 +55,32 @@ class CellValue:
 
 
 def stratified_units(per_task: Sequence[tuple[str, Mapping[str, float]]],
-                     shared_queries: bool) -> dict[str, float]:
+                     unit: SamplingUnit) -> dict[str, float]:
     """One value per unit whose plain mean is the mean of the tasks' mean scores.
 
-    ``per_task`` holds each task's ``(task id, {query id: score})``. One task: its scores
-    as they are. Several tasks (L of them, task t with n_t queries): a unit u gets
-    ``U * sum over its tasks of score / (L * n_t)``, U the number of units, so that the
-    mean over units is (1/L) sum_t mean_t. Tasks with their own queries: a unit is one
-    query of one task (its id prefixed with the task id). Tasks asking the same queries
-    (``shared_queries``): a unit is the query, its tasks' terms summed; when every task
-    has every query this is the query's mean over the tasks.
+    ``per_task`` holds each task's ``(task id, {query id: score})``. With L tasks, task t
+    having n_t queries, and U units (``unit.key`` of each task's query ids), unit u gets
+    ``U * sum over its queries (t, q) of score / (L * n_t)``, so that the mean over the
+    units is (1/L) sum_t mean_t. A unit that is one query of each task, every task having
+    every unit, is its query's plain mean over the tasks (kept exact, so scores on a rank
+    grid stay on one; see fixedpoint.grid_columns); a unit that is one query of one task
+    among several is ``U * score / (L * n_t)``. One task whose units are its queries keeps
+    its scores and ids as they are.
     """
-    if len(per_task) == 1:
+    if len(per_task) == 1 and not unit.groups_queries:
         return dict(per_task[0][1])
     n_tasks = len(per_task)
-    if not shared_queries:
-        units = sum(len(scores) for _, scores in per_task)
-        return {f"{task_id}:{q}": units * v / (n_tasks * len(scores))
-                for task_id, scores in per_task for q, v in scores.items()}
-    queries: dict[str, list[tuple[float, int]]] = {}
-    for _, scores in per_task:
-        for q, v in scores.items():
-            queries.setdefault(q, []).append((v, len(scores)))
-    units = len(queries)
-    if all(len(terms) == n_tasks and all(n == units for _, n in terms)
-           for terms in queries.values()):
-        # Every task asks every query: each unit is its query's plain mean over the tasks
-        # (kept exact, so scores on a rank grid stay on one; see fixedpoint.grid_columns).
-        return {q: math.fsum(v for v, _ in terms) / n_tasks for q, terms in queries.items()}
-    return {q: units * math.fsum(v / n for v, n in terms) / n_tasks
-            for q, terms in queries.items()}
+    terms: dict[str, list[tuple[float, int]]] = {}
+    for task_id, scores in per_task:
+        n = len(scores)
+        for key, v in zip(unit.keys(task_id, scores), scores.values()):
+            terms.setdefault(key, []).append((v, n))
+    units = len(terms)
+    if all(len(ts) == n_tasks and all(n == units for _, n in ts) for ts in terms.values()):
+        return {u: math.fsum(v for v, _ in ts) / n_tasks for u, ts in terms.items()}
+    return {u: units * ts[0][0] / (n_tasks * ts[0][1]) if len(ts) == 1
+            else units * math.fsum(v / n for v, n in ts) / n_tasks
+            for u, ts in terms.items()}
 
 
 def task_per_query(system: SystemResult, column: Column, task_id: str, metric: str
@@ -99,16 +99,44 @@ def task_per_query(system: SystemResult, column: Column, task_id: str, metric: s
     return per_query
 
 
-def unit_scores(system: SystemResult, column: Column) -> dict[str, float] | None:
-    """The per-unit values a column's test compares (:func:`stratified_units`), or None
-    when a task lacks per-query scores."""
+def _per_task(system: SystemResult, column: Column
+              ) -> list[tuple[str, dict[str, float]]] | None:
     per_task: list[tuple[str, dict[str, float]]] = []
     for task_id, metric in column.parts:
         per_query = task_per_query(system, column, task_id, metric)
         if per_query is None:
             return None
         per_task.append((task_id, per_query))
-    return stratified_units(per_task, column.shared_queries)
+    return per_task
+
+
+def unit_scores(system: SystemResult, column: Column) -> dict[str, float] | None:
+    """The per-unit values a column's test compares (:func:`stratified_units`), or None
+    when a task lacks per-query scores."""
+    per_task = _per_task(system, column)
+    return None if per_task is None else stratified_units(per_task, column.sampling)
+
+
+def tested_scores(system: SystemResult, column: Column
+                  ) -> tuple[dict[str, float], float] | None:
+    """:func:`unit_scores` and the figure the tested row shows, or None.
+
+    The figure is the mean of the row's per-query weighted scores (each query of each task
+    once; a query the tasks translate, PI-Indic's, once), summed in query-id order: the
+    mean the test compares, but not summed unit by unit, so that how the test groups
+    queries into units never moves a shown figure in its last bits."""
+    per_task = _per_task(system, column)
+    if per_task is None:
+        return None
+    unit = column.sampling
+    units = stratified_units(per_task, unit)
+    # A unit that is a query (one task's, or one the tasks translate) is summed as it is.
+    by_query = units if unit.rule == "query" else stratified_units(
+        per_task, SamplingUnit("query", "queries", "one query"))
+    values = np.fromiter((by_query[q] for q in sorted(by_query)), dtype=np.float64,
+                         count=len(by_query))
+    figure = float(values.sum() / values.size) if values.size else 0.0
+    return units, figure
 
 
 def _task_figure(system: SystemResult, column: Column, task_id: str, metric: str

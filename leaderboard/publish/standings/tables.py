@@ -28,14 +28,15 @@ from leaderboard.submission.results import SystemResult
 from .lines import ModelLine, model_lines
 from .references import view_references
 from .rows import Row
-from .statistic import Basis, column_value, unit_scores
-from .verdicts import TIER_LEADER, TIER_REPORTED, TierInfo
+from .statistic import Basis, column_value, tested_scores, unit_scores
+from .verdicts import TIER_LEADER, TIER_REPORTED, TierInfo, ViewTest
 
 if TYPE_CHECKING:
     from leaderboard.benchmarks.views import Column, View
 
 # Salt of the tier cache's key: bump it when what a cache entry holds changes.
-_CACHE_FORMAT = "standings-3: mean of task figures, stratified units"
+_CACHE_FORMAT = ("standings-5: units sampled independently, rank intervals, test's "
+                 "intervals, figures summed by query")
 
 
 @dataclass
@@ -45,6 +46,8 @@ class ViewTable:
     values: dict[str, list[float | None]]             # row key -> value per column
     # column index -> row key -> tier; only tested columns have entries
     tiers: dict[int, dict[str, TierInfo]] = field(default_factory=dict)
+    # column index -> what its test is (unit and count, floor, threshold, MDE)
+    tests: dict[int, ViewTest] = field(default_factory=dict)
     # Multi-task cells: how many tasks were averaged (0: the row's published average).
     counts: dict[str, list[int]] = field(default_factory=dict)
     tier_note: str = ""
@@ -164,6 +167,7 @@ def _tier_cache_key(column: Column, members: list[Row]) -> str:
     """Key of one view's significance results: the code, the column (tasks, metric,
     direction) and the exact results files of the systems tested."""
     digest = hashlib.sha256(_stats_fingerprint())
+    # the column's repr names its sampling unit, whose rules live in the benchmarks
     digest.update(repr(column).encode() + b"\0seed=0\0")
     for row in members:
         digest.update(f"{row.key}\1{row.digest}\2".encode())
@@ -177,21 +181,34 @@ def _num(value: object) -> float | None:
     return f if math.isfinite(f) else None
 
 
-def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, seed: int = 0
-                ) -> dict[str, TierInfo]:
+def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, seed: int = 0,
+                precedence: Sequence[str] = (), figures: Mapping[str, float] | None = None
+                ) -> tuple[dict[str, TierInfo], ViewTest | None]:
     """Tiers of the systems in ``scores`` (id -> unit id -> value, as
-    :func:`~.statistic.unit_scores` gives) on one column."""
-    from leaderboard.publish.stats import tier_view
+    :func:`~.statistic.unit_scores` gives) on one column, and what the test is; ties within
+    the reproducibility threshold go to the first of ``precedence``, then the smallest
+    id. ``figures`` (:func:`~.statistic.tested_scores`) are the means the rows show, else
+    the means over the units."""
+    from leaderboard.publish.stats import INTERVALS, tier_view
 
     if not scores:
-        return {}
-    result = tier_view(scores, column.metric,
-                       higher_is_better=column.higher_is_better, seed=seed)
-    return {comp.system: TierInfo(
-                tier=comp.tier, p_value=_num(comp.p_value), p_adjusted=_num(comp.p_adjusted),
-                effect=_num(comp.effect), ci_low=_num(comp.ci_low), ci_high=_num(comp.ci_high),
-                mean=_num(comp.mean_system), test=result.test, n_queries=result.n_queries)
-            for comp in result.comparisons if comp.system in scores}
+        return {}, None
+    result = tier_view(scores, column.metric, higher_is_better=column.higher_is_better,
+                       seed=seed, precedence=precedence)
+    tiers = {comp.system: TierInfo(
+        tier=comp.tier, p_value=_num(comp.p_value), p_adjusted=_num(comp.p_adjusted),
+        effect=_num(comp.effect), ci_low=_num(comp.ci_low), ci_high=_num(comp.ci_high),
+        mean=_num(comp.mean_system if figures is None else figures[comp.system]),
+        test=result.test, n_units=result.n_units,
+        estimate=_num(comp.estimate), effect_size=_num(comp.effect_size),
+        p_floor=result.p_floor, rank_best=comp.rank_best, rank_worst=comp.rank_worst)
+        for comp in result.comparisons if comp.system in scores}
+    unit = column.sampling
+    test = ViewTest(test=result.test, interval=INTERVALS[result.test], unit=unit.name,
+                    units=unit.plural, unit_holds=unit.holds, n_units=result.n_units,
+                    p_floor=result.p_floor, threshold=result.threshold, mde=_num(result.mde),
+                    rank_critical=_num(result.rank_critical))
+    return tiers, test
 
 
 @dataclass
@@ -203,24 +220,26 @@ class _TierWork:
     verified: list[Row]
     path: Path | None             # cache entry, None without a cache
     tiers: dict[str, TierInfo] | None = None  # None: not computed yet
+    test: ViewTest | None = None
     untested: list[str] = field(default_factory=list)
 
     def compute(self) -> None:
         column = self.table.view.columns[self.column_index]
         scores: dict[str, dict[str, float]] = {}
+        figures: dict[str, float] = {}
         untested = []
         for row in self.verified:
-            pq = unit_scores(row.system, column)
-            if pq is None:
+            tested = tested_scores(row.system, column)
+            if tested is None:
                 untested.append(row.key)
             else:
-                scores[row.key] = pq
-        self.tiers = tier_column(scores, column)
+                scores[row.key], figures[row.key] = tested
+        self.tiers, self.test = tier_column(scores, column, figures=figures)
         self.untested = untested
         if self.path is not None:
-
             atomic_write_text(self.path, json.dumps(
                 {"tiers": {k: v.__dict__ for k, v in self.tiers.items()},
+                 "test": None if self.test is None else self.test.__dict__,
                  "untested": untested}))
 
 
@@ -238,6 +257,7 @@ def _plan_tiers(table: ViewTable, column_index: int, cache_dir: Path | None) -> 
         try:
             stored = json.loads(path.read_text(encoding="utf-8"))
             work.tiers = {k: TierInfo(**v) for k, v in stored["tiers"].items()}
+            work.test = None if stored["test"] is None else ViewTest(**stored["test"])
             work.untested = list(stored["untested"])
         except (OSError, ValueError, TypeError, KeyError):
             work.tiers = None  # a damaged entry is recomputed
@@ -252,6 +272,8 @@ def _apply_tiers(work: _TierWork) -> None:
     tested = work.tiers or {}
     out.update(tested)
     table.tiers[index] = out
+    if work.test is not None:
+        table.tests[index] = work.test
     # Each tested row shows the very mean its test compared (the mean of its task figures
     # up to the order of summation), so value, order and leader cannot disagree.
     for key, info in tested.items():
@@ -259,6 +281,14 @@ def _apply_tiers(work: _TierWork) -> None:
             table.values[key][index] = info.mean
     if index == table.view.sort_column:
         table.rows = sort_rows(table.rows, table.values, column, index)
+        # A leader chosen among rows tied within the reproducibility threshold comes
+        # first of them (the rows it passes are within the threshold of it).
+        lead = next((r for r in table.rows if (t := tested.get(r.key))
+                     and t.tier == TIER_LEADER), None)
+        first = next((i for i, r in enumerate(table.rows) if r.key in tested), None)
+        if lead is not None and first is not None and table.rows[first] is not lead:
+            table.rows.remove(lead)
+            table.rows.insert(first, lead)
     table._lines = None  # lined up again on the tested values
     table.tier_note = (f"{len(work.untested)} verified row(s) have no per-query scores for "
                        f"{column.label} and are not tested." if work.untested else "")
@@ -271,14 +301,15 @@ def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> N
              if t.view.tiered_column is not None and t.rows]
     pending = [w for w in works if w.tiers is None]
     if pending:
-        from leaderboard.publish.stats import tier_views, tiering_work
+        from leaderboard.publish.stats import ranking_work, tier_views, tiering_work
 
         # Longest first, so that the views running last are short ones.
         def work_of(work: _TierWork) -> float:
             column = work.table.view.columns[work.column_index]
             units = unit_scores(work.verified[0].system, column)
-            return tiering_work(column.metric, len(units) if units else 0,
-                                len(work.verified))
+            n = len(units) if units else 0
+            return (tiering_work(column.metric, n, len(work.verified))
+                    + ranking_work(n, len(work.verified)))
 
         pending.sort(key=work_of, reverse=True)
         tier_views([w.compute for w in pending])
@@ -297,6 +328,7 @@ class ColumnStandings:
     leader: str | None                     # the tested leader (verified, per-query scores)
     tiers: dict[str, TierInfo]
     untested: list[str]                    # verified ids without per-query scores
+    test: ViewTest | None = None
 
 
 def order_systems(systems: Mapping[str, SystemResult], column: Column
@@ -314,25 +346,28 @@ def _order(systems: Mapping[str, SystemResult], values: Mapping[str, float | Non
         systems[sid].model.name))
 
 
-def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: int = 0
-                 ) -> ColumnStandings:
+def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: int = 0,
+                 precedence: Sequence[str] = ()) -> ColumnStandings:
     """Value, order, leader and tiers of ``systems`` (id -> system) on one column, by the
-    same rules as a site table."""
+    same rules as a site table; a tie within the reproducibility threshold goes to the
+    first of ``precedence`` (the standing leader, for the PR comment)."""
     values, _ = order_systems(systems, column)
     scores: dict[str, dict[str, float]] = {}
+    figures: dict[str, float] = {}
     untested: list[str] = []
     for sid, s in systems.items():
         if s.provenance != "verified" or values[sid] is None:
             continue
-        pq = unit_scores(s, column)
-        if pq is None:
+        tested = tested_scores(s, column)
+        if tested is None:
             untested.append(sid)
         else:
-            scores[sid] = pq
-    tiers = tier_column(scores, column, seed=seed)
+            scores[sid], figures[sid] = tested
+    tiers, test = tier_column(scores, column, seed=seed, precedence=precedence,
+                              figures=figures)
     for sid, info in tiers.items():
         if info.mean is not None:
             values[sid] = info.mean
     leader = next((sid for sid, t in tiers.items() if t.tier == TIER_LEADER), None)
     return ColumnStandings(values=values, order=_order(systems, values, column), leader=leader,
-                           tiers=tiers, untested=sorted(untested))
+                           tiers=tiers, untested=sorted(untested), test=test)

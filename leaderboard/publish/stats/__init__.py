@@ -1,8 +1,9 @@
 """Significance testing for the leaderboard (issue 3).
 
-Paired tests between systems on per-query scores, Holm's correction within a view, the
-mean difference with a bootstrap interval, and the tiers built from them ("leader",
-"tied with leader", "below leader", "reported"). See :mod:`.significance` for the tests
+Paired tests between systems on one value per independently sampled unit, Holm's
+correction within a view, each test's estimate with the interval of its own statistic,
+simultaneous rank intervals, and the tiers built from them ("leader", "tied with leader",
+"below leader", "reported"). See :mod:`.significance` for the tests
 and their conventions and :mod:`.tiers` for how a view is tiered.
 """
 
@@ -10,10 +11,13 @@ from .significance import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_RESAMPLES,
     EXACT_MAX_QUERIES,
+    INTERVALS,
+    REPRODUCIBILITY_THRESHOLD,
     TIE_RTOL,
     bootstrap_mean_ci,
     derive_seed,
     holm,
+    p_floor,
     paired_randomization_test,
     randomization_pvalues,
     test_for_metric,
@@ -26,6 +30,9 @@ from .tiers import (
     PairComparison,
     ViewTiers,
     compare_pair,
+    minimum_detectable_effect,
+    pick_leader,
+    ranking_work,
     tier_view,
     tier_views,
     tiering_work,
@@ -36,6 +43,8 @@ __all__ = [
     "DEFAULT_BOOTSTRAP",
     "DEFAULT_RESAMPLES",
     "EXACT_MAX_QUERIES",
+    "INTERVALS",
+    "REPRODUCIBILITY_THRESHOLD",
     "TIE_RTOL",
     "Comparison",
     "PairComparison",
@@ -44,7 +53,11 @@ __all__ = [
     "compare_pair",
     "derive_seed",
     "holm",
+    "minimum_detectable_effect",
+    "p_floor",
     "paired_randomization_test",
+    "pick_leader",
+    "ranking_work",
     "randomization_pvalues",
     "test_for_metric",
     "tier_view",

@@ -1,12 +1,17 @@
 """Significance tiers of a leaderboard view: who is the leader, who is statistically tied.
 
 A *view* is the set of systems shown together for one metric (a task, or a group of
-queries inside one, such as a FollowTable constraint type). Within a view every system
-is compared with the leader on the union of the view's queries, a query a system did not
-answer counting as 0 (a missing answer earns no credit), and the p-values of the view are
-Holm-corrected together. Rows taken from papers have no per-query scores; they are shown
-as "reported" and kept out of every statistical step, so they can never become the leader
-nor change anyone else's adjusted p-value.
+queries inside one, such as a FollowTable constraint type). Its scores come one value per
+independently sampled unit (a topic with all its pairs, a translated pair, a persona:
+:func:`leaderboard.publish.standings.stratified_units`). Within a view every system is
+compared with the leader on the union of the view's units, a unit a system did not answer
+counting as 0 (a missing answer earns no credit), and the p-values of the view are
+Holm-corrected together. Beside the tiers, every tested system gets a simultaneous 95%
+interval for its rank (:mod:`.significance.ranks`), and the view a minimum detectable
+effect. Differences below the reproducibility threshold are ties: they never make a leader,
+a system below one, nor an order of ranks. Rows taken from papers have no per-query
+scores; they are shown as "reported" and kept out of every statistical step, so they can
+never become the leader nor change anyone else's adjusted p-value.
 """
 
 from __future__ import annotations
@@ -19,14 +24,21 @@ from typing import Literal, TypeVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from scipy import stats
+
 from .significance import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_RESAMPLES,
+    POWER,
+    RANK_BOOTSTRAP,
+    REPRODUCIBILITY_THRESHOLD,
     TestName,
-    bootstrap_mean_ci,
     holm,
+    intervals_for,
+    p_floor,
     pair_work,
     pvalues_for,
+    rank_intervals,
     serial_chunks,
     single_threaded_blas,
     test_for_metric,
@@ -42,9 +54,15 @@ ALPHA = 0.05
 class Comparison(BaseModel):
     """One row of a view: a system against the view's leader.
 
-    ``effect`` is mean(system - leader) over the view's queries, with a percentile
-    bootstrap interval [ci_low, ci_high]; it is <= 0 when higher is better. The leader's
-    own row has effect 0 and no test; a reported row has only its id and tier.
+    ``effect`` is mean(system - leader) over the view's units, <= 0 when higher is better
+    (the gap between the values shown); ``estimate`` is the test's own statistic of that
+    difference with its 95% interval [ci_low, ci_high] (:data:`.significance.INTERVALS`:
+    the mean for the randomization test and DeLong's, the Hodges-Lehmann shift for
+    Wilcoxon's), so the interval agrees with the p-value beside it. ``effect_size`` is the
+    effect over the standard deviation of the units' differences (Cohen's d_z). The rank
+    interval [rank_best, rank_worst] (1 = best) holds for every tested system at once with
+    95% confidence. The leader's own row has effect 0 and no test; a reported row has only
+    its id and tier.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -53,20 +71,31 @@ class Comparison(BaseModel):
     leader: str | None
     metric: str
     test: TestName | None
-    n_queries: int
+    n_units: int
     mean_system: float | None
     mean_leader: float | None
     effect: float | None
+    estimate: float | None
     ci_low: float | None
     ci_high: float | None
+    effect_size: float | None
     p_value: float | None
     p_adjusted: float | None
     tier: Tier
+    rank_best: int | None = None
+    rank_worst: int | None = None
 
 
 class ViewTiers(BaseModel):
     """The tiers of one view and metric: the leader first, then the other tested systems
-    from best to worst mean, then reported rows by id."""
+    from best to worst mean, then reported rows by id.
+
+    ``p_floor`` is the smallest p-value the view's test resolves (printed as "< p_floor"
+    below it); ``threshold`` the reproducibility threshold under which differences are
+    ties; ``mde`` the smallest true difference the view's Holm-corrected test detects with
+    80% power, from the median spread of the units' differences against the leader (None
+    with nothing to compare); ``rank_critical`` the bootstrap critical value of the rank
+    intervals."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -74,8 +103,12 @@ class ViewTiers(BaseModel):
     leader: str | None
     test: TestName
     higher_is_better: bool
-    n_queries: int
+    n_units: int
     seed: int
+    p_floor: float
+    threshold: float
+    mde: float | None
+    rank_critical: float | None
     comparisons: list[Comparison]
 
     def by_system(self) -> dict[str, Comparison]:
@@ -86,7 +119,9 @@ _COMPARISONS = TypeAdapter(list[Comparison])
 
 
 class PairComparison(BaseModel):
-    """Two systems on one metric: ``effect`` is mean(a - b), the test is two-sided."""
+    """Two systems on one metric: ``effect`` is mean(a - b), ``estimate`` with [ci_low,
+    ci_high] the test's own statistic and interval (:class:`Comparison`), the test
+    two-sided."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -94,13 +129,16 @@ class PairComparison(BaseModel):
     system_b: str
     metric: str
     test: TestName
-    n_queries: int
+    n_units: int
     mean_a: float
     mean_b: float
     effect: float
-    ci_low: float
-    ci_high: float
+    estimate: float
+    ci_low: float | None     # None: too few units for an interval
+    ci_high: float | None
+    effect_size: float | None
     p_value: float
+    p_floor: float
 
 
 def _matrix(columns: list[Mapping[str, float]], names: list[str],
@@ -164,26 +202,82 @@ def _universe(maps: Iterable[Mapping[str, float]]) -> list[str]:
     return sorted(union)
 
 
+def _spread(d: np.ndarray) -> np.ndarray:
+    """Standard deviation (n - 1) of every column of ``d``, each summed as one contiguous
+    row (the same floats in a view and in :func:`compare_pair`); 0 below two units."""
+    n = d.shape[0]
+    if n < 2:
+        return np.zeros(d.shape[1])
+    rows = np.ascontiguousarray(d.T)
+    centred = rows - (rows.sum(axis=1) / n)[:, None]
+    return np.sqrt((centred * centred).sum(axis=1) / (n - 1))
+
+
+def _finite(values: np.ndarray) -> list[float | None]:
+    return [float(v) if np.isfinite(v) else None for v in values]
+
+
+def _effect_sizes(effects: np.ndarray, spread: np.ndarray) -> list[float | None]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _finite(np.where(spread > 0, effects / np.where(spread > 0, spread, 1), np.nan))
+
+
+def minimum_detectable_effect(spread: float, n_units: int, n_tests: int, *,
+                              alpha: float = 0.05, power: float = POWER) -> float | None:
+    """The smallest true mean difference a two-sided test at level alpha / n_tests (Holm's
+    first step, where a view's most significant comparison is judged) detects with
+    probability ``power``, for units whose differences spread by ``spread``: (z_(1 -
+    alpha / (2 n_tests)) + z_power) spread / sqrt(n) (the normal approximation of the
+    paired test). None without units or spread."""
+    if n_units < 2 or spread <= 0 or n_tests < 1:
+        return None
+    z = stats.norm.isf(alpha / (2.0 * n_tests)) + stats.norm.isf(1.0 - power)
+    return float(z * spread / np.sqrt(n_units))
+
+
+def pick_leader(means: Mapping[str, float], higher_is_better: bool = True, *,
+                threshold: float = REPRODUCIBILITY_THRESHOLD,
+                precedence: Sequence[str] = ()) -> str | None:
+    """The leader among systems with these means: the best, except that the systems within
+    ``threshold`` of the best mean are tied with it and the tie goes to the first of them
+    in ``precedence``, then to the smallest id. So a difference below the reproducibility
+    threshold (a rerun on other hardware) never decides who leads."""
+    if not means:
+        return None
+    best = (max if higher_is_better else min)(means.values())
+    first = {s: i for i, s in enumerate(precedence)}
+    near = [s for s, m in means.items() if abs(m - best) <= threshold]
+    return min(near, key=lambda s: (first.get(s, len(first)), s))
+
+
 def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
               higher_is_better: bool = True, seed: int = 0, reported: Iterable[str] = (),
               n_resamples: int = DEFAULT_RESAMPLES, n_bootstrap: int = DEFAULT_BOOTSTRAP,
-              alpha: float = ALPHA) -> ViewTiers:
+              alpha: float = ALPHA, threshold: float = REPRODUCIBILITY_THRESHOLD,
+              precedence: Sequence[str] = (), ranks: bool = True,
+              n_rank_bootstrap: int = RANK_BOOTSTRAP) -> ViewTiers:
     """Tier every system of one view on ``metric``.
 
-    ``scores`` maps system id -> query id -> score. The leader is the tested system with the
-    best mean (highest, or lowest when ``higher_is_better`` is False), ties going to the
-    smallest id so the choice never depends on dict order. Every other tested system is
-    compared with it by :func:`~leaderboard.publish.stats.significance.test_for_metric`'s test,
-    the p-values are Holm-corrected as one family, and a system is "tied with leader" when
-    its adjusted p-value is >= ``alpha``, else "below leader".
+    ``scores`` maps system id -> unit id -> value. The leader is the tested system with the
+    best mean (highest, or lowest when ``higher_is_better`` is False); systems within
+    ``threshold`` of that mean are tied with it, and the tie goes to the first of them in
+    ``precedence`` (a standing leader, when the caller knows one), then to the smallest id,
+    so that the choice never depends on a difference below the threshold nor on dict order.
+    Every other tested system is compared with the leader by
+    :func:`~leaderboard.publish.stats.significance.test_for_metric`'s test, the p-values are
+    Holm-corrected as one family, and a system is "tied with leader" when its adjusted
+    p-value is >= ``alpha`` or its mean is within ``threshold`` of the leader's, else
+    "below leader".
 
     Ids in ``reported`` (figures from papers, no per-query scores) get tier "reported" and
-    take no part: not in the leader choice, the query universe, nor the Holm family.
+    take no part: not in the leader choice, the unit universe, nor the Holm family.
 
     Randomness (sign flips, bootstrap resamples) and how each pair is computed depend on
-    ``seed``, the number of queries and that pair's own differences only, so a pair gets
-    the same p-value and interval here as from :func:`compare_pair` with the same seed and
-    queries, whatever else is in the view.
+    ``seed``, the number of units and that pair's own differences only, so a pair gets
+    the same p-value, estimate and interval here as from :func:`compare_pair` with the same
+    seed and units, whatever else is in the view. The rank intervals are of the view as a
+    whole (:func:`~leaderboard.publish.stats.significance.rank_intervals`; ``ranks=False``
+    leaves them out).
     """
     if not metric:
         raise ValueError("metric must be a non-empty string")
@@ -195,43 +289,63 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     test = test_for_metric(metric)
     rows: list[Comparison] = []
     leader: str | None = None
+    mde: float | None = None
+    critical: float | None = None
 
     if tested:
         means = _means(x)
         sign = -1.0 if higher_is_better else 1.0
         ranked = sorted(range(len(tested)), key=lambda j: (sign * means[j], tested[j]))
-        lead = ranked[0]
-        leader = tested[lead]
-        others = ranked[1:]
+        leader = pick_leader(dict(zip(tested, means.tolist())), higher_is_better,
+                             threshold=threshold, precedence=precedence)
+        lead = tested.index(leader)
+        others = [j for j in ranked if j != lead]
+        best: list[int | None] = [None] * len(tested)
+        worst: list[int | None] = [None] * len(tested)
+        if ranks:
+            b, w, c = rank_intervals(x, means, higher_is_better=higher_is_better,
+                                     n_resamples=n_rank_bootstrap, seed=seed,
+                                     threshold=threshold)
+            best, worst = b.tolist(), w.tolist()
+            critical = c if np.isfinite(c) else None
         rows.append(Comparison(
-            system=leader, leader=leader, metric=metric, test=None, n_queries=n,
+            system=leader, leader=leader, metric=metric, test=None, n_units=n,
             mean_system=float(means[lead]), mean_leader=float(means[lead]), effect=0.0,
-            ci_low=None, ci_high=None, p_value=None, p_adjusted=None, tier="leader"))
+            estimate=None, ci_low=None, ci_high=None, effect_size=None, p_value=None,
+            p_adjusted=None, tier="leader", rank_best=best[lead], rank_worst=worst[lead]))
         if others:
             diffs = x[:, others] - x[:, [lead]]
             pvals = pvalues_for(test, diffs, n_resamples=n_resamples, seed=seed)
             adjusted = holm(pvals.tolist())
             effects = _means(diffs)
-            ci_low, ci_high = bootstrap_mean_ci(diffs, n_resamples=n_bootstrap, seed=seed)
+            estimate, ci_low, ci_high = intervals_for(test, diffs, n_bootstrap=n_bootstrap,
+                                                      seed=seed)
+            spread = _spread(diffs)
+            mde = minimum_detectable_effect(float(np.median(spread)), n, len(others),
+                                            alpha=alpha)
             mean_leader = float(means[lead])
             # validated as one list: half the time of one model at a time (the site makes
             # some 48,000 of these, and it is time one thread holds the interpreter)
             rows += _COMPARISONS.validate_python([dict(
-                system=tested[j], leader=leader, metric=metric, test=test, n_queries=n,
-                mean_system=m_j, mean_leader=mean_leader, effect=e, ci_low=lo, ci_high=hi,
-                p_value=p, p_adjusted=q,
-                tier="tied with leader" if q >= alpha else "below leader")
-                for j, m_j, e, lo, hi, p, q in zip(
-                    others, means[others].tolist(), effects.tolist(), ci_low.tolist(),
-                    ci_high.tolist(), pvals.tolist(), adjusted)])
+                system=tested[j], leader=leader, metric=metric, test=test, n_units=n,
+                mean_system=m_j, mean_leader=mean_leader, effect=e, estimate=est,
+                ci_low=lo, ci_high=hi, effect_size=es, p_value=p, p_adjusted=q,
+                tier=("tied with leader" if q >= alpha or abs(m_j - mean_leader) <= threshold
+                      else "below leader"),
+                rank_best=best[j], rank_worst=worst[j])
+                for j, m_j, e, est, lo, hi, es, p, q in zip(
+                    others, means[others].tolist(), effects.tolist(), _finite(estimate),
+                    _finite(ci_low), _finite(ci_high), _effect_sizes(effects, spread),
+                    pvals.tolist(), adjusted)])
 
     for system in reported_ids:
         rows.append(Comparison(
-            system=system, leader=leader, metric=metric, test=None, n_queries=n,
-            mean_system=None, mean_leader=None, effect=None, ci_low=None, ci_high=None,
-            p_value=None, p_adjusted=None, tier="reported"))
+            system=system, leader=leader, metric=metric, test=None, n_units=n,
+            mean_system=None, mean_leader=None, effect=None, estimate=None, ci_low=None,
+            ci_high=None, effect_size=None, p_value=None, p_adjusted=None, tier="reported"))
     return ViewTiers(metric=metric, leader=leader, test=test, higher_is_better=higher_is_better,
-                     n_queries=n, seed=seed, comparisons=rows)
+                     n_units=n, seed=seed, p_floor=p_floor(test, n, n_resamples),
+                     threshold=threshold, mde=mde, rank_critical=critical, comparisons=rows)
 
 
 def compare_pair(a_scores: Mapping[str, float], b_scores: Mapping[str, float], metric: str,
@@ -240,33 +354,46 @@ def compare_pair(a_scores: Mapping[str, float], b_scores: Mapping[str, float], m
                  a_name: str = "a", b_name: str = "b") -> PairComparison:
     """Compare two systems on one metric (for ``leaderboard compare``).
 
-    The queries are ``queries`` when given (pass a view's query set to reproduce its
-    figures exactly), else the union of both systems' queries; a missing query scores 0.
+    The units are ``queries`` when given (pass a view's unit set to reproduce its figures
+    exactly), else the union of both systems' units; a missing unit scores 0.
     """
     qs = sorted(set(queries)) if queries is not None else _universe((a_scores, b_scores))
     x = _matrix([a_scores, b_scores], [a_name, b_name], qs)
     test = test_for_metric(metric)
     diffs = x[:, [0]] - x[:, [1]]
     p = float(pvalues_for(test, diffs, n_resamples=n_resamples, seed=seed)[0])
-    lo, hi = bootstrap_mean_ci(diffs, n_resamples=n_bootstrap, seed=seed)
+    estimate, lo, hi = intervals_for(test, diffs, n_bootstrap=n_bootstrap, seed=seed)
     means = _means(x)
+    effect = _means(diffs)
     return PairComparison(
-        system_a=a_name, system_b=b_name, metric=metric, test=test, n_queries=len(qs),
-        mean_a=float(means[0]), mean_b=float(means[1]), effect=float(_means(diffs)[0]),
-        ci_low=float(lo[0]), ci_high=float(hi[0]), p_value=p)
+        system_a=a_name, system_b=b_name, metric=metric, test=test, n_units=len(qs),
+        mean_a=float(means[0]), mean_b=float(means[1]), effect=float(effect[0]),
+        estimate=float(estimate[0]), ci_low=_finite(lo)[0], ci_high=_finite(hi)[0],
+        effect_size=_effect_sizes(effect, _spread(diffs))[0], p_value=p,
+        p_floor=p_floor(test, len(qs), n_resamples))
 
 
-def tiering_work(metric: str, n_queries: int, n_systems: int, *,
+def tiering_work(metric: str, n_units: int, n_systems: int, *,
                  n_resamples: int = DEFAULT_RESAMPLES,
                  n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
-    """Rough multiply-adds of :func:`tier_view` for ``n_systems`` on ``n_queries``: the
+    """Rough multiply-adds of :func:`tier_view` for ``n_systems`` on ``n_units``: the
     order in which to hand views to :func:`tier_views`, longest first, so that the views
-    still running at the end are short ones. (The query count alone misleads: the test
-    depends on the metric, and 20 queries are enumerated at a fraction of the cost of the
-    Monte-Carlo test that 21 get.)"""
-    return max(n_systems - 1, 0) * pair_work(test_for_metric(metric), n_queries,
+    still running at the end are short ones. (The unit count alone misleads: the test
+    depends on the metric, and 20 units are enumerated at a fraction of the cost of the
+    Monte-Carlo test that 21 get.) The tests against the leader, pair by pair; a caller
+    that ranks the view adds :func:`ranking_work`."""
+    return max(n_systems - 1, 0) * pair_work(test_for_metric(metric), n_units,
                                              n_resamples=n_resamples,
                                              n_bootstrap=n_bootstrap)
+
+
+def ranking_work(n_units: int, n_systems: int,
+                 n_resamples: int = RANK_BOOTSTRAP) -> float:
+    """Rough operations of a view's rank intervals: each resample's sums over the units and
+    three passes over the pairs of systems; nothing with fewer than two systems."""
+    if n_systems < 2:
+        return 0.0
+    return float(n_resamples) * (n_units * n_systems + 1.5 * n_systems * n_systems)
 
 
 def tier_views(jobs: Sequence[Callable[[], T]], *, workers: int | None = None) -> list[T]:

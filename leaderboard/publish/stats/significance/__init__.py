@@ -20,8 +20,9 @@ leaderboard tiers. Its layers, each importing only the ones listed before it:
   per-magnitude binomial counts: rank-grid scores), :mod:`.wilcoxon` (scipy, many
   columns per call), :mod:`.delong` (DeLong's test on per-cluster AUROC components),
   :mod:`.bootstrap` with :mod:`.order_stats` (exact resampled sums and
-  their order statistics);
-* :mod:`.dispatch` - the table that picks each column's engine;
+  their order statistics), :mod:`.ranks` (simultaneous rank intervals from a bootstrap
+  of the max-|t| statistic over all pairs);
+* :mod:`.dispatch` - the table that picks each column's engine, and each test's interval;
 * :mod:`.api` - the public contract, re-exported here.
 
 How each column is done depends on that column alone, so a pair's figures never depend
@@ -33,6 +34,10 @@ from .api import (
     DEFAULT_RESAMPLES,
     EXACT_MAX_QUERIES,
     EXECUTOR,
+    INTERVALS,
+    POWER,
+    RANK_BOOTSTRAP,
+    REPRODUCIBILITY_THRESHOLD,
     ROUTES,
     TIE_RTOL,
     Route,
@@ -41,10 +46,13 @@ from .api import (
     clear_caches,
     derive_seed,
     holm,
+    intervals_for,
+    p_floor,
     pair_work,
     paired_randomization_test,
     pvalues_for,
     randomization_pvalues,
+    rank_intervals,
     serial_chunks,
     single_threaded_blas,
     test_for_metric,
@@ -54,9 +62,10 @@ from .api import (
 )
 
 __all__ = [
-    "DEFAULT_BOOTSTRAP", "DEFAULT_RESAMPLES", "EXACT_MAX_QUERIES", "EXECUTOR", "ROUTES",
-    "TIE_RTOL", "Route", "TestName", "bootstrap_mean_ci", "clear_caches", "derive_seed",
-    "holm", "pair_work", "paired_randomization_test", "pvalues_for", "randomization_pvalues",
-    "serial_chunks", "single_threaded_blas", "test_for_metric", "wilcoxon_pvalues",
-    "wilcoxon_test", "worker_count",
+    "DEFAULT_BOOTSTRAP", "DEFAULT_RESAMPLES", "EXACT_MAX_QUERIES", "EXECUTOR", "INTERVALS",
+    "POWER", "RANK_BOOTSTRAP", "REPRODUCIBILITY_THRESHOLD", "ROUTES", "TIE_RTOL", "Route",
+    "TestName", "bootstrap_mean_ci", "clear_caches", "derive_seed", "holm", "intervals_for",
+    "p_floor", "pair_work", "paired_randomization_test", "pvalues_for",
+    "randomization_pvalues", "rank_intervals", "serial_chunks", "single_threaded_blas",
+    "test_for_metric", "wilcoxon_pvalues", "wilcoxon_test", "worker_count",
 ]

@@ -12,19 +12,22 @@ from contextlib import AbstractContextManager
 import numpy as np
 
 from .bootstrap import bootstrap_mean_ci
-from .conventions import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, EXACT_MAX_QUERIES, TIE_RTOL,
-                          TestName, derive_seed, paired_arrays, test_for_metric)
-from .dispatch import ROUTES, Route, pvalues_for, randomization_pvalues
+from .conventions import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, EXACT_MAX_QUERIES, POWER,
+                          RANK_BOOTSTRAP, REPRODUCIBILITY_THRESHOLD, TIE_RTOL, TestName,
+                          derive_seed, p_floor, paired_arrays, test_for_metric)
+from .dispatch import INTERVALS, ROUTES, Route, intervals_for, pvalues_for, randomization_pvalues
+from .ranks import rank_intervals
 from .runtime import EXECUTOR
 from .subgroup import subgroup_work
 from .wilcoxon import wilcoxon_pvalues, wilcoxon_test
 
 __all__ = [
-    "DEFAULT_BOOTSTRAP", "DEFAULT_RESAMPLES", "EXACT_MAX_QUERIES", "EXECUTOR", "ROUTES",
-    "TIE_RTOL", "Route", "TestName", "bootstrap_mean_ci", "clear_caches", "derive_seed",
-    "holm", "pair_work", "paired_randomization_test", "pvalues_for", "randomization_pvalues",
-    "serial_chunks", "single_threaded_blas", "test_for_metric", "wilcoxon_pvalues",
-    "wilcoxon_test", "worker_count",
+    "DEFAULT_BOOTSTRAP", "DEFAULT_RESAMPLES", "EXACT_MAX_QUERIES", "EXECUTOR", "INTERVALS",
+    "POWER", "RANK_BOOTSTRAP", "REPRODUCIBILITY_THRESHOLD", "ROUTES", "TIE_RTOL", "Route",
+    "TestName", "bootstrap_mean_ci", "clear_caches", "derive_seed", "holm", "intervals_for",
+    "p_floor", "pair_work", "paired_randomization_test", "pvalues_for",
+    "randomization_pvalues", "rank_intervals", "serial_chunks", "single_threaded_blas",
+    "test_for_metric", "wilcoxon_pvalues", "wilcoxon_test", "worker_count",
 ]
 
 

@@ -26,6 +26,19 @@ EXACT_MAX_QUERIES = 20
 TIE_RTOL = 1e-12
 #: Bootstrap resamples for the effect interval.
 DEFAULT_BOOTSTRAP = 10_000
+#: Bootstrap resamples of the max-|t| statistic behind the rank intervals: the 95% quantile
+#: of 1,000 draws, as Mogstad, Romano, Shaikh and Wilhelm's own code draws by default.
+RANK_BOOTSTRAP = 1_000
+#: Differences of a column's value smaller than this are ties, never a new leader: the
+#: same model rerun on other hardware moved figures by up to 6.7e-4 (a task's RR@10) in
+#: the committed reruns (benchmarks/drift.py, benchmarks/README.md).
+REPRODUCIBILITY_THRESHOLD = 1e-3
+#: The smallest p-value printed for a normal approximation (DeLong's test, Wilcoxon's
+#: large-sample form), whose tails are not accurate that far out: the same as 10**5
+#: Monte-Carlo sign flips resolve.
+P_FLOOR = 1e-5
+#: Power at which a view's minimum detectable effect is stated.
+POWER = 0.8
 
 
 def test_for_metric(metric: str) -> TestName:
@@ -49,6 +62,18 @@ def test_for_metric(metric: str) -> TestName:
 
 
 test_for_metric.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+def p_floor(test: TestName, n_units: int, n_resamples: int = DEFAULT_RESAMPLES) -> float:
+    """The smallest p-value ``test`` on ``n_units`` units resolves, and so the smallest one
+    printed: all 2**n sign flips enumerated resolve down to their own smallest p, 2 / 2**n;
+    a Monte-Carlo test with R random flips resolves 1 / R; a normal approximation gets
+    :data:`P_FLOOR`. None goes below 2 / 2**n, what an exact test of the units' signs could
+    give at best (75 personas cannot show 8.4e-76, whatever a normal tail says)."""
+    exact = 2.0 ** (1 - max(n_units, 1))
+    if test == "randomization":
+        return exact if n_units <= EXACT_MAX_QUERIES else max(exact, 1.0 / n_resamples)
+    return max(exact, P_FLOOR)
 
 
 def derive_seed(seed: int, *parts: str | int) -> np.random.SeedSequence:

@@ -15,7 +15,7 @@ from the predictions.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 
 def delong_pvalues(diffs: np.ndarray) -> np.ndarray:
@@ -44,3 +44,24 @@ def delong_pvalues(diffs: np.ndarray) -> np.ndarray:
     z = np.abs(mean[tested]) / np.sqrt(variance[tested])
     p[tested] = special.erfc(z / np.sqrt(2.0))  # 2 * (1 - Phi(|z|)), without cancellation
     return np.minimum(p, 1.0)
+
+
+def delong_intervals(diffs: np.ndarray, confidence: float = 0.95
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The difference of AUROCs of every column (the mean of its units' differences) and
+    the interval of DeLong's own statistic: mean +- z sqrt(clustered variance), z the
+    normal quantile of ``confidence``. It leaves 0 out exactly when the test rejects at
+    1 - confidence. Fewer than two units: (-inf, inf)."""
+    d = np.asarray(diffs, dtype=np.float64)
+    if d.ndim != 2:
+        raise ValueError(f"diffs must be a 2-D (units x pairs) array, got shape {d.shape}")
+    k, m = d.shape
+    if k < 2:
+        mean = d.sum(axis=0) / max(k, 1)
+        return mean, np.full(m, -np.inf), np.full(m, np.inf)
+    cols = np.ascontiguousarray(d.T)
+    mean = cols.sum(axis=1) / k
+    centred = cols - mean[:, None]
+    half = stats.norm.isf((1.0 - confidence) / 2.0) * np.sqrt(
+        (centred * centred).sum(axis=1) / (k * (k - 1)))
+    return mean, mean - half, mean + half

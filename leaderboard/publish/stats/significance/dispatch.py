@@ -16,12 +16,14 @@ from typing import Literal
 import numpy as np
 
 from .binomial import binomial_counts, binomial_slots
-from .conventions import (DEFAULT_RESAMPLES, EXACT_MAX_QUERIES, TestName, derive_seed)
+from .bootstrap import bootstrap_mean_ci
+from .conventions import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, EXACT_MAX_QUERIES, TestName,
+                          derive_seed)
 from .enumeration import enumerated_counts, single_magnitude_pvalues
 from .fixedpoint import fixed_point, thresholds
 from .subgroup import Subgroup, subgroup_counts, subgroup_work
-from .delong import delong_pvalues
-from .wilcoxon import wilcoxon_pvalues
+from .delong import delong_intervals, delong_pvalues
+from .wilcoxon import hodges_lehmann, wilcoxon_pvalues
 
 Route = Literal["enumeration", "sign-test", "binomial", "subgroup"]
 #: A route's engine: p-values of columns ``d_int`` (fixed point, n x m), given their
@@ -186,4 +188,35 @@ def pvalues_for(test: TestName, diffs: np.ndarray, *, n_resamples: int = DEFAULT
         return wilcoxon_pvalues(diffs)
     if test == "delong":
         return delong_pvalues(diffs)
+    raise ValueError(f"unknown test {test!r}")
+
+
+#: What each test's interval is an interval of (:func:`intervals_for`).
+INTERVALS: dict[TestName, str] = {
+    "randomization": "95% bootstrap interval of the mean difference",
+    "wilcoxon": "Hodges-Lehmann shift with its 95% interval (the shifts the signed-rank "
+                "test does not reject)",
+    "delong": "difference of AUROCs with the 95% interval of DeLong's statistic",
+}
+
+
+def intervals_for(test: TestName, diffs: np.ndarray, *, n_bootstrap: int = DEFAULT_BOOTSTRAP,
+                  seed: int = 0, confidence: float = 0.95
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each column's estimate and 95% interval from the statistic its test tests, so that
+    an interval printed beside a p-value agrees with it: the mean with its percentile
+    bootstrap interval for the randomization test (the mean is what it tests), the
+    Hodges-Lehmann shift and its interval for Wilcoxon's signed-rank test (the interval is
+    the test inverted), the mean of the DeLong components with DeLong's normal interval."""
+    d = np.asarray(diffs, dtype=np.float64)
+    if test == "randomization":
+        low, high = bootstrap_mean_ci(d, n_resamples=n_bootstrap, seed=seed,
+                                      confidence=confidence)
+        n = d.shape[0]
+        mean = (np.ascontiguousarray(d.T).sum(axis=1) / n if n else np.zeros(d.shape[1]))
+        return mean, low, high
+    if test == "wilcoxon":
+        return hodges_lehmann(d, confidence)
+    if test == "delong":
+        return delong_intervals(d, confidence)
     raise ValueError(f"unknown test {test!r}")

@@ -1,7 +1,9 @@
 """Plain definitions of every quantity the engines compute: slow, readable, for the tests.
 
-The engines (:mod:`.enumeration`, :mod:`.subgroup`, :mod:`.binomial`, :mod:`.wilcoxon`,
-:mod:`.delong`, :mod:`.bootstrap`) and the per-persona decomposition of T4's AUROC
+The engines (:mod:`.enumeration`, :mod:`.subgroup`, :mod:`.binomial`, :mod:`.wilcoxon`
+with its Hodges-Lehmann interval, :mod:`.delong` with its interval, :mod:`.bootstrap`,
+:mod:`.ranks`), the units of a column (:func:`clustered_differences`) and the per-persona
+decomposition of T4's AUROC
 (:func:`leaderboard.core.metrics.classification.per_unit_scores`) compute these quantities
 fast; tests/test_stats.py and tests/test_board_truth.py hold them to this module: equal to the bit on the exact paths (enumeration, sign test, Wilcoxon, Holm), and
 equal in distribution on the Monte-Carlo paths (random sign flips, bootstrap).
@@ -163,6 +165,22 @@ def stratified_differences(a: Sequence[Sequence[float]], b: Sequence[Sequence[fl
     return out
 
 
+def clustered_differences(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
+                          units: Sequence[Sequence[str]]) -> dict[str, float]:
+    """The differences of whole units behind a column, by definition: query i of task t
+    (scores ``a[t][i]`` and ``b[t][i]``) belongs to unit ``units[t][i]``, and a unit's
+    difference is the sum of its queries' weighted differences
+    (:func:`stratified_differences`). They sum to the difference of the two systems' means
+    of task figures; the tests flip, rank and resample these, one per unit, since a unit's
+    queries were not sampled apart. (:func:`leaderboard.publish.standings.stratified_units`
+    gives each unit U times its weighted score, U the number of units.)"""
+    weighted = stratified_differences(a, b)
+    out: dict[str, list[float]] = {}
+    for unit, d in zip((u for task in units for u in task), weighted):
+        out.setdefault(unit, []).append(d)
+    return {unit: sum(ds) for unit, ds in out.items()}
+
+
 def delong_components(labels: Sequence[int], scores: Sequence[float],
                       clusters: Sequence[str]) -> dict[str, float]:
     """DeLong's structural components of each cluster's AUROC, pair by pair (Obuchowski
@@ -209,9 +227,116 @@ def delong_pvalue(d: np.ndarray) -> float:
     return float(2.0 * stats.norm.sf(abs(mean) / variance ** 0.5))
 
 
+def signed_rank_cut(n: int, confidence: float = 0.95) -> int:
+    """The largest c with 2 P(T+ <= c) < 1 - confidence, T+ the signed-rank statistic of n
+    units without ties under the null (each unit's sign a fair coin): its exact
+    distribution up to 50 units, counted subset by subset of the ranks 1..n; above, the
+    normal approximation N(n(n+1)/4, n(n+1)(2n+1)/24). -1 when no c qualifies."""
+    alpha = Fraction(1) - Fraction(confidence)
+    total = n * (n + 1) // 2
+    if n <= 50:
+        ways = Counter({0: 1})
+        for rank in range(1, n + 1):
+            step: Counter[int] = Counter()
+            for s, count in ways.items():
+                step[s] += count
+                step[s + rank] += count
+            ways = step
+        c, below = -1, 0
+        for s in range(total + 1):
+            below += ways[s]
+            if 2 * Fraction(below, 2 ** n) < alpha:
+                c = s
+            else:
+                break
+        return c
+    sigma = (n * (n + 1) * (2 * n + 1) / 24.0) ** 0.5
+    c = -1
+    while 2.0 * stats.norm.cdf((c + 1 - total / 2.0) / sigma) < float(alpha):
+        c += 1
+    return c
+
+
+def hodges_lehmann_interval(d: np.ndarray, confidence: float = 0.95
+                            ) -> tuple[float, float, float]:
+    """The Hodges-Lehmann shift of d (the median of its n(n+1)/2 Walsh averages
+    (d_i + d_j) / 2, i <= j) and the interval of the shifts delta the two-sided signed-rank
+    test of d - delta does not reject: the Walsh averages without the c smallest and the c
+    largest (:func:`signed_rank_cut`); (-inf, inf) when c < 0."""
+    x = [float(v) for v in np.asarray(d, dtype=np.float64)]
+    n = len(x)
+    if n == 0:
+        return 0.0, -np.inf, np.inf
+    walsh = sorted((x[i] + x[j]) / 2.0 for i in range(n) for j in range(i, n))
+    total = len(walsh)
+    estimate = (walsh[(total - 1) // 2] + walsh[total // 2]) / 2.0
+    c = signed_rank_cut(n, confidence)
+    if c < 0:
+        return estimate, -np.inf, np.inf
+    return estimate, walsh[c], walsh[total - 1 - c]
+
+
+def delong_interval(d: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """mean(d) and mean(d) +- z sqrt(sum((d - mean)**2) / (K (K - 1))), the interval of
+    DeLong's statistic on K clusters' differences (:func:`delong_pvalue`)."""
+    x = [float(v) for v in np.asarray(d, dtype=np.float64)]
+    k = len(x)
+    mean = sum(x) / k if k else 0.0
+    if k < 2:
+        return mean, -np.inf, np.inf
+    half = stats.norm.isf((1.0 - confidence) / 2.0) * (
+        sum((v - mean) ** 2 for v in x) / (k * (k - 1))) ** 0.5
+    return mean, mean - half, mean + half
+
+
+def rank_intervals(x: np.ndarray, *, higher_is_better: bool = True,
+                   n_resamples: int = 1_000, seed: int = 0, confidence: float = 0.95,
+                   threshold: float = 1e-3) -> tuple[list[int], list[int], float]:
+    """Simultaneous rank intervals of the N systems (columns of x, n units x N), 1 = best,
+    by Mogstad, Romano, Shaikh and Wilhelm's procedure with the max-|t| bootstrap:
+
+    * se_jk = sd(x_j - x_k) / sqrt(n), sd with n - 1 in the denominator;
+    * for each of the resamples of :func:`bootstrap_resamples`, the largest over pairs with
+      se_jk > 0 of |(m*_j - m*_k) - (m_j - m_k)| / se_jk (m the means, m* the resample's);
+    * c the ceil(confidence B)-th smallest of the B maxima;
+    * k is ahead of j when it leads by more than c se_jk and more than ``threshold``; j's
+      interval is [1 + #ahead of j, N - #behind j]."""
+    x = np.asarray(x, dtype=np.float64)
+    n, m = x.shape
+    if n < 2:
+        return [1] * m, [m] * m, float("inf")
+    means = x.mean(axis=0)
+    se = np.zeros((m, m))
+    for j in range(m):
+        for k in range(m):
+            if j != k:
+                se[j, k] = np.std(x[:, j] - x[:, k], ddof=1) / np.sqrt(n)
+    draws = []
+    for idx in bootstrap_resamples(n, n_resamples, seed):
+        dev = x[idx].mean(axis=0) - means
+        worst = 0.0
+        for j in range(m):
+            for k in range(j + 1, m):
+                if se[j, k] > 0:
+                    worst = max(worst, abs(dev[j] - dev[k]) / se[j, k])
+        draws.append(worst)
+    c = sorted(draws)[int(np.ceil(confidence * len(draws))) - 1]
+    sign = 1.0 if higher_is_better else -1.0
+    best, worst_rank = [], []
+    for j in range(m):
+        ahead = sum(1 for k in range(m) if k != j
+                    and sign * (means[k] - means[j]) > max(c * se[j, k], threshold))
+        behind = sum(1 for k in range(m) if k != j
+                     and sign * (means[j] - means[k]) > max(c * se[j, k], threshold))
+        best.append(1 + ahead)
+        worst_rank.append(m - behind)
+    return best, worst_rank, float(c)
+
+
 __all__ = [
-    "bootstrap_mean_interval", "bootstrap_resamples", "delong_components", "delong_pvalue",
-    "stratified_differences",
-    "exact_sign_flip_pvalue", "holm", "monte_carlo_sign_flip_pvalue",
-    "sign_flip_distribution", "wilcoxon_pvalue",
+    "bootstrap_mean_interval", "bootstrap_resamples", "clustered_differences",
+    "delong_components", "delong_interval", "delong_pvalue", "exact_sign_flip_pvalue",
+    "hodges_lehmann_interval", "holm", "monte_carlo_sign_flip_pvalue", "rank_intervals",
+    "sign_flip_distribution", "signed_rank_cut", "stratified_differences",
+    "wilcoxon_pvalue",
 ]

@@ -14,17 +14,18 @@ var FBXCardParts = (function () {
     return used ? "not ranked (" + what + " " + used + ")" : "not ranked";
   }
 
-  // Ranks of each document in both runs, as lines: "up" is the way the instruction asks
-  // (down the ranking for a document it made non-relevant, up for one that satisfies it).
-  // ``moves``: {doc, from, to, fromRanked, toRanked}; the axis runs to at least ``axisMax``.
+  // Ranks of each document in both runs, as lines, rank 1 at the top in every chart (a
+  // card's two charts read the same way); colour says whether a move is the way the
+  // instruction asks (down the ranking for a document it made non-relevant, ``deeperIsGood``,
+  // up for one that satisfies it). ``moves``: {doc, from, to, fromRanked, toRanked}; the
+  // axis runs to at least ``axisMax``.
   function slope(moves, deeperIsGood, title, axisMax) {
     var W = 420, H = 240, L = 74, R = 74, T = 16, B = 30;
     var maxRank = Math.max(10, axisMax || 0);
     moves.forEach(function (m) { maxRank = Math.max(maxRank, m.from, m.to); });
     var span = Math.log(maxRank);
     function y(r) {
-      var f = Math.log(Math.max(r, 1)) / span;
-      return deeperIsGood ? H - B - f * (H - T - B) : T + f * (H - T - B);
+      return T + Math.log(Math.max(r, 1)) / span * (H - T - B);
     }
     var chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-x-slope",
       "aria-label": title });
@@ -36,8 +37,8 @@ var FBXCardParts = (function () {
       chart.appendChild(svg("line", { x1: L, x2: W - R, y1: y(r), y2: y(r), class: "fb-x-grid" }));
       chart.appendChild(svg("text", { x: L - 8, y: y(r) + 4, class: "fb-x-tick", "text-anchor": "end" }, "rank " + r));
     });
-    // Which way is up: deeper in the ranking for documents the instruction rules out.
-    chart.appendChild(svg("text", { x: W - R + 8, y: T + 4, class: "fb-x-tick" }, deeperIsGood ? "\u2191 deeper" : "\u2191 higher"));
+    // Which way the instruction asks the documents to go.
+    chart.appendChild(svg("text", { x: W - R + 8, y: deeperIsGood ? H - B : T + 4, class: "fb-x-tick" }, deeperIsGood ? "\u2193 asked" : "\u2191 asked"));
     chart.appendChild(svg("text", { x: L, y: H - 8, class: "fb-x-axis", "text-anchor": "middle" }, "original run"));
     chart.appendChild(svg("text", { x: W - R, y: H - 8, class: "fb-x-axis", "text-anchor": "middle" }, "altered run"));
     moves.forEach(function (m) {
@@ -53,11 +54,19 @@ var FBXCardParts = (function () {
     var good = moves.filter(function (m) { return (m.to > m.from) === deeperIsGood && m.to !== m.from; }).length;
     var bad = moves.filter(function (m) { return (m.to > m.from) !== deeperIsGood && m.to !== m.from; }).length;
     return h("figure", { cls: "fb-x-slope-box" }, chart,
-      h("figcaption", null, h("span", { cls: "fb-x-key fb-x-good" }, "\u2191 " + good + " moved " +
+      h("figcaption", null, h("span", { cls: "fb-x-key" }, "Rank 1 at the top."), " ",
+        h("span", { cls: "fb-x-key fb-x-good" }, (deeperIsGood ? "\u2193 " : "\u2191 ") + good + " moved " +
           (deeperIsGood ? "down the ranking" : "up the ranking") + ", as the instruction asks"), " ",
-        h("span", { cls: "fb-x-key fb-x-bad" }, "\u2193 " + bad + " moved the wrong way"), " ",
+        h("span", { cls: "fb-x-key fb-x-bad" }, (deeperIsGood ? "\u2191 " : "\u2193 ") + bad + " moved the wrong way"), " ",
         h("span", { cls: "fb-x-key fb-x-same" }, "\u2014 " + (moves.length - good - bad) + " did not move"), " ",
         h("span", { cls: "fb-x-key" }, "\u25cb not ranked (drawn at the rank the metric gives it)")));
+  }
+
+  // Where the T+ chart's axis ends: at rank N + 1 (``unranked``) only when a run leaves
+  // one of the documents out; a run that ranks every one draws to the deepest rank it
+  // gives them (0: no minimum), not to the end of the corpus.
+  function positiveAxis(positive, unranked) {
+    return positive.some(function (m) { return m.rank_original === null || m.rank_altered === null; }) ? unranked : 0;
   }
 
   function num(v, text, attrs) {
@@ -182,6 +191,8 @@ var FBXCardParts = (function () {
     return h("div", { cls: "fb-x-wrap" }, h("table", { cls: "fb-x-table fb-x-pairs" }, h("thead", null, head), body));
   }
 
-  return { slope: slope, movesTable: movesTable, metricsBlock: metricsBlock, topTable: topTable,
+  return { slope: slope, positiveAxis: positiveAxis, movesTable: movesTable, metricsBlock: metricsBlock, topTable: topTable,
            pairsTable: pairsTable };
 })();
+
+if (typeof module !== "undefined") module.exports = FBXCardParts;

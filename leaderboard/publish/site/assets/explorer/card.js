@@ -63,7 +63,8 @@ var FBXCard = (function () {
       if (positive.length) {
         add(psec, P.slope(positive.map(function (m) {
           return { doc: m.doc, from: m.rank_original || unranked, to: m.rank_altered || unranked, fromRanked: m.rank_original !== null, toRanked: m.rank_altered !== null };
-        }), false, "Ranks of the documents that satisfy the instruction in both runs", unranked));
+        }), false, "Ranks of the documents that satisfy the instruction in both runs",
+        P.positiveAxis(positive, unranked)));
         add(psec, P.movesTable(positive, "positive", 0, scale, ctx, false));
       }
       if (card.irs) {
@@ -71,7 +72,7 @@ var FBXCard = (function () {
         add(psec, h("p", { cls: "fb-x-irs" }, "S = ", h("span", { "data-v": exact(parts.S), "data-field": "S" }, gainText(parts.S)),
           " (the sum of the gains), S(ideal) = ", h("span", { "data-v": exact(parts.S_ideal), "data-field": "S_ideal" }, gainText(parts.S_ideal)),
           ", S(worst) = ", h("span", { "data-v": exact(parts.S_worst), "data-field": "S_worst" }, gainText(parts.S_worst)), "; ",
-          parts.scale ? "IRS = S / " + FBFormat.fixed(parts.scale, 4) + ", clipped to [\u22121, 1]." : "IRS is fixed without dividing (no ranking to normalise by)."));
+          parts.scale ? "IRS = S / " + FBFormat.fixed(parts.scale, 4) + ", clipped to [\u2212100, 100] (\u00d7100, as every figure here)." : "IRS is fixed without dividing (no ranking to normalise by)."));
       }
       out.push(psec);
     }

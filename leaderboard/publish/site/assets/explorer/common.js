@@ -45,7 +45,8 @@ var FBXCommon = (function () {
   function fmt(v, signed) { return FBFormat.score(v, signed); }
 
   // An IRS gain or S: a raw figure, four decimals, signed.
-  function gainText(g) { return FBFormat.fixed(g, 4, true); }
+  // An IRS gain (or S) on the card's one scale, x100 like p-MRR's terms, two decimals.
+  function gainText(g) { return FBFormat.score(g, true, 2); }
 
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }

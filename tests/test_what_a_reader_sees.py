@@ -1,0 +1,269 @@
+"""Issue 35, findings 8 and 9: what a reader of the tables, the home page, a submission page
+and a query card sees, and what the downloads hold beside it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from leaderboard.app.commands.explain import card_text
+from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.core.explain import DocMove, QueryCard, unknown_query_message
+from leaderboard.publish.site.board import load_board
+from leaderboard.publish.site.build import build_site
+from leaderboard.publish.site.overview import build_overview, overview_context
+from leaderboard.publish.site.render import table_context
+from leaderboard.publish.site.synthetic import write_tree
+from leaderboard.publish.site.table_display import display_rows, source_text
+from leaderboard.publish.standings.downloads import view_records
+
+REPO = Path(__file__).resolve().parents[1]
+USE = "use-multilingual-v3-numpy"
+MINILM = "all-minilm-l6-v2"
+
+
+@pytest.fixture(scope="module")
+def real_board(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    """The board of what the repository commits: its submissions and reported rows."""
+    return load_board(REPO, cache_dir=tmp_path_factory.mktemp("real-cache"))
+
+
+def _cell_text(board, view_id: str, submission: str, column_id: str) -> str:  # noqa: ANN001
+    table = board.tables[view_id]
+    rows = display_rows(table, "pi-indic/t4.md")
+    line = next(i for i, ln in enumerate(table.lines)
+                if next(c.row for c in ln.cells if c.row is not None).key == submission)
+    index = next(i for i, c in enumerate(table.view.columns) if c.id == column_id)
+    return rows[line].cells[index].text
+
+
+# --------------------------------------------------------------------------- finding 8
+
+def test_the_t4_average_marks_only_an_ece_of_one_answer_for_every_pair(real_board) -> None:  # noqa: ANN001
+    """USE answers "incompatible" in ten languages but names 30 of the 9,900 pairs
+    compatible in Marathi and Urdu: its average ECE is no constant answer's. MiniLM names
+    none compatible anywhere: its ECE is one answer's, in the average and in every
+    language."""
+    assert not _cell_text(real_board, "pi-indic/t4/average", USE, "ECE").endswith("*")
+    assert _cell_text(real_board, "pi-indic/t4/average", MINILM, "ECE").endswith("*")
+    assert _cell_text(real_board, "pi-indic/t4/asm", USE, "ECE").endswith("*")
+    assert not _cell_text(real_board, "pi-indic/t4/urd", USE, "ECE").endswith("*")
+
+
+def test_a_printed_average_that_is_not_its_cells_mean_says_so_visibly(real_board) -> None:  # noqa: ANN001
+    """FollowTable Table 4 prints BM25's p-MRR average as -0.5 while its four dataset
+    figures average -0.25, under a caption saying every column is that mean: only a hover
+    said so."""
+    table = real_board.tables["followtable/average"]
+    ctx = table_context(table, "followtable.md")
+    bm25 = next(i for i, ln in enumerate(table.lines) if ln.name == "BM25")
+    pmrr = next(i for i, c in enumerate(table.view.columns) if c.id == "p-MRR")
+    assert ctx["rows"][bm25].cells[pmrr].text == "-0.5†"
+    assert len(ctx["printed_notes"]) == 1
+    note = ctx["printed_notes"][0]
+    assert note.startswith("† BM25, p-MRR") and "-0.5" in note and "-0.25" in note
+    assert "†" in ctx["caption"]
+    for view_id, other in real_board.tables.items():  # nowhere else on the board
+        if view_id != "followtable/average":
+            assert table_context(other, "x.md")["printed_notes"] == [], view_id
+
+
+def test_every_download_with_a_no_skill_value_has_the_reference_row(real_board) -> None:  # noqa: ANN001
+    """None of the 36 downloads with a no-skill value had the reference row the pages
+    show."""
+    with_reference = 0
+    for view_id, table in real_board.tables.items():
+        _, records = view_records(table, source_text)
+        refs = [i for i, r in enumerate(records) if r["provenance"] == "reference"]
+        if not any(v is not None for v in table.references):
+            assert refs == [], view_id
+            continue
+        with_reference += 1
+        assert len(refs) == 1, view_id
+        record = records[refs[0]]
+        # where the page shows it: below the lines better than no skill in the sort column
+        sort, ref = table.view.sort_column, table.references[table.view.sort_column]
+        column = table.view.columns[sort]
+        better = [ln for ln in table.lines if ref is None or (
+            (v := ln.cells[sort].value) is not None and (v >= ref if column.higher_is_better
+                                                         else v <= ref))]
+        assert refs[0] == len(better), view_id
+        assert [record[c.id] for c in table.view.columns] == table.references
+        assert record["rank"] is None and record["model"].endswith("(reference)")
+    assert with_reference >= 36
+
+
+# --------------------------------------------------------------------------- finding 9
+
+def test_a_table_nothing_in_which_is_tested_says_why_instead_of_not_tested(real_board) -> None:  # noqa: ANN001
+    """FollowIR and mFollowIR showed a "vs best verified" column of "not tested" with no
+    word why (no verified submission covers them)."""
+    for view_id in ("followir/average", "followir/core17", "mfollowir/average",
+                    "mfollowir-cl/fas"):
+        ctx = table_context(real_board.tables[view_id], "followir.md")
+        assert ctx["tiered"] is None and ctx["leader"] is None, view_id
+        assert "no verified submission has scores for it yet" in ctx["untested"]
+        assert "not tested" not in ctx["body"]
+    ctx = table_context(real_board.tables["followtable/average"], "followtable.md")
+    assert ctx["tiered"] == 3 and ctx["untested"] == "" and "best verified" in ctx["body"]
+
+
+def test_the_home_verified_table_shows_what_submissions_have(real_board) -> None:  # noqa: ANN001
+    """It opened with a FollowIR column and ended with a reported-only column, both all
+    "–", and repeated each submission's name as its model."""
+    ctx = overview_context(real_board, "index.md", "submissions/")
+    overview = build_overview(real_board)
+    html = str(ctx["verified_rows"])
+    rows = re.findall(r"<tr .*?</tr>", html)
+    assert len(rows) == len(overview.verified)
+    for row in rows:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        name = re.search(r'class="fb-n"[^>]*>([^<]*)<', cells[1]).group(1)
+        assert not any(c == name for c in cells[2:]), row  # the name once
+        assert any(c != "–" for c in cells[-1:]), row
+    labels = [c["label"] for c in ctx["verified_columns"]]
+    assert "FollowIR p-MRR" not in labels
+    assert not any("reported" in label for label in labels)
+    assert "FollowTable IRS" in " ".join(labels)
+    shown = [c["id"] for c in ctx["verified_columns"]]
+    for i, col in enumerate(overview.columns):
+        values = [cells[i].value for _, _, cells in overview.verified]
+        assert (col.home.id in shown) == any(v is not None for v in values), col.home.id
+    for row in rows:
+        assert len(re.findall(r"<td[^>]*>(.*?)</td>", row)) == 4 + len(shown)
+
+
+def test_explain_suggests_a_topics_own_queries() -> None:
+    """`explain --query 53` suggested 85_3, 65_3, 59_3 instead of 53_0 and 53_1."""
+    known = ["5_3", "53_0", "53_1", "59_3", "65_3", "85_3", "153_0"]
+    message = unknown_query_message(all_tasks()["followtable/wtr"], "53", known)
+    assert "did you mean 53_0, 53_1 " in message and "85_3" not in message
+    assert "153_0" not in message
+    ids = [f"7_{i}" for i in range(12)]
+    assert "7_0, 7_1, 7_2, 7_3, 7_4, 7_5, 7_6, 7_7, 7_8, 7_9 and 2 more" in \
+        unknown_query_message(all_tasks()["followtable/wtr"], "7", ids)
+
+
+def test_a_query_card_prints_every_figure_on_one_scale() -> None:
+    """p-MRR's terms were x100 and IRS's gains fractions on the same card."""
+    card = QueryCard(
+        task="followtable/wtr", query="53_0", original_query="53", group="C1", texts={},
+        metrics={"IRS": 0.2, "p-MRR": -0.25},
+        changed=[DocMove("t1", 1, 3, 1, 3, -0.6666666666666667, -0.1845)],
+        positive=[DocMove("t2", 9, 2, 9, 2, None, 0.3356)],
+        irs_parts={"S": 0.1511, "S_ideal": 1.0, "S_worst": -1.0, "scale": 0.7555},
+        top={}, run_lengths={})
+    text = card_text(card)
+    assert "-66.67" in text                       # the p-MRR term, x100
+    assert "-18.45" in text and "+33.56" in text  # the IRS gains, x100
+    assert "S = +15.11" in text and "within [-100, 100]" in text
+    assert "-0.1845" not in text and "+0.3356" not in text
+
+
+# --------------------------------------------------------------------------- in a browser
+
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    base = tmp_path_factory.mktemp("reader-site")
+    tasks = ["followtable/wtr", "followtable/wqt", "followtable/tarx", "followtable/industr",
+             "pi-indic-val150/t1/hin", "pi-indic-val150/t4/hin"]
+    write_tree(base / "root", 4, n_queries=8, task_ids=tasks, hostile=False)
+    build_site(base / "root", base / "out", cache_dir=base / "cache")
+    return {"out": base / "out", "tasks": tasks}
+
+
+def test_submission_pages_link_every_score_to_its_queries(small_site: dict) -> None:
+    """The README says every verified score links to the queries behind it; a submission
+    page's score tables had no such link."""
+    html = (small_site["out"] / "submissions" / "sub-0001.html").read_text("utf-8")
+    tables = re.findall(r'<table class="fb-table fb-scores".*?</table>', html, re.S)
+    assert tables
+    linked = 0
+    for table in tables:
+        # A score cell: its value in data-v and its metric's help in its title (the
+        # adjusted p-value's cell has no title, the tier's no value).
+        for value, inner in re.findall(r'<td data-v="([^"]*)"[^>]* title="[^"]*">(.*?)</td>',
+                                       table):
+            if not value:
+                continue
+            link = re.match(r'<a class="fb-x-cell" href="([^"]+)"', inner)
+            assert link, inner
+            query = parse_qs(urlsplit(link.group(1).replace("&amp;", "&")).query)
+            assert query["s"] == ["sub-0001"]
+            assert set(query["t"][0].split(",")) <= set(small_site["tasks"])
+            linked += 1
+    assert linked > 10
+
+
+def test_the_home_verified_table_keeps_its_names_when_sorted_on_a_phone(
+        small_site: dict, tmp_path: Path) -> None:
+    """Sorting it scrolled its first columns out of view (its name column did not stick)."""
+    from fixtures.chromium import CHROMIUM, offline_context, serve, watched
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    server, url = serve(small_site["out"])
+    try:
+        with sync_api.sync_playwright() as p:
+            context = offline_context(p, tmp_path / "profile",
+                                      viewport={"width": 390, "height": 800})
+            tab = context.new_page()
+            problems = watched(tab)
+            tab.goto(url + "index.html")
+            table = tab.locator("#home-verified table.fb-table")
+            last = table.locator("thead th").last
+            last.click()
+            tab.wait_for_timeout(200)
+            name = table.locator("tbody tr").first.locator("td.fb-name")
+            box, wrap = name.bounding_box(), table.locator("xpath=..").bounding_box()
+            assert box["x"] >= wrap["x"] - 1 and box["x"] + box["width"] <= 390, (box, wrap)
+            hit = tab.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('td')"
+                               "?.classList.contains('fb-name')",
+                               [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+            assert hit
+            assert problems == [] and context.outside == []
+            context.close()
+    finally:
+        server.shutdown()
+
+
+def test_a_query_cards_chart_labels_stay_readable_on_a_phone() -> None:
+    """The slope chart is a 420-unit drawing scaled to its box: at 11 units its axis labels
+    were about 8 px on a 390 px phone. On a narrow screen they get enough units to stay
+    about 12 px in a box of 340 px."""
+    css = (REPO / "leaderboard" / "publish" / "site" / "assets" / "explorer.css").read_text("utf-8")
+    width = re.search(r'viewBox: "0 0 " \+ W', (REPO / "leaderboard" / "publish" / "site" /
+                                                "assets" / "explorer" / "card-parts.js")
+                      .read_text("utf-8"))
+    assert width
+    phone = re.search(r"@media screen and \(max-width: (\d+)em\) \{(.*?)\n\}", css, re.S)
+    assert phone and int(phone.group(1)) * 16 >= 390, "no rule for a phone's width"
+    for kind in ("tick", "axis"):
+        size = re.search(rf"\.fb-x-slope \.fb-x-{kind} \{{[^}}]*font-size: (\d+)px", phone.group(2))
+        assert size and int(size.group(1)) * 340 / 420 >= 11.5, kind
+
+
+def test_the_explorer_introduction_says_which_cards_have_two_runs(small_site: dict) -> None:
+    """PI-Indic T1 cards carried the two-run introduction (a line per changed document from
+    the original to the altered run), though they have one run and one relevant document."""
+    html = (small_site["out"] / "explore.html").read_text("utf-8")
+    intro = re.search(r"Where does a model fail.*?</p>", html, re.S).group(0)
+    assert "FollowIR" in intro and "rank 1 at the top" in intro
+    assert "A PI-Indic card has one run" in intro
+
+
+def test_compare_help_says_how_averages_are_taken() -> None:
+    """`compare --help` said averages are "the mean over the view's queries, each query
+    once", while a benchmark average is the mean of its tasks' figures."""
+    import subprocess
+    import sys
+
+    text = subprocess.run([sys.executable, "-m", "leaderboard.app.cli", "compare", "--help"],
+                          capture_output=True, text=True, check=True).stdout
+    text = " ".join(text.split())
+    assert "each query once" not in text
+    assert "the mean of the tasks' figures as the benchmark's paper averages them" in text
