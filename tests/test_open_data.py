@@ -235,14 +235,18 @@ def test_export_is_a_dataset_that_datasets_and_pandas_read_offline(
         for pattern in patterns:
             assert list(folder.glob(pattern)), pattern
     # The default config is the standings: the site's results.parquet, record for record.
-    standings = datasets.load_dataset(str(folder))["train"].to_pandas()
+    # A cache of this test's own: datasets reuses an earlier session's cache of a folder at
+    # the same path (pytest's temporary paths recur) as if it were this export.
+    cache = str(exported["base"] / "hf-cache")
+    standings = datasets.load_dataset(str(folder), cache_dir=cache)["train"].to_pandas()
     site_table = pd.read_parquet(site["out"] / "downloads" / "results.parquet")
     assert len(standings) == len(site_table)
     assert sorted(standings.columns) == sorted(site_table.columns)
     pd.testing.assert_frame_equal(standings[list(site_table.columns)], site_table,
                                   check_dtype=False)
     # Every verified per-query score, from the results files, is in the per_query config.
-    per_query = datasets.load_dataset(str(folder), "per_query")["train"].to_pandas()
+    per_query = datasets.load_dataset(str(folder), "per_query",
+                                      cache_dir=cache)["train"].to_pandas()
     want = {}
     for results_path in sorted((exported["root"] / "submissions").glob("*/results.json")):
         system = read_results(results_path).systems[0]
