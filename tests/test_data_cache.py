@@ -361,3 +361,27 @@ def test_a_few_entries_per_task_are_kept_the_most_recently_used(
     entries = sorted(cache_folder.iterdir())
     assert len(entries) == cache.ENTRIES_PER_TASK and first in entries and newest in entries
 
+
+
+def test_entries_of_a_derived_value_are_not_evicted_by_the_datas(
+        data_dir: Path, tmp_path: Path, cache_folder: Path) -> None:
+    """A value derived from a task's data (the explorer's texts) is kept beside the
+    data's entries; keeping more versions of the data than fit evicts only data entries."""
+    root = small_followtable(data_dir, tmp_path)
+    task = get_task("followtable/wtr")
+    entry = cache.derived_entry(task, root, followtable.__name__, "texts", ("json",))
+    assert entry is not None
+    cache.write_derived(entry, {"kept": [1, 2]})
+    qrels = root / "followtable" / "WTR" / "qrels" / "test.tsv"
+    mtime = qrels.stat().st_mtime_ns
+    for i in range(cache.ENTRIES_PER_TASK + 1):
+        os.utime(qrels, ns=(mtime + i * 10**9, mtime + i * 10**9))
+        forget_states()
+        cache.load_through_cache(task, root, followtable.__name__)
+    assert entry.path.exists()
+    data_entries = [p for p in cache_folder.iterdir() if ".texts." not in p.name]
+    assert len(data_entries) == cache.ENTRIES_PER_TASK
+    # The derived entry's fingerprint holds the data's: it was written for the first
+    # version of the data, so it is a miss now.
+    now = cache.derived_entry(task, root, followtable.__name__, "texts", ("json",))
+    assert now is not None and now.path != entry.path and cache.read_derived(now) is None

@@ -53,6 +53,7 @@ import os
 import re
 import shutil
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -60,8 +61,17 @@ from pathlib import Path
 from urllib.parse import quote
 
 from leaderboard.benchmarks import benchmark_of
-from leaderboard.core.data import iter_corpus
+from leaderboard.core.data import iter_corpus, reader_name
 from leaderboard.core.data.base import TaskData
+from leaderboard.core.data.cache import (
+    DerivedEntry,
+    blob_folder,
+    derived_entry,
+    read_blob,
+    read_derived,
+    write_blob,
+    write_derived,
+)
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.explain import (
     TaskExplanation,
@@ -200,33 +210,97 @@ def upstream_links(task: Task) -> dict[str, str] | None:
 def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     """The texts a task's cards show (:func:`leaderboard.core.explain.text_record`), split in
     parts that tasks share; for a benchmark without a licence to show them, the upstream
-    links (:func:`upstream_links`)."""
+    links (:func:`upstream_links`). Kept for the process, and between processes in the
+    task-data cache (:func:`kept_texts`): they depend on the task's data alone, and
+    building them reads its whole corpus and compresses each part at level 9."""
     key = (task.id, str(Path(data_dir).resolve()))
     if key in _TEXTS:
         return _TEXTS[key]
-    record = text_record(task, data, iter_corpus(task, data_dir))
-    if record is None:
-        texts = TaskTexts(upstream=upstream_links(task))
-    else:
-        named: list[tuple[str, str, dict[str, object]]] = [
-            (f"queries:{role}", "queries", texts) for role, texts in record["queries"].items()
-            if texts]
-        named.append(("docs", "docs", record["docs"]))
-        if task.candidates == "pairs":
-            named += _pair_parts(task, data, data_dir)
-        refs: dict[str, str] = {}
-        parts: dict[str, ExplainFile] = {}
-        for name, kind, content in named:
-            part = ExplainFile.of({"format": record["format"], "kind": kind,
-                                   "licence": record["licence"], "source": record["source"],
-                                   "texts": content})
-            part = _TEXT_FILES.setdefault(part.sha256, part)
-            refs[name] = part.sha256
-            parts[part.sha256] = part
-        texts = TaskTexts(refs=refs, parts=parts, licence=record["licence"],
-                          source=record["source"])
+    entry = derived_entry(task, Path(key[1]), reader_name(task), "texts", TEXTS_CODE,
+                          _GZIP_SALT)
+    texts = kept_texts(entry) if entry is not None else None
+    if texts is None:
+        texts = built_texts(task, data, data_dir)
+        if entry is not None:
+            keep_texts(entry, texts)
     _TEXTS[key] = texts
     return texts
+
+
+def built_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
+    """:func:`task_texts` computed from the task's files: the plain version the kept ones
+    are held to (tests/test_explain_files.py)."""
+    record = text_record(task, data, iter_corpus(task, data_dir))
+    if record is None:
+        return TaskTexts(upstream=upstream_links(task))
+    named: list[tuple[str, str, dict[str, object]]] = [
+        (f"queries:{role}", "queries", texts) for role, texts in record["queries"].items()
+        if texts]
+    named.append(("docs", "docs", record["docs"]))
+    if task.candidates == "pairs":
+        named += _pair_parts(task, data, data_dir)
+    refs: dict[str, str] = {}
+    parts: dict[str, ExplainFile] = {}
+    for name, kind, content in named:
+        part = ExplainFile.of({"format": record["format"], "kind": kind,
+                               "licence": record["licence"], "source": record["source"],
+                               "texts": content})
+        part = _TEXT_FILES.setdefault(part.sha256, part)
+        refs[name] = part.sha256
+        parts[part.sha256] = part
+    return TaskTexts(refs=refs, parts=parts, licence=record["licence"],
+                     source=record["source"])
+
+
+# What a task's texts depend on besides its data (which the entry's fingerprint covers):
+# the code that builds and serialises them, and the zlib and level that compress them
+# (the parts are kept compressed, as they are written).
+TEXTS_CODE = ("leaderboard.core.explain", "leaderboard.core.explain_arrays",
+              "leaderboard.submission.explain_files")
+_GZIP_SALT = f"zlib {zlib.ZLIB_RUNTIME_VERSION} level {GZIP_LEVEL}"
+_TEXT_BLOBS = "explain-texts"
+
+
+def keep_texts(entry: DerivedEntry, texts: TaskTexts) -> None:
+    """Keep a task's texts in the task-data cache: the entry names the parts, each kept
+    once by the SHA-256 of its JSON, gzipped as written (most parts are shared)."""
+    folder = blob_folder(_TEXT_BLOBS)
+    if folder is None:
+        return
+    for digest, part in texts.parts.items():
+        path = folder / f"{digest}.json.gz"
+        if not path.exists():
+            write_blob(path, part.gzipped())
+    write_derived(entry, {"refs": texts.refs, "licence": texts.licence,
+                          "source": texts.source, "upstream": texts.upstream})
+
+
+def kept_texts(entry: DerivedEntry) -> TaskTexts | None:
+    """A task's texts as :func:`keep_texts` kept them, or None (a miss): each part is
+    inflated and must hash to the SHA-256 that names it."""
+    value = read_derived(entry)
+    if not isinstance(value, dict) or not isinstance(value.get("refs"), dict):
+        return None
+    refs = value["refs"]
+    parts: dict[str, ExplainFile] = {}
+    folder = blob_folder(_TEXT_BLOBS) if refs else None
+    for digest in refs.values():
+        part = _TEXT_FILES.get(digest) if isinstance(digest, str) else None
+        if part is None:
+            if folder is None or not isinstance(digest, str) or not _SHA256_RE.fullmatch(digest):
+                return None
+            blob = read_blob(folder / f"{digest}.json.gz")
+            try:
+                content = gzip.decompress(blob) if blob is not None else None
+            except (OSError, EOFError, zlib.error):
+                content = None
+            if content is None or hashlib.sha256(content).hexdigest() != digest:
+                return None
+            part = _TEXT_FILES.setdefault(digest, ExplainFile(content, digest, blob))
+        parts[digest] = part
+    upstream = value.get("upstream")
+    return TaskTexts(refs=dict(refs), parts=parts, licence=value.get("licence"),
+                     source=value.get("source"), upstream=dict(upstream) if upstream else None)
 
 
 def _pair_parts(task: Task, data: TaskData, data_dir: Path

@@ -47,12 +47,12 @@ import json
 import os
 import stat
 import zlib
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -60,6 +60,8 @@ from leaderboard.core.config import cache_folder, task_data_cache_on
 from leaderboard.core.data.base import RoleData, TaskData
 from leaderboard.core.fileio import atomic_write_bytes
 from leaderboard.core.tasks import Task
+
+T = TypeVar("T")
 
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
 FORMAT = 3  # 2: a header line with the data's SHA-256; 3: roles keep query_parts
@@ -151,8 +153,22 @@ def fingerprint(task: Task, reader: str, data_dir: Path) -> str | None:
     folder = data_dir / task.source.local_dir
     if not folder.is_dir():
         return None
-    return json.dumps([FORMAT, reader, asdict(task), _sources_state(reader),
+    return json.dumps([FORMAT, reader, _task_state(task), _sources_state(reader),
                        _folder_state(folder)], sort_keys=True, default=str)
+
+
+# asdict(task), by task id, with the task it was made of: asdict deep-copies every field
+# (0.15 ms a task, and a task's fingerprint is asked for its data and its texts).
+_TASK_STATES: dict[str, tuple[Task, dict[str, Any]]] = {}
+
+
+def _task_state(task: Task) -> dict[str, Any]:
+    known = _TASK_STATES.get(task.id)
+    if known is not None and (known[0] is task or known[0] == task):
+        return known[1]
+    state = asdict(task)
+    _TASK_STATES[task.id] = (task, state)
+    return state
 
 
 def _array_to_json(values: np.ndarray) -> dict[str, Any]:
@@ -262,9 +278,9 @@ def _checksum(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def _decode_entry(raw: bytes, task: Task, fingerprint_text: str) -> TaskData | None:
-    """The data of an entry's bytes, or None unless the header names this fingerprint
-    and task and the checksum matches the body."""
+def _decode_entry(raw: bytes, task: Task, fingerprint_text: str) -> Any:
+    """The JSON value of an entry's bytes, or None unless the header names this
+    fingerprint and task and the checksum matches the body."""
     newline = raw.find(b"\n", 0, MAX_HEADER_BYTES)
     if newline < 0:
         return None
@@ -275,15 +291,17 @@ def _decode_entry(raw: bytes, task: Task, fingerprint_text: str) -> TaskData | N
     body = raw[newline + 1:]
     if header.get("sha256") != _checksum(body):
         return None  # cut short or edited since it was written
-    return from_json(json.loads(body))
+    return json.loads(body)
 
 
-def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | None:
+def _read_entry(path: Path, task: Task, fingerprint_text: str,
+                decode: Callable[[Any], T] = from_json) -> T | None:  # type: ignore[assignment]
     raw = _read_bounded(path)
     if raw is None:
         return None
     try:
-        data = _decode_entry(raw, task, fingerprint_text)
+        value = _decode_entry(raw, task, fingerprint_text)
+        data = None if value is None else decode(value)
     except Exception:  # noqa: BLE001 - any entry that does not decode is a miss, never an
         # error: json raises ValueError, RecursionError on deep nesting, MemoryError;
         # from_json KeyError, TypeError, AttributeError, IndexError on another shape.
@@ -297,10 +315,10 @@ def _read_entry(path: Path, task: Task, fingerprint_text: str) -> TaskData | Non
     return data
 
 
-def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) -> None:
+def _write_entry(path: Path, task: Task, fingerprint_text: str, value: Any) -> None:
+    """Write an entry holding the JSON value ``value`` (:func:`to_json` of a task's data)."""
     try:
-        body = json.dumps(to_json(data), ensure_ascii=False,
-                          separators=(",", ":")).encode("utf-8")
+        body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except (TypeError, ValueError):
         return  # a value JSON cannot hold (a reader returned numpy scalars): not kept
     header = json.dumps({"fingerprint": fingerprint_text, "task_id": task.id,
@@ -311,11 +329,12 @@ def _write_entry(path: Path, task: Task, fingerprint_text: str, data: TaskData) 
     try:
         # Replaces whatever is at the path (a damaged entry, a FIFO, a link) by renaming.
         atomic_write_bytes(path, header + b"\n" + body, durable=False, private=True)
-        # Entries for other data or code: the most recently used few are kept, so that
-        # two checkouts (or versions) sharing the cache do not evict each other's on
-        # every run; older ones are removed.
-        others = [p for p in path.parent.glob(f"{_entry_stem(task)}.*.json")
-                  if p != path]
+        # Entries of this task and kind for other data or code: the most recently used
+        # few are kept, so that two checkouts (or versions) sharing the cache do not
+        # evict each other's on every run; older ones are removed. (The pattern's eight
+        # characters are the checksum: another kind's entries never match.)
+        stem = path.name.rsplit(".", 2)[0]
+        others = [p for p in path.parent.glob(f"{stem}.????????.json") if p != path]
         others.sort(key=lambda p: p.lstat().st_mtime_ns, reverse=True)
         for old in others[ENTRIES_PER_TASK - 1:]:
             old.unlink(missing_ok=True)
@@ -335,5 +354,74 @@ def load_through_cache(task: Task, data_dir: Path, reader: str) -> TaskData:
     if cached is not None:
         return cached
     data = import_module(reader).load(task, data_dir)
-    _write_entry(path, task, current, data)
+    _write_entry(path, task, current, to_json(data))
     return data
+
+
+# --- values derived from a task's data, kept the same way ---
+
+@dataclass(frozen=True)
+class DerivedEntry:
+    """Where a value derived from a task's data (the explorer's texts, say) is kept: an
+    entry like a task's data, whose fingerprint is the data's plus the state of the
+    modules that derive it and a ``salt`` (what else the value depends on)."""
+
+    path: Path
+    task: Task
+    fingerprint: str
+
+
+def derived_entry(task: Task, data_dir: Path, reader: str, kind: str,
+                  modules: tuple[str, ...], salt: str = "") -> DerivedEntry | None:
+    """The entry of the value ``kind`` derived from ``task``'s data (read by the module
+    ``reader``) by ``modules``; None when the cache is off or cannot be used."""
+    folder = cache_dir()
+    base = None if folder is None else fingerprint(task, reader, data_dir)
+    if folder is None or base is None or not _private_folder(folder):
+        return None
+    text = json.dumps([base, kind, _modules_state(modules), salt])
+    checksum = zlib.crc32(text.encode("utf-8"))
+    return DerivedEntry(folder / f"{_entry_stem(task)}.{kind}.{checksum:08x}.json", task, text)
+
+
+@lru_cache(maxsize=8)
+def _modules_state(modules: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:
+    found = []
+    for name in modules:
+        path = _module_file(name)
+        if path is not None:
+            stat_ = path.stat()
+            found.append((str(path), stat_.st_size, stat_.st_mtime_ns))
+    return tuple(found)
+
+
+def read_derived(entry: DerivedEntry) -> Any:
+    """The JSON value kept in ``entry``, or None (a miss: absent, damaged, other inputs)."""
+    return _read_entry(entry.path, entry.task, entry.fingerprint, decode=lambda v: v)
+
+
+def write_derived(entry: DerivedEntry, value: Any) -> None:
+    """Keep the JSON value ``value`` in ``entry`` (a failure only loses the saving)."""
+    _write_entry(entry.path, entry.task, entry.fingerprint, value)
+
+
+def blob_folder(name: str) -> Path | None:
+    """A folder of the cache for files kept by content (named by a digest of what they
+    hold, which their reader checks), private as the cache's; None when off or unusable."""
+    folder = cache_dir()
+    if folder is None or not _private_folder(folder) or not _private_folder(folder / name):
+        return None
+    return folder / name
+
+
+def read_blob(path: Path) -> bytes | None:
+    """A kept file's bytes, read as entries are (a regular file of the user's, bounded);
+    the caller checks them against the digest that names them."""
+    return _read_bounded(path)
+
+
+def write_blob(path: Path, data: bytes) -> None:
+    try:
+        atomic_write_bytes(path, data, durable=False, private=True)
+    except OSError:
+        pass  # only the saving is lost
