@@ -69,7 +69,7 @@ def load_sample(data_dir: Path, size: int, seed: int
     FollowTable queries with instructions and the topic-only queries."""
     from leaderboard.core.data import load_task_data
     from leaderboard.benchmarks.registry import tasks_of
-    from reference_models.baseline_run import load_corpus
+    from reference_models.rankers import load_corpus
 
     texts: list[str] = []
     queries: list[str] = []
@@ -89,7 +89,7 @@ def load_pi_indic_documents(data_dir: Path, size: int, seed: int) -> list[str]:
     """A seeded random sample of PI-Indic val150 T1 documents (instructions in the 12
     languages): shorter than tables and far more varied in length."""
     from leaderboard.benchmarks.registry import all_tasks
-    from reference_models.baseline_run import load_corpus
+    from reference_models.rankers import load_corpus
 
     texts: list[str] = []
     for task in all_tasks().values():

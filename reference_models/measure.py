@@ -24,11 +24,25 @@ from leaderboard.core.data import load_task_data
 from leaderboard.core.fileio import atomic_write_text
 from leaderboard.submission.layout import METADATA_NAME
 from leaderboard.submission.transaction import change_folder
-from reference_models.baseline_run import (PREDICTIONS_ROLE, Corpus, RunOptions, answer_task,
-                                           cpu_model, load_corpus, make_ranker, select_tasks,
-                                           with_instruction_format)
+from reference_models.baseline_run import (
+    RunOptions,
+    answer_task,
+    make_ranker,
+    select_tasks,
+)
 from reference_models.distributed import Shard
-from reference_models.efficiency import EfficiencyMeter, efficiency_block, hardware_record
+from reference_models.efficiency import (
+    EfficiencyMeter,
+    efficiency_block,
+    hardware_record,
+)
+from reference_models.folder_writer import cpu_model
+from reference_models.rankers import (
+    PREDICTIONS_ROLE,
+    Corpus,
+    load_corpus,
+    with_instruction_format,
+)
 from reference_models.spec import ModelSpec, get_model_spec
 
 

@@ -37,8 +37,8 @@ from fixtures.loopback import serving  # noqa: E402
 from leaderboard.app.cli import main  # noqa: E402
 from leaderboard.core.checksums import git_blob_sha1  # noqa: E402
 from leaderboard.submission.metadata import Metadata  # noqa: E402
-from reference_models.baseline_run import (  # noqa: E402
-    RunOptions, run_reference_model, with_instruction_format)
+from reference_models.baseline_run import RunOptions, run_reference_model  # noqa: E402
+from reference_models.rankers import with_instruction_format  # noqa: E402
 from reference_models.model_folder import (  # noqa: E402
     ModelChoices, ModelFolderError, read_model_folder)
 from reference_models.measure import without_block  # noqa: E402
@@ -253,7 +253,7 @@ def test_a_folder_becomes_a_valid_submission_and_reruns_identically(
 
 
 def open_cpu_model() -> str:
-    from reference_models.baseline_run import cpu_model
+    from reference_models.folder_writer import cpu_model
 
     return cpu_model()
 
@@ -677,7 +677,7 @@ def test_installing_replaces_a_roles_other_file_and_copies_across_file_systems(
         tmp_path: Path, monkeypatch) -> None:
     import errno
 
-    from reference_models.baseline_run import install_submission
+    from reference_models.folder_writer import install_submission
 
     staging, folder = tmp_path / "staging", tmp_path / "sub"
     (staging / "runs/followtable/wtr").mkdir(parents=True)

@@ -29,7 +29,8 @@ from reference_models.distributed import ProcessGroup, Shard, shard_from_env  # 
 from reference_models.neural import (  # noqa: E402
     CausalReranker, CrossEncoder, Seq2SeqReranker, TextEncoder, fit_prompt, load_runner, pool)
 from reference_models.baseline_run import (  # noqa: E402
-    RunOptions, run_reference_model, select_tasks, task_languages)
+    RunOptions, run_reference_model, select_tasks)
+from reference_models.rankers import task_languages  # noqa: E402
 from reference_models.spec import (  # noqa: E402
     ModelRegistryError, ModelSpec, get_model_spec, load_model_specs, parse_model_specs)
 from reference_models.text import Bm25Tokenizer, linearise_table, words  # noqa: E402
@@ -580,7 +581,7 @@ def test_bm25_submission_is_complete_valid_and_byte_identical(tiny_data: Path,
     meta = yaml.safe_load((first.folder / "metadata.yaml").read_text())
     assert Metadata.model_validate(meta).model.type == "sparse"
     assert meta["produced_by"].startswith("leaderboard baselines run bm25s -- ")
-    from reference_models.baseline_run import cpu_model
+    from reference_models.folder_writer import cpu_model
 
     assert meta["hardware"] == f"{cpu_model()} ({os.cpu_count()} CPU cores)"  # the CPU model too
     _check_submission(first.folder, tiny_data)
@@ -826,7 +827,7 @@ def test_bm25_t4_predictions_are_calibrated_on_the_calibration_split(data_dir: P
 
 
 def test_calibrated_probabilities_use_only_the_calibration_rows() -> None:
-    from reference_models.baseline_run import calibrated_probabilities
+    from reference_models.rankers import calibrated_probabilities
 
     rng = np.random.default_rng(3)
     labels = rng.integers(0, 2, 300).astype(np.int8)

@@ -465,7 +465,7 @@ def test_baselines_installing_into_an_existing_id_is_one_change_with_its_scoring
     """`baselines run` into an existing submission: the new runs, metadata.yaml and the
     scoring of the new folder change it together; a scoring that fails half-way (here:
     an exception) leaves the old folder, its results included."""
-    from reference_models.baseline_run import install_submission
+    from reference_models.folder_writer import install_submission
 
     folder = tmp_path / "submissions" / SUB
     (folder / "runs" / "followtable" / "wtr").mkdir(parents=True)

@@ -1,0 +1,198 @@
+"""What a baseline run writes into ``<out>/<id>/``: metadata.yaml (model, hardware,
+software, measured cost) and the run files, installed as one change of the folder.
+
+A run writes into a staging folder first; :func:`install_submission` moves what it wrote
+into the submission folder with metadata.yaml, in one transaction
+(:func:`leaderboard.submission.transaction.change_folder`), so a run that stops half-way
+leaves the folder as it was.
+"""
+
+
+import importlib.metadata
+import os
+import platform
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import yaml
+
+import reference_models
+from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
+from leaderboard.submission.layout import (
+    METADATA_NAME,
+    PREDICTION_SUFFIXES,
+    RUN_SUFFIXES,
+    RUNS_DIR,
+    Writer,
+    written_by,
+)
+from leaderboard.submission.transaction import change_folder
+from reference_models.spec import ModelSpec
+
+# ----------------------------------------------------------------------------- metadata
+
+
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it (platform's guess elsewhere)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def hardware_description(device: str, gpus: int = 1) -> str:
+    """The CPU (model, cores) and, on a GPU run, the GPU model and how many ran it
+    (``gpus``: one per rank under torchrun)."""
+    hardware = f"{cpu_model()} ({os.cpu_count()} CPU cores)"
+    if device.startswith("cuda"):
+        import torch
+
+        hardware += f", {gpus}x {torch.cuda.get_device_name(torch.device(device))}"
+    return hardware
+
+
+def software_description() -> str:
+    versions = [f"Python {platform.python_version()}"]
+    for dist in ("torch", "transformers", "tokenizers", "huggingface-hub", "bm25s",
+                 "PyStemmer", "numpy"):
+        try:
+            versions.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    versions.append(f"reference_models {reference_models.__version__}")
+    return ", ".join(versions)
+
+
+def environment_description(device: str, dtype: str | None, gpus: int = 1) -> str:
+    """Hardware and software a run was produced with, in one line."""
+    where = f"device {device}" + (f", {dtype}" if dtype else "")
+    return f"{hardware_description(device, gpus)}; {where}; {software_description()}"
+
+
+def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | None,
+                   revision: str, contact: str, produced_by: str,
+                   hardware: str | None = None, owner: str | None = None,
+                   efficiency: dict | None = None) -> dict:
+    """metadata.yaml content, exactly the keys of the engine's submission schema. Whether
+    the model was trained to follow instructions is written only when it is known: an
+    absent key is "not stated", which the site shows as unknown."""
+    metadata: dict = {"id": submission_id}
+    if owner:
+        metadata["owner"] = owner
+    model: dict = {"name": spec.name, "type": spec.type, "parameters": parameters}
+    if spec.instruction_trained is not None:
+        model["instruction_trained"] = spec.instruction_trained
+    model.update({"links": list(spec.links), "licence": spec.licence, "revision": revision})
+    metadata.update({
+        "model": model,
+        "contact": contact,
+        "produced_by": produced_by,
+    })
+    if hardware:
+        metadata["hardware"] = hardware
+    if efficiency:
+        metadata["efficiency"] = efficiency
+    return metadata
+
+
+def merged_efficiency(existing: dict, block: dict) -> dict:
+    """This run's efficiency block, with the earlier block's entries for tasks this run did
+    not cover when both were measured on the same hardware (one block names one machine:
+    figures from another are dropped, not mixed)."""
+    before = existing.get("efficiency")
+    if not isinstance(before, dict) or before.get("hardware") != block["hardware"] \
+            or not isinstance(before.get("tasks"), dict):
+        return block
+    tasks = {k: v for k, v in before["tasks"].items() if k not in block["tasks"]}
+    tasks.update(block["tasks"])
+    return {**block, "tasks": dict(sorted(tasks.items()))}
+
+
+def existing_metadata(folder: Path) -> dict:
+    path = folder / METADATA_NAME
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def metadata_lines(metadata: dict, key: str, separator: str = "\n") -> list[str]:
+    text = metadata.get(key)
+    return [part.strip() for part in str(text).split(separator) if part.strip()] if text else []
+
+
+def run_file(folder: Path, task_id: str, role: str) -> Path:
+    return folder / RUNS_DIR / task_id / f"{role}.trec.gz"
+
+
+def kept_run_files(folder: Path, task_ids: Iterable[str]) -> list[Path]:
+    """Run and prediction files of ``folder`` for tasks other than ``task_ids``: what a
+    run of those tasks leaves in place."""
+    runs = folder / RUNS_DIR
+    if not runs.is_dir():
+        return []
+    replaced = set(task_ids)
+    return sorted(p for p in runs.rglob("*") if p.is_file()
+                  and p.parent.relative_to(runs).as_posix() not in replaced)
+
+
+def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[str]) -> None:
+    """Refuse to add runs to a folder whose other runs came from another model (another
+    name or weights): the submission would mix two models under one name."""
+    existing = existing_metadata(folder)
+    model = existing.get("model") if isinstance(existing.get("model"), dict) else {}
+    if not model or not kept_run_files(folder, task_ids):
+        return
+    theirs = (model.get("name"), str(model.get("revision")))
+    if theirs != (name, revision):
+        raise ValueError(f"{folder} holds runs of {theirs[0]} (revision {theirs[1]}), not of "
+                         f"{name} (revision {revision}); choose another submission id, or "
+                         "remove that folder")
+
+
+def install_submission(staging: Path, folder: Path, written: Sequence[Path], metadata: dict,
+                       then: Callable[[Path], object] | None = None) -> list[Path]:
+    """Move the files ``written`` (relative to ``staging``) into ``folder``, then write
+    metadata.yaml: the one step where a finished run becomes the submission folder, one
+    change of it (:func:`leaderboard.submission.transaction.change_folder`) with what
+    ``then`` does to the new folder before it is switched in (scoring it).
+
+    The scorer's files go first (results.json and the per-query scores no longer describe
+    the folder; scoring writes them again), and with each run file any other file for the
+    same task and role (``original.trec`` beside a new ``original.trec.gz``). Files of
+    tasks this run did not cover stay. Returns the installed paths."""
+    with change_folder(folder, create=True) as change:
+        copy = change.folder
+        for scored in written_by(Writer.SCORER):
+            (copy / scored.name).unlink(missing_ok=True)
+        for relative in written:
+            target = copy / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            role = target.name.split(".", 1)[0]
+            for sibling in target.parent.iterdir():
+                if sibling != target and sibling.name in {
+                        role + s for s in RUN_SUFFIXES + PREDICTION_SUFFIXES}:
+                    sibling.unlink()
+            try:
+                os.replace(staging / relative, target)
+            except OSError:  # another file system: copy, still atomically
+                atomic_write_bytes(target, (staging / relative).read_bytes())
+        _write_metadata(copy / METADATA_NAME, metadata)
+        if then is not None:
+            then(copy)
+        change.commit()
+    return [folder / relative for relative in written]
+
+
+
+def _write_metadata(path: Path, metadata: dict) -> None:
+    text = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=100)
+    atomic_write_text(path, text)
+
