@@ -578,8 +578,16 @@ def test_verified_cells_link_to_the_queries_behind_them(real_site, page) -> None
     hrefs = [parse_qs(urlsplit(h).query) for h in cell.evaluate_all("as => as.map(a => a.href)")]
     assert {h["s"][0] for h in hrefs} == {"bm25s"}
     assert any(len(h["t"][0].split(",")) == 4 for h in hrefs)  # FollowTable's four datasets
-    # The submission page leads there too.
+    # The submission page leads there too: each score to its own queries ...
     page.goto(real_site["url"] + "submissions/bm25s.html")
+    scores = page.locator("table.fb-scores tbody tr[data-view='followtable/wtr'] a.fb-x-cell")
+    assert scores.count() >= 2
+    hrefs = [parse_qs(urlsplit(h).query)
+             for h in scores.evaluate_all("as => as.map(a => a.href)")]
+    assert {h["s"][0] for h in hrefs} == {"bm25s"}
+    assert {h["t"][0] for h in hrefs} == {"followtable/wtr"}
+    assert metric in {h["m"][0] for h in hrefs}
+    # ... and the whole submission.
     page.locator("a.fb-x-open").click()
     page.wait_for_selector("#fb-explorer[data-state=ready] dl.fb-x-family-list")
     page.locator("dl.fb-x-family-list a", has_text="WTR").first.click()

@@ -9,8 +9,9 @@ through jinja2's autoescape; nothing here returns markup built from unescaped te
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
@@ -31,10 +32,13 @@ class CellDisplay:
     value: str
     css: str = ""
     title: str = ""
-    # The query explorer's page of the queries behind the figure (submission pages, whose
-    # cells each come from another table; a leaderboard table's cells get theirs from
-    # assets/explorer-links.js).
-    href: str = ""
+    # Submission pages: what assets/explorer-links.js needs to link the figure to the
+    # queries behind it (the metric; the tasks and group where they differ from the
+    # row's). The link itself is made in the browser, as on the leaderboard tables: one
+    # address per cell written into 1,000 pages would be a third of the site.
+    metric: str = ""
+    tasks: str = ""
+    group: str = ""
 
 
 @dataclass
@@ -475,15 +479,19 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
     return Markup("".join(out))
 
 
-def explore_href(explorer: str, submission: str, column: Column) -> str:
-    """The query explorer's address of the queries behind a submission's figure: the same
-    parameters as the links assets/explorer-links.js puts on a leaderboard table's cells
-    (the submission's slug, the column's tasks, its metric and group)."""
-    params = {"s": submission, "t": ",".join(column.tasks),
-              "m": (column.task_metrics or (column.metric,))[0]}
-    if column.group:
-        params["g"] = column.group
-    return f"{explorer}?{urlencode(params)}"
+def explore_target(column: Column) -> tuple[str, str, str]:
+    """What the query explorer needs to show the queries behind a column's figure: its
+    tasks (space-separated, as a leaderboard header's ``data-tasks``), its metric and its
+    group; assets/explorer-links.js joins them with the row's submission into the link."""
+    return (" ".join(column.tasks), (column.task_metrics or (column.metric,))[0],
+            column.group or "")
+
+
+def _shared_target(cells: Iterable[CellDisplay]) -> tuple[str, str]:
+    """The tasks and group most of a row's linked cells share: written once on the row,
+    and on a cell only where it differs."""
+    counts = Counter((c.tasks, c.group) for c in cells if c.metric)
+    return counts.most_common(1)[0][0] if counts else ("", "")
 
 
 def _compact_columns(view: View) -> list[int]:
@@ -501,7 +509,6 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
     A table where the submission has none of the compact columns (an average it lacks a
     task of) is left out rather than shown as a row of dashes."""
     out = []
-    explorer = relative(page_path, "explore.md")
     for page, sections in views_by_page:
         for section, tables in sections:
             labels: list[str] = []
@@ -524,17 +531,22 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     text = score_text(v, c.signed)
                     if v is not None and one_class(row, c):
                         text += ONE_CLASS_MARK
-                    href = (explore_href(explorer, row.submission.slug, c)
-                            if v is not None and row.submission is not None else "")
+                    tasks, metric, group = (explore_target(c) if v is not None
+                                            and row.submission is not None else ("", "", ""))
                     cells[c.label] = CellDisplay(text=text, value=sort_value(v), css=css,
                                                  title=c.help if v is not None else "no score",
-                                                 href=href)
+                                                 metric=metric, tasks=tasks, group=group)
                 if info is not None:
                     tier = TIER_TEXT.get(info.tier, info.tier)
                 else:
                     tier = "not tested" if tier_col is None else "–"
                 p_adj = info.p_adjusted if info else None
+                row_tasks, row_group = _shared_target(cells.values())
+                for cell in cells.values():
+                    if (cell.tasks, cell.group) == (row_tasks, row_group):
+                        cell.tasks = cell.group = ""
                 entries.append({
+                    "tasks": row_tasks, "group": row_group,
                     "href": f"{relative(page_path, page.path)}#{t.view.anchor}",
                     "view": t.view.id, "label": t.view.label, "title": t.view.title,
                     "cells": cells, "tier": tier, "tier_title": tier_title(info),

@@ -3,7 +3,8 @@
  * The table's column headers say which tasks and metric a column averages (data-tasks,
  * data-metric, data-group); a verified row names its submission (data-s). A score cell of
  * such a row becomes a link to the query explorer (explore.html?s=...&t=...), so the
- * pages carry no per-cell link markup: rows are decorated when they enter the page (the
+ * pages carry no per-cell link markup (a submission page's cells name their metric, see
+ * decorateScores): rows are decorated when they enter the page (the
  * tables keep at most 100 rows in the DOM, see leaderboard.js) once the browser is idle,
  * so sorting a table is not slowed by it. Vanilla JS, no network.
  */
@@ -47,7 +48,37 @@
     }
   }
 
+  // A submission page's score table (table.fb-scores): one submission (the table's
+  // data-s), a row per leaderboard table, so each cell names its metric (data-metric) and
+  // the row the tasks and group its cells share (data-tasks, data-group); a cell whose
+  // tasks differ carries its own, group included.
+  function decorateScores(table) {
+    var start = EXPLORER + "?s=" + encodeURIComponent(table.getAttribute("data-s"));
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      Array.prototype.forEach.call(row.cells, function (cell) {
+        var metric = cell.getAttribute("data-metric");
+        if (!metric || !cell.getAttribute("data-v")) return;
+        var own = cell.hasAttribute("data-tasks");
+        var tasks = (own ? cell : row).getAttribute("data-tasks") || "";
+        var group = (own ? cell : row).getAttribute("data-group");
+        var params = new URLSearchParams();
+        params.set("t", tasks.split(" ").join(","));
+        params.set("m", metric);
+        if (group) params.set("g", group);
+        var a = document.createElement("a");
+        a.className = "fb-x-cell";
+        a.href = start + "&" + params.toString();
+        while (cell.firstChild) a.appendChild(cell.firstChild);
+        cell.appendChild(a);
+      });
+    });
+  }
+
   function setup(table) {
+    if (table.classList.contains("fb-scores")) {
+      if (table.hasAttribute("data-s") && table.tBodies[0]) decorateScores(table);
+      return;
+    }
     var cols = columns(table);
     if (!Object.keys(cols).length || !table.tBodies[0]) return;
     var body = table.tBodies[0];
