@@ -492,6 +492,17 @@ def test_sorting_renumbers_and_keeps_the_sorted_column_in_view_on_a_phone(real_s
     assert in_view("IRS")
 
 
+def test_a_rank_interval_is_worded_on_hover(real_site, page) -> None:
+    """The rank interval beside a tested name ("1–3") carries no sentence in the page (a
+    thousand rows would repeat it); leaderboard.js words it when the pointer reaches it."""
+    page.goto(real_site["url"] + "followtable.html#followtable-wtr", wait_until="networkidle")
+    span = page.locator("#followtable-wtr span.fb-ri").first
+    assert span.get_attribute("title") is None
+    span.hover()
+    words = f"rank {span.get_attribute('data-r')} among the tested rows (95%, for all rows"
+    sync_api.expect(span).to_have_attribute("title", re.compile("^" + re.escape(words)))
+
+
 def test_a_tap_on_a_cell_shows_its_details(real_site, page) -> None:
     """Phones have no hover: a cell's source, the model's other sources, its tier and its
     interval open in a box on a tap."""

@@ -188,10 +188,12 @@ def test_submission_pages_link_every_score_to_its_queries(small_site: dict) -> N
         assert 'data-s="sub-0001"' in table.split(">", 1)[0]
         for row_attrs, row in re.findall(r"<tr data-view=([^>]*)>(.*?)</tr>", table, re.S):
             row_tasks = re.search(r'data-tasks="([^"]*)"', row_attrs)
-            # A score cell: its value in data-v and its metric's help in its title (the
-            # adjusted p-value's cell has no title, the tier's no value).
-            for value, attrs in re.findall(r'<td data-v="([^"]*)"([^>]*)>', row):
-                if not value or " title=" not in attrs:
+            # The score cells sit between the table's name and the tier, gap and p-value.
+            cells = re.findall(r"<td([^>]*)>", row)[1:-3]
+            assert cells, row
+            for attrs in cells:
+                value = re.search(r'data-v="([^"]*)"', attrs).group(1)
+                if not value:
                     continue
                 assert re.search(r'data-metric="[^"]+"', attrs), attrs
                 own = re.search(r'data-tasks="([^"]*)"', attrs)

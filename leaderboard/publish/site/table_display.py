@@ -62,9 +62,8 @@ class RowDisplay:
     # links to per-query detail: its table's view id is the enclosing .fb-view's data-view
     # and a column's tasks and metric its header's.
     submission: str = ""
-    # Its simultaneous 95% rank interval among the tested rows ("1–3"), and what it means.
+    # Its simultaneous 95% rank interval among the tested rows ("1–3").
     rank_span: str = ""
-    rank_title: str = ""
     # The model's other rows in the table, each named with its figure, for the row's
     # details (a "+N" mark after the name); empty when the table has no other row of it.
     others: str = ""
@@ -123,15 +122,11 @@ def rank_span(info: TierInfo | None) -> str:
     return f"{info.rank_best}\u2013{info.rank_worst}"
 
 
-def rank_title(info: TierInfo | None) -> str:
-    span = rank_span(info)
-    if not span or info is None:
-        return ""
-    tied = "; tied for first" if info.rank_best == 1 and info.rank_worst != 1 else ""
-    return f"rank {span} among the tested rows (95%, for all rows at once){tied}"
-
-
-def tier_title(info: TierInfo | None) -> str:
+def tier_title(info: TierInfo | None, *, gap_shown: bool = False,
+               rank_shown: bool = False) -> str:
+    """A tested figure's tier and what backs it, for its details. What the row already
+    prints (the gap in its "vs best verified" column, the rank interval beside its name) is
+    left out: a thousand-row table repeats every title a thousand times."""
     if info is None:
         return ""
     if info.tier == TIER_REPORTED:
@@ -140,10 +135,11 @@ def tier_title(info: TierInfo | None) -> str:
     if info.p_adjusted is not None:
         text += f"; adjusted p {p_text(info.p_adjusted, info.p_floor)}"
     if info.effect is not None and info.tier != TIER_LEADER:
-        text += f"; vs best verified {gap_text(info)}"
+        if not gap_shown:
+            text += f"; vs best verified {gap_text(info)}"
         if info.effect_size is not None:
             text += f"; effect size {info.effect_size:+.2f} sd"
-    if rank_span(info):
+    if rank_span(info) and not rank_shown:
         text += f"; rank {rank_span(info)} (95%)"
     return text
 
@@ -313,7 +309,8 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
     if basis in ("published", "mean of reported tasks"):
         n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
         details.append(basis_text(basis, n, col))
-    tier = tier_title(cell.tier)
+    # A leaderboard row prints its gap and its rank interval (table_html).
+    tier = tier_title(cell.tier, gap_shown=True, rank_shown=True)
     if tier and cell.tier is not None and cell.tier.tier != TIER_REPORTED:
         details.append(tier)
     if cell.others:
@@ -388,8 +385,7 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             params_value="" if rec.parameters is None else str(rec.parameters),
             params_title=params_reason(rec.parameters, rec.type),
             instruction=instruction_text(rec.instruction_trained),
-            rank=ranks[line.key], cells=cells, gap=gap, rank_span=span,
-            rank_title=rank_title(tiered_info)))
+            rank=ranks[line.key], cells=cells, gap=gap, rank_span=span))
     return out
 
 
@@ -454,8 +450,10 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
         name = e(r.name)
         # the rank interval is drawn from data-r by the style sheet, so the cell's text
         # stays the model's name (filters, sorting and copying read it)
-        rank_span_html = (f' <span class="fb-ri" data-r="{e(r.rank_span)}" '
-                          f'title="{e(r.rank_title)}"></span>' if r.rank_span else "")
+        # Its words ("rank 1–3 among the tested rows ...") come from leaderboard.js on
+        # hover: written into every row they were 7 MB of a 1,000-submission site.
+        rank_span_html = (f' <span class="fb-ri" data-r="{e(r.rank_span)}"></span>'
+                          if r.rank_span else "")
         if r.href:
             external = "" if r.href.endswith(".html") and "://" not in r.href else \
                 ' rel="nofollow noopener"'
@@ -549,7 +547,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "tasks": row_tasks, "group": row_group,
                     "href": f"{relative(page_path, page.path)}#{t.view.anchor}",
                     "view": t.view.id, "label": t.view.label, "title": t.view.title,
-                    "cells": cells, "tier": tier, "tier_title": tier_title(info),
+                    "cells": cells, "tier": tier, "tier_title": tier_title(info, gap_shown=True),
                     "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
                     else "", "p_value": sort_value(p_adj),
                     "p_text": p_text(p_adj, info.p_floor if info else None, 3)})
@@ -558,7 +556,21 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
             empty = CellDisplay(text="–", value="", title="not in this table")
             for e in entries:
                 e["cells"] = [e["cells"].get(label, empty) for label in labels]
+            # A column's help once, on its header (the one most of its cells share); a
+            # cell keeps its own only where it differs (an average's "Score" against a
+            # collection's MAP@1000).
+            column_help = []
+            for k in range(len(labels)):
+                helps = Counter(e["cells"][k].title for e in entries
+                                if e["cells"][k].metric and e["cells"][k].title)
+                common = helps.most_common(1)[0][0] if helps else ""
+                column_help.append(common)
+                for e in entries:
+                    cell = e["cells"][k]
+                    if common and cell.metric and cell.title == common:
+                        cell.title = ""
             out.append({"title": section.title, "id": section.id, "columns": labels,
+                        "column_help": column_help,
                         "href": f"{relative(page_path, page.path)}#{section.id}",
                         "entries": entries})
     return out

@@ -579,6 +579,21 @@
     });
   }
 
+  // A tested row's rank interval (span.fb-ri, "1–3" from its data-r) is worded when the
+  // pointer first reaches it, so the pages do not repeat the sentence on every row.
+  function rankWords(span) {
+    var r = span.getAttribute("data-r") || "";
+    var tied = /^1\u2013/.test(r) ? "; tied for first" : "";
+    return "rank " + r + " among the tested rows (95%, for all rows at once)" + tied;
+  }
+
+  function setupRankWords() {
+    document.addEventListener("mouseover", function (e) {
+      var span = e.target.closest && e.target.closest("span.fb-ri[data-r]");
+      if (span && !span.title) span.title = rankWords(span);
+    });
+  }
+
   function init() {
     document.querySelectorAll("table.fb-table").forEach(function (table) {
       setupSorting(table);
@@ -586,6 +601,7 @@
       heatmap(table);
     });
     setupDetails();
+    setupRankWords();
     setupFilters();
     setupTabs();
     setupCharts();
