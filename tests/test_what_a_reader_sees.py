@@ -272,3 +272,20 @@ def test_compare_help_says_how_averages_are_taken() -> None:
     text = " ".join(text.split())
     assert "each query once" not in text
     assert "the mean of the tasks' figures as the benchmark's paper averages them" in text
+
+
+def test_a_figures_details_leave_out_only_what_its_row_prints() -> None:
+    """Site size (issue 36's 300 MB at 1,000 submissions): a leaderboard cell's details drop
+    the gap and rank interval its row prints, a submission page's tier cell the tier, gap
+    and p its row prints; everything else stays."""
+    from leaderboard.publish.site.table_display import ROW_SHOWS, SCORE_ROW_SHOWS, tier_title
+    from leaderboard.publish.standings.verdicts import TIER_TIED, TierInfo
+
+    info = TierInfo(tier=TIER_TIED, p_adjusted=0.2, effect=-0.016, ci_low=-0.027, ci_high=-0.007,
+                    effect_size=-0.26, rank_best=1, rank_worst=3)
+    full = tier_title(info)
+    assert full == ("tied with best verified; adjusted p 0.2; vs best verified -1.6 "
+                    "[-2.7, -0.7]; effect size -0.26 sd; rank 1\u20133 (95%)"), full
+    assert tier_title(info, shown=ROW_SHOWS) == \
+        "tied with best verified; adjusted p 0.2; effect size -0.26 sd"
+    assert tier_title(info, shown=SCORE_ROW_SHOWS) == "effect size -0.26 sd; rank 1\u20133 (95%)"

@@ -122,26 +122,32 @@ def rank_span(info: TierInfo | None) -> str:
     return f"{info.rank_best}\u2013{info.rank_worst}"
 
 
-def tier_title(info: TierInfo | None, *, gap_shown: bool = False,
-               rank_shown: bool = False) -> str:
-    """A tested figure's tier and what backs it, for its details. What the row already
-    prints (the gap in its "vs best verified" column, the rank interval beside its name) is
-    left out: a thousand-row table repeats every title a thousand times."""
+#: What a leaderboard row prints beside its tiered figure: the gap in its "vs best
+#: verified" column and the rank interval beside its name.
+ROW_SHOWS = frozenset({"gap", "rank"})
+#: What a submission page's score row prints: its tier, gap and adjusted p in columns.
+SCORE_ROW_SHOWS = frozenset({"tier", "gap", "p"})
+
+
+def tier_title(info: TierInfo | None, *, shown: frozenset[str] = frozenset()) -> str:
+    """A tested figure's tier and what backs it, for its details, without the parts the
+    surface already prints (``shown``: "tier", "p", "gap", "rank"): a thousand-row table
+    repeats every title a thousand times."""
     if info is None:
         return ""
     if info.tier == TIER_REPORTED:
         return "reported figure: not tested (no per-query scores)"
-    text = TIER_TEXT.get(info.tier, info.tier)
-    if info.p_adjusted is not None:
-        text += f"; adjusted p {p_text(info.p_adjusted, info.p_floor)}"
+    parts = [] if "tier" in shown else [TIER_TEXT.get(info.tier, info.tier)]
+    if info.p_adjusted is not None and "p" not in shown:
+        parts.append(f"adjusted p {p_text(info.p_adjusted, info.p_floor)}")
     if info.effect is not None and info.tier != TIER_LEADER:
-        if not gap_shown:
-            text += f"; vs best verified {gap_text(info)}"
+        if "gap" not in shown:
+            parts.append(f"vs best verified {gap_text(info)}")
         if info.effect_size is not None:
-            text += f"; effect size {info.effect_size:+.2f} sd"
-    if rank_span(info) and not rank_shown:
-        text += f"; rank {rank_span(info)} (95%)"
-    return text
+            parts.append(f"effect size {info.effect_size:+.2f} sd")
+    if rank_span(info) and "rank" not in shown:
+        parts.append(f"rank {rank_span(info)} (95%)")
+    return "; ".join(parts)
 
 
 def test_text(test: ViewTest | None, column: Column) -> str:
@@ -309,8 +315,7 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
     if basis in ("published", "mean of reported tasks"):
         n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
         details.append(basis_text(basis, n, col))
-    # A leaderboard row prints its gap and its rank interval (table_html).
-    tier = tier_title(cell.tier, gap_shown=True, rank_shown=True)
+    tier = tier_title(cell.tier, shown=ROW_SHOWS)
     if tier and cell.tier is not None and cell.tier.tier != TIER_REPORTED:
         details.append(tier)
     if cell.others:
@@ -547,7 +552,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "tasks": row_tasks, "group": row_group,
                     "href": f"{relative(page_path, page.path)}#{t.view.anchor}",
                     "view": t.view.id, "label": t.view.label, "title": t.view.title,
-                    "cells": cells, "tier": tier, "tier_title": tier_title(info, gap_shown=True),
+                    "cells": cells, "tier": tier, "tier_title": tier_title(info, shown=SCORE_ROW_SHOWS),
                     "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
                     else "", "p_value": sort_value(p_adj),
                     "p_text": p_text(p_adj, info.p_floor if info else None, 3)})
