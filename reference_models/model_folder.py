@@ -35,9 +35,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
-from reference_models.neural import sha256_file
 from reference_models.spec import (
     EncoderSettings,
     ModelSpec,

@@ -16,7 +16,6 @@ Scores:
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.metadata
 import os
@@ -28,6 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
+from leaderboard.core.checksums import sha256_file
 from reference_models.spec import ModelSpec
 
 DeviceChoice = str  # "auto" | "cpu" | "cuda" | "cuda:N"
@@ -68,14 +68,6 @@ class WeightsLocation:
     path: str
     revision: str | None     # passed to from_pretrained (hub only)
     description: str         # metadata `revision`: commit, or package==version
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def locate_weights(spec: ModelSpec) -> WeightsLocation:

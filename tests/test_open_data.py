@@ -17,21 +17,37 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
-
 from fixtures.chromium import serve
+
 from leaderboard import __version__
 from leaderboard.benchmarks import benchmark_of
-from leaderboard.publish.export import (EXPORT_MARKER, TABLES, ExportError, checked_export,
-                                        export_dataset)
+from leaderboard.core.checksums import sha256_file
+from leaderboard.publish.export import (
+    EXPORT_MARKER,
+    TABLES,
+    ExportError,
+    checked_export,
+    export_dataset,
+)
 from leaderboard.publish.models import MODELS_FILE, default_registry
-from leaderboard.publish.release import sha256_file
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.synthetic import write_tree
 from leaderboard.publish.standings.long_form import long_records, split_key
-from leaderboard.publish.training import (NOT_DISCLOSED, TRAINING_MARK, training_overlap,
-                                          training_text)
-from leaderboard.submission.results import (ModelInfo, ResultsFile, Source, SystemResult,
-                                            TaskScores, read_results, write_results)
+from leaderboard.publish.training import (
+    NOT_DISCLOSED,
+    TRAINING_MARK,
+    training_overlap,
+    training_text,
+)
+from leaderboard.submission.results import (
+    ModelInfo,
+    ResultsFile,
+    Source,
+    SystemResult,
+    TaskScores,
+    read_results,
+    write_results,
+)
 
 TASKS = ["followir/robust04", "followir/news21", "followir/core17", "followtable/wtr",
          "pi-indic-val150/t1/hin", "pi-indic-val150/t4/hin"]
@@ -325,7 +341,13 @@ def test_export_refuses_a_foreign_folder_and_a_push_refuses_a_changed_file(
 def test_export_push_uploads_the_folder_to_the_fake_hub(
         exported: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture) -> None:
-    from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
+    from fixtures.fake_upstream import (
+        FakeRepo,
+        FakeUpstream,
+        isolate_from_the_network,
+        serve,
+    )
+
     from leaderboard.app.cli import main
 
     isolate_from_the_network(monkeypatch)

@@ -60,6 +60,11 @@ def file_checksum(path: Path, algorithm: Literal["git-sha1", "sha256"]) -> Check
     return Checksum(algorithm, h.hexdigest(), size)
 
 
+def sha256_file(path: Path) -> str:
+    """The file's SHA-256, hex."""
+    return file_checksum(path, "sha256").digest
+
+
 def file_matches(path: Path, expected: Checksum) -> bool:
     """True when the file exists and has exactly the expected size and digest."""
     try:

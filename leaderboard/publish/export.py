@@ -39,9 +39,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from leaderboard.benchmarks import declared
+from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.open_data import records_table, write_parquet
-from leaderboard.publish.release import RELEASE_FILE, release_manifest, sha256_file
+from leaderboard.publish.release import RELEASE_FILE, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import standings_records
 from leaderboard.publish.standings.lines import record_of

@@ -20,22 +20,19 @@ import hashlib
 from pathlib import Path
 
 from leaderboard import __version__
+from leaderboard.core.checksums import sha256_file
 from leaderboard.publish.models import MODELS_FILE
-from leaderboard.submission.layout import (MANIFEST_NAME, METADATA_NAME, RESULTS_NAME,
-                                           SUBMISSIONS_DIR)
+from leaderboard.submission.layout import (
+    MANIFEST_NAME,
+    METADATA_NAME,
+    RESULTS_NAME,
+    SUBMISSIONS_DIR,
+)
 
 RELEASE_FORMAT = "followboard-release/1"
 RELEASE_FILE = "release.json"
 # Where the model registry is named in a manifest (it ships inside the package).
 MODELS_ENTRY = "leaderboard/publish/reported/data/models.yaml"
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def results_files(results_root: Path) -> dict[str, Path]:
