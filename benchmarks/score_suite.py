@@ -171,11 +171,13 @@ def build_submission(work: Path, data_dir: Path, compress: bool) -> dict:
 # --- scoring (timed, in its own process) ---
 
 def _explorer_clock() -> dict[str, float]:
-    """CPU seconds the explanation files take, accumulating as scoring runs: building
-    them (explain_inputs), writing them and compressing them (on the writer's threads)."""
+    """CPU seconds this process spends on the explanation files, accumulating as scoring
+    runs: writing them and compressing any the tasks' checks left uncompressed (on the
+    writer's threads). Building and compressing them on the tasks' side is in each
+    task's result (:class:`leaderboard.submission.task_checks.TaskResult`)."""
     from leaderboard.submission import explain_files, pipeline
 
-    spent = {"build": 0.0, "write": 0.0, "compress": 0.0}
+    spent = {"write": 0.0, "compress": 0.0}
     lock = threading.Lock()
 
     def clocked(function, key: str):  # noqa: ANN001, ANN202
@@ -189,73 +191,101 @@ def _explorer_clock() -> dict[str, float]:
         return timed
 
     # The pipeline calls these by the names it imported: they are replaced there.
-    pipeline.explain_inputs = clocked(explain_files.explain_inputs, "build")
     pipeline.write_explanations = clocked(explain_files.write_explanations, "write")
     explain_files.ExplainFile.gzipped = clocked(explain_files.ExplainFile.gzipped, "compress")
     return spent
 
 
-def _by_benchmark(marks: list[tuple[float, float, str]]
-                  ) -> tuple[dict[str, float], dict[str, float]]:
-    """Wall and CPU seconds by benchmark, from (wall, CPU, task id) at each task's start
-    and ("end") the pass's."""
-    wall: dict[str, float] = defaultdict(float)
-    cpu: dict[str, float] = defaultdict(float)
+def _task_results() -> tuple[list, list[int]]:
+    """The pipeline's task results as they come (each with its phases' CPU seconds), and
+    the number of worker processes of each pass."""
+    from leaderboard.submission import pipeline, task_checks
+
+    results: list = []
+    workers: list[int] = []
+    checked = pipeline.checked_tasks
+
+    def recording(jobs, options):  # noqa: ANN001, ANN202
+        workers.append(task_checks.worker_count(jobs))
+        for result in checked(jobs, options):
+            results.append(result)
+            yield result
+
+    pipeline.checked_tasks = recording
+    return results, workers
+
+
+def _cpu_now() -> float:
+    """CPU seconds of this process and of its children that have ended (the workers,
+    once their pool is shut down)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _pass_figures(results: list, explorer: dict[str, float]) -> dict:
+    """CPU by benchmark (the tasks' own, on whichever process ran them) and the
+    explorer's CPU (building and compressing on the tasks' side, writing and any
+    compressing here)."""
     tasks = all_tasks()
-    for (start, start_cpu, task_id), (end, end_cpu, _) in zip(marks, marks[1:]):
-        wall[tasks[task_id].benchmark] += end - start
-        cpu[tasks[task_id].benchmark] += end_cpu - start_cpu
-    return dict(wall), dict(cpu)
+    by_benchmark: dict[str, float] = defaultdict(float)
+    build = compress = 0.0
+    for result in results:
+        by_benchmark[tasks[result.task_id].benchmark] += sum(result.cpu_s.values())
+        build += result.cpu_s.get("explain", 0.0)
+        compress += result.cpu_s.get("compress", 0.0)
+    return {"per_benchmark_cpu_s": dict(by_benchmark),
+            "explorer_cpu_s": {"build": build, "write": explorer["write"],
+                               "compress": compress + explorer["compress"]},
+            "tasks_cpu_s": sum(by_benchmark.values())}
 
 
 def score_in_process(work: Path, data_dir: Path, profile: Path | None) -> dict:
-    """Validate and score the submission twice; wall and CPU times, per benchmark too,
-    the explorer's CPU time, peak memory."""
+    """Validate and score the submission twice; wall and CPU times (worker processes
+    included), CPU by benchmark, the explorer's CPU time, peak memory."""
     from leaderboard.submission.pipeline import score_submission
 
     root = work / "submissions" / SUBMISSION_ID
-    marks: list[tuple[float, float, str]] = []
     explorer = _explorer_clock()
-
-    def progress(message: str) -> None:
-        marks.append((time.perf_counter(), time.process_time(), message.rsplit(": ", 1)[-1]))
+    results, workers = _task_results()
 
     (root / "results.json").unlink(missing_ok=True)
     t0 = time.perf_counter()
-    c0 = time.process_time()
+    c0 = _cpu_now()
     if profile is not None:
         import cProfile
 
         profiler = cProfile.Profile()
-        outcome = profiler.runcall(score_submission, root, data_dir, progress,
-                                   after_merge=True)
+        outcome = profiler.runcall(score_submission, root, data_dir, after_merge=True)
         profiler.dump_stats(str(profile))
     else:
-        outcome = score_submission(root, data_dir, progress, after_merge=True)
+        outcome = score_submission(root, data_dir, after_merge=True)
     total = time.perf_counter() - t0
-    cpu = time.process_time() - c0
-    first_explorer = dict(explorer)
+    cpu = _cpu_now() - c0
+    first = _pass_figures(results, explorer)
     assert outcome.report.ok, outcome.report.lines()[:20]
     assert outcome.results_path is not None
-    marks.append((t0 + total, c0 + cpu, "end"))
-    per_benchmark, per_benchmark_cpu = _by_benchmark(marks)
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    # Second pass in the same process: imports done and every task's data cached by
-    # load_task_data, so this isolates validation + scoring + writing the files.
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # Second pass in the same process: imports done, and the task data this process
+    # loaded kept (the workers' was theirs), so this isolates checking, scoring and
+    # writing when workers are used only if this process loaded the data itself.
     for key in explorer:
         explorer[key] = 0.0
-    marks.clear()
+    results.clear()
     t1 = time.perf_counter()
-    c1 = time.process_time()
-    again = score_submission(root, data_dir, progress, after_merge=True)
-    second, second_cpu = time.perf_counter() - t1, time.process_time() - c1
+    c1 = _cpu_now()
+    again = score_submission(root, data_dir, after_merge=True)
+    second, second_cpu = time.perf_counter() - t1, _cpu_now() - c1
     assert again.report.ok
-    marks.append((t1 + second, c1 + second_cpu, "end"))
+    then = _pass_figures(results, explorer)
     return {"wall_s": total, "cpu_s": cpu, "second_wall_s": second, "second_cpu_s": second_cpu,
-            "per_benchmark_s": per_benchmark, "per_benchmark_cpu_s": per_benchmark_cpu,
-            "second_per_benchmark_cpu_s": _by_benchmark(marks)[1],
-            "explorer_cpu_s": first_explorer, "second_explorer_cpu_s": dict(explorer),
+            "workers": workers[0] if workers else 0,
+            "per_benchmark_cpu_s": first["per_benchmark_cpu_s"],
+            "second_per_benchmark_cpu_s": then["per_benchmark_cpu_s"],
+            "explorer_cpu_s": first["explorer_cpu_s"],
+            "second_explorer_cpu_s": then["explorer_cpu_s"],
             "peak_rss_mb": usage.ru_maxrss / 1024,
+            "worker_peak_rss_mb": children.ru_maxrss / 1024,
             "results_bytes": outcome.results_path.stat().st_size}
 
 
@@ -490,7 +520,8 @@ def scoring_rounds(work: Path, checkouts: list[tuple[str, Path]], warm_runs: int
 def print_scoring(rounds: list[tuple[str, str, dict]], n_lines: int,
                   run_lines: dict[str, int]) -> None:
     print("\nvalidate + score + explanation files (leaderboard.submission.pipeline."
-          "score_submission), fresh processes; CPU = user + system, all threads")
+          "score_submission), fresh processes; CPU = user + system, all threads, worker "
+          "processes included")
     for name, state, score in rounds:
         print(f"  [{name}] {state} task-data cache")
         for label, wall, cpu, explorer in (
@@ -507,14 +538,16 @@ def print_scoring(rounds: list[tuple[str, str, dict]], n_lines: int,
                          f"{explorer['compress']:.2f})")
             print(line)
         cpu_of = score.get("per_benchmark_cpu_s", {})
-        print(f"    peak memory {score['peak_rss_mb']:.0f} MB; first pass by benchmark (wall"
-              f"{', CPU' if cpu_of else ''}; data loading included, writing in the last):")
-        for bench, secs in sorted(score["per_benchmark_s"].items()):
+        workers = score.get("workers")
+        print(f"    peak memory {score['peak_rss_mb']:.0f} MB"
+              + (f" (this process) + {workers} x {score['worker_peak_rss_mb']:.0f} MB at most "
+                 f"(worker processes)" if workers else "")
+              + "; first pass by benchmark, the tasks' own CPU (loading, checking, scoring, "
+                "explaining; not the writing):")
+        for bench, cpu in sorted(cpu_of.items()):
             lines = run_lines.get(bench, 0)
-            cpu = cpu_of.get(bench)
-            print(f"      {bench:22} {secs:7.2f} s" + (f" {cpu:7.2f} CPU-s" if cpu else "")
-                  + (f" {lines / (cpu or secs):12,.0f} lines/{'CPU-' if cpu else ''}s"
-                     if lines else ""))
+            print(f"      {bench:22} {cpu:7.2f} CPU-s"
+                  + (f" {lines / cpu:12,.0f} lines/CPU-s" if lines else ""))
     print(f"  (wall above CPU / 2 means other processes shared the cores: load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs now)")
     best = min((s for n, st, s in rounds if n == "this checkout" and st == "warm"),
@@ -526,7 +559,14 @@ def print_scoring(rounds: list[tuple[str, str, dict]], n_lines: int,
               f">= 3,000,000 lines/s cached: wall {n_lines / best['second_wall_s']:,.0f}, "
               f"CPU / 2 {2 * n_lines / best['second_cpu_s']:,.0f}; explorer <= 20% of the "
               f"pass: {100 * explorer / best['cpu_s']:.1f}%; peak < 1.5 GB: "
-              f"{best['peak_rss_mb']:.0f} MB")
+              f"{_peak_mb(best):.0f} MB" + (" (this process and its workers together)"
+                                            if best.get("workers") else ""))
+
+
+def _peak_mb(score: dict) -> float:
+    """Peak memory of a scoring process, its workers' added at their largest (a bound on
+    what they held at once)."""
+    return score["peak_rss_mb"] + score.get("workers", 0) * score.get("worker_peak_rss_mb", 0)
 
 
 # --- pytrec_eval over the same files ---

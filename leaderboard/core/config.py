@@ -11,6 +11,9 @@ and the one folder its caches live under.
     LEADERBOARD_RUN_STORE     where submissions' run files live (leaderboard.store.locations)
     LEADERBOARD_REPO_URL      the repository the site links to
     LEADERBOARD_DEBUG         a traceback instead of a one-line error
+    LEADERBOARD_WORKERS       worker processes that check a submission's tasks (0 or 1:
+                              none; by default one per CPU, up to 4, for a large one:
+                              leaderboard.submission.task_checks)
     LEADERBOARD_GITHUB_API, _RAW, _MEDIA, LEADERBOARD_HF_ENDPOINT
                               the upstream services (tests and mirrors point them elsewhere)
 
@@ -25,12 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Mapping
 
+from leaderboard.core.errors import FollowBoardError
+
 ENV_DATA = "LEADERBOARD_DATA"
 ENV_CACHE_DIR = "LEADERBOARD_CACHE_DIR"
 ENV_DATA_CACHE = "LEADERBOARD_DATA_CACHE"
 ENV_RUN_STORE = "LEADERBOARD_RUN_STORE"
 ENV_REPO_URL = "LEADERBOARD_REPO_URL"
 ENV_DEBUG = "LEADERBOARD_DEBUG"
+ENV_WORKERS = "LEADERBOARD_WORKERS"
 
 ENV_GITHUB_API = "LEADERBOARD_GITHUB_API"
 ENV_GITHUB_RAW = "LEADERBOARD_GITHUB_RAW"
@@ -89,3 +95,19 @@ def cache_folder(kind: CacheKind, environ: Mapping[str, str] | None = None) -> P
 def task_data_cache_on(environ: Mapping[str, str] | None = None) -> bool:
     env = os.environ if environ is None else environ
     return env.get(ENV_DATA_CACHE, "").strip().lower() != "off"
+
+
+class SettingError(FollowBoardError, ValueError):
+    """A LEADERBOARD_ variable holds a value the code cannot use; the message names it."""
+
+
+def worker_setting(environ: Mapping[str, str] | None = None) -> int | None:
+    """LEADERBOARD_WORKERS as a number of worker processes, or None when unset."""
+    env = os.environ if environ is None else environ
+    text = env.get(ENV_WORKERS, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) > 64:
+        raise SettingError(f"{ENV_WORKERS}={text!r}: expected a number of worker processes "
+                           "from 0 to 64 (0 or 1: check tasks in this process)")
+    return int(text)

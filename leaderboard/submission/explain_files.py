@@ -54,8 +54,7 @@ import re
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -462,76 +461,115 @@ def explanation_manifest(submission_id: str, tasks: Iterable[TaskFiles],
     return (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
 
 
-def _unique_files(tasks: Iterable[TaskFiles]) -> dict[str, ExplainFile]:
-    """Every file of ``tasks`` by path, once (several tasks share text parts)."""
-    unique: dict[str, ExplainFile] = {}
-    for t in tasks:
-        for rel, file in t.files.items():
-            unique.setdefault(rel, file)
-    return unique
+class ExplanationFolder:
+    """A submission's explanation folder written as the tasks' files come, each file as
+    soon as its task is scored (`leaderboard score` writes while the workers still score
+    the others: :mod:`leaderboard.submission.task_checks`), into a new folder beside the
+    submission, swapped in by two renames by :meth:`finish`: a failure, or
+    :meth:`discard`, leaves the previous files as they were."""
 
+    def __init__(self, submission_root: Path) -> None:
+        self.root = submission_root
+        parent = submission_root.parent
+        # A previous write that died between its renames left its folders here.
+        for stale in parent.glob(f".{submission_root.name}.explain-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        self.work: Path | None = Path(tempfile.mkdtemp(
+            prefix=f".{submission_root.name}.explain-new-", dir=parent))
+        self.work.chmod(0o755)
+        self.written: set[str] = set()
 
-def _gzipped(files: Mapping[str, ExplainFile]) -> Iterator[bytes]:
-    """The files' gzip bytes, in order, compressed on as many threads as there are CPUs
-    (zlib releases the GIL), each handed over as soon as it and those before it are."""
-    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
-                            thread_name_prefix="gzip") as pool:
-        yield from pool.map(ExplainFile.gzipped, files.values())
+    def add(self, task: TaskFiles) -> None:
+        """Write ``task``'s files that are not written yet (tasks share text parts)."""
+        assert self.work is not None, "the folder was finished or discarded"
+        for rel, file in task.files.items():
+            if rel in self.written:
+                continue
+            path = self.work / rel
+            missing = []
+            folder = path.parent
+            while not folder.is_dir():
+                missing.append(folder)
+                folder = folder.parent
+            for folder in reversed(missing):
+                folder.mkdir()
+                folder.chmod(0o755)
+            path.write_bytes(file.gzipped())
+            path.chmod(0o644)
+            self.written.add(rel)
+
+    def finish(self, tasks: list[TaskFiles], inputs_sha256: Mapping[str, str]) -> Path:
+        """Write the manifest of ``tasks`` (every one of them added) and swap the folder
+        in; returns it."""
+        assert self.work is not None, "the folder was finished or discarded"
+        work, target = self.work, explain_dir(self.root)
+        manifest = work / MANIFEST
+        manifest.write_bytes(explanation_manifest(self.root.name, tasks, inputs_sha256))
+        manifest.chmod(0o644)
+        old = None
+        try:
+            if target.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{self.root.name}.explain-old-",
+                                            dir=self.root.parent))
+                os.replace(target, old / EXPLAIN_DIR)
+            os.replace(work, target)
+        except BaseException:
+            self.discard()
+            raise
+        self.work = None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        return target
+
+    def discard(self) -> None:
+        if self.work is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.work = None
 
 
 def write_explanations(submission_root: Path, tasks: list[TaskFiles],
                        inputs_sha256: Mapping[str, str]) -> Path:
-    """Replace the submission's explanation folder with ``tasks``' files, all at once:
-    the new folder is written beside the submission and swapped in by two renames, so
-    a failure leaves the previous files as they were. Returns the folder."""
-    target = explain_dir(submission_root)
-    parent = submission_root.parent
-    # A previous write that died between its renames left its folders here.
-    for stale in parent.glob(f".{submission_root.name}.explain-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{submission_root.name}.explain-new-", dir=parent))
+    """Replace the submission's explanation folder with ``tasks``' files, all at once
+    (:class:`ExplanationFolder`). Returns the folder."""
+    folder = ExplanationFolder(submission_root)
     try:
-        unique = _unique_files(tasks)
-        for folder in sorted({(work / rel).parent for rel in unique}):
-            folder.mkdir(parents=True, exist_ok=True)
-        for rel, data in zip(unique, _gzipped(unique)):
-            (work / rel).write_bytes(data)
-        (work / MANIFEST).write_bytes(explanation_manifest(submission_root.name, tasks,
-                                                          inputs_sha256))
-        for path in [work, *work.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{submission_root.name}.explain-old-",
-                                        dir=parent))
-            os.replace(target, old / EXPLAIN_DIR)
-        os.replace(work, target)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-    return target
+        for task in tasks:
+            folder.add(task)
+        return folder.finish(tasks, inputs_sha256)
+    finally:
+        folder.discard()
 
 
-def keep_explanations(cache: Path, submission_id: str, tasks: list[TaskFiles],
-                      inputs_sha256: Mapping[str, str]) -> bytes:
-    """Put ``tasks``' files and their manifest into the run store's cache, each under the
-    SHA-256 it is named by, instead of into the submission's folder: a submitter's own
-    scoring, whose folder a pull request must carry without them (CI writes them there
-    after the merge: :mod:`leaderboard.submission.layout`). Every reader finds them there
-    (:class:`leaderboard.submission.files.SubmissionFiles`). Returns the manifest's bytes,
-    which results.json names."""
-    manifest = explanation_manifest(submission_id, tasks, inputs_sha256)
-    unique = _unique_files(tasks)
-    data = {f"{EXPLAIN_DIR}/{rel}": blob for rel, blob in zip(unique, _gzipped(unique))}
-    refs = stored_refs(parse_manifest(manifest, f"{submission_id}/{EXPLAIN_DIR}/{MANIFEST}"))
-    refs.append(StoredRef(f"{EXPLAIN_DIR}/{MANIFEST}", len(manifest),
-                          hashlib.sha256(manifest).hexdigest()))
-    data[refs[-1].path] = manifest
-    for ref in refs:
-        keep(cache, ref, data[ref.path], f"{submission_id}/{ref.path}")
-    return manifest
+class KeptExplanations:
+    """A submission's explanation files put into the run store's cache as the tasks' files
+    come, each under the SHA-256 it is named by, instead of into the submission's folder:
+    a submitter's own scoring, whose folder a pull request must carry without them (CI
+    writes them there after the merge: :mod:`leaderboard.submission.layout`). Every
+    reader finds them there (:class:`leaderboard.submission.files.SubmissionFiles`); a
+    file kept for a scoring that then fails is a cache entry no manifest names."""
+
+    def __init__(self, cache: Path, submission_id: str) -> None:
+        self.cache = cache
+        self.submission_id = submission_id
+        self.kept: set[str] = set()
+
+    def add(self, task: TaskFiles) -> None:
+        for rel, file in task.files.items():
+            if rel in self.kept:
+                continue
+            ref = StoredRef(f"{EXPLAIN_DIR}/{rel}", len(file.content), file.sha256, gzip=True)
+            keep(self.cache, ref, file.gzipped(), f"{self.submission_id}/{ref.path}")
+            self.kept.add(rel)
+
+    def finish(self, tasks: list[TaskFiles], inputs_sha256: Mapping[str, str]) -> bytes:
+        """Keep the manifest of ``tasks`` (every one of them added), checked as a reader
+        checks it; returns its bytes, which results.json names."""
+        manifest = explanation_manifest(self.submission_id, tasks, inputs_sha256)
+        path = f"{EXPLAIN_DIR}/{MANIFEST}"
+        parse_manifest(manifest, f"{self.submission_id}/{path}")
+        keep(self.cache, StoredRef(path, len(manifest), hashlib.sha256(manifest).hexdigest()),
+             manifest, f"{self.submission_id}/{path}")
+        return manifest
 
 
 def parse_manifest(data: bytes, where: str) -> dict:

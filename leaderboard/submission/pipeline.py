@@ -8,25 +8,26 @@ valid, so a failed run never leaves a half-updated results file behind.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard import __version__
-from leaderboard.core.data.base import DataFormatError, MissingDataError
-from leaderboard.core.evaluate import Progress, check_task_files, quiet, score_inputs
+from leaderboard.core.evaluate import Progress, quiet
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.store.cache import cache_dir
 from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
-from leaderboard.submission.explain_files import (MANIFEST, TaskFiles, explain_inputs,
-                                                  explain_problem, keep_explanations,
-                                                  write_explanations)
+from leaderboard.submission.explain_files import (MANIFEST, ExplanationFolder,
+                                                  KeptExplanations, TaskFiles,
+                                                  explain_problem)
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import Submission, collect_inputs, discover
 from leaderboard.submission.layout import EXPLAIN_DIR, RESULTS_NAME, entry, in_folder
 from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
+from leaderboard.submission.task_checks import CheckOptions, TaskJob, checked_tasks
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, Source,
                                             SystemResult, compare_scores, read_results,
                                             stale_inputs, write_submission_results)
@@ -45,6 +46,8 @@ class SubmissionOutcome:
 
 
 def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool = False,
+                     compress: bool = False,
+                     on_explained: Callable[[TaskFiles], None] | None = None,
                      progress: Progress = quiet, check_scores: bool = False,
                      store: RunStore | None = None, record_local: bool | None = None
                      ) -> SubmissionOutcome:
@@ -66,25 +69,26 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     submission = discover(root, report, store=store,
                           record_local=score if record_local is None else record_local)
     outcome = SubmissionOutcome(submission, report)
-    tasks = submission.tasks()
     display_root = root.parent
-    for i, task in enumerate(tasks, 1):
-        if any(role not in submission.files[task.id] for role in task.roles):
-            continue  # discover() reported each missing role; the task cannot be checked
-        progress(f"[{i}/{len(tasks)}] {submission.id}: {task.id}")
-        try:
-            task_report, inputs = check_task_files(task, data_dir, submission.files[task.id],
-                                                   display_root,
-                                                   names=submission.names.get(task.id))
-        except (MissingDataError, DataFormatError) as exc:
-            report.add(f"{submission.id}/runs/{task.id}", None, str(exc))
+    # discover() reported each missing role of a task: such a task cannot be checked.
+    jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
+                    display_root) for task in submission.tasks()
+            if all(role in submission.files[task.id] for role in task.roles)]
+    options = CheckOptions(data_dir, score=score or check_scores, explain=explain,
+                           compress=explain and compress)
+    for i, result in enumerate(checked_tasks(jobs, options), 1):
+        progress(f"[{i}/{len(jobs)}] {submission.id}: {result.task_id}")
+        if result.data_error is not None:
+            report.add(f"{submission.id}/runs/{result.task_id}", None, result.data_error)
             continue
-        report.extend(task_report)
-        if (score or check_scores) and inputs is not None and report.ok:
-            outcome.scores[task.id] = sheet = score_inputs(inputs)
-            if explain:
-                outcome.explanations.append(explain_inputs(
-                    task, inputs.data, data_dir, sheet, inputs.ranked, inputs.predictions))
+        report.extend(result.report)
+        # Scores count only while every task so far is valid: nothing is written otherwise.
+        if result.sheet is not None and report.ok:
+            outcome.scores[result.task_id] = result.sheet
+            if result.files is not None:
+                outcome.explanations.append(result.files)
+                if on_explained is not None:
+                    on_explained(result.files)
     if not score:
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         for problem in results_staleness(root, store):
@@ -183,9 +187,9 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
 
     The layout says where each goes (:mod:`leaderboard.submission.layout`): the
     explanation files are CI's, so only ``after_merge`` (publishing) writes them into the
-    folder (:func:`leaderboard.submission.explain_files.write_explanations`); a
+    folder (:class:`leaderboard.submission.explain_files.ExplanationFolder`); a
     submitter's scoring keeps them in the run store's cache
-    (:func:`leaderboard.submission.explain_files.keep_explanations`) and leaves a folder
+    (:class:`leaderboard.submission.explain_files.KeptExplanations`) and leaves a folder
     a pull request may carry as it is. results.json is the same byte for byte either way.
 
     The files change together, as one :func:`leaderboard.submission.transaction.change_folder`
@@ -219,23 +223,34 @@ def relocated(outcome: SubmissionOutcome, change: FolderChange, root: Path) -> S
 
 def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore | None, *,
                 after_merge: bool) -> SubmissionOutcome:
-    outcome = check_submission(root, data_dir, score=True, explain=True, progress=progress,
-                               store=store)
-    if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
-        results = results_for(outcome)
-        inputs = results.inputs_sha256 or {}
-        # The manifest first: results.json, written last, records its digests and names
-        # the explanation manifest, so it never names files that are not there yet.
-        write_manifest(root, outcome.submission.inputs)
-        if in_folder(entry(EXPLAIN_DIR), after_merge=after_merge):
-            outcome.explain_path = write_explanations(root, outcome.explanations, inputs)
-            explained = (outcome.explain_path / MANIFEST).read_bytes()
-        else:
-            try:
-                explained = keep_explanations(cache_dir(), root.name, outcome.explanations,
-                                              inputs)
-            except StoreError as exc:
-                outcome.report.add(exc.display, None, exc.message)
-                return outcome
-        outcome.results_path = write_submission_results(root, results, explained)
+    # The explanation files go where the layout says, written as each task is scored.
+    writer: ExplanationFolder | KeptExplanations
+    if in_folder(entry(EXPLAIN_DIR), after_merge=after_merge):
+        writer = ExplanationFolder(root)
+    else:
+        writer = KeptExplanations(cache_dir(), root.name)
+    outcome: SubmissionOutcome | None = None
+    try:
+        outcome = check_submission(root, data_dir, score=True, explain=True, compress=True,
+                                   on_explained=writer.add, progress=progress, store=store)
+        if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
+            results = results_for(outcome)
+            inputs = results.inputs_sha256 or {}
+            # The manifest first: results.json, written last, records its digests and names
+            # the explanation manifest, so it never names files that are not there yet.
+            write_manifest(root, outcome.submission.inputs)
+            if isinstance(writer, ExplanationFolder):
+                outcome.explain_path = writer.finish(outcome.explanations, inputs)
+                explained = (outcome.explain_path / MANIFEST).read_bytes()
+            else:
+                explained = writer.finish(outcome.explanations, inputs)
+            outcome.results_path = write_submission_results(root, results, explained)
+    except StoreError as exc:  # the run store's cache could not keep a file
+        if outcome is None:  # while the tasks were checked
+            outcome = SubmissionOutcome(Submission(root, None), Report())
+        outcome.report.add(exc.display, None, exc.message)
+        outcome.results_path = None
+    finally:
+        if isinstance(writer, ExplanationFolder):
+            writer.discard()
     return outcome

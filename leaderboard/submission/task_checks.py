@@ -1,0 +1,196 @@
+"""Each task of a submission checked, scored and explained: one after the other, or on
+worker processes, one per core.
+
+A task's check is independent of every other task's (its own runs, its own data), and
+almost all of it holds the GIL (pyarrow and zlib release it, but the validation,
+ranking, explanation cards and JSON around them are Python): threads sharing the tasks
+ran no faster than one thread (benchmarks/README.md, issue 37). So a large submission's
+tasks go to forked worker processes, largest files first, and their results come back
+in the submission's task order, the same results as checking them one after the other
+(:func:`checked_serially`, the plain version tests/test_task_checks.py holds the workers
+to). Small submissions, and platforms without ``fork``, are checked serially: a worker
+costs a fork and a pickled result, which a one-task submission does not repay.
+
+Fork, not spawn: a spawned worker would import numpy, pyarrow and pandas again (1.2-1.5
+CPU-s each on the 2-core hosts). The pool forks every worker at its first submission,
+before it starts its own thread (Python's ``ProcessPoolExecutor`` does so for ``fork``),
+and this module starts the pool before the submission's own threads.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from leaderboard.core.config import worker_setting
+from leaderboard.core.data.base import DataFormatError, MissingDataError
+from leaderboard.core.evaluate import check_task_files, score_inputs
+from leaderboard.core.report import Report
+from leaderboard.core.scoring import ScoreSheet
+from leaderboard.core.tasks import Task
+from leaderboard.submission.explain_files import TaskFiles, explain_inputs
+
+# Below this many bytes of run files (as stored, gzipped or not) a submission is checked
+# in this process: forking and pickling cost more than a second core saves on a few tasks.
+PARALLEL_MIN_BYTES = 8 << 20
+
+
+@dataclass(frozen=True)
+class TaskJob:
+    """What checking one task needs: its files by role, the names messages give them."""
+
+    task: Task
+    files: dict[str, Path]
+    names: dict[str, str] | None
+    display_root: Path | None
+
+    @property
+    def size(self) -> int:
+        """Bytes of the task's files as stored (the order largest-first starts them in)."""
+        return sum(path.stat().st_size for path in self.files.values())
+
+
+@dataclass
+class TaskResult:
+    """One task checked: its findings, and when asked and valid, its scores and
+    explanation files. ``data_error``: the task's data could not be loaded (the message
+    of :class:`MissingDataError` or :class:`DataFormatError`), so nothing was checked."""
+
+    task_id: str
+    report: Report = field(default_factory=Report)
+    sheet: ScoreSheet | None = None
+    files: TaskFiles | None = None
+    data_error: str | None = None
+    # CPU seconds of the task's phases ("check": load, read, parse, validate; "score";
+    # "explain"; "compress"), on whichever process ran it: benchmarks/score_suite.py
+    # reports where a submission's time goes from these.
+    cpu_s: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    data_dir: Path
+    score: bool  # score each task whose files are valid
+    explain: bool  # and build its explanation files
+    # and gzip them on the worker, when they will be written (a pr-check only hashes
+    # them); in this process the writer gzips them, on a thread per CPU
+    compress: bool
+
+
+def check_task(job: TaskJob, options: CheckOptions) -> TaskResult:
+    """Validate one task's files and, when asked and they are valid, score and explain it
+    (:mod:`leaderboard.core.evaluate`, :mod:`leaderboard.submission.explain_files`)."""
+    result = TaskResult(job.task.id)
+    clock = _PhaseClock(result.cpu_s)
+    try:
+        report, inputs = check_task_files(job.task, options.data_dir, job.files,
+                                          job.display_root, names=job.names)
+    except (MissingDataError, DataFormatError) as exc:
+        result.data_error = str(exc)
+        return result
+    clock.lap("check")
+    result.report = report
+    if options.score and inputs is not None and report.ok:
+        result.sheet = score_inputs(inputs)
+        clock.lap("score")
+        if options.explain:
+            result.files = explain_inputs(job.task, inputs.data, options.data_dir,
+                                          result.sheet, inputs.ranked, inputs.predictions)
+            clock.lap("explain")
+            if options.compress:
+                for file in result.files.files.values():
+                    file.gzipped()  # kept on the file: the writer only writes bytes
+                clock.lap("compress")
+    return result
+
+
+class _PhaseClock:
+    """Process CPU time between laps, into ``spent`` by phase name."""
+
+    def __init__(self, spent: dict[str, float]) -> None:
+        self.spent = spent
+        self.start = time.process_time()
+
+    def lap(self, phase: str) -> None:
+        now = time.process_time()
+        self.spent[phase] = now - self.start
+        self.start = now
+
+
+def checked_serially(jobs: Sequence[TaskJob], options: CheckOptions) -> Iterator[TaskResult]:
+    """Each task's result, in order, in this process (the writer gzips the files)."""
+    options = replace(options, compress=False)
+    for job in jobs:
+        yield check_task(job, options)
+
+
+def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: int
+                       ) -> Iterator[TaskResult]:
+    """Each task's result, in ``jobs``' order, computed on ``workers`` forked processes.
+
+    The largest tasks are handed out first, so that no worker is left with one long task
+    at the end; a result is yielded as soon as it and every task before it are done. The
+    workers start at the first submission and end with the iteration (or its closing)."""
+    order = sorted(range(len(jobs)), key=lambda i: -jobs[i].size)
+    pool = ProcessPoolExecutor(max_workers=workers,
+                               mp_context=multiprocessing.get_context("fork"),
+                               initializer=_one_thread_each)
+    try:
+        pending: dict[Future[TaskResult], int] = {pool.submit(check_task, jobs[i], options): i
+                                                  for i in order}
+        done: dict[int, TaskResult] = {}
+        next_index = 0
+        while next_index < len(jobs):
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done[pending.pop(future)] = future.result()
+            while next_index in done:
+                yield done.pop(next_index)
+                next_index += 1
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _one_thread_each() -> None:
+    import pyarrow as pa
+    pa.set_cpu_count(1)
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity (macOS)
+        return os.cpu_count() or 1
+
+
+def worker_count(jobs: Sequence[TaskJob]) -> int:
+    """How many worker processes check ``jobs``: 0 means this process, one task after the
+    other. ``LEADERBOARD_WORKERS`` sets it (0 or 1: none); by default, one per usable
+    CPU (at most 4: each holds one task's runs and data) for a submission of at least
+    :data:`PARALLEL_MIN_BYTES` of run files, where the platform can fork safely."""
+    if len(jobs) < 2 or sys.platform != "linux" or \
+            "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    chosen = worker_setting()
+    if chosen is not None:
+        return min(chosen, len(jobs)) if chosen > 1 else 0
+    if sum(job.size for job in jobs) < PARALLEL_MIN_BYTES:
+        return 0
+    workers = min(usable_cpus(), 4, len(jobs))
+    return workers if workers > 1 else 0
+
+
+def checked_tasks(jobs: Sequence[TaskJob], options: CheckOptions) -> Iterator[TaskResult]:
+    """Each task's result, in ``jobs``' order: on worker processes when
+    :func:`worker_count` says so, else in this process."""
+    workers = worker_count(jobs)
+    if workers:
+        return checked_in_workers(jobs, options, workers)
+    return checked_serially(jobs, options)
+

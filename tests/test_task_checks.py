@@ -1,0 +1,135 @@
+"""A submission's tasks checked on worker processes give exactly what checking them one
+after the other gives (leaderboard.submission.task_checks), down to the bytes scoring
+writes."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+
+from leaderboard.core.config import SettingError, worker_setting
+from leaderboard.core.report import Report
+from leaderboard.submission import task_checks
+from leaderboard.submission.explain_files import ExplainFile
+from leaderboard.submission.folder import discover
+from leaderboard.submission.pipeline import score_submission
+from leaderboard.submission.task_checks import (
+    CheckOptions,
+    TaskJob,
+    checked_in_workers,
+    checked_serially,
+    worker_count,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+BM25S = REPO / "submissions" / "bm25s"
+# Two FollowTable tasks, PI-Indic T1-T3 and a T4 prediction file: every kind of task.
+PICKED = ["followtable/wtr", "followtable/tarx", "pi-indic-val150/t1/asm",
+          "pi-indic-val150/t2/asm-hin", "pi-indic-val150/t3/asm-ben", "pi-indic-val150/t4/asm"]
+
+
+@pytest.fixture(scope="module")
+def small_submission(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """bm25s's metadata and the runs of PICKED tasks, as a submitter's unscored folder."""
+    root = tmp_path_factory.mktemp("workers") / "submissions" / "bm25s"
+    root.mkdir(parents=True)
+    shutil.copy(BM25S / "metadata.yaml", root / "metadata.yaml")
+    for task in PICKED:
+        source = BM25S / "runs" / task
+        if not source.is_dir():
+            pytest.fail(f"{source} is missing: pick tasks the committed bm25s covers")
+        shutil.copytree(source, root / "runs" / task)
+    return root
+
+
+def jobs_of(root: Path) -> list[TaskJob]:
+    submission = discover(root, Report(), record_local=True)
+    return [TaskJob(task, submission.files[task.id], submission.names.get(task.id), root.parent)
+            for task in submission.tasks()]
+
+
+def test_workers_give_what_checking_one_task_after_the_other_gives(
+        small_submission: Path, data_dir: Path) -> None:
+    jobs = jobs_of(small_submission)
+    assert len(jobs) == len(PICKED)
+    options = CheckOptions(data_dir, score=True, explain=True, compress=True)
+    serial = list(checked_serially(jobs, options))
+    parallel = list(checked_in_workers(jobs, options, workers=2))
+    assert [r.task_id for r in parallel] == [r.task_id for r in serial] == [j.task.id
+                                                                         for j in jobs]
+    for one, other in zip(serial, parallel):
+        assert one.data_error is other.data_error is None
+        assert one.report.issues == other.report.issues
+        assert one.sheet == other.sheet and one.sheet is not None
+        assert one.files is not None and other.files is not None
+        assert {p: f.content for p, f in one.files.files.items()} == \
+            {p: f.content for p, f in other.files.files.items()}
+        # Workers compress what they send back; in this process the writer compresses.
+        for file in other.files.files.values():
+            assert file._gzipped == ExplainFile(file.content, file.sha256).gzipped()
+        assert set(other.cpu_s) == {"check", "score", "explain", "compress"}
+        assert set(one.cpu_s) == {"check", "score", "explain"}
+
+
+def test_scoring_on_workers_writes_the_same_bytes(small_submission: Path, data_dir: Path,
+                                                  tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole `score` path, explanation files written as the workers deliver them."""
+    written = {}
+    for workers in ("0", "2"):
+        root = tmp_path / workers / "submissions" / "bm25s"
+        shutil.copytree(small_submission, root)
+        monkeypatch.setenv("LEADERBOARD_WORKERS", workers)
+        if workers == "2":
+            assert worker_count(jobs_of(root)) == 2
+        outcome = score_submission(root, data_dir, after_merge=True)
+        assert outcome.report.ok, outcome.report.issues[:5]
+        written[workers] = {str(p.relative_to(root)): p.read_bytes()
+                            for p in sorted(root.rglob("*")) if p.is_file()}
+        assert not list(root.parent.glob(".bm25s.explain-*")), "a work folder was left"
+    assert written["0"] == written["2"]
+    assert "results.json" in written["2"] and "explain/manifest.json" in written["2"]
+    cards = [p for p in written["2"] if p.startswith("explain/") and p.endswith(".json.gz")]
+    assert len(cards) > len(PICKED) and all(gzip.decompress(written["2"][p]) for p in cards)
+
+
+def test_a_task_without_its_data_is_reported_the_same_way(small_submission: Path,
+                                                          tmp_path: Path) -> None:
+    jobs = jobs_of(small_submission)[:2]
+    options = CheckOptions(tmp_path / "no-data", score=True, explain=False, compress=False)
+    serial = list(checked_serially(jobs, options))
+    parallel = list(checked_in_workers(jobs, options, workers=2))
+    assert [r.data_error for r in serial] == [r.data_error for r in parallel]
+    assert all(r.data_error and "no-data" in r.data_error for r in parallel)
+
+
+def test_a_bug_in_a_worker_is_raised_here(small_submission: Path, data_dir: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in the checker")
+
+    monkeypatch.setattr(task_checks, "check_task_files", broken)  # forked: the workers see it
+    options = CheckOptions(data_dir, score=False, explain=False, compress=False)
+    with pytest.raises(RuntimeError, match="a bug in the checker"):
+        list(checked_in_workers(jobs_of(small_submission), options, workers=2))
+
+
+def test_how_many_workers(small_submission: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    jobs = jobs_of(small_submission)
+    monkeypatch.delenv("LEADERBOARD_WORKERS", raising=False)
+    # bm25s's few tasks here are under the size that repays a worker.
+    assert sum(job.size for job in jobs) < task_checks.PARALLEL_MIN_BYTES
+    assert worker_count(jobs) == 0
+    monkeypatch.setattr(task_checks, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(task_checks, "usable_cpus", lambda: 8)
+    assert worker_count(jobs) == 4  # one per CPU, at most 4
+    assert worker_count(jobs[:1]) == 0  # one task: nothing to share
+    for setting, expected in (("0", 0), ("1", 0), ("3", 3), ("64", len(jobs))):
+        monkeypatch.setenv("LEADERBOARD_WORKERS", setting)
+        assert worker_count(jobs) == expected
+    for bad in ("two", "-1", "65", "1.5"):
+        with pytest.raises(SettingError, match="LEADERBOARD_WORKERS"):
+            worker_setting({"LEADERBOARD_WORKERS": bad})
