@@ -59,7 +59,7 @@ def test_many_gzip_members_inflate_in_linear_time(tmp_path: Path, monkeypatch) -
     path = tmp_path / "members.trec.gz"
     path.write_bytes(raw)
     counting = CountingInflater()
-    monkeypatch.setattr(fileio, "_inflate_lib", counting)
+    monkeypatch.setattr(fileio, "_gzip_lib", counting)
     report = Report()
     assert runs_reading.read_run_bytes(path, "members.trec.gz", report) == b"".join(lines)
     assert report.ok

@@ -214,7 +214,7 @@ def test_empty_files(name: str, data: bytes, message: str, tmp_path: Path, capsy
 def inflater(request, monkeypatch) -> str:
     """Run gzip tests with the default inflater (ISA-L when installed) and plain zlib."""
     if request.param == "zlib":
-        monkeypatch.setattr(fileio, "_inflate_lib", zlib)
+        monkeypatch.setattr(fileio, "_gzip_lib", zlib)
     return request.param
 
 

@@ -79,7 +79,8 @@ from leaderboard.core.explain import (
     text_record,
 )
 from leaderboard.core.explain_arrays import FILE_JSON, ExplainRecord, task_record
-from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep, size_text
+from leaderboard.core.fileio import (GZIP_WRITER, MAX_JSON_DEPTH, gzip_bytes, json_too_deep,
+                                    size_text)
 from leaderboard.core.scoring import RankedTask, ScoreSheet
 from leaderboard.core.tasks import Task
 from leaderboard.store.files import StoredRef, StoreError, keep
@@ -97,8 +98,6 @@ MANIFEST = "manifest.json"
 TEXTS_DIR = "texts"
 #: /2: files named by the size and SHA-256 of their JSON (/1 named the gzip bytes).
 MANIFEST_FORMAT = "followboard-explain-manifest/2"
-#: gzip level of every file: fixed, so identical content gives identical bytes.
-GZIP_LEVEL = 9
 # A path inside the explanation folder: plain names, '/' between folders, gzipped JSON.
 _FILE_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*\.json\.gz")
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
@@ -153,9 +152,10 @@ class ExplainFile:
         return cls.of_json(FILE_JSON.encode(doc))
 
     def gzipped(self) -> bytes:
-        """The JSON gzipped at :data:`GZIP_LEVEL` without a timestamp (computed once)."""
+        """The JSON gzipped by :func:`leaderboard.core.fileio.gzip_bytes`, one fixed
+        writer, so identical content gives identical bytes (computed once)."""
         if self._gzipped is None:
-            self._gzipped = gzip.compress(self.content, compresslevel=GZIP_LEVEL, mtime=0)
+            self._gzipped = gzip_bytes(self.content)
         return self._gzipped
 
 
@@ -256,7 +256,7 @@ def built_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
 # (the parts are kept compressed, as they are written).
 TEXTS_CODE = ("leaderboard.core.explain", "leaderboard.core.explain_arrays",
               "leaderboard.submission.explain_files")
-_GZIP_SALT = f"zlib {zlib.ZLIB_RUNTIME_VERSION} level {GZIP_LEVEL}"
+_GZIP_SALT = GZIP_WRITER
 _TEXT_BLOBS = "explain-texts"
 
 
