@@ -594,3 +594,37 @@ def test_pool_check_equals_the_plain_definition(pool_data) -> None:
         assert inside.tolist() == expected
         outside = sum(1 for q, d, _ in rows if q in pools and d not in pools[q])
         assert (report.n_errors > 0) == (outside > 0)
+
+
+def test_the_pool_check_is_the_plain_per_row_check() -> None:
+    """Each row is inside exactly when its document is in its own query's pool: a
+    document of another query's pool, of no pool, and a query with no pool, at random."""
+    import random
+
+    import numpy as np
+
+    from leaderboard.core.data.base import TaskData
+    from leaderboard.core.report import Report
+    from leaderboard.core.runs.parsing import parse_run
+    from leaderboard.core.runs.validation import _check_pool
+
+    rng = random.Random(7)
+    docs = [f"d{i}" for i in range(60)] + ["D-long-" + "x" * 300]  # one over fixed width
+    pools = {f"q{i}": sorted(rng.sample(docs, 12)) for i in range(8)}
+    lines = []
+    for q in [*pools, "q-unknown"]:
+        for rank, d in enumerate(rng.sample(docs, 20), 1):
+            lines.append(f"{q} Q0 {d} {rank} {1 / rank} t")
+    run = parse_run(("\n".join(lines) + "\n").encode(), "run", Report())
+    assert run is not None
+    data = TaskData("toy", {}, np.sort(np.asarray(docs, dtype=object)),
+                    pools={q: np.asarray(p, dtype=object if any(len(d) > 256 for d in p)
+                                         else str) for q, p in pools.items()})
+    report = Report()
+    inside = _check_pool(data, run, "run", report)
+    plain = [str(run.d_names[d]) in pools.get(str(run.q_names[q]), [])
+             for q, d in zip(run.q_codes, run.d_codes)]
+    assert inside.tolist() == plain
+    outside = sum(1 for q, ok in zip(run.q_codes, plain)
+                  if not ok and str(run.q_names[q]) in pools)
+    assert sum(issue.count for issue in report.issues) == outside > 0

@@ -96,8 +96,7 @@ class TaskData:
 
     # changed and instruction_positive encoded for the metrics, by kind, once per loaded
     # task, so that every submission scored in this process reuses them (as trec_eval
-    # reuses its qrels): leaderboard.core.metrics.instruction.judged_docs fills it; and
-    # the pools flattened for validation ("pools", leaderboard.core.runs.validation).
+    # reuses its qrels): leaderboard.core.metrics.instruction.judged_docs fills it.
     judged: dict[str, object] = field(default_factory=dict, init=False, repr=False,
                                       compare=False)
 
