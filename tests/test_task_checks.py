@@ -133,3 +133,95 @@ def test_how_many_workers(small_submission: Path, monkeypatch: pytest.MonkeyPatc
     for bad in ("two", "-1", "65", "1.5"):
         with pytest.raises(SettingError, match="LEADERBOARD_WORKERS"):
             worker_setting({"LEADERBOARD_WORKERS": bad})
+
+
+def test_a_worker_killed_mid_task_is_a_clear_error(small_submission: Path, data_dir: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import signal
+
+    from leaderboard.submission.task_checks import WorkerError
+
+    def killed(*args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer does
+
+    monkeypatch.setattr(task_checks, "check_task_files", killed)
+    options = CheckOptions(data_dir, score=False, explain=False, compress=False)
+    with pytest.raises(WorkerError, match="ended without a result.*LEADERBOARD_WORKERS=0"):
+        list(checked_in_workers(jobs_of(small_submission), options, workers=2))
+
+
+def test_ctrl_c_while_workers_score_prints_no_traceback_and_leaves_no_process(
+        small_submission: Path, data_dir: Path, tmp_path: Path) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl-C, once the first task is
+    reported: `score` says "interrupted", the folder is as it was or wholly scored, and
+    every worker is gone."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "submissions" / "bm25s"
+    shutil.copytree(small_submission, root)
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    env = {**os.environ, "LEADERBOARD_WORKERS": "2", "LEADERBOARD_DATA": str(data_dir)}
+    child = subprocess.Popen([sys.executable, "-m", "leaderboard.app.cli", "score", str(root)],
+                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env,
+                             start_new_session=True, text=True)
+    assert child.stderr is not None
+    lines = []
+    for line in child.stderr:
+        lines.append(line)
+        if line.startswith("[1/"):
+            os.killpg(child.pid, signal.SIGINT)
+            break
+    lines += child.stderr.readlines()
+    code = child.wait(timeout=120)
+    output = "".join(lines)
+    assert "Traceback" not in output, output
+    assert code in (0, 130), output
+    if code == 130:
+        assert "interrupted" in output
+        assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            os.killpg(child.pid, 0)  # any worker left in the group?
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "a worker outlived `score`"
+        time.sleep(0.2)
+
+
+def test_ctrl_c_reaching_idle_workers_prints_nothing_from_them(small_submission: Path,
+                                                                data_dir: Path) -> None:
+    """A worker waiting for its next task when Ctrl-C comes printed a KeyboardInterrupt
+    traceback of its own; only this process handles it now."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, signal, time
+from pathlib import Path
+from leaderboard.core.report import Report
+from leaderboard.submission.folder import discover
+from leaderboard.submission.task_checks import CheckOptions, TaskJob, checked_in_workers
+root = Path({str(small_submission)!r})
+found = discover(root, Report(), record_local=True)
+jobs = [TaskJob(t, found.files[t.id], None, None) for t in found.tasks()][:2]
+options = CheckOptions(Path({str(data_dir)!r}), score=False, explain=False, compress=False)
+results = checked_in_workers(jobs, options, workers=2)
+next(results)
+time.sleep(2)  # the other task is done too: both workers wait for work
+try:
+    os.killpg(os.getpgrp(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    print("interrupted here", flush=True)
+    results.close()
+"""
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           timeout=120, start_new_session=True)
+    assert "interrupted here" in child.stdout, child.stderr
+    assert "Traceback" not in child.stderr, child.stderr

@@ -21,15 +21,20 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from leaderboard.core.config import worker_setting
+import pyarrow as pa
+
+from leaderboard.core.config import ENV_WORKERS, worker_setting
 from leaderboard.core.data.base import DataFormatError, MissingDataError
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.evaluate import check_task_files, score_inputs
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
@@ -39,6 +44,10 @@ from leaderboard.submission.explain_files import TaskFiles, explain_inputs
 # Below this many bytes of run files (as stored, gzipped or not) a submission is checked
 # in this process: forking and pickling cost more than a second core saves on a few tasks.
 PARALLEL_MIN_BYTES = 8 << 20
+
+
+class WorkerError(FollowBoardError, RuntimeError):
+    """A worker process ended without handing back its task's result."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +149,7 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
     order = sorted(range(len(jobs)), key=lambda i: -jobs[i].size)
     pool = ProcessPoolExecutor(max_workers=workers,
                                mp_context=multiprocessing.get_context("fork"),
-                               initializer=_one_thread_each)
+                               initializer=_start_worker)
     try:
         pending: dict[Future[TaskResult], int] = {pool.submit(check_task, jobs[i], options): i
                                                   for i in order}
@@ -149,16 +158,31 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
         while next_index < len(jobs):
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
-                done[pending.pop(future)] = future.result()
+                index = pending.pop(future)
+                try:
+                    done[index] = future.result()
+                except BrokenProcessPool:
+                    raise WorkerError(
+                        f"a worker process checking {jobs[index].task.id} (and others) "
+                        f"ended without a result: killed, or out of memory? Nothing was "
+                        f"written; run again, or set {ENV_WORKERS}=0 to check the tasks in "
+                        f"this process") from None
             while next_index in done:
                 yield done.pop(next_index)
                 next_index += 1
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        # A bug in a task, Ctrl-C, or the caller stopped reading: no task is started any
+        # more, and none is waited for (each worker exits once its task is done).
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
-def _one_thread_each() -> None:
-    import pyarrow as pa
+def _start_worker() -> None:
+    # Ctrl-C is this process's to handle (it stops the pool), not each worker's: they
+    # would each print a traceback. The workers are the parallelism, so pyarrow's own
+    # thread pool would only add threads on the same cores.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     pa.set_cpu_count(1)
 
 
