@@ -8,7 +8,7 @@ scores moved by about 1e-7). For every task figure, and for every column of ever
 view both versions fill (the same convention as the site: one task's figure, or the mean
 of the tasks' figures), it prints the largest absolute difference per metric, and whether
 the figures the site and the PR comment rank on (each view's tiered column, each task's
-primary metric) stay below :data:`leaderboard.publish.stats.REPRODUCIBILITY_THRESHOLD`.
+primary metric) stay below :data:`leaderboard.publish.stats.significance.api.REPRODUCIBILITY_THRESHOLD`.
 
     .venv/bin/python benchmarks/drift.py
     .venv/bin/python benchmarks/drift.py --before REV --after REV --submission ID
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leaderboard.benchmarks import all_views  # noqa: E402
 from leaderboard.benchmarks.registry import all_tasks  # noqa: E402
-from leaderboard.publish.stats import REPRODUCIBILITY_THRESHOLD  # noqa: E402
+from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

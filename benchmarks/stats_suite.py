@@ -61,9 +61,9 @@ from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.benchmarks.registry import all_tasks  # noqa: E402
 from leaderboard.benchmarks import all_views  # noqa: E402
 from leaderboard.publish.standings import stratified_units  # noqa: E402
-from leaderboard.publish.stats import significance as sig  # noqa: E402
+from leaderboard.publish.stats.significance import api as sig  # noqa: E402
 from leaderboard.publish.stats import tiers as tiers_module  # noqa: E402
-from leaderboard.publish.stats import (  # noqa: E402
+from leaderboard.publish.stats.tiers import (  # noqa: E402
     ranking_work, tier_view, tier_views, tiering_work)
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from leaderboard.submission.results import read_results, write_results
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.board import load_board
 from leaderboard.benchmarks import all_views, site_pages
-from leaderboard.publish.stats import compare_pair
+from leaderboard.publish.stats.tiers import compare_pair
 from leaderboard.publish.stats.significance import reference
 
 REPO = Path(__file__).resolve().parents[1]

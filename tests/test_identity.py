@@ -15,7 +15,7 @@ from leaderboard.publish.models import (
 )
 from leaderboard.benchmarks.protocols import mteb_swaps_qrels, protocol_of
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, read_results
-from leaderboard.publish.site.board import load_rows
+from leaderboard.publish.standings import load_rows
 from leaderboard.publish.standings.statistic import column_value
 from leaderboard.benchmarks import site_pages
 

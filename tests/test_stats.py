@@ -14,15 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from leaderboard.publish.stats import (
-    compare_pair,
+from leaderboard.publish.stats.tiers import compare_pair, tier_view, tiering_work
+from leaderboard.publish.stats.significance.api import (
     holm,
     paired_randomization_test,
-    tier_view,
-    tiering_work,
     wilcoxon_test,
 )
-from leaderboard.publish.stats import significance as sig
+from leaderboard.publish.stats.significance import api as sig
 # engine modules, for tests of their internals (the figures are checked through sig)
 from leaderboard.publish.stats.significance import (binomial, bootstrap, dispatch, enumeration,
                                             fixedpoint, order_stats, reference, subgroup)
@@ -824,7 +822,7 @@ def test_small_and_empty_views():
 def test_tier_views_concurrently_equals_one_at_a_time():
     from threadpoolctl import threadpool_info
 
-    from leaderboard.publish.stats import tier_views
+    from leaderboard.publish.stats.tiers import tier_views
 
     before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
     # continuous (subgroup), grid (binomial counts) and exact-enumeration views

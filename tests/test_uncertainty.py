@@ -37,13 +37,10 @@ from leaderboard.publish.standings import (
 )
 from leaderboard.publish.standings.rows import read_submission
 from leaderboard.publish.standings.verdicts import p_text
-from leaderboard.publish.stats import (
-    REPRODUCIBILITY_THRESHOLD,
-    minimum_detectable_effect,
-    p_floor,
-    tier_view,
-)
-from leaderboard.publish.stats.significance import EXECUTOR, intervals_for, reference
+from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, p_floor
+from leaderboard.publish.stats.tiers import minimum_detectable_effect, tier_view
+from leaderboard.publish.stats.significance import reference
+from leaderboard.publish.stats.significance.api import EXECUTOR, intervals_for
 from leaderboard.publish.stats.significance.ranks import rank_intervals
 from leaderboard.publish.stats.significance.wilcoxon import hodges_lehmann
 from leaderboard.submission.results import SystemResult
@@ -248,7 +245,7 @@ def test_hodges_lehmann_interval_excludes_zero_exactly_when_wilcoxon_rejects(n) 
 
 
 def test_delong_interval_excludes_zero_exactly_when_its_test_rejects() -> None:
-    from leaderboard.publish.stats.significance import pvalues_for
+    from leaderboard.publish.stats.significance.api import pvalues_for
 
     rng = np.random.default_rng(5)
     d = rng.normal(0.0, 0.1, (75, 400)) + rng.uniform(-0.03, 0.03, 400)

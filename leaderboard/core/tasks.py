@@ -1,7 +1,7 @@
 """The shape of a task declaration: what every benchmark module fills in.
 
 Kept apart from the benchmark modules (and from :mod:`leaderboard.benchmarks.registry`, which
-re-exports these names) so that the declarations can import it without a cycle.
+assembles the declared tasks) so that the declarations can import it without a cycle.
 
 Plain frozen dataclasses, not pydantic models: declarations are written in this
 repository, not read from users, and the registry is imported by every command, a

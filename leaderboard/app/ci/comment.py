@@ -23,7 +23,8 @@ from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.display import fixed, score_text
 from leaderboard.publish.standings.verdicts import floor_text
-from leaderboard.publish.stats import ALPHA, REPRODUCIBILITY_THRESHOLD
+from leaderboard.publish.stats.tiers import ALPHA
+from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
 from leaderboard.submission.pull_request import STATUS_LINE
 
 COMMENT_MARKER = "<!-- followboard-report -->"

@@ -24,7 +24,7 @@ from leaderboard.core.fileio import load_json, validation_problem
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
-from leaderboard.publish.stats import pick_leader
+from leaderboard.publish.stats.tiers import pick_leader
 from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.files import SubmissionFiles

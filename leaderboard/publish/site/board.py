@@ -2,8 +2,8 @@
 
 Rows, values, order, leaders, tiers and the one line per model come from
 :mod:`leaderboard.publish.standings`, which the downloads, the PR comment and `leaderboard compare`
-use too; this module only gathers the site's pages into one :class:`Board`. Names that
-templates and other modules import from here are re-exported unchanged.
+use too; this module only gathers the site's pages into one :class:`Board`. What a page
+needs of a row or a table is imported from there, never from here.
 """
 
 from __future__ import annotations
@@ -12,26 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.benchmarks import all_views, site_pages
-from leaderboard.publish.standings import (
-    TIER_BELOW,
-    TIER_LEADER,
-    TIER_REPORTED,
-    TIER_TIED,
-    Row,
-    SubmissionInfo,
-    TierInfo,
-    ViewTable,
-    fill_view,
-    load_rows,
-    tier_tables,
-)
-from leaderboard.publish.standings import StandingsDataError as SiteDataError
-
-__all__ = [
-    "TIER_BELOW", "TIER_LEADER", "TIER_REPORTED", "TIER_TIED", "Board", "Row", "SiteDataError",
-    "SubmissionInfo", "TierInfo", "ViewTable", "fill_view", "load_board", "load_rows",
-    "tier_tables",
-]
+from leaderboard.publish.standings import Row, ViewTable, fill_view, load_rows, tier_tables
 
 
 @dataclass

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 from leaderboard.publish.open_data import records_table, write_parquet
-from leaderboard.publish.site.board import Board, ViewTable
+from leaderboard.publish.standings import ViewTable
+from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.overview import build_overview, home_document
 from leaderboard.publish.site.table_display import source_text
 from leaderboard.publish.standings.downloads import csv_text, view_document, view_records

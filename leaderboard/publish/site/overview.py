@@ -18,15 +18,15 @@ from markupsafe import Markup, escape
 
 from leaderboard.core.display import score_text
 from leaderboard.publish.models import ModelRecord, name_key
-from leaderboard.publish.site.board import (
+from leaderboard.publish.standings import (
     TIER_LEADER,
     TIER_REPORTED,
     TIER_TIED,
-    Board,
     Row,
     TierInfo,
     ViewTable,
 )
+from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.format import (
     instruction_text,
     params_reason,

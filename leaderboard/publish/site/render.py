@@ -26,7 +26,8 @@ from leaderboard.core.fileio import size_text
 from leaderboard.core.measures import MEASURES
 from leaderboard.core.report import Report
 from leaderboard.core.runs.parsing import parse_run
-from leaderboard.publish.site.board import TIER_LEADER, TIER_REPORTED, TIER_TIED, Board, ViewTable
+from leaderboard.publish.standings import TIER_LEADER, TIER_REPORTED, TIER_TIED, ViewTable
+from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.cost import efficiency_context
 from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_json, write_downloads,
                                                write_results_parquet)

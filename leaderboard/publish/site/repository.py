@@ -16,7 +16,7 @@ from urllib.parse import quote
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.config import ENV_REPO_URL
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.publish.site.board import SubmissionInfo
+from leaderboard.publish.standings import SubmissionInfo
 from leaderboard.store.files import StoreError
 from leaderboard.submission.files import submission_files
 from leaderboard.submission.folder import run_files

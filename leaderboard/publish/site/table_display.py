@@ -17,8 +17,15 @@ from markupsafe import Markup, escape
 
 from leaderboard.benchmarks.views import Column, View
 from leaderboard.core.display import score_text
-from leaderboard.publish.site.board import (TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED,
-                                            Row, TierInfo, ViewTable)
+from leaderboard.publish.standings import (
+    TIER_BELOW,
+    TIER_LEADER,
+    TIER_REPORTED,
+    TIER_TIED,
+    Row,
+    TierInfo,
+    ViewTable,
+)
 from leaderboard.publish.site.format import (instruction_text, params_reason, params_text,
                                              relative, safe_url, sort_value)
 from leaderboard.publish.standings import ModelLine

@@ -8,7 +8,7 @@ and `leaderboard compare` all take their figures from here:
   mean of its tasks' figures as the benchmark's paper averages), and the per-unit values
   whose mean it is, which the significance test compares;
 * :mod:`.tables`: a view's values, default order, leader and tiers (through
-  :func:`leaderboard.publish.stats.tier_view`), with a cache of the tests;
+  :func:`leaderboard.publish.stats.tiers.tier_view`), with a cache of the tests;
 * :mod:`.lines`: one line per model, each cell's figure picked from the model's rows by a
   stated precedence (verified, the benchmark's paper, other papers, MTEB);
 * :mod:`.references`: the no-skill reference of a column (p-MRR and IRS 0, AUROC 0.5, ...);

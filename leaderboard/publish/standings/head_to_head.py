@@ -4,7 +4,7 @@ The comparison walks the site's views (:func:`leaderboard.benchmarks.all_views`)
 included, so every figure is one the leaderboard shows: a column's value by its declared
 convention (:mod:`.statistic`), tested on the same values of the same independently
 sampled units (a topic with all its pairs, a translated pair, a persona) with the same
-paired test (:func:`leaderboard.publish.stats.compare_pair`: Fisher randomization, Wilcoxon
+paired test (:func:`leaderboard.publish.stats.tiers.compare_pair`: Fisher randomization, Wilcoxon
 for p-MRR, DeLong for AUROC), each with the interval of its own statistic.
 Columns compared in a view are those spanning all of the view's tasks (a per-dataset
 breakdown column of an average view is its own dataset view). The Holm family is one view,
@@ -31,7 +31,8 @@ from pydantic import BaseModel, ConfigDict
 from leaderboard.benchmarks import all_views
 from leaderboard.core.display import fixed, score_text
 from leaderboard.core.report import plural
-from leaderboard.publish.stats import INTERVALS, REPRODUCIBILITY_THRESHOLD, compare_pair, holm
+from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
+from leaderboard.publish.stats.tiers import compare_pair
 from leaderboard.submission.layout import RESULTS_NAME
 from leaderboard.submission.results import SystemResult
 

@@ -3,7 +3,7 @@ and the one line per model that every surface shows.
 
 Every column's value is :func:`leaderboard.publish.standings.statistic.column_value`, by the
 column's declared convention. The tiered column is tested on the per-unit values whose
-mean is exactly that value (:func:`leaderboard.publish.stats.tier_view`, verified rows only;
+mean is exactly that value (:func:`leaderboard.publish.stats.tiers.tier_view`, verified rows only;
 reported rows get the tier "reported"), and each tested row then shows the mean the test
 compared, so the bold leader is always the best verified value of its column.
 
@@ -106,7 +106,7 @@ class ViewTable:
 def order_key(value: float | None, higher_is_better: bool, verified: bool, key: str,
               name: str) -> tuple:
     """Default order: best value first; at equal values verified rows first, in the order
-    of their ids (as :func:`leaderboard.publish.stats.tier_view` picks its leader), then reported
+    of their ids (as :func:`leaderboard.publish.stats.tiers.tier_view` picks its leader), then reported
     rows by name."""
     sign = -1.0 if higher_is_better else 1.0
     return (value is None, sign * value if value is not None else 0.0, not verified,
@@ -189,7 +189,7 @@ def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, se
     the reproducibility threshold go to the first of ``precedence``, then the smallest
     id. ``figures`` (:func:`~.statistic.tested_scores`) are the means the rows show, else
     the means over the units."""
-    from leaderboard.publish.stats import INTERVALS, tier_view
+    from leaderboard.publish.stats.tiers import tier_view
 
     if not scores:
         return {}, None
@@ -204,7 +204,7 @@ def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, se
         p_floor=result.p_floor, rank_best=comp.rank_best, rank_worst=comp.rank_worst)
         for comp in result.comparisons if comp.system in scores}
     unit = column.sampling
-    test = ViewTest(test=result.test, interval=INTERVALS[result.test], unit=unit.name,
+    test = ViewTest(test=result.test, interval=result.interval, unit=unit.name,
                     units=unit.plural, unit_holds=unit.holds, n_units=result.n_units,
                     p_floor=result.p_floor, threshold=result.threshold, mde=_num(result.mde),
                     rank_critical=_num(result.rank_critical))
@@ -296,12 +296,12 @@ def _apply_tiers(work: _TierWork) -> None:
 
 def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> None:
     """Tier the tiered column of every table: cached views are read, the others computed
-    several at once (:func:`leaderboard.publish.stats.tier_views`)."""
+    several at once (:func:`leaderboard.publish.stats.tiers.tier_views`)."""
     works = [_plan_tiers(t, t.view.tiered_column, cache_dir) for t in tables
              if t.view.tiered_column is not None and t.rows]
     pending = [w for w in works if w.tiers is None]
     if pending:
-        from leaderboard.publish.stats import ranking_work, tier_views, tiering_work
+        from leaderboard.publish.stats.tiers import ranking_work, tier_views, tiering_work
 
         # Longest first, so that the views running last are short ones.
         def work_of(work: _TierWork) -> float:

@@ -26,9 +26,10 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from scipy import stats
 
-from .significance import (
+from .significance.api import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_RESAMPLES,
+    INTERVALS,
     POWER,
     RANK_BOOTSTRAP,
     REPRODUCIBILITY_THRESHOLD,
@@ -56,7 +57,7 @@ class Comparison(BaseModel):
 
     ``effect`` is mean(system - leader) over the view's units, <= 0 when higher is better
     (the gap between the values shown); ``estimate`` is the test's own statistic of that
-    difference with its 95% interval [ci_low, ci_high] (:data:`.significance.INTERVALS`:
+    difference with its 95% interval [ci_low, ci_high] (:data:`.significance.api.INTERVALS`:
     the mean for the randomization test and DeLong's, the Hodges-Lehmann shift for
     Wilcoxon's), so the interval agrees with the p-value beside it. ``effect_size`` is the
     effect over the standard deviation of the units' differences (Cohen's d_z). The rank
@@ -110,6 +111,11 @@ class ViewTiers(BaseModel):
     mde: float | None
     rank_critical: float | None
     comparisons: list[Comparison]
+
+    @property
+    def interval(self) -> str:
+        """The interval the view's test reports with each difference (``INTERVALS``)."""
+        return INTERVALS[self.test]
 
     def by_system(self) -> dict[str, Comparison]:
         return {c.system: c for c in self.comparisons}
@@ -264,7 +270,7 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     ``precedence`` (a standing leader, when the caller knows one), then to the smallest id,
     so that the choice never depends on a difference below the threshold nor on dict order.
     Every other tested system is compared with the leader by
-    :func:`~leaderboard.publish.stats.significance.test_for_metric`'s test, the p-values are
+    :func:`~leaderboard.publish.stats.significance.api.test_for_metric`'s test, the p-values are
     Holm-corrected as one family, and a system is "tied with leader" when its adjusted
     p-value is >= ``alpha`` or its mean is within ``threshold`` of the leader's, else
     "below leader".
@@ -276,7 +282,7 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     ``seed``, the number of units and that pair's own differences only, so a pair gets
     the same p-value, estimate and interval here as from :func:`compare_pair` with the same
     seed and units, whatever else is in the view. The rank intervals are of the view as a
-    whole (:func:`~leaderboard.publish.stats.significance.rank_intervals`; ``ranks=False``
+    whole (:func:`~leaderboard.publish.stats.significance.api.rank_intervals`; ``ranks=False``
     leaves them out).
     """
     if not metric:
@@ -405,7 +411,7 @@ def tier_views(jobs: Sequence[Callable[[], T]], *, workers: int | None = None) -
     idle; running views side by side fills them. Every figure of a view depends on that
     view's inputs alone (see :func:`tier_view`), so this changes the time and nothing
     else. Each view runs on one thread, its chunks not split further
-    (:func:`~leaderboard.publish.stats.significance.serial_chunks`), with BLAS on one thread
+    (:func:`~leaderboard.publish.stats.significance.api.serial_chunks`), with BLAS on one thread
     throughout: one core per view and no oversubscription. The first job to raise stops
     the others from starting and its error is raised here.
     """

@@ -23,49 +23,9 @@ leaderboard tiers. Its layers, each importing only the ones listed before it:
   their order statistics), :mod:`.ranks` (simultaneous rank intervals from a bootstrap
   of the max-|t| statistic over all pairs);
 * :mod:`.dispatch` - the table that picks each column's engine, and each test's interval;
-* :mod:`.api` - the public contract, re-exported here.
+* :mod:`.api` - the public contract: callers import from it, never from the modules
+  above.
 
 How each column is done depends on that column alone, so a pair's figures never depend
 on the rest of the view.
 """
-
-from .api import (
-    DEFAULT_BOOTSTRAP,
-    DEFAULT_RESAMPLES,
-    EXACT_MAX_QUERIES,
-    EXECUTOR,
-    INTERVALS,
-    POWER,
-    RANK_BOOTSTRAP,
-    REPRODUCIBILITY_THRESHOLD,
-    ROUTES,
-    TIE_RTOL,
-    Route,
-    TestName,
-    bootstrap_mean_ci,
-    clear_caches,
-    derive_seed,
-    holm,
-    intervals_for,
-    p_floor,
-    pair_work,
-    paired_randomization_test,
-    pvalues_for,
-    randomization_pvalues,
-    rank_intervals,
-    serial_chunks,
-    single_threaded_blas,
-    test_for_metric,
-    wilcoxon_pvalues,
-    wilcoxon_test,
-    worker_count,
-)
-
-__all__ = [
-    "DEFAULT_BOOTSTRAP", "DEFAULT_RESAMPLES", "EXACT_MAX_QUERIES", "EXECUTOR", "INTERVALS",
-    "POWER", "RANK_BOOTSTRAP", "REPRODUCIBILITY_THRESHOLD", "ROUTES", "TIE_RTOL", "Route",
-    "TestName", "bootstrap_mean_ci", "clear_caches", "derive_seed", "holm", "intervals_for",
-    "p_floor", "pair_work", "paired_randomization_test", "pvalues_for",
-    "randomization_pvalues", "rank_intervals", "serial_chunks", "single_threaded_blas",
-    "test_for_metric", "wilcoxon_pvalues", "wilcoxon_test", "worker_count",
-]

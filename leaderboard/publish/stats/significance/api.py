@@ -1,7 +1,7 @@
 """The public contract of the significance tests: what tiers.py, compare and the site call.
 
-Everything here is re-exported by :mod:`leaderboard.publish.stats.significance`; the modules
-behind it (engines, dispatch, runtime) may change without notice.
+Callers import these names from here, the one path to them; the modules behind it
+(engines, dispatch, runtime) may change without notice.
 """
 
 from __future__ import annotations
