@@ -163,3 +163,18 @@ def test_graph_reads_function_and_type_only_imports(tmp_path: Path) -> None:
              if i.importer == "leaderboard.core.a"}
     assert found == {("leaderboard.core.b", False, False), ("leaderboard.core.c", False, True),
                      ("leaderboard.core.c", True, False)}
+
+
+def test_the_statistics_packages_re_export_nothing() -> None:
+    """One import path per name: the statistics' names come from ``significance.api`` and
+    ``tiers``, the site's rows and tables from ``standings``; the packages in between
+    and ``site/board.py`` pass none of them on (three paths to one function, before)."""
+    import importlib
+
+    for name in ("leaderboard.publish.stats", "leaderboard.publish.stats.significance"):
+        package = importlib.import_module(name)
+        public = {n for n in vars(package) if not n.startswith("_")}
+        submodules = {n for n in public if hasattr(getattr(package, n), "__file__")}
+        assert public == submodules, f"{name} re-exports {sorted(public - submodules)}"
+    board = importlib.import_module("leaderboard.publish.site.board")
+    assert not hasattr(board, "__all__") and not hasattr(board, "SiteDataError")
