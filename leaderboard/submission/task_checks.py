@@ -12,9 +12,10 @@ to). Small submissions, and platforms without ``fork``, are checked serially: a 
 costs a fork and a pickled result, which a one-task submission does not repay.
 
 Fork, not spawn: a spawned worker would import numpy, pyarrow and pandas again (1.2-1.5
-CPU-s each on the 2-core hosts). The pool forks every worker at its first submission,
-before it starts its own thread (Python's ``ProcessPoolExecutor`` does so for ``fork``),
-and this module starts the pool before the submission's own threads.
+s each on the 2-core hosts). The pool forks every worker when the first task is
+submitted, before it starts its own thread (Python's ``ProcessPoolExecutor`` does so for
+``fork``); no other thread of the command runs then (the scoring's writers write on this
+process's own thread).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class CheckOptions:
     score: bool  # score each task whose files are valid
     explain: bool  # and build its explanation files
     # and gzip them on the worker, when they will be written (a pr-check only hashes
-    # them); in this process the writer gzips them, on a thread per CPU
+    # them); checked in this process, the writer gzips each file as it writes it
     compress: bool
 
 
