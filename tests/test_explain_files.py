@@ -210,8 +210,11 @@ def test_a_failed_write_leaves_the_previous_files(real, monkeypatch) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(explain_files, "manifest_of", broken)
+    written = explain_files.ExplanationFolder(folder)
+    for task in outcome.explanations:
+        written.add(task)
     with pytest.raises(OSError, match="disk full"):
-        explain_files.write_explanations(folder, outcome.explanations, {})
+        written.finish(outcome.explanations, {})
     assert _manifest(folder) == before
     assert not list(folder.parent.glob(f".{folder.name}.explain-*"))
 

@@ -503,11 +503,11 @@ class ExplanationFolder:
         in; returns it."""
         assert self.work is not None, "the folder was finished or discarded"
         work, target = self.work, explain_dir(self.root)
-        manifest = work / MANIFEST
-        manifest.write_bytes(explanation_manifest(self.root.name, tasks, inputs_sha256))
-        manifest.chmod(0o644)
         old = None
         try:
+            manifest = work / MANIFEST
+            manifest.write_bytes(explanation_manifest(self.root.name, tasks, inputs_sha256))
+            manifest.chmod(0o644)
             if target.exists():
                 old = Path(tempfile.mkdtemp(prefix=f".{self.root.name}.explain-old-",
                                             dir=self.root.parent))
@@ -530,14 +530,16 @@ class ExplanationFolder:
 def write_explanations(submission_root: Path, tasks: list[TaskFiles],
                        inputs_sha256: Mapping[str, str]) -> Path:
     """Replace the submission's explanation folder with ``tasks``' files, all at once
-    (:class:`ExplanationFolder`). Returns the folder."""
+    (:class:`ExplanationFolder`), as the synthetic submissions of the site benchmarks are
+    written. Returns the folder."""
     folder = ExplanationFolder(submission_root)
-    try:
-        for task in tasks:
+    for task in tasks:
+        try:
             folder.add(task)
-        return folder.finish(tasks, inputs_sha256)
-    finally:
-        folder.discard()
+        except BaseException:
+            folder.discard()
+            raise
+    return folder.finish(tasks, inputs_sha256)
 
 
 class KeptExplanations:
