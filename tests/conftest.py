@@ -1,4 +1,4 @@
-"""Shared fixtures: the benchmark data directory and BM25 runs made here from real data."""
+"""Shared fixtures: the benchmark data directory, the caches, run files written for tests."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import gzip
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,24 +50,3 @@ def write_run(path: Path, rows: list[tuple[str, str, float]], tag: str = "test",
     else:
         path.write_bytes(data)
     return path
-
-
-def bm25_rows(query_text: dict[str, str], corpus: list[tuple[str, str]], k: int = 1000
-              ) -> list[tuple[str, str, float]]:
-    """BM25 (bm25s defaults) top-k for each query: an honest, independent baseline run."""
-    import bm25s
-
-    doc_ids = [d for d, _ in corpus]
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize([t for _, t in corpus], show_progress=False),
-                    show_progress=False)
-    qids = list(query_text)
-    tokens = bm25s.tokenize([query_text[q] for q in qids], show_progress=False)
-    docs, scores = retriever.retrieve(tokens, k=min(k, len(doc_ids)), show_progress=False,
-                                      n_threads=1)
-    rows = []
-    for qi, q in enumerate(qids):
-        for di, s in zip(docs[qi], scores[qi]):
-            if np.isfinite(s):
-                rows.append((q, doc_ids[int(di)], float(s)))
-    return rows
