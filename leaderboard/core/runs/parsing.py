@@ -182,8 +182,8 @@ def _parse_fast(data: bytes, lines: _TextLines
     of 400k lines parses in about 60% of the single-thread wall time.
     """
     call, CastOptions = _arrow_compute()
-    # An empty last field (the tag) is a separator at a line's end, which finding the
-    # lines found: the tag column is never converted (10% of pyarrow's work).
+    # An empty last field (the tag) is a separator at a line's end, which
+    # _regular_text_lines noted: the tag column is never converted (10% of pyarrow's work).
     if lines.space_at_end:
         return None
     n_lines = lines.count

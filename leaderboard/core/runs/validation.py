@@ -210,15 +210,18 @@ def _check_pool(data_task: TaskData, run: ParsedRun, display: str, report: Repor
     with a Python dictionary lookup per distinct document, took a FollowIR run of 52
     queries, 50,000 documents, most of its validation.)"""
     assert data_task.pools is not None
-    order = np.argsort(run.q_codes, kind="stable")
-    bounds = np.searchsorted(run.q_codes[order], np.arange(run.q_names.shape[0] + 1))
+    # Each query's rows together: the order kept on the run, which ranking uses too.
+    order, _ = grouped_order(run)
+    codes = run.q_codes[order]
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    ends = np.append(starts[1:], codes.shape[0])
     inside = np.zeros(len(run), dtype=bool)
     pooled_query = np.zeros(len(run), dtype=bool)
-    for code, qid in enumerate(run.q_names.tolist()):
-        pool = data_task.pools.get(qid)
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        pool = data_task.pools.get(str(run.q_names[codes[start]]))
         if pool is None:
             continue  # an unknown query: reported as such
-        rows = order[bounds[code]:bounds[code + 1]]
+        rows = order[start:end]
         pooled_query[rows] = True
         inside[rows] = lookup(pool, run.d_names[run.d_codes[rows]]) >= 0
     rows = np.flatnonzero(pooled_query & ~inside)
