@@ -216,8 +216,7 @@ def test_t4_cards_list_each_personas_pairs(data_dir: Path) -> None:
     personas = set(inputs.data.groups.values())
     assert [row.query for row in explanation.rows] == list(sheet.per_query["Accuracy"])
     assert set(explanation.cards) == personas and len(personas) == sheet.n_queries
-    frame = inputs.predictions
-    probability = dict(zip(frame["pair_id"], frame["probability"]))
+    probability = inputs.predictions.by_pair()
     labels = inputs.data.roles["predictions"].qrels
     pairs_seen = 0
     for persona, card in explanation.cards.items():

@@ -332,7 +332,7 @@ def test_ece_hand_computed_top_label() -> None:
     bins = cls.reliability_bins(labels, probs)
     assert bins.count.tolist() == [0] * 7 + [1, 1, 0, 0, 1, 0, 1, 0]
     assert bins.n == 4 and bins.max_calibration_error == pytest.approx(0.6)
-    assert len(bins.to_frame()) == 15
+    assert len(bins.lower) == len(bins.upper) == len(bins.accuracy) == 15
     # One bin: mean confidence (.9 + .8 + .6 + .5) / 4 = .7, accuracy .5 -> 0.2.
     assert cls.expected_calibration_error(labels, probs, n_bins=1) == pytest.approx(0.2)
     # Two bins [0, .5], (.5, 1]: {.5: acc 0} -> 1/4 * .5; {.9, .8, .6: acc 2/3, conf 2.3/3}

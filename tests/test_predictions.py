@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 from leaderboard.core.data import pi_indic
 from leaderboard.core.metrics import classification as cls
 from leaderboard.core.predictions import (
+    Predictions,
     format_predictions,
     score_predictions,
     validate_predictions,
@@ -66,19 +69,19 @@ def test_valid_file_in_any_order_with_tabs_crlf_blank_lines_and_bom(data, pairs,
     lines = [line.replace(" ", "\t", 1) if k % 2 else "  " + line + "  "
              for k, line in enumerate(lines)]
     content = "\ufeff" + "\r\n".join(lines[:10]) + "\r\n\r\n" + "\n".join(lines[10:]) + "\n\n"
-    report, frame = check(data, tmp_path, content)
+    report, predictions = check(data, tmp_path, content)
     assert report.ok, messages(report)
-    assert list(frame.columns) == ["pair_id", "probability"] and len(frame) == len(pairs) == 825
-    assert frame["probability"].dtype == np.float64
-    assert set(frame["pair_id"]) == set(pairs["pair_id"])
-    assert frame["pair_id"].iloc[0] == pairs["pair_id"].iloc[-1]  # file order kept
+    assert len(predictions) == len(predictions.probability) == len(pairs) == 825
+    assert predictions.probability.dtype == np.float64
+    assert set(predictions.pair_ids) == set(pairs["pair_id"])
+    assert predictions.pair_ids[0] == pairs["pair_id"].iloc[-1]  # file order kept
 
 
 def test_gzip_is_detected_by_magic_bytes_not_name(data, pairs, tmp_path):
     content = gzip.compress(("\n".join(lines_for(pairs)) + "\n").encode())
-    report, frame = check(data, tmp_path, content, name="pred.txt")
+    report, predictions = check(data, tmp_path, content, name="pred.txt")
     assert report.ok, messages(report)
-    assert len(frame) == 825
+    assert len(predictions) == 825
 
 
 def test_write_predictions_round_trips(data, pairs, tmp_path):
@@ -86,9 +89,9 @@ def test_write_predictions_round_trips(data, pairs, tmp_path):
     probs = dict(zip(pairs["pair_id"], rng.random(len(pairs))))
     for name in ("out.tsv", "out.tsv.gz"):
         write_predictions(tmp_path / name, probs)
-        report, frame = validate_predictions(TASK, data, tmp_path / name)
+        report, predictions = validate_predictions(TASK, data, tmp_path / name)
         assert report.ok, messages(report)
-        assert dict(zip(frame.pair_id, frame.probability)) == probs  # exact floats
+        assert predictions.by_pair() == probs  # exact floats
     assert (tmp_path / "out.tsv.gz").read_bytes()[:2] == b"\x1f\x8b"
     with pytest.raises(ValueError, match="not a number in"):
         format_predictions({"p1-i1": 1.5})
@@ -120,16 +123,16 @@ def test_line_errors_name_file_and_line(data, pairs, tmp_path, bad_line, message
     # A complete valid file plus one bad line 4: that line is the only finding (a rejected
     # line is not counted as a prediction, so "p1-i1 ..." is not also a duplicate).
     good = lines_for(pairs)
-    report, frame = check(data, tmp_path, "\n".join(good[:3] + [bad_line] + good[3:]) + "\n")
-    assert frame is None
+    report, predictions = check(data, tmp_path, "\n".join(good[:3] + [bad_line] + good[3:]) + "\n")
+    assert predictions is None
     [error] = messages(report)
     assert error.startswith(f"{SHOWN}:4: ") and message in error, error
 
 
 def test_duplicate_pair_id_points_at_first_occurrence(data, pairs, tmp_path):
     good = lines_for(pairs)
-    report, frame = check(data, tmp_path, "\n".join(good + [good[1].replace(" 0.0", " 0.3")]))
-    assert frame is None
+    report, predictions = check(data, tmp_path, "\n".join(good + [good[1].replace(" 0.0", " 0.3")]))
+    assert predictions is None
     dup = pairs["pair_id"].iloc[1]
     assert messages(report) == [f"{SHOWN}:826: duplicate pair id '{dup}' (first on line 2)"]
 
@@ -149,8 +152,8 @@ def test_bare_carriage_returns_are_reported(data, pairs, tmp_path):
 
 def test_missing_pair_ids_listed_with_count(data, pairs, tmp_path):
     good = lines_for(pairs)
-    report, frame = check(data, tmp_path, "\n".join(good[7:]) + "\n")
-    assert frame is None
+    report, predictions = check(data, tmp_path, "\n".join(good[7:]) + "\n")
+    assert predictions is None
     assert messages(report) == [
         f"{SHOWN}: 7 of 825 pair ids of pi-indic-val150/t4/hin have no prediction: "
         + ", ".join(pairs["pair_id"].iloc[:5]) + " and 2 more"]
@@ -158,8 +161,8 @@ def test_missing_pair_ids_listed_with_count(data, pairs, tmp_path):
 
 @pytest.mark.parametrize("content", ["\n\n", "  \r\n\t\n"])
 def test_empty_file(data, tmp_path, content):
-    report, frame = check(data, tmp_path, content)
-    assert frame is None
+    report, predictions = check(data, tmp_path, content)
+    assert predictions is None
     assert messages(report) == [f"{SHOWN}: empty file: no 'pair_id probability' lines"]
 
 
@@ -172,8 +175,8 @@ def test_zero_byte_file_and_empty_gzip(data, tmp_path):
 
 def test_many_line_errors_stop_at_the_cap(data, pairs, tmp_path):
     good = lines_for(pairs)
-    report, frame = check(data, tmp_path, "\n".join(["x 2"] * 500 + good) + "\n")
-    assert frame is None
+    report, predictions = check(data, tmp_path, "\n".join(["x 2"] * 500 + good) + "\n")
+    assert predictions is None
     found = messages(report)
     assert len(found) == 21 and all(m.startswith(f"{SHOWN}:") for m in found)
     assert found[-1] == (f"{SHOWN}: more than 20 errors: stopped reading at line 21 of "
@@ -181,57 +184,57 @@ def test_many_line_errors_stop_at_the_cap(data, pairs, tmp_path):
 
 
 def test_gzip_bomb_is_stopped_at_the_limit(data, tmp_path):
-    report, frame = check(data, tmp_path, gzip.compress(b"p1-i1 0.5\n" * 1_000_000))
-    assert frame is None and messages(report) == [f"{SHOWN}: decompresses to over 8 MiB"]
+    report, predictions = check(data, tmp_path, gzip.compress(b"p1-i1 0.5\n" * 1_000_000))
+    assert predictions is None and messages(report) == [f"{SHOWN}: decompresses to over 8 MiB"]
 
 
 def test_binary_content(data, pairs, tmp_path):
     content = ("\n".join(lines_for(pairs)[:2]) + "\n").encode() + b"\x00\x01\x02binary"
-    report, frame = check(data, tmp_path, content)
-    assert frame is None
+    report, predictions = check(data, tmp_path, content)
+    assert predictions is None
     assert messages(report) == [f"{SHOWN}: binary content (NUL byte on line 3); expected a "
                                 "text file of 'pair_id probability' lines"]
 
 
 def test_non_utf8_content(data, pairs, tmp_path):
     content = ("\n".join(lines_for(pairs)[:4]) + "\n").encode() + "p9-i9 0,5 é\n".encode("latin-1")
-    report, frame = check(data, tmp_path, content)
-    assert frame is None
+    report, predictions = check(data, tmp_path, content)
+    assert predictions is None
     [message] = messages(report)
     assert message.startswith(f"{SHOWN}: not UTF-8 text: invalid byte 0xe9 on line 5")
 
 
 def test_truncated_and_corrupt_gzip(data, pairs, tmp_path):
     whole = gzip.compress(("\n".join(lines_for(pairs)) + "\n").encode())
-    report, frame = check(data, tmp_path, whole[: len(whole) // 2])
-    assert frame is None
+    report, predictions = check(data, tmp_path, whole[: len(whole) // 2])
+    assert predictions is None
     assert messages(report) == [f"{SHOWN}: gzip stream is truncated (file cut short?)"]
-    report, frame = check(data, tmp_path, b"\x1f\x8b" + b"garbage" * 10)
-    assert frame is None and messages(report)[0].startswith(f"{SHOWN}: not a valid gzip file")
+    report, predictions = check(data, tmp_path, b"\x1f\x8b" + b"garbage" * 10)
+    assert predictions is None and messages(report)[0].startswith(f"{SHOWN}: not a valid gzip file")
 
 
 def test_file_not_found_and_wrong_task(data, tmp_path):
-    report, frame = validate_predictions(TASK, data, tmp_path / "nope.txt")
-    assert frame is None and messages(report) == [f"{tmp_path / 'nope.txt'}: file not found"]
+    report, predictions = validate_predictions(TASK, data, tmp_path / "nope.txt")
+    assert predictions is None and messages(report) == [f"{tmp_path / 'nope.txt'}: file not found"]
     retrieval = pi_indic.load(get_task("pi-indic-val150/t1/hin"), DATA_DIR)
-    report, frame = validate_predictions(TASK, retrieval, tmp_path / "nope.txt")
+    report, predictions = validate_predictions(TASK, retrieval, tmp_path / "nope.txt")
     assert "not scored from predictions" in messages(report)[0]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
 def test_never_raises_on_arbitrary_bytes(data, tmp_path, content):
-    report, frame = check(data, tmp_path, content)
-    assert (frame is None) == (not report.ok)
+    report, predictions = check(data, tmp_path, content)
+    assert (predictions is None) == (not report.ok)
     assert not report.ok  # 300 valid lines cannot come out of 300 bytes
 
 
 # --- scoring -----------------------------------------------------------------------------
 
 def test_perfect_predictor_scores_auroc_1_and_ece_0(data, pairs, tmp_path):
-    report, frame = check(data, tmp_path, "\n".join(lines_for(pairs)))
+    report, predictions = check(data, tmp_path, "\n".join(lines_for(pairs)))
     assert report.ok
-    scores = score_predictions(TASK, data, frame)
+    scores = score_predictions(TASK, data, predictions)
     assert list(scores.metrics) == ["AUROC", "AUPRC", "Accuracy", "Balanced accuracy", "ECE",
                                     "Predicted positive rate", "Positive rate"]
     assert scores.metrics == {"AUROC": 1.0, "AUPRC": 1.0, "Accuracy": 1.0,
@@ -253,8 +256,8 @@ def test_scores_match_metric_functions_and_ignore_file_order(data, pairs, tmp_pa
     probs = np.clip(0.35 * labels + rng.random(len(labels)) * 0.65, 0, 1).round(2)
     lines = lines_for(pairs, probs)
     shuffled = [lines[k] for k in rng.permutation(len(lines))]
-    _, frame = check(data, tmp_path, "\n".join(shuffled))
-    scores = score_predictions(TASK, data, frame)
+    _, predictions = check(data, tmp_path, "\n".join(shuffled))
+    scores = score_predictions(TASK, data, predictions)
     expected = {"AUROC": cls.auroc(labels, probs), "AUPRC": cls.average_precision(labels, probs),
                 "Accuracy": cls.accuracy(labels, probs),
                 "Balanced accuracy": cls.balanced_accuracy(labels, probs),
@@ -277,13 +280,41 @@ def test_scores_match_metric_functions_and_ignore_file_order(data, pairs, tmp_pa
 
 
 def test_inverted_predictor(data, pairs, tmp_path):
-    _, frame = check(data, tmp_path, "\n".join(lines_for(pairs, 1.0 - pairs["label"].to_numpy())))
-    scores = score_predictions(TASK, data, frame)
+    _, predictions = check(data, tmp_path, "\n".join(lines_for(pairs, 1.0 - pairs["label"].to_numpy())))
+    scores = score_predictions(TASK, data, predictions)
     assert scores.metrics["AUROC"] == 0.0 and scores.metrics["Accuracy"] == 0.0
     assert scores.metrics["ECE"] == 1.0  # confident (1.0) and always wrong
 
 
 def test_score_refuses_incomplete_predictions(data, pairs):
-    frame = pd.DataFrame({"pair_id": pairs["pair_id"][:-1], "probability": 0.5})
+    predictions = Predictions(tuple(pairs["pair_id"][:-1]), np.full(len(pairs) - 1, 0.5))
     with pytest.raises(ValueError, match="1 pair ids have no prediction"):
-        score_predictions(TASK, data, frame)
+        score_predictions(TASK, data, predictions)
+
+
+def test_checking_scoring_and_explaining_t4_never_imports_pandas(pairs, tmp_path):
+    """A worker that checks T4 tasks paid 0.5 CPU-s importing pandas, more than all twelve
+    tasks' own work (benchmarks/score_suite.py): the task data comes from the cache, and
+    nothing after it needs pandas."""
+    path = tmp_path / "pred.txt"
+    path.write_text("\n".join(lines_for(pairs)) + "\n")
+    code = ("import sys\n"
+            "from pathlib import Path\n"
+            "from leaderboard.core.data import load_task_data\n"
+            "from leaderboard.core.evaluate import score_inputs, validate_task_files\n"
+            "from leaderboard.core.explain_arrays import task_record\n"
+            "from leaderboard.benchmarks.registry import get_task\n"
+            f"task = get_task({TASK.id!r})\n"
+            f"data = load_task_data(task, Path({str(DATA_DIR)!r}))\n"
+            "if sys.argv[1] == 'check':\n"
+            f"    report, inputs = validate_task_files(task, data, {{'predictions': Path({str(path)!r})}})\n"
+            "    assert report.ok, report\n"
+            "    sheet = score_inputs(inputs)\n"
+            "    task_record(task, data, sheet, None, inputs.predictions)\n"
+            "print('pandas' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent),
+               LEADERBOARD_CACHE_DIR=str(tmp_path / "cache"))
+    # The first process fills the task-data cache (reading the data imports pandas).
+    runs = [subprocess.run([sys.executable, "-c", code, step], capture_output=True, text=True,
+                           env=env, check=True).stdout.strip() for step in ("load", "check")]
+    assert runs == ["True", "False"]

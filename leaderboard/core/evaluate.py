@@ -18,6 +18,7 @@ from typing import Callable
 
 from leaderboard.core.data import load_task_data
 from leaderboard.core.data.base import TaskData
+from leaderboard.core.predictions import Predictions, score_predictions, validate_predictions
 from leaderboard.core.report import Report
 from leaderboard.core.runs.columns import ParsedRun
 from leaderboard.core.runs.reading import RunBytes, read_run_file
@@ -43,7 +44,7 @@ class TaskInput:
     task: Task
     data: TaskData
     runs: dict[str, ParsedRun] = field(default_factory=dict)
-    predictions: object | None = None  # pandas.DataFrame for T4
+    predictions: Predictions | None = None  # T4
     # The runs ranked and their judged documents looked up, once scoring has done it
     # (score_inputs): the query explorer's files are computed from the same arrays.
     ranked: RankedTask | None = None
@@ -62,9 +63,6 @@ def validate_file(task: Task, data: TaskData, role: str, path: Path, display: st
                   ) -> tuple[Report, ParsedRun | object | None]:
     """Validate one file of a task: a run, or T4 predictions. Returns what it parsed."""
     if role == "predictions":
-        # pandas, for T4 only: a retrieval task's eval never imports it.
-        from leaderboard.core.predictions import validate_predictions
-
         return validate_predictions(task, data, path, display)
     return load_and_validate(path, data, role, display, max_docs=task.max_docs_per_query)
 
@@ -159,8 +157,6 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
 
 def score_inputs(inputs: TaskInput) -> ScoreSheet:
     if inputs.task.candidates == "pairs":
-        from leaderboard.core.predictions import score_predictions  # pandas, as above
-
         return score_predictions(inputs.task, inputs.data, inputs.predictions)  # type: ignore[arg-type]
     inputs.ranked = rank_task(inputs.task, inputs.data, inputs.runs)
     return score_ranked(inputs.task, inputs.data, inputs.ranked)

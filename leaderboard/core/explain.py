@@ -45,6 +45,7 @@ from leaderboard.core.metrics.instruction import (
     pair_ranks,
 )
 from leaderboard.core.metrics.ranking import RankedRun
+from leaderboard.core.predictions import Predictions
 from leaderboard.core.runs.columns import ParsedRun
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.core.tasks import Task
@@ -171,11 +172,11 @@ def unknown_query_message(task: Task, query_id: str, known: Sequence[str]) -> st
 
 def explain_task(task: Task, data: TaskData, sheet: ScoreSheet,
                  runs: Mapping[str, ParsedRun] | None = None,
-                 predictions: object | None = None) -> TaskExplanation:
+                 predictions: Predictions | None = None) -> TaskExplanation:
     """The query list and every card of a scored task.
 
     ``sheet`` is what :func:`leaderboard.core.scoring.score_task` (or the T4 scorer) gave for
-    ``runs`` (or ``predictions``, a T4 frame with ``pair_id`` and ``probability``).
+    ``runs`` (or ``predictions``, T4's).
     """
     if task.candidates == "pairs":
         return _explain_pairs(task, data, sheet, predictions)
@@ -336,18 +337,15 @@ def _explain_single(task: Task, data: TaskData, sheet: ScoreSheet, run: RankedRu
     return TaskExplanation(task, sheet, rows, cards)
 
 
-def _explain_pairs(task: Task, data: TaskData, sheet: ScoreSheet, predictions: object
+def _explain_pairs(task: Task, data: TaskData, sheet: ScoreSheet, predictions: Predictions | None
                    ) -> TaskExplanation:
     """T4: a row per persona (the unit its per-query scores and tests take: Accuracy,
     balanced accuracy and its part of AUROC), whose card lists its pairs, the most
     probable first, with their gold labels and the submitted probabilities."""
-    import pandas as pd
-
-    if not isinstance(predictions, pd.DataFrame):
+    if not isinstance(predictions, Predictions):
         raise ValueError(f"{task.id} is explained from its predictions")
     role = data.roles["predictions"]
-    probability = dict(zip(predictions["pair_id"].astype(str),
-                           predictions["probability"].astype(float)))
+    probability = predictions.by_pair()
     by_persona: dict[str, list[str]] = {}
     for pair_id in role.query_ids:
         by_persona.setdefault(data.groups[pair_id], []).append(pair_id)

@@ -44,6 +44,7 @@ from leaderboard.core.explain import (
 )
 from leaderboard.core.metrics.instruction import PairRanks, irs_weights
 from leaderboard.core.metrics.ranking import JudgedRows, RankedRun
+from leaderboard.core.predictions import Predictions
 from leaderboard.core.scoring import RankedTask, ScoreSheet
 from leaderboard.core.tasks import Task
 
@@ -71,7 +72,7 @@ class ExplainRecord:
 
 
 def task_record(task: Task, data: TaskData, sheet: ScoreSheet, ranked: RankedTask | None,
-                predictions: object | None = None) -> ExplainRecord:
+                predictions: Predictions | None = None) -> ExplainRecord:
     """``ExplainRecord.of(explanation_record(explain_task(task, data, sheet, runs,
     predictions)))`` for the runs ``ranked`` was ranked from (or ``predictions``, T4),
     from the arrays."""
@@ -313,14 +314,14 @@ def _paired_cards(task: Task, data: TaskData, sheet: ScoreSheet, ranks: PairRank
     return _query_list(sheet, query_ids, topics, groups), cards
 
 
-def _pairs_cards(task: Task, data: TaskData, sheet: ScoreSheet, predictions: object
+def _pairs_cards(task: Task, data: TaskData, sheet: ScoreSheet,
+                 predictions: Predictions | None
                  ) -> tuple[tuple[list[str], list[list]], dict[str, str]]:
     """T4: a row per persona, whose card lists its pairs, the most probable first."""
     if predictions is None:
         raise ValueError(f"{task.id} is explained from its predictions")
     role = data.roles["predictions"]
-    probability = dict(zip(predictions["pair_id"].astype(str).tolist(),  # type: ignore[index]
-                           predictions["probability"].astype(float).tolist()))  # type: ignore[index]
+    probability = predictions.by_pair()
     by_persona: dict[str, list[str]] = {}
     for pair_id in role.query_ids:
         by_persona.setdefault(data.groups[pair_id], []).append(pair_id)

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import gzip
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 import numpy as np
-import pandas as pd
 
 from leaderboard.core.data.base import TaskData
 from leaderboard.core.fileio import (
@@ -59,6 +59,23 @@ _PAIR_ID_SHAPE = re.compile(r"t4-[0-9a-f]{12}")
 _SEPARATORS = re.compile(r"[ \t]+")
 
 
+@dataclass(frozen=True)
+class Predictions:
+    """A valid prediction file: its pair ids, each once, in file order, and their
+    probabilities. Plain arrays, not a pandas frame: importing pandas took 0.5 CPU-s, more
+    than validating, scoring and explaining all twelve T4 tasks
+    (benchmarks/score_suite.py)."""
+
+    pair_ids: tuple[str, ...]
+    probability: np.ndarray  # float64, one per pair id
+
+    def __len__(self) -> int:
+        return len(self.pair_ids)
+
+    def by_pair(self) -> dict[str, float]:
+        return dict(zip(self.pair_ids, self.probability.tolist()))
+
+
 def _read_text(path: Path, shown: str, report: Report) -> str | None:
     """The file's text, or None after reporting why it cannot be read as text.
 
@@ -84,11 +101,11 @@ def _read_text(path: Path, shown: str, report: Report) -> str | None:
 
 
 def validate_predictions(task: Task, data: TaskData, path: Path,
-                         display_name: str | None = None) -> tuple[Report, pd.DataFrame | None]:
+                         display_name: str | None = None) -> tuple[Report, Predictions | None]:
     """Check a T4 prediction file against the task's pair set.
 
-    Returns the findings and, when there are no errors, the predictions as a frame with
-    columns ``pair_id`` (str) and ``probability`` (float), in file order. ``display_name``
+    Returns the findings and, when there are no errors, the predictions in file order.
+    ``display_name``
     is how the file is named in messages (default: ``path`` as given).
     """
     report = Report()
@@ -143,9 +160,7 @@ def validate_predictions(task: Task, data: TaskData, path: Path,
                                 f"no prediction: {listed}{more}")
     if not report.ok:
         return report, None
-    frame = pd.DataFrame({"pair_id": pd.Series(pair_ids, dtype=str),
-                          "probability": np.asarray(probabilities, dtype=np.float64)})
-    return report, frame
+    return report, Predictions(tuple(pair_ids), np.asarray(probabilities, dtype=np.float64))
 
 
 def _check_line(fields: list[str], lineno: int, known: set[str],
@@ -175,7 +190,7 @@ def _check_line(fields: list[str], lineno: int, known: set[str],
     return None
 
 
-def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) -> ScoreSheet:
+def score_predictions(task: Task, data: TaskData, predictions: Predictions) -> ScoreSheet:
     """Score validated predictions: AUROC, AUPRC, Accuracy, balanced accuracy and ECE (15
     bins, top-label), with the shares of predicted and of gold compatible pairs.
 
@@ -190,11 +205,10 @@ def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) 
     if role is None:
         raise ValueError(f"task {task.id} is not scored from predictions")
     order = role.query_ids
-    probs = pd.Series(predictions_df["probability"].to_numpy(dtype=np.float64),
-                      index=predictions_df["pair_id"].astype(str))
-    if probs.index.has_duplicates:
+    probs = predictions.by_pair()
+    if len(probs) != len(predictions):
         raise ValueError(f"{task.id}: predictions repeat pair ids; validate them first")
-    missing = [pid for pid in order if pid not in probs.index]
+    missing = [pid for pid in order if pid not in probs]
     if missing:
         raise ValueError(f"{task.id}: {len(missing)} pair ids have no prediction "
                          f"(first: {', '.join(missing[:5])}); validate them first")
@@ -203,7 +217,7 @@ def score_predictions(task: Task, data: TaskData, predictions_df: pd.DataFrame) 
         raise ValueError(f"{task.id}: {len(unknown)} pairs have no persona in the task data "
                          f"(first: {', '.join(unknown[:5])})")
     labels = np.array([int(role.qrels[pid]["label"]) for pid in order], dtype=np.int8)
-    p = probs.reindex(order).to_numpy()
+    p = np.array([probs[pid] for pid in order], dtype=np.float64)
     computed = classification_metrics(labels, p)
     metrics = {key: computed[key] for key in task.pair_metrics}
     units = per_unit_scores(labels, p, [data.groups[pid] for pid in order])

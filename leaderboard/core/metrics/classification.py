@@ -61,7 +61,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 THRESHOLD = 0.5
 ECE_BINS = 15
@@ -192,10 +191,6 @@ class ReliabilityBins:
         """MCE of Guo et al. (2017): the largest gap over non-empty bins."""
         filled = self.count > 0
         return float(np.max(np.abs(self.accuracy[filled] - self.confidence[filled])))
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"lower": self.lower, "upper": self.upper, "count": self.count,
-                             "confidence": self.confidence, "accuracy": self.accuracy})
 
 
 def reliability_bins(labels: object, probs: object, n_bins: int = ECE_BINS,
