@@ -207,6 +207,38 @@ def test_fast_path_agrees_with_exact_pass(data, valid_lines, monkeypatch) -> Non
         assert np.array_equal(fast.rank, exact.rank)
 
 
+def plain_text_lines(data: bytes) -> tuple[int, bool] | None:
+    """What the fast path asks of a file's text, line by line: None when it is not UTF-8,
+    holds a bare carriage return or a line over MAX_LINE_CHARS bytes (its line end
+    excluded); else the number of lines and whether one ends with a space."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()  # the empty text after the last line end
+    if max(map(len, lines)) > parsing_module.MAX_LINE_CHARS:
+        return None
+    return len(lines), any(line.removesuffix(b"\r").endswith(b" ") for line in lines)
+
+
+TEXT_PIECES = [b"q1 Q0 d1 1 0.5 t", b" ", b"  ", b"\t", b"\n", b"\r\n", b" \n", b" \r\n",
+               b"\r", b"\xff", "\u00e9".encode(), b"x" * 2000, b"x" * 2046, b"x" * 2047,
+               b"x" * 4094, b"x" * 4095, b"x" * 4096, b"x" * 4097]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(TEXT_PIECES), max_size=40), st.integers(0, 4100))
+def test_the_text_checks_equal_the_line_by_line_definition(pieces, pad) -> None:
+    data = b"y" * pad + b"".join(pieces)  # the padding moves the block boundaries
+    lines = parsing_module._regular_text_lines(data)
+    assert (None if lines is None else (lines.count, lines.space_at_end)) \
+        == plain_text_lines(data)
+
+
 # --- the linear-time ordering equals the plain three-key sort ---
 
 @FUZZ
