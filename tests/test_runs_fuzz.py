@@ -239,6 +239,26 @@ def test_the_text_checks_equal_the_line_by_line_definition(pieces, pad) -> None:
         == plain_text_lines(data)
 
 
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q10", "q2", "301", "é", "q1 "]),
+                          st.integers(1, 40)), min_size=1, max_size=30),
+       st.lists(st.integers(1, 200), max_size=4))
+def test_query_codes_equal_encoding_every_line(runs, cuts) -> None:
+    """Query ids in runs of one value, as a run file lists them (long runs take the
+    run-by-run encoding, short ones the line-by-line one), in chunks as pyarrow reads a
+    file in blocks: the codes and names are those of encoding every line."""
+    import pyarrow as pa
+
+    qids = [qid for qid, length in runs for _ in range(length)]
+    bounds = sorted({0, len(qids), *(min(cut, len(qids)) for cut in cuts)})
+    column = pa.chunked_array([qids[a:b] for a, b in zip(bounds, bounds[1:])], type=pa.string())
+    call = parsing_module._call_function
+    codes, names = parsing_module._query_codes(column, call)
+    plain_codes, plain_names = parsing_module._dictionary_codes(column, call)
+    assert codes.dtype == plain_codes.dtype
+    assert codes.tolist() == plain_codes.tolist() and names.tolist() == plain_names.tolist()
+
+
 # --- the linear-time ordering equals the plain three-key sort ---
 
 @FUZZ

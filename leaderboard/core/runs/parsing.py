@@ -269,12 +269,11 @@ def _parse_fast(data: bytes, lines: _TextLines
         # The two encodings release the GIL for most of their time (8 and 10 ms on a
         # 400k-line run): the query ids are encoded on a helper thread meanwhile.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode-qid") as helper:
-            encoding_qids = helper.submit(_dictionary_codes, table.column("qid"), call,
-                                          MAX_QUERIES)
+            encoding_qids = helper.submit(_query_codes, table.column("qid"), call)
             d_codes, d_names = _dictionary_codes(table.column("docid"), call)
             q_encoded = encoding_qids.result()
     else:
-        q_encoded = _dictionary_codes(table.column("qid"), call, MAX_QUERIES)
+        q_encoded = _query_codes(table.column("qid"), call)
         d_codes, d_names = _dictionary_codes(table.column("docid"), call)
     if q_encoded is None:
         return None  # too many queries: the exact pass says where
@@ -377,6 +376,32 @@ def _dictionary_codes(column, call, limit: int | None = None  # noqa: ANN001 - p
     codes = _numpy_of(encoded.indices, np.int32)
     names = id_array(encoded.dictionary.to_pylist())
     return _sort_names(codes, names)
+
+
+def _query_codes(column, call  # noqa: ANN001 - pyarrow
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_dictionary_codes` of the query id column, None past MAX_QUERIES ids.
+
+    A run lists each query's documents together, so its query ids come in a few runs of
+    one value: only each run's value is encoded, and its code repeated (13 to 6 ms on a
+    400k-line run). A file whose queries are interleaved is encoded line by line.
+    """
+    parts = [call("run_end_encode", [chunk]) for chunk in column.chunks]
+    if sum(len(part.values) for part in parts) * _GROUPED_LINES > len(column):
+        return _dictionary_codes(column, call, MAX_QUERIES)
+    encoded = _dictionary_codes(pa.chunked_array([part.values for part in parts],
+                                                 type=column.type), call, MAX_QUERIES)
+    if encoded is None:
+        return None
+    run_codes, names = encoded
+    lengths = np.concatenate([np.diff(_numpy_of(part.run_ends, np.int32), prepend=0)
+                              for part in parts])
+    return np.repeat(run_codes, lengths), names
+
+
+# Encoding each run of a query id once pays when the runs are this many lines long on
+# average (queries ranking 1,000 or 150 documents are far above it).
+_GROUPED_LINES = 16
 
 
 class _TooManyErrors(Exception):
