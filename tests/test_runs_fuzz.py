@@ -259,6 +259,26 @@ def test_query_codes_equal_encoding_every_line(runs, cuts) -> None:
     assert codes.tolist() == plain_codes.tolist() and names.tolist() == plain_names.tolist()
 
 
+@FUZZ
+@given(st.lists(st.text(st.sampled_from("ab0Z-_.\x7f\x01\u00e9\u4e2d"), min_size=0, max_size=18),
+                min_size=1, max_size=60), st.randoms(use_true_random=False))
+def test_id_codes_from_the_buffers_equal_decoding_each_id(ids, rnd) -> None:
+    """Ids of up to 8 bytes and longer, prefixes of each other, non-ASCII (decoded in
+    Python instead), empty: the codes and sorted names are those of ``id_array``."""
+    import pyarrow as pa
+
+    from leaderboard.core.runs.columns import _sort_names, id_array
+
+    column = pa.chunked_array([[rnd.choice(ids) for _ in range(3 * len(ids))]], type=pa.string())
+    call = parsing_module._call_function
+    codes, names = parsing_module._dictionary_codes(column, call)
+    encoded = call("dictionary_encode", [column]).combine_chunks()
+    plain_codes, plain_names = _sort_names(parsing_module._numpy_of(encoded.indices, np.int32),
+                                           id_array(encoded.dictionary.to_pylist()))
+    assert codes.dtype == plain_codes.dtype and names.dtype == plain_names.dtype
+    assert codes.tolist() == plain_codes.tolist() and names.tolist() == plain_names.tolist()
+
+
 # --- the linear-time ordering equals the plain three-key sort ---
 
 @FUZZ

@@ -41,7 +41,7 @@ except ImportError:  # pragma: no cover - a pyarrow that moved its private modul
 
 from leaderboard.core.fileio import ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, size_text
 from leaderboard.core.report import Report, plural
-from leaderboard.core.runs.columns import ParsedRun, _sort_names, id_array
+from leaderboard.core.runs.columns import MAX_FIXED_WIDTH, ParsedRun, _sort_names, id_array
 
 MAX_LINE_CHARS = 4096  # a run line is six short fields; longer means a wrong file
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -374,8 +374,47 @@ def _dictionary_codes(column, call, limit: int | None = None  # noqa: ANN001 - p
     if limit is not None and len(encoded.dictionary) > limit:
         return None
     codes = _numpy_of(encoded.indices, np.int32)
-    names = id_array(encoded.dictionary.to_pylist())
-    return _sort_names(codes, names)
+    ascii_names = _ascii_names(encoded.dictionary)
+    if ascii_names is None:
+        return _sort_names(codes, id_array(encoded.dictionary.to_pylist()))
+    order, names = ascii_names
+    new_code = np.empty(order.shape[0], dtype=np.int32)
+    new_code[order] = np.arange(order.shape[0], dtype=np.int32)
+    return new_code[codes], names
+
+
+def _ascii_names(dictionary) -> tuple[np.ndarray, np.ndarray] | None:  # noqa: ANN001
+    """(order, sorted names) of a pyarrow string array of distinct ASCII values, each at
+    most MAX_FIXED_WIDTH bytes long, read from its buffers: ``names`` is
+    ``id_array(values)[order]``, sorted. None for any other array (the caller decodes it).
+
+    FollowIR and mFollowIR runs name some 30,000 distinct documents each: making Python
+    strings of them, then a unicode array, and sorting that took 18 of a 60 ms parse.
+    Here the values are laid out at a fixed width from the buffers, ids of up to 8 bytes
+    are sorted as big-endian integers (byte order is code point order for ASCII, and the
+    zero padding puts a prefix first, as numpy compares strings), and the bytes are
+    widened to unicode once. tests/test_runs_fuzz.py holds it to ``id_array``.
+    """
+    n = len(dictionary)
+    if not n or dictionary.null_count:
+        return None
+    offsets = np.frombuffer(dictionary.buffers()[1], dtype=np.int32, count=n + 1,
+                            offset=dictionary.offset * 4)
+    text = np.frombuffer(dictionary.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+    lengths = np.diff(offsets)
+    width = int(lengths.max())
+    # A NUL would be taken for padding (a run holding one is refused before this).
+    if width == 0 or width > MAX_FIXED_WIDTH or int(text.max()) > 0x7F or int(text.min()) == 0:
+        return None
+    padded = -(-width // 8) * 8
+    table = np.zeros((n, padded), dtype=np.uint8)
+    table[np.arange(padded) < lengths[:, None]] = text
+    if padded == 8:
+        order = np.argsort(table.view(">u8")[:, 0])
+    else:
+        order = np.argsort(table.view(f"S{padded}")[:, 0])
+    names = table[order, :width].copy().view(f"S{width}")[:, 0].astype(f"U{width}")
+    return order, names
 
 
 def _query_codes(column, call  # noqa: ANN001 - pyarrow
