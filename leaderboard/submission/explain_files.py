@@ -402,8 +402,9 @@ def record_files(record: ExplainRecord, texts: TaskTexts, corpus_size: int) -> T
     head, cards = record.head, record.cards
     task_id = head["task"]
     order = [q[0] for q in head["queries"]]
-    size = 2 + sum(_ascii_length(FILE_JSON.encode(q)) + 1 + _ascii_length(text)
-                   for q, text in cards.items()) + max(len(cards) - 1, 0)
+    # One measure of all keys and all cards joined: the length is a sum over characters.
+    size = (2 + _ascii_length("".join(map(FILE_JSON.encode, cards))) + len(cards)
+            + _ascii_length("".join(cards.values())) + max(len(cards) - 1, 0))
     per_file = max(1, len(order) * CARDS_PER_FILE // max(size, 1))
     starts = list(range(0, max(len(order), 1), per_file))
     files = {queries_file(task_id): ExplainFile.of(_listing(head, texts, corpus_size,
