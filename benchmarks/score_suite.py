@@ -208,9 +208,9 @@ def _task_results() -> tuple[list, list[int]]:
     workers: list[int] = []
     checked = pipeline.checked_tasks
 
-    def recording(jobs, options):  # noqa: ANN001, ANN202
+    def recording(jobs, options, *on_result):  # noqa: ANN001, ANN002, ANN202
         workers.append(task_checks.worker_count(jobs))
-        for result in checked(jobs, options):
+        for result in checked(jobs, options, *on_result):
             results.append(result)
             yield result
 

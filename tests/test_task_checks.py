@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -65,13 +66,46 @@ def test_workers_give_what_checking_one_task_after_the_other_gives(
         assert one.report.issues == other.report.issues
         assert one.sheet == other.sheet and one.sheet is not None
         assert one.files is not None and other.files is not None
-        assert {p: f.content for p, f in one.files.files.items()} == \
-            {p: f.content for p, f in other.files.files.items()}
-        # Workers compress what they send back; in this process the writer compresses.
-        for file in other.files.files.values():
-            assert file._gzipped == ExplainFile(file.content, file.sha256).gzipped()
+        assert {p: (f.sha256, f.size) for p, f in one.files.files.items()} == \
+            {p: (f.sha256, f.size) for p, f in other.files.files.items()}
+        # Workers compress what they send back, and keep the JSON; in this process the
+        # writer compresses.
+        for path, file in other.files.files.items():
+            assert file.content is None
+            assert file.gzipped() == ExplainFile.of_json(
+                one.files.files[path].content.decode()).gzipped()
         assert set(other.cpu_s) == {"check", "score", "explain", "compress"}
         assert set(one.cpu_s) == {"check", "score", "explain"}
+
+
+def test_a_check_that_writes_nothing_gets_back_only_the_files_digests(
+        small_submission: Path, data_dir: Path) -> None:
+    """`ci pr-check` names the explanation files in a manifest and writes none of them:
+    its workers hand back sizes and digests, the same as checking in this process."""
+    jobs = jobs_of(small_submission)
+    options = CheckOptions(data_dir, score=True, explain=True, compress=False)
+    serial = list(checked_serially(jobs, options))
+    parallel = list(checked_in_workers(jobs, options, workers=2))
+    for one, other in zip(serial, parallel):
+        assert {p: (f.sha256, f.size) for p, f in one.files.files.items()} == \
+            {p: (f.sha256, f.size) for p, f in other.files.files.items()}
+        assert all(f.content is None and f._gzipped is None
+                   for f in other.files.files.values())
+        with pytest.raises(ValueError, match="no bytes to write"):
+            next(iter(other.files.files.values())).gzipped()
+
+
+@pytest.mark.parametrize("sizes", [[], [5], [3 << 20, 10, 2 << 20, 300_000] + [250_000] * 9,
+                                   [1 << 20] * 3, [10] * 7])
+def test_tasks_go_out_largest_first_in_bundles_of_a_mebibyte(sizes: list[int]) -> None:
+    bundles = task_checks.bundles(sizes)
+    order = [i for bundle in bundles for i in bundle]
+    assert sorted(order) == list(range(len(sizes)))  # each task once
+    assert [sizes[i] for i in order] == sorted(sizes, reverse=True)
+    for bundle in bundles[:-1]:  # each bundle full, or one task alone
+        assert sum(sizes[i] for i in bundle) >= task_checks.BUNDLE_BYTES
+        assert sum(sizes[i] for i in bundle[:-1]) < task_checks.BUNDLE_BYTES
+    assert all(bundles)
 
 
 def test_scoring_on_workers_writes_the_same_bytes(small_submission: Path, data_dir: Path,
@@ -94,6 +128,51 @@ def test_scoring_on_workers_writes_the_same_bytes(small_submission: Path, data_d
     assert "results.json" in written["2"] and "explain/manifest.json" in written["2"]
     cards = [p for p in written["2"] if p.startswith("explain/") and p.endswith(".json.gz")]
     assert len(cards) > len(PICKED) and all(gzip.decompress(written["2"][p]) for p in cards)
+
+
+def test_each_result_is_handed_over_as_it_comes_then_yielded_in_task_order(
+        small_submission: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scoring writes a task's files as soon as a worker finishes it, not once every task
+    before it in the submission is done: here the first task takes 2 s longer."""
+    jobs = jobs_of(small_submission)
+    options = CheckOptions(data_dir, score=True, explain=True, compress=False)
+    check = task_checks.check_task
+
+    def first_is_slow(job: TaskJob, options: CheckOptions) -> task_checks.TaskResult:
+        if job.task.id == jobs[0].task.id:
+            time.sleep(2)
+        return check(job, options)
+
+    monkeypatch.setattr(task_checks, "check_task", first_is_slow)  # the forks inherit it
+    arrived: list[str] = []
+    yielded = []
+    for result in checked_in_workers(jobs, options, workers=2,
+                                     on_result=lambda r: arrived.append(r.task_id)):
+        assert result.task_id in arrived  # handed over before it is yielded
+        yielded.append(result.task_id)
+    assert yielded == [job.task.id for job in jobs]
+    assert sorted(arrived) == sorted(yielded) and arrived[0] != yielded[0]
+    serial: list[str] = []
+    assert [r.task_id for r in checked_serially(jobs, options, lambda r: serial.append(
+        r.task_id))] == serial == yielded
+
+
+def test_a_scoring_that_fails_after_files_were_written_leaves_no_explanation_folder(
+        small_submission: Path, data_dir: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first task in order is invalid; the others were valid and their files written
+    as they came: none of it stays."""
+    root = tmp_path / "submissions" / "bm25s"
+    shutil.copytree(small_submission, root)
+    first = jobs_of(root)[0]
+    broken = next(iter(first.files.values()))
+    broken.write_bytes(gzip.compress(b"q1 Q0 d1 1 not-a-score run\n"))
+    monkeypatch.setenv("LEADERBOARD_WORKERS", "2")
+    outcome = score_submission(root, data_dir, after_merge=True)
+    assert not outcome.report.ok and any(first.task.id in issue.format()
+                                         for issue in outcome.report.issues)
+    assert not (root / "explain").exists() and not (root / "results.json").exists()
+    assert not list(root.parent.glob(".bm25s.explain-*")), "a work folder was left"
 
 
 def test_a_task_without_its_data_is_reported_the_same_way(small_submission: Path,

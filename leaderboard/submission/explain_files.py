@@ -135,16 +135,19 @@ def text_file(digest: str) -> str:
 class ExplainFile:
     """One explanation file: its JSON, which the manifest names by size and SHA-256, and
     its gzip bytes, compressed when the file is written (`ci pr-check` needs only the
-    manifest, and compresses nothing)."""
+    manifest, and compresses nothing). A worker process hands back only the gzip bytes
+    (:meth:`gzip_only`), or only the size and digest (:meth:`digest_only`):
+    :func:`leaderboard.submission.task_checks._handed_back`."""
 
-    content: bytes
+    content: bytes | None  # None: only the gzip bytes, or only the size and digest
     sha256: str
+    size: int  # bytes of the JSON
     _gzipped: bytes | None = field(default=None, repr=False)
 
     @classmethod
     def of_json(cls, text: str) -> ExplainFile:
         content = text.encode("utf-8")
-        return cls(content, hashlib.sha256(content).hexdigest())
+        return cls(content, hashlib.sha256(content).hexdigest(), len(content))
 
     @classmethod
     def of(cls, doc: object) -> ExplainFile:
@@ -155,8 +158,19 @@ class ExplainFile:
         """The JSON gzipped by :func:`leaderboard.core.fileio.gzip_bytes`, one fixed
         writer, so identical content gives identical bytes (computed once)."""
         if self._gzipped is None:
+            if self.content is None:
+                raise ValueError("an explanation file handed back by its digest only has "
+                                 "no bytes to write")
             self._gzipped = gzip_bytes(self.content)
         return self._gzipped
+
+    def gzip_only(self) -> ExplainFile:
+        """The same file without its JSON, compressed first if need be."""
+        return ExplainFile(None, self.sha256, self.size, self.gzipped())
+
+    def digest_only(self) -> ExplainFile:
+        """The same file's size and digest: what a manifest names, and nothing to write."""
+        return ExplainFile(None, self.sha256, self.size)
 
 
 # Text parts many tasks share, kept once per process by SHA-256 (so each is compressed
@@ -295,7 +309,8 @@ def kept_texts(entry: DerivedEntry) -> TaskTexts | None:
                 content = None
             if content is None or hashlib.sha256(content).hexdigest() != digest:
                 return None
-            part = _TEXT_FILES.setdefault(digest, ExplainFile(content, digest, blob))
+            part = _TEXT_FILES.setdefault(digest, ExplainFile(content, digest, len(content),
+                                                                 blob))
         parts[digest] = part
     upstream = value.get("upstream")
     return TaskTexts(refs=dict(refs), parts=parts, licence=value.get("licence"),
@@ -443,7 +458,7 @@ def manifest_of(submission_id: str, tasks: Iterable[TaskFiles],
         for path, file in t.files.items():
             # Named by the JSON each file inflates to, as the per-query file is: another
             # zlib writes other bytes for the same JSON, and the names must not change.
-            files[path] = {"sha256": file.sha256, "bytes": len(file.content)}
+            files[path] = {"sha256": file.sha256, "bytes": file.size}
         listed[t.task_id] = {"queries": queries_file(t.task_id),
                              "cards": sorted((p for p in t.files if p.startswith(
                                  f"{t.task_id}.cards.")), key=lambda p: int(p.split(".")[-3])),
@@ -560,7 +575,7 @@ class KeptExplanations:
         for rel, file in task.files.items():
             if rel in self.kept:
                 continue
-            ref = StoredRef(f"{EXPLAIN_DIR}/{rel}", len(file.content), file.sha256, gzip=True)
+            ref = StoredRef(f"{EXPLAIN_DIR}/{rel}", file.size, file.sha256, gzip=True)
             keep(self.cache, ref, file.gzipped(), f"{self.submission_id}/{ref.path}")
             self.kept.add(rel)
 

@@ -27,7 +27,7 @@ from leaderboard.submission.folder import Submission, collect_inputs, discover
 from leaderboard.submission.layout import EXPLAIN_DIR, RESULTS_NAME, entry, in_folder
 from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
-from leaderboard.submission.task_checks import CheckOptions, TaskJob, checked_tasks
+from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, Source,
                                             SystemResult, compare_scores, read_results,
                                             stale_inputs, write_submission_results)
@@ -54,6 +54,10 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     """Validate every file of a submission and, when asked and all is valid, score it;
     ``explain`` also explains each scored task from the runs just parsed
     (:mod:`leaderboard.submission.explain_files`), so they are never parsed twice.
+    ``on_explained`` is given each valid task's explanation files as soon as they are
+    computed, in whatever order (:func:`leaderboard.submission.task_checks.checked_tasks`),
+    also when another task then turns out invalid: the caller keeps them only if the
+    whole submission is valid (``outcome.explanations``, in task order).
 
     Without ``score`` (`validate`), a results.json that no longer matches the files is
     reported; with ``check_scores`` too, the submission is scored and its results.json
@@ -76,7 +80,11 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
             if all(role in submission.files[task.id] for role in task.roles)]
     options = CheckOptions(data_dir, score=score or check_scores, explain=explain,
                            compress=explain and compress)
-    for i, result in enumerate(checked_tasks(jobs, options), 1):
+    def arrived(result: TaskResult) -> None:
+        if on_explained is not None and result.files is not None and result.report.ok:
+            on_explained(result.files)
+
+    for i, result in enumerate(checked_tasks(jobs, options, arrived), 1):
         progress(f"[{i}/{len(jobs)}] {submission.id}: {result.task_id}")
         if result.data_error is not None:
             report.add(f"{submission.id}/runs/{result.task_id}", None, result.data_error)
@@ -87,8 +95,6 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
             outcome.scores[result.task_id] = result.sheet
             if result.files is not None:
                 outcome.explanations.append(result.files)
-                if on_explained is not None:
-                    on_explained(result.files)
     if not score:
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         for problem in results_staleness(root, store):

@@ -25,7 +25,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
@@ -133,41 +133,57 @@ class _PhaseClock:
         self.start = now
 
 
-def checked_serially(jobs: Sequence[TaskJob], options: CheckOptions) -> Iterator[TaskResult]:
+# Called with each task's result in this process as soon as it is computed, before the
+# results are put in task order (:func:`checked_tasks`).
+OnResult = Callable[["TaskResult"], None]
+
+
+def _ignore(_: TaskResult) -> None:
+    pass
+
+
+def checked_serially(jobs: Sequence[TaskJob], options: CheckOptions,
+                     on_result: OnResult = _ignore) -> Iterator[TaskResult]:
     """Each task's result, in order, in this process (the writer gzips the files)."""
     options = replace(options, compress=False)
     for job in jobs:
-        yield check_task(job, options)
+        result = check_task(job, options)
+        on_result(result)
+        yield result
 
 
-def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: int
-                       ) -> Iterator[TaskResult]:
+def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: int,
+                       on_result: OnResult = _ignore) -> Iterator[TaskResult]:
     """Each task's result, in ``jobs``' order, computed on ``workers`` forked processes.
 
-    The largest tasks are handed out first, so that no worker is left with one long task
-    at the end; a result is yielded as soon as it and every task before it are done. The
-    workers start at the first submission and end with the iteration (or its closing)."""
-    order = sorted(range(len(jobs)), key=lambda i: -jobs[i].size)
+    The largest tasks are handed out first, small ones in bundles (:func:`bundles`); a
+    result is yielded as soon as it and every task before it are done. The workers start
+    at the first submission and end with the iteration (or its closing)."""
+    sizes = [job.size for job in jobs]
     pool = ProcessPoolExecutor(max_workers=workers,
                                mp_context=multiprocessing.get_context("fork"),
                                initializer=_start_worker)
     try:
-        pending: dict[Future[TaskResult], int] = {pool.submit(check_task, jobs[i], options): i
-                                                  for i in order}
+        pending: dict[Future[list[TaskResult]], list[int]] = {
+            pool.submit(_check_bundle, [jobs[i] for i in bundle], options): bundle
+            for bundle in bundles(sizes)}
         done: dict[int, TaskResult] = {}
         next_index = 0
         while next_index < len(jobs):
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
-                index = pending.pop(future)
+                bundle = pending.pop(future)
                 try:
-                    done[index] = future.result()
+                    results = future.result()
                 except BrokenProcessPool:
                     raise WorkerError(
-                        f"a worker process checking {jobs[index].task.id} (and others) "
+                        f"a worker process checking {jobs[bundle[0]].task.id} (and others) "
                         f"ended without a result: killed, or out of memory? Nothing was "
                         f"written; run again, or set {ENV_WORKERS}=0 to check the tasks in "
                         f"this process") from None
+                for index, result in zip(bundle, results):
+                    on_result(result)
+                    done[index] = result
             while next_index in done:
                 yield done.pop(next_index)
                 next_index += 1
@@ -177,6 +193,42 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+# Tasks are handed to the workers in bundles of at least this many bytes of run files
+# (a larger task alone): each hand-over and result is a round trip through the pool's
+# queues and this process's thread, 1.5 ms idle on a worker (its 288 PI-Indic tasks of
+# 230 KB each cost 0.35 s a worker; benchmarks/README.md).
+BUNDLE_BYTES = 1 << 20
+
+
+def bundles(sizes: Sequence[int]) -> list[list[int]]:
+    """The tasks' indices, largest first (no worker is left with one long task at the
+    end), cut into runs of consecutive tasks that each reach :data:`BUNDLE_BYTES`."""
+    out: list[list[int]] = []
+    filled = BUNDLE_BYTES
+    for index in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
+        if filled >= BUNDLE_BYTES:
+            out.append([])
+            filled = 0
+        out[-1].append(index)
+        filled += sizes[index]
+    return out
+
+
+def _check_bundle(jobs: Sequence[TaskJob], options: CheckOptions) -> list[TaskResult]:
+    return [_handed_back(check_task(job, options), options) for job in jobs]
+
+
+def _handed_back(result: TaskResult, options: CheckOptions) -> TaskResult:
+    """What a worker sends back of a task's explanation files: their gzip bytes when they
+    will be written (``compress``), else only their sizes and digests (the JSON, four to
+    six times the gzip bytes, is pickled, piped and unpickled for nothing otherwise)."""
+    if result.files is not None:
+        result.files = replace(result.files, files={
+            path: file.gzip_only() if options.compress else file.digest_only()
+            for path, file in result.files.files.items()})
+    return result
 
 
 def _start_worker() -> None:
@@ -211,11 +263,18 @@ def worker_count(jobs: Sequence[TaskJob]) -> int:
     return workers if workers > 1 else 0
 
 
-def checked_tasks(jobs: Sequence[TaskJob], options: CheckOptions) -> Iterator[TaskResult]:
+def checked_tasks(jobs: Sequence[TaskJob], options: CheckOptions,
+                  on_result: OnResult = _ignore) -> Iterator[TaskResult]:
     """Each task's result, in ``jobs``' order: on worker processes when
-    :func:`worker_count` says so, else in this process."""
+    :func:`worker_count` says so, else in this process. ``on_result`` is called in this
+    process with each result as it comes, in the order the workers finish them: scoring
+    writes a task's explanation files then, instead of once every task before it is done
+    (the first of a submission's tasks, a small one, is checked after the large ones, and
+    its files were written from 4 s into an 8 s pass on, the last 0.7 s of them after the
+    workers had finished).
+    """
     workers = worker_count(jobs)
     if workers:
-        return checked_in_workers(jobs, options, workers)
-    return checked_serially(jobs, options)
+        return checked_in_workers(jobs, options, workers, on_result)
+    return checked_serially(jobs, options, on_result)
 
