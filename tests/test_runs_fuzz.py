@@ -231,12 +231,29 @@ TEXT_PIECES = [b"q1 Q0 d1 1 0.5 t", b" ", b"  ", b"\t", b"\n", b"\r\n", b" \n", 
 
 
 @FUZZ
-@given(st.lists(st.sampled_from(TEXT_PIECES), max_size=40), st.integers(0, 4100))
-def test_the_text_checks_equal_the_line_by_line_definition(pieces, pad) -> None:
+@given(pieces=st.lists(st.sampled_from(TEXT_PIECES), max_size=40), pad=st.integers(0, 4100),
+       scan_blocks=st.sampled_from([1, 2, 128]))
+def test_the_text_checks_equal_the_line_by_line_definition(pieces, pad, scan_blocks,
+                                                            monkeypatch) -> None:
     data = b"y" * pad + b"".join(pieces)  # the padding moves the block boundaries
+    # Slices of one or two blocks: the scans' slice boundaries fall inside these files.
+    monkeypatch.setattr(parsing_module, "_SCAN", scan_blocks * parsing_module._LINE_BLOCK)
     lines = parsing_module._regular_text_lines(data)
     assert (None if lines is None else (lines.count, lines.space_at_end)) \
         == plain_text_lines(data)
+
+
+@pytest.mark.parametrize("scan_blocks", [1, 2, 3, 128])
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b" \n"])
+def test_the_text_checks_count_every_line_of_a_run_across_slices(scan_blocks, ending,
+                                                                 monkeypatch) -> None:
+    """A run of some 20,000 lines of every length from 9 to 40 bytes: a line end at each
+    offset of a slice, whatever the slice."""
+    monkeypatch.setattr(parsing_module, "_SCAN", scan_blocks * parsing_module._LINE_BLOCK)
+    lines = [f"q{i % 97} Q0 d{i} {i} {i / 7:.{i % 17}f} r".encode() for i in range(20_000)]
+    data = ending.join(lines) + ending
+    lines = parsing_module._regular_text_lines(data)
+    assert (lines.count, lines.space_at_end) == plain_text_lines(data)
 
 
 @FUZZ
