@@ -441,7 +441,9 @@ def _query_codes(column, call  # noqa: ANN001 - pyarrow
     one value: only each run's value is encoded, and its code repeated (13 to 6 ms on a
     400k-line run). A file whose queries are interleaved is encoded line by line.
     """
-    parts = [call("run_end_encode", [chunk]) for chunk in column.chunks]
+    # One call for every chunk: each call gives up the GIL, and taking it back waits
+    # while another thread holds it (a call per 1 MiB chunk made `eval` of WQT slower).
+    parts = call("run_end_encode", [column]).chunks
     if sum(len(part.values) for part in parts) * _GROUPED_LINES > len(column):
         return _dictionary_codes(column, call, MAX_QUERIES)
     encoded = _dictionary_codes(pa.chunked_array([part.values for part in parts],
