@@ -123,9 +123,9 @@ def _regular_text_lines(data: bytes) -> _TextLines | None:
 # 2 * _LINE_BLOCK - 1 bytes apart, so no line is over 2 * _LINE_BLOCK - 2 <= MAX_LINE_CHARS.
 _LINE_BLOCK = (MAX_LINE_CHARS + 2) // 2
 # The whole-file scans go over slices of whole blocks, about 4 MiB: each slice is a few
-# numpy calls, and each call gives up the GIL and waits to take it back, up to 5 ms
-# when another thread holds it (slices of 256 KiB made `eval` of WQT 5% slower, for
-# 0.3 ms less CPU per 15 MB).
+# numpy calls, and each call gives up the GIL and waits to take it back while another
+# thread holds it (`eval` parses a task's runs on two threads). 256 KiB slices saved
+# 0.3 ms of CPU per 15 MB, too little to pay for 16 times the hand-overs.
 _SCAN = 2048 * _LINE_BLOCK
 # A space then a line end, as the little-endian uint16 their two bytes make.
 _SPACE_LF = 0x0A20
@@ -442,7 +442,7 @@ def _query_codes(column, call  # noqa: ANN001 - pyarrow
     400k-line run). A file whose queries are interleaved is encoded line by line.
     """
     # One call for every chunk: each call gives up the GIL, and taking it back waits
-    # while another thread holds it (a call per 1 MiB chunk made `eval` of WQT slower).
+    # while another thread holds it (`eval` parses a task's runs on two threads).
     parts = call("run_end_encode", [column]).chunks
     if sum(len(part.values) for part in parts) * _GROUPED_LINES > len(column):
         return _dictionary_codes(column, call, MAX_QUERIES)
