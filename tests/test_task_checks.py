@@ -95,17 +95,24 @@ def test_a_check_that_writes_nothing_gets_back_only_the_files_digests(
             next(iter(other.files.files.values())).gzipped()
 
 
-@pytest.mark.parametrize("sizes", [[], [5], [3 << 20, 10, 2 << 20, 300_000] + [250_000] * 9,
-                                   [1 << 20] * 3, [10] * 7])
-def test_tasks_go_out_largest_first_in_bundles_of_a_mebibyte(sizes: list[int]) -> None:
-    bundles = task_checks.bundles(sizes)
+@pytest.mark.parametrize("sizes", [[], [5], [3 << 20, 10, 2 << 20, 300_000] + [250_000] * 40,
+                                   [1 << 20] * 3, [10] * 7, [230_000] * 288 + [10_000] * 12])
+@pytest.mark.parametrize("workers", [2, 4])
+def test_tasks_go_out_largest_first_in_bundles_that_shrink_to_one_task(sizes: list[int],
+                                                                       workers: int) -> None:
+    bundles = task_checks.bundles(sizes, workers)
     order = [i for bundle in bundles for i in bundle]
     assert sorted(order) == list(range(len(sizes)))  # each task once
     assert [sizes[i] for i in order] == sorted(sizes, reverse=True)
-    for bundle in bundles[:-1]:  # each bundle full, or one task alone
-        assert sum(sizes[i] for i in bundle) >= task_checks.BUNDLE_BYTES
-        assert sum(sizes[i] for i in bundle[:-1]) < task_checks.BUNDLE_BYTES
-    assert all(bundles)
+    left = sum(sizes)
+    for bundle in bundles:
+        assert 1 <= len(bundle) <= task_checks.BUNDLE_TASKS
+        # Full, or one task alone: no bundle goes on past its bytes.
+        target = min(task_checks.BUNDLE_BYTES, left // (4 * workers))
+        assert sum(sizes[i] for i in bundle[:-1]) < max(target, 1)
+        left -= sum(sizes[i] for i in bundle)
+    if len(sizes) > 100:  # many small tasks: far fewer hand-overs, the last ones alone
+        assert len(bundles) < len(sizes) / 2 and len(bundles[-1]) == 1
 
 
 def test_scoring_on_workers_writes_the_same_bytes(small_submission: Path, data_dir: Path,

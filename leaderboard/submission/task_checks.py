@@ -166,7 +166,7 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
     try:
         pending: dict[Future[list[TaskResult]], list[int]] = {
             pool.submit(_check_bundle, [jobs[i] for i in bundle], options): bundle
-            for bundle in bundles(sizes)}
+            for bundle in bundles(sizes, workers)}
         done: dict[int, TaskResult] = {}
         next_index = 0
         while next_index < len(jobs):
@@ -195,24 +195,37 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
     pool.shutdown(wait=True)
 
 
-# Tasks are handed to the workers in bundles of at least this many bytes of run files
-# (a larger task alone): each hand-over and result is a round trip through the pool's
-# queues and this process's thread, 1.5 ms idle on a worker (its 288 PI-Indic tasks of
-# 230 KB each cost 0.35 s a worker; benchmarks/README.md).
+# Tasks are handed to the workers in bundles: each hand-over and result is a round trip
+# through the pool's queues and this process's thread, 1.5 ms idle on a worker (its share
+# of the 288 PI-Indic tasks, 230 KB each, cost 0.35 s a worker; benchmarks/README.md). A
+# bundle holds at most this many bytes of run files and BUNDLE_TASKS tasks, and never
+# more than a quarter of a worker's share of what is left, so the last bundles are
+# single tasks: a task's cost is not its bytes (twelve T4 prediction files of 10 KB in
+# one bundle, each mining its hard negatives with the task-data cache cold, kept one
+# worker busy 3 s after the other had finished).
 BUNDLE_BYTES = 1 << 20
+BUNDLE_TASKS = 4
 
 
-def bundles(sizes: Sequence[int]) -> list[list[int]]:
+def bundles(sizes: Sequence[int], workers: int) -> list[list[int]]:
     """The tasks' indices, largest first (no worker is left with one long task at the
-    end), cut into runs of consecutive tasks that each reach :data:`BUNDLE_BYTES`."""
+    end), cut into runs of consecutive tasks (:data:`BUNDLE_BYTES`)."""
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    left = sum(sizes)
     out: list[list[int]] = []
-    filled = BUNDLE_BYTES
-    for index in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
-        if filled >= BUNDLE_BYTES:
-            out.append([])
-            filled = 0
-        out[-1].append(index)
+    bundle: list[int] = []
+    filled = 0
+    for index in order:
+        if not bundle:
+            target = min(BUNDLE_BYTES, left // (4 * workers))
+        bundle.append(index)
         filled += sizes[index]
+        left -= sizes[index]
+        if filled >= target or len(bundle) == BUNDLE_TASKS:
+            out.append(bundle)
+            bundle, filled = [], 0
+    if bundle:
+        out.append(bundle)
     return out
 
 
