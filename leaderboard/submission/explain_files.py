@@ -81,6 +81,7 @@ from leaderboard.core.explain import (
 from leaderboard.core.explain_arrays import FILE_JSON, ExplainRecord, task_record
 from leaderboard.core.fileio import (GZIP_WRITER, MAX_JSON_DEPTH, gzip_bytes, json_too_deep,
                                     size_text)
+from leaderboard.core.predictions import Predictions
 from leaderboard.core.scoring import RankedTask, ScoreSheet
 from leaderboard.core.tasks import Task
 from leaderboard.store.files import StoredRef, StoreError, keep
@@ -434,7 +435,7 @@ def record_files(record: ExplainRecord, texts: TaskTexts, corpus_size: int) -> T
 
 
 def explain_inputs(task: Task, data: TaskData, data_dir: Path, sheet: ScoreSheet,
-                   ranked: RankedTask | None, predictions: object | None) -> TaskFiles:
+                   ranked: RankedTask | None, predictions: Predictions | None) -> TaskFiles:
     """A scored task's files, from what it was scored from: the ranked runs and the
     ranks of its judged documents (:func:`leaderboard.core.scoring.rank_task`), or its
     predictions."""
