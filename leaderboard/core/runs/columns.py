@@ -54,9 +54,15 @@ def _sort_names(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.nd
     order = np.argsort(names, kind="stable")
     if np.array_equal(order, np.arange(order.size)):
         return codes, names
+    return recoded(codes, order), names[order]
+
+
+def recoded(codes: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``codes`` into names put in ``order`` (``order[k]`` is the old code of new code
+    ``k``), as int32."""
     new_code = np.empty(order.size, dtype=np.int32)
     new_code[order] = np.arange(order.size, dtype=np.int32)
-    return new_code[codes], names[order]
+    return new_code[codes]
 
 
 def lookup(names: np.ndarray, wanted: "np.ndarray | list[str]") -> np.ndarray:

@@ -41,7 +41,8 @@ except ImportError:  # pragma: no cover - a pyarrow that moved its private modul
 
 from leaderboard.core.fileio import ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, size_text
 from leaderboard.core.report import Report, plural
-from leaderboard.core.runs.columns import MAX_FIXED_WIDTH, ParsedRun, _sort_names, id_array
+from leaderboard.core.runs.columns import (MAX_FIXED_WIDTH, ParsedRun, _sort_names, id_array,
+                                           recoded)
 
 MAX_LINE_CHARS = 4096  # a run line is six short fields; longer means a wrong file
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -394,9 +395,7 @@ def _dictionary_codes(column, call, limit: int | None = None  # noqa: ANN001 - p
     if ascii_names is None:
         return _sort_names(codes, id_array(encoded.dictionary.to_pylist()))
     order, names = ascii_names
-    new_code = np.empty(order.shape[0], dtype=np.int32)
-    new_code[order] = np.arange(order.shape[0], dtype=np.int32)
-    return new_code[codes], names
+    return recoded(codes, order), names
 
 
 def _ascii_names(dictionary) -> tuple[np.ndarray, np.ndarray] | None:  # noqa: ANN001
