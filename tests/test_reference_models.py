@@ -634,57 +634,6 @@ def test_dense_pipeline_resumes_and_shards(tiny_models, tiny_data: Path, tmp_pat
             assert [line.split()[:3] for line in got] == [line.split()[:3] for line in expected]
 
 
-TORCHRUN_SCRIPT = """
-import os
-import sys
-from pathlib import Path
-from reference_models.baseline_run import RunOptions, run_reference_model
-from reference_models.spec import ModelSpec
-
-model, data, out, cache = sys.argv[1:5]
-spec = ModelSpec.model_validate(dict(
-    id="tiny-bi", name="tiny", licence="mit", batch_size=3, family="bi-encoder",
-    type="bi-encoder", hf_id=model,
-    encoder={"pooling": "mean", "query_max_length": 24, "document_max_length": 32}))
-summary = run_reference_model(spec, ["followtable/wtr"], Path(data), Path(out),
-                              RunOptions(progress=False, device="cpu", chunk_size=2,
-                                         cache_root=Path(cache), command="torchrun test"))
-# One file per rank: lines printed by two processes into one pipe can interleave.
-rank = os.environ["RANK"]
-(Path(cache).parent / f"rank-{rank}.done").write_text(str(summary.folder is not None))
-"""
-
-
-@pytest.mark.slow
-def test_torchrun_two_cpu_ranks_write_one_submission(tiny_models, tiny_data: Path,
-                                                     tmp_path: Path) -> None:
-    """Real data parallelism: torchrun starts 2 gloo ranks; rank 0 alone writes."""
-    import socket
-    import subprocess
-    import sys
-
-    script = tmp_path / "run.py"
-    script.write_text(TORCHRUN_SCRIPT)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
-           "OMP_NUM_THREADS": "1"}
-    result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
-         "--master-addr", "127.0.0.1", "--master-port", str(port), str(script),
-         str(tiny_models["bert"]), str(tiny_data), str(tmp_path / "out"), str(tmp_path / "cache")],
-        capture_output=True, text=True, timeout=240, env=env)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert [(tmp_path / f"rank-{r}.done").read_text() for r in (0, 1)] == ["True", "False"]
-    reference = run_reference_model(
-        bi_encoder_spec(tiny_models["bert"], "mean"), ["followtable/wtr"], tiny_data,
-        tmp_path / "ref", RunOptions(progress=False, device="cpu", use_cache=False, command="t"))
-    for role in ("original", "altered"):
-        assert _parse(tmp_path / f"out/tiny-bi/runs/followtable/wtr/{role}.trec.gz") == \
-            _parse(reference.folder / f"runs/followtable/wtr/{role}.trec.gz")
-
-
 def first_stage_reranker_spec(tiny_models: dict[str, Path], family: str) -> ModelSpec:
     """A tiny reranker of ``family`` over the top 3 of BM25 (also used by the GPU tests)."""
     prompt = {"prompt": "query {query} document {document} relevant",
