@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import os
 from pathlib import Path
@@ -25,6 +26,34 @@ def cache_root(tmp_path_factory):  # noqa: ANN201 - a generator fixture
         patch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path_factory.mktemp("cache-root")))
         patch.delenv("LEADERBOARD_DATA_CACHE", raising=False)
         yield
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules holding slow or browser tests first, each module's tests kept together.
+    ``--dist loadscope`` hands modules to the workers in this order: started last, one of
+    them (a minute or two of tests) kept one worker busy while the other sat idle."""
+    heavy = {item.module.__name__ for item in items if item.get_closest_marker("slow")
+             or item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.module.__name__ not in heavy)  # stable: order kept
+
+
+@pytest.fixture(scope="session")
+def committed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built from what the repository commits, as the quickstart builds it, once
+    per test run: the xdist workers share one build (11-14 s here; a file lock says who
+    builds, the others wait for it). Tests only read it."""
+    from leaderboard.publish.site.build import build_site
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
+    folder = base / "committed-site"
+    with open(base / "committed-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "built").exists():
+            build_site(REPO, folder / "out", cache_dir=folder / "cache")
+            (folder / "built").touch()  # only a finished build is shared
+    return folder / "out"
 
 
 @pytest.fixture(scope="session")

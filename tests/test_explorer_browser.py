@@ -46,13 +46,11 @@ sync_api = pytest.importorskip("playwright.sync_api",
 
 
 @pytest.fixture(scope="module")
-def real_site(tmp_path_factory, data_dir: Path):
+def real_site(committed_site: Path, data_dir: Path):
     """The site built from the repository's committed submissions and their explanation
     files, as the quickstart builds it."""
-    base = tmp_path_factory.mktemp("explorer-real")
-    build_site(REPO_ROOT, base / "out", cache_dir=base / "cache")
-    server, url = serve(base / "out")
-    yield {"url": url, "out": base / "out", "root": REPO_ROOT, "data": data_dir}
+    server, url = serve(committed_site)
+    yield {"url": url, "out": committed_site, "root": REPO_ROOT, "data": data_dir}
     server.shutdown()
 
 

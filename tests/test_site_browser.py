@@ -50,13 +50,11 @@ def site(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="module")
-def real_site(tmp_path_factory: pytest.TempPathFactory):
+def real_site(committed_site: Path):
     """The site built from what the repository commits (its submissions and reported
     rows), as the publish workflow builds it."""
-    base = tmp_path_factory.mktemp("real-site")
-    build_site(REPO_ROOT, base / "out", cache_dir=base / "cache")
-    server, url = serve(base / "out")
-    yield {"url": url, "out": base / "out"}
+    server, url = serve(committed_site)
+    yield {"url": url, "out": committed_site}
     server.shutdown()
 
 
@@ -307,7 +305,7 @@ def test_search_finds_reported_models_and_languages(real_site, page) -> None:
     page.goto(real_site["url"] + "index.html", wait_until="networkidle")
     for query in ("Qwen3", "Promptriever"):
         _search(page, query)
-        hit = page.locator(f".md-search-result__item a[href*='fb-name=']", has_text=query).first
+        hit = page.locator(".md-search-result__item a[href*='fb-name=']", has_text=query).first
         hit.wait_for(timeout=10_000)
     # A model's result opens its benchmark page filtered to it.
     _search(page, "Qwen3")
