@@ -20,10 +20,15 @@ def data_root() -> Path:
 @pytest.fixture(scope="session", autouse=True)
 def cache_root(tmp_path_factory):  # noqa: ANN201 - a generator fixture
     """Every cache (leaderboard.core.config: loaded task data, the run store's files, the
-    reference models' encodings) in a folder of this session, never the user's own; the
-    task-data cache on, so every test that loads data goes through it."""
+    reference models' encodings) in a folder of this test run, never the user's own; the
+    task-data cache on, so every test that loads data goes through it. The xdist workers
+    share it (each entry is written whole, by a rename): a task's data is loaded from its
+    upstream files once per run, not once per worker."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path_factory.mktemp("cache-root")))
+        patch.setenv("LEADERBOARD_CACHE_DIR", str(base / "cache-root"))
         patch.delenv("LEADERBOARD_DATA_CACHE", raising=False)
         yield
 
