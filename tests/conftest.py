@@ -17,6 +17,12 @@ def data_root() -> Path:
     return Path(os.environ.get("LEADERBOARD_DATA", str(DEFAULT_DATA))).resolve()
 
 
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This test run's temporary folder, which every xdist worker's own folder is in."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session", autouse=True)
 def cache_root(tmp_path_factory):  # noqa: ANN201 - a generator fixture
     """Every cache (leaderboard.core.config: loaded task data, the run store's files, the
@@ -24,22 +30,10 @@ def cache_root(tmp_path_factory):  # noqa: ANN201 - a generator fixture
     task-data cache on, so every test that loads data goes through it. The xdist workers
     share it (each entry is written whole, by a rename): a task's data is loaded from its
     upstream files once per run, not once per worker."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the run's folder, above each worker's own
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LEADERBOARD_CACHE_DIR", str(base / "cache-root"))
+        patch.setenv("LEADERBOARD_CACHE_DIR", str(run_folder(tmp_path_factory) / "cache-root"))
         patch.delenv("LEADERBOARD_DATA_CACHE", raising=False)
         yield
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The modules holding slow or browser tests first, each module's tests kept together.
-    ``--dist loadscope`` hands modules to the workers in this order: started last, one of
-    them (a minute or two of tests) kept one worker busy while the other sat idle."""
-    heavy = {item.module.__name__ for item in items if item.get_closest_marker("slow")
-             or item.get_closest_marker("browser")}
-    items.sort(key=lambda item: item.module.__name__ not in heavy)  # stable: order kept
 
 
 @pytest.fixture(scope="session")
@@ -49,9 +43,7 @@ def committed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     builds, the others wait for it). Tests only read it."""
     from leaderboard.publish.site.build import build_site
 
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the run's folder, above each worker's own
+    base = run_folder(tmp_path_factory)
     folder = base / "committed-site"
     with open(base / "committed-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
