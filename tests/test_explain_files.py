@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.mteb_collection import run_lines, write_collection
-from leaderboard.submission import explain_files
+from leaderboard.submission import explain_files, transaction
 from leaderboard.app.ci.git import TreeEntry
 from leaderboard.app.ci.policy import PrScope, check_derived, check_tree
 from leaderboard.app.cli import main
@@ -199,6 +199,37 @@ def test_rescoring_gives_identical_files(real, tmp_path: Path) -> None:
              for p in explain_dir(folder).rglob("*") if p.is_file()}
     assert after == before
     assert not list(folder.parent.glob(f".{folder.name}.explain-*"))
+
+
+def test_rescoring_links_unchanged_files_and_writes_a_damaged_one(real, monkeypatch) -> None:
+    """Rescoring the same runs links every explanation file whose bytes are already right
+    into the new folder: nothing is written, and the folder's transaction sees the same
+    file (its inode) without comparing bytes. A file that differs, here by one damaged
+    byte, is written anew."""
+    folder: Path = real["folder"]
+    files = sorted(explain_dir(folder).rglob("*.json.gz"))
+    damaged = files[len(files) // 2]
+    right = damaged.read_bytes()
+    damaged.write_bytes(right[:-1] + bytes([right[-1] ^ 1]))
+    inodes = {p: p.stat().st_ino for p in files}
+    compared: list[str] = []
+    same_bytes = transaction._same_bytes
+
+    def counted(a: Path, b: Path) -> bool:
+        compared.append(a.relative_to(folder).as_posix())
+        return same_bytes(a, b)
+
+    monkeypatch.setattr(transaction, "_same_bytes", counted)
+    outcome = score_submission(folder, real["data_dir"], after_merge=True)
+    assert outcome.results_path is not None
+    assert damaged.read_bytes() == right and damaged.stat().st_ino != inodes[damaged]
+    assert all(p.stat().st_ino == inodes[p] for p in files if p != damaged)
+    # Compared: the damaged file, and those written whole again (results, per-query
+    # scores, manifests), never an unchanged explanation file.
+    damaged_rel = damaged.relative_to(folder).as_posix()
+    assert damaged_rel in compared
+    assert not [rel for rel in compared if rel.endswith(".json.gz") and rel != damaged_rel
+                and rel.startswith(f"{EXPLAIN_DIR}/")], compared
 
 
 def test_a_failed_write_leaves_the_previous_files(real, monkeypatch) -> None:
