@@ -523,9 +523,10 @@ class ExplanationFolder:
         """Link the folder's current file ``rel`` at ``path`` when it holds exactly ``data``
         (and mode 0644, which a link shares): rescoring unchanged runs writes no byte, and
         the folder's transaction then finds the file unchanged by its inode, without
-        comparing the bytes (on this project's 2-core hosts, writing a file cost 0.5 ms
-        and comparing one two reads). A file that differs, even by a damaged byte, is
-        written anew. Returns whether it linked."""
+        comparing the bytes (on the 2-core Zen 3 host, writing a 20 KB file cost 0.5 ms
+        of CPU; a rescored submission's 751 files took the main process 0.6-1.0 CPU-s).
+        A file that differs, even by a damaged byte, is written anew. Returns whether it
+        linked."""
         current = plain_file(explain_dir(self.root), rel)
         if current is None:
             return False
