@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 # pip byte-compiles every installed module one after the other (about 17,000 files with
 # dev,models: 90 CPU-s); compileall does it afterwards on every core (about 60 s wall on
 # two). The project's own modules are compiled too: where PYTHONDONTWRITEBYTECODE is set
-# (as on CI), Python never writes them, and every process would compile them again.
+# (as on the development hosts), Python never writes them, and every process would
+# compile them again.
 extras="${1:-}"
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --no-compile --upgrade pip

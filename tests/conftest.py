@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from leaderboard.publish.site.build import build_site
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 
@@ -41,8 +43,6 @@ def committed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built from what the repository commits, as the quickstart builds it, once
     per test run: the xdist workers share one build (11-14 s here; a file lock says who
     builds, the others wait for it). Tests only read it."""
-    from leaderboard.publish.site.build import build_site
-
     base = run_folder(tmp_path_factory)
     folder = base / "committed-site"
     with open(base / "committed-site.lock", "w") as lock:

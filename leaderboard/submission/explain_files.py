@@ -531,8 +531,9 @@ class ExplanationFolder:
         if current is None:
             return False
         try:
-            with open(current, "rb", buffering=0) as old:
-                info = os.fstat(old.fileno())
+            fd = os.open(current, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with open(fd, "rb", buffering=0) as old:
+                info = os.fstat(fd)
                 if (info.st_size != len(data) or stat.S_IMODE(info.st_mode) != 0o644
                         or old.read(len(data) + 1) != data):
                     return False
