@@ -176,7 +176,7 @@ def _explorer_clock() -> dict[str, float]:
     compressing any the tasks' checks left uncompressed. Building and compressing them on
     the tasks' side is in each task's result
     (:class:`leaderboard.submission.task_checks.TaskResult`)."""
-    from leaderboard.submission import explain_files
+    from leaderboard.submission import explain_files, explain_writers
 
     spent = {"write": 0.0, "compress": 0.0}
     lock = threading.Lock()
@@ -192,7 +192,7 @@ def _explorer_clock() -> dict[str, float]:
         return timed
 
     # Methods: replaced on their classes, which the pipeline's scoring instantiates.
-    for writer in (explain_files.ExplanationFolder, explain_files.KeptExplanations):
+    for writer in (explain_writers.ExplanationFolder, explain_writers.KeptExplanations):
         writer.add = clocked(writer.add, "write")
         writer.finish = clocked(writer.finish, "write")
     explain_files.ExplainFile.gzipped = clocked(explain_files.ExplainFile.gzipped, "compress")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.mteb_collection import run_lines, write_collection
-from leaderboard.submission import explain_files, transaction
+from leaderboard.submission import explain_files, explain_writers, transaction
 from leaderboard.app.ci.git import TreeEntry
 from leaderboard.app.ci.policy import PrScope, check_derived, check_tree
 from leaderboard.app.cli import main
@@ -241,7 +241,7 @@ def test_a_failed_write_leaves_the_previous_files(real, monkeypatch) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(explain_files, "manifest_of", broken)
-    written = explain_files.ExplanationFolder(folder)
+    written = explain_writers.ExplanationFolder(folder)
     for task in outcome.explanations:
         written.add(task)
     with pytest.raises(OSError, match="disk full"):

@@ -35,8 +35,8 @@ URL serves them.
 (:mod:`leaderboard.store`). CI writes them after the merge
 (:mod:`leaderboard.submission.layout`): publishing's scoring writes them into the
 submission's folder (:func:`explain_dir`), while a submitter's own scoring keeps them in
-the run store's cache (:func:`keep_explanations`), so that the folder it leaves is what a
-pull request may carry. `leaderboard runs push` moves them to the configured store beside
+the run store's cache, so that the folder it leaves is what a pull request may carry
+(:mod:`leaderboard.submission.explain_writers` writes them, either way). `leaderboard runs push` moves them to the configured store beside
 the runs (``submissions/<id>/explain/...``), `runs pull` and `runs verify` fetch them,
 and every reader gets them through :class:`leaderboard.submission.files.SubmissionFiles`,
 verified by size and SHA-256 (:func:`read_stored_manifest`, :func:`stored_refs`). Where
@@ -49,11 +49,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import re
-import shutil
-import stat
-import tempfile
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -85,7 +81,7 @@ from leaderboard.core.fileio import (GZIP_WRITER, MAX_JSON_DEPTH, gzip_bytes, js
 from leaderboard.core.predictions import Predictions
 from leaderboard.core.scoring import RankedTask, ScoreSheet
 from leaderboard.core.tasks import Task
-from leaderboard.store.files import StoredRef, StoreError, keep
+from leaderboard.store.files import StoredRef, StoreError
 from leaderboard.store.locations import FolderStore, HttpsStore, store_path
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import (
@@ -95,7 +91,6 @@ from leaderboard.submission.layout import (
     MAX_EXPLAIN_TOTAL_BYTES,
 )
 from leaderboard.submission.results import ExplainManifestFile, ResultsFile
-from leaderboard.submission.transaction import plain_file
 
 MANIFEST = "manifest.json"
 TEXTS_DIR = "texts"
@@ -478,144 +473,6 @@ def explanation_manifest(submission_id: str, tasks: Iterable[TaskFiles],
     (`ci pr-check` computes the results.json publishing will write)."""
     doc = manifest_of(submission_id, tasks, inputs_sha256)
     return (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
-
-
-class ExplanationFolder:
-    """A submission's explanation folder written as the tasks' files come, each file as
-    soon as its task is scored (`leaderboard score` writes while the workers still score
-    the others: :mod:`leaderboard.submission.task_checks`), into a new folder beside the
-    submission, swapped in by two renames by :meth:`finish`: a failure, or
-    :meth:`discard`, leaves the previous files as they were."""
-
-    def __init__(self, submission_root: Path) -> None:
-        self.root = submission_root
-        parent = submission_root.parent
-        # A previous write that died between its renames left its folders here.
-        for stale in parent.glob(f".{submission_root.name}.explain-*"):
-            shutil.rmtree(stale, ignore_errors=True)
-        self.work: Path | None = Path(tempfile.mkdtemp(
-            prefix=f".{submission_root.name}.explain-new-", dir=parent))
-        self.work.chmod(0o755)
-        self.written: set[str] = set()
-
-    def add(self, task: TaskFiles) -> None:
-        """Write ``task``'s files that are not written yet (tasks share text parts)."""
-        assert self.work is not None, "the folder was finished or discarded"
-        for rel, file in task.files.items():
-            if rel in self.written:
-                continue
-            path = self.work / rel
-            missing = []
-            folder = path.parent
-            while not folder.is_dir():
-                missing.append(folder)
-                folder = folder.parent
-            for folder in reversed(missing):
-                folder.mkdir()
-                folder.chmod(0o755)
-            data = file.gzipped()
-            if not self._link_unchanged(rel, data, path):
-                path.write_bytes(data)
-                path.chmod(0o644)
-            self.written.add(rel)
-
-    def _link_unchanged(self, rel: str, data: bytes, path: Path) -> bool:
-        """Link the folder's current file ``rel`` at ``path`` when it holds exactly ``data``
-        (and mode 0644, which a link shares): rescoring unchanged runs writes no byte, and
-        the folder's transaction then finds the file unchanged by its inode, without
-        comparing the bytes (on the 2-core Zen 3 host, writing a 20 KB file cost 0.5 ms
-        of CPU; a rescored submission's 751 files took the main process 0.6-1.0 CPU-s).
-        A file that differs, even by a damaged byte, is written anew. Returns whether it
-        linked."""
-        current = plain_file(explain_dir(self.root), rel)
-        if current is None:
-            return False
-        try:
-            fd = os.open(current, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            with open(fd, "rb", buffering=0) as old:
-                info = os.fstat(fd)
-                if (info.st_size != len(data) or stat.S_IMODE(info.st_mode) != 0o644
-                        or old.read(len(data) + 1) != data):
-                    return False
-            os.link(current, path, follow_symlinks=False)
-        except OSError:  # raced away, or links refused (another device): written instead
-            return False
-        return True
-
-    def finish(self, tasks: list[TaskFiles], inputs_sha256: Mapping[str, str]) -> Path:
-        """Write the manifest of ``tasks`` (every one of them added) and swap the folder
-        in; returns it."""
-        assert self.work is not None, "the folder was finished or discarded"
-        work, target = self.work, explain_dir(self.root)
-        old = None
-        try:
-            manifest = work / MANIFEST
-            manifest.write_bytes(explanation_manifest(self.root.name, tasks, inputs_sha256))
-            manifest.chmod(0o644)
-            if target.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{self.root.name}.explain-old-",
-                                            dir=self.root.parent))
-                os.replace(target, old / EXPLAIN_DIR)
-            os.replace(work, target)
-        except BaseException:
-            self.discard()
-            raise
-        self.work = None
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        return target
-
-    def discard(self) -> None:
-        if self.work is not None:
-            shutil.rmtree(self.work, ignore_errors=True)
-            self.work = None
-
-
-def write_explanations(submission_root: Path, tasks: list[TaskFiles],
-                       inputs_sha256: Mapping[str, str]) -> Path:
-    """Replace the submission's explanation folder with ``tasks``' files, all at once
-    (:class:`ExplanationFolder`), as the synthetic submissions of the site benchmarks are
-    written. Returns the folder."""
-    folder = ExplanationFolder(submission_root)
-    for task in tasks:
-        try:
-            folder.add(task)
-        except BaseException:
-            folder.discard()
-            raise
-    return folder.finish(tasks, inputs_sha256)
-
-
-class KeptExplanations:
-    """A submission's explanation files put into the run store's cache as the tasks' files
-    come, each under the SHA-256 it is named by, instead of into the submission's folder:
-    a submitter's own scoring, whose folder a pull request must carry without them (CI
-    writes them there after the merge: :mod:`leaderboard.submission.layout`). Every
-    reader finds them there (:class:`leaderboard.submission.files.SubmissionFiles`); a
-    file kept for a scoring that then fails is a cache entry no manifest names."""
-
-    def __init__(self, cache: Path, submission_id: str) -> None:
-        self.cache = cache
-        self.submission_id = submission_id
-        self.kept: set[str] = set()
-
-    def add(self, task: TaskFiles) -> None:
-        for rel, file in task.files.items():
-            if rel in self.kept:
-                continue
-            ref = StoredRef(f"{EXPLAIN_DIR}/{rel}", file.size, file.sha256, gzip=True)
-            keep(self.cache, ref, file.gzipped(), f"{self.submission_id}/{ref.path}")
-            self.kept.add(rel)
-
-    def finish(self, tasks: list[TaskFiles], inputs_sha256: Mapping[str, str]) -> bytes:
-        """Keep the manifest of ``tasks`` (every one of them added), checked as a reader
-        checks it; returns its bytes, which results.json names."""
-        manifest = explanation_manifest(self.submission_id, tasks, inputs_sha256)
-        path = f"{EXPLAIN_DIR}/{MANIFEST}"
-        parse_manifest(manifest, f"{self.submission_id}/{path}")
-        keep(self.cache, StoredRef(path, len(manifest), hashlib.sha256(manifest).hexdigest()),
-             manifest, f"{self.submission_id}/{path}")
-        return manifest
 
 
 def parse_manifest(data: bytes, where: str) -> dict:

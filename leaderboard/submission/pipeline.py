@@ -19,9 +19,8 @@ from leaderboard.core.scoring import ScoreSheet
 from leaderboard.store.cache import cache_dir
 from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
-from leaderboard.submission.explain_files import (MANIFEST, ExplanationFolder,
-                                                  KeptExplanations, TaskFiles,
-                                                  explain_problem)
+from leaderboard.submission.explain_files import MANIFEST, TaskFiles, explain_problem
+from leaderboard.submission.explain_writers import ExplanationFolder, KeptExplanations
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import Submission, collect_inputs, discover
 from leaderboard.submission.layout import EXPLAIN_DIR, RESULTS_NAME, entry, in_folder
@@ -193,9 +192,9 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
 
     The layout says where each goes (:mod:`leaderboard.submission.layout`): the
     explanation files are CI's, so only ``after_merge`` (publishing) writes them into the
-    folder (:class:`leaderboard.submission.explain_files.ExplanationFolder`); a
+    folder (:class:`leaderboard.submission.explain_writers.ExplanationFolder`); a
     submitter's scoring keeps them in the run store's cache
-    (:class:`leaderboard.submission.explain_files.KeptExplanations`) and leaves a folder
+    (:class:`leaderboard.submission.explain_writers.KeptExplanations`) and leaves a folder
     a pull request may carry as it is. results.json is the same byte for byte either way.
 
     The files change together, as one :func:`leaderboard.submission.transaction.change_folder`

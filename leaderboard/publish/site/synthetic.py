@@ -24,8 +24,8 @@ from leaderboard.submission.explain_files import (
     MANIFEST,
     task_files,
     TaskTexts,
-    write_explanations as write,
 )
+from leaderboard.submission.explain_writers import write_explanations as write
 from leaderboard.submission.results import (
     ExplainManifestFile,
     ModelInfo,
