@@ -238,12 +238,17 @@ def test_t4_pair_set_is_pinned_and_split_is_language_independent(data_dir: Path)
 
 def test_token_set_ratio_matches_rapidfuzz_and_the_plain_programme(data_dir: Path) -> None:
     rapidfuzz = pytest.importorskip("rapidfuzz")
-    texts = list(pi_indic.read_language(data_dir, "tam").text("instruction").values())[:25]
-    texts += ["", "a b", "b a", "a b c", "x", "the cat sat", "the cat sat on the mat"]
+    paragraphs = list(pi_indic.read_language(data_dir, "tam").text("instruction").values())[:25]
+    short = ["", "a b", "b a", "a b c", "x", "the cat sat", "the cat sat on the mat"]
+    texts = paragraphs + short
     for a in texts:
         for b in texts[:12]:
             expected = rapidfuzz.fuzz.token_set_ratio(a, b)
             assert pi_indic.token_set_ratio(a, b) == pytest.approx(expected, abs=1e-9)
+    # The plain programme is a Python loop over every pair of characters (10 s for the
+    # grid above): held to the fast distance on six paragraphs and every short text.
+    for a in paragraphs[:6] + short:
+        for b in paragraphs[:6] + short:
             assert pi_indic.token_set_ratio(
                 a, b, distance=pi_indic.indel_distance_plain) == pi_indic.token_set_ratio(a, b)
     assert pi_indic.indel_distance_plain("kitten", "sitting") == 5  # LCS "ittn"
