@@ -36,9 +36,10 @@ URL serves them.
 (:mod:`leaderboard.submission.layout`): publishing's scoring writes them into the
 submission's folder (:func:`explain_dir`), while a submitter's own scoring keeps them in
 the run store's cache, so that the folder it leaves is what a pull request may carry
-(:mod:`leaderboard.submission.explain_writers` writes them, either way). `leaderboard runs push` moves them to the configured store beside
-the runs (``submissions/<id>/explain/...``), `runs pull` and `runs verify` fetch them,
-and every reader gets them through :class:`leaderboard.submission.files.SubmissionFiles`,
+(:mod:`leaderboard.submission.explain_writers` writes them, either way). `leaderboard
+runs push` moves them to the configured store beside the runs
+(``submissions/<id>/explain/...``), `runs pull` and `runs verify` fetch them, and every
+reader gets them through :class:`leaderboard.submission.files.SubmissionFiles`,
 verified by size and SHA-256 (:func:`read_stored_manifest`, :func:`stored_refs`). Where
 a published site's browser fetches them from is derived from the same store
 (:func:`browser_base`): a folder store's files are copied into the site.
