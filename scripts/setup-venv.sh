@@ -4,11 +4,10 @@
 # gigabytes of CUDA packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# pip byte-compiles every installed module one after the other (about 17,000 files with
-# dev,models: 90 CPU-s); compileall does it afterwards on every core (about 60 s wall on
-# two). The project's own modules are compiled too: where PYTHONDONTWRITEBYTECODE is set
-# (as on the development hosts), Python never writes them, and every process would
-# compile them again.
+# pip installs with --no-compile: it would byte-compile all of the about 17,000 installed
+# modules one after the other (90 CPU-s with dev,models), and compileall on every core still
+# took 80 s on two. The whole test suite imports about 6,700 of them; scripts/test.sh and
+# scripts/build-site.sh let Python write each one's bytecode the first time it is imported.
 extras="${1:-}"
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --no-compile --upgrade pip
@@ -20,7 +19,3 @@ if [[ -n "$extras" ]]; then
 else
   .venv/bin/python -m pip install --quiet --no-compile -e .
 fi
-# Exit status 1 only names files that cannot compile, which pip skips too (one of torch's
-# is Python 2); anything else fails the import that needs it, loudly.
-.venv/bin/python -m compileall -qq -j 0 .venv/lib/python3*/site-packages leaderboard \
-  reference_models tests benchmarks || true

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.build import build_site
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,6 +52,14 @@ def committed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
             build_site(REPO, folder / "out", cache_dir=folder / "cache")
             (folder / "built").touch()  # only a finished build is shared
     return folder / "out"
+
+
+@pytest.fixture(scope="session")
+def committed_board(committed_site: Path) -> Board:
+    """The board of what the repository commits, read once per worker with the
+    significance tests the committed site's build cached (1.5 s here; 6.7 s without
+    them). Tests only read it."""
+    return load_board(REPO, cache_dir=committed_site.parent / "cache")
 
 
 @pytest.fixture(scope="session")

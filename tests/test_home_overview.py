@@ -1,16 +1,13 @@
 """The home page as a researcher reads it (issue 18 item 1), in Chromium.
 
-Built from the repository's own results (every reported file, and each verified
-submission's results.json, per-query file and metadata.yaml; run files are not needed for
-the home page),
-served on 127.0.0.1 and opened in the system Chromium through Playwright, as
-tests/test_site_browser.py does. Fails on any console error or request leaving localhost.
+The site built from what the repository commits, as the quickstart builds it, served on
+127.0.0.1 and opened in the system Chromium through Playwright, as tests/test_site_browser.py
+does. Fails on any console error or request leaving localhost.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +15,6 @@ import pytest
 from fixtures.chromium import CHROMIUM, offline_context, serve, watched
 from leaderboard.publish.models import resolve_model
 from leaderboard.submission.results import read_results
-from leaderboard.publish.site.build import build_site
 
 pytestmark = pytest.mark.browser
 
@@ -30,23 +26,10 @@ sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the playwright Python package is not installed")
 
 
-def _repository_results(dest: Path) -> None:
-    shutil.copytree(ROOT / "results" / "reported", dest / "results" / "reported")
-    for results in sorted((ROOT / "submissions").glob("*/results.json")):
-        folder = dest / "submissions" / results.parent.name
-        folder.mkdir(parents=True)
-        # results.json names its per-query scores, which it is read with.
-        for name in ("results.json", "per-query.json.gz", "metadata.yaml"):
-            shutil.copy(results.parent / name, folder / name)
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory):
-    base = tmp_path_factory.mktemp("home-site")
-    _repository_results(base / "root")
-    build_site(base / "root", base / "out", cache_dir=base / "cache")
-    server, url = serve(base / "out")
-    yield {"url": url, "root": base / "root"}
+def site(committed_site: Path):
+    server, url = serve(committed_site)
+    yield {"url": url, "root": ROOT}
     server.shutdown()
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
 from leaderboard.benchmarks.views import Column, View
+from leaderboard.publish.site.board import Board
 from leaderboard.publish.standings import (
     TIER_LEADER,
     Row,
@@ -26,16 +27,8 @@ from leaderboard.publish.standings.downloads import csv_cell, csv_text, view_rec
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def committed_board(tmp_path_factory: pytest.TempPathFactory):
-    """Every view of the site built from the committed submissions and results/reported."""
-    from leaderboard.publish.site.board import load_board
-
-    return load_board(REPO, cache_dir=tmp_path_factory.mktemp("tiers"))
-
-
 def test_no_tiered_column_marks_a_leader_that_is_not_its_best_verified_value(
-        committed_board) -> None:
+        committed_board: Board) -> None:
     checked = 0
     for view_id, table in committed_board.tables.items():
         index = table.view.tiered_column
@@ -62,7 +55,8 @@ def test_no_tiered_column_marks_a_leader_that_is_not_its_best_verified_value(
     assert checked >= 50  # FollowTable and PI-Indic T1-T3 views of the two baselines
 
 
-def test_followtable_c1_shows_and_tests_the_mean_of_the_dataset_means(committed_board) -> None:
+def test_followtable_c1_shows_and_tests_the_mean_of_the_dataset_means(
+        committed_board: Board) -> None:
     """The constraint views average the four datasets as the paper does (each dataset one
     quarter), and the test's units average to exactly that value."""
     table = committed_board.tables["followtable/constraint/C1"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +27,6 @@ from leaderboard.benchmarks.followtable import FOLLOWTABLE_TOPIC
 from leaderboard.benchmarks.mfollowir import MFOLLOWIR_TOPIC
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.benchmarks.units import PER_QUERY
-from leaderboard.publish.site.build import build_site
 from leaderboard.publish.standings import (
     rank_systems,
     stratified_units,
@@ -66,18 +64,9 @@ def tiers_of(committed: dict[str, SystemResult], view_id: str):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built from the committed results (results files and metadata only)."""
-    base = tmp_path_factory.mktemp("uncertainty")
-    root = base / "root"
-    shutil.copytree(REPO / "results" / "reported", root / "results" / "reported")
-    for results in sorted(SUBMISSIONS.glob("*/results.json")):
-        folder = root / "submissions" / results.parent.name
-        folder.mkdir(parents=True)
-        for name in ("results.json", "per-query.json.gz", "metadata.yaml"):
-            shutil.copy(results.parent / name, folder / name)
-    build_site(root, base / "out", cache_dir=base / "cache")
-    return base / "out"
+def site(committed_site: Path) -> Path:
+    """The site built from what the repository commits."""
+    return committed_site
 
 
 # --------------------------------------------------------------------------- 1: the unit

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from leaderboard.app.commands.explain import card_text
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.explain import DocMove, QueryCard, unknown_query_message
-from leaderboard.publish.site.board import load_board
+from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.overview import build_overview, overview_context
 from leaderboard.publish.site.render import table_context
@@ -23,12 +22,6 @@ from leaderboard.publish.standings.downloads import view_records
 REPO = Path(__file__).resolve().parents[1]
 USE = "use-multilingual-v3-numpy"
 MINILM = "all-minilm-l6-v2"
-
-
-@pytest.fixture(scope="module")
-def real_board(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
-    """The board of what the repository commits: its submissions and reported rows."""
-    return load_board(REPO, cache_dir=tmp_path_factory.mktemp("real-cache"))
 
 
 def _cell_text(board, view_id: str, submission: str, column_id: str) -> str:  # noqa: ANN001
@@ -42,22 +35,24 @@ def _cell_text(board, view_id: str, submission: str, column_id: str) -> str:  # 
 
 # --------------------------------------------------------------------------- finding 8
 
-def test_the_t4_average_marks_only_an_ece_of_one_answer_for_every_pair(real_board) -> None:  # noqa: ANN001
+def test_the_t4_average_marks_only_an_ece_of_one_answer_for_every_pair(
+        committed_board: Board) -> None:
     """USE answers "incompatible" in ten languages but names 30 of the 9,900 pairs
     compatible in Marathi and Urdu: its average ECE is no constant answer's. MiniLM names
     none compatible anywhere: its ECE is one answer's, in the average and in every
     language."""
-    assert not _cell_text(real_board, "pi-indic/t4/average", USE, "ECE").endswith("*")
-    assert _cell_text(real_board, "pi-indic/t4/average", MINILM, "ECE").endswith("*")
-    assert _cell_text(real_board, "pi-indic/t4/asm", USE, "ECE").endswith("*")
-    assert not _cell_text(real_board, "pi-indic/t4/urd", USE, "ECE").endswith("*")
+    assert not _cell_text(committed_board, "pi-indic/t4/average", USE, "ECE").endswith("*")
+    assert _cell_text(committed_board, "pi-indic/t4/average", MINILM, "ECE").endswith("*")
+    assert _cell_text(committed_board, "pi-indic/t4/asm", USE, "ECE").endswith("*")
+    assert not _cell_text(committed_board, "pi-indic/t4/urd", USE, "ECE").endswith("*")
 
 
-def test_a_printed_average_that_is_not_its_cells_mean_says_so_visibly(real_board) -> None:  # noqa: ANN001
+def test_a_printed_average_that_is_not_its_cells_mean_says_so_visibly(
+        committed_board: Board) -> None:
     """FollowTable Table 4 prints BM25's p-MRR average as -0.5 while its four dataset
     figures average -0.25, under a caption saying every column is that mean: only a hover
     said so."""
-    table = real_board.tables["followtable/average"]
+    table = committed_board.tables["followtable/average"]
     ctx = table_context(table, "followtable.md")
     bm25 = next(i for i, ln in enumerate(table.lines) if ln.name == "BM25")
     pmrr = next(i for i, c in enumerate(table.view.columns) if c.id == "p-MRR")
@@ -66,16 +61,16 @@ def test_a_printed_average_that_is_not_its_cells_mean_says_so_visibly(real_board
     note = ctx["printed_notes"][0]
     assert note.startswith("† BM25, p-MRR") and "-0.5" in note and "-0.25" in note
     assert "†" in ctx["caption"]
-    for view_id, other in real_board.tables.items():  # nowhere else on the board
+    for view_id, other in committed_board.tables.items():  # nowhere else on the board
         if view_id != "followtable/average":
             assert table_context(other, "x.md")["printed_notes"] == [], view_id
 
 
-def test_every_download_with_a_no_skill_value_has_the_reference_row(real_board) -> None:  # noqa: ANN001
+def test_every_download_with_a_no_skill_value_has_the_reference_row(committed_board: Board) -> None:
     """None of the 36 downloads with a no-skill value had the reference row the pages
     show."""
     with_reference = 0
-    for view_id, table in real_board.tables.items():
+    for view_id, table in committed_board.tables.items():
         _, records = view_records(table, source_text)
         refs = [i for i, r in enumerate(records) if r["provenance"] == "reference"]
         if not any(v is not None for v in table.references):
@@ -98,24 +93,25 @@ def test_every_download_with_a_no_skill_value_has_the_reference_row(real_board) 
 
 # --------------------------------------------------------------------------- finding 9
 
-def test_a_table_nothing_in_which_is_tested_says_why_instead_of_not_tested(real_board) -> None:  # noqa: ANN001
+def test_a_table_nothing_in_which_is_tested_says_why_instead_of_not_tested(
+        committed_board: Board) -> None:
     """FollowIR and mFollowIR showed a "vs best verified" column of "not tested" with no
     word why (no verified submission covers them)."""
     for view_id in ("followir/average", "followir/core17", "mfollowir/average",
                     "mfollowir-cl/fas"):
-        ctx = table_context(real_board.tables[view_id], "followir.md")
+        ctx = table_context(committed_board.tables[view_id], "followir.md")
         assert ctx["tiered"] is None and ctx["leader"] is None, view_id
         assert "no verified submission has scores for it yet" in ctx["untested"]
         assert "not tested" not in ctx["body"]
-    ctx = table_context(real_board.tables["followtable/average"], "followtable.md")
+    ctx = table_context(committed_board.tables["followtable/average"], "followtable.md")
     assert ctx["tiered"] == 3 and ctx["untested"] == "" and "best verified" in ctx["body"]
 
 
-def test_the_home_verified_table_shows_what_submissions_have(real_board) -> None:  # noqa: ANN001
+def test_the_home_verified_table_shows_what_submissions_have(committed_board: Board) -> None:
     """It opened with a FollowIR column and ended with a reported-only column, both all
     "–", and repeated each submission's name as its model."""
-    ctx = overview_context(real_board, "index.md", "submissions/")
-    overview = build_overview(real_board)
+    ctx = overview_context(committed_board, "index.md", "submissions/")
+    overview = build_overview(committed_board)
     html = str(ctx["verified_rows"])
     rows = re.findall(r"<tr .*?</tr>", html)
     assert len(rows) == len(overview.verified)
