@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
@@ -29,7 +30,12 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
-st = pytest.importorskip("sentence_transformers")
+# Found, not imported: importing sentence-transformers takes 12 s beyond torch and
+# transformers, which every xdist worker paid while collecting; only the fixture that
+# saves its model folders imports it.
+if importlib.util.find_spec("sentence_transformers") is None:
+    pytest.skip("sentence-transformers is not installed (the models extra)",
+                allow_module_level=True)
 
 from huggingface_hub import constants as hf_constants  # noqa: E402
 

@@ -30,11 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-import datasets
-import mteb
-import mteb._evaluators.retrieval_metrics as mteb_metrics
 import pytest
-from mteb.tasks.instruction_reranking.multilingual import m_follow_ir
 
 from fixtures.mteb_collection import Collection, run_lines, write_collection
 from leaderboard.app.cli import main
@@ -119,7 +115,12 @@ class World:
     tasks: dict[str, Any]                                 # mteb name -> loaded mteb task
 
 
+# mteb and datasets are imported where used: importing mteb takes 4 s, which every xdist
+# worker paid while collecting.
+
 def _mteb_task(setup: Setup, data_dir: Path) -> Any:
+    import mteb
+
     task = mteb.get_task(setup.mteb_name)
     # The pinned Hub repository, replaced by the local folder with the same layout. The
     # metadata is a class attribute: change a copy, for this instance only.
@@ -130,6 +131,8 @@ def _mteb_task(setup: Setup, data_dir: Path) -> Any:
 
 
 def _followir_loaded(task: Any, folder: Path) -> dict[str, Any]:
+    import datasets
+
     split = task.dataset["default"]["test"]
     queries = split["queries"]
     # The FollowIR tasks read qrel_diff in task_specific_scores, exactly like this.
@@ -145,6 +148,8 @@ def _followir_loaded(task: Any, folder: Path) -> dict[str, Any]:
 
 
 def _mfollowir_loaded(task: Any, subset: str) -> dict[str, Any]:
+    from mteb.tasks.instruction_reranking.multilingual import m_follow_ir
+
     # m_follow_ir.load_data keeps the v1 attributes until evaluate() converts them.
     return {
         "corpus": sorted(task.corpus[subset]["test"]),
@@ -159,6 +164,8 @@ def _mfollowir_loaded(task: Any, subset: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    import datasets
+
     data_dir = tmp_path_factory.mktemp("mteb-data")
     rng = random.Random(17)
     collections: dict[str, Collection] = {}
@@ -251,6 +258,9 @@ def _insertion_order_p_mrr(original: dict[str, dict[str, float]],
 def test_scores_equal_mteb_evaluator(world: World, mteb_name: str,
                                      monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import datasets
+    import mteb._evaluators.retrieval_metrics as mteb_metrics
+
     setup = SETUPS[mteb_name]
     task = world.tasks[mteb_name]
     runs = {subset: {**_as_dict(world.runs[t]["original"]), **_as_dict(world.runs[t]["altered"])}
@@ -297,6 +307,8 @@ def test_scores_equal_mteb_evaluator(world: World, mteb_name: str,
 
 def test_registry_pins_what_mteb_pins() -> None:
     """Revisions and licences of the five datasets agree with mteb's task metadata."""
+    import mteb
+
     licences = {"mit": "MIT", "odc-by": "ODC-By"}
     for setup in SETUPS.values():
         meta = mteb.get_task(setup.mteb_name).metadata
