@@ -84,8 +84,8 @@ def wtr_rows(data, quality: str) -> dict[str, list[tuple[str, str, float]]]:
             relevant = sorted(d for d, g in data.roles[role].qrels.get(q, {}).items() if g > 0)
             ruled_out = sorted(data.changed.get(q, [])) if role == "altered" else []
             depth = required_depth(data, q)
-            fillers = [d for d in fillers_all if d not in relevant and d not in ruled_out
-                       ][:depth - len(set(relevant) | set(ruled_out))]
+            judged = set(relevant) | set(ruled_out)
+            fillers = [d for d in fillers_all if d not in judged][:depth - len(judged)]
             if quality == "good":
                 order = relevant + fillers + ruled_out
             elif quality == "weak":
