@@ -203,6 +203,25 @@ def test_a_bug_in_a_worker_is_raised_here(small_submission: Path, data_dir: Path
         list(checked_in_workers(jobs_of(small_submission), options, workers=2))
 
 
+def test_reading_stopped_early_leaves_no_pool_thread_and_no_worker(
+        small_submission: Path, data_dir: Path) -> None:
+    """Closing the results early (an error, Ctrl-C) stops the workers and ends the pool's
+    thread before it returns. A thread left running raced the interpreter's exit in
+    CPython 3.11 and printed a "Bad file descriptor" traceback after Ctrl-C (once in the
+    suite, in tests/test_task_checks.py's idle-workers test)."""
+    import multiprocessing
+    import threading
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    options = CheckOptions(data_dir, score=False, explain=False, compress=False)
+    results = checked_in_workers(jobs_of(small_submission), options, workers=2)
+    next(results)
+    results.close()
+    assert not [t for t in threading.enumerate()
+                if isinstance(t, _ExecutorManagerThread) and t.is_alive()]
+    assert multiprocessing.active_children() == []
+
+
 def test_how_many_workers(small_submission: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     jobs = jobs_of(small_submission)
     monkeypatch.delenv("LEADERBOARD_WORKERS", raising=False)

@@ -160,13 +160,17 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
     result is yielded as soon as it and every task before it are done. The workers start
     at the first submission and end with the iteration (or its closing)."""
     sizes = [job.size for job in jobs]
+    others = set(multiprocessing.active_children())
     pool = ProcessPoolExecutor(max_workers=workers,
                                mp_context=multiprocessing.get_context("fork"),
                                initializer=_start_worker)
+    started: list[multiprocessing.process.BaseProcess] = []
     try:
         pending: dict[Future[list[TaskResult]], list[int]] = {
             pool.submit(_check_bundle, [jobs[i] for i in bundle], options): bundle
             for bundle in bundles(sizes, workers)}
+        # A fork pool starts all its workers at the first submission.
+        started = [p for p in multiprocessing.active_children() if p not in others]
         done: dict[int, TaskResult] = {}
         next_index = 0
         while next_index < len(jobs):
@@ -189,8 +193,14 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
                 next_index += 1
     except BaseException:
         # A bug in a task, Ctrl-C, or the caller stopped reading: no task is started any
-        # more, and none is waited for (each worker exits once its task is done).
-        pool.shutdown(wait=False, cancel_futures=True)
+        # more, and none is waited for. The workers are stopped (what they compute would
+        # be thrown away; they write nothing but the caches, each entry by a rename), so
+        # the pool's thread ends at once. Left running, it raced the interpreter's exit:
+        # CPython 3.11 wakes a pool's thread at exit without its lock, and a pipe the
+        # thread had just closed printed "Bad file descriptor" with a traceback.
+        for process in started:
+            process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
 
