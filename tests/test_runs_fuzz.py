@@ -12,6 +12,7 @@ trec_eval ordering must equal a plain three-key sort.
 from __future__ import annotations
 
 import gzip
+import random
 import re
 from pathlib import Path
 
@@ -147,7 +148,10 @@ def test_mutated_runs_never_raise(data, valid_lines, wtr, tmp_path_factory) -> N
 @FUZZ
 @given(data=st.data())
 def test_shuffled_valid_runs_stay_valid(data, valid_lines, wtr, tmp_path_factory) -> None:
-    order = data.draw(st.permutations(range(len(valid_lines))))
+    # A seeded shuffle: st.permutations draws each of the ~900 swaps through hypothesis,
+    # 14 of the test's 18 s.
+    order = list(range(len(valid_lines)))
+    random.Random(data.draw(st.integers(0, 2**32 - 1), label="shuffle seed")).shuffle(order)
     sep = data.draw(st.sampled_from([" ", "\t", "  ", " \t"]))
     end = data.draw(st.sampled_from(["\n", "\r\n"]))
     lines = [valid_lines[i].replace(" ", sep) for i in order]
