@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-venv.sh
-unset PYTHONDONTWRITEBYTECODE  # bytecode written at first import (setup-venv.sh compiles none)
+unset PYTHONDONTWRITEBYTECODE  # bytecode written at first import (setup-venv.sh compiled none)
 .venv/bin/leaderboard build --out site/build
 echo "Site built in site/build/ (open site/build/index.html, or: .venv/bin/python -m http.server -d site/build)"

@@ -4,11 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LEADERBOARD_DATA="${LEADERBOARD_DATA:-../shared/data}"
-bash scripts/install-system-deps.sh
-if [[ -f package-lock.json ]]; then npm ci --silent --no-audit --no-fund; fi
+# The system packages install beside the Python environment: neither needs the other,
+# and on a fresh machine apt-get and pip each wait on downloads and the disk.
+bash scripts/install-system-deps.sh &
+system=$!
 bash scripts/setup-venv.sh dev,models
-# Each module's bytecode is written the first time it is imported (setup-venv.sh compiles
-# none); where the environment forbids it, every process would compile its imports again.
+wait "$system"
+if [[ -f package-lock.json ]]; then npm ci --silent --no-audit --no-fund; fi
+# A module setup-venv.sh did not compile has its bytecode written the first time it is
+# imported; where the environment forbids that, every process would compile it again.
 unset PYTHONDONTWRITEBYTECODE
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # One worker per CPU; --dist loadscope keeps each test module on one worker, so a module's
