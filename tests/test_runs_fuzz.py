@@ -357,3 +357,17 @@ def test_ranks_of_matches_plain_ranking(rows, wanted, force_index, monkeypatch) 
     assert got.tolist() == [plain.get(q, {}).get(d, 0) for q, d in wanted]
     assert ranked.length_of([w[0] for w in wanted]).tolist() == [len(plain.get(q, {}))
                                                                  for q, _ in wanted]
+
+
+@pytest.mark.parametrize("bad_line", [b" Q0 d5 3 0.5 t", b"q2 Q0  3 0.5 t"],
+                         ids=["empty query id", "empty document id"])
+def test_the_fast_path_refuses_an_empty_id_on_any_line(bad_line) -> None:
+    """The fast path finds an empty id as the first of the sorted names, wherever its
+    line is; the exact pass then reports that line."""
+    lines = [f"q{i % 3} Q0 d{i} {i} {1 / (i + 1)} t".encode() for i in range(1, 40)]
+    lines[20] = bad_line
+    data = b"\n".join(lines) + b"\n"
+    assert parsing_module._parse_fast(data, parsing_module._regular_text_lines(data)) is None
+    report, run = parse(data)
+    assert run is None
+    assert any(f"{NAME}:21" in issue.format() for issue in report.errors)
