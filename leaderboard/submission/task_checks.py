@@ -91,6 +91,9 @@ class CheckOptions:
     # and gzip them on the worker, when they will be written (a pr-check only hashes
     # them); checked in this process, the writer gzips each file as it writes it
     compress: bool
+    # parse a task's runs on threads of their own while its data loads; off on the worker
+    # processes, which keep every core busy already
+    task_threads: bool = True
 
 
 def check_task(job: TaskJob, options: CheckOptions) -> TaskResult:
@@ -100,7 +103,8 @@ def check_task(job: TaskJob, options: CheckOptions) -> TaskResult:
     clock = _PhaseClock(result.cpu_s)
     try:
         report, inputs = check_task_files(job.task, options.data_dir, job.files,
-                                          job.display_root, names=job.names)
+                                          job.display_root, names=job.names,
+                                          threads=options.task_threads)
     except (MissingDataError, DataFormatError) as exc:
         result.data_error = str(exc)
         return result
@@ -160,6 +164,7 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
     result is yielded as soon as it and every task before it are done. The workers start
     at the first submission and end with the iteration (or its closing)."""
     sizes = [job.size for job in jobs]
+    options = replace(options, task_threads=False)
     others = set(multiprocessing.active_children())
     pool = ProcessPoolExecutor(max_workers=workers,
                                mp_context=multiprocessing.get_context("fork"),
