@@ -385,3 +385,29 @@ def test_entries_of_a_derived_value_are_not_evicted_by_the_datas(
     # version of the data, so it is a miss now.
     now = cache.derived_entry(task, root, followtable.__name__, "texts", ("json",))
     assert now is not None and now.path != entry.path and cache.read_derived(now) is None
+
+
+def walk_listing(folder: Path) -> list[tuple[str, int, int]]:
+    """The plain listing the fingerprint's is held to: os.walk, sorted, through pathlib."""
+    found = []
+    for parent, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(parent, name)
+            stat = path.stat()
+            found.append((path.relative_to(folder).as_posix(), stat.st_size, stat.st_mtime_ns))
+    return found
+
+
+def test_the_folder_listing_equals_os_walks(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    for rel, text in [("b.txt", "1"), ("a/z.txt", "22"), ("a/b/c.txt", "333"),
+                      ("a.txt", "4444"), ("ab/x", ""), ("a-b/y", "55"), ("z/deep/er/f", "6")]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "link-to-file").symlink_to(root / "a" / "z.txt")
+    (root / "link-to-folder").symlink_to(root / "a", target_is_directory=True)
+    listing = cache._files_under(root)
+    assert listing == walk_listing(root)
+    assert "link-to-folder/z.txt" not in [name for name, _, _ in listing]
+    assert ("link-to-file", 2) in [(name, size) for name, size, _ in listing]
