@@ -411,3 +411,48 @@ def test_the_folder_listing_equals_os_walks(tmp_path: Path) -> None:
     assert listing == walk_listing(root)
     assert "link-to-folder/z.txt" not in [name for name, _, _ in listing]
     assert ("link-to-file", 2) in [(name, size) for name, size, _ in listing]
+
+
+@pytest.mark.parametrize("values", [
+    np.array(["doc2", "FBIS3-10082", "a"]),  # ASCII ids: a byte a character
+    np.array(["ف-1", "文档", "x"]),  # other ids: numpy's four bytes a character
+    np.array([], dtype="<U1"), np.array([3, -1, 7], dtype=np.int64),
+    np.array([0.5, -2.25e-300]), np.array([True, False]),
+    np.array(["x" * 300, "y"], dtype=object),  # over MAX_FIXED_WIDTH: a list of values
+], ids=["ascii", "unicode", "empty", "int64", "float64", "bool", "object"])
+def test_an_array_comes_back_as_it_was_kept(values: np.ndarray) -> None:
+    kept = json.loads(json.dumps(cache._array_to_json(values)))
+    back = cache._array_from_json(kept)
+    assert back.dtype == values.dtype and back.tolist() == values.tolist()
+    assert back.flags.writeable
+    assert ("values" in kept) == (values.dtype.kind == "O")
+    assert ("ascii" in kept) == (values.dtype.kind == "U" and values.size > 0
+                                 and all(v.isascii() for v in values.tolist()))
+
+
+@pytest.mark.parametrize("kept", [
+    {"dtype": "|O", "stored": "|O", "base64": ""},  # no object array from bytes
+    {"dtype": "<U3", "stored": "|S3", "ascii": "abcd"},  # 4 bytes: not whole values
+    {"dtype": "<U1", "stored": "|S1", "ascii": "\u00e9"},  # not ASCII
+    {"dtype": "<U1", "stored": "<U1", "ascii": "abcd"},  # ASCII text is bytes
+    {"dtype": "<U1", "stored": "|S1", "base64": "6Q=="},  # a byte past ASCII, widened
+    {"dtype": "<i8", "stored": "<i8", "base64": "not base64!"},
+    {"dtype": "<U0", "stored": "|S0", "ascii": ""},
+], ids=["object", "partial value", "not ascii", "ascii as unicode", "bytes as unicode",
+        "bad base64", "zero width"])
+def test_a_malformed_array_is_refused(kept: dict) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        cache._array_from_json(kept)
+
+
+def test_a_reranking_tasks_pools_are_kept_as_bytes(tmp_path: Path, cache_folder: Path) -> None:
+    """The largest part of a FollowIR or mFollowIR entry (a pool of ids per query) and
+    the corpus ids are kept as bytes (the equality of what comes back is
+    test_a_cached_mteb_layout_task_equals_its_fresh_load's)."""
+    data_dir = tmp_path / "data"
+    write_collection(data_dir / "followir/robust04", n_queries=3, pool_size=12, fmt="parquet")
+    cache.load_through_cache(get_task("followir/robust04"), data_dir, mteb_layout.__name__)
+    (entry,) = cache_folder.iterdir()
+    kept = json.loads(split_entry(entry)[1])
+    assert kept["pools"] and all("ascii" in pool for pool in kept["pools"].values())
+    assert "ascii" in kept["doc_ids"]

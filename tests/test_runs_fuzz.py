@@ -25,7 +25,7 @@ from leaderboard.core.data import load_task_data
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
 import leaderboard.core.runs.parsing as parsing_module
-from leaderboard.core.runs.columns import ParsedRun
+from leaderboard.core.runs.columns import ParsedRun, ascii_as_unicode
 from leaderboard.core.runs.parsing import parse_run
 from leaderboard.core.runs.validation import load_and_validate
 from leaderboard.core.runs.ordering import _grouped_order, _trec_order
@@ -371,3 +371,16 @@ def test_the_fast_path_refuses_an_empty_id_on_any_line(bad_line) -> None:
     report, run = parse(data)
     assert run is None
     assert any(f"{NAME}:21" in issue.format() for issue in report.errors)
+
+
+@FUZZ
+@given(ids=st.lists(st.binary(max_size=12).map(lambda b: bytes(x & 0x7F for x in b)),
+                    max_size=30),
+       step=st.sampled_from([1, 2]))
+def test_ascii_ids_widen_to_what_numpys_cast_gives(ids: list[bytes], step: int) -> None:
+    """The vectorised widening of ASCII ids equals numpy's own cast (NUL padding, empty
+    ids, a strided slice included)."""
+    values = np.array(ids, dtype=f"S{max(map(len, ids), default=0) or 1}")[::step]
+    widened = ascii_as_unicode(values)
+    assert widened.dtype == values.astype(f"U{values.dtype.itemsize}").dtype
+    assert widened.tolist() == values.astype(f"U{values.dtype.itemsize}").tolist()

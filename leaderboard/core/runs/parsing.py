@@ -41,8 +41,8 @@ except ImportError:  # pragma: no cover - a pyarrow that moved its private modul
 
 from leaderboard.core.fileio import ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, size_text
 from leaderboard.core.report import Report, plural
-from leaderboard.core.runs.columns import (MAX_FIXED_WIDTH, ParsedRun, _sort_names, id_array,
-                                           recoded)
+from leaderboard.core.runs.columns import (MAX_FIXED_WIDTH, ParsedRun, _sort_names,
+                                           ascii_as_unicode, id_array, recoded)
 
 MAX_LINE_CHARS = 4096  # a run line is six short fields; longer means a wrong file
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -430,7 +430,7 @@ def _ascii_names(dictionary) -> tuple[np.ndarray, np.ndarray] | None:  # noqa: A
         order = np.argsort(table.view(">u8")[:, 0])
     else:
         order = np.argsort(table.view(f"S{padded}")[:, 0])
-    names = table[order, :width].copy().view(f"S{width}")[:, 0].astype(f"U{width}")
+    names = ascii_as_unicode(table[order, :width].copy().view(f"S{width}")[:, 0])
     return order, names
 
 
