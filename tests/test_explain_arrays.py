@@ -199,3 +199,26 @@ def test_a_file_is_compressed_once_and_inflates_to_its_json() -> None:
     # No timestamp, and one writer: the same JSON always gives the same bytes.
     assert data[4:8] == b"\0\0\0\0"
     assert explain_files.ExplainFile.of({"a": "é", "b": [1, 2.5, None]}).gzipped() == data
+
+
+def test_floats_written_once_per_value_are_written_as_each_alone() -> None:
+    """Distinct values are found by their bits: 0.0 and -0.0 keep their own texts."""
+    import numpy as np
+
+    from leaderboard.core import explain_arrays
+
+    rng = np.random.default_rng(7)
+    values = np.concatenate([rng.choice([0.0, -0.0, 0.1, 1 / 3, -2.5e-17, 1e300], 500),
+                             rng.standard_normal(200)])
+    rng.shuffle(values)
+    for sample in (values, values[:10], values[::3], values[:0]):
+        assert explain_arrays._float_texts(sample) == list(map(float.__repr__, sample.tolist()))
+
+
+def test_judgments_are_written_as_the_encoder_writes_each() -> None:
+    from leaderboard.core import explain_arrays
+
+    written: dict = {}
+    values = [1, 1.0, True, 0, -0.0, 0.0, "positive", 2, 1, "changed", 1.0, [1, 2]]
+    assert [explain_arrays._value_text(v, written) for v in values] \
+        == [FILE_JSON.encode(v) for v in values]
