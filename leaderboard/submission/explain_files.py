@@ -54,6 +54,7 @@ import re
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from pathlib import Path
 from urllib.parse import quote
 
@@ -403,8 +404,11 @@ def _ascii_length(text: str) -> int:
 
 
 def _object_json(members: dict[str, str]) -> str:
-    """A JSON object of already serialised members, keys sorted as ``sort_keys`` sorts."""
-    return "{" + ",".join(f"{FILE_JSON.encode(k)}:{members[k]}" for k in sorted(members)) + "}"
+    """A JSON object of already serialised members, keys sorted as ``sort_keys`` sorts.
+    A key is a string, which FILE_JSON (ensure_ascii off) writes with
+    ``encode_basestring``; called directly, not through the encoder's ``encode`` (2 us a
+    call, 0.6 ms of a PI-Indic task's 150 cards)."""
+    return "{" + ",".join(f"{encode_basestring(k)}:{members[k]}" for k in sorted(members)) + "}"
 
 
 def record_files(record: ExplainRecord, texts: TaskTexts, corpus_size: int) -> TaskFiles:
@@ -417,7 +421,7 @@ def record_files(record: ExplainRecord, texts: TaskTexts, corpus_size: int) -> T
     task_id = head["task"]
     order = [q[0] for q in head["queries"]]
     # One measure of all keys and all cards joined: the length is a sum over characters.
-    size = (2 + _ascii_length("".join(map(FILE_JSON.encode, cards))) + len(cards)
+    size = (2 + _ascii_length("".join(map(encode_basestring, cards))) + len(cards)
             + _ascii_length("".join(cards.values())) + max(len(cards) - 1, 0))
     per_file = max(1, len(order) * CARDS_PER_FILE // max(size, 1))
     starts = list(range(0, max(len(order), 1), per_file))
