@@ -411,3 +411,22 @@ def test_unreadable_files_name_themselves() -> None:
         unpacked(gzip.compress(b"{not json"), "x.json.gz")
     with pytest.raises(explain_files.ExplainFilesError, match="not an explanation manifest"):
         parse_manifest(b'{"format": "other"}', "manifest.json")
+
+
+@pytest.mark.parametrize("submission", ["bm25s", "all-minilm-l6-v2"])
+def test_the_per_query_file_is_the_models_dump_and_the_committed_bytes(submission: str) -> None:
+    """per_query_content puts the file together from the checked scores without the
+    PerQueryFile model; its bytes are the model's dump, and the committed file's."""
+    from leaderboard.submission.results import PER_QUERY_FORMAT, PerQueryFile, PerQueryScores
+
+    folder = REPO / "submissions" / submission
+    results = read_results(folder / "results.json")
+    content = per_query_content(results)
+    (system,) = results.systems
+    model = PerQueryFile(format=PER_QUERY_FORMAT, system_id=system.system_id, tasks={
+        t: PerQueryScores(per_query=s.per_query, group_members=s.group_members)
+        for t, s in system.tasks.items()})
+    assert content == (json.dumps(model.model_dump(mode="json"), sort_keys=True,
+                                  separators=(",", ":"), ensure_ascii=False,
+                                  allow_nan=False) + "\n").encode("utf-8")
+    assert content == gzip.decompress((folder / "per-query.json.gz").read_bytes())
