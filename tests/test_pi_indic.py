@@ -453,3 +453,18 @@ def test_t4_negatives_mined_fast_equal_the_plain_definition(data_dir: Path) -> N
                               texts[item], texts[o], distance=pi_indic.indel_distance_plain), o))[:5]
              for item in sorted(texts)}
     assert fast == plain
+
+
+def test_the_split_ratio_is_token_set_ratios_float(data_dir: Path) -> None:
+    """t4_hard_negatives scores pairs with _split_ratio (one Indel distance, lengths for the
+    others): the very floats of token_set_ratio, so no tie is broken another way."""
+    paragraphs = list(pi_indic.read_language(data_dir, "tam").text("instruction").values())[:40]
+    short = ["", "a", "a b", "b a", "a b c", "a c", "x y", "the cat sat",
+             "the cat sat on the mat", "mat the", "  a  b  "]
+    texts = paragraphs + short
+    split = {t: (tuple(sorted(frozenset(t.split()))), frozenset(t.split())) for t in texts}
+    distance = pi_indic._indel_function()
+    for a in texts:
+        for b in texts:
+            assert pi_indic._split_ratio(split[a], split[b], distance) \
+                == pi_indic.token_set_ratio(a, b), (a[:30], b[:30])

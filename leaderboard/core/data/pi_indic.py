@@ -393,6 +393,39 @@ def _token_set_ratio_of(tokens_a: frozenset[str], tokens_b: frozenset[str],
     return best
 
 
+def _split_ratio(a: tuple[tuple[str, ...], frozenset[str]],
+                 b: tuple[tuple[str, ...], frozenset[str]],
+                 distance: Callable[[str, str], int]) -> float:
+    """:func:`token_set_ratio` of two texts given as (sorted tokens, token set): the same
+    float, with one Indel distance instead of three.
+
+    Filtering a sorted token list keeps it sorted, so no set is sorted again, and of the
+    shared tokens only their joined length is needed. The three strings compared share
+    the sorted shared tokens as a prefix, which an LCS keeps whole:
+    indel(I+A, I+B) is indel(A, B) on the shorter texts, and indel(I, I+A) is len(A) + 1,
+    so each ratio is computed from the same integers as :func:`_token_set_ratio_of`'s.
+    A language's 11,175 pairs took 0.42 s the plain way (rapidfuzz's own token_set_ratio,
+    called per pair, 0.27 s)."""
+    sorted_a, set_a = a
+    sorted_b, set_b = b
+    if not sorted_a or not sorted_b:
+        return 0.0
+    shared = set_a & set_b
+    only_a = " ".join([token for token in sorted_a if token not in set_b])
+    only_b = " ".join([token for token in sorted_b if token not in set_a])
+    if shared and (not only_a or not only_b):
+        return 100.0
+    if not shared:
+        return _ratio(only_a, only_b, distance)
+    sect = sum(map(len, shared)) + len(shared) - 1  # the joined shared tokens' length
+    with_a, with_b = sect + 1 + len(only_a), sect + 1 + len(only_b)
+    best = 100.0 * (with_a + with_b - distance(only_a, only_b)) / (with_a + with_b)
+    for with_x, only_x in ((with_a, only_a), (with_b, only_b)):
+        total = sect + with_x
+        best = max(best, 100.0 * (total - (len(only_x) + 1)) / total)
+    return best
+
+
 def t4_hard_negatives(instructions: dict[int, str],
                       per_persona: int = T4_MAX_NEGATIVES_PER_PERSONA,
                       distance=_indel_distance) -> dict[int, list[int]]:
@@ -406,12 +439,16 @@ def t4_hard_negatives(instructions: dict[int, str],
         raise DataFormatError("T4 needs at least two pairs to draw a mismatched instruction")
     if distance is _indel_distance:
         distance = _indel_function()
-    # Each instruction split once, not once per comparison (150 texts, 11k comparisons).
-    tokens = {item: frozenset(instructions[item].split()) for item in ids}
+    # Each instruction split and sorted once, not once per comparison (150 texts, 11k
+    # comparisons): _split_ratio, held to token_set_ratio by tests/test_pi_indic.py.
+    tokens = {}
+    for item in ids:
+        members = frozenset(instructions[item].split())
+        tokens[item] = (tuple(sorted(members)), members)
     score: dict[tuple[int, int], float] = {}
     for position, first in enumerate(ids):
         for second in ids[position + 1:]:  # token_set_ratio is symmetric
-            value = _token_set_ratio_of(tokens[first], tokens[second], distance)
+            value = _split_ratio(tokens[first], tokens[second], distance)
             score[first, second] = score[second, first] = value
     return {item: sorted((o for o in ids if o != item),
                          key=lambda other: (-score[item, other], other))[:per_persona]
