@@ -1000,3 +1000,37 @@ def test_bootstrap_equals_the_reference_on_the_same_resamples(n):
         ref_lo, ref_hi = reference.bootstrap_mean_interval(column, n_resamples=999, seed=6)
         assert lo[j] == pytest.approx(ref_lo, abs=1e-9) and hi[j] == pytest.approx(ref_hi,
                                                                                    abs=1e-9)
+
+
+def test_a_forked_child_runs_chunks_on_a_pool_of_its_own() -> None:
+    """A child forked after the pool had threads got the pool object without its threads,
+    which it still counted as idle: its first chunks waited forever for them (`ci
+    pr-check`'s standings workers hung)."""
+    import os
+
+    def slow_chunk(start: int, stop: int) -> int:
+        time.sleep(0.1)  # every chunk on a thread of its own: four idle threads after
+        return sum(range(start, stop))
+
+    with sig.EXECUTOR.configured(workers=4):
+        if not sig.EXECUTOR._controller():
+            pytest.skip("no threadpoolctl: chunks run without the pool")
+        assert len(sig.EXECUTOR.run_ranges(slow_chunk, 1000)) == 4
+        pid = os.fork()
+        if pid == 0:  # the child: exit 0 when its chunks ran
+            done = False
+            try:
+                done = sum(sig.EXECUTOR.run_ranges(slow_chunk, 1000)) == sum(range(1000))
+            finally:
+                os._exit(0 if done else 1)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            finished, status = os.waitpid(pid, os.WNOHANG)
+            if finished:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child's chunks never ran")
+    assert os.waitstatus_to_exitcode(status) == 0

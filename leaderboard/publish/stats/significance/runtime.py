@@ -212,6 +212,22 @@ class Executor:
         for hook in self._clear_hooks:
             hook()
 
+    def forget_threads(self) -> None:
+        """In a forked child: the pool's threads, and any lock another thread held, did not
+        come along. The pool's object did, and believed its idle threads would take new
+        work, so the first chunk a child gave it waited forever (`ci pr-check` compares
+        a submission with each task's leader on forked workers). The child starts a pool,
+        locks and BLAS limit of its own; the cached matrices are kept (plain arrays)."""
+        self._pool = None
+        self._pool_lock = threading.Lock()
+        self._blas_depth = 0
+        self._blas_limiter = None
+        self._blas_lock = threading.Lock()
+        self._thread_state = threading.local()
+        self._cache_lock = threading.Lock()
+        self._building = {}
+
 
 #: The one executor of the process.
 EXECUTOR = Executor()
+os.register_at_fork(after_in_child=EXECUTOR.forget_threads)
