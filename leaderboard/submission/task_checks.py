@@ -11,32 +11,27 @@ in the submission's task order, the same results as checking them one after the 
 to). Small submissions, and platforms without ``fork``, are checked serially: a worker
 costs a fork and a pickled result, which a one-task submission does not repay.
 
-Fork, not spawn: a spawned worker would import numpy, pyarrow and pandas again (1.2-1.5
-s each on the 2-core hosts). The pool forks every worker when the first task is
-submitted, before it starts its own thread (Python's ``ProcessPoolExecutor`` does so for
-``fork``); no other thread of the command runs then (the scoring's writers write on this
-process's own thread).
+The workers are forked (:func:`leaderboard.core.processes.forked_pool`), when the first
+task is submitted; no other thread of the command runs then (the scoring's writers write
+on this process's own thread).
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import signal
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyarrow as pa
 
-from leaderboard.core.config import ENV_WORKERS, worker_setting
+from leaderboard.core.config import ENV_WORKERS
 from leaderboard.core.data.base import DataFormatError, MissingDataError
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.evaluate import check_task_files, score_inputs
+from leaderboard.core.processes import chosen_workers, forked_pool
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.core.tasks import Task
@@ -165,17 +160,12 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
     at the first submission and end with the iteration (or its closing)."""
     sizes = [job.size for job in jobs]
     options = replace(options, task_threads=False)
-    others = set(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(max_workers=workers,
-                               mp_context=multiprocessing.get_context("fork"),
-                               initializer=_start_worker)
-    started: list[multiprocessing.process.BaseProcess] = []
-    try:
+    # The workers are the parallelism, so pyarrow's own thread pool would only add
+    # threads on the same cores.
+    with forked_pool(workers, initializer=pa.set_cpu_count, initargs=(1,)) as pool:
         pending: dict[Future[list[TaskResult]], list[int]] = {
             pool.submit(_check_bundle, [jobs[i] for i in bundle], options): bundle
             for bundle in bundles(sizes, workers)}
-        # A fork pool starts all its workers at the first submission.
-        started = [p for p in multiprocessing.active_children() if p not in others]
         done: dict[int, TaskResult] = {}
         next_index = 0
         while next_index < len(jobs):
@@ -196,18 +186,6 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
             while next_index in done:
                 yield done.pop(next_index)
                 next_index += 1
-    except BaseException:
-        # A bug in a task, Ctrl-C, or the caller stopped reading: no task is started any
-        # more, and none is waited for. The workers are stopped (what they compute would
-        # be thrown away; they write nothing but the caches, each entry by a rename), so
-        # the pool's thread ends at once. Left running, it raced the interpreter's exit:
-        # CPython 3.11 wakes a pool's thread at exit without its lock, and a pipe the
-        # thread had just closed printed "Bad file descriptor" with a traceback.
-        for process in started:
-            process.kill()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
 
 
 # Tasks are handed to the workers in bundles: each hand-over and result is a round trip
@@ -259,36 +237,13 @@ def _handed_back(result: TaskResult, options: CheckOptions) -> TaskResult:
     return result
 
 
-def _start_worker() -> None:
-    # Ctrl-C is this process's to handle (it stops the pool), not each worker's: they
-    # would each print a traceback. The workers are the parallelism, so pyarrow's own
-    # thread pool would only add threads on the same cores.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    pa.set_cpu_count(1)
-
-
-def usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - platforms without affinity (macOS)
-        return os.cpu_count() or 1
-
-
 def worker_count(jobs: Sequence[TaskJob]) -> int:
     """How many worker processes check ``jobs``: 0 means this process, one task after the
     other. ``LEADERBOARD_WORKERS`` sets it (0 or 1: none); by default, one per usable
     CPU (at most 4: each holds one task's runs and data) for a submission of at least
-    :data:`PARALLEL_MIN_BYTES` of run files, where the platform can fork safely."""
-    if len(jobs) < 2 or sys.platform != "linux" or \
-            "fork" not in multiprocessing.get_all_start_methods():
-        return 0
-    chosen = worker_setting()
-    if chosen is not None:
-        return min(chosen, len(jobs)) if chosen > 1 else 0
-    if sum(job.size for job in jobs) < PARALLEL_MIN_BYTES:
-        return 0
-    workers = min(usable_cpus(), 4, len(jobs))
-    return workers if workers > 1 else 0
+    :data:`PARALLEL_MIN_BYTES` of run files, where the platform can fork safely
+    (:func:`leaderboard.core.processes.chosen_workers`)."""
+    return chosen_workers(len(jobs), sum(job.size for job in jobs) >= PARALLEL_MIN_BYTES)
 
 
 def checked_tasks(jobs: Sequence[TaskJob], options: CheckOptions,

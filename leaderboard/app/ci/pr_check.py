@@ -28,7 +28,7 @@ import github_action_utils as gha
 
 from leaderboard import __version__
 from leaderboard.app.ci.comment import comment_body, job_summary
-from leaderboard.app.ci.standing import CommittedResults, load_committed, standing
+from leaderboard.app.ci.standing import CommittedResults, load_committed, task_standings
 from leaderboard.app.ci.git import (
     SHA_RE,
     TreeEntry,
@@ -225,11 +225,9 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
             explained = explanation_manifest(sub_id, outcome.explanations,
                                              results.inputs_sha256 or {})
             expected = (committed_form(results, content, explained), content)
-            system = results.systems[0]
-            for task in outcome.submission.tasks():
-                if task.id in outcome.scores:
-                    progress(f"comparing {sub_id} with the leader of {task.id}")
-                    standings.append(standing(task, system, committed, seed=req.seed))
+            standings = task_standings(
+                [task for task in outcome.submission.tasks() if task.id in outcome.scores],
+                results.systems[0], committed, seed=req.seed, progress=progress)
             if out_dir is not None:
                 folder = out_dir / "results" / sub_id
                 folder.mkdir(parents=True, exist_ok=True)

@@ -12,18 +12,20 @@ reproducibility threshold of it (a rerun on other hardware ties, it does not lea
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from pydantic import ValidationError
 
 from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
 from leaderboard.core.fileio import load_json, validation_problem
+from leaderboard.core.processes import chosen_workers, forked_pool
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
+from leaderboard.publish.stats.significance.api import EXECUTOR
 from leaderboard.publish.stats.tiers import pick_leader
 from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
 from leaderboard.store.locations import RunStore, configured_store
@@ -184,3 +186,50 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
     if not competitors:
         row["note"] = "first verified submission on this task"
     return TaskStanding(**row)
+
+
+# Below this many tasks a submission's standings are computed in this process: a worker
+# costs a fork and a pickled result. A submission of every task (313) took 4.4 s of one
+# core after its scoring, while the other core idled (benchmarks/score_suite.py
+# --pr-check).
+PARALLEL_MIN_TASKS = 16
+
+# The work the standings' worker processes share, set in each worker by the pool's
+# initializer from its forked copy of the caller's objects (nothing is pickled).
+_SHARED: tuple[list[Task], SystemResult, CommittedResults, int] | None = None
+
+
+def _share(tasks: list[Task], system: SystemResult, committed: CommittedResults,
+           seed: int) -> None:
+    global _SHARED
+    _SHARED = (tasks, system, committed, seed)
+
+
+def _standing_at(index: int) -> TaskStanding:
+    assert _SHARED is not None, "called outside a standings worker"
+    tasks, system, committed, seed = _SHARED
+    with EXECUTOR.serial_chunks():  # the workers are the parallelism
+        return standing(tasks[index], system, committed, seed=seed)
+
+
+def task_standings(tasks: Sequence[Task], system: SystemResult, committed: CommittedResults,
+                   seed: int = 0, progress: Callable[[str], None] = lambda _: None
+                   ) -> list[TaskStanding]:
+    """:func:`standing` of each task, in ``tasks``' order. Each task's is independent of
+    the others' and seeded, so a large submission's are computed on worker processes
+    (:func:`leaderboard.core.processes.chosen_workers`), with the same results as one
+    after the other (tests/test_standings.py holds them to it)."""
+    tasks = list(tasks)
+    workers = chosen_workers(len(tasks), len(tasks) >= PARALLEL_MIN_TASKS)
+    if not workers:
+        out = []
+        for task in tasks:
+            progress(f"comparing {system.system_id} with the leader of {task.id}")
+            out.append(standing(task, system, committed, seed=seed))
+        return out
+    progress(f"comparing {system.system_id} with the leader of each of its {len(tasks)} "
+             f"tasks, on {workers} processes")
+    with forked_pool(workers, initializer=_share,
+                     initargs=(tasks, system, committed, seed)) as pool:
+        return list(pool.map(_standing_at, range(len(tasks)),
+                             chunksize=max(1, len(tasks) // (8 * workers))))
