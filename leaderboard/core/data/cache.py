@@ -246,8 +246,9 @@ def _array_from_json(obj: dict[str, Any]) -> np.ndarray:
             raise ValueError("an array's bytes are not whole values")
         values = np.frombuffer(raw, dtype=stored)
         if stored.kind == "S" and dtype.kind == "U":
-            values = ascii_as_unicode(values)  # ASCII by the check above
-        return values.astype(dtype)  # a copy: writable
+            widened = ascii_as_unicode(values)  # ASCII by the check above; a new array
+            return widened if widened.dtype == dtype else widened.astype(dtype)
+        return values.astype(dtype)  # a copy of the entry's bytes: writable
     dtype = np.dtype(obj["dtype"])
     return np.array(obj["values"], dtype=dtype).reshape(len(obj["values"]))
 
