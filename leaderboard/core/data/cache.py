@@ -124,7 +124,11 @@ def _files_under(folder: Path) -> list[tuple[str, int, int]]:
             return  # as os.walk, a folder that cannot be listed lists nothing
         folders = []
         for entry in entries:
-            if entry.is_dir():
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False  # as os.walk: listed with the files
+            if is_dir:
                 if not entry.is_symlink():
                     folders.append(entry)
                 continue
