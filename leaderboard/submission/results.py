@@ -294,8 +294,8 @@ def per_query_content(results: ResultsFile) -> bytes:
     Put together from the task scores as they are: each was checked when it became part
     of ``results`` (:class:`TaskScores`), and making a PerQueryFile of them checked every
     figure again and dumped it back, 0.14-0.19 s of a whole submission's 270,000
-    figures, after its tasks were done. tests/test_results.py holds it to the model's
-    dump."""
+    figures, after its tasks were done. tests/test_explain_files.py holds it to the
+    model's dump and to the committed files."""
     system = _one_system(results)
     doc = {"format": PER_QUERY_FORMAT, "system_id": system.system_id,
            "tasks": {t: {"per_query": s.per_query, "group_members": s.group_members}

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from leaderboard.core.processes import usable_cpus
+
 #: Most threads the pool runs.
 MAX_WORKERS = 8
 #: Bytes of one block of sums (sign-flip sums, resampled sums): bounds memory and keeps a
@@ -74,11 +76,7 @@ class Executor:
     @staticmethod
     def cpu_count() -> int:
         """CPUs this process may use, at most MAX_WORKERS."""
-        try:
-            cpus = len(os.sched_getaffinity(0))
-        except AttributeError:  # not on Linux
-            cpus = os.cpu_count() or 1
-        return max(1, min(cpus, MAX_WORKERS))
+        return max(1, min(usable_cpus(), MAX_WORKERS))
 
     def _controller(self) -> Any:
         if self._blas is None:
