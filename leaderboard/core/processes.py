@@ -11,6 +11,7 @@ and both stop their workers the same way.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -75,8 +76,17 @@ def forked_pool(workers: int, initializer: Callable[..., object] | None = None,
     away; they write nothing but the caches, each entry by a rename), so the pool's
     thread ends at once. Left running, it raced the interpreter's exit: CPython 3.11
     wakes a pool's thread at exit without its lock, and a pipe the thread had just
-    closed printed "Bad file descriptor" with a traceback."""
+    closed printed "Bad file descriptor" with a traceback.
+
+    While the pool is open, the objects this process holds are frozen out of the garbage
+    collector (:func:`gc.freeze`, as Python's documentation advises before a fork): a
+    worker's full collections then skip the imported modules it inherits, and so do
+    this process's while it takes the results in. Each such collection walked every
+    object (45 ms for a scoring's imports), and in a worker wrote to every page it
+    shared with this process, which the kernel then copied."""
     others = set(multiprocessing.active_children())
+    thawed = gc.get_freeze_count() == 0  # else a caller froze them, and thaws them
+    gc.freeze()
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_start_worker, initargs=(initializer, tuple(initargs)))
     try:
@@ -87,4 +97,8 @@ def forked_pool(workers: int, initializer: Callable[..., object] | None = None,
                 process.kill()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
-    pool.shutdown(wait=True)
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        if thawed:
+            gc.unfreeze()
