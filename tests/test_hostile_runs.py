@@ -28,12 +28,13 @@ WTR = "followtable/wtr"
 
 
 class CountingInflater:
-    """zlib, counting the compressed bytes handed to every inflater."""
+    """zlib, counting the compressed bytes handed to every inflater, and its calls."""
 
     error = zlib.error
 
     def __init__(self) -> None:
         self.fed = 0
+        self.calls: list[int] = []  # the bytes handed over by each call
 
     def decompressobj(self, **kwargs):  # noqa: ANN201 - a zlib decompressor lookalike
         inner = zlib.decompressobj(**kwargs)
@@ -42,6 +43,7 @@ class CountingInflater:
         class Counted:
             def decompress(self, data, max_length=0):  # noqa: ANN001, ANN201
                 counter.fed += len(data)
+                counter.calls.append(len(data))
                 return inner.decompress(data, max_length)
 
             eof = property(lambda self: inner.eof)
@@ -76,28 +78,9 @@ def test_a_one_member_gzip_inflates_in_one_call(tmp_path: Path, monkeypatch) -> 
     path = tmp_path / "run.trec.gz"
     path.write_bytes(raw + gzip.compress(b"tail Q0 d 1 1.5 t\n", mtime=0))
     monkeypatch.setattr(fileio, "_MAX_SLICE", 4096)
-    calls: list[int] = []
-    real = fileio._gzip_lib
-
-    class Counting:
-        error = real.error
-
-        @staticmethod
-        def decompressobj(**kwargs):  # noqa: ANN205 - the inflater, its calls counted
-            inner = real.decompressobj(**kwargs)
-
-            class Counted:
-                def decompress(self, data, max_length=0):  # noqa: ANN001, ANN201
-                    calls.append(len(data))
-                    return inner.decompress(data, max_length)
-
-                eof = property(lambda self: inner.eof)
-                unused_data = property(lambda self: inner.unused_data)
-                unconsumed_tail = property(lambda self: inner.unconsumed_tail)
-
-            return Counted()
-
-    monkeypatch.setattr(fileio, "_gzip_lib", Counting)
+    counting = CountingInflater()
+    calls = counting.calls
+    monkeypatch.setattr(fileio, "_gzip_lib", counting)
     report = Report()
     inflated = runs_reading.read_run_bytes(path, "run.trec.gz", report)
     assert report.ok and inflated == b"".join(lines) + b"tail Q0 d 1 1.5 t\n"
