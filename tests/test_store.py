@@ -40,6 +40,8 @@ from leaderboard.store.locations import (
 from leaderboard.submission.manifest import (
     FORMAT_LINE,
     Manifest,
+    digest_file,
+    digest_files,
     format_manifest,
     parse_manifest,
 )
@@ -78,6 +80,20 @@ def test_a_manifest_round_trips_in_its_canonical_form() -> None:
     # Files by path, whatever order they were given in.
     lines = [line for line in canonical.splitlines() if line.startswith(("b", "c"))]
     assert [line.split()[2] for line in lines] == sorted(manifest.entries)
+
+
+def test_files_digested_on_threads_are_each_file_s_own_digest(tmp_path: Path) -> None:
+    # A submission's run files are digested on a thread per CPU; each entry must still be
+    # its own file's, under its own name, in the order given.
+    files = {}
+    for i in range(40):
+        path = tmp_path / f"f{i}.trec"
+        path.write_bytes(bytes([i]) * (i * 70_001 + 1))
+        files[f"runs/t/{39 - i}.trec"] = path
+    assert list(digest_files(files).items()) == [
+        (rel, digest_file(path, rel)) for rel, path in files.items()]
+    one = {"runs/t/x.trec": files["runs/t/0.trec"]}
+    assert digest_files(one) == {rel: digest_file(path, rel) for rel, path in one.items()}
 
 
 @pytest.mark.parametrize(("line", "message"), [

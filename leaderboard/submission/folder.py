@@ -26,7 +26,8 @@ from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FI
                                            MAX_SUBMISSION_BYTES, METADATA_NAME,
                                            PREDICTION_SUFFIXES, ROOT_ENTRIES, RUN_SUFFIXES,
                                            RUNS_DIR, STRAY_FILE)
-from leaderboard.submission.manifest import FileEntry, Manifest, digest_file, load_manifest
+from leaderboard.submission.manifest import (FileEntry, Manifest, digest_file, digest_files,
+                                             load_manifest)
 from leaderboard.submission.metadata import Metadata, load_metadata
 from leaderboard.submission.transaction import recover
 
@@ -100,8 +101,7 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool) -> Inputs:
             local[rel] = path
     merged = Manifest(source=listed.source if listed else None,
                       entries=dict(listed.entries) if listed else {})
-    for rel, path in local.items():
-        entry = digest_file(path, rel)
+    for rel, entry in digest_files(local).items():
         known = merged.entries.get(rel)
         if known is not None and (known.size, known.sha256) != (entry.size, entry.sha256) \
                 and not record_local:

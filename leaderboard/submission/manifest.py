@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
 from leaderboard.core.checksums import file_checksum
+from leaderboard.core.processes import usable_cpus
 from leaderboard.core.fileio import atomic_write_text, file_kind, size_text
 from leaderboard.core.report import Report
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
@@ -77,6 +79,20 @@ def digest_file(path: Path, rel: str) -> FileEntry:
     """Size and SHA-256 of a local file, read in blocks."""
     checksum = file_checksum(path, "sha256")
     return FileEntry(rel, checksum.size, checksum.digest)
+
+
+def digest_files(files: Mapping[str, Path]) -> dict[str, FileEntry]:
+    """:func:`digest_file` of each file (relative path -> path), in ``files``' order.
+
+    On a thread per usable CPU (at most four): hashing and reading give up the GIL, and a
+    whole submission's 111 MB of gzipped runs took 0.15-0.18 s on one thread, before
+    any task could start."""
+    if len(files) < 2:
+        return {rel: digest_file(path, rel) for rel, path in files.items()}
+    with ThreadPoolExecutor(max_workers=min(usable_cpus(), 4),
+                            thread_name_prefix="digest-runs") as pool:
+        entries = pool.map(digest_file, files.values(), files.keys())
+        return dict(zip(files.keys(), entries))
 
 
 def path_problem(path: str) -> str | None:
