@@ -263,3 +263,31 @@ def test_a_pull_requests_standings_on_workers_are_those_computed_one_by_one(
     assert [row.task for row in on_workers] == picked
     assert on_workers == one_by_one
     assert {row.tier for row in one_by_one} - {None}
+
+
+def _killed(index: int) -> None:
+    """A standings worker's task, dying as the out-of-memory killer ends a process."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_standings_worker_killed_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker comparing with the leaders that dies (the out-of-memory killer) says what
+    it was doing and how to go on without workers; it was a bare BrokenProcessPool, which
+    `ci pr-check` could only report as an internal error."""
+    from leaderboard.app.ci import standing
+    from leaderboard.benchmarks.registry import all_tasks
+    from leaderboard.core.processes import WorkerError
+    from leaderboard.publish.standings.rows import read_submission
+
+    submissions = Path(__file__).resolve().parents[1] / "submissions"
+    system = read_submission(submissions / "bm25s" / "results.json")[1]
+    registry = all_tasks()
+    tasks = [registry[t] for t in sorted(system.tasks)[:4]]
+    monkeypatch.setattr(standing, "_standing_at", _killed)
+    monkeypatch.setenv("LEADERBOARD_WORKERS", "2")
+    with pytest.raises(WorkerError, match="comparing bm25s with the tasks' leaders ended "
+                                          "without a result.*LEADERBOARD_WORKERS=0"):
+        standing.task_standings(tasks, system, standing.CommittedResults(verified={}))

@@ -287,7 +287,7 @@ def test_a_worker_killed_mid_task_is_a_clear_error(small_submission: Path, data_
     import os
     import signal
 
-    from leaderboard.submission.task_checks import WorkerError
+    from leaderboard.core.processes import WorkerError
 
     def killed(*args: object, **kwargs: object) -> None:
         os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer does

@@ -6,7 +6,8 @@ scoring a submission's tasks (:mod:`leaderboard.submission.task_checks`) and com
 pull request's submission with each task's leader (:mod:`leaderboard.app.ci.standing`).
 Both fork rather than spawn, so a worker starts with what this process has imported and
 loaded (a spawned one imported numpy and pyarrow again, 1.2-1.5 s on the 2-core hosts),
-and both stop their workers the same way.
+both stop their workers the same way, and both say so with a :class:`WorkerError` when a
+worker dies without its result.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from leaderboard.core.config import worker_setting
+from leaderboard.core.errors import FollowBoardError
+
+
+class WorkerError(FollowBoardError, RuntimeError):
+    """A worker process ended without handing back its result (killed, or out of
+    memory): its message says what the worker was doing and how to go on without one."""
 
 
 def usable_cpus() -> int:

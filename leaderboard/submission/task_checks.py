@@ -29,9 +29,8 @@ import pyarrow as pa
 
 from leaderboard.core.config import ENV_WORKERS
 from leaderboard.core.data.base import DataFormatError, MissingDataError
-from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.evaluate import check_task_files, score_inputs
-from leaderboard.core.processes import chosen_workers, forked_pool
+from leaderboard.core.processes import WorkerError, chosen_workers, forked_pool
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.core.tasks import Task
@@ -40,10 +39,6 @@ from leaderboard.submission.explain_files import TaskFiles, explain_inputs
 # Below this many bytes of run files (as stored, gzipped or not) a submission is checked
 # in this process: forking and pickling cost more than a second core saves on a few tasks.
 PARALLEL_MIN_BYTES = 8 << 20
-
-
-class WorkerError(FollowBoardError, RuntimeError):
-    """A worker process ended without handing back its task's result."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ reproducibility threshold of it (a rerun on other hardware ties, it does not lea
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,8 +21,9 @@ from pydantic import ValidationError
 
 from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
+from leaderboard.core.config import ENV_WORKERS
 from leaderboard.core.fileio import load_json, validation_problem
-from leaderboard.core.processes import chosen_workers, forked_pool
+from leaderboard.core.processes import WorkerError, chosen_workers, forked_pool
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
@@ -229,7 +231,13 @@ def task_standings(tasks: Sequence[Task], system: SystemResult, committed: Commi
         return out
     progress(f"comparing {system.system_id} with the leader of each of its {len(tasks)} "
              f"tasks, on {workers} processes")
-    with forked_pool(workers, initializer=_share,
-                     initargs=(tasks, system, committed, seed)) as pool:
-        return list(pool.map(_standing_at, range(len(tasks)),
-                             chunksize=max(1, len(tasks) // (8 * workers))))
+    try:
+        with forked_pool(workers, initializer=_share,
+                         initargs=(tasks, system, committed, seed)) as pool:
+            return list(pool.map(_standing_at, range(len(tasks)),
+                                 chunksize=max(1, len(tasks) // (8 * workers))))
+    except BrokenProcessPool:
+        raise WorkerError(
+            f"a worker process comparing {system.system_id} with the tasks' leaders ended "
+            f"without a result: killed, or out of memory? Run again, or set {ENV_WORKERS}=0 "
+            f"to compare the tasks in this process") from None
