@@ -38,7 +38,8 @@ from leaderboard.submission.pipeline import (
 )
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
-from leaderboard.submission.results import committed_form, per_query_content, read_results
+from leaderboard.submission.results import (committed_form, per_query_content, read_results,
+                                            task_per_query_json)
 from leaderboard.submission.files import submission_files
 from leaderboard.store.locations import FolderStore, HttpsStore, HubStore, parse_source
 from leaderboard.submission.layout import EXPLAIN_DIR
@@ -430,3 +431,23 @@ def test_the_per_query_file_is_the_models_dump_and_the_committed_bytes(submissio
                                   separators=(",", ":"), ensure_ascii=False,
                                   allow_nan=False) + "\n").encode("utf-8")
     assert content == gzip.decompress((folder / "per-query.json.gz").read_bytes())
+    # Put together from each task's part, as the worker processes write them: the same
+    # bytes; with a part missing, the whole file is written here instead.
+    members = {t: task_per_query_json(s) for t, s in system.tasks.items()}
+    assert None not in members.values()
+    assert per_query_content(results, members) == content
+    members.pop(sorted(members)[0])
+    assert per_query_content(results, members) == content
+
+
+def test_a_task_part_of_the_per_query_file_is_left_to_the_check_unless_all_floats() -> None:
+    """A figure the check would convert (an int) or refuse (NaN) leaves the task's part
+    unwritten, so the file is written from the checked scores."""
+    from leaderboard.core.scoring import ScoreSheet
+
+    def part(value: object) -> str | None:
+        return task_per_query_json(ScoreSheet(metrics={}, per_query={"nDCG@10": {"q1": value}},
+                                              group_members={"C1": ["q1"]}))
+
+    assert part(0.5) == '{"group_members":{"C1":["q1"]},"per_query":{"nDCG@10":{"q1":0.5}}}'
+    assert part(1) is None and part(float("nan")) is None and part(float("inf")) is None

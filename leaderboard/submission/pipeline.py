@@ -37,6 +37,9 @@ class SubmissionOutcome:
     submission: Submission
     report: Report
     scores: dict[str, ScoreSheet] = field(default_factory=dict)
+    # Each scored task's part of the per-query file, where its worker wrote it
+    # (results.per_query_content uses them when every task has one).
+    per_query_json: dict[str, str] = field(default_factory=dict)
     results_path: Path | None = None
     # The explorer's files of each scored task (when asked for), and the folder they were
     # written to (None: not written, or kept in the run store's cache).
@@ -92,6 +95,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         # Scores count only while every task so far is valid: nothing is written otherwise.
         if result.sheet is not None and report.ok:
             outcome.scores[result.task_id] = result.sheet
+            if result.per_query_json is not None:
+                outcome.per_query_json[result.task_id] = result.per_query_json
             if result.files is not None:
                 outcome.explanations.append(result.files)
     if not score:
@@ -249,7 +254,8 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore 
                 explained = (outcome.explain_path / MANIFEST).read_bytes()
             else:
                 explained = writer.finish(outcome.explanations, inputs)
-            outcome.results_path = write_submission_results(root, results, explained)
+            outcome.results_path = write_submission_results(root, results, explained,
+                                                            outcome.per_query_json)
     except StoreError as exc:  # the run store's cache could not keep a file
         if outcome is None:  # while the tasks were checked
             outcome = SubmissionOutcome(Submission(root, None), Report())

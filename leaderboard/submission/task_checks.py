@@ -35,6 +35,7 @@ from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.core.tasks import Task
 from leaderboard.submission.explain_files import TaskFiles, explain_inputs
+from leaderboard.submission.results import task_per_query_json
 
 # Below this many bytes of run files (as stored, gzipped or not) a submission is checked
 # in this process: forking and pickling cost more than a second core saves on a few tasks.
@@ -65,6 +66,9 @@ class TaskResult:
     task_id: str
     report: Report = field(default_factory=Report)
     sheet: ScoreSheet | None = None
+    # The sheet's part of the per-query file, written where the task was scored
+    # (:func:`leaderboard.submission.results.task_per_query_json`).
+    per_query_json: str | None = None
     files: TaskFiles | None = None
     data_error: str | None = None
     # CPU seconds of the task's phases ("check": load, read, parse, validate; "score";
@@ -102,6 +106,7 @@ def check_task(job: TaskJob, options: CheckOptions) -> TaskResult:
     result.report = report
     if options.score and inputs is not None and report.ok:
         result.sheet = score_inputs(inputs)
+        result.per_query_json = task_per_query_json(result.sheet)
         clock.lap("score")
         if options.explain:
             result.files = explain_inputs(job.task, inputs.data, options.data_dir,

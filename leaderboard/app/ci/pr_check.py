@@ -221,7 +221,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         expected = None
         if report.ok and meta is not None and outcome.scores:
             results = results_for(outcome)
-            content = per_query_content(results)
+            content = per_query_content(results, outcome.per_query_json)
             explained = explanation_manifest(sub_id, outcome.explanations,
                                              results.inputs_sha256 or {})
             expected = (committed_form(results, content, explained), content)
@@ -231,7 +231,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
             if out_dir is not None:
                 folder = out_dir / "results" / sub_id
                 folder.mkdir(parents=True, exist_ok=True)
-                write_submission_results(folder, results, explained)
+                write_submission_results(folder, results, explained, outcome.per_query_json)
         results_state = _check_results_json(entries, touched, sub_id, expected, report,
                                             req.repo)
     return SubmissionCheck(
