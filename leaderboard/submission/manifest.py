@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Mapping
 
 from leaderboard.core.checksums import file_checksum
-from leaderboard.core.processes import usable_cpus
 from leaderboard.core.fileio import atomic_write_text, file_kind, size_text
+from leaderboard.core.processes import usable_cpus
 from leaderboard.core.report import Report
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
 from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,

@@ -300,11 +300,11 @@ def per_query_content(results: ResultsFile, members: Mapping[str, str] | None = 
 
     Put together from the task scores as they are: each was checked when it became part
     of ``results`` (:class:`TaskScores`), and making a PerQueryFile of them checked every
-    figure again and dumped it back, 0.14-0.19 s of a whole submission's 270,000
-    figures, after its tasks were done. ``members``: each task's part as
-    :func:`task_per_query_json` wrote it from the scores ``results`` holds (the worker
-    processes write them while the other tasks are scored); used when there is one for
-    every task, they save writing 186,000 figures after the last task (70-105 ms).
+    figure again and dumped it back, 0.14-0.19 s of a whole submission's figures (186,000
+    in benchmarks/score_suite.py's), after its tasks were done. ``members``: each task's
+    part as :func:`task_per_query_json` wrote it from the scores ``results`` holds (the
+    worker processes write them while the other tasks are scored); used when there is
+    one for every task, they save writing the figures after the last task (70-105 ms).
     tests/test_explain_files.py holds both ways to the model's dump and to the committed
     files."""
     system = _one_system(results)
