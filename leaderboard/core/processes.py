@@ -22,13 +22,21 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-from leaderboard.core.config import worker_setting
+from leaderboard.core.config import ENV_WORKERS, worker_setting
 from leaderboard.core.errors import FollowBoardError
 
 
 class WorkerError(FollowBoardError, RuntimeError):
     """A worker process ended without handing back its result (killed, or out of
     memory): its message says what the worker was doing and how to go on without one."""
+
+    @classmethod
+    def lost(cls, doing: str, here: str) -> WorkerError:
+        """The error for a worker that was ``doing`` something (``"checking X"``) when it
+        died; ``here``: the same work done in this process (``"check the tasks"``)."""
+        return cls(f"a worker process {doing} ended without a result: killed, or out of "
+                   f"memory? Nothing was written; run again, or set {ENV_WORKERS}=0 to "
+                   f"{here} in this process")
 
 
 def usable_cpus() -> int:

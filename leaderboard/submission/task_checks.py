@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from leaderboard.core.config import ENV_WORKERS
 from leaderboard.core.data.base import DataFormatError, MissingDataError
 from leaderboard.core.evaluate import check_task_files, score_inputs
 from leaderboard.core.processes import WorkerError, chosen_workers, forked_pool
@@ -175,11 +174,8 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
                 try:
                     results = future.result()
                 except BrokenProcessPool:
-                    raise WorkerError(
-                        f"a worker process checking {jobs[bundle[0]].task.id} (and others) "
-                        f"ended without a result: killed, or out of memory? Nothing was "
-                        f"written; run again, or set {ENV_WORKERS}=0 to check the tasks in "
-                        f"this process") from None
+                    raise WorkerError.lost(f"checking {jobs[bundle[0]].task.id} (and others)",
+                                           "check the tasks") from None
                 for index, result in zip(bundle, results):
                     on_result(result)
                     done[index] = result

@@ -21,7 +21,6 @@ from pydantic import ValidationError
 
 from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
-from leaderboard.core.config import ENV_WORKERS
 from leaderboard.core.fileio import load_json, validation_problem
 from leaderboard.core.processes import WorkerError, chosen_workers, forked_pool
 from leaderboard.core.report import Report
@@ -237,7 +236,5 @@ def task_standings(tasks: Sequence[Task], system: SystemResult, committed: Commi
             return list(pool.map(_standing_at, range(len(tasks)),
                                  chunksize=max(1, len(tasks) // (8 * workers))))
     except BrokenProcessPool:
-        raise WorkerError(
-            f"a worker process comparing {system.system_id} with the tasks' leaders ended "
-            f"without a result: killed, or out of memory? Run again, or set {ENV_WORKERS}=0 "
-            f"to compare the tasks in this process") from None
+        raise WorkerError.lost(f"comparing {system.system_id} with the tasks' leaders",
+                               "compare them") from None
