@@ -147,7 +147,7 @@ def build_submission(work: Path, data_dir: Path, compress: bool) -> dict:
         folder = root / "runs" / task.id
         folder.mkdir(parents=True, exist_ok=True)
         if task.candidates == "pairs":
-            pairs = t4_pairs(task, data_dir)["pair_id"].tolist()
+            pairs = list(t4_pairs(task, data_dir).pair_id)
             probs = rng.random(len(pairs))
             write_predictions(folder / "predictions.tsv", dict(zip(pairs, probs.tolist())))
             lines_by_benchmark[task.benchmark + " T4 predictions"] += len(pairs)

@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from leaderboard.core.data import iter_corpus
-from leaderboard.core.data.pi_indic import t4_pairs
+from leaderboard.core.data.pi_indic import T4Pairs, t4_pairs
 from leaderboard.core.metrics.classification import (
     ECE_BINS,
     HistogramBinning,
@@ -292,14 +292,13 @@ def below(ranked: RankedList, doc_ids: np.ndarray) -> RankedList:
 # ----------------------------------------------------------------------------- T4
 
 
-def pair_similarities(ranker, task, corpus: Corpus, pairs) -> np.ndarray:
+def pair_similarities(ranker, task, corpus: Corpus, pairs: T4Pairs) -> np.ndarray:
     """The model's similarity of each (persona, instruction) row of ``pairs``: BM25 score of
     the persona as a query against the instruction, or the dot product of the persona's
     query vector and the instruction's document vector (exactly the T1 scores). None on
     data-parallel ranks other than 0."""
-    positions = np.asarray([corpus.position[d] for d in pairs["instruction_id"].tolist()],
-                           dtype=np.int64)
-    personas = pairs["persona_text"].tolist()
+    positions = np.asarray([corpus.position[d] for d in pairs.instruction_id], dtype=np.int64)
+    personas = list(pairs.persona_text)
     if isinstance(ranker, Bm25Ranker):
         index = ranker.index(task, corpus)
         query_lang, _ = task_languages(task)
@@ -351,9 +350,9 @@ def t4_predictions(ranker, task, data_dir: Path, corpus: Corpus) -> dict[str, fl
     similarity = pair_similarities(ranker, task, corpus, pairs)
     if similarity is None:
         return None
-    labels = pairs["label"].to_numpy(dtype=np.int8)
-    calibration = (pairs["split"] == "calibration").to_numpy()
+    labels = np.array(pairs.label, dtype=np.int8)
+    calibration = np.array(pairs.split) == "calibration"
     probabilities, _ = calibrated_probabilities(similarity, labels, calibration)
     test = ~calibration
-    return dict(zip(pairs["pair_id"][test].tolist(), probabilities[test].tolist()))
+    return dict(zip(np.array(pairs.pair_id)[test].tolist(), probabilities[test].tolist()))
 

@@ -292,7 +292,7 @@ def test_t4_majority_class_reference_is_what_a_constant_predictor_scores(data_di
     from leaderboard.benchmarks.registry import all_tasks
 
     pairs = t4_pairs(all_tasks()["pi-indic-val150/t4/hin"], data_dir)
-    labels = pairs["label"].to_numpy()
+    labels = np.array(pairs.label)
     rate = float(labels.mean())
     assert rate == pytest.approx(1 / 11)
     constant = cls.classification_metrics(labels, np.full(labels.size, rate))

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 WTR = "followtable/wtr"
 
 # Modules a FollowTable `eval` has no use for: pandas (0.3-0.5 s), the other benchmarks'
-# readers (which import pandas), and the submission-folder reader (yaml and pydantic
+# readers, and the submission-folder reader (yaml and pydantic
 # validators; `eval` reads run files, never a submission folder), and pyarrow.compute,
 # whose import wraps ~290 kernels in Python functions (the run parser calls the five it
 # needs by name).

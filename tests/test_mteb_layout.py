@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,8 @@ from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
 from leaderboard.core.runs.parsing import parse_run
 from leaderboard.core.scoring import score_task
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def eval_json(capsys, task: str, data_dir: Path, original: Path, altered: Path) -> dict:
@@ -129,6 +134,29 @@ def test_loads_the_layout(task_id: str, local: str, language: str | None, fmt: s
     assert data.roles["original"].query_parts[f"{q}-og"] == (f"query {q}", f"original instruction of {q}")
     assert data.roles["altered"].query_parts[f"{q}-changed"] == (f"query {q}",
                                                                  f"altered instruction of {q}")
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_reading_the_layout_never_imports_pandas(fmt: str, tmp_path: Path) -> None:
+    """`ci pr-check` reads every FollowIR and mFollowIR task's data from its files (no
+    task-data cache): importing pandas for it cost each of its worker processes 0.5 s.
+    The reader reads parquet with pyarrow alone (a fresh interpreter: an import made by an
+    earlier test in this process would hide one here)."""
+    write_collection(tmp_path / "mfollowir/multilingual", n_queries=2, pool_size=8,
+                     language="fas", fmt=fmt)  # type: ignore[arg-type]
+    code = ("import sys\n"
+            "from pathlib import Path\n"
+            "from leaderboard.core.data import load_task_data\n"
+            "from leaderboard.core.data.mteb_layout import iter_corpus\n"
+            "from leaderboard.benchmarks.registry import get_task\n"
+            "task = get_task('mfollowir/fas')\n"
+            f"data = load_task_data(task, Path({str(tmp_path)!r}))\n"
+            f"corpus = dict(iter_corpus(task, Path({str(tmp_path)!r})))\n"
+            "print(len(data.roles['altered'].query_ids), len(corpus) > 0, 'pandas' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO), LEADERBOARD_DATA_CACHE="off"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "True", "False"]
 
 
 # --- scoring ---

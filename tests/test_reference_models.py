@@ -760,7 +760,7 @@ def test_bm25_t4_predictions_are_calibrated_on_the_calibration_split(data_dir: P
     first = path.read_bytes()
     lines = [line.split("\t") for line in first.decode().splitlines()]
     test = t4_pairs(task, data_dir)
-    assert [pid for pid, _ in lines] == test["pair_id"].tolist()  # the scored pairs only
+    assert [pid for pid, _ in lines] == list(test.pair_id)  # the scored pairs only
     probabilities = np.array([float(p) for _, p in lines])
     # Histogram binning: at most 15 distinct values, each a positive fraction.
     assert len(set(probabilities.tolist())) <= 15
@@ -769,7 +769,7 @@ def test_bm25_t4_predictions_are_calibrated_on_the_calibration_split(data_dir: P
     assert not report.errors and parsed is not None
     # Lexical overlap separates a persona's own instruction from its look-alikes.
     from leaderboard.core.metrics.classification import auroc
-    assert auroc(test["label"].to_numpy(), probabilities) > 0.7
+    assert auroc(np.array(test.label), probabilities) > 0.7
     run_reference_model("bm25s", [task.id], data_dir, tmp_path,
                         RunOptions(progress=False, command="t"))
     assert path.read_bytes() == first

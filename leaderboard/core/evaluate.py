@@ -3,8 +3,7 @@
 (:mod:`leaderboard.submission.pipeline`).
 
 Kept apart from the submission path so that a one-task `eval` imports no submission
-folder, results schema, YAML or pydantic (benchmarks/cli_startup.py); T4's prediction
-files (pandas) are imported only when a task has them.
+folder, results schema, YAML or pydantic (benchmarks/cli_startup.py).
 """
 
 from __future__ import annotations

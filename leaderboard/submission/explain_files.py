@@ -322,7 +322,7 @@ def _pair_parts(task: Task, data: TaskData, data_dir: Path
     """PI-Indic T4: which persona and instruction each scored pair joins, and the
     personas' texts (the instructions are the task's documents). The pairs are the task
     data's (its hard negatives mined once, when the data was loaded)."""
-    from leaderboard.core.data.pi_indic import iter_queries  # pandas, for T4 alone
+    from leaderboard.core.data.pi_indic import iter_queries  # the reader, for T4 alone
 
     scored = data.roles["predictions"].query_ids
     pairs = {p: [data.groups[p], data.pairs[p]] for p in scored}

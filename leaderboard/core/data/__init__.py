@@ -3,7 +3,8 @@
 A task names its layout (:attr:`leaderboard.core.tasks.Task.layout`); :data:`READERS`
 says which module reads it. Each reader module has ``load(task, data_dir) -> TaskData``,
 ``iter_corpus(task, data_dir)`` and ``missing_files(task, data_dir)``, and is imported
-only when a task of its layout is loaded: the mteb and PI-Indic readers pull in pandas,
+only when a task of its layout is loaded (and then only when the task-data cache has no
+entry for it): the mteb reader pulls in pyarrow's parquet reader and PI-Indic's rapidfuzz,
 which a FollowTable `leaderboard eval` never needs.
 """
 

@@ -2,10 +2,10 @@
 
 Loading a task parses upstream files: a FollowTable task reads its whole corpus for the
 table ids (17 MB for TArX), two qrels files and the queries, 50-60 ms, an eighth of a
-one-task `leaderboard eval`; a FollowIR task reads parquet files through pandas, whose
-import alone takes 0.3-0.5 s. What a reader returns depends only on the files under the
-task's data folder and on the code that reads them, so it is kept with a fingerprint of
-both:
+one-task `leaderboard eval`; a FollowIR task reads its whole pool and judgment tables from
+parquet, and a PI-Indic T4 task mines its hard negatives (0.3 s). What a reader returns
+depends only on the files under the task's data folder and on the code that reads them,
+so it is kept with a fingerprint of both:
 
 - the relative path, size and modification time of every file under the task's data
   folder (``data_dir / task.source.local_dir``, where its reader reads), as a checksum;
@@ -13,13 +13,13 @@ both:
   source) of the code the result depends on: the reader module,
   :mod:`leaderboard.core.data.base`, this module, the registry and the benchmark declarations
   (a reader may read tables there, as PI-Indic's reads its language names), and the top
-  module of each library a reader parses files with (pandas, pyarrow, rapidfuzz: it
-  changes when they are upgraded);
+  module of each library a reader parses files with (pyarrow, rapidfuzz: it changes when
+  they are upgraded);
 - the task's declaration.
 
 An entry is used only when its whole fingerprint equals the current one, so never for
 other data or other code. The reader module is imported only when the cache misses: a
-PI-Indic or FollowIR reader imports pandas (0.3-0.5 s), which a hit then never needs. Up
+hit needs neither the reader nor the libraries it parses files with. Up
 to :data:`ENTRIES_PER_TASK` entries of a task are kept, the most recently used.
 
 What is read is not trusted: a cache folder is a place anyone with write access to it
@@ -76,7 +76,7 @@ FORMAT = 4  # 2: a header line with the data's SHA-256; 3: roles keep query_part
 # is a miss even where the task it builds compares equal).
 SHARED_SOURCES = ("leaderboard.core.data", "leaderboard.core.tasks", "leaderboard.benchmarks")
 # Libraries the readers parse upstream files with.
-LIBRARIES = ("pandas", "pyarrow", "rapidfuzz")
+LIBRARIES = ("pyarrow", "rapidfuzz")
 # Entries kept per task (for different data or code), the most recently used.
 ENTRIES_PER_TASK = 4
 # The largest entry read or written. FollowTable WQT's, the largest of the data on the

@@ -1,8 +1,8 @@
 """The upstream files of each layout, named without the readers' heavy imports.
 
 The benchmark declarations build their download lists from these names and the readers
-read the same files; the readers import numpy and pandas, which a declaration (imported
-by every command, a one-task `leaderboard eval` included) must not pull in.
+read the same files; the readers import numpy, pyarrow and rapidfuzz, which a declaration
+(imported by every command, a one-task `leaderboard eval` included) must not pull in.
 """
 
 from __future__ import annotations

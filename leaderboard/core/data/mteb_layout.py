@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-import pandas as pd
+import pyarrow.parquet as pq
 
 from leaderboard.core.data.base import (
     DataFormatError,
@@ -51,55 +51,79 @@ def config_dir(task: Task, data_dir: Path, config: str) -> Path | None:
     return None
 
 
-def _parquet_columns(path: Path, wanted: tuple[str, ...] | None) -> list[str] | None:
-    """The columns of ``path`` among ``wanted`` (None: all), read from the footer only."""
-    if wanted is None:
-        return None
-    try:
-        import pyarrow.parquet as pq
+# A config's rows as columns: name -> one Python value per row.
+Columns = dict[str, list]
 
-        names = pq.read_schema(path).names
-    except Exception:  # noqa: BLE001 - no pyarrow or an odd file: read everything
-        return None
-    present = [c for c in wanted if c in names]
-    return present or None
+
+def _read_parquet(path: Path, wanted: tuple[str, ...] | None) -> Columns:
+    """The columns of ``path`` among ``wanted`` (None, or none of them there: all).
+
+    Through ``ParquetFile`` rather than ``pyarrow.parquet.read_table``, which imports
+    pandas to read a file that pandas wrote (its schema carries pandas metadata)."""
+    try:
+        parquet = pq.ParquetFile(path)
+        names = parquet.schema_arrow.names
+        present = None if wanted is None else [c for c in wanted if c in names] or None
+        return parquet.read(columns=present).to_pydict()
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for bad files
+        raise DataFormatError(f"{path}: cannot read parquet: {exc}") from None
+
+
+def _append(table: Columns, rows: Columns, n_before: int, n_rows: int) -> None:
+    """Add ``rows`` (each column ``n_rows`` long) under ``table``'s ``n_before`` rows; a
+    column one of them lacks is None there, as a frame's union of columns would be."""
+    for name in table.keys() - rows.keys():
+        table[name].extend([None] * n_rows)
+    for name, values in rows.items():
+        table.setdefault(name, [None] * n_before).extend(values)
 
 
 def _read_config(task: Task, data_dir: Path, config: str,
-                 columns: tuple[str, ...] | None = None) -> pd.DataFrame:
-    """All files of one config as a frame; parquet files are read for ``columns`` only.
+                 columns: tuple[str, ...] | None = None) -> Columns:
+    """All files of one config as columns of Python values, parquet files first (each
+    read for ``columns`` only), then JSON lines files, each in name order.
 
     A corpus config carries every passage's title and text, hundreds of MB for Robust04;
-    validation and scoring need only its ids, so they ask for those columns alone.
+    validation and scoring need only its ids, so they ask for those columns alone. Read
+    with pyarrow alone: pandas would add half a second of import to every process that
+    loads a FollowIR task's data (`ci pr-check` loads them with no cache).
     """
     folder = config_dir(task, data_dir, config)
     assert folder is not None
-    frames = []
+    table: Columns = {}
+    n = 0
     for path in sorted(folder.glob("*.parquet")):
-        try:
-            frames.append(pd.read_parquet(path, columns=_parquet_columns(path, columns)))
-        except Exception as exc:  # pyarrow raises several types for corrupt files
-            raise DataFormatError(f"{path}: cannot read parquet: {exc}") from None
+        rows = _read_parquet(path, columns)
+        count = len(next(iter(rows.values()), []))
+        _append(table, rows, n, count)
+        n += count
     for path in sorted(folder.glob("*.jsonl")):
-        rows = []
+        records = []
         with path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 if line.strip():
                     try:
-                        rows.append(json.loads(line))
+                        records.append(json.loads(line))
                     except json.JSONDecodeError as exc:
                         raise DataFormatError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
-        frames.append(pd.DataFrame(rows))
-    if not frames:
-        return pd.DataFrame()
-    return pd.concat(frames, ignore_index=True)
+        if not all(isinstance(record, dict) for record in records):
+            raise DataFormatError(f"{path}: every line must be a JSON object")
+        names = list(dict.fromkeys(name for record in records for name in record))
+        _append(table, {name: [record.get(name) for record in records] for name in names},
+                n, len(records))
+        n += len(records)
+    return table
 
 
-def _column(df: pd.DataFrame, names: tuple[str, ...], where: str) -> pd.Series:
+def _column(table: Columns, names: tuple[str, ...], where: str) -> list:
     for name in names:
-        if name in df.columns:
-            return df[name]
-    raise DataFormatError(f"{where}: none of the columns {names} found (has {list(df.columns)})")
+        if name in table:
+            return table[name]
+    raise DataFormatError(f"{where}: none of the columns {names} found (has {list(table)})")
+
+
+def _texts(values: list) -> list[str]:
+    return [value if type(value) is str else str(value) for value in values]
 
 
 def missing_files(task: Task, data_dir: Path) -> list[Path]:
@@ -114,13 +138,15 @@ def check_present(task: Task, data_dir: Path) -> None:
         raise MissingDataError(task.id, data_dir, missing)
 
 
-def _id_lists(df: pd.DataFrame, where: str) -> dict[str, list[str]]:
-    qids = _column(df, ("query-id", "query_id", "qid"), where).astype(str)
-    docs = _column(df, ("corpus-ids", "corpus_ids", "doc_ids"), where)
+def _id_lists(table: Columns, where: str) -> dict[str, list[str]]:
+    qids = _texts(_column(table, ("query-id", "query_id", "qid"), where))
+    docs = _column(table, ("corpus-ids", "corpus_ids", "doc_ids"), where)
     out: dict[str, list[str]] = defaultdict(list)
     for qid, ids in zip(qids, docs):
         if isinstance(ids, str):  # some exports store the list JSON-encoded
             ids = json.loads(ids)
+        if not isinstance(ids, list):
+            raise DataFormatError(f"{where}: query {qid!r} has no list of document ids")
         out[qid].extend(map(str, ids))
     return dict(out)
 
@@ -129,22 +155,22 @@ def load(task: Task, data_dir: Path) -> TaskData:
     check_present(task, data_dir)
     where = str(data_dir / task.source.local_dir)
     corpus = _read_config(task, data_dir, "corpus", columns=CORPUS_ID_COLUMNS)
-    doc_ids = np.unique(_column(corpus, CORPUS_ID_COLUMNS, f"{where}/corpus")
-                        .astype(str).to_numpy()).astype(str)
+    doc_ids = np.unique(np.array(_texts(_column(corpus, CORPUS_ID_COLUMNS, f"{where}/corpus")),
+                                 dtype=str))
     queries = _read_config(task, data_dir, "queries")
-    q_ids = _column(queries, ("_id", "id", "query-id"), f"{where}/queries").astype(str)
-    q_text = dict(zip(q_ids, _column(queries, ("text",), f"{where}/queries").astype(str)))
+    q_ids = _texts(_column(queries, ("_id", "id", "query-id"), f"{where}/queries"))
+    q_text = dict(zip(q_ids, _texts(_column(queries, ("text",), f"{where}/queries"))))
     instr = _read_config(task, data_dir, "instruction")
-    instructions = dict(zip(_column(instr, ("query-id", "query_id", "_id", "id"),
-                                    f"{where}/instruction").astype(str),
-                            _column(instr, ("instruction", "text"), f"{where}/instruction")
-                            .astype(str)))
-    qrels_df = _read_config(task, data_dir, "default")
+    instructions = dict(zip(_texts(_column(instr, ("query-id", "query_id", "_id", "id"),
+                                           f"{where}/instruction")),
+                            _texts(_column(instr, ("instruction", "text"),
+                                           f"{where}/instruction"))))
+    qrels_table = _read_config(task, data_dir, "default")
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     for qid, did, score in zip(
-            _column(qrels_df, ("query-id", "query_id"), f"{where}/default").astype(str),
-            _column(qrels_df, ("corpus-id", "corpus_id"), f"{where}/default").astype(str),
-            _column(qrels_df, ("score", "relevance"), f"{where}/default")):
+            _texts(_column(qrels_table, ("query-id", "query_id"), f"{where}/default")),
+            _texts(_column(qrels_table, ("corpus-id", "corpus_id"), f"{where}/default")),
+            _column(qrels_table, ("score", "relevance"), f"{where}/default")):
         qrels[qid][did] = int(score)
 
     originals = sorted(q for q in q_ids if q.endswith(MTEB_ORIGINAL_SUFFIX))
@@ -189,11 +215,9 @@ def load(task: Task, data_dir: Path) -> TaskData:
 
 def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
     corpus = _read_config(task, data_dir, "corpus")
-    # Whole columns to lists: iterating a pandas column of strings element by element
-    # took seconds for FollowIR's 300k documents.
-    ids = _column(corpus, CORPUS_ID_COLUMNS, "corpus").astype(str).tolist()
-    titles = corpus["title"].fillna("").astype(str).tolist() if "title" in corpus \
+    ids = _texts(_column(corpus, CORPUS_ID_COLUMNS, "corpus"))
+    titles = _texts(["" if t is None else t for t in corpus["title"]]) if "title" in corpus \
         else [""] * len(ids)
-    texts = corpus["text"].fillna("").astype(str).tolist()
+    texts = _texts(["" if t is None else t for t in _column(corpus, ("text",), "corpus")])
     for did, title, body in zip(ids, titles, texts):
         yield did, f"{title} {body}".strip()

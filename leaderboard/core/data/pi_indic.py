@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal
 
 import numpy as np
-import pandas as pd
 
 from leaderboard.core.data.base import (
     DataFormatError,
@@ -110,32 +109,28 @@ def language_file(data_dir: Path, task: Task | None, lang: str) -> Path:
 class LanguageFile:
     """One language's parsed validation CSV.
 
-    ``pairs`` has one row per usable id (int ``id`` ascending) with columns ``persona``,
-    ``instruction`` (the language's texts), ``eng_persona``, ``eng_instruction``,
-    ``expert_1`` and ``expert_2``. ``dropped`` maps unusable ids to the reason;
-    ``repairs`` lists the upstream defects the reader worked around, as ``FILE:LINE: ...``.
+    ``columns`` holds one value per usable id (ascending) in each of ``id`` (int),
+    ``persona``, ``instruction`` (the language's texts), ``eng_persona``,
+    ``eng_instruction``, ``expert_1`` and ``expert_2``. ``dropped`` maps unusable ids to
+    the reason; ``repairs`` lists the upstream defects the reader worked around, as
+    ``FILE:LINE: ...``. Plain tuples, not a pandas frame: importing pandas took half a
+    second of every process that loads a PI-Indic task from its files (as `ci pr-check`
+    does, with no task-data cache).
     """
 
     lang: str
     path: Path
-    pairs: pd.DataFrame
+    columns: dict[str, tuple]
     dropped: dict[int, str] = field(default_factory=dict)
     repairs: tuple[str, ...] = ()
-    # Texts by side and the ids, taken out of the frame once: a task's readers ask for
-    # them several times, and there are 300 tasks over these 12 files.
-    _columns: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     def text(self, side: Side) -> dict[int, str]:
-        if side not in self._columns:
-            self._columns[side] = dict(zip(self.ids, self.pairs[side].tolist()))
-        return dict(self._columns[side])  # type: ignore[call-overload]
+        return dict(zip(self.columns["id"], self.columns[side]))
 
     @property
     def ids(self) -> list[int]:
         """The usable ids, ascending."""
-        if "id" not in self._columns:
-            self._columns["id"] = [int(i) for i in self.pairs["id"].tolist()]
-        return list(self._columns["id"])  # type: ignore[call-overload]
+        return list(self.columns["id"])
 
 
 def _decode_context(raw: str, where: str, repairs: list[str]) -> dict:
@@ -217,8 +212,9 @@ def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
         })
     if not rows:
         raise DataFormatError(f"{path}: no usable persona-instruction rows")
-    frame = pd.DataFrame(rows).sort_values("id", kind="stable").reset_index(drop=True)
-    return LanguageFile(lang=lang, path=path, pairs=frame, dropped=dropped,
+    rows.sort(key=lambda row: row["id"])  # ids are distinct (checked above)
+    columns = {name: tuple(row[name] for row in rows) for name in rows[0]}
+    return LanguageFile(lang=lang, path=path, columns=columns, dropped=dropped,
                         repairs=tuple(repairs))
 
 
@@ -276,7 +272,7 @@ def dropped_ids(task: Task, data_dir: Path) -> dict[int, str]:
     query_file, doc_file = _read_task_languages(task, data_dir)
     out = dict(doc_file.dropped)
     out.update(query_file.dropped)
-    ids_q, ids_d = set(query_file.pairs["id"]), set(doc_file.pairs["id"])
+    ids_q, ids_d = set(query_file.ids), set(doc_file.ids)
     for item in ids_q ^ ids_d:
         if item not in out:
             lang = doc_file.lang if item in ids_q else query_file.lang
@@ -477,10 +473,28 @@ def t4_pair_id(lang: str, persona: int, instruction: int, seed: int = T4_SEED) -
 T4Split = Literal["test", "calibration", "all"]
 
 
+@dataclass(frozen=True)
+class T4Pairs:
+    """A T4 pair set as columns, one entry per pair, in :func:`t4_pairs`' order (for a
+    table: ``pandas.DataFrame(dataclasses.asdict(pairs))``). The texts are None unless
+    asked for."""
+
+    pair_id: tuple[str, ...]
+    persona_id: tuple[str, ...]
+    instruction_id: tuple[str, ...]
+    label: tuple[int, ...]
+    split: tuple[str, ...]
+    persona_text: tuple[str, ...] | None = None
+    instruction_text: tuple[str, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self.pair_id)
+
+
 def t4_pairs(task: Task, data_dir: Path, with_text: bool = False,
-             split: T4Split = "test") -> pd.DataFrame:
-    """The T4 pair set of one language: columns ``pair_id, persona_id, instruction_id,
-    label, split``.
+             split: T4Split = "test") -> T4Pairs:
+    """The T4 pair set of one language: ``pair_id, persona_id, instruction_id, label,
+    split`` of each pair (:class:`T4Pairs`).
 
     Every validated pair (persona k, instruction k) is a positive (label 1). Each persona
     also gets up to ``T4_MAX_NEGATIVES_PER_PERSONA`` = 10 negatives (label 0): the
@@ -509,15 +523,16 @@ def t4_pairs(task: Task, data_dir: Path, with_text: bool = False,
         for other, label in [(item, 1)] + [(n, 0) for n in negatives[item]]:
             rows.append((t4_pair_id(lang, item, other), persona_id(item),
                          instruction_id(other), label, split_of[item]))
-    frame = pd.DataFrame(rows, columns=["pair_id", "persona_id", "instruction_id", "label",
-                                        "split"])
-    if frame["pair_id"].duplicated().any():  # a 48-bit digest collision: refuse, never merge
+    pair_ids, persona_ids, instruction_ids, labels, splits = (
+        tuple(column) for column in zip(*rows)) if rows else ((),) * 5
+    if len(set(pair_ids)) < len(pair_ids):  # a 48-bit digest collision: refuse, never merge
         raise DataFormatError(f"task {task.id}: two T4 pairs share an id")
+    texts: dict[str, tuple[str, ...]] = {}
     if with_text:
         personas = dict(iter_queries(task, data_dir))
-        frame["persona_text"] = frame["persona_id"].map(personas)
-        frame["instruction_text"] = frame["instruction_id"].map(instructions)
-    return frame
+        texts = {"persona_text": tuple(personas[p] for p in persona_ids),
+                 "instruction_text": tuple(instructions[i] for i in instruction_ids)}
+    return T4Pairs(pair_ids, persona_ids, instruction_ids, labels, splits, **texts)
 
 
 @lru_cache(maxsize=32)
@@ -546,15 +561,15 @@ def load(task: Task, data_dir: Path) -> TaskData:
     if _is_t4(task):
         pairs = t4_pairs(task, data_dir)
         role = RoleData(
-            query_ids=pairs["pair_id"].tolist(),
-            qrels={pid: {"label": int(label)} for pid, label in zip(pairs["pair_id"], pairs["label"])},
+            query_ids=list(pairs.pair_id),
+            qrels={pid: {"label": label} for pid, label in zip(pairs.pair_id, pairs.label)},
         )
         # Each pair's persona: the unit T4's per-persona scores and tests are built on;
         # and its instruction, so that what the pair set took mining (the hard negatives)
         # is kept with the task data (leaderboard.core.data.cache) and never mined again
         # to show the pairs (leaderboard.submission.explain_files).
-        personas = dict(zip(pairs["pair_id"], pairs["persona_id"]))
-        instructions = dict(zip(pairs["pair_id"], pairs["instruction_id"]))
+        personas = dict(zip(pairs.pair_id, pairs.persona_id))
+        instructions = dict(zip(pairs.pair_id, pairs.instruction_id))
         return TaskData(task_id=task.id, roles={"predictions": role},
                         doc_ids=np.array([], dtype=str), pairs=instructions,
                         groups=personas)
