@@ -27,11 +27,18 @@ figures move with it, the ratios much less.
 
 Run: ``python benchmarks/reference_throughput.py [--data-dir DIR] [--sample N]``. Uses the
 GPU too when ``torch.cuda.is_available()``. Prints one line per figure and the ratios.
+
+A GPU machine without the benchmark data (an air-gapped one, where the data folder is
+larger than what can be carried) takes the sampled texts from a file that
+``--write-sample FILE`` wrote from the data here, with the same ``--sample``,
+``--bm25-sample`` and ``--seed``: ``--sample-file FILE``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import math
 import os
 import statistics
@@ -405,20 +412,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-sentence-transformers", action="store_true",
                         help="skip BM25 and the naive loops; time the runner against "
                              "sentence-transformers only")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--write-sample", type=Path, metavar="FILE",
+                       help="write the sampled texts to FILE (gzipped JSON) and stop")
+    where.add_argument("--sample-file", type=Path, metavar="FILE",
+                       help="time the texts --write-sample wrote instead of reading the data")
     args = parser.parse_args(argv)
+
+    if args.sample_file is not None:
+        with gzip.open(args.sample_file, "rt", encoding="utf-8") as fh:
+            sampled = json.load(fh)
+        texts, queries, topics, documents = (sampled[k] for k in (
+            "tables", "queries", "topics", "pi_indic_documents"))
+    else:
+        texts, queries, topics = load_sample(args.data_dir, max(args.sample, args.bm25_sample),
+                                             args.seed)
+        documents = load_pi_indic_documents(args.data_dir, args.sample, args.seed)
+    if args.write_sample is not None:
+        sampled = {"tables": texts, "queries": queries, "topics": topics,
+                   "pi_indic_documents": documents}
+        args.write_sample.write_bytes(gzip.compress(json.dumps(sampled).encode("utf-8")))
+        print(f"wrote {args.write_sample}: {len(texts)} tables, {len(queries)} queries, "
+              f"{len(topics)} topics, {len(documents)} PI-Indic documents")
+        return 0
 
     import torch
 
     print(f"machine: {cpu_description()}")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
-    texts, queries, topics = load_sample(args.data_dir, max(args.sample, args.bm25_sample),
-                                         args.seed)
     if not args.only_sentence_transformers:
         bench_bm25(texts[:args.bm25_sample], queries, args.repeats)
     samples = (("tables", texts[:args.sample]), ("instructed queries", queries[:args.sample]),
                ("topic-only queries", topics[:args.sample]),
-               ("PI-Indic T1 documents",
-                load_pi_indic_documents(args.data_dir, args.sample, args.seed)))
+               ("PI-Indic T1 documents", documents))
     devices = args.devices or ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     if "cuda" in devices:
         if not torch.cuda.is_available():
