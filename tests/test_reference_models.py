@@ -376,6 +376,33 @@ def test_cpu_batches_are_capped_in_padded_tokens() -> None:
     assert cpu_batch_tokens(config) == 4096  # 4096 x 1536 fp32 activations = 24 MiB
 
 
+
+def test_padding_equals_the_row_by_row_construction() -> None:
+    """_pad copies every token once through a mask; the plain way makes each row's
+    tensor and writes it into place. Same ids, mask, dtype and shape, empty rows too."""
+    from reference_models.neural import _pad
+
+    def plain(sequences: list[list[int]], pad_id: int) -> tuple:
+        width = max(len(s) for s in sequences)
+        ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
+        mask = torch.zeros((len(sequences), width), dtype=torch.long)
+        for row, seq in enumerate(sequences):
+            ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+            mask[row, :len(seq)] = 1
+        return ids, mask
+
+    rng = np.random.default_rng(0)
+    cases = [[[rng.integers(0, 30522) for _ in range(rng.integers(0, 40))]
+              for _ in range(rng.integers(1, 20))] for _ in range(50)]
+    cases += [[[]], [[], [7]], [[5, 6, 7]], [[2**40, 1], [3]]]
+    for sequences in cases:
+        sequences = [[int(t) for t in s] for s in sequences]
+        for pad_id in (0, 1, 102):
+            ids, mask = _pad(sequences, pad_id, "cpu")
+            want_ids, want_mask = plain(sequences, pad_id)
+            assert ids.dtype == mask.dtype == torch.long
+            assert torch.equal(ids, want_ids) and torch.equal(mask, want_mask)
+
 needs_onednn = pytest.mark.skipif(
     not torch.backends.mkldnn.is_available()
     or not hasattr(getattr(torch.ops, "mkldnn", None), "_linear_pointwise"),
