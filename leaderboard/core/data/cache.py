@@ -10,11 +10,11 @@ so it is kept with a fingerprint of both:
 - the relative path, size and modification time of every file under the task's data
   folder (``data_dir / task.source.local_dir``, where its reader reads), as a checksum;
 - the path, size and modification time (what Python's own bytecode cache checks of a
-  source) of the code the result depends on: the reader module,
-  :mod:`leaderboard.core.data.base`, this module, the registry and the benchmark declarations
-  (a reader may read tables there, as PI-Indic's reads its language names), and the top
-  module of each library a reader parses files with (pyarrow, rapidfuzz: it changes when
-  they are upgraded);
+  source) of the code the result depends on: every module and table of the data package
+  (the reader, :mod:`leaderboard.core.data.base`, this module, PI-Indic's kept T4
+  negatives), the registry and the benchmark declarations (a reader may read tables
+  there, as PI-Indic's reads its language names), and the top module of each library a
+  reader parses files with (pyarrow, rapidfuzz: it changes when they are upgraded);
 - the task's declaration.
 
 An entry is used only when its whole fingerprint equals the current one, so never for
@@ -164,7 +164,9 @@ def _source_files(reader: str) -> list[Path]:
         if path is None:
             continue
         if path.name == "__init__.py" and name.startswith("leaderboard."):
-            files += sorted(path.parent.glob("*.py"))  # a package of ours: all its modules
+            # A package of ours: all its modules, and the tables they read (PI-Indic's
+            # kept T4 negatives).
+            files += sorted([*path.parent.glob("*.py"), *path.parent.glob("*.json")])
         else:
             files.append(path)
     return files
