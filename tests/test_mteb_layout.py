@@ -14,6 +14,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -157,6 +158,22 @@ def test_reading_the_layout_never_imports_pandas(fmt: str, tmp_path: Path) -> No
                           env=dict(os.environ, PYTHONPATH=str(REPO), LEADERBOARD_DATA_CACHE="off"))
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "True", "False"]
+
+
+def test_a_json_lines_row_that_is_not_an_object_is_refused_naming_its_line(
+        tmp_path: Path) -> None:
+    """A config's JSON lines file holds one row, an object, per line: anything else is a
+    DataFormatError naming the file and line (it was a frame of garbage, or a traceback)."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8, fmt="jsonl")
+    (queries,) = (tmp_path / "followir/robust04" / config_name("queries", None)).glob("*.jsonl")
+    lines = queries.read_text(encoding="utf-8").splitlines()
+    queries.write_text("\n".join([lines[0], "", '["101-og", "a query"]', *lines[1:]]) + "\n",
+                       encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{re.escape(queries.name)}:3: not a JSON object"):
+        mteb_layout.load(get_task("followir/robust04"), tmp_path)
 
 
 # --- scoring ---

@@ -103,11 +103,13 @@ def _read_config(task: Task, data_dir: Path, config: str,
             for lineno, line in enumerate(fh, 1):
                 if line.strip():
                     try:
-                        records.append(json.loads(line))
+                        record = json.loads(line)
                     except json.JSONDecodeError as exc:
                         raise DataFormatError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
-        if not all(isinstance(record, dict) for record in records):
-            raise DataFormatError(f"{path}: every line must be a JSON object")
+                    if not isinstance(record, dict):
+                        raise DataFormatError(f"{path}:{lineno}: not a JSON object (one row "
+                                              "of the config per line)")
+                    records.append(record)
         names = list(dict.fromkeys(name for record in records for name in record))
         _append(table, {name: [record.get(name) for record in records] for name in names},
                 n, len(records))

@@ -517,7 +517,7 @@ def t4_pairs(task: Task, data_dir: Path, with_text: bool = False,
     ids = usable_ids(task, data_dir)
     lang, _ = _task_languages(task)
     instructions = dict(iter_corpus(task, data_dir))
-    negatives = _t4_negatives_cached(tuple((i, instructions[instruction_id(i)]) for i in ids))
+    negatives = _t4_negatives_cached(_instruction_items(ids, instructions))
     split_of = t4_split_of(ids)
     rows = []
     for item in ids:
@@ -565,10 +565,11 @@ def instructions_digest(items: tuple[tuple[int, str], ...]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _instruction_items(task: Task, data_dir: Path) -> tuple[tuple[int, str], ...]:
-    """The (id, instruction) items a T4 task's negatives are mined from."""
-    instructions = dict(iter_corpus(task, data_dir))
-    return tuple((i, instructions[instruction_id(i)]) for i in usable_ids(task, data_dir))
+def _instruction_items(ids: list[int], instructions: dict[str, str]
+                       ) -> tuple[tuple[int, str], ...]:
+    """The (id, instruction) items a T4 task's negatives are mined from: its usable ids,
+    ascending, with their texts (``instructions``: :func:`iter_corpus`'s)."""
+    return tuple((i, instructions[instruction_id(i)]) for i in ids)
 
 
 @lru_cache(maxsize=1)
@@ -597,7 +598,8 @@ def t4_negatives_table(tasks: Iterable[Task], data_dir: Path) -> dict:
     languages = {}
     for task in sorted((t for t in tasks if _is_t4(t)), key=lambda t: t.id):
         lang, _ = _task_languages(task)
-        items = _instruction_items(task, data_dir)
+        items = _instruction_items(usable_ids(task, data_dir),
+                                   dict(iter_corpus(task, data_dir)))
         languages[lang] = {"instructions_sha256": instructions_digest(items),
                            "negatives": {str(k): v for k, v in
                                          t4_hard_negatives(dict(items)).items()}}
