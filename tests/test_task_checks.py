@@ -298,6 +298,25 @@ def test_a_worker_killed_mid_task_is_a_clear_error(small_submission: Path, data_
         list(checked_in_workers(jobs_of(small_submission), options, workers=2))
 
 
+def test_checking_the_scores_builds_no_per_query_part(small_submission: Path, data_dir: Path,
+                                                      monkeypatch) -> None:  # noqa: ANN001
+    """`validate --check-scores` scores every task to compare with results.json and writes
+    no file: each task's part of per-query.json.gz went unused. `score` (and `ci
+    pr-check`, which scores the same way) still gets one per task."""
+    from leaderboard.submission import pipeline, task_checks
+
+    monkeypatch.setenv("LEADERBOARD_WORKERS", "0")  # in this process, where the count is
+    built: list[object] = []
+    real = task_checks.task_per_query_json
+    monkeypatch.setattr(task_checks, "task_per_query_json",
+                        lambda sheet: built.append(sheet) or real(sheet))
+    checked = pipeline.check_submission(small_submission, data_dir, score=False,
+                                        check_scores=True)
+    assert checked.scores and checked.per_query_json == {} and built == []
+    scored = pipeline.check_submission(small_submission, data_dir, score=True)
+    assert len(built) == len(scored.scores) == len(PICKED)
+    assert sorted(scored.per_query_json) == sorted(scored.scores)
+
 def test_ctrl_c_while_workers_score_prints_no_traceback_and_leaves_no_process(
         small_submission: Path, data_dir: Path, tmp_path: Path) -> None:
     """SIGINT to the whole process group, as a terminal's Ctrl-C, once the first task is

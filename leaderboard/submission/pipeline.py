@@ -81,7 +81,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                     display_root) for task in submission.tasks()
             if all(role in submission.files[task.id] for role in task.roles)]
     options = CheckOptions(data_dir, score=score or check_scores, explain=explain,
-                           compress=explain and compress)
+                           compress=explain and compress, per_query=score)
     def arrived(result: TaskResult) -> None:
         if on_explained is not None and result.files is not None and result.report.ok:
             on_explained(result.files)

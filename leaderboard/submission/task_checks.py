@@ -87,6 +87,9 @@ class CheckOptions:
     # parse a task's runs on threads of their own while its data loads; off on the worker
     # processes, which keep every core busy already
     task_threads: bool = True
+    # and write each scored task's part of per-query.json.gz, when the scores will be
+    # written or compared as files (`score`, `ci pr-check`; not `validate --check-scores`)
+    per_query: bool = True
 
 
 def check_task(job: TaskJob, options: CheckOptions) -> TaskResult:
@@ -105,7 +108,8 @@ def check_task(job: TaskJob, options: CheckOptions) -> TaskResult:
     result.report = report
     if options.score and inputs is not None and report.ok:
         result.sheet = score_inputs(inputs)
-        result.per_query_json = task_per_query_json(result.sheet)
+        if options.per_query:
+            result.per_query_json = task_per_query_json(result.sheet)
         clock.lap("score")
         if options.explain:
             result.files = explain_inputs(job.task, inputs.data, options.data_dir,
