@@ -358,10 +358,17 @@ def write_submission_results(folder: Path, results: ResultsFile,
     whose bytes are ``explain_manifest``: see :func:`committed_form`), each atomically.
     ``members``: see :func:`per_query_content`."""
     content = per_query_content(results, members)
+    return write_committed(folder, committed_form(results, content, explain_manifest),
+                           content)
+
+
+def write_committed(folder: Path, committed: str, content: bytes) -> Path:
+    """``per-query.json.gz`` of ``content``, then ``results.json`` of ``committed`` (their
+    :func:`committed_form`), each atomically; for a caller that made them already."""
     atomic_write_bytes(folder / PER_QUERY_NAME, gzip.compress(content, compresslevel=6,
                                                               mtime=0))
     path = folder / RESULTS_NAME
-    atomic_write_text(path, committed_form(results, content, explain_manifest))
+    atomic_write_text(path, committed)
     return path
 
 

@@ -76,7 +76,7 @@ from leaderboard.submission.pipeline import check_submission, results_for
 from leaderboard.submission.results import (
     committed_form,
     per_query_content,
-    write_submission_results,
+    write_committed,
 )
 
 Progress = Callable[[str], None]
@@ -231,7 +231,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
             if out_dir is not None:
                 folder = out_dir / "results" / sub_id
                 folder.mkdir(parents=True, exist_ok=True)
-                write_submission_results(folder, results, explained, outcome.per_query_json)
+                write_committed(folder, *expected)  # what the PR's files are compared with
         results_state = _check_results_json(entries, touched, sub_id, expected, report,
                                             req.repo)
     return SubmissionCheck(
