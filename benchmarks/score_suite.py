@@ -16,7 +16,9 @@ memory (ru_maxrss) is its own: first with the task-data cache
 (leaderboard/core/data/cache.py) empty, in a folder of this run ("cold": every task's
 data parsed from its files, T4's hard negatives mined), then with it filled ("warm", as
 any later `leaderboard score` on the machine); each process also scores the submission a
-second time, its data in memory. Each reports wall and CPU time (user + system, all
+second time, its imports done (its new worker processes read each task's data from the
+task-data cache again: a pass over several workers keeps no data in memory between
+passes, since the workers are forked anew and this process loaded none). Each reports wall and CPU time (user + system, all
 threads), CPU time per benchmark and the explorer's share: the CPU time of building the
 explanation files, writing them and compressing them (on the writer's threads).
 ``--against DIR`` runs the same processes from another checkout (its own copy of this
@@ -531,7 +533,7 @@ def print_scoring(rounds: list[tuple[str, str, dict]], n_lines: int,
         for label, wall, cpu, explorer in (
                 ("first pass, fresh process", score["wall_s"], score["cpu_s"],
                  score.get("explorer_cpu_s")),
-                ("second pass, data in memory", score["second_wall_s"], score["second_cpu_s"],
+                ("second pass, same process", score["second_wall_s"], score["second_cpu_s"],
                  score.get("second_explorer_cpu_s"))):
             line = (f"    {label:28} wall {wall:6.2f} s {n_lines / wall:11,.0f} lines/s   "
                     f"CPU {cpu:6.2f} s {n_lines / cpu:11,.0f} lines/CPU-s")
@@ -628,7 +630,7 @@ def print_peers(work: Path, rounds: list[tuple[str, str, dict]]) -> None:
     print("\npytrec_eval (nDCG and MAP) over the same run files, fresh process, its imports "
           "and judgments untimed; FollowBoard: this checkout's fastest process (validation, "
           "every metric, p-MRR/IRS and explanation files included), its first pass (imports "
-          "and data loading included) and its second (data in memory). CPU seconds:")
+          "and data loading included) and its second (imports done). CPU seconds:")
     for bench, peer in sorted(peers.items()):
         line = (f"  {bench:16} {peer['lines']:>10,.0f} lines  pytrec_eval {peer['cpu_s']:6.2f} "
                 f"({peer['wall_s']:6.2f} s wall)")
