@@ -13,12 +13,13 @@ import os
 import re
 import shutil
 import subprocess
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from leaderboard.app.ci import policy
-from leaderboard.app.ci.git import Change
+from leaderboard.app.ci.git import Change, GitError, TreeEntry, extract, tree_entries
 from leaderboard.app.ci.policy import classify_changes
 from leaderboard.app.ci.comment import COMMENT_MARKER, comment_body, md
 from leaderboard.app.ci.pr_report import (
@@ -786,6 +787,62 @@ def test_a_backslash_in_a_file_name_is_refused_in_the_report(repo, wtr, data_dir
 def test_names_git_allows_but_a_submission_must_not_have(path):
     scope = classify_changes([Change("A", path)])
     assert not scope.ok
+
+
+# --------------------------------------------------------------------------- extracting
+
+def _blob_repo(tmp_path: Path, files: dict[str, bytes]) -> tuple[Path, str]:
+    repo = tmp_path / "blobs"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "tests@followboard.invalid")
+    git(repo, "config", "user.name", "FollowBoard tests")
+    for rel, data in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_bytes(data)
+    return repo, commit_all(repo, "files")
+
+
+def test_extract_writes_each_blob_as_git_holds_it(tmp_path: Path):
+    files = {"submissions/s/metadata.yaml": b"id: s\n",
+             "submissions/s/runs/a b/empty.trec": b"",
+             "submissions/s/runs/no-newline.trec": b"q Q0 d 1 1.0 t",
+             "submissions/s/runs/run.trec.gz": bytes(range(256)) * 5000}
+    repo, head = _blob_repo(tmp_path, files)
+    entries = tree_entries(repo, head, "submissions/s")
+    written = extract(repo, entries, "submissions", tmp_path / "out")
+    assert written == [tmp_path / "out" / Path(e.path).relative_to("submissions")
+                       for e in entries]
+    assert {e.path: p.read_bytes() for e, p in zip(entries, written)} == files
+
+
+def test_extract_streams_a_large_blob_instead_of_holding_it(tmp_path: Path):
+    """A pull request of every task carries over 100 MB of runs: each blob goes to its file
+    a piece at a time. Reading them all first held each one twice (git's whole output,
+    then its slice): at least 48 MiB here."""
+    big = b"0 Q0 d 1 1.0 t\n" * (24 * 1024 * 1024 // 15)
+    repo, head = _blob_repo(tmp_path, {"submissions/s/runs/big.trec": big})
+    entries = tree_entries(repo, head, "submissions/s")
+    tracemalloc.start()
+    try:
+        (written,) = extract(repo, entries, "submissions", tmp_path / "out")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert written.stat().st_size == len(big) and written.read_bytes() == big
+    assert peak < 8 * 1024 * 1024, f"extracting held {peak / 2**20:.1f} MiB"
+
+
+def test_extract_of_an_object_git_cannot_give_is_a_git_error(tmp_path: Path):
+    repo, head = _blob_repo(tmp_path, {"submissions/s/a.trec": b"x\n"})
+    (entry,) = tree_entries(repo, head, "submissions/s")
+    gone = TreeEntry(entry.mode, entry.kind, "1" * 40, entry.size, entry.path)
+    with pytest.raises(GitError, match=f"object {'1' * 40} is not a readable blob"):
+        extract(repo, [entry, gone], "submissions", tmp_path / "out")
+    with pytest.raises(GitError, match="unsafe path"):
+        extract(repo, [TreeEntry(entry.mode, entry.kind, entry.sha, entry.size,
+                                 "submissions/../escape")], "submissions", tmp_path / "o2")
+    assert not (tmp_path / "o2").exists() and not (tmp_path / "escape").exists()
 
 
 # --------------------------------------------------------------------------- ownership
