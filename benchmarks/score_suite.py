@@ -18,9 +18,10 @@ data parsed from its files, T4's hard negatives mined), then with it filled ("wa
 any later `leaderboard score` on the machine); each process also scores the submission a
 second time, its imports done (its new worker processes read each task's data from the
 task-data cache again: a pass over several workers keeps no data in memory between
-passes, since the workers are forked anew and this process loaded none). Each reports wall and CPU time (user + system, all
-threads), CPU time per benchmark and the explorer's share: the CPU time of building the
-explanation files, writing them and compressing them (on the writer's threads).
+passes, since the workers are forked anew and this process loaded none). Each reports
+wall and CPU time (user + system, all threads), CPU time per benchmark and the
+explorer's share: the CPU time of building the explanation files, writing them and
+compressing them (on the writer's threads).
 ``--against DIR`` runs the same processes from another checkout (its own copy of this
 script; older copies report less), interleaved with this one's.
 

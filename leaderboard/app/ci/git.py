@@ -33,13 +33,16 @@ class NoCommonHistory(GitError):
     """Two commits share no ancestor: a branch that was not made from the base branch."""
 
 
+_GIT_MISSING = "git is not installed (needed to read the pull request)"
+
+
 def git(repo: Path, *args: str, input_bytes: bytes | None = None,
         ok_codes: tuple[int, ...] = (0,)) -> bytes:
     try:
         proc = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes,
                               capture_output=True, check=False)
     except FileNotFoundError:
-        raise GitError("git is not installed (needed to read the pull request)") from None
+        raise GitError(_GIT_MISSING) from None
     if proc.returncode not in ok_codes:
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {' '.join(args[:3])} failed in {repo}: "
@@ -185,7 +188,7 @@ def extract(repo: Path, entries: list[TreeEntry], strip: str, dest: Path) -> lis
             proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"],
                                     stdin=names, stdout=subprocess.PIPE, stderr=messages)
         except FileNotFoundError:
-            raise GitError("git is not installed (needed to read the pull request)") from None
+            raise GitError(_GIT_MISSING) from None
         out = proc.stdout
         assert out is not None
         try:
