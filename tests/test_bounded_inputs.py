@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -79,6 +80,33 @@ def test_the_depth_limit_reads_nothing_into_strings() -> None:
     assert load_json(text, "x", ValueError) == {"note": "[" * 1000 + '"' + "{" * 1000}
     with pytest.raises(ValueError, match=r"^f\.json:2: invalid JSON: "):
         load_json(b'{"a":\n}', "f.json", ValueError)
+
+
+@pytest.mark.parametrize("alphabet", [b'"[]{}a,', b'"[]{}\\ a'])
+def test_the_depth_shortcut_answers_as_the_definition(alphabet: bytes) -> None:
+    """json_too_deep's shortcut for text without a backslash (and its hand-over to the
+    definition for text with one) against the definition, on 20,000 seeded texts of
+    quotes, brackets, backslashes and other bytes, and on the committed per-query files."""
+    from leaderboard.core.fileio import json_too_deep, json_too_deep_scanned
+
+    rng = random.Random(37)
+    disagreements = []
+    for _ in range(20_000):
+        text = bytes(rng.choice(alphabet) for _ in range(rng.randrange(1, 40)))
+        limit = rng.randrange(0, 6)
+        if json_too_deep(text, limit) != json_too_deep_scanned(text, limit):
+            disagreements.append((text, limit))
+    assert disagreements == []
+    # The cases the shortcut takes apart: a last quote that starts no string (the brackets
+    # after it count), two strings side by side, brackets in strings.
+    for text, deep in [(b'"[[[""', False), (b'"]""[[["[[[[', True), (b'["[[[["]', False),
+                       (b'"[""]"[[[[', True), (b'[[[{"a":"]]]]"}]]]', True),
+                       (b'[[{"a":"]]]]"}]]', False)]:
+        assert json_too_deep(text, 3) is json_too_deep_scanned(text, 3) is deep, text
+    for path in sorted(Path(__file__).parent.parent.glob("submissions/*/per-query.json.gz")):
+        raw = gzip.decompress(path.read_bytes())
+        for limit in (2, 3, 4, 64):
+            assert json_too_deep(raw, limit) is json_too_deep_scanned(raw, limit), (path, limit)
 
 
 def test_an_explanation_manifest_nested_without_end_is_an_explanation_error() -> None:
