@@ -137,6 +137,33 @@ def test_missing_files_are_listed_exactly(tmp_path: Path, data_dir: Path) -> Non
     assert [p.name for p in info.value.missing] == ["Nirdesha_Multilingual_Validation - Urdu.csv"]
 
 
+def test_a_parsed_language_is_looked_up_with_one_stat_a_file(data_dir: Path,
+                                                               monkeypatch) -> None:
+    """A task asks for its languages a few times as it loads and again for the explorer's
+    texts (912 times for the 300 tasks): once a file is parsed, each ask is a stat of it.
+    Resolving its path's links and checking it twice more took 0.3 CPU-s of those asks."""
+    task = get_task("pi-indic-val150/t2/hin-tam")
+    pi_indic.load(task, data_dir)  # both files parsed, kept for the process
+    calls: list[str] = []
+    for name in ("stat", "lstat"):
+        real = getattr(os, name)
+        monkeypatch.setattr(os, name, lambda *a, _real=real, _name=name, **k:
+                            calls.append(_name) or _real(*a, **k))
+    assert len(pi_indic.usable_ids(task, data_dir)) == N
+    assert calls == ["stat", "stat"]
+
+
+def test_an_edited_language_file_is_read_again(tmp_path: Path) -> None:
+    _write_csv(tmp_path, "hin", HEADER + _row(1, "a", "b") + _row(2, "c", "d"))
+    task = get_task("pi-indic-val150/t1/hin")
+    assert pi_indic.load(task, tmp_path).roles["run"].query_ids == ["p1", "p2"]
+    path = pi_indic.language_file(tmp_path, task, "hin")
+    before = path.stat().st_mtime_ns
+    _write_csv(tmp_path, "hin", HEADER + _row(1, "a", "b") + _row(3, "e", "f"))
+    os.utime(path, ns=(before + 10**9, before + 10**9))
+    assert pi_indic.load(task, tmp_path).roles["run"].query_ids == ["p1", "p3"]
+
+
 def _write_csv(root: Path, lang: str, body: str) -> None:
     folder = root / "pi-indic" / PI_INDIC_VALIDATION_DIR
     folder.mkdir(parents=True, exist_ok=True)

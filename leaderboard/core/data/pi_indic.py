@@ -43,6 +43,8 @@ import csv
 import hashlib
 import io
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -52,9 +54,9 @@ import numpy as np
 
 from leaderboard.core.data.base import (
     DataFormatError,
+    MissingDataError,
     RoleData,
     TaskData,
-    require_files,
 )
 from leaderboard.core.data.layout_files import (
     PI_INDIC_LANGUAGES,
@@ -223,10 +225,35 @@ def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
 
 def read_language(data_dir: Path, lang: str, task: Task | None = None) -> LanguageFile:
     """Parse one language's CSV (cached per file and modification time)."""
-    path = language_file(data_dir, task, lang).resolve()
-    task_id = task.id if task is not None else f"pi-indic-val150 ({lang})"
-    require_files(task_id, Path(data_dir), [path])
-    return _read_language_cached(path, lang, path.stat().st_mtime_ns)
+    return _read_languages(data_dir, task, (lang,))[0]
+
+
+def _read_languages(data_dir: Path, task: Task | None, langs: tuple[str, ...]
+                    ) -> list[LanguageFile]:
+    """The CSVs of ``langs``, each parsed once per file and modification time; one
+    MissingDataError names every missing file.
+
+    A stat of each file is all a parsed one costs: a task asks for its languages a few
+    times as it loads and again for the explorer's texts (912 times for the 300 tasks),
+    and resolving each path's links and checking the file twice more took 0.3 CPU-s of
+    a pass that loads them from their files (`ci pr-check`'s)."""
+    paths = [language_file(data_dir, task, lang) for lang in langs]
+    mtimes = [_file_mtime(path) for path in paths]
+    missing = list(dict.fromkeys(path for path, mtime in zip(paths, mtimes) if mtime is None))
+    if missing:
+        task_id = task.id if task is not None else f"pi-indic-val150 ({', '.join(langs)})"
+        raise MissingDataError(task_id, Path(data_dir), missing)
+    return [_read_language_cached(Path(os.path.abspath(path)), lang, mtime)
+            for path, lang, mtime in zip(paths, langs, mtimes)]
+
+
+def _file_mtime(path: Path) -> int | None:
+    """The modification time of the regular file at ``path`` (a link followed), or None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns if stat.S_ISREG(st.st_mode) else None
 
 
 def _task_languages(task: Task) -> tuple[str, str]:
@@ -254,11 +281,8 @@ def missing_files(task: Task, data_dir: Path) -> list[Path]:
 
 
 def _read_task_languages(task: Task, data_dir: Path) -> tuple[LanguageFile, LanguageFile]:
-    query_lang, doc_lang = _task_languages(task)
-    # One require_files call listing every missing CSV of the task, not the first one only.
-    paths = list(dict.fromkeys(language_file(data_dir, task, lang) for lang in (query_lang, doc_lang)))
-    require_files(task.id, Path(data_dir), paths)
-    return read_language(data_dir, query_lang, task), read_language(data_dir, doc_lang, task)
+    query_file, doc_file = _read_languages(data_dir, task, _task_languages(task))
+    return query_file, doc_file
 
 
 def usable_ids(task: Task, data_dir: Path) -> list[int]:
