@@ -174,8 +174,36 @@ class ExplainFile:
 
 
 # Text parts many tasks share, kept once per process by SHA-256 (so each is compressed
-# once): PI-Indic's 612 parts are about 60 distinct files.
+# once): PI-Indic's 612 parts are about 70 distinct files.
 _TEXT_FILES: dict[str, ExplainFile] = {}
+# The same parts by their content, so that a part built again is not encoded again:
+# encoding PI-Indic's 612 parts (49 MB of JSON), making UTF-8 of them and hashing it took
+# 0.3-0.4 of the 0.7-0.9 CPU-s their texts cost a process that builds them (`ci
+# pr-check`'s workers, with no task-data cache). Only parts made of strings (and None) are kept here:
+# 1 == 1.0 == True as a key of this dict, but not as JSON.
+_PARTS_BY_CONTENT: dict[tuple, ExplainFile] = {}
+
+
+def _strings(items: Iterable[tuple[object, object]]) -> bool:
+    return all(type(k) is str and (type(v) is str or v is None) for k, v in items)
+
+
+def text_part(doc: dict) -> ExplainFile:
+    """``ExplainFile.of(doc)`` for a text part (``doc["texts"]``: id -> text), the one
+    object of its SHA-256 in this process; encoded once per distinct content."""
+    texts = doc["texts"]
+    head = tuple(sorted((k, v) for k, v in doc.items() if k != "texts"))
+    key: tuple | None = None
+    if _strings(head) and _strings(texts.items()):
+        key = (head, tuple(texts.items()))
+        known = _PARTS_BY_CONTENT.get(key)
+        if known is not None:
+            return known
+    part = ExplainFile.of(doc)
+    part = _TEXT_FILES.setdefault(part.sha256, part)
+    if key is not None:
+        _PARTS_BY_CONTENT[key] = part
+    return part
 
 
 def unpacked(data: bytes, where: str) -> dict:
@@ -225,7 +253,7 @@ def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     parts that tasks share; for a benchmark without a licence to show them, the upstream
     links (:func:`upstream_links`). Kept for the process, and between processes in the
     task-data cache (:func:`kept_texts`): they depend on the task's data alone, and
-    building them reads its whole corpus and compresses each part at level 9."""
+    building them reads its whole corpus and encodes and compresses each part."""
     key = (task.id, str(Path(data_dir).resolve()))
     if key in _TEXTS:
         return _TEXTS[key]
@@ -255,10 +283,9 @@ def built_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     refs: dict[str, str] = {}
     parts: dict[str, ExplainFile] = {}
     for name, kind, content in named:
-        part = ExplainFile.of({"format": record["format"], "kind": kind,
-                               "licence": record["licence"], "source": record["source"],
-                               "texts": content})
-        part = _TEXT_FILES.setdefault(part.sha256, part)
+        part = text_part({"format": record["format"], "kind": kind,
+                          "licence": record["licence"], "source": record["source"],
+                          "texts": content})
         refs[name] = part.sha256
         parts[part.sha256] = part
     return TaskTexts(refs=refs, parts=parts, licence=record["licence"],
