@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.core.data import load_task_data
+from leaderboard.core.data import iter_corpus, load_task_data
 from leaderboard.core.data.base import DataFormatError, MissingDataError
 from leaderboard.core.data.followtable import constraint_of, read_raw_instructions
 from leaderboard.benchmarks.registry import get_task
@@ -57,6 +57,13 @@ def test_real_shapes(data_dir: Path) -> None:
         assert len(data.roles["altered"].query_ids) == pairs
         assert data.corpus_size == tables
         assert all(data.changed[q] for q in data.roles["altered"].query_ids)
+
+
+def test_the_corpus_of_some_tables_is_the_whole_corpus_filtered(data_dir: Path) -> None:
+    task = get_task("followtable/wtr")
+    whole = list(iter_corpus(task, data_dir))
+    only = {table for table, _ in whole[::50]} | {"not-a-table"}
+    assert list(iter_corpus(task, data_dir, only)) == [(t, x) for t, x in whole if t in only]
 
 
 def test_missing_files_are_listed_with_a_hint(tmp_path: Path) -> None:

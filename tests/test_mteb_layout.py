@@ -30,8 +30,9 @@ from fixtures.mteb_collection import (
     write_collection,
 )
 from leaderboard.app.cli import main
-from leaderboard.core.data import load_task_data
+from leaderboard.core.data import iter_corpus, load_task_data
 from leaderboard.core.data.base import MissingDataError
+from leaderboard.core.explain import ALL_TEXTS_UP_TO, shown_documents, text_record
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
 from leaderboard.core.runs.parsing import parse_run
@@ -158,6 +159,47 @@ def test_reading_the_layout_never_imports_pandas(fmt: str, tmp_path: Path) -> No
                           env=dict(os.environ, PYTHONPATH=str(REPO), LEADERBOARD_DATA_CACHE="off"))
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "True", "False"]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_the_corpus_of_some_documents_is_the_whole_corpus_filtered(fmt: str,
+                                                                   tmp_path: Path) -> None:
+    """The explorer asks for the texts of the documents it shows alone: the same (id,
+    text) pairs, in the same order, as the whole corpus filtered; a missing title or text
+    is empty, as in the whole corpus."""
+    write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8,
+                     fmt=fmt)  # type: ignore[arg-type]
+    if fmt == "jsonl":  # one row without a title, one whose text is null
+        (corpus,) = (tmp_path / "followir/robust04" / config_name("corpus", None)).glob("*.jsonl")
+        rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+        del rows[0]["title"]
+        rows[1]["text"] = None
+        corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    task = get_task("followir/robust04")
+    whole = list(iter_corpus(task, tmp_path))
+    only = {d for d, _ in whole[::3]} | {"not-a-document"}
+    assert list(iter_corpus(task, tmp_path, only)) == [(d, t) for d, t in whole if d in only]
+    assert whole[2] == (whole[2][0], f"title {whole[2][0]} text of {whole[2][0]}")
+    if fmt == "jsonl":
+        assert whole[0][1] == f"text of {whole[0][0]}" and whole[1][1] == f"title {whole[1][0]}"
+
+
+def test_the_explorers_texts_read_only_the_documents_shown(tmp_path: Path) -> None:
+    """A corpus over ALL_TEXTS_UP_TO shows its judged documents alone, and the explorer's
+    text record reads only theirs: FollowIR's corpora hold up to 47,000 documents, of
+    which the cards show the judged 1,300-2,200."""
+    write_collection(tmp_path / "followir/robust04", n_queries=3, pool_size=12,
+                     corpus_size=ALL_TEXTS_UP_TO + 100)
+    task = get_task("followir/robust04")
+    data = load_task_data(task, tmp_path)
+    shown = shown_documents(data)
+    assert shown is not None and 0 < len(shown) < 100
+    whole = text_record(task, data, iter_corpus(task, tmp_path))
+    assert whole is not None and set(whole["docs"]) == shown
+    assert text_record(task, data, iter_corpus(task, tmp_path, shown)) == whole
+    small = write_collection(tmp_path / "followir/core17", n_queries=3, pool_size=12)
+    assert shown_documents(load_task_data(get_task("followir/core17"), tmp_path)) is None
+    assert len(small.corpus_ids) < ALL_TEXTS_UP_TO
 
 
 def test_a_json_lines_row_that_is_not_an_object_is_refused_naming_its_line(

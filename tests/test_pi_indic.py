@@ -118,6 +118,17 @@ def test_all_132_ordered_pairs_load(data_dir: Path) -> None:
         assert len(data.roles["run"].query_ids) == N and data.corpus_size == N
 
 
+@pytest.mark.parametrize("task_id", ["pi-indic-val150/t2/hin-tam", "pi-indic-val150/t3/tam",
+                                     "pi-indic-val150/t4/hin"])
+def test_the_corpus_of_some_documents_is_the_whole_corpus_filtered(task_id: str,
+                                                                   data_dir: Path) -> None:
+    task = get_task(task_id)
+    whole = list(pi_indic.iter_corpus(task, data_dir))
+    only = {doc for doc, _ in whole[::7]} | {"i0"}
+    assert list(pi_indic.iter_corpus(task, data_dir, only)) == [
+        (doc, text) for doc, text in whole if doc in only]
+
+
 def test_missing_files_are_listed_exactly(tmp_path: Path, data_dir: Path) -> None:
     task = get_task("pi-indic-val150/t2/asm-urd")
     with pytest.raises(MissingDataError) as info:

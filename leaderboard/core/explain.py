@@ -495,21 +495,31 @@ IRS_FIELDS = ("S", "S_ideal", "S_worst", "scale")
 ALL_TEXTS_UP_TO = 20_000
 
 
-def text_record(task: Task, data: TaskData, corpus: Iterable[tuple[str, str]]) -> dict | None:
-    """The texts a task's cards show, the same for every submission: each query's text
-    under each role and document snippets (every document of a small corpus, the judged
-    ones of a large one). None when the benchmark's licence does not let the site show
-    them (:func:`shows_text`): its cards link to the upstream files instead."""
-    if not shows_text(task):
+def shown_documents(data: TaskData) -> set[str] | None:
+    """The documents whose snippets a task's text record holds: None for all of them (a
+    corpus of at most :data:`ALL_TEXTS_UP_TO`), else the judged ones, under any role,
+    and those the altered instruction changed or made relevant."""
+    if data.corpus_size <= ALL_TEXTS_UP_TO:
         return None
     judged: set[str] = set()
     for role in data.roles.values():
         for docs in role.qrels.values():
-            judged.update(d for d, g in docs.items())
+            judged.update(docs)
     for docs in (*data.changed.values(), *data.instruction_positive.values()):
         judged.update(docs)
-    keep_all = data.corpus_size <= ALL_TEXTS_UP_TO
-    docs = {d: text[:SNIPPET_CHARS] for d, text in corpus if keep_all or d in judged}
+    return judged
+
+
+def text_record(task: Task, data: TaskData, corpus: Iterable[tuple[str, str]]) -> dict | None:
+    """The texts a task's cards show, the same for every submission: each query's text
+    under each role and the snippets of the corpus's :func:`shown_documents` (``corpus``
+    may hold others: they are left out). None when the benchmark's licence does not let
+    the site show them (:func:`shows_text`): its cards link to the upstream files
+    instead."""
+    if not shows_text(task):
+        return None
+    shown = shown_documents(data)
+    docs = {d: text[:SNIPPET_CHARS] for d, text in corpus if shown is None or d in shown}
     return {"format": TEXT_FORMAT, "task": task.id, "licence": task.source.licence,
             "source": f"{task.source.repo}@{task.source.revision}",
             "queries": {role: dict(sorted(r.query_text.items()))

@@ -74,6 +74,7 @@ from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.explain import (
     TaskExplanation,
     explanation_record,
+    shown_documents,
     shows_text,
     text_record,
 )
@@ -271,7 +272,9 @@ def task_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
 def built_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     """:func:`task_texts` computed from the task's files: the plain version the kept ones
     are held to (tests/test_explain_files.py)."""
-    record = text_record(task, data, iter_corpus(task, data_dir))
+    # Only the documents shown are made texts of: FollowIR's and mFollowIR's corpora hold
+    # up to 47,000 documents, of which the cards show the judged ones (1,300-2,200).
+    record = text_record(task, data, iter_corpus(task, data_dir, shown_documents(data)))
     if record is None:
         return TaskTexts(upstream=upstream_links(task))
     named: list[tuple[str, str, dict[str, object]]] = [

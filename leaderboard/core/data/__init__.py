@@ -2,9 +2,9 @@
 
 A task names its layout (:attr:`leaderboard.core.tasks.Task.layout`); :data:`READERS`
 says which module reads it. Each reader module has ``load(task, data_dir) -> TaskData``,
-``iter_corpus(task, data_dir)`` and ``missing_files(task, data_dir)``, and is imported
-only when a task of its layout is loaded (and then only when the task-data cache has no
-entry for it): the mteb reader pulls in pyarrow's parquet reader and PI-Indic's rapidfuzz,
+``iter_corpus(task, data_dir, only)`` and ``missing_files(task, data_dir)``, and is
+imported only when a task of its layout is loaded (and then only when the task-data cache
+has no entry for it): the mteb reader pulls in pyarrow's parquet reader and PI-Indic's rapidfuzz,
 which a FollowTable `leaderboard eval` never needs.
 """
 
@@ -14,7 +14,7 @@ from importlib import import_module
 from pathlib import Path
 from threading import Lock
 from types import ModuleType
-from typing import Iterator
+from typing import Collection, Iterator
 
 from leaderboard.core.data.base import (
     DataFormatError,
@@ -68,9 +68,11 @@ def load_task_data(task: Task, data_dir: Path) -> TaskData:
     return data
 
 
-def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
-    """(document id, text) pairs of a task's corpus, for reference models."""
-    return _reader(task).iter_corpus(task, Path(data_dir))
+def iter_corpus(task: Task, data_dir: Path, only: Collection[str] | None = None
+                ) -> Iterator[tuple[str, str]]:
+    """(document id, text) pairs of a task's corpus in its files' order, for reference
+    models; with ``only``, those of the documents it holds (the explorer's snippets)."""
+    return _reader(task).iter_corpus(task, Path(data_dir), only)
 
 
 def missing_files(task: Task, data_dir: Path) -> list[Path]:

@@ -16,7 +16,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Collection, Iterator
 
 import numpy as np
 
@@ -147,10 +147,12 @@ def read_corpus_ids(path: Path) -> np.ndarray:
     return np.array(sorted(distinct), dtype=str)
 
 
-def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
-    """(table id, table text) pairs, for reference models."""
+def iter_corpus(task: Task, data_dir: Path, only: Collection[str] | None = None
+                ) -> Iterator[tuple[str, str]]:
+    """(table id, table text) pairs, for reference models; with ``only``, of those tables."""
     for _, table_id, obj in _iter_records(dataset_dir(task, data_dir) / "corpus.jsonl"):
-        yield table_id, obj.get("text", "")
+        if only is None or table_id in only:
+            yield table_id, obj.get("text", "")
 
 
 def missing_files(task: Task, data_dir: Path) -> list[Path]:

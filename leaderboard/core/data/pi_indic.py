@@ -48,7 +48,7 @@ import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Literal
+from typing import Callable, Collection, Iterable, Iterator, Literal
 
 import numpy as np
 
@@ -324,8 +324,10 @@ def iter_queries(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
         yield f"{prefix}{item}", texts[item]
 
 
-def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
-    """(document id, text) pairs in the document language, ids ascending.
+def iter_corpus(task: Task, data_dir: Path, only: Collection[str] | None = None
+                ) -> Iterator[tuple[str, str]]:
+    """(document id, text) pairs in the document language, ids ascending; with ``only``,
+    of those documents.
 
     For T4 these are the instructions (``i<id>``) of the task's language.
     """
@@ -334,7 +336,9 @@ def iter_corpus(task: Task, data_dir: Path) -> Iterator[tuple[str, str]]:
     prefix = _side_prefix(side)
     texts = doc_file.text(side)
     for item in _common_ids(query_file, doc_file):
-        yield f"{prefix}{item}", texts[item]
+        doc = f"{prefix}{item}"
+        if only is None or doc in only:
+            yield doc, texts[item]
 
 
 def _t4_order_key(item: int, seed: int) -> str:
