@@ -180,8 +180,8 @@ _TEXT_FILES: dict[str, ExplainFile] = {}
 # The same parts by their content, so that a part built again is not encoded again:
 # encoding PI-Indic's 612 parts (49 MB of JSON), making UTF-8 of them and hashing it took
 # 0.3-0.4 of the 0.7-0.9 CPU-s their texts cost a process that builds them (`ci
-# pr-check`'s workers, with no task-data cache). Only parts made of strings (and None) are kept here:
-# 1 == 1.0 == True as a key of this dict, but not as JSON.
+# pr-check`'s workers, with no task-data cache). Only parts made of strings (and None)
+# are kept here: 1 == 1.0 == True as a key of this dict, but not as JSON.
 _PARTS_BY_CONTENT: dict[tuple, ExplainFile] = {}
 
 
@@ -189,7 +189,7 @@ def _strings(items: Iterable[tuple[object, object]]) -> bool:
     return all(type(k) is str and (type(v) is str or v is None) for k, v in items)
 
 
-def text_part(doc: dict) -> ExplainFile:
+def _text_part(doc: dict) -> ExplainFile:
     """``ExplainFile.of(doc)`` for a text part (``doc["texts"]``: id -> text), the one
     object of its SHA-256 in this process; encoded once per distinct content."""
     texts = doc["texts"]
@@ -286,9 +286,9 @@ def built_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     refs: dict[str, str] = {}
     parts: dict[str, ExplainFile] = {}
     for name, kind, content in named:
-        part = text_part({"format": record["format"], "kind": kind,
-                          "licence": record["licence"], "source": record["source"],
-                          "texts": content})
+        part = _text_part({"format": record["format"], "kind": kind,
+                           "licence": record["licence"], "source": record["source"],
+                           "texts": content})
         refs[name] = part.sha256
         parts[part.sha256] = part
     return TaskTexts(refs=refs, parts=parts, licence=record["licence"],

@@ -221,9 +221,9 @@ def iter_corpus(task: Task, data_dir: Path, only: Collection[str] | None = None
     ids = _texts(_column(corpus, CORPUS_ID_COLUMNS, "corpus"))
     titles = corpus["title"] if "title" in corpus else [None] * len(ids)
     texts = _column(corpus, ("text",), "corpus")
-    # Each text is made of its parts only when it is wanted: the explorer shows 1,300-2,200
-    # of a collection's 28,800-46,800 documents (benchmarks/score_suite.py's, sized as
-    # FollowIR's and mFollowIR's), and its texts of the nine took a third less CPU.
+    # A text is joined from its parts only when it is wanted: the explorer shows 1,300-2,200
+    # of a collection's 28,800-46,800 documents (the nine of benchmarks/score_suite.py,
+    # sized as FollowIR's and mFollowIR's), whose texts then took a third less CPU.
     for did, title, body in zip(ids, titles, texts):
         if only is None or did in only:
             yield did, f"{_text(title)} {_text(body)}".strip()
