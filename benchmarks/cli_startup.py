@@ -15,6 +15,14 @@ between the two versions of the code:
     git archive 0b7bfd5 | tar -x -C /tmp/before
     .venv/bin/python benchmarks/cli_startup.py --against /tmp/before
 
+With ``--peers``, the libraries a user would reach for instead time the same task in
+fresh processes, end to end: pytrec_eval, ir_measures and ranx computing nDCG@10 of both
+runs alone, mteb's ``calculate_pmrr`` computing p-MRR alone (ir_measures and ranx come
+with the ``bench`` extra; a peer not installed is named and skipped). Each reads the runs
+with the plain path's reader into the dicts it takes, prints its CPU by step (import,
+read, compute), and must agree with eval's figure to 1e-9. The issue 37 target: eval,
+which also validates every line and computes p-MRR and IRS, ahead of each of them.
+
 The default task is FollowTable TArX with the committed bm25s runs and the real data at
 ``$LEADERBOARD_DATA`` (else ../shared/data). ``eval`` keeps loaded task data in a disk
 cache (leaderboard/core/data/cache.py), here a folder of this run that the untimed first round
@@ -36,6 +44,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,6 +156,110 @@ def plain_followtable_eval(root: Path, original: Path, altered: Path) -> dict[st
     }
 
 
+# --- peers: other libraries computing some of the same figures (each in its own process) ---
+
+# Each peer computes what it can of eval's figures, from the same run files and data, as
+# its users would: the runs read into Python dicts (what each library takes), its own
+# code computing. The figure it shares with eval must agree to 1e-9, so the two did the
+# same work; except ranx's, which orders tied scores its own way rather than by docid
+# descending (BM25's WTR original run has five documents tied across rank 10 of query
+# 26: ranx's nDCG@10 of that run is 0.5400, trec_eval's 0.5390), so its difference is
+# printed, not refused.
+PEERS = {
+    # name: (module it needs, what it computes, whether it breaks ties as trec_eval does)
+    "pytrec_eval": ("pytrec_eval", "nDCG@10 of both runs", True),
+    "ir_measures": ("ir_measures", "nDCG@10 of both runs", True),
+    "ranx": ("ranx", "nDCG@10 of both runs", False),
+    "mteb": ("mteb", "p-MRR (calculate_pmrr)", True),
+}
+
+
+def _followtable_inputs(root: Path, original: Path, altered: Path) -> dict:
+    """What every peer reads: queries and topics, both qrels, both runs as dicts."""
+    queries = [str(o["_id"]) for o in _read_jsonl(root / "queries.jsonl")]
+    return {"queries": queries,
+            "topics": sorted({q.rsplit("_", 1)[0] for q in queries}),
+            "query_positive": _read_qrels(root / "qrels" / "for_only_query_test.tsv"),
+            "instruction_positive": _read_qrels(root / "qrels" / "test.tsv"),
+            "original": _read_run(original), "altered": _read_run(altered)}
+
+
+def _mean_over(units: list[str], per_unit: dict[str, float]) -> float:
+    # A unit the run does not answer scores 0, as trec_eval's -c and eval count it.
+    return sum(per_unit.get(u, 0.0) for u in units) / len(units)
+
+
+def _ndcg_of_both(per_query_ndcg, inputs: dict) -> dict[str, float]:  # noqa: ANN001
+    """eval's two nDCG@10 figures from a peer's per-query nDCG@10 (``per_query_ndcg(qrels,
+    run)`` -> {query: value})."""
+    return {"original/nDCG@10": _mean_over(inputs["topics"], per_query_ndcg(
+                inputs["query_positive"], inputs["original"])),
+            "altered/nDCG@10": _mean_over(inputs["queries"], per_query_ndcg(
+                inputs["instruction_positive"], inputs["altered"]))}
+
+
+def _pytrec_eval_ndcg(qrels: dict, run: dict) -> dict[str, float]:
+    import pytrec_eval
+
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"})
+    return {q: m["ndcg_cut_10"] for q, m in evaluator.evaluate(run).items()}
+
+
+def _ir_measures_ndcg(qrels: dict, run: dict) -> dict[str, float]:
+    import ir_measures
+
+    return {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10],
+                                                                qrels, run)}
+
+
+def _ranx_ndcg(qrels: dict, run: dict) -> dict[str, float]:
+    from ranx import Qrels, Run, evaluate
+
+    judged = Qrels({q: docs for q, docs in qrels.items() if docs})
+    ranked = Run({q: docs for q, docs in run.items() if docs})
+    evaluate(judged, ranked, "ndcg@10", make_comparable=True)
+    return dict(ranked.scores["ndcg@10"])
+
+
+def _mteb_pmrr(inputs: dict) -> dict[str, float]:
+    """p-MRR by mteb's own function, each altered query paired with its topic's original
+    run and scored on the documents relevant to the topic but not to the instruction
+    (FollowTable's changed documents), as eval pairs them."""
+    from mteb._evaluators.retrieval_metrics import calculate_pmrr
+
+    changed = {}
+    for q in inputs["queries"]:
+        topic = q.rsplit("_", 1)[0]
+        t_pos = {d for d, r in inputs["instruction_positive"].get(q, {}).items() if r > 0}
+        t_neg = sorted(d for d, r in inputs["query_positive"].get(topic, {}).items()
+                       if r > 0 and d not in t_pos)
+        if t_neg:
+            changed[q] = t_neg
+    original_run = {f"{q}-og": inputs["original"].get(q.rsplit("_", 1)[0], {})
+                    for q in changed}
+    new_run = {f"{q}-changed": inputs["altered"].get(q, {}) for q in changed}
+    return {"p-MRR": float(calculate_pmrr(original_run, new_run, changed))}
+
+
+def peer_followtable_eval(peer: str, root: Path, original: Path, altered: Path) -> dict:
+    """One peer's figures, and its CPU seconds by step: importing its library, reading
+    the inputs, computing."""
+    start = time.process_time()
+    import_module(PEERS[peer][0])
+    imported = time.process_time()
+    inputs = _followtable_inputs(root, original, altered)
+    read = time.process_time()
+    if peer == "mteb":
+        metrics = _mteb_pmrr(inputs)
+    else:
+        metrics = _ndcg_of_both({"pytrec_eval": _pytrec_eval_ndcg,
+                                 "ir_measures": _ir_measures_ndcg,
+                                 "ranx": _ranx_ndcg}[peer], inputs)
+    done = time.process_time()
+    return {"metrics": metrics, "cpu_s": {"import": imported - start, "read": read - imported,
+                                          "compute": done - read}}
+
+
 # --- timing ---
 
 def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
@@ -219,8 +333,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--against", type=Path, default=None, metavar="DIR",
                         help="another checkout to time the same commands from")
+    parser.add_argument("--peers", action="store_true",
+                        help="also time pytrec_eval, ir_measures and ranx (nDCG@10 alone) and "
+                             "mteb (p-MRR alone) on the same runs, each installed one")
     parser.add_argument("--plain", action="store_true",
                         help="(internal) run the plain reference path once, print JSON")
+    parser.add_argument("--peer", choices=sorted(PEERS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     data_dir = args.data_dir or Path(os.environ.get("LEADERBOARD_DATA", ROOT.parent / "shared" / "data"))
@@ -231,6 +349,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.plain:
         print(json.dumps(plain_followtable_eval(data_dir / "followtable" / dataset,
                                                 original, altered)))
+        return 0
+    if args.peer:
+        print(json.dumps(peer_followtable_eval(args.peer, data_dir / "followtable" / dataset,
+                                               original, altered)))
         return 0
 
     sys.path.insert(0, str(ROOT))
@@ -266,6 +388,15 @@ def main(argv: list[str] | None = None) -> int:
                      child_environment(), ROOT))
     commands.append(("python -c pass (interpreter start)", [python, "-c", "pass"],
                      child_environment(), ROOT))
+    # Peers run last in a round's list (so first in every other round), each whose library
+    # is installed (ir_measures and ranx: the bench extra).
+    peers = [name for name, (module, *_) in PEERS.items() if find_spec(module) is not None]
+    if args.peers:
+        for name in peers:
+            commands.append((f"{name}, {PEERS[name][1]}",
+                             [python, str(Path(__file__).resolve()), "--peer", name,
+                              "--task", args.task, "--runs", str(args.runs.resolve()),
+                              "--data-dir", str(data_dir)], child_environment(), ROOT))
     try:
         measured = measure(commands, args.repeat)
     finally:
@@ -273,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = {}
     for i, (name, _) in enumerate(checkouts):
         rows[name, "help"], rows[name, "eval"] = measured[2 * i], measured[2 * i + 1]
-    uncached, plain, bare = measured[-3], measured[-2], measured[-1]
+    n_peers = len(peers) if args.peers else 0
+    uncached, plain, bare = measured[-3 - n_peers:len(measured) - n_peers]
 
     engine = json.loads(rows["this checkout", "eval"]["stdout"])["metrics"]
     reference = json.loads(plain["stdout"])
@@ -297,7 +429,36 @@ def main(argv: list[str] | None = None) -> int:
         a = rows[other, "eval"]
         print(f"eval, data cache off: {other} / this checkout = wall "
               f"{a['wall'] / uncached['wall']:.2f}x, CPU {a['cpu'] / uncached['cpu']:.2f}x")
+    if args.peers:
+        missing = sorted(set(PEERS) - set(peers))
+        if missing:
+            print(f"not installed, not timed: {', '.join(missing)} (pip install -e '.[bench]')")
+        return report_peers(engine, here_eval, uncached,
+                            dict(zip(peers, measured[len(measured) - n_peers:])))
     return 0
+
+
+def report_peers(engine: dict[str, float], cached: dict, uncached: dict,
+                 peers: dict[str, dict]) -> int:
+    """Each peer against eval, end to end (the whole process each), and its own CPU by
+    step; 1 when a peer's figure disagrees with eval's."""
+    status = 0
+    print("\npeers, end to end: peer / eval (above 1: eval ahead), eval with the data "
+          "cache warm / off")
+    for name, row in peers.items():
+        out = json.loads(row["stdout"])
+        worst = max(abs(engine[k] - v) for k, v in out["metrics"].items())
+        steps = ", ".join(f"{k} {v:.3f}" for k, v in out["cpu_s"].items())
+        print(f"  {name:12} wall {row['wall'] / cached['wall']:5.2f}x / "
+              f"{row['wall'] / uncached['wall']:5.2f}x, CPU {row['cpu'] / cached['cpu']:5.2f}x / "
+              f"{row['cpu'] / uncached['cpu']:5.2f}x; its CPU-s: {steps}; "
+              f"{', '.join(out['metrics'])} within {worst:.1e} of eval's")
+        if worst > 1e-9 and PEERS[name][2]:
+            print(f"error: {name} and eval disagree", file=sys.stderr)
+            status = 1
+        elif worst > 1e-9:
+            print(f"  ({name} orders tied scores its own way, not by docid descending)")
+    return status
 
 
 if __name__ == "__main__":
