@@ -264,6 +264,50 @@ def test_workers_inherit_this_process_objects_frozen_and_it_thaws_them_after() -
         gc.unfreeze()
 
 
+# A pool whose worker is stopped in the middle of sending its result: the script runs in
+# a process of its own, so that a pool that hangs cannot hang the test run.
+_HALF_SENT = """
+import os, struct, sys, time
+from pathlib import Path
+from leaderboard.core import processes
+
+marker = Path(sys.argv[1])
+POOL = None
+
+
+def send_half_a_result():
+    # The worker's copy of the pool's result pipe: a message's length, then only part of
+    # it, as a worker killed while it sends a large result leaves it.
+    writer = POOL._result_queue._writer
+    os.write(writer.fileno(), struct.pack("!i", 1 << 20) + bytes(1000))
+    marker.touch()
+    time.sleep(60)
+
+
+try:
+    with processes.forked_pool(1) as POOL:
+        POOL.submit(send_half_a_result)
+        while not marker.exists():
+            time.sleep(0.01)
+        time.sleep(0.2)  # the pool's thread is reading the rest of the message
+        raise KeyboardInterrupt  # Ctrl-C
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_ctrl_c_while_a_worker_sends_its_result_stops_the_pool(tmp_path: Path) -> None:
+    """Ctrl-C kills the workers; one killed while it sent a result left the pool's thread
+    reading the rest of it for ever, and `score` hung (once in a full run of the suite,
+    the Ctrl-C test below with it)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _HALF_SENT, str(tmp_path / "sending")],
+                          capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "stopped\n", "")
+
+
 def test_how_many_workers(small_submission: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     jobs = jobs_of(small_submission)
     monkeypatch.delenv("LEADERBOARD_WORKERS", raising=False)
@@ -326,6 +370,7 @@ def test_ctrl_c_while_workers_score_prints_no_traceback_and_leaves_no_process(
     import signal
     import subprocess
     import sys
+    import threading
     import time
 
     root = tmp_path / "submissions" / "bm25s"
@@ -337,13 +382,20 @@ def test_ctrl_c_while_workers_score_prints_no_traceback_and_leaves_no_process(
                              start_new_session=True, text=True)
     assert child.stderr is not None
     lines = []
-    for line in child.stderr:
-        lines.append(line)
-        if line.startswith("[1/"):
-            os.killpg(child.pid, signal.SIGINT)
-            break
-    lines += child.stderr.readlines()
-    code = child.wait(timeout=120)
+    # A bound, so that a `score` that hangs fails the test (killed: exit -9) instead of
+    # hanging the test run.
+    bound = threading.Timer(120, os.killpg, (child.pid, signal.SIGKILL))
+    bound.start()
+    try:
+        for line in child.stderr:
+            lines.append(line)
+            if line.startswith("[1/"):
+                os.killpg(child.pid, signal.SIGINT)
+                break
+        lines += child.stderr.readlines()
+    finally:
+        bound.cancel()
+    code = child.wait()
     output = "".join(lines)
     assert "Traceback" not in output, output
     assert code in (0, 130), output

@@ -110,6 +110,7 @@ def forked_pool(workers: int, initializer: Callable[..., object] | None = None,
         for process in multiprocessing.active_children():
             if process not in others:
                 process.kill()
+        _end_result_reading(pool)
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     else:
@@ -117,3 +118,20 @@ def forked_pool(workers: int, initializer: Callable[..., object] | None = None,
     finally:
         if thawed:
             gc.unfreeze()
+
+
+def _end_result_reading(pool: ProcessPoolExecutor) -> None:
+    """Close this process's copy of the write end of the pipe the workers send their
+    results on, once they are killed.
+
+    A worker killed while it sent a result (Ctrl-C kills the workers) leaves the pool's
+    thread reading the rest of that message. CPython's pool keeps both ends of that pipe
+    in this process, so the read never met the pipe's end and ``shutdown`` waited for the
+    thread for ever: `score` hung after Ctrl-C with both workers dead, and so did the test
+    that presses it, in one full run of the suite. With this end closed too, the read ends
+    as soon as the killed workers' ends are gone, and the thread stops the pool as broken.
+    (The attributes are the pool's own; a pool without them has nothing to close.)"""
+    queue = getattr(pool, "_result_queue", None)
+    writer = getattr(queue, "_writer", None)
+    if writer is not None:
+        writer.close()
