@@ -265,7 +265,7 @@ def test_a_pull_requests_standings_on_workers_are_those_computed_one_by_one(
     assert {row.tier for row in one_by_one} - {None}
 
 
-def _killed(index: int) -> None:
+def _killed(indices: range) -> None:
     """A standings worker's task, dying as the out-of-memory killer ends a process."""
     import os
     import signal
@@ -286,7 +286,7 @@ def test_a_standings_worker_killed_is_a_clear_error(monkeypatch: pytest.MonkeyPa
     system = read_submission(submissions / "bm25s" / "results.json")[1]
     registry = all_tasks()
     tasks = [registry[t] for t in sorted(system.tasks)[:4]]
-    monkeypatch.setattr(standing, "_standing_at", _killed)
+    monkeypatch.setattr(standing, "_standings_at", _killed)
     monkeypatch.setenv("LEADERBOARD_WORKERS", "2")
     with pytest.raises(WorkerError, match="comparing bm25s with the tasks' leaders ended "
                                           "without a result.*LEADERBOARD_WORKERS=0"):

@@ -308,6 +308,52 @@ def test_ctrl_c_while_a_worker_sends_its_result_stops_the_pool(tmp_path: Path) -
     assert (done.returncode, done.stdout, done.stderr) == (0, "stopped\n", "")
 
 
+# Workers that die while they send their result, as one the out-of-memory killer stops
+# then would: in a process of its own, so that a wait that never ends cannot hang the run.
+_DIED_SENDING = """
+import os, signal, struct, sys
+from pathlib import Path
+from leaderboard.core.processes import WorkerError
+from leaderboard.core.report import Report
+from leaderboard.submission import task_checks
+from leaderboard.submission.folder import discover
+
+
+def died_sending(job, options):
+    frame = sys._getframe(1)  # up to the pool's worker loop, which holds the result pipe
+    while "result_queue" not in frame.f_locals:
+        frame = frame.f_back
+    writer = frame.f_locals["result_queue"]._writer
+    os.write(writer.fileno(), struct.pack("!i", 1 << 20) + bytes(1000))
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+task_checks.check_task = died_sending
+root, data_dir = Path(sys.argv[1]), Path(sys.argv[2])
+submission = discover(root, Report(), record_local=True)
+jobs = [task_checks.TaskJob(task, submission.files[task.id], None, root.parent)
+        for task in submission.tasks()]
+options = task_checks.CheckOptions(data_dir, score=False, explain=False, compress=False)
+try:
+    list(task_checks.checked_in_workers(jobs, options, workers=2))
+except WorkerError as exc:
+    print(exc)
+"""
+
+
+def test_a_worker_killed_while_it_sends_its_result_is_a_clear_error(
+        small_submission: Path, data_dir: Path) -> None:
+    """The pool notices a dead worker, unless it died in the middle of sending a result:
+    its thread then waits for the rest of the message for ever, and so did `score`."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _DIED_SENDING, str(small_submission),
+                           str(data_dir)], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert "ended without a result" in done.stdout and "LEADERBOARD_WORKERS=0" in done.stdout
+
+
 def test_how_many_workers(small_submission: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     jobs = jobs_of(small_submission)
     monkeypatch.delenv("LEADERBOARD_WORKERS", raising=False)

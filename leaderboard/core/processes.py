@@ -17,8 +17,9 @@ import multiprocessing
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
@@ -135,3 +136,28 @@ def _end_result_reading(pool: ProcessPoolExecutor) -> None:
     writer = getattr(queue, "_writer", None)
     if writer is not None:
         writer.close()
+
+
+# How often a wait for results (:func:`first_completed`) makes sure the workers are there.
+WORKER_CHECK_S = 0.5
+
+
+def first_completed(pool: ProcessPoolExecutor, futures: Collection[Future]) -> set[Future]:
+    """The done ones of ``futures`` (some of ``pool``'s), as soon as one is: what
+    ``concurrent.futures.wait(futures, return_when=FIRST_COMPLETED)`` gives, except that
+    a worker that has died raises :class:`BrokenProcessPool` even when the pool has not
+    noticed.
+
+    The pool notices a worker's death by itself, unless the worker died while it sent a
+    result (killed by the out-of-memory killer, say): its thread then reads the rest of
+    that message for ever, and a plain wait never ends. So the wait checks, every
+    :data:`WORKER_CHECK_S`, that each of the pool's workers is alive; the caller's error
+    then stops the pool (:func:`forked_pool`). (The workers are the pool's own attribute;
+    a pool without it is waited for plainly.)"""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    while True:
+        done, _ = wait(futures, timeout=WORKER_CHECK_S, return_when=FIRST_COMPLETED)
+        if done:
+            return done
+        if any(worker.exitcode is not None for worker in workers):
+            raise BrokenProcessPool("a worker process ended without handing back its result")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,7 +29,8 @@ import pyarrow as pa
 
 from leaderboard.core.data.base import DataFormatError, MissingDataError
 from leaderboard.core.evaluate import check_task_files, score_inputs
-from leaderboard.core.processes import WorkerError, chosen_workers, forked_pool
+from leaderboard.core.processes import (WorkerError, chosen_workers, first_completed,
+                                        forked_pool)
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.core.tasks import Task
@@ -171,15 +172,22 @@ def checked_in_workers(jobs: Sequence[TaskJob], options: CheckOptions, workers: 
             for bundle in bundles(sizes, workers)}
         done: dict[int, TaskResult] = {}
         next_index = 0
+
+        def lost(bundle: list[int]) -> WorkerError:
+            return WorkerError.lost(f"checking {jobs[bundle[0]].task.id} (and others)",
+                                    "check the tasks")
+
         while next_index < len(jobs):
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            try:
+                finished = first_completed(pool, pending)
+            except BrokenProcessPool:
+                raise lost(next(iter(pending.values()))) from None
             for future in finished:
                 bundle = pending.pop(future)
                 try:
                     results = future.result()
                 except BrokenProcessPool:
-                    raise WorkerError.lost(f"checking {jobs[bundle[0]].task.id} (and others)",
-                                           "check the tasks") from None
+                    raise lost(bundle) from None
                 for index, result in zip(bundle, results):
                     on_result(result)
                     done[index] = result

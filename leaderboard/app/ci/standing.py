@@ -22,7 +22,8 @@ from pydantic import ValidationError
 from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
 from leaderboard.core.fileio import load_json, validation_problem
-from leaderboard.core.processes import WorkerError, chosen_workers, forked_pool
+from leaderboard.core.processes import (WorkerError, chosen_workers, first_completed,
+                                        forked_pool)
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
@@ -206,11 +207,11 @@ def _share(tasks: list[Task], system: SystemResult, committed: CommittedResults,
     _SHARED = (tasks, system, committed, seed)
 
 
-def _standing_at(index: int) -> TaskStanding:
+def _standings_at(indices: range) -> list[TaskStanding]:
     assert _SHARED is not None, "called outside a standings worker"
     tasks, system, committed, seed = _SHARED
     with EXECUTOR.serial_chunks():  # the workers are the parallelism
-        return standing(tasks[index], system, committed, seed=seed)
+        return [standing(tasks[index], system, committed, seed=seed) for index in indices]
 
 
 def task_standings(tasks: Sequence[Task], system: SystemResult, committed: CommittedResults,
@@ -230,11 +231,17 @@ def task_standings(tasks: Sequence[Task], system: SystemResult, committed: Commi
         return out
     progress(f"comparing {system.system_id} with the leader of each of its {len(tasks)} "
              f"tasks, on {workers} processes")
+    size = max(1, len(tasks) // (8 * workers))
     try:
         with forked_pool(workers, initializer=_share,
                          initargs=(tasks, system, committed, seed)) as pool:
-            return list(pool.map(_standing_at, range(len(tasks)),
-                                 chunksize=max(1, len(tasks) // (8 * workers))))
+            pending = {pool.submit(_standings_at, range(start, min(start + size, len(tasks)))):
+                       start for start in range(0, len(tasks), size)}
+            found: dict[int, list[TaskStanding]] = {}
+            while pending:  # first_completed: a worker that dies sending is noticed too
+                for future in first_completed(pool, pending):
+                    found[pending.pop(future)] = future.result()
+            return [row for start in sorted(found) for row in found[start]]
     except BrokenProcessPool:
         raise WorkerError.lost(f"comparing {system.system_id} with the tasks' leaders",
                                "compare them") from None
