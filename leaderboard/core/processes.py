@@ -7,7 +7,8 @@ pull request's submission with each task's leader (:mod:`leaderboard.app.ci.stan
 Both fork rather than spawn, so a worker starts with what this process has imported and
 loaded (a spawned one imported numpy and pyarrow again, 1.2-1.5 s on the 2-core hosts),
 both stop their workers the same way, and both say so with a :class:`WorkerError` when a
-worker dies without its result.
+worker dies without its result (both wait for results with :func:`first_completed`, which
+notices a worker that died while it sent one).
 """
 
 from __future__ import annotations
