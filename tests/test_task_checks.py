@@ -354,6 +354,12 @@ def test_a_worker_killed_while_it_sends_its_result_is_a_clear_error(
     assert "ended without a result" in done.stdout and "LEADERBOARD_WORKERS=0" in done.stdout
 
 
+def test_waiting_for_no_result_is_an_error_not_a_wait_for_ever() -> None:
+    with processes.forked_pool(1) as pool:
+        with pytest.raises(ValueError, match="at least one future"):
+            processes.first_completed(pool, [])
+
+
 def test_how_many_workers(small_submission: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     jobs = jobs_of(small_submission)
     monkeypatch.delenv("LEADERBOARD_WORKERS", raising=False)

@@ -155,6 +155,8 @@ def first_completed(pool: ProcessPoolExecutor, futures: Collection[Future]) -> s
     :data:`WORKER_CHECK_S`, that each of the pool's workers is alive; the caller's error
     then stops the pool (:func:`forked_pool`). (The workers are the pool's own attribute;
     a pool without it is waited for plainly.)"""
+    if not futures:
+        raise ValueError("first_completed waits for at least one future")
     workers = list((getattr(pool, "_processes", None) or {}).values())
     while True:
         done, _ = wait(futures, timeout=WORKER_CHECK_S, return_when=FIRST_COMPLETED)
