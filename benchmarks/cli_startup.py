@@ -126,22 +126,41 @@ def _irs(orig: dict[str, int], new: dict[str, int], t_pos: list[str], t_neg: lis
     return max(-1.0, min(1.0, value))
 
 
+def _followtable_inputs(root: Path, original: Path, altered: Path) -> dict:
+    """What the plain path and every peer read: queries and topics, both qrels, both runs
+    as dicts."""
+    queries = [str(o["_id"]) for o in _read_jsonl(root / "queries.jsonl")]
+    return {"queries": queries,
+            "topics": sorted({q.rsplit("_", 1)[0] for q in queries}),
+            "query_positive": _read_qrels(root / "qrels" / "for_only_query_test.tsv"),
+            "instruction_positive": _read_qrels(root / "qrels" / "test.tsv"),
+            "original": _read_run(original), "altered": _read_run(altered)}
+
+
+def _pair_documents(inputs: dict, query: str) -> tuple[str, list[str], list[str]]:
+    """An altered query's topic, its instruction-relevant documents (T+) and the
+    topic-relevant ones the instruction drops (T-, the changed documents), each sorted."""
+    topic = query.rsplit("_", 1)[0]
+    t_pos = sorted(d for d, r in inputs["instruction_positive"].get(query, {}).items()
+                   if r > 0)
+    t_neg = sorted(d for d, r in inputs["query_positive"].get(topic, {}).items()
+                   if r > 0 and d not in set(t_pos))
+    return topic, t_pos, t_neg
+
+
 def plain_followtable_eval(root: Path, original: Path, altered: Path) -> dict[str, float]:
     """nDCG@10 of both runs, p-MRR and IRS of one FollowTable dataset, plainly."""
     with (root / "corpus.jsonl").open(encoding="utf-8") as fh:
         n_docs = sum(1 for line in fh if line.strip())
-    queries = [str(o["_id"]) for o in _read_jsonl(root / "queries.jsonl")]
-    query_positive = _read_qrels(root / "qrels" / "for_only_query_test.tsv")
-    instruction_positive = _read_qrels(root / "qrels" / "test.tsv")
-    orig_ranks = {q: _ranks(docs) for q, docs in _read_run(original).items()}
-    alt_ranks = {q: _ranks(docs) for q, docs in _read_run(altered).items()}
-    topics = sorted({q.rsplit("_", 1)[0] for q in queries})
+    inputs = _followtable_inputs(root, original, altered)
+    queries, topics = inputs["queries"], inputs["topics"]
+    query_positive = inputs["query_positive"]
+    instruction_positive = inputs["instruction_positive"]
+    orig_ranks = {q: _ranks(docs) for q, docs in inputs["original"].items()}
+    alt_ranks = {q: _ranks(docs) for q, docs in inputs["altered"].items()}
     pmrr, irs = [], []
     for q in queries:
-        topic = q.rsplit("_", 1)[0]
-        t_pos = sorted(d for d, r in instruction_positive.get(q, {}).items() if r > 0)
-        t_neg = sorted(d for d, r in query_positive.get(topic, {}).items()
-                       if r > 0 and d not in set(t_pos))
+        topic, t_pos, t_neg = _pair_documents(inputs, q)
         orig, new = orig_ranks.get(topic, {}), alt_ranks.get(q, {})
         if t_neg:
             pmrr.append(_p_mrr(orig, new, t_neg))
@@ -172,16 +191,6 @@ PEERS = {
     "ranx": ("ranx", "nDCG@10 of both runs", False),
     "mteb": ("mteb", "p-MRR (calculate_pmrr)", True),
 }
-
-
-def _followtable_inputs(root: Path, original: Path, altered: Path) -> dict:
-    """What every peer reads: queries and topics, both qrels, both runs as dicts."""
-    queries = [str(o["_id"]) for o in _read_jsonl(root / "queries.jsonl")]
-    return {"queries": queries,
-            "topics": sorted({q.rsplit("_", 1)[0] for q in queries}),
-            "query_positive": _read_qrels(root / "qrels" / "for_only_query_test.tsv"),
-            "instruction_positive": _read_qrels(root / "qrels" / "test.tsv"),
-            "original": _read_run(original), "altered": _read_run(altered)}
 
 
 def _mean_over(units: list[str], per_unit: dict[str, float]) -> float:
@@ -229,10 +238,7 @@ def _mteb_pmrr(inputs: dict) -> dict[str, float]:
 
     changed = {}
     for q in inputs["queries"]:
-        topic = q.rsplit("_", 1)[0]
-        t_pos = {d for d, r in inputs["instruction_positive"].get(q, {}).items() if r > 0}
-        t_neg = sorted(d for d, r in inputs["query_positive"].get(topic, {}).items()
-                       if r > 0 and d not in t_pos)
+        _, _, t_neg = _pair_documents(inputs, q)
         if t_neg:
             changed[q] = t_neg
     original_run = {f"{q}-og": inputs["original"].get(q.rsplit("_", 1)[0], {})
