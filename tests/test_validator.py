@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pytest
 from fixtures.mteb_collection import Collection, run_lines, write_collection
 
 import leaderboard.core.fileio as fileio
 import leaderboard.core.runs.parsing as runs_parsing
 import leaderboard.core.runs.reading as reading
+import leaderboard.core.runs.validation as runs_validation
 from leaderboard.app.cli import main
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.data import load_task_data
@@ -628,3 +630,28 @@ def test_the_pool_check_is_the_plain_per_row_check() -> None:
     outside = sum(1 for q, ok in zip(run.q_codes, plain)
                   if not ok and str(run.q_names[q]) in pools)
     assert sum(issue.count for issue in report.issues) == outside > 0
+
+
+@pytest.mark.parametrize("flag_table_keys", [1 << 24, 0], ids=["flag table", "sorted keys"])
+def test_duplicates_are_found_both_ways(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
+                                        monkeypatch, flag_table_keys: int) -> None:
+    """A large run's (query, document) keys are sorted instead of flagged in a table
+    (validation.FLAG_TABLE_KEYS): the same duplicates are reported either way."""
+    monkeypatch.setattr(runs_validation, "FLAG_TABLE_KEYS", flag_table_keys)
+    body = wtr_lines[:DOCS_PER_QUERY - 1] + [wtr_lines[0]] + wtr_lines[DOCS_PER_QUERY:]
+    result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
+    assert result.rc == 1
+    assert any("document" in ln and "appears again for query '0' (first on line 1)" in ln
+               for ln in result.lines_at(DOCS_PER_QUERY)), result.out
+    assert check(tmp_path / "original.trec", "".join(wtr_lines), capsys, data_dir).rc == 0
+
+
+def test_has_duplicates_matches_a_set_of_the_keys() -> None:
+    rng = np.random.default_rng(37)
+    for key_range in (1, 2, 50, 10_000, (1 << 24) + 1, 2**31 + 5, 2**40):
+        for n in (0, 1, 2, 7, 300):
+            keys = rng.integers(0, key_range, size=n, dtype=np.int64)
+            if n > 2 and rng.random() < 0.5:  # make a repeat likely in the huge ranges
+                keys[-1] = keys[int(rng.integers(0, n - 1))]
+            expected = len(set(keys.tolist())) < n
+            assert runs_validation._has_duplicates(keys, key_range) is expected, (key_range, n)

@@ -166,16 +166,28 @@ def _sorted_corpus(data_task: TaskData) -> np.ndarray:
     return ids
 
 
+# Up to this many possible (query, document) keys, duplicates are found with a table of
+# one flag per key; past it, by sorting the keys (see _has_duplicates).
+FLAG_TABLE_KEYS = 1 << 24
+
+
 def _has_duplicates(keys: np.ndarray, key_range: int) -> bool:
-    if keys.shape[0] < 2:
+    """Whether ``keys`` (each in ``range(key_range)``) repeats a value.
+
+    A flag per possible key is linear, and cheapest while the table is small. A large
+    table is fresh memory the flags touch page by page: WQT's altered run (1.4M rows,
+    33M keys) took 64-69 ms inside a scoring pass, 4-5 ms alone, where sorting its keys
+    takes 4 (benchmarks/README.md, issue 37). ``tests/test_validator.py`` holds both
+    ways to a set of the keys."""
+    n = keys.shape[0]
+    if n < 2:
         return False
-    if key_range <= 64 * max(keys.shape[0], 1 << 20):
+    if key_range <= FLAG_TABLE_KEYS:
         seen = np.zeros(key_range, dtype=bool)
         seen[keys] = True
-        return int(np.count_nonzero(seen)) < keys.shape[0]
-    import pandas as pd
-
-    return bool(pd.Series(keys).duplicated().any())
+        return int(np.count_nonzero(seen)) < n
+    ordered = np.sort(keys.astype(np.int32) if key_range <= 2**31 else keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def _report_duplicates(run: ParsedRun, keys: np.ndarray, display: str, report: Report) -> None:
