@@ -176,9 +176,9 @@ def _has_duplicates(keys: np.ndarray, key_range: int) -> bool:
 
     A flag per possible key is linear, and cheapest while the table is small. A large
     table is fresh memory the flags touch page by page: WQT's altered run (1.4M rows,
-    33M keys) took 64-69 ms inside a scoring pass, 4-5 ms alone, where sorting its keys
-    takes 4 (benchmarks/README.md, issue 37). ``tests/test_validator.py`` holds both
-    ways to a set of the keys."""
+    33M keys) took 64-69 ms inside a scoring pass (4-5 ms alone), where sorting its keys
+    takes 4-5 ms in the pass (benchmarks/README.md, issue 37). ``tests/test_validator.py``
+    holds both ways to a set of the keys."""
     n = keys.shape[0]
     if n < 2:
         return False
