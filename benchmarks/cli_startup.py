@@ -385,9 +385,12 @@ def main(argv: list[str] | None = None) -> int:
                          checkout))
         commands.append((f"[{name}] leaderboard eval {args.task}",
                          [python, "-m", cli, *eval_args], env, checkout))
-    commands.append(("[this checkout] eval, data cache off",
-                     [python, "-m", "leaderboard.app.cli", *eval_args],
-                     child_environment(PYTHONPATH=str(ROOT), LEADERBOARD_DATA_CACHE="off"), ROOT))
+    for name, checkout in checkouts:
+        # Both names of the switch: FOLLOWBOARD_DATA_CACHE is how older checkouts read it.
+        commands.append((f"[{name}] eval, data cache off",
+                         [python, "-m", cli_module(checkout), *eval_args],
+                         child_environment(PYTHONPATH=str(checkout), LEADERBOARD_DATA_CACHE="off",
+                                           FOLLOWBOARD_DATA_CACHE="off"), checkout))
     commands.append(("plain Python script, same metrics",
                      [python, str(Path(__file__).resolve()), "--plain", "--task", args.task,
                       "--runs", str(args.runs.resolve()), "--data-dir", str(data_dir)],
@@ -407,11 +410,14 @@ def main(argv: list[str] | None = None) -> int:
         measured = measure(commands, args.repeat)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    rows = {}
-    for i, (name, _) in enumerate(checkouts):
-        rows[name, "help"], rows[name, "eval"] = measured[2 * i], measured[2 * i + 1]
-    n_peers = len(peers) if args.peers else 0
-    uncached, plain, bare = measured[-3 - n_peers:len(measured) - n_peers]
+    by_label = {row["label"]: row for row in measured}
+    rows = {(name, what): by_label[f"[{name}] {label}"] for name, _ in checkouts
+            for what, label in (("help", "leaderboard --help"),
+                                ("eval", f"leaderboard eval {args.task}"),
+                                ("uncached", "eval, data cache off"))}
+    uncached = rows["this checkout", "uncached"]
+    plain = by_label["plain Python script, same metrics"]
+    bare = by_label["python -c pass (interpreter start)"]
 
     engine = json.loads(rows["this checkout", "eval"]["stdout"])["metrics"]
     reference = json.loads(plain["stdout"])
@@ -427,21 +433,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"--help: {rows['this checkout', 'help']['wall']:.3f} s wall "
           f"(interpreter start alone {bare['wall']:.3f} s)")
     if args.against:
-        other = str(args.against)
-        for what in ("help", "eval"):
-            a, b = rows[other, what], rows["this checkout", what]
-            print(f"{what}: {other} / this checkout = wall {a['wall'] / b['wall']:.2f}x, "
-                  f"CPU {a['cpu'] / b['cpu']:.2f}x")
-        a = rows[other, "eval"]
-        print(f"eval, data cache off: {other} / this checkout = wall "
-              f"{a['wall'] / uncached['wall']:.2f}x, CPU {a['cpu'] / uncached['cpu']:.2f}x")
+        print("\n".join(against_lines(rows, str(args.against))))
     if args.peers:
         missing = sorted(set(PEERS) - set(peers))
         if missing:
             print(f"not installed, not timed: {', '.join(missing)} (pip install -e '.[bench]')")
         return report_peers(engine, here_eval, uncached,
-                            dict(zip(peers, measured[len(measured) - n_peers:])))
+                            {name: by_label[f"{name}, {PEERS[name][1]}"] for name in peers})
     return 0
+
+
+def against_lines(rows: dict[tuple[str, str], dict], other: str) -> list[str]:
+    """The other checkout's time over this one's, command by command: ``rows`` holds each
+    checkout's medians by (checkout name, "help" | "eval" | "uncached"); "uncached" is
+    eval with the data cache off, in each checkout alike."""
+    lines = []
+    for what, shown in (("help", "help"), ("eval", "eval"),
+                        ("uncached", "eval, data cache off")):
+        a, b = rows[other, what], rows["this checkout", what]
+        lines.append(f"{shown}: {other} / this checkout = wall {a['wall'] / b['wall']:.2f}x, "
+                     f"CPU {a['cpu'] / b['cpu']:.2f}x")
+    return lines
 
 
 def report_peers(engine: dict[str, float], cached: dict, uncached: dict,
