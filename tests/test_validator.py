@@ -655,3 +655,43 @@ def test_has_duplicates_matches_a_set_of_the_keys() -> None:
                 keys[-1] = keys[int(rng.integers(0, n - 1))]
             expected = len(set(keys.tolist())) < n
             assert runs_validation._has_duplicates(keys, key_range) is expected, (key_range, n)
+
+
+def test_a_query_ranking_its_whole_pool_is_inside_without_a_lookup(monkeypatch) -> None:
+    """_check_pool's whole-pool comparison gives what the lookup gives: a query ranking its
+    pool exactly, one ranking the pool with a document twice instead of one, one with a
+    document from outside instead, one in another order, and over-long ids."""
+    from leaderboard.core.data.base import TaskData
+    from leaderboard.core.report import Report
+    from leaderboard.core.runs.parsing import parse_run
+
+    long_id = "D-long-" + "x" * 300  # over fixed width: ids kept as Python strings
+    pools = {"whole": ["a1", "a2", "a3", "a4"], "twice": ["b1", "b2", "b3"],
+             "outside": ["c1", "c2", "c3"], "shuffled": ["d1", "d2", "d3"],
+             "long": sorted(["e1", long_id])}
+    ranked = {"whole": ["a3", "a1", "a4", "a2"], "twice": ["b1", "b2", "b2"],
+              "outside": ["c1", "zz", "c3"], "shuffled": ["d3", "d2", "d1"],
+              "long": [long_id, "e1"]}
+    lines = [f"{q} Q0 {d} {r} {10 - r} t" for q, docs in ranked.items()
+             for r, d in enumerate(docs, 1)]
+    report = Report()
+    run = parse_run(("\n".join(lines) + "\n").encode(), "run", report)
+    assert run is not None, report.issues
+    docs = sorted({d for p in pools.values() for d in p} | {"zz"})
+    data = TaskData("toy", {}, np.asarray(docs, dtype=object),
+                    pools={q: np.asarray(p, dtype=object if any(len(d) > 256 for d in p)
+                                         else str) for q, p in pools.items()})
+    looked_up = []
+    real_lookup = runs_validation.lookup
+
+    def counting(names, wanted):  # noqa: ANN001, ANN202
+        looked_up.append(len(wanted))
+        return real_lookup(names, wanted)
+
+    monkeypatch.setattr(runs_validation, "lookup", counting)
+    inside = runs_validation._check_pool(data, run, "run", Report())
+    plain = [str(run.d_names[d]) in pools[str(run.q_names[q])]
+             for q, d in zip(run.q_codes, run.d_codes)]
+    assert inside.tolist() == plain
+    assert plain.count(False) == 1  # zz (a repeat is inside: the duplicate check reports it)
+    assert sorted(looked_up) == [3, 3]  # "twice" and "outside" alone were looked up

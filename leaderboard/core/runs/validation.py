@@ -220,7 +220,13 @@ def _check_pool(data_task: TaskData, run: ParsedRun, display: str, report: Repor
     rows' documents looked up in its pool, which the task data keeps sorted: one
     searchsorted per query. (Encoding every pool and every run document as integers first,
     with a Python dictionary lookup per distinct document, took a FollowIR run of 52
-    queries, 50,000 documents, most of its validation.)"""
+    queries, 50,000 documents, most of its validation.)
+
+    A valid run ranks each query's whole pool, once: then its rows' documents, in code
+    order (which is name order: ``d_names`` is sorted), are the pool itself, which one
+    comparison of the two arrays shows; only another query looks its documents up. That
+    took a FollowIR or mFollowIR run's check 0.3-0.7 ms where the lookups took 2.3-6.4
+    (a third of those tasks' CPU; benchmarks/README.md, issue 37)."""
     assert data_task.pools is not None
     # Each query's rows together: the order kept on the run, which ranking uses too.
     order, _ = grouped_order(run)
@@ -235,7 +241,11 @@ def _check_pool(data_task: TaskData, run: ParsedRun, display: str, report: Repor
             continue  # an unknown query: reported as such
         rows = order[start:end]
         pooled_query[rows] = True
-        inside[rows] = lookup(pool, run.d_names[run.d_codes[rows]]) >= 0
+        ranked = np.sort(run.d_codes[rows])
+        if ranked.shape[0] == pool.shape[0] and bool((run.d_names[ranked] == pool).all()):
+            inside[rows] = True  # the pool, each document once
+        else:
+            inside[rows] = lookup(pool, run.d_names[run.d_codes[rows]]) >= 0
     rows = np.flatnonzero(pooled_query & ~inside)
     _report_rows(rows, run, display, report, lambda idx: (
         f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the candidate pool of "
