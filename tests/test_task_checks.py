@@ -500,3 +500,90 @@ except KeyboardInterrupt:
                            timeout=120, start_new_session=True)
     assert "interrupted here" in child.stdout, (child.returncode, child.stderr)
     assert "Traceback" not in child.stderr, child.stderr
+
+
+def _live_in_group(group: int) -> list[int]:
+    """The processes of process group ``group`` that are still running (a zombie, dead but
+    not yet waited for by whoever adopted it, is not)."""
+    import os
+
+    live = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == group and state not in ("Z", "X"):
+            live.append(int(entry))
+    return live
+
+
+@pytest.mark.skipif(not processes.can_fork(), reason="workers are forked on Linux only")
+def test_score_killed_while_workers_check_leaves_no_worker_and_no_lock(
+        small_submission: Path, data_dir: Path, tmp_path: Path) -> None:
+    """SIGKILL of `score` alone (the out-of-memory killer, a CI job's timeout) while its
+    workers check: the workers end with it, and the next `score` of the folder finishes
+    or undoes the killed change and scores. Orphaned workers lived for ever, blocked on a
+    pipe nobody read, each holding its copy of the folder's lock: every later command on
+    the submission was refused ("another leaderboard command is changing this
+    submission")."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    root = tmp_path / "submissions" / "bm25s"
+    shutil.copytree(small_submission, root)
+    # Each worker says when it starts a task, then waits: `score` is killed while both
+    # hold a task (the forks inherit the patched function).
+    # (One write each: two workers' prints could interleave their pieces on the pipe.)
+    script = f"""
+import os, sys, time
+from leaderboard.submission import task_checks
+check = task_checks.check_task
+def held(job, options):
+    os.write(1, b"checking\\n")
+    time.sleep(60)
+    return check(job, options)
+task_checks.check_task = held
+from leaderboard.app.cli import main
+sys.exit(main(["score", {str(root)!r}, "--quiet"]))
+"""
+    env = {**os.environ, "LEADERBOARD_WORKERS": "2", "LEADERBOARD_DATA": str(data_dir)}
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, env=env, start_new_session=True,
+                             text=True)
+    assert child.stdout is not None
+    bound = threading.Timer(120, os.killpg, (child.pid, signal.SIGKILL))
+    bound.start()
+    try:
+        started = 0
+        for line in child.stdout:
+            started += line.strip() == "checking"
+            if started == 2:
+                break
+        assert started == 2, "the workers never started their tasks"
+        os.kill(child.pid, signal.SIGKILL)  # `score` alone, not its workers
+        child.wait()
+        deadline = time.monotonic() + 20
+        while _live_in_group(child.pid):
+            assert time.monotonic() < deadline, \
+                f"workers outlived the killed `score`: {_live_in_group(child.pid)}"
+            time.sleep(0.05)
+    finally:
+        bound.cancel()
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # whatever is left, so the run goes on
+        except ProcessLookupError:
+            pass
+    again = subprocess.run([sys.executable, "-m", "leaderboard.app.cli", "score", str(root),
+                            "--quiet"], capture_output=True, text=True, timeout=300,
+                           env={**env, "LEADERBOARD_WORKERS": "0"})
+    assert "another leaderboard command" not in again.stderr + again.stdout, again.stderr
+    assert again.returncode == 0, again.stderr + again.stdout
+    assert (root / "results.json").is_file()

@@ -8,11 +8,13 @@ Both fork rather than spawn, so a worker starts with what this process has impor
 loaded (a spawned one imported numpy and pyarrow again, 1.2-1.5 s on the 2-core hosts),
 both stop their workers the same way, and both say so with a :class:`WorkerError` when a
 worker dies without its result (both wait for results with :func:`first_completed`, which
-notices a worker that died while it sent one).
+notices a worker that died while it sent one). A worker also ends when this process does,
+however it ends (:func:`_end_with_parent`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
@@ -71,7 +73,35 @@ def chosen_workers(n_items: int, worth_it: bool, most: int = 4) -> int:
     return workers if workers > 1 else 0
 
 
-def _start_worker(initializer: Callable[..., object] | None, initargs: Sequence[Any]) -> None:
+# prctl(2)'s option that has the kernel send a process a signal when its parent ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _end_with_parent(parent: int) -> None:
+    """Have the kernel kill this worker when the process that forked it (``parent``)
+    ends, and end now if it already has.
+
+    A pool stops its workers when its owner leaves the pool's block, even on an error
+    or Ctrl-C (:func:`forked_pool`), but not when the owner is killed outright (the
+    out-of-memory killer, a CI job's timeout). Its workers then lived on for ever,
+    waiting on a pipe nobody would write to again, each with its share of memory and
+    its copy of every descriptor the owner had open: `score`'s workers held the
+    submission folder's lock, so every later command on the submission was refused as
+    changing it. (The kernel sends the signal when the thread that forked the worker
+    ends: the pool forks at its first submission, and both callers submit and collect
+    from the one thread that opened the pool, until it is closed.)"""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        pass
+    if os.getppid() != parent:  # the parent ended before the request was made
+        os._exit(1)
+
+
+def _start_worker(parent: int, initializer: Callable[..., object] | None,
+                  initargs: Sequence[Any]) -> None:
+    _end_with_parent(parent)
     # Ctrl-C is this process's to handle (it stops the pool), not each worker's: they
     # would each print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -105,7 +135,8 @@ def forked_pool(workers: int, initializer: Callable[..., object] | None = None,
     thawed = gc.get_freeze_count() == 0  # else a caller froze them, and thaws them
     gc.freeze()
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_start_worker, initargs=(initializer, tuple(initargs)))
+                               initializer=_start_worker,
+                               initargs=(os.getpid(), initializer, tuple(initargs)))
     try:
         yield pool
     except BaseException:
