@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from leaderboard.app.cli import main as cli_main
 from site_html import parse
@@ -559,3 +560,31 @@ def test_how_to_submit_leads_with_the_one_command_path(built: dict) -> None:
     assert "--instruction-format" in text and "--family causal-reranker" in text
     for command in commands:
         build_parser().parse_args(shlex.split(command)[1:])  # exits (fails) on a bad option
+
+
+def test_a_failed_build_leaves_the_last_site_as_it_was(built: dict, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild that fails in MkDocs (a broken link in strict mode, a killed build) after
+    writing some pages: the site built before is still there, whole, and nothing is left
+    beside it. The old site was wiped before MkDocs ran, leaving the new one half-built."""
+    from leaderboard.publish.site import build as build_module
+
+    out = tmp_path / "site"
+    build_site(built["root"], out, cache_dir=built["base"] / "cache")
+    before = {p.relative_to(out).as_posix(): p.read_bytes()
+              for p in sorted(out.rglob("*")) if p.is_file()}
+    assert "index.html" in before
+
+    def fails_halfway(config_path: Path) -> list[str]:
+        site_dir = Path(yaml.safe_load(config_path.read_text(encoding="utf-8"))["site_dir"])
+        site_dir.mkdir(parents=True, exist_ok=True)
+        (site_dir / "index.html").write_text("<p>half a site</p>", encoding="utf-8")
+        raise SiteBuildError("mkdocs build failed (strict mode): a broken link")
+
+    monkeypatch.setattr(build_module, "run_mkdocs", fails_halfway)
+    with pytest.raises(SiteBuildError, match="broken link"):
+        build_site(built["root"], out, cache_dir=built["base"] / "cache")
+    after = {p.relative_to(out).as_posix(): p.read_bytes()
+             for p in sorted(out.rglob("*")) if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

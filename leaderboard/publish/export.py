@@ -27,9 +27,6 @@ killed export leaves the previous export as it was.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -42,6 +39,7 @@ from leaderboard.benchmarks import declared
 from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.open_data import records_table, write_parquet
+from leaderboard.publish.output_folder import replaced_folder
 from leaderboard.publish.release import RELEASE_FILE, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import standings_records
@@ -332,31 +330,6 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
     return "\n".join(lines)
 
 
-def _prepare(out_dir: Path) -> Path:
-    if out_dir.exists():
-        if not out_dir.is_dir():
-            raise ExportError(f"{out_dir}: exists and is not a directory")
-        if any(out_dir.iterdir()) and not (out_dir / EXPORT_MARKER).exists():
-            raise ExportError(f"{out_dir}: not empty and not made by `leaderboard export`; "
-                              "choose an empty or new directory")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
-    staging.chmod(0o755)  # published as it is: mkdtemp makes it the owner's alone
-    return staging
-
-
-def _install(staging: Path, out_dir: Path) -> None:
-    """Move the finished export into place: the old one aside first, then the new one in,
-    then the old one deleted."""
-    old = None
-    if out_dir.exists():
-        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
-        os.replace(out_dir, old)
-    os.replace(staging, out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
     """An earlier export's release manifest and files, each data file checked against the
     SHA-256 the manifest lists (and nothing else in the folder): what a push uploads."""
@@ -388,8 +361,7 @@ def export_dataset(results_root: Path, out_dir: Path, *, commit: str | None,
                    repository: str, cache_dir: Path | None = None) -> ExportResult:
     """Write the dataset folder ``out_dir`` from the results under ``results_root``."""
     start = time.perf_counter()
-    staging = _prepare(out_dir)
-    try:
+    with replaced_folder(out_dir, EXPORT_MARKER, "`leaderboard export`", ExportError) as staging:
         board = load_board(results_root, cache_dir=cache_dir)
         subs, scores, costs = submission_records(board)
         contents = {
@@ -433,12 +405,6 @@ def export_dataset(results_root: Path, out_dir: Path, *, commit: str | None,
         (staging / "README.md").write_text(dataset_card(written, release), encoding="utf-8")
         (staging / RELEASE_FILE).write_text(json.dumps(release, indent=1, sort_keys=True)
                                             + "\n", encoding="utf-8")
-        (staging / EXPORT_MARKER).write_text("made by `leaderboard export`; replaced on "
-                                             "the next export\n", encoding="utf-8")
-        sizes = {p.relative_to(staging).as_posix(): p.stat().st_size
-                 for p in sorted(staging.rglob("*")) if p.is_file()}
-        _install(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    sizes = {p.relative_to(out_dir).as_posix(): p.stat().st_size
+             for p in sorted(out_dir.rglob("*")) if p.is_file()}
     return ExportResult(out_dir, sizes, time.perf_counter() - start, release)

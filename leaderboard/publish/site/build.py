@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.publish.output_folder import replaced_folder
 from leaderboard.publish.release import RELEASE_FILE, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import write_download_json
@@ -117,13 +118,15 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
         # At the site's root, not in downloads/: every file there is a table's download.
         write_download_json(docs / RELEASE_FILE, release)
         rendered = time.perf_counter()
-        _prepare_dir(out_dir, SITE_MARKER, "the output directory")
-        config_path = Path(tmp.name) / "mkdocs.yml"
-        write_mkdocs_config(mkdocs_config(docs, out_dir, strict=strict, release=release),
-                            config_path)
-        mkdocs_warnings = run_mkdocs(config_path)
-        (out_dir / SITE_MARKER).write_text("made by `leaderboard build`; deleted on rebuild\n",
-                                           encoding="utf-8")
+        # MkDocs writes into a new folder that replaces the site only once it is built: a
+        # failed or killed build leaves the last site as it was (MkDocs empties its
+        # site_dir first).
+        with replaced_folder(out_dir, SITE_MARKER, "`leaderboard build`",
+                             SiteBuildError) as new_site:
+            config_path = Path(tmp.name) / "mkdocs.yml"
+            write_mkdocs_config(mkdocs_config(docs, new_site, strict=strict, release=release),
+                                config_path)
+            mkdocs_warnings = run_mkdocs(config_path)
     finally:
         tmp.cleanup()
     done = time.perf_counter()

@@ -1,0 +1,93 @@
+"""The folders publishing generates whole (the site, the dataset export), replaced as one.
+
+A command writes the new contents into a hidden sibling of the folder,
+``.<name>.partial-XXXX``, and only a complete one takes the folder's place: the old folder
+is renamed aside (``.<name>.old-XXXX``), the new one renamed in, the old one deleted. A
+command that fails leaves the folder as it was; one killed at any instant leaves it as it
+was or as it was to be, or, killed between the two renames, absent with the old one aside,
+which the next run of either command puts back before anything else
+(:func:`recover_folder`), then deleting what killed runs left. Two commands writing one
+folder at once are not supported: each would take the other's new folder for a leftover.
+
+A folder is only ever replaced when a run of the project made it (it holds the command's
+marker file) or it is empty: any other folder is refused, never wiped.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+PARTIAL = "partial"
+OLD = "old"
+
+
+def _siblings(out_dir: Path, kind: str) -> list[Path]:
+    """What runs left beside ``out_dir`` of one kind, newest first."""
+    pattern = str(out_dir.parent / f".{glob.escape(out_dir.name)}.{kind}-*")
+    found = [Path(p) for p in glob.glob(pattern, include_hidden=True)]
+    return sorted(found, key=lambda p: p.lstat().st_mtime_ns, reverse=True)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def recover_folder(out_dir: Path) -> bool:
+    """Undo what a killed run left beside ``out_dir``: put the old folder back when the
+    run was killed between its two renames (``out_dir`` absent, the old one aside), then
+    delete every unfinished new folder and every old one. Returns whether it put one
+    back."""
+    restored = False
+    olds = _siblings(out_dir, OLD)
+    if olds and not os.path.lexists(out_dir) and olds[0].is_dir():
+        os.replace(olds[0], out_dir)
+        restored = True
+    for leftover in _siblings(out_dir, OLD) + _siblings(out_dir, PARTIAL):
+        _remove(leftover)
+    return restored
+
+
+@contextmanager
+def replaced_folder(out_dir: Path, marker: str, made_by: str,
+                    error: Callable[[str], Exception]) -> Iterator[Path]:
+    """A new, empty folder for the next contents of ``out_dir``; when the block ends
+    without an error, ``marker`` (naming ``made_by``) is written into it and it takes
+    ``out_dir``'s place. On any error, an interrupt included, it is deleted and
+    ``out_dir`` is as it was.
+
+    ``out_dir`` may be absent, an empty folder, or one ``made_by`` made (it holds
+    ``marker``); anything else raises ``error(message)`` before anything is written."""
+    recover_folder(out_dir)
+    if os.path.lexists(out_dir):
+        if not out_dir.is_dir() or out_dir.is_symlink():
+            raise error(f"{out_dir}: exists and is not a folder")
+        if any(out_dir.iterdir()) and not (out_dir / marker).is_file():
+            raise error(f"{out_dir}: not empty and not made by {made_by}; choose an empty "
+                        "or new folder")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    new = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{PARTIAL}-", dir=out_dir.parent))
+    try:
+        new.chmod(0o755)  # published as it is: mkdtemp makes it its owner's alone
+        yield new
+        (new / marker).write_text(f"made by {made_by}; replaced by its next run\n",
+                                  encoding="utf-8")
+        old = None
+        if os.path.lexists(out_dir):
+            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{OLD}-",
+                                        dir=out_dir.parent))
+            os.replace(out_dir, old)  # over the empty folder just made
+        os.replace(new, out_dir)
+    except BaseException:
+        _remove(new)
+        raise
+    if old is not None:
+        _remove(old)

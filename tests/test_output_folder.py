@@ -1,0 +1,127 @@
+"""A folder publishing generates whole (the site, the dataset export) is replaced as one
+(leaderboard/publish/output_folder.py): killed at any file operation, it is the old
+folder or the new one once the next run has looked, and nothing is left beside it."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from leaderboard.publish.output_folder import recover_folder, replaced_folder
+
+MARKER = ".made-here"
+COUNTED = ("open", "replace", "rename", "unlink", "mkdir", "rmdir", "write", "chmod")
+
+
+class Refused(ValueError):
+    pass
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _write_new(folder: Path) -> None:
+    for name, text in (("index.html", "new page"), ("data/a.json", "[1]"),
+                       ("data/b.json", "[2]")):
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _old_folder(out: Path) -> dict[str, bytes]:
+    with replaced_folder(out, MARKER, "this test", Refused) as new:
+        (new / "index.html").write_text("old page", encoding="utf-8")
+        (new / "old-only.txt").write_text("gone in the new one", encoding="utf-8")
+    return _files(out)
+
+
+def _in_child_killed_at(k: int, out: Path) -> int:
+    """Replace ``out`` in a forked child whose ``k``-th file operation kills it; returns
+    how many operations the child counted (when it was not killed)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.close(read_end)
+            count = [0]
+            real: dict[str, Callable] = {name: getattr(os, name) for name in COUNTED}
+
+            def counted(name: str) -> Callable:
+                def operation(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+                    count[0] += 1
+                    if count[0] == k:
+                        os.kill(os.getpid(), signal.SIGKILL)
+                    return real[name](*args, **kwargs)
+                return operation
+
+            for name in COUNTED:
+                setattr(os, name, counted(name))
+            with replaced_folder(out, MARKER, "this test", Refused) as new:
+                _write_new(new)
+            for name in COUNTED:
+                setattr(os, name, real[name])
+            os.write(write_end, str(count[0]).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        counted_ops = pipe.read()
+    os.waitpid(pid, 0)
+    return int(counted_ops or 0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the harness forks")
+def test_killed_at_every_file_operation_the_folder_is_the_old_or_the_new(
+        tmp_path: Path) -> None:
+    reference = tmp_path / "reference" / "site"
+    old = _old_folder(reference)
+    n_ops = _in_child_killed_at(0, reference)
+    new = _files(reference)
+    assert n_ops > 5 and new != old and (reference / MARKER).is_file()
+    seen = {"old": 0, "new": 0}
+    for k in range(1, n_ops + 1):
+        out = tmp_path / f"run-{k}" / "site"
+        assert _old_folder(out) == old
+        _in_child_killed_at(k, out)
+        recover_folder(out)  # what the next run of either command does first
+        files = _files(out)
+        assert files in (old, new), f"op {k} of {n_ops}: {sorted(files)}"
+        seen["old" if files == old else "new"] += 1
+        assert [p.name for p in out.parent.iterdir()] == ["site"], f"op {k}: left beside it"
+    assert seen["old"] and seen["new"], seen
+
+
+def test_killed_between_the_two_renames_the_next_run_puts_the_old_folder_back(
+        tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    old = _old_folder(out)
+    aside = tmp_path / ".site.old-x1"
+    os.replace(out, aside)  # as a run killed after its first rename leaves it
+    unfinished = tmp_path / ".site.partial-x2"
+    _write_new(unfinished)
+    with pytest.raises(RuntimeError):
+        with replaced_folder(out, MARKER, "this test", Refused):
+            raise RuntimeError("this run fails too")
+    assert _files(out) == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_folder_not_made_here_is_refused_and_kept(tmp_path: Path) -> None:
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me", encoding="utf-8")
+    with pytest.raises(Refused, match="not made by this test"):
+        with replaced_folder(out, MARKER, "this test", Refused):
+            pytest.fail("the block ran")
+    assert _files(out) == {"notes.txt": b"keep me"}
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    with pytest.raises(Refused, match="not a folder"):
+        with replaced_folder(tmp_path / "a-file", MARKER, "this test", Refused):
+            pytest.fail("the block ran")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "precious"]
