@@ -124,4 +124,9 @@ def test_a_folder_not_made_here_is_refused_and_kept(tmp_path: Path) -> None:
     with pytest.raises(Refused, match="not a folder"):
         with replaced_folder(tmp_path / "a-file", MARKER, "this test", Refused):
             pytest.fail("the block ran")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "precious"]
+    (tmp_path / "link").symlink_to(out)
+    with pytest.raises(Refused, match="a symbolic link; give the folder it points to"):
+        with replaced_folder(tmp_path / "link", MARKER, "this test", Refused):
+            pytest.fail("the block ran")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "link", "precious"]
+    assert _files(out) == {"notes.txt": b"keep me"}

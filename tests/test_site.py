@@ -433,7 +433,15 @@ def test_strict_mode_fails_on_a_broken_link(built: dict, tmp_path: Path) -> None
         run_mkdocs(config)
 
 
-def test_build_refuses_to_wipe_a_foreign_directory(built: dict, tmp_path: Path) -> None:
+def test_build_refuses_to_wipe_a_foreign_directory(built: dict, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refused before any work: a wrong --out was said only once the pages were rendered."""
+    from leaderboard.publish.site import build as build_module
+
+    def not_reached(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the board was loaded for an output folder that is refused")
+
+    monkeypatch.setattr(build_module, "load_board", not_reached)
     (tmp_path / "precious.txt").write_text("keep me")
     with pytest.raises(SiteBuildError, match="not made by"):
         build_site(built["root"], tmp_path, cache_dir=built["base"] / "cache")

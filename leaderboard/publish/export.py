@@ -39,7 +39,7 @@ from leaderboard.benchmarks import declared
 from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.open_data import records_table, write_parquet
-from leaderboard.publish.output_folder import replaced_folder
+from leaderboard.publish.output_folder import check_replaceable, replaced_folder
 from leaderboard.publish.release import RELEASE_FILE, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import standings_records
@@ -48,6 +48,7 @@ from leaderboard.publish.training import task_benchmark, training_overlap, train
 
 # Written into an export, so a rerun only ever replaces a folder that an export made.
 EXPORT_MARKER = ".followboard-export"
+EXPORTED_BY = "`leaderboard export`"
 
 
 class ExportError(FollowBoardError, ValueError):
@@ -361,7 +362,8 @@ def export_dataset(results_root: Path, out_dir: Path, *, commit: str | None,
                    repository: str, cache_dir: Path | None = None) -> ExportResult:
     """Write the dataset folder ``out_dir`` from the results under ``results_root``."""
     start = time.perf_counter()
-    with replaced_folder(out_dir, EXPORT_MARKER, "`leaderboard export`", ExportError) as staging:
+    check_replaceable(out_dir, EXPORT_MARKER, EXPORTED_BY, ExportError)
+    with replaced_folder(out_dir, EXPORT_MARKER, EXPORTED_BY, ExportError) as staging:
         board = load_board(results_root, cache_dir=cache_dir)
         subs, scores, costs = submission_records(board)
         contents = {

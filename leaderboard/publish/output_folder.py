@@ -56,23 +56,33 @@ def recover_folder(out_dir: Path) -> bool:
     return restored
 
 
+def check_replaceable(out_dir: Path, marker: str, made_by: str,
+                      error: Callable[[str], Exception]) -> None:
+    """Raise ``error(message)`` unless ``out_dir`` is absent, an empty folder, or one
+    ``made_by`` made (it holds ``marker``): a folder that may be replaced. A command
+    asks before its work, so that a wrong ``--out`` is said at once."""
+    if not os.path.lexists(out_dir):
+        return
+    if out_dir.is_symlink():  # replaced, the link would become a folder of its own
+        raise error(f"{out_dir}: a symbolic link; give the folder it points to "
+                    f"({os.path.realpath(out_dir)})")
+    if not out_dir.is_dir():
+        raise error(f"{out_dir}: exists and is not a folder")
+    if any(out_dir.iterdir()) and not (out_dir / marker).is_file():
+        raise error(f"{out_dir}: not empty and not made by {made_by}; choose an empty or "
+                    "new folder")
+
+
 @contextmanager
 def replaced_folder(out_dir: Path, marker: str, made_by: str,
                     error: Callable[[str], Exception]) -> Iterator[Path]:
     """A new, empty folder for the next contents of ``out_dir``; when the block ends
     without an error, ``marker`` (naming ``made_by``) is written into it and it takes
     ``out_dir``'s place. On any error, an interrupt included, it is deleted and
-    ``out_dir`` is as it was.
-
-    ``out_dir`` may be absent, an empty folder, or one ``made_by`` made (it holds
-    ``marker``); anything else raises ``error(message)`` before anything is written."""
+    ``out_dir`` is as it was. A folder that may not be replaced
+    (:func:`check_replaceable`) raises ``error(message)`` before anything is written."""
     recover_folder(out_dir)
-    if os.path.lexists(out_dir):
-        if not out_dir.is_dir() or out_dir.is_symlink():
-            raise error(f"{out_dir}: exists and is not a folder")
-        if any(out_dir.iterdir()) and not (out_dir / marker).is_file():
-            raise error(f"{out_dir}: not empty and not made by {made_by}; choose an empty "
-                        "or new folder")
+    check_replaceable(out_dir, marker, made_by, error)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     new = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{PARTIAL}-", dir=out_dir.parent))
     try:

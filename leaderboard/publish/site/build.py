@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.publish.output_folder import replaced_folder
+from leaderboard.publish.output_folder import check_replaceable, replaced_folder
 from leaderboard.publish.release import RELEASE_FILE, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import write_download_json
@@ -29,6 +29,7 @@ from leaderboard.publish.site.repository import repository_ref, uncommitted
 # previous build made (never a folder someone passed to --out by mistake).
 DOCS_MARKER = ".followboard-docs"
 SITE_MARKER = ".followboard-site"
+BUILT_BY = "`leaderboard build`"
 
 
 class SiteBuildError(FollowBoardError, ValueError):
@@ -101,6 +102,7 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
     results by a hash of their inputs, so a rebuild only tests views whose scores changed.
     """
     start = time.perf_counter()
+    check_replaceable(out_dir, SITE_MARKER, BUILT_BY, SiteBuildError)
     board: Board = load_board(results_root, cache_dir=cache_dir)
     tmp = tempfile.TemporaryDirectory(prefix="followboard-site-")
     try:
@@ -121,8 +123,7 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
         # MkDocs writes into a new folder that replaces the site only once it is built: a
         # failed or killed build leaves the last site as it was (MkDocs empties its
         # site_dir first).
-        with replaced_folder(out_dir, SITE_MARKER, "`leaderboard build`",
-                             SiteBuildError) as new_site:
+        with replaced_folder(out_dir, SITE_MARKER, BUILT_BY, SiteBuildError) as new_site:
             config_path = Path(tmp.name) / "mkdocs.yml"
             write_mkdocs_config(mkdocs_config(docs, new_site, strict=strict, release=release),
                                 config_path)
