@@ -212,6 +212,29 @@ def test_duplicate_keys_are_refused_with_both_lines(tmp_path: Path) -> None:
     assert "duplicate key 'type'" in report.errors[0].message
 
 
+def test_a_lone_surrogate_escape_is_refused_at_its_line(tmp_path: Path) -> None:
+    """YAML's "\\ud800" is half of a UTF-16 pair, not a character: a name holding one
+    passed every check, then `score` stopped with "internal error (UnicodeEncodeError)"
+    writing results.json. It is refused at its line; a whole pair is the character."""
+    assert '  name: Fixture oracle\n' in GOOD
+    lines = GOOD.splitlines()
+    name_line = lines.index("  name: Fixture oracle") + 1
+    write_meta(tmp_path / SUB, GOOD.replace("  name: Fixture oracle",
+                                            '  name: "Fixture \\ud800 oracle"'))
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    (issue,) = report.errors
+    assert issue.line == name_line
+    assert "half of a UTF-16 surrogate pair" in issue.message
+    assert any("metadata.yaml" in e and "surrogate" in e for e in errors_of(tmp_path / SUB))
+    write_meta(tmp_path / SUB, GOOD.replace("  name: Fixture oracle",
+                                            '  name: "Fixture \\ud83d\\ude00 oracle"'))
+    report = Report()
+    meta = load_metadata(tmp_path / SUB / "metadata.yaml", "m", report)
+    assert report.ok, report.lines()
+    assert meta is not None and meta.model.name == "Fixture \U0001F600 oracle"
+
+
 @pytest.mark.parametrize("bad_id", ["my-model\n", "my-model\n\n", "\nmy-model"])
 def test_id_must_match_as_a_whole_string(bad_id: str, tmp_path: Path) -> None:
     write_meta(tmp_path / SUB, GOOD.replace(f"id: {SUB}", f"id: {bad_id!r}".replace("'", '"')))

@@ -134,8 +134,31 @@ class Metadata(BaseModel):
         return value
 
 
+# Half of a UTF-16 surrogate pair, which a YAML \u escape can write.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last),
+    and a string that is not text (:meth:`construct_scalar`)."""
+
+    def construct_scalar(self, node):  # noqa: ANN001, ANN201 - PyYAML's API
+        """A scalar's value, with each ``\\uD83D\\uDE00`` escape pair made the one
+        character it encodes, as JSON reads it (PyYAML keeps the two halves).
+
+        A half alone is no character: UTF-8 cannot encode it, and a name holding one
+        passed every check, then stopped `score` with an internal error as it wrote
+        results.json. It is refused at its line."""
+        value = super().construct_scalar(node)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            try:
+                value = value.encode("utf-16", "surrogatepass").decode("utf-16")
+            except UnicodeDecodeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a \\uD800-\\uDFFF escape without its other half is half "
+                    "of a UTF-16 surrogate pair, not a character: write the character "
+                    "itself, or its \\U escape", node.start_mark) from None
+        return value
 
     def construct_mapping(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's API
         seen: dict[object, int] = {}
