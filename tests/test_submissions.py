@@ -235,6 +235,35 @@ def test_a_lone_surrogate_escape_is_refused_at_its_line(tmp_path: Path) -> None:
     assert meta is not None and meta.model.name == "Fixture \U0001F600 oracle"
 
 
+@pytest.mark.parametrize(("name", "problem"), [
+    ('"BM25 \\e[31m red"', "U+001B"),
+    ('"BM25 \\u202e 5MB"', "U+202E"),
+    ('"two\\nlines"', "U+000A"),
+    ('"  "', "must not be blank"),
+    ('""', "must not be blank"),
+    ("x" * 201, "at most 200 characters"),
+])
+def test_a_model_name_is_one_line_of_plain_text(name: str, problem: str,
+                                                tmp_path: Path) -> None:
+    """A name with a terminal escape, a text-direction override (which shows the rest
+    reversed: a name could read as another model's), a line end, or none at all, was
+    accepted and shown on the board; each is refused at the name's line."""
+    name_line = GOOD.splitlines().index("  name: Fixture oracle") + 1
+    write_meta(tmp_path / SUB, GOOD.replace("  name: Fixture oracle", f"  name: {name}"))
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    (issue,) = report.errors
+    assert issue.line == name_line and problem in issue.message, issue.format()
+
+
+def test_a_model_name_may_hold_any_script(tmp_path: Path) -> None:
+    for name in ("mE5-small (多言語, हिन्दी, فارسی)", "e5 \u2014 \u00e9t\u00e9"):
+        write_meta(tmp_path / SUB, GOOD.replace("  name: Fixture oracle", f"  name: {name}"))
+        report = Report()
+        meta = load_metadata(tmp_path / SUB / "metadata.yaml", "m", report)
+        assert report.ok and meta is not None and meta.model.name == name, report.lines()
+
+
 @pytest.mark.parametrize("bad_id", ["my-model\n", "my-model\n\n", "\nmy-model"])
 def test_id_must_match_as_a_whole_string(bad_id: str, tmp_path: Path) -> None:
     write_meta(tmp_path / SUB, GOOD.replace(f"id: {SUB}", f"id: {bad_id!r}".replace("'", '"')))

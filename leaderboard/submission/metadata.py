@@ -32,13 +32,34 @@ def _web_link(link: str) -> str:
     return link
 
 
-class SubmittedModel(ModelInfo):
-    """:class:`ModelInfo` as a submitter writes it: every link must be a web link.
+# What a model's name may not hold: control characters (a terminal's escape sequences, a
+# bell, a line end) and the marks and controls of bidirectional text, which show the
+# characters after them in another order than they are stored, so that a name could read
+# on the board as another model's.
+_NOT_SHOWN_AS_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                                "\u2066-\u2069]")
+MAX_NAME_CHARS = 200
 
-    Checked per list item, so an error's location is ``model.links.<i>`` and the message
-    points at that item's line of metadata.yaml rather than at ``model:``.
+
+def _shown_name(name: str) -> str:
+    if not name.strip():
+        raise ValueError("the model's name must not be blank")
+    found = _NOT_SHOWN_AS_TEXT.search(name)
+    if found:
+        raise ValueError(f"holds U+{ord(found.group()):04X}, a control or text-direction "
+                         "character: a model's name is one line of plain text")
+    return name
+
+
+class SubmittedModel(ModelInfo):
+    """:class:`ModelInfo` as a submitter writes it: a name of plain text, and every link
+    a web link.
+
+    Links are checked per list item, so an error's location is ``model.links.<i>`` and
+    the message points at that item's line of metadata.yaml rather than at ``model:``.
     """
 
+    name: Annotated[str, Field(max_length=MAX_NAME_CHARS), AfterValidator(_shown_name)]
     links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
 
 
