@@ -306,6 +306,38 @@ def test_validate_valid_submission(capsys, data_dir: Path, submission: Path) -> 
     assert not (submission / "results.json").exists()
 
 
+def test_a_submission_named_dot_from_inside_it_is_that_folder(
+        capsys, data_dir: Path, submission: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`leaderboard validate .` inside the folder said "id: 'fixture-oracle' must equal
+    the folder name ''" and failed; `score .` scored, under an empty name."""
+    monkeypatch.chdir(submission)
+    rc, out, _ = run_cli(capsys, "validate", ".", "--data-dir", str(data_dir), "--quiet")
+    assert rc == 0, out
+    assert "fixture-oracle: valid (1 task, 0 errors" in out
+    rc, out, _ = run_cli(capsys, "score", ".", "--data-dir", str(data_dir), "--quiet")
+    assert rc == 0, out
+    assert "fixture-oracle: scored 1 task" in out
+    monkeypatch.chdir(submission / "runs")
+    rc, out, _ = run_cli(capsys, "runs", "verify", "..")
+    assert rc == 0, out
+    assert "fixture-oracle" in out
+
+
+def test_scoring_a_folder_that_is_no_submission_says_so_and_copies_nothing(
+        capsys, data_dir: Path, tmp_path: Path) -> None:
+    """`score .` at a repository's root copied the whole tree for the change (hard links
+    to every file) and then refused the first symbolic link it met in .venv/, as if the
+    folder were a submission holding a link."""
+    root = tmp_path / "repository"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "python").symlink_to("/usr/bin/python3")
+    (root / "README.md").write_text("# a project\n", encoding="utf-8")
+    rc, out, _ = run_cli(capsys, "score", str(root), "--data-dir", str(data_dir), "--quiet")
+    assert rc == 1
+    assert "repository: not a submission folder" in out and "symbolic link" not in out, out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["repository"]
+
+
 def test_validate_bad_metadata_points_at_key_and_line(capsys, data_dir: Path,
                                                       submission: Path) -> None:
     meta = submission / "metadata.yaml"

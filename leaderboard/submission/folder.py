@@ -140,23 +140,28 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool) -> Inputs:
     return Inputs(listed, local, merged, digest)
 
 
+def reported_not_a_submission(root: Path, report: Report) -> bool:
+    """Whether ``root`` is no submission at all, reported as one error: a folder with
+    neither ``metadata.yaml`` nor ``runs/`` nor a manifest (a mistyped path, ``validate
+    submissions/../..``, ``score .`` at the repository's root), rather than an error per
+    entry, or one about the first link found in it."""
+    if any(os.path.lexists(root / name) for name in (METADATA_NAME, RUNS_DIR, MANIFEST_NAME)):
+        return False
+    report.add(root.name or str(root), None,
+               f"not a submission folder: it holds neither metadata.yaml nor runs/ nor "
+               f"{MANIFEST_NAME} (a submission is a folder submissions/<id>/ with its "
+               f"metadata.yaml and its runs)")
+    return True
+
+
 def discover(root: Path, report: Report, *, store: RunStore | None = None,
              record_local: bool = False) -> Submission:
     """Find metadata and run files (those in the folder, and those its manifest lists,
     fetched from the run store and verified); unknown tasks, roles and stray files are
-    errors. ``record_local``: see :func:`collect_inputs`.
-
-    A folder with neither ``metadata.yaml`` nor ``runs/`` nor a manifest is not a
-    submission at all (a mistyped path, ``validate submissions/../..``): it gets one error,
-    not one per entry.
-    """
+    errors. ``record_local``: see :func:`collect_inputs`. A folder that is no submission
+    gets one error (:func:`reported_not_a_submission`)."""
     sub_display = root.name
-    if not any(os.path.lexists(root / name) for name in (METADATA_NAME, RUNS_DIR,
-                                                         MANIFEST_NAME)):
-        report.add(sub_display or str(root), None,
-                   f"not a submission folder: it holds neither metadata.yaml nor runs/ nor "
-                   f"{MANIFEST_NAME} (a submission is a folder submissions/<id>/ with its "
-                   f"metadata.yaml and its runs)")
+    if reported_not_a_submission(root, report):
         return Submission(root, None, {})
     metadata = load_metadata(root / METADATA_NAME, f"{sub_display}/{METADATA_NAME}", report,
                              folder_name=root.name)

@@ -22,7 +22,8 @@ from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.explain_files import MANIFEST, TaskFiles, explain_problem
 from leaderboard.submission.explain_writers import ExplanationFolder, KeptExplanations
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.submission.folder import Submission, collect_inputs, discover
+from leaderboard.submission.folder import (Submission, collect_inputs, discover,
+                                           reported_not_a_submission)
 from leaderboard.submission.layout import EXPLAIN_DIR, RESULTS_NAME, entry, in_folder
 from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
@@ -204,7 +205,11 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
 
     The files change together, as one :func:`leaderboard.submission.transaction.change_folder`
     (within the caller's, when ``root`` is the copy of a change under way): a scoring
-    stopped at any instant leaves the old files or the new ones."""
+    stopped at any instant leaves the old files or the new ones. A folder that is no
+    submission is said so before any change begins (the change would copy it whole)."""
+    report = Report()
+    if reported_not_a_submission(root, report):
+        return SubmissionOutcome(Submission(root, None, {}), report)
     try:
         with change_folder(root) as change:
             outcome = _score_into(change.folder, data_dir, progress, store,

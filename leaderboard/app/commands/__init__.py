@@ -46,11 +46,22 @@ def task_and_files(args: argparse.Namespace) -> tuple["Task", dict[str, "Path"]]
     return task, given
 
 
-def add_submission_args(parser: argparse.ArgumentParser) -> None:
-    """The arguments `validate` and `score` share: folders, --quiet, --data-dir."""
+def submission_dir(text: str) -> Path:
+    """A SUBMISSION_DIR argument as a path whose last part is the folder's own name, also
+    when given as ``.`` or ``..``: the folder's name is the submission's id
+    (`leaderboard validate .` inside a submission failed, its id "not the folder name
+    ''")."""
+    import os
     from pathlib import Path
 
-    parser.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
+    path = Path(text)
+    return Path(os.path.abspath(path)) if path.name in ("", "..") else path
+
+
+def add_submission_args(parser: argparse.ArgumentParser) -> None:
+    """The arguments `validate` and `score` share: folders, --quiet, --data-dir."""
+    parser.add_argument("submissions", nargs="+", type=submission_dir,
+                        metavar="SUBMISSION_DIR")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     add_data_dir(parser)
 

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import add_data_dir, new_command
+from leaderboard.app.commands import add_data_dir, new_command, submission_dir
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -37,7 +37,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "  leaderboard runs pull submissions/bm25s\n"
         "  LEADERBOARD_RUN_STORE=hf://datasets/me/my-runs leaderboard runs pull "
         "submissions/my-model")
-    pull.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
+    pull.add_argument("submissions", nargs="+", type=submission_dir, metavar="SUBMISSION_DIR")
     pull.set_defaults(handler=run_pull)
 
     push = new_command(
@@ -49,7 +49,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "($HF_TOKEN).",
         "  leaderboard runs push submissions/my-model --to hf://datasets/me/my-runs\n"
         "  leaderboard runs push --all --quiet")
-    push.add_argument("submissions", nargs="*", type=Path, metavar="SUBMISSION_DIR")
+    push.add_argument("submissions", nargs="*", type=submission_dir, metavar="SUBMISSION_DIR")
     push.add_argument("--all", action="store_true",
                       help="every submission under --submissions-dir")
     push.add_argument("--submissions-dir", type=Path, default=Path("submissions"),
@@ -70,7 +70,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "the folder against the manifest and whether results.json is up to date. Exit 1 on "
         "any problem.",
         "  leaderboard runs verify submissions/bm25s submissions/my-model")
-    verify.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION_DIR")
+    verify.add_argument("submissions", nargs="+", type=submission_dir, metavar="SUBMISSION_DIR")
     verify.set_defaults(handler=run_verify)
 
     add = new_command(
@@ -81,7 +81,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "invalid, or the command is stopped, the submission is as it was.",
         "  leaderboard runs add submissions/my-model --from ../new-runs --tasks "
         "'followtable/*'")
-    add.add_argument("submission", type=Path, metavar="SUBMISSION_DIR")
+    add.add_argument("submission", type=submission_dir, metavar="SUBMISSION_DIR")
     add.add_argument("--from", dest="source", type=Path, required=True, metavar="FROM")
     add.add_argument("--tasks", nargs="+", default=None, metavar="PATTERN",
                      help="task ids or fnmatch patterns (default: every task under FROM)")
