@@ -30,8 +30,13 @@ OLD = "old"
 def _siblings(out_dir: Path, kind: str) -> list[Path]:
     """What runs left beside ``out_dir`` of one kind, newest first."""
     pattern = str(out_dir.parent / f".{glob.escape(out_dir.name)}.{kind}-*")
-    found = [Path(p) for p in glob.glob(pattern, include_hidden=True)]
-    return sorted(found, key=lambda p: p.lstat().st_mtime_ns, reverse=True)
+    found = []
+    for name in glob.glob(pattern, include_hidden=True):
+        try:
+            found.append((os.lstat(name).st_mtime_ns, Path(name)))
+        except FileNotFoundError:  # removed meanwhile
+            continue
+    return [path for _, path in sorted(found, reverse=True)]
 
 
 def _remove(path: Path) -> None:
