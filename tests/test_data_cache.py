@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -369,6 +370,29 @@ def test_a_few_entries_per_task_are_kept_the_most_recently_used(
     kept = entries(cache_folder)
     assert len(kept) == cache.ENTRIES_PER_TASK and first in kept and newest in kept
 
+
+
+def test_a_killed_writes_half_written_file_is_swept_by_the_next_write(
+        data_dir: Path, tmp_path: Path, cache_folder: Path) -> None:
+    """A process killed while it wrote an entry left ".<name>.XXXX.tmp" in the task's
+    folder, and nothing ever removed it (a task's data entry is up to megabytes). The
+    next write into the folder removes one older than an hour; a newer one may be a
+    write under way and stays."""
+    root = small_followtable(data_dir, tmp_path)
+    task = get_task("followtable/wtr")
+    cache.load_through_cache(task, root, followtable.__name__)
+    path = cache._entry_path(cache_folder, task, cache.fingerprint(task, followtable.__name__,
+                                                                    root))
+    stale = path.parent / f".{path.name}.k1ll3d.tmp"
+    recent = path.parent / f".{path.name}.wr1t1ng.tmp"
+    for left in (stale, recent):
+        left.write_bytes(b'{"fingerprint": "half')
+    hours_ago = time.time() - 2 * 3600
+    os.utime(stale, (hours_ago, hours_ago))
+    path.unlink()  # a miss: the entry is written again
+    forget_states()
+    cache.load_through_cache(task, root, followtable.__name__)
+    assert path.is_file() and recent.exists() and not stale.exists()
 
 
 def test_entries_of_a_derived_value_are_not_evicted_by_the_datas(

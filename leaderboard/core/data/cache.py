@@ -51,6 +51,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 import zlib
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -417,10 +418,27 @@ def _write_entry(path: Path, task: Task, fingerprint_text: str, value: Any) -> N
         pass  # a read-only or full disk: the data was loaded, only the saving is lost
 
 
+# An entry is written as ".<name>.XXXX.tmp" beside it, then renamed (atomic_write_bytes): a
+# process killed in between leaves that file. One older than this is no write under way.
+_PARTIAL_SUFFIX = ".tmp"
+_PARTIAL_AGE_S = 3600
+
+
+def _sweep_partial(entry: os.DirEntry) -> None:
+    """Remove ``entry``, an entry's half-written file, when it is old enough that no
+    process is still writing it (a killed scoring left it: nothing else removes it)."""
+    try:
+        if entry.stat(follow_symlinks=False).st_mtime < time.time() - _PARTIAL_AGE_S:
+            os.unlink(entry.path)
+    except OSError:
+        pass  # removed meanwhile, or not ours to remove
+
+
 def _evict_others(path: Path) -> None:
     """Of the entries of ``path``'s task and kind for other data or code, keep the most
     recently used few, so that two checkouts (or versions) sharing the cache do not evict
-    each other's on every run; remove the older ones.
+    each other's on every run; remove the older ones, and the half-written files that
+    killed writes left in the folder (:func:`_sweep_partial`).
 
     Only the task's own folder is listed. When every task's entries shared one folder,
     each write listed all of them: the 626 writes of a cold pass of the 313 tasks spent
@@ -429,10 +447,14 @@ def _evict_others(path: Path) -> None:
     never match: a name is the kind's prefix and eight characters of checksum."""
     prefix = path.name[:-len("01234567.json")]  # "" for the data, "<kind>." for a value
     width = len(path.name)
+    others = []
     with os.scandir(path.parent) as listing:
-        others = [Path(entry.path) for entry in listing
-                  if len(entry.name) == width and entry.name.startswith(prefix)
-                  and entry.name.endswith(".json") and entry.name != path.name]
+        for entry in listing:
+            if (len(entry.name) == width and entry.name.startswith(prefix)
+                    and entry.name.endswith(".json") and entry.name != path.name):
+                others.append(Path(entry.path))
+            elif entry.name.startswith(".") and entry.name.endswith(_PARTIAL_SUFFIX):
+                _sweep_partial(entry)  # the listing is made anyway: no extra scan
     found = []
     for other in others:
         try:
