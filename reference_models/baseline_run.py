@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Sequence
 
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data import MissingDataError, load_task_data
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.predictions import write_predictions
 from leaderboard.submission.layout import RUNS_DIR
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root
@@ -49,6 +50,7 @@ from reference_models.folder_writer import (
     kept_run_files,
     merged_efficiency,
     metadata_lines,
+    metadata_problems,
     run_file,
 )
 from reference_models.model_folder import describe_spec
@@ -224,6 +226,11 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
         tasks = [t for t in tasks if PREDICTIONS_ROLE not in t.roles]
     submission_id = options.submission_id or spec.id
     folder = Path(out_dir) / submission_id
+    problems = metadata_problems(spec, submission_id, contact=options.contact,
+                                 owner=options.owner)
+    if problems:
+        raise FollowBoardError(f"{submission_id}: the metadata.yaml this run would write is "
+                               f"refused ({'; '.join(problems)}); nothing was run")
     if spec.family == "bm25" and not shard.is_main:
         return RunSummary(None, [], [], 0)  # BM25 is rank 0's alone
 

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 import yaml
+from pydantic import ValidationError
 
 import reference_models
-from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
+from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text, validation_problem
 from leaderboard.submission.layout import (
     METADATA_NAME,
     PREDICTION_SUFFIXES,
@@ -26,6 +27,7 @@ from leaderboard.submission.layout import (
     Writer,
     written_by,
 )
+from leaderboard.submission.metadata import Metadata
 from leaderboard.submission.transaction import change_folder
 from reference_models.spec import ModelSpec
 
@@ -74,7 +76,7 @@ def environment_description(device: str, dtype: str | None, gpus: int = 1) -> st
 
 
 def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | None,
-                   revision: str, contact: str, produced_by: str,
+                   revision: str | None, contact: str, produced_by: str,
                    hardware: str | None = None, owner: str | None = None,
                    efficiency: dict | None = None) -> dict:
     """metadata.yaml content, exactly the keys of the engine's submission schema. Whether
@@ -97,6 +99,23 @@ def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | Non
     if efficiency:
         metadata["efficiency"] = efficiency
     return metadata
+
+
+def metadata_problems(spec: ModelSpec, submission_id: str, *, contact: str,
+                      owner: str | None) -> list[str]:
+    """Why the metadata.yaml a run of ``spec`` would write is one that validation (and CI)
+    refuses ("model.name: ..."), empty when it is not: what the run will know only later
+    (the weights' revision, the parameters, how it was produced) is left out of the
+    check. Asked before the model runs, so that a name, link or contact that cannot be
+    committed stops it at once rather than after every text is encoded."""
+    draft = build_metadata(spec, submission_id, parameters=None, revision=None,
+                           contact=contact, produced_by="leaderboard baselines run",
+                           owner=owner)
+    try:
+        Metadata.model_validate(draft)
+    except ValidationError as exc:
+        return [validation_problem(error) for error in exc.errors()]
+    return []
 
 
 def merged_efficiency(existing: dict, block: dict) -> dict:

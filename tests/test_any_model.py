@@ -709,3 +709,33 @@ def test_installing_replaces_a_roles_other_file_and_copies_across_file_systems(
         ["altered.trec", "original.trec.gz"]
     assert installed[0].read_bytes() == b"new" and not (folder / "results.json").exists()
     assert yaml.safe_load((folder / "metadata.yaml").read_text()) == {"id": "sub"}
+
+
+@pytest.mark.parametrize(("option", "value", "problem"), [
+    ("--name", "Tiny \x1b[31m red", "model.name"),
+    ("--name", "Tiny\u202eredoc", "model.name"),
+    ("--link", "javascript:alert(1)", "model.links"),
+])
+def test_metadata_ci_would_refuse_is_refused_before_the_model_runs(
+        option: str, value: str, problem: str, folders, tiny_data: Path, tmp_path: Path,
+        capsys, monkeypatch) -> None:
+    """A name, link or contact that metadata.yaml may not hold was found only when the
+    finished run was scored: after every text was encoded (hours on a large model), the
+    run failed with nothing to show. It is refused before a weight is loaded."""
+    encoded: list[str] = []
+    original = TextEncoder.encode
+
+    def counted(self, texts, max_length, desc="encode"):  # noqa: ANN001, ANN202
+        encoded.append(desc)
+        return original(self, texts, max_length, desc)
+
+    monkeypatch.setattr(TextEncoder, "encode", counted)
+    out = tmp_path / "submissions"
+    code, stdout, err = _run([str(folders["st-bi"]), "--tasks", "followtable/wtr",
+                              "--data-dir", str(tiny_data), "--out", str(out),
+                              "--cache-dir", str(tmp_path / "cache"), "--owner", "jane-doe",
+                              option, value], capsys)
+    assert code != 0
+    assert problem in err and "nothing was run" in err, stdout + err
+    assert "Traceback" not in stdout + err
+    assert encoded == [] and not out.exists()
