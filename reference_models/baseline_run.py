@@ -28,7 +28,6 @@ from typing import Callable, Iterable, Sequence
 
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data import MissingDataError, load_task_data
-from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.predictions import write_predictions
 from leaderboard.submission.layout import RUNS_DIR
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root
@@ -39,6 +38,7 @@ from reference_models.efficiency import (
     efficiency_block,
     hardware_record,
 )
+from reference_models.errors import ReferenceRunError
 from reference_models.folder_writer import (
     build_metadata,
     check_same_model,
@@ -94,8 +94,8 @@ def select_tasks(patterns: Sequence[str] | None) -> list:
     for pattern in patterns:
         matched = [t for t in known if fnmatch.fnmatchcase(t.id, pattern)]
         if not matched:
-            raise ValueError(f"task pattern {pattern!r} matches no task; "
-                             "run `leaderboard tasks` to list them")
+            raise ReferenceRunError(f"task pattern {pattern!r} matches no task; "
+                                    "run `leaderboard tasks` to list them")
         chosen.extend(t for t in matched if t not in chosen)
     order = {t.id: i for i, t in enumerate(tasks)}
     return sorted(chosen, key=lambda t: order[t.id])
@@ -195,7 +195,7 @@ def answer_task(task, data, corpus: Corpus, ranker, data_dir: Path, staging: Pat
         if role not in RETRIEVAL_ROLES:
             continue
         if role not in data.roles:
-            raise ValueError(f"task {task.id}: the data has no {role!r} queries")
+            raise ReferenceRunError(f"task {task.id}: the data has no {role!r} queries")
         ranked = ranker.rank(task, data, corpus, role, task.max_docs_per_query)
         if ranked is None or staging is None:
             continue
@@ -221,16 +221,16 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     if spec.is_reranker:
         t4 = [t.id for t in tasks if PREDICTIONS_ROLE in t.roles]
         if t4 and task_patterns:
-            raise ValueError(f"{spec.id} is a reranker, and rerankers have no PI-Indic T4 "
-                             f"path (asked for {', '.join(t4[:3])})")
+            raise ReferenceRunError(f"{spec.id} is a reranker, and rerankers have no PI-Indic "
+                                    f"T4 path (asked for {', '.join(t4[:3])})")
         tasks = [t for t in tasks if PREDICTIONS_ROLE not in t.roles]
     submission_id = options.submission_id or spec.id
     folder = Path(out_dir) / submission_id
     problems = metadata_problems(spec, submission_id, contact=options.contact,
                                  owner=options.owner)
     if problems:
-        raise FollowBoardError(f"{submission_id}: the metadata.yaml this run would write is "
-                               f"refused ({'; '.join(problems)}); nothing was run")
+        raise ReferenceRunError(f"{submission_id}: the metadata.yaml this run would write is "
+                                f"refused ({'; '.join(problems)}); nothing was run")
     if spec.family == "bm25" and not shard.is_main:
         return RunSummary(None, [], [], 0)  # BM25 is rank 0's alone
 

@@ -16,6 +16,7 @@ import numpy as np
 from leaderboard.core.errors import FollowBoardError
 from reference_models.cache import VectorCache
 from reference_models.distributed import ProcessGroup, Shard
+from reference_models.errors import ReferenceRunError
 
 T = TypeVar("T")
 
@@ -80,7 +81,8 @@ def compute_cached(items: Sequence[T], keys: Sequence[str], lengths: Sequence[in
 
     if cache is None:
         if shard.world_size > 1:
-            raise ValueError("data-parallel runs need the cache: it is how ranks share results")
+            raise ReferenceRunError("data-parallel runs need the cache: it is how ranks share "
+                                    "results (run without --no-cache)")
         unique = sorted(first, key=lambda k: (-lengths[first[k]], k))
         results: dict[str, np.ndarray] = {}
         for start in range(0, len(unique), chunk_size):

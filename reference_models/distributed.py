@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass
 from typing import Sequence, TypeVar
 
+from reference_models.errors import ReferenceRunError
+
 T = TypeVar("T")
 
 
@@ -24,7 +26,8 @@ class Shard:
 
     def __post_init__(self) -> None:
         if self.world_size < 1 or not 0 <= self.rank < self.world_size:
-            raise ValueError(f"invalid shard: rank {self.rank} of world size {self.world_size}")
+            raise ReferenceRunError(f"invalid shard: rank {self.rank} of world size "
+                                    f"{self.world_size}")
 
     @property
     def is_main(self) -> bool:
@@ -44,7 +47,7 @@ def shard_from_env(environ: dict[str, str] | None = None) -> Shard:
         world = int(env.get("WORLD_SIZE", "1"))
         local = int(env.get("LOCAL_RANK", str(rank)))
     except ValueError as exc:
-        raise ValueError(f"RANK/WORLD_SIZE/LOCAL_RANK must be integers: {exc}") from None
+        raise ReferenceRunError(f"RANK/WORLD_SIZE/LOCAL_RANK must be integers: {exc}") from None
     return Shard(rank=rank, world_size=world, local_rank=local)
 
 

@@ -29,6 +29,7 @@ from leaderboard.submission.layout import (
 )
 from leaderboard.submission.metadata import Metadata
 from leaderboard.submission.transaction import change_folder
+from reference_models.errors import ReferenceRunError
 from reference_models.spec import ModelSpec
 
 # ----------------------------------------------------------------------------- metadata
@@ -171,9 +172,9 @@ def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[
         return
     theirs = (model.get("name"), str(model.get("revision")))
     if theirs != (name, revision):
-        raise ValueError(f"{folder} holds runs of {theirs[0]} (revision {theirs[1]}), not of "
-                         f"{name} (revision {revision}); choose another submission id, or "
-                         "remove that folder")
+        raise ReferenceRunError(f"{folder} holds runs of {theirs[0]} (revision {theirs[1]}), "
+                                f"not of {name} (revision {revision}); choose another "
+                                "submission id, or remove that folder")
 
 
 def install_submission(staging: Path, folder: Path, written: Sequence[Path], metadata: dict,

@@ -36,6 +36,7 @@ from reference_models.efficiency import (
     efficiency_block,
     hardware_record,
 )
+from reference_models.errors import ReferenceRunError
 from reference_models.folder_writer import cpu_model
 from reference_models.rankers import (
     PREDICTIONS_ROLE,
@@ -168,8 +169,8 @@ def record_efficiency(folder: Path, block: dict,
         after = yaml.safe_load(updated)
         if {k: v for k, v in after.items() if k != "efficiency"} != \
                 {k: v for k, v in before.items() if k != "efficiency"}:
-            raise ValueError(f"{folder / METADATA_NAME}: writing the efficiency block would "
-                             "change other keys")
+            raise ReferenceRunError(f"{folder / METADATA_NAME}: writing the efficiency block "
+                                    "would change other keys")
         atomic_write_text(path, updated)
         if then is not None:
             then(change.folder)

@@ -446,7 +446,7 @@ def read_model_folder(folder: Path, choices: ModelChoices, *, revision: str | No
                                f"transformers {transformers.__version__} knows{custom}")
     family = _infer_family(architecture, config, st, choices, folder)
     if family not in FAMILIES:
-        raise ValueError(f"--family must be one of {', '.join(FAMILIES)}, not {family!r}")
+        raise ModelFolderError(f"--family must be one of {', '.join(FAMILIES)}, not {family!r}")
     _check_architecture(family, architecture, model_type, config, config_path)
     misplaced = [flag for flag, families in FAMILY_OPTIONS.items()
                  if family not in families and getattr(choices, OPTION_ATTRIBUTE[flag]) is not None]

@@ -29,6 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from leaderboard.core.checksums import sha256_file
+from reference_models.errors import ReferenceRunError
 from reference_models.spec import ModelSpec
 
 DeviceChoice = str  # "auto" | "cpu" | "cuda" | "cuda:N"
@@ -39,12 +40,12 @@ def resolve_device(choice: DeviceChoice = "auto", local_rank: int = 0):  # -> to
     import torch
 
     if choice not in ("auto", "cpu", "cuda") and not choice.startswith("cuda:"):
-        raise ValueError(f"--device must be auto, cpu or cuda, not {choice!r}")
+        raise ReferenceRunError(f"--device must be auto, cpu or cuda, not {choice!r}")
     if choice == "cpu" or (choice == "auto" and not torch.cuda.is_available()):
         return torch.device("cpu")
     if not torch.cuda.is_available():
-        raise ValueError("--device cuda was asked for but torch sees no CUDA device "
-                         f"(torch {torch.__version__})")
+        raise ReferenceRunError("--device cuda was asked for but torch sees no CUDA device "
+                                f"(torch {torch.__version__})")
     if choice.startswith("cuda:"):
         device = torch.device(choice)
     else:
@@ -89,8 +90,8 @@ def locate_weights(spec: ModelSpec) -> WeightsLocation:
             weights = folder / "model.safetensors"
             actual = sha256_file(weights)
             if actual != spec.weights_sha256:
-                raise ValueError(f"model {spec.id}: {weights} has SHA-256 {actual}, but "
-                                 f"models.yaml pins {spec.weights_sha256}")
+                raise ReferenceRunError(f"model {spec.id}: {weights} has SHA-256 {actual}, "
+                                        f"but models.yaml pins {spec.weights_sha256}")
         dist = spec.package_distribution or module_name
         try:
             version = importlib.metadata.version(dist)

@@ -739,3 +739,29 @@ def test_metadata_ci_would_refuse_is_refused_before_the_model_runs(
     assert problem in err and "nothing was run" in err, stdout + err
     assert "Traceback" not in stdout + err
     assert encoded == [] and not out.exists()
+
+
+@pytest.mark.parametrize(("argv", "env", "message"), [
+    (["--tasks", "nosuch/*"], {}, "task pattern 'nosuch/*' matches no task"),
+    (["--tasks", "followtable/wtr"], {"RANK": "first", "WORLD_SIZE": "2"},
+     "RANK/WORLD_SIZE/LOCAL_RANK must be integers"),
+    (["--tasks", "followtable/wtr", "--device", "cuda"], {},
+     "--device cuda was asked for but torch sees no CUDA device"),
+])
+def test_a_run_refused_for_its_arguments_says_why_not_internal_error(
+        argv: list[str], env: dict[str, str], message: str, tiny_data: Path, tmp_path: Path,
+        capsys, monkeypatch) -> None:
+    """A task pattern matching nothing, a malformed torchrun environment or --device cuda
+    without a GPU ended `baselines run` with "internal error (ValueError)" and a request
+    to report a bug."""
+    if "--device" in argv and torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code = main(["baselines", "run", "all-minilm-l6-v2", *argv, "--quiet",
+                 "--data-dir", str(tiny_data), "--out", str(tmp_path / "submissions"),
+                 "--cache-dir", str(tmp_path / "cache")])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert message in err and "internal error" not in out + err, out + err
+    assert not (tmp_path / "submissions").exists()
