@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -861,15 +862,27 @@ def test_explanation_files_pushed_to_the_hub_are_read_back_by_the_site_build(
 
 
 def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
-                                                  tmp_path: Path) -> None:
+                                                  tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
     from leaderboard.submission.pipeline import score_submission
-    from leaderboard.app.transfer import push
+    from leaderboard.app.transfer import TransferError, push
 
     folder = tmp_path / "repo" / "submissions" / SUB
     shutil.copytree(carried, folder)
     store = FolderStore(tmp_path / "mirror")
+    # A folder that is not the run store: the manifest could not say the files went
+    # there, and every later command failed with "the file is missing". Refused, folder
+    # untouched, unless the copies stay (--keep).
+    before = snapshot(folder)
+    with pytest.raises(TransferError, match=r"is not this project's run store .*--keep"):
+        push([folder], store)
+    assert snapshot(folder) == before and not (tmp_path / "mirror").exists()
+    assert push([folder], store, keep=True)[0].ok and snapshot(folder) == before
+    assert snapshot(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
+    shutil.rmtree(tmp_path / "mirror")
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path / "mirror"))
     report, done = push([folder], store)
     assert report.ok and done == [f"{SUB}: {len(stored_files(carried))} file(s) in "
                                   f"{tmp_path / 'mirror' / 'submissions' / SUB}"]
@@ -881,6 +894,56 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
     same_results(carried, folder)
     # The repository as the folder store: the files stay where they are.
     assert push([carried], FolderStore(carried.parent.parent)) == (report, [])
+
+
+def test_scoring_again_leaves_a_folder_every_command_takes(carried: Path, data_dir: Path,
+                                                            tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """The explorer's files are CI's: a submitter's scoring keeps the new ones in the
+    cache and leaves the earlier scoring's where they are, in the folder (merged) or in the
+    folder store (pushed). `validate`, `runs verify` and `runs push` refused that earlier
+    copy ("does not match ...; run `leaderboard score`"), however often one scored again."""
+    import shutil
+
+    from leaderboard.app.cli import main
+    from leaderboard.app.transfer import push, verify
+    from leaderboard.submission.pipeline import score_submission
+
+    def rescore(folder: Path, contact: str) -> None:
+        meta = folder / "metadata.yaml"
+        meta.write_text(re.sub(r"contact: .*", f"contact: {contact}", meta.read_text()))
+        outcome = score_submission(folder, data_dir, store=configured_store(folder),
+                                   after_merge=False)
+        assert outcome.results_path is not None, outcome.report.lines()
+
+    repo = tmp_path / "repo"
+    monkeypatch.setenv(ENV_RUN_STORE, str(repo))
+    merged = repo / "submissions" / SUB
+    shutil.copytree(carried, merged)
+    earlier = snapshot(merged / "explain")
+    rescore(merged, "someone else")
+    assert snapshot(merged / "explain") == earlier  # a pull request may not change them
+    assert verify(merged).ok, verify(merged).lines()
+    assert main(["validate", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
+    # Where the cache has no copy either, the error says which copy is there and why.
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "empty-cache"))
+    (problem,) = [i.message for i in verify(merged).errors]
+    assert "the copy in the submission's folder" in problem and "does not match" in problem
+    assert "an earlier scoring's copy" in problem and "scoring again writes them" in problem
+    monkeypatch.undo()
+
+    mirror = tmp_path / "mirror"
+    monkeypatch.setenv(ENV_RUN_STORE, str(mirror))
+    pushed = tmp_path / "elsewhere" / "submissions" / SUB
+    shutil.copytree(carried, pushed, ignore=shutil.ignore_patterns("explain"))
+    rescore(pushed, "a second person")  # the explorer's files go to the cache
+    assert push([pushed])[0].ok
+    rescore(pushed, "a third person")
+    assert verify(pushed).ok, verify(pushed).lines()
+    report, done = push([pushed])
+    assert report.ok and done, report.lines()
+    assert verify(pushed).ok, verify(pushed).lines()
 
 
 def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
@@ -944,6 +1007,14 @@ def test_runs_verify_from_the_command_line(carried: Path, tmp_path: Path,
     out = capsys.readouterr().out
     assert f"{SUB}/runs/{WTR}/altered.trec.gz: the file is missing" in out
     assert f"{SUB}: INVALID (1 error(s))" in out
+    # A mistyped --submissions-dir said "nothing to push: every submission's files are in
+    # the store" and succeeded.
+    assert main(["runs", "push", "--all", "--submissions-dir", str(tmp_path / "submisions"),
+                 "--quiet"]) == 1
+    assert "submisions: no such folder (--submissions-dir)" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["runs", "push", "--all", "--submissions-dir", str(tmp_path / "empty")]) == 0
+    assert "no submission folder (with a metadata.yaml) under" in capsys.readouterr().out
 
 
 def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(

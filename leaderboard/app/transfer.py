@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_file
 from leaderboard.core.report import Report
@@ -250,6 +251,17 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
         stored = _stored(folder, target, report)
         if stored is None or not _needs_push(stored, target):
             continue
+        configured = configured_store(folder)
+        if (isinstance(target, FolderStore) and not keep
+                and not (isinstance(configured, FolderStore)
+                         and configured.root.resolve() == target.root.resolve())):
+            # A manifest records a dataset's commit, but nothing of a folder: readers find
+            # a folder store only as the configured one, so moved files would be lost.
+            raise TransferError(
+                f"{target.describe()} is not this project's run store "
+                f"({configured.describe()}), and a manifest cannot say that the files are "
+                f"there: set ${ENV_RUN_STORE}={target.root} to make it the store, or add "
+                "--keep to copy the files there and keep the folder's copies")
         progress(f"{stored.id}: gathering {len(stored.refs)} file(s)")
         plan = _plan(stored, target, report)
         if plan is not None:

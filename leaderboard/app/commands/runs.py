@@ -141,9 +141,16 @@ def run_push(args: argparse.Namespace) -> int:
     if args.all == bool(args.submissions):
         print("give submission folders or --all (not both)", file=sys.stderr)
         return 2
+    if args.all and not args.submissions_dir.is_dir():
+        print(f"{args.submissions_dir}: no such folder (--submissions-dir)", file=sys.stderr)
+        return 1
     folders = (sorted(p for p in args.submissions_dir.iterdir()
                       if (p / "metadata.yaml").is_file())
-               if args.all and args.submissions_dir.is_dir() else args.submissions)
+               if args.all else args.submissions)
+    if not folders:
+        print(f"nothing to push: no submission folder (with a metadata.yaml) under "
+              f"{args.submissions_dir}")
+        return 0
     if _folders(folders) is None:
         return 1
     store = parse_store(args.to, Path.cwd(), "--to") if args.to else None
