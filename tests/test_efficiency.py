@@ -36,17 +36,17 @@ def test_the_meter_counts_what_the_model_computed_task_by_task() -> None:
     meter = EfficiencyMeter()
     runner = _Runner()
     assert meter.encode(runner, ["a b"], lambda: runner.encode(["a b"])) == [3]  # no task: free
-    with meter.task("bench/t1"):
+    with meter.task("followtable/wtr"):
         meter.encode(runner, ["a b c", "d"], lambda: runner.encode(["a b c", "d"]))
         with meter.searching():
             with meter.searching():   # a nested timing (a first stage) counts once
                 pass
         with meter.encoding(5):
             meter.encode(runner, ["x"], lambda: runner.encode(["x"]))  # nested: not again
-    with meter.task("bench/t2", sample="a sample"):
+    with meter.task("followtable/tarx", sample="a sample"):
         meter.encode(object(), ["q"], lambda: None)   # a runner that cannot count tokens
     entries = meter.entries()
-    first, second = entries["bench/t1"], entries["bench/t2"]
+    first, second = entries["followtable/wtr"], entries["followtable/tarx"]
     assert first["texts"] == 7 and first["tokens"] == 4
     assert first["encode_seconds"] >= 0 and first["search_seconds"] >= 0
     assert first["peak_cpu_memory_bytes"] > 0 and "peak_gpu_memory_bytes" not in first
@@ -166,3 +166,24 @@ def test_the_block_says_measured_or_declared_and_names_a_task(bad: dict) -> None
     with pytest.raises(ValueError):
         Metadata.model_validate({"id": "ab", "model": {"name": "m"}, "contact": "c",
                                  "produced_by": "p", "efficiency": {**block, **bad}})
+
+
+@pytest.mark.parametrize(("key", "ok"), [
+    ("followtable/wtr", True), ("pi-indic-val150/t2/*", True),
+    ("<b>wtr</b>", False), ("followtable/nope", False), ("nope/*", False), ("*", False),
+])
+def test_an_efficiency_entry_names_a_task_or_a_family(key: str, ok: bool,
+                                                       tmp_path: Path) -> None:
+    """The submission page shows each entry's key as a task: any text was accepted (HTML,
+    a task no benchmark has); a key must be a task id or ``<family>/*``, on its line."""
+    path = tmp_path / "metadata.yaml"
+    path.write_text("id: my-model\nmodel:\n  name: M\ncontact: me\nproduced_by: by hand\n"
+                    "efficiency:\n  source: declared\n  hardware:\n    cpu: X\n"
+                    f"    precision: bf16\n  tasks:\n    {key!r}:\n"
+                    "      encode_seconds: 3\n      search_seconds: 1\n      texts: 10\n")
+    report = Report()
+    meta = load_metadata(path, "metadata.yaml", report)
+    assert (meta is not None) == ok, report.lines()
+    if not ok:
+        assert any(":12:" in line and "neither a task id" in line for line in report.lines()), \
+            report.lines()

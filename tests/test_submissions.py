@@ -70,6 +70,29 @@ BAD_METADATA = [
      "produced_by", "produced_by:", r"at least 1 character"),
     ("bad id shape", lambda t: t.replace(f"id: {SUB}", "id: My Model!"), "id", "id: My Model!",
      r"must be 2-63 characters"),
+    # Each below was accepted and reached the submission page.
+    ("link breaking out of its line", lambda t: t.replace(
+        "https://example.org/fixture", '"https://example.org/\\n<script>"'),
+     "model.links.0", "<script>", r"holds '\\n': escape it \(%0A\)"),
+    ("link with a quote", lambda t: t.replace(
+        "https://example.org/fixture", """'https://example.org/"onmouseover=x'"""),
+     "model.links.0", "onmouseover", r"holds '\"'"),
+    ("link with a space", lambda t: t.replace(
+        "https://example.org/fixture", "https://example.org/a b"),
+     "model.links.0", "a b", r"holds ' '"),
+    ("link without a host", lambda t: t.replace("https://example.org/fixture", "https://"),
+     "model.links.0", "https://", r"names no host"),
+    ("negative parameters", lambda t: t.replace("parameters: 1000", "parameters: -5"),
+     "model.parameters", "parameters: -5", r"greater than or equal to 1"),
+    ("blank contact", lambda t: t.replace("contact: fixture@example.org", 'contact: "   "'),
+     "contact", "contact:", r"the contact must not be blank"),
+    ("date that is no date", lambda t: t.replace('date: "2025-01-01"', "date: soon"),
+     "date", "date: soon", r"'soon' is not a date written YYYY-MM-DD"),
+    ("date in the future", lambda t: t.replace('date: "2025-01-01"', "date: 2999-01-01"),
+     "date", "date: 2999", r"2999-01-01 is in the future"),
+    ("contact with a terminal escape", lambda t: t.replace(
+        "contact: fixture@example.org", 'contact: "me \\e[2J"'),
+     "contact", "contact:", r"U\+001B"),
 ]
 
 
@@ -108,6 +131,8 @@ def test_id_must_match_folder(tmp_path: Path) -> None:
     ("- just\n- a list\n", 1, "must be a mapping"),
     ("", 1, "must be a mapping"),
     ("just a string\n", 1, "must be a mapping"),
+    # Refused before with "could not determine a constructor for the tag ...merge".
+    ("base: &b\n  name: M\nmodel:\n  <<: *b\n", 4, "a merge key (<<) is not read"),
 ])
 def test_unusable_yaml(text: str, line: int, message: str, tmp_path: Path) -> None:
     path = write_meta(tmp_path / SUB, text)
@@ -254,6 +279,15 @@ def test_a_model_name_is_one_line_of_plain_text(name: str, problem: str,
     assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
     (issue,) = report.errors
     assert issue.line == name_line and problem in issue.message, issue.format()
+
+
+def test_a_yaml_date_is_read_as_its_iso_text(tmp_path: Path) -> None:
+    """``date: 2025-01-31`` unquoted (a YAML date) was refused: "Input should be a valid
+    string"."""
+    write_meta(tmp_path / SUB, GOOD.replace('date: "2025-01-01"', "date: 2025-01-31"))
+    report = Report()
+    meta = load_metadata(tmp_path / SUB / "metadata.yaml", "m", report)
+    assert report.ok and meta is not None and meta.date == "2025-01-31", report.lines()
 
 
 def test_a_model_name_may_hold_any_script(tmp_path: Path) -> None:

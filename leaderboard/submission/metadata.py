@@ -7,15 +7,18 @@ the line of the key it is about.
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 import yaml
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
-                      field_validator)
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field,
+                      ValidationError, field_validator)
 
+from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.fileio import file_kind, validation_problem
 from leaderboard.core.report import Report
 from leaderboard.submission.ids import id_problem
@@ -26,29 +29,76 @@ from leaderboard.submission.results import ModelInfo
 GITHUB_LOGIN_RE = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
 
 
-def _web_link(link: str) -> str:
+# What a link may not hold unescaped: white space, controls, and the characters that end
+# or break out of a quoted attribute or a Markdown link (RFC 3986 allows none of them).
+_NOT_IN_A_LINK = re.compile("[\\s\x00-\x1f\x7f\"<>\\\\^`{|}]")
+
+
+def web_link_problem(link: str) -> str | None:
+    """Why ``link`` is not a web address a page can link to; None when it is one."""
     if not re.match(r"^https?://", link):
-        raise ValueError(f"link {link!r} must start with http:// or https://")
+        return f"link {link!r} must start with http:// or https://"
+    found = _NOT_IN_A_LINK.search(link)
+    if found:
+        return (f"link {link!r} holds {found.group()!r}: escape it (%{ord(found.group()):02X}) "
+                "or leave it out")
+    try:
+        host = urlsplit(link).hostname
+    except ValueError as exc:  # a malformed [IPv6] host or port
+        return f"link {link!r} is not a web address: {exc}"
+    if not host:
+        return f"link {link!r} names no host"
+    return None
+
+
+def _web_link(link: str) -> str:
+    problem = web_link_problem(link)
+    if problem:
+        raise ValueError(problem)
     return link
 
 
-# What a model's name may not hold: control characters (a terminal's escape sequences, a
-# bell, a line end) and the marks and controls of bidirectional text, which show the
-# characters after them in another order than they are stored, so that a name could read
-# on the board as another model's.
+# What text shown on the board may not hold: control characters (a terminal's escape
+# sequences, a bell, a line end), the marks and controls of bidirectional text, which show
+# the characters after them in another order than they are stored, so that a name could
+# read on the board as another model's, and halves of UTF-16 surrogate pairs (JSON's
+# \uD800 escapes), which UTF-8 cannot write.
 _NOT_SHOWN_AS_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                                "\u2066-\u2069]")
+                                "\u2066-\u2069\ud800-\udfff]")
 MAX_NAME_CHARS = 200
 
 
-def _shown_name(name: str) -> str:
-    if not name.strip():
-        raise ValueError("the model's name must not be blank")
-    found = _NOT_SHOWN_AS_TEXT.search(name)
+def shown_text_problem(text: str, what: str) -> str | None:
+    """Why ``text`` cannot be shown as one line of plain text (``what`` names it, e.g.
+    "a model's name"); None when it can."""
+    if not text.strip():
+        return f"{what} must not be blank"
+    found = _NOT_SHOWN_AS_TEXT.search(text)
     if found:
-        raise ValueError(f"holds U+{ord(found.group()):04X}, a control or text-direction "
-                         "character: a model's name is one line of plain text")
+        return (f"holds U+{ord(found.group()):04X}, a control, text-direction or surrogate "
+                f"character: {what} is one line of plain text")
+    return None
+
+
+def model_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a model's name on the board; None when it can."""
+    if len(name) > MAX_NAME_CHARS:
+        return f"a model's name is at most {MAX_NAME_CHARS} characters, not {len(name)}"
+    return shown_text_problem(name, "a model's name")
+
+
+def _shown_name(name: str) -> str:
+    problem = model_name_problem(name)
+    if problem:
+        raise ValueError(problem)
     return name
+
+
+def _shown_contact(contact: str) -> str:
+    problem = shown_text_problem(contact, "the contact")
+    if problem:
+        raise ValueError(problem)
+    return contact
 
 
 class SubmittedModel(ModelInfo):
@@ -59,8 +109,44 @@ class SubmittedModel(ModelInfo):
     the message points at that item's line of metadata.yaml rather than at ``model:``.
     """
 
-    name: Annotated[str, Field(max_length=MAX_NAME_CHARS), AfterValidator(_shown_name)]
+    name: Annotated[str, AfterValidator(_shown_name)]
+    parameters: int | None = Field(default=None, ge=1)
     links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
+
+
+def _as_iso_text(value: object) -> object:
+    """A YAML date (``date: 2025-01-31`` reads as one) as its ISO text."""
+    return value.isoformat() if isinstance(value, datetime.date) else value
+
+
+def _past_iso_date(text: str) -> str:
+    """A calendar date, YYYY-MM-DD, not after today (a day's grace for time zones): pages
+    show it as the day the runs were made."""
+    try:
+        day = datetime.date.fromisoformat(text) if ISO_DATE.fullmatch(text) else None
+    except ValueError:
+        day = None
+    if day is None:
+        raise ValueError(f"{text!r} is not a date written YYYY-MM-DD")
+    if day > datetime.date.today() + datetime.timedelta(days=1):
+        raise ValueError(f"{text} is in the future")
+    return text
+
+
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# metadata.yaml's dates: written YYYY-MM-DD, quoted or not.
+Day = Annotated[str, BeforeValidator(_as_iso_text), AfterValidator(_past_iso_date)]
+
+
+def _task_or_family(key: str) -> str:
+    """An efficiency entry's key: a task id, or ``<family>/*`` for the tasks whose ids
+    are ``<family>/<last part>`` (how `baselines run` records PI-Indic's T2 pairs)."""
+    if key in all_tasks():
+        return key
+    if key.endswith("/*") and any(t.rsplit("/", 1)[0] == key[:-2] for t in all_tasks()):
+        return key
+    raise ValueError(f"{key!r} is neither a task id (`leaderboard tasks` lists them) nor "
+                     "<family>/* for a family of tasks")
 
 
 class EfficiencyHardware(BaseModel):
@@ -114,12 +200,12 @@ class Efficiency(BaseModel):
 
     source: Literal["measured", "declared"]
     measured_by: str | None = Field(default=None, max_length=2000)
-    date: str | None = None
+    date: Day | None = None
     hardware: EfficiencyHardware
     # Whether an embedding cache could answer some texts (their time is then not counted).
     embedding_cache: bool | None = None
-    tasks: dict[Annotated[str, Field(min_length=1, max_length=200)], TaskEfficiency] = Field(
-        min_length=1)
+    tasks: dict[Annotated[str, Field(min_length=1, max_length=200),
+                          AfterValidator(_task_or_family)], TaskEfficiency] = Field(min_length=1)
 
 
 class Metadata(BaseModel):
@@ -132,9 +218,9 @@ class Metadata(BaseModel):
     # maintainers); without one, only maintainers may change it.
     owner: str | None = None
     model: SubmittedModel
-    contact: str = Field(min_length=1)
+    contact: Annotated[str, Field(max_length=500), AfterValidator(_shown_contact)]
     produced_by: str = Field(min_length=1, description="how the runs were produced")
-    date: str | None = None
+    date: Day | None = None
     hardware: str | None = None
     efficiency: Efficiency | None = None
 
@@ -184,6 +270,12 @@ class _StrictLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's API
         seen: dict[object, int] = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                # Merged keys may override or be overridden without a trace, which would
+                # hide a key given twice: each is written out instead.
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a merge key (<<) is not read in metadata.yaml: write its "
+                    "keys out", key_node.start_mark)
             key = self.construct_object(key_node, deep=True)
             try:
                 first = seen.setdefault(key, key_node.start_mark.line + 1)
