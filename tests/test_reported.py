@@ -412,6 +412,52 @@ def test_mteb_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "no result files" in capsys.readouterr().err
 
 
+GOOD_TASK = {"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0",
+             "scores": {"test": [_entry("2.x", 0.1, 0.2, 0.3)]}}
+
+
+@pytest.mark.parametrize(("file", "content", "message"), [
+    # Each stopped `import mteb` with "internal error" (a traceback's last line) or
+    # imported a row the board then showed.
+    ("task", '{"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0", '
+             '"scores": {"test": [{"hf_subset": "default", "p-MRR": NaN}]}}',
+     r"scores\.test\.0\.p-MRR: expected a finite number, got nan"),
+    ("task", '{"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0", '
+             '"scores": {"test": [{"hf_subset": "default", "p-MRR": 1e999}]}}',
+     r"expected a finite number, got inf"),
+    ("task", '{"task_name": ["x"], "mteb_version": "2.0.0"}',
+     r"task_name: expected text, got \['x'\]"),
+    ("task", '{"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0", '
+             '"scores": {"test": [{"hf_subset": ["d"], "p-MRR": 0.1}]}}',
+     r"scores\.test\.0\.hf_subset: expected text"),
+    ("meta", '{"name": "a\\ud800b"}', r"model_meta\.json: name: holds U\+D800"),
+    ("meta", '{"name": "a\\u001b[31mb"}', r"model_meta\.json: name: holds U\+001B"),
+    ("meta", '{"name": "m", "reference": "javascript:alert(1)"}',
+     r"model_meta\.json: reference: link 'javascript:alert\(1\)' must start with http"),
+])
+def test_mteb_bad_values_name_the_file(file: str, content: str, message: str,
+                                       tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "repo" / "results" / "a__b" / "r"
+    _write(folder / "News21InstructionRetrieval.json", GOOD_TASK)
+    name = "News21InstructionRetrieval.json" if file == "task" else "model_meta.json"
+    (folder / name).write_text(content, encoding="utf-8")
+    out = tmp_path / "out.json"
+    assert import_mteb_command(tmp_path / "repo", out) == 1
+    err = capsys.readouterr().err
+    assert re.search(message, err) and str(folder / name) in err, err
+    assert err.count("\n") == 1 and not out.exists()
+
+
+def test_mteb_parameters_beyond_any_number_are_unknown(tmp_path: Path) -> None:
+    """``n_parameters: 1e400`` (infinite) stopped the import with an OverflowError."""
+    folder = tmp_path / "results" / "a__b" / "r"
+    _write(folder / "News21InstructionRetrieval.json", GOOD_TASK)
+    (folder / "model_meta.json").write_text('{"name": "m", "n_parameters": 1e400}')
+    (row,) = import_mteb(tmp_path).systems
+    assert row.model.parameters is None
+
+
 def test_mteb_command_writes_and_summarises(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "mteb.json"

@@ -23,6 +23,7 @@ separate rows, and nothing here is ever merged with another source's row of the 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
 from leaderboard.publish.models import canonical_model_info
+from leaderboard.submission.metadata import model_name_problem, web_link_problem
 from leaderboard.submission.results import (
     ModelInfo,
     ModelType,
@@ -120,6 +122,9 @@ def _load_json(path: Path) -> Any:
 def _number(value: Any, path: Path, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise MtebImportError(f"{path}: {where}: expected a number, got {value!r}")
+    # Python's JSON reader takes NaN, Infinity and 1e999 (infinite): no score is either.
+    if not math.isfinite(value):
+        raise MtebImportError(f"{path}: {where}: expected a finite number, got {value!r}")
     return float(value)
 
 
@@ -172,6 +177,8 @@ def read_task_file(path: Path) -> _TaskFile | None:
     if not isinstance(data, dict):
         raise MtebImportError(f"{path}: expected a JSON object at the top level")
     task_name = data.get("task_name") or data.get("mteb_dataset_name") or path.stem
+    if not isinstance(task_name, str):
+        raise MtebImportError(f"{path}: task_name: expected text, got {task_name!r}")
     if task_name not in MTEB_TASKS:
         return None
     subsets = MTEB_TASKS[task_name]
@@ -194,6 +201,9 @@ def read_task_file(path: Path) -> _TaskFile | None:
             if not isinstance(entry, dict):
                 raise MtebImportError(f"{path}: {where}: expected an object")
             subset = entry.get("hf_subset", "default")
+            if not isinstance(subset, str):
+                raise MtebImportError(f"{path}: {where}.hf_subset: expected text, got "
+                                      f"{subset!r}")
             if subset not in subsets:
                 raise MtebImportError(f"{path}: {where}: unknown hf_subset {subset!r} for "
                                       f"{task_name} (known: {', '.join(subsets)})")
@@ -260,12 +270,21 @@ def _model_info(model_dir: str, revision_dir: str, meta_path: Path) -> tuple[Mod
     if not isinstance(meta, dict):
         raise MtebImportError(f"{meta_path}: expected a JSON object")
     name = meta.get("name") if isinstance(meta.get("name"), str) else fallback_name
+    # The board shows the name and links a submitter's would be held to.
+    problem = model_name_problem(name)
+    if problem:
+        raise MtebImportError(f"{meta_path}: name: {problem}")
     revision = meta.get("revision") if isinstance(meta.get("revision"), str) else revision_dir
     params = meta.get("n_parameters")
-    parameters = int(params) if isinstance(params, (int, float)) and params > 0 else None
+    parameters = (int(params) if isinstance(params, (int, float)) and math.isfinite(params)
+                  and params >= 1 else None)
     licence = meta.get("license") if isinstance(meta.get("license"), str) else None
     reference = meta.get("reference")
     links = [reference] if isinstance(reference, str) and reference else []
+    for link in links:
+        problem = web_link_problem(link)
+        if problem:
+            raise MtebImportError(f"{meta_path}: reference: {problem}")
     # The registry's facts win over model_meta.json's (one model, one identity).
     model = ModelInfo(name=name, type=_model_type(meta), parameters=parameters, links=links,
                       licence=licence, revision=revision)
