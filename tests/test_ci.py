@@ -346,6 +346,28 @@ def test_symlinks_stray_files_and_oversized_files_are_rejected_unread(
     assert report.submissions[0].tasks == []  # nothing was read, let alone scored
 
 
+def test_a_name_no_file_system_holds_is_refused_unread(repo, wtr, data_dir, actions_env,
+                                                     tmp_path):
+    """A 300-byte file name (git holds it; Linux does not) stopped `ci pr-check` with
+    "OSError: File name too long" as it wrote the files out: "the check itself failed"."""
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    git(root, "add", "-A")
+    blob = subprocess.run(["git", "-C", str(root), "hash-object", "-w", "--stdin"],
+                          input=b"hi\n", capture_output=True, check=True).stdout.decode().strip()
+    long_name = f"submissions/new-model/{RUNS}/{'a' * 300}.trec"
+    git(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{long_name}")
+    git(root, "commit", "-q", "-m", "add new-model with a long name")
+    head = git(root, "rev-parse", "HEAD").strip()
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 1
+    report = read_ci_report(out / "report.json")
+    assert report.status == "invalid", report.status
+    (problem,) = report.submissions[0].problems
+    assert "path over 300 characters, or a name in it over 255 bytes" in problem.message
+    assert report.submissions[0].tasks == []
+
+
 def test_results_json_in_the_pr_must_be_what_the_scorer_writes(repo, wtr, data_dir,
                                                                actions_env, tmp_path):
     root, base = repo
@@ -749,6 +771,10 @@ def test_an_internal_error_still_writes_a_report_and_a_comment(repo, wtr, data_d
     assert main(["ci", "comment-body", str(out / "report.json"), "--out", str(body),
                  "--expect-pr", "7", "--expect-head", head]) == 0
     assert body.read_text() == comment
+    # Revisions given by name are resolved as given: "HEAD" was made "head", which git
+    # does not know, and the report named commit 000000000000.
+    assert pr_check(root, base, "HEAD", tmp_path / "by-name", data_dir) == 1
+    assert read_ci_report(tmp_path / "by-name" / "report.json").head_sha == head
 
 
 def test_error_report_for_a_step_that_failed_before_the_check(tmp_path, capsys):
@@ -953,6 +979,24 @@ def test_a_new_submission_names_its_author_as_owner(repo, wtr, data_dir, actions
                     "--author-association", "NONE") == 0
 
 
+@pytest.mark.parametrize(("author", "association", "allowed"), [
+    ("mallory", "NONE", False), ("bob", "MEMBER", True), ("github-actions[bot]", "NONE", True),
+])
+def test_a_reference_models_id_is_kept_for_its_runs(repo, wtr, data_dir, actions_env, tmp_path,
+                                                    author, association, allowed):
+    """A stranger's new folder submissions/e5-large-v2/ (a declared reference model's id)
+    passed; `baselines run e5-large-v2` would then refuse to write into it."""
+    root, base = repo
+    write_submission(root, "e5-large-v2", "e5-large-v2 (reference)", wtr, quality="good")
+    head = commit_all(root, "add e5-large-v2")
+    out = tmp_path / "report"
+    pr_check(root, base, head, out, data_dir, "--pr-author", author,
+             "--author-association", association)
+    (sub,) = read_ci_report(out / "report.json").submissions
+    refused = [p for p in sub.problems if "is a reference model's" in p.message]
+    assert bool(refused) != allowed and sub.valid == allowed, sub.problems
+
+
 def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
         repo, wtr, data_dir, actions_env, tmp_path, capsys):
     """explain/ is the scorer's (leaderboard/submission/explain_files.py): CI committed it with the
@@ -1063,6 +1107,8 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     metrics = data["systems"][0]["tasks"][TASK]["metrics"]
     true_irs = metrics["IRS"]
     metrics["IRS"] = metrics["p-MRR"] = 0.99
+    # The model the board shows, edited too: `--check-scores` only warned of it.
+    data["systems"][0]["model"]["name"] = "A far better model"
     path.write_text(json.dumps(data, sort_keys=True, indent=1) + "\n")
     edited = commit_all(root, "a hand edit of old-model's scores")
     folder = str(path.parent)
@@ -1072,8 +1118,10 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     assert main(["validate", "--check-scores", folder, "--data-dir", str(data_dir),
                  "--quiet"]) == 1
     out = capsys.readouterr().out
-    assert (f"old-model/results.json: score differs from the runs: {TASK} IRS: results.json "
-            f"has 0.99, the runs give {true_irs:.6g}") in out
+    assert ("old-model/results.json: differs from the runs and metadata.yaml: model name: "
+            "not what metadata.yaml says") in out
+    assert (f"old-model/results.json: differs from the runs and metadata.yaml: {TASK} IRS: "
+            f"results.json has 0.99, the runs give {true_irs:.6g}") in out
     assert f"{TASK} p-MRR: results.json has 0.99" in out
     assert "run `leaderboard score submissions/old-model`" in out
 

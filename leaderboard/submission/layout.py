@@ -59,6 +59,11 @@ PREDICTION_SUFFIXES = (".tsv", ".tsv.gz")
 MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_SUBMISSION_BYTES = 128 * 1024 * 1024
 MAX_FILES = 1000
+# A path inside a submission folder (runs/<task id>/<file> is under 60 characters), and
+# one part of it in bytes: what file systems hold (a longer name failed `ci pr-check`
+# with "File name too long" as it wrote the file out).
+MAX_PATH_CHARS = 300
+MAX_NAME_BYTES = 255
 # A manifest of MAX_FILES lines of about 130 characters, with room for comments.
 MAX_MANIFEST_BYTES = 256 * 1024
 MAX_METADATA_BYTES = 64 * 1024

@@ -36,15 +36,14 @@ from leaderboard.core.processes import usable_cpus
 from leaderboard.core.report import Report
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
 from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
-                                           MAX_MANIFEST_BYTES, MAX_SUBMISSION_BYTES,
-                                           METADATA_NAME, RUNS_DIR)
+                                           MAX_MANIFEST_BYTES, MAX_PATH_CHARS,
+                                           MAX_SUBMISSION_BYTES, METADATA_NAME, RUNS_DIR)
 
 FORMAT_LINE = "followboard-manifest/1"
 
 SHA256_RE = re.compile(r"[0-9a-f]{64}")
 # A run path: runs/<task id>/<file>, plain ASCII names (task ids and file names are).
 _PATH_PART = re.compile(r"[A-Za-z0-9._-]+")
-MAX_PATH_CHARS = 300
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 HEADER = (
     "# FollowBoard manifest: each run file of this submission by SHA-256, size in bytes\n"

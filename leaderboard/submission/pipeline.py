@@ -136,10 +136,11 @@ def check_recorded_scores(outcome: SubmissionOutcome) -> None:
     scores, others = compare_scores(recorded, results_for(outcome))
     rescore = f"run `leaderboard score submissions/{submission.id}`"
     for difference in scores:
-        outcome.report.add(shown, None, f"score differs from the runs: {difference}")
+        outcome.report.add(shown, None, f"differs from the runs and metadata.yaml: "
+                                        f"{difference}")
     if scores:
-        outcome.report.add(shown, None, f"the scores in results.json are not those of these "
-                                        f"runs; {rescore}")
+        outcome.report.add(shown, None, f"results.json is not what these runs and "
+                                        f"metadata.yaml give; {rescore}")
     elif others:
         outcome.report.add(shown, None, f"the scores match the runs, but {', '.join(others)} "
                                         f"differ from what this version of the scorer writes; "

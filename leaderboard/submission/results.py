@@ -228,10 +228,11 @@ MAX_LISTED_DIFFERENCES = 10
 
 
 def compare_scores(recorded: ResultsFile, recomputed: ResultsFile) -> tuple[list[str], list[str]]:
-    """How a results file differs from the one the scorer computes now, as (score
-    differences, other differences): a task, metric, group value or per-query score that
-    is not what the runs give; then the top-level fields (scorer version, data revisions,
-    model) that differ. Both empty when the files are identical."""
+    """How a results file differs from the one the scorer computes now, as (differences
+    from the submission's files, other differences): a model that is not metadata.yaml's,
+    a task, metric, group value or per-query score that is not what the runs give; then
+    the fields that depend on the scorer's version (its version, data revisions, a row's
+    source) that differ. Both empty when the files are identical."""
     scores: list[str] = []
     old_systems = {s.system_id: s for s in recorded.systems}
     for system in recomputed.systems:
@@ -239,6 +240,12 @@ def compare_scores(recorded: ResultsFile, recomputed: ResultsFile) -> tuple[list
         if old is None:
             scores.append(f"system {system.system_id!r} is missing")
             continue
+        # The board shows results.json's model: it must be metadata.yaml's (compared
+        # field by field: metadata.yaml's is a subclass, which pydantic never finds equal).
+        fields = [k for k in ModelInfo.model_fields
+                  if getattr(old.model, k) != getattr(system.model, k)]
+        if fields:
+            scores.append(f"model {', '.join(fields)}: not what metadata.yaml says")
         for task_id in sorted(set(system.tasks) | set(old.tasks)):
             new_task, old_task = system.tasks.get(task_id), old.tasks.get(task_id)
             if new_task is None or old_task is None:
@@ -270,7 +277,7 @@ def compare_scores(recorded: ResultsFile, recomputed: ResultsFile) -> tuple[list
     old_rest = [{k: v for k, v in s.items() if k != "tasks"} for s in old_dump["systems"]]
     new_rest = [{k: v for k, v in s.items() if k != "tasks"} for s in new_dump["systems"]]
     if old_rest != new_rest:
-        others.append("systems (model or source)")
+        others.append("systems (source)")
     return scores, others
 
 

@@ -28,6 +28,8 @@ from leaderboard.submission.layout import (
     CI_FILES,
     MAX_FILES,
     MAX_FILE_BYTES,
+    MAX_NAME_BYTES,
+    MAX_PATH_CHARS,
     MAX_SUBMISSION_BYTES,
     STRAY_FILE,
     SUBMISSIONS_DIR,
@@ -183,6 +185,13 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
                                            "or bytes that are not UTF-8")
             readable = False
             continue
+        if len(rel) > MAX_PATH_CHARS or any(len(part.encode()) > MAX_NAME_BYTES
+                                            for part in rel.split("/")):
+            report.add(shown[:80] + "...", None,
+                       f"path over {MAX_PATH_CHARS} characters, or a name in it over "
+                       f"{MAX_NAME_BYTES} bytes: runs/<task id>/<role>.trec.gz is far shorter")
+            readable = False
+            continue
         if entry.is_symlink:
             report.add(shown, None, "symbolic links are not allowed in a submission; commit "
                                     "the file itself")
@@ -247,6 +256,18 @@ def author_unknown(given: str | None, *, in_actions: bool) -> bool:
 
 def is_maintainer(association: str | None) -> bool:
     return (association or "").upper() in MAINTAINER_ASSOCIATIONS
+
+
+def reserved_id_problem(sub_id: str, reference_ids: set[str], author: str,
+                        association: str | None) -> str | None:
+    """Why ``author`` may not add a submission ``sub_id`` (None: they may): the id of a
+    declared reference model is kept for its runs, which `baselines run` writes (and
+    would refuse to write into a folder holding another model's runs)."""
+    if sub_id not in reference_ids or is_maintainer(association) or author == REPOSITORY_BOT:
+        return None
+    return (f"the id {sub_id!r} is a reference model's (reference_models/models.yaml), kept "
+            "for the runs `leaderboard baselines run` makes of it: choose another id for "
+            "your submission")
 
 
 def ownership_problem(sub_id: str, base_owner: str | None, author: str,

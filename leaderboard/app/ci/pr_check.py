@@ -49,6 +49,7 @@ from leaderboard.app.ci.policy import (
     classify_changes,
     is_maintainer,
     ownership_problem,
+    reserved_id_problem,
 )
 from leaderboard.app.ci.pr_report import (
     MAX_STORED_PROBLEMS,
@@ -78,6 +79,7 @@ from leaderboard.submission.results import (
     per_query_content,
     write_committed,
 )
+from reference_models.spec import load_model_specs
 
 Progress = Callable[[str], None]
 # Annotations: GitHub shows at most 10 errors and 10 warnings per step and 50 per job,
@@ -184,6 +186,11 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         problem = ownership_problem(sub_id, base_owner, req.pr_author, req.author_association)
         if problem:
             report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
+    elif req.pr_author is not None:
+        problem = reserved_id_problem(sub_id, set(load_model_specs()), req.pr_author,
+                                      req.author_association)
+        if problem:
+            report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     model_name = None
     standings = []
     results_state = "absent"
@@ -274,11 +281,11 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
 def error_report(req: PrCheckRequest, exc: BaseException) -> CiReport:
     """A report for a check that failed itself, so the PR still gets a comment saying so."""
     def sha(rev: str) -> str:
-        rev = rev.strip().lower()
-        if SHA_RE.fullmatch(rev):
-            return rev
+        rev = rev.strip()
+        if SHA_RE.fullmatch(rev.lower()):
+            return rev.lower()
         try:
-            return resolve_commit(req.repo, rev)
+            return resolve_commit(req.repo, rev)  # a name as given: git's are case-sensitive
         except Exception:  # noqa: BLE001 - the report must be written whatever failed
             return "0" * 40
     message = " ".join(f"{type(exc).__name__}: {exc}".split())[:1000]
