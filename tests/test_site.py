@@ -29,6 +29,7 @@ from leaderboard.publish.site.repository import (
     REPO_DEFAULT_BRANCH,
     REPO_URL,
     repository_ref,
+    submission_dates,
     uncommitted,
 )
 from leaderboard.publish.site.search import search_doc
@@ -596,3 +597,50 @@ def test_a_failed_build_leaves_the_last_site_as_it_was(built: dict, tmp_path: Pa
              for p in sorted(out.rglob("*")) if p.is_file()}
     assert after == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_shallow_checkout_gives_no_submission_dates_rather_than_wrong_ones(
+        tmp_path: Path) -> None:
+    """A submission's page dates it by the commit that added its folder. In a shallow
+    checkout (the publish job's, before it fetched the whole history) the oldest commit
+    held shows every file as added, so every submission got that commit's date."""
+    import subprocess
+    from types import SimpleNamespace
+
+    full = tmp_path / "full"
+
+    def git(*args: str, cwd: Path = full, date: str = "2026-01-01T12:00:00") -> None:
+        env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date, "HOME": str(tmp_path),
+               "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org",
+                        "-c", "protocol.file.allow=always", *args], cwd=cwd, env=env,
+                       check=True, capture_output=True)
+
+    full.mkdir()
+    git("init", "-q")
+    for sub_id, date in (("old-model", "2026-01-01T12:00:00"),
+                         ("new-model", "2026-03-05T12:00:00")):
+        (full / "submissions" / sub_id).mkdir(parents=True)
+        (full / "submissions" / sub_id / "metadata.yaml").write_text(f"id: {sub_id}\n")
+        git("add", "-A")
+        git("commit", "-q", "-m", sub_id, date=date)
+    git("clone", "-q", "--depth", "1", f"file://{full}", str(tmp_path / "shallow"),
+        cwd=tmp_path)
+
+    def dates(root: Path) -> tuple[dict[str, str], str | None]:
+        subs = [SimpleNamespace(id=s, folder=root / "submissions" / s)
+                for s in ("old-model", "new-model")]
+        return submission_dates(repository_ref(root / "submissions"), subs)
+
+    assert dates(full) == ({"old-model": "2026-01-01", "new-model": "2026-03-05"}, None)
+    found, why = dates(tmp_path / "shallow")
+    assert found == {} and why is not None and "fetch-depth: 0" in why
+
+
+def test_a_measured_cost_is_shown_as_what_metadata_records(committed_site: Path) -> None:
+    """A block marked `source: measured` read "measured by the leaderboard's runner" when
+    it named no command: any pull request can write one, and the leaderboard checks its
+    form, not its values, so the page says whose record it is."""
+    page = (committed_site / "submissions" / "bm25s.html").read_text(encoding="utf-8")
+    assert "as metadata.yaml records (the leaderboard checks the figures' form" in page
+    assert "the leaderboard's runner" not in page

@@ -515,3 +515,14 @@ def test_every_workflow_limits_how_many_runs_go_at_once(path: Path):
     assert isinstance(concurrency, dict) and concurrency.get("group"), path.name
     if path.name == "tests.yml":  # a new push makes the run of the commit before it moot
         assert "github.ref" in concurrency["group"] and concurrency["cancel-in-progress"]
+
+
+def test_the_site_is_built_from_the_whole_history():
+    """Each submission's page gives the date its folder was first committed; the build
+    job checked out one commit, so every submission got that commit's date."""
+    building = [job_id for wf in WORKFLOWS for job_id, step in steps(load(wf))
+                if "leaderboard build" in (step.get("run") or "")]
+    assert building == ["build"]
+    (checkout,) = [step for job_id, step in steps(load(WORKFLOW_DIR / "publish.yml"))
+                   if job_id == "build" and "actions/checkout" in step.get("uses", "")]
+    assert checkout["with"]["fetch-depth"] == 0

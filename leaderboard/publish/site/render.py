@@ -218,8 +218,11 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
 
     views_by_page = [(page, [(s, [board.tables[v.id] for v in s.views]) for s in page.sections])
                      for page in pages]
-    dates = submission_dates(repo, [r.submission for r in board.submissions
-                                    if r.submission is not None and not r.submission.date])
+    dates, no_dates = submission_dates(repo, [r.submission for r in board.submissions
+                                              if r.submission is not None
+                                              and not r.submission.date])
+    if no_dates:
+        board.warnings.append(no_dates)
     for row in board.submissions:
         sub = row.submission
         assert sub is not None

@@ -186,12 +186,13 @@ def file_listing(sub: SubmissionInfo, repo: RepositoryRef) -> dict[str, object]:
     return {"top": top, "groups": groups, "stores": stores}
 
 
-def submission_dates(repo: RepositoryRef, subs: list) -> dict[str, str]:
+def submission_dates(repo: RepositoryRef, subs: list) -> tuple[dict[str, str], str | None]:
     """Submission id -> the date of the first commit that added files to its folder (when
     it was submitted), for the submissions whose metadata gives no ``date`` (one
-    ``git log`` for all of them; {} outside a checkout)."""
+    ``git log`` for all of them; {} outside a checkout), and why there are none when a
+    checkout cannot say."""
     if repo.toplevel is None or not subs:
-        return {}
+        return {}, None
     folders = {}
     for sub in subs:
         try:
@@ -199,13 +200,22 @@ def submission_dates(repo: RepositoryRef, subs: list) -> dict[str, str]:
         except ValueError:
             continue
     if not folders:
-        return {}
+        return {}, None
     try:
+        shallow = subprocess.run(["git", "-C", str(repo.toplevel), "rev-parse",
+                                  "--is-shallow-repository"],
+                                 capture_output=True, text=True, timeout=60, check=False)
+        if shallow.stdout.strip() == "true":
+            # The oldest commit of a shallow history shows every file as added: each
+            # submission would get that commit's date.
+            return {}, ("the checkout's history is shallow, so the submissions' pages give "
+                        "no date for those whose metadata.yaml has none: fetch the whole "
+                        "history (git fetch --unshallow; actions/checkout: fetch-depth: 0)")
         out = subprocess.run(["git", "-C", str(repo.toplevel), "log", "--format=%x00%cs",
                               "--name-only", "--diff-filter=A", "--", *folders],
                              capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError):
-        return {}
+        return {}, None
     dates: dict[str, str] = {}
     for entry in out.stdout.split("\0")[1:]:
         date, _, names = entry.partition("\n")
@@ -213,4 +223,4 @@ def submission_dates(repo: RepositoryRef, subs: list) -> dict[str, str]:
             for folder, sub_id in folders.items():
                 if name.startswith(folder + "/"):
                     dates[sub_id] = date.strip()  # newest first: the oldest stays
-    return dates
+    return dates, None
