@@ -115,6 +115,24 @@ def test_role_inferred_from_query_ids_else_exit_2(capsys, data_dir: Path, tmp_pa
     assert "give --role (original, altered)" in err
 
 
+@pytest.mark.parametrize(("content", "finding"), [
+    (None, "file not found"),
+    (b"", "file is empty"),
+    (b"\x1f\x8b\x08\x00", "gzip"),
+])
+def test_an_unreadable_file_is_invalid_whatever_its_role(capsys, data_dir: Path, tmp_path: Path,
+                                                         content: bytes | None,
+                                                         finding: str) -> None:
+    """Without --role, a missing, empty or broken file got "give --role" (exit 2); given
+    the role, the file's own finding (exit 1). It is the finding, either way."""
+    path = tmp_path / "mine.trec.gz"
+    if content is not None:
+        path.write_bytes(content)
+    rc, out, _ = run_cli(capsys, "check-run", WTR, str(path), "--data-dir", str(data_dir))
+    assert rc == 1 and finding in out and "--role" not in out, out
+    assert out.splitlines()[-1].startswith(f"{path}: INVALID {WTR} run (1 error")
+
+
 def test_exit_2_on_missing_altered(capsys, data_dir: Path, wtr_runs) -> None:
     err = usage_error(capsys, "eval", WTR, "--original", str(wtr_runs["original"]),
                       "--data-dir", str(data_dir))
@@ -557,3 +575,33 @@ def test_a_named_command_gets_the_only_subparser_and_a_typo_gets_them_all(capsys
     with pytest.raises(SystemExit):
         main(["evl"])
     assert "invalid choice: 'evl' (choose from 'tasks', 'check-run', 'eval'" in capsys.readouterr().err
+
+
+def test_a_console_that_cannot_write_a_character_gets_it_escaped(capsys, data_dir: Path,
+                                                                 tmp_path: Path,
+                                                                 wtr_runs) -> None:
+    """Where standard output is not UTF-8 (a Windows code page), a query's text in
+    `explain --json` or a run's odd column in a finding stopped the command with
+    "internal error (UnicodeEncodeError)": no output, no verdict."""
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
+
+    def program(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", "from leaderboard.app.cli import entry; "
+                               "entry()", *argv], capture_output=True, env=env, timeout=120)
+
+    runs = ["--original", str(wtr_runs["original"]), "--altered", str(wtr_runs["altered"]),
+            "--data-dir", str(data_dir)]
+    explained = program("explain", WTR, *runs, "--query", "12_0", "--json")
+    assert explained.returncode == 0, explained.stderr.decode()
+    rc, utf8_out, _ = run_cli(capsys, "explain", WTR, *runs, "--query", "12_0", "--json")
+    assert json.loads(explained.stdout) == json.loads(utf8_out)
+    assert "\u2011" in utf8_out  # the query's text holds a character cp1252 cannot write
+    odd = tmp_path / "odd.trec"
+    lines = wtr_runs["original"].read_text().splitlines(keepends=True)
+    odd.write_text("".join([lines[0].replace(" Q0 ", " Q\u65e5 ", 1), *lines[1:]]),
+                   encoding="utf-8")
+    checked = program("check-run", WTR, str(odd), "--role", "original", "--data-dir",
+                      str(data_dir))
+    out = checked.stdout.decode("cp1252")
+    assert "internal error" not in checked.stderr.decode() and "Q\\u65e5" in out, out
+    assert f"{odd}: valid {WTR} original run (0 errors, 1 warning)" in out

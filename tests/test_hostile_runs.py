@@ -313,3 +313,13 @@ def test_swapped_runs_are_said_in_one_line(tmp_path: Path, capsys, data_dir: Pat
     # Given the right way round they are scored.
     assert main(["eval", WTR, "--original", str(altered), "--altered", str(original),
                  "--data-dir", str(data_dir)]) == 0
+    # A file's other findings are said with the swap, not after its fix.
+    lines = original.read_text().splitlines(keepends=True)
+    lines[4] = lines[4].replace(" Q0 ", " Q0 x ", 1)
+    original.write_text("".join(lines))
+    capsys.readouterr()
+    assert main(["eval", WTR, "--original", str(original), "--altered", str(altered),
+                 "--data-dir", str(data_dir)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("the runs look swapped: ") and len(err) == 2
+    assert err[1] == f"{original}:5: expected 6 columns (qid Q0 docid rank score tag), found 7"

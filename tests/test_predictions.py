@@ -181,8 +181,11 @@ def test_many_line_errors_stop_at_the_cap(data, pairs, tmp_path):
     assert predictions is None
     found = messages(report)
     assert len(found) == 21 and all(m.startswith(f"{SHOWN}:") for m in found)
+    # The file's own count of lines: the empty piece after the final line end was one.
     assert found[-1] == (f"{SHOWN}: more than 20 errors: stopped reading at line 21 of "
-                         f"{500 + len(good) + 1}; fix these and check again")
+                         f"{500 + len(good)}; fix these and check again")
+    report, _ = check(data, tmp_path, "\n".join(["x 2"] * 500 + good))  # no final line end
+    assert messages(report)[-1] == found[-1]
 
 
 def test_gzip_bomb_is_stopped_at_the_limit(data, tmp_path):

@@ -154,6 +154,12 @@ def entry() -> None:
     and other callers run it in process.
     """
     argv = sys.argv[1:]
+    # Where the output's encoding cannot write a character (a run's query id, a query's
+    # text, on a console with a code page), it is written escaped rather than stopping
+    # the command with "internal error (UnicodeEncodeError)" and no verdict.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     code = main(argv)
     if requested_command(argv) not in EXIT_WITHOUT_TEARDOWN:
         sys.exit(code)

@@ -139,8 +139,10 @@ def validate_predictions(task: Task, data: TaskData, path: Path,
         if error is not None:
             line_errors += 1
             if line_errors > MAX_LINE_ERRORS:  # stop, as NIST's checker does
+                # The piece after a final line end is no line.
+                total = len(lines) - (lines[-1] == "")
                 report.add(shown, None, f"more than {MAX_LINE_ERRORS} errors: stopped reading "
-                                        f"at line {lineno} of {len(lines)}; fix these and "
+                                        f"at line {lineno} of {total}; fix these and "
                                         "check again")
                 return report, None  # the rest was not read: no whole-file checks
             report.add(shown, lineno, error)

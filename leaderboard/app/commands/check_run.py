@@ -9,7 +9,7 @@ from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import load_task_data, resolve_data_dir
 from leaderboard.core.evaluate import validate_file
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
-from leaderboard.core.report import plural
+from leaderboard.core.report import Report, plural
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -56,18 +56,27 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(f"--role must be one of {', '.join(task.roles)} for {task.id}")
     data = load_task_data(task, resolve_data_dir(args.data_dir))
     if role is None:
-        from leaderboard.core.runs.validation import queries_of_file, role_of_queries
+        from leaderboard.core.runs.validation import read_run, role_of_queries
 
-        qids = queries_of_file(args.run_file)
-        role = role_of_queries(data, qids) if qids is not None else None
+        read = read_run(args.run_file, str(args.run_file))
+        if read.run is None:
+            # A file that cannot be read or parsed is invalid whatever its role: its own
+            # findings, not a request for --role.
+            return verdict(args.run_file, task.id, "run", read.report)
+        role = role_of_queries(data, read.run.q_names)
         if role is None:
             args.parser.error(f"cannot tell which run of {task.id} this is from its name or "
                               f"its query ids; give --role ({', '.join(task.roles)})")
         print(f"{args.run_file}: --role {role} (inferred from the query ids)")
     report, _ = validate_file(task, data, role, args.run_file, str(args.run_file))
+    return verdict(args.run_file, task.id, role_file(role), report)
+
+
+def verdict(path: Path, task_id: str, what: str, report: Report) -> int:
+    """Print the findings and the one-line verdict; the exit status."""
     for line in report.lines():
         print(line)
-    print(f"{args.run_file}: {'valid' if report.ok else 'INVALID'} {task.id} {role_file(role)} "
+    print(f"{path}: {'valid' if report.ok else 'INVALID'} {task_id} {what} "
           f"({plural(report.n_errors, 'error')}, {plural(report.n_warnings, 'warning')})")
     return 0 if report.ok else 1
 

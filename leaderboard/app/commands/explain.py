@@ -99,7 +99,10 @@ def run(args: argparse.Namespace) -> int:
         out = {"task": task.id, "queries": [vars(r) for r in rows]}
         if card is not None:
             out["card"] = card.to_json()
-        print(json.dumps(out, sort_keys=True, ensure_ascii=False))
+        # Texts as they are where the output is UTF-8 (a terminal, a file, a pipe on Linux);
+        # escaped elsewhere (a Windows console's code page cannot write every script).
+        utf8 = (sys.stdout.encoding or "").lower().replace("-", "").replace("_", "") == "utf8"
+        print(json.dumps(out, sort_keys=True, ensure_ascii=not utf8))
         return 0
     if card is not None:
         print(card_text(card))

@@ -304,12 +304,6 @@ def role_of_queries(data_task: TaskData, qids: "np.ndarray | list[str]") -> str 
     return winners[0] if best > 0 and len(winners) == 1 else None
 
 
-def queries_of_file(path: Path) -> np.ndarray | None:
-    """The distinct query ids of a run file, or None when it cannot be read that far."""
-    run = read_run(path).run
-    return None if run is None else run.q_names
-
-
 @dataclass
 class ReadRun:
     """One run file read and parsed, not yet checked against a task.
