@@ -51,3 +51,19 @@ def test_the_guides_install_step_uses_a_virtual_environment_and_the_cpu_torch_fi
                      if "pip install torch" in c and "download.pytorch.org/whl/cpu" in c)
     models = next(i for i, c in enumerate(commands) if ".[models]" in c)
     assert cpu_torch < models
+
+
+def test_the_metadata_example_is_valid_metadata(tmp_path: Path) -> None:
+    """The Submitting section's metadata.yaml, copied as it is, passes the validator."""
+    from leaderboard.core.report import Report
+    from leaderboard.submission.metadata import load_metadata
+
+    example = re.search(r"`metadata.yaml`:\n\n```yaml\n(.*?)```", section("Submitting"),
+                        re.S).group(1)
+    path = tmp_path / "my-model" / "metadata.yaml"
+    path.parent.mkdir()
+    path.write_text(example, encoding="utf-8")
+    report = Report()
+    meta = load_metadata(path, "my-model/metadata.yaml", report, folder_name="my-model")
+    assert meta is not None and report.ok, report.lines()
+    assert meta.date == "2025-01-31" and meta.efficiency is not None
