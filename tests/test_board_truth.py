@@ -514,3 +514,61 @@ def test_stratified_units_are_the_plain_weighted_differences() -> None:
     plain = reference.stratified_differences([list(s.values()) for _, s in a],
                                              [list(s.values()) for _, s in b])
     assert [(ua[q] - ub[q]) / len(ua) for q in ua] == pytest.approx(plain, abs=1e-15)
+
+
+def _instruction_ignoring_run(original: Path, altered: Path, out: Path, kind: str) -> Path:
+    """An altered run that never reads the instruction: each pair ``<topic>_<i>`` gets its
+    topic's original ranking (trec_eval's order: score, then docid, descending), reversed or
+    shuffled (seeded)."""
+    import gzip
+    import random
+
+    ranked: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for line in gzip.open(original, "rt"):
+        qid, _, doc, _, score, _ = line.split()
+        ranked[qid].append((float(score), doc))
+    pairs = sorted({line.split()[0] for line in gzip.open(altered, "rt")})
+    rng = random.Random(0)
+    with out.open("w") as sink:
+        for pair in pairs:
+            docs = [d for _, d in sorted(ranked[pair.rpartition("_")[0]], reverse=True)]
+            if kind == "reversed":
+                docs.reverse()
+            else:
+                rng.shuffle(docs)
+            sink.writelines(f"{pair} Q0 {d} {i + 1} {len(docs) - i} x\n"
+                            for i, d in enumerate(docs))
+    return out
+
+
+@pytest.mark.parametrize("dataset", ["wtr", "wqt", "tarx", "industr"])
+def test_p_mrr_zero_is_no_change_and_not_a_floor(real, data_dir, tmp_path, dataset) -> None:
+    """The reference row read "a ranking that ignores the instruction scores 0". An altered
+    run that reverses or shuffles the original ranking ignores the instruction too, and
+    tops every verified row's p-MRR while its nDCG@10 falls to about 0; the pages now say
+    0 is no change, not a floor, and to read p-MRR beside the altered run's nDCG."""
+    from leaderboard.benchmarks.registry import get_task
+    from leaderboard.core.evaluate import check_task_files, score_inputs
+
+    task = get_task(f"followtable/{dataset}")
+    runs = REPO / "submissions" / "bm25s" / "runs" / task.id
+    best = max(r.system.tasks[task.id].metrics["p-MRR"] for r in real["board"].submissions
+               if task.id in r.system.tasks)
+    for kind in ("reversed", "shuffled"):
+        altered = _instruction_ignoring_run(runs / "original.trec.gz",
+                                            runs / "altered.trec.gz",
+                                            tmp_path / f"{kind}.trec", kind)
+        report, inputs = check_task_files(task, data_dir, {"original": runs / "original.trec.gz",
+                                                           "altered": altered})
+        assert inputs is not None, report.lines()
+        metrics = score_inputs(inputs).metrics
+        assert metrics["p-MRR"] > max(best, 0.6), (kind, metrics["p-MRR"], best)
+        assert metrics["altered/nDCG@10"] < 0.03, (kind, metrics["altered/nDCG@10"])
+    metrics_page = (real["out"] / "metrics.html").read_text(encoding="utf-8")
+    assert "0 is no change, not a floor." in metrics_page
+    table = next(t for t in parse(real["out"] / "followtable.html").tables
+                 if t["view"] == f"followtable-{dataset}")
+    (ref,) = [r for r in table["rows"] if r["attrs"].get("data-p") == "reference"]
+    assert "No change: the altered run ranks as the original one" in ref["cells"][0]["text"] \
+        or any("No change: the altered run ranks as the original one" in c["text"]
+               for c in ref["cells"])

@@ -33,7 +33,8 @@ from leaderboard.core.errors import FollowBoardError
 #: sorts by it.
 Direction = Literal["higher", "lower", "neither"]
 #: What a system without skill scores, drawn as a reference row in a table:
-#:  "zero": 0 (p-MRR and IRS: a ranking that ignores the instruction);
+#:  "zero": 0 (p-MRR and IRS: no change, the altered run ranked as the original; not a
+#:  floor, since demoting every document scores above it);
 #:  "chance": 0.5 (AUROC, balanced accuracy: a constant or random score);
 #:  "positive rate": the share of positive pairs (AUPRC of a constant score);
 #:  "majority": the share of the majority class (accuracy of always answering "incompatible");

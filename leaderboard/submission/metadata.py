@@ -114,6 +114,9 @@ class SubmittedModel(ModelInfo):
     links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
 
 
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def _as_iso_text(value: object) -> object:
     """A YAML date (``date: 2025-01-31`` reads as one) as its ISO text."""
     return value.isoformat() if isinstance(value, datetime.date) else value
@@ -133,7 +136,6 @@ def _past_iso_date(text: str) -> str:
     return text
 
 
-ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # metadata.yaml's dates: written YYYY-MM-DD, quoted or not.
 Day = Annotated[str, BeforeValidator(_as_iso_text), AfterValidator(_past_iso_date)]
 

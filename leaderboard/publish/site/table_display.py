@@ -420,7 +420,9 @@ def reference_row(table: ViewTable) -> RowDisplay | None:
 
 
 REFERENCE_TITLES = {
-    "zero": "a ranking that ignores the instruction scores 0",
+    "zero": "an altered run that ranks as the original one scores 0; not a floor: an "
+            "altered run that demotes every document ignores the instruction and scores "
+            "far above 0 on p-MRR, its nDCG about 0",
     "chance": "a constant probability scores 50",
     "positive rate": "a constant probability scores the share of compatible pairs",
     "majority": "answering 'incompatible' to every pair scores the share of incompatible "

@@ -5,8 +5,12 @@ draws the reference as a row of its own so that a reader sees it. The references
 facts of the measure, declared in its catalogue entry (:mod:`leaderboard.core.measures`,
 ``Measure.no_skill``, which every column carries as :attr:`Column.no_skill`):
 
-* p-MRR and IRS: 0, a ranking that ignores the instruction (the altered run equal to the
-  original one moves no document);
+* p-MRR and IRS: 0, no change (the altered run equal to the original one moves no
+  document). It is not a floor: both measure how documents move, so an altered run that
+  demotes every document (the original ranking reversed or shuffled) ignores the
+  instruction and still scores far above 0 on p-MRR, and above 0 on IRS for some tasks,
+  while its own nDCG falls to about 0 (tests/test_board_truth.py measures it). Pages say
+  so, and a reader weighs p-MRR and IRS against the altered run's nDCG;
 * T4: a constant probability equal to the share of compatible pairs, the calibrated
   answer of the majority class: AUROC and balanced accuracy 0.5, AUPRC the positive
   rate, Accuracy the majority share, ECE 0
@@ -34,7 +38,7 @@ POSITIVE_RATE = "Positive rate"
 
 #: The reference row's name, by the kinds of reference a view holds.
 REFERENCE_NAMES = {
-    "zero": "No change: a ranking that ignores the instruction",
+    "zero": "No change: the altered run ranks as the original one",
     "chance": "No skill: a constant probability (the share of compatible pairs)",
 }
 
