@@ -213,12 +213,13 @@ def test_valid_submission_gets_scores_tier_and_comment(repo, wtr, data_dir, acti
     assert comment.startswith(COMMENT_MARKER)
     assert "FollowBoard check: ✅ valid and scored" in comment
     assert "#### FollowTable" in comment
-    assert f"| `{TASK}` | {irs * 100:.1f} |" in comment
+    # IRS with its sign, as the site and the metrics page show it (it had none here).
+    assert f"| `{TASK}` | {irs * 100:+.1f} |" in comment
     assert "🥇 leader" in comment and "Old Model" in comment
     assert (out / "pr-number").read_text().strip() == "7"
 
     summary = actions_env["summary"].read_text()
-    assert f"| `{TASK}` | {irs * 100:.1f} |" in summary
+    assert f"| `{TASK}` | {irs * 100:+.1f} |" in summary
     assert COMMENT_MARKER not in summary
 
     # The comment job re-renders the same comment from the report, after cross-checks.

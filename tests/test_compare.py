@@ -18,7 +18,7 @@ SUBMISSIONS = REPO / "submissions"
 # metric in the first two columns); the CI and the verdict are what these tests read.
 # Differences carry their sign, except one that rounds to zero (the display rule prints
 # it "0.0", never "+0.0" or "-0.0").
-LINE = re.compile(r"^(?P<view>\S+)\s+(?P<col>.+?)\s+(?P<a>-?\d+\.\d)\s+(?P<b>-?\d+\.\d)\s+"
+LINE = re.compile(r"^(?P<view>\S+)\s+(?P<col>.+?)\s+(?P<a>[+-]?\d+\.\d)\s+(?P<b>[+-]?\d+\.\d)\s+"
                   r"(?P<d>[+-]\d+\.\d|0\.0)\s+"
                   r"\[(?P<lo>[+-]\d+\.\d|0\.0), (?P<hi>[+-]\d+\.\d|0\.0)\]\s+"
                   r"(?P<p>\S+)\s+(?P<padj>\S+)\s+(?P<verdict>.+)$")
@@ -67,6 +67,10 @@ def test_better_on_every_query_is_significant_and_identical_is_not(pair, capsys)
     assert by_column["altered/nDCG@10"]["p_value"] == 1.0
     assert by_column["altered/nDCG@10"]["verdict"] == "no significant difference"
     assert all(r["p_adjusted"] >= r["p_value"] for r in data["rows"])
+    # Raised to the floor the test resolves, as the site's downloads give them (JSON had
+    # the raw values, e.g. 5.6e-40 from a normal approximation, beside p_floor 1e-5).
+    assert all(r["p_value"] >= r["p_floor"] for r in data["rows"])
+    assert by_column["IRS"]["p_value"] == by_column["IRS"]["p_floor"]
     assert data["scale"].startswith("fractions")
 
 
@@ -75,6 +79,13 @@ def test_cli_table_is_labelled_x100(pair, capsys) -> None:
     assert main(["compare", str(a_dir), str(b_dir)]) == 0
     out = capsys.readouterr().out
     assert "Scores x100" in out and "A better" in out and "+20.0" in out
+    # It said its Holm family was the site's; the site corrects over a column's rows.
+    assert "here the family is this pair's columns of the view, so the two may differ" in out
+    # Each measure as every surface shows it: IRS with its sign (it had none here).
+    rows = [r for r in rows_of(out) if r["view"] == "followtable/wtr"]
+    (irs,) = [r for r in rows if r["col"].startswith("IRS")]
+    assert irs["a"].startswith("+") and irs["b"].startswith("+")
+    assert [r["a"][0].isdigit() for r in rows if "nDCG" in r["col"]] == [True]
 
 
 def test_holm_family_is_one_view_not_the_whole_comparison(tmp_path: Path, capsys) -> None:

@@ -510,6 +510,9 @@ def test_heatmap_groups_queries_and_a_click_opens_the_card(real_site, page) -> N
     assert len(heat["rows"]) == 267 and heat["metric"] == "IRS"
     groups = [r["group"] for r in heat["rows"]]
     assert groups == sorted(groups)  # grouped by constraint type, C1 .. S3
+    # The legend's ends in the cells' units: it read "−1 · 0 · +1" beside cells of "+3.6".
+    legend = page.locator(".fb-x-legend").inner_text()
+    assert "\u2212100 (the wrong way)" in legend and "+100 (as the instruction asks)" in legend
     for row in heat["rows"][:40]:
         for j, slug in enumerate(heat["cols"]):
             assert close(row["v"][j], per_query(real_site, slug, "followtable/wtr")["IRS"][row["query"]])

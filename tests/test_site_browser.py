@@ -379,6 +379,27 @@ def test_bar_chart_opens_on_a_system_with_scores(real_site, page) -> None:
                 "os => os.map(o => o.value)")[:20]:
             box.locator(".fb-bars-system").select_option(value)
             assert box.locator(".fb-bars rect").count() >= 1, value
+    # A bar says its value as the table's cell does: IRS with its sign (the charts printed
+    # it without one, from the sort value rounded again).
+    box = page.locator(".fb-charts").first
+    seen: list[str] = []
+    for key in box.locator(".fb-bars-system option").evaluate_all(
+            "os => os.map(o => o.value)"):
+        box.locator(".fb-bars-system").select_option(key)
+        titles = box.locator(".fb-bars rect title").all_text_contents()
+        cells = page.evaluate("""key => JSON.parse(document.querySelector('.fb-charts')
+            .getAttribute('data-bars')).map(([anchor, label, col]) => {
+              const table = document.getElementById(anchor).querySelector('table.fb-table');
+              const index = [...table.tHead.rows[0].cells].findIndex(
+                  th => th.getAttribute('data-col') === col);
+              const row = table.querySelector(`tr[data-k="${key}"]`);
+              const text = row ? row.cells[index].textContent.trim() : '';
+              return /[0-9]/.test(text) ? `${label} ${col}: ${text.replace(/[^0-9]+$/, '')}`
+                                        : null;
+            }).filter(Boolean)""", key)
+        assert titles == cells, (key, titles, cells)
+        seen += titles
+    assert any(t.split(": ")[1].startswith("+") for t in seen), seen
 
 
 def test_constraint_tab_moves_the_scatter(site, page) -> None:

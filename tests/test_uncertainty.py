@@ -328,7 +328,12 @@ def test_pages_show_rank_intervals_units_and_the_smallest_detectable_difference(
     assert {"1\u20133", "1\u20132", "2\u20133"} <= spans  # WTR: e5, BM25, MiniLM
     text = html.read_text(encoding="utf-8")
     assert "one value per topic, 60 topics" in text
-    assert "Tied for first (95% rank intervals reaching 1)" in text
+    # The rank intervals and the tiers are two tests, which can disagree near the threshold
+    # (pi-indic/t1/asm: a row below the best verified by its tier, with an interval reaching
+    # 1, was listed "tied for first" with no word of it); the sentence says so.
+    assert ("Tied for first by 95% rank intervals reaching 1 (a simultaneous test of every "
+            "pair, which can differ from the tiers' test of each row against the best "
+            "verified)") in text
     assert "detects with 80% power is" in text
 
 

@@ -56,11 +56,14 @@ def test_a_printed_average_that_is_not_its_cells_mean_says_so_visibly(
     ctx = table_context(table, "followtable.md")
     bm25 = next(i for i, ln in enumerate(table.lines) if ln.name == "BM25")
     pmrr = next(i for i, c in enumerate(table.view.columns) if c.id == "p-MRR")
-    assert ctx["rows"][bm25].cells[pmrr].text == "-0.5†"
+    assert ctx["rows"][bm25].cells[pmrr].text == "-0.5‡"
     assert len(ctx["printed_notes"]) == 1
     note = ctx["printed_notes"][0]
-    assert note.startswith("† BM25, p-MRR") and "-0.5" in note and "-0.25" in note
-    assert "†" in ctx["caption"]
+    assert note.startswith("‡ BM25, p-MRR") and "-0.5" in note and "-0.25" in note
+    assert "‡" in ctx["caption"]
+    # Its mark was the training-overlap mark (†), which switched on the note "the model's
+    # declared training data shares a source" under a table where no row does.
+    assert ctx["training_note"] == ""
     for view_id, other in committed_board.tables.items():  # nowhere else on the board
         if view_id != "followtable/average":
             assert table_context(other, "x.md")["printed_notes"] == [], view_id

@@ -22,6 +22,7 @@ from leaderboard.app.ci.pr_report import (
 from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.display import fixed, score_text
+from leaderboard.core.measures import is_signed
 from leaderboard.publish.standings.verdicts import floor_text
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
@@ -126,13 +127,15 @@ def _units(row: TaskStanding) -> str:
 def _previous(row: TaskStanding) -> str:
     if row.previous_leader is None:
         return "none yet"
-    return f"{md(row.previous_leader, 80)} ({score_text(row.previous_leader_score)})"
+    return (f"{md(row.previous_leader, 80)} "
+            f"({score_text(row.previous_leader_score, is_signed(row.primary_metric))})")
 
 
 def _reported(row: TaskStanding) -> str:
     if row.best_reported is None:
         return "–"
-    return f"{md(row.best_reported, 80)} ({score_text(row.best_reported_score)})"
+    return (f"{md(row.best_reported, 80)} "
+            f"({score_text(row.best_reported_score, is_signed(row.primary_metric))})")
 
 
 def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[str]:
@@ -155,10 +158,11 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
                 "|:--|--:|--:|:--|--:|--:|--:|:--|:--|:--|"]
         shown = items if max_rows is None else items[:max_rows]
         for (_, label), r in shown:
-            primary = (score_text(r.primary) if p_head
-                       else f"{code(r.primary_metric)} {score_text(r.primary)}")
-            headline = (score_text(r.headline) if h_head
-                        else f"{code(r.headline_metric)} {score_text(r.headline)}")
+            # Signed measures (p-MRR, IRS) with their sign, as every other surface shows them.
+            primary = score_text(r.primary, is_signed(r.primary_metric))
+            primary = primary if p_head else f"{code(r.primary_metric)} {primary}"
+            headline = score_text(r.headline, is_signed(r.headline_metric))
+            headline = headline if h_head else f"{code(r.headline_metric)} {headline}"
             tier = TIER_TEXT.get(r.tier, "not tested") if r.tier else "not tested"
             if r.note:
                 tier += f" ({md(r.note, 120)})"

@@ -219,7 +219,7 @@ def one_class(row: Row, column: Column) -> bool:
 # Marks a source's own printed average that is not the mean of its printed figures for
 # the column's tasks, which the caption says every column is (the note under the table
 # gives both).
-PRINTED_MARK = "†"
+PRINTED_MARK = "‡"  # not the training mark (†), whose note it switched on
 
 # Printed figures are rounded to one decimal (x100): the mean of rounded figures and a
 # rounded mean may differ by up to one unit of the last printed digit.

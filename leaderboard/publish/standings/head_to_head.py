@@ -9,7 +9,9 @@ for p-MRR, DeLong for AUROC), each with the interval of its own statistic.
 Columns compared in a view are those spanning all of the view's tasks (a per-dataset
 breakdown column of an average view is its own dataset view). The Holm family is one view,
 as on the site: the p-values of one view's columns are corrected together, never those of
-the whole comparison at once.
+the whole comparison at once. The family differs from the site's tiers, which correct each
+row's test against the best verified row over the rows of one column: the same raw p-value
+can pass one correction and not the other, and both texts say which family they mean.
 
 A verdict never contradicts its own interval: "A better" or "B better" needs an adjusted
 p-value below alpha, a 95% interval on the same side of 0 and a difference larger than the
@@ -30,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from leaderboard.benchmarks import all_views
 from leaderboard.core.display import fixed, score_text
+from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
 from leaderboard.publish.stats.tiers import compare_pair
@@ -38,6 +41,7 @@ from leaderboard.submission.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
 from .statistic import column_value, unit_scores
+from .verdicts import shown_p
 
 Verdict = Literal["A better", "B better", "no significant difference", "inconclusive",
                   "tied (within the reproducibility threshold)"]
@@ -62,8 +66,8 @@ class ColumnComparison(BaseModel):
     ci_low: float | None  # its 95% interval (None: too few units)
     ci_high: float | None
     effect_size: float | None  # effect / sd of the units' differences
-    p_value: float
-    p_adjusted: float    # Holm within the view
+    p_value: float        # raised to p_floor, as the downloads give it
+    p_adjusted: float    # Holm within the view, raised to p_floor
     p_floor: float       # the smallest p-value the test resolves
     family_size: int
     verdict: Verdict
@@ -154,8 +158,12 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                 tiered=index == view.tiered_column, test=r.test,
                 unit=column.sampling.plural, n_units=r.n_units, mean_a=r.mean_a,
                 mean_b=r.mean_b, effect=r.effect, estimate=r.estimate, ci_low=r.ci_low,
-                ci_high=r.ci_high, effect_size=r.effect_size, p_value=r.p_value,
-                p_adjusted=p_adj, p_floor=r.p_floor, family_size=len(pending),
+                # As the site's downloads give them: below the floor the test does not
+                # resolve a p-value (5.6e-40 from a normal approximation meant "< 1e-5").
+                ci_high=r.ci_high, effect_size=r.effect_size,
+                p_value=shown_p(r.p_value, r.p_floor),
+                p_adjusted=shown_p(p_adj, r.p_floor), p_floor=r.p_floor,
+                family_size=len(pending),
                 verdict=verdict(p_adj, r.ci_low, r.ci_high, r.effect,
                                 column.higher_is_better, alpha)))
     return SubmissionComparison(system_a=a.system_id, system_b=b.system_id, alpha=alpha,
@@ -184,8 +192,10 @@ def format_table(cmp: SubmissionComparison) -> str:
     for r in cmp.rows:
         label = r.label + (" *" if r.tiered else "") + (" †" if r.test == "wilcoxon" else "")
         interval = f"[{score_text(r.ci_low, True)}, {score_text(r.ci_high, True)}]"
+        signed = is_signed(r.metric)
         lines.append(
-            f"{r.view:34} {label:24} {score_text(r.mean_a):>7} {score_text(r.mean_b):>7} "
+            f"{r.view:34} {label:24} {score_text(r.mean_a, signed):>7} "
+            f"{score_text(r.mean_b, signed):>7} "
             f"{score_text(r.effect, True):>7} {interval:>15} "
             f"{_p_text(r.p_value, r.p_floor):>8} {_p_text(r.p_adjusted, r.p_floor):>8}  "
             f"{r.verdict}")
@@ -194,7 +204,9 @@ def format_table(cmp: SubmissionComparison) -> str:
     if cmp.skipped:
         lines.append(f"not compared: {', '.join(cmp.skipped[:10])}"
                      f"{' ...' if len(cmp.skipped) > 10 else ''}")
-    lines.append("* the view's tiered column (its best verified row and tiers on the site). "
+    lines.append("* the view's tiered column (the site ranks and tiers on it, Holm-correcting "
+                 "each row's test against the best verified row over the column's rows; here "
+                 "the family is this pair's columns of the view, so the two may differ). "
                  "Each value is the column's own convention (one task's mean, or the mean of "
                  "its tasks' figures, as the benchmark's paper averages), as the site shows "
                  "it.")

@@ -282,8 +282,16 @@
     return node;
   }
 
-  // x100, one decimal, by the rule every number on the site follows (assets/format.js).
-  function fmt(v) { return FBFormat.score(v); }
+  // x100, one decimal, by the rule every number on the site follows (assets/format.js);
+  // a signed measure (p-MRR, IRS) with its sign, as its column shows it.
+  function fmt(v, signed) { return FBFormat.score(v, signed); }
+
+  // Whether a view's column shows its values signed (its header says data-signed).
+  function columnSigned(anchor, columnId) {
+    var view = document.getElementById(anchor);
+    var th = view && view.querySelector('table.fb-table th[data-col="' + columnId + '"]');
+    return !!(th && th.hasAttribute("data-signed"));
+  }
 
   // The values of one column of a view's table, by row key, for visible rows only.
   function columnValues(anchor, columnId) {
@@ -301,9 +309,13 @@
       if (row.getAttribute("data-p") === "reference") return;
       var raw = row.cells[index].getAttribute("data-v");
       if (raw === null || raw === "") return;
+      // text: the cell as the table shows it, its marks (*, †, ‡) left off. Charts label
+      // points and bars with it rather than formatting data-v again: data-v is rounded for
+      // sorting (6 significant digits), and rounding it again could differ from the cell.
       out[row.getAttribute("data-k")] = {
         v: parseFloat(raw), name: row.querySelector(".fb-n").textContent,
-        prov: row.getAttribute("data-p"), hidden: row.hidden
+        prov: row.getAttribute("data-p"), hidden: row.hidden,
+        text: row.cells[index].textContent.trim().replace(/[^0-9]+$/, "")
       };
     });
     return out;
@@ -351,7 +363,10 @@
     var ys = columnValues(anchor, box.getAttribute("data-y"));
     var pts = [];
     Object.keys(xs).forEach(function (k) {
-      if (ys[k] && !xs[k].hidden) pts.push({ x: xs[k].v, y: ys[k].v, name: xs[k].name, prov: xs[k].prov });
+      if (ys[k] && !xs[k].hidden) {
+        pts.push({ x: xs[k].v, y: ys[k].v, name: xs[k].name, prov: xs[k].prov,
+                   xText: xs[k].text, yText: ys[k].text });
+      }
     });
     target.textContent = "";
     if (!pts.length) { target.textContent = "No rows with both values in this table."; return; }
@@ -364,13 +379,15 @@
     function sy(v) { return T + (1 - (v - yr[0]) / (yr[1] - yr[0])) * (H - T - B); }
     var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-plot",
       "aria-label": box.getAttribute("data-xlabel") + " against " + box.getAttribute("data-ylabel") });
+    var xSigned = columnSigned(anchor, box.getAttribute("data-x"));
+    var ySigned = columnSigned(anchor, box.getAttribute("data-y"));
     niceTicks(xr[0], xr[1], 6).forEach(function (t) {
       svg.appendChild(el("line", { x1: sx(t), x2: sx(t), y1: T, y2: H - B, class: "fb-grid" }));
-      svg.appendChild(el("text", { x: sx(t), y: H - B + 16, class: "fb-tick", "text-anchor": "middle" }, fmt(t)));
+      svg.appendChild(el("text", { x: sx(t), y: H - B + 16, class: "fb-tick", "text-anchor": "middle" }, fmt(t, xSigned)));
     });
     niceTicks(yr[0], yr[1], 6).forEach(function (t) {
       svg.appendChild(el("line", { x1: L, x2: W - R, y1: sy(t), y2: sy(t), class: Math.abs(t) < 1e-12 ? "fb-zero" : "fb-grid" }));
-      svg.appendChild(el("text", { x: L - 6, y: sy(t) + 4, class: "fb-tick", "text-anchor": "end" }, fmt(t)));
+      svg.appendChild(el("text", { x: L - 6, y: sy(t) + 4, class: "fb-tick", "text-anchor": "end" }, fmt(t, ySigned)));
     });
     svg.appendChild(el("text", { x: (L + W - R) / 2, y: H - 6, class: "fb-axis", "text-anchor": "middle" }, box.getAttribute("data-xlabel") + " (×100)"));
     svg.appendChild(el("text", { x: 14, y: (T + H - B) / 2, class: "fb-axis", "text-anchor": "middle",
@@ -386,7 +403,7 @@
     }
     pts.forEach(function (p) {
       var c = el("circle", { cx: sx(p.x), cy: sy(p.y), r: 4.5, class: "fb-point fb-point-" + p.prov, tabindex: 0 });
-      c.appendChild(el("title", {}, p.name + " (" + p.prov + "): " + fmt(p.x) + ", " + fmt(p.y)));
+      c.appendChild(el("title", {}, p.name + " (" + p.prov + "): " + p.xText + ", " + p.yText));
       svg.appendChild(c);
     });
     target.appendChild(svg);
@@ -399,7 +416,8 @@
     var bars = JSON.parse(box.getAttribute("data-bars"));
     var data = bars.map(function (b) {
       var vals = columnValues(b[0], b[2]);
-      return { label: b[1], metric: b[2], v: vals[key] ? vals[key].v : null };
+      return { label: b[1], metric: b[2], v: vals[key] ? vals[key].v : null,
+               text: vals[key] ? vals[key].text : "" };
     });
     target.textContent = "";
     var W = 560, rowH = 24, L = 120, R = 56, T = 8;
@@ -419,11 +437,11 @@
       }
       var x0 = sx(Math.min(0, d.v)), x1 = sx(Math.max(0, d.v));
       var rect = el("rect", { x: x0, y: y + 4, width: Math.max(1, x1 - x0), height: rowH - 8, class: d.v < 0 ? "fb-bar fb-bar-neg" : "fb-bar" });
-      rect.appendChild(el("title", {}, d.label + " " + d.metric + ": " + fmt(d.v)));
+      rect.appendChild(el("title", {}, d.label + " " + d.metric + ": " + d.text));
       svg.appendChild(rect);
       // Value labels sit right of the bar (of the zero line for negative bars), so they
       // never run into the category labels on the left.
-      svg.appendChild(el("text", { x: (d.v < 0 ? sx(0) : x1) + 4, y: y + rowH / 2 + 4, class: "fb-tick" }, fmt(d.v)));
+      svg.appendChild(el("text", { x: (d.v < 0 ? sx(0) : x1) + 4, y: y + rowH / 2 + 4, class: "fb-tick" }, d.text));
     });
     svg.appendChild(el("line", { x1: sx(0), x2: sx(0), y1: T, y2: H - T, class: "fb-zero" }));
     target.appendChild(svg);

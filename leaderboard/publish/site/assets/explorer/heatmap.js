@@ -25,14 +25,21 @@ var FBXHeatmap = (function () {
     return out;
   }
 
+  // The ends of the scale in the cells' own units (x100, a signed measure with its sign),
+  // not as fractions beside cells that say "+3.6".
+  function end(v, signed) {
+    var n = Math.round(v * 100);
+    return n < 0 ? "\u2212" + (-n) : (signed && n > 0 ? "+" : "") + n;
+  }
+
   function legend(range, signed) {
     var colour = Rows.colour;
     return h("p", { cls: "fb-x-legend" }, signed
-      ? [h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.low, range) }), " \u22121 (the wrong way) ",
+      ? [h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.low, range) }), " " + end(range.low, true) + " (the wrong way) ",
          h("span", { cls: "fb-x-swatch", style: "background:" + colour(0, range) }), " 0 ",
-         h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.high, range) }), " +1 (as the instruction asks)"]
-      : [h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.low, range) }), " 0 ",
-         h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.high, range) }), " 1"],
+         h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.high, range) }), " " + end(range.high, true) + " (as the instruction asks)"]
+      : [h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.low, range) }), " " + end(range.low, false) + " ",
+         h("span", { cls: "fb-x-swatch", style: "background:" + colour(range.high, range) }), " " + end(range.high, false)],
       h("span", { cls: "fb-x-swatch fb-x-none" }), " no score");
   }
 
