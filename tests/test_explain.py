@@ -259,6 +259,8 @@ def test_cli_lists_queries_worst_first_and_prints_a_card(data_dir: Path, capsys)
     assert "followtable/wtr has no query '0_99'" in capsys.readouterr().err
     assert main([*args, "--sort", "nDCG@10"]) == 2
     assert "not a per-query metric" in capsys.readouterr().err
+    assert main([*args, "--sort", ""]) == 2  # was taken as "the default" without a word
+    assert "--sort '' is not a per-query metric" in capsys.readouterr().err
 
 
 def test_cli_names_t4s_per_persona_auroc_as_a_part_of_the_tasks(data_dir: Path,

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     sheet = score_inputs(inputs)
     explanation = explain_task(task, inputs.data, sheet, inputs.runs, inputs.predictions)
-    sort_key = args.sort or task.primary_metric
+    sort_key = task.primary_metric if args.sort is None else args.sort
     known = sorted({k for row in explanation.rows for k in row.metrics})
     if sort_key not in known:
         print(f"explain: --sort {sort_key!r} is not a per-query metric of {task.id}; "
