@@ -293,8 +293,9 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                                       produced_by=produced_by, hardware=hardware,
                                       owner=options.owner,
                                       efficiency=efficiency if meter.costs else None)
-            files = install_submission(staging, folder, written, metadata,
-                                       then=options.after_install)
+            files = install_submission(
+                staging, folder, written, metadata, then=options.after_install,
+                first=lambda now: check_same_model(now, spec.name, revision, done_tasks))
     finally:
         group.close()
         if staging is not None:

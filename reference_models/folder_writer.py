@@ -178,7 +178,8 @@ def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[
 
 
 def install_submission(staging: Path, folder: Path, written: Sequence[Path], metadata: dict,
-                       then: Callable[[Path], object] | None = None) -> list[Path]:
+                       then: Callable[[Path], object] | None = None,
+                       first: Callable[[Path], object] | None = None) -> list[Path]:
     """Move the files ``written`` (relative to ``staging``) into ``folder``, then write
     metadata.yaml: the one step where a finished run becomes the submission folder, one
     change of it (:func:`leaderboard.submission.transaction.change_folder`) with what
@@ -187,9 +188,14 @@ def install_submission(staging: Path, folder: Path, written: Sequence[Path], met
     The scorer's files go first (results.json and the per-query scores no longer describe
     the folder; scoring writes them again), and with each run file any other file for the
     same task and role (``original.trec`` beside a new ``original.trec.gz``). Files of
-    tasks this run did not cover stay. Returns the installed paths."""
+    tasks this run did not cover stay. ``first`` checks the folder as it is once this
+    command holds it (another run may have changed it since this one started: a check made
+    before encoding let two models' runs into one submission), raising to leave it as it
+    is. Returns the installed paths."""
     with change_folder(folder, create=True) as change:
         copy = change.folder
+        if first is not None:
+            first(copy)
         for scored in written_by(Writer.SCORER):
             (copy / scored.name).unlink(missing_ok=True)
         for relative in written:

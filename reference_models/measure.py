@@ -22,7 +22,10 @@ import yaml
 
 from leaderboard.core.data import load_task_data
 from leaderboard.core.fileio import atomic_write_text
-from leaderboard.submission.layout import METADATA_NAME
+from leaderboard.core.report import Report
+from leaderboard.submission.layout import MANIFEST_NAME, METADATA_NAME, RUNS_DIR
+from leaderboard.submission.manifest import load_manifest
+from leaderboard.submission.metadata import load_metadata
 from leaderboard.submission.transaction import change_folder
 from reference_models.baseline_run import (
     RunOptions,
@@ -154,7 +157,37 @@ def with_block(text: str, key: str, value: object) -> str:
     return "".join(lines)
 
 
-def record_efficiency(folder: Path, block: dict,
+def measured_folder_problem(folder: Path, model_name: str, task_ids: Sequence[str]) -> str | None:
+    """Why ``folder`` cannot take a measurement of the model named ``model_name`` on
+    ``task_ids`` (None: it can): its metadata.yaml must read as valid metadata, name that
+    model, and the submission must hold runs of those tasks (in the folder or listed in
+    its manifest). Any folder took any model's figures, for tasks it had no runs of, and a
+    broken metadata.yaml stopped the command after the measurement with an internal error."""
+    path = folder / METADATA_NAME
+    if not path.is_file():
+        return f"{path}: no metadata.yaml to record the measurement in"
+    report = Report()
+    meta = load_metadata(path, str(path), report)
+    if meta is None:
+        return "; ".join(report.lines())
+    if meta.model.name != model_name:
+        return (f"{path}: the submission's model is {meta.model.name!r}, not {model_name!r}: "
+                "measure the model whose runs it holds")
+    listed = load_manifest(folder, report, str(folder / MANIFEST_NAME))
+    held = {p.parent.relative_to(folder / RUNS_DIR).as_posix()
+            for p in (folder / RUNS_DIR).rglob("*") if p.is_file()} if (
+        folder / RUNS_DIR).is_dir() else set()
+    held |= {rel.rsplit("/", 1)[0].removeprefix(RUNS_DIR + "/")
+             for rel in (listed.entries if listed is not None else {})}
+    missing = [t for t in task_ids if not (  # a family's entry, <family>/*, or a task id
+        any(h.startswith(t[:-1]) for h in held) if t.endswith("/*") else t in held)]
+    if missing:
+        return (f"{folder}: the submission has no runs of {', '.join(missing)}: measure the "
+                "tasks it was run on")
+    return None
+
+
+def record_efficiency(folder: Path, block: dict, model_name: str,
                       then: Callable[[Path], object] | None = None) -> Path:
     """Write ``block`` as ``efficiency:`` of the submission's metadata.yaml, checking first
     that the result still reads as the same metadata: one change of the folder
@@ -163,6 +196,9 @@ def record_efficiency(folder: Path, block: dict,
     metadata.yaml's digest)."""
     with change_folder(folder) as change:
         path = change.folder / METADATA_NAME
+        problem = measured_folder_problem(change.folder, model_name, sorted(block["tasks"]))
+        if problem:  # checked again now that this command holds the folder
+            raise ReferenceRunError(problem.replace(str(change.folder), str(folder)))
         text = path.read_text(encoding="utf-8")
         before = yaml.safe_load(text)
         updated = with_block(text, "efficiency", block)

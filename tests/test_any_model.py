@@ -309,6 +309,38 @@ def test_a_failed_run_leaves_the_submission_folder_as_it_was(folders, tiny_data:
     assert not list((tmp_path / "temp").iterdir())  # no staging folder left behind
 
 
+def test_a_run_that_another_finished_first_is_refused_at_install(
+        folders, tiny_data: Path, data_dir: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two `baselines run`s with one --id at once: each checked the folder before it
+    encoded, found it empty, and both installed, so the submission held two models' runs
+    under the second one's name. The check is made again once the folder is held."""
+    import reference_models.baseline_run as baseline_run
+
+    (tiny_data / "pi-indic").symlink_to(data_dir / "pi-indic", target_is_directory=True)
+    options = RunOptions(progress=False, device="cpu", cache_root=tmp_path / "cache",
+                         command="test")
+    spec = read_model_folder(folders["st-bi"], ModelChoices()).with_id("tiny").spec
+    other = read_model_folder(folders["st-bi"], ModelChoices(name="Another")).with_id(
+        "tiny").spec
+    answer = baseline_run.answer_task
+    finished_first: list[Path] = []
+
+    def the_other_run_finishes_meanwhile(*args, **kwargs):  # noqa: ANN002, ANN003
+        if not finished_first:
+            monkeypatch.setattr(baseline_run, "answer_task", answer)
+            finished_first.append(run_reference_model(
+                other, ["pi-indic-val150/t1/hin"], tiny_data, tmp_path, options).folder)
+        return answer(*args, **kwargs)
+
+    monkeypatch.setattr(baseline_run, "answer_task", the_other_run_finishes_meanwhile)
+    with pytest.raises(ValueError, match="holds runs of Another"):
+        run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path, options)
+    (folder,) = finished_first
+    runs = sorted(p.relative_to(folder).as_posix() for p in (folder / "runs").rglob("*.gz"))
+    assert runs == ["runs/pi-indic-val150/t1/hin/run.trec.gz"]
+
+
 def test_runs_of_another_model_are_not_mixed_into_a_folder(folders, tiny_data: Path,
                                                             data_dir: Path, tmp_path: Path) -> None:
     (tiny_data / "pi-indic").symlink_to(data_dir / "pi-indic", target_is_directory=True)

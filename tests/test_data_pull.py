@@ -364,6 +364,19 @@ def test_checksum_mismatch_is_refused_and_nothing_is_kept(
     assert leftovers(data) == []
 
 
+def test_a_body_longer_than_the_listed_file_is_cut_off(upstream: FakeUpstream,
+                                                       tmp_path: Path) -> None:
+    """A server sending no Content-Length and bytes without end had them all written to
+    the temporary file (400 MB for a 42-byte file) before the checksum refused it."""
+    data = tmp_path / "data-long"
+    upstream.overlong.add("data/WTR/qrels/test.tsv")
+    with pytest.raises(ChecksumError, match=r"data/WTR/qrels/test\.tsv .*sent more than the "
+                                            r"[\d,]+ bytes upstream lists"):
+        pull_one(upstream, data, "followtable/wtr")
+    assert not (data / "followtable" / "WTR" / "qrels" / "test.tsv").exists()
+    assert leftovers(data) == []
+
+
 def test_a_corrupt_table_leaves_no_corpus(upstream: FakeUpstream, tmp_path: Path) -> None:
     data = tmp_path / "data-bad-table"
     upstream.corrupt.add("data/WTR/tables/2.txt")
@@ -530,6 +543,26 @@ def test_missing_upstream_config_is_named_before_anything_is_downloaded(
     with pytest.raises(PullError, match="has no config qrel_diff"):
         pull_one(upstream, data, "followir/robust04")
     assert not any(p.suffix == ".parquet" for p in data.rglob("*"))
+
+
+@pytest.mark.parametrize("config", ["../../ESCAPED", "{tmp}/ABSOLUTE", "a/../../b"])
+def test_a_config_name_that_is_a_path_writes_nothing_outside_the_folder(
+        upstream: FakeUpstream, tmp_path: Path, config: str) -> None:
+    """A dataset card's config name became a folder: "../../ESCAPED" or an absolute path
+    put the pulled file outside the data folder, and the manifest recorded it there."""
+    config = config.format(tmp=tmp_path)
+    repo = upstream.hf[R04.repo]
+    card = (repo.root / "README.md").read_text()
+    (repo.root / "README.md").write_text(card.replace(
+        "configs:\n", f"configs:\n- config_name: {config}\n  data_files:\n  - split: test\n"
+                      "    path: corpus/test-*\n", 1))
+    data = tmp_path / "deep" / "data"
+    with pytest.raises(PullError, match="a file would be written outside .*not a plain "
+                                        "relative path"):
+        pull_one(upstream, data, "followir/robust04")
+    written = [p for p in tmp_path.rglob("*.parquet")
+               if not p.relative_to(tmp_path).parts[0].startswith("upstream-")]
+    assert written == [], written
 
 
 def test_status_lists_present_and_missing_sources(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,39 @@ def test_baselines_measure_writes_only_the_efficiency_block(tiny_data: Path,
         "leaderboard baselines measure bm25s --tasks followtable/wtr --documents 2")
     assert entry.sample.startswith("a uniform sample (seed 0): 2 of ")
     assert "1 of " in entry.sample and "search over the sampled documents only" in entry.sample
+
+
+def test_baselines_measure_refuses_a_folder_it_cannot_speak_for(tiny_data: Path,
+                                                                tmp_path: Path,
+                                                                capsys) -> None:
+    """`baselines measure` wrote BM25's figures into another model's submission, for a
+    task it had no runs of, and a broken metadata.yaml stopped it with an internal error
+    once the measurement was done. Each is refused first, naming the file."""
+    out = tmp_path / "subs"
+    run_reference_model("bm25s", ["followtable/wtr"], tiny_data, out,
+                        RunOptions(progress=False, command="test"))
+    folder = out / "bm25s"
+    shutil.copytree(folder, out / "someone-else")
+    meta = out / "someone-else" / "metadata.yaml"
+    text = meta.read_text()
+    name = yaml.safe_load(text)["model"]["name"]
+    meta.write_text(text.replace("id: bm25s", "id: someone-else").replace(
+        f"name: {name}", "name: Someone Else"))
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    measure = ["baselines", "measure", "bm25s", "--documents", "2", "--queries", "1",
+               "--out", str(out), "--data-dir", str(tiny_data)]
+    capsys.readouterr()
+    assert main([*measure, "--tasks", "followtable/wtr", "--id", "someone-else"]) == 1
+    err = capsys.readouterr().err
+    assert f"the submission's model is 'Someone Else', not {name!r}" in err, err
+    assert main([*measure, "--tasks", "followtable/tarx"]) == 1
+    assert "the submission has no runs of followtable/tarx" in capsys.readouterr().err
+    (folder / "metadata.yaml").write_text("id: [oops\n")
+    assert main([*measure, "--tasks", "followtable/wtr"]) == 1
+    err = capsys.readouterr().err
+    assert f"{folder / 'metadata.yaml'}:" in err and "internal error" not in err, err
+    (folder / "metadata.yaml").write_bytes(before[folder / "metadata.yaml"])
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
 def test_with_block_replaces_a_block_and_keeps_every_other_line() -> None:

@@ -333,12 +333,17 @@ def run_model(args: argparse.Namespace) -> int:
 
 def run_measure(args: argparse.Namespace) -> int:
     from leaderboard.core.errors import FollowBoardError
-    from reference_models.measure import Sample, measure_reference_model, record_efficiency
+    from reference_models.baseline_run import select_tasks
+    from reference_models.measure import (Sample, measure_reference_model,
+                                          measured_folder_problem, record_efficiency)
+    from reference_models.spec import get_model_spec
 
     data_dir = resolve_data_dir(args.data_dir)
     folder = args.out / (args.submission_id or args.model)
-    if not (folder / "metadata.yaml").is_file():
-        raise FollowBoardError(f"{folder}: no metadata.yaml to record the measurement in")
+    name = get_model_spec(args.model).name
+    problem = measured_folder_problem(folder, name, [t.id for t in select_tasks(args.tasks)])
+    if problem:  # before the measurement, which takes minutes
+        raise FollowBoardError(problem)
     parts = ["leaderboard", "baselines", "measure", args.model, "--tasks", *args.tasks,
              "--documents", str(args.documents), "--queries", str(args.queries),
              "--seed", str(args.seed)]
@@ -347,7 +352,7 @@ def run_measure(args: argparse.Namespace) -> int:
         Sample(documents=args.documents, queries=args.queries, seed=args.seed),
         shlex.join(parts), log=lambda m: print(m, file=sys.stderr, flush=True))
     scored: list[SubmissionOutcome] = []
-    path = record_efficiency(folder, block, then=None if args.no_score else (
+    path = record_efficiency(folder, block, name, then=None if args.no_score else (
         lambda copy: scored.append(score(copy, data_dir, quiet=args.quiet))))
     print(f"{args.model}: measured {len(block['tasks'])} task(s) -> {path}")
     if args.no_score:

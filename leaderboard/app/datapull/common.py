@@ -97,6 +97,17 @@ class RemoteFile:
     upstream_id: str
 
 
+def local_path_problem(path: str) -> str | None:
+    """Why ``path`` (a file's place under a source's folder, from an upstream listing or a
+    dataset card) could land outside that folder; None when it cannot."""
+    parts = path.split("/")
+    if not path or path.startswith("/") or "\\" in path or any(
+            part in ("", ".", "..") for part in parts) or re.search(r"[\x00-\x1f]", path):
+        return (f"{path!r} is not a plain relative path (no leading /, no '..', '.' or "
+                "empty parts, no backslashes or control characters)")
+    return None
+
+
 @dataclass(frozen=True)
 class PackedCorpus:
     """FollowTable's corpus.jsonl, built from one upstream file per table."""

@@ -38,6 +38,7 @@ from leaderboard.app.datapull.common import (
     PART_PREFIX,
     PART_SUFFIX,
     RETRYABLE_STATUS,
+    ChecksumError,
     Host,
     PackedCorpus,
     PullError,
@@ -333,9 +334,16 @@ class GitHubClient:
                 while chunk := resp.read(CHUNK_BYTES):
                     if self._stop.is_set():
                         raise _Stopped()
+                    size += len(chunk)
+                    if size > remote.checksum.size:
+                        # Past the listed size it cannot be the file: stop here (a body
+                        # without a Content-Length streamed 400 MB for a 42-byte file).
+                        raise ChecksumError(
+                            f"{remote.upstream_path} from {remote.url}: the server sent "
+                            f"more than the {remote.checksum.size:,} bytes upstream lists; "
+                            "the file was not kept")
                     out.write(chunk)
                     hasher.update(chunk)
-                    size += len(chunk)
             # http.client ends a body cut short silently; a connection that closed before
             # the promised length is a dropped transfer (retried), not a bad file.
             if promised is not None and size < promised:

@@ -57,6 +57,7 @@ from leaderboard.app.datapull.common import (
     SourceTasks,
     SourceUnreachableError,
     UpstreamError,
+    local_path_problem,
 )
 from leaderboard.app.datapull.github import GitHubClient, HttpClient, write_packed_corpus
 from leaderboard.app.datapull.hub import HubClient
@@ -165,6 +166,9 @@ def manifest_problems(local_root: Path, manifest: Mapping[str, Any]) -> list[str
     problems = []
     for rel, entry in manifest.get("files", {}).items():
         path = local_root / rel
+        if local_path_problem(rel):  # written by a pull before paths were checked
+            problems.append(f"{path}: outside the folder; pull again")
+            continue
         try:
             expected = Checksum.from_json(entry)
         except (KeyError, TypeError, ValueError):
@@ -309,6 +313,13 @@ class DataPuller:
     def _execute(self, plan: PullPlan, local_root: Path,
                  manifest: Mapping[str, Any] | None) -> SourceResult:
         source = plan.source
+        # Where each file goes comes from upstream (a dataset card's config names, a
+        # listing): refused before anything is written when it would leave the folder.
+        for local in [f.local_path for f in plan.files] + [p.local_path for p in plan.packed]:
+            problem = local_path_problem(local)
+            if problem:
+                raise UpstreamError(f"{source.repo}@{source.revision}: a file would be written "
+                                    f"outside {local_root}: {problem}; nothing was pulled")
         result = SourceResult(source, local_root)
         # Entries of an earlier pull of this repository (any revision): a file is reused
         # only when its upstream id is unchanged, so an older revision is harmless here.
