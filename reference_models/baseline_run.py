@@ -18,6 +18,7 @@ it was; the cache keeps what was computed, and the rerun resumes from it.
 from __future__ import annotations
 
 import fnmatch
+import os
 import shutil
 import sys
 import tempfile
@@ -240,7 +241,8 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     staging: Path | None = None
     if shard.is_main:
         check_same_model(folder, spec.name, revision, [t.id for t in tasks])
-        staging = Path(tempfile.mkdtemp(prefix=f"followboard-{submission_id}-"))
+        _sweep_dead_staging()
+        staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     written: list[Path] = []   # relative to the staging folder
     lines = 0
     try:
@@ -302,6 +304,25 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
             shutil.rmtree(staging, ignore_errors=True)
     done = sorted({p.parent.relative_to(RUNS_DIR).as_posix() for p in written})
     return RunSummary(folder if shard.is_main else None, done, files, lines)
+
+# A run's files wait in a folder of the temporary directory named after its process, until
+# they become the submission (a move). A run killed meanwhile cannot remove its folder (a
+# full run's runs are about 90 MB): the next run removes those whose process is gone.
+STAGING_PREFIX = "followboard-staging-"
+
+
+def _sweep_dead_staging() -> None:
+    for folder in Path(tempfile.gettempdir()).glob(f"{STAGING_PREFIX}*-*"):
+        pid = folder.name[len(STAGING_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or not folder.is_dir() or folder.is_symlink():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue  # alive, under another user
+
 
 def available_models() -> Iterable[ModelSpec]:
     return load_model_specs().values()

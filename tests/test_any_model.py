@@ -309,6 +309,27 @@ def test_a_failed_run_leaves_the_submission_folder_as_it_was(folders, tiny_data:
     assert not list((tmp_path / "temp").iterdir())  # no staging folder left behind
 
 
+def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(
+        tiny_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGKILLed `baselines run` left its staging folder in the temporary directory
+    (about 90 MB for a full run) for ever; the next run removes those of dead processes
+    and leaves a running one's."""
+    from reference_models.baseline_run import STAGING_PREFIX
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    # A process id above the kernel's largest: no process holds it.
+    beyond = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+    dead = tmp_path / "temp" / f"{STAGING_PREFIX}{beyond}-abc"
+    alive = tmp_path / "temp" / f"{STAGING_PREFIX}{os.getppid()}-def"
+    for folder in (dead, alive):
+        (folder / "runs").mkdir(parents=True)
+        (folder / "runs" / "x.trec").write_text("1 Q0 d 1 1 t\n")
+    run_reference_model("bm25s", ["followtable/wtr"], tiny_data, tmp_path / "out",
+                        RunOptions(progress=False, command="test"))
+    assert sorted(p.name for p in (tmp_path / "temp").iterdir()) == [alive.name]
+
+
 def test_a_run_that_another_finished_first_is_refused_at_install(
         folders, tiny_data: Path, data_dir: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:

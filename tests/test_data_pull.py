@@ -26,6 +26,7 @@ from leaderboard.core.data import load_task_data
 from leaderboard.app.datapull.common import (
     ChecksumError,
     MANIFEST_NAME,
+    PART_PREFIX,
     PART_SUFFIX,
     PullError,
     SourceUnreachableError,
@@ -375,6 +376,32 @@ def test_a_body_longer_than_the_listed_file_is_cut_off(upstream: FakeUpstream,
         pull_one(upstream, data, "followtable/wtr")
     assert not (data / "followtable" / "WTR" / "qrels" / "test.tsv").exists()
     assert leftovers(data) == []
+
+
+def test_a_second_pull_into_the_same_folder_waits_its_turn(upstream: FakeUpstream,
+                                                           tmp_path: Path) -> None:
+    """Two pulls into one folder: the second swept the first one's partial files and
+    staging folder from under it, and the first failed with a disk error. A pull holds
+    the folder; another says so and writes nothing."""
+    import fcntl
+    import os
+
+    data = tmp_path / "data-two"
+    [item] = select_sources(["followtable/wtr"])
+    root = data / item.source.local_dir
+    root.mkdir(parents=True)
+    partial = root / f"{PART_PREFIX}a{PART_SUFFIX}"
+    partial.write_bytes(b"the first pull's download")
+    held = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(PullError, match="another `leaderboard data pull` is writing"):
+            pull_one(upstream, data, "followtable/wtr")
+        assert partial.exists()  # the holder's file is left alone
+    finally:
+        os.close(held)
+    pull_one(upstream, data, "followtable/wtr")
+    assert not partial.exists() and (root / MANIFEST_NAME).is_file()
 
 
 def test_a_corrupt_table_leaves_no_corpus(upstream: FakeUpstream, tmp_path: Path) -> None:

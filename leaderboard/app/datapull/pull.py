@@ -33,6 +33,8 @@ printed.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -41,7 +43,7 @@ import threading
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from leaderboard.app.datapull.common import (
     HF_STAGING,
@@ -68,6 +70,25 @@ from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 from leaderboard.core.data import missing_files as reader_missing_files
 from leaderboard.core.fileio import atomic_write_text
 from leaderboard.core.tasks import DataSource, Task
+
+
+@contextlib.contextmanager
+def _pulling(local_root: Path) -> Iterator[None]:
+    """This process's hold on a source's folder for a pull: a second pull into the same
+    folder swept the first one's partial files and staging folder from under it (the
+    first then failed with a disk error). An exclusive ``flock`` on the folder, or a
+    :class:`PullError` saying who holds it."""
+    fd = os.open(local_root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise PullError(f"another `leaderboard data pull` is writing {local_root}; "
+                            "run this one when it has finished") from None
+        yield
+    finally:
+        os.close(fd)
+
 
 @dataclass
 class SourceResult:
@@ -234,28 +255,33 @@ class DataPuller:
         local_root = self.data_dir / source.local_dir
         try:
             local_root.mkdir(parents=True, exist_ok=True)
-            _sweep_partial_files(local_root)
-            shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
-            manifest = read_manifest(local_root)
-            if not self.force and manifest_matches_source(manifest, source):
-                assert manifest is not None
-                if (not manifest_problems(local_root, manifest)
-                        and not source_missing_files(item, self.data_dir)):
-                    return SourceResult(source, local_root, skipped=len(manifest["files"]),
-                                        offline_check=True)
-            try:
-                plan = (self.github.plan(item) if source.host == "github"
-                        else self.hub.plan(item))
-                result = self._execute(plan, local_root, manifest)
-            finally:
-                # Hub downloads are staged here; whatever is left was not kept.
-                shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
+            with _pulling(local_root):
+                return self._pull_held(item, local_root)
         except OSError as exc:
             # Network errors are PullErrors by now; an OSError here is the local disk
             # (read-only data mirror, full disk, permissions).
             where = exc.filename or local_root
             raise PullError(f"cannot write under {local_root} ({where}: "
                             f"{exc.strerror or exc})") from None
+
+    def _pull_held(self, item: SourceTasks, local_root: Path) -> SourceResult:
+        source = item.source
+        _sweep_partial_files(local_root)
+        shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
+        manifest = read_manifest(local_root)
+        if not self.force and manifest_matches_source(manifest, source):
+            assert manifest is not None
+            if (not manifest_problems(local_root, manifest)
+                    and not source_missing_files(item, self.data_dir)):
+                return SourceResult(source, local_root, skipped=len(manifest["files"]),
+                                    offline_check=True)
+        try:
+            plan = (self.github.plan(item) if source.host == "github"
+                    else self.hub.plan(item))
+            result = self._execute(plan, local_root, manifest)
+        finally:
+            # Hub downloads are staged here; whatever is left was not kept.
+            shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
         still_missing = source_missing_files(item, self.data_dir)
         if still_missing:
             listing = "\n".join(f"  - {p}" for p in still_missing[:10])
