@@ -138,8 +138,18 @@ def _load(auto_class_name: str, spec: ModelSpec, location: WeightsLocation, devi
 
     auto_class = getattr(transformers, auto_class_name)
     kwargs = {"revision": location.revision} if location.revision else {}
-    tokenizer = AutoTokenizer.from_pretrained(location.path, **kwargs)
-    model = auto_class.from_pretrained(location.path, **kwargs, **_dtype_kwargs(dtype))
+    # A damaged file (a truncated model.safetensors, a tokenizer.json that is not JSON)
+    # surfaced as "internal error (SafetensorError)" naming nothing: said with its folder.
+    what = "tokenizer"
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location.path, **kwargs)
+        what = "weights"
+        model = auto_class.from_pretrained(location.path, **kwargs, **_dtype_kwargs(dtype))
+    except (ImportError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - transformers' loaders raise many kinds
+        raise ReferenceRunError(f"{location.path}: the {what} cannot be loaded "
+                                f"({type(exc).__name__}: {str(exc)[:300]})") from None
     if spec.adapter is not None:
         try:
             from peft import PeftModel

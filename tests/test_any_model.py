@@ -309,6 +309,30 @@ def test_a_failed_run_leaves_the_submission_folder_as_it_was(folders, tiny_data:
     assert not list((tmp_path / "temp").iterdir())  # no staging folder left behind
 
 
+@pytest.mark.parametrize("damaged", ["model.safetensors", "tokenizer.json"])
+def test_a_damaged_model_file_is_named_not_an_internal_error(
+        folders, tiny_data: Path, tmp_path: Path, capsys, damaged: str) -> None:
+    """A truncated model.safetensors or a tokenizer.json that is not JSON stopped
+    `baselines run` with "internal error (SafetensorError)" naming nothing."""
+    import shutil
+
+    from leaderboard.app.cli import main
+
+    folder = tmp_path / "my model"
+    shutil.copytree(folders["st-bi"], folder)
+    path = folder / damaged
+    assert path.is_file()
+    path.write_bytes(path.read_bytes()[:100])
+    capsys.readouterr()
+    assert main(["baselines", "run", str(folder), "--id", "mine", "--tasks", "followtable/wtr",
+                 "--data-dir", str(tiny_data), "--out", str(tmp_path / "out"),
+                 "--device", "cpu", "--no-cache", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    what = "weights" if damaged.endswith("safetensors") else "tokenizer"
+    assert f"{folder}: the {what} cannot be loaded" in err and "internal error" not in err, err
+    assert not (tmp_path / "out" / "mine").exists()
+
+
 def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(
         tiny_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A SIGKILLed `baselines run` left its staging folder in the temporary directory
