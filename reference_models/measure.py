@@ -23,8 +23,8 @@ import yaml
 from leaderboard.core.data import load_task_data
 from leaderboard.core.fileio import atomic_write_text
 from leaderboard.core.report import Report
-from leaderboard.submission.layout import MANIFEST_NAME, METADATA_NAME, RUNS_DIR
-from leaderboard.submission.manifest import load_manifest
+from leaderboard.submission.folder import collect_inputs
+from leaderboard.submission.layout import METADATA_NAME, RUNS_DIR
 from leaderboard.submission.metadata import load_metadata
 from leaderboard.submission.transaction import change_folder
 from reference_models.baseline_run import (
@@ -173,12 +173,9 @@ def measured_folder_problem(folder: Path, model_name: str, task_ids: Sequence[st
     if meta.model.name != model_name:
         return (f"{path}: the submission's model is {meta.model.name!r}, not {model_name!r}: "
                 "measure the model whose runs it holds")
-    listed = load_manifest(folder, report, str(folder / MANIFEST_NAME))
-    held = {p.parent.relative_to(folder / RUNS_DIR).as_posix()
-            for p in (folder / RUNS_DIR).rglob("*") if p.is_file()} if (
-        folder / RUNS_DIR).is_dir() else set()
-    held |= {rel.rsplit("/", 1)[0].removeprefix(RUNS_DIR + "/")
-             for rel in (listed.entries if listed is not None else {})}
+    # The run files the folder holds or its manifest lists, as every reader finds them.
+    held = {rel.rsplit("/", 1)[0].removeprefix(RUNS_DIR + "/")
+            for rel in collect_inputs(folder, Report(), record_local=True).merged.entries}
     missing = [t for t in task_ids if not (  # a family's entry, <family>/*, or a task id
         any(h.startswith(t[:-1]) for h in held) if t.endswith("/*") else t in held)]
     if missing:
