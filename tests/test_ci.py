@@ -21,7 +21,7 @@ import pytest
 from leaderboard.app.ci import policy
 from leaderboard.app.ci.git import Change, GitError, TreeEntry, extract, tree_entries
 from leaderboard.app.ci.policy import classify_changes
-from leaderboard.app.ci.comment import COMMENT_MARKER, comment_body, md
+from leaderboard.app.ci.comment import COMMENT_MARKER, code, comment_body, md
 from leaderboard.app.ci.pr_report import (
     CiReport,
     CiReportError,
@@ -646,6 +646,30 @@ def test_audit_fails_each_unsafe_setting(case, edit, failed):
     assert len(audit.failed) == 1, "\n".join(audit.lines())
 
 
+@pytest.mark.parametrize(("case", "edit", "failed"), [
+    ("owner as text", lambda a: a["/repos/fb-org/followboard"].update(owner="fb-org"),
+     "repository"),
+    ("runners as an object", lambda a: a["/repos/fb-org/followboard/actions/runners"].update(
+        runners={"a": 1}), "no repository-level self-hosted runners"),
+    ("runner groups as numbers", lambda a: a[GROUPS].update(runner_groups=[1, 2]),
+     "GPU runner group"),
+    ("runners as names", lambda a: a[GPU_RUNNERS].update(runners=["gpu-jit-1"]),
+     "runner group"),
+    ("labels as a number", lambda a: [r.update(labels=7) for r in a[GPU_RUNNERS]["runners"]],
+     "GPU runner group"),
+])
+def test_audit_fails_a_check_on_an_answer_of_another_shape(case, edit, failed):
+    """Each stopped `ci audit-settings` with "internal error (AttributeError)" and printed
+    none of its checks; the check the answer feeds fails, naming what it expected."""
+    from leaderboard.app.ci.audit import audit_settings
+
+    answers = recorded_api()
+    edit(answers)
+    audit = audit_settings(REPO_SLUG, replay(answers))
+    assert not audit.ok and any(failed in c.name for c in audit.failed), \
+        "\n".join(audit.lines())
+
+
 @pytest.fixture
 def fake_github(monkeypatch):
     """A local HTTP server answering like api.github.com from the recording, 1 runner a page."""
@@ -720,6 +744,50 @@ def test_audit_settings_command_over_http(fake_github, capsys):
     assert "HTTP 404: Not Found" in capsys.readouterr().out
 
 
+def test_the_audit_token_never_follows_a_redirect_to_another_host():
+    """urllib follows a redirect anywhere and keeps the request's headers: an API answer
+    of 307 to another host got the admin token there, and its answers were audited."""
+    import http.server
+    import threading
+
+    from leaderboard.app.ci.audit import ApiError, http_fetch
+
+    got: list[str | None] = []
+
+    class Elsewhere(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            got.append(self.headers.get("Authorization"))
+            data = b'{"default_workflow_permissions": "read"}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            return None
+
+    elsewhere = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+
+    class Redirecting(Elsewhere):
+        def do_GET(self):  # noqa: N802
+            self.send_response(307)
+            self.send_header("Location", f"http://localhost:{elsewhere.server_port}{self.path}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    api = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    for server in (elsewhere, api):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        fetch = http_fetch("secret-token", f"http://127.0.0.1:{api.server_port}", timeout=5)
+        with pytest.raises(ApiError, match="redirected to another host"):
+            fetch("/repos/fb-org/followboard/actions/permissions/workflow")
+    finally:
+        for server in (elsewhere, api):
+            server.shutdown()
+    assert got == []
+
+
 # --------------------------------------------------------------------------- every failure reports
 
 def test_a_missing_run_file_is_reported_and_commented(repo, wtr, data_dir, actions_env,
@@ -790,6 +858,19 @@ def test_error_report_for_a_step_that_failed_before_the_check(tmp_path, capsys):
     before = (out / "report.json").read_bytes()
     assert main([*args[:-1], "something else"]) == 0  # an existing report is kept
     assert (out / "report.json").read_bytes() == before
+    # The comment job, given the pull request's files as the workflow gives them, posts
+    # it as the check's own failure: it was "⛔ refused", "the check's report is about no
+    # submission, but the pull request changes new-model".
+    files = tmp_path / "files.jsonl"
+    files.write_text(json.dumps({"status": "added",
+                                 "filename": "submissions/new-model/metadata.yaml"}) + "\n")
+    body = tmp_path / "body.md"
+    assert main(["ci", "comment-body", str(out / "report.json"), "--out", str(body),
+                 "--expect-pr", "9", "--expect-head", "b" * 40, "--pr-files", str(files),
+                 "--pr-author", "alice", "--author-association", "NONE",
+                 "--base-dir", str(tmp_path)]) == 0
+    text = body.read_text()
+    assert "the check itself failed" in text and "refused" not in text, text
 
 
 def test_a_backslash_in_a_file_name_is_refused_in_the_report(repo, wtr, data_dir,
@@ -1126,12 +1207,52 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     assert f"{TASK} p-MRR: results.json has 0.99" in out
     assert "run `leaderboard score submissions/old-model`" in out
 
+    # A run whose push range is unknown (a force-push dropped --before, a manual run)
+    # said "no submission needs scoring" and left the edit: it says what it cannot find,
+    # and --all scores every submission.
+    for before in ("f" * 40, ""):
+        assert main(["ci", "score-pending", "--repo", str(root), "--before", before,
+                     "--after", edited, "--data-dir", str(data_dir), "--quiet"]) == 0
+        out = capsys.readouterr().out
+        assert "score-pending: warning: " in out and "run with --all" in out, out
+        assert path.read_bytes() != genuine
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", "f" * 40, "--after",
+                 edited, "--all", "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert path.read_bytes() == genuine
+    git(root, "checkout", "-q", "--", ".")
     assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
                  edited, "--data-dir", str(data_dir), "--quiet"]) == 0
     assert "old-model: scored" in capsys.readouterr().out
     assert path.read_bytes() == genuine
     assert main(["validate", "--check-scores", folder, "--data-dir", str(data_dir),
                  "--quiet"]) == 0
+
+
+def test_score_pending_never_writes_through_a_linked_folder(repo, wtr, data_dir, tmp_path,
+                                                            capsys):
+    """submissions/evil, a link to a valid submission elsewhere: `score-pending` said
+    "evil: scored -> submissions/evil/results.json" and wrote its files where the link
+    points, outside the repository's submissions."""
+    root, base = repo
+    elsewhere = tmp_path / "elsewhere"
+    write_submission(elsewhere, "evil", "Evil", wtr, quality="good")
+    (root / "submissions" / "evil").symlink_to(elsewhere / "submissions" / "evil",
+                                               target_is_directory=True)
+    head = commit_all(root, "a linked submission folder")
+    before = sorted(p.name for p in (elsewhere / "submissions" / "evil").iterdir())
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
+                 head, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "evil" not in capsys.readouterr().out
+    assert sorted(p.name for p in (elsewhere / "submissions" / "evil").iterdir()) == before
+
+
+def test_names_lose_controls_direction_marks_and_issue_links():
+    """A report's text reached the comment with terminal escapes, a right-to-left override
+    (a name shown reordered) and "GH-123", which GitHub links to issue 123."""
+    out = md("Model \x1b[31mred\u202e 5MB GH-123")
+    assert "\x1b" not in out and "\u202e" not in out and "GH-123" not in out, out
+    assert out.startswith("Model \\[31mred 5MB GH\u200b-123"), out
+    assert "\x1b" not in code("a\x1bb") and "\u202e" not in code("a\u202eb")
 
 
 def test_bare_urls_in_names_are_not_links():

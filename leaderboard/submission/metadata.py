@@ -63,7 +63,7 @@ def _web_link(link: str) -> str:
 # the characters after them in another order than they are stored, so that a name could
 # read on the board as another model's, and halves of UTF-16 surrogate pairs (JSON's
 # \uD800 escapes), which UTF-8 cannot write.
-_NOT_SHOWN_AS_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+NOT_SHOWN_AS_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
                                 "\u2066-\u2069\ud800-\udfff]")
 MAX_NAME_CHARS = 200
 
@@ -73,7 +73,7 @@ def shown_text_problem(text: str, what: str) -> str | None:
     "a model's name"); None when it can."""
     if not text.strip():
         return f"{what} must not be blank"
-    found = _NOT_SHOWN_AS_TEXT.search(text)
+    found = NOT_SHOWN_AS_TEXT.search(text)
     if found:
         return (f"holds U+{ord(found.group()):04X}, a control, text-direction or surrogate "
                 f"character: {what} is one line of plain text")

@@ -103,6 +103,17 @@ def http_fetch(token: str | None, api_url: str = API_URL, timeout: float = 30.0)
     base = api_url.rstrip("/")
     origin = urllib.parse.urlsplit(base)[:2]
 
+    class SameOrigin(urllib.request.HTTPRedirectHandler):
+        # urllib follows a redirect anywhere with the request's headers, the token
+        # included (from https to http too): only the API's own origin is followed.
+        def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, ANN201
+            if urllib.parse.urlsplit(newurl)[:2] != origin:
+                raise urllib.error.URLError(f"the API redirected to another host ({newurl}); "
+                                            "the token is sent to the API's own only")
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    opener = urllib.request.build_opener(SameOrigin)
+
     def fetch(path: str) -> Any:
         sep = "&" if "?" in path else "?"
         url: str | None = f"{base}{path}{sep}per_page=100"
@@ -120,7 +131,7 @@ def http_fetch(token: str | None, api_url: str = API_URL, timeout: float = 30.0)
                 **({"Authorization": f"Bearer {token}"} if token else {}),
             })
             try:
-                with urllib.request.urlopen(request, timeout=timeout) as response:
+                with opener.open(request, timeout=timeout) as response:
                     body = response.read()
                     link = response.headers.get("Link")
             except urllib.error.HTTPError as exc:
@@ -157,14 +168,24 @@ def _obj(fetch: Fetch, path: str) -> dict:
     return value
 
 
+def _objects(answer: dict, key: str, path: str) -> list[dict]:
+    """``answer[key]``, a list of JSON objects (none when absent); anything else is an
+    :class:`ApiError`, so that the check it feeds fails rather than the audit stopping."""
+    value = answer.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ApiError(path, None, f"expected {key} to be a list of JSON objects")
+    return value
+
+
 def expected_workflow_ref(repository: str, workflow: str, branch: str) -> str:
     """How a runner group names an allowed workflow: ``owner/repo/.github/workflows/x@ref``."""
     return f"{repository}/.github/workflows/{workflow}@refs/heads/{branch}"
 
 
 def _labels(runner: dict) -> set[str]:
-    return {str(label.get("name", "")).lower() for label in runner.get("labels") or []
-            if isinstance(label, dict)}
+    labels = runner.get("labels") or []  # none readable: no GPU label, so the audit fails
+    return {str(label.get("name", "")).lower() for label in
+            (labels if isinstance(labels, list) else []) if isinstance(label, dict)}
 
 
 def _names(runners: list[dict]) -> str:
@@ -190,7 +211,10 @@ def audit_settings(repository: str, fetch: Fetch, *, runner_label: str = "gpu",
     try:
         repo = _obj(fetch, f"/repos/{owner}/{name}")
         public = not bool(repo.get("private", True))
-        owner_type = str((repo.get("owner") or {}).get("type", ""))
+        owner_record = repo.get("owner") or {}
+        if not isinstance(owner_record, dict):
+            raise ApiError(f"/repos/{owner}/{name}", None, "expected owner to be a JSON object")
+        owner_type = str(owner_record.get("type", ""))
     except ApiError as exc:
         audit.add("repository", False, _why(exc, "read access to the repository"))
         return audit
@@ -198,8 +222,8 @@ def audit_settings(repository: str, fetch: Fetch, *, runner_label: str = "gpu",
     # Runners registered on the repository itself belong to no runner group, so nothing
     # can stop a fork PR's workflow from naming their labels.
     try:
-        repo_runners = list(_obj(fetch, f"/repos/{owner}/{name}/actions/runners")
-                            .get("runners") or [])
+        path = f"/repos/{owner}/{name}/actions/runners"
+        repo_runners = _objects(_obj(fetch, path), "runners", path)
         audit.add("no repository-level self-hosted runners", not repo_runners,
                   "none registered on the repository" if not repo_runners else
                   f"{_names(repo_runners)} registered on the repository itself, where any "
@@ -253,8 +277,8 @@ def _audit_runner_groups(audit: Audit, org: str, public: bool, label: str,
                          wanted_ref: str, fetch: Fetch) -> None:
     scope = "the organization's admin:org (or organization_self_hosted_runners:read)"
     try:
-        groups = list(_obj(fetch, f"/orgs/{org}/actions/runner-groups")
-                      .get("runner_groups") or [])
+        path = f"/orgs/{org}/actions/runner-groups"
+        groups = _objects(_obj(fetch, path), "runner_groups", path)
     except ApiError as exc:
         audit.add("GPU runner group", False, _why(exc, scope))
         return
@@ -262,8 +286,8 @@ def _audit_runner_groups(audit: Audit, org: str, public: bool, label: str,
     for group in groups:
         gname = f"runner group {group.get('name', group.get('id'))!r}"
         try:
-            runners = list(_obj(fetch, f"/orgs/{org}/actions/runner-groups/"
-                                       f"{group.get('id')}/runners").get("runners") or [])
+            path = f"/orgs/{org}/actions/runner-groups/{group.get('id')}/runners"
+            runners = _objects(_obj(fetch, path), "runners", path)
         except ApiError as exc:
             audit.add(gname, False, _why(exc, scope))
             continue

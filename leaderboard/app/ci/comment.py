@@ -24,6 +24,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.display import fixed, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.publish.standings.verdicts import floor_text
+from leaderboard.submission.metadata import NOT_SHOWN_AS_TEXT
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
 from leaderboard.submission.pull_request import STATUS_LINE
@@ -51,17 +52,27 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~^$])")
 _AUTOLINK = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*:)(//)|\b(www)(\.)")
 
 
+# GitHub links "GH-123" to issue 123 in any text.
+_ISSUE_REF = re.compile(r"(?i)\b(gh)-(\d)")
+
+
+def _one_line(text: str, limit: int) -> str:
+    # What metadata.yaml refuses in a name (controls, text-direction marks) never reaches
+    # a comment from a report's text either.
+    text = " ".join(NOT_SHOWN_AS_TEXT.sub(" ", str(text)).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def md(text: str, limit: int = MAX_TEXT) -> str:
     """Untrusted text as inert Markdown: one line, HTML escaped, syntax characters quoted."""
-    text = " ".join(str(text).split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    text = _one_line(text, limit)
     text = html.escape(text, quote=False)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     if text[:1] in ("-", "+"):
         text = "\\" + text
     text = _AUTOLINK.sub(lambda m: (m.group(1) or m.group(3)) + "\u200b"
                          + (m.group(2) or m.group(4)), text)
+    text = _ISSUE_REF.sub("\\1\u200b-\\2", text)
     # A zero-width space after '@' keeps GitHub from notifying whoever the text names
     # (and breaks e-mail autolinks).
     return text.replace("@", "@\u200b")
@@ -69,9 +80,7 @@ def md(text: str, limit: int = MAX_TEXT) -> str:
 
 def code(text: str, limit: int = MAX_TEXT) -> str:
     """Untrusted text in a code span (inert by construction), pipes quoted for tables."""
-    text = " ".join(str(text).split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    text = _one_line(text, limit)
     if "`" in text or not text:
         return md(text, limit)
     return "`" + text.replace("|", "\\|") + "`"

@@ -54,28 +54,43 @@ def _store_bookkeeping(status: str, top: str) -> bool:
     return top == MANIFEST_NAME or (status == "D" and top in (RUNS_DIR, EXPLAIN_DIR))
 
 
-def pending_submissions(repo: Path, before: str | None, after: str | None) -> list[str]:
+def unknown_range(repo: Path, before: str | None, after: str | None) -> str | None:
+    """Why the push's range cannot be read (None: it can): no --before, the null commit of
+    a new branch, or a commit the clone does not hold (a force-push dropped it). Then only
+    missing or stale results are found, and an edit of a results.json that keeps the
+    recorded digests is not."""
+    if not before or not after or NULL_SHA_RE.match(before):
+        return "no --before commit was given (a manual run, or a new branch)"
+    try:
+        resolve_commit(repo, before)
+    except GitError:
+        return f"--before {before} is not in this clone (a force-push dropped it?)"
+    return None
+
+
+def pending_submissions(repo: Path, before: str | None, after: str | None, *,
+                        every: bool = False) -> list[str]:
     """Submission ids with any file changed between two commits (if given), results.json
-    included, plus those whose results are missing or stale."""
+    included, plus those whose results are missing or stale; ``every``: all of them.
+    A submission folder that is a link is no submission here (scoring it would write
+    where it points, outside the repository's submissions)."""
     ids: set[str] = set()
-    if before and after and not NULL_SHA_RE.match(before):
-        try:
-            old = resolve_commit(repo, before)
-        except GitError:
-            old = None  # e.g. a force-push dropped it: fall back to "missing results" only
-        if old is not None:
-            for change in changed_files(repo, old, resolve_commit(repo, after)):
-                parts = PurePosixPath(change.path).parts
-                if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR \
-                        and not _store_bookkeeping(change.status, parts[2]):
-                    ids.add(parts[1])
+    if unknown_range(repo, before, after) is None:
+        assert before is not None and after is not None
+        old = resolve_commit(repo, before)
+        for change in changed_files(repo, old, resolve_commit(repo, after)):
+            parts = PurePosixPath(change.path).parts
+            if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR \
+                    and not _store_bookkeeping(change.status, parts[2]):
+                ids.add(parts[1])
     folder = repo / SUBMISSIONS_DIR
     if folder.is_dir():
         for sub in folder.iterdir():
-            if sub.is_dir() and (sub / METADATA_NAME).is_file() and (
-                    not (sub / RESULTS_NAME).is_file() or results_staleness(sub)):
+            if sub.is_dir() and not sub.is_symlink() and (sub / METADATA_NAME).is_file() \
+                    and (every or not (sub / RESULTS_NAME).is_file() or results_staleness(sub)):
                 ids.add(sub.name)
-    return sorted(i for i in ids if (folder / i / METADATA_NAME).is_file())
+    return sorted(i for i in ids if (folder / i / METADATA_NAME).is_file()
+                  and not (folder / i).is_symlink())
 
 
 def score_pending(repo: Path, ids: list[str], data_dir: Path,

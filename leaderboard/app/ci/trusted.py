@@ -66,7 +66,12 @@ def apply_trusted_scope(report: CiReport, changes: list[Change]) -> CiReport:
     """The report, or a refusal when the API's file list says the PR is out of scope."""
     scope = classify_changes(changes)
     reported_ids = [s.id for s in report.submissions]
-    if scope.ok and (report.status == "refused" or reported_ids == scope.submission_ids[:1]):
+    # A refusal, and a check that failed itself (an "error" report is about no submission:
+    # it was made a refusal "about no submission", hiding that the check broke), pass as
+    # they are when the pull request's scope is sound.
+    about_none = report.status in ("refused", "error") and not reported_ids
+    if scope.ok and (about_none or report.status == "refused"
+                     or reported_ids == scope.submission_ids[:1]):
         return report
     refusals = scope.refusals or [
         f"the check's report is about {', '.join(reported_ids) or 'no submission'}, but the "

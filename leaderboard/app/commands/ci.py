@@ -109,6 +109,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     pending.add_argument("--before", default=None, metavar="COMMIT")
     pending.add_argument("--after", default=None, metavar="COMMIT")
     pending.add_argument("--repo", type=Path, default=Path("."), metavar="DIR")
+    pending.add_argument("--all", dest="every", action="store_true",
+                         help="score every submission (a run whose push range is unknown "
+                              "finds only missing or stale results)")
     pending.add_argument("--quiet", action="store_true", help="no progress lines")
     add_data_dir(pending)
     pending.set_defaults(handler=run_score_pending_cmd)
@@ -251,10 +254,19 @@ def run_error_report_cmd(args: argparse.Namespace) -> int:
 def run_score_pending_cmd(args: argparse.Namespace) -> int:
     import github_action_utils as gha
 
-    from leaderboard.app.ci.pending import pending_submissions, score_pending
+    from leaderboard.app.ci.pending import pending_submissions, score_pending, unknown_range
     from leaderboard.core.data import resolve_data_dir
 
-    ids = pending_submissions(args.repo, args.before, args.after)
+    why = None if args.every else unknown_range(args.repo, args.before, args.after)
+    if why:
+        # Said where a maintainer sees it: the run cannot find a hand-edited score.
+        message = (f"{why}: only submissions whose results are missing or stale are scored; "
+                   "a results.json edited with its digests kept is not found (run with --all "
+                   "to score every submission)")
+        print(f"score-pending: warning: {message}")
+        if os.environ.get("GITHUB_ACTIONS"):
+            print(f"::warning title=Push range unknown::{message}")
+    ids = pending_submissions(args.repo, args.before, args.after, every=args.every)
     if not ids:
         print("score-pending: no submission needs scoring")
     outcome = score_pending(args.repo, ids, resolve_data_dir(args.data_dir),
