@@ -358,6 +358,31 @@ def test_ties_warn(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
                for ln in result.out.splitlines()), result.out
 
 
+def test_scores_equal_in_single_precision_warn_and_say_how_trec_eval_differs(
+        tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    """trec_eval and pytrec_eval read scores as 32-bit floats: 0.5 and 0.50000001 are a
+    tie to them (broken by docid), while the leaderboard ranks them as written, so nDCG
+    could differ from theirs without a word. The validator says where, and pytrec_eval
+    confirms the tie."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    query = [ln for ln in wtr_lines if ln.startswith("3 ")]
+    first, second = query[0].split(), query[1].split()
+    assert first[1] == second[1] == "Q0"
+    edited = {query[0]: f"3 Q0 {first[2]} 1 0.50000001 test\n",
+              query[1]: f"3 Q0 {second[2]} 2 0.5 test\n"}
+    body = [edited.get(ln, ln) for ln in wtr_lines]
+    result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)
+    assert result.rc == 0, result.text
+    line = [i + 1 for i, ln in enumerate(body) if ln == edited[query[1]]][0]
+    (warning,) = [ln for ln in result.lines_at(line) if "single precision" in ln]
+    assert "1 score differs from the one ranked above only beyond single precision" \
+        in warning and "trec_eval" in warning, warning
+    evaluator = pytrec_eval.RelevanceEvaluator({"3": {first[2]: 1}}, {"P_1"})
+    at_one = evaluator.evaluate({"3": {first[2]: 0.50000001, second[2]: 0.5}})["3"]["P_1"]
+    # Tied to trec_eval: the higher docid ranks first.
+    assert at_one == (1.0 if first[2] > second[2] else 0.0)
+
+
 def test_odd_q0_column_warns(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
     body = [ln.replace(" Q0 ", " 0 ", 1) if i == 4 else ln for i, ln in enumerate(wtr_lines)]
     result = check(tmp_path / "original.trec", "".join(body), capsys, data_dir)

@@ -279,6 +279,22 @@ def _warn_rank_consistency(run: ParsedRun, display: str, report: Report) -> None
                    f"tied scores: {int(ties.sum()):,} in all, over "
                    f"{plural(n_queries, 'query')}; ties are broken by docid descending, as "
                    "trec_eval does", "warning", kind="ties")
+    # trec_eval (and pytrec_eval, through which MTEB computes nDCG and AP) reads scores as
+    # 32-bit floats: two scores distinct here and equal there are a tie to it, broken by
+    # docid, where the leaderboard (like MTEB's p-MRR) ranks the scores as written.
+    with np.errstate(over="ignore"):
+        narrow = score_sorted.astype(np.float32)
+    single = same_q & ~ties & (narrow[1:] == narrow[:-1])
+    if single.any():
+        n_single = int(single.sum())
+        report.add(display, int(run.line[order[1:][single]].min()),
+                   f"{plural(n_single, 'score')} {'differs' if n_single == 1 else 'differ'} "
+                   "from the one ranked above "
+                   "only beyond single precision (about 7 significant digits): trec_eval and "
+                   "pytrec_eval read scores as 32-bit floats and rank those as ties (by "
+                   "docid), the leaderboard as written, so nDCG, AP and RR can differ from "
+                   "trec_eval's; round scores to 7 significant digits or break the ties",
+                   "warning", kind="single-precision")
     rank_sorted = run.rank[order]
     inverted = same_q & (rank_sorted[1:] < rank_sorted[:-1]) & ~ties
     if inverted.any():
