@@ -226,6 +226,14 @@ def test_captions_say_what_the_number_is(real) -> None:
     text = (real["out"] / "followtable.html").read_text(encoding="utf-8")
     assert "the mean of the 4 per-dataset figures, as the paper averages them" in text
     assert "averaged over the four datasets" not in text or "mean of the four" in text
+    # A view of two rules named which columns follow which: "Every column is the mean of
+    # the per-language pair figures ...; the mean of the per-target language figures ...".
+    from leaderboard.publish.site.table_display import caption
+
+    t2 = caption(all_views()["pi-indic/t2/average"])
+    assert t2.startswith("R@1, R@5, R@10, RR@10: the mean of the 132 per-language pair "
+                         "figures, as the paper averages them; Assamese, Bengali,"), t2
+    assert "Urdu: the mean of the 11 per-target language figures" in t2
 
 
 # --------------------------------------------------------------------------- 3: leaders

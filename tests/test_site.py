@@ -67,6 +67,9 @@ def test_score_text_is_x100_one_decimal() -> None:
 def test_params_text() -> None:
     assert params_text(7_110_000_000) == "7.1B"
     assert params_text(335_000_000) == "335M"
+    # The unit follows the rounded figure: BidirLM-1B's 999.6M read "1000M".
+    assert params_text(999_600_000) == "1.0B" and params_text(999_499_999) == "999M"
+    assert params_text(999_600) == "1M" and params_text(999_499) == "999K"
     assert params_text(None) == "–"
     assert params_reason(None, "sparse").startswith("a sparse model")
     assert params_reason(None, "bi-encoder") == "the source does not state a parameter count"

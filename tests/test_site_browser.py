@@ -260,6 +260,21 @@ def test_dark_mode_toggle(site, page) -> None:
     shot(page, "followir-dark")
     colour = page.evaluate("""() => getComputedStyle(document.querySelector('table.fb-table td')).color""")
     assert colour != "rgb(0, 0, 0)" or after == "default"
+    # Buttons read on the dark background: "Show all N rows" was indigo at 2.35:1.
+    if after == "slate":
+        ratio = page.evaluate("""() => {
+          const lum = c => { const [r, g, b] = c.match(/\\d+/g).slice(0, 3).map(v => {
+            v = v / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+          // The style Material's plain buttons get in the page's content.
+          const button = document.createElement('a');
+          button.className = 'md-button';
+          button.textContent = 'Show all';
+          document.querySelector('.md-content .md-typeset').appendChild(button);
+          const bg = getComputedStyle(document.body).backgroundColor;
+          const [hi, lo] = [lum(getComputedStyle(button).color), lum(bg)].sort((a, b) => b - a);
+          return (hi + 0.05) / (lo + 0.05); }""")
+        assert ratio >= 4.5, ratio
 
 
 # --------------------------------------------------------------------------- issue 18

@@ -27,9 +27,10 @@ def params_text(n: int | None) -> str:
     give (:func:`params_reason` says why)."""
     if n is None:
         return "–"
-    if n >= 10**9:
+    # The unit is chosen on the rounded figure: 999.6M reads 1.0B, not "1000M".
+    if n >= 999_500_000:
         return f"{n / 10**9:.1f}B"
-    if n >= 10**6:
+    if n >= 999_500:
         return f"{n / 10**6:.0f}M"
     if n >= 10**3:
         return f"{n / 10**3:.0f}K"

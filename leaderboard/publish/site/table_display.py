@@ -235,12 +235,16 @@ def printed_average_gap(table: ViewTable, row: Row, index: int) -> float | None:
     column = table.view.columns[index]
     figures = []
     for task_id, metric in column.parts:
-        scores = row.system.tasks.get(task_id)
-        value = (scores.groups.get(column.group, {}).get(metric) if column.group
-                 else scores.metrics.get(metric)) if scores is not None else None
-        if value is None:
-            return None
-        figures.append(value)
+        value = _figure(row, column, task_id, metric)
+        if value is None and column.average != "available":
+            return None  # the caption's mean needs every task: nothing to set beside it
+        if value is not None:
+            figures.append(value)
+    if not figures:
+        return None
+    # A column of the mean of the tasks a row reports (PI-Indic's full set) compares the
+    # printed figure with that mean: a row of 11 languages printing 71.0 over cells
+    # averaging 57 was shown unmarked under a caption promising their mean.
     mean = math.fsum(figures) / len(figures)
     shown = table.values[row.key][index]
     return mean if shown is not None and abs(shown - mean) > _PRINTED_ROUNDING + 1e-9 else None
@@ -250,10 +254,20 @@ def printed_average_note(table: ViewTable, column: Column, line: ModelLine, mean
     """The sentence under a table about a row whose printed average is not its cells'."""
     shown = line.cells[table.view.columns.index(column)].value
     where = line.source.system.source.table or "its source"
+    reported = sum(1 for t, m in column.parts if _figure(line.source, column, t, m) is not None)
     return (f"{PRINTED_MARK} {line.name}, {column.label}: the average as printed ({where}) "
             f"is {score_text(shown, column.signed)}, but the mean of its "
-            f"{len(column.tasks)} per-{column.unit} figures is "
+            f"{reported} per-{column.unit} figures is "
             f"{score_text(mean, column.signed, digits=2)}; the cell shows the printed figure.")
+
+
+def _figure(row: Row, column: Column, task_id: str, metric: str) -> float | None:
+    """A row's own figure of one of a column's tasks (None: it reports none)."""
+    scores = row.system.tasks.get(task_id)
+    if scores is None:
+        return None
+    return scores.groups.get(column.group, {}).get(metric) if column.group \
+        else scores.metrics.get(metric)
 
 
 def line_href(line: ModelLine, submissions: str) -> str | None:
@@ -279,8 +293,8 @@ def source_name(row: Row) -> str:
 TRAINING_NOTE = (f"{TRAINING_MARK} the model's declared training data shares a source "
                  "collection or the source of its instructions with this benchmark (a cell's "
                  "details say which, and who says so); the figure is shown and ranked as "
-                 "any other. Models whose training data is not disclosed carry no mark: the "
-                 "Models page lists what each model declares.")
+                 "any other. Models whose training data is not disclosed carry no mark; a "
+                 "verified model's submission page says what it declares.")
 
 
 def others_text(line: ModelLine, column: Column, index: int) -> str:
@@ -607,11 +621,19 @@ def caption(view: View) -> str:
     averaged = [c for c in view.columns if c.convention != "task"]
     if not averaged:
         return ""
-    kinds = {c.convention_text for c in averaged}
-    text = "; ".join(sorted(kinds))
-    if len(averaged) == len(view.columns):
-        return f"Every column is {text}."
-    names = ", ".join(c.label for c in averaged)
-    return f"{names}: {text}; the other columns are one task each."
+    kinds: dict[str, list[str]] = {}
+    for column in averaged:
+        kinds.setdefault(column.convention_text, []).append(column.label)
+    if len(kinds) == 1 and len(averaged) == len(view.columns):
+        text = f"Every column is {next(iter(kinds))}."
+    else:
+        # Two rules in one view (PI-Indic's T2: per language pair and per target language)
+        # were joined with "; " without saying which columns follow which.
+        text = "; ".join(f"{', '.join(labels)}: {kind}" for kind, labels in kinds.items())
+        text += ("." if len(averaged) == len(view.columns)
+                 else "; the other columns are one task each.")
+    if any(c.prefer for c in averaged):
+        text += " Where a reported row's source prints its own average, the cell shows it."
+    return text
 
 
