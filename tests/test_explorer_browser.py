@@ -435,6 +435,19 @@ def test_pi_indic_cards_equal_the_engine(real_site, page) -> None:
                        text.getBoundingClientRect().right > label.getBoundingClientRect().left + 1; })
                .map(r => r.dataset.pair)""")
     assert overflowing == []
+    # Compared with another submission, each card shows its own answers: the pairs table
+    # was shown once, above both cards, with the first submission's probabilities only.
+    others = _engine(real_site, "bm25s", "pi-indic-val150/t4/hin")
+    explore(page, real_site, f"?s=use-multilingual-v3-numpy&vs=bm25s&t=pi-indic-val150/t4/hin"
+                             f"&query={persona}")
+    for slug, engine in (("use-multilingual-v3-numpy", personas), ("bm25s", others)):
+        shown = page.eval_on_selector_all(
+            f"article.fb-x-card[data-s='{slug}'] table.fb-x-pairs tbody tr",
+            "rs => rs.map(r => [r.dataset.pair, "
+            "r.querySelector('[data-field=probability]').dataset.v])")
+        assert [(pid, float(v)) for pid, v in shown] == \
+            [(p["pair"], p["probability"]) for p in engine.card(persona).pairs], slug
+    assert page.locator(".fb-x-shared-texts").count() == 0
 
 
 def test_followtable_texts_load_from_github_only_when_asked(real_site, page) -> None:
@@ -569,6 +582,24 @@ def test_verified_cells_link_to_the_queries_behind_them(real_site, page) -> None
     tasks = parse_qs(urlsplit(average.get_attribute("href")).query)["t"][0].split(",")
     assert sorted(tasks) == ["followtable/industr", "followtable/tarx", "followtable/wqt",
                              "followtable/wtr"]
+    # Its list is titled for the four, offers no heatmap of one of them as "these
+    # queries", and prices each submission to compare with at its average, as the table
+    # does (it read "FollowTable WQT (4 tasks)" and each submission's WQT figure).
+    primary = [a for a in page.locator('#followtable-average tbody tr[data-s="bm25s"] '
+                                       'a.fb-x-cell').all()
+               if "m=IRS" in (a.get_attribute("href") or "")][0]
+    minilm = page.locator('#followtable-average tbody tr[data-s="all-minilm-l6-v2"] '
+                          'a.fb-x-cell[href*="m=IRS"]').first.text_content().strip()
+    page.goto(primary.get_attribute("href"))
+    page.wait_for_selector("#fb-explorer[data-state=ready] table.fb-x-list")
+    assert page.locator("h2").first.inner_text().endswith("on FollowTable (4 tasks)")
+    assert page.locator("a", has_text="Heatmap of these queries").count() == 0
+    page.wait_for_function("document.querySelectorAll('.fb-x-compare-pick option').length > 1")
+    options = page.locator(".fb-x-compare-pick option").all_inner_texts()
+    assert any(o.startswith("all-MiniLM-L6-v2") and o.endswith(f"({minilm})")
+               for o in options), (options, minilm)
+    page.goto(real_site["url"] + "followtable.html#followtable-wtr")
+    link = page.locator('#followtable-wtr tbody tr[data-s="bm25s"] a.fb-x-cell').last
     link.click()
     page.wait_for_selector("#fb-explorer[data-state=ready] table.fb-x-list")
     assert page.locator(f'th[data-key="{metric}"]').get_attribute("aria-sort") == "ascending"
@@ -653,6 +684,17 @@ def test_bad_input_gets_a_message_not_a_blank_panel(fixture_site, page, query, m
     text = " ".join(page.locator(".fb-x-error").inner_text().split())
     assert message in text
     assert page.locator(".fb-x-error a", has_text="Start again").count() == 1
+
+
+def test_a_submission_without_the_task_is_said_so(real_site, page) -> None:
+    """USE has only T4 runs: its FollowTable WTR list said "Missing file ... HTTP 404 ...
+    scoring it again writes them", advice no scoring follows, after a 404 in the console
+    (the page fails on any console error)."""
+    for query in ("?s=use-multilingual-v3-numpy&t=followtable/wtr",
+                  "?s=bm25s&vs=use-multilingual-v3-numpy&t=followtable/wtr"):
+        explore(page, real_site, query, state="error")
+        text = " ".join(page.locator(".fb-x-error").inner_text().split())
+        assert "has no scores on FollowTable WTR" in text and "Missing file" not in text, text
 
 
 def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,

@@ -45,3 +45,15 @@ test("closest offers up to three near ids, nearest first", () => {
   // Ties in code-unit order, whatever order the ids came in.
   assert.deepEqual(FBXText.closest("q1", ["q3", "q2"]), ["q2", "q3"]);
 });
+
+test("sharedTitle names what a list's task families have in common", () => {
+  // A list of the four FollowTable datasets was titled after the first one alone.
+  assert.equal(FBXText.sharedTitle(["FollowTable WQT", "FollowTable WTR", "FollowTable TArX"]),
+    "FollowTable");
+  assert.equal(FBXText.sharedTitle([
+    "PI-Indic val150 T2 cross-lingual persona to instruction from Assamese",
+    "PI-Indic val150 T2 cross-lingual persona to instruction from Bengali"]),
+    "PI-Indic val150 T2 cross-lingual persona to instruction");
+  assert.equal(FBXText.sharedTitle(["FollowTable WQT"]), "FollowTable WQT");
+  assert.equal(FBXText.sharedTitle(["A b", "C d"]), "");
+});

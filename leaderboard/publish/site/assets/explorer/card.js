@@ -102,8 +102,11 @@ var FBXCard = (function () {
     var order = FBXRows.orderMetrics(list.metrics, list.primary, D.signedMetric);
     add(box, h("h3", { cls: "fb-x-card-title" }, F.subPage(slug)), P.metricsBlock(row.values, order));
     var texts = textSection(card, row, list, txt, qid);
-    if (!shared) add(box, texts);
-    if (card.pairs) return { box: box, texts: texts };
+    // A T4 persona's pairs carry this submission's probabilities and predictions: they
+    // stay in its own card, compared or not (shown once above both cards, the second
+    // submission's were nowhere and the first's read as both's).
+    if (!shared || card.pairs) add(box, texts);
+    if (card.pairs) return { box: box, texts: texts, own: true };
     if ("original" in card.ranked) add(box, pairedSections(card, list, ctx));
     else {
       var rel = h("section", { cls: "fb-x-changed" }, h("h4", { cls: "fb-x-sec" }, "The relevant document"),
@@ -139,9 +142,11 @@ var FBXCard = (function () {
     var trail = [nav("Explorer", {}), nav(sub.name, { s: slug }), nav(t.label, { s: slug, t: tid })];
     if (other) trail.push(nav("compared with " + D.submissionName(other), { s: slug, vs: other, t: tid }));
     trail.push(h("span", null, "query " + qid));
-    // The texts are the same for both submissions: shown once, above the two cards.
-    var content = other ? [h("section", { cls: "fb-x-card fb-x-shared-texts" }, made[0].texts),
-                           h("div", { cls: "fb-x-side" }, boxes)] : boxes[0];
+    // The texts are the same for both submissions: shown once, above the two cards (a
+    // T4 card keeps its own, which hold the submission's answers).
+    var content = !other ? boxes[0] : made[0].own ? h("div", { cls: "fb-x-side" }, boxes)
+      : [h("section", { cls: "fb-x-card fb-x-shared-texts" }, made[0].texts),
+         h("div", { cls: "fb-x-side" }, boxes)];
     F.show(title, [F.crumbs(trail), stepper, content]);
   }
 

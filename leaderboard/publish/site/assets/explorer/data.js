@@ -70,11 +70,19 @@ var FBXData = (function () {
     return ids;
   }
 
+  // A list's title: its task's, its family's, or what the families' titles share (the
+  // first task's family named a list of four datasets "FollowTable WQT (4 tasks)").
   function taskTitle(tids) {
     var index = state.index;
     if (tids.length === 1) return index.tasks[tids[0]].title;
-    var fam = index.families[index.tasks[tids[0]].family];
-    return (fam ? fam.title : tids[0]) + " (" + tids.length + " tasks)";
+    var titles = [];
+    tids.forEach(function (t) {
+      var fam = index.families[index.tasks[t].family];
+      var title = fam ? fam.title : t;
+      if (titles.indexOf(title) === -1) titles.push(title);
+    });
+    var shared = FBXText.sharedTitle(titles);
+    return shared ? shared + " (" + tids.length + " tasks)" : tids.length + " tasks";
   }
 
   function family(tid) { return state.index.families[state.index.tasks[tid].family]; }
@@ -109,8 +117,15 @@ var FBXData = (function () {
     var url = fileUrl(sub, tid + ".queries.json.gz"), key = String(url);
     if (!state.lists.has(key)) {
       var what = "query list of " + sub.name + " on " + tid;
-      var p = checked(url, what, function (doc) { return R.queryListProblem(doc, tid); }, rescore(sub))
-        .then(R.queryList);
+      // A submission without the task is said so (it got "Missing file ... scoring it
+      // again writes them", about a file no scoring writes), before any file is asked for.
+      var p = taskSubmissions(tid).then(function (entries) {
+        if (!entries.some(function (e) { return e.slug === slug; })) {
+          throw new UserError("\u201c" + sub.name + "\u201d has no scores on " + taskInfo(tid).title + ".",
+            "Its page lists the tasks it was run on; the task's page lists the submissions that have it.");
+        }
+        return checked(url, what, function (doc) { return R.queryListProblem(doc, tid); }, rescore(sub));
+      }).then(R.queryList);
       state.lists.set(key, p);
       p.catch(function () { state.lists.delete(key); });
     }

@@ -42,7 +42,7 @@ var FBXList = (function () {
       groups.length ? h("label", null, "Constraint ", groupSel) : null,
       multi ? h("label", null, "Task ", taskSel) : null,
       signed.length ? h("label", null, "Show ", only) : null,
-      compareSelect(tids[0], slug, function (other) { return href({ s: slug, t: tids.join(","), vs: other, m: sortKey }); }));
+      compareSelect(tids, slug, function (other) { return href({ s: slug, t: tids.join(","), vs: other, m: sortKey }); }));
     var count = h("p", { cls: "fb-x-count", "aria-live": "polite" });
     var table = h("table", { cls: "fb-x-table fb-x-list" });
     var wrap = h("div", { cls: "fb-x-wrap" }, table);
@@ -126,10 +126,13 @@ var FBXList = (function () {
     form.addEventListener("input", refilter);
     form.addEventListener("change", refilter);
     refilter();
+    // The heatmap draws one family's queries: offered when the list is one family (a list
+    // of four datasets linked the first dataset's heatmap under "these queries").
+    var oneFamily = tids.every(function (t) { return index.tasks[t].family === index.tasks[tids[0]].family; });
     var intro = h("p", { cls: "fb-x-note" },
       "Each query with ", F.subPage(slug), "\u2019s own scores (\u00d7100), worst first on " + D.metricLabel(sortKey) +
-      ". Click a query for its card; click a column to sort. ",
-      nav("Heatmap of these queries against other submissions", { view: "heatmap", t: tids[0], m: sortKey }), ".");
+      ". Click a query for its card; click a column to sort.",
+      oneFamily ? [" ", nav("Heatmap of these queries against other submissions", { view: "heatmap", t: tids[0], m: sortKey }), "."] : null);
     F.show(h("h2", null, "Queries of " + sub.name + " on " + D.taskTitle(tids)),
       [F.crumbs([nav("Explorer", {}), nav(sub.name, { s: slug }), h("span", null, D.taskTitle(tids))]),
        intro, form, count, wrap, more]);
@@ -137,15 +140,26 @@ var FBXList = (function () {
 
   // A select of the other submissions with explanation files on this task; picking one
   // goes to ``target(slug)``.
-  function compareSelect(tid, slug, target) {
+  // ``tids``: a task id, or the tasks of a list; each option shows the submission's mean of
+  // their primary figures, as the table's average does (it showed the first task's).
+  function compareSelect(tids, slug, target) {
+    tids = [].concat(tids);
     var sel = h("select", { cls: "fb-x-compare-pick", "aria-label": "Compare with another submission" },
       h("option", { value: "" }, "pick a submission\u2026"));
     var label = h("label", { cls: "fb-x-compare" }, "Compare with ", sel);
-    var signed = D.signedMetric(state.index.tasks[tid].primary);
-    D.taskSubmissions(tid).then(function (subs) {
-      subs.forEach(function (e) {
-        if (e.slug === slug || !e.explained) return;
-        add(sel, h("option", { value: e.slug }, D.submissionName(e.slug) + " (" + fmt(e.primary, signed) + ")"));
+    var signed = D.signedMetric(state.index.tasks[tids[0]].primary);
+    Promise.all(tids.map(D.taskSubmissions)).then(function (perTask) {
+      var seen = {};
+      perTask.forEach(function (subs) {
+        subs.forEach(function (e) {
+          var s = seen[e.slug] || (seen[e.slug] = { n: 0, sum: 0, explained: true });
+          s.n += 1; s.sum += e.primary; s.explained = s.explained && e.explained;
+        });
+      });
+      perTask[0].forEach(function (e) {
+        var s = seen[e.slug];
+        if (e.slug === slug || !s.explained || s.n !== tids.length) return;
+        add(sel, h("option", { value: e.slug }, D.submissionName(e.slug) + " (" + fmt(s.sum / s.n, signed) + ")"));
       });
       if (sel.options.length === 1) { sel.disabled = true; sel.options[0].textContent = "no other submission has this task"; }
     }).catch(function () { sel.disabled = true; });

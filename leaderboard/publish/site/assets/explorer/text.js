@@ -49,7 +49,22 @@ var FBXText = (function () {
       .slice(0, 3).map(function (x) { return x[1]; });
   }
 
-  return { wordDiff: wordDiff, editDistance: editDistance, closest: closest };
+  // What several titles share: their common leading words, without a trailing
+  // connective ("from", "to", a comma) — "FollowTable" of "FollowTable WQT" and
+  // "FollowTable WTR"; "" when they share no word.
+  function sharedTitle(titles) {
+    if (titles.length === 1) return titles[0];
+    var words = titles[0].split(" ");
+    titles.slice(1).forEach(function (t) {
+      var other = t.split(" "), n = 0;
+      while (n < words.length && n < other.length && words[n] === other[n]) n++;
+      words = words.slice(0, n);
+    });
+    while (words.length && /^(from|to|of|on|and|in)$|^\W*$/.test(words[words.length - 1])) words.pop();
+    return words.join(" ").replace(/[,;:]$/, "");
+  }
+
+  return { wordDiff: wordDiff, editDistance: editDistance, closest: closest, sharedTitle: sharedTitle };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXText;
