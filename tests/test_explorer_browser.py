@@ -526,6 +526,14 @@ def test_heatmap_groups_queries_and_a_click_opens_the_card(real_site, page) -> N
     # The legend's ends in the cells' units: it read "−1 · 0 · +1" beside cells of "+3.6".
     legend = page.locator(".fb-x-legend").inner_text()
     assert "\u2212100 (the wrong way)" in legend and "+100 (as the instruction asks)" in legend
+    # The note names the metric as the picker does (it printed the raw key,
+    # "original/nDCG@10").
+    explore(page, real_site, "?view=heatmap&t=followtable/wtr&m=original/nDCG@10")
+    picked = page.locator(".fb-x-filters select").first.evaluate(
+        "s => s.options[s.selectedIndex].text")
+    notes = " ".join(page.locator(".fb-x-note").all_inner_texts())
+    assert picked != "original/nDCG@10" and f"the colour is the query\u2019s {picked}." in notes
+    explore(page, real_site, "?view=heatmap&t=followtable/wtr")
     for row in heat["rows"][:40]:
         for j, slug in enumerate(heat["cols"]):
             assert close(row["v"][j], per_query(real_site, slug, "followtable/wtr")["IRS"][row["query"]])

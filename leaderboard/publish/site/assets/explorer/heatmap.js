@@ -204,7 +204,7 @@ var FBXHeatmap = (function () {
     state.heat = layout;
     F.show(h("h2", null, "Heatmap: " + fam.title),
       [F.crumbs([nav("Explorer", {}), h("span", null, "heatmap of " + fam.title)]),
-       h("p", { cls: "fb-x-note" }, "Each row is a query (grouped by " + fam.group_by + ", hardest first), each column a submission (left to right, best first); the colour is the query\u2019s " + metric + ". Click a cell, or focus the map and use the arrow keys and Enter, to open that query\u2019s card."),
+       h("p", { cls: "fb-x-note" }, "Each row is a query (grouped by " + fam.group_by + ", hardest first), each column a submission (left to right, best first); the colour is the query\u2019s " + D.metricLabel(metric) + ". Click a cell, or focus the map and use the arrow keys and Enter, to open that query\u2019s card."),
        unknown.length ? h("p", { cls: "fb-x-error", role: "alert" }, "Not shown (no such submission with explanation files for these tasks): " + unknown.join(", ") + ".") : null,
        missing ? h("p", { cls: "fb-x-note" }, missing + " of " + jobs.length + " query lists could not be loaded; their cells are grey.") : null,
        controls(tid0, fam, candidates, cols, picked, metric, metrics, primary), legend(range, signed), status,
