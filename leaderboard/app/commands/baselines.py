@@ -30,8 +30,9 @@ FAMILIES = ("bi-encoder", "cross-encoder", "seq2seq-reranker", "causal-reranker"
 def register(sub: "argparse._SubParsersAction") -> None:
     parser = new_command(
         sub, "baselines", "run reference models (BM25, bi-encoders, rerankers) as submissions",
-        "Reference models are declared in reference_models/models.yaml with pinned weights, "
-        "prompts and pooling; any other model runs from its folder or its Hugging Face Hub "
+        "Reference models are declared in reference_models/models.yaml (weights pinned to a "
+        "revision where it gives one: `list` marks the others), prompts and pooling; any "
+        "other model runs from its folder or its Hugging Face Hub "
         "id. `run` writes a complete submission folder and scores it.",
         "  leaderboard baselines list\n"
         "  leaderboard baselines run bm25s --tasks 'followtable/*' 'pi-indic-val150/t[123]/*'\n"

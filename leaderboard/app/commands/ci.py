@@ -31,8 +31,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "ci", "steps of the GitHub Actions workflows (PR check, comment, scoring)",
         "The steps the workflows in .github/workflows/ run, as commands that behave the same "
-        "on a laptop. Inside Actions they also write annotations, step outputs "
-        "($GITHUB_OUTPUT) and the job summary ($GITHUB_STEP_SUMMARY).",
+        "on a laptop. They print their findings also as annotation lines (::error "
+        "file=...::, which Actions shows on the files); inside Actions they also write step "
+        "outputs ($GITHUB_OUTPUT) and the job summary ($GITHUB_STEP_SUMMARY).",
         "  leaderboard ci pr-check --base origin/main --head HEAD --out pr-report")
     steps = p.add_subparsers(dest="ci_command", metavar="STEP")
     steps.required = True

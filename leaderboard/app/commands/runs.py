@@ -55,9 +55,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
     push.add_argument("--submissions-dir", type=Path, default=Path("submissions"),
                       metavar="DIR", help="where --all looks (default: ./submissions)")
     push.add_argument("--to", metavar="STORE", default=None,
-                      help="a store other than the configured one: a folder or "
-                           "hf://datasets/<owner>/<name> (e.g. your own dataset, before a "
-                           "pull request)")
+                      help="a store other than the configured one: hf://datasets/<owner>/<name> "
+                           "(e.g. your own dataset, before a pull request; the manifest "
+                           "records its commit), or a folder with --keep (a manifest cannot "
+                           "record a folder, so the folder's copies stay)")
     push.add_argument("--keep", action="store_true",
                       help="keep the folder's copies of the pushed files")
     push.add_argument("--quiet", action="store_true", help="no progress lines")
