@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Sequence
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data import MissingDataError, load_task_data
 from leaderboard.core.predictions import write_predictions
+from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.submission.layout import RUNS_DIR
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root
 from reference_models.compute import DEFAULT_CHUNK_SIZE
@@ -241,7 +242,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     staging: Path | None = None
     if shard.is_main:
         check_same_model(folder, spec.name, revision, [t.id for t in tasks])
-        _sweep_dead_staging()
+        remove_dead_temp_folders(STAGING_PREFIX)
         staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     written: list[Path] = []   # relative to the staging folder
     lines = 0
@@ -305,23 +306,11 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     done = sorted({p.parent.relative_to(RUNS_DIR).as_posix() for p in written})
     return RunSummary(folder if shard.is_main else None, done, files, lines)
 
+
 # A run's files wait in a folder of the temporary directory named after its process, until
 # they become the submission (a move). A run killed meanwhile cannot remove its folder (a
 # full run's runs are about 90 MB): the next run removes those whose process is gone.
 STAGING_PREFIX = "followboard-staging-"
-
-
-def _sweep_dead_staging() -> None:
-    for folder in Path(tempfile.gettempdir()).glob(f"{STAGING_PREFIX}*-*"):
-        pid = folder.name[len(STAGING_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or not folder.is_dir() or folder.is_symlink():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)
-        except OSError:
-            continue  # alive, under another user
 
 
 def available_models() -> Iterable[ModelSpec]:

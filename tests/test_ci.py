@@ -846,6 +846,31 @@ def test_an_internal_error_still_writes_a_report_and_a_comment(repo, wtr, data_d
     assert read_ci_report(tmp_path / "by-name" / "report.json").head_sha == head
 
 
+def test_a_killed_checks_work_folder_is_removed_by_the_next(repo, wtr, data_dir, actions_env,
+                                                           tmp_path, monkeypatch):
+    """A SIGKILLed `ci pr-check` left its work folder, the extracted submission (up to
+    55 MB), in the temporary directory for ever; the next check removes those of
+    processes gone, and leaves a running one's."""
+    import tempfile
+
+    from leaderboard.app.ci.pr_check import PR_WORK_PREFIX
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    beyond = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+    dead = tmp_path / "temp" / f"{PR_WORK_PREFIX}{beyond}-abcd"
+    alive = tmp_path / "temp" / f"{PR_WORK_PREFIX}{os.getppid()}-efgh"
+    for folder in (dead, alive):
+        (folder / "new-model").mkdir(parents=True)
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    head = commit_all(root, "add new-model")
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0
+    assert sorted(p.name for p in (tmp_path / "temp").iterdir()) == [alive.name]
+    # The report folder's files are written whole, the report last.
+    assert (tmp_path / "report" / "pr-number").read_text() == "7\n"
+
+
 def test_error_report_for_a_step_that_failed_before_the_check(tmp_path, capsys):
     out = tmp_path / "report"
     args = ["ci", "error-report", "--repo", str(tmp_path), "--base", "a" * 40, "--head",

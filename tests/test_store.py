@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import re
 import socket
 import time
@@ -889,6 +890,19 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
     assert snapshot(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
     assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
                                                         "results.json"]
+    # A push killed while copying left its temporary file in the store for ever: the
+    # next push to the submission removes those whose process is gone.
+    inside = tmp_path / "mirror" / "submissions" / SUB
+    beyond = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+    killed = inside / "runs" / WTR / f".push-{beyond}-altered.trec.gz.x1y2.tmp"
+    running = inside / "runs" / WTR / f".push-{os.getppid()}-altered.trec.gz.z3w4.tmp"
+    for tmp in (killed, running):
+        tmp.write_bytes(b"half a file")
+    again = tmp_path / "again" / "submissions" / SUB
+    shutil.copytree(carried, again)
+    report, _ = push([again], store)
+    assert report.ok and not killed.exists() and running.exists(), report.lines()
+    running.unlink()
     assert score_submission(folder, data_dir, store=store,
                             after_merge=True).results_path is not None
     same_results(carried, folder)

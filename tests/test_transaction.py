@@ -234,6 +234,35 @@ def test_publishing_killed_at_20_instants_leaves_the_old_or_the_new_folder(
                       every=False)
 
 
+@needs_fork
+@pytest.mark.slow
+def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_folder(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+    """`runs push` read a folder before finishing the change a killed command left:
+    killed after its journal was written, `runs add` left the old folder and a journal,
+    and push wrote the old manifest beside the new results, removed the old runs, and
+    said nothing. Push and pull now finish or undo it first, as every reader does."""
+    from leaderboard.app.transfer import pull, push
+
+    argv = add_argv(states, data_dir)
+    old_and_new(states["scored"], argv, tmp_path / "reference")
+    _, _, n_ops = old_and_new(states["scored"], argv, tmp_path / "reference")
+    for k in range(max(1, n_ops - 24), n_ops + 1):  # the switch comes last
+        folder = fresh(states["scored"], tmp_path / "run")
+        shutil.rmtree(tmp_path / "store", ignore_errors=True)
+        code, _, output = run_child(argv(folder), fail_at=k)
+        assert code is None, f"op {k}: not killed\n{output}"
+        report, _ = push([folder])
+        assert report.ok, f"op {k} of {n_ops}: {report.lines()}"
+        assert around(folder) == [SUB], f"op {k}: {around(folder)}"
+        assert verify(folder).ok, f"op {k} of {n_ops}: {verify(folder).lines()}"
+        # And pull, the other way round, after the same kind of kill.
+        folder = fresh(states["scored"], tmp_path / "run")
+        run_child(argv(folder), fail_at=k)
+        report, _ = pull(folder)
+        assert report.ok and around(folder) == [SUB], (k, report.lines(), around(folder))
+
+
 # --------------------------------------------------------------------------- a full disk
 
 @needs_fork

@@ -24,6 +24,7 @@ folder is as it was or as intended, and nothing in it is followed through a link
 from __future__ import annotations
 
 import fnmatch
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import Callable
 from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_file
+from leaderboard.core.processes import process_gone
 from leaderboard.core.report import Report
 from leaderboard.store.files import StoredRef, StoreError, unique_errors
 from leaderboard.store.locations import (
@@ -59,7 +61,7 @@ from leaderboard.submission.pipeline import (
     score_submission,
 )
 from leaderboard.submission.results import ResultsFileError, read_results
-from leaderboard.submission.transaction import change_folder, links_in
+from leaderboard.submission.transaction import change_folder, links_in, recover
 
 Progress = Callable[[str], None]
 
@@ -93,7 +95,10 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
     """The manifest's files, the per-query file and the explanation files of ``folder``
     (None after reporting why they cannot be listed). The explanation files are listed
     by their manifest, read through the store (verified against results.json) wherever
-    it is."""
+    it is. A change a killed command left is finished or undone first, as every reader of
+    a folder does: push read the folder as it was, then wrote that old manifest over the
+    finished change and removed files by its refs."""
+    recover(folder)
     for link in links_in(folder):
         report.add(f"{folder.name}/{link}", None, "symbolic links are not allowed in a "
                                                   "submission; commit the file itself")
@@ -312,6 +317,21 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
     return report, done
 
 
+# A folder store's file is written beside its place as ".push-<pid>-<name>.XXXX.tmp", then
+# renamed over it: a push killed meanwhile leaves that file in the store, shared by every
+# later reader, and the next push to the submission removes those of processes gone.
+_PUSH_PREFIX = ".push-"
+
+
+def _sweep_killed_pushes(inside: Path) -> None:
+    if not inside.is_dir():
+        return
+    for tmp in inside.rglob(f"{_PUSH_PREFIX}*.tmp"):
+        pid = tmp.name[len(_PUSH_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and tmp.is_file() and not tmp.is_symlink() and process_gone(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
 def _record(plan: PushPlan, target: RunStore, keep: bool, copy_to: Path | None = None) -> None:
     """Copy the files of ``plan`` into the folder store at ``copy_to`` (if given), then
     write the manifest and (unless ``keep``) remove the folder's copies, as one change of
@@ -321,11 +341,14 @@ def _record(plan: PushPlan, target: RunStore, keep: bool, copy_to: Path | None =
     with change_folder(folder) as change:
         if copy_to is not None:
             into = change.folder if copy_to.resolve() == folder.resolve() else copy_to
+            if into == copy_to:
+                _sweep_killed_pushes(copy_to)
             for rel, path in sorted(plan.found.items()):
                 dest = into / rel
                 if dest.is_file() and dest.resolve() == path.resolve():
                     continue
-                with atomic_file(dest) as sink, path.open("rb") as src:
+                with atomic_file(dest, prefix=f"{_PUSH_PREFIX}{os.getpid()}-") as sink, \
+                        path.open("rb") as src:
                     shutil.copyfileobj(src, sink, 1 << 20)
         write_manifest(change.folder, plan.stored.manifest)
         if not keep:

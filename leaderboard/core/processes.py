@@ -18,12 +18,15 @@ import ctypes
 import gc
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from leaderboard.core.config import ENV_WORKERS, worker_setting
@@ -49,6 +52,29 @@ def usable_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - platforms without affinity (macOS)
         return os.cpu_count() or 1
+
+
+def process_gone(pid: int) -> bool:
+    """Whether no process has id ``pid`` (a file named after a killed writer may go); a
+    process of another user counts as there."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def remove_dead_temp_folders(prefix: str) -> None:
+    """Remove the folders ``{prefix}{pid}-*`` of the temporary directory whose process is
+    gone: a command killed by SIGKILL cannot remove its own work folder (a pull request's
+    extracted runs, a reference run's staged files), and nothing else would."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{prefix}*-*"):
+        pid = folder.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and folder.is_dir() and not folder.is_symlink() \
+                and process_gone(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def can_fork() -> bool:

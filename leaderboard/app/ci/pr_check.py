@@ -59,6 +59,8 @@ from leaderboard.app.ci.pr_report import (
     write_ci_report,
 )
 from leaderboard.core.display import score_text
+from leaderboard.core.fileio import atomic_write_text
+from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import Issue, Report
 from leaderboard.store.locations import configured_store, RunStore
 from leaderboard.submission.explain_files import explanation_manifest
@@ -82,6 +84,8 @@ from leaderboard.submission.results import (
 from reference_models.spec import load_model_specs
 
 Progress = Callable[[str], None]
+# The check's work folder in the temporary directory: "followboard-pr-<pid>-XXXX".
+PR_WORK_PREFIX = "followboard-pr-"
 # Annotations: GitHub shows at most 10 errors and 10 warnings per step and 50 per job,
 # so more would only be noise; the log lists everything.
 MAX_ANNOTATIONS = 50
@@ -270,7 +274,10 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
         return CiReport(status="refused", refusals=scope.refusals,
                         refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], **common)
     committed = load_committed(req.repo, base, req.store)
-    with tempfile.TemporaryDirectory(prefix="followboard-pr-") as tmp:
+    # Named after this process: one killed (its runs extracted, up to 55 MB) is removed by
+    # the next check, which nothing did before.
+    remove_dead_temp_folders(PR_WORK_PREFIX)
+    with tempfile.TemporaryDirectory(prefix=f"{PR_WORK_PREFIX}{os.getpid()}-") as tmp:
         check = check_one_submission(req, head, base, sub_id,
                                      scope.touched.get(sub_id, []), committed, Path(tmp),
                                      out_dir, progress, scope.deleted.get(sub_id, []))
@@ -370,10 +377,13 @@ def write_outputs(report: CiReport, out_dir: Path | None) -> None:
     comment = comment_body(report)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+        # Each file whole (a kill while writing left an empty comment.md beside the new
+        # report), the report last: a report present means its comment and number are
+        # those of the same check (`ci error-report` keeps a report it finds).
+        atomic_write_text(out_dir / "comment.md", comment)
+        atomic_write_text(out_dir / "pr-number",
+                          f"{report.pr_number}\n" if report.pr_number is not None else "")
         write_ci_report(out_dir / "report.json", report)
-        (out_dir / "comment.md").write_text(comment, encoding="utf-8")
-        (out_dir / "pr-number").write_text(
-            f"{report.pr_number}\n" if report.pr_number is not None else "", encoding="utf-8")
     if os.environ.get("GITHUB_OUTPUT"):
         gha.set_output("status", report.status)
         gha.set_output("valid", "true" if report.status == "valid" else "false")
