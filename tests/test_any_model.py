@@ -40,6 +40,7 @@ if importlib.util.find_spec("sentence_transformers") is None:
 from huggingface_hub import constants as hf_constants  # noqa: E402
 
 from fixtures.loopback import serving  # noqa: E402
+from fixtures.pids import dead_and_running_folders  # noqa: E402
 from leaderboard.app.cli import main  # noqa: E402
 from leaderboard.core.checksums import git_blob_sha1  # noqa: E402
 from leaderboard.submission.metadata import Metadata  # noqa: E402
@@ -341,14 +342,7 @@ def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(
     from reference_models.baseline_run import STAGING_PREFIX
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
-    (tmp_path / "temp").mkdir()
-    # A process id above the kernel's largest: no process holds it.
-    beyond = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
-    dead = tmp_path / "temp" / f"{STAGING_PREFIX}{beyond}-abc"
-    alive = tmp_path / "temp" / f"{STAGING_PREFIX}{os.getppid()}-def"
-    for folder in (dead, alive):
-        (folder / "runs").mkdir(parents=True)
-        (folder / "runs" / "x.trec").write_text("1 Q0 d 1 1 t\n")
+    _, alive = dead_and_running_folders(tmp_path / "temp", STAGING_PREFIX)
     run_reference_model("bm25s", ["followtable/wtr"], tiny_data, tmp_path / "out",
                         RunOptions(progress=False, command="test"))
     assert sorted(p.name for p in (tmp_path / "temp").iterdir()) == [alive.name]

@@ -855,13 +855,10 @@ def test_a_killed_checks_work_folder_is_removed_by_the_next(repo, wtr, data_dir,
 
     from leaderboard.app.ci.pr_check import PR_WORK_PREFIX
 
+    from fixtures.pids import dead_and_running_folders
+
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
-    (tmp_path / "temp").mkdir()
-    beyond = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
-    dead = tmp_path / "temp" / f"{PR_WORK_PREFIX}{beyond}-abcd"
-    alive = tmp_path / "temp" / f"{PR_WORK_PREFIX}{os.getppid()}-efgh"
-    for folder in (dead, alive):
-        (folder / "new-model").mkdir(parents=True)
+    _, alive = dead_and_running_folders(tmp_path / "temp", PR_WORK_PREFIX)
     root, base = repo
     write_submission(root, "new-model", "New Model", wtr, quality="good")
     head = commit_all(root, "add new-model")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 import re
 import socket
 import time
@@ -893,9 +892,10 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
     # A push killed while copying left its temporary file in the store for ever: the
     # next push to the submission removes those whose process is gone.
     inside = tmp_path / "mirror" / "submissions" / SUB
-    beyond = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
-    killed = inside / "runs" / WTR / f".push-{beyond}-altered.trec.gz.x1y2.tmp"
-    running = inside / "runs" / WTR / f".push-{os.getppid()}-altered.trec.gz.z3w4.tmp"
+    from fixtures.pids import gone_pid, running_pid
+
+    killed = inside / "runs" / WTR / f".push-{gone_pid()}-altered.trec.gz.x1y2.tmp"
+    running = inside / "runs" / WTR / f".push-{running_pid()}-altered.trec.gz.z3w4.tmp"
     for tmp in (killed, running):
         tmp.write_bytes(b"half a file")
     again = tmp_path / "again" / "submissions" / SUB
