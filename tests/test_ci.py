@@ -505,6 +505,26 @@ def test_report_from_an_artifact_is_validated_strictly(tmp_path, change):
     assert read_ci_report(path).pr_number == 3
 
 
+@pytest.mark.parametrize("change", [
+    {"primary_metric": "bogus"}, {"headline_metric": "nDCG@10@5"}, {"p_floor": "Infinity"},
+    {"primary": "NaN"},
+])
+def test_a_standing_the_check_cannot_write_is_no_report(tmp_path, change):
+    """A standing with a metric the catalogue does not know, or an infinite p_floor,
+    passed the report's validation and stopped the comment job with an internal error
+    (UnknownMeasureError, a ValueError in floor_text)."""
+    standing = {"task": "followtable/wtr", "primary_metric": "IRS", "primary": 0.1,
+                "headline_metric": "p-MRR", "headline": 0.2, "p_floor": 1e-5}
+    sub = SubmissionCheck(id="new-model", model_name="M", valid=True, n_errors=0,
+                          n_warnings=0, tasks=[TaskStanding(**standing)])
+    good = json.loads(_report(status="valid", submissions=[sub]).model_dump_json())
+    good["submissions"][0]["tasks"][0].update(change)
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(good).replace('"Infinity"', "Infinity").replace('"NaN"', "NaN"))
+    with pytest.raises(CiReportError, match="not a FollowBoard CI report"):
+        read_ci_report(path)
+
+
 def test_comment_job_rechecks_the_pr_scope_from_the_api_file_list(tmp_path: Path, capsys):
     sub = SubmissionCheck(id="new-model", model_name="New Model", valid=True, n_errors=0,
                           n_warnings=0)

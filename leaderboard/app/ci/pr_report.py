@@ -12,10 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
+from pydantic import (AfterValidator, AllowInfNan, BaseModel, ConfigDict, Field, StrictInt,
+                      StringConstraints)
 
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_write_text, read_json_model
+from leaderboard.core.measures import parse as parse_metric
 from leaderboard.submission.pull_request import Status
 from leaderboard.submission.results import canonical_json
 
@@ -27,6 +29,18 @@ MAX_REPORT_BYTES = 8 * 1024 * 1024
 
 Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")]
 ShortText = Annotated[str, StringConstraints(max_length=2000)]
+
+
+def _known_metric(key: str) -> str:
+    parse_metric(key)  # UnknownMeasureError is a ValueError: a validation error, named
+    return key
+
+
+# A report may come from an untrusted artifact: what the comment formats is held to what
+# the check writes (a metric the catalogue knows, finite numbers), so that a forged one is
+# refused as a report instead of stopping the comment job with an internal error.
+MetricName = Annotated[str, StringConstraints(max_length=200), AfterValidator(_known_metric)]
+Finite = Annotated[float, AllowInfNan(False)]
 # "error": the check itself failed (a bug, or CI trouble), not necessarily the submission.
 
 
@@ -51,29 +65,29 @@ class TaskStanding(Strict):
     """
 
     task: ShortText
-    primary_metric: ShortText
-    primary: float | None = None
-    headline_metric: ShortText
-    headline: float | None = None
+    primary_metric: MetricName
+    primary: Finite | None = None
+    headline_metric: MetricName
+    headline: Finite | None = None
     higher_is_better: bool = True
     tier: Literal["leader", "tied with leader", "below leader"] | None = None
     test: ShortText | None = None
-    p_value: float | None = None
-    p_adjusted: float | None = None
+    p_value: Finite | None = None
+    p_adjusted: Finite | None = None
     # The smallest p-value the test resolves: a smaller one is printed as "< p_floor".
-    p_floor: float | None = None
+    p_floor: Finite | None = None
     # mean(submission - leader); the test's own estimate of it (the Hodges-Lehmann shift for
     # Wilcoxon) with its 95% interval; the effect over the spread of the units' differences.
-    effect: float | None = None
-    estimate: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    effect_size: float | None = None
+    effect: Finite | None = None
+    estimate: Finite | None = None
+    ci_low: Finite | None = None
+    ci_high: Finite | None = None
+    effect_size: Finite | None = None
     # What the test resamples ("topics") and how many; the smallest difference the task's
     # test detects with 80% power.
     unit: ShortText | None = None
     n_units: int | None = None
-    mde: float | None = None
+    mde: Finite | None = None
     # The submission's simultaneous 95% rank interval among the n_ranked tested systems.
     rank_best: int | None = Field(default=None, ge=1)
     rank_worst: int | None = Field(default=None, ge=1)
@@ -82,10 +96,10 @@ class TaskStanding(Strict):
     n_competitors: int = Field(default=0, ge=0)
     # The leader among committed verified results, before this submission.
     previous_leader: ShortText | None = None
-    previous_leader_score: float | None = None
+    previous_leader_score: Finite | None = None
     # The best figure among reported (paper) rows, for context; never tested.
     best_reported: ShortText | None = None
-    best_reported_score: float | None = None
+    best_reported_score: Finite | None = None
     note: ShortText | None = None
 
 
