@@ -33,7 +33,7 @@ from typing import Callable
 from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_file
-from leaderboard.core.processes import process_gone
+from leaderboard.core.processes import left_by_gone_process
 from leaderboard.core.report import Report
 from leaderboard.store.files import StoredRef, StoreError, unique_errors
 from leaderboard.store.locations import (
@@ -327,8 +327,8 @@ def _sweep_killed_pushes(inside: Path) -> None:
     if not inside.is_dir():
         return
     for tmp in inside.rglob(f"{_PUSH_PREFIX}*.tmp"):
-        pid = tmp.name[len(_PUSH_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and tmp.is_file() and not tmp.is_symlink() and process_gone(int(pid)):
+        if tmp.is_file() and not tmp.is_symlink() \
+                and left_by_gone_process(tmp.name, _PUSH_PREFIX):
             tmp.unlink(missing_ok=True)
 
 

@@ -66,14 +66,20 @@ def process_gone(pid: int) -> bool:
     return False
 
 
+def left_by_gone_process(name: str, prefix: str) -> bool:
+    """Whether ``name``, written ``{prefix}{pid}-...`` by the process ``pid``, is what a
+    process now gone left behind (a command killed by SIGKILL cannot remove its own)."""
+    pid = name[len(prefix):].split("-", 1)[0] if name.startswith(prefix) else ""
+    return pid.isdigit() and process_gone(int(pid))
+
+
 def remove_dead_temp_folders(prefix: str) -> None:
     """Remove the folders ``{prefix}{pid}-*`` of the temporary directory whose process is
     gone: a command killed by SIGKILL cannot remove its own work folder (a pull request's
     extracted runs, a reference run's staged files), and nothing else would."""
     for folder in Path(tempfile.gettempdir()).glob(f"{prefix}*-*"):
-        pid = folder.name[len(prefix):].split("-", 1)[0]
-        if pid.isdigit() and folder.is_dir() and not folder.is_symlink() \
-                and process_gone(int(pid)):
+        if folder.is_dir() and not folder.is_symlink() \
+                and left_by_gone_process(folder.name, prefix):
             shutil.rmtree(folder, ignore_errors=True)
 
 
