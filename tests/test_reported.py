@@ -425,6 +425,9 @@ GOOD_TASK = {"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0",
     ("task", '{"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0", '
              '"scores": {"test": [{"hf_subset": "default", "p-MRR": 1e999}]}}',
      r"expected a finite number, got inf"),
+    ("task", '{"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0", '
+             '"scores": {"test": [{"hf_subset": "default", "p-MRR": 1' + "0" * 400 + '}]}}',
+     r"expected a finite number, got 1000"),
     ("task", '{"task_name": ["x"], "mteb_version": "2.0.0"}',
      r"task_name: expected text, got \['x'\]"),
     ("task", '{"task_name": "News21InstructionRetrieval", "mteb_version": "2.0.0", '
@@ -453,9 +456,10 @@ def test_mteb_parameters_beyond_any_number_are_unknown(tmp_path: Path) -> None:
     """``n_parameters: 1e400`` (infinite) stopped the import with an OverflowError."""
     folder = tmp_path / "results" / "a__b" / "r"
     _write(folder / "News21InstructionRetrieval.json", GOOD_TASK)
-    (folder / "model_meta.json").write_text('{"name": "m", "n_parameters": 1e400}')
-    (row,) = import_mteb(tmp_path).systems
-    assert row.model.parameters is None
+    for huge in ("1e400", "1" + "0" * 400, "true"):
+        (folder / "model_meta.json").write_text(f'{{"name": "m", "n_parameters": {huge}}}')
+        (row,) = import_mteb(tmp_path).systems
+        assert row.model.parameters is None, huge
 
 
 def test_mteb_command_writes_and_summarises(tmp_path: Path,

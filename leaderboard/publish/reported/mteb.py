@@ -119,13 +119,22 @@ def _load_json(path: Path) -> Any:
         raise MtebImportError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
 
 
+# More parameters than any model has (10^15): a count beyond is no count.
+MAX_PARAMETERS = 10**15
+
+
 def _number(value: Any, path: Path, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise MtebImportError(f"{path}: {where}: expected a number, got {value!r}")
-    # Python's JSON reader takes NaN, Infinity and 1e999 (infinite): no score is either.
-    if not math.isfinite(value):
-        raise MtebImportError(f"{path}: {where}: expected a finite number, got {value!r}")
-    return float(value)
+    # Python's JSON reader takes NaN, Infinity and 1e999 (infinite), and integers of any
+    # length (which no float holds): no score is any of them.
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise MtebImportError(f"{path}: {where}: expected a finite number, got {value!r}"[:500])
+    return number
 
 
 def _standard_metrics(block: Any, role: str, task_id: str, path: Path, where: str,
@@ -276,8 +285,10 @@ def _model_info(model_dir: str, revision_dir: str, meta_path: Path) -> tuple[Mod
         raise MtebImportError(f"{meta_path}: name: {problem}")
     revision = meta.get("revision") if isinstance(meta.get("revision"), str) else revision_dir
     params = meta.get("n_parameters")
-    parameters = (int(params) if isinstance(params, (int, float)) and math.isfinite(params)
-                  and params >= 1 else None)
+    # A count the site can print: NaN and infinity compare false, a 400-digit integer is
+    # over the bound (math.isfinite raised OverflowError on it).
+    parameters = (int(params) if isinstance(params, (int, float)) and not isinstance(params, bool)
+                  and 1 <= params < MAX_PARAMETERS else None)
     licence = meta.get("license") if isinstance(meta.get("license"), str) else None
     reference = meta.get("reference")
     links = [reference] if isinstance(reference, str) and reference else []
