@@ -66,6 +66,9 @@ def _web_link(link: str) -> str:
 NOT_SHOWN_AS_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
                                 "\u2066-\u2069\ud800-\udfff]")
 MAX_NAME_CHARS = 200
+# More parameters than any model has: a count beyond is no count (pages divide it into
+# "7.1B", which a 400-digit integer overflows).
+MAX_PARAMETERS = 10**15
 
 
 def shown_text_problem(text: str, what: str) -> str | None:
@@ -110,7 +113,7 @@ class SubmittedModel(ModelInfo):
     """
 
     name: Annotated[str, AfterValidator(_shown_name)]
-    parameters: int | None = Field(default=None, ge=1)
+    parameters: int | None = Field(default=None, ge=1, lt=MAX_PARAMETERS)
     links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
 
 

@@ -40,7 +40,8 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
 from leaderboard.publish.models import canonical_model_info
-from leaderboard.submission.metadata import model_name_problem, web_link_problem
+from leaderboard.submission.metadata import (MAX_PARAMETERS, model_name_problem,
+                                             web_link_problem)
 from leaderboard.submission.results import (
     ModelInfo,
     ModelType,
@@ -117,10 +118,6 @@ def _load_json(path: Path) -> Any:
         raise MtebImportError(f"{path}: not UTF-8 text: {exc}") from None
     except json.JSONDecodeError as exc:
         raise MtebImportError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-
-
-# More parameters than any model has (10^15): a count beyond is no count.
-MAX_PARAMETERS = 10**15
 
 
 def _number(value: Any, path: Path, where: str) -> float:
