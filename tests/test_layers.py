@@ -8,6 +8,8 @@ imports its own work when it runs, to keep ``leaderboard --help`` fast) they are
 
 from __future__ import annotations
 
+import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -127,6 +129,54 @@ def test_function_level_imports_are_few(graph: list[Import]) -> None:
     assert len(lazy) <= KNOWN_FUNCTION_IMPORTS, f"{len(lazy)} function-level imports:\n{listing}"
     assert len(lazy) == KNOWN_FUNCTION_IMPORTS, \
         f"{len(lazy)} now: lower KNOWN_FUNCTION_IMPORTS to it (the goal: {MAX_FUNCTION_IMPORTS})"
+
+
+def standard_imports_without_reason(repo: Path = REPO) -> list[str]:
+    """Function-level imports of standard-library modules outside the command layer that
+    do not say, in a ``# here:`` comment on their line, what they keep off which path.
+    Such an import costs a module's reader a look into every function for its
+    dependencies, and saves nothing: the standard library is cheap to import, except
+    where a measured path says otherwise (``difflib`` off a one-task `eval`)."""
+    found = []
+    for pattern in ("leaderboard/**/*.py", "reference_models/**/*.py"):
+        for path in sorted(repo.glob(pattern)):
+            name = path.relative_to(repo).as_posix()
+            if name.startswith(("leaderboard/app/cli.py", "leaderboard/app/commands/")):
+                continue
+            text = path.read_text(encoding="utf-8")
+            lines = text.splitlines()
+
+            def visit(node: ast.AST, in_function: bool) -> None:
+                for child in ast.iter_child_nodes(node):
+                    if in_function and isinstance(child, (ast.Import, ast.ImportFrom)):
+                        modules = ([a.name for a in child.names] if isinstance(child, ast.Import)
+                                   else [] if child.level else [child.module or ""])
+                        if any(m.partition(".")[0] in sys.stdlib_module_names for m in modules) \
+                                and "# here:" not in lines[child.lineno - 1]:
+                            found.append(f"{name}:{child.lineno}: {lines[child.lineno - 1].strip()}")
+                    visit(child, in_function or isinstance(child, (ast.FunctionDef,
+                                                                   ast.AsyncFunctionDef)))
+
+            visit(ast.parse(text, name), False)
+    return found
+
+
+def test_standard_library_imports_are_at_the_top() -> None:
+    found = standard_imports_without_reason()
+    assert not found, ("function-level imports of the standard library (move them to the "
+                       "top, or say why in a '# here:' comment):\n  " + "\n  ".join(found))
+
+
+def test_standard_imports_without_reason_are_found(tmp_path: Path) -> None:
+    (tmp_path / "leaderboard" / "app" / "commands").mkdir(parents=True)
+    (tmp_path / "reference_models").mkdir()
+    (tmp_path / "leaderboard" / "a.py").write_text(
+        "import os\n"
+        "def f():\n    import json\n    import numpy\n"
+        "    import difflib  # here: off a one-task eval\n    from . import b\n")
+    (tmp_path / "leaderboard" / "app" / "commands" / "c.py").write_text(
+        "def run():\n    import json\n")
+    assert standard_imports_without_reason(tmp_path) == ["leaderboard/a.py:3: import json"]
 
 
 def _long_files() -> dict[str, int]:

@@ -9,6 +9,7 @@ Scores are random but deterministic for a seed; they exercise the site, they mea
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import numpy as np
@@ -304,9 +305,6 @@ def name_explanations(results_path: Path, explain_folder: Path) -> None:
     """Make a results.json name the explanation manifest in ``explain_folder`` by its size
     and SHA-256, as scoring does (:func:`leaderboard.submission.results.committed_form`); nothing else
     in the file changes."""
-    import json
-
-
     doc = json.loads(results_path.read_text(encoding="utf-8"))
     doc["explain_manifest"] = ExplainManifestFile.of(
         (explain_folder / MANIFEST).read_bytes()).model_dump(mode="json")

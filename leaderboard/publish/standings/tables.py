@@ -14,6 +14,7 @@ Rows are (model, source) pairs. :mod:`.lines` folds them into one line per model
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -151,8 +152,6 @@ def _stats_fingerprint() -> bytes:
 
     Read from the source files without importing them (importing scipy takes seconds,
     which a build whose tiers are all cached should not pay)."""
-    import importlib.util
-
     digest = hashlib.sha256(_CACHE_FORMAT.encode())
     for package in ("leaderboard.publish.stats", "leaderboard.publish.standings"):
         spec = importlib.util.find_spec(package)
