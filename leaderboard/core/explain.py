@@ -337,11 +337,13 @@ def _explain_single(task: Task, data: TaskData, sheet: ScoreSheet, run: RankedRu
     return TaskExplanation(task, sheet, rows, cards)
 
 
-def _explain_pairs(task: Task, data: TaskData, sheet: ScoreSheet, predictions: Predictions | None
-                   ) -> TaskExplanation:
-    """T4: a row per persona (the unit its per-query scores and tests take: Accuracy,
-    balanced accuracy and its part of AUROC), whose card lists its pairs, the most
-    probable first, with their gold labels and the submitted probabilities."""
+def persona_pairs(task: Task, data: TaskData, sheet: ScoreSheet,
+                  predictions: Predictions | None) -> dict[str, list[dict[str, object]]]:
+    """T4: each persona (the unit its per-query scores and tests take: Accuracy, balanced
+    accuracy and its part of AUROC), in the score sheet's order, with its pairs, the most
+    probable first: the pair id, its gold label and the submitted probability. What both
+    the plain explanation and the explorer's files list
+    (:mod:`leaderboard.core.explain_arrays`)."""
     if not isinstance(predictions, Predictions):
         raise ValueError(f"{task.id} is explained from its predictions")
     role = data.roles["predictions"]
@@ -350,14 +352,21 @@ def _explain_pairs(task: Task, data: TaskData, sheet: ScoreSheet, predictions: P
     for pair_id in role.query_ids:
         by_persona.setdefault(data.groups[pair_id], []).append(pair_id)
     units = next(iter(sheet.per_query.values()), {})
+    return {persona: sorted(({"pair": pid, "label": int(role.qrels[pid]["label"]),
+                              "probability": probability[pid]}
+                             for pid in by_persona[persona]),
+                            key=lambda p: (-p["probability"], p["pair"]))
+            for persona in (list(units) or list(by_persona))}
+
+
+def _explain_pairs(task: Task, data: TaskData, sheet: ScoreSheet, predictions: Predictions | None
+                   ) -> TaskExplanation:
+    """T4: a row per persona, whose card lists its pairs (:func:`persona_pairs`)."""
     rows: list[QueryRow] = []
     cards: dict[str, QueryCard] = {}
-    for persona in (list(units) or list(by_persona)):
+    for persona, pairs in persona_pairs(task, data, sheet, predictions).items():
         metrics = _metrics_of(sheet, persona)
         rows.append(QueryRow(persona, None, None, metrics))
-        pairs = sorted(({"pair": pid, "label": int(role.qrels[pid]["label"]),
-                         "probability": probability[pid]} for pid in by_persona[persona]),
-                       key=lambda p: (-p["probability"], p["pair"]))
         cards[persona] = QueryCard(task=task.id, query=persona, original_query=None,
                                    group=None, texts={}, metrics=metrics, pairs=pairs)
     return TaskExplanation(task, sheet, rows, cards)

@@ -41,6 +41,7 @@ from leaderboard.core.explain import (
     MOVE_FIELDS,
     TOP_FIELDS,
     TOP_K,
+    persona_pairs,
 )
 from leaderboard.core.metrics.instruction import PairRanks, irs_weights
 from leaderboard.core.metrics.ranking import JudgedRows, RankedRun
@@ -349,20 +350,9 @@ def _paired_cards(task: Task, data: TaskData, sheet: ScoreSheet, ranks: PairRank
 def _pairs_cards(task: Task, data: TaskData, sheet: ScoreSheet,
                  predictions: Predictions | None
                  ) -> tuple[tuple[list[str], list[list]], dict[str, str]]:
-    """T4: a row per persona, whose card lists its pairs, the most probable first."""
-    if predictions is None:
-        raise ValueError(f"{task.id} is explained from its predictions")
-    role = data.roles["predictions"]
-    probability = predictions.by_pair()
-    by_persona: dict[str, list[str]] = {}
-    for pair_id in role.query_ids:
-        by_persona.setdefault(data.groups[pair_id], []).append(pair_id)
-    units = next(iter(sheet.per_query.values()), {})
-    personas = list(units) or list(by_persona)
-    cards: dict[str, str] = {}
-    for persona in personas:
-        pairs = sorted(({"pair": pid, "label": int(role.qrels[pid]["label"]),
-                         "probability": probability[pid]} for pid in by_persona[persona]),
-                       key=lambda p: (-p["probability"], p["pair"]))
-        cards[persona] = FILE_JSON.encode({"n": {}, "pairs": pairs} if pairs else {"n": {}})
-    return _query_list(sheet, personas), cards
+    """T4: a row per persona, whose card lists its pairs
+    (:func:`leaderboard.core.explain.persona_pairs`)."""
+    by_persona = persona_pairs(task, data, sheet, predictions)
+    cards = {persona: FILE_JSON.encode({"n": {}, "pairs": pairs} if pairs else {"n": {}})
+             for persona, pairs in by_persona.items()}
+    return _query_list(sheet, list(by_persona)), cards
