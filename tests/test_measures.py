@@ -22,6 +22,7 @@ from leaderboard.publish.site.explorer import Family, metric_facts, ranked_submi
 from leaderboard.publish.site.render import environment
 from leaderboard.benchmarks import all_views
 from leaderboard.publish.standings import fill_view, order_systems, task_column
+from leaderboard.publish.standings.references import reference_value
 from leaderboard.publish.standings.rows import Row
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
 
@@ -182,6 +183,25 @@ def test_a_measure_declared_in_the_catalogue_reaches_every_surface(monkeypatch) 
     run = parse_run(b"q1 Q0 d1 1 1.0 t\n", "toy.trec", Report())
     with pytest.raises(ValueError, match="no ranking kernel computes 'Toy@5'"):
         evaluate(RankedRun.from_parsed(run), {"q1": {"d1": 1}}, ["q1"], ["Toy@5"])
+
+
+def test_a_no_skill_reference_follows_the_kind_the_catalogue_declares(monkeypatch) -> None:
+    """A measure's no-skill value comes from its declared kind alone: a T4 measure
+    declared with ``no_skill="majority"`` is referenced at the majority share (the values
+    were a second table, by measure name, which a new measure raised a KeyError in)."""
+    monkeypatch.setitem(MEASURES, "Toy accuracy", Measure(
+        name="Toy accuracy", title="a toy accuracy", kernel="classification",
+        no_skill="majority", help="toy accuracy"))
+    rates = {"pi-indic-val150/t4/hin": 0.25, "pi-indic-val150/t4/urd": 0.1}
+    col = column(tuple(rates), "Toy accuracy", "Toy")
+    assert reference_value(col, rates) == pytest.approx((0.75 + 0.9) / 2)
+    for kind, value in (("zero", 0.0), ("chance", 0.5), ("positive rate", 0.175),
+                        ("constant calibrated", 0.0)):
+        monkeypatch.setitem(MEASURES, "Toy accuracy", Measure(
+            name="Toy accuracy", title="a toy accuracy", kernel="classification",
+            no_skill=kind, help="toy accuracy"))
+        col = column(tuple(rates), "Toy accuracy", "Toy")
+        assert reference_value(col, rates) == pytest.approx(value), kind
 
 
 def test_the_heatmap_ranks_submissions_by_the_tables_convention() -> None:

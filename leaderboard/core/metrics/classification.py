@@ -265,18 +265,6 @@ def classification_metrics(labels: object, probs: object) -> dict[str, float]:
     }
 
 
-def no_skill(metric: str, positive_rate: float) -> float:
-    """What a classifier without skill scores on a pair set with this share of positives:
-    a constant probability equal to the positive rate (the calibrated "majority class"
-    answer; its thresholded prediction is the majority class when the rate is below 0.5).
-    AUROC and balanced accuracy 0.5, AUPRC the positive rate, Accuracy the majority share,
-    ECE 0 (the constant is its own bin's accuracy). tests/test_board_truth.py holds these
-    to :func:`classification_metrics` of that constant predictor."""
-    majority = max(positive_rate, 1.0 - positive_rate)
-    return {"AUROC": 0.5, "Balanced accuracy": 0.5, "AUPRC": positive_rate,
-            "Accuracy": majority, "ECE": 0.0}[metric]
-
-
 # ----------------------------------------------------------------------------- personas
 
 

@@ -13,8 +13,8 @@ facts of the measure, declared in its catalogue entry (:mod:`leaderboard.core.me
   so, and a reader weighs p-MRR and IRS against the altered run's nDCG;
 * T4: a constant probability equal to the share of compatible pairs, the calibrated
   answer of the majority class: AUROC and balanced accuracy 0.5, AUPRC the positive
-  rate, Accuracy the majority share, ECE 0
-  (:func:`leaderboard.core.metrics.classification.no_skill`). The positive rate of each task
+  rate, Accuracy the majority share, ECE 0 (:func:`no_skill_value`, by the kind each
+  measure declares). The positive rate of each task
   comes from the verified rows' score sheets (``Positive rate``: a property of the task's
   pair set, the same in every row), and a column's reference follows its convention, the
   mean over its tasks.
@@ -26,7 +26,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from leaderboard.core.metrics.classification import no_skill
+from leaderboard.core.measures import NoSkill
 
 from .lines import ModelLine
 from .rows import Row
@@ -41,6 +41,25 @@ REFERENCE_NAMES = {
     "zero": "No change: the altered run ranks as the original one",
     "chance": "No skill: a constant probability (the share of compatible pairs)",
 }
+
+
+def no_skill_value(kind: NoSkill, positive_rate: float) -> float:
+    """What a system without skill scores on a measure of this no-skill ``kind``
+    (:data:`leaderboard.core.measures.NoSkill`), on a T4 pair set with this share of
+    positives: for T4, a constant probability equal to the positive rate (the calibrated
+    "majority class" answer; its thresholded prediction is the majority class when the
+    rate is below 0.5). tests/test_board_truth.py holds these to
+    :func:`leaderboard.core.metrics.classification.classification_metrics` of that
+    constant predictor."""
+    if kind in ("zero", "constant calibrated"):  # no change; the constant is its own bin
+        return 0.0
+    if kind == "chance":
+        return 0.5
+    if kind == "positive rate":
+        return positive_rate
+    if kind == "majority":
+        return max(positive_rate, 1.0 - positive_rate)
+    raise ValueError(f"no value declared for the no-skill kind {kind!r}")
 
 
 def positive_rates(rows: Iterable[Row], tasks: Iterable[str]) -> dict[str, float]:
@@ -66,13 +85,12 @@ def reference_value(column: Column, rates: dict[str, float]) -> float | None:
         return None
     if kind == "zero":
         return 0.0
-    base = column.metric.rsplit("/", 1)[-1]
     figures = []
     for task_id in column.tasks:
         rate = rates.get(task_id)
         if rate is None:
             return None
-        figures.append(no_skill(base, rate))
+        figures.append(no_skill_value(kind, rate))
     return math.fsum(figures) / len(figures)
 
 
