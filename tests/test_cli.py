@@ -154,6 +154,23 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
     return dict(actions[0].choices)
 
 
+def test_every_role_a_task_can_take_is_an_option_of_eval_explain_and_check_run() -> None:
+    """The roles are core.tasks.Role; the commands spell them from one table (each
+    command spelt them itself, four times in all)."""
+    from typing import get_args
+
+    from leaderboard.app.commands import ROLE_FILES
+    from leaderboard.core.tasks import Role
+
+    assert list(ROLE_FILES) == list(get_args(Role))
+    commands = subcommands()
+    for name in ("eval", "explain"):
+        options = {o for a in commands[name]._actions for o in a.option_strings}
+        assert {f"--{role}" for role in ROLE_FILES} <= options, name
+    role = next(a for a in commands["check-run"]._actions if "--role" in a.option_strings)
+    assert list(role.choices) == list(ROLE_FILES)
+
+
 def command_lines(parser: argparse.ArgumentParser | None = None,
                   prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     """Every command and subcommand, however deep (``runs pull``, ``ci pr-check``)."""

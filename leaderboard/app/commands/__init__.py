@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from leaderboard.core.tasks import Task
+    from leaderboard.core.tasks import Role, Task
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:
@@ -30,16 +29,33 @@ def new_command(sub: "argparse._SubParsersAction", name: str, summary: str, desc
                           epilog=f"Example:\n{example}", formatter_class=HelpFormatter)
 
 
-def task_and_files(args: argparse.Namespace) -> tuple["Task", dict[str, "Path"]]:
-    """The task `eval` and `explain` are given and its files by role (--original,
-    --altered, --run, --predictions); a usage error when the roles are not the task's."""
+#: Each run role a task can take (:data:`leaderboard.core.tasks.Role`), as the option of
+#: `eval` and `explain` that names its file and the choice of `check-run --role`:
+#: (metavar, help).
+ROLE_FILES: dict[Role, tuple[str, str]] = {
+    "original": ("RUN", "run with the original query"),
+    "altered": ("RUN", "run with the altered instruction"),
+    "run": ("RUN", "the run of a single-run task"),
+    "predictions": ("FILE", "PI-Indic T4 predictions"),
+}
+
+
+def add_role_files(parser: argparse.ArgumentParser) -> None:
+    """--original, --altered, --run and --predictions: a task's files by role."""
+    for role, (metavar, help) in ROLE_FILES.items():
+        parser.add_argument(f"--{role}", type=Path, metavar=metavar, help=help)
+
+
+def task_and_files(args: argparse.Namespace) -> tuple["Task", dict[str, Path]]:
+    """The task `eval` and `explain` are given and its files by role
+    (:func:`add_role_files`); a usage error when the roles are not the task's."""
     from leaderboard.benchmarks.registry import UnknownTaskError, get_task
 
     try:
         task = get_task(args.task)
     except UnknownTaskError as exc:
         args.parser.error(str(exc))
-    given = {role: getattr(args, role) for role in ("original", "altered", "run", "predictions")
+    given = {role: getattr(args, role) for role in ROLE_FILES
              if getattr(args, role) is not None}
     if sorted(given) != sorted(task.roles):
         args.parser.error(f"{task.id} takes {' '.join(f'--{r} FILE' for r in task.roles)}")
@@ -52,7 +68,6 @@ def submission_dir(text: str) -> Path:
     (`leaderboard validate .` inside a submission failed, its id "not the folder name
     ''")."""
     import os
-    from pathlib import Path
 
     path = Path(text)
     return Path(os.path.abspath(path)) if path.name in ("", "..") else path

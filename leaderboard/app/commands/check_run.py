@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from leaderboard.app.commands import add_data_dir, new_command
+from leaderboard.app.commands import ROLE_FILES, add_data_dir, new_command
 from leaderboard.core.data import load_task_data, resolve_data_dir
 from leaderboard.core.evaluate import validate_file
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
@@ -27,7 +27,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "  leaderboard check-run followtable/wtr runs/altered.trec.gz --role altered")
     p.add_argument("task", metavar="TASK", help="task id, e.g. followtable/wtr (see `leaderboard tasks`)")
     p.add_argument("run_file", metavar="RUN_FILE", type=Path)
-    p.add_argument("--role", choices=["original", "altered", "run", "predictions"],
+    p.add_argument("--role", choices=list(ROLE_FILES),
                    help="which run of the task this is (inferred for single-run tasks, from "
                         "'original'/'altered' in the file name, else from the query ids: "
                         "'<id>-og' or '<id>-changed' for FollowIR and mFollowIR, '<q>' or "

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import add_data_dir, new_command, task_and_files
+from leaderboard.app.commands import add_data_dir, add_role_files, new_command, task_and_files
 from leaderboard.core.display import score_text
 from leaderboard.core.report import Report, plural
 
@@ -34,10 +34,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "-1 to 1 for p-MRR and IRS).",
         "  leaderboard eval followtable/wtr --original topic.trec --altered instr.trec --json")
     p.add_argument("task", metavar="TASK")
-    p.add_argument("--original", type=Path, metavar="RUN", help="run with the original query")
-    p.add_argument("--altered", type=Path, metavar="RUN", help="run with the altered instruction")
-    p.add_argument("--run", type=Path, metavar="RUN", help="the run of a single-run task")
-    p.add_argument("--predictions", type=Path, metavar="FILE", help="PI-Indic T4 predictions")
+    add_role_files(p)
     p.add_argument("--json", action="store_true", help="print the score sheet as JSON")
     add_data_dir(p)
     p.set_defaults(handler=run, parser=p)

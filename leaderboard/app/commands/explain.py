@@ -7,9 +7,8 @@ import json
 import os
 import sys
 import textwrap
-from pathlib import Path
 
-from leaderboard.app.commands import add_data_dir, new_command, task_and_files
+from leaderboard.app.commands import add_data_dir, add_role_files, new_command, task_and_files
 from leaderboard.core.display import fixed, score_text
 
 SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
@@ -43,10 +42,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "  leaderboard explain followtable/wtr --original topic.trec --altered instr.trec "
         "--query 12_0")
     p.add_argument("task", metavar="TASK")
-    p.add_argument("--original", type=Path, metavar="RUN", help="run with the original query")
-    p.add_argument("--altered", type=Path, metavar="RUN", help="run with the altered instruction")
-    p.add_argument("--run", type=Path, metavar="RUN", help="the run of a single-run task")
-    p.add_argument("--predictions", type=Path, metavar="FILE", help="PI-Indic T4 predictions")
+    add_role_files(p)
     p.add_argument("--query", metavar="ID", help="show this query's card (a pair id for "
                    "FollowTable, the altered query id for FollowIR and mFollowIR, a persona for "
                    "PI-Indic T4)")
