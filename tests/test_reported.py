@@ -528,3 +528,29 @@ def test_results_reader_names_the_file_and_line(tmp_path: Path, content: bytes,
     path.write_bytes(content)
     with pytest.raises(ResultsFileError, match=expected):
         read_results(path)
+
+
+@pytest.mark.parametrize("content", [
+    b'{"a":' * 100 + b"1" + b"}" * 100,          # nested deeper than the bound
+    b'{"task": "x",\n "backbone": \xe9}',         # not UTF-8
+    b'{"task": "x",\n "backbone": }',             # not JSON, on line 2
+])
+def test_the_importers_refuse_a_bad_json_file_as_every_reader_does(tmp_path: Path,
+                                                                   content: bytes) -> None:
+    """MTEB's and the PI-Indic authors' result files are read by the one reader of JSON
+    from outside (core.fileio.load_json), with its messages; each importer had its own
+    copy of it, one naming a bad byte in Python's words."""
+    from leaderboard.core.fileio import load_json
+    from leaderboard.publish.reported.mteb import read_task_file
+    from leaderboard.publish.reported.pi_indic_results import PiIndicResultsError
+
+    path = tmp_path / "results" / "t1-model" / "t1-model-hin-dev-1.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    with pytest.raises(ValueError) as expected:
+        load_json(content, str(path), ValueError)
+    with pytest.raises(PiIndicResultsError) as pi_indic:
+        import_pi_indic_results(tmp_path / "results")
+    with pytest.raises(MtebImportError) as mteb:
+        read_task_file(path)
+    assert str(pi_indic.value) == str(mteb.value) == str(expected.value)

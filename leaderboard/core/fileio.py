@@ -188,6 +188,19 @@ def load_json(data: bytes | str, where: str, error: type[Exception], *,
         raise error(f"{where}:{number}: invalid JSON: {exc.msg}") from None
 
 
+def read_json_file(path: Path, error: type[Exception]) -> object:
+    """A JSON file from outside the project, whole (an importer's upstream result file):
+    :func:`load_json` of its text, and a file that cannot be read or is not UTF-8 raises
+    ``error`` naming it too."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return load_json(text, str(path), error)
+
+
 def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
                     what: str = "", max_bytes: int | None = None) -> ModelT:
     """Read a JSON file and validate it as ``model``; every failure raises ``error`` with a

@@ -22,7 +22,6 @@ separate rows, and nothing here is ever merged with another source's row of the 
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections import defaultdict
@@ -38,7 +37,7 @@ from leaderboard.benchmarks.protocols import (
 )
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
+from leaderboard.core.fileio import read_json_file
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.submission.metadata import (MAX_PARAMETERS, model_name_problem,
                                              web_link_problem)
@@ -106,20 +105,6 @@ class _RowGroup:
     files: list[_TaskFile] = field(default_factory=list)
 
 
-def _load_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-        if json_too_deep(text):
-            raise MtebImportError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
-        return json.loads(text)
-    except OSError as exc:
-        raise MtebImportError(f"{path}: cannot read: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise MtebImportError(f"{path}: not UTF-8 text: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise MtebImportError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-
-
 def _number(value: Any, path: Path, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise MtebImportError(f"{path}: {where}: expected a number, got {value!r}")
@@ -179,7 +164,7 @@ def _subset_scores(entry: dict[str, Any], task_id: str, path: Path, where: str,
 
 def read_task_file(path: Path) -> _TaskFile | None:
     """Parse one MTEB task result file; None when the task is not one we import."""
-    data = _load_json(path)
+    data = read_json_file(path, MtebImportError)
     if not isinstance(data, dict):
         raise MtebImportError(f"{path}: expected a JSON object at the top level")
     task_name = data.get("task_name") or data.get("mteb_dataset_name") or path.stem
@@ -272,7 +257,7 @@ def _model_info(model_dir: str, revision_dir: str, meta_path: Path) -> tuple[Mod
     if not meta_path.is_file():
         return (canonical_model_info(ModelInfo(name=fallback_name, revision=revision_dir)),
                 "No model_meta.json: name and revision from the folder names, type unknown.")
-    meta = _load_json(meta_path)
+    meta = read_json_file(meta_path, MtebImportError)
     if not isinstance(meta, dict):
         raise MtebImportError(f"{meta_path}: expected a JSON object")
     name = meta.get("name") if isinstance(meta.get("name"), str) else fallback_name

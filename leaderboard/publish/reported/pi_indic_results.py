@@ -19,7 +19,6 @@ says so in its note. One row per upstream results folder (task x model).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from typing import Any
 from leaderboard.benchmarks.pi_indic import PI_INDIC_COMMIT
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
+from leaderboard.core.fileio import read_json_file
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.submission.results import (
     ModelInfo,
@@ -53,18 +52,7 @@ class PiIndicResultsError(FollowBoardError, ValueError):
 
 
 def _load(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-        if json_too_deep(text):
-            raise PiIndicResultsError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} "
-                                      "levels")
-        data = json.loads(text)
-    except OSError as exc:
-        raise PiIndicResultsError(f"{path}: cannot read: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise PiIndicResultsError(f"{path}: not UTF-8 text: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise PiIndicResultsError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    data = read_json_file(path, PiIndicResultsError)
     if not isinstance(data, dict):
         raise PiIndicResultsError(f"{path}: expected a JSON object")
     return data
