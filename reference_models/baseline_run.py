@@ -25,7 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data import MissingDataError, load_task_data
@@ -67,7 +67,7 @@ from reference_models.rankers import (
     t4_predictions,
     with_instruction_format,
 )
-from reference_models.spec import ModelSpec, get_model_spec, load_model_specs
+from reference_models.spec import ModelSpec, get_model_spec
 from reference_models.text import InstructionFormat
 from reference_models.trec import write_run
 
@@ -311,10 +311,6 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
 # they become the submission (a move). A run killed meanwhile cannot remove its folder (a
 # full run's runs are about 90 MB): the next run removes those whose process is gone.
 STAGING_PREFIX = "followboard-staging-"
-
-
-def available_models() -> Iterable[ModelSpec]:
-    return load_model_specs().values()
 
 
 __all__ = ["RunOptions", "RunSummary", "run_reference_model", "select_tasks"]

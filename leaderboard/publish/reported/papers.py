@@ -399,7 +399,3 @@ def build_paper_results(doc: PaperTranscription, yaml_name: str) -> ResultsFile:
 
 def load_paper_results(yaml_name: str, data_dir: Path = DATA_DIR) -> ResultsFile:
     return build_paper_results(load_transcription(data_dir / yaml_name), yaml_name)
-
-
-def all_transcriptions(data_dir: Path = DATA_DIR) -> dict[str, PaperTranscription]:
-    return {name: load_transcription(data_dir / name) for name in PAPER_SOURCES}

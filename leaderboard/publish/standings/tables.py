@@ -81,19 +81,6 @@ class ViewTable:
                 ranks[line.key] = n
         return ranks
 
-    def rank_of(self) -> dict[str, int | None]:
-        """1-based position in the default order; rows without a sort value get None."""
-        col = self.view.sort_column
-        ranks: dict[str, int | None] = {}
-        n = 0
-        for row in self.rows:
-            if self.values[row.key][col] is None:
-                ranks[row.key] = None
-            else:
-                n += 1
-                ranks[row.key] = n
-        return ranks
-
     def leader(self, column_index: int | None = None) -> Row | None:
         """The leader of a tiered column (default: the view's), or None."""
         index = self.view.tiered_column if column_index is None else column_index
