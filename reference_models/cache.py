@@ -48,8 +48,8 @@ class VectorCache:
             # A human-readable record of what the folder holds; identical for every writer.
             manifest = self.folder / "config.json"
             if not manifest.exists():
-                _atomic_write_bytes(manifest, json.dumps(config, sort_keys=True, indent=2)
-                                    .encode("utf-8"))
+                atomic_write_bytes(manifest, json.dumps(config, sort_keys=True, indent=2)
+                                   .encode("utf-8"))
         self._index: dict[str, tuple[Path, int]] = {}
         self._seen_chunks: set[str] = set()
         self._loaded: dict[Path, np.ndarray] = {}
@@ -95,7 +95,7 @@ class VectorCache:
         name = hashlib.sha256("\n".join(keys).encode("ascii")).hexdigest()[:24]
         path = self.folder / f"chunk-{name}.npz"
         buffer = _npz_bytes(keys=key_array, vectors=vectors)
-        _atomic_write_bytes(path, buffer)
+        atomic_write_bytes(path, buffer)
         for row, key in enumerate(keys):
             self._index.setdefault(key, (path, row))
         self._seen_chunks.add(path.name)
@@ -133,7 +133,3 @@ def _npz_bytes(**arrays: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     return buffer.getvalue()
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    atomic_write_bytes(path, data)
