@@ -44,7 +44,6 @@ var FBXCommon = (function () {
   // follow too (assets/format.js).
   function fmt(v, signed) { return FBFormat.score(v, signed); }
 
-  // An IRS gain or S: a raw figure, four decimals, signed.
   // An IRS gain (or S) on the card's one scale, x100 like p-MRR's terms, two decimals.
   function gainText(g) { return FBFormat.score(g, true, 2); }
 
