@@ -23,6 +23,8 @@ Candidates = Literal["pool", "corpus", "pairs"]
 # (:data:`leaderboard.core.data.READERS`, which refuses any other): mteb's Hub parquet
 # configs (FollowIR, mFollowIR), FollowTable's BEIR export, PI-Indic-Align's CSVs.
 Layout = Literal["mteb", "followtable", "pi-indic"]
+#: How many documents a run may list for one query, unless a task declares otherwise.
+MAX_DOCS_PER_QUERY = 1000
 
 
 def _check_choice(owner: str, name: str, value: object, allowed: object) -> None:
@@ -92,7 +94,7 @@ class Task:
     # "pool": rerank the fixed candidate pool shipped with the task;
     # "corpus": rank the whole corpus. Either way at most max_docs_per_query per query.
     candidates: Candidates
-    max_docs_per_query: int = 1000
+    max_docs_per_query: int = MAX_DOCS_PER_QUERY
     # Metrics computed on every run role (e.g. nDCG@10 becomes original/nDCG@10).
     standard_metrics: tuple[str, ...] = ()
     # Metrics computed from the pair of runs (p-MRR, IRS) or from predictions (T4).

@@ -18,6 +18,7 @@ from leaderboard.core.runs.columns import ParsedRun, id_array, lookup
 from leaderboard.core.runs.ordering import grouped_order
 from leaderboard.core.runs.parsing import _parse_rows
 from leaderboard.core.runs.reading import RunBytes, read_run_file
+from leaderboard.core.tasks import MAX_DOCS_PER_QUERY
 
 # Findings of one kind listed per file by the checks of the whole run (unknown documents,
 # duplicates...); past this they are counted in one summary line.
@@ -32,7 +33,7 @@ def _first_rows(codes: np.ndarray, mask_of_code: np.ndarray) -> np.ndarray:
 
 
 def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
-                 report: Report, max_docs: int = 1000, unread_lines: int = 0) -> None:
+                 report: Report, max_docs: int = MAX_DOCS_PER_QUERY, unread_lines: int = 0) -> None:
     """Check a parsed run against the task: queries, documents, duplicates, depth.
 
     ``unread_lines`` counts lines of the file that could not be read into ``run`` (each
@@ -100,7 +101,7 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
         _warn_rank_consistency(run, display, report)
 
 
-def required_depth(data_task: TaskData, qid: str, max_docs: int = 1000) -> int:
+def required_depth(data_task: TaskData, qid: str, max_docs: int = MAX_DOCS_PER_QUERY) -> int:
     """How many documents a run must rank for ``qid`` (see :func:`_check_depth`)."""
     if data_task.pools is not None:
         pool = data_task.pools.get(qid)
@@ -354,7 +355,7 @@ def parse_run_file(read: RunBytes) -> ReadRun:
     return ReadRun(read.display, report, run, unread)
 
 
-def validate_read_run(read: ReadRun, data_task: TaskData, role: str, max_docs: int = 1000
+def validate_read_run(read: ReadRun, data_task: TaskData, role: str, max_docs: int = MAX_DOCS_PER_QUERY
                       ) -> tuple[Report, ParsedRun | None]:
     """Check a read run against the task; the run when the file is valid."""
     report = Report()
@@ -367,6 +368,6 @@ def validate_read_run(read: ReadRun, data_task: TaskData, role: str, max_docs: i
 
 
 def load_and_validate(path: Path, data_task: TaskData, role: str, display: str | None = None,
-                      max_docs: int = 1000) -> tuple[Report, ParsedRun | None]:
+                      max_docs: int = MAX_DOCS_PER_QUERY) -> tuple[Report, ParsedRun | None]:
     """Everything the validator knows about one run file; the run when it is valid."""
     return validate_read_run(read_run(path, display), data_task, role, max_docs)
