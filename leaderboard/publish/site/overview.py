@@ -36,7 +36,7 @@ from leaderboard.publish.site.format import (
 )
 from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
-# The same hover texts as every other table (render imports this module lazily).
+# The same hover texts as every other table.
 from leaderboard.publish.site.table_display import source_name, source_text, tier_title
 from leaderboard.publish.standings.downloads import STATISTIC_NOTE, TIER_NAMES
 from leaderboard.publish.standings.lines import LineCell, record_of
