@@ -22,7 +22,7 @@ import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TextIO
 
 import github_action_utils as gha
 
@@ -340,7 +340,7 @@ def emit_annotations(report: CiReport) -> int:
     return count
 
 
-def print_log(report: CiReport, stream=None) -> None:
+def print_log(report: CiReport, stream: TextIO | None = None) -> None:
     """A plain listing for the job log. Inside Actions, workflow commands are suspended
     while it prints, so text quoted from a run file cannot act as a command."""
     stream = stream or sys.stdout

@@ -369,6 +369,10 @@ def indel_distance_plain(a: str, b: str) -> int:
     return len(a) + len(b) - 2 * previous[-1]
 
 
+#: An edit distance between two texts (rapidfuzz's Indel, or a plain one in tests).
+Distance = Callable[[str, str], int]
+
+
 def _indel_distance(a: str, b: str) -> int:
     return _indel_function()(a, b)
 
@@ -391,7 +395,7 @@ def _ratio(a: str, b: str, distance) -> float:
     return 100.0 * (total - distance(a, b)) / total
 
 
-def token_set_ratio(a: str, b: str, distance=_indel_distance) -> float:
+def token_set_ratio(a: str, b: str, distance: Distance = _indel_distance) -> float:
     """Lexical similarity in [0, 100] of two texts as sets of whitespace-separated tokens.
 
     With I the sorted shared tokens, A and B the sorted tokens only in ``a`` / only in
@@ -455,7 +459,7 @@ def _split_ratio(a: tuple[tuple[str, ...], frozenset[str]],
 
 def t4_hard_negatives(instructions: dict[int, str],
                       per_persona: int = T4_MAX_NEGATIVES_PER_PERSONA,
-                      distance=_indel_distance) -> dict[int, list[int]]:
+                      distance: Distance = _indel_distance) -> dict[int, list[int]]:
     """Persona id -> the ids of the ``per_persona`` instructions lexically closest to its
     own instruction (token_set_ratio, highest first; equal scores by ascending id), its
     own instruction excluded. These are the persona's negatives, as in the authors'
