@@ -67,3 +67,33 @@ def test_the_metadata_example_is_valid_metadata(tmp_path: Path) -> None:
     meta = load_metadata(path, "my-model/metadata.yaml", report, folder_name="my-model")
     assert meta is not None and report.ok, report.lines()
     assert meta.date == "2025-01-31" and meta.efficiency is not None
+
+
+DOCS = ("README.md", "docs/ARCHITECTURE.md", "docs/MAINTAINERS.md")
+
+
+def test_every_python_name_the_docs_give_imports() -> None:
+    """The README sent readers to `leaderboard.publish.stats.tier_views`, which is
+    `leaderboard.publish.stats.tiers.tier_views`: a dotted name in the docs must import."""
+    import importlib
+
+    names = {name for doc in DOCS
+             for name in re.findall(r"`((?:leaderboard|reference_models)(?:\.\w+)+)`",
+                                    (REPO / doc).read_text(encoding="utf-8"))}
+    assert names
+    wrong = []
+    for name in sorted(names):
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):  # the longest module prefix, then attributes
+            try:
+                target = importlib.import_module(".".join(parts[:cut]))
+            except ModuleNotFoundError:
+                continue
+            for attribute in parts[cut:]:
+                target = getattr(target, attribute, None)
+            if target is None:
+                wrong.append(name)
+            break
+        else:
+            wrong.append(name)
+    assert not wrong, f"the docs name what does not exist: {wrong}"
