@@ -97,3 +97,27 @@ def test_every_python_name_the_docs_give_imports() -> None:
         else:
             wrong.append(name)
     assert not wrong, f"the docs name what does not exist: {wrong}"
+
+
+def test_every_file_the_repository_layout_names_is_where_it_says() -> None:
+    """The layout table put `fixedpoint.py` and `runtime.py` in `leaderboard/publish/stats/`;
+    they are in its `significance/`. A name in a row is in the row's folder, or in a
+    subfolder the row names (`runs/`, `data/`), or given with its path."""
+    table = section("Repository layout")
+    rows = re.findall(r"^\| (`[^|]+`) \|(.*)\|$", table, re.M)
+    assert len(rows) >= 10
+    files = [p.relative_to(REPO).as_posix() for p in REPO.rglob("*")
+             if not {".git", "node_modules", ".venv"} & set(p.parts)]
+    wrong = []
+    for heads, text in rows:
+        folders = [REPO / h for h in re.findall(r"`([^`]+)`", heads) if h.endswith("/")]
+        subfolders = [f / d for f in folders for d in re.findall(r"`([\w-]+/)`", text)
+                      if (f / d).is_dir()]
+        for name in re.findall(r"`([\w./-]+\.(?:py|js|yaml|json))`", text):
+            if "/" in name:
+                found = any(f == name or f.endswith("/" + name) for f in files)
+            else:
+                found = any((f / name).exists() for f in folders + subfolders)
+            if not found:
+                wrong.append(f"{heads}: {name}")
+    assert not wrong, wrong
