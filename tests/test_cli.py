@@ -204,6 +204,33 @@ def test_every_command_help_has_an_example(capsys) -> None:
 
 # --- eval --json ---
 
+def test_every_data_pull_the_help_and_docs_suggest_names_what_it_pulls(capsys) -> None:
+    """`import mteb --help` sent readers to `leaderboard data pull mteb-results`, which
+    `data pull` refuses as an unknown benchmark: each `data pull` a help text or a doc
+    suggests names sources it fetches."""
+    from leaderboard.app.datapull.pull import select_sources
+
+    texts = [(Path(__file__).parents[1] / doc).read_text(encoding="utf-8")
+             for doc in ("README.md", "docs/MAINTAINERS.md", "docs/ARCHITECTURE.md")]
+    for line in command_lines():
+        capsys.readouterr()
+        with pytest.raises(SystemExit):
+            main([*line, "--help"])
+        texts.append(capsys.readouterr().out)
+    suggested = [m.group(1).split() for text in texts
+                 for m in re.finditer(r"leaderboard data pull ((?:[\w/*.-]+ ?)+)", text)]
+    names = []
+    for words in suggested:  # the names before the first option
+        for word in words:
+            if word.startswith("-"):
+                break
+            if word.upper() != word:  # BENCHMARK... is a placeholder
+                names.append(word)
+    assert "followtable" in names
+    for name in names:
+        assert select_sources([name]), name
+
+
 def test_eval_json_is_one_object(capsys, data_dir: Path, wtr_runs, wtr) -> None:
     rc, out, err = run_cli(capsys, "eval", WTR, "--original", str(wtr_runs["original"]),
                            "--altered", str(wtr_runs["altered"]), "--data-dir", str(data_dir),

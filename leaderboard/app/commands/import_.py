@@ -24,8 +24,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
     mteb = new_command(
         kinds, "mteb", "MTEB results repository (results/<org>__<model>/...)",
         "Read the MTEB result JSONs under RESULTS_DIR (a clone of embeddings-benchmark/"
-        "results, or `leaderboard data pull mteb-results`) and write one reported results "
-        "file of the leaderboard's tasks they cover.",
+        "results, which `data pull` does not fetch; `import all` reads the copy at "
+        "mteb-results/ in the data folder) and write one reported results file of the "
+        "leaderboard's tasks they cover.",
         "  leaderboard import mteb ../shared/data/mteb-results\n"
         "  leaderboard import mteb ../mteb-results --out /tmp/mteb-results.json")
     mteb.add_argument("results_dir", metavar="RESULTS_DIR", type=Path)
