@@ -25,7 +25,7 @@ from leaderboard.publish.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAP
                                          PAPER_SOURCES, TranscriptionError, check_averages,
                                          half_unit, load_paper_results, load_transcription,
                                          parse_cells)
-from leaderboard.publish.reported.pi_indic_results import import_pi_indic_results
+from leaderboard.publish.reported.pi_indic_results import PiIndicResultsError, import_pi_indic_results
 from leaderboard.submission.results import ResultsFileError, read_results
 
 REPO = Path(__file__).resolve().parents[1]
@@ -486,6 +486,16 @@ def test_rebuild_is_byte_identical(built: Path, tmp_path: Path) -> None:
     build_all_reported(DATA_DIR, tmp_path)
     for name in EXPECTED_FILES:
         assert (tmp_path / name).read_bytes() == (built / name).read_bytes(), name
+
+
+def test_rebuild_from_a_wrong_data_folder_writes_nothing(tmp_path: Path) -> None:
+    """`import all --data-dir` given a folder without the PI-Indic and MTEB results wrote
+    the four paper files, then stopped at the missing folder: every source is read before
+    any file is written."""
+    out = tmp_path / "reported"
+    with pytest.raises(PiIndicResultsError, match="no such directory"):
+        build_all_reported(tmp_path / "not-the-data", out)
+    assert not out.exists() or not any(out.iterdir())
 
 
 @pytest.mark.parametrize("name", EXPECTED_FILES)

@@ -26,15 +26,16 @@ def build_all_reported(data_dir: Path, out_dir: Path) -> list[Path]:
     package.
     """
     data_dir, out_dir = Path(data_dir), Path(out_dir)
+    # Every source is read before any file is written: a wrong --data-dir (no PI-Indic or
+    # MTEB results there) used to leave the paper files rewritten and stop at the first
+    # missing folder.
+    files = {json_name: load_paper_results(yaml_name, TRANSCRIPTIONS_DIR)
+             for yaml_name, json_name in PAPER_SOURCES.items()}
+    files[PI_INDIC_RESULTS_FILE] = import_pi_indic_results(data_dir / "pi-indic" / "results")
+    files[MTEB_RESULTS_FILE] = import_mteb(data_dir / "mteb-results")
     written: list[Path] = []
-    for yaml_name, json_name in PAPER_SOURCES.items():
-        path = out_dir / json_name
-        write_results(path, load_paper_results(yaml_name, TRANSCRIPTIONS_DIR))
+    for name, results in files.items():
+        path = out_dir / name
+        write_results(path, results)
         written.append(path)
-    path = out_dir / PI_INDIC_RESULTS_FILE
-    write_results(path, import_pi_indic_results(data_dir / "pi-indic" / "results"))
-    written.append(path)
-    path = out_dir / MTEB_RESULTS_FILE
-    write_results(path, import_mteb(data_dir / "mteb-results"))
-    written.append(path)
     return written
