@@ -579,6 +579,23 @@ def test_log_cannot_smuggle_workflow_commands(monkeypatch, capsys):
             "%0A::error file=README.md::fake") in outside
 
 
+def test_the_log_signs_the_measures_the_comment_signs(monkeypatch, capsys):
+    """The job log printed `IRS 3.6` where the comment beside it printed +3.6: p-MRR and
+    IRS carry their sign in every place a score is shown, the log included."""
+    from leaderboard.app.ci.pr_check import print_log
+
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    tasks = [TaskStanding(task="followtable/wtr", primary_metric="IRS", primary=0.0359,
+                          headline_metric="IRS", tier="tied with leader"),
+             TaskStanding(task="pi-indic-val150/t1/hin", primary_metric="RR@10",
+                          primary=0.5, headline_metric="RR@10", tier="leader")]
+    sub = SubmissionCheck(id="new-model", valid=True, n_errors=0, n_warnings=0, tasks=tasks)
+    print_log(_report(status="valid", submissions=[sub]))
+    out = capsys.readouterr().out
+    assert "new-model followtable/wtr: IRS +3.6, tied with leader" in out
+    assert "new-model pi-indic-val150/t1/hin: RR@10 50.0, leader" in out
+
+
 # --------------------------------------------------------------------------- audit-settings
 
 API_FIXTURE = Path(__file__).parent / "fixtures" / "github_api" / "secure.json"

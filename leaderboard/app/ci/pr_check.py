@@ -60,6 +60,7 @@ from leaderboard.app.ci.pr_report import (
 )
 from leaderboard.core.display import score_text
 from leaderboard.core.fileio import atomic_write_text
+from leaderboard.core.measures import is_signed
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import Issue, Report
 from leaderboard.store.locations import configured_store, RunStore
@@ -360,7 +361,8 @@ def print_log(report: CiReport, stream: TextIO | None = None) -> None:
             if sub.n_errors + sub.n_warnings > shown:
                 print(f"... and {sub.n_errors + sub.n_warnings - shown} more", file=stream)
             for t in sub.tasks:
-                score = "n/a" if t.primary is None else score_text(t.primary)
+                score = ("n/a" if t.primary is None
+                         else score_text(t.primary, is_signed(t.primary_metric)))
                 print(_safe_line(f"{sub.id} {t.task}: {t.primary_metric} {score}, "
                                  f"{t.tier or 'not tested'}"), file=stream)
         stream.flush()
