@@ -464,6 +464,23 @@ def test_broken_results_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Cap
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("command", ["build", "export"])
+def test_a_folder_without_results_is_refused_not_built_empty(
+        command: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """`leaderboard build` run outside the repository (no submissions/, no
+    results/reported/ there) built an empty leaderboard and exited 0; so did export."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = cli_main([command, "--results-root", str(elsewhere), "--out", str(tmp_path / "o"),
+                     "--no-cache", *(["--docs-dir", str(tmp_path / "d")] if command == "build"
+                                     else [])])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"{elsewhere}: holds neither submissions/ nor results/reported/" in err
+    assert "--results-root" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.slow
 def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
@@ -497,6 +514,7 @@ def test_tier_cache_gives_identical_pages(built: dict, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
+    (tmp_path / "submissions").mkdir()  # a root with no submission yet, nor reported rows
     result = build_site(tmp_path, tmp_path / "out")
     assert (tmp_path / "out" / "index.html").is_file()
     followir = (tmp_path / "out" / "followir.html").read_text(encoding="utf-8")

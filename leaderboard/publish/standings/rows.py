@@ -143,6 +143,13 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
     """Every leaderboard row under ``results_root``, verified first, in a stable order."""
     if not results_root.is_dir():
         raise StandingsDataError(f"{results_root}: results root is not a directory")
+    if not ((results_root / "submissions").is_dir()
+            or (results_root / "results" / "reported").is_dir()):
+        # Run outside the repository, build and export made an empty leaderboard and said
+        # nothing; an empty one has at least its submissions/ folder.
+        raise StandingsDataError(
+            f"{results_root.absolute()}: holds neither submissions/ nor results/reported/; "
+            "run the command from the repository's root, or give --results-root")
     warnings: list[str] = []
     rows: list[Row] = []
     used: set[str] = set()
