@@ -121,3 +121,28 @@ def test_every_file_the_repository_layout_names_is_where_it_says() -> None:
             if not found:
                 wrong.append(f"{heads}: {name}")
     assert not wrong, wrong
+
+
+WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+         "eight": 8, "nine": 9, "ten": 10}
+
+
+def test_the_counts_the_readme_gives_of_models_and_tasks_are_the_registrys() -> None:
+    """Counts the README states about the code, which drift as models and tasks are added:
+    the declared reference models and how many are pinned, and PI-Indic's T2 and T3."""
+    from leaderboard.benchmarks.registry import all_tasks
+    from reference_models.spec import load_model_specs
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    claim = re.search(r"(\d+) of the (\d+) are pinned to a revision, and `baselines list`\s+"
+                      r"marks the other (\w+) `not pinned`", text)
+    specs = load_model_specs().values()
+    unpinned = [s.id for s in specs if s.revision is None and not s.package
+                and s.family != "bm25"]   # what `baselines list` marks "not pinned"
+    assert claim, "the README no longer says how many reference models are pinned"
+    assert (int(claim[1]), int(claim[2]), WORDS[claim[3]]) == (
+        len(specs) - len(unpinned), len(specs), len(unpinned))
+    claim = re.search(r"`pi-indic-val150/t2/\*`, (\d+) tasks; T3 (\d+)", text)
+    families = [task.rsplit("/", 1)[0] for task in all_tasks()]
+    assert claim and (int(claim[1]), int(claim[2])) == (
+        families.count("pi-indic-val150/t2"), families.count("pi-indic-val150/t3"))
