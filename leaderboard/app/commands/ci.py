@@ -96,8 +96,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     _add_author_args(body)
     body.add_argument("--base-dir", type=Path, default=None, metavar="DIR",
                       help="a checkout of the base branch: with --pr-author, a change to a "
-                           "submission merged there is refused unless the author is its "
-                           "owner: or a maintainer")
+                           "submission merged there is refused unless the author is the "
+                           "owner: its metadata.yaml names there, or a maintainer")
     body.set_defaults(handler=run_comment_body_cmd)
 
     pending = new_command(
