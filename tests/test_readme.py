@@ -168,3 +168,48 @@ def test_the_stored_files_maintainers_md_counts_are_those_of_the_tasks_it_names(
     assert (int(claim[1]), int(claim[2])) == (sum(runs.values()), others)
     committed = REPO / "submissions" / "all-minilm-l6-v2" / "runs"
     assert sum(1 for p in committed.rglob("*") if p.is_file()) == int(claim[1])
+
+
+def test_every_leaderboard_command_the_docs_show_parses() -> None:
+    """Each `leaderboard ...` line of the docs' shell blocks parses as written, and each
+    option a command fragment in the text names is one that command has: a renamed or
+    removed flag leaves no example behind."""
+    import argparse
+    import contextlib
+    import io
+    import shlex
+
+    from leaderboard.app.cli import build_parser
+
+    parser = build_parser()
+
+    def children(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+        return next((a.choices for a in p._actions
+                     if isinstance(a, argparse._SubParsersAction)), {})
+
+    wrong, lines, flags = [], 0, 0
+    for doc in DOCS:
+        text = (REPO / doc).read_text(encoding="utf-8")
+        for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+            for line in block.splitlines():
+                found = re.search(r"(?:^|\s)(?:\.venv/bin/)?leaderboard (.*)", line)
+                if not found:
+                    continue
+                lines += 1
+                words = shlex.split(found.group(1), comments=True)
+                try:
+                    with contextlib.redirect_stderr(io.StringIO()):
+                        parser.parse_args(words)
+                except SystemExit:
+                    wrong.append(f"{doc}: {line.strip()}")
+        for fragment in re.findall(r"`leaderboard ([^`]*)`", text):
+            words, command = fragment.split(), parser
+            while words and words[0] in children(command):
+                command = children(command)[words.pop(0)]
+            options = {o for action in command._actions for o in action.option_strings}
+            for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", " ".join(words)):
+                flags += 1
+                if flag not in options:
+                    wrong.append(f"{doc}: `leaderboard {fragment}`: {flag}")
+    assert lines >= 10 and flags >= 10
+    assert not wrong, wrong
