@@ -100,3 +100,38 @@ def test_a_record_without_an_id_is_named_by_file_and_line(tmp_path: Path, data_d
     out, err = capsys.readouterr()
     assert rc != 0 and "Traceback" not in out + err
     assert f'{copy / "queries.jsonl"}:5: a line must be a JSON object with an "_id"' in out + err
+
+
+def _write_dataset(root: Path, topics: list[str], pairs: list[str], tables: list[str]) -> None:
+    """A small FollowTable dataset in the BEIR layout, WTR's folder, every pair of type C1
+    with the first table as its only T+ and the next as T-."""
+    folder = root / "followtable" / "WTR"
+    (folder / "qrels").mkdir(parents=True)
+
+    def jsonl(name: str, rows: list[dict]) -> None:
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows),
+                                   encoding="utf-8")
+
+    jsonl("corpus.jsonl", [{"_id": t, "text": f"table {t}"} for t in tables])
+    jsonl("only_queries.jsonl", [{"_id": t, "text": f"topic {t}"} for t in topics])
+    jsonl("queries.jsonl", [{"_id": p, "text": f"instruction [SEP] topic",
+                             "metadata": {"instruction_type": "1.1", "origin_query": "topic",
+                                          "instruction": "instruction"}} for p in pairs])
+    header = "query-id\tcorpus-id\tscore\n"
+    (folder / "qrels" / "test.tsv").write_text(
+        header + "".join(f"{p}\t{tables[0]}\t1\n" for p in pairs), encoding="utf-8")
+    (folder / "qrels" / "for_only_query_test.tsv").write_text(
+        header + "".join(f"{t}\t{d}\t1\n" for t in topics for d in tables[:2]),
+        encoding="utf-8")
+
+
+def test_query_ids_that_are_not_numbers_are_ordered_not_a_traceback(tmp_path: Path) -> None:
+    """Upstream's ids are numbers ("12", "12_3"), but a dataset in the same layout may name
+    its topics otherwise ("q12"): numbers first in numeric order, then the others, never a
+    TypeError from comparing a number with a text (or a ValueError from "²")."""
+    _write_dataset(tmp_path, ["q1", "10", "2", "²"], ["q1_0", "10_0", "2_1", "2_0", "²_0"],
+                   ["a", "b", "c"])
+    data = load_task_data(get_task("followtable/wtr"), tmp_path)
+    assert data.roles["original"].query_ids == ["2", "10", "q1", "²"]
+    assert data.roles["altered"].query_ids == ["2_0", "2_1", "10_0", "q1_0", "²_0"]
+    assert data.changed["q1_0"] == ["b"] and data.instruction_positive["q1_0"] == ["a"]

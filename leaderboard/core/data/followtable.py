@@ -219,8 +219,12 @@ def load(task: Task, data_dir: Path) -> TaskData:
                     instruction_positive=positive, groups=groups)
 
 
-def _natural_key(qid: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in qid.replace("-", "_").split("_"))
+def _natural_key(qid: str) -> tuple[tuple[int, int | str], ...]:
+    """Order of query ids: by their parts ("12_3": 12, then 3), a part of ASCII digits by
+    its number and before any other part, which orders by its text. Each part is tagged
+    with its kind, so a number is never compared with a text ("q1" beside "12")."""
+    return tuple((0, int(p)) if p.isascii() and p.isdigit() else (1, p)
+                 for p in qid.replace("-", "_").split("_"))
 
 
 @dataclass(frozen=True)
