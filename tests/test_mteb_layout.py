@@ -375,3 +375,34 @@ def test_config_folder_without_data_counts_as_missing(tmp_path: Path) -> None:
     with pytest.raises(MissingDataError) as info:
         load_task_data(get_task("followir/robust04"), tmp_path)
     assert info.value.missing == [tmp_path / "followir/robust04/qrel_diff"]
+
+
+@pytest.mark.parametrize("score", [None, "1.0", "relevant", 1.5, float("nan")])
+def test_a_judgment_that_is_not_an_integer_grade_is_refused_naming_it(
+        score: object, tmp_path: Path) -> None:
+    """A qrels row whose score is missing or not a whole number is a DataFormatError naming
+    the config, the query and the document (it was a TypeError or ValueError, which the
+    command line reports as an internal error); 2.0, as a float column stores a grade, is
+    the grade 2."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8, fmt="jsonl")
+    (qrels,) = (tmp_path / "followir/robust04" / config_name("default", None)).glob("*.jsonl")
+    rows = [json.loads(line) for line in qrels.read_text(encoding="utf-8").splitlines()]
+    rows[1]["score"] = 2.0
+    rows[0]["score"] = score
+    qrels.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    task = get_task("followir/robust04")
+    with pytest.raises(DataFormatError) as info:
+        mteb_layout.load(task, tmp_path)
+    message = str(info.value)
+    assert config_name("default", None) in message
+    assert rows[0]["query-id"] in message and rows[0]["corpus-id"] in message
+    rows[0]["score"] = 1
+    qrels.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    data = mteb_layout.load(task, tmp_path)
+    assert data.roles["original"].qrels[rows[1]["query-id"]][rows[1]["corpus-id"]] == 2
+    assert all(type(g) is int for judged in data.roles["original"].qrels.values()
+               for g in judged.values())
+

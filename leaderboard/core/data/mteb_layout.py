@@ -124,6 +124,19 @@ def _column(table: Columns, names: tuple[str, ...], where: str) -> list:
     raise DataFormatError(f"{where}: none of the columns {names} found (has {list(table)})")
 
 
+def _grade(value: object, where: str, qid: str, did: str) -> int:
+    """A judgment's relevance grade: an integer, or a float with an integer value (a
+    parquet column of grades may be float64, as in jhu-clsp's FollowIR uploads). Anything
+    else (missing, text, 1.5, NaN) is refused naming the judgment rather than read as some
+    other grade or failing inside ``int``."""
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise DataFormatError(f"{where}: the judgment of document {did!r} for query {qid!r} "
+                          f"has relevance {value!r}, not an integer grade")
+
+
 def _texts(values: list) -> list[str]:
     return [value if type(value) is str else str(value) for value in values]
 
@@ -168,12 +181,13 @@ def load(task: Task, data_dir: Path) -> TaskData:
                             _texts(_column(instr, ("instruction", "text"),
                                            f"{where}/instruction"))))
     qrels_table = _read_config(task, data_dir, "default")
+    qrels_where = str(config_dir(task, data_dir, "default"))
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     for qid, did, score in zip(
-            _texts(_column(qrels_table, ("query-id", "query_id"), f"{where}/default")),
-            _texts(_column(qrels_table, ("corpus-id", "corpus_id"), f"{where}/default")),
-            _column(qrels_table, ("score", "relevance"), f"{where}/default")):
-        qrels[qid][did] = int(score)
+            _texts(_column(qrels_table, ("query-id", "query_id"), qrels_where)),
+            _texts(_column(qrels_table, ("corpus-id", "corpus_id"), qrels_where)),
+            _column(qrels_table, ("score", "relevance"), qrels_where)):
+        qrels[qid][did] = _grade(score, qrels_where, qid, did)
 
     originals = sorted(q for q in q_ids if q.endswith(MTEB_ORIGINAL_SUFFIX))
     altereds = sorted(q for q in q_ids if q.endswith(MTEB_ALTERED_SUFFIX))
