@@ -406,3 +406,15 @@ def test_a_judgment_that_is_not_an_integer_grade_is_refused_naming_it(
     assert all(type(g) is int for judged in data.roles["original"].qrels.values()
                for g in judged.values())
 
+
+
+def test_a_query_listed_twice_is_one_query(tmp_path: Path) -> None:
+    """A queries config that repeats a row (two files holding it, or a repeated line) lists
+    the query once: it was in the role twice, and `eval` counted it twice."""
+    write_collection(tmp_path / "followir/robust04", n_queries=3, pool_size=8, fmt="jsonl")
+    (queries,) = (tmp_path / "followir/robust04" / config_name("queries", None)).glob("*.jsonl")
+    lines = queries.read_text(encoding="utf-8").splitlines()
+    queries.write_text("\n".join(lines + lines[:3]) + "\n", encoding="utf-8")
+    data = load_task_data(get_task("followir/robust04"), tmp_path)
+    assert data.roles["original"].query_ids == ["100-og", "101-og", "102-og"]
+    assert data.roles["altered"].query_ids == ["100-changed", "101-changed", "102-changed"]

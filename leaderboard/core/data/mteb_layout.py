@@ -189,8 +189,9 @@ def load(task: Task, data_dir: Path) -> TaskData:
             _column(qrels_table, ("score", "relevance"), qrels_where)):
         qrels[qid][did] = _grade(score, qrels_where, qid, did)
 
-    originals = sorted(q for q in q_ids if q.endswith(MTEB_ORIGINAL_SUFFIX))
-    altereds = sorted(q for q in q_ids if q.endswith(MTEB_ALTERED_SUFFIX))
+    # A query listed twice (a repeated row, or two files holding it) is one query.
+    originals = sorted({q for q in q_ids if q.endswith(MTEB_ORIGINAL_SUFFIX)})
+    altereds = sorted({q for q in q_ids if q.endswith(MTEB_ALTERED_SUFFIX)})
 
     def text(qid: str) -> str:
         # A model sees the query and its instruction together, as MTEB concatenates them.
