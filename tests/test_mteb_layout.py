@@ -418,3 +418,26 @@ def test_a_query_listed_twice_is_one_query(tmp_path: Path) -> None:
     data = load_task_data(get_task("followir/robust04"), tmp_path)
     assert data.roles["original"].query_ids == ["100-og", "101-og", "102-og"]
     assert data.roles["altered"].query_ids == ["100-changed", "101-changed", "102-changed"]
+
+
+@pytest.mark.parametrize("keys", ["suffixed", "other topics"])
+def test_a_qrel_diff_that_names_none_of_the_queries_is_refused(keys: str,
+                                                                tmp_path: Path) -> None:
+    """qrel_diff is keyed by the topic ("305"), as mteb reads it. Keyed some other way
+    ("305-changed", or topics the queries config lacks) it changed no query's documents,
+    and every run's p-MRR, averaged over nothing, read 0: the reader refuses it, naming
+    the config and the ids it holds."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8, fmt="jsonl")
+    (diff,) = (tmp_path / "followir/robust04" / config_name("qrel_diff", None)).glob("*.jsonl")
+    rows = [json.loads(line) for line in diff.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row["query-id"] = (row["query-id"] + "-changed" if keys == "suffixed"
+                           else "9" + row["query-id"])
+    diff.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    with pytest.raises(DataFormatError) as info:
+        mteb_layout.load(get_task("followir/robust04"), tmp_path)
+    message = str(info.value)
+    assert config_name("qrel_diff", None) in message and rows[0]["query-id"] in message

@@ -212,8 +212,16 @@ def load(task: Task, data_dir: Path) -> TaskData:
     if missing_pairs:
         raise DataFormatError(f"{where}/queries: altered queries without an original: "
                               f"{missing_pairs[:5]}")
-    diff = _id_lists(_read_config(task, data_dir, "qrel_diff"), f"{where}/qrel_diff")
+    diff_where = str(config_dir(task, data_dir, "qrel_diff"))
+    diff = _id_lists(_read_config(task, data_dir, "qrel_diff"), diff_where)
     changed = {q: sorted(set(diff.get(mteb_topic(q), []))) for q in altereds}
+    if altereds and not any(changed.values()):
+        # p-MRR would average over no query and read 0 for every run: the ids are keyed
+        # some other way than by topic (mteb's reading), or name other topics.
+        raise DataFormatError(
+            f"{diff_where}: no query of the task has a changed document: the config's ids "
+            f"are {sorted(diff)[:5]}, the topics of the altered queries "
+            f"{[mteb_topic(q) for q in altereds[:5]]} (qrel_diff is keyed by topic)")
     top = _id_lists(_read_config(task, data_dir, "top_ranked"), f"{where}/top_ranked")
     pools: dict[str, np.ndarray] = {}
     sorted_pools: dict[int, np.ndarray] = {}  # id(list) -> sorted unique; lists live in top
