@@ -325,6 +325,22 @@ def test_t4_shows_balanced_accuracy_and_marks_one_class_ece(real) -> None:
     assert "answers one class for every pair" in html.read_text(encoding="utf-8")
 
 
+def test_a_submission_page_says_what_its_ece_mark_means(real) -> None:
+    """A submission page's T4 table printed "0.3*" with no note under it and no
+    details on the cell: the mark said nothing there. Its column header keeps the
+    measure's help."""
+    html = (real["out"] / "submissions" / "use-multilingual-v3-numpy.html").read_text("utf-8")
+    table = re.search(r'<table class="fb-table fb-scores".*?</table>\s*</div>\s*(<p[^>]*>[^<]*)?',
+                      html, re.S)
+    assert table is not None
+    head = re.search(r'<th data-sort="num" title="([^"]*)">ECE</th>', table.group(0))
+    assert head is not None and head.group(1).startswith("expected calibration error")
+    marked = re.findall(r'<td data-v="[^"]*"([^>]*)>[0-9.]+\*</td>', table.group(0))
+    assert marked, "USE answers 'incompatible' to every pair in most languages"
+    assert all("answers one class for every pair" in attrs for attrs in marked), marked
+    assert table.group(1) is not None and "* answers one class for every pair" in table.group(1)
+
+
 def test_every_pi_indic_average_tests_each_shared_unit_once(real) -> None:
     board = real["board"]
     for view_id, table in board.tables.items():

@@ -539,6 +539,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
         for section, tables in sections:
             labels: list[str] = []
             entries = []
+            marked: list[CellDisplay] = []  # ECEs of one answer for every pair
             for t in tables:
                 if all(c.heat for c in t.view.columns):
                     continue  # a grid: its cells are the rows of the tables below it
@@ -555,13 +556,16 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                         labels.append(c.label)
                     css = TIER_CSS.get(info.tier, "") if info and i == tier_col else ""
                     text = score_text(v, c.signed)
-                    if v is not None and one_class(row, c):
+                    mark = v is not None and one_class(row, c)
+                    if mark:
                         text += ONE_CLASS_MARK
                     tasks, metric, group = (explore_target(c) if v is not None
                                             and row.submission is not None else ("", "", ""))
                     cells[c.label] = CellDisplay(text=text, value=sort_value(v), css=css,
                                                  title=c.help if v is not None else "no score",
                                                  metric=metric, tasks=tasks, group=group)
+                    if mark:
+                        marked.append(cells[c.label])
                 if info is not None:
                     tier = TIER_TEXT.get(info.tier, info.tier)
                 else:
@@ -597,8 +601,14 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     cell = e["cells"][k]
                     if common and cell.metric and cell.title == common:
                         cell.title = ""
+            # A marked cell says what its mark means, as on the leaderboard, and so does
+            # the note under the table (the mark alone said nothing here).
+            for cell in marked:
+                cell.title = "; ".join(filter(None, (cell.title,
+                                                     ONE_CLASS_NOTE.lstrip("* "))))
             out.append({"title": section.title, "id": section.id, "columns": labels,
                         "column_help": column_help,
+                        "note": ONE_CLASS_NOTE if marked else "",
                         "href": f"{relative(page_path, page.path)}#{section.id}",
                         "entries": entries})
     return out
