@@ -218,3 +218,23 @@ def test_the_heatmap_ranks_submissions_by_the_tables_convention() -> None:
     assert ranked_submissions(fam, registry, systems) == ["best", "both", "one"]
     col = column(fam.tasks, "p-MRR", "p-MRR")
     assert ranked_submissions(fam, registry, systems) == order_systems(systems, col)[1]
+
+
+def test_a_task_figure_that_is_no_mean_over_queries_is_not_called_one() -> None:
+    """T4's AUPRC and ECE are computed over all the task's pairs at once (they do not
+    decompose over personas), yet their headers and downloads said what every one-task
+    column said: "the task's mean over its queries". The catalogue says which measures
+    are pooled; the kernel's per-persona parts are exactly the others."""
+    import numpy as np
+
+    from leaderboard.core.metrics.classification import per_unit_scores
+
+    labels = np.tile([1] + [0] * 10, 4)
+    parts = per_unit_scores(labels, np.linspace(0.05, 0.95, labels.size),
+                            np.repeat(["a", "b", "c", "d"], 11)).values
+    for m in (m for m in MEASURES.values() if m.kernel == "classification"):
+        text = column(("pi-indic-val150/t4/hin",), m.name, m.name).convention_text
+        if m.name in parts:
+            assert text == "the task's mean over its queries", m.name
+        else:
+            assert "over its queries" not in text and "all the task's pairs" in text, (m.name, text)

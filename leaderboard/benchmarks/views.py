@@ -88,6 +88,11 @@ class Column:
 
     @property
     def convention_text(self) -> str:
+        if self.convention == "task":
+            # A measure computed over all the task's pairs at once is no mean over queries.
+            pooled = parse(self.parts[0][1]).measure.task_figure
+            if pooled:
+                return pooled
         return CONVENTION_TEXT[self.convention].format(n=len(self.tasks), unit=self.unit,
                                                        why=self.convention_source)
 

@@ -72,10 +72,13 @@ class Measure(_ReadOnly):
     the range of a task's figure; ``takes_cutoff``: written name@k (nDCG@10), or name for
     the whole run; ``mean_name``: the name of its mean over a task's queries where it
     differs ("MAP", FollowIR's); ``query_name``/``query_help``: one query's figure, its
-    name where the measure's own would mislead, and what it is."""
+    name where the measure's own would mislead, and what it is; ``task_figure``: what a
+    task's figure is, in words, when it is not the mean of per-query figures (T4's AUPRC
+    and ECE, computed over all the task's pairs at once)."""
 
     __slots__ = ("name", "title", "kernel", "help", "direction", "low", "high",
-                 "takes_cutoff", "no_skill", "mean_name", "query_name", "query_help")
+                 "takes_cutoff", "no_skill", "mean_name", "query_name", "query_help",
+                 "task_figure")
     name: str
     title: str
     kernel: Kernel | None
@@ -88,15 +91,17 @@ class Measure(_ReadOnly):
     mean_name: str | None
     query_name: str | None
     query_help: str | None
+    task_figure: str | None
 
     def __init__(self, *, name: str, title: str, kernel: Kernel | None, help: str,
                  direction: Direction = "higher", low: float = 0.0, high: float = 1.0,
                  takes_cutoff: bool = False, no_skill: NoSkill | None = None,
                  mean_name: str | None = None, query_name: str | None = None,
-                 query_help: str | None = None) -> None:
+                 query_help: str | None = None, task_figure: str | None = None) -> None:
         self._set(name=name, title=title, kernel=kernel, help=help, direction=direction,
                   low=low, high=high, takes_cutoff=takes_cutoff, no_skill=no_skill,
-                  mean_name=mean_name, query_name=query_name, query_help=query_help)
+                  mean_name=mean_name, query_name=query_name, query_help=query_help,
+                  task_figure=task_figure)
 
     @property
     def higher_is_better(self) -> bool:
@@ -109,6 +114,9 @@ class Measure(_ReadOnly):
 
 
 _RANK_SOURCE = " (trec_eval semantics; a query missing from the run scores 0)"
+# T4's measures that do not decompose over personas (the kernel's per_unit_scores gives
+# the others one value per persona whose mean is the task's figure).
+_OVER_PAIRS = "computed over all the task's pairs at once, not a mean over its personas"
 
 MEASURES: dict[str, Measure] = {m.name: m for m in (
     # ------------------------------------------------------------------ ranking
@@ -158,7 +166,8 @@ MEASURES: dict[str, Measure] = {m.name: m for m in (
                        "personas (a part can pass 100)"),
     Measure(name="AUPRC", title="area under the precision-recall curve",
             kernel="classification", no_skill="positive rate",
-            help="average precision of the compatible pairs (no skill = their share)"),
+            help="average precision of the compatible pairs (no skill = their share)",
+            task_figure=_OVER_PAIRS),
     Measure(name="Accuracy", title="accuracy at 0.5", kernel="classification",
             no_skill="majority",
             help="share of pairs classified correctly at 0.5; answering 'incompatible' to "
@@ -174,15 +183,18 @@ MEASURES: dict[str, Measure] = {m.name: m for m in (
     Measure(name="ECE", title="expected calibration error", kernel="classification",
             direction="lower", no_skill="constant calibrated",
             help="expected calibration error, 15 bins; lower is better, and a classifier "
-                 "that answers one class only gets a low ECE without any skill"),
+                 "that answers one class only gets a low ECE without any skill",
+            task_figure=_OVER_PAIRS),
     Measure(name="Predicted positive rate", title="share of pairs predicted compatible",
             kernel="classification", direction="neither",
             help="share of pairs predicted compatible (probability 0.5 or more): 0 or 1 for "
-                 "a classifier that answers one class only"),
+                 "a classifier that answers one class only",
+            task_figure=_OVER_PAIRS),
     Measure(name="Positive rate", title="share of compatible pairs", kernel="classification",
             direction="neither",
             help="share of compatible pairs in the task's pair set: what a constant score "
-                 "gets as AUPRC"),
+                 "gets as AUPRC",
+            task_figure=_OVER_PAIRS),
 )}
 
 
