@@ -325,6 +325,18 @@ def test_t4_shows_balanced_accuracy_and_marks_one_class_ece(real) -> None:
     assert "answers one class for every pair" in html.read_text(encoding="utf-8")
 
 
+def test_a_header_keeps_the_capitals_of_its_convention(real) -> None:
+    """Jinja's capitalize lowercased all but the first letter of a header's convention:
+    the T4 average's columns said "as the other pi-indic averages (the paper reports t4
+    once ...)"."""
+    html = (real["out"] / "pi-indic" / "t4.html").read_text("utf-8")
+    titles = re.findall(r'<th [^>]*data-col="ECE"[^>]*title="([^"]*)"', html)
+    average = [t for t in titles if "per-language figures" in t]
+    assert len(average) == 1, titles
+    assert "The mean of the 12 per-language figures, as the other PI-Indic averages " \
+        "(the paper reports T4 once" in average[0]
+
+
 def test_a_submission_page_says_what_its_ece_mark_means(real) -> None:
     """A submission page's T4 table printed "0.3*" with no note under it and no
     details on the cell: the mark said nothing there. Its column header keeps the

@@ -64,6 +64,12 @@ def nbhyphen(text: str) -> str:
     return text.replace("-", "\u2011")
 
 
+def sentence(text: str) -> str:
+    """``text`` with its first letter a capital and the rest as it is (Jinja's capitalize
+    lowercases the rest: "PI-Indic" became "pi-indic")."""
+    return text[:1].upper() + text[1:]
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
@@ -74,7 +80,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(score=score_text, dv=data_value, params=params_text, nbhyphen=nbhyphen,
-                       it=instruction_text, safe_url=safe_url, filesize=size_text,
+                       sentence=sentence, it=instruction_text, safe_url=safe_url, filesize=size_text,
                        params_reason=params_reason)
     env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED)
     return env
