@@ -337,6 +337,13 @@ def test_a_header_keeps_the_capitals_of_its_convention(real) -> None:
         "(the paper reports T4 once" in average[0]
 
 
+def test_a_header_says_lower_is_better_once(real) -> None:
+    """ECE's help says "lower is better" and the header added "(lower is better)" again."""
+    html = (real["out"] / "pi-indic" / "t4.html").read_text("utf-8")
+    titles = re.findall(r'<th [^>]*data-col="ECE"[^>]*title="([^"]*)"', html)
+    assert titles and all(t.count("lower is better") == 1 for t in titles), titles[0]
+
+
 def test_a_submission_page_says_what_its_ece_mark_means(real) -> None:
     """A submission page's T4 table printed "0.3*" with no note under it and no
     details on the cell: the mark said nothing there. Its column header keeps the
