@@ -681,6 +681,10 @@ def test_the_heatmap_orders_submissions_as_the_table_does(real_site, page) -> No
     ("?s=fix-a&t=followir/core17&query=100-chnged",
      "Task followir/core17 has no query \u201c100-chnged\u201d for Fixture A. Did you mean 100-changed"),
     ("?s=fix-z&t=followir/core17", "There is no verified submission \u201cfix-z\u201d."),
+    # No name close to it: the hint said "Pick one below." above no list.
+    ("?s=qqqqqqqq&t=followir/core17",
+     "There is no verified submission \u201cqqqqqqqq\u201d. The explorer\u2019s first page lists "
+     "every verified submission."),
     ("?s=fix-a&t=followir/core99", "\u201cfollowir/core99\u201d is not a task"),
     ("?s=fix-old&t=followir/core17", "has per-query scores but no explanation files"),
     ("?s=fix-gone&t=followir/core17&query=100-changed",

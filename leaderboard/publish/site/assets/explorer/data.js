@@ -45,7 +45,8 @@ var FBXData = (function () {
     if (!sub) {
       var close = FBXText.closest(slug, Object.keys(state.index.submissions));
       throw new UserError("There is no verified submission \u201c" + slug + "\u201d.",
-        close.length ? "Did you mean " + close.join(", ") + "?" : "Pick one below.");
+        close.length ? "Did you mean " + close.join(", ") + "?"
+          : "The explorer\u2019s first page lists every verified submission.");
     }
     return sub;
   }
