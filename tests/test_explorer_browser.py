@@ -533,6 +533,11 @@ def test_heatmap_groups_queries_and_a_click_opens_the_card(real_site, page) -> N
         "s => s.options[s.selectedIndex].text")
     notes = " ".join(page.locator(".fb-x-note").all_inner_texts())
     assert picked != "original/nDCG@10" and f"the colour is the query\u2019s {picked}." in notes
+    # So does the line that describes the cell under the keyboard's cursor (it said
+    # "original/nDCG@10 35.7", and "AUROC 102.3" for a persona's AUROC part).
+    page.locator("canvas.fb-x-heat").focus()
+    status = page.locator(".fb-x-status").inner_text()
+    assert f": {picked} " in status and "original/nDCG@10" not in status
     explore(page, real_site, "?view=heatmap&t=followtable/wtr")
     for row in heat["rows"][:40]:
         for j, slug in enumerate(heat["cols"]):
