@@ -197,6 +197,13 @@ def test_permalink_opens_its_tab(site, page) -> None:
     assert page.evaluate("location.hash") == "#followir-news21"
 
 
+def test_a_broken_fragment_leaves_the_page_working(site, page) -> None:
+    """A fragment that is no valid percent-encoding (a link cut short: #%E0) threw in
+    the tabs' hash reader, and the page's script stopped there: no charts."""
+    page.goto(site["url"] + "followtable.html#%E0", wait_until="networkidle")
+    assert page.locator(".fb-charts .fb-scatter circle").count() >= 6
+
+
 def test_search_works_offline(site, page) -> None:
     page.goto(site["url"] + "index.html", wait_until="networkidle")
     page.locator("label.md-search__icon, .md-search__input").first.click()

@@ -248,7 +248,10 @@
   }
 
   function followHash() {
-    var id = decodeURIComponent(location.hash.slice(1));
+    var id = location.hash.slice(1);
+    // A fragment that is no valid percent-encoding (a link cut short) names no table; it
+    // must not stop the rest of the page's script.
+    try { id = decodeURIComponent(id); } catch (e) { return; }
     if (!id) return;
     var el = document.getElementById(id);
     if (!el || !el.classList.contains("fb-view")) return;
