@@ -132,6 +132,18 @@ def test_how_to_submit_shows_t4_pair_ids_as_they_are(built: dict, data_dir: Path
     assert example in pairs.roles["predictions"].query_ids
 
 
+def test_the_list_of_submissions_explains_only_what_it_shows(built: dict) -> None:
+    """The list of submissions carried the leaderboards' legend (bold best verified,
+    italic reported, a vs best verified column, a no-skill reference row, scores x100)
+    and a provenance filter, over a table of verified submissions without a score."""
+    text = (built["out"] / "submissions" / "index.html").read_text(encoding="utf-8")
+    form = re.search(r'<form class="fb-filters".*?</form>', text, re.S).group(0)
+    assert 'name="type"' in form and 'name="q"' in form
+    assert 'name="prov"' not in form and "best verified" not in form and "fb-legend" not in form
+    home = (built["out"] / "index.html").read_text(encoding="utf-8")
+    assert 'name="prov"' in home and "best verified" in home
+
+
 def test_no_placeholder_left_and_tables_present(built: dict) -> None:
     for page in built["out"].rglob("*.html"):
         assert "fb-slot" not in page.read_text(encoding="utf-8"), page

@@ -187,6 +187,10 @@ def test_filters_hide_rows(site, page) -> None:
     page.fill("form.fb-filters input[name=q]", "model 0003")
     assert len(visible_rows(page, "followir-average")) <= 1
     assert "of" in page.locator("#followir-average .fb-count").inner_text()
+    # The list of submissions has no provenance filter; its name filter still works.
+    page.goto(site["url"] + "submissions/index.html")
+    page.fill("form.fb-filters input[name=q]", "model 0003")
+    assert len(visible_rows(page, "submissions-list")) == 1
 
 
 def test_permalink_opens_its_tab(site, page) -> None:

@@ -192,7 +192,7 @@
 
   function applyFilters(form) {
     var type = form.elements.type.value;
-    var prov = form.elements.prov.value;
+    var prov = form.elements.prov ? form.elements.prov.value : "";  // none on the list of submissions
     var it = form.elements.it.value;
     var q = form.elements.q.value.trim().toLowerCase();
     document.querySelectorAll(".fb-view").forEach(function (view) {
