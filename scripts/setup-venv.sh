@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv and install the project. Usage: scripts/setup-venv.sh [EXTRAS]
-# torch is pinned first so that the models extra takes the CPU wheel instead of pulling
-# gigabytes of CUDA packages.
+# torch is pinned first (scripts/install-torch.sh) so that the models extra takes the
+# CPU wheel instead of pulling gigabytes of CUDA packages (TORCH_BUILD=cuda, as the GPU
+# runner's workflow sets, takes PyPI's CUDA build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Bytecode. pip installs with --no-compile: it would compile all of the about 17,000
@@ -16,7 +17,7 @@ python3 -m venv .venv
 site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 compiling=""
 if [[ "$extras" == *models* ]]; then
-  .venv/bin/python -m pip install --quiet --no-compile torch==2.13.0
+  bash scripts/install-torch.sh .venv/bin/python --quiet --no-compile
   # Exit status 1 only names files that cannot compile (one of torch's is Python 2).
   { .venv/bin/python -m compileall -qq -j 0 "$site/torch" || true; } &
   compiling=$!

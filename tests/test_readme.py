@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import tomllib
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -51,6 +54,40 @@ def test_the_guides_install_step_uses_a_virtual_environment_and_the_cpu_torch_fi
                      if "pip install torch" in c and "download.pytorch.org/whl/cpu" in c)
     models = next(i for i, c in enumerate(commands) if ".[models]" in c)
     assert cpu_torch < models
+
+
+@pytest.mark.parametrize(("build", "wheel_on_disk"),
+                         [("cpu", True), ("cpu", False), ("cuda", False)])
+def test_the_quickstart_installs_the_cpu_torch_with_or_without_a_wheel_on_disk(
+        tmp_path: Path, build: str, wheel_on_disk: bool) -> None:
+    """The quickstart's `pip install torch==2.13.0` took the CPU build only where pip's
+    find-links folder held it (the project's machines); from PyPI, Linux gets the CUDA
+    build and gigabytes of NVIDIA packages. A stand-in for the venv's Python records what
+    pip is asked, and has a wheel without an index or not. The GPU runner asks for the
+    CUDA build, PyPI's."""
+    calls = tmp_path / "calls"
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\necho "$*" >> {calls}\n'
+                      f'case " $* " in *" --no-index "*) exit {0 if wheel_on_disk else 1};; esac\n')
+    python.chmod(0o755)
+    subprocess.run(["bash", str(REPO / "scripts" / "install-torch.sh"), str(python),
+                    "--quiet"], check=True, capture_output=True,
+                   env={"PATH": "/usr/bin:/bin", "TORCH_BUILD": build})
+    asked = calls.read_text().splitlines()
+    if build == "cuda":
+        assert asked == ["-m pip install --quiet torch==2.13.0"]
+    elif wheel_on_disk:
+        assert asked == ["-m pip install --no-index --no-deps --quiet torch==2.13.0"]
+    else:
+        assert asked == ["-m pip install --no-index --no-deps --quiet torch==2.13.0",
+                         "-m pip install --extra-index-url "
+                         "https://download.pytorch.org/whl/cpu --quiet torch==2.13.0"]
+    setup = (REPO / "scripts" / "setup-venv.sh").read_text()
+    assert "scripts/install-torch.sh .venv/bin/python" in setup
+    assert "pip install --quiet --no-compile torch" not in setup
+    gpu_setup = re.search(r"run: bash scripts/setup-venv.sh models\n(.*?)\n\n",
+                          (REPO / ".github" / "workflows" / "baselines.yml").read_text(), re.S)
+    assert "TORCH_BUILD: cuda" in gpu_setup.group(1)
 
 
 def test_the_metadata_example_is_valid_metadata(tmp_path: Path) -> None:
