@@ -116,6 +116,27 @@ def test_verified_submission_resolves_by_its_links() -> None:
     assert rec.derived and rec.id == "some-new-model" and rec.type == "sparse"
 
 
+def test_names_in_other_scripts_keep_their_own_identity() -> None:
+    """A derived id kept only a-z, 0-9 and '._/-': "東京 Embed" and "大阪 Embed" both became
+    "embed", so the board folded two submissions into one line and the second vanished
+    from every table, download and export."""
+    def record(name: str, sub: str = "x") -> str:
+        return resolve_model(SystemResult(
+            system_id=sub, provenance="verified", source=Source(kind="scored"), tasks={},
+            model=ModelInfo(name=name, type="bi-encoder"))).id
+
+    assert record("東京 Embed") == "東京-embed" != record("大阪 Embed")
+    assert record("Modèle «Ünï» v2") == "modèle-ünï-v2"
+    assert record("नमस्ते मॉडल") == "नमस्ते-मॉडल"  # its vowel signs are kept
+    # One name written two ways (composed or not, full-width) is one model.
+    assert record("Mode\u0301le") == record("Modéle") and record("ＡＢＣ") == "abc"
+    # Names the registry does not know keep the ids they had.
+    assert record("Some  New Model") == "some-new-model"
+    assert record("BM25 (bm25s, Lucene variant, k1=0.9 b=0.4)") == \
+        "bm25-bm25s-lucene-variant-k1-0.9-b-0.4"
+    assert record("★ ✓") == "model"
+
+
 def test_registry_errors_name_the_file_and_record(tmp_path: Path) -> None:
     text = MODELS_FILE.read_text(encoding="utf-8")
     dup = tmp_path / "dup.yaml"

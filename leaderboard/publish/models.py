@@ -14,6 +14,7 @@ proves that no two rows of one record disagree.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -155,12 +156,20 @@ def default_registry() -> ModelRegistry:
     return load_registry(MODELS_FILE)
 
 
-_ID_BAD = re.compile(r"[^a-z0-9._/-]+")
+# Where a derived id had characters that are no letter, mark or digit of any script.
+_ID_GAP = "\0"
+_ID_GAPS = re.compile(_ID_GAP + "+")
 
 
 def derived_id(name: str) -> str:
-    """Id of a record built from a row's own name: lower case, other characters as '-'."""
-    return _ID_BAD.sub("-", name_key(name)).strip("-") or "model"
+    """Id of a record built from a row's own name, in its compatibility form (NFKC: one
+    name typed composed or not, or full-width, is one id): lower case, the letters, marks
+    and digits of every script and '._/-' kept, each run of other characters one '-'.
+    Keeping only a-z and 0-9 made "東京 Embed" and "大阪 Embed" one model, "embed"."""
+    key = name_key(unicodedata.normalize("NFKC", name))
+    kept = "".join(c if c in "._/-" or unicodedata.category(c)[0] in "LMN" else _ID_GAP
+                   for c in key)
+    return _ID_GAPS.sub("-", kept).strip("-") or "model"
 
 
 def resolve_model(system: SystemResult, registry: ModelRegistry | None = None) -> ModelRecord:
