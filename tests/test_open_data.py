@@ -368,6 +368,39 @@ def test_export_push_uploads_the_folder_to_the_fake_hub(
         (copy / "per-query" / "followtable.parquet").read_bytes()
 
 
+def test_export_push_removes_what_an_earlier_release_had_and_this_one_has_not(
+        exported: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each push added this release's files and left the last one's in place: a benchmark
+    whose submissions were withdrawn kept its per-query file on the Hub, which the card's
+    per-query/*.parquet config then read as this release's scores."""
+    from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
+
+    from leaderboard.app.cli import main
+
+    isolate_from_the_network(monkeypatch)
+    up = FakeUpstream(lfs_suffixes=(".parquet",))
+    root = tmp_path / "hub-board-results"
+    earlier = {"per-query/mfollowir.parquet": b"PAR1 a withdrawn submission's scores",
+               "schemas/gone.schema.json": b"{}", "standings/results.parquet": b"old",
+               ".gitattributes": b"*.parquet filter=lfs diff=lfs merge=lfs -text\n",
+               "NOTES.md": b"a maintainer's own file"}
+    for path, data in earlier.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+    up.hf["board/results"] = FakeRepo(root, "d" * 40)
+    with serve(up, monkeypatch):
+        assert main(["export", "--out", str(exported["dir"]), "--existing", "--push",
+                     "hf://datasets/board/results"]) == 0
+    pushed = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    release = json.loads((root / "release.json").read_text("utf-8"))
+    # The export's folders hold this release's files and nothing else; what is not the
+    # export's (the Hub's .gitattributes, a file of the maintainers') stays.
+    assert pushed == set(release["export"]) | {"README.md", "release.json", ".gitattributes",
+                                               "NOTES.md"}
+    assert sorted(p.name for p in (root / "per-query").iterdir()) == \
+        sorted(p.name for p in (exported["dir"] / "per-query").iterdir())
+
+
 def test_the_sites_footer_names_its_release(site: dict) -> None:
     assert not (site["out"] / "downloads" / "release.json").exists()  # downloads are tables
     release = json.loads((site["out"] / "release.json").read_text("utf-8"))

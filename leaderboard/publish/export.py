@@ -21,7 +21,9 @@ the Hub's recommendations (files under 20 GB, under 10k entries per folder, unde
 files, under 100 files per commit), and memory holds one submission at a time.
 
 The folder is written beside the destination and moved into place when complete: a
-killed export leaves the previous export as it was.
+killed export leaves the previous export as it was. A push replaces the dataset's copy
+likewise, in one commit: this release's files in, and out of the folders above every file
+an earlier release left there that this one has not (:func:`stale_files`).
 """
 
 from __future__ import annotations
@@ -329,6 +331,23 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
               "record: compare only records of the same hardware. Benchmark texts are not "
               "included: queries and documents are named by their ids.", ""]
     return "\n".join(lines)
+
+
+def export_folders() -> tuple[str, ...]:
+    """The folders of the dataset an export writes and owns whole: its tables' and the
+    schemas'."""
+    return tuple(sorted({t.folder for t in TABLES} | {"schemas"}))
+
+
+def stale_files(held: Iterable[str], exported: Iterable[str]) -> list[str]:
+    """Of the files a dataset repository ``held``, those in the export's folders that this
+    export does not have: an earlier release's, which a push of this one removes (a
+    per-query file of a benchmark no verified submission covers any more would otherwise
+    stay in the card's ``per-query/*.parquet``). Files outside them (the Hub's
+    ``.gitattributes``, a page the maintainers added) are not the export's and stay."""
+    keep = set(exported)
+    prefixes = tuple(f"{folder}/" for folder in export_folders())
+    return sorted(p for p in held if p.startswith(prefixes) and p not in keep)
 
 
 def checked_export(out_dir: Path) -> tuple[dict, list[str]]:

@@ -19,8 +19,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "benchmark, the model records with their training data), a JSON Schema per table "
         "and release.json, the release manifest. Offline; reads what `leaderboard build` "
         "reads. A folder not made by this command is refused. --push uploads the folder "
-        "to a Hugging Face dataset in one commit (huggingface_hub; the token is $HF_TOKEN) "
-        "and checks that commit holds every file.",
+        "to a Hugging Face dataset in one commit (huggingface_hub; the token is $HF_TOKEN), "
+        "removing from the export's folders there what an earlier release left and this "
+        "one has not, and checks that commit holds every file.",
         "  leaderboard export --out dataset/\n"
         "  leaderboard export --out dataset/ --push hf://datasets/followboard/results\n"
         "  datasets.load_dataset('dataset/', 'per_query')  # in Python")
@@ -43,9 +44,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 def run(args: argparse.Namespace) -> int:
     from leaderboard.publish.export import (EXPORT_MARKER, ExportError, checked_export,
-                                             export_dataset)
+                                             export_dataset, stale_files)
     from leaderboard.publish.site.repository import repository_ref
-    from leaderboard.store.hub import HubWriteError, Upload, push_files
+    from leaderboard.store.hub import HubWriteError, Upload, push_files, repository_files
     from leaderboard.store.locations import HubStore, parse_store
 
     store = None
@@ -70,9 +71,14 @@ def run(args: argparse.Namespace) -> int:
     if store is not None:
         uploads = [Upload(args.out / path, path) for path in files if path != EXPORT_MARKER]
         try:
-            commit = push_files(store, uploads, f"FollowBoard release {release['name']}")
+            head, held = repository_files(store)
+            removed = stale_files(held, [u.repo_path for u in uploads])
+            commit = push_files(store, uploads, f"FollowBoard release {release['name']}",
+                                delete=removed, parent_commit=head)
         except HubWriteError as exc:
             print(f"export: {exc}", file=sys.stderr)
             return 1
-        print(f"pushed {len(uploads)} files to {store.describe()} at commit {commit}")
+        print(f"pushed {len(uploads)} files to {store.describe()} at commit {commit}"
+              + (f", removing {len(removed)} an earlier release left ({removed[0]}"
+                 + (", ...)" if len(removed) > 1 else ")") if removed else ""))
     return 0
