@@ -338,6 +338,24 @@ def test_export_refuses_a_foreign_folder_and_a_push_refuses_a_changed_file(
         checked_export(copy)
 
 
+def test_export_says_which_submissions_it_leaves_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """`build` warned that a folder without results.json is not shown; `export` left it out
+    of every table and said only "exported 15 files"."""
+    from leaderboard.app.cli import main
+
+    root = tmp_path / "root"
+    write_tree(root, 1, n_queries=6, task_ids=["followtable/wtr"], hostile=False,
+               reported=False)
+    (root / "submissions" / "not-scored-yet").mkdir()
+    assert main(["export", "--out", str(tmp_path / "dataset"), "--results-root", str(root),
+                 "--no-cache"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {root / 'submissions' / 'not-scored-yet'}: no results.json" in err
+    subs = pd.read_parquet(tmp_path / "dataset" / "submissions" / "submissions.parquet")
+    assert list(subs["submission_id"]) == ["sub-0000"]
+
+
 def test_export_push_uploads_the_folder_to_the_fake_hub(
         exported: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture) -> None:

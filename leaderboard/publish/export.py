@@ -138,6 +138,7 @@ class ExportResult:
     files: dict[str, int]          # path -> bytes
     seconds: float
     release: dict
+    warnings: list[str]            # what the results hold and the export leaves out, and why
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -428,4 +429,4 @@ def export_dataset(results_root: Path, out_dir: Path, *, commit: str | None,
                                             + "\n", encoding="utf-8")
     sizes = {p.relative_to(out_dir).as_posix(): p.stat().st_size
              for p in sorted(out_dir.rglob("*")) if p.is_file()}
-    return ExportResult(out_dir, sizes, time.perf_counter() - start, release)
+    return ExportResult(out_dir, sizes, time.perf_counter() - start, release, board.warnings)

@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
         result = export_dataset(args.results_root, args.out,
                                 commit=repo.ref if repo.pinned else None, repository=repo.url,
                                 cache_dir=None if args.no_cache else args.cache_dir)
+        for warning in result.warnings:  # as `leaderboard build` says them
+            print(f"warning: {warning}", file=sys.stderr)
         total = sum(result.files.values())
         print(f"exported {len(result.files)} files ({total / 2**20:.1f} MiB) to "
               f"{result.out_dir} in {result.seconds:.1f} s; release {result.release['name']}")
