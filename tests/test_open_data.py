@@ -30,7 +30,9 @@ from leaderboard.publish.export import (
     export_dataset,
 )
 from leaderboard.publish.models import MODELS_FILE, default_registry
+from leaderboard.publish.open_data import records_table
 from leaderboard.publish.site.build import build_site
+from leaderboard.publish.site.downloads import STANDINGS_TYPES
 from leaderboard.publish.site.synthetic import write_tree
 from leaderboard.publish.standings.long_form import long_records, split_key
 from leaderboard.publish.training import (
@@ -295,6 +297,28 @@ def test_every_exported_record_matches_its_json_schema(exported: dict) -> None:
                 assert not errors, (config, errors[0].message)
         # A record of another shape is refused: the schema says something.
         assert list(validator.iter_errors({"not a column": 1}))
+
+
+def test_a_column_every_record_leaves_empty_keeps_its_type(exported: dict) -> None:
+    """A column's type followed its values: with no GPU measured, peak_gpu_memory_bytes was
+    a string column and its JSON Schema said a string, and so were the standings' p-values
+    on a board where no test ran; the next release, with one figure, made them numbers."""
+    folder: Path = exported["dir"]
+    efficiency = pq.read_table(folder / "efficiency" / "efficiency.parquet")
+    gpu = efficiency["peak_gpu_memory_bytes"]
+    assert gpu.null_count == efficiency.num_rows > 0  # the synthetic runs used no GPU
+    assert str(gpu.type) == "int64"
+    schema = json.loads((folder / "schemas" / "efficiency.schema.json").read_text("utf-8"))
+    assert schema["properties"]["peak_gpu_memory_bytes"]["type"] == ["integer", "null"]
+    # The standings' figures are numbers however few of them a board has.
+    records = [{"view": "v", "model_id": "m", "column": "c", "value": 0, "tier": None,
+                "p_value": None, "effect_size": None, "rank": None, "parameters": None,
+                "instruction_trained": None}]
+    table = records_table(records, types=STANDINGS_TYPES)
+    assert {f.name: str(f.type) for f in table.schema} == {
+        "view": "string", "model_id": "string", "column": "string", "value": "double",
+        "tier": "string", "p_value": "double", "effect_size": "double", "rank": "int64",
+        "parameters": "int64", "instruction_trained": "bool"}
 
 
 def test_export_has_a_release_manifest_of_every_file_and_is_deterministic(

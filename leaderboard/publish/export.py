@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
@@ -44,7 +44,7 @@ from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.output_folder import check_replaceable, replaced_folder
 from leaderboard.publish.release import RELEASE_FILE, release_manifest
 from leaderboard.publish.site.board import Board, load_board
-from leaderboard.publish.site.downloads import standings_records
+from leaderboard.publish.site.downloads import STANDINGS_TYPES, standings_records
 from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.training import task_benchmark, training_overlap, training_text
 
@@ -65,6 +65,12 @@ class Table:
     folder: str
     title: str
     fields: dict[str, str]     # column -> what it holds (the JSON Schema's descriptions)
+    # Its columns of numbers and flags, typed whatever the records hold (open_data.py).
+    types: Mapping[str, pa.DataType] = field(default_factory=dict)
+
+
+_INT, _FLOAT, _BOOL = pa.int64(), pa.float64(), pa.bool_()
+_MODEL_TYPES = {"parameters": _INT, "instruction_trained": _BOOL}
 
 
 TABLES = (
@@ -84,7 +90,8 @@ TABLES = (
               "ci_low": "95% bootstrap interval of that difference, low end",
               "ci_high": "95% bootstrap interval of that difference, high end",
               "source": "where the line's row comes from",
-              "others": "JSON: the other rows' figures for the same cell"}),
+              "others": "JSON: the other rows' figures for the same cell"},
+          types=STANDINGS_TYPES),
     Table("reported", "reported", "Every reported figure (papers, MTEB's results, the "
           "PI-Indic authors' files) with its source: one record per (row, task, group, "
           "metric)", {
@@ -93,7 +100,8 @@ TABLES = (
               "group": "a group of the task's queries (null: the whole task)",
               "metric": "ir_measures-style metric name", "value": "the figure, a fraction",
               "source_kind": "paper, mteb-results or pi-indic-results",
-              "citation": "the source", "results_file": "the reported results file"}),
+              "citation": "the source", "results_file": "the reported results file"},
+          types={**_MODEL_TYPES, "value": _FLOAT}),
     Table("submissions", "submissions", "Every verified submission's metadata: one record "
           "per submission", {
               "submission_id": "the folder's name", "system_id": "its row's id",
@@ -101,12 +109,14 @@ TABLES = (
               "training_data": "what the model's paper or card says it was trained on, "
                                "or 'not disclosed'",
               "efficiency": "JSON: the efficiency: block of metadata.yaml, or null",
-              "results_sha256": "SHA-256 of its results.json"}),
+              "results_sha256": "SHA-256 of its results.json"},
+          types={**_MODEL_TYPES, "tasks": _INT}),
     Table("scores", "submissions", "Every verified submission's task and group figures", {
         "submission_id": "the submission", "task": "task id", "benchmark": "benchmark id",
         "group": "a group of the task's queries (null: the whole task)",
         "metric": "metric name", "value": "the figure, a fraction",
-        "n_queries": "queries behind the task's figure"}),
+        "n_queries": "queries behind the task's figure"},
+        types={"value": _FLOAT, "n_queries": _INT}),
     Table("efficiency", "efficiency", "What running each verified model cost, per task or "
           "task family, on the hardware named in the same record: compare figures only "
           "between records of the same hardware", {
@@ -116,14 +126,22 @@ TABLES = (
               "encode_seconds": "model time: encoding texts, scoring pairs, BM25 indexing",
               "search_seconds": "scoring and ranking the corpus",
               "sample": "what was measured when not the whole task",
-              "load_average": "1-minute load average of the machine when the task ended"}),
+              "load_average": "1-minute load average of the machine when the task ended"},
+          types={**{name: _FLOAT for name in ("encode_seconds", "search_seconds",
+                                              "texts_per_second", "tokens_per_second",
+                                              "load_average")},
+                 **{name: _INT for name in ("texts", "tokens", "peak_cpu_memory_bytes",
+                                            "peak_gpu_memory_bytes", "cpu_cores",
+                                            "gpu_count")},
+                 "embedding_cache": _BOOL}),
     Table("models", "models", "The model records every row resolves to, with the training "
           "data their papers or cards declare and the benchmarks it shares a source with", {
               "model_id": "the record's id",
               "training_statement": "what the model was trained on (null: not disclosed)",
               "training_source": "who says so",
               "shares_sources_with": "JSON: benchmark ids whose declared sources the "
-                                     "training data names (a mark on their cells)"}),
+                                     "training data names (a mark on their cells)"},
+          types={**_MODEL_TYPES, "curated": _BOOL}),
     Table("per_query", "per-query", "Every verified per-query score: one record per "
           "(submission, task, metric, query); one file per benchmark", {
               "submission_id": "the submission", "task": "task id", "metric": "metric name",
@@ -286,12 +304,12 @@ def json_schema(table: Table, schema: pa.Schema, nullable: Iterable[str]) -> dic
     column's type, null where any record lacks it, and what it holds."""
     may_be_null = set(nullable)
     properties = {}
-    for field in schema:
-        kind = _JSON_TYPES.get(field.type, "string")
-        prop: dict = {"type": [kind, "null"] if field.name in may_be_null else kind}
-        if field.name in table.fields:
-            prop["description"] = table.fields[field.name]
-        properties[field.name] = prop
+    for column in schema:
+        kind = _JSON_TYPES.get(column.type, "string")
+        prop: dict = {"type": [kind, "null"] if column.name in may_be_null else kind}
+        if column.name in table.fields:
+            prop["description"] = table.fields[column.name]
+        properties[column.name] = prop
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": f"followboard/{table.config}.schema.json",
             "title": f"FollowBoard {table.config} record", "description": table.title,
@@ -406,7 +424,7 @@ def export_dataset(results_root: Path, out_dir: Path, *, commit: str | None,
                 records = contents[table.config]
                 if not records:
                     continue
-                arrow = records_table(records)
+                arrow = records_table(records, types=table.types)
                 path = staging / table.folder / f"{names[table.config]}.parquet"
                 write_parquet(arrow, path)
                 paths = [path]

@@ -1,10 +1,11 @@
 """Records as Parquet: the one writer of the site's ``results.parquet`` and the exported
 dataset's tables (:mod:`leaderboard.publish.export`).
 
-A column's type follows its values: all booleans -> bool, all integers -> int64, numbers
--> float64 (exact: the downloads' fractions), text -> string; lists and mappings (a
-cell's ``others``, a run's list of tasks) are kept as compact JSON text, which every
-Parquet reader reads. Files are zstd-compressed with dictionary encoding (the long form
+A column's type is the one its table declares (so a release where no record has a value
+there types it as the next one does), else it follows its values: all booleans -> bool,
+all integers -> int64, numbers -> float64 (exact: the downloads' fractions), text ->
+string; lists and mappings (a cell's ``others``, a run's list of tasks) are kept as
+compact JSON text, which every Parquet reader reads. Files are zstd-compressed with dictionary encoding (the long form
 repeats a line's fields on every column) and written atomically.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -45,15 +46,20 @@ def _cell(value: object, kind: pa.DataType) -> object:
 
 
 def records_table(records: Sequence[dict[str, object]],
-                  columns: Sequence[str] | None = None) -> pa.Table:
+                  columns: Sequence[str] | None = None,
+                  types: Mapping[str, pa.DataType] | None = None) -> pa.Table:
     """A table of ``records``: its columns in ``columns`` order, else in the order keys
-    first appear; a key a record lacks is null there."""
+    first appear; a key a record lacks is null there. A column ``types`` names has that
+    type, whatever values this set of records happens to hold (a column of counts that
+    every record leaves empty is still a column of integers); any other follows its
+    values."""
     names = list(columns) if columns is not None else list(
         dict.fromkeys(k for rec in records for k in rec))
+    declared = types or {}
     arrays = []
     for name in names:
         values = [rec.get(name) for rec in records]
-        kind = _kind(values)
+        kind = declared.get(name) or _kind(values)
         arrays.append(pa.array([_cell(v, kind) for v in values], type=kind))
     return pa.Table.from_arrays(arrays, names=names)
 

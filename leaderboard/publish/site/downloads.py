@@ -12,18 +12,32 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow as pa
+
 from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.standings import ViewTable
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.overview import build_overview, home_document
 from leaderboard.publish.site.table_display import source_text
-from leaderboard.publish.standings.downloads import csv_text, view_document, view_records
-from leaderboard.publish.standings.long_form import long_records
+from leaderboard.publish.standings.downloads import (
+    TEST_FIELDS,
+    csv_text,
+    view_document,
+    view_records,
+)
+from leaderboard.publish.standings.long_form import VALUE, long_records
 
 # The folder of the site that holds every download.
 DOWNLOADS = "downloads"
 # Every view's records in long form, one file (pandas.read_parquet reads it by URL).
 RESULTS_PARQUET = "results.parquet"
+# The long form's columns of numbers and flags, typed so whether or not this board has a
+# value there: a board where no test ran has no p-value, and its p_value column is still
+# one of numbers (the rest is text, and JSON text for lists).
+STANDINGS_TYPES: dict[str, pa.DataType] = {
+    "rank": pa.int64(), "parameters": pa.int64(), "benchmarks": pa.int64(),
+    "instruction_trained": pa.bool_(), VALUE: pa.float64(),
+    **{field: pa.string() if field == "tier" else pa.float64() for field in TEST_FIELDS}}
 
 def table_records(table: ViewTable) -> tuple[list[str], list[dict[str, object]]]:
     """Header and rows of a view's download, one per model: exact fractions, not the x100
@@ -55,7 +69,7 @@ def standings_records(board: Board) -> list[dict[str, object]]:
 
 def write_results_parquet(long: list[dict[str, object]], folder: Path) -> int:
     """``downloads/results.parquet``: every view's long records; returns its size."""
-    return write_parquet(records_table(long), folder / RESULTS_PARQUET)
+    return write_parquet(records_table(long, types=STANDINGS_TYPES), folder / RESULTS_PARQUET)
 
 
 def write_download_json(path: Path, doc: dict) -> None:
