@@ -18,6 +18,7 @@ from leaderboard.app.cli import main as cli_main
 from site_html import parse
 from leaderboard.publish.site.build import SiteBuildError, build_site
 from leaderboard.publish.site.board import load_board
+from leaderboard.publish.site.mkdocs_config import mkdocs_config
 from leaderboard.core.display import score_text
 from leaderboard.publish.site.format import params_reason, params_text, relative, safe_url
 from leaderboard.benchmarks import all_views, benchmark_of, site_pages
@@ -35,6 +36,11 @@ from leaderboard.publish.site.repository import (
 from leaderboard.publish.site.search import search_doc
 from leaderboard.publish.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
+# Where the site is deployed: a GitHub Pages project site, as configure-pages' base_url
+# gives it (no trailing slash).
+SITE_URL = "https://owner.github.io/followboard"
+SITE_PATH = "/followboard/"
+
 # Enough tasks for every page kind and for average views, few enough to build in seconds.
 TASKS = [
     "followir/robust04", "followir/news21", "followir/core17",
@@ -50,7 +56,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("site")
     root = base / "root"
     ids = write_tree(root, 3, n_queries=8, task_ids=TASKS)
-    result = build_site(root, base / "out", docs_dir=base / "docs", cache_dir=base / "cache")
+    result = build_site(root, base / "out", docs_dir=base / "docs", cache_dir=base / "cache",
+                        site_url=SITE_URL)
     return {"root": root, "out": base / "out", "docs": base / "docs", "ids": ids,
             "result": result, "base": base}
 
@@ -414,15 +421,61 @@ def test_site_from_the_committed_results_fits_the_budget(committed_site: Path) -
 def test_relative_links_resolve(built: dict) -> None:
     out: Path = built["out"]
     for page in out.rglob("*.html"):
-        if page.name == "404.html":  # served at any path, so MkDocs makes its links absolute
+        if page.name == "404.html":  # shown at any path: it links from the site's address
             continue
         for tag, attrs in parse(page).tags:
             href = attrs.get("href") if tag == "a" else None
             if not href or re.match(r"^[a-z]+:|^#|^//", href):
                 continue
+            assert not href.startswith("/"), (page, href)
             # The explorer's links carry a query string (explore.html?s=...).
             target = (page.parent / href.split("#")[0].split("?")[0]).resolve()
             assert target.exists(), (page, href)
+
+
+def test_the_404_page_links_from_the_sites_address(built: dict) -> None:
+    """GitHub Pages shows 404.html at any missing path, at any depth, so its links cannot
+    be relative; they went from the domain's root (/assets/..., /followir.html), which on
+    a project site (OWNER.github.io/REPO/) left the page without styles and its links
+    nowhere. Built with the site's address, every link and script starts from its path."""
+    out: Path = built["out"]
+    page = out / "404.html"
+    refs = [(tag, attrs.get("href") or attrs.get("src")) for tag, attrs in parse(page).tags
+            if tag in ("a", "link", "script", "img")]
+    local = [(tag, ref) for tag, ref in refs if ref and not re.match(r"^[a-z]+:|^#|^//", ref)]
+    assert {tag for tag, _ in local} >= {"a", "link", "script"}
+    for tag, ref in local:
+        assert ref.startswith(SITE_PATH), (tag, ref)
+        assert (out / ref[len(SITE_PATH):].split("#")[0]).is_file(), (tag, ref)
+    config = re.search(r'<script id="__config"[^>]*>(.*?)</script>',
+                       page.read_text(encoding="utf-8"), re.S)
+    material = json.loads(config.group(1))  # the search worker and Material's base
+    assert material["base"] == SITE_PATH
+    assert material["search"].startswith(SITE_PATH)
+    assert (out / material["search"][len(SITE_PATH):]).is_file()
+
+
+def test_without_an_address_the_404_page_links_from_the_domain_root(tmp_path: Path) -> None:
+    """A site served at a domain's root needs no address: MkDocs then links from /."""
+    assert "site_url" not in mkdocs_config(tmp_path / "docs", tmp_path / "out")
+    given = mkdocs_config(tmp_path / "docs", tmp_path / "out",
+                          site_url="https://example.org/board/")
+    assert given["site_url"] == "https://example.org/board/"
+
+
+@pytest.mark.parametrize("url", ["owner.github.io/followboard", "/followboard/",
+                                 "ftp://example.org/x", "https://example.org/x?a=1",
+                                 "https://exa mple.org/", ""])
+def test_a_site_url_that_is_no_web_address_is_refused_before_any_work(
+        url: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "submissions").mkdir()
+    code = cli_main(["build", "--results-root", str(tmp_path), "--out", str(tmp_path / "o"),
+                     "--docs-dir", str(tmp_path / "d"), "--no-cache", "--site-url", url])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"site URL {url!r}" in err and "https://OWNER.github.io/REPO/" in err, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "o").exists() and not (tmp_path / "d").exists()
 
 
 def test_view_permalinks_exist(built: dict) -> None:

@@ -526,3 +526,17 @@ def test_the_site_is_built_from_the_whole_history():
     (checkout,) = [step for job_id, step in steps(load(WORKFLOW_DIR / "publish.yml"))
                    if job_id == "build" and "actions/checkout" in step.get("uses", "")]
     assert checkout["with"]["fetch-depth"] == 0
+
+
+def test_the_site_is_built_for_the_address_github_pages_serves_it_from():
+    """404.html is shown at any missing path, so it links from the site's address; built
+    without one it linked from the domain's root, which on a project site
+    (OWNER.github.io/REPO/) is another site: no styles, no working link."""
+    job = load(WORKFLOW_DIR / "publish.yml")["jobs"]["build"]
+    pages = [step for step in job["steps"] if "actions/configure-pages" in step.get("uses", "")]
+    assert len(pages) == 1 and pages[0].get("id"), "the build job asks Pages for its address"
+    assert job["permissions"].get("pages") == "read"
+    (build,) = [step for step in job["steps"] if "leaderboard build" in (step.get("run") or "")]
+    assert job["steps"].index(pages[0]) < job["steps"].index(build)
+    assert '--site-url "$SITE_URL"' in build["run"]
+    assert build["env"]["SITE_URL"] == "${{ steps.%s.outputs.base_url }}" % pages[0]["id"]

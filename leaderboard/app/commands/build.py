@@ -16,8 +16,12 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Read submissions/*/results.json and results/reported/*.json under the results root,\n"
         "render the pages (tables, downloads, charts, one page per submission) and run\n"
         "`mkdocs build --strict`. The site needs no network; open OUT/index.html, or serve it\n"
-        "with `python -m http.server -d OUT` to use the search box.",
+        "with `python -m http.server -d OUT` to use the search box.\n\n"
+        "Pages link each other relatively, so the site works at any address, all but\n"
+        "404.html: the server shows it at any missing path, at any depth, so it links from\n"
+        "the site's address, --site-url (publish.yml passes the one GitHub Pages reports).",
         "  leaderboard build --out site/build\n"
+        "  leaderboard build --out site/build --site-url https://OWNER.github.io/REPO/\n"
         "  python -m http.server -d site/build 8000   # then open http://127.0.0.1:8000/")
     p.add_argument("--out", type=Path, default=Path("site/build"), metavar="DIR",
                    help="where the built site goes (default: site/build); a previous build "
@@ -29,6 +33,12 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--cache-dir", type=Path, default=Path(".cache/site-tiers"), metavar="DIR",
                    help="significance results keyed by a hash of their inputs, reused by the "
                         "next build (default: .cache/site-tiers)")
+    p.add_argument("--site-url", metavar="URL",
+                   help="the address the site is served from, such as "
+                        "https://OWNER.github.io/REPO/ for a GitHub Pages project site: "
+                        "the 404 page links from its path (also each page's canonical "
+                        "address). Without it the 404 page links from /, which holds only "
+                        "for a site served at a domain's root")
     p.add_argument("--no-cache", action="store_true", help="recompute every significance test")
     p.add_argument("--quiet", action="store_true", help="print only warnings and errors")
     p.set_defaults(handler=run)
@@ -38,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     from leaderboard.publish.site.build import build_site
 
     result = build_site(args.results_root, args.out, docs_dir=args.docs_dir,
-                        cache_dir=None if args.no_cache else args.cache_dir)
+                        cache_dir=None if args.no_cache else args.cache_dir,
+                        site_url=args.site_url)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if not args.quiet:

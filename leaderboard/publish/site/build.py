@@ -15,6 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.output_folder import check_replaceable, replaced_folder
@@ -46,6 +47,26 @@ class BuildResult:
     mkdocs_seconds: float
     largest_page: tuple[str, int]                 # (path relative to out_dir, bytes)
     warnings: list[str] = field(default_factory=list)
+
+
+def site_address(url: str) -> str:
+    """The address the site is served from, as MkDocs' ``site_url`` takes it: an
+    ``http(s)`` URL with a host and no query or fragment, ending in ``/``
+    (``https://owner.github.io/repo`` -> ``https://owner.github.io/repo/``)."""
+    try:
+        parts = urlsplit(url)
+        valid = (parts.scheme in ("http", "https") and bool(parts.hostname)
+                 and not parts.query and not parts.fragment
+                 and not any(c.isspace() for c in url))
+    except ValueError:  # a malformed port or IPv6 host
+        valid = False
+    if not valid:
+        raise SiteBuildError(
+            f"site URL {url!r} is not a web address: give the address the site is served "
+            "from, with http:// or https:// and its host and no query, as "
+            "https://OWNER.github.io/REPO/")
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 def _prepare_dir(path: Path, marker: str, what: str) -> None:
@@ -94,14 +115,20 @@ def run_mkdocs(config_path: Path) -> list[str]:
 
 
 def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
-               *, strict: bool = True, cache_dir: Path | None = None) -> BuildResult:
+               *, strict: bool = True, cache_dir: Path | None = None,
+               site_url: str | None = None) -> BuildResult:
     """Build the site from ``results_root`` into ``out_dir``.
 
     ``docs_dir`` keeps the generated Markdown tree (for inspection); by default it lives
     in a temporary directory that is removed afterwards. ``cache_dir`` stores significance
     results by a hash of their inputs, so a rebuild only tests views whose scores changed.
+    ``site_url`` is the address the site is served from (:func:`site_address`): every
+    page links relatively but ``404.html``, which the server shows at any missing path
+    and so links from that address's path; without it, from ``/``, which holds only for
+    a site served at a domain's root.
     """
     start = time.perf_counter()
+    address = site_address(site_url) if site_url is not None else None
     check_replaceable(out_dir, SITE_MARKER, BUILT_BY, SiteBuildError)
     board: Board = load_board(results_root, cache_dir=cache_dir)
     tmp = tempfile.TemporaryDirectory(prefix="followboard-site-")
@@ -125,7 +152,8 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
         # site_dir first).
         with replaced_folder(out_dir, SITE_MARKER, BUILT_BY, SiteBuildError) as new_site:
             config_path = Path(tmp.name) / "mkdocs.yml"
-            write_mkdocs_config(mkdocs_config(docs, new_site, strict=strict, release=release),
+            write_mkdocs_config(mkdocs_config(docs, new_site, strict=strict, release=release,
+                                              site_url=address),
                                 config_path)
             mkdocs_warnings = run_mkdocs(config_path)
     finally:

@@ -25,9 +25,11 @@ def footer_text(release: dict | None) -> str:
 
 
 def mkdocs_config(docs: Path, out: Path, strict: bool = True,
-                  release: dict | None = None) -> dict:
+                  release: dict | None = None, site_url: str | None = None) -> dict:
     """The MkDocs configuration: Material, offline (no web fonts, no CDN), our assets;
-    the footer names ``release`` (:func:`leaderboard.publish.release.release_manifest`)."""
+    the footer names ``release`` (:func:`leaderboard.publish.release.release_manifest`).
+    ``site_url``, the address the site is served from, is where the 404 page links from
+    (MkDocs links it from ``/`` without one) and gives pages their canonical address."""
     nav: list = [{"Home": "index.md"}]
     groups: dict[str, list] = {}
     for page in site_pages():
@@ -41,7 +43,7 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True,
     nav += [{"Submissions": "submissions/index.md"}, {"Query explorer": "explore.md"},
             {"How to submit": "submit.md"},
             {"Metrics": "metrics.md"}]
-    return {
+    config = {
         "site_name": "FollowBoard",
         "site_description": "Leaderboard for instruction-following retrieval: FollowIR, "
                             "mFollowIR, FollowTable and PI-Indic-Align",
@@ -85,6 +87,9 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True,
                        "unrecognized_links": "warn", "anchors": "warn"},
         "copyright": footer_text(release),
     }
+    if site_url is not None:
+        config["site_url"] = site_url
+    return config
 
 
 def write_mkdocs_config(config: dict, path: Path) -> None:
