@@ -139,6 +139,23 @@ def test_how_to_submit_shows_t4_pair_ids_as_they_are(built: dict, data_dir: Path
     assert example in pairs.roles["predictions"].query_ids
 
 
+def test_the_verified_table_numbers_no_position_it_does_not_rank(built: dict) -> None:
+    """The home page's verified table had a # column titled "Position" over rows in id
+    order, so the first submission by id read as the best model. Its rows are in
+    alphabetical order of their names, which ranks nothing: the # column stays empty
+    until a column is sorted (assets/leaderboard.js numbers the rows then) and says so."""
+    (table,) = [t for t in parse(built["out"] / "index.html").tables
+                if t["view"] == "home-verified"]
+    head = table["head"][0]
+    assert head["text"] == "#" and "data-sort" not in head["attrs"]
+    assert "alphabetical order, which ranks nothing" in head["attrs"]["title"]
+    assert [row["cells"][0]["text"] for row in table["rows"]] == [""] * len(table["rows"])
+    names = [row["cells"][1]["text"].removeprefix("V").strip() for row in table["rows"]]
+    assert len(names) == 4 and names == sorted(names, key=str.casefold)
+    home = (built["out"] / "index.html").read_text(encoding="utf-8")
+    assert "Rows are in alphabetical order of the submission's name" in home
+
+
 def test_the_list_of_submissions_explains_only_what_it_shows(built: dict) -> None:
     """The list of submissions carried the leaderboards' legend (bold best verified,
     italic reported, a vs best verified column, a no-skill reference row, scores x100)

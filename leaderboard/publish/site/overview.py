@@ -168,8 +168,11 @@ def build_overview(board: Board) -> Overview:
                 sign * value if value is not None else 0.0, m.record.name.lower(), m.record.id)
 
     models.sort(key=order)
+    # Alphabetical by the name a submission gives its model: no order of several
+    # benchmarks' columns ranks one submission above another (a sort by a column does).
     verified = [(row, record_of(row), [_verified_cell(c, row) for c in columns])
-                for row in board.rows if row.verified]
+                for row in sorted((r for r in board.rows if r.verified),
+                                  key=lambda r: (r.system.model.name.casefold(), r.key))]
     return Overview(columns=columns, models=models, verified=verified, unlisted=unlisted)
 
 
@@ -308,10 +311,11 @@ def verified_rows_html(overview: Overview, submissions_prefix: str,
                        shown: list[int]) -> Markup:
     """The verified table's rows: a submission by the name it gives its model (its page),
     the model record it is a submission of when that name differs, and its figures in
-    the ``shown`` home columns."""
+    the ``shown`` home columns. The # cell is empty: the rows are in alphabetical order,
+    which ranks nothing; sorting a column numbers them (assets/leaderboard.js)."""
     e = escape
     out: list[str] = []
-    for pos, (row, rec, cells) in enumerate(overview.verified, 1):
+    for row, rec, cells in overview.verified:
         sub = row.submission
         model = row.system.model
         name = e(model.name)
@@ -324,7 +328,7 @@ def verified_rows_html(overview: Overview, submissions_prefix: str,
             # data-s: the explorer's cell links (assets/explorer-links.js).
             f'<tr data-k="{e(row.key)}"{slug} data-t="{e(rec.type)}" data-p="verified" '
             f'data-i="{e(instruction_text(rec.instruction_trained))}">'
-            f'<td data-v="{pos}">{pos}</td>'
+            "<td></td>"
             f'<td class="fb-name"><abbr class="fb-prov fb-prov-v">V</abbr> {link}{of}</td>'
             f"<td>{e(rec.type)}</td>"
             f'<td data-v="{"" if model.parameters is None else model.parameters}"'
