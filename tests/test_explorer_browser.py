@@ -233,6 +233,35 @@ def test_list_sorts_filters_and_opens_a_card(real_site, page) -> None:
     page.wait_for_selector("#fb-explorer[data-state=ready] table.fb-x-list")
 
 
+def _step(tab, text: str) -> str | None:
+    """The query a card's "previous query" or "next query" link opens."""
+    link = tab.locator(".fb-x-step a", has_text=text)
+    return parse_qs(urlsplit(link.get_attribute("href")).query)["query"][0] if link.count() else None
+
+
+def test_a_cards_previous_and_next_follow_the_list_as_the_reader_sorted_it(real_site, page) -> None:
+    """They followed the file's order whatever the list showed: sorted by p-MRR and
+    filtered to C2, the next query of a card was the file's next, often of another type."""
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr")
+    page.locator('th[data-key="p-MRR"] button').click()
+    page.locator('th[data-key="p-MRR"] button').click()  # best first
+    page.select_option("form.fb-x-filters select[name=g]", "C2")
+    shown = [r["q"] for r in list_rows(page)]
+    assert len(shown) >= 3
+    page.locator(f'tr[data-q="{shown[1]}"] td.fb-x-id a').click()
+    page.wait_for_selector(f'#fb-explorer[data-state=ready] article.fb-x-card[data-q="{shown[1]}"]')
+    assert (_step(page, "previous query"), _step(page, "next query")) == (shown[0], shown[2])
+    page.locator(".fb-x-step a", has_text="next query").click()
+    page.wait_for_selector(f'#fb-explorer[data-state=ready] article.fb-x-card[data-q="{shown[2]}"]')
+    assert _step(page, "previous query") == shown[1]
+    # Back to the list, as it was sorted and filtered.
+    page.go_back()
+    page.go_back()
+    page.wait_for_selector("#fb-explorer[data-state=ready] table.fb-x-list")
+    assert [r["q"] for r in list_rows(page)] == shown
+    assert page.locator('th[data-key="p-MRR"]').get_attribute("aria-sort") == "descending"
+
+
 # --------------------------------------------------------------------------- the card
 
 def _engine(site: dict, sub: str, task_id: str):  # noqa: ANN202
@@ -510,6 +539,8 @@ def test_compare_orders_queries_by_disagreement_and_shows_both_cards(
     query = rows[0]["q"]
     for sub in (a, b):
         _check_card(page, site, sub, task, query, _engine(site, sub, task))
+    # Its next query is the next most disputed one, as compare mode listed them.
+    assert (_step(page, "previous query"), _step(page, "next query")) == (None, rows[1]["q"])
     if which == "real":
         shot(page, "explorer-compare-cards")
 

@@ -34,3 +34,13 @@ test("taskIdsOf splits a t parameter and drops blanks", () => {
   assert.deepEqual(FBXLinks.taskIdsOf(null), []);
   assert.deepEqual(FBXLinks.taskIdsOf(""), []);
 });
+
+test("listView reads the query list's sort and filters from an address; listViewParams writes them", () => {
+  const read = (q) => FBXLinks.listView(new URLSearchParams(q));
+  assert.deepEqual(read(""), { key: "", dir: 1, find: "", group: "", task: "", only: "" });
+  const view = read("s=x&t=a,b&m=query&dir=desc&find=1_&g=C2&task=a&only=p-MRR");
+  assert.deepEqual(view, { key: "query", dir: -1, find: "1_", group: "C2", task: "a", only: "p-MRR" });
+  assert.equal(FBXLinks.href("explore.html", FBXLinks.listViewParams(view)),
+    "explore.html?m=query&dir=desc&find=1_&g=C2&task=a&only=p-MRR");
+  assert.equal(FBXLinks.href("explore.html", FBXLinks.listViewParams(read("m=p-MRR"))), "explore.html?m=p-MRR");
+});

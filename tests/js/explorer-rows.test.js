@@ -82,3 +82,27 @@ test("colour: white at the low end (or 0 when signed), blue up, red the wrong wa
   assert.equal(Rows.colour(null, plain), null);
   assert.equal(Rows.colour(undefined, signed), null);
 });
+
+test("shownRows: the list's filters, then its sort; a card steps through what it shows", () => {
+  const rows = [row("q1", { m: 0.5 }, { group: "C1" }), row("q2", { m: -0.25 }, { group: "S2", original: "o2" }),
+    row("q3", { m: -0.5 }, { group: "C1", task: "t/b" }), row("q10", { m: null }, { group: "C1" }),
+    row("q11", { m: 0.1 }, { group: "C1" })];
+  const view = (extra) => Object.assign({ key: "m", dir: 1, find: "", group: "", task: "", only: "" }, extra);
+  const ids = (v) => Rows.shownRows(rows, v).map((r) => r.query);
+  assert.deepEqual(ids(view()), ["q3", "q2", "q11", "q1", "q10"]);
+  assert.deepEqual(ids(view({ dir: -1 })), ["q1", "q11", "q2", "q3", "q10"]);
+  assert.deepEqual(ids(view({ key: "query" })), ["q1", "q2", "q3", "q10", "q11"]);
+  assert.deepEqual(ids(view({ group: "C1" })), ["q3", "q11", "q1", "q10"]);
+  assert.deepEqual(ids(view({ task: "t/a" })), ["q2", "q11", "q1", "q10"]);
+  assert.deepEqual(ids(view({ only: "m" })), ["q3", "q2"]);
+  assert.deepEqual(ids(view({ find: " Q1" })), ["q11", "q1", "q10"]);   // a part of the id
+  assert.deepEqual(ids(view({ find: "o2" })), ["q2"]);                   // an original's whole id
+  assert.equal(rows[0].query, "q1", "the rows given are left in their order");
+
+  const shown = Rows.shownRows(rows, view());
+  const step = Rows.neighbours(shown, "t/a", "q2");
+  assert.deepEqual([step.at, step.prev.query, step.next.query], [1, "q3", "q11"]);
+  assert.equal(Rows.neighbours(shown, "t/b", "q3").prev, null);
+  assert.equal(Rows.neighbours(shown, "t/a", "q10").next, null);
+  assert.equal(Rows.neighbours(shown, "t/b", "q2").at, -1, "a query is found in its own task");
+});

@@ -119,6 +119,31 @@ var FBXCard = (function () {
     return { box: box, texts: texts };
   }
 
+  // The queries a card steps through: those of the list it was opened from, in the order
+  // the reader saw them there (its address carries list=TASKS when the list had several,
+  // and the list's sort and filters, links.js listView), or, compared with ``other``,
+  // compare mode's order of disagreement. A query the filters leave out steps through
+  // the whole list in its sort. ``params``: what links to the next card and back to the
+  // list carry.
+  async function stepOrder(p, slug, tid, qid, other) {
+    var listed = FBXLinks.taskIdsOf(p.get("list"));
+    var tids = listed.indexOf(tid) !== -1 ? listed : [tid];
+    tids.forEach(D.taskInfo);
+    if (other) {
+      var got = await Promise.all([D.queryLists(slug, tids), D.queryLists(other, tids)]);
+      var cmp = FBXCompare.comparison(got[0], got[1], tids, p.get("m"));
+      return { tids: tids, ordered: cmp.found.pairs.map(function (x) { return x.a; }), params: { m: cmp.metric } };
+    }
+    var model = FBXList.listModel(await D.queryLists(slug, tids), tids, p);
+    var view = model.view;
+    var ordered = FBXRows.shownRows(model.rows, view);
+    if (FBXRows.neighbours(ordered, tid, qid).at === -1) {
+      view.find = view.group = view.task = view.only = "";
+      ordered = FBXRows.shownRows(model.rows, view);
+    }
+    return { tids: tids, ordered: ordered, params: FBXLinks.listViewParams(view) };
+  }
+
   async function renderCard(p) {
     var slug = p.get("s"), qid = p.get("query"), other = p.get("vs");
     var tids = D.taskIds(p);
@@ -129,18 +154,24 @@ var FBXCard = (function () {
     var made = await Promise.all(views);
     var boxes = made.map(function (m) { return m.box; });
     var list = await D.queryList(slug, tid);
-    var ids = list.rows.map(function (r) { return r.query; });
-    var at = ids.indexOf(qid);
-    var row = list.rows[at];
+    var row = list.rows.filter(function (r) { return r.query === qid; })[0];
     var t = state.index.tasks[tid];
     var title = h("h2", null, "Query " + qid + (row.original ? " (original " + row.original + ")" : "") + (row.group ? ", constraint " + row.group : "") + " \u00b7 " + t.title);
+    var step = await stepOrder(p, slug, tid, qid, other);
+    var around = FBXRows.neighbours(step.ordered, tid, qid);
+    var listed = step.tids.length > 1 ? step.tids.join(",") : "";
+    function stepLink(text, r) {
+      return nav(text, Object.assign({ s: slug, t: r.task, query: r.query, vs: other, list: listed }, step.params));
+    }
     var stepper = h("p", { cls: "fb-x-step" },
-      at > 0 ? nav("\u2039 previous query", { s: slug, t: tid, query: ids[at - 1], vs: other }) : null,
-      at > 0 && at < ids.length - 1 ? " \u00b7 " : null,
-      at < ids.length - 1 ? nav("next query \u203a", { s: slug, t: tid, query: ids[at + 1], vs: other }) : null, " \u00b7 ",
-      FBXList.compareSelect(tid, slug, function (o) { return F.href({ s: slug, t: tid, query: qid, vs: o }); }));
-    var trail = [nav("Explorer", {}), nav(sub.name, { s: slug }), nav(t.label, { s: slug, t: tid })];
-    if (other) trail.push(nav("compared with " + D.submissionName(other), { s: slug, vs: other, t: tid }));
+      around.prev ? stepLink("\u2039 previous query", around.prev) : null,
+      around.prev && around.next ? " \u00b7 " : null,
+      around.next ? stepLink("next query \u203a", around.next) : null, " \u00b7 ",
+      FBXList.compareSelect(tid, slug, function (o) { return F.href({ s: slug, t: tid, query: qid, vs: o, list: listed, m: step.params.m }); }));
+    var listTitle = step.tids.length > 1 ? D.taskTitle(step.tids) : t.label;
+    var trail = [nav("Explorer", {}), nav(sub.name, { s: slug }),
+      nav(listTitle, Object.assign({ s: slug, t: step.tids.join(",") }, other ? { m: step.params.m } : step.params))];
+    if (other) trail.push(nav("compared with " + D.submissionName(other), { s: slug, vs: other, t: step.tids.join(","), m: step.params.m }));
     trail.push(h("span", null, "query " + qid));
     // The texts are the same for both submissions: shown once, above the two cards (a
     // T4 card keeps its own, which hold the submission's answers).

@@ -8,18 +8,27 @@ var FBXCompare = (function () {
   var F = FBXFrame, D = FBXData, Rows = FBXRows, state = FBXState;
   var nav = F.nav;
 
+  // The comparison of two submissions' lists of ``tids`` (``listsA``, ``listsB``) on the
+  // metric ``wanted``, else the primary, else the first signed one: the metrics both
+  // have, the one compared, and the queries in order of disagreement (rows.js). A card
+  // compared from here steps through the queries in that order.
+  function comparison(listsA, listsB, tids, wanted) {
+    function rowsOf(lists) { return [].concat.apply([], lists.map(function (l) { return l.rows; })); }
+    var metrics = listsA[0].metrics.filter(function (m) { return listsB[0].metrics.indexOf(m) !== -1; });
+    var primary = state.index.tasks[tids[0]].primary;
+    var metric = Rows.defaultMetric(metrics, primary, wanted, metrics.filter(D.signedMetric)[0] || metrics[0]);
+    return { metrics: metrics, metric: metric, found: Rows.disagreements(rowsOf(listsA), rowsOf(listsB), metric) };
+  }
+
   async function renderCompareList(p) {
     var index = state.index;
     var a = p.get("s"), b = p.get("vs");
     var tids = D.taskIds(p);
     var subA = D.submission(a), subB = D.submission(b);
     var got = await Promise.all([D.queryLists(a, tids), D.queryLists(b, tids)]);
-    function rowsOf(lists) { return [].concat.apply([], lists.map(function (l) { return l.rows; })); }
-    var metrics = got[0][0].metrics.filter(function (m) { return got[1][0].metrics.indexOf(m) !== -1; });
-    var primary = index.tasks[tids[0]].primary;
-    var metric = Rows.defaultMetric(metrics, primary, p.get("m"), metrics.filter(D.signedMetric)[0] || metrics[0]);
+    var cmp = comparison(got[0], got[1], tids, p.get("m"));
+    var metrics = cmp.metrics, metric = cmp.metric, found = cmp.found;
     var signed = D.signedMetric(metric);
-    var found = Rows.disagreements(rowsOf(got[0]), rowsOf(got[1]), metric);
     var pairs = found.pairs;
     var sel = h("select", { "aria-label": "Metric to compare" }, metrics.map(function (m) { return h("option", { value: m }, D.metricLabel(m)); }));
     sel.value = metric;
@@ -34,7 +43,7 @@ var FBXCompare = (function () {
     var body = h("tbody");
     pairs.forEach(function (x) {
       add(body, h("tr", { "data-q": x.a.query, "data-task": x.a.task },
-        h("td", { cls: "fb-x-id" }, nav(x.a.query, { s: a, vs: b, t: x.a.task, query: x.a.query })),
+        h("td", { cls: "fb-x-id" }, nav(x.a.query, { s: a, vs: b, t: x.a.task, query: x.a.query, list: multi ? tids.join(",") : "", m: metric })),
         hasGroup ? h("td", null, x.a.group || "") : null,
         multi ? h("td", null, index.tasks[x.a.task].label) : null,
         h("td", { "data-v": exact(x.x), "data-side": "a" }, fmt(x.x, signed)),
@@ -50,5 +59,5 @@ var FBXCompare = (function () {
        h("div", { cls: "fb-x-wrap" }, h("table", { cls: "fb-x-table fb-x-compare-list" }, h("thead", null, head), body))]);
   }
 
-  return { renderCompareList: renderCompareList };
+  return { renderCompareList: renderCompareList, comparison: comparison };
 })();

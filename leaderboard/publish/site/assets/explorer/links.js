@@ -31,7 +31,23 @@ var FBXLinks = (function () {
     return (value || "").split(",").map(function (x) { return x.trim(); }).filter(Boolean);
   }
 
-  return { href: href, fileUrl: fileUrl, taskIdsOf: taskIdsOf };
+  // The query list's sort and filters as its address carries them, and so do the links
+  // from it to a card and between cards, which step in the order the list showed:
+  // m, the column sorted by; dir=desc when descending; find, g, task and only, the
+  // filters (rows.js shownRows). Read as given: the list checks them against its columns.
+  function listView(params) {
+    return { key: params.get("m") || "", dir: params.get("dir") === "desc" ? -1 : 1,
+             find: params.get("find") || "", group: params.get("g") || "",
+             task: params.get("task") || "", only: params.get("only") || "" };
+  }
+
+  function listViewParams(view) {
+    return { m: view.key, dir: view.dir < 0 ? "desc" : "", find: view.find, g: view.group,
+             task: view.task, only: view.only };
+  }
+
+  return { href: href, fileUrl: fileUrl, taskIdsOf: taskIdsOf, listView: listView,
+           listViewParams: listViewParams };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXLinks;

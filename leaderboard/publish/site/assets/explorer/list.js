@@ -11,38 +11,66 @@ var FBXList = (function () {
 
   var LIST_LIMIT = 500;       // list rows on the page before "Show all"
 
+  // A list of ``tids`` (its ``lists``): its rows, metric columns in order, constraint
+  // types, and its sort and filters as the address ``p`` gives them (links.js listView),
+  // each kept only where the list has that column or value. By default: the primary
+  // metric, worst first (where the model fails). A card reads it too, to step through
+  // the queries in the order the list showed them.
+  function listModel(lists, tids, p) {
+    var rows = [].concat.apply([], lists.map(function (l) { return l.rows; }));
+    var primary = state.index.tasks[tids[0]].primary;
+    var metrics = Rows.orderMetrics(Rows.metricsOf(lists), primary, D.signedMetric);
+    var groups = [];
+    rows.forEach(function (r) { if (r.group && groups.indexOf(r.group) === -1) groups.push(r.group); });
+    groups.sort();
+    var view = FBXLinks.listView(p);
+    var keys = ["query"].concat(groups.length ? ["group"] : [], tids.length > 1 ? ["task"] : [], metrics);
+    if (keys.indexOf(view.key) === -1) view.key = Rows.defaultMetric(metrics, primary, null);
+    if (groups.indexOf(view.group) === -1) view.group = "";
+    if (tids.length < 2 || tids.indexOf(view.task) === -1) view.task = "";
+    if (metrics.filter(D.signedMetric).indexOf(view.only) === -1) view.only = "";
+    return { rows: rows, metrics: metrics, groups: groups, view: view };
+  }
+
+  // The address of a card opened from a list of ``tids`` shown as ``view``: its previous
+  // and next query are those around it in that list (card.js).
+  function cardParams(slug, row, tids, view) {
+    return Object.assign({ s: slug, t: row.task, query: row.query,
+                           list: tids.length > 1 ? tids.join(",") : "" },
+                         FBXLinks.listViewParams(view));
+  }
+
   async function renderList(p) {
     var index = state.index;
     var slug = p.get("s");
     var tids = D.taskIds(p);
     var sub = D.submission(slug);
     var lists = await D.queryLists(slug, tids);
-    var rows = [].concat.apply([], lists.map(function (l) { return l.rows; }));
+    var model = listModel(lists, tids, p);
+    var rows = model.rows, metrics = model.metrics, groups = model.groups, view = model.view;
     var multi = tids.length > 1;
-    var primary = index.tasks[tids[0]].primary;
-    var metrics = Rows.orderMetrics(Rows.metricsOf(lists), primary, D.signedMetric);
-    var sortKey = Rows.defaultMetric(metrics, primary, p.get("m"));
-    var sortDir = 1;   // worst first: where the model fails
-    var groups = [];
-    rows.forEach(function (r) { if (r.group && groups.indexOf(r.group) === -1) groups.push(r.group); });
-    groups.sort();
     var hasOriginal = rows.some(function (r) { return r.original; });
+    // The metric a heatmap or compare mode opened from here shows: the sorted one, if a metric.
+    function metricKey() { return metrics.indexOf(view.key) !== -1 ? view.key : ""; }
 
     var search = h("input", { type: "search", name: "q", placeholder: "query id", autocomplete: "off", "aria-label": "Filter queries by id" });
+    search.value = view.find;
     var groupSel = h("select", { name: "g", "aria-label": "Constraint type" }, h("option", { value: "" }, "all"),
       groups.map(function (g) { return h("option", { value: g }, D.groupName(g)); }));
-    if (p.get("g") && groups.indexOf(p.get("g")) !== -1) groupSel.value = p.get("g");
+    groupSel.value = view.group;
     var taskSel = h("select", { name: "task", "aria-label": "Task" }, h("option", { value: "" }, "all"),
       tids.map(function (t) { return h("option", { value: t }, index.tasks[t].label); }));
+    taskSel.value = view.task;
     var signed = metrics.filter(D.signedMetric);
     var only = h("select", { name: "only", "aria-label": "Which queries" }, h("option", { value: "" }, "all queries"),
       signed.map(function (m) { return h("option", { value: m }, m + " below 0 (the wrong way)"); }));
+    only.value = view.only;
     var form = h("form", { cls: "fb-x-filters", role: "search", onsubmit: function (e) { e.preventDefault(); } },
       h("label", null, "Query ", search),
       groups.length ? h("label", null, "Constraint ", groupSel) : null,
       multi ? h("label", null, "Task ", taskSel) : null,
       signed.length ? h("label", null, "Show ", only) : null,
-      compareSelect(tids, slug, function (other) { return href({ s: slug, t: tids.join(","), vs: other, m: sortKey }); }));
+      compareSelect(tids, slug, function (other) { return href({ s: slug, t: tids.join(","), vs: other, m: metricKey() }); }));
     var count = h("p", { cls: "fb-x-count", "aria-live": "polite" });
     var table = h("table", { cls: "fb-x-table fb-x-list" });
     var wrap = h("div", { cls: "fb-x-wrap" }, table);
@@ -65,11 +93,11 @@ var FBXList = (function () {
         else {
           var btn = h("button", { type: "button", cls: "fb-x-sort" }, c.label);
           btn.addEventListener("click", function () {
-            if (sortKey === c.key) sortDir = -sortDir; else { sortKey = c.key; sortDir = 1; }
+            if (view.key === c.key) view.dir = -view.dir; else { view.key = c.key; view.dir = 1; }
             draw();
           });
           add(th, btn);
-          if (sortKey === c.key) th.setAttribute("aria-sort", sortDir > 0 ? "ascending" : "descending");
+          if (view.key === c.key) th.setAttribute("aria-sort", view.dir > 0 ? "ascending" : "descending");
         }
         add(tr, th);
       });
@@ -81,19 +109,18 @@ var FBXList = (function () {
       var focused = document.activeElement && document.activeElement.closest &&
         document.activeElement.closest("th[data-key]");
       var refocus = focused && table.contains(focused) ? focused.getAttribute("data-key") : null;
-      var q = search.value.trim().toLowerCase(), g = groupSel.value, t = taskSel.value, o = only.value;
-      var shown = rows.filter(function (r) {
-        return (!q || r.query.toLowerCase().indexOf(q) !== -1 || (r.original || "").toLowerCase() === q) &&
-          (!g || r.group === g) && (!t || r.task === t) &&
-          (!o || (r.values[o] !== null && r.values[o] !== undefined && r.values[o] < 0));
-      });
-      Rows.sortRows(shown, sortKey, sortDir);
+      view.find = search.value; view.group = groupSel.value; view.task = taskSel.value; view.only = only.value;
+      var shown = Rows.shownRows(rows, view);
+      // The address keeps the list's order and filters: back from a card, or a copied
+      // link, shows the list as it was.
+      if (drawn) history.replaceState(null, "", href(Object.assign({ s: slug, t: tids.join(",") }, FBXLinks.listViewParams(view))));
+      drawn = true;
       var body = h("tbody");
       var limit = showAll ? shown.length : Math.min(shown.length, LIST_LIMIT);
       for (var i = 0; i < limit; i++) {
         var r = shown[i];
         var tr = h("tr", { "data-q": r.query, "data-task": r.task });
-        add(tr, h("td", { cls: "fb-x-id" }, nav(r.query, { s: slug, t: r.task, query: r.query }, { title: "Open the card of query " + r.query })));
+        add(tr, h("td", { cls: "fb-x-id" }, nav(r.query, cardParams(slug, r, tids, view), { title: "Open the card of query " + r.query })));
         if (hasOriginal) add(tr, h("td", { cls: "fb-x-id" }, r.original || ""));
         if (groups.length) add(tr, h("td", { title: r.group ? D.groupName(r.group) : null }, r.group || ""));
         if (multi) add(tr, h("td", null, index.tasks[r.task].label));
@@ -115,7 +142,7 @@ var FBXList = (function () {
     }
     // Redraw only when a filter really changed: a search box also fires "change" when it
     // loses focus, which would replace the row under a click on its query (no click).
-    var filterKey = null;
+    var filterKey = null, drawn = false;
     function refilter(e) {
       if (e && e.target.classList.contains("fb-x-compare-pick")) return;
       var key = [search.value, groupSel.value, taskSel.value, only.value].join("\u0000");
@@ -129,10 +156,13 @@ var FBXList = (function () {
     // The heatmap draws one family's queries: offered when the list is one family (a list
     // of four datasets linked the first dataset's heatmap under "these queries").
     var oneFamily = tids.every(function (t) { return index.tasks[t].family === index.tasks[tids[0]].family; });
+    var sortCol = cols.filter(function (c) { return c.key === view.key; })[0];
+    var order = metricKey() && view.dir > 0 ? "worst first on " + D.metricLabel(view.key)
+      : "sorted by " + sortCol.label + (view.dir > 0 ? ", ascending" : ", descending");
     var intro = h("p", { cls: "fb-x-note" },
-      "Each query with ", F.subPage(slug), "\u2019s own scores (\u00d7100), worst first on " + D.metricLabel(sortKey) +
-      ". Click a query for its card; click a column to sort.",
-      oneFamily ? [" ", nav("Heatmap of these queries against other submissions", { view: "heatmap", t: tids[0], m: sortKey }), "."] : null);
+      "Each query with ", F.subPage(slug), "\u2019s own scores (\u00d7100), " + order +
+      ". Click a query for its card, whose previous and next query follow this list as you sort and filter it; click a column to sort.",
+      oneFamily ? [" ", nav("Heatmap of these queries against other submissions", { view: "heatmap", t: tids[0], m: metricKey() }), "."] : null);
     F.show(h("h2", null, "Queries of " + sub.name + " on " + D.taskTitle(tids)),
       [F.crumbs([nav("Explorer", {}), nav(sub.name, { s: slug }), h("span", null, D.taskTitle(tids))]),
        intro, form, count, wrap, more]);
@@ -167,5 +197,5 @@ var FBXList = (function () {
     return label;
   }
 
-  return { renderList: renderList, compareSelect: compareSelect };
+  return { renderList: renderList, compareSelect: compareSelect, listModel: listModel };
 })();

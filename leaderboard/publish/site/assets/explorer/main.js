@@ -5,6 +5,8 @@
  *   ?s=SUB                     the tasks of a submission               start.js
  *   ?s=SUB&t=TASK[,TASK...]    the query list (sortable, filterable)   list.js
  *   ?s=SUB&t=TASK&query=QUERY  a query's card                          card.js
+ *   (a list's m, dir, find, g, task, only and, from a list of several tasks, list=TASKS:
+ *   its sort and filters, links.js listView; a card steps through the queries so)
  *   ...&vs=OTHER               compare mode: the queries ordered by how much the two
  *                              submissions disagree (compare.js), or both cards side
  *                              by side (card.js)

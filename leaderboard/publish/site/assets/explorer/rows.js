@@ -29,6 +29,30 @@ var FBXRows = (function () {
     return rows;
   }
 
+  // The query list's rows as the reader sees them: those its filters keep (``view``:
+  // find, a part of the query's id or an original query's whole id; group; task; only, a
+  // signed metric below 0; each blank for all) in its sort (view.key, view.dir; sortRows).
+  // A new array: ``rows`` keep their order.
+  function shownRows(rows, view) {
+    var q = (view.find || "").trim().toLowerCase(), o = view.only;
+    return sortRows(rows.filter(function (r) {
+      return (!q || r.query.toLowerCase().indexOf(q) !== -1 || (r.original || "").toLowerCase() === q) &&
+        (!view.group || r.group === view.group) && (!view.task || r.task === view.task) &&
+        (!o || (!missing(r.values[o]) && r.values[o] < 0));
+    }), view.key, view.dir);
+  }
+
+  // Where the query (task, query) is in ``ordered`` rows, and the rows before and after
+  // it (null at either end): a card's previous and next query. ``at`` is -1 when absent.
+  function neighbours(ordered, task, query) {
+    var at = -1;
+    for (var i = 0; i < ordered.length; i++) {
+      if (ordered[i].task === task && ordered[i].query === query) { at = i; break; }
+    }
+    return { at: at, prev: at > 0 ? ordered[at - 1] : null,
+             next: at !== -1 && at < ordered.length - 1 ? ordered[at + 1] : null };
+  }
+
   // The primary metric first, then the signed ones (p-MRR, IRS), then the original run's,
   // then the altered's, then the rest; by key within each.
   function orderMetrics(metrics, primary, isSigned) {
@@ -124,7 +148,7 @@ var FBXRows = (function () {
     return "rgb(" + Math.round(255 - 205 * u) + "," + Math.round(255 - 120 * u) + "," + Math.round(255 - 60 * u) + ")";
   }
 
-  return { sortRows: sortRows, orderMetrics: orderMetrics, defaultMetric: defaultMetric,
+  return { sortRows: sortRows, shownRows: shownRows, neighbours: neighbours, orderMetrics: orderMetrics, defaultMetric: defaultMetric,
            metricsOf: metricsOf, disagreements: disagreements, heatRows: heatRows, colour: colour };
 })();
 
