@@ -251,6 +251,8 @@ def test_a_cards_previous_and_next_follow_the_list_as_the_reader_sorted_it(real_
     page.locator(f'tr[data-q="{shown[1]}"] td.fb-x-id a').click()
     page.wait_for_selector(f'#fb-explorer[data-state=ready] article.fb-x-card[data-q="{shown[1]}"]')
     assert (_step(page, "previous query"), _step(page, "next query")) == (shown[0], shown[2])
+    # The title names the constraint type as the list's filter does ("C2 exclusive topic").
+    assert ", constraint C2 exclusive topic \u00b7" in page.locator("#fb-explorer h2").first.inner_text()
     page.locator(".fb-x-step a", has_text="next query").click()
     page.wait_for_selector(f'#fb-explorer[data-state=ready] article.fb-x-card[data-q="{shown[2]}"]')
     assert _step(page, "previous query") == shown[1]
@@ -530,6 +532,15 @@ def test_compare_orders_queries_by_disagreement_and_shows_both_cards(
         assert page.locator("img").count() == 0
     else:
         shot(page, "explorer-compare-list")
+        # The constraint column as the query list shows it: its name, its help, each
+        # type's full name on its code (it was "Type", bare codes).
+        names = json.loads((site["out"] / "explore" / "index.json").read_text())["group_names"]
+        heads = page.eval_on_selector_all("table.fb-x-compare-list thead th",
+                                          "hs => hs.map(h => [h.textContent, h.title])")
+        assert heads[1] == ["Constraint", "FollowTable's constraint type of the instruction"]
+        cells = page.eval_on_selector_all("table.fb-x-compare-list tbody td:nth-child(2)",
+                                          "cs => cs.map(c => [c.textContent, c.title])")
+        assert cells and all(title == names[code] for code, title in cells), cells[:3]
     # The most disputed query: both cards side by side, each the engine's.
     page.locator("table.fb-x-compare-list tbody tr td.fb-x-id a").first.click()
     page.wait_for_selector("#fb-explorer[data-state=ready] .fb-x-side")
@@ -569,6 +580,9 @@ def test_heatmap_groups_queries_and_a_click_opens_the_card(real_site, page) -> N
     page.locator("canvas.fb-x-heat").focus()
     status = page.locator(".fb-x-status").inner_text()
     assert f": {picked} " in status and "original/nDCG@10" not in status
+    # It names the query's constraint type as the group above it does (it gave the code).
+    names = json.loads((real_site["out"] / "explore" / "index.json").read_text())["group_names"]
+    assert f" WTR, {names[heat['rows'][0]['group']]}), " in status, status
     explore(page, real_site, "?view=heatmap&t=followtable/wtr")
     for row in heat["rows"][:40]:
         for j, slug in enumerate(heat["cols"]):

@@ -156,7 +156,7 @@ var FBXCard = (function () {
     var list = await D.queryList(slug, tid);
     var row = list.rows.filter(function (r) { return r.query === qid; })[0];
     var t = state.index.tasks[tid];
-    var title = h("h2", null, "Query " + qid + (row.original ? " (original " + row.original + ")" : "") + (row.group ? ", constraint " + row.group : "") + " \u00b7 " + t.title);
+    var title = h("h2", null, "Query " + qid + (row.original ? " (original " + row.original + ")" : "") + (row.group ? ", constraint " + D.groupName(row.group) : "") + " \u00b7 " + t.title);
     var step = await stepOrder(p, slug, tid, qid, other);
     var around = FBXRows.neighbours(step.ordered, tid, qid);
     var listed = step.tids.length > 1 ? step.tids.join(",") : "";

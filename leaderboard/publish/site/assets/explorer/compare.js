@@ -36,7 +36,7 @@ var FBXCompare = (function () {
     var multi = tids.length > 1;
     var hasGroup = pairs.some(function (x) { return x.a.group; });
     var head = h("tr", null, h("th", { scope: "col" }, "Query"),
-      hasGroup ? h("th", { scope: "col" }, "Type") : null,
+      hasGroup ? h("th", { scope: "col", title: FBXList.GROUP_COLUMN.help }, FBXList.GROUP_COLUMN.label) : null,
       multi ? h("th", { scope: "col" }, "Task") : null,
       h("th", { scope: "col", cls: "fb-x-name" }, subA.name), h("th", { scope: "col", cls: "fb-x-name" }, subB.name),
       h("th", { scope: "col", title: "second minus first" }, "Difference"));
@@ -44,7 +44,7 @@ var FBXCompare = (function () {
     pairs.forEach(function (x) {
       add(body, h("tr", { "data-q": x.a.query, "data-task": x.a.task },
         h("td", { cls: "fb-x-id" }, nav(x.a.query, { s: a, vs: b, t: x.a.task, query: x.a.query, list: multi ? tids.join(",") : "", m: metric })),
-        hasGroup ? h("td", null, x.a.group || "") : null,
+        hasGroup ? FBXList.groupCell(x.a.group) : null,
         multi ? h("td", null, index.tasks[x.a.task].label) : null,
         h("td", { "data-v": exact(x.x), "data-side": "a" }, fmt(x.x, signed)),
         h("td", { "data-v": exact(x.y), "data-side": "b" }, fmt(x.y, signed)),

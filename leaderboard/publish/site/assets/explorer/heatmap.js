@@ -125,7 +125,7 @@ var FBXHeatmap = (function () {
     function describe(i, j) {
       var r = rows[i];
       var v = r.v[j];
-      return r.query + " (" + state.index.tasks[r.task].label + (fam.group_by === "constraint" ? ", " + r.group : "") + "), " +
+      return r.query + " (" + state.index.tasks[r.task].label + (fam.group_by === "constraint" ? ", " + D.groupName(r.group) : "") + "), " +
         D.submissionName(cols[j]) + ": " + D.metricLabel(metric) + " " + (v === null ? "no score" : fmt(v, signed));
     }
     function cardHref(i, j) { return href({ s: cols[j], t: rows[i].task, query: rows[i].query }); }

@@ -11,6 +11,11 @@ var FBXList = (function () {
 
   var LIST_LIMIT = 500;       // list rows on the page before "Show all"
 
+  // FollowTable's constraint type, one column wherever queries are listed (the query
+  // list, compare mode): its code, with the type's full name on it.
+  var GROUP_COLUMN = { key: "group", label: "Constraint", text: true, help: "FollowTable's constraint type of the instruction" };
+  function groupCell(group) { return h("td", { title: group ? D.groupName(group) : null }, group || ""); }
+
   // A list of ``tids`` (its ``lists``): its rows, metric columns in order, constraint
   // types, and its sort and filters as the address ``p`` gives them (links.js listView),
   // each kept only where the list has that column or value. By default: the primary
@@ -81,7 +86,7 @@ var FBXList = (function () {
     var cols = [{ key: "query", label: "Query", text: true }];
     if (hasOriginal) cols.push({ key: "original", label: "Original query", text: true, nosort: true,
       help: "the query the altered one is compared with (FollowTable: the topic alone)" });
-    if (groups.length) cols.push({ key: "group", label: "Constraint", text: true, help: "FollowTable's constraint type of the instruction" });
+    if (groups.length) cols.push(GROUP_COLUMN);
     if (multi) cols.push({ key: "task", label: "Task", text: true });
     metrics.forEach(function (m) { cols.push({ key: m, label: D.metricLabel(m), help: D.metricHelp(m) }); });
 
@@ -122,7 +127,7 @@ var FBXList = (function () {
         var tr = h("tr", { "data-q": r.query, "data-task": r.task });
         add(tr, h("td", { cls: "fb-x-id" }, nav(r.query, cardParams(slug, r, tids, view), { title: "Open the card of query " + r.query })));
         if (hasOriginal) add(tr, h("td", { cls: "fb-x-id" }, r.original || ""));
-        if (groups.length) add(tr, h("td", { title: r.group ? D.groupName(r.group) : null }, r.group || ""));
+        if (groups.length) add(tr, groupCell(r.group));
         if (multi) add(tr, h("td", null, index.tasks[r.task].label));
         metrics.forEach(function (m) {
           var v = r.values[m];
@@ -197,5 +202,6 @@ var FBXList = (function () {
     return label;
   }
 
-  return { renderList: renderList, compareSelect: compareSelect, listModel: listModel };
+  return { renderList: renderList, compareSelect: compareSelect, listModel: listModel,
+           GROUP_COLUMN: GROUP_COLUMN, groupCell: groupCell };
 })();
