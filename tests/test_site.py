@@ -226,6 +226,28 @@ def test_hostile_system_id_stays_inside_its_attribute(built: dict) -> None:
     assert 'hostile"><img src=x onerror=alert(5)>' in ids
 
 
+def test_the_home_download_gives_its_order_as_a_position_not_a_rank(built: dict) -> None:
+    """home.csv, home.json and results.parquet called the home table's place in its
+    order (verified first, then benchmarks covered) "rank", the name each view's download
+    and the parquet's one column give a line's rank on its tested column: the first model
+    in id order read as the best. It is "position", and the home records have no rank."""
+    import pyarrow.parquet as pq
+
+    downloads = built["out"] / "downloads"
+    with (downloads / "home.csv").open(encoding="utf-8") as fh:
+        header = next(csv.reader(fh))
+    assert header[0] == "position" and "rank" not in header
+    doc = json.loads((downloads / "home.json").read_text(encoding="utf-8"))
+    assert [r["position"] for r in doc["rows"]] == list(range(1, len(doc["rows"]) + 1))
+    assert "position" in doc["order"] and all("rank" not in r for r in doc["rows"])
+    long = pq.read_table(downloads / "results.parquet").to_pylist()
+    home = [r for r in long if r["view"] == "home"]
+    views = [r for r in long if r["view"] != "home"]
+    assert home and all(r["rank"] is None and r["position"] >= 1 for r in home)
+    assert views and all(r["position"] is None for r in views)
+    assert any(r["rank"] is not None for r in views)
+
+
 def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
     out: Path = built["out"]
     checked = 0

@@ -79,6 +79,9 @@ TABLES = (
           "downloads/results.parquet", {
               "view": "the view's id (home: the home table)",
               "column": "the column's id within the view",
+              "rank": "the line's rank in the view on its tested column (null on home)",
+              "position": "home only: the line's place in the home table's order, verified "
+                          "models first, then the most benchmarks covered (not a ranking)",
               "value": "the cell's figure, a fraction (the site shows x100)",
               "from": "the system whose figure the cell shows, when not the line's system_id",
               "system_id": "the row the line's figures come from",

@@ -178,8 +178,11 @@ def build_overview(board: Board) -> Overview:
 
 def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]], dict]:
     """The home table as a download: CSV header, records and the JSON document, one
-    record per model in the table's order, the same columns and figures."""
-    header = ["rank", "model_id", "model", "provenance", "model_type", "parameters",
+    record per model in the table's order, the same columns and figures. A record's
+    ``position`` is its place in that order, which ranks no score: a view's download
+    calls a line's rank on its tested column ``rank``, and the long form
+    (``results.parquet``) holds both in one table."""
+    header = ["position", "model_id", "model", "provenance", "model_type", "parameters",
               "instruction_trained", "benchmarks"]
     for col in overview.columns:
         header += [col.home.id, f"{col.home.id} from", f"{col.home.id} tier",
@@ -187,7 +190,7 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
     records = []
     for pos, m in enumerate(overview.models, 1):
         rec: dict[str, object] = {
-            "rank": pos, "model_id": m.record.id, "model": m.record.name,
+            "position": pos, "model_id": m.record.id, "model": m.record.name,
             "provenance": "verified" if m.verified else "reported",
             "model_type": m.record.type, "parameters": m.record.parameters,
             "instruction_trained": m.record.instruction_trained, "benchmarks": m.benchmarks}
@@ -207,8 +210,9 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
                                  "convention": c.column.convention,
                                  "means": c.column.convention_text} for c in overview.columns]},
            "scale": "fractions (the site shows x100)", "statistic": STATISTIC_NOTE,
-           "order": "verified models first, then the most benchmarks covered, then the first "
-                    "benchmark's score", "rows": records}
+           "order": "position: verified models first, then the most benchmarks covered, then "
+                    "the first benchmark's score (not a ranking; each benchmark's own table "
+                    "ranks its models)", "rows": records}
     return header, records, doc
 
 
