@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shlex
 import sys
 import time
 from contextlib import contextmanager
@@ -210,18 +211,30 @@ class EfficiencyMeter:
     def entries(self) -> dict[str, dict]:
         """Each task's entry; a family of more than :data:`FAMILY_ENTRY_ABOVE` tasks as one
         ``<family>/*`` entry."""
-        families: dict[str, list[str]] = {}
-        for task_id in self.costs:
-            families.setdefault(task_id.rsplit("/", 1)[0], []).append(task_id)
         out: dict[str, dict] = {}
-        for family, ids in families.items():
-            if len(ids) > FAMILY_ENTRY_ABOVE:
+        for key, ids in entry_keys(list(self.costs)).items():
+            if key.endswith("/*"):
                 merged = merge_costs([self.costs[i] for i in ids])
                 merged.notes.append(f"{len(ids)} tasks together")
-                out[f"{family}/*"] = merged.record()
+                out[key] = merged.record()
             else:
-                out.update({i: self.costs[i].record() for i in ids})
+                out[key] = self.costs[key].record()
         return out
+
+
+def entry_keys(task_ids: list[str]) -> dict[str, list[str]]:
+    """The block's entry keys for ``task_ids``, each with the tasks it covers: a task's own
+    id, or ``<family>/*`` for a family of more than :data:`FAMILY_ENTRY_ABOVE` tasks."""
+    families: dict[str, list[str]] = {}
+    for task_id in task_ids:
+        families.setdefault(task_id.rsplit("/", 1)[0], []).append(task_id)
+    out: dict[str, list[str]] = {}
+    for family, ids in families.items():
+        if len(ids) > FAMILY_ENTRY_ABOVE:
+            out[f"{family}/*"] = ids
+        else:
+            out.update({i: [i] for i in ids})
+    return out
 
 
 def cpu_identity(model_name: str) -> str:
@@ -261,3 +274,93 @@ def efficiency_block(meter: EfficiencyMeter, hardware: dict, measured_by: str,
     return {"source": "measured", "measured_by": measured_by, "date": date,
             "hardware": hardware, "embedding_cache": embedding_cache,
             "tasks": meter.entries()}
+
+
+# What one block states for every figure it holds: a figure measured otherwise cannot stay in
+# it. (Its command is compared apart from its --tasks, the one thing that may differ.)
+BLOCK_SETTINGS = ("source", "hardware", "embedding_cache", "date")
+
+
+def _covers(keys: dict, key: str) -> bool:
+    """Whether an entry ``key`` of an earlier block is measured again by entries ``keys``:
+    the same task or family, or a task of a family entry (and the other way round)."""
+    family = key[:-2] if key.endswith("/*") else key.rsplit("/", 1)[0]
+    return key in keys or f"{family}/*" in keys or (
+        key.endswith("/*") and any(k.rsplit("/", 1)[0] == family for k in keys))
+
+
+def _command_tasks(command: object) -> tuple[list[str], list[str]] | None:
+    """A recorded command's words without its ``--tasks`` patterns, and those patterns
+    (None: not a command line)."""
+    try:
+        words = shlex.split(command) if isinstance(command, str) else None
+    except ValueError:
+        return None
+    if not words:
+        return None
+    rest: list[str] = []
+    patterns: list[str] = []
+    taking = False
+    for word in words:
+        if word == "--tasks":
+            taking = True
+        elif taking and not word.startswith("--"):
+            patterns.append(word)
+        else:
+            taking = False
+            rest.append(word)
+    return rest, patterns
+
+
+def _shown(value: object) -> str:
+    return "none" if value is None else str(value)
+
+
+def block_conflicts(before: object, block: dict) -> tuple[list[str], list[str]]:
+    """The entries of an earlier ``efficiency:`` block (``before``, as read from
+    metadata.yaml) for tasks ``block`` does not measure, and why they cannot be kept beside
+    its figures: one block names one machine, precision, cache setting, day and command
+    (apart from its tasks), and says every figure was measured so. No reasons: they can."""
+    if not isinstance(before, dict) or not isinstance(before.get("tasks"), dict):
+        return [], []
+    others = [k for k in before["tasks"] if not _covers(block["tasks"], k)]
+    if not others:
+        return [], []
+    reasons = []
+    for name in BLOCK_SETTINGS:
+        theirs, ours = before.get(name), block.get(name)
+        if name == "hardware" and isinstance(theirs, dict) and isinstance(ours, dict):
+            # Field by field; a null is an unknown, as an absent field is.
+            reasons += [f"hardware.{k} {_shown(theirs.get(k))} there, {_shown(ours.get(k))} now"
+                        for k in dict.fromkeys([*theirs, *ours]) if theirs.get(k) != ours.get(k)]
+        elif theirs != ours:
+            reasons.append(f"{name} {_shown(theirs)} there, {_shown(ours)} now")
+    old, new = _command_tasks(before.get("measured_by")), _command_tasks(block["measured_by"])
+    if old is None or new is None or old[0] != new[0]:
+        reasons.append(f"measured by `{_shown(before.get('measured_by'))}` there, "
+                       f"`{block['measured_by']}` now")
+    return others, reasons
+
+
+def merged_block(before: object, block: dict) -> dict:
+    """``block`` with the entries of the earlier block ``before`` for the tasks it does not
+    measure, in the earlier order, and its command naming every task of both: only when
+    :func:`block_conflicts` finds no reason against it (the caller asks first)."""
+    others, reasons = block_conflicts(before, block)
+    if not others:
+        return block
+    assert not reasons and isinstance(before, dict), reasons
+    old, new = _command_tasks(before["measured_by"]), _command_tasks(block["measured_by"])
+    assert old is not None and new is not None
+    words = shlex.split(block["measured_by"])
+    if "--tasks" in words:
+        at = words.index("--tasks") + 1
+        words[at:at + len(new[1])] = list(dict.fromkeys(old[1] + new[1]))
+    tasks = {}
+    for key, entry in before["tasks"].items():  # the earlier order, new figures in place
+        if key in others:
+            tasks[key] = entry
+        elif key in block["tasks"]:
+            tasks[key] = block["tasks"][key]
+    tasks.update({k: v for k, v in block["tasks"].items() if k not in tasks})
+    return {**block, "measured_by": shlex.join(words), "tasks": tasks}

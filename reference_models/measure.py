@@ -19,13 +19,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 import yaml
+from pydantic import ValidationError
 
 from leaderboard.core.data import load_task_data
-from leaderboard.core.fileio import atomic_write_text
+from leaderboard.core.fileio import atomic_write_text, validation_problem
 from leaderboard.core.report import Report
 from leaderboard.submission.folder import collect_inputs
 from leaderboard.submission.layout import METADATA_NAME, RUNS_DIR
-from leaderboard.submission.metadata import load_metadata
+from leaderboard.submission.metadata import Metadata, load_metadata
 from leaderboard.submission.transaction import change_folder
 from reference_models.baseline_run import (
     RunOptions,
@@ -36,8 +37,11 @@ from reference_models.baseline_run import (
 from reference_models.distributed import Shard
 from reference_models.efficiency import (
     EfficiencyMeter,
+    block_conflicts,
     efficiency_block,
+    entry_keys,
     hardware_record,
+    merged_block,
 )
 from reference_models.errors import ReferenceRunError
 from reference_models.folder_writer import cpu_model
@@ -99,13 +103,22 @@ def sampled(task, data, corpus: Corpus, sample: Sample) -> tuple[object, Corpus,
 
 def measure_reference_model(model: str | ModelSpec, task_patterns: Sequence[str],
                             data_dir: Path, sample: Sample, command: str,
-                            log=print) -> dict:  # noqa: ANN001 - a print-like callable
-    """The ``efficiency:`` block of ``model`` on the selected tasks, measured on a sample."""
+                            log=print,  # noqa: ANN001 - a print-like callable
+                            check: Callable[[dict], object] | None = None) -> dict:
+    """The ``efficiency:`` block of ``model`` on the selected tasks, measured on a sample.
+    ``check`` is handed the block as it will be, its entries empty, once the model is
+    loaded and before anything is measured (it raises to stop there)."""
     spec = model if isinstance(model, ModelSpec) else get_model_spec(model)
     tasks = select_tasks(task_patterns)
     meter = EfficiencyMeter()
     options = RunOptions(device="cpu", use_cache=False, progress=False)
     ranker, device, dtype, *_ = make_ranker(spec, options, Shard(), meter)
+    hardware = hardware_record(cpu_model(), device, dtype or "not applicable")
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    if check is not None:
+        draft = efficiency_block(meter, hardware, measured_by=command, embedding_cache=False,
+                                 date=today)
+        check({**draft, "tasks": {k: {} for k in entry_keys([t.id for t in tasks])}})
     for number, task in enumerate(tasks, 1):
         data = with_instruction_format(load_task_data(task, Path(data_dir)),
                                        options.instruction_format)
@@ -115,10 +128,8 @@ def measure_reference_model(model: str | ModelSpec, task_patterns: Sequence[str]
             answer_task(task, data, corpus, ranker, Path(data_dir), None, [], spec.id)
         log(f"[{number}/{len(tasks)}] {task.id}: encode {cost.encode_seconds:.1f} s, "
             f"search {cost.search_seconds:.2f} s, {cost.texts} texts, load {cost.load_average}")
-    return efficiency_block(meter, hardware_record(cpu_model(), device, dtype or
-                                                   "not applicable"),
-                            measured_by=command, embedding_cache=False,
-                            date=time.strftime("%Y-%m-%d", time.gmtime()))
+    return efficiency_block(meter, hardware, measured_by=command, embedding_cache=False,
+                            date=today)
 
 
 def _block_lines(lines: list[str], key: str) -> tuple[int, int] | None:
@@ -184,10 +195,30 @@ def measured_folder_problem(folder: Path, model_name: str, task_ids: Sequence[st
     return None
 
 
+def efficiency_conflict(path: Path, before: object, block: dict) -> str | None:
+    """Why the ``efficiency:`` block ``before`` of the metadata.yaml at ``path`` cannot
+    take the figures of ``block`` without losing those of its other tasks (None: it can).
+    A measurement of some tasks kept the block of none of the others: those measured
+    with the same machine, settings and command on the same day now stay beside it, and
+    others are named rather than dropped."""
+    others, reasons = block_conflicts(before, block)
+    if not reasons:
+        return None
+    return (f"{path}: its efficiency: block holds figures of {', '.join(others)}, which "
+            f"this measurement cannot stand beside ({'; '.join(reasons)}): one block names "
+            "one machine, cache setting, day and command for all its figures. Measure them "
+            f"again with these (--tasks {' '.join(others + list(block['tasks']))}), or pass "
+            "--replace-efficiency to drop their figures")
+
+
 def record_efficiency(folder: Path, block: dict, model_name: str,
-                      then: Callable[[Path], object] | None = None) -> Path:
-    """Write ``block`` as ``efficiency:`` of the submission's metadata.yaml, checking first
-    that the result still reads as the same metadata: one change of the folder
+                      then: Callable[[Path], object] | None = None,
+                      replace: bool = False) -> Path:
+    """Write ``block`` as ``efficiency:`` of the submission's metadata.yaml, with the
+    earlier block's figures of other tasks when they were measured alike
+    (:func:`reference_models.efficiency.merged_block`; otherwise refused, unless
+    ``replace`` drops them), checking first that the result still reads as the same
+    metadata: one change of the folder
     (:func:`leaderboard.submission.transaction.change_folder`), with what ``then`` does to
     the new folder before it is switched in (rescoring it, since results.json records
     metadata.yaml's digest)."""
@@ -198,12 +229,23 @@ def record_efficiency(folder: Path, block: dict, model_name: str,
             raise ReferenceRunError(problem.replace(str(change.folder), str(folder)))
         text = path.read_text(encoding="utf-8")
         before = yaml.safe_load(text)
+        if not replace:
+            problem = efficiency_conflict(folder / METADATA_NAME, before.get("efficiency"),
+                                          block)
+            if problem:
+                raise ReferenceRunError(problem)
+            block = merged_block(before.get("efficiency"), block)
         updated = with_block(text, "efficiency", block)
         after = yaml.safe_load(updated)
         if {k: v for k, v in after.items() if k != "efficiency"} != \
                 {k: v for k, v in before.items() if k != "efficiency"}:
             raise ReferenceRunError(f"{folder / METADATA_NAME}: writing the efficiency block "
                                     "would change other keys")
+        try:
+            Metadata.model_validate(after)
+        except ValidationError as exc:
+            raise ReferenceRunError(f"{folder / METADATA_NAME}: the efficiency block would be "
+                                    f"refused ({validation_problem(exc.errors()[0])})") from None
         atomic_write_text(path, updated)
         if then is not None:
             then(change.folder)

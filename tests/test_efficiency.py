@@ -170,6 +170,50 @@ def test_baselines_measure_refuses_a_folder_it_cannot_speak_for(tiny_data: Path,
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
+def test_baselines_measure_of_one_task_keeps_the_figures_of_the_others(tiny_data: Path,
+                                                                       tmp_path: Path,
+                                                                       capsys) -> None:
+    """`baselines measure MODEL --tasks A` replaced the whole efficiency: block, so the
+    figures of the submission's other tasks were lost. Measured alike (machine, settings,
+    command, day), they stay, and the block's command names every task it holds; measured
+    otherwise, the command refuses before measuring and names what differs, unless
+    --replace-efficiency says to drop them."""
+    shutil.copytree(tiny_data / "followtable" / "WTR", tiny_data / "followtable" / "TArX")
+    out = tmp_path / "subs"
+    run_reference_model("bm25s", ["followtable/wtr", "followtable/tarx"], tiny_data, out,
+                        RunOptions(progress=False, command="test"))
+    meta_path = out / "bm25s" / "metadata.yaml"
+    measure = ["baselines", "measure", "bm25s", "--documents", "2", "--queries", "1",
+               "--out", str(out), "--data-dir", str(tiny_data), "--no-score"]
+    assert main([*measure, "--tasks", "followtable/wtr", "followtable/tarx"]) == 0
+    first = yaml.safe_load(meta_path.read_text())["efficiency"]
+    assert main([*measure, "--tasks", "followtable/wtr"]) == 0
+    block = yaml.safe_load(meta_path.read_text())["efficiency"]
+    assert list(block["tasks"]) == ["followtable/wtr", "followtable/tarx"]
+    assert block["tasks"]["followtable/tarx"] == first["tasks"]["followtable/tarx"]
+    assert block["measured_by"] == first["measured_by"]  # both tasks, as measured
+    # Figures of another machine cannot stand under this one's name: refused, untouched.
+    text = meta_path.read_text()
+    cpu = block["hardware"]["cpu"]
+    meta_path.write_text(text.replace(f"cpu: {cpu}", "cpu: Another CPU"))
+    other = meta_path.read_text()
+    capsys.readouterr()
+    assert main([*measure, "--tasks", "followtable/wtr"]) == 1
+    err = capsys.readouterr().err
+    assert f"{meta_path}: its efficiency: block holds figures of followtable/tarx" in err, err
+    assert "hardware.cpu Another CPU there" in err and "--replace-efficiency" in err
+    assert "internal error" not in err and meta_path.read_text() == other
+    # So is a block measured by another command (here the run's, with its cache on).
+    meta_path.write_text(text.replace("embedding_cache: false", "embedding_cache: true"))
+    assert main([*measure, "--tasks", "followtable/wtr"]) == 1
+    assert "embedding_cache True there, False now" in capsys.readouterr().err
+    assert main([*measure, "--tasks", "followtable/wtr", "--replace-efficiency"]) == 0
+    block = yaml.safe_load(meta_path.read_text())["efficiency"]
+    assert list(block["tasks"]) == ["followtable/wtr"]
+    assert block["measured_by"].startswith(
+        "leaderboard baselines measure bm25s --tasks followtable/wtr --documents 2")
+
+
 def test_with_block_replaces_a_block_and_keeps_every_other_line() -> None:
     text = "id: x\nefficiency:\n  old: 1\n# a comment\nnote: >-\n  kept\n"
     new = with_block(text, "efficiency", {"new": 2})

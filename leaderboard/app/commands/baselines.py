@@ -151,8 +151,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         actions, "measure", "measure what a submitted model costs, on a sample, runs untouched",
         "Measure encode and search time, throughput and peak memory of a declared model on a "
         "seeded sample of each task's texts (no embedding cache; the answers are dropped) "
-        "and write them as the efficiency: block of <out>/<id>/metadata.yaml, every other "
-        "line as it was, rescoring the submission in the same change (results.json records "
+        "and write them into the efficiency: block of <out>/<id>/metadata.yaml, every other "
+        "line as it was (the block's figures of other tasks stay when measured alike, "
+        "else --replace-efficiency must say to drop them), rescoring the submission in the same change (results.json records "
         "metadata.yaml's digest). For submissions whose full re-encoding would take hours; "
         "`baselines run` measures the whole run itself.",
         "  leaderboard baselines measure bm25s --tasks 'followtable/*' --documents 64 "
@@ -171,6 +172,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
                          help="submission folder under --out (default: the model id)")
     measure.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                          help="parent folder of the submission (default: submissions/)")
+    measure.add_argument("--replace-efficiency", action="store_true",
+                         help="drop the block's figures of tasks not measured now when they "
+                              "cannot stay beside these (other hardware, cache setting, day "
+                              "or command); by default they stay when they can, else the "
+                              "command refuses and names what differs")
     measure.add_argument("--no-score", action="store_true",
                          help="write the block, do not rescore")
     measure.add_argument("--quiet", action="store_true", help="no scoring progress")
@@ -335,8 +341,10 @@ def run_model(args: argparse.Namespace) -> int:
 def run_measure(args: argparse.Namespace) -> int:
     from leaderboard.core.errors import FollowBoardError
     from reference_models.baseline_run import select_tasks
-    from reference_models.measure import (Sample, measure_reference_model,
-                                          measured_folder_problem, record_efficiency)
+    from reference_models.folder_writer import existing_metadata
+    from reference_models.measure import (Sample, efficiency_conflict,
+                                          measure_reference_model, measured_folder_problem,
+                                          record_efficiency)
     from reference_models.spec import get_model_spec
 
     data_dir = resolve_data_dir(args.data_dir)
@@ -348,13 +356,23 @@ def run_measure(args: argparse.Namespace) -> int:
     parts = ["leaderboard", "baselines", "measure", args.model, "--tasks", *args.tasks,
              "--documents", str(args.documents), "--queries", str(args.queries),
              "--seed", str(args.seed)]
+    before = existing_metadata(folder).get("efficiency")
+
+    def check(draft: dict) -> None:  # before the measurement, once the model is loaded
+        conflict = None if args.replace_efficiency else efficiency_conflict(
+            folder / "metadata.yaml", before, draft)
+        if conflict:
+            raise FollowBoardError(conflict)
+
     block = measure_reference_model(
         args.model, args.tasks, data_dir,
         Sample(documents=args.documents, queries=args.queries, seed=args.seed),
-        shlex.join(parts), log=lambda m: print(m, file=sys.stderr, flush=True))
+        shlex.join(parts), log=lambda m: print(m, file=sys.stderr, flush=True), check=check)
     scored: list[SubmissionOutcome] = []
-    path = record_efficiency(folder, block, name, then=None if args.no_score else (
-        lambda copy: scored.append(score(copy, data_dir, quiet=args.quiet))))
+    path = record_efficiency(folder, block, name, replace=args.replace_efficiency,
+                             then=None if args.no_score else (
+                                 lambda copy: scored.append(score(copy, data_dir,
+                                                                  quiet=args.quiet))))
     print(f"{args.model}: measured {len(block['tasks'])} task(s) -> {path}")
     if args.no_score:
         return 0
