@@ -38,7 +38,10 @@ from reference_models.distributed import ProcessGroup, Shard, shard_from_env
 from reference_models.efficiency import (
     EfficiencyMeter,
     efficiency_block,
+    efficiency_conflict,
+    entry_keys,
     hardware_record,
+    merged_block,
 )
 from reference_models.errors import ReferenceRunError
 from reference_models.folder_writer import (
@@ -50,7 +53,6 @@ from reference_models.folder_writer import (
     hardware_description,
     install_submission,
     kept_run_files,
-    merged_efficiency,
     metadata_lines,
     metadata_problems,
     run_file,
@@ -123,6 +125,9 @@ class RunOptions:
     instruction_format: InstructionFormat = InstructionFormat("benchmark", None)
     # Done to the written folder before it replaces the old one (the CLI scores it there).
     after_install: Callable[[Path], object] | None = None
+    # Drop the efficiency figures of the folder's other tasks when they cannot stay beside
+    # this run's (other hardware, cache setting, day or command); else the run is refused.
+    replace_efficiency: bool = False
 
 
 @dataclass
@@ -239,9 +244,22 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     meter = EfficiencyMeter()
     ranker, device, dtype, parameters, revision, group = make_ranker(spec, options, shard, meter)
     revision = revision or "unknown"
+    command = options.command or (f"reference_models.baseline_run.run_reference_model("
+                                  f"{spec.id!r}, {list(task_patterns or [])!r})")
+    gpus = shard.world_size if str(device).startswith("cuda") else 1
+    # The block's day is the day the run started: a run past midnight keeps the day its
+    # figures were checked against the folder's.
+    block = efficiency_block(
+        meter, hardware_record(cpu_model(), device, dtype or "not applicable", gpus),
+        measured_by=command, embedding_cache=options.use_cache,
+        date=time.strftime("%Y-%m-%d", time.gmtime()))
     staging: Path | None = None
     if shard.is_main:
         check_same_model(folder, spec.name, revision, [t.id for t in tasks])
+        ids = [t.id for t in tasks]
+        _check_efficiency(folder, {**block, "tasks": dict.fromkeys(entry_keys(ids), {})},
+                          options, existing_metadata(folder) if kept_run_files(folder, ids)
+                          else {})
         remove_dead_temp_folders(STAGING_PREFIX)
         staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     written: list[Path] = []   # relative to the staging folder
@@ -272,10 +290,6 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                                       written, submission_id)
         files: list[Path] = []
         if staging is not None:
-            command = options.command or (
-                f"reference_models.baseline_run.run_reference_model({spec.id!r}, "
-                f"{list(task_patterns or [])!r})")
-            gpus = shard.world_size if device.startswith("cuda") else 1
             line = (f"{command} -- {describe_spec(spec)}; instructions: "
                     f"{options.instruction_format.describe()}; "
                     f"{environment_description(device, dtype, gpus)}")
@@ -285,12 +299,11 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
             produced_by = "\n".join(dict.fromkeys(metadata_lines(existing, "produced_by") + [line]))
             hardware = "; ".join(dict.fromkeys(metadata_lines(existing, "hardware", ";")
                                                + [hardware]))
-            efficiency = efficiency_block(
-                meter, hardware_record(cpu_model(), device, dtype or "not applicable", gpus),
-                measured_by=command, embedding_cache=options.use_cache,
-                date=time.strftime("%Y-%m-%d", time.gmtime()))
+            efficiency = {**block, "tasks": meter.entries()}
             if meter.costs:
-                efficiency = merged_efficiency(existing, efficiency)
+                _check_efficiency(folder, efficiency, options, existing)
+                if not options.replace_efficiency:
+                    efficiency = merged_block(existing.get("efficiency"), efficiency)
             metadata = build_metadata(spec, submission_id, parameters=parameters or spec.parameters,
                                       revision=revision, contact=options.contact,
                                       produced_by=produced_by, hardware=hardware,
@@ -305,6 +318,18 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
             shutil.rmtree(staging, ignore_errors=True)
     done = sorted({p.parent.relative_to(RUNS_DIR).as_posix() for p in written})
     return RunSummary(folder if shard.is_main else None, done, files, lines)
+
+
+def _check_efficiency(folder: Path, block: dict, options: RunOptions,
+                      existing: dict) -> None:
+    """Refuse a run whose efficiency block would drop the figures ``existing`` (the folder's
+    metadata, when it keeps runs of other tasks) holds of other tasks, unless
+    ``options.replace_efficiency`` says to."""
+    if options.replace_efficiency:
+        return
+    problem = efficiency_conflict(folder / "metadata.yaml", existing.get("efficiency"), block)
+    if problem:
+        raise ReferenceRunError(problem)
 
 
 # A run's files wait in a folder of the temporary directory named after its process, until

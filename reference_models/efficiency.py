@@ -364,3 +364,17 @@ def merged_block(before: object, block: dict) -> dict:
             tasks[key] = block["tasks"][key]
     tasks.update({k: v for k, v in block["tasks"].items() if k not in tasks})
     return {**block, "measured_by": shlex.join(words), "tasks": tasks}
+
+
+def efficiency_conflict(path: object, before: object, block: dict) -> str | None:
+    """Why the ``efficiency:`` block ``before`` of the metadata.yaml at ``path`` cannot
+    take the figures of ``block`` without losing those of its other tasks (None: it can):
+    the message `baselines run` and `baselines measure` refuse with."""
+    others, reasons = block_conflicts(before, block)
+    if not reasons:
+        return None
+    return (f"{path}: its efficiency: block holds figures of {', '.join(others)}, which "
+            f"this measurement cannot stand beside ({'; '.join(reasons)}): one block names "
+            "one machine, cache setting, day and command for all its figures. Measure them "
+            f"again with these (--tasks {' '.join(others + list(block['tasks']))}), or pass "
+            "--replace-efficiency to drop their figures")

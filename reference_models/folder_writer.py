@@ -119,19 +119,6 @@ def metadata_problems(spec: ModelSpec, submission_id: str, *, contact: str,
     return []
 
 
-def merged_efficiency(existing: dict, block: dict) -> dict:
-    """This run's efficiency block, with the earlier block's entries for tasks this run did
-    not cover when both were measured on the same hardware (one block names one machine:
-    figures from another are dropped, not mixed)."""
-    before = existing.get("efficiency")
-    if not isinstance(before, dict) or before.get("hardware") != block["hardware"] \
-            or not isinstance(before.get("tasks"), dict):
-        return block
-    tasks = {k: v for k, v in before["tasks"].items() if k not in block["tasks"]}
-    tasks.update(block["tasks"])
-    return {**block, "tasks": dict(sorted(tasks.items()))}
-
-
 def existing_metadata(folder: Path) -> dict:
     path = folder / METADATA_NAME
     if not path.is_file():

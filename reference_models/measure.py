@@ -37,8 +37,8 @@ from reference_models.baseline_run import (
 from reference_models.distributed import Shard
 from reference_models.efficiency import (
     EfficiencyMeter,
-    block_conflicts,
     efficiency_block,
+    efficiency_conflict,
     entry_keys,
     hardware_record,
     merged_block,
@@ -193,22 +193,6 @@ def measured_folder_problem(folder: Path, model_name: str, task_ids: Sequence[st
         return (f"{folder}: the submission has no runs of {', '.join(missing)}: measure the "
                 "tasks it was run on")
     return None
-
-
-def efficiency_conflict(path: Path, before: object, block: dict) -> str | None:
-    """Why the ``efficiency:`` block ``before`` of the metadata.yaml at ``path`` cannot
-    take the figures of ``block`` without losing those of its other tasks (None: it can).
-    A measurement of some tasks kept the block of none of the others: those measured
-    with the same machine, settings and command on the same day now stay beside it, and
-    others are named rather than dropped."""
-    others, reasons = block_conflicts(before, block)
-    if not reasons:
-        return None
-    return (f"{path}: its efficiency: block holds figures of {', '.join(others)}, which "
-            f"this measurement cannot stand beside ({'; '.join(reasons)}): one block names "
-            "one machine, cache setting, day and command for all its figures. Measure them "
-            f"again with these (--tasks {' '.join(others + list(block['tasks']))}), or pass "
-            "--replace-efficiency to drop their figures")
 
 
 def record_efficiency(folder: Path, block: dict, model_name: str,

@@ -384,7 +384,7 @@ def test_runs_of_another_model_are_not_mixed_into_a_folder(folders, tiny_data: P
                                                             data_dir: Path, tmp_path: Path) -> None:
     (tiny_data / "pi-indic").symlink_to(data_dir / "pi-indic", target_is_directory=True)
     options = RunOptions(progress=False, device="cpu", cache_root=tmp_path / "cache",
-                         command="test")
+                         command="run tiny --tasks followtable/wtr")
     spec = read_model_folder(folders["st-bi"], ModelChoices()).with_id("tiny").spec
     first = run_reference_model(spec, ["followtable/wtr"], tiny_data, tmp_path, options)
     before = _read_runs(first.folder)
@@ -392,16 +392,21 @@ def test_runs_of_another_model_are_not_mixed_into_a_folder(folders, tiny_data: P
     with pytest.raises(ValueError, match="holds runs of Tiny Shoe Encoder"):
         run_reference_model(other, ["pi-indic-val150/t1/hin"], tiny_data, tmp_path, options)
     assert _read_runs(first.folder) == before
-    # The same model adds a task beside the ones it has, and both commands are recorded.
+    # The same model adds a task beside the ones it has, and both commands are recorded
+    # (the efficiency block's one command names both tasks).
     run_reference_model(spec, ["pi-indic-val150/t1/hin"], tiny_data, tmp_path,
                         RunOptions(progress=False, device="cpu", cache_root=tmp_path / "cache",
-                                   command="second"))
+                                   command="run tiny --tasks pi-indic-val150/t1/hin"))
     after = _read_runs(first.folder)
     assert after["runs/followtable/wtr/altered.trec.gz"] == \
         before["runs/followtable/wtr/altered.trec.gz"]
     assert "runs/pi-indic-val150/t1/hin/run.trec.gz" in after
     produced = yaml.safe_load(after["metadata.yaml"])["produced_by"].splitlines()
-    assert [line.split(" -- ")[0] for line in produced] == ["test", "second"]
+    assert [line.split(" -- ")[0] for line in produced] == [
+        "run tiny --tasks followtable/wtr", "run tiny --tasks pi-indic-val150/t1/hin"]
+    efficiency = yaml.safe_load(after["metadata.yaml"])["efficiency"]
+    assert efficiency["measured_by"] == "run tiny --tasks followtable/wtr pi-indic-val150/t1/hin"
+    assert list(efficiency["tasks"]) == ["followtable/wtr", "pi-indic-val150/t1/hin"]
 
 
 @pytest.mark.slow

@@ -214,6 +214,42 @@ def test_baselines_measure_of_one_task_keeps_the_figures_of_the_others(tiny_data
         "leaderboard baselines measure bm25s --tasks followtable/wtr --documents 2")
 
 
+def test_baselines_run_of_one_task_keeps_or_names_the_figures_of_the_others(
+        tiny_data: Path, tmp_path: Path) -> None:
+    """`baselines run` of some of a submission's tasks kept the other tasks' figures under
+    its own command and day, and dropped them without a word when they came from another
+    machine. Measured alike they stay, under a command naming every task; otherwise the
+    run is refused before encoding, the folder as it was, unless replace_efficiency."""
+    from reference_models.errors import ReferenceRunError
+
+    shutil.copytree(tiny_data / "followtable" / "WTR", tiny_data / "followtable" / "TArX")
+    out = tmp_path / "subs"
+    command = "leaderboard baselines run bm25s --tasks {} --device cpu"
+
+    def run(*tasks: str, **options) -> None:
+        run_reference_model("bm25s", list(tasks), tiny_data, out, RunOptions(
+            progress=False, command=command.format(" ".join(tasks)), **options))
+
+    run("followtable/wtr", "followtable/tarx")
+    meta_path = out / "bm25s" / "metadata.yaml"
+    first = yaml.safe_load(meta_path.read_text())["efficiency"]
+    run("followtable/wtr")
+    block = yaml.safe_load(meta_path.read_text())["efficiency"]
+    assert block["tasks"]["followtable/tarx"] == first["tasks"]["followtable/tarx"]
+    assert block["measured_by"] == command.format("followtable/wtr followtable/tarx")
+    meta_path.write_text(meta_path.read_text().replace(
+        f"cpu: {block['hardware']['cpu']}", "cpu: Another CPU"))
+    before = _read_runs(out / "bm25s")
+    with pytest.raises(ReferenceRunError, match="holds figures of followtable/tarx, which .*"
+                       "hardware.cpu Another CPU there"):
+        run("followtable/wtr")
+    assert _read_runs(out / "bm25s") == before
+    run("followtable/wtr", replace_efficiency=True)
+    block = yaml.safe_load(meta_path.read_text())["efficiency"]
+    assert list(block["tasks"]) == ["followtable/wtr"]
+    assert block["measured_by"] == command.format("followtable/wtr")
+
+
 def test_with_block_replaces_a_block_and_keeps_every_other_line() -> None:
     text = "id: x\nefficiency:\n  old: 1\n# a comment\nnote: >-\n  kept\n"
     new = with_block(text, "efficiency", {"new": 2})

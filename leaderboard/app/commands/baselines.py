@@ -142,6 +142,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
                      help="embedding cache folder (default: embeddings/ under $LEADERBOARD_CACHE_DIR, else ~/.cache/followboard)")
     run.add_argument("--no-cache", action="store_true",
                      help="encode everything in memory (single process only)")
+    run.add_argument("--replace-efficiency", action="store_true",
+                     help="drop the efficiency: figures of the folder's other tasks when they "
+                          "cannot stay beside this run's (other hardware, cache setting, day "
+                          "or command); by default they stay when they can, else the run is "
+                          "refused before encoding, naming what differs")
     run.add_argument("--no-score", action="store_true", help="write the runs, do not score")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     add_data_dir(run)
@@ -319,7 +324,8 @@ def run_model(args: argparse.Namespace) -> int:
                          progress=not args.quiet,
                          command=reproducible_command(args, resolved.revision),
                          submission_id=args.submission_id if resolved.kind == "declared" else None,
-                         instruction_format=instruction_format)
+                         instruction_format=instruction_format,
+                         replace_efficiency=args.replace_efficiency)
     if args.chunk_size:
         options.chunk_size = args.chunk_size
     scored: list[SubmissionOutcome] = []
@@ -342,9 +348,9 @@ def run_measure(args: argparse.Namespace) -> int:
     from leaderboard.core.errors import FollowBoardError
     from reference_models.baseline_run import select_tasks
     from reference_models.folder_writer import existing_metadata
-    from reference_models.measure import (Sample, efficiency_conflict,
-                                          measure_reference_model, measured_folder_problem,
-                                          record_efficiency)
+    from reference_models.efficiency import efficiency_conflict
+    from reference_models.measure import (Sample, measure_reference_model,
+                                          measured_folder_problem, record_efficiency)
     from reference_models.spec import get_model_spec
 
     data_dir = resolve_data_dir(args.data_dir)
