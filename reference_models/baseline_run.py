@@ -52,7 +52,7 @@ from reference_models.folder_writer import (
     existing_metadata,
     hardware_description,
     install_submission,
-    kept_run_files,
+    kept_tasks,
     metadata_lines,
     metadata_problems,
     run_file,
@@ -258,7 +258,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
         check_same_model(folder, spec.name, revision, [t.id for t in tasks])
         ids = [t.id for t in tasks]
         _check_efficiency(folder, {**block, "tasks": dict.fromkeys(entry_keys(ids), {})},
-                          options, existing_metadata(folder) if kept_run_files(folder, ids)
+                          options, existing_metadata(folder) if kept_tasks(folder, ids)
                           else {})
         remove_dead_temp_folders(STAGING_PREFIX)
         staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
@@ -295,7 +295,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                     f"{environment_description(device, dtype, gpus)}")
             hardware = hardware_description(device, gpus)
             done_tasks = {p.parent.relative_to(RUNS_DIR).as_posix() for p in written}
-            existing = existing_metadata(folder) if kept_run_files(folder, done_tasks) else {}
+            existing = existing_metadata(folder) if kept_tasks(folder, done_tasks) else {}
             produced_by = "\n".join(dict.fromkeys(metadata_lines(existing, "produced_by") + [line]))
             hardware = "; ".join(dict.fromkeys(metadata_lines(existing, "hardware", ";")
                                                + [hardware]))

@@ -19,7 +19,9 @@ from pydantic import ValidationError
 
 import reference_models
 from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text, validation_problem
+from leaderboard.core.report import Report
 from leaderboard.submission.layout import (
+    MANIFEST_NAME,
     METADATA_NAME,
     PREDICTION_SUFFIXES,
     RUN_SUFFIXES,
@@ -27,6 +29,7 @@ from leaderboard.submission.layout import (
     Writer,
     written_by,
 )
+from leaderboard.submission.manifest import load_manifest
 from leaderboard.submission.metadata import Metadata
 from leaderboard.submission.transaction import change_folder
 from reference_models.errors import ReferenceRunError
@@ -139,15 +142,18 @@ def run_file(folder: Path, task_id: str, role: str) -> Path:
     return folder / RUNS_DIR / task_id / f"{role}.trec.gz"
 
 
-def kept_run_files(folder: Path, task_ids: Iterable[str]) -> list[Path]:
-    """Run and prediction files of ``folder`` for tasks other than ``task_ids``: what a
-    run of those tasks leaves in place."""
+def kept_tasks(folder: Path, task_ids: Iterable[str]) -> list[str]:
+    """The tasks other than ``task_ids`` whose runs the submission in ``folder`` holds,
+    in the folder or listed in its manifest (their files in the run store): what a run of
+    ``task_ids`` keeps, whose model, produced_by lines and cost figures stay its own."""
+    held = set()
     runs = folder / RUNS_DIR
-    if not runs.is_dir():
-        return []
-    replaced = set(task_ids)
-    return sorted(p for p in runs.rglob("*") if p.is_file()
-                  and p.parent.relative_to(runs).as_posix() not in replaced)
+    if runs.is_dir():
+        held = {p.parent.relative_to(runs).as_posix() for p in runs.rglob("*") if p.is_file()}
+    listed = load_manifest(folder, Report(), MANIFEST_NAME)  # a bad one: scoring says so
+    if listed is not None:
+        held |= {rel.rsplit("/", 1)[0].removeprefix(RUNS_DIR + "/") for rel in listed.entries}
+    return sorted(held - set(task_ids))
 
 
 def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[str]) -> None:
@@ -155,7 +161,7 @@ def check_same_model(folder: Path, name: str, revision: str, task_ids: Iterable[
     name or weights): the submission would mix two models under one name."""
     existing = existing_metadata(folder)
     model = existing.get("model") if isinstance(existing.get("model"), dict) else {}
-    if not model or not kept_run_files(folder, task_ids):
+    if not model or not kept_tasks(folder, task_ids):
         return
     theirs = (model.get("name"), str(model.get("revision")))
     if theirs != (name, revision):

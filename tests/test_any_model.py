@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import tempfile
 import urllib.parse
 from dataclasses import dataclass, field
@@ -407,6 +408,30 @@ def test_runs_of_another_model_are_not_mixed_into_a_folder(folders, tiny_data: P
     efficiency = yaml.safe_load(after["metadata.yaml"])["efficiency"]
     assert efficiency["measured_by"] == "run tiny --tasks followtable/wtr pi-indic-val150/t1/hin"
     assert list(efficiency["tasks"]) == ["followtable/wtr", "pi-indic-val150/t1/hin"]
+
+
+def test_runs_kept_in_the_run_store_count_as_the_folders_own(tiny_data: Path,
+                                                              tmp_path: Path) -> None:
+    """A submission whose runs were pushed to the run store holds only its manifest: a
+    run of another task counted only the folder's files, so it took another model's runs
+    into the submission and dropped the earlier produced_by line and the cost figures of
+    the tasks the store holds. The manifest's runs are the submission's as well."""
+    shutil.copytree(tiny_data / "followtable" / "WTR", tiny_data / "followtable" / "TArX")
+    options = RunOptions(progress=False, command="run bm25s --tasks followtable/tarx")
+    first = run_reference_model("bm25s", ["followtable/tarx"], tiny_data, tmp_path, options)
+    assert main(["score", str(first.folder), "--data-dir", str(tiny_data)]) == 0
+    shutil.rmtree(first.folder / "runs")  # as `runs push` leaves it: the manifest lists them
+    assert "runs/followtable/tarx/" in (first.folder / "manifest.txt").read_text()
+    bm25 = get_model_spec("bm25s")
+    other = bm25.model_copy(update={"name": "Another BM25"})
+    with pytest.raises(ValueError, match="holds runs of BM25"):
+        run_reference_model(other, ["followtable/wtr"], tiny_data, tmp_path, options)
+    run_reference_model(bm25, ["followtable/wtr"], tiny_data, tmp_path,
+                        RunOptions(progress=False, command="run bm25s --tasks followtable/wtr"))
+    meta = yaml.safe_load((first.folder / "metadata.yaml").read_text())
+    assert [line.split(" -- ")[0] for line in meta["produced_by"].splitlines()] == [
+        "run bm25s --tasks followtable/tarx", "run bm25s --tasks followtable/wtr"]
+    assert list(meta["efficiency"]["tasks"]) == ["followtable/tarx", "followtable/wtr"]
 
 
 @pytest.mark.slow
