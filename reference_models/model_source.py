@@ -68,7 +68,8 @@ def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
         if given:
             raise ModelSourceError(
                 f"{model} is declared in reference_models/models.yaml and runs as declared; "
-                f"{', '.join(given)} apply to a model folder or Hub id")
+                f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a model "
+                "folder or Hub id")
         return ResolvedModel(declared[model], "declared")
     _check_first_stage(choices, declared)
     path = Path(model).expanduser()

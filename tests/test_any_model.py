@@ -545,6 +545,11 @@ def test_a_prompt_file_that_does_not_exist_is_refused(folders, tmp_path: Path, c
 def test_declared_models_run_as_declared(capsys, tmp_path: Path) -> None:
     _refused(["all-minilm-l6-v2", "--pooling", "cls"], tmp_path / "out", capsys,
              "all-minilm-l6-v2 is declared in reference_models/models.yaml")
+    # One option applies, two apply (the message read "--revision apply to ...").
+    with pytest.raises(ModelSourceError, match="; --revision applies to a model folder"):
+        resolve_model("bm25s", revision="abc")
+    with pytest.raises(ModelSourceError, match="--pooling, --revision apply to a model folder"):
+        resolve_model("bm25s", choices=ModelChoices(pooling="cls"), revision="abc")
     with pytest.raises(ModelSourceError, match="--first-stage 'followir-7b' is not a declared BM25"):
         resolve_model("./x", choices=ModelChoices(first_stage="followir-7b"))
 
