@@ -30,7 +30,7 @@ from leaderboard.submission.layout import (
     written_by,
 )
 from leaderboard.submission.manifest import load_manifest
-from leaderboard.submission.metadata import Metadata
+from leaderboard.submission.metadata import Metadata, parse_metadata_yaml
 from leaderboard.submission.transaction import change_folder
 from reference_models.errors import ReferenceRunError
 from reference_models.spec import ModelSpec
@@ -123,14 +123,31 @@ def metadata_problems(spec: ModelSpec, submission_id: str, *, contact: str,
 
 
 def existing_metadata(folder: Path) -> dict:
+    """The folder's metadata.yaml as read ({} when there is none). One that cannot be read
+    is refused, naming the file and line, not replaced: it names the model, produced_by
+    lines and cost figures of the runs the folder keeps."""
     path = folder / METADATA_NAME
     if not path.is_file():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError:
+        data = parse_metadata_yaml(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ReferenceRunError(f"{path}: not UTF-8 text; fix it, or remove the folder") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ReferenceRunError(f"{where}: invalid YAML ({problem}); fix it, or remove the "
+                                "folder") from None
+    except RecursionError:
+        raise ReferenceRunError(f"{path}: invalid YAML (nested too deeply); fix it, or "
+                                "remove the folder") from None
+    if data is None:
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        raise ReferenceRunError(f"{path}:1: metadata.yaml must be a mapping of keys to values; "
+                                "fix it, or remove the folder")
+    return data
 
 
 def metadata_lines(metadata: dict, key: str, separator: str = "\n") -> list[str]:

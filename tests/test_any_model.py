@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import tempfile
 import urllib.parse
@@ -432,6 +433,22 @@ def test_runs_kept_in_the_run_store_count_as_the_folders_own(tiny_data: Path,
     assert [line.split(" -- ")[0] for line in meta["produced_by"].splitlines()] == [
         "run bm25s --tasks followtable/tarx", "run bm25s --tasks followtable/wtr"]
     assert list(meta["efficiency"]["tasks"]) == ["followtable/tarx", "followtable/wtr"]
+
+
+def test_a_metadata_yaml_that_does_not_read_is_named_not_replaced(tiny_data: Path,
+                                                                   tmp_path: Path) -> None:
+    """A run beside a metadata.yaml that is not YAML read it as empty and wrote its own:
+    the model check was skipped, and the earlier produced_by line and cost figures of the
+    runs the folder kept were lost. It is refused, naming the file and line."""
+    shutil.copytree(tiny_data / "followtable" / "WTR", tiny_data / "followtable" / "TArX")
+    options = RunOptions(progress=False, command="test")
+    first = run_reference_model("bm25s", ["followtable/tarx"], tiny_data, tmp_path, options)
+    meta = first.folder / "metadata.yaml"
+    meta.write_text(meta.read_text() + "note: [unclosed\n")
+    before = _read_runs(first.folder)
+    with pytest.raises(ValueError, match=f"{re.escape(str(meta))}:\\d+: invalid YAML"):
+        run_reference_model("bm25s", ["followtable/wtr"], tiny_data, tmp_path, options)
+    assert _read_runs(first.folder) == before
 
 
 @pytest.mark.slow
