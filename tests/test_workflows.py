@@ -384,6 +384,44 @@ def test_baselines_checks_model_ids_against_the_registry_before_using_them(capsy
     assert main(["ci", "check-model-ids"]) == 1
 
 
+@pytest.mark.parametrize(("ticked", "tasks"), [("false", ""), ("true", ""),
+                                                ("true", "followtable/wtr"),
+                                                ("false", "followtable/wtr")])
+def test_baselines_drops_other_tasks_efficiency_figures_only_when_asked(
+        ticked: str, tasks: str, tmp_path: Path):
+    """`baselines run` of some tasks stops when the model's other figures were measured
+    otherwise (the committed ones on a CPU host, this run on the GPU runner): the workflow
+    had no way to give it --replace-efficiency. A stand-in `leaderboard` records its
+    arguments; a stand-in git has nothing to commit."""
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    workflow = load(WORKFLOW_DIR / "baselines.yml")
+    option = triggers(workflow)["workflow_dispatch"]["inputs"]["replace_efficiency"]
+    assert option["type"] == "boolean" and option["default"] is False
+    env = workflow["jobs"]["run"]["env"]
+    assert env["REPLACE_EFFICIENCY"] == "${{ inputs.replace_efficiency }}"
+    script = _step(WORKFLOW_DIR / "baselines.yml", "Run each model and commit it on its own branch")["run"]
+    bin_dir = tmp_path / "bin"
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    for path, body in [(tmp_path / ".venv" / "bin" / "leaderboard", f'echo "$*" >> {calls}\n'),
+                       (bin_dir / "git", "exit 0\n")]:
+        path.write_text("#!/bin/sh\n" + body)
+        path.chmod(0o755)
+    proc = subprocess.run([bash, "-e", "-c", script], capture_output=True, text=True,
+                          env={"MODELS": "bm25s all-minilm-l6-v2", "TASKS": tasks,
+                               "REPLACE_EFFICIENCY": ticked, "RUNNER_TEMP": str(tmp_path),
+                               "GITHUB_SHA": "0" * 40, "GITHUB_RUN_ID": "1",
+                               "PATH": f"{bin_dir}:/usr/bin:/bin"}, cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    flag = " --replace-efficiency" if ticked == "true" else ""
+    scope = f" --tasks {tasks}" if tasks else ""
+    assert calls.read_text().splitlines() == [f"baselines run {model}{flag}{scope}"
+                                              for model in ("bm25s", "all-minilm-l6-v2")]
+
+
 LOCK = REPO / "requirements" / "ci.txt"
 
 
