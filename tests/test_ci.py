@@ -905,6 +905,33 @@ def test_a_killed_checks_work_folder_is_removed_by_the_next(repo, wtr, data_dir,
     assert (tmp_path / "report" / "pr-number").read_text() == "7\n"
 
 
+def test_a_check_without_the_commits_says_what_it_needs_not_internal_error(
+        repo, tmp_path, capsys):
+    """`ci pr-check` run outside a git repository said `internal error: GitError: commit
+    'HEAD~1' is not in the repository at .`, exit 1, as if the check were broken: the
+    command was given no checkout to read. A usage error (exit 2) naming the checkout
+    and the option, and the workflow's variable, that give each commit."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "report"
+    code = main(["ci", "pr-check", "--repo", str(elsewhere), "--base", "HEAD~1", "--head",
+                 "HEAD", "--out", str(out), "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 2, captured
+    assert "internal error" not in captured.out + captured.err
+    assert f"{elsewhere} is not a git repository" in captured.err
+    assert "--repo" in captured.err and "--base" in captured.err
+    assert not out.exists()  # the workflow's error-report step writes the report
+    # A clone that lacks the base commit (a shallow checkout) is told which it lacks.
+    root, base = repo
+    code = main(["ci", "pr-check", "--repo", str(root), "--base", "f" * 40, "--head", "HEAD",
+                 "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "internal error" not in err
+    assert f"the base commit {'f' * 40!r} (--base; $BASE_SHA in the workflow) is not" in err
+    assert "fetch-depth: 0" in err
+
+
 def test_error_report_for_a_step_that_failed_before_the_check(tmp_path, capsys):
     out = tmp_path / "report"
     args = ["ci", "error-report", "--repo", str(tmp_path), "--base", "a" * 40, "--head",

@@ -29,6 +29,17 @@ class GitError(FollowBoardError, ValueError):
     """A git command failed; the message says which and why."""
 
 
+class CommitNotFound(GitError):
+    """A commit the command was given is not in the repository, or there is no
+    repository: what it was asked to read is not there (a usage error, exit 2)."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, no_repository: bool = False) -> None:
+        super().__init__(message)
+        self.no_repository = no_repository
+
+
 class NoCommonHistory(GitError):
     """Two commits share no ancestor: a branch that was not made from the base branch."""
 
@@ -50,15 +61,28 @@ def git(repo: Path, *args: str, input_bytes: bytes | None = None,
     return proc.stdout
 
 
+def is_repository(repo: Path) -> bool:
+    """Whether ``repo`` is (inside) a git repository."""
+    try:
+        git(repo, "rev-parse", "--git-dir")
+    except GitError:
+        return False
+    return True
+
+
 def resolve_commit(repo: Path, rev: str) -> str:
-    """The full SHA of a commit; a clear error when it is unknown (e.g. a shallow clone)."""
+    """The full SHA of a commit; :class:`CommitNotFound` when it is unknown (e.g. a
+    shallow clone) or ``repo`` is no git repository."""
     if rev.startswith("-"):
-        raise GitError(f"not a commit: {rev!r}")
+        raise CommitNotFound(f"not a commit: {rev!r}")
     try:
         out = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
     except GitError:
-        raise GitError(f"commit {rev!r} is not in the repository at {repo} (in Actions, "
-                       "check out with fetch-depth: 0)") from None
+        if not is_repository(repo):
+            raise CommitNotFound(f"{repo} is not a git repository",
+                                 no_repository=True) from None
+        raise CommitNotFound(f"commit {rev!r} is not in the repository at {repo} (in "
+                             "Actions, check out with fetch-depth: 0)") from None
     return out.decode().strip()
 
 

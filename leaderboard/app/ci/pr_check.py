@@ -31,6 +31,7 @@ from leaderboard.app.ci.comment import comment_body, job_summary
 from leaderboard.app.ci.standing import CommittedResults, load_committed, task_standings
 from leaderboard.app.ci.git import (
     SHA_RE,
+    CommitNotFound,
     TreeEntry,
     changed_files,
     NoCommonHistory,
@@ -299,6 +300,29 @@ def error_report(req: PrCheckRequest, exc: BaseException) -> CiReport:
     message = " ".join(f"{type(exc).__name__}: {exc}".split())[:1000]
     return CiReport(status="error", pr_number=req.pr_number, base_sha=sha(req.base),
                     head_sha=sha(req.head), scorer=scorer_version(), internal_error=message)
+
+
+def require_commits(req: PrCheckRequest) -> None:
+    """Refuse, before any check runs, a request whose repository or commits are not
+    there: a :class:`CommitNotFound` (exit 2) naming what the command needs, rather than
+    an "internal error" report of a check that never started. (In the workflow the
+    error-report step then writes the report the comment job posts.)"""
+    for rev, what, option, variable in ((req.base, "the base commit", "--base", "$BASE_SHA"),
+                                        (req.head, "the head commit", "--head", "$HEAD_SHA")):
+        try:
+            resolve_commit(req.repo, rev)
+        except CommitNotFound as exc:
+            if exc.no_repository:
+                raise CommitNotFound(
+                    f"{req.repo.absolute()} is not a git repository: pr-check reads the pull "
+                    "request from git objects, so it runs in a git checkout (--repo, default "
+                    "the current folder) that holds the base commit (--base; $BASE_SHA in "
+                    "the workflow) and the head commit (--head; $HEAD_SHA)",
+                    no_repository=True) from None
+            raise CommitNotFound(
+                f"{what} {rev!r} ({option}; {variable} in the workflow) is not in the git "
+                f"repository at {req.repo.absolute()}: fetch it (in Actions, check out with "
+                "fetch-depth: 0)") from None
 
 
 def run_pr_check_safely(req: PrCheckRequest, out_dir: Path | None = None,

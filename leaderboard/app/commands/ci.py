@@ -175,6 +175,7 @@ def run_pr_check_cmd(args: argparse.Namespace) -> int:
         PrCheckRequest,
         emit_annotations,
         print_log,
+        require_commits,
         run_pr_check_safely,
         write_outputs,
     )
@@ -187,6 +188,7 @@ def run_pr_check_cmd(args: argparse.Namespace) -> int:
                          author_association=args.author_association,
                          author_unknown=author_unknown(args.pr_author,
                                                        in_actions=_in_actions()))
+    require_commits(req)  # no checkout, or no such commit: a usage error, not a report
     # Whatever fails inside, a report is written, so the comment job has something to say.
     report = run_pr_check_safely(req, args.out, _progress(args.quiet))
     emit_annotations(report)
