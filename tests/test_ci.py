@@ -413,6 +413,22 @@ def test_score_pending_writes_results_of_merged_submissions(repo, wtr, data_dir,
         for name in ("explain/", "manifest.txt", "per-query.json.gz", "results.json")]
 
 
+@pytest.mark.parametrize("extra", [["--all"], []])
+def test_score_pending_outside_the_repository_is_refused(extra, tmp_path, capsys):
+    """`ci score-pending --all` run outside the repository said "no submission needs
+    scoring" and exited 0, as `build` and `export` once made an empty leaderboard: a
+    root without submissions/ is named and refused."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = main(["ci", "score-pending", "--repo", str(elsewhere), *extra, "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert f"{elsewhere}: holds no submissions/ folder" in captured.err
+    assert "--repo" in captured.err
+    assert "no submission needs scoring" not in captured.out
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr, data_dir,
                                                                         tmp_path, capsys):
     """The guide's steps 4 and 5: score the folder locally, commit it as it is. Scoring

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from leaderboard.app.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.report import Report
 from leaderboard.submission.layout import (
     EXPLAIN_DIR,
@@ -34,6 +35,10 @@ Progress = Callable[[str], None]
 
 def _quiet(_: str) -> None:
     return None
+
+
+class NoSubmissionsError(FollowBoardError, ValueError):
+    """The repository given holds no submissions/ folder (a run outside the repository)."""
 
 
 @dataclass
@@ -74,6 +79,13 @@ def pending_submissions(repo: Path, before: str | None, after: str | None, *,
     included, plus those whose results are missing or stale; ``every``: all of them.
     A submission folder that is a link is no submission here (scoring it would write
     where it points, outside the repository's submissions)."""
+    folder = repo / SUBMISSIONS_DIR
+    if not folder.is_dir():
+        # Run outside the repository, it said "no submission needs scoring" and exited 0
+        # (as build and export, which refuse such a root too: standings.rows.load_rows).
+        raise NoSubmissionsError(
+            f"{repo.absolute()}: holds no {SUBMISSIONS_DIR}/ folder; run the command from "
+            "the repository's root, or give --repo")
     ids: set[str] = set()
     if unknown_range(repo, before, after) is None:
         assert before is not None and after is not None
@@ -83,12 +95,10 @@ def pending_submissions(repo: Path, before: str | None, after: str | None, *,
             if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR \
                     and not _store_bookkeeping(change.status, parts[2]):
                 ids.add(parts[1])
-    folder = repo / SUBMISSIONS_DIR
-    if folder.is_dir():
-        for sub in folder.iterdir():
-            if sub.is_dir() and not sub.is_symlink() and (sub / METADATA_NAME).is_file() \
-                    and (every or not (sub / RESULTS_NAME).is_file() or results_staleness(sub)):
-                ids.add(sub.name)
+    for sub in folder.iterdir():
+        if sub.is_dir() and not sub.is_symlink() and (sub / METADATA_NAME).is_file() \
+                and (every or not (sub / RESULTS_NAME).is_file() or results_staleness(sub)):
+            ids.add(sub.name)
     return sorted(i for i in ids if (folder / i / METADATA_NAME).is_file()
                   and not (folder / i).is_symlink())
 

@@ -260,6 +260,8 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
     from leaderboard.app.ci.pending import pending_submissions, score_pending, unknown_range
     from leaderboard.core.data import resolve_data_dir
 
+    # First: a repository without submissions/ is refused before anything is said.
+    ids = pending_submissions(args.repo, args.before, args.after, every=args.every)
     why = None if args.every else unknown_range(args.repo, args.before, args.after)
     if why:
         # Said where a maintainer sees it: the run cannot find a hand-edited score.
@@ -269,7 +271,6 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
         print(f"score-pending: warning: {message}")
         if os.environ.get("GITHUB_ACTIONS"):
             print(f"::warning title=Push range unknown::{message}")
-    ids = pending_submissions(args.repo, args.before, args.after, every=args.every)
     if not ids:
         print("score-pending: no submission needs scoring")
     outcome = score_pending(args.repo, ids, resolve_data_dir(args.data_dir),
