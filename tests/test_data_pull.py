@@ -528,7 +528,29 @@ def test_unreachable_upstream_gives_one_clear_message(
     for folder in ("WQT", "WTR", "TArX", "IndusTR"):
         assert str(data / "followtable" / folder) in err
     assert str(data / "pi-indic") in err
-    assert leftovers(data) == [] and not any(p.is_file() for p in data.rglob("*"))
+    # "nothing was downloaded", and nothing is left: the pull left empty followtable/WQT
+    # and pi-indic folders (and the data folder it had made) behind.
+    assert not data.exists(), sorted(data.rglob("*"))
+
+
+def test_a_failed_pull_removes_only_the_folders_it_made(tmp_path: Path) -> None:
+    """A pull that fetched nothing removes the folders it made, and no other: the data
+    folder and a source's folder that were there before stay, with what they hold."""
+    dead = f"http://127.0.0.1:{_closed_port()}"
+    endpoints = Endpoints(github_api=dead, github_raw=dead, github_media=dead, hf_endpoint=dead)
+    data = tmp_path / "data-kept"
+    (data / "followtable").mkdir(parents=True)
+    p = DataPuller(data, endpoints=endpoints, http=HttpClient(timeout=2, retries=0),
+                   progress=False, environ={})
+    [wtr] = select_sources(["followtable/wtr"])
+    with pytest.raises(SourceUnreachableError):
+        p.pull(wtr)
+    assert [q.relative_to(data).as_posix() for q in data.rglob("*")] == ["followtable"]
+    (data / "followtable" / "WTR").mkdir()
+    (data / "followtable" / "WTR" / "notes.txt").write_text("mine")
+    with pytest.raises(SourceUnreachableError):
+        p.pull(wtr)
+    assert (data / "followtable" / "WTR" / "notes.txt").read_text() == "mine"
 
 
 def test_unreachable_is_reported_per_host(tmp_path: Path) -> None:

@@ -74,20 +74,59 @@ from leaderboard.core.tasks import DataSource, Task
 
 @contextlib.contextmanager
 def _pulling(local_root: Path) -> Iterator[None]:
-    """This process's hold on a source's folder for a pull: a second pull into the same
-    folder swept the first one's partial files and staging folder from under it (the
-    first then failed with a disk error). An exclusive ``flock`` on the folder, or a
-    :class:`PullError` saying who holds it."""
-    fd = os.open(local_root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
+    """This process's hold on a source's folder for a pull, made if missing: a second
+    pull into the same folder swept the first one's partial files and staging folder
+    from under it (the first then failed with a disk error). An exclusive ``flock`` on
+    the folder, or a :class:`PullError` saying who holds it. A pull that fails removes
+    the folders it made (:func:`_remove_made_folders`), under its hold; one that opened
+    such a folder just before it went takes the new one instead."""
+    for _ in range(3):
+        local_root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(local_root, os.O_RDONLY | os.O_DIRECTORY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.close(fd)
             raise PullError(f"another `leaderboard data pull` is writing {local_root}; "
                             "run this one when it has finished") from None
+        try:
+            if os.path.samestat(os.fstat(fd), os.stat(local_root)):
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # the folder held is no longer the one at the path: hold that one
+    else:
+        raise PullError(f"{local_root} was removed each time this pull took hold of it; "
+                        "run it again")
+    try:
         yield
     finally:
         os.close(fd)
+
+
+def _missing_folders(path: Path) -> list[Path]:
+    """``path`` and each folder above it that does not exist, deepest first."""
+    missing = []
+    while not path.exists() and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _remove_made_folders(made: Sequence[Path]) -> None:
+    """Remove the folders a failed pull made (``made``, deepest first, as
+    :func:`_missing_folders` listed them before the pull), and the folders inside the
+    first, where they are empty: a pull that fetched nothing leaves nothing (it left
+    empty followtable/WQT/ folders behind it), while a verified file it kept keeps its
+    folders, and a folder that was there before is never touched."""
+    if not made:
+        return
+    inside = [p for p in made[0].rglob("*") if p.is_dir() and not p.is_symlink()]
+    for path in sorted(inside, key=lambda p: len(p.parts), reverse=True) + list(made):
+        try:
+            path.rmdir()  # only an empty folder goes
+        except OSError:
+            pass
 
 
 @dataclass
@@ -253,10 +292,14 @@ class DataPuller:
         """Pull one source; raise a :class:`PullError` (nothing half-written) on failure."""
         source = item.source
         local_root = self.data_dir / source.local_dir
+        made = _missing_folders(local_root)
         try:
-            local_root.mkdir(parents=True, exist_ok=True)
             with _pulling(local_root):
-                return self._pull_held(item, local_root)
+                try:
+                    return self._pull_held(item, local_root)
+                except BaseException:
+                    _remove_made_folders(made)
+                    raise
         except OSError as exc:
             # Network errors are PullErrors by now; an OSError here is the local disk
             # (read-only data mirror, full disk, permissions).
