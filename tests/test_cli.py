@@ -353,9 +353,44 @@ def test_score_broken_submission_without_old_results(capsys, data_dir: Path,
     assert sorted(p.name for p in submission.iterdir()) == ["metadata.yaml", "runs"]
 
 
-def test_score_not_a_folder(capsys, data_dir: Path, tmp_path: Path) -> None:
-    rc, out, _ = run_cli(capsys, "score", str(tmp_path / "nope"), "--data-dir", str(data_dir))
-    assert rc == 1 and "not a submission folder" in out
+@pytest.mark.parametrize("command", [
+    ["score"], ["validate"], ["runs", "verify"], ["runs", "pull"], ["runs", "push", "--keep"],
+    ["runs", "add", "--from", "FROM"]])
+def test_a_folder_that_is_not_there_is_named_as_such(
+        command: list[str], capsys, data_dir: Path, tmp_path: Path) -> None:
+    """`score submissions/nope` (and validate, runs pull/push/verify/add) said "nope: not a
+    submission folder" of a folder that does not exist, which reads as a folder of the
+    wrong kind; a file was "not a submission folder" too. Each says what it is; a folder
+    without metadata.yaml, runs/ or manifest.txt is "not a submission folder", naming
+    them, for the runs commands too (they said "manifest.txt: missing: run `leaderboard
+    score` first")."""
+    source = tmp_path / "new-runs"
+    (source / "runs").mkdir(parents=True)
+    argv = [str(source) if word == "FROM" else word for word in command]
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    for name, said in (("nope", "no such folder"), ("a-file", "not a folder"),
+                       ("empty", "not a submission folder: it holds neither metadata.yaml "
+                                 "nor runs/ nor manifest.txt")):
+        rc, out, err = run_cli(capsys, *argv, str(tmp_path / name),
+                               *(["--data-dir", str(data_dir)] if command[0] != "runs"
+                                 or command[1] == "add" else []))
+        assert rc == 1, (out, err)
+        assert said in out + err, (name, out, err)
+        if said != "not a submission folder" and name != "empty":
+            assert "not a submission folder" not in out + err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "empty", "new-runs"]
+    assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_runs_add_from_a_folder_that_is_not_there_says_so(capsys, data_dir: Path,
+                                                          submission: Path,
+                                                          tmp_path: Path) -> None:
+    """`runs add SUB --from nope` said "nope: no runs/ folder to add from", as if the
+    folder were there without its runs/."""
+    rc, _, err = run_cli(capsys, "runs", "add", str(submission), "--from",
+                         str(tmp_path / "nope"), "--data-dir", str(data_dir))
+    assert rc == 1 and f"{tmp_path / 'nope'}: no such folder (--from)" in err, err
 
 
 # --- validate ---

@@ -380,6 +380,8 @@ def new_run_files(source: Path, patterns: list[str] | None) -> dict[str, Path]:
     """Run files under ``source`` (a submission folder, or its ``runs/`` folder) by their
     path in a submission, for the tasks matching ``patterns`` (default: all)."""
     runs = source if source.name == RUNS_DIR else source / RUNS_DIR
+    if not os.path.lexists(source):
+        raise TransferError(f"{source}: no such folder (--from)")
     if not runs.is_dir():
         raise TransferError(f"{source}: no runs/ folder to add from")
     out = {}

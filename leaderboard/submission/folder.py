@@ -140,17 +140,31 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool) -> Inputs:
     return Inputs(listed, local, merged, digest)
 
 
-def reported_not_a_submission(root: Path, report: Report) -> bool:
-    """Whether ``root`` is no submission at all, reported as one error: a folder with
-    neither ``metadata.yaml`` nor ``runs/`` nor a manifest (a mistyped path, ``validate
-    submissions/../..``, ``score .`` at the repository's root), rather than an error per
-    entry, or one about the first link found in it."""
+def folder_problem(root: Path) -> str | None:
+    """Why ``root`` cannot be a submission's folder (None: it may be one), as the
+    commands given a SUBMISSION_DIR say it: it does not exist, it is not a folder, or it
+    holds neither ``metadata.yaml`` nor ``runs/`` nor a manifest (a mistyped path,
+    ``validate submissions/../..``, ``score .`` at the repository's root). A folder
+    that was not there was "not a submission folder", as if it were one of another
+    kind."""
+    if not os.path.lexists(root):
+        return "no such folder"
+    if not root.is_dir():
+        return "not a folder"
     if any(os.path.lexists(root / name) for name in (METADATA_NAME, RUNS_DIR, MANIFEST_NAME)):
+        return None
+    return (f"not a submission folder: it holds neither {METADATA_NAME} nor {RUNS_DIR}/ nor "
+            f"{MANIFEST_NAME} (a submission is a folder submissions/<id>/ with its "
+            f"{METADATA_NAME} and its runs)")
+
+
+def reported_not_a_submission(root: Path, report: Report) -> bool:
+    """Whether ``root`` is no submission at all (:func:`folder_problem`), reported as one
+    error rather than an error per entry, or one about the first link found in it."""
+    problem = folder_problem(root)
+    if problem is None:
         return False
-    report.add(root.name or str(root), None,
-               f"not a submission folder: it holds neither metadata.yaml nor runs/ nor "
-               f"{MANIFEST_NAME} (a submission is a folder submissions/<id>/ with its "
-               f"metadata.yaml and its runs)")
+    report.add(root.name or str(root), None, problem)
     return True
 
 

@@ -98,6 +98,7 @@ def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
     """
     from leaderboard.core.data import resolve_data_dir
     from leaderboard.core.evaluate import stderr_progress
+    from leaderboard.submission.folder import folder_problem
 
     data_dir = resolve_data_dir(args.data_dir)
     in_place = not args.quiet and sys.stderr.isatty()
@@ -110,8 +111,8 @@ def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
     verdicts: list[str] = []
     failed = 0
     for root in args.submissions:
-        if not root.is_dir():
-            verdicts.append(f"{root}: not a submission folder")
+        if not root.is_dir():  # a folder that is no submission is the check's finding
+            verdicts.append(f"{root}: {folder_problem(root)}")
             failed += 1
             continue
         ok, findings, verdict = check(root, data_dir, progress)

@@ -92,10 +92,14 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def _folders(paths: list[Path]) -> list[Path] | None:
-    missing = [p for p in paths if not p.is_dir()]
-    for path in missing:
-        print(f"{path}: not a submission folder")
-    return None if missing else paths
+    """The submission folders given, or None when any is not one (each said)."""
+    from leaderboard.submission.folder import folder_problem
+
+    problems = [(p, folder_problem(p)) for p in paths]
+    for path, problem in problems:
+        if problem is not None:
+            print(f"{path}: {problem}")
+    return None if any(problem is not None for _, problem in problems) else paths
 
 
 def _print(lines: list[str]) -> None:
