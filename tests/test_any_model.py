@@ -492,7 +492,7 @@ def _refused(args: list[str], out_dir: Path, capsys, message: str) -> None:
     code, out, err = _run([*args, "--out", str(out_dir)], capsys)
     assert code == 1, out + err
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("leaderboard baselines: error: "), err
+    assert len(lines) == 1 and lines[0].startswith("leaderboard baselines run: error: "), err
     assert message in lines[0], lines[0]
     assert not out_dir.exists()  # nothing written
 

@@ -1315,8 +1315,8 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     for before in ("f" * 40, ""):
         assert main(["ci", "score-pending", "--repo", str(root), "--before", before,
                      "--after", edited, "--data-dir", str(data_dir), "--quiet"]) == 0
-        out = capsys.readouterr().out
-        assert "score-pending: warning: " in out and "run with --all" in out, out
+        err = capsys.readouterr().err
+        assert "leaderboard ci score-pending: warning: " in err and "run with --all" in err, err
         assert path.read_bytes() != genuine
     assert main(["ci", "score-pending", "--repo", str(root), "--before", "f" * 40, "--after",
                  edited, "--all", "--data-dir", str(data_dir), "--quiet"]) == 0

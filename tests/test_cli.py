@@ -393,6 +393,41 @@ def test_runs_add_from_a_folder_that_is_not_there_says_so(capsys, data_dir: Path
     assert rc == 1 and f"{tmp_path / 'nope'}: no such folder (--from)" in err, err
 
 
+def test_every_command_words_its_errors_one_way(capsys, data_dir: Path, submission: Path,
+                                                tmp_path: Path) -> None:
+    """Errors started "error:" (import mteb), "leaderboard import: error:" (import all),
+    "leaderboard runs: error:" (runs add), "leaderboard compare:", "check-model-ids:",
+    "explain:" or nothing at all. Each is "leaderboard COMMAND: error: ..." with the
+    command as typed (its action too), as argparse words a usage error."""
+    missing = str(tmp_path / "missing")
+    (tmp_path / "elsewhere").mkdir()
+    failing = {
+        "leaderboard import mteb": ["import", "mteb", missing, "--out", str(tmp_path / "o")],
+        "leaderboard import all": ["import", "all", "--data-dir", missing, "--out-dir",
+                                   str(tmp_path / "o")],
+        "leaderboard runs add": ["runs", "add", str(submission), "--from", missing,
+                                 "--data-dir", str(data_dir)],
+        "leaderboard runs push": ["runs", "push", "--all", "--submissions-dir", missing],
+        "leaderboard tasks": ["tasks", "nope/"],
+        "leaderboard ci score-pending": ["ci", "score-pending", "--repo",
+                                         str(tmp_path / "elsewhere")],
+        "leaderboard ci comment-body": ["ci", "comment-body", missing],
+        "leaderboard ci check-model-ids": ["ci", "check-model-ids", "no-such-model"],
+    }
+    for command, argv in failing.items():
+        rc, _, err = run_cli(capsys, *argv)
+        assert rc == 1, (command, err)
+        lines = err.strip().splitlines()
+        assert lines and lines[0].startswith(f"{command}: error: "), (command, err)
+    usage = {
+        "leaderboard runs push": ["runs", "push"],
+        "leaderboard ci audit-settings": ["ci", "audit-settings", "--repository", "no-slash"],
+    }
+    for command, argv in usage.items():
+        err = usage_error(capsys, *argv)
+        assert f"\n{command}: error: " in err, (command, err)
+
+
 # --- validate ---
 
 def test_validate_valid_submission(capsys, data_dir: Path, submission: Path) -> None:

@@ -167,7 +167,7 @@ def test_submissions_that_share_no_view_say_so_and_exit_1(tmp_path: Path, capsys
     assert main(["compare", str(a), str(b)]) == 1
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == ("leaderboard compare: a and b share no view: a covers 1 task, b 1 task, 0 in "
+    assert err == ("leaderboard compare: error: a and b share no view: a covers 1 task, b 1 task, 0 in "
                    "common; nothing to compare\n")
     assert main(["compare", str(a), str(a), "--view", "pi-indic/*", "--json"]) == 1
     out, err = capsys.readouterr()

@@ -256,11 +256,15 @@ def test_cli_lists_queries_worst_first_and_prints_a_card(data_dir: Path, capsys)
     text = capsys.readouterr().out
     assert "p-MRR term" in text and "IRS = S / " in text
     assert main([*args, "--query", "0_99"]) == 1
-    assert "followtable/wtr has no query '0_99'" in capsys.readouterr().err
-    assert main([*args, "--sort", "nDCG@10"]) == 2
-    assert "not a per-query metric" in capsys.readouterr().err
-    assert main([*args, "--sort", ""]) == 2  # was taken as "the default" without a word
-    assert "--sort '' is not a per-query metric" in capsys.readouterr().err
+    assert ("leaderboard explain: error: followtable/wtr has no query '0_99'"
+            in capsys.readouterr().err)
+    # A usage error, as argparse words one (it was "explain: --sort ...", exit 2).
+    for sort in ("nDCG@10", ""):  # "" was taken as "the default" without a word
+        with pytest.raises(SystemExit) as info:
+            main([*args, "--sort", sort])
+        assert info.value.code == 2
+        assert (f"leaderboard explain: error: --sort {sort!r} is not a per-query metric"
+                in capsys.readouterr().err)
 
 
 def test_cli_names_t4s_per_persona_auroc_as_a_part_of_the_tasks(data_dir: Path,

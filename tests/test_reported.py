@@ -19,7 +19,8 @@ import pytest
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
 from leaderboard.benchmarks.protocols import relabel
-from leaderboard.publish.reported import build_all_reported, import_mteb, import_mteb_command
+from leaderboard.app.cli import main
+from leaderboard.publish.reported import build_all_reported, import_mteb
 from leaderboard.publish.reported.mteb import MtebImportError
 from leaderboard.publish.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAPER_ONLY_TASK_PREFIXES,
                                          PAPER_SOURCES, TranscriptionError, check_averages,
@@ -393,13 +394,14 @@ def test_mteb_layouts_on_fixtures(tmp_path: Path) -> None:
 
 def test_mteb_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out.json"
-    assert import_mteb_command(tmp_path / "missing", out) == 1
+    assert main(["import", "mteb", str(tmp_path / "missing"), "--out", str(out)]) == 1
     err = capsys.readouterr().err
+    assert err.startswith("leaderboard import mteb: error: "), err  # it was "error: "
     assert "missing" in err and "Traceback" not in err and err.count("\n") == 1
     broken = tmp_path / "repo" / "results" / "a__b" / "r" / "News21InstructionRetrieval.json"
     broken.parent.mkdir(parents=True)
     broken.write_text('{"mteb_version": "2.0.0", "scores": ', encoding="utf-8")
-    assert import_mteb_command(tmp_path / "repo", out) == 1
+    assert main(["import", "mteb", str(tmp_path / "repo"), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert str(broken) in err and "invalid JSON" in err and err.count("\n") == 1
     assert not out.exists()
@@ -408,7 +410,7 @@ def test_mteb_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(MtebImportError, match=r"News21InstructionRetrieval\.json: .*'xx'"):
         import_mteb(tmp_path / "repo")
     (tmp_path / "empty").mkdir()
-    assert import_mteb_command(tmp_path / "empty", out) == 1
+    assert main(["import", "mteb", str(tmp_path / "empty"), "--out", str(out)]) == 1
     assert "no result files" in capsys.readouterr().err
 
 
@@ -446,7 +448,7 @@ def test_mteb_bad_values_name_the_file(file: str, content: str, message: str,
     name = "News21InstructionRetrieval.json" if file == "task" else "model_meta.json"
     (folder / name).write_text(content, encoding="utf-8")
     out = tmp_path / "out.json"
-    assert import_mteb_command(tmp_path / "repo", out) == 1
+    assert main(["import", "mteb", str(tmp_path / "repo"), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert re.search(message, err) and str(folder / name) in err, err
     assert err.count("\n") == 1 and not out.exists()
@@ -465,7 +467,8 @@ def test_mteb_parameters_beyond_any_number_are_unknown(tmp_path: Path) -> None:
 def test_mteb_command_writes_and_summarises(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "mteb.json"
-    assert import_mteb_command(_require(DATA_DIR / "mteb-results"), out) == 0
+    assert main(["import", "mteb", str(_require(DATA_DIR / "mteb-results")),
+                 "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert printed.count("\n") == 1 and "200 rows" in printed and "2.10.8" in printed
     assert out.read_bytes() == (COMMITTED / "mteb-results.json").read_bytes()

@@ -25,8 +25,18 @@ def new_command(sub: "argparse._SubParsersAction", name: str, summary: str, desc
                 example: str) -> argparse.ArgumentParser:
     from leaderboard.app.cli import HelpFormatter
 
-    return sub.add_parser(name, help=summary, description=description,
-                          epilog=f"Example:\n{example}", formatter_class=HelpFormatter)
+    parser = sub.add_parser(name, help=summary, description=description,
+                            epilog=f"Example:\n{example}", formatter_class=HelpFormatter)
+    # The command as typed ("leaderboard runs add"), which begins each of its messages as
+    # it begins argparse's usage errors; the innermost command's default wins.
+    parser.set_defaults(command_prog=parser.prog, parser=parser)
+    return parser
+
+
+def warn(args: argparse.Namespace, message: str) -> None:
+    """A warning on standard error, begun as the command's errors are
+    (`leaderboard build: warning: ...`; :func:`leaderboard.app.cli.main` words errors)."""
+    print(f"{args.command_prog}: warning: {message}", file=sys.stderr)
 
 
 #: Each run role a task can take (:data:`leaderboard.core.tasks.Role`), as the option of

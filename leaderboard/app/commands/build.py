@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from pathlib import Path
 
-from leaderboard.app.commands import new_command
+from leaderboard.app.commands import new_command, warn
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
                         cache_dir=None if args.no_cache else args.cache_dir,
                         site_url=args.site_url)
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        warn(args, warning)
     if not args.quiet:
         page, size = result.largest_page
         built = result.out_dir.resolve()

@@ -33,7 +33,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                         "'<id>-og' or '<id>-changed' for FollowIR and mFollowIR, '<q>' or "
                         "'<q>_<i>' for FollowTable)")
     add_data_dir(p)
-    p.set_defaults(handler=run, parser=p)
+    p.set_defaults(handler=run)
 
 
 def infer_role(task_roles: tuple[str, ...], path: Path, given: str | None) -> str | None:

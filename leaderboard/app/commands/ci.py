@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import SUMMARISE_WARNINGS_AFTER, add_data_dir, new_command
+from leaderboard.app.commands import SUMMARISE_WARNINGS_AFTER, add_data_dir, new_command, warn
 
 API_URL = "https://api.github.com"
 
@@ -203,18 +203,17 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
     from leaderboard.app.ci.comment import comment_body
     from leaderboard.app.ci.pr_report import read_ci_report
 
+    from leaderboard.core.errors import FollowBoardError
+
     report = read_ci_report(args.report)
     if args.expect_pr is not None and report.pr_number != args.expect_pr:
-        print(f"{args.report}: the report is about PR {report.pr_number}, but the run belongs "
-              f"to PR {args.expect_pr}; not commenting", file=sys.stderr)
-        return 1
+        raise FollowBoardError(f"{args.report}: the report is about PR {report.pr_number}, but "
+                               f"the run belongs to PR {args.expect_pr}; not commenting")
     if args.expect_head and report.head_sha != args.expect_head.strip().lower():
-        print(f"{args.report}: the report is about commit {report.head_sha}, but the run "
-              f"checked {args.expect_head}; not commenting", file=sys.stderr)
-        return 1
+        raise FollowBoardError(f"{args.report}: the report is about commit {report.head_sha}, "
+                               f"but the run checked {args.expect_head}; not commenting")
     if report.pr_number is None:
-        print(f"{args.report}: the report has no PR number; not commenting", file=sys.stderr)
-        return 1
+        raise FollowBoardError(f"{args.report}: the report has no PR number; not commenting")
     if args.pr_files is not None:
         from leaderboard.app.ci.trusted import apply_trusted_scope, read_api_files
 
@@ -268,7 +267,7 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
         message = (f"{why}: only submissions whose results are missing or stale are scored; "
                    "a results.json edited with its digests kept is not found (run with --all "
                    "to score every submission)")
-        print(f"score-pending: warning: {message}")
+        warn(args, message)
         if os.environ.get("GITHUB_ACTIONS"):
             print(f"::warning title=Push range unknown::{message}")
     if not ids:
@@ -291,13 +290,11 @@ def run_audit_settings_cmd(args: argparse.Namespace) -> int:
     from leaderboard.app.ci.audit import REPO_SLUG_RE, audit_settings, http_fetch
 
     if not args.repository or not REPO_SLUG_RE.fullmatch(args.repository):
-        print(f"audit-settings: --repository must be OWNER/REPO, not {args.repository!r}",
-              file=sys.stderr)
-        return 2
+        args.parser.error(f"--repository must be OWNER/REPO, not {args.repository!r}")
     token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")
     if not token:
-        print("audit-settings: warning: no $GH_TOKEN or $GITHUB_TOKEN; most settings are "
-              "readable only by an administrator", file=sys.stderr)
+        warn(args, "no $GH_TOKEN or $GITHUB_TOKEN; most settings are readable only by an "
+                   "administrator")
     audit = audit_settings(args.repository, http_fetch(token, args.api_url),
                            runner_label=args.runner_label, workflow=args.workflow,
                            branch=args.branch)
@@ -315,7 +312,7 @@ def run_check_model_ids_cmd(args: argparse.Namespace) -> int:
 
     problems = check_model_ids(args.models, load_model_specs())
     for problem in problems:
-        print(f"check-model-ids: {problem}", file=sys.stderr)
+        print(f"{args.command_prog}: error: {problem}", file=sys.stderr)
     if not problems:
         print(" ".join(args.models))
     return 1 if problems else 0

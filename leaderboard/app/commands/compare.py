@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     elif result.rows:
         print(format_table(result))
     if not result.rows:
-        print(f"leaderboard compare: {nothing_compared(a, b, args.view, result)}",
+        print(f"{args.command_prog}: error: {nothing_compared(a, b, args.view, result)}",
               file=sys.stderr)
         return 1
     return 0

@@ -61,7 +61,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     pull.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                       help="network timeout per request (default 60)")
     pull.add_argument("--quiet", action="store_true", help="no progress output")
-    pull.set_defaults(handler=run_pull, parser=pull)
+    pull.set_defaults(handler=run_pull)
 
     status = new_command(
         actions, "status", "say which benchmark data is present",
@@ -75,7 +75,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     status.add_argument("--verify", action="store_true",
                         help=f"also re-hash pulled files against {MANIFEST_NAME}")
     status.add_argument("--tasks", action="store_true", help="list every task, not only sources")
-    status.set_defaults(handler=run_status, parser=status)
+    status.set_defaults(handler=run_status)
 
 
 def _select(args: argparse.Namespace, names: list[str]) -> list[SourceTasks]:
@@ -98,7 +98,7 @@ def run_pull(args: argparse.Namespace) -> int:
     for result in outcome.results:
         print(result.summary())
     for message in outcome.errors:
-        print(f"leaderboard data pull: error: {message}", file=sys.stderr)
+        print(f"{args.command_prog}: error: {message}", file=sys.stderr)
     return 0 if outcome.ok else 1
 
 

@@ -37,7 +37,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     add_role_files(p)
     p.add_argument("--json", action="store_true", help="print the score sheet as JSON")
     add_data_dir(p)
-    p.set_defaults(handler=run, parser=p)
+    p.set_defaults(handler=run)
 
 
 def swapped_runs(report: Report, given: dict[str, Path]) -> str | None:

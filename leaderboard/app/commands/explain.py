@@ -54,7 +54,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"task", "queries", "card"} as JSON (fractions)')
     add_data_dir(p)
-    p.set_defaults(handler=run, parser=p)
+    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error("--limit must be positive")
 
     from leaderboard.core.data import resolve_data_dir
-    from leaderboard.core.explain import UnknownQueryError, explain_task
+    from leaderboard.core.explain import explain_task
     from leaderboard.core.evaluate import check_task_files, score_inputs
 
     report, inputs = check_task_files(task, resolve_data_dir(args.data_dir), given)
@@ -77,16 +77,9 @@ def run(args: argparse.Namespace) -> int:
     sort_key = task.primary_metric if args.sort is None else args.sort
     known = sorted({k for row in explanation.rows for k in row.metrics})
     if sort_key not in known:
-        print(f"explain: --sort {sort_key!r} is not a per-query metric of {task.id}; "
-              f"choose from {', '.join(known)}", file=sys.stderr)
-        return 2
-    card = None
-    if args.query is not None:
-        try:
-            card = explanation.card(args.query)
-        except UnknownQueryError as exc:
-            print(f"explain: {exc}", file=sys.stderr)
-            return 1
+        args.parser.error(f"--sort {sort_key!r} is not a per-query metric of {task.id}; "
+                          f"choose from {', '.join(known)}")
+    card = None if args.query is None else explanation.card(args.query)
     rows = sorted(explanation.rows,
                   key=lambda r: (r.metrics.get(sort_key, float("inf")), r.query))
     if args.limit is not None:

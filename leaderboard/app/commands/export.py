@@ -4,10 +4,9 @@ Hugging Face Hub (:mod:`leaderboard.publish.export`)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from leaderboard.app.commands import new_command
+from leaderboard.app.commands import new_command, warn
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -46,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from leaderboard.publish.export import (EXPORT_MARKER, ExportError, checked_export,
                                              export_dataset, stale_files)
     from leaderboard.publish.site.repository import repository_ref
-    from leaderboard.store.hub import HubWriteError, Upload, push_files, repository_files
+    from leaderboard.store.hub import Upload, push_files, repository_files
     from leaderboard.store.locations import HubStore, parse_store
 
     store = None
@@ -65,21 +64,17 @@ def run(args: argparse.Namespace) -> int:
                                 commit=repo.ref if repo.pinned else None, repository=repo.url,
                                 cache_dir=None if args.no_cache else args.cache_dir)
         for warning in result.warnings:  # as `leaderboard build` says them
-            print(f"warning: {warning}", file=sys.stderr)
+            warn(args, warning)
         total = sum(result.files.values())
         print(f"exported {len(result.files)} files ({total / 2**20:.1f} MiB) to "
               f"{result.out_dir} in {result.seconds:.1f} s; release {result.release['name']}")
         release, files = result.release, sorted(result.files)
     if store is not None:
         uploads = [Upload(args.out / path, path) for path in files if path != EXPORT_MARKER]
-        try:
-            head, held = repository_files(store)
-            removed = stale_files(held, [u.repo_path for u in uploads])
-            commit = push_files(store, uploads, f"FollowBoard release {release['name']}",
-                                delete=removed, parent_commit=head)
-        except HubWriteError as exc:
-            print(f"export: {exc}", file=sys.stderr)
-            return 1
+        head, held = repository_files(store)
+        removed = stale_files(held, [u.repo_path for u in uploads])
+        commit = push_files(store, uploads, f"FollowBoard release {release['name']}",
+                            delete=removed, parent_commit=head)
         print(f"pushed {len(uploads)} files to {store.describe()} at commit {commit}"
               + (f", removing {len(removed)} an earlier release left ({removed[0]}"
                  + (", ...)" if len(removed) > 1 else ")") if removed else ""))

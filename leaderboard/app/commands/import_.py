@@ -45,9 +45,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run_mteb(args: argparse.Namespace) -> int:
-    from leaderboard.publish.reported.mteb import import_mteb_command
+    from leaderboard.publish.reported.mteb import import_mteb, summarise
+    from leaderboard.submission.results import write_results
 
-    return import_mteb_command(args.results_dir, args.out)
+    results = import_mteb(args.results_dir)
+    write_results(args.out, results)
+    print(f"imported {summarise(results)} -> {args.out}")
+    return 0
 
 
 def run_all(args: argparse.Namespace) -> int:

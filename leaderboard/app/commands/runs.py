@@ -143,12 +143,12 @@ def run_push(args: argparse.Namespace) -> int:
     from leaderboard.store.locations import parse_store
     from leaderboard.app.transfer import push
 
+    from leaderboard.core.errors import FollowBoardError
+
     if args.all == bool(args.submissions):
-        print("give submission folders or --all (not both)", file=sys.stderr)
-        return 2
+        args.parser.error("give submission folders or --all (not both)")
     if args.all and not args.submissions_dir.is_dir():
-        print(f"{args.submissions_dir}: no such folder (--submissions-dir)", file=sys.stderr)
-        return 1
+        raise FollowBoardError(f"{args.submissions_dir}: no such folder (--submissions-dir)")
     folders = (sorted(p for p in args.submissions_dir.iterdir()
                       if (p / "metadata.yaml").is_file())
                if args.all else args.submissions)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
-import sys
 from dataclasses import asdict
 
 from leaderboard.app.commands import new_command
@@ -30,13 +29,12 @@ def matches(task_id: str, pattern: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from leaderboard.benchmarks.registry import all_tasks
+    from leaderboard.benchmarks.registry import UnknownTaskError, all_tasks
 
     tasks = [t for t in all_tasks().values() if matches(t.id, args.pattern)]
     if not tasks:
-        print(f"leaderboard tasks: no task id starts with {args.pattern!r}; "
-              "`leaderboard tasks` lists them all", file=sys.stderr)
-        return 1
+        raise UnknownTaskError(f"no task id starts with {args.pattern!r}; "
+                               "`leaderboard tasks` lists them all")
     if args.json:
         print(json.dumps([asdict(t) for t in tasks], indent=1))
         return 0

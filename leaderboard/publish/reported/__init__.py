@@ -7,9 +7,9 @@ reported rows are never significance-tested; they are context next to verified r
 """
 
 from leaderboard.publish.reported.rebuild import build_all_reported
-from leaderboard.publish.reported.mteb import import_mteb, import_mteb_command
+from leaderboard.publish.reported.mteb import import_mteb
 from leaderboard.publish.reported.papers import check_averages, load_paper_results, load_transcription
 from leaderboard.publish.reported.pi_indic_results import import_pi_indic_results
 
-__all__ = ["build_all_reported", "check_averages", "import_mteb", "import_mteb_command",
-           "import_pi_indic_results", "load_paper_results", "load_transcription"]
+__all__ = ["build_all_reported", "check_averages", "import_mteb", "import_pi_indic_results",
+           "load_paper_results", "load_transcription"]

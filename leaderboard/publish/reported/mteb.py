@@ -23,7 +23,6 @@ separate rows, and nothing here is ever merged with another source's row of the 
 from __future__ import annotations
 
 import math
-import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,11 +44,9 @@ from leaderboard.submission.results import (
     ModelInfo,
     ModelType,
     ResultsFile,
-    ResultsFileError,
     Source,
     SystemResult,
     TaskScores,
-    write_results,
 )
 
 MTEB_RESULTS_REVISION = "f4cc6c8b365a"
@@ -367,21 +364,3 @@ def summarise(results: ResultsFile) -> str:
     cells = sum(len(s.tasks) for s in results.systems)
     return (f"{len(results.systems)} rows, {cells} task scores over {len(tasks)} tasks "
             f"({', '.join(tasks)}); mteb versions {', '.join(versions)}")
-
-
-def import_mteb_command(results_dir: Path, out: Path) -> int:
-    """``leaderboard import mteb RESULTS_DIR [--out FILE]``: import and write, one-line summary.
-
-    Returns 0 on success, 1 with one message naming the bad file on bad input.
-    """
-    try:
-        results = import_mteb(Path(results_dir))
-        write_results(Path(out), results)
-    except (MtebImportError, ResultsFileError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"error: cannot write {out}: {exc}", file=sys.stderr)
-        return 1
-    print(f"imported {summarise(results)} -> {out}")
-    return 0
