@@ -876,8 +876,17 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
     # there, and every later command failed with "the file is missing". Refused, folder
     # untouched, unless the copies stay (--keep).
     before = snapshot(folder)
-    with pytest.raises(TransferError, match=r"is not this project's run store .*--keep"):
+    with pytest.raises(TransferError, match=r"is not this project's run store.*--keep") as info:
         push([folder], store)
+    # It said "the folder <mirror> is not this project's run store (the folder
+    # <submission>)": two folders, and the second, the submission's own, called the store.
+    said = str(info.value)
+    assert said.startswith(f"--to {tmp_path / 'mirror'}: "), said
+    assert f"the folder {folder}" not in said and f"({FolderStore(folder).describe()})" \
+        not in said, said
+    assert (f"The run store is not set for {folder} (no pyproject.toml above it names one, "
+            "nor $LEADERBOARD_RUN_STORE): each submission keeps its files in its own folder"
+            in said), said
     assert snapshot(folder) == before and not (tmp_path / "mirror").exists()
     assert push([folder], store, keep=True)[0].ok and snapshot(folder) == before
     assert snapshot(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)

@@ -262,11 +262,14 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
                          and configured.root.resolve() == target.root.resolve())):
             # A manifest records a dataset's commit, but nothing of a folder: readers find
             # a folder store only as the configured one, so moved files would be lost.
+            # Said apart: "the folder A is not this project's run store (the folder B)",
+            # where B, with no store set, was the submission's own folder.
             raise TransferError(
-                f"{target.describe()} is not this project's run store "
-                f"({configured.describe()}), and a manifest cannot say that the files are "
-                f"there: set ${ENV_RUN_STORE}={target.root} to make it the store, or add "
-                "--keep to copy the files there and keep the folder's copies")
+                f"--to {target.root}: that folder is not this project's run store, and a "
+                f"manifest cannot say that the files are there. The run store "
+                f"{_store_words(configured, stored)}. Add --keep to copy the files there "
+                "and keep the submission's own copies, or set "
+                f"${ENV_RUN_STORE}={target.root} to make that folder the run store")
         progress(f"{stored.id}: gathering {len(stored.refs)} file(s)")
         plan = _plan(stored, target, report)
         if plan is not None:
@@ -315,6 +318,20 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
             _record(plan, target, keep, copy_to=inside)
             done.append(f"{plan.stored.id}: {len(plan.found)} file(s) in {inside}")
     return report, done
+
+
+def _store_words(store: RunStore, stored: Stored) -> str:
+    """What the run store ``store`` is, for a sentence "The run store ...", said as the
+    submission's own folder where it is that."""
+    if isinstance(store, FolderStore):
+        own = stored.folder.resolve()
+        if store.root == own:  # configured_store's answer where nothing sets a store
+            return (f"is not set for {stored.folder} (no pyproject.toml above it names one, "
+                    f"nor ${ENV_RUN_STORE}): each submission keeps its files in its own folder")
+        if (store.root / store_path(stored.id, "")).resolve() == own:
+            return (f"is the repository, {store.root}: each submission keeps its files in "
+                    "its own folder")
+    return f"is {store.describe()}"
 
 
 # A folder store's file is written beside its place as ".push-<pid>-<name>.XXXX.tmp", then
