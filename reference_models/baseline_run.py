@@ -31,6 +31,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data import MissingDataError, load_task_data
 from leaderboard.core.predictions import write_predictions
 from leaderboard.core.processes import remove_dead_temp_folders
+from leaderboard.core.report import plural
 from leaderboard.submission.layout import RUNS_DIR
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root
 from reference_models.compute import DEFAULT_CHUNK_SIZE
@@ -274,7 +275,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                 # Default selection: every task, so skip those whose data is not here.
                 if shard.is_main:
                     _log(f"[{number}/{len(tasks)}] {task.id}: skipped, data missing "
-                         f"({len(exc.missing)} file(s) under {data_dir})")
+                         f"({plural(len(exc.missing), 'file')} under {data_dir})")
                 continue
             data = with_instruction_format(data, options.instruction_format)
             corpus = load_corpus(task, Path(data_dir))

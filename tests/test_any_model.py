@@ -475,7 +475,7 @@ def test_torchrun_runs_a_model_folder_from_the_command_line(folders, tiny_data: 
          "--cache-dir", str(tmp_path / "cache-ranks")],
         capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.count("scored 1 task(s)") == 1   # rank 0 alone scored
+    assert result.stdout.count("scored 1 task ->") == 1   # rank 0 alone scored
     code, out, err = _run([*args, "--out", str(tmp_path / "one"),
                            "--cache-dir", str(tmp_path / "cache-one")], capsys)
     assert code == 0, err

@@ -195,7 +195,7 @@ def test_a_store_that_never_answers_costs_one_deadline_not_one_per_file(
     problems = unique_errors(found)
     left = [p for p in problems if "not fetched" in p.message]
     assert len(left) == 1 and left[0].display == SUB
-    assert re.search(r"^\d+ of 64 file\(s\) not fetched: fetching them took longer than the "
+    assert re.search(r"^\d+ of 64 files not fetched: fetching them took longer than the "
                      r"1 s this submission's files may take together", left[0].message)
     assert all(isinstance(v, Exception) for v in found.values())
 

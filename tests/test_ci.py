@@ -504,7 +504,7 @@ def test_comment_stays_under_githubs_limit_and_says_it_was_cut():
     text = comment_body(_report(submissions=[sub]))
     assert len(text) <= 65_536
     assert text.startswith(COMMENT_MARKER)
-    assert "more task(s)" in text or "truncated" in text
+    assert "more tasks" in text or "truncated" in text
 
 
 @pytest.mark.parametrize("change", [
@@ -791,7 +791,7 @@ def test_audit_settings_command_over_http(fake_github, capsys):
                      r"not ephemeral", out, re.M), out
     assert re.search(r"^FAIL default GITHUB_TOKEN is read-only: default_workflow_permissions is "
                      r"'write'", out, re.M), out
-    assert "2 check(s) failed" in out
+    assert "2 checks failed" in out
     del answers["/orgs/fb-org/actions/runner-groups"]
     assert main(args) == 1
     assert "HTTP 404: Not Found" in capsys.readouterr().out
@@ -1485,10 +1485,10 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
     assert "explain/manifest.json" in explained and len(explained) > 3
     assert [p for p in stored if not p.startswith("explain/")] == [
         "per-query.json.gz", f"{RUNS}/altered.trec.gz", f"{RUNS}/original.trec.gz"]
-    assert f"new-model: {len(stored)} file(s) uploaded, now at hf://datasets/board/runs@" \
+    assert f"new-model: {len(stored)} files uploaded, now at hf://datasets/board/runs@" \
            f"{store.commit}/submissions/new-model" in out
     # old-model's files are in git (scored before the store moved): pushed along.
-    assert f"old-model: {3 + len(old_explained)} file(s) uploaded" in out
+    assert f"old-model: {3 + len(old_explained)} files uploaded" in out
     published = commit_all(root, "publish")
     for sub_id in ("new-model", "old-model"):
         assert git(root, "ls-tree", "-r", "--name-only", published,

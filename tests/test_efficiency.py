@@ -115,7 +115,7 @@ def test_baselines_measure_writes_only_the_efficiency_block(tiny_data: Path,
     assert main(["baselines", "measure", "bm25s", "--tasks", "followtable/wtr",
                  "--documents", "2", "--queries", "1", "--out", str(out),
                  "--data-dir", str(tiny_data)]) == 0
-    assert "bm25s: scored 1 task(s)" in capsys.readouterr().out
+    assert "bm25s: scored 1 task ->" in capsys.readouterr().out
     after = _read_runs(folder)
     changed = {"metadata.yaml", "results.json"}
     assert {k: v for k, v in after.items() if k not in changed} == \

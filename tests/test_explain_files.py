@@ -350,7 +350,7 @@ def test_a_pull_request_cannot_carry_explanation_files() -> None:
     check_derived("m", [f"{prefix}/runs/followtable/wtr/altered.trec",
                         f"{prefix}/explain/x0.json.gz"], report)
     assert [i.message for i in report.errors][0].startswith(
-        "1 file(s) under explain/ changed (submissions/m/explain/x0.json.gz)")
+        "1 file under explain/ changed (submissions/m/explain/x0.json.gz)")
     report = Report()
     check_derived("m", [f"{prefix}/metadata.yaml"], report)
     assert report.ok

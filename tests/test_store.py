@@ -710,7 +710,7 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
     repo = hub.hf["board/runs"]
     assert repo.commit != "1" * 40
     source = f"hf://datasets/board/runs@{repo.commit}/submissions/{SUB}"
-    assert done == [f"{SUB}: {len(files)} file(s) uploaded, now at {source}"]
+    assert done == [f"{SUB}: {len(files)} files uploaded, now at {source}"]
     assert f"source: {source}\n" in (folder / "manifest.txt").read_text()
     # The store holds every file at that commit, the explanation files beside the runs;
     # the folder keeps what git keeps.
@@ -755,7 +755,7 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
 
     write_submission_results(folder, results)
     report, done = push([folder], board)
-    assert report.ok and len(done) == 1 and done[0].startswith(f"{SUB}: 1 file(s) uploaded")
+    assert report.ok and len(done) == 1 and done[0].startswith(f"{SUB}: 1 file uploaded")
     commits = [r for r in hub.requests if r.startswith("POST") and r.endswith("/commit/main")]
     assert len(commits) == 1
     # Nothing left to push: no commit.
@@ -893,7 +893,7 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
     shutil.rmtree(tmp_path / "mirror")
     monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path / "mirror"))
     report, done = push([folder], store)
-    assert report.ok and done == [f"{SUB}: {len(stored_files(carried))} file(s) in "
+    assert report.ok and done == [f"{SUB}: {len(stored_files(carried))} files in "
                                   f"{tmp_path / 'mirror' / 'submissions' / SUB}"]
     assert snapshot(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
     assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
@@ -998,6 +998,8 @@ def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
         (new / "runs" / WTR / f"{role}.trec.gz").unlink()
         (new / "runs" / WTR / f"{role}.trec").write_bytes(text)
     assert main(args) == 0, capsys.readouterr().out
+    # It said "scored 1 task(s)" where `score` says "scored 1 task" (core.report.plural).
+    assert f"{SUB}: scored 1 task -> " in capsys.readouterr().out
     assert sorted(p.name for p in (folder / "runs" / WTR).iterdir()) == \
         ["altered.trec", "original.trec"]
     manifest = (folder / "manifest.txt").read_text()
@@ -1019,7 +1021,7 @@ def test_runs_verify_from_the_command_line(carried: Path, tmp_path: Path,
     folder = tmp_path / "submissions" / SUB
     shutil.copytree(carried, folder)
     assert main(["runs", "verify", str(folder)]) == 0
-    assert capsys.readouterr().out.strip() == f"{SUB}: verified (0 error(s))"
+    assert capsys.readouterr().out.strip() == f"{SUB}: verified (0 errors)"
     assert main(["runs", "push", "--all", "--submissions-dir", str(tmp_path / "submissions"),
                  "--quiet"]) == 0
     assert not (folder / "runs").exists()
@@ -1029,7 +1031,7 @@ def test_runs_verify_from_the_command_line(carried: Path, tmp_path: Path,
     assert main(["runs", "verify", str(folder)]) == 1
     out = capsys.readouterr().out
     assert f"{SUB}/runs/{WTR}/altered.trec.gz: the file is missing" in out
-    assert f"{SUB}: INVALID (1 error(s))" in out
+    assert f"{SUB}: INVALID (1 error)" in out
     # A mistyped --submissions-dir said "nothing to push: every submission's files are in
     # the store" and succeeded.
     assert main(["runs", "push", "--all", "--submissions-dir", str(tmp_path / "submisions"),

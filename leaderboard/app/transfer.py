@@ -34,7 +34,7 @@ from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_file
 from leaderboard.core.processes import left_by_gone_process
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.store.files import StoredRef, StoreError, unique_errors
 from leaderboard.store.locations import (
     FolderStore,
@@ -270,7 +270,7 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
                 f"{_store_words(configured, stored)}. Add --keep to copy the files there "
                 "and keep the submission's own copies, or set "
                 f"${ENV_RUN_STORE}={target.root} to make that folder the run store")
-        progress(f"{stored.id}: gathering {len(stored.refs)} file(s)")
+        progress(f"{stored.id}: gathering {plural(len(stored.refs), 'file')}")
         plan = _plan(stored, target, report)
         if plan is not None:
             plans.append(plan)
@@ -295,7 +295,7 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
                    for p in plans for rel, path in sorted(p.found.items())]
         carried = [Listed(store_path(p.stored.id, r.path), r.size, r.sha256, r.gzip)
                    for p in plans for r in p.carried]
-        progress(f"uploading {len(uploads)} file(s) to {target.describe()}")
+        progress(f"uploading {plural(len(uploads), 'file')} to {target.describe()}")
         try:
             commit = push_files(target, uploads, message or "FollowBoard: store the files of "
                                 + ", ".join(p.stored.id for p in plans), carried=carried)
@@ -307,7 +307,7 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
                                                     store_path(plan.stored.id, "").rstrip("/"),
                                                     target.endpoint)
             _record(plan, target, keep)
-            done.append(f"{plan.stored.id}: {len(plan.found)} file(s) uploaded, now at "
+            done.append(f"{plan.stored.id}: {plural(len(plan.found), 'file')} uploaded, now at "
                         f"{plan.stored.manifest.source.url()}")
     else:
         assert isinstance(target, FolderStore)
@@ -316,7 +316,7 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
             # The folder store holds them now: no source is needed to find them.
             plan.stored.manifest.source = None
             _record(plan, target, keep, copy_to=inside)
-            done.append(f"{plan.stored.id}: {len(plan.found)} file(s) in {inside}")
+            done.append(f"{plan.stored.id}: {plural(len(plan.found), 'file')} in {inside}")
     return report, done
 
 

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable, TypeVar
 
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 
 if TYPE_CHECKING:
     # pydantic is imported where a model is read: run parsing (this module's other half)
@@ -233,7 +233,7 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
             _raise_json_error(path, data, error)
         prefix = f"not {what}: " if what else ""
         raise error(f"{path}: {prefix}{validation_problem(first)} "
-                    f"({exc.error_count()} problem(s) in all)") from None
+                    f"({plural(exc.error_count(), 'problem')} in all)") from None
 
 
 def validation_problem(error: Mapping[str, object]) -> str:

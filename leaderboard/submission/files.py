@@ -29,7 +29,7 @@ from pathlib import Path
 
 from huggingface_hub import constants as hf_constants
 
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.store.cache import cache_dir
 from leaderboard.store.files import (StoredRef, StoreError, cached_copy, check_file, download)
 from leaderboard.store.http import FetchError, HttpLimits
@@ -190,7 +190,7 @@ class SubmissionFiles:
                                     thread_name_prefix="store-fetch") as pool:
                 found = dict(zip((r.path for r in refs), pool.map(one, refs)))
         if left:
-            late = StoreError(self.sub_id, f"{len(left)} of {len(refs)} file(s) not fetched: "
+            late = StoreError(self.sub_id, f"{len(left)} of {plural(len(refs), 'file')} not fetched: "
                                            f"fetching them took longer than the {seconds:.0f} "
                                            f"s this submission's files may take together "
                                            f"({self.store.describe()} is slow or does not "

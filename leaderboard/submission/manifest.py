@@ -33,7 +33,7 @@ from typing import Mapping
 from leaderboard.core.checksums import file_checksum
 from leaderboard.core.fileio import atomic_write_text, file_kind, size_text
 from leaderboard.core.processes import usable_cpus
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
 from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
                                            MAX_MANIFEST_BYTES, MAX_PATH_CHARS,
@@ -156,7 +156,7 @@ def parse_manifest(data: bytes, display: str, report: Report,
         fields = line.split()
         if len(fields) != 3:
             report.add(display, number, "expected '<sha256> <bytes> <path>' (three fields "
-                                        f"separated by spaces), got {len(fields)} field(s)")
+                                        f"separated by spaces), got {plural(len(fields), 'field')}")
             continue
         sha, size_text_, path = fields
         problem = path_problem(path)

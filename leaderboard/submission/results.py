@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.report import plural
 from leaderboard.core.fileio import (
     atomic_write_bytes,
     atomic_write_text,
@@ -399,7 +400,7 @@ def attach_per_query(results: ResultsFile, content: bytes, display: str) -> Resu
     system = _one_system(results)
     if stored.system_id != system.system_id or set(stored.tasks) != set(system.tasks):
         raise ResultsFileError(f"{display}: holds the per-query scores of system "
-                               f"{stored.system_id!r} on {len(stored.tasks)} task(s), not of "
+                               f"{stored.system_id!r} on {plural(len(stored.tasks), 'task')}, not of "
                                f"{system.system_id!r} on the {len(system.tasks)} of results.json")
     tasks = {}
     for task_id, scores in system.tasks.items():

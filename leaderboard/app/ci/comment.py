@@ -23,6 +23,7 @@ from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.display import fixed, score_text
 from leaderboard.core.measures import is_signed
+from leaderboard.core.report import plural
 from leaderboard.publish.standings.verdicts import floor_text
 from leaderboard.submission.metadata import NOT_SHOWN_AS_TEXT
 from leaderboard.publish.stats.tiers import ALPHA
@@ -179,7 +180,7 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
                        f"{pvalue(r.p_adjusted, r.p_floor)} | {_delta(r)} | {_rank(r)} | "
                        f"{_units(r)} | {_previous(r)} | {_reported(r)} |")
         if len(shown) < len(items):
-            out.append(f"\n… and {len(items) - len(shown)} more task(s): the job summary "
+            out.append(f"\n… and {plural(len(items) - len(shown), 'more task')}: the job summary "
                        "and the report artifact list them all.")
         out.append("")
     return out
@@ -214,7 +215,8 @@ def problem_list(sub: SubmissionCheck, max_items: int | None = None) -> list[str
     warnings = [p for p in sub.problems if p.severity == "warning"]
     ordered = errors + warnings
     shown = ordered if max_items is None else ordered[:max_items]
-    out = [f"#### Problems ({sub.n_errors} error(s), {sub.n_warnings} warning(s))", ""]
+    out = [f"#### Problems ({plural(sub.n_errors, 'error')}, "
+           f"{plural(sub.n_warnings, 'warning')})", ""]
     out += [_problem_line(p) for p in shown]
     hidden = (sub.n_errors + sub.n_warnings) - len(shown)
     if hidden > 0:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from leaderboard.app.ci.git import Change, GitError, TreeEntry, safe_relative
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import (
     CI_FILES,
@@ -109,7 +109,7 @@ def classify_changes(changes: list[Change]) -> PrScope:
             scope.submission_ids.append(sub_id)
     if outside:
         scope.refusals.append(
-            f"the pull request changes {len(outside)} file(s) outside submissions/ "
+            f"the pull request changes {plural(len(outside), 'file')} outside submissions/ "
             f"({_listing(outside)}). A submission PR may only add files under "
             "submissions/<id>/; send code, workflow, documentation or results changes in a "
             "separate pull request.")
@@ -146,7 +146,7 @@ def check_derived(sub_id: str, changed: list[str], report: Report) -> None:
         if paths:
             where = f"under {entry.name}/" if entry.kind == "folder" else entry.name
             report.add(f"{sub_id}/{entry.name}", None,
-                       f"{len(paths)} file(s) {where} changed ({_listing(paths)}): {CI_FILES}")
+                       f"{plural(len(paths), 'file')} {where} changed ({_listing(paths)}): {CI_FILES}")
 
 
 def check_removal(scope: PrScope, sub_id: str, head_entries: list[TreeEntry]) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import resolve_data_dir
+from leaderboard.core.report import plural
 
 if TYPE_CHECKING:
     from leaderboard.submission.pipeline import SubmissionOutcome
@@ -337,8 +338,9 @@ def run_model(args: argparse.Namespace) -> int:
     summary = run_reference_model(spec, args.tasks, data_dir, args.out, options, shard)
     if summary.folder is None:
         return 0  # another rank writes and scores
-    print(f"{spec.id}: wrote {len(summary.files)} run file(s), {summary.lines} lines, "
-          f"for {len(summary.tasks)} task(s) -> {summary.folder}")
+    print(f"{spec.id}: wrote {plural(len(summary.files), 'run file')}, "
+          f"{plural(summary.lines, 'line')}, for {plural(len(summary.tasks), 'task')} -> "
+          f"{summary.folder}")
     if args.no_score:
         return 0
     return report_score(summary.folder, scored[0])
@@ -379,7 +381,7 @@ def run_measure(args: argparse.Namespace) -> int:
                              then=None if args.no_score else (
                                  lambda copy: scored.append(score(copy, data_dir,
                                                                   quiet=args.quiet))))
-    print(f"{args.model}: measured {len(block['tasks'])} task(s) -> {path}")
+    print(f"{args.model}: measured {plural(len(block['tasks']), 'task')} -> {path}")
     if args.no_score:
         return 0
     return report_score(folder, scored[0])
@@ -397,7 +399,8 @@ def report_score(folder: Path, outcome: "SubmissionOutcome") -> int:
     for line in outcome.report.lines():
         print(line)
     if outcome.results_path is None:
-        print(f"{folder.name}: not scored ({len(outcome.report.errors)} error(s))")
+        print(f"{folder.name}: not scored ({plural(len(outcome.report.errors), 'error')})")
         return 1
-    print(f"{folder.name}: scored {len(outcome.scores)} task(s) -> {folder / 'results.json'}")
+    print(f"{folder.name}: scored {plural(len(outcome.scores), 'task')} -> "
+          f"{folder / 'results.json'}")
     return 0

@@ -288,6 +288,7 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
 
 def run_audit_settings_cmd(args: argparse.Namespace) -> int:
     from leaderboard.app.ci.audit import REPO_SLUG_RE, audit_settings, http_fetch
+    from leaderboard.core.report import plural
 
     if not args.repository or not REPO_SLUG_RE.fullmatch(args.repository):
         args.parser.error(f"--repository must be OWNER/REPO, not {args.repository!r}")
@@ -302,7 +303,7 @@ def run_audit_settings_cmd(args: argparse.Namespace) -> int:
         print(line)
     failed = audit.failed
     print(f"audit-settings: {args.repository}: "
-          + ("every check passed" if not failed else f"{len(failed)} check(s) failed"))
+          + ("every check passed" if not failed else f"{plural(len(failed), 'check')} failed"))
     return 0 if not failed else 1
 
 

@@ -109,6 +109,7 @@ def _print(lines: list[str]) -> None:
 
 def run_pull(args: argparse.Namespace) -> int:
     from leaderboard.app.transfer import pull
+    from leaderboard.core.report import plural
 
     folders = _folders(args.submissions)
     if folders is None:
@@ -119,12 +120,13 @@ def run_pull(args: argparse.Namespace) -> int:
         _print(report.lines())
         failed += not report.ok
         print(f"{folder.name}: {'pulled' if report.ok else 'NOT pulled'} "
-              f"({len(written)} file(s) written)")
+              f"({plural(len(written), 'file')} written)")
     return 1 if failed else 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
     from leaderboard.app.transfer import verify
+    from leaderboard.core.report import plural
 
     folders = _folders(args.submissions)
     if folders is None:
@@ -135,7 +137,7 @@ def run_verify(args: argparse.Namespace) -> int:
         _print(report.lines())
         failed += not report.ok
         print(f"{folder.name}: {'verified' if report.ok else 'INVALID'} "
-              f"({len(report.errors)} error(s))")
+              f"({plural(len(report.errors), 'error')})")
     return 1 if failed else 0
 
 
@@ -172,6 +174,7 @@ def run_push(args: argparse.Namespace) -> int:
 def run_add(args: argparse.Namespace) -> int:
     from leaderboard.core.data import resolve_data_dir
     from leaderboard.core.evaluate import stderr_progress
+    from leaderboard.core.report import plural
     from leaderboard.app.transfer import add
 
     if _folders([args.submission]) is None:
@@ -180,9 +183,9 @@ def run_add(args: argparse.Namespace) -> int:
                   (lambda _m: None) if args.quiet else stderr_progress)
     _print(outcome.report.lines())
     if outcome.results_path is None:
-        print(f"{args.submission.name}: nothing added ({len(outcome.report.errors)} error(s)); "
+        print(f"{args.submission.name}: nothing added ({plural(len(outcome.report.errors), 'error')}); "
               "the submission is as it was")
         return 1
-    print(f"{args.submission.name}: scored {len(outcome.scores)} task(s) -> "
+    print(f"{args.submission.name}: scored {plural(len(outcome.scores), 'task')} -> "
           f"{outcome.results_path}")
     return 0
