@@ -340,10 +340,12 @@ def test_symlinks_stray_files_and_oversized_files_are_rejected_unread(
             "symbolic links are not allowed in a submission") in problems
     assert any(p == "submissions/new-model/README.md" and m.startswith("unexpected file")
                for p, m in problems)
-    assert any(p.endswith("altered.trec.gz") and "over the 0 MiB limit per file" in m
-               for p, m in problems)
+    # The limits read in core.fileio.size_text's words ("over the 0 MiB limit" of a
+    # 1,000-byte limit, before).
+    assert any(p.endswith("altered.trec.gz") and "over the 1,000 bytes limit per file" in m
+               for p, m in problems), problems
     assert any(p == "submissions/new-model" and m.startswith("the submission is")
-               for p, m in problems)
+               and "over the 2.0 KiB limit" in m for p, m in problems), problems
     assert report.submissions[0].tasks == []  # nothing was read, let alone scored
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.core.fileio import atomic_file, atomic_write_text
+from leaderboard.core.fileio import atomic_file, atomic_write_text, size_text
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> None:
@@ -35,3 +35,29 @@ def test_a_rewound_write_replaces_the_file_readably(tmp_path: Path) -> None:
     os.umask(umask)
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
     assert [p.name for p in target.parent.iterdir()] == ["corpus.jsonl"]
+
+
+@pytest.mark.parametrize(("n_bytes", "text"), [
+    (0, "0 bytes"), (1, "1 byte"), (1023, "1,023 bytes"), (1024, "1 KiB"),
+    (1536, "1.5 KiB"), (25 * 2**20, "25 MiB"), (25 * 2**20 + 1, "25.0 MiB"),
+    (26_529_000, "25.3 MiB"), (3 * 2**29, "1.5 GiB"), (5000 * 2**30, "5,000 GiB"),
+])
+def test_one_way_to_write_a_size(n_bytes: int, text: str) -> None:
+    """Sizes were written three ways: SI "1.5 MB" (data pull), whole MiB (a file of
+    25.3 MiB was "25 MiB, over the 25 MiB limit"), and "25.3 MiB" or "0.02 MiB" by hand
+    (the PR check, export, build). One: binary units, one decimal, none for a whole
+    number of them (a limit reads as set), so a size over a limit never reads as it."""
+    assert size_text(n_bytes) == text
+
+
+def test_every_size_a_command_prints_is_size_text() -> None:
+    """No message divides by 2**20 or 1000 by itself: each size goes through size_text."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent / "leaderboard"
+    by_hand = re.compile(r"/ ?(2 ?\*\* ?(10|20|30)|1024)\b.*(KiB|MiB|GiB)|_human_bytes")
+    found = [f"{path.relative_to(root)}:{number}"
+             for path in sorted(root.rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if by_hand.search(line)]
+    assert found == [], found

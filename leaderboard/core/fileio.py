@@ -320,10 +320,16 @@ def file_kind(path: Path) -> str:
 
 
 def size_text(n_bytes: int) -> str:
-    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+    """A size as every message and page writes one: bytes below 1 KiB, else KiB, MiB or
+    GiB with one decimal, none for a whole number of them ("812 bytes", "1.5 KiB",
+    "25 MiB", "25.3 MiB"). A limit reads as it is set, and a size just over it does not
+    read as the limit ("25.0 MiB, over the 25 MiB limit": whole MiB said "25 MiB")."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n_bytes >= scale:
-            return f"{n_bytes / scale:.0f} {unit}"
-    return f"{n_bytes} bytes"
+            if n_bytes % scale == 0:
+                return f"{n_bytes // scale:,} {unit}"
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return plural(n_bytes, "byte")
 
 
 def read_submitted_bytes(path: Path, display: str, report: Report, *, max_bytes: int,

@@ -19,7 +19,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       ValidationError, field_validator)
 
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.fileio import file_kind, validation_problem
+from leaderboard.core.fileio import file_kind, size_text, validation_problem
 from leaderboard.core.report import Report
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import MAX_METADATA_BYTES, METADATA_NAME
@@ -354,7 +354,7 @@ def load_metadata(path: Path, display: str, report: Report, *,
         return None
     raw = path.read_bytes()
     if len(raw) > MAX_METADATA_BYTES:
-        report.add(display, None, f"metadata.yaml is over {MAX_METADATA_BYTES // 1024} KiB")
+        report.add(display, None, f"metadata.yaml is over {size_text(MAX_METADATA_BYTES)}")
         return None
     try:
         text = raw.decode("utf-8")

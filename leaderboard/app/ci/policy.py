@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from leaderboard.app.ci.git import Change, GitError, TreeEntry, safe_relative
+from leaderboard.core.fileio import size_text
 from leaderboard.core.report import Report, plural
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import (
@@ -203,8 +204,8 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
             continue
         total += entry.size
         if entry.size > MAX_FILE_BYTES:
-            report.add(shown, None, f"file is {entry.size / 2**20:.1f} MiB, over the "
-                                    f"{MAX_FILE_BYTES // 2**20} MiB limit per file; compress "
+            report.add(shown, None, f"file is {size_text(entry.size)}, over the "
+                                    f"{size_text(MAX_FILE_BYTES)} limit per file; compress "
                                     "runs with gzip (.trec.gz)")
             readable = False
         writer = written(entry)
@@ -216,8 +217,8 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
         report.add(f"{sub_id}", None, f"{len(entries)} files, over the limit of {MAX_FILES}")
         readable = False
     if total > MAX_SUBMISSION_BYTES:
-        report.add(f"{sub_id}", None, f"the submission is {total / 2**20:.1f} MiB, over the "
-                                      f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit; compress "
+        report.add(f"{sub_id}", None, f"the submission is {size_text(total)}, over the "
+                                      f"{size_text(MAX_SUBMISSION_BYTES)} limit; compress "
                                       "runs with gzip (.trec.gz)")
         readable = False
     return readable

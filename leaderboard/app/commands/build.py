@@ -44,6 +44,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from leaderboard.core.fileio import size_text
     from leaderboard.publish.site.build import build_site
 
     result = build_site(args.results_root, args.out, docs_dir=args.docs_dir,
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         built = result.out_dir.resolve()
         print(f"built {result.pages} pages into {built} in {result.seconds:.1f} s "
               f"(render {result.render_seconds:.1f} s, mkdocs {result.mkdocs_seconds:.1f} s); "
-              f"largest page {page} ({size / 2**20:.2f} MiB)")
+              f"largest page {page} ({size_text(size)})")
         # Opened from disk, pages show but the explorer and the search box cannot load
         # their files: serving the folder is the way to use it all.
         print(f"serve it: python -m http.server -d {shlex.quote(str(built))} 8000, then open "

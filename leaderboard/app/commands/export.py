@@ -42,6 +42,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from leaderboard.core.fileio import size_text
     from leaderboard.publish.export import (EXPORT_MARKER, ExportError, checked_export,
                                              export_dataset, stale_files)
     from leaderboard.publish.site.repository import repository_ref
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         for warning in result.warnings:  # as `leaderboard build` says them
             warn(args, warning)
         total = sum(result.files.values())
-        print(f"exported {len(result.files)} files ({total / 2**20:.1f} MiB) to "
+        print(f"exported {len(result.files)} files ({size_text(total)}) to "
               f"{result.out_dir} in {result.seconds:.1f} s; release {result.release['name']}")
         release, files = result.release, sorted(result.files)
     if store is not None:

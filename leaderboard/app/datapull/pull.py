@@ -68,7 +68,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.checksums import Checksum, file_matches
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 from leaderboard.core.data import missing_files as reader_missing_files
-from leaderboard.core.fileio import atomic_write_text
+from leaderboard.core.fileio import atomic_write_text, size_text
 from leaderboard.core.tasks import DataSource, Task
 
 
@@ -144,17 +144,8 @@ class SourceResult:
             return (f"{self.source.local_dir}: up to date ({self.skipped} files verified "
                     f"against {MANIFEST_NAME}, {self.source.repo}@{self.source.revision})")
         return (f"{self.source.local_dir}: {self.downloaded} downloaded "
-                f"({_human_bytes(self.bytes_downloaded)}), {self.skipped} already present "
+                f"({size_text(self.bytes_downloaded)}), {self.skipped} already present "
                 f"and verified ({self.source.repo}@{self.source.revision})")
-
-
-def _human_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{n} B"
 
 
 # --- choosing sources ---------------------------------------------------------------------
