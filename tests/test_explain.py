@@ -282,7 +282,32 @@ def test_cli_names_t4s_per_persona_auroc_as_a_part_of_the_tasks(data_dir: Path,
     assert lines[2].split() == ["query", "AUROC", "part", "Accuracy", "Balanced", "accuracy"]
     assert main([*args, "--query", "p103"]) == 0
     text = capsys.readouterr().out
-    assert "AUROC part +102.27" in text and "the task's AUROC is their mean" in text
+    # Unsigned, as the catalogue has AUROC: it printed "AUROC part +102.27".
+    assert "AUROC part 102.27" in text and "the task's AUROC is their mean" in text
+
+
+def test_cli_signs_only_the_measures_the_catalogue_signs(data_dir: Path, capsys) -> None:  # noqa: ANN001
+    """The list and the card signed every figure ("original/nDCG@10 +84.15" in a column
+    beside "0.00"); the board and `compare` sign p-MRR and IRS alone (core.measures), and
+    the card's terms and gains, differences each, stay signed."""
+    run_dir = BM25_RUNS / "followtable" / "wtr"
+    args = ["explain", "followtable/wtr", "--original", str(run_dir / "original.trec.gz"),
+            "--altered", str(run_dir / "altered.trec.gz"), "--data-dir", str(data_dir)]
+    assert main([*args, "--limit", "20"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("query "))
+    names = lines[header].split()[3:]
+    assert names == ["IRS", "altered/nDCG@10", "original/nDCG@10", "p-MRR"], names
+    for line in lines[header + 1:]:
+        cells = dict(zip(names, line.split()[3:]))
+        assert not cells["original/nDCG@10"].startswith("+"), line
+        assert not cells["altered/nDCG@10"].startswith("+"), line
+        assert cells["IRS"][0] in "+-" or cells["IRS"] == "0.00", line
+        assert cells["p-MRR"][0] in "+-" or cells["p-MRR"] == "0.00", line
+    assert main([*args, "--query", "43_0"]) == 0
+    card = capsys.readouterr().out.splitlines()
+    assert "original/nDCG@10 84.15" in card[1] and "p-MRR +54.26" in card[1], card[1]
+    assert any(line.startswith("  IRS: S = -") for line in card), card
 
 
 def test_cli_reports_a_missing_run_file(data_dir: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001

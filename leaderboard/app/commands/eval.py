@@ -10,6 +10,7 @@ from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, add_role_files, new_command, task_and_files
 from leaderboard.core.display import score_text
+from leaderboard.core.measures import is_signed
 from leaderboard.core.report import Report, plural
 
 
@@ -18,10 +19,11 @@ from leaderboard.core.report import Report, plural
 SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
 
 
-def as_shown(fraction: float) -> str:
-    """A score on the leaderboard's x100 scale, two decimals, signed (p-MRR and IRS can be
-    negative), by the leaderboard's display rule."""
-    return score_text(fraction, signed=True, digits=2)
+def as_shown(key: str, fraction: float) -> str:
+    """A score on the leaderboard's x100 scale, two decimals, by the leaderboard's display
+    rule, signed where the catalogue signs its measure (p-MRR, IRS), as the board and
+    `compare` do: every figure was signed ("original/nDCG@10 +53.90")."""
+    return score_text(fraction, signed=is_signed(key), digits=2)
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -97,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{task.id} ({counted}; {SCALE_NOTE})")
     for key in task.metric_keys():
         if key in scores.metrics:
-            print(f"  {key:22} {as_shown(scores.metrics[key]):>7}")
+            print(f"  {key:22} {as_shown(key, scores.metrics[key]):>7}")
     for label, values in scores.groups.items():
-        cells = "  ".join(f"{k}={as_shown(v)}" for k, v in values.items())
+        cells = "  ".join(f"{k}={as_shown(k, v)}" for k, v in values.items())
         print(f"  [{label}] {cells}")
     return 0

@@ -101,13 +101,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def shown(fraction: float | None) -> str:
-    """A per-query figure x100, two decimals, by the leaderboard's display rule."""
+    """A p-MRR term, its share, or an IRS gain (or S) x100, two decimals, signed: each is
+    a difference, on the card's one scale, by the leaderboard's display rule."""
     return "-" if fraction is None else score_text(fraction, signed=True, digits=2)
 
 
 def gain(value: float) -> str:
     """An IRS gain (or S) x100, two decimals: the card's one scale, as p-MRR's terms."""
     return shown(value)
+
+
+def metric_shown(key: str, fraction: float | None) -> str:
+    """A query's figure of metric ``key`` x100, two decimals, signed where the catalogue
+    signs the measure (p-MRR, IRS), as the board and `compare` do: one convention per
+    column (nDCG@10 printed "+84.15" above "0.00")."""
+    from leaderboard.core.measures import is_signed
+
+    return "-" if fraction is None else score_text(fraction, signed=is_signed(key),
+                                                   digits=2)
 
 
 def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) -> str:  # noqa: ANN001
@@ -130,7 +141,8 @@ def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) ->
             cells.append((r.original_query or "").ljust(len(cols[1])))
         if has_group:
             cells.append((r.group or "").ljust(4))
-        cells += [shown(r.metrics.get(k)).rjust(max(len(label(k)), 7)) for k in keys]
+        cells += [metric_shown(k, r.metrics.get(k)).rjust(max(len(label(k)), 7))
+                  for k in keys]
         head.append("  ".join(cells))
     return "\n".join(head)
 
@@ -172,7 +184,8 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.core.explain.QueryCa
         what += f" (original query {card.original_query}"
         what += f", constraint {card.group})" if card.group else ")"
     out = [f"{what}; {SCALE_NOTE}"]
-    out.append("  " + "   ".join(f"{label(k)} {shown(v)}" for k, v in sorted(card.metrics.items())))
+    out.append("  " + "   ".join(f"{label(k)} {metric_shown(k, v)}"
+                                 for k, v in sorted(card.metrics.items())))
     out += [f"  {line}" for line in notes(sorted(card.metrics))]
     for role, text in card.texts.items():
         out += _wrap(f"{role} text:", text)
