@@ -583,6 +583,12 @@ def test_a_folder_without_results_is_refused_not_built_empty(
     assert f"{elsewhere}: holds neither submissions/ nor results/reported/" in err
     assert "--results-root" in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
+    # A root that is not there said "results root is not a directory"; it says so.
+    code = cli_main([command, "--results-root", str(tmp_path / "nope"), "--out",
+                     str(tmp_path / "o"), "--no-cache",
+                     *(["--docs-dir", str(tmp_path / "d")] if command == "build" else [])])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{tmp_path / 'nope'}: no such folder (--results-root)" in err, err
 
 
 @pytest.mark.slow

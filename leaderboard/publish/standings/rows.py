@@ -141,6 +141,8 @@ def _read_metadata(folder: Path, info: SubmissionInfo) -> None:
 
 def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
     """Every leaderboard row under ``results_root``, verified first, in a stable order."""
+    if not results_root.exists():
+        raise StandingsDataError(f"{results_root}: no such folder (--results-root)")
     if not results_root.is_dir():
         raise StandingsDataError(f"{results_root}: results root is not a directory")
     if not ((results_root / "submissions").is_dir()
