@@ -423,6 +423,13 @@ def test_repository_ref_is_the_checkout_commit(tmp_path: Path,
     assert uncommitted(ref, [folder]) == []
     (folder / "metadata.yaml").write_text("id: x\n", encoding="utf-8")
     assert uncommitted(ref, [folder]) == ["submissions/a b/metadata.yaml"]
+    # A renamed folder: git lists the original name after the new one, with no status of
+    # its own, and its first three letters were cut as if they were one
+    # ("missions/a b/results.json").
+    subprocess.run(git + ["mv", "submissions/a b", "submissions/c"], cwd=repo, check=True)
+    assert sorted(uncommitted(ref, [repo / "submissions"])) == [
+        "submissions/a b/results.json", "submissions/c/metadata.yaml",
+        "submissions/c/results.json"]
 
 
 def test_search_documents_index_tables_and_reported_systems(built: dict) -> None:

@@ -92,8 +92,9 @@ def repository_ref(results_root: Path, url: str | None = None) -> RepositoryRef:
 
 
 def uncommitted(repo: RepositoryRef, folders: list[Path]) -> list[str]:
-    """Files under ``folders`` that differ from the commit the links point at (the site
-    would link to files the repository does not have there)."""
+    """Files under ``folders`` that differ from the commit the links point at,
+    repository-relative: changed, added, untracked, deleted, and both names of a renamed
+    one (the site would link to files the repository does not have there)."""
     if not repo.pinned or repo.toplevel is None or not folders:
         return []
     try:
@@ -103,8 +104,19 @@ def uncommitted(repo: RepositoryRef, folders: list[Path]) -> list[str]:
                              check=False)
     except (OSError, subprocess.SubprocessError):
         return []
-    # -z: NUL-separated and unquoted (a path with a space stays as it is).
-    return [entry[3:] for entry in out.stdout.split("\0") if len(entry) > 3]
+    # -z: NUL-separated and unquoted (a path with a space stays as it is); "XY PATH", and
+    # a rename's or copy's original path as an entry of its own after it, with no status.
+    changed: list[str] = []
+    entries = iter(out.stdout.split("\0"))
+    for entry in entries:
+        if len(entry) <= 3:
+            continue
+        changed.append(entry[3:])
+        if entry[0] in "RC" or entry[1] in "RC":
+            original = next(entries, "")
+            if entry[0] == "R" or entry[1] == "R":  # gone from the tree; a copy's stays
+                changed.append(original)
+    return changed
 
 
 @dataclass(frozen=True)
