@@ -26,9 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.publish.export import export_dataset  # noqa: E402
+from leaderboard.publish.site.repository import RepositoryRef  # noqa: E402
 from leaderboard.publish.site.synthetic import write_tree  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+# Named by no commit, so no git command is timed.
+UNPINNED = RepositoryRef(url="benchmark", ref="main", toplevel=None, pinned=False)
 
 
 def cpu_seconds() -> float:
@@ -40,7 +43,7 @@ def cpu_seconds() -> float:
 def timed_export(root: Path, out: Path, cache: Path | None, label: str) -> dict[str, int]:
     load = os.getloadavg()[0]
     cpu, wall = cpu_seconds(), time.perf_counter()
-    result = export_dataset(root, out, commit=None, repository="benchmark", cache_dir=cache)
+    result = export_dataset(root, out, repo=UNPINNED, cache_dir=cache)
     wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
     total = sum(result.files.values())
     print(f"{label}: {wall:.1f} s wall, {cpu:.1f} s CPU, load {load:.2f} -> "

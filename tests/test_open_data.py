@@ -33,6 +33,8 @@ from leaderboard.publish.models import MODELS_FILE, default_registry
 from leaderboard.publish.open_data import records_table
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.downloads import STANDINGS_TYPES
+from leaderboard.publish.site.mkdocs_config import footer_text
+from leaderboard.publish.site.repository import RepositoryRef
 from leaderboard.publish.site.synthetic import write_tree
 from leaderboard.publish.standings.long_form import long_records, split_key
 from leaderboard.publish.training import (
@@ -226,11 +228,16 @@ def test_submission_page_names_training_data_and_the_hardware_of_its_cost(site: 
 
 # --------------------------------------------------------------------------- the export
 
+# The commit an export names, as if its results were committed there (a checkout's own is
+# read by git, which the test of an export with uncommitted changes runs).
+PINNED = RepositoryRef(url="https://example.org/board", ref="c" * 40, toplevel=None,
+                       pinned=True)
+
 @pytest.fixture(scope="module")
 def exported(site: dict, tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("export")
-    result = export_dataset(site["root"], base / "dataset", commit="c" * 40,
-                            repository="https://example.org/board", cache_dir=base / "cache")
+    result = export_dataset(site["root"], base / "dataset", repo=PINNED,
+                            cache_dir=base / "cache")
     return {"dir": base / "dataset", "result": result, "base": base, "root": site["root"]}
 
 
@@ -336,8 +343,7 @@ def test_export_has_a_release_manifest_of_every_file_and_is_deterministic(
         assert sha256_file(source) == sha
     assert release["name"] in (folder / "README.md").read_text("utf-8")
     # The same results export to the same bytes, and the release keeps its name.
-    again = export_dataset(exported["root"], tmp_path / "again", commit="c" * 40,
-                           repository="https://example.org/board",
+    again = export_dataset(exported["root"], tmp_path / "again", repo=PINNED,
                            cache_dir=exported["base"] / "cache")
     for path in exported["result"].files:
         assert (folder / path).read_bytes() == (tmp_path / "again" / path).read_bytes(), path
@@ -350,7 +356,7 @@ def test_export_refuses_a_foreign_folder_and_a_push_refuses_a_changed_file(
     foreign.mkdir()
     (foreign / "notes.txt").write_text("keep me")
     with pytest.raises(ExportError, match="not made by `leaderboard export`"):
-        export_dataset(exported["root"], foreign, commit=None, repository="x")
+        export_dataset(exported["root"], foreign)
     assert (foreign / "notes.txt").read_text() == "keep me"
     copy = tmp_path / "copy"
     shutil.copytree(exported["dir"], copy)
@@ -378,6 +384,54 @@ def test_export_says_which_submissions_it_leaves_out(
     assert f"warning: {root / 'submissions' / 'not-scored-yet'}: no results.json" in err
     subs = pd.read_parquet(tmp_path / "dataset" / "submissions" / "submissions.parquet")
     assert list(subs["submission_id"]) == ["sub-0000"]
+
+
+def test_export_from_a_tree_with_uncommitted_changes_says_so_and_so_does_its_release(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture) -> None:
+    """`build` warned that the commit it links differs from the tree; `export` named that
+    commit in release.json and the card as the one holding the results, and said
+    nothing."""
+    import subprocess
+
+    from leaderboard.app.cli import main
+
+    for name in ("GITHUB_REPOSITORY", "LEADERBOARD_REPO_URL"):
+        monkeypatch.delenv(name, raising=False)
+    root = tmp_path / "root"
+    write_tree(root, 2, n_queries=6, task_ids=["followtable/wtr"], hostile=False,
+               reported=False)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(root)]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "results"], check=True)
+    head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    out = tmp_path / "dataset"
+    assert main(["export", "--out", str(out), "--results-root", str(root), "--no-cache"]) == 0
+    release = json.loads((out / "release.json").read_text("utf-8"))
+    assert release["commit"] == head and release["modified"] == []
+    assert "warning" not in capsys.readouterr().err
+    assert f"commit `{head}`;" in (out / "README.md").read_text("utf-8")
+    # A changed metadata.yaml and a submission deleted from the tree: the commit holds
+    # neither this release's results nor only them.
+    with (root / "submissions" / "sub-0000" / "metadata.yaml").open("a") as f:
+        f.write("# edited\n")
+    shutil.rmtree(root / "submissions" / "sub-0001")
+    assert main(["export", "--out", str(out), "--results-root", str(root), "--no-cache"]) == 0
+    release = json.loads((out / "release.json").read_text("utf-8"))
+    assert release["commit"] == head
+    assert release["modified"] == ["submissions/sub-0000/metadata.yaml",
+                                   "submissions/sub-0001/metadata.yaml",
+                                   "submissions/sub-0001/results.json"]
+    err = capsys.readouterr().err
+    assert (f"warning: 3 results file(s) differ from commit {head[:12]}, which release.json "
+            "names (first: submissions/sub-0000/metadata.yaml)") in err
+    assert (f"commit `{head}` with uncommitted changes to 3 results files (listed under "
+            "modified in release.json)") in (out / "README.md").read_text("utf-8")
+    # The site's footer names its release's commit the same way.
+    assert f"commit {head[:12]} with uncommitted changes to 3 results files" in \
+        footer_text(release)
 
 
 def test_export_push_uploads_the_folder_to_the_fake_hub(

@@ -423,6 +423,10 @@ def test_repository_ref_is_the_checkout_commit(tmp_path: Path,
     assert uncommitted(ref, [folder]) == []
     (folder / "metadata.yaml").write_text("id: x\n", encoding="utf-8")
     assert uncommitted(ref, [folder]) == ["submissions/a b/metadata.yaml"]
+    # A file outside the checkout (the model registry of another one) is none of its
+    # files: git refused the whole list for it, and nothing was found.
+    assert uncommitted(ref, [folder, tmp_path / "models.yaml"]) == \
+        ["submissions/a b/metadata.yaml"]
     # A renamed folder: git lists the original name after the new one, with no status of
     # its own, and its first three letters were cut as if they were one
     # ("missions/a b/results.json").

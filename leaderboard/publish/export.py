@@ -42,9 +42,15 @@ from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.output_folder import check_replaceable, replaced_folder
-from leaderboard.publish.release import RELEASE_FILE, release_manifest
+from leaderboard.publish.release import (
+    RELEASE_FILE,
+    modified_text,
+    modified_warning,
+    release_manifest,
+)
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import STANDINGS_TYPES, standings_records
+from leaderboard.publish.site.repository import RepositoryRef, repository_ref
 from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.training import task_benchmark, training_overlap, training_text
 
@@ -339,7 +345,8 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
               "per-query scores and measured cost, and the model records with their "
               "declared training data. Scores are fractions (the site shows x100).", "",
               f"Release **{release['name']}**"
-              + (f", commit `{release['commit']}`" if release.get("commit") else "")
+              + (f", commit `{release['commit']}`{modified_text(release)}"
+                 if release.get("commit") else "")
               + "; `release.json` lists the SHA-256 of every results file behind it and of "
               "every file here. Cite it with the repository's `CITATION.cff`, and cite each "
               "benchmark's own paper.", "",
@@ -399,10 +406,13 @@ def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
     return release, sorted(present - {EXPORT_MARKER})
 
 
-def export_dataset(results_root: Path, out_dir: Path, *, commit: str | None,
-                   repository: str, cache_dir: Path | None = None) -> ExportResult:
-    """Write the dataset folder ``out_dir`` from the results under ``results_root``."""
+def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | None = None,
+                   cache_dir: Path | None = None) -> ExportResult:
+    """Write the dataset folder ``out_dir`` from the results under ``results_root``,
+    published from ``repo`` (by default the checkout that holds them,
+    :func:`~leaderboard.publish.site.repository.repository_ref`)."""
     start = time.perf_counter()
+    repo = repository_ref(results_root) if repo is None else repo
     check_replaceable(out_dir, EXPORT_MARKER, EXPORTED_BY, ExportError)
     with replaced_folder(out_dir, EXPORT_MARKER, EXPORTED_BY, ExportError) as staging:
         board = load_board(results_root, cache_dir=cache_dir)
@@ -444,10 +454,12 @@ def export_dataset(results_root: Path, out_dir: Path, *, commit: str | None,
                  for p in sorted(staging.rglob("*")) if p.is_file()}
         # The card names the release, and the release names every file but itself and the
         # card: the card is written from the manifest of the data files.
-        release = release_manifest(results_root, commit, repository, export=files)
+        release = release_manifest(results_root, repo, export=files)
         (staging / "README.md").write_text(dataset_card(written, release), encoding="utf-8")
         (staging / RELEASE_FILE).write_text(json.dumps(release, indent=1, sort_keys=True)
                                             + "\n", encoding="utf-8")
     sizes = {p.relative_to(out_dir).as_posix(): p.stat().st_size
              for p in sorted(out_dir.rglob("*")) if p.is_file()}
-    return ExportResult(out_dir, sizes, time.perf_counter() - start, release, board.warnings)
+    warning = modified_warning(release)  # as `leaderboard build` says it
+    return ExportResult(out_dir, sizes, time.perf_counter() - start, release,
+                        board.warnings + ([warning] if warning else []))

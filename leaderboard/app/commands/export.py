@@ -45,7 +45,6 @@ def run(args: argparse.Namespace) -> int:
     from leaderboard.core.fileio import size_text
     from leaderboard.publish.export import (EXPORT_MARKER, ExportError, checked_export,
                                              export_dataset, stale_files)
-    from leaderboard.publish.site.repository import repository_ref
     from leaderboard.store.hub import Upload, push_files, repository_files
     from leaderboard.store.locations import HubStore, parse_store
 
@@ -60,9 +59,7 @@ def run(args: argparse.Namespace) -> int:
             raise ExportError("--existing pushes an earlier export: give --push too")
         release, files = checked_export(args.out)
     else:
-        repo = repository_ref(args.results_root)
         result = export_dataset(args.results_root, args.out,
-                                commit=repo.ref if repo.pinned else None, repository=repo.url,
                                 cache_dir=None if args.no_cache else args.cache_dir)
         for warning in result.warnings:  # as `leaderboard build` says them
             warn(args, warning)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.output_folder import check_replaceable, replaced_folder
-from leaderboard.publish.release import RELEASE_FILE, release_manifest
+from leaderboard.publish.release import RELEASE_FILE, modified_warning, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import write_download_json
 from leaderboard.publish.site.mkdocs_config import mkdocs_config, write_mkdocs_config
@@ -143,7 +143,10 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
                 f"{len(changed)} submission file(s) differ from commit {repo.ref[:12]}, which "
                 f"the site links them at (first: {changed[0]}); commit them before publishing")
         render_docs(board, docs, repo)
-        release = release_manifest(results_root, repo.ref if repo.pinned else None, repo.url)
+        release = release_manifest(results_root, repo)
+        warning = modified_warning(release)
+        if warning:
+            board.warnings.append(warning)
         # At the site's root, not in downloads/: every file there is a table's download.
         write_download_json(docs / RELEASE_FILE, release)
         rendered = time.perf_counter()

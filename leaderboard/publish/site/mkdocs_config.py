@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 from leaderboard import __version__
 from leaderboard.benchmarks import site_pages
+from leaderboard.publish.release import modified_text
 from leaderboard.publish.site.repository import repository_url
 from leaderboard.publish.site.scripts import PAGE_SCRIPTS
 
@@ -19,7 +20,8 @@ def footer_text(release: dict | None) -> str:
     """The footer: the release the site shows (its manifest is release.json at the site's root)."""
     if release is None:
         return f"FollowBoard {__version__}"
-    commit = f", commit {release['commit'][:12]}" if release.get("commit") else ""
+    commit = (f", commit {release['commit'][:12]}{modified_text(release)}"
+              if release.get("commit") else "")
     return (f"FollowBoard {__version__} · release {release['name']}{commit} · "
             "manifest: release.json · cite: CITATION.cff")
 

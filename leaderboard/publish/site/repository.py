@@ -91,15 +91,20 @@ def repository_ref(results_root: Path, url: str | None = None) -> RepositoryRef:
     return RepositoryRef(url=url, ref=REPO_DEFAULT_BRANCH, toplevel=None, pinned=False)
 
 
-def uncommitted(repo: RepositoryRef, folders: list[Path]) -> list[str]:
-    """Files under ``folders`` that differ from the commit the links point at,
-    repository-relative: changed, added, untracked, deleted, and both names of a renamed
-    one (the site would link to files the repository does not have there)."""
-    if not repo.pinned or repo.toplevel is None or not folders:
+def uncommitted(repo: RepositoryRef, paths: list[Path]) -> list[str]:
+    """Files under ``paths`` (folders or files) that differ from the commit ``repo``
+    names, repository-relative: changed, added, untracked, deleted, and both names of a
+    renamed one (the site would link to files the repository does not have there, a
+    release naming the commit would name results it does not hold). A path outside the
+    checkout holds none of its files and is left out (git refuses a list with one)."""
+    if not repo.pinned or repo.toplevel is None:
+        return []
+    inside = [str(p.resolve()) for p in paths if p.resolve().is_relative_to(repo.toplevel)]
+    if not inside:
         return []
     try:
         out = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=all", "--",
-                              *[str(f.resolve()) for f in folders]],
+                              *inside],
                              cwd=repo.toplevel, capture_output=True, text=True, timeout=60,
                              check=False)
     except (OSError, subprocess.SubprocessError):
