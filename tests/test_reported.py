@@ -288,7 +288,7 @@ def test_pi_indic_results_rows(pi_results) -> None:
 
 @pytest.fixture(scope="module")
 def mteb_rows():
-    return import_mteb(_require(DATA_DIR / "mteb-results"))
+    return import_mteb(_require(DATA_DIR / "mteb-results"), pinned_copy=True)
 
 
 def test_mteb_known_values(mteb_rows) -> None:
@@ -464,11 +464,57 @@ def test_mteb_parameters_beyond_any_number_are_unknown(tmp_path: Path) -> None:
         assert row.model.parameters is None, huge
 
 
+def test_mteb_rows_name_the_commit_their_files_come_from(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every imported row named the pinned copy's commit, f4cc6c8b365a, whatever commit
+    the folder was at: a reader looking for its files there found other ones, or none."""
+    import subprocess
+
+    clone = tmp_path / "clone"
+    _write(clone / "results" / "a__b" / "r" / "News21InstructionRetrieval.json", GOOD_TASK)
+    _write(clone / "results" / "c__d" / "r" / "News21InstructionRetrieval.json", GOOD_TASK)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(clone)]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "results"], check=True)
+    head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    out = tmp_path / "out.json"
+    # A clone: its HEAD, named by the repository or by its results/ folder.
+    for named in (clone, clone / "results"):
+        assert main(["import", "mteb", str(named), "--out", str(out), "--data-dir", str(DATA_DIR)]) == 0
+        assert "warning" not in capsys.readouterr().err
+        written = read_results(out)
+        assert {s.source.revision for s in written.systems} == {head[:12]}
+        assert written.produced_by["upstream"] == f"embeddings-benchmark/results@{head[:12]}"
+    # A row whose files differ from the clone's HEAD names no commit, and says why.
+    _write(clone / "results" / "c__d" / "r" / "model_meta.json", {"name": "c/d"})
+    assert main(["import", "mteb", str(clone), "--out", str(out), "--data-dir", str(DATA_DIR)]) == 0
+    assert "1 of 2 rows name no commit" in capsys.readouterr().err
+    rows = {s.system_id: s.source for s in read_results(out).systems}
+    assert rows["mteb/a__b/r"].revision == head[:12] and rows["mteb/c__d/r"].revision is None
+    assert f"clone of the results repository at commit {head[:12]} whose files of this " \
+        "row differ from it" in (rows["mteb/c__d/r"].note or "")
+    # A folder that is neither a clone nor the data folder's copy: no commit, said so. A
+    # folder inside another checkout is no clone of the results repository either.
+    for plain in (tmp_path / "plain", clone / "copy"):
+        _write(plain / "results" / "a__b" / "r" / "News21InstructionRetrieval.json",
+               GOOD_TASK)
+        assert main(["import", "mteb", str(plain), "--out", str(out), "--data-dir", str(DATA_DIR)]) == 0
+        assert "1 of 1 rows name no commit" in capsys.readouterr().err
+        written = read_results(out)
+        (source,) = [s.source for s in written.systems]
+        assert source.revision is None and "neither a git clone" in (source.note or "")
+        assert written.produced_by["upstream"] == \
+            "embeddings-benchmark/results (commit unknown)"
+    # The data folder's copy is at the pinned commit (test_mteb_command_writes_and_summarises).
+
+
 def test_mteb_command_writes_and_summarises(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "mteb.json"
     assert main(["import", "mteb", str(_require(DATA_DIR / "mteb-results")),
-                 "--out", str(out)]) == 0
+                 "--out", str(out), "--data-dir", str(DATA_DIR)]) == 0
     printed = capsys.readouterr().out
     assert printed.count("\n") == 1 and "200 rows" in printed and "2.10.8" in printed
     assert out.read_bytes() == (COMMITTED / "mteb-results.json").read_bytes()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from leaderboard.app.commands import add_data_dir, new_command
+from leaderboard.app.commands import add_data_dir, new_command, warn
 
 DEFAULT_OUT = Path("results/reported")
 
@@ -26,12 +26,15 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Read the MTEB result JSONs under RESULTS_DIR (a clone of embeddings-benchmark/"
         "results, which `data pull` does not fetch; `import all` reads the copy at "
         "mteb-results/ in the data folder) and write one reported results file of the "
-        "leaderboard's tasks they cover.",
+        "leaderboard's tasks they cover. Each row names the commit of the results "
+        "repository its files come from: a clone's HEAD, the pinned commit for the data "
+        "folder's copy, else none (the row's note and a warning say why).",
         "  leaderboard import mteb ../shared/data/mteb-results\n"
         "  leaderboard import mteb ../mteb-results --out /tmp/mteb-results.json")
     mteb.add_argument("results_dir", metavar="RESULTS_DIR", type=Path)
     mteb.add_argument("--out", type=Path, default=DEFAULT_OUT / "mteb-results.json",
                       help="output file (default: %(default)s)")
+    add_data_dir(mteb)
     mteb.set_defaults(handler=run_mteb)
     every = new_command(
         kinds, "all", "rebuild every file under results/reported/",
@@ -45,11 +48,17 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run_mteb(args: argparse.Namespace) -> int:
-    from leaderboard.publish.reported.mteb import import_mteb, summarise
+    from leaderboard.core.data import resolve_data_dir
+    from leaderboard.publish.reported.mteb import (import_mteb, is_data_folder_copy,
+                                                   summarise, unknown_commit_warning)
     from leaderboard.submission.results import write_results
 
-    results = import_mteb(args.results_dir)
+    pinned = is_data_folder_copy(args.results_dir, resolve_data_dir(args.data_dir))
+    results = import_mteb(args.results_dir, pinned_copy=pinned)
     write_results(args.out, results)
+    warning = unknown_commit_warning(results)
+    if warning:
+        warn(args, warning)
     print(f"imported {summarise(results)} -> {args.out}")
     return 0
 

@@ -18,6 +18,11 @@ in each row's note, and every row carries its files' ``mteb_version``.
 
 One row per (model folder, revision folder, mteb version); several revisions of a model are
 separate rows, and nothing here is ever merged with another source's row of the same model.
+
+Each row names the commit of the results repository its files come from
+(:func:`results_checkout`): a git clone's HEAD (read locally), the pinned
+:data:`MTEB_RESULTS_REVISION` for the data folder's copy, else none, its note saying why;
+a row whose files in a clone differ from its HEAD names none either.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import read_json_file
 from leaderboard.publish.models import canonical_model_info
+from leaderboard.publish.site.repository import repository_ref, uncommitted
 from leaderboard.submission.metadata import (MAX_PARAMETERS, model_name_problem,
                                              web_link_problem)
 from leaderboard.submission.results import (
@@ -49,8 +55,20 @@ from leaderboard.submission.results import (
     TaskScores,
 )
 
+# The commit of the copy in the data folder (its README), as every reported row names a
+# commit: its first 12 hex digits.
 MTEB_RESULTS_REVISION = "f4cc6c8b365a"
 MTEB_RESULTS_REPO = "https://github.com/embeddings-benchmark/results"
+MTEB_RESULTS_NAME = "embeddings-benchmark/results"
+REVISION_DIGITS = len(MTEB_RESULTS_REVISION)
+
+NOT_A_CHECKOUT_NOTE = (
+    "Read from a folder that is neither a git clone of the results repository nor the data "
+    f"folder's copy (commit {MTEB_RESULTS_REVISION}): the commit its files come from is "
+    "unknown.")
+CHANGED_NOTE = ("Read from a clone of the results repository at commit {commit} whose files "
+                "of this row differ from it (uncommitted changes): the commit they come from "
+                "is unknown.")
 
 # MTEB task name -> hf_subset -> our task id. Tasks not listed are ignored, so the importer
 # can be pointed at the full results repository.
@@ -287,12 +305,40 @@ def _models_root(results_dir: Path) -> Path:
     return nested if nested.is_dir() else results_dir
 
 
-def import_mteb(results_dir: Path) -> ResultsFile:
-    """Read every FollowIR/mFollowIR result file under an MTEB results checkout."""
+@dataclass(frozen=True)
+class ResultsCheckout:
+    """Which commit of the results repository the files under a folder are."""
+
+    commit: str | None        # its first REVISION_DIGITS hex digits; None when unknown
+    changed: tuple[str, ...]  # a clone's files that differ from it (clone-relative paths)
+    note: str | None          # why the commit is unknown, for every row
+
+
+def results_checkout(results_dir: Path, *, pinned_copy: bool) -> ResultsCheckout:
+    """The commit of the results repository the files under ``results_dir`` come from: a
+    git clone's HEAD, when ``results_dir`` is a clone's root or its results/ folder (read
+    with ``git rev-parse``, no network); else :data:`MTEB_RESULTS_REVISION` when
+    ``pinned_copy`` (the data folder's copy, at that commit); else unknown."""
+    root = _models_root(Path(results_dir)).resolve()
+    if root.name == "results":
+        repo = repository_ref(root.parent, url=MTEB_RESULTS_REPO)
+        # A folder inside some other checkout is no clone: its HEAD is that checkout's.
+        if repo.pinned and repo.toplevel == root.parent:
+            return ResultsCheckout(repo.ref[:REVISION_DIGITS],
+                                   tuple(uncommitted(repo, [root])), None)
+    if pinned_copy:
+        return ResultsCheckout(MTEB_RESULTS_REVISION, (), None)
+    return ResultsCheckout(None, (), NOT_A_CHECKOUT_NOTE)
+
+
+def import_mteb(results_dir: Path, *, pinned_copy: bool = False) -> ResultsFile:
+    """Read every FollowIR/mFollowIR result file under an MTEB results checkout;
+    ``pinned_copy``: ``results_dir`` is the data folder's copy (:func:`results_checkout`)."""
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         raise MtebImportError(f"{results_dir}: no such directory")
     root = _models_root(results_dir)
+    checkout = results_checkout(results_dir, pinned_copy=pinned_copy)
     groups: dict[tuple[str, str, str], _RowGroup] = {}
     task_names = set(MTEB_TASKS)
     for path in sorted(root.glob("*/*/*.json")):
@@ -342,18 +388,27 @@ def import_mteb(results_dir: Path) -> ResultsFile:
             notes.append("Pre-1.8 file: p-MRR only, no standard metrics.")
         if meta_note:
             notes.append(meta_note)
+        path = f"results/{model_dir}/{revision_dir}"
+        revision = checkout.commit
+        if any(changed.startswith(path + "/") for changed in checkout.changed):
+            revision = None
+            notes.append(CHANGED_NOTE.format(commit=checkout.commit))
+        elif checkout.note:
+            notes.append(checkout.note)
         systems.append(SystemResult(
             system_id=system_id, model=model, provenance="reported",
             source=Source(kind="mteb-results",
-                          citation="MTEB results repository (embeddings-benchmark/results)",
-                          url=MTEB_RESULTS_REPO, path=f"results/{model_dir}/{revision_dir}",
-                          revision=MTEB_RESULTS_REVISION, mteb_version=version,
-                          note=" ".join(notes)),
+                          citation=f"MTEB results repository ({MTEB_RESULTS_NAME})",
+                          url=MTEB_RESULTS_REPO, path=path, revision=revision,
+                          mteb_version=version, note=" ".join(notes)),
             tasks=tasks))
+    upstream = MTEB_RESULTS_NAME + (f"@{checkout.commit}" if checkout.commit
+                                    else " (commit unknown)")
+    if any(s.source.revision is None for s in systems) and checkout.commit:
+        upstream += " with uncommitted changes"
     return ResultsFile(kind="reported",
                        produced_by={"generator": "leaderboard.publish.reported.mteb",
-                                    "upstream": f"embeddings-benchmark/results@"
-                                                f"{MTEB_RESULTS_REVISION}"},
+                                    "upstream": upstream},
                        systems=systems)
 
 
@@ -364,3 +419,21 @@ def summarise(results: ResultsFile) -> str:
     cells = sum(len(s.tasks) for s in results.systems)
     return (f"{len(results.systems)} rows, {cells} task scores over {len(tasks)} tasks "
             f"({', '.join(tasks)}); mteb versions {', '.join(versions)}")
+
+
+def is_data_folder_copy(results_dir: Path, data_dir: Path | None) -> bool:
+    """Whether ``results_dir`` is the data folder's ``mteb-results/``, the copy at the
+    pinned commit (its README), which ``import_mteb(..., pinned_copy=True)`` names."""
+    return data_dir is not None and (
+        _models_root(Path(results_dir)).resolve()
+        == _models_root(Path(data_dir) / "mteb-results").resolve())
+
+
+def unknown_commit_warning(results: ResultsFile) -> str | None:
+    """What to tell the importer when rows name no commit of the results repository."""
+    unknown = [s for s in results.systems if s.source.revision is None]
+    if not unknown:
+        return None
+    return (f"{len(unknown)} of {len(results.systems)} rows name no commit of "
+            f"{MTEB_RESULTS_NAME}, so no reader can find their files there; each row's "
+            f"note says why (first: {unknown[0].system_id})")

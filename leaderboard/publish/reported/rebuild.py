@@ -32,7 +32,7 @@ def build_all_reported(data_dir: Path, out_dir: Path) -> list[Path]:
     files = {json_name: load_paper_results(yaml_name, TRANSCRIPTIONS_DIR)
              for yaml_name, json_name in PAPER_SOURCES.items()}
     files[PI_INDIC_RESULTS_FILE] = import_pi_indic_results(data_dir / "pi-indic" / "results")
-    files[MTEB_RESULTS_FILE] = import_mteb(data_dir / "mteb-results")
+    files[MTEB_RESULTS_FILE] = import_mteb(data_dir / "mteb-results", pinned_copy=True)
     written: list[Path] = []
     for name, results in files.items():
         path = out_dir / name
