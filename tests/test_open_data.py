@@ -336,6 +336,13 @@ def test_export_has_a_release_manifest_of_every_file_and_is_deterministic(
     data_files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
     data_files -= {"README.md", "release.json", EXPORT_MARKER}
     assert set(release["export"]) == data_files
+    # The card says which files release.json lists: it said "every file here", and lists
+    # neither the card nor itself.
+    assert all(p.endswith(".parquet") or (p.startswith("schemas/") and p.endswith(".json"))
+               for p in data_files)
+    assert ("lists the SHA-256 of every results file behind it and of every Parquet file "
+            "and JSON Schema here (not of this card, which names the release, nor of "
+            "`release.json` itself)") in (folder / "README.md").read_text("utf-8")
     for path, sha in release["export"].items():
         assert sha256_file(folder / path) == sha
     for path, sha in release["results"].items():

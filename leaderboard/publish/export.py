@@ -348,8 +348,9 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
               + (f", commit `{release['commit']}`{modified_text(release)}"
                  if release.get("commit") else "")
               + "; `release.json` lists the SHA-256 of every results file behind it and of "
-              "every file here. Cite it with the repository's `CITATION.cff`, and cite each "
-              "benchmark's own paper.", "",
+              "every Parquet file and JSON Schema here (not of this card, which names the "
+              "release, nor of `release.json` itself). Cite it with the repository's "
+              "`CITATION.cff`, and cite each benchmark's own paper.", "",
               "| config | files | what it holds |", "| --- | --- | --- |"]
     for table, files in tables:
         lines.append(f"| `{table.config}` | {', '.join(f'`{f}`' for f in files)} | "

@@ -4,8 +4,9 @@ The release manifest (``release.json``, format ``followboard-release/1``) names 
 commit the results were published from and the SHA-256 of every results file behind them
 (each submission's metadata.yaml, manifest.txt and results.json, which pin its runs and
 per-query scores by digest in turn; every reported results file; the model registry),
-and, for an exported dataset (:mod:`leaderboard.publish.export`), of every file of the
-export. A Zenodo deposit or a GitHub release carries it beside the files; anyone can
+and, for an exported dataset (:mod:`leaderboard.publish.export`), of every Parquet file
+and JSON Schema of the export (not of its card, which names the release, nor of itself).
+A Zenodo deposit or a GitHub release carries it beside the files; anyone can
 check a copy against it.
 
 Published from a checkout with uncommitted changes, the commit does not hold these
