@@ -306,6 +306,41 @@ def test_every_exported_record_matches_its_json_schema(exported: dict) -> None:
         assert list(validator.iter_errors({"not a column": 1}))
 
 
+def test_every_column_of_every_table_says_what_it_holds(exported: dict) -> None:
+    """Half the columns had no description: `revision` is the results repository's commit
+    in `reported` and the model's in `submissions`, and neither said which; `links`,
+    `rank_interval` and `scorer` hold JSON text, typed string without a word of it."""
+    folder: Path = exported["dir"]
+    for table in TABLES:
+        schema = json.loads((folder / "schemas" / f"{table.config}.schema.json")
+                            .read_text("utf-8"))
+        for name, prop in schema["properties"].items():
+            assert prop.get("description"), (table.config, name)
+            # A column of lists or objects is JSON text, and says so.
+            if prop.get("contentMediaType") == "application/json":
+                assert prop["description"].startswith("JSON text"), (table.config, name)
+        # Every column a release may hold, typed or JSON, is described, though this one
+        # may leave it out (a table of no GPU figure, or no JSON column).
+        for name in {*table.types, *table.json}:
+            assert table.fields.get(name), (table.config, name)
+        for path in folder.glob(f"{table.folder}/*.parquet"):
+            data = pq.read_table(path)
+            if sorted(data.column_names) != sorted(schema["properties"]):
+                continue  # the other table of the folder
+            for name in data.column_names:
+                values = [v for v in data[name].to_pylist() if v is not None]
+                if values and all(isinstance(v, str) and v[:1] in "[{" for v in values):
+                    assert {type(json.loads(v)) for v in values} <= {list, dict}
+                    assert schema["properties"][name].get("contentMediaType") == \
+                        "application/json", (table.config, name)
+    submissions = json.loads((folder / "schemas" / "submissions.schema.json")
+                             .read_text("utf-8"))["properties"]
+    reported = json.loads((folder / "schemas" / "reported.schema.json")
+                          .read_text("utf-8"))["properties"]
+    assert "the model's revision" in submissions["revision"]["description"]
+    assert "the commit of that repository" in reported["revision"]["description"]
+
+
 def test_a_column_every_record_leaves_empty_keeps_its_type(exported: dict) -> None:
     """A column's type followed its values: with no GPU measured, peak_gpu_memory_bytes was
     a string column and its JSON Schema said a string, and so were the standings' p-values

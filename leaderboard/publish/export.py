@@ -73,11 +73,22 @@ class Table:
     fields: dict[str, str]     # column -> what it holds (the JSON Schema's descriptions)
     # Its columns of numbers and flags, typed whatever the records hold (open_data.py).
     types: Mapping[str, pa.DataType] = field(default_factory=dict)
+    # Its columns of lists and objects, kept as JSON text (open_data.py): their schema
+    # says so (contentMediaType), as does their description.
+    json: frozenset[str] = frozenset()
 
 
 _INT, _FLOAT, _BOOL = pa.int64(), pa.float64(), pa.bool_()
 _MODEL_TYPES = {"parameters": _INT, "instruction_trained": _BOOL}
 
+
+# A column that several tables hold says the same thing in each.
+_MODEL_TYPE = ("the model's type: sparse, bi-encoder, cross-encoder, llm-reranker, "
+               "late-interaction or other")
+_PARAMETERS = "the model's number of parameters (null: unknown)"
+_INSTRUCTION_TRAINED = "whether the model was trained on instructions (null: unknown)"
+_GROUP = "a group of the task's queries (null: the whole task)"
+_FIGURE = "the figure, a fraction (the site shows x100)"
 
 TABLES = (
     Table("standings", "standings", "Every leaderboard table (each view and the home table) "
@@ -85,46 +96,111 @@ TABLES = (
           "downloads/results.parquet", {
               "view": "the view's id (home: the home table)",
               "column": "the column's id within the view",
-              "rank": "the line's rank in the view on its tested column (null on home)",
+              "rank": "the line's place in the view's default order, on its sort column, "
+                      "reported rows included (null: on home, on the no-skill reference "
+                      "line, and for a line with no figure in the sort column)",
+              "rank_interval": "JSON text, [best, worst]: the line's simultaneous 95% rank "
+                               "interval among the tested (verified) rows on the view's "
+                               "tested column; home: the cell's, in the table it comes from "
+                               "(null: not tested)",
               "position": "home only: the line's place in the home table's order, verified "
                           "models first, then the most benchmarks covered (not a ranking)",
+              "model_id": "the model record (models table); no-skill-reference on the "
+                          "no-skill reference line",
+              "model": "the model's name as the board shows it (the reference line: what "
+                       "it is)",
+              "provenance": "verified (scored here from submitted runs), reported (a "
+                            "published figure) or reference (the view's no-skill "
+                            "reference line)",
+              "model_type": _MODEL_TYPE + " (null on the reference line)",
+              "parameters": _PARAMETERS, "instruction_trained": _INSTRUCTION_TRAINED,
+              "benchmarks": "home only: how many of the home table's columns the model has "
+                            "a figure in",
+              "system_id": "the row the line's figures come from (null: on home, where "
+                           "each cell's row is in from, and on the reference line)",
+              "source": "where the line's row comes from, as the site's downloads say it "
+                        "(null on home)",
+              "other_sources": "the model's other rows in the view, their system_ids "
+                               "joined by '; ' (null: none); others holds their figures",
               "value": "the cell's figure, a fraction (the site shows x100)",
-              "from": "the system whose figure the cell shows, when not the line's system_id",
-              "system_id": "the row the line's figures come from",
-              "model_id": "the model record (models table)",
-              "tier": "the line's tier on this column when it is tested",
-              "p_value": "raw p-value of the test against the best verified row",
-              "p_adjusted": "Holm-adjusted p-value within the view",
-              "diff_vs_best_verified": "mean difference from the best verified row",
-              "ci_low": "95% bootstrap interval of that difference, low end",
-              "ci_high": "95% bootstrap interval of that difference, high end",
-              "source": "where the line's row comes from",
-              "others": "JSON: the other rows' figures for the same cell"},
-          types=STANDINGS_TYPES),
+              "from": "home only: the row (system_id) the cell's figure comes from",
+              "tier": "the line's tier on this column when it is tested: best verified, "
+                      "tied with best verified, below best verified, or reported: not "
+                      "tested (home: the cell's, in the table it comes from)",
+              "p_value": "raw p-value of the test against the best verified row, raised to "
+                         "p_floor",
+              "p_adjusted": "Holm-adjusted p-value within the view, raised to p_floor",
+              "p_floor": "the smallest p-value the test resolves: a p_value or p_adjusted "
+                         "equal to it means at most that",
+              "diff_vs_best_verified": "mean difference (this row - the best verified row) "
+                                       "over the test's units",
+              "estimate": "the test's own statistic of that difference (for Wilcoxon's "
+                          "test the Hodges-Lehmann shift), which ci_low and ci_high bound",
+              "ci_low": "low end of the 95% interval of estimate (the view's JSON download "
+                        "names the interval's method)",
+              "ci_high": "high end of the 95% interval of estimate",
+              "effect_size": "the difference over the standard deviation of the units' "
+                             "differences",
+              "others": "JSON text, a list of {system_id, value, source}: the model's other "
+                        "rows' figures for the same cell"},
+          types=STANDINGS_TYPES, json=frozenset({"rank_interval", "others"})),
     Table("reported", "reported", "Every reported figure (papers, MTEB's results, the "
           "PI-Indic authors' files) with its source: one record per (row, task, group, "
           "metric)", {
               "system_id": "the reported row", "model": "the name its source prints",
-              "model_id": "the model record it resolves to", "task": "task id",
-              "group": "a group of the task's queries (null: the whole task)",
-              "metric": "ir_measures-style metric name", "value": "the figure, a fraction",
+              "model_id": "the model record it resolves to (models table)",
+              "model_type": _MODEL_TYPE + ", as the row gives it",
+              "parameters": _PARAMETERS, "instruction_trained": _INSTRUCTION_TRAINED,
               "source_kind": "paper, mteb-results or pi-indic-results",
-              "citation": "the source", "results_file": "the reported results file"},
+              "citation": "the source",
+              "table": "the paper's table the figure is printed in (null: not a paper's "
+                       "table)",
+              "url": "the source's address: the paper, or the repository of its results "
+                     "files",
+              "path": "the source's files in that repository (null: a paper)",
+              "revision": "the commit of that repository the files at path come from, its "
+                          "first 12 hex digits (null: a paper's, or unknown, as note "
+                          "says); not the model's revision",
+              "mteb_version": "the mteb version that wrote the source's files (mteb-results "
+                              "only)",
+              "note": "what the source's figures are and how they were read (its "
+                      "conventions and caveats)",
+              "results_file": "the reported results file, in the leaderboard's repository, "
+                              "the row is read from",
+              "task": "task id", "group": _GROUP,
+              "metric": "ir_measures-style metric name", "value": _FIGURE},
           types={**_MODEL_TYPES, "value": _FLOAT}),
     Table("submissions", "submissions", "Every verified submission's metadata: one record "
           "per submission", {
               "submission_id": "the folder's name", "system_id": "its row's id",
-              "model_id": "the model record it resolves to",
+              "model": "the model's name as metadata.yaml gives it",
+              "model_id": "the model record it resolves to (models table)",
+              "model_type": _MODEL_TYPE, "parameters": _PARAMETERS,
+              "instruction_trained": _INSTRUCTION_TRAINED,
+              "licence": "the model's licence as metadata.yaml gives it (null: not given)",
+              "revision": "the model's revision as metadata.yaml gives it (its weights' or "
+                          "package's version; null: not given); not a commit of the "
+                          "leaderboard's repository",
+              "links": "JSON text, a list: the model's web links",
+              "contact": "who to contact about the submission",
+              "produced_by": "how the runs were produced (metadata.yaml's produced_by)",
+              "date": "when the runs were made, YYYY-MM-DD (null: not given)",
+              "hardware": "the hardware metadata.yaml names for the runs (null: not given)",
               "training_data": "what the model's paper or card says it was trained on, "
                                "or 'not disclosed'",
-              "efficiency": "JSON: the efficiency: block of metadata.yaml, or null",
-              "results_sha256": "SHA-256 of its results.json"},
-          types={**_MODEL_TYPES, "tasks": _INT}),
+              "efficiency": "JSON text: the efficiency: block of metadata.yaml (null: none); "
+                            "the efficiency table holds it one record per task",
+              "tasks": "how many tasks the submission has figures on",
+              "results_sha256": "SHA-256 of its results.json",
+              "scorer": "JSON text, an object: results.json's produced_by, the scorer's "
+                        "version (scorer) and each task's data source and its commit "
+                        "(data:<task id>)"},
+          types={**_MODEL_TYPES, "tasks": _INT},
+          json=frozenset({"links", "efficiency", "scorer"})),
     Table("scores", "submissions", "Every verified submission's task and group figures", {
         "submission_id": "the submission", "task": "task id", "benchmark": "benchmark id",
-        "group": "a group of the task's queries (null: the whole task)",
-        "metric": "metric name", "value": "the figure, a fraction",
-        "n_queries": "queries behind the task's figure"},
+        "group": _GROUP, "metric": "metric name", "value": _FIGURE,
+        "n_queries": "queries behind the task's figure (null on a group's)"},
         types={"value": _FLOAT, "n_queries": _INT}),
     Table("efficiency", "efficiency", "What running each verified model cost, per task or "
           "task family, on the hardware named in the same record: compare figures only "
@@ -134,8 +210,26 @@ TABLES = (
               "source": "measured (by `leaderboard baselines run`/`measure`) or declared",
               "encode_seconds": "model time: encoding texts, scoring pairs, BM25 indexing",
               "search_seconds": "scoring and ranking the corpus",
-              "sample": "what was measured when not the whole task",
-              "load_average": "1-minute load average of the machine when the task ended"},
+              "texts": "texts the model encoded (documents, queries; query-document pairs "
+                       "for rerankers), not counting those a cache answered",
+              "tokens": "their tokens after truncation (null: not counted)",
+              "texts_per_second": "texts over encode_seconds (null: not given)",
+              "tokens_per_second": "tokens over encode_seconds (null: not given)",
+              "peak_cpu_memory_bytes": "peak resident memory of the process, in bytes "
+                                       "(null: not given)",
+              "peak_gpu_memory_bytes": "peak GPU memory allocated, in bytes (null: no GPU, "
+                                       "or not given)",
+              "load_average": "1-minute load average of the machine when the task ended "
+                              "(null: not given)",
+              "sample": "what was measured when not the whole task (null: the whole task)",
+              "cpu": "the machine's CPU", "cpu_cores": "its CPU cores (null: not given)",
+              "gpu": "its GPU (null: none)", "gpu_count": "how many GPUs (0: none)",
+              "precision": "the numbers the model computed in (float32, bf16, ...)",
+              "embedding_cache": "whether an embedding cache could answer some texts, "
+                                 "whose time is then not counted (null: not said)",
+              "measured_by": "the command that measured the figures, with its environment "
+                             "(null: not said)",
+              "date": "when the figures were measured, YYYY-MM-DD (null: not given)"},
           types={**{name: _FLOAT for name in ("encode_seconds", "search_seconds",
                                               "texts_per_second", "tokens_per_second",
                                               "load_average")},
@@ -145,12 +239,27 @@ TABLES = (
                  "embedding_cache": _BOOL}),
     Table("models", "models", "The model records every row resolves to, with the training "
           "data their papers or cards declare and the benchmarks it shares a source with", {
-              "model_id": "the record's id",
+              "model_id": "the record's id", "name": "the model's name as the board shows it",
+              "type": _MODEL_TYPE, "parameters": _PARAMETERS,
+              "instruction_trained": _INSTRUCTION_TRAINED,
+              "links": "JSON text, a list: the model's web links (card, paper, code)",
+              "note": "the record's note (null: none)",
+              "curated": "true: a record of the model registry (models.yaml); false: "
+                         "built from one row's own facts",
               "training_statement": "what the model was trained on (null: not disclosed)",
-              "training_source": "who says so",
-              "shares_sources_with": "JSON: benchmark ids whose declared sources the "
-                                     "training data names (a mark on their cells)"},
-          types={**_MODEL_TYPES, "curated": _BOOL}),
+              "training_collections": "JSON text, a list: the collections its training "
+                                      "documents and queries come from, in the benchmark "
+                                      "declarations' words (null: not disclosed)",
+              "training_instructions": "JSON text, a list: where its training instructions "
+                                       "come from, in the same words (null: not disclosed)",
+              "training_source": "who says so (null: not disclosed)",
+              "training_url": "where they say so (null: not given)",
+              "shares_sources_with": "JSON text, a list: benchmark ids whose declared "
+                                     "sources the training data names (a mark on their "
+                                     "cells)"},
+          types={**_MODEL_TYPES, "curated": _BOOL},
+          json=frozenset({"links", "training_collections", "training_instructions",
+                          "shares_sources_with"})),
     Table("per_query", "per-query", "Every verified per-query score: one record per "
           "(submission, task, metric, query); one file per benchmark", {
               "submission_id": "the submission", "task": "task id", "metric": "metric name",
@@ -318,6 +427,8 @@ def json_schema(table: Table, schema: pa.Schema, nullable: Iterable[str]) -> dic
         prop: dict = {"type": [kind, "null"] if column.name in may_be_null else kind}
         if column.name in table.fields:
             prop["description"] = table.fields[column.name]
+        if column.name in table.json:
+            prop["contentMediaType"] = "application/json"
         properties[column.name] = prop
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": f"followboard/{table.config}.schema.json",
@@ -355,7 +466,9 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
     for table, files in tables:
         lines.append(f"| `{table.config}` | {', '.join(f'`{f}`' for f in files)} | "
                      f"{table.title} |")
-    lines += ["", "Each table's record is described by a JSON Schema in `schemas/`. Load "
+    lines += ["", "Each table's record is described by a JSON Schema in `schemas/`, every "
+              "column with what it holds; a column of lists or objects holds JSON text "
+              "(its `contentMediaType` is `application/json`). Load "
               "one with `datasets.load_dataset(\"<this repository>\", \"per_query\")` or "
               "`pandas.read_parquet`. Efficiency figures name their hardware on every "
               "record: compare only records of the same hardware. Benchmark texts are not "
