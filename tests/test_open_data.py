@@ -410,6 +410,22 @@ def test_export_refuses_a_foreign_folder_and_a_push_refuses_a_changed_file(
         checked_export(copy)
 
 
+def test_a_push_of_the_existing_export_puts_back_what_a_killed_export_left_aside(
+        exported: dict, tmp_path: Path) -> None:
+    """An export killed between its two renames leaves its folder aside as
+    .<name>.old-*: a plain export put it back, `export --existing --push` said the folder
+    was "not a folder written by `leaderboard export`"."""
+    copy = tmp_path / "dataset"
+    shutil.copytree(exported["dir"], copy)
+    want = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file())
+    copy.rename(tmp_path / ".dataset.old-x1y2z3")
+    (tmp_path / ".dataset.partial-a1b2c3").mkdir()  # the new one it had not moved in yet
+    release, files = checked_export(copy)
+    assert release["name"] == exported["result"].release["name"]
+    assert files == [f for f in want if f != EXPORT_MARKER]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset"]
+
+
 def test_export_says_which_submissions_it_leaves_out(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """`build` warned that a folder without results.json is not shown; `export` left it out

@@ -41,7 +41,11 @@ from leaderboard.benchmarks import declared
 from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.publish.open_data import records_table, write_parquet
-from leaderboard.publish.output_folder import check_replaceable, replaced_folder
+from leaderboard.publish.output_folder import (
+    check_replaceable,
+    recover_folder,
+    replaced_folder,
+)
 from leaderboard.publish.release import (
     RELEASE_FILE,
     modified_text,
@@ -495,7 +499,10 @@ def stale_files(held: Iterable[str], exported: Iterable[str]) -> list[str]:
 
 def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
     """An earlier export's release manifest and files, each data file checked against the
-    SHA-256 the manifest lists (and nothing else in the folder): what a push uploads."""
+    SHA-256 the manifest lists (and nothing else in the folder): what a push uploads. An
+    export killed between its folder's two renames left it aside: it is put back first,
+    as the next export would (:func:`~leaderboard.publish.output_folder.recover_folder`)."""
+    recover_folder(out_dir)
     manifest_path = out_dir / RELEASE_FILE
     if not (out_dir / EXPORT_MARKER).is_file() or not manifest_path.is_file():
         raise ExportError(f"{out_dir}: not a folder written by `leaderboard export`")

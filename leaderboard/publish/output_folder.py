@@ -5,8 +5,8 @@ A command writes the new contents into a hidden sibling of the folder,
 is renamed aside (``.<name>.old-XXXX``), the new one renamed in, the old one deleted. A
 command that fails leaves the folder as it was; one killed at any instant leaves it as it
 was or as it was to be, or, killed between the two renames, absent with the old one aside,
-which the next run of either command puts back before anything else
-(:func:`recover_folder`), then deleting what killed runs left. Two commands writing one
+which the next run of either command, or `export --existing` reading it, puts back
+before anything else (:func:`recover_folder`), then deleting what killed runs left. Two commands writing one
 folder at once are not supported: each would take the other's new folder for a leftover.
 
 A folder is only ever replaced when a run of the project made it (it holds the command's
