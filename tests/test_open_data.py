@@ -371,6 +371,9 @@ def test_export_has_a_release_manifest_of_every_file_and_is_deterministic(
     data_files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
     data_files -= {"README.md", "release.json", EXPORT_MARKER}
     assert set(release["export"]) == data_files
+    # A submitter may declare a cost block: the card called every cost measured.
+    card = (folder / "README.md").read_text("utf-8")
+    assert "measured cost" not in card and "or declared by the submitter" in card
     # The card says which files release.json lists: it said "every file here", and lists
     # neither the card nor itself.
     assert all(p.endswith(".parquet") or (p.startswith("schemas/") and p.endswith(".json"))

@@ -457,7 +457,8 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
               "The public leaderboard for instruction-following retrieval (FollowIR, "
               "mFollowIR, FollowTable, PI-Indic-Align) as data: its tables, every reported "
               "figure with its source, every verified submission's metadata, task figures, "
-              "per-query scores and measured cost, and the model records with their "
+              "per-query scores and cost (measured by `leaderboard baselines` or declared "
+              "by the submitter, as each record says), and the model records with their "
               "declared training data. Scores are fractions (the site shows x100).", "",
               f"Release **{release['name']}**"
               + (f", commit `{release['commit']}`{modified_text(release)}"
