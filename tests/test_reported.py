@@ -482,14 +482,16 @@ def test_mteb_rows_name_the_commit_their_files_come_from(
     out = tmp_path / "out.json"
     # A clone: its HEAD, named by the repository or by its results/ folder.
     for named in (clone, clone / "results"):
-        assert main(["import", "mteb", str(named), "--out", str(out), "--data-dir", str(DATA_DIR)]) == 0
+        assert main(["import", "mteb", str(named), "--out", str(out),
+                     "--data-dir", str(DATA_DIR)]) == 0
         assert "warning" not in capsys.readouterr().err
         written = read_results(out)
         assert {s.source.revision for s in written.systems} == {head[:12]}
         assert written.produced_by["upstream"] == f"embeddings-benchmark/results@{head[:12]}"
     # A row whose files differ from the clone's HEAD names no commit, and says why.
     _write(clone / "results" / "c__d" / "r" / "model_meta.json", {"name": "c/d"})
-    assert main(["import", "mteb", str(clone), "--out", str(out), "--data-dir", str(DATA_DIR)]) == 0
+    assert main(["import", "mteb", str(clone), "--out", str(out),
+                 "--data-dir", str(DATA_DIR)]) == 0
     assert "1 of 2 rows name no commit" in capsys.readouterr().err
     rows = {s.system_id: s.source for s in read_results(out).systems}
     assert rows["mteb/a__b/r"].revision == head[:12] and rows["mteb/c__d/r"].revision is None
@@ -500,7 +502,8 @@ def test_mteb_rows_name_the_commit_their_files_come_from(
     for plain in (tmp_path / "plain", clone / "copy"):
         _write(plain / "results" / "a__b" / "r" / "News21InstructionRetrieval.json",
                GOOD_TASK)
-        assert main(["import", "mteb", str(plain), "--out", str(out), "--data-dir", str(DATA_DIR)]) == 0
+        assert main(["import", "mteb", str(plain), "--out", str(out),
+                     "--data-dir", str(DATA_DIR)]) == 0
         assert "1 of 1 rows name no commit" in capsys.readouterr().err
         written = read_results(out)
         (source,) = [s.source for s in written.systems]
