@@ -35,6 +35,7 @@ from leaderboard.publish.site.scripts import (
     explorer_script,
 )
 from leaderboard.benchmarks.registry import all_tasks, get_task
+from leaderboard.core.measures import measure_of
 from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree
 
 TASKS = ["followir/robust04", "followir/core17", "followtable/wtr", "followtable/wqt",
@@ -124,6 +125,16 @@ def test_index_says_what_each_metric_is_from_the_catalogue(built) -> None:
     assert index["metrics"]["IRS"]["signed"] and index["metrics"]["IRS"]["low"] == -1
     assert index["metrics"]["AUROC"]["label"] == "AUROC part"
     assert index["metrics"]["original/nDCG@10"]["label"] == "nDCG@10 (original)"
+
+
+def test_metric_facts_say_which_way_each_measure_is_better() -> None:
+    """The list called ascending order "worst first" on every metric; which way is worst,
+    and so the order a list starts in, is the catalogue's direction, which reaches the
+    script through the index (ECE is better lower; a "neither" share has no worst)."""
+    for key in ("p-MRR", "AUROC", "original/nDCG@10", "ECE", "calibrated/ECE", "Positive rate"):
+        assert metric_facts(key)["direction"] == measure_of(key).direction
+    assert metric_facts("ECE")["direction"] == "lower"
+    assert metric_facts("Positive rate")["direction"] == "neither"
 
 
 def test_the_explorer_script_is_its_parts_in_order(built) -> None:

@@ -167,10 +167,11 @@ def test_a_measure_declared_in_the_catalogue_reaches_every_surface(monkeypatch) 
     assert score_text(table.values["a"][0], col.signed) == "+30.0"
     # the PR comment's column
     assert task_column("followir/core17", key).higher_is_better is False
-    # the explorer's index
+    # the explorer's index (its direction: which way a list of the toy is worst first)
     assert metric_facts(key) == {"label": "toy part (original)",
                                  "help": "the query's part of the toy error",
-                                 "signed": True, "low": -1.0, "high": 1.0}
+                                 "direction": "lower", "signed": True, "low": -1.0,
+                                 "high": 1.0}
     # the metrics page's table of the catalogue
     page = environment().get_template("metrics.md.j2").render(measures=list(MEASURES.values()))
     row = next(line for line in page.splitlines() if line.startswith("| **Toy@k**"))

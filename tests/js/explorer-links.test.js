@@ -37,10 +37,19 @@ test("taskIdsOf splits a t parameter and drops blanks", () => {
 
 test("listView reads the query list's sort and filters from an address; listViewParams writes them", () => {
   const read = (q) => FBXLinks.listView(new URLSearchParams(q));
-  assert.deepEqual(read(""), { key: "", dir: 1, find: "", group: "", task: "", only: "" });
+  assert.deepEqual(read(""), { key: "", dir: 0, find: "", group: "", task: "", only: "" });
   const view = read("s=x&t=a,b&m=query&dir=desc&find=1_&g=C2&task=a&only=p-MRR");
   assert.deepEqual(view, { key: "query", dir: -1, find: "1_", group: "C2", task: "a", only: "p-MRR" });
   assert.equal(FBXLinks.href("explore.html", FBXLinks.listViewParams(view)),
     "explore.html?m=query&dir=desc&find=1_&g=C2&task=a&only=p-MRR");
   assert.equal(FBXLinks.href("explore.html", FBXLinks.listViewParams(read("m=p-MRR"))), "explore.html?m=p-MRR");
+  // dir is written only where it is not the column's first order (``first``, rows.js
+  // firstDir: worst first, descending on a measure better lower), and read back so.
+  assert.equal(read("m=ECE&dir=asc").dir, 1);
+  const params = (view) => FBXLinks.href("explore.html", FBXLinks.listViewParams(view));
+  const base = { find: "", group: "", task: "", only: "" };
+  assert.equal(params({ ...base, key: "ECE", dir: -1, first: -1 }), "explore.html?m=ECE");
+  assert.equal(params({ ...base, key: "ECE", dir: 1, first: -1 }), "explore.html?m=ECE&dir=asc");
+  assert.equal(params({ ...base, key: "p-MRR", dir: 1, first: 1 }), "explore.html?m=p-MRR");
+  assert.equal(params({ ...base, key: "p-MRR", dir: -1, first: 1 }), "explore.html?m=p-MRR&dir=desc");
 });

@@ -24,6 +24,22 @@ test("sortRows: figures either way with a missing one last; ids with their numbe
   assert.deepEqual(Rows.sortRows(grouped, "group", 1).map((r) => r.query), ["b", "c", "a"]);
 });
 
+test("firstDir and orderText: a list's first order and its words follow the catalogue's direction", () => {
+  // Worst first: ascending where higher is better, descending where lower is (ECE); a
+  // "neither" measure (a share of the data) or an id sorts ascending and says no worst.
+  assert.equal(Rows.firstDir("higher"), 1);
+  assert.equal(Rows.firstDir("lower"), -1);
+  assert.equal(Rows.firstDir("neither"), 1);
+  assert.equal(Rows.firstDir(null), 1);
+  assert.equal(Rows.orderText("p-MRR", 1, "higher"), "worst first on p-MRR");
+  assert.equal(Rows.orderText("p-MRR", -1, "higher"), "best first on p-MRR");
+  assert.equal(Rows.orderText("ECE", -1, "lower"), "worst first on ECE");
+  assert.equal(Rows.orderText("ECE", 1, "lower"), "best first on ECE");
+  assert.equal(Rows.orderText("Positive rate", 1, "neither"), "sorted by Positive rate, ascending");
+  assert.equal(Rows.orderText("Positive rate", -1, "neither"), "sorted by Positive rate, descending");
+  assert.equal(Rows.orderText("Query", 1, null), "sorted by Query, ascending");
+});
+
 test("orderMetrics: the primary, the signed, the original run's, the altered's, the rest", () => {
   const signed = (m) => m === "p-MRR" || m === "IRS";
   assert.deepEqual(Rows.orderMetrics(["altered/nDCG@10", "IRS", "original/nDCG@10", "p-MRR", "R@1"], "IRS", signed),

@@ -70,7 +70,7 @@ EXPLORER_PAGE = "explore.md"
 DATA = "explore"
 # The script checks it (assets/explorer/records.js INDEX_FORMAT): bump both when the index
 # changes.
-INDEX_FORMAT = "followboard-explorer/2"
+INDEX_FORMAT = "followboard-explorer/3"
 # What each entry of a task file holds, named in the file ("fields"), read by name
 # (assets/explorer/records.js): the submission's position in the index's "order", its
 # figure on the task's primary metric, and 1 when it has explanation files for the task.
@@ -166,10 +166,13 @@ def task_labels(family: Family, registry: dict[str, Task]) -> dict[str, str]:
 
 
 def metric_facts(key: str) -> dict[str, object]:
-    """What the explorer shows of a per-query metric key: its label and help, whether it
-    is signed (shown with +, negative coloured, drawn diverging) and its range."""
+    """What the explorer shows of a per-query metric key: its label and help, which way
+    is better (the catalogue's direction: what "worst first" means, and the order a list
+    sorted by it starts in), whether it is signed (shown with +, negative coloured, drawn
+    diverging) and its range."""
     measure = measure_of(key)
-    return {"label": query_label(key), "help": query_help(key), "signed": measure.signed,
+    return {"label": query_label(key), "help": query_help(key),
+            "direction": measure.direction, "signed": measure.signed,
             "low": measure.low, "high": measure.high}
 
 
@@ -308,7 +311,7 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
     index = {
         "format": INDEX_FORMAT,
         "texts": f"{DATA}/texts/" if copied_texts else None,
-        # Every metric key of the tasks below: label, help, sign and range.
+        # Every metric key of the tasks below: label, help, direction, sign and range.
         "metrics": {key: metric_facts(key) for key in dict.fromkeys(
             k for tid, t in registry.items() if tid in per_task for k in t.metric_keys())},
         "submissions": submissions,

@@ -34,6 +34,7 @@ var FBXData = (function () {
   var UNKNOWN_METRIC = { signed: false, low: 0, high: 1 };
 
   // What a metric key is (the measure catalogue's, through the index): label, help,
+  // direction ("higher", "lower" or "neither": which way is better; none when unknown),
   // signed (shown with +, negative coloured, drawn diverging), low and high (its range).
   function metricInfo(key) { return state.index.metrics[key] || UNKNOWN_METRIC; }
   function signedMetric(key) { return !!metricInfo(key).signed; }

@@ -33,17 +33,20 @@ var FBXLinks = (function () {
 
   // The query list's sort and filters as its address carries them, and so do the links
   // from it to a card and between cards, which step in the order the list showed:
-  // m, the column sorted by; dir=desc when descending; find, g, task and only, the
-  // filters (rows.js shownRows). Read as given: the list checks them against its columns.
+  // m, the column sorted by; dir, desc or asc, absent when the column's first order
+  // (rows.js firstDir: worst first on a metric), read as 0; find, g, task and only, the
+  // filters (rows.js shownRows). Read as given: the list checks them against its columns
+  // and sets ``first``, the sorted column's first order.
   function listView(params) {
-    return { key: params.get("m") || "", dir: params.get("dir") === "desc" ? -1 : 1,
+    var dir = params.get("dir");
+    return { key: params.get("m") || "", dir: dir === "desc" ? -1 : dir === "asc" ? 1 : 0,
              find: params.get("find") || "", group: params.get("g") || "",
              task: params.get("task") || "", only: params.get("only") || "" };
   }
 
   function listViewParams(view) {
-    return { m: view.key, dir: view.dir < 0 ? "desc" : "", find: view.find, g: view.group,
-             task: view.task, only: view.only };
+    var dir = !view.dir || view.dir === (view.first || 1) ? "" : view.dir < 0 ? "desc" : "asc";
+    return { m: view.key, dir: dir, find: view.find, g: view.group, task: view.task, only: view.only };
   }
 
   return { href: href, fileUrl: fileUrl, taskIdsOf: taskIdsOf, listView: listView,

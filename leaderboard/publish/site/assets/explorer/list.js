@@ -19,8 +19,9 @@ var FBXList = (function () {
   // A list of ``tids`` (its ``lists``): its rows, metric columns in order, constraint
   // types, and its sort and filters as the address ``p`` gives them (links.js listView),
   // each kept only where the list has that column or value. By default: the primary
-  // metric, worst first (where the model fails). A card reads it too, to step through
-  // the queries in the order the list showed them.
+  // metric, worst first (where the model fails: ascending, or descending for a measure
+  // the catalogue says is better lower). A card reads it too, to step through the
+  // queries in the order the list showed them.
   function listModel(lists, tids, p) {
     var rows = [].concat.apply([], lists.map(function (l) { return l.rows; }));
     var primary = state.index.tasks[tids[0]].primary;
@@ -34,7 +35,22 @@ var FBXList = (function () {
     if (groups.indexOf(view.group) === -1) view.group = "";
     if (tids.length < 2 || tids.indexOf(view.task) === -1) view.task = "";
     if (metrics.filter(D.signedMetric).indexOf(view.only) === -1) view.only = "";
+    sortBy(view, metrics, view.key, view.dir);
     return { rows: rows, metrics: metrics, groups: groups, view: view };
+  }
+
+  // The catalogue's direction of a column of a list of ``metrics`` (null for an id or a
+  // name), the index's.
+  function directionOf(metrics, key) {
+    return metrics.indexOf(key) !== -1 ? D.metricInfo(key).direction : null;
+  }
+
+  // Sort ``view`` by the column ``key`` in ``dir`` (0: the column's first order, worst
+  // first on a metric; rows.js firstDir), noting that first order (links.js).
+  function sortBy(view, metrics, key, dir) {
+    view.key = key;
+    view.first = Rows.firstDir(directionOf(metrics, key));
+    view.dir = dir || view.first;
   }
 
   // The address of a card opened from a list of ``tids`` shown as ``view``: its previous
@@ -98,7 +114,7 @@ var FBXList = (function () {
         else {
           var btn = h("button", { type: "button", cls: "fb-x-sort" }, c.label);
           btn.addEventListener("click", function () {
-            if (view.key === c.key) view.dir = -view.dir; else { view.key = c.key; view.dir = 1; }
+            sortBy(view, metrics, c.key, view.key === c.key ? -view.dir : 0);
             draw();
           });
           add(th, btn);
@@ -162,8 +178,7 @@ var FBXList = (function () {
     // of four datasets linked the first dataset's heatmap under "these queries").
     var oneFamily = tids.every(function (t) { return index.tasks[t].family === index.tasks[tids[0]].family; });
     var sortCol = cols.filter(function (c) { return c.key === view.key; })[0];
-    var order = metricKey() && view.dir > 0 ? "worst first on " + D.metricLabel(view.key)
-      : "sorted by " + sortCol.label + (view.dir > 0 ? ", ascending" : ", descending");
+    var order = Rows.orderText(sortCol.label, view.dir, directionOf(metrics, view.key));
     var intro = h("p", { cls: "fb-x-note" },
       "Each query with ", F.subPage(slug), "\u2019s own scores (\u00d7100), " + order +
       ". Click a query for its card, whose previous and next query follow this list as you sort and filter it; click a column to sort.",

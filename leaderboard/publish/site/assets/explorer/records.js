@@ -12,7 +12,7 @@
 var FBXRecords = (function () {
   "use strict";
 
-  var INDEX_FORMAT = "followboard-explorer/2";
+  var INDEX_FORMAT = "followboard-explorer/3";
   var EXPLAIN_FORMAT = "followboard-explain/1";
   var TEXTS_FORMAT = "followboard-texts/1";
   var MANIFEST_FORMAT = "followboard-explain-manifest/2";

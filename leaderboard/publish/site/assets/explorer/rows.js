@@ -29,6 +29,22 @@ var FBXRows = (function () {
     return rows;
   }
 
+  // The order a list sorted by a column starts in (1 ascending, -1 descending): worst
+  // first for a measure the catalogue says is better higher or lower (``direction``, the
+  // index's: ascending, descending); ascending for any other column ("neither", a share
+  // that describes the data, sorts as "higher", measures.py; ids and names).
+  function firstDir(direction) { return direction === "lower" ? -1 : 1; }
+
+  // The order of a list sorted by the column ``label`` in ``dir``, in words: "worst
+  // first on p-MRR", "best first on ECE", or, for a column neither better higher nor
+  // lower (``direction`` "neither", or none: an id, a name), "sorted by Query, ascending".
+  function orderText(label, dir, direction) {
+    if (direction === "higher" || direction === "lower") {
+      return (dir === firstDir(direction) ? "worst" : "best") + " first on " + label;
+    }
+    return "sorted by " + label + (dir > 0 ? ", ascending" : ", descending");
+  }
+
   // The query list's rows as the reader sees them: those its filters keep (``view``:
   // find, a part of the query's id or an original query's whole id; group; task; only, a
   // signed metric below 0; each blank for all) in its sort (view.key, view.dir; sortRows).
@@ -148,7 +164,7 @@ var FBXRows = (function () {
     return "rgb(" + Math.round(255 - 205 * u) + "," + Math.round(255 - 120 * u) + "," + Math.round(255 - 60 * u) + ")";
   }
 
-  return { sortRows: sortRows, shownRows: shownRows, neighbours: neighbours, orderMetrics: orderMetrics, defaultMetric: defaultMetric,
+  return { sortRows: sortRows, firstDir: firstDir, orderText: orderText, shownRows: shownRows, neighbours: neighbours, orderMetrics: orderMetrics, defaultMetric: defaultMetric,
            metricsOf: metricsOf, disagreements: disagreements, heatRows: heatRows, colour: colour };
 })();
 
