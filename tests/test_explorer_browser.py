@@ -243,8 +243,15 @@ def test_a_cards_previous_and_next_follow_the_list_as_the_reader_sorted_it(real_
     """They followed the file's order whatever the list showed: sorted by p-MRR and
     filtered to C2, the next query of a card was the file's next, often of another type."""
     explore(page, real_site, "?s=bm25s&t=followtable/wtr")
+    intro = page.locator("#fb-explorer p.fb-x-note").first
+    assert ", worst first on IRS. " in intro.inner_text()
     page.locator('th[data-key="p-MRR"] button').click()
     page.locator('th[data-key="p-MRR"] button').click()  # best first
+    # The intro says so, and its heatmap shows p-MRR (both stayed as first drawn: "worst
+    # first on IRS").
+    assert ", best first on p-MRR. " in intro.inner_text()
+    heatmap = intro.locator("a", has_text="Heatmap of these queries")
+    assert parse_qs(urlsplit(heatmap.get_attribute("href")).query)["m"] == ["p-MRR"]
     page.select_option("form.fb-x-filters select[name=g]", "C2")
     shown = [r["q"] for r in list_rows(page)]
     assert len(shown) >= 3

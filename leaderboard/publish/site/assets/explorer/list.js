@@ -93,6 +93,13 @@ var FBXList = (function () {
       signed.length ? h("label", null, "Show ", only) : null,
       compareSelect(tids, slug, function (other) { return href({ s: slug, t: tids.join(","), vs: other, m: metricKey() }); }));
     var count = h("p", { cls: "fb-x-count", "aria-live": "polite" });
+    // What the intro says the list shows, set as it is drawn: its order in words, and the
+    // heatmap of its queries on the metric sorted by. The heatmap draws one family's
+    // queries: offered when the list is one family (a list of four datasets linked the
+    // first dataset's heatmap under "these queries").
+    var order = h("span", { cls: "fb-x-order" });
+    var oneFamily = tids.every(function (t) { return index.tasks[t].family === index.tasks[tids[0]].family; });
+    var heatmap = oneFamily ? nav("Heatmap of these queries against other submissions", { view: "heatmap", t: tids[0] }) : null;
     var table = h("table", { cls: "fb-x-table fb-x-list" });
     var wrap = h("div", { cls: "fb-x-wrap" }, table);
     var more = h("button", { type: "button", cls: "md-button fb-x-more" });
@@ -154,6 +161,9 @@ var FBXList = (function () {
       }
       table.textContent = "";
       add(table, head(), body);
+      var sortCol = cols.filter(function (c) { return c.key === view.key; })[0];
+      order.textContent = Rows.orderText(sortCol.label, view.dir, directionOf(metrics, view.key));
+      if (heatmap) heatmap.href = href({ view: "heatmap", t: tids[0], m: metricKey() });
       if (refocus) table.querySelector('th[data-key="' + refocus + '"] button').focus();
       count.textContent = shown.length === rows.length
         ? rows.length + " queries" + (limit < shown.length ? ", the first " + limit + " shown" : "")
@@ -174,15 +184,10 @@ var FBXList = (function () {
     form.addEventListener("input", refilter);
     form.addEventListener("change", refilter);
     refilter();
-    // The heatmap draws one family's queries: offered when the list is one family (a list
-    // of four datasets linked the first dataset's heatmap under "these queries").
-    var oneFamily = tids.every(function (t) { return index.tasks[t].family === index.tasks[tids[0]].family; });
-    var sortCol = cols.filter(function (c) { return c.key === view.key; })[0];
-    var order = Rows.orderText(sortCol.label, view.dir, directionOf(metrics, view.key));
     var intro = h("p", { cls: "fb-x-note" },
-      "Each query with ", F.subPage(slug), "\u2019s own scores (\u00d7100), " + order +
+      "Each query with ", F.subPage(slug), "\u2019s own scores (\u00d7100), ", order,
       ". Click a query for its card, whose previous and next query follow this list as you sort and filter it; click a column to sort.",
-      oneFamily ? [" ", nav("Heatmap of these queries against other submissions", { view: "heatmap", t: tids[0], m: metricKey() }), "."] : null);
+      heatmap ? [" ", heatmap, "."] : null);
     F.show(h("h2", null, "Queries of " + sub.name + " on " + D.taskTitle(tids)),
       [F.crumbs([nav("Explorer", {}), nav(sub.name, { s: slug }), h("span", null, D.taskTitle(tids))]),
        intro, form, count, wrap, more]);
