@@ -112,6 +112,19 @@ def test_every_declared_column_agrees_with_the_catalogue() -> None:
     assert checked > 500
 
 
+def test_t4_tables_rank_by_every_scored_measure_that_is_better_one_way() -> None:
+    """pi_indic_views kept its own list of T4's columns, the scored measures less the two
+    shares whose direction is "neither"; it is that, taken from the task and catalogue."""
+    task = all_tasks()["pi-indic-val150/t4/hin"]
+    ranked = [m for m in task.pair_metrics if parse(m).measure.direction != "neither"]
+    assert ranked == ["AUROC", "AUPRC", "Accuracy", "Balanced accuracy", "ECE"]
+    t4 = [v for v in all_views().values() if v.id.startswith("pi-indic/t4/")]
+    assert t4
+    for view in t4:
+        shown = list(dict.fromkeys(c.metric for c in view.columns))
+        assert shown == ranked, view.id
+
+
 def test_the_catalogue_is_a_plain_module() -> None:
     """`leaderboard eval` imports it: the standard library and the error root only."""
     def imports_of(module: str) -> set[str]:

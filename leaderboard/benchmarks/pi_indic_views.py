@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from leaderboard.benchmarks.pi_indic import PI_FULL_PREFIX, PI_INDIC, PI_PAIR, PI_PERSONA
+from leaderboard.benchmarks.pi_indic import (
+    PI_FULL_PREFIX,
+    PI_INDIC,
+    PI_PAIR,
+    PI_PERSONA,
+    PI_T4_SCORED_METRICS,
+)
 from leaderboard.benchmarks.views import (
     AveragePolicy,
     Chart,
@@ -20,10 +26,14 @@ from leaderboard.benchmarks.views import (
     column,
 )
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
+from leaderboard.core.measures import measure_of
 from leaderboard.core.tasks import Task
 
 PI_RETRIEVAL_METRICS = ("R@1", "R@5", "R@10", "RR@10")
-PI_T4_METRICS = ("AUROC", "AUPRC", "Accuracy", "Balanced accuracy", "ECE")
+# T4's columns: every measure a T4 score sheet holds that is better one way, in its order.
+# The shares whose direction is "neither" (of pairs predicted compatible, of compatible
+# pairs) describe the predictions and the data, not skill, so no column ranks by them.
+PI_T4_METRICS = tuple(m for m in PI_T4_SCORED_METRICS if measure_of(m).direction != "neither")
 # The paper prints T4 once, over its pooled test set: the val150 average follows the
 # convention of its other per-language averages instead, and says so.
 T4_CONVENTION = (", as the other PI-Indic averages (the paper reports T4 once, on its "
