@@ -28,6 +28,7 @@ import leaderboard.core.runs.validation as runs_validation
 from leaderboard.app.cli import main
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.data import load_task_data
+from leaderboard.core.tasks import MAX_DOCS_PER_QUERY, corpus_depth_text
 
 WTR = "followtable/wtr"
 # FollowTable ranks a corpus: every query lists min(1000, corpus size) = 1000 tables.
@@ -560,6 +561,19 @@ def test_check_run_help_states_the_depth_rule(capsys) -> None:
     text = " ".join(capsys.readouterr().out.split())
     assert "ranks every document of its `top_ranked` candidates and nothing else" in text
     assert "each query lists min(1000, corpus size) documents" in text
+    assert f"At most {MAX_DOCS_PER_QUERY} documents per query." in text
+
+
+def test_the_depth_rule_is_written_in_one_place() -> None:
+    """The check-run help, FollowTable's and PI-Indic's How-to-submit rows, the submit page
+    and the validator's message each wrote "min(1000, corpus size)"; they take it from
+    core/tasks.py, from MAX_DOCS_PER_QUERY, as the validator takes its limit."""
+    assert corpus_depth_text() == f"min({MAX_DOCS_PER_QUERY}, corpus size)"
+    owner = REPO / "leaderboard" / "core" / "tasks.py"
+    written = [str(p.relative_to(REPO)) for p in sorted((REPO / "leaderboard").rglob("*"))
+               if p.suffix in (".py", ".j2") and p != owner
+               and f"min({MAX_DOCS_PER_QUERY}," in p.read_text(encoding="utf-8")]
+    assert written == []
 
 
 def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(

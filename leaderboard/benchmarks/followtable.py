@@ -6,7 +6,7 @@ from __future__ import annotations
 from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
 from leaderboard.benchmarks.units import SamplingUnit
 from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES
-from leaderboard.core.tasks import DataSource, Task
+from leaderboard.core.tasks import DataSource, Task, corpus_depth_text
 
 FOLLOWTABLE_COMMIT = "1c47fe27776d"
 FOLLOWTABLE_DATASETS = {"wqt": "WQT", "wtr": "WTR", "tarx": "TArX", "industr": "IndusTR"}
@@ -90,5 +90,5 @@ FOLLOWTABLE = Benchmark(
                 "queries <code>&lt;q&gt;</code> in <code>only_queries.jsonl</code> "
                 "(<code>original</code> run)",
         corpus="<code>corpus.jsonl</code> (the dataset's tables)",
-        depth="rank the whole corpus: each query lists min(1000, corpus size) tables"),),
+        depth=f"rank the whole corpus: each query lists {corpus_depth_text()} tables"),),
 )

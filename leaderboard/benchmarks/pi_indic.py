@@ -14,7 +14,7 @@ from leaderboard.core.data.layout_files import (
     PI_INDIC_LOCAL_DIR,
     pi_indic_file,
 )
-from leaderboard.core.tasks import DataSource, Task
+from leaderboard.core.tasks import DataSource, Task, corpus_depth_text
 
 PI_INDIC_COMMIT = "a7d6877f5ddf"
 # What a T4 score sheet holds: the paper's four metrics, balanced accuracy (a constant
@@ -90,7 +90,7 @@ def _pi_task(kind: str, query_lang: str, doc_lang: str, query_side: str,
         title=f"PI-Indic val150 {kind.upper()} {setting} {direction}, {langs_title}",
         source=PI_INDIC_SOURCE, layout="pi-indic", roles=("run",), pairing="none",
         candidates="corpus",
-        max_docs_per_query=1000, standard_metrics=metrics, primary_metric="RR@10",
+        standard_metrics=metrics, primary_metric="RR@10",
         headline_metric="R@1",
         views={"pi_task": kind, "language": query_lang, "setting": setting},
         params={"query_lang": query_lang, "doc_lang": doc_lang, "query_side": query_side},
@@ -125,7 +125,7 @@ PI_INDIC = Benchmark(
                     "<code>i&lt;id&gt;</code>) of the 150 validated rows of each language's "
                     "CSV, one <code>run</code> file",
             corpus="the other side of the same 150 rows, in the target language",
-            depth="each query lists min(1000, corpus size) documents: the whole 150-item "
+            depth=f"each query lists {corpus_depth_text()} documents: the whole 150-item "
                   "candidate set"),
         GuideRow(
             title="PI-Indic val150 T4", pull="pi-indic", task_prefixes=(f"{PI_VAL_PREFIX}t4/",),

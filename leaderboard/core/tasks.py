@@ -27,6 +27,13 @@ Layout = Literal["mteb", "followtable", "pi-indic"]
 MAX_DOCS_PER_QUERY = 1000
 
 
+def corpus_depth_text(max_docs: int = MAX_DOCS_PER_QUERY) -> str:
+    """How many documents a corpus task's run lists for each query, in the words every
+    text says it (the check-run help, the How-to-submit page, the validator's message):
+    "min(1000, corpus size)"."""
+    return f"min({max_docs}, corpus size)"
+
+
 def _check_choice(owner: str, name: str, value: object, allowed: object) -> None:
     choices = get_args(allowed)
     if value not in choices:

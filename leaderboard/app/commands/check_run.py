@@ -10,6 +10,7 @@ from leaderboard.core.data import load_task_data, resolve_data_dir
 from leaderboard.core.evaluate import validate_file
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
 from leaderboard.core.report import Report, plural
+from leaderboard.core.tasks import MAX_DOCS_PER_QUERY, corpus_depth_text
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -22,8 +23,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "lists, which would let a shallow run inflate p-MRR, so every query must be ranked "
         "in full. FollowIR and mFollowIR rerank a fixed pool: each query's run ranks every "
         "document of its `top_ranked` candidates and nothing else. FollowTable and PI-Indic "
-        "T1-T3 rank a corpus: each query lists min(1000, corpus size) documents (PI-Indic: "
-        "all 150 candidates). At most 1000 documents per query.",
+        f"T1-T3 rank a corpus: each query lists {corpus_depth_text()} documents (PI-Indic: "
+        f"all 150 candidates). At most {MAX_DOCS_PER_QUERY} documents per query.",
         "  leaderboard check-run followtable/wtr runs/altered.trec.gz --role altered")
     p.add_argument("task", metavar="TASK", help="task id, e.g. followtable/wtr (see `leaderboard tasks`)")
     p.add_argument("run_file", metavar="RUN_FILE", type=Path)

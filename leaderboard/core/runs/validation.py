@@ -18,7 +18,7 @@ from leaderboard.core.runs.columns import ParsedRun, id_array, lookup
 from leaderboard.core.runs.ordering import grouped_order
 from leaderboard.core.runs.parsing import _parse_rows
 from leaderboard.core.runs.reading import RunBytes, read_run_file
-from leaderboard.core.tasks import MAX_DOCS_PER_QUERY
+from leaderboard.core.tasks import MAX_DOCS_PER_QUERY, corpus_depth_text
 
 # Findings of one kind listed per file by the checks of the whole run (unknown documents,
 # duplicates...); past this they are counted in one summary line.
@@ -124,8 +124,8 @@ def _check_depth(data_task: TaskData, run: ParsedRun, known: np.ndarray,
     scores p-MRR as if every missing document had dropped together: cutting BM25's WTR
     run to its top 10 raised p-MRR from 0.354 to 0.812. Hence a depth floor: reranking
     tasks (FollowIR, mFollowIR) must rank every document of each query's ``top_ranked``
-    pool; corpus tasks (FollowTable, PI-Indic T1-T3) must list min(1000, corpus size)
-    documents per query, which for PI-Indic is its whole 150-item candidate set.
+    pool; corpus tasks (FollowTable, PI-Indic T1-T3) must list min(max_docs, corpus size)
+    documents per query (:func:`~leaderboard.core.tasks.corpus_depth_text`), which for PI-Indic is its whole 150-item candidate set.
     ``known`` flags the run's queries that belong to the role (others are reported
     already); ``in_candidates`` flags the rows inside the candidates. ``keys`` are the
     rows' (query, document) keys when the run repeats a document (it counts once), else
@@ -164,7 +164,7 @@ def _check_depth(data_task: TaskData, run: ParsedRun, known: np.ndarray,
                    f"({tally})")
     else:
         message = (f"query {q_names[first]!r} ranks {plural(int(ranked[first]), 'document')}; "
-                   f"each query must list min({max_docs}, corpus size) = "
+                   f"each query must list {corpus_depth_text(max_docs)} = "
                    f"{plural(int(required[first]), 'document')} of the corpus ({tally})")
     report.add(display, int(run.line[first_row[first]]), message)
 

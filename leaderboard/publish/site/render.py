@@ -26,6 +26,7 @@ from leaderboard.core.fileio import size_text
 from leaderboard.core.measures import MEASURES
 from leaderboard.core.report import Report
 from leaderboard.core.runs.parsing import parse_run
+from leaderboard.core.tasks import corpus_depth_text
 from leaderboard.publish.standings import TIER_LEADER, TIER_REPORTED, TIER_TIED, ViewTable
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.cost import efficiency_context
@@ -243,7 +244,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
           model_types=MODEL_TYPES, dates=dates)
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),
           examples=validator_examples(), sources=task_sources(), repo_url=repo.url,
-          status_lines=STATUS_LINE)
+          status_lines=STATUS_LINE, corpus_depth=corpus_depth_text())
     write("metrics.md", "metrics.md.j2", measures=list(MEASURES.values()))
     board.warnings += write_explorer(board, docs, write)
     extra = docs / SEARCH_EXTRA
