@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import fcntl
 import gzip
+import importlib.util
 import os
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -14,6 +16,23 @@ from leaderboard.publish.site.build import build_site
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
+
+
+def models_extra() -> ModuleType:
+    """Skip the test module that calls it, at its top, unless the `models` extra is
+    installed (torch, transformers, sentence-transformers), and keep the Hub offline
+    for it; torch, for the module to use. Sentence-transformers is found, not
+    imported: importing it takes 12 s beyond torch and transformers, which every xdist
+    worker paid while collecting; only the fixture that saves model folders with it
+    imports it."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    if importlib.util.find_spec("sentence_transformers") is None:
+        pytest.skip("sentence-transformers is not installed (the models extra)",
+                    allow_module_level=True)
+    return torch
 
 
 def data_root() -> Path:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -27,17 +26,9 @@ import numpy as np
 import pytest
 import yaml
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["TRANSFORMERS_OFFLINE"] = "1"
+from conftest import models_extra
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
-# Found, not imported: importing sentence-transformers takes 12 s beyond torch and
-# transformers, which every xdist worker paid while collecting; only the fixture that
-# saves its model folders imports it.
-if importlib.util.find_spec("sentence_transformers") is None:
-    pytest.skip("sentence-transformers is not installed (the models extra)",
-                allow_module_level=True)
+torch = models_extra()
 
 from huggingface_hub import constants as hf_constants  # noqa: E402
 

@@ -10,25 +10,15 @@ builds them; pr-check runs as tests/test_ci.py runs it.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["TRANSFORMERS_OFFLINE"] = "1"
+from conftest import models_extra
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
-# Found, not imported: importing sentence-transformers takes 12 s beyond torch and
-# transformers, which every xdist worker paid while collecting; only the fixture that
-# saves its model folders imports it.
-if importlib.util.find_spec("sentence_transformers") is None:
-    pytest.skip("sentence-transformers is not installed (the models extra)",
-                allow_module_level=True)
+models_extra()
 
 from leaderboard.app.ci.pr_report import read_ci_report  # noqa: E402
 from leaderboard.app.cli import main  # noqa: E402
