@@ -111,8 +111,25 @@ class TaskCost:
         sample = "; ".join(([self.sample] if self.sample else []) + self.notes)
         if sample:
             entry["sample"] = sample
-        # What is not known is not written (metadata.yaml records no nulls).
-        return {k: v for k, v in entry.items() if v is not None}
+        return known(entry)
+
+
+def known(values: dict) -> dict:
+    """``values`` without what is not known: metadata.yaml records no nulls (an absent
+    figure is an unknown one)."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def without_unknowns(block: dict) -> dict:
+    """An ``efficiency:`` block as the writer writes it: no null in it, its hardware or
+    any task's entry (one written before that rule, or by hand, may hold some)."""
+    out = known(block)
+    if isinstance(out.get("hardware"), dict):
+        out["hardware"] = known(out["hardware"])
+    if isinstance(out.get("tasks"), dict):
+        out["tasks"] = {key: known(entry) if isinstance(entry, dict) else entry
+                        for key, entry in out["tasks"].items()}
+    return out
 
 
 def merge_costs(costs: list[TaskCost]) -> TaskCost:
@@ -266,7 +283,7 @@ def hardware_record(cpu: str, device: str, precision: str, gpus: int = 1) -> dic
 
         record["gpu"] = torch.cuda.get_device_name(torch.device(device))
         record["gpu_count"] = gpus
-    return {k: v for k, v in record.items() if v is not None}
+    return known(record)
 
 
 def efficiency_block(meter: EfficiencyMeter, hardware: dict, measured_by: str,
@@ -345,7 +362,8 @@ def block_conflicts(before: object, block: dict) -> tuple[list[str], list[str]]:
 def merged_block(before: object, block: dict) -> dict:
     """``block`` with the entries of the earlier block ``before`` for the tasks it does not
     measure, in the earlier order, and its command naming every task of both: only when
-    :func:`block_conflicts` finds no reason against it (the caller asks first)."""
+    :func:`block_conflicts` finds no reason against it (the caller asks first). A kept
+    entry's nulls are left out, as the meter leaves out what it does not know."""
     others, reasons = block_conflicts(before, block)
     if not others:
         return block
@@ -363,7 +381,7 @@ def merged_block(before: object, block: dict) -> dict:
         elif key in block["tasks"]:
             tasks[key] = block["tasks"][key]
     tasks.update({k: v for k, v in block["tasks"].items() if k not in tasks})
-    return {**block, "measured_by": shlex.join(words), "tasks": tasks}
+    return without_unknowns({**block, "measured_by": shlex.join(words), "tasks": tasks})
 
 
 def efficiency_conflict(path: object, before: object, block: dict) -> str | None:

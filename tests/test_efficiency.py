@@ -15,7 +15,7 @@ from leaderboard.app.cli import main
 from leaderboard.core.report import Report
 from leaderboard.submission.metadata import Metadata, load_metadata
 from reference_models.baseline_run import RunOptions, run_reference_model
-from reference_models.efficiency import FAMILY_ENTRY_ABOVE, EfficiencyMeter
+from reference_models.efficiency import FAMILY_ENTRY_ABOVE, EfficiencyMeter, merged_block
 from reference_models.measure import with_block, without_block
 from test_reference_models import _read_runs, tiny_data
 
@@ -58,6 +58,26 @@ def test_the_meter_counts_what_the_model_computed_task_by_task() -> None:
     assert "null" not in yaml.safe_dump(block)
     Metadata.model_validate({"id": "ab", "model": {"name": "m"}, "contact": "c",
                              "produced_by": "p", "efficiency": block})
+
+
+def test_the_figures_a_new_measurement_keeps_are_written_without_nulls() -> None:
+    """`baselines measure --tasks A` (or `run`) kept the other tasks' entries of the
+    earlier block as they were, so nulls a block written before the meter left them out
+    (the committed ones held `peak_gpu_memory_bytes: null`) were written again."""
+    hardware = {"cpu": "x", "cpu_cores": 2, "gpu_count": 0, "precision": "float32"}
+    common = {"source": "measured", "date": "2026-01-02", "hardware": hardware,
+              "embedding_cache": False}
+    before = {**common, "hardware": {**hardware, "gpu": None},
+              "measured_by": "leaderboard baselines measure m --tasks a/b",
+              "tasks": {"a/b": {"encode_seconds": 1.5, "search_seconds": 0.1, "texts": 3,
+                                "peak_gpu_memory_bytes": None, "load_average": 1.0}}}
+    block = {**common, "measured_by": "leaderboard baselines measure m --tasks a/c",
+             "tasks": {"a/c": {"encode_seconds": 2.0, "search_seconds": 0.2, "texts": 4}}}
+    merged = merged_block(before, block)
+    assert merged["tasks"]["a/b"] == {"encode_seconds": 1.5, "search_seconds": 0.1,
+                                      "texts": 3, "load_average": 1.0}
+    assert merged["measured_by"] == "leaderboard baselines measure m --tasks a/b a/c"
+    assert "null" not in yaml.safe_dump(merged)
 
 
 def test_a_large_task_family_is_one_entry() -> None:
