@@ -291,6 +291,10 @@ def test_the_committed_reference_submissions_record_measured_cost_with_hardware(
         for task, entry in cost.tasks.items():
             assert entry.load_average is not None and entry.sample, (folder.name, task)
             assert entry.texts > 0 and entry.texts_per_second, (folder.name, task)
+        # As the writer writes it: nothing unknown recorded as null (three blocks measured
+        # before that rule carried `gpu: null` and `peak_gpu_memory_bytes: null`).
+        block = yaml.safe_load((folder / "metadata.yaml").read_text("utf-8"))["efficiency"]
+        assert "null" not in yaml.safe_dump(block), folder.name
 
 
 @pytest.mark.parametrize("bad", [{"source": "guessed"}, {"tasks": {}}])
