@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import shutil
+import signal
+import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -621,6 +626,73 @@ def test_cli_build_reports_pages(built: dict, tmp_path: Path, capsys: pytest.Cap
     assert cli_main(["build", "--results-root", str(built["root"]), "--out",
                      str(tmp_path / "site"), "--docs-dir", str(tmp_path / "docs"),
                      "--cache-dir", str(built["base"] / "cache"), "--quiet"]) == 0
+
+
+class _Rendering(Exception):
+    """Raised where a stubbed build would render its pages: it got past its folders."""
+
+
+@pytest.fixture()
+def build_to_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`build_site` up to its rendering (an empty board, pages never rendered; each call
+    raises _Rendering there), its temporary folders under the returned folder."""
+    from leaderboard.publish.site import build as build_module
+
+    def render(*args: object, **kwargs: object) -> None:
+        raise _Rendering
+
+    monkeypatch.setattr(build_module, "load_board",
+                        lambda *args, **kwargs: SimpleNamespace(submissions=[], warnings=[]))
+    monkeypatch.setattr(build_module, "render_docs", render)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    (tmp_path / "root").mkdir()
+    return temp
+
+
+def _build_in_child_killed_at_unlink(k: int, root: Path, out: Path, docs: Path) -> None:
+    """`build_site` in a forked child that kills itself with SIGKILL at its k-th unlink."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            count = [0]
+            real_unlink = os.unlink
+
+            def unlink(*args: object, **kwargs: object) -> None:
+                count[0] += 1
+                if count[0] == k:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                real_unlink(*args, **kwargs)
+
+            os.unlink = unlink
+            build_site(root, out, docs_dir=docs)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks")
+def test_a_build_killed_while_emptying_its_docs_folder_leaves_one_the_next_build_takes(
+        tmp_path: Path, build_to_rendering: Path) -> None:
+    """A build emptied its docs folder (site/docs) with rmtree, which removed the folder's
+    marker among the first files: killed then, it left pages without the marker, and every
+    later build refused the folder as "not made by `leaderboard build`"."""
+    from leaderboard.publish.site.build import DOCS_MARKER
+
+    docs = tmp_path / "docs"
+    n_files = 21
+    for k in range(1, n_files + 2):  # killed at each removal, and not at all
+        shutil.rmtree(docs, ignore_errors=True)
+        (docs / "pages").mkdir(parents=True)
+        for i in range(n_files - 2):
+            (docs / f"page-{i}.md").write_text("# a page of the previous build\n")
+        (docs / "pages" / "a.md").write_text("# a page\n")
+        (docs / DOCS_MARKER).write_text("made by `leaderboard build`\n")
+        _build_in_child_killed_at_unlink(k, tmp_path / "root", tmp_path / "out", docs)
+        with pytest.raises(_Rendering):  # past the docs folder, whatever the kill left
+            build_site(tmp_path / "root", tmp_path / "out", docs_dir=docs)
+        assert sorted(p.name for p in docs.iterdir()) == [DOCS_MARKER], k
 
 
 @pytest.mark.slow

@@ -70,7 +70,10 @@ def site_address(url: str) -> str:
 
 
 def _prepare_dir(path: Path, marker: str, what: str) -> None:
-    """Make ``path`` an empty folder, refusing to wipe one this tool did not create."""
+    """Make ``path`` a folder holding only ``marker``, refusing to wipe one this tool did
+    not create. The marker stays while the rest goes: a build killed at any instant leaves
+    the folder marked, for the next build to empty (rmtree removed the marker among the
+    first files, and a build killed then left pages that every later build refused)."""
     if path.exists():
         if not path.is_dir():
             raise SiteBuildError(f"{path}: {what} exists and is not a directory")
@@ -78,8 +81,14 @@ def _prepare_dir(path: Path, marker: str, what: str) -> None:
             raise SiteBuildError(
                 f"{path}: {what} is not empty and was not made by `leaderboard build`; "
                 "choose an empty or new directory")
-        shutil.rmtree(path)
-    path.mkdir(parents=True)
+        for entry in list(path.iterdir()):
+            if entry.name == marker:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    path.mkdir(parents=True, exist_ok=True)
     (path / marker).write_text("made by `leaderboard build`; deleted on rebuild\n",
                                encoding="utf-8")
 
