@@ -672,6 +672,7 @@ def _build_in_child_killed_at_unlink(k: int, root: Path, out: Path, docs: Path) 
     os.waitpid(pid, 0)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks")
 def test_a_build_killed_while_emptying_its_docs_folder_leaves_one_the_next_build_takes(
         tmp_path: Path, build_to_rendering: Path) -> None:
@@ -693,6 +694,32 @@ def test_a_build_killed_while_emptying_its_docs_folder_leaves_one_the_next_build
         with pytest.raises(_Rendering):  # past the docs folder, whatever the kill left
             build_site(tmp_path / "root", tmp_path / "out", docs_dir=docs)
         assert sorted(p.name for p in docs.iterdir()) == [DOCS_MARKER], k
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks")
+def test_a_build_removes_the_temporary_folder_a_killed_build_left(
+        tmp_path: Path, build_to_rendering: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build works in a temporary folder (its pages when no --docs-dir is given, and
+    MkDocs' configuration) that a killed build cannot remove, and nothing else did: each
+    kill left one in /tmp for good. The next build removes those of processes gone."""
+    from fixtures.pids import dead_and_running_folders
+
+    from leaderboard.publish.site import build as build_module
+
+    pid = os.fork()
+    if pid == 0:  # the child: killed where it would render its pages
+        try:
+            monkeypatch.setattr(build_module, "render_docs",
+                                lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL))
+            build_site(tmp_path / "root", tmp_path / "out")
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert len(list(build_to_rendering.iterdir())) == 1  # what the killed build left
+    _, running = dead_and_running_folders(build_to_rendering, "followboard-site-")
+    with pytest.raises(_Rendering):
+        build_site(tmp_path / "root", tmp_path / "out")
+    assert list(build_to_rendering.iterdir()) == [running]  # a running build's is kept
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ bundled lunr worker.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import tempfile
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.publish.output_folder import check_replaceable, replaced_folder
 from leaderboard.publish.release import RELEASE_FILE, modified_warning, release_manifest
 from leaderboard.publish.site.board import Board, load_board
@@ -31,6 +33,10 @@ from leaderboard.publish.site.repository import repository_ref, uncommitted
 DOCS_MARKER = ".followboard-docs"
 SITE_MARKER = ".followboard-site"
 BUILT_BY = "`leaderboard build`"
+# A build's work folder in the temporary directory (its pages when no docs folder is given,
+# MkDocs' configuration), "<prefix><pid>-XXXX": a killed build cannot remove its own, and
+# the next build removes those whose process is gone.
+WORK_PREFIX = "followboard-site-"
 
 
 class SiteBuildError(FollowBoardError, ValueError):
@@ -140,7 +146,8 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
     address = site_address(site_url) if site_url is not None else None
     check_replaceable(out_dir, SITE_MARKER, BUILT_BY, SiteBuildError)
     board: Board = load_board(results_root, cache_dir=cache_dir)
-    tmp = tempfile.TemporaryDirectory(prefix="followboard-site-")
+    remove_dead_temp_folders(WORK_PREFIX)
+    tmp = tempfile.TemporaryDirectory(prefix=f"{WORK_PREFIX}{os.getpid()}-")
     try:
         docs = docs_dir if docs_dir is not None else Path(tmp.name) / "docs"
         _prepare_dir(docs, DOCS_MARKER, "the docs directory")
