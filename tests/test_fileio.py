@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 from pathlib import Path
 
@@ -61,3 +62,35 @@ def test_every_size_a_command_prints_is_size_text() -> None:
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if by_hand.search(line)]
     assert found == [], found
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks")
+def test_the_next_write_removes_what_a_killed_writer_left(tmp_path: Path) -> None:
+    """A writer killed between creating its temporary file and renaming it left
+    ".<name>.XXXX.tmp" beside the file for good: `import mteb` killed so left one in
+    results/reported/, which `git add -A` then committed. The next write of the same file
+    removes those of writers gone, never one a running writer is filling."""
+    from fixtures.pids import running_pid
+
+    target = tmp_path / "mteb-results.json"
+    atomic_write_text(target, "old\n")
+    pid = os.fork()
+    if pid == 0:  # the child: killed halfway through its write
+        try:
+            with atomic_file(target) as fh:
+                fh.write(b"half of the new cont")
+                fh.flush()
+                os.kill(os.getpid(), signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    left = sorted(p.name for p in tmp_path.iterdir() if p != target)
+    assert len(left) == 1 and target.read_text() == "old\n", left
+    running = tmp_path / f".mteb-results.json.{running_pid()}-wr1t.tmp"
+    running.write_bytes(b"being written")
+    other = tmp_path / f".other.json.{pid}-x1y2.tmp"  # another file's: its own writer's
+    other.write_bytes(b"another file")
+    atomic_write_text(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["mteb-results.json", running.name, other.name])

@@ -32,8 +32,7 @@ from typing import Callable
 
 from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import atomic_file
-from leaderboard.core.processes import left_by_gone_process
+from leaderboard.core.fileio import atomic_file, left_by_gone_process
 from leaderboard.core.report import Report, plural
 from leaderboard.store.files import StoredRef, StoreError, unique_errors
 from leaderboard.store.locations import (

@@ -74,13 +74,48 @@ def _readable_mode() -> int:
     return 0o666 & ~umask
 
 
+def process_gone(pid: int) -> bool:
+    """Whether no process has id ``pid`` (a file named after a killed writer may go); a
+    process of another user counts as there."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def left_by_gone_process(name: str, prefix: str) -> bool:
+    """Whether ``name``, written ``{prefix}{pid}-...`` by the process ``pid``, is what a
+    process now gone left behind (a command killed by SIGKILL cannot remove its own)."""
+    pid = name[len(prefix):].split("-", 1)[0] if name.startswith(prefix) else ""
+    return pid.isdigit() and process_gone(int(pid))
+
+
+def _remove_killed_writers(folder: Path, stem: str, suffix: str) -> None:
+    """Remove the temporary files ``{stem}{pid}-XXXX{suffix}`` in ``folder`` whose writer
+    is gone: one killed between creating its file and renaming it cannot remove it, and
+    nothing else would (in results/reported/ or a pull request's report folder it was
+    then committed or uploaded with the rest)."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(suffix) and left_by_gone_process(entry.name, stem) \
+                        and entry.is_file(follow_symlinks=False):
+                    os.unlink(entry.path)
+    except OSError:
+        pass  # removed meanwhile, or not ours to remove: the write goes on
+
+
 @contextmanager
 def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
                 durable: bool = True, private: bool = False) -> Iterator[BinaryIO]:
     """A new binary file that replaces ``path`` only if the ``with`` block succeeds.
 
     The file is created in ``path``'s folder (so the final rename stays on one file
-    system) as ``{prefix}{name}.XXXX{suffix}``; on success it is flushed to disk, made
+    system) as ``{prefix}{name}.{pid}-XXXX{suffix}``, after removing those of ``path``
+    whose writer is gone (killed before it could remove its own); on success it is flushed to disk, made
     readable like any other file and renamed over ``path``; on any error, an interrupt
     included, it is removed and ``path`` is untouched. The handle is opened ``w+b``, so
     the block may rewind and rewrite it (a retried download does). ``durable=False``
@@ -91,7 +126,9 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
     import tempfile  # here: readers of submitted files (`eval`) never write (2-3 ms)
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f"{prefix}{path.name}.", suffix=suffix,
+    stem = f"{prefix}{path.name}."
+    _remove_killed_writers(path.parent, stem, suffix)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"{stem}{os.getpid()}-", suffix=suffix,
                                     dir=path.parent)
     tmp = Path(tmp_name)
     try:

@@ -31,6 +31,7 @@ from typing import Any
 
 from leaderboard.core.config import ENV_WORKERS, worker_setting
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import left_by_gone_process
 
 
 class WorkerError(FollowBoardError, RuntimeError):
@@ -52,25 +53,6 @@ def usable_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - platforms without affinity (macOS)
         return os.cpu_count() or 1
-
-
-def process_gone(pid: int) -> bool:
-    """Whether no process has id ``pid`` (a file named after a killed writer may go); a
-    process of another user counts as there."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False
-    return False
-
-
-def left_by_gone_process(name: str, prefix: str) -> bool:
-    """Whether ``name``, written ``{prefix}{pid}-...`` by the process ``pid``, is what a
-    process now gone left behind (a command killed by SIGKILL cannot remove its own)."""
-    pid = name[len(prefix):].split("-", 1)[0] if name.startswith(prefix) else ""
-    return pid.isdigit() and process_gone(int(pid))
 
 
 def remove_dead_temp_folders(prefix: str) -> None:
