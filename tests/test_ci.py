@@ -575,6 +575,38 @@ def test_comment_job_rechecks_the_pr_scope_from_the_api_file_list(tmp_path: Path
     assert "unexpected status 'exploded'" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks")
+def test_comment_body_killed_while_writing_leaves_the_previous_comment(tmp_path: Path) -> None:
+    """`ci comment-body --out` wrote its file in place (Path.write_text): killed halfway,
+    it left the first part of a comment where the whole previous one had been. It is
+    written beside it and renamed over it, as every other file the CI steps write."""
+    import resource
+    import signal
+
+    sub = SubmissionCheck(id="new-model", model_name="New Model", valid=True, n_errors=0,
+                          n_warnings=0)
+    report_path = tmp_path / "report.json"
+    report_path.write_text(_report(status="valid", submissions=[sub]).model_dump_json())
+    out = tmp_path / "comment.md"
+    argv = ["ci", "comment-body", str(report_path), "--out", str(out)]
+    assert main(argv) == 0
+    previous = out.read_text()
+    assert len(previous.encode()) > 200
+    pid = os.fork()
+    if pid == 0:  # the child: killed (SIGXFSZ) once it has written 100 bytes of a file
+        try:
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # Python ignores it
+            resource.setrlimit(resource.RLIMIT_FSIZE, (100, resource.RLIM_INFINITY))
+            main(argv)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXFSZ
+    assert out.read_text() == previous
+    assert main(argv) == 0 and out.read_text() == previous
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["comment.md", "report.json"]
+
+
 def test_log_cannot_smuggle_workflow_commands(monkeypatch, capsys):
     from leaderboard.app.ci.pr_check import emit_annotations, print_log
 

@@ -231,7 +231,9 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
         report = apply_ownership(report, args.base_dir, author, args.author_association)
     text = comment_body(report)
     if args.out is not None:
-        args.out.write_text(text, encoding="utf-8")
+        from leaderboard.core.fileio import atomic_write_text
+
+        atomic_write_text(args.out, text)  # never a comment cut short in its place
     else:
         sys.stdout.write(text)
     if os.environ.get("GITHUB_OUTPUT"):
