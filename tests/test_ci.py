@@ -1089,6 +1089,22 @@ def test_extract_of_an_object_git_cannot_give_is_a_git_error(tmp_path: Path):
     assert not (tmp_path / "o2").exists() and not (tmp_path / "escape").exists()
 
 
+def test_extract_from_a_git_killed_before_an_objects_end_says_it_ended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A `git cat-file` killed after an object's content, before the newline that ends it
+    (found killing `ci pr-check`'s processes at each write with strace), was reported as
+    having given "more than object X holds": the PR's comment said so. It ended early."""
+    repo, head = _blob_repo(tmp_path, {"submissions/s/a.trec": b"x\n"})
+    (entry,) = tree_entries(repo, head, "submissions/s")
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nread sha\nprintf '%s blob 2\\nx\\n' \"$sha\"\nkill -9 $$\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(GitError, match=f"git cat-file ended inside object {entry.sha}"):
+        extract(repo, [entry], "submissions", tmp_path / "out")
+
+
 # --------------------------------------------------------------------------- ownership
 
 def _set_owner(root: Path, sub_id: str, owner: str) -> None:

@@ -226,7 +226,10 @@ def extract(repo: Path, entries: list[TreeEntry], strip: str, dest: Path) -> lis
                             raise GitError(f"git cat-file ended inside object {entry.sha}")
                         sink.write(piece)
                         left -= len(piece)
-                if out.read(1) != b"\n":  # each object's content ends with a newline
+                end = out.read(1)  # each object's content ends with a newline
+                if not end:  # git stopped (killed?) before that end
+                    raise GitError(f"git cat-file ended inside object {entry.sha}")
+                if end != b"\n":
                     raise GitError(f"git cat-file gave more than object {entry.sha} holds")
         except BaseException:
             proc.kill()
