@@ -523,6 +523,23 @@ def test_report_from_an_artifact_is_validated_strictly(tmp_path, change):
     assert read_ci_report(path).pr_number == 3
 
 
+def test_a_forged_reports_keys_cannot_print_workflow_commands(tmp_path, monkeypatch, capsys):
+    """The comment job (trusted code, a token that writes to the PR) printed a forged
+    artifact's unknown key as it was: a key holding line ends put `::error` and
+    `::add-mask::` lines of the stranger's choosing into its log, where the runner runs
+    them, and a terminal escape reached a maintainer's terminal. A key that is not plain
+    text is quoted with its escapes, so the message stays one line."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    evil = "x\n::error title=Approved::merge me\n::add-mask::FollowBoard\n\x1b[2J"
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps({**_report().model_dump(mode="json"), evil: 1}))
+    assert main(["ci", "comment-body", str(path), "--pr-author", "jane"]) == 1
+    captured = capsys.readouterr()
+    err = captured.err + captured.out
+    assert err.count("\n") == 1 and "\x1b" not in err, err
+    assert "not a FollowBoard CI report: 'x\\n::error title=Approved::merge me" in err, err
+
+
 @pytest.mark.parametrize("change", [
     {"primary_metric": "bogus"}, {"headline_metric": "nDCG@10@5"}, {"p_floor": "Infinity"},
     {"primary": "NaN"},

@@ -263,6 +263,22 @@ def test_a_lone_surrogate_escape_is_refused_at_its_line(tmp_path: Path) -> None:
     assert meta is not None and meta.model.name == "Fixture \U0001F600 oracle"
 
 
+def test_an_unknown_key_is_named_on_one_line(tmp_path: Path) -> None:
+    """An unknown key was printed as it was written: `"x\\n::error::forged": 1` made
+    `validate` print a line `::error::forged`, which a GitHub runner runs as a command,
+    and a key holding a terminal escape reached the terminal. Such a key is quoted with
+    its escapes; a plain one is named as before."""
+    text = GOOD + '"x\\n::error::forged\\e[2J": 1\nteam: somebody\n'
+    write_meta(tmp_path / SUB, text)
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    messages = [i.format() for i in report.errors]
+    assert ("m:" + str(line_of(text, "::error::forged")) + ": 'x\\n::error::forged\\x1b[2J': "
+            "Extra inputs are not permitted") in messages, messages
+    assert f"m:{line_of(text, 'team:')}: team: Extra inputs are not permitted" in messages
+    assert not any("\n" in m or "\x1b" in m for m in messages), messages
+
+
 @pytest.mark.parametrize(("name", "problem"), [
     ('"BM25 \\e[31m red"', "U+001B"),
     ('"BM25 \\u202e 5MB"', "U+202E"),

@@ -273,11 +273,20 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
                     f"({plural(exc.error_count(), 'problem')} in all)") from None
 
 
+def _key_text(part: object) -> str:
+    """A part of a field's path as a message names it: a key is the file's own text, so
+    one that is not plain printable text (a line end, a terminal escape, a text-direction
+    mark) is quoted with its escapes. A message stays one line: a log line starting
+    ``::`` is a command to a GitHub runner, and an escape sequence one to a terminal."""
+    text = str(part)
+    return text if text.isprintable() else repr(text)
+
+
 def validation_problem(error: Mapping[str, object]) -> str:
     """One of pydantic's validation errors as a reader sees it: the dotted path to the
     field ("(top level)" for the document itself), then pydantic's message."""
     loc = error["loc"]
-    where = ".".join(str(p) for p in loc) if isinstance(loc, (list, tuple)) else ""
+    where = ".".join(_key_text(p) for p in loc) if isinstance(loc, (list, tuple)) else ""
     return f"{where or '(top level)'}: {error['msg']}"
 
 
