@@ -38,6 +38,18 @@ def errors_of(root: Path) -> list[str]:
 
 
 GOOD = METADATA.format(id=SUB)
+# A declared efficiency block, to append to GOOD.
+DECLARED = """\
+efficiency:
+  source: declared
+  measured_by: run.py --time
+  hardware: {cpu: AMD EPYC, gpu: NVIDIA A100, gpu_count: 1, precision: bf16}
+  tasks:
+    followtable/wtr:
+      encode_seconds: 1.5
+      search_seconds: 0.5
+      texts: 10
+"""
 
 
 def test_good_metadata_loads(tmp_path: Path) -> None:
@@ -47,6 +59,22 @@ def test_good_metadata_loads(tmp_path: Path) -> None:
     assert report.ok, report.lines()
     assert isinstance(meta, Metadata)
     assert meta.model.name == "Fixture oracle" and meta.model.parameters == 1000
+
+
+def test_plain_texts_of_every_kind_load(tmp_path: Path) -> None:
+    """The texts a page shows take any printable text, and produced_by its lines (the
+    commands that made the runs, as `baselines run` writes them)."""
+    lines = 'produced_by: "run.py --a\\tb\\n\\nrun.py --c"\n'
+    text = re.sub(r"produced_by: .*\n", lambda _: lines,
+                  GOOD.replace("  type: other\n", "  type: other\n  licence: Apache-2.0 (مجوز)\n"
+                               "  revision: v1.0\n")) + "hardware: 1x NVIDIA A100 80GB\n" + DECLARED
+    path = write_meta(tmp_path / SUB, text)
+    report = Report()
+    meta = load_metadata(path, f"{SUB}/metadata.yaml", report)
+    assert report.ok, report.lines()
+    assert meta is not None and meta.produced_by == "run.py --a\tb\n\nrun.py --c"
+    assert meta.model.licence == "Apache-2.0 (مجوز)"
+    assert meta.efficiency is not None and meta.efficiency.hardware.gpu == "NVIDIA A100"
 
 
 # (case, edit of the good file, dotted key, text of the line it must point at, message)
@@ -96,6 +124,27 @@ BAD_METADATA = [
     ("contact with a terminal escape", lambda t: t.replace(
         "contact: fixture@example.org", 'contact: "me \\e[2J"'),
      "contact", "contact:", r"U\+001B"),
+    # The other texts pages show were never checked: a right-to-left override in the
+    # CPU's name turned the rest of "Declared on <CPU>, ...: declared by the submitter,
+    # not measured by the leaderboard" backwards, and a line end let a field print lines
+    # of its own.
+    ("licence with a direction override", lambda t: t.replace(
+        "  type: other\n", '  type: other\n  licence: "\\u202e0.2-ehcapa"\n'),
+     "model.licence", "licence:", r"U\+202E"),
+    ("revision with a terminal escape", lambda t: t.replace(
+        "  type: other\n", '  type: other\n  revision: "v1 \\e[2J"\n'),
+     "model.revision", "revision:", r"U\+001B"),
+    ("produced_by with a terminal escape", lambda t: re.sub(
+        r"produced_by: .*\n", lambda _: 'produced_by: "run.py\\n\\e[2J"\n', t),
+     "produced_by", "produced_by:", r"U\+001B.*line ends and tabs aside"),
+    ("hardware with a line end", lambda t: t + 'hardware: "1x A100\\n::error::x"\n',
+     "hardware", "hardware:", r"U\+000A"),
+    ("efficiency text with a direction override", lambda t: t + DECLARED.replace(
+        "cpu: AMD EPYC", 'cpu: "AMD \\u202e EPYC"'),
+     "efficiency.hardware.cpu", "cpu:", r"U\+202E"),
+    ("efficiency sample with a line end", lambda t: t + DECLARED.replace(
+        "texts: 10", 'texts: 10\n      sample: "a\\nb"'),
+     "efficiency.tasks.followtable/wtr.sample", "sample:", r"U\+000A"),
 ]
 
 

@@ -71,16 +71,38 @@ MAX_NAME_CHARS = 200
 MAX_PARAMETERS = 10**15
 
 
+def character_problem(text: str, what: str, *, lines: bool = False) -> str | None:
+    """Why ``text`` cannot be shown as plain text (``what`` names it, e.g. "a model's
+    name"): the first character :data:`NOT_SHOWN_AS_TEXT` refuses, line ends and tabs
+    aside when the text is of several ``lines``; None when it can."""
+    for found in NOT_SHOWN_AS_TEXT.finditer(text):
+        char = found.group()
+        if lines and char in "\n\t":
+            continue
+        shape = ("plain text, line ends and tabs aside" if lines
+                 else "one line of plain text")
+        return (f"holds U+{ord(char):04X}, a control, text-direction or surrogate "
+                f"character: {what} is {shape}")
+    return None
+
+
 def shown_text_problem(text: str, what: str) -> str | None:
     """Why ``text`` cannot be shown as one line of plain text (``what`` names it, e.g.
     "a model's name"); None when it can."""
     if not text.strip():
         return f"{what} must not be blank"
-    found = NOT_SHOWN_AS_TEXT.search(text)
-    if found:
-        return (f"holds U+{ord(found.group()):04X}, a control, text-direction or surrogate "
-                f"character: {what} is one line of plain text")
-    return None
+    return character_problem(text, what)
+
+
+def _plain(what: str, *, lines: bool = False) -> AfterValidator:
+    """The check of a text pages show (a licence, the hardware's names): plain text, as
+    a model's name is, of one line unless ``lines``."""
+    def check(text: str) -> str:
+        problem = character_problem(text, what, lines=lines)
+        if problem:
+            raise ValueError(problem)
+        return text
+    return AfterValidator(check)
 
 
 def model_name_problem(name: str) -> str | None:
@@ -115,6 +137,8 @@ class SubmittedModel(ModelInfo):
     name: Annotated[str, AfterValidator(_shown_name)]
     parameters: int | None = Field(default=None, ge=1, lt=MAX_PARAMETERS)
     links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
+    licence: Annotated[str, _plain("the licence")] | None = None
+    revision: Annotated[str, _plain("the revision")] | None = None
 
 
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -160,11 +184,11 @@ class EfficiencyHardware(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cpu: str = Field(min_length=1, max_length=200)
+    cpu: Annotated[str, Field(min_length=1, max_length=200), _plain("the CPU")]
     cpu_cores: int | None = Field(default=None, ge=1)
-    gpu: str | None = Field(default=None, max_length=200)
+    gpu: Annotated[str, Field(max_length=200), _plain("the GPU")] | None = None
     gpu_count: int = Field(default=0, ge=0)
-    precision: str = Field(min_length=1, max_length=200)
+    precision: Annotated[str, Field(min_length=1, max_length=200), _plain("the precision")]
 
 
 # A non-negative finite number of seconds, bytes, texts or tokens.
@@ -192,7 +216,7 @@ class TaskEfficiency(BaseModel):
     # measurement slows it down, and this says how much there was.
     load_average: Amount | None = None
     # What was measured when it was not the whole task (a seeded sample of its texts).
-    sample: str | None = Field(default=None, max_length=500)
+    sample: Annotated[str, Field(max_length=500), _plain("the sample")] | None = None
 
 
 class Efficiency(BaseModel):
@@ -204,7 +228,7 @@ class Efficiency(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: Literal["measured", "declared"]
-    measured_by: str | None = Field(default=None, max_length=2000)
+    measured_by: Annotated[str, Field(max_length=2000), _plain("the command")] | None = None
     date: Day | None = None
     hardware: EfficiencyHardware
     # Whether an embedding cache could answer some texts (their time is then not counted).
@@ -224,9 +248,10 @@ class Metadata(BaseModel):
     owner: str | None = None
     model: SubmittedModel
     contact: Annotated[str, Field(max_length=500), AfterValidator(_shown_contact)]
-    produced_by: str = Field(min_length=1, description="how the runs were produced")
+    produced_by: Annotated[str, Field(min_length=1, description="how the runs were produced"),
+                           _plain("how the runs were produced", lines=True)]
     date: Day | None = None
-    hardware: str | None = None
+    hardware: Annotated[str, _plain("the hardware")] | None = None
     efficiency: Efficiency | None = None
 
     @field_validator("id")
