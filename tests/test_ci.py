@@ -1424,6 +1424,17 @@ def test_names_lose_controls_direction_marks_and_issue_links():
     assert "\x1b" not in code("a\x1bb") and "\u202e" not in code("a\u202eb")
 
 
+def test_issue_numbers_in_names_are_not_references():
+    """"#123" reached the comment as "\\#123": the backslash stops a Markdown heading, but
+    GitHub finds references in the rendered text, so it still linked issue 123 and left
+    a "mentioned" entry on it (as "owner/repo#123" does on another repository's)."""
+    for text in ("see #123", "#1 model", "org/repo#45"):
+        out = md(text)
+        assert re.search(r"#\d", out) is None, out
+        assert out.replace("\u200b", "").replace("\\#", "#") == text
+    assert md("C# model") == "C\\# model"  # a '#' before no digit references nothing
+
+
 def test_bare_urls_in_names_are_not_links():
     for text in ("see https://evil.example/x", "HTTP://evil.example", "www.evil.example",
                  "ftp://x.example", "a javascript://x"):

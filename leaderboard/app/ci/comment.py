@@ -55,6 +55,9 @@ _AUTOLINK = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*:)(//)|\b(www)(\.)")
 
 # GitHub links "GH-123" to issue 123 in any text.
 _ISSUE_REF = re.compile(r"(?i)\b(gh)-(\d)")
+# ... and "#123" or "owner/repo#123", found in the rendered text: the backslash that keeps
+# '#' from starting a heading is gone by then.
+_ISSUE_NUMBER = re.compile(r"#(?=\d)")
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -74,6 +77,7 @@ def md(text: str, limit: int = MAX_TEXT) -> str:
     text = _AUTOLINK.sub(lambda m: (m.group(1) or m.group(3)) + "\u200b"
                          + (m.group(2) or m.group(4)), text)
     text = _ISSUE_REF.sub("\\1\u200b-\\2", text)
+    text = _ISSUE_NUMBER.sub("#\u200b", text)
     # A zero-width space after '@' keeps GitHub from notifying whoever the text names
     # (and breaks e-mail autolinks).
     return text.replace("@", "@\u200b")
