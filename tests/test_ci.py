@@ -8,6 +8,7 @@ through the real command line with fake $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY 
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -395,6 +396,35 @@ def test_results_json_in_the_pr_must_be_what_the_scorer_writes(repo, wtr, data_d
     sub = read_ci_report(out / "report.json").submissions[0]
     assert sub.results_json == "differs"
     assert any(p.path == "submissions/new-model/results.json" for p in sub.problems)
+
+
+def test_a_per_query_file_that_inflates_without_end_is_compared_within_bounds(tmp_path):
+    """A per-query.json.gz the PR carries is compared with the scorer's content: it was
+    inflated whole first, so 1 MiB of gzip (64 members of 16 MiB of zeros) held 2.3 GB
+    and one at the 25 MiB file limit, about 25 GiB, killed the check's runner. It is
+    inflated no further than the scorer's content and one byte, and differs."""
+    from leaderboard.app.ci.pr_check import _check_results_json
+    from leaderboard.core.report import Report
+
+    member = gzip.compress(b"\0" * (16 << 20), compresslevel=9)
+    expected = b'{"per-query": {}}'
+    right = gzip.compress(expected)
+    for blob, state in [(member * 16, "differs"), (right + member * 4, "differs"),
+                        (right, "matches"), (b"not gzip", "differs")]:
+        path = "submissions/s/per-query.json.gz"
+        where = tmp_path / f"{state}-{len(blob)}"
+        where.mkdir()
+        repo, head = _blob_repo(where, {path: blob})
+        entries = tree_entries(repo, head, "submissions/s")
+        report = Report()
+        tracemalloc.start()
+        try:
+            found = _check_results_json(entries, [path], "s", ("{}", expected), report, repo)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert found == state
+        assert peak < 8 * 1024 * 1024, f"comparing held {peak / 2**20:.1f} MiB"
 
 
 def test_score_pending_writes_results_of_merged_submissions(repo, wtr, data_dir, tmp_path,
