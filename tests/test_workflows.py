@@ -9,7 +9,8 @@
   shell code;
 * every third-party action is pinned to a full commit SHA with a ``# vX.Y.Z`` comment;
 * permissions start from nothing at the top and each job asks only for what it needs;
-* the privileged comment job never checks out the pull request;
+* the privileged comment job never checks out the pull request, and judges a report only
+  by the file list of the head it checked (read again after listing);
 * every ``leaderboard`` command a workflow runs exists with those subcommands;
 * no checkout persists credentials, and a token reaches only the steps that push or call
   the API (never a workflow's or job's ``env:``, so never an install step);
@@ -578,3 +579,68 @@ def test_the_site_is_built_for_the_address_github_pages_serves_it_from():
     assert job["steps"].index(pages[0]) < job["steps"].index(build)
     assert '--site-url "$SITE_URL"' in build["run"]
     assert build["env"]["SITE_URL"] == "${{ steps.%s.outputs.base_url }}" % pages[0]["id"]
+
+
+GH_STAND_IN = r"""#!/usr/bin/env python3
+# A stand-in `gh api`: answers a path from a JSON fixture through the real jq. Listing a
+# PR's files first runs the fixture's "push" (the head moves while the list is made).
+import json, os, subprocess, sys
+args = [a for a in sys.argv[2:] if a != "--paginate"]
+jq = args[args.index("--jq") + 1] if "--jq" in args else "."
+path = args[0].split("?")[0]
+state = os.environ["GH_STATE"]
+with open(state) as f:
+    api = json.load(f)
+if path.endswith("/files") and api.get("push"):
+    api["pulls"][0]["head"]["sha"] = api.pop("push")
+    with open(state, "w") as f:
+        json.dump(api, f)
+answer = (api["files"] if path.endswith("/files")
+          else api["pulls"][0] if path.rsplit("/", 1)[-1].isdigit() else api["pulls"])
+proc = subprocess.run(["jq", "-rc", jq], input=json.dumps(answer), text=True,
+                      capture_output=True, check=True)
+sys.stdout.write(proc.stdout)
+"""
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_the_comment_job_comments_only_on_the_head_whose_files_it_listed(moved: bool,
+                                                                         tmp_path: Path):
+    """The comment job judges the report of head A by the API's list of the PR's files,
+    which is the list of the PR's head when asked. Listed after A was found as the head
+    but read before it, a push of B in between paired A's report (from a run that edited
+    the workflow: its artifact says anything) with B's list (one submission folder): the
+    comment said "valid". The head is read again after the list; moved, no comment."""
+    bash, jq = shutil.which("bash"), shutil.which("jq")
+    if bash is None or jq is None:
+        pytest.skip("bash or jq is not installed (scripts/install-system-deps.sh installs both)")
+    head, pushed = "a" * 40, "b" * 40
+    state = tmp_path / "api.json"
+    state.write_text(json.dumps({
+        "pulls": [{"number": 7, "head": {"sha": head, "repo": {"full_name": "them/fork"}},
+                   "user": {"login": "mallory"}, "author_association": "NONE"}],
+        "files": [{"status": "added", "filename": "submissions/m/metadata.yaml"}],
+        **({"push": pushed} if moved else {})}))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(GH_STAND_IN)
+    (bin_dir / "gh").chmod(0o755)
+    output = tmp_path / "output"
+    output.write_text("")
+    script = _step(WORKFLOW_DIR / "pr-comment.yml", "Find the pull request of the head commit")["run"]
+    proc = subprocess.run(
+        [bash, "-e", "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False,
+        env={"PATH": f"{bin_dir}:{Path(jq).parent}:/usr/bin:/bin", "GH_STATE": str(state),
+             "REPO": "us/board", "HEAD_SHA": head, "HEAD_REPO": "them/fork",
+             "GITHUB_OUTPUT": str(output), "RUNNER_TEMP": str(tmp_path)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    found = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    if moved:
+        assert found == {"current": "false"}, found
+        assert f"moved on to {pushed}" in proc.stdout
+    else:
+        assert found == {"author": "mallory", "association": "NONE", "number": "7",
+                         "current": "true"}
+        assert json.loads((tmp_path / "pr-files.jsonl").read_text()) == {
+            "status": "added", "filename": "submissions/m/metadata.yaml",
+            "previous_filename": None}
