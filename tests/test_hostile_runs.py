@@ -106,6 +106,32 @@ def test_gzip_members_with_zero_padding_and_garbage(tmp_path: Path) -> None:
         "run.gz: not a valid gzip file: trailing garbage after the compressed data"]
 
 
+
+LFS_POINTER = ("version https://git-lfs.github.com/spec/v1\n"
+               "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+               "size 4823\n")
+
+
+@pytest.mark.parametrize(("task", "name", "role"), [
+    (WTR, "original.trec.gz", "original"),
+    ("pi-indic-val150/t4/asm", "predictions.tsv", "predictions")])
+def test_a_git_lfs_pointer_is_named_as_one_not_read_as_the_run(tmp_path: Path, capsys,
+                                                               data_dir: Path, task: str,
+                                                               name: str, role: str) -> None:
+    """A run committed through Git LFS reaches git (and the PR check, which reads git's
+    objects) as a three-line pointer: it was read as the run, "expected 6 columns ...,
+    found 2" on each line (a T4 file: "probability 'https://git-lfs.github.com/spec/v1'
+    is not a number"), which says nothing of LFS."""
+    rc, out = check(tmp_path / name, LFS_POINTER, capsys, data_dir, "--role", role, task=task)
+    assert rc == 1
+    path = tmp_path / name
+    assert out.splitlines()[0] == (
+        f"{path}:1: a Git LFS pointer, not the file: nothing here fetches Git LFS objects; "
+        "commit the file itself (`git lfs untrack` its pattern, then `git add "
+        "--renormalize .`)"), out
+    assert "columns" not in out and "probability" not in out
+
+
 MEASURE = """
 import resource, sys, json
 from pathlib import Path

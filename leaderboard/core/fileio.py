@@ -9,9 +9,9 @@ the target's folder, flushed to disk, then renamed over the target, so a crash o
 disk leaves the old file (or none), never a half-written one.
 
 Submitted files (TREC runs, T4 predictions) are read by :func:`read_submitted_bytes`: one
-reader for both, which refuses what is not a plain file, bounds the size before and after
-gzip decompression (a gzip bomb is stopped at the limit, never inflated in full) and
-inflates concatenated gzip members in linear time.
+reader for both, which refuses what is not a plain file and a Git LFS pointer, bounds the
+size before and after gzip decompression (a gzip bomb is stopped at the limit, never
+inflated in full) and inflates concatenated gzip members in linear time.
 """
 
 from __future__ import annotations
@@ -323,6 +323,11 @@ def _raise_json_error(path: Path, data: bytes, error: type[Exception]) -> None:
 # --- guarded reading of submitted files --------------------------------------------------
 
 GZIP_MAGIC = b"\x1f\x8b"
+# What a file committed through Git LFS is in git's objects, and so in a clone without
+# git-lfs and to the PR check, which reads the objects: a pointer under 1024 bytes
+# beginning with this line (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md).
+GIT_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+GIT_LFS_POINTER_MAX_BYTES = 1024
 # Line errors listed per submitted file; at the next one the checkers stop reading, as
 # NIST's TREC checker does (its check scripts quit after 25): a file wrong on every line
 # says so in its first lines, and reading millions more would cost time and memory. 20
@@ -425,6 +430,11 @@ def read_submitted_bytes(path: Path, display: str, report: Report, *, max_bytes:
         return None
     if len(raw) > limit:
         report.add(display, None, f"file is over the {size_text(limit)} limit")
+        return None
+    if len(raw) < GIT_LFS_POINTER_MAX_BYTES and raw.startswith(GIT_LFS_POINTER):
+        report.add(display, 1, "a Git LFS pointer, not the file: nothing here fetches Git "
+                               "LFS objects; commit the file itself (`git lfs untrack` its "
+                               "pattern, then `git add --renormalize .`)")
         return None
     if raw[:2] != GZIP_MAGIC:
         return raw
