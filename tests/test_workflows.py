@@ -644,3 +644,17 @@ def test_the_comment_job_comments_only_on_the_head_whose_files_it_listed(moved: 
         assert json.loads((tmp_path / "pr-files.jsonl").read_text()) == {
             "status": "added", "filename": "submissions/m/metadata.yaml",
             "previous_filename": None}
+
+
+def test_the_submission_check_restores_caches_and_never_saves_one():
+    """A run of pr-validate.yml on a PR that changes code runs that code; the comment job
+    refuses its report, but a cache it saved (the PR's scope, under the key main uses) was
+    restored by the PR's next run, code reverted, whose report the comment job trusts:
+    `data pull` keeps benchmark files that match the manifest beside them, in the same
+    cache, so the check scored against judgments the PR chose. The check only restores
+    (main's caches, which publish.yml saves)."""
+    caches = [step for _, step in steps(load(WORKFLOW_DIR / "pr-validate.yml"))
+              if step.get("uses", "").startswith("actions/cache")]
+    assert caches
+    for step in caches:
+        assert step["uses"].split("@")[0] == "actions/cache/restore", step.get("name")
