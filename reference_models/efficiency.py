@@ -294,8 +294,15 @@ def efficiency_block(meter: EfficiencyMeter, hardware: dict, measured_by: str,
 
 
 # What one block states for every figure it holds: a figure measured otherwise cannot stay in
-# it. (Its command is compared apart from its --tasks, the one thing that may differ.)
+# it. (Its command is compared apart, by what changes a measurement: :func:`_settings`.)
 BLOCK_SETTINGS = ("source", "hardware", "embedding_cache", "date")
+
+# Options of a recorded command that change nothing a figure measures: what metadata.yaml
+# says of the submission and its model (the model's weights are its --revision, compared),
+# and --device, which the block's hardware states as it resolved (a GPU named or not;
+# ``auto`` on a machine without one is ``cpu``). --tasks is what the entries name.
+NOT_MEASURED = frozenset({"--contact", "--owner", "--id", "--name", "--licence", "--link",
+                          "--instruction-trained", "--device"})
 
 
 def _covers(keys: dict, key: str) -> bool:
@@ -329,6 +336,29 @@ def _command_tasks(command: object) -> tuple[list[str], list[str]] | None:
     return rest, patterns
 
 
+def _settings(command: object) -> dict[str, str] | None:
+    """What a recorded command sets that changes a measurement, by name: ``command`` (the
+    program and its model, ``leaderboard baselines run bm25s``) and each option other than
+    --tasks and :data:`NOT_MEASURED` with its values as written (a repeated option's all,
+    in order; a flag's none). None: not a command line."""
+    parts = _command_tasks(command)
+    if parts is None:
+        return None
+    words = parts[0]
+    first = next((i for i, w in enumerate(words) if w.startswith("--")), len(words))
+    out = {"command": shlex.join(words[:first])}
+    values: dict[str, list[str]] = {}
+    name = None
+    for word in words[first:]:
+        if word.startswith("--"):
+            name = word
+            values.setdefault(name, [])
+        else:
+            values[name].append(word)  # type: ignore[index] - name is set: words[first] is one
+    out.update({k: shlex.join(v) for k, v in values.items() if k not in NOT_MEASURED})
+    return out
+
+
 def _shown(value: object) -> str:
     return "none" if value is None else str(value)
 
@@ -337,7 +367,8 @@ def block_conflicts(before: object, block: dict) -> tuple[list[str], list[str]]:
     """The entries of an earlier ``efficiency:`` block (``before``, as read from
     metadata.yaml) for tasks ``block`` does not measure, and why they cannot be kept beside
     its figures: one block names one machine, precision, cache setting, day and command
-    (apart from its tasks), and says every figure was measured so. No reasons: they can."""
+    (apart from its tasks and what changes no measurement), and says every figure was
+    measured so. No reasons: they can."""
     if not isinstance(before, dict) or not isinstance(before.get("tasks"), dict):
         return [], []
     others = [k for k in before["tasks"] if not _covers(block["tasks"], k)]
@@ -352,10 +383,13 @@ def block_conflicts(before: object, block: dict) -> tuple[list[str], list[str]]:
                         for k in dict.fromkeys([*theirs, *ours]) if theirs.get(k) != ours.get(k)]
         elif theirs != ours:
             reasons.append(f"{name} {_shown(theirs)} there, {_shown(ours)} now")
-    old, new = _command_tasks(before.get("measured_by")), _command_tasks(block["measured_by"])
-    if old is None or new is None or old[0] != new[0]:
+    old, new = _settings(before.get("measured_by")), _settings(block["measured_by"])
+    if old is None or new is None:
         reasons.append(f"measured by `{_shown(before.get('measured_by'))}` there, "
                        f"`{block['measured_by']}` now")
+    else:
+        reasons += [f"{k} {old.get(k, 'not given')} there, {new.get(k, 'not given')} now"
+                    for k in dict.fromkeys([*old, *new]) if old.get(k) != new.get(k)]
     return others, reasons
 
 

@@ -15,7 +15,12 @@ from leaderboard.app.cli import main
 from leaderboard.core.report import Report
 from leaderboard.submission.metadata import Metadata, load_metadata
 from reference_models.baseline_run import RunOptions, run_reference_model
-from reference_models.efficiency import FAMILY_ENTRY_ABOVE, EfficiencyMeter, merged_block
+from reference_models.efficiency import (
+    FAMILY_ENTRY_ABOVE,
+    EfficiencyMeter,
+    efficiency_conflict,
+    merged_block,
+)
 from reference_models.measure import with_block, without_block
 from test_reference_models import _read_runs, tiny_data
 
@@ -268,6 +273,60 @@ def test_baselines_run_of_one_task_keeps_or_names_the_figures_of_the_others(
     block = yaml.safe_load(meta_path.read_text())["efficiency"]
     assert list(block["tasks"]) == ["followtable/wtr"]
     assert block["measured_by"] == command.format("followtable/wtr")
+
+
+def _block(command: str, *tasks: str, **settings) -> dict:
+    return {"source": "measured", "measured_by": command, "date": "2026-01-02",
+            "hardware": {"cpu": "X", "cpu_cores": 2, "gpu_count": 0, "precision": "float32"},
+            "embedding_cache": False, "tasks": {t: {"texts": 1} for t in tasks}, **settings}
+
+
+def test_only_what_changes_a_measurement_keeps_two_commands_figures_apart() -> None:
+    """Two commands were "the same" only when their whole lines were: a rerun that named
+    another --contact (or --owner, --name, --device auto for cpu: what the block's hardware
+    says) could not keep the other tasks' figures, and the refusal quoted both commands
+    whole. Only the options that change what is measured count, and the refusal names the
+    one that differs."""
+    run = "leaderboard baselines run bm25s {} --tasks {} --device {} --instruction-format benchmark"
+    before = _block(run.format("--contact A --link https://a.example", "t/a t/b", "auto"),
+                    "t/a", "t/b")
+    now = _block(run.format("--contact 'B C' --owner bee --name N", "t/a", "cpu"), "t/a")
+    assert efficiency_conflict("m.yaml", before, now) is None
+    merged = merged_block(before, now)
+    assert merged["measured_by"] == run.format("--contact 'B C' --owner bee --name N",
+                                               "t/a t/b", "cpu")
+    assert list(merged["tasks"]) == ["t/a", "t/b"]
+    # What changes the measurement is named alone, not the two whole commands.
+    batch = _block(run.format("--batch-size 16", "t/a", "auto"), "t/a")
+    problem = efficiency_conflict("m.yaml", before, batch)
+    assert "--batch-size not given there, 16 now" in problem, problem
+    assert "--contact" not in problem and "measured by" not in problem
+    prompt = _block(run.format("--query-prompt 'q: '", "t/a", "auto"), "t/a")
+    assert "--query-prompt not given there, 'q: ' now" in efficiency_conflict(
+        "m.yaml", before, prompt)
+    measure = "leaderboard baselines measure bm25s --tasks {} --documents 64 --queries 32 --seed {}"
+    sampled = _block(measure.format("t/a t/b", 0), "t/a", "t/b")
+    problem = efficiency_conflict("m.yaml", sampled, _block(measure.format("t/a", 1), "t/a"))
+    assert "--seed 0 there, 1 now" in problem and "--documents" not in problem, problem
+    problem = efficiency_conflict("m.yaml", sampled, now)
+    assert ("command leaderboard baselines measure bm25s there, leaderboard baselines run "
+            "bm25s now") in problem, problem
+    assert "--seed 0 there, not given now" in problem
+
+
+def test_a_rerun_naming_another_contact_keeps_the_other_figures(tiny_data: Path,
+                                                                tmp_path: Path) -> None:
+    shutil.copytree(tiny_data / "followtable" / "WTR", tiny_data / "followtable" / "TArX")
+    out = tmp_path / "subs"
+    run = ["baselines", "run", "bm25s", "--out", str(out), "--data-dir", str(tiny_data),
+           "--no-score", "--quiet"]
+    assert main([*run, "--tasks", "followtable/wtr", "followtable/tarx"]) == 0
+    meta_path = out / "bm25s" / "metadata.yaml"
+    first = yaml.safe_load(meta_path.read_text())["efficiency"]
+    assert main([*run, "--tasks", "followtable/wtr", "--contact", "Jane (@jane)"]) == 0
+    block = yaml.safe_load(meta_path.read_text())["efficiency"]
+    assert block["tasks"]["followtable/tarx"] == first["tasks"]["followtable/tarx"]
+    assert "--tasks followtable/wtr followtable/tarx" in block["measured_by"]
 
 
 def test_with_block_replaces_a_block_and_keeps_every_other_line() -> None:
