@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.data import MissingDataError, load_task_data
+from leaderboard.core.data import load_task_data, missing_files
 from leaderboard.core.predictions import write_predictions
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import plural
@@ -104,6 +104,26 @@ def select_tasks(patterns: Sequence[str] | None) -> list:
         chosen.extend(t for t in matched if t not in chosen)
     order = {t.id: i for i, t in enumerate(tasks)}
     return sorted(chosen, key=lambda t: order[t.id])
+
+
+def tasks_to_run(patterns: Sequence[str] | None, data_dir: Path, log: Callable[[str], object]
+                 ) -> list:
+    """The tasks a run of ``patterns`` answers: :func:`select_tasks`, and without patterns
+    (every task) only those whose data is under ``data_dir``, each other one logged as
+    skipped. Settled once, before anything is checked or encoded: the folder's model and
+    figures are checked against exactly the tasks the run writes."""
+    tasks = select_tasks(patterns)
+    if patterns:
+        return tasks  # a named task whose data is missing stops the run, saying so
+    present = []
+    for task in tasks:
+        missing = missing_files(task, Path(data_dir))
+        if missing:
+            log(f"{task.id}: skipped, data missing "
+                f"({plural(len(missing), 'file')} under {data_dir})")
+        else:
+            present.append(task)
+    return present
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -225,7 +245,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     options = options or RunOptions()
     spec = model if isinstance(model, ModelSpec) else get_model_spec(model)
     shard = shard or shard_from_env()
-    tasks = select_tasks(task_patterns)
+    tasks = tasks_to_run(task_patterns, data_dir, _log if shard.is_main else lambda _m: None)
     if spec.is_reranker:
         t4 = [t.id for t in tasks if PREDICTIONS_ROLE in t.roles]
         if t4 and task_patterns:
@@ -267,17 +287,8 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     lines = 0
     try:
         for number, task in enumerate(tasks, 1):
-            try:
-                data = load_task_data(task, Path(data_dir))
-            except MissingDataError as exc:
-                if task_patterns:
-                    raise
-                # Default selection: every task, so skip those whose data is not here.
-                if shard.is_main:
-                    _log(f"[{number}/{len(tasks)}] {task.id}: skipped, data missing "
-                         f"({plural(len(exc.missing), 'file')} under {data_dir})")
-                continue
-            data = with_instruction_format(data, options.instruction_format)
+            data = with_instruction_format(load_task_data(task, Path(data_dir)),
+                                           options.instruction_format)
             corpus = load_corpus(task, Path(data_dir))
             if shard.is_main:
                 _log(f"[{number}/{len(tasks)}] {task.id}: {len(corpus.ids)} documents, "

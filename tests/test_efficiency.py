@@ -329,6 +329,42 @@ def test_a_rerun_naming_another_contact_keeps_the_other_figures(tiny_data: Path,
     assert "--tasks followtable/wtr followtable/tarx" in block["measured_by"]
 
 
+def test_a_run_of_every_task_checks_the_figures_of_the_tasks_it_skips_before_encoding(
+        tiny_data: Path, tmp_path: Path, capsys) -> None:
+    """A run with no --tasks skips the tasks whose data is not here, but its early check
+    took every task for run: the figures of a skipped task measured elsewhere (or another
+    model's runs of it) were found only after every other task was encoded, at install.
+    The run's tasks are settled once, and the check covers exactly those."""
+    from reference_models.errors import ReferenceRunError
+
+    tarx = tiny_data / "followtable" / "TArX"
+    shutil.copytree(tiny_data / "followtable" / "WTR", tarx)
+    out = tmp_path / "subs"
+    run_reference_model("bm25s", ["followtable/wtr", "followtable/tarx"], tiny_data, out,
+                        RunOptions(progress=False, command="run --tasks a b"))
+    here = tmp_path / "here"   # a data folder without TArX
+    shutil.copytree(tiny_data, here, ignore=lambda _d, names: [n for n in names if n == "TArX"])
+    meta_path = out / "bm25s" / "metadata.yaml"
+    text = meta_path.read_text()
+    cpu = yaml.safe_load(text)["efficiency"]["hardware"]["cpu"]
+    meta_path.write_text(text.replace(f"cpu: {cpu}", "cpu: Another CPU"))
+    before = _read_runs(out / "bm25s")
+    capsys.readouterr()
+    with pytest.raises(ReferenceRunError, match="holds figures of followtable/tarx"):
+        run_reference_model("bm25s", None, here, out,
+                            RunOptions(progress=False, command="run"))
+    err = capsys.readouterr().err
+    assert "followtable/tarx: skipped, data missing" in err
+    assert "followtable/wtr: 5 documents" not in err, err  # refused before encoding
+    assert _read_runs(out / "bm25s") == before
+    # So is another model's folder: refused before encoding, naming it.
+    meta_path.write_text(text.replace("name: BM25", "name: Other BM25"))
+    with pytest.raises(ReferenceRunError, match="holds runs of Other BM25"):
+        run_reference_model("bm25s", None, here, out,
+                            RunOptions(progress=False, command="run"))
+    assert "followtable/wtr: 5 documents" not in capsys.readouterr().err
+
+
 def test_with_block_replaces_a_block_and_keeps_every_other_line() -> None:
     text = "id: x\nefficiency:\n  old: 1\n# a comment\nnote: >-\n  kept\n"
     new = with_block(text, "efficiency", {"new": 2})
