@@ -406,8 +406,10 @@ def merged_block(before: object, block: dict) -> dict:
     assert old is not None and new is not None
     words = shlex.split(block["measured_by"])
     if "--tasks" in words:
-        at = words.index("--tasks") + 1
-        words[at:at + len(new[1])] = list(dict.fromkeys(old[1] + new[1]))
+        at = words.index("--tasks")
+        # No --tasks there: every task, which covers these too.
+        words[at:at + 1 + len(new[1])] = (
+            ["--tasks", *dict.fromkeys(old[1] + new[1])] if old[1] else [])
     tasks = {}
     for key, entry in before["tasks"].items():  # the earlier order, new figures in place
         if key in others:

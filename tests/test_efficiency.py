@@ -314,6 +314,18 @@ def test_only_what_changes_a_measurement_keeps_two_commands_figures_apart() -> N
     assert "--seed 0 there, not given now" in problem
 
 
+def test_a_block_of_every_task_keeps_a_command_of_every_task() -> None:
+    """The figures of a run of every task (no --tasks) kept beside a rerun of one task
+    were filed under the rerun's command, which named that one task only."""
+    run = "leaderboard baselines run bm25s{} --device auto --instruction-format benchmark"
+    every = _block(run.format(""), "t/a", "t/b", "u/c")
+    merged = merged_block(every, _block(run.format(" --tasks 't/[a]'"), "t/a"))
+    assert merged["measured_by"] == run.format("")
+    assert list(merged["tasks"]) == ["t/a", "t/b", "u/c"]
+    some = _block(run.format(" --tasks t/b"), "t/b")
+    assert merged_block(some, _block(run.format(""), "t/a"))["measured_by"] == run.format("")
+
+
 def test_a_rerun_naming_another_contact_keeps_the_other_figures(tiny_data: Path,
                                                                 tmp_path: Path) -> None:
     shutil.copytree(tiny_data / "followtable" / "WTR", tiny_data / "followtable" / "TArX")
