@@ -427,8 +427,10 @@ def efficiency_conflict(path: object, before: object, block: dict) -> str | None
     others, reasons = block_conflicts(before, block)
     if not reasons:
         return None
-    return (f"{path}: its efficiency: block holds figures of {', '.join(others)}, which "
-            f"this measurement cannot stand beside ({'; '.join(reasons)}): one block names "
-            "one machine, cache setting, day and command for all its figures. Measure them "
-            f"again with these (--tasks {' '.join(others + list(block['tasks']))}), or pass "
-            "--replace-efficiency to drop their figures")
+    return (f"{path}: its efficiency: block holds figures of {', '.join(others)}, "
+            f"measured otherwise than these ({'; '.join(reasons)}). A block states one "
+            "machine, precision, cache setting, day and command for all its figures, and "
+            'the submission page shows them as "Measured on <hardware>, <date>", so they '
+            "cannot stand together: measure them all again (--tasks "
+            f"{' '.join(others + list(block['tasks']))}) with these settings, or pass "
+            f"--replace-efficiency to drop the figures of {', '.join(others)}")

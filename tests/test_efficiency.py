@@ -265,7 +265,7 @@ def test_baselines_run_of_one_task_keeps_or_names_the_figures_of_the_others(
     meta_path.write_text(meta_path.read_text().replace(
         f"cpu: {block['hardware']['cpu']}", "cpu: Another CPU"))
     before = _read_runs(out / "bm25s")
-    with pytest.raises(ReferenceRunError, match="holds figures of followtable/tarx, which .*"
+    with pytest.raises(ReferenceRunError, match="holds figures of followtable/tarx, measured .*"
                        "hardware.cpu Another CPU there"):
         run("followtable/wtr")
     assert _read_runs(out / "bm25s") == before
@@ -312,6 +312,21 @@ def test_only_what_changes_a_measurement_keeps_two_commands_figures_apart() -> N
     assert ("command leaderboard baselines measure bm25s there, leaderboard baselines run "
             "bm25s now") in problem, problem
     assert "--seed 0 there, not given now" in problem
+
+
+def test_figures_of_another_day_are_refused_saying_why() -> None:
+    """A block states one day for all its figures, and the submission page shows them as
+    "Measured on <hardware>, <day>": one task measured again on a later day cannot join
+    the others' figures under either day. That stays; the refusal said only "one block
+    names one ... day", not that the page shows them so, nor how to keep them together."""
+    run = "leaderboard baselines run bm25s --tasks {} --device auto"
+    before = _block(run.format("t/a t/b"), "t/a", "t/b", date="2026-01-01")
+    problem = efficiency_conflict("m.yaml", before, _block(run.format("t/a"), "t/a"))
+    assert problem.startswith("m.yaml: its efficiency: block holds figures of t/b, ")
+    assert "(date 2026-01-01 there, 2026-01-02 now)" in problem, problem
+    assert 'the submission page shows them as "Measured on <hardware>, <date>"' in problem
+    assert "measure them all again (--tasks t/b t/a)" in problem
+    assert "or pass --replace-efficiency to drop the figures of t/b" in problem
 
 
 def test_a_block_of_every_task_keeps_a_command_of_every_task() -> None:
