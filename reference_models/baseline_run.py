@@ -272,7 +272,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     # figures were checked against the folder's.
     block = efficiency_block(
         meter, hardware_record(cpu_model(), device, dtype or "not applicable", gpus),
-        measured_by=command, embedding_cache=options.use_cache,
+        measured_by=command, embedding_cache=ranker.cache is not None,
         date=time.strftime("%Y-%m-%d", time.gmtime()))
     staging: Path | None = None
     if shard.is_main:

@@ -111,6 +111,8 @@ class Bm25Ranker:
         self.spec = spec
         self.progress = progress
         self.meter = meter or EfficiencyMeter()
+        # Each task's index is built anew from its texts: no cache answers any of them.
+        self.cache = None
         self._index_key: tuple | None = None
         self._index: Bm25Index | None = None
         self.last_token_count: int | None = None

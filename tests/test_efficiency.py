@@ -122,6 +122,23 @@ def test_baselines_run_records_the_cost_of_each_task(tiny_data: Path, tmp_path: 
     assert cost.hardware.cpu and cost.hardware.cpu_cores
 
 
+def test_a_bm25_run_says_no_cache_answered_a_text(tiny_data: Path, tmp_path: Path) -> None:
+    """BM25 has no embedding cache, yet a run wrote ``embedding_cache: true`` unless
+    --no-cache was given: the page said texts the cache answered were not counted, and a
+    --no-cache rerun of one task could not keep the other tasks' figures."""
+    shutil.copytree(tiny_data / "followtable" / "WTR", tiny_data / "followtable" / "TArX")
+    out = tmp_path / "subs"
+    command = "leaderboard baselines run bm25s --tasks {} --device auto"
+    run_reference_model("bm25s", ["followtable/wtr", "followtable/tarx"], tiny_data, out,
+                        RunOptions(progress=False, command=command.format("a b")))
+    meta_path = out / "bm25s" / "metadata.yaml"
+    assert yaml.safe_load(meta_path.read_text())["efficiency"]["embedding_cache"] is False
+    run_reference_model("bm25s", ["followtable/wtr"], tiny_data, out, RunOptions(
+        progress=False, use_cache=False, command=command.format("a")))
+    block = yaml.safe_load(meta_path.read_text())["efficiency"]
+    assert list(block["tasks"]) == ["followtable/wtr", "followtable/tarx"]
+
+
 def test_baselines_measure_writes_only_the_efficiency_block(tiny_data: Path,
                                                             tmp_path: Path,
                                                             capsys) -> None:
