@@ -18,6 +18,7 @@ already in use.
 from __future__ import annotations
 
 import os
+import re
 import resource
 import shlex
 import sys
@@ -307,10 +308,24 @@ NOT_MEASURED = frozenset({"--contact", "--owner", "--id", "--name", "--licence",
 
 def _covers(keys: dict, key: str) -> bool:
     """Whether an entry ``key`` of an earlier block is measured again by entries ``keys``:
-    the same task or family, or a task of a family entry (and the other way round)."""
+    the same task or family, or a task of a family entry. Some tasks of a family entry
+    are not the entry: its figures are summed, and cannot be split (:func:`_split`)."""
     family = key[:-2] if key.endswith("/*") else key.rsplit("/", 1)[0]
-    return key in keys or f"{family}/*" in keys or (
-        key.endswith("/*") and any(k.rsplit("/", 1)[0] == family for k in keys))
+    return key in keys or f"{family}/*" in keys
+
+
+def _split(before: dict, key: str, keys: dict) -> str | None:
+    """Why the earlier family entry ``key`` cannot stay beside entries ``keys`` that measure
+    some of its tasks again (None: they measure none)."""
+    again = [k for k in keys if key.endswith("/*") and k.rsplit("/", 1)[0] == key[:-2]]
+    if not again:
+        return None
+    entry = before["tasks"][key]
+    found = re.search(r"(\d+) tasks together",
+                      str(entry.get("sample", "")) if isinstance(entry, dict) else "")
+    shown = ", ".join(again[:3]) + (f" and {len(again) - 3} more" if len(again) > 3 else "")
+    return (f"{key} sums the figures of {found.group(1) + ' tasks' if found else 'its tasks'} "
+            f"together, which cannot be told apart from {shown} measured again")
 
 
 def _command_tasks(command: object) -> tuple[list[str], list[str]] | None:
@@ -383,6 +398,7 @@ def block_conflicts(before: object, block: dict) -> tuple[list[str], list[str]]:
                         for k in dict.fromkeys([*theirs, *ours]) if theirs.get(k) != ours.get(k)]
         elif theirs != ours:
             reasons.append(f"{name} {_shown(theirs)} there, {_shown(ours)} now")
+    reasons += [r for r in (_split(before, k, block["tasks"]) for k in others) if r]
     old, new = _settings(before.get("measured_by")), _settings(block["measured_by"])
     if old is None or new is None:
         reasons.append(f"measured by `{_shown(before.get('measured_by'))}` there, "
@@ -427,10 +443,9 @@ def efficiency_conflict(path: object, before: object, block: dict) -> str | None
     others, reasons = block_conflicts(before, block)
     if not reasons:
         return None
-    return (f"{path}: its efficiency: block holds figures of {', '.join(others)}, "
-            f"measured otherwise than these ({'; '.join(reasons)}). A block states one "
-            "machine, precision, cache setting, day and command for all its figures, and "
-            'the submission page shows them as "Measured on <hardware>, <date>", so they '
-            "cannot stand together: measure them all again (--tasks "
-            f"{' '.join(others + list(block['tasks']))}) with these settings, or pass "
-            f"--replace-efficiency to drop the figures of {', '.join(others)}")
+    return (f"{path}: its efficiency: block holds figures of {', '.join(others)}, which "
+            f"cannot stay beside these ({'; '.join(reasons)}): a block states one machine, "
+            "precision, cache setting, day and command for all its figures, and the "
+            'submission page shows them as "Measured on <hardware>, <date>". Measure them '
+            f"all again (--tasks {' '.join(others + list(block['tasks']))}) with these "
+            f"settings, or pass --replace-efficiency to drop the figures of {', '.join(others)}")

@@ -282,7 +282,7 @@ def test_baselines_run_of_one_task_keeps_or_names_the_figures_of_the_others(
     meta_path.write_text(meta_path.read_text().replace(
         f"cpu: {block['hardware']['cpu']}", "cpu: Another CPU"))
     before = _read_runs(out / "bm25s")
-    with pytest.raises(ReferenceRunError, match="holds figures of followtable/tarx, measured .*"
+    with pytest.raises(ReferenceRunError, match="holds figures of followtable/tarx, which cannot stay .*"
                        "hardware.cpu Another CPU there"):
         run("followtable/wtr")
     assert _read_runs(out / "bm25s") == before
@@ -342,8 +342,27 @@ def test_figures_of_another_day_are_refused_saying_why() -> None:
     assert problem.startswith("m.yaml: its efficiency: block holds figures of t/b, ")
     assert "(date 2026-01-01 there, 2026-01-02 now)" in problem, problem
     assert 'the submission page shows them as "Measured on <hardware>, <date>"' in problem
-    assert "measure them all again (--tasks t/b t/a)" in problem
+    assert "Measure them all again (--tasks t/b t/a)" in problem
     assert "or pass --replace-efficiency to drop the figures of t/b" in problem
+
+
+def test_a_rerun_of_part_of_a_family_entry_does_not_drop_the_family_unsaid() -> None:
+    """A family of more than 12 tasks is one entry, its figures summed (PI-Indic T2's 132
+    pairs). A rerun of one pair counted that entry as measured again and dropped it, with
+    no word: the 131 other pairs' figures were lost, and the block kept only the pair's.
+    The sum cannot be split, so the rerun is refused, naming the entry, unless
+    --replace-efficiency."""
+    run = "leaderboard baselines run bm25s --tasks {} --device auto"
+    family = _block(run.format("'p/t2/*' p/t1/a"), "p/t2/*", "p/t1/a")
+    family["tasks"]["p/t2/*"]["sample"] = "132 tasks together"
+    problem = efficiency_conflict("m.yaml", family, _block(run.format("p/t2/x-y"), "p/t2/x-y"))
+    assert problem is not None and "block holds figures of p/t2/*, p/t1/a" in problem, problem
+    assert ("p/t2/* sums the figures of 132 tasks together, which cannot be told apart "
+            "from p/t2/x-y measured again") in problem
+    # The whole family measured again replaces its entry, as before.
+    again = _block(run.format("'p/t2/*'"), "p/t2/*")
+    assert efficiency_conflict("m.yaml", family, again) is None
+    assert list(merged_block(family, again)["tasks"]) == ["p/t2/*", "p/t1/a"]
 
 
 def test_a_block_of_every_task_keeps_a_command_of_every_task() -> None:
