@@ -1,9 +1,12 @@
 """A folder publishing generates whole (the site, the dataset export) is replaced as one
 (leaderboard/publish/output_folder.py): killed at any file operation, it is the old
-folder or the new one once the next run has looked, and nothing is left beside it."""
+folder or the new one (where the two cannot be swapped in one step, once the next run has
+looked), and nothing is left beside it once the next run has looked."""
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import signal
 from collections.abc import Callable
@@ -11,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.publish.output_folder import recover_folder, replaced_folder
+from leaderboard.publish import output_folder
+from leaderboard.publish.output_folder import exchange, recover_folder, replaced_folder
 
 MARKER = ".made-here"
 COUNTED = ("open", "replace", "rename", "unlink", "mkdir", "rmdir", "write", "chmod")
@@ -76,9 +80,27 @@ def _in_child_killed_at(k: int, out: Path) -> int:
     return int(counted_ops or 0)
 
 
+def _refusing_renameat2(*_args: object) -> int:
+    """renameat2 as a file system without RENAME_EXCHANGE answers it."""
+    ctypes.set_errno(errno.EINVAL)
+    return -1
+
+
+@pytest.fixture(params=["swapped", "renamed"])
+def swap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How the new folder takes the old one's place: swapped in one step (Linux), or by
+    two renames, where the system refuses the swap."""
+    if request.param == "swapped":
+        if output_folder._renameat2() is None:
+            pytest.skip("no renameat2 here")
+    else:
+        monkeypatch.setattr(output_folder, "_renameat2", lambda: _refusing_renameat2)
+    return request.param
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the harness forks")
 def test_killed_at_every_file_operation_the_folder_is_the_old_or_the_new(
-        tmp_path: Path) -> None:
+        tmp_path: Path, swap: str) -> None:
     reference = tmp_path / "reference" / "site"
     old = _old_folder(reference)
     n_ops = _in_child_killed_at(0, reference)
@@ -89,6 +111,8 @@ def test_killed_at_every_file_operation_the_folder_is_the_old_or_the_new(
         out = tmp_path / f"run-{k}" / "site"
         assert _old_folder(out) == old
         _in_child_killed_at(k, out)
+        if swap == "swapped":  # never absent, even before the next run looks
+            assert _files(out) in (old, new), f"op {k} of {n_ops}: {sorted(_files(out))}"
         recover_folder(out)  # what the next run of either command does first
         files = _files(out)
         assert files in (old, new), f"op {k} of {n_ops}: {sorted(files)}"
@@ -110,6 +134,25 @@ def test_killed_between_the_two_renames_the_next_run_puts_the_old_folder_back(
             raise RuntimeError("this run fails too")
     assert _files(out) == old
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_exchange_swaps_two_folders_or_says_it_cannot(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "in-a").write_text("a", encoding="utf-8")
+    (b / "in-b").write_text("b", encoding="utf-8")
+    if output_folder._renameat2() is not None:
+        assert exchange(a, b)
+        assert [p.name for p in a.iterdir()] == ["in-b"]
+        assert [p.name for p in b.iterdir()] == ["in-a"]
+        with pytest.raises(FileNotFoundError):
+            exchange(a, tmp_path / "absent")
+    monkeypatch.setattr(output_folder, "_renameat2", lambda: _refusing_renameat2)
+    before = {p.name: [q.name for q in p.iterdir()] for p in (a, b)}
+    assert not exchange(a, b)
+    assert {p.name: [q.name for q in p.iterdir()] for p in (a, b)} == before
 
 
 def test_a_folder_not_made_here_is_refused_and_kept(tmp_path: Path) -> None:

@@ -501,8 +501,9 @@ def stale_files(held: Iterable[str], exported: Iterable[str]) -> list[str]:
 def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
     """An earlier export's release manifest and files, each data file checked against the
     SHA-256 the manifest lists (and nothing else in the folder): what a push uploads. An
-    export killed between its folder's two renames left it aside: it is put back first,
-    as the next export would (:func:`~leaderboard.publish.output_folder.recover_folder`)."""
+    export killed between its folder's two renames (where the system could not swap the
+    folders in one step) left it aside: it is put back first, as the next export would
+    (:func:`~leaderboard.publish.output_folder.recover_folder`)."""
     recover_folder(out_dir)
     manifest_path = out_dir / RELEASE_FILE
     if not (out_dir / EXPORT_MARKER).is_file() or not manifest_path.is_file():

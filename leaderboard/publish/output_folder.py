@@ -1,13 +1,17 @@
 """The folders publishing generates whole (the site, the dataset export), replaced as one.
 
 A command writes the new contents into a hidden sibling of the folder,
-``.<name>.partial-XXXX``, and only a complete one takes the folder's place: the old folder
-is renamed aside (``.<name>.old-XXXX``), the new one renamed in, the old one deleted. A
-command that fails leaves the folder as it was; one killed at any instant leaves it as it
-was or as it was to be, or, killed between the two renames, absent with the old one aside,
-which the next run of either command, or `export --existing` reading it, puts back
-before anything else (:func:`recover_folder`), then deleting what killed runs left. Two commands writing one
-folder at once are not supported: each would take the other's new folder for a leftover.
+``.<name>.partial-XXXX``, and only a complete one takes the folder's place, in one step
+where the system allows it: Linux's ``renameat2(RENAME_EXCHANGE)`` swaps the two folders
+(:func:`exchange`), and the old one, now under the hidden name, is deleted. A command that
+fails leaves the folder as it was; one killed at any instant leaves it as it was or as it
+was to be. Where the swap is refused (another system, a file system without it), the old
+folder is renamed aside (``.<name>.old-XXXX``) and the new one renamed in: killed between
+the two renames, the folder is absent with the old one aside, which the next run of either
+command, or `export --existing` reading it, puts back before anything else
+(:func:`recover_folder`). Every run first deletes what killed runs left beside the folder.
+Two commands writing one folder at once are not supported: each would take the other's
+new folder for a leftover.
 
 A folder is only ever replaced when a run of the project made it (it holds the command's
 marker file) or it is empty: any other folder is refused, never wiped.
@@ -15,9 +19,13 @@ marker file) or it is empty: any other folder is refused, never wiped.
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import functools
 import glob
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +33,47 @@ from pathlib import Path
 
 PARTIAL = "partial"
 OLD = "old"
+
+# renameat2(2)'s flag that swaps two paths in one step, and its "relative to the current
+# folder" descriptor (Linux's values).
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+# What renameat2 answers where it cannot swap: a kernel without the call or a sandbox that
+# filters it (ENOSYS, EPERM), a file system without the flag (EINVAL, EOPNOTSUPP). Where it
+# was a real EPERM, the renames that replace the swap fail with it in turn.
+_CANNOT_EXCHANGE = frozenset({errno.ENOSYS, errno.EPERM, errno.EINVAL, errno.ENOTSUP,
+                              errno.EOPNOTSUPP})
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """libc's ``renameat2``, or None where there is none (glibc before 2.28, another
+    system: macOS's libc has no such function)."""
+    if sys.platform != "linux":
+        return None
+    try:
+        call = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    call.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                     ctypes.c_uint)
+    call.restype = ctypes.c_int
+    return call
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the two existing paths ``a`` and ``b`` in one step: at no instant is either
+    missing. False, with nothing changed, where this system or file system cannot;
+    another failure raises :class:`OSError`."""
+    call = _renameat2()
+    if call is None:
+        return False
+    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in _CANNOT_EXCHANGE:
+        return False
+    raise OSError(err, os.strerror(err), str(a), None, str(b))
 
 
 def _siblings(out_dir: Path, kind: str) -> list[Path]:
@@ -48,9 +97,9 @@ def _remove(path: Path) -> None:
 
 def recover_folder(out_dir: Path) -> bool:
     """Undo what a killed run left beside ``out_dir``: put the old folder back when the
-    run was killed between its two renames (``out_dir`` absent, the old one aside), then
-    delete every unfinished new folder and every old one. Returns whether it put one
-    back."""
+    run was killed between its two renames (``out_dir`` absent, the old one aside: only
+    where the folders could not be swapped), then delete every unfinished new folder and
+    every old one. Returns whether it put one back."""
     restored = False
     olds = _siblings(out_dir, OLD)
     if olds and not os.path.lexists(out_dir) and olds[0].is_dir():
@@ -95,14 +144,27 @@ def replaced_folder(out_dir: Path, marker: str, made_by: str,
         yield new
         (new / marker).write_text(f"made by {made_by}; replaced by its next run\n",
                                   encoding="utf-8")
-        old = None
-        if os.path.lexists(out_dir):
-            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{OLD}-",
-                                        dir=out_dir.parent))
-            os.replace(out_dir, old)  # over the empty folder just made
-        os.replace(new, out_dir)
+        old = _put_in_place(new, out_dir)
     except BaseException:
         _remove(new)
         raise
     if old is not None:
         _remove(old)
+
+
+def _put_in_place(new: Path, out_dir: Path) -> Path | None:
+    """Make the complete folder ``new`` ``out_dir``; returns where the old ``out_dir`` now
+    is, to be deleted (None: there was none)."""
+    if not os.path.lexists(out_dir):
+        os.replace(new, out_dir)
+        return None
+    if exchange(new, out_dir):
+        return new  # the old folder, under the new one's hidden name
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{OLD}-", dir=out_dir.parent))
+    os.replace(out_dir, old)  # over the empty folder just made
+    try:
+        os.replace(new, out_dir)
+    except BaseException:
+        os.replace(old, out_dir)
+        raise
+    return old
