@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+from collections.abc import Callable
 from decimal import Decimal
 from itertools import permutations
 from pathlib import Path
@@ -20,7 +22,8 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
 from leaderboard.benchmarks.protocols import relabel
 from leaderboard.app.cli import main
-from leaderboard.publish.reported import build_all_reported, import_mteb
+from leaderboard.publish.output_folder import recover_folder
+from leaderboard.publish.reported import build_all_reported, import_mteb, rebuild
 from leaderboard.publish.reported.mteb import MtebImportError
 from leaderboard.publish.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAPER_ONLY_TASK_PREFIXES,
                                          PAPER_SOURCES, TranscriptionError, check_averages,
@@ -548,6 +551,103 @@ def test_rebuild_from_a_wrong_data_folder_writes_nothing(tmp_path: Path) -> None
     with pytest.raises(PiIndicResultsError, match="no such directory"):
         build_all_reported(tmp_path / "not-the-data", out)
     assert not out.exists() or not any(out.iterdir())
+
+
+# The file operations a killed rebuild is stopped at, one after the other.
+KILL_POINTS = ("open", "replace", "rename", "link", "unlink", "mkdir", "rmdir", "chmod",
+               "fsync")
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _rebuild_in_child_killed_at(k: int, out: Path) -> int:
+    """``import all`` into ``out`` in a forked child whose ``k``-th file operation kills
+    it; returns how many operations the child counted (when it was not killed)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.close(read_end)
+            count = [0]
+            real: dict[str, Callable] = {name: getattr(os, name) for name in KILL_POINTS}
+
+            def counted(name: str) -> Callable:
+                def operation(*args, **kwargs):
+                    count[0] += 1
+                    if count[0] == k:
+                        os.kill(os.getpid(), signal.SIGKILL)
+                    return real[name](*args, **kwargs)
+                return operation
+
+            for name in KILL_POINTS:
+                setattr(os, name, counted(name))
+            build_all_reported(DATA_DIR, out)
+            for name in KILL_POINTS:
+                setattr(os, name, real[name])
+            os.write(write_end, str(count[0]).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        counted_ops = pipe.read()
+    os.waitpid(pid, 0)
+    return int(counted_ops or 0)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the harness forks")
+def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_one_new(
+        built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`import all` wrote its six files one after the other into results/reported/: killed
+    between two, the folder held some files old and some new, which `git add -A` then
+    committed as they were. Killed now at any file operation, the folder is the old one or
+    the new one, and a file it does not write stays."""
+    # The sources as read once (reading them is no write, and takes most of the time).
+    papers = {yaml: load_paper_results(yaml, TRANSCRIPTIONS) for yaml in PAPER_SOURCES}
+    pi_indic = import_pi_indic_results(DATA_DIR / "pi-indic" / "results")
+    mteb = import_mteb(DATA_DIR / "mteb-results", pinned_copy=True)
+    monkeypatch.setattr(rebuild, "load_paper_results", lambda yaml, _folder: papers[yaml])
+    monkeypatch.setattr(rebuild, "import_pi_indic_results", lambda _folder: pi_indic)
+    monkeypatch.setattr(rebuild, "import_mteb", lambda _folder, pinned_copy: mteb)
+
+    def old_folder(out: Path) -> dict[str, bytes]:
+        out.mkdir(parents=True)
+        for name in EXPECTED_FILES:
+            (out / name).write_text('{"old": true}\n', encoding="utf-8")
+        (out / "NOTES.md").write_text("not written by import all\n", encoding="utf-8")
+        return _files(out)
+
+    reference = tmp_path / "reference" / "reported"
+    old = old_folder(reference)
+    n_ops = _rebuild_in_child_killed_at(0, reference)
+    new = _files(reference)
+    assert n_ops > 10 and new == {**{name: (built / name).read_bytes()
+                                     for name in EXPECTED_FILES},
+                                  "NOTES.md": old["NOTES.md"]}
+    seen = {"old": 0, "new": 0}
+    for k in range(1, n_ops + 1):
+        out = tmp_path / f"run-{k}" / "reported"
+        old_folder(out)
+        _rebuild_in_child_killed_at(k, out)
+        files = _files(out)
+        assert files in (old, new), f"op {k} of {n_ops}: " + ", ".join(
+            f"{name} {'old' if files.get(name) == old[name] else 'new'}"
+            for name in EXPECTED_FILES)
+        seen["old" if files == old else "new"] += 1
+        recover_folder(out)  # what the next run does first
+        assert [p.name for p in out.parent.iterdir()] == ["reported"], f"op {k}: left beside it"
+    assert seen["old"] and seen["new"], seen
+
+
+def test_a_rebuild_into_a_file_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "reported"
+    out.write_text("not a folder", encoding="utf-8")
+    with pytest.raises(rebuild.ReportedFolderError, match="reported: exists and is not a folder"):
+        build_all_reported(DATA_DIR, out)
+    assert [p.name for p in tmp_path.iterdir()] == ["reported"]
 
 
 @pytest.mark.parametrize("name", EXPECTED_FILES)

@@ -1,4 +1,5 @@
-"""The folders publishing generates whole (the site, the dataset export), replaced as one.
+"""The folders publishing generates whole (the site, the dataset export) or rewrites files
+of (results/reported/), replaced as one.
 
 A command writes the new contents into a hidden sibling of the folder,
 ``.<name>.partial-XXXX``, and only a complete one takes the folder's place, in one step
@@ -13,8 +14,10 @@ command, or `export --existing` reading it, puts back before anything else
 Two commands writing one folder at once are not supported: each would take the other's
 new folder for a leftover.
 
-A folder is only ever replaced when a run of the project made it (it holds the command's
-marker file) or it is empty: any other folder is refused, never wiped.
+A folder generated whole (:func:`replaced_folder`) is only ever replaced when a run of the
+project made it (it holds the command's marker file) or it is empty: any other folder is
+refused, never wiped. A folder a command rewrites files of (:func:`updated_folder`) starts
+as a copy of the folder, so what the command does not rewrite stays.
 """
 
 from __future__ import annotations
@@ -144,6 +147,49 @@ def replaced_folder(out_dir: Path, marker: str, made_by: str,
         yield new
         (new / marker).write_text(f"made by {made_by}; replaced by its next run\n",
                                   encoding="utf-8")
+        old = _put_in_place(new, out_dir)
+    except BaseException:
+        _remove(new)
+        raise
+    if old is not None:
+        _remove(old)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """``dst``: the file ``src`` itself (a hard link), or a copy where links are refused."""
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+            raise
+        shutil.copy2(src, dst, follow_symlinks=False)
+
+
+@contextmanager
+def updated_folder(out_dir: Path, error: Callable[[str], Exception]) -> Iterator[Path]:
+    """A copy of the folder ``out_dir`` (made if absent) for a command to rewrite files
+    of; when the block ends without an error, it takes ``out_dir``'s place as one, as
+    :func:`replaced_folder`'s new folder does, so that a command killed at any instant
+    leaves every file it rewrites old or every one new, never a mix. On any error, an
+    interrupt included, it is deleted and ``out_dir`` is as it was.
+
+    The copy's files are ``out_dir``'s own (hard links: no cost): a file is rewritten by
+    renaming a new one over it (:mod:`leaderboard.core.fileio`'s atomic writes), never in
+    place. ``out_dir`` reached through a symbolic link stays so: the folder it points to
+    is updated. Anything else than a folder raises ``error(message)`` before anything is
+    written."""
+    out_dir = Path(os.path.realpath(out_dir))
+    recover_folder(out_dir)
+    if os.path.lexists(out_dir) and not out_dir.is_dir():
+        raise error(f"{out_dir}: exists and is not a folder")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    new = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{PARTIAL}-", dir=out_dir.parent))
+    try:
+        new.chmod(0o755)  # mkdtemp makes it its owner's alone; a copy takes the folder's
+        if out_dir.is_dir():
+            shutil.copytree(out_dir, new, symlinks=True, copy_function=_link_or_copy,
+                            dirs_exist_ok=True)
+        yield new
         old = _put_in_place(new, out_dir)
     except BaseException:
         _remove(new)

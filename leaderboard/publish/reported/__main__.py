@@ -7,7 +7,7 @@ from pathlib import Path
 
 from leaderboard.core.data.base import resolve_data_dir
 from leaderboard.publish.models import ModelRegistryError
-from leaderboard.publish.reported.rebuild import build_all_reported
+from leaderboard.publish.reported.rebuild import ReportedFolderError, build_all_reported
 from leaderboard.publish.reported.mteb import MtebImportError
 from leaderboard.publish.reported.papers import TranscriptionError
 from leaderboard.publish.reported.pi_indic_results import PiIndicResultsError
@@ -18,7 +18,8 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = Path(args[0]) if args else Path("results/reported")
     try:
         paths = build_all_reported(resolve_data_dir(), out_dir)
-    except (MtebImportError, TranscriptionError, PiIndicResultsError, ModelRegistryError) as exc:
+    except (MtebImportError, TranscriptionError, PiIndicResultsError, ModelRegistryError,
+            ReportedFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     for path in paths:

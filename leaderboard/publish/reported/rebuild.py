@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.publish.output_folder import updated_folder
 from leaderboard.publish.reported.mteb import import_mteb
 from leaderboard.publish.reported.papers import DATA_DIR as TRANSCRIPTIONS_DIR
 from leaderboard.publish.reported.papers import PAPER_SOURCES, load_paper_results
@@ -18,8 +20,13 @@ MTEB_RESULTS_FILE = "mteb-results.json"
 PI_INDIC_RESULTS_FILE = "pi-indic-results.json"
 
 
+class ReportedFolderError(FollowBoardError, ValueError):
+    """The folder the reported files go to cannot be one (a file is in its place)."""
+
+
 def build_all_reported(data_dir: Path, out_dir: Path) -> list[Path]:
-    """Write the paper, PI-Indic-results and MTEB-results files; return their paths.
+    """Write the paper, PI-Indic-results and MTEB-results files, all of them or none;
+    return their paths.
 
     ``data_dir`` is the benchmark data directory (``$LEADERBOARD_DATA``) holding
     ``mteb-results/`` and ``pi-indic/results/``; the paper transcriptions ship with the
@@ -33,9 +40,9 @@ def build_all_reported(data_dir: Path, out_dir: Path) -> list[Path]:
              for yaml_name, json_name in PAPER_SOURCES.items()}
     files[PI_INDIC_RESULTS_FILE] = import_pi_indic_results(data_dir / "pi-indic" / "results")
     files[MTEB_RESULTS_FILE] = import_mteb(data_dir / "mteb-results", pinned_copy=True)
-    written: list[Path] = []
-    for name, results in files.items():
-        path = out_dir / name
-        write_results(path, results)
-        written.append(path)
-    return written
+    # Written into a copy of the folder that replaces it as one: a run killed between two
+    # files left some old and some new, which `git add -A` then committed as a release.
+    with updated_folder(out_dir, ReportedFolderError) as staging:
+        for name, results in files.items():
+            write_results(staging / name, results)
+    return [out_dir / name for name in files]
