@@ -862,8 +862,8 @@ def test_heatmap_families_share_the_lines_the_index_gives(fixture_site, page,
     assert links == [["English", "followir/core17"], ["Persian", "mfollowir/fas"]]
     explore(page, fixture_site, "")
     lines = [" ".join(t.split()) for t in page.locator("ul.fb-x-families > li").all_inner_texts()]
-    assert lines == ["FollowIR \u00b7 1 task(s), by collection",
-                     "mFollowIR multilingual \u00b7 1 task(s), by language"]
+    assert lines == ["FollowIR \u00b7 1 task, by collection",
+                     "mFollowIR multilingual \u00b7 1 task, by language"]
 
 
 def test_a_task_files_entries_are_read_by_their_field_names(fixture_site, page,

@@ -100,7 +100,7 @@ def test_counts_match_what_the_page_lists(site, page) -> None:
     reported = sum(len(read_results(p).systems)
                    for p in (site["root"] / "results" / "reported").glob("*.json"))
     assert data["reported"] + data["unlisted"] == reported
-    assert f"{data['reported']} reported row(s)" in text
+    assert (f"{data['reported']} reported row" + ("" if data["reported"] == 1 else "s")) in text
 
 
 def test_every_listed_model_has_a_score_or_its_coverage(page) -> None:

@@ -244,3 +244,28 @@ def test_the_followir_papers_api_and_bge_rows_are_their_mteb_models(committed_bo
         assert mteb in ids[1]
     names = [line.name.casefold() for line in table.lines]
     assert not any(n in ("google/text-embedding-004", "baai/bge-base-en") for n in names)
+
+
+# A count beside a noun written "(s)": '{n} row(s)' in Python and Jinja, '+ " task(s)' in JS.
+_COUNTED_PLURAL = {".py": re.compile(r"\}\)?\s*[\w ]*\w\(s\)"),
+                   ".j2": re.compile(r"\}\}\s*[\w ]*\w\(s\)"),
+                   ".js": re.compile(r"\+\s*\"\s*[\w ]*\w\(s\)")}
+
+
+def counted_plurals(root: Path) -> list[str]:
+    return [f"{path.relative_to(root)}:{number}"
+            for path in sorted(root.rglob("*")) if path.suffix in _COUNTED_PLURAL
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if _COUNTED_PLURAL[path.suffix].search(line)]
+
+
+def test_every_count_a_reader_sees_is_worded_by_plural(tmp_path: Path) -> None:
+    """The site said "1 task(s)", "3 results file(s) differ" and "2 reported row(s)" where
+    the commands say "1 task" (core.report.plural, the Jinja filter plural, and the
+    explorer's FBXCommon.plural)."""
+    assert counted_plurals(REPO / "leaderboard") == []
+    (tmp_path / "a.py").write_text('x = f"{n} row(s)"\n')
+    (tmp_path / "b.j2").write_text("{{ n }} reported row(s)\n")
+    (tmp_path / "c.js").write_text('s = n + " task(s), by";\n')
+    (tmp_path / "d.py").write_text('x = "the module(s) named"  # no count\n')
+    assert counted_plurals(tmp_path) == ["a.py:1", "b.j2:1", "c.js:1"]

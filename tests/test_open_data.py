@@ -486,7 +486,7 @@ def test_export_from_a_tree_with_uncommitted_changes_says_so_and_so_does_its_rel
                                    "submissions/sub-0001/metadata.yaml",
                                    "submissions/sub-0001/results.json"]
     err = capsys.readouterr().err
-    assert (f"warning: 3 results file(s) differ from commit {head[:12]}, which release.json "
+    assert (f"warning: 3 results files differ from commit {head[:12]}, which release.json "
             "names (first: submissions/sub-0000/metadata.yaml)") in err
     assert (f"commit `{head}` with uncommitted changes to 3 results files (listed under "
             "modified in release.json)") in (out / "README.md").read_text("utf-8")

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from leaderboard import __version__
 from leaderboard.core.checksums import sha256_file
+from leaderboard.core.report import plural
 from leaderboard.publish.models import MODELS_FILE
 from leaderboard.publish.site.repository import RepositoryRef, uncommitted
 from leaderboard.submission.layout import (
@@ -140,6 +141,7 @@ def modified_warning(release: dict) -> str | None:
     modified = release.get("modified")
     if not modified:
         return None
-    return (f"{len(modified)} results file(s) differ from commit {release['commit'][:12]}, "
+    return (f"{plural(len(modified), 'results file')} "
+            f"{'differs' if len(modified) == 1 else 'differ'} from commit {release['commit'][:12]}, "
             f"which release.json names (first: {modified[0]}); it lists them under "
             "modified: commit them before publishing")

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.processes import remove_dead_temp_folders
+from leaderboard.core.report import plural
 from leaderboard.publish.output_folder import check_replaceable, replaced_folder
 from leaderboard.publish.release import RELEASE_FILE, modified_warning, release_manifest
 from leaderboard.publish.site.board import Board, load_board
@@ -156,7 +157,8 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
                                      if r.submission is not None])
         if changed:
             board.warnings.append(
-                f"{len(changed)} submission file(s) differ from commit {repo.ref[:12]}, which "
+                f"{plural(len(changed), 'submission file')} "
+                f"{'differs' if len(changed) == 1 else 'differ'} from commit {repo.ref[:12]}, which "
                 f"the site links them at (first: {changed[0]}); commit them before publishing")
         render_docs(board, docs, repo)
         release = release_manifest(results_root, repo)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup, escape
 
 from leaderboard.core.display import score_text
+from leaderboard.core.report import plural
 from leaderboard.publish.models import ModelRecord, name_key
 from leaderboard.publish.standings import (
     TIER_LEADER,
@@ -232,7 +233,7 @@ def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
     for other in cell.others[:6]:
         parts.append(f"also given by {source_name(other)}")
     if len(cell.others) > 6:
-        parts.append(f"and {len(cell.others) - 6} more source(s)")
+        parts.append(f"and {plural(len(cell.others) - 6, 'more source')}")
     return "; ".join(parts)
 
 
@@ -290,7 +291,7 @@ def model_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
             f'<tr data-k="{e(rec.id)}" data-t="{e(rec.type)}" data-p="{prov}" '
             f'data-i="{e(instruction_text(rec.instruction_trained))}">'
             f'<td data-v="{pos}">{pos}</td>'
-            f'<td class="fb-name" title="{e(str(len(m.rows)) + " row(s): " + sources)}">'
+            f'<td class="fb-name" title="{e(plural(len(m.rows), "row") + ": " + sources)}">'
             f"{_badges(m.rows)}{link}</td>"
             f"<td>{e(rec.type)}</td>"
             f'<td data-v="{"" if rec.parameters is None else rec.parameters}"'

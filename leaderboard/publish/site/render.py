@@ -24,7 +24,7 @@ from leaderboard.benchmarks.views import Page, Section
 from leaderboard.core.display import score_text
 from leaderboard.core.fileio import size_text
 from leaderboard.core.measures import MEASURES
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.core.runs.parsing import parse_run
 from leaderboard.core.tasks import corpus_depth_text
 from leaderboard.publish.standings import TIER_LEADER, TIER_REPORTED, TIER_TIED, ViewTable
@@ -82,7 +82,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(score=score_text, dv=data_value, params=params_text, nbhyphen=nbhyphen,
                        sentence=sentence, it=instruction_text, safe_url=safe_url, filesize=size_text,
-                       params_reason=params_reason)
+                       params_reason=params_reason, plural=plural)
     env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED)
     return env
 

@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 from markupsafe import escape
 from leaderboard.benchmarks.views import Page
+from leaderboard.core.report import plural
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.table_display import source_text
 
@@ -43,6 +44,6 @@ def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]
             entries.append(search_doc(
                 # No "#" here: Material keys a top-level result by its path alone.
                 f"{html}?fb-name={quote(name, safe='')}&fb-view={anchors[0]}", name,
-                f"{name} on {page.title} ({len(anchors)} table(s)): "
+                f"{name} on {page.title} ({plural(len(anchors), 'table')}): "
                 + "; ".join(sorted(sources[key]))))
     return entries

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 from leaderboard.benchmarks.views import Column, View
 from leaderboard.core.display import score_text
+from leaderboard.core.report import plural
 from leaderboard.publish.standings import (
     TIER_BELOW,
     TIER_LEADER,
@@ -366,7 +367,7 @@ def _also(others: list[tuple[Row, float]], column: Column) -> str:
     parts = [f"{score_text(value, column.signed)} from {source_name(other)}"
              for other, value in others[:6]]
     if len(others) > 6:
-        parts.append(f"and {len(others) - 6} more source(s)")
+        parts.append(f"and {plural(len(others) - 6, 'more source')}")
     return "other sources, not in this row: " + "; ".join(parts)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leaderboard.core.fileio import atomic_write_text
+from leaderboard.core.report import plural
 from leaderboard.submission.results import SystemResult
 
 from .lines import ModelLine, model_lines
@@ -276,8 +277,10 @@ def _apply_tiers(work: _TierWork) -> None:
             table.rows.remove(lead)
             table.rows.insert(first, lead)
     table._lines = None  # lined up again on the tested values
-    table.tier_note = (f"{len(work.untested)} verified row(s) have no per-query scores for "
-                       f"{column.label} and are not tested." if work.untested else "")
+    one = len(work.untested) == 1
+    table.tier_note = (f"{plural(len(work.untested), 'verified row')} "
+                       f"{'has' if one else 'have'} no per-query scores for {column.label} "
+                       f"and {'is' if one else 'are'} not tested." if work.untested else "")
 
 
 def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> None:

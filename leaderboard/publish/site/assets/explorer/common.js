@@ -50,7 +50,12 @@ var FBXCommon = (function () {
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }
 
-  return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact };
+  // A count and its noun, singular for 1 ("1 task", "2 tasks"), as the Python side's
+  // core.report.plural words them.
+  function plural(n, noun) { return n + " " + (n === 1 ? noun : noun + "s"); }
+
+  return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact,
+           plural: plural };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXCommon;

@@ -4,7 +4,7 @@
 var FBXStart = (function () {
   "use strict";
 
-  var h = FBXCommon.h, add = FBXCommon.add;
+  var h = FBXCommon.h, add = FBXCommon.add, plural = FBXCommon.plural;
   var F = FBXFrame, D = FBXData, state = FBXState;
   var nav = F.nav;
 
@@ -24,7 +24,7 @@ var FBXStart = (function () {
       var sub = index.submissions[slug];
       var li = h("li", { "data-slug": slug },
         nav(sub.name, { s: slug }), " ",
-        h("span", { cls: "fb-x-muted" }, sub.type + " \u00b7 " + sub.tasks + " task(s)" +
+        h("span", { cls: "fb-x-muted" }, sub.type + " \u00b7 " + plural(sub.tasks, "task") +
           (sub.base ? "" : " \u00b7 no explanation files")));
       add(list, li);
     });
@@ -50,7 +50,7 @@ var FBXStart = (function () {
       var first = line.families[0];
       if (line.families.length === 1 && !first.part) {
         add(li, nav(line.title, { view: "heatmap", t: first.family.tasks[0] }),
-          h("span", { cls: "fb-x-muted" }, " \u00b7 " + first.family.tasks.length + " task(s), by " + first.family.group_by));
+          h("span", { cls: "fb-x-muted" }, " \u00b7 " + plural(first.family.tasks.length, "task") + ", by " + first.family.group_by));
       } else {
         add(li, line.title + ": ");
         line.families.forEach(function (it, i) {
