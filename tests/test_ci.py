@@ -723,12 +723,13 @@ def test_audit_passes_on_the_settings_the_maintainers_doc_requires():
     names = " ".join(c.name for c in audit.checks)
     for needed in ("restricted to fb-org/followboard/.github/workflows/baselines.yml@refs/heads/"
                    "main", "ephemeral", "approval for fork PRs", "read-only",
-                   "repository-level"):
+                   "repository-level", "for this repository only"):
         assert needed in names
 
 
 GROUPS = "/orgs/fb-org/actions/runner-groups"
 GPU_RUNNERS = "/orgs/fb-org/actions/runner-groups/2/runners"
+GROUP_REPOS = "/orgs/fb-org/actions/runner-groups/2/repositories"
 
 
 def _gpu_group(answers: dict) -> dict:
@@ -743,7 +744,16 @@ def _gpu_group(answers: dict) -> dict:
     ("a second workflow allowed", lambda a: _gpu_group(a)["selected_workflows"].append(
         "fb-org/followboard/.github/workflows/tests.yml@refs/heads/main"), "is restricted to"),
     ("every repository", lambda a: _gpu_group(a).update(visibility="all"),
-     "selected repositories only"),
+     "for this repository only"),
+    # Selected repositories, but another one among them: its workflows (a fork PR's
+    # included) may use the group's runners, whatever baselines.yml does here.
+    ("another repository selected", lambda a: a[GROUP_REPOS]["repositories"].append(
+        {"id": 7, "name": "scratch", "full_name": "fb-org/scratch", "private": False}),
+     "for this repository only"),
+    ("only another repository", lambda a: a[GROUP_REPOS].update(repositories=[
+        {"id": 7, "name": "scratch", "full_name": "fb-org/scratch", "private": False}]),
+     "for this repository only"),
+    ("unreadable repository list", lambda a: a.pop(GROUP_REPOS), "for this repository only"),
     ("public repos not allowed", lambda a: _gpu_group(a).update(allows_public_repositories=False),
      "can serve this public repository"),
     ("a persistent runner", lambda a: a[GPU_RUNNERS]["runners"][1].update(ephemeral=False),

@@ -6,7 +6,8 @@ PR's workflow files. What keeps such a job off the runner are settings held by G
 which no file in the repository shows (docs/MAINTAINERS.md explains each):
 
 * the GPU runners sit in an organization runner group that only this repository may use
-  and that is restricted to ``.github/workflows/baselines.yml@refs/heads/main``;
+  (its selected repositories are this one and no other) and that is restricted to
+  ``.github/workflows/baselines.yml@refs/heads/main``;
 * every runner of that group is ephemeral (just-in-time: one job, then it is gone);
 * no runner is registered on the repository itself (those cannot be restricted);
 * workflows from fork PRs of every outside collaborator wait for a maintainer's approval;
@@ -239,7 +240,7 @@ def audit_settings(repository: str, fetch: Fetch, *, runner_label: str = "gpu",
                   f"runner to {workflow}, exist only for organizations; move the repository "
                   "to an organization or run baselines on GitHub-hosted runners")
     else:
-        _audit_runner_groups(audit, owner, public, label, wanted_ref, fetch)
+        _audit_runner_groups(audit, owner, public, label, wanted_ref, fetch, repository)
 
     try:
         policy = _obj(fetch, f"/repos/{owner}/{name}/actions/permissions/"
@@ -273,8 +274,35 @@ def audit_settings(repository: str, fetch: Fetch, *, runner_label: str = "gpu",
     return audit
 
 
+def _audit_group_repositories(audit: Audit, gname: str, org: str, group: dict,
+                              repository: str, fetch: Fetch, scope: str) -> None:
+    """The GPU group serves this repository and no other. 'Selected repositories' with
+    another one selected passed as "for selected repositories only": that repository's
+    workflows (its fork PRs' too, under its own approval settings) are then kept off the
+    runners by the workflow restriction alone, one setting away from reaching them."""
+    name = f"{gname} is for this repository only"
+    visibility = group.get("visibility")
+    if visibility != "selected":
+        audit.add(name, False, f"visibility is {visibility!r}; choose 'Selected "
+                               f"repositories' and select {repository} only")
+        return
+    try:
+        path = f"/orgs/{org}/actions/runner-groups/{group.get('id')}/repositories"
+        repos = _objects(_obj(fetch, path), "repositories", path)
+    except ApiError as exc:
+        audit.add(name, False, _why(exc, scope))
+        return
+    names = [str(r.get("full_name", r.get("name", "?"))) for r in repos]
+    others = [n for n in names if n.lower() != repository.lower()]
+    ok = not others and len(names) == 1
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    audit.add(name, ok, f"visibility is 'selected', repositories: {shown or 'none'}" + (
+        "" if ok else f"; select {repository} only (Organization settings > Actions > "
+                      "Runner groups > Repository access)"))
+
+
 def _audit_runner_groups(audit: Audit, org: str, public: bool, label: str,
-                         wanted_ref: str, fetch: Fetch) -> None:
+                         wanted_ref: str, fetch: Fetch, repository: str) -> None:
     scope = "the organization's admin:org (or organization_self_hosted_runners:read)"
     try:
         path = f"/orgs/{org}/actions/runner-groups"
@@ -304,11 +332,7 @@ def _audit_runner_groups(audit: Audit, org: str, public: bool, label: str,
                       f"selected_workflows={selected!r}" + (
                           "" if restricted and selected == [wanted_ref] else
                           f"; allow only {wanted_ref}"))
-            audit.add(f"{gname} is for selected repositories only",
-                      group.get("visibility") == "selected",
-                      f"visibility is {group.get('visibility')!r}" + (
-                          "" if group.get("visibility") == "selected" else
-                          "; choose 'Selected repositories' and select this one"))
+            _audit_group_repositories(audit, gname, org, group, repository, fetch, scope)
             if public:
                 # Safe either way, but with false the baselines workflow cannot run at all.
                 audit.add(f"{gname} can serve this public repository",
