@@ -323,6 +323,49 @@ def test_pr_that_also_edits_code_or_another_submission_is_refused(repo, wtr, dat
     assert "⛔ refused" in comment and "separate pull request" in comment
 
 
+def test_a_two_folder_refusal_points_at_the_merged_folder_not_the_new_one(
+        repo, wtr, data_dir, actions_env, tmp_path, capsys):
+    """A PR adding submissions/pr-model/ and deleting old-model's metadata.yaml: the
+    "not allowed" annotations went to the folders after the first in name order, so the
+    submitter's own new files were marked and the deletion in the merged folder was not.
+    The files outside the PR's own new folder are the ones marked."""
+    root, base = repo
+    write_submission(root, "pr-model", "PR Model", wtr, quality="good")
+    (root / "submissions" / "old-model" / "metadata.yaml").unlink()
+    head = commit_all(root, "add pr-model, delete old-model's metadata")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 1
+    marked = re.findall(r"^::error title=Refused,file=([^:]+)::", capsys.readouterr().out, re.M)
+    assert marked == ["submissions/old-model/metadata.yaml"], marked
+    report = read_ci_report(out / "report.json")
+    reasons = " ".join(report.refusals)
+    assert "touches 2 submission folders (old-model, pr-model)" in reasons
+    assert "already merged: old-model" in reasons
+    # The comment job says the same from the API's list and its checkout of the base.
+    files = tmp_path / "files.jsonl"
+    files.write_text(json.dumps({"status": "added", "filename": "submissions/pr-model/x"})
+                     + "\n" + json.dumps({"status": "removed",
+                                          "filename": "submissions/old-model/metadata.yaml"}))
+    base_dir = tmp_path / "base-checkout"
+    git(root, "worktree", "add", "-q", str(base_dir), base)
+    body = tmp_path / "comment.md"
+    assert main(["ci", "comment-body", str(out / "report.json"), "--pr-files", str(files),
+                 "--base-dir", str(base_dir), "--out", str(body)]) == 0
+    assert "already merged: old-model" in body.read_text(), body.read_text()
+
+
+@pytest.mark.parametrize(("merged", "marked"), [
+    ({"b-model"}, ["submissions/b-model/y"]),
+    # No single new folder the PR could own: every file of every folder.
+    (set(), ["submissions/a-model/x", "submissions/b-model/y"]),
+    ({"a-model", "b-model"}, ["submissions/a-model/x", "submissions/b-model/y"]),
+])
+def test_a_two_folder_refusal_marks_the_files_outside_the_prs_own_folder(merged, marked):
+    scope = classify_changes([Change("A", "submissions/a-model/x"),
+                              Change("D", "submissions/b-model/y")], merged=merged)
+    assert not scope.ok and scope.refused_paths == marked
+
+
 def test_symlinks_stray_files_and_oversized_files_are_rejected_unread(
         repo, wtr, data_dir, actions_env, tmp_path, capsys, monkeypatch):
     root, base = repo

@@ -151,6 +151,14 @@ def tree_entries(repo: Path, commit: str, prefix: str) -> list[TreeEntry]:
     return entries
 
 
+def folder_names(repo: Path, commit: str, folder: str) -> set[str]:
+    """The names of the entries directly inside ``folder`` in ``commit`` (none: no folder)."""
+    out = git(repo, "ls-tree", "-z", "--name-only", "--full-tree", commit, "--",
+              folder.rstrip("/") + "/")
+    return {PurePosixPath(record.decode("utf-8", "surrogateescape")).name
+            for record in out.split(b"\0") if record}
+
+
 def _blob_size(header: bytes, sha: str) -> int:
     """The size ``git cat-file --batch`` gives in its line ``<sha> blob <size>``."""
     fields = header.decode("ascii", "replace").split()

@@ -18,6 +18,7 @@ with the file named, so the submitter can fix them in place).
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -84,8 +85,13 @@ def unsafe_name(path: str) -> bool:
     return False
 
 
-def classify_changes(changes: list[Change]) -> PrScope:
-    """Sort a PR's changed files into submission folders; refuse anything else."""
+def classify_changes(changes: list[Change], merged: Container[str] = frozenset()) -> PrScope:
+    """Sort a PR's changed files into submission folders; refuse anything else.
+
+    ``merged``: the ids of the submission folders on the base branch. A PR touching
+    several folders is refused, and the files it may not change are marked: every file
+    outside its one new folder, or, with no single new folder to call its own, every file
+    of every folder it touches."""
     scope = PrScope()
     outside: list[str] = []
     loose: list[str] = []
@@ -121,12 +127,17 @@ def classify_changes(changes: list[Change]) -> PrScope:
             "every file of a submission lives in its own folder submissions/<id>/.")
         scope.refused_paths += loose
     if len(scope.submission_ids) > 1:
+        existing = [i for i in scope.submission_ids if i in merged]
+        new = [i for i in scope.submission_ids if i not in merged]
+        own = new[0] if len(new) == 1 else None
         scope.refusals.append(
             f"the pull request touches {len(scope.submission_ids)} submission folders "
-            f"({_listing(scope.submission_ids)}); open one pull request per submission, and "
-            "leave other people's submissions alone.")
-        scope.refused_paths += [p for ids in scope.submission_ids[1:]
-                                for p in scope.touched.get(ids, []) + scope.deleted.get(ids, [])]
+            f"({_listing(scope.submission_ids)})"
+            + (f", already merged: {_listing(existing)}" if existing else "")
+            + "; open one pull request per submission, and leave other people's "
+              "submissions alone.")
+        scope.refused_paths += [p for i in scope.submission_ids if i != own
+                                for p in scope.touched.get(i, []) + scope.deleted.get(i, [])]
     bad_ids = [(i, id_problem(i)) for i in scope.submission_ids if id_problem(i)]
     if bad_ids:
         scope.refusals.append(

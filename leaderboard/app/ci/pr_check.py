@@ -34,6 +34,7 @@ from leaderboard.app.ci.git import (
     changed_files,
     NoCommonHistory,
     extract,
+    folder_names,
     merge_base,
     read_blobs,
     resolve_commit,
@@ -261,7 +262,8 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
     except NoCommonHistory:
         return CiReport(status="refused", pr_number=req.pr_number, base_sha=base,
                         head_sha=head, scorer=scorer_version(), refusals=[NO_COMMON_HISTORY])
-    scope = classify_changes(changed_files(req.repo, fork_point, head))
+    scope = classify_changes(changed_files(req.repo, fork_point, head),
+                             merged=folder_names(req.repo, base, SUBMISSIONS_DIR))
     if scope.ok:
         sub_id = scope.submission_ids[0]
         check_removal(scope, sub_id, tree_entries(req.repo, head, f"{SUBMISSIONS_DIR}/{sub_id}"))

@@ -11,6 +11,7 @@ from a run of the project's own, unmodified checker.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from pathlib import Path
 
 from leaderboard.app.ci.git import Change
@@ -62,9 +63,19 @@ def read_api_files(path: Path) -> list[Change]:
     return changes
 
 
-def apply_trusted_scope(report: CiReport, changes: list[Change]) -> CiReport:
-    """The report, or a refusal when the API's file list says the PR is out of scope."""
-    scope = classify_changes(changes)
+def merged_ids(base_dir: Path) -> set[str]:
+    """The submission folders of a checkout of the base branch."""
+    folder = base_dir / SUBMISSIONS_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return set()
+    return {p.name for p in folder.iterdir() if p.is_dir() and not p.is_symlink()}
+
+
+def apply_trusted_scope(report: CiReport, changes: list[Change],
+                        merged: Container[str] = frozenset()) -> CiReport:
+    """The report, or a refusal when the API's file list says the PR is out of scope
+    (``merged``: the submission ids on the base branch, :func:`classify_changes`)."""
+    scope = classify_changes(changes, merged)
     reported_ids = [s.id for s in report.submissions]
     # A refusal, and a check that failed itself (an "error" report is about no submission:
     # it was made a refusal "about no submission", hiding that the check broke), pass as

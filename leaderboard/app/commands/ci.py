@@ -215,9 +215,10 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
     if report.pr_number is None:
         raise FollowBoardError(f"{args.report}: the report has no PR number; not commenting")
     if args.pr_files is not None:
-        from leaderboard.app.ci.trusted import apply_trusted_scope, read_api_files
+        from leaderboard.app.ci.trusted import apply_trusted_scope, merged_ids, read_api_files
 
-        report = apply_trusted_scope(report, read_api_files(args.pr_files))
+        merged = merged_ids(args.base_dir) if args.base_dir is not None else set()
+        report = apply_trusted_scope(report, read_api_files(args.pr_files), merged)
     from leaderboard.app.ci.policy import author_unknown
 
     author = (args.pr_author or "").strip()
