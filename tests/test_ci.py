@@ -1296,6 +1296,53 @@ def test_a_check_without_the_authors_login_refuses(repo, wtr, data_dir, actions_
     assert "⛔ refused" in body.read_text() and "author is not known" in body.read_text()
 
 
+@pytest.mark.parametrize(("base_ref", "default", "in_actions", "refused"), [
+    ("main", "main", True, False),
+    ("baselines/old-model-123", "main", True, True),  # a bot branch, merged into main later
+    ("", "main", True, True), ("main", "", False, True),  # expressions that came out empty
+    (None, None, True, True),   # not given inside Actions
+    (None, None, False, False),  # a local run
+])
+def test_a_submission_pr_into_another_branch_than_the_default_is_refused(
+        repo, wtr, data_dir, actions_env, tmp_path, monkeypatch, base_ref, default,
+        in_actions, refused):
+    """pr-validate.yml runs for pull requests into any branch. A stranger's PR into a bot
+    branch baselines/<model>-<run> changing that model's folder was checked against that
+    branch and, merged there by a maintainer, reached main inside the bot's PR, which the
+    ownership check exempts. A submission PR into another branch than the default (or
+    whose branches are not known, inside Actions) is refused, by the check and again by
+    the comment job."""
+    root, base = repo
+    git(root, "checkout", "-q", "-b", "edit")
+    meta = root / "submissions" / "old-model" / "metadata.yaml"
+    meta.write_text(meta.read_text().replace("Old Model", "Old Model v2"))
+    head = commit_all(root, "change old-model")
+    if in_actions:
+        monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    branches = ([] if base_ref is None else ["--base-ref", base_ref]) + \
+        ([] if default is None else ["--default-branch", default])
+    out = tmp_path / "report"
+    # The bot, exempt from the ownership check, so only the branch decides.
+    author = ["--pr-author", "github-actions[bot]", "--author-association", "NONE"]
+    assert pr_check(root, base, head, out, data_dir, *author, *branches) == int(refused)
+    report = read_ci_report(out / "report.json")
+    assert (report.status == "refused") == refused, report.refusals
+    if refused:
+        assert not report.submissions and ("default branch" in report.refusals[0])
+    if base_ref == "baselines/old-model-123":
+        assert "into the branch 'baselines/old-model-123', not 'main'" in report.refusals[0]
+    # The comment job refuses too, whatever the report claims.
+    forged = tmp_path / "forged.json"
+    forged.write_text(report.model_copy(update=dict(
+        status="valid", refusals=[], submissions=[SubmissionCheck(
+            id="old-model", valid=True, n_errors=0, n_warnings=0, updates_existing=True)]))
+        .model_dump_json())
+    body = tmp_path / "comment.md"
+    assert main(["ci", "comment-body", str(forged), "--out", str(body), *author,
+                 *branches]) == 0
+    assert ("⛔ refused" in body.read_text()) == refused
+
+
 def test_a_new_submission_names_its_author_as_owner(repo, wtr, data_dir, actions_env,
                                                     tmp_path):
     root, base = repo

@@ -96,7 +96,8 @@ def test_baselines_run_writes_a_folder_ci_accepts_as_committed(folders, tiny_dat
     capsys.readouterr()
     # CI, on the pull request jane-doe opens.
     assert pr_check(repo, base, head, tmp_path / "report", tiny_data, "--pr-author",
-                    "jane-doe", "--author-association", "NONE") == 0, capsys.readouterr().out
+                    "jane-doe", "--author-association", "NONE", "--base-ref", "main",
+                    "--default-branch", "main") == 0, capsys.readouterr().out
     (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
     assert sub.valid and sub.id == "my-model" and sub.results_json == "matches"
     assert [t.task for t in sub.tasks] == ["followtable/wtr"]

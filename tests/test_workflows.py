@@ -618,6 +618,7 @@ def test_the_comment_job_comments_only_on_the_head_whose_files_it_listed(moved: 
     state = tmp_path / "api.json"
     state.write_text(json.dumps({
         "pulls": [{"number": 7, "head": {"sha": head, "repo": {"full_name": "them/fork"}},
+                   "base": {"ref": "baselines/bm25s-42"},
                    "user": {"login": "mallory"}, "author_association": "NONE"}],
         "files": [{"status": "added", "filename": "submissions/m/metadata.yaml"}],
         **({"push": pushed} if moved else {})}))
@@ -640,10 +641,25 @@ def test_the_comment_job_comments_only_on_the_head_whose_files_it_listed(moved: 
         assert f"moved on to {pushed}" in proc.stdout
     else:
         assert found == {"author": "mallory", "association": "NONE", "number": "7",
-                         "current": "true"}
+                         "base_ref": "baselines/bm25s-42", "current": "true"}
         assert json.loads((tmp_path / "pr-files.jsonl").read_text()) == {
             "status": "added", "filename": "submissions/m/metadata.yaml",
             "previous_filename": None}
+
+
+def test_both_jobs_are_told_the_prs_base_branch_and_the_default_branch():
+    """pr-validate.yml runs for PRs into any branch: a stranger's PR into a bot branch
+    baselines/<model>-<run>, merged there, reached main inside the bot's PR. The check
+    and the comment job are given both branches (the comment job the base from the API),
+    and refuse a submission PR into another branch than the default."""
+    check = _step(WORKFLOW_DIR / "pr-validate.yml", "Check the submission")
+    assert check["env"]["BASE_REF"] == "${{ github.event.pull_request.base.ref }}"
+    assert check["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch }}"
+    body = _step(WORKFLOW_DIR / "pr-comment.yml", "Validate the report and render the comment")
+    assert body["env"]["BASE_REF"] == "${{ steps.pr.outputs.base_ref }}"
+    assert body["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch }}"
+    for step in (check, body):
+        assert '--base-ref "$BASE_REF" --default-branch "$DEFAULT_BRANCH"' in step["run"]
 
 
 def test_the_submission_check_restores_caches_and_never_saves_one():

@@ -60,6 +60,9 @@ class PrScope:
     deleted: dict[str, list[str]] = field(default_factory=dict)
     # Submission id -> paths the PR adds or modifies inside it.
     touched: dict[str, list[str]] = field(default_factory=dict)
+    # Whether the PR changes anything under submissions/ (a submission PR, well formed
+    # or not).
+    changes_submissions: bool = False
 
     @property
     def ok(self) -> bool:
@@ -93,6 +96,7 @@ def classify_changes(changes: list[Change], merged: Container[str] = frozenset()
     outside its one new folder, or, with no single new folder to call its own, every file
     of every folder it touches."""
     scope = PrScope()
+    scope.changes_submissions = any(c.path.split("/", 1)[0] == SUBMISSIONS_DIR for c in changes)
     outside: list[str] = []
     loose: list[str] = []
     unsafe = [c.path for c in changes if unsafe_name(c.path)]
@@ -255,6 +259,36 @@ NO_COMMON_HISTORY = ("the pull request's branch shares no history with the base 
                      "finds no common commit), so what it changes cannot be told: make the "
                      "branch from the leaderboard's main branch (fork the repository, or "
                      "`git switch -c my-model origin/main`) and commit the submission there.")
+
+
+BRANCHES_UNKNOWN = ("the pull request's base branch or the repository's default branch is not "
+                    "known (--base-ref or --default-branch is empty or missing), so whether "
+                    "the pull request is into the default branch cannot be checked; the check "
+                    "refuses rather than skip it. Re-run the workflow; if this persists, a "
+                    "maintainer must look at the workflow's inputs.")
+
+
+def base_branch_problem(base_ref: str | None, default_branch: str | None, *,
+                        in_actions: bool) -> str | None:
+    """Why a submission pull request into ``base_ref`` is refused (None: it is not).
+
+    A submission goes into the default branch, which the ownership check reads and the
+    site is built from. Merged into any other branch (a baselines/<model>-<run> branch
+    of baselines.yml, say), a change reaches the default branch later inside that
+    branch's own pull request, past the checks this one got: the bot's PR is exempt from
+    the ownership check. Neither given means a local run, which checks no branch."""
+    if base_ref is None and default_branch is None and not in_actions:
+        return None
+    base, default = (base_ref or "").strip(), (default_branch or "").strip()
+    if not base or not default:
+        return BRANCHES_UNKNOWN
+    if base == default:
+        return None
+    return (f"the pull request is into the branch {base!r}, not {default!r}, the "
+            "repository's default branch: open a submission pull request against "
+            f"{default!r} (Edit, beside the title, changes its base). Merged into another "
+            f"branch, a change would reach {default!r} later inside that branch's own pull "
+            "request, past the checks made on this one.")
 
 
 def author_unknown(given: str | None, *, in_actions: bool) -> bool:

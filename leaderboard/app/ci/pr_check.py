@@ -113,6 +113,9 @@ class PrCheckRequest:
     author_association: str | None = None
     # The author was required but came empty (policy.author_unknown): the PR is refused.
     author_unknown: bool = False
+    # Why a submission PR into its base branch is refused (policy.base_branch_problem):
+    # it is not into the default branch, or the branches are not known.
+    base_branch_problem: str | None = None
     # Where run files listed in a manifest are read (None: the repository's configured store).
     store: RunStore | None = None
 
@@ -271,6 +274,9 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
                   scorer=scorer_version())
     if req.author_unknown:  # fail closed: no ownership check is skipped
         return CiReport(status="refused", refusals=[AUTHOR_UNKNOWN], **common)
+    if req.base_branch_problem and scope.changes_submissions:
+        return CiReport(status="refused", refusals=[req.base_branch_problem, *scope.refusals],
+                        refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], **common)
     if not scope.ok:
         return CiReport(status="refused", refusals=scope.refusals,
                         refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], **common)

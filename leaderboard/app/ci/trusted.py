@@ -92,6 +92,14 @@ def apply_trusted_scope(report: CiReport, changes: list[Change],
         refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS], submissions=[]))
 
 
+def refuse_for_base_branch(report: CiReport, problem: str) -> CiReport:
+    """The report as a refusal: the PR is not into the default branch
+    (:func:`leaderboard.app.ci.policy.base_branch_problem`)."""
+    return report.model_copy(update=dict(status="refused",
+                                         refusals=[problem, *report.refusals][:50],
+                                         submissions=[]))
+
+
 def refuse_for_unknown_author(report: CiReport) -> CiReport:
     """The report as a refusal: the PR's author, which the ownership check needs, is not
     known (:func:`leaderboard.app.ci.policy.author_unknown`)."""

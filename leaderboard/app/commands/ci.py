@@ -58,6 +58,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     check.add_argument("--seed", type=int, default=0, help="seed of the significance tests")
     check.add_argument("--quiet", action="store_true", help="no progress lines")
     _add_author_args(check)
+    _add_branch_args(check)
     add_data_dir(check)
     check.set_defaults(handler=run_pr_check_cmd)
 
@@ -94,6 +95,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                       help="the PR's changed files from the GitHub API (one {status, filename} "
                            "object per line): the PR's scope is re-checked from this list")
     _add_author_args(body)
+    _add_branch_args(body)
     body.add_argument("--base-dir", type=Path, default=None, metavar="DIR",
                       help="a checkout of the base branch: with --pr-author, a change to a "
                            "submission merged there is refused unless the author is the "
@@ -150,6 +152,21 @@ def register(sub: "argparse._SubParsersAction") -> None:
     audit.set_defaults(handler=run_audit_settings_cmd)
 
 
+def _add_branch_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base-ref", default=None, metavar="BRANCH",
+                        help="the branch the pull request is into: a submission pull request "
+                             "into another branch than --default-branch is refused. Given "
+                             "empty, or missing inside GitHub Actions, the PR is refused")
+    parser.add_argument("--default-branch", default=None, metavar="BRANCH",
+                        help="the repository's default branch (main)")
+
+
+def _branch_problem(args: argparse.Namespace) -> str | None:
+    from leaderboard.app.ci.policy import base_branch_problem
+
+    return base_branch_problem(args.base_ref, args.default_branch, in_actions=_in_actions())
+
+
 def _add_author_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pr-author", default=None, metavar="LOGIN",
                         help="the pull request's author: changes to a merged submission are "
@@ -187,7 +204,8 @@ def run_pr_check_cmd(args: argparse.Namespace) -> int:
                          seed=args.seed, pr_author=(args.pr_author or "").strip() or None,
                          author_association=args.author_association,
                          author_unknown=author_unknown(args.pr_author,
-                                                       in_actions=_in_actions()))
+                                                       in_actions=_in_actions()),
+                         base_branch_problem=_branch_problem(args))
     require_commits(req)  # no checkout, or no such commit: a usage error, not a report
     # Whatever fails inside, a report is written, so the comment job has something to say.
     report = run_pr_check_safely(req, args.out, _progress(args.quiet))
@@ -214,12 +232,20 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
                                f"but the run checked {args.expect_head}; not commenting")
     if report.pr_number is None:
         raise FollowBoardError(f"{args.report}: the report has no PR number; not commenting")
+    changes = None
     if args.pr_files is not None:
         from leaderboard.app.ci.trusted import apply_trusted_scope, merged_ids, read_api_files
 
         merged = merged_ids(args.base_dir) if args.base_dir is not None else set()
-        report = apply_trusted_scope(report, read_api_files(args.pr_files), merged)
-    from leaderboard.app.ci.policy import author_unknown
+        changes = read_api_files(args.pr_files)
+        report = apply_trusted_scope(report, changes, merged)
+    from leaderboard.app.ci.policy import author_unknown, classify_changes
+
+    branch_problem = _branch_problem(args)
+    if branch_problem and (changes is None or classify_changes(changes).changes_submissions):
+        from leaderboard.app.ci.trusted import refuse_for_base_branch
+
+        report = refuse_for_base_branch(report, branch_problem)
 
     author = (args.pr_author or "").strip()
     if author_unknown(args.pr_author, in_actions=_in_actions()):
