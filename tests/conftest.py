@@ -45,6 +45,23 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+# What GitHub Actions sets for the step running the suite (tests.yml), and what the `ci`
+# commands act on: with them, a check given no --pr-author refused ("inside Actions"), and
+# step outputs and comments were appended to the test job's own output and summary files.
+ACTIONS_VARIABLES = ("GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV",
+                     "GITHUB_PATH")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def outside_actions():  # noqa: ANN201 - a generator fixture
+    """Every test runs as on a laptop, inside Actions too; a test that needs the Actions
+    variables sets its own (tests/test_ci.py's actions_env)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ACTIONS_VARIABLES:
+            patch.delenv(name, raising=False)
+        yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 def cache_root(tmp_path_factory):  # noqa: ANN201 - a generator fixture
     """Every cache (leaderboard.core.config: loaded task data, the run store's files, the
