@@ -1212,20 +1212,32 @@ def _set_owner(root: Path, sub_id: str, owner: str) -> None:
     meta.write_text(meta.read_text() + f"owner: {owner}\n")
 
 
+def _set_maintainers(root: Path, logins: list[str]) -> None:
+    (root / "pyproject.toml").write_text(
+        "[tool.followboard]\nrun-store = \".\"\nmaintainers = %s\n" % json.dumps(logins))
+
+
 @pytest.mark.parametrize(("base_owner", "author", "association", "allowed"), [
     (None, "mallory", "NONE", False),
-    (None, "someone", "COLLABORATOR", True),
     ("alice", "mallory", "CONTRIBUTOR", False),
     ("alice", "Alice", "CONTRIBUTOR", True),     # logins compare without case
-    ("alice", "bob", "MEMBER", True),
     (None, "github-actions[bot]", "NONE", True),  # baselines.yml updating a baseline
+    (None, "the-owner", "OWNER", True),          # the account owning the repository
+    # A member of the owning organization, or an invited collaborator, is not for that a
+    # maintainer (either may hold no more than read access); one the base branch's
+    # [tool.followboard] maintainers names is, whatever GitHub calls them.
+    ("alice", "bob", "MEMBER", False),
+    (None, "someone", "COLLABORATOR", False),
+    ("alice", "Carol", "MEMBER", True),
+    (None, "carol", "NONE", True),
 ])
 def test_only_the_owner_or_a_maintainer_may_change_a_merged_submission(
         repo, wtr, data_dir, actions_env, tmp_path, base_owner, author, association, allowed):
     root, base = repo
+    _set_maintainers(root, ["dave", "carol"])
     if base_owner:
         _set_owner(root, "old-model", base_owner)
-        base = commit_all(root, "record the owner")
+    base = commit_all(root, "record the owner and the maintainers")
     git(root, "checkout", "-q", "-b", "edit")
     meta = root / "submissions" / "old-model" / "metadata.yaml"
     # The PR also tries to make its author the owner: the base's owner is what counts.
@@ -1259,6 +1271,21 @@ def test_only_the_owner_or_a_maintainer_may_change_a_merged_submission(
     assert ("⛔ refused" in text) != allowed
     if not allowed:
         assert "only its owner or a maintainer may change it" in text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (None, set()), ("", set()), ("[tool.followboard]\nrun-store = \".\"\n", set()),
+    ('[tool.followboard]\nmaintainers = ["Jane-Doe", "x"]\n', {"jane-doe", "x"}),
+    ('[tool.followboard]\nmaintainers = "jane-doe"\n', "must be a list of GitHub logins"),
+    ('[tool.followboard]\nmaintainers = ["@jane"]\n', "must be a list of GitHub logins"),
+    ("[tool.followboard\n", "cannot read the project's configuration"),
+])
+def test_the_maintainers_list_is_logins_or_a_clear_error(text, expected):
+    if isinstance(expected, set):
+        assert policy.maintainers_of(text, "pyproject.toml") == expected
+    else:
+        with pytest.raises(policy.MaintainersError, match=f"^pyproject.toml: .*{expected}"):
+            policy.maintainers_of(text, "pyproject.toml")
 
 
 @pytest.mark.parametrize(("author", "in_actions"), [
@@ -1361,13 +1388,16 @@ def test_a_new_submission_names_its_author_as_owner(repo, wtr, data_dir, actions
 
 
 @pytest.mark.parametrize(("author", "association", "allowed"), [
-    ("mallory", "NONE", False), ("bob", "MEMBER", True), ("github-actions[bot]", "NONE", True),
+    ("mallory", "NONE", False), ("bob", "MEMBER", False), ("carol", "NONE", True),
+    ("github-actions[bot]", "NONE", True),
 ])
 def test_a_reference_models_id_is_kept_for_its_runs(repo, wtr, data_dir, actions_env, tmp_path,
                                                     author, association, allowed):
     """A stranger's new folder submissions/e5-large-v2/ (a declared reference model's id)
     passed; `baselines run e5-large-v2` would then refuse to write into it."""
     root, base = repo
+    _set_maintainers(root, ["carol"])
+    base = commit_all(root, "name the maintainers")
     write_submission(root, "e5-large-v2", "e5-large-v2 (reference)", wtr, quality="good")
     head = commit_all(root, "add e5-large-v2")
     out = tmp_path / "report"

@@ -151,6 +151,18 @@ def tree_entries(repo: Path, commit: str, prefix: str) -> list[TreeEntry]:
     return entries
 
 
+def file_at(repo: Path, commit: str, path: str) -> bytes | None:
+    """The content of the file ``path`` in ``commit`` (None: no such file)."""
+    out = git(repo, "ls-tree", "-z", "--full-tree", commit, "--", path)
+    for record in out.split(b"\0"):
+        meta, _, name = record.partition(b"\t")
+        if name.decode("utf-8", "surrogateescape") == path and meta.split()[1:2] == [b"blob"] \
+                and not meta.startswith(b"120000"):
+            (blob,) = read_blobs(repo, [meta.split()[2].decode("ascii")])
+            return blob
+    return None
+
+
 def folder_names(repo: Path, commit: str, folder: str) -> set[str]:
     """The names of the entries directly inside ``folder`` in ``commit`` (none: no folder)."""
     out = git(repo, "ls-tree", "-z", "--name-only", "--full-tree", commit, "--",

@@ -18,14 +18,17 @@ with the file named, so the submitter can fix them in place).
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from leaderboard.app.ci.git import Change, GitError, TreeEntry, safe_relative
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import size_text
 from leaderboard.core.report import Report, plural
 from leaderboard.submission.ids import id_problem
+from leaderboard.submission.metadata import GITHUB_LOGIN_RE
 from leaderboard.submission.layout import (
     CI_FILES,
     MAX_FILES,
@@ -239,9 +242,38 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
     return readable
 
 
-# GitHub's author_association values of people with a role in the repository: its owner,
-# members of the owning organization, and invited collaborators.
-MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+# Who is a maintainer: the account owning the repository (GitHub's author_association
+# OWNER), and the GitHub logins the base branch's pyproject.toml names under
+# [tool.followboard] maintainers. Not MEMBER (any member of the owning organization,
+# who may hold no access to this repository) nor COLLABORATOR (invited with any role,
+# read-only too): GitHub says nothing there of who may merge.
+MAINTAINER_ASSOCIATIONS = frozenset({"OWNER"})
+CONFIG_FILE = "pyproject.toml"
+MAINTAINERS_KEY = "maintainers"
+
+
+class MaintainersError(FollowBoardError, ValueError):
+    """A maintainers list that cannot be read; the message names the file."""
+
+
+def maintainers_of(text: str | None, origin: str) -> frozenset[str]:
+    """The logins of ``[tool.followboard] maintainers`` in a pyproject.toml's text (none
+    without the file, the table or the key), lower-cased; a list that is not GitHub
+    logins is a :class:`MaintainersError` naming ``origin``."""
+    if text is None:
+        return frozenset()
+    try:
+        config = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MaintainersError(f"{origin}: cannot read the project's configuration ({exc})") \
+            from None
+    table = config.get("tool", {}).get("followboard")
+    value = table.get(MAINTAINERS_KEY, []) if isinstance(table, dict) else []
+    if not isinstance(value, list) or not all(
+            isinstance(v, str) and GITHUB_LOGIN_RE.fullmatch(v) for v in value):
+        raise MaintainersError(f"{origin}: [tool.followboard] {MAINTAINERS_KEY} must be a "
+                               "list of GitHub logins, such as [\"jane-doe\"]")
+    return frozenset(v.lower() for v in value)
 
 
 # baselines.yml opens its PRs with the repository's own token, as this account; only a
@@ -300,16 +332,20 @@ def author_unknown(given: str | None, *, in_actions: bool) -> bool:
     return not given.strip()
 
 
-def is_maintainer(association: str | None) -> bool:
-    return (association or "").upper() in MAINTAINER_ASSOCIATIONS
+def is_maintainer(author: str, association: str | None, maintainers: frozenset[str]) -> bool:
+    """Whether ``author`` is a maintainer (``maintainers``: :func:`maintainers_of` the base
+    branch's configuration)."""
+    return ((association or "").upper() in MAINTAINER_ASSOCIATIONS
+            or author.lower() in maintainers)
 
 
 def reserved_id_problem(sub_id: str, reference_ids: set[str], author: str,
-                        association: str | None) -> str | None:
+                        association: str | None, maintainers: frozenset[str]) -> str | None:
     """Why ``author`` may not add a submission ``sub_id`` (None: they may): the id of a
     declared reference model is kept for its runs, which `baselines run` writes (and
     would refuse to write into a folder holding another model's runs)."""
-    if sub_id not in reference_ids or is_maintainer(association) or author == REPOSITORY_BOT:
+    if (sub_id not in reference_ids or is_maintainer(author, association, maintainers)
+            or author == REPOSITORY_BOT):
         return None
     return (f"the id {sub_id!r} is a reference model's (reference_models/models.yaml), kept "
             "for the runs `leaderboard baselines run` makes of it: choose another id for "
@@ -317,13 +353,13 @@ def reserved_id_problem(sub_id: str, reference_ids: set[str], author: str,
 
 
 def ownership_problem(sub_id: str, base_owner: str | None, author: str,
-                      association: str | None) -> str | None:
+                      association: str | None, maintainers: frozenset[str]) -> str | None:
     """Why ``author`` may not change the merged submission ``sub_id`` (None: they may).
 
     Only the owner recorded in the base branch's metadata.yaml, or a maintainer, may
-    change a merged submission; a PR cannot make itself the owner, since the owner is read
-    from the base branch, not from the PR."""
-    if is_maintainer(association) or author == REPOSITORY_BOT:
+    change a merged submission; a PR cannot make itself the owner or a maintainer, since
+    both are read from the base branch, not from the PR."""
+    if is_maintainer(author, association, maintainers) or author == REPOSITORY_BOT:
         return None
     if base_owner is not None and base_owner.lower() == author.lower():
         return None

@@ -34,6 +34,7 @@ from leaderboard.app.ci.git import (
     changed_files,
     NoCommonHistory,
     extract,
+    file_at,
     folder_names,
     merge_base,
     read_blobs,
@@ -42,12 +43,14 @@ from leaderboard.app.ci.git import (
 )
 from leaderboard.app.ci.policy import (
     AUTHOR_UNKNOWN,
+    CONFIG_FILE,
     NO_COMMON_HISTORY,
     check_derived,
     check_removal,
     check_tree,
     classify_changes,
     is_maintainer,
+    maintainers_of,
     ownership_problem,
     reserved_id_problem,
 )
@@ -183,6 +186,9 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
     check_derived(sub_id, touched + (deleted or []), report)
     base_entries = tree_entries(req.repo, base, prefix)
     updates_existing = bool(base_entries)
+    config = file_at(req.repo, base, CONFIG_FILE)
+    maintainers = maintainers_of(None if config is None else config.decode("utf-8", "replace"),
+                                 f"{CONFIG_FILE} at the base commit {base[:12]}")
     if updates_existing and req.pr_author is not None:
         meta_entry = next((e for e in base_entries
                            if e.path == f"{prefix}/{METADATA_NAME}" and not e.is_symlink), None)
@@ -190,12 +196,13 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         if meta_entry is not None:
             (blob,) = read_blobs(req.repo, [meta_entry.sha])
             base_owner = owner_of(blob.decode("utf-8", "replace"))
-        problem = ownership_problem(sub_id, base_owner, req.pr_author, req.author_association)
+        problem = ownership_problem(sub_id, base_owner, req.pr_author, req.author_association,
+                                    maintainers)
         if problem:
             report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     elif req.pr_author is not None:
         problem = reserved_id_problem(sub_id, set(load_model_specs()), req.pr_author,
-                                      req.author_association)
+                                      req.author_association, maintainers)
         if problem:
             report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     model_name = None
@@ -224,7 +231,8 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         meta = outcome.submission.metadata
         model_name = meta.model.name if meta is not None else None
         if (meta is not None and meta.owner and not updates_existing
-                and req.pr_author is not None and not is_maintainer(req.author_association)
+                and req.pr_author is not None
+                and not is_maintainer(req.pr_author, req.author_association, maintainers)
                 and meta.owner.lower() != req.pr_author.lower()):
             report.add(f"{sub_id}/{METADATA_NAME}", None,
                        f"owner: {meta.owner!r} must be your own GitHub login "

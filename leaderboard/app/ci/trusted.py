@@ -17,7 +17,9 @@ from pathlib import Path
 from leaderboard.app.ci.git import Change
 from leaderboard.app.ci.policy import (
     AUTHOR_UNKNOWN,
+    CONFIG_FILE,
     classify_changes,
+    maintainers_of,
     ownership_problem,
 )
 from leaderboard.app.ci.pr_report import MAX_STORED_PROBLEMS, CiReport
@@ -111,7 +113,12 @@ def apply_ownership(report: CiReport, base_dir: Path, author: str,
                     association: str | None) -> CiReport:
     """The report, or a refusal when the PR changes a merged submission that is not the
     author's. The owner is read from ``base_dir`` (the default branch's checkout in the
-    comment job), so neither the PR nor its artifact can claim the submission."""
+    comment job), as are the maintainers, so neither the PR nor its artifact can claim the
+    submission."""
+    config = base_dir / CONFIG_FILE
+    maintainers = maintainers_of(
+        config.read_text(encoding="utf-8", errors="replace")
+        if config.is_file() and not config.is_symlink() else None, str(config))
     for sub in report.submissions:
         if id_problem(sub.id):
             continue  # the scope check refuses such a PR anyway
@@ -122,7 +129,7 @@ def apply_ownership(report: CiReport, base_dir: Path, author: str,
         owner = None
         if meta.is_file() and not meta.is_symlink():
             owner = owner_of(meta.read_text(encoding="utf-8", errors="replace"))
-        problem = ownership_problem(sub.id, owner, author, association)
+        problem = ownership_problem(sub.id, owner, author, association, maintainers)
         if problem:
             return report.model_copy(update=dict(
                 status="refused", refusals=[problem], refused_paths=[], submissions=[]))

@@ -173,8 +173,10 @@ def _add_author_args(parser: argparse.ArgumentParser) -> None:
                              "accepted only from its owner or a maintainer. Given empty, or "
                              "missing inside GitHub Actions, the PR is refused")
     parser.add_argument("--author-association", default=None, metavar="ASSOCIATION",
-                        help="GitHub's author_association of the author (OWNER, MEMBER and "
-                             "COLLABORATOR are maintainers)")
+                        help="GitHub's author_association of the author: OWNER (the "
+                             "account owning the repository) is a maintainer, as are the "
+                             "logins [tool.followboard] maintainers names in the base "
+                             "branch's pyproject.toml")
 
 
 def _in_actions() -> bool:
