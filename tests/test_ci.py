@@ -366,6 +366,44 @@ def test_a_two_folder_refusal_marks_the_files_outside_the_prs_own_folder(merged,
     assert not scope.ok and scope.refused_paths == marked
 
 
+def test_a_pr_that_no_longer_changes_a_submission_says_so_for_its_head(
+        repo, wtr, data_dir, actions_env, tmp_path, capsys):
+    """A push that left a PR with no change under submissions/ ran no check (the
+    workflow's paths filter), so the sticky comment kept saying "valid" of an earlier
+    head. The check runs for every PR: one that changes no submission is "no submission
+    changed" for its head, a pass, and the comment job says so (never refusing a PR that
+    is no submission), or refuses a report claiming it of a PR that changes one."""
+    root, base = repo
+    (root / "leaderboard" / "__init__.py").write_text('"""a code change"""\n')
+    head = commit_all(root, "change code only")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 0
+    assert "pr-check: none (no submission changed)" in capsys.readouterr().out
+    report = read_ci_report(out / "report.json")
+    assert report.status == "none" and not report.refusals and not report.submissions
+    assert outputs(actions_env["output"])["status"] == "none"
+    comment = (out / "comment.md").read_text()
+    assert "FollowBoard check: ➖ no submission changed" in comment
+    assert f"Head `{head[:12]}`" in comment and "earlier head" in comment
+
+    files = tmp_path / "files.jsonl"
+    body = tmp_path / "comment.md"
+
+    def render(path: Path, *changed: str) -> str:
+        files.write_text("".join(json.dumps({"status": "modified", "filename": f}) + "\n"
+                                 for f in changed))
+        assert main(["ci", "comment-body", str(path), "--pr-files", str(files), "--out",
+                     str(body), "--pr-author", "jane", "--base-ref", "dev",
+                     "--default-branch", "main"]) == 0
+        return body.read_text()
+
+    # Not a submission: not refused, into whichever branch.
+    assert "➖ no submission changed" in render(out / "report.json", "leaderboard/__init__.py")
+    # A report claiming "no submission" of a PR that changes one is refused.
+    text = render(out / "report.json", "submissions/new-model/metadata.yaml")
+    assert "⛔ refused" in text and "➖" not in text
+
+
 def test_symlinks_stray_files_and_oversized_files_are_rejected_unread(
         repo, wtr, data_dir, actions_env, tmp_path, capsys, monkeypatch):
     root, base = repo

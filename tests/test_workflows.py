@@ -203,7 +203,9 @@ def test_permissions_are_least_privilege(path: Path):
 def test_pr_check_is_read_only_and_pr_comment_never_checks_out_the_pr():
     check = load(WORKFLOW_DIR / "pr-validate.yml")
     assert set(triggers(check)) == {"pull_request"}
-    assert triggers(check)["pull_request"]["paths"] == ["submissions/**"]
+    # Every pull request: a push that leaves no change under submissions/ still gets a
+    # check, whose report ("no submission changed") replaces an earlier head's comment.
+    assert not (triggers(check)["pull_request"] or {}).get("paths")
     (job,) = check["jobs"].values()
     assert job["permissions"] == {"contents": "read"}
     assert "secrets." not in (WORKFLOW_DIR / "pr-validate.yml").read_text()
@@ -645,6 +647,50 @@ def test_the_comment_job_comments_only_on_the_head_whose_files_it_listed(moved: 
         assert json.loads((tmp_path / "pr-files.jsonl").read_text()) == {
             "status": "added", "filename": "submissions/m/metadata.yaml",
             "previous_filename": None}
+
+
+GH_COMMENTS = r"""#!/usr/bin/env python3
+# A stand-in `gh api` for the comment step: lists $EXISTING as the sticky comment's id (none
+# when empty), and records every call that writes.
+import os, sys
+args = sys.argv[2:]
+if "--method" in args:
+    with open(os.environ["GH_CALLS"], "a") as f:
+        f.write(args[args.index("--method") + 1] + " " + args[args.index("--method") + 2] + "\n")
+elif os.environ.get("EXISTING"):
+    print(os.environ["EXISTING"])
+"""
+
+
+@pytest.mark.parametrize(("status", "existing", "call"), [
+    ("valid", "", "POST repos/us/board/issues/7/comments"),
+    ("none", "", None),  # a PR that never was a submission gets no comment
+    ("none", "99", "PATCH repos/us/board/issues/comments/99"),  # an earlier head's is replaced
+    ("refused", "99", "PATCH repos/us/board/issues/comments/99"),
+])
+def test_the_comment_step_posts_no_new_comment_on_a_pr_that_is_no_submission(
+        status, existing, call, tmp_path: Path):
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(GH_COMMENTS)
+    (bin_dir / "gh").chmod(0o755)
+    calls = tmp_path / "calls"
+    calls.write_text("")
+    (tmp_path / "comment.md").write_text("body\n")
+    step = _step(WORKFLOW_DIR / "pr-comment.yml", "Post or update the sticky comment")
+    body = _step(WORKFLOW_DIR / "pr-comment.yml", "Validate the report and render the comment")
+    assert step["env"]["STATUS"] == "${{ steps.%s.outputs.status }}" % body["id"]
+    proc = subprocess.run(
+        [bash, "-e", "-o", "pipefail", "-c", step["run"]], capture_output=True, text=True,
+        cwd=tmp_path, check=False,
+        env={"PATH": f"{bin_dir}:/usr/bin:/bin", "GH_CALLS": str(calls), "EXISTING": existing,
+             "REPO": "us/board", "PR": "7", "STATUS": status, "MARKER": "<!-- m -->",
+             "RUNNER_TEMP": str(tmp_path)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert calls.read_text().splitlines() == ([call] if call else []), proc.stdout
 
 
 def test_both_jobs_are_told_the_prs_base_branch_and_the_default_branch():

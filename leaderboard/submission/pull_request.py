@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-Status = Literal["valid", "invalid", "refused", "error"]
+# "none": the pull request (at the head checked) changes no file under submissions/, so
+# there is nothing to check; said so that an earlier head's report is not left standing.
+Status = Literal["valid", "invalid", "refused", "error", "none"]
 
 STATUS_LINE: dict[Status, str] = {
     "valid": "✅ valid and scored",
     "invalid": "❌ not valid",
     "refused": "⛔ refused",
     "error": "⚠️ the check itself failed",
+    "none": "➖ no submission changed",
 }

@@ -254,6 +254,10 @@ def render(report: CiReport, *, marker: bool, max_problems: int | None = None,
     lines += [f"### FollowBoard check: {STATUS_LINE[report.status]}", "",
               f"Head `{report.head_sha[:12]}`, checked by {md(report.scorer, 80)} against the "
               f"results at `{report.base_sha[:12]}`.", ""]
+    if report.status == "none":
+        lines += ["At this head the pull request adds, changes or deletes no file under "
+                  "`submissions/`, so there is no submission to check. Whatever this comment "
+                  "said before was about an earlier head.", ""]
     if report.internal_error:
         lines += ["The check could not finish, so nothing is known yet about this submission. "
                   "This is a problem in FollowBoard or in CI, not necessarily in your files; a "

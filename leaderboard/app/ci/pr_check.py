@@ -280,6 +280,8 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
         check_removal(scope, sub_id, tree_entries(req.repo, head, f"{SUBMISSIONS_DIR}/{sub_id}"))
     common = dict(pr_number=req.pr_number, base_sha=base, head_sha=head, merge_base=fork_point,
                   scorer=scorer_version())
+    if not scope.changes_submissions:  # no submission PR: nothing to check, nor refuse
+        return CiReport(status="none", **common)
     if req.author_unknown:  # fail closed: no ownership check is skipped
         return CiReport(status="refused", refusals=[AUTHOR_UNKNOWN], **common)
     if req.base_branch_problem and scope.changes_submissions:
@@ -407,7 +409,8 @@ def print_log(report: CiReport, stream: TextIO | None = None) -> None:
         if token is not None:
             stream.flush()
             gha.end_stop_commands(token)
-    ids = ", ".join(s.id for s in report.submissions) or "-"
+    ids = (", ".join(s.id for s in report.submissions)
+           or ("no submission changed" if report.status == "none" else "-"))
     print(f"pr-check: {report.status} ({ids})", file=stream)
 
 

@@ -79,6 +79,15 @@ def apply_trusted_scope(report: CiReport, changes: list[Change],
     (``merged``: the submission ids on the base branch, :func:`classify_changes`)."""
     scope = classify_changes(changes, merged)
     reported_ids = [s.id for s in report.submissions]
+    if not scope.changes_submissions:
+        # No submission PR (whatever the report says): nothing to check, nor to refuse.
+        return report.model_copy(update=dict(status="none", refusals=[], refused_paths=[],
+                                             submissions=[], internal_error=None))
+    if report.status == "none":
+        return report.model_copy(update=dict(status="refused", refusals=[
+            "the check's report says the pull request changes no submission, but it changes "
+            "files under submissions/; push again to re-run the check."],
+            refused_paths=scope.refused_paths[:MAX_STORED_PROBLEMS]))
     # A refusal, and a check that failed itself (an "error" report is about no submission:
     # it was made a refusal "about no submission", hiding that the check broke), pass as
     # they are when the pull request's scope is sound.

@@ -39,7 +39,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     steps.required = True
 
     check = new_command(
-        steps, "pr-check", "check a submission pull request (exit 0 valid, 1 invalid/refused)",
+        steps, "pr-check", "check a submission pull request (exit 0 valid or no submission "
+        "changed, 1 invalid/refused)",
         "Diff HEAD against its merge base with BASE; refuse a PR that changes anything but one "
         "folder submissions/<id>/; check file kinds and sizes from git objects; validate and "
         "score the submission; compare each task with the leader committed at BASE. Writes "
@@ -214,7 +215,7 @@ def run_pr_check_cmd(args: argparse.Namespace) -> int:
     emit_annotations(report)
     print_log(report)
     write_outputs(report, args.out)
-    return 0 if report.status == "valid" else 1
+    return 0 if report.status in ("valid", "none") else 1
 
 
 def run_comment_body_cmd(args: argparse.Namespace) -> int:
@@ -234,27 +235,28 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
                                f"but the run checked {args.expect_head}; not commenting")
     if report.pr_number is None:
         raise FollowBoardError(f"{args.report}: the report has no PR number; not commenting")
-    changes = None
     if args.pr_files is not None:
         from leaderboard.app.ci.trusted import apply_trusted_scope, merged_ids, read_api_files
 
         merged = merged_ids(args.base_dir) if args.base_dir is not None else set()
-        changes = read_api_files(args.pr_files)
-        report = apply_trusted_scope(report, changes, merged)
-    from leaderboard.app.ci.policy import author_unknown, classify_changes
+        report = apply_trusted_scope(report, read_api_files(args.pr_files), merged)
+    from leaderboard.app.ci.policy import author_unknown
 
+    # A PR that changes no submission (by the API's list, with --pr-files) is neither
+    # refused nor judged by its author or branch: it is said to be no submission.
+    submission = report.status != "none"
     branch_problem = _branch_problem(args)
-    if branch_problem and (changes is None or classify_changes(changes).changes_submissions):
+    if branch_problem and submission:
         from leaderboard.app.ci.trusted import refuse_for_base_branch
 
         report = refuse_for_base_branch(report, branch_problem)
 
     author = (args.pr_author or "").strip()
-    if author_unknown(args.pr_author, in_actions=_in_actions()):
+    if submission and author_unknown(args.pr_author, in_actions=_in_actions()):
         from leaderboard.app.ci.trusted import refuse_for_unknown_author
 
         report = refuse_for_unknown_author(report)
-    elif author and args.base_dir is not None:
+    elif submission and author and args.base_dir is not None:
         from leaderboard.app.ci.trusted import apply_ownership
 
         report = apply_ownership(report, args.base_dir, author, args.author_association)
