@@ -25,7 +25,6 @@ from leaderboard.app.cli import main
 from leaderboard.core.data import load_task_data
 from leaderboard.app.datapull.common import (
     ChecksumError,
-    MANIFEST_NAME,
     PART_PREFIX,
     PART_SUFFIX,
     PullError,
@@ -35,6 +34,7 @@ from leaderboard.app.datapull.github import HttpClient, write_packed_corpus
 from leaderboard.app.datapull.pull import DataPuller, pull_sources, select_sources
 from leaderboard.core.checksums import git_blob_sha1
 from leaderboard.core.config import Endpoints
+from leaderboard.core.data.revision import MANIFEST_NAME
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 from fixtures.mteb_collection import Collection, write_collection
 from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES
@@ -649,6 +649,26 @@ def test_status_says_no_manifest_only_where_it_matters(
     assert main(["data", "status", "followtable/wtr", "--data-dir", str(data)]) == 1
     out = capsys.readouterr().out
     assert "0/1 tasks ready; not pulled by `leaderboard data pull` (no manifest)" in out
+
+
+def test_status_fails_on_data_pulled_at_another_revision(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder whose manifest names another revision than the registry pins (pulled
+    before the pin moved) said so and exited 0, as if the data were ready: scores computed
+    on it are not the board's. It fails, saying how to pull the pinned one."""
+    data = tmp_path / "data-other-revision"
+    pull_one(upstream, data, "followtable/wtr")
+    path = data / "followtable" / "WTR" / MANIFEST_NAME
+    manifest = json.loads(path.read_text("utf-8"))
+    path.write_text(json.dumps({**manifest, "revision": "0123abcd4567",
+                                "commit": "0123abcd4567" + "0" * 28}), encoding="utf-8")
+    for verify in ([], ["--verify"]):
+        assert main(["data", "status", "followtable/wtr", "--data-dir", str(data),
+                     *verify]) == 1
+        out = capsys.readouterr().out
+        assert (f"pulled {FT_REPO}@0123abcd4567, but the registry pins "
+                f"{FT_REPO}@{FOLLOWTABLE_COMMIT}") in out
+        assert f"leaderboard data pull followtable --data-dir {data}" in out
 
 
 def test_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import resolve_data_dir
+from leaderboard.core.data.revision import MANIFEST_NAME, data_revision, read_manifest
 from leaderboard.app.datapull.common import (
     BENCHMARKS,
     BENCHMARK_ALIASES,
-    MANIFEST_NAME,
     PullError,
     SourceTasks,
 )
@@ -21,7 +21,6 @@ from leaderboard.app.datapull.pull import (
     manifest_problems,
     missing_files,
     pull_sources,
-    read_manifest,
     select_sources,
     source_missing_files,
 )
@@ -67,7 +66,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
         actions, "status", "say which benchmark data is present",
         "For each data source: whether every file its tasks' readers need is present, "
         "which revision it was pulled at, and what is missing. Exit 1 if anything is "
-        "missing (or, with --verify, differs from what was pulled).",
+        "missing, was pulled at another revision than the registry pins, or (with "
+        "--verify) differs from what was pulled.",
         "  leaderboard data status followtable --verify")
     status.add_argument("benchmarks", nargs="*", metavar="BENCHMARK",
                         help=f"{BENCHMARK_HELP} (default: all)")
@@ -119,15 +119,15 @@ def run_status(args: argparse.Namespace) -> int:
         ready = sum(1 for t in item.tasks if not missing_files(t, data_dir)) if missing \
             else len(item.tasks)
         manifest = read_manifest(root)
+        revision = data_revision(source, data_dir)
         if manifest is None:
             # Said where it matters: files are missing, or --verify has nothing to re-hash
             # them against. Complete data copied in by hand needs no remark.
             provenance = ("" if not missing and not args.verify else
                           "not pulled by `leaderboard data pull` (no manifest"
                           + ("; nothing to verify against)" if args.verify else ")"))
-        elif manifest.get("revision") != source.revision or manifest.get("repo") != source.repo:
-            provenance = (f"pulled {manifest.get('repo')}@{manifest.get('revision')}, but the "
-                          f"registry pins {source.repo}@{source.revision}")
+        elif revision.other:
+            provenance = f"{revision.mismatch()}: pull it again"
         else:
             provenance = f"pulled {source.repo}@{source.revision}"
         state = "present" if not missing else ("partial" if ready else "missing")
@@ -145,12 +145,13 @@ def run_status(args: argparse.Namespace) -> int:
             for task in item.tasks:
                 print(f"{'':8}   {'ready' if not missing_files(task, data_dir) else 'missing':8}"
                       f"{task.id}")
-        if missing or problems:
+        if missing or problems or revision.other:
             incomplete.append(item.benchmark)
     if incomplete:
         names = " ".join(dict.fromkeys(incomplete))
-        print(f"\nFetch what is missing with `leaderboard data pull {names} --data-dir {data_dir}`"
-              " (needs network access), or copy the files in by hand.")
+        print(f"\nFetch what is missing, changed or of another revision with `leaderboard data "
+              f"pull {names} --data-dir {data_dir}` (needs network access), or copy the files "
+              "in by hand.")
         return 1
     return 0
 

@@ -17,8 +17,6 @@ from leaderboard.core.checksums import Checksum
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.tasks import DataSource, Task
 
-MANIFEST_NAME = ".manifest.json"
-MANIFEST_FORMAT = 1
 # Temporary files are named so that a later pull can sweep up what a killed one left.
 PART_PREFIX = ".pull-"
 PART_SUFFIX = ".part"

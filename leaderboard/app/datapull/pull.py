@@ -47,8 +47,6 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from leaderboard.app.datapull.common import (
     HF_STAGING,
-    MANIFEST_FORMAT,
-    MANIFEST_NAME,
     PART_PREFIX,
     PART_SUFFIX,
     Host,
@@ -68,6 +66,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.checksums import Checksum, file_matches
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 from leaderboard.core.data import missing_files as reader_missing_files
+from leaderboard.core.data.revision import MANIFEST_FORMAT, MANIFEST_NAME, read_manifest
 from leaderboard.core.fileio import atomic_write_text, size_text
 from leaderboard.core.tasks import DataSource, Task
 
@@ -184,19 +183,6 @@ def select_sources(names: Sequence[str]) -> list[SourceTasks]:
 
 
 # --- manifest ----------------------------------------------------------------------------
-
-def read_manifest(local_root: Path) -> dict[str, Any] | None:
-    path = local_root / MANIFEST_NAME
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        return None  # unreadable manifest: treat as absent, files are re-verified upstream
-    if not isinstance(obj, dict) or obj.get("format") != MANIFEST_FORMAT:
-        return None
-    return obj
-
 
 def write_manifest(local_root: Path, source: DataSource, commit: str,
                    entries: Mapping[str, Mapping[str, Any]]) -> None:
