@@ -299,6 +299,48 @@ def test_score_is_byte_identical_twice(capsys, data_dir: Path, submission: Path)
     assert read_results(results).systems[0].tasks[WTR].per_query["IRS"]
 
 
+def linked_data(data_dir: Path, root: Path, manifest: dict | None) -> Path:
+    """A data folder of WTR's files (links to the mirror's), with ``manifest`` as `data
+    pull` writes it, or none."""
+    folder = root / "followtable" / "WTR"
+    for path in (data_dir / "followtable" / "WTR").rglob("*"):
+        if path.is_file():
+            (folder / path.relative_to(data_dir / "followtable" / "WTR")).parent.mkdir(
+                parents=True, exist_ok=True)
+            (folder / path.relative_to(data_dir / "followtable" / "WTR")).symlink_to(path)
+    if manifest is not None:
+        (folder / ".manifest.json").write_text(json.dumps({"format": 1, "host": "github",
+                                                           "files": {}, **manifest}))
+    return root
+
+
+def test_score_records_the_revision_the_data_folder_holds(capsys, data_dir: Path,
+                                                          submission: Path,
+                                                          tmp_path: Path) -> None:
+    """results.json recorded the registry's pinned revision for every task, whatever the
+    data folder held: data pulled at another revision was recorded as the pinned one (the
+    manifest was never read), and files nobody checked as verified. It records the
+    manifest's revision (with a warning where it is not the pinned one), and says when
+    there is no manifest to vouch for the files."""
+    source = get_task(WTR).source
+    pinned = f"{source.repo}@{source.revision}"
+    cases = [({"repo": source.repo, "revision": source.revision}, pinned, False),
+             ({"repo": source.repo, "revision": "0123abcd4567"},
+              f"{source.repo}@0123abcd4567", True),
+             (None, f"{pinned} (the pinned revision; files not verified: no .manifest.json "
+                    "from `leaderboard data pull`)", False)]
+    for i, (manifest, recorded, warned) in enumerate(cases):
+        data = linked_data(data_dir, tmp_path / f"data-{i}", manifest)
+        rc, out, err = run_cli(capsys, "score", str(submission), "--data-dir", str(data),
+                               "--quiet")
+        assert rc == 0, out + err
+        produced = json.loads((submission / "results.json").read_text())["produced_by"]
+        assert produced[f"data:{WTR}"] == recorded
+        warning = (f"{data / 'followtable' / 'WTR'}: warning: pulled {source.repo}@0123abcd4567,"
+                   f" but the registry pins {pinned}")
+        assert (warning in out) == warned, out
+
+
 def explanation_manifest(submission: Path) -> dict:
     """The explanation manifest results.json names, wherever the store keeps it (a
     submitter's `leaderboard score` keeps it in the run store's cache: CI writes explain/

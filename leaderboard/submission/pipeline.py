@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard import __version__
+from leaderboard.core.data.revision import DataRevision, data_revision
 from leaderboard.core.evaluate import Progress, quiet
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
+from leaderboard.core.tasks import Task
 from leaderboard.store.cache import cache_dir
 from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
@@ -46,6 +48,9 @@ class SubmissionOutcome:
     # written to (None: not written, or kept in the run store's cache).
     explanations: list[TaskFiles] = field(default_factory=list)
     explain_path: Path | None = None
+    # The revision of each task's data that its scores are computed on (results.json
+    # records it).
+    data_revisions: dict[str, DataRevision] = field(default_factory=dict)
 
 
 def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool = False,
@@ -81,6 +86,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
                     display_root) for task in submission.tasks()
             if all(role in submission.files[task.id] for role in task.roles)]
+    outcome.data_revisions = data_revisions([job.task for job in jobs], data_dir, report)
     options = CheckOptions(data_dir, score=score or check_scores, explain=explain,
                            compress=explain and compress, per_query=score)
     def arrived(result: TaskResult) -> None:
@@ -113,6 +119,24 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         if check_scores and report.ok:
             check_recorded_scores(outcome)
     return outcome
+
+
+def data_revisions(tasks: list[Task], data_dir: Path, report: Report
+                   ) -> dict[str, DataRevision]:
+    """The revision of each task's data in ``data_dir``; a warning in ``report`` for each
+    data folder pulled at another revision than the registry pins (scores computed on it
+    are not the board's)."""
+    by_folder: dict[str, DataRevision] = {}
+    for task in tasks:
+        if task.source.local_dir not in by_folder:
+            revision = by_folder[task.source.local_dir] = data_revision(task.source, data_dir)
+            if revision.other:
+                report.add(str(revision.folder), None,
+                           f"{revision.mismatch()}: the scores are computed on that data, and "
+                           f"results.json records it; `leaderboard data pull "
+                           f"{task.benchmark} --data-dir {data_dir}` fetches the pinned one",
+                           "warning")
+    return {task.id: by_folder[task.source.local_dir] for task in tasks}
 
 
 def check_recorded_scores(outcome: SubmissionOutcome) -> None:
@@ -157,8 +181,8 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
                       path=f"submissions/{outcome.submission.id}"),
         tasks=outcome.scores,
     )
-    revisions = {t.id: f"{t.source.repo}@{t.source.revision}"
-                 for t in outcome.submission.tasks() if t.id in outcome.scores}
+    revisions = {task_id: outcome.data_revisions[task_id].recorded()
+                 for task_id in outcome.scores}
     produced = {"scorer": f"followboard {__version__}", **{f"data:{k}": v
                                                           for k, v in sorted(revisions.items())}}
     inputs = input_digests(outcome.submission.metadata_digest, outcome.submission.inputs)
