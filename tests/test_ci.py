@@ -46,6 +46,7 @@ from leaderboard.submission.results import (
     write_results,
 )
 from tests.conftest import write_run
+from tests.fixtures.submission import linked_data
 
 TASK = "followtable/wtr"
 RUNS = f"runs/{TASK}"
@@ -1069,6 +1070,35 @@ def test_an_internal_error_still_writes_a_report_and_a_comment(repo, wtr, data_d
     # does not know, and the report named commit 000000000000.
     assert pr_check(root, base, "HEAD", tmp_path / "by-name", data_dir) == 1
     assert read_ci_report(tmp_path / "by-name" / "report.json").head_sha == head
+
+
+def test_data_pulled_at_another_revision_fails_the_check_and_scores_nothing(
+        repo, wtr, data_dir, actions_env, tmp_path, capsys):
+    """CI scored on whatever revision its data folder had been pulled at (a cache restored
+    from before the pin moved, a pull that failed part way): the PR got scores and a
+    standing on data that is not the board's, and the publish job committed results.json
+    recording it. The check fails itself, naming the folder and the pull that fixes it,
+    and score-pending writes nothing."""
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    head = commit_all(root, "add new-model")
+    source = get_task(TASK).source
+    other = linked_data(data_dir, tmp_path / "data", source,
+                        {"repo": source.repo, "revision": "0123abcd4567"})
+    folder = other / source.local_dir
+    expected = (f"{folder}: pulled {source.repo}@0123abcd4567, but the registry pins "
+                f"{source.repo}@{source.revision}")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, other) == 1
+    report = read_ci_report(out / "report.json")
+    assert report.status == "error" and expected in (report.internal_error or "")
+    assert "leaderboard data pull followtable" in report.internal_error
+    assert not (out / "results").exists()
+    capsys.readouterr()
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after", head,
+                 "--data-dir", str(other), "--quiet"]) == 1
+    assert expected in capsys.readouterr().err
+    assert not (root / "submissions" / "new-model" / "results.json").exists()
 
 
 def test_a_killed_checks_work_folder_is_removed_by_the_next(repo, wtr, data_dir, actions_env,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.submission import make_submission, oracle_lines, write_run_file
+from fixtures.submission import linked_data, make_submission, oracle_lines, write_run_file
 from leaderboard.app.cli import build_parser, main
 from leaderboard.core.data import load_task_data
 from leaderboard.benchmarks.registry import get_task
@@ -299,21 +299,6 @@ def test_score_is_byte_identical_twice(capsys, data_dir: Path, submission: Path)
     assert read_results(results).systems[0].tasks[WTR].per_query["IRS"]
 
 
-def linked_data(data_dir: Path, root: Path, manifest: dict | None) -> Path:
-    """A data folder of WTR's files (links to the mirror's), with ``manifest`` as `data
-    pull` writes it, or none."""
-    folder = root / "followtable" / "WTR"
-    for path in (data_dir / "followtable" / "WTR").rglob("*"):
-        if path.is_file():
-            (folder / path.relative_to(data_dir / "followtable" / "WTR")).parent.mkdir(
-                parents=True, exist_ok=True)
-            (folder / path.relative_to(data_dir / "followtable" / "WTR")).symlink_to(path)
-    if manifest is not None:
-        (folder / ".manifest.json").write_text(json.dumps({"format": 1, "host": "github",
-                                                           "files": {}, **manifest}))
-    return root
-
-
 def test_score_records_the_revision_the_data_folder_holds(capsys, data_dir: Path,
                                                           submission: Path,
                                                           tmp_path: Path) -> None:
@@ -330,7 +315,7 @@ def test_score_records_the_revision_the_data_folder_holds(capsys, data_dir: Path
              (None, f"{pinned} (the pinned revision; files not verified: no .manifest.json "
                     "from `leaderboard data pull`)", False)]
     for i, (manifest, recorded, warned) in enumerate(cases):
-        data = linked_data(data_dir, tmp_path / f"data-{i}", manifest)
+        data = linked_data(data_dir, tmp_path / f"data-{i}", source, manifest)
         rc, out, err = run_cli(capsys, "score", str(submission), "--data-dir", str(data),
                                "--quiet")
         assert rc == 0, out + err

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard import __version__
-from leaderboard.core.data.revision import DataRevision, data_revision
+from leaderboard.core.data.revision import DataRevision, DataRevisionError, data_revision
 from leaderboard.core.evaluate import Progress, quiet
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
@@ -57,8 +57,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                      compress: bool = False,
                      on_explained: Callable[[TaskFiles], None] | None = None,
                      progress: Progress = quiet, check_scores: bool = False,
-                     store: RunStore | None = None, record_local: bool | None = None
-                     ) -> SubmissionOutcome:
+                     store: RunStore | None = None, record_local: bool | None = None,
+                     pinned_data: bool = False) -> SubmissionOutcome:
     """Validate every file of a submission and, when asked and all is valid, score it;
     ``explain`` also explains each scored task from the runs just parsed
     (:mod:`leaderboard.submission.explain_files`), so they are never parsed twice.
@@ -76,7 +76,11 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     default the configured one) and verified against the manifest. ``record_local``
     (default: ``score``) lets files in the folder differ from the manifest, which
     scoring then rewrites; otherwise that is an error (see
-    :func:`leaderboard.submission.folder.collect_inputs`)."""
+    :func:`leaderboard.submission.folder.collect_inputs`).
+
+    Data pulled at another revision than the registry pins is scored with a warning, and
+    recorded as what it is; with ``pinned_data`` (CI, whose scores the board shows) it
+    raises :class:`DataRevisionError` before any task is checked."""
     report = Report()
     submission = discover(root, report, store=store,
                           record_local=score if record_local is None else record_local)
@@ -86,7 +90,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
                     display_root) for task in submission.tasks()
             if all(role in submission.files[task.id] for role in task.roles)]
-    outcome.data_revisions = data_revisions([job.task for job in jobs], data_dir, report)
+    outcome.data_revisions = data_revisions([job.task for job in jobs], data_dir, report,
+                                            pinned=pinned_data)
     options = CheckOptions(data_dir, score=score or check_scores, explain=explain,
                            compress=explain and compress, per_query=score)
     def arrived(result: TaskResult) -> None:
@@ -121,21 +126,27 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     return outcome
 
 
-def data_revisions(tasks: list[Task], data_dir: Path, report: Report
-                   ) -> dict[str, DataRevision]:
+def data_revisions(tasks: list[Task], data_dir: Path, report: Report, *,
+                   pinned: bool = False) -> dict[str, DataRevision]:
     """The revision of each task's data in ``data_dir``; a warning in ``report`` for each
     data folder pulled at another revision than the registry pins (scores computed on it
-    are not the board's)."""
+    are not the board's), or with ``pinned`` a :class:`DataRevisionError` naming them."""
     by_folder: dict[str, DataRevision] = {}
+    others: list[tuple[DataRevision, str]] = []
     for task in tasks:
         if task.source.local_dir not in by_folder:
             revision = by_folder[task.source.local_dir] = data_revision(task.source, data_dir)
             if revision.other:
-                report.add(str(revision.folder), None,
-                           f"{revision.mismatch()}: the scores are computed on that data, and "
-                           f"results.json records it; `leaderboard data pull "
-                           f"{task.benchmark} --data-dir {data_dir}` fetches the pinned one",
-                           "warning")
+                others.append((revision, f"`leaderboard data pull {task.benchmark} "
+                                         f"--data-dir {data_dir}` fetches the pinned one"))
+    if others and pinned:
+        raise DataRevisionError(
+            "the data is not the revision the registry pins, so nothing was scored: "
+            + "; ".join(f"{r.folder}: {r.mismatch()}; {pull}" for r, pull in others))
+    for revision, pull in others:
+        report.add(str(revision.folder), None,
+                   f"{revision.mismatch()}: the scores are computed on that data, and "
+                   f"results.json records it; {pull}", "warning")
     return {task.id: by_folder[task.source.local_dir] for task in tasks}
 
 
@@ -271,8 +282,10 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore 
         writer = KeptExplanations(cache_dir(), root.name)
     outcome: SubmissionOutcome | None = None
     try:
+        # Publishing (after the merge) scores only the pinned data: its results are the board's.
         outcome = check_submission(root, data_dir, score=True, explain=True, compress=True,
-                                   on_explained=writer.add, progress=progress, store=store)
+                                   on_explained=writer.add, progress=progress, store=store,
+                                   pinned_data=after_merge)
         if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
             results = results_for(outcome)
             inputs = results.inputs_sha256 or {}

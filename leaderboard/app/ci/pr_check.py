@@ -223,10 +223,12 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         # Explained too: the results.json a PR may carry, and the one publishing writes,
         # names the explanation files' manifest; and a run the explorer cannot explain
         # is found before the merge rather than by the publish job.
+        # Only the data the registry pins: the standing and the scores the comment shows
+        # are the board's.
         outcome = check_submission(root, req.data_dir, score=True, explain=True,
                                    progress=progress,
                                    store=req.store or configured_store(req.repo),
-                                   record_local=False)
+                                   record_local=False, pinned_data=True)
         report.extend(outcome.report)
         meta = outcome.submission.metadata
         model_name = meta.model.name if meta is not None else None

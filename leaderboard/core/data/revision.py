@@ -18,10 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.tasks import DataSource
 
 MANIFEST_NAME = ".manifest.json"
 MANIFEST_FORMAT = 1
+
+
+class DataRevisionError(FollowBoardError):
+    """Data of another revision than the registry pins, where only the pinned one may be
+    scored (CI: what it scores is what the board shows)."""
 
 
 def read_manifest(local_root: Path) -> dict[str, Any] | None:
