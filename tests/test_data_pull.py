@@ -32,7 +32,7 @@ from leaderboard.app.datapull.common import (
 )
 from leaderboard.app.datapull.github import HttpClient, write_packed_corpus
 from leaderboard.app.datapull.pull import DataPuller, pull_sources, select_sources
-from leaderboard.core.checksums import git_blob_sha1
+from leaderboard.core.checksums import file_checksum, git_blob_sha1
 from leaderboard.core.config import Endpoints
 from leaderboard.core.data.revision import MANIFEST_NAME
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
@@ -477,6 +477,35 @@ def test_rerun_skips_verified_files_and_refetches_only_what_changed(
     upstream.requests.clear()
     result = pull_one(upstream, data, "followtable/wtr", force=True)
     assert result.downloaded == 6 and len(upstream.downloads()) == 8
+
+
+def test_a_pull_of_a_new_revision_removes_the_files_only_the_old_one_had(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    """A pull at a new revision left the files of the old one that the new one no longer
+    has (a config's parquet file renamed or split upstream): the reader reads every
+    parquet file of a config folder, so the corpus mixed two revisions while the manifest,
+    and results.json, named the new one alone. The files the old manifest listed and the
+    new revision lacks are removed; a file no pull wrote is left alone."""
+    data = tmp_path / "data-moved"
+    pull_one(upstream, data, "followir/robust04")
+    root = data / "followir" / "robust04"
+    stale = root / "corpus" / "train-00000-of-00001.parquet"
+    pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["old"]}).to_parquet(stale, index=False)
+    own = root / "notes.txt"
+    own.write_text("mine\n", encoding="utf-8")
+    manifest = json.loads((root / MANIFEST_NAME).read_text("utf-8"))
+    manifest["revision"] = "0ld"
+    manifest["files"]["corpus/train-00000-of-00001.parquet"] = {
+        "upstream": "corpus/train-00000-of-00001.parquet", "upstream_id": "old",
+        **file_checksum(stale, "sha256").to_json()}
+    (root / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+
+    pull_one(upstream, data, "followir/robust04")
+    assert not stale.exists() and own.is_file()
+    manifest = json.loads((root / MANIFEST_NAME).read_text("utf-8"))
+    assert "corpus/train-00000-of-00001.parquet" not in manifest["files"]
+    assert list(load_task_data(get_task("followir/robust04"), data).doc_ids) == [
+        "d1", "d2", "d3"]
 
 
 def test_github_lfs_pointer_is_replaced_by_the_real_file(

@@ -417,6 +417,14 @@ class DataPuller:
             entries[packed.local_path] = _entry(packed.tables_folder, packed.upstream_id, checksum)
             result.downloaded += 1
             result.bytes_downloaded += size
+        # Files an earlier pull (of another revision) wrote that this revision lacks: a
+        # reader reads every parquet file of a config folder, so they would mix into its
+        # data. Removed before the new manifest, which then never lists them; a killed
+        # pull leaves the old manifest, which still does, for the next pull to remove.
+        for rel in sorted(previous.keys() - entries.keys()):
+            stale = local_root / rel
+            if local_path_problem(rel) is None and (stale.is_file() or stale.is_symlink()):
+                stale.unlink(missing_ok=True)
         # Last: the manifest only ever describes files that are all in place and verified.
         write_manifest(local_root, source, plan.commit, entries)
         return result
