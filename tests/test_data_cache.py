@@ -460,9 +460,10 @@ def test_writing_an_entry_lists_only_its_tasks_entries(
 
 
 def walk_listing(folder: Path) -> list[tuple[str, int, int]]:
-    """The plain listing the fingerprint's is held to: os.walk, sorted, through pathlib."""
+    """The plain listing the fingerprint's is held to: os.walk following links, sorted,
+    through pathlib (on a tree without a link to a folder above it)."""
     found = []
-    for parent, dirs, files in os.walk(folder):
+    for parent, dirs, files in os.walk(folder, followlinks=True):
         dirs.sort()
         for name in sorted(files):
             path = Path(parent, name)
@@ -481,8 +482,42 @@ def test_the_folder_listing_equals_os_walks(tmp_path: Path) -> None:
     (root / "link-to-folder").symlink_to(root / "a", target_is_directory=True)
     listing = cache._files_under(root)
     assert listing == walk_listing(root)
-    assert "link-to-folder/z.txt" not in [name for name, _, _ in listing]
+    assert ("link-to-folder/z.txt", 2) in [(name, size) for name, size, _ in listing]
     assert ("link-to-file", 2) in [(name, size) for name, size, _ in listing]
+    # A link to a folder above it is not entered again (os.walk would loop).
+    (root / "a" / "b" / "up").symlink_to(root, target_is_directory=True)
+    assert cache._files_under(root) == listing
+
+
+def test_a_linked_folder_pointed_elsewhere_is_read_again(data_dir: Path, tmp_path: Path,
+                                                         cache_folder: Path) -> None:
+    """The listing did not enter a link to a folder (a data folder whose qrels/ links to
+    a shared copy): pointed at another copy, of other judgments, it left the fingerprint
+    as it was, and the cache served the judgments of the first."""
+    mirror = data_dir / "followtable" / "WTR"
+    root = tmp_path / "data"
+    folder = root / "followtable" / "WTR"
+    folder.mkdir(parents=True)
+    for path in mirror.iterdir():
+        if path.is_file():
+            (folder / path.name).symlink_to(path)
+    copies = {}
+    for name, drop in (("a", 0), ("b", 1)):
+        copies[name] = tmp_path / f"qrels-{name}"
+        shutil.copytree(mirror / "qrels", copies[name])
+        test = copies[name] / "test.tsv"
+        lines = test.read_text().splitlines(keepends=True)
+        test.chmod(0o644)
+        test.write_text("".join(lines[:1] + lines[1 + drop:]))
+    task = get_task("followtable/wtr")
+    counts = []
+    for name in ("a", "b"):
+        (folder / "qrels").unlink(missing_ok=True)
+        (folder / "qrels").symlink_to(copies[name], target_is_directory=True)
+        forget_states()  # as a new command would
+        data = cache.load_through_cache(task, root, followtable.__name__)
+        counts.append(sum(len(docs) for docs in data.roles["altered"].qrels.values()))
+    assert counts[1] == counts[0] - 1
 
 
 @pytest.mark.parametrize("values", [
