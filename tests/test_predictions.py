@@ -113,13 +113,13 @@ def test_write_predictions_round_trips(data, pairs, tmp_path):
     ("p1-i1 1e999", "probability '1e999' is not a finite number"),
     ("p1-i1 1.5", "probability 1.5 is outside [0, 1]"),
     ("p1-i1 -0.01", "probability -0.01 is outside [0, 1]"),
-    ("p1-i2 0.5", "unknown pair id 'p1-i2': not in this task's pair set"),
-    ("pair1 0.5", "unknown pair id 'pair1': not in this task's pair set; pair ids look like"),
+    ("p1-i2 0.5", "unknown pair id 'p1-i2': not one of the 825 test pairs of"),
+    ("pair1 0.5", "unknown pair id 'pair1': not one of the 825 test pairs of"),
     # ASCII only: Arabic-Indic and Devanagari digits, and a no-break space as separator.
     ("p1-i1 0.\u0665", "probability '0.\u0665' is not a number"),
     ("p1-i1 \u0966.5", "probability '\u0966.5' is not a number"),
     ("p1-i1\u00a00.5", "expected 2 columns 'pair_id probability', found 1"),
-    ("p\u0661-i1 0.5", "unknown pair id 'p\u0661-i1': not in this task's pair set; pair ids look"),
+    ("p\u0661-i1 0.5", "unknown pair id 'p\u0661-i1': not one of the 825 test pairs of"),
 ])
 def test_line_errors_name_file_and_line(data, pairs, tmp_path, bad_line, message):
     # A complete valid file plus one bad line 4: that line is the only finding (a rejected
@@ -129,6 +129,25 @@ def test_line_errors_name_file_and_line(data, pairs, tmp_path, bad_line, message
     assert predictions is None
     [error] = messages(report)
     assert error.startswith(f"{SHOWN}:4: ") and message in error, error
+
+
+def test_a_calibration_pair_is_said_to_be_one_no_file_lists(data, pairs, tmp_path):
+    """The pair set has a calibration half (labels public) and a test half, the pairs a
+    file lists. A file of every pair, as the guide's "one line per pair of the task's
+    fixed pair set" read, was told its calibration pairs were "not in this task's pair
+    set", which they are, and nothing of what to do."""
+    every = pi_indic.t4_pairs(TASK, DATA_DIR, split="all")
+    calibration = [pid for pid, split in zip(every.pair_id, every.split)
+                   if split == "calibration"]
+    report, predictions = check(data, tmp_path, "\n".join(
+        lines_for(pairs)[:2] + [f"{calibration[0]} 0.5"] + lines_for(pairs)[2:]) + "\n")
+    assert predictions is None
+    [error] = messages(report)
+    assert error == (f"{SHOWN}:3: unknown pair id {calibration[0]!r}: not one of the 825 "
+                     "test pairs of pi-indic-val150/t4/hin, the only pairs a prediction "
+                     "file lists (a calibration pair is not predicted): "
+                     "leaderboard.core.data.pi_indic.t4_pairs lists them")
+    assert "not in this task's pair set" not in error
 
 
 def test_duplicate_pair_id_points_at_first_occurrence(data, pairs, tmp_path):

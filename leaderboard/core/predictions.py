@@ -1,15 +1,16 @@
 """PI-Indic T4 prediction files: format, validator and scorer.
 
 T4 (persona-instruction compatibility) is scored from probabilities, not rankings. A
-prediction file has one line per pair of the task's fixed pair set
-(:func:`leaderboard.core.data.pi_indic.t4_pairs`)::
+prediction file has one line per test pair of the task's fixed pair set
+(:func:`leaderboard.core.data.pi_indic.t4_pairs`; the calibration pairs, whose labels are
+public, are not predicted)::
 
     t4-5f5acece6ce7 0.93
     t4-3092a5dad6ef 0.08
 
 * two fields separated by spaces or tabs: the pair id and the model's probability that
   the persona and the instruction are compatible, a finite decimal number in [0, 1];
-* one line for every pair, no pair twice, no other pair ids; order does not matter;
+* one line for every test pair, no pair twice, no other pair ids; order does not matter;
 * UTF-8 text, ``\\n`` or ``\\r\\n`` line ends, blank lines ignored; the file may be
   gzip-compressed (recognised by its magic bytes ``1f 8b``, whatever its name).
 
@@ -135,7 +136,7 @@ def validate_predictions(task: Task, data: TaskData, path: Path,
             error: str | None = ("bare carriage return inside the line (old Mac line ends?); "
                                  "end lines with \\n or \\r\\n")
         else:
-            error = _check_line(fields, lineno, known, first_line)
+            error = _check_line(fields, lineno, known, first_line, task.id)
         if error is not None:
             line_errors += 1
             if line_errors > MAX_LINE_ERRORS:  # stop, as NIST's checker does
@@ -166,7 +167,7 @@ def validate_predictions(task: Task, data: TaskData, path: Path,
 
 
 def _check_line(fields: list[str], lineno: int, known: set[str],
-                first_line: dict[str, int]) -> str | None:
+                first_line: dict[str, int], task_id: str) -> str | None:
     """The error message for one non-blank line, or None when it is valid."""
     if len(fields) != 2:
         hint = (" (this looks like a TREC run line; T4 takes 'pair_id probability')"
@@ -184,9 +185,13 @@ def _check_line(fields: list[str], lineno: int, known: set[str],
     if not 0.0 <= probability <= 1.0:
         return f"probability {value} is outside [0, 1]"
     if pid not in known:
+        # The known ids are the test half of the pair set: a calibration pair (its label
+        # public) is in the set but no file lists it, which the message must not deny.
         hint = ("" if _PAIR_ID_SHAPE.fullmatch(pid)
-                else "; pair ids look like t4-5f5acece6ce7 (see `t4_pairs`)")
-        return f"unknown pair id {pid!r}: not in this task's pair set{hint}"
+                else "; pair ids look like t4-5f5acece6ce7")
+        return (f"unknown pair id {pid!r}: not one of the {len(known)} test pairs of "
+                f"{task_id}, the only pairs a prediction file lists (a calibration pair is "
+                f"not predicted): leaderboard.core.data.pi_indic.t4_pairs lists them{hint}")
     if pid in first_line:
         return f"duplicate pair id {pid!r} (first on line {first_line[pid]})"
     return None
