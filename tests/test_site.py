@@ -144,6 +144,36 @@ def test_how_to_submit_shows_t4_pair_ids_as_they_are(built: dict, data_dir: Path
     assert example in pairs.roles["predictions"].query_ids
 
 
+def test_how_to_submit_says_which_t4_pairs_a_file_lists_and_how_to_get_them(
+        built: dict, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page asked for "one line per pair of the task's fixed pair set" and named no
+    way to learn the pairs: a file of the whole set was refused on every calibration pair,
+    and a submitter writing predictions by hand could not know a pair id's persona or
+    instruction. It says a file lists the test pairs, and its snippet, run as printed
+    against the data folder, gives exactly the pairs the validator asks for."""
+    import html
+
+    from leaderboard.core.data import load_task_data
+    from leaderboard.benchmarks.registry import get_task
+
+    text = html.unescape("".join(parse(built["out"] / "submit.html").text))
+    assert "one line per pair of the task's fixed pair set" not in text
+    assert "one line per pair of the fixed set" not in text
+    assert "one line per test pair" in text and "calibration" in text
+    page = (built["out"] / "submit.html").read_text(encoding="utf-8")
+    snippets = [html.unescape(re.sub(r"<[^>]+>", "", code))
+                for code in re.findall(r"<pre\b.*?</pre>", page, re.S) if "t4_pairs" in code]
+    assert len(snippets) == 1, "the page shows one snippet that lists a task's T4 pairs"
+    monkeypatch.setenv("LEADERBOARD_DATA", str(data_dir))
+    scope: dict = {}
+    exec(compile(snippets[0], "submit.html", "exec"), scope)  # noqa: S102 - the page's code
+    expected = load_task_data(get_task("pi-indic-val150/t4/hin"), data_dir)
+    assert list(scope["test"].pair_id) == expected.roles["predictions"].query_ids
+    assert len(scope["test"].persona_text) == len(scope["test"].instruction_text) == 825
+    assert set(scope["calibration"].split) == {"calibration"}
+    assert not set(scope["calibration"].pair_id) & set(scope["test"].pair_id)
+
+
 def test_the_verified_table_numbers_no_position_it_does_not_rank(built: dict) -> None:
     """The home page's verified table had a # column titled "Position" over rows in id
     order, so the first submission by id read as the best model. Its rows are in
