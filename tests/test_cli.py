@@ -145,6 +145,27 @@ def test_exit_2_on_unknown_command_and_option(capsys) -> None:
     usage_error(capsys)
 
 
+@pytest.mark.parametrize(("missing", "task"), [("bm25s", "pi-indic-val150/t1/hin"),
+                                              ("Stemmer", WTR)])  # English is stemmed
+def test_baselines_run_without_the_models_extra_says_to_install_it(
+        capsys, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        missing: str, task: str) -> None:
+    """How to submit's step 1 installs the models extra only to run one's own model, but
+    its by-hand path starts with `baselines run bm25s`: without the extra that ended in
+    "internal error (ModuleNotFoundError): No module named 'bm25s'. Please report it"
+    (PyStemmer's "needs PyStemmer" likewise), a bug report for a missing install. It is
+    an error that names the module and the extra's install line; nothing is written."""
+    monkeypatch.setitem(sys.modules, missing, None)  # import of it fails as if not installed
+    rc, out, err = run_cli(capsys, "baselines", "run", "bm25s", "--tasks", task,
+                           "--out", str(tmp_path / "out"),
+                           "--data-dir", str(data_dir), "--quiet")
+    assert rc == 1
+    assert "internal error" not in err and "Please report it" not in err
+    assert missing in err and "the models extra" in err
+    assert "python -m pip install -e '.[models]'" in err
+    assert not (tmp_path / "out" / "bm25s").exists()
+
+
 # --- help ---
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:

@@ -10,10 +10,11 @@ submission. Under ``torchrun`` each rank encodes its share and rank 0 writes and
 from __future__ import annotations
 
 import argparse
+import functools
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import resolve_data_dir
@@ -23,6 +24,12 @@ if TYPE_CHECKING:
     from leaderboard.submission.pipeline import SubmissionOutcome
 
 DEFAULT_OUT = Path("submissions")
+# Running a model imports the `models` extra (pyproject.toml), which the plain install of
+# How to submit's step 1 leaves out; its CPU build of torch comes first where no GPU is.
+MODELS_EXTRA_INSTALL = ("python -m pip install -e '.[models]' in the clone (without an "
+                        "NVIDIA GPU, first python -m pip install torch --index-url "
+                        "https://download.pytorch.org/whl/cpu)")
+OWN_PACKAGES = frozenset({"leaderboard", "reference_models"})
 # Mirrors of reference_models' names, so `leaderboard --help` imports nothing from there.
 BENCHMARK_FORMAT = "benchmark"
 FAMILIES = ("bi-encoder", "cross-encoder", "seq2seq-reranker", "causal-reranker")
@@ -190,6 +197,42 @@ def register(sub: "argparse._SubParsersAction") -> None:
     measure.set_defaults(handler=run_measure)
 
 
+def missing_module(exc: BaseException | None) -> str | None:
+    """The other package's module whose absence raised ``exc`` or the error it was raised
+    from (a runner's "needs PyStemmer" over the import that failed); None when none did,
+    and for a module of this project, whose absence is a bug."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if (isinstance(exc, ModuleNotFoundError) and exc.name
+                and exc.name.split(".")[0] not in OWN_PACKAGES):
+            return exc.name
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def needs_models_extra(handler: Callable[[argparse.Namespace], int]
+                       ) -> Callable[[argparse.Namespace], int]:
+    """``handler``, a command that runs a model, with a package of the models extra that is
+    not installed said as such, with the line that installs it: it was an internal error
+    asking for a bug report."""
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ImportError as exc:
+            name = missing_module(exc)
+            if name is None:
+                raise
+            from leaderboard.core.errors import FollowBoardError
+
+            said = (f"no module named {name!r}" if getattr(exc, "name", None) == name
+                    else f"{exc} (no module named {name!r})")
+            raise FollowBoardError(f"{said}: running a model needs the models extra, which "
+                                   f"is not installed here: {MODELS_EXTRA_INSTALL}") from exc
+    return run
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -272,6 +315,7 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
         instruction_trained=trained)
 
 
+@needs_models_extra
 def run_model(args: argparse.Namespace) -> int:
     from leaderboard.app.submitter import (
         NO_OWNER,
@@ -346,6 +390,7 @@ def run_model(args: argparse.Namespace) -> int:
     return report_score(summary.folder, scored[0])
 
 
+@needs_models_extra
 def run_measure(args: argparse.Namespace) -> int:
     from leaderboard.core.errors import FollowBoardError
     from reference_models.baseline_run import select_tasks
