@@ -842,6 +842,20 @@ def test_how_to_submit_leads_with_the_one_command_path(built: dict) -> None:
         build_parser().parse_args(shlex.split(command)[1:])  # exits (fails) on a bad option
 
 
+def test_the_by_hand_path_says_what_of_the_copied_metadata_is_bm25s(built: dict) -> None:
+    """The by-hand path copies `baselines run bm25s`'s folder and says "edit metadata.yaml
+    as below", whose example has no `efficiency:` block: the copied one, bm25s's measured
+    cost, stayed, and the submission's page read "Measured ... by `leaderboard baselines
+    run bm25s`" for another model. The step says to delete it, and which fields are
+    bm25s's."""
+    text = " ".join("".join(parse(built["out"] / "submit.html").text).split())
+    step = text[text.index("An API model, or a model of another framework"):
+                text.index("The folder layout and formats in detail")]
+    assert "efficiency:" in step and "delete its efficiency: block" in step
+    for field in ("id", "model", "contact", "produced_by", "hardware"):
+        assert f"{field}" in step, field
+
+
 def test_a_failed_build_leaves_the_last_site_as_it_was(built: dict, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A rebuild that fails in MkDocs (a broken link in strict mode, a killed build) after
