@@ -174,6 +174,27 @@ def test_how_to_submit_says_which_t4_pairs_a_file_lists_and_how_to_get_them(
     assert not set(scope["calibration"].pair_id) & set(scope["test"].pair_id)
 
 
+def test_how_to_submit_names_the_document_ids_pi_indic_runs_rank(built: dict,
+                                                                  data_dir: Path) -> None:
+    """The sources table named PI-Indic's query ids (p<id>, i<id>) but of the corpus only
+    "the other side of the same 150 rows": a by-hand run must write each document's id,
+    which the page never gave. The corpus cell names them, as the tasks' data has them."""
+    import html
+
+    from leaderboard.core.data import load_task_data
+    from leaderboard.benchmarks.registry import get_task
+
+    page = (built["out"] / "submit.html").read_text(encoding="utf-8")
+    row = re.search(r"<tr><td><b>PI-Indic val150 T1–T3</b>.*?</tr>", page, re.S).group(0)
+    corpus = html.unescape(re.sub(r"<[^>]+>", "", re.findall(r"<td>(.*?)</td>", row,
+                                                                re.S)[3]))
+    assert "instructions i<id> (T1, T2)" in corpus and "personas p<id> (T3)" in corpus
+    for task, prefix in (("pi-indic-val150/t1/hin", "i"), ("pi-indic-val150/t2/hin-tam", "i"),
+                         ("pi-indic-val150/t3/tam", "p")):
+        ids = load_task_data(get_task(task), data_dir).doc_ids
+        assert all(re.fullmatch(prefix + r"[0-9]+", str(doc)) for doc in ids), task
+
+
 def test_the_verified_table_numbers_no_position_it_does_not_rank(built: dict) -> None:
     """The home page's verified table had a # column titled "Position" over rows in id
     order, so the first submission by id read as the best model. Its rows are in

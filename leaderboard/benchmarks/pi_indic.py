@@ -124,7 +124,10 @@ PI_INDIC = Benchmark(
             queries="personas (T1, T2: <code>p&lt;id&gt;</code>) or instructions (T3: "
                     "<code>i&lt;id&gt;</code>) of the 150 validated rows of each language's "
                     "CSV, one <code>run</code> file",
-            corpus="the other side of the same 150 rows, in the target language",
+            corpus="the other side of the same 150 rows, in the target language: "
+                   "instructions <code>i&lt;id&gt;</code> (T1, T2) or personas "
+                   "<code>p&lt;id&gt;</code> (T3), <code>&lt;id&gt;</code> the CSV's "
+                   "<code>id</code>",
             depth=f"each query lists {corpus_depth_text()} documents: the whole 150-item "
                   "candidate set"),
         GuideRow(
