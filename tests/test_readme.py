@@ -106,6 +106,31 @@ def test_the_metadata_example_is_valid_metadata(tmp_path: Path) -> None:
     assert meta.date == "2025-01-31" and meta.efficiency is not None
 
 
+def test_the_metadata_example_says_which_fields_are_optional() -> None:
+    """The example marked `date` and `efficiency` optional and nothing else, so `owner`,
+    `type`, `instruction_trained`, `links`, `licence` and `revision` read as required. A
+    top-level or model key says "optional" exactly when the validator lets it be left out
+    (How to submit's example is held to the same rule, tests/test_site.py)."""
+    from leaderboard.submission.metadata import Metadata, SubmittedModel
+
+    example = re.search(r"`metadata.yaml`:\n\n```yaml\n(.*?)```", section("Submitting"),
+                        re.S).group(1)
+    marked, parent = {}, None
+    for line in example.splitlines():
+        found = re.match(r"( *)(\w+):([^#]*)(#.*)?$", line)
+        if not found:
+            continue
+        if not found[1]:
+            parent = found[2]
+        elif parent != "model" or len(found[1]) != 2:
+            continue  # efficiency's own keys
+        key = ("model." if found[1] else "") + found[2]
+        marked[key] = "optional" in (found[4] or "")
+    fields = {**Metadata.model_fields,
+              **{f"model.{k}": f for k, f in SubmittedModel.model_fields.items()}}
+    assert marked == {k: not f.is_required() for k, f in fields.items() if k != "hardware"}
+
+
 DOCS = ("README.md", "docs/ARCHITECTURE.md", "docs/MAINTAINERS.md")
 
 

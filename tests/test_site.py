@@ -195,6 +195,39 @@ def test_how_to_submit_names_the_document_ids_pi_indic_runs_rank(built: dict,
         assert all(re.fullmatch(prefix + r"[0-9]+", str(doc)) for doc in ids), task
 
 
+def test_how_to_submit_marks_each_optional_metadata_field_as_the_validator_does(
+        built: dict, tmp_path: Path) -> None:
+    """The page's metadata.yaml marked `date` and `hardware` optional and nothing else, so
+    `owner`, `parameters`, `links`, `licence` and `revision` read as required: a sparse
+    model's submitter wrote `parameters: 0`, which is refused (at least 1), where the
+    field may be left out. Each key says "optional" exactly when the validator lets it be
+    left out, and the example, copied as it is, is valid."""
+    import html
+
+    from leaderboard.core.report import Report
+    from leaderboard.submission.metadata import Metadata, SubmittedModel, load_metadata
+
+    page = (built["out"] / "submit.html").read_text(encoding="utf-8")
+    blocks = [html.unescape(re.sub(r"<[^>]+>", "", block))
+              for block in re.findall(r"<pre\b.*?</pre>", page, re.S)]
+    (example,) = [b for b in blocks if "produced_by:" in b and "instruction_trained" in b]
+    marked = {}
+    for line in example.splitlines():
+        found = re.match(r"( *)(\w+):([^#]*)(#.*)?$", line)
+        if found:
+            key = ("model." if found[1] else "") + found[2]
+            marked[key] = "optional" in (found[4] or "")
+    fields = {**{k: f for k, f in Metadata.model_fields.items() if k != "efficiency"},
+              **{f"model.{k}": f for k, f in SubmittedModel.model_fields.items()}}
+    assert marked == {k: not f.is_required() for k, f in fields.items()}
+    path = tmp_path / "my-retriever-v1" / "metadata.yaml"
+    path.parent.mkdir()
+    path.write_text(example, encoding="utf-8")
+    report = Report()
+    assert load_metadata(path, "metadata.yaml", report, folder_name="my-retriever-v1")
+    assert report.ok, report.lines()
+
+
 def test_the_verified_table_numbers_no_position_it_does_not_rank(built: dict) -> None:
     """The home page's verified table had a # column titled "Position" over rows in id
     order, so the first submission by id read as the best model. Its rows are in
