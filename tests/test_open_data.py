@@ -526,10 +526,12 @@ def test_export_push_uploads_the_folder_to_the_fake_hub(
 
 
 def test_export_push_removes_what_an_earlier_release_had_and_this_one_has_not(
-        exported: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        exported: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture) -> None:
     """Each push added this release's files and left the last one's in place: a benchmark
     whose submissions were withdrawn kept its per-query file on the Hub, which the card's
-    per-query/*.parquet config then read as this release's scores."""
+    per-query/*.parquet config then read as this release's scores. The push says what it
+    removed ("removing 3 an earlier release left" had no noun)."""
     from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 
     from leaderboard.app.cli import main
@@ -556,6 +558,10 @@ def test_export_push_removes_what_an_earlier_release_had_and_this_one_has_not(
                                                "NOTES.md"}
     assert sorted(p.name for p in (root / "per-query").iterdir()) == \
         sorted(p.name for p in (exported["dir"] / "per-query").iterdir())
+    removed = sorted(set(earlier) - pushed)
+    assert len(removed) > 1
+    assert (f", removing {len(removed)} files an earlier release left ({removed[0]}, ...)"
+            in capsys.readouterr().out)
 
 
 def test_the_sites_footer_names_its_release(site: dict) -> None:

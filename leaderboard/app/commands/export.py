@@ -43,6 +43,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 def run(args: argparse.Namespace) -> int:
     from leaderboard.core.fileio import size_text
+    from leaderboard.core.report import plural
     from leaderboard.publish.export import (EXPORT_MARKER, ExportError, checked_export,
                                              export_dataset, stale_files)
     from leaderboard.store.hub import Upload, push_files, repository_files
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         for warning in result.warnings:  # as `leaderboard build` says them
             warn(args, warning)
         total = sum(result.files.values())
-        print(f"exported {len(result.files)} files ({size_text(total)}) to "
+        print(f"exported {plural(len(result.files), 'file')} ({size_text(total)}) to "
               f"{result.out_dir} in {result.seconds:.1f} s; release {result.release['name']}")
         release, files = result.release, sorted(result.files)
     if store is not None:
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         removed = stale_files(held, [u.repo_path for u in uploads])
         commit = push_files(store, uploads, f"FollowBoard release {release['name']}",
                             delete=removed, parent_commit=head)
-        print(f"pushed {len(uploads)} files to {store.describe()} at commit {commit}"
-              + (f", removing {len(removed)} an earlier release left ({removed[0]}"
-                 + (", ...)" if len(removed) > 1 else ")") if removed else ""))
+        print(f"pushed {plural(len(uploads), 'file')} to {store.describe()} at commit {commit}"
+              + (f", removing {plural(len(removed), 'file')} an earlier release left "
+                 f"({removed[0]}" + (", ...)" if len(removed) > 1 else ")") if removed else ""))
     return 0
