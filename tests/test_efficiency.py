@@ -428,6 +428,27 @@ def test_a_run_of_every_task_checks_the_figures_of_the_tasks_it_skips_before_enc
     assert "followtable/wtr: 5 documents" not in capsys.readouterr().err
 
 
+def test_baselines_measure_counts_the_tasks_a_family_entry_sums(
+        tiny_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """`baselines measure` counted the block's entries as tasks: PI-Indic T2's 132 pairs,
+    one entry pi-indic-val150/t2/*, were "measured 1 task". Here a family of two is one
+    entry (the limit lowered), and the command says it measured two tasks."""
+    import reference_models.efficiency as efficiency
+
+    shutil.copytree(tiny_data / "followtable" / "WTR", tiny_data / "followtable" / "TArX")
+    out = tmp_path / "subs"
+    run_reference_model("bm25s", ["followtable/wtr", "followtable/tarx"], tiny_data, out,
+                        RunOptions(progress=False, command="test"))
+    monkeypatch.setattr(efficiency, "FAMILY_ENTRY_ABOVE", 1)
+    capsys.readouterr()
+    assert main(["baselines", "measure", "bm25s", "--documents", "2", "--queries", "1",
+                 "--out", str(out), "--data-dir", str(tiny_data), "--no-score",
+                 "--tasks", "followtable/wtr", "followtable/tarx"]) == 0
+    block = yaml.safe_load((out / "bm25s" / "metadata.yaml").read_text())["efficiency"]
+    assert list(block["tasks"]) == ["followtable/*"]
+    assert "bm25s: measured 2 tasks ->" in capsys.readouterr().out
+
+
 def test_with_block_replaces_a_block_and_keeps_every_other_line() -> None:
     text = "id: x\nefficiency:\n  old: 1\n# a comment\nnote: >-\n  kept\n"
     new = with_block(text, "efficiency", {"new": 2})

@@ -403,7 +403,8 @@ def run_measure(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     folder = args.out / (args.submission_id or args.model)
     name = get_model_spec(args.model).name
-    problem = measured_folder_problem(folder, name, [t.id for t in select_tasks(args.tasks)])
+    task_ids = [t.id for t in select_tasks(args.tasks)]
+    problem = measured_folder_problem(folder, name, task_ids)
     if problem:  # before the measurement, which takes minutes
         raise FollowBoardError(problem)
     parts = ["leaderboard", "baselines", "measure", args.model, "--tasks", *args.tasks,
@@ -426,7 +427,8 @@ def run_measure(args: argparse.Namespace) -> int:
                              then=None if args.no_score else (
                                  lambda copy: scored.append(score(copy, data_dir,
                                                                   quiet=args.quiet))))
-    print(f"{args.model}: measured {plural(len(block['tasks']), 'task')} -> {path}")
+    # Counted by task: a family's entry (<family>/*) sums the figures of many.
+    print(f"{args.model}: measured {plural(len(task_ids), 'task')} -> {path}")
     if args.no_score:
         return 0
     return report_score(folder, scored[0])
