@@ -548,9 +548,25 @@ def test_rebuild_from_a_wrong_data_folder_writes_nothing(tmp_path: Path) -> None
     the four paper files, then stopped at the missing folder: every source is read before
     any file is written."""
     out = tmp_path / "reported"
-    with pytest.raises(PiIndicResultsError, match="no such directory"):
+    with pytest.raises(PiIndicResultsError, match="pi-indic/results: no such folder"):
         build_all_reported(tmp_path / "not-the-data", out)
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_an_import_given_no_folder_says_so_as_every_command_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`import mteb` and `import all` said "no such directory" of a folder that is not
+    there, and of a file, where every other command says "no such folder" or "not a
+    folder"."""
+    (tmp_path / "a-file").write_text("x")
+    for name, said in (("nope", "no such folder"), ("a-file", "not a folder")):
+        assert main(["import", "mteb", str(tmp_path / name), "--out",
+                     str(tmp_path / "out.json")]) == 1
+        assert f"leaderboard import mteb: error: {tmp_path / name}: {said}\n" == \
+            capsys.readouterr().err
+        with pytest.raises(PiIndicResultsError, match=f"{name}: {said}$"):
+            import_pi_indic_results(tmp_path / name)
+    assert not (tmp_path / "out.json").exists()
 
 
 # The file operations a killed rebuild is stopped at, one after the other.

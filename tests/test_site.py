@@ -689,6 +689,14 @@ def test_a_folder_without_results_is_refused_not_built_empty(
                      *(["--docs-dir", str(tmp_path / "d")] if command == "build" else [])])
     err = capsys.readouterr().err
     assert code == 1 and f"{tmp_path / 'nope'}: no such folder (--results-root)" in err, err
+    # A file there said "results root is not a directory", where every command given a
+    # folder says "not a folder".
+    (tmp_path / "a-file").write_text("x")
+    code = cli_main([command, "--results-root", str(tmp_path / "a-file"), "--out",
+                     str(tmp_path / "o"), "--no-cache",
+                     *(["--docs-dir", str(tmp_path / "d")] if command == "build" else [])])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{tmp_path / 'a-file'}: not a folder (--results-root)" in err, err
 
 
 @pytest.mark.slow

@@ -336,7 +336,8 @@ def import_mteb(results_dir: Path, *, pinned_copy: bool = False) -> ResultsFile:
     ``pinned_copy``: ``results_dir`` is the data folder's copy (:func:`results_checkout`)."""
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
-        raise MtebImportError(f"{results_dir}: no such directory")
+        problem = "not a folder" if results_dir.exists() else "no such folder"
+        raise MtebImportError(f"{results_dir}: {problem}")
     root = _models_root(results_dir)
     checkout = results_checkout(results_dir, pinned_copy=pinned_copy)
     groups: dict[tuple[str, str, str], _RowGroup] = {}

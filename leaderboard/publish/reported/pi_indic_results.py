@@ -179,7 +179,8 @@ def import_pi_indic_results(results_dir: Path) -> ResultsFile:
     """Import ``<pi-indic>/results`` (the folder of ``<task>-<model>`` folders)."""
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
-        raise PiIndicResultsError(f"{results_dir}: no such directory")
+        problem = "not a folder" if results_dir.exists() else "no such folder"
+        raise PiIndicResultsError(f"{results_dir}: {problem}")
     folders = sorted(p for p in results_dir.iterdir() if p.is_dir())
     if not folders:
         raise PiIndicResultsError(f"{results_dir}: no result folders")

@@ -144,7 +144,7 @@ def load_rows(results_root: Path) -> tuple[list[Row], list[str]]:
     if not results_root.exists():
         raise StandingsDataError(f"{results_root}: no such folder (--results-root)")
     if not results_root.is_dir():
-        raise StandingsDataError(f"{results_root}: results root is not a directory")
+        raise StandingsDataError(f"{results_root}: not a folder (--results-root)")
     if not ((results_root / "submissions").is_dir()
             or (results_root / "results" / "reported").is_dir()):
         # Run outside the repository, build and export made an empty leaderboard and said
