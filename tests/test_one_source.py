@@ -252,20 +252,28 @@ _COUNTED_PLURAL = {".py": re.compile(r"\}\)?\s*[\w ]*\w\(s\)"),
                    ".js": re.compile(r"\+\s*\"\s*[\w ]*\w\(s\)")}
 
 
+# A plural made by hand: f"file{'s' if n != 1 else ''}", task{{ "s" if n != 1 }}.
+_HAND_PLURAL = re.compile(r"""\{\{?\s*['"]s['"] if """)
+
+
 def counted_plurals(root: Path) -> list[str]:
     return [f"{path.relative_to(root)}:{number}"
             for path in sorted(root.rglob("*")) if path.suffix in _COUNTED_PLURAL
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if _COUNTED_PLURAL[path.suffix].search(line)]
+            if _COUNTED_PLURAL[path.suffix].search(line)
+            or (path.suffix != ".js" and _HAND_PLURAL.search(line))]
 
 
 def test_every_count_a_reader_sees_is_worded_by_plural(tmp_path: Path) -> None:
     """The site said "1 task(s)", "3 results file(s) differ" and "2 reported row(s)" where
     the commands say "1 task" (core.report.plural, the Jinja filter plural, and the
-    explorer's FBXCommon.plural)."""
+    explorer's FBXCommon.plural). A plural made by hand beside it said "1 per-query score
+    differ" (results.compare_scores)."""
     assert counted_plurals(REPO / "leaderboard") == []
     (tmp_path / "a.py").write_text('x = f"{n} row(s)"\n')
     (tmp_path / "b.j2").write_text("{{ n }} reported row(s)\n")
     (tmp_path / "c.js").write_text('s = n + " task(s), by";\n')
     (tmp_path / "d.py").write_text('x = "the module(s) named"  # no count\n')
-    assert counted_plurals(tmp_path) == ["a.py:1", "b.j2:1", "c.js:1"]
+    (tmp_path / "e.py").write_text("""x = f"{n} file{'s' if n != 1 else ''}"\n""")
+    (tmp_path / "f.j2").write_text('{{ n }} task{{ "s" if n != 1 }}\n')
+    assert counted_plurals(tmp_path) == ["a.py:1", "b.j2:1", "c.js:1", "e.py:1", "f.j2:1"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -222,6 +223,7 @@ def test_submission_page_names_training_data_and_the_hardware_of_its_cost(site: 
     cost = page[page.index('id="cost"'):page.index('id="files"')]
     assert "Synthetic CPU, 8 CPU cores, no GPU; precision: float32" in cost
     assert "fb-cost-table" in cost and "followir/robust04" in cost
+    assert re.search(r"<summary>\d+ tasks? measured: time", cost), cost
     # Cost is never a column of a leaderboard table.
     assert "Texts/s" not in (site["out"] / "followir.html").read_text("utf-8")
 

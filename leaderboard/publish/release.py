@@ -130,9 +130,8 @@ def modified_text(release: dict) -> str:
     modified = release.get("modified")
     if not modified:
         return ""
-    return (f" with uncommitted changes to {len(modified)} results "
-            f"file{'s' if len(modified) != 1 else ''} (listed under modified in "
-            "release.json)")
+    return (f" with uncommitted changes to {plural(len(modified), 'results file')} (listed "
+            "under modified in release.json)")
 
 
 def modified_warning(release: dict) -> str | None:

@@ -262,8 +262,8 @@ def compare_scores(recorded: ResultsFile, recomputed: ResultsFile) -> tuple[list
                 old_q, new_q = old_task.per_query.get(key, {}), new_task.per_query.get(key, {})
                 differing = sum(old_q.get(q) != new_q.get(q) for q in set(old_q) | set(new_q))
                 if differing:
-                    scores.append(f"{task_id} {key}: {differing} per-query "
-                                  f"score{'s' if differing != 1 else ''} differ")
+                    scores.append(f"{task_id} {key}: {plural(differing, 'per-query score')} "
+                                  + ("differs" if differing == 1 else "differ"))
             if (old_task.group_members, old_task.n_queries) != (new_task.group_members,
                                                                  new_task.n_queries):
                 scores.append(f"{task_id}: query counts or group members differ")
