@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.core.fileio import atomic_file, atomic_write_text, size_text
+from leaderboard.core.fileio import atomic_file, atomic_write_text, read_json_model, size_text
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> None:
@@ -94,3 +94,28 @@ def test_the_next_write_removes_what_a_killed_writer_left(tmp_path: Path) -> Non
     assert target.read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["mteb-results.json", running.name, other.name])
+
+
+def test_a_json_file_over_its_limit_is_sized_as_every_message_sizes_one(
+        tmp_path: Path) -> None:
+    """A CI report over its 8 MiB limit read "9437184 bytes, over the 8388608 byte limit":
+    the one reader of JSON models sized it by hand, not by size_text."""
+    from pydantic import BaseModel
+
+    class Model(BaseModel):
+        a: int
+
+    path = tmp_path / "big.json"
+    path.write_text('{"a": 1}' + " " * 3000)
+    with pytest.raises(ValueError) as caught:
+        read_json_model(path, Model, ValueError, what="a test file", max_bytes=2048)
+    assert str(caught.value) == f"{path}: 2.9 KiB, over the 2 KiB limit of a test file"
+    # So was a manifest over its limit ("262145 bytes, over the 256 KiB limit").
+    from leaderboard.core.report import Report
+    from leaderboard.submission.layout import MAX_MANIFEST_BYTES
+    from leaderboard.submission.manifest import parse_manifest
+
+    report = Report()
+    assert parse_manifest(b" " * (MAX_MANIFEST_BYTES + 1), "manifest.txt", report) is None
+    assert [i.message for i in report.issues] == [
+        "256.0 KiB, over the 256 KiB limit of a manifest"]

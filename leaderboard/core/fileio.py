@@ -250,7 +250,7 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
         if max_bytes is not None:
             size = path.stat().st_size
             if size > max_bytes:
-                raise error(f"{path}: {size} bytes, over the {max_bytes} byte limit"
+                raise error(f"{path}: {size_text(size)}, over the {size_text(max_bytes)} limit"
                             + (f" of {what}" if what else ""))
         data = path.read_bytes()
     except OSError as exc:

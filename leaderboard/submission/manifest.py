@@ -111,7 +111,7 @@ def parse_manifest(data: bytes, display: str, report: Report,
                    environ: Mapping[str, str] | None = None) -> Manifest | None:
     """The manifest in ``data``, or None after reporting every problem with its line."""
     if len(data) > MAX_MANIFEST_BYTES:
-        report.add(display, None, f"{len(data)} bytes, over the "
+        report.add(display, None, f"{size_text(len(data))}, over the "
                                   f"{size_text(MAX_MANIFEST_BYTES)} limit of a manifest")
         return None
     try:
