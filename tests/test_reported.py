@@ -532,9 +532,9 @@ def test_committed_files_are_what_the_build_produces(built: Path) -> None:
     assert sorted(p.name for p in built.iterdir()) == EXPECTED_FILES
     for name in EXPECTED_FILES:
         committed = COMMITTED / name
-        assert committed.is_file(), f"{committed} is not committed; run python -m leaderboard.publish.reported"
+        assert committed.is_file(), f"{committed} is not committed; run leaderboard import all"
         assert committed.read_bytes() == (built / name).read_bytes(), \
-            f"{committed} is stale; regenerate with python -m leaderboard.publish.reported"
+            f"{committed} is stale; regenerate with leaderboard import all"
 
 
 def test_rebuild_is_byte_identical(built: Path, tmp_path: Path) -> None:
