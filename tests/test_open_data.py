@@ -357,12 +357,13 @@ def test_a_column_every_record_leaves_empty_keeps_its_type(exported: dict) -> No
     # The standings' figures are numbers however few of them a board has.
     records = [{"view": "v", "model_id": "m", "column": "c", "value": 0, "tier": None,
                 "p_value": None, "effect_size": None, "rank": None, "parameters": None,
-                "instruction_trained": None}]
+                "instruction_trained": None, "position": None}]
     table = records_table(records, types=STANDINGS_TYPES)
+    # position: the home table's, named so after the types were declared for its "rank".
     assert {f.name: str(f.type) for f in table.schema} == {
         "view": "string", "model_id": "string", "column": "string", "value": "double",
         "tier": "string", "p_value": "double", "effect_size": "double", "rank": "int64",
-        "parameters": "int64", "instruction_trained": "bool"}
+        "parameters": "int64", "instruction_trained": "bool", "position": "int64"}
 
 
 def test_export_has_a_release_manifest_of_every_file_and_is_deterministic(

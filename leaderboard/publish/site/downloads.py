@@ -35,7 +35,8 @@ RESULTS_PARQUET = "results.parquet"
 # value there: a board where no test ran has no p-value, and its p_value column is still
 # one of numbers (the rest is text, and JSON text for lists).
 STANDINGS_TYPES: dict[str, pa.DataType] = {
-    "rank": pa.int64(), "parameters": pa.int64(), "benchmarks": pa.int64(),
+    "rank": pa.int64(), "position": pa.int64(), "parameters": pa.int64(),
+    "benchmarks": pa.int64(),
     "instruction_trained": pa.bool_(), VALUE: pa.float64(),
     **{field: pa.string() if field == "tier" else pa.float64() for field in TEST_FIELDS}}
 
