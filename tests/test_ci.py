@@ -1289,7 +1289,8 @@ def _set_maintainers(root: Path, logins: list[str]) -> None:
     (None, "mallory", "NONE", False),
     ("alice", "mallory", "CONTRIBUTOR", False),
     ("alice", "Alice", "CONTRIBUTOR", True),     # logins compare without case
-    (None, "github-actions[bot]", "NONE", True),  # baselines.yml updating a baseline
+    # The bot (baselines.yml's PRs) changes the reference models' folders, no other.
+    (None, "github-actions[bot]", "NONE", False),
     (None, "the-owner", "OWNER", True),          # the account owning the repository
     # A member of the owning organization, or an invited collaborator, is not for that a
     # maintainer (either may hold no more than read access); one the base branch's
@@ -1408,6 +1409,8 @@ def test_a_submission_pr_into_another_branch_than_the_default_is_refused(
     whose branches are not known, inside Actions) is refused, by the check and again by
     the comment job."""
     root, base = repo
+    _set_maintainers(root, ["carol"])
+    base = commit_all(root, "name the maintainers")
     git(root, "checkout", "-q", "-b", "edit")
     meta = root / "submissions" / "old-model" / "metadata.yaml"
     meta.write_text(meta.read_text().replace("Old Model", "Old Model v2"))
@@ -1417,8 +1420,8 @@ def test_a_submission_pr_into_another_branch_than_the_default_is_refused(
     branches = ([] if base_ref is None else ["--base-ref", base_ref]) + \
         ([] if default is None else ["--default-branch", default])
     out = tmp_path / "report"
-    # The bot, exempt from the ownership check, so only the branch decides.
-    author = ["--pr-author", "github-actions[bot]", "--author-association", "NONE"]
+    # A maintainer, whom the ownership check lets change it, so only the branch decides.
+    author = ["--pr-author", "carol", "--author-association", "NONE"]
     assert pr_check(root, base, head, out, data_dir, *author, *branches) == int(refused)
     report = read_ci_report(out / "report.json")
     assert (report.status == "refused") == refused, report.refusals
@@ -1474,6 +1477,25 @@ def test_a_reference_models_id_is_kept_for_its_runs(repo, wtr, data_dir, actions
     (sub,) = read_ci_report(out / "report.json").submissions
     refused = [p for p in sub.problems if "is a reference model's" in p.message]
     assert bool(refused) != allowed and sub.valid == allowed, sub.problems
+
+
+def test_the_bot_may_update_a_merged_reference_models_folder(repo, wtr, data_dir, actions_env,
+                                                             tmp_path):
+    """The ownership check let the repository's bot change every merged submission, where
+    docs/MAINTAINERS.md says it may change the reference models' folders (baselines.yml
+    reruns them): a workflow that opened a PR as the bot could rewrite anyone's."""
+    root, base = repo
+    write_submission(root, "e5-large-v2", "e5-large-v2 (reference)", wtr, quality="good")
+    base = commit_all(root, "the reference model, merged")
+    git(root, "checkout", "-q", "-b", "rerun")
+    meta = root / "submissions" / "e5-large-v2" / "metadata.yaml"
+    meta.write_text(meta.read_text().replace("e5-large-v2 (reference)", "e5-large-v2 (rerun)"))
+    head = commit_all(root, "rerun e5-large-v2")
+    out = tmp_path / "report"
+    pr_check(root, base, head, out, data_dir, "--pr-author", "github-actions[bot]",
+             "--author-association", "NONE")
+    (sub,) = read_ci_report(out / "report.json").submissions
+    assert not [p for p in sub.problems if "only its owner or a maintainer" in p.message]
 
 
 def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(

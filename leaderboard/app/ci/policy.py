@@ -353,13 +353,17 @@ def reserved_id_problem(sub_id: str, reference_ids: set[str], author: str,
 
 
 def ownership_problem(sub_id: str, base_owner: str | None, author: str,
-                      association: str | None, maintainers: frozenset[str]) -> str | None:
+                      association: str | None, maintainers: frozenset[str],
+                      reference_ids: set[str]) -> str | None:
     """Why ``author`` may not change the merged submission ``sub_id`` (None: they may).
 
     Only the owner recorded in the base branch's metadata.yaml, or a maintainer, may
     change a merged submission; a PR cannot make itself the owner or a maintainer, since
-    both are read from the base branch, not from the PR."""
-    if is_maintainer(author, association, maintainers) or author == REPOSITORY_BOT:
+    both are read from the base branch, not from the PR. The repository's bot (the account
+    baselines.yml opens its PRs as) may change the folders of the declared reference
+    models (``reference_ids``), which it runs, and no other."""
+    if is_maintainer(author, association, maintainers) or (
+            author == REPOSITORY_BOT and sub_id in reference_ids):
         return None
     if base_owner is not None and base_owner.lower() == author.lower():
         return None

@@ -197,7 +197,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
             (blob,) = read_blobs(req.repo, [meta_entry.sha])
             base_owner = owner_of(blob.decode("utf-8", "replace"))
         problem = ownership_problem(sub_id, base_owner, req.pr_author, req.author_association,
-                                    maintainers)
+                                    maintainers, set(load_model_specs()))
         if problem:
             report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     elif req.pr_author is not None:
