@@ -114,7 +114,7 @@ def _write_dataset(root: Path, topics: list[str], pairs: list[str], tables: list
 
     jsonl("corpus.jsonl", [{"_id": t, "text": f"table {t}"} for t in tables])
     jsonl("only_queries.jsonl", [{"_id": t, "text": f"topic {t}"} for t in topics])
-    jsonl("queries.jsonl", [{"_id": p, "text": f"instruction [SEP] topic",
+    jsonl("queries.jsonl", [{"_id": p, "text": "instruction [SEP] topic",
                              "metadata": {"instruction_type": "1.1", "origin_query": "topic",
                                           "instruction": "instruction"}} for p in pairs])
     header = "query-id\tcorpus-id\tscore\n"

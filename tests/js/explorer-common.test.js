@@ -28,3 +28,13 @@ test("fmt prints a fraction as the tables do; gainText x100, two signed decimals
   assert.equal(C.gainText(0.06697547548075888), "+6.70");
   assert.equal(C.gainText(-0.00005), "-0.01");
 });
+
+test("plural words a count as core.report.plural does: '1 query', '1,386 queries'", () => {
+  // The list said "1 queries", and counts had no thousands separator where the tables'
+  // Python side prints "1,386 queries".
+  assert.equal(C.plural(1, "query"), "1 query");
+  assert.equal(C.plural(1386, "query"), "1,386 queries");
+  assert.equal(C.plural(0, "task"), "0 tasks");
+  assert.equal(C.plural(2, "day"), "2 days");
+  assert.equal(C.plural(3, "index", "indices"), "3 indices");
+});

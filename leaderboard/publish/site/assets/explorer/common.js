@@ -50,9 +50,15 @@ var FBXCommon = (function () {
   // The exact value, for data-v: JavaScript's shortest round-trip form of the double.
   function exact(v) { return v === null || v === undefined ? "" : String(v); }
 
-  // A count and its noun, singular for 1 ("1 task", "2 tasks"), as the Python side's
-  // core.report.plural words them.
-  function plural(n, noun) { return n + " " + (n === 1 ? noun : noun + "s"); }
+  // A count and its noun, singular for 1 ("1 task", "1,386 queries"), as the Python
+  // side's core.report.plural words them.
+  function plural(n, noun, pluralForm) {
+    if (n === 1) return "1 " + noun;
+    if (!pluralForm) {
+      pluralForm = /[^aeiou]y$/.test(noun) ? noun.slice(0, -1) + "ies" : noun + "s";
+    }
+    return n.toLocaleString("en-US") + " " + pluralForm;
+  }
 
   return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact,
            plural: plural };

@@ -5,7 +5,8 @@
 var FBXList = (function () {
   "use strict";
 
-  var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt, exact = FBXCommon.exact;
+  var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt, exact = FBXCommon.exact,
+    plural = FBXCommon.plural;
   var F = FBXFrame, D = FBXData, Rows = FBXRows, state = FBXState;
   var nav = F.nav, href = F.href;
 
@@ -166,8 +167,8 @@ var FBXList = (function () {
       if (heatmap) heatmap.href = href({ view: "heatmap", t: tids[0], m: metricKey() });
       if (refocus) table.querySelector('th[data-key="' + refocus + '"] button').focus();
       count.textContent = shown.length === rows.length
-        ? rows.length + " queries" + (limit < shown.length ? ", the first " + limit + " shown" : "")
-        : shown.length + " of " + rows.length + " queries match" + (limit < shown.length ? ", the first " + limit + " shown" : "");
+        ? plural(rows.length, "query") + (limit < shown.length ? ", the first " + limit + " shown" : "")
+        : shown.length.toLocaleString("en-US") + " of " + plural(rows.length, "query") + " match" + (limit < shown.length ? ", the first " + limit + " shown" : "");
       more.hidden = shown.length <= LIST_LIMIT;
       more.textContent = showAll ? "Show the first " + LIST_LIMIT : "Show all " + shown.length;
     }
