@@ -375,7 +375,12 @@ def _settings(command: object) -> dict[str, str] | None:
 
 
 def _shown(value: object) -> str:
-    return "none" if value is None else str(value)
+    """A setting as metadata.yaml writes it (true, not Python's True)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def block_conflicts(before: object, block: dict) -> tuple[list[str], list[str]]:
