@@ -299,9 +299,8 @@ def test_unknown_queries_are_listed_up_to_the_cap_and_counted_past_it(tmp_path: 
     assert rc == 1
     path = tmp_path / "original.trec"
     assert f"{path}:1: unknown query 'nobody-0' (not an original query of {WTR})" in out
-    # 25 listed; the other 975 unknown queries listed, the 500 counted and the missing
-    # queries in one line.
-    assert f"{path}: ... and {n + 1 - 25:,} more errors" in out
+    # All listed: the first unknown queries, the 500 past them counted, the missing ones.
+    assert f"{path}: 500 more unknown queries" in out and "more errors" not in out
     assert f"INVALID {WTR} original run ({n + 1:,} errors" in out  # with the missing queries
     report = runs_validation.validate_read_run(runs_validation.read_run(path), load_task_data(get_task(WTR), data_dir),
                                     "original")[0]
@@ -349,3 +348,28 @@ def test_swapped_runs_are_said_in_one_line(tmp_path: Path, capsys, data_dir: Pat
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("the runs look swapped: ") and len(err) == 2
     assert err[1] == f"{original}:5: expected 6 columns (qid Q0 docid rank score tag), found 7"
+
+
+def test_a_document_wrong_on_every_line_is_listed_up_to_the_line_cap(tmp_path: Path, capsys,
+                                                                     data_dir: Path,
+                                                                     wtr) -> None:
+    """A WTR run naming every table '<id>.txt' (as query_instruction.json does) listed 25
+    of its 60,000 unknown documents, then '... and 59,976 more errors', where the README
+    promised 20 line errors: each kind of problem of a readable line is listed at its
+    first MAX_LINE_ERRORS lines, and the lines past them are counted in one line that
+    says what they are."""
+    cap = fileio.MAX_LINE_ERRORS
+    lines = [ln.split(" ") for ln in full_run(wtr, "original")]
+    text = "".join(" ".join([q, q0, d + ".txt", *rest]) for q, q0, d, *rest in lines)
+    rc, out = check(tmp_path / "original.trec", text, capsys, data_dir)
+    assert rc == 1
+    path = tmp_path / "original.trec"
+    listed = out.splitlines()
+    assert [ln.split(": ", 1)[0] for ln in listed[:cap]] == [f"{path}:{i}"
+                                                              for i in range(1, cap + 1)]
+    assert all("is not in the corpus of followtable/wtr" in ln for ln in listed[:cap])
+    assert listed[cap] == (f"{path}: {len(lines) - cap:,} more lines naming a document not "
+                           f"in the corpus of {WTR}")
+    assert "more errors" not in out
+    assert listed[-1] == (f"{path}: INVALID {WTR} original run ({len(lines) + 1:,} errors, "
+                          "0 warnings)")  # with the short queries

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.core.data.base import TaskData
+from leaderboard.core.fileio import MAX_LINE_ERRORS
 from leaderboard.core.report import Report, plural
 from leaderboard.core.runs.columns import ParsedRun, id_array, lookup
 from leaderboard.core.runs.ordering import grouped_order
@@ -21,8 +22,10 @@ from leaderboard.core.runs.reading import RunBytes, read_run_file
 from leaderboard.core.tasks import MAX_DOCS_PER_QUERY, corpus_depth_text
 
 # Findings of one kind listed per file by the checks of the whole run (unknown documents,
-# duplicates...); past this they are counted in one summary line.
-MAX_FINDINGS_PER_KIND = 1000
+# duplicates...); past this they are counted in one summary line. The parser's cap on
+# unreadable lines: a run whose every document is misnamed says so in its first lines,
+# and listing 1,000 of them (of which a report prints 25) told nothing more.
+MAX_FINDINGS_PER_KIND = MAX_LINE_ERRORS
 
 
 def _first_rows(codes: np.ndarray, mask_of_code: np.ndarray) -> np.ndarray:
@@ -93,7 +96,8 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
                 in_candidates = in_corpus[run.d_codes]
                 _report_rows(rows, run, display, report, lambda idx: (
                     f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the corpus of "
-                    f"{data_task.task_id}"))
+                    f"{data_task.task_id}"),
+                    more=f"lines naming a document not in the corpus of {data_task.task_id}")
     _check_depth(data_task, run, known, in_candidates, keys if duplicates else None, n_docs,
                  display, report,
                  max_docs, unread)
@@ -208,11 +212,12 @@ def _report_duplicates(run: ParsedRun, keys: np.ndarray, display: str, report: R
     first_line = frame.groupby("key", sort=False)["line"].transform("min").to_numpy()
     _report_rows(np.flatnonzero(dup), run, display, report, lambda idx: (
         f"document {str(run.d_names[run.d_codes[idx]])!r} appears again for query "
-        f"{str(run.q_names[run.q_codes[idx]])!r} (first on line {int(first_line[idx])})"))
+        f"{str(run.q_names[run.q_codes[idx]])!r} (first on line {int(first_line[idx])})"),
+        more="lines repeating a document of their query")
 
 
 def _report_rows(rows: np.ndarray, run: ParsedRun, display: str, report: Report,
-                 message, more: str = "lines with the same problem"  # noqa: ANN001
+                 message, more: str  # noqa: ANN001
                  ) -> None:  # message: callable(row) -> str
     """A finding per row, up to MAX_FINDINGS_PER_KIND; the rest counted in one line."""
     for idx in rows[:MAX_FINDINGS_PER_KIND]:
@@ -259,7 +264,8 @@ def _check_pool(data_task: TaskData, run: ParsedRun, display: str, report: Repor
     rows = np.flatnonzero(pooled_query & ~inside)
     _report_rows(rows, run, display, report, lambda idx: (
         f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the candidate pool of "
-        f"query {str(run.q_names[run.q_codes[idx]])!r} (this task reranks a fixed pool)"))
+        f"query {str(run.q_names[run.q_codes[idx]])!r} (this task reranks a fixed pool)"),
+        more="lines naming a document outside their query's pool")
     return inside
 
 
