@@ -373,3 +373,64 @@ def test_a_document_wrong_on_every_line_is_listed_up_to_the_line_cap(tmp_path: P
     assert "more errors" not in out
     assert listed[-1] == (f"{path}: INVALID {WTR} original run ({len(lines) + 1:,} errors, "
                           "0 warnings)")  # with the short queries
+
+
+@pytest.mark.parametrize(("written", "named"), [("{d}.txt", "{d}"), ("table_{d}.json", "{d}"),
+                                                ("doc{d}", "{d}"), ("wtr/{d}.csv", "{d}")])
+def test_a_document_id_known_without_an_ending_or_a_prefix_says_what_the_corpus_names_it(
+        tmp_path: Path, capsys, data_dir: Path, wtr, written: str, named: str) -> None:
+    """A run naming every table as FollowTable's query_instruction.json does ('9112.txt')
+    was told each was not in the corpus, and nothing of what the corpus calls it: the
+    first such finding says it, once."""
+    lines = [ln.split(" ") for ln in full_run(wtr, "original")]
+    text = "".join(" ".join([q, q0, written.format(d=d), *rest]) for q, q0, d, *rest in lines)
+    rc, out = check(tmp_path / "original.trec", text, capsys, data_dir)
+    assert rc == 1
+    first = lines[0][2]
+    assert out.splitlines()[0] == (
+        f"{tmp_path / 'original.trec'}:1: document {written.format(d=first)!r} is not in the "
+        f"corpus of {WTR}; the corpus names it {named.format(d=first)!r}")
+    assert out.count("names it") == 1
+
+
+def test_a_query_id_known_without_a_prefix_says_what_the_task_names_it(
+        tmp_path: Path, capsys, data_dir: Path, wtr) -> None:
+    lines = [ln.split(" ") for ln in full_run(wtr, "altered")]
+    text = "".join(" ".join([f"q{q}", *rest]) for q, *rest in lines)
+    rc, out = check(tmp_path / "altered.trec", text, capsys, data_dir)
+    assert rc == 1
+    first = lines[0][0]
+    assert out.splitlines()[0] == (
+        f"{tmp_path / 'altered.trec'}:1: unknown query 'q{first}' (not an altered query of "
+        f"{WTR}); the task names it {first!r}")
+    assert out.count("names it") == 1
+
+
+@pytest.mark.parametrize("written", ["9{d}", "{d}9", "{d}.5", "0_{d}"])
+def test_an_id_that_is_another_with_digits_added_gets_no_hint(
+        tmp_path: Path, capsys, data_dir: Path, wtr, written: str) -> None:
+    """Only a file extension, or a prefix holding a letter that no corpus id begins with,
+    cut where letters meet digits or at a separator, is taken for a naming slip: '99112'
+    is not table 9112, nor '100.5' table 5."""
+    lines = [ln.split(" ") for ln in full_run(wtr, "original")]
+    text = "".join(" ".join([q, q0, written.format(d=d) if int(d) > 99 else d, *rest])
+                   for q, q0, d, *rest in lines)
+    rc, out = check(tmp_path / "original.trec", text, capsys, data_dir)
+    assert rc == 1 and "is not in the corpus" in out
+    assert "names it" not in out
+
+
+def test_a_pool_document_known_without_an_ending_says_what_the_pool_names_it(
+        tmp_path: Path, capsys) -> None:
+    root = tmp_path / "data"
+    collection = write_collection(root / "followir" / "core17", n_queries=3, pool_size=8,
+                                  corpus_size=30, seed=2)
+    lines = [ln.split(" ") for ln in run_lines(collection, "original")]
+    text = "".join(" ".join([q, q0, f"{d}.txt", *rest]) for q, q0, d, *rest in lines)
+    rc, out = check(tmp_path / "original.trec", text, capsys, root, task="followir/core17")
+    assert rc == 1
+    q, _, d, *_ = lines[0]
+    assert out.splitlines()[0] == (
+        f"{tmp_path / 'original.trec'}:1: document '{d}.txt' is not in the candidate pool of "
+        f"query {q!r} (this task reranks a fixed pool); the pool names it {d!r}")
+    assert out.count("names it") == 1

@@ -7,6 +7,7 @@ is from its query ids.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,39 @@ from leaderboard.core.tasks import MAX_DOCS_PER_QUERY, corpus_depth_text
 # unreadable lines: a run whose every document is misnamed says so in its first lines,
 # and listing 1,000 of them (of which a report prints 25) told nothing more.
 MAX_FINDINGS_PER_KIND = MAX_LINE_ERRORS
+
+
+# A file's extension an id may carry from where it was read: FollowTable's
+# query_instruction.json names table 9112 "9112.txt".
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}\Z")
+
+
+def known_form(name: str, known: np.ndarray) -> str | None:
+    """The id of ``known`` (sorted) that the unknown ``name`` is, written with a file
+    extension or a prefix that no known id begins with ("9112.txt", "doc9112",
+    "wtr/9112.csv" are 9112), else None.
+
+    A prefix holds a letter and ends where letters meet digits or at a character neither
+    letter nor digit, so an id with digits added ("99112", "100.5") is not taken for
+    another ("9112", "5")."""
+    if not known.size:
+        return None
+    ending = _EXTENSION.search(name)
+    stem = name[:ending.start()] if ending and ending.start() else None
+    if stem is not None and lookup(known, [stem])[0] >= 0:
+        return stem
+    for form in ([stem] if stem is not None else []) + [name]:
+        for cut in range(1, len(form)):
+            before, after = form[cut - 1], form[cut]
+            if before.isalnum() and not (before.isalpha() and after.isdigit()):
+                continue
+            prefix, rest = form[:cut], form[cut:]
+            if not any(c.isalpha() for c in prefix) or lookup(known, [rest])[0] < 0:
+                continue
+            at = int(np.searchsorted(known, prefix))
+            if at == known.shape[0] or not str(known[at]).startswith(prefix):
+                return rest
+    return None
 
 
 def _first_rows(codes: np.ndarray, mask_of_code: np.ndarray) -> np.ndarray:
@@ -62,7 +96,9 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
     if not known.all():
         _report_rows(_first_rows(run.q_codes, ~known), run, display, report, lambda idx: (
             f"unknown query {str(run.q_names[run.q_codes[idx]])!r} (not {article} {role} "
-            f"query of {data_task.task_id})"), more="unknown queries")
+            f"query of {data_task.task_id})"), more="unknown queries",
+            hint=lambda idx: _named("the task", known_form(
+                str(run.q_names[run.q_codes[idx]]), expected_sorted)))
     present = lookup(run.q_names, expected) >= 0
     if not present.all():
         missing = [str(q) for q in expected[~present]]
@@ -90,14 +126,17 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
     else:
         in_candidates = np.ones(len(run), dtype=bool)
         if data_task.doc_ids.size:
-            in_corpus = lookup(_sorted_corpus(data_task), run.d_names) >= 0
+            corpus = _sorted_corpus(data_task)
+            in_corpus = lookup(corpus, run.d_names) >= 0
             if not in_corpus.all():
                 rows = np.flatnonzero(~in_corpus[run.d_codes])
                 in_candidates = in_corpus[run.d_codes]
                 _report_rows(rows, run, display, report, lambda idx: (
                     f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the corpus of "
                     f"{data_task.task_id}"),
-                    more=f"lines naming a document not in the corpus of {data_task.task_id}")
+                    more=f"lines naming a document not in the corpus of {data_task.task_id}",
+                    hint=lambda idx: _named("the corpus", known_form(
+                        str(run.d_names[run.d_codes[idx]]), corpus)))
     _check_depth(data_task, run, known, in_candidates, keys if duplicates else None, n_docs,
                  display, report,
                  max_docs, unread)
@@ -216,12 +255,23 @@ def _report_duplicates(run: ParsedRun, keys: np.ndarray, display: str, report: R
         more="lines repeating a document of their query")
 
 
+def _named(who: str, name: str | None) -> str | None:
+    return None if name is None else f"{who} names it {name!r}"
+
+
 def _report_rows(rows: np.ndarray, run: ParsedRun, display: str, report: Report,
-                 message, more: str  # noqa: ANN001
-                 ) -> None:  # message: callable(row) -> str
-    """A finding per row, up to MAX_FINDINGS_PER_KIND; the rest counted in one line."""
+                 message, more: str, hint=None  # noqa: ANN001
+                 ) -> None:  # message, hint: callable(row) -> str (hint: or None)
+    """A finding per row, up to MAX_FINDINGS_PER_KIND; the rest counted in one line.
+
+    ``hint`` tells what an id of the row is named where it is known ("the corpus names
+    it '9112'"); the first listed row that has one says it, once."""
     for idx in rows[:MAX_FINDINGS_PER_KIND]:
-        report.add(display, int(run.line[idx]), message(int(idx)))
+        text = message(int(idx))
+        said = hint(int(idx)) if hint is not None else None
+        if said is not None:
+            text, hint = f"{text}; {said}", None
+        report.add(display, int(run.line[idx]), text)
     if rows.shape[0] > MAX_FINDINGS_PER_KIND:
         past = rows.shape[0] - MAX_FINDINGS_PER_KIND
         report.add(display, None, f"{past:,} more {more}", count=past)
@@ -265,7 +315,10 @@ def _check_pool(data_task: TaskData, run: ParsedRun, display: str, report: Repor
     _report_rows(rows, run, display, report, lambda idx: (
         f"document {str(run.d_names[run.d_codes[idx]])!r} is not in the candidate pool of "
         f"query {str(run.q_names[run.q_codes[idx]])!r} (this task reranks a fixed pool)"),
-        more="lines naming a document outside their query's pool")
+        more="lines naming a document outside their query's pool",
+        hint=lambda idx: _named("the pool", known_form(
+            str(run.d_names[run.d_codes[idx]]),
+            data_task.pools[str(run.q_names[run.q_codes[idx]])])))
     return inside
 
 
