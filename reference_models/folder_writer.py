@@ -118,7 +118,7 @@ def metadata_problems(spec: ModelSpec, submission_id: str, *, contact: str,
     try:
         Metadata.model_validate(draft)
     except ValidationError as exc:
-        return [validation_problem(error) for error in exc.errors()]
+        return [validation_problem(error, Metadata) for error in exc.errors()]
     return []
 
 

@@ -228,8 +228,9 @@ def record_efficiency(folder: Path, block: dict, model_name: str,
         try:
             Metadata.model_validate(after)
         except ValidationError as exc:
+            problem = validation_problem(exc.errors()[0], Metadata)
             raise ReferenceRunError(f"{folder / METADATA_NAME}: the efficiency block would be "
-                                    f"refused ({validation_problem(exc.errors()[0])})") from None
+                                    f"refused ({problem})") from None
         atomic_write_text(path, updated)
         if then is not None:
             then(change.folder)

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.core.fileio import atomic_file, atomic_write_text, read_json_model, size_text
+from pydantic import BaseModel, ConfigDict, Field
+
+from leaderboard.core.fileio import (atomic_file, atomic_write_text, read_json_model, size_text,
+                                     validation_problem)
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> None:
@@ -119,3 +122,43 @@ def test_a_json_file_over_its_limit_is_sized_as_every_message_sizes_one(
     assert parse_manifest(b" " * (MAX_MANIFEST_BYTES + 1), "manifest.txt", report) is None
     assert [i.message for i in report.issues] == [
         "256.0 KiB, over the 256 KiB limit of a manifest"]
+
+
+class _Leaf(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    licence: str | None = None
+    revision: str | None = Field(default=None, alias="rev")
+
+
+class _Root(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model: _Leaf | None = None
+    links: list[_Leaf] = []
+    tasks: dict[str, _Leaf] = {}
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    ({"model": {"license": "MIT"}},
+     "model.license: Extra inputs are not permitted; did you mean 'licence'?"),
+    ({"links": [{}, {"revs": "v1"}]},
+     "links.1.revs: Extra inputs are not permitted; did you mean 'rev'?"),
+    ({"tasks": {"a/b": {"licenses": "MIT"}}},
+     "tasks.a/b.licenses: Extra inputs are not permitted; did you mean 'licence'?"),
+    ({"modle": {}}, "modle: Extra inputs are not permitted; did you mean 'model'?"),
+    ({"team": 1}, "team: Extra inputs are not permitted"),
+])
+def test_an_unknown_key_is_told_the_closest_known_key_of_its_mapping(data: dict,
+                                                                     problem: str) -> None:
+    """metadata.yaml's `model.license:` was refused as 'Extra inputs are not permitted',
+    with no word that the key is spelt `licence`."""
+    with pytest.raises(Exception) as caught:
+        _Root.model_validate(data)
+    assert validation_problem(caught.value.errors()[0], _Root) == problem
+
+
+def test_a_json_file_with_an_unknown_key_is_told_the_closest_known_key(tmp_path: Path) -> None:
+    path = tmp_path / "f.json"
+    path.write_text('{"model": {"licence": "MIT", "revison": "v1"}}')
+    with pytest.raises(ValueError, match=r"model\.revison: Extra inputs are not permitted; "
+                                         r"did you mean 'rev'\? \(1 problem in all\)"):
+        read_json_model(path, _Root, ValueError)

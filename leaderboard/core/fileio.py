@@ -21,10 +21,12 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+import types
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Callable, TypeVar
+from typing import (TYPE_CHECKING, Annotated, BinaryIO, Callable, TypeVar, Union, get_args,
+                    get_origin)
 
 from leaderboard.core.report import Report, plural
 
@@ -269,7 +271,7 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
         if first["type"] == "json_invalid":
             _raise_json_error(path, data, error)
         prefix = f"not {what}: " if what else ""
-        raise error(f"{path}: {prefix}{validation_problem(first)} "
+        raise error(f"{path}: {prefix}{validation_problem(first, model)} "
                     f"({plural(exc.error_count(), 'problem')} in all)") from None
 
 
@@ -282,12 +284,56 @@ def _key_text(part: object) -> str:
     return text if text.isprintable() else repr(text)
 
 
-def validation_problem(error: Mapping[str, object]) -> str:
+def validation_problem(error: Mapping[str, object], model: type) -> str:
     """One of pydantic's validation errors as a reader sees it: the dotted path to the
-    field ("(top level)" for the document itself), then pydantic's message."""
+    field ("(top level)" for the document itself), then pydantic's message; for a key
+    the file's model does not have, the known key of its mapping closest to it
+    ("model.license: ...; did you mean 'licence'?")."""
     loc = error["loc"]
     where = ".".join(_key_text(p) for p in loc) if isinstance(loc, (list, tuple)) else ""
-    return f"{where or '(top level)'}: {error['msg']}"
+    hint = ""
+    if error.get("type") == "extra_forbidden" and where and isinstance(loc[-1], str):
+        import difflib  # here: only a refused file's message needs it
+
+        close = difflib.get_close_matches(loc[-1], _keys_at(model, loc[:-1]), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"{where or '(top level)'}: {error['msg']}{hint}"
+
+
+def _keys_at(model: type, loc: Sequence[object]) -> list[str]:
+    """The keys the mapping at ``loc``, a location in a file of the pydantic ``model``,
+    may hold (its models' fields, by the name a file writes); empty where the path
+    leads to no model."""
+    kinds: list[object] = [model]
+    for part in loc:
+        following: list[object] = []
+        for kind in _unwrapped(kinds):
+            fields = getattr(kind, "model_fields", None)
+            origin = get_origin(kind)
+            if isinstance(fields, dict):
+                following += [f.annotation for name, f in fields.items()
+                              if part in (name, f.alias)]
+            elif origin is dict:
+                following.append(get_args(kind)[1])
+            elif origin in (list, tuple, set, frozenset) and isinstance(part, int):
+                following += [a for a in get_args(kind) if a is not Ellipsis]
+        kinds = following
+    return sorted({f.alias or name for kind in _unwrapped(kinds)
+                   for name, f in (getattr(kind, "model_fields", None) or {}).items()})
+
+
+def _unwrapped(kinds: list[object]) -> list[object]:
+    """The types of ``kinds`` with ``Annotated`` and unions (``X | None``) taken apart."""
+    out: list[object] = []
+    for kind in kinds:
+        origin = get_origin(kind)
+        if origin is Annotated:
+            out += _unwrapped([get_args(kind)[0]])
+        elif origin is Union or origin is types.UnionType:
+            out += _unwrapped(list(get_args(kind)))
+        else:
+            out.append(kind)
+    return out
 
 
 def read_yaml_file(path: Path, error: type[Exception]) -> object:

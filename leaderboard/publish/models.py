@@ -147,7 +147,8 @@ def load_registry(path: Path = MODELS_FILE) -> ModelRegistry:
     try:
         parsed = _RegistryFile.model_validate(raw)
     except ValidationError as exc:
-        raise ModelRegistryError(f"{path}: {validation_problem(exc.errors()[0])}") from None
+        problem = validation_problem(exc.errors()[0], _RegistryFile)
+        raise ModelRegistryError(f"{path}: {problem}") from None
     return ModelRegistry.from_records(parsed.records, str(path))
 
 

@@ -406,7 +406,7 @@ def load_metadata(path: Path, display: str, report: Report, *,
         metadata = Metadata.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
-            report.add(display, yaml_line(text, err["loc"]), validation_problem(err))
+            report.add(display, yaml_line(text, err["loc"]), validation_problem(err, Metadata))
     given = data.get("id")
     if folder_name is not None and isinstance(given, str) and given != folder_name:
         report.add(display, yaml_line(text, ("id",)),

@@ -396,7 +396,8 @@ def attach_per_query(results: ResultsFile, content: bytes, display: str) -> Resu
     try:
         stored = PerQueryFile.model_validate_json(content)
     except ValidationError as exc:
-        raise ResultsFileError(f"{display}: {validation_problem(exc.errors()[0])}") from None
+        problem = validation_problem(exc.errors()[0], PerQueryFile)
+        raise ResultsFileError(f"{display}: {problem}") from None
     system = _one_system(results)
     if stored.system_id != system.system_id or set(stored.tasks) != set(system.tasks):
         raise ResultsFileError(f"{display}: holds the per-query scores of system "

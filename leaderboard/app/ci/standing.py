@@ -61,8 +61,8 @@ def _parse(path: str, data: bytes, out: CommittedResults) -> ResultsFile | None:
     except _NotJson as exc:
         out.problems.append(f"{exc}; skipped in the comparison")
     except ValidationError as exc:
-        out.problems.append(f"{path}: {validation_problem(exc.errors()[0])}; skipped in the "
-                            "comparison")
+        problem = validation_problem(exc.errors()[0], ResultsFile)
+        out.problems.append(f"{path}: {problem}; skipped in the comparison")
     return None
 
 

@@ -259,7 +259,7 @@ def load_transcription(path: Path) -> PaperTranscription:
     try:
         return PaperTranscription.model_validate(raw)
     except ValidationError as exc:
-        problems = [validation_problem(err) for err in exc.errors()[:5]]
+        problems = [validation_problem(err, PaperTranscription) for err in exc.errors()[:5]]
         more = f" (+{exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
         raise TranscriptionError(f"{path}: " + "; ".join(problems) + more) from None
 
