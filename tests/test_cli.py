@@ -598,6 +598,10 @@ def test_unknown_task_ids_get_close_suggestions_ignoring_case(capsys, wtr_runs) 
     assert ("Did you mean one of: followtable/industr, followtable/tarx, followtable/wqt, "
             "followtable/wtr?" in usage_error(capsys, "check-run", "FollowTable",
                                               str(wtr_runs["original"])))
+    # The task under its benchmark's name without the split (pi-indic, not pi-indic-val150)
+    # was too far from it for any suggestion.
+    assert ("unknown task 'pi-indic/t1/hin'. Did you mean pi-indic-val150/t1/hin?"
+            in usage_error(capsys, "check-run", "pi-indic/t1/hin", str(wtr_runs["original"])))
 
 
 def test_eval_help_reads_as_whole_sentences(capsys) -> None:

@@ -259,6 +259,25 @@ def test_layout_errors(tmp_path: Path) -> None:
     assert submission.files["followtable/wtr"]["original"].name == "original.trec.gz"
 
 
+@pytest.mark.parametrize(("folder", "meant"), [
+    ("pi-indic/t1/hin", "runs/pi-indic-val150/t1/hin/"),
+    ("followtable/WTR", "runs/followtable/wtr/"),
+    ("followtable/wtq", "runs/followtable/wtr/ or runs/followtable/wqt/"),
+])
+def test_an_unknown_task_folder_is_told_the_task_ids_it_may_mean(tmp_path: Path, folder: str,
+                                                                 meant: str) -> None:
+    """A run at runs/pi-indic/t1/hin/ (the benchmark's name without its split) was told
+    'unknown task' and nothing of pi-indic-val150/t1/hin: the closest task ids are
+    named, as `leaderboard eval` names them."""
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    touch(root, f"runs/{folder}/run.trec")
+    errors = errors_of(root)
+    assert (f"{SUB}/runs/{folder}/run.trec: unknown task {folder!r}: the folder under runs/ "
+            f"must be a task id, e.g. runs/followtable/wtr/; did you mean {meant}?") in errors, \
+        errors
+
+
 def test_no_runs_folder(tmp_path: Path) -> None:
     root = tmp_path / SUB
     write_meta(root, GOOD)

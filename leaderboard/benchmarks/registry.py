@@ -48,13 +48,8 @@ def get_task(task_id: str) -> Task:
     tasks = all_tasks()
     if task_id in tasks:
         return tasks[task_id]
-    suggestions = close_task_ids(task_id, list(tasks))
-    if len(suggestions) > MAX_SUGGESTIONS:
-        hint = f" Did you mean one of: {', '.join(suggestions[:MAX_SUGGESTIONS])} ...?"
-    elif len(suggestions) > 2:
-        hint = f" Did you mean one of: {', '.join(suggestions)}?"
-    else:
-        hint = f" Did you mean {' or '.join(suggestions)}?" if suggestions else ""
+    meant = meant_text(close_task_ids(task_id, list(tasks)))
+    hint = f" Did you mean {meant}?" if meant else ""
     raise UnknownTaskError(
         f"unknown task {task_id!r}.{hint} Run `leaderboard tasks` to list every task.")
 
@@ -62,11 +57,22 @@ def get_task(task_id: str) -> Task:
 MAX_SUGGESTIONS = 8
 
 
+def meant_text(suggestions: list[str]) -> str:
+    """What "did you mean ...?" names: "a or b", "one of: a, b, c", the first
+    MAX_SUGGESTIONS and "..." past them; empty for none."""
+    if len(suggestions) > MAX_SUGGESTIONS:
+        return f"one of: {', '.join(suggestions[:MAX_SUGGESTIONS])} ..."
+    if len(suggestions) > 2:
+        return f"one of: {', '.join(suggestions)}"
+    return " or ".join(suggestions)
+
+
 def close_task_ids(text: str, task_ids: list[str]) -> list[str]:
     """Task ids a mistyped ``text`` may mean, ignoring case: the id itself in other case
     (``followIR/robust04``), the tasks under it when it names a benchmark or a group
-    (``followtable``: all of them), else up to three ids a character or two away
-    (``followtable/wtq``: wtr and wqt), closest first."""
+    (``followtable``: all of them), the task of that path under a benchmark named
+    otherwise (``pi-indic/t1/hin``: pi-indic-val150/t1/hin), else up to three ids a
+    character or two away (``followtable/wtq``: wtr and wqt), closest first."""
     import difflib  # here: 1.6 ms every one-task `leaderboard eval` would pay for typos
 
     wanted = text.strip().lower().rstrip("/")
@@ -76,6 +82,17 @@ def close_task_ids(text: str, task_ids: list[str]) -> list[str]:
     under = sorted(t for low, t in by_lower.items() if low.startswith(wanted + "/"))
     if under:
         return under
+    head, _, rest = wanted.partition("/")
+    moved = []
+    for low, task_id in by_lower.items() if rest else ():
+        # The same path under a benchmark's name that begins the one given or is begun by
+        # it (pi-indic, pi-indic-val150), or is close to it.
+        other, _, other_rest = low.partition("/")
+        if other_rest == rest and (other.startswith(head) or head.startswith(other) or
+                                   difflib.SequenceMatcher(None, head, other).ratio() >= 0.6):
+            moved.append(task_id)
+    if moved:
+        return sorted(moved)
     close = difflib.get_close_matches(wanted, list(by_lower), n=3, cutoff=0.85)
     return [by_lower[low] for low in close]
 

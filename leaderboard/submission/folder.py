@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.benchmarks.registry import all_tasks, close_task_ids, meant_text
 from leaderboard.core.tasks import Task
 from leaderboard.core.fileio import size_text
 from leaderboard.core.report import Report
@@ -202,8 +202,11 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
         task_id, _, name = rel[len(RUNS_DIR) + 1:].rpartition("/")
         task = registry.get(task_id)
         if task is None:
+            meant = meant_text([f"{RUNS_DIR}/{t}/" for t in close_task_ids(task_id,
+                                                                            list(registry))])
             report.add(where, line, f"{named}unknown task {task_id!r}: the folder under runs/ "
-                                    "must be a task id, e.g. runs/followtable/wtr/")
+                                    "must be a task id, e.g. runs/followtable/wtr/"
+                                    + (f"; did you mean {meant}?" if meant else ""))
             continue
         role = _role_of(name, task)
         if role is None:
