@@ -32,6 +32,7 @@ from leaderboard.submission.layout import (
 from leaderboard.submission.manifest import load_manifest
 from leaderboard.submission.metadata import Metadata, parse_metadata_yaml
 from leaderboard.submission.transaction import change_folder
+from reference_models.efficiency import known
 from reference_models.errors import ReferenceRunError
 from reference_models.spec import ModelSpec
 
@@ -83,16 +84,17 @@ def build_metadata(spec: ModelSpec, submission_id: str, *, parameters: int | Non
                    revision: str | None, contact: str, produced_by: str,
                    hardware: str | None = None, owner: str | None = None,
                    efficiency: dict | None = None) -> dict:
-    """metadata.yaml content, exactly the keys of the engine's submission schema. Whether
-    the model was trained to follow instructions is written only when it is known: an
-    absent key is "not stated", which the site shows as unknown."""
+    """metadata.yaml content, exactly the keys of the engine's submission schema. A value
+    not known (whether the model was trained to follow instructions, its parameters) is
+    left out: an absent key is "not stated", which the site shows as unknown."""
     metadata: dict = {"id": submission_id}
     if owner:
         metadata["owner"] = owner
-    model: dict = {"name": spec.name, "type": spec.type, "parameters": parameters}
-    if spec.instruction_trained is not None:
-        model["instruction_trained"] = spec.instruction_trained
-    model.update({"links": list(spec.links), "licence": spec.licence, "revision": revision})
+    # What is not known is left out, as efficiency blocks leave it: metadata.yaml records
+    # no nulls (BM25 has no parameters to count).
+    model = known({"name": spec.name, "type": spec.type, "parameters": parameters,
+                   "instruction_trained": spec.instruction_trained, "links": list(spec.links),
+                   "licence": spec.licence, "revision": revision})
     metadata.update({
         "model": model,
         "contact": contact,

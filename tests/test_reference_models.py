@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -767,6 +768,9 @@ def test_cli_lists_models_and_runs_bm25(tiny_data: Path, tmp_path: Path, capsys)
     assert (tmp_path / "bm25s" / "per-query.json.gz").is_file()
     meta = (tmp_path / "bm25s" / "metadata.yaml").read_text()
     assert "leaderboard baselines run bm25s --tasks followtable/wtr --device auto" in meta
+    # BM25 has no parameters to count: the key is left out, as every unknown the writer
+    # knows of (it wrote `parameters: null`, the one null of its files).
+    assert "null" not in meta and "parameters" not in yaml.safe_load(meta)["model"]
     assert main(["baselines", "run", "no-such-model"]) == 1
 
 
