@@ -991,3 +991,23 @@ def test_a_measured_cost_is_shown_as_what_metadata_records(committed_site: Path)
     page = (committed_site / "submissions" / "bm25s.html").read_text(encoding="utf-8")
     assert "as metadata.yaml records (the leaderboard checks the figures' form" in page
     assert "the leaderboard's runner" not in page
+
+
+def test_the_metrics_page_says_the_t4_test_labels_are_public_too(data_dir: Path) -> None:
+    """The page called the calibration half's labels public and the test split held out,
+    while t4_pairs returns the test pairs' labels as well (the data are public upstream):
+    no label is secret, and what the leaderboard keeps apart is which half a method may
+    fit on."""
+    from leaderboard.benchmarks.registry import get_task
+    from leaderboard.core.data.pi_indic import t4_pairs
+
+    template = (Path(__file__).resolve().parents[1] / "leaderboard" / "publish" / "site" /
+                "templates" / "metrics.md.j2").read_text(encoding="utf-8")
+    section = " ".join(template[template.index("### How T4 is built"):
+                                template.index("## What a table shows")].split())
+    test = t4_pairs(get_task("pi-indic-val150/t4/hin"), data_dir)
+    assert set(test.split) == {"test"} and set(test.label) == {0, 1}  # labelled, as said
+    assert "labels public" not in section and "held-out test split" not in section
+    assert ("`t4_pairs` returns the label of every pair, the test half's included" in
+            section), section
+    assert "which half is for calibration" in section

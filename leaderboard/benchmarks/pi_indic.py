@@ -135,7 +135,7 @@ PI_INDIC = Benchmark(
             queries="a fixed set of persona–instruction pairs, ids "
                     "<code>t4-&lt;12 hex&gt;</code> (e.g. <code>t4-4636e21f6df4</code>)",
             corpus="none: a probability per pair in <code>predictions.tsv</code>",
-            depth="one line per test pair of the fixed set (the calibration pairs, whose "
-                  "labels are public, are not predicted)"),
+            depth="one line per test pair of the fixed set (the calibration pairs, which "
+                  "a method may fit on, are not predicted)"),
     ),
 )

@@ -121,8 +121,9 @@ def _pi_section(kind: str) -> Section:
                "over the 11 document languages.",
         "t4": "Classify persona–instruction pairs as compatible or not from predicted "
               "probabilities: each persona's own instruction against its 10 lexically "
-              "closest other instructions, scored on a held-out half of the personas (the "
-              "other half is a public calibration split). One pair in eleven is "
+              "closest other instructions, scored on the test half of the personas (a "
+              "method may fit on the other, the calibration half; the labels of both are "
+              "in the public data). One pair in eleven is "
               "compatible, so answering 'incompatible' every time scores 90.9% Accuracy: "
               "the table is sorted and tiered on AUROC, the task's primary metric, with "
               "DeLong's test taking each persona as one unit (its eleven pairs in every "

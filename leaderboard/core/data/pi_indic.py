@@ -536,9 +536,11 @@ def t4_pairs(task: Task, data_dir: Path, with_text: bool = False,
     instructions lexically closest to its own, in the task's language
     (:func:`t4_hard_negatives`), as the authors' pair constructor draws them. Personas
     are split by :func:`t4_split_of` (seed 42) into a ``calibration`` half, whose labelled
-    pairs anyone may use to calibrate probabilities, and a ``test`` half, the pairs a
-    prediction file covers and the only ones scored. ``split`` picks which rows come back
-    (default: the scored test pairs). Rows are ordered by persona id, the positive first,
+    pairs a method may fit on to calibrate probabilities, and a ``test`` half, the pairs a
+    prediction file covers and the only ones scored. Every row has its label, the test
+    half's too: the labels follow from the public data, and the split only says which
+    half is for fitting. ``split`` picks which rows come back (default: the scored test
+    pairs). Rows are ordered by persona id, the positive first,
     then the negatives closest first. Pair ids are opaque (:func:`t4_pair_id`).
     ``with_text`` adds ``persona_text`` and ``instruction_text``.
     """
