@@ -131,6 +131,24 @@ def check_replaceable(out_dir: Path, marker: str, made_by: str,
 
 
 @contextmanager
+def _staged(out_dir: Path) -> Iterator[Path]:
+    """A new folder beside ``out_dir`` that takes its place (:func:`_put_in_place`) when
+    the block ends without an error; on any error, an interrupt included, it is deleted
+    and ``out_dir`` is as it was."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    new = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{PARTIAL}-", dir=out_dir.parent))
+    try:
+        new.chmod(0o755)  # published as it is: mkdtemp makes it its owner's alone
+        yield new
+        old = _put_in_place(new, out_dir)
+    except BaseException:
+        _remove(new)
+        raise
+    if old is not None:
+        _remove(old)
+
+
+@contextmanager
 def replaced_folder(out_dir: Path, marker: str, made_by: str,
                     error: Callable[[str], Exception]) -> Iterator[Path]:
     """A new, empty folder for the next contents of ``out_dir``; when the block ends
@@ -140,19 +158,10 @@ def replaced_folder(out_dir: Path, marker: str, made_by: str,
     (:func:`check_replaceable`) raises ``error(message)`` before anything is written."""
     recover_folder(out_dir)
     check_replaceable(out_dir, marker, made_by, error)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    new = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{PARTIAL}-", dir=out_dir.parent))
-    try:
-        new.chmod(0o755)  # published as it is: mkdtemp makes it its owner's alone
+    with _staged(out_dir) as new:
         yield new
         (new / marker).write_text(f"made by {made_by}; replaced by its next run\n",
                                   encoding="utf-8")
-        old = _put_in_place(new, out_dir)
-    except BaseException:
-        _remove(new)
-        raise
-    if old is not None:
-        _remove(old)
 
 
 def _link_or_copy(src: str, dst: str) -> None:
@@ -182,20 +191,11 @@ def updated_folder(out_dir: Path, error: Callable[[str], Exception]) -> Iterator
     recover_folder(out_dir)
     if os.path.lexists(out_dir) and not out_dir.is_dir():
         raise error(f"{out_dir}: exists and is not a folder")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    new = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{PARTIAL}-", dir=out_dir.parent))
-    try:
-        new.chmod(0o755)  # mkdtemp makes it its owner's alone; a copy takes the folder's
+    with _staged(out_dir) as new:
         if out_dir.is_dir():
             shutil.copytree(out_dir, new, symlinks=True, copy_function=_link_or_copy,
                             dirs_exist_ok=True)
         yield new
-        old = _put_in_place(new, out_dir)
-    except BaseException:
-        _remove(new)
-        raise
-    if old is not None:
-        _remove(old)
 
 
 def _put_in_place(new: Path, out_dir: Path) -> Path | None:
