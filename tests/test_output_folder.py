@@ -8,12 +8,11 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import signal
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from fixtures.kill import run_killed_at
 from leaderboard.publish import output_folder
 from leaderboard.publish.output_folder import exchange, recover_folder, replaced_folder
 
@@ -48,36 +47,10 @@ def _old_folder(out: Path) -> dict[str, bytes]:
 def _in_child_killed_at(k: int, out: Path) -> int:
     """Replace ``out`` in a forked child whose ``k``-th file operation kills it; returns
     how many operations the child counted (when it was not killed)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        try:
-            os.close(read_end)
-            count = [0]
-            real: dict[str, Callable] = {name: getattr(os, name) for name in COUNTED}
-
-            def counted(name: str) -> Callable:
-                def operation(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-                    count[0] += 1
-                    if count[0] == k:
-                        os.kill(os.getpid(), signal.SIGKILL)
-                    return real[name](*args, **kwargs)
-                return operation
-
-            for name in COUNTED:
-                setattr(os, name, counted(name))
-            with replaced_folder(out, MARKER, "this test", Refused) as new:
-                _write_new(new)
-            for name in COUNTED:
-                setattr(os, name, real[name])
-            os.write(write_end, str(count[0]).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        counted_ops = pipe.read()
-    os.waitpid(pid, 0)
-    return int(counted_ops or 0)
+    def work() -> None:
+        with replaced_folder(out, MARKER, "this test", Refused) as new:
+            _write_new(new)
+    return run_killed_at(k, COUNTED, work)
 
 
 def _refusing_renameat2(*_args: object) -> int:

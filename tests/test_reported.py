@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-from collections.abc import Callable
 from decimal import Decimal
 from itertools import permutations
 from pathlib import Path
 
 import pytest
+from fixtures.kill import run_killed_at
 
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
@@ -582,35 +581,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 def _rebuild_in_child_killed_at(k: int, out: Path) -> int:
     """``import all`` into ``out`` in a forked child whose ``k``-th file operation kills
     it; returns how many operations the child counted (when it was not killed)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        try:
-            os.close(read_end)
-            count = [0]
-            real: dict[str, Callable] = {name: getattr(os, name) for name in KILL_POINTS}
-
-            def counted(name: str) -> Callable:
-                def operation(*args, **kwargs):
-                    count[0] += 1
-                    if count[0] == k:
-                        os.kill(os.getpid(), signal.SIGKILL)
-                    return real[name](*args, **kwargs)
-                return operation
-
-            for name in KILL_POINTS:
-                setattr(os, name, counted(name))
-            build_all_reported(DATA_DIR, out)
-            for name in KILL_POINTS:
-                setattr(os, name, real[name])
-            os.write(write_end, str(count[0]).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        counted_ops = pipe.read()
-    os.waitpid(pid, 0)
-    return int(counted_ops or 0)
+    return run_killed_at(k, KILL_POINTS, lambda: build_all_reported(DATA_DIR, out))
 
 
 @pytest.mark.slow

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fixtures.kill import run_killed_at
 import yaml
 
 from leaderboard.app.cli import main as cli_main
@@ -745,23 +746,7 @@ def build_to_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _build_in_child_killed_at_unlink(k: int, root: Path, out: Path, docs: Path) -> None:
     """`build_site` in a forked child that kills itself with SIGKILL at its k-th unlink."""
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        try:
-            count = [0]
-            real_unlink = os.unlink
-
-            def unlink(*args: object, **kwargs: object) -> None:
-                count[0] += 1
-                if count[0] == k:
-                    os.kill(os.getpid(), signal.SIGKILL)
-                real_unlink(*args, **kwargs)
-
-            os.unlink = unlink
-            build_site(root, out, docs_dir=docs)
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    run_killed_at(k, ("unlink",), lambda: build_site(root, out, docs_dir=docs))
 
 
 @pytest.mark.slow
