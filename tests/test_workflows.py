@@ -22,6 +22,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+import inspect
 import json
 import re
 import shlex
@@ -706,6 +708,27 @@ def test_both_jobs_are_told_the_prs_base_branch_and_the_default_branch():
     assert body["env"]["DEFAULT_BRANCH"] == "${{ github.event.repository.default_branch }}"
     for step in (check, body):
         assert '--base-ref "$BASE_REF" --default-branch "$DEFAULT_BRANCH"' in step["run"]
+
+
+def test_the_data_cache_key_changes_when_a_pin_moves():
+    """The benchmark-data cache's key hashed leaderboard/benchmarks/registry.py, but the
+    pins live in each benchmark's module (followtable.py, followir.py, ...): after a pin
+    moved, the old revision's cache was restored, and pulled over on every run. The key
+    hashes every file a pin can live in, and the check restores the key publish saves."""
+    from leaderboard.benchmarks import declared
+
+    pinned = {inspect.getsourcefile(type(b)) for b in declared()}
+    keys = {}
+    for name in ("pr-validate.yml", "publish.yml"):
+        (key,) = [step["with"]["key"] for _, step in steps(load(WORKFLOW_DIR / name))
+                  if step.get("uses", "").startswith("actions/cache")
+                  and step["with"]["key"].startswith("leaderboard-data-")]
+        keys[name] = key
+        globs = re.findall(r"'([^']+)'", key)
+        for source in pinned | {str(p) for p in (REPO / "leaderboard" / "benchmarks").glob("*.py")}:
+            rel = Path(source).resolve().relative_to(REPO).as_posix()
+            assert any(fnmatch.fnmatch(rel, g.replace("**", "*")) for g in globs), (name, rel)
+    assert keys["pr-validate.yml"] == keys["publish.yml"]
 
 
 def test_the_submission_check_restores_caches_and_never_saves_one():
