@@ -1083,3 +1083,32 @@ def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(
     fragment = (tmp_path / "docs" / ".fragments" / "submissions" / f"{SUB}.md.json").read_text()
     assert "fb-run-files" in fragment and hub_page.replace("/", "\\/") not in fragment
     assert hub_page + f"runs/{WTR}/altered.trec.gz" in fragment
+
+
+def test_a_second_push_to_a_folder_store_pushes_nothing(carried: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`runs push` to a folder store said "<id>: N files in <store>" and rewrote the
+    manifest on every run, for submissions whose files were all there already, where a
+    dataset store says "nothing to push" (the help: "Submissions already in the store are
+    left alone")."""
+    import shutil
+
+    from leaderboard.app.cli import main
+
+    monkeypatch.setenv(ENV_RUN_STORE, str(tmp_path / "mirror"))
+    folder = tmp_path / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    assert main(["runs", "push", str(folder), "--quiet"]) == 0
+    capsys.readouterr()
+    before = {p.name: p.stat().st_ino for p in folder.iterdir()}
+    assert main(["runs", "push", str(folder), "--quiet"]) == 0
+    assert capsys.readouterr().out == "nothing to push: every submission's files are in the store\n"
+    assert {p.name: p.stat().st_ino for p in folder.iterdir()} == before
+    # A store copy that is not the listed file is not "in the store": named, exit 1.
+    stored = tmp_path / "mirror" / "submissions" / SUB / "runs" / WTR / "altered.trec.gz"
+    stored.write_bytes(stored.read_bytes()[:-1])
+    assert main(["runs", "push", str(folder), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert f"{SUB}/runs/{WTR}/altered.trec.gz: the copy in the folder " in out and \
+        "does not match" in out, out

@@ -204,6 +204,17 @@ def _needs_push(stored: Stored, store: RunStore) -> bool:
     return False
 
 
+def _in_folder_store_already(plan: PushPlan, store: RunStore) -> bool:
+    """Whether ``store`` is a folder store that holds every file of ``plan`` as listed
+    already (each found, verified, at its place there) and the manifest names no other
+    source: nothing would be copied, written or removed. :func:`_needs_push` cannot tell
+    without reading the files, which the plan has done."""
+    if not isinstance(store, FolderStore) or plan.stored.manifest.source is not None:
+        return False
+    inside = (store.root / store_path(plan.stored.id, "")).resolve()
+    return all(path.resolve() == inside / rel for rel, path in plan.found.items())
+
+
 def _plan(stored: Stored, store: RunStore, report: Report) -> PushPlan | None:
     """What a push of ``stored`` moves. A dataset's commits keep every earlier file, so
     files the store's own repository holds already (the manifest's source is in it) are
@@ -271,7 +282,7 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
                 f"${ENV_RUN_STORE}={target.root} to make that folder the run store")
         progress(f"{stored.id}: gathering {plural(len(stored.refs), 'file')}")
         plan = _plan(stored, target, report)
-        if plan is not None:
+        if plan is not None and not _in_folder_store_already(plan, target):
             plans.append(plan)
     if not report.ok:
         return report, []
