@@ -291,3 +291,20 @@ def test_a_standings_worker_killed_is_a_clear_error(monkeypatch: pytest.MonkeyPa
     with pytest.raises(WorkerError, match="comparing bm25s with the tasks' leaders ended "
                                           "without a result.*LEADERBOARD_WORKERS=0"):
         standing.task_standings(tasks, system, standing.CommittedResults(verified={}))
+
+
+def test_cached_tiers_expire_when_the_code_that_forms_the_units_changes() -> None:
+    """The tier cache's key hashes the code behind every cached figure. How a query id
+    becomes its unit (SamplingUnit.keys, the FollowTable and MTEB topic rules) lives
+    outside the statistics packages: a build after a change there read the old units'
+    p-values and rank intervals from .cache/site-tiers, though the column's repr was
+    the same."""
+    import inspect
+
+    from leaderboard.benchmarks.units import SamplingUnit
+    from leaderboard.core.data.layout_files import followtable_topic, mteb_topic
+    from leaderboard.publish.standings import tables
+
+    hashed = {path.resolve() for _, path in tables._stats_sources()}
+    for code in (SamplingUnit.keys, followtable_topic, mteb_topic, tables.tier_column):
+        assert Path(inspect.getsourcefile(code)).resolve() in hashed, code.__qualname__

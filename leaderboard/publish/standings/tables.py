@@ -134,19 +134,38 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewT
 
 # --------------------------------------------------------------------------- tiers
 
-@cache
-def _stats_fingerprint() -> bytes:
-    """Hash of the significance and standings code, so cached tiers expire when it changes.
+# Modules outside the two packages whose code decides a cached figure: how a query id
+# becomes its unit (SamplingUnit.keys and the topic rules it applies). A column's repr
+# names its unit's declaration, not this code.
+_UNIT_MODULES = ("leaderboard.benchmarks.units", "leaderboard.core.data.layout_files")
 
-    Read from the source files without importing them (importing scipy takes seconds,
-    which a build whose tiers are all cached should not pay)."""
-    digest = hashlib.sha256(_CACHE_FORMAT.encode())
+
+def _stats_sources() -> list[tuple[str, Path]]:
+    """(name, path) of every source file behind a cached tier: the significance and
+    standings packages and :data:`_UNIT_MODULES`.
+
+    Found without importing them (importing scipy takes seconds, which a build whose
+    tiers are all cached should not pay)."""
+    out: list[tuple[str, Path]] = []
     for package in ("leaderboard.publish.stats", "leaderboard.publish.standings"):
         spec = importlib.util.find_spec(package)
         folder = Path(next(iter(spec.submodule_search_locations or []))) if spec else None
-        for path in sorted(folder.rglob("*.py")) if folder else []:
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0"
-                          + path.read_bytes())
+        out += [(f"{package}/{path.relative_to(folder).as_posix()}", path)
+                for path in (sorted(folder.rglob("*.py")) if folder else [])]
+    for module in _UNIT_MODULES:
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.origin:
+            out.append((module, Path(spec.origin)))
+    return out
+
+
+@cache
+def _stats_fingerprint() -> bytes:
+    """Hash of the code behind the tiers (:func:`_stats_sources`), so cached tiers expire
+    when it changes."""
+    digest = hashlib.sha256(_CACHE_FORMAT.encode())
+    for name, path in _stats_sources():
+        digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
 
 
