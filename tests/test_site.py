@@ -258,6 +258,17 @@ def test_the_list_of_submissions_explains_only_what_it_shows(built: dict) -> Non
     assert 'name="prov"' in home and "best verified" in home
 
 
+def test_a_tables_count_of_matching_rows_is_announced(built: dict) -> None:
+    """Filtering a table by type or name wrote "3 of 5 matching rows" into a plain span:
+    a screen reader heard nothing of it, and a user who typed a name could not tell
+    whether any row was left. Each table's count is a status region (polite)."""
+    for name in ("index.html", "followir.html", "submissions/index.html"):
+        text = (built["out"] / name).read_text(encoding="utf-8")
+        counts = re.findall(r'<span class="fb-count"[^>]*>', text)
+        assert counts, name
+        assert all('role="status"' in c for c in counts), (name, counts[0])
+
+
 def test_no_placeholder_left_and_tables_present(built: dict) -> None:
     for page in built["out"].rglob("*.html"):
         assert "fb-slot" not in page.read_text(encoding="utf-8"), page
