@@ -262,6 +262,30 @@ def test_charts_draw_and_follow_the_select(site, page) -> None:
     shot(page, "followtable-charts")
 
 
+def test_charts_give_a_screen_reader_their_numbers(site, page) -> None:
+    """The bar chart was an image named "Scores of the chosen system", its figures
+    inside it hidden from a screen reader; the scatter was an image too, so the points
+    that Tab reaches had no name (an image's parts are not read). The bar chart's name
+    says the system and each bar's figure; each point is named by its system and both
+    figures, as the table shows them."""
+    page.goto(site["url"] + "followtable.html", wait_until="networkidle")
+    charts = page.locator(".fb-charts").first
+    charts.locator(".fb-bars-system").select_option(index=2)
+    system = charts.locator(".fb-bars-system option:checked").inner_text()
+    bars = charts.locator(".fb-bars").aria_snapshot()
+    figures = charts.locator(".fb-bars svg > text").all_text_contents()
+    name = re.search(r'img "(.*)"', bars).group(1)
+    assert system.removesuffix(" (reported)") in name
+    assert all(f in name for f in figures) and "WQT" in name, (name, figures)
+    scatter = charts.locator(".fb-scatter").aria_snapshot()
+    points = re.findall(r'img "(.*)"', scatter)
+    assert len(points) == charts.locator(".fb-scatter circle").count() >= 6, scatter
+    assert all(re.search(r"nDCG@10 \(\+instruction\) [0-9.]+, IRS [-+\u2212]?[0-9.]+$", p)
+               for p in points), points
+    charts.locator(".fb-scatter circle").first.focus()
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == points[0]
+
+
 def test_dark_mode_toggle(site, page) -> None:
     page.goto(site["url"] + "followir.html", wait_until="networkidle")
     before = page.evaluate("document.body.getAttribute('data-md-color-scheme')")

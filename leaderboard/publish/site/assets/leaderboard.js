@@ -380,17 +380,20 @@
     var yr = extent(pts.map(function (p) { return p.y; }).concat([yRef === null ? 0 : yRef]), 0.08);
     function sx(v) { return L + (v - xr[0]) / (xr[1] - xr[0]) * (W - L - R); }
     function sy(v) { return T + (1 - (v - yr[0]) / (yr[1] - yr[0])) * (H - T - B); }
-    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-plot",
-      "aria-label": box.getAttribute("data-xlabel") + " against " + box.getAttribute("data-ylabel") });
+    // A group, not an image: an image's parts are not read, and the points are reached
+    // by Tab, each named by its system and both figures.
+    var xLabel = box.getAttribute("data-xlabel"), yLabel = box.getAttribute("data-ylabel");
+    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "group", class: "fb-plot",
+      "aria-label": xLabel + " against " + yLabel + ", one point per system" });
     var xSigned = columnSigned(anchor, box.getAttribute("data-x"));
     var ySigned = columnSigned(anchor, box.getAttribute("data-y"));
     niceTicks(xr[0], xr[1], 6).forEach(function (t) {
       svg.appendChild(el("line", { x1: sx(t), x2: sx(t), y1: T, y2: H - B, class: "fb-grid" }));
-      svg.appendChild(el("text", { x: sx(t), y: H - B + 16, class: "fb-tick", "text-anchor": "middle" }, fmt(t, xSigned)));
+      svg.appendChild(el("text", { x: sx(t), y: H - B + 16, class: "fb-tick", "text-anchor": "middle", "aria-hidden": "true" }, fmt(t, xSigned)));
     });
     niceTicks(yr[0], yr[1], 6).forEach(function (t) {
       svg.appendChild(el("line", { x1: L, x2: W - R, y1: sy(t), y2: sy(t), class: Math.abs(t) < 1e-12 ? "fb-zero" : "fb-grid" }));
-      svg.appendChild(el("text", { x: L - 6, y: sy(t) + 4, class: "fb-tick", "text-anchor": "end" }, fmt(t, ySigned)));
+      svg.appendChild(el("text", { x: L - 6, y: sy(t) + 4, class: "fb-tick", "text-anchor": "end", "aria-hidden": "true" }, fmt(t, ySigned)));
     });
     svg.appendChild(el("text", { x: (L + W - R) / 2, y: H - 6, class: "fb-axis", "text-anchor": "middle" }, box.getAttribute("data-xlabel") + " (×100)"));
     svg.appendChild(el("text", { x: 14, y: (T + H - B) / 2, class: "fb-axis", "text-anchor": "middle",
@@ -405,8 +408,10 @@
       svg.appendChild(el("text", { x: W - R - 4, y: sy(yRef) - 4, class: "fb-tick", "text-anchor": "end" }, "no skill"));
     }
     pts.forEach(function (p) {
-      var c = el("circle", { cx: sx(p.x), cy: sy(p.y), r: 4.5, class: "fb-point fb-point-" + p.prov, tabindex: 0 });
-      c.appendChild(el("title", {}, p.name + " (" + p.prov + "): " + p.xText + ", " + p.yText));
+      var said = p.name + " (" + p.prov + "): " + xLabel + " " + p.xText + ", " + yLabel + " " + p.yText;
+      var c = el("circle", { cx: sx(p.x), cy: sy(p.y), r: 4.5, class: "fb-point fb-point-" + p.prov, tabindex: 0,
+                             role: "img", "aria-label": said });
+      c.appendChild(el("title", {}, said));
       svg.appendChild(c);
     });
     target.appendChild(svg);
@@ -430,7 +435,12 @@
     var hi = Math.max(0, Math.max.apply(null, present.concat([0])));
     if (hi === lo) hi = lo + 0.01;
     function sx(v) { return L + (v - lo) / (hi - lo) * (W - L - R); }
-    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-plot", "aria-label": "Scores of the chosen system" });
+    // An image named by its figures (its text is not read inside an image): the system,
+    // then each bar's label and figure as the bar shows it.
+    var chosen = box.querySelector(".fb-bars-system").selectedOptions[0];
+    var said = data.map(function (d) { return d.label + " " + (d.v === null ? "no score" : d.text); });
+    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", class: "fb-plot",
+      "aria-label": "Scores of " + (chosen ? chosen.textContent : "the chosen system") + " (\u00d7100): " + said.join(", ") });
     data.forEach(function (d, i) {
       var y = T + i * rowH;
       svg.appendChild(el("text", { x: L - 8, y: y + rowH / 2 + 4, class: "fb-tick", "text-anchor": "end" }, d.label));
