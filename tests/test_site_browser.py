@@ -164,6 +164,22 @@ def test_sorting_a_1000_row_table_is_fast(site, page) -> None:
     assert shown == values
 
 
+def test_the_filters_show_where_the_keyboard_is(site, page) -> None:
+    """Tabbing into the name filter showed no focus ring (Material's input styling), only
+    the caret: a keyboard user could not see where they were."""
+    page.goto(site["url"] + "followir.html")
+    page.focus("form.fb-filters select[name=type]")
+    for _ in range(10):  # the name box is a few Tabs after the first filter
+        if page.evaluate("document.activeElement.matches('form.fb-filters input[name=q]')"):
+            break
+        page.keyboard.press("Tab")
+    else:
+        raise AssertionError("Tab never reached the name filter")
+    style = page.evaluate("(() => { const s = getComputedStyle(document.activeElement);"
+                          " return [s.outlineStyle, s.outlineWidth]; })()")
+    assert style[0] != "none" and style[1] != "0px", style
+
+
 def test_filters_hide_rows(site, page) -> None:
     page.goto(site["url"] + "followir.html")
     all_rows = visible_rows(page, "followir-average")
