@@ -1112,3 +1112,42 @@ def test_a_second_push_to_a_folder_store_pushes_nothing(carried: Path, tmp_path:
     out = capsys.readouterr().out
     assert f"{SUB}/runs/{WTR}/altered.trec.gz: the copy in the folder " in out and \
         "does not match" in out, out
+
+
+def test_a_pull_over_an_edited_run_file_keeps_it_and_says_what_to_do(
+        carried: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`runs pull` over a run file the submitter changed refused it (the edit is kept)
+    saying only "the copy in the submission's folder (...) does not match", where `runs
+    verify` on the same folder says to score it: the refusal names both ways on."""
+    import shutil
+
+    from leaderboard.app.cli import main
+
+    monkeypatch.setenv(ENV_RUN_STORE, str(tmp_path / "mirror"))
+    folder = tmp_path / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    assert main(["runs", "push", str(folder), "--quiet"]) == 0
+    edited = folder / "runs" / WTR / "altered.trec.gz"
+    edited.parent.mkdir(parents=True)
+    edited.write_bytes(b"edited")
+    capsys.readouterr()
+    assert main(["runs", "pull", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert (f"{SUB}/runs/{WTR}/altered.trec.gz: the copy in the submission's folder "
+            f"({edited}) does not match: it is 6 bytes, not the ") in out, out
+    assert (f"listed; run `leaderboard score {folder}` to record the edit, or remove the "
+            "file to fetch the stored one\n") in out, out
+    assert edited.read_bytes() == b"edited"
+    edited.unlink()
+    assert main(["runs", "pull", str(folder)]) == 0
+    assert edited.read_bytes() == (carried / "runs" / WTR / "altered.trec.gz").read_bytes()
+    # Where the folder is the store, nothing else holds the file: scoring is the one way.
+    monkeypatch.delenv(ENV_RUN_STORE)
+    alone = tmp_path / "alone" / "submissions" / SUB
+    shutil.copytree(carried, alone)
+    (alone / "runs" / WTR / "altered.trec.gz").write_bytes(b"edited")
+    assert main(["runs", "pull", str(alone)]) == 1
+    assert (f"listed; run `leaderboard score {alone}` to record the edit\n"
+            in capsys.readouterr().out)
+

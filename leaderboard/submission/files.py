@@ -76,6 +76,21 @@ class SubmissionFiles:
             return None  # the folder store is the repository: step 1 looked already
         return path if path.is_file() and not path.is_symlink() else None
 
+    def local_edit_step(self) -> str:
+        """What to do about a copy in the submission's folder that does not match its
+        listing, said wherever one is refused (it is kept): it is the submitter's edit,
+        which scoring records, or a stale copy, whose removal lets the listed file be
+        fetched, where anything but the folder itself may hold it (a folder store that is
+        the folder, or where no store is set, or a dataset store the files never went to,
+        holds none)."""
+        step = f"run `leaderboard score {self.folder}` to record the edit"
+        own = None if self.folder is None else self.folder.resolve()
+        elsewhere = (self.source is not None or isinstance(self.store, HttpsStore)
+                     or (isinstance(self.store, FolderStore) and own not in (
+                         self.store.root.resolve(),  # no store set: the folder keeps its files
+                         (self.store.root / store_path(self.sub_id, "")).resolve())))
+        return step + (", or remove the file to fetch the stored one" if elsewhere else "")
+
     def held_by_source(self, ref: StoredRef) -> bool:
         """Whether the manifest's source holds ``ref``'s very file (fetched into the cache
         and verified, or found there): a file the folder also has need not be sent
@@ -104,7 +119,8 @@ class SubmissionFiles:
     def _obtain(self, ref: StoredRef, until: float | None = None
                 ) -> tuple[Path, bytes | None]:
         display = self.display(ref.path)
-        candidates = [("the submission's folder", self.local(ref.path)),
+        own = "the submission's folder"
+        candidates = [(own, self.local(ref.path)),
                       (self.store.describe(), self._in_folder_store(ref.path))]
         # CI rewrites its files (the explorer's) only after a merge, so a submission
         # scored again holds the earlier scoring's copies in its folder, or in the folder
@@ -119,8 +135,9 @@ class SubmissionFiles:
                 earlier.append(f"the copy in {where} ({path}) does not match: {problem}")
                 continue
             if problem:
+                step = f"; {self.local_edit_step()}" if where == own else ""
                 raise StoreError(display, f"the copy in {where} ({path}) does not match: "
-                                          f"{problem}")
+                                          f"{problem}{step}")
             return path, content
         hit = cached_copy(self.cache, ref, display)
         if hit is not None:
