@@ -1151,3 +1151,26 @@ def test_a_pull_over_an_edited_run_file_keeps_it_and_says_what_to_do(
     assert (f"listed; run `leaderboard score {alone}` to record the edit\n"
             in capsys.readouterr().out)
 
+
+def test_every_runs_command_holds_the_folder_to_its_metadata_id(
+        carried: Path, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A submission copied to a folder of another name: `runs add` and `score` refused it
+    (its id must equal the folder's name), while `runs verify` said "verified" and `runs
+    push` stored its files under the folder's name, a place no reader of the id looks."""
+    import shutil
+
+    from leaderboard.app.cli import main
+
+    mirror = tmp_path / "mirror"
+    monkeypatch.setenv(ENV_RUN_STORE, str(mirror))
+    folder = tmp_path / "submissions" / "renamed"
+    shutil.copytree(carried, folder)
+    before = snapshot(folder)
+    said = f"renamed/metadata.yaml:1: id: '{SUB}' must equal the folder name 'renamed'\n"
+    for command in (["verify"], ["push", "--quiet"], ["pull"],
+                    ["add", "--from", str(carried), "--data-dir", str(data_dir), "--quiet"]):
+        capsys.readouterr()
+        assert main(["runs", command[0], str(folder), *command[1:]]) == 1, command
+        assert said in capsys.readouterr().out, command
+    assert snapshot(folder) == before and not mirror.exists()

@@ -53,6 +53,7 @@ from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import collect_inputs
 from leaderboard.submission.layout import ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR
 from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
+from leaderboard.submission.metadata import check_folder_id
 from leaderboard.submission.pipeline import (
     SubmissionOutcome,
     relocated,
@@ -101,6 +102,7 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
     for link in links_in(folder):
         report.add(f"{folder.name}/{link}", None, "symbolic links are not allowed in a "
                                                   "submission; commit the file itself")
+    check_folder_id(folder, report)
     if not report.ok:
         return None
     manifest = load_manifest(folder, report, f"{folder.name}/{MANIFEST_NAME}")

@@ -360,11 +360,8 @@ def yaml_line(text: str, loc: tuple) -> int | None:
     return line
 
 
-def load_metadata(path: Path, display: str, report: Report, *,
-                  folder_name: str | None = None) -> Metadata | None:
-    """``metadata.yaml`` read and checked, every problem reported at once with its line
-    (None when any but a mismatched id): ``folder_name`` is the name its ``id`` must
-    equal, checked whatever else is wrong, so a submitter fixes all in one go."""
+def _read_metadata(path: Path, display: str, report: Report) -> tuple[str, dict] | None:
+    """``metadata.yaml``'s text and its mapping (None after reporting why it has none)."""
     if path.is_symlink():
         # CI refuses links before reading anything; a local check must not follow one.
         report.add(display, None, "symbolic links are not allowed in a submission; commit "
@@ -401,14 +398,43 @@ def load_metadata(path: Path, display: str, report: Report, *,
     if not isinstance(data, dict):
         report.add(display, 1, "metadata.yaml must be a mapping of keys to values")
         return None
+    return text, data
+
+
+def _check_folder_name(text: str, data: dict, display: str, folder_name: str,
+                       report: Report) -> None:
+    given = data.get("id")
+    if isinstance(given, str) and given != folder_name:
+        report.add(display, yaml_line(text, ("id",)),
+                   f"id: {given!r} must equal the folder name {folder_name!r}")
+
+
+def load_metadata(path: Path, display: str, report: Report, *,
+                  folder_name: str | None = None) -> Metadata | None:
+    """``metadata.yaml`` read and checked, every problem reported at once with its line
+    (None when any but a mismatched id): ``folder_name`` is the name its ``id`` must
+    equal, checked whatever else is wrong, so a submitter fixes all in one go."""
+    read = _read_metadata(path, display, report)
+    if read is None:
+        return None
+    text, data = read
     metadata = None
     try:
         metadata = Metadata.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
             report.add(display, yaml_line(text, err["loc"]), validation_problem(err, Metadata))
-    given = data.get("id")
-    if folder_name is not None and isinstance(given, str) and given != folder_name:
-        report.add(display, yaml_line(text, ("id",)),
-                   f"id: {given!r} must equal the folder name {folder_name!r}")
+    if folder_name is not None:
+        _check_folder_name(text, data, display, folder_name, report)
     return metadata
+
+
+def check_folder_id(folder: Path, report: Report) -> None:
+    """Report ``folder``'s ``metadata.yaml`` whose ``id`` is not the folder's name, as
+    :func:`load_metadata` does for `score` and `validate`: the commands that move a
+    submission's files by the folder's name (`runs pull`, `push`, `verify`) hold it to
+    its id too. A metadata.yaml that cannot be read is not this check's to report (those
+    commands read nothing else of it; `validate` says why)."""
+    read = _read_metadata(folder / METADATA_NAME, f"{folder.name}/{METADATA_NAME}", Report())
+    if read is not None:
+        _check_folder_name(*read, f"{folder.name}/{METADATA_NAME}", folder.name, report)
