@@ -861,6 +861,24 @@ def test_explanation_files_pushed_to_the_hub_are_read_back_by_the_site_build(
            "manifest.json" in page
 
 
+def test_a_push_with_no_run_store_set_writes_nothing(carried: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no run store set (no pyproject.toml above the folder, no
+    $LEADERBOARD_RUN_STORE), the store is the submission's own folder: `runs push` copied
+    its 74 files into a submissions/ folder inside it, then failed saying "nothing was
+    changed", and `score` then found an unexpected file."""
+    import shutil
+
+    from leaderboard.app.cli import main
+
+    monkeypatch.delenv(ENV_RUN_STORE, raising=False)
+    folder = tmp_path / "alone" / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    before = snapshot(folder)
+    assert main(["runs", "push", str(folder), "--quiet"]) == 1
+    assert snapshot(folder) == before and not (folder / "submissions").exists()
+
+
 def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
                                                   tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:

@@ -266,7 +266,15 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
             raise TransferError(f"{target.describe()} is read-only: copy the files there "
                                 "yourself (the same paths, submissions/<id>/...)")
         stored = _stored(folder, target, report)
-        if stored is None or not _needs_push(stored, target):
+        if stored is None:
+            continue
+        if isinstance(target, FolderStore) and target.root.resolve() == stored.folder.resolve():
+            # No store is set: the "store" is the folder itself, and a push would copy its
+            # files into a submissions/ folder inside it.
+            raise TransferError(f"{folder}: nothing to push to: the run store "
+                                f"{_store_words(target, stored)}. Set ${ENV_RUN_STORE}, or "
+                                "give --to FOLDER with --keep")
+        if not _needs_push(stored, target):
             continue
         configured = configured_store(folder)
         if (isinstance(target, FolderStore) and not keep
