@@ -126,6 +126,31 @@ def test_sort_by_clicking_a_header(site, page) -> None:
     assert names == sorted(names)
 
 
+def test_a_sortable_header_is_a_named_button_that_sorts_from_the_keyboard(site, page) -> None:
+    """A sortable header was a focusable th sorted by Enter/Space: a screen reader said
+    "column header" with no hint that it sorts. Each holds a button named by its label (the
+    WAI-ARIA sortable table, as the explorer does it), with aria-sort on the th."""
+    page.goto(site["url"] + "followir.html#followir-robust04")
+    heads = page.locator("#followir-robust04 thead th[data-sort]")
+    labels = heads.evaluate_all("ths => ths.map(th => th.textContent)")
+    assert labels and "#" in labels and "System" in labels
+    for i, label in enumerate(labels):
+        assert heads.nth(i).get_by_role("button", exact=True, name=label).count() == 1, label
+    assert heads.evaluate_all("ths => ths.filter(th => th.tabIndex >= 0)") == []
+    header = page.locator("#followir-robust04 th[data-col='original/nDCG@10']")
+    assert "nDCG" in (header.get_attribute("title") or "")
+    index = header.evaluate("th => th.cellIndex")
+    header.get_by_role("button").focus()
+    page.keyboard.press("Enter")
+    assert header.get_attribute("aria-sort") == "descending"
+    values = [float(r["cells"][index]) for r in visible_rows(page, "followir-robust04")
+              if r["cells"][index] != ""]
+    assert values == sorted(values, reverse=True) and len(values) >= 6
+    page.keyboard.press(" ")
+    assert header.get_attribute("aria-sort") == "ascending"
+    assert page.locator("#followir-robust04 thead th[aria-sort]").count() == 1
+
+
 def test_sorting_a_1000_row_table_is_fast(site, page) -> None:
     page.goto(site["url"] + "followir.html")
     # Grow the average table to 1,000 rows with distinct values, then time a real click

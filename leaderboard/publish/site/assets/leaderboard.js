@@ -167,11 +167,19 @@
     wrap.scrollLeft = Math.max(0, Math.min(start - left, wrap.scrollWidth - wrap.clientWidth));
   }
 
+  // A sortable header's label goes into a button (the WAI-ARIA sortable table): a screen
+  // reader names it as a button that sorts, and the button takes Enter and Space itself.
+  // aria-sort stays on the th; the th keeps its title, and its textContent the label.
+  // The click is heard on the th, so the whole cell sorts, as before.
   function setupSorting(table) {
     var heads = table.tHead ? table.tHead.rows[0].cells : [];
     Array.prototype.forEach.call(heads, function (th, index) {
       if (!th.hasAttribute("data-sort")) return;
-      th.tabIndex = 0;
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "fb-sort";
+      while (th.firstChild) button.appendChild(th.firstChild);
+      th.appendChild(button);
       th.classList.add("fb-sortable");
       function activate() {
         var current = th.getAttribute("aria-sort");
@@ -182,9 +190,6 @@
         sortTable(table, index, descending);
       }
       th.addEventListener("click", activate);
-      th.addEventListener("keydown", function (e) {
-        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); activate(); }
-      });
     });
   }
 
