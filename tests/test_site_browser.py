@@ -139,6 +139,8 @@ def test_a_sortable_header_is_a_named_button_that_sorts_from_the_keyboard(site, 
     assert heads.evaluate_all("ths => ths.filter(th => th.tabIndex >= 0)") == []
     header = page.locator("#followir-robust04 th[data-col='original/nDCG@10']")
     assert "nDCG" in (header.get_attribute("title") or "")
+    # ... and its button too, which a screen reader describes by it.
+    assert header.get_by_role("button").get_attribute("title") == header.get_attribute("title")
     index = header.evaluate("th => th.cellIndex")
     header.get_by_role("button").focus()
     page.keyboard.press("Enter")

@@ -178,6 +178,8 @@
       var button = document.createElement("button");
       button.type = "button";
       button.className = "fb-sort";
+      // The header's help, which a screen reader reads as the button's description.
+      if (th.title) button.title = th.title;
       while (th.firstChild) button.appendChild(th.firstChild);
       th.appendChild(button);
       th.classList.add("fb-sortable");
