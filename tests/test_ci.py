@@ -900,8 +900,9 @@ def test_audit_fails_a_check_on_an_answer_of_another_shape(case, edit, failed):
 def fake_github(monkeypatch):
     """A local HTTP server answering like api.github.com from the recording, 1 runner a page."""
     import http.server
-    import threading
     import urllib.parse
+
+    from tests.fixtures.loopback import serving
 
     answers = recorded_api()
     seen: list[tuple[str, str | None]] = []
@@ -936,15 +937,9 @@ def fake_github(monkeypatch):
         def log_message(self, *args):
             return None
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     monkeypatch.setenv("GH_TOKEN", "test-token")
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", answers, seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield url, answers, seen
 
 
 def test_audit_settings_command_over_http(fake_github, capsys):
@@ -974,9 +969,10 @@ def test_the_audit_token_never_follows_a_redirect_to_another_host():
     """urllib follows a redirect anywhere and keeps the request's headers: an API answer
     of 307 to another host got the admin token there, and its answers were audited."""
     import http.server
-    import threading
+    from urllib.parse import urlsplit
 
     from leaderboard.app.ci.audit import ApiError, http_fetch
+    from tests.fixtures.loopback import serving
 
     got: list[str | None] = []
 
@@ -992,25 +988,20 @@ def test_the_audit_token_never_follows_a_redirect_to_another_host():
         def log_message(self, *args):
             return None
 
-    elsewhere = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+    with serving(Elsewhere) as elsewhere:
+        port = urlsplit(elsewhere).port
 
-    class Redirecting(Elsewhere):
-        def do_GET(self):  # noqa: N802
-            self.send_response(307)
-            self.send_header("Location", f"http://localhost:{elsewhere.server_port}{self.path}")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+        class Redirecting(Elsewhere):
+            def do_GET(self):  # noqa: N802
+                self.send_response(307)
+                self.send_header("Location", f"http://localhost:{port}{self.path}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
-    api = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
-    for server in (elsewhere, api):
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        fetch = http_fetch("secret-token", f"http://127.0.0.1:{api.server_port}", timeout=5)
-        with pytest.raises(ApiError, match="redirected to another host"):
-            fetch("/repos/fb-org/followboard/actions/permissions/workflow")
-    finally:
-        for server in (elsewhere, api):
-            server.shutdown()
+        with serving(Redirecting) as api:
+            fetch = http_fetch("secret-token", api, timeout=5)
+            with pytest.raises(ApiError, match="redirected to another host"):
+                fetch("/repos/fb-org/followboard/actions/permissions/workflow")
     assert got == []
 
 
