@@ -337,6 +337,14 @@ def test_the_gpu_job_holds_no_write_token():
     assert not any("push" in (step.get("run") or "") for job in gpu for step in job["steps"])
 
 
+def _stand_in(path: Path, text: str) -> Path:
+    """An executable ``path`` (its folders made) standing in for a command a step calls."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
 def _step(path: Path, name: str) -> dict:
     return next(step for _, step in steps(load(path)) if step.get("name") == name)
 
@@ -408,13 +416,9 @@ def test_baselines_drops_other_tasks_efficiency_figures_only_when_asked(
     assert env["REPLACE_EFFICIENCY"] == "${{ inputs.replace_efficiency }}"
     script = _step(WORKFLOW_DIR / "baselines.yml", "Run each model and commit it on its own branch")["run"]
     bin_dir = tmp_path / "bin"
-    (tmp_path / ".venv" / "bin").mkdir(parents=True)
-    bin_dir.mkdir()
     calls = tmp_path / "calls"
-    for path, body in [(tmp_path / ".venv" / "bin" / "leaderboard", f'echo "$*" >> {calls}\n'),
-                       (bin_dir / "git", "exit 0\n")]:
-        path.write_text("#!/bin/sh\n" + body)
-        path.chmod(0o755)
+    _stand_in(tmp_path / ".venv" / "bin" / "leaderboard", f'#!/bin/sh\necho "$*" >> {calls}\n')
+    _stand_in(bin_dir / "git", "#!/bin/sh\nexit 0\n")
     proc = subprocess.run([bash, "-e", "-c", script], capture_output=True, text=True,
                           env={"MODELS": "bm25s all-minilm-l6-v2", "TASKS": tasks,
                                "REPLACE_EFFICIENCY": ticked, "RUNNER_TEMP": str(tmp_path),
@@ -626,10 +630,7 @@ def test_the_comment_job_comments_only_on_the_head_whose_files_it_listed(moved: 
                    "user": {"login": "mallory"}, "author_association": "NONE"}],
         "files": [{"status": "added", "filename": "submissions/m/metadata.yaml"}],
         **({"push": pushed} if moved else {})}))
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "gh").write_text(GH_STAND_IN)
-    (bin_dir / "gh").chmod(0o755)
+    bin_dir = _stand_in(tmp_path / "bin" / "gh", GH_STAND_IN).parent
     output = tmp_path / "output"
     output.write_text("")
     script = _step(WORKFLOW_DIR / "pr-comment.yml", "Find the pull request of the head commit")["run"]
@@ -675,10 +676,7 @@ def test_the_comment_step_posts_no_new_comment_on_a_pr_that_is_no_submission(
     bash = shutil.which("bash")
     if bash is None:
         pytest.skip("bash is not installed")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "gh").write_text(GH_COMMENTS)
-    (bin_dir / "gh").chmod(0o755)
+    bin_dir = _stand_in(tmp_path / "bin" / "gh", GH_COMMENTS).parent
     calls = tmp_path / "calls"
     calls.write_text("")
     (tmp_path / "comment.md").write_text("body\n")
