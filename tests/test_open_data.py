@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from fixtures.chromium import serve
+from fixtures.gitrepo import commit_folder
 
 from leaderboard import __version__
 from leaderboard.benchmarks import benchmark_of
@@ -456,7 +457,6 @@ def test_export_from_a_tree_with_uncommitted_changes_says_so_and_so_does_its_rel
     """`build` warned that the commit it links differs from the tree; `export` named that
     commit in release.json and the card as the one holding the results, and said
     nothing."""
-    import subprocess
 
     from leaderboard.app.cli import main
 
@@ -465,12 +465,7 @@ def test_export_from_a_tree_with_uncommitted_changes_says_so_and_so_does_its_rel
     root = tmp_path / "root"
     write_tree(root, 2, n_queries=6, task_ids=["followtable/wtr"], hostile=False,
                reported=False)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(root)]
-    subprocess.run(git + ["init", "-q"], check=True)
-    subprocess.run(git + ["add", "."], check=True)
-    subprocess.run(git + ["commit", "-qm", "results"], check=True)
-    head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    head = commit_folder(root)
     out = tmp_path / "dataset"
     assert main(["export", "--out", str(out), "--results-root", str(root), "--no-cache"]) == 0
     release = json.loads((out / "release.json").read_text("utf-8"))

@@ -15,6 +15,7 @@ from itertools import permutations
 from pathlib import Path
 
 import pytest
+from fixtures.gitrepo import commit_folder
 from fixtures.kill import run_killed_at
 
 from leaderboard.benchmarks.registry import all_tasks
@@ -470,17 +471,10 @@ def test_mteb_rows_name_the_commit_their_files_come_from(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every imported row named the pinned copy's commit, f4cc6c8b365a, whatever commit
     the folder was at: a reader looking for its files there found other ones, or none."""
-    import subprocess
-
     clone = tmp_path / "clone"
     _write(clone / "results" / "a__b" / "r" / "News21InstructionRetrieval.json", GOOD_TASK)
     _write(clone / "results" / "c__d" / "r" / "News21InstructionRetrieval.json", GOOD_TASK)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(clone)]
-    subprocess.run(git + ["init", "-q"], check=True)
-    subprocess.run(git + ["add", "."], check=True)
-    subprocess.run(git + ["commit", "-qm", "results"], check=True)
-    head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    head = commit_folder(clone)
     out = tmp_path / "out.json"
     # A clone: its HEAD, named by the repository or by its results/ folder.
     for named in (clone, clone / "results"):

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fixtures.gitrepo import GIT, commit_folder
 from fixtures.kill import run_killed_at
 import yaml
 
@@ -507,12 +508,7 @@ def test_repository_ref_is_the_checkout_commit(tmp_path: Path,
     repo = tmp_path / "repo"
     (repo / "submissions" / "a b").mkdir(parents=True)
     (repo / "submissions" / "a b" / "results.json").write_text("{}", encoding="utf-8")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
-    subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
-    subprocess.run(git + ["add", "."], cwd=repo, check=True)
-    subprocess.run(git + ["commit", "-qm", "x"], cwd=repo, check=True)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
-                          text=True, check=True).stdout.strip()
+    head = commit_folder(repo, "x")
     ref = repository_ref(repo)
     assert ref.pinned and ref.ref == head
     assert ref.file_url(repo / "submissions" / "a b" / "results.json") == \
@@ -531,7 +527,7 @@ def test_repository_ref_is_the_checkout_commit(tmp_path: Path,
     # A renamed folder: git lists the original name after the new one, with no status of
     # its own, and its first three letters were cut as if they were one
     # ("missions/a b/results.json").
-    subprocess.run(git + ["mv", "submissions/a b", "submissions/c"], cwd=repo, check=True)
+    subprocess.run(GIT + ["mv", "submissions/a b", "submissions/c"], cwd=repo, check=True)
     assert sorted(uncommitted(ref, [repo / "submissions"])) == [
         "submissions/a b/results.json", "submissions/c/metadata.yaml",
         "submissions/c/results.json"]
