@@ -268,9 +268,9 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
         stored = _stored(folder, target, report)
         if stored is None:
             continue
-        if isinstance(target, FolderStore) and target.root.resolve() == stored.folder.resolve():
-            # No store is set: the "store" is the folder itself, and a push would copy its
-            # files into a submissions/ folder inside it.
+        if _no_store_set(target, stored):
+            # The "store" is the folder itself: a push would copy its files into a
+            # submissions/ folder inside it.
             raise TransferError(f"{folder}: nothing to push to: the run store "
                                 f"{_store_words(target, stored)}. Set ${ENV_RUN_STORE}, or "
                                 "give --to FOLDER with --keep")
@@ -340,17 +340,22 @@ def push(folders: list[Path], store: RunStore | None = None, *, keep: bool = Fal
     return report, done
 
 
+def _no_store_set(store: RunStore, stored: Stored) -> bool:
+    """Whether ``store`` is configured_store's answer where nothing sets a store: the
+    submission's own folder."""
+    return isinstance(store, FolderStore) and store.root.resolve() == stored.folder.resolve()
+
+
 def _store_words(store: RunStore, stored: Stored) -> str:
     """What the run store ``store`` is, for a sentence "The run store ...", said as the
     submission's own folder where it is that."""
-    if isinstance(store, FolderStore):
-        own = stored.folder.resolve()
-        if store.root == own:  # configured_store's answer where nothing sets a store
-            return (f"is not set for {stored.folder} (no pyproject.toml above it names one, "
-                    f"nor ${ENV_RUN_STORE}): each submission keeps its files in its own folder")
-        if (store.root / store_path(stored.id, "")).resolve() == own:
-            return (f"is the repository, {store.root}: each submission keeps its files in "
-                    "its own folder")
+    if _no_store_set(store, stored):
+        return (f"is not set for {stored.folder} (no pyproject.toml above it names one, "
+                f"nor ${ENV_RUN_STORE}): each submission keeps its files in its own folder")
+    if isinstance(store, FolderStore) and \
+            (store.root / store_path(stored.id, "")).resolve() == stored.folder.resolve():
+        return (f"is the repository, {store.root}: each submission keeps its files in "
+                "its own folder")
     return f"is {store.describe()}"
 
 
