@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.data import load_task_data, missing_files
+from leaderboard.core.data import data_files, load_task_data
 from leaderboard.core.predictions import write_predictions
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import plural
@@ -117,7 +117,7 @@ def tasks_to_run(patterns: Sequence[str] | None, data_dir: Path, log: Callable[[
         return tasks  # a named task whose data is missing stops the run, saying so
     present = []
     for task in tasks:
-        missing = missing_files(task, Path(data_dir))
+        missing = data_files(task, Path(data_dir)).missing
         if missing:
             log(f"{task.id}: skipped, data missing "
                 f"({plural(len(missing), 'file')} under {data_dir})")

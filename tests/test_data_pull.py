@@ -22,7 +22,7 @@ import pytest
 from huggingface_hub import constants as hf_constants
 
 from leaderboard.app.cli import main
-from leaderboard.core.data import load_task_data
+from leaderboard.core.data import data_files, load_task_data
 from leaderboard.app.datapull.common import (
     ChecksumError,
     PART_PREFIX,
@@ -698,6 +698,48 @@ def test_status_fails_on_data_pulled_at_another_revision(
         assert (f"pulled {FT_REPO}@0123abcd4567, but the registry pins "
                 f"{FT_REPO}@{FOLLOWTABLE_COMMIT}") in out
         assert f"leaderboard data pull followtable --data-dir {data}" in out
+
+
+def test_verify_names_a_file_the_reader_reads_that_the_pull_did_not_write(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A parquet file added to a pulled config folder by hand (or left by a copy) is read
+    with the pulled ones, while `data status --verify` re-hashed only the files the
+    manifest lists and said the folder was the pulled revision. What each reader declares
+    it reads (core.data.data_files) is checked against the manifest: such a file is named,
+    and a re-run of the pull refuses the folder instead of calling it up to date, keeping
+    the file; a file no reader reads is nobody's business."""
+    data = tmp_path / "data-hand-added"
+    pull_one(upstream, data, "followir/robust04")
+    root = data / "followir" / "robust04"
+    added = root / "corpus" / "extra.parquet"
+    pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["mine"]}).to_parquet(added,
+                                                                              index=False)
+    (root / "corpus" / "notes.txt").write_text("not data\n", encoding="utf-8")
+    (root / "default").mkdir()  # read only where the config has no "qrels" folder
+    (root / "default" / "test.jsonl").write_text("{}\n", encoding="utf-8")
+    task = get_task("followir/robust04")
+    assert added in data_files(task, data).read  # what the reader reads...
+    assert "d9" in load_task_data(task, data).doc_ids  # ...it reads
+
+    assert main(["data", "status", "followir/robust04", "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    assert main(["data", "status", "followir/robust04", "--data-dir", str(data),
+                 "--verify"]) == 1
+    out = capsys.readouterr().out
+    assert [line.strip() for line in out.splitlines() if "not pulled:" in line] == [
+        f"not pulled: {added}: read with the pulled files, but {MANIFEST_NAME} does not "
+        f"list it (not a file of {R04.repo}@{R04.revision}); move it out of the folder"]
+    assert "Move each file marked 'not pulled' out of its folder" in out
+
+    upstream.requests.clear()
+    with pytest.raises(PullError, match=rf"(?s)holds files the readers would read .*"
+                                        rf"{added}: read with the pulled files"):
+        pull_one(upstream, data, "followir/robust04")
+    assert upstream.requests == [] and added.is_file()
+    added.unlink()
+    assert pull_one(upstream, data, "followir/robust04").offline_check
+    assert main(["data", "status", "followir/robust04", "--data-dir", str(data),
+                 "--verify"]) == 0
 
 
 def test_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

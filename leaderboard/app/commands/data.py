@@ -23,6 +23,8 @@ from leaderboard.app.datapull.pull import (
     pull_sources,
     select_sources,
     source_missing_files,
+    unlisted_files,
+    unlisted_problem,
 )
 
 BENCHMARK_HELP = ", ".join(("all", *BENCHMARKS, *BENCHMARK_ALIASES)) + ", or a task id"
@@ -67,13 +69,15 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "For each data source: whether every file its tasks' readers need is present, "
         "which revision it was pulled at, and what is missing. Exit 1 if anything is "
         "missing, was pulled at another revision than the registry pins, or (with "
-        "--verify) differs from what was pulled.",
+        "--verify) differs from what was pulled: a pulled file changed, or a file the "
+        "readers would read that the pull did not write.",
         "  leaderboard data status followtable --verify")
     status.add_argument("benchmarks", nargs="*", metavar="BENCHMARK",
                         help=f"{BENCHMARK_HELP} (default: all)")
     add_data_dir(status)
     status.add_argument("--verify", action="store_true",
-                        help=f"also re-hash pulled files against {MANIFEST_NAME}")
+                        help=f"also re-hash pulled files against {MANIFEST_NAME}, and "
+                             "name any file the readers would read that it does not list")
     status.add_argument("--tasks", action="store_true", help="list every task, not only sources")
     status.set_defaults(handler=run_status)
 
@@ -112,6 +116,7 @@ def run_status(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     print(f"data directory: {data_dir}")
     incomplete: list[str] = []
+    foreign: list[str] = []  # sources whose folder holds files the manifest does not list
     for item in items:
         source = item.source
         root = data_dir / source.local_dir
@@ -141,19 +146,31 @@ def run_status(args: argparse.Namespace) -> int:
         problems = manifest_problems(root, manifest) if args.verify and manifest else []
         for problem in problems[:5]:
             print(f"{'':8}   changed: {problem}")
+        if len(problems) > 5:
+            print(f"{'':8}   ... and {len(problems) - 5} more changed")
+        unlisted = unlisted_files(item, data_dir, manifest) if args.verify and manifest else []
+        for path in unlisted[:5]:
+            print(f"{'':8}   not pulled: {unlisted_problem(path, manifest)}")
+        if len(unlisted) > 5:
+            print(f"{'':8}   ... and {len(unlisted) - 5} more not pulled")
         if args.tasks:
             for task in item.tasks:
                 print(f"{'':8}   {'ready' if not missing_files(task, data_dir) else 'missing':8}"
                       f"{task.id}")
         if missing or problems or revision.other:
             incomplete.append(item.benchmark)
+        if unlisted:
+            foreign.append(item.benchmark)
     if incomplete:
         names = " ".join(dict.fromkeys(incomplete))
         print(f"\nFetch what is missing, changed or of another revision with `leaderboard data "
               f"pull {names} --data-dir {data_dir}` (needs network access), or copy the files "
               "in by hand.")
-        return 1
-    return 0
+    if foreign:
+        print("\nMove each file marked 'not pulled' out of its folder: the readers read it "
+              "with the pulled files, and `leaderboard data pull` leaves alone what it did "
+              "not write.")
+    return 1 if incomplete or foreign else 0
 
 
 def _display(path: Path, data_dir: Path) -> str:

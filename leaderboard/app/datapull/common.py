@@ -33,8 +33,6 @@ FOLLOWTABLE_TABLE_SUFFIX = ".txt"
 # Raw instructions: present upstream for WTR, TArX and IndusTR, lost for WQT.
 FOLLOWTABLE_OPTIONAL = ("query_instruction.json",)
 
-# File formats the Hugging Face reader (mteb_layout) reads from a config folder.
-HF_DATA_SUFFIXES = (".parquet", ".jsonl")
 HF_CARD = "README.md"
 
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})

@@ -29,12 +29,15 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.hf_api import RepoFile
 
-from leaderboard.core.data.layout_files import MTEB_CONFIGS, mteb_config_names
+from leaderboard.core.data.layout_files import (
+    MTEB_CONFIGS,
+    MTEB_DATA_SUFFIXES,
+    mteb_config_names,
+)
 from leaderboard.core.tasks import DataSource
 from leaderboard import __version__
 from leaderboard.app.datapull.common import (
     HF_CARD,
-    HF_DATA_SUFFIXES,
     HF_STAGING,
     MAX_BACKOFF_S,
     RETRYABLE_STATUS,
@@ -241,17 +244,17 @@ def hf_configs(card: str | None, paths: Iterable[str]) -> dict[str, list[str]]:
     if declared:
         for name, patterns in declared.items():
             matched = [p for p in paths if any(fnmatch.fnmatchcase(p, pat) for pat in patterns)]
-            data = [p for p in matched if p.endswith(HF_DATA_SUFFIXES)]
+            data = [p for p in matched if p.endswith(MTEB_DATA_SUFFIXES)]
             if matched and not data:
                 formats = ", ".join(sorted({PurePosixPath(p).suffix for p in matched}))
                 raise UpstreamError(f"config {name!r} is stored as {formats} files; the reader "
-                                    f"reads only {' and '.join(HF_DATA_SUFFIXES)}")
+                                    f"reads only {' and '.join(MTEB_DATA_SUFFIXES)}")
             if data:
                 out[name] = data
         return out
     for p in paths:
         parts = PurePosixPath(p).parts
-        if len(parts) == 2 and p.endswith(HF_DATA_SUFFIXES):
+        if len(parts) == 2 and p.endswith(MTEB_DATA_SUFFIXES):
             out.setdefault(parts[0], []).append(p)
     return out
 

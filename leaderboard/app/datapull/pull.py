@@ -65,7 +65,7 @@ from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.checksums import Checksum, file_matches
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
-from leaderboard.core.data import missing_files as reader_missing_files
+from leaderboard.core.data import data_files
 from leaderboard.core.data.revision import MANIFEST_FORMAT, MANIFEST_NAME, read_manifest
 from leaderboard.core.fileio import atomic_write_text, size_text
 from leaderboard.core.tasks import DataSource, Task
@@ -218,6 +218,33 @@ def manifest_problems(local_root: Path, manifest: Mapping[str, Any]) -> list[str
     return problems
 
 
+def unlisted_files(item: SourceTasks, data_dir: Path, manifest: Mapping[str, Any]
+                   ) -> list[Path]:
+    """Files a reader of the source's tasks reads (:func:`leaderboard.core.data.data_files`,
+    what each reader declares and reads by) that ``manifest`` does not list: a file put in
+    a config folder by hand, or left there by another copy, which the reader would mix
+    into the pulled revision's data while the manifest vouched for it."""
+    local_root = Path(data_dir) / item.source.local_dir
+    listed = manifest.get("files") or {}
+    unlisted: dict[Path, None] = {}
+    for task in item.tasks:
+        for path in data_files(task, data_dir).read:
+            try:
+                rel = path.relative_to(local_root).as_posix()
+            except ValueError:
+                rel = None
+            if rel not in listed:
+                unlisted[path] = None
+    return list(unlisted)
+
+
+def unlisted_problem(path: Path, manifest: Mapping[str, Any]) -> str:
+    """What is wrong with a file of :func:`unlisted_files`, and what to do."""
+    return (f"{path}: read with the pulled files, but {MANIFEST_NAME} does not list it "
+            f"(not a file of {manifest.get('repo')}@{manifest.get('revision')}); move it "
+            "out of the folder")
+
+
 def manifest_matches_source(manifest: Mapping[str, Any] | None, source: DataSource) -> bool:
     return bool(manifest and manifest.get("repo") == source.repo
                 and manifest.get("revision") == source.revision and manifest.get("files"))
@@ -289,26 +316,37 @@ class DataPuller:
         _sweep_partial_files(local_root)
         shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
         manifest = read_manifest(local_root)
-        if not self.force and manifest_matches_source(manifest, source):
+        if (not self.force and manifest is not None
+                and manifest_matches_source(manifest, source)
+                and not manifest_problems(local_root, manifest)
+                and not source_missing_files(item, self.data_dir)):
+            result = SourceResult(source, local_root, skipped=len(manifest["files"]),
+                                  offline_check=True)
+        else:
+            try:
+                plan = (self.github.plan(item) if source.host == "github"
+                        else self.hub.plan(item))
+                result = self._execute(plan, local_root, manifest)
+            finally:
+                # Hub downloads are staged here; whatever is left was not kept.
+                shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
+            still_missing = source_missing_files(item, self.data_dir)
+            if still_missing:
+                listing = "\n".join(f"  - {p}" for p in still_missing[:10])
+                raise UpstreamError(
+                    f"{source.repo}@{source.revision} was pulled into {local_root}, but the "
+                    f"readers still miss:\n{listing}\nThe upstream layout differs from what "
+                    f"the readers expect.")
+            manifest = read_manifest(local_root)
             assert manifest is not None
-            if (not manifest_problems(local_root, manifest)
-                    and not source_missing_files(item, self.data_dir)):
-                return SourceResult(source, local_root, skipped=len(manifest["files"]),
-                                    offline_check=True)
-        try:
-            plan = (self.github.plan(item) if source.host == "github"
-                    else self.hub.plan(item))
-            result = self._execute(plan, local_root, manifest)
-        finally:
-            # Hub downloads are staged here; whatever is left was not kept.
-            shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
-        still_missing = source_missing_files(item, self.data_dir)
-        if still_missing:
-            listing = "\n".join(f"  - {p}" for p in still_missing[:10])
-            raise UpstreamError(
-                f"{source.repo}@{source.revision} was pulled into {local_root}, but the "
-                f"readers still miss:\n{listing}\nThe upstream layout differs from what "
-                f"the readers expect.")
+        # A file the pull never wrote is left alone, but one the readers would read with
+        # the pulled files makes the folder something other than the revision pulled.
+        unlisted = unlisted_files(item, self.data_dir, manifest)
+        if unlisted:
+            listing = "\n".join(f"  - {unlisted_problem(p, manifest)}" for p in unlisted[:10])
+            more = f"\n  ... and {len(unlisted) - 10} more" if len(unlisted) > 10 else ""
+            raise PullError(f"{local_root} holds files the readers would read that are not "
+                            f"the pulled revision's:\n{listing}{more}")
         return result
 
     def _pack(self, packed: PackedCorpus, target: Path) -> tuple[Checksum, int]:
@@ -470,7 +508,7 @@ def missing_files(task: Task, data_dir: Path) -> list[Path]:
     declared = benchmark_of(task.benchmark).missing_files
     if declared is not None:
         return declared(task, Path(data_dir))
-    return reader_missing_files(task, Path(data_dir))
+    return list(data_files(task, Path(data_dir)).missing)
 
 
 def source_missing_files(item: SourceTasks, data_dir: Path) -> list[Path]:

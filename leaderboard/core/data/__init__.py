@@ -2,7 +2,8 @@
 
 A task names its layout (:attr:`leaderboard.core.tasks.Task.layout`); :data:`READERS`
 says which module reads it. Each reader module has ``load(task, data_dir) -> TaskData``,
-``iter_corpus(task, data_dir, only)`` and ``missing_files(task, data_dir)``, and is
+``iter_corpus(task, data_dir, only)`` and ``data_files(task, data_dir) -> DataFiles`` (the
+files it reads, which `data status --verify` checks, and what is missing), and is
 imported only when a task of its layout is loaded (and then only when the task-data cache
 has no entry for it): the mteb reader pulls in pyarrow's parquet reader and PI-Indic's rapidfuzz,
 which a FollowTable `leaderboard eval` never needs.
@@ -17,6 +18,7 @@ from types import ModuleType
 from typing import Collection, Iterator
 
 from leaderboard.core.data.base import (
+    DataFiles,
     DataFormatError,
     MissingDataError,
     RoleData,
@@ -26,8 +28,8 @@ from leaderboard.core.data.base import (
 from leaderboard.core.data.cache import load_through_cache
 from leaderboard.core.tasks import Task
 
-__all__ = ["DataFormatError", "MissingDataError", "READERS", "RoleData", "TaskData",
-           "iter_corpus", "load_task_data", "missing_files", "reader_name",
+__all__ = ["DataFiles", "DataFormatError", "MissingDataError", "READERS", "RoleData",
+           "TaskData", "data_files", "iter_corpus", "load_task_data", "reader_name",
            "resolve_data_dir"]
 
 READERS: dict[str, str] = {
@@ -75,6 +77,7 @@ def iter_corpus(task: Task, data_dir: Path, only: Collection[str] | None = None
     return _reader(task).iter_corpus(task, Path(data_dir), only)
 
 
-def missing_files(task: Task, data_dir: Path) -> list[Path]:
-    """The files ``task``'s reader needs that are not under ``data_dir`` (empty: all there)."""
-    return _reader(task).missing_files(task, Path(data_dir))
+def data_files(task: Task, data_dir: Path) -> DataFiles:
+    """The files ``task``'s reader reads under ``data_dir``, and those it needs that are
+    not there (:class:`DataFiles`: the reader's own declaration, which it reads by)."""
+    return _reader(task).data_files(task, Path(data_dir))

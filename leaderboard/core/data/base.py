@@ -51,10 +51,31 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path("data")
 
 
-def require_files(task_id: str, data_dir: Path, paths: list[Path]) -> None:
-    missing = [p for p in paths if not p.is_file()]
-    if missing:
-        raise MissingDataError(task_id, data_dir, missing)
+@dataclass(frozen=True)
+class DataFiles:
+    """What a reader reads for one task: each reader's ``data_files(task, data_dir)``
+    declares it, reads exactly ``read`` when it loads the task, and ``leaderboard data
+    status --verify`` checks every file of ``read`` against the folder's manifest, so a
+    file the reader would read is never one that nothing vouches for."""
+
+    # The files it reads, in the order it reads them (each present).
+    read: tuple[Path, ...]
+    # What it needs that is not there: a file, or a folder that holds no file of the
+    # kind it reads (a Hugging Face config, whose files are not named in advance).
+    missing: tuple[Path, ...]
+
+    def require(self, task_id: str, data_dir: Path) -> tuple[Path, ...]:
+        """``read``, or a :class:`MissingDataError` naming everything missing."""
+        if self.missing:
+            raise MissingDataError(task_id, data_dir, list(self.missing))
+        return self.read
+
+
+def named_files(paths: list[Path]) -> DataFiles:
+    """The :class:`DataFiles` of a reader that reads files of fixed names: those present,
+    and those that are not."""
+    return DataFiles(read=tuple(p for p in paths if p.is_file()),
+                     missing=tuple(p for p in paths if not p.is_file()))
 
 
 @dataclass

@@ -21,10 +21,11 @@ from typing import Collection, Iterator
 import numpy as np
 
 from leaderboard.core.data.base import (
+    DataFiles,
     DataFormatError,
     RoleData,
     TaskData,
-    require_files,
+    named_files,
 )
 from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES, followtable_topic
 from leaderboard.core.tasks import Task
@@ -155,15 +156,14 @@ def iter_corpus(task: Task, data_dir: Path, only: Collection[str] | None = None
             yield table_id, obj.get("text", "")
 
 
-def missing_files(task: Task, data_dir: Path) -> list[Path]:
+def data_files(task: Task, data_dir: Path) -> DataFiles:
+    """The BEIR export's files of the task's dataset, in FOLLOWTABLE_FILES' order."""
     root = dataset_dir(task, Path(data_dir))
-    return [root / f for f in FOLLOWTABLE_FILES if not (root / f).is_file()]
+    return named_files([root / f for f in FOLLOWTABLE_FILES])
 
 
 def load(task: Task, data_dir: Path) -> TaskData:
-    root = dataset_dir(task, data_dir)
-    files = [root / f for f in FOLLOWTABLE_FILES]
-    require_files(task.id, data_dir, files)
+    files = data_files(task, data_dir).require(task.id, data_dir)
     corpus_path, queries_path, topics_path, altered_qrels_path, original_qrels_path = files
 
     topics: dict[str, str] = {}

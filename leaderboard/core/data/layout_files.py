@@ -62,6 +62,9 @@ def pi_indic_path(data_dir: Path, local_dir: str, lang: str) -> Path:
 # "default" in the jhu-clsp/* repositories (mFollowIR: "default-fas"); the upstream's own
 # name comes first.
 MTEB_CONFIGS = ("corpus", "queries", "instruction", "default", "top_ranked", "qrel_diff")
+# The kinds of file the reader reads in a config's folder, in the order it reads them
+# (`data pull` downloads a config's files of these kinds).
+MTEB_DATA_SUFFIXES = (".parquet", ".jsonl")
 MTEB_QRELS_NAMES = ("qrels", "default")
 MFOLLOWIR_QRELS_NAMES = ("default", "qrels")
 

@@ -25,14 +25,15 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from leaderboard.core.data.base import (
+    DataFiles,
     DataFormatError,
-    MissingDataError,
     RoleData,
     TaskData,
 )
 from leaderboard.core.data.layout_files import (
     MTEB_ALTERED_SUFFIX,
     MTEB_CONFIGS,
+    MTEB_DATA_SUFFIXES,
     MTEB_ORIGINAL_SUFFIX,
     mteb_config_names,
     mteb_topic,
@@ -42,13 +43,46 @@ from leaderboard.core.tasks import Task
 CORPUS_ID_COLUMNS = ("_id", "id", "doc_id")
 
 
-def config_dir(task: Task, data_dir: Path, config: str) -> Path | None:
-    root = data_dir / task.source.local_dir
+def _config_files(task: Task, data_dir: Path, config: str) -> list[Path]:
+    """The files the reader reads for ``config`` (one of MTEB_CONFIGS): those of the first
+    folder among its names (:func:`mteb_config_names`) that holds any, each file of a
+    kind it reads (MTEB_DATA_SUFFIXES, in that order) in name order; empty: none holds one.
+
+    Every such file is read, whoever put it there: a config's files are not named in
+    advance (upstream shards a config as it likes), so a file added to the folder by hand
+    is read with the pulled ones, and :func:`data_files` declares it for `data status
+    --verify` to check against the folder's manifest."""
+    root = Path(data_dir) / task.source.local_dir
     for name in mteb_config_names(task, config):
         folder = root / name
-        if folder.is_dir() and (any(folder.glob("*.parquet")) or any(folder.glob("*.jsonl"))):
-            return folder
-    return None
+        files = [path for suffix in MTEB_DATA_SUFFIXES
+                 for path in sorted(folder.glob(f"*{suffix}"))]
+        if files:
+            return files
+    return []
+
+
+def _declared(task: Task, data_dir: Path, configs: dict[str, list[Path]]) -> DataFiles:
+    root = Path(data_dir) / task.source.local_dir
+    return DataFiles(read=tuple(path for files in configs.values() for path in files),
+                     missing=tuple(root / mteb_config_names(task, config)[0]
+                                   for config, files in configs.items() if not files))
+
+
+def data_files(task: Task, data_dir: Path) -> DataFiles:
+    """Every file of the task's configs that the reader reads, config by config in
+    MTEB_CONFIGS' order; a config none of whose folders holds a file is missing (as its
+    first name's folder)."""
+    return _declared(task, data_dir, {config: _config_files(task, data_dir, config)
+                                      for config in MTEB_CONFIGS})
+
+
+def _configs(task: Task, data_dir: Path) -> dict[str, list[Path]]:
+    """Each config's files, as :func:`data_files` declares them; a MissingDataError
+    naming every missing config."""
+    configs = {config: _config_files(task, data_dir, config) for config in MTEB_CONFIGS}
+    _declared(task, data_dir, configs).require(task.id, data_dir)
+    return configs
 
 
 # A config's rows as columns: name -> one Python value per row.
@@ -78,26 +112,24 @@ def _append(table: Columns, rows: Columns, n_before: int, n_rows: int) -> None:
         table.setdefault(name, [None] * n_before).extend(values)
 
 
-def _read_config(task: Task, data_dir: Path, config: str,
-                 columns: tuple[str, ...] | None = None) -> Columns:
-    """All files of one config as columns of Python values, parquet files first (each
-    read for ``columns`` only), then JSON lines files, each in name order.
+def _read_config(files: list[Path], columns: tuple[str, ...] | None = None) -> Columns:
+    """The files of one config (:func:`_config_files`) as columns of Python values, each
+    parquet file read for ``columns`` only.
 
     A corpus config carries every passage's title and text, hundreds of MB for Robust04;
     validation and scoring need only its ids, so they ask for those columns alone. Read
     with pyarrow alone: pandas would add half a second of import to every process that
     loads a FollowIR task's data (`ci pr-check` loads them with no cache).
     """
-    folder = config_dir(task, data_dir, config)
-    assert folder is not None
     table: Columns = {}
     n = 0
-    for path in sorted(folder.glob("*.parquet")):
-        rows = _read_parquet(path, columns)
-        count = len(next(iter(rows.values()), []))
-        _append(table, rows, n, count)
-        n += count
-    for path in sorted(folder.glob("*.jsonl")):
+    for path in files:
+        if path.suffix == ".parquet":
+            rows = _read_parquet(path, columns)
+            count = len(next(iter(rows.values()), []))
+            _append(table, rows, n, count)
+            n += count
+            continue
         records = []
         with path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
@@ -141,18 +173,6 @@ def _texts(values: list) -> list[str]:
     return [value if type(value) is str else str(value) for value in values]
 
 
-def missing_files(task: Task, data_dir: Path) -> list[Path]:
-    root = Path(data_dir) / task.source.local_dir
-    return [root / mteb_config_names(task, c)[0] for c in MTEB_CONFIGS
-            if config_dir(task, Path(data_dir), c) is None]
-
-
-def check_present(task: Task, data_dir: Path) -> None:
-    missing = missing_files(task, data_dir)
-    if missing:
-        raise MissingDataError(task.id, data_dir, missing)
-
-
 def _id_lists(table: Columns, where: str) -> dict[str, list[str]]:
     qids = _texts(_column(table, ("query-id", "query_id", "qid"), where))
     docs = _column(table, ("corpus-ids", "corpus_ids", "doc_ids"), where)
@@ -167,21 +187,21 @@ def _id_lists(table: Columns, where: str) -> dict[str, list[str]]:
 
 
 def load(task: Task, data_dir: Path) -> TaskData:
-    check_present(task, data_dir)
-    where = str(data_dir / task.source.local_dir)
-    corpus = _read_config(task, data_dir, "corpus", columns=CORPUS_ID_COLUMNS)
-    doc_ids = np.unique(np.array(_texts(_column(corpus, CORPUS_ID_COLUMNS, f"{where}/corpus")),
+    configs = _configs(task, data_dir)
+    where = {config: str(files[0].parent) for config, files in configs.items()}
+    corpus = _read_config(configs["corpus"], columns=CORPUS_ID_COLUMNS)
+    doc_ids = np.unique(np.array(_texts(_column(corpus, CORPUS_ID_COLUMNS, where["corpus"])),
                                  dtype=str))
-    queries = _read_config(task, data_dir, "queries")
-    q_ids = _texts(_column(queries, ("_id", "id", "query-id"), f"{where}/queries"))
-    q_text = dict(zip(q_ids, _texts(_column(queries, ("text",), f"{where}/queries"))))
-    instr = _read_config(task, data_dir, "instruction")
+    queries = _read_config(configs["queries"])
+    q_ids = _texts(_column(queries, ("_id", "id", "query-id"), where["queries"]))
+    q_text = dict(zip(q_ids, _texts(_column(queries, ("text",), where["queries"]))))
+    instr = _read_config(configs["instruction"])
     instructions = dict(zip(_texts(_column(instr, ("query-id", "query_id", "_id", "id"),
-                                           f"{where}/instruction")),
+                                           where["instruction"])),
                             _texts(_column(instr, ("instruction", "text"),
-                                           f"{where}/instruction"))))
-    qrels_table = _read_config(task, data_dir, "default")
-    qrels_where = str(config_dir(task, data_dir, "default"))
+                                           where["instruction"]))))
+    qrels_table = _read_config(configs["default"])
+    qrels_where = where["default"]
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     for qid, did, score in zip(
             _texts(_column(qrels_table, ("query-id", "query_id"), qrels_where)),
@@ -210,10 +230,10 @@ def load(task: Task, data_dir: Path) -> TaskData:
     pairs = {q: mteb_topic(q) + MTEB_ORIGINAL_SUFFIX for q in altereds}
     missing_pairs = [q for q, o in pairs.items() if o not in set(originals)]
     if missing_pairs:
-        raise DataFormatError(f"{where}/queries: altered queries without an original: "
+        raise DataFormatError(f"{where['queries']}: altered queries without an original: "
                               f"{missing_pairs[:5]}")
-    diff_where = str(config_dir(task, data_dir, "qrel_diff"))
-    diff = _id_lists(_read_config(task, data_dir, "qrel_diff"), diff_where)
+    diff_where = where["qrel_diff"]
+    diff = _id_lists(_read_config(configs["qrel_diff"]), diff_where)
     changed = {q: sorted(set(diff.get(mteb_topic(q), []))) for q in altereds}
     if altereds and not any(changed.values()):
         # p-MRR would average over no query and read 0 for every run: the ids are keyed
@@ -222,14 +242,15 @@ def load(task: Task, data_dir: Path) -> TaskData:
             f"{diff_where}: no query of the task has a changed document: the config's ids "
             f"are {sorted(diff)[:5]}, the topics of the altered queries "
             f"{[mteb_topic(q) for q in altereds[:5]]} (qrel_diff is keyed by topic)")
-    top = _id_lists(_read_config(task, data_dir, "top_ranked"), f"{where}/top_ranked")
+    top = _id_lists(_read_config(configs["top_ranked"]), where["top_ranked"])
     pools: dict[str, np.ndarray] = {}
     sorted_pools: dict[int, np.ndarray] = {}  # id(list) -> sorted unique; lists live in top
     for qid in originals + altereds:
         # The pool may be keyed by the suffixed id or shared under the base id.
         ids = top.get(qid, top.get(mteb_topic(qid)))
         if ids is None:
-            raise DataFormatError(f"{where}/top_ranked: no candidate pool for query {qid!r}")
+            raise DataFormatError(f"{where['top_ranked']}: no candidate pool for query "
+                                  f"{qid!r}")
         key = id(ids)  # og and changed often share one list (a pool keyed by base id)
         if key not in sorted_pools:
             sorted_pools[key] = np.sort(np.asarray(list(set(ids)), dtype=str))
@@ -240,8 +261,9 @@ def load(task: Task, data_dir: Path) -> TaskData:
 
 def iter_corpus(task: Task, data_dir: Path, only: Collection[str] | None = None
                 ) -> Iterator[tuple[str, str]]:
-    corpus = _read_config(task, data_dir, "corpus")
-    ids = _texts(_column(corpus, CORPUS_ID_COLUMNS, "corpus"))
+    files = _configs(task, Path(data_dir))["corpus"]
+    corpus = _read_config(files)
+    ids = _texts(_column(corpus, CORPUS_ID_COLUMNS, str(files[0].parent)))
     titles = corpus["title"] if "title" in corpus else [None] * len(ids)
     texts = _column(corpus, ("text",), "corpus")
     # A text is joined from its parts only when it is wanted: the explorer shows 1,300-2,200

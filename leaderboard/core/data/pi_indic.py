@@ -53,10 +53,12 @@ from typing import Callable, Collection, Iterable, Iterator, Literal
 import numpy as np
 
 from leaderboard.core.data.base import (
+    DataFiles,
     DataFormatError,
     MissingDataError,
     RoleData,
     TaskData,
+    named_files,
 )
 from leaderboard.core.data.layout_files import (
     PI_INDIC_LANGUAGES,
@@ -274,10 +276,10 @@ def _doc_side(task: Task) -> Side:
     return "instruction" if _query_side(task) == "persona" else "persona"
 
 
-def missing_files(task: Task, data_dir: Path) -> list[Path]:
+def data_files(task: Task, data_dir: Path) -> DataFiles:
+    """The validation CSVs of the task's languages (one, where both sides share it)."""
     langs = dict.fromkeys(_task_languages(task))
-    paths = [language_file(Path(data_dir), task, lang) for lang in langs]
-    return [p for p in paths if not p.is_file()]
+    return named_files([language_file(Path(data_dir), task, lang) for lang in langs])
 
 
 def _read_task_languages(task: Task, data_dir: Path) -> tuple[LanguageFile, LanguageFile]:
