@@ -18,6 +18,7 @@ from leaderboard.publish.site.render import task_sources
 from leaderboard.core.tasks import DataSource, Task
 from leaderboard.benchmarks.views import Page, Section, View, column
 from leaderboard.core.data import _reader
+from leaderboard.core.data.layout_files import pi_indic_file
 from leaderboard.app.datapull import pull
 
 PACKAGE = Path(__file__).resolve().parents[1] / "leaderboard"
@@ -36,7 +37,7 @@ def test_every_task_belongs_to_its_benchmark_declaration():
 
 
 def test_a_declaration_building_a_task_of_another_benchmark_is_an_error():
-    wrong = Benchmark(id="x", title="X", missing_files=lambda t, d: [],
+    wrong = Benchmark(id="x", title="X",
                       build_tasks=lambda: list(benchmark_of("followir").tasks))
     with pytest.raises(ValueError, match="benchmark 'x' builds task 'followir/robust04'"):
         wrong.tasks
@@ -69,6 +70,7 @@ def toy_benchmark(monkeypatch: pytest.MonkeyPatch):
     task = Task(id="toy/one", benchmark="toy", title="Toy one",
                 source=DataSource(host="github", repo="someone/toy", revision="abc123",
                                   local_dir="toy", files=("data/a.csv",)), layout="pi-indic",
+                params={"query_lang": "hin", "doc_lang": "hin"},
                 roles=("run",), pairing="none", candidates="corpus",
                 standard_metrics=("R@1",), primary_metric="R@1", headline_metric="R@1")
     view = View(id="toy/one", label="One", title="Toy one",
@@ -78,7 +80,6 @@ def toy_benchmark(monkeypatch: pytest.MonkeyPatch):
     second = Page(path="toy/more.md", title="Toy more", intro="", nav=("Toys", "More"),
                   sections=(Section(id="toy-more", title="More", intro="", views=()),))
     toy = Benchmark(id="toy", title="Toy", build_tasks=lambda: [task],
-                    missing_files=lambda t, data_dir: [Path(data_dir) / "toy" / "a.csv"],
                     pull_aliases=("toy-bench",), pages=lambda: (page, second),
                     guide=(GuideRow(title="Toy", pull="toy", task_prefixes=("toy/",),
                                     queries="toy queries", corpus="toy corpus",
@@ -97,7 +98,9 @@ def test_adding_a_benchmark_is_one_declaration(toy_benchmark: Task, tmp_path: Pa
     assert registry.tasks_of("toy") == [toy_benchmark]
     assert [s.source.repo for s in pull.select_sources(["toy-bench"])] == ["someone/toy"]
     assert [s.source.repo for s in pull.select_sources(["toy"])] == ["someone/toy"]
-    assert pull.missing_files(toy_benchmark, tmp_path) == [tmp_path / "toy" / "a.csv"]
+    [toy_source] = pull.select_sources(["toy"])
+    assert pull.source_missing_files(toy_source, tmp_path) == [
+        tmp_path / "toy" / pi_indic_file("hin")]  # what its layout's reader reads
     assert _reader(toy_benchmark).__name__ == "leaderboard.core.data.pi_indic"
     assert [p.path for p in benchmarks.site_pages()[-2:]] == ["toy.md", "toy/more.md"]
     assert "toy/one" in benchmarks.all_views()

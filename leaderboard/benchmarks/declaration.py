@@ -1,9 +1,9 @@
 """One benchmark's declaration: everything the engine needs to know about it in one place.
 
 A :class:`Benchmark` says which tasks it has (built by its own function, in the order
-``leaderboard tasks`` lists them), which reader loads their data, how ``data pull``
-fetches its upstream files and how to tell which are missing, which site pages and home
-columns show it, and which reported-only task ids (figures a paper prints on data this
+``leaderboard tasks`` lists them), which reader loads their data (and so which files
+they need: the reader declares them), how ``data pull`` fetches its upstream files, which
+site pages and home columns show it, and which reported-only task ids (figures a paper prints on data this
 leaderboard does not score) belong to it. The registry, the data loader, ``data pull``,
 the site layout and the paper importer read these declarations; none of them names a
 benchmark.
@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Literal
 
 from leaderboard.benchmarks.units import PER_QUERY, SamplingUnit
@@ -65,9 +64,6 @@ class Benchmark:
     # Its tasks; each names the layout of its upstream files, and so its reader
     # (leaderboard.core.data.READERS).
     build_tasks: Callable[[], list[Task]]
-    # Files a task needs that are not under the data directory (empty: all present), when
-    # they are not the ones its reader lists (leaderboard.core.data.missing_files).
-    missing_files: Callable[[Task, Path], list[Path]] | None = None
     # Other names `leaderboard data pull` accepts for this benchmark.
     pull_aliases: tuple[str, ...] = ()
     github_plan: GitHubPlan = "listed-files"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command
-from leaderboard.core.data import resolve_data_dir
+from leaderboard.core.data import data_files, resolve_data_dir
 from leaderboard.core.data.revision import MANIFEST_NAME, data_revision, read_manifest
 from leaderboard.app.datapull.common import (
     BENCHMARKS,
@@ -19,7 +19,6 @@ from leaderboard.app.datapull.github import HttpClient
 from leaderboard.app.datapull.pull import (
     DataPuller,
     manifest_problems,
-    missing_files,
     pull_sources,
     select_sources,
     source_missing_files,
@@ -121,8 +120,8 @@ def run_status(args: argparse.Namespace) -> int:
         source = item.source
         root = data_dir / source.local_dir
         missing = source_missing_files(item, data_dir)
-        ready = sum(1 for t in item.tasks if not missing_files(t, data_dir)) if missing \
-            else len(item.tasks)
+        task_ready = {task.id: not data_files(task, data_dir).missing for task in item.tasks}
+        ready = sum(task_ready.values())
         manifest = read_manifest(root)
         revision = data_revision(source, data_dir)
         if manifest is None:
@@ -155,8 +154,7 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"{'':8}   ... and {len(unlisted) - 5} more not pulled")
         if args.tasks:
             for task in item.tasks:
-                print(f"{'':8}   {'ready' if not missing_files(task, data_dir) else 'missing':8}"
-                      f"{task.id}")
+                print(f"{'':8}   {'ready' if task_ready[task.id] else 'missing':8}{task.id}")
         if missing or problems or revision.other:
             incomplete.append(item.benchmark)
         if unlisted:

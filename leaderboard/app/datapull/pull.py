@@ -61,7 +61,7 @@ from leaderboard.app.datapull.common import (
 )
 from leaderboard.app.datapull.github import GitHubClient, HttpClient, write_packed_corpus
 from leaderboard.app.datapull.hub import HubClient
-from leaderboard.benchmarks import benchmark_of, declared
+from leaderboard.benchmarks import declared
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.checksums import Checksum, file_matches
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
@@ -502,20 +502,12 @@ def _sweep_partial_files(local_root: Path) -> None:
 
 # --- presence (shared with `leaderboard data status`) ---------------------------------------
 
-def missing_files(task: Task, data_dir: Path) -> list[Path]:
-    """Files the task needs that are not in ``data_dir`` (empty: all present): those its
-    benchmark declares, else those its reader lists."""
-    declared = benchmark_of(task.benchmark).missing_files
-    if declared is not None:
-        return declared(task, Path(data_dir))
-    return list(data_files(task, Path(data_dir)).missing)
-
-
 def source_missing_files(item: SourceTasks, data_dir: Path) -> list[Path]:
-    """Files any task of the source needs that are not in ``data_dir``."""
+    """What the readers of the source's tasks need that is not in ``data_dir`` (empty:
+    all present), as each declares it (:func:`leaderboard.core.data.data_files`)."""
     missing: dict[Path, None] = {}
     for task in item.tasks:
-        missing.update(dict.fromkeys(missing_files(task, data_dir)))
+        missing.update(dict.fromkeys(data_files(task, Path(data_dir)).missing))
     return list(missing)
 
 
