@@ -773,6 +773,28 @@ def test_an_unwritable_data_directory_is_a_clear_error(
         pull_one(upstream, blocker, "followtable/wtr")
 
 
+def test_a_data_directory_that_is_a_file_is_named_as_such(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """$LEADERBOARD_DATA naming a file: status and eval called every file missing and told
+    the user to `data pull --data-dir <the file>`, which then failed to write under it."""
+    blocker = tmp_path / "data.tar"
+    blocker.write_text("not a folder\n")
+    monkeypatch.setenv("LEADERBOARD_DATA", str(blocker))
+    run = tmp_path / "run.trec"
+    run.write_text("0 Q0 7 1 1.0 x\n")
+    for argv in (["data", "status", "followtable/wtr"], ["data", "pull", "followtable/wtr"],
+                 ["eval", "followtable/wtr", "--original", str(run), "--altered", str(run)]):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert f"error: {blocker} ($LEADERBOARD_DATA) is not a folder: point --data-dir" in err
+        assert "--data-dir " + str(blocker) not in err  # no advice to pull into it
+    assert main(["data", "status", "--data-dir", str(blocker)]) == 1
+    assert f"{blocker} (--data-dir) is not a folder" in capsys.readouterr().err
+    assert main(["data", "status", "--data-dir", str(tmp_path / "new")]) == 1  # not there yet
+    assert "missing  followtable/WTR" in capsys.readouterr().out
+
+
 def test_hub_endpoint_falls_back_to_huggingface_hubs_own_variable() -> None:
     assert Endpoints.from_env({"HF_ENDPOINT": "http://mirror/"}).hf_endpoint == "http://mirror"
     assert Endpoints.from_env({"HF_ENDPOINT": "http://mirror",

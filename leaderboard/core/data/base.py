@@ -41,14 +41,28 @@ class DataFormatError(FollowBoardError, ValueError):
     """A data file exists but cannot be read; the message names the file (and line)."""
 
 
+class DataDirError(FollowBoardError, NotADirectoryError):
+    """The data directory named is something other than a folder."""
+
+
 def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The data directory: ``--data-dir`` first, then $LEADERBOARD_DATA, then ./data."""
+    """The data directory: ``--data-dir`` first, then $LEADERBOARD_DATA, then ./data.
+
+    One that does not exist is a folder with nothing in it yet (every file is missing,
+    and `data pull` makes it); one that exists and is not a folder (a file) is refused,
+    naming where it was given: reported as missing data, it drew the advice to pull into
+    it, which cannot work."""
     if explicit:
-        return Path(explicit)
-    env = os.environ.get(ENV_DATA)
-    if env:
-        return Path(env)
-    return Path("data")
+        path, given = Path(explicit), "--data-dir"
+    elif os.environ.get(ENV_DATA):
+        path, given = Path(os.environ[ENV_DATA]), f"${ENV_DATA}"
+    else:
+        path, given = Path("data"), "the default data directory"
+    if path.exists() and not path.is_dir():
+        raise DataDirError(f"{path} ({given}) is not a folder: point --data-dir or "
+                           f"${ENV_DATA} at the folder that holds, or is to hold, the "
+                           "benchmark data")
+    return path
 
 
 @dataclass(frozen=True)
