@@ -34,7 +34,9 @@ from leaderboard.app.datapull.github import HttpClient, write_packed_corpus
 from leaderboard.app.datapull.pull import DataPuller, pull_sources, select_sources
 from leaderboard.core.checksums import file_checksum, git_blob_sha1
 from leaderboard.core.config import Endpoints
-from leaderboard.core.data.revision import MANIFEST_NAME
+from leaderboard.core.data.revision import MANIFEST_NAME, DataRevisionError, data_revision
+from leaderboard.core.report import Report
+from leaderboard.submission.pipeline import data_revisions
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
 from fixtures.mteb_collection import Collection, write_collection
 from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES
@@ -740,6 +742,35 @@ def test_verify_names_a_file_the_reader_reads_that_the_pull_did_not_write(
     assert pull_one(upstream, data, "followir/robust04").offline_check
     assert main(["data", "status", "followir/robust04", "--data-dir", str(data),
                  "--verify"]) == 0
+
+
+def test_a_manifest_of_a_newer_format_is_not_taken_for_no_manifest(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder pulled by a newer version (a manifest of format 2) was read as one with no
+    manifest: status said `not pulled by leaderboard data pull (no manifest)`, and score,
+    CI's included, recorded the data as the pinned revision, whatever revision it held.
+    Its revision is unknown here, and said so: status fails, CI stops."""
+    data = tmp_path / "data-newer"
+    pull_one(upstream, data, "followtable/wtr")
+    path = data / "followtable" / "WTR" / MANIFEST_NAME
+    manifest = json.loads(path.read_text("utf-8"))
+    path.write_text(json.dumps({**manifest, "format": 2}), encoding="utf-8")
+    reason = (f"its {MANIFEST_NAME} is of format 2, which a newer version of the leaderboard "
+              "writes; this one reads format 1")
+    for verify in ([], ["--verify"]):
+        assert main(["data", "status", "followtable/wtr", "--data-dir", str(data),
+                     *verify]) == 1
+        out = capsys.readouterr().out
+        assert (f"1/1 tasks ready; {reason}, so which revision it holds is unknown; the "
+                f"registry pins {FT_REPO}@{FOLLOWTABLE_COMMIT}: pull it again") in out
+        assert "no manifest" not in out
+    task = get_task("followtable/wtr")
+    assert data_revision(task.source, data).recorded() == f"unknown ({reason})"
+    with pytest.raises(DataRevisionError, match="format 2, which a newer version"):
+        data_revisions([task], data, Report(), pinned=True)
+    path.write_text("{", encoding="utf-8")
+    assert main(["data", "status", "followtable/wtr", "--data-dir", str(data)]) == 1
+    assert f"its {MANIFEST_NAME} is not JSON, so which revision" in capsys.readouterr().out
 
 
 def test_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

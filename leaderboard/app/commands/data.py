@@ -124,14 +124,14 @@ def run_status(args: argparse.Namespace) -> int:
         ready = sum(task_ready.values())
         manifest = read_manifest(root)
         revision = data_revision(source, data_dir)
-        if manifest is None:
+        if revision.other:
+            provenance = f"{revision.mismatch()}: pull it again"
+        elif manifest is None:
             # Said where it matters: files are missing, or --verify has nothing to re-hash
             # them against. Complete data copied in by hand needs no remark.
             provenance = ("" if not missing and not args.verify else
                           "not pulled by `leaderboard data pull` (no manifest"
                           + ("; nothing to verify against)" if args.verify else ")"))
-        elif revision.other:
-            provenance = f"{revision.mismatch()}: pull it again"
         else:
             provenance = f"pulled {source.repo}@{source.revision}"
         state = "present" if not missing else ("partial" if ready else "missing")

@@ -30,17 +30,42 @@ class DataRevisionError(FollowBoardError):
     scored (CI: what it scores is what the board shows)."""
 
 
-def read_manifest(local_root: Path) -> dict[str, Any] | None:
-    """The manifest `data pull` wrote in a source's folder; None when there is none, or it
-    cannot be read or is of another format (then nothing vouches for the files)."""
+def _manifest(local_root: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The manifest `data pull` wrote in a source's folder, or None with why it is of no
+    use here: (None, None) when there is none; (None, reason) when there is one this
+    version cannot read (another format, such as a newer version's, or not a manifest)."""
     path = local_root / MANIFEST_NAME
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(obj, dict) or obj.get("format") != MANIFEST_FORMAT:
-        return None
-    return obj
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    except (OSError, ValueError) as exc:  # a folder, no permission, not UTF-8
+        reason = getattr(exc, "strerror", None) or exc
+        return None, f"its {MANIFEST_NAME} cannot be read ({reason})"
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return None, f"its {MANIFEST_NAME} is not JSON"
+    if not isinstance(obj, dict):
+        return None, f"its {MANIFEST_NAME} is not a manifest (not a JSON object)"
+    found = obj.get("format")
+    if found != MANIFEST_FORMAT:
+        newer = (isinstance(found, int) and not isinstance(found, bool)
+                 and found > MANIFEST_FORMAT)
+        return None, (f"its {MANIFEST_NAME} is of format {found!r}, "
+                      + ("which a newer version of the leaderboard writes" if newer else
+                         "which no version of the leaderboard writes")
+                      + f"; this one reads format {MANIFEST_FORMAT}")
+    if not isinstance(obj.get("repo"), str) or not isinstance(obj.get("revision"), str):
+        return None, f"its {MANIFEST_NAME} names no repository and revision"
+    return obj, None
+
+
+def read_manifest(local_root: Path) -> dict[str, Any] | None:
+    """The manifest `data pull` wrote in a source's folder; None when there is none, or
+    none this version can read (then nothing it can check vouches for the files:
+    :func:`data_revision` says why)."""
+    return _manifest(local_root)[0]
 
 
 @dataclass(frozen=True)
@@ -51,6 +76,9 @@ class DataRevision:
     folder: Path
     # (repository, revision) the folder's manifest names; None: no (readable) manifest.
     pulled: tuple[str, str] | None
+    # Why the folder's manifest cannot be read here (another format, such as a newer
+    # version's): its revision is then unknown, not taken for the pinned one.
+    unreadable: str | None = None
 
     @property
     def pinned(self) -> str:
@@ -58,19 +86,27 @@ class DataRevision:
 
     @property
     def other(self) -> bool:
-        """Whether the folder was pulled at another repository or revision than the pin."""
-        return self.pulled is not None and self.pulled != (self.source.repo,
-                                                           self.source.revision)
+        """Whether the folder was pulled at another repository or revision than the pin,
+        or at one its unreadable manifest does not tell."""
+        return self.unreadable is not None or (
+            self.pulled is not None and self.pulled != (self.source.repo,
+                                                        self.source.revision))
 
     def recorded(self) -> str:
         """What results.json records as the data a task was scored on."""
+        if self.unreadable is not None:
+            return f"unknown ({self.unreadable})"
         if self.pulled is None:
             return (f"{self.pinned} (the pinned revision; files not verified: no "
                     f"{MANIFEST_NAME} from `leaderboard data pull`)")
         return "@".join(self.pulled)
 
     def mismatch(self) -> str | None:
-        """'pulled A, but the registry pins B' for a folder of another revision, else None."""
+        """'pulled A, but the registry pins B' for a folder of another revision (or of one
+        its manifest does not tell), else None."""
+        if self.unreadable is not None:
+            return (f"{self.unreadable}, so which revision it holds is unknown; the registry "
+                    f"pins {self.pinned}")
         if not self.other:
             return None
         return f"pulled {self.recorded()}, but the registry pins {self.pinned}"
@@ -79,8 +115,6 @@ class DataRevision:
 def data_revision(source: DataSource, data_dir: Path) -> DataRevision:
     """What revision of ``source`` the data directory ``data_dir`` holds."""
     folder = Path(data_dir) / source.local_dir
-    manifest = read_manifest(folder)
-    repo, revision = (manifest or {}).get("repo"), (manifest or {}).get("revision")
-    pulled = ((repo, revision) if isinstance(repo, str) and isinstance(revision, str)
-              else None)
-    return DataRevision(source, folder, pulled)
+    manifest, unreadable = _manifest(folder)
+    pulled = None if manifest is None else (manifest["repo"], manifest["revision"])
+    return DataRevision(source, folder, pulled, unreadable)
