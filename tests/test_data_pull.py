@@ -510,6 +510,34 @@ def test_a_pull_of_a_new_revision_removes_the_files_only_the_old_one_had(
         "d1", "d2", "d3"]
 
 
+def test_a_pull_from_a_newly_pinned_repository_removes_what_the_old_one_wrote(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    """A source pinned to another repository (FollowIR's qrels are "qrels" in the mteb/*
+    re-uploads, "default" in jhu-clsp/*'s) kept the files the pull of the old one wrote,
+    since only a manifest of the same repository was looked at: the reader mixed them
+    into the new revision's data (and the pull now refuses such a folder). What any
+    earlier pull wrote and this one lacks is removed; what no pull wrote stays."""
+    data = tmp_path / "data-repo-moved"
+    pull_one(upstream, data, "followir/robust04")
+    root = data / "followir" / "robust04"
+    old = root / "corpus" / "train-00000-of-00001.parquet"
+    pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["old"]}).to_parquet(old, index=False)
+    own = root / "notes.txt"
+    own.write_text("mine\n", encoding="utf-8")
+    manifest = json.loads((root / MANIFEST_NAME).read_text("utf-8"))
+    manifest["repo"] = "someone/Robust04-before"
+    manifest["files"]["corpus/train-00000-of-00001.parquet"] = {
+        "upstream": "corpus/train-00000-of-00001.parquet", "upstream_id": "old",
+        **file_checksum(old, "sha256").to_json()}
+    (root / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+
+    pull_one(upstream, data, "followir/robust04")
+    assert not old.exists() and own.is_file()
+    assert json.loads((root / MANIFEST_NAME).read_text("utf-8"))["repo"] == R04.repo
+    assert list(load_task_data(get_task("followir/robust04"), data).doc_ids) == [
+        "d1", "d2", "d3"]
+
+
 def test_github_lfs_pointer_is_replaced_by_the_real_file(
         upstream: FakeUpstream, tmp_path: Path) -> None:
     repo = upstream.github[PI_INDIC_SOURCE.repo]

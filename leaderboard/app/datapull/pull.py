@@ -405,10 +405,11 @@ class DataPuller:
                 raise UpstreamError(f"{source.repo}@{source.revision}: a file would be written "
                                     f"outside {local_root}: {problem}; nothing was pulled")
         result = SourceResult(source, local_root)
+        # What an earlier pull wrote here, of whichever repository and revision.
+        written: Mapping[str, Any] = (manifest or {}).get("files") or {}
         # Entries of an earlier pull of this repository (any revision): a file is reused
         # only when its upstream id is unchanged, so an older revision is harmless here.
-        previous: Mapping[str, Any] = (manifest.get("files") or {}) if (
-            manifest and manifest.get("repo") == source.repo) else {}
+        previous = written if manifest and manifest.get("repo") == source.repo else {}
         entries: dict[str, dict[str, Any]] = {}
         to_fetch: list[RemoteFile] = []
         for remote in plan.files:
@@ -455,11 +456,12 @@ class DataPuller:
             entries[packed.local_path] = _entry(packed.tables_folder, packed.upstream_id, checksum)
             result.downloaded += 1
             result.bytes_downloaded += size
-        # Files an earlier pull (of another revision) wrote that this revision lacks: a
-        # reader reads every parquet file of a config folder, so they would mix into its
-        # data. Removed before the new manifest, which then never lists them; a killed
-        # pull leaves the old manifest, which still does, for the next pull to remove.
-        for rel in sorted(previous.keys() - entries.keys()):
+        # Files an earlier pull (of another revision, or of the repository the registry
+        # pinned before) wrote that this revision lacks: a reader reads every parquet file
+        # of a config folder, so they would mix into its data. Removed before the new
+        # manifest, which then never lists them; a killed pull leaves the old manifest,
+        # which still does, for the next pull to remove.
+        for rel in sorted(written.keys() - entries.keys()):
             stale = local_root / rel
             if local_path_problem(rel) is None and (stale.is_file() or stale.is_symlink()):
                 stale.unlink(missing_ok=True)
