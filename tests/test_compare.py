@@ -10,17 +10,22 @@ import numpy as np
 import pytest
 
 from leaderboard.app.cli import main
+from leaderboard.core.display import score_text
 from leaderboard.submission.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores, write_results
 
 REPO = Path(__file__).resolve().parents[1]
 SUBMISSIONS = REPO / "submissions"
-# "view  column  A  B  A-B  [lo, hi]  p  p(Holm)  verdict" (the old output had task and
-# metric in the first two columns); the CI and the verdict are what these tests read.
-# Differences carry their sign, except one that rounds to zero (the display rule prints
-# it "0.0", never "+0.0" or "-0.0").
-LINE = re.compile(r"^(?P<view>\S+)\s+(?P<col>.+?)\s+(?P<a>[+-]?\d+\.\d)\s+(?P<b>[+-]?\d+\.\d)\s+"
-                  r"(?P<d>[+-]\d+\.\d|0\.0)\s+"
-                  r"\[(?P<lo>[+-]\d+\.\d|0\.0), (?P<hi>[+-]\d+\.\d|0\.0)\]\s+"
+# "view  column  A  B  A-B  [lo, hi]  shift [lo, hi]  p  p(Holm)  verdict": the mean
+# difference with its interval, or "–" for a row tested by Wilcoxon, which has the
+# Hodges-Lehmann shift with its interval in the next column ("–" elsewhere). The old output
+# had task and metric in the first two columns; the CI and the verdict are what these tests
+# read. Differences carry their sign, except one that rounds to zero (the display rule
+# prints it "0.0", never "+0.0" or "-0.0").
+_D = r"(?:[+-]\d+\.\d|0\.0)"
+LINE = re.compile(rf"^(?P<view>\S+)\s+(?P<col>.+?)\s+(?P<a>[+-]?\d+\.\d)\s+(?P<b>[+-]?\d+\.\d)\s+"
+                  rf"(?P<d>{_D})\s+"
+                  rf"(?:\[(?P<lo>{_D}), (?P<hi>{_D})\]|–)\s+"
+                  rf"(?:(?P<shift>{_D}) \[(?P<slo>{_D}), (?P<shi>{_D})\]|–)\s+"
                   r"(?P<p>\S+)\s+(?P<padj>\S+)\s+(?P<verdict>.+)$")
 
 
@@ -173,3 +178,31 @@ def test_submissions_that_share_no_view_say_so_and_exit_1(tmp_path: Path, capsys
     out, err = capsys.readouterr()
     assert json.loads(out)["rows"] == []
     assert "share no view matching 'pi-indic/*'" in err
+
+
+def test_an_interval_stands_beside_the_figure_it_bounds(tmp_path: Path, capsys) -> None:
+    """The A-B column showed the mean difference while, for p-MRR (Wilcoxon), the interval
+    beside it was the Hodges-Lehmann shift's: +7.2 printed beside [-2.6, -1.4], an interval
+    that leaves out the figure it stands beside. A row tested by Wilcoxon shows its mean
+    alone and the shift with its interval in a column of their own; text and JSON agree."""
+    q = [f"{i}_0" for i in range(30)]
+    # most topics a little worse, three far better: the mean is up, the typical shift down
+    d = np.r_[-0.02 - np.linspace(0, 0.01, 27), [0.9, 0.9, 0.9]]
+    a = system("a", {"followtable/wtr": {"p-MRR": dict(zip(q, d)),
+                                         "IRS": dict(zip(q, 0.3 + d / 3))}})
+    b = system("b", {"followtable/wtr": {"p-MRR": dict.fromkeys(q, 0.0),
+                                         "IRS": dict.fromkeys(q, 0.3)}})
+    a_dir, b_dir = save(tmp_path, a), save(tmp_path, b)
+    assert main(["compare", str(a_dir), str(b_dir), "--view", "followtable/wtr"]) == 0
+    rows = {r["col"]: r for r in rows_of(capsys.readouterr().out)}
+    assert main(["compare", str(a_dir), str(b_dir), "--view", "followtable/wtr",
+                 "--json"]) == 0
+    data = {r["column"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    pmrr, irs = rows["p-MRR †"], rows["IRS *"]
+    assert pmrr["d"] == "+6.7" and pmrr["lo"] is None
+    assert float(pmrr["slo"]) <= float(pmrr["shift"]) <= float(pmrr["shi"]) < 0
+    assert [pmrr[k] for k in ("shift", "slo", "shi")] == [
+        score_text(data["p-MRR"][k], True) for k in ("estimate", "ci_low", "ci_high")]
+    assert pmrr["verdict"] == "inconclusive"   # the mean and the test's shift disagree
+    assert irs["shift"] is None and float(irs["lo"]) <= float(irs["d"]) <= float(irs["hi"])
+    assert data["IRS"]["estimate"] == data["IRS"]["effect"]

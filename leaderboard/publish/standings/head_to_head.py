@@ -31,7 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from leaderboard.benchmarks import all_views
-from leaderboard.core.display import fixed, score_text
+from leaderboard.core.display import MISSING, fixed, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
@@ -184,19 +184,27 @@ def nothing_compared(a: SystemResult, b: SystemResult, view_pattern: str,
 
 
 def format_table(cmp: SubmissionComparison) -> str:
-    """Plain-text table; scores x100 with one decimal, as the leaderboard shows them."""
+    """Plain-text table; scores x100 with one decimal, as the leaderboard shows them.
+
+    Each column holds one statistic, and an interval stands beside the figure it bounds:
+    A-B is the mean difference, with its 95% interval where the test's own statistic is
+    that mean (the bootstrap's, DeLong's for AUROC); a row tested by Wilcoxon (p-MRR, †)
+    gets the Hodges-Lehmann shift with its interval in a column of its own, as the site
+    prints "mean; shift HL [low, high]", its mean standing alone."""
     head = (f"A = {cmp.system_a}\nB = {cmp.system_b}\nScores x100 (the site's scale).\n"
-            f"{'view':34} {'column':24} {'A':>7} {'B':>7} {'A-B':>7} {'95% CI':>15} "
-            f"{'p':>8} {'p(Holm)':>8}  verdict")
+            f"{'view':34} {'column':24} {'A':>7} {'B':>7} {'A-B':>7} {'95% CI':>16} "
+            f"{'† shift [95% CI]':>23} {'p':>8} {'p(Holm)':>8}  verdict")
     lines = [head, "-" * len(head.splitlines()[-1])]
     for r in cmp.rows:
         label = r.label + (" *" if r.tiered else "") + (" †" if r.test == "wilcoxon" else "")
         interval = f"[{score_text(r.ci_low, True)}, {score_text(r.ci_high, True)}]"
+        mean_interval, shift = (MISSING, f"{score_text(r.estimate, True)} {interval}") \
+            if r.test == "wilcoxon" else (interval, MISSING)
         signed = is_signed(r.metric)
         lines.append(
             f"{r.view:34} {label:24} {score_text(r.mean_a, signed):>7} "
             f"{score_text(r.mean_b, signed):>7} "
-            f"{score_text(r.effect, True):>7} {interval:>15} "
+            f"{score_text(r.effect, True):>7} {mean_interval:>16} {shift:>23} "
             f"{_p_text(r.p_value, r.p_floor):>8} {_p_text(r.p_adjusted, r.p_floor):>8}  "
             f"{r.verdict}")
     if not cmp.rows:
@@ -220,10 +228,13 @@ def format_table(cmp: SubmissionComparison) -> str:
                      "independently): " + "; ".join(f"{unit}: {', '.join(views)}"
                                                     for unit, views in units.items()) + ".")
     lines.append("Tests: Fisher randomization (Wilcoxon signed-rank for p-MRR, DeLong for "
-                 "AUROC), two-sided, Holm-corrected within each view; 95% interval of the "
-                 "test's own statistic: the bootstrap interval of the mean difference, "
-                 f"† the Hodges-Lehmann shift's (the shifts the signed-rank test does not "
-                 f"reject), DeLong's normal interval for AUROC. alpha = {cmp.alpha}; "
+                 "AUROC), two-sided, Holm-corrected within each view. A-B is the mean "
+                 "difference; 95% CI its interval, from the test's own statistic: the "
+                 "bootstrap interval of the mean for the randomization test, DeLong's "
+                 "normal interval for AUROC. † Wilcoxon's statistic is not the mean: its row "
+                 "gives the Hodges-Lehmann shift (the median of the units' Walsh averages) "
+                 "with its 95% interval (the shifts the signed-rank test does not reject) "
+                 f"instead. alpha = {cmp.alpha}; "
                  f"differences within {cmp.threshold:g} ({score_text(cmp.threshold)} x100) "
                  "are ties (reruns of one model on other hardware move figures that much); "
                  "no p-value is printed below what its test resolves; 'inconclusive': the "
