@@ -206,3 +206,23 @@ def test_an_interval_stands_beside_the_figure_it_bounds(tmp_path: Path, capsys) 
     assert pmrr["verdict"] == "inconclusive"   # the mean and the test's shift disagree
     assert irs["shift"] is None and float(irs["lo"]) <= float(irs["d"]) <= float(irs["hi"])
     assert data["IRS"]["estimate"] == data["IRS"]["effect"]
+
+
+def test_a_view_of_one_topic_has_no_interval_and_no_verdict_of_disagreement(
+        tmp_path: Path, capsys) -> None:
+    """Eight pairs of one WTR topic are one unit: the randomization test gave p = 1 while
+    the bootstrap of that one unit printed [+12.8, +12.8], an interval of width 0, and the
+    verdict was 'inconclusive' (test and interval disagreeing). One unit has no interval,
+    as Wilcoxon's and DeLong's already said."""
+    q = [f"5_{i}" for i in range(8)]
+    a = system("a", {"followtable/wtr": {"IRS": dict.fromkeys(q, 0.6)}})
+    b = system("b", {"followtable/wtr": {"IRS": dict(zip(q, np.linspace(0.3, 0.6, 8)))}})
+    a_dir, b_dir = save(tmp_path, a), save(tmp_path, b)
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["rows"]
+    assert (row["n_units"], row["p_value"]) == (1, 1.0)
+    assert row["ci_low"] is None and row["ci_high"] is None
+    assert row["verdict"] == "no significant difference"
+    assert main(["compare", str(a_dir), str(b_dir)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("followtable/"))
+    assert "[–, –]" in line and line.endswith("no significant difference")

@@ -62,7 +62,8 @@ _SPLIT, _SINGLE, _BOUNDARY = 0, 1, 2  # how a column's resampled sums are comput
 def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP,
                       seed: int = 0, confidence: float = 0.95
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval of mean(d) for every column of ``diffs`` (n x m).
+    """Percentile bootstrap interval of mean(d) for every column of ``diffs`` (n x m);
+    (-inf, inf) below two queries, where there is nothing to resample.
 
     Queries are resampled with replacement, the same ``n_resamples`` resamples (drawn from
     ``seed`` and n) for every column, and the interval is the (1 - confidence)/2 and
@@ -94,8 +95,13 @@ def bootstrap_mean_ci(diffs: np.ndarray, *, n_resamples: int = DEFAULT_BOOTSTRAP
         raise ValueError(f"n_resamples must be an integer >= 2, got {n_resamples!r}")
     derive_seed(seed)
     n, m = d.shape
-    if n == 0 or m == 0:
-        return np.zeros(m), np.zeros(m)
+    if n < 2:
+        # Every resample of one unit is that unit: an "interval" of width 0 claiming
+        # certainty from a single value. Too few units for an interval, as Wilcoxon's and
+        # DeLong's say: (-inf, inf).
+        return np.full(m, -np.inf), np.full(m, np.inf)
+    if m == 0:
+        return np.zeros(0), np.zeros(0)
 
     prefix = bootstrap_prefix(n, int(n_resamples), seed)  # (B x (n + 1))
     on_grid, sizes, g_ints = grid_columns(d)  # integers of the grid columns, in column order
