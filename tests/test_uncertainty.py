@@ -36,7 +36,7 @@ from leaderboard.publish.standings import (
 from leaderboard.publish.standings.rows import read_submission
 from leaderboard.publish.standings.verdicts import p_text
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, p_floor
-from leaderboard.publish.stats.tiers import minimum_detectable_effect, tier_view
+from leaderboard.publish.stats.tiers import compare_pair, minimum_detectable_effect, tier_view
 from leaderboard.publish.stats.significance import reference
 from leaderboard.publish.stats.significance.api import EXECUTOR, intervals_for
 from leaderboard.publish.stats.significance.ranks import rank_intervals
@@ -355,6 +355,21 @@ def test_effect_size_and_minimum_detectable_effect() -> None:
     assert minimum_detectable_effect(0.1, 150, 2) == pytest.approx(
         minimum_detectable_effect(0.1, 20, 2) * math.sqrt(20 / 150))
     assert minimum_detectable_effect(0.1, 1, 2) is None
+
+
+def test_a_constant_difference_has_no_effect_size_nor_a_detectable_effect_of_zero() -> None:
+    """A system that is another plus 0.1 on every unit: the differences equal up to their
+    last bits had a standard deviation of 1e-17, so the site's title said "effect size
+    -4824501373590520.00 sd" and the table's test detected "0.0" with 80% power."""
+    base = np.random.default_rng(3).uniform(0, 0.8, 40)
+    lead, other = dict(enumerate((base + 0.1).tolist())), dict(enumerate(base.tolist()))
+    view = tier_view({"lead": lead, "next": other}, "AP@1000")
+    assert view.by_system()["next"].effect_size is None and view.mde is None
+    assert compare_pair(lead, other, "AP@1000").effect_size is None
+    # a real spread, however small against the scores, stays one
+    other[0] -= 1e-9
+    assert tier_view({"lead": lead, "next": other}, "AP@1000").by_system()["next"] \
+        .effect_size < -1e6
 
 
 # --------------------------------------------------------------------------- compare --help

@@ -33,6 +33,7 @@ from .significance.api import (
     POWER,
     RANK_BOOTSTRAP,
     REPRODUCIBILITY_THRESHOLD,
+    TIE_RTOL,
     TestName,
     holm,
     intervals_for,
@@ -208,15 +209,28 @@ def _universe(maps: Iterable[Mapping[str, float]]) -> list[str]:
     return sorted(union)
 
 
-def _spread(d: np.ndarray) -> np.ndarray:
+def _spread(d: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """Standard deviation (n - 1) of every column of ``d``, each summed as one contiguous
-    row (the same floats in a view and in :func:`compare_pair`); 0 below two units."""
+    row (the same floats in a view and in :func:`compare_pair`); 0 below two units.
+
+    ``scale`` is the largest |score| of each column's two systems. A spread within the tie
+    tolerance of it (:data:`TIE_RTOL`) is rounding, not spread, and is 0: a system that
+    is another plus a constant has differences equal up to their last bits (0.1 and
+    0.09999999999999998), whose standard deviation of 1e-17 made an effect size of
+    4.8e15 sd and a minimum detectable effect of 9e-18."""
     n = d.shape[0]
     if n < 2:
         return np.zeros(d.shape[1])
     rows = np.ascontiguousarray(d.T)
     centred = rows - (rows.sum(axis=1) / n)[:, None]
-    return np.sqrt((centred * centred).sum(axis=1) / (n - 1))
+    sd = np.sqrt((centred * centred).sum(axis=1) / (n - 1))
+    return np.where(sd <= TIE_RTOL * scale, 0.0, sd)
+
+
+def _pair_scales(x: np.ndarray, others: Sequence[int], lead: int) -> np.ndarray:
+    """The largest |score| of system ``lead`` and each of ``others`` (:func:`_spread`)."""
+    top = np.abs(x).max(axis=0, initial=0.0)
+    return np.maximum(top[list(others)], top[lead])
 
 
 def _finite(values: np.ndarray) -> list[float | None]:
@@ -326,7 +340,7 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
             effects = _means(diffs)
             estimate, ci_low, ci_high = intervals_for(test, diffs, n_bootstrap=n_bootstrap,
                                                       seed=seed)
-            spread = _spread(diffs)
+            spread = _spread(diffs, _pair_scales(x, others, lead))
             mde = minimum_detectable_effect(float(np.median(spread)), n, len(others),
                                             alpha=alpha)
             mean_leader = float(means[lead])
@@ -375,7 +389,7 @@ def compare_pair(a_scores: Mapping[str, float], b_scores: Mapping[str, float], m
         system_a=a_name, system_b=b_name, metric=metric, test=test, n_units=len(qs),
         mean_a=float(means[0]), mean_b=float(means[1]), effect=float(effect[0]),
         estimate=float(estimate[0]), ci_low=_finite(lo)[0], ci_high=_finite(hi)[0],
-        effect_size=_effect_sizes(effect, _spread(diffs))[0], p_value=p,
+        effect_size=_effect_sizes(effect, _spread(diffs, _pair_scales(x, [0], 1)))[0], p_value=p,
         p_floor=p_floor(test, len(qs), n_resamples))
 
 
