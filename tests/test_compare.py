@@ -226,3 +226,15 @@ def test_a_view_of_one_topic_has_no_interval_and_no_verdict_of_disagreement(
     assert main(["compare", str(a_dir), str(b_dir)]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("followtable/"))
     assert "[–, –]" in line and line.endswith("no significant difference")
+
+
+def test_a_grid_both_cover_is_not_called_a_view_they_do_not_share(capsys) -> None:
+    """`--view followtable/grid` said the two 'share no view matching' it, though both
+    cover every cell of it: the grid repeats the constraint views' figures, tested there."""
+    assert main(["compare", "bm25s", "all-minilm-l6-v2", "--submissions-dir",
+                 str(SUBMISSIONS), "--view", "followtable/grid"]) == 1
+    err = capsys.readouterr().err
+    assert "share no view" not in err
+    assert err == ("leaderboard compare: error: nothing to compare between bm25s and "
+                   "all-minilm-l6-v2 on views matching 'followtable/grid': not compared: "
+                   "followtable/grid (a grid of figures tested in their own views)\n")

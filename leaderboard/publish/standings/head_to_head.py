@@ -176,11 +176,20 @@ def nothing_compared(a: SystemResult, b: SystemResult, view_pattern: str,
     """Why a comparison has no row, in one line (`leaderboard compare` exits 1 with it)."""
     common = len(set(a.tasks) & set(b.tasks))
     where = "" if view_pattern == "*" else f" matching {view_pattern!r}"
-    skipped = (f"; not compared: {', '.join(cmp.skipped[:5])}"
-               f"{' ...' if len(cmp.skipped) > 5 else ''}") if cmp.skipped else ""
+    # A grid both cover is a view they share, whose figures are tested in their own views
+    grids = [f"{view.id} (a grid of figures tested in their own views)"
+             for view in all_views().values()
+             if fnmatch.fnmatch(view.id, view_pattern) and all(c.heat for c in view.columns)
+             and all(column_value(s, c).value is not None
+                     for c in view.columns for s in (a, b))]
+    if grids or cmp.skipped:
+        reasons = grids + cmp.skipped
+        on = "" if view_pattern == "*" else f" on views matching {view_pattern!r}"
+        return (f"nothing to compare between {a.system_id} and {b.system_id}{on}: not "
+                f"compared: {', '.join(reasons[:5])}{' ...' if len(reasons) > 5 else ''}")
     return (f"{a.system_id} and {b.system_id} share no view{where}: {a.system_id} covers "
             f"{plural(len(a.tasks), 'task')}, {b.system_id} {plural(len(b.tasks), 'task')}, "
-            f"{common:,} in common{skipped}; nothing to compare")
+            f"{common:,} in common; nothing to compare")
 
 
 def format_table(cmp: SubmissionComparison) -> str:
