@@ -238,3 +238,16 @@ def test_a_grid_both_cover_is_not_called_a_view_they_do_not_share(capsys) -> Non
     assert err == ("leaderboard compare: error: nothing to compare between bm25s and "
                    "all-minilm-l6-v2 on views matching 'followtable/grid': not compared: "
                    "followtable/grid (a grid of figures tested in their own views)\n")
+
+
+@pytest.mark.parametrize("argv", [["compare", "a", "b"], ["ci", "pr-check"],
+                                  ["baselines", "measure", "bm25s", "--tasks", "x"]])
+def test_a_negative_seed_is_a_usage_error(argv, capsys) -> None:
+    """`compare --seed -1` ran to the first seeded test and stopped with 'internal error
+    (ValueError): seed must be a non-negative integer'; every --seed is checked as read."""
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--seed", "-1"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --seed: '-1' is not a non-negative integer" in err
+    assert "internal error" not in err

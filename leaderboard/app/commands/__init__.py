@@ -21,6 +21,19 @@ def add_data_dir(parser: argparse.ArgumentParser) -> None:
         help="benchmark data directory (default: $LEADERBOARD_DATA, else ./data)")
 
 
+def add_seed(parser: argparse.ArgumentParser, help: str) -> None:
+    """--seed: a non-negative integer (default 0), what every seeded procedure takes; a
+    negative one is a usage error here, not an internal error where the seed is used."""
+    parser.add_argument("--seed", type=_seed, default=0, metavar="SEED", help=help)
+
+
+def _seed(text: str) -> int:
+    value = text.strip()
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
+    return int(value)
+
+
 def new_command(sub: "argparse._SubParsersAction", name: str, summary: str, description: str,
                 example: str) -> argparse.ArgumentParser:
     from leaderboard.app.cli import HelpFormatter

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from leaderboard.app.commands import add_data_dir, new_command
+from leaderboard.app.commands import add_data_dir, add_seed, new_command
 from leaderboard.core.data import resolve_data_dir
 from leaderboard.core.report import plural
 
@@ -180,7 +180,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                          help="documents sampled from each task's corpus (default 64)")
     measure.add_argument("--queries", type=_positive_int, default=32, metavar="N",
                          help="queries sampled from each role of a task (default 32)")
-    measure.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    add_seed(measure, "the sample's seed (default 0)")
     measure.add_argument("--id", dest="submission_id", metavar="ID", default=None,
                          help="submission folder under --out (default: the model id)")
     measure.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",

@@ -12,7 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import SUMMARISE_WARNINGS_AFTER, add_data_dir, new_command, warn
+from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_data_dir, add_seed,
+                                      new_command, warn)
 
 API_URL = "https://api.github.com"
 
@@ -56,7 +57,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     check.add_argument("--pr-number", type=_optional_int, default=None, metavar="N")
     check.add_argument("--out", type=Path, default=None, metavar="DIR",
                        help="report folder to upload as an artifact")
-    check.add_argument("--seed", type=int, default=0, help="seed of the significance tests")
+    add_seed(check, "seed of the significance tests (default: 0)")
     check.add_argument("--quiet", action="store_true", help="no progress lines")
     _add_author_args(check)
     _add_branch_args(check)

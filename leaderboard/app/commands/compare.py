@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import new_command
+from leaderboard.app.commands import add_seed, new_command
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -38,8 +38,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                         "'pi-indic/t1/average' (default: all)")
     p.add_argument("--submissions-dir", type=Path, default=Path("submissions"), metavar="DIR",
                    help="where submission ids are looked up (default: ./submissions)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the randomization and "
-                                                        "bootstrap (default: 0)")
+    add_seed(p, "seed of the randomization and bootstrap (default: 0)")
     p.add_argument("--json", action="store_true",
                    help="print the comparison as JSON (scores as fractions)")
     p.set_defaults(handler=run)
