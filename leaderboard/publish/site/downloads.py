@@ -21,6 +21,7 @@ from leaderboard.publish.site.overview import build_overview, home_document
 from leaderboard.publish.site.table_display import source_text
 from leaderboard.publish.standings.downloads import (
     TEST_FIELDS,
+    TEST_TEXT_FIELDS,
     csv_text,
     view_document,
     view_records,
@@ -38,7 +39,8 @@ STANDINGS_TYPES: dict[str, pa.DataType] = {
     "rank": pa.int64(), "position": pa.int64(), "parameters": pa.int64(),
     "benchmarks": pa.int64(),
     "instruction_trained": pa.bool_(), VALUE: pa.float64(),
-    **{field: pa.string() if field == "tier" else pa.float64() for field in TEST_FIELDS}}
+    **{field: pa.string() if field in TEST_TEXT_FIELDS else pa.float64()
+       for field in TEST_FIELDS}}
 
 def table_records(table: ViewTable) -> tuple[list[str], list[dict[str, object]]]:
     """Header and rows of a view's download, one per model: exact fractions, not the x100

@@ -39,7 +39,8 @@ from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
 from leaderboard.publish.site.table_display import source_name, source_text, tier_title
-from leaderboard.publish.standings.downloads import STATISTIC_NOTE, TIER_NAMES
+from leaderboard.publish.standings.downloads import (DOWNLOAD_FORMAT, STATISTIC_NOTE,
+                                                     TIER_NAMES)
 from leaderboard.publish.standings.lines import LineCell, record_of
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
@@ -205,7 +206,8 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
             rec[f"{col.home.id} rank_interval"] = (cell.tier.rank_interval
                                                    if cell.tier is not None else None)
         records.append(rec)
-    doc = {"view": {"id": "home", "title": "All models",
+    doc = {"format": DOWNLOAD_FORMAT,
+           "view": {"id": "home", "title": "All models",
                     "columns": [{"id": c.home.id, "label": c.home.label,
                                  "view": c.table.view.id, "column": c.column.id,
                                  "convention": c.column.convention,

@@ -9,10 +9,14 @@ their figures, cell by cell. A view whose columns have a no-skill value gets a r
 ``"provenance": "reference"`` holding them (:mod:`.references`). For the
 tiered column every tested figure carries what the README promises: the raw and the
 Holm-adjusted p-value of its test against the best verified row (raised to the smallest
-p-value the test resolves), the mean difference from it, the test's own estimate of that
-difference with its 95% interval, the standardized effect size, and the row's simultaneous
-95% rank interval; the view document says what the test resamples (its unit and how many),
-its reproducibility threshold and the smallest difference it detects.
+p-value the test resolves), the test's name, the mean difference from it, the standardized
+effect size, and the row's simultaneous 95% rank interval; each field holds one statistic
+whatever the view's test, as `leaderboard compare` prints them: the mean difference's 95%
+interval where the test's statistic is that mean (``diff_ci_*``: the bootstrap's, DeLong's
+for AUROC), and, for Wilcoxon's test (p-MRR), whose statistic is not the mean, the
+Hodges-Lehmann shift with its own interval instead (``hl_*``); the view document says what
+the test resamples (its unit and how many), its reproducibility threshold and the smallest
+difference it detects.
 
 CSV is opened by spreadsheets, which run a cell starting with ``=``, ``+``, ``-`` or ``@``
 (and, in some, a tab or carriage return) as a formula: a model named
@@ -30,7 +34,8 @@ from collections.abc import Callable, Mapping, Sequence
 from .references import REFERENCE_KEY, reference_at, reference_name
 from .rows import Row
 from .tables import ViewTable
-from .verdicts import TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, shown_p
+from .verdicts import (TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, TierInfo,
+                       shown_p)
 
 STATISTIC_NOTE = (
     "One record per model, every figure from one row (system_id, source): a verified "
@@ -47,15 +52,30 @@ STATISTIC_NOTE = (
     "reported rows are never tested) take one value per independently sampled unit "
     "('test': its unit and n_units): p_value raw, p_adjusted Holm within the view, both "
     "raised to p_floor, the smallest p-value the test resolves (a value at p_floor means "
-    "at most p_floor); diff_vs_best_verified = mean(system - best) over the units; "
-    "estimate with [ci_low, ci_high] is the test's own statistic of that difference and "
-    "its 95% interval ('test': 'interval' says which); effect_size = the difference over "
+    "at most p_floor); test names the test; diff_vs_best_verified = mean(system - best) "
+    "over the units, [diff_ci_low, diff_ci_high] its 95% interval where the test's "
+    "statistic is that mean (the bootstrap's for the randomization test, DeLong's for "
+    "AUROC; null for Wilcoxon's); for Wilcoxon's test (p-MRR), whose statistic is not the "
+    "mean, hl_shift is the Hodges-Lehmann shift (the median of the units' Walsh averages) "
+    "and [hl_ci_low, hl_ci_high] its 95% interval (the shifts the signed-rank test does not "
+    "reject), null for other tests; effect_size = the difference over "
     "the standard deviation of the units' differences. rank_interval = [best, worst] rank "
     "among the tested rows, simultaneous 95% (the rows whose interval reaches 1 are "
     "'tied_for_first'); differences below the reproducibility threshold are ties. "
     "'reference' gives each column's no-skill value.")
-TEST_FIELDS = ("tier", "p_value", "p_adjusted", "p_floor", "diff_vs_best_verified",
-               "estimate", "ci_low", "ci_high", "effect_size")
+# The layout of a download's records (which fields a record has and what each holds),
+# named in each JSON download: the number moves when a field changes its meaning or name
+# (2: the test's estimate, ci_low and ci_high, which held the mean difference's interval
+# for some views and the Hodges-Lehmann shift's for others, became diff_ci_* and hl_*).
+DOWNLOAD_FORMAT = "followboard-download/2"
+TEST_FIELDS = ("tier", "test", "p_value", "p_adjusted", "p_floor", "diff_vs_best_verified",
+               "diff_ci_low", "diff_ci_high", "hl_shift", "hl_ci_low", "hl_ci_high",
+               "effect_size")
+# Those of them that are text (the rest are numbers).
+TEST_TEXT_FIELDS = frozenset({"tier", "test"})
+# The test whose statistic is not the mean difference: its estimate and interval are the
+# Hodges-Lehmann shift's, in hl_* (TierInfo holds the test's own statistic and interval).
+SHIFT_TEST = "wilcoxon"
 TIER_NAMES = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
               TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -97,12 +117,7 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
                 others[col.id] = [{"system_id": r.system.system_id, "value": v,
                                    "source": source_of(r)} for r, v in cell.others]
         for i in tiered:
-            info = line.cells[i].tier
-            fields = (TIER_NAMES.get(info.tier, info.tier), shown_p(info.p_value, info.p_floor),
-                      shown_p(info.p_adjusted, info.p_floor), info.p_floor, info.effect,
-                      info.estimate, info.ci_low, info.ci_high, info.effect_size
-                      ) if info else (None,) * len(TEST_FIELDS)
-            for name, value in zip(TEST_FIELDS, fields):
+            for name, value in zip(TEST_FIELDS, tested_fields(line.cells[i].tier)):
                 rec[f"{cols[i].id} {name}"] = value
         if others:
             rec["others"] = others  # JSON only: not in the CSV header
@@ -111,6 +126,21 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
         records.insert(reference_at(table.view, table.lines, table.references),
                        reference_record(table))
     return header, records
+
+
+def tested_fields(info: TierInfo | None) -> tuple[object, ...]:
+    """A tested cell's :data:`TEST_FIELDS`: the test and the mean difference's interval
+    for a tested row, the shift and its interval instead of the latter for Wilcoxon's
+    test (whose statistic :class:`TierInfo` holds), None where a field does not apply."""
+    if info is None:
+        return (None,) * len(TEST_FIELDS)
+    tested = info.p_value is not None
+    shift = tested and info.test == SHIFT_TEST
+    mean_ci = (None, None) if shift else (info.ci_low, info.ci_high)
+    hl = (info.estimate, info.ci_low, info.ci_high) if shift else (None, None, None)
+    return (TIER_NAMES.get(info.tier, info.tier), info.test if tested else None,
+            shown_p(info.p_value, info.p_floor), shown_p(info.p_adjusted, info.p_floor),
+            info.p_floor, info.effect, *mean_ci, *hl, info.effect_size)
 
 
 def reference_record(table: ViewTable) -> dict[str, object]:
@@ -136,6 +166,7 @@ def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
     records."""
     view = table.view
     doc = {
+        "format": DOWNLOAD_FORMAT,
         "view": {"id": view.id, "title": view.title, "note": view.note,
                  "columns": [{"id": c.id, "label": c.label, "metric": c.metric,
                               "tasks": list(c.tasks), "group": c.group,
