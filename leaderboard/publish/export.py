@@ -133,6 +133,11 @@ TABLES = (
               "other_sources": "the model's other rows in the view, their system_ids "
                                "joined by '; ' (null: none); others holds their figures",
               "value": "the cell's figure, a fraction (the site shows x100)",
+              "basis": "how value was obtained: task (one task's figure), mean of tasks or "
+                       "mean of reported tasks (the column's convention, which the view's "
+                       "JSON download states), or published: a reported row's own average "
+                       "of the column's tasks as its source prints it, which need not be "
+                       "that mean (null: no figure)",
               "from": "home only: the row (system_id) the cell's figure comes from",
               "tier": "the line's tier on this column when it is tested: best verified, "
                       "tied with best verified, below best verified, or reported: not "
@@ -160,8 +165,8 @@ TABLES = (
               "hl_ci_high": "wilcoxon only: high end of hl_shift's 95% interval",
               "effect_size": "the difference over the standard deviation of the units' "
                              "differences",
-              "others": "JSON text, a list of {system_id, value, source}: the model's other "
-                        "rows' figures for the same cell"},
+              "others": "JSON text, a list of {system_id, value, basis, source}: the "
+                        "model's other rows' figures for the same cell"},
           types=STANDINGS_TYPES, json=frozenset({"rank_interval", "others"})),
     Table("reported", "reported", "Every reported figure (papers, MTEB's results, the "
           "PI-Indic authors' files) with its source: one record per (row, task, group, "

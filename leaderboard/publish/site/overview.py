@@ -39,8 +39,8 @@ from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
 from leaderboard.publish.site.table_display import source_name, source_text, tier_title
-from leaderboard.publish.standings.downloads import (DOWNLOAD_FORMAT, STATISTIC_NOTE,
-                                                     TIER_NAMES)
+from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT,
+                                                     STATISTIC_NOTE, TIER_NAMES)
 from leaderboard.publish.standings.lines import LineCell, record_of
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
@@ -187,8 +187,8 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
     header = ["position", "model_id", "model", "provenance", "model_type", "parameters",
               "instruction_trained", "benchmarks"]
     for col in overview.columns:
-        header += [col.home.id, f"{col.home.id} from", f"{col.home.id} tier",
-                   f"{col.home.id} rank_interval"]
+        header += [col.home.id, f"{col.home.id} from", f"{col.home.id} {BASIS}",
+                   f"{col.home.id} tier", f"{col.home.id} rank_interval"]
     records = []
     for pos, m in enumerate(overview.models, 1):
         rec: dict[str, object] = {
@@ -200,6 +200,7 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
             rec[col.home.id] = cell.value
             rec[f"{col.home.id} from"] = (cell.row.system.system_id if cell.row is not None
                                           else None)
+            rec[f"{col.home.id} {BASIS}"] = col.table.basis(cell.row, col.index)
             rec[f"{col.home.id} tier"] = (TIER_NAMES.get(cell.tier.tier, cell.tier.tier)
                                           if cell.tier is not None else None)
             # the row's rank interval in the benchmark's table the cell comes from

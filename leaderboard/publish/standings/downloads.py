@@ -14,7 +14,9 @@ effect size, and the row's simultaneous 95% rank interval; each field holds one 
 whatever the view's test, as `leaderboard compare` prints them: the mean difference's 95%
 interval where the test's statistic is that mean (``diff_ci_*``: the bootstrap's, DeLong's
 for AUROC), and, for Wilcoxon's test (p-MRR), whose statistic is not the mean, the
-Hodges-Lehmann shift with its own interval instead (``hl_*``); the view document says what
+Hodges-Lehmann shift with its own interval instead (``hl_*``). Every cell says how its
+figure was obtained (``basis``): the column's convention, or a reported row's own printed
+average ("published"), which the page marks where it is not that mean. The view document says what
 the test resamples (its unit and how many), its reproducibility threshold and the smallest
 difference it detects.
 
@@ -47,7 +49,10 @@ STATISTIC_NOTE = (
     "The record of provenance 'reference' is the no-skill reference row. "
     "Each column's convention says what its number is, and 'means' says it in words (one "
     "task's mean over its queries, or its figure over all its pairs where 'means' says so; "
-    "or the mean of the tasks' figures as the benchmark's paper averages them). Tests against "
+    "or the mean of the tasks' figures as the benchmark's paper averages them); each "
+    "cell's basis says how its figure was obtained: the convention, or 'published', a "
+    "reported row's own average as its source prints it, which need not be that mean. "
+    "Tests against "
     "the tiered column's best verified row (the leader among verified submissions; "
     "reported rows are never tested) take one value per independently sampled unit "
     "('test': its unit and n_units): p_value raw, p_adjusted Holm within the view, both "
@@ -71,7 +76,12 @@ DOWNLOAD_FORMAT = "followboard-download/2"
 TEST_FIELDS = ("tier", "test", "p_value", "p_adjusted", "p_floor", "diff_vs_best_verified",
                "diff_ci_low", "diff_ci_high", "hl_shift", "hl_ci_low", "hl_ci_high",
                "effect_size")
-# Those of them that are text (the rest are numbers).
+# A cell's field saying how its figure was obtained (:data:`.statistic.Basis`): its column's
+# convention, or, for a reported row whose source prints its own average of the column's
+# tasks, "published" (the figure as printed, which need not be the mean the column's
+# convention says).
+BASIS = "basis"
+# Those of the test fields that are text (the rest are numbers).
 TEST_TEXT_FIELDS = frozenset({"tier", "test"})
 # The test whose statistic is not the mean difference: its estimate and interval are the
 # Hodges-Lehmann shift's, in hl_* (TierInfo holds the test's own statistic and interval).
@@ -89,6 +99,7 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
     header = ["rank", "rank_interval", "model_id", "model", "provenance", "model_type",
               "parameters", "instruction_trained", "system_id", "source"] + [c.id for c in cols]
     header.append("other_sources")
+    header += [f"{c.id} {BASIS}" for c in cols]
     tiered = sorted(table.tiers)
     for i in tiered:
         header += [f"{cols[i].id} {f}" for f in TEST_FIELDS]
@@ -113,9 +124,11 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
         for i, col in enumerate(cols):
             cell = line.cells[i]
             rec[col.id] = cell.value
+            rec[f"{col.id} {BASIS}"] = table.basis(cell.row, i)
             if cell.others:
                 others[col.id] = [{"system_id": r.system.system_id, "value": v,
-                                   "source": source_of(r)} for r, v in cell.others]
+                                   BASIS: table.basis(r, i), "source": source_of(r)}
+                                  for r, v in cell.others]
         for i in tiered:
             for name, value in zip(TEST_FIELDS, tested_fields(line.cells[i].tier)):
                 rec[f"{cols[i].id} {name}"] = value

@@ -82,6 +82,11 @@ class ViewTable:
                 ranks[line.key] = n
         return ranks
 
+    def basis(self, row: Row | None, index: int) -> Basis | None:
+        """How ``row``'s value in column ``index`` was obtained (None: no row, no value)."""
+        bases = self.bases.get(row.key) if row is not None else None
+        return bases[index] if bases else None
+
     def leader(self, column_index: int | None = None) -> Row | None:
         """The leader of a tiered column (default: the view's), or None."""
         index = self.view.tiered_column if column_index is None else column_index
