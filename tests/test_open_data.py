@@ -382,6 +382,24 @@ def test_the_exported_standings_hold_one_statistic_per_column(exported: dict,
         assert json.loads(path.read_text("utf-8"))["format"] == "followboard-download/2", path
 
 
+def test_a_per_query_score_that_is_no_figure_of_its_metric_says_what_it_is(
+        exported: dict) -> None:
+    """T4's per-query AUROC is a persona's DeLong component (its mean over personas is
+    the task's AUROC; one can fall below 0 or pass 1), which the explorer and the command
+    line call "AUROC part": the per_query table gave it as metric AUROC with a `score`
+    described as "the query's score, a fraction", so a reader took values of 1.1 and
+    -0.08 for impossible AUROCs. Each record names what its score is (score_name)."""
+    folder: Path = exported["dir"]
+    frame = pd.read_parquet(folder / "per-query" / "pi-indic-val150.parquet")
+    auroc = frame["metric"] == "AUROC"
+    assert auroc.any() and (~auroc).any()
+    assert set(frame.loc[auroc, "score_name"]) == {"AUROC part"}
+    assert (frame.loc[~auroc, "score_name"] == frame.loc[~auroc, "metric"]).all()
+    schema = json.loads((folder / "schemas" / "per_query.schema.json").read_text("utf-8"))
+    assert "DeLong component" in schema["properties"]["score_name"]["description"]
+    assert "score_name" in schema["properties"]["score"]["description"]
+
+
 def test_a_column_every_record_leaves_empty_keeps_its_type(exported: dict) -> None:
     """A column's type followed its values: with no GPU measured, peak_gpu_memory_bytes was
     a string column and its JSON Schema said a string, and so were the standings' p-values

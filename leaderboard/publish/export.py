@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 from leaderboard.benchmarks import declared
 from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.measures import query_name
 from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.output_folder import (
     check_replaceable,
@@ -287,8 +288,14 @@ TABLES = (
     Table("per_query", "per-query", "Every verified per-query score: one record per "
           "(submission, task, metric, query); one file per benchmark", {
               "submission_id": "the submission", "task": "task id", "metric": "metric name",
-              "query_id": "the query (FollowTable: query_instruction pair ids)",
-              "score": "the query's score, a fraction"}),
+              "query_id": "the query (FollowTable: query_instruction pair ids; PI-Indic "
+                          "T4: persona ids, a persona with all its pairs)",
+              "score": "the query's figure named score_name, a fraction",
+              "score_name": "what score is: the metric's figure on the query, or, where the "
+                            "metric's name would mislead, the per-query figure whose mean "
+                            "over the queries is the task's metric, by its own name (AUROC "
+                            "part: the persona's DeLong component, which can fall below 0 or "
+                            "pass 1)"}),
 )
 
 
@@ -401,7 +408,7 @@ def model_records(board: Board) -> list[dict[str, object]]:
 
 PER_QUERY_SCHEMA = pa.schema([("submission_id", pa.string()), ("task", pa.string()),
                               ("metric", pa.string()), ("query_id", pa.string()),
-                              ("score", pa.float64())])
+                              ("score", pa.float64()), ("score_name", pa.string())])
 
 
 def write_per_query(board: Board, folder: Path) -> list[Path]:
@@ -415,12 +422,14 @@ def write_per_query(board: Board, folder: Path) -> list[Path]:
                 bench = task_benchmark(task_id) or "other"
                 cols = by_bench.setdefault(bench, {n: [] for n in PER_QUERY_SCHEMA.names})
                 for metric, scores in sorted(task.per_query.items()):
+                    score_name = query_name(metric)
                     for qid, score in sorted(scores.items()):
                         cols["submission_id"].append(row.submission.id)  # type: ignore[union-attr]
                         cols["task"].append(task_id)
                         cols["metric"].append(metric)
                         cols["query_id"].append(qid)
                         cols["score"].append(score)
+                        cols["score_name"].append(score_name)
             for bench, cols in by_bench.items():
                 if not cols["score"]:
                     continue
