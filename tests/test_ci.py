@@ -569,6 +569,25 @@ def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr
     assert git(root, "status", "--porcelain").splitlines() == ["?? submissions/new-model/explain/"]
 
 
+def test_a_run_edited_after_scoring_is_told_to_score_the_repositorys_folder(
+        repo, wtr, data_dir, tmp_path, capsys):
+    """The check reads a work copy of the pull request's folder; the step it gives for a
+    run that differs from its manifest line names the folder in the repository, not that
+    copy."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    for name in ("results.json", "per-query.json.gz"):
+        (folder / name).unlink()
+    write_submission(root, "new-model", "New Model", wtr, quality="weak")  # other runs
+    head = commit_all(root, "add new-model, runs edited after scoring")
+    capsys.readouterr()
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    out = capsys.readouterr().out
+    assert (f"submissions/new-model/{RUNS}/original.trec.gz: this file (" in out and
+            "run `leaderboard score submissions/new-model` to record it\n" in out), out
+
+
 # --------------------------------------------------------------------------- units
 
 @pytest.mark.parametrize(("paths", "expected"), [
@@ -1563,7 +1582,7 @@ def test_results_record_input_digests_and_validate_reports_stale_scores(
     assert main(args) == 1
     out = capsys.readouterr().out
     assert (f"old-model/results.json: {RUNS}/altered.trec.gz changed since results.json was "
-            "scored: the scores are stale; run `leaderboard score submissions/old-model`") in out
+            f"scored: the scores are stale; run `leaderboard score {folder}`") in out
 
 
 def test_publish_rescores_every_stale_submission_not_just_its_push(repo, wtr, data_dir,
@@ -1615,7 +1634,7 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     assert (f"old-model/results.json: differs from the runs and metadata.yaml: {TASK} IRS: "
             f"results.json has 0.99, the runs give {true_irs:.6g}") in out
     assert f"{TASK} p-MRR: results.json has 0.99" in out
-    assert "run `leaderboard score submissions/old-model`" in out
+    assert f"run `leaderboard score {folder}`" in out
 
     # A run whose push range is unknown (a force-push dropped --before, a manual run)
     # said "no submission needs scoring" and left the edit: it says what it cannot find,

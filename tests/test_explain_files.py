@@ -301,7 +301,7 @@ def test_validate_accepts_the_files_and_reports_missing_or_stale_ones(real, caps
         out = capsys.readouterr().out
         assert ("explained/explain: explain/manifest.json: the copy in the submission's "
                 "folder") in out and "does not match: its sha256 is" in out
-        assert "run `leaderboard score submissions/explained`" in out
+        assert f"run `leaderboard score {folder}`" in out
         # Named in results.json too, it is the explanation of other inputs.
         named = json.loads(saved_results)
         named["explain_manifest"].update(bytes=len(forged),
@@ -309,7 +309,7 @@ def test_validate_accepts_the_files_and_reports_missing_or_stale_ones(real, caps
         results_path.write_text(json.dumps(named, sort_keys=True, indent=1) + "\n")
         assert main(args) == 1
         assert ("explained/explain: explain/ was computed from other files than results.json; "
-                "run `leaderboard score submissions/explained`") in capsys.readouterr().out
+                f"run `leaderboard score {folder}`") in capsys.readouterr().out
         results_path.write_bytes(saved_results)
         manifest.unlink()
         (problem,) = results_staleness(folder)

@@ -1192,3 +1192,47 @@ def test_every_runs_command_holds_the_folder_to_its_metadata_id(
         assert main(["runs", command[0], str(folder), *command[1:]]) == 1, command
         assert said in capsys.readouterr().out, command
     assert snapshot(folder) == before and not mirror.exists()
+
+
+def test_every_step_to_score_again_names_the_folder_as_it_was_given(
+        carried: Path, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`runs verify work/my-model` (a folder outside any submissions/) of an edited run
+    said to run `leaderboard score submissions/my-model`, a folder that is not there;
+    `validate` said the same of stale scores. Every step names the folder as given."""
+    import json
+    import shutil
+
+    from leaderboard.app.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    given = f"work/{SUB}"
+    folder = tmp_path / given
+    shutil.copytree(carried, folder)
+    step = f"run `leaderboard score {given}`"
+    run = folder / "runs" / WTR / "original.trec.gz"
+    saved = run.read_bytes()
+    lines = gzip.decompress(saved).splitlines(keepends=True)
+    run.write_bytes(gzip.compress(b"".join(reversed(lines)), mtime=0))  # same scores
+    validate = ["validate", given, "--data-dir", str(data_dir), "--quiet"]
+    for command in (["runs", "verify", given], validate):
+        capsys.readouterr()
+        assert main(command) == 1, command
+        out = capsys.readouterr().out
+        assert f"{step} to record it\n" in out and "submissions/" not in out, (command, out)
+    run.write_bytes(saved)
+    results = folder / "results.json"
+    doc = json.loads(results.read_text())
+    doc["systems"][0]["tasks"][WTR]["metrics"]["IRS"] = 0.99  # a hand-edited score
+    results.write_text(json.dumps(doc, sort_keys=True, indent=1) + "\n")
+    capsys.readouterr()
+    assert main([*validate, "--check-scores"]) == 1
+    out = capsys.readouterr().out
+    assert f"metadata.yaml give; {step}\n" in out and "submissions/" not in out, out
+    (folder / "metadata.yaml").write_text((folder / "metadata.yaml").read_text() + "# edited\n")
+    assert main(validate) == 1
+    assert f"the scores are stale; {step}\n" in capsys.readouterr().out
+    (folder / "manifest.txt").unlink()
+    assert main(["runs", "verify", given]) == 1
+    assert (f"{SUB}/manifest.txt: missing: {step} first, which writes it\n"
+            in capsys.readouterr().out)

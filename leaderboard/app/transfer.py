@@ -51,7 +51,8 @@ from leaderboard.submission.explain_files import (
 )
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import collect_inputs
-from leaderboard.submission.layout import ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR
+from leaderboard.submission.layout import (ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR,
+                                           score_command)
 from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
 from leaderboard.submission.metadata import check_folder_id
 from leaderboard.submission.pipeline import (
@@ -109,7 +110,7 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
     if manifest is None:
         if report.ok:
             report.add(f"{folder.name}/{MANIFEST_NAME}", None,
-                       "missing: run `leaderboard score` first, which writes it")
+                       f"missing: run {score_command(folder)} first, which writes it")
         return None
     refs = [StoredRef(e.path, e.size, e.sha256) for e in manifest.entries.values()]
     files = SubmissionFiles(folder.name, folder, manifest.source, store)
@@ -162,7 +163,7 @@ def verify(folder: Path, store: RunStore | None = None) -> Report:
         if f"{folder.name}/{problem.partition(':')[0]}" in said:
             continue
         report.add(f"{folder.name}/{RESULTS_NAME}", None,
-                   f"{problem}: run `leaderboard score {folder}`")
+                   f"{problem}: run {score_command(folder)}")
     return report
 
 

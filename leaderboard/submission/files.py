@@ -36,7 +36,7 @@ from leaderboard.store.http import FetchError, HttpLimits
 from leaderboard.store.locations import (FolderStore, HttpsStore, HubSource, HubStore,
                                          RunStore, configured_store, store_path)
 from leaderboard.submission.manifest import load_manifest
-from leaderboard.submission.layout import MANIFEST_NAME, Writer, entry_of
+from leaderboard.submission.layout import MANIFEST_NAME, Writer, entry_of, score_command
 from leaderboard.submission.transaction import plain_file
 
 # Files fetched at once: remote reads wait on the network, local ones on the disk.
@@ -83,8 +83,9 @@ class SubmissionFiles:
         fetched, where anything but the folder itself may hold it (a folder store that is
         the folder, or where no store is set, or a dataset store the files never went to,
         holds none)."""
-        step = f"run `leaderboard score {self.folder}` to record the edit"
-        own = None if self.folder is None else self.folder.resolve()
+        assert self.folder is not None  # the copy refused is the folder's
+        step = f"run {score_command(self.folder)} to record the edit"
+        own = self.folder.resolve()
         elsewhere = (self.source is not None or isinstance(self.store, HttpsStore)
                      or (isinstance(self.store, FolderStore) and own not in (
                          self.store.root.resolve(),  # no store set: the folder keeps its files

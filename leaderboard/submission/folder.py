@@ -25,7 +25,7 @@ from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
                                            MAX_SUBMISSION_BYTES, METADATA_NAME,
                                            PREDICTION_SUFFIXES, ROOT_ENTRIES, RUN_SUFFIXES,
-                                           RUNS_DIR, STRAY_FILE)
+                                           RUNS_DIR, STRAY_FILE, score_command)
 from leaderboard.submission.manifest import (FileEntry, Manifest, digest_file, digest_files,
                                              load_manifest)
 from leaderboard.submission.metadata import Metadata, load_metadata
@@ -98,12 +98,14 @@ def _files_and_links(folder: Path) -> list[Path]:
     return sorted(map(Path, found))
 
 
-def collect_inputs(root: Path, report: Report, *, record_local: bool) -> Inputs:
+def collect_inputs(root: Path, report: Report, *, record_local: bool,
+                   shown: Path | None = None) -> Inputs:
     """Read ``manifest.txt`` and digest the run files in the folder.
 
     A file in the folder that the manifest lists with another size or SHA-256 is an error
     (the manifest is out of date) unless ``record_local``: `leaderboard score` records
-    the folder's files. Nothing is fetched here. A change of the folder that a killed
+    the folder's files, and the error says to run it on ``shown`` (the folder as the
+    reader of the report names it; default ``root``). Nothing is fetched here. A change of the folder that a killed
     command left is finished or undone first
     (:func:`leaderboard.submission.transaction.recover`), so every reader sees the folder
     as it was or as it was meant to be."""
@@ -131,8 +133,8 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool) -> Inputs:
                 and not record_local:
             report.add(f"{sub_display}/{rel}", None,
                        f"this file ({entry.describe()}) is not the one {MANIFEST_NAME} line "
-                       f"{known.line} lists ({known.describe()}); run `leaderboard score "
-                       f"submissions/{sub_display}` to record it")
+                       f"{known.line} lists ({known.describe()}); run "
+                       f"{score_command(shown or root)} to record it")
         merged.entries[rel] = entry
     metadata_path = root / METADATA_NAME
     digest = (digest_file(metadata_path, METADATA_NAME)
@@ -169,10 +171,10 @@ def reported_not_a_submission(root: Path, report: Report) -> bool:
 
 
 def discover(root: Path, report: Report, *, store: RunStore | None = None,
-             record_local: bool = False) -> Submission:
+             record_local: bool = False, shown: Path | None = None) -> Submission:
     """Find metadata and run files (those in the folder, and those its manifest lists,
     fetched from the run store and verified); unknown tasks, roles and stray files are
-    errors. ``record_local``: see :func:`collect_inputs`. A folder that is no submission
+    errors. ``record_local`` and ``shown``: see :func:`collect_inputs`. A folder that is no submission
     gets one error (:func:`reported_not_a_submission`)."""
     sub_display = root.name
     if reported_not_a_submission(root, report):
@@ -183,7 +185,7 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
     for entry in sorted(root.iterdir()):
         if entry.name not in ROOT_ENTRIES:
             report.add(f"{sub_display}/{entry.name}", None, STRAY_FILE)
-    inputs = collect_inputs(root, report, record_local=record_local)
+    inputs = collect_inputs(root, report, record_local=record_local, shown=shown)
     submission = Submission(root, metadata, inputs=inputs.merged,
                             metadata_digest=inputs.metadata_digest)
     if not inputs.merged.entries:

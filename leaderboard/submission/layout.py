@@ -31,8 +31,10 @@ and take the entries from here.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import PurePath
 from typing import Literal
 
 # Where submission folders live, in the repository and in every store.
@@ -155,6 +157,15 @@ def in_folder(entry_: Entry, *, after_merge: bool) -> bool:
 def folder_path(sub_id: str, rel: str = "") -> str:
     """``submissions/<id>/<rel>``, the path from the repository's root."""
     return f"{SUBMISSIONS_DIR}/{sub_id}" + (f"/{rel}" if rel else "")
+
+
+def score_command(folder: PurePath | str) -> str:
+    """`leaderboard score FOLDER`, which writes the scorer's entries of ``folder`` again,
+    as a message tells it: ``folder`` as whoever reads the message names it (the path
+    given on the command line, which may lie outside any ``submissions/``; the
+    repository's ``submissions/<id>`` in the pull-request check, not its work copy),
+    quoted for a shell."""
+    return f"`leaderboard score {shlex.quote(str(folder))}`"
 
 
 def listing(sub_id: str = "<id>") -> list[tuple[str, str]]:

@@ -26,7 +26,8 @@ from leaderboard.submission.explain_writers import ExplanationFolder, KeptExplan
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
-from leaderboard.submission.layout import EXPLAIN_DIR, RESULTS_NAME, entry, in_folder
+from leaderboard.submission.layout import (EXPLAIN_DIR, RESULTS_NAME, entry, in_folder,
+                                           score_command)
 from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
@@ -58,7 +59,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                      on_explained: Callable[[TaskFiles], None] | None = None,
                      progress: Progress = quiet, check_scores: bool = False,
                      store: RunStore | None = None, record_local: bool | None = None,
-                     pinned_data: bool = False) -> SubmissionOutcome:
+                     pinned_data: bool = False, shown: Path | None = None) -> SubmissionOutcome:
     """Validate every file of a submission and, when asked and all is valid, score it;
     ``explain`` also explains each scored task from the runs just parsed
     (:mod:`leaderboard.submission.explain_files`), so they are never parsed twice.
@@ -80,10 +81,16 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
 
     Data pulled at another revision than the registry pins is scored with a warning, and
     recorded as what it is; with ``pinned_data`` (CI, whose scores the board shows) it
-    raises :class:`DataRevisionError` before any task is checked."""
+    raises :class:`DataRevisionError` before any task is checked.
+
+    A message that says to score the folder again names it as ``shown`` (default
+    ``root``, the path its command was given; CI's check, which reads a work copy, names
+    ``submissions/<id>``)."""
     report = Report()
+    shown = shown or root
     submission = discover(root, report, store=store,
-                          record_local=score if record_local is None else record_local)
+                          record_local=score if record_local is None else record_local,
+                          shown=shown)
     outcome = SubmissionOutcome(submission, report)
     display_root = root.parent
     # discover() reported each missing role of a task: such a task cannot be checked.
@@ -116,13 +123,12 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         for problem in results_staleness(root, store):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
                 report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
-                           f"{problem}; run `leaderboard score submissions/{submission.id}`")
+                           f"{problem}; run {score_command(shown)}")
                 continue
             report.add(f"{submission.id}/results.json", None,
-                       f"{problem}: the scores are stale; run `leaderboard score "
-                       f"submissions/{submission.id}`")
+                       f"{problem}: the scores are stale; run {score_command(shown)}")
         if check_scores and report.ok:
-            check_recorded_scores(outcome)
+            check_recorded_scores(outcome, shown)
     return outcome
 
 
@@ -150,34 +156,35 @@ def data_revisions(tasks: list[Task], data_dir: Path, report: Report, *,
     return {task.id: by_folder[task.source.local_dir] for task in tasks}
 
 
-def check_recorded_scores(outcome: SubmissionOutcome) -> None:
-    """Report how ``results.json`` differs from the scores just computed from the runs."""
+def check_recorded_scores(outcome: SubmissionOutcome, shown: Path) -> None:
+    """Report how ``results.json`` differs from the scores just computed from the runs
+    (the folder named ``shown`` in the step that rewrites it)."""
     submission = outcome.submission
-    shown = f"{submission.id}/results.json"
+    where = f"{submission.id}/{RESULTS_NAME}"
     path = submission.root / RESULTS_NAME
     if not path.is_file() or path.is_symlink():
-        outcome.report.add(shown, None, "no results.json: no scores to check (`leaderboard "
-                                        "score` writes it)", "warning")
+        outcome.report.add(where, None, f"no results.json: no scores to check "
+                                        f"({score_command(shown)} writes it)", "warning")
         return
     if submission.metadata is None or not outcome.scores:
         return  # nothing was scored; the errors say why
     try:
         recorded = read_results(path)
     except ResultsFileError as exc:
-        outcome.report.add(shown, None, str(exc))
+        outcome.report.add(where, None, str(exc))
         return
     # The explanation files are checked as files (results_staleness), not as scores.
     recorded = recorded.model_copy(update={"explain_manifest": None})
     scores, others = compare_scores(recorded, results_for(outcome))
-    rescore = f"run `leaderboard score submissions/{submission.id}`"
+    rescore = f"run {score_command(shown)}"
     for difference in scores:
-        outcome.report.add(shown, None, f"differs from the runs and metadata.yaml: "
+        outcome.report.add(where, None, f"differs from the runs and metadata.yaml: "
                                         f"{difference}")
     if scores:
-        outcome.report.add(shown, None, f"results.json is not what these runs and "
+        outcome.report.add(where, None, f"results.json is not what these runs and "
                                         f"metadata.yaml give; {rescore}")
     elif others:
-        outcome.report.add(shown, None, f"the scores match the runs, but {', '.join(others)} "
+        outcome.report.add(where, None, f"the scores match the runs, but {', '.join(others)} "
                                         f"differ from what this version of the scorer writes; "
                                         f"{rescore} to refresh them", "warning")
 

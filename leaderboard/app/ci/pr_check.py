@@ -228,7 +228,8 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         outcome = check_submission(root, req.data_dir, score=True, explain=True,
                                    progress=progress,
                                    store=req.store or configured_store(req.repo),
-                                   record_local=False, pinned_data=True)
+                                   record_local=False, pinned_data=True,
+                                   shown=Path(SUBMISSIONS_DIR, sub_id))
         report.extend(outcome.report)
         meta = outcome.submission.metadata
         model_name = meta.model.name if meta is not None else None
