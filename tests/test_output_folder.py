@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.kill import run_killed_at
+from fixtures.kill import ChildRun, needs_fork, run_child
 from leaderboard.publish import output_folder
 from leaderboard.publish.output_folder import exchange, recover_folder, replaced_folder
 
@@ -44,13 +44,12 @@ def _old_folder(out: Path) -> dict[str, bytes]:
     return _files(out)
 
 
-def _in_child_killed_at(k: int, out: Path) -> int:
-    """Replace ``out`` in a forked child whose ``k``-th file operation kills it; returns
-    how many operations the child counted (when it was not killed)."""
+def _in_child_killed_at(k: int, out: Path) -> ChildRun:
+    """Replace ``out`` in a forked child whose ``k``-th file operation kills it (0: none)."""
     def work() -> None:
         with replaced_folder(out, MARKER, "this test", Refused) as new:
             _write_new(new)
-    return run_killed_at(k, COUNTED, work)
+    return run_child(work, COUNTED, fail_at=k)
 
 
 def _refusing_renameat2(*_args: object) -> int:
@@ -71,19 +70,21 @@ def swap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     return request.param
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="the harness forks")
+@needs_fork
 def test_killed_at_every_file_operation_the_folder_is_the_old_or_the_new(
         tmp_path: Path, swap: str) -> None:
     reference = tmp_path / "reference" / "site"
     old = _old_folder(reference)
-    n_ops = _in_child_killed_at(0, reference)
+    run = _in_child_killed_at(0, reference)
+    assert run.code == 0, run.output
+    n_ops = run.operations
     new = _files(reference)
     assert n_ops > 5 and new != old and (reference / MARKER).is_file()
     seen = {"old": 0, "new": 0}
     for k in range(1, n_ops + 1):
         out = tmp_path / f"run-{k}" / "site"
         assert _old_folder(out) == old
-        _in_child_killed_at(k, out)
+        assert _in_child_killed_at(k, out).code is None, f"op {k}: not killed"
         if swap == "swapped":  # never absent, even before the next run looks
             assert _files(out) in (old, new), f"op {k} of {n_ops}: {sorted(_files(out))}"
         recover_folder(out)  # what the next run of either command does first

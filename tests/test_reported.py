@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from fixtures.gitrepo import commit_folder
-from fixtures.kill import run_killed_at
+from fixtures.kill import ChildRun, needs_fork, run_child
 
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
@@ -572,14 +572,14 @@ def _files(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def _rebuild_in_child_killed_at(k: int, out: Path) -> int:
+def _rebuild_in_child_killed_at(k: int, out: Path) -> ChildRun:
     """``import all`` into ``out`` in a forked child whose ``k``-th file operation kills
-    it; returns how many operations the child counted (when it was not killed)."""
-    return run_killed_at(k, KILL_POINTS, lambda: build_all_reported(DATA_DIR, out))
+    it (0: none)."""
+    return run_child(lambda: build_all_reported(DATA_DIR, out), KILL_POINTS, fail_at=k)
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="the harness forks")
+@needs_fork
 def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_one_new(
         built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`import all` wrote its six files one after the other into results/reported/: killed
@@ -603,7 +603,9 @@ def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_o
 
     reference = tmp_path / "reference" / "reported"
     old = old_folder(reference)
-    n_ops = _rebuild_in_child_killed_at(0, reference)
+    run = _rebuild_in_child_killed_at(0, reference)
+    assert run.code == 0, run.output
+    n_ops = run.operations
     new = _files(reference)
     assert n_ops > 10 and new == {**{name: (built / name).read_bytes()
                                      for name in EXPECTED_FILES},
@@ -612,7 +614,7 @@ def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_o
     for k in range(1, n_ops + 1):
         out = tmp_path / f"run-{k}" / "reported"
         old_folder(out)
-        _rebuild_in_child_killed_at(k, out)
+        assert _rebuild_in_child_killed_at(k, out).code is None, f"op {k}: not killed"
         files = _files(out)
         assert files in (old, new), f"op {k} of {n_ops}: " + ", ".join(
             f"{name} {'old' if files.get(name) == old[name] else 'new'}"

@@ -1,29 +1,28 @@
 """A submission never loses data (issue 34, findings 1-3): every command that changes a
 submission folder leaves it as it was or as intended, whatever stops it.
 
-The fault-injection tests run a command in a forked child whose every file operation
-(``os.open``, ``os.replace``, ``os.link``, ``os.unlink``, ``os.mkdir``, ``os.rmdir``,
-``os.fsync``, ...) is counted; at the k-th the child kills itself with SIGKILL, or the
-operation fails with ENOSPC (a full disk). After each, ``runs verify`` (which first
-finishes or undoes what the killed command left) must accept the folder, and its files
-must be the old state's or the new state's, byte for byte. The disk-full test mounts an
-8 MiB tmpfs where the host allows it (root).
+The fault-injection tests run a command in a forked child (tests/fixtures/kill.py) whose
+every file operation (``os.open``, ``os.replace``, ``os.link``, ``os.unlink``,
+``os.mkdir``, ``os.rmdir``, ``os.fsync``, ...) is counted; at the k-th the child kills
+itself with SIGKILL, or the operation fails with ENOSPC (a full disk). After each, ``runs
+verify`` (which first finishes or undoes what the killed command left) must accept the
+folder, and its files must be the old state's or the new state's, byte for byte. The
+disk-full test mounts an 8 MiB tmpfs where the host allows it (root).
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
+from fixtures.kill import needs_fork, run_child
 from fixtures.submission import make_submission, oracle_lines, write_run_file
 from leaderboard.app.cli import main
 from leaderboard.app.transfer import verify
@@ -35,8 +34,6 @@ TASK = "pi-indic-val150/t1/hin"
 # The file operations a child counts (and dies or fails at).
 COUNTED = ("open", "replace", "rename", "link", "unlink", "remove", "mkdir", "rmdir", "fsync",
            "symlink", "write")
-
-needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="the harness forks")
 
 
 # --------------------------------------------------------------------------- harness
@@ -50,60 +47,6 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def around(folder: Path) -> list[str]:
     """What lies beside the submission folder (a change left behind would be here)."""
     return sorted(p.name for p in folder.parent.iterdir())
-
-
-def run_child(argv: list[str], *, fail_at: int | None = None, how: str = "kill",
-              log: Path | None = None) -> tuple[int | None, int, str]:
-    """`leaderboard argv` in a forked child counting its file operations; at the
-    ``fail_at``-th it is killed with SIGKILL (``how="kill"``) or the operation fails with
-    ENOSPC (``how="enospc"``). Returns (exit code, None when killed; operations counted;
-    output)."""
-    fd, out_name = tempfile.mkstemp(prefix="followboard-child-", suffix=".log")
-    os.close(fd)
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 70
-        try:
-            os.close(read_end)
-            stream = open(out_name, "w", encoding="utf-8")  # noqa: SIM115 - until _exit
-            sys.stdout = sys.stderr = stream
-            count = [0]
-            real = {name: getattr(os, name) for name in COUNTED}
-
-            def counted(name: str) -> Callable:
-                def operation(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-                    count[0] += 1
-                    if count[0] == fail_at:
-                        if how == "kill":
-                            stream.flush()
-                            os.kill(os.getpid(), signal.SIGKILL)
-                        raise OSError(errno.ENOSPC, "No space left on device")
-                    return real[name](*args, **kwargs)
-                return operation
-
-            for name in COUNTED:
-                setattr(os, name, counted(name))
-            code = main(argv)
-            for name in COUNTED:
-                setattr(os, name, real[name])
-            stream.flush()
-            os.write(write_end, str(count[0]).encode())
-        except BaseException:  # noqa: BLE001 - reported through the exit code and log
-            import traceback
-
-            traceback.print_exc()
-            sys.stdout.flush()
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        counted_ops = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    output = Path(out_name).read_text(encoding="utf-8")
-    Path(out_name).unlink()
-    code = None if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-    return code, int(counted_ops or 0), output
 
 
 def instants(n_ops: int, every: bool) -> list[int]:
@@ -151,16 +94,16 @@ def old_and_new(state: Path, argv: Callable[[Path], list[str]], where: Path
     operations that takes."""
     folder = fresh(state, where)
     before = snapshot(folder)
-    code, n_ops, output = run_child(argv(folder))
-    assert code == 0, output
+    run = run_child(lambda: main(argv(folder)), COUNTED)
+    assert run.code == 0, run.output
     after = snapshot(folder)
     assert after != before and verify(folder).ok
     assert around(folder) == [SUB]
-    return before, after, n_ops
+    return before, after, run.operations
 
 
 def check_interrupted(state: Path, argv: Callable[[Path], list[str]], tmp_path: Path, *,
-                      how: str, every: bool) -> int:
+                      how: Literal["kill", "enospc"], every: bool) -> int:
     """Stop the command at each instant; after each, the folder is verified and is the
     old or the new one. Returns how many instants were tried."""
     old_and_new(state, argv, tmp_path / "reference")  # fills the caches the next one reads
@@ -169,14 +112,14 @@ def check_interrupted(state: Path, argv: Callable[[Path], list[str]], tmp_path: 
     seen = {"old": 0, "new": 0}
     for k in instants(n_ops, every):
         folder = fresh(state, tmp_path / "run")
-        code, _, output = run_child(argv(folder), fail_at=k, how=how)
+        run = run_child(lambda: main(argv(folder)), COUNTED, fail_at=k, how=how)
         if how == "kill":
-            assert code is None, f"op {k}: not killed\n{output}"
+            assert run.code is None, f"op {k}: not killed\n{run.output}"
         else:
-            assert "internal error" not in output and "Traceback" not in output, \
-                f"op {k}: {output}"
+            assert "internal error" not in run.output and "Traceback" not in run.output, \
+                f"op {k}: {run.output}"
         report = verify(folder)  # finishes or undoes what the command left
-        assert report.ok, f"op {k} of {n_ops}: {report.lines()}\n{output}"
+        assert report.ok, f"op {k} of {n_ops}: {report.lines()}\n{run.output}"
         assert around(folder) == [SUB], f"op {k}: {around(folder)}"
         files = snapshot(folder)
         assert files in (old, new), f"op {k} of {n_ops}: neither the old nor the new folder: " \
@@ -250,15 +193,15 @@ def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_f
     for k in range(max(1, n_ops - 24), n_ops + 1):  # the switch comes last
         folder = fresh(states["scored"], tmp_path / "run")
         shutil.rmtree(tmp_path / "store", ignore_errors=True)
-        code, _, output = run_child(argv(folder), fail_at=k)
-        assert code is None, f"op {k}: not killed\n{output}"
+        run = run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
+        assert run.code is None, f"op {k}: not killed\n{run.output}"
         report, _ = push([folder])
         assert report.ok, f"op {k} of {n_ops}: {report.lines()}"
         assert around(folder) == [SUB], f"op {k}: {around(folder)}"
         assert verify(folder).ok, f"op {k} of {n_ops}: {verify(folder).lines()}"
         # And pull, the other way round, after the same kind of kill.
         folder = fresh(states["scored"], tmp_path / "run")
-        run_child(argv(folder), fail_at=k)
+        run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
         report, _ = pull(folder)
         assert report.ok and around(folder) == [SUB], (k, report.lines(), around(folder))
 
