@@ -1408,6 +1408,9 @@ def test_a_check_without_the_authors_login_refuses(repo, wtr, data_dir, actions_
     ("", "main", True, True), ("main", "", False, True),  # expressions that came out empty
     (None, None, True, True),   # not given inside Actions
     (None, None, False, False),  # a local run
+    ("main", None, False, False),  # a local run into main, the default branch's default
+    ("dev", None, False, True),  # ... and one into another branch
+    (None, "main", False, False),  # a local run that names no base branch checks none
 ])
 def test_a_submission_pr_into_another_branch_than_the_default_is_refused(
         repo, wtr, data_dir, actions_env, tmp_path, monkeypatch, base_ref, default,
@@ -1437,8 +1440,8 @@ def test_a_submission_pr_into_another_branch_than_the_default_is_refused(
     assert (report.status == "refused") == refused, report.refusals
     if refused:
         assert not report.submissions and ("default branch" in report.refusals[0])
-    if base_ref == "baselines/old-model-123":
-        assert "into the branch 'baselines/old-model-123', not 'main'" in report.refusals[0]
+    if base_ref in ("baselines/old-model-123", "dev"):
+        assert f"into the branch {base_ref!r}, not 'main'" in report.refusals[0]
     # The comment job refuses too, whatever the report claims.
     forged = tmp_path / "forged.json"
     forged.write_text(report.model_copy(update=dict(

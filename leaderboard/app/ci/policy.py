@@ -293,6 +293,8 @@ NO_COMMON_HISTORY = ("the pull request's branch shares no history with the base 
                      "`git switch -c my-model origin/main`) and commit the submission there.")
 
 
+# The default branch a local check assumes (the workflows name the repository's own).
+DEFAULT_BRANCH = "main"
 BRANCHES_UNKNOWN = ("the pull request's base branch or the repository's default branch is not "
                     "known (--base-ref or --default-branch is empty or missing), so whether "
                     "the pull request is into the default branch cannot be checked; the check "
@@ -308,9 +310,13 @@ def base_branch_problem(base_ref: str | None, default_branch: str | None, *,
     site is built from. Merged into any other branch (a baselines/<model>-<run> branch
     of baselines.yml, say), a change reaches the default branch later inside that
     branch's own pull request, past the checks this one got: the bot's PR is exempt from
-    the ownership check. Neither given means a local run, which checks no branch."""
-    if base_ref is None and default_branch is None and not in_actions:
-        return None
+    the ownership check. Outside GitHub Actions (a local run) a base branch not given is
+    not checked, and the default branch not given is :data:`DEFAULT_BRANCH`; inside,
+    either missing refuses, as does either given empty anywhere."""
+    if not in_actions:
+        if base_ref is None:
+            return None
+        default_branch = DEFAULT_BRANCH if default_branch is None else default_branch
     base, default = (base_ref or "").strip(), (default_branch or "").strip()
     if not base or not default:
         return BRANCHES_UNKNOWN

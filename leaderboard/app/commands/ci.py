@@ -160,7 +160,8 @@ def _add_branch_args(parser: argparse.ArgumentParser) -> None:
                              "into another branch than --default-branch is refused. Given "
                              "empty, or missing inside GitHub Actions, the PR is refused")
     parser.add_argument("--default-branch", default=None, metavar="BRANCH",
-                        help="the repository's default branch (main)")
+                        help="the repository's default branch (not given outside GitHub "
+                             "Actions: main)")
 
 
 def _branch_problem(args: argparse.Namespace) -> str | None:
