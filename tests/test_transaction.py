@@ -307,11 +307,19 @@ def test_runs_add_with_an_invalid_run_leaves_the_folder_and_says_why(
     bad = tmp_path / "bad" / "runs" / TASK
     bad.mkdir(parents=True)
     (bad / "run.trec").write_text("not a run line\n")
+    half = tmp_path / "bad" / "runs" / "followtable" / "wtr"
+    half.mkdir(parents=True)
+    (half / "altered.trec").write_text("not read: its task has no original run\n")
     assert main(["runs", "add", str(folder), "--from", str(tmp_path / "bad"),
                  "--data-dir", str(data_dir), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert f"{SUB}: nothing added" in out and "the submission is as it was" in out
     assert snapshot(folder) == before and around(folder) == [SUB]
+    # The faults are in the files under --from, which the submission never held: named
+    # there, not as the submission's runs/<task>/run.trec.
+    assert f"{bad / 'run.trec'}:1: " in out, out
+    assert f"{half}: missing the original run" in out, out
+    assert f"{SUB}/runs/" not in out, out
 
 
 # --------------------------------------------------------------------------- links

@@ -26,7 +26,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -473,4 +473,16 @@ def add(folder: Path, source: Path, patterns: list[str] | None, data_dir: Path,
         outcome = score_submission(copy, data_dir, progress, after_merge=False)
         if outcome.results_path is not None:
             change.commit()
+    _name_the_sources(outcome.report, copy.name, new)
     return relocated(outcome, change, folder)
+
+
+def _name_the_sources(report: Report, sub_id: str, new: dict[str, Path]) -> None:
+    """Name each finding of an added file, or of an added task's folder, where the
+    submitter has it (under --from), not as the submission's ``<id>/runs/...``, which
+    holds no such file when the change is refused."""
+    sources = {f"{sub_id}/{rel}": str(path) for rel, path in new.items()}
+    sources.update({f"{sub_id}/{rel.rpartition('/')[0]}": str(path.parent)
+                    for rel, path in new.items()})
+    report.issues = [replace(issue, path=sources[issue.path]) if issue.path in sources
+                     else issue for issue in report.issues]
