@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.kill import ChildRun, needs_fork, run_child
+from fixtures.kill import ChildRun, folder_files, needs_fork, run_child
 from leaderboard.publish import output_folder
 from leaderboard.publish.output_folder import exchange, recover_folder, replaced_folder
 
@@ -23,10 +23,6 @@ COUNTED = ("open", "replace", "rename", "unlink", "mkdir", "rmdir", "write", "ch
 class Refused(ValueError):
     pass
 
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _write_new(folder: Path) -> None:
@@ -41,7 +37,7 @@ def _old_folder(out: Path) -> dict[str, bytes]:
     with replaced_folder(out, MARKER, "this test", Refused) as new:
         (new / "index.html").write_text("old page", encoding="utf-8")
         (new / "old-only.txt").write_text("gone in the new one", encoding="utf-8")
-    return _files(out)
+    return folder_files(out)
 
 
 def _in_child_killed_at(k: int, out: Path) -> ChildRun:
@@ -78,7 +74,7 @@ def test_killed_at_every_file_operation_the_folder_is_the_old_or_the_new(
     run = _in_child_killed_at(0, reference)
     assert run.code == 0, run.output
     n_ops = run.operations
-    new = _files(reference)
+    new = folder_files(reference)
     assert n_ops > 5 and new != old and (reference / MARKER).is_file()
     seen = {"old": 0, "new": 0}
     for k in range(1, n_ops + 1):
@@ -86,9 +82,10 @@ def test_killed_at_every_file_operation_the_folder_is_the_old_or_the_new(
         assert _old_folder(out) == old
         assert _in_child_killed_at(k, out).code is None, f"op {k}: not killed"
         if swap == "swapped":  # never absent, even before the next run looks
-            assert _files(out) in (old, new), f"op {k} of {n_ops}: {sorted(_files(out))}"
+            files = folder_files(out)
+            assert files in (old, new), f"op {k} of {n_ops}: {sorted(files)}"
         recover_folder(out)  # what the next run of either command does first
-        files = _files(out)
+        files = folder_files(out)
         assert files in (old, new), f"op {k} of {n_ops}: {sorted(files)}"
         seen["old" if files == old else "new"] += 1
         assert [p.name for p in out.parent.iterdir()] == ["site"], f"op {k}: left beside it"
@@ -106,7 +103,7 @@ def test_killed_between_the_two_renames_the_next_run_puts_the_old_folder_back(
     with pytest.raises(RuntimeError):
         with replaced_folder(out, MARKER, "this test", Refused):
             raise RuntimeError("this run fails too")
-    assert _files(out) == old
+    assert folder_files(out) == old
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
@@ -136,7 +133,7 @@ def test_a_folder_not_made_here_is_refused_and_kept(tmp_path: Path) -> None:
     with pytest.raises(Refused, match="not made by this test"):
         with replaced_folder(out, MARKER, "this test", Refused):
             pytest.fail("the block ran")
-    assert _files(out) == {"notes.txt": b"keep me"}
+    assert folder_files(out) == {"notes.txt": b"keep me"}
     (tmp_path / "a-file").write_text("x", encoding="utf-8")
     with pytest.raises(Refused, match="not a folder"):
         with replaced_folder(tmp_path / "a-file", MARKER, "this test", Refused):
@@ -146,4 +143,4 @@ def test_a_folder_not_made_here_is_refused_and_kept(tmp_path: Path) -> None:
         with replaced_folder(tmp_path / "link", MARKER, "this test", Refused):
             pytest.fail("the block ran")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "link", "precious"]
-    assert _files(out) == {"notes.txt": b"keep me"}
+    assert folder_files(out) == {"notes.txt": b"keep me"}

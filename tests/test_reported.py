@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from fixtures.gitrepo import commit_folder
-from fixtures.kill import ChildRun, needs_fork, run_child
+from fixtures.kill import ChildRun, folder_files, needs_fork, run_child
 
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
@@ -567,10 +567,6 @@ KILL_POINTS = ("open", "replace", "rename", "link", "unlink", "mkdir", "rmdir", 
                "fsync")
 
 
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
 
 def _rebuild_in_child_killed_at(k: int, out: Path) -> ChildRun:
     """``import all`` into ``out`` in a forked child whose ``k``-th file operation kills
@@ -599,14 +595,14 @@ def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_o
         for name in EXPECTED_FILES:
             (out / name).write_text('{"old": true}\n', encoding="utf-8")
         (out / "NOTES.md").write_text("not written by import all\n", encoding="utf-8")
-        return _files(out)
+        return folder_files(out)
 
     reference = tmp_path / "reference" / "reported"
     old = old_folder(reference)
     run = _rebuild_in_child_killed_at(0, reference)
     assert run.code == 0, run.output
     n_ops = run.operations
-    new = _files(reference)
+    new = folder_files(reference)
     assert n_ops > 10 and new == {**{name: (built / name).read_bytes()
                                      for name in EXPECTED_FILES},
                                   "NOTES.md": old["NOTES.md"]}
@@ -615,7 +611,7 @@ def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_o
         out = tmp_path / f"run-{k}" / "reported"
         old_folder(out)
         assert _rebuild_in_child_killed_at(k, out).code is None, f"op {k}: not killed"
-        files = _files(out)
+        files = folder_files(out)
         assert files in (old, new), f"op {k} of {n_ops}: " + ", ".join(
             f"{name} {'old' if files.get(name) == old[name] else 'new'}"
             for name in EXPECTED_FILES)

@@ -23,6 +23,7 @@ from huggingface_hub import constants as hf_constants
 
 from fixtures.fake_upstream import (FakeRepo, FakeUpstream, isolate_from_the_network, serve,
                                     serving)
+from fixtures.kill import folder_files
 from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.report import Report
 from leaderboard.store.files import StoredRef, StoreError
@@ -678,10 +679,6 @@ def test_a_carried_file_that_differs_from_its_manifest_is_an_error_until_scored(
 
 # --------------------------------------------------------------------------- runs push, pull, ...
 
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
 
 @pytest.fixture
 def board(hub: FakeUpstream, tmp_path: Path) -> HubStore:
@@ -772,15 +769,15 @@ def test_a_refused_push_changes_nothing(carried: Path, board: HubStore, hub: Fak
 
     folder = tmp_path / "repo" / "submissions" / SUB
     shutil.copytree(carried, folder)
-    before = snapshot(folder)
+    before = folder_files(folder)
     hub.refuse_commits = True
     with pytest.raises(TransferError, match=r"pushing to hf://datasets/board/runs .* failed: "
                                             r"HTTP 403 \(a token with write access"):
         push([folder], board)
-    assert snapshot(folder) == before
+    assert folder_files(folder) == before
     with pytest.raises(TransferError, match="is read-only"):
         push([folder], HttpsStore("https://mirror.example/{+path}"))
-    assert snapshot(folder) == before
+    assert folder_files(folder) == before
 
 
 def test_a_tampered_explanation_file_in_the_store_is_refused_naming_the_submission_and_file(
@@ -874,9 +871,9 @@ def test_a_push_with_no_run_store_set_writes_nothing(carried: Path, tmp_path: Pa
     monkeypatch.delenv(ENV_RUN_STORE, raising=False)
     folder = tmp_path / "alone" / "submissions" / SUB
     shutil.copytree(carried, folder)
-    before = snapshot(folder)
+    before = folder_files(folder)
     assert main(["runs", "push", str(folder), "--quiet"]) == 1
-    assert snapshot(folder) == before and not (folder / "submissions").exists()
+    assert folder_files(folder) == before and not (folder / "submissions").exists()
 
 
 def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
@@ -893,7 +890,7 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
     # A folder that is not the run store: the manifest could not say the files went
     # there, and every later command failed with "the file is missing". Refused, folder
     # untouched, unless the copies stay (--keep).
-    before = snapshot(folder)
+    before = folder_files(folder)
     with pytest.raises(TransferError, match=r"is not this project's run store.*--keep") as info:
         push([folder], store)
     # It said "the folder <mirror> is not this project's run store (the folder
@@ -905,15 +902,15 @@ def test_push_to_a_folder_store_and_score_from_it(carried: Path, data_dir: Path,
     assert (f"The run store is not set for {folder} (no pyproject.toml above it names one, "
             "nor $LEADERBOARD_RUN_STORE): each submission keeps its files in its own folder"
             in said), said
-    assert snapshot(folder) == before and not (tmp_path / "mirror").exists()
-    assert push([folder], store, keep=True)[0].ok and snapshot(folder) == before
-    assert snapshot(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
+    assert folder_files(folder) == before and not (tmp_path / "mirror").exists()
+    assert push([folder], store, keep=True)[0].ok and folder_files(folder) == before
+    assert folder_files(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
     shutil.rmtree(tmp_path / "mirror")
     monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path / "mirror"))
     report, done = push([folder], store)
     assert report.ok and done == [f"{SUB}: {len(stored_files(carried))} files in "
                                   f"{tmp_path / 'mirror' / 'submissions' / SUB}"]
-    assert snapshot(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
+    assert folder_files(tmp_path / "mirror" / "submissions" / SUB) == stored_files(carried)
     assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
                                                         "results.json"]
     # A push killed while copying left its temporary file in the store for ever: the
@@ -962,9 +959,9 @@ def test_scoring_again_leaves_a_folder_every_command_takes(carried: Path, data_d
     monkeypatch.setenv(ENV_RUN_STORE, str(repo))
     merged = repo / "submissions" / SUB
     shutil.copytree(carried, merged)
-    earlier = snapshot(merged / "explain")
+    earlier = folder_files(merged / "explain")
     rescore(merged, "someone else")
-    assert snapshot(merged / "explain") == earlier  # a pull request may not change them
+    assert folder_files(merged / "explain") == earlier  # a pull request may not change them
     assert verify(merged).ok, verify(merged).lines()
     assert main(["validate", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
     # Where the cache has no copy either, the error says which copy is there and why.
@@ -997,7 +994,7 @@ def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
     monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(tmp_path))
     folder = tmp_path / "submissions" / SUB
     shutil.copytree(carried, folder)
-    before = snapshot(folder)
+    before = folder_files(folder)
     new = tmp_path / "new-runs"
     shutil.copytree(carried / "runs", new / "runs")
     broken = new / "runs" / WTR / "altered.trec.gz"
@@ -1009,7 +1006,7 @@ def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
     out = capsys.readouterr().out
     assert "document 'no-such-table' is not in the corpus" in out
     assert f"{SUB}: nothing added" in out
-    assert snapshot(folder) == before
+    assert folder_files(folder) == before
     # Same queries, reversed lines (same scores), as plain text: a real change of file.
     for role in ("original", "altered"):
         text = gzip.decompress((carried / "runs" / WTR / f"{role}.trec.gz").read_bytes())
@@ -1184,14 +1181,14 @@ def test_every_runs_command_holds_the_folder_to_its_metadata_id(
     monkeypatch.setenv(ENV_RUN_STORE, str(mirror))
     folder = tmp_path / "submissions" / "renamed"
     shutil.copytree(carried, folder)
-    before = snapshot(folder)
+    before = folder_files(folder)
     said = f"renamed/metadata.yaml:1: id: '{SUB}' must equal the folder name 'renamed'\n"
     for command in (["verify"], ["push", "--quiet"], ["pull"],
                     ["add", "--from", str(carried), "--data-dir", str(data_dir), "--quiet"]):
         capsys.readouterr()
         assert main(["runs", command[0], str(folder), *command[1:]]) == 1, command
         assert said in capsys.readouterr().out, command
-    assert snapshot(folder) == before and not mirror.exists()
+    assert folder_files(folder) == before and not mirror.exists()
 
 
 def test_every_step_to_score_again_names_the_folder_as_it_was_given(

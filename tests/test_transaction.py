@@ -22,7 +22,7 @@ from typing import Literal
 
 import pytest
 
-from fixtures.kill import needs_fork, run_child
+from fixtures.kill import folder_files, needs_fork, run_child
 from fixtures.submission import make_submission, oracle_lines, write_run_file
 from leaderboard.app.cli import main
 from leaderboard.app.transfer import verify
@@ -37,11 +37,6 @@ COUNTED = ("open", "replace", "rename", "link", "unlink", "remove", "mkdir", "rm
 
 
 # --------------------------------------------------------------------------- harness
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file of a folder by relative path, and every folder (as None-less markers)."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def around(folder: Path) -> list[str]:
@@ -93,10 +88,10 @@ def old_and_new(state: Path, argv: Callable[[Path], list[str]], where: Path
     """The folder's files before and after ``argv`` runs to its end, and how many file
     operations that takes."""
     folder = fresh(state, where)
-    before = snapshot(folder)
+    before = folder_files(folder)
     run = run_child(lambda: main(argv(folder)), COUNTED)
     assert run.code == 0, run.output
-    after = snapshot(folder)
+    after = folder_files(folder)
     assert after != before and verify(folder).ok
     assert around(folder) == [SUB]
     return before, after, run.operations
@@ -121,7 +116,7 @@ def check_interrupted(state: Path, argv: Callable[[Path], list[str]], tmp_path: 
         report = verify(folder)  # finishes or undoes what the command left
         assert report.ok, f"op {k} of {n_ops}: {report.lines()}\n{run.output}"
         assert around(folder) == [SUB], f"op {k}: {around(folder)}"
-        files = snapshot(folder)
+        files = folder_files(folder)
         assert files in (old, new), f"op {k} of {n_ops}: neither the old nor the new folder: " \
             f"{sorted(set(files) ^ set(old))} / {sorted(set(files) ^ set(new))}"
         seen["old" if files == old else "new"] += 1
@@ -251,7 +246,7 @@ def test_runs_add_and_score_on_a_full_small_disk_change_nothing(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(small_disk))
     folder = fresh(states["scored"], small_disk / "repo")
-    before = snapshot(folder)
+    before = folder_files(folder)
     new = states["new-runs"]
     need = sum(p.stat().st_size for p in new.rglob("*") if p.is_file())
     ballast = fill(small_disk, need // 2)
@@ -261,23 +256,23 @@ def test_runs_add_and_score_on_a_full_small_disk_change_nothing(
     assert code == 1
     assert "No space left on device" in out + err and "nothing was changed" in out + err
     assert "internal error" not in out + err
-    assert snapshot(folder) == before and around(folder) == [SUB]
+    assert folder_files(folder) == before and around(folder) == [SUB]
     assert verify(folder).ok
     # Scoring a folder with no room for its results changes nothing either.
     ballast.unlink()
     unscored = fresh(states["unscored"], small_disk / "repo2")
-    unscored_before = snapshot(unscored)
+    unscored_before = folder_files(unscored)
     fill(small_disk, 2048)
     code = main(["score", str(unscored), "--data-dir", str(data_dir), "--quiet"])
     out, err = capsys.readouterr()
     assert code == 1 and "No space left on device" in out + err, out + err
-    assert snapshot(unscored) == unscored_before and around(unscored) == [SUB]
+    assert folder_files(unscored) == unscored_before and around(unscored) == [SUB]
     # With room again, the same commands work.
     (small_disk / "ballast").unlink()
     shutil.rmtree(unscored.parent.parent)
     assert main(["runs", "add", str(folder), "--from", str(new), "--data-dir", str(data_dir),
                  "--quiet"]) == 0
-    assert verify(folder).ok and snapshot(folder) != before
+    assert verify(folder).ok and folder_files(folder) != before
 
 
 # --------------------------------------------------------------------------- overlapping inputs
@@ -289,13 +284,13 @@ def test_runs_add_from_the_submission_itself_keeps_every_file(
     """Finding 1: `--from` the submission itself or its own runs/ folder deleted the runs
     it was to add (and the backup); the same files are added back, scored the same."""
     folder = fresh(states["scored"], tmp_path / "repo")
-    before = snapshot(folder)
+    before = folder_files(folder)
     given = folder if source == "folder" else folder / "runs"
     code = main(["runs", "add", str(folder), "--from", str(given), "--tasks", TASK,
                  "--data-dir", str(data_dir), "--quiet"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert snapshot(folder) == before
+    assert folder_files(folder) == before
     assert verify(folder).ok
 
 
@@ -303,7 +298,7 @@ def test_runs_add_with_an_invalid_run_leaves_the_folder_and_says_why(
         states: dict[str, Path], data_dir: Path, tmp_path: Path,
         capsys: pytest.CaptureFixture[str], store_here: None) -> None:
     folder = fresh(states["scored"], tmp_path / "repo")
-    before = snapshot(folder)
+    before = folder_files(folder)
     bad = tmp_path / "bad" / "runs" / TASK
     bad.mkdir(parents=True)
     (bad / "run.trec").write_text("not a run line\n")
@@ -314,7 +309,7 @@ def test_runs_add_with_an_invalid_run_leaves_the_folder_and_says_why(
                  "--data-dir", str(data_dir), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert f"{SUB}: nothing added" in out and "the submission is as it was" in out
-    assert snapshot(folder) == before and around(folder) == [SUB]
+    assert folder_files(folder) == before and around(folder) == [SUB]
     # The faults are in the files under --from, which the submission never held: named
     # there, not as the submission's runs/<task>/run.trec.
     assert f"{bad / 'run.trec'}:1: " in out, out
@@ -339,19 +334,19 @@ def test_runs_push_never_follows_a_link_inside_explain(
     mine = fresh(states["scored"], tmp_path / "mine")  # the same runs: the same files
     linked = victim / "explain" / "texts"  # the task's texts, the same for every submission
     assert linked.is_dir()
-    victim_files = snapshot(victim)
+    victim_files = folder_files(victim)
     assert any(p.startswith("explain/") for p in victim_files)
     (mine / "explain").mkdir()
     (mine / "explain" / linked.name).symlink_to(linked, target_is_directory=True)
-    mine_files = snapshot(mine)
+    mine_files = folder_files(mine)
     code = main(["runs", "push", str(mine), "--to", str(tmp_path / "store"), "--quiet"])
     out, err = capsys.readouterr()
-    assert snapshot(victim) == victim_files, out + err  # nothing deleted through the link
+    assert folder_files(victim) == victim_files, out + err  # nothing deleted through the link
     assert code == 1, out + err
     assert f"{SUB}/explain/{linked.name}: symbolic links are not allowed in a submission" in out
     assert "internal error" not in out + err
     assert (mine / "explain" / linked.name).is_symlink()
-    assert snapshot(mine) == mine_files
+    assert folder_files(mine) == mine_files
     assert not (tmp_path / "store").exists() or not any((tmp_path / "store").rglob("*.gz"))
 
 
@@ -360,11 +355,11 @@ def test_scoring_a_folder_holding_a_link_or_a_fifo_changes_nothing_and_says_why(
         capsys: pytest.CaptureFixture[str], store_here: None) -> None:
     folder = fresh(states["unscored"], tmp_path / "repo")
     os.mkfifo(folder / "runs" / "notes.fifo")
-    before = snapshot(folder)
+    before = folder_files(folder)
     assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert f"{SUB}/runs/notes.fifo: not a regular file (a FIFO)" in out
-    assert snapshot(folder) == before and around(folder) == [SUB]
+    assert folder_files(folder) == before and around(folder) == [SUB]
 
 
 # --------------------------------------------------------------------------- the mechanism
@@ -377,7 +372,7 @@ def test_a_change_left_by_a_killed_command_is_finished_or_undone_by_the_next(
     (folder / "runs" / "t").mkdir(parents=True)
     (folder / "runs" / "t" / "a.trec").write_bytes(b"old a\n")
     (folder / "metadata.yaml").write_bytes(b"old metadata\n")
-    old = snapshot(folder)
+    old = folder_files(folder)
 
     def changed() -> None:
         with change_folder(folder) as change:
@@ -387,23 +382,23 @@ def test_a_change_left_by_a_killed_command_is_finished_or_undone_by_the_next(
             (change.folder / "runs" / "u" / "b.trec").write_bytes(b"new b\n")
             (change.folder / "metadata.yaml").unlink()
             (change.folder / "metadata.yaml").write_bytes(b"new metadata\n")
-            assert snapshot(folder) == old  # nothing moves before the commit
+            assert folder_files(folder) == old  # nothing moves before the commit
             change.commit()
 
     changed()
-    new = snapshot(folder)
+    new = folder_files(folder)
     assert new == {"metadata.yaml": b"new metadata\n", "runs/u/b.trec": b"new b\n"}
     assert not change_dir(folder).exists() and not (folder / "runs" / "t").exists()
     # A change abandoned (an exception) is discarded at once.
     with pytest.raises(RuntimeError), change_folder(folder) as change:
         (change.folder / "metadata.yaml").unlink()
         raise RuntimeError("stop")
-    assert snapshot(folder) == new and not change_dir(folder).exists()
+    assert folder_files(folder) == new and not change_dir(folder).exists()
     # A leftover without a journal is undone; with one, finished.
     leftover = change_dir(folder) / "new" / SUB
     shutil.copytree(folder, leftover)
     (leftover / "metadata.yaml").unlink()
-    assert recover(folder) == "undone" and snapshot(folder) == new
+    assert recover(folder) == "undone" and folder_files(folder) == new
     assert recover(folder) is None
 
 
@@ -419,7 +414,7 @@ def test_a_file_changed_while_the_command_ran_stops_the_commit(tmp_path: Path) -
         (folder / "metadata.yaml").unlink()
         (folder / "metadata.yaml").write_bytes(b"edited meanwhile\n")
         change.commit()
-    assert snapshot(folder) == {"metadata.yaml": b"edited meanwhile\n"}
+    assert folder_files(folder) == {"metadata.yaml": b"edited meanwhile\n"}
 
 
 def test_two_commands_never_change_one_submission_at_once(tmp_path: Path) -> None:
@@ -452,7 +447,7 @@ def test_baselines_installing_into_an_existing_id_is_one_change_with_its_scoring
     (folder / "runs" / "followtable" / "wtr" / "original.trec").write_text("old run\n")
     (folder / "results.json").write_text("{}\n")
     (folder / "metadata.yaml").write_text(f"id: {SUB}\n")
-    before = snapshot(folder)
+    before = folder_files(folder)
     staging = tmp_path / "staging"
     (staging / "runs" / "followtable" / "wtr").mkdir(parents=True)
     (staging / "runs" / "followtable" / "wtr" / "original.trec.gz").write_bytes(b"new run")
@@ -460,18 +455,18 @@ def test_baselines_installing_into_an_existing_id_is_one_change_with_its_scoring
     seen: list[dict[str, bytes]] = []
 
     def scoring_that_fails(copy: Path) -> None:
-        seen.append(snapshot(copy))
+        seen.append(folder_files(copy))
         raise RuntimeError("scoring stopped")
 
     with pytest.raises(RuntimeError, match="scoring stopped"):
         install_submission(staging, folder, written, {"id": SUB}, then=scoring_that_fails)
-    assert snapshot(folder) == before and around(folder) == [SUB]
+    assert folder_files(folder) == before and around(folder) == [SUB]
     # What scoring saw was the installed folder, results gone, the other role's file too.
     assert seen == [{"metadata.yaml": b"id: my-model\n",
                      "runs/followtable/wtr/original.trec.gz": b"new run"}]
     (staging / written[0]).write_bytes(b"new run")  # the staging folder is consumed
     install_submission(staging, folder, written, {"id": SUB},
                        then=lambda copy: (copy / "results.json").write_text("scored\n"))
-    assert snapshot(folder) == {"metadata.yaml": b"id: my-model\n",
+    assert folder_files(folder) == {"metadata.yaml": b"id: my-model\n",
                                 "results.json": b"scored\n",
                                 "runs/followtable/wtr/original.trec.gz": b"new run"}
