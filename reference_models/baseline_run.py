@@ -33,6 +33,7 @@ from leaderboard.core.predictions import write_predictions
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import plural
 from leaderboard.submission.layout import RUNS_DIR
+from leaderboard.submission.transaction import creation_problem
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root
 from reference_models.compute import DEFAULT_CHUNK_SIZE
 from reference_models.distributed import ProcessGroup, Shard, shard_from_env
@@ -259,6 +260,9 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     if problems:
         raise ReferenceRunError(f"{submission_id}: the metadata.yaml this run would write is "
                                 f"refused ({'; '.join(problems)}); nothing was run")
+    if (problem := creation_problem(folder)) is not None:
+        raise ReferenceRunError(f"{folder}: the submission cannot be written there "
+                                f"({problem}); nothing was run")
     if spec.family == "bm25" and not shard.is_main:
         return RunSummary(None, [], [], 0)  # BM25 is rank 0's alone
 

@@ -855,6 +855,25 @@ def test_metadata_ci_would_refuse_is_refused_before_the_model_runs(
     assert encoded == [] and not out.exists()
 
 
+@pytest.mark.parametrize("where", ["file", "file/submissions"])
+def test_an_out_folder_that_cannot_be_made_is_refused_before_the_model_runs(
+        where: str, folders, tiny_data: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    """--out naming a file, or a folder below one, failed only when the finished run was
+    installed, after every text was encoded, with "[Errno 20] Not a directory". It is
+    refused before a weight is loaded, naming the file in the way."""
+    encoded: list[str] = []
+    monkeypatch.setattr(TextEncoder, "encode", lambda *args, **kwargs: encoded.append("x"))
+    (tmp_path / "file").write_text("not a folder\n")
+    code, stdout, err = _run([str(folders["st-bi"]), "--tasks", "followtable/wtr",
+                              "--data-dir", str(tiny_data), "--out", str(tmp_path / where),
+                              "--cache-dir", str(tmp_path / "cache"), "--owner", "jane-doe"],
+                             capsys)
+    assert code != 0 and encoded == []
+    assert (f"the submission cannot be written there ({tmp_path / 'file'} is a regular "
+            "file, not a folder); nothing was run") in err, stdout + err
+    assert "Errno" not in err and (tmp_path / "file").read_text() == "not a folder\n"
+
+
 @pytest.mark.parametrize(("argv", "env", "message"), [
     (["--tasks", "nosuch/*"], {}, "task pattern 'nosuch/*' matches no task"),
     (["--tasks", "followtable/wtr"], {"RANK": "first", "WORLD_SIZE": "2"},

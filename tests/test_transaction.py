@@ -13,6 +13,7 @@ disk-full test mounts an 8 MiB tmpfs where the host allows it (root).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -433,6 +434,19 @@ def test_two_commands_never_change_one_submission_at_once(tmp_path: Path) -> Non
     with change_folder(folder) as change:  # released: free again
         assert change.folder != folder
     assert ChangeError
+
+
+def test_a_new_folder_below_a_file_is_refused_naming_the_file(tmp_path: Path) -> None:
+    """A new submission (`baselines run --out FILE`) below a file failed with "[Errno 20]
+    Not a directory" and a traceback's worth of nothing else."""
+    from leaderboard.submission.transaction import ChangeError, change_folder
+
+    (tmp_path / "file").write_text("kept\n")
+    with pytest.raises(ChangeError, match=re.escape(f"cannot be made: {tmp_path / 'file'} is "
+                                                    "a regular file, not a folder")):
+        with change_folder(tmp_path / "file" / SUB, create=True):
+            pass
+    assert (tmp_path / "file").read_text() == "kept\n"
 
 
 def test_baselines_installing_into_an_existing_id_is_one_change_with_its_scoring(

@@ -458,6 +458,15 @@ class FolderChange:
         return [rel for op, rel in ops if op in ("put", "delete")]
 
 
+def creation_problem(folder: Path) -> str | None:
+    """Why no submission folder can be made at ``folder`` (None: it is a folder, or can
+    be made): the nearest of it and the folders above it that exists is no folder."""
+    for path in (folder, *folder.parents):
+        if os.path.lexists(path):
+            return None if path.is_dir() else f"{path} is {file_kind(path)}, not a folder"
+    return None
+
+
 @contextmanager
 def change_folder(folder: Path, *, create: bool = False) -> Iterator[FolderChange]:
     """A change of the submission folder ``folder`` (see the module's description).
@@ -475,6 +484,8 @@ def change_folder(folder: Path, *, create: bool = False) -> Iterator[FolderChang
     created = not live.exists()
     if created and not create:
         raise ChangeError(folder, "not a submission folder")
+    if created and (problem := creation_problem(Path(folder))):
+        raise ChangeError(folder, f"cannot be made: {problem}")
     live.mkdir(parents=True, exist_ok=True)
     try:
         lock = _Lock(live, wait=False)
