@@ -21,6 +21,7 @@ import pytest
 
 from leaderboard.app.ci import policy
 from leaderboard.app.ci.git import Change, GitError, TreeEntry, extract, tree_entries
+from leaderboard.app.ci.handover import PUBLISHED, check_proposal, check_published
 from leaderboard.app.ci.policy import classify_changes
 from leaderboard.app.ci.comment import COMMENT_MARKER, code, comment_body, md
 from leaderboard.app.ci.pr_report import (
@@ -33,6 +34,7 @@ from leaderboard.app.ci.pr_report import (
 )
 from leaderboard.app.cli import main
 from leaderboard.core.data import load_task_data
+from leaderboard.submission.layout import ROOT_ENTRIES
 from leaderboard.submission.pipeline import score_submission
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.runs.validation import required_depth
@@ -1831,6 +1833,9 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
     # old-model's files are in git (scored before the store moved): pushed along.
     assert f"old-model: {3 + len(old_explained)} files uploaded" in out
     published = commit_all(root, "publish")
+    # The push job's check passes the commit the real score-pending and runs push made.
+    assert main(["ci", "check-commit", "--repo", str(root), "--base", merged, "--commit",
+                 published, "--published"]) == 0
     for sub_id in ("new-model", "old-model"):
         assert git(root, "ls-tree", "-r", "--name-only", published,
                    f"submissions/{sub_id}").split() == [
@@ -1853,3 +1858,135 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
     (row,) = report.submissions[0].tasks
     assert row.previous_leader == "New Model" and row.n_competitors == 2
     assert row.tier == "below leader"
+
+
+# --------------------------------------------------------------------------- handover
+
+HANDED_BASE = {"submissions/bm25s/metadata.yaml": "id: bm25s\n",
+               "submissions/bm25s/manifest.txt": "m\n",
+               "submissions/bm25s/runs/t/original.trec": "r\n",
+               "submissions/bm25s/results.json": "{}\n",
+               "submissions/bm25s/per-query.json.gz": "p\n",
+               "README.md": "board\n"}
+
+
+def _handed(tmp_path: Path, edit) -> tuple[Path, str, str]:
+    """A repository of HANDED_BASE, and one commit on it of what ``edit`` does to the
+    folder: (repository, base, commit)."""
+    root = tmp_path / "handed"
+    for rel, text in HANDED_BASE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(root.parent, "init", "-q", str(root))
+    git(root, "config", "user.name", "t")
+    git(root, "config", "user.email", "t@example.org")
+    base = commit_all(root, "base")
+    edit(root / "submissions" / "bm25s")
+    return root, base, commit_all(root, "handed over")
+
+
+def _write(rel: str, text: str = "x\n"):
+    def edit(folder: Path) -> None:
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return edit
+
+
+def _remove(rel: str):
+    return lambda folder: (folder / rel).unlink()
+
+
+def _link(rel: str):
+    def edit(folder: Path) -> None:
+        (folder / rel).unlink()
+        (folder / rel).symlink_to("/etc/passwd")
+    return edit
+
+
+def _executable(rel: str):
+    return lambda folder: (folder / rel).chmod(0o755)
+
+
+def test_what_publishing_may_do_is_said_for_every_entry_of_a_submission():
+    assert set(PUBLISHED) == set(ROOT_ENTRIES)
+    assert set("".join(PUBLISHED.values())) <= set("AMD")
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (_write("results.json", '{"v": 2}\n'), None),
+    (_write("manifest.txt", "m2\n"), None),
+    (_write("explain/manifest.json"), None),
+    (_remove("runs/t/original.trec"), None),           # the run store holds it now
+    (_remove("per-query.json.gz"), None),
+    (_write("runs/t/original.trec", "forged\n"),
+     "runs/t/original.trec: the commit changes it; publishing may delete runs/"),
+    (_write("runs/t/altered.trec"), "runs/t/altered.trec: the commit adds it"),
+    (_write("metadata.yaml", "id: bm25s\nowner: mallory\n"),
+     "metadata.yaml: the commit changes it; publishing may not change metadata.yaml"),
+    (_remove("results.json"), "results.json: the commit deletes it; publishing may add, change"),
+    (_write("notes.txt"), "submissions/bm25s/notes.txt: no entry of a submission folder"),
+    (_write("../../README.md", "pwned\n"), "README.md: outside submissions/<id>/"),
+    (_write("../../.github/workflows/x.yml"), ".github/workflows/x.yml: outside"),
+    (_write("../new-model/results.json"),
+     "submissions/new-model/ is no submission merged at"),
+    (_link("results.json"), "results.json: the commit makes it git mode 120000"),
+    (_executable("results.json"), "results.json: the commit makes it git mode 100755"),
+], ids=["results", "manifest", "explain", "runs-stored", "per-query-stored", "run-rewritten",
+        "run-added", "metadata", "results-removed", "stray", "outside", "workflow",
+        "new-folder", "link", "executable"])
+def test_the_push_job_takes_only_what_publishing_writes(edit, problem, tmp_path: Path):
+    root, base, commit = _handed(tmp_path, edit)
+    hand = check_published(root, base, commit)
+    if problem is None:
+        assert hand.ok and hand.changes, hand.problems
+    else:
+        assert any(problem in p for p in hand.problems), hand.problems
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (_write("runs/t/altered.trec"), None),
+    (_write("metadata.yaml", "id: bm25s\nmodel: {}\n"), None),
+    (_remove("runs/t/original.trec"), None),
+    (_write("explain/manifest.json"), "explain/manifest.json: the explorer's files are "
+                                      "written by CI"),
+    (_write("../other/results.json"), "submissions/other/results.json: outside "
+                                      "submissions/bm25s/"),
+    (_write("../../README.md", "pwned\n"), "README.md: outside submissions/bm25s/"),
+    (_link("results.json"), "git mode 120000"),
+], ids=["run", "metadata", "removal", "explain", "other-folder", "outside", "link"])
+def test_a_reference_models_branch_may_change_its_own_folder_only(edit, problem,
+                                                                   tmp_path: Path):
+    root, base, commit = _handed(tmp_path, edit)
+    hand = check_proposal(root, base, commit, "bm25s")
+    if problem is None:
+        assert hand.ok, hand.problems
+    else:
+        assert any(problem in p for p in hand.problems), hand.problems
+
+
+def test_a_handed_over_commit_is_one_commit_on_the_base(tmp_path: Path, capsys):
+    root, base, first = _handed(tmp_path, _write("results.json", '{"v": 2}\n'))
+    _write("results.json", '{"v": 3}\n')(root / "submissions" / "bm25s")
+    second = commit_all(root, "again")
+    for commit in (second, base):
+        (problem,) = check_published(root, base, commit).problems
+        assert f"is not one commit on {base}" in problem
+    git(root, "checkout", "-q", "-b", "side", base)
+    _write("manifest.txt", "m3\n")(root / "submissions" / "bm25s")
+    side = commit_all(root, "side")
+    git(root, "checkout", "-q", "-")
+    git(root, "merge", "-q", "--no-edit", side)
+    merge = git(root, "rev-parse", "HEAD")
+    assert "is not one commit on" in check_published(root, first, merge).problems[0]
+    # The command: 0 for a commit it may push, 1 naming each problem, 2 for no id.
+    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                 first, "--published"]) == 0
+    assert "changes 1 file, only what publishing writes" in capsys.readouterr().out
+    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                 second, "--published"]) == 1
+    assert "may not be pushed: 1 problem" in capsys.readouterr().err
+    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                 first, "--submission", ".."]) == 2
+    assert "'..' is not a submission id" in capsys.readouterr().err
+    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                 "no-such-branch", "--published"]) == 2

@@ -17,7 +17,10 @@
 * no job that runs the leaderboard reads a task-data cache another job could have written
   (the self-hosted runner's home folder persists between jobs);
 * ``baselines.yml`` refuses model ids that are not whole-string ids (``..`` staged the
-  whole repository) before the GPU runner uses them, and its GPU job holds no write token.
+  whole repository) before the GPU runner uses them, and its GPU job holds no write token;
+* no job that scores, runs models or moves runs to the store holds a token that writes to
+  the repository: the job that does downloads the commit it is handed, checks it with
+  ``leaderboard ci check-commit`` and pushes it (run step by step in real repositories).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import pytest
 import yaml
 
 from leaderboard.app.cli import build_parser
+from tests.fixtures.gitrepo import GIT, commit_folder
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOW_DIR = REPO / ".github" / "workflows"
@@ -50,7 +54,7 @@ KNOWN_RUNNER_LABELS = {"gpu", "ubuntu-24.04"}
 # Write scopes each job may hold; every other job and scope is read-only or absent.
 WRITE_SCOPES = {
     ("pr-comment.yml", "comment"): {"pull-requests"},
-    ("publish.yml", "score"): {"contents"},
+    ("publish.yml", "push"): {"contents"},
     ("publish.yml", "deploy"): {"pages", "id-token"},
     ("baselines.yml", "propose"): {"contents", "pull-requests"},
 }
@@ -337,6 +341,253 @@ def test_the_gpu_job_holds_no_write_token():
     assert not any("push" in (step.get("run") or "") for job in gpu for step in job["steps"])
 
 
+# What a job holding `contents: write` may use: its checkout, Python (without a cache other
+# jobs saved), the artifact it is handed, and `leaderboard ci check-commit` before git.
+WRITE_JOB_ACTIONS = {"actions/checkout", "actions/setup-python", "actions/download-artifact"}
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_a_job_with_a_write_token_only_checks_and_pushes_what_it_is_handed(path: Path):
+    """publish.yml's score job held `contents: write` while it scored strangers' merged
+    files, and baselines.yml's propose job while it installed packages and ran `runs
+    push` on the GPU runner's output: the runner keeps the job's token in memory from
+    its first step, where anything those steps run could read it. The work is done by
+    read-only jobs that hand over a commit; the job that writes downloads it, checks it
+    with its own code (`leaderboard ci check-commit`) and pushes."""
+    workflow = load(path)
+    for job_id, job in workflow["jobs"].items():
+        if (job.get("permissions") or {}).get("contents") != "write":
+            continue
+        name = f"{path.name}: job {job_id}"
+        assert "environment" not in job, f"{name} reads an environment's secrets"
+        runs = [re.sub(r"\\\n\s*", " ", step.get("run") or "") for step in job["steps"]]
+        commands = [sub for run in runs for sub in _leaderboard_commands(run)]
+        assert commands and all(sub[:2] == ["ci", "check-commit"] for sub in commands), (
+            f"{name} runs {commands}")
+        for step in job["steps"]:
+            if step.get("uses"):
+                assert step["uses"].split("@")[0] in WRITE_JOB_ACTIONS, (name, step["uses"])
+                assert "cache" not in (step.get("with") or {}), (name, step.get("name"))
+        download = next(i for i, step in enumerate(job["steps"])
+                        if "download-artifact" in step.get("uses", ""))
+        check = next(i for i, run in enumerate(runs) if "leaderboard ci check-commit" in run)
+        pushes = [i for i, run in enumerate(runs) if re.search(r"\bgit\b[^\n]*\bpush\b", run)]
+        assert pushes and download < check < min(pushes), name
+        for upstream in needed(job):
+            assert "write" not in (workflow["jobs"][upstream].get("permissions") or {}).values()
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_no_job_that_scores_runs_models_or_stores_runs_holds_a_write_token(path: Path):
+    work = re.compile(r"leaderboard (ci score-pending|baselines run|runs push|data pull)|"
+                      r"pip install(?![^\n]*--require-hashes)[^\n]*-e|setup-venv\.sh")
+    for job_id, job in load(path)["jobs"].items():
+        if any(work.search(step.get("run") or "") for step in job.get("steps", [])):
+            assert "write" not in (job.get("permissions") or {}).values(), (
+                f"{path.name}: job {job_id}")
+
+
+# A stand-in `leaderboard` for the handover tests: `ci check-commit` is this checkout's
+# real command; every other call (`runs push`, `baselines run`) is recorded, and
+# `baselines run MODEL` writes $WRITE (path=text lines) as the model's run would.
+LEADERBOARD_STAND_IN = r"""#!/bin/sh
+if [ "$1 $2" = "ci check-commit" ]; then
+  exec "$PYTHON" -c 'import sys; from leaderboard.app.cli import main; sys.exit(main(sys.argv[1:]))' "$@"
+fi
+echo "$*" >> "$CALLS"
+if [ "$1 $2" = "baselines run" ]; then
+  printf '%s\n' "$WRITE" | while IFS== read -r path text; do
+    [ -n "$path" ] || continue
+    mkdir -p "$(dirname "$path")" && printf '%s\n' "$text" > "$path"
+  done
+fi
+"""
+
+
+class Handover:
+    """The jobs of one workflow run, each in its own clone of a bare origin, their
+    artifacts copied from one job's $RUNNER_TEMP to the next's as Actions would."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        seed = tmp / "seed"
+        for rel, text in {"submissions/bm25s/metadata.yaml": "id: bm25s\n",
+                          "submissions/bm25s/manifest.txt": "m\n",
+                          "submissions/bm25s/runs/t/original.trec": "r\n",
+                          ".github/workflows/tests.yml": "on: push\n"}.items():
+            (seed / rel).parent.mkdir(parents=True, exist_ok=True)
+            (seed / rel).write_text(text)
+        self.base = commit_folder(seed, "base")
+        subprocess.run(["git", "-C", str(seed), "branch", "-q", "-M", "main"], check=True)
+        self.origin = tmp / "origin.git"
+        subprocess.run(GIT + ["clone", "-q", "--bare", str(seed), str(self.origin)], check=True)
+        bin_dir = _stand_in(tmp / "bin" / "leaderboard", LEADERBOARD_STAND_IN).parent
+        self.calls = tmp / "calls"
+        self.env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "PYTHON": sys.executable,
+                    "PYTHONPATH": str(REPO), "CALLS": str(self.calls), "HOME": str(tmp),
+                    "LEADERBOARD_DATA_CACHE": "off", "GITHUB_SHA": self.base,
+                    "GITHUB_RUN_ID": "42", "GITHUB_REF_NAME": "main"}
+
+    def job(self, name: str) -> Path:
+        """A fresh checkout of the base commit, as actions/checkout makes for a job."""
+        checkout = self.tmp / name
+        subprocess.run(GIT + ["clone", "-q", str(self.origin), str(checkout)], check=True)
+        (self.tmp / f"{name}-temp").mkdir()
+        return checkout
+
+    def hand(self, source: str, folder: str, target: str, into: str) -> None:
+        """upload-artifact of ``source``'s $RUNNER_TEMP/``folder``, downloaded by ``target``
+        into its $RUNNER_TEMP/``into``."""
+        shutil.copytree(self.tmp / f"{source}-temp" / folder, self.tmp / f"{target}-temp" / into)
+
+    def step(self, path: Path, job: str, name: str, **env: str) -> tuple[int, str, dict]:
+        """Run a job's step as Actions does (bash -eo pipefail) in its checkout: the exit
+        status, what it printed and the outputs it set."""
+        output = self.tmp / f"{job}-temp" / "output"
+        output.write_text("")
+        step = _step(path, name)
+        proc = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            capture_output=True, text=True, cwd=self.tmp / job, check=False,
+            env={**self.env, "RUNNER_TEMP": str(self.tmp / f"{job}-temp"),
+                 "GITHUB_OUTPUT": str(output), **env})
+        outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
+        return proc.returncode, proc.stdout + proc.stderr, outputs
+
+    def main(self) -> str:
+        return subprocess.run(["git", "-C", str(self.origin), "rev-parse", "main"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("tampered", [None, "score", "store"])
+def test_publish_pushes_only_a_commit_of_what_publishing_writes(tampered: str | None,
+                                                                tmp_path: Path):
+    """The score job commits the new results and hands the commit over; the store job
+    checks it, stores the files and amends it; the push job checks it again and pushes.
+    A commit that changes anything else (a workflow, a submitter's metadata) is refused
+    by the next job, and main is left as it was."""
+    if shutil.which("bash") is None or shutil.which("git") is None:
+        pytest.skip("bash and git are needed")
+    workflow = WORKFLOW_DIR / "publish.yml"
+    run = Handover(tmp_path)
+    score = run.job("score")
+    (score / "submissions/bm25s/results.json").write_text("{}\n")
+    if tampered == "score":
+        (score / "submissions/../.github/workflows/tests.yml").write_text("on: [push]\n")
+    status, said, out = run.step(workflow, "score", "Commit the new results on a local branch",
+                                 SCORED="bm25s")
+    assert status == 0 and out == {"changed": "true"}, said
+    # The workflow's git add takes submissions/ only: a tampering job commits by itself.
+    if tampered == "score":
+        subprocess.run(GIT + ["-C", str(score), "commit", "-q", "--amend", "-a", "--no-edit"],
+                       check=True)
+        subprocess.run(["git", "-C", str(score), "bundle", "create", "-q",
+                        str(tmp_path / "score-temp/scored/scored.bundle"), f"^{run.base}",
+                        "refs/heads/publish/scored"], check=True)
+
+    run.job("store")
+    run.hand("score", "scored", "store", "scored")
+    status, said, _ = run.step(workflow, "store",
+                               "Check that the scored commit changes only what publishing writes")
+    if tampered == "score":
+        assert status == 1 and ".github/workflows/tests.yml: outside submissions/<id>/" in said
+        assert run.main() == run.base
+        return
+    assert status == 0, said
+    if tampered == "store":  # past its own check, the store job edits a submitter's file
+        (tmp_path / "store/submissions/bm25s/metadata.yaml").write_text("id: bm25s\nx: 1\n")
+    status, said, out = run.step(workflow, "store", "Commit the manifests on the scored commit")
+    assert status == 0 and out == {"changed": "true"}, said
+
+    run.job("push")
+    run.hand("store", "stored", "push", "stored")
+    status, said, out = run.step(workflow, "push",
+                                 "Check that the commit changes only what publishing writes")
+    if tampered == "store":
+        assert status == 1 and "metadata.yaml: the commit changes it" in said
+        assert run.main() == run.base
+        return
+    assert status == 0 and out["push"] == "true", said
+    status, said, _ = run.step(workflow, "push", "Push the new results", GH_TOKEN="t")
+    assert status == 0, said
+    assert run.main() == out["sha"] != run.base
+    assert subprocess.run(["git", "-C", str(run.origin), "show", "--name-only", "--format=",
+                           "main"], capture_output=True, text=True, check=True
+                          ).stdout.split() == ["submissions/bm25s/results.json"]
+
+
+@pytest.mark.parametrize("tampered", [None, "run", "store"])
+def test_baselines_pushes_only_each_models_own_folder(tampered: str | None, tmp_path: Path):
+    """The GPU job commits a model's folder and hands the branch over; the store job
+    checks it, moves the runs and amends it; the propose job checks it again, pushes it
+    and opens the pull request. A branch changing anything outside the model's folder is
+    refused by the next job, and nothing is pushed."""
+    if shutil.which("bash") is None or shutil.which("git") is None:
+        pytest.skip("bash and git are needed")
+    workflow = WORKFLOW_DIR / "baselines.yml"
+    run = Handover(tmp_path)
+    gpu = run.job("run")
+    _stand_in(gpu / ".venv/bin/leaderboard", LEADERBOARD_STAND_IN)
+    (gpu / ".git/info/exclude").write_text(".venv/\n")
+    write = "submissions/bm25s/results.json={}"
+    status, said, _ = run.step(workflow, "run", "Run each model and commit it on its own branch",
+                               MODELS="bm25s", TASKS="", REPLACE_EFFICIENCY="false",
+                               WRITE=write + ("\nsubmissions/other/results.json={}"
+                                              if tampered == "run" else ""))
+    assert status == 0, said
+    assert (tmp_path / "run-temp/baselines/baselines.bundle").is_file(), said
+    # The run job stages submissions/<model> only: a tampering job commits by itself.
+    if tampered == "run":
+        subprocess.run(GIT + ["-C", str(gpu), "add", "-A", "submissions"], check=True)
+        subprocess.run(GIT + ["-C", str(gpu), "commit", "-q", "--amend", "--no-edit"],
+                       check=True)
+        subprocess.run(["git", "-C", str(gpu), "bundle", "create", "-q",
+                        str(tmp_path / "run-temp/baselines/baselines.bundle"), f"^{run.base}",
+                        "refs/heads/baselines/bm25s-42"], check=True)
+
+    run.job("store")
+    run.hand("run", "baselines", "store", "baselines")
+    status, said, out = run.step(workflow, "store",
+                                 "Check that each branch changes only its model's folder")
+    if tampered == "run":
+        assert status == 1 and "submissions/other/results.json: outside submissions/bm25s/" \
+            in said
+        return
+    assert status == 0 and out == {"proposed": "true"}, said
+    if tampered == "store":  # past its own check, the store job writes elsewhere
+        (tmp_path / "store/submissions/README").write_text("x\n")
+        subprocess.run(["git", "-C", str(tmp_path / "store"), "add", "-f",
+                        "submissions/README"], check=True)
+    status, said, _ = run.step(workflow, "store", "Move each model's run files to the run store")
+    assert status == 0, said
+    status, said, _ = run.step(workflow, "store", "Bundle the branches for the propose job")
+    assert status == 0, said
+
+    run.job("propose")
+    run.hand("store", "stored", "propose", "baselines")
+    status, said, _ = run.step(workflow, "propose",
+                               "Check that each branch changes only its model's folder")
+    if tampered == "store":
+        assert status == 1 and "submissions/README: outside submissions/bm25s/" in said
+        return
+    assert status == 0, said
+    _stand_in(tmp_path / "bin/gh", '#!/bin/sh\necho "gh $*" >> "$CALLS"\n')
+    status, said, _ = run.step(workflow, "propose", "Push the branches and open pull requests",
+                               GH_TOKEN="t")
+    assert status == 0, said
+    pushed = subprocess.run(["git", "-C", str(run.origin), "show", "--name-only", "--format=",
+                             "baselines/bm25s-42"], capture_output=True, text=True, check=True)
+    assert pushed.stdout.split() == ["submissions/bm25s/results.json"]
+    assert run.calls.read_text().splitlines()[-1].startswith(
+        "gh pr create --base main --head baselines/bm25s-42")
+
+
+def needed(job: dict) -> list[str]:
+    """The jobs ``job`` needs."""
+    needs = job.get("needs") or []
+    return [needs] if isinstance(needs, str) else list(needs)
+
+
 def _stand_in(path: Path, text: str) -> Path:
     """An executable ``path`` (its folders made) standing in for a command a step calls."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -486,23 +737,36 @@ def test_the_comment_job_finds_the_pr_through_the_api_and_never_races():
 
 
 def test_merged_and_reference_runs_go_to_the_run_store_before_git():
-    """publish.yml stores merged files after scoring and before committing; baselines.yml
-    stores reference runs before pushing their branches; the dataset's token is in those
-    steps only."""
-    def order(job: dict, *needles: str) -> list[int]:
-        runs = [step.get("run") or "" for step in job["steps"]]
-        return [next(i for i, run in enumerate(runs) if needle in run) for needle in needles]
+    """publish.yml stores merged files after scoring and before the commit is pushed;
+    baselines.yml stores reference runs before pushing their branches; the dataset's
+    token is in those steps only."""
+    def order(workflow: dict, *needles: str) -> list[tuple[str, int]]:
+        jobs = list(workflow["jobs"])
+        found = []
+        for needle in needles:
+            found.append(next((job_id, i) for job_id in jobs
+                              for i, step in enumerate(workflow["jobs"][job_id]["steps"])
+                              if needle in (step.get("run") or "")))
+        return found
 
-    score = load(WORKFLOW_DIR / "publish.yml")["jobs"]["score"]
-    first, store, commit = order(score, "leaderboard ci score-pending",
-                                 "leaderboard runs push --all", "git add -A -- submissions")
-    assert first < store < commit
-    assert score["steps"][store]["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
-    propose = load(WORKFLOW_DIR / "baselines.yml")["jobs"]["propose"]
-    check, store, push = order(propose, "git bundle verify", "leaderboard runs push",
-                               "push --quiet origin")
-    assert check < store < push
-    assert propose["steps"][store]["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}
+    def before(workflow: dict, first: tuple[str, int], then: tuple[str, int]) -> bool:
+        """Whether step ``first`` runs before ``then``: earlier in one job, or in a job
+        ``then``'s job needs (directly or not)."""
+        if first[0] == then[0]:
+            return first[1] < then[1]
+        return any(before(workflow, first, (job, len(workflow["jobs"][job]["steps"])))
+                   for job in needed(workflow["jobs"][then[0]]))
+
+    for name, needles in [
+            ("publish.yml", ("leaderboard ci score-pending", "leaderboard runs push --all",
+                             "push origin")),
+            ("baselines.yml", ("leaderboard baselines run", "leaderboard runs push",
+                               "push --quiet origin"))]:
+        workflow = load(WORKFLOW_DIR / name)
+        score, store, push = order(workflow, *needles)
+        assert before(workflow, score, store) and before(workflow, store, push), name
+        step = workflow["jobs"][store[0]]["steps"][store[1]]
+        assert step["env"] == {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"}, name
     for workflow in WORKFLOWS:
         for _, step in steps(load(workflow)):
             if "HF_TOKEN" in json.dumps(step.get("env") or {}):
@@ -517,7 +781,7 @@ def test_the_results_dataset_is_pushed_as_exported_by_a_protected_job():
     protected environment that holds it
     (run-store, as every job that reads HF_TOKEN)."""
     job = load(WORKFLOW_DIR / "publish.yml")["jobs"]["dataset"]
-    assert job["needs"] == "score" and job["environment"] == "run-store"
+    assert job["needs"] == "push" and job["environment"] == "run-store"
     assert job["permissions"] == {"contents": "read"}
     runs = [step.get("run") or "" for step in job["steps"]]
     export = next(i for i, r in enumerate(runs) if r.startswith("leaderboard export --out"))

@@ -101,22 +101,32 @@ class Change:
 
     status: str
     path: str
+    # The git mode the path has after the change ("100644" a plain file, MODE_SYMLINK,
+    # MODE_GITLINK; "000000" deleted); "" where it is not known (the API's file list).
+    mode: str = ""
 
 
 def changed_files(repo: Path, base: str, head: str) -> list[Change]:
     """Files that differ between two commits; renames and copies show as delete + add."""
-    out = git(repo, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff",
+    out = git(repo, "diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-abbrev",
               base, head, "--")
     fields = out.split(b"\0")
     changes: list[Change] = []
     i = 0
     while i + 1 < len(fields):
-        status = fields[i].decode("ascii", "replace")
+        # ":<old mode> <new mode> <old sha> <new sha> <status>", then the path.
+        meta = fields[i].decode("ascii", "replace").split()
         path = fields[i + 1].decode("utf-8", "surrogateescape")
-        if status:
-            changes.append(Change(status[0], path))
+        if len(meta) == 5:
+            changes.append(Change(meta[4][0], path, meta[1]))
         i += 2
     return changes
+
+
+def parents(repo: Path, commit: str) -> list[str]:
+    """The full SHAs of ``commit``'s parents, in order (none for a root commit)."""
+    out = git(repo, "rev-list", "--parents", "-n", "1", resolve_commit(repo, commit), "--")
+    return out.decode("ascii").split()[1:]
 
 
 @dataclass(frozen=True)

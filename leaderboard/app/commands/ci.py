@@ -131,6 +131,33 @@ def register(sub: "argparse._SubParsersAction") -> None:
     ids.add_argument("models", nargs="*", metavar="MODEL")
     ids.set_defaults(handler=run_check_model_ids_cmd)
 
+    handover = new_command(
+        steps, "check-commit", "check a commit a read-only job hands over before it is "
+        "pushed (exit 1 naming each file it may not change)",
+        "The jobs that score merged submissions or run models hold no write token: they "
+        "hand their commit to the job that pushes, which runs this first. COMMIT must be "
+        "one commit whose one parent is BASE, and every file it adds or changes a plain "
+        "file. --published: it changes only what publishing writes in submissions merged "
+        "at BASE (results.json, per-query.json.gz, explain/, manifest.txt, and the removal "
+        "of what the run store keeps); --submission ID: only what a pull request may carry "
+        "in submissions/ID/.",
+        "  leaderboard ci check-commit --base \"$GITHUB_SHA\" --commit refs/heads/scored "
+        "--published\n"
+        "  leaderboard ci check-commit --base \"$GITHUB_SHA\" --commit "
+        "refs/heads/baselines/bm25s-42 --submission bm25s")
+    handover.add_argument("--base", required=True, metavar="COMMIT",
+                          help="the commit the workflow ran for")
+    handover.add_argument("--commit", required=True, metavar="COMMIT",
+                          help="the handed-over commit (a branch fetched from the bundle)")
+    handover.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
+                          help="the git repository (default: .)")
+    scope = handover.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--published", action="store_true",
+                       help="the publish workflow's commit of scores and run-store records")
+    scope.add_argument("--submission", metavar="ID",
+                       help="a proposal of the submission folder submissions/ID/")
+    handover.set_defaults(handler=run_check_commit_cmd)
+
     audit = new_command(
         steps, "audit-settings", "check the GitHub settings that keep fork PRs off the GPU "
         "runner (exit 1 listing each failed check)",
@@ -319,6 +346,27 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
         gha.set_output("scored", ",".join(outcome.scored))
         gha.set_output("failed", ",".join(outcome.failed))
     return 1 if outcome.failed else 0
+
+
+def run_check_commit_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.app.ci.handover import check_proposal, check_published
+    from leaderboard.core.report import plural
+
+    if args.published:
+        hand = check_published(args.repo, args.base, args.commit)
+        scope = "what publishing writes"
+    else:
+        hand = check_proposal(args.repo, args.base, args.commit, args.submission)
+        scope = f"submissions/{args.submission}/"
+    for problem in hand.problems:
+        print(f"{args.command_prog}: error: {problem}", file=sys.stderr)
+    if hand.problems:
+        print(f"{args.command_prog}: {hand.commit} may not be pushed: "
+              f"{plural(len(hand.problems), 'problem')}", file=sys.stderr)
+        return 1
+    print(f"{args.command_prog}: {hand.commit} changes "
+          f"{plural(len(hand.changes), 'file')}, only {scope}")
+    return 0
 
 
 def run_audit_settings_cmd(args: argparse.Namespace) -> int:

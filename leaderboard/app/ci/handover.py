@@ -1,0 +1,170 @@
+"""A commit a job without a write token hands to the job that pushes it, checked there.
+
+The jobs that read strangers' files (``publish.yml`` scoring merged submissions) or run
+models (``baselines.yml`` on the GPU runner) hold no write token: they commit on a local
+branch and hand the commit over as a git bundle in an artifact. The job that holds the
+token pushes it only after this check, run by its own checkout's code: the commit sits
+directly on the commit the workflow ran for (one commit, one parent), and changes only
+what the job that made it may change:
+
+* publishing (:func:`check_published`): in submissions merged at the base, the
+  scorer's files and CI's, the manifest (``score`` writes it, ``runs push`` records the
+  store in it), and the removal of what the run store keeps instead (:data:`PUBLISHED`);
+  never ``metadata.yaml``, a run file's content, a new folder, or anything outside
+  ``submissions/``;
+* a reference model's proposal (:func:`check_proposal`): the entries of its own folder
+  ``submissions/<id>/`` a pull request may carry (not CI's explanation files).
+
+Every file the commit adds or changes must be a plain file: no link, no submodule, no
+executable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from leaderboard.app.ci.git import (
+    Change,
+    changed_files,
+    file_at,
+    parents,
+    resolve_commit,
+)
+from leaderboard.app.ci.policy import unsafe_name
+from leaderboard.core.errors import FollowBoardError
+from leaderboard.submission.ids import id_problem
+from leaderboard.submission.layout import (
+    CI_FILES,
+    EXPLAIN_DIR,
+    MANIFEST_NAME,
+    METADATA_NAME,
+    PER_QUERY_NAME,
+    RESULTS_NAME,
+    RUNS_DIR,
+    SUBMISSIONS_DIR,
+    Writer,
+    entry_of,
+    folder_path,
+)
+
+# The one git mode a handed-over commit may give a file.
+PLAIN_FILE = "100644"
+
+# What publishing may do to each entry of a merged submission: A(dd), M(odify), D(elete).
+PUBLISHED: dict[str, str] = {
+    METADATA_NAME: "",       # the submitter's: publishing never rewrites it
+    MANIFEST_NAME: "AM",     # `score` writes it, `runs push` records the store in it
+    RUNS_DIR: "D",           # the submitter's; removed once the run store holds them
+    RESULTS_NAME: "AM",
+    PER_QUERY_NAME: "AMD",   # removed once the run store holds it
+    EXPLAIN_DIR: "AMD",      # likewise
+}
+
+class NotAnId(FollowBoardError, ValueError):
+    """The folder a proposal is checked against is named by no submission id (a usage
+    error, exit 2)."""
+
+    exit_code = 2
+
+
+_VERBS = {"A": "adds", "M": "changes", "D": "deletes", "T": "changes the kind of"}
+
+
+@dataclass
+class Handover:
+    """A handed-over commit and what is wrong with it (nothing: it may be pushed)."""
+
+    base: str
+    commit: str
+    changes: list[Change] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _read(repo: Path, base: str, commit: str) -> Handover:
+    """The commit's changes from ``base``, with the problems every handover has: not one
+    commit on ``base``, a name no submission may have, a file that is not plain."""
+    hand = Handover(resolve_commit(repo, base), resolve_commit(repo, commit))
+    found = parents(repo, hand.commit)
+    if found != [hand.base]:
+        hand.problems.append(
+            f"{commit} is not one commit on {hand.base} (its parents: "
+            f"{', '.join(found) or 'none'}); a handed-over commit is the one commit its "
+            "job made on the commit the workflow ran for")
+        return hand
+    hand.changes = changed_files(repo, hand.base, hand.commit)
+    for change in hand.changes:
+        if unsafe_name(change.path):
+            hand.problems.append(f"{ascii(change.path)}: a name no submission file may have")
+        elif change.status != "D" and change.mode != PLAIN_FILE:
+            hand.problems.append(f"{change.path}: the commit makes it git mode {change.mode}, "
+                                 f"not a plain file ({PLAIN_FILE})")
+    return hand
+
+
+def _inside(path: str) -> tuple[str, str] | None:
+    """``(id, path inside the folder)`` of a path in a submission folder, else None."""
+    parts = PurePosixPath(path).parts
+    if len(parts) < 3 or parts[0] != SUBMISSIONS_DIR:
+        return None
+    return parts[1], "/".join(parts[2:])
+
+
+def check_published(repo: Path, base: str, commit: str) -> Handover:
+    """Whether ``commit`` changes only what publishing writes (:data:`PUBLISHED`) in the
+    submissions merged at ``base``."""
+    hand = _read(repo, base, commit)
+    merged: dict[str, bool] = {}
+    for change in hand.changes:
+        if unsafe_name(change.path):
+            continue
+        where = _inside(change.path)
+        if where is None:
+            hand.problems.append(f"{change.path}: outside {SUBMISSIONS_DIR}/<id>/; "
+                                 "publishing changes submission folders only")
+            continue
+        sub_id, rel = where
+        if sub_id not in merged:
+            merged[sub_id] = file_at(repo, hand.base, folder_path(sub_id, METADATA_NAME)) \
+                is not None
+        if not merged[sub_id]:
+            hand.problems.append(f"{change.path}: {folder_path(sub_id)}/ is no submission "
+                                 f"merged at {hand.base}; publishing adds no submission")
+            continue
+        entry = entry_of(rel)
+        if entry is None:
+            hand.problems.append(f"{change.path}: no entry of a submission folder holds it")
+        elif change.status not in PUBLISHED[entry.name]:
+            may = ", ".join(_VERBS[s].removesuffix("s") for s in PUBLISHED[entry.name])
+            hand.problems.append(
+                f"{change.path}: the commit {_VERBS.get(change.status, 'changes')} it; "
+                f"publishing may {may or 'not change'} {entry.name}"
+                + ("/" if entry.kind == "folder" else ""))
+    return hand
+
+
+def check_proposal(repo: Path, base: str, commit: str, sub_id: str) -> Handover:
+    """Whether ``commit`` changes only ``submissions/<sub_id>/``, and there only what a
+    pull request may carry."""
+    problem = id_problem(sub_id)
+    if problem:
+        raise NotAnId(problem)
+    hand = _read(repo, base, commit)
+    for change in hand.changes:
+        if unsafe_name(change.path):
+            continue
+        where = _inside(change.path)
+        if where is None or where[0] != sub_id:
+            hand.problems.append(f"{change.path}: outside {folder_path(sub_id)}/, the only "
+                                 "folder this proposal may change")
+            continue
+        entry = entry_of(where[1])
+        if entry is None:
+            hand.problems.append(f"{change.path}: no entry of a submission folder holds it")
+        elif entry.writer is Writer.CI:
+            hand.problems.append(f"{change.path}: {CI_FILES}")
+    return hand
