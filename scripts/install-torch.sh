@@ -5,8 +5,9 @@
 # of NVIDIA packages onto machines that will never use them. A wheel pip reaches without
 # an index (a find-links folder, as on the project's development and CI machines, which
 # have no other way to PyTorch's files) is taken as it is; otherwise PyTorch's own CPU
-# index, whose 2.13.0+cpu sorts above PyPI's 2.13.0. cuda: PyPI's wheel, for the GPU
-# runner. torch's own dependencies come with the project's install that follows.
+# index, whose 2.13.0+cpu sorts above PyPI's 2.13.0. cuda: PyPI's wheel, for a GPU
+# machine (the GPU runner's workflow installs the same torch from requirements/gpu.txt,
+# with hashes). torch's own dependencies come with the project's install that follows.
 set -euo pipefail
 python="$1"
 shift

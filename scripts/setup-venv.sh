@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv and install the project. Usage: scripts/setup-venv.sh [EXTRAS]
 # torch is pinned first (scripts/install-torch.sh) so that the models extra takes the
-# CPU wheel instead of pulling gigabytes of CUDA packages (TORCH_BUILD=cuda, as the GPU
-# runner's workflow sets, takes PyPI's CUDA build).
+# CPU wheel instead of pulling gigabytes of CUDA packages (TORCH_BUILD=cuda takes PyPI's
+# CUDA build; the GPU runner's workflow installs it from the hashed requirements/gpu.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Bytecode. pip installs with --no-compile: it would compile all of the about 17,000

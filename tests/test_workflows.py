@@ -33,6 +33,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -683,42 +684,74 @@ def test_baselines_drops_other_tasks_efficiency_figures_only_when_asked(
 
 
 LOCK = REPO / "requirements" / "ci.txt"
+# The GPU runner's: the models extra, with PyPI's CUDA build of torch.
+GPU_LOCK = REPO / "requirements" / "gpu.txt"
 
 
-@pytest.mark.parametrize("name", ["publish.yml", "pr-comment.yml", "pr-validate.yml"])
+@pytest.mark.parametrize("name", ["publish.yml", "pr-comment.yml", "pr-validate.yml",
+                                  "baselines.yml"])
 def test_installs_come_from_the_hashed_lock_file(name: str):
-    """Jobs that hold a token, or score strangers' files, install only hashed packages."""
-    installs = [step["run"] for _, step in steps(load(WORKFLOW_DIR / name))
-                if "pip install" in (step.get("run") or "")]
+    """Jobs that hold a token, score strangers' files or run models install only hashed
+    packages: the GPU job installed the models extra (torch, transformers and what they
+    pull) from the index by name alone."""
+    installs = 0
+    for job in load(WORKFLOW_DIR / name)["jobs"].values():
+        lock = GPU_LOCK if "self-hosted" in job["runs-on"] else LOCK
+        for step in job.get("steps", []):
+            script = step.get("run") or ""
+            assert not re.search(r"setup-venv\.sh|install-torch\.sh", script), (
+                f"{name}: {step.get('name')!r} installs without hashes")
+            for line in script.splitlines():
+                if "pip install" not in line:
+                    continue
+                installs += 1
+                hashed = "--require-hashes" in line and "--no-deps" in line \
+                    and f"-r {lock.relative_to(REPO).as_posix()}" in line
+                local_only = "--no-index" in line and "--no-deps" in line \
+                    and line.rstrip()[-1] == "."
+                assert hashed or local_only, f"{name}: {line.strip()}"
     assert installs, name
-    for script in installs:
-        for line in script.splitlines():
-            if "pip install" not in line:
-                continue
-            hashed = "--require-hashes" in line and "-r requirements/ci.txt" in line \
-                and "--no-deps" in line
-            local_only = "--no-index" in line and "--no-deps" in line and line.rstrip()[-1] == "."
-            assert hashed or local_only, f"{name}: {line.strip()}"
 
 
-def test_the_lock_file_pins_every_package_with_hashes():
+def _locked(path: Path) -> dict[str, str]:
+    """The lock file's packages (lower-case names) and versions, each checked to be
+    pinned with at least one SHA-256."""
     entries: list[str] = []
-    for line in LOCK.read_text().splitlines():
+    for line in path.read_text().splitlines():
         if re.match(r"[A-Za-z0-9]", line):
             entries.append(line)
         elif line.strip() and not line.lstrip().startswith("#"):
             assert entries, f"unexpected line before the first requirement: {line}"
             entries[-1] += "\n" + line
-    names = set()
+    pins = {}
     for entry in entries:
         requirement = entry.splitlines()[0]
         assert re.match(r"^[A-Za-z0-9._-]+==[^ ]+ \\$", requirement), requirement
         assert re.search(r"--hash=sha256:[0-9a-f]{64}", entry), requirement
-        names.add(requirement.split("==")[0].lower())
-    project = re.findall(r'^\s*"([A-Za-z0-9_.-]+)', (REPO / "pyproject.toml").read_text()
-                         .split("dependencies = [")[1].split("]")[0], re.M)
-    assert {p.lower() for p in project} <= names, "pyproject dependencies missing from the lock"
-    assert "setuptools" in names  # the build backend, for --no-build-isolation
+        name, _, version = requirement.removesuffix(" \\").partition("==")
+        pins[name.lower()] = version
+    return pins
+
+
+def _requirement_names(requirements: list[str]) -> set[str]:
+    return {re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower().replace("_", "-")
+            for r in requirements}
+
+
+@pytest.mark.parametrize("lock", [LOCK, GPU_LOCK], ids=["ci.txt", "gpu.txt"])
+def test_the_lock_file_pins_every_package_with_hashes(lock: Path):
+    pins = _locked(lock)
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = _requirement_names(project["dependencies"])
+    if lock == GPU_LOCK:
+        wanted |= _requirement_names(project["optional-dependencies"]["models"])
+        # The torch scripts/install-torch.sh pins, and the same version of every package
+        # both locks hold.
+        assert f"torch=={pins['torch']}" in (REPO / "scripts" / "install-torch.sh").read_text()
+        ci = _locked(LOCK)
+        assert {n: v for n, v in pins.items() if ci.get(n, v) != v} == {}
+    assert wanted <= set(pins), f"{lock.name}: missing {sorted(wanted - set(pins))}"
+    assert "setuptools" in pins  # the build backend, for --no-build-isolation
 
 
 def test_the_comment_job_finds_the_pr_through_the_api_and_never_races():
