@@ -861,6 +861,17 @@ def test_every_workflow_limits_how_many_runs_go_at_once(path: Path):
         assert "github.ref" in concurrency["group"] and concurrency["cancel-in-progress"]
 
 
+def test_a_dispatched_baselines_run_is_never_dropped_for_another():
+    """A concurrency group keeps one run going and one waiting, and cancels the waiting
+    one when another is queued: with one group for every dispatch, a maintainer who
+    dispatched bm25s, then all-minilm-l6-v2, then e5 while bm25s ran lost the second
+    run, unsaid. Only a later dispatch of the same inputs replaces a waiting one."""
+    workflow = load(WORKFLOW_DIR / "baselines.yml")
+    group = workflow["concurrency"]["group"]
+    for name in triggers(workflow)["workflow_dispatch"]["inputs"]:
+        assert "${{ inputs.%s }}" % name in group, name
+
+
 def test_the_site_is_built_from_the_whole_history():
     """Each submission's page gives the date its folder was first committed; the build
     job checked out one commit, so every submission got that commit's date."""
