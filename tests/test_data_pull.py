@@ -38,7 +38,7 @@ from leaderboard.core.data.revision import MANIFEST_NAME, DataRevisionError, dat
 from leaderboard.core.report import Report
 from leaderboard.submission.pipeline import data_revisions
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
-from fixtures.mteb_collection import Collection, write_collection
+from fixtures.mteb_collection import Collection, add_split, write_collection
 from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES
 from leaderboard.benchmarks.followtable import FOLLOWTABLE_COMMIT
 from leaderboard.benchmarks.mfollowir import MFOLLOWIR_SOURCE
@@ -300,6 +300,61 @@ def test_mfollowir_pull_reads_the_language_suffixed_configs(
         assert sorted(task_data.pools[f"{c.base_ids[0]}-og"]) == sorted(c.pools[c.base_ids[0]])
     assert main(["data", "status", "mfollowir", "--data-dir", str(data)]) == 0
     assert "3/3 tasks ready" in capsys.readouterr().out
+
+
+def test_a_hub_pull_takes_the_split_mteb_reads_at_the_repositorys_paths(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A config with a "dev" split beside "test" had both pulled into its folder, and the
+    reader read both, while mteb reads "test" alone; and a config stored outside a folder
+    of its name (data/qrels-*) landed in qrels/, where the card read locally does not
+    find it. The files of the split mteb reads are pulled, each at its path upstream."""
+    root = upstream.hf[R04.repo].root
+    pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["dev"]}).to_parquet(
+        root / "corpus" / "dev-00000-of-00001.parquet", index=False)
+    (root / "data").mkdir()
+    (root / "qrels" / "test-00000-of-00001.parquet").rename(
+        root / "data" / "qrels-test-00000-of-00001.parquet")
+    card = (root / "README.md").read_text()
+    (root / "README.md").write_text(
+        card.replace("    path: corpus/test-*\n", "    path: corpus/test-*\n  - split: dev\n"
+                                                  "    path: corpus/dev-*\n")
+            .replace("path: qrels/test-*", "path: data/qrels-test-*"))
+    data = tmp_path / "data-splits"
+    pull_one(upstream, data, "followir/robust04")
+    local = data / "followir" / "robust04"
+    manifest = json.loads((local / MANIFEST_NAME).read_text("utf-8"))
+    assert sorted(manifest["files"]) == sorted(
+        ["README.md", "data/qrels-test-00000-of-00001.parquet"]
+        + [f"{c}/{'qrel_diff' if c == 'qrel_diff' else 'test'}-00000-of-00001.parquet"
+           for c in ROBUST04_CONFIGS if c != "qrels"])
+    assert not (local / "corpus" / "dev-00000-of-00001.parquet").exists()
+    task_data = load_task_data(get_task("followir/robust04"), data)
+    assert list(task_data.doc_ids) == ["d1", "d2", "d3"]
+    assert task_data.roles["original"].qrels == {"301-og": {"d1": 1, "d2": 1}}
+    assert main(["data", "status", "followir/robust04", "--data-dir", str(data),
+                 "--verify"]) == 0, capsys.readouterr().out
+
+
+def test_an_mfollowir_pull_takes_each_configs_own_split(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    """mteb reads corpus-fas's split "corpus" and default-fas's "test", whatever else
+    the config has: a "test" split of corpus-fas, a "dev" one of default-fas, are not
+    pulled (nor read)."""
+    c = upstream.collections["fas"]
+    add_split(c, "corpus", "test", pd.DataFrame({"_id": ["zz"], "title": [""], "text": [""]}))
+    add_split(c, "default", "dev", pd.DataFrame({"query-id": [f"{c.base_ids[0]}-og"],
+                                                 "corpus-id": ["zz"], "score": [1]}))
+    data = tmp_path / "data-mfir-splits"
+    pull_one(upstream, data, "mfollowir/fas")
+    local = data / "mfollowir" / "multilingual"
+    assert [p.name for p in (local / "corpus-fas").iterdir()] == [
+        "corpus-00000-of-00001.parquet"]
+    assert [p.name for p in (local / "default-fas").iterdir()] == [
+        "test-00000-of-00001.parquet"]
+    task_data = load_task_data(get_task("mfollowir/fas"), data)
+    assert "zz" not in task_data.doc_ids
+    assert task_data.roles["original"].qrels == {
+        f"{q}-og": c.qrels[f"{q}-og"] for q in c.base_ids}
 
 
 def test_hub_files_are_verified_staged_and_renamed_into_place(
@@ -657,7 +712,8 @@ def test_missing_upstream_config_is_named_before_anything_is_downloaded(
 def test_a_config_name_that_is_a_path_writes_nothing_outside_the_folder(
         upstream: FakeUpstream, tmp_path: Path, config: str) -> None:
     """A dataset card's config name became a folder: "../../ESCAPED" or an absolute path
-    put the pulled file outside the data folder, and the manifest recorded it there."""
+    put the pulled file outside the data folder, and the manifest recorded it there. A
+    file is kept at its path in the repository, never under its config's name."""
     config = config.format(tmp=tmp_path)
     repo = upstream.hf[R04.repo]
     card = (repo.root / "README.md").read_text()
@@ -665,12 +721,12 @@ def test_a_config_name_that_is_a_path_writes_nothing_outside_the_folder(
         "configs:\n", f"configs:\n- config_name: {config}\n  data_files:\n  - split: test\n"
                       "    path: corpus/test-*\n", 1))
     data = tmp_path / "deep" / "data"
-    with pytest.raises(PullError, match="a file would be written outside .*not a plain "
-                                        "relative path"):
-        pull_one(upstream, data, "followir/robust04")
+    pull_one(upstream, data, "followir/robust04")
     written = [p for p in tmp_path.rglob("*.parquet")
-               if not p.relative_to(tmp_path).parts[0].startswith("upstream-")]
+               if not p.relative_to(tmp_path).parts[0].startswith(("upstream-", "deep"))]
     assert written == [], written
+    assert all(p.is_relative_to(data / R04.local_dir)
+               for p in (tmp_path / "deep").rglob("*.parquet"))
 
 
 def test_status_lists_present_and_missing_sources(
@@ -741,9 +797,12 @@ def test_verify_names_a_file_the_reader_reads_that_the_pull_did_not_write(
     data = tmp_path / "data-hand-added"
     pull_one(upstream, data, "followir/robust04")
     root = data / "followir" / "robust04"
-    added = root / "corpus" / "extra.parquet"
-    pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["mine"]}).to_parquet(added,
-                                                                              index=False)
+    # A second shard of the corpus's "test" split, as the card's pattern corpus/test-*
+    # finds it (a file it does not match, as extra.parquet, is not read).
+    added = root / "corpus" / "test-00001-of-00001.parquet"
+    for path in (added, root / "corpus" / "extra.parquet"):
+        pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["mine"]}).to_parquet(
+            path, index=False)
     (root / "corpus" / "notes.txt").write_text("not data\n", encoding="utf-8")
     (root / "default").mkdir()  # read only where the config has no "qrels" folder
     (root / "default" / "test.jsonl").write_text("{}\n", encoding="utf-8")

@@ -2,7 +2,9 @@
 
 The fixtures (tests/fixtures/mteb_collection.py) are written as local Hugging Face datasets:
 config folders of parquet (or JSON lines) files plus a dataset card naming each config's
-split, as on the Hub. Each mteb task is pointed at such a folder by its
+splits, as on the Hub. Every config has a split beside the one mteb reads (a "dev" beside
+"test"; beside mFollowIR's "corpus" of corpus-fas a "test"), whose rows contradict it, and
+Core17's corpus has one split, not named "test": which split is read is held to mteb too. Each mteb task is pointed at such a folder by its
 ``metadata.dataset["path"]`` (``datasets.load_dataset`` reads a local folder the way it
 reads a Hub repository, offline), so mteb's own loaders read exactly the files the
 project's reader reads:
@@ -32,7 +34,17 @@ from typing import Any, Iterator
 
 import pytest
 
-from fixtures.mteb_collection import Collection, run_lines, write_collection
+import pandas as pd
+
+from fixtures.mteb_collection import (
+    CONFIG_NAMES,
+    Collection,
+    add_split,
+    config_name,
+    run_lines,
+    write_card,
+    write_collection,
+)
 from leaderboard.app.cli import main
 from leaderboard.core.data import load_task_data
 from leaderboard.benchmarks.registry import get_task
@@ -71,6 +83,43 @@ SETUPS = {
 
 def _language(task_id: str) -> str | None:
     return get_task(task_id).params.get("language")
+
+
+def _other_split(c: Collection, name: str) -> pd.DataFrame:
+    """Rows of config ``name`` for a split mteb does not read: documents, a query and its
+    pool it never sees, and judgments, an instruction and changed documents that contradict
+    those of the split it reads."""
+    q, doc = c.base_ids[0], c.corpus_ids[0]
+    extra = ["999-og", "999-changed"]
+    return {
+        "corpus": pd.DataFrame({"_id": ["zz-other-1", "zz-other-2"], "title": ["", ""],
+                                "text": ["other split", "other split"]}),
+        "queries": pd.DataFrame({"_id": extra, "text": ["other query"] * 2}),
+        "instruction": pd.DataFrame({"query-id": [f"{q}-og", *extra],
+                                     "instruction": ["another split's instruction"] * 3}),
+        "default": pd.DataFrame({"query-id": [f"{q}-og", "999-og"], "corpus-id": [doc, doc],
+                                 "score": [2, 1]}),
+        "top_ranked": pd.DataFrame({"query-id": extra, "corpus-ids": [[doc], [doc]]}),
+        "qrel_diff": pd.DataFrame({"query-id": [q], "corpus-ids": [[doc]]}),
+    }[name]
+
+
+def _add_other_splits(c: Collection, fmt: str) -> None:
+    """Give every config a split beside the one mteb reads: "dev" beside FollowIR's
+    "test" (mteb reads "test") and beside mFollowIR's qrels' "test"; "test" beside each
+    other mFollowIR config's own ("corpus" of corpus-fas, which is the one mteb reads)."""
+    for name in CONFIG_NAMES:
+        other = "dev" if c.language is None or name == "default" else "test"
+        add_split(c, name, other, _other_split(c, name), fmt)  # type: ignore[arg-type]
+
+
+def _only_split_not_test(c: Collection, name: str, split: str) -> None:
+    """Rename FollowIR config ``name``'s one split to ``split``: mteb reads a config's
+    only split whatever its name (jhu-clsp's FollowIR uploads name it after the config)."""
+    folder = c.local_dir / config_name(name, None)
+    for path in folder.glob("test-*"):
+        path.rename(folder / path.name.replace("test-", f"{split}-", 1))
+    write_card(c.local_dir)
 
 
 def _tied_scores(collection: Collection, rng: random.Random) -> dict[str, dict[str, float]]:
@@ -177,8 +226,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
                                  language=_language(task_id), seed=10 * i + j,
                                  fmt=setup.fmt)  # type: ignore[arg-type]
             collections[task_id] = c
+            _add_other_splits(c, setup.fmt)
             runs[task_id] = {role: run_lines(c, role, _tied_scores(c, rng))  # type: ignore[arg-type]
                              for role in ("original", "altered")}
+    # Core17's corpus, once its "dev" split is gone: one split, named "corpus".
+    for path in (data_dir / "followir/core17/corpus").glob("dev-*"):
+        path.unlink()
+    _only_split_not_test(collections["followir/core17"], "corpus", "corpus")
     with pytest.MonkeyPatch.context() as mp:
         # Arrow files datasets builds from the fixtures stay in the test's folder.
         mp.setattr(datasets.config, "HF_DATASETS_CACHE", data_dir / ".hf-cache")
@@ -200,6 +254,8 @@ TASK_IDS = [t for s in SETUPS.values() for t in s.subsets.values()]
 def test_mteb_reads_the_fixture_as_the_project_does(world: World, task_id: str) -> None:
     got = world.loaded[task_id]
     ours = load_task_data(get_task(task_id), world.data_dir)
+    # Every config has a split mteb does not read (Core17's corpus, one not named "test").
+    assert not {"zz-other-1", "zz-other-2"} & set(got["corpus"])
     assert got["corpus"] == ours.doc_ids.tolist()
     query_ids = ours.roles["original"].query_ids + ours.roles["altered"].query_ids
     assert sorted(got["queries"]) == sorted(query_ids)

@@ -441,3 +441,55 @@ def test_a_qrel_diff_that_names_none_of_the_queries_is_refused(keys: str,
         mteb_layout.load(get_task("followir/robust04"), tmp_path)
     message = str(info.value)
     assert config_name("qrel_diff", None) in message and rows[0]["query-id"] in message
+
+
+# --- the dataset card: which split is read ---
+
+def test_a_config_without_the_split_mteb_reads_is_refused_naming_the_card(
+        tmp_path: Path, capsys) -> None:
+    """mteb reads corpus-fas's split "corpus" and nothing else; a card whose corpus-fas
+    has only "test" (and FollowIR's corpus "dev" and "train", no "test") has no data mteb
+    would read: an error naming the card, the config and its splits, not a traceback or
+    a config read from the wrong split."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    root = tmp_path / "mfollowir/multilingual"
+    write_collection(root, n_queries=2, pool_size=8, language="fas")
+    card = root / "README.md"
+    card.write_text(card.read_text(encoding="utf-8").replace(
+        "split: corpus\n    path: corpus-fas/corpus-*", "split: test\n    path: corpus-fas/corpus-*"),
+        encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{re.escape(str(card))}: config 'corpus-fas' "
+                                              r"has the splits 'test', and mteb reads 'corpus'"):
+        mteb_layout.data_files(get_task("mfollowir/fas"), tmp_path)
+    run = write_lines(tmp_path / "run.trec", ["100-og Q0 doc01 1 1.0 t\n"])
+    assert main(["eval", "mfollowir/fas", "--original", str(run), "--altered", str(run),
+                 "--data-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert str(card) in err and "Traceback" not in err
+
+    followir = tmp_path / "followir/robust04"
+    write_collection(followir, n_queries=2, pool_size=8)
+    card = followir / "README.md"
+    card.write_text(card.read_text(encoding="utf-8").replace(
+        "  - split: test\n    path: corpus/test-*",
+        "  - split: dev\n    path: corpus/test-*\n  - split: train\n    path: corpus/test-*"),
+        encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"config 'corpus' has the splits 'dev', 'train', "
+                                              r"and mteb reads 'test', or the config's only"):
+        mteb_layout.data_files(get_task("followir/robust04"), tmp_path)
+
+
+def test_a_card_that_is_not_yaml_is_named_with_its_line(tmp_path: Path) -> None:
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8)
+    card = tmp_path / "followir/robust04/README.md"
+    lines = card.read_text(encoding="utf-8").splitlines()
+    lines[3] = "  data_files: [unclosed"
+    card.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{re.escape(str(card))}:\d+: the dataset "
+                                              "card's metadata is not valid YAML"):
+        mteb_layout.data_files(get_task("followir/robust04"), tmp_path)

@@ -33,7 +33,6 @@ FOLLOWTABLE_TABLE_SUFFIX = ".txt"
 # Raw instructions: present upstream for WTR, TArX and IndusTR, lost for WQT.
 FOLLOWTABLE_OPTIONAL = ("query_instruction.json",)
 
-HF_CARD = "README.md"
 
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 30.0

@@ -4,20 +4,19 @@ Through ``huggingface_hub``: the revision is resolved with ``HfApi.dataset_info`
 are listed with ``HfApi.list_repo_tree`` (LFS files carry their SHA-256, the others their
 git blob id) and fetched with ``hf_hub_download`` at the resolved commit into a staging
 folder, verified, then renamed into place. The dataset card's ``configs`` section says
-which files make up which config; each config's files land in ``<local_dir>/<config>/``
-where :mod:`leaderboard.core.data.mteb_layout` reads them.
+which files make up each split of each config (:mod:`leaderboard.core.data.hf_card`); of
+each config the reader needs, the files of the split mteb reads are pulled (another split,
+a "dev" beside "test", is not), each to its path in the repository, beside the card, where
+:mod:`leaderboard.core.data.mteb_layout` reads them by the same card.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
 import httpx2
-import yaml
 from tqdm.auto import tqdm
 from huggingface_hub import HfApi, hf_hub_download
 from huggingface_hub import constants as hf_constants
@@ -29,15 +28,18 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.hf_api import RepoFile
 
+from leaderboard.core.data.base import DataFormatError
+from leaderboard.core.data.hf_card import CARD_NAME, card_configs, matching
 from leaderboard.core.data.layout_files import (
     MTEB_CONFIGS,
     MTEB_DATA_SUFFIXES,
     mteb_config_names,
+    mteb_split,
+    mteb_split_wanted,
 )
 from leaderboard.core.tasks import DataSource
 from leaderboard import __version__
 from leaderboard.app.datapull.common import (
-    HF_CARD,
     HF_STAGING,
     MAX_BACKOFF_S,
     RETRYABLE_STATUS,
@@ -161,31 +163,22 @@ class HubClient:
                               upstream_id=checksum.digest)
 
         card_text = None
-        if HF_CARD in listing:
-            card = remote(HF_CARD, HF_CARD)
+        if CARD_NAME in listing:
+            card = remote(CARD_NAME, CARD_NAME)
             staged = self._hub_fetch(source, commit, card)
             card_text = staged.read_text("utf-8", "replace")
         configs = hf_configs(card_text, list(listing))
-        files: list[RemoteFile] = []
-        seen_local: dict[str, str] = {}
-        for config, paths in configs.items():
-            for path in paths:
-                local = f"{config}/{PurePosixPath(path).name}"
-                if local in seen_local:
-                    raise UpstreamError(f"{source.repo}@{source.revision}: config {config!r} has "
-                                        f"two files named {PurePosixPath(path).name} "
-                                        f"({seen_local[local]}, {path})")
-                seen_local[local] = path
-                files.append(remote(path, local))
-        missing = [c for c in _expected_hf_configs(item) if not any(
-            alias in configs for alias in c)]
+        paths, missing = _read_paths(item, configs)
         if missing:
             raise UpstreamError(
                 f"{source.repo}@{source.revision} has no config "
                 + ", ".join(" or ".join(c) for c in missing)
                 + f" (it has {', '.join(sorted(configs)) or 'none'})")
-        if HF_CARD in listing:
-            files.append(remote(HF_CARD, HF_CARD))
+        # Each file at its path in the repository, beside the card that names it: the
+        # reader reads the folder by the same card, as datasets reads the repository.
+        files = [remote(path, path) for path in paths]
+        if CARD_NAME in listing:
+            files.append(remote(CARD_NAME, CARD_NAME))
         return PullPlan(source, commit, files)
 
     def _hub_retrying(self, call: Callable[[], Any]) -> Any:
@@ -232,64 +225,66 @@ class HubClient:
         return remote.checksum, remote.checksum.size
 
 
-def hf_configs(card: str | None, paths: Iterable[str]) -> dict[str, list[str]]:
-    """Config name -> the data files (parquet or JSON lines) that make it up.
+# A config's files by split; without a dataset card declaring configs, a top-level folder's
+# files, in no named split (NO_SPLIT): the reader reads such a folder whole.
+NO_SPLIT = ""
 
-    Read from the dataset card's ``configs`` section (``data_files`` patterns); without one,
-    every top-level folder holding data files is a config, as the Hub's own loader assumes.
+
+def hf_configs(card: str | None, paths: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+    """Config name -> split -> the data files (parquet or JSON lines) that make it up.
+
+    Read from the dataset card's ``configs`` section (``data_files`` patterns, by split);
+    without one, every top-level folder holding data files is a config whose files are in
+    no named split (NO_SPLIT), as the reader reads a folder no card declares.
     """
     paths = sorted(paths)
-    declared = _card_configs(card) if card else {}
-    out: dict[str, list[str]] = {}
+    try:
+        declared = card_configs(card, CARD_NAME) if card else {}
+    except DataFormatError as exc:
+        raise UpstreamError(str(exc)) from None
+    out: dict[str, dict[str, list[str]]] = {}
     if declared:
-        for name, patterns in declared.items():
-            matched = [p for p in paths if any(fnmatch.fnmatchcase(p, pat) for pat in patterns)]
-            data = [p for p in matched if p.endswith(MTEB_DATA_SUFFIXES)]
-            if matched and not data:
-                formats = ", ".join(sorted({PurePosixPath(p).suffix for p in matched}))
-                raise UpstreamError(f"config {name!r} is stored as {formats} files; the reader "
-                                    f"reads only {' and '.join(MTEB_DATA_SUFFIXES)}")
-            if data:
-                out[name] = data
+        for name, splits in declared.items():
+            for split, patterns in splits.items():
+                matched = matching(paths, patterns)
+                data = [p for p in matched if p.endswith(MTEB_DATA_SUFFIXES)]
+                if matched and not data:
+                    formats = ", ".join(sorted({PurePosixPath(p).suffix for p in matched}))
+                    raise UpstreamError(f"config {name!r} is stored as {formats} files; the "
+                                        f"reader reads only "
+                                        f"{' and '.join(MTEB_DATA_SUFFIXES)}")
+                if data:
+                    out.setdefault(name, {})[split] = data
         return out
     for p in paths:
         parts = PurePosixPath(p).parts
         if len(parts) == 2 and p.endswith(MTEB_DATA_SUFFIXES):
-            out.setdefault(parts[0], []).append(p)
+            out.setdefault(parts[0], {}).setdefault(NO_SPLIT, []).append(p)
     return out
 
 
-def _card_configs(card: str) -> dict[str, list[str]]:
-    m = re.match(r"\A---\s*\n(.*?)\n---\s*(\n|\Z)", card, re.S)
-    if not m:
-        return {}
-    try:
-        meta = yaml.safe_load(m.group(1)) or {}
-    except yaml.YAMLError as exc:
-        raise UpstreamError(f"the dataset card's metadata is not valid YAML: {exc}") from None
-    out: dict[str, list[str]] = {}
-    for config in meta.get("configs") or []:
-        if not isinstance(config, dict) or "config_name" not in config:
-            continue
-        patterns: list[str] = []
-        files = config.get("data_files")
-        for item in files if isinstance(files, list) else [files]:
-            if isinstance(item, str):
-                patterns.append(item)
-            elif isinstance(item, dict):
-                value = item.get("path")
-                patterns.extend(value if isinstance(value, list) else [value] if value else [])
-        out[str(config["config_name"])] = [str(p) for p in patterns]
-    return out
-
-
-def _expected_hf_configs(item: SourceTasks) -> list[tuple[str, ...]]:
-    """Configs the reader needs for each task of a source (each as its accepted names)."""
-    needed: list[tuple[str, ...]] = []
+def _read_paths(item: SourceTasks, configs: dict[str, dict[str, list[str]]]
+                ) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The files the reader reads for the source's tasks, those of the split mteb reads
+    of each config it needs (:func:`leaderboard.core.data.layout_files.mteb_split`), and
+    the needed configs the repository lacks (each as its accepted names)."""
+    paths: dict[str, None] = {}
+    missing: list[tuple[str, ...]] = []
     for task in item.tasks:
         # mFollowIR suffixes every config with the language code (``corpus-fas``).
         for config in MTEB_CONFIGS:
             names = mteb_config_names(task, config)
-            if names not in needed:
-                needed.append(names)
-    return needed
+            name = next((n for n in names if n in configs), None)
+            if name is None:
+                if names not in missing:
+                    missing.append(names)
+                continue
+            splits = configs[name]
+            split = NO_SPLIT if NO_SPLIT in splits else mteb_split(task, config, list(splits))
+            if split is None:
+                raise UpstreamError(f"{item.source.repo}@{item.source.revision}: config "
+                                    f"{name!r} has the splits "
+                                    f"{', '.join(map(repr, splits))}, and mteb reads "
+                                    f"{mteb_split_wanted(task, config)}")
+            paths.update(dict.fromkeys(splits[split]))
+    return list(paths), missing

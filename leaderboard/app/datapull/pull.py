@@ -7,8 +7,9 @@ Two kinds of upstream, each planned and fetched by its own client:
   packed from the upstream ``data/<DS>/tables/<id>.txt`` files.
 * The Hugging Face Hub (FollowIR, mFollowIR): :mod:`leaderboard.app.datapull.hub`, through
   ``huggingface_hub`` (``HfApi.dataset_info``, ``HfApi.list_repo_tree``,
-  ``hf_hub_download``) at the commit the pinned revision resolves to; each config's files
-  land in ``<local_dir>/<config>/`` where :mod:`leaderboard.core.data.mteb_layout` reads them.
+  ``hf_hub_download``) at the commit the pinned revision resolves to; the files of the
+  split mteb reads of each config land at their paths in the repository, beside its
+  dataset card, where :mod:`leaderboard.core.data.mteb_layout` reads them.
 
 This module chooses the sources, runs the pulls (in parallel per source), keeps the
 manifest and says what is missing; :mod:`leaderboard.app.datapull.common` holds what they

@@ -8,6 +8,7 @@ read the same files; the readers import numpy, pyarrow and rapidfuzz, which a de
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Collection
 
 from leaderboard.core.tasks import Task
 
@@ -80,3 +81,39 @@ def mteb_config_names(task: Task, config: str) -> tuple[str, ...]:
     else:
         bases = (config,)
     return tuple(f"{base}-{lang}" if lang else base for base in bases)
+
+
+# The split mteb reads of each config (mteb 2.26). FollowIR's tasks load through
+# ``RetrievalDatasetLoader(split="test")``, whose ``_get_split`` takes a config's "test"
+# split, else its only one (several without "test" are an error), and read qrel_diff's
+# split "qrel_diff" by name (``task_specific_scores``). mFollowIR's ``load_data`` reads
+# each config's split by name: the qrels' "test", every other one's its config's base
+# name ("corpus" of ``corpus-fas``), and ignores any other split.
+MTEB_EVAL_SPLIT = "test"
+MTEB_NAMED_SPLITS = {"qrel_diff": "qrel_diff"}
+MFOLLOWIR_SPLITS = {"corpus": "corpus", "queries": "queries", "instruction": "instruction",
+                    "default": MTEB_EVAL_SPLIT, "top_ranked": "top_ranked",
+                    "qrel_diff": "qrel_diff"}
+
+
+def mteb_split(task: Task, config: str, splits: Collection[str]) -> str | None:
+    """The split of ``config`` (one of MTEB_CONFIGS) that mteb reads for ``task``, among
+    the config's ``splits``; None when mteb would find none to read."""
+    if task.params.get("language"):
+        wanted = MFOLLOWIR_SPLITS[config]
+    elif config in MTEB_NAMED_SPLITS:
+        wanted = MTEB_NAMED_SPLITS[config]
+    elif MTEB_EVAL_SPLIT in splits or len(splits) != 1:
+        wanted = MTEB_EVAL_SPLIT
+    else:
+        (wanted,) = splits
+    return wanted if wanted in splits else None
+
+
+def mteb_split_wanted(task: Task, config: str) -> str:
+    """What :func:`mteb_split` looks for, in words (for a message saying it is absent)."""
+    if task.params.get("language"):
+        return repr(MFOLLOWIR_SPLITS[config])
+    if config in MTEB_NAMED_SPLITS:
+        return repr(MTEB_NAMED_SPLITS[config])
+    return f"{MTEB_EVAL_SPLIT!r}, or the config's only split"

@@ -10,8 +10,10 @@ mFollowIR appends the language to every config name (``corpus-fas``, ``default-f
 loader (``mteb/tasks/instruction_reranking/multilingual/m_follow_ir.py``) asks for. Query
 ids are ``<id>-og`` (original instruction) and ``<id>-changed`` (altered instruction).
 
-Locally a config lives in ``<local_dir>/<config>/`` as parquet (what ``leaderboard data
-pull`` downloads, next to the dataset card) or JSON lines files (handy for fixtures).
+Locally a config is parquet (what ``leaderboard data pull`` downloads) or JSON lines files
+(handy for fixtures): those of the split mteb reads, as the dataset card beside them
+(``<local_dir>/README.md``, kept by the pull with every file at its path upstream)
+declares it; without a card declaring the config, every such file of ``<local_dir>/<config>/``.
 """
 
 from __future__ import annotations
@@ -36,30 +38,69 @@ from leaderboard.core.data.layout_files import (
     MTEB_DATA_SUFFIXES,
     MTEB_ORIGINAL_SUFFIX,
     mteb_config_names,
+    mteb_split,
+    mteb_split_wanted,
     mteb_topic,
 )
+from leaderboard.core.data.hf_card import CARD_NAME, CardConfigs, matching, read_card_configs
 from leaderboard.core.tasks import Task
 
 CORPUS_ID_COLUMNS = ("_id", "id", "doc_id")
 
 
-def _config_files(task: Task, data_dir: Path, config: str) -> list[Path]:
-    """The files the reader reads for ``config`` (one of MTEB_CONFIGS): those of the first
-    folder among its names (:func:`mteb_config_names`) that holds any, each file of a
-    kind it reads (MTEB_DATA_SUFFIXES, in that order) in name order; empty: none holds one.
+def _local_data_paths(root: Path) -> list[str]:
+    """Every file under ``root`` of a kind the reader reads, as a path relative to it
+    (with ``/``), leaving out hidden ones (a part starting with "." or "__", such as the
+    pull's staging folder), as ``datasets`` leaves them out of a pattern's matches."""
+    if not root.is_dir():
+        return []
+    return sorted(rel for path in root.rglob("*")
+                  if (rel := path.relative_to(root).as_posix()).endswith(MTEB_DATA_SUFFIXES)
+                  and not any(part.startswith((".", "__")) for part in rel.split("/"))
+                  and path.is_file())
 
-    Every such file is read, whoever put it there: a config's files are not named in
-    advance (upstream shards a config as it likes), so a file added to the folder by hand
-    is read with the pulled ones, and :func:`data_files` declares it for `data status
-    --verify` to check against the folder's manifest."""
-    root = Path(data_dir) / task.source.local_dir
+
+def _in_read_order(root: Path, rels: list[str]) -> list[Path]:
+    """Files of one config in the order the reader reads them: by kind
+    (MTEB_DATA_SUFFIXES, in that order), then by name."""
+    return [root / rel for suffix in MTEB_DATA_SUFFIXES for rel in sorted(rels)
+            if rel.endswith(suffix)]
+
+
+def _config_files(task: Task, root: Path, card: CardConfigs, config: str) -> list[Path]:
+    """The files the reader reads for ``config`` (one of MTEB_CONFIGS): those of the first
+    among its names (:func:`mteb_config_names`) that has any; empty: none has one.
+
+    A config the folder's dataset card (:mod:`leaderboard.core.data.hf_card`) declares is
+    the files its patterns match of the one split mteb reads (:func:`mteb_split`): as
+    ``datasets`` reads the folder for mteb, another split (a "dev" beside "test") is never
+    mixed in. A config the card does not declare (a folder copied in without one) is every
+    file of its folder ``<config>/``. Either way the files are not named in advance
+    (upstream shards a config as it likes), so a file added by hand where the config's
+    files are is read with the pulled ones, and :func:`data_files` declares it for `data
+    status --verify` to check against the folder's manifest."""
     for name in mteb_config_names(task, config):
-        folder = root / name
-        files = [path for suffix in MTEB_DATA_SUFFIXES
-                 for path in sorted(folder.glob(f"*{suffix}"))]
+        if name in card:
+            split = mteb_split(task, config, list(card[name]))
+            if split is None:
+                raise DataFormatError(
+                    f"{root / CARD_NAME}: config {name!r} has the splits "
+                    f"{', '.join(map(repr, card[name]))}, and mteb reads "
+                    f"{mteb_split_wanted(task, config)}")
+            files = _in_read_order(root, matching(_local_data_paths(root), card[name][split]))
+        else:
+            files = [path for suffix in MTEB_DATA_SUFFIXES
+                     for path in sorted((root / name).glob(f"*{suffix}"))]
         if files:
             return files
     return []
+
+
+def _task_configs(task: Task, data_dir: Path) -> dict[str, list[Path]]:
+    """Each of MTEB_CONFIGS (in that order) with its files (:func:`_config_files`)."""
+    root = Path(data_dir) / task.source.local_dir
+    card = read_card_configs(root)
+    return {config: _config_files(task, root, card, config) for config in MTEB_CONFIGS}
 
 
 def _declared(task: Task, data_dir: Path, configs: dict[str, list[Path]]) -> DataFiles:
@@ -71,16 +112,15 @@ def _declared(task: Task, data_dir: Path, configs: dict[str, list[Path]]) -> Dat
 
 def data_files(task: Task, data_dir: Path) -> DataFiles:
     """Every file of the task's configs that the reader reads, config by config in
-    MTEB_CONFIGS' order; a config none of whose folders holds a file is missing (as its
+    MTEB_CONFIGS' order; a config none of whose names has a file is missing (as its
     first name's folder)."""
-    return _declared(task, data_dir, {config: _config_files(task, data_dir, config)
-                                      for config in MTEB_CONFIGS})
+    return _declared(task, data_dir, _task_configs(task, data_dir))
 
 
 def _configs(task: Task, data_dir: Path) -> dict[str, list[Path]]:
     """Each config's files, as :func:`data_files` declares them; a MissingDataError
     naming every missing config."""
-    configs = {config: _config_files(task, data_dir, config) for config in MTEB_CONFIGS}
+    configs = _task_configs(task, data_dir)
     _declared(task, data_dir, configs).require(task.id, data_dir)
     return configs
 
