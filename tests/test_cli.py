@@ -347,6 +347,29 @@ def test_score_records_the_revision_the_data_folder_holds(capsys, data_dir: Path
         assert (warning in out) == warned, out
 
 
+def test_score_records_files_the_manifest_does_not_list_as_not_verified(
+        capsys, data_dir: Path, submission: Path, tmp_path: Path) -> None:
+    """A file the reader reads that the folder's manifest does not list (put there by
+    hand, or left by a copy) is caught by `data status --verify` and by `data pull`, but
+    `score` recorded the pulled revision for scores computed with it. It records the
+    revision as not verified, naming the file, and warns; listing the declared files
+    hashes nothing."""
+    source = get_task(WTR).source
+    pinned = f"{source.repo}@{source.revision}"
+    data = linked_data(data_dir, tmp_path / "data", source,
+                       {"repo": source.repo, "revision": source.revision},
+                       unlisted=("qrels/test.tsv",))
+    rc, out, err = run_cli(capsys, "score", str(submission), "--data-dir", str(data), "--quiet")
+    assert rc == 0, out + err
+    produced = json.loads((submission / "results.json").read_text())["produced_by"]
+    assert produced[f"data:{WTR}"] == (
+        f"{pinned} (files not verified: qrels/test.tsv is read with the pulled files and "
+        f"not listed in .manifest.json)")
+    folder = data / source.local_dir
+    assert (f"{folder}: warning: {folder / 'qrels/test.tsv'} is read with the pulled files "
+            f"and not listed in .manifest.json") in out, out
+
+
 def explanation_manifest(submission: Path) -> dict:
     """The explanation manifest results.json names, wherever the store keeps it (a
     submitter's `leaderboard score` keeps it in the run store's cache: CI writes explain/

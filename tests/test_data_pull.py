@@ -809,6 +809,12 @@ def test_verify_names_a_file_the_reader_reads_that_the_pull_did_not_write(
     task = get_task("followir/robust04")
     assert added in data_files(task, data).read  # what the reader reads...
     assert "d9" in load_task_data(task, data).doc_ids  # ...it reads
+    # ...and what `score` would record for scores computed with it.
+    report = Report()
+    assert data_revisions([task], data, report)[task.id].recorded() == (
+        f"{R04.repo}@{R04.revision} (files not verified: corpus/test-00001-of-00001.parquet "
+        f"is read with the pulled files and not listed in {MANIFEST_NAME})")
+    assert [i.severity for i in report.issues] == ["warning"]
 
     assert main(["data", "status", "followir/robust04", "--data-dir", str(data)]) == 0
     capsys.readouterr()

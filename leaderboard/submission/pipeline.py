@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard import __version__
-from leaderboard.core.data.revision import DataRevision, DataRevisionError, data_revision
+from leaderboard.core.data import DataFormatError, data_files
+from leaderboard.core.data.revision import (
+    DataRevision,
+    DataRevisionError,
+    data_revision,
+    unlisted_text,
+)
 from leaderboard.core.evaluate import Progress, quiet
 from leaderboard.core.report import Report
 from leaderboard.core.scoring import ScoreSheet
@@ -136,7 +142,11 @@ def data_revisions(tasks: list[Task], data_dir: Path, report: Report, *,
                    pinned: bool = False) -> dict[str, DataRevision]:
     """The revision of each task's data in ``data_dir``; a warning in ``report`` for each
     data folder pulled at another revision than the registry pins (scores computed on it
-    are not the board's), or with ``pinned`` a :class:`DataRevisionError` naming them."""
+    are not the board's), or with ``pinned`` a :class:`DataRevisionError` naming them.
+
+    A task whose reader reads a file its folder's manifest does not list has its revision
+    recorded as not verified (:meth:`DataRevision.reading`), with a warning naming the
+    file: the files are listed as the reader declares them, not hashed."""
     by_folder: dict[str, DataRevision] = {}
     others: list[tuple[DataRevision, str]] = []
     for task in tasks:
@@ -153,7 +163,26 @@ def data_revisions(tasks: list[Task], data_dir: Path, report: Report, *,
         report.add(str(revision.folder), None,
                    f"{revision.mismatch()}: the scores are computed on that data, and "
                    f"results.json records it; {pull}", "warning")
-    return {task.id: by_folder[task.source.local_dir] for task in tasks}
+    revisions: dict[str, DataRevision] = {}
+    unlisted: dict[str, dict[Path, None]] = {}  # folder -> files of any of its tasks
+    for task in tasks:
+        revision = by_folder[task.source.local_dir]
+        if revision.pulled is not None:
+            try:
+                revision = revision.reading(data_files(task, data_dir).read)
+            except DataFormatError:
+                pass  # the task's data cannot be read: checking it says so
+            unlisted.setdefault(task.source.local_dir, {}).update(
+                dict.fromkeys(revision.unlisted))
+        revisions[task.id] = revision
+    for local_dir, paths in unlisted.items():
+        if paths:
+            folder = by_folder[local_dir].folder
+            report.add(str(folder), None,
+                       f"{unlisted_text(folder, list(paths), full=True)}: results.json "
+                       "records the data as not verified; move such files out of the "
+                       "folder (`leaderboard data status --verify` lists them)", "warning")
+    return revisions
 
 
 def check_recorded_scores(outcome: SubmissionOutcome, shown: Path) -> None:

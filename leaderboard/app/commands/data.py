@@ -22,7 +22,7 @@ from leaderboard.app.datapull.pull import (
     pull_sources,
     select_sources,
     source_missing_files,
-    unlisted_files,
+    source_unlisted_files,
     unlisted_problem,
 )
 
@@ -147,7 +147,8 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"{'':8}   changed: {problem}")
         if len(problems) > 5:
             print(f"{'':8}   ... and {len(problems) - 5} more changed")
-        unlisted = unlisted_files(item, data_dir, manifest) if args.verify and manifest else []
+        unlisted = (source_unlisted_files(item, data_dir, manifest)
+                    if args.verify and manifest else [])
         for path in unlisted[:5]:
             print(f"{'':8}   not pulled: {unlisted_problem(path, manifest)}")
         if len(unlisted) > 5:

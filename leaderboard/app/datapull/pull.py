@@ -67,7 +67,12 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.checksums import Checksum, file_matches
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 from leaderboard.core.data import data_files
-from leaderboard.core.data.revision import MANIFEST_FORMAT, MANIFEST_NAME, read_manifest
+from leaderboard.core.data.revision import (
+    MANIFEST_FORMAT,
+    MANIFEST_NAME,
+    read_manifest,
+    unlisted_files,
+)
 from leaderboard.core.fileio import atomic_write_text, size_text
 from leaderboard.core.tasks import DataSource, Task
 
@@ -219,28 +224,22 @@ def manifest_problems(local_root: Path, manifest: Mapping[str, Any]) -> list[str
     return problems
 
 
-def unlisted_files(item: SourceTasks, data_dir: Path, manifest: Mapping[str, Any]
-                   ) -> list[Path]:
+def source_unlisted_files(item: SourceTasks, data_dir: Path, manifest: Mapping[str, Any]
+                          ) -> list[Path]:
     """Files a reader of the source's tasks reads (:func:`leaderboard.core.data.data_files`,
-    what each reader declares and reads by) that ``manifest`` does not list: a file put in
-    a config folder by hand, or left there by another copy, which the reader would mix
-    into the pulled revision's data while the manifest vouched for it."""
+    what each reader declares and reads by) that ``manifest`` does not list
+    (:func:`leaderboard.core.data.revision.unlisted_files`)."""
     local_root = Path(data_dir) / item.source.local_dir
     listed = manifest.get("files") or {}
     unlisted: dict[Path, None] = {}
     for task in item.tasks:
-        for path in data_files(task, data_dir).read:
-            try:
-                rel = path.relative_to(local_root).as_posix()
-            except ValueError:
-                rel = None
-            if rel not in listed:
-                unlisted[path] = None
+        unlisted.update(dict.fromkeys(unlisted_files(local_root, listed,
+                                                     data_files(task, data_dir).read)))
     return list(unlisted)
 
 
 def unlisted_problem(path: Path, manifest: Mapping[str, Any]) -> str:
-    """What is wrong with a file of :func:`unlisted_files`, and what to do."""
+    """What is wrong with a file of :func:`source_unlisted_files`, and what to do."""
     return (f"{path}: read with the pulled files, but {MANIFEST_NAME} does not list it "
             f"(not a file of {manifest.get('repo')}@{manifest.get('revision')}); move it "
             "out of the folder")
@@ -342,7 +341,7 @@ class DataPuller:
             assert manifest is not None
         # A file the pull never wrote is left alone, but one the readers would read with
         # the pulled files makes the folder something other than the revision pulled.
-        unlisted = unlisted_files(item, self.data_dir, manifest)
+        unlisted = source_unlisted_files(item, self.data_dir, manifest)
         if unlisted:
             listing = "\n".join(f"  - {unlisted_problem(p, manifest)}" for p in unlisted[:10])
             more = f"\n  ... and {len(unlisted) - 10} more" if len(unlisted) > 10 else ""

@@ -8,13 +8,15 @@ holds; the registry pins one (:class:`leaderboard.core.tasks.DataSource`), and a
 pulled before the pin moved holds another. A folder without a manifest (copied in by
 hand, or a mirror such as the development machines' shared data folder) holds files
 nothing has checked against any revision: it is read all the same, and what is recorded
-says so.
+says so; and so does a task whose reader reads a file the manifest does not list (added
+by hand beside the pulled ones), which the manifest cannot vouch for either.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,40 @@ def read_manifest(local_root: Path) -> dict[str, Any] | None:
     return _manifest(local_root)[0]
 
 
+def unlisted_files(folder: Path, listed: Collection[str], read: Iterable[Path]) -> list[Path]:
+    """Of the files ``read`` (what a reader reads, ``DataFiles.read``), those that are not
+    among ``listed``, the paths in ``folder`` its manifest lists: a file put in a pulled
+    folder by hand, or left there by another copy, which the reader would mix into the
+    pulled revision's data while the manifest vouched for it. Only listed, never hashed."""
+    unlisted: dict[Path, None] = {}
+    for path in read:
+        try:
+            rel = path.relative_to(folder).as_posix()
+        except ValueError:
+            rel = None
+        if rel not in listed:
+            unlisted[path] = None
+    return list(unlisted)
+
+
+def unlisted_text(folder: Path, unlisted: list[Path] | tuple[Path, ...], *,
+                  full: bool = False) -> str:
+    """'<file> is read with the pulled files and not listed in .manifest.json' (the first
+    of ``unlisted`` and how many more), the file as a path in ``folder`` or, ``full``, as
+    it is."""
+    first = unlisted[0] if full else _in_folder(folder, unlisted[0])
+    more = len(unlisted) - 1
+    return (f"{first} is read" if not more else f"{first} and {more} more are read") + (
+        f" with the pulled files and not listed in {MANIFEST_NAME}")
+
+
+def _in_folder(folder: Path, path: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return str(path)
+
+
 @dataclass(frozen=True)
 class DataRevision:
     """The revision of ``source`` that its folder under a data directory holds."""
@@ -79,6 +115,10 @@ class DataRevision:
     # Why the folder's manifest cannot be read here (another format, such as a newer
     # version's): its revision is then unknown, not taken for the pinned one.
     unreadable: str | None = None
+    # The paths in the folder its manifest lists (empty without a readable manifest).
+    listed: frozenset[str] = frozenset()
+    # Files a task's reader reads that the manifest does not list (:meth:`reading`).
+    unlisted: tuple[Path, ...] = ()
 
     @property
     def pinned(self) -> str:
@@ -92,6 +132,14 @@ class DataRevision:
             self.pulled is not None and self.pulled != (self.source.repo,
                                                         self.source.revision))
 
+    def reading(self, read: Iterable[Path]) -> DataRevision:
+        """This revision as the data of a task whose reader reads ``read``, with those of
+        them that the manifest does not list; without a readable manifest there is no
+        list to hold them to (what is recorded already says nothing was verified)."""
+        if self.pulled is None:
+            return self
+        return replace(self, unlisted=tuple(unlisted_files(self.folder, self.listed, read)))
+
     def recorded(self) -> str:
         """What results.json records as the data a task was scored on."""
         if self.unreadable is not None:
@@ -99,6 +147,9 @@ class DataRevision:
         if self.pulled is None:
             return (f"{self.pinned} (the pinned revision; files not verified: no "
                     f"{MANIFEST_NAME} from `leaderboard data pull`)")
+        if self.unlisted:
+            return (f"{'@'.join(self.pulled)} (files not verified: "
+                    f"{unlisted_text(self.folder, self.unlisted)})")
         return "@".join(self.pulled)
 
     def mismatch(self) -> str | None:
@@ -109,12 +160,15 @@ class DataRevision:
                     f"pins {self.pinned}")
         if not self.other:
             return None
-        return f"pulled {self.recorded()}, but the registry pins {self.pinned}"
+        return f"pulled {'@'.join(self.pulled or ())}, but the registry pins {self.pinned}"
 
 
 def data_revision(source: DataSource, data_dir: Path) -> DataRevision:
     """What revision of ``source`` the data directory ``data_dir`` holds."""
     folder = Path(data_dir) / source.local_dir
     manifest, unreadable = _manifest(folder)
-    pulled = None if manifest is None else (manifest["repo"], manifest["revision"])
-    return DataRevision(source, folder, pulled, unreadable)
+    if manifest is None:
+        return DataRevision(source, folder, None, unreadable)
+    files = manifest.get("files")
+    return DataRevision(source, folder, (manifest["repo"], manifest["revision"]),
+                        listed=frozenset(files) if isinstance(files, dict) else frozenset())
