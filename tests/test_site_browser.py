@@ -635,6 +635,87 @@ def test_a_tap_on_a_cell_shows_its_details(real_site, page) -> None:
     sync_api.expect(tip).to_be_hidden()
 
 
+def _tab_to(page, selector: str, limit: int = 12) -> None:
+    """Press Tab until the focus is inside ``selector`` (a keyboard user's way there)."""
+    for _ in range(limit):
+        if page.evaluate("(s) => !!document.activeElement.closest(s)", selector):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def test_a_keyboard_reaches_a_cells_details(real_site, page) -> None:
+    """A cell's details (its source, the model's other sources, its tier) and a row's
+    marks' (+N: its other sources) were only in a title, which no keyboard reaches and
+    most screen readers do not read. Each is a control Tab reaches: its focus shows the
+    details and a status region says them, Escape closes them, Enter toggles them."""
+    page.goto(real_site["url"] + "followir.html#followir-average", wait_until="networkidle")
+    row = "#followir-average tbody tr[data-k='jhu-clsp/followir-7b']"
+    index = page.locator("#followir-average thead th[data-col='p-MRR']").evaluate(
+        "th => th.cellIndex")
+    cell = page.locator(f"{row} td").nth(index)
+    button = cell.get_by_role("button")
+    assert button.count() == 1 and button.inner_text() == cell.inner_text() == "+12.2†"
+    tip, said = page.locator(".fb-tip"), page.locator(".fb-said")
+    assert said.get_attribute("role") == "status"
+    page.locator(f"{row} a.fb-n").focus()
+    _tab_to(page, f"{row} .fb-also")
+    sync_api.expect(tip).to_be_visible()
+    assert tip.inner_text().startswith("Every figure of this row is from Weller")
+    _tab_to(page, f"{row} td:nth-child({index + 1})")
+    sync_api.expect(tip).to_have_text(cell.get_attribute("title"))
+    sync_api.expect(said).to_have_text(cell.get_attribute("title"))
+    assert "other sources, not in this row" in tip.inner_text()
+    page.keyboard.press("Escape")
+    sync_api.expect(tip).to_be_hidden()
+    sync_api.expect(said).to_have_text("")
+    page.keyboard.press("Enter")
+    sync_api.expect(tip).to_be_visible()
+    # Sorting reads the figures as before, and the rows it brings in get their buttons.
+    page.locator("#followir-average thead th[data-col='p-MRR']").click()
+    values = [float(r["cells"][index]) for r in visible_rows(page, "followir-average")
+              if r["cells"][index]]
+    assert values == sorted(values) and len(values) >= 50
+    bare = page.locator("#followir-average tbody td[title]:not(:has(button, a[href]))")
+    assert page.locator("#followir-average tbody td[title]").count() > 0 and bare.count() == 0
+    # A name cell with details of its own and a mark inside (the home page's, for a model
+    # without a link) gets no button around the mark's button.
+    nested = page.evaluate("""() => {
+        const row = document.querySelector('#followir-average tbody tr:has(abbr.fb-also)')
+            .cloneNode(true);
+        const name = row.querySelector('.fb-n'), span = document.createElement('span');
+        span.textContent = name.textContent;
+        name.replaceWith(span);
+        row.querySelector('a.fb-prov').remove();
+        row.cells[1].title = '2 rows';
+        row.querySelectorAll('button.fb-detail').forEach(b => b.replaceWith(...b.childNodes));
+        document.querySelector('#followir-average tbody').appendChild(row);
+        return new Promise(r => setTimeout(() => r([row.querySelectorAll('button button').length,
+                                                    row.querySelectorAll('abbr > button').length]), 0));
+    }""")
+    assert nested == [0, 1]
+
+
+def test_a_keyboard_reaches_a_linked_cells_tier(real_site, page) -> None:
+    """A verified score is a link to the queries behind it, whose own title hid the
+    cell's tier and p-value from the pointer and from everyone else: its focus shows them."""
+    page.goto(real_site["url"] + "pi-indic/t1.html#pi-indic-t1-average",
+              wait_until="networkidle")
+    row = "#pi-indic-t1-average tbody tr[data-s='bm25s']"
+    index = page.locator("#pi-indic-t1-average thead th[data-col='RR@10']").evaluate(
+        "th => th.cellIndex")
+    cell = page.locator(f"{row} td").nth(index)
+    link = cell.locator("a.fb-x-cell")
+    link.wait_for()
+    assert cell.get_by_role("button").count() == 0
+    page.locator(f"{row} a.fb-n").focus()
+    _tab_to(page, f"{row} td:nth-child({index + 1})")
+    tip = page.locator(".fb-tip")
+    sync_api.expect(tip).to_have_text(cell.get_attribute("title"))
+    assert tip.inner_text().startswith("below best verified; adjusted p")
+    sync_api.expect(page.locator(".fb-said")).to_have_text(tip.inner_text())
+
+
 def test_grids_are_coloured_and_sortable(real_site, page) -> None:
     page.goto(real_site["url"] + "followtable.html#followtable-grid", wait_until="networkidle")
     cells = page.locator("#followtable-grid tbody td.fb-heat")

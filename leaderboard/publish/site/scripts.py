@@ -19,8 +19,10 @@ EXPLORER_SOURCE = ASSETS_DIR / "explorer"
 
 #: Loaded by every page (mkdocs ``extra_javascript``), in this order: format.js first,
 #: how every number is printed (leaderboard.js and the explorer use it);
-#: explorer-links.js makes verified cells links to the queries behind them.
-PAGE_SCRIPTS = ("assets/format.js", "assets/leaderboard.js", "assets/explorer-links.js")
+#: explorer-links.js makes verified cells links to the queries behind them; cell-details.js
+#: opens a cell's details (its title) to a tap, the keyboard and a screen reader.
+PAGE_SCRIPTS = ("assets/format.js", "assets/leaderboard.js", "assets/explorer-links.js",
+                "assets/cell-details.js")
 
 #: The explorer's script in the built site, and what its page loads (explore.md.j2): the
 #: explorer's content runs before the scripts every page loads at its end.

@@ -32,6 +32,17 @@
     return out;
   }
 
+  // The cell's text goes into the link. A cell with details has a button that opens them
+  // (assets/cell-details.js): the link takes its place, so that a cell has one control,
+  // whose focus opens the details as the button's did.
+  function wrap(cell, a) {
+    var button = cell.querySelector("button.fb-detail");
+    var from = button || cell;
+    while (from.firstChild) a.appendChild(from.firstChild);
+    if (button) cell.replaceChild(a, button);
+    else cell.appendChild(a);
+  }
+
   function decorate(row, cols) {
     if (row._fbExplore || !row.hasAttribute("data-s")) return;
     row._fbExplore = true;
@@ -43,8 +54,7 @@
       a.className = "fb-x-cell";
       a.href = start + cols[i];
       a.title = "The queries behind this score (query explorer)";
-      while (cell.firstChild) a.appendChild(cell.firstChild);
-      cell.appendChild(a);
+      wrap(cell, a);
     }
   }
 
@@ -68,8 +78,7 @@
         var a = document.createElement("a");
         a.className = "fb-x-cell";
         a.href = start + "&" + params.toString();
-        while (cell.firstChild) a.appendChild(cell.firstChild);
-        cell.appendChild(a);
+        wrap(cell, a);
       });
     });
   }

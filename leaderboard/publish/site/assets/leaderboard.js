@@ -594,28 +594,7 @@
     });
   }
 
-  /* ------------------------------------------------------------------ cell details */
-
-  // A cell's details (its source, the model's other sources, its tier and interval) sit in
-  // its title, which phones never show: a tap on such a cell opens them in a box, a second
-  // tap (or a tap elsewhere) closes it.
-  function setupDetails() {
-    var box = document.createElement("div");
-    box.className = "fb-tip";
-    box.setAttribute("role", "status");
-    box.hidden = true;
-    document.body.appendChild(box);
-    var current = null;
-    document.addEventListener("click", function (e) {
-      var cell = e.target.closest && e.target.closest("table.fb-table td[title], table.fb-table abbr[title]");
-      if (!cell || cell === current || e.target.closest("a[href]")) {
-        box.hidden = true; current = null; return;
-      }
-      box.textContent = cell.getAttribute("title");
-      box.hidden = false;
-      current = cell;
-    });
-  }
+  /* ------------------------------------------------------------------ rank words */
 
   // A tested row's rank interval (span.fb-ri, "1–3" from its data-r) is worded when the
   // pointer first reaches it, so the pages do not repeat the sentence on every row.
@@ -638,7 +617,6 @@
       if (table.closest(".fb-view")) render(table);
       heatmap(table);
     });
-    setupDetails();
     setupRankWords();
     setupFilters();
     setupTabs();
