@@ -18,6 +18,7 @@ class _Tags(HTMLParser):
         self._row: dict | None = None
         self._section: str | None = None
         self._view: list[str] = []
+        self._in_table = False  # inside a table.fb-table (another table's rows are not its)
         self.text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -28,15 +29,18 @@ class _Tags(HTMLParser):
         if tag == "table" and "fb-table" in (a.get("class") or ""):
             self.tables.append({"view": self._view[-1] if self._view else None,
                                 "head": [], "rows": []})
+            self._in_table = True
         elif tag in ("thead", "tbody"):
             self._section = tag
-        elif tag == "tr" and self.tables:
+        elif tag == "tr" and self._in_table:
             self._row = {"attrs": a, "cells": []}
         elif tag in ("td", "th") and self._row is not None:
             self._cell = []
             self._row["cells"].append({"attrs": a, "text": self._cell})
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._in_table = False
         if tag == "tr" and self._row is not None:
             row = {"attrs": self._row["attrs"],
                    "cells": [{"attrs": c["attrs"], "text": "".join(c["text"]).strip()}

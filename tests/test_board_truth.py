@@ -538,7 +538,7 @@ def test_reported_names_link_to_their_model_card_or_paper(real) -> None:
     text = (real["out"] / "followir.html").read_text(encoding="utf-8")
     rows = re.findall(r'<tr data-k="([^"]+)"[^>]*data-p="reported"[^>]*>(.*?)</tr>', text)
     assert rows
-    names = {key: re.search(r'class="fb-name">(.*?)</td>', body).group(1) for key, body in rows}
+    names = {key: re.search(r'class="fb-name">(.*?)</th>', body).group(1) for key, body in rows}
     assert 'href="https://huggingface.co/jhu-clsp/FollowIR-7B"' in names["jhu-clsp/followir-7b"]
     unlinked = [k for k, cell in names.items() if '<a class="fb-n" href="http' not in cell]
     assert len(unlinked) < len(names) / 10, unlinked[:10]

@@ -713,7 +713,7 @@ def test_the_explorer_and_the_tables_print_the_same_digits(real_site, page) -> N
         assert page.evaluate("Object.is(FBFormat.score(-0.0, true), '0.0')") is True
     page.goto(real_site["url"] + "followtable.html")
     irs = 6  # rank, name, type, nDCG@10 (query), nDCG@10 (+instruction), p-MRR, IRS
-    in_table = page.locator('#followtable-wtr tbody tr[data-s="all-minilm-l6-v2"] td') \
+    in_table = page.locator('#followtable-wtr tbody tr[data-s="all-minilm-l6-v2"] > *') \
         .nth(irs).inner_text()
     explore(page, real_site, "?s=bm25s&t=followtable/wtr")
     option = page.locator('select.fb-x-compare-pick option[value="all-minilm-l6-v2"]')

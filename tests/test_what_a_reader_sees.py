@@ -128,7 +128,7 @@ def test_the_home_verified_table_shows_what_submissions_have(committed_board: Bo
     rows = re.findall(r"<tr .*?</tr>", html)
     assert len(rows) == len(overview.verified)
     for row in rows:
-        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row)
         name = re.search(r'class="fb-n"[^>]*>([^<]*)<', cells[1]).group(1)
         assert not any(c == name for c in cells[2:]), row  # the name once
         assert any(c != "–" for c in cells[-1:]), row
@@ -141,7 +141,7 @@ def test_the_home_verified_table_shows_what_submissions_have(committed_board: Bo
         values = [cells[i].value for _, _, cells in overview.verified]
         assert (col.home.id in shown) == any(v is not None for v in values), col.home.id
     for row in rows:
-        assert len(re.findall(r"<td[^>]*>(.*?)</td>", row)) == 4 + len(shown)
+        assert len(re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row)) == 4 + len(shown)
 
 
 def test_explain_suggests_a_topics_own_queries() -> None:
@@ -231,10 +231,10 @@ def test_the_home_verified_table_keeps_its_names_when_sorted_on_a_phone(
             last = table.locator("thead th").last
             last.click()
             tab.wait_for_timeout(200)
-            name = table.locator("tbody tr").first.locator("td.fb-name")
+            name = table.locator("tbody tr").first.locator(".fb-name")
             box, wrap = name.bounding_box(), table.locator("xpath=..").bounding_box()
             assert box["x"] >= wrap["x"] - 1 and box["x"] + box["width"] <= 390, (box, wrap)
-            hit = tab.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('td')"
+            hit = tab.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('td, th')"
                                "?.classList.contains('fb-name')",
                                [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
             assert hit

@@ -294,8 +294,9 @@ def model_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
             f'<tr data-k="{e(rec.id)}" data-t="{e(rec.type)}" data-p="{prov}" '
             f'data-i="{e(instruction_text(rec.instruction_trained))}">'
             f'<td data-v="{pos}">{pos}</td>'
-            f'<td class="fb-name" title="{e(plural(len(m.rows), "row") + ": " + sources)}">'
-            f"{_badges(m.rows)}{link}</td>"
+            f'<th scope="row" class="fb-name" '
+            f'title="{e(plural(len(m.rows), "row") + ": " + sources)}">'
+            f"{_badges(m.rows)}{link}</th>"
             f"<td>{e(rec.type)}</td>"
             f'<td data-v="{"" if rec.parameters is None else rec.parameters}"'
             f"{_params_title(rec.parameters, rec.type)}>{e(params_text(rec.parameters))}</td>"
@@ -337,7 +338,8 @@ def verified_rows_html(overview: Overview, submissions_prefix: str,
             f'<tr data-k="{e(row.key)}"{slug} data-t="{e(rec.type)}" data-p="verified" '
             f'data-i="{e(instruction_text(rec.instruction_trained))}">'
             "<td></td>"
-            f'<td class="fb-name"><abbr class="fb-prov fb-prov-v">V</abbr> {link}{of}</td>'
+            f'<th scope="row" class="fb-name"><abbr class="fb-prov fb-prov-v">V</abbr> '
+            f"{link}{of}</th>"
             f"<td>{e(rec.type)}</td>"
             f'<td data-v="{"" if model.parameters is None else model.parameters}"'
             f"{_params_title(model.parameters, model.type)}>"

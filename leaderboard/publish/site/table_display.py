@@ -462,7 +462,7 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
         sub = f' data-s="{e(r.submission)}"' if r.submission else ""
         add(f'<tr{ref}{sub} data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
             f'data-i="{e(r.instruction)}"><td data-v="{rank}">{rank or "–"}</td>'
-            '<td class="fb-name">')
+            '<th scope="row" class="fb-name">')
         # Badge first: it never wraps onto a line of its own, and names line up. Verified
         # badges need no per-row hover (the legend says what V means): bytes add up over
         # thousands of rows.
@@ -492,7 +492,7 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
         if r.others:
             # The model's other rows, named in the details of a mark a tap opens.
             add(f' <abbr class="fb-also" title="{e(r.others)}">+{r.n_others}</abbr>')
-        add(f"</td><td>{e(r.model_type)}</td>")
+        add(f"</th><td>{e(r.model_type)}</td>")
         for i, c in enumerate(r.cells):
             css = f' class="{c.css}"' if c.css else ""
             title = f' title="{e(c.title)}"' if c.title else ""

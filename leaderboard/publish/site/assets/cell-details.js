@@ -19,7 +19,7 @@
 (function () {
   "use strict";
 
-  var HOLDER = "table.fb-table td[title], table.fb-table abbr[title], table.fb-table a.fb-prov[title]";
+  var HOLDER = "table.fb-table tbody :is(td, th, abbr, a.fb-prov)[title]";
 
   // A details button around the cell's or mark's text, unless it holds a control already:
   // marks first, so that a cell holding one (a name cell) is never a button around a button.
@@ -27,7 +27,7 @@
     if (row._fbDetails) return;
     row._fbDetails = true;
     var marks = Array.prototype.slice.call(row.querySelectorAll("abbr[title]"));
-    marks.concat(Array.prototype.slice.call(row.querySelectorAll("td[title]"))).forEach(function (holder) {
+    marks.concat(Array.prototype.slice.call(row.querySelectorAll("td[title], th[title]"))).forEach(function (holder) {
       if (holder.querySelector("a[href], button")) return;
       var button = document.createElement("button");
       button.type = "button";
