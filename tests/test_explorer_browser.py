@@ -924,6 +924,22 @@ def test_the_explorer_works_from_the_keyboard(fixture_site, page) -> None:
     assert not page.locator("dialog.fb-x-dialog").is_visible()
 
 
+def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> None:
+    """Tabbing into the list's query-id filter showed no focus ring (Material's input
+    styling took it, as it did on the leaderboard's filters), only the caret."""
+    explore(page, fixture_site, "?s=fix-a&t=followir/core17")
+    page.locator("#fb-explorer a").first.focus()
+    for _ in range(10):
+        if page.evaluate("document.activeElement.matches('#fb-explorer input[name=q]')"):
+            break
+        page.keyboard.press("Tab")
+    else:
+        raise AssertionError("Tab never reached the query filter")
+    style = page.evaluate("(() => { const s = getComputedStyle(document.activeElement);"
+                          " return [s.outlineStyle, s.outlineWidth]; })()")
+    assert style[0] != "none" and style[1] != "0px", style
+
+
 @pytest.mark.parametrize(("name", "query"), [
     ("list", "?s=bm25s&t=followtable/wtr"),
     ("card", "?s=bm25s&t=followtable/wtr&query=1_1"),
