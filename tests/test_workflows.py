@@ -20,12 +20,15 @@
   whole repository) before the GPU runner uses them, and its GPU job holds no write token;
 * no job that scores, runs models or moves runs to the store holds a token that writes to
   the repository: the job that does downloads the commit it is handed, checks it with
-  ``leaderboard ci check-commit`` and pushes it (run step by step in real repositories).
+  ``leaderboard ci check-commit`` and pushes it (run step by step in real repositories);
+* the results dataset is exported by a job with no secret, and the job holding the Hub's
+  token pushes it only after ``leaderboard ci check-export`` (run step by step too).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import inspect
 import json
 import re
@@ -34,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -388,12 +392,19 @@ def test_no_job_that_scores_runs_models_or_stores_runs_holds_a_write_token(path:
                 f"{path.name}: job {job_id}")
 
 
-# A stand-in `leaderboard` for the handover tests: `ci check-commit` is this checkout's
-# real command; every other call (`runs push`, `baselines run`) is recorded, and
-# `baselines run MODEL` writes $WRITE (path=text lines) as the model's run would.
+# A stand-in `leaderboard` for the handover tests: `ci check-commit`, `ci check-export` and
+# `export` without --push are this checkout's real commands; every other call (`runs
+# push`, `baselines run`, a push to the Hub) is recorded, and `baselines run MODEL` writes
+# $WRITE (path=text lines) as the model's run would.
 LEADERBOARD_STAND_IN = r"""#!/bin/sh
-if [ "$1 $2" = "ci check-commit" ]; then
+real() {
   exec "$PYTHON" -c 'import sys; from leaderboard.app.cli import main; sys.exit(main(sys.argv[1:]))' "$@"
+}
+case "$1 $2" in
+  "ci check-commit"|"ci check-export") real "$@" ;;
+esac
+if [ "$1" = export ]; then
+  case " $* " in *" --push "*) ;; *) real "$@" ;; esac
 fi
 echo "$*" >> "$CALLS"
 if [ "$1 $2" = "baselines run" ]; then
@@ -409,13 +420,18 @@ class Handover:
     """The jobs of one workflow run, each in its own clone of a bare origin, their
     artifacts copied from one job's $RUNNER_TEMP to the next's as Actions would."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, tree: Callable[[Path], object] | None = None) -> None:
+        """``tree`` writes the base commit's files into a folder (default: a submission
+        bm25s of a few stand-in files, and a workflow)."""
         self.tmp = tmp
         seed = tmp / "seed"
-        for rel, text in {"submissions/bm25s/metadata.yaml": "id: bm25s\n",
-                          "submissions/bm25s/manifest.txt": "m\n",
-                          "submissions/bm25s/runs/t/original.trec": "r\n",
-                          ".github/workflows/tests.yml": "on: push\n"}.items():
+        if tree is not None:
+            tree(seed)
+        for rel, text in ({} if tree is not None else {
+                "submissions/bm25s/metadata.yaml": "id: bm25s\n",
+                "submissions/bm25s/manifest.txt": "m\n",
+                "submissions/bm25s/runs/t/original.trec": "r\n",
+                ".github/workflows/tests.yml": "on: push\n"}).items():
             (seed / rel).parent.mkdir(parents=True, exist_ok=True)
             (seed / rel).write_text(text)
         self.base = commit_folder(seed, "base")
@@ -436,10 +452,13 @@ class Handover:
         (self.tmp / f"{name}-temp").mkdir()
         return checkout
 
-    def hand(self, source: str, folder: str, target: str, into: str) -> None:
+    def hand(self, source: str, folder: str, target: str, into: str,
+             hidden: bool = False) -> None:
         """upload-artifact of ``source``'s $RUNNER_TEMP/``folder``, downloaded by ``target``
-        into its $RUNNER_TEMP/``into``."""
-        shutil.copytree(self.tmp / f"{source}-temp" / folder, self.tmp / f"{target}-temp" / into)
+        into its $RUNNER_TEMP/``into``. As upload-artifact (v4.4 on), hidden files and
+        folders stay behind unless ``hidden`` (its ``include-hidden-files: true``)."""
+        shutil.copytree(self.tmp / f"{source}-temp" / folder, self.tmp / f"{target}-temp" / into,
+                        ignore=None if hidden else shutil.ignore_patterns(".*"))
 
     def step(self, path: Path, job: str, name: str, **env: str) -> tuple[int, str, dict]:
         """Run a job's step as Actions does (bash -eo pipefail) in its checkout: the exit
@@ -808,21 +827,102 @@ def test_merged_and_reference_runs_go_to_the_run_store_before_git():
                     r"leaderboard export\b.*--existing\b.*--push\b", run), workflow.name
 
 
-def test_the_results_dataset_is_pushed_as_exported_by_a_protected_job():
-    """publish.yml exports the results after scoring and pushes the folder as exported
-    (checked against its release.json), the token in the push step only, the job in the
-    protected environment that holds it
-    (run-store, as every job that reads HF_TOKEN)."""
-    job = load(WORKFLOW_DIR / "publish.yml")["jobs"]["dataset"]
-    assert job["needs"] == "push" and job["environment"] == "run-store"
-    assert job["permissions"] == {"contents": "read"}
-    runs = [step.get("run") or "" for step in job["steps"]]
-    export = next(i for i, r in enumerate(runs) if r.startswith("leaderboard export --out"))
+def test_the_results_dataset_is_exported_without_the_token_and_pushed_by_a_short_job():
+    """The dataset job held HF_TOKEN (the Hub's write secret, in the job's environment
+    from its first step) while `leaderboard export` read merged submissions' results and
+    per-query scores, strangers' files. A job with no secret and no environment exports
+    and hands the folder over; the job in the protected environment run-store restores no
+    cache, exports nothing, checks what it is handed with its own code (`leaderboard ci
+    check-export`) and pushes it, the token in the push step only."""
+    jobs = load(WORKFLOW_DIR / "publish.yml")["jobs"]
+    (exporting,) = [job_id for job_id, job in jobs.items() for step in job["steps"]
+                    if re.search(r"leaderboard export\b", step.get("run") or "")
+                    and "--existing" not in step["run"]]
+    (pushing,) = [job_id for job_id, job in jobs.items() for step in job["steps"]
+                  if re.search(r"leaderboard export\b.*--existing\b.*--push\b",
+                               step.get("run") or "")]
+    export, job = jobs[exporting], jobs[pushing]
+    assert exporting != pushing and exporting in needed(job)
+    assert "environment" not in export and "secrets." not in json.dumps(export)
+    assert export["permissions"] == {"contents": "read"}
+    assert job["environment"] == "run-store" and job["permissions"] == {"contents": "read"}
+    assert needed(job) == ["push", exporting] and needed(export) == ["push"]
+    for checkout in (export["steps"][0], job["steps"][0]):  # both of the pushed commit
+        assert checkout["with"]["ref"] == "${{ needs.push.outputs.sha }}"
+    upload = next(s for s in export["steps"] if "upload-artifact" in s.get("uses", ""))
+    (download,) = [s for s in job["steps"] if "download-artifact" in s.get("uses", "")]
+    assert download["with"]["name"] == upload["with"]["name"]
+    runs = [re.sub(r"\\\n\s*", " ", step.get("run") or "") for step in job["steps"]]
+    commands = [sub for run in runs for sub in _leaderboard_commands(run)]
+    assert commands == [["ci", "check-export"], ["export"]], commands
+    check = next(i for i, r in enumerate(runs) if "leaderboard ci check-export" in r)
     push = next(i for i, r in enumerate(runs) if "--push" in r)
-    assert export < push and "--push" not in runs[export] and "--existing" in runs[push]
+    assert job["steps"].index(download) < check < push
     for i, step in enumerate(job["steps"]):
         holds = "HF_TOKEN" in json.dumps(step.get("env") or {})
         assert holds == (i == push), step.get("name")
+        if step.get("uses"):
+            assert step["uses"].split("@")[0] in WRITE_JOB_ACTIONS, step["uses"]
+            assert "cache" not in (step.get("with") or {}), step.get("name")
+
+
+def _results_tree(seed: Path) -> None:
+    from leaderboard.publish.site.synthetic import write_tree
+
+    write_tree(seed, 1, n_queries=6, task_ids=["followtable/wtr"], hostile=False,
+               reported=False)
+
+
+@pytest.mark.parametrize("tampered", [None, "card", "results", "file"])
+def test_publish_pushes_to_the_hub_only_the_export_of_the_pushed_commit(
+        tampered: str | None, tmp_path: Path):
+    """The export job (no secret) exports the pushed commit's results and hands the
+    folder over; the dataset job checks it (`leaderboard ci check-export`, its own
+    checkout's code) and pushes it. An export whose card was edited, of other results
+    than the commit's, or with a file no export writes (its release.json listing it) is
+    refused, and nothing is pushed."""
+    if shutil.which("bash") is None or shutil.which("git") is None:
+        pytest.skip("bash and git are needed")
+    workflow = WORKFLOW_DIR / "publish.yml"
+    run = Handover(tmp_path, tree=_results_tree)
+    exporting = run.job("export")
+    if tampered == "results":  # the export job's results are not the pushed commit's
+        with (exporting / "submissions/sub-0000/metadata.yaml").open("a") as metadata:
+            metadata.write("# edited\n")
+    status, said, _ = run.step(workflow, "export", "Export the results as a dataset")
+    assert status == 0, said
+    folder = tmp_path / "export-temp" / "dataset"
+    if tampered == "card":
+        with (folder / "README.md").open("a") as card:
+            card.write("\n[Download the latest release](https://example.com/x.exe)\n")
+    if tampered == "file":  # listed, so each file still matches its release.json
+        (folder / ".gitattributes").write_text("* -lfs\n")
+        release = json.loads((folder / "release.json").read_text())
+        release["export"][".gitattributes"] = hashlib.sha256(b"* -lfs\n").hexdigest()
+        (folder / "release.json").write_text(json.dumps(release))
+    upload = _step(workflow, "Hand the dataset to the job that pushes it")
+
+    run.job("dataset")
+    run.hand("export", "dataset", "dataset", "dataset",
+             hidden=upload["with"].get("include-hidden-files") is True)
+    status, said, _ = run.step(workflow, "dataset",
+                               "Check that the dataset is the export of the pushed commit")
+    if tampered:
+        assert status == 1 and "may not be pushed" in said, said
+        assert {"card": "README.md: not the card an export of this release writes",
+                "results": "release.json: results: 1 entry differs from this checkout's "
+                           "(first: submissions/sub-0000/metadata.yaml)",
+                "file": ".gitattributes: no file `leaderboard export` writes"}[tampered] \
+            in said, said
+        assert not run.calls.exists()
+        return
+    assert status == 0, said
+    status, said, _ = run.step(workflow, "dataset", "Push the dataset to the Hub",
+                               HF_TOKEN="t", RESULTS_DATASET="hf://datasets/o/r")
+    assert status == 0, said
+    assert run.calls.read_text().splitlines() == [
+        f"export --out {tmp_path / 'dataset-temp' / 'dataset'} --existing --push "
+        "hf://datasets/o/r"]
 
 
 # --------------------------------------------------------------------------- issue 34, finding 11

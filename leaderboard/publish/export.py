@@ -41,6 +41,7 @@ from leaderboard.benchmarks import declared
 from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.measures import query_name
+from leaderboard.core.report import plural
 from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.output_folder import (
     check_replaceable,
@@ -68,6 +69,7 @@ EXPORT_FORMAT = "followboard-dataset/2"
 # Written into an export, so a rerun only ever replaces a folder that an export made.
 EXPORT_MARKER = ".followboard-export"
 EXPORTED_BY = "`leaderboard export`"
+CARD_FILE = "README.md"
 
 
 class ExportError(FollowBoardError, ValueError):
@@ -299,6 +301,46 @@ TABLES = (
 )
 
 
+# The one file of each table but the per-query one (a file per benchmark), in its folder.
+TABLE_FILES = {"standings": "results", "reported": "rows", "submissions": "submissions",
+               "scores": "scores", "efficiency": "efficiency", "models": "models"}
+PER_QUERY = "per_query"
+SCHEMAS_DIR = "schemas"
+
+
+def table_path(table: Table) -> str:
+    """Where the export writes a table's one file (not the per-query table's)."""
+    return f"{table.folder}/{TABLE_FILES[table.config]}.parquet"
+
+
+def schema_path(table: Table) -> str:
+    return f"{SCHEMAS_DIR}/{table.config}.schema.json"
+
+
+def per_query_path(benchmark: str) -> str:
+    return f"{_table(PER_QUERY).folder}/{benchmark}.parquet"
+
+
+def _table(config: str) -> Table:
+    return next(t for t in TABLES if t.config == config)
+
+
+def card_tables(exported: Iterable[str]) -> list[tuple[Table, list[str]]]:
+    """The tables an export of these files (paths in the folder) holds, in the card's
+    order, each with its data files: what :func:`dataset_card` lists."""
+    present = set(exported)
+    tables = []
+    for table in TABLES:
+        if table.config == PER_QUERY:
+            prefix = f"{table.folder}/"
+            files = sorted(p for p in present if p.startswith(prefix) and p.endswith(".parquet"))
+        else:
+            files = [table_path(table)] if table_path(table) in present else []
+        if files:
+            tables.append((table, files))
+    return tables
+
+
 @dataclass
 class ExportResult:
     out_dir: Path
@@ -516,7 +558,7 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
 def export_folders() -> tuple[str, ...]:
     """The folders of the dataset an export writes and owns whole: its tables' and the
     schemas'."""
-    return tuple(sorted({t.folder for t in TABLES} | {"schemas"}))
+    return tuple(sorted({t.folder for t in TABLES} | {SCHEMAS_DIR}))
 
 
 def stale_files(held: Iterable[str], exported: Iterable[str]) -> list[str]:
@@ -545,7 +587,7 @@ def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
         listed = dict(release["export"])
     except (ValueError, KeyError, TypeError) as exc:
         raise ExportError(f"{manifest_path}: not a release manifest ({exc})") from None
-    extra = {"README.md", RELEASE_FILE, EXPORT_MARKER}
+    extra = {CARD_FILE, RELEASE_FILE, EXPORT_MARKER}
     present = {p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*")
                if p.is_file() or p.is_symlink()}
     unlisted = sorted(present - set(listed) - extra)
@@ -559,6 +601,63 @@ def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
         if sha256_file(file) != sha:
             raise ExportError(f"{file}: differs from the SHA-256 release.json lists")
     return release, sorted(present - {EXPORT_MARKER})
+
+
+def export_layout_problems(exported: Iterable[str]) -> list[str]:
+    """What in a release's list of export files (paths in the folder) no export writes:
+    a path that is no table's file nor schema (a per-query file is named by a benchmark),
+    a table without its schema, a schema without its table."""
+    benchmarks = {b.id for b in declared()} | {"other"}
+    allowed = ({table_path(t) for t in TABLES if t.config != PER_QUERY}
+               | {per_query_path(b) for b in benchmarks} | {schema_path(t) for t in TABLES})
+    present = set(exported)
+    problems = [f"{path}: no file `leaderboard export` writes"
+                for path in sorted(present - allowed)]
+    with_files = {table.config for table, _ in card_tables(present & allowed)}
+    for table in TABLES:
+        if (schema_path(table) in present) != (table.config in with_files):
+            problems.append(f"{schema_path(table)}: " + (
+                "missing, where the export holds the table" if table.config in with_files
+                else "the schema of a table the export does not hold"))
+    return problems
+
+
+def handed_export_problems(out_dir: Path, results_root: Path) -> list[str]:
+    """What is wrong with an export of ``results_root`` that another job wrote, for the
+    job that pushes it (its own checkout's code; it exports nothing and parses no Parquet).
+
+    Beyond :func:`checked_export` (each file as its release.json lists it, nothing
+    unlisted), the release must be the one this checkout writes for those files: its
+    results the SHA-256 of the results files here, its commit this checkout's, its name,
+    version, repository and formats those an export here gives; the files only those an
+    export writes (:func:`export_layout_problems`); and the card the one an export here
+    writes for them. What the Parquet files and schemas hold is the exporting job's
+    (checked by digest only)."""
+    release, _ = checked_export(out_dir)
+    listed = dict(release["export"])
+    problems = [f"{out_dir}: {p}" for p in export_layout_problems(listed)]
+    expected = release_manifest(results_root, repository_ref(results_root), export=listed,
+                                export_format=EXPORT_FORMAT)
+    for key in sorted(set(expected) | set(release)):
+        want, have = expected.get(key), release.get(key)
+        if want == have:
+            continue
+        if isinstance(want, dict) and isinstance(have, dict):
+            differ = sorted(k for k in set(want) | set(have) if want.get(k) != have.get(k))
+            detail = (f"{key}: {plural(len(differ), 'entry')} "
+                      f"{'differs' if len(differ) == 1 else 'differ'} from this checkout's "
+                      f"(first: {differ[0]})")
+        else:
+            detail = (f"{key} is {json.dumps(have)[:100]}; an export of this checkout gives "
+                      f"{json.dumps(want)[:100]}")
+        problems.append(f"{out_dir / RELEASE_FILE}: {detail}")
+    card = out_dir / CARD_FILE
+    if not card.is_file() or card.is_symlink():
+        problems.append(f"{card}: missing")
+    elif not problems and card.read_bytes() != \
+            dataset_card(card_tables(listed), release).encode("utf-8"):
+        problems.append(f"{card}: not the card an export of this release writes")
+    return problems
 
 
 def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | None = None,
@@ -577,12 +676,9 @@ def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | N
             "reported": reported_records(board, results_root),
             "submissions": subs, "scores": scores, "efficiency": costs,
             "models": model_records(board)}
-        written: list[tuple[Table, list[str]]] = []
-        schemas: dict[str, dict] = {}
-        names = {"standings": "results", "reported": "rows", "submissions": "submissions",
-                 "scores": "scores", "efficiency": "efficiency", "models": "models"}
+        schemas: dict[str, tuple[Table, dict]] = {}
         for table in TABLES:
-            if table.config == "per_query":
+            if table.config == PER_QUERY:
                 paths = write_per_query(board, staging / table.folder)
                 if not paths:
                     continue
@@ -593,15 +689,12 @@ def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | N
                 if not records:
                     continue
                 arrow = records_table(records, types=table.types)
-                path = staging / table.folder / f"{names[table.config]}.parquet"
-                write_parquet(arrow, path)
-                paths = [path]
+                write_parquet(arrow, staging / table_path(table))
                 schema = arrow.schema
                 nullable = {c for c in arrow.column_names if arrow.column(c).null_count}
-            written.append((table, [p.relative_to(staging).as_posix() for p in paths]))
-            schemas[table.config] = json_schema(table, schema, nullable)
-        for config, schema_doc in schemas.items():
-            path = staging / "schemas" / f"{config}.schema.json"
+            schemas[table.config] = (table, json_schema(table, schema, nullable))
+        for table, schema_doc in schemas.values():
+            path = staging / schema_path(table)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(schema_doc, indent=1, sort_keys=True) + "\n",
                             encoding="utf-8")
@@ -611,7 +704,8 @@ def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | N
         # card: the card is written from the manifest of the data files.
         release = release_manifest(results_root, repo, export=files,
                                    export_format=EXPORT_FORMAT)
-        (staging / "README.md").write_text(dataset_card(written, release), encoding="utf-8")
+        (staging / CARD_FILE).write_text(dataset_card(card_tables(files), release),
+                                         encoding="utf-8")
         (staging / RELEASE_FILE).write_text(json.dumps(release, indent=1, sort_keys=True)
                                             + "\n", encoding="utf-8")
     sizes = {p.relative_to(out_dir).as_posix(): p.stat().st_size

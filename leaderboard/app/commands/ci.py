@@ -158,6 +158,23 @@ def register(sub: "argparse._SubParsersAction") -> None:
                        help="a proposal of the submission folder submissions/ID/")
     handover.set_defaults(handler=run_check_commit_cmd)
 
+    exported = new_command(
+        steps, "check-export", "check a dataset export a job without the token hands over "
+        "before it is pushed to the Hub (exit 1 naming each problem)",
+        "publish.yml exports the results in a job that holds no secret and hands the folder "
+        "to the job with the dataset's token, which runs this first, then `leaderboard "
+        "export --existing --push`. Every file must be as release.json lists it and nothing "
+        "else there; release.json must be the release an export of this checkout writes "
+        "for those files (its results files' SHA-256, its commit, name and formats); the "
+        "files only those an export writes; README.md the card an export writes. The "
+        "Parquet files are checked by SHA-256 only (none is read).",
+        "  leaderboard ci check-export \"$RUNNER_TEMP/dataset\"")
+    exported.add_argument("folder", type=Path, metavar="DIR", help="the exported folder")
+    exported.add_argument("--results-root", type=Path, default=Path("."), metavar="DIR",
+                          help="the checkout of the results it must be an export of "
+                               "(default: .)")
+    exported.set_defaults(handler=run_check_export_cmd)
+
     audit = new_command(
         steps, "audit-settings", "check the GitHub settings that keep fork PRs off the GPU "
         "runner (exit 1 listing each failed check)",
@@ -366,6 +383,21 @@ def run_check_commit_cmd(args: argparse.Namespace) -> int:
         return 1
     print(f"{args.command_prog}: {hand.commit} changes "
           f"{plural(len(hand.changes), 'file')}, only {scope}")
+    return 0
+
+
+def run_check_export_cmd(args: argparse.Namespace) -> int:
+    from leaderboard.core.report import plural
+    from leaderboard.publish.export import handed_export_problems
+
+    problems = handed_export_problems(args.folder, args.results_root)
+    for problem in problems:
+        print(f"{args.command_prog}: error: {problem}", file=sys.stderr)
+    if problems:
+        print(f"{args.command_prog}: {args.folder} may not be pushed: "
+              f"{plural(len(problems), 'problem')}", file=sys.stderr)
+        return 1
+    print(f"{args.command_prog}: {args.folder} is the export of this checkout's results")
     return 0
 
 
