@@ -1990,3 +1990,72 @@ def test_a_handed_over_commit_is_one_commit_on_the_base(tmp_path: Path, capsys):
     assert "'..' is not a submission id" in capsys.readouterr().err
     assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
                  "no-such-branch", "--published"]) == 2
+
+
+@pytest.mark.parametrize(("changed", "full"), [
+    ({"docs/MAINTAINERS.md": "more\n"}, False),
+    ({"README.md": "more\n", "results/reported/paper.json": "{}\n"}, False),
+    ({"leaderboard-notes.md": "x\n", "tests/test_ci.py": "x\n"}, False),
+    ({"submissions/new-model/metadata.yaml": "id: new-model\n"}, True),
+    ({"submissions/README.md": "x\n"}, True),     # refused by the check: it must run
+    ({"submissions/old-model/metadata.yaml": None}, True),  # a deletion
+    ({"docs/x.md": "x\n", "submissions/old-model/runs/x": "x\n"}, True),
+    ({"leaderboard/benchmarks/followtable.py": "PIN = 1\n"}, True),  # the data registry
+    ({"leaderboard/__init__.py": "x\n"}, True),
+    ({"reference_models/models.yaml": "x\n"}, True),
+    ({"pyproject.toml": "x\n"}, True),
+    ({"requirements/ci.txt": "x\n"}, True),
+    ({".github/workflows/pr-validate.yml": "x\n"}, True),
+])
+def test_only_a_pr_that_changes_no_submission_nor_the_checks_code_skips_the_data(
+        changed: dict, full: bool, tmp_path: Path, actions_env, capsys):
+    """pr-validate.yml pulled the benchmark data (minutes of downloads) for every pull
+    request, a typo fix in the docs too. `ci pr-scope` decides from the diff pr-check
+    reads: the whole check for a change under submissions/ or to what the check depends
+    on (its code, the data registry, the reference models, pyproject.toml, the lock file,
+    the workflow); otherwise pr-check reports "no submission changed" without any data."""
+    root = tmp_path / "repo"
+    for rel, text in {"docs/MAINTAINERS.md": "m\n", "leaderboard/__init__.py": "\n",
+                      "submissions/old-model/metadata.yaml": "id: old-model\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(root.parent, "init", "-q", "-b", "main", str(root))
+    git(root, "config", "user.email", "tests@followboard.invalid")
+    git(root, "config", "user.name", "FollowBoard tests")
+    base = commit_all(root, "base")
+    git(root, "checkout", "-q", "-b", "pr")
+    for rel, text in changed.items():
+        if text is None:
+            (root / rel).unlink()
+        else:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+    head = commit_all(root, "pr")
+    assert main(["ci", "pr-scope", "--repo", str(root), "--base", base, "--head", head]) == 0
+    said = capsys.readouterr().out
+    assert outputs(actions_env["output"]) == {"full": "true" if full else "false"}, said
+    if full:
+        assert "the whole check: it changes " in said
+        return
+    assert "no benchmark data needed" in said
+    # What the workflow then runs, with no data at all: no submission, a pass.
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, tmp_path / "no-data") == 0
+    assert read_ci_report(out / "report.json").status == "none"
+
+
+def test_a_branch_with_no_history_in_common_gets_the_whole_check(tmp_path, actions_env,
+                                                                capsys):
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "tests@followboard.invalid")
+    git(root, "config", "user.name", "FollowBoard tests")
+    (root / "README.md").write_text("a\n")
+    base = commit_all(root, "base")
+    git(root, "checkout", "-q", "--orphan", "other")
+    (root / "README.md").write_text("b\n")
+    head = commit_all(root, "unrelated")
+    assert main(["ci", "pr-scope", "--repo", str(root), "--base", base, "--head", head]) == 0
+    assert outputs(actions_env["output"]) == {"full": "true"}
+    assert "shares no history" in capsys.readouterr().out

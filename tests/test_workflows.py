@@ -22,7 +22,9 @@
   the repository: the job that does downloads the commit it is handed, checks it with
   ``leaderboard ci check-commit`` and pushes it (run step by step in real repositories);
 * the results dataset is exported by a job with no secret, and the job holding the Hub's
-  token pushes it only after ``leaderboard ci check-export`` (run step by step too).
+  token pushes it only after ``leaderboard ci check-export`` (run step by step too);
+* the submission check skips the data pull, never the job nor the check, for a pull
+  request that changes no submission nor anything the check depends on.
 """
 
 from __future__ import annotations
@@ -392,8 +394,8 @@ def test_no_job_that_scores_runs_models_or_stores_runs_holds_a_write_token(path:
                 f"{path.name}: job {job_id}")
 
 
-# A stand-in `leaderboard` for the handover tests: `ci check-commit`, `ci check-export` and
-# `export` without --push are this checkout's real commands; every other call (`runs
+# A stand-in `leaderboard` for the handover tests: `ci check-commit`, `ci check-export`,
+# `ci pr-scope` and `export` without --push are this checkout's real commands; every other call (`runs
 # push`, `baselines run`, a push to the Hub) is recorded, and `baselines run MODEL` writes
 # $WRITE (path=text lines) as the model's run would.
 LEADERBOARD_STAND_IN = r"""#!/bin/sh
@@ -401,7 +403,7 @@ real() {
   exec "$PYTHON" -c 'import sys; from leaderboard.app.cli import main; sys.exit(main(sys.argv[1:]))' "$@"
 }
 case "$1 $2" in
-  "ci check-commit"|"ci check-export") real "$@" ;;
+  "ci check-commit"|"ci check-export"|"ci pr-scope") real "$@" ;;
 esac
 if [ "$1" = export ]; then
   case " $* " in *" --push "*) ;; *) real "$@" ;; esac
@@ -414,6 +416,21 @@ if [ "$1 $2" = "baselines run" ]; then
   done
 fi
 """
+
+
+def step_outputs(path: Path) -> dict[str, str]:
+    """The outputs a step wrote to $GITHUB_OUTPUT: ``name=value`` lines and
+    ``name<<DELIMITER`` ... ``DELIMITER`` records (as github-action-utils writes them)."""
+    found: dict[str, str] = {}
+    lines = iter(path.read_text().splitlines())
+    for line in lines:
+        name, eq, value = line.partition("=")
+        if eq and "<<" not in name:
+            found[name] = value
+            continue
+        name, _, delimiter = line.partition("<<")
+        found[name] = "\n".join(iter(lines.__next__, delimiter))
+    return found
 
 
 class Handover:
@@ -471,8 +488,7 @@ class Handover:
             capture_output=True, text=True, cwd=self.tmp / job, check=False,
             env={**self.env, "RUNNER_TEMP": str(self.tmp / f"{job}-temp"),
                  "GITHUB_OUTPUT": str(output), **env})
-        outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
-        return proc.returncode, proc.stdout + proc.stderr, outputs
+        return proc.returncode, proc.stdout + proc.stderr, step_outputs(output)
 
     def main(self) -> str:
         return subprocess.run(["git", "-C", str(self.origin), "rev-parse", "main"],
@@ -1135,6 +1151,61 @@ def test_the_data_cache_key_changes_when_a_pin_moves():
             rel = Path(source).resolve().relative_to(REPO).as_posix()
             assert any(fnmatch.fnmatch(rel, g.replace("**", "*")) for g in globs), (name, rel)
     assert keys["pr-validate.yml"] == keys["publish.yml"]
+
+
+# What a data step of the check needs: the scope step's answer was not "false".
+NEEDS_DATA = "steps.%s.outputs.full != 'false'"
+
+
+@pytest.mark.parametrize("pr", ["docs", "submission", "unknown"])
+def test_a_pr_without_a_submission_skips_the_data_pull_but_never_the_check(pr: str,
+                                                                          tmp_path: Path):
+    """Every pull request ran the whole check, the benchmark data pull (minutes of
+    downloads) and the caches included, a docs fix too. A first step (`leaderboard ci
+    pr-scope`, from the diff pr-check reads) says whether the PR changes a submission or
+    anything the check depends on; the data steps run unless it said "false", so a scope
+    step that fails runs them. The check itself always runs (it reports a PR without a
+    submission as such, without data, and fails a submission it has no data for): the job
+    is never skipped, which a required check would count as passed, and the workflow
+    has no path filter, under which a required check would wait for ever."""
+    if shutil.which("bash") is None or shutil.which("git") is None:
+        pytest.skip("bash and git are needed")
+    path = WORKFLOW_DIR / "pr-validate.yml"
+    workflow = load(path)
+    assert not (triggers(workflow)["pull_request"] or {}).get("paths")
+    assert not (triggers(workflow)["pull_request"] or {}).get("paths-ignore")
+    (job,) = workflow["jobs"].values()
+    assert "if" not in job
+    names = [step.get("name") for step in job["steps"]]
+    (scope,) = [s for s in job["steps"] if "leaderboard ci pr-scope" in (s.get("run") or "")]
+    assert scope["continue-on-error"] is True
+    data = [s for s in job["steps"] if "actions/cache" in s.get("uses", "")
+            or "leaderboard data pull" in (s.get("run") or "")]
+    assert len(data) == 3
+    for step in job["steps"]:
+        if step in data:
+            assert step.get("if") == NEEDS_DATA % scope["id"], step["name"]
+            assert job["steps"].index(scope) < job["steps"].index(step)
+        else:
+            assert scope["id"] not in str(step.get("if", "")), step["name"]
+    check = _step(path, "Check the submission")
+    assert "if" not in check and names.index(scope["name"]) < names.index(check["name"])
+    assert scope["env"]["BASE_SHA"] == check["env"]["BASE_SHA"]
+    assert scope["env"]["HEAD_SHA"] == check["env"]["HEAD_SHA"]
+
+    run = Handover(tmp_path)
+    checkout = run.job("check")
+    changed = {"docs": "docs/guide.md", "submission": "submissions/bm25s/manifest.txt",
+               "unknown": "docs/guide.md"}[pr]
+    (checkout / changed).parent.mkdir(parents=True, exist_ok=True)
+    (checkout / changed).write_text("changed\n")
+    head = commit_folder(checkout, "the pull request")
+    status, said, out = run.step(path, "check", scope["name"], BASE_SHA=run.base,
+                                 HEAD_SHA="f" * 40 if pr == "unknown" else head)
+    if pr == "unknown":  # the step fails (continue-on-error): no answer, the data steps run
+        assert status != 0 and out == {}, said
+        return
+    assert status == 0 and out == {"full": "false" if pr == "docs" else "true"}, said
 
 
 def test_the_submission_check_restores_caches_and_never_saves_one():

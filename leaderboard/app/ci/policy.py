@@ -91,6 +91,12 @@ def unsafe_name(path: str) -> bool:
     return False
 
 
+def in_submissions(path: str) -> bool:
+    """Whether a changed path is under submissions/: a PR with one is a submission PR
+    (:attr:`PrScope.changes_submissions`), checked whole."""
+    return path.split("/", 1)[0] == SUBMISSIONS_DIR
+
+
 def classify_changes(changes: list[Change], merged: Container[str] = frozenset()) -> PrScope:
     """Sort a PR's changed files into submission folders; refuse anything else.
 
@@ -99,7 +105,7 @@ def classify_changes(changes: list[Change], merged: Container[str] = frozenset()
     outside its one new folder, or, with no single new folder to call its own, every file
     of every folder it touches."""
     scope = PrScope()
-    scope.changes_submissions = any(c.path.split("/", 1)[0] == SUBMISSIONS_DIR for c in changes)
+    scope.changes_submissions = any(in_submissions(c.path) for c in changes)
     outside: list[str] = []
     loose: list[str] = []
     unsafe = [c.path for c in changes if unsafe_name(c.path)]
@@ -250,6 +256,26 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER"})
 CONFIG_FILE = "pyproject.toml"
 MAINTAINERS_KEY = "maintainers"
+
+
+# What the check's result depends on besides a submission: the code that runs it (the
+# data registry and its pins, leaderboard/benchmarks/, included), the reference models
+# whose ids it reserves, the configuration and lock file it is installed from, and the
+# workflow that runs it. Folders end with "/".
+CHECK_INPUTS = ("leaderboard/", "reference_models/", CONFIG_FILE, "requirements/",
+                ".github/workflows/pr-validate.yml")
+
+
+def full_check_paths(changes: list[Change]) -> list[str]:
+    """The changed files for which a pull request gets the whole check (the benchmark data
+    pulled, the submission scored): every one under submissions/ (:func:`in_submissions`,
+    the test :func:`classify_changes` makes: a PR with none is one `pr-check` reports as
+    "no submission changed" without reading any data), and every one of
+    :data:`CHECK_INPUTS`."""
+    return [c.path for c in changes
+            if in_submissions(c.path)
+            or any(c.path == i or (i.endswith("/") and c.path.startswith(i))
+                   for i in CHECK_INPUTS)]
 
 
 class MaintainersError(FollowBoardError, ValueError):

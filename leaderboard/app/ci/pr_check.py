@@ -29,6 +29,7 @@ from leaderboard.app.ci.comment import comment_body, job_summary
 from leaderboard.app.ci.standing import CommittedResults, load_committed, task_standings
 from leaderboard.app.ci.git import (
     SHA_RE,
+    Change,
     CommitNotFound,
     TreeEntry,
     changed_files,
@@ -49,6 +50,7 @@ from leaderboard.app.ci.policy import (
     check_removal,
     check_tree,
     classify_changes,
+    full_check_paths,
     is_maintainer,
     maintainers_of,
     ownership_problem,
@@ -65,7 +67,7 @@ from leaderboard.core.display import score_text
 from leaderboard.core.fileio import atomic_write_text, gunzip_bounded
 from leaderboard.core.measures import is_signed
 from leaderboard.core.processes import remove_dead_temp_folders
-from leaderboard.core.report import Issue, Report
+from leaderboard.core.report import Issue, Report, plural
 from leaderboard.store.locations import configured_store, RunStore
 from leaderboard.submission.explain_files import explanation_manifest
 from leaderboard.submission.layout import (
@@ -266,18 +268,52 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         results_json=results_state)  # type: ignore[arg-type]
 
 
+def pr_changes(repo: Path, base: str, head: str) -> tuple[str, list[Change]]:
+    """Where the PR's branch left the base branch, and the files the PR changes from
+    there (its diff, as GitHub shows it); :class:`NoCommonHistory` when it did not."""
+    fork_point = merge_base(repo, base, head)
+    return fork_point, changed_files(repo, fork_point, head)
+
+
+@dataclass(frozen=True)
+class CheckScope:
+    """Whether a PR gets the whole check, and the files that decide it (none: the check
+    needs no benchmark data, and reports the PR as no submission)."""
+
+    full: bool
+    paths: list[str]
+    why: str
+
+
+def check_scope(repo: Path, base: str, head: str) -> CheckScope:
+    """What `pr-check` of ``head`` against ``base`` needs, from the same diff it reads
+    (:func:`pr_changes`): the whole check for a PR that changes a submission or anything
+    the check depends on (:func:`~leaderboard.app.ci.policy.full_check_paths`), and for
+    one whose diff cannot be told."""
+    base, head = resolve_commit(repo, base), resolve_commit(repo, head)
+    try:
+        _, changes = pr_changes(repo, base, head)
+    except NoCommonHistory:
+        return CheckScope(True, [], "its branch shares no history with the base branch")
+    paths = full_check_paths(changes)
+    if paths:
+        more = f" and {plural(len(paths) - 1, 'more file')}" if len(paths) > 1 else ""
+        return CheckScope(True, paths, f"it changes {paths[0]}{more}")
+    return CheckScope(False, [], f"it changes {plural(len(changes), 'file')}, none under "
+                                 "submissions/ nor one the check depends on")
+
+
 def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
                  progress: Progress = _quiet) -> CiReport:
     """Check a PR from git objects; writes only under ``out_dir`` (and a temporary folder)."""
     base = resolve_commit(req.repo, req.base)
     head = resolve_commit(req.repo, req.head)
     try:
-        fork_point = merge_base(req.repo, base, head)
+        fork_point, changes = pr_changes(req.repo, base, head)
     except NoCommonHistory:
         return CiReport(status="refused", pr_number=req.pr_number, base_sha=base,
                         head_sha=head, scorer=scorer_version(), refusals=[NO_COMMON_HISTORY])
-    scope = classify_changes(changed_files(req.repo, fork_point, head),
-                             merged=folder_names(req.repo, base, SUBMISSIONS_DIR))
+    scope = classify_changes(changes, merged=folder_names(req.repo, base, SUBMISSIONS_DIR))
     if scope.ok:
         sub_id = scope.submission_ids[0]
         check_removal(scope, sub_id, tree_entries(req.repo, head, f"{SUBMISSIONS_DIR}/{sub_id}"))

@@ -64,6 +64,24 @@ def register(sub: "argparse._SubParsersAction") -> None:
     add_data_dir(check)
     check.set_defaults(handler=run_pr_check_cmd)
 
+    scope = new_command(
+        steps, "pr-scope", "say whether a pull request needs the whole check, benchmark "
+        "data included (exit 0)",
+        "From the diff pr-check reads (HEAD against its merge base with BASE): the whole "
+        "check for a pull request that changes any file under submissions/ or anything the "
+        "check depends on (leaderboard/, reference_models/, pyproject.toml, requirements/, "
+        ".github/workflows/pr-validate.yml), or whose branch shares no history with BASE; "
+        "otherwise pr-check reports it as no submission without reading any data, and the "
+        "workflow skips the data pull. Sets the step output full (true or false).",
+        "  leaderboard ci pr-scope --base \"$BASE_SHA\" --head \"$HEAD_SHA\"")
+    scope.add_argument("--base", required=True, metavar="COMMIT",
+                       help="the base branch commit the pull request targets")
+    scope.add_argument("--head", required=True, metavar="COMMIT",
+                       help="the pull request's head commit")
+    scope.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
+                       help="the git repository (default: .)")
+    scope.set_defaults(handler=run_pr_scope_cmd)
+
     failed = new_command(
         steps, "error-report", "write the report of a check that could not run (exit 0)",
         "For a workflow step that failed before or around pr-check (installing, fetching "
@@ -316,6 +334,20 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
     if os.environ.get("GITHUB_OUTPUT"):
         gha.set_output("pr-number", str(report.pr_number))
         gha.set_output("status", report.status)
+    return 0
+
+
+def run_pr_scope_cmd(args: argparse.Namespace) -> int:
+    import github_action_utils as gha
+
+    from leaderboard.app.ci.pr_check import check_scope
+
+    scope = check_scope(args.repo, args.base, args.head)
+    print(f"{args.command_prog}: " + (
+        f"the whole check: {scope.why}" if scope.full else
+        f"no benchmark data needed: {scope.why}"))
+    if os.environ.get("GITHUB_OUTPUT"):
+        gha.set_output("full", "true" if scope.full else "false")
     return 0
 
 
