@@ -21,7 +21,9 @@ metrics to 5 decimals, so the per-query values it computed on the way (pytrec_ev
 passed through mteb's ``calculate_retrieval_scores``) are what the project is held to at
 1e-9; p-MRR is not rounded and is compared as mteb reports it. The runs tie heavily (four
 score values over 25 candidates), and every collection has a query with no changed
-documents.
+documents, and queries the qrels config has no row of (a topic's two, and one of each of
+two others'), which the queries, instruction and top_ranked configs list: mteb evaluates
+none of them, nor p-MRR on a topic one of whose queries it left out.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from fixtures.mteb_collection import (
     Collection,
     add_split,
     config_name,
+    drop_judgments,
     run_lines,
     write_card,
     write_collection,
@@ -197,14 +200,21 @@ def _followir_loaded(task: Any, folder: Path) -> dict[str, Any]:
 
 
 def _mfollowir_loaded(task: Any, subset: str) -> dict[str, Any]:
+    import datasets
+    from mteb.abstasks.retrieval import _filter_queries_without_positives
     from mteb.tasks.instruction_reranking.multilingual import m_follow_ir
 
-    # m_follow_ir.load_data keeps the v1 attributes until evaluate() converts them.
+    # m_follow_ir.load_data keeps the v1 attributes until evaluate() converts them, and
+    # evaluation (_evaluate_subset) keeps the queries with a judgment, as this does.
+    qrels = task.relevant_docs[subset]["test"]
+    listed = datasets.Dataset.from_dict({"id": list(task.queries[subset]["test"])})
+    _, kept = _filter_queries_without_positives(qrels, listed)
     return {
         "corpus": sorted(task.corpus[subset]["test"]),
-        "queries": {qid: f"{text} {task.instructions[subset]['test'][qid]}".strip()
-                    for qid, text in task.queries[subset]["test"].items()},
-        "qrels": task.relevant_docs[subset]["test"],
+        "queries": {qid: f"{task.queries[subset]['test'][qid]} "
+                         f"{task.instructions[subset]['test'][qid]}".strip()
+                    for qid in kept["id"]},
+        "qrels": qrels,
         "top_ranked": task.top_ranked[subset]["test"],
         "qrel_diff": {q: list(d) for q, d in
                       m_follow_ir.load_qrel_diff(task.metadata, subset).items()},
@@ -221,10 +231,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     runs: dict[str, dict[str, list[str]]] = {}
     for i, setup in enumerate(SETUPS.values()):
         for j, task_id in enumerate(setup.subsets.values()):
-            c = write_collection(data_dir / setup.folder, n_queries=5, pool_size=25,
+            c = write_collection(data_dir / setup.folder, n_queries=6, pool_size=25,
                                  corpus_size=60, n_relevant=7, n_changed=3, unchanged=1,
                                  language=_language(task_id), seed=10 * i + j,
                                  fmt=setup.fmt)  # type: ignore[arg-type]
+            # Unjudged: topic 1's two queries, topic 2's original, topic 3's altered.
+            b = c.base_ids
+            drop_judgments(c, [f"{b[1]}-og", f"{b[1]}-changed", f"{b[2]}-og",
+                               f"{b[3]}-changed"])
             collections[task_id] = c
             _add_other_splits(c, setup.fmt)
             runs[task_id] = {role: run_lines(c, role, _tied_scores(c, rng))  # type: ignore[arg-type]
@@ -254,20 +268,25 @@ TASK_IDS = [t for s in SETUPS.values() for t in s.subsets.values()]
 def test_mteb_reads_the_fixture_as_the_project_does(world: World, task_id: str) -> None:
     got = world.loaded[task_id]
     ours = load_task_data(get_task(task_id), world.data_dir)
+    c = world.collections[task_id]
+    judged = sorted(c.qrels)
+    assert len(judged) == 2 * len(c.base_ids) - 4  # as drop_judgments left them
     # Every config has a split mteb does not read (Core17's corpus, one not named "test").
     assert not {"zz-other-1", "zz-other-2"} & set(got["corpus"])
     assert got["corpus"] == ours.doc_ids.tolist()
     query_ids = ours.roles["original"].query_ids + ours.roles["altered"].query_ids
-    assert sorted(got["queries"]) == sorted(query_ids)
+    assert sorted(got["queries"]) == sorted(query_ids) == judged
     text = {**ours.roles["original"].query_text, **ours.roles["altered"].query_text}
     assert got["queries"] == text  # query and instruction, joined as mteb's models see them
     qrels = {**ours.roles["original"].qrels, **ours.roles["altered"].qrels}
     assert {q: dict(d) for q, d in got["qrels"].items()} == qrels
     assert ours.pools is not None
-    assert {q: sorted(d) for q, d in got["top_ranked"].items()} == {
+    assert {q: sorted(got["top_ranked"][q]) for q in query_ids} == {
         q: ours.pools[q].tolist() for q in query_ids}
-    # qrel_diff is keyed by the base id; an empty list is a query with no changed docs.
-    assert {f"{q}-changed": sorted(d) for q, d in got["qrel_diff"].items()} == {
+    # qrel_diff is keyed by the base id; an empty list is a query with no changed docs,
+    # as is one whose original mteb does not search.
+    assert {f"{q}-changed": sorted(d) if f"{q}-og" in judged else []
+            for q, d in got["qrel_diff"].items() if f"{q}-changed" in judged} == {
         q: ours.changed[q] for q in ours.roles["altered"].query_ids}
     assert any(not docs for docs in got["qrel_diff"].values())
 
@@ -292,10 +311,10 @@ def _insertion_order_p_mrr(original: dict[str, dict[str, float]],
                            altered: dict[str, dict[str, float]],
                            changed: dict[str, list[str]]) -> float:
     """p-MRR with mteb < 2.26.24's ranks: by score only, ties in dict insertion order
-    (docid ascending, as FixedRuns hands the runs over)."""
+    (docid ascending, as FixedRuns hands the runs over), over the topics both runs have."""
     per_query = []
     for q, docs in changed.items():
-        if not docs:
+        if not docs or f"{q}-og" not in original or f"{q}-changed" not in altered:
             continue
         values = []
         for d in docs:
@@ -342,6 +361,10 @@ def test_scores_equal_mteb_evaluator(world: World, mteb_name: str,
         ours = _project_scores(world, task_id, capsys)
         assert ours["metrics"]["p-MRR"] == pytest.approx(theirs["p-MRR"], abs=TOLERANCE, rel=0)
         c = world.collections[task_id]
+        # p-MRR's pairs: the topics with changed documents both of whose queries count.
+        assert sorted(ours["per_query"]["p-MRR"]) == [
+            f"{q}-changed" for q in c.base_ids
+            if c.changed[q] and {f"{q}-og", f"{q}-changed"} <= c.qrels.keys()]
         # The fixture ties enough for mteb's old insertion-order ranks to give another p-MRR.
         old = _insertion_order_p_mrr(_as_dict(world.runs[task_id]["original"]),
                                      _as_dict(world.runs[task_id]["altered"]), c.changed)
@@ -351,6 +374,9 @@ def test_scores_equal_mteb_evaluator(world: World, mteb_name: str,
             for metric in metrics:
                 measure = MEASURES[metric]
                 mine = ours["per_query"][f"{role}/{metric}"]
+                # The queries mteb evaluated (those with a judgment), no other.
+                assert sorted(mine) == sorted(q for q in per_query
+                                              if q.endswith("-og") == (role == "original"))
                 assert mine == pytest.approx({q: per_query[q][measure] for q in mine},
                                              abs=TOLERANCE, rel=0), (task_id, role, metric)
                 mean = sum(per_query[q][measure] for q in mine) / len(mine)

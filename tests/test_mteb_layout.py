@@ -26,6 +26,7 @@ from fixtures.mteb_collection import (
     CONFIG_NAMES,
     Collection,
     config_name,
+    drop_judgments,
     run_lines,
     write_collection,
 )
@@ -418,6 +419,35 @@ def test_a_query_listed_twice_is_one_query(tmp_path: Path) -> None:
     data = load_task_data(get_task("followir/robust04"), tmp_path)
     assert data.roles["original"].query_ids == ["100-og", "101-og", "102-og"]
     assert data.roles["altered"].query_ids == ["100-changed", "101-changed", "102-changed"]
+
+
+def test_a_query_without_a_judgment_is_not_a_query_of_the_task(tmp_path: Path) -> None:
+    """mteb evaluates only the queries its qrels judge (tests/test_mteb_agreement.py holds
+    the scores to its own): one the queries config lists without a judgment is in no role
+    and no mean, and a topic whose original has none has no p-MRR."""
+    c = write_collection(tmp_path / "followir/robust04", n_queries=3, pool_size=8)
+    drop_judgments(c, ["100-og", "100-changed", "101-og"])
+    data = load_task_data(get_task("followir/robust04"), tmp_path)
+    assert data.roles["original"].query_ids == ["102-og"]
+    assert data.roles["altered"].query_ids == ["101-changed", "102-changed"]
+    assert data.changed == {"101-changed": [], "102-changed": c.changed["102"]}
+    assert c.changed["101"]
+
+
+@pytest.mark.parametrize("role", ["original", "altered"])
+def test_qrels_that_judge_no_query_of_a_role_are_refused(role: str, tmp_path: Path) -> None:
+    """qrels keyed some other way than the queries (or judging one instruction's queries
+    alone) leave a role without a query: refused, naming the config and the ids."""
+    from leaderboard.core.data.base import DataFormatError
+
+    c = write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8)
+    suffix = "-og" if role == "original" else "-changed"
+    drop_judgments(c, [f"{q}{suffix}" for q in c.base_ids])
+    with pytest.raises(DataFormatError) as info:
+        load_task_data(get_task("followir/robust04"), tmp_path)
+    message = str(info.value)
+    assert str(tmp_path / "followir/robust04" / config_name("default", None)) in message
+    assert f"no {role} ({suffix}) query" in message
 
 
 @pytest.mark.parametrize("keys", ["suffixed", "other topics"])

@@ -97,7 +97,8 @@ class RoleData:
     """The queries a run of one role must answer and their judgments."""
 
     query_ids: list[str]
-    # qrels[qid][docid] = graded relevance (ints); queries without a judged doc still appear.
+    # qrels[qid][docid] = graded relevance (ints); queries without a judged doc still appear
+    # (FollowIR/mFollowIR read only the queries their qrels judge, as mteb does).
     qrels: dict[str, dict[str, int]]
     # What a model reads for each query: the benchmark's own text, the instruction joined
     # to the query as upstream joins them (FollowIR/mFollowIR as MTEB does, "query

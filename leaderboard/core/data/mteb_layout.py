@@ -8,7 +8,8 @@ the ``jhu-clsp/*`` ones), ``top_ranked`` (query-id, corpus-ids: the 1000 candida
 mFollowIR appends the language to every config name (``corpus-fas``, ``default-fas``,
 ...), in the multilingual and the cross-lingual repository alike: that is what mteb's own
 loader (``mteb/tasks/instruction_reranking/multilingual/m_follow_ir.py``) asks for. Query
-ids are ``<id>-og`` (original instruction) and ``<id>-changed`` (altered instruction).
+ids are ``<id>-og`` (original instruction) and ``<id>-changed`` (altered instruction); the
+task's queries are those the qrels judge, as mteb evaluates them (a run lists no other).
 
 Locally a config is parquet (what ``leaderboard data pull`` downloads) or JSON lines files
 (handy for fixtures): those of the split mteb reads, as the dataset card beside them
@@ -249,9 +250,19 @@ def load(task: Task, data_dir: Path) -> TaskData:
             _column(qrels_table, ("score", "relevance"), qrels_where)):
         qrels[qid][did] = _grade(score, qrels_where, qid, did)
 
-    # A query listed twice (a repeated row, or two files holding it) is one query.
-    originals = sorted({q for q in q_ids if q.endswith(MTEB_ORIGINAL_SUFFIX)})
-    altereds = sorted({q for q in q_ids if q.endswith(MTEB_ALTERED_SUFFIX)})
+    # The queries that count are those with a judgment, as mteb counts them: its loader
+    # keeps only the queries the qrels config holds a row of (RetrievalDatasetLoader's
+    # ids_to_keep; mFollowIR's, through AbsTaskRetrieval._evaluate_subset), so a query
+    # without one is never searched and is in no mean, as trec_eval evaluates no query its
+    # qrels lack. A query listed twice (a repeated row, or two files holding it) is one.
+    listed = set(q_ids)
+    originals = sorted(q for q in listed if q.endswith(MTEB_ORIGINAL_SUFFIX) and q in qrels)
+    altereds = sorted(q for q in listed if q.endswith(MTEB_ALTERED_SUFFIX) and q in qrels)
+    if not originals or not altereds:
+        role = "original (-og)" if not originals else "altered (-changed)"
+        raise DataFormatError(
+            f"{qrels_where}: no {role} query of {where['queries']} has a judgment: the "
+            f"judged ids are {sorted(qrels)[:5]}, the queries' {sorted(listed)[:5]}")
 
     def text(qid: str) -> str:
         # A model sees the query and its instruction together, as MTEB concatenates them.
@@ -268,13 +279,17 @@ def load(task: Task, data_dir: Path) -> TaskData:
                             {q: text(q) for q in altereds}, parts(altereds)),
     }
     pairs = {q: mteb_topic(q) + MTEB_ORIGINAL_SUFFIX for q in altereds}
-    missing_pairs = [q for q, o in pairs.items() if o not in set(originals)]
+    missing_pairs = [q for q, o in pairs.items() if o not in listed]
     if missing_pairs:
         raise DataFormatError(f"{where['queries']}: altered queries without an original: "
                               f"{missing_pairs[:5]}")
     diff_where = where["qrel_diff"]
     diff = _id_lists(_read_config(configs["qrel_diff"]), diff_where)
-    changed = {q: sorted(set(diff.get(mteb_topic(q), []))) for q in altereds}
+    # p-MRR compares a topic's two queries: one whose original has no judgment (and so
+    # is not searched) has none, as mteb's calculate_pmrr skips a topic it lacks a run of.
+    kept = set(originals)
+    changed = {q: sorted(set(diff.get(mteb_topic(q), []))) if pairs[q] in kept else []
+               for q in altereds}
     if altereds and not any(changed.values()):
         # p-MRR would average over no query and read 0 for every run: the ids are keyed
         # some other way than by topic (mteb's reading), or name other topics.
