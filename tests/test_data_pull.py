@@ -804,7 +804,7 @@ def test_verify_names_a_file_the_reader_reads_that_the_pull_did_not_write(
         pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["mine"]}).to_parquet(
             path, index=False)
     (root / "corpus" / "notes.txt").write_text("not data\n", encoding="utf-8")
-    (root / "default").mkdir()  # read only where the config has no "qrels" folder
+    (root / "default").mkdir()  # no config of the card: not read
     (root / "default" / "test.jsonl").write_text("{}\n", encoding="utf-8")
     task = get_task("followir/robust04")
     assert added in data_files(task, data).read  # what the reader reads...

@@ -387,6 +387,31 @@ def test_scores_equal_mteb_evaluator(world: World, mteb_name: str,
                 assert theirs[section][key] == round(mean, 5)
 
 
+@pytest.mark.parametrize("in_card", [True, False])
+def test_the_qrels_config_read_is_the_one_mteb_reads(in_card: bool, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FollowIR repository with a "default" config beside "qrels" (jhu-clsp's name beside
+    mteb's): mteb's loader reads "default" (RetrievalDatasetLoader._load_qrels takes
+    "qrels" only where the repository has no "default"), and so does the reader. A folder
+    default/ that the card does not declare is no config: both read "qrels"."""
+    import datasets
+    from mteb.abstasks.retrieval_dataset_loaders import RetrievalDatasetLoader
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / ".hf-cache")
+    c = write_collection(tmp_path / "followir/robust04", n_queries=3, pool_size=8)
+    other = pd.DataFrame([(q, d, 3) for q, judged in c.qrels.items() for d in judged],
+                         columns=["query-id", "corpus-id", "score"])
+    (c.local_dir / "default").mkdir()
+    other.to_parquet(c.local_dir / "default" / "test-00000-of-00001.parquet", index=False)
+    if in_card:
+        write_card(c.local_dir)
+    theirs = RetrievalDatasetLoader(str(c.local_dir), revision=None)._load_qrels(None)
+    ours = load_task_data(get_task("followir/robust04"), tmp_path)
+    assert {**ours.roles["original"].qrels, **ours.roles["altered"].qrels} == theirs
+    grades = {g for judged in theirs.values() for g in judged.values()}
+    assert (grades == {3}) == in_card
+
+
 def test_registry_pins_what_mteb_pins() -> None:
     """Revisions and licences of the five datasets agree with mteb's task metadata."""
     import mteb

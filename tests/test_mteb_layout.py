@@ -344,7 +344,7 @@ def test_mfollowir_language_suffix(tmp_path: Path, capsys) -> None:
 
 def test_missing_configs_via_cli(tmp_path: Path, capsys) -> None:
     write_collection(tmp_path / "followir/core17", n_queries=2, pool_size=10,
-                     skip=("top_ranked", "qrel_diff"))
+                     skip=("default", "top_ranked", "qrel_diff"))
     run = write_lines(tmp_path / "run.trec", ["1-og Q0 d 1 1.0 t\n"])
     capsys.readouterr()
     rc = main(["eval", "followir/core17", "--original", str(run), "--altered", str(run),
@@ -354,7 +354,8 @@ def test_missing_configs_via_cli(tmp_path: Path, capsys) -> None:
     assert "Traceback" not in out + err
     assert "data for task 'followir/core17' is missing" in err
     missing_lines = [ln.strip() for ln in err.splitlines() if ln.strip().startswith("- ")]
-    assert missing_lines == [f"- {tmp_path / 'followir/core17/top_ranked'}",
+    assert missing_lines == [f"- {tmp_path / 'followir/core17/qrels'}",
+                             f"- {tmp_path / 'followir/core17/top_ranked'}",
                              f"- {tmp_path / 'followir/core17/qrel_diff'}"]
     assert f"leaderboard data pull followir --data-dir {tmp_path}" in err
 

@@ -60,18 +60,21 @@ def pi_indic_path(data_dir: Path, local_dir: str, lang: str) -> Path:
 
 # mteb's Hugging Face layout (FollowIR, mFollowIR): one folder of parquet (or jsonl) files
 # per config. The qrels config is "qrels" in the mteb/* re-uploads of FollowIR and
-# "default" in the jhu-clsp/* repositories (mFollowIR: "default-fas"); the upstream's own
-# name comes first.
+# "default" in the jhu-clsp/* repositories (mFollowIR: "default-fas"). Which one is read
+# is mteb's choice: FollowIR's RetrievalDatasetLoader._load_qrels takes "default" where
+# the repository has it and "qrels" only otherwise (so "default" wins where both are);
+# mFollowIR's load_data reads "default-<lang>" alone.
 MTEB_CONFIGS = ("corpus", "queries", "instruction", "default", "top_ranked", "qrel_diff")
 # The kinds of file the reader reads in a config's folder, in the order it reads them
 # (`data pull` downloads a config's files of these kinds).
 MTEB_DATA_SUFFIXES = (".parquet", ".jsonl")
-MTEB_QRELS_NAMES = ("qrels", "default")
-MFOLLOWIR_QRELS_NAMES = ("default", "qrels")
+MTEB_QRELS_NAMES = ("default", "qrels")
+MFOLLOWIR_QRELS_NAMES = ("default",)
 
 
 def mteb_config_names(task: Task, config: str) -> tuple[str, ...]:
-    """The upstream config names that hold ``config`` (one of MTEB_CONFIGS) for ``task``.
+    """The upstream config names that hold ``config`` (one of MTEB_CONFIGS) for ``task``,
+    in mteb's order of preference: the first a repository has is the one read.
 
     mFollowIR suffixes the language (``corpus-fas``); FollowIR has no language part.
     """

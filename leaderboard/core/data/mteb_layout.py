@@ -75,8 +75,9 @@ def _config_files(task: Task, root: Path, card: CardConfigs, config: str) -> lis
     A config the folder's dataset card (:mod:`leaderboard.core.data.hf_card`) declares is
     the files its patterns match of the one split mteb reads (:func:`mteb_split`): as
     ``datasets`` reads the folder for mteb, another split (a "dev" beside "test") is never
-    mixed in. A config the card does not declare (a folder copied in without one) is every
-    file of its folder ``<config>/``. Either way the files are not named in advance
+    mixed in, and a config it does not declare is none (a folder ``default/`` beside the
+    card's "qrels" is not read, as mteb does not read it). In a folder without a card (one
+    copied in without it) a config is every file of its folder ``<config>/``. Either way the files are not named in advance
     (upstream shards a config as it likes), so a file added by hand where the config's
     files are is read with the pulled ones, and :func:`data_files` declares it for `data
     status --verify` to check against the folder's manifest."""
@@ -89,6 +90,8 @@ def _config_files(task: Task, root: Path, card: CardConfigs, config: str) -> lis
                     f"{', '.join(map(repr, card[name]))}, and mteb reads "
                     f"{mteb_split_wanted(task, config)}")
             files = _in_read_order(root, matching(_local_data_paths(root), card[name][split]))
+        elif card:
+            files = []  # not a config of the folder's dataset, as datasets reads it
         else:
             files = [path for suffix in MTEB_DATA_SUFFIXES
                      for path in sorted((root / name).glob(f"*{suffix}"))]
@@ -107,14 +110,15 @@ def _task_configs(task: Task, data_dir: Path) -> dict[str, list[Path]]:
 def _declared(task: Task, data_dir: Path, configs: dict[str, list[Path]]) -> DataFiles:
     root = Path(data_dir) / task.source.local_dir
     return DataFiles(read=tuple(path for files in configs.values() for path in files),
-                     missing=tuple(root / mteb_config_names(task, config)[0]
+                     missing=tuple(root / mteb_config_names(task, config)[-1]
                                    for config, files in configs.items() if not files))
 
 
 def data_files(task: Task, data_dir: Path) -> DataFiles:
     """Every file of the task's configs that the reader reads, config by config in
-    MTEB_CONFIGS' order; a config none of whose names has a file is missing (as its
-    first name's folder)."""
+    MTEB_CONFIGS' order; a config none of whose names has a file is missing (as the
+    folder of its last name, the one mteb falls back to: FollowIR's "qrels", the name
+    the pinned repositories give it)."""
     return _declared(task, data_dir, _task_configs(task, data_dir))
 
 
