@@ -13,6 +13,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import socket
 from pathlib import Path
 from typing import Iterator
@@ -704,6 +705,28 @@ def test_missing_upstream_config_is_named_before_anything_is_downloaded(
                                                       "config_name: changes"))
     data = tmp_path / "data-noconfig"
     with pytest.raises(PullError, match="has no config qrel_diff"):
+        pull_one(upstream, data, "followir/robust04")
+    assert not any(p.suffix == ".parquet" for p in data.rglob("*"))
+
+
+@pytest.mark.parametrize("card", ["none", "no configs"])
+def test_a_repository_without_configs_in_its_card_is_refused(
+        upstream: FakeUpstream, tmp_path: Path, card: str) -> None:
+    """Without a card declaring configs, each top-level folder was pulled as a config and
+    read, where datasets, and so mteb, sees one config "default" of every file (no mteb
+    task loads such a repository): refused, saying so, before anything is downloaded."""
+    import datasets
+
+    repo = upstream.hf[R04.repo]
+    if card == "none":
+        (repo.root / "README.md").unlink()
+    else:
+        (repo.root / "README.md").write_text("---\nlicense: mit\n---\n# Robust04\n")
+    assert datasets.get_dataset_config_names(str(repo.root)) == ["default"]
+    data = tmp_path / "data-no-configs"
+    said = "it has no dataset card" if card == "none" else "its dataset card (README.md) declares no"
+    with pytest.raises(PullError, match=rf"{R04.repo}@{R04.revision}: {re.escape(said)}.*"
+                                        r"one config 'default'"):
         pull_one(upstream, data, "followir/robust04")
     assert not any(p.suffix == ".parquet" for p in data.rglob("*"))
 

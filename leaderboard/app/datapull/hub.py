@@ -167,7 +167,7 @@ class HubClient:
             card = remote(CARD_NAME, CARD_NAME)
             staged = self._hub_fetch(source, commit, card)
             card_text = staged.read_text("utf-8", "replace")
-        configs = hf_configs(card_text, list(listing))
+        configs = hf_configs(card_text, list(listing), f"{source.repo}@{source.revision}")
         paths, missing = _read_paths(item, configs)
         if missing:
             raise UpstreamError(
@@ -225,41 +225,38 @@ class HubClient:
         return remote.checksum, remote.checksum.size
 
 
-# A config's files by split; without a dataset card declaring configs, a top-level folder's
-# files, in no named split (NO_SPLIT): the reader reads such a folder whole.
-NO_SPLIT = ""
-
-
-def hf_configs(card: str | None, paths: Iterable[str]) -> dict[str, dict[str, list[str]]]:
-    """Config name -> split -> the data files (parquet or JSON lines) that make it up.
-
-    Read from the dataset card's ``configs`` section (``data_files`` patterns, by split);
-    without one, every top-level folder holding data files is a config whose files are in
-    no named split (NO_SPLIT), as the reader reads a folder no card declares.
-    """
+def hf_configs(card: str | None, paths: Iterable[str], where: str
+               ) -> dict[str, dict[str, list[str]]]:
+    """Config name -> split -> the data files (parquet or JSON lines) that make it up, as
+    the dataset card's ``configs`` section declares them (``data_files`` patterns, by
+    split). A repository (``where``) without a card declaring configs is refused:
+    ``datasets``, and so mteb, reads it as one config "default" of every data file it
+    holds, which is none of the configs the tasks read (and no mteb task loads)."""
     paths = sorted(paths)
     try:
         declared = card_configs(card, CARD_NAME) if card else {}
     except DataFormatError as exc:
         raise UpstreamError(str(exc)) from None
+    if not declared:
+        raise UpstreamError(
+            f"{where}: "
+            + (f"its dataset card ({CARD_NAME}) declares no configs (a 'configs' "
+               "section giving their data_files)" if card is not None
+               else f"it has no dataset card ({CARD_NAME})")
+            + ": datasets, and so mteb, reads it as one config 'default' of all its files, "
+            f"not as the configs {', '.join(MTEB_CONFIGS)} the tasks read")
     out: dict[str, dict[str, list[str]]] = {}
-    if declared:
-        for name, splits in declared.items():
-            for split, patterns in splits.items():
-                matched = matching(paths, patterns)
-                data = [p for p in matched if p.endswith(MTEB_DATA_SUFFIXES)]
-                if matched and not data:
-                    formats = ", ".join(sorted({PurePosixPath(p).suffix for p in matched}))
-                    raise UpstreamError(f"config {name!r} is stored as {formats} files; the "
-                                        f"reader reads only "
-                                        f"{' and '.join(MTEB_DATA_SUFFIXES)}")
-                if data:
-                    out.setdefault(name, {})[split] = data
-        return out
-    for p in paths:
-        parts = PurePosixPath(p).parts
-        if len(parts) == 2 and p.endswith(MTEB_DATA_SUFFIXES):
-            out.setdefault(parts[0], {}).setdefault(NO_SPLIT, []).append(p)
+    for name, splits in declared.items():
+        for split, patterns in splits.items():
+            matched = matching(paths, patterns)
+            data = [p for p in matched if p.endswith(MTEB_DATA_SUFFIXES)]
+            if matched and not data:
+                formats = ", ".join(sorted({PurePosixPath(p).suffix for p in matched}))
+                raise UpstreamError(f"config {name!r} is stored as {formats} files; the "
+                                    f"reader reads only "
+                                    f"{' and '.join(MTEB_DATA_SUFFIXES)}")
+            if data:
+                out.setdefault(name, {})[split] = data
     return out
 
 
@@ -280,7 +277,7 @@ def _read_paths(item: SourceTasks, configs: dict[str, dict[str, list[str]]]
                     missing.append(names)
                 continue
             splits = configs[name]
-            split = NO_SPLIT if NO_SPLIT in splits else mteb_split(task, config, list(splits))
+            split = mteb_split(task, config, list(splits))
             if split is None:
                 raise UpstreamError(f"{item.source.repo}@{item.source.revision}: config "
                                     f"{name!r} has the splits "

@@ -14,7 +14,9 @@ task's queries are those the qrels judge, as mteb evaluates them (a run lists no
 Locally a config is parquet (what ``leaderboard data pull`` downloads) or JSON lines files
 (handy for fixtures): those of the split mteb reads, as the dataset card beside them
 (``<local_dir>/README.md``, kept by the pull with every file at its path upstream)
-declares it; without a card declaring the config, every such file of ``<local_dir>/<config>/``.
+declares it (`data pull` refuses a repository whose card declares no configs, which
+``datasets`` reads as one config "default" of all its files); in a folder without a card
+(made by hand), every such file of ``<local_dir>/<config>/``.
 """
 
 from __future__ import annotations
