@@ -524,3 +524,58 @@ def test_a_card_that_is_not_yaml_is_named_with_its_line(tmp_path: Path) -> None:
     with pytest.raises(DataFormatError, match=rf"{re.escape(str(card))}:\d+: the dataset "
                                               "card's metadata is not valid YAML"):
         mteb_layout.data_files(get_task("followir/robust04"), tmp_path)
+
+
+# Paths of a repository and card patterns on which a glob and fnmatch part ways: fnmatch's
+# "*" crosses "/", and its "**/" needs a folder; datasets leaves out hidden parts and
+# "__" folders a pattern does not name.
+GLOB_PATHS = ("corpus/test-00000-of-00001.parquet", "corpus/test-00001-of-00002.parquet",
+              "corpus/old/test-1.parquet", "corpus/dev-0.parquet", "corpus/.h.parquet",
+              "x.parquet", "data/a.parquet", "data/b/c.parquet", "data/b/d/e.parquet",
+              "data/test-x/y.parquet", "data/__x/y.parquet", ".hidden/h.parquet",
+              "__pycache__/p.parquet", "qrels/test.jsonl", "corpus-fas/corpus-00000.parquet",
+              "a]b/c.parquet")
+GLOB_PATTERNS = ("corpus/*", "corpus/test-*", "*/test-*", "**/test-*", "corpus/**/test-*",
+                 "corpus/*/test-*", "**/*.parquet", "**", "*", "*.parquet", "data/**",
+                 "data/**/*.parquet", "data/*/*", "data/test-*", "data/**/e.parquet",
+                 "corpus/test-0000[0-9]-of-*.parquet", "corpus/test-0000[!1]-*",
+                 "corpus/test-?????-of-*", "corpus/[!t]*", "corpus/[]t]*", "[a]]b/*",
+                 "qrels/test.jsonl", "corpus-*/corpus-*", ".hidden/*", ".*/*", "corpus/.*",
+                 "__*/*", "data/__x/*")
+
+
+def test_card_patterns_match_the_files_datasets_matches(tmp_path: Path) -> None:
+    """A card's data_files patterns were matched with fnmatch, whose "*" crosses "/" (a
+    config's corpus/* took a shard of corpus/old/ too) and whose "**/*.parquet" misses a
+    file at the top: matched as datasets resolves them (resolve_pattern: fsspec's glob,
+    hidden and "__" parts left out unless named), each pattern against the real function."""
+    from datasets.data_files import resolve_pattern
+
+    from leaderboard.core.data.hf_card import matching
+
+    for path in GLOB_PATHS:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("{}\n", encoding="utf-8")
+    for pattern in GLOB_PATTERNS:
+        try:
+            theirs = sorted(Path(p).relative_to(tmp_path).as_posix()
+                            for p in resolve_pattern(pattern, str(tmp_path)))
+        except FileNotFoundError:  # datasets' "nothing matches"
+            theirs = []
+        assert matching(GLOB_PATHS, [pattern]) == theirs, pattern
+
+
+def test_a_card_pattern_datasets_refuses_is_refused_naming_the_card(tmp_path: Path) -> None:
+    """fsspec refuses "**" inside a part of a pattern ("corpus/test**"): so does the card's
+    reader, naming the card and the config, rather than reading some files by it."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8)
+    card = tmp_path / "followir/robust04/README.md"
+    card.write_text(card.read_text(encoding="utf-8").replace("path: corpus/test-*",
+                                                             "path: corpus/test**"),
+                    encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{re.escape(str(card))}: config 'corpus': the "
+                                              r"pattern 'corpus/test\*\*' has '\*\*' inside"):
+        mteb_layout.data_files(get_task("followir/robust04"), tmp_path)

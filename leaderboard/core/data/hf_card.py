@@ -13,9 +13,9 @@ patterns, as ``datasets.load_dataset`` (and so mteb) reads the repository.
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from pathlib import Path
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
 from typing import Iterable, Sequence
 
 import yaml
@@ -63,6 +63,12 @@ def card_configs(text: str, where: str) -> CardConfigs:
                 f"{where}: config {name!r} gives its data_files as "
                 f"{config.get('data_files')!r}: neither a pattern, a list of patterns nor "
                 "a list of {split, path} items")
+        for pattern in (p for patterns in splits.values() for p in patterns):
+            try:
+                _glob_regex(pattern)
+            except ValueError as exc:
+                raise DataFormatError(f"{where}: config {name!r}: the pattern {pattern!r} "
+                                      f"{exc}, which datasets refuses") from None
         out[name] = splits
     return out
 
@@ -102,5 +108,89 @@ def read_card_configs(root: Path) -> CardConfigs:
 
 
 def matching(paths: Iterable[str], patterns: Sequence[str]) -> list[str]:
-    """The paths (relative, with ``/``) that one of ``patterns`` matches, sorted."""
-    return sorted(p for p in paths if any(fnmatch.fnmatchcase(p, pat) for pat in patterns))
+    """The paths (relative, with ``/``) that one of ``patterns`` matches, sorted, as
+    ``datasets`` resolves a card's data_files (``datasets.data_files.resolve_pattern``):
+    by fsspec's glob, whose ``*``, ``?`` and ``[...]`` stay within one part of a path and
+    whose ``**``, a whole part, spans any number of them (none included), leaving out a
+    path with more hidden parts (".x") or special folders ("__x") than the pattern names.
+    """
+    return sorted(p for p in paths if any(_glob_matches(p, pat) for pat in patterns))
+
+
+def _glob_matches(path: str, pattern: str) -> bool:
+    if not _glob_regex(pattern).match(path):
+        return False
+    parts, pattern_parts = PurePosixPath(path).parts, PurePosixPath(pattern).parts
+
+    def hidden(names: tuple[str, ...]) -> int:
+        return sum(1 for n in names if n.startswith(".") and set(n) != {"."})
+
+    def special(names: tuple[str, ...]) -> int:
+        return sum(1 for n in names if n.startswith("__"))
+
+    return (hidden(parts) == hidden(pattern_parts)
+            and special(parts[:-1]) == special(pattern_parts[:-1]))
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """fsspec's glob of ``pattern`` as a regular expression (``fsspec.utils.glob_translate``,
+    which ``datasets`` resolves data_files by): a ValueError where ``**`` is not a whole
+    part of the pattern, as fsspec refuses it."""
+    out = []
+    parts = pattern.split("/")
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out.append(".*" if last else "(?:.+/)?")
+            continue
+        if "**" in part:
+            raise ValueError("has '**' inside a part of a path ('a/**/b' is read, 'a**b' "
+                             "is not)")
+        if part == "*":
+            out.append("[^/]+" if last else "[^/]+/")
+            continue
+        out.append(_part_regex(part))
+        if not last:
+            out.append("/")
+    try:
+        return re.compile(rf"(?s:{''.join(out)})\Z")
+    except re.error as exc:  # a set such as [z-a]
+        raise ValueError(f"is not a pattern ({exc})") from None
+
+
+def _part_regex(part: str) -> str:
+    """One part of a glob pattern: ``*`` any run of characters but ``/``, ``?`` one of
+    them, ``[...]`` a set (``[!...]`` its complement), anything else itself."""
+    out: list[str] = []
+    i, n = 0, len(part)
+    while i < n:
+        c = part[i]
+        i += 1
+        if c == "*":
+            if not out or out[-1] != "[^/]*":
+                out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = i + (i < n and part[i] == "!")
+            j += j < n and part[j] == "]"
+            while j < n and part[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(re.escape(c))
+                continue
+            chars = part[i:j].replace("\\", "\\\\")
+            chars = re.sub(r"([&~|])", r"\\\1", chars)
+            i = j + 1
+            if not chars:
+                out.append("(?!)")
+            elif chars == "!":
+                out.append(".")
+            elif chars[0] == "!":
+                out.append(f"[^{chars[1:]}]")
+            else:
+                out.append(f"[{chars}]" if chars[0] not in "^[" else f"[\\{chars}]")
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
