@@ -412,6 +412,28 @@ def test_the_qrels_config_read_is_the_one_mteb_reads(in_card: bool, tmp_path: Pa
     assert (grades == {3}) == in_card
 
 
+def test_the_queries_config_read_is_the_one_mteb_reads(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FollowIR repository with a config "query" beside "queries": mteb's loader reads
+    "query" (RetrievalDatasetLoader._load_queries), and so does the reader."""
+    import datasets
+    from mteb.abstasks.retrieval_dataset_loaders import RetrievalDatasetLoader
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / ".hf-cache")
+    c = write_collection(tmp_path / "followir/robust04", n_queries=3, pool_size=8)
+    ids = [f"{q}{s}" for q in c.base_ids for s in ("-og", "-changed")]
+    (c.local_dir / "query").mkdir()
+    pd.DataFrame({"_id": ids, "text": [f"the other text of {q}" for q in ids]}).to_parquet(
+        c.local_dir / "query" / "test-00000-of-00001.parquet", index=False)
+    write_card(c.local_dir)
+    theirs = RetrievalDatasetLoader(str(c.local_dir), revision=None)._load_queries(None)
+    ours = load_task_data(get_task("followir/robust04"), tmp_path)
+    texts = {q: ours.roles[role].query_parts[q][0]
+             for role in ("original", "altered") for q in ours.roles[role].query_ids}
+    assert texts == dict(zip(theirs["id"], theirs["text"]))
+    assert set(texts.values()) == {f"the other text of {q}" for q in ids}
+
+
 def test_registry_pins_what_mteb_pins() -> None:
     """Revisions and licences of the five datasets agree with mteb's task metadata."""
     import mteb

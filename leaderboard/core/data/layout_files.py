@@ -63,13 +63,16 @@ def pi_indic_path(data_dir: Path, local_dir: str, lang: str) -> Path:
 # "default" in the jhu-clsp/* repositories (mFollowIR: "default-fas"). Which one is read
 # is mteb's choice: FollowIR's RetrievalDatasetLoader._load_qrels takes "default" where
 # the repository has it and "qrels" only otherwise (so "default" wins where both are);
-# mFollowIR's load_data reads "default-<lang>" alone.
+# mFollowIR's load_data reads "default-<lang>" alone. Likewise FollowIR's queries are a
+# config "query" where the repository has one (RetrievalDatasetLoader._load_queries), else
+# "queries".
 MTEB_CONFIGS = ("corpus", "queries", "instruction", "default", "top_ranked", "qrel_diff")
 # The kinds of file the reader reads in a config's folder, in the order it reads them
 # (`data pull` downloads a config's files of these kinds).
 MTEB_DATA_SUFFIXES = (".parquet", ".jsonl")
 MTEB_QRELS_NAMES = ("default", "qrels")
 MFOLLOWIR_QRELS_NAMES = ("default",)
+MTEB_QUERIES_NAMES = ("query", "queries")
 
 
 def mteb_config_names(task: Task, config: str) -> tuple[str, ...]:
@@ -81,6 +84,8 @@ def mteb_config_names(task: Task, config: str) -> tuple[str, ...]:
     lang = task.params.get("language")
     if config == "default":
         bases = MFOLLOWIR_QRELS_NAMES if lang else MTEB_QRELS_NAMES
+    elif config == "queries" and not lang:
+        bases = MTEB_QUERIES_NAMES
     else:
         bases = (config,)
     return tuple(f"{base}-{lang}" if lang else base for base in bases)
