@@ -571,6 +571,58 @@ def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr
     assert git(root, "status", "--porcelain").splitlines() == ["?? submissions/new-model/explain/"]
 
 
+def test_a_merged_folder_copied_under_a_new_id_is_scored_into_one_ci_accepts(
+        repo, wtr, data_dir, tmp_path, capsys):
+    """A submitter copies a merged submission's folder (explain/ and all, as CI committed
+    it) outside the repository, sets its id, scores it, validates it and commits it: the
+    explorer's files it copied are another submission's, which the pull request would add
+    (pr-check refused '61 files under explain/ changed' after validate said valid).
+    `score` removes them with the rest of its change; a stray file under explain/ of the
+    submission's own (a .DS_Store) goes too, and validate says what pr-check would."""
+    root, base = repo
+    folder = tmp_path / "mine" / "my-copy"
+    shutil.copytree(root / "submissions" / "old-model", folder)
+    assert (folder / "explain" / "manifest.json").is_file()
+    meta = folder / "metadata.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8").replace("id: old-model", "id: my-copy"),
+                    encoding="utf-8")
+    capsys.readouterr()
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert ("my-copy/explain: " in out and "its manifest.json is old-model's" in out
+            and policy.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out), out
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert not (folder / "explain").exists()
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    shutil.copytree(folder, root / "submissions" / "my-copy")
+    head = commit_all(root, "add my-copy")
+    capsys.readouterr()
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+        capsys.readouterr().out
+    (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
+    assert sub.valid and sub.results_json == "matches"
+    # The merged submission's own explain/, with a file no scoring wrote: the update
+    # removes that file and keeps CI's, as the base has them.
+    merged = root / "submissions" / "old-model"
+    (merged / "explain" / ".DS_Store").write_bytes(b"\0Bud1")
+    assert main(["validate", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 1
+    assert "not listed in its manifest.json (explain/.DS_Store)" in capsys.readouterr().out
+    assert main(["score", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert not (merged / "explain" / ".DS_Store").exists()
+    assert git(root, "status", "--porcelain", "submissions/old-model") == ""
+    # A file CI wrote, edited or deleted: no scoring puts it back, and both say so.
+    queries = merged / "explain" / "followtable" / "wtr.queries.json.gz"
+    queries.write_bytes(gzip.compress(b"{}"))
+    (merged / "explain" / "followtable" / "wtr.cards.0.json.gz").unlink()
+    for command in ("validate", "score"):
+        assert main([command, str(merged), "--data-dir", str(data_dir), "--quiet"]) == 1
+        out = capsys.readouterr().out
+        assert ("old-model/explain/followtable/wtr.queries.json.gz: not the file "
+                "explain/manifest.json lists (" in out and "put back the file CI wrote" in out
+                and "old-model/explain/followtable/wtr.cards.0.json.gz: deleted, while "
+                "explain/manifest.json lists it" in out), out
+
+
 def test_a_run_edited_after_scoring_is_told_to_score_the_repositorys_folder(
         repo, wtr, data_dir, tmp_path, capsys):
     """The check reads a work copy of the pull request's folder; the step it gives for a

@@ -2,7 +2,9 @@
 says what they are) as the tasks' files come: into the submission's folder, swapped in
 whole (:class:`ExplanationFolder`, publishing's scoring), or into the run store's cache
 (:class:`KeptExplanations`, a submitter's own scoring, whose folder a pull request must
-carry without them)."""
+carry without them); and what a submitter's folder holds under ``explain/`` that CI did
+not write there for it (:func:`held_explanations`), which that scoring removes and
+`validate` reports."""
 
 from __future__ import annotations
 
@@ -12,12 +14,14 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from leaderboard.store.files import StoredRef, keep
-from leaderboard.submission.explain_files import (MANIFEST, TaskFiles, explain_dir,
-                                                  explanation_manifest, parse_manifest)
-from leaderboard.submission.layout import EXPLAIN_DIR
+from leaderboard.store.files import StoredRef, check_file, keep
+from leaderboard.submission.explain_files import (MANIFEST, ExplainFilesError, TaskFiles,
+                                                  explain_dir, explanation_manifest,
+                                                  parse_manifest, stored_refs, unpacked)
+from leaderboard.submission.layout import EXPLAIN_DIR, MAX_EXPLAIN_MANIFEST_BYTES
 from leaderboard.submission.transaction import plain_file
 
 
@@ -157,3 +161,93 @@ class KeptExplanations:
         keep(self.cache, StoredRef(path, len(manifest), hashlib.sha256(manifest).hexdigest()),
              manifest, f"{self.submission_id}/{path}")
         return manifest
+
+
+@dataclass(frozen=True)
+class HeldExplanations:
+    """What a submission folder holds under ``explain/`` that CI did not write there for
+    this submission, as paths inside the folder (``explain/...``). CI alone writes the
+    folder, after the merge, whole and with a manifest naming the submission and listing
+    every file (:mod:`leaderboard.submission.layout`): a pull request may not add, change
+    nor delete a file of it."""
+
+    # Files no writing of CI's for this submission holds (``why``): the whole folder when
+    # its manifest is another submission's (a copied folder) or missing, else the files
+    # the manifest does not list. Another submission's files, or a stray one, which a
+    # submitter's scoring removes.
+    foreign: tuple[str, ...] = ()
+    why: str = ""
+    # Files the manifest lists that are not as it lists them, or missing: (path, why).
+    # No scoring can put back what CI wrote.
+    altered: tuple[tuple[str, str], ...] = ()
+
+
+def _held_files(folder: Path, prefix: str) -> list[str]:
+    """Everything under ``folder`` but folders (links not followed), by path."""
+    found: list[str] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                found += _held_files(Path(entry.path), f"{prefix}{entry.name}/")
+            else:
+                found.append(prefix + entry.name)
+    return sorted(found)
+
+
+def held_explanations(submission_root: Path) -> HeldExplanations:
+    """What ``submission_root/explain/`` holds that CI did not write there for this
+    submission (its folder's name): see :class:`HeldExplanations`. Nothing when there is
+    no explain/; a file or link named ``explain`` is foreign."""
+    folder = explain_dir(submission_root)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        return HeldExplanations((EXPLAIN_DIR,), "it is not a folder")
+    if not folder.is_dir():
+        return HeldExplanations()
+    held = _held_files(folder, "")
+    every = tuple(f"{EXPLAIN_DIR}/{rel}" for rel in held)
+    where = f"{EXPLAIN_DIR}/{MANIFEST}"
+    manifest = plain_file(folder, MANIFEST)
+    if manifest is None:
+        return HeldExplanations(every, f"it holds no {MANIFEST}")
+    try:
+        with manifest.open("rb") as stream:
+            data = stream.read(MAX_EXPLAIN_MANIFEST_BYTES + 1)
+        doc = unpacked(data, where)
+        owner = doc.get("submission")
+        if owner != submission_root.name:
+            return HeldExplanations(every, f"its {MANIFEST} is {owner}'s"
+                                    if isinstance(owner, str) and owner
+                                    else f"its {MANIFEST} names no submission")
+        doc = parse_manifest(data, where)
+    except (OSError, ExplainFilesError) as exc:
+        return HeldExplanations(altered=((where, f"not the manifest CI wrote ({exc})"),))
+    listed = {ref.path: ref for ref in stored_refs(doc)}
+    foreign = tuple(path for path in every if path != where and path not in listed)
+    altered = []
+    for path, ref in listed.items():
+        file = plain_file(submission_root, path)
+        if file is None:
+            altered.append((path, f"deleted, while {where} lists it"
+                            if not os.path.lexists(submission_root / path)
+                            else f"not a plain file, while {where} lists one"))
+        elif problem := check_file(file, ref)[0]:
+            altered.append((path, f"not the file {where} lists ({problem})"))
+    return HeldExplanations(foreign, f"not listed in its {MANIFEST}" if foreign else "",
+                            tuple(altered))
+
+
+def remove_foreign(submission_root: Path, held: HeldExplanations) -> None:
+    """Remove ``held.foreign`` from the folder, and the folders that leaves empty (the
+    caller's change of the folder makes it so, as one transaction)."""
+    for path in held.foreign:
+        target = submission_root / path
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        else:
+            target.unlink()
+    folder = explain_dir(submission_root)
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for current, _, _ in os.walk(folder, topdown=False):  # the deepest first
+        if not os.listdir(current):
+            os.rmdir(current)

@@ -21,7 +21,9 @@ Who writes an entry decides what a pull request may do with it (:class:`Writer`)
 * **CI**'s are written after the merge; a pull request never adds, changes nor deletes
   them. A submitter's own scoring (`leaderboard score`, `baselines run`) therefore keeps
   them apart, in the run store's cache where every reader finds them by content
-  (:func:`in_folder`), and leaves a folder that is ready to commit.
+  (:func:`in_folder`), removes what the folder holds of them that CI did not write there
+  for this submission (another's, copied with its folder; a stray file), and leaves a
+  folder that is ready to commit.
 
 The store may keep an entry instead of the folder (:attr:`Entry.stored`): the run files,
 the per-query scores and the explorer's files. This module only declares; it reads and

@@ -9,7 +9,7 @@ valid, so a failed run never leaves a half-updated results file behind.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from leaderboard import __version__
@@ -21,19 +21,21 @@ from leaderboard.core.data.revision import (
     unlisted_text,
 )
 from leaderboard.core.evaluate import Progress, quiet
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.core.scoring import ScoreSheet
 from leaderboard.core.tasks import Task
 from leaderboard.store.cache import cache_dir
 from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.explain_files import MANIFEST, TaskFiles, explain_problem
-from leaderboard.submission.explain_writers import ExplanationFolder, KeptExplanations
+from leaderboard.submission.explain_writers import (ExplanationFolder, HeldExplanations,
+                                                    KeptExplanations, held_explanations,
+                                                    remove_foreign)
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
-from leaderboard.submission.layout import (EXPLAIN_DIR, RESULTS_NAME, entry, in_folder,
-                                           score_command)
+from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, RESULTS_NAME, entry,
+                                           in_folder, score_command)
 from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
@@ -125,6 +127,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
             if result.files is not None:
                 outcome.explanations.append(result.files)
     if not score:
+        # What `score` removes from explain/, or cannot put back, as pr-check refuses it.
+        report_held_explanations(held_explanations(root), submission.id, report, shown)
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         for problem in results_staleness(root, store):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
@@ -136,6 +140,30 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         if check_scores and report.ok:
             check_recorded_scores(outcome, shown)
     return outcome
+
+
+def report_held_explanations(held: HeldExplanations, sub_id: str, report: Report,
+                             shown: Path, *, removed: bool = False) -> None:
+    """Report what the folder holds under explain/ that CI did not write there for it
+    (:func:`leaderboard.submission.explain_writers.held_explanations`), which a pull
+    request may not carry, as `ci pr-check` refuses it: the foreign files and each
+    altered one as errors; or, once a submitter's scoring has ``removed`` the foreign
+    ones, a warning saying so (and nothing of the altered, reported before it wrote)."""
+    if held.foreign:
+        listed = ", ".join(held.foreign[:5]) + (f" and {len(held.foreign) - 5} more"
+                                                if len(held.foreign) > 5 else "")
+        what = (f"{plural(len(held.foreign), 'file')} under {EXPLAIN_DIR}/ that CI did not "
+                f"write for {sub_id}, {held.why} ({listed}): {CI_FILES}")
+        report.add(f"{sub_id}/{EXPLAIN_DIR}", None,
+                   f"removed {what}" if removed
+                   else f"{what}; {score_command(shown)} removes them",
+                   "warning" if removed else "error")
+    if removed:
+        return
+    for path, problem in held.altered:
+        report.add(f"{sub_id}/{path}", None,
+                   f"{problem}: {CI_FILES}; put back the file CI wrote (as the base branch "
+                   f"has it), or delete {EXPLAIN_DIR}/ if the submission is not merged yet")
 
 
 def data_revisions(tasks: list[Task], data_dir: Path, report: Report, *,
@@ -312,16 +340,23 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore 
                 after_merge: bool) -> SubmissionOutcome:
     # The explanation files go where the layout says, written as each task is scored.
     writer: ExplanationFolder | KeptExplanations
+    held = HeldExplanations()
     if in_folder(entry(EXPLAIN_DIR), after_merge=after_merge):
-        writer = ExplanationFolder(root)
+        writer = ExplanationFolder(root)  # the whole folder, written anew
     else:
         writer = KeptExplanations(cache_dir(), root.name)
+        # The folder a pull request carries holds of explain/ only what CI wrote there
+        # for this submission, as CI wrote it (the base branch's), or nothing.
+        held = held_explanations(root)
     outcome: SubmissionOutcome | None = None
     try:
         # Publishing (after the merge) scores only the pinned data: its results are the board's.
         outcome = check_submission(root, data_dir, score=True, explain=True, compress=True,
                                    on_explained=writer.add, progress=progress, store=store,
                                    pinned_data=after_merge)
+        # What no scoring can put back is an error; what it removes, said once it has.
+        report_held_explanations(replace(held, foreign=()), outcome.submission.id,
+                                 outcome.report, root)
         if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
             results = results_for(outcome)
             inputs = results.inputs_sha256 or {}
@@ -333,8 +368,11 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore 
                 explained = (outcome.explain_path / MANIFEST).read_bytes()
             else:
                 explained = writer.finish(outcome.explanations, inputs)
+            remove_foreign(root, held)
             outcome.results_path = write_submission_results(root, results, explained,
                                                             outcome.per_query_json)
+            report_held_explanations(held, outcome.submission.id, outcome.report, root,
+                                     removed=True)
     except StoreError as exc:  # the run store's cache could not keep a file
         if outcome is None:  # while the tasks were checked
             outcome = SubmissionOutcome(Submission(root, None), Report())
