@@ -1714,6 +1714,36 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
                  "--quiet"]) == 0
 
 
+def test_a_reformatted_results_file_is_found_by_validate_as_pr_check_refuses_it(
+        repo, wtr, data_dir, tmp_path, capsys):
+    """results.json pretty-printed by hand, every score kept: `validate` (and `validate
+    --check-scores`, 'results.json holds the scores of its runs') said valid, and
+    pr-check refused it byte for byte. Lines ending in CRLF (a Windows checkout) are no
+    fault: git commits them as LF."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    path = folder / "results.json"
+    genuine = path.read_text(encoding="utf-8")
+    path.write_bytes(genuine.replace("\n", "\r\n").encode("utf-8"))
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    path.write_text(json.dumps(json.loads(genuine), indent=2, sort_keys=True) + "\n",
+                    encoding="utf-8")
+    capsys.readouterr()
+    for check in ([], ["--check-scores"]):
+        assert main(["validate", *check, str(folder), "--data-dir", str(data_dir),
+                     "--quiet"]) == 1
+        out = capsys.readouterr().out
+        assert ("new-model/results.json:2: not as the scorer writes it from this line on "
+                "(reformatted or edited by hand), while `ci pr-check` compares it byte for "
+                f"byte; run `leaderboard score {folder}` to write it again") in out, out
+    head = commit_all(root, "add new-model, results.json reformatted")
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    assert "results.json differs from what the scorer computes" in capsys.readouterr().out
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert path.read_text(encoding="utf-8") == genuine
+
+
 def test_score_pending_never_writes_through_a_linked_folder(repo, wtr, data_dir, tmp_path,
                                                             capsys):
     """submissions/evil, a link to a valid submission elsewhere: `score-pending` said

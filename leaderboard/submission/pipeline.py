@@ -41,7 +41,8 @@ from leaderboard.submission.transaction import ChangeError, FolderChange, change
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, Source,
                                             SystemResult, compare_scores, read_results,
-                                            stale_inputs, write_submission_results)
+                                            rewritten_line, stale_inputs,
+                                            write_submission_results)
 
 
 @dataclass
@@ -137,6 +138,12 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                 continue
             report.add(f"{submission.id}/results.json", None,
                        f"{problem}: the scores are stale; run {score_command(shown)}")
+        line = rewritten_line(root / RESULTS_NAME)
+        if line is not None:
+            report.add(f"{submission.id}/{RESULTS_NAME}", line,
+                       "not as the scorer writes it from this line on (reformatted or "
+                       "edited by hand), while `ci pr-check` compares it byte for byte; run "
+                       f"{score_command(shown)} to write it again")
         if check_scores and report.ok:
             check_recorded_scores(outcome, shown)
     return outcome

@@ -354,9 +354,34 @@ def committed_form(results: ResultsFile, content: bytes,
         path=PER_QUERY_NAME, bytes=len(content), sha256=hashlib.sha256(content).hexdigest())}
     if explain_manifest is not None:
         update["explain_manifest"] = ExplainManifestFile.of(explain_manifest)
-    named = results.model_copy(update=update)
+    return committed_text(results.model_copy(update=update))
+
+
+def committed_text(results: ResultsFile) -> str:
+    """results.json's text as the scorer writes ``results``: every score but the per-query
+    ones, and the files it names as it names them."""
     exclude = {"systems": {"__all__": {"tasks": {"__all__": _PER_QUERY_FIELDS}}}}
-    return canonical_json(named.model_dump(mode="json", exclude_none=True, exclude=exclude))
+    return canonical_json(results.model_dump(mode="json", exclude_none=True, exclude=exclude))
+
+
+def rewritten_line(path: Path) -> int | None:
+    """The first line at which the submission's results.json at ``path`` differs from
+    the scorer's writing of what it holds, which `ci pr-check` compares it with byte for
+    byte (reformatted by hand: indentation, key order, a line added); None when it is as
+    the scorer writes it, or cannot be read (:func:`read_results` says why). Lines ending
+    in CRLF count as ending in LF: git's checkout on Windows (core.autocrlf) writes them
+    so, and its commit turns them back."""
+    try:
+        recorded = read_results(path, per_query=False)
+        text = path.read_bytes().decode("utf-8").replace("\r\n", "\n")
+    except (ResultsFileError, OSError, UnicodeDecodeError):
+        return None
+    written = committed_text(recorded)
+    if text == written:
+        return None
+    lines, expected = text.splitlines(keepends=True), written.splitlines(keepends=True)
+    return next((i for i, (a, b) in enumerate(zip(lines, expected), 1) if a != b),
+                min(len(lines), len(expected)) + 1)
 
 
 def write_submission_results(folder: Path, results: ResultsFile,
