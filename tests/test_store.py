@@ -677,6 +677,35 @@ def test_a_carried_file_that_differs_from_its_manifest_is_an_error_until_scored(
     assert check_submission(folder, data_dir, score=False, store=store).report.ok
 
 
+def test_a_run_file_renamed_after_scoring_is_recorded_by_the_next_scoring(
+        carried: Path, data_dir: Path, tmp_path: Path) -> None:
+    """original.trec.gz, which manifest.txt lists, uncompressed to original.trec (or
+    gzipped, or renamed .txt): `score` refused 'a second original file' and 'the file is
+    missing', and no step said how out. The folder's file for a task and role is the
+    submitter's, as a new copy at the listed path is: scoring records it in place of the
+    listing, and validate says to score it."""
+    import shutil
+
+    from leaderboard.submission.pipeline import check_submission, score_submission
+
+    folder = tmp_path / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    run = folder / "runs" / WTR / "original.trec.gz"
+    (folder / "runs" / WTR / "original.trec").write_bytes(gzip.decompress(run.read_bytes()))
+    run.unlink()
+    store = FolderStore(tmp_path)
+    lines = check_submission(folder, data_dir, score=False, store=store).report.lines()
+    assert any(line.startswith(f"{SUB}/runs/{WTR}/original.trec: a second original file for "
+                               f"{WTR}: manifest.txt line ") and
+               f"lists runs/{WTR}/original.trec.gz; run `leaderboard score {folder}` to "
+               "record this file in its place" in line for line in lines), lines
+    outcome = score_submission(folder, data_dir, store=store, after_merge=False)
+    assert outcome.results_path is not None, outcome.report.lines()
+    manifest = (folder / "manifest.txt").read_text()
+    assert f"runs/{WTR}/original.trec\n" in manifest and "original.trec.gz" not in manifest
+    assert check_submission(folder, data_dir, score=False, store=store).report.ok
+
+
 # --------------------------------------------------------------------------- runs push, pull, ...
 
 

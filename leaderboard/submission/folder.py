@@ -63,6 +63,14 @@ def _role_of(name: str, task: Task) -> str | None:
     return None
 
 
+def _placing(rel: str) -> tuple[str, str] | None:
+    """The task and role of the run file ``rel`` (``runs/<task id>/<file>``), or None."""
+    task_id, _, name = rel[len(RUNS_DIR) + 1:].rpartition("/")
+    task = all_tasks().get(task_id)
+    role = _role_of(name, task) if task is not None else None
+    return (task_id, role) if role is not None else None
+
+
 @dataclass
 class Inputs:
     """A submission's input files before any is fetched: the manifest as it stands, the
@@ -104,9 +112,10 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
 
     A file in the folder that the manifest lists with another size or SHA-256 is an error
     (the manifest is out of date) unless ``record_local``: `leaderboard score` records
-    the folder's files, and the error says to run it on ``shown`` (the folder as the
-    reader of the report names it; default ``root``). Nothing is fetched here. A change of the folder that a killed
-    command left is finished or undone first
+    the folder's files (a run file of a task and role the manifest lists under another
+    name too, in place of that listing), and the error says to run it on ``shown`` (the
+    folder as the reader of the report names it; default ``root``). Nothing is fetched
+    here. A change of the folder that a killed command left is finished or undone first
     (:func:`leaderboard.submission.transaction.recover`), so every reader sees the folder
     as it was or as it was meant to be."""
     recover(root)
@@ -127,6 +136,14 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
             local[rel] = path
     merged = Manifest(source=listed.source if listed else None,
                       entries=dict(listed.entries) if listed else {})
+    if record_local:
+        # A run file in the folder replaces the one the manifest lists for its task and
+        # role under another name (gzipped, uncompressed or renamed since it was scored),
+        # as a new file at the listed path does: the folder's files are the submitter's.
+        held = {_placing(rel) for rel in local} - {None}
+        for rel in [rel for rel in merged.entries if rel not in local]:
+            if _placing(rel) in held:
+                del merged.entries[rel]
     for rel, entry in digest_files(local).items():
         known = merged.entries.get(rel)
         if known is not None and (known.size, known.sha256) != (entry.size, entry.sha256) \
@@ -217,7 +234,18 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
             report.add(where, line, f"{named}unexpected file name; {task_id} takes: {allowed}")
             continue
         if (task_id, role) in placed.values():
-            report.add(where, line, f"{named}a second {role} file for {task_id}")
+            other = next(p for p, placing in placed.items() if placing == (task_id, role))
+            if (rel in inputs.local) != (other in inputs.local):
+                # One the manifest lists, the other in the folder: renamed (gzipped, say)
+                # since it was scored, which scoring records (:func:`collect_inputs`).
+                here, listed = (rel, other) if rel in inputs.local else (other, rel)
+                report.add(f"{sub_display}/{here}", None,
+                           f"a second {role} file for {task_id}: {MANIFEST_NAME} line "
+                           f"{inputs.merged.entries[listed].line} lists {listed}; run "
+                           f"{score_command(shown or root)} to record this file in its "
+                           "place, or delete it")
+            else:
+                report.add(where, line, f"{named}a second {role} file for {task_id}")
             continue
         placed[rel] = (task_id, role)
     remote = [StoredRef(rel, inputs.merged.entries[rel].size, inputs.merged.entries[rel].sha256)
