@@ -17,6 +17,7 @@ import subprocess
 import tracemalloc
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from leaderboard.app.ci import policy
@@ -247,9 +248,11 @@ def test_weaker_submission_is_below_the_leader_with_a_p_value(repo, wtr, data_di
     assert row.n_competitors == 1 and row.previous_leader == "Old Model"
     assert row.tier == "below leader"
     assert row.p_adjusted is not None and row.p_adjusted < 0.05
-    assert row.effect is not None and row.ci_high is not None and row.effect < 0
+    assert row.diff_vs_best_verified is not None and row.diff_ci_high is not None
+    assert row.diff_vs_best_verified < 0
     comment = (out / "comment.md").read_text()
-    assert "| below leader |" in comment and f"{row.effect * 100:+.1f}" in comment
+    assert "| below leader |" in comment
+    assert f"{row.diff_vs_best_verified * 100:+.1f}" in comment
 
 
 def test_identical_rankings_tie_and_the_standing_leader_keeps_the_lead(
@@ -265,7 +268,7 @@ def test_identical_rankings_tie_and_the_standing_leader_keeps_the_lead(
     assert pr_check(root, base, head, out, data_dir) == 0
     (row,) = read_ci_report(out / "report.json").submissions[0].tasks
     assert row.previous_leader == "Old Model"
-    assert row.tier == "tied with leader" and row.p_value == 1.0 and row.effect == 0.0
+    assert row.tier == "tied with leader" and row.p_value == 1.0 and row.diff_vs_best_verified == 0.0
     assert row.note is not None and "reproducibility threshold" in row.note
     comment = (out / "comment.md").read_text()
     assert "🥇" not in comment and "tied with leader" in comment
@@ -743,6 +746,100 @@ def test_a_standing_the_check_cannot_write_is_no_report(tmp_path, change):
     path.write_text(json.dumps(good).replace('"Infinity"', "Infinity").replace('"NaN"', "NaN"))
     with pytest.raises(CiReportError, match="not a FollowBoard CI report"):
         read_ci_report(path)
+
+
+def _standing_pair(task_id: str, metric: str) -> TaskStanding:
+    """A new system below a committed one on ``task_id``'s ``metric`` over 20 topics: most
+    topics a little worse, three far better, so that the mean and the typical shift
+    differ."""
+    from leaderboard.app.ci.standing import CommittedResults, standing
+
+    def system(name: str, values: np.ndarray) -> SystemResult:
+        per_query = {f"{300 + i}": float(v) for i, v in enumerate(values)}
+        return SystemResult(system_id=name, model=ModelInfo(name=name), provenance="verified",
+                            source=Source(kind="scored"), tasks={task_id: TaskScores(
+                                metrics={metric: float(np.mean(values))},
+                                per_query={metric: per_query})})
+
+    d = np.r_[-0.02 - np.linspace(0, 0.01, 17), [0.9, 0.9, 0.9]] - 0.2
+    old = system("old", np.full(20, 0.3))
+    return standing(get_task(task_id), system("new", 0.3 + d),
+                    CommittedResults(verified={"old": old}))
+
+
+def test_a_standing_names_its_statistics_as_the_downloads_do(tmp_path):
+    """The CI report kept effect, estimate, ci_low and ci_high: the mean difference's
+    interval on a randomization-tested task, the Hodges-Lehmann shift and its interval on
+    a Wilcoxon-tested one (p-MRR), nothing but test saying which, and raw p-values, where
+    the site's downloads give each statistic a field of its own and p-values raised to
+    the floor. A standing has the downloads' fields, from the same rule (a version 2
+    report), and the comment puts each interval beside the figure it bounds."""
+    from leaderboard.publish.standings.verdicts import STATISTIC_FIELDS
+
+    pmrr = _standing_pair("followir/core17", "p-MRR")
+    irs = _standing_pair("followtable/wtr", "IRS")
+    for row in (pmrr, irs):
+        assert set(STATISTIC_FIELDS) | {"diff_vs_best_verified"} <= set(TaskStanding.model_fields)
+        assert row.tier != "leader" and row.p_value is not None
+        assert row.p_value >= row.p_floor and row.p_adjusted >= row.p_floor
+    assert pmrr.test == "wilcoxon" and pmrr.diff_ci_low is None and pmrr.diff_ci_high is None
+    assert pmrr.hl_ci_low <= pmrr.hl_shift <= pmrr.hl_ci_high
+    assert pmrr.hl_shift < pmrr.diff_vs_best_verified  # the shift is not the mean
+    assert irs.test == "randomization" and irs.hl_shift is None and irs.hl_ci_low is None
+    assert irs.diff_ci_low <= irs.diff_vs_best_verified <= irs.diff_ci_high
+    report = _report(status="valid", submissions=[SubmissionCheck(
+        id="new", valid=True, n_errors=0, n_warnings=0, tasks=[pmrr, irs])])
+    path = tmp_path / "report.json"
+    path.write_text(report.model_dump_json())
+    assert json.loads(path.read_text())["schema_version"] == 2
+    assert read_ci_report(path) == report
+    body = comment_body(report)
+    t = lambda v: f"{v * 100:+.1f}"  # noqa: E731
+    assert (f"{t(pmrr.diff_vs_best_verified)}; shift {t(pmrr.hl_shift)} "
+            f"[{t(pmrr.hl_ci_low)}, {t(pmrr.hl_ci_high)}]; d = ") in body
+    assert (f"{t(irs.diff_vs_best_verified)} [{t(irs.diff_ci_low)}, {t(irs.diff_ci_high)}]; "
+            "d = ") in body
+
+
+def test_a_report_of_schema_version_1_is_still_read(tmp_path, capsys):
+    """The comment job runs the default branch's code on the report the pull request's
+    own check wrote, which may be a version behind: a version 1 report (effect, estimate,
+    ci_low, ci_high, raw p-values) is read in the current fields, and commented as a
+    version 2 report of the same standings is; its old fields stay refused in a version 2
+    report, and an unknown one in a version 1 report."""
+    pmrr = _standing_pair("followir/core17", "p-MRR")
+    irs = _standing_pair("followtable/wtr", "IRS")
+    v2 = _report(status="valid", submissions=[SubmissionCheck(
+        id="new", valid=True, n_errors=0, n_warnings=0, tasks=[pmrr, irs])])
+    old = json.loads(v2.model_dump_json())
+    old["schema_version"] = 1
+    for task, row in zip(old["submissions"][0]["tasks"], (pmrr, irs)):
+        for key in ("diff_vs_best_verified", "diff_ci_low", "diff_ci_high", "hl_shift",
+                    "hl_ci_low", "hl_ci_high"):
+            del task[key]
+        wilcoxon = row.test == "wilcoxon"
+        task.update(effect=row.diff_vs_best_verified,
+                    estimate=row.hl_shift if wilcoxon else row.diff_vs_best_verified,
+                    ci_low=row.hl_ci_low if wilcoxon else row.diff_ci_low,
+                    ci_high=row.hl_ci_high if wilcoxon else row.diff_ci_high)
+    # version 1 held raw p-values: one below the floor is raised to it on reading
+    old["submissions"][0]["tasks"][1]["p_value"] = row.p_floor / 10
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(old))
+    read = read_ci_report(path)
+    assert read.schema_version == 2
+    (got_pmrr, got_irs) = read.submissions[0].tasks
+    assert got_pmrr == pmrr
+    assert got_irs == irs.model_copy(update={"p_value": irs.p_floor})
+    body = tmp_path / "body.md"
+    assert main(["ci", "comment-body", str(path), "--out", str(body)]) == 0
+    assert body.read_text() == comment_body(v2)
+    for bad, key in ((json.loads(v2.model_dump_json()), "estimate"), (old, "hl_shift")):
+        bad["submissions"][0]["tasks"][0][key] = 0.1
+        path.write_text(json.dumps(bad))
+        with pytest.raises(CiReportError, match=f"not a FollowBoard CI report: "
+                                                f"submissions.0.tasks.0.{key}: Extra inputs"):
+            read_ci_report(path)
 
 
 def test_comment_job_rechecks_the_pr_scope_from_the_api_file_list(tmp_path: Path, capsys):

@@ -67,7 +67,7 @@ def test_better_on_every_query_is_significant_and_identical_is_not(pair, capsys)
     data = json.loads(capsys.readouterr().out)
     by_column = {r["column"]: r for r in data["rows"] if r["view"] == "followtable/wtr"}
     assert by_column["IRS"]["p_value"] < 0.001 and by_column["IRS"]["verdict"] == "A better"
-    assert by_column["IRS"]["effect"] == pytest.approx(0.2)
+    assert by_column["IRS"]["diff"] == pytest.approx(0.2)
     assert by_column["IRS"]["tiered"] is True
     assert by_column["altered/nDCG@10"]["p_value"] == 1.0
     assert by_column["altered/nDCG@10"]["verdict"] == "no significant difference"
@@ -126,10 +126,12 @@ def test_a_verdict_never_contradicts_its_interval(capsys) -> None:
     for r in rows:
         verdict = r.get("verdict") or {"a": "A better", "b": "B better",
                                        None: "no significant difference"}[r.get("better")]
+        low, high = ((r["hl_ci_low"], r["hl_ci_high"]) if r["test"] == "wilcoxon"
+                     else (r["diff_ci_low"], r["diff_ci_high"]))
         if verdict == "no significant difference":
-            assert r["ci_low"] <= 0 <= r["ci_high"], r
+            assert low <= 0 <= high, r
         elif verdict in ("A better", "B better"):
-            assert r["ci_low"] > 0 or r["ci_high"] < 0, r
+            assert low > 0 or high < 0, r
 
 
 def test_submissions_are_found_by_id_and_averages_are_compared(capsys) -> None:
@@ -202,10 +204,42 @@ def test_an_interval_stands_beside_the_figure_it_bounds(tmp_path: Path, capsys) 
     assert pmrr["d"] == "+6.7" and pmrr["lo"] is None
     assert float(pmrr["slo"]) <= float(pmrr["shift"]) <= float(pmrr["shi"]) < 0
     assert [pmrr[k] for k in ("shift", "slo", "shi")] == [
-        score_text(data["p-MRR"][k], True) for k in ("estimate", "ci_low", "ci_high")]
+        score_text(data["p-MRR"][k], True) for k in ("hl_shift", "hl_ci_low", "hl_ci_high")]
     assert pmrr["verdict"] == "inconclusive"   # the mean and the test's shift disagree
     assert irs["shift"] is None and float(irs["lo"]) <= float(irs["d"]) <= float(irs["hi"])
-    assert data["IRS"]["estimate"] == data["IRS"]["effect"]
+    assert [irs[k] for k in ("d", "lo", "hi")] == [
+        score_text(data["IRS"][k], True) for k in ("diff", "diff_ci_low", "diff_ci_high")]
+
+
+def test_json_names_each_statistic_as_the_downloads_do(tmp_path: Path, capsys) -> None:
+    """compare --json kept estimate, ci_low and ci_high, the mean difference's interval on
+    a randomization-tested row and the Hodges-Lehmann shift's on a Wilcoxon-tested one,
+    nothing but test saying which, where the site's downloads had already given each
+    statistic a field of its own: the same fields (diff_ci_*, hl_*), each null where its
+    test gives none, from the one rule that names them (verdicts.test_statistics), and a
+    format naming the layout."""
+    from leaderboard.publish.standings.verdicts import STATISTIC_FIELDS
+
+    q = [f"{i}_0" for i in range(30)]
+    d = np.r_[-0.02 - np.linspace(0, 0.01, 27), [0.9, 0.9, 0.9]]
+    a = system("a", {"followtable/wtr": {"p-MRR": dict(zip(q, d)),
+                                         "IRS": dict(zip(q, 0.3 + d / 3))}})
+    b = system("b", {"followtable/wtr": {"p-MRR": dict.fromkeys(q, 0.0),
+                                         "IRS": dict.fromkeys(q, 0.3)}})
+    assert main(["compare", str(save(tmp_path, a)), str(save(tmp_path, b)), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["format"] == "followboard-compare/2"
+    rows = {r["column"]: r for r in data["rows"]}
+    pmrr, irs = rows["p-MRR"], rows["IRS"]
+    for r in (pmrr, irs):
+        assert set(STATISTIC_FIELDS) <= set(r) and "diff" in r
+        assert not {"estimate", "ci_low", "ci_high", "effect"} & set(r), r
+    assert pmrr["test"] == "wilcoxon" and pmrr["diff"] == pytest.approx(float(np.mean(d)))
+    assert pmrr["diff_ci_low"] is None and pmrr["diff_ci_high"] is None
+    assert pmrr["hl_ci_low"] <= pmrr["hl_shift"] <= pmrr["hl_ci_high"] < 0 < pmrr["diff"]
+    assert irs["test"] == "randomization"
+    assert irs["hl_shift"] is None and irs["hl_ci_low"] is None and irs["hl_ci_high"] is None
+    assert irs["diff_ci_low"] <= irs["diff"] <= irs["diff_ci_high"]
 
 
 def test_a_view_of_one_topic_has_no_interval_and_no_verdict_of_disagreement(
@@ -221,7 +255,7 @@ def test_a_view_of_one_topic_has_no_interval_and_no_verdict_of_disagreement(
     assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["rows"]
     assert (row["n_units"], row["p_value"]) == (1, 1.0)
-    assert row["ci_low"] is None and row["ci_high"] is None
+    assert row["diff_ci_low"] is None and row["diff_ci_high"] is None
     assert row["verdict"] == "no significant difference"
     assert main(["compare", str(a_dir), str(b_dir)]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("followtable/"))

@@ -213,12 +213,12 @@ def test_the_interval_beside_a_wilcoxon_p_value_is_its_own(capsys) -> None:
     rows = json.loads(capsys.readouterr().out)["rows"]
     pmrr = next(r for r in rows if r["column"] == "p-MRR")
     assert pmrr["test"] == "wilcoxon" and 0.3 < pmrr["p_value"] < 0.42
-    assert pmrr["ci_low"] < 0 < pmrr["ci_high"]
-    assert pmrr["ci_low"] <= pmrr["estimate"] <= pmrr["ci_high"]
+    assert pmrr["hl_ci_low"] < 0 < pmrr["hl_ci_high"]
+    assert pmrr["hl_ci_low"] <= pmrr["hl_shift"] <= pmrr["hl_ci_high"]
     assert pmrr["verdict"] == "no significant difference"
     for r in rows:  # every interval sides with its own test at 5%
-        if r["test"] == "wilcoxon" and r["ci_low"] is not None:
-            assert (r["ci_low"] > 0 or r["ci_high"] < 0) == (r["p_value"] < 0.05), r
+        if r["test"] == "wilcoxon" and r["hl_ci_low"] is not None:
+            assert (r["hl_ci_low"] > 0 or r["hl_ci_high"] < 0) == (r["p_value"] < 0.05), r
 
 
 @pytest.mark.parametrize("n", [6, 12, 30, 50, 51, 90, 200])

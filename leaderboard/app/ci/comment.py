@@ -111,16 +111,24 @@ def _uniform(values: list[str]) -> str | None:
     return values[0] if values and all(v == values[0] for v in values) else None
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    return (f" [{score_text(low, True)}, {score_text(high, True)}]"
+            if low is not None and high is not None else "")
+
+
 def _delta(row: TaskStanding) -> str:
-    if row.tier in (None, "leader") or row.effect is None:
+    """The mean difference with its interval, or for Wilcoxon's test the mean, then the
+    Hodges-Lehmann shift with its interval, as the site prints them; the effect size."""
+    if row.tier in (None, "leader") or row.diff_vs_best_verified is None:
         return "–"
-    ci = (f" [{score_text(row.ci_low, True)}, {score_text(row.ci_high, True)}]"
-          if row.ci_low is not None and row.ci_high is not None else "")
-    # the interval is of the test's own statistic: a Hodges-Lehmann shift for Wilcoxon
-    shift = (f"; shift {score_text(row.estimate, True)}" if row.test == "wilcoxon"
-             and row.estimate is not None else "")
+    text = score_text(row.diff_vs_best_verified, True)
+    if row.hl_shift is not None:
+        text += (f"; shift {score_text(row.hl_shift, True)}"
+                 f"{_interval(row.hl_ci_low, row.hl_ci_high)}")
+    else:
+        text += _interval(row.diff_ci_low, row.diff_ci_high)
     size = f"; d = {fixed(row.effect_size, 2)}" if row.effect_size is not None else ""
-    return f"{score_text(row.effect, True)}{shift}{ci}{size}"
+    return text + size
 
 
 def _rank(row: TaskStanding) -> str:
@@ -199,11 +207,13 @@ def tier_note(rows: list[TaskStanding]) -> str:
             f"leader when the adjusted p ≥ {ALPHA} or the difference is within the "
             f"reproducibility threshold ({REPRODUCIBILITY_THRESHOLD:g}, "
             f"{score_text(REPRODUCIBILITY_THRESHOLD)} ×100: what a rerun on other hardware "
-            "moves), so a tie never makes a new leader. Δ is the mean difference with the "
-            "95% interval of the test's own statistic (a Hodges-Lehmann shift for Wilcoxon) "
-            "and d the effect size; **Rank** is the simultaneous 95% interval of the "
-            "submission's rank among the tested systems; MDE the smallest difference the "
-            "task's test detects with 80% power. Reported (paper) figures are context only.")
+            "moves), so a tie never makes a new leader. Δ is the mean difference with its "
+            "95% interval (the bootstrap's; DeLong's for AUROC), except that for Wilcoxon's "
+            "test, whose statistic is not the mean, the Hodges-Lehmann shift with its own "
+            "interval follows the mean; d is the effect size; **Rank** is the simultaneous "
+            "95% interval of the submission's rank among the tested systems; MDE the "
+            "smallest difference the task's test detects with 80% power. Reported (paper) "
+            "figures are context only.")
 
 
 def _problem_line(p: Problem) -> str:

@@ -5,6 +5,8 @@ into an artifact; the privileged comment job downloads it. Everything in it is t
 untrusted input on the way back in: :func:`read_ci_report` validates it strictly
 (unknown keys, non-integer PR numbers, malformed SHAs, oversized lists are all rejected),
 and the comment is re-rendered from the validated data by trusted code, never copied.
+The comment job runs the default branch's code on a report the pull request's own code
+wrote, so it reads the previous schema version too, in the current fields.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import (AfterValidator, AllowInfNan, BaseModel, ConfigDict, Field, StrictInt,
-                      StringConstraints)
+                      StringConstraints, model_validator)
 
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_write_text, read_json_model
 from leaderboard.core.measures import parse as parse_metric
+from leaderboard.publish.standings.verdicts import test_statistics
 from leaderboard.submission.pull_request import Status
 from leaderboard.submission.results import canonical_json
 
@@ -26,6 +29,8 @@ REPORT_KIND = "followboard-pr-check"
 # count says how many there were in all.
 MAX_STORED_PROBLEMS = 200
 MAX_REPORT_BYTES = 8 * 1024 * 1024
+MAX_SUBMISSIONS = 20
+MAX_TASKS = 5000  # per submission
 
 Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")]
 ShortText = Annotated[str, StringConstraints(max_length=2000)]
@@ -57,12 +62,8 @@ class Problem(Strict):
     severity: Literal["error", "warning"] = "error"
 
 
-class TaskStanding(Strict):
-    """A submission's score on one task and where it stands against the task's leader.
-
-    Scores are fractions; ``tier`` is None when the task could not be tested (no per-query
-    scores for its primary metric, e.g. PI-Indic T4's AUROC).
-    """
+class _Standing(Strict):
+    """What every version of a task's standing holds (:class:`TaskStanding`)."""
 
     task: ShortText
     primary_metric: MetricName
@@ -71,18 +72,6 @@ class TaskStanding(Strict):
     headline: Finite | None = None
     higher_is_better: bool = True
     tier: Literal["leader", "tied with leader", "below leader"] | None = None
-    test: ShortText | None = None
-    p_value: Finite | None = None
-    p_adjusted: Finite | None = None
-    # The smallest p-value the test resolves: a smaller one is printed as "< p_floor".
-    p_floor: Finite | None = None
-    # mean(submission - leader); the test's own estimate of it (the Hodges-Lehmann shift for
-    # Wilcoxon) with its 95% interval; the effect over the spread of the units' differences.
-    effect: Finite | None = None
-    estimate: Finite | None = None
-    ci_low: Finite | None = None
-    ci_high: Finite | None = None
-    effect_size: Finite | None = None
     # What the test resamples ("topics") and how many; the smallest difference the task's
     # test detects with 80% power.
     unit: ShortText | None = None
@@ -103,6 +92,61 @@ class TaskStanding(Strict):
     note: ShortText | None = None
 
 
+class TaskStanding(_Standing):
+    """A submission's score on one task and where it stands against the task's leader.
+
+    Scores are fractions; ``tier`` is None when the task could not be tested (no per-query
+    scores for its primary metric, e.g. PI-Indic T4's AUROC). The test's statistics have
+    the names and meanings of the site's downloads
+    (:data:`leaderboard.publish.standings.verdicts.STATISTIC_FIELDS`): ``test`` (None: not
+    tested, as the leader's own row is not); p-values raised to ``p_floor``, the smallest
+    the test resolves (a value at it means "at most"); ``diff_vs_best_verified``,
+    mean(submission - leader), with its 95% interval (``diff_ci_*``: the bootstrap's,
+    DeLong's; None for Wilcoxon's test); for Wilcoxon's test (p-MRR), whose statistic is
+    not the mean, the Hodges-Lehmann shift with its own interval (``hl_*``); the effect
+    size, the mean difference over the spread of the units' differences.
+    """
+
+    test: ShortText | None = None
+    p_value: Finite | None = None
+    p_adjusted: Finite | None = None
+    p_floor: Finite | None = None
+    diff_vs_best_verified: Finite | None = None
+    diff_ci_low: Finite | None = None
+    diff_ci_high: Finite | None = None
+    hl_shift: Finite | None = None
+    hl_ci_low: Finite | None = None
+    hl_ci_high: Finite | None = None
+    effect_size: Finite | None = None
+
+
+class TaskStandingV1(_Standing):
+    """A standing as a report of schema version 1 wrote it: ``effect`` the mean difference,
+    and ``estimate`` with [``ci_low``, ``ci_high``] the test's own statistic and interval,
+    which meant the mean's for some tests and the Hodges-Lehmann shift's for Wilcoxon's;
+    p-values raw. Read only to be :meth:`upgraded`."""
+
+    test: ShortText | None = None
+    p_value: Finite | None = None
+    p_adjusted: Finite | None = None
+    p_floor: Finite | None = None
+    effect: Finite | None = None
+    estimate: Finite | None = None
+    ci_low: Finite | None = None
+    ci_high: Finite | None = None
+    effect_size: Finite | None = None
+
+    def upgraded(self) -> TaskStanding:
+        """The same standing in the current fields, by the one rule that names them."""
+        context = self.model_dump(include=set(_Standing.model_fields))
+        return TaskStanding(**context, diff_vs_best_verified=self.effect,
+                            **test_statistics(self.test, p_value=self.p_value,
+                                              p_adjusted=self.p_adjusted,
+                                              p_floor=self.p_floor, estimate=self.estimate,
+                                              ci_low=self.ci_low, ci_high=self.ci_high,
+                                              effect_size=self.effect_size))
+
+
 class SubmissionCheck(Strict):
     id: Annotated[str, StringConstraints(max_length=200)]
     model_name: ShortText | None = None
@@ -111,13 +155,35 @@ class SubmissionCheck(Strict):
     n_errors: int = Field(ge=0)
     n_warnings: int = Field(ge=0)
     problems: list[Problem] = Field(default_factory=list, max_length=MAX_STORED_PROBLEMS)
-    tasks: list[TaskStanding] = Field(default_factory=list, max_length=5000)
+    tasks: list[TaskStanding] = Field(default_factory=list, max_length=MAX_TASKS)
     # Whether the PR carries results.json, and whether it matched the scorer's output.
     results_json: Literal["absent", "matches", "differs"] = "absent"
 
 
+class SubmissionCheckV1(SubmissionCheck):
+    """A submission's check in a report of schema version 1 (:class:`TaskStandingV1`)."""
+
+    tasks: list[TaskStandingV1] = Field(default_factory=list,  # type: ignore[assignment]
+                                        max_length=MAX_TASKS)
+
+    def upgraded(self) -> SubmissionCheck:
+        return SubmissionCheck(**self.model_dump(exclude={"tasks"}),
+                               tasks=[t.upgraded() for t in self.tasks])
+
+
+class _SubmissionsV1(Strict):
+    submissions: list[SubmissionCheckV1] = Field(default_factory=list,
+                                                 max_length=MAX_SUBMISSIONS)
+
+
+# 2: a standing's effect, estimate, ci_low and ci_high (whose meaning depended on the test)
+# became the downloads' diff_vs_best_verified, diff_ci_* and hl_*, and p-values are raised
+# to p_floor, as there.
+SCHEMA_VERSION = 2
+
+
 class CiReport(Strict):
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = SCHEMA_VERSION
     kind: Literal["followboard-pr-check"] = REPORT_KIND
     status: Status
     # StrictInt: "12", 12.0 and true are refused, not coerced.
@@ -130,9 +196,23 @@ class CiReport(Strict):
     internal_error: ShortText | None = None
     refusals: list[ShortText] = Field(default_factory=list, max_length=50)
     refused_paths: list[ShortText] = Field(default_factory=list, max_length=MAX_STORED_PROBLEMS)
-    submissions: list[SubmissionCheck] = Field(default_factory=list, max_length=20)
+    submissions: list[SubmissionCheck] = Field(default_factory=list,
+                                               max_length=MAX_SUBMISSIONS)
     # Problems of the committed results the comparison had to skip (not the PR's fault).
     comparison_notes: list[ShortText] = Field(default_factory=list, max_length=50)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade_version_1(cls, data: object) -> object:
+        """A report of schema version 1, validated as strictly in its own fields, read in
+        the current ones: the comment job runs the default branch's code on the report a
+        pull request's own check wrote, which may be a version behind."""
+        if not isinstance(data, dict) or data.get("schema_version") != 1:
+            return data
+        old = _SubmissionsV1.model_validate(
+            {"submissions": data["submissions"]} if "submissions" in data else {})
+        return {**data, "schema_version": SCHEMA_VERSION,
+                "submissions": [s.upgraded() for s in old.submissions]}
 
 
 class CiReportError(FollowBoardError, ValueError):

@@ -27,6 +27,7 @@ from leaderboard.core.processes import (WorkerError, chosen_workers, first_compl
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
+from leaderboard.publish.standings.verdicts import tier_statistics
 from leaderboard.publish.stats.significance.api import EXECUTOR
 from leaderboard.publish.stats.tiers import pick_leader
 from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
@@ -174,13 +175,11 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
                              precedence=[previous[0]] if previous is not None else [])
     mine = standings.tiers[system.system_id]
     test = standings.test
-    row.update(tier=mine.tier, test=mine.test, n_units=mine.n_units,
+    row.update(tier=mine.tier, n_units=mine.n_units,
                unit=test.units if test is not None else None,
-               p_value=mine.p_value, p_adjusted=mine.p_adjusted, p_floor=mine.p_floor,
-               effect=mine.effect, estimate=mine.estimate, ci_low=mine.ci_low,
-               ci_high=mine.ci_high, effect_size=mine.effect_size, rank_best=mine.rank_best,
-               rank_worst=mine.rank_worst, n_ranked=len(standings.tiers),
-               mde=test.mde if test is not None else None)
+               diff_vs_best_verified=mine.effect, **tier_statistics(mine),
+               rank_best=mine.rank_best, rank_worst=mine.rank_worst,
+               n_ranked=len(standings.tiers), mde=test.mde if test is not None else None)
     if (previous is not None and mine.tier != "leader" and mine.mean is not None
             and test is not None and abs(mine.mean - previous[1]) <= test.threshold):
         row["note"] = (f"within the reproducibility threshold ({test.threshold:g}) of the "

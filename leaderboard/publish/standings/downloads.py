@@ -36,8 +36,8 @@ from collections.abc import Callable, Mapping, Sequence
 from .references import REFERENCE_KEY, reference_at, reference_name
 from .rows import Row
 from .tables import ViewTable
-from .verdicts import (TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED, TierInfo,
-                       shown_p)
+from .verdicts import (STATISTIC_FIELDS, TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED,
+                       TierInfo, tier_statistics)
 
 STATISTIC_NOTE = (
     "One record per model, every figure from one row (system_id, source): a verified "
@@ -73,9 +73,11 @@ STATISTIC_NOTE = (
 # (2: the test's estimate, ci_low and ci_high, which held the mean difference's interval
 # for some views and the Hodges-Lehmann shift's for others, became diff_ci_* and hl_*).
 DOWNLOAD_FORMAT = "followboard-download/2"
-TEST_FIELDS = ("tier", "test", "p_value", "p_adjusted", "p_floor", "diff_vs_best_verified",
-               "diff_ci_low", "diff_ci_high", "hl_shift", "hl_ci_low", "hl_ci_high",
-               "effect_size")
+# The tier, then the statistics every surface names alike (verdicts.STATISTIC_FIELDS), the
+# mean difference from the best verified row before its interval.
+DIFF_FIELD = "diff_vs_best_verified"
+_DIFF_AT = STATISTIC_FIELDS.index("diff_ci_low")
+TEST_FIELDS = ("tier", *STATISTIC_FIELDS[:_DIFF_AT], DIFF_FIELD, *STATISTIC_FIELDS[_DIFF_AT:])
 # A cell's field saying how its figure was obtained (:data:`.statistic.Basis`): its column's
 # convention, or, for a reported row whose source prints its own average of the column's
 # tasks, "published" (the figure as printed, which need not be the mean the column's
@@ -83,9 +85,6 @@ TEST_FIELDS = ("tier", "test", "p_value", "p_adjusted", "p_floor", "diff_vs_best
 BASIS = "basis"
 # Those of the test fields that are text (the rest are numbers).
 TEST_TEXT_FIELDS = frozenset({"tier", "test"})
-# The test whose statistic is not the mean difference: its estimate and interval are the
-# Hodges-Lehmann shift's, in hl_* (TierInfo holds the test's own statistic and interval).
-SHIFT_TEST = "wilcoxon"
 TIER_NAMES = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
               TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -142,18 +141,14 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
 
 
 def tested_fields(info: TierInfo | None) -> tuple[object, ...]:
-    """A tested cell's :data:`TEST_FIELDS`: the test and the mean difference's interval
-    for a tested row, the shift and its interval instead of the latter for Wilcoxon's
-    test (whose statistic :class:`TierInfo` holds), None where a field does not apply."""
+    """A tested cell's :data:`TEST_FIELDS`: its tier, its mean difference from the best
+    verified row and its test's statistics (:func:`~.verdicts.tier_statistics`), None
+    where a field does not apply."""
     if info is None:
         return (None,) * len(TEST_FIELDS)
-    tested = info.p_value is not None
-    shift = tested and info.test == SHIFT_TEST
-    mean_ci = (None, None) if shift else (info.ci_low, info.ci_high)
-    hl = (info.estimate, info.ci_low, info.ci_high) if shift else (None, None, None)
-    return (TIER_NAMES.get(info.tier, info.tier), info.test if tested else None,
-            shown_p(info.p_value, info.p_floor), shown_p(info.p_adjusted, info.p_floor),
-            info.p_floor, info.effect, *mean_ci, *hl, info.effect_size)
+    fields = {"tier": TIER_NAMES.get(info.tier, info.tier), DIFF_FIELD: info.effect,
+              **tier_statistics(info)}
+    return tuple(fields[name] for name in TEST_FIELDS)
 
 
 def reference_record(table: ViewTable) -> dict[str, object]:

@@ -41,11 +41,15 @@ from leaderboard.submission.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
 from .statistic import column_value, unit_scores
-from .verdicts import shown_p
+from .verdicts import SHIFT_TEST, test_statistics
 
 Verdict = Literal["A better", "B better", "no significant difference", "inconclusive",
                   "tied (within the reproducibility threshold)"]
 SCALE = "fractions (the site and the text table show x100)"
+# The layout of `compare --json` (its fields and what each holds): it moves when a field
+# changes its name or meaning (2: estimate, ci_low and ci_high, whose meaning depended on
+# the test, became diff_ci_* and hl_* as in the downloads, and effect became diff).
+COMPARE_FORMAT = "followboard-compare/2"
 
 
 class ColumnComparison(BaseModel):
@@ -61,14 +65,19 @@ class ColumnComparison(BaseModel):
     n_units: int
     mean_a: float
     mean_b: float
-    effect: float        # mean(a - b) over the view's units
-    estimate: float      # the test's own statistic of a - b (Hodges-Lehmann for Wilcoxon)
-    ci_low: float | None  # its 95% interval (None: too few units)
-    ci_high: float | None
-    effect_size: float | None  # effect / sd of the units' differences
-    p_value: float        # raised to p_floor, as the downloads give it
-    p_adjusted: float    # Holm within the view, raised to p_floor
-    p_floor: float       # the smallest p-value the test resolves
+    diff: float          # mean(a - b) over the view's units
+    # The statistics by the names and meanings of the site's downloads and the CI report
+    # (verdicts.STATISTIC_FIELDS): each holds one statistic whatever the test. p-values are
+    # raised to p_floor, the smallest the test resolves; p_adjusted is Holm within the view.
+    p_value: float
+    p_adjusted: float
+    p_floor: float
+    diff_ci_low: float | None   # diff's 95% interval (bootstrap, DeLong's); None for
+    diff_ci_high: float | None  # Wilcoxon's test, or too few units
+    hl_shift: float | None      # Wilcoxon only: the Hodges-Lehmann shift of a - b
+    hl_ci_low: float | None     # and its 95% interval (None: too few units)
+    hl_ci_high: float | None
+    effect_size: float | None   # diff / sd of the units' differences
     family_size: int
     verdict: Verdict
 
@@ -76,6 +85,7 @@ class ColumnComparison(BaseModel):
 class SubmissionComparison(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    format: Literal["followboard-compare/2"] = COMPARE_FORMAT
     system_a: str
     system_b: str
     alpha: float
@@ -155,14 +165,14 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
         for (index, column, metric, r), p_adj in zip(pending, adjusted):
             rows.append(ColumnComparison(
                 view=view.id, column=column.id, label=column.label, metric=metric,
-                tiered=index == view.tiered_column, test=r.test,
-                unit=column.sampling.plural, n_units=r.n_units, mean_a=r.mean_a,
-                mean_b=r.mean_b, effect=r.effect, estimate=r.estimate, ci_low=r.ci_low,
-                # As the site's downloads give them: below the floor the test does not
-                # resolve a p-value (5.6e-40 from a normal approximation meant "< 1e-5").
-                ci_high=r.ci_high, effect_size=r.effect_size,
-                p_value=shown_p(r.p_value, r.p_floor),
-                p_adjusted=shown_p(p_adj, r.p_floor), p_floor=r.p_floor,
+                tiered=index == view.tiered_column, unit=column.sampling.plural,
+                n_units=r.n_units, mean_a=r.mean_a, mean_b=r.mean_b, diff=r.effect,
+                # As the site's downloads give them, p-values raised to the floor below
+                # which the test does not resolve one (5.6e-40 from a normal approximation
+                # meant "< 1e-5")
+                **test_statistics(r.test, p_value=r.p_value, p_adjusted=p_adj,
+                                  p_floor=r.p_floor, estimate=r.estimate, ci_low=r.ci_low,
+                                  ci_high=r.ci_high, effect_size=r.effect_size),
                 family_size=len(pending),
                 verdict=verdict(p_adj, r.ci_low, r.ci_high, r.effect,
                                 column.higher_is_better, alpha)))
@@ -205,15 +215,16 @@ def format_table(cmp: SubmissionComparison) -> str:
             f"{'† shift [95% CI]':>23} {'p':>8} {'p(Holm)':>8}  verdict")
     lines = [head, "-" * len(head.splitlines()[-1])]
     for r in cmp.rows:
-        label = r.label + (" *" if r.tiered else "") + (" †" if r.test == "wilcoxon" else "")
-        interval = f"[{score_text(r.ci_low, True)}, {score_text(r.ci_high, True)}]"
-        mean_interval, shift = (MISSING, f"{score_text(r.estimate, True)} {interval}") \
-            if r.test == "wilcoxon" else (interval, MISSING)
+        shift = r.test == SHIFT_TEST
+        label = r.label + (" *" if r.tiered else "") + (" †" if shift else "")
+        mean_interval = MISSING if shift else _interval(r.diff_ci_low, r.diff_ci_high)
+        shift_text = (f"{score_text(r.hl_shift, True)} {_interval(r.hl_ci_low, r.hl_ci_high)}"
+                      if shift else MISSING)
         signed = is_signed(r.metric)
         lines.append(
             f"{r.view:34} {label:24} {score_text(r.mean_a, signed):>7} "
             f"{score_text(r.mean_b, signed):>7} "
-            f"{score_text(r.effect, True):>7} {mean_interval:>16} {shift:>23} "
+            f"{score_text(r.diff, True):>7} {mean_interval:>16} {shift_text:>23} "
             f"{_p_text(r.p_value, r.p_floor):>8} {_p_text(r.p_adjusted, r.p_floor):>8}  "
             f"{r.verdict}")
     if not cmp.rows:
@@ -249,6 +260,10 @@ def format_table(cmp: SubmissionComparison) -> str:
                  "no p-value is printed below what its test resolves; 'inconclusive': the "
                  "test and the interval disagree.")
     return "\n".join(lines)
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return f"[{score_text(low, True)}, {score_text(high, True)}]"
 
 
 def _p_text(p: float, floor: float) -> str:

@@ -98,3 +98,48 @@ def shown_p(p: float | None, floor: float | None) -> float | None:
     if p is None or floor is None:
         return p
     return max(p, floor)
+
+
+#: The test whose statistic is not the mean difference: its estimate and interval are the
+#: Hodges-Lehmann shift's (the median of the units' Walsh averages), given as hl_*.
+SHIFT_TEST = "wilcoxon"
+
+#: A tested row's statistics, by the same names and meanings wherever they are given: the
+#: views' downloads, results.parquet and the export, `leaderboard compare --json` and the
+#: CI report. Each field holds one statistic whatever the test: ``test`` names it (None:
+#: not tested); ``p_value`` raw and ``p_adjusted`` Holm-corrected, both raised to
+#: ``p_floor``, the smallest p-value the test resolves (a value at the floor means "at
+#: most"); [``diff_ci_low``, ``diff_ci_high``] the 95% interval of the mean difference
+#: where the test's statistic is that mean (the bootstrap's for the randomization test,
+#: DeLong's), None for Wilcoxon's; ``hl_shift`` with [``hl_ci_low``, ``hl_ci_high``]
+#: Wilcoxon's Hodges-Lehmann shift and its 95% interval (the shifts the signed-rank test
+#: does not reject), None for other tests; ``effect_size`` the mean difference over the
+#: standard deviation of the units' differences. The mean difference itself is named by
+#: what it is taken against (``diff_vs_best_verified``; compare's ``diff``, A - B).
+STATISTIC_FIELDS = ("test", "p_value", "p_adjusted", "p_floor", "diff_ci_low",
+                    "diff_ci_high", "hl_shift", "hl_ci_low", "hl_ci_high", "effect_size")
+
+
+def test_statistics(test: str | None, *, p_value: float | None, p_adjusted: float | None,
+                    p_floor: float | None, estimate: float | None, ci_low: float | None,
+                    ci_high: float | None, effect_size: float | None
+                    ) -> dict[str, object]:
+    """:data:`STATISTIC_FIELDS` of a row from its test's own results: ``estimate`` with
+    [``ci_low``, ``ci_high``] the test's statistic and its interval (the mean difference,
+    or the Hodges-Lehmann shift for Wilcoxon's test). A row without a p-value (the best
+    verified row itself) was not tested: its ``test`` is None."""
+    tested = p_value is not None
+    shift = tested and test == SHIFT_TEST
+    mean_ci = (None, None) if shift else (ci_low, ci_high)
+    hl = (estimate, ci_low, ci_high) if shift else (None, None, None)
+    values = (test if tested else None, shown_p(p_value, p_floor),
+              shown_p(p_adjusted, p_floor), p_floor, *mean_ci, *hl, effect_size)
+    return dict(zip(STATISTIC_FIELDS, values))
+
+
+def tier_statistics(info: TierInfo) -> dict[str, object]:
+    """:func:`test_statistics` of a row's test against the best verified row."""
+    return test_statistics(info.test, p_value=info.p_value, p_adjusted=info.p_adjusted,
+                           p_floor=info.p_floor, estimate=info.estimate,
+                           ci_low=info.ci_low, ci_high=info.ci_high,
+                           effect_size=info.effect_size)
