@@ -801,6 +801,20 @@ def test_a_standing_names_its_statistics_as_the_downloads_do(tmp_path):
             "d = ") in body
 
 
+def test_the_comment_prints_p_values_as_every_surface_prints_them():
+    """The comment printed three decimals ("<0.001", "0.049") where the site printed two
+    significant digits and "< 1e-5", and compare "<0.0001": its p (Holm) is core/display's
+    p_text, a value at or below the test's floor "≤" that floor."""
+    irs = _standing_pair("followtable/wtr", "IRS")
+    for p_adjusted, text in ((3.0517578125e-05, "3.1e-5"), (irs.p_floor, "≤ 2e-6"),
+                             (0.0494537, "0.049"), (0.36246, "0.36")):
+        row = irs.model_copy(update={"p_adjusted": p_adjusted})
+        body = comment_body(_report(status="valid", submissions=[SubmissionCheck(
+            id="new", valid=True, n_errors=0, n_warnings=0, tasks=[row])]))
+        assert f"| tied with leader | {text} | {row.diff_vs_best_verified * 100:+.1f} [" \
+            in body, body
+
+
 def test_a_report_of_schema_version_1_is_still_read(tmp_path, capsys):
     """The comment job runs the default branch's code on the report the pull request's
     own check wrote, which may be a version behind: a version 1 report (effect, estimate,

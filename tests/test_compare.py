@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from leaderboard.app.cli import main
-from leaderboard.core.display import score_text
+from leaderboard.core.display import p_text, score_text
 from leaderboard.submission.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores, write_results
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ LINE = re.compile(rf"^(?P<view>\S+)\s+(?P<col>.+?)\s+(?P<a>[+-]?\d+\.\d)\s+(?P<b
                   rf"(?P<d>{_D})\s+"
                   rf"(?:\[(?P<lo>{_D}), (?P<hi>{_D})\]|–)\s+"
                   rf"(?:(?P<shift>{_D}) \[(?P<slo>{_D}), (?P<shi>{_D})\]|–)\s+"
-                  r"(?P<p>\S+)\s+(?P<padj>\S+)\s+(?P<verdict>.+)$")
+                  r"(?P<p>(?:≤ )?\S+)\s+(?P<padj>(?:≤ )?\S+)\s+(?P<verdict>.+)$")
 
 
 def system(name: str, tasks: dict[str, dict[str, dict[str, float]]]) -> SystemResult:
@@ -91,6 +91,24 @@ def test_cli_table_is_labelled_x100(pair, capsys) -> None:
     (irs,) = [r for r in rows if r["col"].startswith("IRS")]
     assert irs["a"].startswith("+") and irs["b"].startswith("+")
     assert [r["a"][0].isdigit() for r in rows if "nDCG" in r["col"]] == [True]
+
+
+def test_p_values_print_as_every_surface_prints_them(pair, capsys) -> None:
+    """compare printed p-values with four decimals, "<0.0001" below, where the site printed
+    two significant digits and "< 1e-5" and the PR comment "<0.001": a p-value prints as
+    core/display.p_text prints it everywhere, "≤ 1e-5" at the floor of 100,000 Monte-Carlo
+    flips (30 topics all better), two significant digits above."""
+    a_dir, b_dir, _ = pair
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
+    data = {r["label"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert main(["compare", str(a_dir), str(b_dir)]) == 0
+    rows = {r["col"].rstrip(" *"): r for r in rows_of(capsys.readouterr().out)}
+    assert rows["IRS"]["p"] == "≤ 1e-5" and data["IRS"]["p_value"] == 1e-5
+    assert rows.keys() == data.keys()
+    for label, r in data.items():
+        assert rows[label]["p"] == p_text(r["p_value"], r["p_floor"])
+        assert rows[label]["padj"] == p_text(r["p_adjusted"], r["p_floor"])
+    assert rows["nDCG@10 (+instruction)"]["p"] == "1"
 
 
 def test_holm_family_is_one_view_not_the_whole_comparison(tmp_path: Path, capsys) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import shutil
 import subprocess
 from decimal import ROUND_HALF_UP, Decimal
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.core.display import MISSING, fixed, score_text
+from leaderboard.core.display import MISSING, fixed, p_text, score_text
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = json.loads((REPO / "tests" / "fixtures" / "display_cases.json").read_text("utf-8"))
@@ -106,3 +107,47 @@ def test_javascript_and_python_print_the_same_text(tmp_path: Path) -> None:
         expected = [[fixed(value, d, scale=s), fixed(value, d, signed=True, scale=s)]
                     for d, s in args]
         assert texts == expected, value
+
+
+#: How every surface prints a p-value (core/display.p_text): two significant digits, no
+#: trailing zeros, decimals down to 0.001, then "2.3e-4"; at or below the floor, "≤" it.
+P_SHAPE = re.compile(r"(?:\u2264 )?(?:1|0\.0{0,2}[1-9]\d?|[1-9](?:\.\d)?e-[1-9]\d*)")
+
+
+@pytest.mark.parametrize(("p", "floor", "text"), [
+    (0.36246, 1e-5, "0.36"), (0.0494537, 1e-5, "0.049"), (0.2, None, "0.2"),
+    (0.0996, 1e-5, "0.1"), (0.000996, 1e-5, "0.001"), (1.0, 0.5, "1"), (1.0, 1.0, "1"),
+    (3.0517578125e-05, 1e-5, "3.1e-5"), (1.52587890625e-05, 1e-5, "1.5e-5"),
+    (0.00012, 1e-5, "1.2e-4"), (None, 1e-5, MISSING), (math.nan, None, MISSING),
+    # at or below the floor: a Monte-Carlo test's 1 / (R + 1), a normal tail's 8.4e-76,
+    # a value the downloads raised to the floor: "at most"; the bound rounded up, so that
+    # it holds (all 2^20 flips resolve 1.9073e-6, not 1.9e-6)
+    (1 / 100_001, 1e-5, "\u2264 1e-5"), (8.4e-76, 1e-5, "\u2264 1e-5"),
+    (1e-5, 1e-5, "\u2264 1e-5"), (2 / 2**10, 2 / 2**10, "\u2264 0.002"),
+    (2 / 2**20, 2 / 2**20, "\u2264 2e-6"), (2 / 2**17, 2 / 2**17, "\u2264 1.6e-5"),
+    (3.8e-6, 2 / 2**20, "3.8e-6"),
+])
+def test_a_p_value_prints_one_way_never_below_what_its_test_resolves(p, floor, text) -> None:
+    """compare printed p-values with four decimals ("<0.0001", "0.0247"), the PR comment
+    with three ("<0.001"), the site with two significant digits in a cell's details and
+    three in a submission page's column ("1.5e-05" and "1.53e-05" for one p-value, beside
+    "< 1e-5"), and the README promised "< 1e-5": one function prints them all, and a
+    bound it prints is never below the floor it stands for."""
+    assert p_text(p, floor) == text
+    assert text == MISSING or P_SHAPE.fullmatch(text), text
+
+
+def test_a_printed_p_value_is_its_value_or_a_true_bound() -> None:
+    rng = random.Random(5)
+    for _ in range(5_000):
+        p = 10 ** rng.uniform(-8, 0)
+        floor = rng.choice([1e-5, 2.0 ** (1 - rng.randint(1, 25)), None])
+        text = p_text(p, floor)
+        assert P_SHAPE.fullmatch(text), (p, floor, text)
+        if text.startswith("\u2264 "):
+            assert floor is not None and p <= floor <= float(text[2:]), (p, floor, text)
+        else:
+            assert floor is None or p > floor
+            shown = Decimal(text)
+            assert abs(shown - Decimal(repr(p))) <= Decimal(1).scaleb(
+                shown.adjusted() - 1) / 2, (p, text)

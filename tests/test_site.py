@@ -589,6 +589,27 @@ def test_search_documents_index_tables_and_reported_systems(built: dict) -> None
     assert "<" not in doc["title"] + doc["text"] and "&lt;script&gt;" in doc["title"]
 
 
+def test_every_p_value_on_the_site_is_printed_one_way(committed_site: Path) -> None:
+    """A submission page's p column printed three significant digits in Python's
+    exponent form ("1.53e-05") beside "< 1e-5", and a figure's details two ("adjusted p
+    1.5e-05") for the same p-value: every p-value the site prints is core/display's
+    p_text, "≤ 1e-5" at the floor."""
+    shape = re.compile(r"(?:\u2264 )?(?:1|0\.0{0,2}[1-9]\d?|[1-9](?:\.\d)?e-[1-9]\d*)")
+    column: list[str] = []
+    details: list[str] = []
+    for page in sorted(committed_site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        column += re.findall(r'<td data-v="[^"]*">([^<]*)</td></tr>', text) \
+            if page.parent.name == "submissions" else []
+        details += re.findall(r"adjusted p ([^;\"]*)", text)
+    shown = [t for t in column + details if t != "\u2013"]
+    assert len(column) > 100 and len(details) > 100
+    bad = sorted({t for t in shown if not shape.fullmatch(t)})
+    assert not bad, bad
+    assert "\u2264 1e-5" in column and "\u2264 1e-5" in details
+    assert "1.5e-5" in column and "1.5e-5" in details  # Holm's 2 x 2^-17, both alike
+
+
 def test_site_from_the_committed_results_fits_the_budget(committed_site: Path) -> None:
     """The published site: every page and download, the run files linked, not copied."""
     repo_root = Path(__file__).resolve().parents[1]

@@ -430,8 +430,8 @@ def test_submission_page_starts_with_compact_scores(real_site, page) -> None:
     assert heads[-3:] == ["Tier", "vs best verified", "Adjusted p"]
     cells = page.eval_on_selector_all("table.fb-scores tbody td[data-v]",
                                       "cs => cs.map(c => c.textContent)")
-    # Scores (x100, signed differences) and p-values ("0.29", "1", "2e-05").
-    number = r"[+-]?\d+\.\d+|–|\d(\.\d+)?(e-\d+)?"
+    # Scores (x100, signed differences) and p-values ("0.29", "1", "2e-5", "≤ 1e-5").
+    number = r"[+-]?\d+\.\d+|–|(≤ )?\d(\.\d+)?(e-\d+)?"
     odd = [c for c in cells if not re.fullmatch(number, c)]
     assert cells and not odd, odd[:5]
     clipped = page.evaluate("""() => [...document.querySelectorAll('table.fb-scores td')]

@@ -12,11 +12,18 @@ that rounds to zero prints without a sign ("0.0", never "-0.0" or "+0.0"); ``sig
 
 Tables, the explorer, the charts, ``eval``, ``explain``, ``compare`` and the PR comment
 all print through this rule; the metrics page states it.
+
+A p-value is printed by :func:`p_text` alone, wherever it is shown (the site's tables and
+details, ``compare``, the PR comment): two significant digits by the same rule, no
+trailing zeros, in decimals down to 0.001 and as "2.3e-4" below; and never below what its
+test resolves: one at or below the test's floor prints as "≤" the floor, rounded up
+("≤ 1e-5"), a bound that holds whatever the value under it.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
 MISSING = "\u2013"   # en dash: no value
 
@@ -49,3 +56,36 @@ def fixed(value: float | None, digits: int, *, signed: bool = False, scale: int 
 def score_text(value: float | None, signed: bool = False, digits: int = 1) -> str:
     """A score (a fraction) as the leaderboard shows it: x100, one decimal by default."""
     return fixed(value, digits, signed=signed, scale=2)
+
+
+# Significant digits of a printed p-value, and the smallest one printed in decimals.
+P_DIGITS = 2
+P_DECIMALS_DOWN_TO = Decimal("0.001")
+
+
+def p_text(p: float | None, floor: float | None = None) -> str:
+    """A p-value as every surface prints it (module docstring): ``floor`` is the smallest
+    p-value its test resolves (all 2**n sign flips: 2 / 2**n; Monte-Carlo flips: 1 / R; a
+    normal approximation: a stated floor), and a value at or below it, raised to it as the
+    downloads give it or not, prints as "≤" that floor rounded up: "≤ 1e-5", "≤ 0.002"."""
+    if p is None or not math.isfinite(float(p)):
+        return MISSING
+    if p >= 1:
+        return "1"  # no test has a p-value above it, so none is resolved only up to it
+    if floor is not None and math.isfinite(float(floor)) and p <= floor:
+        return "≤ " + _significant(floor, ROUND_CEILING)
+    return _significant(p, ROUND_HALF_UP)
+
+
+def _significant(value: float, rounding: str) -> str:
+    """``value`` (>= 0) to :data:`P_DIGITS` significant digits from its shortest decimal
+    form, rounded by ``rounding``; trailing zeros dropped; below 0.001 as "1.9e-6"."""
+    d = Decimal(repr(abs(float(value))))
+    if d == 0:
+        return "0"
+    d = d.quantize(Decimal(1).scaleb(d.adjusted() - P_DIGITS + 1), rounding=rounding)
+    if d >= P_DECIMALS_DOWN_TO:
+        return format(d.normalize(), "f")
+    exponent = d.adjusted()
+    mantissa = format(d.scaleb(-exponent).normalize(), "f")
+    return f"{mantissa}e{exponent}"

@@ -21,10 +21,9 @@ from leaderboard.app.ci.pr_report import (
 )
 from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.display import fixed, score_text
+from leaderboard.core.display import fixed, p_text, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
-from leaderboard.publish.standings.verdicts import floor_text
 from leaderboard.submission.metadata import NOT_SHOWN_AS_TEXT
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
@@ -89,14 +88,6 @@ def code(text: str, limit: int = MAX_TEXT) -> str:
     if "`" in text or not text:
         return md(text, limit)
     return "`" + text.replace("|", "\\|") + "`"
-
-
-def pvalue(value: float | None, floor: float | None = None) -> str:
-    """Three decimals, never below what the test resolves (its floor, or 0.001)."""
-    bound = max(0.001, floor or 0.0)
-    if value is not None and value < bound:
-        return "<0.001" if bound == 0.001 else f"<{floor_text(bound)}"
-    return fixed(value, 3)
 
 
 def _task_label(task_id: str) -> tuple[str, str]:
@@ -189,7 +180,7 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
             if r.note:
                 tier += f" ({md(r.note, 120)})"
             out.append(f"| {label} | {primary} | {headline} | {tier} | "
-                       f"{pvalue(r.p_adjusted, r.p_floor)} | {_delta(r)} | {_rank(r)} | "
+                       f"{p_text(r.p_adjusted, r.p_floor)} | {_delta(r)} | {_rank(r)} | "
                        f"{_units(r)} | {_previous(r)} | {_reported(r)} |")
         if len(shown) < len(items):
             out.append(f"\n… and {plural(len(items) - len(shown), 'more task')}: the job summary "
@@ -204,7 +195,8 @@ def tier_note(rows: list[TaskStanding]) -> str:
     return ("Scores ×100. **Tier** compares the primary metric of each task with the task's "
             f"best verified system{how}, one value per independently sampled unit (a topic "
             "with all its pairs, a translated pair, a persona: *Tested on*): tied with the "
-            f"leader when the adjusted p ≥ {ALPHA} or the difference is within the "
+            f"leader when the adjusted p ≥ {ALPHA} (one at or below what its test resolves "
+            "shows as ≤ that floor) or the difference is within the "
             f"reproducibility threshold ({REPRODUCIBILITY_THRESHOLD:g}, "
             f"{score_text(REPRODUCIBILITY_THRESHOLD)} ×100: what a rerun on other hardware "
             "moves), so a tie never makes a new leader. Δ is the mean difference with its "

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup, escape
 
 from leaderboard.benchmarks.views import Column, View
-from leaderboard.core.display import score_text
+from leaderboard.core.display import p_text, score_text
 from leaderboard.core.report import plural
 from leaderboard.publish.standings import (
     TIER_BELOW,
@@ -31,7 +31,7 @@ from leaderboard.publish.site.format import (instruction_text, params_reason, pa
                                              relative, safe_url, sort_value)
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.references import REFERENCE_KEY, reference_name
-from leaderboard.publish.standings.verdicts import ViewTest, p_text
+from leaderboard.publish.standings.verdicts import ViewTest
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 @dataclass
@@ -583,7 +583,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "cells": cells, "tier": tier, "tier_title": tier_title(info, shown=SCORE_ROW_SHOWS),
                     "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
                     else "", "p_value": sort_value(p_adj),
-                    "p_text": p_text(p_adj, info.p_floor if info else None, 3)})
+                    "p_text": p_text(p_adj, info.p_floor if info else None)})
             if not entries:
                 continue
             empty = CellDisplay(text="–", value="", title="not in this table")

@@ -31,7 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from leaderboard.benchmarks import all_views
-from leaderboard.core.display import MISSING, fixed, score_text
+from leaderboard.core.display import MISSING, p_text, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
@@ -169,7 +169,7 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                 n_units=r.n_units, mean_a=r.mean_a, mean_b=r.mean_b, diff=r.effect,
                 # As the site's downloads give them, p-values raised to the floor below
                 # which the test does not resolve one (5.6e-40 from a normal approximation
-                # meant "< 1e-5")
+                # meant "≤ 1e-5")
                 **test_statistics(r.test, p_value=r.p_value, p_adjusted=p_adj,
                                   p_floor=r.p_floor, estimate=r.estimate, ci_low=r.ci_low,
                                   ci_high=r.ci_high, effect_size=r.effect_size),
@@ -225,7 +225,7 @@ def format_table(cmp: SubmissionComparison) -> str:
             f"{r.view:34} {label:24} {score_text(r.mean_a, signed):>7} "
             f"{score_text(r.mean_b, signed):>7} "
             f"{score_text(r.diff, True):>7} {mean_interval:>16} {shift_text:>23} "
-            f"{_p_text(r.p_value, r.p_floor):>8} {_p_text(r.p_adjusted, r.p_floor):>8}  "
+            f"{p_text(r.p_value, r.p_floor):>8} {p_text(r.p_adjusted, r.p_floor):>8}  "
             f"{r.verdict}")
     if not cmp.rows:
         lines.append("(no view scored by both submissions)")
@@ -257,17 +257,11 @@ def format_table(cmp: SubmissionComparison) -> str:
                  f"instead. alpha = {cmp.alpha}; "
                  f"differences within {cmp.threshold:g} ({score_text(cmp.threshold)} x100) "
                  "are ties (reruns of one model on other hardware move figures that much); "
-                 "no p-value is printed below what its test resolves; 'inconclusive': the "
-                 "test and the interval disagree.")
+                 "p-values have two significant digits, and one at or below what its test "
+                 "resolves prints as ≤ that floor; 'inconclusive': the test and the interval "
+                 "disagree.")
     return "\n".join(lines)
 
 
 def _interval(low: float | None, high: float | None) -> str:
     return f"[{score_text(low, True)}, {score_text(high, True)}]"
-
-
-def _p_text(p: float, floor: float) -> str:
-    # Four decimals: a p-value below 1e-4 prints as a bound, never below what its test
-    # resolves (1/(R+1) for R Monte-Carlo flips, the floor of a normal approximation).
-    bound = max(floor, 1e-4)
-    return f"<{fixed(bound, 4)}" if p < bound else fixed(p, 4)

@@ -74,24 +74,6 @@ class ViewTest:
         return f"{self.n_units:,} {self.unit if self.n_units == 1 else self.units}"
 
 
-def floor_text(floor: float) -> str:
-    """A p-value floor in short scientific form: "1e-5", "1.9e-6"."""
-    mantissa, _, exponent = f"{floor:.1e}".partition("e")
-    mantissa = mantissa.rstrip("0").rstrip(".")
-    return f"{mantissa}e{int(exponent)}"
-
-
-def p_text(p: float | None, floor: float | None, digits: int = 2) -> str:
-    """A p-value as printed: ``digits`` significant digits, never below what its test
-    resolves ("< 1e-5" under a floor of 1e-5: finding 3 of issue 35, a normal tail's
-    8.4e-76 from 75 personas); "–" without a test."""
-    if p is None:
-        return "\u2013"
-    if floor is not None and p < floor:
-        return f"< {floor_text(floor)}"
-    return f"{p:.{digits}g}"
-
-
 def shown_p(p: float | None, floor: float | None) -> float | None:
     """A p-value as downloads give it: raised to its test's floor (the record's p_floor
     says a value at the floor means "at most")."""

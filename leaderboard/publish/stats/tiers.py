@@ -92,9 +92,9 @@ class ViewTiers(BaseModel):
     """The tiers of one view and metric: the leader first, then the other tested systems
     from best to worst mean, then reported rows by id.
 
-    ``p_floor`` is the smallest p-value the view's test resolves (printed as "< p_floor"
-    below it); ``threshold`` the reproducibility threshold under which differences are
-    ties; ``mde`` the smallest true difference the view's Holm-corrected test detects with
+    ``p_floor`` is the smallest p-value the view's test resolves (one at or below it is
+    printed as "≤ p_floor"); ``threshold`` the reproducibility threshold under which
+    differences are ties; ``mde`` the smallest true difference the view's Holm-corrected test detects with
     80% power, from the median spread of the units' differences against the leader (None
     with nothing to compare); ``rank_critical`` the bootstrap critical value of the rank
     intervals."""
