@@ -282,6 +282,25 @@ def test_compare_help_says_how_averages_are_taken() -> None:
     assert "the mean of the tasks' figures as the benchmark's paper averages them" in text
 
 
+@pytest.mark.parametrize(("size", "text"), [(-0.004, "0.00"), (0.004, "0.00"),
+                                          (0.125, "+0.13"), (-2.035, "-2.04")])
+def test_an_effect_size_is_printed_by_the_one_rounding_rule(size, text) -> None:
+    """A figure's details printed its effect size with Python's format ("effect size -0.00
+    sd" on six details of the committed site, and 0.125 as +0.12), where every other number
+    follows the display rule (never "-0.00", halves away from zero), and the PR comment
+    printed the same statistic unsigned ("d = 0.13"): both print it one way."""
+    from leaderboard.app.ci.comment import task_tables
+    from leaderboard.app.ci.pr_report import TaskStanding
+    from leaderboard.publish.site.table_display import tier_title
+    from leaderboard.publish.standings.verdicts import TIER_BELOW, TierInfo
+
+    info = TierInfo(tier=TIER_BELOW, p_adjusted=0.01, effect=-0.016, effect_size=size)
+    assert f"; effect size {text} sd" in tier_title(info)
+    row = TaskStanding(task="followtable/wtr", primary_metric="IRS", headline_metric="IRS",
+                       tier="below leader", diff_vs_best_verified=-0.016, effect_size=size)
+    assert f"; d = {text} |" in "\n".join(task_tables([row]))
+
+
 def test_a_figures_details_leave_out_only_what_its_row_prints() -> None:
     """Site size (issue 36's 300 MB at 1,000 submissions): a leaderboard cell's details drop
     the gap and rank interval its row prints, a submission page's tier cell the tier, gap

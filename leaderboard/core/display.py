@@ -58,6 +58,13 @@ def score_text(value: float | None, signed: bool = False, digits: int = 1) -> st
     return fixed(value, digits, signed=signed, scale=2)
 
 
+def effect_size_text(value: float | None) -> str:
+    """An effect size (a difference over the spread of the units' differences, in standard
+    deviations) as every surface prints it: two decimals by the rule above, signed, so
+    -0.004 is "0.00", never "-0.00", and 0.125 is "+0.13"."""
+    return fixed(value, 2, signed=True)
+
+
 # Significant digits of a printed p-value, and the smallest one printed in decimals.
 P_DIGITS = 2
 P_DECIMALS_DOWN_TO = Decimal("0.001")

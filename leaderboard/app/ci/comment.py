@@ -21,7 +21,7 @@ from leaderboard.app.ci.pr_report import (
 )
 from leaderboard.benchmarks import benchmark_of, declared
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.display import fixed, p_text, score_text
+from leaderboard.core.display import effect_size_text, p_text, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.submission.metadata import NOT_SHOWN_AS_TEXT
@@ -118,7 +118,7 @@ def _delta(row: TaskStanding) -> str:
                  f"{_interval(row.hl_ci_low, row.hl_ci_high)}")
     else:
         text += _interval(row.diff_ci_low, row.diff_ci_high)
-    size = f"; d = {fixed(row.effect_size, 2)}" if row.effect_size is not None else ""
+    size = f"; d = {effect_size_text(row.effect_size)}" if row.effect_size is not None else ""
     return text + size
 
 

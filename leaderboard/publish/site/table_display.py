@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup, escape
 
 from leaderboard.benchmarks.views import Column, View
-from leaderboard.core.display import p_text, score_text
+from leaderboard.core.display import effect_size_text, p_text, score_text
 from leaderboard.core.report import plural
 from leaderboard.publish.standings import (
     TIER_BELOW,
@@ -152,7 +152,7 @@ def tier_title(info: TierInfo | None, *, shown: frozenset[str] = frozenset()) ->
         if "gap" not in shown:
             parts.append(f"vs best verified {gap_text(info)}")
         if info.effect_size is not None:
-            parts.append(f"effect size {info.effect_size:+.2f} sd")
+            parts.append(f"effect size {effect_size_text(info.effect_size)} sd")
     if rank_span(info) and "rank" not in shown:
         parts.append(f"rank {rank_span(info)} (95%)")
     return "; ".join(parts)
