@@ -38,17 +38,6 @@ PREDICTIONS_ROLE = "predictions"
 QUERY_BLOCK = 256
 
 
-def task_languages(task) -> tuple[str, str]:
-    """(query language, document language) as ISO 639-3 codes."""
-    params = task.params
-    if "query_lang" in params:
-        return params["query_lang"], params.get("doc_lang", params["query_lang"])
-    if task.benchmark == "mfollowir-cl":
-        return "eng", task.views.get("language", "eng")  # English queries, native documents
-    language = task.views.get("language", "eng")
-    return language, language
-
-
 def with_instruction_format(data, instruction_format: InstructionFormat):
     """``data`` with each query's text joined from its query and instruction as
     ``instruction_format`` says (``data`` itself for the benchmark's own text). A query
@@ -119,7 +108,7 @@ class Bm25Ranker:
 
     def index(self, task, corpus: Corpus) -> Bm25Index:
         # Both roles of a task share one index; the next task builds its own.
-        _, doc_lang = task_languages(task)
+        doc_lang = task.doc_language
         key = (task.id, len(corpus.ids), doc_lang)
         if self._index_key != key:
             def build() -> Bm25Index:
@@ -136,7 +125,7 @@ class Bm25Ranker:
 
     def rank(self, task, data, corpus: Corpus, role: str, k: int) -> list[RankedList]:
         index = self.index(task, corpus)
-        query_lang, _ = task_languages(task)
+        query_lang = task.query_language
         tokenize = tokenizer_for(self.spec.bm25, query_lang)  # type: ignore[arg-type]
         role_data = data.roles[role]
         out = []
@@ -303,7 +292,7 @@ def pair_similarities(ranker, task, corpus: Corpus, pairs: T4Pairs) -> np.ndarra
     personas = list(pairs.persona_text)
     if isinstance(ranker, Bm25Ranker):
         index = ranker.index(task, corpus)
-        query_lang, _ = task_languages(task)
+        query_lang = task.query_language
         tokenize = tokenizer_for(ranker.spec.bm25, query_lang)  # type: ignore[arg-type]
         out = np.empty(len(pairs), dtype=np.float64)
         by_text: dict[str, np.ndarray] = {}

@@ -70,7 +70,7 @@ def toy_benchmark(monkeypatch: pytest.MonkeyPatch):
     task = Task(id="toy/one", benchmark="toy", title="Toy one",
                 source=DataSource(host="github", repo="someone/toy", revision="abc123",
                                   local_dir="toy", files=("data/a.csv",)), layout="pi-indic",
-                params={"query_lang": "hin", "doc_lang": "hin"},
+                query_language="hin", doc_language="hin",
                 roles=("run",), pairing="none", candidates="corpus",
                 standard_metrics=("R@1",), primary_metric="R@1", headline_metric="R@1")
     view = View(id="toy/one", label="One", title="Toy one",
@@ -123,6 +123,11 @@ def test_task_declarations_refuse_values_outside_their_choices():
                          ("roles", ("original", "edited")), ("roles", "original")):
         with pytest.raises(ValueError, match=f"task 'followtable/wtr': .*{field[:-1]}"):
             dataclasses.replace(good, **{field: value})
+    # A language is a code the site can mark text with (core/languages.py): a typo, or
+    # a language with no BCP 47 tag and script direction there, fails here.
+    with pytest.raises(ValueError, match="task 'followtable/wtr': doc_language must be an "
+                                         "ISO 639-3 code .* not 'en'"):
+        dataclasses.replace(good, doc_language="en")
     with pytest.raises(ValueError, match="host must be one of"):
         dataclasses.replace(good.source, host="gitlab")
     with pytest.raises(TypeError):

@@ -27,6 +27,8 @@ from leaderboard.publish.site.explorer import (
     metric_facts,
     TASK_FILE_FIELDS,
     task_labels,
+    text_directions,
+    text_languages,
 )
 from leaderboard.publish.site.scripts import (
     EXPLORER_PARTS,
@@ -125,6 +127,35 @@ def test_index_says_what_each_metric_is_from_the_catalogue(built) -> None:
     assert index["metrics"]["IRS"]["signed"] and index["metrics"]["IRS"]["low"] == -1
     assert index["metrics"]["AUROC"]["label"] == "AUROC part"
     assert index["metrics"]["original/nDCG@10"]["label"] == "nDCG@10 (original)"
+
+
+def test_index_gives_the_language_of_each_tasks_texts(built) -> None:
+    """The card showed a Hindi persona, an Urdu instruction and Persian documents under the
+    page's lang="en", with no dir: a screen reader read them in its English voice and Urdu
+    ran left to right. Each task in the index names the BCP 47 tag of its queries' and its
+    documents' language, from its declaration, and the index each tag's direction: a few
+    bytes a task, nothing a text."""
+    index = built["index"]
+    assert index["tasks"]["pi-indic-val150/t1/hin"]["lang"] == {"query": "hi", "docs": "hi"}
+    assert index["tasks"]["pi-indic-val150/t4/hin"]["lang"] == {"query": "hi", "docs": "hi"}
+    assert index["tasks"]["followir/core17"]["lang"] == {"query": "en", "docs": "en"}
+    assert index["directions"] == {"en": "ltr", "hi": "ltr", "ta": "ltr"}
+    registry = all_tasks()
+    for task_id, query, docs in (
+            ("pi-indic-val150/t2/hin-ory", "hi", "or"),
+            ("pi-indic-val150/t3/urd-hin", "ur", "hi"),   # instructions in Urdu to Hindi personas
+            ("pi-indic-val150/t4/urd", "ur", "ur"),
+            ("mfollowir/fas", "fa", "fa"),                # multilingual: XX-XX
+            ("mfollowir-cl/zho", "en", "zh"),             # cross-lingual: English queries
+            ("mfollowir-cl/rus", "en", "ru"),
+            ("followtable/wtr", "en", "en")):
+        assert text_languages(registry[task_id]) == {"query": query, "docs": docs}, task_id
+    directions = text_directions(list(registry.values()))
+    assert {tag for tag, d in directions.items() if d == "rtl"} == {"fa", "ur"}
+    assert set(directions) == {"en", "fa", "ru", "zh", "as", "bn", "gu", "hi", "kn", "ml",
+                               "mr", "or", "pa", "ta", "te", "ur"}
+    assert max(len(json.dumps(text_languages(t), separators=(",", ":")))
+               for t in registry.values()) <= 30
 
 
 def test_metric_facts_say_which_way_each_measure_is_better() -> None:

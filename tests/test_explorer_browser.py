@@ -488,6 +488,51 @@ def test_pi_indic_cards_equal_the_engine(real_site, page) -> None:
     assert page.locator(".fb-x-shared-texts").count() == 0
 
 
+def _marks(page, selector: str) -> list[tuple[str | None, str | None]]:
+    """(lang, dir) of each element ``selector`` finds: its own or its nearest ancestor's,
+    as a screen reader and the layout read them."""
+    return [tuple(m) for m in page.eval_on_selector_all(selector, """els => els.map(e => [
+        e.closest('[lang]') ? e.closest('[lang]').lang : null,
+        e.closest('[dir]') ? e.closest('[dir]').getAttribute('dir') : null])""")]
+
+
+def test_each_text_is_marked_with_its_language_and_direction(real_site, fixture_site,
+                                                             page) -> None:
+    """A Hindi persona sat under the page's lang="en" and nothing on the card said
+    otherwise: a screen reader read it in its English voice, and Urdu and Persian ran
+    left to right. Each text carries its task's language of that side (the index's, from
+    the declaration) and its script's direction; the page's own words stay English."""
+    explore(page, real_site, "?s=bm25s&t=pi-indic-val150/t1/hin&query=p9")
+    assert _marks(page, ".fb-x-texts .fb-x-text p") == [("hi", "ltr")]
+    assert _marks(page, ".fb-x-texts h4") == [("en", "ltr")]
+    page.locator("button.fb-x-doc").first.click()
+    assert _marks(page, "dialog.fb-x-dialog .fb-x-snippet") == [("hi", "ltr")]
+    assert _marks(page, "dialog.fb-x-dialog h3") == [("en", "ltr")]
+    page.keyboard.press("Escape")
+    # T3 across languages: an Urdu instruction asks for Hindi personas.
+    explore(page, real_site, "?s=bm25s&t=pi-indic-val150/t3/urd-hin&query=i9")
+    assert _marks(page, ".fb-x-texts .fb-x-text p") == [("ur", "rtl")]
+    page.locator("button.fb-x-doc").first.click()
+    assert _marks(page, "dialog.fb-x-dialog .fb-x-snippet") == [("hi", "ltr")]
+    page.keyboard.press("Escape")
+    # T4: the persona and every instruction paired with it, not the instruction's id.
+    explore(page, real_site, "?s=all-minilm-l6-v2&t=pi-indic-val150/t4/urd&query=p100")
+    assert _marks(page, ".fb-x-texts .fb-x-text p") == [("ur", "rtl")]
+    pairs = page.locator("table.fb-x-pairs tbody tr").count()
+    assert pairs and _marks(page, "table.fb-x-pairs tbody td:first-child span") == \
+        [("ur", "rtl")] * pairs
+    assert set(_marks(page, "table.fb-x-pairs tbody td b")) == {("en", "ltr")}
+    # mFollowIR's multilingual queries are Persian, as its documents; FollowIR English.
+    query = fixture_site["collections"]["mfollowir/fas"].base_ids[1]
+    explore(page, fixture_site, f"?s=fix-a&t=mfollowir/fas&query={query}-changed")
+    assert _marks(page, ".fb-x-texts .fb-x-text p") == [("fa", "rtl"), ("fa", "rtl")]
+    page.locator("button.fb-x-doc").first.click()
+    assert _marks(page, "dialog.fb-x-dialog .fb-x-snippet") == [("fa", "rtl")]
+    page.keyboard.press("Escape")
+    explore(page, fixture_site, f"?s=fix-a&t=followir/core17&query={query}-changed")
+    assert _marks(page, ".fb-x-texts .fb-x-text p") == [("en", "ltr"), ("en", "ltr")]
+
+
 def test_followtable_texts_load_from_github_only_when_asked(real_site, page) -> None:
     explore(page, real_site, "?s=bm25s&t=followtable/wtr&query=0_0")
     seen: list[str] = []
@@ -780,7 +825,7 @@ def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,
     finally:
         server.shutdown()
     assert ('is in format "followboard-explorer/1", and this page reads '
-            "followboard-explorer/3") in text and "rebuild it" in text
+            "followboard-explorer/4") in text and "rebuild it" in text
 
 
 def _gz_json(path: Path) -> dict:

@@ -108,12 +108,38 @@ def test_t2_and_t3_cross_lingual_sides_use_the_right_languages(data_dir: Path) -
     assert data.roles["run"].qrels["i9"] == {"p9": 1}
 
 
+# The Unicode block each language's script is in (the first code point of the block, the
+# last): what the texts of a task declared in that language must be written in.
+SCRIPTS = {"hin": (0x0900, 0x097F), "ory": (0x0B00, 0x0B7F), "urd": (0x0600, 0x06FF)}
+
+
+def _script_of(text: str) -> str:
+    letters = Counter(next((lang for lang, (lo, hi) in SCRIPTS.items() if lo <= ord(c) <= hi),
+                           None) for c in text if c.isalpha())
+    return letters.most_common(1)[0][0]
+
+
+@pytest.mark.parametrize("task_id", ["pi-indic-val150/t1/urd", "pi-indic-val150/t2/hin-urd",
+                                     "pi-indic-val150/t3/urd-ory", "pi-indic-val150/t4/urd"])
+def test_a_tasks_declared_languages_are_those_of_its_texts(data_dir: Path,
+                                                           task_id: str) -> None:
+    """The reader, the reference models and the site's query explorer (which marks each
+    text lang="ur" dir="rtl") take a task's languages from its declaration: its queries'
+    and its documents' texts are in them (a T3 query an instruction, its documents
+    personas)."""
+    task = get_task(task_id)
+    queries = dict(pi_indic.iter_queries(task, data_dir))
+    corpus = dict(pi_indic.iter_corpus(task, data_dir))
+    assert {_script_of(t) for t in list(queries.values())[:20]} == {task.query_language}
+    assert {_script_of(t) for t in list(corpus.values())[:20]} == {task.doc_language}
+
+
 def test_all_132_ordered_pairs_load(data_dir: Path) -> None:
     t2 = [t for t in tasks_of("pi-indic-val150") if t.id.startswith("pi-indic-val150/t2/")]
     assert len(t2) == 132 == len(list(permutations(LANGS, 2)))
     for task in t2:
         data = pi_indic.load(task, data_dir)
-        src, tgt = task.params["query_lang"], task.params["doc_lang"]
+        src, tgt = task.query_language, task.doc_language
         assert task.id.endswith(f"/{src}-{tgt}")
         assert len(data.roles["run"].query_ids) == N and data.corpus_size == N
 

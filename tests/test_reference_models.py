@@ -31,7 +31,6 @@ from reference_models.neural import (  # noqa: E402
     CausalReranker, CrossEncoder, Seq2SeqReranker, TextEncoder, fit_prompt, load_runner, pool)
 from reference_models.baseline_run import (  # noqa: E402
     RunOptions, run_reference_model, select_tasks)
-from reference_models.rankers import task_languages  # noqa: E402
 from reference_models.spec import (  # noqa: E402
     ModelRegistryError, ModelSpec, get_model_spec, load_model_specs, parse_model_specs)
 from reference_models.text import Bm25Tokenizer, linearise_table, words  # noqa: E402
@@ -714,7 +713,7 @@ def test_task_selection_by_pattern() -> None:
     with pytest.raises(ValueError, match="matches no task"):
         select_tasks(["nope/*"])
     t2 = next(t for t in select_tasks(["pi-indic-val150/t2/hin-tam"]))
-    assert task_languages(t2) == ("hin", "tam")
+    assert (t2.query_language, t2.doc_language) == ("hin", "tam")
 
 
 def test_bm25_on_real_pi_indic_scores(data_dir: Path, tmp_path: Path) -> None:

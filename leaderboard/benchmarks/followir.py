@@ -34,7 +34,8 @@ def _tasks() -> list[Task]:
             source=FOLLOWIR_SOURCES[key], roles=("original", "altered"), pairing="suffix",
             candidates="pool", standard_metrics=(headline, "nDCG@10"),
             pair_metrics=("p-MRR",), primary_metric="p-MRR",
-            headline_metric=f"original/{headline}", views={"collection": key, "language": "eng"},
+            headline_metric=f"original/{headline}", query_language="eng",
+            doc_language="eng", views={"collection": key, "language": "eng"},
             layout="mteb", params={"collection": key},
         ))
     return tasks

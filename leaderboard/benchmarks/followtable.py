@@ -40,6 +40,7 @@ def _tasks() -> list[Task]:
         pairing="topic",
         candidates="corpus", standard_metrics=("nDCG@10",), pair_metrics=("p-MRR", "IRS"),
         primary_metric="IRS", headline_metric="altered/nDCG@10",
+        query_language="eng", doc_language="eng",
         views={"dataset": key}, group_by="constraint", params={"folder": folder},
     ) for key, folder in FOLLOWTABLE_DATASETS.items()]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from leaderboard.benchmarks.declaration import Benchmark, EvaluationSources, GuideRow, site_views
 from leaderboard.benchmarks.followir import POOL_DEPTH, TREC_NARRATIVES
 from leaderboard.benchmarks.units import SamplingUnit
+from leaderboard.core.languages import language_names
 from leaderboard.core.tasks import DataSource, Task
 
 MFOLLOWIR_SOURCE = DataSource(host="huggingface", repo="jhu-clsp/mFollowIR-parquet-mteb",
@@ -16,7 +17,7 @@ MFOLLOWIR_CL_SOURCE = DataSource(host="huggingface",
                                  repo="jhu-clsp/mFollowIR-cross-lingual-parquet-mteb",
                                  revision="6b015666", local_dir="mfollowir/cross-lingual",
                                  licence="ODC-By")
-MFOLLOWIR_LANGUAGES = {"fas": "Persian", "rus": "Russian", "zho": "Chinese"}
+MFOLLOWIR_LANGUAGES = language_names(("fas", "rus", "zho"))
 # The paper's own "Average" columns (Tables 3 and 4): the mean of the three languages'
 # figures as printed, kept under reported-only task ids and shown as published.
 MFOLLOWIR_PAPER_PREFIX = "mfollowir-paper/"
@@ -31,6 +32,9 @@ def _tasks(bench: str, source: DataSource, setting: str) -> list[Task]:
         roles=("original", "altered"), pairing="suffix", candidates="pool",
         standard_metrics=("nDCG@20",), pair_metrics=("p-MRR",), primary_metric="p-MRR",
         headline_metric="original/nDCG@20",
+        # Multilingual: queries and instructions in the documents' language (XX-XX);
+        # cross-lingual: in English (En-XX).
+        query_language=lang if setting == "multilingual" else "eng", doc_language=lang,
         views={"language": lang, "setting": setting},
         layout="mteb", params={"language": lang},
     ) for lang, name in MFOLLOWIR_LANGUAGES.items()]

@@ -71,8 +71,8 @@ def _tasks() -> list[Task]:
             candidates="pairs",
             pair_metrics=PI_T4_SCORED_METRICS, primary_metric="AUROC",
             headline_metric="Accuracy",
+            query_language=lang, doc_language=lang,
             views={"pi_task": "t4", "language": lang},
-            params={"query_lang": lang, "doc_lang": lang},
         ))
     return tasks
 
@@ -91,9 +91,9 @@ def _pi_task(kind: str, query_lang: str, doc_lang: str, query_side: str,
         source=PI_INDIC_SOURCE, layout="pi-indic", roles=("run",), pairing="none",
         candidates="corpus",
         standard_metrics=metrics, primary_metric="RR@10",
-        headline_metric="R@1",
+        headline_metric="R@1", query_language=query_lang, doc_language=doc_lang,
         views={"pi_task": kind, "language": query_lang, "setting": setting},
-        params={"query_lang": query_lang, "doc_lang": doc_lang, "query_side": query_side},
+        params={"query_side": query_side},
     )
 
 

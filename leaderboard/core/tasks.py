@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from leaderboard.core.languages import LANGUAGES
+
 Role = Literal["original", "altered", "run", "predictions"]
 Host = Literal["huggingface", "github"]
 Pairing = Literal["suffix", "topic", "none"]
@@ -109,11 +111,17 @@ class Task:
     primary_metric: str
     # The standard metric a leaderboard shows next to the primary one.
     headline_metric: str
+    # The languages of its texts, as ISO 639-3 codes of :data:`LANGUAGES`: its queries
+    # (with their instructions) and its documents (T4: the personas and the instructions
+    # paired with them). Readers, reference models and the query explorer read them here.
+    query_language: str
+    doc_language: str
     # Leaderboard views this task belongs to, e.g. {"language": "fas"}.
     views: dict[str, str] = field(default_factory=dict)
     # Per-query grouping inside the task (FollowTable constraint types).
     group_by: str | None = None
-    # Loader parameters (dataset folder, language codes, ...).
+    # Loader parameters (FollowTable's dataset folder, mFollowIR's config suffix, which
+    # side of a PI-Indic pair is the query, ...).
     params: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -128,6 +136,10 @@ class Task:
             _check_choice(owner, "role", role, Role)
         _check_choice(owner, "pairing", self.pairing, Pairing)
         _check_choice(owner, "candidates", self.candidates, Candidates)
+        for name in ("query_language", "doc_language"):
+            if getattr(self, name) not in LANGUAGES:
+                raise ValueError(f"{owner}: {name} must be an ISO 639-3 code of "
+                                 f"leaderboard/core/languages.py, not {getattr(self, name)!r}")
         if isinstance(self.max_docs_per_query, bool) or not isinstance(self.max_docs_per_query, int):
             raise ValueError(f"{owner}: max_docs_per_query must be an integer")
         if self.group_by is not None and not isinstance(self.group_by, str):

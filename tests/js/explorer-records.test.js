@@ -108,16 +108,31 @@ test("a file of another format is named with both formats, never read", () => {
 test("the index: its format, then every key the views read", () => {
   const index = {
     format: R.INDEX_FORMAT, metrics: {}, submissions: {}, order: [], group_names: {},
-    tasks: { "t/a": { title: "T A", label: "A", primary: "m", family: "t", file: "explore/tasks/t/a.json" } },
+    directions: { hi: "ltr" },
+    tasks: { "t/a": { title: "T A", label: "A", primary: "m", family: "t", file: "explore/tasks/t/a.json",
+                      lang: { query: "hi", docs: "hi" } } },
     families: { t: { title: "T", line: "T", part: null, group_by: "language", tasks: ["t/a"], ranked: [] } },
   };
   assert.equal(R.indexProblem(index), null);
   assert.equal(R.indexProblem({ ...index, format: "followboard-explorer/1" }),
-    'is in format "followboard-explorer/1", and this page reads followboard-explorer/3');
+    'is in format "followboard-explorer/1", and this page reads followboard-explorer/4');
   const { line, ...noLine } = index.families.t;
   assert.equal(R.indexProblem({ ...index, families: { t: noLine } }), "lacks \u201cfamilies.t.line\u201d");
   const { order, group_names, ...bare } = index;
   assert.equal(R.indexProblem(bare), "lacks \u201corder\u201d, \u201cgroup_names\u201d");
+});
+
+test("a task's texts are marked with the language and direction the index gives", () => {
+  const index = {
+    directions: { en: "ltr", ur: "rtl", hi: "ltr" },
+    tasks: { "t3/urd-hin": { lang: { query: "ur", docs: "hi" } }, "mcl/fas": { lang: { query: "en", docs: "fa" } } },
+  };
+  assert.deepEqual(R.textLanguage(index, "t3/urd-hin", "query"), { lang: "ur", dir: "rtl" });
+  assert.deepEqual(R.textLanguage(index, "t3/urd-hin", "docs"), { lang: "hi", dir: "ltr" });
+  // A tag whose direction the index does not give, or a task it does not know: unknown,
+  // never the page's English, and the browser finds the direction from the text.
+  assert.deepEqual(R.textLanguage(index, "mcl/fas", "docs"), { lang: "", dir: "auto" });
+  assert.deepEqual(R.textLanguage(index, "no/task", "query"), { lang: "", dir: "auto" });
 });
 
 test("a task file's entries by the names its fields give, whatever their order", () => {

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Collection
 
+from leaderboard.core.languages import language_names
 from leaderboard.core.tasks import Task
 
 # FollowTable's BEIR export, per dataset folder: the corpus, the query + instruction
@@ -39,11 +40,8 @@ def mteb_topic(query_id: str) -> str:
     return query_id
 
 # PI-Indic-Align: one validation CSV per language, named by the language's English name.
-PI_INDIC_LANGUAGES = {
-    "asm": "Assamese", "ben": "Bengali", "guj": "Gujarati", "hin": "Hindi",
-    "kan": "Kannada", "mal": "Malayalam", "mar": "Marathi", "ory": "Odia",
-    "pan": "Punjabi", "tam": "Tamil", "tel": "Telugu", "urd": "Urdu",
-}
+PI_INDIC_LANGUAGES = language_names(("asm", "ben", "guj", "hin", "kan", "mal", "mar", "ory",
+                                     "pan", "tam", "tel", "urd"))
 PI_INDIC_VALIDATION_DIR = "annotator_validation/language-wise-validation"
 PI_INDIC_FILE_TEMPLATE = "Nirdesha_Multilingual_Validation - {name}.csv"
 PI_INDIC_LOCAL_DIR = "pi-indic"

@@ -258,13 +258,6 @@ def _file_mtime(path: Path) -> int | None:
     return st.st_mtime_ns if stat.S_ISREG(st.st_mode) else None
 
 
-def _task_languages(task: Task) -> tuple[str, str]:
-    try:
-        return task.params["query_lang"], task.params["doc_lang"]
-    except KeyError:
-        raise DataFormatError(f"task {task.id!r} has no query_lang/doc_lang parameters") from None
-
-
 def _query_side(task: Task) -> Side:
     side = task.params.get("query_side", "persona")
     if side not in ("persona", "instruction"):
@@ -278,12 +271,13 @@ def _doc_side(task: Task) -> Side:
 
 def data_files(task: Task, data_dir: Path) -> DataFiles:
     """The validation CSVs of the task's languages (one, where both sides share it)."""
-    langs = dict.fromkeys(_task_languages(task))
+    langs = dict.fromkeys((task.query_language, task.doc_language))
     return named_files([language_file(Path(data_dir), task, lang) for lang in langs])
 
 
 def _read_task_languages(task: Task, data_dir: Path) -> tuple[LanguageFile, LanguageFile]:
-    query_file, doc_file = _read_languages(data_dir, task, _task_languages(task))
+    query_file, doc_file = _read_languages(data_dir, task,
+                                           (task.query_language, task.doc_language))
     return query_file, doc_file
 
 
@@ -551,7 +545,7 @@ def t4_pairs(task: Task, data_dir: Path, with_text: bool = False,
     if split not in ("test", "calibration", "all"):
         raise ValueError(f"split must be test, calibration or all, not {split!r}")
     ids = usable_ids(task, data_dir)
-    lang, _ = _task_languages(task)
+    lang = task.query_language
     instructions = dict(iter_corpus(task, data_dir))
     negatives = _t4_negatives_cached(_instruction_items(ids, instructions))
     split_of = t4_split_of(ids)
@@ -633,7 +627,7 @@ def t4_negatives_table(tasks: Iterable[Task], data_dir: Path) -> dict:
     those instructions."""
     languages = {}
     for task in sorted((t for t in tasks if _is_t4(t)), key=lambda t: t.id):
-        lang, _ = _task_languages(task)
+        lang = task.query_language
         items = _instruction_items(usable_ids(task, data_dir),
                                    dict(iter_corpus(task, data_dir)))
         languages[lang] = {"instructions_sha256": instructions_digest(items),

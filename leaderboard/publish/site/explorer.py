@@ -18,7 +18,9 @@ What the build writes under ``explore/``:
 
 * ``index.json``: every verified submission (name, type, page, where its explanation
   files are, whether it has any), every task (title, primary metric, heatmap family and
-  how the heatmap groups its rows), the heatmap families with their submissions in the
+  how the heatmap groups its rows, the languages of its queries and of its documents as
+  BCP 47 tags, which the page marks their texts with), each of those tags' script
+  direction, the heatmap families with their submissions in the
   tables' order (best first on the mean of the family's task figures, as
   :mod:`leaderboard.publish.standings` computes it) and the start page's line each is
   on, and what each metric key is (label, help, sign, range), from the measure catalogue
@@ -47,6 +49,7 @@ from pathlib import Path
 from leaderboard.benchmarks.followtable_views import FOLLOWTABLE_CONSTRAINT_NAMES
 from leaderboard.benchmarks.views import column
 from leaderboard.core.display import score_text
+from leaderboard.core.languages import LANGUAGES
 from leaderboard.core.measures import measure_of, query_help, query_label
 from leaderboard.submission.explain_files import (
     MANIFEST,
@@ -70,7 +73,7 @@ EXPLORER_PAGE = "explore.md"
 DATA = "explore"
 # The script checks it (assets/explorer/records.js INDEX_FORMAT): bump both when the index
 # changes.
-INDEX_FORMAT = "followboard-explorer/3"
+INDEX_FORMAT = "followboard-explorer/4"
 # What each entry of a task file holds, named in the file ("fields"), read by name
 # (assets/explorer/records.js): the submission's position in the index's "order", its
 # figure on the task's primary metric, and 1 when it has explanation files for the task.
@@ -186,6 +189,21 @@ def ranked_submissions(family: Family, registry: dict[str, Task],
                   task_metrics=tuple(t.primary_metric for t in tasks))
     _, order = order_systems(systems, col)
     return order
+
+
+def text_languages(task: Task) -> dict[str, str]:
+    """The BCP 47 tags of the languages a task's texts are in, as the explorer marks them
+    (``lang``): its queries' (a T4 persona's) and its documents' (T4: the instructions
+    paired with it), from the task's declaration."""
+    return {"query": LANGUAGES[task.query_language].tag,
+            "docs": LANGUAGES[task.doc_language].tag}
+
+
+def text_directions(tasks: list[Task]) -> dict[str, str]:
+    """{BCP 47 tag: "ltr" or "rtl"} of every language of ``tasks``' texts: the ``dir``
+    the explorer gives a text in it (right to left for Persian and Urdu)."""
+    codes = dict.fromkeys(c for t in tasks for c in (t.query_language, t.doc_language))
+    return {LANGUAGES[c].tag: LANGUAGES[c].direction for c in codes}
 
 
 def picker_value(value: float) -> float:
@@ -308,12 +326,13 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
             "task": tid, "fields": list(TASK_FILE_FIELDS), "submissions": [
                 [position[slug], None if value is None else picker_value(value), int(has)]
                 for value, slug, has in entries]})
+    shown = {tid: t for tid, t in registry.items() if tid in per_task}
     index = {
         "format": INDEX_FORMAT,
         "texts": f"{DATA}/texts/" if copied_texts else None,
         # Every metric key of the tasks below: label, help, direction, sign and range.
         "metrics": {key: metric_facts(key) for key in dict.fromkeys(
-            k for tid, t in registry.items() if tid in per_task for k in t.metric_keys())},
+            k for t in shown.values() for k in t.metric_keys())},
         "submissions": submissions,
         # Task files name submissions by position here (a list: a JSON object's keys that
         # look like numbers, "2024", would not keep their order in JavaScript).
@@ -321,8 +340,10 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         "tasks": {tid: {"title": t.title, "label": labels.get(tid, t.title),
                         "benchmark": t.benchmark, "primary": t.primary_metric,
                         "family": family_key(t)[0], "file": _task_file(tid),
-                        "licence": t.source.licence}
-                  for tid, t in registry.items() if tid in per_task},
+                        "licence": t.source.licence, "lang": text_languages(t)}
+                  for tid, t in shown.items()},
+        # The script direction of each language tag of "lang" above.
+        "directions": text_directions(list(shown.values())),
         # FollowTable's constraint types by name (C1 semantic boundary, ...).
         "group_names": dict(FOLLOWTABLE_CONSTRAINT_NAMES),
         # "ranked": the submissions with explanation files on some of the family's

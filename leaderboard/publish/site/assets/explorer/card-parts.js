@@ -170,8 +170,9 @@ var FBXCardParts = (function () {
   }
 
   // PI-Indic T4: a persona's pairs, the most probable first, with the gold label, the
-  // submitted probability and whether the prediction (compatible at 0.5 or more) is right.
-  function pairsTable(pairs, txt) {
+  // submitted probability and whether the prediction (compatible at 0.5 or more) is right;
+  // each instruction's text marked with ``language`` ({lang, dir}), its id left English.
+  function pairsTable(pairs, txt, language) {
     var docs = txt && txt.docs;
     var head = h("tr", null, ["Instruction", "Gold label", "Probability", "Predicted"].map(function (c) {
       return h("th", { scope: "col" }, c);
@@ -183,7 +184,8 @@ var FBXCardParts = (function () {
       var predicted = p.probability >= 0.5;
       var right = predicted === Boolean(p.label);
       add(body, h("tr", { "data-pair": p.pair, cls: right ? null : "fb-x-wrong" },
-        h("td", null, instruction ? [h("b", null, instruction), " ", docs && docs[instruction] ? docs[instruction] : ""] : p.pair),
+        h("td", null, instruction ? [h("b", null, instruction), " ", docs && docs[instruction]
+          ? h("span", { lang: language.lang, dir: language.dir }, docs[instruction]) : ""] : p.pair),
         h("td", null, p.label ? "compatible" : "not compatible"),
         h("td", { "data-v": exact(p.probability), "data-field": "probability" }, FBFormat.fixed(p.probability, 3)),
         h("td", null, (predicted ? "compatible" : "not compatible") + (right ? "" : " \u2717"))));

@@ -1,6 +1,9 @@
 /* The texts on a query's card: the query, what the altered instruction changed (a word
  * diff), a document's text in a dialog, and FollowTable's texts, loaded from GitHub only
- * when the reader asks (the site copies none: FollowTable states no licence).
+ * when the reader asks (the site copies none: FollowTable states no licence). Each text
+ * is marked with its language and script direction ({lang, dir}: data.js textLanguage),
+ * so a screen reader reads a Hindi persona in a Hindi voice and Urdu runs right to left;
+ * the page's own words around it stay English.
  */
 var FBXCardTexts = (function () {
   "use strict";
@@ -8,8 +11,8 @@ var FBXCardTexts = (function () {
   var h = FBXCommon.h, add = FBXCommon.add;
   var state = FBXState;
 
-  function diffView(a, b) {
-    var box = h("p", { cls: "fb-x-diff" });
+  function diffView(a, b, language) {
+    var box = h("p", { cls: "fb-x-diff", lang: language.lang, dir: language.dir });
     FBXText.wordDiff(a, b).forEach(function (op, i) {
       if (i) add(box, " ");
       if (op[0] === "=") add(box, op[1]);
@@ -19,9 +22,10 @@ var FBXCardTexts = (function () {
     return box;
   }
 
-  function textBlock(label, text, extra) {
+  // A text under its label; ``language``: the text's {lang, dir}.
+  function textBlock(label, text, extra, language) {
     return h("div", { cls: "fb-x-text" }, h("h4", null, label), text === null || text === undefined
-      ? h("p", { cls: "fb-x-muted" }, extra || "(no text)") : h("p", null, text));
+      ? h("p", { cls: "fb-x-muted" }, extra || "(no text)") : h("p", { lang: language.lang, dir: language.dir }, text));
   }
 
   // A FollowTable query's text, from the upstream file ``file`` of the list's links
@@ -47,6 +51,11 @@ var FBXCardTexts = (function () {
         });
         out.textContent = found === null ? "Query " + id + " is not in " + up[file] + "." : found;
         out.className = "";
+        if (found !== null) {
+          var language = FBXData.textLanguage(list.task, "query");
+          out.setAttribute("lang", language.lang);
+          out.setAttribute("dir", language.dir);
+        }
         btn.remove();
       } catch (e) {
         btn.disabled = false;
@@ -59,7 +68,7 @@ var FBXCardTexts = (function () {
   }
 
   // The dialog with a document's text (or why there is none). ``ctx``: the card's query
-  // list and texts (data.js texts).
+  // list, texts (data.js texts) and the documents' {lang, dir} (``docs``).
   function openDoc(doc, ctx) {
     if (!state.dialog) {
       var made = h("dialog", { cls: "fb-x-dialog", "aria-labelledby": "fb-x-dialog-title" });
@@ -74,7 +83,8 @@ var FBXCardTexts = (function () {
     var docs = ctx.texts && ctx.texts.docs;
     var up = ctx.list.upstream;
     if (docs && docs[doc] !== undefined) {
-      add(body, h("p", { cls: "fb-x-snippet" }, docs[doc] || "(empty document)"),
+      add(body, docs[doc] ? h("p", { cls: "fb-x-snippet", lang: ctx.docs.lang, dir: ctx.docs.dir }, docs[doc])
+        : h("p", { cls: "fb-x-snippet" }, "(empty document)"),
         h("p", { cls: "fb-x-muted" }, "The first 280 characters; " + ctx.texts.licence + ", " + ctx.texts.source + "."));
     } else if (up && up.doc_page) {
       var page = up.doc_page.replace("{doc}", encodeURIComponent(doc));

@@ -10,26 +10,27 @@ var FBXCard = (function () {
   var nav = F.nav;
 
   // The query's texts: a T4 persona and its pairs, an original query and what the
-  // altered instruction changed, or a query alone.
+  // altered instruction changed, or a query alone, each marked with its language.
   function textSection(card, row, list, txt, qid) {
     var paired = "original" in card.ranked;
+    var lang = D.textLanguage(list.task, "query");
     var textBox = h("section", { cls: "fb-x-texts" });
     if (card.pairs) {
-      add(textBox, T.textBlock("Persona " + qid, txt && txt["queries:persona"] ? txt["queries:persona"][qid] : null));
-      add(textBox, P.pairsTable(card.pairs, txt));
+      add(textBox, T.textBlock("Persona " + qid, txt && txt["queries:persona"] ? txt["queries:persona"][qid] : null, null, lang));
+      add(textBox, P.pairsTable(card.pairs, txt, D.textLanguage(list.task, "docs")));
     } else if (paired) {
       var og = txt && txt["queries:original"], alt = txt && txt["queries:altered"];
       if (og && alt) {
         var a = og[row.original] || "", b = alt[qid] || "";
-        add(textBox, T.textBlock("Original query " + row.original, a),
-          h("div", { cls: "fb-x-text" }, h("h4", null, "Altered query " + qid + ": what changed"), T.diffView(a, b)));
+        add(textBox, T.textBlock("Original query " + row.original, a, null, lang),
+          h("div", { cls: "fb-x-text" }, h("h4", null, "Altered query " + qid + ": what changed"), T.diffView(a, b, lang)));
       } else if (list.upstream) {
         add(textBox, T.upstreamQuery(list, row.original, "topics_text", "Original query " + row.original + " (topic only)"),
           T.upstreamQuery(list, qid, "queries_text", "Altered query " + qid + " (query + instruction)"));
       }
     } else {
       var qs = txt && txt["queries:run"];
-      add(textBox, T.textBlock("Query " + qid, qs ? qs[qid] : null, "(no text)"));
+      add(textBox, T.textBlock("Query " + qid, qs ? qs[qid] : null, "(no text)", lang));
     }
     return [h("h4", { cls: "fb-x-sec" }, card.pairs ? "The persona and its pairs" : paired ? "Query and instruction" : "Query"), textBox];
   }
@@ -97,7 +98,7 @@ var FBXCard = (function () {
     var row = rows[position];
     var got = await Promise.all([D.card(slug, list, position, qid), D.texts(slug, list)]);
     var card = got[0], txt = got[1];
-    var ctx = { list: list, texts: txt };
+    var ctx = { list: list, texts: txt, docs: D.textLanguage(tid, "docs") };
     var box = h("article", { cls: "fb-x-card", "data-s": slug, "data-task": tid, "data-q": qid });
     var order = FBXRows.orderMetrics(list.metrics, list.primary, D.signedMetric);
     add(box, h("h3", { cls: "fb-x-card-title" }, F.subPage(slug)), P.metricsBlock(row.values, order));

@@ -87,6 +87,9 @@ var FBXData = (function () {
     return shared ? shared + " (" + tids.length + " tasks)" : tids.length + " tasks";
   }
 
+  // {lang, dir} of a task's texts on ``side`` ("query" or "docs"): records.js textLanguage.
+  function textLanguage(tid, side) { return R.textLanguage(state.index, tid, side); }
+
   function family(tid) { return state.index.families[state.index.tasks[tid].family]; }
 
   // FollowTable's constraint types by name ("C1" -> "C1 semantic boundary").
@@ -186,7 +189,8 @@ var FBXData = (function () {
     readIndex: readIndex, metricInfo: metricInfo, signedMetric: signedMetric,
     metricLabel: metricLabel, metricHelp: metricHelp, submission: submission,
     submissionName: submissionName, taskInfo: taskInfo, taskIds: taskIds, taskTitle: taskTitle,
-    family: family, groupName: groupName, explained: explained, explainedTasks: explainedTasks,
+    family: family, groupName: groupName, textLanguage: textLanguage, explained: explained,
+    explainedTasks: explainedTasks,
     queryList: queryList, queryLists: queryLists, card: card, taskSubmissions: taskSubmissions,
     texts: texts,
   };

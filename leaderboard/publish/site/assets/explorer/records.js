@@ -12,7 +12,7 @@
 var FBXRecords = (function () {
   "use strict";
 
-  var INDEX_FORMAT = "followboard-explorer/3";
+  var INDEX_FORMAT = "followboard-explorer/4";
   var EXPLAIN_FORMAT = "followboard-explain/1";
   var TEXTS_FORMAT = "followboard-texts/1";
   var MANIFEST_FORMAT = "followboard-explain-manifest/2";
@@ -32,8 +32,8 @@ var FBXRecords = (function () {
     irs: ["S", "S_ideal", "S_worst", "scale"],
   };
   // What the index must hold (each task and family too), beyond its format.
-  var INDEX_KEYS = ["metrics", "submissions", "order", "tasks", "families", "group_names"];
-  var INDEX_TASK_KEYS = ["title", "label", "primary", "family", "file"];
+  var INDEX_KEYS = ["metrics", "submissions", "order", "tasks", "families", "group_names", "directions"];
+  var INDEX_TASK_KEYS = ["title", "label", "primary", "family", "file", "lang"];
   var INDEX_FAMILY_KEYS = ["title", "line", "part", "group_by", "tasks", "ranked"];
 
   function isObject(x) { return x !== null && typeof x === "object" && !Array.isArray(x); }
@@ -182,6 +182,18 @@ var FBXRecords = (function () {
     return row ? record(PAIR_FIELDS, row) : null;
   }
 
+  // The language attributes of a task's texts on ``side`` ("query": its queries, a T4
+  // persona; "docs": its documents, T4's instructions): {lang: BCP 47 tag, dir: "ltr" or
+  // "rtl"}, from the index (explorer.py text_languages). A language the index does not
+  // give is unknown: lang "" (not the page's English) and dir "auto" (the text's first
+  // strong character decides).
+  function textLanguage(index, task, side) {
+    var t = index.tasks[task];
+    var tag = t && t.lang ? t.lang[side] : null;
+    var dir = tag && index.directions ? index.directions[tag] : null;
+    return tag && dir ? { lang: tag, dir: dir } : { lang: "", dir: "auto" };
+  }
+
   // The start page's lines of heatmap families, in the index's order: families sharing
   // a ``line`` (a cross-lingual task's, one per query language) are one line, each
   // named by its ``part`` ("from Hindi"); a family alone on its line has no part.
@@ -203,7 +215,7 @@ var FBXRecords = (function () {
     queryListProblem: queryListProblem, cardsProblem: cardsProblem, textsProblem: textsProblem,
     manifestProblem: manifestProblem, taskFileProblem: taskFileProblem, queryList: queryList,
     cardFileOf: cardFileOf, card: card, taskEntries: taskEntries, pairOf: pairOf,
-    familyLines: familyLines,
+    familyLines: familyLines, textLanguage: textLanguage,
   };
 })();
 
