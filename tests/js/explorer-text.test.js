@@ -9,15 +9,31 @@ const path = require("node:path");
 const FBXText = require(path.join(__dirname, "..", "..", "leaderboard", "publish", "site",
   "assets", "explorer", "text.js"));
 
+// [op, word] of each of wordDiff's [op, word, space].
+const opWords = (ops) => ops.map((o) => o.slice(0, 2));
+
 test("wordDiff keeps the common words and marks what each side alone has", () => {
-  assert.deepEqual(FBXText.wordDiff("find tables about cars", "find tables about red cars"),
+  assert.deepEqual(opWords(FBXText.wordDiff("find tables about cars", "find tables about red cars")),
     [["=", "find"], ["=", "tables"], ["=", "about"], ["+", "red"], ["=", "cars"]]);
-  assert.deepEqual(FBXText.wordDiff("a b c", "a x c"),
+  assert.deepEqual(opWords(FBXText.wordDiff("a b c", "a x c")),
     [["=", "a"], ["-", "b"], ["+", "x"], ["=", "c"]]);
   // Whitespace of any kind separates words; none are empty.
-  assert.deepEqual(FBXText.wordDiff("  a\n\tb ", "a b"), [["=", "a"], ["=", "b"]]);
-  assert.deepEqual(FBXText.wordDiff("", "new words"), [["+", "new"], ["+", "words"]]);
-  assert.deepEqual(FBXText.wordDiff("old", ""), [["-", "old"]]);
+  assert.deepEqual(FBXText.wordDiff("  a\n\tb ", "a b"), [["=", "a", " "], ["=", "b", " "]]);
+  assert.deepEqual(opWords(FBXText.wordDiff("", "new words")), [["+", "new"], ["+", "words"]]);
+  assert.deepEqual(FBXText.wordDiff("old", ""), [["-", "old", ""]]);
+});
+
+test("wordDiff cuts a text without spaces into the words of its language", () => {
+  // mFollowIR's Chinese instructions put no space between words: the whole instruction
+  // was one word, shown all deleted and all inserted for a change of two characters.
+  const ops = FBXText.wordDiff("查找关于气候变化的文件。", "查找关于气候变化的新闻文件。", "zh");
+  assert.deepEqual(ops.filter((o) => o[0] !== "=").map((o) => o.slice(0, 2)), [["+", "新闻"]]);
+  assert.equal(ops.map((o) => o[2] + o[1]).join(""), "查找关于气候变化的新闻文件。");
+  // A spaced language keeps its spaces, punctuation apart from its word.
+  const en = FBXText.wordDiff("about cars.", "about red cars, not vans.", "en");
+  assert.deepEqual(en.filter((o) => o[0] !== "=").map((o) => o[1]), ["red", ",", "not", "vans"]);
+  assert.equal(en.filter((o) => o[0] !== "-").map((o, i) => (i ? o[2] : "") + o[1]).join(""),
+    "about red cars, not vans.");
 });
 
 test("wordDiff's kept words are a longest common subsequence", () => {

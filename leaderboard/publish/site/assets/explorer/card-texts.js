@@ -13,8 +13,8 @@ var FBXCardTexts = (function () {
 
   function diffView(a, b, language) {
     var box = h("p", { cls: "fb-x-diff", lang: language.lang, dir: language.dir });
-    FBXText.wordDiff(a, b).forEach(function (op, i) {
-      if (i) add(box, " ");
+    FBXText.wordDiff(a, b, language.lang).forEach(function (op, i) {
+      if (i) add(box, op[2]);
       if (op[0] === "=") add(box, op[1]);
       else if (op[0] === "-") add(box, h("del", { title: "only in the original instruction" }, op[1]));
       else add(box, h("ins", { title: "only in the altered instruction" }, op[1]));

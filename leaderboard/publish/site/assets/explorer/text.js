@@ -5,24 +5,49 @@
 var FBXText = (function () {
   "use strict";
 
-  // Word-level diff (longest common subsequence): [[op, word]] with op "=", "-", "+".
-  function wordDiff(a, b) {
-    var x = a.split(/\s+/).filter(Boolean), y = b.split(/\s+/).filter(Boolean);
+  // The words of ``text`` as [word, space]: ``space`` what separates it from the word
+  // before (" " or "", whitespace of any kind being one space; the first word takes the
+  // second's). The words are those of the text's language ``lang`` (a BCP 47 tag; empty:
+  // the default rules), punctuation apart, by Intl.Segmenter: Chinese, which puts no space
+  // between words, was one "word" a sentence, so a changed instruction showed as all
+  // deleted and all inserted. Without Intl.Segmenter: the runs between spaces.
+  function words(text, lang) {
+    var out = [];
+    if (typeof Intl !== "undefined" && Intl.Segmenter) {
+      var space = "";
+      Array.from(new Intl.Segmenter(lang || undefined, { granularity: "word" }).segment(text)).forEach(function (s) {
+        if (/^\s+$/.test(s.segment)) { space = " "; return; }
+        out.push([s.segment, space]);
+        space = "";
+      });
+    } else {
+      out = text.split(/\s+/).filter(Boolean).map(function (w) { return [w, " "]; });
+    }
+    if (out.length) out[0][1] = out.length > 1 ? out[1][1] : "";
+    return out;
+  }
+
+  // Word-level diff (longest common subsequence) of two texts in language ``lang``:
+  // [[op, word, space]] with op "=", "-", "+" and the space before the word in its text
+  // (the original's for a kept word).
+  function wordDiff(a, b, lang) {
+    var x = words(a, lang), y = words(b, lang);
     var n = x.length, m = y.length;
     var L = [];
     for (var i = 0; i <= n; i++) { L.push(new Int32Array(m + 1)); }
     for (i = n - 1; i >= 0; i--) for (var j = m - 1; j >= 0; j--) {
-      L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+      L[i][j] = x[i][0] === y[j][0] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
     }
     var out = [];
     i = 0; j = 0;
+    function take(op, w) { out.push([op, w[0], w[1]]); }
     while (i < n && j < m) {
-      if (x[i] === y[j]) { out.push(["=", x[i]]); i++; j++; }
-      else if (L[i + 1][j] >= L[i][j + 1]) out.push(["-", x[i++]]);
-      else out.push(["+", y[j++]]);
+      if (x[i][0] === y[j][0]) { take("=", x[i]); i++; j++; }
+      else if (L[i + 1][j] >= L[i][j + 1]) take("-", x[i++]);
+      else take("+", y[j++]);
     }
-    while (i < n) out.push(["-", x[i++]]);
-    while (j < m) out.push(["+", y[j++]]);
+    while (i < n) take("-", x[i++]);
+    while (j < m) take("+", y[j++]);
     return out;
   }
 
