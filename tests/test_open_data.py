@@ -29,9 +29,9 @@ from leaderboard.publish.export import (
     EXPORT_MARKER,
     TABLES,
     ExportError,
-    checked_export,
     export_dataset,
 )
+from leaderboard.publish.export_check import checked_export
 from leaderboard.publish.models import MODELS_FILE, default_registry
 from leaderboard.publish.open_data import records_table
 from leaderboard.publish.site.build import build_site

@@ -420,7 +420,7 @@ def run_check_commit_cmd(args: argparse.Namespace) -> int:
 
 def run_check_export_cmd(args: argparse.Namespace) -> int:
     from leaderboard.core.report import plural
-    from leaderboard.publish.export import handed_export_problems
+    from leaderboard.publish.export_check import handed_export_problems
 
     problems = handed_export_problems(args.folder, args.results_root)
     for problem in problems:

@@ -44,8 +44,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def run(args: argparse.Namespace) -> int:
     from leaderboard.core.fileio import size_text
     from leaderboard.core.report import plural
-    from leaderboard.publish.export import (EXPORT_MARKER, ExportError, checked_export,
-                                             export_dataset, stale_files)
+    from leaderboard.publish.export import EXPORT_MARKER, ExportError, export_dataset
+    from leaderboard.publish.export_check import checked_export, stale_files
     from leaderboard.store.hub import Upload, push_files, repository_files
     from leaderboard.store.locations import HubStore, parse_store
 
