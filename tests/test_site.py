@@ -615,7 +615,9 @@ def test_site_from_the_committed_results_fits_the_budget(committed_site: Path) -
     repo_root = Path(__file__).resolve().parents[1]
     total = sum(p.stat().st_size for p in committed_site.rglob("*") if p.is_file())
     print(f"site from the committed results: {total / 2**20:.1f} MiB")
-    assert total <= 25 * 2**20, f"{total / 2**20:.1f} MiB"
+    # 26 MiB since the downloads name each cell's basis and each statistic in columns of
+    # their own (25.1 MiB, 0.5 MiB of it those fields); the explorer's files are 14.5.
+    assert total <= 26 * 2**20, f"{total / 2**20:.1f} MiB"
     # The README says how big it is (it said 7.6 MiB of a 9.7 MB site): kept true to 20%.
     readme = (repo_root / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## The site"):readme.index("## The pull-request pipeline")]
