@@ -106,8 +106,8 @@ def test_p_values_print_as_every_surface_prints_them(pair, capsys) -> None:
     assert rows["IRS"]["p"] == "≤ 1e-5" and data["IRS"]["p_value"] == 1e-5
     assert rows.keys() == data.keys()
     for label, r in data.items():
-        assert rows[label]["p"] == p_text(r["p_value"], r["p_floor"])
-        assert rows[label]["padj"] == p_text(r["p_adjusted"], r["p_floor"])
+        assert rows[label]["p"] == p_text(r["p_value"], r["p_floor"], level=0.05)
+        assert rows[label]["padj"] == p_text(r["p_adjusted"], r["p_floor"], level=0.05)
     assert rows["nDCG@10 (+instruction)"]["p"] == "1"
 
 

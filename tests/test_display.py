@@ -133,7 +133,7 @@ def test_a_p_value_prints_one_way_never_below_what_its_test_resolves(p, floor, t
     three in a submission page's column ("1.5e-05" and "1.53e-05" for one p-value, beside
     "< 1e-5"), and the README promised "< 1e-5": one function prints them all, and a
     bound it prints is never below the floor it stands for."""
-    assert p_text(p, floor) == text
+    assert p_text(p, floor, level=None) == text
     assert text == MISSING or P_SHAPE.fullmatch(text), text
 
 
@@ -142,7 +142,7 @@ def test_a_printed_p_value_is_its_value_or_a_true_bound() -> None:
     for _ in range(5_000):
         p = 10 ** rng.uniform(-8, 0)
         floor = rng.choice([1e-5, 2.0 ** (1 - rng.randint(1, 25)), None])
-        text = p_text(p, floor)
+        text = p_text(p, floor, level=None)
         assert P_SHAPE.fullmatch(text), (p, floor, text)
         if text.startswith("\u2264 "):
             assert floor is not None and p <= floor <= float(text[2:]), (p, floor, text)
@@ -151,3 +151,27 @@ def test_a_printed_p_value_is_its_value_or_a_true_bound() -> None:
             shown = Decimal(text)
             assert abs(shown - Decimal(repr(p))) <= Decimal(1).scaleb(
                 shown.adjusted() - 1) / 2, (p, text)
+
+
+@pytest.mark.parametrize(("p", "floor", "text"), [
+    (0.0496, 1e-5, "0.0496"), (0.04951, None, "0.0495"), (0.04999, 1e-5, "0.04999"),
+    (0.049999999999999996, None, "0.049999999999999996"), (0.0494537, 1e-5, "0.049"),
+    (0.05, 1e-5, "0.05"), (0.0504, 1e-5, "0.05"), (0.0546, 1e-5, "0.055"),
+    (0.0123, 1e-5, "0.012"), (1e-6, 1e-5, "\u2264 1e-5"),
+])
+def test_a_printed_p_value_never_rounds_across_the_level_it_is_judged_at(p, floor, text
+                                                                         ) -> None:
+    """An adjusted p of 0.0496 printed "0.05" beside "below best verified", under a note
+    saying a row is tied when p >= 0.05: a value below the level keeps the digits that
+    keep it below; one at or above it prints as before."""
+    assert p_text(p, floor, level=0.05) == text
+    assert p_text(0.0496, 1e-5, level=None) == "0.05"  # not judged: two digits
+
+
+def test_printed_p_values_fall_on_their_own_side_of_the_level() -> None:
+    rng = random.Random(7)
+    for _ in range(5_000):
+        p = rng.uniform(0.045, 0.055) if rng.random() < 0.8 else 0.05 - 10 ** rng.uniform(-17, -4)
+        text = p_text(p, 1e-5, level=0.05)
+        assert (float(text) < 0.05) == (p < 0.05), (p, text)
+        assert abs(Decimal(text) - Decimal(repr(p))) <= Decimal("0.0005"), (p, text)

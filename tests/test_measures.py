@@ -186,7 +186,7 @@ def test_a_measure_declared_in_the_catalogue_reaches_every_surface(monkeypatch) 
                                  "direction": "lower", "signed": True, "low": -1.0,
                                  "high": 1.0}
     # the metrics page's table of the catalogue
-    page = environment().get_template("metrics.md.j2").render(measures=list(MEASURES.values()))
+    page = environment().get_template("metrics.md.j2").render(measures=list(MEASURES.values()), alpha=0.05)
     row = next(line for line in page.splitlines() if line.startswith("| **Toy@k**"))
     assert row.startswith("| **Toy@k**: a toy error rate, shown as MTE@k")
     assert "toy error of the top k documents" in row

@@ -593,8 +593,9 @@ def test_every_p_value_on_the_site_is_printed_one_way(committed_site: Path) -> N
     """A submission page's p column printed three significant digits in Python's
     exponent form ("1.53e-05") beside "< 1e-5", and a figure's details two ("adjusted p
     1.5e-05") for the same p-value: every p-value the site prints is core/display's
-    p_text, "≤ 1e-5" at the floor."""
-    shape = re.compile(r"(?:\u2264 )?(?:1|0\.0{0,2}[1-9]\d?|[1-9](?:\.\d)?e-[1-9]\d*)")
+    p_text, "≤ 1e-5" at the floor, and one just below 0.05 with the digits that keep it
+    below (0.0496)."""
+    shape = re.compile(r"(?:\u2264 )?(?:1|0\.0{0,2}[1-9]\d?|0\.049\d+|[1-9](?:\.\d)?e-[1-9]\d*)")
     column: list[str] = []
     details: list[str] = []
     for page in sorted(committed_site.rglob("*.html")):

@@ -316,3 +316,50 @@ def test_a_figures_details_leave_out_only_what_its_row_prints() -> None:
     assert tier_title(info, shown=ROW_SHOWS) == \
         "tied with best verified; adjusted p 0.2; effect size -0.26 sd"
     assert tier_title(info, shown=SCORE_ROW_SHOWS) == "effect size -0.26 sd; rank 1\u20133 (95%)"
+
+
+def test_a_p_value_below_the_level_never_prints_as_the_level(committed_board: Board,
+                                                             monkeypatch) -> None:
+    """An adjusted p of 0.0496 printed "0.05" beside "below best verified", while every
+    table's note says a row is tied when its adjusted p is at least 0.05: a figure's
+    details, a submission page's p column, `compare` and the PR comment print 0.0496."""
+    from dataclasses import replace
+
+    from leaderboard.app.ci.comment import task_tables
+    from leaderboard.app.ci.pr_report import TaskStanding
+    from leaderboard.benchmarks import site_pages
+    from leaderboard.publish.site.table_display import submission_scores, tier_title
+    from leaderboard.publish.standings.head_to_head import (ColumnComparison,
+                                                            SubmissionComparison, format_table)
+    from leaderboard.publish.standings.verdicts import TIER_BELOW, TierInfo
+
+    info = TierInfo(tier=TIER_BELOW, p_adjusted=0.0496, p_floor=1e-5, effect=-0.02)
+    assert tier_title(info).startswith("below best verified; adjusted p 0.0496;")
+
+    table = committed_board.tables["followtable/wtr"]
+    col = table.view.tiered_column
+    monkeypatch.setitem(table.tiers[col], MINILM, replace(
+        table.tiers[col][MINILM], tier=TIER_BELOW, p_adjusted=0.0496))
+    pages = [(page, [(s, [committed_board.tables[v.id] for v in s.views])
+                     for s in page.sections]) for page in site_pages()
+             if page.path == "followtable.md"]
+    minilm = next(r for r in committed_board.submissions if r.key == MINILM)
+    entries = [e for s in submission_scores(minilm, "submissions/x.md", pages)
+               for e in s["entries"] if e["view"] == "followtable/wtr"]
+    assert [(e["tier"], e["p_text"]) for e in entries] == [("below best verified", "0.0496")]
+
+    row = TaskStanding(task="followtable/wtr", primary_metric="IRS", headline_metric="IRS",
+                       tier="below leader", p_adjusted=0.0496, p_floor=1e-5,
+                       diff_vs_best_verified=-0.02)
+    assert "| below leader | 0.0496 |" in "\n".join(task_tables([row]))
+
+    compared = ColumnComparison(
+        view="followtable/wtr", column="IRS", label="IRS", metric="IRS", tiered=True,
+        test="randomization", unit="topics", n_units=30, mean_a=0.01, mean_b=0.03,
+        diff=-0.02, p_value=0.0248, p_adjusted=0.0496, p_floor=1e-5, diff_ci_low=-0.04,
+        diff_ci_high=-0.001, hl_shift=None, hl_ci_low=None, hl_ci_high=None,
+        effect_size=-0.4, family_size=2, verdict="B better")
+    text = format_table(SubmissionComparison(system_a="a", system_b="b", alpha=0.05,
+                                             scale="x", threshold=1e-3, rows=[compared],
+                                             skipped=[]))
+    assert re.search(r" 0\.025 +0\.0496  B better$", text, re.M), text

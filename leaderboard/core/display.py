@@ -17,7 +17,9 @@ A p-value is printed by :func:`p_text` alone, wherever it is shown (the site's t
 details, ``compare``, the PR comment): two significant digits by the same rule, no
 trailing zeros, in decimals down to 0.001 and as "2.3e-4" below; and never below what its
 test resolves: one at or below the test's floor prints as "≤" the floor, rounded up
-("≤ 1e-5"), a bound that holds whatever the value under it.
+("≤ 1e-5"), a bound that holds whatever the value under it. Nor does a printed p-value
+round across the significance level it is judged at: one just below it keeps the digits
+that say so (0.0496 at 0.05, never "0.05" beside "below best verified").
 """
 
 from __future__ import annotations
@@ -70,27 +72,41 @@ P_DIGITS = 2
 P_DECIMALS_DOWN_TO = Decimal("0.001")
 
 
-def p_text(p: float | None, floor: float | None = None) -> str:
+def p_text(p: float | None, floor: float | None = None, *, level: float | None) -> str:
     """A p-value as every surface prints it (module docstring): ``floor`` is the smallest
     p-value its test resolves (all 2**n sign flips: 2 / 2**n; Monte-Carlo flips: 1 / R; a
     normal approximation: a stated floor), and a value at or below it, raised to it as the
-    downloads give it or not, prints as "≤" that floor rounded up: "≤ 1e-5", "≤ 0.002"."""
+    downloads give it or not, prints as "≤" that floor rounded up: "≤ 1e-5", "≤ 0.002".
+    ``level`` is the significance level the p-value is judged at beside it (None: none):
+    a value below it that two significant digits would round up to it gets as many more
+    as keep it below (0.0496, 0.04999), so the printed p and the verdict agree."""
     if p is None or not math.isfinite(float(p)):
         return MISSING
     if p >= 1:
         return "1"  # no test has a p-value above it, so none is resolved only up to it
     if floor is not None and math.isfinite(float(floor)) and p <= floor:
-        return "≤ " + _significant(floor, ROUND_CEILING)
-    return _significant(p, ROUND_HALF_UP)
+        return "≤ " + _below_level(floor, ROUND_CEILING, level)
+    return _below_level(p, ROUND_HALF_UP, level)
 
 
-def _significant(value: float, rounding: str) -> str:
-    """``value`` (>= 0) to :data:`P_DIGITS` significant digits from its shortest decimal
-    form, rounded by ``rounding``; trailing zeros dropped; below 0.001 as "1.9e-6"."""
+def _below_level(value: float, rounding: str, level: float | None) -> str:
+    """:func:`_significant` with :data:`P_DIGITS` digits, or more where fewer would put a
+    value below ``level`` at or above it."""
+    digits = P_DIGITS
+    text = _significant(value, rounding, digits)
+    while level is not None and value < level <= float(text):
+        digits += 1
+        text = _significant(value, rounding, digits)
+    return text
+
+
+def _significant(value: float, rounding: str, digits: int = P_DIGITS) -> str:
+    """``value`` (>= 0) to ``digits`` significant digits from its shortest decimal form,
+    rounded by ``rounding``; trailing zeros dropped; below 0.001 as "1.9e-6"."""
     d = Decimal(repr(abs(float(value))))
     if d == 0:
         return "0"
-    d = d.quantize(Decimal(1).scaleb(d.adjusted() - P_DIGITS + 1), rounding=rounding)
+    d = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=rounding)
     if d >= P_DECIMALS_DOWN_TO:
         return format(d.normalize(), "f")
     exponent = d.adjusted()

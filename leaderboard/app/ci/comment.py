@@ -180,7 +180,7 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
             if r.note:
                 tier += f" ({md(r.note, 120)})"
             out.append(f"| {label} | {primary} | {headline} | {tier} | "
-                       f"{p_text(r.p_adjusted, r.p_floor)} | {_delta(r)} | {_rank(r)} | "
+                       f"{p_text(r.p_adjusted, r.p_floor, level=ALPHA)} | {_delta(r)} | {_rank(r)} | "
                        f"{_units(r)} | {_previous(r)} | {_reported(r)} |")
         if len(shown) < len(items):
             out.append(f"\n… and {plural(len(items) - len(shown), 'more task')}: the job summary "

@@ -50,6 +50,7 @@ from leaderboard.publish.standings.downloads import csv_text
 from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.standings.long_form import long_records
 from leaderboard.publish.standings.references import reference_at
+from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.training import TRAINING_MARK, training_text
 from leaderboard.submission.pull_request import STATUS_LINE
 
@@ -245,7 +246,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),
           examples=validator_examples(), sources=task_sources(), repo_url=repo.url,
           status_lines=STATUS_LINE, corpus_depth=corpus_depth_text())
-    write("metrics.md", "metrics.md.j2", measures=list(MEASURES.values()))
+    write("metrics.md", "metrics.md.j2", measures=list(MEASURES.values()), alpha=ALPHA)
     board.warnings += write_explorer(board, docs, write)
     extra = docs / SEARCH_EXTRA
     extra.parent.mkdir(parents=True, exist_ok=True)

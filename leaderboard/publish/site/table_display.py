@@ -32,6 +32,7 @@ from leaderboard.publish.site.format import (instruction_text, params_reason, pa
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.references import REFERENCE_KEY, reference_name
 from leaderboard.publish.standings.verdicts import ViewTest
+from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 @dataclass
@@ -147,7 +148,7 @@ def tier_title(info: TierInfo | None, *, shown: frozenset[str] = frozenset()) ->
         return "reported figure: not tested (no per-query scores)"
     parts = [] if "tier" in shown else [TIER_TEXT.get(info.tier, info.tier)]
     if info.p_adjusted is not None and "p" not in shown:
-        parts.append(f"adjusted p {p_text(info.p_adjusted, info.p_floor)}")
+        parts.append(f"adjusted p {p_text(info.p_adjusted, info.p_floor, level=ALPHA)}")
     if info.effect is not None and info.tier != TIER_LEADER:
         if "gap" not in shown:
             parts.append(f"vs best verified {gap_text(info)}")
@@ -583,7 +584,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "cells": cells, "tier": tier, "tier_title": tier_title(info, shown=SCORE_ROW_SHOWS),
                     "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
                     else "", "p_value": sort_value(p_adj),
-                    "p_text": p_text(p_adj, info.p_floor if info else None)})
+                    "p_text": p_text(p_adj, info.p_floor if info else None, level=ALPHA)})
             if not entries:
                 continue
             empty = CellDisplay(text="–", value="", title="not in this table")

@@ -35,7 +35,7 @@ from leaderboard.core.display import MISSING, p_text, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
-from leaderboard.publish.stats.tiers import compare_pair
+from leaderboard.publish.stats.tiers import ALPHA, compare_pair
 from leaderboard.submission.layout import RESULTS_NAME
 from leaderboard.submission.results import SystemResult
 
@@ -137,7 +137,7 @@ def load_system(path: Path) -> SystemResult:
 
 
 def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *,
-                    seed: int = 0, alpha: float = 0.05) -> SubmissionComparison:
+                    seed: int = 0, alpha: float = ALPHA) -> SubmissionComparison:
 
     rows: list[ColumnComparison] = []
     skipped: list[str] = []
@@ -225,7 +225,8 @@ def format_table(cmp: SubmissionComparison) -> str:
             f"{r.view:34} {label:24} {score_text(r.mean_a, signed):>7} "
             f"{score_text(r.mean_b, signed):>7} "
             f"{score_text(r.diff, True):>7} {mean_interval:>16} {shift_text:>23} "
-            f"{p_text(r.p_value, r.p_floor):>8} {p_text(r.p_adjusted, r.p_floor):>8}  "
+            f"{p_text(r.p_value, r.p_floor, level=cmp.alpha):>8} "
+            f"{p_text(r.p_adjusted, r.p_floor, level=cmp.alpha):>8}  "
             f"{r.verdict}")
     if not cmp.rows:
         lines.append("(no view scored by both submissions)")
