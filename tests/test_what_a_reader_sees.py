@@ -363,3 +363,73 @@ def test_a_p_value_below_the_level_never_prints_as_the_level(committed_board: Bo
                                              scale="x", threshold=1e-3, rows=[compared],
                                              skipped=[]))
     assert re.search(r" 0\.025 +0\.0496  B better$", text, re.M), text
+
+
+def test_an_interval_that_says_otherwise_than_its_tier_is_marked_and_says_why(
+        committed_board: Board) -> None:
+    """FollowTable WTR underlined all-MiniLM-L6-v2's IRS "tied with best verified" (its
+    Holm-adjusted p 0.072) beside the gap "-4.7 [-9.1, -0.5]", an interval leaving 0 out:
+    the interval is the comparison's own, the tier the Holm family's, and nothing said so.
+    Every tested table says which is which, and an interval that disagrees with its tier is
+    marked §, its details and the note under the table saying why, as on a submission
+    page; `compare` calls such a pair inconclusive, the downloads and the comment say so."""
+    from leaderboard.app.ci.comment import task_tables, tier_note
+    from leaderboard.app.ci.pr_report import TaskStanding
+    from leaderboard.publish.site.table_display import interval_mark
+    from leaderboard.publish.standings.downloads import STATISTIC_NOTE
+    from leaderboard.publish.standings.head_to_head import verdict
+    from leaderboard.publish.standings.verdicts import (TIER_BELOW, TIER_TIED, TierInfo,
+                                                        interval_disagrees)
+
+    table = committed_board.tables["followtable/wtr"]
+    ctx = table_context(table, "followtable.md")
+    gaps = {r.key: r.gap for r in ctx["rows"] if r.gap is not None}
+    minilm = next(k for k in gaps if k.endswith(MINILM))
+    assert gaps[minilm].text == "-4.7 [-9.1, -0.5]§"
+    assert "leaves 0 out" in gaps[minilm].title and "adjusted p-value 0.072 is at least 0.05" \
+        in gaps[minilm].title
+    assert ctx["interval_note"].startswith("§ the interval and the tier disagree")
+    assert "not adjusted for the table's other comparisons" in ctx["test"]
+    from leaderboard.benchmarks import site_pages
+    from leaderboard.publish.site.table_display import submission_scores
+    pages = [(page, [(s, [committed_board.tables[v.id] for v in s.views])
+                     for s in page.sections]) for page in site_pages()
+             if page.path == "followtable.md"]
+    sub = next(r for r in committed_board.submissions if r.key == MINILM)
+    section = next(s for s in submission_scores(sub, "submissions/x.md", pages)
+                   if any(e["view"] == "followtable/wtr" for e in s["entries"]))
+    entry = next(e for e in section["entries"] if e["view"] == "followtable/wtr")
+    assert entry["gap"] == "-4.7 [-9.1, -0.5]§" and "leaves 0 out" in entry["gap_title"]
+    assert section["interval_note"] == ctx["interval_note"]
+    # every marked interval disagrees with its tier, and only those, on every table
+    for view_table in committed_board.tables.values():
+        tiered = view_table.view.tiered_column
+        for row in table_context(view_table, "x.md")["rows"]:
+            if row.gap is None or tiered is None:
+                continue
+            line = next(ln for ln in view_table.lines if ln.key == row.key)
+            info = line.cells[tiered].tier
+            marked = row.gap.text.endswith("§")
+            assert marked == (info is not None and interval_disagrees(
+                info.tier, info.p_adjusted, info.ci_low, info.ci_high)), (view_table.view.id,
+                                                                          row.key)
+    # the rule: tied by the adjusted p yet the interval leaves 0 out, or below yet it holds 0;
+    # a tie within the reproducibility threshold (adjusted p below 0.05) is not marked
+    assert interval_disagrees(TIER_TIED, 0.072, -0.091, -0.005)
+    assert interval_disagrees(TIER_BELOW, 0.03, -0.02, 0.001)
+    assert not interval_disagrees(TIER_TIED, 0.02, -0.0012, -0.0001)
+    assert not interval_disagrees(TIER_TIED, 0.2, -0.02, 0.01)
+    assert not interval_disagrees(TIER_BELOW, 0.01, -0.02, -0.01)
+    assert interval_mark(TierInfo(tier=TIER_BELOW, p_adjusted=0.03, ci_low=-0.02,
+                                  ci_high=0.001)).startswith(
+        "the 95% interval, this comparison's alone (not adjusted for the table's other "
+        "comparisons), holds 0, while the Holm-adjusted p-value 0.03 is below 0.05")
+    assert verdict(0.072, -0.091, -0.005, -0.047, True, 0.05) == "inconclusive"
+    assert "not adjusted for the view's other comparisons; the tier follows p_adjusted" \
+        in STATISTIC_NOTE
+    row = TaskStanding(task="followtable/wtr", primary_metric="IRS", headline_metric="IRS",
+                       tier="tied with leader", p_adjusted=0.072, p_floor=1e-5,
+                       diff_vs_best_verified=-0.047, diff_ci_low=-0.091, diff_ci_high=-0.005)
+    assert "| -4.7 [-9.1, -0.5]§ |" in "\n".join(task_tables([row]))
+    assert "not Holm-adjusted, and one that disagrees with the tier is marked §" \
+        in tier_note([row])

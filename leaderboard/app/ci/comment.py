@@ -25,6 +25,7 @@ from leaderboard.core.display import effect_size_text, p_text, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.submission.metadata import NOT_SHOWN_AS_TEXT
+from leaderboard.publish.standings.verdicts import INTERVAL_MARK, interval_disagrees
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
 from leaderboard.submission.pull_request import STATUS_LINE
@@ -114,10 +115,13 @@ def _delta(row: TaskStanding) -> str:
         return "–"
     text = score_text(row.diff_vs_best_verified, True)
     if row.hl_shift is not None:
-        text += (f"; shift {score_text(row.hl_shift, True)}"
-                 f"{_interval(row.hl_ci_low, row.hl_ci_high)}")
+        low, high = row.hl_ci_low, row.hl_ci_high
+        text += f"; shift {score_text(row.hl_shift, True)}{_interval(low, high)}"
     else:
-        text += _interval(row.diff_ci_low, row.diff_ci_high)
+        low, high = row.diff_ci_low, row.diff_ci_high
+        text += _interval(low, high)
+    if interval_disagrees(row.tier, row.p_adjusted, low, high):
+        text += INTERVAL_MARK
     size = f"; d = {effect_size_text(row.effect_size)}" if row.effect_size is not None else ""
     return text + size
 
@@ -202,7 +206,8 @@ def tier_note(rows: list[TaskStanding]) -> str:
             "moves), so a tie never makes a new leader. Δ is the mean difference with its "
             "95% interval (the bootstrap's; DeLong's for AUROC), except that for Wilcoxon's "
             "test, whose statistic is not the mean, the Hodges-Lehmann shift with its own "
-            "interval follows the mean; d is the effect size; **Rank** is the simultaneous "
+            "interval follows the mean; each interval is its comparison's own, not "
+            "Holm-adjusted, and one that disagrees with the tier is marked §; d is the effect size; **Rank** is the simultaneous "
             "95% interval of the submission's rank among the tested systems; MDE the "
             "smallest difference the task's test detects with 80% power. Reported (paper) "
             "figures are context only.")

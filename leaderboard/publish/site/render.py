@@ -40,7 +40,8 @@ from leaderboard.publish.site.overview import home_document, overview_context
 from leaderboard.publish.site.repository import (RepositoryRef, file_listing, repository_ref,
                                                  submission_dates)
 from leaderboard.publish.site.search import search_entries
-from leaderboard.publish.site.table_display import (ONE_CLASS_MARK, ONE_CLASS_NOTE, caption,
+from leaderboard.publish.site.table_display import (INTERVAL_MARK, INTERVAL_MARK_NOTE,
+                                                    ONE_CLASS_MARK, ONE_CLASS_NOTE, caption,
                                                     PRINTED_MARK, TRAINING_NOTE, display_rows,
                                                     empty_reason, printed_average_gap,
                                                     printed_average_note, reference_row,
@@ -163,7 +164,10 @@ def table_context(table: ViewTable, page: str) -> dict:
                 if printed_notes else ""),
             "one_class_note": ONE_CLASS_NOTE if one_class_rows else "",
             "training_note": TRAINING_NOTE if training_rows else "",
-            "untested": untested,
+            "interval_note": INTERVAL_MARK_NOTE
+            if any(r.gap is not None and r.gap.text.endswith(INTERVAL_MARK) for r in rows)
+            else "",
+            "untested": untested, "alpha": ALPHA,
             "printed_notes": printed_notes,
             "submit": relative(page, "submit.md"),
             "csv": relative(page, f"{DOWNLOADS}/{view.anchor}.csv"),

@@ -31,7 +31,8 @@ from leaderboard.publish.site.format import (instruction_text, params_reason, pa
                                              relative, safe_url, sort_value)
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.references import REFERENCE_KEY, reference_name
-from leaderboard.publish.standings.verdicts import ViewTest
+from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, ViewTest,
+                                                    interval_disagrees)
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
@@ -122,6 +123,28 @@ def gap_text(info: TierInfo) -> str:
     return text + interval
 
 
+# The note under a table where a tested row's 95% interval is marked as saying otherwise
+# than its tier (verdicts.interval_disagrees).
+INTERVAL_MARK_NOTE = (f"{INTERVAL_MARK} the interval and the tier disagree: {INTERVAL_NOTE} "
+                      f"(at least {ALPHA}: tied), and a row's interval can leave 0 out where "
+                      "that p ties it (or hold 0 where it does not); leaderboard compare "
+                      "calls such a pair inconclusive.")
+
+
+def interval_mark(info: TierInfo) -> str:
+    """Why a tested row's interval is marked (:data:`INTERVAL_MARK`), for its details; ""
+    when its interval and its tier agree."""
+    if not interval_disagrees(info.tier, info.p_adjusted, info.ci_low, info.ci_high):
+        return ""
+    holds = "leaves 0 out" if info.tier == TIER_TIED else "holds 0"
+    side = "at least" if info.tier == TIER_TIED else "below"
+    return (f"the 95% interval, this comparison's alone (not adjusted for the table's other "
+            f"comparisons), {holds}, while the Holm-adjusted p-value "
+            f"{p_text(info.p_adjusted, info.p_floor, level=ALPHA)} is {side} {ALPHA}: the "
+            f"tier follows the adjusted p-value; leaderboard compare calls such a pair "
+            "inconclusive")
+
+
 def rank_span(info: TierInfo | None) -> str:
     """A tested row's 95% rank interval as printed beside it: "2", "1–3"."""
     if info is None or info.rank_best is None or info.rank_worst is None:
@@ -169,8 +192,8 @@ def test_text(test: ViewTest | None, column: Column) -> str:
     if test.mde is not None:
         text += (f"; the smallest difference in {column.label} this table's test detects "
                  f"with 80% power is {score_text(test.mde)}")
-    return text + (". Beside each tested name: its rank among the tested rows, 95% for all "
-                   "at once.")
+    return text + (f". {INTERVAL_NOTE[0].upper()}{INTERVAL_NOTE[1:]}. Beside each tested "
+                   "name: its rank among the tested rows, 95% for all at once.")
 
 
 def basis_text(basis: str | None, n: int, column: Column) -> str:
@@ -397,9 +420,12 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             elif info.tier == TIER_LEADER:
                 gap = CellDisplay(text="best verified", value="0", css="fb-leader")
             else:
-                # the interval is the text; the tier and p-value are the tiered cell's
-                gap = CellDisplay(text=gap_text(info), value=sort_value(info.effect),
-                                  css=TIER_CSS.get(info.tier, ""))
+                # the interval is the text; the tier and p-value are the tiered cell's,
+                # and where the two disagree the interval is marked and says why
+                why = interval_mark(info)
+                gap = CellDisplay(text=gap_text(info) + (INTERVAL_MARK if why else ""),
+                                  value=sort_value(info.effect),
+                                  css=TIER_CSS.get(info.tier, ""), title=why)
         tiered_info = line.cells[tiered].tier if tiered is not None else None
         span = rank_span(tiered_info)
         out.append(RowDisplay(
@@ -573,6 +599,7 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                 else:
                     tier = "not tested" if tier_col is None else "–"
                 p_adj = info.p_adjusted if info else None
+                gap_why = interval_mark(info) if info is not None else ""
                 row_tasks, row_group = _shared_target(cells.values())
                 for cell in cells.values():
                     if (cell.tasks, cell.group) == (row_tasks, row_group):
@@ -582,8 +609,9 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "href": f"{relative(page_path, page.path)}#{t.view.anchor}",
                     "view": t.view.id, "label": t.view.label, "title": t.view.title,
                     "cells": cells, "tier": tier, "tier_title": tier_title(info, shown=SCORE_ROW_SHOWS),
-                    "gap": gap_text(info) if info is not None and info.tier != TIER_LEADER
-                    else "", "p_value": sort_value(p_adj),
+                    "gap": gap_text(info) + (INTERVAL_MARK if gap_why else "")
+                    if info is not None and info.tier != TIER_LEADER else "",
+                    "gap_title": gap_why, "p_value": sort_value(p_adj),
                     "p_text": p_text(p_adj, info.p_floor if info else None, level=ALPHA)})
             if not entries:
                 continue
@@ -611,6 +639,8 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
             out.append({"title": section.title, "id": section.id, "columns": labels,
                         "column_help": column_help,
                         "note": ONE_CLASS_NOTE if marked else "",
+                        "interval_note": INTERVAL_MARK_NOTE
+                        if any(e["gap_title"] for e in entries) else "",
                         "href": f"{relative(page_path, page.path)}#{section.id}",
                         "entries": entries})
     return out

@@ -64,7 +64,10 @@ STATISTIC_NOTE = (
     "mean, hl_shift is the Hodges-Lehmann shift (the median of the units' Walsh averages) "
     "and [hl_ci_low, hl_ci_high] its 95% interval (the shifts the signed-rank test does not "
     "reject), null for other tests; effect_size = the difference over "
-    "the standard deviation of the units' differences. rank_interval = [best, worst] rank "
+    "the standard deviation of the units' differences. Every such interval is its "
+    "comparison's own, not adjusted for the view's other comparisons; the tier follows "
+    "p_adjusted, so a tied row's interval can leave 0 out (the page marks such an interval "
+    "§, and leaderboard compare calls such a pair inconclusive). rank_interval = [best, worst] rank "
     "among the tested rows, simultaneous 95% (the rows whose interval reaches 1 are "
     "'tied_for_first'); differences below the reproducibility threshold are ties. "
     "'reference' gives each column's no-skill value.")

@@ -41,7 +41,7 @@ from leaderboard.submission.results import SystemResult
 
 from .rows import StandingsDataError, read_submission
 from .statistic import column_value, unit_scores
-from .verdicts import SHIFT_TEST, test_statistics
+from .verdicts import SHIFT_TEST, excludes_zero, test_statistics
 
 Verdict = Literal["A better", "B better", "no significant difference", "inconclusive",
                   "tied (within the reproducibility threshold)"]
@@ -100,14 +100,13 @@ def verdict(p_adjusted: float, ci_low: float | None, ci_high: float | None, effe
             threshold: float = REPRODUCIBILITY_THRESHOLD) -> Verdict:
     """The verdict of one comparison (module docstring); the interval is the test's own,
     ``effect`` the mean difference a - b."""
-    excludes_zero = ((ci_low is not None and ci_low > 0)
-                     or (ci_high is not None and ci_high < 0))
-    if p_adjusted >= alpha and not excludes_zero:
+    outside = excludes_zero(ci_low, ci_high)
+    if p_adjusted >= alpha and not outside:
         return "no significant difference"
     if abs(effect) <= threshold:
         return "tied (within the reproducibility threshold)"
     same_side = (ci_low is not None and ci_low > 0) == (effect > 0)
-    if p_adjusted < alpha and excludes_zero and same_side:
+    if p_adjusted < alpha and outside and same_side:
         a_wins = (effect > 0) == higher_is_better
         return "A better" if a_wins else "B better"
     return "inconclusive"
@@ -259,8 +258,9 @@ def format_table(cmp: SubmissionComparison) -> str:
                  f"differences within {cmp.threshold:g} ({score_text(cmp.threshold)} x100) "
                  "are ties (reruns of one model on other hardware move figures that much); "
                  "p-values have two significant digits, and one at or below what its test "
-                 "resolves prints as ≤ that floor; 'inconclusive': the test and the interval "
-                 "disagree.")
+                 "resolves prints as ≤ that floor; 'inconclusive': the Holm-corrected test "
+                 "and the 95% interval, which is the pair's own and not adjusted, disagree "
+                 "(the site marks such an interval §).")
     return "\n".join(lines)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leaderboard.publish.stats.tiers import ALPHA
+
 TIER_LEADER = "leader"
 TIER_TIED = "tied with leader"
 TIER_BELOW = "below leader"
@@ -72,6 +74,35 @@ class ViewTest:
     def count(self) -> str:
         """"60 topics"."""
         return f"{self.n_units:,} {self.unit if self.n_units == 1 else self.units}"
+
+
+def excludes_zero(low: float | None, high: float | None) -> bool:
+    """Whether an interval [low, high] leaves 0 out (a missing bound leaves nothing out)."""
+    return (low is not None and low > 0) or (high is not None and high < 0)
+
+
+#: Every interval beside a tier is its comparison's own 95% interval, not adjusted for the
+#: other comparisons of the Holm family the tier is decided in (no interval is: Holm's
+#: step-down has none that agrees with it, and the bootstrap's is not the randomization
+#: test inverted). So the two can disagree: a row tied by its adjusted p whose interval
+#: leaves 0 out, or a row below whose interval holds 0. Such an interval is marked, and
+#: `leaderboard compare` calls such a pair "inconclusive".
+INTERVAL_MARK = "§"
+INTERVAL_NOTE = ("each 95% interval is its comparison's own, not adjusted for the "
+                 "table's other comparisons; the tier follows the Holm-adjusted p-value")
+
+
+def interval_disagrees(tier: str | None, p_adjusted: float | None, low: float | None,
+                       high: float | None, alpha: float = ALPHA) -> bool:
+    """Whether a tested row's (unadjusted) 95% interval says otherwise than its tier: tied
+    by an adjusted p at or above ``alpha`` while the interval leaves 0 out, or below while
+    it holds 0. A row tied within the reproducibility threshold (its adjusted p below
+    ``alpha``) is tied whatever its interval, and is not marked."""
+    if low is None or high is None or p_adjusted is None:
+        return False
+    if tier == TIER_TIED:
+        return p_adjusted >= alpha and excludes_zero(low, high)
+    return tier == TIER_BELOW and not excludes_zero(low, high)
 
 
 def shown_p(p: float | None, floor: float | None) -> float | None:
