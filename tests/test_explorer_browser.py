@@ -706,7 +706,8 @@ def test_verified_cells_link_to_the_queries_behind_them(real_site, page) -> None
     assert page.locator("a", has_text="Heatmap of these queries").count() == 0
     page.wait_for_function("document.querySelectorAll('.fb-x-compare-pick option').length > 1")
     options = page.locator(".fb-x-compare-pick option").all_inner_texts()
-    assert any(o.startswith("all-MiniLM-L6-v2") and o.endswith(f"({minilm})")
+    # the name set apart in the option's text (first strong isolate ... pop isolate)
+    assert any(o.startswith("\u2068all-MiniLM-L6-v2\u2069") and o.endswith(f"({minilm})")
                for o in options), (options, minilm)
     page.goto(real_site["url"] + "followtable.html#followtable-wtr")
     link = page.locator('#followtable-wtr tbody tr[data-s="bm25s"] a.fb-x-cell').last
@@ -781,7 +782,9 @@ def test_the_heatmap_orders_submissions_as_the_table_does(real_site, page) -> No
 
 @pytest.mark.parametrize(("query", "message"), [
     ("?s=fix-a&t=followir/core17&query=100-chnged",
-     "Task followir/core17 has no query \u201c100-chnged\u201d for Fixture A. Did you mean 100-changed"),
+     # the submitter's name set apart from the sentence (first strong isolate ... pop)
+     "Task followir/core17 has no query \u201c100-chnged\u201d for \u2068Fixture A\u2069. Did you mean "
+     "100-changed"),
     ("?s=fix-z&t=followir/core17", "There is no verified submission \u201cfix-z\u201d."),
     # No name close to it: the hint said "Pick one below." above no list.
     ("?s=qqqqqqqq&t=followir/core17",
@@ -932,7 +935,7 @@ def test_a_task_files_entries_are_read_by_their_field_names(fixture_site, page,
 
     expected = options(fixture_site)
     # "pick a submission...", then Fixture B (named like an attack) and Fixture Gone.
-    assert len(expected) == 3 and any(o.startswith(HOSTILE + " (") for o in expected)
+    assert len(expected) == 3 and any(o.startswith("\u2068" + HOSTILE + "\u2069 (") for o in expected)
     with _changed_site(fixture_site, tmp_path, change) as site:
         assert options(site) == expected
 
@@ -999,3 +1002,4 @@ def test_a_390px_phone_reads_every_view(real_site, page, name, query) -> None:
         rect = box.bounding_box()
         assert rect["x"] >= 0 and rect["width"] > 0
     shot(page, f"explorer-phone-{name}")
+

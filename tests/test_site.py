@@ -357,6 +357,34 @@ def test_hostile_metadata_is_inert_text(built: dict) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw
 
 
+def test_every_name_and_text_a_submitter_gives_is_set_apart_from_its_neighbours(
+        built: dict) -> None:
+    """A model's name in Arabic or Hebrew script (or one ending in digits after such
+    letters) took the rank interval, the "+N" mark or the "(+6.8)" after it into its own
+    direction, reordering them, on every table, the home page, the list of submissions and
+    the "best verified" line: every place a submitter's name or text is shown is dir="auto"
+    (an isolate, as <bdi> is), on every page, and a submission page's model name, licence,
+    contact, hardware and produced_by too. (tests/test_site_browser.py shows the order.)"""
+    out: Path = built["out"]
+    names = best = 0
+    for page in out.rglob("*.html"):
+        tags = parse(page).tags
+        for tag, attrs in tags:
+            if "fb-n" in (attrs.get("class") or "").split():
+                names += 1
+                assert attrs.get("dir") == "auto", (page, tag, attrs)
+        html = page.read_text(encoding="utf-8")
+        for shown in re.findall(r'<p class="fb-best">Best verified on [^:]*: <b([^>]*)>', html):
+            best += 1
+            assert shown == ' dir="auto"', (page, shown)
+    assert names > 100 and best > 5, (names, best)
+    page = (out / "submissions" / "hostile.html").read_text(encoding="utf-8")
+    assert '<p class="fb-model-name" dir="auto">' in page
+    for shown in ("<dt>Licence</dt><dd dir=\"auto\">", "<dt>Contact</dt><dd dir=\"auto\">",
+                  '<p class="fb-pre" dir="auto">'):
+        assert shown in page, shown
+
+
 def test_hostile_system_id_stays_inside_its_attribute(built: dict) -> None:
     # Rows are keyed by model id: the hostile submission's own model record, whose id is
     # derived from its (hostile) name; its system id reaches the downloads only.

@@ -741,3 +741,48 @@ def test_metrics_formulas_fit_a_phone(site, page) -> None:
 def _clean_downloads(site):
     yield
     shutil.rmtree(site["base"] / "downloads", ignore_errors=True)
+
+
+#: A model's name in Arabic script ending in a digit: without isolation its direction takes
+#: the numbers and marks after it into it (measured: the rank interval and "+N" drawn
+#: left of the name, "(+6.8)" before it).
+RTL_NAME = "\u0646\u0645\u0648\u0630\u062c 7"
+
+
+def test_a_right_to_left_name_keeps_its_neighbours_in_order(tmp_path, page) -> None:
+    """A submitter's model name in Arabic script on a table row, in the "best verified"
+    line and in the list of submissions: what follows the name in the text is drawn after
+    it (to its right on these left-to-right pages), not pulled before it."""
+    from leaderboard.benchmarks.registry import all_tasks
+    from leaderboard.publish.site.synthetic import write_submission
+    import numpy as np
+
+    root = tmp_path / "root"
+    tasks = ["followtable/wtr"]
+    write_tree(root, 1, n_queries=8, task_ids=tasks, hostile=False, reported=False)
+    write_submission(root, "rtl", RTL_NAME, [all_tasks()[t] for t in tasks],
+                     np.random.default_rng(3), n_queries=8)
+    build_site(root, tmp_path / "out", cache_dir=tmp_path / "cache")
+    server, url = serve(tmp_path / "out")
+    try:
+        page.goto(url + "followtable.html#followtable-wtr")
+        row = page.locator("#followtable-wtr tbody tr").filter(
+            has=page.locator("a.fb-n", has_text=RTL_NAME))
+        name, after = row.locator("a.fb-n"), row.locator(".fb-ri")
+        assert after.count() == 1
+        n, a = name.bounding_box(), after.bounding_box()
+        assert n["x"] + n["width"] <= a["x"] + 0.5, (n, a)
+        # every "best verified" line whose name is the RTL one: its figure follows it
+        boxes = page.evaluate("""(name) => [...document.querySelectorAll('p.fb-best')]
+            .filter(p => p.querySelector('b').textContent === name).map(p => {
+              const b = p.querySelector('b'), t = b.nextSibling, r = document.createRange();
+              r.setStart(t, 1); r.setEnd(t, t.textContent.indexOf(')') + 1);
+              return [b.getBoundingClientRect().right, r.getBoundingClientRect().left];
+            })""", RTL_NAME)
+        for right, figure in boxes:
+            assert right <= figure + 0.5, boxes
+        page.goto(url + "submissions/index.html")
+        cell = page.locator("td.fb-name .fb-n", has_text=RTL_NAME)
+        assert cell.get_attribute("dir") == "auto"
+    finally:
+        server.shutdown()

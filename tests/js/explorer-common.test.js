@@ -38,3 +38,20 @@ test("plural words a count as core.report.plural does: '1 query', '1,386 queries
   assert.equal(C.plural(2, "day"), "2 days");
   assert.equal(C.plural(3, "index", "indices"), "3 indices");
 });
+
+test("a submitter's name is set apart from the text around it, as an element or in text", () => {
+  // Arabic letters then a digit: unisolated, its direction takes the numbers after it.
+  const name = "\u0646\u0645\u0648\u0630\u062c 7";
+  assert.equal(C.isolated(name), "\u2068" + name + "\u2069");
+  const made = [];
+  global.document = { createElement: (tag) => { const n = { tag, kids: [], attrs: {},
+    setAttribute(k, v) { this.attrs[k] = v; }, appendChild(c) { this.kids.push(c); } };
+    made.push(n); return n; }, createTextNode: (text) => ({ text }) };
+  try {
+    const node = C.named(name);
+    assert.equal(node.tag, "bdi");   // an isolate whose direction is its own text's
+    assert.deepEqual(node.kids, [{ text: name }]);
+  } finally {
+    delete global.document;
+  }
+});

@@ -284,11 +284,13 @@ def model_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
             (safe_url(c.row.system.source.url) for c in m.cells
              if c.row is not None and safe_url(c.row.system.source.url)), None)
         if sub is not None:
-            link = f'<a class="fb-n" href="{e(submissions_prefix + sub.slug)}.html">{name}</a>'
+            link = (f'<a class="fb-n" dir="auto" href="{e(submissions_prefix + sub.slug)}.html">'
+                    f'{name}</a>')
         elif card:
-            link = f'<a class="fb-n" href="{e(card)}" rel="nofollow noopener">{name}</a>'
+            link = (f'<a class="fb-n" dir="auto" href="{e(card)}" rel="nofollow noopener">'
+                    f'{name}</a>')
         else:
-            link = f'<span class="fb-n">{name}</span>'
+            link = f'<span class="fb-n" dir="auto">{name}</span>'
         sources = "; ".join(sorted({r.system.system_id for r in m.rows}))
         out.append(
             f'<tr data-k="{e(rec.id)}" data-t="{e(rec.type)}" data-p="{prov}" '
@@ -328,9 +330,9 @@ def verified_rows_html(overview: Overview, submissions_prefix: str,
         sub = row.submission
         model = row.system.model
         name = e(model.name)
-        link = (f'<a class="fb-n" href="{e(submissions_prefix + sub.slug)}.html">{name}</a>'
-                if sub is not None else f'<span class="fb-n">{name}</span>')
-        of = (f' <small class="fb-of">of {e(rec.name)}</small>'
+        link = (f'<a class="fb-n" dir="auto" href="{e(submissions_prefix + sub.slug)}.html">'
+                f'{name}</a>' if sub is not None else f'<span class="fb-n" dir="auto">{name}</span>')
+        of = (f' <small class="fb-of">of <bdi>{e(rec.name)}</bdi></small>'
               if name_key(model.name) != name_key(rec.name) else "")
         slug = f' data-s="{e(sub.slug)}"' if sub is not None else ""
         out.append(

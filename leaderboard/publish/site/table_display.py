@@ -513,9 +513,10 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
         if r.href:
             external = "" if r.href.endswith(".html") and "://" not in r.href else \
                 ' rel="nofollow noopener"'
-            add(f'<a class="fb-n" href="{e(r.href)}"{external}>{name}</a>{rank_span_html}')
+            add(f'<a class="fb-n" dir="auto" href="{e(r.href)}"{external}>{name}</a>'
+                f'{rank_span_html}')
         else:
-            add(f'<span class="fb-n">{name}</span>{rank_span_html}')
+            add(f'<span class="fb-n" dir="auto">{name}</span>{rank_span_html}')
         if r.others:
             # The model's other rows, named in the details of a mark a tap opens.
             add(f' <abbr class="fb-also" title="{e(r.others)}">+{r.n_others}</abbr>')

@@ -5,7 +5,8 @@
 var FBXCard = (function () {
   "use strict";
 
-  var h = FBXCommon.h, add = FBXCommon.add, exact = FBXCommon.exact, gainText = FBXCommon.gainText;
+  var h = FBXCommon.h, add = FBXCommon.add, exact = FBXCommon.exact, gainText = FBXCommon.gainText,
+    named = FBXCommon.named, isolated = FBXCommon.isolated;
   var F = FBXFrame, D = FBXData, P = FBXCardParts, T = FBXCardTexts, state = FBXState;
   var nav = F.nav;
 
@@ -92,7 +93,7 @@ var FBXCard = (function () {
     for (var i = 0; i < rows.length; i++) if (rows[i].query === qid) { position = i; break; }
     if (position === -1) {
       var close = FBXText.closest(qid, rows.map(function (r) { return r.query; }));
-      throw new FBXLoad.UserError("Task " + tid + " has no query \u201c" + qid + "\u201d for " + D.submissionName(slug) + ".",
+      throw new FBXLoad.UserError("Task " + tid + " has no query \u201c" + qid + "\u201d for " + isolated(D.submissionName(slug)) + ".",
         close.length ? "Did you mean " + close.join(", ") + "?" : "Its " + rows.length + " queries are listed on the task's page.");
     }
     var row = rows[position];
@@ -170,9 +171,9 @@ var FBXCard = (function () {
       around.next ? stepLink("next query \u203a", around.next) : null, " \u00b7 ",
       FBXList.compareSelect(tid, slug, function (o) { return F.href({ s: slug, t: tid, query: qid, vs: o, list: listed, m: step.params.m }); }));
     var listTitle = step.tids.length > 1 ? D.taskTitle(step.tids) : t.label;
-    var trail = [nav("Explorer", {}), nav(sub.name, { s: slug }),
+    var trail = [nav("Explorer", {}), nav(named(sub.name), { s: slug }),
       nav(listTitle, Object.assign({ s: slug, t: step.tids.join(",") }, other ? { m: step.params.m } : step.params))];
-    if (other) trail.push(nav("compared with " + D.submissionName(other), { s: slug, vs: other, t: step.tids.join(","), m: step.params.m }));
+    if (other) trail.push(nav(["compared with ", named(D.submissionName(other))], { s: slug, vs: other, t: step.tids.join(","), m: step.params.m }));
     trail.push(h("span", null, "query " + qid));
     // The texts are the same for both submissions: shown once, above the two cards (a
     // T4 card keeps its own, which hold the submission's answers).

@@ -60,8 +60,17 @@ var FBXCommon = (function () {
     return n.toLocaleString("en-US") + " " + pluralForm;
   }
 
+  // A name or text a submitter gave (a model's name), set apart from the text around it:
+  // a name in Arabic or Hebrew script, or one ending in digits, otherwise takes the
+  // neighbouring words and numbers into its own direction and reorders them. ``named``:
+  // an element of its own (<bdi>, dir=auto); ``isolated``: the same in plain text (first
+  // strong isolate ... pop directional isolate), where no element can be (an option's
+  // label, a canvas, a message).
+  function named(text) { return h("bdi", null, text); }
+  function isolated(text) { return "\u2068" + text + "\u2069"; }
+
   return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact,
-           plural: plural };
+           plural: plural, named: named, isolated: isolated };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXCommon;

@@ -4,7 +4,8 @@
 var FBXCompare = (function () {
   "use strict";
 
-  var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt, exact = FBXCommon.exact;
+  var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt, exact = FBXCommon.exact,
+    named = FBXCommon.named;
   var F = FBXFrame, D = FBXData, Rows = FBXRows, state = FBXState;
   var nav = F.nav;
 
@@ -38,7 +39,7 @@ var FBXCompare = (function () {
     var head = h("tr", null, h("th", { scope: "col" }, "Query"),
       hasGroup ? h("th", { scope: "col", title: FBXList.GROUP_COLUMN.help }, FBXList.GROUP_COLUMN.label) : null,
       multi ? h("th", { scope: "col" }, "Task") : null,
-      h("th", { scope: "col", cls: "fb-x-name" }, subA.name), h("th", { scope: "col", cls: "fb-x-name" }, subB.name),
+      h("th", { scope: "col", cls: "fb-x-name", dir: "auto" }, subA.name), h("th", { scope: "col", cls: "fb-x-name", dir: "auto" }, subB.name),
       h("th", { scope: "col", title: "second minus first" }, "Difference"));
     var body = h("tbody");
     pairs.forEach(function (x) {
@@ -52,8 +53,8 @@ var FBXCompare = (function () {
     });
     var swap = nav("swap the two", { s: b, vs: a, t: tids.join(","), m: metric });
     var title = D.taskTitle(tids);
-    F.show(h("h2", null, "Where " + subA.name + " and " + subB.name + " disagree"),
-      [F.crumbs([nav("Explorer", {}), nav(subA.name, { s: a }), nav(title, { s: a, t: tids.join(",") }), h("span", null, "compared with " + subB.name)]),
+    F.show(h("h2", null, "Where ", named(subA.name), " and ", named(subB.name), " disagree"),
+      [F.crumbs([nav("Explorer", {}), nav(named(subA.name), { s: a }), nav(title, { s: a, t: tids.join(",") }), h("span", null, "compared with ", named(subB.name))]),
        h("p", { cls: "fb-x-note" }, "The queries of " + title + " ordered by how much the two submissions differ in ", h("label", null, sel),
          " (\u00d7100; difference = second \u2212 first). The second is higher on " + found.better + ", lower on " + found.worse + ", equal on " + found.same + " queries. Click a query to see both cards side by side (", swap, ")."),
        h("div", { cls: "fb-x-wrap" }, h("table", { cls: "fb-x-table fb-x-compare-list" }, h("thead", null, head), body))]);

@@ -58,7 +58,7 @@ var FBXFrame = (function () {
   // A link to a submission's page on the leaderboard.
   function subPage(slug) {
     var sub = state.index.submissions[slug];
-    return h("a", { href: new URL(sub.page, SITE_ROOT).href }, sub.name);
+    return h("a", { href: new URL(sub.page, SITE_ROOT).href, dir: "auto" }, sub.name);
   }
 
   return { host: host, PAGE: PAGE, SITE_ROOT: SITE_ROOT, NAVIGATED: NAVIGATED, href: href,

@@ -5,7 +5,8 @@
 var FBXHeatmap = (function () {
   "use strict";
 
-  var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt;
+  var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt, named = FBXCommon.named,
+    isolated = FBXCommon.isolated;
   var F = FBXFrame, D = FBXData, Rows = FBXRows, state = FBXState;
   var nav = F.nav, href = F.href;
 
@@ -55,7 +56,7 @@ var FBXHeatmap = (function () {
     var boxes = h("div", { cls: "fb-x-pick-list" });
     candidates.forEach(function (slug, i) {
       add(boxes, h("label", { "data-slug": slug }, h("input", { type: "checkbox", value: slug, checked: cols.indexOf(slug) !== -1 }),
-        " " + (i + 1) + ". " + D.submissionName(slug)));
+        " " + (i + 1) + ". ", named(D.submissionName(slug))));
     });
     pf.addEventListener("input", function () {
       var q = pf.value.trim().toLowerCase();
@@ -96,7 +97,7 @@ var FBXHeatmap = (function () {
         cx.save();
         cx.translate(gutter + j * cellW + cellW / 2 + 4, top - 4);
         cx.rotate(-Math.PI / 2);
-        cx.fillText((j + 1) + ". " + (name.length > 15 ? name.slice(0, 14) + "\u2026" : name), 0, 0);
+        cx.fillText((j + 1) + ". " + isolated(name.length > 15 ? name.slice(0, 14) + "\u2026" : name), 0, 0);
         cx.restore();
       });
       var last = null;
@@ -126,7 +127,7 @@ var FBXHeatmap = (function () {
       var r = rows[i];
       var v = r.v[j];
       return r.query + " (" + state.index.tasks[r.task].label + (fam.group_by === "constraint" ? ", " + D.groupName(r.group) : "") + "), " +
-        D.submissionName(cols[j]) + ": " + D.metricLabel(metric) + " " + (v === null ? "no score" : fmt(v, signed));
+        isolated(D.submissionName(cols[j])) + ": " + D.metricLabel(metric) + " " + (v === null ? "no score" : fmt(v, signed));
     }
     function cardHref(i, j) { return href({ s: cols[j], t: rows[i].task, query: rows[i].query }); }
     function cellAt(e) {
@@ -197,7 +198,7 @@ var FBXHeatmap = (function () {
     var status = h("p", { cls: "fb-x-status", "aria-live": "polite" }, "Point at or move to a cell to see its query; click or press Enter to open its card.");
     var canvas = canvasView(layout, fam, range, signed, status);
     var heads = h("ol", { cls: "fb-x-heat-cols" }, cols.map(function (slug, j) {
-      return h("li", null, nav(D.submissionName(slug), { s: slug, t: tids.join(",") }), " ",
+      return h("li", null, nav(named(D.submissionName(slug)), { s: slug, t: tids.join(",") }), " ",
         h("span", { cls: "fb-x-muted" }, "(column " + (j + 1) + ")"));
     }));
     var missing = lists.filter(function (l) { return !l; }).length;

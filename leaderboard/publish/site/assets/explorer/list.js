@@ -6,7 +6,7 @@ var FBXList = (function () {
   "use strict";
 
   var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt, exact = FBXCommon.exact,
-    plural = FBXCommon.plural;
+    plural = FBXCommon.plural, named = FBXCommon.named, isolated = FBXCommon.isolated;
   var F = FBXFrame, D = FBXData, Rows = FBXRows, state = FBXState;
   var nav = F.nav, href = F.href;
 
@@ -189,8 +189,8 @@ var FBXList = (function () {
       "Each query with ", F.subPage(slug), "\u2019s own scores (\u00d7100), ", order,
       ". Click a query for its card, whose previous and next query follow this list as you sort and filter it; click a column to sort.",
       heatmap ? [" ", heatmap, "."] : null);
-    F.show(h("h2", null, "Queries of " + sub.name + " on " + D.taskTitle(tids)),
-      [F.crumbs([nav("Explorer", {}), nav(sub.name, { s: slug }), h("span", null, D.taskTitle(tids))]),
+    F.show(h("h2", null, "Queries of ", named(sub.name), " on " + D.taskTitle(tids)),
+      [F.crumbs([nav("Explorer", {}), nav(named(sub.name), { s: slug }), h("span", null, D.taskTitle(tids))]),
        intro, form, count, wrap, more]);
   }
 
@@ -215,7 +215,7 @@ var FBXList = (function () {
       perTask[0].forEach(function (e) {
         var s = seen[e.slug];
         if (e.slug === slug || !s.explained || s.n !== tids.length) return;
-        add(sel, h("option", { value: e.slug }, D.submissionName(e.slug) + " (" + fmt(s.sum / s.n, signed) + ")"));
+        add(sel, h("option", { value: e.slug }, isolated(D.submissionName(e.slug)) + " (" + fmt(s.sum / s.n, signed) + ")"));
       });
       if (sel.options.length === 1) { sel.disabled = true; sel.options[0].textContent = "no other submission has this task"; }
     }).catch(function () { sel.disabled = true; });

@@ -4,7 +4,7 @@
 var FBXStart = (function () {
   "use strict";
 
-  var h = FBXCommon.h, add = FBXCommon.add, plural = FBXCommon.plural;
+  var h = FBXCommon.h, add = FBXCommon.add, plural = FBXCommon.plural, named = FBXCommon.named;
   var F = FBXFrame, D = FBXData, state = FBXState;
   var nav = F.nav;
 
@@ -23,7 +23,7 @@ var FBXStart = (function () {
     slugs.forEach(function (slug) {
       var sub = index.submissions[slug];
       var li = h("li", { "data-slug": slug },
-        nav(sub.name, { s: slug }), " ",
+        nav(named(sub.name), { s: slug }), " ",
         h("span", { cls: "fb-x-muted" }, sub.type + " \u00b7 " + plural(sub.tasks, "task") +
           (sub.base ? "" : " \u00b7 no explanation files")));
       add(list, li);
@@ -90,7 +90,7 @@ var FBXStart = (function () {
         h("span", { cls: "fb-x-muted" }, "(", nav("heatmap", { view: "heatmap", t: mine[0] }), ")")), mine.length > 1 ? dd : null);
     });
     add(body, dl);
-    F.show(h("h2", null, sub.name), [F.crumbs([nav("Explorer", {}), h("span", null, sub.name)]), body]);
+    F.show(h("h2", null, named(sub.name)), [F.crumbs([nav("Explorer", {}), h("span", null, named(sub.name))]), body]);
   }
 
   return { renderStart: renderStart, renderSubmission: renderSubmission };
