@@ -112,6 +112,19 @@ def test_task_files_list_submissions_best_first(built) -> None:
             assert has == (slug in EXPLAINED)
 
 
+def test_the_index_carries_how_much_of_a_text_is_copied_from_its_one_owner(built) -> None:
+    """The explorer copies each document's first SNIPPET_CHARS characters and showed them
+    unmarked in T4's pairs table (59 of 150 Hindi instructions are longer), while its
+    dialog wrote "280" again: the index carries the scorer's constant, and no script
+    writes the number itself."""
+    from leaderboard.core.explain import SNIPPET_CHARS
+
+    assert built["index"]["snippet_chars"] == SNIPPET_CHARS
+    script = (built["out"] / "assets" / "explorer.js").read_text(encoding="utf-8")
+    assert str(SNIPPET_CHARS) not in script
+    assert '"snippet_chars"' in script  # the index's keys the script checks
+
+
 def test_index_says_what_each_metric_is_from_the_catalogue(built) -> None:
     """The script takes labels, help, sign and range from the index (no copies of its
     own), and checks the index's format against the one it reads."""

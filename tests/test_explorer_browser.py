@@ -519,7 +519,7 @@ def test_each_text_is_marked_with_its_language_and_direction(real_site, fixture_
     explore(page, real_site, "?s=all-minilm-l6-v2&t=pi-indic-val150/t4/urd&query=p100")
     assert _marks(page, ".fb-x-texts .fb-x-text p") == [("ur", "rtl")]
     pairs = page.locator("table.fb-x-pairs tbody tr").count()
-    assert pairs and _marks(page, "table.fb-x-pairs tbody td:first-child span") == \
+    assert pairs and _marks(page, "table.fb-x-pairs tbody td:first-child span[lang]") == \
         [("ur", "rtl")] * pairs
     assert set(_marks(page, "table.fb-x-pairs tbody td b")) == {("en", "ltr")}
     # mFollowIR's multilingual queries are Persian, as its documents; FollowIR English.
@@ -828,7 +828,7 @@ def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,
     finally:
         server.shutdown()
     assert ('is in format "followboard-explorer/1", and this page reads '
-            "followboard-explorer/4") in text and "rebuild it" in text
+            "followboard-explorer/5") in text and "rebuild it" in text
 
 
 def _gz_json(path: Path) -> dict:
@@ -1003,3 +1003,38 @@ def test_a_390px_phone_reads_every_view(real_site, page, name, query) -> None:
         assert rect["x"] >= 0 and rect["width"] > 0
     shot(page, f"explorer-phone-{name}")
 
+
+def test_a_copied_text_cut_at_the_indexs_limit_says_so(real_site, page) -> None:
+    """PI-Indic T4's pairs table showed the first 280 characters of each instruction with
+    no mark that it was cut (59 of 150 Hindi instructions are longer; persona p100 has
+    three), and the document dialog said "The first 280 characters" of a whole text too:
+    a text at the index's limit ends in an ellipsis and says how much of it is shown, and
+    one under it is the whole text."""
+    limit = json.loads((real_site["out"] / "explore" / "index.json").read_text("utf-8"))[
+        "snippet_chars"]
+    explore(page, real_site, "?s=all-minilm-l6-v2&t=pi-indic-val150/t4/hin&query=p100")
+    rows = page.eval_on_selector_all("table.fb-x-pairs tbody td:first-child", """tds =>
+        tds.map(td => [td.querySelector('b').textContent, td.querySelector('span[lang]').textContent,
+                       td.querySelector('.fb-x-cut') ? td.querySelector('.fb-x-cut').textContent : null])""")
+    cut = {i for i, text, note in rows if note is not None}
+    assert cut == {"i72", "i107", "i38"}, rows
+    for instruction, text, note in rows:
+        if instruction in cut:
+            assert text.endswith("\u2026") and len(text) == limit + 1  # BMP: one unit each
+            assert note == f"(the first {limit} characters)"
+        else:
+            assert not text.endswith("\u2026") and len(text) < limit, (instruction, len(text))
+    # the document dialog: a cut document and a whole one
+    explore(page, real_site, "?s=bm25s&t=pi-indic-val150/t1/hin&query=p9")
+    said = set()
+    for button in page.locator("button.fb-x-doc").all()[:10]:
+        button.click()
+        text = page.locator("dialog.fb-x-dialog .fb-x-snippet").text_content()
+        note = page.locator("dialog.fb-x-dialog .fb-x-muted").first.text_content()
+        if text.endswith("\u2026"):
+            assert note.startswith(f"The first {limit} characters;"), note
+        else:
+            assert note.startswith("The whole text;") and len(text) < limit, note
+        said.add(note.split(";")[0])
+        page.keyboard.press("Escape")
+    assert said == {f"The first {limit} characters", "The whole text"}, said

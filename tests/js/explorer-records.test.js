@@ -108,14 +108,14 @@ test("a file of another format is named with both formats, never read", () => {
 test("the index: its format, then every key the views read", () => {
   const index = {
     format: R.INDEX_FORMAT, metrics: {}, submissions: {}, order: [], group_names: {},
-    directions: { hi: "ltr" },
+    directions: { hi: "ltr" }, snippet_chars: 280,
     tasks: { "t/a": { title: "T A", label: "A", primary: "m", family: "t", file: "explore/tasks/t/a.json",
                       lang: { query: "hi", docs: "hi" } } },
     families: { t: { title: "T", line: "T", part: null, group_by: "language", tasks: ["t/a"], ranked: [] } },
   };
   assert.equal(R.indexProblem(index), null);
   assert.equal(R.indexProblem({ ...index, format: "followboard-explorer/1" }),
-    'is in format "followboard-explorer/1", and this page reads followboard-explorer/4');
+    'is in format "followboard-explorer/1", and this page reads followboard-explorer/5');
   const { line, ...noLine } = index.families.t;
   assert.equal(R.indexProblem({ ...index, families: { t: noLine } }), "lacks \u201cfamilies.t.line\u201d");
   const { order, group_names, ...bare } = index;

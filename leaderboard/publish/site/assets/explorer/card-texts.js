@@ -83,9 +83,11 @@ var FBXCardTexts = (function () {
     var docs = ctx.texts && ctx.texts.docs;
     var up = ctx.list.upstream;
     if (docs && docs[doc] !== undefined) {
-      add(body, docs[doc] ? h("p", { cls: "fb-x-snippet", lang: ctx.docs.lang, dir: ctx.docs.dir }, docs[doc])
+      var shown = FBXCommon.snippet(docs[doc], state.index.snippet_chars);
+      add(body, docs[doc] ? h("p", { cls: "fb-x-snippet", lang: ctx.docs.lang, dir: ctx.docs.dir }, shown.text)
         : h("p", { cls: "fb-x-snippet" }, "(empty document)"),
-        h("p", { cls: "fb-x-muted" }, "The first 280 characters; " + ctx.texts.licence + ", " + ctx.texts.source + "."));
+        h("p", { cls: "fb-x-muted" }, shown.words.charAt(0).toUpperCase() + shown.words.slice(1) + "; " +
+          ctx.texts.licence + ", " + ctx.texts.source + "."));
     } else if (up && up.doc_page) {
       var page = up.doc_page.replace("{doc}", encodeURIComponent(doc));
       var raw = up.doc_text.replace("{doc}", encodeURIComponent(doc));

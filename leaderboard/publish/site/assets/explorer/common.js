@@ -69,8 +69,18 @@ var FBXCommon = (function () {
   function named(text) { return h("bdi", null, text); }
   function isolated(text) { return "\u2068" + text + "\u2069"; }
 
+  // A document's copied text and whether it was cut: the copied texts keep each
+  // document's first ``limit`` characters (the index's snippet_chars, from the scorer's
+  // SNIPPET_CHARS), counted as Python counts them (code points, not UTF-16 units), so a
+  // text that long is taken as cut (a text of exactly that length is not told apart).
+  function snippet(text, limit) {
+    var cut = typeof limit === "number" && Array.from(text).length >= limit;
+    return { text: cut ? text + "\u2026" : text, cut: cut,
+             words: cut ? "the first " + limit.toLocaleString("en-US") + " characters" : "the whole text" };
+  }
+
   return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact,
-           plural: plural, named: named, isolated: isolated };
+           plural: plural, named: named, isolated: isolated, snippet: snippet };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXCommon;

@@ -12,7 +12,7 @@
 var FBXRecords = (function () {
   "use strict";
 
-  var INDEX_FORMAT = "followboard-explorer/4";
+  var INDEX_FORMAT = "followboard-explorer/5";
   var EXPLAIN_FORMAT = "followboard-explain/1";
   var TEXTS_FORMAT = "followboard-texts/1";
   var MANIFEST_FORMAT = "followboard-explain-manifest/2";
@@ -32,7 +32,8 @@ var FBXRecords = (function () {
     irs: ["S", "S_ideal", "S_worst", "scale"],
   };
   // What the index must hold (each task and family too), beyond its format.
-  var INDEX_KEYS = ["metrics", "submissions", "order", "tasks", "families", "group_names", "directions"];
+  var INDEX_KEYS = ["metrics", "submissions", "order", "tasks", "families", "group_names", "directions",
+    "snippet_chars"];
   var INDEX_TASK_KEYS = ["title", "label", "primary", "family", "file", "lang"];
   var INDEX_FAMILY_KEYS = ["title", "line", "part", "group_by", "tasks", "ranked"];
 
