@@ -1262,3 +1262,35 @@ def test_every_step_to_score_again_names_the_folder_as_it_was_given(
     assert main(["runs", "verify", given]) == 1
     assert (f"{SUB}/manifest.txt: missing: {step} first, which writes it\n"
             in capsys.readouterr().out)
+
+
+def test_scoring_a_folder_outside_a_project_names_that_folder_not_its_change_copy(
+        carried: Path, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`score work/my-model` (no pyproject.toml above it) with a listed run missing said
+    "not in the folder .../work/.my-model.change/new/my-model": the run store was looked
+    up from the transaction's copy, a folder the user never named. `runs add` scores its
+    copy too. Every message names the user's folder."""
+    import shutil
+
+    from leaderboard.app.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(ENV_RUN_STORE, raising=False)
+    folder = tmp_path / "work" / SUB
+    shutil.copytree(carried, folder)
+    shutil.rmtree(folder / "explain")
+    # Another task's runs, listed and nowhere to be found.
+    manifest = folder / "manifest.txt"
+    manifest.write_text(manifest.read_text() + "".join(
+        f"{'0' * 64}  100  runs/followtable/wqt/{role}.trec.gz\n"
+        for role in ("original", "altered")))
+    new = tmp_path / "new"
+    shutil.copytree(carried / "runs", new / "runs")
+    for command in (["score", f"work/{SUB}"],
+                    ["runs", "add", f"work/{SUB}", "--from", str(new)]):
+        capsys.readouterr()
+        assert main([*command, "--data-dir", str(data_dir), "--quiet"]) == 1
+        out = capsys.readouterr().out
+        assert f"{SUB}/runs/followtable/wqt/altered.trec.gz: the file is missing" in out, out
+        assert ".change" not in out and f"{folder})" in out, out

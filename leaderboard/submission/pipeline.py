@@ -319,8 +319,11 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
         return SubmissionOutcome(Submission(root, None, {}), report)
     try:
         with change_folder(root) as change:
-            outcome = _score_into(change.folder, data_dir, progress, store,
-                                  after_merge=after_merge)
+            # The folder is scored in the change's copy, but its run store is the user's
+            # folder's, and messages name that folder as given.
+            outcome = _score_into(change.folder, data_dir, progress,
+                                  store if store is not None else configured_store(change.live),
+                                  shown=change.shown, after_merge=after_merge)
             if outcome.results_path is not None:
                 change.commit()
     except ChangeError as exc:
@@ -343,8 +346,8 @@ def relocated(outcome: SubmissionOutcome, change: FolderChange, root: Path) -> S
     return outcome
 
 
-def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore | None, *,
-                after_merge: bool) -> SubmissionOutcome:
+def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore, *,
+                shown: Path, after_merge: bool) -> SubmissionOutcome:
     # The explanation files go where the layout says, written as each task is scored.
     writer: ExplanationFolder | KeptExplanations
     held = HeldExplanations()
@@ -360,10 +363,10 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore 
         # Publishing (after the merge) scores only the pinned data: its results are the board's.
         outcome = check_submission(root, data_dir, score=True, explain=True, compress=True,
                                    on_explained=writer.add, progress=progress, store=store,
-                                   pinned_data=after_merge)
+                                   pinned_data=after_merge, shown=shown)
         # What no scoring can put back is an error; what it removes, said once it has.
         report_held_explanations(replace(held, foreign=()), outcome.submission.id,
-                                 outcome.report, root)
+                                 outcome.report, shown)
         if outcome.report.ok and outcome.submission.metadata is not None and outcome.scores:
             results = results_for(outcome)
             inputs = results.inputs_sha256 or {}
@@ -378,7 +381,7 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore 
             remove_foreign(root, held)
             outcome.results_path = write_submission_results(root, results, explained,
                                                             outcome.per_query_json)
-            report_held_explanations(held, outcome.submission.id, outcome.report, root,
+            report_held_explanations(held, outcome.submission.id, outcome.report, shown,
                                      removed=True)
     except StoreError as exc:  # the run store's cache could not keep a file
         if outcome is None:  # while the tasks were checked

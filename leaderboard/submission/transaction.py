@@ -375,13 +375,23 @@ def recover(folder: Path) -> str | None:
 @dataclass
 class FolderChange:
     """A change of the submission folder ``live``: write the new state into ``folder``,
-    then :meth:`commit`."""
+    then :meth:`commit`. ``given`` is the folder as the command was given it, which its
+    messages name (``live`` is resolved); a change that joins another's (its ``folder``
+    is that copy) has the other's ``live`` and ``given``: the copy is no folder of the
+    user's, nor does it sit where theirs does (outside a project, the run store is looked
+    up from the folder: :func:`leaderboard.store.locations.configured_store`)."""
 
     live: Path
     folder: Path
     joined: bool = False
     committed: bool = False
     _before: dict[str, _Entry] = field(default_factory=dict)
+    given: Path | None = None
+
+    @property
+    def shown(self) -> Path:
+        """The folder as its command's messages name it."""
+        return self.given if self.given is not None else self.live
 
     @property
     def id(self) -> str:
@@ -477,7 +487,8 @@ def change_folder(folder: Path, *, create: bool = False) -> Iterator[FolderChang
     (a full disk: the folder is then as it was)."""
     live = Path(folder).resolve()  # once: the folder itself may be reached through a link
     if live in _ACTIVE:  # the copy of a change under way here: join it
-        yield FolderChange(live, live, joined=True)
+        outer = _ACTIVE[live]
+        yield FolderChange(outer.live, live, joined=True, given=outer.shown)
         return
     if os.path.lexists(live) and not live.is_dir():
         raise ChangeError(folder, "not a folder")
@@ -508,7 +519,7 @@ def change_folder(folder: Path, *, create: bool = False) -> Iterator[FolderChang
             _discard(work)
             raise ChangeError(folder, f"nothing was changed ({describe_os_error(exc)})") \
                 from None
-        change = FolderChange(live, copy, _before=before)
+        change = FolderChange(live, copy, _before=before, given=Path(folder))
         _ACTIVE[copy] = change
         try:
             yield change
