@@ -1855,6 +1855,40 @@ def test_a_reformatted_results_file_is_found_by_validate_as_pr_check_refuses_it(
     assert path.read_text(encoding="utf-8") == genuine
 
 
+def test_a_results_file_of_another_scorer_version_is_refused_by_validate_as_by_pr_check(
+        repo, wtr, data_dir, tmp_path, capsys, monkeypatch):
+    """A submitter scored with another version of the scorer (then updated the project):
+    `validate --check-scores` only warned that produced_by and the source differ and said
+    valid, while pr-check refused the results.json the pull request carries, byte for
+    byte. For a submission not merged yet it is an error; a merged one's results.json,
+    which a pull request leaves as it is and pr-check never compares, is still a warning."""
+    from leaderboard.submission import pipeline
+
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    merged = root / "submissions" / "old-model"
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "__version__", "0.0.1")
+        for sub in (folder, merged):
+            assert main(["score", str(sub), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert '"scorer": "followboard 0.0.1"' in (folder / "results.json").read_text()
+    capsys.readouterr()
+    check = ["validate", "--check-scores", "--data-dir", str(data_dir), "--quiet"]
+    assert main([*check, str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert ("new-model/results.json: the scores match the runs, but produced_by, systems "
+            "(source) differ from what this version of the scorer writes, while `ci "
+            "pr-check` compares the results.json a pull request carries byte for byte; run "
+            f"`leaderboard score {folder}` to write it again") in out, out
+    assert main([*check, str(merged)]) == 0
+    assert "old-model/results.json: warning: the scores match the runs" in \
+        capsys.readouterr().out
+    git(root, "checkout", "-q", "--", "submissions/old-model")
+    head = commit_all(root, "add new-model, scored by another version")
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    assert "results.json differs from what the scorer computes" in capsys.readouterr().out
+
+
 def test_score_pending_never_writes_through_a_linked_folder(repo, wtr, data_dir, tmp_path,
                                                             capsys):
     """submissions/evil, a link to a valid submission elsewhere: `score-pending` said

@@ -1294,3 +1294,33 @@ def test_scoring_a_folder_outside_a_project_names_that_folder_not_its_change_cop
         out = capsys.readouterr().out
         assert f"{SUB}/runs/followtable/wqt/altered.trec.gz: the file is missing" in out, out
         assert ".change" not in out and f"{folder})" in out, out
+
+
+def test_a_submission_is_merged_where_publishing_keeps_its_explanation_files(
+        carried: Path, tmp_path: Path) -> None:
+    """What `validate` takes for a merged submission, whose results.json a pull request
+    leaves as it is: CI's explain/manifest.json for it in its folder or a folder store's
+    place, or a manifest whose source is the dataset store publishing pushed it to. Its
+    scoring's files in the cache, or in the submitter's own dataset, are not merged."""
+    import shutil
+
+    from leaderboard.submission.explain_writers import merged
+
+    folder = tmp_path / "repo" / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    repo = FolderStore(tmp_path / "repo")
+    assert merged(SubmissionFiles(SUB, folder, None, repo))
+    shutil.copytree(folder, tmp_path / "store" / "submissions" / SUB)
+    shutil.rmtree(folder / "explain")
+    assert not merged(SubmissionFiles(SUB, folder, None, repo))
+    assert merged(SubmissionFiles(SUB, folder, None, FolderStore(tmp_path / "store")))
+    # Another submission's explain/, copied with its folder, is not this one's.
+    copied = tmp_path / "repo" / "submissions" / "my-copy"
+    shutil.copytree(carried, copied)
+    assert not merged(SubmissionFiles("my-copy", copied, None, repo))
+    board = HubStore("board/runs", "https://hub.example")
+    pushed = parse_source(f"hf://datasets/board/runs@{COMMIT}/submissions/{SUB}")
+    assert merged(SubmissionFiles(SUB, folder, pushed, board))
+    own = parse_source(f"hf://datasets/jane/runs@{COMMIT}/my-model")
+    assert not merged(SubmissionFiles(SUB, folder, own, board))
+    assert not merged(SubmissionFiles(SUB, folder, None, board))

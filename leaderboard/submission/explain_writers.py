@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.store.files import StoredRef, check_file, keep
+from leaderboard.store.locations import FolderStore, HubStore, store_path
 from leaderboard.submission.explain_files import (MANIFEST, ExplainFilesError, TaskFiles,
                                                   explain_dir, explanation_manifest,
                                                   parse_manifest, stored_refs, unpacked)
+from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import EXPLAIN_DIR, MAX_EXPLAIN_MANIFEST_BYTES
 from leaderboard.submission.transaction import plain_file
 
@@ -210,10 +212,7 @@ def held_explanations(submission_root: Path) -> HeldExplanations:
     if manifest is None:
         return HeldExplanations(every, f"it holds no {MANIFEST}")
     try:
-        with manifest.open("rb") as stream:
-            data = stream.read(MAX_EXPLAIN_MANIFEST_BYTES + 1)
-        doc = unpacked(data, where)
-        owner = doc.get("submission")
+        data, owner = _manifest_owner(manifest, where)
         if owner != submission_root.name:
             return HeldExplanations(every, f"its {MANIFEST} is {owner}'s"
                                     if isinstance(owner, str) and owner
@@ -234,6 +233,40 @@ def held_explanations(submission_root: Path) -> HeldExplanations:
             altered.append((path, f"not the file {where} lists ({problem})"))
     return HeldExplanations(foreign, f"not listed in its {MANIFEST}" if foreign else "",
                             tuple(altered))
+
+
+def _manifest_owner(manifest: Path, where: str) -> tuple[bytes, object]:
+    """The bytes of the explanation manifest ``manifest`` and the submission it names
+    (whatever its ``submission`` holds); raises :class:`ExplainFilesError` or OSError."""
+    with manifest.open("rb") as stream:
+        data = stream.read(MAX_EXPLAIN_MANIFEST_BYTES + 1)
+    return data, unpacked(data, where).get("submission")
+
+
+def merged(files: SubmissionFiles) -> bool:
+    """Whether the submission of ``files`` is merged, as far as its folder and the run
+    store tell without fetching anything: CI's explanation files for it are where
+    publishing keeps them, in its folder (an ``explain/manifest.json`` naming it, which
+    publishing writes there and a folder store that is the repository keeps), in a folder
+    store's place for it, or in the dataset store its manifest's ``source:`` names (where
+    `runs push --all` moved them). A submission not merged yet has them in the run
+    store's cache alone (its own scoring keeps them there), or in the submitter's own
+    dataset: what a pull request carries of it is all new to the base branch, so
+    `ci pr-check` compares its results.json. An HTTPS store is not asked."""
+    where = f"{EXPLAIN_DIR}/{MANIFEST}"
+    places = [] if files.folder is None else [plain_file(files.folder, where)]
+    if isinstance(files.store, FolderStore):
+        places.append(plain_file(files.store.root, store_path(files.sub_id, where)))
+    for manifest in places:
+        if manifest is None:
+            continue
+        try:
+            if _manifest_owner(manifest, where)[1] == files.sub_id:
+                return True
+        except (OSError, ExplainFilesError):
+            continue
+    return (isinstance(files.store, HubStore) and files.source is not None
+            and files.source.repo == files.store.repo)
 
 
 def remove_foreign(submission_root: Path, held: HeldExplanations) -> None:

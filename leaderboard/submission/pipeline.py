@@ -30,7 +30,7 @@ from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.explain_files import MANIFEST, TaskFiles, explain_problem
 from leaderboard.submission.explain_writers import (ExplanationFolder, HeldExplanations,
                                                     KeptExplanations, held_explanations,
-                                                    remove_foreign)
+                                                    merged, remove_foreign)
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
@@ -145,7 +145,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                        "edited by hand), while `ci pr-check` compares it byte for byte; run "
                        f"{score_command(shown)} to write it again")
         if check_scores and report.ok:
-            check_recorded_scores(outcome, shown)
+            files = SubmissionFiles(submission.id, root, submission.inputs.source,
+                                    store if store is not None else configured_store(root))
+            check_recorded_scores(outcome, shown, merged=merged(files))
     return outcome
 
 
@@ -220,9 +222,13 @@ def data_revisions(tasks: list[Task], data_dir: Path, report: Report, *,
     return revisions
 
 
-def check_recorded_scores(outcome: SubmissionOutcome, shown: Path) -> None:
+def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bool) -> None:
     """Report how ``results.json`` differs from the scores just computed from the runs
-    (the folder named ``shown`` in the step that rewrites it)."""
+    (the folder named ``shown`` in the step that rewrites it). Scores are errors; what
+    another version of the scorer writes otherwise (its version, the data revisions) is
+    an error too for a submission not ``merged`` yet, whose pull request carries its
+    results.json and `ci pr-check` compares it byte for byte, and a warning for a merged
+    one, whose results.json a pull request leaves as it is and publishing rescores."""
     submission = outcome.submission
     where = f"{submission.id}/{RESULTS_NAME}"
     path = submission.root / RESULTS_NAME
@@ -248,9 +254,14 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path) -> None:
         outcome.report.add(where, None, f"results.json is not what these runs and "
                                         f"metadata.yaml give; {rescore}")
     elif others:
-        outcome.report.add(where, None, f"the scores match the runs, but {', '.join(others)} "
-                                        f"differ from what this version of the scorer writes; "
-                                        f"{rescore} to refresh them", "warning")
+        what = (f"the scores match the runs, but {', '.join(others)} differ from what this "
+                "version of the scorer writes")
+        if merged:
+            outcome.report.add(where, None, f"{what}; {rescore} to refresh them", "warning")
+        else:
+            outcome.report.add(where, None, f"{what}, while `ci pr-check` compares the "
+                                            "results.json a pull request carries byte for "
+                                            f"byte; {rescore} to write it again")
 
 
 def results_for(outcome: SubmissionOutcome) -> ResultsFile:
