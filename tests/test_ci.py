@@ -1889,6 +1889,35 @@ def test_a_results_file_of_another_scorer_version_is_refused_by_validate_as_by_p
     assert "results.json differs from what the scorer computes" in capsys.readouterr().out
 
 
+def test_a_hand_edited_score_of_a_new_submission_is_found_by_plain_validate(
+        repo, wtr, data_dir, tmp_path, capsys):
+    """The guide's check is plain `validate`: it passed a score edited by hand (the
+    canonical form and the recorded run digests kept), which only `--check-scores` found,
+    and pr-check refused. A submission not merged yet carries its results.json in its pull
+    request, which CI compares: validate compares it too, as --check-scores does."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    validate = ["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(validate) == 0
+    assert "new-model: valid, and results.json holds the scores of its runs (" in \
+        capsys.readouterr().out
+    path = folder / "results.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    true_irs = data["systems"][0]["tasks"][TASK]["metrics"]["IRS"]
+    data["systems"][0]["tasks"][TASK]["metrics"]["IRS"] = 0.99
+    path.write_text(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    assert main(validate) == 1
+    out = capsys.readouterr().out
+    assert (f"new-model/results.json: differs from the runs and metadata.yaml: {TASK} IRS: "
+            f"results.json has 0.99, the runs give {true_irs:.6g}") in out, out
+    head = commit_all(root, "add new-model, a score edited by hand")
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    assert "results.json differs from what the scorer computes" in capsys.readouterr().out
+
+
 def test_score_pending_never_writes_through_a_linked_folder(repo, wtr, data_dir, tmp_path,
                                                             capsys):
     """submissions/evil, a link to a valid submission elsewhere: `score-pending` said

@@ -61,6 +61,8 @@ class SubmissionOutcome:
     # The revision of each task's data that its scores are computed on (results.json
     # records it).
     data_revisions: dict[str, DataRevision] = field(default_factory=dict)
+    # Whether results.json was compared with the scores computed from the runs.
+    checked_scores: bool = False
 
 
 def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool = False,
@@ -78,9 +80,11 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     whole submission is valid (``outcome.explanations``, in task order).
 
     Without ``score`` (`validate`), a results.json that no longer matches the files is
-    reported; with ``check_scores`` too, the submission is scored and its results.json
-    compared with what the scorer computes (as `ci pr-check` compares a PR's), so a
-    hand-edited score is found even when the recorded SHA-256 of the runs was kept.
+    reported, and the submission is scored and its results.json compared with what the
+    scorer computes (as `ci pr-check` compares a PR's), so a hand-edited score is found
+    even when the recorded SHA-256 of the runs was kept: for a submission not merged yet
+    (:func:`leaderboard.submission.explain_writers.merged`), whose pull request carries
+    its results.json, and with ``check_scores`` for a merged one too.
 
     Run files the folder does not hold are fetched from the run store (``store``, by
     default the configured one) and verified against the manifest. ``record_local``
@@ -101,6 +105,12 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                           record_local=score if record_local is None else record_local,
                           shown=shown)
     outcome = SubmissionOutcome(submission, report)
+    is_merged = True
+    if not score and (root / RESULTS_NAME).is_file():
+        is_merged = merged(SubmissionFiles(submission.id, root, submission.inputs.source,
+                                           store if store is not None
+                                           else configured_store(root)))
+        check_scores = check_scores or not is_merged
     display_root = root.parent
     # discover() reported each missing role of a task: such a task cannot be checked.
     jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
@@ -145,9 +155,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                        "edited by hand), while `ci pr-check` compares it byte for byte; run "
                        f"{score_command(shown)} to write it again")
         if check_scores and report.ok:
-            files = SubmissionFiles(submission.id, root, submission.inputs.source,
-                                    store if store is not None else configured_store(root))
-            check_recorded_scores(outcome, shown, merged=merged(files))
+            check_recorded_scores(outcome, shown, merged=is_merged)
     return outcome
 
 
@@ -238,6 +246,7 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bo
         return
     if submission.metadata is None or not outcome.scores:
         return  # nothing was scored; the errors say why
+    outcome.checked_scores = True
     try:
         recorded = read_results(path)
     except ResultsFileError as exc:

@@ -21,14 +21,15 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "runs/<task>/ and those manifest.txt lists (fetched from the run store and checked "
         "against their SHA-256). Prints FILE:LINE: message for each problem; exit 1 if any "
         "submission is invalid. A results.json whose recorded SHA-256 of the runs no longer "
-        "matches them is reported; --check-scores also scores the runs and compares every "
-        "score with results.json, as the pull-request check does.",
+        "matches them is reported; that of a submission not merged yet, which its pull "
+        "request carries, is compared with the scores of its runs, as the pull-request "
+        "check compares it (--check-scores: a merged one's too).",
         "  leaderboard validate submissions/bm25s submissions/my-model\n"
         "  leaderboard validate --check-scores submissions/bm25s")
     add_submission_args(p)
     p.add_argument("--check-scores", action="store_true",
                    help="score the runs and compare every score with results.json (an "
-                        "edited score is an error)")
+                        "edited score is an error) for a merged submission too")
     p.set_defaults(handler=run)
 
 
@@ -40,7 +41,7 @@ def _validate(root: Path, data_dir: Path, progress: Progress,
                                check_scores=check_scores)
     report = outcome.report
     status = "valid" if report.ok else "INVALID"
-    if report.ok and check_scores and outcome.scores:
+    if report.ok and outcome.checked_scores:
         status = "valid, and results.json holds the scores of its runs"
     return report.ok, report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER), (
         f"{root.name}: {status} ({plural(len(outcome.submission.files), 'task')}, "
