@@ -1918,6 +1918,35 @@ def test_a_hand_edited_score_of_a_new_submission_is_found_by_plain_validate(
     assert "results.json differs from what the scorer computes" in capsys.readouterr().out
 
 
+def test_runs_pull_of_a_submission_not_merged_leaves_a_folder_ci_accepts(
+        repo, wtr, data_dir, tmp_path, capsys):
+    """Score, then `runs pull` (to have every file at hand) wrote the submission's own
+    explorer files from the cache into explain/: validate said valid and pr-check refused
+    '61 files under explain/ changed'. They are CI's, written after the merge: pull keeps
+    them in the run store's cache for a submission not merged yet, and says so; a merged
+    one's, in its folder as CI wrote them, stay as they are."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["runs", "pull", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert not (folder / "explain").exists()
+    assert re.search(r"new-model: pulled \(0 files written; the explorer's \d+ files are in "
+                     r"the run store's cache: CI writes them into the folder after the "
+                     r"merge\)", out), out
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    head = commit_all(root, "add new-model, pulled")
+    capsys.readouterr()
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+        capsys.readouterr().out
+    merged = root / "submissions" / "old-model"
+    before = sorted(p.relative_to(merged) for p in merged.rglob("*"))
+    assert main(["runs", "pull", str(merged)]) == 0
+    assert "old-model: pulled (0 files written)" in capsys.readouterr().out
+    assert sorted(p.relative_to(merged) for p in merged.rglob("*")) == before
+
+
 def test_score_pending_never_writes_through_a_linked_folder(repo, wtr, data_dir, tmp_path,
                                                             capsys):
     """submissions/evil, a link to a valid submission elsewhere: `score-pending` said

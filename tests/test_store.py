@@ -749,9 +749,10 @@ def test_push_to_a_dataset_then_read_score_verify_and_pull_from_it(
     assert whole == read_results(carried / "results.json")
     assert verify(folder, board).lines() == []
     assert check_submission(folder, data_dir, score=False, store=board).report.ok
-    # Pulling brings the very bytes back.
-    report, written = pull(folder, board)
-    assert report.ok and sorted(written) == sorted(files)
+    # Pulling brings the very bytes back, the explorer's too: publishing pushed them to
+    # the store (the manifest's source), so the submission is merged.
+    report, written, kept = pull(folder, board)
+    assert report.ok and sorted(written) == sorted(files) and kept == []
     assert {rel: (folder / rel).read_bytes() for rel in files} == files
     # A rescore writes its per-query file again, the very file the store holds: a push
     # sends nothing and makes no commit, and drops the folder's copy.
@@ -828,8 +829,8 @@ def test_a_tampered_explanation_file_in_the_store_is_refused_naming_the_submissi
     assert problem.startswith(f"{SUB}/{card}: the store's copy at {hub.cdn_base}/cdn/board/runs/"
                               f"{commit}/submissions/{SUB}/{card} does not match: "), problem
     assert problem.endswith("; nothing was kept")
-    report, written = pull(folder, board)
-    assert report.lines() == [problem] and written == []
+    report, written, kept = pull(folder, board)
+    assert report.lines() == [problem] and written == kept == []
     assert sorted(p.name for p in folder.iterdir()) == ["manifest.txt", "metadata.yaml",
                                                         "results.json"]
     assert leftovers(tmp_path / "cache") and not [

@@ -198,7 +198,7 @@ def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_f
         # And pull, the other way round, after the same kind of kill.
         folder = fresh(states["scored"], tmp_path / "run")
         run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
-        report, _ = pull(folder)
+        report, _, _ = pull(folder)
         assert report.ok and around(folder) == [SUB], (k, report.lines(), around(folder))
 
 

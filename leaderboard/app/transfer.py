@@ -49,6 +49,7 @@ from leaderboard.submission.explain_files import (
     read_stored_manifest,
     stored_refs,
 )
+from leaderboard.submission.explain_writers import merged
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import collect_inputs
 from leaderboard.submission.layout import (ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR,
@@ -167,26 +168,40 @@ def verify(folder: Path, store: RunStore | None = None) -> Report:
     return report
 
 
-def pull(folder: Path, store: RunStore | None = None) -> tuple[Report, list[str]]:
+def pull(folder: Path, store: RunStore | None = None) -> tuple[Report, list[str], list[str]]:
     """Fetch what ``folder``'s manifest lists (and its per-query file) into the folder, as
-    one change of it (:func:`leaderboard.submission.transaction.change_folder`)."""
+    one change of it (:func:`leaderboard.submission.transaction.change_folder`); returns
+    the report, the files written and the explorer's files kept in the run store's cache
+    instead.
+
+    The explorer's files are CI's, written into the folder after the merge
+    (:mod:`leaderboard.submission.layout`): a submission not merged yet
+    (:func:`leaderboard.submission.explain_writers.merged`) has them fetched and checked
+    but kept in the cache, where every reader finds them, so that its folder stays one a
+    pull request may carry (`ci pr-check` refused the files its own scoring had kept
+    there, once pulled)."""
     store = store if store is not None else configured_store(folder)
     report = Report()
     stored = _stored(folder, store, report)
     found = _locate(stored, report) if stored is not None else None
     if found is None or stored is None:
-        return report, []
+        return report, [], []
     fetched = {rel: path for rel, path in sorted(found.items())
                if stored.files.local(rel) is None}
+    kept: list[str] = []
+    if stored.explain and not merged(stored.files):
+        ci = {ref.path for ref in stored.explain}
+        kept = [rel for rel in fetched if rel in ci]
+        fetched = {rel: path for rel, path in fetched.items() if rel not in ci}
     if not fetched:
-        return report, []
+        return report, [], kept
     with change_folder(folder) as change:
         for rel, path in fetched.items():
             with atomic_file(change.folder / rel, durable=False) as sink, \
                     path.open("rb") as src:
                 shutil.copyfileobj(src, sink, 1 << 20)
         change.commit()
-    return report, list(fetched)
+    return report, list(fetched), kept
 
 
 @dataclass

@@ -33,7 +33,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         actions, "pull", "fetch the files a submission lists into its folder",
         "Fetch every file of each submission's manifest, its per-query scores and its "
         "explanation files (the query explorer's) into the submission's folder, each "
-        "verified against its size and SHA-256; the folder changes as one transaction.",
+        "verified against its size and SHA-256; the folder changes as one transaction. "
+        "The explanation files of a submission not merged yet, which CI writes into its "
+        "folder after the merge, are kept in the run store's cache instead.",
         "  leaderboard runs pull submissions/bm25s\n"
         "  LEADERBOARD_RUN_STORE=hf://datasets/me/my-runs leaderboard runs pull "
         "submissions/my-model")
@@ -116,11 +118,14 @@ def run_pull(args: argparse.Namespace) -> int:
         return 1
     failed = 0
     for folder in folders:
-        report, written = pull(folder)
+        report, written, kept = pull(folder)
         _print(report.lines())
         failed += not report.ok
+        cached = (f"; the explorer's {plural(len(kept), 'file')} "
+                  f"{'is' if len(kept) == 1 else 'are'} in the run store's cache: CI writes "
+                  "them into the folder after the merge" if kept else "")
         print(f"{folder.name}: {'pulled' if report.ok else 'NOT pulled'} "
-              f"({plural(len(written), 'file')} written)")
+              f"({plural(len(written), 'file')} written{cached})")
     return 1 if failed else 0
 
 
