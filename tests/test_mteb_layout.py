@@ -435,6 +435,34 @@ def test_a_query_without_a_judgment_is_not_a_query_of_the_task(tmp_path: Path) -
     assert c.changed["101"]
 
 
+def test_a_run_listing_a_query_without_judgments_is_told_why_it_is_no_query(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run of every query upstream lists got "unknown query '101-og' (not an original
+    query of followir/robust04)" for a query the queries config has and the qrels do not
+    judge, which reads as a typo: it says the query has no judgments, and why that makes
+    it no query of the task. The task-data cache keeps those ids."""
+    from leaderboard.core.data.cache import from_json, to_json
+
+    c = write_collection(tmp_path / "followir/robust04", n_queries=3, pool_size=8)
+    drop_judgments(c, ["100-og", "100-changed", "101-og"])
+    data = load_task_data(get_task("followir/robust04"), tmp_path)
+    assert data.roles["original"].unjudged == ["100-og", "101-og"]
+    assert data.roles["altered"].unjudged == ["100-changed"]
+    assert from_json(json.loads(json.dumps(to_json(data)))).roles == data.roles
+    lines = run_lines(c, "original")
+    doc = lines[0].split()[2]
+    run = write_lines(tmp_path / "original.trec",
+                      [*lines, f"101-og Q0 {doc} 1 1.0 t\n", f"109-og Q0 {doc} 1 1.0 t\n"])
+    assert main(["check-run", "followir/robust04", str(run), "--role", "original",
+                 "--data-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert (f"{run}:{len(lines) + 1}: unknown query '101-og': the queries list it, but it has "
+            "no judgments, so mteb and this board do not score it; leave it out of the run"
+            in out), out
+    assert f"{run}:{len(lines) + 2}: unknown query '109-og' (not an original query of " \
+           "followir/robust04)" in out, out
+
+
 @pytest.mark.parametrize("role", ["original", "altered"])
 def test_qrels_that_judge_no_query_of_a_role_are_refused(role: str, tmp_path: Path) -> None:
     """qrels keyed some other way than the queries (or judging one instruction's queries

@@ -108,6 +108,9 @@ class RoleData:
     # own way (`baselines run --instruction-format`); a query without an instruction
     # (FollowTable's topic-only queries, PI-Indic) has no entry.
     query_parts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Queries of this role upstream lists without a judgment, sorted: no query of the task
+    # (FollowIR/mFollowIR, as mteb reads them), named so that a run listing one is told why.
+    unjudged: list[str] = field(default_factory=list)
 
 
 @dataclass

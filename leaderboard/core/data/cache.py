@@ -71,8 +71,8 @@ from leaderboard.core.tasks import Task
 T = TypeVar("T")
 
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
-FORMAT = 4  # 2: a header line with the data's SHA-256; 3: roles keep query_parts;
-# 4: arrays as their bytes (_array_to_json)
+FORMAT = 5  # 2: a header line with the data's SHA-256; 3: roles keep query_parts;
+# 4: arrays as their bytes (_array_to_json); 5: roles keep their unjudged query ids
 # Code that decides what a reader returns, besides the reader's own: every module of the
 # data package (the readers, their shared parts, this cache), the task's shape, and the
 # benchmark declarations that build the tasks (named, not imported: a changed declaration
@@ -274,7 +274,8 @@ def to_json(data: TaskData) -> dict[str, Any]:
     return {
         "task_id": data.task_id,
         "roles": {name: {"query_ids": role.query_ids, "qrels": role.qrels,
-                         "query_text": role.query_text, "query_parts": role.query_parts}
+                         "query_text": role.query_text, "query_parts": role.query_parts,
+                         "unjudged": role.unjudged}
                   for name, role in data.roles.items()},
         "doc_ids": _array_to_json(data.doc_ids),
         "pools": None if data.pools is None else {q: _array_to_json(pool)
@@ -291,7 +292,8 @@ def from_json(obj: dict[str, Any]) -> TaskData:
         roles={name: RoleData(query_ids=role["query_ids"], qrels=role["qrels"],
                               query_text=role["query_text"],
                               query_parts={q: (query, instruction) for q, (query, instruction)
-                                           in role["query_parts"].items()})
+                                           in role["query_parts"].items()},
+                              unjudged=role["unjudged"])
                for name, role in obj["roles"].items()},
         doc_ids=_array_from_json(obj["doc_ids"]),
         pools=None if obj["pools"] is None else {q: _array_from_json(pool)

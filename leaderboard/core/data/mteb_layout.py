@@ -280,9 +280,13 @@ def load(task: Task, data_dir: Path) -> TaskData:
 
     roles = {
         "original": RoleData(originals, {q: qrels.get(q, {}) for q in originals},
-                             {q: text(q) for q in originals}, parts(originals)),
+                             {q: text(q) for q in originals}, parts(originals),
+                             sorted(q for q in listed if q.endswith(MTEB_ORIGINAL_SUFFIX)
+                                    and q not in qrels)),
         "altered": RoleData(altereds, {q: qrels.get(q, {}) for q in altereds},
-                            {q: text(q) for q in altereds}, parts(altereds)),
+                            {q: text(q) for q in altereds}, parts(altereds),
+                            sorted(q for q in listed if q.endswith(MTEB_ALTERED_SUFFIX)
+                                   and q not in qrels)),
     }
     pairs = {q: mteb_topic(q) + MTEB_ORIGINAL_SUFFIX for q in altereds}
     missing_pairs = [q for q, o in pairs.items() if o not in listed]

@@ -94,11 +94,23 @@ def validate_run(data_task: TaskData, role: str, run: ParsedRun, display: str,
                        kind=f"other-role:{other}")
             return
     if not known.all():
-        _report_rows(_first_rows(run.q_codes, ~known), run, display, report, lambda idx: (
-            f"unknown query {str(run.q_names[run.q_codes[idx]])!r} (not {article} {role} "
-            f"query of {data_task.task_id})"), more="unknown queries",
-            hint=lambda idx: _named("the task", known_form(
-                str(run.q_names[run.q_codes[idx]]), expected_sorted)))
+        unjudged = set(role_data.unjudged)
+
+        def unknown(idx: int) -> str:
+            name = str(run.q_names[run.q_codes[idx]])
+            if name in unjudged:  # upstream lists it; mteb reads only judged queries
+                return (f"unknown query {name!r}: the queries list it, but it has no "
+                        "judgments, so mteb and this board do not score it; leave it out "
+                        "of the run")
+            return f"unknown query {name!r} (not {article} {role} query of {data_task.task_id})"
+
+        def hint(idx: int) -> str | None:
+            name = str(run.q_names[run.q_codes[idx]])
+            return None if name in unjudged else _named("the task",
+                                                        known_form(name, expected_sorted))
+
+        _report_rows(_first_rows(run.q_codes, ~known), run, display, report, unknown,
+                     more="unknown queries", hint=hint)
     present = lookup(run.q_names, expected) >= 0
     if not present.all():
         missing = [str(q) for q in expected[~present]]
