@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import socket
 from pathlib import Path
 from typing import Iterator
@@ -37,8 +38,10 @@ from leaderboard.core.checksums import file_checksum, git_blob_sha1
 from leaderboard.core.config import Endpoints
 from leaderboard.core.data.revision import MANIFEST_NAME, DataRevisionError, data_revision
 from leaderboard.core.report import Report
+from leaderboard.core.tasks import Task
 from leaderboard.submission.pipeline import data_revisions
 from fixtures.fake_upstream import FakeRepo, FakeUpstream, isolate_from_the_network, serve
+from fixtures.kill import folder_files, needs_fork, run_child
 from fixtures.mteb_collection import Collection, add_split, write_collection
 from leaderboard.benchmarks.followir import FOLLOWIR_SOURCES
 from leaderboard.benchmarks.followtable import FOLLOWTABLE_COMMIT
@@ -592,6 +595,74 @@ def test_a_pull_from_a_newly_pinned_repository_removes_what_the_old_one_wrote(
     assert json.loads((root / MANIFEST_NAME).read_text("utf-8"))["repo"] == R04.repo
     assert list(load_task_data(get_task("followir/robust04"), data).doc_ids) == [
         "d1", "d2", "d3"]
+
+
+def read_files(task: Task, data: Path) -> dict[str, bytes]:
+    """What the reader of ``task`` reads from ``data``, by its path there, with its bytes."""
+    return {path.relative_to(data).as_posix(): path.read_bytes()
+            for path in data_files(task, data).read}
+
+
+def _pulled_at_an_older_revision(upstream: FakeUpstream, data: Path) -> Path:
+    """robust04 as a pull of an older revision left it: another corpus file at the same
+    path, and a file the new revision no longer has; returns the folder."""
+    pull_one(upstream, data, "followir/robust04")
+    root = data / "followir" / "robust04"
+    manifest = json.loads((root / MANIFEST_NAME).read_text("utf-8"))
+    manifest["revision"] = "0ld"
+    for rel, text in (("corpus/test-00000-of-00001.parquet", "old doc"),
+                      ("corpus/train-00000-of-00001.parquet", "old train doc")):
+        pd.DataFrame({"_id": ["d1"], "title": [""], "text": [text]}).to_parquet(
+            root / rel, index=False)
+        manifest["files"][rel] = {"upstream": rel, "upstream_id": "old",
+                                  **file_checksum(root / rel, "sha256").to_json()}
+    (root / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+    return root
+
+
+@needs_fork
+def test_a_pull_of_a_new_revision_killed_midway_leaves_no_revision_claimed_for_its_files(
+        upstream: FakeUpstream, tmp_path: Path) -> None:
+    """Killed after the first file of the new revision was renamed into place, a pull
+    left the earlier pull's manifest, which `score` (which lists files, never hashes
+    them) and `data status` took at its word: results.json recorded the old revision
+    for a corpus that was partly, or wholly, the new one's. Before it changes a file of
+    another revision's pull, a pull marks the manifest as a pull under way, whose files
+    are of no one revision, until its own manifest replaces it; the next pull finishes
+    the job (the old revision's extra file removed)."""
+    task = get_task("followir/robust04")
+    clean = tmp_path / "clean"
+    _pulled_at_an_older_revision(upstream, clean)
+    pull_one(upstream, clean, "followir/robust04")
+    done, done_read = folder_files(clean), read_files(task, clean)
+    pinned = f"{R04.repo}@{R04.revision}"
+    stopped = (f"unknown (a `leaderboard data pull` of {pinned} into it was stopped before "
+               "it finished)")
+    data = tmp_path / "killed"
+    counted = ("replace",)  # the renames: the manifest's, each file's landing
+    _pulled_at_an_older_revision(upstream, data)
+    reference = run_child(lambda: pull_one(upstream, data, "followir/robust04"), counted)
+    assert reference.code == 0 and folder_files(data) == done, reference.output
+    for k in range(1, reference.operations + 1):
+        shutil.rmtree(data)
+        _pulled_at_an_older_revision(upstream, data)
+        before = read_files(task, data)
+        run = run_child(lambda: pull_one(upstream, data, "followir/robust04"), counted,
+                        fail_at=k)
+        assert run.code is None, f"operation {k}: not killed\n{run.output}"
+        now = read_files(task, data)
+        recorded = data_revision(task.source, data).reading(
+            data_files(task, data).read).recorded()
+        if now != before:  # the reader reads the new revision's files, or some of them
+            assert recorded == stopped or (recorded == pinned and now == done_read), (
+                k, recorded)
+        if recorded == stopped:
+            assert main(["data", "status", "followir/robust04", "--data-dir",
+                         str(data)]) == 1
+        pull_one(upstream, data, "followir/robust04")
+        assert folder_files(data) == done, k
+        assert data_revision(task.source, data).reading(
+            data_files(task, data).read).recorded() == pinned
 
 
 def test_github_lfs_pointer_is_replaced_by_the_real_file(

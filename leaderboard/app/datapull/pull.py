@@ -70,6 +70,7 @@ from leaderboard.core.data import data_files
 from leaderboard.core.data.revision import (
     MANIFEST_FORMAT,
     MANIFEST_NAME,
+    PULLING,
     read_manifest,
     unlisted_files,
 )
@@ -200,8 +201,22 @@ def write_manifest(local_root: Path, source: DataSource, commit: str,
         "commit": commit,
         "files": {k: dict(entries[k]) for k in sorted(entries)},
     }
+    _write_manifest_json(local_root, manifest)
+
+
+def _write_manifest_json(local_root: Path, manifest: Mapping[str, Any]) -> None:
     atomic_write_text(local_root / MANIFEST_NAME,
                       json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def mark_pulling(local_root: Path, manifest: Mapping[str, Any], source: DataSource) -> None:
+    """Mark the folder's manifest, of another revision's pull, as that of a pull of
+    ``source`` under way (:data:`~leaderboard.core.data.revision.PULLING`) before the
+    pull changes a file: killed between its first rename and its manifest, it leaves a
+    folder of files of both revisions, which the old manifest would still vouch for (to
+    `score`, which lists files without hashing them, and `data status`). The file list
+    stays the earlier pull's, for the next pull to remove what it wrote."""
+    _write_manifest_json(local_root, {**manifest, PULLING: f"{source.repo}@{source.revision}"})
 
 
 def manifest_problems(local_root: Path, manifest: Mapping[str, Any]) -> list[str]:
@@ -247,7 +262,8 @@ def unlisted_problem(path: Path, manifest: Mapping[str, Any]) -> str:
 
 def manifest_matches_source(manifest: Mapping[str, Any] | None, source: DataSource) -> bool:
     return bool(manifest and manifest.get("repo") == source.repo
-                and manifest.get("revision") == source.revision and manifest.get("files"))
+                and manifest.get("revision") == source.revision and manifest.get("files")
+                and PULLING not in manifest)
 
 # --- the puller --------------------------------------------------------------------------
 
@@ -315,7 +331,8 @@ class DataPuller:
         source = item.source
         _sweep_partial_files(local_root)
         shutil.rmtree(local_root / HF_STAGING, ignore_errors=True)
-        manifest = read_manifest(local_root)
+        # A stopped pull's too: its file list is what the earlier pulls wrote.
+        manifest = read_manifest(local_root, stopped=True)
         if (not self.force and manifest is not None
                 and manifest_matches_source(manifest, source)
                 and not manifest_problems(local_root, manifest)
@@ -433,6 +450,16 @@ class DataPuller:
             else:
                 to_pack.append(packed)
 
+        # Files an earlier pull (of another revision, or of the repository the registry
+        # pinned before) wrote that this revision lacks: a reader reads every parquet file
+        # of a config folder, so they would mix into its data.
+        planned = {f.local_path for f in plan.files} | {p.local_path for p in plan.packed}
+        stale = [local_root / rel for rel in sorted(written.keys() - planned)
+                 if local_path_problem(rel) is None]
+        if (to_fetch or to_pack or stale) and manifest is not None \
+                and not manifest_matches_source(manifest, source):
+            mark_pulling(local_root, manifest, source)
+
         lock = threading.Lock()
 
         def fetch(remote: RemoteFile) -> None:
@@ -456,15 +483,12 @@ class DataPuller:
             entries[packed.local_path] = _entry(packed.tables_folder, packed.upstream_id, checksum)
             result.downloaded += 1
             result.bytes_downloaded += size
-        # Files an earlier pull (of another revision, or of the repository the registry
-        # pinned before) wrote that this revision lacks: a reader reads every parquet file
-        # of a config folder, so they would mix into its data. Removed before the new
-        # manifest, which then never lists them; a killed pull leaves the old manifest,
-        # which still does, for the next pull to remove.
-        for rel in sorted(written.keys() - entries.keys()):
-            stale = local_root / rel
-            if local_path_problem(rel) is None and (stale.is_file() or stale.is_symlink()):
-                stale.unlink(missing_ok=True)
+        # The stale files go before the new manifest, which then never lists them; a
+        # killed pull leaves the old manifest (marked), which still does, for the next
+        # pull to remove.
+        for path in stale:
+            if path.is_file() or path.is_symlink():
+                path.unlink(missing_ok=True)
         # Last: the manifest only ever describes files that are all in place and verified.
         write_manifest(local_root, source, plan.commit, entries)
         return result

@@ -25,6 +25,11 @@ from leaderboard.core.tasks import DataSource
 
 MANIFEST_NAME = ".manifest.json"
 MANIFEST_FORMAT = 1
+# Set in a manifest to the repository@revision a pull is fetching, once it is about to
+# change the files of a pull of another revision (the manifest's own): until the pull's
+# own manifest replaces it, the folder may hold files of both, and no revision is
+# claimed for it. Its file list stays what the next pull removes of the earlier ones.
+PULLING = "pulling"
 
 
 class DataRevisionError(FollowBoardError):
@@ -32,10 +37,12 @@ class DataRevisionError(FollowBoardError):
     scored (CI: what it scores is what the board shows)."""
 
 
-def _manifest(local_root: Path) -> tuple[dict[str, Any] | None, str | None]:
+def _manifest(local_root: Path, *, stopped: bool = False
+              ) -> tuple[dict[str, Any] | None, str | None]:
     """The manifest `data pull` wrote in a source's folder, or None with why it is of no
     use here: (None, None) when there is none; (None, reason) when there is one this
-    version cannot read (another format, such as a newer version's, or not a manifest)."""
+    version cannot read (another format, such as a newer version's, or not a manifest),
+    or, unless ``stopped``, one of a pull stopped before it finished (:data:`PULLING`)."""
     path = local_root / MANIFEST_NAME
     try:
         text = path.read_text(encoding="utf-8")
@@ -60,14 +67,18 @@ def _manifest(local_root: Path) -> tuple[dict[str, Any] | None, str | None]:
                       + f"; this one reads format {MANIFEST_FORMAT}")
     if not isinstance(obj.get("repo"), str) or not isinstance(obj.get("revision"), str):
         return None, f"its {MANIFEST_NAME} names no repository and revision"
+    if PULLING in obj and not stopped:
+        return None, (f"a `leaderboard data pull` of {obj[PULLING]} into it was stopped "
+                      "before it finished")
     return obj, None
 
 
-def read_manifest(local_root: Path) -> dict[str, Any] | None:
+def read_manifest(local_root: Path, *, stopped: bool = False) -> dict[str, Any] | None:
     """The manifest `data pull` wrote in a source's folder; None when there is none, or
     none this version can read (then nothing it can check vouches for the files:
-    :func:`data_revision` says why)."""
-    return _manifest(local_root)[0]
+    :func:`data_revision` says why). ``stopped``: also the manifest of a pull stopped
+    before it finished (:data:`PULLING`), whose files the next pull removes."""
+    return _manifest(local_root, stopped=stopped)[0]
 
 
 def unlisted_files(folder: Path, listed: Collection[str], read: Iterable[Path]) -> list[Path]:
