@@ -989,7 +989,10 @@ def test_audit_passes_on_the_settings_the_maintainers_doc_requires():
     names = " ".join(c.name for c in audit.checks)
     for needed in ("restricted to fb-org/followboard/.github/workflows/baselines.yml@refs/heads/"
                    "main", "ephemeral", "approval for fork PRs", "read-only",
-                   "repository-level", "for this repository only"):
+                   "repository-level", "for this repository only",
+                   "environment 'run-store' deploys from main only",
+                   "environment 'run-store' holds HF_TOKEN",
+                   "HF_TOKEN is no repository or organization secret"):
         assert needed in names
 
 
@@ -1000,6 +1003,9 @@ GROUP_REPOS = "/orgs/fb-org/actions/runner-groups/2/repositories"
 
 def _gpu_group(answers: dict) -> dict:
     return answers[GROUPS]["runner_groups"][1]
+
+
+RUN_STORE = "/repos/fb-org/followboard/environments/run-store"
 
 
 @pytest.mark.parametrize(("case", "edit", "failed"), [
@@ -1044,6 +1050,29 @@ def _gpu_group(answers: dict) -> dict:
     ("unreadable approval policy", lambda a: a.pop(
         "/repos/fb-org/followboard/actions/permissions/fork-pr-contributor-approval"),
      "approval for fork PRs"),
+    # The Hub's write token (publish.yml's store and dataset jobs, baselines.yml's store
+    # job): a job naming an environment that does not exist creates it, unprotected.
+    ("no run-store environment", lambda a: [a.pop(k) for k in list(a)
+                                            if k.startswith(RUN_STORE)], "deploys from main"),
+    ("every branch deploys", lambda a: a[RUN_STORE].update(deployment_branch_policy=None),
+     "deploys from main"),
+    ("protected branches deploy", lambda a: a[RUN_STORE].update(deployment_branch_policy={
+        "protected_branches": True, "custom_branch_policies": False}), "deploys from main"),
+    ("another branch allowed", lambda a: a[RUN_STORE + "/deployment-branch-policies"][
+        "branch_policies"].append({"id": 9, "name": "baselines/*", "type": "branch"}),
+     "deploys from main"),
+    ("a tag named main", lambda a: a[RUN_STORE + "/deployment-branch-policies"][
+        "branch_policies"][0].update(type="tag"), "deploys from main"),
+    ("no HF_TOKEN there", lambda a: a[RUN_STORE + "/secrets"].update(secrets=[]),
+     "holds HF_TOKEN"),
+    ("unreadable environment secrets", lambda a: a.pop(RUN_STORE + "/secrets"),
+     "holds HF_TOKEN"),
+    ("HF_TOKEN a repository secret", lambda a: a[
+        "/repos/fb-org/followboard/actions/secrets"]["secrets"].append(
+        {"name": "HF_TOKEN", "created_at": "2026-11-01T00:00:00Z"}), "no repository or"),
+    ("HF_TOKEN an organization secret", lambda a: a[
+        "/repos/fb-org/followboard/actions/organization-secrets"]["secrets"].append(
+        {"name": "HF_TOKEN", "created_at": "2026-11-01T00:00:00Z"}), "no repository or"),
 ])
 def test_audit_fails_each_unsafe_setting(case, edit, failed):
     from leaderboard.app.ci.audit import audit_settings

@@ -963,6 +963,61 @@ def test_the_dataset_token_lives_only_in_a_protected_environment(path: Path):
         assert jobs_using(workflow, "HF_TOKEN"), f"{path.name} no longer pushes to the store?"
 
 
+MAINTAINERS = REPO / "docs" / "MAINTAINERS.md"
+
+
+def _environment(job: dict) -> str | None:
+    environment = job.get("environment")
+    return environment.get("name") if isinstance(environment, dict) else environment
+
+
+def _doc_section(title: str) -> str:
+    """A section of MAINTAINERS.md (to the next heading of its level), on one line."""
+    text = MAINTAINERS.read_text(encoding="utf-8")
+    level = re.search(rf"^(#+) {re.escape(title)}$", text, re.M)
+    assert level, f"MAINTAINERS.md has no section {title!r}"
+    body = text[level.end():]
+    end = re.search(rf"^#{{1,{len(level[1])}}} ", body, re.M)
+    return " ".join(body[:end.start() if end else None].split())
+
+
+def test_every_secret_is_in_an_environment_the_audit_checks_and_the_doc_names_its_steps():
+    """Every step that reads a secret is in a job naming the protected environment
+    `leaderboard ci audit-settings` checks holds it (SECRET_ENVIRONMENTS: it exists,
+    deploys from main only, and the secret is no repository secret), never a job's or a
+    workflow's env; and MAINTAINERS.md's setting for it names exactly those jobs and
+    steps, by the names the workflows give them (it named a step that does not exist)."""
+    from leaderboard.app.ci.audit import SECRET_ENVIRONMENTS
+
+    readers = set()
+    for path in WORKFLOWS:
+        workflow = load(path)
+        assert "secrets." not in json.dumps({k: v for k, v in workflow.items() if k != "jobs"})
+        for job_id, job in workflow["jobs"].items():
+            assert "secrets." not in json.dumps({k: v for k, v in job.items() if k != "steps"}), (
+                f"{path.name}: job {job_id} reads a secret outside a step")
+            for step in job.get("steps", []):
+                for secret in re.findall(r"secrets\.(\w+)", json.dumps(step)):
+                    assert secret in SECRET_ENVIRONMENTS.get(_environment(job), ()), (
+                        f"{path.name}: job {job_id} reads {secret} outside an environment "
+                        "`leaderboard ci audit-settings` checks")
+                    readers.add((path.name, job_id, step["name"], _environment(job), secret))
+    assert readers
+    settings = _doc_section("Required settings")
+    for environment, secrets in SECRET_ENVIRONMENTS.items():
+        setting = next((s for s in re.split(r" (?=\d+\. \*\*)", settings)
+                        if f"environment `{environment}`" in s), None)
+        assert setting, f"MAINTAINERS.md's required settings do not name {environment}"
+        for secret in secrets:
+            assert f"secret `{secret}`" in setting, (environment, secret)
+        named, workflow = set(), None
+        for found in re.finditer(r"(?:(\S+\.yml)'s|its) `([\w-]+)` job, in its step "
+                                 r'"([^"]+)"', setting):
+            workflow = found[1] or workflow
+            named.add((workflow, found[2], found[3]))
+        assert named == {(w, j, s) for w, j, s, e, _ in readers if e == environment}
+
+
 def test_the_test_container_is_pinned_by_digest():
     container = load(WORKFLOW_DIR / "tests.yml")["jobs"]["test"]["container"]
     image = container["image"] if isinstance(container, dict) else container

@@ -11,7 +11,12 @@ which no file in the repository shows (docs/MAINTAINERS.md explains each):
 * every runner of that group is ephemeral (just-in-time: one job, then it is gone);
 * no runner is registered on the repository itself (those cannot be restricted);
 * workflows from fork PRs of every outside collaborator wait for a maintainer's approval;
-* the default ``GITHUB_TOKEN`` is read-only and cannot approve pull requests.
+* the default ``GITHUB_TOKEN`` is read-only and cannot approve pull requests;
+* the Hugging Face token is a secret of the protected environment ``run-store``
+  (:data:`SECRET_ENVIRONMENTS`), which deploys from the default branch only, and no
+  repository or organization secret of that name exists: only the jobs naming that
+  environment, on that branch, read it. A job naming an environment that does not exist
+  creates it, unprotected, so its existence is checked too.
 
 Each is read through GitHub's REST API with the standard library only. The HTTP layer is
 a function (API path -> decoded JSON), so tests replay recorded responses without a network.
@@ -37,6 +42,11 @@ Fetch = Callable[[str], Any]
 REPO_SLUG_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
 # The one approval policy under which no outside collaborator's fork PR runs unreviewed.
 REQUIRED_APPROVAL_POLICY = "all_external_contributors"
+# Each protected environment a workflow job names to read secrets, and those secrets:
+# run-store's HF_TOKEN writes to the run store and the results dataset (publish.yml's
+# store and dataset jobs, baselines.yml's store job; tests/test_workflows.py holds every
+# job that reads a secret to this map).
+SECRET_ENVIRONMENTS: dict[str, tuple[str, ...]] = {"run-store": ("HF_TOKEN",)}
 
 
 class ApiError(FollowBoardError):
@@ -271,7 +281,69 @@ def audit_settings(repository: str, fetch: Fetch, *, runner_label: str = "gpu",
     except ApiError as exc:
         audit.add("default GITHUB_TOKEN is read-only", False,
                   _why(exc, "the repository's administration:read permission"))
+
+    for environment, secrets in SECRET_ENVIRONMENTS.items():
+        _audit_environment(audit, owner, name, environment, secrets, branch, fetch)
     return audit
+
+
+def _secret_names(fetch: Fetch, path: str) -> set[str]:
+    return {str(s.get("name", "")) for s in _objects(_obj(fetch, path), "secrets", path)}
+
+
+def _audit_environment(audit: Audit, owner: str, name: str, environment: str,
+                       secrets: tuple[str, ...], branch: str, fetch: Fetch) -> None:
+    """``environment`` exists, deploys from ``branch`` only and holds ``secrets``, and no
+    repository or organization secret of those names exists: a repository secret is read
+    by any workflow on any branch, and the environment's would not be needed to read it."""
+    where = "Settings > Environments"
+    base = f"/repos/{owner}/{name}/environments/{urllib.parse.quote(environment, safe='')}"
+    check = f"environment {environment!r} deploys from {branch} only"
+    found = True
+    try:
+        record = _obj(fetch, base)
+        policy = record.get("deployment_branch_policy")
+        if not isinstance(policy, dict) or policy.get("custom_branch_policies") is not True \
+                or policy.get("protected_branches") is not False:
+            audit.add(check, False, f"deployment_branch_policy is {policy!r}; choose "
+                      f"'Selected branches and tags' and add the branch {branch} only "
+                      f"({where} > {environment} > Deployment branches and tags)")
+        else:
+            path = f"{base}/deployment-branch-policies"
+            rules = _objects(_obj(fetch, path), "branch_policies", path)
+            named = [(str(r.get("name")), str(r.get("type", "branch"))) for r in rules]
+            ok = named == [(branch, "branch")]
+            shown = ", ".join(f"{n} ({kind})" for n, kind in named) or "none"
+            audit.add(check, ok, f"branches and tags: {shown}" + (
+                "" if ok else f"; allow the branch {branch} only ({where} > {environment} > "
+                              "Deployment branches and tags)"))
+    except ApiError as exc:
+        found = exc.status != 404 or exc.path != base
+        audit.add(check, False, _why(exc, "read access to the repository") if found else
+                  f"no environment {environment!r}: create it ({where} > New environment), "
+                  f"deployment branches {branch} only, and add {', '.join(secrets)} there; a "
+                  "job naming a missing environment creates it with no protection")
+    if found:
+        check = f"environment {environment!r} holds {', '.join(secrets)}"
+        try:
+            held = _secret_names(fetch, f"{base}/secrets")
+            missing = [s for s in secrets if s not in held]
+            audit.add(check, not missing, f"its secrets: {', '.join(sorted(held)) or 'none'}"
+                      + (f"; add {', '.join(missing)} ({where} > {environment} > "
+                         "Environment secrets)" if missing else ""))
+        except ApiError as exc:
+            audit.add(check, False, _why(exc, "the repository's secrets:read permission"))
+    check = f"{', '.join(secrets)} is no repository or organization secret"
+    try:
+        shared = (_secret_names(fetch, f"/repos/{owner}/{name}/actions/secrets")
+                  | _secret_names(fetch, f"/repos/{owner}/{name}/actions/organization-secrets"))
+        clash = [s for s in secrets if s in shared]
+        audit.add(check, not clash, "none of that name" if not clash else
+                  f"{', '.join(clash)} is a secret of the repository or its organization, "
+                  "which any workflow on any branch reads: delete it there and keep it in "
+                  f"the environment {environment!r} only")
+    except ApiError as exc:
+        audit.add(check, False, _why(exc, "the repository's secrets:read permission"))
 
 
 def _audit_group_repositories(audit: Audit, gname: str, org: str, group: dict,

@@ -195,12 +195,14 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     audit = new_command(
         steps, "audit-settings", "check the GitHub settings that keep fork PRs off the GPU "
-        "runner (exit 1 listing each failed check)",
+        "runner and the Hub's token on main (exit 1 listing each failed check)",
         "Read, through the GitHub REST API, the settings docs/MAINTAINERS.md requires: the GPU "
         "runners in an organization runner group for this repository only, restricted to "
         "baselines.yml on refs/heads/main, every runner ephemeral, no runner registered on "
-        "the repository, approval for fork PRs of all outside collaborators, and a read-only "
-        "default GITHUB_TOKEN. The token comes from $GH_TOKEN or $GITHUB_TOKEN (an "
+        "the repository, approval for fork PRs of all outside collaborators, a read-only "
+        "default GITHUB_TOKEN, and HF_TOKEN a secret of the environment run-store, which "
+        "deploys from main only, and of no repository or organization. The token comes "
+        "from $GH_TOKEN or $GITHUB_TOKEN (an "
         "administrator's: these settings are not readable otherwise).",
         "  leaderboard ci audit-settings --repository owner/followboard   # $GH_TOKEN set\n"
         "  GH_TOKEN=$(gh auth token) leaderboard ci audit-settings --repository owner/followboard")
@@ -210,7 +212,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
                        help="the label of the GPU runners (default: gpu)")
     audit.add_argument("--workflow", default="baselines.yml", metavar="FILE",
                        help="the one workflow allowed on them (default: baselines.yml)")
-    audit.add_argument("--branch", default="main", help="its branch (default: main)")
+    audit.add_argument("--branch", default="main",
+                       help="its branch, the one run-store deploys from (default: main)")
     audit.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL", API_URL),
                        metavar="URL", help="default: $GITHUB_API_URL or " + API_URL)
     audit.set_defaults(handler=run_audit_settings_cmd)
