@@ -1018,6 +1018,38 @@ def test_every_secret_is_in_an_environment_the_audit_checks_and_the_doc_names_it
         assert named == {(w, j, s) for w, j, s, e, _ in readers if e == environment}
 
 
+def test_the_maintainers_doc_says_which_job_holds_each_environment_and_write_scope():
+    """MAINTAINERS.md's account of what each workflow does names every job that holds an
+    environment or a write scope, with them: it said baselines.yml's checks ran in "a job
+    on a GitHub-hosted runner with a read-only token", not that this is the `store` job of
+    the environment run-store that holds the Hub's token, and said nothing of
+    pr-comment.yml's or the Pages deployment's write scopes. A job it names holds what it
+    says, and is the only one with `contents: write` where it says so."""
+    section = _doc_section("What the workflows do on their side")
+    bullets = re.split(r" (?=- `)", section)
+    for path in WORKFLOWS:
+        jobs = load(path)["jobs"]
+        text = " ".join(b for b in bullets if b.startswith(f"- `{path.name}`"))
+        for job_id, job in jobs.items():
+            environment = _environment(job)
+            if environment:
+                assert f"`{job_id}` job (environment `{environment}`" in text, (
+                    f"{path.name}: job {job_id}'s environment {environment}")
+            for scope, access in (job.get("permissions") or {}).items():
+                if access == "write":
+                    assert f"`{job_id}` job" in text and f"`{scope}: write`" in text, (
+                        f"{path.name}: job {job_id}'s {scope}: write")
+        for found in re.finditer(r"`([\w-]+)` job\b( \(environment `([\w-]+)`)?"
+                                 r"(, the only one with `contents: write`)?", text):
+            assert found[1] in jobs, f"{path.name} has no job {found[1]}"
+            if found[2]:
+                assert _environment(jobs[found[1]]) == found[3], found[0]
+            if found[4]:
+                assert [j for j, job in jobs.items()
+                        if (job.get("permissions") or {}).get("contents") == "write"] \
+                    == [found[1]], found[0]
+
+
 def test_the_test_container_is_pinned_by_digest():
     container = load(WORKFLOW_DIR / "tests.yml")["jobs"]["test"]["container"]
     image = container["image"] if isinstance(container, dict) else container
