@@ -789,6 +789,61 @@ def test_the_lock_file_pins_every_package_with_hashes(lock: Path):
     assert "setuptools" in pins  # the build backend, for --no-build-isolation
 
 
+def _compile_options(words: list[str]) -> set[tuple[str, str | None]]:
+    """pip-compile's options and arguments as (name, value) pairs, `--x=v` and `--x v`
+    alike (every option these commands use that takes a value is in ``VALUED``)."""
+    valued = {"--output-file", "--extra", "--constraint", "--upgrade-package",
+              "--build-deps-for"}
+    found, words = set(), list(words)
+    while words:
+        word = words.pop(0)
+        name, eq, value = word.partition("=")
+        if eq or not word.startswith("--"):
+            found.add((name, value) if eq else (word, None))
+        else:
+            found.add((word, words.pop(0) if word in valued else None))
+    return found
+
+
+def test_the_lock_files_are_made_from_pypi_by_the_command_maintainers_md_gives(tmp_path: Path):
+    """MAINTAINERS.md's commands are the ones each lock file's header records
+    (pip-compile leaves --upgrade-package out of it), and they read PyPI whatever pip's
+    own settings name: on the project's machines (PIP_FIND_LINKS, a folder holding the CPU
+    torch, and a pip.conf naming local mirrors) the gpu.txt command as given locked
+    torch==2.13.0+cpu and no CUDA package. The block runs as written, with stand-ins for
+    Python and pip-compile that record the options and pip's settings they get."""
+    if shutil.which("bash") is None:
+        pytest.skip("bash is needed")
+    section = MAINTAINERS.read_text(encoding="utf-8").split("## Updating the lock files")[1]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    calls = tmp_path / "calls"
+    venv = tmp_path / "piptools"
+    _stand_in(venv / "bin" / "pip", "#!/bin/sh\nexit 0\n")
+    _stand_in(venv / "bin" / "pip-compile", f"""#!/bin/sh
+{{ env | grep '^PIP_' | sort | tr '\\n' ' '; printf '|'; printf '%s\\n' "$@"; echo; }} >> {calls}
+""")
+    script = "python3.11() { :; }\n" + block.replace("/tmp/piptools", str(venv))
+    proc = subprocess.run(["bash", "-e", "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, check=False,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                               "PIP_FIND_LINKS": "/opt/wheels",
+                               "PIP_INDEX_URL": "file:///opt/pypi/simple",
+                               "PIP_CONFIG_FILE": str(tmp_path / "pip.conf")})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs = [record.split("|") for record in calls.read_text().split("\n\n") if record.strip()]
+    assert len(runs) == 2
+    for settings, arguments in runs:
+        assert settings.split() == ["PIP_CONFIG_FILE=/dev/null"], settings
+        options = _compile_options([a for a in arguments.split("\n") if a])
+        (output,) = [v for name, v in options if name == "--output-file"]
+        header = re.search(r"^#    pip-compile (.*)$", (REPO / output).read_text(), re.M)
+        recorded = _compile_options(shlex.split(header[1]))
+        pins = {(n, v) for n, v in options if n == "--upgrade-package"}
+        assert options - pins == recorded, output
+        if output == "requirements/gpu.txt":
+            assert pins == {("--upgrade-package", f"torch=={_locked(GPU_LOCK)['torch']}")}
+
+
 def test_the_comment_job_finds_the_pr_through_the_api_and_never_races():
     comment = load(WORKFLOW_DIR / "pr-comment.yml")
     text = (WORKFLOW_DIR / "pr-comment.yml").read_text()
