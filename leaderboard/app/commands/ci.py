@@ -159,7 +159,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "at BASE (results.json, per-query.json.gz, explain/, manifest.txt, and the removal "
         "of what the run store keeps); --submission ID: only what a pull request may carry "
         "in submissions/ID/.",
-        "  leaderboard ci check-commit --base \"$GITHUB_SHA\" --commit refs/heads/scored "
+        "  leaderboard ci check-commit --base \"$GITHUB_SHA\" --commit refs/heads/publish/scored "
         "--published\n"
         "  leaderboard ci check-commit --base \"$GITHUB_SHA\" --commit "
         "refs/heads/baselines/bm25s-42 --submission bm25s")
