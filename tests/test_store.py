@@ -422,6 +422,26 @@ def test_a_folder_store_and_the_submissions_own_folder(tmp_path: Path) -> None:
         files.locate(REF)
 
 
+@pytest.mark.parametrize("layout", ["no store set", "the repository's folder store"])
+def test_a_missing_file_of_a_folder_that_is_its_own_store_names_the_folder_once(
+        tmp_path: Path, layout: str) -> None:
+    """Where no store is set (the store is the folder itself) or the store is the
+    repository holding the folder, a missing file read 'not in the submission's folder;
+    not in the folder <that same folder>', as if two places had been searched."""
+    if layout == "no store set":
+        folder = tmp_path / SUB
+        store = FolderStore(folder)
+    else:
+        folder = tmp_path / "repo" / "submissions" / SUB
+        store = FolderStore(tmp_path / "repo")
+    folder.mkdir(parents=True)
+    files = SubmissionFiles(SUB, folder, None, store, cache=tmp_path / "cache")
+    with pytest.raises(StoreError) as caught:
+        files.locate(REF)
+    assert str(caught.value) == (f"{SUB}/{RUN}: the file is missing "
+                                 "(not in the submission's folder)")
+
+
 def test_a_hub_store_without_a_source_says_the_files_were_never_pushed(tmp_path: Path) -> None:
     files = SubmissionFiles(SUB, None, None, HubStore("org/runs", "https://huggingface.co"),
                             cache=tmp_path / "cache")

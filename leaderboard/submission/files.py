@@ -68,6 +68,16 @@ class SubmissionFiles:
         folder holds none of this one's files)."""
         return None if self.folder is None else plain_file(self.folder, rel)
 
+    def _store_is_the_folder(self) -> bool:
+        """Whether the configured store is a folder store whose place for this submission
+        is its folder: where no store is set (the folder itself is the store's root) or
+        the store is the repository holding it; such a store holds nothing the folder
+        does not."""
+        if self.folder is None or not isinstance(self.store, FolderStore):
+            return False
+        return self.folder.resolve() in (self.store.root.resolve(),
+                                         (self.store.root / store_path(self.sub_id, "")).resolve())
+
     def _in_folder_store(self, rel: str) -> Path | None:
         if not isinstance(self.store, FolderStore):
             return None
@@ -85,11 +95,8 @@ class SubmissionFiles:
         holds none)."""
         assert self.folder is not None  # the copy refused is the folder's
         step = f"run {score_command(self.folder)} to record the edit"
-        own = self.folder.resolve()
         elsewhere = (self.source is not None or isinstance(self.store, HttpsStore)
-                     or (isinstance(self.store, FolderStore) and own not in (
-                         self.store.root.resolve(),  # no store set: the folder keeps its files
-                         (self.store.root / store_path(self.sub_id, "")).resolve())))
+                     or (isinstance(self.store, FolderStore) and not self._store_is_the_folder()))
         return step + (", or remove the file to fetch the stored one" if elsewhere else "")
 
     def held_by_source(self, ref: StoredRef) -> bool:
@@ -172,7 +179,7 @@ class SubmissionFiles:
                                       "no source: the file was never pushed to "
                                       f"{self.store.describe()} (`leaderboard runs push`)")
         where = "; ".join(["not in the submission's folder", *(f"not at {u}" for u in tried)])
-        if isinstance(self.store, FolderStore):
+        if isinstance(self.store, FolderStore) and not self._store_is_the_folder():
             where += f"; not in {self.store.describe()}"
         raise StoreError(display, f"the file is missing ({where})")
 
