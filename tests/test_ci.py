@@ -1976,6 +1976,62 @@ def test_runs_pull_of_a_submission_not_merged_leaves_a_folder_ci_accepts(
     assert sorted(p.relative_to(merged) for p in merged.rglob("*")) == before
 
 
+def _copy_kept_explanations(folder: Path) -> int:
+    """What `runs pull` before 4439b6b did, and a submitter copying from the cache by
+    hand does: the explorer's files a local scoring kept in the run store's cache, copied
+    into the folder's explain/. Returns how many."""
+    from leaderboard.store.files import StoredRef
+    from leaderboard.submission.explain_files import parse_manifest, stored_refs
+    from leaderboard.submission.files import submission_files
+
+    files = submission_files(folder)
+    named = json.loads((folder / "results.json").read_text())["explain_manifest"]
+    ref = StoredRef("explain/manifest.json", named["bytes"], named["sha256"])
+    refs = [ref, *stored_refs(parse_manifest(files.read(ref), ref.path))]
+    for one in refs:
+        (folder / one.path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(files.locate(one), folder / one.path)
+    return len(refs)
+
+
+def test_a_folder_not_merged_holding_its_own_explorer_files_is_told_to_drop_them(
+        repo, wtr, data_dir, tmp_path, capsys):
+    """A submission not merged yet whose folder holds its own explain/ (the old `runs
+    pull` wrote it from the cache, or a copy by hand) looked merged to the local check:
+    validate said valid, without comparing results.json, and pr-check refused 'N files
+    under explain/ changed'. Publishing commits explain/ with the folder where the store
+    is the repository: one git does not hold at HEAD is no merged submission's, so
+    validate says to drop it and score removes it; one committed on the PR's branch is
+    refused by pr-check, saying to delete it and why."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    copied = _copy_kept_explanations(folder)
+    capsys.readouterr()
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert (f"new-model/explain: {copied} files under explain/ that CI did not write for "
+            "new-model, which is not merged yet: git's HEAD does not hold its "
+            "explain/manifest.json, which publishing commits with the folder (") in out, out
+    assert f"`leaderboard score {folder}` removes them" in out, out
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert not (folder / "explain").exists()
+    capsys.readouterr()
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "valid, and results.json holds the scores of its runs" in capsys.readouterr().out
+    # Committed on the PR's branch, HEAD holds it: pr-check, which knows the base, says why.
+    _copy_kept_explanations(folder)
+    head = commit_all(root, "add new-model, with its explorer files")
+    capsys.readouterr()
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    out = capsys.readouterr().out
+    assert (f"{copied} files under explain/ changed (" in out and policy.CI_FILES in out
+            and "; new-model is not merged (the base branch has no such folder), so CI "
+                "wrote none of them: delete submissions/new-model/explain/ from the branch "
+                "(`git rm -r submissions/new-model/explain`); `leaderboard score` keeps the "
+                "explorer's files in the run store's cache") in out, out
+
+
 def test_score_pending_never_writes_through_a_linked_folder(repo, wtr, data_dir, tmp_path,
                                                             capsys):
     """submissions/evil, a link to a valid submission elsewhere: `score-pending` said

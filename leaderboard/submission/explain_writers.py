@@ -12,6 +12,7 @@ import hashlib
 import os
 import shutil
 import stat
+import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -196,10 +197,16 @@ def _held_files(folder: Path, prefix: str) -> list[str]:
     return sorted(found)
 
 
-def held_explanations(submission_root: Path) -> HeldExplanations:
+# Why a folder's own explain/ is no merged submission's (:func:`copied_explanations`).
+NOT_MERGED = ("which is not merged yet: git's HEAD does not hold its "
+              f"{EXPLAIN_DIR}/{MANIFEST}, which publishing commits with the folder")
+
+
+def held_explanations(submission_root: Path, *, copied: bool = False) -> HeldExplanations:
     """What ``submission_root/explain/`` holds that CI did not write there for this
     submission (its folder's name): see :class:`HeldExplanations`. Nothing when there is
-    no explain/; a file or link named ``explain`` is foreign."""
+    no explain/; a file or link named ``explain`` is foreign, and so is the whole folder
+    when it is ``copied`` (:func:`copied_explanations`)."""
     folder = explain_dir(submission_root)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         return HeldExplanations((EXPLAIN_DIR,), "it is not a folder")
@@ -217,6 +224,8 @@ def held_explanations(submission_root: Path) -> HeldExplanations:
             return HeldExplanations(every, f"its {MANIFEST} is {owner}'s"
                                     if isinstance(owner, str) and owner
                                     else f"its {MANIFEST} names no submission")
+        if copied:
+            return HeldExplanations(every, NOT_MERGED)
         doc = parse_manifest(data, where)
     except (OSError, ExplainFilesError) as exc:
         return HeldExplanations(altered=((where, f"not the manifest CI wrote ({exc})"),))
@@ -247,26 +256,53 @@ def merged(files: SubmissionFiles) -> bool:
     """Whether the submission of ``files`` is merged, as far as its folder and the run
     store tell without fetching anything: CI's explanation files for it are where
     publishing keeps them, in its folder (an ``explain/manifest.json`` naming it, which
-    publishing writes there and a folder store that is the repository keeps), in a folder
+    publishing writes there and a folder store that is the repository keeps, committed:
+    :func:`copied_explanations`), in a folder
     store's place for it, or in the dataset store its manifest's ``source:`` names (where
     `runs push --all` moved them). A submission not merged yet has them in the run
     store's cache alone (its own scoring keeps them there), or in the submitter's own
     dataset: what a pull request carries of it is all new to the base branch, so
     `ci pr-check` compares its results.json. An HTTPS store is not asked."""
     where = f"{EXPLAIN_DIR}/{MANIFEST}"
-    places = [] if files.folder is None else [plain_file(files.folder, where)]
-    if isinstance(files.store, FolderStore):
-        places.append(plain_file(files.store.root, store_path(files.sub_id, where)))
-    for manifest in places:
-        if manifest is None:
-            continue
-        try:
-            if _manifest_owner(manifest, where)[1] == files.sub_id:
-                return True
-        except (OSError, ExplainFilesError):
-            continue
+    if (files.folder is not None and _names(plain_file(files.folder, where), files.sub_id)
+            and not copied_explanations(files)):
+        return True
+    if (isinstance(files.store, FolderStore) and not files.store_is_the_folder()
+            and _names(plain_file(files.store.root, store_path(files.sub_id, where)),
+                       files.sub_id)):
+        return True
     return (isinstance(files.store, HubStore) and files.source is not None
             and files.source.repo == files.store.repo)
+
+
+def copied_explanations(files: SubmissionFiles) -> bool:
+    """Whether the explain/ of the folder of ``files`` can be no merged submission's:
+    where the store is the folder (the repository's folder store, or none set),
+    publishing commits explain/ with the folder, so one in a git work tree whose HEAD
+    does not hold its manifest is a copy (of the run store's cache, by a `runs pull` that
+    did not keep them there yet, or by hand), which a pull request may not carry. False
+    where git cannot say (no git, no work tree, no commit yet)."""
+    where = f"{EXPLAIN_DIR}/{MANIFEST}"
+    if (files.folder is None or not files.store_is_the_folder()
+            or plain_file(files.folder, where) is None):
+        return False
+    try:
+        listed = subprocess.run(["git", "-C", str(files.folder), "ls-tree", "--name-only",
+                                 "HEAD", "--", where], capture_output=True, timeout=60,
+                                check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return listed.returncode == 0 and not listed.stdout.strip()
+
+
+def _names(manifest: Path | None, sub_id: str) -> bool:
+    """Whether the explanation manifest ``manifest`` (if any) names ``sub_id``."""
+    if manifest is None:
+        return False
+    try:
+        return _manifest_owner(manifest, f"{EXPLAIN_DIR}/{MANIFEST}")[1] == sub_id
+    except (OSError, ExplainFilesError):
+        return False
 
 
 def remove_foreign(submission_root: Path, held: HeldExplanations) -> None:

@@ -68,7 +68,7 @@ class SubmissionFiles:
         folder holds none of this one's files)."""
         return None if self.folder is None else plain_file(self.folder, rel)
 
-    def _store_is_the_folder(self) -> bool:
+    def store_is_the_folder(self) -> bool:
         """Whether the configured store is a folder store whose place for this submission
         is its folder: where no store is set (the folder itself is the store's root) or
         the store is the repository holding it; such a store holds nothing the folder
@@ -96,7 +96,7 @@ class SubmissionFiles:
         assert self.folder is not None  # the copy refused is the folder's
         step = f"run {score_command(self.folder)} to record the edit"
         elsewhere = (self.source is not None or isinstance(self.store, HttpsStore)
-                     or (isinstance(self.store, FolderStore) and not self._store_is_the_folder()))
+                     or (isinstance(self.store, FolderStore) and not self.store_is_the_folder()))
         return step + (", or remove the file to fetch the stored one" if elsewhere else "")
 
     def held_by_source(self, ref: StoredRef) -> bool:
@@ -179,7 +179,7 @@ class SubmissionFiles:
                                       "no source: the file was never pushed to "
                                       f"{self.store.describe()} (`leaderboard runs push`)")
         where = "; ".join(["not in the submission's folder", *(f"not at {u}" for u in tried)])
-        if isinstance(self.store, FolderStore) and not self._store_is_the_folder():
+        if isinstance(self.store, FolderStore) and not self.store_is_the_folder():
             where += f"; not in {self.store.describe()}"
         raise StoreError(display, f"the file is missing ({where})")
 

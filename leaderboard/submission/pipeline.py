@@ -29,8 +29,9 @@ from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.explain_files import MANIFEST, TaskFiles, explain_problem
 from leaderboard.submission.explain_writers import (ExplanationFolder, HeldExplanations,
-                                                    KeptExplanations, held_explanations,
-                                                    merged, remove_foreign)
+                                                    KeptExplanations, copied_explanations,
+                                                    held_explanations, merged,
+                                                    remove_foreign)
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
@@ -105,12 +106,14 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                           record_local=score if record_local is None else record_local,
                           shown=shown)
     outcome = SubmissionOutcome(submission, report)
-    is_merged = True
-    if not score and (root / RESULTS_NAME).is_file():
-        is_merged = merged(SubmissionFiles(submission.id, root, submission.inputs.source,
-                                           store if store is not None
-                                           else configured_store(root)))
-        check_scores = check_scores or not is_merged
+    is_merged, copied = True, False
+    if not score:
+        files = SubmissionFiles(submission.id, root, submission.inputs.source,
+                                store if store is not None else configured_store(root))
+        copied = copied_explanations(files)
+        if (root / RESULTS_NAME).is_file():
+            is_merged = merged(files)
+            check_scores = check_scores or not is_merged
     display_root = root.parent
     # discover() reported each missing role of a task: such a task cannot be checked.
     jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
@@ -139,7 +142,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                 outcome.explanations.append(result.files)
     if not score:
         # What `score` removes from explain/, or cannot put back, as pr-check refuses it.
-        report_held_explanations(held_explanations(root), submission.id, report, shown)
+        report_held_explanations(held_explanations(root, copied=copied), submission.id,
+                                 report, shown)
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         for problem in results_staleness(root, store):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
@@ -343,7 +347,8 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
             # folder's, and messages name that folder as given.
             outcome = _score_into(change.folder, data_dir, progress,
                                   store if store is not None else configured_store(change.live),
-                                  shown=change.shown, after_merge=after_merge)
+                                  live=change.live, shown=change.shown,
+                                  after_merge=after_merge)
             if outcome.results_path is not None:
                 change.commit()
     except ChangeError as exc:
@@ -367,7 +372,7 @@ def relocated(outcome: SubmissionOutcome, change: FolderChange, root: Path) -> S
 
 
 def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore, *,
-                shown: Path, after_merge: bool) -> SubmissionOutcome:
+                live: Path, shown: Path, after_merge: bool) -> SubmissionOutcome:
     # The explanation files go where the layout says, written as each task is scored.
     writer: ExplanationFolder | KeptExplanations
     held = HeldExplanations()
@@ -376,8 +381,10 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore,
     else:
         writer = KeptExplanations(cache_dir(), root.name)
         # The folder a pull request carries holds of explain/ only what CI wrote there
-        # for this submission, as CI wrote it (the base branch's), or nothing.
-        held = held_explanations(root)
+        # for this submission, as CI wrote it (the base branch's), or nothing. git is
+        # asked of the folder itself: ``root`` is the change's copy, which git ignores.
+        held = held_explanations(root, copied=copied_explanations(
+            SubmissionFiles(root.name, live, None, store)))
     outcome: SubmissionOutcome | None = None
     try:
         # Publishing (after the merge) scores only the pinned data: its results are the board's.

@@ -162,16 +162,26 @@ def classify_changes(changes: list[Change], merged: Container[str] = frozenset()
     return scope
 
 
-def check_derived(sub_id: str, changed: list[str], report: Report) -> None:
+def check_derived(sub_id: str, changed: list[str], report: Report, *,
+                  merged: bool) -> None:
     """A PR may not add, change or delete what CI writes after the merge (the explorer's
-    files; ``changed``: the paths the PR adds, changes or deletes in the submission)."""
+    files; ``changed``: the paths the PR adds, changes or deletes in the submission). Of
+    a submission not ``merged`` (the base branch has no such folder) CI wrote none, so
+    what the PR adds there is a copy (of the run store's cache, where a local scoring
+    keeps them, or of another folder): the refusal says to delete it."""
     for entry in written_by(Writer.CI):
         prefix = folder_path(sub_id, entry.name) + ("/" if entry.kind == "folder" else "")
         paths = [p for p in changed if p.startswith(prefix) or p == prefix]
         if paths:
             where = f"under {entry.name}/" if entry.kind == "folder" else entry.name
+            step = "" if merged else (
+                f"; {sub_id} is not merged (the base branch has no such folder), so CI wrote "
+                f"none of them: delete {prefix} from the branch (`git rm -r "
+                f"{prefix.rstrip('/')}`); `leaderboard score` keeps the explorer's files in "
+                "the run store's cache")
             report.add(f"{sub_id}/{entry.name}", None,
-                       f"{plural(len(paths), 'file')} {where} changed ({_listing(paths)}): {CI_FILES}")
+                       f"{plural(len(paths), 'file')} {where} changed ({_listing(paths)}): "
+                       f"{CI_FILES}{step}")
 
 
 def check_removal(scope: PrScope, sub_id: str, head_entries: list[TreeEntry]) -> None:

@@ -185,9 +185,9 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
     entries = tree_entries(req.repo, head, prefix)
     report = Report()
     readable = check_tree(sub_id, entries, report)
-    check_derived(sub_id, touched + (deleted or []), report)
     base_entries = tree_entries(req.repo, base, prefix)
     updates_existing = bool(base_entries)
+    check_derived(sub_id, touched + (deleted or []), report, merged=updates_existing)
     config = file_at(req.repo, base, CONFIG_FILE)
     maintainers = maintainers_of(None if config is None else config.decode("utf-8", "replace"),
                                  f"{CONFIG_FILE} at the base commit {base[:12]}")
