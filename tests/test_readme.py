@@ -272,3 +272,19 @@ def test_every_leaderboard_command_the_docs_show_parses() -> None:
                     wrong.append(f"{doc}: `leaderboard {fragment}`: {flag}")
     assert lines >= 10 and flags >= 10
     assert not wrong, wrong
+
+
+def test_the_guides_followir_rows_say_a_run_answers_only_the_judged_queries() -> None:
+    """How to submit said FollowIR's and mFollowIR's queries are those of the `queries`
+    config, which lists queries the qrels do not judge: a run answering them, as the page
+    said, was refused ('it has no judgments, so mteb and this board do not score it'),
+    while the README says a run answers only the judged ones."""
+    from leaderboard.benchmarks import declared
+
+    rows = {row.title: row for benchmark in declared() for row in benchmark.guide}
+    for title, qrels in (("FollowIR", "<code>default</code> config, else "
+                                      "<code>qrels</code>"),
+                         ("mFollowIR", "<code>default-&lt;lang&gt;</code>")):
+        text = rows[title].queries
+        assert f"only those the judgments ({qrels}) judge" in text, text
+    assert "Their queries are those the qrels judge" in section("Submitting")

@@ -80,7 +80,9 @@ FOLLOWIR = Benchmark(
     evaluation_sources=FOLLOWIR_SOURCES_USED,
     guide=(GuideRow(
         title="FollowIR", pull="followir", task_prefixes=("followir/",),
-        queries="<code>queries</code> + <code>instruction</code> configs; ids "
+        queries="<code>queries</code> + <code>instruction</code> configs, only those the "
+                "judgments (<code>default</code> config, else <code>qrels</code>) judge, as "
+                "mteb reads them: a query listed without a judgment is in no run; ids "
                 "<code>&lt;id&gt;-og</code> (original instruction, <code>original</code> run) "
                 "and <code>&lt;id&gt;-changed</code> (altered, <code>altered</code> run)",
         corpus="<code>corpus</code> config", depth=POOL_DEPTH),),

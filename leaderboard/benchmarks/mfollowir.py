@@ -74,7 +74,9 @@ MFOLLOWIR = Benchmark(
         title="mFollowIR", pull="mfollowir mfollowir-cl",
         task_prefixes=("mfollowir/", "mfollowir-cl/"),
         queries="<code>queries-&lt;lang&gt;</code> + <code>instruction-&lt;lang&gt;</code>, "
-                "ids as FollowIR (English queries in the cross-lingual repository)",
+                "only those the judgments (<code>default-&lt;lang&gt;</code>) judge, as "
+                "FollowIR's; ids as FollowIR (English queries in the cross-lingual "
+                "repository)",
         corpus="<code>corpus-&lt;lang&gt;</code> (fas, rus, zho)", depth=POOL_DEPTH),),
 )
 MFOLLOWIR_CL = Benchmark(
