@@ -496,10 +496,14 @@ def test_the_validator_and_the_pull_request_check_read_one_layout(tmp_path: Path
     assert check_tree(SUB, [blob(p) for p in [*paths, "notes.md"]], report)
     assert [i.format() for i in report.errors] == [f"{SUB}/notes.md: {STRAY_FILE}"]
     report = Report()
-    check_derived(SUB, [f"submissions/{SUB}/{p}" for p in paths], report)
+    check_derived(SUB, [f"submissions/{SUB}/{p}" for p in paths], report, merged=True)
     refused = [e for e in ENTRIES if e.writer is Writer.CI]
     assert refused and [i.path for i in report.errors] == [f"{SUB}/{e.name}" for e in refused]
     assert all(i.message.endswith(CI_FILES) for i in report.errors)
+    report = Report()  # a submission not merged yet: CI wrote none of them
+    check_derived(SUB, [f"submissions/{SUB}/{p}" for p in paths], report, merged=False)
+    assert [i.path for i in report.errors] == [f"{SUB}/{e.name}" for e in refused]
+    assert all("git rm -r" in i.message for i in report.errors)
 
 
 def test_the_run_files_are_listed_as_rglob_lists_them(tmp_path: Path) -> None:
