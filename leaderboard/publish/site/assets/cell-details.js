@@ -4,7 +4,7 @@
  * row's marks' (an R badge's source, "+N": the model's other rows) are the title of the
  * cell or mark, written once in the page. A title is shown on hover only: phones never
  * show it, no keyboard reaches it, and most screen readers do not read it. So each such
- * cell or mark gets one control Tab reaches: the verified score's link to the queries
+ * cell or mark gets one control the keyboard reaches: the verified score's link to the queries
  * behind it (assets/explorer-links.js, which takes the place of the button below), an
  * R badge's link to its source, else a button made here that wraps the cell's text.
  * A tap, a click or Enter on the button opens the details in a box, a second one (or
@@ -14,12 +14,24 @@
  *
  * Rows are decorated as they enter the page (the tables keep at most 100 rows in the DOM,
  * see leaderboard.js), so the pages carry no markup for it. The text stays the cell's
- * (sorting, filters and charts read it). Vanilla JS, no network.
+ * (sorting, filters and charts read it).
+ *
+ * A table holds hundreds of such controls besides its sort buttons and names, so it is one
+ * Tab stop, the WAI-ARIA grid (a roving tabindex): the control last focused in it (first
+ * the first header's) has tabindex 0 and every other -1, kept so as rows and links enter.
+ * The arrow keys move by row and column, Home and End to a row's ends (with Control, the
+ * table's), Page Up and Page Down by PAGE rows. A cell's stops are its controls (a name
+ * cell's mark, name and "+N", one each), else the cell itself: every cell is reached.
+ * Vanilla JS, no network.
  */
 (function () {
   "use strict";
 
   var HOLDER = "table.fb-table tbody :is(td, th, abbr, a.fb-prov)[title]";
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+  var PAGE = 10;
+  var MOVES = { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, Home: 1, End: 1,
+                PageUp: 1, PageDown: 1 };
 
   // A details button around the cell's or mark's text, unless it holds a control already:
   // marks first, so that a cell holding one (a name cell) is never a button around a button.
@@ -37,15 +49,76 @@
     });
   }
 
-  function watch(table) {
+  // Where the arrow keys stop in a cell: its controls, else the cell.
+  function stops(cell) {
+    var found = cell.querySelectorAll("a[href], button");
+    return found.length ? Array.prototype.slice.call(found) : [cell];
+  }
+
+  // The table's one Tab stop: in the cell last focused while its row is in the page (else
+  // the first header), the control last focused while it is there (else the cell's first).
+  function tame(table) {
+    var cell = table._fbCell;
+    if (!cell || !table.contains(cell)) cell = table.rows[0] && table.rows[0].cells[0];
+    if (!cell) return;
+    var stop = stops(cell).indexOf(table._fbStop) < 0 ? stops(cell)[0] : table._fbStop;
+    table._fbCell = cell;
+    table._fbStop = stop;
+    table.querySelectorAll(FOCUSABLE).forEach(function (el) {
+      if (el !== stop && el.getAttribute("tabindex") !== "-1") el.setAttribute("tabindex", "-1");
+    });
+    stop.setAttribute("tabindex", "0");
+  }
+
+  // Where `key` goes from `stop`: none past the table's edge (focus stays, as in the grid).
+  function step(table, stop, key, control) {
+    var cell = stop.closest("td, th"), here = stops(cell), k = Math.max(0, here.indexOf(stop));
+    var rows = table.rows, r = cell.parentNode.rowIndex, c = cell.cellIndex;
+    if (key === "ArrowRight" && k < here.length - 1) return here[k + 1];
+    if (key === "ArrowLeft" && k > 0) return here[k - 1];
+    if (key === "ArrowRight" && c === cell.parentNode.cells.length - 1) return null;
+    if (key === "ArrowRight") c++;
+    else if (key === "ArrowLeft") c--;
+    else if (key === "ArrowDown" || key === "ArrowUp") r += key === "ArrowDown" ? 1 : -1;
+    else if (key === "PageDown") r = Math.min(r + PAGE, rows.length - 1);
+    else if (key === "PageUp") r = Math.max(r - PAGE, 0);
+    else {
+      c = key === "Home" ? 0 : Infinity;
+      if (control) r = key === "Home" ? 0 : rows.length - 1;
+    }
+    var to = c >= 0 && rows[r] && rows[r].cells[Math.min(c, rows[r].cells.length - 1)];
+    if (!to) return null;
+    var there = stops(to);
+    if (key === "ArrowLeft" || key === "End") return there[there.length - 1];
+    return key === "ArrowRight" || key === "Home" ? there[0] : there[Math.min(k, there.length - 1)];
+  }
+
+  // A cell the keys reached in a table that scrolls sideways is scrolled out from under
+  // the row's sticky name (leaderboard.css), which focusing it leaves a part visible under.
+  function unpin(to) {
+    var cell = to.closest("td, th"), wrap = cell.closest(".fb-table-wrap");
+    var pin = Array.prototype.filter.call(cell.parentNode.cells, function (c) {
+      return getComputedStyle(c).position === "sticky";
+    })[0];
+    var over = pin && pin !== cell && wrap ?
+      pin.getBoundingClientRect().right - cell.getBoundingClientRect().left : 0;
+    if (over > 0) wrap.scrollLeft -= over;
+  }
+
+  function watch(table, keys) {
     var body = table.tBodies[0];
     if (!body) return;
     Array.prototype.forEach.call(body.rows, decorate);
+    table._fbGrid = true;
+    table.setAttribute("role", "grid");
+    table.setAttribute("aria-describedby", keys.id);
+    tame(table);
     new MutationObserver(function (records) {
       records.forEach(function (rec) {
         rec.addedNodes.forEach(function (n) { if (n.nodeName === "TR") decorate(n); });
       });
-    }).observe(body, { childList: true });
+      tame(table);
+    }).observe(table, { childList: true, subtree: true });
   }
 
   function setup() {
@@ -56,8 +129,15 @@
     var said = document.createElement("div");
     said.className = "fb-said";
     said.setAttribute("role", "status");
+    // How to move in a table, which a screen reader says as the table's description.
+    var keys = document.createElement("p");
+    keys.id = "fb-table-keys";
+    keys.hidden = true;
+    keys.textContent = "Move between the cells with the arrow keys, Home and End (a row's " +
+      "ends) and Page Up and Page Down (" + PAGE + " rows); Tab leaves the table.";
     document.body.appendChild(box);
     document.body.appendChild(said);
+    document.body.appendChild(keys);
     var current = null;
 
     function show(holder, control) {
@@ -79,18 +159,36 @@
       else show(holder, e.target.closest("button, a[href]"));
     });
     document.addEventListener("focusin", function (e) {
+      var table = e.target.closest && e.target.closest("table.fb-table");
+      var cell = table && table._fbGrid && e.target.closest("td, th");
+      if (cell && stops(cell).indexOf(e.target) >= 0 && e.target !== table._fbStop) {
+        table._fbStop.setAttribute("tabindex", "-1");
+        table._fbCell = cell;
+        table._fbStop = e.target;
+        e.target.setAttribute("tabindex", "0");
+      }
       var holder = e.target.closest && e.target.closest(HOLDER);
       if (holder && e.target.matches(":focus-visible")) show(holder, e.target);
       else if (current && !(holder && holder === current)) show(null);
     });
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape" && current) show(null);
+      var table = e.target.closest && e.target.closest("table.fb-table");
+      if (!MOVES[e.key] || e.altKey || e.metaKey || e.shiftKey || !table || !table._fbGrid ||
+          !e.target.closest("td, th")) return;
+      e.preventDefault();  // at an edge too: the page does not scroll under the focus
+      var to = step(table, e.target, e.key, e.ctrlKey);
+      if (!to || to === e.target) return;
+      if (!to.hasAttribute("tabindex")) to.setAttribute("tabindex", "-1");  // a cell
+      to.focus();
+      unpin(to);
     });
+    return keys;
   }
 
   function init() {
-    setup();
-    document.querySelectorAll("table.fb-table").forEach(watch);
+    var keys = setup();
+    document.querySelectorAll("table.fb-table").forEach(function (t) { watch(t, keys); });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
