@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from fixtures.chromium import CHROMIUM, offline_context, serve, watched
+from fixtures.chromium import CHROMIUM, offline_context, serve, tab_presses_past, tab_stops, watched
 from fixtures.mteb_collection import run_lines, write_collection
 from leaderboard.core.display import score_text
 from leaderboard.core.explain import explain_task
@@ -970,6 +970,57 @@ def test_the_explorer_works_from_the_keyboard(fixture_site, page) -> None:
     assert page.evaluate("document.activeElement.textContent") == "Close"
     page.keyboard.press("Enter")
     assert not page.locator("dialog.fb-x-dialog").is_visible()
+
+
+@pytest.mark.parametrize(("query", "table"), [
+    ("?s=bm25s&t=followtable/wtr", "table.fb-x-list"),
+    ("?s=bm25s&vs=all-minilm-l6-v2&t=followtable/wtr", "table.fb-x-compare-list"),
+    ("?s=bm25s&t=followtable/wtr&query=1_1", "table.fb-x-moves")])
+def test_tab_passes_an_explorer_table_in_one_stop(real_site, page, query, table) -> None:
+    """Every query link and sort button was a Tab stop: 273 in WTR's query list (304 on the
+    page), 267 in compare mode's, 56 in a card's tables; from the filters a keyboard user
+    pressed Tab hundreds of times to get past the list. Each table is one Tab stop, the
+    site's grid (cell-details.js), as it stays after a sort and a filter redraw it."""
+    explore(page, real_site, query)
+    assert tab_presses_past(page, table) == 2
+    grids = page.locator("#fb-explorer table")
+    for i in range(grids.count()):
+        assert grids.nth(i).get_attribute("role") == "grid"
+        assert grids.nth(i).evaluate("t => [...t.querySelectorAll('[tabindex=\"0\"], a[href]:not([tabindex]),"
+                                     " button:not([tabindex])')].length") == 1
+    if table == "table.fb-x-list":
+        page.locator('th[data-key="p-MRR"] button').click()
+        page.fill("form.fb-x-filters input[name=q]", "1_")
+        assert tab_stops(page, table).count("in") == 1
+        assert tab_presses_past(page, table) == 2
+
+
+def test_arrow_keys_reach_a_query_and_enter_opens_its_card(real_site, page) -> None:
+    """In the query list the arrow keys move by row and column, from the header's sort
+    buttons to the queries; Enter sorts on a header and opens a query's card."""
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr")
+    table = "table.fb-x-list"
+    assert tab_presses_past(page, table) == 2
+    page.keyboard.press("Shift+Tab")  # back into the list, at its first header
+    here = """() => [document.activeElement.closest('tr').rowIndex,
+                     document.activeElement.closest('td, th').cellIndex]"""
+    assert page.evaluate(here) == [0, 0]
+    page.keyboard.press("Enter")  # sorts by query id, the focus stays on its button
+    assert page.locator('th[data-key="query"]').get_attribute("aria-sort") == "ascending"
+    assert page.evaluate(here) == [0, 0]
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(here) == [0, 1]
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(here) == [2, 1]
+    page.keyboard.press("Home")
+    assert page.evaluate(here) == [2, 0]
+    page.keyboard.press("PageDown")
+    assert page.evaluate(here) == [12, 0]
+    query = page.locator(f"{table} tbody tr").nth(11).get_attribute("data-q")
+    assert page.evaluate("document.activeElement.textContent") == query
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f'#fb-explorer[data-state=ready] article.fb-x-card[data-q="{query}"]')
 
 
 def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> None:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.chromium import CHROMIUM, offline_context, serve, watched
+from fixtures.chromium import (CHROMIUM, offline_context, serve, tab_presses_past, tab_stops,
+                               watched)
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.repository import REPO_URL
 from leaderboard.publish.site.synthetic import HOSTILE_NAME, write_tree
@@ -718,33 +719,6 @@ def test_a_keyboard_reaches_a_linked_cells_tier(real_site, page) -> None:
     sync_api.expect(page.locator(".fb-said")).to_have_text(tip.inner_text())
 
 
-# What Tab stops at on a page with no positive tabindex, in the document's order, and where
-# an element lies against table ``t``.
-_STOPS = ("[...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]"
-          ".filter(e => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length)")
-_WHERE = ("(t, e) => t.contains(e) ? 'in' : t.compareDocumentPosition(e)"
-          " & Node.DOCUMENT_POSITION_FOLLOWING ? 'after' : 'before'")
-
-
-def _stops(page, table: str) -> list[str]:
-    return page.evaluate(f"(sel) => {_STOPS}.map(e => ({_WHERE})(document.querySelector(sel), e))",
-                         table)
-
-
-def _passes_in(page, table: str) -> int:
-    """Tab presses from the last stop before ``table`` to the first after it."""
-    stops = _stops(page, table)
-    assert "before" in stops and "after" in stops and "in" in stops, stops
-    page.evaluate(f"""(sel) => {{ const t = document.querySelector(sel);
-        {_STOPS}.filter(e => ({_WHERE})(t, e) === 'before').pop().focus(); }}""", table)
-    for presses in range(1, 30):
-        page.keyboard.press("Tab")
-        if page.evaluate(f"(sel) => ({_WHERE})(document.querySelector(sel), "
-                         "document.activeElement)", table) == "after":
-            return presses
-    return presses
-
-
 @pytest.mark.parametrize("address, table", [
     ("index.html", "#home-models table.fb-table"),
     ("followir.html#followir-average", "#followir-average table.fb-table"),
@@ -757,7 +731,7 @@ def test_tab_passes_a_table_in_one_stop(real_site, page, address: str, table: st
     grid: a roving tabindex), as it stays when rows come and go, and a screen reader is told
     how to move in it."""
     page.goto(real_site["url"] + address, wait_until="networkidle")
-    assert _passes_in(page, table) == 2
+    assert tab_presses_past(page, table) == 2
     grid = page.locator(table).first
     assert grid.get_attribute("role") == "grid"
     keys = grid.evaluate("t => document.getElementById(t.getAttribute('aria-describedby'))"
@@ -769,8 +743,8 @@ def test_tab_passes_a_table_in_one_stop(real_site, page, address: str, table: st
         more.click()
         page.locator(f"{table} thead th[data-sort]").nth(1).click()
         page.evaluate("() => new Promise(done => requestIdleCallback(done, {timeout: 1000}))")
-        assert _stops(page, table).count("in") == 1
-        assert _passes_in(page, table) == 2
+        assert tab_stops(page, table).count("in") == 1
+        assert tab_presses_past(page, table) == 2
 
 
 def test_arrow_keys_move_among_a_tables_cells(real_site, page) -> None:
@@ -782,7 +756,7 @@ def test_arrow_keys_move_among_a_tables_cells(real_site, page) -> None:
     index = page.locator(f"{table} thead th[data-col='p-MRR']").evaluate("th => th.cellIndex")
     first = page.locator(f"{table} tbody tr").first
     cell = first.locator("> *").nth(index)
-    assert _passes_in(page, table) == 2
+    assert tab_presses_past(page, table) == 2
     page.keyboard.press("Shift+Tab")  # back into the table, at its first header
     here = """() => [document.activeElement.closest('tr').rowIndex,
                      document.activeElement.closest('td, th').cellIndex]"""
@@ -827,7 +801,7 @@ def test_arrow_keys_leave_no_cell_under_the_sticky_name(real_site, page) -> None
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(real_site["url"] + "pi-indic/index.html", wait_until="networkidle")
     table = "#pi-indic-full-t1 table.fb-table"
-    assert _passes_in(page, table) == 2
+    assert tab_presses_past(page, table) == 2
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("End")

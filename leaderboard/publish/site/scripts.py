@@ -20,7 +20,8 @@ EXPLORER_SOURCE = ASSETS_DIR / "explorer"
 #: Loaded by every page (mkdocs ``extra_javascript``), in this order: format.js first,
 #: how every number is printed (leaderboard.js and the explorer use it);
 #: explorer-links.js makes verified cells links to the queries behind them; cell-details.js
-#: opens a cell's details (its title) to a tap, the keyboard and a screen reader.
+#: opens a cell's details (its title) to a tap, the keyboard and a screen reader, and makes
+#: each table, the explorer's too (it runs on its page after the explorer's script), one Tab stop.
 PAGE_SCRIPTS = ("assets/format.js", "assets/leaderboard.js", "assets/explorer-links.js",
                 "assets/cell-details.js")
 

@@ -19,6 +19,9 @@
  * A table holds hundreds of such controls besides its sort buttons and names, so it is one
  * Tab stop, the WAI-ARIA grid (a roving tabindex): the control last focused in it (first
  * the first header's) has tabindex 0 and every other -1, kept so as rows and links enter.
+ * So is each of the query explorer's tables (GRID: its query list, compare mode's, a card's),
+ * which the explorer draws as the reader moves between its views, and redraws whole as
+ * they sort and filter: a grid is made of each table as it enters the page.
  * The arrow keys move by row and column, Home and End to a row's ends (with Control, the
  * table's), Page Up and Page Down by PAGE rows. A cell's stops are its controls (a name
  * cell's mark, name and "+N", one each), else the cell itself: every cell is reached.
@@ -28,6 +31,7 @@
   "use strict";
 
   var HOLDER = "table.fb-table tbody :is(td, th, abbr, a.fb-prov)[title]";
+  var GRID = "table.fb-table, table.fb-x-table";
   var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
   var PAGE = 10;
   var MOVES = { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, Home: 1, End: 1,
@@ -105,17 +109,20 @@
     if (over > 0) wrap.scrollLeft -= over;
   }
 
+  // A site table's cells get their details buttons (an explorer table's cells hold their
+  // own controls), and every table the grid's one Tab stop.
   function watch(table, keys) {
-    var body = table.tBodies[0];
-    if (!body) return;
-    Array.prototype.forEach.call(body.rows, decorate);
+    if (table._fbGrid) return;
+    var site = table.matches("table.fb-table");
+    if (site && !table.tBodies[0]) return;
+    if (site) Array.prototype.forEach.call(table.tBodies[0].rows, decorate);
     table._fbGrid = true;
     table.setAttribute("role", "grid");
     table.setAttribute("aria-describedby", keys.id);
     tame(table);
     new MutationObserver(function (records) {
       records.forEach(function (rec) {
-        rec.addedNodes.forEach(function (n) { if (n.nodeName === "TR") decorate(n); });
+        if (site) rec.addedNodes.forEach(function (n) { if (n.nodeName === "TR") decorate(n); });
       });
       tame(table);
     }).observe(table, { childList: true, subtree: true });
@@ -159,7 +166,7 @@
       else show(holder, e.target.closest("button, a[href]"));
     });
     document.addEventListener("focusin", function (e) {
-      var table = e.target.closest && e.target.closest("table.fb-table");
+      var table = e.target.closest && e.target.closest(GRID);
       var cell = table && table._fbGrid && e.target.closest("td, th");
       if (cell && stops(cell).indexOf(e.target) >= 0 && e.target !== table._fbStop) {
         table._fbStop.setAttribute("tabindex", "-1");
@@ -173,7 +180,7 @@
     });
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape" && current) show(null);
-      var table = e.target.closest && e.target.closest("table.fb-table");
+      var table = e.target.closest && e.target.closest(GRID);
       if (!MOVES[e.key] || e.altKey || e.metaKey || e.shiftKey || !table || !table._fbGrid ||
           !e.target.closest("td, th")) return;
       e.preventDefault();  // at an edge too: the page does not scroll under the focus
@@ -188,7 +195,19 @@
 
   function init() {
     var keys = setup();
-    document.querySelectorAll("table.fb-table").forEach(function (t) { watch(t, keys); });
+    document.querySelectorAll(GRID).forEach(function (t) { watch(t, keys); });
+    // The explorer's views come and go after the page has loaded (assets/explorer/).
+    var explorer = document.getElementById("fb-explorer");
+    if (!explorer) return;
+    new MutationObserver(function (records) {
+      records.forEach(function (rec) {
+        rec.addedNodes.forEach(function (n) {
+          if (n.nodeType !== 1) return;
+          if (n.matches(GRID)) watch(n, keys);
+          else n.querySelectorAll(GRID).forEach(function (t) { watch(t, keys); });
+        });
+      });
+    }).observe(explorer, { childList: true, subtree: true });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

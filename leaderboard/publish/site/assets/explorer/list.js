@@ -187,7 +187,7 @@ var FBXList = (function () {
     refilter();
     var intro = h("p", { cls: "fb-x-note" },
       "Each query with ", F.subPage(slug), "\u2019s own scores (\u00d7100), ", order,
-      ". Click a query for its card, whose previous and next query follow this list as you sort and filter it; click a column to sort.",
+      ". Click a query for its card, whose previous and next query follow this list as you sort and filter it; click a column to sort (from the keyboard: Tab into the list, the arrow keys to a query or a column, Enter).",
       heatmap ? [" ", heatmap, "."] : null);
     F.show(h("h2", null, "Queries of ", named(sub.name), " on " + D.taskTitle(tids)),
       [F.crumbs([nav("Explorer", {}), nav(named(sub.name), { s: slug }), h("span", null, D.taskTitle(tids))]),
