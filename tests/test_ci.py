@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import tracemalloc
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,8 @@ from leaderboard.submission.results import (
     write_results,
 )
 from tests.conftest import write_run
+from tests.fixtures.fake_upstream import isolate_from_the_network
+from tests.fixtures.loopback import serving
 from tests.fixtures.submission import linked_data
 
 TASK = "followtable/wtr"
@@ -1962,8 +1965,7 @@ def test_runs_pull_of_a_submission_not_merged_leaves_a_folder_ci_accepts(
     out = capsys.readouterr().out
     assert not (folder / "explain").exists()
     assert re.search(r"new-model: pulled \(0 files written; the explorer's \d+ files are in "
-                     r"the run store's cache: CI writes them into the folder after the "
-                     r"merge\)", out), out
+                     r"the run store's cache: a pull request never carries them\)", out), out
     assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
     head = commit_all(root, "add new-model, pulled")
     capsys.readouterr()
@@ -2011,8 +2013,8 @@ def test_a_folder_not_merged_holding_its_own_explorer_files_is_told_to_drop_them
     assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert (f"new-model/explain: {copied} files under explain/ that CI did not write for "
-            "new-model, which is not merged yet: git's HEAD does not hold its "
-            "explain/manifest.json, which publishing commits with the folder (") in out, out
+            "new-model, it is not merged yet: the default branch, main, holds no "
+            "submissions/new-model/ (") in out, out
     assert f"`leaderboard score {folder}` removes them" in out, out
     assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
     assert not (folder / "explain").exists()
@@ -2030,6 +2032,194 @@ def test_a_folder_not_merged_holding_its_own_explorer_files_is_told_to_drop_them
                 "wrote none of them: delete submissions/new-model/explain/ from the branch "
                 "(`git rm -r submissions/new-model/explain`); `leaderboard score` keeps the "
                 "explorer's files in the run store's cache") in out, out
+    # The default branch decides, not HEAD: the copy committed there is refused and removed.
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    assert (f"{copied} files under explain/ that CI did not write for new-model, it is not "
+            "merged yet: the default branch, main, holds no submissions/new-model/ (") \
+        in capsys.readouterr().out
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert not (folder / "explain").exists()
+
+
+def test_a_merged_submissions_explain_is_kept_where_the_default_branch_is_behind_head(
+        repo, data_dir, capsys):
+    """The default branch as git has it here (a stale main, a fork's origin) holds a merged
+    submission's folder but not the explain/ publishing committed since, which HEAD holds:
+    the files are CI's, kept by validate and score (removing them deletes published
+    files in the branch, which pr-check refuses). Not committed at HEAD, they are a copy."""
+    root, _ = repo
+    merged = root / "submissions" / "old-model"
+    git(root, "checkout", "-q", "main")
+    git(root, "rm", "-q", "-r", "--cached", "submissions/old-model/explain")
+    git(root, "commit", "-q", "-m", "main, before publishing committed old-model's explain/")
+    shutil.rmtree(merged / "explain")  # pr's HEAD holds it: checking pr out puts it back
+    git(root, "checkout", "-q", "pr")
+    assert (merged / "explain" / "manifest.json").is_file()
+    capsys.readouterr()
+    validate = ["validate", str(merged), "--data-dir", str(data_dir), "--quiet"]
+    assert main(validate) == 0, capsys.readouterr().out
+    assert main(["score", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert (merged / "explain" / "manifest.json").is_file()
+    git(root, "rm", "-q", "-r", "--cached", "submissions/old-model/explain")
+    git(root, "commit", "-q", "-m", "old-model's explain/, not committed")
+    capsys.readouterr()
+    assert main(validate) == 1
+    assert ("that CI did not write for old-model, the default branch, main, holds no "
+            "submissions/old-model/explain/manifest.json (") in capsys.readouterr().out
+
+
+def test_a_new_submissions_own_explorer_files_copied_into_its_folder_are_refused_by_validate(
+        repo, wtr, data_dir, tmp_path, capsys):
+    """Score, then copy the explorer's files from the cache into explain/ by hand: the
+    folder looked merged (CI's explain/manifest.json for it, every file as listed), so
+    validate said valid and pr-check refused '61 files under explain/ changed'. The
+    default branch does not hold it: every file under its explain/ is one the pull request
+    would add, which validate refuses and score removes (they are in the cache)."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    _copy_kept_explanations(folder)
+    capsys.readouterr()
+    validate = ["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]
+    assert main(validate) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"new-model/explain: \d+ files under explain/ that CI did not write for "
+                     r"new-model, it is not merged yet: the default branch, main, holds no "
+                     r"submissions/new-model/ \(explain/followtable/wtr", out), out
+    assert policy.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out, out
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "new-model/explain: warning: removed " in capsys.readouterr().out
+    assert not (folder / "explain").exists()
+    assert main(validate) == 0
+    head = commit_all(root, "add new-model")
+    capsys.readouterr()
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+        capsys.readouterr().out
+    assert main(["runs", "verify", str(folder)]) == 0  # the explorer's files, from the cache
+
+
+def test_a_merged_submission_whose_explorer_files_are_in_an_https_store_is_merged(
+        repo, wtr, data_dir, tmp_path, capsys, monkeypatch):
+    """A deployment whose run store is an https:// mirror: publishing moved a merged
+    submission's explain/ there, so its folder holds none. validate took it for one not
+    merged yet (no explain/ in the folder, and the mirror is not asked), compared its
+    results.json, and called another scorer version's an error, while pr-check leaves a
+    merged submission's results.json alone. Merged is what the default branch holds."""
+    from leaderboard.submission import pipeline
+
+    root, base = repo
+    merged = root / "submissions" / "old-model"
+    mirror = tmp_path / "mirror"
+    # Publishing, on main, with another version of the scorer, then explain/ to the mirror.
+    git(root, "checkout", "-q", "main")
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "__version__", "0.0.1")
+        assert score_submission(merged, data_dir, after_merge=True).results_path is not None
+    (mirror / "submissions" / "old-model").mkdir(parents=True)
+    shutil.move(merged / "explain", mirror / "submissions" / "old-model" / "explain")
+    base = commit_all(root, "publish old-model, explain/ moved to the mirror")
+    git(root, "checkout", "-q", "-b", "new-model")
+
+    class Mirror(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, directory=str(mirror), **kwargs)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    isolate_from_the_network(monkeypatch)
+    with serving(Mirror) as url:
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", f"{url}/{{+path}}")
+        folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+        assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+        capsys.readouterr()
+        for sub in (folder, merged):
+            assert main(["validate", str(sub), "--data-dir", str(data_dir), "--quiet"]) == 0, \
+                capsys.readouterr().out
+        assert main(["validate", "--check-scores", str(merged), "--data-dir", str(data_dir),
+                     "--quiet"]) == 0
+        assert "old-model/results.json: warning: the scores match the runs, but produced_by" \
+            in capsys.readouterr().out
+        head = commit_all(root, "add new-model")
+        assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+            capsys.readouterr().out
+
+
+def test_a_merged_submission_pulled_from_a_store_that_keeps_its_explorer_files_stays_one_ci_accepts(
+        repo, data_dir, tmp_path, capsys, monkeypatch):
+    """A deployment whose run store is not the repository: publishing moved a merged
+    submission's files there, explain/ too, so the default branch's folder holds none. Its
+    owner pulled the files to update it (runs pull), which wrote explain/ into the folder;
+    validate said valid after the update, and pr-check refused '... files under explain/
+    changed'. The explorer's files belong in a folder only where the default branch holds
+    them: pull keeps them in the cache, and validate refuses, and score removes, any."""
+    root, base = repo
+    store = tmp_path / "store"
+    merged = root / "submissions" / "old-model"
+    git(root, "checkout", "-q", "main")
+    shutil.copytree(merged, store / "submissions" / "old-model")
+    for name in ("runs", "per-query.json.gz", "explain"):  # what runs push --all moves
+        path = merged / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    base = commit_all(root, "publish old-model into the run store")
+    git(root, "checkout", "-q", "-b", "update")
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(store))
+    assert main(["runs", "pull", str(merged)]) == 0
+    assert re.search(r"old-model: pulled \(\d+ files written; the explorer's \d+ files are in the "
+                     r"run store's cache: a pull request never carries them\)",
+                     capsys.readouterr().out)
+    assert not (merged / "explain").exists()
+    meta = merged / "metadata.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8").replace("Old Model", "Old Model 1.1"),
+                    encoding="utf-8")
+    assert main(["score", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
+    shutil.copytree(store / "submissions" / "old-model" / "explain", merged / "explain")
+    capsys.readouterr()
+    validate = ["validate", str(merged), "--data-dir", str(data_dir), "--quiet"]
+    assert main(validate) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"old-model/explain: \d+ files under explain/ that CI did not write for "
+                     r"old-model, the default branch, main, holds no "
+                     r"submissions/old-model/explain/manifest.json \(",
+                     out), out
+    assert main(["score", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert not (merged / "explain").exists()
+    assert main(validate) == 0
+    head = commit_all(root, "old-model: a new name")
+    capsys.readouterr()
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+        capsys.readouterr().out
+
+
+def test_outside_a_git_checkout_merged_is_what_the_folder_and_store_tell(
+        repo, wtr, data_dir, tmp_path, capsys, monkeypatch):
+    """A folder outside any git checkout (a copy to work on) has no default branch to
+    ask: merged is what its folder and the run store tell. Scored by another version of
+    the scorer, a merged submission's copy (explain/ as CI wrote it) gets a warning from
+    validate --check-scores; a new submission's folder (its explorer files in the cache)
+    an error from plain validate, as pr-check refuses it in the pull request adding it."""
+    from leaderboard.submission import pipeline
+
+    root, base = repo
+    outside = tmp_path / "outside"
+    copy = outside / "submissions" / "old-model"
+    shutil.copytree(root / "submissions" / "old-model", copy)
+    new = write_submission(outside, "new-model", "New Model", wtr, quality="good")
+    assert subprocess.run(["git", "-C", str(outside), "rev-parse"], capture_output=True,
+                          check=False).returncode != 0
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "__version__", "0.0.1")
+        assert score_submission(copy, data_dir, after_merge=True).results_path is not None
+        assert main(["score", str(new), "--data-dir", str(data_dir), "--quiet"]) == 0
+    capsys.readouterr()
+    validate = ["validate", "--data-dir", str(data_dir), "--quiet"]
+    assert main([*validate, "--check-scores", str(copy)]) == 0
+    assert "old-model/results.json: warning: the scores match the runs, but produced_by" \
+        in capsys.readouterr().out
+    assert main([*validate, str(new)]) == 1
+    assert ("new-model/results.json: the scores match the runs, but produced_by, systems "
+            "(source) differ from what this version of the scorer writes, while `ci "
+            "pr-check` compares") in capsys.readouterr().out
 
 
 def test_score_pending_never_writes_through_a_linked_folder(repo, wtr, data_dir, tmp_path,

@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import re
 import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -27,6 +28,7 @@ from fixtures.kill import folder_files
 from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.report import Report
 from leaderboard.store.files import StoredRef, StoreError
+from leaderboard.submission.explain_writers import Placement, placement
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.store.http import HttpLimits
 from leaderboard.store.locations import (
@@ -1320,28 +1322,104 @@ def test_scoring_a_folder_outside_a_project_names_that_folder_not_its_change_cop
 def test_a_submission_is_merged_where_publishing_keeps_its_explanation_files(
         carried: Path, tmp_path: Path) -> None:
     """What `validate` takes for a merged submission, whose results.json a pull request
-    leaves as it is: CI's explain/manifest.json for it in its folder or a folder store's
-    place, or a manifest whose source is the dataset store publishing pushed it to. Its
-    scoring's files in the cache, or in the submitter's own dataset, are not merged."""
+    leaves as it is, outside a git checkout: CI's explain/manifest.json for it in its
+    folder or a folder store's place, or a manifest whose source is the dataset store
+    publishing pushed it to. Its scoring's files in the cache, or in the submitter's own
+    dataset, are not merged."""
     import shutil
 
-    from leaderboard.submission.explain_writers import merged
-
     folder = tmp_path / "repo" / "submissions" / SUB
+    assert subprocess.run(["git", "-C", str(tmp_path), "rev-parse"], capture_output=True,
+                          check=False).returncode != 0  # no checkout around
     shutil.copytree(carried, folder)
     repo = FolderStore(tmp_path / "repo")
-    assert merged(SubmissionFiles(SUB, folder, None, repo))
+    assert placement(SubmissionFiles(SUB, folder, None, repo)).merged
     shutil.copytree(folder, tmp_path / "store" / "submissions" / SUB)
     shutil.rmtree(folder / "explain")
-    assert not merged(SubmissionFiles(SUB, folder, None, repo))
-    assert merged(SubmissionFiles(SUB, folder, None, FolderStore(tmp_path / "store")))
+    assert not placement(SubmissionFiles(SUB, folder, None, repo)).merged
+    assert placement(SubmissionFiles(SUB, folder, None, FolderStore(tmp_path / "store"))).merged
     # Another submission's explain/, copied with its folder, is not this one's.
     copied = tmp_path / "repo" / "submissions" / "my-copy"
     shutil.copytree(carried, copied)
-    assert not merged(SubmissionFiles("my-copy", copied, None, repo))
+    assert not placement(SubmissionFiles("my-copy", copied, None, repo)).merged
     board = HubStore("board/runs", "https://hub.example")
     pushed = parse_source(f"hf://datasets/board/runs@{COMMIT}/submissions/{SUB}")
-    assert merged(SubmissionFiles(SUB, folder, pushed, board))
+    assert placement(SubmissionFiles(SUB, folder, pushed, board)).merged
     own = parse_source(f"hf://datasets/jane/runs@{COMMIT}/my-model")
-    assert not merged(SubmissionFiles(SUB, folder, own, board))
-    assert not merged(SubmissionFiles(SUB, folder, None, board))
+    assert not placement(SubmissionFiles(SUB, folder, own, board)).merged
+    assert not placement(SubmissionFiles(SUB, folder, None, board)).merged
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t.invalid",
+                    *args], check=True, capture_output=True)
+
+
+def _commit_folder(repo: Path, sub_id: str, *, explained: bool) -> Path:
+    folder = repo / "submissions" / sub_id
+    folder.mkdir(parents=True)
+    (folder / "metadata.yaml").write_text(f"id: {sub_id}\n", encoding="utf-8")
+    if explained:
+        (folder / "explain").mkdir()
+        (folder / "explain" / "manifest.json").write_text("{}\n", encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", f"merge {sub_id}")
+    return folder
+
+
+def test_in_a_git_checkout_merged_is_what_the_default_branch_holds(tmp_path: Path) -> None:
+    """In a checkout, merged is what the default branch holds, as last fetched
+    (origin/HEAD, else origin/main, else the local main): submissions/<id>/, and its
+    explain/manifest.json where publishing keeps that in the repository (the run store is
+    the repository). The folder's own explain/ says nothing, nor does a commit on the
+    local main a remote's default branch does not have; one git call, nothing fetched."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    _git(upstream, "init", "-q", "-b", "main")
+    (upstream / "pyproject.toml").write_text('[tool.followboard]\nrun-store = "."\n',
+                                             encoding="utf-8")
+    _commit_folder(upstream, "published", explained=True)
+    _commit_folder(upstream, "just-merged", explained=False)  # publishing has not run yet
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(upstream), str(clone))
+    _commit_folder(clone, "mine", explained=True)  # on the local main, by mistake
+    (clone / "submissions" / "published" / "explain").rename(tmp_path / "moved")
+
+    def is_merged(sub_id: str, store: object = None) -> bool:
+        folder = clone / "submissions" / sub_id
+        return placement(SubmissionFiles(sub_id, folder, None,
+                                         store or configured_store(folder))).merged
+
+    assert is_merged("published")  # though its folder holds no explain/ now
+    assert not is_merged("just-merged")  # the run store is the repository: explain/ first
+    mirror = HttpsStore("https://mirror.invalid/{+path}")
+    assert is_merged("just-merged", mirror)  # publishing moves explain/ to that store
+    folder = clone / "submissions" / "just-merged"
+    assert placement(SubmissionFiles("just-merged", folder, None, mirror)).apart == (
+        "the default branch, origin/HEAD, holds no submissions/just-merged/explain/"
+        "manifest.json")  # a pull may not add it
+    assert placement(SubmissionFiles(
+        "published", clone / "submissions" / "published", None, mirror)).apart is None
+    assert not is_merged("mine")  # its explain/, in its folder, is its own
+    # HEAD holds it, committed (on the local main): the default branch decides.
+    assert placement(SubmissionFiles("mine", clone / "submissions" / "mine", None,
+                                     mirror)).apart == (
+        "it is not merged yet: the default branch, origin/HEAD, holds no submissions/mine/")
+    assert not is_merged("mine", HttpsStore("https://mirror.invalid/{+path}"))
+    # HEAD holds just-merged's explain/manifest.json, which the default branch (as last
+    # fetched) holding the folder does not: that branch is behind, publishing has run
+    # since; the files are kept as CI's, merged (never deleted for a stale branch).
+    (folder / "explain").mkdir()
+    (folder / "explain" / "manifest.json").write_text("{}\n", encoding="utf-8")
+    _git(clone, "add", "-A")
+    _git(clone, "commit", "-q", "-m", "publish just-merged (pulled from elsewhere)")
+    assert placement(SubmissionFiles("just-merged", folder, None,
+                                     configured_store(folder))) == Placement(True, None)
+    _git(clone, "rm", "-q", "--cached", "-r", "submissions/just-merged/explain")
+    _git(clone, "commit", "-q", "-m", "a copy, not committed")
+    assert placement(SubmissionFiles("just-merged", folder, None, configured_store(folder))
+                     ).apart is not None
+    _git(clone, "remote", "set-head", "origin", "--delete")
+    assert is_merged("published") and not is_merged("mine")  # origin/main
+    _git(clone, "remote", "remove", "origin")
+    assert is_merged("mine")  # no remote: the local main

@@ -49,7 +49,7 @@ from leaderboard.submission.explain_files import (
     read_stored_manifest,
     stored_refs,
 )
-from leaderboard.submission.explain_writers import merged
+from leaderboard.submission.explain_writers import placement
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import collect_inputs
 from leaderboard.submission.layout import (ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR,
@@ -175,11 +175,12 @@ def pull(folder: Path, store: RunStore | None = None) -> tuple[Report, list[str]
     instead.
 
     The explorer's files are CI's, written into the folder after the merge
-    (:mod:`leaderboard.submission.layout`): a submission not merged yet
-    (:func:`leaderboard.submission.explain_writers.merged`) has them fetched and checked
-    but kept in the cache, where every reader finds them, so that its folder stays one a
-    pull request may carry (`ci pr-check` refused the files its own scoring had kept
-    there, once pulled)."""
+    (:mod:`leaderboard.submission.layout`): where they belong apart from the folder
+    (:func:`leaderboard.submission.explain_writers.placement`: a submission not
+    merged yet, or a merged one whose run store keeps them) they are fetched and checked
+    but kept in the cache, where every reader finds them, so that the folder stays one a
+    pull request may carry (`ci pr-check` refused the files a submission's own scoring
+    had kept there, once pulled)."""
     store = store if store is not None else configured_store(folder)
     report = Report()
     stored = _stored(folder, store, report)
@@ -189,7 +190,7 @@ def pull(folder: Path, store: RunStore | None = None) -> tuple[Report, list[str]
     fetched = {rel: path for rel, path in sorted(found.items())
                if stored.files.local(rel) is None}
     kept: list[str] = []
-    if stored.explain and not merged(stored.files):
+    if stored.explain and placement(stored.files).apart is not None:
         ci = {ref.path for ref in stored.explain}
         kept = [rel for rel in fetched if rel in ci]
         fetched = {rel: path for rel, path in fetched.items() if rel not in ci}

@@ -24,7 +24,9 @@ from leaderboard.submission.explain_files import (MANIFEST, ExplainFilesError, T
                                                   explain_dir, explanation_manifest,
                                                   parse_manifest, stored_refs, unpacked)
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.submission.layout import EXPLAIN_DIR, MAX_EXPLAIN_MANIFEST_BYTES
+from leaderboard.submission.ids import id_problem
+from leaderboard.submission.layout import (DEFAULT_BRANCH, EXPLAIN_DIR,
+                                           MAX_EXPLAIN_MANIFEST_BYTES, folder_path)
 from leaderboard.submission.transaction import plain_file
 
 
@@ -197,16 +199,13 @@ def _held_files(folder: Path, prefix: str) -> list[str]:
     return sorted(found)
 
 
-# Why a folder's own explain/ is no merged submission's (:func:`copied_explanations`).
-NOT_MERGED = ("which is not merged yet: git's HEAD does not hold its "
-              f"{EXPLAIN_DIR}/{MANIFEST}, which publishing commits with the folder")
-
-
-def held_explanations(submission_root: Path, *, copied: bool = False) -> HeldExplanations:
+def held_explanations(submission_root: Path, *, apart: str | None) -> HeldExplanations:
     """What ``submission_root/explain/`` holds that CI did not write there for this
     submission (its folder's name): see :class:`HeldExplanations`. Nothing when there is
-    no explain/; a file or link named ``explain`` is foreign, and so is the whole folder
-    when it is ``copied`` (:func:`copied_explanations`)."""
+    no explain/; a file or link named ``explain`` is foreign, and so is every file where
+    CI's explanation files for it belong ``apart`` from its folder (that says why:
+    :attr:`Placement.apart`, asked of the user's folder, not of the copy of it a change
+    scores): its own, copied there from the cache, are what a pull request would add."""
     folder = explain_dir(submission_root)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         return HeldExplanations((EXPLAIN_DIR,), "it is not a folder")
@@ -224,10 +223,12 @@ def held_explanations(submission_root: Path, *, copied: bool = False) -> HeldExp
             return HeldExplanations(every, f"its {MANIFEST} is {owner}'s"
                                     if isinstance(owner, str) and owner
                                     else f"its {MANIFEST} names no submission")
-        if copied:
-            return HeldExplanations(every, NOT_MERGED)
+        if apart is not None:
+            return HeldExplanations(every, apart)
         doc = parse_manifest(data, where)
     except (OSError, ExplainFilesError) as exc:
+        if apart is not None:
+            return HeldExplanations(every, apart)
         return HeldExplanations(altered=((where, f"not the manifest CI wrote ({exc})"),))
     listed = {ref.path: ref for ref in stored_refs(doc)}
     foreign = tuple(path for path in every if path != where and path not in listed)
@@ -252,20 +253,131 @@ def _manifest_owner(manifest: Path, where: str) -> tuple[bytes, object]:
     return data, unpacked(data, where).get("submission")
 
 
-def merged(files: SubmissionFiles) -> bool:
-    """Whether the submission of ``files`` is merged, as far as its folder and the run
-    store tell without fetching anything: CI's explanation files for it are where
-    publishing keeps them, in its folder (an ``explain/manifest.json`` naming it, which
-    publishing writes there and a folder store that is the repository keeps, committed:
-    :func:`copied_explanations`), in a folder
-    store's place for it, or in the dataset store its manifest's ``source:`` names (where
-    `runs push --all` moved them). A submission not merged yet has them in the run
+# The default branch a local check reads, the first of these that exists: the remote's
+# (the leaderboard's repository as last fetched; origin/HEAD names the branch the remote
+# calls its default), else the local one, as `ci pr-check` run by hand takes it.
+DEFAULT_BRANCH_REFS = ("refs/remotes/origin/HEAD", f"refs/remotes/origin/{DEFAULT_BRANCH}",
+                       f"refs/heads/{DEFAULT_BRANCH}")
+
+
+@dataclass(frozen=True)
+class InCheckout:
+    """What git holds of ``submissions/<id>/`` in the checkout a submission folder is in
+    (:func:`in_checkout`)."""
+
+    branch: str       # the default branch read, as git names it (origin/HEAD, ...)
+    folder: bool      # the default branch holds submissions/<id>/, a folder
+    explained: bool   # the default branch holds submissions/<id>/explain/manifest.json
+    committed: bool   # HEAD holds submissions/<id>/explain/manifest.json
+
+
+def in_checkout(folder: Path, sub_id: str) -> InCheckout | None:
+    """What the default branch (:data:`DEFAULT_BRANCH_REFS`) and HEAD of the git checkout
+    ``folder`` is in hold of the submission ``sub_id``, from the objects git has here,
+    fetching nothing: one ``git cat-file`` (a few milliseconds). None when ``folder`` is
+    in no git checkout, the checkout has none of those branches, ``sub_id`` is not an id
+    or git cannot be run."""
+    if id_problem(sub_id) is not None:
+        return None
+    where = folder_path(sub_id)
+    manifest = f"{where}/{EXPLAIN_DIR}/{MANIFEST}"
+    asked = [line for ref in DEFAULT_BRANCH_REFS
+             for line in (ref, f"{ref}:{where}", f"{ref}:{manifest}")] + [f"HEAD:{manifest}"]
+    try:
+        # -C the folder: git finds the checkout around it; <ref>:<path> is from its root.
+        proc = subprocess.run(["git", "-C", str(folder), "cat-file",
+                               "--batch-check=%(objecttype)"],
+                              input="".join(f"{line}\n" for line in asked).encode(),
+                              capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):  # no git, or it hung
+        return None
+    kinds = proc.stdout.decode("utf-8", "replace").splitlines()
+    if proc.returncode != 0 or len(kinds) != len(asked):  # not a checkout
+        return None
+    committed = kinds[-1] == "blob"
+    for i, ref in enumerate(DEFAULT_BRANCH_REFS):
+        branch, tree, blob = kinds[3 * i:3 * i + 3]
+        if branch == "commit":
+            return InCheckout(ref.removeprefix("refs/remotes/").removeprefix("refs/heads/"),
+                              tree == "tree", blob == "blob", committed)
+    return None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Whether a submission is merged, and where CI's explanation files for it belong
+    (:func:`placement`)."""
+
+    merged: bool
+    # Why CI's explanation files for it belong apart from its folder (in the run store,
+    # or its cache), so that a pull request may not add them there and every file under
+    # its explain/ is foreign (:func:`held_explanations`); None where they belong in it.
+    apart: str | None
+
+
+# Why a submission not merged yet holds no file of CI's in its folder (Placement.apart).
+NOT_MERGED = "it is not merged yet"
+
+
+def placement(files: SubmissionFiles) -> Placement:
+    """Whether the submission of ``files`` is merged, and whether CI's explanation files
+    for it belong in its folder: one rule, for `validate` (which compares the
+    results.json of one not merged yet, as `ci pr-check` does, and refuses an explain/
+    that does not belong), `score` (which removes it) and `runs pull` (which keeps those
+    files in the run store's cache instead). Nothing is fetched.
+
+    In a git checkout, the default branch decides (:func:`in_checkout`: origin/HEAD, else
+    origin/main, else main, as git has it here), never HEAD, which a submitter's branch
+    makes hold anything (an explain/ copied from the cache and committed):
+
+    - the default branch does not hold ``submissions/<id>/``: a submission not merged
+      yet, whose explain/ belongs apart, whatever the folder or HEAD holds;
+    - it holds the folder and its ``explain/manifest.json``: merged, and the explain/
+      publishing committed belongs in the folder;
+    - it holds the folder but no ``explain/manifest.json``: the files belong apart (the
+      run store keeps them, or publishing has not run yet), and the submission is merged
+      unless the store is the folder (:meth:`SubmissionFiles.store_is_the_folder`), where
+      publishing commits explain/ with the folder: it is the mark of the merge there.
+      Except where HEAD holds the folder's ``explain/manifest.json``: then the default
+      branch as git has it is most likely older than HEAD (publishing committed it after
+      the last fetch, or a fork's origin is behind), and removing the files would delete
+      a merged submission's published explain/ in the branch, which pr-check refuses; so
+      they belong in the folder and the submission is merged. Were they instead a copy
+      committed into a merged folder, pr-check, which reads the real base branch, refuses
+      them: keeping them loses nothing, removing them might.
+
+    So a HEAD that holds explain/ of a folder the default branch lacks entirely is taken
+    for a copy committed on the submitter's branch (a new submission): where the default
+    branch is merely stale (merged and published since the last fetch), `git fetch`
+    makes it known.
+
+    Outside a git checkout, as far as the folder and the run store tell
+    (:func:`_merged_as_stored`), and a merged submission's files belong in its folder."""
+    git = None if files.folder is None else in_checkout(files.folder, files.sub_id)
+    if git is None:
+        merged = _merged_as_stored(files)
+        return Placement(merged, None if merged else NOT_MERGED)
+    where = folder_path(files.sub_id)
+    if not git.folder:
+        return Placement(False, f"{NOT_MERGED}: the default branch, {git.branch}, holds "
+                                f"no {where}/")
+    if git.explained or git.committed:
+        return Placement(True, None)
+    return Placement(not files.store_is_the_folder(),
+                     f"the default branch, {git.branch}, holds no "
+                     f"{where}/{EXPLAIN_DIR}/{MANIFEST}")
+
+
+def _merged_as_stored(files: SubmissionFiles) -> bool:
+    """Whether the submission of ``files`` is merged as far as its folder and the run
+    store tell (outside a git checkout): CI's explanation files for it are where
+    publishing keeps them, in its folder (an ``explain/manifest.json`` naming it), in a
+    folder store's place for it, or in the dataset store its manifest's ``source:`` names
+    (where `runs push --all` moved them). A submission not merged yet has them in the run
     store's cache alone (its own scoring keeps them there), or in the submitter's own
-    dataset: what a pull request carries of it is all new to the base branch, so
-    `ci pr-check` compares its results.json. An HTTPS store is not asked."""
+    dataset. An HTTPS store is not asked."""
     where = f"{EXPLAIN_DIR}/{MANIFEST}"
-    if (files.folder is not None and _names(plain_file(files.folder, where), files.sub_id)
-            and not copied_explanations(files)):
+    if files.folder is not None and _names(plain_file(files.folder, where), files.sub_id):
         return True
     if (isinstance(files.store, FolderStore) and not files.store_is_the_folder()
             and _names(plain_file(files.store.root, store_path(files.sub_id, where)),
@@ -273,26 +385,6 @@ def merged(files: SubmissionFiles) -> bool:
         return True
     return (isinstance(files.store, HubStore) and files.source is not None
             and files.source.repo == files.store.repo)
-
-
-def copied_explanations(files: SubmissionFiles) -> bool:
-    """Whether the explain/ of the folder of ``files`` can be no merged submission's:
-    where the store is the folder (the repository's folder store, or none set),
-    publishing commits explain/ with the folder, so one in a git work tree whose HEAD
-    does not hold its manifest is a copy (of the run store's cache, by a `runs pull` that
-    did not keep them there yet, or by hand), which a pull request may not carry. False
-    where git cannot say (no git, no work tree, no commit yet)."""
-    where = f"{EXPLAIN_DIR}/{MANIFEST}"
-    if (files.folder is None or not files.store_is_the_folder()
-            or plain_file(files.folder, where) is None):
-        return False
-    try:
-        listed = subprocess.run(["git", "-C", str(files.folder), "ls-tree", "--name-only",
-                                 "HEAD", "--", where], capture_output=True, timeout=60,
-                                check=False)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return listed.returncode == 0 and not listed.stdout.strip()
 
 
 def _names(manifest: Path | None, sub_id: str) -> bool:

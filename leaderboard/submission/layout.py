@@ -41,6 +41,9 @@ from typing import Literal
 
 # Where submission folders live, in the repository and in every store.
 SUBMISSIONS_DIR = "submissions"
+# The branch a submission is merged into, as a local check takes it: `ci pr-check` run by
+# hand and `validate` (the workflows name the repository's own default branch).
+DEFAULT_BRANCH = "main"
 
 METADATA_NAME = "metadata.yaml"
 MANIFEST_NAME = "manifest.txt"

@@ -29,8 +29,8 @@ from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.explain_files import MANIFEST, TaskFiles, explain_problem
 from leaderboard.submission.explain_writers import (ExplanationFolder, HeldExplanations,
-                                                    KeptExplanations, copied_explanations,
-                                                    held_explanations, merged,
+                                                    KeptExplanations, Placement,
+                                                    held_explanations, placement,
                                                     remove_foreign)
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
@@ -106,14 +106,15 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                           record_local=score if record_local is None else record_local,
                           shown=shown)
     outcome = SubmissionOutcome(submission, report)
-    is_merged, copied = True, False
+    placed: Placement | None = None
     if not score:
-        files = SubmissionFiles(submission.id, root, submission.inputs.source,
-                                store if store is not None else configured_store(root))
-        copied = copied_explanations(files)
-        if (root / RESULTS_NAME).is_file():
-            is_merged = merged(files)
-            check_scores = check_scores or not is_merged
+        # The user's folder as it is (`validate` reads it so): merged, and where CI's
+        # explanation files for it belong, as one rule tells both.
+        placed = placement(SubmissionFiles(submission.id, root, submission.inputs.source,
+                                           store if store is not None
+                                           else configured_store(root)))
+        check_scores = check_scores or (not placed.merged
+                                        and (root / RESULTS_NAME).is_file())
     display_root = root.parent
     # discover() reported each missing role of a task: such a task cannot be checked.
     jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
@@ -140,9 +141,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                 outcome.per_query_json[result.task_id] = result.per_query_json
             if result.files is not None:
                 outcome.explanations.append(result.files)
-    if not score:
+    if placed is not None:
         # What `score` removes from explain/, or cannot put back, as pr-check refuses it.
-        report_held_explanations(held_explanations(root, copied=copied), submission.id,
+        report_held_explanations(held_explanations(root, apart=placed.apart), submission.id,
                                  report, shown)
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         for problem in results_staleness(root, store):
@@ -159,7 +160,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                        "edited by hand), while `ci pr-check` compares it byte for byte; run "
                        f"{score_command(shown)} to write it again")
         if check_scores and report.ok:
-            check_recorded_scores(outcome, shown, merged=is_merged)
+            check_recorded_scores(outcome, shown, merged=placed.merged)
     return outcome
 
 
@@ -373,24 +374,29 @@ def relocated(outcome: SubmissionOutcome, change: FolderChange, root: Path) -> S
 
 def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore, *,
                 live: Path, shown: Path, after_merge: bool) -> SubmissionOutcome:
+    """Score the copy ``root`` of the submission folder ``live`` (a change of it)."""
     # The explanation files go where the layout says, written as each task is scored.
     writer: ExplanationFolder | KeptExplanations
     held = HeldExplanations()
-    if in_folder(entry(EXPLAIN_DIR), after_merge=after_merge):
-        writer = ExplanationFolder(root)  # the whole folder, written anew
-    else:
+    keep_apart = not in_folder(entry(EXPLAIN_DIR), after_merge=after_merge)
+    if keep_apart:
         writer = KeptExplanations(cache_dir(), root.name)
-        # The folder a pull request carries holds of explain/ only what CI wrote there
-        # for this submission, as CI wrote it (the base branch's), or nothing. git is
-        # asked of the folder itself: ``root`` is the change's copy, which git ignores.
-        held = held_explanations(root, copied=copied_explanations(
-            SubmissionFiles(root.name, live, None, store)))
+    else:
+        writer = ExplanationFolder(root)  # the whole folder, written anew
     outcome: SubmissionOutcome | None = None
     try:
         # Publishing (after the merge) scores only the pinned data: its results are the board's.
         outcome = check_submission(root, data_dir, score=True, explain=True, compress=True,
                                    on_explained=writer.add, progress=progress, store=store,
                                    pinned_data=after_merge, shown=shown)
+        if keep_apart:
+            # The folder a pull request carries holds of explain/ only what CI wrote there
+            # for this submission, as CI wrote it (the base branch's), or nothing. Where
+            # they belong is the user's folder's to tell (git is asked of it, where it
+            # is), not the copy's, which git ignores.
+            submission = outcome.submission
+            held = held_explanations(root, apart=placement(SubmissionFiles(
+                submission.id, live, submission.inputs.source, store)).apart)
         # What no scoring can put back is an error; what it removes, said once it has.
         report_held_explanations(replace(held, foreign=()), outcome.submission.id,
                                  outcome.report, shown)

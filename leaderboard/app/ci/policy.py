@@ -31,6 +31,7 @@ from leaderboard.submission.ids import id_problem
 from leaderboard.submission.metadata import GITHUB_LOGIN_RE
 from leaderboard.submission.layout import (
     CI_FILES,
+    DEFAULT_BRANCH,
     MAX_FILES,
     MAX_FILE_BYTES,
     MAX_NAME_BYTES,
@@ -329,8 +330,6 @@ NO_COMMON_HISTORY = ("the pull request's branch shares no history with the base 
                      "`git switch -c my-model origin/main`) and commit the submission there.")
 
 
-# The default branch a local check assumes (the workflows name the repository's own).
-DEFAULT_BRANCH = "main"
 BRANCHES_UNKNOWN = ("the pull request's base branch or the repository's default branch is not "
                     "known (--base-ref or --default-branch is empty or missing), so whether "
                     "the pull request is into the default branch cannot be checked; the check "
@@ -347,7 +346,8 @@ def base_branch_problem(base_ref: str | None, default_branch: str | None, *,
     of baselines.yml, say), a change reaches the default branch later inside that
     branch's own pull request, past the checks this one got: the bot's PR is exempt from
     the ownership check. Outside GitHub Actions (a local run) a base branch not given is
-    not checked, and the default branch not given is :data:`DEFAULT_BRANCH`; inside,
+    not checked, and the default branch not given is
+    :data:`leaderboard.submission.layout.DEFAULT_BRANCH`; inside,
     either missing refuses, as does either given empty anywhere."""
     if not in_actions:
         if base_ref is None:

@@ -34,8 +34,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Fetch every file of each submission's manifest, its per-query scores and its "
         "explanation files (the query explorer's) into the submission's folder, each "
         "verified against its size and SHA-256; the folder changes as one transaction. "
-        "The explanation files of a submission not merged yet, which CI writes into its "
-        "folder after the merge, are kept in the run store's cache instead.",
+        "The explanation files, which CI writes and a pull request never carries, are kept "
+        "in the run store's cache instead unless the folder is a merged submission's where "
+        "publishing writes them (in a git checkout: where its default branch holds them).",
         "  leaderboard runs pull submissions/bm25s\n"
         "  LEADERBOARD_RUN_STORE=hf://datasets/me/my-runs leaderboard runs pull "
         "submissions/my-model")
@@ -122,8 +123,9 @@ def run_pull(args: argparse.Namespace) -> int:
         _print(report.lines())
         failed += not report.ok
         cached = (f"; the explorer's {plural(len(kept), 'file')} "
-                  f"{'is' if len(kept) == 1 else 'are'} in the run store's cache: CI writes "
-                  "them into the folder after the merge" if kept else "")
+                  f"{'is' if len(kept) == 1 else 'are'} in the run store's cache: a pull "
+                  f"request never carries {'it' if len(kept) == 1 else 'them'}"
+                  if kept else "")
         print(f"{folder.name}: {'pulled' if report.ok else 'NOT pulled'} "
               f"({plural(len(written), 'file')} written{cached})")
     return 1 if failed else 0
