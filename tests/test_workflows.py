@@ -482,7 +482,10 @@ class Handover:
         status, what it printed and the outputs it set."""
         output = self.tmp / f"{job}-temp" / "output"
         output.write_text("")
-        step = _step(path, name)
+        # The job's own step: two jobs may hold steps of the same name (baselines.yml's
+        # store and propose both check each branch).
+        step = next(step for step in load(path)["jobs"][job]["steps"]
+                    if step.get("name") == name)
         proc = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
             capture_output=True, text=True, cwd=self.tmp / job, check=False,
