@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import tracemalloc
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
@@ -2550,6 +2551,63 @@ def test_a_handed_over_commit_is_one_commit_on_the_base(tmp_path: Path, capsys):
     assert "'..' is not a submission id" in capsys.readouterr().err
     assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
                  "no-such-branch", "--published"]) == 2
+
+
+def _log(root: Path, rev: str, fmt: str) -> str:
+    return subprocess.run(["git", "-C", str(root), "log", "-1", f"--format={fmt}", rev],
+                          capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("scope", ["published", "submission"])
+def test_the_pushed_commit_is_the_workflows_own_of_the_checked_tree(scope: str,
+                                                                   tmp_path: Path, capsys):
+    """The push jobs pushed the handed-over commit object, whose author, committer, dates
+    and message the read-only job that made it chose: a forged maintainer as author, a
+    `[skip ci]` message, a date decades away all landed on main verbatim. --recommit
+    commits the checked tree on the base as the workflow, now, with its own message."""
+    edit = _write("results.json", '{"v": 2}\n') if scope == "published" \
+        else _write("runs/t/altered.trec")
+    root, base, handed = _handed(tmp_path, edit)
+    git(root, "-c", "user.name=A Maintainer", "-c", "user.email=maintainer@followboard.org",
+        "commit", "-q", "--amend", "--reset-author", "--date=2099-01-01T00:00:00",
+        "-m", "[skip ci] Security fix, reviewed by the maintainers")
+    handed = git(root, "rev-parse", "HEAD")
+    scope_args = ["--published"] if scope == "published" else ["--submission", "bm25s"]
+    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                 handed, *scope_args, "--recommit", "refs/heads/checked"]) == 0, \
+        capsys.readouterr().err
+    made = git(root, "rev-parse", "refs/heads/checked")
+    assert made in capsys.readouterr().out and made != handed
+    assert _log(root, made, "%an <%ae>|%cn <%ce>") == (
+        "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|"
+        "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>\n")
+    assert abs(int(_log(root, made, "%at")) - time.time()) < 600
+    assert abs(int(_log(root, made, "%ct")) - time.time()) < 600
+    assert _log(root, made, "%P").split() == [base]
+    assert git(root, "rev-parse", f"{made}^{{tree}}") == git(root, "rev-parse",
+                                                             f"{handed}^{{tree}}")
+    said = _log(root, made, "%B")
+    assert "skip ci" not in said and "Maintainer" not in said and "reviewed" not in said
+    subject = ("Publish merged submissions: bm25s" if scope == "published"
+               else "Baseline bm25s: runs and results")
+    assert said.splitlines()[0] == subject
+    assert ("submissions/bm25s/: changes 1 file" if scope == "published"
+            else "submissions/bm25s/: adds 1 file") in said
+
+
+def test_a_commit_that_fails_its_check_is_never_recommitted(tmp_path: Path, capsys):
+    root, base, handed = _handed(tmp_path, _write("../../README.md", "pwned\n"))
+    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                 handed, "--published", "--recommit", "refs/heads/checked"]) == 1
+    assert "may not be pushed" in capsys.readouterr().err
+    assert subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet",
+                           "refs/heads/checked"], capture_output=True, check=False
+                          ).returncode != 0
+    root, base, handed = _handed(tmp_path / "b", _write("results.json", '{"v": 2}\n'))
+    for bad in ("main", "refs/heads/a..b", "HEAD"):
+        assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                     handed, "--published", "--recommit", bad]) == 2
+        assert "is not a branch's full name" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("changed", "full"), [

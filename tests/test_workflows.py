@@ -33,11 +33,13 @@ import fnmatch
 import hashlib
 import inspect
 import json
+import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -498,13 +500,46 @@ class Handover:
                               capture_output=True, text=True, check=True).stdout.strip()
 
 
-@pytest.mark.parametrize("tampered", [None, "score", "store"])
+# What a compromised read-only job may write into the commit it hands over besides its
+# files, and what the pushing job's own commit says instead.
+FORGED = {"GIT_AUTHOR_NAME": "A Maintainer", "GIT_AUTHOR_EMAIL": "maintainer@followboard.org",
+          "GIT_COMMITTER_NAME": "A Maintainer",
+          "GIT_COMMITTER_EMAIL": "maintainer@followboard.org",
+          "GIT_AUTHOR_DATE": "2099-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "1971-01-01T00:00:00Z"}
+WORKFLOW_IDENTITY = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+
+
+def _forge(checkout: Path, base: str, bundle: Path, ref: str) -> None:
+    """Amend the job's commit with a forged author, committer, dates and a `[skip ci]`
+    message, and bundle it again, as a job that runs what it should not could."""
+    subprocess.run(["git", "-C", str(checkout), "commit", "-q", "--amend", "--reset-author",
+                    "-m", "[skip ci] Security fix, reviewed by the maintainers"],
+                   check=True, env={**os.environ, **FORGED})
+    subprocess.run(["git", "-C", str(checkout), "bundle", "create", "-q", str(bundle),
+                    f"^{base}", ref], check=True)
+
+
+def _is_the_workflows_own(origin: Path, pushed: str, base: str, tree: str) -> None:
+    """``pushed`` on the origin is the workflow's commit of ``tree`` on ``base``: its
+    identity, a date of now, a message without a word of the handed-over commit's."""
+    said = subprocess.run(["git", "-C", str(origin), "log", "-1",
+                           "--format=%an <%ae>%n%cn <%ce>%n%at%n%ct%n%P%n%T%n%B", pushed],
+                          capture_output=True, text=True, check=True).stdout.splitlines()
+    assert said[:2] == [WORKFLOW_IDENTITY, WORKFLOW_IDENTITY], said
+    assert all(abs(int(stamp) - time.time()) < 600 for stamp in said[2:4]), said
+    assert said[4:6] == [base, tree], said
+    message = "\n".join(said[6:])
+    assert "skip ci" not in message and "Maintainer" not in message, message
+
+
+@pytest.mark.parametrize("tampered", [None, "score", "store", "forged"])
 def test_publish_pushes_only_a_commit_of_what_publishing_writes(tampered: str | None,
                                                                 tmp_path: Path):
     """The score job commits the new results and hands the commit over; the store job
-    checks it, stores the files and amends it; the push job checks it again and pushes.
-    A commit that changes anything else (a workflow, a submitter's metadata) is refused
-    by the next job, and main is left as it was."""
+    checks it, stores the files and amends it; the push job checks it again and pushes
+    its own commit of the checked tree. A commit that changes anything else (a workflow,
+    a submitter's metadata) is refused by the next job, and main is left as it was; a
+    forged author, committer, date or `[skip ci]` message never reaches main."""
     if shutil.which("bash") is None or shutil.which("git") is None:
         pytest.skip("bash and git are needed")
     workflow = WORKFLOW_DIR / "publish.yml"
@@ -537,6 +572,9 @@ def test_publish_pushes_only_a_commit_of_what_publishing_writes(tampered: str | 
         (tmp_path / "store/submissions/bm25s/metadata.yaml").write_text("id: bm25s\nx: 1\n")
     status, said, out = run.step(workflow, "store", "Commit the manifests on the scored commit")
     assert status == 0 and out == {"changed": "true"}, said
+    if tampered == "forged":
+        _forge(tmp_path / "store", run.base, tmp_path / "store-temp/stored/scored.bundle",
+               "refs/heads/publish/scored")
 
     run.job("push")
     run.hand("store", "stored", "push", "stored")
@@ -553,14 +591,20 @@ def test_publish_pushes_only_a_commit_of_what_publishing_writes(tampered: str | 
     assert subprocess.run(["git", "-C", str(run.origin), "show", "--name-only", "--format=",
                            "main"], capture_output=True, text=True, check=True
                           ).stdout.split() == ["submissions/bm25s/results.json"]
+    handed = subprocess.run(["git", "-C", str(tmp_path / "push"), "rev-parse",
+                             "refs/heads/publish/scored", "refs/heads/publish/scored^{tree}"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert run.main() != handed[0]
+    _is_the_workflows_own(run.origin, "main", run.base, handed[1])
 
 
-@pytest.mark.parametrize("tampered", [None, "run", "store"])
+@pytest.mark.parametrize("tampered", [None, "run", "store", "forged"])
 def test_baselines_pushes_only_each_models_own_folder(tampered: str | None, tmp_path: Path):
     """The GPU job commits a model's folder and hands the branch over; the store job
-    checks it, moves the runs and amends it; the propose job checks it again, pushes it
-    and opens the pull request. A branch changing anything outside the model's folder is
-    refused by the next job, and nothing is pushed."""
+    checks it, moves the runs and amends it; the propose job checks it again, pushes its
+    own commit of the checked tree and opens the pull request. A branch changing anything
+    outside the model's folder is refused by the next job, and nothing is pushed; a
+    forged author, committer, date or `[skip ci]` message is never pushed."""
     if shutil.which("bash") is None or shutil.which("git") is None:
         pytest.skip("bash and git are needed")
     workflow = WORKFLOW_DIR / "baselines.yml"
@@ -601,6 +645,9 @@ def test_baselines_pushes_only_each_models_own_folder(tampered: str | None, tmp_
     assert status == 0, said
     status, said, _ = run.step(workflow, "store", "Bundle the branches for the propose job")
     assert status == 0, said
+    if tampered == "forged":
+        _forge(tmp_path / "store", run.base, tmp_path / "store-temp/stored/baselines.bundle",
+               "refs/heads/baselines/bm25s-42")
 
     run.job("propose")
     run.hand("store", "stored", "propose", "baselines")
@@ -619,6 +666,10 @@ def test_baselines_pushes_only_each_models_own_folder(tampered: str | None, tmp_
     assert pushed.stdout.split() == ["submissions/bm25s/results.json"]
     assert run.calls.read_text().splitlines()[-1].startswith(
         "gh pr create --base main --head baselines/bm25s-42")
+    handed = subprocess.run(["git", "-C", str(tmp_path / "propose"), "rev-parse",
+                             "refs/heads/baselines/bm25s-42^{tree}"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    _is_the_workflows_own(run.origin, "baselines/bm25s-42", run.base, handed)
 
 
 def needed(job: dict) -> list[str]:

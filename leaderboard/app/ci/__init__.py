@@ -13,7 +13,8 @@ subcommands, so every step runs (and is tested) the same way on a laptop:
   privileged comment job, so an edited workflow cannot vouch for itself;
 * :mod:`leaderboard.app.ci.pr_check` and :mod:`leaderboard.app.ci.pending` orchestrate the steps;
 * :mod:`leaderboard.app.ci.handover` checks the commit a job without a write token hands
-  to the job that pushes it (what it may change);
+  to the job that pushes it (what it may change), and makes the pushing job's own commit
+  of the checked tree;
 * :mod:`leaderboard.app.ci.inputs` checks what a maintainer types into a dispatched workflow;
 * :mod:`leaderboard.app.ci.audit` reads the GitHub settings that keep fork PRs off the
   self-hosted GPU runner (docs/MAINTAINERS.md).

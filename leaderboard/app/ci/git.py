@@ -4,14 +4,17 @@ CI looks at a pull request through git objects rather than the checked-out files
 result does not depend on which commit the runner happened to check out, and a file is
 measured (size, mode) before a single byte of it is written anywhere. Every call passes
 arguments as a list (no shell) and NUL-separated output (``-z``), so file names with
-spaces, quotes or newlines are data, never syntax.
+spaces, quotes or newlines are data, never syntax. The one thing written is the pushing
+job's own commit of a checked tree (:func:`leaderboard.app.ci.handover.recommit`).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -48,10 +51,12 @@ _GIT_MISSING = "git is not installed (needed to read the pull request)"
 
 
 def git(repo: Path, *args: str, input_bytes: bytes | None = None,
-        ok_codes: tuple[int, ...] = (0,)) -> bytes:
+        ok_codes: tuple[int, ...] = (0,), env: Mapping[str, str] | None = None) -> bytes:
+    """git's output; ``env`` adds to (or overrides in) the environment git runs in."""
     try:
         proc = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes,
-                              capture_output=True, check=False)
+                              capture_output=True, check=False,
+                              env=None if env is None else {**os.environ, **env})
     except FileNotFoundError:
         raise GitError(_GIT_MISSING) from None
     if proc.returncode not in ok_codes:

@@ -17,17 +17,26 @@ what the job that made it may change:
 
 Every file the commit adds or changes must be a plain file: no link, no submodule, no
 executable.
+
+Only the checked tree crosses from the job that made the commit: its author, committer,
+dates and message are that job's to forge (a maintainer's name, ``[skip ci]``, a date
+years away). The pushing job never pushes the handed-over commit object; it commits the
+checked tree on the base itself (:func:`recommit`), as the workflow's one identity, at its
+own clock's time, with a message composed from what the check read (:func:`message`).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from leaderboard.app.ci.git import (
     Change,
+    GitError,
     changed_files,
     file_at,
+    git,
     parents,
     resolve_commit,
 )
@@ -61,6 +70,11 @@ PUBLISHED: dict[str, str] = {
     EXPLAIN_DIR: "AMD",      # likewise
 }
 
+# The identity every commit the workflows push is made as (GitHub's Actions bot).
+WORKFLOW_NAME = "github-actions[bot]"
+WORKFLOW_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+
+
 class NotAnId(FollowBoardError, ValueError):
     """The folder a proposal is checked against is named by no submission id (a usage
     error, exit 2)."""
@@ -79,6 +93,9 @@ class Handover:
     commit: str
     changes: list[Change] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # The first line of the pushed commit's message, said by the check (never read from
+    # the handed-over commit).
+    subject: str = ""
 
     @property
     def ok(self) -> bool:
@@ -144,6 +161,7 @@ def check_published(repo: Path, base: str, commit: str) -> Handover:
                 f"{change.path}: the commit {_VERBS.get(change.status, 'changes')} it; "
                 f"publishing may {may or 'not change'} {entry.name}"
                 + ("/" if entry.kind == "folder" else ""))
+    hand.subject = "Publish merged submissions: " + ", ".join(sorted(merged))
     return hand
 
 
@@ -167,4 +185,54 @@ def check_proposal(repo: Path, base: str, commit: str, sub_id: str) -> Handover:
             hand.problems.append(f"{change.path}: no entry of a submission folder holds it")
         elif entry.writer is Writer.CI:
             hand.problems.append(f"{change.path}: {CI_FILES}")
+    hand.subject = f"Baseline {sub_id}: runs and results"
     return hand
+
+
+class NotARef(FollowBoardError, ValueError):
+    """The ref the workflow's own commit is to be written to is no branch name (a usage
+    error, exit 2)."""
+
+    exit_code = 2
+
+
+def message(hand: Handover) -> str:
+    """The pushed commit's message: the check's subject, then what the commit changes in
+    each folder and where its tree comes from; nothing the handed-over commit says."""
+    counts: dict[str, dict[str, int]] = {}
+    for change in hand.changes:
+        where = _inside(change.path)
+        folder = f"{folder_path(where[0])}/" if where else change.path
+        verbs = counts.setdefault(folder, {})
+        verbs[change.status] = verbs.get(change.status, 0) + 1
+    lines = [f"{folder}: " + ", ".join(f"{_VERBS.get(status, 'changes')} {count}"
+                                        for status, count in sorted(verbs.items()))
+             + (" file" if sum(verbs.values()) == 1 else " files")
+             for folder, verbs in sorted(counts.items())]
+    return (f"{hand.subject}\n\n" + "\n".join(lines) + "\n\n"
+            f"The tree of {hand.commit}, handed over by a job without a write token and "
+            f"checked by `leaderboard ci check-commit` on {hand.base}; that commit's "
+            "author, dates and message are not kept.\n")
+
+
+def recommit(repo: Path, hand: Handover, branch: str) -> str:
+    """The workflow's own commit of ``hand``'s checked tree on its base, written to
+    ``branch`` (a full ``refs/heads/`` name): author and committer :data:`WORKFLOW_NAME`
+    now, the message :func:`message`. Only a commit that passed its check is recommitted."""
+    if not hand.ok:
+        raise ValueError(f"{hand.commit} did not pass its check; it is not recommitted")
+    try:
+        if not branch.startswith("refs/heads/"):
+            raise GitError(branch)
+        git(repo, "check-ref-format", branch)
+    except GitError:
+        raise NotARef(f"{branch!r} is not a branch's full name (refs/heads/NAME)") from None
+    now = f"{int(time.time())} +0000"
+    who = {"GIT_AUTHOR_NAME": WORKFLOW_NAME, "GIT_AUTHOR_EMAIL": WORKFLOW_EMAIL,
+           "GIT_AUTHOR_DATE": now, "GIT_COMMITTER_NAME": WORKFLOW_NAME,
+           "GIT_COMMITTER_EMAIL": WORKFLOW_EMAIL, "GIT_COMMITTER_DATE": now}
+    tree = git(repo, "rev-parse", "--verify", f"{hand.commit}^{{tree}}").decode().strip()
+    made = git(repo, "commit-tree", "--no-gpg-sign", tree, "-p", hand.base, "-F", "-",
+               input_bytes=message(hand).encode(), env=who).decode().strip()
+    git(repo, "update-ref", "-m", "leaderboard ci check-commit --recommit", branch, made)
+    return made

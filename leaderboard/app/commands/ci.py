@@ -158,9 +158,12 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "file. --published: it changes only what publishing writes in submissions merged "
         "at BASE (results.json, per-query.json.gz, explain/, manifest.txt, and the removal "
         "of what the run store keeps); --submission ID: only what a pull request may carry "
-        "in submissions/ID/.",
+        "in submissions/ID/. --recommit REF: after a pass, commit the checked tree on BASE "
+        "as the workflow (github-actions[bot], now, a message naming what was checked) and "
+        "point REF at it, so that nothing but the tree comes from the job that made COMMIT "
+        "(its author, dates and message are that job's).",
         "  leaderboard ci check-commit --base \"$GITHUB_SHA\" --commit refs/heads/publish/scored "
-        "--published\n"
+        "--published --recommit refs/heads/publish/checked\n"
         "  leaderboard ci check-commit --base \"$GITHUB_SHA\" --commit "
         "refs/heads/baselines/bm25s-42 --submission bm25s")
     handover.add_argument("--base", required=True, metavar="COMMIT",
@@ -169,6 +172,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
                           help="the handed-over commit (a branch fetched from the bundle)")
     handover.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
                           help="the git repository (default: .)")
+    handover.add_argument("--recommit", metavar="REF",
+                          help="after a pass, write the workflow's own commit of the "
+                          "checked tree on BASE to this branch (refs/heads/NAME)")
     scope = handover.add_mutually_exclusive_group(required=True)
     scope.add_argument("--published", action="store_true",
                        help="the publish workflow's commit of scores and run-store records")
@@ -401,7 +407,7 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
 
 
 def run_check_commit_cmd(args: argparse.Namespace) -> int:
-    from leaderboard.app.ci.handover import check_proposal, check_published
+    from leaderboard.app.ci.handover import check_proposal, check_published, recommit
     from leaderboard.core.report import plural
 
     if args.published:
@@ -418,6 +424,10 @@ def run_check_commit_cmd(args: argparse.Namespace) -> int:
         return 1
     print(f"{args.command_prog}: {hand.commit} changes "
           f"{plural(len(hand.changes), 'file')}, only {scope}")
+    if args.recommit:
+        made = recommit(args.repo, hand, args.recommit)
+        print(f"{args.command_prog}: {args.recommit} is {made}, the checked tree committed "
+              "on the base as the workflow")
     return 0
 
 
