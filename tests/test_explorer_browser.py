@@ -1023,6 +1023,55 @@ def test_arrow_keys_reach_a_query_and_enter_opens_its_card(real_site, page) -> N
     page.wait_for_selector(f'#fb-explorer[data-state=ready] article.fb-x-card[data-q="{query}"]')
 
 
+DESCRIBED = """() => (document.activeElement.getAttribute('aria-describedby') || '').split(' ')
+                     .filter(Boolean).map(id => document.getElementById(id).textContent)"""
+
+
+def test_an_explorer_cells_title_is_read_and_shown_from_the_keyboard(real_site, page) -> None:
+    """The Constraint column's full type name and a header's help were titles: shown on
+    hover only, never to a keyboard on the cell, and seldom read by a screen reader. The
+    arrow keys' stop on the cell is described by them, and the box shows them while the
+    keyboard is there; a click on a header still sorts (and closes the box)."""
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr")
+    tip = page.locator(".fb-tip")
+    assert tab_presses_past(page, "table.fb-x-list") == 2
+    page.keyboard.press("Shift+Tab")  # back into the list, at its first header
+    column = page.locator('table.fb-x-list th[data-key="group"]')
+    for _ in range(column.evaluate("th => th.cellIndex")):
+        page.keyboard.press("ArrowRight")
+    help_text = column.get_attribute("title")
+    assert page.evaluate("document.activeElement.closest('th').dataset.key") == "group"
+    assert page.evaluate(DESCRIBED) == [help_text]
+    assert tip.is_visible() and tip.text_content() == help_text
+    page.keyboard.press("ArrowDown")
+    cell = page.evaluate("[document.activeElement.textContent, document.activeElement.closest('td').title]")
+    assert cell[1] and cell[1] != cell[0]  # the code on screen, its full name the title
+    assert page.evaluate(DESCRIBED) == [cell[1]]
+    assert tip.is_visible() and tip.text_content() == cell[1]
+    page.keyboard.press("ArrowLeft")  # a cell without a title: the box goes
+    assert not tip.is_visible()
+    page.locator('th[data-key="p-MRR"] button').click()
+    assert page.locator('th[data-key="p-MRR"]').get_attribute("aria-sort") is not None
+    assert page.url.find("&query=") == -1 and not tip.is_visible()
+
+
+def test_a_cards_header_help_and_document_marks_describe_their_cells(real_site, page) -> None:
+    """A card's table headers (p-MRR term, Share of p-MRR) and a top document's T\u2212/T+ and
+    judged marks said what they mean in titles only; the doc button beside the marks is
+    what the keyboard reaches, described by its own title and the marks'."""
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr&query=1_1")
+    stops = page.evaluate("""() => [...document.querySelectorAll('#fb-explorer table :is(td, th)')]
+        .filter(c => c.title || c.querySelector('abbr[title]'))
+        .map(c => { const s = c.querySelector('a[href], button') || c;
+                    return [[c.title, ...[...c.querySelectorAll('abbr[title]')].map(a => a.title)].filter(Boolean),
+                            s === c ? '' : s.title, (s.getAttribute('aria-describedby') || '').split(' ').filter(Boolean)
+                              .map(id => document.getElementById(id).textContent)]; })""")
+    assert any("p-MRR" in t for texts, _, _ in stops for t in texts), stops
+    assert any(t.startswith("changed") for texts, _, _ in stops for t in texts), stops
+    for texts, own, described in stops:
+        assert described == ([own] if own else []) + texts
+
+
 def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> None:
     """Tabbing into the list's query-id filter showed no focus ring (Material's input
     styling took it, as it did on the leaderboard's filters), only the caret."""

@@ -25,6 +25,12 @@
  * The arrow keys move by row and column, Home and End to a row's ends (with Control, the
  * table's), Page Up and Page Down by PAGE rows. A cell's stops are its controls (a name
  * cell's mark, name and "+N", one each), else the cell itself: every cell is reached.
+ * An explorer table's cells hold no details buttons (a click on a query opens its card, on
+ * a header sorts), but some carry a title all the same: a header's help, the Constraint
+ * column's full type name, a top document's T-/T+ and judged marks. Each stop in such a
+ * cell is described by them (aria-describedby, to one hidden text per wording, so a
+ * screen reader says them as the stop is focused), and the box shows them while the
+ * keyboard is there; a click still does what it did, and closes the box.
  * Vanilla JS, no network.
  */
 (function () {
@@ -34,6 +40,8 @@
   var GRID = "table.fb-table, table.fb-x-table";
   var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
   var PAGE = 10;
+  var NOTED = "abbr[title]";  // a mark in an explorer cell, which no stop of it carries
+  var notes = null, noteIds = {};  // the hidden texts stops are described by, by wording
   var MOVES = { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, Home: 1, End: 1,
                 PageUp: 1, PageDown: 1 };
 
@@ -109,6 +117,40 @@
     if (over > 0) wrap.scrollLeft -= over;
   }
 
+  // What an explorer cell's titles say that its stop ``stop`` does not: the cell's own
+  // (a header's help, a constraint's full name), then its marks'.
+  function cellNotes(cell, stop) {
+    var texts = cell.title ? [cell.title] : [];
+    cell.querySelectorAll(NOTED).forEach(function (m) { if (m.title) texts.push(m.title); });
+    return texts.filter(function (t, i) { return texts.indexOf(t) === i && t !== (stop !== cell && stop.title); });
+  }
+
+  // The id of the hidden text ``text``, made once.
+  function noteId(text) {
+    if (!noteIds[text]) {
+      var span = document.createElement("span");
+      span.id = noteIds[text] = "fb-note-" + notes.childNodes.length;
+      span.textContent = text;
+      notes.appendChild(span);
+    }
+    return noteIds[text];
+  }
+
+  // Each stop of an explorer table's cells described by what the cell's titles say (its
+  // own title first, which aria-describedby would otherwise put aside).
+  function describe(table) {
+    table.querySelectorAll("td[title], th[title], td " + NOTED + ", th " + NOTED).forEach(function (el) {
+      var cell = el.closest("td, th");
+      if (cell._fbNoted) return;
+      cell._fbNoted = true;
+      stops(cell).forEach(function (stop) {
+        var texts = cellNotes(cell, stop);
+        if (stop !== cell && stop.title) texts.unshift(stop.title);
+        if (texts.length) stop.setAttribute("aria-describedby", texts.map(noteId).join(" "));
+      });
+    });
+  }
+
   // A site table's cells get their details buttons (an explorer table's cells hold their
   // own controls), and every table the grid's one Tab stop.
   function watch(table, keys) {
@@ -119,11 +161,13 @@
     table._fbGrid = true;
     table.setAttribute("role", "grid");
     table.setAttribute("aria-describedby", keys.id);
+    if (!site) describe(table);
     tame(table);
     new MutationObserver(function (records) {
       records.forEach(function (rec) {
         if (site) rec.addedNodes.forEach(function (n) { if (n.nodeName === "TR") decorate(n); });
       });
+      if (!site) describe(table);
       tame(table);
     }).observe(table, { childList: true, subtree: true });
   }
@@ -145,17 +189,21 @@
     document.body.appendChild(box);
     document.body.appendChild(said);
     document.body.appendChild(keys);
+    notes = document.createElement("div");
+    notes.hidden = true;
+    document.body.appendChild(notes);
     var current = null;
 
-    function show(holder, control) {
+    // ``text``: an explorer cell's notes, which its stop is described by already.
+    function show(holder, control, text) {
       current = holder;
       box.hidden = !holder;
-      box.textContent = holder ? holder.getAttribute("title") : "";
+      box.textContent = holder ? text || holder.getAttribute("title") : "";
       // The box sits at the bottom of the window, or at its top when the cell is in the
       // lower half: it never hides the cell it speaks of, the keyboard's focus among them.
       box.classList.toggle("fb-tip-top", !!holder &&
         holder.getBoundingClientRect().bottom > window.innerHeight / 2);
-      said.textContent = holder && !(control && control.title === box.textContent)
+      said.textContent = holder && !text && !(control && control.title === box.textContent)
         ? box.textContent : "";
     }
 
@@ -175,7 +223,9 @@
         e.target.setAttribute("tabindex", "0");
       }
       var holder = e.target.closest && e.target.closest(HOLDER);
-      if (holder && e.target.matches(":focus-visible")) show(holder, e.target);
+      var texts = cell && !holder && !table.matches("table.fb-table") ? cellNotes(cell, e.target) : [];
+      if (texts.length && e.target.matches(":focus-visible")) show(cell, e.target, texts.join("; "));
+      else if (holder && e.target.matches(":focus-visible")) show(holder, e.target);
       else if (current && !(holder && holder === current)) show(null);
     });
     document.addEventListener("keydown", function (e) {
