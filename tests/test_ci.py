@@ -224,7 +224,7 @@ def test_valid_submission_gets_scores_tier_and_comment(repo, wtr, data_dir, acti
     assert "#### FollowTable" in comment
     # IRS with its sign, as the site and the metrics page show it (it had none here).
     assert f"| `{TASK}` | {irs * 100:+.1f} |" in comment
-    assert "🥇 leader" in comment and "Old Model" in comment
+    assert "🥇 best verified" in comment and "Old Model" in comment
     assert (out / "pr-number").read_text().strip() == "7"
 
     summary = actions_env["summary"].read_text()
@@ -255,7 +255,7 @@ def test_weaker_submission_is_below_the_leader_with_a_p_value(repo, wtr, data_di
     assert row.diff_vs_best_verified is not None and row.diff_ci_high is not None
     assert row.diff_vs_best_verified < 0
     comment = (out / "comment.md").read_text()
-    assert "| below leader |" in comment
+    assert "| below best verified |" in comment
     assert f"{row.diff_vs_best_verified * 100:+.1f}" in comment
 
 
@@ -275,7 +275,7 @@ def test_identical_rankings_tie_and_the_standing_leader_keeps_the_lead(
     assert row.tier == "tied with leader" and row.p_value == 1.0 and row.diff_vs_best_verified == 0.0
     assert row.note is not None and "reproducibility threshold" in row.note
     comment = (out / "comment.md").read_text()
-    assert "🥇" not in comment and "tied with leader" in comment
+    assert "🥇" not in comment and "tied with best verified" in comment
 
 
 def test_broken_submission_gets_annotations_and_fails(repo, wtr, data_dir, actions_env,
@@ -815,7 +815,7 @@ def test_the_comment_prints_p_values_as_every_surface_prints_them():
         row = irs.model_copy(update={"p_adjusted": p_adjusted})
         body = comment_body(_report(status="valid", submissions=[SubmissionCheck(
             id="new", valid=True, n_errors=0, n_warnings=0, tasks=[row])]))
-        assert f"| tied with leader | {text} | {row.diff_vs_best_verified * 100:+.1f} [" \
+        assert f"| tied with best verified | {text} | {row.diff_vs_best_verified * 100:+.1f} [" \
             in body, body
 
 
@@ -959,9 +959,37 @@ def test_the_log_signs_the_measures_the_comment_signs(monkeypatch, capsys):
     sub = SubmissionCheck(id="new-model", valid=True, n_errors=0, n_warnings=0, tasks=tasks)
     print_log(_report(status="valid", submissions=[sub]))
     out = capsys.readouterr().out
-    assert "new-model followtable/wtr: IRS +3.6, tied with leader" in out
-    assert "new-model pi-indic-val150/t1/hin: RR@10 50.0, leader" in out
+    assert "new-model followtable/wtr: IRS +3.6, tied with best verified" in out
+    assert "new-model pi-indic-val150/t1/hin: RR@10 50.0, best verified" in out
 
+
+
+def test_the_comment_and_log_name_the_tiers_as_the_site_does(monkeypatch, capsys):
+    """The PR comment and the job log printed 'tied with leader' / 'below leader' where the
+    site and its downloads say 'tied with best verified' / 'below best verified', for the
+    same comparison (the task's best verified row, by the site's own rank_systems): both
+    read the site's words from verdicts.TIER_TEXT."""
+    from leaderboard.app.ci.pr_check import print_log
+    from leaderboard.publish.standings.verdicts import TIER_TEXT
+
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    tiers = ["leader", "tied with leader", "below leader"]
+    tasks = [TaskStanding(task=f"followtable/{t}", primary_metric="IRS", primary=0.01,
+                          headline_metric="IRS", tier=tier)
+             for t, tier in zip(("wqt", "wtr", "tarx"), tiers)]
+    sub = SubmissionCheck(id="new-model", valid=True, n_errors=0, n_warnings=0, tasks=tasks)
+    comment = comment_body(_report(status="valid", submissions=[sub]))
+    print_log(_report(status="valid", submissions=[sub]))
+    log = capsys.readouterr().out
+    assert [TIER_TEXT[t] for t in tiers] == ["best verified", "tied with best verified",
+                                             "below best verified"]
+    assert "| 🥇 best verified |" in comment
+    assert "| tied with best verified |" in comment and "| below best verified |" in comment
+    assert "Δ vs best verified" in comment
+    for t in tasks:
+        assert f"{t.task}: IRS +1.0, {TIER_TEXT[t.tier]}" in log
+    assert " leader |" not in comment and "vs leader" not in comment
+    assert ", below leader" not in log and ", tied with leader" not in log
 
 # --------------------------------------------------------------------------- audit-settings
 

@@ -351,7 +351,7 @@ def test_a_p_value_below_the_level_never_prints_as_the_level(committed_board: Bo
     row = TaskStanding(task="followtable/wtr", primary_metric="IRS", headline_metric="IRS",
                        tier="below leader", p_adjusted=0.0496, p_floor=1e-5,
                        diff_vs_best_verified=-0.02)
-    assert "| below leader | 0.0496 |" in "\n".join(task_tables([row]))
+    assert "| below best verified | 0.0496 |" in "\n".join(task_tables([row]))
 
     compared = ColumnComparison(
         view="followtable/wtr", column="IRS", label="IRS", metric="IRS", tiered=True,

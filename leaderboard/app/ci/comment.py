@@ -25,7 +25,8 @@ from leaderboard.core.display import effect_size_text, p_text, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.submission.metadata import NOT_SHOWN_AS_TEXT
-from leaderboard.publish.standings.verdicts import INTERVAL_MARK, interval_disagrees
+from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, TIER_LEADER, TIER_TEXT,
+                                                    interval_disagrees)
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
 from leaderboard.submission.pull_request import STATUS_LINE
@@ -36,9 +37,6 @@ COMMENT_MARKER = "<!-- followboard-report -->"
 COMMENT_LIMIT = 65_000
 SUMMARY_LIMIT = 1_000_000  # a step summary may be up to 1 MiB
 MAX_TEXT = 300  # characters of one untrusted string (a message, a name) shown
-
-TIER_TEXT = {"leader": "🥇 leader", "tied with leader": "tied with leader",
-             "below leader": "below leader"}
 
 TEST_NAMES = {"randomization": "paired randomization test",
               "wilcoxon": "Wilcoxon signed-rank test",
@@ -156,7 +154,8 @@ def _reported(row: TaskStanding) -> str:
 
 
 def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[str]:
-    """One table per benchmark: scores ×100, tier against the leader, p-value, context."""
+    """One table per benchmark: scores ×100, tier against the best verified row, p-value,
+    context."""
     out: list[str] = []
     labelled = [(_task_label(r.task), r) for r in rows]
     order = [b.title for b in declared()]
@@ -170,7 +169,8 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
         out += [f"#### {bench}", "",
                 f"| Task | {code(p_head) if p_head else 'Primary'} | "
                 f"{code(h_head) if h_head else 'Headline'} | Tier | p (Holm) | "
-                "Δ vs leader [95% CI] | Rank [95%] | Tested on | Leader before this PR | "
+                "Δ vs best verified [95% CI] | Rank [95%] | Tested on | "
+                "Best verified before this PR | "
                 "Best reported |",
                 "|:--|--:|--:|:--|--:|--:|--:|:--|:--|:--|"]
         shown = items if max_rows is None else items[:max_rows]
@@ -180,7 +180,9 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
             primary = primary if p_head else f"{code(r.primary_metric)} {primary}"
             headline = score_text(r.headline, is_signed(r.headline_metric))
             headline = headline if h_head else f"{code(r.headline_metric)} {headline}"
-            tier = TIER_TEXT.get(r.tier, "not tested") if r.tier else "not tested"
+            # The site's words: the comparison is the site's, against the best verified row.
+            tier = TIER_TEXT[r.tier] if r.tier else "not tested"
+            tier = f"🥇 {tier}" if r.tier == TIER_LEADER else tier
             if r.note:
                 tier += f" ({md(r.note, 120)})"
             out.append(f"| {label} | {primary} | {headline} | {tier} | "
@@ -198,8 +200,8 @@ def tier_note(rows: list[TaskStanding]) -> str:
     how = f" ({', '.join(tests)}, Holm-corrected within the task)" if tests else ""
     return ("Scores ×100. **Tier** compares the primary metric of each task with the task's "
             f"best verified system{how}, one value per independently sampled unit (a topic "
-            "with all its pairs, a translated pair, a persona: *Tested on*): tied with the "
-            f"leader when the adjusted p ≥ {ALPHA} (one at or below what its test resolves "
+            "with all its pairs, a translated pair, a persona: *Tested on*): tied with best "
+            f"verified when the adjusted p ≥ {ALPHA} (one at or below what its test resolves "
             "shows as ≤ that floor) or the difference is within the "
             f"reproducibility threshold ({REPRODUCIBILITY_THRESHOLD:g}, "
             f"{score_text(REPRODUCIBILITY_THRESHOLD)} ×100: what a rerun on other hardware "

@@ -68,6 +68,7 @@ from leaderboard.core.fileio import atomic_write_text, gunzip_bounded
 from leaderboard.core.measures import is_signed
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import Issue, Report, plural
+from leaderboard.publish.standings.verdicts import TIER_TEXT
 from leaderboard.store.locations import configured_store, RunStore
 from leaderboard.submission.explain_files import explanation_manifest
 from leaderboard.submission.layout import (
@@ -442,7 +443,7 @@ def print_log(report: CiReport, stream: TextIO | None = None) -> None:
                 score = ("n/a" if t.primary is None
                          else score_text(t.primary, is_signed(t.primary_metric)))
                 print(_safe_line(f"{sub.id} {t.task}: {t.primary_metric} {score}, "
-                                 f"{t.tier or 'not tested'}"), file=stream)
+                                 f"{TIER_TEXT[t.tier] if t.tier else 'not tested'}"), file=stream)
         stream.flush()
     finally:
         if token is not None:

@@ -39,9 +39,9 @@ from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
 from leaderboard.publish.site.table_display import source_name, source_text, tier_title
-from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT,
-                                                     STATISTIC_NOTE, TIER_NAMES)
+from leaderboard.publish.standings.downloads import BASIS, DOWNLOAD_FORMAT, STATISTIC_NOTE
 from leaderboard.publish.standings.lines import LineCell, record_of
+from leaderboard.publish.standings.verdicts import TIER_TEXT
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
 
@@ -201,7 +201,7 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
             rec[f"{col.home.id} from"] = (cell.row.system.system_id if cell.row is not None
                                           else None)
             rec[f"{col.home.id} {BASIS}"] = col.table.basis(cell.row, col.index)
-            rec[f"{col.home.id} tier"] = (TIER_NAMES.get(cell.tier.tier, cell.tier.tier)
+            rec[f"{col.home.id} tier"] = (TIER_TEXT.get(cell.tier.tier, cell.tier.tier)
                                           if cell.tier is not None else None)
             # the row's rank interval in the benchmark's table the cell comes from
             rec[f"{col.home.id} rank_interval"] = (cell.tier.rank_interval

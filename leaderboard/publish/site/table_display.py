@@ -31,8 +31,8 @@ from leaderboard.publish.site.format import (instruction_text, params_reason, pa
                                              relative, safe_url, sort_value)
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.references import REFERENCE_KEY, reference_name
-from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, ViewTest,
-                                                    interval_disagrees)
+from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, TIER_TEXT,
+                                                    ViewTest, interval_disagrees)
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
@@ -101,12 +101,6 @@ def source_text(row: Row, full: bool = True) -> str:
     if full and src.note:
         parts.append(src.note)
     return "reported: " + "; ".join(parts)
-
-
-#: What the site calls each tier. The leader is the best *verified* row: reported rows are
-#: never tested and may stand above it.
-TIER_TEXT = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
-             TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
 
 
 def gap_text(info: TierInfo) -> str:

@@ -36,8 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from .references import REFERENCE_KEY, reference_at, reference_name
 from .rows import Row
 from .tables import ViewTable
-from .verdicts import (STATISTIC_FIELDS, TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED,
-                       TierInfo, tier_statistics)
+from .verdicts import STATISTIC_FIELDS, TIER_TEXT, TierInfo, tier_statistics
 
 STATISTIC_NOTE = (
     "One record per model, every figure from one row (system_id, source): a verified "
@@ -88,8 +87,6 @@ TEST_FIELDS = ("tier", *STATISTIC_FIELDS[:_DIFF_AT], DIFF_FIELD, *STATISTIC_FIEL
 BASIS = "basis"
 # Those of the test fields that are text (the rest are numbers).
 TEST_TEXT_FIELDS = frozenset({"tier", "test"})
-TIER_NAMES = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
-              TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -149,7 +146,7 @@ def tested_fields(info: TierInfo | None) -> tuple[object, ...]:
     where a field does not apply."""
     if info is None:
         return (None,) * len(TEST_FIELDS)
-    fields = {"tier": TIER_NAMES.get(info.tier, info.tier), DIFF_FIELD: info.effect,
+    fields = {"tier": TIER_TEXT.get(info.tier, info.tier), DIFF_FIELD: info.effect,
               **tier_statistics(info)}
     return tuple(fields[name] for name in TEST_FIELDS)
 

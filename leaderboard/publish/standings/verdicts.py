@@ -15,6 +15,11 @@ TIER_LEADER = "leader"
 TIER_TIED = "tied with leader"
 TIER_BELOW = "below leader"
 TIER_REPORTED = "reported"
+#: What a reader is told each tier is, on the site, in its downloads and in the PR comment.
+#: The leader is the best *verified* row: reported rows are never tested and may stand
+#: above it.
+TIER_TEXT = {TIER_LEADER: "best verified", TIER_TIED: "tied with best verified",
+             TIER_BELOW: "below best verified", TIER_REPORTED: "reported: not tested"}
 
 
 @dataclass(frozen=True)
