@@ -2635,7 +2635,10 @@ def test_a_commit_that_fails_its_check_is_never_recommitted(tmp_path: Path, caps
     for bad in ("main", "refs/heads/a..b", "HEAD"):
         assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
                      handed, "--published", "--recommit", bad]) == 2
-        assert "is not a branch's full name" in capsys.readouterr().err
+        said = capsys.readouterr()
+        assert "is not a branch's full name" in said.err
+        # A usage error is refused before any work: no pass line before the refusal.
+        assert said.out == "" and "changes" not in said.err
 
 
 @pytest.mark.parametrize(("changed", "full"), [

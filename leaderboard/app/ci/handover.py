@@ -196,6 +196,17 @@ class NotARef(FollowBoardError, ValueError):
     exit_code = 2
 
 
+def check_branch(repo: Path, branch: str) -> None:
+    """Raise :class:`NotARef` unless ``branch`` is a branch's full name
+    (``refs/heads/NAME``): a usage error, refused before any check is run."""
+    try:
+        if not branch.startswith("refs/heads/"):
+            raise GitError(branch)
+        git(repo, "check-ref-format", branch)
+    except GitError:
+        raise NotARef(f"{branch!r} is not a branch's full name (refs/heads/NAME)") from None
+
+
 def message(hand: Handover) -> str:
     """The pushed commit's message: the check's subject, then what the commit changes in
     each folder and where its tree comes from; nothing the handed-over commit says."""
@@ -221,12 +232,7 @@ def recommit(repo: Path, hand: Handover, branch: str) -> str:
     now, the message :func:`message`. Only a commit that passed its check is recommitted."""
     if not hand.ok:
         raise ValueError(f"{hand.commit} did not pass its check; it is not recommitted")
-    try:
-        if not branch.startswith("refs/heads/"):
-            raise GitError(branch)
-        git(repo, "check-ref-format", branch)
-    except GitError:
-        raise NotARef(f"{branch!r} is not a branch's full name (refs/heads/NAME)") from None
+    check_branch(repo, branch)
     now = f"{int(time.time())} +0000"
     who = {"GIT_AUTHOR_NAME": WORKFLOW_NAME, "GIT_AUTHOR_EMAIL": WORKFLOW_EMAIL,
            "GIT_AUTHOR_DATE": now, "GIT_COMMITTER_NAME": WORKFLOW_NAME,

@@ -407,9 +407,16 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
 
 
 def run_check_commit_cmd(args: argparse.Namespace) -> int:
-    from leaderboard.app.ci.handover import check_proposal, check_published, recommit
+    from leaderboard.app.ci.handover import (
+        check_branch,
+        check_proposal,
+        check_published,
+        recommit,
+    )
     from leaderboard.core.report import plural
 
+    if args.recommit:
+        check_branch(args.repo, args.recommit)
     if args.published:
         hand = check_published(args.repo, args.base, args.commit)
         scope = "what publishing writes"
