@@ -2641,6 +2641,24 @@ def test_a_commit_that_fails_its_check_is_never_recommitted(tmp_path: Path, caps
         assert said.out == "" and "changes" not in said.err
 
 
+@pytest.mark.parametrize("scope", ["published", "submission"])
+def test_a_handed_over_commit_that_changes_nothing_is_not_recommitted(scope: str,
+                                                                      tmp_path: Path, capsys):
+    """A commit that changes nothing passes its check, but --recommit made an empty
+    commit of it ('Publish merged submissions: ', no id after the colon)."""
+    root, base, _ = _handed(tmp_path, _write("results.json", '{"v": 2}\n'))
+    git(root, "reset", "-q", "--hard", base)
+    git(root, "commit", "-q", "--allow-empty", "-m", "nothing")
+    empty = git(root, "rev-parse", "HEAD")
+    scope_args = ["--published"] if scope == "published" else ["--submission", "bm25s"]
+    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                 empty, *scope_args, "--recommit", "refs/heads/checked"]) == 1
+    assert f"{empty} changes nothing; there is no tree to recommit" in capsys.readouterr().err
+    assert subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet",
+                           "refs/heads/checked"], capture_output=True, check=False
+                          ).returncode != 0
+
+
 @pytest.mark.parametrize(("changed", "full"), [
     ({"docs/MAINTAINERS.md": "more\n"}, False),
     ({"README.md": "more\n", "results/reported/paper.json": "{}\n"}, False),

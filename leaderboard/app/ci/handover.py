@@ -196,6 +196,11 @@ class NotARef(FollowBoardError, ValueError):
     exit_code = 2
 
 
+class NothingToRecommit(FollowBoardError, ValueError):
+    """The handed-over commit passed its check but changes nothing: the workflow makes no
+    empty commit of it (exit 1)."""
+
+
 def check_branch(repo: Path, branch: str) -> None:
     """Raise :class:`NotARef` unless ``branch`` is a branch's full name
     (``refs/heads/NAME``): a usage error, refused before any check is run."""
@@ -229,9 +234,14 @@ def message(hand: Handover) -> str:
 def recommit(repo: Path, hand: Handover, branch: str) -> str:
     """The workflow's own commit of ``hand``'s checked tree on its base, written to
     ``branch`` (a full ``refs/heads/`` name): author and committer :data:`WORKFLOW_NAME`
-    now, the message :func:`message`. Only a commit that passed its check is recommitted."""
+    now, the message :func:`message`. Only a commit that passed its check and changes
+    something is recommitted."""
     if not hand.ok:
         raise ValueError(f"{hand.commit} did not pass its check; it is not recommitted")
+    if not hand.changes:
+        raise NothingToRecommit(
+            f"{hand.commit} changes nothing; there is no tree to recommit on {hand.base} "
+            "(the job that made it should hand over no commit when it has nothing to push)")
     check_branch(repo, branch)
     now = f"{int(time.time())} +0000"
     who = {"GIT_AUTHOR_NAME": WORKFLOW_NAME, "GIT_AUTHOR_EMAIL": WORKFLOW_EMAIL,
