@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from leaderboard.benchmarks import all_views
 from leaderboard.core.display import MISSING, p_text, score_text
+from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
@@ -112,18 +113,28 @@ def verdict(p_adjusted: float, ci_low: float | None, ci_high: float | None, effe
     return "inconclusive"
 
 
+class NoSuchSubmission(FollowBoardError, LookupError):
+    """A submission argument that names no file, folder nor submission (a usage error,
+    exit 2: exit 1 says that two submissions share no view)."""
+
+    exit_code = 2
+
+
 def resolve_submission(arg: str | Path, submissions_root: Path) -> Path:
     """A results file or submission folder given as a path, or a submission id looked up
     under ``submissions_root``."""
     path = Path(arg)
     if path.exists():
         return path
+    if "/" in str(arg):
+        raise NoSuchSubmission(f"{arg}: no such file or folder")
     candidate = submissions_root / str(arg)
-    if "/" not in str(arg) and candidate.exists():
+    if candidate.exists():
         return candidate
-    raise StandingsDataError(
-        f"{arg}: no such file or folder, and no submission {str(arg)!r} under "
-        f"{submissions_root}/")
+    raise NoSuchSubmission(
+        f"{arg}: no such file or folder, and no submission {str(arg)!r} in "
+        f"{submissions_root.resolve()}/ (give the submission's folder or results file, or "
+        "--submissions-dir DIR for the folder that holds its folder)")
 
 
 def load_system(path: Path) -> SystemResult:
