@@ -179,10 +179,10 @@ def test_unknown_id_and_unscored_submission_are_clear_errors(pair, capsys) -> No
     assert main(["compare", str(a_dir), str(tmp / "empty")]) == 1
     err = capsys.readouterr().err
     assert "no results file" in err and "Traceback" not in err
-    # A name that is no file, folder nor submission is a usage error (exit 2), not the
-    # exit 1 that says the two share no view; it names the folder it looked in, resolved,
-    # and how to point compare elsewhere.
-    assert main(["compare", str(a_dir), "no-such-model", "--submissions-dir", str(tmp)]) == 2
+    # A name that is no file, folder nor submission is invalid input (exit 1, as validate
+    # and score say of a folder that is not there); it names the folder it looked in,
+    # resolved, and how to point compare elsewhere.
+    assert main(["compare", str(a_dir), "no-such-model", "--submissions-dir", str(tmp)]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"leaderboard compare: error: no-such-model: no such file or "
                           f"folder, and no submission 'no-such-model' in {tmp.resolve()}/")
@@ -192,16 +192,16 @@ def test_unknown_id_and_unscored_submission_are_clear_errors(pair, capsys) -> No
 def test_an_id_run_outside_the_repository_names_where_it_looked(pair, tmp_path, capsys,
                                                                  monkeypatch) -> None:
     """Run outside the repository, `compare my-model bm25s` said "no submission 'bm25s'
-    under submissions/" and exited 1, the status of two submissions sharing no view."""
+    under submissions/", a folder relative to where it ran, and never how to name another."""
     a_dir, _, _ = pair
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    assert main(["compare", str(a_dir), "bm25s"]) == 2
+    assert main(["compare", str(a_dir), "bm25s"]) == 1
     err = capsys.readouterr().err
     assert f"no submission 'bm25s' in {elsewhere.resolve()}/submissions/" in err
     assert "--submissions-dir DIR" in err
-    assert main(["compare", str(a_dir), "no/such/results.json"]) == 2
+    assert main(["compare", str(a_dir), "no/such/results.json"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("leaderboard compare: error: no/such/results.json: no such file "
                           "or folder") and "no submission" not in err

@@ -31,8 +31,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "--submissions-dir. Scores are shown x100 (JSON: fractions, each statistic named "
         "as in the site's downloads: diff (A-B) with diff_ci_low and diff_ci_high, hl_shift "
         "with hl_ci_low and hl_ci_high, each null where its test gives none). Exit 1 when "
-        "the two share no view (nothing to compare) or one is not scored; exit 2 when "
-        "one names no file, folder nor submission.",
+        "the two share no view (nothing to compare), one is not scored or one names no "
+        "file, folder nor submission.",
         "  leaderboard compare bm25s all-minilm-l6-v2 --view 'followtable/*'")
     p.add_argument("submission_a", metavar="SUBMISSION_A", help="folder, results file or id")
     p.add_argument("submission_b", metavar="SUBMISSION_B", help="folder, results file or id")

@@ -114,10 +114,8 @@ def verdict(p_adjusted: float, ci_low: float | None, ci_high: float | None, effe
 
 
 class NoSuchSubmission(FollowBoardError, LookupError):
-    """A submission argument that names no file, folder nor submission (a usage error,
-    exit 2: exit 1 says that two submissions share no view)."""
-
-    exit_code = 2
+    """A submission argument that names no file, folder nor submission: invalid input,
+    exit 1, as `validate` and `score` say of a folder that is not there."""
 
 
 def resolve_submission(arg: str | Path, submissions_root: Path) -> Path:
