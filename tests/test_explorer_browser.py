@@ -1072,6 +1072,36 @@ def test_a_cards_header_help_and_document_marks_describe_their_cells(real_site, 
         assert described == ([own] if own else []) + texts
 
 
+def test_a_cards_metric_help_is_reached_from_the_keyboard(real_site, page) -> None:
+    """A card's metrics block put each metric's help in a <dt> title: a mouse's only, as a
+    <dt> takes no focus and screen readers seldom read a title. Each metric's name has a
+    (?) button, named for the metric, that shows its help below the figure and says
+    whether it is open; two cards (compare mode) have their own."""
+    explore(page, real_site, "?s=bm25s&vs=all-minilm-l6-v2&t=followtable/wtr&query=1_1")
+    facts = json.loads((real_site["out"] / "explore" / "index.json").read_text())["metrics"]
+    metrics = page.locator("article.fb-x-card .fb-x-metric")
+    assert metrics.count() > 2
+    assert page.locator("article.fb-x-card .fb-x-metrics [title]:not(button)").count() == 0
+    ids = set()
+    for i in range(metrics.count()):
+        metric = metrics.nth(i)
+        key = metric.locator("dd[data-metric]").get_attribute("data-metric")
+        toggle = metric.locator("dt button")
+        help_box = page.locator("#" + toggle.get_attribute("aria-controls"))
+        ids.add(help_box.get_attribute("id"))
+        assert toggle.evaluate("b => b.matches(':is(button):not([tabindex=\"-1\"])')")
+        label, help_text = facts[key]["label"], facts[key]["help"]
+        assert toggle.get_attribute("aria-label") == f"What {label} means"
+        assert toggle.get_attribute("aria-expanded") == "false" and not help_box.is_visible()
+        toggle.focus()
+        page.keyboard.press("Enter")
+        assert toggle.get_attribute("aria-expanded") == "true" and help_box.is_visible()
+        assert help_box.inner_text().strip() == help_text
+        page.keyboard.press("Space")
+        assert toggle.get_attribute("aria-expanded") == "false" and not help_box.is_visible()
+    assert len(ids) == metrics.count()
+
+
 def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> None:
     """Tabbing into the list's query-id filter showed no focus ring (Material's input
     styling took it, as it did on the leaderboard's filters), only the caret."""

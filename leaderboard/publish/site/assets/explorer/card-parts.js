@@ -120,15 +120,30 @@ var FBXCardParts = (function () {
   }
 
   // A query's figures (its list row's values), in ``order``.
+  // Each metric's help is a text of its own after the figure, shown by the (?) button in
+  // its name (a title on the name reached a mouse only: a <dt> takes no focus, and
+  // screen readers seldom read a title). Ids are unique on the page (compare mode shows
+  // two cards).
+  var helpCount = 0;
   function metricsBlock(values, order) {
     var dl = h("dl", { cls: "fb-x-metrics" });
     order.forEach(function (m) {
       // A figure the query lacks (p-MRR without changed documents) is explained below.
       if (values[m] === null || values[m] === undefined) return;
       var v = values[m];
-      add(dl, h("div", { cls: "fb-x-metric" }, h("dt", { title: D.metricHelp(m) }, D.metricLabel(m)),
+      var id = "fb-x-metric-help-" + (++helpCount);
+      var help = h("dd", { cls: "fb-x-metric-help", id: id, hidden: true }, D.metricHelp(m));
+      var toggle = h("button", { type: "button", cls: "fb-x-help", "aria-expanded": "false", "aria-controls": id,
+        "aria-label": "What " + D.metricLabel(m) + " means", title: D.metricHelp(m) }, "?");
+      toggle.addEventListener("click", function () {
+        var open = toggle.getAttribute("aria-expanded") !== "true";
+        toggle.setAttribute("aria-expanded", String(open));
+        if (open) help.removeAttribute("hidden");
+        else help.setAttribute("hidden", "");
+      });
+      add(dl, h("div", { cls: "fb-x-metric" }, h("dt", null, D.metricLabel(m), " ", toggle),
         h("dd", { "data-v": exact(v), "data-metric": m, cls: v !== null && D.signedMetric(m) && v < 0 ? "fb-x-neg" : null },
-          fmt(v, D.signedMetric(m)))));
+          fmt(v, D.signedMetric(m))), help));
     });
     return dl;
   }
