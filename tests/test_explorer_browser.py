@@ -1102,6 +1102,25 @@ def test_a_cards_metric_help_is_reached_from_the_keyboard(real_site, page) -> No
     assert len(ids) == metrics.count()
 
 
+def test_a_submissions_task_links_are_named_by_their_full_titles(real_site, page) -> None:
+    """A submission's page links each task of a family by a short label ("to Bengali"): its
+    full title ("... Tamil to Bengali") was a title, a mouse's only, so a screen reader's
+    list of links read fourteen "to Bengali"-like names apart from their families. Each
+    link's accessible name is its task's full title, which holds the label shown."""
+    tasks = json.loads((real_site["out"] / "explore" / "index.json").read_text())["tasks"]
+    explore(page, real_site, "?s=bm25s")
+    links = page.locator("dl.fb-x-family-list dd a")
+    assert links.count() > 10
+    for i in range(links.count()):
+        link = links.nth(i)
+        task = tasks[parse_qs(urlsplit(link.get_attribute("href")).query)["t"][0]]
+        assert link.inner_text() == task["label"]
+        assert link.get_attribute("aria-label") == task["title"]
+        assert task["label"] in task["title"]
+    cross = page.get_by_role("link", name="PI-Indic val150 T2 cross-lingual persona to instruction, Tamil to Bengali")
+    assert cross.count() == 1 and cross.inner_text() == "to Bengali"
+
+
 def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> None:
     """Tabbing into the list's query-id filter showed no focus ring (Material's input
     styling took it, as it did on the leaderboard's filters), only the caret."""

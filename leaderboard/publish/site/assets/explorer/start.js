@@ -84,7 +84,12 @@ var FBXStart = (function () {
       var dd = h("dd");
       mine.forEach(function (tid, i) {
         if (i) add(dd, " \u00b7 ");
-        add(dd, nav(index.tasks[tid].label, { s: slug, t: tid }, { title: index.tasks[tid].title }));
+        // The short label ("to Bengali") read alone, in a screen reader's list of links,
+        // says nothing of its task: the full title is the link's name (with the label in
+        // it, as voice control says what it sees), not only a mouse's title.
+        var task = index.tasks[tid];
+        add(dd, nav(task.label, { s: slug, t: tid }, { title: task.title,
+          "aria-label": task.title.indexOf(task.label) === -1 ? task.label + ": " + task.title : task.title }));
       });
       add(dl, h("dt", null, nav(fam.title, { s: slug, t: mine.join(",") }, { title: mine.length > 1 ? "all " + mine.length + " tasks' queries" : null }), " ",
         h("span", { cls: "fb-x-muted" }, "(", nav("heatmap", { view: "heatmap", t: mine[0] }), ")")), mine.length > 1 ? dd : null);
