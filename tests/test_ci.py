@@ -1511,6 +1511,14 @@ def test_extract_from_a_git_killed_before_an_objects_end_says_it_ended(
 
 # --------------------------------------------------------------------------- ownership
 
+def _rename_old_model_on_a_branch(root: Path) -> str:
+    """A pull request's head: old-model renamed in its metadata, on a branch of its own."""
+    git(root, "checkout", "-q", "-b", "edit")
+    meta = root / "submissions" / "old-model" / "metadata.yaml"
+    meta.write_text(meta.read_text().replace("Old Model", "Old Model v2"))
+    return commit_all(root, "change old-model")
+
+
 def _set_owner(root: Path, sub_id: str, owner: str) -> None:
     meta = root / "submissions" / sub_id / "metadata.yaml"
     meta.write_text(meta.read_text() + f"owner: {owner}\n")
@@ -1604,10 +1612,7 @@ def test_a_check_without_the_authors_login_refuses(repo, wtr, data_dir, actions_
     root, base = repo
     _set_owner(root, "old-model", "alice")
     base = commit_all(root, "record the owner")
-    git(root, "checkout", "-q", "-b", "edit")
-    meta = root / "submissions" / "old-model" / "metadata.yaml"
-    meta.write_text(meta.read_text().replace("Old Model", "Old Model v2"))
-    head = commit_all(root, "change old-model")
+    head = _rename_old_model_on_a_branch(root)
     if in_actions:
         monkeypatch.setenv("GITHUB_ACTIONS", "true")
     author_args = [] if author is None else ["--pr-author", author]
@@ -1650,10 +1655,7 @@ def test_a_submission_pr_into_another_branch_than_the_default_is_refused(
     root, base = repo
     _set_maintainers(root, ["carol"])
     base = commit_all(root, "name the maintainers")
-    git(root, "checkout", "-q", "-b", "edit")
-    meta = root / "submissions" / "old-model" / "metadata.yaml"
-    meta.write_text(meta.read_text().replace("Old Model", "Old Model v2"))
-    head = commit_all(root, "change old-model")
+    head = _rename_old_model_on_a_branch(root)
     if in_actions:
         monkeypatch.setenv("GITHUB_ACTIONS", "true")
     branches = ([] if base_ref is None else ["--base-ref", base_ref]) + \

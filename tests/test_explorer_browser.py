@@ -22,7 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from fixtures.chromium import CHROMIUM, offline_context, serve, tab_presses_past, tab_stops, watched
+from fixtures.chromium import (CHROMIUM, offline_context, serve, shows_a_focus_ring,
+                               tab_presses_past, tab_stops, tab_to, watched)
 from fixtures.mteb_collection import run_lines, write_collection
 from leaderboard.core.display import score_text
 from leaderboard.core.explain import explain_task
@@ -1126,15 +1127,8 @@ def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> Non
     styling took it, as it did on the leaderboard's filters), only the caret."""
     explore(page, fixture_site, "?s=fix-a&t=followir/core17")
     page.locator("#fb-explorer a").first.focus()
-    for _ in range(10):
-        if page.evaluate("document.activeElement.matches('#fb-explorer input[name=q]')"):
-            break
-        page.keyboard.press("Tab")
-    else:
-        raise AssertionError("Tab never reached the query filter")
-    style = page.evaluate("(() => { const s = getComputedStyle(document.activeElement);"
-                          " return [s.outlineStyle, s.outlineWidth]; })()")
-    assert style[0] != "none" and style[1] != "0px", style
+    tab_to(page, "#fb-explorer input[name=q]", "the query filter")
+    assert shows_a_focus_ring(page)
 
 
 @pytest.mark.parametrize(("name", "query"), [

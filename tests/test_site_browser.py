@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.chromium import (CHROMIUM, offline_context, serve, tab_presses_past, tab_stops,
-                               watched)
+from fixtures.chromium import (CHROMIUM, offline_context, serve, shows_a_focus_ring,
+                               tab_presses_past, tab_stops, tab_to, watched)
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.repository import REPO_URL
 from leaderboard.publish.site.synthetic import HOSTILE_NAME, write_tree
@@ -197,15 +197,9 @@ def test_the_filters_show_where_the_keyboard_is(site, page) -> None:
     the caret: a keyboard user could not see where they were."""
     page.goto(site["url"] + "followir.html")
     page.focus("form.fb-filters select[name=type]")
-    for _ in range(10):  # the name box is a few Tabs after the first filter
-        if page.evaluate("document.activeElement.matches('form.fb-filters input[name=q]')"):
-            break
-        page.keyboard.press("Tab")
-    else:
-        raise AssertionError("Tab never reached the name filter")
-    style = page.evaluate("(() => { const s = getComputedStyle(document.activeElement);"
-                          " return [s.outlineStyle, s.outlineWidth]; })()")
-    assert style[0] != "none" and style[1] != "0px", style
+    # the name box is a few Tabs after the first filter
+    tab_to(page, "form.fb-filters input[name=q]", "the name filter")
+    assert shows_a_focus_ring(page)
 
 
 def test_filters_hide_rows(site, page) -> None:

@@ -515,6 +515,12 @@ def _forge(checkout: Path, base: str, bundle: Path, ref: str) -> None:
     subprocess.run(["git", "-C", str(checkout), "commit", "-q", "--amend", "--reset-author",
                     "-m", "[skip ci] Security fix, reviewed by the maintainers"],
                    check=True, env={**os.environ, **FORGED})
+    _bundle_again(checkout, base, bundle, ref)
+
+
+def _bundle_again(checkout: Path, base: str, bundle: Path, ref: str) -> None:
+    """Bundle the job's branch ``ref`` (its commits on ``base``) again into ``bundle``,
+    the artifact it hands over, after the test changed the commit behind the step's back."""
     subprocess.run(["git", "-C", str(checkout), "bundle", "create", "-q", str(bundle),
                     f"^{base}", ref], check=True)
 
@@ -555,9 +561,8 @@ def test_publish_pushes_only_a_commit_of_what_publishing_writes(tampered: str | 
     if tampered == "score":
         subprocess.run(GIT + ["-C", str(score), "commit", "-q", "--amend", "-a", "--no-edit"],
                        check=True)
-        subprocess.run(["git", "-C", str(score), "bundle", "create", "-q",
-                        str(tmp_path / "score-temp/scored/scored.bundle"), f"^{run.base}",
-                        "refs/heads/publish/scored"], check=True)
+        _bundle_again(score, run.base, tmp_path / "score-temp/scored/scored.bundle",
+                      "refs/heads/publish/scored")
 
     run.job("store")
     run.hand("score", "scored", "store", "scored")
@@ -624,9 +629,8 @@ def test_baselines_pushes_only_each_models_own_folder(tampered: str | None, tmp_
         subprocess.run(GIT + ["-C", str(gpu), "add", "-A", "submissions"], check=True)
         subprocess.run(GIT + ["-C", str(gpu), "commit", "-q", "--amend", "--no-edit"],
                        check=True)
-        subprocess.run(["git", "-C", str(gpu), "bundle", "create", "-q",
-                        str(tmp_path / "run-temp/baselines/baselines.bundle"), f"^{run.base}",
-                        "refs/heads/baselines/bm25s-42"], check=True)
+        _bundle_again(gpu, run.base, tmp_path / "run-temp/baselines/baselines.bundle",
+                      "refs/heads/baselines/bm25s-42")
 
     run.job("store")
     run.hand("run", "baselines", "store", "baselines")
