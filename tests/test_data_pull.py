@@ -540,6 +540,26 @@ def test_rerun_skips_verified_files_and_refetches_only_what_changed(
     assert result.downloaded == 6 and len(upstream.downloads()) == 8
 
 
+def _an_earlier_pull_with_a_file_of_its_own(upstream: FakeUpstream, data: Path,
+                                            **manifest: str) -> tuple[Path, Path, Path]:
+    """Robust04 pulled into ``data``, then made to look like an earlier pull (its manifest's
+    ``manifest`` fields changed: another revision or repository) that also wrote a corpus
+    shard this one lacks, beside a file no pull wrote: (the folder, that shard, that file)."""
+    pull_one(upstream, data, "followir/robust04")
+    root = data / "followir" / "robust04"
+    stale = root / "corpus" / "train-00000-of-00001.parquet"
+    pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["old"]}).to_parquet(stale, index=False)
+    own = root / "notes.txt"
+    own.write_text("mine\n", encoding="utf-8")
+    recorded = json.loads((root / MANIFEST_NAME).read_text("utf-8"))
+    recorded.update(manifest)
+    recorded["files"]["corpus/train-00000-of-00001.parquet"] = {
+        "upstream": "corpus/train-00000-of-00001.parquet", "upstream_id": "old",
+        **file_checksum(stale, "sha256").to_json()}
+    (root / MANIFEST_NAME).write_text(json.dumps(recorded), encoding="utf-8")
+    return root, stale, own
+
+
 def test_a_pull_of_a_new_revision_removes_the_files_only_the_old_one_had(
         upstream: FakeUpstream, tmp_path: Path) -> None:
     """A pull at a new revision left the files of the old one that the new one no longer
@@ -548,18 +568,7 @@ def test_a_pull_of_a_new_revision_removes_the_files_only_the_old_one_had(
     and results.json, named the new one alone. The files the old manifest listed and the
     new revision lacks are removed; a file no pull wrote is left alone."""
     data = tmp_path / "data-moved"
-    pull_one(upstream, data, "followir/robust04")
-    root = data / "followir" / "robust04"
-    stale = root / "corpus" / "train-00000-of-00001.parquet"
-    pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["old"]}).to_parquet(stale, index=False)
-    own = root / "notes.txt"
-    own.write_text("mine\n", encoding="utf-8")
-    manifest = json.loads((root / MANIFEST_NAME).read_text("utf-8"))
-    manifest["revision"] = "0ld"
-    manifest["files"]["corpus/train-00000-of-00001.parquet"] = {
-        "upstream": "corpus/train-00000-of-00001.parquet", "upstream_id": "old",
-        **file_checksum(stale, "sha256").to_json()}
-    (root / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+    root, stale, own = _an_earlier_pull_with_a_file_of_its_own(upstream, data, revision="0ld")
 
     pull_one(upstream, data, "followir/robust04")
     assert not stale.exists() and own.is_file()
@@ -577,18 +586,8 @@ def test_a_pull_from_a_newly_pinned_repository_removes_what_the_old_one_wrote(
     into the new revision's data (and the pull now refuses such a folder). What any
     earlier pull wrote and this one lacks is removed; what no pull wrote stays."""
     data = tmp_path / "data-repo-moved"
-    pull_one(upstream, data, "followir/robust04")
-    root = data / "followir" / "robust04"
-    old = root / "corpus" / "train-00000-of-00001.parquet"
-    pd.DataFrame({"_id": ["d9"], "title": [""], "text": ["old"]}).to_parquet(old, index=False)
-    own = root / "notes.txt"
-    own.write_text("mine\n", encoding="utf-8")
-    manifest = json.loads((root / MANIFEST_NAME).read_text("utf-8"))
-    manifest["repo"] = "someone/Robust04-before"
-    manifest["files"]["corpus/train-00000-of-00001.parquet"] = {
-        "upstream": "corpus/train-00000-of-00001.parquet", "upstream_id": "old",
-        **file_checksum(old, "sha256").to_json()}
-    (root / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+    root, old, own = _an_earlier_pull_with_a_file_of_its_own(
+        upstream, data, repo="someone/Robust04-before")
 
     pull_one(upstream, data, "followir/robust04")
     assert not old.exists() and own.is_file()
