@@ -11,6 +11,7 @@ import pytest
 
 from leaderboard.app.cli import main
 from leaderboard.core.display import p_text, score_text
+from leaderboard.publish.standings.verdicts import STATISTIC_FIELDS
 from leaderboard.submission.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores, write_results
 
 REPO = Path(__file__).resolve().parents[1]
@@ -223,19 +224,25 @@ def test_submissions_that_share_no_view_say_so_and_exit_1(tmp_path: Path, capsys
     assert "share no view matching 'pi-indic/*'" in err
 
 
-def test_an_interval_stands_beside_the_figure_it_bounds(tmp_path: Path, capsys) -> None:
-    """The A-B column showed the mean difference while, for p-MRR (Wilcoxon), the interval
-    beside it was the Hodges-Lehmann shift's: +7.2 printed beside [-2.6, -1.4], an interval
-    that leaves out the figure it stands beside. A row tested by Wilcoxon shows its mean
-    alone and the shift with its interval in a column of their own; text and JSON agree."""
+def _mean_up_shift_down(tmp_path: Path) -> tuple[Path, Path, np.ndarray]:
+    """Two saved systems on FollowTable WTR and their p-MRR differences, whose mean is
+    above 0 and whose Hodges-Lehmann shift is below it: most topics a little worse, three
+    far better."""
     q = [f"{i}_0" for i in range(30)]
-    # most topics a little worse, three far better: the mean is up, the typical shift down
     d = np.r_[-0.02 - np.linspace(0, 0.01, 27), [0.9, 0.9, 0.9]]
     a = system("a", {"followtable/wtr": {"p-MRR": dict(zip(q, d)),
                                          "IRS": dict(zip(q, 0.3 + d / 3))}})
     b = system("b", {"followtable/wtr": {"p-MRR": dict.fromkeys(q, 0.0),
                                          "IRS": dict.fromkeys(q, 0.3)}})
-    a_dir, b_dir = save(tmp_path, a), save(tmp_path, b)
+    return save(tmp_path, a), save(tmp_path, b), d
+
+
+def test_an_interval_stands_beside_the_figure_it_bounds(tmp_path: Path, capsys) -> None:
+    """The A-B column showed the mean difference while, for p-MRR (Wilcoxon), the interval
+    beside it was the Hodges-Lehmann shift's: +7.2 printed beside [-2.6, -1.4], an interval
+    that leaves out the figure it stands beside. A row tested by Wilcoxon shows its mean
+    alone and the shift with its interval in a column of their own; text and JSON agree."""
+    a_dir, b_dir, d = _mean_up_shift_down(tmp_path)
     assert main(["compare", str(a_dir), str(b_dir), "--view", "followtable/wtr"]) == 0
     rows = {r["col"]: r for r in rows_of(capsys.readouterr().out)}
     assert main(["compare", str(a_dir), str(b_dir), "--view", "followtable/wtr",
@@ -259,15 +266,8 @@ def test_json_names_each_statistic_as_the_downloads_do(tmp_path: Path, capsys) -
     statistic a field of its own: the same fields (diff_ci_*, hl_*), each null where its
     test gives none, from the one rule that names them (verdicts.test_statistics), and a
     format naming the layout."""
-    from leaderboard.publish.standings.verdicts import STATISTIC_FIELDS
-
-    q = [f"{i}_0" for i in range(30)]
-    d = np.r_[-0.02 - np.linspace(0, 0.01, 27), [0.9, 0.9, 0.9]]
-    a = system("a", {"followtable/wtr": {"p-MRR": dict(zip(q, d)),
-                                         "IRS": dict(zip(q, 0.3 + d / 3))}})
-    b = system("b", {"followtable/wtr": {"p-MRR": dict.fromkeys(q, 0.0),
-                                         "IRS": dict.fromkeys(q, 0.3)}})
-    assert main(["compare", str(save(tmp_path, a)), str(save(tmp_path, b)), "--json"]) == 0
+    a_dir, b_dir, d = _mean_up_shift_down(tmp_path)
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["format"] == "followboard-compare/2"
     rows = {r["column"]: r for r in data["rows"]}
