@@ -84,7 +84,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     reported, and the submission is scored and its results.json compared with what the
     scorer computes (as `ci pr-check` compares a PR's), so a hand-edited score is found
     even when the recorded SHA-256 of the runs was kept: for a submission not merged yet
-    (:func:`leaderboard.submission.explain_writers.merged`), whose pull request carries
+    (:func:`leaderboard.submission.explain_writers.placement`), whose pull request carries
     its results.json, and with ``check_scores`` for a merged one too.
 
     Run files the folder does not hold are fetched from the run store (``store``, by
