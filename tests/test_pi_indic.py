@@ -527,6 +527,35 @@ def test_the_kept_t4_negatives_are_what_mining_the_data_gives(data_dir: Path) ->
     assert sorted(kept["languages"]) == sorted(LANGS)
 
 
+def _negatives_script():  # noqa: ANN202 - the script's module
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "pi-indic-t4-negatives.py"
+    spec = importlib.util.spec_from_file_location("pi_indic_t4_negatives_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_negatives_script_names_missing_data_without_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The maintainers' step after pinning a PI-Indic revision (docs/MAINTAINERS.md) run
+    with a data folder that lacks it printed a MissingDataError's traceback; it says what
+    is missing and how to fetch it, as the commands do, exits 1, and writes nothing. Its
+    --help says what it writes in a whole sentence."""
+    script = _negatives_script()
+    kept = pi_indic.T4_NEGATIVES_FILE.read_bytes()
+    assert script.main(["--data-dir", str(tmp_path / "empty")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("pi-indic-t4-negatives.py: error: data for task ")
+    assert "Traceback" not in err and "leaderboard data pull pi-indic-val150" in err
+    assert pi_indic.T4_NEGATIVES_FILE.read_bytes() == kept
+    with pytest.raises(SystemExit):
+        script.main(["--help"])
+    assert "hard negatives, mined from each language's instructions" in \
+        " ".join(capsys.readouterr().out.split())
+
+
 def test_the_pair_set_reads_the_kept_negatives_and_mines_only_other_texts(
         data_dir: Path, monkeypatch) -> None:  # noqa: ANN001
     """Mining a language took 0.25-0.3 s in every process that read T4's data from its
