@@ -342,8 +342,10 @@ def run_pr_check(req: PrCheckRequest, out_dir: Path | None = None,
                     comparison_notes=committed.problems[:50], **common)
 
 
-def error_report(req: PrCheckRequest, exc: BaseException) -> CiReport:
-    """A report for a check that failed itself, so the PR still gets a comment saying so."""
+def error_report(req: PrCheckRequest, exc: BaseException | str) -> CiReport:
+    """A report for a check that failed itself, so the PR still gets a comment saying so:
+    the exception that stopped it (its type named), or the reason a workflow step gives
+    (``ci error-report --reason``) as it is given."""
     def sha(rev: str) -> str:
         rev = rev.strip()
         if SHA_RE.fullmatch(rev.lower()):
@@ -352,7 +354,8 @@ def error_report(req: PrCheckRequest, exc: BaseException) -> CiReport:
             return resolve_commit(req.repo, rev)  # a name as given: git's are case-sensitive
         except Exception:  # noqa: BLE001 - the report must be written whatever failed
             return "0" * 40
-    message = " ".join(f"{type(exc).__name__}: {exc}".split())[:1000]
+    text = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    message = " ".join(text.split())[:1000]
     return CiReport(status="error", pr_number=req.pr_number, base_sha=sha(req.base),
                     head_sha=sha(req.head), scorer=scorer_version(), internal_error=message)
 

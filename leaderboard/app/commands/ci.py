@@ -368,7 +368,7 @@ def run_error_report_cmd(args: argparse.Namespace) -> int:
         return 0
     req = PrCheckRequest(repo=args.repo, base=args.base, head=args.head, data_dir=Path("."),
                          pr_number=args.pr_number)
-    write_outputs(error_report(req, RuntimeError(args.reason)), args.out)
+    write_outputs(error_report(req, args.reason), args.out)
     print(f"error-report: wrote {args.out / 'report.json'}")
     return 0
 
