@@ -31,7 +31,7 @@ from leaderboard.publish.export import (
     ExportError,
     export_dataset,
 )
-from leaderboard.publish.export_check import checked_export
+from leaderboard.publish.export_check import checked_export, handed_export_problems
 from leaderboard.publish.models import MODELS_FILE, default_registry
 from leaderboard.publish.open_data import records_table
 from leaderboard.publish.site.build import build_site
@@ -646,3 +646,26 @@ def test_citation_cff_validates_against_the_cff_1_2_0_schema() -> None:
     for name in ("FollowIR:", "mFollowIR:", "FollowTable:", "Low-Resource Indian Languages"):
         assert name in titles
     assert citation["version"] == __version__
+
+
+def test_a_handed_export_is_refused_naming_each_file_problem(
+        exported: dict, tmp_path: Path) -> None:
+    """`ci check-export` says it names each problem, but a changed, a missing and an
+    unlisted file stopped it at the first of them: a maintainer fixed one, ran it again and
+    met the next."""
+    copy = tmp_path / "copy"
+    shutil.copytree(exported["dir"], copy)
+    release = json.loads((copy / "release.json").read_text(encoding="utf-8"))
+    changed, removed = sorted(release["export"])[:2]
+    (copy / changed).write_bytes((copy / changed).read_bytes() + b"x")
+    (copy / removed).unlink()
+    (copy / "extra-1.txt").write_text("not an export's")
+    (copy / "extra-2.txt").write_text("not an export's")
+    problems = handed_export_problems(copy, exported["root"])
+    for expected in (f"{copy / changed}: differs from the SHA-256 release.json lists",
+                     f"{copy / removed}: listed in release.json but missing",
+                     f"{copy}: extra-1.txt is not in its release.json",
+                     f"{copy}: extra-2.txt is not in its release.json"):
+        assert expected in problems, problems
+    with pytest.raises(ExportError, match=r"extra-1.txt is not in .* \(and 3 more problems; "):
+        checked_export(copy)

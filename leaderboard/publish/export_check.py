@@ -55,9 +55,23 @@ def stale_files(held: Iterable[str], exported: Iterable[str]) -> list[str]:
 
 def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
     """An earlier export's release manifest and files, each data file checked against the
-    SHA-256 the manifest lists (and nothing else in the folder): what a push uploads. An
-    export killed between its folder's two renames (where the system could not swap the
-    folders in one step) left it aside: it is put back first, as the next export would
+    SHA-256 the manifest lists (and nothing else in the folder): what a push uploads.
+    Raises :class:`ExportError` naming the first problem and how many more there are
+    (:func:`export_file_problems` lists each)."""
+    release = listed_release(out_dir)
+    problems, files = export_file_problems(out_dir, release)
+    if problems:
+        more = len(problems) - 1
+        raise ExportError(problems[0] + (f" (and {plural(more, 'more problem')}; "
+                                         "`leaderboard ci check-export` lists each)"
+                                         if more else ""))
+    return release, files
+
+
+def listed_release(out_dir: Path) -> dict:
+    """The release manifest of a folder `leaderboard export` wrote. An export killed
+    between its folder's two renames (where the system could not swap the folders in one
+    step) left it aside: it is put back first, as the next export would
     (:func:`~leaderboard.publish.output_folder.recover_folder`)."""
     recover_folder(out_dir)
     manifest_path = out_dir / RELEASE_FILE
@@ -65,23 +79,29 @@ def checked_export(out_dir: Path) -> tuple[dict, list[str]]:
         raise ExportError(f"{out_dir}: not a folder written by `leaderboard export`")
     try:
         release = json.loads(manifest_path.read_text(encoding="utf-8"))
-        listed = dict(release["export"])
+        dict(release["export"])
     except (ValueError, KeyError, TypeError) as exc:
         raise ExportError(f"{manifest_path}: not a release manifest ({exc})") from None
+    return release
+
+
+def export_file_problems(out_dir: Path, release: dict) -> tuple[list[str], list[str]]:
+    """(each problem, the files a push uploads) of an export's folder against its
+    release manifest: a file it does not list, a listed file missing, a listed file whose
+    SHA-256 differs. Every one is named, so one look at the folder finds them all."""
+    listed = dict(release["export"])
     extra = {CARD_FILE, RELEASE_FILE, EXPORT_MARKER}
     present = {p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*")
                if p.is_file() or p.is_symlink()}
-    unlisted = sorted(present - set(listed) - extra)
-    if unlisted:
-        raise ExportError(f"{out_dir}: {unlisted[0]} is not in its release.json"
-                          + (f" (and {len(unlisted) - 1} more)" if len(unlisted) > 1 else ""))
+    problems = [f"{out_dir}: {path} is not in its release.json"
+                for path in sorted(present - set(listed) - extra)]
     for path, sha in sorted(listed.items()):
         file = out_dir / path
         if file.is_symlink() or not file.is_file():
-            raise ExportError(f"{file}: listed in release.json but missing")
-        if sha256_file(file) != sha:
-            raise ExportError(f"{file}: differs from the SHA-256 release.json lists")
-    return release, sorted(present - {EXPORT_MARKER})
+            problems.append(f"{file}: listed in release.json but missing")
+        elif sha256_file(file) != sha:
+            problems.append(f"{file}: differs from the SHA-256 release.json lists")
+    return problems, sorted(present - {EXPORT_MARKER})
 
 
 def export_layout_problems(exported: Iterable[str]) -> list[str]:
@@ -107,16 +127,17 @@ def handed_export_problems(out_dir: Path, results_root: Path) -> list[str]:
     """What is wrong with an export of ``results_root`` that another job wrote, for the
     job that pushes it (its own checkout's code; it exports nothing and parses no Parquet).
 
-    Beyond :func:`checked_export` (each file as its release.json lists it, nothing
+    Beyond :func:`export_file_problems` (each file as its release.json lists it, nothing
     unlisted), the release must be the one this checkout writes for those files: its
     results the SHA-256 of the results files here, its commit this checkout's, its name,
     version, repository and formats those an export here gives; the files only those an
     export writes (:func:`export_layout_problems`); and the card the one an export here
     writes for them. What the Parquet files and schemas hold is the exporting job's
     (checked by digest only)."""
-    release, _ = checked_export(out_dir)
+    release = listed_release(out_dir)
+    problems, _ = export_file_problems(out_dir, release)
     listed = dict(release["export"])
-    problems = [f"{out_dir}: {p}" for p in export_layout_problems(listed)]
+    problems += [f"{out_dir}: {p}" for p in export_layout_problems(listed)]
     expected = release_manifest(results_root, repository_ref(results_root), export=listed,
                                 export_format=EXPORT_FORMAT)
     for key in sorted(set(expected) | set(release)):
