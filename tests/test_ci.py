@@ -2650,7 +2650,9 @@ def test_a_commit_that_fails_its_check_is_never_recommitted(tmp_path: Path, caps
 def test_a_handed_over_commit_that_changes_nothing_is_not_recommitted(scope: str,
                                                                       tmp_path: Path, capsys):
     """A commit that changes nothing passes its check, but --recommit made an empty
-    commit of it ('Publish merged submissions: ', no id after the colon)."""
+    commit of it ('Publish merged submissions: ', no id after the colon); then refused it
+    after printing the check's pass line ('changes 0 files'), a pass the command did not
+    give: the refusal is all it says."""
     root, base, _ = _handed(tmp_path, _write("results.json", '{"v": 2}\n'))
     git(root, "reset", "-q", "--hard", base)
     git(root, "commit", "-q", "--allow-empty", "-m", "nothing")
@@ -2658,7 +2660,9 @@ def test_a_handed_over_commit_that_changes_nothing_is_not_recommitted(scope: str
     scope_args = ["--published"] if scope == "published" else ["--submission", "bm25s"]
     assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
                  empty, *scope_args, "--recommit", "refs/heads/checked"]) == 1
-    assert f"{empty} changes nothing; there is no tree to recommit" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert f"{empty} changes nothing; there is no tree to recommit" in said.err
+    assert said.out == ""
     assert subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet",
                            "refs/heads/checked"], capture_output=True, check=False
                           ).returncode != 0

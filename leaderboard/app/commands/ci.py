@@ -429,10 +429,12 @@ def run_check_commit_cmd(args: argparse.Namespace) -> int:
         print(f"{args.command_prog}: {hand.commit} may not be pushed: "
               f"{plural(len(hand.problems), 'problem')}", file=sys.stderr)
         return 1
+    # Recommitted before the pass line is printed: a commit it refuses (one that changes
+    # nothing) gets the refusal alone, not a pass and then an error.
+    made = recommit(args.repo, hand, args.recommit) if args.recommit else None
     print(f"{args.command_prog}: {hand.commit} changes "
           f"{plural(len(hand.changes), 'file')}, only {scope}")
-    if args.recommit:
-        made = recommit(args.repo, hand, args.recommit)
+    if made:
         print(f"{args.command_prog}: {args.recommit} is {made}, the checked tree committed "
               "on the base as the workflow")
     return 0
