@@ -1423,3 +1423,44 @@ def test_in_a_git_checkout_merged_is_what_the_default_branch_holds(tmp_path: Pat
     assert is_merged("published") and not is_merged("mine")  # origin/main
     _git(clone, "remote", "remove", "origin")
     assert is_merged("mine")  # no remote: the local main
+
+
+def test_merged_is_asked_of_the_repository_git_dir_names(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """With GIT_DIR (and GIT_WORK_TREE) set, as a user's shell may have them, git takes
+    relative paths in them from where it runs: the check ran git in the submission's
+    folder (`git -C`), so `GIT_DIR=.git` there named no repository, the folder was
+    taken for outside any checkout, and a submission not merged yet whose folder holds
+    its own explain/ looked merged (validate said valid). git runs where the user's
+    command runs, as the user's own git does, wherever GIT_DIR sets the repository."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "pyproject.toml").write_text('[tool.followboard]\nrun-store = "."\n',
+                                         encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    _git(repo, "checkout", "-q", "-b", "mine")
+    folder = _commit_folder(repo, "mine", explained=True)
+    (folder / "explain" / "manifest.json").write_text('{"submission": "mine"}\n',
+                                                       encoding="utf-8")
+    files = SubmissionFiles("mine", folder, None, FolderStore(repo))
+    monkeypatch.chdir(repo)
+    for git_dir, work_tree in ((".git", None), (".git", "."), (str(repo / ".git"), None)):
+        monkeypatch.setenv("GIT_DIR", git_dir)
+        if work_tree is None:
+            monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+        else:
+            monkeypatch.setenv("GIT_WORK_TREE", work_tree)
+        assert placement(files) == Placement(
+            False, "it is not merged yet: the default branch, main, holds no "
+                   "submissions/mine/"), (git_dir, work_tree)
+    # The repository kept apart from its work tree (`git --git-dir=../repo.git`).
+    work = tmp_path / "work"
+    (repo / ".git").rename(tmp_path / "repo.git")
+    repo.rename(work)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GIT_DIR", "../repo.git")
+    monkeypatch.setenv("GIT_WORK_TREE", ".")
+    moved = SubmissionFiles("mine", work / "submissions" / "mine", None, FolderStore(work))
+    assert not placement(moved).merged

@@ -276,7 +276,13 @@ def in_checkout(folder: Path, sub_id: str) -> InCheckout | None:
     ``folder`` is in hold of the submission ``sub_id``, from the objects git has here,
     fetching nothing: one ``git cat-file`` (a few milliseconds). None when ``folder`` is
     in no git checkout, the checkout has none of those branches, ``sub_id`` is not an id
-    or git cannot be run."""
+    or git cannot be run.
+
+    The checkout is the one the user's own git takes: where ``GIT_DIR`` is set, that
+    repository wherever git runs, and git runs in this process's directory, from which
+    the user gave ``GIT_DIR`` and ``GIT_WORK_TREE`` (git reads relative ones from where
+    it runs: from the folder, ``GIT_DIR=.git`` would name no repository); otherwise the
+    one git finds around ``folder`` (a linked worktree's included)."""
     if id_problem(sub_id) is not None:
         return None
     where = folder_path(sub_id)
@@ -284,9 +290,10 @@ def in_checkout(folder: Path, sub_id: str) -> InCheckout | None:
     asked = [line for ref in DEFAULT_BRANCH_REFS
              for line in (ref, f"{ref}:{where}", f"{ref}:{manifest}")] + [f"HEAD:{manifest}"]
     try:
-        # -C the folder: git finds the checkout around it; <ref>:<path> is from its root.
-        proc = subprocess.run(["git", "-C", str(folder), "cat-file",
-                               "--batch-check=%(objecttype)"],
+        # -C the folder (unless GIT_DIR names the repository): git finds the checkout
+        # around it; <ref>:<path> is from its root.
+        where_git = [] if os.environ.get("GIT_DIR") else ["-C", str(folder)]
+        proc = subprocess.run(["git", *where_git, "cat-file", "--batch-check=%(objecttype)"],
                               input="".join(f"{line}\n" for line in asked).encode(),
                               capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):  # no git, or it hung
