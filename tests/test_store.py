@@ -1464,3 +1464,40 @@ def test_merged_is_asked_of_the_repository_git_dir_names(tmp_path: Path,
     monkeypatch.setenv("GIT_WORK_TREE", ".")
     moved = SubmissionFiles("mine", work / "submissions" / "mine", None, FolderStore(work))
     assert not placement(moved).merged
+
+
+def test_in_a_forks_clone_merged_is_what_the_projects_remote_holds(tmp_path: Path) -> None:
+    """How to submit has a submitter clone their fork (`origin`, which --owner reads) and
+    GitHub's and gh's way names the project's remote `upstream`: merged was read from
+    origin/HEAD, the fork's branch as forked, so a submission merged since was taken for
+    one not merged yet (validate refused its published explain/, score removed it). The
+    project's remote, as last fetched, decides: upstream/HEAD, else upstream/main, before
+    origin's."""
+    project = tmp_path / "project"
+    project.mkdir()
+    _git(project, "init", "-q", "-b", "main")
+    (project / "pyproject.toml").write_text('[tool.followboard]\nrun-store = "."\n',
+                                            encoding="utf-8")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "base")
+    fork = tmp_path / "fork.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(project), str(fork))  # forked here
+    _commit_folder(project, "published", explained=True)  # merged and published since
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(fork), str(clone))
+    _git(clone, "remote", "add", "upstream", str(project))
+    _git(clone, "fetch", "-q", "upstream")
+    _git(clone, "switch", "-q", "-c", "my-model", "upstream/main")
+    folder = clone / "submissions" / "published"
+    files = SubmissionFiles("published", folder, None, configured_store(folder))
+    assert placement(files) == Placement(True, None)  # upstream/main: no upstream/HEAD
+    _git(clone, "remote", "set-head", "upstream", "main")
+    assert placement(files) == Placement(True, None)
+    _commit_folder(clone, "mine", explained=True)
+    assert placement(SubmissionFiles("mine", clone / "submissions" / "mine", None,
+                                     configured_store(folder))).apart == (
+        "it is not merged yet: the default branch, upstream/HEAD, holds no "
+        "submissions/mine/")
+    # Without the project's remote, origin's branch is all git has.
+    _git(clone, "remote", "remove", "upstream")
+    assert not placement(files).merged

@@ -253,10 +253,15 @@ def _manifest_owner(manifest: Path, where: str) -> tuple[bytes, object]:
     return data, unpacked(data, where).get("submission")
 
 
-# The default branch a local check reads, the first of these that exists: the remote's
-# (the leaderboard's repository as last fetched; origin/HEAD names the branch the remote
-# calls its default), else the local one, as `ci pr-check` run by hand takes it.
-DEFAULT_BRANCH_REFS = ("refs/remotes/origin/HEAD", f"refs/remotes/origin/{DEFAULT_BRANCH}",
+# The default branch a local check reads, the first of these that exists: the
+# leaderboard's repository as last fetched (<remote>/HEAD names the branch the remote calls
+# its default), else the local one, as `ci pr-check` run by hand takes it. That repository
+# is `upstream` where a clone has it: How to submit has a submitter clone their fork, which
+# is `origin` then (the fork's branch as forked, or as last synced), and GitHub's guide and
+# `gh repo fork --clone` name the project's remote `upstream`; else `origin`, a clone of the
+# project itself.
+DEFAULT_BRANCH_REFS = ("refs/remotes/upstream/HEAD", f"refs/remotes/upstream/{DEFAULT_BRANCH}",
+                       "refs/remotes/origin/HEAD", f"refs/remotes/origin/{DEFAULT_BRANCH}",
                        f"refs/heads/{DEFAULT_BRANCH}")
 
 
@@ -265,7 +270,7 @@ class InCheckout:
     """What git holds of ``submissions/<id>/`` in the checkout a submission folder is in
     (:func:`in_checkout`)."""
 
-    branch: str       # the default branch read, as git names it (origin/HEAD, ...)
+    branch: str       # the default branch read, as git names it (upstream/HEAD, ...)
     folder: bool      # the default branch holds submissions/<id>/, a folder
     explained: bool   # the default branch holds submissions/<id>/explain/manifest.json
     committed: bool   # HEAD holds submissions/<id>/explain/manifest.json
@@ -333,8 +338,9 @@ def placement(files: SubmissionFiles) -> Placement:
     that does not belong), `score` (which removes it) and `runs pull` (which keeps those
     files in the run store's cache instead). Nothing is fetched.
 
-    In a git checkout, the default branch decides (:func:`in_checkout`: origin/HEAD, else
-    origin/main, else main, as git has it here), never HEAD, which a submitter's branch
+    In a git checkout, the default branch decides (:func:`in_checkout`: upstream/HEAD,
+    else upstream/main, else origin/HEAD, else origin/main, else main, as git has it
+    here: :data:`DEFAULT_BRANCH_REFS`), never HEAD, which a submitter's branch
     makes hold anything (an explain/ copied from the cache and committed):
 
     - the default branch does not hold ``submissions/<id>/``: a submission not merged

@@ -24,8 +24,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "matches them is reported; that of a submission not merged yet, which its pull "
         "request carries, is compared with the scores of its runs, as the pull-request "
         "check compares it (--check-scores: a merged one's too). In a git checkout, merged "
-        "is what the default branch holds (origin/HEAD, else origin/main, else main; "
-        "nothing is fetched).",
+        "is what the default branch holds (upstream/HEAD, else upstream/main, else "
+        "origin/HEAD, else origin/main, else main; nothing is fetched).",
         "  leaderboard validate submissions/bm25s submissions/my-model\n"
         "  leaderboard validate --check-scores submissions/bm25s")
     add_submission_args(p)
