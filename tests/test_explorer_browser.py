@@ -1122,6 +1122,30 @@ def test_a_submissions_task_links_are_named_by_their_full_titles(real_site, page
     assert cross.count() == 1 and cross.inner_text() == "to Bengali"
 
 
+def test_a_familys_link_to_all_its_queries_says_so_in_its_name(real_site, page) -> None:
+    """A family's name on a submission's page opens all its tasks' queries at once, which
+    only its title said ("all 4 tasks' queries"): a mouse's alone, never shown on touch
+    and seldom read by a screen reader, whose list of links read "FollowTable" beside
+    each task's link. The link's own text says it, its name as shown."""
+    index = json.loads((real_site["out"] / "explore" / "index.json").read_text())
+    explore(page, real_site, "?s=bm25s")
+    links = page.locator("dl.fb-x-family-list dt > a")
+    several = 0
+    for i in range(links.count()):
+        link = links.nth(i)
+        tasks = parse_qs(urlsplit(link.get_attribute("href")).query)["t"][0].split(",")
+        family = index["families"][index["tasks"][tasks[0]]["family"]]["title"]
+        shown = link.inner_text()
+        assert link.get_attribute("title") is None and link.get_attribute("aria-label") is None
+        if len(tasks) > 1:
+            several += 1
+            assert shown == f"{family}: all {len(tasks)} tasks\u2019 queries", shown
+            assert page.get_by_role("link", name=shown, exact=True).count() == 1
+        else:
+            assert shown == family
+    assert several >= 3
+
+
 def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> None:
     """Tabbing into the list's query-id filter showed no focus ring (Material's input
     styling took it, as it did on the leaderboard's filters), only the caret."""

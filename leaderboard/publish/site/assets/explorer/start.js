@@ -91,7 +91,11 @@ var FBXStart = (function () {
         add(dd, nav(task.label, { s: slug, t: tid }, { title: task.title,
           "aria-label": task.title.indexOf(task.label) === -1 ? task.label + ": " + task.title : task.title }));
       });
-      add(dl, h("dt", null, nav(fam.title, { s: slug, t: mine.join(",") }, { title: mine.length > 1 ? "all " + mine.length + " tasks' queries" : null }), " ",
+      // A family of several tasks: its link opens all their queries, and says so in its
+      // own text (its name as a screen reader lists it, shown on touch too), not only in
+      // a mouse's title.
+      var all = mine.length > 1 ? h("span", { cls: "fb-x-all" }, ": all " + mine.length + " tasks\u2019 queries") : null;
+      add(dl, h("dt", null, nav([fam.title, all], { s: slug, t: mine.join(",") }), " ",
         h("span", { cls: "fb-x-muted" }, "(", nav("heatmap", { view: "heatmap", t: mine[0] }), ")")), mine.length > 1 ? dd : null);
     });
     add(body, dl);
