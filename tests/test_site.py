@@ -617,6 +617,31 @@ def test_search_documents_index_tables_and_reported_systems(built: dict) -> None
     assert "<" not in doc["title"] + doc["text"] and "&lt;script&gt;" in doc["title"]
 
 
+def test_the_search_index_sets_each_name_apart_as_the_pages_do(built: dict) -> None:
+    """The site's search results (Material's) showed a name run into the text after it:
+    its indexer keeps no attribute and no <bdi>, so the isolation every page gives a name
+    ("Best verified on IRS: <b dir=auto>NAME</b> (-8.4)", a submission's own name) was
+    lost, and a name in Arabic script drew the "(-8.4)" before it. The index holds each
+    such text between the Unicode isolates, which its separator splits words at (the name
+    is found as before); the pages are written as rendered, without them."""
+    out: Path = built["out"]
+    index = json.loads((out / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert re.fullmatch(index["config"]["separator"], "\u2068") and \
+        re.fullmatch(index["config"]["separator"], "\u2069")
+    docs = {d["location"]: d for d in index["docs"]}
+    best = [m for d in docs.values()
+            for m in re.findall(r"Best verified on [^:<]*: ([^(]*) \(", d["text"])]
+    assert len(best) > 5 and all(re.fullmatch("\u2068[^\u2068\u2069<]+\u2069", b) for b in best), best
+    reported = [d for d in docs.values() if "?fb-name=" in d["location"]]
+    assert reported and all(d["text"].startswith(f"\u2068{d['title']}\u2069 on ")
+                            for d in reported)
+    assert docs["submissions/hostile.html"]["text"].startswith(
+        "<p>\u2068&lt;script&gt;alert(1)&lt;/script&gt;\u2069</p>")
+    for page in out.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "\u2068" not in text and "\u2069" not in text, page
+
+
 def test_every_p_value_on_the_site_is_printed_one_way(committed_site: Path) -> None:
     """A submission page's p column printed three significant digits in Python's
     exponent form ("1.53e-05") beside "< 1e-5", and a figure's details two ("adjusted p

@@ -882,5 +882,31 @@ def test_a_right_to_left_name_keeps_its_neighbours_in_order(tmp_path, page) -> N
         page.goto(url + "submissions/index.html")
         cell = page.locator("td.fb-name .fb-n", has_text=RTL_NAME)
         assert cell.get_attribute("dir") == "auto"
+        # The site's search results too (Material's, which keeps no <bdi> nor dir): the
+        # "best verified" line's figure follows the name found in it.
+        page.locator("label.md-search__icon, .md-search__input").first.click()
+        box = page.locator("input.md-search__input")
+        box.fill(RTL_NAME.split()[0])
+        box.type(" ")  # Material searches on key events
+        teaser = page.locator(".md-search-result__article p", has_text="Best verified on")
+        teaser.first.wait_for(timeout=10_000)
+        right, figure = teaser.first.evaluate("""(p, name) => {
+            const text = p.textContent, at = text.indexOf(name.split(' ')[0]);
+            const nodes = [], walk = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+            while (walk.nextNode()) nodes.push(walk.currentNode);
+            function box(from, to) {  // the box of text[from:to], across text nodes
+              const r = document.createRange(); let off = 0;
+              for (const n of nodes) {
+                const len = n.textContent.length;
+                if (from >= off && from <= off + len) r.setStart(n, from - off);
+                if (to >= off && to <= off + len) { r.setEnd(n, to - off); break; }
+                off += len;
+              }
+              return r.getBoundingClientRect();
+            }
+            const end = text.indexOf(' (', at);
+            return [box(at, end).right, box(end + 1, end + 2).left];
+        }""", RTL_NAME)
+        assert right <= figure + 0.5, (right, figure)
     finally:
         server.shutdown()

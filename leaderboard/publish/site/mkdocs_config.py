@@ -81,8 +81,9 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True,
         "markdown_extensions": [
             {"toc": {"permalink": True}}, "attr_list", "admonition", "pymdownx.superfences",
         ],
-        # "/" separates words too, so "Qwen3" finds "Qwen/Qwen3-Embedding-8B".
-        "plugins": [{"search": {"separator": r"[\s\-/]+"}}],
+        # "/" separates words too, so "Qwen3" finds "Qwen/Qwen3-Embedding-8B"; so do the
+        # Unicode isolates the index holds names between (mkdocs_hooks.on_page_content).
+        "plugins": [{"search": {"separator": r"[\s\-/\u2066-\u2069]+"}}],
         "hooks": [str(HOOKS)],
         "nav": nav,
         "validation": {"omitted_files": "info", "absolute_links": "warn",

@@ -11,6 +11,15 @@ Since the tables stay out of the search index, rendering also writes
 ``<docs>/.fragments/search-extra.json``: documents for each table and each system without
 a page of its own, which :func:`on_post_build` appends to the index the search plugin
 wrote (hooks run after the plugins listed in ``plugins``).
+
+What a page sets apart from its neighbours in direction (a submitter's name or text: an
+element with ``dir="auto"``, or a ``<bdi>``) Material's indexer would join to them: it keeps
+a few tags (``p``, ``li``, ``code``...) and no attribute, and its results show the indexed
+text as HTML, where a right-to-left name took the "(+6.8)" after it into its own direction.
+So the page as the indexer reads it (:func:`on_page_content`) holds each such text between
+the Unicode isolates (:func:`isolated`, what ``<bdi>`` is in plain text), which the search
+configuration's separator splits words at, and the page written (:func:`on_post_page`) is
+as rendered, without them.
 """
 
 from __future__ import annotations
@@ -24,12 +33,34 @@ SEARCH_EXTRA = f"{FRAGMENTS}/search-extra.json"
 SEARCH_INDEX = "search/search_index.json"
 _SLOT = re.compile(r"<!-- fb-slot (\d+) -->")
 
+# U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE: a text set apart from its
+# neighbours, its direction its own first strong letter's, as <bdi> and dir="auto" do.
+# Metadata refuses them in what a submitter writes (submission.metadata.NOT_SHOWN_AS_TEXT).
+FSI, PDI = "\u2068", "\u2069"
+# An element a page isolates, holding text only: its opening tag, its text, its closing tag.
+_ISOLATE = r'(<(bdi)>|<([a-z][a-z0-9]*)\s[^>]*\bdir="auto"[^>]*>){}([^<]*){}(</(?:\2|\3)>)'
+_ISOLATED = re.compile(_ISOLATE.format("", ""))
+_MARKED = re.compile(_ISOLATE.format(FSI, PDI))
+
+
+def isolated(text: str) -> str:
+    """``text`` between the Unicode isolates, for plain text (a search document)."""
+    return f"{FSI}{text}{PDI}"
+
 
 def fragment_path(docs_dir: Path, src_uri: str) -> Path:
     return docs_dir / FRAGMENTS / f"{src_uri}.json"
 
 
+def on_page_content(html: str, page, config, files) -> str:  # noqa: ANN001 - MkDocs hook
+    """The page's content as the search plugin indexes it (on_page_context, next): each
+    isolated element's text between the Unicode isolates."""
+    return _ISOLATED.sub(lambda m: f"{m[1]}{FSI}{m[4]}{PDI}{m[5]}", html)
+
+
 def on_post_page(output: str, page, config) -> str:  # noqa: ANN001 - MkDocs hook signature
+    # The page as rendered: without the isolates on_page_content added for the index.
+    output = _MARKED.sub(lambda m: f"{m[1]}{m[4]}{m[5]}", output)
     path = fragment_path(Path(config["docs_dir"]), page.file.src_uri)
     if not path.is_file():
         return output

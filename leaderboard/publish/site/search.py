@@ -10,6 +10,7 @@ from markupsafe import escape
 from leaderboard.benchmarks.views import Page
 from leaderboard.core.report import plural
 from leaderboard.publish.site.board import Board
+from leaderboard.publish.site.mkdocs_hooks import isolated
 from leaderboard.publish.site.table_display import source_text
 
 def search_doc(location: str, title: str, text: str) -> dict[str, str]:
@@ -24,7 +25,8 @@ def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]
     language, dataset or constraint type leads to its tab, and one per model without a
     submission page of its own (reported models) and benchmark page, which opens the page
     with the name filter set to it and the first table holding it on screen. Locations
-    must be unique: Material's search keys results by them."""
+    must be unique: Material's search keys results by them. A name in a document's text
+    is set apart from the words after it (:func:`isolated`), as the pages set it apart."""
     entries: list[dict[str, str]] = []
     for page in pages:
         html = page.path[:-3] + ".html"
@@ -44,6 +46,6 @@ def search_entries(board: Board, pages: tuple[Page, ...]) -> list[dict[str, str]
             entries.append(search_doc(
                 # No "#" here: Material keys a top-level result by its path alone.
                 f"{html}?fb-name={quote(name, safe='')}&fb-view={anchors[0]}", name,
-                f"{name} on {page.title} ({plural(len(anchors), 'table')}): "
+                f"{isolated(name)} on {page.title} ({plural(len(anchors), 'table')}): "
                 + "; ".join(sorted(sources[key]))))
     return entries
