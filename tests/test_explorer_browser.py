@@ -1146,6 +1146,26 @@ def test_a_familys_link_to_all_its_queries_says_so_in_its_name(real_site, page) 
     assert several >= 3
 
 
+def test_a_familys_heatmap_link_names_its_family(real_site, page) -> None:
+    """Beside each family's name on a submission's page, a link read "heatmap" and no
+    more: a screen reader's list of links read "heatmap" thirty times over, each opening
+    another family's. Its name says whose ("heatmap of FollowTable WQT"), starting with
+    the word it shows."""
+    index = json.loads((real_site["out"] / "explore" / "index.json").read_text())
+    explore(page, real_site, "?s=bm25s")
+    links = page.locator("dl.fb-x-family-list dt span a")
+    names = set()
+    for i in range(links.count()):
+        link = links.nth(i)
+        task = parse_qs(urlsplit(link.get_attribute("href")).query)["t"][0]
+        family = index["families"][index["tasks"][task]["family"]]["title"]
+        assert link.inner_text() == "heatmap"
+        assert link.get_attribute("aria-label") == f"heatmap of {family}"
+        names.add(link.get_attribute("aria-label"))
+    assert len(names) == links.count() > 10
+    assert page.get_by_role("link", name="heatmap of FollowTable WQT", exact=True).count() == 1
+
+
 def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> None:
     """Tabbing into the list's query-id filter showed no focus ring (Material's input
     styling took it, as it did on the leaderboard's filters), only the caret."""

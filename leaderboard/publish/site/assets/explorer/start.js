@@ -96,7 +96,8 @@ var FBXStart = (function () {
       // a mouse's title.
       var all = mine.length > 1 ? h("span", { cls: "fb-x-all" }, ": all " + mine.length + " tasks\u2019 queries") : null;
       add(dl, h("dt", null, nav([fam.title, all], { s: slug, t: mine.join(",") }), " ",
-        h("span", { cls: "fb-x-muted" }, "(", nav("heatmap", { view: "heatmap", t: mine[0] }), ")")), mine.length > 1 ? dd : null);
+        // "heatmap" alone, a link beside every family, said whose to no screen reader.
+        h("span", { cls: "fb-x-muted" }, "(", nav("heatmap", { view: "heatmap", t: mine[0] }, { "aria-label": "heatmap of " + fam.title }), ")")), mine.length > 1 ? dd : null);
     });
     add(body, dl);
     F.show(h("h2", null, named(sub.name)), [F.crumbs([nav("Explorer", {}), h("span", null, named(sub.name))]), body]);
