@@ -1166,6 +1166,28 @@ def test_a_familys_heatmap_link_names_its_family(real_site, page) -> None:
     assert page.get_by_role("link", name="heatmap of FollowTable WQT", exact=True).count() == 1
 
 
+def test_the_start_pages_heatmap_links_are_named_by_their_families(real_site, page) -> None:
+    """The start page's heatmaps link a cross-lingual family by its query language on its
+    task's line ("... T2 cross-lingual persona to instruction: from Assamese · from
+    Bengali ..."), and T2's and T3's lines both read "from Assamese": a screen reader's
+    list of links read each language twice, a dozen "from ..." with no task. Each link's
+    accessible name is its family's full title, which holds the words it shows."""
+    index = json.loads((real_site["out"] / "explore" / "index.json").read_text())
+    families = {f["tasks"][0]: f for f in index["families"].values()}
+    explore(page, real_site, "")
+    links = page.locator("ul.fb-x-families a")
+    named = []
+    for i in range(links.count()):
+        link = links.nth(i)
+        family = families[parse_qs(urlsplit(link.get_attribute("href")).query)["t"][0]]
+        name = link.get_attribute("aria-label") or link.inner_text()
+        assert name == family["title"] and link.inner_text() in name
+        named.append(name)
+    assert len(named) == len(set(named)) == len(index["families"])
+    t3 = "PI-Indic val150 T3 cross-lingual instruction to persona from Assamese"
+    assert page.get_by_role("link", name=t3, exact=True).inner_text() == "from Assamese"
+
+
 def test_the_query_filter_shows_where_the_keyboard_is(fixture_site, page) -> None:
     """Tabbing into the list's query-id filter showed no focus ring (Material's input
     styling took it, as it did on the leaderboard's filters), only the caret."""

@@ -55,7 +55,13 @@ var FBXStart = (function () {
         add(li, line.title + ": ");
         line.families.forEach(function (it, i) {
           if (i) add(li, " \u00b7 ");
-          add(li, nav(it.part, { view: "heatmap", t: it.family.tasks[0] }));
+          // The part ("from Assamese") read alone, in a screen reader's list of links, says
+          // nothing of its task (T2's and T3's lines each have one): the family's full
+          // title is the link's name, holding the part shown, as a task's link on a
+          // submission's page.
+          var title = it.family.title;
+          add(li, nav(it.part, { view: "heatmap", t: it.family.tasks[0] },
+            { "aria-label": title.indexOf(it.part) === -1 ? it.part + ": " + title : title }));
         });
       }
       add(ul, li);
