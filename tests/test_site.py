@@ -566,6 +566,28 @@ def test_repository_url_follows_the_actions_repository() -> None:
         "https://git.example/x"
 
 
+def test_the_site_links_the_commit_of_the_repository_git_dir_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`build` asked git for HEAD in the results folder: with `GIT_DIR=.git` in the
+    shell, typed at the checkout's root, git read .git from the results folder, found no
+    repository and the site linked the default branch instead of the commit it was built
+    from (and said nothing of uncommitted files). git runs where the command runs when
+    GIT_DIR is set, as the user's own git does."""
+    for name in ("GITHUB_REPOSITORY", "LEADERBOARD_REPO_URL"):
+        monkeypatch.delenv(name, raising=False)
+    repo = tmp_path / "repo"
+    folder = repo / "submissions" / "x"
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text("{}", encoding="utf-8")
+    head = commit_folder(repo, "x")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("GIT_DIR", ".git")
+    ref = repository_ref(repo / "submissions")
+    assert ref.pinned and ref.ref == head
+    (folder / "metadata.yaml").write_text("id: x\n", encoding="utf-8")
+    assert uncommitted(ref, [folder]) == ["submissions/x/metadata.yaml"]
+
+
 def test_repository_ref_is_the_checkout_commit(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess

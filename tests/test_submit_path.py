@@ -22,7 +22,7 @@ models_extra()
 
 from leaderboard.app.ci.pr_report import read_ci_report  # noqa: E402
 from leaderboard.app.cli import main  # noqa: E402
-from leaderboard.app.submitter import derive_owner, remote_owner  # noqa: E402
+from leaderboard.app.submitter import derive_owner, git_identity, remote_owner  # noqa: E402
 from leaderboard.submission.layout import Writer, entry_of  # noqa: E402
 from test_any_model import folders  # noqa: E402
 from test_ci import git, pr_check  # noqa: E402
@@ -160,3 +160,20 @@ def test_the_owner_comes_from_git_config_then_a_forks_remote(tmp_path: Path,
     assert remote_owner("https://github.com/jane-doe/followboard") == "jane-doe"
     assert remote_owner("ssh://git@github.com/jane-doe/followboard.git") == "jane-doe"
     assert remote_owner("https://github.com/-bad-/x.git") is None
+
+
+def test_the_owner_and_contact_are_read_from_the_repository_git_dir_names(
+        tmp_path: Path, monkeypatch) -> None:
+    """With a relative GIT_DIR in the shell (`GIT_DIR=.git`, typed at the clone's root),
+    `baselines run` asked git in the submission's folder, where .git names nothing: the
+    clone's own user.name and origin were lost, so the contact was the global identity
+    and no owner was found. git runs where the user's command runs when GIT_DIR is set."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-gitconfig"))
+    fork = scratch_repo(tmp_path / "fork", "git@github.com:jane-doe/followboard.git")
+    (fork / "submissions" / "my-model").mkdir(parents=True)
+    monkeypatch.chdir(fork)
+    for git_dir in (".git", str(fork / ".git")):
+        monkeypatch.setenv("GIT_DIR", git_dir)
+        where = fork / "submissions" / "my-model"
+        assert git_identity(where) == "Jane Doe <jane@example.org>", git_dir
+        assert derive_owner(where, BOARD).login == "jane-doe", git_dir

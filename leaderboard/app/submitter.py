@@ -20,6 +20,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.core.user_git import git_command
 from leaderboard.publish.models import default_registry
 from leaderboard.publish.site.repository import repository_url
 from leaderboard.submission.metadata import GITHUB_LOGIN_RE
@@ -40,7 +41,7 @@ def _git(where: Path, *args: str) -> str | None:
     while not where.is_dir() and where != where.parent:
         where = where.parent
     try:
-        done = subprocess.run(["git", "-C", str(where), *args], capture_output=True,
+        done = subprocess.run([*git_command(where), *args], capture_output=True,
                               text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.core.user_git import git_command
 from leaderboard.store.files import StoredRef, check_file, keep
 from leaderboard.store.locations import FolderStore, HubStore, store_path
 from leaderboard.submission.explain_files import (MANIFEST, ExplainFilesError, TaskFiles,
@@ -283,11 +284,7 @@ def in_checkout(folder: Path, sub_id: str) -> InCheckout | None:
     in no git checkout, the checkout has none of those branches, ``sub_id`` is not an id
     or git cannot be run.
 
-    The checkout is the one the user's own git takes: where ``GIT_DIR`` is set, that
-    repository wherever git runs, and git runs in this process's directory, from which
-    the user gave ``GIT_DIR`` and ``GIT_WORK_TREE`` (git reads relative ones from where
-    it runs: from the folder, ``GIT_DIR=.git`` would name no repository); otherwise the
-    one git finds around ``folder`` (a linked worktree's included)."""
+    The checkout is the one the user's own git takes (:func:`~leaderboard.core.user_git.git_command`)."""
     if id_problem(sub_id) is not None:
         return None
     where = folder_path(sub_id)
@@ -295,10 +292,8 @@ def in_checkout(folder: Path, sub_id: str) -> InCheckout | None:
     asked = [line for ref in DEFAULT_BRANCH_REFS
              for line in (ref, f"{ref}:{where}", f"{ref}:{manifest}")] + [f"HEAD:{manifest}"]
     try:
-        # -C the folder (unless GIT_DIR names the repository): git finds the checkout
-        # around it; <ref>:<path> is from its root.
-        where_git = [] if os.environ.get("GIT_DIR") else ["-C", str(folder)]
-        proc = subprocess.run(["git", *where_git, "cat-file", "--batch-check=%(objecttype)"],
+        # <ref>:<path> is from the checkout's root.
+        proc = subprocess.run([*git_command(folder), "cat-file", "--batch-check=%(objecttype)"],
                               input="".join(f"{line}\n" for line in asked).encode(),
                               capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):  # no git, or it hung

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 from leaderboard.benchmarks import benchmark_of
 from leaderboard.core.config import ENV_REPO_URL
+from leaderboard.core.user_git import git_command
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.publish.standings import SubmissionInfo
 from leaderboard.store.files import StoreError
@@ -78,8 +79,8 @@ def repository_ref(results_root: Path, url: str | None = None) -> RepositoryRef:
     that is not a git checkout, or git is missing, links point at the default branch."""
     url = repository_url() if url is None else url
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD", "--show-toplevel"],
-                             cwd=results_root, capture_output=True, text=True, timeout=30,
+        out = subprocess.run([*git_command(results_root), "rev-parse", "HEAD",
+                              "--show-toplevel"], capture_output=True, text=True, timeout=30,
                              check=False)
     except (OSError, subprocess.SubprocessError):
         out = None
@@ -103,9 +104,9 @@ def uncommitted(repo: RepositoryRef, paths: list[Path]) -> list[str]:
     if not inside:
         return []
     try:
-        out = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=all", "--",
-                              *inside],
-                             cwd=repo.toplevel, capture_output=True, text=True, timeout=60,
+        out = subprocess.run([*git_command(repo.toplevel), "status", "--porcelain", "-z",
+                              "--untracked-files=all", "--", *inside],
+                             capture_output=True, text=True, timeout=60,
                              check=False)
     except (OSError, subprocess.SubprocessError):
         return []
@@ -219,7 +220,7 @@ def submission_dates(repo: RepositoryRef, subs: list) -> tuple[dict[str, str], s
     if not folders:
         return {}, None
     try:
-        shallow = subprocess.run(["git", "-C", str(repo.toplevel), "rev-parse",
+        shallow = subprocess.run([*git_command(repo.toplevel), "rev-parse",
                                   "--is-shallow-repository"],
                                  capture_output=True, text=True, timeout=60, check=False)
         if shallow.stdout.strip() == "true":
@@ -228,7 +229,7 @@ def submission_dates(repo: RepositoryRef, subs: list) -> tuple[dict[str, str], s
             return {}, ("the checkout's history is shallow, so the submissions' pages give "
                         "no date for those whose metadata.yaml has none: fetch the whole "
                         "history (git fetch --unshallow; actions/checkout: fetch-depth: 0)")
-        out = subprocess.run(["git", "-C", str(repo.toplevel), "log", "--format=%x00%cs",
+        out = subprocess.run([*git_command(repo.toplevel), "log", "--format=%x00%cs",
                               "--name-only", "--diff-filter=A", "--", *folders],
                              capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError):
