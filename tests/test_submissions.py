@@ -509,7 +509,7 @@ def test_the_validator_and_the_pull_request_check_read_one_layout(tmp_path: Path
 def test_the_run_files_are_listed_as_rglob_lists_them(tmp_path: Path) -> None:
     # The runs/ listing is one os.scandir per folder instead of pathlib's rglob (23 -> 4 ms
     # for a whole submission): the same paths in the same order, links listed and not
-    # followed into, anything else left out.
+    # followed into, and whatever is no folder (a FIFO) listed, to be refused.
     import os
 
     runs = tmp_path / "runs"
@@ -521,6 +521,20 @@ def test_the_run_files_are_listed_as_rglob_lists_them(tmp_path: Path) -> None:
     (runs / "a" / "to-folder").symlink_to(runs / "z")
     (runs / "a" / "dangling").symlink_to(runs / "nowhere")
     os.mkfifo(runs / "a-b" / "fifo")
-    expected = sorted(p for p in runs.rglob("*") if p.is_file() or p.is_symlink())
+    expected = sorted(p for p in runs.rglob("*") if not p.is_dir() or p.is_symlink())
     assert _files_and_links(runs) == expected
-    assert len(expected) == 8
+    assert len(expected) == 9
+
+
+def test_a_fifo_among_the_runs_is_refused_as_score_refuses_it(tmp_path: Path) -> None:
+    # validate left a FIFO out of the listing and said "valid (1 task)" of a folder whose
+    # run was one, where score refuses it: both refuse it, in one wording, and nothing
+    # reads it (a FIFO blocks its reader).
+    import os
+
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    touch(root, "runs/followtable/wtr/original.trec")
+    os.mkfifo(root / "runs/followtable/wtr/altered.trec")
+    assert (f"{SUB}/runs/followtable/wtr/altered.trec: not a regular file (a FIFO): a "
+            "submission holds plain files and folders only") in errors_of(root)

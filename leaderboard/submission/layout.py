@@ -137,6 +137,9 @@ STRAY_FILE = (f"unexpected file: a submission holds {METADATA_NAME}, {MANIFEST_N
               f"{RUNS_DIR}/<task id>/<role>.trec[.gz] only")
 CI_FILES = ("the explorer's files are written by CI after the merge; leave them out of "
             "the pull request")
+# What a FIFO, a socket or a device in a submission folder is told (a link is told to
+# commit the file itself): `validate` and every command that changes the folder say it.
+NOT_PLAIN = "a submission holds plain files and folders only"
 
 
 def entry(name: str) -> Entry:

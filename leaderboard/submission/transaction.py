@@ -48,6 +48,7 @@ from pathlib import Path
 
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import file_kind
+from leaderboard.submission.layout import NOT_PLAIN
 
 JOURNAL_FORMAT = "followboard-change/1"
 JOURNAL = "journal.json"
@@ -117,9 +118,8 @@ def _scan(root: Path, display: str) -> dict[str, _Entry]:
                                       "was changed)")
                 else:
                     kind = file_kind(Path(entry.path))
-                    raise ChangeError(f"{display}/{rel}", f"not a regular file ({kind}): a "
-                                      "submission holds plain files and folders only "
-                                      "(nothing was changed)")
+                    raise ChangeError(f"{display}/{rel}", f"not a regular file ({kind}): "
+                                      f"{NOT_PLAIN} (nothing was changed)")
     return out
 
 
