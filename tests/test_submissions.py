@@ -15,7 +15,7 @@ import pytest
 from fixtures.submission import METADATA
 from leaderboard.core.report import Report
 from leaderboard.submission.folder import _files_and_links, discover
-from leaderboard.submission.metadata import Metadata, load_metadata
+from leaderboard.submission.metadata import Metadata, load_metadata, owner_of
 
 SUB = "my-model"
 
@@ -206,6 +206,27 @@ def test_unusable_yaml(text: str, line: int, message: str, tmp_path: Path) -> No
     meta = load_metadata(path, f"{SUB}/metadata.yaml", report)
     assert meta is None and not report.ok
     assert report.errors[0].line == line and message in report.errors[0].message
+
+
+@pytest.mark.parametrize("value,message", [
+    # Each stopped validate, score and pr-check with "internal error (ValueError)": YAML
+    # reads an unquoted date or integer itself, and Python refuses these.
+    ("date: 2025-02-30", "'2025-02-30' cannot be read: day is out of range for month"),
+    ("date: 0000-01-01", "'0000-01-01' cannot be read: year 0 is out of range"),
+    ("date: 2025-01-01 10:00:00 +99:00", "cannot be read: offset must be a timedelta"),
+    ("x: " + "9" * 5000, "cannot be read: Exceeds the limit (4300 digits) for integer "
+                         "string conversion: value has 5000 digits"),
+])
+def test_a_value_yaml_cannot_construct_is_refused_at_its_line(value: str, message: str,
+                                                             tmp_path: Path) -> None:
+    text = GOOD.replace('date: "2025-01-01"\n', "") + value + "\n"
+    path = write_meta(tmp_path / SUB, text)
+    report = Report()
+    assert load_metadata(path, f"{SUB}/metadata.yaml", report) is None
+    (issue,) = report.errors
+    assert issue.line == len(text.splitlines()) and message in issue.message, issue.message
+    assert "set_int_max_str_digits" not in issue.message
+    assert owner_of(text + "owner: jane\n") is None  # pr-check asks it of any metadata.yaml
 
 
 def test_metadata_not_utf8_or_missing(tmp_path: Path) -> None:

@@ -277,7 +277,23 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last),
-    and a string that is not text (:meth:`construct_scalar`)."""
+    a string that is not text (:meth:`construct_scalar`), and a value Python cannot
+    make of what YAML reads it as (:meth:`construct_object`)."""
+
+    def construct_object(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's API
+        """``node``'s value; a scalar that YAML types but Python refuses (``2025-02-30``,
+        ``0000-01-01``, an offset past 24 hours, an integer of over 4,300 digits) is a
+        :class:`yaml.constructor.ConstructorError` at its line, not the ``ValueError``
+        that stopped every command with an internal error."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError) as exc:
+            written = node.value if isinstance(node, yaml.ScalarNode) else ""
+            shown = repr(written if len(written) <= 40 else written[:37] + "...")
+            # Python's own advice ("use sys.set_int_max_str_digits()") is not the reader's
+            reason = str(exc).split("; use sys.")[0]
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{shown} cannot be read: {reason}", node.start_mark) from None
 
     def construct_scalar(self, node):  # noqa: ANN001, ANN201 - PyYAML's API
         """A scalar's value, with each ``\\uD83D\\uDE00`` escape pair made the one
