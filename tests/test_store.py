@@ -108,6 +108,9 @@ def test_files_digested_on_threads_are_each_file_s_own_digest(tmp_path: Path) ->
     (entry_line("runs/followtable/wtr/x.trec", size=0), "the size is 0"),
     (entry_line("runs/followtable/wtr/x.trec", size=MAX_FILE_BYTES + 1),
      "over the 25 MiB limit per file"),
+    # int() of over 4,300 digits raises: validate stopped with an internal error
+    (entry_line("runs/followtable/wtr/x.trec").replace("  10  ", "  " + "9" * 5000 + "  "),
+     "the size (a number of 5,000 digits) is over the 25 MiB limit per file"),
     (entry_line("runs/../../etc/passwd"), "without '.' or '..' parts"),
     (entry_line("metadata.yaml"), "path must be runs/<task id>/<file>"),
     (f"{SHA} 10\n", "expected '<sha256> <bytes> <path>'"),

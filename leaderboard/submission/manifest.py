@@ -164,6 +164,10 @@ def parse_manifest(data: bytes, display: str, report: Report,
             problem = "the SHA-256 must be 64 lower-case hexadecimal digits"
         elif not size_text_.isascii() or not size_text_.isdigit():
             problem = f"the size {size_text_!r} is not a whole number of bytes"
+        elif len(digits := size_text_.lstrip("0")) > 18:
+            # past any file size (an exabyte); int() of over 4,300 digits raises
+            problem = (f"the size (a number of {len(digits):,} digits) is over the "
+                       f"{size_text(MAX_FILE_BYTES)} limit per file")
         elif int(size_text_) == 0:
             problem = "the size is 0: an empty file is not a run"
         elif int(size_text_) > MAX_FILE_BYTES:
