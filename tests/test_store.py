@@ -157,6 +157,18 @@ def test_manifest_structure_errors() -> None:
     assert report.lines() == ["m.txt: not valid UTF-8 (byte 0)"]
 
 
+def test_a_byte_order_mark_before_the_format_line_is_ignored() -> None:
+    # An editor that saves UTF-8 with a BOM (Notepad) made a manifest's visible first
+    # line 'format: followboard-manifest/1' refused as "the first line must be 'format:
+    # ...'"; it is read as the run files and metadata.yaml are, the mark ignored.
+    text = f"format: {FORMAT_LINE}\n" + entry_line("runs/followtable/wtr/original.trec")
+    manifest, problems = parsed("\ufeff" + text)
+    assert problems == [] and manifest is not None
+    assert manifest.entries == parsed(text)[0].entries
+    _, problems = parsed(f"format: {FORMAT_LINE}\n\ufeff" + entry_line("runs/t/x.trec"))
+    assert problems and problems[0].startswith(f"{SUB}/manifest.txt:2: ")  # only first
+
+
 def test_manifest_size_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     from leaderboard.submission import manifest as module
 

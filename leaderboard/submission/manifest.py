@@ -115,7 +115,9 @@ def parse_manifest(data: bytes, display: str, report: Report,
                                   f"{size_text(MAX_MANIFEST_BYTES)} limit of a manifest")
         return None
     try:
-        text = data.decode("utf-8")
+        # a byte order mark (an editor's UTF-8 with BOM) is no part of the first line, as
+        # in the run files and metadata.yaml
+        text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         report.add(display, None, f"not valid UTF-8 (byte {exc.start})")
         return None
