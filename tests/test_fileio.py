@@ -162,3 +162,23 @@ def test_a_json_file_with_an_unknown_key_is_told_the_closest_known_key(tmp_path:
     with pytest.raises(ValueError, match=r"model\.revison: Extra inputs are not permitted; "
                                          r"did you mean 'rev'\? \(1 problem in all\)"):
         read_json_model(path, _Root, ValueError)
+
+
+class _Refused(Exception):
+    pass
+
+
+def test_a_json_number_of_over_4300_digits_is_refused_as_invalid_json(tmp_path: Path) -> None:
+    """Python's json refuses such an integer with a plain ValueError, not a
+    JSONDecodeError: a results.json holding one stopped `validate` (and `ci pr-check`
+    reading a results.json by load_json) with 'internal error (ValueError)'."""
+    from leaderboard.core.fileio import load_json
+
+    text = '{"model":\n {"licence": ' + "9" * 5000 + "}}"
+    path = tmp_path / "results.json"
+    path.write_text(text)
+    with pytest.raises(_Refused, match=rf"^{path}: invalid JSON: number out of range at line "
+                                       r"2 column \d+$"):
+        read_json_model(path, _Root, _Refused)
+    with pytest.raises(_Refused, match=r"^results.json: invalid JSON: .*5000 digits$"):
+        load_json(text, "results.json", _Refused)

@@ -225,6 +225,14 @@ def load_json(data: bytes | str, where: str, error: type[Exception], *,
     except json.JSONDecodeError as exc:
         number = line if line is not None else exc.lineno
         raise error(f"{where}:{number}: invalid JSON: {exc.msg}") from None
+    except ValueError as exc:  # an integer of over 4,300 digits, which int() refuses
+        raise error(f"{at}: invalid JSON: {_int_limit_text(exc)}") from None
+
+
+def _int_limit_text(exc: ValueError) -> str:
+    """Python's refusal of an over-long integer, less its advice to the programmer (``use
+    sys.set_int_max_str_digits()``), which is not the reader's to take."""
+    return str(exc).split("; use sys.")[0]
 
 
 def read_json_file(path: Path, error: type[Exception]) -> object:
@@ -269,7 +277,7 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
     except ValidationError as exc:
         first = exc.errors()[0]
         if first["type"] == "json_invalid":
-            _raise_json_error(path, data, error)
+            _raise_json_error(path, data, error, first.get("ctx", {}).get("error"))
         prefix = f"not {what}: " if what else ""
         raise error(f"{path}: {prefix}{validation_problem(first, model)} "
                     f"({plural(exc.error_count(), 'problem')} in all)") from None
@@ -351,19 +359,24 @@ def read_yaml_file(path: Path, error: type[Exception]) -> object:
         raise error(f"{path}{line}: invalid YAML: {exc}") from None
 
 
-def _raise_json_error(path: Path, data: bytes, error: type[Exception]) -> None:
+def _raise_json_error(path: Path, data: bytes, error: type[Exception],
+                      pydantics: str | None = None) -> None:
     """Raise ``error`` naming the line of the JSON (or UTF-8) fault in ``data``.
 
     Only called on a file pydantic could not parse; Python's own decoder gives the line
-    number and message users know from every other JSON tool."""
+    number and message users know from every other JSON tool. Where it accepts the text
+    or refuses it with no place (an integer of over 4,300 digits, a plain ValueError that
+    stopped `validate` with an internal error), pydantic's reading ``pydantics`` is
+    given ("number out of range at line 2 column 4307")."""
     try:
         json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise error(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise error(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    # both decoders should agree; if Python's accepts the text, report pydantic's reading
-    raise error(f"{path}: invalid JSON")
+    except ValueError as exc:
+        pydantics = pydantics or _int_limit_text(exc)
+    raise error(f"{path}: invalid JSON" + (f": {pydantics}" if pydantics else ""))
 
 
 # --- guarded reading of submitted files --------------------------------------------------
