@@ -282,6 +282,53 @@ def test_a_manifest_that_is_a_fifo_or_a_folder_is_an_error_not_an_empty_submissi
     assert "valid (0 tasks" not in out
 
 
+@pytest.mark.parametrize("name", ["results.json", "per-query.json.gz"])
+@pytest.mark.parametrize("kind", ["fifo", "folder", "link"])
+def test_a_scorer_s_file_that_is_no_regular_file_is_an_error_and_never_opened(
+        name: str, kind: str, tmp_path: Path, data_dir: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """validate opened a results.json that was a FIFO and waited on it for ever; one that
+    was a folder or a link it passed over ("valid"), which score then refused."""
+    import threading
+
+    from fixtures.submission import METADATA
+
+    folder = tmp_path / SUB
+    folder.mkdir()
+    (folder / "metadata.yaml").write_text(METADATA.format(id=SUB))
+    path = folder / name
+    opened: list[bool] = []
+    done = threading.Event()
+
+    def writer() -> None:  # ends a reader's wait on the FIFO, recording that it waited
+        while not done.wait(0.05):
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                continue  # nobody is reading it
+            opened.append(True)
+            os.close(fd)
+
+    if kind == "fifo":
+        os.mkfifo(path)
+        threading.Thread(target=writer, daemon=True).start()
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        (tmp_path / "elsewhere").write_text("{}")
+        path.symlink_to(tmp_path / "elsewhere")
+    try:
+        code = main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"])
+    finally:
+        done.set()
+    out = capsys.readouterr().out
+    assert not opened
+    assert code == 1
+    what = {"fifo": "not a regular file (a FIFO)", "folder": "not a regular file (a folder)",
+            "link": "symbolic links are not allowed in a submission"}[kind]
+    assert f"{SUB}/{name}: {what}" in out, out
+
+
 def test_a_line_separator_in_a_manifest_comment_does_not_split_the_line() -> None:
     text = (f"# runs of my model\u2028garbage that is no manifest line\n"
             f"format: {FORMAT_LINE}\n"

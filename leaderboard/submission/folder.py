@@ -25,7 +25,8 @@ from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
                                            MAX_SUBMISSION_BYTES, METADATA_NAME,
                                            NOT_PLAIN, PREDICTION_SUFFIXES, ROOT_ENTRIES, RUN_SUFFIXES,
-                                           RUNS_DIR, STRAY_FILE, score_command)
+                                           RUNS_DIR, STRAY_FILE, Writer, score_command,
+                                           written_by)
 from leaderboard.submission.manifest import (FileEntry, Manifest, digest_file, digest_files,
                                              load_manifest)
 from leaderboard.submission.metadata import Metadata, load_metadata
@@ -207,6 +208,14 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
     for entry in sorted(root.iterdir()):
         if entry.name not in ROOT_ENTRIES:
             report.add(f"{sub_display}/{entry.name}", None, STRAY_FILE)
+    for scorers in written_by(Writer.SCORER):  # read by validate, never through a link
+        path = root / scorers.name
+        if path.is_symlink():
+            report.add(f"{sub_display}/{scorers.name}", None, "symbolic links are not "
+                       "allowed in a submission; commit the file itself")
+        elif os.path.lexists(path) and not path.is_file():  # a FIFO would block its reader
+            report.add(f"{sub_display}/{scorers.name}", None,
+                       f"not a regular file ({file_kind(path)}): {NOT_PLAIN}")
     inputs = collect_inputs(root, report, record_local=record_local, shown=shown)
     submission = Submission(root, metadata, inputs=inputs.merged,
                             metadata_digest=inputs.metadata_digest)

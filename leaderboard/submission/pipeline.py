@@ -8,6 +8,7 @@ valid, so a failed run never leaves a half-updated results file behind.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -245,10 +246,12 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bo
     submission = outcome.submission
     where = f"{submission.id}/{RESULTS_NAME}"
     path = submission.root / RESULTS_NAME
-    if not path.is_file() or path.is_symlink():
+    if not os.path.lexists(path):
         outcome.report.add(where, None, f"no results.json: no scores to check "
                                         f"({score_command(shown)} writes it)", "warning")
         return
+    if not path.is_file() or path.is_symlink():
+        return  # a link or a FIFO is never read: discovering the folder refused it
     if submission.metadata is None or not outcome.scores:
         return  # nothing was scored; the errors say why
     outcome.checked_scores = True

@@ -368,9 +368,12 @@ def rewritten_line(path: Path) -> int | None:
     """The first line at which the submission's results.json at ``path`` differs from
     the scorer's writing of what it holds, which `ci pr-check` compares it with byte for
     byte (reformatted by hand: indentation, key order, a line added); None when it is as
-    the scorer writes it, or cannot be read (:func:`read_results` says why). Lines ending
+    the scorer writes it, or cannot be read (:func:`read_results` says why), or is no
+    regular file. Lines ending
     in CRLF count as ending in LF: git's checkout on Windows (core.autocrlf) writes them
     so, and its commit turns them back."""
+    if not path.is_file() or path.is_symlink():
+        return None  # a link or a FIFO is not read (discovering the folder refused it)
     try:
         recorded = read_results(path, per_query=False)
         text = path.read_bytes().decode("utf-8").replace("\r\n", "\n")
