@@ -1092,6 +1092,40 @@ def test_runs_add_scores_the_new_runs_or_leaves_the_submission_as_it_was(
         read_results(carried / "results.json").systems[0].tasks
 
 
+@pytest.mark.parametrize("kind", ["file link", "folder link", "fifo"])
+def test_runs_add_refuses_a_link_or_fifo_under_from_rather_than_leave_it_out(
+        kind: str, tmp_path: Path) -> None:
+    """A run file under --from that was a symbolic link (a run kept with the experiment
+    that made it), a linked task folder or a FIFO was passed over: the others were added
+    and scored as if that task had not been given, and with none else the command said
+    'no run files'. It is refused, named, before the submission is touched, as README
+    says of a folder holding a link or a FIFO."""
+    import os
+
+    from leaderboard.app.transfer import TransferError, new_run_files
+
+    made = tmp_path / "experiments" / "run.trec"
+    made.parent.mkdir()
+    made.write_text("q Q0 d 1 1 x\n")
+    runs = tmp_path / "from" / "runs"
+    (runs / "followtable" / "wtr").mkdir(parents=True)
+    (runs / "followtable" / "wtr" / "original.trec").write_text("q Q0 d 1 1 x\n")
+    odd = {"file link": runs / "followtable" / "wtr" / "altered.trec",
+           "folder link": runs / "followtable" / "wqt",
+           "fifo": runs / "followtable" / "wtr" / "altered.trec"}[kind]
+    if kind == "file link":
+        odd.symlink_to(made)
+    elif kind == "folder link":
+        odd.symlink_to(made.parent)
+    else:
+        os.mkfifo(odd)
+    with pytest.raises(TransferError, match=f"^{re.escape(str(odd))}: "):
+        new_run_files(runs.parent, None)
+    (runs / "followtable" / "wtr" / "original.trec").unlink()
+    with pytest.raises(TransferError, match=f"^{re.escape(str(odd))}: "):
+        new_run_files(runs, None)  # not "no run files"
+
+
 def test_runs_verify_from_the_command_line(carried: Path, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:

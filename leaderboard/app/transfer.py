@@ -32,7 +32,7 @@ from typing import Callable
 
 from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import atomic_file, left_by_gone_process
+from leaderboard.core.fileio import atomic_file, file_kind, left_by_gone_process
 from leaderboard.core.report import Report, plural
 from leaderboard.store.files import StoredRef, StoreError, unique_errors
 from leaderboard.store.locations import (
@@ -52,8 +52,8 @@ from leaderboard.submission.explain_files import (
 from leaderboard.submission.explain_writers import placement
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import collect_inputs
-from leaderboard.submission.layout import (ENTRIES, MANIFEST_NAME, RESULTS_NAME, RUNS_DIR,
-                                           score_command)
+from leaderboard.submission.layout import (ENTRIES, MANIFEST_NAME, NOT_PLAIN, RESULTS_NAME,
+                                           RUNS_DIR, score_command)
 from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
 from leaderboard.submission.metadata import check_folder_id
 from leaderboard.submission.pipeline import (
@@ -437,14 +437,25 @@ def _remove_copies(stored: Stored, target: RunStore, copy: Path) -> None:
 
 def new_run_files(source: Path, patterns: list[str] | None) -> dict[str, Path]:
     """Run files under ``source`` (a submission folder, or its ``runs/`` folder) by their
-    path in a submission, for the tasks matching ``patterns`` (default: all)."""
+    path in a submission, for the tasks matching ``patterns`` (default: all). A link or
+    anything but a file or folder under it is refused, never left out."""
     runs = source if source.name == RUNS_DIR else source / RUNS_DIR
     if not os.path.lexists(source):
         raise TransferError(f"{source}: no such folder (--from)")
     if not runs.is_dir():
         raise TransferError(f"{source}: no runs/ folder to add from")
     out = {}
-    for path in sorted(p for p in runs.rglob("*") if p.is_file() and not p.is_symlink()):
+    refused = []  # a link is never followed; a FIFO would block its reader
+    for path in sorted(runs.rglob("*")):
+        if path.is_symlink():
+            refused.append(f"{path}: symbolic links are not allowed in a submission; copy "
+                           "the file itself")
+        elif not path.is_dir() and not path.is_file():
+            refused.append(f"{path}: not a regular file ({file_kind(path)}): {NOT_PLAIN}")
+    if refused:
+        more = f"; and {len(refused) - 3} more" if len(refused) > 3 else ""
+        raise TransferError("; ".join(refused[:3]) + more + " (nothing was changed)")
+    for path in sorted(p for p in runs.rglob("*") if p.is_file()):
         rel = f"{RUNS_DIR}/{path.relative_to(runs).as_posix()}"
         task_id = rel[len(RUNS_DIR) + 1:].rpartition("/")[0]
         if patterns is None or any(fnmatch.fnmatchcase(task_id, p) for p in patterns):
