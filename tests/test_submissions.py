@@ -280,6 +280,20 @@ def test_layout_errors(tmp_path: Path) -> None:
     assert submission.files["followtable/wtr"]["original"].name == "original.trec.gz"
 
 
+def test_a_file_directly_under_runs_is_told_where_run_files_go(tmp_path: Path) -> None:
+    """A file right under runs/ (a macOS .DS_Store, a run not yet put in its task's
+    folder) was told "unknown task ''", a task id it never named."""
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    touch(root, "runs/.DS_Store")
+    touch(root, "runs/original.trec")
+    assert errors_of(root) == [
+        f"{SUB}/runs/{name}: a file outside any task's folder: runs/ holds a folder per task, "
+        "each with its run files (runs/<task id>/<role>.trec[.gz], e.g. "
+        "runs/followtable/wtr/original.trec)"
+        for name in (".DS_Store", "original.trec")]
+
+
 @pytest.mark.parametrize(("folder", "meant"), [
     ("pi-indic/t1/hin", "runs/pi-indic-val150/t1/hin/"),
     ("followtable/WTR", "runs/followtable/wtr/"),

@@ -234,6 +234,12 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
         named = f"{rel}: " if rel not in inputs.local else ""
         task_id, _, name = rel[len(RUNS_DIR) + 1:].rpartition("/")
         task = registry.get(task_id)
+        if not task_id:  # a file right under runs/: no task folder, so no task id to name
+            report.add(where, line, f"{named}a file outside any task's folder: runs/ holds a "
+                                    "folder per task, each with its run files (runs/<task "
+                                    "id>/<role>.trec[.gz], e.g. runs/followtable/wtr/"
+                                    "original.trec)")
+            continue
         if task is None:
             meant = meant_text([f"{RUNS_DIR}/{t}/" for t in close_task_ids(task_id,
                                                                             list(registry))])
