@@ -319,6 +319,23 @@ def test_no_runs_folder(tmp_path: Path) -> None:
     assert errors_of(root) == [f"{SUB}: no runs/ folder and no manifest.txt: nothing to score"]
 
 
+@pytest.mark.parametrize("kind", ["file", "fifo"])
+def test_a_runs_entry_that_is_no_folder_is_named_as_such(kind: str, tmp_path: Path) -> None:
+    """runs/ as a file or a FIFO was told "no runs/ folder and no manifest.txt: nothing
+    to score", as if there were nothing there, where score names the FIFO."""
+    import os
+
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    if kind == "fifo":
+        os.mkfifo(root / "runs")
+    else:
+        (root / "runs").write_text("x")
+    what = "a FIFO" if kind == "fifo" else "a regular file"
+    assert errors_of(root) == [f"{SUB}/runs: {what}, not a folder: runs/ is the folder of "
+                               "the run files, runs/<task id>/<role>.trec[.gz]"]
+
+
 def test_symlinks_are_refused(tmp_path: Path) -> None:
     root = tmp_path / SUB
     write_meta(root, GOOD)

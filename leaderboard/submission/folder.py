@@ -128,6 +128,10 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
     if runs_dir.is_symlink():
         report.add(f"{sub_display}/runs", None, "symbolic links are not allowed in a "
                                                 "submission; commit the folder itself")
+    elif os.path.lexists(runs_dir) and not runs_dir.is_dir():
+        report.add(f"{sub_display}/runs", None, f"{file_kind(runs_dir)}, not a folder: runs/ "
+                                                "is the folder of the run files, "
+                                                "runs/<task id>/<role>.trec[.gz]")
     elif runs_dir.is_dir():
         for path in _files_and_links(runs_dir):
             rel = path.relative_to(root).as_posix()
@@ -220,7 +224,7 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
     submission = Submission(root, metadata, inputs=inputs.merged,
                             metadata_digest=inputs.metadata_digest)
     if not inputs.merged.entries:
-        if not (root / MANIFEST_NAME).exists() and not (root / RUNS_DIR).is_dir():
+        if not (root / MANIFEST_NAME).exists() and not os.path.lexists(root / RUNS_DIR):
             report.add(sub_display, None, f"no runs/ folder and no {MANIFEST_NAME}: nothing "
                                           "to score")
         return submission
