@@ -226,12 +226,13 @@ def load_json(data: bytes | str, where: str, error: type[Exception], *,
         number = line if line is not None else exc.lineno
         raise error(f"{where}:{number}: invalid JSON: {exc.msg}") from None
     except ValueError as exc:  # an integer of over 4,300 digits, which int() refuses
-        raise error(f"{at}: invalid JSON: {_int_limit_text(exc)}") from None
+        raise error(f"{at}: invalid JSON: {refusal_text(exc)}") from None
 
 
-def _int_limit_text(exc: ValueError) -> str:
-    """Python's refusal of an over-long integer, less its advice to the programmer (``use
-    sys.set_int_max_str_digits()``), which is not the reader's to take."""
+def refusal_text(exc: ValueError) -> str:
+    """A ValueError of Python's reading of a value (an integer of over 4,300 digits, a
+    date with no such day) as a reader is told it, less any advice to the programmer
+    (``use sys.set_int_max_str_digits()``), which is not the reader's to take."""
     return str(exc).split("; use sys.")[0]
 
 
@@ -375,7 +376,7 @@ def _raise_json_error(path: Path, data: bytes, error: type[Exception],
     except json.JSONDecodeError as exc:
         raise error(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     except ValueError as exc:
-        pydantics = pydantics or _int_limit_text(exc)
+        pydantics = pydantics or refusal_text(exc)
     raise error(f"{path}: invalid JSON" + (f": {pydantics}" if pydantics else ""))
 
 

@@ -19,7 +19,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       ValidationError, field_validator)
 
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.fileio import file_kind, size_text, validation_problem
+from leaderboard.core.fileio import file_kind, refusal_text, size_text, validation_problem
 from leaderboard.core.report import Report
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import MAX_METADATA_BYTES, METADATA_NAME
@@ -290,10 +290,9 @@ class _StrictLoader(yaml.SafeLoader):
         except (ValueError, OverflowError) as exc:
             written = node.value if isinstance(node, yaml.ScalarNode) else ""
             shown = repr(written if len(written) <= 40 else written[:37] + "...")
-            # Python's own advice ("use sys.set_int_max_str_digits()") is not the reader's
-            reason = str(exc).split("; use sys.")[0]
             raise yaml.constructor.ConstructorError(
-                None, None, f"{shown} cannot be read: {reason}", node.start_mark) from None
+                None, None, f"{shown} cannot be read: {refusal_text(exc)}",
+                node.start_mark) from None
 
     def construct_scalar(self, node):  # noqa: ANN001, ANN201 - PyYAML's API
         """A scalar's value, with each ``\\uD83D\\uDE00`` escape pair made the one
