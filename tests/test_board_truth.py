@@ -619,3 +619,24 @@ def test_p_mrr_zero_is_no_change_and_not_a_floor(real, data_dir, tmp_path, datas
     assert "No change: the altered run ranks as the original one" in ref["cells"][0]["text"] \
         or any("No change: the altered run ranks as the original one" in c["text"]
                for c in ref["cells"])
+
+
+def test_the_metrics_page_states_the_source_rule_the_lines_follow() -> None:
+    """The page said each cell shows one figure, 'the benchmark's own paper' before 'the
+    PI-Indic authors' result files', while a line takes every figure from one row and on
+    PI-Indic's full-set tables puts the result files first: its T4 test table showed
+    LaBSE's AUROC as 77.4, the result files' mean, with the paper's 75.3 among the
+    others, the reverse of what the page told a reader to expect."""
+    from leaderboard.publish.standings.lines import own_sources
+
+    order = own_sources("pi-indic-full/t4")
+    assert order[0].startswith("pi-indic-results") and order[1].startswith("pi-indic-paper")
+    text = (REPO / "leaderboard" / "publish" / "site" / "templates" / "metrics.md.j2"
+            ).read_text("utf-8")
+    start = text.index("**One row per model.**")
+    paragraph = " ".join(text[start:text.index("\n\n", start)].split())
+    assert "the cell shows one" not in paragraph
+    assert "every figure of a model's line comes from one of its rows" in paragraph
+    assert ("on PI-Indic's full-set tables the authors' result files, then the paper"
+            in paragraph)
+    assert "A cell its source has no figure for stays empty" in paragraph
