@@ -640,3 +640,50 @@ def test_the_metrics_page_states_the_source_rule_the_lines_follow() -> None:
     assert ("on PI-Indic's full-set tables the authors' result files, then the paper"
             in paragraph)
     assert "A cell its source has no figure for stays empty" in paragraph
+
+
+def _reversed_topic_run(original: Path, out: Path) -> Path:
+    """The topic-only run with each query's ranking reversed (same documents)."""
+    import gzip
+
+    ranked: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    with gzip.open(original, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            q, _, d, _, s, _ = line.split()
+            ranked[q].append((float(s), d))
+    with out.open("w", encoding="utf-8") as sink:
+        for q, docs in ranked.items():
+            docs.sort(reverse=True)  # trec_eval's order: score, then docid, descending
+            sink.writelines(f"{q} Q0 {d} {i + 1} {i + 1} x\n" for i, (_, d) in enumerate(docs))
+    return out
+
+
+def test_irs_rises_when_the_topic_only_run_gets_worse(data_dir, tmp_path) -> None:
+    """IRS measures the altered run against the submitted topic-only run, so a worse
+    topic-only run raises it with the instruction-aware run unchanged: BM25's TArX
+    topic-only ranking reversed lifts its IRS from +3.4 to +11.2, above every verified
+    row's (all-MiniLM's +6.8), while its topic-only nDCG@10 falls to 0.2. The pages said
+    only that an altered run demoting everything games p-MRR; they now say this too, and
+    to read IRS beside the topic-only nDCG@10."""
+    from leaderboard.benchmarks.registry import get_task
+    from leaderboard.core.evaluate import check_task_files, score_inputs
+
+    task = get_task("followtable/tarx")
+    runs = REPO / "submissions" / "bm25s" / "runs" / task.id
+    best = max(system.tasks[task.id].metrics["IRS"]
+               for path in sorted((REPO / "submissions").glob("*/results.json"))
+               for system in read_results(path).systems if task.id in system.tasks)
+    original = _reversed_topic_run(runs / "original.trec.gz", tmp_path / "reversed.trec")
+    report, inputs = check_task_files(task, data_dir, {"original": original,
+                                                       "altered": runs / "altered.trec.gz"})
+    assert inputs is not None, report.lines()
+    metrics = score_inputs(inputs).metrics
+    assert metrics["IRS"] > best > 0, (metrics["IRS"], best)
+    assert metrics["original/nDCG@10"] < 0.01
+    templates = REPO / "leaderboard" / "publish" / "site" / "templates"
+    metrics_page = " ".join((templates / "metrics.md.j2").read_text("utf-8").split())
+    irs = metrics_page[metrics_page.index("### IRS"):metrics_page.index("## Ranking metrics")]
+    assert "**IRS is relative to the submitted topic-only run.**" in irs
+    assert "read it with the topic-only nDCG@10" in irs
+    home = " ".join((templates / "home.md.j2").read_text("utf-8").split())
+    assert "a worse topic-only run raises IRS" in home

@@ -10,7 +10,10 @@ facts of the measure, declared in its catalogue entry (:mod:`leaderboard.core.me
   demotes every document (the original ranking reversed or shuffled) ignores the
   instruction and still scores far above 0 on p-MRR, and above 0 on IRS for some tasks,
   while its own nDCG falls to about 0 (tests/test_board_truth.py measures it). Pages say
-  so, and a reader weighs p-MRR and IRS against the altered run's nDCG;
+  so, and a reader weighs p-MRR and IRS against the altered run's nDCG. IRS is also
+  relative to the submitted topic-only run, so a worse one raises it (that run reversed
+  lifts a baseline's IRS above every verified row's on TArX, tests/test_board_truth.py):
+  pages say to read IRS beside the topic-only nDCG@10;
 * T4: a constant probability equal to the share of compatible pairs, the calibrated
   answer of the majority class: AUROC and balanced accuracy 0.5, AUPRC the positive
   rate, Accuracy the majority share, ECE 0 (:func:`no_skill_value`, by the kind each
