@@ -290,6 +290,19 @@ def test_eval_text_output_is_on_the_leaderboards_scale_and_says_so(capsys, data_
         f"{100 * fractions['groups']['C1']['IRS']:+.2f}")
 
 
+def test_eval_text_lines_up_every_figure(capsys, data_dir: Path) -> None:
+    """T4's "Predicted positive rate" (23 characters) overran the 22-character name column
+    by one, so its figure stood a column right of the others'."""
+    task = "pi-indic-val150/t4/hin"
+    predictions = REPO / "submissions" / "bm25s" / "runs" / task / "predictions.tsv"
+    rc, out, _ = run_cli(capsys, "eval", task, "--predictions", str(predictions),
+                         "--data-dir", str(data_dir))
+    assert rc == 0
+    figures = out.splitlines()[1:]
+    assert any(line.split()[0] == "Predicted" for line in figures)
+    assert len({len(line) for line in figures}) == 1, figures
+
+
 def test_eval_invalid_run_exit_1(capsys, data_dir: Path, wtr_runs, tmp_path: Path) -> None:
     bad = tmp_path / "altered.trec"
     bad.write_text(wtr_runs["altered"].read_text() + "0_0 Q0 1 1 nan x\n")

@@ -97,9 +97,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         counted = plural(scores.n_queries or 0, "query")
     print(f"{task.id} ({counted}; {SCALE_NOTE})")
-    for key in task.metric_keys():
-        if key in scores.metrics:
-            print(f"  {key:22} {as_shown(key, scores.metrics[key]):>7}")
+    keys = [key for key in task.metric_keys() if key in scores.metrics]
+    width = max([22] + [len(key) for key in keys])  # "Predicted positive rate" is 23
+    for key in keys:
+        print(f"  {key:{width}} {as_shown(key, scores.metrics[key]):>7}")
     for label, values in scores.groups.items():
         cells = "  ".join(f"{k}={as_shown(k, v)}" for k, v in values.items())
         print(f"  [{label}] {cells}")
