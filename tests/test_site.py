@@ -146,6 +146,14 @@ def test_how_to_submit_shows_t4_pair_ids_as_they_are(built: dict, data_dir: Path
     assert example in pairs.roles["predictions"].query_ids
 
 
+def test_how_to_submit_says_t1_to_t3_ids_name_the_answer(built: dict) -> None:
+    """PI-Indic T1-T3 ids are the CSV's row ids on both sides, so p<id>'s one relevant
+    document is i<id>: a run that ranks by id wins every query with no model. T4's ids
+    are opaque for that reason; the page said nothing of it for T1-T3."""
+    text = (built["out"] / "submit.html").read_text(encoding="utf-8")
+    assert "so a system ranks from the texts alone, never the ids" in text
+
+
 def test_how_to_submit_says_which_t4_pairs_a_file_lists_and_how_to_get_them(
         built: dict, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The page asked for "one line per pair of the task's fixed pair set" and named no

@@ -127,7 +127,9 @@ PI_INDIC = Benchmark(
             corpus="the other side of the same 150 rows, in the target language: "
                    "instructions <code>i&lt;id&gt;</code> (T1, T2) or personas "
                    "<code>p&lt;id&gt;</code> (T3), <code>&lt;id&gt;</code> the CSV's "
-                   "<code>id</code>",
+                   "<code>id</code>; a query's one relevant document is the one with its "
+                   "<code>&lt;id&gt;</code>, so a system ranks from the texts alone, never "
+                   "the ids (T4's ids are opaque for that reason)",
             depth=f"each query lists {corpus_depth_text()} documents: the whole 150-item "
                   "candidate set"),
         GuideRow(
