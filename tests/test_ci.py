@@ -47,6 +47,7 @@ from leaderboard.submission.results import (
     Source,
     SystemResult,
     TaskScores,
+    off_pin_tasks,
     read_results,
     write_results,
 )
@@ -1839,6 +1840,42 @@ def test_publish_rescores_every_stale_submission_not_just_its_push(repo, wtr, da
     assert main(["ci", "score-pending", "--repo", str(root), "--before", later, "--after",
                  later, "--data-dir", str(data_dir), "--quiet"]) == 0
     assert "no submission needs scoring" in capsys.readouterr().out
+
+
+def _scored_before_the_pin_moved(root: Path, data_dir: Path, tmp_path: Path,
+                                 revision: str = "0123abcd4567") -> tuple[Path, str]:
+    """old-model's results.json as scored on data pulled at ``revision``, not the pinned
+    one (as every merged results.json is once the registry's pin moves), committed."""
+    source = get_task(TASK).source
+    earlier = linked_data(data_dir, tmp_path / "earlier-data", source,
+                          {"repo": source.repo, "revision": revision})
+    folder = root / "submissions" / "old-model"
+    assert score_submission(folder, earlier, after_merge=False).results_path is not None
+    return folder, commit_all(root, f"old-model as scored on {revision}")
+
+
+def test_after_a_data_revision_bump_validate_says_so_and_publish_rescores(
+        repo, data_dir, tmp_path, capsys):
+    """Once the registry pinned another data revision, merged results.json files kept the
+    scores of the old one: their recorded digests still matched the files, so `ci
+    score-pending` said "no submission needs scoring" after the bump and `validate` said
+    valid. A task recorded as scored on another revision than the pin is stale."""
+    root, _ = repo
+    folder, merged = _scored_before_the_pin_moved(root, data_dir, tmp_path)
+    source = get_task(TASK).source
+    validate = ["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]
+    capsys.readouterr()
+    assert main(validate) == 1
+    out = capsys.readouterr().out
+    assert (f"old-model/results.json: 1 task ({TASK}) was scored on {source.repo}@0123abcd4567, "
+            f"but the registry pins {source.repo}@{source.revision} (`leaderboard data pull "
+            f"followtable` fetches it): the scores are stale; run `leaderboard score {folder}`"
+            ) in out, out
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
+                 merged, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "old-model: scored" in capsys.readouterr().out
+    assert not off_pin_tasks(read_results(folder / "results.json", per_query=False).produced_by)
+    assert main(validate) == 0
 
 
 def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(

@@ -36,7 +36,8 @@ from leaderboard.app.datapull.github import HttpClient, write_packed_corpus
 from leaderboard.app.datapull.pull import DataPuller, pull_sources, select_sources
 from leaderboard.core.checksums import file_checksum, git_blob_sha1
 from leaderboard.core.config import Endpoints
-from leaderboard.core.data.revision import MANIFEST_NAME, DataRevisionError, data_revision
+from leaderboard.core.data.revision import (MANIFEST_NAME, DataRevisionError, data_revision,
+                                           off_pin)
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.submission.pipeline import data_revisions
@@ -957,6 +958,25 @@ def test_a_manifest_of_a_newer_format_is_not_taken_for_no_manifest(
     path.write_text("{", encoding="utf-8")
     assert main(["data", "status", "followtable/wtr", "--data-dir", str(data)]) == 1
     assert f"its {MANIFEST_NAME} is not JSON, so which revision" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("recorded", "moved"), [
+    (f"{R04.repo}@{R04.revision}", False),
+    (f"{R04.repo}@{R04.revision} (the pinned revision; files not verified: no "
+     f"{MANIFEST_NAME} from `leaderboard data pull`)", False),
+    (f"{R04.repo}@{R04.revision} (files not verified: corpus/x.parquet is read with the "
+     f"pulled files and not listed in {MANIFEST_NAME})", False),
+    (f"{R04.repo}@0123abcd4567", True),
+    (f"{R04.repo}@0123abcd4567 (files not verified: x is read ...)", True),
+    (f"someone/else@{R04.revision}", True),
+    (f"unknown (its {MANIFEST_NAME} is not JSON)", True),
+])
+def test_scores_recorded_on_another_revision_than_the_pin_are_off_it(recorded: str,
+                                                                     moved: bool) -> None:
+    """Each form results.json records a task's data in (DataRevision.recorded) is read
+    back as the revision it names: the pinned one, noted unverified or not, is the pin;
+    another, or none, is not (the board's data moved since, or nothing tells)."""
+    assert off_pin(recorded, R04) is moved
 
 
 def test_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -42,8 +42,8 @@ from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, Source,
-                                            SystemResult, compare_scores, read_results,
-                                            rewritten_line, stale_inputs,
+                                            SystemResult, compare_scores, off_pin_problems,
+                                            read_results, rewritten_line, stale_inputs,
                                             write_submission_results)
 
 
@@ -305,9 +305,12 @@ def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
     or there is no results.json). An unreadable results file is stale too, and so are
     explanation files that results.json does not name, or whose manifest cannot be had
     from the run store (``store``, by default the configured one) or was computed from
-    other inputs (problems starting ``explain/``): scoring again rewrites both. The run
-    files are those of the manifest and those in the folder as they are now; of the
-    explanation files only their manifest is read, through the store."""
+    other inputs (problems starting ``explain/``): scoring again rewrites both. So are
+    scores on another data revision than the registry pins now
+    (:func:`leaderboard.submission.results.off_pin_problems`): after the pin moves,
+    publishing rescores every merged submission. The run files are those of the
+    manifest and those in the folder as they are now; of the explanation files only
+    their manifest is read, through the store."""
     path = root / RESULTS_NAME
     if not path.is_file() or path.is_symlink():
         return []
@@ -318,6 +321,8 @@ def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
     inputs = collect_inputs(root, Report(), record_local=True)
     problems = stale_inputs(recorded.inputs_sha256 or {},
                             input_digests(inputs.metadata_digest, inputs.merged))
+    # Scores on another data revision than the pin (it moved since): not the board's data.
+    problems += off_pin_problems(recorded.produced_by)
     if problems:
         return problems
     files = SubmissionFiles(root.name, root, inputs.merged.source,

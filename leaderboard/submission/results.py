@@ -33,6 +33,8 @@ from pydantic import (
     ValidationError,
 )
 
+from leaderboard.benchmarks.registry import UnknownTaskError, get_task
+from leaderboard.core.data.revision import off_pin, recorded_revision
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.report import plural
 from leaderboard.core.fileio import (
@@ -55,6 +57,8 @@ if TYPE_CHECKING:
     from leaderboard.store.locations import RunStore
 
 SCHEMA_VERSION = 1
+# The key of ``produced_by`` that records the data revision a task was scored on.
+DATA_KEY = "data:"
 
 # A score must be a finite number. Checked inside pydantic's validator, not by a Python
 # callback per mapping: results files hold ~10^5 per-query scores each.
@@ -470,6 +474,47 @@ def read_results(path: Path, store: RunStore | None = None, *,
     except StoreError as exc:
         raise ResultsFileError(f"{path}: per-query scores: {exc}") from None
     return resolve_per_query(results, files.read, str(path))
+
+
+def off_pin_tasks(produced_by: Mapping[str, str]) -> dict[str, str]:
+    """Task id -> the data revision ``produced_by`` (a results file's) records for it, of
+    each task scored on another revision of its data than the registry pins now (after a
+    revision bump: :func:`leaderboard.core.data.revision.off_pin`). A task the registry
+    no longer declares is left out (the results file's readers say so)."""
+    out: dict[str, str] = {}
+    for key, recorded in produced_by.items():
+        if not key.startswith(DATA_KEY):
+            continue
+        try:
+            task = get_task(key[len(DATA_KEY):])
+        except UnknownTaskError:
+            continue
+        if off_pin(recorded, task.source):
+            out[task.id] = recorded
+    return out
+
+
+def revision_text(recorded: str) -> str:
+    """The revision ``recorded`` names, as a reader is told it ('data of an unknown
+    revision' when none)."""
+    return recorded_revision(recorded) or "data of an unknown revision"
+
+
+def off_pin_problems(produced_by: Mapping[str, str]) -> list[str]:
+    """What :func:`off_pin_tasks` finds, one sentence per recorded revision and pinned
+    one: 'N tasks (first, ...) were scored on A, but the registry pins B'."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for task_id, recorded in off_pin_tasks(produced_by).items():
+        source = get_task(task_id).source
+        groups.setdefault((revision_text(recorded), f"{source.repo}@{source.revision}",
+                           get_task(task_id).benchmark), []).append(task_id)
+    out = []
+    for (was, pinned, benchmark), ids in groups.items():
+        listed = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        out.append(f"{plural(len(ids), 'task')} ({listed}) "
+                   f"{'was' if len(ids) == 1 else 'were'} scored on {was}, but the registry "
+                   f"pins {pinned} (`leaderboard data pull {benchmark}` fetches it)")
+    return out
 
 
 def stale_inputs(recorded: dict[str, str], current: dict[str, str]) -> list[str]:

@@ -5,7 +5,9 @@ submitter never hand-writes scores). On each push to the main branch this finds 
 submissions whose files changed in the push, results.json included (a hand-edited score
 keeps the recorded SHA-256 of the runs, so only the push shows it), plus every submission
 whose results.json is missing or stale (its recorded SHA-256 of metadata.yaml and the runs
-no longer match the manifest and the files), and scores them in the working tree; the
+no longer match the manifest and the files, or a task's recorded data revision is not the
+one the registry pins: after the pin moves, every merged submission of that data is
+rescored on the new revision), and scores them in the working tree; the
 workflow then moves the files to the run store (`leaderboard runs push`) and commits
 whatever changed. Staleness is read from the files, not from the push, so a cancelled or
 failed publish run is caught up by the next one.

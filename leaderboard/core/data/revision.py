@@ -174,6 +174,21 @@ class DataRevision:
         return f"pulled {'@'.join(self.pulled or ())}, but the registry pins {self.pinned}"
 
 
+def recorded_revision(recorded: str) -> str | None:
+    """The repository@revision that what results.json records of a task's data
+    (:meth:`DataRevision.recorded`) names, with or without its note that the files were
+    not verified; None for data of an unknown revision."""
+    head = recorded.split(" ", 1)[0]
+    return head if "@" in head and not recorded.startswith("unknown (") else None
+
+
+def off_pin(recorded: str, source: DataSource) -> bool:
+    """Whether scores recorded as computed on ``recorded`` (:meth:`DataRevision.recorded`)
+    are on another revision of ``source`` than the registry pins now (or on one nothing
+    tells): after the pin moves, such scores are not on the board's data."""
+    return recorded_revision(recorded) != f"{source.repo}@{source.revision}"
+
+
 def data_revision(source: DataSource, data_dir: Path) -> DataRevision:
     """What revision of ``source`` the data directory ``data_dir`` holds."""
     folder = Path(data_dir) / source.local_dir
