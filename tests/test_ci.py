@@ -1878,6 +1878,46 @@ def test_after_a_data_revision_bump_validate_says_so_and_publish_rescores(
     assert main(validate) == 0
 
 
+def _tree_digests(folder: Path) -> dict[str, str]:
+    import hashlib
+
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_submission_the_new_revision_cannot_score_is_named_kept_and_not_half_written(
+        repo, data_dir, tmp_path, capsys):
+    """After the pin moved to a revision that no longer has some of what a merged
+    submission's runs name (a query here; T4's pair ids on PI-Indic), its rescoring fails:
+    the publish job failed as a whole, rescoring nothing else and failing every later
+    push alike, with no word of why beyond the run file's errors. The submission is named,
+    with the revision it stays on and what the maintainer does; its files stay as they
+    were, and the job goes on (the site marks its scores as on another revision)."""
+    root, _ = repo
+    folder, merged = _scored_before_the_pin_moved(root, data_dir, tmp_path)
+    source = get_task(TASK).source
+    # The pinned revision lacks one of the altered queries the runs answer.
+    pinned = linked_data(data_dir, tmp_path / "pinned-data", source,
+                         {"repo": source.repo, "revision": source.revision})
+    queries = pinned / source.local_dir / "queries.jsonl"
+    lines = queries.read_text(encoding="utf-8").splitlines(keepends=True)
+    dropped = json.loads(lines[0])["_id"]
+    queries.unlink()
+    queries.write_text("".join(lines[1:]), encoding="utf-8")
+    before = _tree_digests(folder)
+    capsys.readouterr()
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
+                 merged, "--data-dir", str(pinned), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"unknown query {dropped!r}" in out and f"{RUNS}/altered.trec.gz" in out, out
+    assert (f"submissions/old-model: warning: not rescored on {source.repo}@"
+            f"{source.revision}, the revision the registry pins now: its runs do not fit it (the errors above); its "
+            f"results.json keeps the scores of 1 task on {source.repo}@0123abcd4567, which "
+            "the site marks as such") in out, out
+    assert "old-model: NOT rescored, kept as scored on another data revision" in out
+    assert _tree_digests(folder) == before
+
+
 def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
         repo, data_dir, capsys):
     """IRS and p-MRR set to 0.99 by hand, with the recorded SHA-256 of the runs kept:

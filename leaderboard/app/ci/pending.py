@@ -20,8 +20,9 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from leaderboard.app.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
+from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.submission.layout import (
     EXPLAIN_DIR,
     MANIFEST_NAME,
@@ -31,6 +32,8 @@ from leaderboard.submission.layout import (
     SUBMISSIONS_DIR,
 )
 from leaderboard.submission.pipeline import results_staleness, score_submission
+from leaderboard.submission.results import (ResultsFileError, off_pin_tasks, read_results,
+                                            revision_text)
 
 Progress = Callable[[str], None]
 
@@ -47,6 +50,10 @@ class NoSubmissionsError(FollowBoardError, ValueError):
 class PendingOutcome:
     scored: list[str] = field(default_factory=list)     # results.json written
     failed: list[str] = field(default_factory=list)     # invalid: nothing written
+    # Scored on a data revision the registry no longer pins, and not valid on the pinned
+    # one (its runs name what the new revision lacks): nothing written, its results.json
+    # kept as it is, which the site marks as on another revision.
+    kept: list[str] = field(default_factory=list)
     report: Report = field(default_factory=Report)
 
 
@@ -105,12 +112,47 @@ def pending_submissions(repo: Path, before: str | None, after: str | None, *,
                   and not (folder / i).is_symlink())
 
 
+def recorded_off_pin(folder: Path) -> dict[str, str]:
+    """Task id -> recorded data revision of each task ``folder``'s results.json holds
+    scores of on another data revision than the registry pins now (none without a
+    readable results.json)."""
+    try:
+        return off_pin_tasks(read_results(folder / RESULTS_NAME, per_query=False).produced_by)
+    except (ResultsFileError, OSError):
+        return {}
+
+
 def score_pending(repo: Path, ids: list[str], data_dir: Path,
                   progress: Progress = _quiet) -> PendingOutcome:
+    """Score each of ``ids``, all or nothing for each. One whose results.json holds
+    scores of another data revision than the pin, which does not score on the pinned
+    one, is kept as it is (:attr:`PendingOutcome.kept`), said so by name: after the pin
+    moves, such a submission must not stop the others from being rescored and
+    published, on this push or any later one."""
     out = PendingOutcome()
     for sub_id in ids:
-        outcome = score_submission(repo / SUBMISSIONS_DIR / sub_id, data_dir, progress,
-                                   after_merge=True)
+        folder = repo / SUBMISSIONS_DIR / sub_id
+        moved = recorded_off_pin(folder)
+        outcome = score_submission(folder, data_dir, progress, after_merge=True)
         out.report.extend(outcome.report)
-        (out.scored if outcome.results_path is not None else out.failed).append(sub_id)
+        if outcome.results_path is not None:
+            out.scored.append(sub_id)
+        elif moved and outcome.report.errors:
+            out.kept.append(sub_id)
+            out.report.add(f"{SUBMISSIONS_DIR}/{sub_id}", None, _kept_text(moved),
+                           "warning")
+        else:
+            out.failed.append(sub_id)
     return out
+
+
+def _kept_text(moved: dict[str, str]) -> str:
+    """What a maintainer is told of a submission kept on its earlier data revision."""
+    pins = {f"{get_task(t).source.repo}@{get_task(t).source.revision}" for t in moved}
+    was = sorted({revision_text(r) for r in moved.values()})
+    return (f"not rescored on {', '.join(sorted(pins))}, the revision the registry pins "
+            f"now: its runs do not fit it (the errors above); its results.json keeps the "
+            f"scores of {plural(len(moved), 'task')} on {', '.join(was)}, which the site "
+            "marks as such and tests against no other row. Nothing was written; its owner "
+            "submits runs for the new revision in a pull request, or a maintainer removes "
+            "the submission (docs/MAINTAINERS.md, \"Moving PI-Indic to another revision\")")

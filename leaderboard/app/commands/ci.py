@@ -126,8 +126,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
         steps, "score-pending", "score merged submissions whose results.json is due",
         "Score, in the working tree, every submission with a file changed between --before "
         "and --after (results.json included: an edited score is put right), and every "
-        "submission whose results.json is missing or stale. Sets the step outputs scored "
-        "(comma-separated ids) and failed.",
+        "submission whose results.json is missing or stale (scored on another data revision "
+        "than the registry pins included). Sets the step outputs scored (comma-separated "
+        "ids), kept and failed; exit 1 if any failed. Kept: a submission scored on another "
+        "data revision whose runs do not score on the pinned one; its files stay as they "
+        "are, a warning names it, and the others are scored all the same.",
         "  leaderboard ci score-pending --before \"$BEFORE\" --after \"$AFTER\"")
     pending.add_argument("--before", default=None, metavar="COMMIT")
     pending.add_argument("--after", default=None, metavar="COMMIT")
@@ -398,10 +401,17 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
         print(line)
     for sub_id in outcome.scored:
         print(f"{sub_id}: scored -> submissions/{sub_id}/results.json")
+    for sub_id in outcome.kept:
+        print(f"{sub_id}: NOT rescored, kept as scored on another data revision (see the "
+              "warning above)")
+        if os.environ.get("GITHUB_ACTIONS"):
+            print(f"::warning title=Kept on another data revision::submissions/{sub_id} "
+                  "does not score on the pinned data; its results.json is kept as it is")
     for sub_id in outcome.failed:
         print(f"{sub_id}: NOT scored (see the errors above)")
     if os.environ.get("GITHUB_OUTPUT"):
         gha.set_output("scored", ",".join(outcome.scored))
+        gha.set_output("kept", ",".join(outcome.kept))
         gha.set_output("failed", ",".join(outcome.failed))
     return 1 if outcome.failed else 0
 
