@@ -1918,6 +1918,33 @@ def test_a_submission_the_new_revision_cannot_score_is_named_kept_and_not_half_w
     assert _tree_digests(folder) == before
 
 
+def test_pr_check_compares_no_row_scored_on_another_data_revision_and_says_so(
+        repo, wtr, data_dir, actions_env, tmp_path):
+    """After the pin moved, a new submission, scored on the pinned revision, was ranked
+    and tested against the merged rows still scored on the old one, on other data,
+    without a word. They are left out of its comparison, and the report says so, naming
+    them and the revision they were scored on."""
+    root, _ = repo
+    _, base = _scored_before_the_pin_moved(root, data_dir, tmp_path)
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    head = commit_all(root, "add new-model")
+    out = tmp_path / "report"
+    assert pr_check(root, base, head, out, data_dir) == 0
+    report = read_ci_report(out / "report.json")
+    (row,) = report.submissions[0].tasks
+    old = f"{get_task(TASK).source.repo}@0123abcd4567"
+    assert row.n_competitors == 0 and row.previous_leader is None
+    assert row.note == (f"not compared with Old Model: scored on {old}, another data "
+                        "revision than this submission's")
+    assert (f"submissions/old-model/results.json: 1 task scored on {old}, another data "
+            "revision than the registry pins: not compared with this submission on them"
+            ) in report.comparison_notes
+    comment = (out / "comment.md").read_text()
+    # (md() puts a zero-width space after "@", so no GitHub user is mentioned.)
+    assert "(not compared with Old Model: scored on deu05232/FollowTable@\u200b0123abcd4567" \
+        in comment
+
+
 def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
         repo, data_dir, capsys):
     """IRS and p-MRR set to 0.99 by hand, with the recorded SHA-256 of the runs kept:

@@ -23,6 +23,9 @@ from leaderboard.publish.standings import (
     unit_scores,
 )
 from leaderboard.publish.standings.downloads import csv_cell, csv_text, view_records
+from leaderboard.publish.standings.rows import SubmissionInfo
+from leaderboard.publish.site.table_display import display_rows
+from leaderboard.benchmarks.registry import get_task
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -147,6 +150,45 @@ def test_view_table_sorts_and_tiers_on_the_shown_value() -> None:
     assert [r.key for r in table.rows] == ["a", "b"]
     assert table.leader().key == "a"
     assert [line.key for line in table.lines] == ["a", "b"]
+
+
+def _submitted(system: SystemResult, off_pin: dict[str, str] | None = None) -> Row:
+    """``system`` as a verified submission's row, its results.json recording ``off_pin``'s
+    tasks as scored on another data revision than the registry pins."""
+    info = SubmissionInfo(id=system.system_id, slug=system.system_id, folder=Path("x"),
+                          results_path=Path("x/results.json"), produced_by_scorer={},
+                          off_pin=off_pin or {})
+    return Row(key=system.system_id, system=system, origin=Path("x"), submission=info)
+
+
+def test_a_row_scored_on_another_data_revision_is_marked_and_not_tested() -> None:
+    """After the registry's pin moved, rows scored on the old revision stood beside rows
+    scored on the new one as if comparable: the best of them by value led the table and
+    the others were tested against it, on other data. Such a row is shown as scored, its
+    "vs best verified" cell names the revision it was scored on, the note under the
+    table names it with both revisions, and it is tested against no row."""
+    a, b = _uneven_pair()
+    c = _system("c", {t: {q: v - 0.05 for q, v in s.per_query["IRS"].items()}
+                      for t, s in b.tasks.items()})
+    old = "deu05232/FollowTable@0123abcd4567"
+    pinned = get_task("followtable/wtr").source
+    view = View(id="followtable/test", label="t", title="t", columns=(TWO,), tiered_column=0)
+    table = fill_view(view, [_submitted(a, {"followtable/wtr": old}), _submitted(b),
+                             _submitted(c)])
+    tier_tables([table])
+    assert table.leader().key == "b"  # a, first by value, is on other data
+    assert "a" not in table.tiers[0] and set(table.tiers[0]) == {"b", "c"}
+    assert (f"1 verified row was scored on another revision of the data than the one the "
+            f"registry pins now: a on {old}, not {pinned.repo}@{pinned.revision}; it is shown "
+            "as scored and not tested against the best verified.") in table.tier_note
+    gaps = {row.key: row.gap for row in display_rows(table, "followtable.md")}
+    assert gaps["a"].text == "not tested: data @0123abcd4567"
+    assert old in gaps["a"].title
+    assert gaps["b"].text == "best verified"
+    # Rows all on the pin: nothing said, and the same tiers as before.
+    same = fill_view(view, [_submitted(a), _submitted(b)])
+    tier_tables([same])
+    assert same.leader().key == "a" and not same.off_pin and not same.tier_note
 
 
 # --------------------------------------------------------------------------- downloads

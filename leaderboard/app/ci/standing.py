@@ -24,7 +24,7 @@ from leaderboard.app.ci.pr_report import TaskStanding
 from leaderboard.core.fileio import load_json, validation_problem
 from leaderboard.core.processes import (WorkerError, chosen_workers, first_completed,
                                         forked_pool)
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.core.tasks import Task
 from leaderboard.publish.standings import Column, order_systems, rank_systems, task_column
 from leaderboard.publish.standings.verdicts import tier_statistics
@@ -36,7 +36,7 @@ from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import MANIFEST_NAME, RESULTS_NAME, SUBMISSIONS_DIR
 from leaderboard.submission.manifest import parse_manifest
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, SystemResult,
-                                            resolve_per_query)
+                                            off_pin_tasks, resolve_per_query, revision_text)
 
 REPORTED_DIR = "results/reported"
 
@@ -50,6 +50,10 @@ class CommittedResults:
     # Files that could not be used, with why; a broken committed file is a maintainer's
     # problem, so it is noted in the report instead of failing the submitter's PR.
     problems: list[str] = field(default_factory=list)
+    # System id -> {task: recorded data revision} of verified rows scored on another
+    # revision than the registry pins (the pin moved since): compared with no PR's scores
+    # on those tasks, which are on the pinned data.
+    off_pin: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 class _NotJson(ValueError):
@@ -119,9 +123,17 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
         except ResultsFileError as exc:
             out.problems.append(f"{exc}; skipped in the comparison")
             continue
+        moved = off_pin_tasks(parsed.produced_by)
+        if moved:
+            was = ", ".join(sorted({revision_text(r) for r in moved.values()}))
+            out.problems.append(f"{entry.path}: {plural(len(moved), 'task')} scored on "
+                                f"{was}, another data revision than the registry pins: not "
+                                "compared with this submission on them")
         for system in parsed.systems:
             if system.provenance == "verified":
                 out.verified[system.system_id] = system
+                if moved:
+                    out.off_pin[system.system_id] = moved
     for entry, data in zip(reported, read_blobs(repo, [e.sha for e in reported])):
         parsed = _parse(entry.path, data, out)
         if parsed is not None:
@@ -153,9 +165,15 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
                      headline=scores.metrics.get(task.headline_metric),
                      higher_is_better=column.higher_is_better)
 
-    competitors = {sid: s for sid, s in committed.verified.items()
-                   if sid != system.system_id and task.id in s.tasks
-                   and metric in s.tasks[task.id].per_query}
+    others = {sid: s for sid, s in committed.verified.items()
+              if sid != system.system_id and task.id in s.tasks
+              and metric in s.tasks[task.id].per_query}
+    # Rows scored on another revision of the task's data are on other data than the
+    # submission, which is scored on the pinned one: not compared (the site tests them
+    # against no row either).
+    crossing = {sid: committed.off_pin[sid][task.id] for sid in others
+                if task.id in committed.off_pin.get(sid, {})}
+    competitors = {sid: s for sid, s in others.items() if sid not in crossing}
     previous = _best_of(competitors, column)
     if previous is not None:
         row["previous_leader"] = competitors[previous[0]].model.name
@@ -170,7 +188,7 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
 
     if not scores.per_query.get(metric):
         row["note"] = f"no per-query {metric} scores, so no significance test"
-        return TaskStanding(**row)
+        return _with_crossing(row, crossing, others)
     standings = rank_systems({**competitors, system.system_id: system}, column, seed=seed,
                              precedence=[previous[0]] if previous is not None else [])
     mine = standings.tiers[system.system_id]
@@ -184,8 +202,21 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
             and test is not None and abs(mine.mean - previous[1]) <= test.threshold):
         row["note"] = (f"within the reproducibility threshold ({test.threshold:g}) of the "
                        "standing leader: a tie, not a new leader")
-    if not competitors:
+    if not competitors and not crossing:
         row["note"] = "first verified submission on this task"
+    return _with_crossing(row, crossing, others)
+
+
+def _with_crossing(row: dict, crossing: dict[str, str],
+                   others: dict[str, SystemResult]) -> TaskStanding:
+    """The standing ``row``, its note saying which verified rows it was not compared with
+    for being scored on another data revision (``crossing``: id -> recorded revision)."""
+    if crossing:
+        was = ", ".join(sorted({revision_text(r) for r in crossing.values()}))
+        names = ", ".join(others[sid].model.name for sid in sorted(crossing))
+        said = (f"not compared with {names}: scored on {was}, another data revision than "
+                "this submission's")
+        row["note"] = f"{row['note']}; {said}" if row.get("note") else said
     return TaskStanding(**row)
 
 

@@ -106,6 +106,12 @@ UNTESTED_NOTE = ("Nothing in this table is tested, and it has no best verified r
                  "MTEB's results) come without the per-query scores a test needs.")
 
 
+OFF_PIN_UNTESTED_NOTE = ("Nothing in this table is tested, and it has no best verified row: "
+                         "its verified rows were scored on another revision of the data "
+                         "than the board's (the note under the table names it), and "
+                         "reported figures come without the per-query scores a test needs.")
+
+
 def table_context(table: ViewTable, page: str) -> dict:
     """What the table macro needs: the view's model lines as rows (and its no-skill
     reference row), its best verified row, its heatmap columns."""
@@ -117,7 +123,8 @@ def table_context(table: ViewTable, page: str) -> dict:
     tested = any(t.tier != TIER_REPORTED
                  for t in table.tiers.get(view.tiered_column, {}).values())
     tiered = view.tiered_column if view.tiered_column in table.tiers and tested else None
-    untested = UNTESTED_NOTE if view.tiered_column is not None and rows and not tested else ""
+    untested = ((OFF_PIN_UNTESTED_NOTE if table.off_pin else UNTESTED_NOTE)
+                if view.tiered_column is not None and rows and not tested else "")
     leader = None
     if tiered is not None:
         line = next((ln for ln in table.lines if (t := ln.cells[tiered].tier)

@@ -34,6 +34,7 @@ from leaderboard.publish.standings.references import REFERENCE_KEY, reference_na
 from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, TIER_TEXT,
                                                     ViewTest, interval_disagrees)
 from leaderboard.publish.stats.tiers import ALPHA
+from leaderboard.submission.results import revision_text
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 @dataclass
@@ -389,6 +390,17 @@ def _also(others: list[tuple[Row, float]], column: Column) -> str:
     return "other sources, not in this row: " + "; ".join(parts)
 
 
+def off_pin_gap(moved: dict[str, str]) -> CellDisplay:
+    """The "vs best verified" cell of a row scored on another data revision than the pin
+    (``moved``: task -> recorded revision), which was tested against no row: the revision
+    it was scored on, shown."""
+    was = sorted({revision_text(r) for r in moved.values()})
+    short = ", ".join(w.rpartition("@")[2] or w for w in was)
+    return CellDisplay(text=f"not tested: data @{short}", value="", css="fb-reported",
+                       title=f"scored on {', '.join(was)}, another revision of the data "
+                             "than the board's: not tested against the best verified")
+
+
 def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
     """One display row per model line (:attr:`ViewTable.lines`), in default order."""
     ranks = table.line_ranks()
@@ -406,7 +418,11 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
         gap = None
         if tiered is not None and tiered in table.tiers:
             info = line.cells[tiered].tier
-            if info is None or line.cells[tiered].value is None:
+            tiered_row = line.cells[tiered].row
+            moved = table.off_pin.get(tiered_row.key) if tiered_row is not None else None
+            if moved:
+                gap = off_pin_gap(moved)
+            elif info is None or line.cells[tiered].value is None:
                 gap = CellDisplay(text="–", value="")
             elif info.tier == TIER_REPORTED:
                 gap = CellDisplay(text="not tested", value="", css="fb-reported",

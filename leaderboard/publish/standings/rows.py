@@ -29,6 +29,7 @@ from leaderboard.submission.results import (
     ResultsFile,
     ResultsFileError,
     SystemResult,
+    off_pin_tasks,
     read_results,
 )
 
@@ -58,6 +59,9 @@ class SubmissionInfo:
     files: list[str] = field(default_factory=list)
     # The query explorer's files, by the manifest results.json names (None: none).
     explain_manifest: ExplainManifestFile | None = None
+    # Task -> the data revision results.json records, of each task scored on another
+    # revision than the registry pins now (its pin moved since; empty: none).
+    off_pin: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -118,7 +122,8 @@ def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, S
     results, system = read_submission(results_path)
     info = SubmissionInfo(id=folder.name, slug=page_name(folder.name), folder=folder,
                           results_path=results_path, produced_by_scorer=results.produced_by,
-                          explain_manifest=results.explain_manifest)
+                          explain_manifest=results.explain_manifest,
+                          off_pin=off_pin_tasks(results.produced_by))
     _read_metadata(folder, info)
     files = [METADATA_NAME] if (folder / METADATA_NAME).is_file() else []
     info.files = files + list(run_files(folder))

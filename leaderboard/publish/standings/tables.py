@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 
 from leaderboard.core.fileio import atomic_write_text
 from leaderboard.core.report import plural
-from leaderboard.submission.results import SystemResult
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.submission.results import SystemResult, revision_text
 
 from .lines import ModelLine, model_lines
 from .references import view_references
@@ -57,6 +58,9 @@ class ViewTable:
     bases: dict[str, list[Basis | None]] = field(default_factory=dict)
     # Each column's no-skill value (:mod:`.references`), None where it has none.
     references: list[float | None] = field(default_factory=list)
+    # Row key -> {task: recorded data revision} of the tiered column's verified rows
+    # scored on another revision than the registry pins (not tested: :func:`off_pin_of`).
+    off_pin: dict[str, dict[str, str]] = field(default_factory=dict)
     # The model lines, built on first use and again once the tiers change the values.
     _lines: list[ModelLine] | None = field(default=None, repr=False, compare=False)
 
@@ -138,6 +142,37 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewT
 
 
 # --------------------------------------------------------------------------- tiers
+
+def off_pin_of(row: Row, column: Column) -> dict[str, str]:
+    """Task -> recorded data revision of each of ``column``'s tasks that ``row`` was
+    scored on another revision of than the registry pins now (empty: every one on the
+    pin, or a reported row). Such scores are on other data than the rows scored on the
+    pin: they are shown, marked, and tested against no row (the pin moved since they were
+    scored, and publishing rescores them, or could not: ci score-pending's kept)."""
+    if row.submission is None:
+        return {}
+    return {t: r for t, r in row.submission.off_pin.items() if t in column.tasks}
+
+
+def off_pin_note(table: ViewTable, rows: Mapping[str, Mapping[str, str]]) -> str:
+    """The sentence under a table that says which rows were left out of its test for being
+    scored on another data revision than the pin, on which, and what the pin is."""
+    names = {r.key: r.name for r in table.rows}
+    groups: dict[tuple[str, str], list[str]] = {}
+    for key, tasks in rows.items():
+        pinned = ", ".join(sorted({f"{get_task(t).source.repo}@{get_task(t).source.revision}"
+                                   for t in tasks}))
+        was = ", ".join(sorted({revision_text(r) for r in tasks.values()}))
+        groups.setdefault((was, pinned), []).append(names.get(key, key))
+    one = len(rows) == 1
+    parts = [f"{', '.join(named)} on {was}, not {pinned}"
+             for (was, pinned), named in groups.items()]
+    return (f"{plural(len(rows), 'verified row')} {'was' if one else 'were'} scored on "
+            f"another revision of the data than the one the registry pins now: "
+            f"{'; '.join(parts)}; {'it is' if one else 'they are'} shown as scored and "
+            "not tested against the best verified.")
+
+
 
 # Modules outside the two packages whose code decides a cached figure: how a query id
 # becomes its unit (SamplingUnit.keys and the topic rules it applies). A column's repr
@@ -230,6 +265,8 @@ class _TierWork:
     column_index: int
     verified: list[Row]
     path: Path | None             # cache entry, None without a cache
+    # Verified rows scored on another data revision than the pin: not tested (off_pin_of).
+    off_pin: dict[str, dict[str, str]] = field(default_factory=dict)
     tiers: dict[str, TierInfo] | None = None  # None: not computed yet
     test: ViewTest | None = None
     untested: list[str] = field(default_factory=list)
@@ -257,11 +294,13 @@ class _TierWork:
 def _plan_tiers(table: ViewTable, column_index: int, cache_dir: Path | None) -> _TierWork:
     """The tiered column's verified rows, and their tiers if ``cache_dir`` has them."""
     column = table.view.columns[column_index]
-    verified = [r for r in table.rows
-                if r.verified and table.values[r.key][column_index] is not None]
+    valued = [r for r in table.rows
+              if r.verified and table.values[r.key][column_index] is not None]
+    off_pin = {r.key: moved for r in valued if (moved := off_pin_of(r, column))}
+    verified = [r for r in valued if r.key not in off_pin]
     path = (cache_dir / f"{_tier_cache_key(column, verified)}.json"
             if cache_dir and verified else None)
-    work = _TierWork(table, column_index, verified, path)
+    work = _TierWork(table, column_index, verified, path, off_pin=off_pin)
     if not verified:
         work.tiers = {}
     elif path is not None and path.is_file():
@@ -305,6 +344,10 @@ def _apply_tiers(work: _TierWork) -> None:
     table.tier_note = (f"{plural(len(work.untested), 'verified row')} "
                        f"{'has' if one else 'have'} no per-query scores for {column.label} "
                        f"and {'is' if one else 'are'} not tested." if work.untested else "")
+    table.off_pin = work.off_pin
+    if work.off_pin:
+        table.tier_note = " ".join(filter(None, (table.tier_note,
+                                                 off_pin_note(table, work.off_pin))))
 
 
 def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> None:
