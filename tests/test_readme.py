@@ -288,3 +288,23 @@ def test_the_guides_followir_rows_say_a_run_answers_only_the_judged_queries() ->
         text = rows[title].queries
         assert f"only those the judgments ({qrels}) judge" in text, text
     assert "Their queries are those the qrels judge" in section("Submitting")
+
+
+def test_maintainers_md_says_what_a_data_revision_bump_does_as_the_code_does_it() -> None:
+    """MAINTAINERS.md's section on moving PI-Indic to another revision said how to write
+    T4's negatives again and nothing of the board: not that publishing rescores every
+    merged submission, nor what becomes of one the new revision cannot score, nor how the
+    site shows it, nor what the maintainer does. Its words are held to the code's: the
+    step output score-pending sets and the cell the site prints."""
+    from leaderboard.publish.site.table_display import off_pin_gap
+
+    text = " ".join((REPO / "docs" / "MAINTAINERS.md").read_text(encoding="utf-8").split())
+    section = text[text.index("## Moving PI-Indic to another revision"):]
+    assert "### What a bump does to the board, and what you do" in section
+    assert "rescores every merged submission of that data on the new revision" in section
+    cell = off_pin_gap({"t": "o/r@0123abcd4567"}).text
+    assert cell == "not tested: data @0123abcd4567"
+    assert "`not tested: data @<revision>`" in section
+    pending = (REPO / "leaderboard" / "app" / "commands" / "ci.py").read_text(encoding="utf-8")
+    assert 'gha.set_output("kept"' in pending and "sets the step output `kept`" in section
+    assert "ask each one's owner" in section
