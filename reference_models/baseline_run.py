@@ -163,7 +163,8 @@ class RunSummary:
 def make_ranker(spec: ModelSpec, options: RunOptions, shard: Shard,
                 meter: EfficiencyMeter | None = None):
     """The ranker for a model, plus (device, dtype, parameters, revision, group); its model
-    calls are timed by ``meter``."""
+    calls are timed by ``meter``. ``parameters`` is what the runner counted in the weights
+    it loaded (None for BM25, which has none): metadata.yaml records that count alone."""
     meter = meter or EfficiencyMeter()
     if spec.family == "bm25":
         import bm25s
@@ -320,7 +321,7 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
                 _check_efficiency(folder, efficiency, options, existing)
                 if not options.replace_efficiency:
                     efficiency = merged_block(existing.get("efficiency"), efficiency)
-            metadata = build_metadata(spec, submission_id, parameters=parameters or spec.parameters,
+            metadata = build_metadata(spec, submission_id, parameters=parameters,
                                       revision=revision, contact=options.contact,
                                       produced_by=produced_by, hardware=hardware,
                                       owner=options.owner,

