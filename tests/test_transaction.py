@@ -75,39 +75,61 @@ def states(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> dict[str
     return {"scored": scored, "unscored": unscored, "new-runs": root / "new-runs"}
 
 
-def fresh(state: Path, where: Path) -> Path:
-    """A copy of a submission state at ``where/submissions/<id>``."""
+# What a state adds to the copy of its folder that copytree cannot copy (a FIFO).
+Prepare = Callable[[Path], object] | None
+
+
+def fresh(state: Path, where: Path, prepare: Prepare = None) -> Path:
+    """A copy of a submission state at ``where/submissions/<id>``, then ``prepare``d."""
     folder = where / "submissions" / SUB
     if where.exists():
         shutil.rmtree(where)
     shutil.copytree(state, folder)
+    if prepare is not None:
+        prepare(folder)
     return folder
 
 
-def old_and_new(state: Path, argv: Callable[[Path], list[str]], where: Path
-                ) -> tuple[dict[str, bytes], dict[str, bytes], int]:
+def folder_entries(folder: Path) -> dict[str, bytes]:
+    """:func:`folder_files`, and every link (its target) and FIFO (never opened) there."""
+    entries = folder_files(folder)
+    for current, dirs, names in os.walk(folder):
+        for name in dirs + names:
+            path = Path(current) / name
+            rel = path.relative_to(folder).as_posix()
+            if path.is_symlink():
+                entries[rel] = b"link to " + os.fsencode(os.readlink(path))
+            elif path.is_fifo():
+                entries[rel] = b"FIFO"
+    return entries
+
+
+def old_and_new(state: Path, argv: Callable[[Path], list[str]], where: Path,
+                prepare: Prepare = None) -> tuple[dict[str, bytes], dict[str, bytes], int]:
     """The folder's files before and after ``argv`` runs to its end, and how many file
     operations that takes."""
-    folder = fresh(state, where)
-    before = folder_files(folder)
+    folder = fresh(state, where, prepare)
+    before = folder_entries(folder)
     run = run_child(lambda: main(argv(folder)), COUNTED)
     assert run.code == 0, run.output
-    after = folder_files(folder)
+    after = folder_entries(folder)
     assert after != before and verify(folder).ok
     assert around(folder) == [SUB]
     return before, after, run.operations
 
 
 def check_interrupted(state: Path, argv: Callable[[Path], list[str]], tmp_path: Path, *,
-                      how: Literal["kill", "enospc"], every: bool) -> int:
+                      how: Literal["kill", "enospc"], every: bool,
+                      prepare: Prepare = None) -> int:
     """Stop the command at each instant; after each, the folder is verified and is the
     old or the new one. Returns how many instants were tried."""
-    old_and_new(state, argv, tmp_path / "reference")  # fills the caches the next one reads
-    old, new, n_ops = old_and_new(state, argv, tmp_path / "reference")
+    # The first fills the caches the next one reads.
+    old_and_new(state, argv, tmp_path / "reference", prepare)
+    old, new, n_ops = old_and_new(state, argv, tmp_path / "reference", prepare)
     assert n_ops > 5, n_ops
     seen = {"old": 0, "new": 0}
     for k in instants(n_ops, every):
-        folder = fresh(state, tmp_path / "run")
+        folder = fresh(state, tmp_path / "run", prepare)
         run = run_child(lambda: main(argv(folder)), COUNTED, fail_at=k, how=how)
         if how == "kill":
             assert run.code is None, f"op {k}: not killed\n{run.output}"
@@ -115,9 +137,12 @@ def check_interrupted(state: Path, argv: Callable[[Path], list[str]], tmp_path: 
             assert "internal error" not in run.output and "Traceback" not in run.output, \
                 f"op {k}: {run.output}"
         report = verify(folder)  # finishes or undoes what the command left
-        assert report.ok, f"op {k} of {n_ops}: {report.lines()}\n{run.output}"
+        files = folder_entries(folder)
+        # What prepare put there is refused by verify, while the folder still holds it.
+        assert report.ok or (prepare is not None and files == old and all(
+            issue.path.startswith(f"{SUB}/explain/") for issue in report.issues)), \
+            f"op {k} of {n_ops}: {report.lines()}\n{run.output}"
         assert around(folder) == [SUB], f"op {k}: {around(folder)}"
-        files = folder_files(folder)
         assert files in (old, new), f"op {k} of {n_ops}: neither the old nor the new folder: " \
             f"{sorted(set(files) ^ set(old))} / {sorted(set(files) ^ set(new))}"
         seen["old" if files == old else "new"] += 1
@@ -162,6 +187,19 @@ def test_score_killed_at_every_file_operation_leaves_the_old_or_the_new_folder(
         states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
     check_interrupted(states["unscored"], score_argv(data_dir), tmp_path, how="kill",
                       every=True)
+
+
+@needs_fork
+@pytest.mark.slow
+def test_score_removing_a_fifo_and_a_link_under_explain_killed_at_every_file_operation(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+    """score unlinks them from the folder with the rest of its change: killed at any
+    instant, the folder holds both, or neither and the new files."""
+    outside = tmp_path / "outside"
+    check_interrupted(states["unscored"], score_argv(data_dir), tmp_path, how="kill",
+                      every=True,
+                      prepare=lambda folder: _special_explain(folder, "a folder of both",
+                                                              outside))
 
 
 @needs_fork
@@ -361,6 +399,66 @@ def test_scoring_a_folder_holding_a_link_or_a_fifo_changes_nothing_and_says_why(
     out = capsys.readouterr().out
     assert f"{SUB}/runs/notes.fifo: not a regular file (a FIFO)" in out
     assert folder_files(folder) == before and around(folder) == [SUB]
+
+
+def _special_explain(folder: Path, how: str, outside: Path) -> list[str]:
+    """Put under ``folder/explain`` what no submission holds, ``how``: a FIFO named
+    explain, a link named explain to a folder ``outside`` (a file in it), or an explain/
+    holding a FIFO and a link to that file. Returns the entries, by path in the folder."""
+    outside.mkdir(exist_ok=True)
+    (outside / "kept.json.gz").write_bytes(b"not the submission's")
+    if how == "a FIFO":
+        os.mkfifo(folder / "explain")
+        return ["explain"]
+    if how == "a link to a folder":
+        (folder / "explain").symlink_to(outside, target_is_directory=True)
+        return ["explain"]
+    (folder / "explain" / "texts").mkdir(parents=True)
+    os.mkfifo(folder / "explain" / "texts" / "notes.fifo")
+    (folder / "explain" / "kept.json.gz").symlink_to(outside / "kept.json.gz")
+    return ["explain/kept.json.gz", "explain/texts/notes.fifo"]
+
+
+@pytest.mark.parametrize("how", ["a FIFO", "a link to a folder", "a folder of both"])
+def test_score_removes_a_fifo_or_a_link_under_explain_as_validate_says(
+        how: str, states: dict[str, Path], data_dir: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], store_here: None) -> None:
+    """validate said of a FIFO or a link named explain, or one inside explain/, that
+    `leaderboard score FOLDER` removes them, and score refused the folder instead ('not a
+    regular file (a FIFO)', 'symbolic links are not allowed'). score removes them with
+    the rest of its change, unlinking each (a link is never followed, a FIFO never
+    opened); what a link named leaves untouched."""
+    folder = fresh(states["scored"], tmp_path / "repo")
+    outside = tmp_path / "outside"
+    special = _special_explain(folder, how, outside)
+    files = folder_files(folder)
+    validate = ["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]
+    assert main(validate) == 1
+    out = capsys.readouterr().out
+    assert f"{SUB}/explain: " in out and f"({', '.join(special)})" in out, out
+    assert f"`leaderboard score {folder}` removes them" in out, out
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"{SUB}/explain: warning: removed " in out and f"({', '.join(special)})" in out, out
+    assert not os.path.lexists(folder / "explain") and around(folder) == [SUB]
+    assert folder_files(folder) == {rel: data for rel, data in files.items()
+                                    if not rel.startswith("explain/")}
+    assert (outside / "kept.json.gz").read_bytes() == b"not the submission's"
+    assert main(validate) == 0, capsys.readouterr().out
+
+
+def test_publishing_replaces_a_link_named_explain_with_the_explorers_files(
+        states: dict[str, Path], data_dir: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], store_here: None) -> None:
+    """Publishing writes explain/ whole, over a link of that name, even one naming
+    nothing (which it took for no explain/ and renamed its folder onto: 'Not a
+    directory')."""
+    folder = fresh(states["unscored"], tmp_path / "repo")
+    (folder / "explain").symlink_to(tmp_path / "nowhere", target_is_directory=True)
+    assert main(publish_argv(data_dir)(folder)) == 0, capsys.readouterr().out
+    assert not (folder / "explain").is_symlink()
+    assert (folder / "explain" / "manifest.json").is_file()
+    assert not (tmp_path / "nowhere").exists() and around(folder) == [SUB]
 
 
 # --------------------------------------------------------------------------- the mechanism

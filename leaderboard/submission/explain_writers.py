@@ -103,7 +103,7 @@ class ExplanationFolder:
             manifest = work / MANIFEST
             manifest.write_bytes(explanation_manifest(self.root.name, tasks, inputs_sha256))
             manifest.chmod(0o644)
-            if target.exists():
+            if os.path.lexists(target):  # a link named explain (removed) included
                 old = Path(tempfile.mkdtemp(prefix=f".{self.root.name}.explain-old-",
                                             dir=self.root.parent))
                 os.replace(target, old / EXPLAIN_DIR)

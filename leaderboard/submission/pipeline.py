@@ -351,7 +351,8 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
     if reported_not_a_submission(root, report):
         return SubmissionOutcome(Submission(root, None, {}), report)
     try:
-        with change_folder(root) as change:
+        # What score removes from explain/ may be a link or a FIFO (validate says so).
+        with change_folder(root, removable=(EXPLAIN_DIR,)) as change:
             # The folder is scored in the change's copy, but its run store is the user's
             # folder's, and messages name that folder as given.
             outcome = _score_into(change.folder, data_dir, progress,

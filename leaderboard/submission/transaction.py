@@ -27,7 +27,12 @@ pull`, publishing, `baselines run`) does it through :func:`change_folder`::
 Nothing is removed from the live folder before the new state is on disk. Paths are
 resolved once, when the change begins; inside the folder nothing is followed: a folder
 holding a symbolic link, a FIFO or a device is refused before anything is written, and the
-switch opens each folder on its way with ``O_NOFOLLOW``. The live folder itself is locked
+switch opens each folder on its way with ``O_NOFOLLOW``. A change may instead name the
+places such an entry is allowed to be ``removable`` (`score`: ``explain/``, whose strays
+it removes): there the copy gets a hard link of the entry itself (of the link, not what it
+names; a FIFO is never opened), the command removes it from the copy, and the switch
+unlinks it from the folder with the rest; a new state still holding one is refused, so
+nothing but files and folders is ever put into a folder. The live folder itself is locked
 (``flock``) for the whole change, so two commands never change one submission at once and
 a live change is never taken for a killed one. A change of a folder that is itself the copy
 of a change under way in this process (``runs add`` scores its copy) joins that change.
@@ -95,9 +100,14 @@ class _Entry:
     mtime_ns: int = 0
 
 
-def _scan(root: Path, display: str) -> dict[str, _Entry]:
+def _removable(rel: str, removable: tuple[str, ...]) -> bool:
+    return any(rel == top or rel.startswith(f"{top}/") for top in removable)
+
+
+def _scan(root: Path, display: str, removable: tuple[str, ...] = ()) -> dict[str, _Entry]:
     """Every file and folder under ``root`` by relative path, nothing followed; anything
-    else (a link, a FIFO, a socket, a device) is refused, naming it."""
+    else (a link, a FIFO, a socket, a device) is refused, naming it, unless it lies at or
+    under one of the paths ``removable`` (an ``other`` entry, never followed nor opened)."""
     out: dict[str, _Entry] = {}
     pending = [("", root)]
     while pending:
@@ -112,6 +122,9 @@ def _scan(root: Path, display: str) -> dict[str, _Entry]:
                 elif stat.S_ISREG(st.st_mode):
                     out[rel] = _Entry("file", st.st_ino, st.st_dev, st.st_size,
                                       st.st_mtime_ns)
+                elif _removable(rel, removable):
+                    out[rel] = _Entry("other", st.st_ino, st.st_dev, st.st_size,
+                                      st.st_mtime_ns)
                 elif stat.S_ISLNK(st.st_mode):
                     raise ChangeError(f"{display}/{rel}", "symbolic links are not allowed "
                                       "in a submission; commit the file itself (nothing "
@@ -124,12 +137,17 @@ def _scan(root: Path, display: str) -> dict[str, _Entry]:
 
 
 def _mirror(live: Path, copy: Path, entries: dict[str, _Entry]) -> None:
-    """``copy``: the folder ``live`` as ``entries`` lists it, files hard-linked."""
+    """``copy``: the folder ``live`` as ``entries`` lists it, files hard-linked; a link,
+    FIFO or device (``other``) hard-linked as itself (not followed, not opened), or not
+    at all: never copied."""
     copy.mkdir(parents=True)
     for rel, entry in sorted(entries.items()):
         target = copy / rel
         if entry.kind == "dir":
             target.mkdir()
+            continue
+        if entry.kind == "other":
+            os.link(live / rel, target, follow_symlinks=False)
             continue
         try:
             os.link(live / rel, target, follow_symlinks=False)
@@ -235,8 +253,8 @@ def _step(live_fd: int, copy_fd: int, op: str, rel: str) -> None:
         elif op == "delete":
             try:
                 os.unlink(name, dir_fd=fd)
-            except FileNotFoundError:
-                pass
+            except (FileNotFoundError, IsADirectoryError):
+                pass  # deleted, and a later mkdir of this journal's made a folder there
         elif op == "rmdir":
             try:
                 os.rmdir(name, dir_fd=fd)
@@ -387,6 +405,9 @@ class FolderChange:
     committed: bool = False
     _before: dict[str, _Entry] = field(default_factory=dict)
     given: Path | None = None
+    # Where the folder may hold a link, FIFO or device, which the change must remove
+    # (:func:`change_folder`).
+    removable: tuple[str, ...] = ()
 
     @property
     def shown(self) -> Path:
@@ -405,8 +426,8 @@ class FolderChange:
             return path
 
     def _plan(self) -> list[tuple[str, str]]:
-        after = _scan(self.folder, self.id)
-        now = _scan(self.live, self.id)
+        after = _scan(self.folder, self.id)  # nothing but files and folders is put
+        now = _scan(self.live, self.id, self.removable)
         if now != self._before:
             moved = min(rel for rel in set(now) | set(self._before)
                         if now.get(rel) != self._before.get(rel))
@@ -422,7 +443,7 @@ class FolderChange:
                     old.size == entry.size and _same_bytes(self.live / rel, self.folder / rel))):
                 continue
             puts.append(rel)
-        deletes = [rel for rel, e in self._before.items() if e.kind == "file"
+        deletes = [rel for rel, e in self._before.items() if e.kind in ("file", "other")
                    and (rel not in after or after[rel].kind != "file")]
         old_dirs = {rel for rel, e in self._before.items() if e.kind == "dir"}
         new_dirs = {rel for rel, e in after.items() if e.kind == "dir"}
@@ -478,13 +499,17 @@ def creation_problem(folder: Path) -> str | None:
 
 
 @contextmanager
-def change_folder(folder: Path, *, create: bool = False) -> Iterator[FolderChange]:
+def change_folder(folder: Path, *, create: bool = False,
+                  removable: tuple[str, ...] = ()) -> Iterator[FolderChange]:
     """A change of the submission folder ``folder`` (see the module's description).
 
     ``create``: the folder may not exist yet (`baselines run` of a new id); an undone
-    change removes it again. Raises :class:`ChangeError` when the folder holds anything
-    but files and folders, is being changed by another command, or cannot be changed
-    (a full disk: the folder is then as it was)."""
+    change removes it again. ``removable``: paths in the folder at or under which a link,
+    FIFO or device is not refused but mirrored as itself into the copy, for the command
+    to remove there (a commit that still finds one refuses it). Raises
+    :class:`ChangeError` when the folder holds anything but files and folders (elsewhere),
+    is being changed by another command, or cannot be changed (a full disk: the folder is
+    then as it was)."""
     live = Path(folder).resolve()  # once: the folder itself may be reached through a link
     if live in _ACTIVE:  # the copy of a change under way here: join it
         outer = _ACTIVE[live]
@@ -508,7 +533,7 @@ def change_folder(folder: Path, *, create: bool = False) -> Iterator[FolderChang
     try:
         if os.path.lexists(work):
             _finish_or_undo(live, work)
-        before = _scan(live, live.name)
+        before = _scan(live, live.name, removable)
         try:
             work.mkdir()
             if created:
@@ -519,7 +544,8 @@ def change_folder(folder: Path, *, create: bool = False) -> Iterator[FolderChang
             _discard(work)
             raise ChangeError(folder, f"nothing was changed ({describe_os_error(exc)})") \
                 from None
-        change = FolderChange(live, copy, _before=before, given=Path(folder))
+        change = FolderChange(live, copy, _before=before, given=Path(folder),
+                              removable=removable)
         _ACTIVE[copy] = change
         try:
             yield change
