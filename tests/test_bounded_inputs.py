@@ -416,3 +416,28 @@ def test_pr_check_on_a_branch_with_no_common_history_is_a_refusal(
     assert report.status == "refused" and report.internal_error is None
     assert "shares no history with the base branch" in report.refusals[0]
 
+
+
+def test_a_results_json_over_the_cap_is_refused_unread_naming_it(
+        tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """validate read a submission's results.json whole, however large (a 300 MB one took
+    0.7 GB of memory, to say it was reformatted by hand); compare and the site's build
+    did too. A results file over MAX_RESULTS_BYTES, a hundred times a submission of every
+    task's, is refused before it is read, naming it and the limit."""
+    from fixtures.submission import METADATA
+    from leaderboard.core.fileio import size_text
+    from leaderboard.submission.layout import MAX_RESULTS_BYTES
+
+    folder = tmp_path / SUB
+    folder.mkdir()
+    (folder / "metadata.yaml").write_text(METADATA.format(id=SUB))
+    path = folder / "results.json"
+    with path.open("wb") as stream:
+        stream.truncate(MAX_RESULTS_BYTES + 1)  # sparse: nothing is written
+    over = f"{path}: {size_text(MAX_RESULTS_BYTES + 1)}, over the " \
+           f"{size_text(MAX_RESULTS_BYTES)} limit"
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert f"{SUB}/results.json: results.json cannot be read ({over})" in out, out
+    assert main(["compare", str(folder), str(folder)]) == 1
+    assert over in capsys.readouterr().err

@@ -88,6 +88,11 @@ MAX_EXPLAIN_FILE_BYTES = 64 * 1024 * 1024
 MAX_PER_QUERY_BYTES = 64 * 1024 * 1024
 MAX_EXPLAIN_MANIFEST_BYTES = 8 * 1024 * 1024
 MAX_EXPLAIN_TOTAL_BYTES = 256 * 1024 * 1024
+# A results file (a submission's results.json, a reported file under results/reported/),
+# refused unread above this: a submission of all 313 tasks writes 0.15 MB (the committed
+# ones 0.14 MB), the largest reported file is 0.84 MB; pydantic's reading takes about
+# three times the file's size in memory (a 300 MB results.json took validate 0.7 GB).
+MAX_RESULTS_BYTES = 16 * 1024 * 1024
 
 
 class Writer(Enum):

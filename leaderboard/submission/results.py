@@ -48,6 +48,7 @@ from leaderboard.submission.files import submission_files
 from leaderboard.submission.layout import (
     MAX_EXPLAIN_MANIFEST_BYTES,
     MAX_PER_QUERY_BYTES,
+    MAX_RESULTS_BYTES,
     PER_QUERY_NAME,
     RESULTS_NAME,
 )
@@ -461,12 +462,13 @@ def resolve_per_query(results: ResultsFile, obtain: Callable[[StoredRef], bytes]
 
 def read_results(path: Path, store: RunStore | None = None, *,
                  per_query: bool = True) -> ResultsFile:
-    """Read and validate a results file; errors name the file and the offending key.
+    """Read and validate a results file; errors name the file and the offending key. One
+    over :data:`~leaderboard.submission.layout.MAX_RESULTS_BYTES` is refused unread.
 
     A submission's per-query scores are fetched (through the run store ``store``, by
     default the configured one) and verified against the size and SHA-256 results.json
     names; ``per_query=False`` reads results.json alone (its ``per_query_file`` set)."""
-    results = read_json_model(path, ResultsFile, ResultsFileError)
+    results = read_json_model(path, ResultsFile, ResultsFileError, max_bytes=MAX_RESULTS_BYTES)
     if not per_query or results.per_query_file is None:
         return results
     try:
