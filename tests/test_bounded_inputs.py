@@ -441,3 +441,28 @@ def test_a_results_json_over_the_cap_is_refused_unread_naming_it(
     assert f"{SUB}/results.json: results.json cannot be read ({over})" in out, out
     assert main(["compare", str(folder), str(folder)]) == 1
     assert over in capsys.readouterr().err
+
+
+def test_a_metadata_yaml_over_the_cap_is_refused_without_reading_it_whole(
+        tmp_path: Path) -> None:
+    """metadata.yaml was read whole before its size was checked: a 300 MB one took 300 MB
+    of memory to be told it is over 64 KiB. No more than the limit and a byte is read."""
+    import tracemalloc
+
+    from leaderboard.submission.metadata import load_metadata
+
+    folder = tmp_path / SUB
+    folder.mkdir()
+    with (folder / "metadata.yaml").open("wb") as stream:
+        stream.truncate(64 << 20)  # sparse: nothing is written
+    report = Report()
+    tracemalloc.start()
+    try:
+        load_metadata(folder / "metadata.yaml", f"{SUB}/metadata.yaml", report,
+                      folder_name=SUB)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.lines() == [f"{SUB}/metadata.yaml: metadata.yaml is over 64 KiB"], \
+        report.lines()
+    assert peak < 1 << 20, peak

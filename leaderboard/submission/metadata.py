@@ -389,7 +389,8 @@ def _read_metadata(path: Path, display: str, report: Report) -> tuple[str, dict]
         report.add(display, None, f"not a regular file ({file_kind(path)}): {METADATA_NAME} "
                                   "is a text file")
         return None
-    raw = path.read_bytes()
+    with path.open("rb") as stream:  # no more than the limit and a byte
+        raw = stream.read(MAX_METADATA_BYTES + 1)
     if len(raw) > MAX_METADATA_BYTES:
         report.add(display, None, f"metadata.yaml is over {size_text(MAX_METADATA_BYTES)}")
         return None
