@@ -51,7 +51,7 @@ from leaderboard.submission.results import (
     read_results,
     write_results,
 )
-from tests.conftest import write_run
+from tests.conftest import REPO, write_run
 from tests.fixtures.fake_upstream import isolate_from_the_network
 from tests.fixtures.loopback import serving
 from tests.fixtures.submission import linked_data
@@ -1723,6 +1723,45 @@ def test_a_reference_models_id_is_kept_for_its_runs(repo, wtr, data_dir, actions
     refused = [p for p in sub.problems if "is a reference model's" in p.message]
     assert bool(refused) != allowed and sub.valid == allowed, sub.problems
 
+
+@pytest.mark.parametrize(("sub_id", "other", "whose"), [
+    ("old_model", "old-model", "a submission on the base branch"),
+    ("e5.large_v2", "e5-large-v2", "a reference model's (reference_models/models.yaml)"),
+])
+def test_a_new_id_that_differs_from_the_boards_only_in_separators_is_refused(
+        repo, wtr, data_dir, tmp_path, capsys, sub_id, other, whose):
+    """A stranger's submissions/all_minilm-l6-v2/ passed beside the reference model
+    all-minilm-l6-v2: a page and rows that pass for another's. pr-check refuses a new id
+    that folds (its '.', '_' and '-' dropped) onto a merged submission's or a reference
+    model's, whoever adds it, naming both; validate says so of one not merged yet, of the
+    reference models and the folders beside it."""
+    root, base = repo
+    folder = write_submission(root, sub_id, "Look-alike", wtr, quality="good")
+    problem = (f"{sub_id}/metadata.yaml: the id {sub_id!r} differs from {other!r}, ")
+    why = "only in its separators ('.', '_', '-'): its page would pass for the other's"
+    capsys.readouterr()
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert problem in out and why in out, out
+    if other == "old-model":
+        assert f"a submission beside it in {folder.parent}" in out, out
+    head = commit_all(root, f"add {sub_id}")
+    out_dir = tmp_path / "report"
+    assert pr_check(root, base, head, out_dir, data_dir) == 1
+    (sub,) = read_ci_report(out_dir / "report.json").submissions
+    assert any(p.message == f"the id {sub_id!r} differs from {other!r}, {whose}, {why}; "
+                            "choose another id" for p in sub.problems), sub.problems
+
+
+def test_no_two_ids_on_the_board_fold_onto_one() -> None:
+    """Every committed submission and declared reference model keeps its id: none folds
+    onto another's."""
+    from leaderboard.submission.ids import folded_id, lookalike_problem
+    from reference_models.spec import load_model_specs
+
+    ids = set(load_model_specs()) | {p.name for p in (REPO / "submissions").iterdir()}
+    assert len({folded_id(i) for i in ids}) == len(ids)
+    assert all(lookalike_problem(i, dict.fromkeys(ids, "x")) is None for i in ids)
 
 def test_the_bot_may_update_a_merged_reference_models_folder(repo, wtr, data_dir, actions_env,
                                                              tmp_path):

@@ -10,11 +10,17 @@ itself (``index``: the list of submissions) nor a name Windows cannot hold as a 
 folder (a clone there could not check the submission out). The validator
 (``metadata.yaml``'s ``id``), the pull-request check (the folder's name), the dispatched
 baselines workflow and the site all use :func:`id_problem` and :func:`page_name`.
+
+Nor may a new id differ from one the board has (a submission's, a reference model's) only
+by case or by its separators (``all_minilm-l6-v2`` beside ``all-minilm-l6-v2``): its page
+and rows would pass for the other's. :func:`lookalike_problem` says so, in `ci pr-check`
+and in `validate` of a submission not merged yet.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 # Used with fullmatch only: with match, '$' also matches before a final newline.
 SUBMISSION_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,61}[a-z0-9]")
@@ -47,3 +53,28 @@ def page_name(sub_id: str) -> str:
     if problem:
         raise ValueError(problem)
     return sub_id
+
+
+# Whose a declared reference model's id is, as lookalike_problem names it.
+REFERENCE_MODEL = "a reference model's (reference_models/models.yaml)"
+# What an id may hold besides letters and digits: ids that differ only in these (or in
+# case) read as one.
+ID_SEPARATORS = "._-"
+
+
+def folded_id(sub_id: str) -> str:
+    """``sub_id`` as a reader takes it: lower case, without its separators."""
+    return sub_id.lower().translate({ord(c): None for c in ID_SEPARATORS})
+
+
+def lookalike_problem(sub_id: str, taken: Mapping[str, str]) -> str | None:
+    """Why ``sub_id`` may not be a new submission's id (None: it may): it differs from an
+    id of ``taken`` (each with whose it is, e.g. "a reference model's") only by case or
+    by '.', '_' and '-'. ``sub_id`` itself in ``taken`` is no look-alike."""
+    folded = folded_id(sub_id)
+    for other, whose in sorted(taken.items()):
+        if other != sub_id and folded_id(other) == folded:
+            return (f"the id {sub_id!r} differs from {other!r}, {whose}, only in its "
+                    "separators ('.', '_', '-'): its page would pass for the other's; choose "
+                    "another id")
+    return None

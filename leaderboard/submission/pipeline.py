@@ -9,7 +9,7 @@ valid, so a failed run never leaves a half-updated results file behind.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,10 +34,11 @@ from leaderboard.submission.explain_writers import (ExplanationFolder, HeldExpla
                                                     held_explanations, placement,
                                                     remove_foreign)
 from leaderboard.submission.files import SubmissionFiles
+from leaderboard.submission.ids import id_problem, lookalike_problem
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
-from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, RESULTS_NAME, entry,
-                                           in_folder, score_command)
+from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, METADATA_NAME,
+                                           RESULTS_NAME, entry, in_folder, score_command)
 from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
@@ -72,7 +73,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                      on_explained: Callable[[TaskFiles], None] | None = None,
                      progress: Progress = quiet, check_scores: bool = False,
                      store: RunStore | None = None, record_local: bool | None = None,
-                     pinned_data: bool = False, shown: Path | None = None) -> SubmissionOutcome:
+                     pinned_data: bool = False, shown: Path | None = None,
+                     taken_ids: Mapping[str, str] | None = None) -> SubmissionOutcome:
     """Validate every file of a submission and, when asked and all is valid, score it;
     ``explain`` also explains each scored task from the runs just parsed
     (:mod:`leaderboard.submission.explain_files`), so they are never parsed twice.
@@ -100,7 +102,11 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
 
     A message that says to score the folder again names it as ``shown`` (default
     ``root``, the path its command was given; CI's check, which reads a work copy, names
-    ``submissions/<id>``)."""
+    ``submissions/<id>``).
+
+    Without ``score``, the id of a submission not merged yet may not look like another's
+    (:func:`leaderboard.submission.ids.lookalike_problem`): one of ``taken_ids`` (id:
+    whose, the reference models' from `validate`) or of the folders beside it."""
     report = Report()
     shown = shown or root
     submission = discover(root, report, store=store,
@@ -116,6 +122,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                                            else configured_store(root)))
         check_scores = check_scores or (not placed.merged
                                         and (root / RESULTS_NAME).is_file())
+        if not placed.merged and (problem := lookalike_problem(
+                submission.id, {**(taken_ids or {}), **submissions_beside(root)})):
+            report.add(f"{submission.id}/{METADATA_NAME}", None, problem)
     display_root = root.parent
     # discover() reported each missing role of a task: such a task cannot be checked.
     jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
@@ -163,6 +172,18 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         if check_scores and report.ok:
             check_recorded_scores(outcome, shown, merged=placed.merged)
     return outcome
+
+
+def submissions_beside(root: Path) -> dict[str, str]:
+    """The submissions in the folder that holds ``root`` (folders named by an id), each
+    with whose it is, as :func:`leaderboard.submission.ids.lookalike_problem` names it."""
+    try:
+        with os.scandir(root.parent) as entries:
+            names = [e.name for e in entries if e.is_dir(follow_symlinks=False)
+                     and e.name != root.name and id_problem(e.name) is None]
+    except OSError:
+        return {}
+    return dict.fromkeys(names, f"a submission beside it in {root.parent}")
 
 
 def report_held_explanations(held: HeldExplanations, sub_id: str, report: Report,

@@ -71,6 +71,7 @@ from leaderboard.core.report import Issue, Report, plural
 from leaderboard.publish.standings.verdicts import TIER_TEXT
 from leaderboard.store.locations import configured_store, RunStore
 from leaderboard.submission.explain_files import explanation_manifest
+from leaderboard.submission.ids import REFERENCE_MODEL, id_problem, lookalike_problem
 from leaderboard.submission.layout import (
     folder_path,
     MANIFEST_NAME,
@@ -207,6 +208,14 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         problem = reserved_id_problem(sub_id, set(load_model_specs()), req.pr_author,
                                       req.author_association, maintainers)
         if problem:
+            report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
+    if not updates_existing:
+        # Whoever adds it: no submission may pass for another.
+        taken = {rid: REFERENCE_MODEL for rid in load_model_specs()}
+        taken |= {name: "a submission on the base branch"
+                  for name in folder_names(req.repo, base, SUBMISSIONS_DIR)
+                  if id_problem(name) is None}
+        if problem := lookalike_problem(sub_id, taken):
             report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     model_name = None
     standings = []
