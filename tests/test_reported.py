@@ -136,6 +136,58 @@ def test_scaling_invents_no_digits() -> None:
                 .tasks["followir/robust04"].metrics["p-MRR"]) == "-0.067"
 
 
+def test_paper_rows_keep_each_figure_with_its_printed_digits() -> None:
+    """The site showed FollowTable Table 5's StruBERT p-MRR, printed -2.34, as -2.3, and
+    Table 6's NFR, printed 0.82, as 82.0: a float keeps neither how many digits a paper
+    printed nor a trailing zero. Each stored figure keeps its printed text, the fraction
+    with the printed digits, beside its value."""
+    for yaml_name in PAPER_SOURCES:
+        doc = load_transcription(TRANSCRIPTIONS / yaml_name)
+        rows = {(s.source.table, s.model.name): s for s in load_paper_results(yaml_name).systems}
+        for table in doc.tables:
+            columns = {c.name: c for c in table.columns}
+            names = [c.name for c in table.columns]
+            for row in table.rows:
+                stored = rows[(table.table, row.model)]
+                figures = [(columns[n].task, columns[n].stored_metric, columns[n].scale, p)
+                           for n, p in zip(row.columns or names, parse_cells(row.cells, ""))]
+                for avg, p in zip(table.averages, parse_cells(row.average or "", "")):
+                    first = columns[avg.of[0]]
+                    if avg.task is not None:
+                        figures.append((avg.task, avg.metric or first.stored_metric,
+                                        first.scale, p))
+                for task, metric, scale, printed in figures:
+                    scores = stored.tasks[task]
+                    exact = printed.scaleb(-2) if scale == 100 else printed
+                    assert scores.printed is not None and \
+                        scores.printed[metric] == format(exact, "f"), (row.model, metric)
+    followtable = {s.system_id: s for s in load_paper_results(
+        "followtable_tables4_5_6.yaml").systems}
+    assert followtable["followtable-paper/table-5/strubert"].tasks[
+        "followtable-paper/average"].printed["p-MRR"] == "-0.0234"
+    assert followtable["followtable-paper/table-6/bm25"].tasks[
+        "followtable-paper/negation-trap-sample"].printed == {"NFR": "0.82"}
+
+
+@pytest.mark.parametrize("kind, printed, expected", [
+    ("paper", '{"p-MRR": "-0.0235"}', "printed figure 'p-MRR' '-0.0235' is not the value"),
+    ("paper", '{"IRS": "0.1"}', "printed figure 'IRS' '0.1' is not the value"),
+    ("paper", '{"p-MRR": "-2.34e-2"}', "printed"),
+    ("mteb-results", '{"p-MRR": "-0.0234"}', "printed figures belong to a paper's reported"),
+])
+def test_a_printed_figure_is_its_value_and_a_papers(tmp_path: Path, kind: str, printed: str,
+                                                    expected: str) -> None:
+    """A printed text that is not the figure's value, or on a row no paper printed (a
+    verified row, MTEB's), is refused: the site would show digits no source gives."""
+    path = tmp_path / "r.json"
+    path.write_text('{"kind": "reported", "systems": [{"system_id": "x", "model": {"name": '
+                    '"x"}, "provenance": "reported", "source": {"kind": "%s"}, "tasks": {"t": '
+                    '{"metrics": {"p-MRR": -0.0234}, "printed": %s}}}]}' % (kind, printed),
+                    encoding="utf-8")
+    with pytest.raises(ResultsFileError, match=re.escape(expected)):
+        read_results(path)
+
+
 def test_task_ids_and_metric_keys() -> None:
     registry = all_tasks()
     for yaml_name in PAPER_SOURCES:

@@ -13,6 +13,13 @@ that rounds to zero prints without a sign ("0.0", never "-0.0" or "+0.0"); ``sig
 Tables, the explorer, the charts, ``eval``, ``explain``, ``compare`` and the PR comment
 all print through this rule; the metrics page states it.
 
+A figure a paper prints is shown as printed instead (:func:`figure_text`): the rule is for
+the figures computed here, and rounding a printed -2.34 to -2.3 drops a digit the paper
+gives, as writing its printed fraction 0.82 as 82.0 adds one it does not. Its text, kept
+with the figure (``TaskScores.printed``: the fraction with the printed digits), is scaled
+x100 exactly, its digits neither rounded nor padded; ``signed`` puts "+" before a positive
+one, and one that is zero prints without a sign, as any zero does.
+
 A p-value is printed by :func:`p_text` alone, wherever it is shown (the site's tables and
 details, ``compare``, the PR comment): two significant digits by the same rule, no
 trailing zeros, in decimals down to 0.001 and as "2.3e-4" below; and never below what its
@@ -58,6 +65,23 @@ def fixed(value: float | None, digits: int, *, signed: bool = False, scale: int 
 def score_text(value: float | None, signed: bool = False, digits: int = 1) -> str:
     """A score (a fraction) as the leaderboard shows it: x100, one decimal by default."""
     return fixed(value, digits, signed=signed, scale=2)
+
+
+def printed_text(printed: str, signed: bool = False) -> str:
+    """A printed figure (the fraction with its printed digits, ``"-0.0234"``) x100, its
+    digits as printed (module docstring): ``"-2.34"``, ``"0.82"`` -> ``"82"``."""
+    shown = Decimal(printed).scaleb(2)
+    text = format(abs(shown), "f")
+    if shown == 0:
+        return text
+    return ("-" if shown < 0 else "+" if signed else "") + text
+
+
+def figure_text(value: float | None, signed: bool = False, printed: str | None = None) -> str:
+    """A score as a table shows it: as its source prints it where it is a printed figure
+    (``printed``, the same number as ``value``), else by the rounding rule
+    (:func:`score_text`)."""
+    return score_text(value, signed) if printed is None else printed_text(printed, signed)
 
 
 def effect_size_text(value: float | None) -> str:

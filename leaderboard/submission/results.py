@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, Literal
@@ -31,6 +32,7 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    model_validator,
 )
 
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
@@ -64,6 +66,13 @@ DATA_KEY = "data:"
 # A score must be a finite number. Checked inside pydantic's validator, not by a Python
 # callback per mapping: results files hold ~10^5 per-query scores each.
 Score = Annotated[float, AllowInfNan(False)]
+
+# A figure as a paper prints it, written as the fraction it stands for with the printed
+# digits and sign: "-0.0234" for a printed -2.34 on the x100 scale, "0.82" for a printed
+# 0.82, "-0.000" for a printed -0.0 (x100). A float forgets them (0.82 and 0.820 are one
+# double, -0.0 reads back as 0.0 in JavaScript), and the site shows them
+# (:func:`leaderboard.core.display.figure_text`).
+PrintedFigure = Annotated[str, StringConstraints(pattern=r"^-?[0-9]+(\.[0-9]+)?$")]
 
 ModelType = Literal["sparse", "bi-encoder", "cross-encoder", "llm-reranker", "late-interaction",
                     "other"]
@@ -114,6 +123,21 @@ class TaskScores(BaseModel):
     # type's altered pairs and their topics), so group views can be significance-tested.
     group_members: dict[str, list[str]] = Field(default_factory=dict)
     n_queries: int | None = None
+    # A paper's reported row: metric key -> the figure as the paper prints it
+    # (:data:`PrintedFigure`), the very number ``metrics`` holds. None, and so left out of
+    # the file, for every other row: a computed figure has no printed digits.
+    printed: dict[str, PrintedFigure] | None = None
+
+    @model_validator(mode="after")
+    def _printed_is_the_figure(self) -> TaskScores:
+        for key, text in (self.printed or {}).items():
+            value = self.metrics.get(key)
+            number = float(text)
+            if value is None or number != value or \
+                    math.copysign(1.0, number) != math.copysign(1.0, value):
+                raise ValueError(f"printed figure {key!r} {text!r} is not the value metrics "
+                                 f"holds for it ({value!r})")
+        return self
 
 
 class SystemResult(BaseModel):
@@ -126,6 +150,13 @@ class SystemResult(BaseModel):
     provenance: Literal["verified", "reported"]
     source: Source
     tasks: dict[str, TaskScores]
+
+    @model_validator(mode="after")
+    def _printed_only_from_a_paper(self) -> SystemResult:
+        if self.source.kind != "paper" and any(t.printed for t in self.tasks.values()):
+            raise ValueError(f"system {self.system_id!r}: printed figures belong to a paper's "
+                             f"reported rows, not to a row of source {self.source.kind!r}")
+        return self
 
 
 PER_QUERY_FORMAT = "followboard-per-query/1"

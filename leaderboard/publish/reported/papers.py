@@ -9,7 +9,10 @@ scores.
 
 Why cells are strings: a YAML float forgets trailing zeros ("0.260" would become 0.26), and
 the printed precision is what tells a reader (and the average check) how much the paper
-rounded. Cells are parsed as decimals and shifted by the scale, so no digits are invented.
+rounded. Cells are parsed as decimals and shifted by the scale, so no digits are invented,
+and each row keeps them as printed (``TaskScores.printed``): the site shows a paper's figure
+with its printed digits, where its own figures have one decimal (x100): a printed -2.34 as
+-2.34, a printed fraction 0.82 as 82.
 
 The papers' "Average" columns are kept in the transcription and checked against the cells
 by :func:`check_averages`. An average that names a ``task`` is stored there, as printed:
@@ -236,10 +239,18 @@ def parse_cells(text: str, where: str) -> list[Decimal]:
     return values
 
 
-def to_fraction(printed: Decimal, scale: int) -> float:
-    """A printed cell as a fraction: shift the decimal point, invent no digits."""
-    shifted = printed.scaleb(-2) if scale == 100 else printed
-    return float(shifted)
+def printed_fraction(printed: Decimal, scale: int) -> Decimal:
+    """A printed cell as the fraction it stands for, its printed digits and sign kept:
+    -2.34 (x100) is -0.0234, -0.0 (x100) is -0.000."""
+    return printed.scaleb(-2) if scale == 100 else printed
+
+
+def _store(scores: dict[str, tuple[float, str]], key: str, printed: Decimal,
+           scale: int) -> None:
+    """A printed figure under its metric key: its value, and its text as printed (the
+    results file's ``printed``, which the site shows)."""
+    fraction = printed_fraction(printed, scale)
+    scores[key] = (float(fraction), format(fraction, "f"))
 
 
 def _decimals(value: Decimal) -> int:
@@ -337,19 +348,22 @@ def build_paper_results(doc: PaperTranscription, yaml_name: str) -> ResultsFile:
             key = (table.table, row.model)
             row_where = f"{where}: tables.{ti}.rows.{ri} ({row.model})"
             row_columns = row.columns if row.columns is not None else names
-            tasks: dict[str, dict[str, float]] = {}
+            figures: dict[str, dict[str, tuple[float, str]]] = {}
             for name, printed in zip(row_columns, parse_cells(row.cells, row_where)):
                 col = columns[name]
-                tasks.setdefault(col.task, {})[col.stored_metric] = to_fraction(printed,
-                                                                               col.scale)
+                _store(figures.setdefault(col.task, {}), col.stored_metric, printed,
+                       col.scale)
             printed_averages = (parse_cells(row.average, row_where)
                                 if row.average is not None else [])
             for avg, printed in zip(table.averages, printed_averages):
                 if avg.task is None:
                     continue
                 first = columns[avg.of[0]]
-                tasks.setdefault(avg.task, {})[avg.metric or first.stored_metric] = \
-                    to_fraction(printed, first.scale)
+                _store(figures.setdefault(avg.task, {}), avg.metric or first.stored_metric,
+                       printed, first.scale)
+            tasks = {t: TaskScores(metrics={k: v for k, (v, _) in f.items()},
+                                   printed={k: text for k, (_, text) in f.items()})
+                     for t, f in figures.items()}
             model_type = row.type or table.defaults.type or doc.defaults.type or "other"
             trained = next((v for v in (row.instruction_trained,
                                         table.defaults.instruction_trained,
@@ -375,17 +389,18 @@ def build_paper_results(doc: PaperTranscription, yaml_name: str) -> ResultsFile:
                 rows[key] = SystemResult(
                     system_id=f"{doc.source}/{slug(table.table)}/{slug(row.model)}",
                     model=model, provenance="reported", source=source,
-                    tasks={t: TaskScores(metrics=m) for t, m in tasks.items()})
+                    tasks=tasks)
                 continue
             if existing.model != model:
                 raise TranscriptionError(f"{row_where}: model facts differ from the same "
                                          f"model's earlier row in {table.table}")
-            for task_id, metrics in tasks.items():
-                scores = existing.tasks.setdefault(task_id, TaskScores(metrics={}))
-                clash = sorted(set(scores.metrics) & set(metrics))
+            for task_id, part in tasks.items():
+                scores = existing.tasks.setdefault(task_id, TaskScores(metrics={}, printed={}))
+                clash = sorted(set(scores.metrics) & set(part.metrics))
                 if clash:
                     raise TranscriptionError(f"{row_where}: {task_id} {clash} given twice")
-                scores.metrics.update(metrics)
+                scores.metrics.update(part.metrics)
+                scores.printed = {**(scores.printed or {}), **(part.printed or {})}
     systems = list(rows.values())
     ids = [s.system_id for s in systems]
     dupes = sorted({i for i in ids if ids.count(i) > 1})

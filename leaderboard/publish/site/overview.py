@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
-from leaderboard.core.display import score_text
 from leaderboard.core.report import plural
 from leaderboard.publish.models import ModelRecord, name_key
 from leaderboard.publish.standings import (
@@ -38,7 +37,8 @@ from leaderboard.publish.site.format import (
 from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
-from leaderboard.publish.site.table_display import source_name, source_text, tier_title
+from leaderboard.publish.site.table_display import (shown_figure, source_name, source_text,
+                                                    tier_title)
 from leaderboard.publish.standings.downloads import BASIS, DOWNLOAD_FORMAT, STATISTIC_NOTE
 from leaderboard.publish.standings.lines import LineCell, record_of
 from leaderboard.publish.standings.verdicts import TIER_TEXT
@@ -253,7 +253,7 @@ def _cell_html(col: OverviewColumn, cell: OverviewCell) -> str:
     partial = (f" <small>{cell.covered}/{cell.total}</small>"
                if cell.covered < cell.total else "")
     return (f'<td data-v="{sort_value(cell.value)}" data-cp="{prov}"{css_attr}{title_attr}>'
-            f"{e(score_text(cell.value, col.column.signed))}{partial}</td>")
+            f"{e(shown_figure(col.table, cell.row, col.index, cell.value))}{partial}</td>")
 
 
 def _params_title(n: int | None, model_type: str) -> str:

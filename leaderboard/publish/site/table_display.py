@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup, escape
 
 from leaderboard.benchmarks.views import Column, View
-from leaderboard.core.display import effect_size_text, p_text, score_text
+from leaderboard.core.display import effect_size_text, figure_text, p_text, score_text
 from leaderboard.core.report import plural
 from leaderboard.publish.standings import (
     TIER_BELOW,
@@ -272,13 +272,22 @@ def printed_average_gap(table: ViewTable, row: Row, index: int) -> float | None:
 
 def printed_average_note(table: ViewTable, column: Column, line: ModelLine, mean: float) -> str:
     """The sentence under a table about a row whose printed average is not its cells'."""
-    shown = line.cells[table.view.columns.index(column)].value
+    index = table.view.columns.index(column)
+    shown = shown_figure(table, line.source, index, line.cells[index].value)
     where = line.source.system.source.table or "its source"
     reported = sum(1 for t, m in column.parts if _figure(line.source, column, t, m) is not None)
     return (f"{PRINTED_MARK} {line.name}, {column.label}: the average as printed ({where}) "
-            f"is {score_text(shown, column.signed)}, but the mean of its "
+            f"is {shown}, but the mean of its "
             f"{reported} per-{column.unit} figures is "
             f"{score_text(mean, column.signed, digits=2)}; the cell shows the printed figure.")
+
+
+def shown_figure(table: ViewTable, row: Row | None, index: int, value: float | None) -> str:
+    """``row``'s figure in column ``index`` of ``table`` as every surface shows it: as its
+    source prints it where it is a printed figure, else by the rounding rule
+    (:func:`leaderboard.core.display.figure_text`)."""
+    return figure_text(value, table.view.columns[index].signed,
+                       table.printed_figure(row, index))
 
 
 def _figure(row: Row, column: Column, task_id: str, metric: str) -> float | None:
@@ -317,16 +326,17 @@ TRAINING_NOTE = (f"{TRAINING_MARK} the model's declared training data shares a s
                  "verified model's submission page says what it declares.")
 
 
-def others_text(line: ModelLine, column: Column, index: int) -> str:
+def others_text(table: ViewTable, line: ModelLine, index: int) -> str:
     """The row's details: the model's other rows in the table, each named, with its figure
     in the table's sort column (the cells' details give the others)."""
     if not line.others:
         return ""
+    column = table.view.columns[index]
     parts = []
     for other in line.others[:6]:
         value = next((v for r, v in line.cells[index].others if r is other), None)
-        figure = (f": {column.label} {score_text(value, column.signed)}" if value is not None
-                  else "")
+        figure = (f": {column.label} {shown_figure(table, other, index, value)}"
+                  if value is not None else "")
         parts.append(f"{source_name(other)}{figure}")
     if len(line.others) > 6:
         parts.append(f"and {len(line.others) - 6} more")
@@ -349,7 +359,7 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
             return CellDisplay(text="–", value="")
         return CellDisplay(text="–", value="", title=(
             f"no figure from {source_name(line.source)}; "
-            + _also(cell.others, col)))
+            + _also(table, cell.others, i)))
     row = cell.row
     details = []
     basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
@@ -361,11 +371,11 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
         details.append(tier)
     if cell.others:
         details.insert(0, f"from {source_name(row)}")
-        details.append(_also(cell.others, col))
+        details.append(_also(table, cell.others, i))
     css = TIER_CSS.get(cell.tier.tier, "") if cell.tier else ""
     if not row.verified:
         css = "fb-reported"
-    text = score_text(cell.value, col.signed)
+    text = shown_figure(table, row, i, cell.value)
     if one_class(row, col):
         text += ONE_CLASS_MARK
         details.append(ONE_CLASS_NOTE.lstrip("* "))
@@ -381,9 +391,9 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
                        title="; ".join(details))
 
 
-def _also(others: list[tuple[Row, float]], column: Column) -> str:
+def _also(table: ViewTable, others: list[tuple[Row, float]], index: int) -> str:
     """What the model's other rows give for one cell, each named (not mixed into the row)."""
-    parts = [f"{score_text(value, column.signed)} from {source_name(other)}"
+    parts = [f"{shown_figure(table, other, index, value)} from {source_name(other)}"
              for other, value in others[:6]]
     if len(others) > 6:
         parts.append(f"and {plural(len(others) - 6, 'more source')}")
@@ -408,7 +418,6 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
     tiered = table.view.tiered_column
     out = []
     sort_column = table.view.sort_column
-    sort_col = table.view.columns[sort_column]
     for line in table.lines:
         rec = line.record
         main = line.source
@@ -440,7 +449,7 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
         span = rank_span(tiered_info)
         out.append(RowDisplay(
             submission=main.submission.slug if main.verified and main.submission else "",
-            others=others_text(line, sort_col, sort_column), n_others=len(line.others),
+            others=others_text(table, line, sort_column), n_others=len(line.others),
             key=line.key, name=line.name, href=line_href(line, submissions),
             provenance="verified" if line.verified else "reported",
             source=source_text(main, full=False),

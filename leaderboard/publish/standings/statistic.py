@@ -52,6 +52,9 @@ class CellValue:
     value: float | None
     n_tasks: int          # how many tasks the value averages (0: published, or no value)
     basis: Basis | None = None
+    # The value as its source prints it (``TaskScores.printed``) where it is one printed
+    # figure, a task's or a published average, else None (a computed value).
+    printed: str | None = None
 
 
 def stratified_units(per_task: Sequence[tuple[str, Mapping[str, float]]],
@@ -155,7 +158,8 @@ def column_value(system: SystemResult, column: Column) -> CellValue:
     for task_id in column.prefer:
         scores = tasks.get(task_id)
         if scores is not None and column.metric in scores.metrics:
-            return CellValue(scores.metrics[column.metric], 0, "published")
+            return CellValue(scores.metrics[column.metric], 0, "published",
+                             (scores.printed or {}).get(column.metric))
     figures: list[float] = []
     for task_id, metric in column.parts:
         value = _task_figure(system, column, task_id, metric)
@@ -167,7 +171,9 @@ def column_value(system: SystemResult, column: Column) -> CellValue:
     if not figures:
         return CellValue(None, 0)
     if len(column.parts) == 1:
-        return CellValue(figures[0], 1, "task")
+        task_id, metric = column.parts[0]
+        printed = None if column.group else (tasks[task_id].printed or {}).get(metric)
+        return CellValue(figures[0], 1, "task", printed)
     n = len(figures)
     basis: Basis = "mean of tasks" if n == len(column.parts) else "mean of reported tasks"
     return CellValue(math.fsum(figures) / n, n, basis)

@@ -56,6 +56,9 @@ class ViewTable:
     tier_note: str = ""
     # row key -> how each cell's value was obtained (:data:`~.statistic.Basis`)
     bases: dict[str, list[Basis | None]] = field(default_factory=dict)
+    # row key -> each cell's value as its source prints it, where it is a printed figure
+    # (:attr:`~.statistic.CellValue.printed`); rows with none are left out.
+    printed: dict[str, list[str | None]] = field(default_factory=dict)
     # Each column's no-skill value (:mod:`.references`), None where it has none.
     references: list[float | None] = field(default_factory=list)
     # Row key -> {task: recorded data revision} of the tiered column's verified rows
@@ -91,6 +94,12 @@ class ViewTable:
         bases = self.bases.get(row.key) if row is not None else None
         return bases[index] if bases else None
 
+    def printed_figure(self, row: Row | None, index: int) -> str | None:
+        """``row``'s value in column ``index`` as its source prints it, or None where it
+        is no printed figure (computed here, or averaged from printed ones)."""
+        printed = self.printed.get(row.key) if row is not None else None
+        return printed[index] if printed else None
+
     def leader(self, column_index: int | None = None) -> Row | None:
         """The leader of a tiered column (default: the view's), or None."""
         index = self.view.tiered_column if column_index is None else column_index
@@ -124,6 +133,7 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewT
     values: dict[str, list[float | None]] = {}
     counts: dict[str, list[int]] = {}
     bases: dict[str, list[Basis | None]] = {}
+    printed: dict[str, list[str | None]] = {}
     members: list[Row] = []
     for row in rows:
         if reported_only and row.verified:
@@ -135,9 +145,11 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewT
         values[row.key] = [c.value for c in cells]
         counts[row.key] = [c.n_tasks for c in cells]
         bases[row.key] = [c.basis for c in cells]
+        if any(c.printed is not None for c in cells):
+            printed[row.key] = [c.printed for c in cells]
     sort_col = view.columns[view.sort_column]
     return ViewTable(view=view, rows=sort_rows(members, values, sort_col, view.sort_column),
-                     values=values, counts=counts, bases=bases,
+                     values=values, counts=counts, bases=bases, printed=printed,
                      references=view_references(view, members))
 
 
