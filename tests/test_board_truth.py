@@ -211,11 +211,9 @@ def printed_figures() -> dict[tuple[str, str, str], tuple[str, int]]:
 
 
 def as_printed(cell: str, scale: int, signed: bool) -> str:
-    """A printed cell x100 with its printed digits, the way the site writes a sign: "+" in
-    a signed column, none on a zero."""
+    """A printed cell x100 with its printed digits and sign ("-0.0" too), and a "+" where
+    its column signs its positive figures."""
     shown = Decimal(cell).scaleb(2 if scale == 1 else 0)
-    if shown == 0:
-        return format(abs(shown), "f")
     return ("+" if signed and shown > 0 else "") + format(shown, "f").lstrip("+")
 
 
@@ -256,6 +254,28 @@ def test_every_printed_figure_a_table_shows_reads_as_printed(real) -> None:
     assert "-2.34" in [c["text"] for c in strubert]
     nfr = {r["cells"][1]["text"]: r["cells"][3]["text"] for r in html["followtable-nfr"]["rows"]}
     assert nfr["R BM25"] == "82", nfr
+
+
+def test_a_figure_printed_as_minus_zero_keeps_its_sign(real) -> None:
+    """FollowIR Table 2 prints GritLM-7B's average p-MRR as -0.0, a small negative, and the
+    board showed 0.0 by the rule that no computed figure reads -0.0 (mFollowIR's Tables 3
+    and 4 likewise, twice): the average table and the home table show the printed -0.0.
+    Sorting reads the value, which is a zero."""
+    out = real["out"]
+
+    def cell(page: str, key: str, column: str, view: str | None = None) -> dict:
+        table = next(t for t in parse(out / page).tables
+                     if (view is None or t["view"] == view)
+                     and any(r["attrs"].get("data-k") == key for r in t["rows"]))
+        heads = [h["attrs"].get("data-col") for h in table["head"]]
+        row = next(r for r in table["rows"] if r["attrs"].get("data-k") == key)
+        return row["cells"][heads.index(column)]
+
+    grit = cell("followir.html", "gritlm/gritlm-7b", "p-MRR", "followir-average")
+    assert grit["text"] == "-0.0" and float(grit["attrs"]["data-v"]) == 0
+    assert cell("index.html", "gritlm/gritlm-7b", "followir")["text"] == "-0.0"
+    assert cell("mfollowir.html", "mcontriever-msmarco", "p-MRR",
+                "mfollowir-cl-zho")["text"] == "-0.0"
 
 
 def test_a_printed_figure_reads_as_printed_in_the_details_of_another_row(tmp_path) -> None:

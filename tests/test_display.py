@@ -61,6 +61,8 @@ def test_the_issues_values_read_the_same_as_the_explorer_now_prints_them() -> No
     ("0.024", True, "+2.4"),      # a signed column's "+", as its other figures have it
     ("0.0015", False, "0.15"),    # no rounding: the rule gave 0.2
     ("0.000", True, "0.0"),
+    ("-0.000", True, "-0.0"),     # FollowIR Table 2, GritLM-7B: a small negative, not 0.0
+    ("-0.000", False, "-0.0"),
 ])
 def test_a_printed_figure_shows_its_printed_digits(printed: str, signed: bool,
                                                    text: str) -> None:

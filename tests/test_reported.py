@@ -167,6 +167,9 @@ def test_paper_rows_keep_each_figure_with_its_printed_digits() -> None:
         "followtable-paper/average"].printed["p-MRR"] == "-0.0234"
     assert followtable["followtable-paper/table-6/bm25"].tasks[
         "followtable-paper/negation-trap-sample"].printed == {"NFR": "0.82"}
+    followir = {s.system_id: s for s in load_paper_results("followir_table2.yaml").systems}
+    assert followir["followir-paper/table-2/gritlm-7b"].tasks[
+        "followir-paper/average"].printed["p-MRR"] == "-0.000"  # printed -0.0: its sign kept
 
 
 @pytest.mark.parametrize("kind, printed, expected", [

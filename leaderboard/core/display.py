@@ -17,8 +17,10 @@ A figure a paper prints is shown as printed instead (:func:`figure_text`): the r
 the figures computed here, and rounding a printed -2.34 to -2.3 drops a digit the paper
 gives, as writing its printed fraction 0.82 as 82.0 adds one it does not. Its text, kept
 with the figure (``TaskScores.printed``: the fraction with the printed digits), is scaled
-x100 exactly, its digits neither rounded nor padded; ``signed`` puts "+" before a positive
-one, and one that is zero prints without a sign, as any zero does.
+x100 exactly, its digits neither rounded nor padded, and with its printed sign: "-0.0"
+stays "-0.0", for a paper that prints it says its figure is a small negative (the rule's
+"never -0.0" is for values computed here, where a tiny negative rounded to -0.0 misleads);
+``signed`` puts "+" before a positive one, and a printed 0.0 prints without a sign.
 
 A p-value is printed by :func:`p_text` alone, wherever it is shown (the site's tables and
 details, ``compare``, the PR comment): two significant digits by the same rule, no
@@ -69,12 +71,13 @@ def score_text(value: float | None, signed: bool = False, digits: int = 1) -> st
 
 def printed_text(printed: str, signed: bool = False) -> str:
     """A printed figure (the fraction with its printed digits, ``"-0.0234"``) x100, its
-    digits as printed (module docstring): ``"-2.34"``, ``"0.82"`` -> ``"82"``."""
+    digits and sign as printed (module docstring): ``"-2.34"``, ``"0.82"`` -> ``"82"``,
+    ``"-0.000"`` -> ``"-0.0"``."""
     shown = Decimal(printed).scaleb(2)
     text = format(abs(shown), "f")
-    if shown == 0:
-        return text
-    return ("-" if shown < 0 else "+" if signed else "") + text
+    if shown.is_signed():
+        return "-" + text
+    return ("+" if signed and shown != 0 else "") + text
 
 
 def figure_text(value: float | None, signed: bool = False, printed: str | None = None) -> str:

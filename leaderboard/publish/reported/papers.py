@@ -11,8 +11,8 @@ Why cells are strings: a YAML float forgets trailing zeros ("0.260" would become
 the printed precision is what tells a reader (and the average check) how much the paper
 rounded. Cells are parsed as decimals and shifted by the scale, so no digits are invented,
 and each row keeps them as printed (``TaskScores.printed``): the site shows a paper's figure
-with its printed digits, where its own figures have one decimal (x100): a printed -2.34 as
--2.34, a printed fraction 0.82 as 82.
+with its printed digits and sign, where its own figures have one decimal (x100) and never
+read -0.0: a printed -2.34 as -2.34, a printed fraction 0.82 as 82, a printed -0.0 as -0.0.
 
 The papers' "Average" columns are kept in the transcription and checked against the cells
 by :func:`check_averages`. An average that names a ``task`` is stored there, as printed:
