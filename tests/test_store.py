@@ -1404,6 +1404,18 @@ def _git(repo: Path, *args: str) -> None:
                     *args], check=True, capture_output=True)
 
 
+def _board_repo(path: Path) -> Path:
+    """A new repository at ``path`` whose run store is the repository itself, its
+    pyproject.toml committed on main."""
+    path.mkdir()
+    _git(path, "init", "-q", "-b", "main")
+    (path / "pyproject.toml").write_text('[tool.followboard]\nrun-store = "."\n',
+                                         encoding="utf-8")
+    _git(path, "add", "-A")
+    _git(path, "commit", "-q", "-m", "base")
+    return path
+
+
 def _commit_folder(repo: Path, sub_id: str, *, explained: bool) -> Path:
     folder = repo / "submissions" / sub_id
     folder.mkdir(parents=True)
@@ -1482,13 +1494,7 @@ def test_merged_is_asked_of_the_repository_git_dir_names(tmp_path: Path,
     taken for outside any checkout, and a submission not merged yet whose folder holds
     its own explain/ looked merged (validate said valid). git runs where the user's
     command runs, as the user's own git does, wherever GIT_DIR sets the repository."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
-    (repo / "pyproject.toml").write_text('[tool.followboard]\nrun-store = "."\n',
-                                         encoding="utf-8")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "base")
+    repo = _board_repo(tmp_path / "repo")
     _git(repo, "checkout", "-q", "-b", "mine")
     folder = _commit_folder(repo, "mine", explained=True)
     (folder / "explain" / "manifest.json").write_text('{"submission": "mine"}\n',
@@ -1522,13 +1528,7 @@ def test_in_a_forks_clone_merged_is_what_the_projects_remote_holds(tmp_path: Pat
     one not merged yet (validate refused its published explain/, score removed it). The
     project's remote, as last fetched, decides: upstream/HEAD, else upstream/main, before
     origin's."""
-    project = tmp_path / "project"
-    project.mkdir()
-    _git(project, "init", "-q", "-b", "main")
-    (project / "pyproject.toml").write_text('[tool.followboard]\nrun-store = "."\n',
-                                            encoding="utf-8")
-    _git(project, "add", "-A")
-    _git(project, "commit", "-q", "-m", "base")
+    project = _board_repo(tmp_path / "project")
     fork = tmp_path / "fork.git"
     _git(tmp_path, "clone", "-q", "--bare", str(project), str(fork))  # forked here
     _commit_folder(project, "published", explained=True)  # merged and published since
