@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import gzip
 import importlib.util
 import os
+import shutil
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from leaderboard.publish.site.board import Board, load_board
+from leaderboard.publish.site.board import Board, board_of, load_board
 from leaderboard.publish.site.build import build_site
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
+# The FollowTable revision off_pin_board's all-MiniLM was scored on, not the one pinned.
+OFF_PIN_REVISION = "deu05232/FollowTable@0123abcd4567"
 
 
 def models_extra() -> ModuleType:
@@ -101,6 +105,27 @@ def committed_board(committed_cache: Path) -> Board:
     """The board of what the repository commits, read once per worker with the
     committed site's cache (1.5 s here; 6.7 s without it). Tests only read it."""
     return load_board(REPO, cache_dir=committed_cache)
+
+
+@pytest.fixture(scope="session")
+def off_pin_board(committed_board: Board, committed_cache: Path,
+                  tmp_path_factory: pytest.TempPathFactory) -> Board:
+    """The committed board as it reads once the registry pins another FollowTable
+    revision than all-MiniLM's results.json records (OFF_PIN_REVISION) for its four
+    FollowTable tasks, the other submissions on the pin; tiered with a copy of the
+    committed site's cache (the FollowTable views' tests, without all-MiniLM, are new)."""
+    cache = tmp_path_factory.mktemp("off-pin") / "cache"
+    shutil.copytree(committed_cache, cache)
+    rows = []
+    for row in committed_board.rows:
+        if row.key == "all-minilm-l6-v2":
+            moved = {t: OFF_PIN_REVISION for t in row.system.tasks
+                     if t.startswith("followtable/")}
+            assert len(moved) == 4
+            row = dataclasses.replace(row, submission=dataclasses.replace(
+                row.submission, off_pin=moved), record=None)
+        rows.append(row)
+    return board_of(rows, [], cache)
 
 
 @pytest.fixture(scope="session")

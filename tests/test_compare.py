@@ -12,7 +12,9 @@ import pytest
 from leaderboard.app.cli import main
 from leaderboard.core.display import p_text, score_text
 from leaderboard.publish.standings.verdicts import STATISTIC_FIELDS
-from leaderboard.submission.results import ModelInfo, ResultsFile, Source, SystemResult, TaskScores, write_results
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.submission.results import (ModelInfo, ResultsFile, Source, SystemResult,
+                                            TaskScores, read_results, write_results)
 
 REPO = Path(__file__).resolve().parents[1]
 SUBMISSIONS = REPO / "submissions"
@@ -166,7 +168,7 @@ def test_submissions_are_found_by_id_and_averages_are_compared(capsys) -> None:
     from leaderboard.publish.standings import column_value
     from leaderboard.publish.standings.head_to_head import load_system
 
-    bm25 = load_system(SUBMISSIONS / "bm25s")
+    bm25, _ = load_system(SUBMISSIONS / "bm25s")
     from leaderboard.benchmarks import all_views
 
     view = all_views()["followtable/average"]
@@ -326,3 +328,30 @@ def test_a_negative_seed_is_a_usage_error(argv, capsys) -> None:
     err = capsys.readouterr().err
     assert "argument --seed: '-1' is not a non-negative integer" in err
     assert "internal error" not in err
+
+
+def test_a_submission_scored_on_another_data_revision_is_compared_on_no_view_of_it(
+        pair, capsys) -> None:
+    """After the pin moved, compare tested a submission still scored on the old revision
+    against one scored on the pinned data as if on the same data, which the site's tables
+    no longer do. Its views of that data are not compared, and both outputs say why,
+    naming the revision it was scored on and the pinned one."""
+    a_dir, b_dir, _ = pair
+    results = a_dir / "results.json"
+    old = "deu05232/FollowTable@0123abcd4567"
+    parsed = read_results(results)
+    write_results(results, parsed.model_copy(update={
+        "produced_by": {"data:followtable/wtr": old}}))
+    pinned = get_task("followtable/wtr").source
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 1
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["rows"] == [] and data["format"] == "followboard-compare/2"
+    assert data["skipped"] == [f"followtable/wtr (a scored on {old}, not the pinned "
+                               f"{pinned.repo}@{pinned.revision}: other data)"]
+    assert f"followtable/wtr (a scored on {old}" in err
+    # On the pinned revision, as results.json records it, they are compared.
+    write_results(results, parsed.model_copy(update={
+        "produced_by": {"data:followtable/wtr": f"{pinned.repo}@{pinned.revision}"}}))
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"]

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from fixtures.chromium import serve
+from conftest import OFF_PIN_REVISION
 from fixtures.gitrepo import commit_folder
 
 from leaderboard import __version__
@@ -30,12 +31,14 @@ from leaderboard.publish.export import (
     TABLES,
     ExportError,
     export_dataset,
+    submission_records,
+    write_per_query,
 )
 from leaderboard.publish.export_check import checked_export, handed_export_problems
 from leaderboard.publish.models import MODELS_FILE, default_registry
 from leaderboard.publish.open_data import records_table
 from leaderboard.publish.site.build import build_site
-from leaderboard.publish.site.downloads import STANDINGS_TYPES
+from leaderboard.publish.site.downloads import STANDINGS_TYPES, standings_records
 from leaderboard.publish.site.mkdocs_config import footer_text
 from leaderboard.publish.site.repository import RepositoryRef
 from leaderboard.publish.site.synthetic import write_tree
@@ -374,12 +377,12 @@ def test_the_exported_standings_hold_one_statistic_per_column(exported: dict,
     rows = tested[shift]
     assert ((rows["hl_ci_low"] <= rows["hl_shift"]) & (rows["hl_shift"] <= rows["hl_ci_high"])).all()
     release = json.loads((folder / "release.json").read_text("utf-8"))
-    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/2"
+    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/3"
     schema = json.loads((folder / "schemas" / "standings.schema.json").read_text("utf-8"))
     assert schema["$id"] == f"{EXPORT_FORMAT}/standings.schema.json"
     assert f"format `{EXPORT_FORMAT}`" in (folder / "README.md").read_text("utf-8")
     for path in (site["out"] / "downloads").glob("*.json"):
-        assert json.loads(path.read_text("utf-8"))["format"] == "followboard-download/2", path
+        assert json.loads(path.read_text("utf-8"))["format"] == "followboard-download/3", path
 
 
 def test_a_per_query_score_that_is_no_figure_of_its_metric_says_what_it_is(
@@ -669,3 +672,36 @@ def test_a_handed_export_is_refused_naming_each_file_problem(
         assert expected in problems, problems
     with pytest.raises(ExportError, match=r"extra-1.txt is not in .* \(and 3 more problems; "):
         checked_export(copy)
+
+
+def test_the_export_marks_each_figure_scored_on_another_data_revision(
+        off_pin_board, exported: dict, tmp_path: Path) -> None:
+    """After the pin moved, the export's standings, scores and per-query tables held a
+    submission's figures on the old data like any other's: a pandas user ranking them
+    compared figures on two datasets. Each such record names the revision it was scored
+    on (off_pin_revision, null on the pin), and the card says what the column means."""
+    old = OFF_PIN_REVISION
+    standings = pd.DataFrame(standings_records(off_pin_board))
+    # a FollowTable view's line of all-MiniLM, and the home table's FollowTable cell of it
+    mini = ((standings["system_id"] == "all-minilm-l6-v2")
+            & standings["view"].str.startswith("followtable/")) | (
+        (standings["from"] == "all-minilm-l6-v2") & (standings["column"] == "followtable"))
+    assert (standings.loc[mini, "off_pin_revision"] == old).all()
+    assert mini.sum() > 50 and standings.loc[~mini, "off_pin_revision"].isna().all()
+    _, scores, _ = submission_records(off_pin_board)
+    scores = pd.DataFrame(scores)
+    marked = scores[scores["off_pin_revision"].notna()]
+    assert set(marked["submission_id"]) == {"all-minilm-l6-v2"}
+    assert set(marked["task"]) == {f"followtable/{d}" for d in ("wqt", "wtr", "tarx", "industr")}
+    assert (marked["off_pin_revision"] == old).all()
+    (path,) = [p for p in write_per_query(off_pin_board, tmp_path) if p.stem == "followtable"]
+    per_query = pd.read_parquet(path)
+    assert set(per_query.loc[per_query["off_pin_revision"].notna(), "submission_id"]) == {
+        "all-minilm-l6-v2"}
+    assert (per_query.loc[per_query["submission_id"] == "all-minilm-l6-v2",
+                          "off_pin_revision"] == old).all()
+    for name in ("standings", "scores", "per_query"):
+        assert "not the one the registry pins" in next(
+            t for t in TABLES if t.config == name).fields["off_pin_revision"]
+    assert "names that revision in `off_pin_revision`" in (
+        exported["dir"] / "README.md").read_text("utf-8")

@@ -22,10 +22,17 @@ from leaderboard.publish.standings import (
     tier_tables,
     unit_scores,
 )
-from leaderboard.publish.standings.downloads import csv_cell, csv_text, view_records
+from leaderboard.publish.standings.downloads import (DOWNLOAD_FORMAT, csv_cell, csv_text,
+                                                     view_records)
 from leaderboard.publish.standings.rows import SubmissionInfo
 from leaderboard.publish.site.table_display import display_rows
 from leaderboard.benchmarks.registry import get_task
+from leaderboard.benchmarks import site_pages
+from leaderboard.publish.site.data_revisions import off_pin_page_note
+from leaderboard.publish.site.overview import (build_overview, home_document,
+                                               model_rows_html, overview_context)
+from leaderboard.publish.site.table_display import submission_scores
+from conftest import OFF_PIN_REVISION
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -191,6 +198,53 @@ def test_a_row_scored_on_another_data_revision_is_marked_and_not_tested() -> Non
     assert same.leader().key == "a" and not same.off_pin and not same.tier_note
 
 
+def test_every_surface_marks_a_figure_scored_on_another_data_revision(
+        off_pin_board: Board) -> None:
+    """After the pin moved, only a benchmark table's 'vs best verified' cell said which
+    rows were scored on the old data: the submission's own page gave its tier as '–',
+    the home page showed its figure beside the others', and the CSV and JSON downloads
+    (and results.parquet, the export's standings) held it as one more figure of the
+    table. Every surface now says so, from the tables' one rule (off_pin_of)."""
+    board = off_pin_board
+    short = "data @" + OFF_PIN_REVISION.rpartition("@")[2]
+    # A view's download: each cell of all-MiniLM names the revision; others' say null.
+    table = board.tables["followtable/wqt"]
+    header, records = view_records(table, lambda row: "scored")
+    assert {f"{c.id} off_pin_revision" for c in table.view.columns} <= set(header)
+    by_id = {r["system_id"]: r for r in records}
+    for column in table.view.columns:
+        assert by_id["all-minilm-l6-v2"][f"{column.id} off_pin_revision"] == OFF_PIN_REVISION
+        assert by_id["bm25s"][f"{column.id} off_pin_revision"] is None
+    assert by_id["all-minilm-l6-v2"]["IRS tier"] is None
+    assert all(r.get("IRS off_pin_revision") is None for r in records
+               if r["provenance"] != "verified")
+    # The home table: its download, and the cell's mark and details.
+    overview = build_overview(board)
+    _, home, doc = home_document(overview)
+    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/3"
+    mini = next(r for r in home if r["model"] == "all-MiniLM-L6-v2")
+    assert mini["followtable off_pin_revision"] == OFF_PIN_REVISION
+    assert mini["pi-indic off_pin_revision"] is None
+    html = str(model_rows_html(overview, "submissions/"))
+    assert html.count(f"<small>{short}</small>") == 1
+    assert f"scored on {OFF_PIN_REVISION}, another revision of the data" in html
+    assert overview_context(board, "index.md", "submissions/")["counts"]["off_pin"] == 2
+    # The submission's page: its tables' tier cell, and a note that names both revisions.
+    row = next(r for r in board.rows if r.key == "all-minilm-l6-v2")
+    pages = [(page, [(s, [board.tables[v.id] for v in s.views]) for s in page.sections])
+             for page in site_pages()]
+    tiers = {e["view"]: (e["tier"], e["tier_title"])
+             for s in submission_scores(row, "submissions/x.md", pages) for e in s["entries"]}
+    assert tiers["followtable/wqt"][0] == f"not tested: {short}"
+    assert OFF_PIN_REVISION in tiers["followtable/wqt"][1]
+    assert not tiers["pi-indic/t1/average"][0].startswith("not tested")
+    pinned = get_task("followtable/wqt").source
+    note = off_pin_page_note(row.submission.off_pin)
+    assert (f"4 tasks on {OFF_PIN_REVISION}, where the registry now pins "
+            f"{pinned.repo}@{pinned.revision}") in note
+    assert off_pin_page_note({}) == ""
+
+
 # --------------------------------------------------------------------------- downloads
 
 def test_downloads_hold_raw_and_adjusted_p_difference_and_interval() -> None:
@@ -245,7 +299,8 @@ def test_a_download_column_holds_one_statistic_whatever_the_views_test(metric: s
     tier_tables([table])
     header, records = view_records(table, lambda row: "scored")
     fields = [h.removeprefix(metric + " ") for h in header if h.startswith(metric + " ")]
-    assert fields == ["basis", "tier", "test", "p_value", "p_adjusted", "p_floor",
+    assert fields == ["basis", "off_pin_revision", "tier", "test", "p_value", "p_adjusted",
+                      "p_floor",
                       "diff_vs_best_verified", "diff_ci_low", "diff_ci_high", "hl_shift",
                       "hl_ci_low", "hl_ci_high", "effect_size"]
     by_id = {r["system_id"]: r for r in records}

@@ -56,15 +56,18 @@ from leaderboard.publish.release import (
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import STANDINGS_TYPES, standings_records
 from leaderboard.publish.site.repository import RepositoryRef, repository_ref
+from leaderboard.publish.standings.downloads import OFF_PIN
 from leaderboard.publish.standings.lines import record_of
+from leaderboard.submission.results import revision_text
 from leaderboard.publish.training import task_benchmark, training_overlap, training_text
 
 # The layout of the dataset's tables (their columns and what each holds), named in the
 # card, in each JSON Schema's $id and in release.json: the number moves when a column
-# changes its name or meaning (2: the standings' estimate, ci_low and ci_high, which held
-# the mean difference's interval for some views and the Hodges-Lehmann shift's for others,
-# became diff_ci_* and hl_*, beside test).
-EXPORT_FORMAT = "followboard-dataset/2"
+# changes its name or meaning, or is added (2: the standings' estimate, ci_low and
+# ci_high, which held the mean difference's interval for some views and the
+# Hodges-Lehmann shift's for others, became diff_ci_* and hl_*, beside test; 3:
+# off_pin_revision in standings, scores and per_query).
+EXPORT_FORMAT = "followboard-dataset/3"
 # Written into an export, so a rerun only ever replaces a folder that an export made.
 EXPORT_MARKER = ".followboard-export"
 EXPORTED_BY = "`leaderboard export`"
@@ -101,6 +104,10 @@ _PARAMETERS = "the model's number of parameters (null: unknown)"
 _INSTRUCTION_TRAINED = "whether the model was trained on instructions (null: unknown)"
 _GROUP = "a group of the task's queries (null: the whole task)"
 _FIGURE = "the figure, a fraction (the site shows x100)"
+_OFF_PIN = ("the data revision (repository@commit) the figure was scored on, where that is "
+            "not the one the registry pins now (the pin moved since, and the figure was not "
+            "rescored): on other data than the other figures, and tested against no row "
+            "(null: on the pinned revision{})")
 
 TABLES = (
     Table("standings", "standings", "Every leaderboard table (each view and the home table) "
@@ -140,6 +147,7 @@ TABLES = (
                        "JSON download states), or published: a reported row's own average "
                        "of the column's tasks as its source prints it, which need not be "
                        "that mean (null: no figure)",
+              OFF_PIN: _OFF_PIN.format(", a reported figure, or no figure"),
               "from": "home only: the row (system_id) the cell's figure comes from",
               "tier": "the line's tier on this column when it is tested: best verified, "
                       "tied with best verified, below best verified, or reported: not "
@@ -167,7 +175,8 @@ TABLES = (
               "hl_ci_high": "wilcoxon only: high end of hl_shift's 95% interval",
               "effect_size": "the difference over the standard deviation of the units' "
                              "differences",
-              "others": "JSON text, a list of {system_id, value, basis, source}: the "
+              "others": "JSON text, a list of {system_id, value, basis, off_pin_revision, "
+                        "source}: the "
                         "model's other rows' figures for the same cell"},
           types=STANDINGS_TYPES, json=frozenset({"rank_interval", "others"})),
     Table("reported", "reported", "Every reported figure (papers, MTEB's results, the "
@@ -226,7 +235,8 @@ TABLES = (
     Table("scores", "submissions", "Every verified submission's task and group figures", {
         "submission_id": "the submission", "task": "task id", "benchmark": "benchmark id",
         "group": _GROUP, "metric": "metric name", "value": _FIGURE,
-        "n_queries": "queries behind the task's figure (null on a group's)"},
+        "n_queries": "queries behind the task's figure (null on a group's)",
+        OFF_PIN: _OFF_PIN.format("")},
         types={"value": _FLOAT, "n_queries": _INT}),
     Table("efficiency", "efficiency", "What running each verified model cost, per task or "
           "task family, on the hardware named in the same record: compare figures only "
@@ -296,7 +306,8 @@ TABLES = (
                             "metric's name would mislead, the per-query figure whose mean "
                             "over the queries is the task's metric, by its own name (AUROC "
                             "part: the persona's DeLong component, which can fall below 0 or "
-                            "pass 1)"}),
+                            "pass 1)",
+              OFF_PIN: _OFF_PIN.format("")}),
 )
 
 
@@ -382,6 +393,13 @@ def reported_records(board: Board, root: Path) -> list[dict[str, object]]:
     return out
 
 
+def off_pin_field(off_pin: Mapping[str, str], task_id: str) -> str | None:
+    """A task's :data:`OFF_PIN` in the scores and per-query tables, from the submission's
+    tasks scored off the pin (:attr:`~leaderboard.publish.standings.SubmissionInfo.off_pin`,
+    which the views' tests and downloads read too)."""
+    return revision_text(off_pin[task_id]) if task_id in off_pin else None
+
+
 def submission_records(board: Board) -> tuple[list[dict], list[dict], list[dict]]:
     """(submissions, their task and group figures, their efficiency entries)."""
     subs: list[dict] = []
@@ -408,12 +426,14 @@ def submission_records(board: Board) -> tuple[list[dict], list[dict], list[dict]
             for metric, value in sorted(task.metrics.items()):
                 scores.append({"submission_id": info.id, "task": task_id, "benchmark": bench,
                                "group": None, "metric": metric, "value": value,
-                               "n_queries": task.n_queries})
+                               "n_queries": task.n_queries,
+                               OFF_PIN: off_pin_field(info.off_pin, task_id)})
             for group, metrics in sorted(task.groups.items()):
                 for metric, value in sorted(metrics.items()):
                     scores.append({"submission_id": info.id, "task": task_id,
                                    "benchmark": bench, "group": group, "metric": metric,
-                                   "value": value, "n_queries": None})
+                                   "value": value, "n_queries": None,
+                                   OFF_PIN: off_pin_field(info.off_pin, task_id)})
         if eff is not None:
             hw = eff.hardware
             for task_id, cost in eff.tasks.items():
@@ -449,7 +469,8 @@ def model_records(board: Board) -> list[dict[str, object]]:
 
 PER_QUERY_SCHEMA = pa.schema([("submission_id", pa.string()), ("task", pa.string()),
                               ("metric", pa.string()), ("query_id", pa.string()),
-                              ("score", pa.float64()), ("score_name", pa.string())])
+                              ("score", pa.float64()), ("score_name", pa.string()),
+                              (OFF_PIN, pa.string())])
 
 
 def write_per_query(board: Board, folder: Path) -> list[Path]:
@@ -462,9 +483,11 @@ def write_per_query(board: Board, folder: Path) -> list[Path]:
             for task_id, task in sorted(row.system.tasks.items()):
                 bench = task_benchmark(task_id) or "other"
                 cols = by_bench.setdefault(bench, {n: [] for n in PER_QUERY_SCHEMA.names})
+                off_pin = off_pin_field(row.submission.off_pin, task_id)  # type: ignore[union-attr]
                 for metric, scores in sorted(task.per_query.items()):
                     score_name = query_name(metric)
                     for qid, score in sorted(scores.items()):
+                        cols[OFF_PIN].append(off_pin)
                         cols["submission_id"].append(row.submission.id)  # type: ignore[union-attr]
                         cols["task"].append(task_id)
                         cols["metric"].append(metric)
@@ -550,7 +573,12 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
               "one with `datasets.load_dataset(\"<this repository>\", \"per_query\")` or "
               "`pandas.read_parquet`. Efficiency figures name their hardware on every "
               "record: compare only records of the same hardware. Benchmark texts are not "
-              "included: queries and documents are named by their ids.", ""]
+              "included: queries and documents are named by their ids.", "",
+              "A verified figure scored on another revision of its benchmark's data than "
+              "the one the registry pins now (after a revision bump, until it is scored "
+              "again) names that revision in `off_pin_revision` (standings, scores, "
+              "per_query): it is on other data than the other figures, and was tested "
+              "against no row. Null there: on the pinned revision.", ""]
     return "\n".join(lines)
 
 
@@ -577,7 +605,7 @@ def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | N
                 if not paths:
                     continue
                 schema = PER_QUERY_SCHEMA
-                nullable: set[str] = set()
+                nullable: set[str] = {OFF_PIN}
             else:
                 records = contents[table.config]
                 if not records:

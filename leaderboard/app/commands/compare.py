@@ -56,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
         resolve_submission,
     )
 
-    a = load_system(resolve_submission(args.submission_a, args.submissions_dir))
-    b = load_system(resolve_submission(args.submission_b, args.submissions_dir))
-    result = compare_systems(a, b, args.view, seed=args.seed)
+    a, off_a = load_system(resolve_submission(args.submission_a, args.submissions_dir))
+    b, off_b = load_system(resolve_submission(args.submission_b, args.submissions_dir))
+    result = compare_systems(a, b, args.view, seed=args.seed, off_pin=(off_a, off_b))
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), sort_keys=True))
     elif result.rows:

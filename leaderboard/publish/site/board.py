@@ -31,6 +31,12 @@ def load_board(results_root: Path, cache_dir: Path | None = None) -> Board:
     None computes them all. The home table is built from these views
     (:mod:`leaderboard.publish.site.overview`)."""
     rows, warnings = load_rows(results_root)
+    return board_of(rows, warnings, cache_dir)
+
+
+def board_of(rows: list[Row], warnings: list[str], cache_dir: Path | None = None) -> Board:
+    """The board of these rows (:func:`load_board`'s, once they are read): every view
+    filled and tiered."""
     tables: dict[str, ViewTable] = {}
     for page in site_pages():
         for section in page.sections:

@@ -27,6 +27,7 @@ from leaderboard.publish.standings import (
     ViewTable,
 )
 from leaderboard.publish.site.board import Board
+from leaderboard.publish.site.data_revisions import off_pin_short, off_pin_title
 from leaderboard.publish.site.format import (
     instruction_text,
     params_reason,
@@ -39,8 +40,10 @@ from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
 from leaderboard.publish.site.table_display import (shown_figure, source_name, source_text,
                                                     tier_title)
-from leaderboard.publish.standings.downloads import BASIS, DOWNLOAD_FORMAT, STATISTIC_NOTE
+from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT, OFF_PIN,
+                                                     STATISTIC_NOTE, off_pin_field)
 from leaderboard.publish.standings.lines import LineCell, record_of
+from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.publish.standings.verdicts import TIER_TEXT
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
@@ -188,7 +191,8 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
               "instruction_trained", "benchmarks"]
     for col in overview.columns:
         header += [col.home.id, f"{col.home.id} from", f"{col.home.id} {BASIS}",
-                   f"{col.home.id} tier", f"{col.home.id} rank_interval"]
+                   f"{col.home.id} {OFF_PIN}", f"{col.home.id} tier",
+                   f"{col.home.id} rank_interval"]
     records = []
     for pos, m in enumerate(overview.models, 1):
         rec: dict[str, object] = {
@@ -201,6 +205,7 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
             rec[f"{col.home.id} from"] = (cell.row.system.system_id if cell.row is not None
                                           else None)
             rec[f"{col.home.id} {BASIS}"] = col.table.basis(cell.row, col.index)
+            rec[f"{col.home.id} {OFF_PIN}"] = off_pin_field(cell.row, col.column)
             rec[f"{col.home.id} tier"] = (TIER_TEXT.get(cell.tier.tier, cell.tier.tier)
                                           if cell.tier is not None else None)
             # the row's rank interval in the benchmark's table the cell comes from
@@ -222,6 +227,12 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
 
 # --------------------------------------------------------------------------- display
 
+def _off_pin(col: OverviewColumn, cell: OverviewCell) -> dict[str, str]:
+    """Task -> recorded revision of the column's tasks the cell's figure was scored on
+    another data revision than the pin of (tested against no row: the view's rule)."""
+    return off_pin_of(cell.row, col.column) if cell.row is not None else {}
+
+
 def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
     unit = f"{cell.covered} of {cell.total} tasks"
     if cell.row is None:
@@ -233,6 +244,8 @@ def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
     tier = tier_title(cell.tier)
     if tier:
         parts.append(tier)
+    if moved := _off_pin(col, cell):
+        parts.append(off_pin_title(moved))
     for other in cell.others[:6]:
         parts.append(f"also given by {source_name(other)}")
     if len(cell.others) > 6:
@@ -252,6 +265,8 @@ def _cell_html(col: OverviewColumn, cell: OverviewCell) -> str:
     prov = "v" if cell.row is not None and cell.row.verified else "r"
     partial = (f" <small>{cell.covered}/{cell.total}</small>"
                if cell.covered < cell.total else "")
+    if moved := _off_pin(col, cell):
+        partial += f" <small>{e(off_pin_short(moved))}</small>"
     return (f'<td data-v="{sort_value(cell.value)}" data-cp="{prov}"{css_attr}{title_attr}>'
             f"{e(shown_figure(col.table, cell.row, col.index, cell.value))}{partial}</td>")
 
@@ -378,6 +393,11 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
             "listed_reported": sum(1 for r in listed if not r.verified),
             "unlisted": len(overview.unlisted),
             "rows": len(board.rows),
+            # home cells scored on another data revision than the pin (marked)
+            "off_pin": sum(1 for m in overview.models for i, cell in enumerate(m.cells)
+                           if _off_pin(overview.columns[i], cell))
+            + sum(1 for _, _, cells in overview.verified for i, cell in enumerate(cells)
+                  if _off_pin(overview.columns[i], cell)),
         },
         "overview": overview,
     }

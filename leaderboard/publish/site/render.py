@@ -33,6 +33,7 @@ from leaderboard.publish.site.cost import efficiency_context
 from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_json, write_downloads,
                                                write_results_parquet)
 from leaderboard.publish.site.explorer import write_explorer
+from leaderboard.publish.site.data_revisions import off_pin_page_note
 from leaderboard.publish.site.format import (data_value, instruction_text, params_reason,
                                              params_text, relative, safe_url)
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
@@ -251,7 +252,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
               scores=submission_scores(row, path, views_by_page), listing=listing,
               training=training_text(record_of(row)), cost=efficiency_context(sub.efficiency),
               params_reason=params_reason(row.system.model.parameters, row.system.model.type),
-              date=sub.date or dates.get(sub.id))
+              date=sub.date or dates.get(sub.id), off_pin=off_pin_page_note(sub.off_pin))
     write("submissions/index.md", "submissions.md.j2", rows=board.submissions,
           model_types=MODEL_TYPES, dates=dates)
     write("submit.md", "submit.md.j2", tasks=list(all_tasks().values()),

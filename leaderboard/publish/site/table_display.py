@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
@@ -34,7 +34,7 @@ from leaderboard.publish.standings.references import REFERENCE_KEY, reference_na
 from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, TIER_TEXT,
                                                     ViewTest, interval_disagrees)
 from leaderboard.publish.stats.tiers import ALPHA
-from leaderboard.submission.results import revision_text
+from leaderboard.publish.site.data_revisions import off_pin_short, off_pin_title
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 @dataclass
@@ -400,15 +400,11 @@ def _also(table: ViewTable, others: list[tuple[Row, float]], index: int) -> str:
     return "other sources, not in this row: " + "; ".join(parts)
 
 
-def off_pin_gap(moved: dict[str, str]) -> CellDisplay:
+def off_pin_gap(moved: Mapping[str, str]) -> CellDisplay:
     """The "vs best verified" cell of a row scored on another data revision than the pin
-    (``moved``: task -> recorded revision), which was tested against no row: the revision
-    it was scored on, shown."""
-    was = sorted({revision_text(r) for r in moved.values()})
-    short = ", ".join(w.rpartition("@")[2] or w for w in was)
-    return CellDisplay(text=f"not tested: data @{short}", value="", css="fb-reported",
-                       title=f"scored on {', '.join(was)}, another revision of the data "
-                             "than the board's: not tested against the best verified")
+    (``moved``: task -> recorded revision), which was tested against no row."""
+    return CellDisplay(text=f"not tested: {off_pin_short(moved)}", value="",
+                       css="fb-reported", title=off_pin_title(moved))
 
 
 def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
@@ -614,8 +610,11 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                                                  metric=metric, tasks=tasks, group=group)
                     if mark:
                         marked.append(cells[c.label])
+                moved = t.off_pin.get(row.key)  # scored off the pin: tested against none
                 if info is not None:
                     tier = TIER_TEXT.get(info.tier, info.tier)
+                elif moved:
+                    tier = f"not tested: {off_pin_short(moved)}"
                 else:
                     tier = "not tested" if tier_col is None else "–"
                 p_adj = info.p_adjusted if info else None
@@ -628,7 +627,8 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "tasks": row_tasks, "group": row_group,
                     "href": f"{relative(page_path, page.path)}#{t.view.anchor}",
                     "view": t.view.id, "label": t.view.label, "title": t.view.title,
-                    "cells": cells, "tier": tier, "tier_title": tier_title(info, shown=SCORE_ROW_SHOWS),
+                    "cells": cells, "tier": tier, "tier_title": off_pin_title(moved) if moved
+                    else tier_title(info, shown=SCORE_ROW_SHOWS),
                     "gap": gap_text(info) + (INTERVAL_MARK if gap_why else "")
                     if info is not None and info.tier != TIER_LEADER else "",
                     "gap_title": gap_why, "p_value": sort_value(p_adj),

@@ -16,7 +16,9 @@ interval where the test's statistic is that mean (``diff_ci_*``: the bootstrap's
 for AUROC), and, for Wilcoxon's test (p-MRR), whose statistic is not the mean, the
 Hodges-Lehmann shift with its own interval instead (``hl_*``). Every cell says how its
 figure was obtained (``basis``): the column's convention, or a reported row's own printed
-average ("published"), which the page marks where it is not that mean. The view document says what
+average ("published"), which the page marks where it is not that mean, and on which data
+revision it was scored where that is not the one the registry pins (``off_pin_revision``).
+The view document says what
 the test resamples (its unit and how many), its reproducibility threshold and the smallest
 difference it detects.
 
@@ -33,9 +35,11 @@ import csv
 import io
 from collections.abc import Callable, Mapping, Sequence
 
+from leaderboard.benchmarks.views import Column
+
 from .references import REFERENCE_KEY, reference_at, reference_name
 from .rows import Row
-from .tables import ViewTable
+from .tables import ViewTable, off_pin_of, off_pin_revisions
 from .verdicts import STATISTIC_FIELDS, TIER_TEXT, TierInfo, tier_statistics
 
 STATISTIC_NOTE = (
@@ -51,6 +55,10 @@ STATISTIC_NOTE = (
     "or the mean of the tasks' figures as the benchmark's paper averages them); each "
     "cell's basis says how its figure was obtained: the convention, or 'published', a "
     "reported row's own average as its source prints it, which need not be that mean. "
+    "A cell's off_pin_revision names the data revision (repository@commit) its figure was "
+    "scored on where that is not the one the registry pins now (the pin moved since): "
+    "such a figure is on other data than the rest, and is tested against no row (null: "
+    "on the pinned revision, or a reported figure). "
     "Tests against "
     "the tiered column's best verified row (the leader among verified submissions; "
     "reported rows are never tested) take one value per independently sampled unit "
@@ -71,10 +79,11 @@ STATISTIC_NOTE = (
     "'tied_for_first'); differences below the reproducibility threshold are ties. "
     "'reference' gives each column's no-skill value.")
 # The layout of a download's records (which fields a record has and what each holds),
-# named in each JSON download: the number moves when a field changes its meaning or name
-# (2: the test's estimate, ci_low and ci_high, which held the mean difference's interval
-# for some views and the Hodges-Lehmann shift's for others, became diff_ci_* and hl_*).
-DOWNLOAD_FORMAT = "followboard-download/2"
+# named in each JSON download: the number moves when a field changes its meaning or name,
+# or is added (2: the test's estimate, ci_low and ci_high, which held the mean difference's
+# interval for some views and the Hodges-Lehmann shift's for others, became diff_ci_* and
+# hl_*; 3: each cell's off_pin_revision).
+DOWNLOAD_FORMAT = "followboard-download/3"
 # The tier, then the statistics every surface names alike (verdicts.STATISTIC_FIELDS), the
 # mean difference from the best verified row before its interval.
 DIFF_FIELD = "diff_vs_best_verified"
@@ -85,6 +94,11 @@ TEST_FIELDS = ("tier", *STATISTIC_FIELDS[:_DIFF_AT], DIFF_FIELD, *STATISTIC_FIEL
 # tasks, "published" (the figure as printed, which need not be the mean the column's
 # convention says).
 BASIS = "basis"
+# A cell's field naming the data revision its figure was scored on where that is another
+# than the one the registry pins now (after a revision bump; :func:`.tables.off_pin_of`
+# decides, as it does for the tables' tests): such a figure is on other data than the
+# rest, and tested against no row. None: on the pinned revision, or no verified figure.
+OFF_PIN = "off_pin_revision"
 # Those of the test fields that are text (the rest are numbers).
 TEST_TEXT_FIELDS = frozenset({"tier", "test"})
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -99,6 +113,7 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
               "parameters", "instruction_trained", "system_id", "source"] + [c.id for c in cols]
     header.append("other_sources")
     header += [f"{c.id} {BASIS}" for c in cols]
+    header += [f"{c.id} {OFF_PIN}" for c in cols]
     tiered = sorted(table.tiers)
     for i in tiered:
         header += [f"{cols[i].id} {f}" for f in TEST_FIELDS]
@@ -124,9 +139,11 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
             cell = line.cells[i]
             rec[col.id] = cell.value
             rec[f"{col.id} {BASIS}"] = table.basis(cell.row, i)
+            rec[f"{col.id} {OFF_PIN}"] = off_pin_field(cell.row, col)
             if cell.others:
                 others[col.id] = [{"system_id": r.system.system_id, "value": v,
-                                   BASIS: table.basis(r, i), "source": source_of(r)}
+                                   BASIS: table.basis(r, i), OFF_PIN: off_pin_field(r, col),
+                                   "source": source_of(r)}
                                   for r, v in cell.others]
         for i in tiered:
             for name, value in zip(TEST_FIELDS, tested_fields(line.cells[i].tier)):
@@ -138,6 +155,12 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
         records.insert(reference_at(table.view, table.lines, table.references),
                        reference_record(table))
     return header, records
+
+
+def off_pin_field(row: Row | None, column: Column) -> str | None:
+    """A cell's :data:`OFF_PIN`: the data revisions ``row`` was scored on for ``column``'s
+    tasks where they are not the ones the registry pins (None: on the pin, or no row)."""
+    return off_pin_revisions(off_pin_of(row, column)) or None if row is not None else None
 
 
 def tested_fields(info: TierInfo | None) -> tuple[object, ...]:

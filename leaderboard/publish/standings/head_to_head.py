@@ -25,12 +25,15 @@ test and the interval disagree (the interval is not adjusted for the family) the
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from leaderboard.benchmarks import all_views
+from leaderboard.benchmarks.registry import get_task
+from leaderboard.benchmarks.views import Column, View
 from leaderboard.core.display import MISSING, p_text, score_text
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.measures import is_signed
@@ -38,10 +41,11 @@ from leaderboard.core.report import plural
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
 from leaderboard.publish.stats.tiers import ALPHA, compare_pair
 from leaderboard.submission.layout import RESULTS_NAME
-from leaderboard.submission.results import SystemResult
+from leaderboard.submission.results import SystemResult, off_pin_tasks
 
 from .rows import StandingsDataError, read_submission
 from .statistic import column_value, unit_scores
+from .tables import off_pin_in, off_pin_revisions
 from .verdicts import SHIFT_TEST, excludes_zero, test_statistics
 
 Verdict = Literal["A better", "B better", "no significant difference", "inconclusive",
@@ -135,17 +139,40 @@ def resolve_submission(arg: str | Path, submissions_root: Path) -> Path:
         "--submissions-dir DIR for the folder that holds its folder)")
 
 
-def load_system(path: Path) -> SystemResult:
-    """A submission folder or a results.json with exactly one verified system."""
+def load_system(path: Path) -> tuple[SystemResult, dict[str, str]]:
+    """A submission folder or a results.json with exactly one verified system, and its
+    tasks scored on another data revision than the registry pins (task -> the recorded
+    revision, :func:`~leaderboard.submission.results.off_pin_tasks`)."""
     results_path = path / RESULTS_NAME if path.is_dir() else path
     if not results_path.is_file():
         raise StandingsDataError(f"{results_path}: no results file; run `leaderboard score "
                                  f"{path}` first")
-    return read_submission(results_path)[1]
+    results, system = read_submission(results_path)
+    return system, off_pin_tasks(results.produced_by)
+
+
+def _off_pin_reason(view: View, column: Column, sides: dict[str, Mapping[str, str]]) -> str:
+    """Why ``view`` is not compared when a side (system id -> its tasks scored off the
+    pin) was scored on another revision of the column's data than the registry pins, as
+    the site tests such rows against none ("" when both are on the pin)."""
+    moved = {sid: m for sid, off in sides.items() if (m := off_pin_in(off, column))}
+    if not moved:
+        return ""
+    pinned = ", ".join(sorted({f"{get_task(t).source.repo}@{get_task(t).source.revision}"
+                               for m in moved.values() for t in m}))
+    said = "; ".join(f"{sid} scored on {off_pin_revisions(m)}" for sid, m in moved.items())
+    return f"{view.id} ({said}, not the pinned {pinned}: other data)"
 
 
 def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *,
-                    seed: int = 0, alpha: float = ALPHA) -> SubmissionComparison:
+                    seed: int = 0, alpha: float = ALPHA,
+                    off_pin: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {})
+                    ) -> SubmissionComparison:
+    """``a`` and ``b`` compared on every view matching ``view_pattern`` that both cover;
+    ``off_pin``: each one's tasks scored on another data revision than the registry pins
+    (:func:`load_system`), whose views are not compared (a figure on the pinned data and
+    one on other data are no pair; the site tests such a row against none either)."""
+    sides = {a.system_id: off_pin[0], b.system_id: off_pin[1]}
 
     rows: list[ColumnComparison] = []
     skipped: list[str] = []
@@ -161,6 +188,9 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                 continue
             if column_value(a, column).value is None or column_value(b, column).value is None:
                 continue  # one side lacks a task of the view
+            if reason := _off_pin_reason(view, column, sides):
+                skipped.append(reason)  # the view's columns span the same tasks: once
+                break
             qa, qb = unit_scores(a, column), unit_scores(b, column)
             if not qa or not qb:
                 skipped.append(f"{view.id} {column.label} (no per-query scores)")

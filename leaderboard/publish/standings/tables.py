@@ -161,9 +161,20 @@ def off_pin_of(row: Row, column: Column) -> dict[str, str]:
     pin, or a reported row). Such scores are on other data than the rows scored on the
     pin: they are shown, marked, and tested against no row (the pin moved since they were
     scored, and publishing rescores them, or could not: ci score-pending's kept)."""
-    if row.submission is None:
-        return {}
-    return {t: r for t, r in row.submission.off_pin.items() if t in column.tasks}
+    return off_pin_in(row.submission.off_pin, column) if row.submission is not None else {}
+
+
+def off_pin_in(off_pin: Mapping[str, str], column: Column) -> dict[str, str]:
+    """Those of a results file's tasks scored off the pin (``off_pin``: task -> recorded
+    revision, :func:`leaderboard.submission.results.off_pin_tasks`) that ``column``
+    averages: :func:`off_pin_of` of a row, and of a system `leaderboard compare` reads."""
+    return {t: r for t, r in off_pin.items() if t in column.tasks}
+
+
+def off_pin_revisions(moved: Mapping[str, str]) -> str:
+    """The data revisions ``moved`` (task -> recorded revision, :func:`off_pin_of`) names,
+    as a reader is told them, in order, joined by ", " (empty: none)."""
+    return ", ".join(sorted({revision_text(r) for r in moved.values()}))
 
 
 def off_pin_note(table: ViewTable, rows: Mapping[str, Mapping[str, str]]) -> str:
@@ -174,7 +185,7 @@ def off_pin_note(table: ViewTable, rows: Mapping[str, Mapping[str, str]]) -> str
     for key, tasks in rows.items():
         pinned = ", ".join(sorted({f"{get_task(t).source.repo}@{get_task(t).source.revision}"
                                    for t in tasks}))
-        was = ", ".join(sorted({revision_text(r) for r in tasks.values()}))
+        was = off_pin_revisions(tasks)
         groups.setdefault((was, pinned), []).append(names.get(key, key))
     one = len(rows) == 1
     parts = [f"{', '.join(named)} on {was}, not {pinned}"
@@ -183,7 +194,6 @@ def off_pin_note(table: ViewTable, rows: Mapping[str, Mapping[str, str]]) -> str
             f"another revision of the data than the one the registry pins now: "
             f"{'; '.join(parts)}; {'it is' if one else 'they are'} shown as scored and "
             "not tested against the best verified.")
-
 
 
 # Modules outside the two packages whose code decides a cached figure: how a query id
