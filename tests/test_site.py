@@ -255,6 +255,29 @@ def test_the_verified_table_numbers_no_position_it_does_not_rank(built: dict) ->
     assert "Rows are in alphabetical order of the submission's name" in home
 
 
+def test_every_size_column_says_which_figures_are_counted_declared_or_published(
+        built: dict) -> None:
+    """A Size column mixes three kinds of figure: a reference model's run counts its
+    weights, another submitter declares a figure in metadata.yaml, a reported model's
+    source publishes one (MTEB's rounded n_parameters, a paper's "7B"); its header said
+    none of it, where every metric header has its help. Each Size header now says which
+    rows hold which kind."""
+    tables = {t["view"]: t for name in ("index.html", "submissions/index.html")
+              for t in parse(built["out"] / name).tables}
+    helps = {}
+    for view, table in tables.items():
+        for head in table["head"]:
+            if head["text"] == "Size":
+                helps[view] = head["attrs"].get("title", "")
+    assert set(helps) == {"home-verified", "home-models", "submissions-list"}, helps
+    for view in ("home-verified", "submissions-list"):
+        assert "counts them in the weights it loads" in helps[view]
+        assert "what its submitter declares" in helps[view]
+    assert "MTEB's n_parameters (rounded" in helps["home-models"]
+    assert "the nominal size a paper prints" in helps["home-models"]
+    assert "counted from the weights" in helps["home-models"]
+
+
 def test_the_list_of_submissions_explains_only_what_it_shows(built: dict) -> None:
     """The list of submissions carried the leaderboards' legend (bold best verified,
     italic reported, a vs best verified column, a no-skill reference row, scores x100)

@@ -46,6 +46,22 @@ def params_reason(n: int | None, model_type: str) -> str:
     return "the source does not state a parameter count"
 
 
+# What a Size column's figure is, in its header's help: the figures are of three kinds
+# (counted from the weights, declared by a submitter, published by a source), and a
+# column mixes them, so its header says which rows hold which.
+SUBMITTED_SIZE_HELP = (
+    "Parameters as the submission's metadata.yaml records them: a reference model's run "
+    "(leaderboard baselines run) counts them in the weights it loads; another submission's "
+    "figure is what its submitter declares, not checked by the leaderboard. –: none "
+    "stated (a sparse model has no trained parameters)")
+MODEL_SIZE_HELP = (
+    "Parameters of the model, as its record gives them on every page: a model with a "
+    "verified submission, that submission's figure (counted from the weights for a "
+    "reference model's run, else as its submitter declares it); a reported model, as its "
+    "source publishes it: MTEB's n_parameters (rounded, such as 118M) or the nominal size "
+    "a paper prints (such as 7B). –: not stated (a sparse model has no trained parameters)")
+
+
 def instruction_text(flag: bool | None) -> str:
     return {True: "yes", False: "no", None: "unknown"}[flag]
 

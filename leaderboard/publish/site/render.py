@@ -34,8 +34,9 @@ from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_json, 
                                                write_results_parquet)
 from leaderboard.publish.site.explorer import write_explorer
 from leaderboard.publish.site.data_revisions import off_pin_page_note
-from leaderboard.publish.site.format import (data_value, instruction_text, params_reason,
-                                             params_text, relative, safe_url)
+from leaderboard.publish.site.format import (MODEL_SIZE_HELP, SUBMITTED_SIZE_HELP, data_value,
+                                             instruction_text, params_reason, params_text,
+                                             relative, safe_url)
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
 from leaderboard.publish.site.overview import home_document, overview_context
 from leaderboard.publish.site.repository import (RepositoryRef, file_listing, repository_ref,
@@ -86,7 +87,8 @@ def environment() -> jinja2.Environment:
     env.filters.update(score=score_text, dv=data_value, params=params_text, nbhyphen=nbhyphen,
                        sentence=sentence, it=instruction_text, safe_url=safe_url, filesize=size_text,
                        params_reason=params_reason, plural=plural)
-    env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED)
+    env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED,
+                       SUBMITTED_SIZE_HELP=SUBMITTED_SIZE_HELP, MODEL_SIZE_HELP=MODEL_SIZE_HELP)
     return env
 
 
