@@ -38,8 +38,8 @@ from leaderboard.publish.site.format import (
 from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
-from leaderboard.publish.site.table_display import (shown_figure, source_name, source_text,
-                                                    tier_title)
+from leaderboard.publish.site.printed_figures import shown_figure
+from leaderboard.publish.site.table_display import source_name, source_text, tier_title
 from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT, OFF_PIN,
                                                      STATISTIC_NOTE, off_pin_field)
 from leaderboard.publish.standings.lines import LineCell, record_of

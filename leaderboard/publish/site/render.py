@@ -42,11 +42,12 @@ from leaderboard.publish.site.overview import home_document, overview_context
 from leaderboard.publish.site.repository import (RepositoryRef, file_listing, repository_ref,
                                                  submission_dates)
 from leaderboard.publish.site.search import search_entries
+from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_gap,
+                                                      printed_average_note)
 from leaderboard.publish.site.table_display import (INTERVAL_MARK, INTERVAL_MARK_NOTE,
                                                     ONE_CLASS_MARK, ONE_CLASS_NOTE, caption,
-                                                    PRINTED_MARK, TRAINING_NOTE, display_rows,
-                                                    empty_reason, printed_average_gap,
-                                                    printed_average_note, reference_row,
+                                                    TRAINING_NOTE, display_rows,
+                                                    empty_reason, reference_row,
                                                     rows_html, source_text,
                                                     submission_scores, test_text)
 from leaderboard.publish.standings.downloads import csv_text

@@ -8,7 +8,6 @@ through jinja2's autoescape; nothing here returns markup built from unescaped te
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup, escape
 
 from leaderboard.benchmarks.views import Column, View
-from leaderboard.core.display import effect_size_text, figure_text, p_text, score_text
+from leaderboard.core.display import effect_size_text, p_text, score_text
 from leaderboard.core.report import plural
 from leaderboard.publish.standings import (
     TIER_BELOW,
@@ -35,6 +34,8 @@ from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE
                                                     ViewTest, interval_disagrees)
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.site.data_revisions import off_pin_short, off_pin_title
+from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_gap,
+                                                      shown_figure)
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 @dataclass
@@ -234,69 +235,6 @@ def one_class(row: Row, column: Column) -> bool:
             return False
         rates.append(rate)
     return all(r == 0.0 for r in rates) or all(r == 1.0 for r in rates)
-
-
-# Marks a source's own printed average that is not the mean of its printed figures for
-# the column's tasks, which the caption says every column is (the note under the table
-# gives both).
-PRINTED_MARK = "‡"  # not the training mark (†), whose note it switched on
-
-# Printed figures are rounded to one decimal (x100): the mean of rounded figures and a
-# rounded mean may differ by up to one unit of the last printed digit.
-_PRINTED_ROUNDING = 0.001
-
-
-def printed_average_gap(table: ViewTable, row: Row, index: int) -> float | None:
-    """The mean of the row's own figures for a column's tasks when the cell shows the
-    source's printed average and that differs from the mean beyond rounding; else None."""
-    basis = table.bases.get(row.key, [None] * len(table.view.columns))[index]
-    if basis != "published":
-        return None
-    column = table.view.columns[index]
-    figures = []
-    for task_id, metric in column.parts:
-        value = _figure(row, column, task_id, metric)
-        if value is None and column.average != "available":
-            return None  # the caption's mean needs every task: nothing to set beside it
-        if value is not None:
-            figures.append(value)
-    if not figures:
-        return None
-    # A column of the mean of the tasks a row reports (PI-Indic's full set) compares the
-    # printed figure with that mean: a row of 11 languages printing 71.0 over cells
-    # averaging 57 was shown unmarked under a caption promising their mean.
-    mean = math.fsum(figures) / len(figures)
-    shown = table.values[row.key][index]
-    return mean if shown is not None and abs(shown - mean) > _PRINTED_ROUNDING + 1e-9 else None
-
-
-def printed_average_note(table: ViewTable, column: Column, line: ModelLine, mean: float) -> str:
-    """The sentence under a table about a row whose printed average is not its cells'."""
-    index = table.view.columns.index(column)
-    shown = shown_figure(table, line.source, index, line.cells[index].value)
-    where = line.source.system.source.table or "its source"
-    reported = sum(1 for t, m in column.parts if _figure(line.source, column, t, m) is not None)
-    return (f"{PRINTED_MARK} {line.name}, {column.label}: the average as printed ({where}) "
-            f"is {shown}, but the mean of its "
-            f"{reported} per-{column.unit} figures is "
-            f"{score_text(mean, column.signed, digits=2)}; the cell shows the printed figure.")
-
-
-def shown_figure(table: ViewTable, row: Row | None, index: int, value: float | None) -> str:
-    """``row``'s figure in column ``index`` of ``table`` as every surface shows it: as its
-    source prints it where it is a printed figure, else by the rounding rule
-    (:func:`leaderboard.core.display.figure_text`)."""
-    return figure_text(value, table.view.columns[index].signed,
-                       table.printed_figure(row, index))
-
-
-def _figure(row: Row, column: Column, task_id: str, metric: str) -> float | None:
-    """A row's own figure of one of a column's tasks (None: it reports none)."""
-    scores = row.system.tasks.get(task_id)
-    if scores is None:
-        return None
-    return scores.groups.get(column.group, {}).get(metric) if column.group \
-        else scores.metrics.get(metric)
 
 
 def line_href(line: ModelLine, submissions: str) -> str | None:

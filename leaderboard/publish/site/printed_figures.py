@@ -1,0 +1,76 @@
+"""A figure as its source printed it, on every table: a reported row's printed digits and
+sign (:func:`shown_figure`), and a source's own printed average that is not the mean of
+its printed figures for a column's tasks, which the caption says every column is (marked
+:data:`PRINTED_MARK` in the cell, both figures in the note under the table).
+"""
+
+from __future__ import annotations
+
+import math
+
+from leaderboard.benchmarks.views import Column
+from leaderboard.core.display import figure_text, score_text
+from leaderboard.publish.standings import ModelLine, Row, ViewTable
+
+
+# Marks a source's own printed average that is not the mean of its printed figures for
+# the column's tasks, which the caption says every column is (the note under the table
+# gives both).
+PRINTED_MARK = "‡"  # not the training mark (†), whose note it switched on
+
+# Printed figures are rounded to one decimal (x100): the mean of rounded figures and a
+# rounded mean may differ by up to one unit of the last printed digit.
+_PRINTED_ROUNDING = 0.001
+
+
+def printed_average_gap(table: ViewTable, row: Row, index: int) -> float | None:
+    """The mean of the row's own figures for a column's tasks when the cell shows the
+    source's printed average and that differs from the mean beyond rounding; else None."""
+    basis = table.bases.get(row.key, [None] * len(table.view.columns))[index]
+    if basis != "published":
+        return None
+    column = table.view.columns[index]
+    figures = []
+    for task_id, metric in column.parts:
+        value = _figure(row, column, task_id, metric)
+        if value is None and column.average != "available":
+            return None  # the caption's mean needs every task: nothing to set beside it
+        if value is not None:
+            figures.append(value)
+    if not figures:
+        return None
+    # A column of the mean of the tasks a row reports (PI-Indic's full set) compares the
+    # printed figure with that mean: a row of 11 languages printing 71.0 over cells
+    # averaging 57 was shown unmarked under a caption promising their mean.
+    mean = math.fsum(figures) / len(figures)
+    shown = table.values[row.key][index]
+    return mean if shown is not None and abs(shown - mean) > _PRINTED_ROUNDING + 1e-9 else None
+
+
+def printed_average_note(table: ViewTable, column: Column, line: ModelLine, mean: float) -> str:
+    """The sentence under a table about a row whose printed average is not its cells'."""
+    index = table.view.columns.index(column)
+    shown = shown_figure(table, line.source, index, line.cells[index].value)
+    where = line.source.system.source.table or "its source"
+    reported = sum(1 for t, m in column.parts if _figure(line.source, column, t, m) is not None)
+    return (f"{PRINTED_MARK} {line.name}, {column.label}: the average as printed ({where}) "
+            f"is {shown}, but the mean of its "
+            f"{reported} per-{column.unit} figures is "
+            f"{score_text(mean, column.signed, digits=2)}; the cell shows the printed figure.")
+
+
+def shown_figure(table: ViewTable, row: Row | None, index: int, value: float | None) -> str:
+    """``row``'s figure in column ``index`` of ``table`` as every surface shows it: as its
+    source prints it where it is a printed figure, else by the rounding rule
+    (:func:`leaderboard.core.display.figure_text`)."""
+    return figure_text(value, table.view.columns[index].signed,
+                       table.printed_figure(row, index))
+
+
+def _figure(row: Row, column: Column, task_id: str, metric: str) -> float | None:
+    """A row's own figure of one of a column's tasks (None: it reports none)."""
+    scores = row.system.tasks.get(task_id)
+    if scores is None:
+        return None
+    return scores.groups.get(column.group, {}).get(metric) if column.group \
+        else scores.metrics.get(metric)
