@@ -19,7 +19,14 @@ import pytest
 
 from fixtures.mteb_collection import run_lines, write_collection
 from leaderboard.app.cli import main
-from leaderboard.core.explain import UnknownQueryError, explain_task, reference_card
+from leaderboard.core.data import iter_corpus, load_task_data
+from leaderboard.core.explain import (
+    SNIPPET_CHARS,
+    UnknownQueryError,
+    explain_task,
+    reference_card,
+    text_record,
+)
 from leaderboard.core.evaluate import check_task_files, score_inputs
 from leaderboard.benchmarks.registry import get_task
 
@@ -232,6 +239,21 @@ def test_t4_cards_list_each_personas_pairs(data_dir: Path) -> None:
         assert card.metrics["Accuracy"] == pytest.approx(right / len(card.pairs), abs=TOLERANCE)
         pairs_seen += len(card.pairs)
     assert pairs_seen == len(inputs.data.roles["predictions"].query_ids)
+
+
+def test_a_text_record_names_the_snippets_it_cut(data_dir: Path) -> None:
+    """The page took a snippet of SNIPPET_CHARS characters as cut, and so showed Assamese
+    instruction i31, whole at exactly 280, with an ellipsis as "the first 280
+    characters": the record names the documents whose snippet is not their whole text."""
+    task = get_task("pi-indic-val150/t1/asm")
+    whole = dict(iter_corpus(task, data_dir))
+    record = text_record(task, load_task_data(task, data_dir), whole.items())
+    assert len(whole["i31"]) == SNIPPET_CHARS and record["docs"]["i31"] == whole["i31"]
+    assert "i31" not in record["cut"]
+    cut = sorted(d for d, text in whole.items() if len(text) > SNIPPET_CHARS)
+    assert record["cut"] == cut and len(cut) == 47
+    for doc, text in record["docs"].items():
+        assert (text != whole[doc]) == (doc in cut)
 
 
 def test_unknown_query_names_close_ids(data_dir: Path) -> None:

@@ -112,17 +112,18 @@ def test_task_files_list_submissions_best_first(built) -> None:
             assert has == (slug in EXPLAINED)
 
 
-def test_the_index_carries_how_much_of_a_text_is_copied_from_its_one_owner(built) -> None:
+def test_which_texts_are_cut_is_the_scorers_word_not_the_pages_guess(built) -> None:
     """The explorer copies each document's first SNIPPET_CHARS characters and showed them
     unmarked in T4's pairs table (59 of 150 Hindi instructions are longer), while its
-    dialog wrote "280" again: the index carries the scorer's constant, and no script
-    writes the number itself."""
+    dialog wrote "280" again; then the index carried the number, and the page took any
+    text that long as cut, a whole one included: the text parts name the texts they cut
+    (explain.text_record), the index carries no limit, and no script writes it."""
     from leaderboard.core.explain import SNIPPET_CHARS
 
-    assert built["index"]["snippet_chars"] == SNIPPET_CHARS
+    assert "snippet_chars" not in built["index"]
     script = (built["out"] / "assets" / "explorer.js").read_text(encoding="utf-8")
-    assert str(SNIPPET_CHARS) not in script
-    assert '"snippet_chars"' in script  # the index's keys the script checks
+    assert str(SNIPPET_CHARS) not in script and "snippet_chars" not in script
+    assert "R.cutDocs(doc)" in script  # the page reads the text part's list
 
 
 def test_index_says_what_each_metric_is_from_the_catalogue(built) -> None:

@@ -524,16 +524,25 @@ def text_record(task: Task, data: TaskData, corpus: Iterable[tuple[str, str]]) -
     under each role and the snippets of the corpus's :func:`shown_documents` (``corpus``
     may hold others: they are left out). None when the benchmark's licence does not let
     the site show them (:func:`shows_text`): its cards link to the upstream files
-    instead."""
+    instead. ``cut`` names the documents whose snippet is not their whole text: the page
+    reads it there (a whole text may be as long as a cut one)."""
     if not shows_text(task):
         return None
     shown = shown_documents(data)
-    docs = {d: text[:SNIPPET_CHARS] for d, text in corpus if shown is None or d in shown}
+    docs: dict[str, str] = {}
+    cut: list[str] = []
+    for d, text in corpus:
+        if shown is None or d in shown:
+            docs[d] = text[:SNIPPET_CHARS]
+            if len(text) > SNIPPET_CHARS:
+                cut.append(d)
     return {"format": TEXT_FORMAT, "task": task.id, "licence": task.source.licence,
             "source": f"{task.source.repo}@{task.source.revision}",
             "queries": {role: dict(sorted(r.query_text.items()))
                         for role, r in data.roles.items()},
-            "docs": dict(sorted(docs.items()))}
+            "docs": dict(sorted(docs.items())), "cut": sorted(cut)}
 
 
-TEXT_FORMAT = "followboard-texts/1"
+#: /2: a part of document snippets names those that were cut ("cut"); /1 left the page to
+#: take a text of SNIPPET_CHARS characters as cut, and a whole one that long was shown so.
+TEXT_FORMAT = "followboard-texts/2"

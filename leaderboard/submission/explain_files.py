@@ -14,11 +14,11 @@ plain version the tests hold it to) and writes these files, which the submission
   in consecutive slices of the query list of about 256 KB of JSON each, so a card loads
   one slice (BM25's 1,386 FollowTable WQT cards are 3.9 MB of JSON: inflating and parsing
   them all was most of a card's load time);
-* ``texts/<sha256>.json.gz``: texts (one role's queries, or document snippets), only
-  for benchmarks whose licence lets the site show them. They are the same for every
-  submission of a task, and many tasks share them (PI-Indic's T1 and T2 from Hindi ask
-  the same Hindi personas), so each is named by the SHA-256 of its JSON and a store or
-  a site keeps one copy;
+* ``texts/<sha256>.json.gz``: texts (one role's queries, or document snippets and
+  which of them were cut), only for benchmarks whose licence lets the site show them.
+  They are the same for every submission of a task, and many tasks share them
+  (PI-Indic's T1 and T2 from Hindi ask the same Hindi personas), so each is named by the
+  SHA-256 of its JSON and a store or a site keeps one copy;
 * ``manifest.json``: every file by the size and SHA-256 of the JSON it inflates to (so
   the names do not depend on which zlib wrote the bytes), the tasks and their files, and
   the digest of the inputs they were computed from (the ``inputs_sha256`` that
@@ -190,10 +190,13 @@ def _strings(items: Iterable[tuple[object, object]]) -> bool:
 
 
 def _text_part(doc: dict) -> ExplainFile:
-    """``ExplainFile.of(doc)`` for a text part (``doc["texts"]``: id -> text), the one
-    object of its SHA-256 in this process; encoded once per distinct content."""
+    """``ExplainFile.of(doc)`` for a text part (``doc["texts"]``: id -> text; a part of
+    document snippets also ``doc["cut"]``, a list of ids), the one object of its SHA-256
+    in this process; encoded once per distinct content."""
     texts = doc["texts"]
-    head = tuple(sorted((k, v) for k, v in doc.items() if k != "texts"))
+    cut = doc.get("cut", [])
+    head = tuple(sorted((k, v) for k, v in doc.items() if k not in ("texts", "cut")))
+    head += tuple(("cut", c) for c in cut)
     key: tuple | None = None
     if _strings(head) and _strings(texts.items()):
         key = (head, tuple(texts.items()))
@@ -286,9 +289,11 @@ def built_texts(task: Task, data: TaskData, data_dir: Path) -> TaskTexts:
     refs: dict[str, str] = {}
     parts: dict[str, ExplainFile] = {}
     for name, kind, content in named:
-        part = _text_part({"format": record["format"], "kind": kind,
-                           "licence": record["licence"], "source": record["source"],
-                           "texts": content})
+        doc = {"format": record["format"], "kind": kind, "licence": record["licence"],
+               "source": record["source"], "texts": content}
+        if kind == "docs":
+            doc["cut"] = record["cut"]
+        part = _text_part(doc)
         refs[name] = part.sha256
         parts[part.sha256] = part
     return TaskTexts(refs=refs, parts=parts, licence=record["licence"],

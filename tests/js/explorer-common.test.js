@@ -56,14 +56,12 @@ test("a submitter's name is set apart from the text around it, as an element or 
   }
 });
 
-test("a copied text that reaches the index's limit is marked cut, counted in code points", () => {
+test("a copied text is marked cut when its text part says so, its length in code points", () => {
   const at = "\u0905".repeat(280);   // Devanagari: one UTF-16 unit each
-  assert.deepEqual(C.snippet(at, 280), { text: at + "\u2026", cut: true, words: "the first 280 characters" });
-  assert.deepEqual(C.snippet(at.slice(1), 280), { text: at.slice(1), cut: false, words: "the whole text" });
-  // Python's slice counts code points: 200 emoji are 400 UTF-16 units and were not cut.
-  const astral = "\u{1F600}".repeat(200);
-  assert.equal(C.snippet(astral, 280).cut, false);
-  assert.equal(C.snippet("\u{1F600}".repeat(280), 280).cut, true);
-  // an index without a limit (none copied) says nothing is cut
-  assert.equal(C.snippet(at, undefined).cut, false);
+  assert.deepEqual(C.snippet(at, true), { text: at + "\u2026", cut: true, words: "the first 280 characters" });
+  // a whole text as long as a cut one is whole (the length told nothing)
+  assert.deepEqual(C.snippet(at, false), { text: at, cut: false, words: "the whole text" });
+  // Python counts code points: 200 emoji are 400 UTF-16 units
+  assert.equal(C.snippet("\u{1F600}".repeat(200), true).words, "the first 200 characters");
+  assert.equal(C.snippet("\u{1F600}".repeat(200), undefined).cut, false);
 });

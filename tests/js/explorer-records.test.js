@@ -97,25 +97,44 @@ test("a file of another format is named with both formats, never read", () => {
     'is in format "followboard-explain/2", and this page reads followboard-explain/1');
   assert.equal(R.cardsProblem({ ...cards, fields: { ...cards.fields, move: cards.fields.move.filter((f) => f !== "irs_gain") } },
     "followtable/wtr"), "names no field \u201cmove.irs_gain\u201d");
-  assert.equal(R.textsProblem({ format: "followboard-texts/2", kind: "docs", texts: {} }, "docs"),
-    'is in format "followboard-texts/2", and this page reads followboard-texts/1');
+  assert.equal(R.textsProblem({ format: "followboard-texts/1", kind: "docs", texts: {} }, "docs"),
+    'is in format "followboard-texts/1", and this page reads followboard-texts/2');
   const manifest = read("submissions/bm25s/explain/manifest.json");
   assert.equal(R.manifestProblem(manifest), null);
   assert.equal(R.manifestProblem({ ...manifest, format: "followboard-explain-manifest/1" }),
     'is in format "followboard-explain-manifest/1", and this page reads followboard-explain-manifest/2');
 });
 
+test("a part of document snippets names those it cut; a whole text as long is not", () => {
+  // The page took a text of the index's snippet_chars (280) code points as cut: Assamese
+  // instruction i31, whole at 280, was shown with an ellipsis as "the first 280 characters".
+  const list = read("submissions/bm25s/explain/pi-indic-val150/t1/asm.queries.json.gz");
+  const docs = read("submissions/bm25s/explain/texts/" + list.texts.refs.docs + ".json.gz");
+  assert.equal(R.textsProblem(docs, "docs"), null);
+  const cut = R.cutDocs(docs);
+  assert.equal(Array.from(docs.texts.i31).length, 280);
+  assert.equal(cut.i31, undefined);
+  assert.equal(cut.i107, true);
+  assert.equal(Object.keys(cut).length, docs.cut.length);
+  const { cut: named, ...unnamed } = docs;
+  assert.equal(R.textsProblem(unnamed, "docs"), "lacks its list of the texts it cut");
+  // a part of queries cuts nothing and names nothing
+  const queries = read("submissions/bm25s/explain/texts/" + list.texts.refs["queries:run"] + ".json.gz");
+  assert.equal(R.textsProblem(queries, "queries:run"), null);
+  assert.equal("cut" in queries, false);
+});
+
 test("the index: its format, then every key the views read", () => {
   const index = {
     format: R.INDEX_FORMAT, metrics: {}, submissions: {}, order: [], group_names: {},
-    directions: { hi: "ltr" }, snippet_chars: 280,
+    directions: { hi: "ltr" },
     tasks: { "t/a": { title: "T A", label: "A", primary: "m", family: "t", file: "explore/tasks/t/a.json",
                       lang: { query: "hi", docs: "hi" } } },
     families: { t: { title: "T", line: "T", part: null, group_by: "language", tasks: ["t/a"], ranked: [] } },
   };
   assert.equal(R.indexProblem(index), null);
   assert.equal(R.indexProblem({ ...index, format: "followboard-explorer/1" }),
-    'is in format "followboard-explorer/1", and this page reads followboard-explorer/5');
+    'is in format "followboard-explorer/1", and this page reads followboard-explorer/6');
   const { line, ...noLine } = index.families.t;
   assert.equal(R.indexProblem({ ...index, families: { t: noLine } }), "lacks \u201cfamilies.t.line\u201d");
   const { order, group_names, ...bare } = index;

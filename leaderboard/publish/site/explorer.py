@@ -20,9 +20,9 @@ What the build writes under ``explore/``:
   files are, whether it has any), every task (title, primary metric, heatmap family and
   how the heatmap groups its rows, the languages of its queries and of its documents as
   BCP 47 tags, which the page marks their texts with), each of those tags' script
-  direction, how many characters of a document's text the copied texts keep
-  (:data:`leaderboard.core.explain.SNIPPET_CHARS`, which the page marks a text cut at),
-  the heatmap families with their submissions in the
+  direction (which texts are cut, and where, the text parts say:
+  :func:`leaderboard.core.explain.text_record`), the heatmap families with their
+  submissions in the
   tables' order (best first on the mean of the family's task figures, as
   :mod:`leaderboard.publish.standings` computes it) and the start page's line each is
   on, and what each metric key is (label, help, sign, range), from the measure catalogue
@@ -51,7 +51,6 @@ from pathlib import Path
 from leaderboard.benchmarks.followtable_views import FOLLOWTABLE_CONSTRAINT_NAMES
 from leaderboard.benchmarks.views import column
 from leaderboard.core.display import score_text
-from leaderboard.core.explain import SNIPPET_CHARS
 from leaderboard.core.languages import LANGUAGES
 from leaderboard.core.measures import measure_of, query_help, query_label
 from leaderboard.submission.explain_files import (
@@ -76,7 +75,7 @@ EXPLORER_PAGE = "explore.md"
 DATA = "explore"
 # The script checks it (assets/explorer/records.js INDEX_FORMAT): bump both when the index
 # changes.
-INDEX_FORMAT = "followboard-explorer/5"
+INDEX_FORMAT = "followboard-explorer/6"
 # What each entry of a task file holds, named in the file ("fields"), read by name
 # (assets/explorer/records.js): the submission's position in the index's "order", its
 # figure on the task's primary metric, and 1 when it has explanation files for the task.
@@ -333,9 +332,6 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
     index = {
         "format": INDEX_FORMAT,
         "texts": f"{DATA}/texts/" if copied_texts else None,
-        # The copied texts keep each document's first this many characters (code points,
-        # as Python counts them): the page marks a text that long as cut, and says so.
-        "snippet_chars": SNIPPET_CHARS,
         # Every metric key of the tasks below: label, help, direction, sign and range.
         "metrics": {key: metric_facts(key) for key in dict.fromkeys(
             k for t in shown.values() for k in t.metric_keys())},

@@ -187,16 +187,15 @@ var FBXCardParts = (function () {
   // PI-Indic T4: a persona's pairs, the most probable first, with the gold label, the
   // submitted probability and whether the prediction (compatible at 0.5 or more) is right;
   // each instruction's text marked with ``language`` ({lang, dir}), its id left English.
-  // A document's copied text in its language, and where it was cut (at ``limit``, the
-  // index's snippet_chars), an ellipsis and the words saying how much of it is shown
-  // (common.js snippet).
-  function snippetText(text, language, limit) {
-    var shown = FBXCommon.snippet(text, limit);
+  // A document's copied text in its language, and where it was cut (``cut``), an
+  // ellipsis and the words saying how much of it is shown (common.js snippet).
+  function snippetText(text, language, cut) {
+    var shown = FBXCommon.snippet(text, cut);
     return [h("span", { lang: language.lang, dir: language.dir }, shown.text),
             shown.cut ? [" ", h("span", { cls: "fb-x-muted fb-x-cut" }, "(" + shown.words + ")")] : null];
   }
 
-  function pairsTable(pairs, txt, language, limit) {
+  function pairsTable(pairs, txt, language) {
     var docs = txt && txt.docs;
     var head = h("tr", null, ["Instruction", "Gold label", "Probability", "Predicted"].map(function (c) {
       return h("th", { scope: "col" }, c);
@@ -209,7 +208,7 @@ var FBXCardParts = (function () {
       var right = predicted === Boolean(p.label);
       add(body, h("tr", { "data-pair": p.pair, cls: right ? null : "fb-x-wrong" },
         h("td", null, instruction ? [h("b", null, instruction), " ", docs && docs[instruction]
-          ? snippetText(docs[instruction], language, limit) : ""] : p.pair),
+          ? snippetText(docs[instruction], language, Boolean(txt.cut && txt.cut[instruction])) : ""] : p.pair),
         h("td", null, p.label ? "compatible" : "not compatible"),
         h("td", { "data-v": exact(p.probability), "data-field": "probability" }, FBFormat.fixed(p.probability, 3)),
         h("td", null, (predicted ? "compatible" : "not compatible") + (right ? "" : " \u2717"))));

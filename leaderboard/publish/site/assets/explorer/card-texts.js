@@ -83,8 +83,8 @@ var FBXCardTexts = (function () {
     var docs = ctx.texts && ctx.texts.docs;
     var up = ctx.list.upstream;
     if (docs && docs[doc] !== undefined) {
-      var shown = FBXCommon.snippet(docs[doc], state.index.snippet_chars);
-      add(body, docs[doc] ? h("p", { cls: "fb-x-snippet", lang: ctx.docs.lang, dir: ctx.docs.dir }, shown.text)
+      var shown = FBXCommon.snippet(docs[doc], Boolean(ctx.texts.cut && ctx.texts.cut[doc]));
+      add(body, docs[doc] || shown.cut ? h("p", { cls: "fb-x-snippet", lang: ctx.docs.lang, dir: ctx.docs.dir }, shown.text)
         : h("p", { cls: "fb-x-snippet" }, "(empty document)"),
         h("p", { cls: "fb-x-muted" }, shown.words.charAt(0).toUpperCase() + shown.words.slice(1) + "; " +
           ctx.texts.licence + ", " + ctx.texts.source + "."));

@@ -18,7 +18,7 @@ var FBXCard = (function () {
     var textBox = h("section", { cls: "fb-x-texts" });
     if (card.pairs) {
       add(textBox, T.textBlock("Persona " + qid, txt && txt["queries:persona"] ? txt["queries:persona"][qid] : null, null, lang));
-      add(textBox, P.pairsTable(card.pairs, txt, D.textLanguage(list.task, "docs"), state.index.snippet_chars));
+      add(textBox, P.pairsTable(card.pairs, txt, D.textLanguage(list.task, "docs")));
     } else if (paired) {
       var og = txt && txt["queries:original"], alt = txt && txt["queries:altered"];
       if (og && alt) {

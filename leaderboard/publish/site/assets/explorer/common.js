@@ -69,14 +69,15 @@ var FBXCommon = (function () {
   function named(text) { return h("bdi", null, text); }
   function isolated(text) { return "\u2068" + text + "\u2069"; }
 
-  // A document's copied text and whether it was cut: the copied texts keep each
-  // document's first ``limit`` characters (the index's snippet_chars, from the scorer's
-  // SNIPPET_CHARS), counted as Python counts them (code points, not UTF-16 units), so a
-  // text that long is taken as cut (a text of exactly that length is not told apart).
-  function snippet(text, limit) {
-    var cut = typeof limit === "number" && Array.from(text).length >= limit;
+  // A document's copied text and how much of it is shown: ``cut`` is true when the
+  // scorer cut it (its text part's "cut" names it), and then it ends in an ellipsis and
+  // the words say how many characters it keeps, counted as Python counts them (code
+  // points, not UTF-16 units).
+  function snippet(text, cut) {
+    cut = cut === true;
     return { text: cut ? text + "\u2026" : text, cut: cut,
-             words: cut ? "the first " + limit.toLocaleString("en-US") + " characters" : "the whole text" };
+             words: cut ? "the first " + Array.from(text).length.toLocaleString("en-US") + " characters"
+               : "the whole text" };
   }
 
   return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact,

@@ -164,7 +164,8 @@ var FBXData = (function () {
   }
 
   // The texts a task's cards show, by part name ("queries:<role>", "docs", "pairs"),
-  // with their licence and source; null when the list names none. Copied into the site,
+  // with their licence and source and the documents whose text is cut (``cut``: {id:
+  // true}); null when the list names none. Copied into the site,
   // text parts are shared by every submission; in a store, each submission's own folder
   // holds those its cards show. A part that cannot be loaded is null (a card still shows
   // its figures without texts); one of another format is an error.
@@ -181,6 +182,7 @@ var FBXData = (function () {
       var wrong = R.textsProblem(doc, name);
       if (wrong) throw L.misread("text part \u201c" + name + "\u201d of " + list.task, url, wrong, rescore(sub));
       out[name] = doc.texts;
+      if (name === "docs") out.cut = R.cutDocs(doc);
     }));
     return out;
   }

@@ -12,9 +12,9 @@
 var FBXRecords = (function () {
   "use strict";
 
-  var INDEX_FORMAT = "followboard-explorer/5";
+  var INDEX_FORMAT = "followboard-explorer/6";
   var EXPLAIN_FORMAT = "followboard-explain/1";
-  var TEXTS_FORMAT = "followboard-texts/1";
+  var TEXTS_FORMAT = "followboard-texts/2";
   var MANIFEST_FORMAT = "followboard-explain-manifest/2";
 
   // Rows whose file names no fields, so its format fixes their order:
@@ -32,8 +32,7 @@ var FBXRecords = (function () {
     irs: ["S", "S_ideal", "S_worst", "scale"],
   };
   // What the index must hold (each task and family too), beyond its format.
-  var INDEX_KEYS = ["metrics", "submissions", "order", "tasks", "families", "group_names", "directions",
-    "snippet_chars"];
+  var INDEX_KEYS = ["metrics", "submissions", "order", "tasks", "families", "group_names", "directions"];
   var INDEX_TASK_KEYS = ["title", "label", "primary", "family", "file", "lang"];
   var INDEX_FAMILY_KEYS = ["title", "line", "part", "group_by", "tasks", "ranked"];
 
@@ -107,11 +106,22 @@ var FBXRecords = (function () {
     return lacks.length ? "names no field " + quoted(lacks) : null;
   }
 
-  // A text part's kind is its name's head: "queries:original" -> "queries".
+  // A text part's kind is its name's head: "queries:original" -> "queries". A part of
+  // document snippets names those it cut (explain.py text_record "cut").
   function textsProblem(doc, name) {
-    var wrong = fileProblem(doc, { format: TEXTS_FORMAT, kind: name.split(":")[0] });
+    var kind = name.split(":")[0];
+    var wrong = fileProblem(doc, { format: TEXTS_FORMAT, kind: kind });
     if (wrong) return wrong;
-    return isObject(doc.texts) ? null : "lacks its texts";
+    if (!isObject(doc.texts)) return "lacks its texts";
+    if (kind === "docs" && !Array.isArray(doc.cut)) return "lacks its list of the texts it cut";
+    return null;
+  }
+
+  // The documents a part of snippets (its problem already checked) cut: {id: true}.
+  function cutDocs(doc) {
+    var out = Object.create(null);
+    doc.cut.forEach(function (id) { out[id] = true; });
+    return out;
   }
 
   function manifestProblem(doc) {
@@ -214,6 +224,7 @@ var FBXRecords = (function () {
     MANIFEST_FORMAT: MANIFEST_FORMAT, QUERY_FIELDS: QUERY_FIELDS, TASK_FILE_FIELDS: TASK_FILE_FIELDS,
     CARD_FIELDS: CARD_FIELDS, record: record, fileProblem: fileProblem, indexProblem: indexProblem,
     queryListProblem: queryListProblem, cardsProblem: cardsProblem, textsProblem: textsProblem,
+    cutDocs: cutDocs,
     manifestProblem: manifestProblem, taskFileProblem: taskFileProblem, queryList: queryList,
     cardFileOf: cardFileOf, card: card, taskEntries: taskEntries, pairOf: pairOf,
     familyLines: familyLines, textLanguage: textLanguage,
