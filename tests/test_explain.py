@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
@@ -20,6 +21,9 @@ import pytest
 from fixtures.mteb_collection import run_lines, write_collection
 from leaderboard.app.cli import main
 from leaderboard.core.data import iter_corpus, load_task_data
+from leaderboard.core.data.layout_files import PI_INDIC_LANGUAGES
+from leaderboard.core.data.pi_indic import read_language
+from leaderboard.core.graphemes import clusters, cut_between_clusters
 from leaderboard.core.explain import (
     SNIPPET_CHARS,
     UnknownQueryError,
@@ -254,6 +258,67 @@ def test_a_text_record_names_the_snippets_it_cut(data_dir: Path) -> None:
     assert record["cut"] == cut and len(cut) == 47
     for doc, text in record["docs"].items():
         assert (text != whole[doc]) == (doc in cut)
+
+
+def test_a_snippet_ends_between_two_characters_as_a_reader_sees_them(data_dir: Path) -> None:
+    """Snippets were a text's first 280 code points: Hindi persona p84's ended in "क्",
+    the virama of the conjunct "क्ष" with its second consonant cut off (and 280 of the
+    755 PI-Indic texts longer than 280 were cut inside a character so, a vowel sign or a
+    virama left without its consonant): a snippet ends between two grapheme clusters,
+    and the record names it cut though shorter than SNIPPET_CHARS."""
+    task = get_task("pi-indic-val150/t3/hin")
+    whole = dict(iter_corpus(task, data_dir))
+    record = text_record(task, load_task_data(task, data_dir), whole.items())
+    assert whole["p84"][276:281] == "अपक्ष"
+    assert record["docs"]["p84"] == whole["p84"][:278] and "p84" in record["cut"]
+    marks = ("Mn", "Mc", "Me")
+    viramas = "\u094d\u09cd\u0a4d\u0acd\u0b4d\u0c4d\u0ccd\u0d4d"  # Tamil's is written
+    inside = 0
+    for lang in PI_INDIC_LANGUAGES:
+        language = read_language(data_dir, lang)
+        for side in ("persona", "instruction"):
+            for text in language.text(side).values():
+                shown = cut_between_clusters(text, SNIPPET_CHARS)
+                assert text.startswith(shown) and len(shown) <= SNIPPET_CHARS
+                if len(text) <= SNIPPET_CHARS:
+                    assert shown == text
+                    continue
+                inside += (len(shown) < SNIPPET_CHARS)
+                after = text[len(shown)]
+                assert unicodedata.category(after) not in marks and after not in "\u200c\u200d"
+                assert not (shown[-1] in viramas and unicodedata.category(after) == "Lo")
+                assert len(shown) >= SNIPPET_CHARS - 6  # an aksara is a few code points
+    assert inside == 280
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("क्षय", ["क्ष", "य"]),                    # Devanagari conjunct (UAX #29 GB9c)
+    ("क्\u200dष", ["क्\u200dष"]),             # ZWJ asks for the half form: one
+    ("क्\u200cष", ["क्\u200c", "ष"]),          # ZWNJ shows the virama: two
+    ("ಕ್ಷಣ", ["ಕ್ಷ", "ಣ"]),                     # Kannada's conjunct too (UAX #29 splits it)
+    ("ਪ੍ਰਕ", ["ਪ੍ਰ", "ਕ"]),                     # Gurmukhi's subjoined ra too
+    ("க்க", ["க்", "க"]),                       # Tamil's pulli is written: two
+    ("কি", ["কি"]),                             # a vowel sign stays with its consonant
+    ("می\u200cخواهم", ["م", "ی\u200c", "خ", "و", "ا", "ه", "م"]),  # Persian ZWNJ joins back
+    ("приве\u0301т", ["п", "р", "и", "в", "е\u0301", "т"]),       # a combining accent
+    ("\U0001F468\u200d\U0001F469\u200d\U0001F467!",
+     ["\U0001F468\u200d\U0001F469\u200d\U0001F467", "!"]),      # an emoji ZWJ sequence
+    ("\U0001F44D\U0001F3FD", ["\U0001F44D\U0001F3FD"]),           # a skin-tone modifier
+    ("\U0001F1EE\U0001F1F3\U0001F1EE", ["\U0001F1EE\U0001F1F3", "\U0001F1EE"]),  # flags
+    ("a\r\nb", ["a", "\r\n", "b"]),
+    ("\u0600\u0661", ["\u0600\u0661"]),                          # a prepended mark
+    ("", []),
+])
+def test_grapheme_clusters_of_the_board_s_scripts(text: str, expected: list[str]) -> None:
+    assert clusters(text) == expected
+    assert "".join(clusters(text)) == text
+
+
+def test_a_cut_falls_back_to_the_last_whole_cluster() -> None:
+    assert cut_between_clusters("क्षय", 2) == ""  # the first cluster is longer
+    assert cut_between_clusters("क्षय", 3) == "क्ष"
+    assert cut_between_clusters("क्षय", 4) == "क्षय"  # whole: not cut
+    assert cut_between_clusters("ab\u0301c", 2) == "a"
 
 
 def test_unknown_query_names_close_ids(data_dir: Path) -> None:

@@ -37,6 +37,7 @@ import numpy as np
 
 from leaderboard.core.data.base import TaskData
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.graphemes import cut_between_clusters
 from leaderboard.core.metrics.instruction import (
     JudgedDocs,
     irs_parts,
@@ -439,7 +440,10 @@ def reference_card(original: RunLines, altered: RunLines, topic: str, query: str
 
 #: The format name and version every explanation file carries.
 EXPLAIN_FORMAT = "followboard-explain/1"
-#: How much of a document's text a card shows (the rest is one click away upstream).
+#: How much of a document's text a card shows at most, in code points (the rest is one
+#: click away upstream): a longer text is cut at the last boundary between two characters
+#: as its reader sees them (grapheme clusters: a conjunct, a letter and its vowel sign
+#: and accents stay whole) at or before this length.
 SNIPPET_CHARS = 280
 #: Licences of benchmark data that let the site show its texts. Data without a stated
 #: licence (FollowTable) is never copied: cards show its ids, linked to the file at the
@@ -524,8 +528,9 @@ def text_record(task: Task, data: TaskData, corpus: Iterable[tuple[str, str]]) -
     under each role and the snippets of the corpus's :func:`shown_documents` (``corpus``
     may hold others: they are left out). None when the benchmark's licence does not let
     the site show them (:func:`shows_text`): its cards link to the upstream files
-    instead. ``cut`` names the documents whose snippet is not their whole text: the page
-    reads it there (a whole text may be as long as a cut one)."""
+    instead. A snippet ends between two grapheme clusters (:data:`SNIPPET_CHARS`), so a
+    cut one may be shorter than a whole one: ``cut`` names the documents whose snippet is
+    not their whole text, and the page reads it there."""
     if not shows_text(task):
         return None
     shown = shown_documents(data)
@@ -533,8 +538,8 @@ def text_record(task: Task, data: TaskData, corpus: Iterable[tuple[str, str]]) -
     cut: list[str] = []
     for d, text in corpus:
         if shown is None or d in shown:
-            docs[d] = text[:SNIPPET_CHARS]
-            if len(text) > SNIPPET_CHARS:
+            docs[d] = cut_between_clusters(text, SNIPPET_CHARS)
+            if len(docs[d]) < len(text):
                 cut.append(d)
     return {"format": TEXT_FORMAT, "task": task.id, "licence": task.source.licence,
             "source": f"{task.source.repo}@{task.source.revision}",

@@ -124,6 +124,19 @@ test("a part of document snippets names those it cut; a whole text as long is no
   assert.equal("cut" in queries, false);
 });
 
+test("a snippet cut between two characters is shorter than the limit, and says how long", () => {
+  // Hindi persona p84 was cut after its 280th code point, a virama ("\u0915\u094d") whose
+  // consonant was cut off: it ends before the conjunct, and says it shows 278 characters.
+  const C = require(path.join(REPO, "leaderboard", "publish", "site", "assets", "explorer", "common.js"));
+  const list = read("submissions/bm25s/explain/pi-indic-val150/t3/hin.queries.json.gz");
+  const docs = read("submissions/bm25s/explain/texts/" + list.texts.refs.docs + ".json.gz");
+  const text = docs.texts.p84;
+  assert.equal(Array.from(text).length, 278);
+  assert.equal(text.slice(-2), "\u0905\u092a");
+  assert.equal(R.cutDocs(docs).p84, true);
+  assert.deepEqual(C.snippet(text, true), { text: text + "\u2026", cut: true, words: "the first 278 characters" });
+});
+
 test("the index: its format, then every key the views read", () => {
   const index = {
     format: R.INDEX_FORMAT, metrics: {}, submissions: {}, order: [], group_names: {},
