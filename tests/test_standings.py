@@ -12,7 +12,7 @@ import pytest
 
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
 from leaderboard.benchmarks.views import Column, View
-from leaderboard.publish.site.board import Board
+from leaderboard.publish.site.board import Board, board_of
 from leaderboard.publish.standings import (
     TIER_LEADER,
     Row,
@@ -196,6 +196,34 @@ def test_a_row_scored_on_another_data_revision_is_marked_and_not_tested() -> Non
     same = fill_view(view, [_submitted(a), _submitted(b)])
     tier_tables([same])
     assert same.leader().key == "a" and not same.off_pin and not same.tier_note
+
+
+def test_a_model_line_takes_its_figures_from_a_submission_on_the_pinned_data() -> None:
+    """A model with two verified submissions showed the one with the better value as its
+    line, whatever data each was scored on: after the pin moved, a submission scored on
+    the old revision was picked over the model's submission on the pinned data, so the
+    table, the home page and the downloads showed the model by its untested figure on
+    other data. A line now takes a submission scored on the pinned data first."""
+    a, b = _uneven_pair()
+    old = _system("m-old", {t: {q: v + 0.05 for q, v in s.per_query["IRS"].items()}
+                            for t, s in b.tasks.items()})
+    new = _system("m-new", {t: s.per_query["IRS"] for t, s in b.tasks.items()})
+    old, new = (s.model_copy(update={"model": ModelInfo(name="Model M")}) for s in (old, new))
+    rows = [_submitted(old, {t: "deu05232/FollowTable@0123abcd4567" for t in old.tasks}),
+            _submitted(new), _submitted(a)]
+    board = board_of(rows, [])
+    for view_id in ("followtable/wtr", "followtable/wqt"):
+        table = board.tables[view_id]
+        index = table.view.tiered_column
+        assert table.values["m-old"][index] > table.values["m-new"][index], view_id
+        line = next(ln for ln in table.lines if ln.name == "Model M")
+        assert line.source.key == "m-new", view_id
+        assert [r.key for r in line.others] == ["m-old"]
+        assert line.cells[index].tier is not None
+    # With both on the pin, the better value is the line's, as before.
+    board = board_of([_submitted(old), _submitted(new), _submitted(a)], [])
+    line = next(ln for ln in board.tables["followtable/wtr"].lines if ln.name == "Model M")
+    assert line.source.key == "m-old"
 
 
 def test_every_surface_marks_a_figure_scored_on_another_data_revision(

@@ -9,8 +9,10 @@ downloads, the search index, the home table) shows one line per model, and every
 of a line comes from one row, its **source**, picked from the model's rows by this rule
 (:func:`source_order`):
 
-1. a verified submission: the best of them on the view's tiered column, as its test
-   ranks it (else on its sort column);
+1. a verified submission: one scored on the data revision the registry pins for every
+   task of the view before one scored on another for some (:func:`.tables.off_pin_of`:
+   its figures are on other data, tested against no row), then the best of them on the
+   view's tiered column, as its test ranks it (else on its sort column);
 2. a reported row, one that gives the view's sort column before one that does not, by
    source: the benchmark's own sources, in the order its declaration gives them
    (:attr:`leaderboard.benchmarks.declaration.Benchmark.own_sources`: the benchmark's own
@@ -27,7 +29,7 @@ the downloads list every source.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -111,16 +113,18 @@ def _version_key(version: str | None) -> tuple[int, ...]:
 _KIND_RANK = {"paper": 0, "pi-indic-results": 1, "mteb-results": 2}
 
 
-def source_order(row: Row, values: list[float | None], view: View, own: tuple[str, ...]
-                 ) -> tuple:
+def source_order(row: Row, values: list[float | None], view: View, own: tuple[str, ...],
+                 off_pin: bool) -> tuple:
     """Sort key of a model's rows competing to be its line's source: the smallest wins
-    (module docstring). ``values`` are the row's values in the view's columns."""
+    (module docstring). ``values`` are the row's values in the view's columns;
+    ``off_pin``: the row was scored on another data revision than the pin for a task of
+    the view."""
     if row.verified:
         index = view.tiered_column if view.tiered_column is not None else view.sort_column
         column, value = view.columns[index], values[index]
         if value is None:
-            return (0, 1, 0.0, row.key)
-        return (0, 0, -value if column.higher_is_better else value, row.key)
+            return (0, off_pin, 1, 0.0, row.key)
+        return (0, off_pin, 0, -value if column.higher_is_better else value, row.key)
     lacks_sort = values[view.sort_column] is None
     system_id = row.system.system_id
     mine = next((i for i, prefix in enumerate(own) if system_id.startswith(prefix)), None)
@@ -139,11 +143,13 @@ def _line_order(line: ModelLine, column: Column, index: int) -> tuple:
 
 
 def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | None]],
-                tiers: Mapping[int, dict[str, TierInfo]]) -> list[ModelLine]:
+                tiers: Mapping[int, dict[str, TierInfo]],
+                off_pin: Collection[str]) -> list[ModelLine]:
     """A view table's rows (:class:`.tables.ViewTable`: its rows, each row's value per
-    column and the tested columns' tiers) as one line per model, each from one source, in
-    the view's default order: best value of the sort column first, verified before
-    reported at equal values, then by name."""
+    column, the tested columns' tiers and the keys of the verified rows scored on another
+    data revision than the pin for a task of the view) as one line per model, each from
+    one source, in the view's default order: best value of the sort column first,
+    verified before reported at equal values, then by name."""
     own = own_sources(view.id)
     by_model: dict[str, tuple[ModelRecord, list[Row]]] = {}
     for row in rows:
@@ -154,7 +160,8 @@ def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | N
     for rec, model_rows in by_model.values():
         if len(model_rows) > 1:
             model_rows = sorted(model_rows,
-                                key=lambda r: source_order(r, values[r.key], view, own))
+                                key=lambda r: source_order(r, values[r.key], view, own,
+                                                          r.key in off_pin))
         source, rest = model_rows[0], model_rows[1:]
         own_values = values[source.key]
         cells = []

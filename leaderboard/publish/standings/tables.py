@@ -72,7 +72,9 @@ class ViewTable:
         """One line per model, in default order (:mod:`.lines`): what every surface
         shows."""
         if self._lines is None:
-            self._lines = model_lines(self.view, self.rows, self.values, self.tiers)
+            off_pin = {r.key for r in self.rows
+                       if any(off_pin_of(r, column) for column in self.view.columns)}
+            self._lines = model_lines(self.view, self.rows, self.values, self.tiers, off_pin)
         return self._lines
 
     def line_ranks(self) -> dict[str, int | None]:
