@@ -58,6 +58,7 @@ from leaderboard.publish.site.synthetic import (name_explanations, write_explana
 from leaderboard.core.config import ENV_CACHE_DIR, ENV_RUN_STORE
 from leaderboard.store.locations import FolderStore  # noqa: E402
 from leaderboard.submission.layout import PER_QUERY_NAME  # noqa: E402
+from reference_models.spec import load_model_specs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # The tasks whose synthetic explanation files the store holds: one FollowTable dataset
@@ -345,7 +346,8 @@ def main() -> int:
             out = work / f"site-{label}"
             load = os.getloadavg()[0]
             cpu0 = time.process_time()
-            result = build_site(root, out, cache_dir=cache)
+            result = build_site(root, out, cache_dir=cache,
+                                reference_ids=frozenset(load_model_specs()))
             cpu = time.process_time() - cpu0
             page, size = result.largest_page
             total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20

@@ -15,6 +15,7 @@ import pytest
 
 from leaderboard.publish.site.board import Board, board_of, load_board
 from leaderboard.publish.site.build import build_site
+from reference_models.spec import load_model_specs
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
@@ -89,7 +90,8 @@ def committed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open(base / "committed-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / "built").exists():
-            build_site(REPO, folder / "out", cache_dir=folder / "cache")
+            build_site(REPO, folder / "out", cache_dir=folder / "cache",
+                       reference_ids=frozenset(load_model_specs()))
             (folder / "built").touch()  # only a finished build is shared
     return folder / "out"
 

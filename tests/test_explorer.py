@@ -63,7 +63,7 @@ def _tree(root: Path) -> list[str]:
 def built(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("explorer-site")
     ids = _tree(base / "root")
-    build_site(base / "root", base / "out", cache_dir=base / "cache")
+    build_site(base / "root", base / "out", cache_dir=base / "cache", reference_ids=())
     index = json.loads((base / "out" / "explore" / "index.json").read_text(encoding="utf-8"))
     return {"root": base / "root", "out": base / "out", "ids": ids, "index": index}
 
@@ -307,7 +307,8 @@ def test_an_https_store_is_linked_not_copied(tmp_path: Path, monkeypatch) -> Non
     try:
         monkeypatch.setenv("LEADERBOARD_RUN_STORE", url + "{+path}")
         monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
-        result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+        result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache",
+                            reference_ids=())
     finally:
         server.shutdown()
     assert not [w for w in result.warnings if "explorer" in w], result.warnings
@@ -333,7 +334,8 @@ def test_a_store_without_the_files_is_a_warning_naming_the_submission_and_file(
     try:
         monkeypatch.setenv("LEADERBOARD_RUN_STORE", url)
         monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "store-cache"))
-        result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+        result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache",
+                            reference_ids=())
     finally:
         server.shutdown()
     (warning,) = [w for w in result.warnings if "explorer" in w]
@@ -347,7 +349,8 @@ def test_a_store_without_the_files_is_a_warning_naming_the_submission_and_file(
 def test_a_damaged_manifest_is_a_warning_not_a_crash(tmp_path: Path) -> None:
     _tree(tmp_path / "root")
     (explain_dir(tmp_path / "root" / "submissions" / "sub-0000") / "manifest.json").write_text("{")
-    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache",
+                        reference_ids=())
     # Refused by its size and SHA-256 (results.json names them) before it is parsed.
     assert any(w.startswith("explorer: sub-0000/explain/manifest.json: the copy in the "
                             "submission's folder") and "it is 1 bytes, not the" in w
@@ -364,7 +367,8 @@ def test_a_tampered_explanation_file_is_refused_and_nothing_of_it_copied(tmp_pat
     doc = json.loads(gzip.decompress(card.read_bytes()))
     doc["cards"][next(iter(doc["cards"]))]["metrics"] = {"IRS": 0.99}
     card.write_bytes(gzip.compress(json.dumps(doc).encode()))
-    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache",
+                        reference_ids=())
     assert any(w.startswith("explorer: sub-0000/explain/followtable/wtr.cards.0.json.gz: the "
                             "copy in the submission's folder") and "does not match" in w
                for w in result.warnings), result.warnings
@@ -382,7 +386,8 @@ def test_a_manifest_cannot_copy_files_from_elsewhere(tmp_path: Path) -> None:
     doc["files"]["../../../metadata.yaml"] = {"sha256": "0" * 64, "bytes": 1}
     manifest.write_text(json.dumps(doc))
     name_explanations(folder / "results.json", explain_dir(folder))
-    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache")
+    result = build_site(tmp_path / "root", tmp_path / "out", cache_dir=tmp_path / "cache",
+                        reference_ids=())
     assert any("'../../../metadata.yaml' is not an explanation file" in w for w in result.warnings)
     assert not list((tmp_path / "out").rglob("metadata.yaml"))
     index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())

@@ -90,7 +90,7 @@ def fixture_site(tmp_path_factory):
         outcome = score_submission(folder, data, after_merge=True)
         assert outcome.results_path is not None, outcome.report.lines()
     shutil.rmtree(root / "submissions" / "fix-old" / "explain")  # scored before the explorer
-    build_site(root, base / "out", cache_dir=base / "cache")
+    build_site(root, base / "out", cache_dir=base / "cache", reference_ids=())
     (base / "out" / "explore" / "data" / "fix-gone" / "followir" / "core17.cards.0.json.gz").unlink()
     server, url = serve(base / "out")
     yield {"url": url, "out": base / "out", "root": root, "data": data,
@@ -423,7 +423,7 @@ def test_cards_open_from_the_run_stores_dataset(fixture_site, page, tmp_path, mo
         report, done = push([root / "submissions" / "fix-a"])
         assert report.ok and done, report.lines()
         assert not (root / "submissions" / "fix-a" / "explain").exists()
-        build_site(root, tmp_path / "out", cache_dir=tmp_path / "cache")
+        build_site(root, tmp_path / "out", cache_dir=tmp_path / "cache", reference_ids=())
         index = json.loads((tmp_path / "out" / "explore" / "index.json").read_text())
         commit = hub.hf["board/runs"].commit
         assert index["submissions"]["fix-a"]["base"] == \

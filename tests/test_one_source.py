@@ -67,7 +67,7 @@ def twin(tmp_path_factory: pytest.TempPathFactory) -> dict:
     system = _scaled(ref.systems[0], lambda t: 1.6 if t.endswith("/hin") else 0.5)
     ref.systems[0] = system.model_copy(update={"system_id": "minilm-cls-256"})
     write_results(twin_folder / "results.json", ref)
-    build_site(root, base / "out", cache_dir=base / "cache")
+    build_site(root, base / "out", cache_dir=base / "cache", reference_ids=())
     board = load_board(root, cache_dir=base / "cache")
     return {"root": root, "out": base / "out", "board": board}
 

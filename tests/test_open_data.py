@@ -85,7 +85,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = base / "root"
     write_tree(root, 2, n_queries=6, task_ids=TASKS)
     _reported_followir_7b(root)
-    build_site(root, base / "out", cache_dir=base / "cache")
+    build_site(root, base / "out", cache_dir=base / "cache", reference_ids=())
     return {"root": root, "out": base / "out"}
 
 

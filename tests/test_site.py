@@ -63,8 +63,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("site")
     root = base / "root"
     ids = write_tree(root, 3, n_queries=8, task_ids=TASKS)
+    # sub-0001 stands for a reference model's run, whose parameters were counted.
     result = build_site(root, base / "out", docs_dir=base / "docs", cache_dir=base / "cache",
-                        site_url=SITE_URL)
+                        site_url=SITE_URL, reference_ids={ids[1]})
     return {"root": root, "out": base / "out", "docs": base / "docs", "ids": ids,
             "result": result, "base": base}
 
@@ -276,6 +277,64 @@ def test_every_size_column_says_which_figures_are_counted_declared_or_published(
     assert "MTEB's n_parameters (rounded" in helps["home-models"]
     assert "the nominal size a paper prints" in helps["home-models"]
     assert "counted from the weights" in helps["home-models"]
+
+
+def test_a_submission_page_says_what_kind_of_figure_its_parameter_count_is(
+        built: dict) -> None:
+    """A submission's page gave its parameter count without saying what kind of figure it
+    is, and with all its digits ("110M (110,000,000)") even for a round number its
+    submitter declared, which reads as a count. A reference model's figure (sub-0001
+    stands for one) was counted from the weights by `leaderboard baselines run` and shows
+    its digits; any other is as its submitter declares it, in the field's units only."""
+    import html
+
+    def parameters(sub_id: str) -> str:
+        page = (built["out"] / "submissions" / f"{sub_id}.html").read_text(encoding="utf-8")
+        return html.unescape(re.search(r"<dt>Parameters</dt><dd>(.*?)</dd>", page).group(1))
+
+    assert parameters("sub-0001") == (
+        "335M (335,000,000), counted from the weights by leaderboard baselines run")
+    assert parameters("sub-0000") == (
+        "110M, as declared by the submitter in metadata.yaml, not checked by the leaderboard")
+    assert parameters("sub-0002").startswith("7.1B, as declared by the submitter")
+    assert "110,000,000" not in parameters("hostile")
+
+
+def test_a_submission_page_says_when_its_parameter_count_is_the_model_registrys() -> None:
+    """A submission of a model the registry lists shows the registry's figure on every
+    page, whatever its metadata.yaml declares: its page says so, and gives the
+    submission's own figure beside it, as that figure's kind shows it."""
+    from leaderboard.publish.models import canonical_system
+    from leaderboard.publish.site.render import submission_params
+    from leaderboard.publish.standings import Row
+    from leaderboard.publish.standings.rows import SubmissionInfo
+    from leaderboard.submission.results import ModelInfo, Source, SystemResult
+
+    def page_figure(name: str, parameters: int | None, *, reference: bool = False) -> str:
+        system = SystemResult(system_id="s", model=ModelInfo(name=name, parameters=parameters),
+                              provenance="verified", source=Source(kind="scored"), tasks={})
+        info = SubmissionInfo(id="s", slug="s", folder=Path("s"), results_path=Path("s/r"),
+                              produced_by_scorer={}, parameters=parameters)
+        row = Row(key="s", system=canonical_system(system), origin=Path("s/r"),
+                  submission=info)
+        return submission_params(row, {"s"} if reference else ())
+
+    assert page_figure("GritLM-7B", 7_241_732_096) == (
+        "7.2B, as the model registry gives it for GritLM-7B, in place of this submission's "
+        "own figure (7241732096, as declared by the submitter in metadata.yaml, not checked "
+        "by the leaderboard)")
+    assert page_figure("GritLM-7B", None).endswith("own figure (none declared)")
+    assert page_figure("all-MiniLM-L6-v2", 22_713_217, reference=True).endswith(
+        "own figure (22,713,217, counted from the weights by leaderboard baselines run)")
+    # The registry's figure is the submission's own: the submission's kind.
+    assert page_figure("all-MiniLM-L6-v2", 22_713_216, reference=True) == (
+        "23M (22,713,216), counted from the weights by leaderboard baselines run")
+    assert page_figure("OpenAI text-embedding-3-large", 1_000_000) == (
+        "– (the model registry gives no parameter count for OpenAI text-embedding-3-large; "
+        "this submission's own figure: 1000000, as declared by the submitter in "
+        "metadata.yaml, not checked by the leaderboard)")
+    assert page_figure("A model of its own", None) == (
+        "– (the source does not state a parameter count)")
 
 
 def test_the_list_of_submissions_explains_only_what_it_shows(built: dict) -> None:
@@ -810,7 +869,8 @@ def test_strict_mode_fails_on_a_broken_link(built: dict, tmp_path: Path) -> None
     from leaderboard.publish.site.render import render_docs
 
     docs = tmp_path / "docs"
-    render_docs(load_board(built["root"], cache_dir=built["base"] / "cache"), docs)
+    render_docs(load_board(built["root"], cache_dir=built["base"] / "cache"), docs,
+                reference_ids=())
     with (docs / "metrics.md").open("a", encoding="utf-8") as fh:
         fh.write("\n[broken](no-such-page.md)\n")
     config = tmp_path / "mkdocs.yml"
@@ -830,7 +890,7 @@ def test_build_refuses_to_wipe_a_foreign_directory(built: dict, tmp_path: Path,
     monkeypatch.setattr(build_module, "load_board", not_reached)
     (tmp_path / "precious.txt").write_text("keep me")
     with pytest.raises(SiteBuildError, match="not made by"):
-        build_site(built["root"], tmp_path, cache_dir=built["base"] / "cache")
+        build_site(built["root"], tmp_path, cache_dir=built["base"] / "cache", reference_ids=())
     assert (tmp_path / "precious.txt").read_text() == "keep me"
 
 
@@ -939,12 +999,13 @@ def test_a_build_killed_while_emptying_its_docs_folder_leaves_one_the_next_build
             (docs / f"page-{i}.md").write_text("# a page of the previous build\n")
         (docs / "pages" / "a.md").write_text("# a page\n")
         (docs / DOCS_MARKER).write_text("made by `leaderboard build`\n")
-        run = run_child(lambda: build_site(tmp_path / "root", tmp_path / "out", docs_dir=docs),
+        run = run_child(lambda: build_site(tmp_path / "root", tmp_path / "out", docs_dir=docs,
+                                           reference_ids=()),
                         ("unlink",), fail_at=k)
         # Killed at its k-th unlink, or past the docs folder where the fixture stops it.
         assert run.code is None or "_Rendering" in run.output, (k, run.output)
         with pytest.raises(_Rendering):  # past the docs folder, whatever the kill left
-            build_site(tmp_path / "root", tmp_path / "out", docs_dir=docs)
+            build_site(tmp_path / "root", tmp_path / "out", docs_dir=docs, reference_ids=())
         assert sorted(p.name for p in docs.iterdir()) == [DOCS_MARKER], k
 
 
@@ -961,14 +1022,14 @@ def test_a_build_removes_the_temporary_folder_a_killed_build_left(
     def killed_where_it_would_render_its_pages() -> None:
         monkeypatch.setattr(build_module, "render_docs",
                             lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL))
-        build_site(tmp_path / "root", tmp_path / "out")
+        build_site(tmp_path / "root", tmp_path / "out", reference_ids=())
 
     run = run_child(killed_where_it_would_render_its_pages, ())
     assert run.code is None, run.output
     assert len(list(build_to_rendering.iterdir())) == 1  # what the killed build left
     _, running = dead_and_running_folders(build_to_rendering, "followboard-site-")
     with pytest.raises(_Rendering):
-        build_site(tmp_path / "root", tmp_path / "out")
+        build_site(tmp_path / "root", tmp_path / "out", reference_ids=())
     assert list(build_to_rendering.iterdir()) == [running]  # a running build's is kept
 
 
@@ -976,8 +1037,8 @@ def test_a_build_removes_the_temporary_folder_a_killed_build_left(
 def test_tier_cache_gives_identical_pages(built: dict, tmp_path: Path) -> None:
     cache = built["base"] / "cache"
     assert any(cache.iterdir())
-    again = build_site(built["root"], tmp_path / "out", cache_dir=cache)
-    fresh = build_site(built["root"], tmp_path / "out2", cache_dir=None)
+    again = build_site(built["root"], tmp_path / "out", cache_dir=cache, reference_ids=())
+    fresh = build_site(built["root"], tmp_path / "out2", cache_dir=None, reference_ids=())
     for name in ("followir.html", "pi-indic/t4.html"):
         assert (again.out_dir / name).read_text() == (fresh.out_dir / name).read_text()
 
@@ -985,7 +1046,7 @@ def test_tier_cache_gives_identical_pages(built: dict, tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
     (tmp_path / "submissions").mkdir()  # a root with no submission yet, nor reported rows
-    result = build_site(tmp_path, tmp_path / "out")
+    result = build_site(tmp_path, tmp_path / "out", reference_ids=())
     assert (tmp_path / "out" / "index.html").is_file()
     followir = (tmp_path / "out" / "followir.html").read_text(encoding="utf-8")
     assert "No submission covers followir/robust04 yet" in followir
@@ -1084,7 +1145,7 @@ def test_a_failed_build_leaves_the_last_site_as_it_was(built: dict, tmp_path: Pa
     from leaderboard.publish.site import build as build_module
 
     out = tmp_path / "site"
-    build_site(built["root"], out, cache_dir=built["base"] / "cache")
+    build_site(built["root"], out, cache_dir=built["base"] / "cache", reference_ids=())
     before = {p.relative_to(out).as_posix(): p.read_bytes()
               for p in sorted(out.rglob("*")) if p.is_file()}
     assert "index.html" in before
@@ -1097,7 +1158,7 @@ def test_a_failed_build_leaves_the_last_site_as_it_was(built: dict, tmp_path: Pa
 
     monkeypatch.setattr(build_module, "run_mkdocs", fails_halfway)
     with pytest.raises(SiteBuildError, match="broken link"):
-        build_site(built["root"], out, cache_dir=built["base"] / "cache")
+        build_site(built["root"], out, cache_dir=built["base"] / "cache", reference_ids=())
     after = {p.relative_to(out).as_posix(): p.read_bytes()
              for p in sorted(out.rglob("*")) if p.is_file()}
     assert after == before

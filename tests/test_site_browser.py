@@ -44,7 +44,7 @@ sync_api = pytest.importorskip("playwright.sync_api",
 def site(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("browser-site")
     write_tree(base / "root", 6, n_queries=8, task_ids=TASKS)
-    build_site(base / "root", base / "out", cache_dir=base / "cache")
+    build_site(base / "root", base / "out", cache_dir=base / "cache", reference_ids=())
     server, url = serve(base / "out")
     yield {"url": url, "out": base / "out", "base": base}
     server.shutdown()
@@ -860,7 +860,7 @@ def test_a_right_to_left_name_keeps_its_neighbours_in_order(tmp_path, page) -> N
     write_tree(root, 1, n_queries=8, task_ids=tasks, hostile=False, reported=False)
     write_submission(root, "rtl", RTL_NAME, [all_tasks()[t] for t in tasks],
                      np.random.default_rng(3), n_queries=8)
-    build_site(root, tmp_path / "out", cache_dir=tmp_path / "cache")
+    build_site(root, tmp_path / "out", cache_dir=tmp_path / "cache", reference_ids=())
     server, url = serve(tmp_path / "out")
     try:
         page.goto(url + "followtable.html#followtable-wtr")

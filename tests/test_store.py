@@ -904,7 +904,7 @@ def test_explanation_files_pushed_to_the_hub_are_read_back_by_the_site_build(
     assert not (folder / "explain").exists()
     monkeypatch.setenv("LEADERBOARD_RUN_STORE", "hf://datasets/board/runs")
     hub.requests.clear()
-    result = build_site(root, tmp_path / "out", cache_dir=tmp_path / "site-cache")
+    result = build_site(root, tmp_path / "out", cache_dir=tmp_path / "site-cache", reference_ids=())
     assert not [w for w in result.warnings if "explorer" in w], result.warnings
     commit = hub.hf["board/runs"].commit
     base = f"{hub.base}/hf/datasets/board/runs/resolve/{commit}/submissions/{SUB}/explain/"
@@ -1195,7 +1195,7 @@ def test_the_site_shows_a_stored_submission_and_links_its_files_to_the_store(
                                             hub_page + f"runs/{WTR}/original.trec.gz"]
     assert group.size == sum(len(d) for r, d in stored_files(carried).items() if "runs" in r)
     assert listing["stores"] == [f"{hub.base}/hf/datasets/jane/runs"]
-    render_docs(board, tmp_path / "docs")
+    render_docs(board, tmp_path / "docs", reference_ids=())
     fragment = (tmp_path / "docs" / ".fragments" / "submissions" / f"{SUB}.md.json").read_text()
     assert "fb-run-files" in fragment and hub_page.replace("/", "\\/") not in fragment
     assert hub_page + f"runs/{WTR}/altered.trec.gz" in fragment

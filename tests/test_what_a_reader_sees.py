@@ -179,7 +179,7 @@ def small_site(tmp_path_factory: pytest.TempPathFactory) -> dict:
     tasks = ["followtable/wtr", "followtable/wqt", "followtable/tarx", "followtable/industr",
              "pi-indic-val150/t1/hin", "pi-indic-val150/t4/hin"]
     write_tree(base / "root", 4, n_queries=8, task_ids=tasks, hostile=False)
-    build_site(base / "root", base / "out", cache_dir=base / "cache")
+    build_site(base / "root", base / "out", cache_dir=base / "cache", reference_ids=())
     return {"out": base / "out", "tasks": tasks}
 
 

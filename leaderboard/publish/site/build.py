@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -131,8 +132,8 @@ def run_mkdocs(config_path: Path) -> list[str]:
 
 
 def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
-               *, strict: bool = True, cache_dir: Path | None = None,
-               site_url: str | None = None) -> BuildResult:
+               *, reference_ids: Collection[str], strict: bool = True,
+               cache_dir: Path | None = None, site_url: str | None = None) -> BuildResult:
     """Build the site from ``results_root`` into ``out_dir``.
 
     ``docs_dir`` keeps the generated Markdown tree (for inspection); by default it lives
@@ -141,7 +142,9 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
     ``site_url`` is the address the site is served from (:func:`site_address`): every
     page links relatively but ``404.html``, which the server shows at any missing path
     and so links from that address's path; without it, from ``/``, which holds only for
-    a site served at a domain's root.
+    a site served at a domain's root. ``reference_ids``: the reference models' ids, whose
+    submissions' parameter counts the pages call counted
+    (:func:`leaderboard.publish.site.render.render_docs`).
     """
     start = time.perf_counter()
     address = site_address(site_url) if site_url is not None else None
@@ -160,7 +163,7 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
                 f"{plural(len(changed), 'submission file')} "
                 f"{'differs' if len(changed) == 1 else 'differ'} from commit {repo.ref[:12]}, which "
                 f"the site links them at (first: {changed[0]}); commit them before publishing")
-        render_docs(board, docs, repo)
+        render_docs(board, docs, repo, reference_ids=reference_ids)
         release = release_manifest(results_root, repo)
         warning = modified_warning(release)
         if warning:

@@ -62,6 +62,38 @@ MODEL_SIZE_HELP = (
     "a paper prints (such as 7B). –: not stated (a sparse model has no trained parameters)")
 
 
+# A submission's own figure, by who stated it: `leaderboard baselines run` counts a
+# reference model's parameters in the weights it loads; any other figure is what the
+# submitter wrote in metadata.yaml.
+COUNTED_BASIS = "counted from the weights by leaderboard baselines run"
+DECLARED_BASIS = "as declared by the submitter in metadata.yaml, not checked by the leaderboard"
+
+
+def submitted_params_text(shown: int | None, own: int | None, model_type: str, *,
+                          counted: bool, registry: str | None) -> str:
+    """A submission page's parameter count with what kind of figure it is. ``shown``: the
+    figure every page gives the model; ``own``: the submission's own (its results.json's,
+    from its metadata.yaml); ``counted``: ``own`` was counted from the weights (a
+    reference model's run); ``registry``: the name of the model registry's record whose
+    facts replaced the submission's, None when the model has none. Only a counted figure
+    shows all its digits: a declared 110,000,000 is a round number, not a count."""
+    def own_text(n: int) -> str:
+        return f"{n:,}, {COUNTED_BASIS}" if counted else f"{n}, {DECLARED_BASIS}"
+
+    if registry is not None and shown != own:
+        theirs = ("none declared" if own is None else own_text(own))
+        if shown is None:
+            return (f"– (the model registry gives no parameter count for {registry}; this "
+                    f"submission's own figure: {theirs})")
+        return (f"{params_text(shown)}, as the model registry gives it for {registry}, in "
+                f"place of this submission's own figure ({theirs})")
+    if shown is None:
+        return f"– ({params_reason(shown, model_type)})"
+    if counted:
+        return f"{params_text(shown)} ({shown:,}), {COUNTED_BASIS}"
+    return f"{params_text(shown)}, {DECLARED_BASIS}"
+
+
 def instruction_text(flag: bool | None) -> str:
     return {True: "yes", False: "no", None: "unknown"}[flag]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 
 import jinja2
@@ -27,7 +28,7 @@ from leaderboard.core.measures import MEASURES
 from leaderboard.core.report import Report, plural
 from leaderboard.core.runs.parsing import parse_run
 from leaderboard.core.tasks import corpus_depth_text
-from leaderboard.publish.standings import TIER_LEADER, TIER_REPORTED, TIER_TIED, ViewTable
+from leaderboard.publish.standings import TIER_LEADER, TIER_REPORTED, TIER_TIED, Row, ViewTable
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.cost import efficiency_context
 from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_json, write_downloads,
@@ -36,7 +37,7 @@ from leaderboard.publish.site.explorer import write_explorer
 from leaderboard.publish.site.data_revisions import off_pin_page_note
 from leaderboard.publish.site.format import (MODEL_SIZE_HELP, SUBMITTED_SIZE_HELP, data_value,
                                              instruction_text, params_reason, params_text,
-                                             relative, safe_url)
+                                             relative, safe_url, submitted_params_text)
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
 from leaderboard.publish.site.overview import home_document, overview_context
 from leaderboard.publish.site.repository import (RepositoryRef, file_listing, repository_ref,
@@ -191,10 +192,15 @@ def section_context(section: Section, board: Board, page: str) -> dict:
             "charted": [tc for tc in tables if tc["rows"]]}
 
 
-def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> list[str]:
+def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
+                reference_ids: Collection[str]) -> list[str]:
     """Write every page and download under ``docs``; return the page paths. Submission
     files are linked to the repository at ``repo`` (by default the checkout holding the
-    first submission, else the default branch), never copied into the site."""
+    first submission, else the default branch), never copied into the site.
+    ``reference_ids``: the reference models' ids (``reference_models/models.yaml``, which
+    the command reads), whose submissions `leaderboard baselines run` writes, counting
+    the parameters in the weights it loads; no one else's pull request may use one (`ci
+    pr-check`), so a submission page calls their figure counted, any other declared."""
     env = environment()
     (docs / DOWNLOADS).mkdir(parents=True, exist_ok=True)
     (docs / "assets").mkdir(exist_ok=True)
@@ -255,6 +261,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
               scores=submission_scores(row, path, views_by_page), listing=listing,
               training=training_text(record_of(row)), cost=efficiency_context(sub.efficiency),
               params_reason=params_reason(row.system.model.parameters, row.system.model.type),
+              parameters=submission_params(row, reference_ids),
               date=sub.date or dates.get(sub.id), off_pin=off_pin_page_note(sub.off_pin))
     write("submissions/index.md", "submissions.md.j2", rows=board.submissions,
           model_types=MODEL_TYPES, dates=dates)
@@ -268,6 +275,19 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None) -> 
     extra.write_text(json.dumps(search_entries(board, pages), ensure_ascii=False),
                      encoding="utf-8")
     return written
+
+
+def submission_params(row: Row, reference_ids: Collection[str]) -> str:
+    """A submission page's parameter count and what kind of figure it is
+    (:func:`.format.submitted_params_text`): the row's model facts are its model record's
+    when the registry lists the model, else the submission's own."""
+    sub = row.submission
+    assert sub is not None
+    record = record_of(row)
+    model = row.system.model
+    return submitted_params_text(model.parameters, sub.parameters, model.type,
+                                 counted=sub.id in reference_ids,
+                                 registry=None if record.derived else record.name)
 
 
 def task_sources() -> list[dict[str, object]]:

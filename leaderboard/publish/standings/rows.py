@@ -53,6 +53,10 @@ class SubmissionInfo:
     hardware: str | None = None
     # What running the model cost, as metadata.yaml records it (measured or declared).
     efficiency: Efficiency | None = None
+    # The model's parameters as the submission states them (its results.json, from its
+    # metadata.yaml), before the model registry's record replaces its model facts
+    # (:func:`leaderboard.publish.models.canonical_system`).
+    parameters: int | None = None
     metadata_problems: list[str] = field(default_factory=list)
     # Paths relative to the folder: metadata.yaml and every run/prediction file (those its
     # manifest lists and those in its runs/ folder).
@@ -123,7 +127,8 @@ def _load_submission(folder: Path, warnings: list[str]) -> tuple[SystemResult, S
     info = SubmissionInfo(id=folder.name, slug=page_name(folder.name), folder=folder,
                           results_path=results_path, produced_by_scorer=results.produced_by,
                           explain_manifest=results.explain_manifest,
-                          off_pin=off_pin_tasks(results.produced_by))
+                          off_pin=off_pin_tasks(results.produced_by),
+                          parameters=system.model.parameters)
     _read_metadata(folder, info)
     files = [METADATA_NAME] if (folder / METADATA_NAME).is_file() else []
     info.files = files + list(run_files(folder))
