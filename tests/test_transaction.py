@@ -171,21 +171,29 @@ def store_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     yield
 
 
+@pytest.fixture()
+def sweep_here(sweep_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The kill sweeps' folder (conftest's sweep_path: in memory where the host allows),
+    the run store a folder of it."""
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(sweep_path / "store"))
+    return sweep_path
+
+
 # --------------------------------------------------------------------------- SIGKILL
 
 @needs_fork
 @pytest.mark.slow
 def test_runs_add_killed_at_every_file_operation_leaves_the_old_or_the_new_folder(
-        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
-    check_interrupted(states["scored"], add_argv(states, data_dir), tmp_path, how="kill",
+        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
+    check_interrupted(states["scored"], add_argv(states, data_dir), sweep_here, how="kill",
                       every=True)
 
 
 @needs_fork
 @pytest.mark.slow
 def test_score_killed_at_every_file_operation_leaves_the_old_or_the_new_folder(
-        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
-    check_interrupted(states["unscored"], score_argv(data_dir), tmp_path, how="kill",
+        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
+    check_interrupted(states["unscored"], score_argv(data_dir), sweep_here, how="kill",
                       every=True)
 
 
@@ -205,16 +213,16 @@ def test_score_removing_a_fifo_and_a_link_under_explain_killed_at_every_file_ope
 @needs_fork
 @pytest.mark.slow
 def test_publishing_killed_at_20_instants_leaves_the_old_or_the_new_folder(
-        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
     """`ci score-pending` writes the explorer's files into explain/ too."""
-    check_interrupted(states["unscored"], publish_argv(data_dir), tmp_path, how="kill",
+    check_interrupted(states["unscored"], publish_argv(data_dir), sweep_here, how="kill",
                       every=False)
 
 
 @needs_fork
 @pytest.mark.slow
 def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_folder(
-        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
     """`runs push` read a folder before finishing the change a killed command left:
     killed after its journal was written, `runs add` left the old folder and a journal,
     and push wrote the old manifest beside the new results, removed the old runs, and
@@ -222,11 +230,11 @@ def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_f
     from leaderboard.app.transfer import pull, push
 
     argv = add_argv(states, data_dir)
-    old_and_new(states["scored"], argv, tmp_path / "reference")
-    _, _, n_ops = old_and_new(states["scored"], argv, tmp_path / "reference")
+    old_and_new(states["scored"], argv, sweep_here / "reference")
+    _, _, n_ops = old_and_new(states["scored"], argv, sweep_here / "reference")
     for k in range(max(1, n_ops - 24), n_ops + 1):  # the switch comes last
-        folder = fresh(states["scored"], tmp_path / "run")
-        shutil.rmtree(tmp_path / "store", ignore_errors=True)
+        folder = fresh(states["scored"], sweep_here / "run")
+        shutil.rmtree(sweep_here / "store", ignore_errors=True)
         run = run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
         assert run.code is None, f"op {k}: not killed\n{run.output}"
         report, _ = push([folder])
@@ -234,7 +242,7 @@ def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_f
         assert around(folder) == [SUB], f"op {k}: {around(folder)}"
         assert verify(folder).ok, f"op {k} of {n_ops}: {verify(folder).lines()}"
         # And pull, the other way round, after the same kind of kill.
-        folder = fresh(states["scored"], tmp_path / "run")
+        folder = fresh(states["scored"], sweep_here / "run")
         run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
         report, _, _ = pull(folder)
         assert report.ok and around(folder) == [SUB], (k, report.lines(), around(folder))
@@ -245,10 +253,10 @@ def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_f
 @needs_fork
 @pytest.mark.slow
 def test_runs_add_on_a_full_disk_at_20_instants_leaves_the_old_or_the_new_folder(
-        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
     """ENOSPC from any file operation (the unprivileged stand-in for a full disk): a
     clear message, never a traceback, and the folder old or new once recovered."""
-    check_interrupted(states["scored"], add_argv(states, data_dir), tmp_path, how="enospc",
+    check_interrupted(states["scored"], add_argv(states, data_dir), sweep_here, how="enospc",
                       every=False)
 
 
