@@ -68,8 +68,8 @@ def swap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
 @needs_fork
 def test_killed_at_every_file_operation_the_folder_is_the_old_or_the_new(
-        tmp_path: Path, swap: str) -> None:
-    reference = tmp_path / "reference" / "site"
+        sweep_path: Path, swap: str) -> None:
+    reference = sweep_path / "reference" / "site"
     old = _old_folder(reference)
     run = _in_child_killed_at(0, reference)
     assert run.code == 0, run.output
@@ -78,7 +78,7 @@ def test_killed_at_every_file_operation_the_folder_is_the_old_or_the_new(
     assert n_ops > 5 and new != old and (reference / MARKER).is_file()
     seen = {"old": 0, "new": 0}
     for k in range(1, n_ops + 1):
-        out = tmp_path / f"run-{k}" / "site"
+        out = sweep_path / f"run-{k}" / "site"
         assert _old_folder(out) == old
         assert _in_child_killed_at(k, out).code is None, f"op {k}: not killed"
         if swap == "swapped":  # never absent, even before the next run looks

@@ -632,7 +632,7 @@ def _rebuild_in_child_killed_at(k: int, out: Path) -> ChildRun:
 @pytest.mark.slow
 @needs_fork
 def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_one_new(
-        built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        built: Path, sweep_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`import all` wrote its six files one after the other into results/reported/: killed
     between two, the folder held some files old and some new, which `git add -A` then
     committed as they were. Killed now at any file operation, the folder is the old one or
@@ -652,7 +652,7 @@ def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_o
         (out / "NOTES.md").write_text("not written by import all\n", encoding="utf-8")
         return folder_files(out)
 
-    reference = tmp_path / "reference" / "reported"
+    reference = sweep_path / "reference" / "reported"
     old = old_folder(reference)
     run = _rebuild_in_child_killed_at(0, reference)
     assert run.code == 0, run.output
@@ -663,7 +663,7 @@ def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_o
                                   "NOTES.md": old["NOTES.md"]}
     seen = {"old": 0, "new": 0}
     for k in range(1, n_ops + 1):
-        out = tmp_path / f"run-{k}" / "reported"
+        out = sweep_path / f"run-{k}" / "reported"
         old_folder(out)
         assert _rebuild_in_child_killed_at(k, out).code is None, f"op {k}: not killed"
         files = folder_files(out)
