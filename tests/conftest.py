@@ -9,7 +9,7 @@ import importlib.util
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -82,20 +82,33 @@ def cache_root(tmp_path_factory):  # noqa: ANN201 - a generator fixture
         yield
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+               build: Callable[[Path], object]) -> Path:
+    """The folder ``name`` of this test run, which ``build`` fills once per run: the first
+    xdist worker to ask builds it while the others wait on a file lock, and every module
+    of every worker then reads the same folder (only a finished build is shared; one a
+    failed worker left is built again). For what tests only read."""
+    base = run_folder(tmp_path_factory)
+    folder = base / name
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (base / f"{name}.built").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (base / f"{name}.built").touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def committed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built from what the repository commits, as the quickstart builds it, once
-    per test run: the xdist workers share one build (11-14 s here; a file lock says who
-    builds, the others wait for it). Tests only read it."""
-    base = run_folder(tmp_path_factory)
-    folder = base / "committed-site"
-    with open(base / "committed-site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "built").exists():
-            build_site(REPO, folder / "out", cache_dir=folder / "cache",
-                       reference_ids=frozenset(load_model_specs()))
-            (folder / "built").touch()  # only a finished build is shared
-    return folder / "out"
+    per test run: the xdist workers share one build (11-14 s here). Tests only read it."""
+    return built_once(tmp_path_factory, "committed-site",
+                      lambda folder: build_site(REPO, folder / "out",
+                                                cache_dir=folder / "cache",
+                                                reference_ids=frozenset(load_model_specs()))
+                      ) / "out"
 
 
 @pytest.fixture(scope="session")

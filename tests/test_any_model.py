@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import models_extra
+from conftest import built_once, models_extra
 
 torch = models_extra()
 
@@ -62,7 +62,15 @@ PROMPT = "query {query} document {document} relevant"
 @pytest.fixture(scope="module")
 def folders(tiny_models, tmp_path_factory) -> dict[str, Path]:
     """sentence-transformers folders saved by sentence-transformers: a bi-encoder (mean
-    pooling, Normalize, query/document prompts, a model card) and a cross-encoder."""
+    pooling, Normalize, query/document prompts, a model card) and a cross-encoder; saved
+    once per test run for the two modules that read them (importing sentence-transformers
+    and saving take 2.6 s)."""
+    root = built_once(tmp_path_factory, "st-folders",
+                      lambda folder: _save_st_folders(tiny_models, folder))
+    return {"st-bi": root / "st-bi", "st-ce": root / "st-ce", "llama": tiny_models["llama"]}
+
+
+def _save_st_folders(tiny_models: dict[str, Path], root: Path) -> None:
     from sentence_transformers import CrossEncoder as STCrossEncoder
     from sentence_transformers import SentenceTransformer
     try:  # sentence-transformers 6 moved its modules; 3-5 have them here only
@@ -70,7 +78,6 @@ def folders(tiny_models, tmp_path_factory) -> dict[str, Path]:
     except ImportError:
         from sentence_transformers import models as modules
 
-    root = tmp_path_factory.mktemp("st-folders")
     torch.manual_seed(0)
     transformer = modules.Transformer(str(tiny_models["bert"]), max_seq_length=40)
     width = (transformer.get_embedding_dimension() if hasattr(transformer, "get_embedding_dimension")
@@ -81,7 +88,6 @@ def folders(tiny_models, tmp_path_factory) -> dict[str, Path]:
     bi.save(str(root / "st-bi"))
     (root / "st-bi" / "README.md").write_text(CARD, encoding="utf-8")
     STCrossEncoder(str(tiny_models["bert-cls-head"]), max_length=48).save(str(root / "st-ce"))
-    return {"st-bi": root / "st-bi", "st-ce": root / "st-ce", "llama": tiny_models["llama"]}
 
 
 def test_a_sentence_transformers_folder_is_read_from_its_own_files(folders) -> None:
