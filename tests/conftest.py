@@ -186,6 +186,13 @@ def data_dir() -> Path:
 def write_run(path: Path, rows: list[tuple[str, str, float]], tag: str = "test",
               compress: bool = False) -> Path:
     """Write (qid, docid, score) rows as a TREC run, ranks numbered in the given order."""
+    path.write_bytes(run_bytes(rows, tag, compress))
+    return path
+
+
+def run_bytes(rows: list[tuple[str, str, float]], tag: str = "test",
+              compress: bool = False) -> bytes:
+    """The bytes :func:`write_run` writes."""
     lines = []
     last_q, rank = None, 0
     for qid, docid, score in rows:
@@ -193,9 +200,5 @@ def write_run(path: Path, rows: list[tuple[str, str, float]], tag: str = "test",
         last_q = qid
         lines.append(f"{qid} Q0 {docid} {rank} {score:.6f} {tag}\n")
     data = "".join(lines).encode("utf-8")
-    if compress:
-        # Level 1: the default 9 took 0.7 s for each WTR run tests/test_ci.py writes.
-        path.write_bytes(gzip.compress(data, compresslevel=1, mtime=0))
-    else:
-        path.write_bytes(data)
-    return path
+    # Level 1: the default 9 took 0.7 s for each WTR run tests/test_ci.py writes.
+    return gzip.compress(data, compresslevel=1, mtime=0) if compress else data
