@@ -12,12 +12,15 @@ disk-full test mounts an 8 MiB tmpfs where the host allows it (root).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -150,18 +153,67 @@ def check_interrupted(state: Path, argv: Callable[[Path], list[str]], tmp_path: 
     return len(instants(n_ops, every))
 
 
+# The commands' arguments for a folder (partials of module functions: a lean process,
+# below, is handed them).
+
+def _add(new_runs: Path, data_dir: Path, folder: Path) -> list[str]:
+    return ["runs", "add", str(folder), "--from", str(new_runs), "--data-dir", str(data_dir),
+            "--quiet"]
+
+
+def _score(data_dir: Path, folder: Path) -> list[str]:
+    return ["score", str(folder), "--data-dir", str(data_dir), "--quiet"]
+
+
+def _publish(data_dir: Path, folder: Path) -> list[str]:
+    return ["ci", "score-pending", "--repo", str(folder.parent.parent), "--data-dir",
+            str(data_dir), "--quiet"]
+
+
 def add_argv(states: dict[str, Path], data_dir: Path) -> Callable[[Path], list[str]]:
-    return lambda folder: ["runs", "add", str(folder), "--from", str(states["new-runs"]),
-                           "--data-dir", str(data_dir), "--quiet"]
+    return partial(_add, states["new-runs"], data_dir)
 
 
 def score_argv(data_dir: Path) -> Callable[[Path], list[str]]:
-    return lambda folder: ["score", str(folder), "--data-dir", str(data_dir), "--quiet"]
+    return partial(_score, data_dir)
 
 
 def publish_argv(data_dir: Path) -> Callable[[Path], list[str]]:
-    return lambda folder: ["ci", "score-pending", "--repo", str(folder.parent.parent),
-                           "--data-dir", str(data_dir), "--quiet"]
+    return partial(_publish, data_dir)
+
+
+def _warm(data_dir: Path, unscored: Path, scratch: Path) -> None:
+    """A lean process made as warm as the test run's process is when a sweep starts, where
+    ``states`` scored the submission: a copy of it scored here. (A child of a colder one
+    makes 5 file operations more, which the sweeps never counted: their instants are the
+    same in either process, checked operation by operation.)"""
+    folder = fresh(unscored, scratch)
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    shutil.rmtree(scratch)
+
+
+def _with_store(store: Path, work: Callable[..., object], *args: object, **kwargs: object
+                ) -> object:
+    """``work`` in the lean process, the run store ``store`` (a test's setting)."""
+    os.environ["LEADERBOARD_RUN_STORE"] = str(store)
+    return work(*args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def lean(states: dict[str, Path], data_dir: Path, tmp_path_factory: pytest.TempPathFactory
+         ) -> Iterator[Callable[..., object]]:
+    """Runs a sweep in a fresh interpreter holding only this module's imports, which each
+    instant's child is forked from. The test run's own process holds every module the
+    suite collected (torch and transformers among them: 450 MB and more), and a child
+    forked from it cost twice as much (the five sweeps 12.2 s alone, 20.7 s beside torch,
+    transformers and sentence-transformers); the interpreter starts once for the module.
+    Call it as ``lean(store, work, *args)``: an assertion that fails there is raised here."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_warm, initargs=(data_dir, states["unscored"],
+                                                          tmp_path_factory.mktemp("warm"))
+                             ) as pool:
+        yield lambda store, work, *args, **kwargs: pool.submit(
+            _with_store, store, work, *args, **kwargs).result()
 
 
 @pytest.fixture()
@@ -184,17 +236,17 @@ def sweep_here(sweep_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @needs_fork
 @pytest.mark.slow
 def test_runs_add_killed_at_every_file_operation_leaves_the_old_or_the_new_folder(
-        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
-    check_interrupted(states["scored"], add_argv(states, data_dir), sweep_here, how="kill",
-                      every=True)
+        states: dict[str, Path], data_dir: Path, sweep_here: Path, lean: Callable) -> None:
+    lean(sweep_here / "store", check_interrupted, states["scored"], add_argv(states, data_dir),
+         sweep_here, how="kill", every=True)
 
 
 @needs_fork
 @pytest.mark.slow
 def test_score_killed_at_every_file_operation_leaves_the_old_or_the_new_folder(
-        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
-    check_interrupted(states["unscored"], score_argv(data_dir), sweep_here, how="kill",
-                      every=True)
+        states: dict[str, Path], data_dir: Path, sweep_here: Path, lean: Callable) -> None:
+    lean(sweep_here / "store", check_interrupted, states["unscored"], score_argv(data_dir),
+         sweep_here, how="kill", every=True)
 
 
 @needs_fork
@@ -213,28 +265,35 @@ def test_score_removing_a_fifo_and_a_link_under_explain_killed_at_every_file_ope
 @needs_fork
 @pytest.mark.slow
 def test_publishing_killed_at_20_instants_leaves_the_old_or_the_new_folder(
-        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
+        states: dict[str, Path], data_dir: Path, sweep_here: Path, lean: Callable) -> None:
     """`ci score-pending` writes the explorer's files into explain/ too."""
-    check_interrupted(states["unscored"], publish_argv(data_dir), sweep_here, how="kill",
-                      every=False)
+    lean(sweep_here / "store", check_interrupted, states["unscored"], publish_argv(data_dir),
+         sweep_here, how="kill", every=False)
 
 
 @needs_fork
 @pytest.mark.slow
 def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_folder(
-        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
+        states: dict[str, Path], data_dir: Path, sweep_here: Path, lean: Callable) -> None:
     """`runs push` read a folder before finishing the change a killed command left:
     killed after its journal was written, `runs add` left the old folder and a journal,
     and push wrote the old manifest beside the new results, removed the old runs, and
     said nothing. Push and pull now finish or undo it first, as every reader does."""
+    lean(sweep_here / "store", push_and_pull_after_kills, states["scored"],
+         add_argv(states, data_dir), sweep_here)
+
+
+def push_and_pull_after_kills(state: Path, argv: Callable[[Path], list[str]], where: Path
+                              ) -> None:
+    """Kill the command at each of its last 25 operations, then push, and again, then
+    pull: each finds the folder finished or undone."""
     from leaderboard.app.transfer import pull, push
 
-    argv = add_argv(states, data_dir)
-    old_and_new(states["scored"], argv, sweep_here / "reference")
-    _, _, n_ops = old_and_new(states["scored"], argv, sweep_here / "reference")
+    old_and_new(state, argv, where / "reference")
+    _, _, n_ops = old_and_new(state, argv, where / "reference")
     for k in range(max(1, n_ops - 24), n_ops + 1):  # the switch comes last
-        folder = fresh(states["scored"], sweep_here / "run")
-        shutil.rmtree(sweep_here / "store", ignore_errors=True)
+        folder = fresh(state, where / "run")
+        shutil.rmtree(where / "store", ignore_errors=True)
         run = run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
         assert run.code is None, f"op {k}: not killed\n{run.output}"
         report, _ = push([folder])
@@ -242,7 +301,7 @@ def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_f
         assert around(folder) == [SUB], f"op {k}: {around(folder)}"
         assert verify(folder).ok, f"op {k} of {n_ops}: {verify(folder).lines()}"
         # And pull, the other way round, after the same kind of kill.
-        folder = fresh(states["scored"], sweep_here / "run")
+        folder = fresh(state, where / "run")
         run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
         report, _, _ = pull(folder)
         assert report.ok and around(folder) == [SUB], (k, report.lines(), around(folder))
@@ -253,11 +312,11 @@ def test_runs_push_and_pull_after_a_killed_runs_add_see_the_finished_or_undone_f
 @needs_fork
 @pytest.mark.slow
 def test_runs_add_on_a_full_disk_at_20_instants_leaves_the_old_or_the_new_folder(
-        states: dict[str, Path], data_dir: Path, sweep_here: Path) -> None:
+        states: dict[str, Path], data_dir: Path, sweep_here: Path, lean: Callable) -> None:
     """ENOSPC from any file operation (the unprivileged stand-in for a full disk): a
     clear message, never a traceback, and the folder old or new once recovered."""
-    check_interrupted(states["scored"], add_argv(states, data_dir), sweep_here, how="enospc",
-                      every=False)
+    lean(sweep_here / "store", check_interrupted, states["scored"], add_argv(states, data_dir),
+         sweep_here, how="enospc", every=False)
 
 
 @pytest.fixture()
