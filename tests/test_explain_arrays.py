@@ -56,15 +56,16 @@ def _check_task(task_id: str, files: dict[str, Path], data_dir: Path) -> int:
     report, inputs = check_task_files(task, data_dir, files)
     assert inputs is not None, report.lines()
     sheet = score_inputs(inputs)  # ranks the runs once: inputs.ranked
-    plain = explanation_record(explain_task(task, inputs.data, sheet, inputs.runs or None,
-                                            inputs.predictions))
+    # The plain explanation, which the plain record and the plain files both read.
+    explanation = explain_task(task, inputs.data, sheet, inputs.runs or None,
+                               inputs.predictions)
+    plain = explanation_record(explanation)
     fast = task_record(task, inputs.data, sheet, inputs.ranked, inputs.predictions)
     assert fast == ExplainRecord.of(plain)
     texts = task_texts(task, inputs.data, data_dir)
     _same_files(explain_inputs(task, inputs.data, data_dir, sheet, inputs.ranked,
                                inputs.predictions),
-                task_files(explain_task(task, inputs.data, sheet, inputs.runs or None,
-                                        inputs.predictions), texts, inputs.data.corpus_size))
+                task_files(explanation, texts, inputs.data.corpus_size))
     return len(fast.cards)
 
 
