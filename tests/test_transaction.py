@@ -252,14 +252,13 @@ def test_score_killed_at_every_file_operation_leaves_the_old_or_the_new_folder(
 @needs_fork
 @pytest.mark.slow
 def test_score_removing_a_fifo_and_a_link_under_explain_killed_at_every_file_operation(
-        states: dict[str, Path], data_dir: Path, tmp_path: Path, store_here: None) -> None:
+        states: dict[str, Path], data_dir: Path, sweep_here: Path, lean: Callable) -> None:
     """score unlinks them from the folder with the rest of its change: killed at any
     instant, the folder holds both, or neither and the new files."""
-    outside = tmp_path / "outside"
-    check_interrupted(states["unscored"], score_argv(data_dir), tmp_path, how="kill",
-                      every=True,
-                      prepare=lambda folder: _special_explain(folder, "a folder of both",
-                                                              outside))
+    lean(sweep_here / "store", check_interrupted, states["unscored"], score_argv(data_dir),
+         sweep_here, how="kill", every=True,
+         prepare=partial(_special_explain, how="a folder of both",
+                         outside=sweep_here / "outside"))
 
 
 @needs_fork
