@@ -327,6 +327,50 @@ def test_validate_accepts_the_files_and_reports_missing_or_stale_ones(real, caps
     assert results_staleness(folder) == []
 
 
+def test_explanation_files_of_another_format_are_stale(real, capsys) -> None:
+    """Text parts or cards in a format this version's explorer refuses (a scorer before
+    followboard-texts/2 wrote docs parts without their ``cut`` list) are stale: validate
+    says so and publishing writes them anew, as it does explanations of other inputs."""
+    folder: Path = real["folder"]
+    manifest = explain_dir(folder) / "manifest.json"
+    results_path = folder / "results.json"
+    saved, saved_results = manifest.read_bytes(), results_path.read_bytes()
+    assert json.loads(saved)["formats"] == {"explain": "followboard-explain/1",
+                                            "texts": "followboard-texts/2"}
+
+    def name(doc: dict) -> None:
+        forged = (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode()
+        manifest.write_bytes(forged)
+        named = json.loads(saved_results)
+        named["explain_manifest"].update(bytes=len(forged),
+                                         sha256=hashlib.sha256(forged).hexdigest())
+        results_path.write_text(json.dumps(named, sort_keys=True, indent=1) + "\n")
+
+    try:
+        doc = json.loads(saved)
+        doc["formats"]["texts"] = "followboard-texts/1"
+        name(doc)
+        assert results_staleness(folder) == [
+            "explain/ holds files in followboard-texts/1, which this version of FollowBoard "
+            "no longer writes and its query explorer refuses (it writes "
+            "followboard-texts/2)"]
+        assert main(["validate", str(folder), "--data-dir", str(real["data_dir"]),
+                     "--quiet"]) == 1
+        assert f"followboard-texts/2); run `leaderboard score {folder}`" in \
+            capsys.readouterr().out
+        # A manifest naming no formats was written before manifests named them.
+        del doc["formats"]
+        name(doc)
+        assert results_staleness(folder) == [
+            "explain/ was written by a version of FollowBoard before its manifest named the "
+            "formats of its files (this one writes followboard-explain/1, "
+            "followboard-texts/2)"]
+    finally:
+        manifest.write_bytes(saved)
+        results_path.write_bytes(saved_results)
+    assert results_staleness(folder) == []
+
+
 def test_a_pull_request_cannot_carry_explanation_files() -> None:
     prefix = "submissions/m"
     def entry(path: str, size: int = 10) -> TreeEntry:

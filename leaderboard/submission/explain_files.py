@@ -22,7 +22,8 @@ plain version the tests hold it to) and writes these files, which the submission
 * ``manifest.json``: every file by the size and SHA-256 of the JSON it inflates to (so
   the names do not depend on which zlib wrote the bytes), the tasks and their files, and
   the digest of the inputs they were computed from (the ``inputs_sha256`` that
-  ``results.json`` records), so a reader can tell stale files from current ones.
+  ``results.json`` records) and the formats its files are in (:data:`FILE_FORMATS`),
+  so a reader can tell stale files from current ones.
   ``results.json`` names this manifest by its own size and SHA-256 (``explain_manifest``):
   those few bytes in git pin every explanation file.
 
@@ -72,6 +73,8 @@ from leaderboard.core.data.cache import (
 )
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.explain import (
+    EXPLAIN_FORMAT,
+    TEXT_FORMAT,
     TaskExplanation,
     explanation_record,
     shown_documents,
@@ -99,6 +102,11 @@ MANIFEST = "manifest.json"
 TEXTS_DIR = "texts"
 #: /2: files named by the size and SHA-256 of their JSON (/1 named the gzip bytes).
 MANIFEST_FORMAT = "followboard-explain-manifest/2"
+#: The formats of the files a manifest lists (the cards and query lists, the text parts),
+#: which it records ("formats"): files of another format are stale (:func:`explain_problem`),
+#: as the explorer refuses them, and publishing writes them anew. A manifest naming none
+#: was written before manifests named them.
+FILE_FORMATS = {"explain": EXPLAIN_FORMAT, "texts": TEXT_FORMAT}
 # A path inside the explanation folder: plain names, '/' between folders, gzipped JSON.
 _FILE_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*\.json\.gz")
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
@@ -502,6 +510,7 @@ def manifest_of(submission_id: str, tasks: Iterable[TaskFiles],
                                  f"{t.task_id}.cards.")), key=lambda p: int(p.split(".")[-3])),
                              "texts": dict(sorted(t.text_refs.items()))}
     return {"format": MANIFEST_FORMAT, "submission": submission_id,
+            "formats": dict(FILE_FORMATS),
             "inputs_digest": inputs_digest(inputs_sha256), "tasks": listed,
             "files": dict(sorted(files.items()))}
 
@@ -577,7 +586,23 @@ def explain_problem(files: SubmissionFiles, results: ResultsFile) -> str | None:
         return f"{named.path} cannot be read ({exc})"
     if manifest.get("inputs_digest") != inputs_digest(results.inputs_sha256 or {}):
         return f"{EXPLAIN_DIR}/ was computed from other files than results.json"
-    return None
+    return formats_problem(manifest.get("formats"))
+
+
+def formats_problem(formats: object) -> str | None:
+    """Why the files a manifest recording ``formats`` lists are not in the formats this
+    version writes (:data:`FILE_FORMATS`), or None when they are."""
+    if formats == FILE_FORMATS:
+        return None
+    writes = ", ".join(FILE_FORMATS.values())
+    if not isinstance(formats, dict) or not all(k in formats for k in FILE_FORMATS):
+        return (f"{EXPLAIN_DIR}/ was written by a version of FollowBoard before its manifest "
+                f"named the formats of its files (this one writes {writes})")
+    kinds = sorted(k for k in formats if formats[k] != FILE_FORMATS.get(k))
+    had = ", ".join(str(formats[k])[:80] for k in kinds)
+    want = ", ".join(FILE_FORMATS[k] for k in kinds if k in FILE_FORMATS) or writes
+    return (f"{EXPLAIN_DIR}/ holds files in {had}, which this version of FollowBoard no "
+            f"longer writes and its query explorer refuses (it writes {want})")
 
 
 def browser_base(files: SubmissionFiles) -> str | None:
