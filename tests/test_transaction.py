@@ -12,6 +12,8 @@ disk-full test mounts an 8 MiB tmpfs where the host allows it (root).
 
 from __future__ import annotations
 
+import gzip
+import json
 import multiprocessing
 import os
 import re
@@ -268,6 +270,49 @@ def test_publishing_killed_at_20_instants_leaves_the_old_or_the_new_folder(
     """`ci score-pending` writes the explorer's files into explain/ too."""
     lean(sweep_here / "store", check_interrupted, states["unscored"], publish_argv(data_dir),
          sweep_here, how="kill", every=False)
+
+
+def _kept_on_an_earlier_revision(folder: Path) -> None:
+    """A scored submission as after a data revision bump whose pinned data its runs do not
+    fit: results.json records another revision, and a run names a query the data lacks."""
+    results = folder / "results.json"
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    key = f"data:{TASK}"
+    doc["produced_by"][key] = doc["produced_by"][key].split("@")[0] + "@0123abcd4567"
+    results.write_text(json.dumps(doc, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    run = next((folder / "runs" / TASK).glob("*.trec.gz"))
+    run.write_bytes(gzip.compress(gzip.decompress(run.read_bytes())
+                                  + b"no-such-query Q0 d1 1 1.0 t\n", mtime=0))
+
+
+def kept_interrupted(state: Path, argv: Callable[[Path], list[str]], where: Path) -> int:
+    """Kill the command at each instant: the submission it keeps is as it was once the
+    next command has looked, nothing beside it. Returns how many instants were tried."""
+    folder = fresh(state, where / "reference", _kept_on_an_earlier_revision)
+    old = folder_entries(folder)
+    run = run_child(lambda: main(argv(folder)), COUNTED)
+    assert run.code == 0 and "kept as scored on another data revision" in run.output, \
+        run.output
+    assert folder_entries(folder) == old and around(folder) == [SUB]
+    for k in range(1, run.operations + 1):
+        folder = fresh(state, where / "run", _kept_on_an_earlier_revision)
+        killed = run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
+        assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+        verify(folder)  # finishes or undoes what the command left
+        assert folder_entries(folder) == old, f"op {k} of {run.operations}"
+        assert around(folder) == [SUB], f"op {k}: {around(folder)}"
+    return run.operations
+
+
+@needs_fork
+@pytest.mark.slow
+def test_publishing_killed_keeping_a_submission_leaves_it_as_it_was(
+        states: dict[str, Path], data_dir: Path, sweep_here: Path, lean: Callable) -> None:
+    """`ci score-pending` keeps a submission scored on an earlier data revision whose runs
+    do not fit the pinned one (its scoring fails in a copy of the folder, which it then
+    discards): killed at any instant, the folder is as it was."""
+    assert lean(sweep_here / "store", kept_interrupted, states["scored"],
+                publish_argv(data_dir), sweep_here) > 5
 
 
 @needs_fork
