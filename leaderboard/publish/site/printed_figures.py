@@ -52,11 +52,24 @@ def printed_average_note(table: ViewTable, column: Column, line: ModelLine, mean
     index = table.view.columns.index(column)
     shown = shown_figure(table, line.source, index, line.cells[index].value)
     where = line.source.system.source.table or "its source"
-    reported = sum(1 for t, m in column.parts if _figure(line.source, column, t, m) is not None)
     return (f"{PRINTED_MARK} {line.name}, {column.label}: the average as printed ({where}) "
-            f"is {shown}, but the mean of its "
-            f"{reported} per-{column.unit} figures is "
+            f"is {shown}, but the mean of its {_figures_text(line.source, column)} is "
             f"{score_text(mean, column.signed, digits=2)}; the cell shows the printed figure.")
+
+
+def printed_average_detail(row: Row, column: Column, mean: float) -> str:
+    """What a marked cell's details say of its figure: the source's own average, and the
+    mean beside it of the figures the note under the table counts."""
+    return (f"the source's own published average, not the mean of its "
+            f"{_figures_text(row, column)} ({score_text(mean, column.signed, digits=2)})")
+
+
+def _figures_text(row: Row, column: Column) -> str:
+    """"N per-<unit> figures": the row's own figures of the column's tasks, which a column
+    averaging the tasks a row reports (PI-Indic's full set) may hold fewer of than it has
+    tasks."""
+    reported = sum(1 for t, m in column.parts if _figure(row, column, t, m) is not None)
+    return f"{reported} per-{column.unit} figures"
 
 
 def shown_figure(table: ViewTable, row: Row | None, index: int, value: float | None) -> str:

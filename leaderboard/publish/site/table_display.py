@@ -34,8 +34,8 @@ from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE
                                                     ViewTest, interval_disagrees)
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.site.data_revisions import off_pin_short, off_pin_title
-from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_gap,
-                                                      shown_figure)
+from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_detail,
+                                                      printed_average_gap, shown_figure)
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 @dataclass
@@ -301,7 +301,10 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
     row = cell.row
     details = []
     basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
-    if basis in ("published", "mean of reported tasks"):
+    mean = printed_average_gap(table, row, i)
+    if mean is not None:
+        details.append(printed_average_detail(row, col, mean))
+    elif basis in ("published", "mean of reported tasks"):
         n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
         details.append(basis_text(basis, n, col))
     tier = tier_title(cell.tier, shown=ROW_SHOWS)
@@ -320,11 +323,8 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
     if overlap is not None:
         text += TRAINING_MARK
         details.append(overlap.describe())
-    mean = printed_average_gap(table, row, i)
     if mean is not None:
         text += PRINTED_MARK
-        details.append(f"the source's printed average; the mean of its {len(col.tasks)} "
-                       f"per-{col.unit} figures is {score_text(mean, col.signed, digits=2)}")
     return CellDisplay(text=text, value=sort_value(cell.value), css=css,
                        title="; ".join(details))
 
