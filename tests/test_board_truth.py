@@ -850,6 +850,9 @@ def test_followtable_pmrr_tables_say_the_papers_figures_are_not_comparable(real)
         for words in ("does not state how deep its runs rank", "+35.4", "+3.8",
                       "not comparable", "Do not rank a reported p-MRR against a verified one"):
             assert words in under, (view_id, words)
+        # Its figures are written as the table's cells and the ‡ note beside it write
+        # theirs ('-0.5', '-2.34'): the range was '−1.0 to +67.4', U+2212 under cells of '-'.
+        assert "\u2212" not in under, view_id
         assert "does not state how deep its runs rank" in \
             files[table.view.anchor]["view"]["note"], view_id
     assert noted == {"followtable/average", "followtable/wqt", "followtable/wtr",

@@ -69,7 +69,7 @@ PMRR_NOTE = ("p-MRR of reported and verified rows is not comparable. The FollowT
              "paper's BM25 prints +3.8, though their nDCG@10 with the instruction (13.8, 12.2) "
              "and IRS (+3.6, +2.5) are close, and no cut-off (10, 20, 50, 100 or 1,000 "
              "tables) reproduces the paper's four BM25 figures (Metrics page, p-MRR); a "
-             "1,000-deep p-MRR also swings with the BM25 settings (WTR: −1.0 to +67.4). "
+             "1,000-deep p-MRR also swings with the BM25 settings (WTR: -1.0 to +67.4). "
              "Do not rank a reported p-MRR against a verified one; IRS moves far less with "
              "the ranking depth and the BM25 settings.")
 
