@@ -279,6 +279,24 @@ def test_every_size_column_says_which_figures_are_counted_declared_or_published(
     assert "counted from the weights" in helps["home-models"]
 
 
+def test_the_size_help_says_a_registry_model_shows_the_registrys_figure() -> None:
+    """Every Size column shows a row's model record's figure, which for a model the model
+    registry lists is the registry's, not what the submission's metadata.yaml records (a
+    GritLM-7B submission declaring 7,000,000 shows 7.2B, as its page says). The helps said
+    'Parameters as the submission's metadata.yaml records them' and 'a model with a
+    verified submission, that submission's figure', which that row belies."""
+    from leaderboard.publish.models import canonical_system
+    from leaderboard.publish.site.format import MODEL_SIZE_HELP, SUBMITTED_SIZE_HELP
+    from leaderboard.submission.results import ModelInfo, Source, SystemResult
+
+    system = SystemResult(system_id="s", model=ModelInfo(name="GritLM-7B", parameters=7_000_000),
+                          provenance="verified", source=Source(kind="scored"), tasks={})
+    assert params_text(canonical_system(system).model.parameters) == "7.2B"
+    for help_text in (SUBMITTED_SIZE_HELP, MODEL_SIZE_HELP):
+        assert "a model the model registry lists shows the registry's figure" in help_text
+    assert not SUBMITTED_SIZE_HELP.startswith("Parameters as the submission's metadata.yaml")
+
+
 def test_a_submission_page_says_what_kind_of_figure_its_parameter_count_is(
         built: dict) -> None:
     """A submission's page gave its parameter count without saying what kind of figure it

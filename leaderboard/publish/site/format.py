@@ -48,18 +48,23 @@ def params_reason(n: int | None, model_type: str) -> str:
 
 # What a Size column's figure is, in its header's help: the figures are of three kinds
 # (counted from the weights, declared by a submitter, published by a source), and a
-# column mixes them, so its header says which rows hold which.
+# column mixes them, so its header says which rows hold which. Every Size column shows the
+# row's model record's figure: for a model the model registry lists, the registry's, not
+# the submission's own (submitted_params_text gives both on its page).
+_REGISTRY_SIZE = ("a model the model registry lists shows the registry's figure on every "
+                  "page (its submission page gives the submission's own beside it)")
 SUBMITTED_SIZE_HELP = (
-    "Parameters as the submission's metadata.yaml records them: a reference model's run "
-    "(leaderboard baselines run) counts them in the weights it loads; another submission's "
-    "figure is what its submitter declares, not checked by the leaderboard. –: none "
-    "stated (a sparse model has no trained parameters)")
+    "Parameters of the submission's model, as its metadata.yaml records them: a reference "
+    "model's run (leaderboard baselines run) counts them in the weights it loads; another "
+    "submission's figure is what its submitter declares, not checked by the leaderboard; "
+    f"but {_REGISTRY_SIZE}. –: none stated (a sparse model has no trained parameters)")
 MODEL_SIZE_HELP = (
     "Parameters of the model, as its record gives them on every page: a model with a "
     "verified submission, that submission's figure (counted from the weights for a "
-    "reference model's run, else as its submitter declares it); a reported model, as its "
-    "source publishes it: MTEB's n_parameters (rounded, such as 118M) or the nominal size "
-    "a paper prints (such as 7B). –: not stated (a sparse model has no trained parameters)")
+    "reference model's run, else as its submitter declares it), except that "
+    f"{_REGISTRY_SIZE}; a reported model, as its source publishes it: MTEB's n_parameters "
+    "(rounded, such as 118M) or the nominal size a paper prints (such as 7B). –: not "
+    "stated (a sparse model has no trained parameters)")
 
 
 # A submission's own figure, by who stated it: `leaderboard baselines run` counts a
