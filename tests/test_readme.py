@@ -308,3 +308,20 @@ def test_maintainers_md_says_what_a_data_revision_bump_does_as_the_code_does_it(
     pending = (REPO / "leaderboard" / "app" / "commands" / "ci.py").read_text(encoding="utf-8")
     assert 'gha.set_output("kept"' in pending and "sets the step output `kept`" in section
     assert "ask each one's owner" in section
+
+
+@pytest.mark.parametrize("doc", ["README.md",
+                                 "leaderboard/publish/site/templates/submit.md.j2"])
+def test_the_docs_say_which_ids_are_taken_as_the_validator_refuses_them(doc: str) -> None:
+    """The README said a submission's id is any of the validator's shape but a reference
+    model's, while validate and pr-check refuse one that differs from a submission's or a
+    reference model's only in its separators (ids.lookalike_problem): the README's and How
+    to submit's words name the separators the code folds, and their example is refused."""
+    from leaderboard.submission.ids import ID_SEPARATORS, lookalike_problem
+
+    text = " ".join((REPO / doc).read_text(encoding="utf-8").split())
+    claim = re.search(r"differs from a submission's or a reference model's only in its "
+                      r"`(.)`, `(.)` and `(.)` \(`([\w.-]+)` beside `([\w.-]+)`\)", text)
+    assert claim, f"{doc} no longer says which look-alike ids are refused"
+    assert "".join(sorted(claim.group(1, 2, 3))) == "".join(sorted(ID_SEPARATORS))
+    assert lookalike_problem(claim[4], {claim[5]: "a reference model's"}) is not None
