@@ -325,3 +325,17 @@ def test_the_docs_say_which_ids_are_taken_as_the_validator_refuses_them(doc: str
     assert claim, f"{doc} no longer says which look-alike ids are refused"
     assert "".join(sorted(claim.group(1, 2, 3))) == "".join(sorted(ID_SEPARATORS))
     assert lookalike_problem(claim[4], {claim[5]: "a reference model's"}) is not None
+
+
+def test_how_to_submit_says_a_short_run_is_refused_as_the_readme_does() -> None:
+    """How to submit's depth rule said 'A shorter list scores the missing documents as
+    unranked', while check-run, validate and CI refuse a run with a short query
+    ('query '0_0' ranks 500 documents; each query must list min(1000, corpus size) =
+    1,000 documents of the corpus'), as the README says."""
+    guide = " ".join((REPO / "leaderboard" / "publish" / "site" / "templates" / "submit.md.j2"
+                      ).read_text(encoding="utf-8").split())
+    rule = guide[guide.index("**The pool and depth rule.**"):guide.index("## 3. ")]
+    assert "A shorter list is refused" in rule and "scores the missing" not in rule
+    assert "A run that falls short is refused" in " ".join(section("Submitting").split())
+    validation = (REPO / "leaderboard" / "core" / "runs" / "validation.py").read_text()
+    assert "each query must list {corpus_depth_text(max_docs)}" in validation
