@@ -864,3 +864,27 @@ def test_followtable_pmrr_tables_say_the_papers_figures_are_not_comparable(real)
     assert "**The FollowTable paper's p-MRR is not comparable with the board's.**" in pmrr
     for figures in ("+6.6, +35.4, −1.0, +2.7", "+2.4, +3.8, −8.0, +0.8"):
         assert figures in pmrr
+
+
+def test_every_statement_of_the_source_rule_puts_a_submission_on_the_pinned_data_first() -> None:
+    """After 3caba13 a line takes a model's verified submission scored on the pinned data
+    before one scored on another revision, whatever their values (lines.source_order),
+    while README, the Metrics page and the downloads' note still said 'the best on the
+    tested column' alone: after a bump, the model's better figure on the old data was not
+    the one the tables showed."""
+    import inspect
+
+    from leaderboard.publish.standings.downloads import STATISTIC_NOTE
+    from leaderboard.publish.standings.lines import source_order
+
+    key = inspect.getsource(source_order)
+    assert "return (0, off_pin, 0, -value" in key  # off the pin sorts before the value
+    readme = " ".join((REPO / "README.md").read_text("utf-8").split())
+    metrics = " ".join((REPO / "leaderboard" / "publish" / "site" / "templates" /
+                        "metrics.md.j2").read_text("utf-8").split())
+    for where, text in (("README", readme), ("Metrics page", metrics),
+                        ("downloads' note", STATISTIC_NOTE)):
+        rule = re.search(r"(?:one|a) verified submission( first)? \(([^)]*)\)", text)
+        assert rule, where
+        assert re.search(r"one scored on the data revision the (registry|board) pins before "
+                         r"one scored on another", rule[2]), (where, rule[2])
