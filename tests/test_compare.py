@@ -355,3 +355,23 @@ def test_a_submission_scored_on_another_data_revision_is_compared_on_no_view_of_
         "produced_by": {"data:followtable/wtr": f"{pinned.repo}@{pinned.revision}"}}))
     assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rows"]
+
+
+def test_the_help_and_readme_say_compare_fails_when_every_shared_view_is_left_out() -> None:
+    """compare exits 1 when each view the two share is left out, one of them scored on
+    another data revision than the pin (test above), while its --help and the README said
+    exit 1 'when the two share no view', and neither said such views are left out."""
+    import argparse
+
+    from leaderboard.app.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a.choices for a in parser._actions
+                    if isinstance(a, argparse._SubParsersAction))
+    described = " ".join(commands["compare"].description.split())
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    row = readme[readme.index("| `leaderboard compare A B"):]
+    row = row[:row.index(" |\n") if " |\n" in row else row.index("| `leaderboard build")]
+    for text in (described, row):
+        assert "scored on another data revision than the registry pins" in text, text
+        assert "exit 1 when nothing is compared" in text.lower(), text

@@ -30,9 +30,12 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "results.json, a results file, or a submission id looked up under "
         "--submissions-dir. Scores are shown x100 (JSON: fractions, each statistic named "
         "as in the site's downloads: diff (A-B) with diff_ci_low and diff_ci_high, hl_shift "
-        "with hl_ci_low and hl_ci_high, each null where its test gives none). Exit 1 when "
-        "the two share no view (nothing to compare), one is not scored or one names no "
-        "file, folder nor submission.",
+        "with hl_ci_low and hl_ci_high, each null where its test gives none). A view that "
+        "one of them was scored on another data revision than the registry pins is not "
+        "compared (other data; the site tests such a figure against none), nor a column "
+        "without per-query scores: each is named with why. Exit 1 when nothing is "
+        "compared (the two share no view, or every view they share is left out), one is "
+        "not scored or one names no file, folder nor submission.",
         "  leaderboard compare bm25s all-minilm-l6-v2 --view 'followtable/*'")
     p.add_argument("submission_a", metavar="SUBMISSION_A", help="folder, results file or id")
     p.add_argument("submission_b", metavar="SUBMISSION_B", help="folder, results file or id")
