@@ -339,3 +339,19 @@ def test_how_to_submit_says_a_short_run_is_refused_as_the_readme_does() -> None:
     assert "A run that falls short is refused" in " ".join(section("Submitting").split())
     validation = (REPO / "leaderboard" / "core" / "runs" / "validation.py").read_text()
     assert "each query must list {corpus_depth_text(max_docs)}" in validation
+
+
+def test_the_readme_says_score_removes_a_link_or_fifo_named_explain_too() -> None:
+    """The README said a folder holding a link or a FIFO is refused 'except under
+    explain/', while score removes one named explain itself as well (f5f5766: validate
+    of a folder whose explain is a link says score removes it, and score does): the
+    transaction lets such an entry lie at or under each of its removable paths."""
+    import inspect
+
+    from leaderboard.submission import pipeline, transaction
+
+    text = " ".join(section("Submitting").split())
+    assert "(except `explain/` itself and what lies under it, where `score` removes one" in text
+    assert "removable=(EXPLAIN_DIR,)" in inspect.getsource(pipeline.score_submission)
+    assert transaction._removable("explain", ("explain",))
+    assert transaction._removable("explain/x", ("explain",))
