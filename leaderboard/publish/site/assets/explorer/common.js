@@ -76,8 +76,9 @@ var FBXCommon = (function () {
   function snippet(text, cut) {
     cut = cut === true;
     return { text: cut ? text + "\u2026" : text, cut: cut,
-             words: cut ? "the first " + Array.from(text).length.toLocaleString("en-US") + " characters"
-               : "the whole text" };
+             // Not "the first N characters": N would count code points, and the cut falls
+             // between characters as a reader sees them (a conjunct is one, of several).
+             words: cut ? "the start of the text" : "the whole text" };
   }
 
   return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact,
