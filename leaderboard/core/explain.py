@@ -542,7 +542,7 @@ def text_record(task: Task, data: TaskData, corpus: Iterable[tuple[str, str]]) -
             if len(docs[d]) < len(text):
                 cut.append(d)
     return {"format": TEXT_FORMAT, "task": task.id, "licence": task.source.licence,
-            "source": f"{task.source.repo}@{task.source.revision}",
+            "source": task.source.pinned,
             "queries": {role: dict(sorted(r.query_text.items()))
                         for role, r in data.roles.items()},
             "docs": dict(sorted(docs.items())), "cut": sorted(cut)}

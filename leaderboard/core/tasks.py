@@ -80,6 +80,13 @@ class DataSource:
                 raise ValueError(f"{owner}: {name} must be a string")
         object.__setattr__(self, "files", _check_strings(owner, "files", self.files))
 
+    @property
+    def pinned(self) -> str:
+        """``repository@revision``: the revision the registry pins, as results.json records
+        the data a task was scored on (:meth:`.data.revision.DataRevision.recorded`) and as
+        every message names it."""
+        return f"{self.repo}@{self.revision}"
+
 
 @dataclass(frozen=True, kw_only=True)
 class Task:

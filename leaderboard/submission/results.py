@@ -539,7 +539,7 @@ def off_pin_problems(produced_by: Mapping[str, str]) -> list[str]:
     groups: dict[tuple[str, str, str], list[str]] = {}
     for task_id, recorded in off_pin_tasks(produced_by).items():
         source = get_task(task_id).source
-        groups.setdefault((revision_text(recorded), f"{source.repo}@{source.revision}",
+        groups.setdefault((revision_text(recorded), source.pinned,
                            get_task(task_id).benchmark), []).append(task_id)
     out = []
     for (was, pinned, benchmark), ids in groups.items():

@@ -148,7 +148,7 @@ def score_pending(repo: Path, ids: list[str], data_dir: Path,
 
 def _kept_text(moved: dict[str, str]) -> str:
     """What a maintainer is told of a submission kept on its earlier data revision."""
-    pins = {f"{get_task(t).source.repo}@{get_task(t).source.revision}" for t in moved}
+    pins = {get_task(t).source.pinned for t in moved}
     was = sorted({revision_text(r) for r in moved.values()})
     return (f"not rescored on {', '.join(sorted(pins))}, the revision the registry pins "
             f"now: its runs do not fit it (the errors above); its results.json keeps the "

@@ -133,7 +133,7 @@ def run_status(args: argparse.Namespace) -> int:
                           "not pulled by `leaderboard data pull` (no manifest"
                           + ("; nothing to verify against)" if args.verify else ")"))
         else:
-            provenance = f"pulled {source.repo}@{source.revision}"
+            provenance = f"pulled {source.pinned}"
         state = "present" if not missing else ("partial" if ready else "missing")
         print(f"{state:8} {source.local_dir:26} {_tasks_label(item)}")
         print(f"{'':8} {ready}/{len(item.tasks)} tasks ready"

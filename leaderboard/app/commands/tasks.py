@@ -40,5 +40,5 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for t in tasks:
         print(f"{t.id:34} roles={','.join(t.roles):18} primary={t.primary_metric:9} "
-              f"data={t.source.repo}@{t.source.revision}")
+              f"data={t.source.pinned}")
     return 0

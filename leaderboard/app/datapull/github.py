@@ -207,7 +207,7 @@ class GitHubClient:
             commit, tree = str(obj["sha"]), str(obj["commit"]["tree"]["sha"])
         except (KeyError, TypeError):
             raise UpstreamError(f"GitHub answered an unexpected commit object for "
-                                f"{source.repo}@{source.revision}") from None
+                                f"{source.pinned}") from None
         _check_resolved(source, commit)
         return commit, tree
 
@@ -228,7 +228,7 @@ class GitHubClient:
             match = [e for e in entries if e.get("path") == part and e.get("type") == "tree"]
             walked.append(part)
             if not match:
-                raise UpstreamError(f"{source.repo}@{source.revision} has no folder "
+                raise UpstreamError(f"{source.pinned} has no folder "
                                     f"{'/'.join(walked)}")
             sha = match[0]["sha"]
         entries, truncated = self._github_tree(source.repo, sha, recursive=True)
@@ -287,7 +287,7 @@ class GitHubClient:
                 continue
             files.append(self._github_file(source, commit, entry, path))
         if missing:
-            raise UpstreamError(f"{source.repo}@{source.revision} lacks "
+            raise UpstreamError(f"{source.pinned} lacks "
                                 + ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else ""))
         return PullPlan(source, commit, files)
 
@@ -318,7 +318,7 @@ class GitHubClient:
             elif name not in FOLLOWTABLE_OPTIONAL:
                 missing.append(path)
         if missing:
-            raise UpstreamError(f"{source.repo}@{source.revision} lacks " + ", ".join(missing))
+            raise UpstreamError(f"{source.pinned} lacks " + ", ".join(missing))
         return PullPlan(source, commit, files, packed)
 
     def _stream(self, remote: RemoteFile, out: BinaryIO) -> tuple[int, str]:

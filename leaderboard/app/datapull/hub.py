@@ -142,12 +142,12 @@ class HubClient:
     def plan(self, item: SourceTasks) -> PullPlan:
         source = item.source
         api = self._hub()
-        with _hub_errors(self.endpoints.hf_endpoint, f"{source.repo}@{source.revision}"):
+        with _hub_errors(self.endpoints.hf_endpoint, source.pinned):
             commit = self._hub_retrying(lambda: api.dataset_info(
                 source.repo, revision=source.revision, timeout=self.http.timeout).sha)
             if not isinstance(commit, str):
                 raise UpstreamError(f"the Hub answered no commit for "
-                                    f"{source.repo}@{source.revision}")
+                                    f"{source.pinned}")
             _check_resolved(source, commit)
             entries = self._hub_retrying(lambda: list(api.list_repo_tree(
                 source.repo, revision=commit, recursive=True, repo_type="dataset")))
@@ -167,11 +167,11 @@ class HubClient:
             card = remote(CARD_NAME, CARD_NAME)
             staged = self._hub_fetch(source, commit, card)
             card_text = staged.read_text("utf-8", "replace")
-        configs = hf_configs(card_text, list(listing), f"{source.repo}@{source.revision}")
+        configs = hf_configs(card_text, list(listing), source.pinned)
         paths, missing = _read_paths(item, configs)
         if missing:
             raise UpstreamError(
-                f"{source.repo}@{source.revision} has no config "
+                f"{source.pinned} has no config "
                 + ", ".join(" or ".join(c) for c in missing)
                 + f" (it has {', '.join(sorted(configs)) or 'none'})")
         # Each file at its path in the repository, beside the card that names it: the
@@ -279,7 +279,7 @@ def _read_paths(item: SourceTasks, configs: dict[str, dict[str, list[str]]]
             splits = configs[name]
             split = mteb_split(task, config, list(splits))
             if split is None:
-                raise UpstreamError(f"{item.source.repo}@{item.source.revision}: config "
+                raise UpstreamError(f"{item.source.pinned}: config "
                                     f"{name!r} has the splits "
                                     f"{', '.join(map(repr, splits))}, and mteb reads "
                                     f"{mteb_split_wanted(task, config)}")

@@ -148,10 +148,10 @@ class SourceResult:
     def summary(self) -> str:
         if self.offline_check:
             return (f"{self.source.local_dir}: up to date ({self.skipped} files verified "
-                    f"against {MANIFEST_NAME}, {self.source.repo}@{self.source.revision})")
+                    f"against {MANIFEST_NAME}, {self.source.pinned})")
         return (f"{self.source.local_dir}: {self.downloaded} downloaded "
                 f"({size_text(self.bytes_downloaded)}), {self.skipped} already present "
-                f"and verified ({self.source.repo}@{self.source.revision})")
+                f"and verified ({self.source.pinned})")
 
 
 # --- choosing sources ---------------------------------------------------------------------
@@ -216,7 +216,7 @@ def mark_pulling(local_root: Path, manifest: Mapping[str, Any], source: DataSour
     folder of files of both revisions, which the old manifest would still vouch for (to
     `score`, which lists files without hashing them, and `data status`). The file list
     stays the earlier pull's, for the next pull to remove what it wrote."""
-    _write_manifest_json(local_root, {**manifest, PULLING: f"{source.repo}@{source.revision}"})
+    _write_manifest_json(local_root, {**manifest, PULLING: source.pinned})
 
 
 def manifest_problems(local_root: Path, manifest: Mapping[str, Any]) -> list[str]:
@@ -351,7 +351,7 @@ class DataPuller:
             if still_missing:
                 listing = "\n".join(f"  - {p}" for p in still_missing[:10])
                 raise UpstreamError(
-                    f"{source.repo}@{source.revision} was pulled into {local_root}, but the "
+                    f"{source.pinned} was pulled into {local_root}, but the "
                     f"readers still miss:\n{listing}\nThe upstream layout differs from what "
                     f"the readers expect.")
             manifest = read_manifest(local_root)
@@ -419,7 +419,7 @@ class DataPuller:
         for local in [f.local_path for f in plan.files] + [p.local_path for p in plan.packed]:
             problem = local_path_problem(local)
             if problem:
-                raise UpstreamError(f"{source.repo}@{source.revision}: a file would be written "
+                raise UpstreamError(f"{source.pinned}: a file would be written "
                                     f"outside {local_root}: {problem}; nothing was pulled")
         result = SourceResult(source, local_root)
         # What an earlier pull wrote here, of whichever repository and revision.
@@ -563,7 +563,7 @@ def pull_sources(items: Sequence[SourceTasks], data_dir: Path, *, puller: DataPu
         if host in unreachable:
             unreachable[host][1].append(item.source)
             continue
-        log(f"pulling {item.source.repo}@{item.source.revision} -> "
+        log(f"pulling {item.source.pinned} -> "
             f"{data_dir / item.source.local_dir}")
         try:
             result = puller.pull(item)

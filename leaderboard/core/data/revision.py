@@ -133,7 +133,7 @@ class DataRevision:
 
     @property
     def pinned(self) -> str:
-        return f"{self.source.repo}@{self.source.revision}"
+        return self.source.pinned
 
     @property
     def other(self) -> bool:
@@ -186,7 +186,7 @@ def off_pin(recorded: str, source: DataSource) -> bool:
     """Whether scores recorded as computed on ``recorded`` (:meth:`DataRevision.recorded`)
     are on another revision of ``source`` than the registry pins now (or on one nothing
     tells): after the pin moves, such scores are not on the board's data."""
-    return recorded_revision(recorded) != f"{source.repo}@{source.revision}"
+    return recorded_revision(recorded) != source.pinned
 
 
 def data_revision(source: DataSource, data_dir: Path) -> DataRevision:

@@ -44,8 +44,7 @@ def off_pin_page_note(off_pin: Mapping[str, str]) -> str:
         return ""
     groups: dict[tuple[str, str], int] = {}
     for task, recorded in off_pin.items():
-        source = get_task(task).source
-        key = (revision_text(recorded), f"{source.repo}@{source.revision}")
+        key = (revision_text(recorded), get_task(task).source.pinned)
         groups[key] = groups.get(key, 0) + 1
     parts = "; ".join(f"{plural(n, 'task')} on {was}, where the registry now pins {now}"
                       for (was, now), n in sorted(groups.items()))

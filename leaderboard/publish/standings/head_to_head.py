@@ -158,8 +158,7 @@ def _off_pin_reason(view: View, column: Column, sides: dict[str, Mapping[str, st
     moved = {sid: m for sid, off in sides.items() if (m := off_pin_in(off, column))}
     if not moved:
         return ""
-    pinned = ", ".join(sorted({f"{get_task(t).source.repo}@{get_task(t).source.revision}"
-                               for m in moved.values() for t in m}))
+    pinned = ", ".join(sorted({get_task(t).source.pinned for m in moved.values() for t in m}))
     said = "; ".join(f"{sid} scored on {off_pin_revisions(m)}" for sid, m in moved.items())
     return f"{view.id} ({said}, not the pinned {pinned}: other data)"
 

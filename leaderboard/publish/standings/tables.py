@@ -185,8 +185,7 @@ def off_pin_note(table: ViewTable, rows: Mapping[str, Mapping[str, str]]) -> str
     names = {r.key: r.name for r in table.rows}
     groups: dict[tuple[str, str], list[str]] = {}
     for key, tasks in rows.items():
-        pinned = ", ".join(sorted({f"{get_task(t).source.repo}@{get_task(t).source.revision}"
-                                   for t in tasks}))
+        pinned = ", ".join(sorted({get_task(t).source.pinned for t in tasks}))
         was = off_pin_revisions(tasks)
         groups.setdefault((was, pinned), []).append(names.get(key, key))
     one = len(rows) == 1
