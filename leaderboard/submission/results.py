@@ -533,6 +533,12 @@ def revision_text(recorded: str) -> str:
     return recorded_revision(recorded) or "data of an unknown revision"
 
 
+def off_pin_revisions(moved: Mapping[str, str]) -> str:
+    """The data revisions ``moved`` (task -> recorded revision, :func:`off_pin_tasks`)
+    names, each as :func:`revision_text` tells it, in order, joined by ", " (empty: none)."""
+    return ", ".join(sorted({revision_text(r) for r in moved.values()}))
+
+
 def off_pin_problems(produced_by: Mapping[str, str]) -> list[str]:
     """What :func:`off_pin_tasks` finds, one sentence per recorded revision and pinned
     one: 'N tasks (first, ...) were scored on A, but the registry pins B'."""

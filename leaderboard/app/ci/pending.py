@@ -32,8 +32,8 @@ from leaderboard.submission.layout import (
     SUBMISSIONS_DIR,
 )
 from leaderboard.submission.pipeline import results_staleness, score_submission
-from leaderboard.submission.results import (ResultsFileError, off_pin_tasks, read_results,
-                                            revision_text)
+from leaderboard.submission.results import (ResultsFileError, off_pin_revisions, off_pin_tasks,
+                                            read_results)
 
 Progress = Callable[[str], None]
 
@@ -149,10 +149,9 @@ def score_pending(repo: Path, ids: list[str], data_dir: Path,
 def _kept_text(moved: dict[str, str]) -> str:
     """What a maintainer is told of a submission kept on its earlier data revision."""
     pins = {get_task(t).source.pinned for t in moved}
-    was = sorted({revision_text(r) for r in moved.values()})
     return (f"not rescored on {', '.join(sorted(pins))}, the revision the registry pins "
             f"now: its runs do not fit it (the errors above); its results.json keeps the "
-            f"scores of {plural(len(moved), 'task')} on {', '.join(was)}, which the site "
+            f"scores of {plural(len(moved), 'task')} on {off_pin_revisions(moved)}, which the site "
             "marks as such and tests against no other row. Nothing was written; its owner "
             "submits runs for the new revision in a pull request, or a maintainer removes "
             "the submission (docs/MAINTAINERS.md, \"Moving PI-Indic to another revision\")")

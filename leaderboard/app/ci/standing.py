@@ -36,7 +36,7 @@ from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import MANIFEST_NAME, RESULTS_NAME, SUBMISSIONS_DIR
 from leaderboard.submission.manifest import parse_manifest
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, SystemResult,
-                                            off_pin_tasks, resolve_per_query, revision_text)
+                                            off_pin_revisions, off_pin_tasks, resolve_per_query)
 
 REPORTED_DIR = "results/reported"
 
@@ -125,7 +125,7 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
             continue
         moved = off_pin_tasks(parsed.produced_by)
         if moved:
-            was = ", ".join(sorted({revision_text(r) for r in moved.values()}))
+            was = off_pin_revisions(moved)
             out.problems.append(f"{entry.path}: {plural(len(moved), 'task')} scored on "
                                 f"{was}, another data revision than the registry pins: not "
                                 "compared with this submission on them")
@@ -212,7 +212,7 @@ def _with_crossing(row: dict, crossing: dict[str, str],
     """The standing ``row``, its note saying which verified rows it was not compared with
     for being scored on another data revision (``crossing``: id -> recorded revision)."""
     if crossing:
-        was = ", ".join(sorted({revision_text(r) for r in crossing.values()}))
+        was = off_pin_revisions(crossing)
         names = ", ".join(others[sid].model.name for sid in sorted(crossing))
         said = (f"not compared with {names}: scored on {was}, another data revision than "
                 "this submission's")

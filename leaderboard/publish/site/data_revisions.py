@@ -16,8 +16,7 @@ from collections.abc import Mapping
 
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import plural
-from leaderboard.publish.standings.tables import off_pin_revisions
-from leaderboard.submission.results import revision_text
+from leaderboard.submission.results import off_pin_revisions, revision_text
 
 NOT_TESTED = "not tested against the best verified"
 

@@ -36,10 +36,11 @@ import io
 from collections.abc import Callable, Mapping, Sequence
 
 from leaderboard.benchmarks.views import Column
+from leaderboard.submission.results import off_pin_revisions
 
 from .references import REFERENCE_KEY, reference_at, reference_name
 from .rows import Row
-from .tables import ViewTable, off_pin_of, off_pin_revisions
+from .tables import ViewTable, off_pin_of
 from .verdicts import STATISTIC_FIELDS, TIER_TEXT, TierInfo, tier_statistics
 
 STATISTIC_NOTE = (

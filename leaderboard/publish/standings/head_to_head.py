@@ -41,11 +41,11 @@ from leaderboard.core.report import plural
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
 from leaderboard.publish.stats.tiers import ALPHA, compare_pair
 from leaderboard.submission.layout import RESULTS_NAME
-from leaderboard.submission.results import SystemResult, off_pin_tasks
+from leaderboard.submission.results import SystemResult, off_pin_revisions, off_pin_tasks
 
 from .rows import StandingsDataError, read_submission
 from .statistic import column_value, unit_scores
-from .tables import off_pin_in, off_pin_revisions
+from .tables import off_pin_in
 from .verdicts import SHIFT_TEST, excludes_zero, test_statistics
 
 Verdict = Literal["A better", "B better", "no significant difference", "inconclusive",

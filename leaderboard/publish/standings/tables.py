@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from leaderboard.core.fileio import atomic_write_text
 from leaderboard.core.report import plural
 from leaderboard.benchmarks.registry import get_task
-from leaderboard.submission.results import SystemResult, revision_text
+from leaderboard.submission.results import SystemResult, off_pin_revisions
 
 from .lines import ModelLine, model_lines
 from .references import view_references
@@ -171,12 +171,6 @@ def off_pin_in(off_pin: Mapping[str, str], column: Column) -> dict[str, str]:
     revision, :func:`leaderboard.submission.results.off_pin_tasks`) that ``column``
     averages: :func:`off_pin_of` of a row, and of a system `leaderboard compare` reads."""
     return {t: r for t, r in off_pin.items() if t in column.tasks}
-
-
-def off_pin_revisions(moved: Mapping[str, str]) -> str:
-    """The data revisions ``moved`` (task -> recorded revision, :func:`off_pin_of`) names,
-    as a reader is told them, in order, joined by ", " (empty: none)."""
-    return ", ".join(sorted({revision_text(r) for r in moved.values()}))
 
 
 def off_pin_note(table: ViewTable, rows: Mapping[str, Mapping[str, str]]) -> str:
