@@ -71,13 +71,12 @@ var FBXCommon = (function () {
 
   // A document's copied text and how much of it is shown: ``cut`` is true when the
   // scorer cut it (its text part's "cut" names it), and then it ends in an ellipsis and
-  // the words say how many characters it keeps, counted as Python counts them (code
-  // points, not UTF-16 units).
+  // the words say it is the start of the text. Not "the first N characters": N would
+  // count code points, and the cut falls between characters as a reader sees them (a
+  // conjunct is one, of several).
   function snippet(text, cut) {
     cut = cut === true;
     return { text: cut ? text + "\u2026" : text, cut: cut,
-             // Not "the first N characters": N would count code points, and the cut falls
-             // between characters as a reader sees them (a conjunct is one, of several).
              words: cut ? "the start of the text" : "the whole text" };
   }
 
