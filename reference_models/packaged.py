@@ -33,7 +33,6 @@ the weights (Q4_0's per-block scales) is not counted, since it is no weight of t
 from __future__ import annotations
 
 import ctypes
-import importlib
 import importlib.metadata
 import mmap
 import os
