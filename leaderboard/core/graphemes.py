@@ -89,12 +89,6 @@ def boundaries(text: str, upto: int | None = None) -> list[int]:
     return out
 
 
-def clusters(text: str) -> list[str]:
-    """``text`` split into its clusters."""
-    cuts = boundaries(text)
-    return [text[a:b] for a, b in zip(cuts, cuts[1:])]
-
-
 def _resets(char: str) -> bool:
     """Whether the position after ``char`` starts with no rule carried over: ``char``
     joins nothing after it (no prepended mark, ZWJ or CR) and is no mark (a virama is
