@@ -393,7 +393,7 @@ def reported_records(board: Board, root: Path) -> list[dict[str, object]]:
     return out
 
 
-def off_pin_field(off_pin: Mapping[str, str], task_id: str) -> str | None:
+def task_off_pin_revision(off_pin: Mapping[str, str], task_id: str) -> str | None:
     """A task's :data:`OFF_PIN` in the scores and per-query tables, from the submission's
     tasks scored off the pin (:attr:`~leaderboard.publish.standings.SubmissionInfo.off_pin`,
     which the views' tests and downloads read too)."""
@@ -427,13 +427,13 @@ def submission_records(board: Board) -> tuple[list[dict], list[dict], list[dict]
                 scores.append({"submission_id": info.id, "task": task_id, "benchmark": bench,
                                "group": None, "metric": metric, "value": value,
                                "n_queries": task.n_queries,
-                               OFF_PIN: off_pin_field(info.off_pin, task_id)})
+                               OFF_PIN: task_off_pin_revision(info.off_pin, task_id)})
             for group, metrics in sorted(task.groups.items()):
                 for metric, value in sorted(metrics.items()):
                     scores.append({"submission_id": info.id, "task": task_id,
                                    "benchmark": bench, "group": group, "metric": metric,
                                    "value": value, "n_queries": None,
-                                   OFF_PIN: off_pin_field(info.off_pin, task_id)})
+                                   OFF_PIN: task_off_pin_revision(info.off_pin, task_id)})
         if eff is not None:
             hw = eff.hardware
             for task_id, cost in eff.tasks.items():
@@ -483,7 +483,7 @@ def write_per_query(board: Board, folder: Path) -> list[Path]:
             for task_id, task in sorted(row.system.tasks.items()):
                 bench = task_benchmark(task_id) or "other"
                 cols = by_bench.setdefault(bench, {n: [] for n in PER_QUERY_SCHEMA.names})
-                off_pin = off_pin_field(row.submission.off_pin, task_id)  # type: ignore[union-attr]
+                off_pin = task_off_pin_revision(row.submission.off_pin, task_id)  # type: ignore[union-attr]
                 for metric, scores in sorted(task.per_query.items()):
                     score_name = query_name(metric)
                     for qid, score in sorted(scores.items()):

@@ -41,7 +41,7 @@ from leaderboard.benchmarks import home_columns
 from leaderboard.publish.site.printed_figures import shown_figure
 from leaderboard.publish.site.table_display import source_name, source_text, tier_title
 from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT, OFF_PIN,
-                                                     STATISTIC_NOTE, off_pin_field)
+                                                     STATISTIC_NOTE, cell_off_pin_revisions)
 from leaderboard.publish.standings.lines import LineCell, record_of
 from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.publish.standings.verdicts import TIER_TEXT
@@ -205,7 +205,7 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
             rec[f"{col.home.id} from"] = (cell.row.system.system_id if cell.row is not None
                                           else None)
             rec[f"{col.home.id} {BASIS}"] = col.table.basis(cell.row, col.index)
-            rec[f"{col.home.id} {OFF_PIN}"] = off_pin_field(cell.row, col.column)
+            rec[f"{col.home.id} {OFF_PIN}"] = cell_off_pin_revisions(cell.row, col.column)
             rec[f"{col.home.id} tier"] = (TIER_TEXT.get(cell.tier.tier, cell.tier.tier)
                                           if cell.tier is not None else None)
             # the row's rank interval in the benchmark's table the cell comes from

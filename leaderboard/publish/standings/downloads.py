@@ -141,10 +141,10 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
             cell = line.cells[i]
             rec[col.id] = cell.value
             rec[f"{col.id} {BASIS}"] = table.basis(cell.row, i)
-            rec[f"{col.id} {OFF_PIN}"] = off_pin_field(cell.row, col)
+            rec[f"{col.id} {OFF_PIN}"] = cell_off_pin_revisions(cell.row, col)
             if cell.others:
                 others[col.id] = [{"system_id": r.system.system_id, "value": v,
-                                   BASIS: table.basis(r, i), OFF_PIN: off_pin_field(r, col),
+                                   BASIS: table.basis(r, i), OFF_PIN: cell_off_pin_revisions(r, col),
                                    "source": source_of(r)}
                                   for r, v in cell.others]
         for i in tiered:
@@ -159,7 +159,7 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
     return header, records
 
 
-def off_pin_field(row: Row | None, column: Column) -> str | None:
+def cell_off_pin_revisions(row: Row | None, column: Column) -> str | None:
     """A cell's :data:`OFF_PIN`: the data revisions ``row`` was scored on for ``column``'s
     tasks where they are not the ones the registry pins (None: on the pin, or no row)."""
     return off_pin_revisions(off_pin_of(row, column)) or None if row is not None else None
