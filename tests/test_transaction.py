@@ -693,3 +693,26 @@ def test_baselines_installing_into_an_existing_id_is_one_change_with_its_scoring
     assert folder_files(folder) == {"metadata.yaml": b"id: my-model\n",
                                 "results.json": b"scored\n",
                                 "runs/followtable/wtr/original.trec.gz": b"new run"}
+
+
+def test_score_help_says_what_it_removes_under_explain() -> None:
+    """`score --help` said only that the explorer's files go to the run store's cache,
+    nothing of what score removes from the folder under and at explain/ (the README
+    does): what CI did not write there for the submission, a link or a FIFO (explain
+    itself included), and in a git checkout the submission's own files where they belong
+    apart from its folder (explain_writers.placement)."""
+    import argparse
+    import inspect
+
+    from leaderboard.app.cli import build_parser
+    from leaderboard.submission import pipeline, transaction
+
+    commands = next(a.choices for a in build_parser()._actions
+                    if isinstance(a, argparse._SubParsersAction))
+    described = " ".join(commands["score"].description.split())
+    assert ("Under explain/ it removes what CI did not write there for this submission, "
+            "as `validate` reports it") in described, described
+    assert "a link or a FIFO (one named explain included)" in described, described
+    assert "in a git checkout whose default branch holds no explain/manifest.json" in described
+    assert "removable=(EXPLAIN_DIR,)" in inspect.getsource(pipeline.score_submission)
+    assert transaction._removable("explain", ("explain",))

@@ -22,7 +22,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "results.json (atomically, byte-identical for identical runs). Nothing is written "
         "for a submission with any error. The folder is left as a pull request carries it: "
         "the query explorer's files, which CI writes into explain/ after the merge, are "
-        "kept in the run store's cache (store/ under the cache root, $LEADERBOARD_CACHE_DIR).",
+        "kept in the run store's cache (store/ under the cache root, $LEADERBOARD_CACHE_DIR). "
+        "Under explain/ it removes what CI did not write there for this submission, as "
+        "`validate` reports it: a copied folder's files, a stray file, a link or a FIFO "
+        "(one named explain included), and, in a git checkout whose default branch holds "
+        "no explain/manifest.json of it (a submission not merged yet, or one whose run "
+        "store keeps its files), every file there, its own copied from the cache included. A file CI wrote there "
+        "that was changed or deleted is an error: no scoring puts it back.",
         "  leaderboard score submissions/bm25s")
     add_submission_args(p)
     p.set_defaults(handler=run)
