@@ -1993,6 +1993,24 @@ def test_pr_check_compares_no_row_scored_on_another_data_revision_and_says_so(
         in comment
 
 
+
+def test_pr_check_help_says_rows_on_another_data_revision_are_not_compared() -> None:
+    """`ci pr-check --help` said it compares each task 'with the leader committed at
+    BASE', while a verified row scored on another data revision than the registry pins is
+    left out of the comparison (test above: the report and the comment say so)."""
+    import argparse
+
+    from leaderboard.app.cli import build_parser
+
+    ci = next(a.choices for a in build_parser()._actions
+              if isinstance(a, argparse._SubParsersAction))["ci"]
+    check = next(a.choices for a in ci._actions
+                 if isinstance(a, argparse._SubParsersAction))["pr-check"]
+    described = " ".join(check.description.split())
+    assert ("a verified row scored on another data revision than the registry pins is left "
+            "out of the comparison") in described, described
+    assert "the leader committed at BASE" not in described, described
+
 def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
         repo, data_dir, capsys):
     """IRS and p-MRR set to 0.99 by hand, with the recorded SHA-256 of the runs kept:

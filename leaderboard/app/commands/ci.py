@@ -44,7 +44,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "changed, 1 invalid/refused)",
         "Diff HEAD against its merge base with BASE; refuse a PR that changes anything but one "
         "folder submissions/<id>/; check file kinds and sizes from git objects; validate and "
-        "score the submission; compare each task with the leader committed at BASE. Writes "
+        "score the submission on the data revision the registry pins; rank each task's "
+        "scores among the verified rows committed at BASE and test them against the task's "
+        "leader, as the site's tables do (a verified row scored on another data revision "
+        "than the registry pins is left out of the comparison, which the comment says). Writes "
         "report.json, comment.md, pr-number and the scored results.json under --out.",
         "  leaderboard ci pr-check --base \"$BASE_SHA\" --head \"$HEAD_SHA\" --pr-number 42 "
         "--out pr-report")
