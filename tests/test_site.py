@@ -1230,6 +1230,25 @@ def test_a_measured_cost_is_shown_as_what_metadata_records(committed_site: Path)
     assert "the leaderboard's runner" not in page
 
 
+
+def test_a_sparse_models_missing_parameter_count_reads_without_nested_parentheses(
+        committed_site: Path) -> None:
+    """bm25s's page read "parameters: – (a sparse model (term statistics, no trained
+    parameters))" in its header line and "– (a sparse model (...))" in its About section:
+    the reason, in parentheses itself, was put in parentheses."""
+    import html
+
+    page = html.unescape((committed_site / "submissions" / "bm25s.html").read_text(
+        encoding="utf-8"))
+    facts = re.search(r'<p class="fb-facts">(.*?)</p>', page).group(1)
+    about = re.search(r"<dt>Parameters</dt><dd>(.*?)</dd>", page).group(1)
+    reason = params_reason(None, "sparse")
+    assert f"parameters: – ({reason})" in facts, facts
+    assert about == f"– ({reason})", about
+    for text in (facts, about):
+        assert "((" not in text and "))" not in text, text
+    assert "(" not in reason and ")" not in reason, reason
+
 def test_the_metrics_page_says_the_t4_test_labels_are_public_too(data_dir: Path) -> None:
     """The page called the calibration half's labels public and the test split held out,
     while t4_pairs returns the test pairs' labels as well (the data are public upstream):

@@ -38,11 +38,12 @@ def params_text(n: int | None) -> str:
 
 
 def params_reason(n: int | None, model_type: str) -> str:
-    """Why a model shows no parameter count ("" when it has one)."""
+    """Why a model shows no parameter count ("" when it has one), without parentheses:
+    a page gives it in parentheses after the dash."""
     if n is not None:
         return ""
     if model_type == "sparse":
-        return "a sparse model (term statistics, no trained parameters)"
+        return "a sparse model: term statistics, no trained parameters"
     return "the source does not state a parameter count"
 
 
