@@ -278,6 +278,39 @@ def test_a_figure_printed_as_minus_zero_keeps_its_sign(real) -> None:
                 "mfollowir-cl-zho")["text"] == "-0.0"
 
 
+
+def test_the_metrics_page_quotes_a_shown_figure_as_the_tables_show_it(real) -> None:
+    """The Metrics page quoted the tables' figures with U+2212 ('shown −2.34', 'shown
+    −0.0', '−0.4995 as −50.0') while the tables show '-2.34', '-0.0' and '-50.0' with a
+    hyphen-minus: a quote of a displayed figure reads as displayed, while the page's prose
+    (a paper's printed figure, a value) keeps its own typography."""
+    from leaderboard.core.display import score_text
+
+    out = real["out"]
+    page = (out / "metrics.html").read_text(encoding="utf-8")
+    start = page.index("How numbers are shown.")
+    paragraph = " ".join(unescape(re.sub(r"<[^>]+>", " ",
+                                         page[start:page.index("</p>", start)])).split())
+
+    def shown(page_name: str, view: str, key: str, column: str) -> str:
+        table = next(t for t in parse(out / page_name).tables if t["view"] == view)
+        heads = [h["attrs"].get("data-col") for h in table["head"]]
+        row = next(r for r in table["rows"] if r["attrs"].get("data-k") == key)
+        return row["cells"][heads.index(column)]["text"]
+
+    strubert = shown("followtable.html", "followtable-average", "strubert", "p-MRR")
+    grit = shown("followir.html", "followir-average", "gritlm/gritlm-7b", "p-MRR")
+    assert (strubert, grit) == ("-2.34", "-0.0")
+    assert f"p-MRR as \u22122.34, shown {strubert};" in paragraph, paragraph
+    assert f"p-MRR as \u22120.0, a small negative, shown {grit})" in paragraph, paragraph
+    assert re.findall(r"\bshown ([-+\u2212]?[0-9.]+)", paragraph) == [strubert, "82", grit]
+    # The rounding rule's examples: a value, then what every page shows for it.
+    for value, text in (("0.0015", "0.2"), ("0.1235", "12.4"), ("\u22120.4995", "-50.0")):
+        assert score_text(float(value.replace("\u2212", "-"))) == text
+        assert re.search(rf"{re.escape(value)} (shows )?as {re.escape(text)}\b", paragraph), value
+    assert score_text(-0.0004, signed=True) == "0.0"
+    assert "shows as 0.0, never -0.0 or +0.0;" in paragraph, paragraph
+
 def test_a_printed_figure_reads_as_printed_in_the_details_of_another_row(tmp_path) -> None:
     """A paper's figure that is not its model's line (the line is MTEB's, which gives the
     sort column) is named in the cell's details with its printed digits too."""
