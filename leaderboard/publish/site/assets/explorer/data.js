@@ -9,10 +9,6 @@ var FBXData = (function () {
   var SITE_ROOT = FBXFrame.SITE_ROOT;
 
   var REBUILD = "The page and its files come from different versions of the site: rebuild it (leaderboard build).";
-  function rescore(sub) {
-    return "The page and the submission\u2019s explanation files come from different versions of FollowBoard: " +
-      "scoring it again (leaderboard score submissions/" + sub.id + ") writes them anew.";
-  }
 
   function fileUrl(sub, rel) { return FBXLinks.fileUrl(sub.base, rel, SITE_ROOT); }
 
@@ -100,7 +96,7 @@ var FBXData = (function () {
   function explained(sub) {
     if (!sub.base) {
       throw new UserError("\u201c" + sub.name + "\u201d has per-query scores but no explanation files, so its queries cannot be shown.",
-        "It was scored before the explorer existed: scoring it again (leaderboard score submissions/" + sub.id + ") writes them.");
+        L.NO_EXPLANATIONS);
     }
   }
 
@@ -109,7 +105,7 @@ var FBXData = (function () {
     var sub = submission(slug);
     explained(sub);
     var doc = await checked(fileUrl(sub, "manifest.json"), "list of explained tasks of " + sub.name,
-      R.manifestProblem, rescore(sub));
+      R.manifestProblem, L.STALE_EXPLANATIONS);
     return Object.keys(doc.tasks);
   }
 
@@ -129,7 +125,7 @@ var FBXData = (function () {
           throw new UserError("\u201c" + sub.name + "\u201d has no scores on " + taskInfo(tid).title + ".",
             "Its page lists the tasks it was run on; the task's page lists the submissions that have it.");
         }
-        return checked(url, what, function (doc) { return R.queryListProblem(doc, tid); }, rescore(sub));
+        return checked(url, what, function (doc) { return R.queryListProblem(doc, tid); }, L.STALE_EXPLANATIONS);
       }).then(R.queryList);
       state.lists.set(key, p);
       p.catch(function () { state.lists.delete(key); });
@@ -149,7 +145,7 @@ var FBXData = (function () {
     var url = fileUrl(sub, tid + ".cards." + part + ".json.gz");
     var doc = await L.need(url, "query cards of " + sub.name + " on " + tid);
     var wrong = R.cardsProblem(doc, tid);
-    if (wrong) throw L.misread("file of query cards of " + sub.name + " on " + tid, url, wrong, rescore(sub));
+    if (wrong) throw L.misread("file of query cards of " + sub.name + " on " + tid, url, wrong, L.STALE_EXPLANATIONS);
     var out = R.card(doc, qid);
     if (!out) throw new UserError("The cards of " + sub.name + " on " + tid + " lack query " + qid + ".");
     return out;
@@ -180,7 +176,7 @@ var FBXData = (function () {
       try { doc = await L.load(url); }
       catch (e) { out[name] = null; return; }
       var wrong = R.textsProblem(doc, name);
-      if (wrong) throw L.misread("text part \u201c" + name + "\u201d of " + list.task, url, wrong, rescore(sub));
+      if (wrong) throw L.misread("text part \u201c" + name + "\u201d of " + list.task, url, wrong, L.STALE_EXPLANATIONS);
       out[name] = doc.texts;
       if (name === "docs") out.cut = R.cutDocs(doc);
     }));

@@ -19,6 +19,19 @@ var FBXLoad = (function () {
   // What the reader is shown instead of a view: a sentence and what to do about it.
   function UserError(message, hint) { this.message = message; this.hint = hint; }
 
+  // What writes a submission's explanation files that are missing or of another version
+  // (data.js says which): the publish run, which scores every merged submission whose
+  // files are missing or stale again; a submitter's `leaderboard score` keeps
+  // them in the run store's cache instead (explain_writers.placement), so it is not what
+  // a site's reader, or a maintainer building a site, runs.
+  var WRITTEN_BY = "On the leaderboard\u2019s own site they are written by its publish run " +
+    "(leaderboard ci score-pending), which writes missing or stale ones anew; for a site you " +
+    "build from a checkout, run leaderboard ci score-pending there, then leaderboard build.";
+  var STALE_EXPLANATIONS = "The page and the submission\u2019s explanation files come from " +
+    "different versions of FollowBoard. " + WRITTEN_BY;
+  var NO_EXPLANATIONS = "It was scored before the explorer existed, or the site\u2019s build " +
+    "could not read its files (its warnings say why). " + WRITTEN_BY;
+
   function load(url) {
     url = String(url);
     if (state.files.has(url)) return state.files.get(url);
@@ -53,7 +66,8 @@ var FBXLoad = (function () {
     }
     if (err.kind === "status" && err.status === 404) {
       return new UserError("Missing file: the " + what + " (" + where + ", HTTP 404).",
-        "The submission may have been scored before the explorer existed: scoring it again (leaderboard score submissions/<id>) writes its explanation files.");
+        "The site\u2019s index names this file, but the server does not have it: the site was published without it, or the run store it is fetched from lacks it. " +
+        "On a site you build, build it again (leaderboard build) and publish the whole folder; on the leaderboard\u2019s own site, tell its maintainers.");
     }
     if (err.kind === "status") return new UserError("The " + what + " could not be loaded: " + where + " (HTTP " + err.status + ").");
     if (err.kind === "gzip") return new UserError("This browser cannot inflate gzip files (DecompressionStream); use a current Chrome, Edge, Firefox or Safari.");
@@ -74,5 +88,8 @@ var FBXLoad = (function () {
   }
 
   return { LoadError: LoadError, UserError: UserError, load: load, need: need,
-           loadMessage: loadMessage, misread: misread };
+           loadMessage: loadMessage, misread: misread, STALE_EXPLANATIONS: STALE_EXPLANATIONS,
+           NO_EXPLANATIONS: NO_EXPLANATIONS };
 })();
+
+if (typeof module !== "undefined") module.exports = FBXLoad;

@@ -1,0 +1,44 @@
+// What the explorer tells a reader when a file cannot be had, or a submission's
+// explanation files are missing or of another version
+// (leaderboard/publish/site/assets/explorer/load.js). Run through `node --test tests/js/`.
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+
+// What the page's earlier parts give load.js (state.js, frame.js).
+global.FBXState = { files: new Map() };
+global.FBXFrame = { SITE_ROOT: new URL("http://site.test/board/"), PAGE: "explore.html" };
+global.location = new URL("http://site.test/board/explore.html");
+const L = require(path.join(__dirname, "..", "..", "leaderboard", "publish", "site", "assets",
+  "explorer", "load.js"));
+
+test("missing or stale explanation files name what writes them, not a submitter's score", () => {
+  // The hints said "scoring it again (leaderboard score submissions/<id>) writes them",
+  // while for a merged submission score keeps the files in the run store's cache, out of
+  // its folder, and the site's files come from the publish run (leaderboard ci
+  // score-pending), which writes missing or stale ones anew: a site visitor can run
+  // nothing, and a maintainer building a site from a checkout runs that, then build.
+  for (const hint of [L.STALE_EXPLANATIONS, L.NO_EXPLANATIONS]) {
+    assert.doesNotMatch(hint, /leaderboard score\b/);
+    assert.match(hint, /On the leaderboard\u2019s own site they are written by its publish run \(leaderboard ci score-pending\), which writes missing or stale ones anew/);
+    assert.match(hint, /for a site you build from a checkout, run leaderboard ci score-pending there, then leaderboard build\.$/);
+  }
+  assert.match(L.STALE_EXPLANATIONS, /^The page and the submission\u2019s explanation files come from different versions of FollowBoard\. /);
+  // A submission shown without files: scored before the explorer, or the build could not
+  // read them (tests/test_explorer_browser.py's fix-old, whose explain/ is gone).
+  assert.match(L.NO_EXPLANATIONS, /^It was scored before the explorer existed, or the site\u2019s build could not read its files/);
+});
+
+test("a missing file (HTTP 404) is said to be missing from the site or its run store", () => {
+  // The hint said the submission may have been scored before the explorer existed, which
+  // the index says instead (no explanation files: no file is asked for), and to run
+  // leaderboard score; the index names a file the server does not have.
+  const url = new URL("http://site.test/board/explore/data/a/followir/core17.cards.0.json.gz");
+  const message = L.loadMessage(new L.LoadError(url, "status", 404), "query cards of A on followir/core17");
+  assert.equal(message.message, "Missing file: the query cards of A on followir/core17 (explore/data/a/followir/core17.cards.0.json.gz, HTTP 404).");
+  assert.doesNotMatch(message.hint, /leaderboard score\b|scored before the explorer/);
+  assert.match(message.hint, /^The site\u2019s index names this file, but the server does not have it: the site was published without it, or the run store it is fetched from lacks it\./);
+  assert.match(message.hint, /build it again \(leaderboard build\) and publish the whole folder/);
+});
