@@ -15,9 +15,9 @@ from types import ModuleType
 
 import pytest
 
+from leaderboard.app.board_ids import reference_ids
 from leaderboard.publish.site.board import Board, board_of, load_board
 from leaderboard.publish.site.build import build_site
-from reference_models.spec import load_model_specs
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
@@ -107,7 +107,7 @@ def committed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "committed-site",
                       lambda folder: build_site(REPO, folder / "out",
                                                 cache_dir=folder / "cache",
-                                                reference_ids=frozenset(load_model_specs()))
+                                                reference_ids=reference_ids())
                       ) / "out"
 
 

@@ -381,7 +381,7 @@ def is_maintainer(author: str, association: str | None, maintainers: frozenset[s
             or author.lower() in maintainers)
 
 
-def reserved_id_problem(sub_id: str, reference_ids: set[str], author: str,
+def reserved_id_problem(sub_id: str, reference_ids: Container[str], author: str,
                         association: str | None, maintainers: frozenset[str]) -> str | None:
     """Why ``author`` may not add a submission ``sub_id`` (None: they may): the id of a
     declared reference model is kept for its runs, which `baselines run` writes (and
@@ -396,7 +396,7 @@ def reserved_id_problem(sub_id: str, reference_ids: set[str], author: str,
 
 def ownership_problem(sub_id: str, base_owner: str | None, author: str,
                       association: str | None, maintainers: frozenset[str],
-                      reference_ids: set[str]) -> str | None:
+                      reference_ids: Container[str]) -> str | None:
     """Why ``author`` may not change the merged submission ``sub_id`` (None: they may).
 
     Only the owner recorded in the base branch's metadata.yaml, or a maintainer, may

@@ -25,6 +25,7 @@ from typing import Callable, TextIO
 import github_action_utils as gha
 
 from leaderboard import __version__
+from leaderboard.app.board_ids import reference_ids, taken_ids
 from leaderboard.app.ci.comment import comment_body, job_summary
 from leaderboard.app.ci.standing import CommittedResults, load_committed, task_standings
 from leaderboard.app.ci.git import (
@@ -71,7 +72,7 @@ from leaderboard.core.report import Issue, Report, plural
 from leaderboard.publish.standings.verdicts import TIER_TEXT
 from leaderboard.store.locations import configured_store, RunStore
 from leaderboard.submission.explain_files import explanation_manifest
-from leaderboard.submission.ids import REFERENCE_MODEL, id_problem, lookalike_problem
+from leaderboard.submission.ids import id_problem, lookalike_problem
 from leaderboard.submission.layout import (
     folder_path,
     MANIFEST_NAME,
@@ -89,7 +90,6 @@ from leaderboard.submission.results import (
     per_query_content,
     write_committed,
 )
-from reference_models.spec import load_model_specs
 
 Progress = Callable[[str], None]
 # The check's work folder in the temporary directory: "followboard-pr-<pid>-XXXX".
@@ -201,20 +201,19 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
             (blob,) = read_blobs(req.repo, [meta_entry.sha])
             base_owner = owner_of(blob.decode("utf-8", "replace"))
         problem = ownership_problem(sub_id, base_owner, req.pr_author, req.author_association,
-                                    maintainers, set(load_model_specs()))
+                                    maintainers, reference_ids())
         if problem:
             report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     elif req.pr_author is not None:
-        problem = reserved_id_problem(sub_id, set(load_model_specs()), req.pr_author,
+        problem = reserved_id_problem(sub_id, reference_ids(), req.pr_author,
                                       req.author_association, maintainers)
         if problem:
             report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     if not updates_existing:
         # Whoever adds it: no submission may pass for another.
-        taken = {rid: REFERENCE_MODEL for rid in load_model_specs()}
-        taken |= {name: "a submission on the base branch"
-                  for name in folder_names(req.repo, base, SUBMISSIONS_DIR)
-                  if id_problem(name) is None}
+        taken = taken_ids({name: "a submission on the base branch"
+                           for name in folder_names(req.repo, base, SUBMISSIONS_DIR)
+                           if id_problem(name) is None})
         if problem := lookalike_problem(sub_id, taken):
             report.add(f"{sub_id}/{METADATA_NAME}", None, problem)
     model_name = None

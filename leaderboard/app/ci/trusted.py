@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Container
 from pathlib import Path
 
+from leaderboard.app.board_ids import reference_ids
 from leaderboard.app.ci.git import Change
 from leaderboard.app.ci.policy import (
     AUTHOR_UNKNOWN,
@@ -28,7 +29,6 @@ from leaderboard.core.fileio import load_json
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import METADATA_NAME, SUBMISSIONS_DIR
 from leaderboard.submission.metadata import owner_of
-from reference_models.spec import load_model_specs
 
 API_STATUS = {"added": "A", "modified": "M", "changed": "M", "removed": "D", "renamed": "A",
               "copied": "A", "unchanged": "M"}
@@ -129,7 +129,7 @@ def apply_ownership(report: CiReport, base_dir: Path, author: str,
     maintainers = maintainers_of(
         config.read_text(encoding="utf-8", errors="replace")
         if config.is_file() and not config.is_symlink() else None, str(config))
-    reference_ids = set(load_model_specs())
+    references = reference_ids()
     for sub in report.submissions:
         if id_problem(sub.id):
             continue  # the scope check refuses such a PR anyway
@@ -141,7 +141,7 @@ def apply_ownership(report: CiReport, base_dir: Path, author: str,
         if meta.is_file() and not meta.is_symlink():
             owner = owner_of(meta.read_text(encoding="utf-8", errors="replace"))
         problem = ownership_problem(sub.id, owner, author, association, maintainers,
-                                    reference_ids)
+                                    references)
         if problem:
             return report.model_copy(update=dict(
                 status="refused", refusals=[problem], refused_paths=[], submissions=[]))

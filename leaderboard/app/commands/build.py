@@ -44,12 +44,12 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from leaderboard.app.board_ids import reference_ids
     from leaderboard.core.fileio import size_text
     from leaderboard.publish.site.build import build_site
-    from reference_models.spec import load_model_specs
 
     result = build_site(args.results_root, args.out, docs_dir=args.docs_dir,
-                        reference_ids=frozenset(load_model_specs()),
+                        reference_ids=reference_ids(),
                         cache_dir=None if args.no_cache else args.cache_dir,
                         site_url=args.site_url)
     for warning in result.warnings:

@@ -38,15 +38,14 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 def _validate(root: Path, data_dir: Path, progress: Progress,
               check_scores: bool = False) -> tuple[bool, list[str], str]:
-    from leaderboard.submission.ids import REFERENCE_MODEL
+    from leaderboard.app.board_ids import taken_ids
     from leaderboard.submission.pipeline import check_submission
-    from reference_models.spec import load_model_specs
 
     # A new submission's id may not look like a reference model's (nor a submission's
     # beside it: check_submission).
     outcome = check_submission(root, data_dir, score=False, progress=progress,
                                check_scores=check_scores,
-                               taken_ids=dict.fromkeys(load_model_specs(), REFERENCE_MODEL))
+                               taken_ids=taken_ids())
     report = outcome.report
     status = "valid" if report.ok else "INVALID"
     if report.ok and outcome.checked_scores:
