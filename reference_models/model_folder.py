@@ -479,7 +479,7 @@ def read_model_folder(folder: Path, choices: ModelChoices, *, revision: str | No
             id=model_id, name=choices.name or default_name or card_name or folder.resolve().name,
             family=family, type=TYPE_OF_FAMILY[family],  # type: ignore[arg-type]
             hf_id=str(transformer.resolve()), revision=revision or "sha256:pending",
-            parameters=None, instruction_trained=choices.instruction_trained,
+            instruction_trained=choices.instruction_trained,
             licence=choices.licence or card_licence, links=tuple(links) + tuple(choices.links),
             encoder=encoder, reranker=reranker, batch_size=BATCH_OF_FAMILY[family])
     except ValidationError as exc:

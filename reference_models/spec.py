@@ -130,7 +130,6 @@ class ModelSpec(_Strict):
     weights_sha256: str | None = None
     # PEFT/LoRA adapter applied on top of hf_id (Promptriever ships only the adapter).
     adapter: HubRef | None = None
-    parameters: int | None = None
     # None: not known (a model run from its folder says nothing about its training).
     instruction_trained: bool | None = False
     # Required in models.yaml; None for a model whose card states no licence.
