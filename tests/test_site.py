@@ -1267,3 +1267,19 @@ def test_the_metrics_page_says_the_t4_test_labels_are_public_too(data_dir: Path)
     assert ("`t4_pairs` returns the label of every pair, the test half's included" in
             section), section
     assert "which half is for calibration" in section
+
+
+def test_every_filter_the_pages_environment_adds_is_used_by_a_template() -> None:
+    """The environment registered `score` and `dv` filters that no template used (the
+    tables are written in Python, format.py and table_display.py): a filter of its own is
+    one some template applies, as a filter expression or a filter block."""
+    import jinja2
+    from jinja2 import nodes
+
+    from leaderboard.publish.site.render import TEMPLATES_DIR, environment
+
+    env = environment()
+    used = {node.name for path in TEMPLATES_DIR.glob("*.j2")
+            for node in env.parse(path.read_text(encoding="utf-8")).find_all(nodes.Filter)}
+    own = set(env.filters) - set(jinja2.Environment().filters)
+    assert own - used == set()

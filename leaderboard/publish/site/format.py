@@ -11,11 +11,6 @@ import posixpath
 from urllib.parse import urlsplit
 
 
-def data_value(value: float | None) -> str:
-    """The exact value for sorting and downloads (shortest round-trip repr)."""
-    return "" if value is None else repr(float(value))
-
-
 def sort_value(value: float | None) -> str:
     """The value a table cell carries for sorting and charts: 6 significant digits, far
     finer than the display, and a third of the bytes of the exact repr (downloads keep it)."""

@@ -35,7 +35,7 @@ from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_json, 
                                                write_results_parquet)
 from leaderboard.publish.site.explorer import write_explorer
 from leaderboard.publish.site.data_revisions import off_pin_page_note
-from leaderboard.publish.site.format import (MODEL_SIZE_HELP, SUBMITTED_SIZE_HELP, data_value,
+from leaderboard.publish.site.format import (MODEL_SIZE_HELP, SUBMITTED_SIZE_HELP,
                                              instruction_text, params_reason, params_text,
                                              relative, safe_url, submitted_params_text)
 from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
@@ -86,8 +86,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(score=score_text, dv=data_value, params=params_text, nbhyphen=nbhyphen,
-                       sentence=sentence, it=instruction_text, safe_url=safe_url, filesize=size_text,
+    env.filters.update(params=params_text, nbhyphen=nbhyphen, sentence=sentence,
+                       it=instruction_text, safe_url=safe_url, filesize=size_text,
                        params_reason=params_reason, plural=plural)
     env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED,
                        SUBMITTED_SIZE_HELP=SUBMITTED_SIZE_HELP, MODEL_SIZE_HELP=MODEL_SIZE_HELP)
