@@ -627,6 +627,41 @@ def test_a_file_changed_while_the_command_ran_stops_the_commit(tmp_path: Path) -
     assert folder_files(folder) == {"metadata.yaml": b"edited meanwhile\n"}
 
 
+def test_a_link_that_cannot_be_mirrored_refuses_the_change_a_file_is_copied(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy of a folder hard-links its files, or copies one the file system will not
+    link; a link under a removable path is hard-linked as itself or not mirrored at all:
+    then the change is refused (a ChangeError, nothing changed), never copied through the
+    link (as _mirror's description says)."""
+    import errno
+
+    from leaderboard.submission import transaction
+    from leaderboard.submission.transaction import ChangeError, change_folder
+
+    folder = tmp_path / SUB
+    (folder / "explain").mkdir(parents=True)
+    (folder / "metadata.yaml").write_bytes(b"a\n")
+    (folder / "explain" / "link").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "elsewhere").write_bytes(b"not the submission's\n")
+    real_link = os.link
+
+    def no_link(src: Path, dst: Path, *, follow_symlinks: bool = True) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link", str(src))
+
+    monkeypatch.setattr(transaction.os, "link", no_link)
+    with pytest.raises(ChangeError, match="nothing was changed"):
+        with change_folder(folder, removable=("explain",)):
+            pass
+    assert os.path.islink(folder / "explain" / "link") and around(folder) == [
+        "elsewhere", SUB]
+    (folder / "explain" / "link").unlink()
+    with change_folder(folder, removable=("explain",)) as change:
+        copied = change.folder / "metadata.yaml"
+        assert copied.read_bytes() == b"a\n" and os.stat(copied).st_nlink == 1
+    monkeypatch.setattr(transaction.os, "link", real_link)
+    assert folder_files(folder) == {"metadata.yaml": b"a\n"}
+
+
 def test_two_commands_never_change_one_submission_at_once(tmp_path: Path) -> None:
     from leaderboard.submission.transaction import ChangeError, change_folder
 

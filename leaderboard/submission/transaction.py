@@ -137,9 +137,11 @@ def _scan(root: Path, display: str, removable: tuple[str, ...] = ()) -> dict[str
 
 
 def _mirror(live: Path, copy: Path, entries: dict[str, _Entry]) -> None:
-    """``copy``: the folder ``live`` as ``entries`` lists it, files hard-linked; a link,
-    FIFO or device (``other``) hard-linked as itself (not followed, not opened), or not
-    at all: never copied."""
+    """``copy``: the folder ``live`` as ``entries`` lists it, files hard-linked (copied
+    where the file system will not link them); a link, FIFO or device (``other``)
+    hard-linked as itself, never followed, opened or copied: where it cannot be linked,
+    the OSError goes up and :func:`change_folder` refuses the change (a ChangeError,
+    nothing changed)."""
     copy.mkdir(parents=True)
     for rel, entry in sorted(entries.items()):
         target = copy / rel
