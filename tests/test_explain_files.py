@@ -42,7 +42,7 @@ from leaderboard.submission.results import (committed_form, per_query_content, r
                                             task_per_query_json)
 from leaderboard.submission.files import submission_files
 from leaderboard.store.locations import FolderStore, HttpsStore, HubStore, parse_source
-from leaderboard.submission.layout import EXPLAIN_DIR
+from leaderboard.submission.layout import EXPLAIN_DIR, REWRITTEN_AFTER_MERGE
 
 REPO = Path(__file__).resolve().parents[1]
 BM25 = REPO / "submissions" / "bm25s" / "runs"
@@ -301,7 +301,9 @@ def test_validate_accepts_the_files_and_reports_missing_or_stale_ones(real, caps
         out = capsys.readouterr().out
         assert ("explained/explain: explain/manifest.json: the copy in the submission's "
                 "folder") in out and "does not match: its sha256 is" in out
-        assert f"run `leaderboard score {folder}`" in out
+        # Merged (CI's manifest in its folder): `score` would keep new files in the run
+        # store's cache, not here; the publish run writes them anew.
+        assert f"; {REWRITTEN_AFTER_MERGE}" in out and "leaderboard score" not in out, out
         # Named in results.json too, it is the explanation of other inputs.
         named = json.loads(saved_results)
         named["explain_manifest"].update(bytes=len(forged),
@@ -309,7 +311,7 @@ def test_validate_accepts_the_files_and_reports_missing_or_stale_ones(real, caps
         results_path.write_text(json.dumps(named, sort_keys=True, indent=1) + "\n")
         assert main(args) == 1
         assert ("explained/explain: explain/ was computed from other files than results.json; "
-                f"run `leaderboard score {folder}`") in capsys.readouterr().out
+                f"{REWRITTEN_AFTER_MERGE}") in capsys.readouterr().out
         results_path.write_bytes(saved_results)
         manifest.unlink()
         (problem,) = results_staleness(folder)
@@ -325,6 +327,22 @@ def test_validate_accepts_the_files_and_reports_missing_or_stale_ones(real, caps
         manifest.write_bytes(saved)
         results_path.write_bytes(saved_results)
     assert results_staleness(folder) == []
+
+
+def test_validate_tells_a_submission_not_merged_to_score_for_missing_explanations(
+        real, tmp_path: Path, capsys) -> None:
+    """Of a submission not merged yet, missing explanation files are the submitter's to
+    write again: `leaderboard score` keeps them in the run store's cache, where results.json
+    names them (of a merged one, the publish run: REWRITTEN_AFTER_MERGE)."""
+    folder = tmp_path / "explained"
+    shutil.copytree(real["folder"], folder, ignore=shutil.ignore_patterns(EXPLAIN_DIR))
+    assert main(["validate", str(folder), "--data-dir", str(real["data_dir"]),
+                 "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "explained/explain: explain/manifest.json: the file is missing" in out, out
+    assert f"; run `leaderboard score {folder}`, which writes them to the run store's cache" \
+        in out, out
+    assert REWRITTEN_AFTER_MERGE not in out
 
 
 def test_explanation_files_of_another_format_are_stale(real, capsys) -> None:
@@ -356,8 +374,7 @@ def test_explanation_files_of_another_format_are_stale(real, capsys) -> None:
             "followboard-texts/2)"]
         assert main(["validate", str(folder), "--data-dir", str(real["data_dir"]),
                      "--quiet"]) == 1
-        assert f"followboard-texts/2); run `leaderboard score {folder}`" in \
-            capsys.readouterr().out
+        assert f"followboard-texts/2); {REWRITTEN_AFTER_MERGE}" in capsys.readouterr().out
         # A manifest naming no formats was written before manifests named them.
         del doc["formats"]
         name(doc)

@@ -142,6 +142,11 @@ STRAY_FILE = (f"unexpected file: a submission holds {METADATA_NAME}, {MANIFEST_N
               f"{RUNS_DIR}/<task id>/<role>.trec[.gz] only")
 CI_FILES = ("the explorer's files are written by CI after the merge; leave them out of "
             "the pull request")
+# What missing or stale explanation files of a merged submission are told: CI's, which
+# `score` would write into the run store's cache (explain_writers.placement), not here.
+REWRITTEN_AFTER_MERGE = ("they are CI's: the publish run (`leaderboard ci score-pending`, "
+                         "in a checkout of the default branch) writes them anew, and a pull "
+                         "request may not change them")
 # What a FIFO, a socket or a device in a submission folder is told (a link is told to
 # commit the file itself): `validate` and every command that changes the folder say it.
 NOT_PLAIN = "a submission holds plain files and folders only"

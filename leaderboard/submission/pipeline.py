@@ -38,7 +38,8 @@ from leaderboard.submission.ids import id_problem, lookalike_problem
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
 from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, METADATA_NAME,
-                                           RESULTS_NAME, entry, in_folder, score_command)
+                                           RESULTS_NAME, REWRITTEN_AFTER_MERGE, entry,
+                                           in_folder, score_command)
 from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
@@ -156,10 +157,16 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         report_held_explanations(held_explanations(root, apart=placed.apart), submission.id,
                                  report, shown)
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
+        # The explanation files: a submitter's `score` keeps them in the run store's cache,
+        # which is where those of a submission not merged yet belong, and those of a merged
+        # one are CI's, which only the publish run writes into its folder.
+        redo_explanations = (REWRITTEN_AFTER_MERGE if placed.merged else
+                             f"run {score_command(shown)}, which writes them to the run "
+                             "store's cache")
         for problem in results_staleness(root, store):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
                 report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
-                           f"{problem}; run {score_command(shown)}")
+                           f"{problem}; {redo_explanations}")
                 continue
             report.add(f"{submission.id}/results.json", None,
                        f"{problem}: the scores are stale; run {score_command(shown)}")
