@@ -202,6 +202,31 @@ def test_rescoring_gives_identical_files(real, tmp_path: Path) -> None:
     assert not list(folder.parent.glob(f".{folder.name}.explain-*"))
 
 
+def test_rescoring_keeps_a_file_of_the_same_json_compressed_otherwise(real) -> None:
+    """The same JSON gzipped by another machine (ISA-L picks its kernels by CPU) or
+    library has other bytes: rescoring a committed submission wrote every one of its ~300
+    explanation files anew, the same content in new bytes, a commit of binary churn per
+    publish run. A file that inflates to the JSON scoring computes is kept as it is (its
+    inode, its bytes); one that inflates to anything else, or not at all, is written."""
+    folder: Path = real["folder"]
+    files = sorted(explain_dir(folder).rglob("*.json.gz"))
+    other, wrong, short = files[0], files[len(files) // 2], files[-1]
+    right = {p: p.read_bytes() for p in (other, wrong, short)}
+    recompressed = gzip.compress(gzip.decompress(right[other]), compresslevel=1, mtime=0)
+    assert recompressed != right[other]
+    other.write_bytes(recompressed)
+    wrong.write_bytes(gzip.compress(gzip.decompress(right[wrong]) + b" ", mtime=0))
+    short.write_bytes(right[short][:len(right[short]) // 2])
+    inodes = {p: p.stat().st_ino for p in files}
+    assert score_submission(folder, real["data_dir"], after_merge=True).results_path
+    assert other.read_bytes() == recompressed and other.stat().st_ino == inodes[other]
+    for rewritten in (wrong, short):
+        assert rewritten.read_bytes() == right[rewritten]
+        assert rewritten.stat().st_ino != inodes[rewritten]
+    assert all(p.stat().st_ino == inodes[p] for p in files if p not in (wrong, short))
+    other.write_bytes(right[other])  # the module's later tests read the scorer's bytes
+
+
 def test_rescoring_links_unchanged_files_and_writes_a_damaged_one(real, monkeypatch) -> None:
     """Rescoring the same runs links every explanation file whose bytes are already right
     into the new folder: nothing is written, and the folder's transaction sees the same

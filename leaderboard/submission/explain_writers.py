@@ -18,10 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.core.fileio import gunzip_bounded
+from leaderboard.core.report import Report
 from leaderboard.core.user_git import git_command
 from leaderboard.store.files import StoredRef, check_file, keep
 from leaderboard.store.locations import FolderStore, HubStore, store_path
-from leaderboard.submission.explain_files import (MANIFEST, ExplainFilesError, TaskFiles,
+from leaderboard.submission.explain_files import (MANIFEST, ExplainFile, ExplainFilesError,
+                                                  TaskFiles,
                                                   explain_dir, explanation_manifest,
                                                   parse_manifest, stored_refs, unpacked)
 from leaderboard.submission.files import SubmissionFiles
@@ -65,19 +68,22 @@ class ExplanationFolder:
                 folder.mkdir()
                 folder.chmod(0o755)
             data = file.gzipped()
-            if not self._link_unchanged(rel, data, path):
+            if not self._link_unchanged(rel, file, data, path):
                 path.write_bytes(data)
                 path.chmod(0o644)
             self.written.add(rel)
 
-    def _link_unchanged(self, rel: str, data: bytes, path: Path) -> bool:
-        """Link the folder's current file ``rel`` at ``path`` when it holds exactly ``data``
-        (and mode 0644, which a link shares): rescoring unchanged runs writes no byte, and
-        the folder's transaction then finds the file unchanged by its inode, without
-        comparing the bytes (on the 2-core Zen 3 host, writing a 20 KB file cost 0.5 ms
-        of CPU; a rescored submission's 751 files took the main process 0.6-1.0 CPU-s).
-        A file that differs, even by a damaged byte, is written anew. Returns whether it
-        linked."""
+    def _link_unchanged(self, rel: str, file: ExplainFile, data: bytes, path: Path) -> bool:
+        """Link the folder's current file ``rel`` at ``path`` when it holds exactly ``data``,
+        or other gzip bytes of the same JSON as ``file`` (and mode 0644, which a link
+        shares): rescoring unchanged runs writes no byte, and the folder's transaction then
+        finds the file unchanged by its inode, without comparing the bytes (on the 2-core
+        Zen 3 host, writing a 20 KB file cost 0.5 ms of CPU; a rescored submission's 751
+        files took the main process 0.6-1.0 CPU-s). The same JSON compressed by another
+        machine (ISA-L picks its kernels by CPU) or library is the same file: rescoring a
+        committed submission rewrote all its ~300 files, each with new bytes and the same
+        content, one commit of binary churn per publish. A file that differs, even by a
+        damaged byte, is written anew. Returns whether it linked."""
         current = plain_file(explain_dir(self.root), rel)
         if current is None:
             return False
@@ -85,8 +91,15 @@ class ExplanationFolder:
             fd = os.open(current, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
             with open(fd, "rb", buffering=0) as old:
                 info = os.fstat(fd)
-                if (info.st_size != len(data) or stat.S_IMODE(info.st_mode) != 0o644
-                        or old.read(len(data) + 1) != data):
+                if stat.S_IMODE(info.st_mode) != 0o644:
+                    return False
+                if info.st_size == len(data):
+                    held = old.read(len(data) + 1)
+                    same = held == data or _holds_json_of(held, file)
+                else:  # another compression of it, at most (a gzip never grows past this)
+                    held = old.read(file.size + len(data) + 1024)
+                    same = _holds_json_of(held, file)
+                if not same:
                     return False
             os.link(current, path, follow_symlinks=False)
         except OSError:  # raced away, or links refused (another device): written instead
@@ -308,6 +321,14 @@ def in_checkout(folder: Path, sub_id: str) -> InCheckout | None:
             return InCheckout(ref.removeprefix("refs/remotes/").removeprefix("refs/heads/"),
                               tree == "tree", blob == "blob", committed)
     return None
+
+
+def _holds_json_of(gz: bytes, file: ExplainFile) -> bool:
+    """Whether gzip bytes ``gz`` inflate to ``file``'s JSON (its size and SHA-256): read
+    no further than one byte past that size; damaged or other bytes are not it."""
+    content = gunzip_bounded(gz, file.size, "explanation file", Report())
+    return (content is not None and len(content) == file.size
+            and hashlib.sha256(content).hexdigest() == file.sha256)
 
 
 @dataclass(frozen=True)
