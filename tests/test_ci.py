@@ -562,6 +562,16 @@ def test_score_pending_outside_the_repository_is_refused(extra, tmp_path, capsys
     assert list(elsewhere.iterdir()) == []
 
 
+def _passes_pr_check(root: Path, base: str, head: str, out: Path, data_dir: Path,
+                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The pull request base..head passes `ci pr-check`: one valid submission whose
+    results.json is the one the check computes."""
+    capsys.readouterr()
+    assert pr_check(root, base, head, out, data_dir) == 0, capsys.readouterr().out
+    (sub,) = read_ci_report(out / "report.json").submissions
+    assert sub.valid and sub.results_json == "matches"
+
+
 def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr, data_dir,
                                                                         tmp_path, capsys):
     """The guide's steps 4 and 5: score the folder locally, commit it as it is. Scoring
@@ -574,11 +584,7 @@ def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr
     assert sorted(p.name for p in folder.iterdir()) == [
         "manifest.txt", "metadata.yaml", "per-query.json.gz", "results.json", "runs"]
     head = commit_all(root, "add new-model, scored")
-    capsys.readouterr()
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
-        capsys.readouterr().out
-    (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
-    assert sub.valid and sub.results_json == "matches"
+    _passes_pr_check(root, base, head, tmp_path / "report", data_dir, capsys)
     # Publishing then writes the explorer's files into the merged folder.
     git(root, "checkout", "-q", "main")
     git(root, "merge", "-q", "--ff-only", head)
@@ -613,11 +619,7 @@ def test_a_merged_folder_copied_under_a_new_id_is_scored_into_one_ci_accepts(
     assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
     shutil.copytree(folder, root / "submissions" / "my-copy")
     head = commit_all(root, "add my-copy")
-    capsys.readouterr()
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
-        capsys.readouterr().out
-    (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
-    assert sub.valid and sub.results_json == "matches"
+    _passes_pr_check(root, base, head, tmp_path / "report", data_dir, capsys)
     # The merged submission's own explain/, with a file no scoring wrote: the update
     # removes that file and keeps CI's, as the base has them.
     merged = root / "submissions" / "old-model"

@@ -51,12 +51,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "report.json, comment.md, pr-number and the scored results.json under --out.",
         "  leaderboard ci pr-check --base \"$BASE_SHA\" --head \"$HEAD_SHA\" --pr-number 42 "
         "--out pr-report")
-    check.add_argument("--base", required=True, metavar="COMMIT",
-                       help="the base branch commit the pull request targets")
-    check.add_argument("--head", required=True, metavar="COMMIT",
-                       help="the pull request's head commit")
-    check.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
-                       help="the git repository (default: .)")
+    _add_pull_request_args(check)
     check.add_argument("--pr-number", type=_optional_int, default=None, metavar="N")
     check.add_argument("--out", type=Path, default=None, metavar="DIR",
                        help="report folder to upload as an artifact")
@@ -77,12 +72,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "otherwise pr-check reports it as no submission without reading any data, and the "
         "workflow skips the data pull. Sets the step output full (true or false).",
         "  leaderboard ci pr-scope --base \"$BASE_SHA\" --head \"$HEAD_SHA\"")
-    scope.add_argument("--base", required=True, metavar="COMMIT",
-                       help="the base branch commit the pull request targets")
-    scope.add_argument("--head", required=True, metavar="COMMIT",
-                       help="the pull request's head commit")
-    scope.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
-                       help="the git repository (default: .)")
+    _add_pull_request_args(scope)
     scope.set_defaults(handler=run_pr_scope_cmd)
 
     failed = new_command(
@@ -245,6 +235,17 @@ def _branch_problem(args: argparse.Namespace) -> str | None:
     from leaderboard.app.ci.policy import base_branch_problem
 
     return base_branch_problem(args.base_ref, args.default_branch, in_actions=_in_actions())
+
+
+def _add_pull_request_args(parser: argparse.ArgumentParser) -> None:
+    """The pull request pr-check and pr-scope read: its base and head commits and the
+    repository holding them."""
+    parser.add_argument("--base", required=True, metavar="COMMIT",
+                        help="the base branch commit the pull request targets")
+    parser.add_argument("--head", required=True, metavar="COMMIT",
+                        help="the pull request's head commit")
+    parser.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
+                        help="the git repository (default: .)")
 
 
 def _add_author_args(parser: argparse.ArgumentParser) -> None:
