@@ -132,10 +132,6 @@ class DataRevision:
     unlisted: tuple[Path, ...] = ()
 
     @property
-    def pinned(self) -> str:
-        return self.source.pinned
-
-    @property
     def other(self) -> bool:
         """Whether the folder was pulled at another repository or revision than the pin,
         or at one its unreadable manifest does not tell."""
@@ -156,7 +152,7 @@ class DataRevision:
         if self.unreadable is not None:
             return f"unknown ({self.unreadable})"
         if self.pulled is None:
-            return (f"{self.pinned} (the pinned revision; files not verified: no "
+            return (f"{self.source.pinned} (the pinned revision; files not verified: no "
                     f"{MANIFEST_NAME} from `leaderboard data pull`)")
         if self.unlisted:
             return (f"{'@'.join(self.pulled)} (files not verified: "
@@ -168,10 +164,10 @@ class DataRevision:
         its manifest does not tell), else None."""
         if self.unreadable is not None:
             return (f"{self.unreadable}, so which revision it holds is unknown; the registry "
-                    f"pins {self.pinned}")
+                    f"pins {self.source.pinned}")
         if not self.other:
             return None
-        return f"pulled {'@'.join(self.pulled or ())}, but the registry pins {self.pinned}"
+        return f"pulled {'@'.join(self.pulled or ())}, but the registry pins {self.source.pinned}"
 
 
 def recorded_revision(recorded: str) -> str | None:
