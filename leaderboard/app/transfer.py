@@ -52,8 +52,8 @@ from leaderboard.submission.explain_files import (
 from leaderboard.submission.explain_writers import placement
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.folder import collect_inputs
-from leaderboard.submission.layout import (ENTRIES, MANIFEST_NAME, NOT_PLAIN, RESULTS_NAME,
-                                           RUNS_DIR, score_command)
+from leaderboard.submission.layout import (ENTRIES, MANIFEST_NAME, NO_LINKS, NOT_PLAIN,
+                                           RESULTS_NAME, RUNS_DIR, score_command)
 from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
 from leaderboard.submission.metadata import check_folder_id
 from leaderboard.submission.pipeline import (
@@ -102,8 +102,7 @@ def _stored(folder: Path, store: RunStore, report: Report) -> Stored | None:
     finished change and removed files by its refs."""
     recover(folder)
     for link in links_in(folder):
-        report.add(f"{folder.name}/{link}", None, "symbolic links are not allowed in a "
-                                                  "submission; commit the file itself")
+        report.add(f"{folder.name}/{link}", None, f"{NO_LINKS}; commit the file itself")
     check_folder_id(folder, report)
     if not report.ok:
         return None
@@ -448,8 +447,7 @@ def new_run_files(source: Path, patterns: list[str] | None) -> dict[str, Path]:
     refused = []  # a link is never followed; a FIFO would block its reader
     for path in sorted(runs.rglob("*")):
         if path.is_symlink():
-            refused.append(f"{path}: symbolic links are not allowed in a submission; copy "
-                           "the file itself")
+            refused.append(f"{path}: {NO_LINKS}; copy the file itself")
         elif not path.is_dir() and not path.is_file():
             refused.append(f"{path}: not a regular file ({file_kind(path)}): {NOT_PLAIN}")
     if refused:

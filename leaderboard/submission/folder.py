@@ -24,7 +24,8 @@ from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
                                            MAX_SUBMISSION_BYTES, METADATA_NAME,
-                                           NOT_PLAIN, PREDICTION_SUFFIXES, ROOT_ENTRIES, RUN_SUFFIXES,
+                                           NO_LINKS, NOT_PLAIN, PREDICTION_SUFFIXES, ROOT_ENTRIES,
+                                           RUN_SUFFIXES,
                                            RUNS_DIR, STRAY_FILE, Writer, score_command,
                                            written_by)
 from leaderboard.submission.manifest import (FileEntry, Manifest, digest_file, digest_files,
@@ -126,8 +127,7 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
     local: dict[str, Path] = {}
     runs_dir = root / RUNS_DIR
     if runs_dir.is_symlink():
-        report.add(f"{sub_display}/runs", None, "symbolic links are not allowed in a "
-                                                "submission; commit the folder itself")
+        report.add(f"{sub_display}/runs", None, f"{NO_LINKS}; commit the folder itself")
     elif os.path.lexists(runs_dir) and not runs_dir.is_dir():
         report.add(f"{sub_display}/runs", None, f"{file_kind(runs_dir)}, not a folder: runs/ "
                                                 "is the folder of the run files, "
@@ -137,7 +137,7 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
             rel = path.relative_to(root).as_posix()
             if path.is_symlink():
                 report.add(f"{sub_display}/{rel}", None,
-                           "symbolic links are not allowed in a submission")
+                           NO_LINKS)
                 continue
             if not path.is_file():  # a FIFO, a socket, a device: never opened
                 report.add(f"{sub_display}/{rel}", None,
@@ -215,8 +215,7 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
     for scorers in written_by(Writer.SCORER):  # read by validate, never through a link
         path = root / scorers.name
         if path.is_symlink():
-            report.add(f"{sub_display}/{scorers.name}", None, "symbolic links are not "
-                       "allowed in a submission; commit the file itself")
+            report.add(f"{sub_display}/{scorers.name}", None, f"{NO_LINKS}; commit the file itself")
         elif os.path.lexists(path) and not path.is_file():  # a FIFO would block its reader
             report.add(f"{sub_display}/{scorers.name}", None,
                        f"not a regular file ({file_kind(path)}): {NOT_PLAIN}")

@@ -147,6 +147,9 @@ CI_FILES = ("the explorer's files are written by CI after the merge; leave them 
 REWRITTEN_AFTER_MERGE = ("they are CI's: the publish run (`leaderboard ci score-pending`, "
                          "in a checkout of the default branch) writes them anew, and a pull "
                          "request may not change them")
+# What a symbolic link in a submission folder is told, before what to do instead: it
+# is never followed, here or in CI.
+NO_LINKS = "symbolic links are not allowed in a submission"
 # What a FIFO, a socket or a device in a submission folder is told (a link is told to
 # commit the file itself): `validate` and every command that changes the folder say it.
 NOT_PLAIN = "a submission holds plain files and folders only"

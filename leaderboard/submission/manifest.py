@@ -37,7 +37,8 @@ from leaderboard.core.report import Report, plural
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
 from leaderboard.submission.layout import (MANIFEST_NAME, MAX_FILE_BYTES, MAX_FILES,
                                            MAX_MANIFEST_BYTES, MAX_PATH_CHARS,
-                                           MAX_SUBMISSION_BYTES, METADATA_NAME, RUNS_DIR)
+                                           MAX_SUBMISSION_BYTES, METADATA_NAME, NO_LINKS,
+                                           RUNS_DIR)
 
 FORMAT_LINE = "followboard-manifest/1"
 
@@ -198,7 +199,7 @@ def load_manifest(folder: Path, report: Report, display: str,
     """``folder/manifest.txt`` parsed (None when absent or after reporting problems)."""
     path = folder / MANIFEST_NAME
     if path.is_symlink():
-        report.add(display, None, "symbolic links are not allowed in a submission")
+        report.add(display, None, NO_LINKS)
         return None
     if not os.path.lexists(path):
         return None

@@ -22,7 +22,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.fileio import file_kind, refusal_text, size_text, validation_problem
 from leaderboard.core.report import Report
 from leaderboard.submission.ids import id_problem
-from leaderboard.submission.layout import MAX_METADATA_BYTES, METADATA_NAME
+from leaderboard.submission.layout import MAX_METADATA_BYTES, METADATA_NAME, NO_LINKS
 from leaderboard.submission.results import ModelInfo
 
 # A GitHub login: 1-39 letters, digits or single hyphens, not starting or ending with one.
@@ -379,8 +379,7 @@ def _read_metadata(path: Path, display: str, report: Report) -> tuple[str, dict]
     """``metadata.yaml``'s text and its mapping (None after reporting why it has none)."""
     if path.is_symlink():
         # CI refuses links before reading anything; a local check must not follow one.
-        report.add(display, None, "symbolic links are not allowed in a submission; commit "
-                                  "the file itself")
+        report.add(display, None, f"{NO_LINKS}; commit the file itself")
         return None
     if not os.path.lexists(path):
         report.add(display, None, f"{METADATA_NAME} is missing")

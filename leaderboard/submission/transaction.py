@@ -53,7 +53,7 @@ from pathlib import Path
 
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import file_kind
-from leaderboard.submission.layout import NOT_PLAIN
+from leaderboard.submission.layout import NO_LINKS, NOT_PLAIN
 
 JOURNAL_FORMAT = "followboard-change/1"
 JOURNAL = "journal.json"
@@ -126,9 +126,8 @@ def _scan(root: Path, display: str, removable: tuple[str, ...] = ()) -> dict[str
                     out[rel] = _Entry("other", st.st_ino, st.st_dev, st.st_size,
                                       st.st_mtime_ns)
                 elif stat.S_ISLNK(st.st_mode):
-                    raise ChangeError(f"{display}/{rel}", "symbolic links are not allowed "
-                                      "in a submission; commit the file itself (nothing "
-                                      "was changed)")
+                    raise ChangeError(f"{display}/{rel}", f"{NO_LINKS}; commit the file itself "
+                                      "(nothing was changed)")
                 else:
                     kind = file_kind(Path(entry.path))
                     raise ChangeError(f"{display}/{rel}", f"not a regular file ({kind}): "

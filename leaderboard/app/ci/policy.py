@@ -37,6 +37,7 @@ from leaderboard.submission.layout import (
     MAX_NAME_BYTES,
     MAX_PATH_CHARS,
     MAX_SUBMISSION_BYTES,
+    NO_LINKS,
     STRAY_FILE,
     SUBMISSIONS_DIR,
     Writer,
@@ -229,8 +230,7 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
             readable = False
             continue
         if entry.is_symlink:
-            report.add(shown, None, "symbolic links are not allowed in a submission; commit "
-                                    "the file itself")
+            report.add(shown, None, f"{NO_LINKS}; commit the file itself")
             readable = False
             continue
         if entry.is_submodule:
