@@ -423,17 +423,16 @@ def submission_records(board: Board) -> tuple[list[dict], list[dict], list[dict]
             "scorer": dict(sorted(info.produced_by_scorer.items()))})
         for task_id, task in sorted(row.system.tasks.items()):
             bench = task_benchmark(task_id)
+            off_pin = task_off_pin_revision(info.off_pin, task_id)
             for metric, value in sorted(task.metrics.items()):
                 scores.append({"submission_id": info.id, "task": task_id, "benchmark": bench,
                                "group": None, "metric": metric, "value": value,
-                               "n_queries": task.n_queries,
-                               OFF_PIN: task_off_pin_revision(info.off_pin, task_id)})
+                               "n_queries": task.n_queries, OFF_PIN: off_pin})
             for group, metrics in sorted(task.groups.items()):
                 for metric, value in sorted(metrics.items()):
                     scores.append({"submission_id": info.id, "task": task_id,
                                    "benchmark": bench, "group": group, "metric": metric,
-                                   "value": value, "n_queries": None,
-                                   OFF_PIN: task_off_pin_revision(info.off_pin, task_id)})
+                                   "value": value, "n_queries": None, OFF_PIN: off_pin})
         if eff is not None:
             hw = eff.hardware
             for task_id, cost in eff.tasks.items():
