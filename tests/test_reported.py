@@ -30,7 +30,7 @@ from leaderboard.publish.reported.papers import (DATA_DIR as TRANSCRIPTIONS, PAP
                                          half_unit, load_paper_results, load_transcription,
                                          parse_cells)
 from leaderboard.publish.reported.pi_indic_results import PiIndicResultsError, import_pi_indic_results
-from leaderboard.submission.results import ResultsFileError, read_results
+from leaderboard.submission.results import ResultsFileError, read_results, results_text
 
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
@@ -189,6 +189,51 @@ def test_a_printed_figure_is_its_value_and_a_papers(tmp_path: Path, kind: str, p
                     encoding="utf-8")
     with pytest.raises(ResultsFileError, match=re.escape(expected)):
         read_results(path)
+
+
+_ROW = ('{"system_id": "x", "model": {"name": "x"}, "provenance": "reported", "source": '
+        '{"kind": "paper"}, "tasks": {"t": {"metrics": {"p-MRR": -0.0234}%s}}}')
+
+
+def test_printed_figures_make_a_results_file_version_2(tmp_path: Path) -> None:
+    """The paper rows' printed figures (TaskScores.printed) were added to the reported
+    files under schema_version 1, so a checkout from before them refused the files with
+    pydantic's 'Extra inputs are not permitted', which says nothing of versions. A file
+    holding them is version 2, the oldest that reads them; one without them stays
+    version 1, byte for byte as before, so every earlier reader still reads it."""
+    versions = {p.name: read_results(p, per_query=False).schema_version
+                for p in [*COMMITTED.glob("*.json"), *REPO.glob("submissions/*/results.json")]}
+    assert versions.pop("followir-paper.json") == versions.pop("mfollowir-paper.json") == 2
+    assert versions.pop("followtable-paper.json") == versions.pop("pi-indic-paper.json") == 2
+    assert set(versions.values()) == {1}  # MTEB's, the PI-Indic authors', the submissions'
+    path = tmp_path / "r.json"
+    for printed, version in [("", 1), (', "printed": {"p-MRR": "-0.0234"}', 2)]:
+        path.write_text('{"kind": "reported", "systems": [%s]}' % (_ROW % printed))
+        read = read_results(path)
+        assert read.schema_version == version
+        assert json.loads(results_text(read))["schema_version"] == version
+    # As committed from 271a497 until the files said 2: still read, the same rows.
+    committed = COMMITTED / "followir-paper.json"
+    path.write_text(committed.read_text().replace('"schema_version": 2', '"schema_version": 1'))
+    assert read_results(path).systems == read_results(committed).systems
+
+
+@pytest.mark.parametrize("version", ['3', '"followboard-results/3"', '0', '"2"'])
+def test_a_results_file_of_a_newer_version_says_to_update(tmp_path: Path, version: str) -> None:
+    """A results file a newer FollowBoard writes is refused in one sentence naming the
+    file, the version it holds and those this one reads, and to update; not with the
+    first of the keys the newer version added or renamed."""
+    path = tmp_path / "r.json"
+    path.write_text('{"schema_version": %s, "kind": "reported", "systems": [], "new": 1}'
+                    % version)
+    with pytest.raises(ResultsFileError) as raised:
+        read_results(path)
+    if version == "3":
+        assert str(raised.value) == (
+            f"{path}: schema_version 3 is newer than this version of FollowBoard reads "
+            "(schema_version 1 or 2); update FollowBoard to read it")
+    else:  # not a newer version: what is wrong with it
+        assert "is newer than" not in str(raised.value) and "schema_version: " in str(raised.value)
 
 
 def test_task_ids_and_metric_keys() -> None:

@@ -25,8 +25,8 @@ import types
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import (TYPE_CHECKING, Annotated, BinaryIO, Callable, TypeVar, Union, get_args,
-                    get_origin)
+from typing import (TYPE_CHECKING, Annotated, BinaryIO, Callable, Literal, TypeVar, Union,
+                    get_args, get_origin)
 
 from leaderboard.core.report import Report, plural
 
@@ -279,9 +279,60 @@ def read_json_model(path: Path, model: type[ModelT], error: type[Exception], *,
         first = exc.errors()[0]
         if first["type"] == "json_invalid":
             _raise_json_error(path, data, error, first.get("ctx", {}).get("error"))
+        newer = newer_model_version(exc.errors(), model)
+        if newer is not None:
+            raise error(f"{path}: {newer}") from None
         prefix = f"not {what}: " if what else ""
         raise error(f"{path}: {prefix}{validation_problem(first, model)} "
                     f"({plural(exc.error_count(), 'problem')} in all)") from None
+
+
+# A version as a file names it: a number (``"schema_version": 2``) or a format's name and
+# number (``"format": "followboard-texts/2"``), at most nine digits (int() of a longer run
+# of digits may be refused, and no version gets there).
+_FORMAT_VERSION = re.compile(r"(.{1,80})/([0-9]{1,9})")
+# The fields that hold a file's version in the models this project reads.
+_VERSION_FIELDS = ("schema_version", "format")
+
+
+def _version_parts(value: object) -> tuple[str, int] | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "", value
+    match = _FORMAT_VERSION.fullmatch(value) if isinstance(value, str) else None
+    return (match[1], int(match[2])) if match else None
+
+
+def newer_version(field: str, found: object, known: Sequence[object]) -> str | None:
+    """What a reader says of a file whose ``field`` holds ``found``, a version newer than
+    every one of ``known`` (those this version of FollowBoard reads, of the same format),
+    as the end of a sentence naming the file: the version it found, those it reads, and to
+    update FollowBoard. None when ``found`` is no such version (an older one, another
+    format, not a version at all: the reader's own message says what is wrong)."""
+    parts = _version_parts(found)
+    same = [k[1] for k in map(_version_parts, known) if k is not None and parts is not None
+            and k[0] == parts[0]]
+    if parts is None or not same or parts[1] <= max(same):
+        return None
+    reads = " or ".join(str(k) for k in known)
+    return (f"{field} {found} is newer than this version of FollowBoard reads ({field} "
+            f"{reads}); update FollowBoard to read it")
+
+
+def newer_model_version(errors: Sequence[Mapping[str, object]], model: type) -> str | None:
+    """:func:`newer_version` of a file that pydantic refused as ``model`` (``errors``: its
+    validation errors), whose version field (``schema_version`` or ``format``, a
+    ``Literal`` of the versions it reads) holds a newer one; None otherwise. A file of a
+    newer version may break the model anywhere (a key it added, one it renamed), so this
+    is said before any of that."""
+    fields = getattr(model, "model_fields", {})
+    for error in errors:
+        loc = error.get("loc")
+        if error.get("type") == "literal_error" and isinstance(loc, tuple) and len(loc) == 1 \
+                and loc[0] in _VERSION_FIELDS and loc[0] in fields:
+            known = [value for kind in _unwrapped([fields[loc[0]].annotation])
+                     if get_origin(kind) is Literal for value in get_args(kind)]
+            return newer_version(str(loc[0]), error.get("input"), known)
+    return None
 
 
 def _key_text(part: object) -> str:

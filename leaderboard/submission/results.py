@@ -59,7 +59,13 @@ if TYPE_CHECKING:
     from leaderboard.core.scoring import ScoreSheet
     from leaderboard.store.locations import RunStore
 
-SCHEMA_VERSION = 1
+#: The versions of the results schema this version reads, oldest first. A file records the
+#: oldest one whose readers read all of it (:class:`ResultsFile`), so that a file which
+#: needs nothing newer stays readable by every earlier FollowBoard: 2 added a paper row's
+#: printed figures (``TaskScores.printed``), which a version-1 reader refuses as an
+#: unknown key; a file without them is version 1. A key a reader may not skip, or a
+#: changed meaning, is a new version, and the oldest a file needs is what it records.
+SCHEMA_VERSIONS = (1, 2)
 # The key of ``produced_by`` that records the data revision a task was scored on.
 DATA_KEY = "data:"
 
@@ -203,7 +209,10 @@ class ExplainManifestFile(BaseModel):
 class ResultsFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    # The oldest version of :data:`SCHEMA_VERSIONS` whose readers read this file whole,
+    # which a writer works out (it never gives one). A file's is read as it says: the
+    # paper files committed between printed figures and this version (271a497..) say 1.
+    schema_version: Literal[1, 2] = SCHEMA_VERSIONS[0]
     kind: Literal["submission", "reported"]
     # Scorer version and data revisions, so a results file says what produced it.
     produced_by: dict[str, str] = Field(default_factory=dict)
@@ -219,6 +228,13 @@ class ResultsFile(BaseModel):
     # None for reported rows and for a submission scored before the explorer existed.
     explain_manifest: ExplainManifestFile | None = None
     systems: list[SystemResult]
+
+    @model_validator(mode="after")
+    def _version_needed(self) -> ResultsFile:
+        if "schema_version" not in self.model_fields_set:
+            printed = any(t.printed for s in self.systems for t in s.tasks.values())
+            self.schema_version = 2 if printed else 1
+        return self
 
 
 class PerQueryScores(BaseModel):
