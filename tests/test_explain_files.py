@@ -38,7 +38,8 @@ from leaderboard.submission.pipeline import (
 )
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
-from leaderboard.submission.results import (committed_form, per_query_content, read_results,
+from leaderboard.submission.results import (ResultsFileError, attach_per_query, committed_form,
+                                            per_query_content, read_results,
                                             task_per_query_json)
 from leaderboard.submission.files import submission_files
 from leaderboard.store.locations import FolderStore, HttpsStore, HubStore, parse_source
@@ -411,6 +412,39 @@ def test_explanation_files_of_another_format_are_stale(real, capsys) -> None:
         manifest.write_bytes(saved)
         results_path.write_bytes(saved_results)
     assert results_staleness(folder) == []
+
+
+def test_a_submissions_stored_files_of_a_newer_version_say_to_update() -> None:
+    """A per-query file, an explanation manifest or explanation files of a newer format than
+    this checkout reads (a newer FollowBoard scored the submission; the run store keeps
+    what any version wrote) were refused as 'format: Input should be
+    'followboard-per-query/1'', as 'not an explanation manifest' and as files 'this
+    version of FollowBoard no longer writes': each says which file holds which version,
+    the one this version reads, and to update FollowBoard. Made from the committed files."""
+    folder = Path(__file__).resolve().parents[1] / "submissions" / "bm25s"
+    results = read_results(folder / "results.json", per_query=False)
+    content = gzip.decompress((folder / "per-query.json.gz").read_bytes())
+    assert attach_per_query(results, content, "p.json.gz").systems[0].tasks  # as it is: read
+    with pytest.raises(ResultsFileError) as raised:
+        attach_per_query(results, content.replace(b'"followboard-per-query/1"',
+                                                  b'"followboard-per-query/2"'), "p.json.gz")
+    assert str(raised.value) == (
+        "p.json.gz: format followboard-per-query/2 is newer than this version of FollowBoard "
+        "reads (format followboard-per-query/1); update FollowBoard to read it")
+    manifest = (folder / EXPLAIN_DIR / MANIFEST).read_bytes()
+    assert parse_manifest(manifest, "m.json")["tasks"]
+    with pytest.raises(explain_files.ExplainFilesError) as raised:
+        parse_manifest(manifest.replace(b'"followboard-explain-manifest/2"',
+                                        b'"followboard-explain-manifest/3"'), "m.json")
+    assert str(raised.value) == (
+        "m.json: format followboard-explain-manifest/3 is newer than this version of "
+        "FollowBoard reads (format followboard-explain-manifest/2); update FollowBoard to "
+        "read it")
+    formats = json.loads(manifest)["formats"]
+    assert explain_files.formats_problem(formats) is None
+    assert explain_files.formats_problem({**formats, "texts": "followboard-texts/3"}) == (
+        "explain/ holds files in followboard-texts/3, newer than this version of FollowBoard "
+        "reads (followboard-texts/2); update FollowBoard to read them")
 
 
 def test_a_pull_request_cannot_carry_explanation_files() -> None:

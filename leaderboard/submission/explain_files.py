@@ -83,7 +83,7 @@ from leaderboard.core.explain import (
 )
 from leaderboard.core.explain_arrays import FILE_JSON, ExplainRecord, task_record
 from leaderboard.core.fileio import (GZIP_WRITER, MAX_JSON_DEPTH, gzip_bytes, json_too_deep,
-                                    size_text)
+                                    newer_version, size_text)
 from leaderboard.core.predictions import Predictions
 from leaderboard.core.scoring import RankedTask, ScoreSheet
 from leaderboard.core.tasks import Task
@@ -529,6 +529,9 @@ def parse_manifest(data: bytes, where: str) -> dict:
     inside the explanation folder, with a size and a SHA-256, within the bounds above.
     Raises :class:`ExplainFilesError` naming ``where``."""
     doc = unpacked(data, where)
+    newer = newer_version("format", doc.get("format"), [MANIFEST_FORMAT])
+    if newer is not None:
+        raise ExplainFilesError(f"{where}: {newer}")
     if doc.get("format") != MANIFEST_FORMAT or not isinstance(doc.get("tasks"), dict) \
             or not isinstance(doc.get("files"), dict):
         raise ExplainFilesError(f"{where}: not an explanation manifest ({MANIFEST_FORMAT})")
@@ -599,6 +602,13 @@ def formats_problem(formats: object) -> str | None:
         return (f"{EXPLAIN_DIR}/ was written by a version of FollowBoard before its manifest "
                 f"named the formats of its files (this one writes {writes})")
     kinds = sorted(k for k in formats if formats[k] != FILE_FORMATS.get(k))
+    newer = [k for k in kinds if k in FILE_FORMATS
+             and newer_version("format", formats[k], [FILE_FORMATS[k]]) is not None]
+    if newer:
+        return (f"{EXPLAIN_DIR}/ holds files in {', '.join(formats[k] for k in newer)}, "
+                f"newer than this version of FollowBoard reads "
+                f"({', '.join(FILE_FORMATS[k] for k in newer)}); update FollowBoard to "
+                f"read them")
     had = ", ".join(str(formats[k])[:80] for k in kinds)
     want = ", ".join(FILE_FORMATS[k] for k in kinds if k in FILE_FORMATS) or writes
     return (f"{EXPLAIN_DIR}/ holds files in {had}, which this version of FollowBoard no "

@@ -42,6 +42,7 @@ from leaderboard.core.report import plural
 from leaderboard.core.fileio import (
     atomic_write_bytes,
     atomic_write_text,
+    newer_model_version,
     read_json_model,
     validation_problem,
 )
@@ -476,7 +477,8 @@ def attach_per_query(results: ResultsFile, content: bytes, display: str) -> Resu
     try:
         stored = PerQueryFile.model_validate_json(content)
     except ValidationError as exc:
-        problem = validation_problem(exc.errors()[0], PerQueryFile)
+        problem = newer_model_version(exc.errors(), PerQueryFile) \
+            or validation_problem(exc.errors()[0], PerQueryFile)
         raise ResultsFileError(f"{display}: {problem}") from None
     system = _one_system(results)
     if stored.system_id != system.system_id or set(stored.tasks) != set(system.tasks):
