@@ -11,6 +11,8 @@ const path = require("node:path");
 global.FBXState = { files: new Map() };
 global.FBXFrame = { SITE_ROOT: new URL("http://site.test/board/"), PAGE: "explore.html" };
 global.location = new URL("http://site.test/board/explore.html");
+global.FBXRecords = require(path.join(__dirname, "..", "..", "leaderboard", "publish", "site",
+  "assets", "explorer", "records.js"));
 const L = require(path.join(__dirname, "..", "..", "leaderboard", "publish", "site", "assets",
   "explorer", "load.js"));
 
@@ -41,4 +43,22 @@ test("a missing file (HTTP 404) is said to be missing from the site or its run s
   assert.doesNotMatch(message.hint, /leaderboard score\b|scored before the explorer/);
   assert.match(message.hint, /^The site\u2019s index names this file, but the server does not have it: the site was published without it, or the run store it is fetched from lacks it\./);
   assert.match(message.hint, /build it again \(leaderboard build\) and publish the whole folder/);
+});
+
+test("a file a newer FollowBoard wrote says the page is behind, not the file", () => {
+  // Cards or text parts of a later format than the page reads were met with the hint for
+  // stale files (run leaderboard ci score-pending), whose scoring would write them back
+  // in the page's older format: the page is what a newer FollowBoard must build again.
+  const url = new URL("http://site.test/board/explore/data/a/t/x.json.gz");
+  const newer = { format: "followboard-texts/3", kind: "docs", texts: {} };
+  const problem = global.FBXRecords.textsProblem(newer, "docs");
+  const message = L.misread("text part of t", url, problem, L.STALE_EXPLANATIONS, newer);
+  assert.equal(message.message, "The text part of t (explore/data/a/t/x.json.gz) is in format " +
+    "\"followboard-texts/3\", newer than this page reads (followboard-texts/2).");
+  assert.equal(message.hint, L.NEWER_FILES);
+  assert.match(L.NEWER_FILES, /^The file was written by a newer version of FollowBoard than built this page\. /);
+  assert.match(L.NEWER_FILES, /update FollowBoard there, then run leaderboard build\.$/);
+  const older = { format: "followboard-texts/1", kind: "docs", texts: {} };
+  assert.equal(L.misread("text part of t", url, "is old", L.STALE_EXPLANATIONS, older).hint,
+    L.STALE_EXPLANATIONS);
 });

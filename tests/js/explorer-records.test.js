@@ -93,8 +93,16 @@ test("a file of another format is named with both formats, never read", () => {
   assert.equal(R.queryListProblem({ ...list, kind: "cards" }, "followtable/wtr"), 'holds "cards", not "queries"');
   assert.equal(R.queryListProblem([1, 2], "followtable/wtr"), "is not a FollowBoard file (not a JSON object)");
   const cards = read(WTR + ".cards.0.json.gz");
+  // A later version of the format: a newer FollowBoard wrote the file than built the page.
   assert.equal(R.cardsProblem({ ...cards, format: "followboard-explain/2" }, "followtable/wtr"),
-    'is in format "followboard-explain/2", and this page reads followboard-explain/1');
+    'is in format "followboard-explain/2", newer than this page reads (followboard-explain/1)');
+  assert.equal(R.newerFile({ ...cards, format: "followboard-explain/2" }), true);
+  assert.equal(R.textsProblem({ format: "followboard-texts/3", kind: "docs", texts: {} }, "docs"),
+    'is in format "followboard-texts/3", newer than this page reads (followboard-texts/2)');
+  for (const format of ["followboard-explain/0", "followboard-explain/1", "followboard-texts/1",
+                        "followboard-other/9", "followboard-explain/x", 2, undefined]) {
+    assert.equal(R.newerFile({ ...cards, format }), false, String(format));
+  }
   assert.equal(R.cardsProblem({ ...cards, fields: { ...cards.fields, move: cards.fields.move.filter((f) => f !== "irs_gain") } },
     "followtable/wtr"), "names no field \u201cmove.irs_gain\u201d");
   assert.equal(R.textsProblem({ format: "followboard-texts/1", kind: "docs", texts: {} }, "docs"),

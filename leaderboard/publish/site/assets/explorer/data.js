@@ -17,7 +17,7 @@ var FBXData = (function () {
   async function checked(url, what, problem, hint) {
     var doc = await L.need(url, what);
     var wrong = problem(doc);
-    if (wrong) throw L.misread(what, url, wrong, hint);
+    if (wrong) throw L.misread(what, url, wrong, hint, doc);
     return doc;
   }
 
@@ -145,7 +145,7 @@ var FBXData = (function () {
     var url = fileUrl(sub, tid + ".cards." + part + ".json.gz");
     var doc = await L.need(url, "query cards of " + sub.name + " on " + tid);
     var wrong = R.cardsProblem(doc, tid);
-    if (wrong) throw L.misread("file of query cards of " + sub.name + " on " + tid, url, wrong, L.STALE_EXPLANATIONS);
+    if (wrong) throw L.misread("file of query cards of " + sub.name + " on " + tid, url, wrong, L.STALE_EXPLANATIONS, doc);
     var out = R.card(doc, qid);
     if (!out) throw new UserError("The cards of " + sub.name + " on " + tid + " lack query " + qid + ".");
     return out;
@@ -176,7 +176,7 @@ var FBXData = (function () {
       try { doc = await L.load(url); }
       catch (e) { out[name] = null; return; }
       var wrong = R.textsProblem(doc, name);
-      if (wrong) throw L.misread("text part \u201c" + name + "\u201d of " + list.task, url, wrong, L.STALE_EXPLANATIONS);
+      if (wrong) throw L.misread("text part \u201c" + name + "\u201d of " + list.task, url, wrong, L.STALE_EXPLANATIONS, doc);
       out[name] = doc.texts;
       if (name === "docs") out.cut = R.cutDocs(doc);
     }));

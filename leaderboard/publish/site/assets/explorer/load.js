@@ -29,6 +29,10 @@ var FBXLoad = (function () {
     "build from a checkout, run leaderboard ci score-pending there, then leaderboard build.";
   var STALE_EXPLANATIONS = "The page and the submission\u2019s explanation files come from " +
     "different versions of FollowBoard. " + WRITTEN_BY;
+  // A file of a newer format than the page reads: the page, not the file, is behind.
+  var NEWER_FILES = "The file was written by a newer version of FollowBoard than built this " +
+    "page. On the leaderboard\u2019s own site, tell its maintainers; for a site you build " +
+    "from a checkout, update FollowBoard there, then run leaderboard build.";
   var NO_EXPLANATIONS = "It was scored before the explorer existed, or the site\u2019s build " +
     "could not read its files (its warnings say why). " + WRITTEN_BY;
 
@@ -83,13 +87,16 @@ var FBXLoad = (function () {
 
   // A file whose ``problem`` (records.js: "is in format X, and this page reads Y") is
   // not null: the message names the file, what it is and the problem.
-  function misread(what, url, problem, hint) {
-    return new UserError("The " + what + " (" + shortUrl(url) + ") " + problem + ".", hint);
+  // ``doc``: the file as read, whose format, when newer than the page's
+  // (FBXRecords.newerFile), makes the hint NEWER_FILES.
+  function misread(what, url, problem, hint, doc) {
+    return new UserError("The " + what + " (" + shortUrl(url) + ") " + problem + ".",
+      FBXRecords.newerFile(doc) ? NEWER_FILES : hint);
   }
 
   return { LoadError: LoadError, UserError: UserError, load: load, need: need,
            loadMessage: loadMessage, misread: misread, STALE_EXPLANATIONS: STALE_EXPLANATIONS,
-           NO_EXPLANATIONS: NO_EXPLANATIONS };
+           NO_EXPLANATIONS: NO_EXPLANATIONS, NEWER_FILES: NEWER_FILES };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXLoad;

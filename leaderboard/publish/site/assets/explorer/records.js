@@ -58,11 +58,30 @@ var FBXRecords = (function () {
     return names.map(function (n) { return "\u201c" + n + "\u201d"; }).join(", ");
   }
 
+  // Whether ``found`` is a later version of the format ``known`` ("name/N": the same name,
+  // a greater N), as the Python readers tell one (core/fileio.py newer_version).
+  function newerFormat(found, known) {
+    var f = /^(.{1,80})\/([0-9]{1,9})$/.exec(typeof found === "string" ? found : "");
+    var k = /^(.+)\/([0-9]+)$/.exec(known);
+    return !!f && !!k && f[1] === k[1] && Number(f[2]) > Number(k[2]);
+  }
+
+  // Whether ``doc`` is a file of one of the explorer's formats that a newer version of
+  // FollowBoard writes than built this page.
+  function newerFile(doc) {
+    return isObject(doc) && [INDEX_FORMAT, EXPLAIN_FORMAT, TEXTS_FORMAT, MANIFEST_FORMAT]
+      .some(function (known) { return newerFormat(doc.format, known); });
+  }
+
   // What is wrong with ``doc`` as a file of ``want`` ({format, kind, task}), as the end
   // of a sentence naming the file ("... is in format X, and this page reads Y"); null
   // when nothing is.
   function fileProblem(doc, want) {
     if (!isObject(doc)) return "is not a FollowBoard file (not a JSON object)";
+    if (newerFormat(doc.format, want.format)) {
+      return "is in format " + JSON.stringify(doc.format) + ", newer than this page reads (" +
+        want.format + ")";
+    }
     if (doc.format !== want.format) {
       return "is in format " + JSON.stringify(doc.format === undefined ? null : doc.format) +
         ", and this page reads " + want.format;
@@ -222,7 +241,8 @@ var FBXRecords = (function () {
   return {
     INDEX_FORMAT: INDEX_FORMAT, EXPLAIN_FORMAT: EXPLAIN_FORMAT, TEXTS_FORMAT: TEXTS_FORMAT,
     MANIFEST_FORMAT: MANIFEST_FORMAT, QUERY_FIELDS: QUERY_FIELDS, TASK_FILE_FIELDS: TASK_FILE_FIELDS,
-    CARD_FIELDS: CARD_FIELDS, record: record, fileProblem: fileProblem, indexProblem: indexProblem,
+    CARD_FIELDS: CARD_FIELDS, record: record, fileProblem: fileProblem, newerFile: newerFile,
+    indexProblem: indexProblem,
     queryListProblem: queryListProblem, cardsProblem: cardsProblem, textsProblem: textsProblem,
     cutDocs: cutDocs,
     manifestProblem: manifestProblem, taskFileProblem: taskFileProblem, queryList: queryList,
