@@ -150,8 +150,13 @@ def test_manifest_structure_errors() -> None:
     _, problems = parsed(f"format: {FORMAT_LINE}\n{twice}{twice}")
     assert problems == [f"{SUB}/manifest.txt:3: runs/followtable/wtr/original.trec is listed "
                         "twice (first on line 2)"]
-    _, problems = parsed("format: followboard-manifest/9\n")
+    _, problems = parsed("format: followboard-manifest/0\n")
     assert "is not 'followboard-manifest/1'" in problems[0]
+    # One a newer FollowBoard writes says so, and to update (it said only "is not").
+    _, problems = parsed("format: followboard-manifest/9\n")
+    assert problems == [f"{SUB}/manifest.txt:1: format followboard-manifest/9 is newer than "
+                        "this version of FollowBoard reads (format followboard-manifest/1); "
+                        "update FollowBoard to read it"]
     report = Report()
     assert parse_manifest(b"\xff\xfe", "m.txt", report) is None
     assert report.lines() == ["m.txt: not valid UTF-8 (byte 0)"]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Mapping
 
 from leaderboard.core.checksums import file_checksum
-from leaderboard.core.fileio import atomic_write_text, file_kind, size_text
+from leaderboard.core.fileio import atomic_write_text, file_kind, newer_version, size_text
 from leaderboard.core.processes import usable_cpus
 from leaderboard.core.report import Report, plural
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source
@@ -143,7 +143,9 @@ def parse_manifest(data: bytes, display: str, report: Report,
                 if seen_format:
                     report.add(display, number, "format: given twice")
                 elif value != FORMAT_LINE:
-                    report.add(display, number, f"format: {value!r} is not {FORMAT_LINE!r}")
+                    report.add(display, number,
+                               newer_version("format", value, [FORMAT_LINE])
+                               or f"format: {value!r} is not {FORMAT_LINE!r}")
                 seen_format = True
             elif manifest.source is not None:
                 report.add(display, number, "source: given twice")
