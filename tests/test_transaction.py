@@ -612,6 +612,41 @@ def test_a_change_left_by_a_killed_command_is_finished_or_undone_by_the_next(
     assert recover(folder) is None
 
 
+def test_a_journal_of_a_newer_format_is_not_followed(tmp_path: Path) -> None:
+    """The journal a killed change left records its format, which recovery never read: one
+    a newer FollowBoard wrote (steps this version may not know the meaning of) was followed
+    as its own. It is refused, saying to update FollowBoard, which finishes it; nothing is
+    done meanwhile. One of no known format cannot be read, as before."""
+    import json
+
+    from leaderboard.submission.transaction import JOURNAL, ChangeError, change_dir, recover
+
+    folder = tmp_path / SUB
+    folder.mkdir()
+    (folder / "metadata.yaml").write_bytes(b"old\n")
+    leftover = change_dir(folder) / "new" / SUB
+    shutil.copytree(folder, leftover)
+    (leftover / "metadata.yaml").write_bytes(b"new\n")
+    journal = change_dir(folder) / JOURNAL
+    journal.write_text(json.dumps({"format": "followboard-change/2", "folder": str(folder),
+                                   "ops": [["put", "metadata.yaml"]]}))
+    with pytest.raises(ChangeError) as raised:
+        recover(folder)
+    assert raised.value.message == (
+        "format followboard-change/2 is newer than this version of FollowBoard reads (format "
+        f"followboard-change/1); update FollowBoard to read it, which finishes the change a "
+        f"stopped command left; until then {folder.resolve()} may be half changed")
+    assert folder_files(folder) == {"metadata.yaml": b"old\n"} and journal.is_file()
+    journal.write_text(json.dumps({"format": "other", "ops": [["put", "metadata.yaml"]]}))
+    with pytest.raises(ChangeError, match="a change journal that cannot be read .not of "
+                                          "format followboard-change/1"):
+        recover(folder)
+    journal.write_text(json.dumps({"format": "followboard-change/1", "folder": str(folder),
+                                   "ops": [["put", "metadata.yaml"]]}))
+    assert recover(folder) == "finished"
+    assert folder_files(folder) == {"metadata.yaml": b"new\n"}
+
+
 def test_a_file_changed_while_the_command_ran_stops_the_commit(tmp_path: Path) -> None:
     from leaderboard.submission.transaction import ChangeError, change_folder
 

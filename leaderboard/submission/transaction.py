@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import file_kind
+from leaderboard.core.fileio import file_kind, newer_version
 from leaderboard.submission.layout import NO_LINKS, NOT_PLAIN
 
 JOURNAL_FORMAT = "followboard-change/1"
@@ -325,10 +325,20 @@ def _finish_or_undo(live: Path, work: Path) -> str:
     folder removed. Returns which."""
     journal = work / JOURNAL
     if journal.is_file():
+        newer = None
         try:
             doc = json.loads(journal.read_text(encoding="utf-8"))
+            found = doc.get("format") if isinstance(doc, dict) else None
+            # A newer version's steps may mean what this version cannot know.
+            newer = newer_version("format", found, [JOURNAL_FORMAT])
+            if found != JOURNAL_FORMAT:
+                raise ValueError(f"not of format {JOURNAL_FORMAT}")
             ops = [(str(op), _check_rel(rel)) for op, rel in doc["ops"]]
         except (ValueError, KeyError, TypeError) as exc:
+            if newer is not None:
+                raise ChangeError(journal, f"{newer}, which finishes the change a stopped "
+                                           f"command left; until then {live} may be half "
+                                           f"changed") from None
             raise ChangeError(journal, f"a change journal that cannot be read ({exc}); "
                                        f"{live} may be half changed: look at it, then "
                                        f"remove {work}") from None
