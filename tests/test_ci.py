@@ -12,6 +12,7 @@ import gzip
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -2062,6 +2063,68 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     assert path.read_bytes() == genuine
     assert main(["validate", "--check-scores", folder, "--data-dir", str(data_dir),
                  "--quiet"]) == 0
+
+
+def _publish_score_step() -> dict:
+    """publish.yml's step that runs `ci score-pending`, as the workflow file has it."""
+    import yaml
+
+    workflow = yaml.safe_load((REPO / ".github/workflows/publish.yml").read_text())
+    (step,) = [step for step in workflow["jobs"]["score"]["steps"]
+               if "leaderboard ci score-pending" in (step.get("run") or "")]
+    return step
+
+
+def _run_publish_score_step(root: Path, data_dir: Path, before: str, after: str,
+                            monkeypatch) -> int:
+    """The real command of publish.yml's score step, run in ``root`` as Actions runs it
+    on a push from ``before`` to ``after``: the step's env (its expressions given the
+    push's values), its words as bash splits them, the leaderboard's data in data_dir."""
+    step = _publish_score_step()
+    given = {"${{ github.event.before }}": before, "${{ github.sha }}": after}
+    for name, value in (step.get("env") or {}).items():
+        monkeypatch.setenv(name, given.get(value, value))
+    monkeypatch.setenv("LEADERBOARD_DATA", str(data_dir))
+    monkeypatch.chdir(root)
+    words = shlex.split(os.path.expandvars(step["run"]))
+    assert words[:3] == ["leaderboard", "ci", "score-pending"], words
+    return main([*words[1:], "--quiet"])
+
+
+def test_publish_reads_a_push_whose_run_was_replaced_in_the_concurrency_group(
+        repo, data_dir, monkeypatch, capsys):
+    """publish.yml's one concurrency group keeps one waiting run and cancels it when
+    another push comes: push 1 (a hand edit of old-model's scores, digests kept) waits,
+    push 2 (a README fix) replaces its run, and push 2's run read only push 2's range
+    (--before push 1): the edit stayed on the board. The score step reads from the last
+    commit a publish run pushed (the tag the push job moves), whichever runs ran."""
+    root, base = repo
+    git(root, "checkout", "-q", "main")
+    published = _publish_score_step()["env"].get("PUBLISHED", "refs/tags/published")
+    git(root, "update-ref", published, base)  # the last publish run pushed base
+    path = root / "submissions" / "old-model" / "results.json"
+    genuine = path.read_bytes()
+    data = json.loads(genuine)
+    data["systems"][0]["tasks"][TASK]["metrics"]["IRS"] = 0.99
+    path.write_text(json.dumps(data, sort_keys=True, indent=1) + "\n")
+    push1 = commit_all(root, "a hand edit of old-model's scores")
+    (root / "README.md").write_text("a typo fixed\n")
+    push2 = commit_all(root, "a README fix")
+    capsys.readouterr()
+    assert _run_publish_score_step(root, data_dir, push1, push2, monkeypatch) == 0
+    out, err = capsys.readouterr()
+    assert "old-model: scored" in out and "warning" not in err, (out, err)
+    assert path.read_bytes() == genuine
+    # The first run, before any publish run moved the tag, reads the push's own range
+    # and says what it cannot see.
+    git(root, "checkout", "-q", "--", ".")
+    git(root, "update-ref", "-d", published)
+    assert _run_publish_score_step(root, data_dir, push1, push2, monkeypatch) == 0
+    out, err = capsys.readouterr()
+    assert "no submission needs scoring" in out and path.read_bytes() != genuine
+    assert (f"warning: --published {published} is not in this clone (no publish run has "
+            "pushed since it was introduced") in " ".join(err.split()), err
+    assert "run with --all" in err, err
 
 
 def test_a_reformatted_results_file_is_found_by_validate_as_pr_check_refuses_it(

@@ -496,8 +496,14 @@ class Handover:
         return proc.returncode, proc.stdout + proc.stderr, step_outputs(output)
 
     def main(self) -> str:
-        return subprocess.run(["git", "-C", str(self.origin), "rev-parse", "main"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+        return self.ref("main")
+
+    def ref(self, name: str) -> str | None:
+        """The commit ``name`` is at on the origin (None: no such ref)."""
+        proc = subprocess.run(["git", "-C", str(self.origin), "rev-parse", "--verify", "-q",
+                               f"{name}^{{commit}}"], capture_output=True, text=True,
+                              check=False)
+        return proc.stdout.strip() or None
 
 
 # What a compromised read-only job may write into the commit it hands over besides its
@@ -536,6 +542,12 @@ def _is_the_workflows_own(origin: Path, pushed: str, base: str, tree: str) -> No
     assert said[4:6] == [base, tree], said
     message = "\n".join(said[6:])
     assert "skip ci" not in message and "Maintainer" not in message, message
+
+
+PUSH_STEP = "Push the new results and move the published tag"
+# The tag publish.yml's push job moves to each commit it publishes (its score job reads
+# from there: `ci score-pending --published`).
+PUBLISHED_TAG = "refs/tags/published"
 
 
 @pytest.mark.parametrize("tampered", [None, "score", "store", "forged"])
@@ -590,9 +602,10 @@ def test_publish_pushes_only_a_commit_of_what_publishing_writes(tampered: str | 
         assert run.main() == run.base
         return
     assert status == 0 and out["push"] == "true", said
-    status, said, _ = run.step(workflow, "push", "Push the new results", GH_TOKEN="t")
+    status, said, _ = run.step(workflow, "push", PUSH_STEP, GH_TOKEN="t", PUSH=out["push"])
     assert status == 0, said
     assert run.main() == out["sha"] != run.base
+    assert run.ref(PUBLISHED_TAG) == out["sha"]  # where the next run's score job reads from
     assert subprocess.run(["git", "-C", str(run.origin), "show", "--name-only", "--format=",
                            "main"], capture_output=True, text=True, check=True
                           ).stdout.split() == ["submissions/bm25s/results.json"]
@@ -940,7 +953,7 @@ def test_merged_and_reference_runs_go_to_the_run_store_before_git():
 
     for name, needles in [
             ("publish.yml", ("leaderboard ci score-pending", "leaderboard runs push --all",
-                             "push origin")),
+                             "push --atomic origin")),
             ("baselines.yml", ("leaderboard baselines run", "leaderboard runs push",
                                "push --quiet origin"))]:
         workflow = load(WORKFLOW_DIR / name)
@@ -1186,6 +1199,54 @@ def test_a_dispatched_baselines_run_is_never_dropped_for_another():
     group = workflow["concurrency"]["group"]
     for name in triggers(workflow)["workflow_dispatch"]["inputs"]:
         assert "${{ inputs.%s }}" % name in group, name
+
+
+def test_publish_reads_from_the_last_commit_it_published_whichever_runs_ran(tmp_path: Path):
+    """publish.yml's one concurrency group keeps one waiting run, cancelled when another
+    push comes, and its score step read only the push's range (github.event.before): a
+    push whose run was replaced or failed was never read (tests/test_ci.py runs the step
+    on such a push). The score job reads from the tag the push job moves, which its
+    checkout fetches (fetch-depth: 0 fetches tags); the push job moves it with main in one
+    atomic push, to the pushed commit when nothing changed, and not when main moved on
+    meanwhile (the next run then reads this run's range again)."""
+    if shutil.which("bash") is None or shutil.which("git") is None:
+        pytest.skip("bash and git are needed")
+    workflow = WORKFLOW_DIR / "publish.yml"
+    jobs = load(workflow)["jobs"]
+    (score,) = [step for step in jobs["score"]["steps"]
+                if "ci score-pending" in (step.get("run") or "")]
+    assert score["env"]["PUBLISHED"] == PUBLISHED_TAG
+    assert '--published "$PUBLISHED"' in score["run"]
+    checkout = next(step for step in jobs["score"]["steps"]
+                    if "actions/checkout" in step.get("uses", ""))
+    assert checkout["with"]["fetch-depth"] == 0
+    assert not any(PUBLISHED_TAG in json.dumps(job) for name, job in jobs.items()
+                   if name not in ("score", "push"))
+
+    # A run that changed nothing: the tag moves to the commit it read up to.
+    run = Handover(tmp_path)
+    run.job("push")
+    status, said, out = run.step(workflow, "push",
+                                 "Check that the commit changes only what publishing writes")
+    assert status == 0 and out == {"sha": run.base}, said
+    status, said, _ = run.step(workflow, "push", PUSH_STEP, GH_TOKEN="t", PUSH="")
+    assert status == 0, said
+    assert run.ref(PUBLISHED_TAG) == run.base == run.main()
+
+    # A run whose commit cannot land (main moved on while it ran): neither main nor the
+    # tag moves, so the next run reads this run's push again.
+    later = tmp_path / "later"
+    subprocess.run(GIT + ["clone", "-q", str(run.origin), str(later)], check=True)
+    (later / "README.md").write_text("pushed while publishing\n")
+    moved = commit_folder(later, "a later push")
+    subprocess.run(GIT + ["-C", str(later), "push", "-q", "origin", "HEAD:main"], check=True)
+    subprocess.run(GIT + ["-C", str(tmp_path / "push"), "commit", "-q", "--allow-empty", "-m",
+                          "publish"], check=True)
+    subprocess.run(GIT + ["-C", str(tmp_path / "push"), "branch", "-q", "-f",
+                          "publish/checked", "HEAD"], check=True)
+    status, said, _ = run.step(workflow, "push", PUSH_STEP, GH_TOKEN="t", PUSH="true")
+    assert status != 0, said
+    assert run.main() == moved and run.ref(PUBLISHED_TAG) == run.base
 
 
 def test_the_site_is_built_from_the_whole_history():

@@ -2,8 +2,12 @@
 
 After a submission PR is merged, ``submissions/<id>/results.json`` is written by CI (the
 submitter never hand-writes scores). On each push to the main branch this finds the
-submissions whose files changed in the push, results.json included (a hand-edited score
-keeps the recorded SHA-256 of the runs, so only the push shows it), plus every submission
+submissions whose files changed since the last commit a publish run pushed (``--published``,
+the tag publish.yml's push job moves; without it, the push's own range), results.json
+included (a hand-edited score keeps the recorded SHA-256 of the runs, so only the diff
+shows it): GitHub keeps one waiting run per concurrency group, so a push whose run was
+replaced by a later push's, or failed, is read by the next run that publishes. Plus every
+submission
 whose results.json is missing or stale (its recorded SHA-256 of metadata.yaml and the runs
 no longer match the manifest and the files, or a task's recorded data revision is not the
 one the registry pins: after the pin moves, every merged submission of that data is
@@ -68,12 +72,19 @@ def _store_bookkeeping(status: str, top: str) -> bool:
     return top == MANIFEST_NAME or (status == "D" and top in (RUNS_DIR, EXPLAIN_DIR))
 
 
-def unknown_range(repo: Path, before: str | None, after: str | None) -> str | None:
-    """Why the push's range cannot be read (None: it can): no --before, the null commit of
-    a new branch, or a commit the clone does not hold (a force-push dropped it). Then only
-    missing or stale results are found, and an edit of a results.json that keeps the
-    recorded digests is not."""
-    if not before or not after or NULL_SHA_RE.match(before):
+@dataclass(frozen=True)
+class ReadRange:
+    """Where the diff that finds changed submissions starts: ``start`` (None: no range
+    can be read, only missing or stale results are found), and ``why``, a warning of
+    what the run cannot see (None: nothing)."""
+
+    start: str | None
+    why: str | None = None
+
+
+def _before_problem(repo: Path, before: str | None) -> str | None:
+    """Why --before cannot start the range (None: it can)."""
+    if not before or NULL_SHA_RE.match(before):
         return "no --before commit was given (a manual run, or a new branch)"
     try:
         resolve_commit(repo, before)
@@ -82,10 +93,40 @@ def unknown_range(repo: Path, before: str | None, after: str | None) -> str | No
     return None
 
 
+def read_range(repo: Path, before: str | None, after: str | None,
+               published: str | None = None) -> ReadRange:
+    """The commit the diff to ``after`` starts from: ``published``, the last commit a
+    publish run pushed, when the clone holds it (whichever runs ran, were replaced in the
+    concurrency group or failed since), else ``before``, the push's own range. A start
+    that is no ancestor of ``after`` (history rewritten) still gives the files that
+    differ from what was published. The warning says what a run cannot see: an edit of a
+    results.json that keeps the recorded digests, outside the range read."""
+    if not after:
+        return ReadRange(None, "no --after commit was given")
+    missed = None
+    if published:
+        try:
+            return ReadRange(resolve_commit(repo, published))
+        except GitError:
+            missed = (f"--published {published} is not in this clone (no publish run has "
+                      "pushed since it was introduced, or it was deleted; in Actions, check "
+                      "out with fetch-depth: 0, which fetches tags)")
+    problem = _before_problem(repo, before)
+    if problem is None:
+        assert before is not None
+        start = resolve_commit(repo, before)
+        if missed is None:
+            return ReadRange(start)
+        return ReadRange(start, f"{missed}: only the push's own range (--before..--after) "
+                                "is read")
+    return ReadRange(None, f"{missed}; {problem}" if missed else problem)
+
+
 def pending_submissions(repo: Path, before: str | None, after: str | None, *,
-                        every: bool = False) -> list[str]:
-    """Submission ids with any file changed between two commits (if given), results.json
-    included, plus those whose results are missing or stale; ``every``: all of them.
+                        every: bool = False, published: str | None = None) -> list[str]:
+    """Submission ids with any file changed in the range :func:`read_range` gives (if
+    any), results.json included, plus those whose results are missing or stale;
+    ``every``: all of them.
     A submission folder that is a link is no submission here (scoring it would write
     where it points, outside the repository's submissions)."""
     folder = repo / SUBMISSIONS_DIR
@@ -96,10 +137,10 @@ def pending_submissions(repo: Path, before: str | None, after: str | None, *,
             f"{repo.absolute()}: holds no {SUBMISSIONS_DIR}/ folder; run the command from "
             "the repository's root, or give --repo")
     ids: set[str] = set()
-    if unknown_range(repo, before, after) is None:
-        assert before is not None and after is not None
-        old = resolve_commit(repo, before)
-        for change in changed_files(repo, old, resolve_commit(repo, after)):
+    start = read_range(repo, before, after, published).start
+    if start is not None:
+        assert after is not None
+        for change in changed_files(repo, start, resolve_commit(repo, after)):
             parts = PurePosixPath(change.path).parts
             if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR \
                     and not _store_bookkeeping(change.status, parts[2]):

@@ -117,15 +117,23 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     pending = new_command(
         steps, "score-pending", "score merged submissions whose results.json is due",
-        "Score, in the working tree, every submission with a file changed between --before "
-        "and --after (results.json included: an edited score is put right), and every "
+        "Score, in the working tree, every submission with a file changed between "
+        "--published (the last commit a publish run pushed; where the clone lacks it, "
+        "--before) and --after (results.json included: an edited score is put right), and every "
         "submission whose results.json is missing or stale (scored on another data revision "
         "than the registry pins included). Sets the step outputs scored (comma-separated "
         "ids), kept and failed; exit 1 if any failed. Kept: a submission scored on another "
         "data revision whose runs do not score on the pinned one; its files stay as they "
         "are, a warning names it, and the others are scored all the same.",
-        "  leaderboard ci score-pending --before \"$BEFORE\" --after \"$AFTER\"")
-    pending.add_argument("--before", default=None, metavar="COMMIT")
+        "  leaderboard ci score-pending --published refs/tags/published --before \"$BEFORE\" "
+        "--after \"$AFTER\"")
+    pending.add_argument("--before", default=None, metavar="COMMIT",
+                         help="the commit before the push (read when --published is not in "
+                              "the clone)")
+    pending.add_argument("--published", default=None, metavar="REF",
+                         help="the last commit a publish run pushed (publish.yml's push job "
+                              "moves a tag to it): the range read starts there, so a push "
+                              "whose run was replaced by a later one, or failed, is read too")
     pending.add_argument("--after", default=None, metavar="COMMIT")
     pending.add_argument("--repo", type=Path, default=Path("."), metavar="DIR")
     pending.add_argument("--all", dest="every", action="store_true",
@@ -383,20 +391,25 @@ def run_error_report_cmd(args: argparse.Namespace) -> int:
 def run_score_pending_cmd(args: argparse.Namespace) -> int:
     import github_action_utils as gha
 
-    from leaderboard.app.ci.pending import pending_submissions, score_pending, unknown_range
+    from leaderboard.app.ci.pending import pending_submissions, read_range, score_pending
     from leaderboard.core.data import resolve_data_dir
 
     # First: a repository without submissions/ is refused before anything is said.
-    ids = pending_submissions(args.repo, args.before, args.after, every=args.every)
-    why = None if args.every else unknown_range(args.repo, args.before, args.after)
-    if why:
+    ids = pending_submissions(args.repo, args.before, args.after, every=args.every,
+                              published=args.published)
+    read = read_range(args.repo, args.before, args.after, args.published)
+    if read.why and not args.every:
         # Said where a maintainer sees it: the run cannot find a hand-edited score.
-        message = (f"{why}: only submissions whose results are missing or stale are scored; "
-                   "a results.json edited with its digests kept is not found (run with --all "
-                   "to score every submission)")
+        unseen = ("; a results.json edited with its digests kept in an earlier push (one "
+                  "whose publish run was replaced or failed) is not found"
+                  if read.start is not None else
+                  ": only submissions whose results are missing or stale are scored; a "
+                  "results.json edited with its digests kept is not found")
+        message = f"{read.why}{unseen} (run with --all to score every submission)"
         warn(args, message)
         if os.environ.get("GITHUB_ACTIONS"):
-            print(f"::warning title=Push range unknown::{message}")
+            title = "Last publish unknown" if read.start is not None else "Push range unknown"
+            print(f"::warning title={title}::{message}")
     if not ids:
         print("score-pending: no submission needs scoring")
     outcome = score_pending(args.repo, ids, resolve_data_dir(args.data_dir),
