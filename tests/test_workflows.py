@@ -8,6 +8,8 @@
   through ``env:`` and quoted variables, so a PR title or branch name can never become
   shell code;
 * every third-party action is pinned to a full commit SHA with a ``# vX.Y.Z`` comment;
+* every ``run:`` script runs with ``shell: bash`` (``-eo pipefail``), and the tests run
+  each script with the shell the runner would;
 * permissions start from nothing at the top and each job asks only for what it needs;
 * the privileged comment job never checks out the pull request, and judges a report only
   by the file list of the head it checked (read again after listing);
@@ -99,6 +101,32 @@ def steps(workflow: dict):
     for job_id, job in workflow["jobs"].items():
         for step in job.get("steps", []):
             yield job_id, step
+
+
+# How the runner runs a `run:` script on Linux (workflow syntax, steps[*].shell): with no
+# shell given, `bash -e {0}`, without pipefail, so a failed command before a pipe goes
+# unnoticed; `shell: bash` is `bash --noprofile --norc -eo pipefail {0}`.
+ACTIONS_SHELLS = {None: ["bash", "-e"],
+                  "bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail"]}
+
+
+def actions_shell(workflow: dict, job_id: str, step: dict) -> list[str]:
+    """The command the runner runs ``step`` of job ``job_id`` with (the script follows):
+    the step's shell, else its job's default, else the workflow's."""
+    def default(node: dict) -> str | None:
+        return ((node.get("defaults") or {}).get("run") or {}).get("shell")
+    return ACTIONS_SHELLS[step.get("shell") or default(workflow["jobs"][job_id])
+                          or default(workflow)]
+
+
+def run_step(path: Path, name: str, job: str | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """Run the script of ``path``'s step ``name`` (in ``job``, where two jobs hold steps of
+    that name) as the runner would: with the shell the workflow gives it."""
+    workflow = load(path)
+    job_id, step = next((job_id, step) for job_id, step in steps(workflow)
+                        if step.get("name") == name and job in (None, job_id))
+    return subprocess.run([*actions_shell(workflow, job_id, step), "-c", step["run"]],
+                          capture_output=True, text=True, check=False, **kwargs)
 
 
 def test_the_workflows_are_all_there():
@@ -308,6 +336,19 @@ USES_TOKEN = re.compile(r"(^|[\s;(|&])(gh\s|git\b[^\n]*\bpush\b|leaderboard runs
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_every_script_fails_when_a_command_in_a_pipe_fails(path: Path):
+    """With no shell given, Actions runs a script with `bash -e` and no pipefail: the
+    comment step's `existing=$(gh api ... | head -n 1)` went on when the API failed and
+    posted a second sticky comment. Every workflow runs its scripts with `shell: bash`
+    (-eo pipefail), as these tests run them."""
+    workflow = load(path)
+    for job_id, step in steps(workflow):
+        if "run" in step:
+            assert actions_shell(workflow, job_id, step)[-2:] == ["-eo", "pipefail"], (
+                f"{path.name}: {job_id}/{step.get('name')!r}")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
 def test_no_checkout_persists_credentials(path: Path):
     """actions/checkout writes the token into .git/config unless told not to; any later
     step (a dependency's install script, a scored file exploiting a parser) could read it.
@@ -480,19 +521,15 @@ class Handover:
                         ignore=None if hidden else shutil.ignore_patterns(".*"))
 
     def step(self, path: Path, job: str, name: str, **env: str) -> tuple[int, str, dict]:
-        """Run a job's step as Actions does (bash -eo pipefail) in its checkout: the exit
-        status, what it printed and the outputs it set."""
+        """Run a job's step as Actions does (the shell the workflow gives it) in its
+        checkout: the exit status, what it printed and the outputs it set."""
         output = self.tmp / f"{job}-temp" / "output"
         output.write_text("")
         # The job's own step: two jobs may hold steps of the same name (baselines.yml's
         # store and propose both check each branch).
-        step = next(step for step in load(path)["jobs"][job]["steps"]
-                    if step.get("name") == name)
-        proc = subprocess.run(
-            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-            capture_output=True, text=True, cwd=self.tmp / job, check=False,
-            env={**self.env, "RUNNER_TEMP": str(self.tmp / f"{job}-temp"),
-                 "GITHUB_OUTPUT": str(output), **env})
+        proc = run_step(path, name, job, cwd=self.tmp / job,
+                        env={**self.env, "RUNNER_TEMP": str(self.tmp / f"{job}-temp"),
+                             "GITHUB_OUTPUT": str(output), **env})
         return proc.returncode, proc.stdout + proc.stderr, step_outputs(output)
 
     def main(self) -> str:
@@ -728,10 +765,9 @@ def test_baselines_refuses_model_ids_that_are_not_ids(models: str, ok: bool, tmp
     bash = shutil.which("bash")
     if bash is None:
         pytest.skip("bash is not installed")
-    script = _step(WORKFLOW_DIR / "baselines.yml", "Check the inputs")["run"]
-    proc = subprocess.run([bash, "-e", "-c", script], capture_output=True, text=True,
-                          env={"MODELS": models, "TASKS": "followtable/* pi-indic-val150/t1/?",
-                               "PATH": "/usr/bin:/bin"}, cwd=tmp_path, check=False)
+    proc = run_step(WORKFLOW_DIR / "baselines.yml", "Check the inputs",
+                    env={"MODELS": models, "TASKS": "followtable/* pi-indic-val150/t1/?",
+                         "PATH": "/usr/bin:/bin"}, cwd=tmp_path)
     assert (proc.returncode == 0) == ok, proc.stdout + proc.stderr
     if not ok:
         assert "::error::models must be model ids" in proc.stdout
@@ -772,16 +808,16 @@ def test_baselines_drops_other_tasks_efficiency_figures_only_when_asked(
     assert option["type"] == "boolean" and option["default"] is False
     env = workflow["jobs"]["run"]["env"]
     assert env["REPLACE_EFFICIENCY"] == "${{ inputs.replace_efficiency }}"
-    script = _step(WORKFLOW_DIR / "baselines.yml", "Run each model and commit it on its own branch")["run"]
     bin_dir = tmp_path / "bin"
     calls = tmp_path / "calls"
     _stand_in(tmp_path / ".venv" / "bin" / "leaderboard", f'#!/bin/sh\necho "$*" >> {calls}\n')
     _stand_in(bin_dir / "git", "#!/bin/sh\nexit 0\n")
-    proc = subprocess.run([bash, "-e", "-c", script], capture_output=True, text=True,
-                          env={"MODELS": "bm25s all-minilm-l6-v2", "TASKS": tasks,
-                               "REPLACE_EFFICIENCY": ticked, "RUNNER_TEMP": str(tmp_path),
-                               "GITHUB_SHA": "0" * 40, "GITHUB_RUN_ID": "1",
-                               "PATH": f"{bin_dir}:/usr/bin:/bin"}, cwd=tmp_path, check=False)
+    proc = run_step(WORKFLOW_DIR / "baselines.yml",
+                    "Run each model and commit it on its own branch", cwd=tmp_path,
+                    env={"MODELS": "bm25s all-minilm-l6-v2", "TASKS": tasks,
+                         "REPLACE_EFFICIENCY": ticked, "RUNNER_TEMP": str(tmp_path),
+                         "GITHUB_SHA": "0" * 40, "GITHUB_RUN_ID": "1",
+                         "PATH": f"{bin_dir}:/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     flag = " --replace-efficiency" if ticked == "true" else ""
     scope = f" --tasks {tasks}" if tasks else ""
@@ -1318,10 +1354,9 @@ def test_the_comment_job_comments_only_on_the_head_whose_files_it_listed(moved: 
     bin_dir = _stand_in(tmp_path / "bin" / "gh", GH_STAND_IN).parent
     output = tmp_path / "output"
     output.write_text("")
-    script = _step(WORKFLOW_DIR / "pr-comment.yml", "Find the pull request of the head commit")["run"]
-    proc = subprocess.run(
-        [bash, "-e", "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False,
-        env={"PATH": f"{bin_dir}:{Path(jq).parent}:/usr/bin:/bin", "GH_STATE": str(state),
+    proc = run_step(
+        WORKFLOW_DIR / "pr-comment.yml", "Find the pull request of the head commit",
+        cwd=tmp_path, env={"PATH": f"{bin_dir}:{Path(jq).parent}:/usr/bin:/bin", "GH_STATE": str(state),
              "REPO": "us/board", "HEAD_SHA": head, "HEAD_REPO": "them/fork",
              "GITHUB_OUTPUT": str(output), "RUNNER_TEMP": str(tmp_path)})
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -1345,8 +1380,11 @@ args = sys.argv[2:]
 if "--method" in args:
     with open(os.environ["GH_CALLS"], "a") as f:
         f.write(args[args.index("--method") + 1] + " " + args[args.index("--method") + 2] + "\n")
+elif os.environ.get("EXISTING") == "fail":  # the API answers 502 Bad Gateway
+    sys.exit("HTTP 502: Bad Gateway")
 elif os.environ.get("EXISTING"):
-    print(os.environ["EXISTING"])
+    for comment in os.environ["EXISTING"].split():
+        print(comment)
 """
 
 
@@ -1355,6 +1393,11 @@ elif os.environ.get("EXISTING"):
     ("none", "", None),  # a PR that never was a submission gets no comment
     ("none", "99", "PATCH repos/us/board/issues/comments/99"),  # an earlier head's is replaced
     ("refused", "99", "PATCH repos/us/board/issues/comments/99"),
+    # The list of comments failed (the API's 502): the step posted a second "sticky"
+    # comment, Actions running it without pipefail; it fails and posts nothing.
+    ("valid", "fail", "error"),
+    # Two comments with the marker (one posted by that failure): the first is updated.
+    ("valid", "99 100", "PATCH repos/us/board/issues/comments/99"),
 ])
 def test_the_comment_step_posts_no_new_comment_on_a_pr_that_is_no_submission(
         status, existing, call, tmp_path: Path):
@@ -1368,12 +1411,15 @@ def test_the_comment_step_posts_no_new_comment_on_a_pr_that_is_no_submission(
     step = _step(WORKFLOW_DIR / "pr-comment.yml", "Post or update the sticky comment")
     body = _step(WORKFLOW_DIR / "pr-comment.yml", "Validate the report and render the comment")
     assert step["env"]["STATUS"] == "${{ steps.%s.outputs.status }}" % body["id"]
-    proc = subprocess.run(
-        [bash, "-e", "-o", "pipefail", "-c", step["run"]], capture_output=True, text=True,
-        cwd=tmp_path, check=False,
+    proc = run_step(
+        WORKFLOW_DIR / "pr-comment.yml", "Post or update the sticky comment", cwd=tmp_path,
         env={"PATH": f"{bin_dir}:/usr/bin:/bin", "GH_CALLS": str(calls), "EXISTING": existing,
              "REPO": "us/board", "PR": "7", "STATUS": status, "MARKER": "<!-- m -->",
              "RUNNER_TEMP": str(tmp_path)})
+    if call == "error":
+        assert proc.returncode != 0 and "HTTP 502" in proc.stderr, proc.stdout + proc.stderr
+        assert calls.read_text() == "", proc.stdout
+        return
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert calls.read_text().splitlines() == ([call] if call else []), proc.stdout
 
