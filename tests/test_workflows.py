@@ -1515,6 +1515,23 @@ def test_a_pr_without_a_submission_skips_the_data_pull_but_never_the_check(pr: s
     assert status == 0 and out == {"full": "false" if pr == "docs" else "true"}, said
 
 
+@pytest.mark.parametrize("path", WORKFLOWS, ids=IDS)
+def test_no_job_holding_a_secret_installs_from_a_pip_cache_another_job_saved(path: Path):
+    """The store jobs (HF_TOKEN, environment run-store) set up Python with `cache: pip`,
+    the cache of requirements/ci.txt's key that publish's score job saves, a job parsing
+    strangers' merged files: a wheel built from an sdist is taken from that cache, with
+    the origin.json beside it that `--require-hashes` checks. A job holding a secret or a
+    write token installs from the index, as the push and dataset jobs do."""
+    workflow = load(path)
+    for job_id, job in workflow["jobs"].items():
+        if not ("environment" in job or TOKEN.search(json.dumps(job))
+                or "write" in (job.get("permissions") or {}).values()):
+            continue
+        for step in job.get("steps", []):
+            if "actions/setup-python" in step.get("uses", ""):
+                assert "cache" not in (step.get("with") or {}), f"{path.name}: job {job_id}"
+
+
 def test_the_submission_check_restores_caches_and_never_saves_one():
     """A run of pr-validate.yml on a PR that changes code runs that code; the comment job
     refuses its report, but a cache it saved (the PR's scope, under the key main uses) was
@@ -1527,3 +1544,8 @@ def test_the_submission_check_restores_caches_and_never_saves_one():
     assert caches
     for step in caches:
         assert step["uses"].split("@")[0] == "actions/cache/restore", step.get("name")
+    # setup-python's `cache: pip` saves ~/.cache/pip at the end of the job, in the PR's
+    # scope: wheels the PR's code built or replaced, for its next run to install.
+    for _, step in steps(load(WORKFLOW_DIR / "pr-validate.yml")):
+        if "actions/setup-python" in step.get("uses", ""):
+            assert "cache" not in (step.get("with") or {}), step.get("name")
