@@ -271,7 +271,7 @@ def test_json_names_each_statistic_as_the_downloads_do(tmp_path: Path, capsys) -
     a_dir, b_dir, d = _mean_up_shift_down(tmp_path)
     assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["format"] == "followboard-compare/2"
+    assert data["format"] == "followboard-compare/3"
     rows = {r["column"]: r for r in data["rows"]}
     pmrr, irs = rows["p-MRR"], rows["IRS"]
     for r in (pmrr, irs):
@@ -346,7 +346,7 @@ def test_a_submission_scored_on_another_data_revision_is_compared_on_no_view_of_
     assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 1
     out, err = capsys.readouterr()
     data = json.loads(out)
-    assert data["rows"] == [] and data["format"] == "followboard-compare/2"
+    assert data["rows"] == [] and data["format"] == "followboard-compare/3"
     assert data["skipped"] == [f"followtable/wtr (a scored on {old}, not the pinned "
                                f"{pinned.repo}@{pinned.revision}: other data)"]
     assert f"followtable/wtr (a scored on {old}" in err
@@ -375,3 +375,44 @@ def test_the_help_and_readme_say_compare_fails_when_every_shared_view_is_left_ou
     for text in (described, row):
         assert "scored on another data revision than the registry pins" in text, text
         assert "exit 1 when nothing is compared" in text.lower(), text
+
+
+def test_two_submissions_scored_on_the_same_earlier_data_revision_are_compared_on_it(
+        pair, capsys) -> None:
+    """After a bump, compare refused a view even when both sides were scored on the same
+    old revision ('a scored on X; b scored on X, not the pinned Y: other data'), though
+    the two are a pair on the same data. It compares them there, each row naming the
+    revision (JSON off_pin_revision, a ‡ line in the table), and still refuses sides on
+    different revisions, or one on the pin and one off it."""
+    a_dir, b_dir, _ = pair
+    old, other = "deu05232/FollowTable@0123abcd4567", "deu05232/FollowTable@89abcdef0123"
+    pinned = get_task("followtable/wtr").source.pinned
+
+    def scored_on(folder: Path, revision: str) -> None:
+        results = folder / "results.json"
+        write_results(results, read_results(results).model_copy(update={
+            "produced_by": {"data:followtable/wtr": revision}}))
+
+    scored_on(a_dir, old)
+    scored_on(b_dir, old)
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["format"] == "followboard-compare/3" and data["skipped"] == []
+    assert {r["column"] for r in data["rows"]} == {"IRS", "altered/nDCG@10"}
+    assert {r["off_pin_revision"] for r in data["rows"]} == {old}
+    assert main(["compare", str(a_dir), str(b_dir)]) == 0
+    out = capsys.readouterr().out
+    assert {r["col"] for r in rows_of(out)} == {"IRS * ‡", "nDCG@10 (+instruction) ‡"}
+    assert (f"‡ both scored on {old}, not the data revision the registry pins now: "
+            "followtable/wtr compared on that data, with each other only") in out, out
+    scored_on(b_dir, other)
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["skipped"] == [
+        f"followtable/wtr (a scored on {old}; b scored on {other}, not the pinned {pinned}: "
+        "other data)"]
+    scored_on(b_dir, pinned)
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 1
+    capsys.readouterr()
+    scored_on(a_dir, pinned)
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
+    assert {r["off_pin_revision"] for r in json.loads(capsys.readouterr().out)["rows"]} == {None}

@@ -32,8 +32,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "as in the site's downloads: diff (A-B) with diff_ci_low and diff_ci_high, hl_shift "
         "with hl_ci_low and hl_ci_high, each null where its test gives none). A view that "
         "one of them was scored on another data revision than the registry pins is not "
-        "compared (other data; the site tests such a figure against none), nor a column "
-        "without per-query scores: each is named with why. Exit 1 when nothing is "
+        "compared unless the other was scored on that same revision (other data; the site "
+        "tests such a figure against none), nor a column without per-query scores: each is "
+        "named with why. A view both were scored on the same earlier revision of is "
+        "compared on it, each of its rows naming that revision (JSON: off_pin_revision). Exit 1 when nothing is "
         "compared (the two share no view, or every view they share is left out), one is "
         "not scored or one names no file, folder nor submission.",
         "  leaderboard compare bm25s all-minilm-l6-v2 --view 'followtable/*'")

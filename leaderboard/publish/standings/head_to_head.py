@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict
 from leaderboard.benchmarks import all_views
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.benchmarks.views import Column, View
+from leaderboard.core.data.revision import recorded_revision
 from leaderboard.core.display import MISSING, p_text, score_text
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.measures import is_signed
@@ -53,8 +54,9 @@ Verdict = Literal["A better", "B better", "no significant difference", "inconclu
 SCALE = "fractions (the site and the text table show x100)"
 # The layout of `compare --json` (its fields and what each holds): it moves when a field
 # changes its name or meaning (2: estimate, ci_low and ci_high, whose meaning depended on
-# the test, became diff_ci_* and hl_* as in the downloads, and effect became diff).
-COMPARE_FORMAT = "followboard-compare/2"
+# the test, became diff_ci_* and hl_* as in the downloads, and effect became diff; 3: each
+# row's off_pin_revision).
+COMPARE_FORMAT = "followboard-compare/3"
 
 
 class ColumnComparison(BaseModel):
@@ -85,12 +87,16 @@ class ColumnComparison(BaseModel):
     effect_size: float | None   # diff / sd of the units' differences
     family_size: int
     verdict: Verdict
+    # The data revision both were scored on where that is not the one the registry pins
+    # (as the downloads' off_pin_revision names it): the pair is on the same data, older
+    # than the board's. None: both on the pinned revision.
+    off_pin_revision: str | None = None
 
 
 class SubmissionComparison(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    format: Literal["followboard-compare/2"] = COMPARE_FORMAT
+    format: Literal["followboard-compare/3"] = COMPARE_FORMAT
     system_a: str
     system_b: str
     alpha: float
@@ -151,16 +157,34 @@ def load_system(path: Path) -> tuple[SystemResult, dict[str, str]]:
     return system, off_pin_tasks(results.produced_by)
 
 
-def _off_pin_reason(view: View, column: Column, sides: dict[str, Mapping[str, str]]) -> str:
-    """Why ``view`` is not compared when a side (system id -> its tasks scored off the
-    pin) was scored on another revision of the column's data than the registry pins, as
-    the site tests such rows against none ("" when both are on the pin)."""
+def _scored_on(off_pin: Mapping[str, str], task_id: str) -> str | None:
+    """The repository@revision a side (its tasks scored off the pin, :func:`load_system`)
+    was scored on for ``task_id``: the pinned one unless recorded off it; None for data of
+    an unknown revision, which is the same as no other side's."""
+    if task_id in off_pin:
+        return recorded_revision(off_pin[task_id])
+    return get_task(task_id).source.pinned
+
+
+def _off_pin_pair(view: View, column: Column, sides: dict[str, Mapping[str, str]]
+                  ) -> tuple[str | None, str]:
+    """Whether ``view``'s ``column`` is compared when a side (system id -> its tasks scored
+    off the pin) was scored on another revision of the column's data than the registry
+    pins: (the off-pin revisions both were scored on, None when both are on the pin; why
+    it is not compared, "" when it is). Two sides scored on the same revision of every
+    task are a pair on the same data, compared and labelled with it; a side on other data
+    than the other is no pair (the site tests an off-pin row against none either)."""
     moved = {sid: m for sid, off in sides.items() if (m := off_pin_in(off, column))}
     if not moved:
-        return ""
+        return None, ""
+    offs = list(sides.values())
+    if len(moved) == len(sides) and all(
+            (on := _scored_on(offs[0], t)) is not None
+            and all(_scored_on(off, t) == on for off in offs[1:]) for t in column.tasks):
+        return off_pin_revisions(next(iter(moved.values()))), ""
     pinned = ", ".join(sorted({get_task(t).source.pinned for m in moved.values() for t in m}))
     said = "; ".join(f"{sid} scored on {off_pin_revisions(m)}" for sid, m in moved.items())
-    return f"{view.id} ({said}, not the pinned {pinned}: other data)"
+    return None, f"{view.id} ({said}, not the pinned {pinned}: other data)"
 
 
 def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *,
@@ -169,8 +193,10 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                     ) -> SubmissionComparison:
     """``a`` and ``b`` compared on every view matching ``view_pattern`` that both cover;
     ``off_pin``: each one's tasks scored on another data revision than the registry pins
-    (:func:`load_system`), whose views are not compared (a figure on the pinned data and
-    one on other data are no pair; the site tests such a row against none either)."""
+    (:func:`load_system`): a view one of them was scored on other data than the other is
+    not compared (a figure on the pinned data and one on other data are no pair; the site
+    tests such a row against none either), while one both were scored on the same earlier
+    revision is, its rows naming that revision (:func:`_off_pin_pair`)."""
     sides = {a.system_id: off_pin[0], b.system_id: off_pin[1]}
 
     rows: list[ColumnComparison] = []
@@ -187,7 +213,8 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                 continue
             if column_value(a, column).value is None or column_value(b, column).value is None:
                 continue  # one side lacks a task of the view
-            if reason := _off_pin_reason(view, column, sides):
+            revision, reason = _off_pin_pair(view, column, sides)
+            if reason:
                 skipped.append(reason)  # the view's columns span the same tasks: once
                 break
             qa, qb = unit_scores(a, column), unit_scores(b, column)
@@ -197,9 +224,9 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
             metric = column.metric
             result = compare_pair(qa, qb, metric, seed, a_name=a.system_id,
                                   b_name=b.system_id)
-            pending.append((index, column, metric, result))
+            pending.append((index, column, metric, revision, result))
         adjusted = holm([r.p_value for *_, r in pending]) if pending else []
-        for (index, column, metric, r), p_adj in zip(pending, adjusted):
+        for (index, column, metric, revision, r), p_adj in zip(pending, adjusted):
             rows.append(ColumnComparison(
                 view=view.id, column=column.id, label=column.label, metric=metric,
                 tiered=index == view.tiered_column, unit=column.sampling.plural,
@@ -212,7 +239,8 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                                   ci_high=r.ci_high, effect_size=r.effect_size),
                 family_size=len(pending),
                 verdict=verdict(p_adj, r.ci_low, r.ci_high, r.effect,
-                                column.higher_is_better, alpha)))
+                                column.higher_is_better, alpha),
+                off_pin_revision=revision))
     return SubmissionComparison(system_a=a.system_id, system_b=b.system_id, alpha=alpha,
                                 scale=SCALE, threshold=REPRODUCIBILITY_THRESHOLD, rows=rows,
                                 skipped=skipped)
@@ -253,7 +281,8 @@ def format_table(cmp: SubmissionComparison) -> str:
     lines = [head, "-" * len(head.splitlines()[-1])]
     for r in cmp.rows:
         shift = r.test == SHIFT_TEST
-        label = r.label + (" *" if r.tiered else "") + (" †" if shift else "")
+        label = (r.label + (" *" if r.tiered else "") + (" †" if shift else "")
+                 + (" ‡" if r.off_pin_revision else ""))
         mean_interval = MISSING if shift else _interval(r.diff_ci_low, r.diff_ci_high)
         shift_text = (f"{score_text(r.hl_shift, True)} {_interval(r.hl_ci_low, r.hl_ci_high)}"
                       if shift else MISSING)
@@ -267,6 +296,14 @@ def format_table(cmp: SubmissionComparison) -> str:
             f"{r.verdict}")
     if not cmp.rows:
         lines.append("(no view scored by both submissions)")
+    earlier: dict[str, list[str]] = {}
+    for r in cmp.rows:
+        if r.off_pin_revision and r.view not in earlier.setdefault(r.off_pin_revision, []):
+            earlier[r.off_pin_revision].append(r.view)
+    for revision, views in earlier.items():
+        lines.append(f"‡ both scored on {revision}, not the data revision the registry pins "
+                     f"now: {', '.join(views)} compared on that data, with each other only "
+                     "(the site tests neither against its other rows)")
     if cmp.skipped:
         lines.append(f"not compared: {', '.join(cmp.skipped[:10])}"
                      f"{' ...' if len(cmp.skipped) > 10 else ''}")
