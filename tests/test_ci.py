@@ -38,6 +38,7 @@ from leaderboard.app.ci.pr_report import (
 )
 from leaderboard.app.cli import main
 from leaderboard.core.data import load_task_data
+from leaderboard.submission import layout
 from leaderboard.submission.layout import ROOT_ENTRIES
 from leaderboard.submission.pipeline import score_submission
 from leaderboard.benchmarks.registry import get_task
@@ -614,7 +615,7 @@ def test_a_merged_folder_copied_under_a_new_id_is_scored_into_one_ci_accepts(
     assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert ("my-copy/explain: " in out and "its manifest.json is old-model's" in out
-            and policy.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out), out
+            and layout.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out), out
     assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
     assert not (folder / "explain").exists()
     assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
@@ -1837,7 +1838,7 @@ def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
     genuine = manifest.read_bytes()
     manifest.write_bytes(genuine + b" ")
     after = commit_all(root, "the scorer's files only")
-    assert pending_submissions(root, before, after) == ["old-model"]
+    assert pending_submissions(root, before, after).ids == ["old-model"]
     capsys.readouterr()
     assert main(["ci", "score-pending", "--repo", str(root), "--before", before, "--after",
                  after, "--data-dir", str(data_dir), "--quiet"]) == 0
@@ -1845,7 +1846,7 @@ def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
     assert manifest.read_bytes() == genuine
     rescored = commit_all(root, "publish: rescored")
     assert git(root, "diff", "--name-only", before, rescored) == ""
-    assert pending_submissions(root, rescored, rescored) == []
+    assert pending_submissions(root, rescored, rescored).ids == []
 
 
 # --------------------------------------------------------------------------- stale scores
@@ -1967,7 +1968,89 @@ def test_a_submission_the_new_revision_cannot_score_is_named_kept_and_not_half_w
             f"results.json keeps the scores of 1 task on {source.repo}@0123abcd4567, which "
             "the site marks as such") in out, out
     assert "old-model: NOT rescored, kept as scored on another data revision" in out
-    assert _tree_digests(folder) == before
+    # Its files as they were, and publishing's record of what it was tried with beside them.
+    kept = _tree_digests(folder)
+    assert kept.pop("kept.json") and kept == before
+
+
+def _kept_after_the_bump(root: Path, data_dir: Path, tmp_path: Path) -> tuple[Path, Path, str]:
+    """old-model scored on an earlier revision, which the pinned one (a query dropped)
+    cannot score: one publish run keeps it, and its commit is merged. The folder, the
+    pinned data and that commit."""
+    folder, merged = _scored_before_the_pin_moved(root, data_dir, tmp_path)
+    source = get_task(TASK).source
+    pinned = linked_data(data_dir, tmp_path / "pinned-data", source,
+                         {"repo": source.repo, "revision": source.revision})
+    queries = pinned / source.local_dir / "queries.jsonl"
+    lines = queries.read_text(encoding="utf-8").splitlines(keepends=True)
+    queries.unlink()
+    queries.write_text("".join(lines[1:]), encoding="utf-8")
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
+                 merged, "--data-dir", str(pinned), "--quiet"]) == 0
+    assert (folder / "kept.json").is_file()  # publishing's record, which its commit holds
+    return folder, pinned, commit_all(root, "publish: old-model kept")
+
+
+def test_a_kept_submission_is_tried_again_only_when_what_decides_it_changes(
+        repo, data_dir, tmp_path, capsys, monkeypatch):
+    """A submission the new revision could not score was tried again on every push, each
+    run failing it alike and repeating its errors and warning, until its owner resubmitted
+    or it was removed. The run that keeps it records what it was tried with (kept.json);
+    later runs pass it over in one line until its files, the pinned revision of one of its
+    tasks or the scorer's version differ from the record, and a scoring that succeeds
+    removes the record."""
+    from leaderboard.app.ci.pending import pending_submissions
+    from leaderboard.submission import pipeline
+
+    root, _ = repo
+    folder, pinned, published = _kept_after_the_bump(root, data_dir, tmp_path)
+    source = get_task(TASK).source
+
+    def publish(before: str, after: str) -> str:
+        capsys.readouterr()
+        assert main(["ci", "score-pending", "--repo", str(root), "--before", before,
+                     "--after", after, "--data-dir", str(pinned), "--quiet"]) == 0
+        return capsys.readouterr().out
+
+    (root / "leaderboard" / "__init__.py").write_text('"""an unrelated push"""\n')
+    later = commit_all(root, "an unrelated push")
+    out = publish(published, later)
+    assert "unknown query" not in out and "warning" not in out and "NOT rescored" not in out
+    assert ("score-pending: not tried again: old-model (kept on an earlier data revision "
+            "by an earlier run") in out, out
+    assert pending_submissions(root, published, later).ids == []
+    from leaderboard.submission.kept import read_kept
+
+    record = read_kept(folder)
+    assert record is not None and record.kept_on == {TASK: f"{source.repo}@0123abcd4567"}
+    assert record.pinned == {TASK: source.pinned}
+    # The publish commit may carry the record.
+    assert not check_published(root, f"{published}~1", published).problems
+    # Whatever could change the outcome tries it again: the scorer's version ...
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "__version__", "0.0.1")
+        assert pending_submissions(root, later, later).ids == ["old-model"]
+        assert "old-model: NOT rescored, kept" in publish(later, later)
+        assert read_kept(folder).scorer == "followboard 0.0.1"
+    # (the record the committed version wrote, back in place)
+    git(root, "checkout", "-q", "--", "submissions/old-model/kept.json")
+    assert pending_submissions(root, later, later).ids == []
+    # ... the pinned revision of one of its tasks (the record tried another) ...
+    kept_file = folder / "kept.json"
+    genuine = kept_file.read_text(encoding="utf-8")
+    kept_file.write_text(genuine.replace(source.pinned, f"{source.repo}@feedfacefeed"),
+                         encoding="utf-8")
+    assert pending_submissions(root, later, later).ids == ["old-model"]
+    kept_file.write_text(genuine, encoding="utf-8")
+    # ... and its files, which the push changes: the runs for the new revision at last.
+    (folder / "metadata.yaml").write_text((folder / "metadata.yaml").read_text() + "\n")
+    assert pending_submissions(root, later, later).ids == ["old-model"]
+    git(root, "checkout", "-q", "--", "submissions/old-model")
+    # A scoring that succeeds (on data its runs fit) removes the record.
+    assert main(["ci", "score-pending", "--repo", str(root), "--all",
+                 "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert "old-model: scored" in capsys.readouterr().out
+    assert not kept_file.exists()
 
 
 def test_pr_check_compares_no_row_scored_on_another_data_revision_and_says_so(
@@ -2297,7 +2380,7 @@ def test_a_folder_not_merged_holding_its_own_explorer_files_is_told_to_drop_them
     capsys.readouterr()
     assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
     out = capsys.readouterr().out
-    assert (f"{copied} files under explain/ changed (" in out and policy.CI_FILES in out
+    assert (f"{copied} files under explain/ changed (" in out and layout.CI_FILES in out
             and "; new-model is not merged (the base branch has no such folder), so CI "
                 "wrote none of them: delete submissions/new-model/explain/ from the branch "
                 "(`git rm -r submissions/new-model/explain`); `leaderboard score` keeps the "
@@ -2356,7 +2439,7 @@ def test_a_new_submissions_own_explorer_files_copied_into_its_folder_are_refused
     assert re.search(r"new-model/explain: \d+ files under explain/ that CI did not write for "
                      r"new-model, it is not merged yet: the default branch, main, holds no "
                      r"submissions/new-model/ \(explain/followtable/wtr", out), out
-    assert policy.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out, out
+    assert layout.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out, out
     assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
     assert "new-model/explain: warning: removed " in capsys.readouterr().out
     assert not (folder / "explain").exists()

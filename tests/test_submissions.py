@@ -525,7 +525,7 @@ def test_the_validator_and_the_pull_request_check_read_one_layout(tmp_path: Path
     change to CI's; anything else is a stray file with the same message from both."""
     from leaderboard.app.ci.git import TreeEntry
     from leaderboard.app.ci.policy import check_derived, check_tree
-    from leaderboard.submission.layout import CI_FILES, ENTRIES, STRAY_FILE, Writer
+    from leaderboard.submission.layout import ENTRIES, STRAY_FILE, Writer, left_to_ci
 
     root = tmp_path / SUB
     write_meta(root, GOOD)
@@ -551,7 +551,7 @@ def test_the_validator_and_the_pull_request_check_read_one_layout(tmp_path: Path
     check_derived(SUB, [f"submissions/{SUB}/{p}" for p in paths], report, merged=True)
     refused = [e for e in ENTRIES if e.writer is Writer.CI]
     assert refused and [i.path for i in report.errors] == [f"{SUB}/{e.name}" for e in refused]
-    assert all(i.message.endswith(CI_FILES) for i in report.errors)
+    assert all(i.message.endswith(left_to_ci(e)) for i, e in zip(report.errors, refused))
     report = Report()  # a submission not merged yet: CI wrote none of them
     check_derived(SUB, [f"submissions/{SUB}/{p}" for p in paths], report, merged=False)
     assert [i.path for i in report.errors] == [f"{SUB}/{e.name}" for e in refused]

@@ -287,19 +287,24 @@ def _kept_on_an_earlier_revision(folder: Path) -> None:
 
 def kept_interrupted(state: Path, argv: Callable[[Path], list[str]], where: Path) -> int:
     """Kill the command at each instant: the submission it keeps is as it was once the
-    next command has looked, nothing beside it. Returns how many instants were tried."""
+    next command has looked, nothing beside it, but for publishing's whole record of it
+    (kept.json) or none. Returns how many instants were tried."""
     folder = fresh(state, where / "reference", _kept_on_an_earlier_revision)
     old = folder_entries(folder)
     run = run_child(lambda: main(argv(folder)), COUNTED)
     assert run.code == 0 and "kept as scored on another data revision" in run.output, \
         run.output
-    assert folder_entries(folder) == old and around(folder) == [SUB]
+    kept = folder_entries(folder)
+    assert kept.pop("kept.json") and kept == old and around(folder) == [SUB]
+    record = (folder / "kept.json").read_bytes()
     for k in range(1, run.operations + 1):
         folder = fresh(state, where / "run", _kept_on_an_earlier_revision)
         killed = run_child(lambda: main(argv(folder)), COUNTED, fail_at=k)
         assert killed.code is None, f"op {k}: not killed\n{killed.output}"
         verify(folder)  # finishes or undoes what the command left
-        assert folder_entries(folder) == old, f"op {k} of {run.operations}"
+        now = folder_entries(folder)
+        assert now.pop("kept.json", record) == record, f"op {k} of {run.operations}"
+        assert now == old, f"op {k} of {run.operations}"
         assert around(folder) == [SUB], f"op {k}: {around(folder)}"
     return run.operations
 

@@ -12,6 +12,7 @@ add/push/pull``, publishing and ``baselines run``::
     submissions/<id>/results.json                          the scorer's
     submissions/<id>/per-query.json.gz                     the scorer's
     submissions/<id>/explain/                              CI's, after the merge
+    submissions/<id>/kept.json                             CI's, after the merge
 
 Who writes an entry decides what a pull request may do with it (:class:`Writer`):
 
@@ -51,6 +52,9 @@ RUNS_DIR = "runs"
 RESULTS_NAME = "results.json"
 PER_QUERY_NAME = "per-query.json.gz"
 EXPLAIN_DIR = "explain"
+# Written by publishing when it keeps a merged submission's results.json on an earlier data
+# revision (its runs do not fit the pinned one): what it was tried with (submission/kept.py).
+KEPT_NAME = "kept.json"
 
 # Run files under runs/<task id>/, named <role><suffix>; PI-Indic T4 predictions.tsv[.gz].
 RUN_SUFFIXES = (".trec", ".trec.gz", ".txt", ".txt.gz", ".run", ".run.gz")
@@ -134,6 +138,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(EXPLAIN_DIR, "folder", Writer.CI,
           "the query explorer's files, named in results.json by their manifest",
           stored=True),
+    Entry(KEPT_NAME, "file", Writer.CI,
+          "only while publishing keeps results.json on an earlier data revision: why, and "
+          "what it was tried with"),
 )
 ROOT_ENTRIES = tuple(e.name for e in ENTRIES)
 
@@ -142,6 +149,9 @@ STRAY_FILE = (f"unexpected file: a submission holds {METADATA_NAME}, {MANIFEST_N
               f"{RUNS_DIR}/<task id>/<role>.trec[.gz] only")
 CI_FILES = ("the explorer's files are written by CI after the merge; leave them out of "
             "the pull request")
+# The same of publishing's record of a submission kept on an earlier data revision.
+CI_KEPT = (f"{KEPT_NAME} is written by CI after the merge, when publishing keeps a "
+           "submission on an earlier data revision; leave it out of the pull request")
 # What missing or stale explanation files of a merged submission are told: CI's, which
 # `score` would write into the run store's cache (explain_writers.placement), not here.
 REWRITTEN_AFTER_MERGE = ("they are CI's: the publish run (`leaderboard ci score-pending`, "
@@ -153,6 +163,11 @@ NO_LINKS = "symbolic links are not allowed in a submission"
 # What a FIFO, a socket or a device in a submission folder is told (a link is told to
 # commit the file itself): `validate` and every command that changes the folder say it.
 NOT_PLAIN = "a submission holds plain files and folders only"
+
+
+def left_to_ci(entry_: Entry) -> str:
+    """What a pull request that changes one of CI's entries is told."""
+    return CI_KEPT if entry_.name == KEPT_NAME else CI_FILES
 
 
 def entry(name: str) -> Entry:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from leaderboard import __version__
+from leaderboard.benchmarks.registry import UnknownTaskError, get_task
 from leaderboard.core.data import DataFormatError, data_files
 from leaderboard.core.data.revision import (
     DataRevision,
@@ -37,13 +38,14 @@ from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.ids import id_problem, lookalike_problem
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
-from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, METADATA_NAME,
+from leaderboard.submission.kept import Trial
+from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, KEPT_NAME, METADATA_NAME,
                                            RESULTS_NAME, REWRITTEN_AFTER_MERGE, entry,
                                            in_folder, score_command)
 from leaderboard.submission.manifest import input_digests, write_manifest
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
-from leaderboard.submission.results import (ResultsFile, ResultsFileError, Source,
+from leaderboard.submission.results import (DATA_KEY, ResultsFile, ResultsFileError, Source,
                                             SystemResult, compare_scores, off_pin_problems,
                                             read_results, rewritten_line, stale_inputs,
                                             write_submission_results)
@@ -309,6 +311,11 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bo
                                             f"byte; {rescore} to write it again")
 
 
+def scorer_name() -> str:
+    """The scorer as results.json's produced_by names it: this version's."""
+    return f"followboard {__version__}"
+
+
 def results_for(outcome: SubmissionOutcome) -> ResultsFile:
     meta = outcome.submission.metadata
     assert meta is not None
@@ -321,8 +328,8 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
     )
     revisions = {task_id: outcome.data_revisions[task_id].recorded()
                  for task_id in outcome.scores}
-    produced = {"scorer": f"followboard {__version__}", **{f"data:{k}": v
-                                                          for k, v in sorted(revisions.items())}}
+    produced = {"scorer": scorer_name(), **{f"{DATA_KEY}{k}": v
+                                            for k, v in sorted(revisions.items())}}
     inputs = input_digests(outcome.submission.metadata_digest, outcome.submission.inputs)
     return ResultsFile(kind="submission", produced_by=produced, inputs_sha256=inputs,
                        systems=[system])
@@ -359,6 +366,27 @@ def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
     return [problem] if problem else []
 
 
+def scoring_trial(root: Path) -> Trial | None:
+    """What a scoring of the merged submission ``root`` is tried with now (its inputs, the
+    pinned revision of each task its results.json records, the scorer's version), which
+    decides whether it scores (:mod:`leaderboard.submission.kept`); None where its
+    results.json or inputs cannot be read."""
+    try:
+        recorded = read_results(root / RESULTS_NAME, per_query=False)
+    except (ResultsFileError, OSError):
+        return None
+    found = Report()
+    inputs = collect_inputs(root, found, record_local=True)
+    if found.errors:
+        return None
+    tasks = [key[len(DATA_KEY):] for key in recorded.produced_by if key.startswith(DATA_KEY)]
+    try:
+        pinned = {task: get_task(task).source.pinned for task in tasks}
+    except UnknownTaskError:
+        return None
+    return Trial(input_digests(inputs.metadata_digest, inputs.merged), pinned, scorer_name())
+
+
 def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
                      store: RunStore | None = None, *, after_merge: bool) -> SubmissionOutcome:
     """Validate, score and write ``manifest.txt``, the explorer's explanation files,
@@ -388,6 +416,8 @@ def score_submission(root: Path, data_dir: Path, progress: Progress = quiet,
                                   live=change.live, shown=change.shown,
                                   after_merge=after_merge)
             if outcome.results_path is not None:
+                if after_merge:  # publishing's record of a kept submission: no longer
+                    (change.folder / KEPT_NAME).unlink(missing_ok=True)
                 change.commit()
     except ChangeError as exc:
         report = Report()

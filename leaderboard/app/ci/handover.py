@@ -44,8 +44,8 @@ from leaderboard.app.ci.policy import unsafe_name
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import (
-    CI_FILES,
     EXPLAIN_DIR,
+    KEPT_NAME,
     MANIFEST_NAME,
     METADATA_NAME,
     PER_QUERY_NAME,
@@ -55,6 +55,7 @@ from leaderboard.submission.layout import (
     Writer,
     entry_of,
     folder_path,
+    left_to_ci,
 )
 
 # The one git mode a handed-over commit may give a file.
@@ -68,6 +69,7 @@ PUBLISHED: dict[str, str] = {
     RESULTS_NAME: "AM",
     PER_QUERY_NAME: "AMD",   # removed once the run store holds it
     EXPLAIN_DIR: "AMD",      # likewise
+    KEPT_NAME: "AMD",        # written when a submission is kept, removed once it scores
 }
 
 # The identity every commit the workflows push is made as (GitHub's Actions bot).
@@ -184,7 +186,7 @@ def check_proposal(repo: Path, base: str, commit: str, sub_id: str) -> Handover:
         if entry is None:
             hand.problems.append(f"{change.path}: no entry of a submission folder holds it")
         elif entry.writer is Writer.CI:
-            hand.problems.append(f"{change.path}: {CI_FILES}")
+            hand.problems.append(f"{change.path}: {left_to_ci(entry)}")
     hand.subject = f"Baseline {sub_id}: runs and results"
     return hand
 

@@ -14,7 +14,11 @@ one the registry pins: after the pin moves, every merged submission of that data
 rescored on the new revision), and scores them in the working tree; the
 workflow then moves the files to the run store (`leaderboard runs push`) and commits
 whatever changed. Staleness is read from the files, not from the push, so a cancelled or
-failed publish run is caught up by the next one.
+failed publish run is caught up by the next one. A submission the pinned revision cannot
+score is kept on its earlier one, and what it was tried with recorded in its ``kept.json``
+(:mod:`leaderboard.submission.kept`): until its files, the pin of one of its tasks or the
+scorer's version differ from the record, later runs pass it over instead of failing it
+again on every push.
 """
 
 from __future__ import annotations
@@ -26,18 +30,22 @@ from typing import Callable
 from leaderboard.app.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import atomic_write_text
 from leaderboard.core.report import Report, plural
+from leaderboard.submission.kept import kept_text, read_kept
 from leaderboard.submission.layout import (
     EXPLAIN_DIR,
+    KEPT_NAME,
     MANIFEST_NAME,
     METADATA_NAME,
     RESULTS_NAME,
     RUNS_DIR,
     SUBMISSIONS_DIR,
 )
-from leaderboard.submission.pipeline import results_staleness, score_submission
+from leaderboard.submission.pipeline import results_staleness, score_submission, scoring_trial
 from leaderboard.submission.results import (ResultsFileError, off_pin_revisions, off_pin_tasks,
                                             read_results)
+from leaderboard.submission.transaction import ChangeError, change_folder
 
 Progress = Callable[[str], None]
 
@@ -61,15 +69,24 @@ class PendingOutcome:
     report: Report = field(default_factory=Report)
 
 
+@dataclass
+class Pending:
+    ids: list[str]                  # to score, in order
+    # Stale only for being on an earlier data revision, and kept there by an earlier run
+    # that tried them with what they would be tried with now (their kept.json): passed over.
+    kept: list[str] = field(default_factory=list)
+
+
 def _store_bookkeeping(status: str, top: str) -> bool:
-    """A change that moves no input: the manifest (whose entries, when they change, make
+    """A change that moves no input: publishing's record of a kept submission, the
+    manifest (whose entries, when they change, make
     the results stale anyway: see :func:`results_staleness`), and run files and
     explanation files removed from the folder once the run store holds them (`runs
     push`; explanation files the store lacks make the results stale, since their
     manifest is read through the store). A changed results.json, per-query file or
     explanation file is not bookkeeping: a hand-edited score keeps the recorded SHA-256
     of the runs, so only the push shows it, and it is rescored."""
-    return top == MANIFEST_NAME or (status == "D" and top in (RUNS_DIR, EXPLAIN_DIR))
+    return top in (MANIFEST_NAME, KEPT_NAME) or (status == "D" and top in (RUNS_DIR, EXPLAIN_DIR))
 
 
 @dataclass(frozen=True)
@@ -123,12 +140,14 @@ def read_range(repo: Path, before: str | None, after: str | None,
 
 
 def pending_submissions(repo: Path, before: str | None, after: str | None, *,
-                        every: bool = False, published: str | None = None) -> list[str]:
+                        every: bool = False, published: str | None = None) -> Pending:
     """Submission ids with any file changed in the range :func:`read_range` gives (if
     any), results.json included, plus those whose results are missing or stale;
-    ``every``: all of them.
-    A submission folder that is a link is no submission here (scoring it would write
-    where it points, outside the repository's submissions)."""
+    ``every``: all of them. A stale one kept on an earlier data revision by an earlier
+    run is passed over while it would be tried with what that run tried it with
+    (:func:`tried_alike`), unless the range changed it or ``every``. A submission folder
+    that is a link is no submission here (scoring it would write where it points,
+    outside the repository's submissions)."""
     folder = repo / SUBMISSIONS_DIR
     if not folder.is_dir():
         # Run outside the repository, it said "no submission needs scoring" and exited 0
@@ -145,12 +164,24 @@ def pending_submissions(repo: Path, before: str | None, after: str | None, *,
             if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR \
                     and not _store_bookkeeping(change.status, parts[2]):
                 ids.add(parts[1])
+    kept: list[str] = []
     for sub in folder.iterdir():
         if sub.is_dir() and not sub.is_symlink() and (sub / METADATA_NAME).is_file() \
                 and (every or not (sub / RESULTS_NAME).is_file() or results_staleness(sub)):
-            ids.add(sub.name)
-    return sorted(i for i in ids if (folder / i / METADATA_NAME).is_file()
-                  and not (folder / i).is_symlink())
+            if every or sub.name in ids or not tried_alike(sub):
+                ids.add(sub.name)
+            else:
+                kept.append(sub.name)
+    return Pending(sorted(i for i in ids if (folder / i / METADATA_NAME).is_file()
+                          and not (folder / i).is_symlink()), sorted(kept))
+
+
+def tried_alike(folder: Path) -> bool:
+    """Whether ``folder`` holds publishing's record of an earlier run that kept it on an
+    earlier data revision (:mod:`leaderboard.submission.kept`), tried with its files, the
+    pinned revisions and the scorer it would be tried with now: a run now would end alike."""
+    record = read_kept(folder)
+    return record is not None and record.trial == scoring_trial(folder)
 
 
 def recorded_off_pin(folder: Path) -> dict[str, str]:
@@ -182,9 +213,28 @@ def score_pending(repo: Path, ids: list[str], data_dir: Path,
             out.kept.append(sub_id)
             out.report.add(f"{SUBMISSIONS_DIR}/{sub_id}", None, _kept_text(moved),
                            "warning")
+            _record_kept(folder, moved, out.report)
         else:
             out.failed.append(sub_id)
     return out
+
+
+def _record_kept(folder: Path, moved: dict[str, str], report: Report) -> None:
+    """Write ``folder``'s kept.json: what it was tried with, so that later runs pass it
+    over until one of those differs (:func:`tried_alike`)."""
+    where = f"{SUBMISSIONS_DIR}/{folder.name}/{KEPT_NAME}"
+    trial = scoring_trial(folder)
+    problem = "its results.json or inputs cannot be read" if trial is None else ""
+    if trial is not None:
+        try:
+            with change_folder(folder) as change:
+                atomic_write_text(change.folder / KEPT_NAME, kept_text(trial, moved))
+                change.commit()
+        except ChangeError as exc:
+            problem = exc.message
+    if problem:
+        report.add(where, None, f"not written ({problem}): the next run tries the "
+                                "submission again", "warning")
 
 
 def _kept_text(moved: dict[str, str]) -> str:
@@ -193,6 +243,10 @@ def _kept_text(moved: dict[str, str]) -> str:
     return (f"not rescored on {', '.join(sorted(pins))}, the revision the registry pins "
             f"now: its runs do not fit it (the errors above); its results.json keeps the "
             f"scores of {plural(len(moved), 'task')} on {off_pin_revisions(moved)}, which the site "
-            "marks as such and tests against no other row. Nothing was written; its owner "
-            "submits runs for the new revision in a pull request, or a maintainer removes "
-            "the submission (docs/MAINTAINERS.md, \"Moving PI-Indic to another revision\")")
+            "marks as such and tests against no other row. Its scores are left as they "
+            f"were, and what it was tried with is recorded in {KEPT_NAME}: later runs try it "
+            "again only when its metadata.yaml or run files, the pinned revision of one of "
+            "its tasks or the scorer's version differ, and say nothing of it until then. Its "
+            "owner submits runs for the new revision in a pull request, or a maintainer "
+            "removes the submission (docs/MAINTAINERS.md, \"Moving PI-Indic to another "
+            "revision\")")

@@ -30,7 +30,6 @@ from leaderboard.core.report import Report, plural
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.metadata import GITHUB_LOGIN_RE
 from leaderboard.submission.layout import (
-    CI_FILES,
     DEFAULT_BRANCH,
     MAX_FILES,
     MAX_FILE_BYTES,
@@ -43,6 +42,7 @@ from leaderboard.submission.layout import (
     Writer,
     entry_of,
     folder_path,
+    left_to_ci,
     written_by,
 )
 
@@ -179,11 +179,12 @@ def check_derived(sub_id: str, changed: list[str], report: Report, *,
             step = "" if merged else (
                 f"; {sub_id} is not merged (the base branch has no such folder), so CI wrote "
                 f"none of them: delete {prefix} from the branch (`git rm -r "
-                f"{prefix.rstrip('/')}`); `leaderboard score` keeps the explorer's files in "
-                "the run store's cache")
+                f"{prefix.rstrip('/')}`)" + ("; `leaderboard score` keeps the explorer's "
+                                             "files in the run store's cache"
+                                             if entry.stored else ""))
             report.add(f"{sub_id}/{entry.name}", None,
                        f"{plural(len(paths), 'file')} {where} changed ({_listing(paths)}): "
-                       f"{CI_FILES}{step}")
+                       f"{left_to_ci(entry)}{step}")
 
 
 def check_removal(scope: PrScope, sub_id: str, head_entries: list[TreeEntry]) -> None:

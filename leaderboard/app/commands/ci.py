@@ -123,8 +123,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "submission whose results.json is missing or stale (scored on another data revision "
         "than the registry pins included). Sets the step outputs scored (comma-separated "
         "ids), kept and failed; exit 1 if any failed. Kept: a submission scored on another "
-        "data revision whose runs do not score on the pinned one; its files stay as they "
-        "are, a warning names it, and the others are scored all the same.",
+        "data revision whose runs do not score on the pinned one; its scores stay as they "
+        "are, a warning names it, its kept.json records what it was tried with, and the "
+        "others are scored all the same. Later runs pass it over (one line says so) until "
+        "its files, the pinned revision of one of its tasks or the scorer's version differ "
+        "from that record, unless the push changes it or --all is given.",
         "  leaderboard ci score-pending --published refs/tags/published --before \"$BEFORE\" "
         "--after \"$AFTER\"")
     pending.add_argument("--before", default=None, metavar="COMMIT",
@@ -395,8 +398,9 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
     from leaderboard.core.data import resolve_data_dir
 
     # First: a repository without submissions/ is refused before anything is said.
-    ids = pending_submissions(args.repo, args.before, args.after, every=args.every,
-                              published=args.published)
+    pending = pending_submissions(args.repo, args.before, args.after, every=args.every,
+                                  published=args.published)
+    ids = pending.ids
     read = read_range(args.repo, args.before, args.after, args.published)
     if read.why and not args.every:
         # Said where a maintainer sees it: the run cannot find a hand-edited score.
@@ -410,6 +414,11 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
         if os.environ.get("GITHUB_ACTIONS"):
             title = "Last publish unknown" if read.start is not None else "Push range unknown"
             print(f"::warning title={title}::{message}")
+    if pending.kept:
+        # Said in full by the run that kept them; one line here, no warning.
+        print(f"score-pending: not tried again: {', '.join(pending.kept)} (kept on an "
+              "earlier data revision by an earlier run, whose kept.json records what it was "
+              "tried with; nothing of it changed since)")
     if not ids:
         print("score-pending: no submission needs scoring")
     outcome = score_pending(args.repo, ids, resolve_data_dir(args.data_dir),
