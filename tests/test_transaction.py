@@ -356,6 +356,50 @@ def push_and_pull_after_kills(state: Path, argv: Callable[[Path], list[str]], wh
         assert report.ok and around(folder) == [SUB], (k, report.lines(), around(folder))
 
 
+def _baselines_run(data_dir: Path, out: Path) -> list[str]:
+    return ["baselines", "run", "bm25s", "--id", SUB, "--tasks", TASK, "--out", str(out),
+            "--device", "cpu", "--no-cache", "--quiet", "--data-dir", str(data_dir)]
+
+
+def _runs_of(folder: Path) -> dict[str, bytes]:
+    """The folder's files by name, a run file's bytes too (metadata.yaml records the run's
+    times, results.json their digest)."""
+    return {rel: (data if rel.startswith("runs/") else b"")
+            for rel, data in folder_files(folder).items()}
+
+
+def baselines_run_interrupted(data_dir: Path, where: Path) -> int:
+    """Kill `baselines run` of a new id at 4 instants, from its first file operation to its
+    last, two while its change is under way: the next run of it, nothing read between,
+    makes the folder, nothing beside it. Returns the operations of a whole run."""
+    made = where / "reference" / "submissions"
+    # Here first: the children are forked with its modules imported and its caches filled.
+    assert main(_baselines_run(data_dir, where / "warm")) == 0
+    reference = run_child(lambda: main(_baselines_run(data_dir, made)), COUNTED)
+    assert reference.code == 0, reference.output
+    new = _runs_of(made / SUB)
+    n_ops = reference.operations
+    for k in (1, n_ops // 3, 2 * n_ops // 3, n_ops):
+        out = where / f"run-{k}" / "submissions"
+        killed = run_child(lambda: main(_baselines_run(data_dir, out)), COUNTED, fail_at=k)
+        assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+        again = run_child(lambda: main(_baselines_run(data_dir, out)), ())
+        assert again.code == 0, f"op {k} of {n_ops}: {again.output}"
+        assert _runs_of(out / SUB) == new and sorted(p.name for p in out.iterdir()) == [SUB]
+    return n_ops
+
+
+@needs_fork
+@pytest.mark.slow
+def test_baselines_run_killed_at_4_instants_the_next_run_makes_the_folder(
+        data_dir: Path, sweep_here: Path, lean: Callable) -> None:
+    """Killed while it installed and scored a new id's folder (its change under way), the
+    next `baselines run` of the id encoded every task and failed at its end, "[Errno 2] No
+    such file or directory", the folder gone (test_transaction's creation sweep says
+    why)."""
+    assert lean(sweep_here / "store", baselines_run_interrupted, data_dir, sweep_here) > 50
+
+
 # --------------------------------------------------------------------------- a full disk
 
 @needs_fork
@@ -731,6 +775,54 @@ def test_a_new_folder_below_a_file_is_refused_naming_the_file(tmp_path: Path) ->
         with change_folder(tmp_path / "file" / SUB, create=True):
             pass
     assert (tmp_path / "file").read_text() == "kept\n"
+
+
+def _create_submission(parent: Path) -> None:
+    """A change that makes ``parent/SUB`` with one file, written as every writer does
+    (a new file renamed over the copy's)."""
+    from leaderboard.submission.transaction import change_folder
+
+    with change_folder(parent / SUB, create=True) as change:
+        (change.folder / "metadata.yaml.new").write_bytes(b"new metadata\n")
+        os.replace(change.folder / "metadata.yaml.new", change.folder / "metadata.yaml")
+        change.commit()
+
+
+@needs_fork
+def test_a_change_creating_a_folder_killed_at_every_file_operation_leaves_it_or_nothing(
+        sweep_path: Path) -> None:
+    """`baselines run` of a new id, killed while its change was under way (installing
+    and scoring the new folder: all but the first few of its file operations), left the
+    folder beside its change; the next `baselines run` of that id then encoded every
+    task and failed at its end, "[Errno 2] No such file or directory", the folder gone:
+    its change undid the killed one, which removed the folder the change had read as
+    there. Killed before the change marked the folder as its own, it left an empty
+    folder no command removed. Now the next reader finds the new folder or none, and the
+    next change makes it."""
+    from leaderboard.submission.transaction import recover
+
+    reference = run_child(lambda: _create_submission(sweep_path / "reference"), COUNTED)
+    assert reference.code == 0, reference.output
+    new = folder_files(sweep_path / "reference" / SUB)
+    seen = {"none": 0, "new": 0}
+    for k in range(1, reference.operations + 1):
+        for then in ("read", "changed"):
+            parent = sweep_path / f"run-{k}-{then}"
+            killed = run_child(lambda: _create_submission(parent), COUNTED, fail_at=k)
+            assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+            if then == "changed":  # the next change of the folder, nothing read before
+                _create_submission(parent)
+                assert folder_files(parent / SUB) == new, f"op {k}"
+                assert sorted(p.name for p in parent.iterdir()) == [SUB], f"op {k}"
+                continue
+            recover(parent / SUB)  # what every reader of the folder does first
+            left = sorted(p.name for p in parent.iterdir()) if parent.exists() else []
+            if left == [SUB] and folder_files(parent / SUB) == new:
+                seen["new"] += 1
+            else:
+                assert left == [], f"op {k}: {left}"
+                seen["none"] += 1
+    assert seen["none"] and seen["new"], seen
 
 
 def test_baselines_installing_into_an_existing_id_is_one_change_with_its_scoring(

@@ -528,27 +528,47 @@ def change_folder(folder: Path, *, create: bool = False,
         return
     if os.path.lexists(live) and not live.is_dir():
         raise ChangeError(folder, "not a folder")
+    # A change a killed command left, first: undoing one that created the folder removes
+    # it, and this change then creates it (it read the folder as there, then the undo
+    # removed it: "No such file or directory", the next `baselines run` of the id lost).
+    recover(live)
     created = not live.exists()
     if created and not create:
         raise ChangeError(folder, "not a submission folder")
     if created and (problem := creation_problem(Path(folder))):
         raise ChangeError(folder, f"cannot be made: {problem}")
-    live.mkdir(parents=True, exist_ok=True)
+    busy = ChangeError(folder, "another leaderboard command is changing this submission; "
+                               "run this one when it has finished")
+    work = change_dir(live)
+    if created:
+        # The mark that the change made the folder comes before the folder: killed between
+        # the two, it left an empty folder that no undo removed.
+        live.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            work.mkdir()
+        except FileExistsError:
+            raise busy from None
+        try:
+            (work / CREATED).touch()
+            live.mkdir(exist_ok=True)
+        except OSError as exc:
+            _discard(work)
+            raise ChangeError(folder, f"nothing was changed ({describe_os_error(exc)})") \
+                from None
     try:
         lock = _Lock(live, wait=False)
     except BlockingIOError:
-        raise ChangeError(folder, "another leaderboard command is changing this "
-                                  "submission; run this one when it has finished") from None
-    work = change_dir(live)
+        if created:  # another command made the folder meanwhile, and holds it
+            _discard(work)
+        raise busy from None
     change: FolderChange | None = None
     try:
-        if os.path.lexists(work):
+        if not created and os.path.lexists(work):
             _finish_or_undo(live, work)
         before = _scan(live, live.name, removable)
         try:
-            work.mkdir()
-            if created:
-                (work / CREATED).touch()
+            if not created:
+                work.mkdir()
             copy = work / NEW / live.name
             _mirror(live, copy, before)
         except OSError as exc:
@@ -568,11 +588,13 @@ def change_folder(folder: Path, *, create: bool = False,
     finally:
         if change is not None:
             _ACTIVE.pop(change.folder, None)
-            if not change.committed:
-                _discard(work)
-                if created:
-                    try:
-                        live.rmdir()
-                    except OSError:
-                        pass
+        # Nothing to keep: a change left uncommitted, or a folder this one made and could
+        # not copy (a journal a killed command left, which could not be finished, stays).
+        if (change is None and created) or (change is not None and not change.committed):
+            _discard(work)
+            if created:
+                try:
+                    live.rmdir()
+                except OSError:
+                    pass
         lock.release()
