@@ -356,6 +356,68 @@ def push_and_pull_after_kills(state: Path, argv: Callable[[Path], list[str]], wh
         assert report.ok and around(folder) == [SUB], (k, report.lines(), around(folder))
 
 
+def _push(folder: Path) -> list[str]:
+    return ["runs", "push", str(folder), "--quiet"]
+
+
+def _pull(folder: Path) -> list[str]:
+    return ["runs", "pull", str(folder)]
+
+
+def push_interrupted(state: Path, where: Path) -> int:
+    """Kill `runs push` (into the configured folder store, emptied each time) at 20
+    instants: the folder is the old or the new one once the next command has looked; the
+    next push leaves the new folder, and the store holds the files a push puts there and
+    nothing else (a killed push's temporary file removed). Returns the instants tried."""
+    store = Path(os.environ["LEADERBOARD_RUN_STORE"])
+    old_and_new(state, _push, where / "reference")
+    old, new, n_ops = old_and_new(state, _push, where / "reference")
+    stored = folder_files(store)
+    assert stored and n_ops > 5, n_ops
+    seen = {"old": 0, "new": 0}
+    for k in instants(n_ops, every=False):
+        shutil.rmtree(store)
+        folder = fresh(state, where / "run")
+        run = run_child(lambda: main(_push(folder)), COUNTED, fail_at=k)
+        assert run.code is None, f"op {k}: not killed\n{run.output}"
+        report = verify(folder)  # finishes or undoes what the command left
+        files = folder_entries(folder)
+        assert report.ok, f"op {k} of {n_ops}: {report.lines()}"
+        assert around(folder) == [SUB], f"op {k}: {around(folder)}"
+        assert files in (old, new), f"op {k} of {n_ops}: {sorted(set(files) ^ set(old))}"
+        seen["old" if files == old else "new"] += 1
+        assert main(_push(folder)) == 0, f"op {k}"
+        assert folder_entries(folder) == new, f"op {k}"
+        assert folder_files(store) == stored, f"op {k}: {sorted(set(folder_files(store)) ^ set(stored))}"
+    assert seen["old"] and seen["new"], seen
+    return len(instants(n_ops, every=False))
+
+
+@needs_fork
+@pytest.mark.slow
+def test_runs_push_killed_at_20_instants_leaves_the_old_or_the_new_folder(
+        states: dict[str, Path], sweep_here: Path, lean: Callable) -> None:
+    """`runs push` copies the files into the store, then writes the manifest and removes
+    the folder's copies as one change of the folder."""
+    assert lean(sweep_here / "store", push_interrupted, states["scored"], sweep_here) == 20
+
+
+def pull_interrupted(state: Path, where: Path) -> int:
+    """:func:`check_interrupted` of `runs pull` into a folder whose files a push moved
+    into the store (at 20 instants)."""
+    pushed = fresh(state, where / "pushed")
+    assert main(_push(pushed)) == 0
+    assert sorted(folder_files(pushed)) == ["manifest.txt", "metadata.yaml", "results.json"]
+    return check_interrupted(pushed, _pull, where, how="kill", every=False)
+
+
+@needs_fork
+@pytest.mark.slow
+def test_runs_pull_killed_at_20_instants_leaves_the_old_or_the_new_folder(
+        states: dict[str, Path], sweep_here: Path, lean: Callable) -> None:
+    assert lean(sweep_here / "store", pull_interrupted, states["scored"], sweep_here) == 20
+
+
 def _baselines_run(data_dir: Path, out: Path) -> list[str]:
     return ["baselines", "run", "bm25s", "--id", SUB, "--tasks", TASK, "--out", str(out),
             "--device", "cpu", "--no-cache", "--quiet", "--data-dir", str(data_dir)]
