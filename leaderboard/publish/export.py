@@ -167,7 +167,8 @@ TABLES = (
                              "wilcoxon, whose interval is hl_shift's",
               "diff_ci_high": "high end of that interval (null for wilcoxon)",
               "hl_shift": "wilcoxon only: the Hodges-Lehmann shift of this row - the best "
-                          "verified row (the median of the units' Walsh averages), the "
+                          "verified row (the median of the Walsh averages of the units' "
+                          "non-zero differences, as the test drops zeros), the "
                           "statistic the signed-rank test tests; not the mean difference "
                           "(null for other tests)",
               "hl_ci_low": "wilcoxon only: low end of hl_shift's 95% interval (the shifts "

@@ -119,7 +119,8 @@ def shown_p(p: float | None, floor: float | None) -> float | None:
 
 
 #: The test whose statistic is not the mean difference: its estimate and interval are the
-#: Hodges-Lehmann shift's (the median of the units' Walsh averages), given as hl_*.
+#: Hodges-Lehmann shift's (the median of the Walsh averages of the units' non-zero
+#: differences, as the test drops zeros), given as hl_*.
 SHIFT_TEST = "wilcoxon"
 
 #: A tested row's statistics, by the same names and meanings wherever they are given: the

@@ -21,6 +21,7 @@ Conventions shared with the engines:
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
@@ -227,53 +228,72 @@ def delong_pvalue(d: np.ndarray) -> float:
     return float(2.0 * stats.norm.sf(abs(mean) / variance ** 0.5))
 
 
-def signed_rank_cut(n: int, confidence: float = 0.95) -> int:
-    """The largest c with 2 P(T+ <= c) < 1 - confidence, T+ the signed-rank statistic of n
-    units without ties under the null (each unit's sign a fair coin): its exact
-    distribution up to 50 units, counted subset by subset of the ranks 1..n; above, the
-    normal approximation N(n(n+1)/4, n(n+1)(2n+1)/24). -1 when no c qualifies."""
-    alpha = Fraction(1) - Fraction(confidence)
-    total = n * (n + 1) // 2
-    if n <= 50:
-        ways = Counter({0: 1})
-        for rank in range(1, n + 1):
-            step: Counter[int] = Counter()
-            for s, count in ways.items():
-                step[s] += count
-                step[s + rank] += count
-            ways = step
-        c, below = -1, 0
-        for s in range(total + 1):
-            below += ways[s]
-            if 2 * Fraction(below, 2 ** n) < alpha:
-                c = s
-            else:
-                break
-        return c
-    sigma = (n * (n + 1) * (2 * n + 1) / 24.0) ** 0.5
-    c = -1
-    while 2.0 * stats.norm.cdf((c + 1 - total / 2.0) / sigma) < float(alpha):
-        c += 1
-    return c
+def wilcoxon_distribution(d: np.ndarray) -> str | None:
+    """The null distribution scipy's "auto" method takes for the signed-rank test of d
+    (n differences, zeros included in n), as scipy's documentation states it: the normal
+    approximation ("asymptotic") above 50; else "exact" when no difference is 0 and no two
+    have equal size; else "permutation" (all 2**n sign assignments) up to 13, the normal
+    approximation above. None when every difference is 0 (no test)."""
+    x = [float(v) for v in np.asarray(d, dtype=np.float64)]
+    if not any(x):
+        return None
+    if len(x) > 50:
+        return "asymptotic"
+    sizes = [abs(v) for v in x]
+    if 0.0 not in sizes and len(set(sizes)) == len(sizes):
+        return "exact"
+    return "permutation" if len(x) <= 13 else "asymptotic"
+
+
+def permutation_signed_rank_pvalue(y: Sequence[float]) -> float:
+    """The two-sided signed-rank p-value of y over all 2**n sign assignments of its
+    non-zero values' mid-ranks, t the observed sum of the positive ones' ranks:
+    2 min(P(T <= t), P(T >= t)), at most 1 (scipy's permutation test, exact up to 13
+    values)."""
+    x = [float(v) for v in y if v != 0]
+    ranks = stats.rankdata([abs(v) for v in x])
+    observed = sum(r for r, v in zip(ranks, x) if v > 0)
+    sums = [sum(r for r, s in zip(ranks, signs) if s)
+            for signs in itertools.product((False, True), repeat=len(x))]
+    below = sum(1 for v in sums if v <= observed)
+    above = sum(1 for v in sums if v >= observed)
+    return min(1.0, 2.0 * min(below, above) / len(sums))
 
 
 def hodges_lehmann_interval(d: np.ndarray, confidence: float = 0.95
                             ) -> tuple[float, float, float]:
-    """The Hodges-Lehmann shift of d (the median of its n(n+1)/2 Walsh averages
-    (d_i + d_j) / 2, i <= j) and the interval of the shifts delta the two-sided signed-rank
-    test of d - delta does not reject: the Walsh averages without the c smallest and the c
-    largest (:func:`signed_rank_cut`); (-inf, inf) when c < 0."""
-    x = [float(v) for v in np.asarray(d, dtype=np.float64)]
-    n = len(x)
+    """The Hodges-Lehmann shift of d and the interval of the shifts its signed-rank test
+    does not reject, both of the non-zero differences x (the test drops the zero ones; so
+    does R's wilcox.test, for its estimate and interval too).
+
+    The shift is the median of x's Walsh averages (x_i + x_j) / 2, i <= j. The test of
+    x - delta, under the distribution scipy took for d (:func:`wilcoxon_distribution`), is
+    constant between two adjacent Walsh averages: it is taken at one shift in each such
+    gap and beyond each end (by scipy; by :func:`permutation_signed_rank_pvalue` for the
+    permutation distribution, which scipy takes seconds for), and the interval runs from
+    the Walsh average that opens the first gap not rejected (p >= 1 - confidence) to the
+    one that closes the last (-inf or inf for an unbounded gap). A d without a non-zero
+    difference gives (0, -inf, inf)."""
+    x = np.array([v for v in np.asarray(d, dtype=np.float64).tolist() if v != 0.0])
+    n = x.size
     if n == 0:
         return 0.0, -np.inf, np.inf
     walsh = sorted((x[i] + x[j]) / 2.0 for i in range(n) for j in range(i, n))
     total = len(walsh)
     estimate = (walsh[(total - 1) // 2] + walsh[total // 2]) / 2.0
-    c = signed_rank_cut(n, confidence)
-    if c < 0:
-        return estimate, -np.inf, np.inf
-    return estimate, walsh[c], walsh[total - 1 - c]
+    ends = sorted(set(walsh))
+    shifts = np.array([ends[0] - 1.0] + [(a + b) / 2.0 for a, b in itertools.pairwise(ends)]
+                      + [ends[-1] + 1.0])
+    distribution = wilcoxon_distribution(d)
+    if distribution == "permutation":
+        p = [permutation_signed_rank_pvalue(x - shift) for shift in shifts]
+    else:
+        p = stats.wilcoxon(x[None, :] - shifts[:, None], zero_method="wilcox",
+                           method=distribution, alternative="two-sided", axis=1).pvalue
+    kept = [g for g, value in enumerate(p) if value >= 1.0 - confidence]
+    low = -np.inf if kept[0] == 0 else ends[kept[0] - 1]
+    high = np.inf if kept[-1] == len(ends) else ends[kept[-1]]
+    return estimate, low, high
 
 
 def delong_interval(d: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
@@ -336,7 +356,7 @@ def rank_intervals(x: np.ndarray, *, higher_is_better: bool = True,
 __all__ = [
     "bootstrap_mean_interval", "bootstrap_resamples", "clustered_differences",
     "delong_components", "delong_interval", "delong_pvalue", "exact_sign_flip_pvalue",
-    "hodges_lehmann_interval", "holm", "monte_carlo_sign_flip_pvalue", "rank_intervals",
-    "sign_flip_distribution", "signed_rank_cut", "stratified_differences",
-    "wilcoxon_pvalue",
+    "hodges_lehmann_interval", "holm", "monte_carlo_sign_flip_pvalue",
+    "permutation_signed_rank_pvalue", "rank_intervals", "sign_flip_distribution",
+    "stratified_differences", "wilcoxon_distribution", "wilcoxon_pvalue",
 ]
