@@ -791,7 +791,9 @@ def test_every_p_value_on_the_site_is_printed_one_way(committed_site: Path) -> N
     bad = sorted({t for t in shown if not shape.fullmatch(t)})
     assert not bad, bad
     assert "\u2264 1e-5" in column and "\u2264 1e-5" in details
-    assert "1.5e-5" in column and "1.5e-5" in details  # Holm's 2 x 2^-17, both alike
+    # Holm's k x 2^-17 (1.5e-5 with four submissions, 2.3e-5 and 3.1e-5 with five), alike
+    holm = re.compile(r"[1-9](?:\.\d)?e-5")
+    assert {t for t in column if holm.fullmatch(t)} & {t for t in details if holm.fullmatch(t)}
 
 
 def test_site_from_the_committed_results_fits_the_budget(committed_site: Path) -> None:
