@@ -408,7 +408,7 @@ def test_views_name_their_best_verified_row_and_each_gap_on_the_row(real) -> Non
     gaps = [r["cells"][gap_at]["text"] for r in verified]
     assert gaps.count("best verified") == 1
     others = [g for g in gaps if g != "best verified"]
-    assert others and all(re.fullmatch(r"[+-]?\d+\.\d \[[+-]?\d+\.\d, [+-]?\d+\.\d\]", g)
+    assert others and all(re.fullmatch(r"[+-]?\d+\.\d \[[+-]?\d+\.\d, [+-]?\d+\.\d\]§?", g)
                           or g == "0.0 [0.0, 0.0]" for g in others), others
     assert "= leader" not in text
 
