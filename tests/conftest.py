@@ -124,6 +124,23 @@ def committed_board(committed_cache: Path) -> Board:
     return load_board(REPO, cache_dir=committed_cache)
 
 
+@pytest.fixture(scope="session")
+def baselines_board(committed_board: Board, committed_cache: Path,
+                    tmp_path_factory: pytest.TempPathFactory) -> Board:
+    """The committed board with the reference baselines' submissions alone (those of a
+    declared model, reference_models/models.yaml) beside the reported rows: what a test of
+    a finding on those baselines reads (a tier, a leader, an adjusted p-value), which
+    merging a researcher's submission leaves as it is. The committed board itself while
+    the repository commits no other; else tiered with a copy of its cache."""
+    ids = reference_ids()
+    rows = [r for r in committed_board.rows if not r.verified or r.key in ids]
+    if len(rows) == len(committed_board.rows):
+        return committed_board
+    cache = tmp_path_factory.mktemp("baselines") / "cache"
+    shutil.copytree(committed_cache, cache)
+    return board_of(rows, [], cache)
+
+
 # Where the kill sweeps work when the host has it: a memory file system (tmpfs).
 MEMORY_FOLDER = Path("/dev/shm")
 
