@@ -32,6 +32,7 @@ from leaderboard.publish.site.data_revisions import off_pin_page_note
 from leaderboard.publish.site.overview import (build_overview, home_document,
                                                model_rows_html, overview_context)
 from leaderboard.publish.site.table_display import submission_scores
+from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
 from conftest import OFF_PIN_REVISION
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,6 +40,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_no_tiered_column_marks_a_leader_that_is_not_its_best_verified_value(
         committed_board: Board) -> None:
+    """The leader is the best verified value, or, as the README says, a row within the
+    reproducibility threshold of it: the tie goes to the smallest id on the site (a fifth
+    submission 0.05 points above all-MiniLM on FollowTable's average IRS left all-MiniLM
+    the best verified, and the test, which allowed no such tie, failed)."""
     checked = 0
     for view_id, table in committed_board.tables.items():
         index = table.view.tiered_column
@@ -54,13 +59,14 @@ def test_no_tiered_column_marks_a_leader_that_is_not_its_best_verified_value(
         assert len(leaders) == 1, view_id
         best = max(v for v, _ in verified) if column.higher_is_better else min(
             v for v, _ in verified)
-        assert table.values[leaders[0]][index] == best, (view_id, leaders[0])
+        near = sorted(k for v, k in verified if abs(v - best) <= REPRODUCIBILITY_THRESHOLD)
+        assert leaders[0] == near[0], (view_id, leaders[0], near)
         # The shown value is the mean the test compared, and the pooled mean of the row.
         for value, key in verified:
             assert tiers[key].mean == value
         if index == table.view.sort_column:
             first = next(r.key for r in table.rows if r.verified and r.key in tiers)
-            assert first == leaders[0], view_id
+            assert first in near, view_id
         checked += 1
     assert checked >= 50  # FollowTable and PI-Indic T1-T3 views of the two baselines
 
