@@ -729,21 +729,47 @@ def test_report_from_an_artifact_is_validated_strictly(tmp_path, change):
     assert read_ci_report(path).pr_number == 3
 
 
+def runner_commands(text: str) -> list[str]:
+    """The lines of one stream of a step's output that the GitHub Actions runner runs as
+    workflow commands: `::name::` at a line's start after spaces (TryParseV2), or `##[`
+    anywhere in it (TryParse, the old form); none between `::stop-commands::TOKEN` and
+    `::TOKEN::`, nor those two. A line ends at CR, LF or CRLF (.NET's ReadLine)."""
+    found: list[str] = []
+    token = None
+    for line in re.split(r"\r\n|\r|\n", text):
+        if not (line.lstrip().startswith("::") or "##[" in line):
+            continue
+        if token is not None:
+            if line.strip() in (f"::{token}::", f"##[{token}]"):
+                token = None
+            continue
+        stop = re.fullmatch(r"\s*::stop-commands\s*::(\S+)", line)
+        if stop:
+            token = stop.group(1)
+            continue
+        found.append(line)
+    return found
+
+
 def test_a_forged_reports_keys_cannot_print_workflow_commands(tmp_path, monkeypatch, capsys):
     """The comment job (trusted code, a token that writes to the PR) printed a forged
     artifact's unknown key as it was: a key holding line ends put `::error` and
     `::add-mask::` lines of the stranger's choosing into its log, where the runner runs
     them, and a terminal escape reached a maintainer's terminal. A key that is not plain
-    text is quoted with its escapes, so the message stays one line."""
+    text is quoted with its escapes, so the message stays one line; and as the runner
+    takes `##[add-mask]` or `##[error]` anywhere in a line as a command too, the message
+    is printed with workflow commands stopped."""
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    evil = "x\n::error title=Approved::merge me\n::add-mask::FollowBoard\n\x1b[2J"
+    evil = ("x\n::error title=Approved::merge me\n::add-mask::FollowBoard\n\x1b[2J "
+            "##[add-mask]not commenting ##[error title=Approved]merge me")
     path = tmp_path / "report.json"
     path.write_text(json.dumps({**_report().model_dump(mode="json"), evil: 1}))
     assert main(["ci", "comment-body", str(path), "--pr-author", "jane"]) == 1
     captured = capsys.readouterr()
-    err = captured.err + captured.out
-    assert err.count("\n") == 1 and "\x1b" not in err, err
-    assert "not a FollowBoard CI report: 'x\\n::error title=Approved::merge me" in err, err
+    assert runner_commands(captured.out) == [] and runner_commands(captured.err) == []
+    said = [line for line in captured.err.splitlines() if not line.startswith("::")]
+    assert len(said) == 1 and "\x1b" not in captured.err, captured.err
+    assert "not a FollowBoard CI report: 'x\\n::error title=Approved::merge me" in said[0]
 
 
 @pytest.mark.parametrize("change", [
@@ -3037,6 +3063,50 @@ def test_only_a_pr_that_changes_no_submission_nor_the_checks_code_skips_the_data
     out = tmp_path / "report"
     assert pr_check(root, base, head, out, tmp_path / "no-data") == 0
     assert read_ci_report(out / "report.json").status == "none"
+
+
+def test_a_file_name_pr_scope_prints_runs_no_workflow_command(tmp_path, actions_env,
+                                                             monkeypatch, capsys):
+    """`ci pr-scope`, in the pull request's job, printed the first file it changes as git
+    names it: a file named `a<LF>::add-mask::FollowBoard ##[error]fake` put a line of the
+    stranger's choosing into the log, which the runner ran (and `##[` runs anywhere in a
+    line). The line is printed with workflow commands stopped."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "tests@followboard.invalid")
+    git(root, "config", "user.name", "FollowBoard tests")
+    (root / "README.md").write_text("a\n")
+    base = commit_all(root, "base")
+    evil = root / "submissions" / "x" / "a\n::add-mask::FollowBoard ##[error title=Approved]ok"
+    evil.parent.mkdir(parents=True)
+    evil.write_text("x\n")
+    head = commit_all(root, "pr")
+    assert main(["ci", "pr-scope", "--repo", str(root), "--base", base, "--head", head]) == 0
+    captured = capsys.readouterr()
+    assert "the whole check: it changes submissions/x/a" in captured.out
+    assert runner_commands(captured.out) == [] and runner_commands(captured.err) == []
+
+
+def test_score_pendings_findings_run_no_workflow_command(repo, wtr, data_dir, monkeypatch,
+                                                        capsys):
+    """`ci score-pending` printed the findings of a merged submission it could not score
+    as they were, outside the stopped commands pr-check prints its own in: a run naming
+    the query `##[add-mask]FollowBoard` (or a file name holding one) had the publish job's
+    runner run it, since `##[` is a command anywhere in a line."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good",
+                              compress=False)
+    run = folder / RUNS / "original.trec"
+    run.write_text(run.read_text() + "##[add-mask]FollowBoard Q0 d1 1 1.0 x\n")
+    head = commit_all(root, "merge new-model")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after", head,
+                 "--data-dir", str(data_dir), "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert "'##[add-mask]FollowBoard'" in captured.out
+    assert runner_commands(captured.out) == [] and runner_commands(captured.err) == []
 
 
 def test_a_branch_with_no_history_in_common_gets_the_whole_check(tmp_path, actions_env,

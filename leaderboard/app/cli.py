@@ -111,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # known: `leaderboard --help` imports nothing of the project but this module.)
     from leaderboard.core.config import ENV_DEBUG
     from leaderboard.core.errors import FollowBoardError
+    from leaderboard.app.workflow_log import commands_stopped
     # Every message begins with the command as typed, as argparse's usage errors do
     # ("leaderboard runs add: error: ..."; commands.new_command records it).
     command = getattr(args, "command_prog", f"leaderboard {args.command}")
@@ -130,13 +131,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FollowBoardError, OSError) as exc:
         if os.environ.get(ENV_DEBUG):
             raise
-        print(f"{command}: error: {exc}", file=sys.stderr)
+        with commands_stopped(sys.stderr):  # a message may quote a pull request's text
+            print(f"{command}: error: {exc}", file=sys.stderr)
         return exc.exit_code if isinstance(exc, FollowBoardError) else 1
     except Exception as exc:  # noqa: BLE001 - last line of defence: a message, not a traceback
         if os.environ.get(ENV_DEBUG):
             raise
-        print(f"{command}: internal error ({type(exc).__name__}): {exc}\n"
-              "Please report it; set LEADERBOARD_DEBUG=1 to see the traceback.", file=sys.stderr)
+        with commands_stopped(sys.stderr):
+            print(f"{command}: internal error ({type(exc).__name__}): {exc}\n"
+                  "Please report it; set LEADERBOARD_DEBUG=1 to see the traceback.",
+                  file=sys.stderr)
         return 1
 
 

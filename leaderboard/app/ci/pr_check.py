@@ -64,6 +64,7 @@ from leaderboard.app.ci.pr_report import (
     SubmissionCheck,
     write_ci_report,
 )
+from leaderboard.app.workflow_log import commands_stopped
 from leaderboard.core.display import score_text
 from leaderboard.core.fileio import atomic_write_text, gunzip_bounded
 from leaderboard.core.measures import is_signed
@@ -397,7 +398,8 @@ def run_pr_check_safely(req: PrCheckRequest, out_dir: Path | None = None,
     try:
         return run_pr_check(req, out_dir, progress)
     except Exception as exc:  # noqa: BLE001 - every failure must still reach the PR
-        print(f"pr-check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        with commands_stopped(sys.stderr):  # the message may quote the pull request
+            print(f"pr-check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return error_report(req, exc)
 
 
@@ -434,10 +436,7 @@ def emit_annotations(report: CiReport) -> int:
 def print_log(report: CiReport, stream: TextIO | None = None) -> None:
     """A plain listing for the job log. Inside Actions, workflow commands are suspended
     while it prints, so text quoted from a run file cannot act as a command."""
-    stream = stream or sys.stdout
-    in_actions = gha.is_github_action()
-    token = gha.begin_stop_commands() if in_actions else None
-    try:
+    with commands_stopped(stream) as stream:
         if report.internal_error:
             print(f"internal error: {_safe_line(report.internal_error)}", file=stream)
         for reason in report.refusals:
@@ -455,11 +454,6 @@ def print_log(report: CiReport, stream: TextIO | None = None) -> None:
                          else score_text(t.primary, is_signed(t.primary_metric)))
                 print(_safe_line(f"{sub.id} {t.task}: {t.primary_metric} {score}, "
                                  f"{TIER_TEXT[t.tier] if t.tier else 'not tested'}"), file=stream)
-        stream.flush()
-    finally:
-        if token is not None:
-            stream.flush()
-            gha.end_stop_commands(token)
     ids = (", ".join(s.id for s in report.submissions)
            or ("no submission changed" if report.status == "none" else "-"))
     print(f"pr-check: {report.status} ({ids})", file=stream)

@@ -49,7 +49,10 @@ def new_command(sub: "argparse._SubParsersAction", name: str, summary: str, desc
 def warn(args: argparse.Namespace, message: str) -> None:
     """A warning on standard error, begun as the command's errors are
     (`leaderboard build: warning: ...`; :func:`leaderboard.app.cli.main` words errors)."""
-    print(f"{args.command_prog}: warning: {message}", file=sys.stderr)
+    from leaderboard.app.workflow_log import commands_stopped
+
+    with commands_stopped(sys.stderr):  # a warning may quote a pull request's text
+        print(f"{args.command_prog}: warning: {message}", file=sys.stderr)
 
 
 #: Each run role a task can take (:data:`leaderboard.core.tasks.Role`), as the option of

@@ -368,11 +368,13 @@ def run_pr_scope_cmd(args: argparse.Namespace) -> int:
     import github_action_utils as gha
 
     from leaderboard.app.ci.pr_check import check_scope
+    from leaderboard.app.workflow_log import commands_stopped
 
     scope = check_scope(args.repo, args.base, args.head)
-    print(f"{args.command_prog}: " + (
-        f"the whole check: {scope.why}" if scope.full else
-        f"no benchmark data needed: {scope.why}"))
+    with commands_stopped():  # the reason names a file of the pull request
+        print(f"{args.command_prog}: " + (
+            f"the whole check: {scope.why}" if scope.full else
+            f"no benchmark data needed: {scope.why}"))
     if os.environ.get("GITHUB_OUTPUT"):
         gha.set_output("full", "true" if scope.full else "false")
     return 0
@@ -395,6 +397,7 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
     import github_action_utils as gha
 
     from leaderboard.app.ci.pending import pending_submissions, read_range, score_pending
+    from leaderboard.app.workflow_log import commands_stopped
     from leaderboard.core.data import resolve_data_dir
 
     # First: a repository without submissions/ is refused before anything is said.
@@ -423,8 +426,9 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
         print("score-pending: no submission needs scoring")
     outcome = score_pending(args.repo, ids, resolve_data_dir(args.data_dir),
                             _progress(args.quiet))
-    for line in outcome.report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER):
-        print(line)
+    with commands_stopped():  # findings quote the merged submissions' files
+        for line in outcome.report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER):
+            print(line)
     for sub_id in outcome.scored:
         print(f"{sub_id}: scored -> submissions/{sub_id}/results.json")
     for sub_id in outcome.kept:
