@@ -434,6 +434,27 @@ def test_a_model_name_is_one_line_of_plain_text(name: str, problem: str,
     assert issue.line == name_line and problem in issue.message, issue.format()
 
 
+@pytest.mark.parametrize("invisible", ["\\u200b", "\\u2060", "\\ufeff", "\\u00ad",
+                                       "\\U000e0041", "\\u2028"])
+def test_a_model_name_holds_no_invisible_character(invisible: str, tmp_path: Path) -> None:
+    """"all-MiniLM-L6-v2" with a zero-width space, a word joiner, a byte-order mark, a
+    soft hyphen or a tag character in it was accepted: it shows on the board, in the PR
+    comment and in the downloads as the reference model's name while being another text,
+    so another model's line (its own record, parameters and type of its own choosing). A
+    line separator made a one-line name two. Each is refused at the name's line; the
+    joiners that Persian and Indic words are written with are not
+    (test_a_model_name_may_hold_any_script)."""
+    name_line = GOOD.splitlines().index("  name: Fixture oracle") + 1
+    write_meta(tmp_path / SUB, GOOD.replace("  name: Fixture oracle",
+                                            f'  name: "all-MiniLM{invisible}-L6-v2"'))
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    (issue,) = report.errors
+    shown = f"U+{ord(invisible.encode().decode('unicode_escape')):04X}"
+    assert issue.line == name_line and shown in issue.message, issue.format()
+    assert "invisible" in issue.message
+
+
 def test_a_yaml_date_is_read_as_its_iso_text(tmp_path: Path) -> None:
     """``date: 2025-01-31`` unquoted (a YAML date) was refused: "Input should be a valid
     string"."""
@@ -444,7 +465,8 @@ def test_a_yaml_date_is_read_as_its_iso_text(tmp_path: Path) -> None:
 
 
 def test_a_model_name_may_hold_any_script(tmp_path: Path) -> None:
-    for name in ("mE5-small (多言語, हिन्दी, فارسی)", "e5 \u2014 \u00e9t\u00e9"):
+    for name in ("mE5-small (多言語, हिन्दी, فارسی)", "e5 \u2014 \u00e9t\u00e9",
+                 "می\u200cخواهم-embed", "🦙\ufe0f llama"):
         write_meta(tmp_path / SUB, GOOD.replace("  name: Fixture oracle", f"  name: {name}"))
         report = Report()
         meta = load_metadata(tmp_path / SUB / "metadata.yaml", "m", report)

@@ -59,12 +59,18 @@ def _web_link(link: str) -> str:
 
 
 # What text shown on the board may not hold: control characters (a terminal's escape
-# sequences, a bell, a line end), the marks and controls of bidirectional text, which show
-# the characters after them in another order than they are stored, so that a name could
-# read on the board as another model's, and halves of UTF-16 surrogate pairs (JSON's
-# \uD800 escapes), which UTF-8 cannot write.
-NOT_SHOWN_AS_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                                "\u2066-\u2069\ud800-\udfff]")
+# sequences, a bell, a line end, Unicode's line and paragraph separators), the marks and
+# controls of bidirectional text, which show the characters after them in another order
+# than they are stored, so that a name could read on the board as another model's;
+# characters that show as nothing (a zero-width space, a word joiner, a byte-order mark,
+# a soft hyphen, tag characters, fillers), with which a name reads as another's while it
+# is another text and so another model; and halves of UTF-16 surrogate pairs (JSON's
+# \uD800 escapes), which UTF-8 cannot write. The joiners U+200C and U+200D, and the
+# variation selectors, stay: Persian and Indic words and emoji are written with them.
+NOT_SHOWN_AS_TEXT = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b"
+    "\u200e\u200f\u2028-\u202e\u2060-\u2069\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\ud800-\udfff\U0001d173-\U0001d17a\U000e0000-\U000e007f]")
 MAX_NAME_CHARS = 200
 # More parameters than any model has: a count beyond is no count (pages divide it into
 # "7.1B", which a 400-digit integer overflows).
@@ -81,8 +87,8 @@ def character_problem(text: str, what: str, *, lines: bool = False) -> str | Non
             continue
         shape = ("plain text, line ends and tabs aside" if lines
                  else "one line of plain text")
-        return (f"holds U+{ord(char):04X}, a control, text-direction or surrogate "
-                f"character: {what} is {shape}")
+        return (f"holds U+{ord(char):04X}, a control, invisible, text-direction or "
+                f"surrogate character: {what} is {shape}")
     return None
 
 
