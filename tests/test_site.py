@@ -27,6 +27,7 @@ from site_html import parse
 from leaderboard.publish.site.build import SiteBuildError, build_site
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.mkdocs_config import mkdocs_config
+from leaderboard.publish.site.render import validator_examples
 from leaderboard.core.display import score_text
 from leaderboard.publish.site.format import params_reason, params_text, relative, safe_url
 from leaderboard.benchmarks import all_views, benchmark_of, site_pages
@@ -146,6 +147,15 @@ def test_how_to_submit_shows_t4_pair_ids_as_they_are(built: dict, data_dir: Path
     example = re.search(r"t4-[0-9a-f]{12}", text).group(0)
     pairs = load_task_data(get_task("pi-indic-val150/t4/hin"), data_dir)
     assert example in pairs.roles["predictions"].query_ids
+
+
+def test_how_to_submit_shows_what_a_header_line_gets() -> None:
+    """A header line is the first thing a newcomer's CSV habit writes: the page's real
+    messages show the one the validator prints for it, which says to remove it."""
+    examples = dict(validator_examples())
+    assert examples["a header line"] == ("runs/followtable/wtr/altered.trec:1: score 'score' "
+                                         "is not a number and rank 'rank' not an integer (a "
+                                         "header line? a TREC run has none: remove it)")
 
 
 def test_how_to_submit_says_t1_to_t3_ids_name_the_answer(built: dict) -> None:

@@ -180,6 +180,23 @@ def test_broken_line_is_named(name: str, build, line: int | None, message: str, 
     assert "INVALID followtable/wtr original run" in result.out
 
 
+@pytest.mark.parametrize("header", ["qid Q0 docid rank score tag\n",
+                                    "query_id\tQ0\tdoc_id\trank\tscore\trun_name\n",
+                                    "qid docid rank score\n"])
+def test_a_header_line_is_one_error_that_says_to_remove_it(
+        header: str, tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    """A header line (which trec_eval has no notion of) was four errors about line 1:
+    score and rank not numbers, then query 'qid' unknown and document 'docid' not in the
+    corpus, none saying what it is. It is one error, saying to remove it."""
+    result = check(tmp_path / "original.trec", header + "".join(wtr_lines), capsys, data_dir)
+    assert result.rc == 1, result.text
+    at_line_1 = result.lines_at(1)
+    assert len(at_line_1) == 1, result.out
+    assert "a header line?" in at_line_1[0] and "remove it" in at_line_1[0], result.out
+    assert "unknown query" not in result.out and "not in the corpus" not in result.out
+    assert "(1 error," in result.out
+
+
 def test_missing_query_names_it(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
     kept = [ln for ln in wtr_lines if not ln.startswith("7 ")]
     result = check(tmp_path / "original.trec", "".join(kept), capsys, data_dir)

@@ -60,6 +60,7 @@ _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)
 _NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _SEPARATORS = re.compile(r"[ \t]+")  # only spaces and tabs separate fields
+_HEADER_HINT = " (a header line? a TREC run has none: remove it)"
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
 
 
@@ -488,8 +489,8 @@ def _parse_exact(data: bytes, display: str, report: Report, whole_file: bool = T
     Returns the rows it could read and how many lines it could not use. The rows are
     None when the file has no run lines or the error cap cut the reading short (the rest
     of the file was not looked at, so no check of the whole may run on them). A row whose
-    score or rank is bad is kept, with a NaN score, so that its ids are still checked.
-    The report holds more than MAX_ERRORS errors exactly when the cap was reached.
+    score or rank is bad is kept, with a NaN score, so that its ids are still checked (not
+    a header's). The report holds more than MAX_ERRORS errors exactly when the cap was reached.
     ``whole_file=False``: ``data`` is the beginning of a file whose reading stopped
     early (leaderboard.core.runs.reading), in which the cap is reached.
     """
@@ -535,12 +536,21 @@ def _parse_exact(data: bytes, display: str, report: Report, whole_file: bool = T
             fields = _SEPARATORS.split(text.strip(" \t"))
             if fields == [""]:
                 continue  # a blank line
+            # A first line without a single number is a header (column names), which a
+            # run has none of: one error saying so, and its words are not read as ids.
+            header = (_HEADER_HINT if lineno == 1
+                      and not any(_DECIMAL.fullmatch(field) for field in fields) else "")
             if len(fields) != 6:
                 dropped += 1
                 error(lineno, f"expected 6 columns (qid Q0 docid rank score tag), found "
-                              f"{len(fields)}")
+                              f"{len(fields)}{header}")
                 continue
             qid, q0, docid, rank_text, score_text, _tag = fields
+            if header:
+                dropped += 1
+                error(lineno, f"score {score_text!r} is not a number and rank {rank_text!r} "
+                              f"not an integer{header}")
+                continue
             score = np.nan
             if _DECIMAL.fullmatch(score_text):
                 value = float(score_text)

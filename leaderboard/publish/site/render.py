@@ -319,6 +319,7 @@ def validator_examples() -> list[tuple[str, str]]:
         ("score is not a number", b"q1 Q0 d1 1 12.5 bm25\nq1 Q0 d2 2 abc bm25\n"),
         ("a column is missing", b"q1 Q0 d1 1 12.5 bm25\nq1 Q0 d2 2 bm25\n"),
         ("rank is not an integer", b"q1 Q0 d1 first 12.5 bm25\n"),
+        ("a header line", b"qid Q0 docid rank score tag\nq1 Q0 d1 1 12.5 bm25\n"),
     ]
     out = []
     for label, data in cases:
