@@ -268,7 +268,9 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
                            f"{score_command(shown or root)} to record this file in its "
                            "place, or delete it")
             else:
-                report.add(where, line, f"{named}a second {role} file for {task_id}")
+                report.add(where, line, f"{named}a second {role} file for {task_id} beside "
+                                        f"{other}: a task takes one file per role, so "
+                                        "delete one of them")
             continue
         placed[rel] = (task_id, role)
     remote = [StoredRef(rel, inputs.merged.entries[rel].size, inputs.merged.entries[rel].sha256)
