@@ -177,3 +177,18 @@ def test_the_owner_and_contact_are_read_from_the_repository_git_dir_names(
         where = fork / "submissions" / "my-model"
         assert git_identity(where) == "Jane Doe <jane@example.org>", git_dir
         assert derive_owner(where, BOARD).login == "jane-doe", git_dir
+
+
+def test_step_4_checks_a_run_file_where_the_layout_puts_it() -> None:
+    """Step 4's check-run named `runs/followtable/wtr/altered.trec`, a path inside the
+    submission folder without the `.gz` the layout writes, while the commands beside it
+    run from the clone's root (`leaderboard score submissions/my-retriever-v1`): typed as
+    the guide shows it, it answered "file not found". It names the file the layout puts
+    in the folder the next commands check."""
+    text = GUIDE.read_text(encoding="utf-8")
+    check = re.search(r"^leaderboard check-run (\S+) (\S+) --role (\w+)", text, re.M)
+    folder = re.search(r"^leaderboard validate (submissions/\S+)", text, re.M)
+    suffix = re.search(r"^submissions/<id>/runs/<task id>/<role>(\S+) ", text, re.M)
+    assert check and folder and suffix, "step 4 and the folder layout are where they were"
+    task, path, role = check.groups()
+    assert path == f"{folder.group(1)}/runs/{task}/{role}{suffix.group(1)}"
