@@ -281,6 +281,20 @@ def test_missing_file(tmp_path: Path, capsys, data_dir: Path) -> None:
     assert rc == 1 and f"{path}: file not found" in out and "Traceback" not in out + err
 
 
+@pytest.mark.parametrize(("typed", "there"), [("altered.trec", "altered.trec.gz"),
+                                               ("altered.trec.gz", "altered.trec")])
+def test_a_missing_file_names_its_gzip_twin(typed: str, there: str, tmp_path: Path, capsys,
+                                            data_dir: Path) -> None:
+    """`check-run TASK altered.trec` for a folder holding altered.trec.gz (the name the
+    layout writes) said only "file not found"; it names the file that is there."""
+    (tmp_path / there).write_bytes(b"x")
+    path = tmp_path / typed
+    rc = main(["check-run", WTR, str(path), "--role", "altered", "--data-dir", str(data_dir)])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "Traceback" not in out + err
+    assert f"{path}: file not found; did you mean {tmp_path / there}?" in out, out
+
+
 def test_file_over_the_size_limit(tmp_path: Path, capsys, data_dir: Path, wtr_lines,
                                   monkeypatch) -> None:
     monkeypatch.setattr(reading, "MAX_FILE_BYTES", 1000)

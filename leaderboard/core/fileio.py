@@ -512,7 +512,12 @@ def read_submitted_bytes(path: Path, display: str, report: Report, *, max_bytes:
     try:
         size = path.stat().st_size
     except FileNotFoundError:
-        report.add(display, None, "file not found")
+        # A run typed without the .gz it was written with (or with one it lacks).
+        twin, twin_shown = ((path.with_name(path.name[:-3]), display[:-3])
+                            if path.name.endswith(".gz") and display.endswith(".gz")
+                            else (path.with_name(path.name + ".gz"), display + ".gz"))
+        meant = f"; did you mean {twin_shown}?" if twin.is_file() else ""
+        report.add(display, None, f"file not found{meant}")
         return None
     except OSError as exc:
         report.add(display, None, f"cannot read file: {exc.strerror or exc}")
