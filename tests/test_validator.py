@@ -25,6 +25,7 @@ import leaderboard.core.fileio as fileio
 import leaderboard.core.runs.parsing as runs_parsing
 import leaderboard.core.runs.reading as reading
 import leaderboard.core.runs.validation as runs_validation
+import leaderboard.submission.layout as layout
 from leaderboard.app.cli import main
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.data import load_task_data
@@ -301,6 +302,21 @@ def test_file_over_the_size_limit(tmp_path: Path, capsys, data_dir: Path, wtr_li
     result = check(tmp_path / "original.trec", "".join(wtr_lines), capsys, data_dir)
     assert result.rc == 1
     assert any(re.search(r"over the .* limit", ln) for ln in result.lines_at(None)), result.out
+
+
+def test_a_valid_run_too_large_for_a_submission_warns_to_gzip_it(
+        tmp_path: Path, capsys, data_dir: Path, wtr_lines, monkeypatch) -> None:
+    """A plain-text run over a submission's per-file limit (FollowTable WQT's altered run
+    is 46 MiB as text) was "valid" to check-run, then refused by `score` and CI: check-run
+    says so while the submitter works on it, and that gzip brings it under."""
+    monkeypatch.setattr(layout, "MAX_FILE_BYTES", 1_000_000)
+    result = check(tmp_path / "original.trec", "".join(wtr_lines), capsys, data_dir)
+    assert result.rc == 0, result.text
+    assert any("warning:" in ln and "over the 976.6 KiB limit per file of a submission" in ln
+               and "gzip it" in ln for ln in result.lines_at(None)), result.out
+    small = check(tmp_path / "original.trec.gz",
+                  gzip.compress("".join(wtr_lines).encode(), mtime=0), capsys, data_dir)
+    assert "limit per file" not in small.out and small.rc == 0, small.out
 
 
 def test_gzip_that_decompresses_over_the_limit(tmp_path: Path, capsys, data_dir: Path,

@@ -7,10 +7,12 @@ from pathlib import Path
 
 from leaderboard.app.commands import ROLE_FILES, add_data_dir, new_command
 from leaderboard.core.data import load_task_data, resolve_data_dir
+from leaderboard.core.fileio import size_text
 from leaderboard.core.evaluate import validate_file
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
 from leaderboard.core.report import Report, plural
 from leaderboard.core.tasks import MAX_DOCS_PER_QUERY, corpus_depth_text
+from leaderboard.submission import layout
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -70,7 +72,22 @@ def run(args: argparse.Namespace) -> int:
                               f"its query ids; give --role ({', '.join(task.roles)})")
         print(f"{args.run_file}: --role {role} (inferred from the query ids)")
     report, _ = validate_file(task, data, role, args.run_file, str(args.run_file))
+    warn_over_submission_limit(args.run_file, report)
     return verdict(args.run_file, task.id, role_file(role), report)
+
+
+def warn_over_submission_limit(path: Path, report: Report) -> None:
+    """A warning when the file is larger than a submission may hold one (a plain-text
+    run of a large task): the run itself is valid, but `score` and CI refuse it as it is."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # reading it already said why
+    if size > layout.MAX_FILE_BYTES:
+        report.add(str(path), None, f"{size_text(size)}, over the "
+                                    f"{size_text(layout.MAX_FILE_BYTES)} limit per file of a "
+                                    "submission, which `leaderboard score` and CI refuse: "
+                                    "gzip it", "warning")
 
 
 def verdict(path: Path, task_id: str, what: str, report: Report) -> int:
