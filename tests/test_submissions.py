@@ -290,11 +290,16 @@ def test_a_file_directly_under_runs_is_told_where_run_files_go(tmp_path: Path) -
     write_meta(root, GOOD)
     touch(root, "runs/.DS_Store")
     touch(root, "runs/original.trec")
+    # Nor in a folder holding task folders (the Finder writes a .DS_Store in each), which
+    # was told "unknown task 'followtable'" and to put it in runs/followtable/wtr/.
+    touch(root, "runs/followtable/.DS_Store")
+    touch(root, "runs/pi-indic-val150/t1/original.trec")
     assert errors_of(root) == [
         f"{SUB}/runs/{name}: a file outside any task's folder: runs/ holds a folder per task, "
         "each with its run files (runs/<task id>/<role>.trec[.gz], e.g. "
         "runs/followtable/wtr/original.trec)"
-        for name in (".DS_Store", "original.trec")]
+        for name in (".DS_Store", "followtable/.DS_Store", "original.trec",
+                     "pi-indic-val150/t1/original.trec")]
 
 
 @pytest.mark.parametrize(("folder", "meant"), [

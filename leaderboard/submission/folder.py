@@ -237,7 +237,9 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
         named = f"{rel}: " if rel not in inputs.local else ""
         task_id, _, name = rel[len(RUNS_DIR) + 1:].rpartition("/")
         task = registry.get(task_id)
-        if not task_id:  # a file right under runs/: no task folder, so no task id to name
+        # A file right under runs/, or in a folder of task folders (runs/followtable/):
+        # no task folder, so no task id to name.
+        if not task_id or any(t.startswith(f"{task_id}/") for t in registry):
             report.add(where, line, f"{named}a file outside any task's folder: runs/ holds a "
                                     "folder per task, each with its run files (runs/<task "
                                     "id>/<role>.trec[.gz], e.g. runs/followtable/wtr/"
