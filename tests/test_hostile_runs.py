@@ -406,6 +406,23 @@ def test_a_query_id_known_without_a_prefix_says_what_the_task_names_it(
     assert out.count("names it") == 1
 
 
+def test_a_query_id_padded_with_zeros_says_what_the_task_names_it(
+        tmp_path: Path, capsys, data_dir: Path, wtr) -> None:
+    """A run writing FollowTable's pair 0_1 as '000_001' (ids padded for sorting) was told
+    each query was unknown and every one missing, and nothing of how the task writes them:
+    the first finding says it, once."""
+    lines = [ln.split(" ") for ln in full_run(wtr, "altered")]
+    padded = {q: "_".join(f"{int(part):03d}" for part in q.split("_")) for q, *_ in lines}
+    text = "".join(" ".join([padded[q], *rest]) for q, *rest in lines)
+    rc, out = check(tmp_path / "altered.trec", text, capsys, data_dir)
+    assert rc == 1
+    first = lines[0][0]
+    assert out.splitlines()[0] == (
+        f"{tmp_path / 'altered.trec'}:1: unknown query {padded[first]!r} (not an altered query "
+        f"of {WTR}); the task names it {first!r}")
+    assert out.count("names it") == 1
+
+
 @pytest.mark.parametrize("written", ["9{d}", "{d}9", "{d}.5", "0_{d}"])
 def test_an_id_that_is_another_with_digits_added_gets_no_hint(
         tmp_path: Path, capsys, data_dir: Path, wtr, written: str) -> None:

@@ -32,12 +32,13 @@ MAX_FINDINGS_PER_KIND = MAX_LINE_ERRORS
 # A file's extension an id may carry from where it was read: FollowTable's
 # query_instruction.json names table 9112 "9112.txt".
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}\Z")
+_PADDING = re.compile(r"(?<![0-9])0+(?=[0-9])")  # leading zeros of a number
 
 
 def known_form(name: str, known: np.ndarray) -> str | None:
     """The id of ``known`` (sorted) that the unknown ``name`` is, written with a file
-    extension or a prefix that no known id begins with ("9112.txt", "doc9112",
-    "wtr/9112.csv" are 9112), else None.
+    extension, its numbers padded with zeros, or a prefix that no known id begins with
+    ("9112.txt", "09112", "doc9112", "wtr/9112.csv" are 9112), else None.
 
     A prefix holds a letter and ends where letters meet digits or at a character neither
     letter nor digit, so an id with digits added ("99112", "100.5") is not taken for
@@ -48,6 +49,9 @@ def known_form(name: str, known: np.ndarray) -> str | None:
     stem = name[:ending.start()] if ending and ending.start() else None
     if stem is not None and lookup(known, [stem])[0] >= 0:
         return stem
+    unpadded = _PADDING.sub("", name)  # numbers padded with zeros ("007_01" is 7_1)
+    if unpadded != name and lookup(known, [unpadded])[0] >= 0:
+        return unpadded
     for form in ([stem] if stem is not None else []) + [name]:
         for cut in range(1, len(form)):
             before, after = form[cut - 1], form[cut]
