@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import io
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -218,6 +220,19 @@ def test_binary_content(data, pairs, tmp_path):
     assert predictions is None
     assert messages(report) == [f"{SHOWN}: binary content (NUL byte on line 3); expected a "
                                 "text file of 'pair_id probability' lines"]
+
+
+def test_zipped_predictions_say_what_they_are(data, pairs, tmp_path):
+    """Predictions zipped under a .gz name were 'binary content', as any binary file: the
+    message says the file is a zip archive and to gzip the file itself."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("predictions.tsv", "\n".join(lines_for(pairs)) + "\n")
+    report, predictions = check(data, tmp_path, buffer.getvalue())
+    assert predictions is None
+    assert messages(report) == [f"{SHOWN}: binary content (NUL byte on line 1); a zip archive, "
+                                "not a text file: gzip the file itself (gzip predictions.tsv "
+                                "writes predictions.tsv.gz)"]
 
 
 def test_non_utf8_content(data, pairs, tmp_path):

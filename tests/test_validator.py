@@ -10,8 +10,13 @@ collection in the Hugging Face layout (tests/fixtures/mteb_collection.py).
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import io
+import lzma
 import re
+import tarfile
+import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,6 +222,41 @@ def test_more_than_1000_docs(tmp_path: Path, capsys, data_dir: Path, wtr_lines) 
     last_line = first_five + len(extra)  # 1-based number of the 1001st line of query 5
     assert any("query '5' has 1001 documents; at most 1000 are allowed" in ln
                for ln in result.lines_at(last_line)), result.out
+
+
+def _archive(kind: str, text: bytes) -> bytes:
+    """``text`` as the file ``altered.trec`` in a ``kind`` archive, or compressed as
+    ``kind``, not with gzip."""
+    if kind == "zip":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("altered.trec", text)
+        return buffer.getvalue()
+    if kind == "tar.gz":
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+            member = tarfile.TarInfo("altered.trec")
+            member.size = len(text)
+            archive.addfile(member, io.BytesIO(text))
+        return buffer.getvalue()
+    return {"bzip2": bz2.compress, "xz": lzma.compress}[kind](text)
+
+
+@pytest.mark.parametrize(("kind", "named"), [
+    ("zip", "a zip archive"), ("tar.gz", "a tar archive"), ("bzip2", "compressed with bzip2"),
+    ("xz", "compressed with xz")])
+def test_an_archive_or_another_compression_says_what_it_is(
+        kind: str, named: str, tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    """A run zipped, tarred or compressed with bzip2 or xz under a .gz name was "binary
+    content (NUL byte): this is not a text run file", which a submitter who compressed a
+    good run cannot act on: the message says what the file is and to gzip the run."""
+    data = _archive(kind, "".join(wtr_lines[:3000]).encode())
+    result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
+    assert result.rc == 1
+    found = [ln for ln in result.out.splitlines() if "binary content" in ln]
+    assert len(found) == 1 and found[0].endswith(
+        f": binary content (NUL byte): {named}, not a text file: gzip the file itself "
+        "(gzip altered.trec writes altered.trec.gz)"), result.out
 
 
 @pytest.mark.parametrize("name,data,message", [

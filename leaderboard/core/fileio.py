@@ -434,6 +434,20 @@ def _raise_json_error(path: Path, data: bytes, error: type[Exception],
 # --- guarded reading of submitted files --------------------------------------------------
 
 GZIP_MAGIC = b"\x1f\x8b"
+# The first bytes of what a submitter may have packed a text file in instead of gzip.
+_PACKED = ((b"PK\x03\x04", "a zip archive"), (b"BZh", "compressed with bzip2"),
+           (b"\xfd7zXZ\x00", "compressed with xz"), (b"\x28\xb5\x2f\xfd", "compressed with zstd"),
+           (b"7z\xbc\xaf\x27\x1c", "a 7z archive"))
+
+
+def packed_text(data: bytes, name: str) -> str | None:
+    """What the (inflated) bytes of a file that should be the text file ``name`` are
+    packed as, an archive or another compression than gzip, and what to do instead ("a
+    zip archive, not a text file: gzip the file itself ..."); None when none is known."""
+    kind = ("a tar archive" if data[257:262] == b"ustar"  # its header, gzipped or not
+            else next((kind for magic, kind in _PACKED if data.startswith(magic)), None))
+    return (None if kind is None else f"{kind}, not a text file: gzip the file itself "
+                                      f"(gzip {name} writes {name}.gz)")
 # What a file committed through Git LFS is in git's objects, and so in a clone without
 # git-lfs and to the PR check, which reads the objects: a pointer under 1024 bytes
 # beginning with this line (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md).

@@ -33,6 +33,7 @@ from leaderboard.core.data.base import TaskData
 from leaderboard.core.fileio import (
     MAX_LINE_ERRORS,
     atomic_write_bytes,
+    packed_text,
     read_submitted_bytes,
 )
 from leaderboard.core.metrics.classification import (
@@ -88,8 +89,9 @@ def _read_text(path: Path, shown: str, report: Report) -> str | None:
         return None
     if b"\x00" in raw:
         line = raw.count(b"\n", 0, raw.index(b"\x00")) + 1
-        report.add(shown, None, f"binary content (NUL byte on line {line}); expected a text "
-                                "file of 'pair_id probability' lines")
+        packed = packed_text(raw, "predictions.tsv")
+        report.add(shown, None, f"binary content (NUL byte on line {line}); " + (
+            packed or "expected a text file of 'pair_id probability' lines"))
         return None
     try:
         text = raw.decode("utf-8")

@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - a pyarrow that moved its private modul
     from pyarrow.compute import CastOptions as _CastOptions
     from pyarrow.compute import call_function as _call_function
 
-from leaderboard.core.fileio import ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, size_text
+from leaderboard.core.fileio import ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, packed_text, size_text
 from leaderboard.core.report import Report, plural
 from leaderboard.core.runs.columns import (MAX_FIXED_WIDTH, ParsedRun, _sort_names,
                                            ascii_as_unicode, id_array, recoded)
@@ -536,8 +536,7 @@ def _parse_exact(data: bytes, display: str, report: Report, whole_file: bool = T
             fields = _SEPARATORS.split(text.strip(" \t"))
             if fields == [""]:
                 continue  # a blank line
-            # A first line without a single number is a header (column names), which a
-            # run has none of: one error saying so, and its words are not read as ids.
+            # A first line without a number is a header: one error, its words no ids.
             header = (_HEADER_HINT if lineno == 1
                       and not any(_DECIMAL.fullmatch(field) for field in fields) else "")
             if len(fields) != 6:
@@ -666,8 +665,9 @@ def _parse_rows(data: bytes, display: str, report: Report, whole_file: bool = Tr
         data = data[len(UTF8_BOM):]  # some editors add one; it is not part of the first qid
     nul = data.find(b"\x00")
     if nul >= 0:
+        packed = packed_text(data, "altered.trec")  # a good run zipped, tarred, xz'd...
         report.add(display, _line_of_offset(data, nul),
-                   "binary content (NUL byte): this is not a text run file")
+                   f"binary content (NUL byte): {packed or 'this is not a text run file'}")
         return None, 0
     if _NON_BLANK.search(data) is None:
         report.add(display, None, "file has no run lines")
