@@ -94,6 +94,19 @@ def test_baselines_run_writes_a_folder_ci_accepts_as_committed(folders, tiny_dat
     git(repo, "commit", "-q", "-m", "Add my-model")
     head = git(repo, "rev-parse", "HEAD")
     capsys.readouterr()
+    # Step 4 again, once committed: CI's own check, as the guide writes it (upstream/main
+    # is the board's main branch, here the fork's base commit).
+    text = GUIDE.read_text(encoding="utf-8")
+    local = re.search(r"^leaderboard ci pr-check (.+)$", text, re.M)
+    assert local, "step 4 no longer shows CI's own check"
+    args = [{"upstream/main": base, "YOUR-GITHUB-LOGIN": "jane-doe",
+             "pr-report": str(tmp_path / "pr-report")}.get(a, a)
+            for a in local.group(1).split()]
+    assert main(["ci", "pr-check", *args, "--repo", str(repo), "--data-dir", str(tiny_data),
+                 "--quiet"]) == 0, capsys.readouterr().out
+    assert "FollowBoard check" in (tmp_path / "pr-report" / "comment.md").read_text(
+        encoding="utf-8")
+    capsys.readouterr()
     # CI, on the pull request jane-doe opens.
     assert pr_check(repo, base, head, tmp_path / "report", tiny_data, "--pr-author",
                     "jane-doe", "--author-association", "NONE", "--base-ref", "main",
