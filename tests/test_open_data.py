@@ -705,3 +705,32 @@ def test_the_export_marks_each_figure_scored_on_another_data_revision(
             t for t in TABLES if t.config == name).fields["off_pin_revision"]
     assert "names that revision in `off_pin_revision`" in (
         exported["dir"] / "README.md").read_text("utf-8")
+
+
+def test_each_scores_record_counts_the_queries_behind_its_own_figure(
+        committed_board) -> None:
+    """The scores table gave every metric of a task the task's count of queries: on
+    FollowTable, original/nDCG@10 (the topic-only run, one figure per topic) said 928
+    queries on IndusTR, its per-query table 216 scores whose mean is the figure, so a
+    reader's standard error from n_queries was half what it is. A task's record counts the
+    queries behind its own metric: those with a per-query score of it, else (T4's AUPRC
+    and ECE, of all the pairs) the task's personas."""
+    _, scores, _ = submission_records(committed_board)
+    by_row = {r.submission.id: r for r in committed_board.submissions}
+    checked = set()
+    for rec in scores:
+        if rec["group"] is not None:
+            assert rec["n_queries"] is None
+            continue
+        task = by_row[rec["submission_id"]].system.tasks[rec["task"]]
+        per_query = task.per_query.get(rec["metric"])
+        want = len(per_query) if per_query else task.n_queries
+        assert rec["n_queries"] == want, rec
+        if per_query:
+            assert rec["value"] == pytest.approx(math.fsum(per_query.values()) / want)
+        checked.add(rec["metric"])
+    assert {"original/nDCG@10", "p-MRR", "AUPRC", "AUROC"} <= checked
+    industr = next(r for r in scores if r["submission_id"] == "bm25s" and r["group"] is None
+                   and r["task"] == "followtable/industr"
+                   and r["metric"] == "original/nDCG@10")
+    assert industr["n_queries"] == 216

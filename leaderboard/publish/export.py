@@ -236,7 +236,11 @@ TABLES = (
     Table("scores", "submissions", "Every verified submission's task and group figures", {
         "submission_id": "the submission", "task": "task id", "benchmark": "benchmark id",
         "group": _GROUP, "metric": "metric name", "value": _FIGURE,
-        "n_queries": "queries behind the task's figure (null on a group's)",
+        "n_queries": "queries behind the figure: those the per_query table scores on "
+                     "this metric (FollowTable's original/nDCG@10: the topics; PI-Indic T4: "
+                     "personas), or, for a figure of no per-query scores, the task's (T4's "
+                     "AUPRC and ECE: the personas whose pairs it is over); null on a "
+                     "group's",
         OFF_PIN: _OFF_PIN.format("")},
         types={"value": _FLOAT, "n_queries": _INT}),
     Table("efficiency", "efficiency", "What running each verified model cost, per task or "
@@ -426,9 +430,13 @@ def submission_records(board: Board) -> tuple[list[dict], list[dict], list[dict]
             bench = task_benchmark(task_id)
             off_pin = task_off_pin_revision(info.off_pin, task_id)
             for metric, value in sorted(task.metrics.items()):
+                # The queries behind this metric's figure: FollowTable's original/nDCG@10
+                # is of the topics alone, fewer than the task's query-instruction pairs.
+                per_query = task.per_query.get(metric)
                 scores.append({"submission_id": info.id, "task": task_id, "benchmark": bench,
                                "group": None, "metric": metric, "value": value,
-                               "n_queries": task.n_queries, OFF_PIN: off_pin})
+                               "n_queries": len(per_query) if per_query else task.n_queries,
+                               OFF_PIN: off_pin})
             for group, metrics in sorted(task.groups.items()):
                 for metric, value in sorted(metrics.items()):
                     scores.append({"submission_id": info.id, "task": task_id,
