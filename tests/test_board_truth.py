@@ -117,7 +117,7 @@ def test_home_downloads_are_the_home_table(real) -> None:
     out = real["out"]
     home = next(t for t in parse(out / "index.html").tables if t["view"] == "home-models")
     table_ids = [r["attrs"]["data-k"] for r in home["rows"]]
-    with (out / "downloads" / "home.csv").open(encoding="utf-8") as fh:
+    with (out / "downloads" / "home.csv").open(encoding="utf-8-sig") as fh:
         records = list(csv.DictReader(fh))
     assert [r["model_id"] for r in records] == table_ids
     doc = json.loads((out / "downloads" / "home.json").read_text(encoding="utf-8"))

@@ -510,7 +510,7 @@ def test_hostile_system_id_stays_inside_its_attribute(built: dict) -> None:
     rows = [r for t in parse(built["out"] / "followir.html").tables for r in t["rows"]]
     keys = {r["attrs"].get("data-k") for r in rows}
     assert "script-alert-1-/script" in keys
-    with (built["out"] / "downloads" / "followir-robust04.csv").open(encoding="utf-8") as fh:
+    with (built["out"] / "downloads" / "followir-robust04.csv").open(encoding="utf-8-sig") as fh:
         ids = {r["system_id"] for r in csv.DictReader(fh)}
     assert 'hostile"><img src=x onerror=alert(5)>' in ids
 
@@ -523,7 +523,9 @@ def test_the_home_download_gives_its_order_as_a_position_not_a_rank(built: dict)
     import pyarrow.parquet as pq
 
     downloads = built["out"] / "downloads"
-    with (downloads / "home.csv").open(encoding="utf-8") as fh:
+    # UTF-8 with a byte order mark, which Excel needs (downloads.CSV_ENCODING)
+    assert (downloads / "home.csv").read_bytes().startswith("\ufeffposition,".encode())
+    with (downloads / "home.csv").open(encoding="utf-8-sig") as fh:
         header = next(csv.reader(fh))
     assert header[0] == "position" and "rank" not in header
     doc = json.loads((downloads / "home.json").read_text(encoding="utf-8"))
@@ -544,7 +546,7 @@ def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
         html = out / page.path.replace(".md", ".html")
         for table in parse(html).tables:
             view = next(v for v in all_views().values() if v.anchor == table["view"])
-            with (out / "downloads" / f"{view.anchor}.csv").open(encoding="utf-8") as fh:
+            with (out / "downloads" / f"{view.anchor}.csv").open(encoding="utf-8-sig") as fh:
                 records = list(csv.DictReader(fh))
             doc = json.loads((out / "downloads" / f"{view.anchor}.json").read_text("utf-8"))
             head = [c["text"].replace("\u2011", "-") for c in table["head"]]
@@ -603,7 +605,7 @@ def test_tiers_are_marked_leader_bold_tied_underlined(built: dict) -> None:
     classes = [r["cells"][col]["attrs"].get("class") for r in table["rows"]
                if r["attrs"]["data-p"] == "verified"]
     assert classes.count("fb-leader") == 1
-    with (out / "downloads" / "followir-robust04.csv").open(encoding="utf-8") as fh:
+    with (out / "downloads" / "followir-robust04.csv").open(encoding="utf-8-sig") as fh:
         records = [r for r in csv.DictReader(fh) if r["provenance"] != "reference"]
     tiers = {r["model_id"]: r["p-MRR tier"] for r in records}
     names = {"best verified", "tied with best verified", "below best verified",
@@ -626,7 +628,7 @@ def test_constraint_views_are_tiered_on_their_own_queries(built: dict) -> None:
     out: Path = built["out"]
     for c in ("C1", "S3"):
         with (out / "downloads" / f"followtable-constraint-{c.lower()}.csv").open(
-                encoding="utf-8") as fh:
+                encoding="utf-8-sig") as fh:
             records = [r for r in csv.DictReader(fh) if r["provenance"] != "reference"]
         tiers = [r["IRS tier"] for r in records if not r["system_id"].startswith("paper/")]
         assert tiers.count("best verified") == 1, c

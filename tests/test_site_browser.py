@@ -268,7 +268,7 @@ def test_csv_download_matches_table(site, page) -> None:
     with page.expect_download() as info:
         page.locator("#followir-average .fb-downloads a", has_text="CSV").click()
     path = info.value.path()
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8-sig") as fh:
         records = list(csv.DictReader(fh))
     # The no-skill reference row is a record too, where the page shows it (issue 35).
     rows = visible_rows(page, "followir-average")

@@ -447,6 +447,32 @@ def test_site_downloads_neutralise_formulas_and_hold_the_tests(tmp_path: Path) -
     assert doc["view"]["columns"][0]["convention"] == "mean of tasks"
 
 
+def test_csv_downloads_carry_the_byte_order_mark_a_spreadsheet_needs(tmp_path: Path) -> None:
+    """The CSV downloads were UTF-8 without a byte order mark: Excel, which opens such a
+    CSV (a double click, File > Open) in the system's ANSI code page, showed a model named
+    Zoë 模型 as ZoÃ« æ¨¡åž‹. They start with one, which Excel, LibreOffice and Google
+    Sheets read as UTF-8 and pandas strips; Python's csv module reads it with
+    encoding="utf-8-sig" (the README says so)."""
+    import pandas as pd
+
+    from leaderboard.publish.site.downloads import write_downloads
+
+    a, b = _uneven_pair()
+    name = 'Zoë, "模型" Müller'
+    b = b.model_copy(update={"model": ModelInfo(name=name)})
+    table = _table_of([a, b])
+    write_downloads(table, tmp_path)
+    path = tmp_path / f"{table.view.anchor}.csv"
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\xef\xbb\xbf") == 1
+    frame = pd.read_csv(path)
+    assert frame.columns[0] == "rank"
+    assert name in set(frame["model"])
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        records = {r["system_id"]: r for r in csv.DictReader(fh)}
+    assert records["b"]["model"] == name and list(records["b"])[0] == "rank"
+
+
 def test_a_pull_requests_standings_on_workers_are_those_computed_one_by_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """`ci pr-check` compares a large submission with each task's leader on worker

@@ -10,6 +10,7 @@ line, column) (:mod:`leaderboard.publish.standings.long_form`), so the two canno
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -42,6 +43,16 @@ STANDINGS_TYPES: dict[str, pa.DataType] = {
     **{field: pa.string() if field in TEST_TEXT_FIELDS else pa.float64()
        for field in TEST_FIELDS}}
 
+# The CSV downloads' encoding: UTF-8 with a byte order mark. Excel opens a CSV without one
+# (a double click, File > Open) in the system's ANSI code page, so a model named in any
+# script but ASCII read as mojibake; with it, Excel, LibreOffice and Google Sheets read
+# UTF-8, and pandas (read_csv), R's readr, DuckDB and polars strip it. Python's csv module
+# keeps it in the first column's name unless the file is opened with "utf-8-sig". The
+# CSV is the spreadsheet's download (its text cells are kept from running as formulas);
+# programs have the JSON and Parquet, which carry no mark.
+CSV_ENCODING = "utf-8-sig"
+
+
 def table_records(table: ViewTable) -> tuple[list[str], list[dict[str, object]]]:
     """Header and rows of a view's download, one per model: exact fractions, not the x100
     display, with each tested figure's p-values, difference from the best verified row and
@@ -53,7 +64,7 @@ def write_downloads(table: ViewTable, folder: Path) -> list[dict[str, object]]:
     """Write a view's CSV and JSON; returns its records in long form."""
     header, records = table_records(table)
     stem = table.view.anchor
-    (folder / f"{stem}.csv").write_text(csv_text(header, records), encoding="utf-8")
+    write_download_csv(folder / f"{stem}.csv", header, records)
     write_download_json(folder / f"{stem}.json", view_document(table, records))
     return long_records(table.view.id, [c.id for c in table.view.columns], records)
 
@@ -73,6 +84,12 @@ def standings_records(board: Board) -> list[dict[str, object]]:
 def write_results_parquet(long: list[dict[str, object]], folder: Path) -> int:
     """``downloads/results.parquet``: every view's long records; returns its size."""
     return write_parquet(records_table(long, types=STANDINGS_TYPES), folder / RESULTS_PARQUET)
+
+
+def write_download_csv(path: Path, header: Sequence[str],
+                       records: Sequence[Mapping[str, object]]) -> None:
+    """A CSV download, in :data:`CSV_ENCODING`."""
+    path.write_text(csv_text(header, records), encoding=CSV_ENCODING)
 
 
 def write_download_json(path: Path, doc: dict) -> None:

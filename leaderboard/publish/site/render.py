@@ -31,7 +31,8 @@ from leaderboard.core.tasks import corpus_depth_text
 from leaderboard.publish.standings import TIER_LEADER, TIER_REPORTED, TIER_TIED, Row, ViewTable
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.cost import efficiency_context
-from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_json, write_downloads,
+from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_csv,
+                                               write_download_json, write_downloads,
                                                write_results_parquet)
 from leaderboard.publish.site.explorer import write_explorer
 from leaderboard.publish.site.data_revisions import off_pin_page_note
@@ -51,7 +52,6 @@ from leaderboard.publish.site.table_display import (INTERVAL_MARK, INTERVAL_MARK
                                                     empty_reason, reference_row,
                                                     rows_html, source_text,
                                                     submission_scores, test_text)
-from leaderboard.publish.standings.downloads import csv_text
 from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.standings.long_form import long_records
 from leaderboard.publish.standings.references import reference_at
@@ -234,7 +234,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
                                 relative("index.md", "submissions/x.md")[: -len("x.html")])
     # The home table's downloads hold exactly the table under which they are offered.
     header, records, doc = home_document(overview["overview"])
-    (docs / DOWNLOADS / "home.csv").write_text(csv_text(header, records), encoding="utf-8")
+    write_download_csv(docs / DOWNLOADS / "home.csv", header, records)
     write_download_json(docs / DOWNLOADS / "home.json", doc)
     long += long_records(doc["view"]["id"], [c["id"] for c in doc["view"]["columns"]],
                          records)
