@@ -169,6 +169,24 @@ def test_results_parquet_read_by_url_reproduces_every_json_download_cell(site: d
     assert views > 10 and checked > 1000
 
 
+def test_the_readme_names_every_column_of_results_parquet(site: dict) -> None:
+    """The README's paragraph on downloads/results.parquet listed the line's fields as
+    rank, model_id, model, ..., source, and the cell's as far as diff_vs_best_verified and
+    "the intervals above": a reader looking up view, rank_interval, other_sources, test,
+    p_floor, effect_size or the home table's position and benchmarks found no word of
+    them. It names every column the file has (each in backticks), and no other."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    start = readme.index("**`downloads/results.parquet`.**")
+    paragraph = readme[start:readme.index("\n\n", start)]
+    named = set(re.findall(r"`([a-z_]+)`", paragraph))
+    columns = set(pq.read_schema(site["out"] / "downloads" / "results.parquet").names)
+    assert columns <= named, sorted(columns - named)
+    # home is a view's id, published a basis; scores and per_query are the export's
+    # tables; others is a column where a model has other rows (the synthetic tree's do not)
+    assert named - columns <= {"home", "published", "scores", "per_query", "others"}, \
+        sorted(named - columns)
+
+
 # --------------------------------------------------------------------------- training data
 
 def test_declared_training_data_meets_a_benchmark_only_where_sources_are_shared() -> None:
