@@ -1228,6 +1228,18 @@ def test_a_390px_phone_reads_every_view(real_site, page, name, query) -> None:
     shot(page, f"explorer-phone-{name}")
 
 
+def test_400_percent_zoom_reflows_every_view(real_site, page) -> None:
+    """At 400% zoom (a 1280 px window is 320 CSS px: WCAG's reflow width) the list's
+    "Compare with" box (16rem, the whole width) and a card's chart key (one line that
+    never wrapped) were wider than the page, which then scrolled sideways line by line."""
+    page.set_viewport_size({"width": 320, "height": 256})
+    for query in ["?s=bm25s&t=followtable/wtr",
+                  "?s=bm25s&vs=all-minilm-l6-v2&t=followtable/wtr&query=1_1",
+                  "?view=heatmap&t=followtable/wtr"]:
+        explore(page, real_site, query)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 320, query
+
+
 def test_a_copied_text_the_scorer_cut_says_so(real_site, page) -> None:
     """PI-Indic T4's pairs table showed the first 280 characters of each instruction with
     no mark that it was cut (59 of 150 Hindi instructions are longer; persona p100 has
