@@ -1228,6 +1228,21 @@ def test_a_390px_phone_reads_every_view(real_site, page, name, query) -> None:
     shot(page, f"explorer-phone-{name}")
 
 
+def test_the_headings_of_every_view_go_down_one_level_at_a_time(real_site, page) -> None:
+    """Compare mode's texts ("Query and instruction", shown once above both cards) were an
+    h4 right under the page's h2, and the heatmap's "Columns" too: a screen reader's list
+    of headings showed them under a level that was not there."""
+    for query in ["?s=bm25s&t=followtable/wtr&query=1_1",
+                  "?s=bm25s&vs=all-minilm-l6-v2&t=followtable/wtr&query=1_1",
+                  "?s=use-multilingual-v3-numpy&vs=bm25s&t=pi-indic-val150/t4/hin&query=p100",
+                  "?view=heatmap&t=followtable/wtr"]:
+        explore(page, real_site, query)
+        levels = page.eval_on_selector_all(
+            "article :is(h1, h2, h3, h4, h5, h6)", "hs => hs.map(h => Number(h.tagName[1]))")
+        assert levels[0] == 1 and len(levels) > 2, (query, levels)
+        assert all(b <= a + 1 for a, b in zip(levels, levels[1:])), (query, levels)
+
+
 def test_400_percent_zoom_reflows_every_view(real_site, page) -> None:
     """At 400% zoom (a 1280 px window is 320 CSS px: WCAG's reflow width) the list's
     "Compare with" box (16rem, the whole width) and a card's chart key (one line that

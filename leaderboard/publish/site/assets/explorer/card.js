@@ -12,7 +12,9 @@ var FBXCard = (function () {
 
   // The query's texts: a T4 persona and its pairs, an original query and what the
   // altered instruction changed, or a query alone, each marked with its language.
-  function textSection(card, row, list, txt, qid) {
+  // Under a card's title (h3) its heading is an h4; ``shared`` (compare mode, shown once
+  // above both cards, under the page's h2) an h3.
+  function textSection(card, row, list, txt, qid, shared) {
     var paired = "original" in card.ranked;
     var lang = D.textLanguage(list.task, "query");
     var textBox = h("section", { cls: "fb-x-texts" });
@@ -33,7 +35,7 @@ var FBXCard = (function () {
       var qs = txt && txt["queries:run"];
       add(textBox, T.textBlock("Query " + qid, qs ? qs[qid] : null, "(no text)", lang));
     }
-    return [h("h4", { cls: "fb-x-sec" }, card.pairs ? "The persona and its pairs" : paired ? "Query and instruction" : "Query"), textBox];
+    return [h(shared && !card.pairs ? "h3" : "h4", { cls: "fb-x-sec" }, card.pairs ? "The persona and its pairs" : paired ? "Query and instruction" : "Query"), textBox];
   }
 
   // FollowIR-style cards: the changed documents (p-MRR), those that satisfy the
@@ -103,7 +105,7 @@ var FBXCard = (function () {
     var box = h("article", { cls: "fb-x-card", "data-s": slug, "data-task": tid, "data-q": qid });
     var order = FBXRows.orderMetrics(list.metrics, list.primary, D.signedMetric);
     add(box, h("h3", { cls: "fb-x-card-title" }, F.subPage(slug)), P.metricsBlock(row.values, order));
-    var texts = textSection(card, row, list, txt, qid);
+    var texts = textSection(card, row, list, txt, qid, shared);
     // A T4 persona's pairs carry this submission's probabilities and predictions: they
     // stay in its own card, compared or not (shown once above both cards, the second
     // submission's were nowhere and the first's read as both's).

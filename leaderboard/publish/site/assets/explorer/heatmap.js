@@ -209,7 +209,7 @@ var FBXHeatmap = (function () {
        unknown.length ? h("p", { cls: "fb-x-error", role: "alert" }, "Not shown (no such submission with explanation files for these tasks): " + unknown.join(", ") + ".") : null,
        missing ? h("p", { cls: "fb-x-note" }, missing + " of " + jobs.length + " query lists could not be loaded; their cells are grey.") : null,
        controls(tid0, fam, candidates, cols, picked, metric, metrics, primary), legend(range, signed), status,
-       h("div", { cls: "fb-x-heat-wrap" }, canvas), h("h4", null, "Columns"), heads]);
+       h("div", { cls: "fb-x-heat-wrap" }, canvas), h("h3", null, "Columns"), heads]);
   }
 
   return { renderHeatmap: renderHeatmap };
