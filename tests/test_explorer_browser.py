@@ -1228,6 +1228,17 @@ def test_a_390px_phone_reads_every_view(real_site, page, name, query) -> None:
     shot(page, f"explorer-phone-{name}")
 
 
+def test_the_lists_filters_are_a_search_landmark_of_their_own_name(real_site, page) -> None:
+    """The list's filters were an unnamed search landmark beside the site search's (also
+    unnamed): a screen reader's list of landmarks showed two "search" it could not tell
+    apart."""
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr")
+    names = page.eval_on_selector_all("[role=search]", "es => es.map(e => e.getAttribute('aria-label'))")
+    assert len(names) == 2 and len(set(names)) == 2, names
+    filters = page.get_by_role("search", name="Filter the queries")
+    assert filters.get_by_role("searchbox", name="Filter queries by id").count() == 1
+
+
 def test_the_headings_of_every_view_go_down_one_level_at_a_time(real_site, page) -> None:
     """Compare mode's texts ("Query and instruction", shown once above both cards) were an
     h4 right under the page's h2, and the heatmap's "Columns" too: a screen reader's list

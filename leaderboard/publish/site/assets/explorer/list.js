@@ -87,7 +87,8 @@ var FBXList = (function () {
     var only = h("select", { name: "only", "aria-label": "Which queries" }, h("option", { value: "" }, "all queries"),
       signed.map(function (m) { return h("option", { value: m }, m + " below 0 (the wrong way)"); }));
     only.value = view.only;
-    var form = h("form", { cls: "fb-x-filters", role: "search", onsubmit: function (e) { e.preventDefault(); } },
+    // Named: the page has another search landmark, Material's site search.
+    var form = h("form", { cls: "fb-x-filters", role: "search", "aria-label": "Filter the queries", onsubmit: function (e) { e.preventDefault(); } },
       h("label", null, "Query ", search),
       groups.length ? h("label", null, "Constraint ", groupSel) : null,
       multi ? h("label", null, "Task ", taskSel) : null,
