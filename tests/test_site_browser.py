@@ -343,6 +343,43 @@ def test_a_link_in_running_text_is_underlined_and_a_tables_is_not(site, page) ->
     assert names and "underline" not in names, names
 
 
+# The WCAG contrast of each element's text against what lies under it: its colour, with
+# its alpha, over the first ancestor background that is not transparent (each background
+# over the page's).
+_CONTRAST = """els => els.map(e => {
+    const rgba = c => { const v = c.match(/[\\d.]+/g).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+    const over = (top, under) => top.slice(0, 3).map((v, i) => v * top[3] + under[i] * (1 - top[3]));
+    const layers = [];
+    for (let n = e; n; n = n.parentElement) {
+        const bg = rgba(getComputedStyle(n).backgroundColor);
+        if (bg[3] > 0) layers.push(bg);
+        if (bg[3] === 1) break;
+    }
+    let under = [255, 255, 255];
+    for (const bg of layers.reverse()) under = over(bg, under);
+    const text = over(rgba(getComputedStyle(e).color), under);
+    const lum = c => { const [r, g, b] = c.map(v => { v = v / 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    const [hi, lo] = [lum(text), lum(under)].sort((a, b) => b - a);
+    return (hi + 0.05) / (lo + 0.05); })"""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_text_on_the_grey_boxes_reaches_aa_contrast(site, page, scheme: str) -> None:
+    """Material's secondary text (the filters' key, a submission card's labels, code
+    comments) was 4.47:1 on the grey of those boxes, and the dark scheme's links 4.12:1
+    there (a submission's results.json and links): under WCAG AA's 4.5:1 for text."""
+    for address, selector in [("followir.html", ".fb-legend"),
+                              ("submissions/sub-0001.html", ".fb-card :is(dt, a)"),
+                              ("submit.html", ".highlight :is(.c1, .nb)")]:
+        page.goto(site["url"] + address)
+        page.add_style_tag(content="* { transition: none !important; }")  # colours at once
+        page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+        ratios = page.eval_on_selector_all(selector, _CONTRAST)
+        assert ratios and min(ratios) >= 4.5, (address, selector, min(ratios or [0]))
+
+
 def test_dark_mode_toggle(site, page) -> None:
     page.goto(site["url"] + "followir.html", wait_until="networkidle")
     before = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
