@@ -202,6 +202,22 @@ def test_the_filters_show_where_the_keyboard_is(site, page) -> None:
     assert shows_a_focus_ring(page)
 
 
+def test_the_tabs_show_where_the_keyboard_is(site, page) -> None:
+    """Tab reached a page's tabs (Average, Robust04...: a radio group), and Material marked
+    the focused one only by turning its label from black to indigo, which a reader who
+    does not see the hue, or reads in forced colours, does not see: the row of tabs is
+    ringed while the keyboard is on it, and not after a click."""
+    page.goto(site["url"] + "followir.html")
+    page.focus("form.fb-filters input[name=q]")
+    tab_to(page, ".tabbed-set > input", "the tabs")
+    labels = page.locator(".tabbed-set:has(> input:focus) > .tabbed-labels")
+    assert labels.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+    page.keyboard.press("ArrowRight")  # the next tab, still from the keyboard
+    assert labels.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+    page.locator(".tabbed-labels > label").nth(2).click()
+    assert labels.evaluate("e => getComputedStyle(e).outlineStyle") == "none"
+
+
 def test_filters_hide_rows(site, page) -> None:
     page.goto(site["url"] + "followir.html")
     all_rows = visible_rows(page, "followir-average")
