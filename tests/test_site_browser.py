@@ -262,6 +262,13 @@ def test_a_broken_fragment_leaves_the_page_working(site, page) -> None:
     assert page.locator(".fb-charts .fb-scatter circle").count() >= 6
 
 
+def test_the_search_dialog_has_a_name(site, page) -> None:
+    """Material's search box is a dialog (role=dialog) with no name: entering it, a screen
+    reader said only "dialog" (axe: aria-dialog-name)."""
+    page.goto(site["url"] + "index.html")
+    assert page.get_by_role("dialog", name="Search this site").count() == 1
+
+
 def test_search_works_offline(site, page) -> None:
     page.goto(site["url"] + "index.html", wait_until="networkidle")
     page.locator("label.md-search__icon, .md-search__input").first.click()

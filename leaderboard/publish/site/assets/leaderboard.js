@@ -612,6 +612,9 @@
   }
 
   function init() {
+    // Material's search box is a dialog without a name: a screen reader said only "dialog".
+    var search = document.querySelector(".md-search[role=dialog]:not([aria-label])");
+    if (search) search.setAttribute("aria-label", "Search this site");
     document.querySelectorAll("table.fb-table").forEach(function (table) {
       setupSorting(table);
       if (table.closest(".fb-view")) render(table);
