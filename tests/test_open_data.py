@@ -395,12 +395,12 @@ def test_the_exported_standings_hold_one_statistic_per_column(exported: dict,
     rows = tested[shift]
     assert ((rows["hl_ci_low"] <= rows["hl_shift"]) & (rows["hl_shift"] <= rows["hl_ci_high"])).all()
     release = json.loads((folder / "release.json").read_text("utf-8"))
-    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/3"
+    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/4"
     schema = json.loads((folder / "schemas" / "standings.schema.json").read_text("utf-8"))
     assert schema["$id"] == f"{EXPORT_FORMAT}/standings.schema.json"
     assert f"format `{EXPORT_FORMAT}`" in (folder / "README.md").read_text("utf-8")
     for path in (site["out"] / "downloads").glob("*.json"):
-        assert json.loads(path.read_text("utf-8"))["format"] == "followboard-download/3", path
+        assert json.loads(path.read_text("utf-8"))["format"] == "followboard-download/4", path
 
 
 def test_a_per_query_score_that_is_no_figure_of_its_metric_says_what_it_is(
@@ -697,7 +697,8 @@ def test_the_export_marks_each_figure_scored_on_another_data_revision(
     """After the pin moved, the export's standings, scores and per-query tables held a
     submission's figures on the old data like any other's: a pandas user ranking them
     compared figures on two datasets. Each such record names the revision it was scored
-    on (off_pin_revision, null on the pin), and the card says what the column means."""
+    on (off_pin_revision, null on the pin), and the card says what the column means; its
+    lines have no rank, which format 3 gave them among the lines on the pinned data."""
     old = OFF_PIN_REVISION
     standings = pd.DataFrame(standings_records(off_pin_board))
     # a FollowTable view's line of all-MiniLM, and the home table's FollowTable cell of it
@@ -706,6 +707,12 @@ def test_the_export_marks_each_figure_scored_on_another_data_revision(
         (standings["from"] == "all-minilm-l6-v2") & (standings["column"] == "followtable"))
     assert (standings.loc[mini, "off_pin_revision"] == old).all()
     assert mini.sum() > 50 and standings.loc[~mini, "off_pin_revision"].isna().all()
+    # ... and none of them ranked among figures on the pinned data (format 4)
+    assert standings.loc[mini, "rank"].isna().all()
+    assert standings.loc[~mini & standings["view"].str.startswith("followtable/")
+                         & (standings["provenance"] != "reference"), "rank"].notna().any()
+    assert "scored on another data revision than the pin" in next(
+        t for t in TABLES if t.config == "standings").fields["rank"]
     _, scores, _ = submission_records(off_pin_board)
     scores = pd.DataFrame(scores)
     marked = scores[scores["off_pin_revision"].notna()]

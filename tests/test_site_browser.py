@@ -10,6 +10,7 @@ page kind go to test-artifacts/screenshots/.
 from __future__ import annotations
 
 import csv
+import json
 import re
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 
 from fixtures.chromium import (CHROMIUM, offline_context, serve, shows_a_focus_ring,
                                tab_presses_past, tab_stops, tab_to, watched)
+from leaderboard.benchmarks.registry import get_task
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.repository import REPO_URL
 from leaderboard.publish.site.synthetic import HOSTILE_NAME, write_tree
@@ -125,6 +127,55 @@ def test_sort_by_clicking_a_header(site, page) -> None:
     names = page.eval_on_selector_all(
         "#followir-robust04 tbody tr .fb-n", "ns => ns.map(n => n.textContent.toLowerCase())")
     assert names == sorted(names)
+
+
+@pytest.fixture(scope="module")
+def off_pin_site(tmp_path_factory: pytest.TempPathFactory):
+    """A small site whose sub-0001 records Robust04 as scored on another revision of its
+    data than the registry pins (as every merged results.json reads after a bump)."""
+    base = tmp_path_factory.mktemp("off-pin-site")
+    write_tree(base / "root", 5, n_queries=8, task_ids=["followir/robust04"])
+    path = base / "root" / "submissions" / "sub-0001" / "results.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["produced_by"]["data:followir/robust04"] = (
+        get_task("followir/robust04").source.repo + "@0123abcd4567")
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    build_site(base / "root", base / "out", cache_dir=base / "cache", reference_ids=())
+    server, url = serve(base / "out")
+    yield {"url": url}
+    server.shutdown()
+
+
+def test_a_sort_numbers_no_figure_scored_on_another_data_revision(off_pin_site, page) -> None:
+    """A row scored on another data revision than the pin has no rank, but a click on a
+    column numbered it with the rows on the pinned data, in the order of its value. A sort
+    puts such figures (data-o) after the others, unnumbered, and a sort by # brings the
+    default order back, the unranked row last."""
+    view = "followir-robust04"
+    page.goto(off_pin_site["url"] + f"followir.html#{view}", wait_until="networkidle")
+    rows = f"#{view} tbody tr:not([data-p=reference])"
+
+    def numbers(index: int) -> list[list]:
+        """Each row with a figure in column ``index``, in the table's order: its
+        submission, its # text and whether the figure is off the pin."""
+        return page.eval_on_selector_all(rows, f"""rs => rs
+            .filter(r => r.cells[{index}].dataset.v !== "" || r.cells[{index}].dataset.o)
+            .map(r => [r.dataset.s || "", r.cells[0].textContent,
+                       r.cells[{index}].hasAttribute("data-o")])""")
+
+    default = numbers(0)
+    assert default[-1][:2] == ["sub-0001", "–"], default
+    assert [n for _, n, _ in default[:-1]] == [str(i) for i in range(1, len(default))]
+    header = page.locator(f"#{view} th[data-col='original/nDCG@10']")
+    index = header.evaluate("th => th.cellIndex")
+    for _ in range(2):  # descending, then ascending: after the others either way
+        header.click()
+        sorted_rows = numbers(index)
+        assert sorted_rows[-1] == ["sub-0001", "–", True], sorted_rows
+        assert [n for _, n, _ in sorted_rows[:-1]] == [
+            str(i) for i in range(1, len(sorted_rows))]
+    page.locator(f"#{view} th", has_text="#").first.click()
+    assert numbers(0) == default
 
 
 def test_a_sortable_header_is_a_named_button_that_sorts_from_the_keyboard(site, page) -> None:

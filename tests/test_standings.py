@@ -4,8 +4,10 @@ column's declared convention."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,9 @@ from leaderboard.publish.standings import (
     unit_scores,
 )
 from leaderboard.publish.standings.downloads import (DOWNLOAD_FORMAT, csv_cell, csv_text,
-                                                     view_records)
+                                                     view_document, view_records)
+from leaderboard.publish.standings.references import reference_at
+from leaderboard.publish.site.render import table_context
 from leaderboard.publish.standings.rows import SubmissionInfo
 from leaderboard.publish.site.table_display import display_rows
 from leaderboard.benchmarks.registry import get_task
@@ -193,7 +197,8 @@ def test_a_row_scored_on_another_data_revision_is_marked_and_not_tested() -> Non
     assert "a" not in table.tiers[0] and set(table.tiers[0]) == {"b", "c"}
     assert (f"1 verified row was scored on another revision of the data than the one the "
             f"registry pins now: a on {old}, not {pinned.repo}@{pinned.revision}; it is shown "
-            "as scored and not tested against the best verified.") in table.tier_note
+            "as scored, marked, without a rank, after the ranked rows, and not tested "
+            "against the best verified.") in table.tier_note
     gaps = {row.key: row.gap for row in display_rows(table, "followtable.md")}
     assert gaps["a"].text == "not tested: data @0123abcd4567"
     assert old in gaps["a"].title
@@ -255,7 +260,7 @@ def test_every_surface_marks_a_figure_scored_on_another_data_revision(
     # The home table: its download, and the cell's mark and details.
     overview = build_overview(board)
     _, home, doc = home_document(overview)
-    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/3"
+    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/4"
     mini = next(r for r in home if r["model"] == "all-MiniLM-L6-v2")
     assert mini["followtable off_pin_revision"] == OFF_PIN_REVISION
     assert mini["pi-indic off_pin_revision"] is None
@@ -277,6 +282,84 @@ def test_every_surface_marks_a_figure_scored_on_another_data_revision(
     assert (f"4 tasks on {OFF_PIN_REVISION}, where the registry now pins "
             f"{pinned.repo}@{pinned.revision}") in note
     assert off_pin_page_note({}) == ""
+
+
+def _scored(sid: str, level: float) -> SystemResult:
+    """A FollowTable row of WTR and WQT whose every query scores ``level`` (IRS)."""
+    return _system(sid, {"followtable/wtr": {f"s{i}": level for i in range(4)},
+                         "followtable/wqt": {f"b{i}": level + 0.001 * (i % 7)
+                                             for i in range(60)}})
+
+
+def test_a_row_scored_on_another_data_revision_is_unranked_after_the_ranked_rows() -> None:
+    """After the pin moved, a row scored on the old revision kept its place in the order
+    and its rank among rows scored on the new one, as if figures on two datasets were
+    comparable (only its test was withheld). Such a row has no rank, comes after every
+    ranked row (the unranked ones by their own figure) and before them stands the
+    no-skill reference; the leader is a ranked row. A row off the pin for a task the
+    sort column does not average is ranked as before."""
+    old = "deu05232/FollowTable@0123abcd4567"
+    wqt_off = {"followtable/wqt": old}
+    wtr = Column(id="wtr", label="WTR", metric="IRS", tasks=("followtable/wtr",), signed=True)
+    rows = [_submitted(_scored("best-old", 0.9), wqt_off), _submitted(_scored("on-a", 0.5)),
+            _submitted(_scored("low-old", 0.3), wqt_off), _submitted(_scored("on-b", 0.1))]
+    irs = dataclasses.replace(TWO, no_skill="zero")
+    view = View(id="followtable/test", label="t", title="t", columns=(irs, wtr),
+                tiered_column=0)
+    table = fill_view(view, rows)
+    tier_tables([table])
+    assert [ln.key for ln in table.lines] == ["on-a", "on-b", "best-old", "low-old"]
+    assert table.line_ranks() == {"on-a": 1, "on-b": 2, "best-old": None, "low-old": None}
+    assert table.leader().key == "on-a"
+    assert reference_at(view, table.lines, table.references) == 2
+    header, records = view_records(table, lambda row: "scored")
+    assert [(r["model_id"], r["rank"]) for r in records] == [
+        ("on-a", 1), ("on-b", 2), ("no-skill-reference", None), ("best-old", None),
+        ("low-old", None)]
+    # Sorted on the WTR column, which averages none of WQT's tasks: all four are ranked.
+    by_wtr = fill_view(View(id="followtable/test", label="t", title="t", columns=(irs, wtr),
+                            sort_column=1, tiered_column=None), rows)
+    assert by_wtr.line_ranks() == {"best-old": 1, "on-a": 2, "low-old": 3, "on-b": 4}
+    assert not by_wtr.off_pin and not by_wtr.tier_note
+
+
+def test_every_surface_leaves_a_row_scored_on_another_data_revision_unranked(
+        off_pin_board: Board) -> None:
+    """After the pin moved, all-MiniLM, kept on the old FollowTable revision, stood 17th
+    of WQT's table between rows scored on the pinned data, first in the untiered
+    constraint grid (where nothing marked it), and the CSV and JSON downloads and
+    results.parquet gave it those ranks. On every FollowTable table it now has no rank:
+    its # cell reads – and says why, it comes after the ranked rows, the note under the
+    table names it, and the downloads give rank null and say what that means
+    (followboard-download/4). Its PI-Indic figures, on the pinned data, are ranked."""
+    board = off_pin_board
+    key = "sentence-transformers/all-minilm-l6-v2"
+    for view_id in ("followtable/wqt", "followtable/average", "followtable/grid"):
+        table = board.tables[view_id]
+        ranks = table.line_ranks()
+        order = [ln.key for ln in table.lines]
+        ranked = [k for k in order if ranks[k] is not None]
+        assert ranks[key] is None, view_id
+        assert [ranks[k] for k in ranked] == list(range(1, len(ranked) + 1)), view_id
+        assert order.index(key) == len(ranked), view_id  # right after the ranked lines
+        assert "without a rank, after the ranked rows" in table.tier_note, view_id
+        html = str(table_context(table, "followtable.md")["body"])
+        (row,) = re.findall(rf'<tr[^>]*data-k="{re.escape(key)}".*?</tr>', html)
+        cell = re.match(r'<tr[^>]*><td data-v="" data-o="\d+" title="([^"]*)">–</td>', row)
+        assert cell and f"not ranked: scored on {OFF_PIN_REVISION}" in cell.group(1), row
+        assert html.index(f'data-k="{key}"') > max(
+            html.index(f'data-k="{k}"') for k in ranked), view_id
+        header, records = view_records(table, lambda row: "scored")
+        assert next(r for r in records if r["model_id"] == key)["rank"] is None
+        (line,) = [ln for ln in csv.DictReader(io.StringIO(csv_text(header, records)))
+                   if ln["model_id"] == key]
+        assert line["rank"] == ""
+    assert board.tables["followtable/wqt"].leader().key != "all-minilm-l6-v2"
+    doc = view_document(board.tables["followtable/wqt"], records)
+    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/4"
+    assert "whose figure there was scored on another data revision than the pin" in (
+        doc["statistic"])
+    assert board.tables["pi-indic/t1/average"].line_ranks()[key] is not None
 
 
 # --------------------------------------------------------------------------- downloads

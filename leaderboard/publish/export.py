@@ -66,8 +66,10 @@ from leaderboard.publish.training import task_benchmark, training_overlap, train
 # changes its name or meaning, or is added (2: the standings' estimate, ci_low and
 # ci_high, which held the mean difference's interval for some views and the
 # Hodges-Lehmann shift's for others, became diff_ci_* and hl_*, beside test; 3:
-# off_pin_revision in standings, scores and per_query).
-EXPORT_FORMAT = "followboard-dataset/3"
+# off_pin_revision in standings, scores and per_query; 4: the standings' rank is null for
+# a line whose figure in its view's sort column was scored off the pin, which format 3
+# numbered in the order with the rest).
+EXPORT_FORMAT = "followboard-dataset/4"
 # Written into an export, so a rerun only ever replaces a folder that an export made.
 EXPORT_MARKER = ".followboard-export"
 EXPORTED_BY = "`leaderboard export`"
@@ -115,9 +117,13 @@ TABLES = (
           "downloads/results.parquet", {
               "view": "the view's id (home: the home table)",
               "column": "the column's id within the view",
-              "rank": "the line's place in the view's default order, on its sort column, "
-                      "reported rows included (null: on home, on the no-skill reference "
-                      "line, and for a line with no figure in the sort column)",
+              "rank": "the line's place in the view's default order among its ranked "
+                      "lines, on its sort column, reported rows included (null: on home, "
+                      "on the no-skill reference line, for a line with no figure in the "
+                      "sort column, and for one whose figure there was scored on another "
+                      "data revision than the pin, its off_pin_revision: not ranked with "
+                      "figures on other data, it comes after the ranked lines; format 3 "
+                      "ranked it with the rest)",
               "rank_interval": "JSON text, [best, worst]: the line's simultaneous 95% rank "
                                "interval among the tested (verified) rows on the view's "
                                "tested column; home: the cell's, in the table it comes from "

@@ -34,6 +34,14 @@ def off_pin_title(moved: Mapping[str, str]) -> str:
             f"board's: {NOT_TESTED}")
 
 
+def off_pin_unranked(moved: Mapping[str, str]) -> str:
+    """Why a row whose figure in its table's sort column was scored off the pin has no
+    rank there, for its # cell's details."""
+    return (f"not ranked: scored on {off_pin_revisions(moved)}, another revision of the "
+            "data than the ranked rows', so it is shown after them, ordered among the "
+            "unranked rows by its own figure")
+
+
 def off_pin_page_note(off_pin: Mapping[str, str]) -> str:
     """A submission page's note: which of its tasks (``off_pin``: task -> recorded
     revision, :attr:`~leaderboard.publish.standings.SubmissionInfo.off_pin`) were scored
@@ -49,5 +57,6 @@ def off_pin_page_note(off_pin: Mapping[str, str]) -> str:
                       for (was, now), n in sorted(groups.items()))
     return (f"Scored on another revision of the data than the board's: {parts}. Those "
             "figures are shown as scored, on other data than the other rows', and are "
-            f"{NOT_TESTED} (their tables' cells read \u201cnot tested: data @\u2026\u201d) "
-            "until the submission is scored again on the pinned revision.")
+            f"{NOT_TESTED} (their tables' cells read \u201cnot tested: data @\u2026\u201d), "
+            "and a table whose order they decide gives the submission no rank, until it "
+            "is scored again on the pinned revision.")

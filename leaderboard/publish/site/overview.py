@@ -265,9 +265,12 @@ def _cell_html(col: OverviewColumn, cell: OverviewCell) -> str:
     prov = "v" if cell.row is not None and cell.row.verified else "r"
     partial = (f" <small>{cell.covered}/{cell.total}</small>"
                if cell.covered < cell.total else "")
+    off_pin = ""
     if moved := _off_pin(col, cell):
         partial += f" <small>{e(off_pin_short(moved))}</small>"
-    return (f'<td data-v="{sort_value(cell.value)}" data-cp="{prov}"{css_attr}{title_attr}>'
+        off_pin = ' data-o="1"'  # a sort by the column numbers it not (leaderboard.js)
+    return (f'<td data-v="{sort_value(cell.value)}"{off_pin} data-cp="{prov}"'
+            f'{css_attr}{title_attr}>'
             f"{e(shown_figure(col.table, cell.row, col.index, cell.value))}{partial}</td>")
 
 

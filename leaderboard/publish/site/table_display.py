@@ -30,10 +30,12 @@ from leaderboard.publish.site.format import (instruction_text, params_reason, pa
                                              relative, safe_url, sort_value)
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.references import REFERENCE_KEY, reference_name
+from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, TIER_TEXT,
                                                     ViewTest, interval_disagrees)
 from leaderboard.publish.stats.tiers import ALPHA
-from leaderboard.publish.site.data_revisions import off_pin_short, off_pin_title
+from leaderboard.publish.site.data_revisions import (off_pin_short, off_pin_title,
+                                                     off_pin_unranked)
 from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_detail,
                                                       printed_average_gap, shown_figure)
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
@@ -51,6 +53,9 @@ class CellDisplay:
     metric: str = ""
     tasks: str = ""
     group: str = ""
+    # The figure was scored on another data revision than the pin (data-o): a sort by its
+    # column puts it after the figures on the pinned data, and numbers it not.
+    off_pin: bool = False
 
 
 @dataclass
@@ -80,6 +85,10 @@ class RowDisplay:
     # details (a "+N" mark after the name); empty when the table has no other row of it.
     others: str = ""
     n_others: int = 0
+    # Why a row shown with a figure in the sort column has no rank (its # cell's details),
+    # and its place in the default order, which sorting by # restores.
+    unranked: str = ""
+    position: int | None = None
 
 
 def source_text(row: Row, full: bool = True) -> str:
@@ -325,8 +334,11 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
         details.append(overlap.describe())
     if mean is not None:
         text += PRINTED_MARK
+    moved = off_pin_of(row, col)
+    if moved:
+        details.append(off_pin_title(moved))
     return CellDisplay(text=text, value=sort_value(cell.value), css=css,
-                       title="; ".join(details))
+                       title="; ".join(details), off_pin=bool(moved))
 
 
 def _also(table: ViewTable, others: list[tuple[Row, float]], index: int) -> str:
@@ -352,17 +364,19 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
     tiered = table.view.tiered_column
     out = []
     sort_column = table.view.sort_column
-    for line in table.lines:
+    for position, line in enumerate(table.lines, 1):
         rec = line.record
         main = line.source
         overlap = view_overlap(rec, table.view)
+        moved = table.off_pin.get(main.key) if ranks[line.key] is None else None
         cells = [cell_display(table, line, i, overlap)
                  for i in range(len(table.view.columns))]
         gap = None
         if tiered is not None and tiered in table.tiers:
             info = line.cells[tiered].tier
             tiered_row = line.cells[tiered].row
-            moved = table.off_pin.get(tiered_row.key) if tiered_row is not None else None
+            moved = (off_pin_of(tiered_row, table.view.columns[tiered])
+                     if tiered_row is not None else None)
             if moved:
                 gap = off_pin_gap(moved)
             elif info is None or line.cells[tiered].value is None:
@@ -392,7 +406,9 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             params_value="" if rec.parameters is None else str(rec.parameters),
             params_title=params_reason(rec.parameters, rec.type),
             instruction=instruction_text(rec.instruction_trained),
-            rank=ranks[line.key], cells=cells, gap=gap, rank_span=span))
+            rank=ranks[line.key], cells=cells, gap=gap, rank_span=span,
+            unranked=off_pin_unranked(moved) if moved else "",
+            position=position if moved else None))
     return out
 
 
@@ -438,10 +454,12 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
     add = out.append
     for r in rows:
         rank = "" if r.rank is None else str(r.rank)
+        # an unranked row's # cell says why, and keeps its place for a sort by #
+        unranked = (f' data-o="{r.position}" title="{e(r.unranked)}"' if r.unranked else "")
         ref = ' class="fb-ref"' if r.reference else ""
         sub = f' data-s="{e(r.submission)}"' if r.submission else ""
         add(f'<tr{ref}{sub} data-k="{e(r.key)}" data-t="{e(r.model_type)}" data-p="{e(r.provenance)}" '
-            f'data-i="{e(r.instruction)}"><td data-v="{rank}">{rank or "–"}</td>'
+            f'data-i="{e(r.instruction)}"><td data-v="{rank}"{unranked}>{rank or "–"}</td>'
             '<th scope="row" class="fb-name">')
         # Badge first: it never wraps onto a line of its own, and names line up. Verified
         # badges need no per-row hover (the legend says what V means): bytes add up over
@@ -477,7 +495,8 @@ def rows_html(rows: list[RowDisplay], tiered: int | None = None) -> Markup:
         for i, c in enumerate(r.cells):
             css = f' class="{c.css}"' if c.css else ""
             title = f' title="{e(c.title)}"' if c.title else ""
-            add(f'<td data-v="{c.value}"{css}{title}>{e(c.text)}</td>')
+            off_pin = ' data-o="1"' if c.off_pin else ""
+            add(f'<td data-v="{c.value}"{off_pin}{css}{title}>{e(c.text)}</td>')
             if i == tiered and r.gap is not None:
                 g = r.gap
                 css = f' class="fb-gap {g.css}"' if g.css else ' class="fb-gap"'
@@ -548,7 +567,8 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                                                  metric=metric, tasks=tasks, group=group)
                     if mark:
                         marked.append(cells[c.label])
-                moved = t.off_pin.get(row.key)  # scored off the pin: tested against none
+                # scored off the pin: tested against none
+                moved = off_pin_of(row, t.view.columns[tier_col]) if tier_col is not None else {}
                 if info is not None:
                     tier = TIER_TEXT.get(info.tier, info.tier)
                 elif moved:

@@ -61,6 +61,13 @@ STATISTIC_NOTE = (
     "scored on where that is not the one the registry pins now (the pin moved since): "
     "such a figure is on other data than the rest, and is tested against no row (null: "
     "on the pinned revision, or a reported figure). "
+    "rank is the line's place in the view's default order among the ranked lines, on the "
+    "sort column (reported rows included); it is null for the no-skill reference, for a "
+    "line without a figure in the sort column, and for a line whose figure there was "
+    "scored on another data revision than the pin (its off_pin_revision for that column): "
+    "a rank would order figures measured on other data as if comparable, so such a line "
+    "is unranked and comes after every ranked line, ordered among the unranked by its own "
+    "figure (format followboard-download/3 and earlier ranked it with the rest). "
     "Tests against "
     "the tiered column's best verified row (the leader among verified submissions; "
     "reported rows are never tested) take one value per independently sampled unit "
@@ -84,8 +91,9 @@ STATISTIC_NOTE = (
 # named in each JSON download: the number moves when a field changes its meaning or name,
 # or is added (2: the test's estimate, ci_low and ci_high, which held the mean difference's
 # interval for some views and the Hodges-Lehmann shift's for others, became diff_ci_* and
-# hl_*; 3: each cell's off_pin_revision).
-DOWNLOAD_FORMAT = "followboard-download/3"
+# hl_*; 3: each cell's off_pin_revision; 4: rank is null for a line whose figure in the
+# sort column was scored off the pin, which format 3 numbered in the order with the rest).
+DOWNLOAD_FORMAT = "followboard-download/4"
 # The tier, then the statistics every surface names alike (verdicts.STATISTIC_FIELDS), the
 # mean difference from the best verified row before its interval.
 DIFF_FIELD = "diff_vs_best_verified"

@@ -22,14 +22,20 @@ of a line comes from one row, its **source**, picked from the model's rows by th
 
 A line never mixes rows: a cell its source has no figure for is empty, whatever another
 row gives, so a row's average is always the mean of its own cells and its language set
-is one. The model's other rows stay with the line, each named, with their figures
+is one.
+
+A line whose figure in the view's sort column was scored on another data revision than
+the registry pins for one of the column's tasks (:attr:`ModelLine.off_pin`) is shown,
+marked, and **not ranked**: a rank would order figures measured on other data as if
+comparable. It has no rank (:func:`ranked`), and it comes after every ranked line, the
+unranked ones by their own figure, then the lines without a figure in the sort column. The model's other rows stay with the line, each named, with their figures
 (:attr:`ModelLine.others`, and per cell :attr:`LineCell.others`), so a line's details and
 the downloads list every source.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -60,6 +66,9 @@ class ModelLine:
     source: Row                     # the one row every figure of the line comes from
     rows: list[Row]                 # every row of the model in the view, the source first
     cells: list[LineCell]
+    # The view's columns whose figure (the source's) was scored on another data revision
+    # than the pin for one of their tasks (:func:`.tables.off_pin_of`), by index.
+    off_pin: frozenset[int] = frozenset()
 
     @property
     def key(self) -> str:
@@ -84,6 +93,13 @@ class ModelLine:
     def submission_row(self) -> Row | None:
         """The verified row whose submission page the line links to: its source."""
         return self.source if self.source.verified else None
+
+
+def ranked(line: ModelLine, view: View) -> bool:
+    """Whether ``line`` has a rank in ``view``: a figure in its sort column, scored on the
+    data revision the registry pins for every task of that column (module docstring)."""
+    index = view.sort_column
+    return line.cells[index].value is not None and index not in line.off_pin
 
 
 def record_of(row: Row) -> ModelRecord:
@@ -138,18 +154,20 @@ def _line_order(line: ModelLine, column: Column, index: int) -> tuple:
     cell = line.cells[index]
     value = cell.value
     sign = -1.0 if column.higher_is_better else 1.0
-    return (value is None, sign * value if value is not None else 0.0, not cell.verified,
-            line.name.casefold(), line.key)
+    return (value is None, index in line.off_pin, sign * value if value is not None else 0.0,
+            not cell.verified, line.name.casefold(), line.key)
 
 
 def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | None]],
                 tiers: Mapping[int, dict[str, TierInfo]],
-                off_pin: Collection[str]) -> list[ModelLine]:
+                off_pin: Mapping[str, frozenset[int]]) -> list[ModelLine]:
     """A view table's rows (:class:`.tables.ViewTable`: its rows, each row's value per
-    column, the tested columns' tiers and the keys of the verified rows scored on another
-    data revision than the pin for a task of the view) as one line per model, each from
-    one source, in the view's default order: best value of the sort column first,
-    verified before reported at equal values, then by name."""
+    column, the tested columns' tiers and, for each verified row scored on another data
+    revision than the pin for a task of the view, the indices of the columns whose figure
+    that is) as one line per model, each from one source, in the view's default order:
+    the ranked lines first, best value of the sort column first, verified before reported
+    at equal values, then by name; then the lines scored off the pin in the sort column,
+    alike (not ranked); then those without a figure in it."""
     own = own_sources(view.id)
     by_model: dict[str, tuple[ModelRecord, list[Row]]] = {}
     for row in rows:
@@ -161,7 +179,7 @@ def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | N
         if len(model_rows) > 1:
             model_rows = sorted(model_rows,
                                 key=lambda r: source_order(r, values[r.key], view, own,
-                                                          r.key in off_pin))
+                                                          bool(off_pin.get(r.key))))
         source, rest = model_rows[0], model_rows[1:]
         own_values = values[source.key]
         cells = []
@@ -171,7 +189,8 @@ def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | N
                 cells.append(LineCell(None, None, None, others))
             else:
                 cells.append(LineCell(value, source, column_tiers[i].get(source.key), others))
-        lines.append(ModelLine(rec, source, model_rows, cells))
+        lines.append(ModelLine(rec, source, model_rows, cells,
+                               off_pin.get(source.key, frozenset())))
     sort_col = view.columns[view.sort_column]
     lines.sort(key=lambda line: _line_order(line, sort_col, view.sort_column))
     return lines

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.core.measures import NoSkill
 
-from .lines import ModelLine
+from .lines import ModelLine, ranked
 from .rows import Row
 
 if TYPE_CHECKING:
@@ -117,12 +117,14 @@ def reference_name(view: View) -> str:
 def reference_at(view: View, lines: Sequence[ModelLine], references: Sequence[float | None]
                  ) -> int:
     """Where the reference row stands among a view's model lines in the default order:
-    where its value of the sort column falls, so that a line below it is below no skill
-    (at the end when that column has no reference)."""
+    among the ranked lines, where its value of the sort column falls, so that a ranked
+    line below it is below no skill, and before the lines without a rank (at the end
+    when that column has no reference)."""
     value = references[view.sort_column] if references else None
     if value is None:
         return len(lines)
     col = view.columns[view.sort_column]
     return next((i for i, line in enumerate(lines)
-                 if (v := line.cells[view.sort_column].value) is None
-                 or (v < value if col.higher_is_better else v > value)), len(lines))
+                 if not ranked(line, view)
+                 or ((v := line.cells[view.sort_column].value) is not None
+                     and (v < value if col.higher_is_better else v > value))), len(lines))

@@ -28,7 +28,7 @@ from leaderboard.core.report import plural
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import SystemResult, off_pin_revisions
 
-from .lines import ModelLine, model_lines
+from .lines import ModelLine, model_lines, ranked
 from .references import view_references
 from .rows import Row
 from .statistic import Basis, column_value, tested_scores, unit_scores
@@ -61,8 +61,9 @@ class ViewTable:
     printed: dict[str, list[str | None]] = field(default_factory=dict)
     # Each column's no-skill value (:mod:`.references`), None where it has none.
     references: list[float | None] = field(default_factory=list)
-    # Row key -> {task: recorded data revision} of the tiered column's verified rows
-    # scored on another revision than the registry pins (not tested: :func:`off_pin_of`).
+    # Row key -> {task: recorded data revision} of the verified rows whose figure in the
+    # sort column was scored on another revision than the registry pins
+    # (:func:`off_pin_of`): not ranked, and, that column being the tiered one, not tested.
     off_pin: dict[str, dict[str, str]] = field(default_factory=dict)
     # The model lines, built on first use and again once the tiers change the values.
     _lines: list[ModelLine] | None = field(default=None, repr=False, compare=False)
@@ -72,23 +73,26 @@ class ViewTable:
         """One line per model, in default order (:mod:`.lines`): what every surface
         shows."""
         if self._lines is None:
-            off_pin = {r.key for r in self.rows
-                       if any(off_pin_of(r, column) for column in self.view.columns)}
+            columns = self.view.columns
+            off_pin = {r.key: moved for r in self.rows
+                       if (moved := frozenset(i for i, c in enumerate(columns)
+                                              if off_pin_of(r, c)))}
             self._lines = model_lines(self.view, self.rows, self.values, self.tiers, off_pin)
         return self._lines
 
     def line_ranks(self) -> dict[str, int | None]:
-        """1-based position of each model line in the default order; lines without a sort
-        value get None."""
-        col = self.view.sort_column
+        """1-based rank of each model line, its place in the default order among the
+        ranked lines (:func:`.lines.ranked`); None for a line without a figure in the sort
+        column, or whose figure there was scored on another data revision than the pin
+        (shown, marked, after every ranked line): every surface's rank."""
         ranks: dict[str, int | None] = {}
         n = 0
         for line in self.lines:
-            if line.cells[col].value is None:
-                ranks[line.key] = None
-            else:
+            if ranked(line, self.view):
                 n += 1
                 ranks[line.key] = n
+            else:
+                ranks[line.key] = None
         return ranks
 
     def basis(self, row: Row | None, index: int) -> Basis | None:
@@ -150,9 +154,14 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewT
         if any(c.printed is not None for c in cells):
             printed[row.key] = [c.printed for c in cells]
     sort_col = view.columns[view.sort_column]
-    return ViewTable(view=view, rows=sort_rows(members, values, sort_col, view.sort_column),
-                     values=values, counts=counts, bases=bases, printed=printed,
-                     references=view_references(view, members))
+    table = ViewTable(view=view, rows=sort_rows(members, values, sort_col, view.sort_column),
+                      values=values, counts=counts, bases=bases, printed=printed,
+                      references=view_references(view, members))
+    table.off_pin = {r.key: moved for r in table.rows
+                     if r.verified and values[r.key][view.sort_column] is not None
+                     and (moved := off_pin_of(r, sort_col))}
+    table.tier_note = off_pin_note(table)
+    return table
 
 
 # --------------------------------------------------------------------------- tiers
@@ -173,9 +182,14 @@ def off_pin_in(off_pin: Mapping[str, str], column: Column) -> dict[str, str]:
     return {t: r for t, r in off_pin.items() if t in column.tasks}
 
 
-def off_pin_note(table: ViewTable, rows: Mapping[str, Mapping[str, str]]) -> str:
-    """The sentence under a table that says which rows were left out of its test for being
-    scored on another data revision than the pin, on which, and what the pin is."""
+def off_pin_note(table: ViewTable) -> str:
+    """The sentence under a table that says which rows are not ranked (nor, where the
+    sort column is tested, tested) for being scored on another data revision than the pin
+    in its sort column (:attr:`ViewTable.off_pin`), on which, and what the pin is; "" when
+    none is."""
+    rows = table.off_pin
+    if not rows:
+        return ""
     names = {r.key: r.name for r in table.rows}
     groups: dict[tuple[str, str], list[str]] = {}
     for key, tasks in rows.items():
@@ -185,10 +199,12 @@ def off_pin_note(table: ViewTable, rows: Mapping[str, Mapping[str, str]]) -> str
     one = len(rows) == 1
     parts = [f"{', '.join(named)} on {was}, not {pinned}"
              for (was, pinned), named in groups.items()]
+    tested = table.view.tiered_column == table.view.sort_column
     return (f"{plural(len(rows), 'verified row')} {'was' if one else 'were'} scored on "
             f"another revision of the data than the one the registry pins now: "
-            f"{'; '.join(parts)}; {'it is' if one else 'they are'} shown as scored and "
-            "not tested against the best verified.")
+            f"{'; '.join(parts)}; {'it is' if one else 'they are'} shown as scored, "
+            f"marked, without a rank, after the ranked rows"
+            + (", and not tested against the best verified." if tested else "."))
 
 
 # Modules outside the two packages whose code decides a cached figure: how a query id
@@ -282,8 +298,6 @@ class _TierWork:
     column_index: int
     verified: list[Row]
     path: Path | None             # cache entry, None without a cache
-    # Verified rows scored on another data revision than the pin: not tested (off_pin_of).
-    off_pin: dict[str, dict[str, str]] = field(default_factory=dict)
     tiers: dict[str, TierInfo] | None = None  # None: not computed yet
     test: ViewTest | None = None
     untested: list[str] = field(default_factory=list)
@@ -311,13 +325,12 @@ class _TierWork:
 def _plan_tiers(table: ViewTable, column_index: int, cache_dir: Path | None) -> _TierWork:
     """The tiered column's verified rows, and their tiers if ``cache_dir`` has them."""
     column = table.view.columns[column_index]
-    valued = [r for r in table.rows
-              if r.verified and table.values[r.key][column_index] is not None]
-    off_pin = {r.key: moved for r in valued if (moved := off_pin_of(r, column))}
-    verified = [r for r in valued if r.key not in off_pin]
+    # Verified rows scored on another data revision than the pin are tested against none.
+    verified = [r for r in table.rows if r.verified
+                and table.values[r.key][column_index] is not None and not off_pin_of(r, column)]
     path = (cache_dir / f"{_tier_cache_key(column, verified)}.json"
             if cache_dir and verified else None)
-    work = _TierWork(table, column_index, verified, path, off_pin=off_pin)
+    work = _TierWork(table, column_index, verified, path)
     if not verified:
         work.tiers = {}
     elif path is not None and path.is_file():
@@ -358,13 +371,10 @@ def _apply_tiers(work: _TierWork) -> None:
             table.rows.insert(first, lead)
     table._lines = None  # lined up again on the tested values
     one = len(work.untested) == 1
-    table.tier_note = (f"{plural(len(work.untested), 'verified row')} "
-                       f"{'has' if one else 'have'} no per-query scores for {column.label} "
-                       f"and {'is' if one else 'are'} not tested." if work.untested else "")
-    table.off_pin = work.off_pin
-    if work.off_pin:
-        table.tier_note = " ".join(filter(None, (table.tier_note,
-                                                 off_pin_note(table, work.off_pin))))
+    untested = (f"{plural(len(work.untested), 'verified row')} "
+                f"{'has' if one else 'have'} no per-query scores for {column.label} "
+                f"and {'is' if one else 'are'} not tested." if work.untested else "")
+    table.tier_note = " ".join(filter(None, (untested, off_pin_note(table))))
 
 
 def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> None:

@@ -87,10 +87,13 @@
 
   /* ------------------------------------------------------------------ sorting */
 
+  // A numeric cell's key is its data-v; an unranked row's # cell (data-v empty) keeps its
+  // place in the default order in data-o.
   function cellKey(cell, numeric) {
     if (!cell) return null;
     if (numeric) {
       var raw = cell.getAttribute("data-v");
+      if (raw === "" && cell.hasAttribute("data-o")) raw = cell.getAttribute("data-o");
       if (raw === null || raw === "") return null;
       var v = parseFloat(raw);
       return isNaN(v) ? null : v;
@@ -101,7 +104,9 @@
   }
 
   // Sort a table by column `index`. Missing values always go last, whatever the
-  // direction; equal values keep their current order (the sort is stable).
+  // direction, and before them the figures scored on another data revision than the
+  // board's (data-o: not ranked with the others, ordered among themselves); equal values
+  // keep their current order (the sort is stable).
   function sortTable(table, index, descending) {
     if (!table.tBodies[0]) return;
     var m = model(table);
@@ -114,7 +119,7 @@
       // Keys are read from the DOM once per row and column, then kept on the row.
       var cache = row._fbKeys || (row._fbKeys = {});
       if (!(index in cache)) cache[index] = cellKey(row.cells[index], numeric);
-      keyed[i] = { row: row, key: cache[index], pos: i };
+      keyed[i] = { row: row, key: cache[index], pos: i, off: offPin(row.cells[index]) };
     }
     var dir = descending ? -1 : 1;
     keyed.sort(function (a, b) {
@@ -122,6 +127,7 @@
         if (a.key === b.key) return a.pos - b.pos;
         return a.key === null ? 1 : -1;
       }
+      if (a.off !== b.off) return a.off ? 1 : -1;
       if (a.key < b.key) return -dir;
       if (a.key > b.key) return dir;
       return a.pos - b.pos;
@@ -136,9 +142,15 @@
     revealColumn(table, index);
   }
 
+  function offPin(cell) {
+    return !!cell && cell.hasAttribute("data-o");
+  }
+
   // After a sort the # column shows each row's position in the new order (rows without a
-  // value in the sorted column, and the no-skill reference row, get none); its data-v
-  // keeps the default position, so sorting by # restores the default order.
+  // value in the sorted column or whose value there was scored on another data revision
+  // than the board's, and the no-skill reference row, get none); its data-v keeps the
+  // default position (data-o an unranked row's), so sorting by # restores the default
+  // order.
   function renumber(table, index, numeric) {
     var heads = table.tHead.rows[0].cells;
     if (!heads[0] || heads[0].textContent !== "#") return;
@@ -147,7 +159,8 @@
       var cell = row.cells[0];
       var ref = row.getAttribute("data-p") === "reference";
       var has = index === 0 ? cell.getAttribute("data-v") !== "" :
-        (!numeric || (row.cells[index] && row.cells[index].getAttribute("data-v") !== ""));
+        (!numeric || (row.cells[index] && row.cells[index].getAttribute("data-v") !== "" &&
+                      !offPin(row.cells[index])));
       cell.textContent = ref || !has ? "–" : String(++n);
     });
   }
