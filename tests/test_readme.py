@@ -355,3 +355,55 @@ def test_the_readme_says_score_removes_a_link_or_fifo_named_explain_too() -> Non
     assert "removable=(EXPLAIN_DIR,)" in inspect.getsource(pipeline.score_submission)
     assert transaction._removable("explain", ("explain",))
     assert transaction._removable("explain/x", ("explain",))
+
+
+def maintainers_section(title: str) -> str:
+    """A section of docs/MAINTAINERS.md, from its heading to the next of its level or above."""
+    text = (REPO / "docs" / "MAINTAINERS.md").read_text(encoding="utf-8")
+    level = re.search(rf"^(#+) {re.escape(title)}\n", text, re.M)
+    assert level, f"MAINTAINERS.md has no section {title!r}"
+    end = re.search(rf"^#{{1,{len(level[1])}}} ", text[level.end():], re.M)
+    return text[level.start():level.end() + end.start() if end else None]
+
+
+def test_maintainers_md_removes_a_submission_the_way_the_check_lets_it(tmp_path: Path) -> None:
+    """MAINTAINERS.md told a maintainer to remove a kept submission's folder 'in a pull
+    request of your own', which pr-check refuses whoever opens it ('removing a submission
+    is done by the maintainers (open an issue)'), so with the check required the pull
+    request could not be merged. The doc quotes the refusal and removes the folder in a
+    commit on main; its commands, run as written, remove it and push."""
+    from leaderboard.app.ci.git import Change
+    from leaderboard.app.ci.policy import check_removal, classify_changes
+
+    scope = classify_changes([Change("D", "submissions/gone/metadata.yaml")], merged={"gone"})
+    check_removal(scope, "gone", [])
+    refusal = scope.refusals[0]
+    reason = refusal[refusal.index("; ") + 2:].rstrip(".")
+    text = " ".join((REPO / "docs" / "MAINTAINERS.md").read_text(encoding="utf-8").split())
+    assert "in a pull request of your own" not in text
+    removing = maintainers_section("Removing a submission")
+    assert f'("{reason}")' in " ".join(removing.split())
+    assert "*Removing a submission*" in maintainers_section("What a bump does to the board, "
+                                                            "and what you do")
+
+    def git(*args: str, cwd: Path) -> str:
+        return subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.org",
+                               *args], cwd=cwd, check=True, capture_output=True,
+                              text=True).stdout
+
+    origin, clone = tmp_path / "origin.git", tmp_path / "clone"
+    git("init", "--quiet", "--bare", "--initial-branch=main", str(origin), cwd=tmp_path)
+    git("clone", "--quiet", str(origin), str(clone), cwd=tmp_path)
+    for sub in ("gone", "kept"):
+        (clone / "submissions" / sub).mkdir(parents=True)
+        (clone / "submissions" / sub / "metadata.yaml").write_text("id: x\n")
+    git("add", "-A", cwd=clone)
+    git("commit", "--quiet", "-m", "two", cwd=clone)
+    git("push", "--quiet", "origin", "HEAD:main", cwd=clone)
+    block = re.search(r"```bash\n(.*?)```", removing, re.S)[1]
+    subprocess.run(["bash", "-eo", "pipefail", "-c", block.replace("<id>", "gone")
+                    .replace("<why>", "withdrawn").replace("git ", "git -c user.name=m -c "
+                                                           "user.email=m@example.org ")],
+                   cwd=clone, check=True, capture_output=True)
+    assert git("ls-tree", "-r", "--name-only", "main", cwd=origin).split() == [
+        "submissions/kept/metadata.yaml"]
