@@ -407,3 +407,26 @@ def test_maintainers_md_removes_a_submission_the_way_the_check_lets_it(tmp_path:
                    cwd=clone, check=True, capture_output=True)
     assert git("ls-tree", "-r", "--name-only", "main", cwd=origin).split() == [
         "submissions/kept/metadata.yaml"]
+
+
+def test_maintainers_md_names_what_check_commit_lets_publishing_change() -> None:
+    """MAINTAINERS.md said check-commit --published lets publishing change 'results,
+    per-query scores, explanation files and the manifest', while it lets it write and
+    remove kept.json too (handover.PUBLISHED), which score-pending writes for a submission
+    kept on an earlier data revision: a maintainer who read a kept.json in a publish
+    commit as something the check should have refused was misled. The doc names the
+    entries PUBLISHED lets publishing add or change, and what it may remove."""
+    from leaderboard.app.ci.handover import PUBLISHED
+    from leaderboard.submission.layout import ENTRIES, KEPT_NAME
+
+    text = " ".join(maintainers_section("What the workflows do on their side").split())
+    claim = re.search(r"`leaderboard ci check-commit --published`: one commit on the pushed "
+                      r"one, adding or changing in merged submissions only (.*?), and removing "
+                      r"only what the run store keeps and `kept.json`\)", text)
+    assert claim, "MAINTAINERS.md no longer says what check-commit --published lets through"
+    kind = {e.name: e.kind for e in ENTRIES}
+    assert set(re.findall(r"`([^`]+)`", claim[1])) == {
+        name + ("/" if kind[name] == "folder" else "") for name, modes in PUBLISHED.items()
+        if {"A", "M"} & set(modes)}
+    assert {name for name, modes in PUBLISHED.items() if "D" in modes} == {
+        e.name for e in ENTRIES if e.stored} | {KEPT_NAME}
