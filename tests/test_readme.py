@@ -430,3 +430,21 @@ def test_maintainers_md_names_what_check_commit_lets_publishing_change() -> None
         if {"A", "M"} & set(modes)}
     assert {name for name, modes in PUBLISHED.items() if "D" in modes} == {
         e.name for e in ENTRIES if e.stored} | {KEPT_NAME}
+
+
+def test_maintainers_md_pushes_the_rewritten_history_to_a_remote_it_has() -> None:
+    """Shrinking history ran `git push --force --mirror` right after `git filter-repo`,
+    which removes the clone's `origin` remote once it rewrites (its manual: --partial
+    'disables removing of the origin remote'), so the push had no destination ('fatal: No
+    configured push destination'). The block adds the remote back after the rewrite and
+    pushes to it by name."""
+    shrinking = maintainers_section("Shrinking history (optional, by hand)")
+    lines = [line.split("#")[0].strip()
+             for line in re.search(r"```bash\n(.*?)```", shrinking, re.S)[1].splitlines()]
+    rewrite = next(i for i, line in enumerate(lines) if line.startswith("git filter-repo "))
+    assert "--partial" not in lines[rewrite]
+    added = [i for i, line in enumerate(lines) if line.startswith("git remote add ")]
+    pushes = [i for i, line in enumerate(lines) if line.startswith("git push ")]
+    assert pushes and added and rewrite < added[0] < pushes[0]
+    remote = lines[added[0]].split()[3]
+    assert all(lines[i].split()[-1] == remote for i in pushes), lines
