@@ -1803,6 +1803,87 @@ def test_no_two_ids_on_the_board_fold_onto_one() -> None:
     assert len({folded_id(i) for i in taken}) == len(taken)
     assert all(lookalike_problem(i, taken) is None for i in taken)
 
+
+BASE_SUBMISSION = "the name of the submission old-model on the base branch"
+MINILM = "the name of the reference model all-minilm-l6-v2 (reference_models/models.yaml)"
+
+
+@pytest.mark.parametrize(("name", "other", "whose", "beside"), [
+    ("old model", "Old Model", BASE_SUBMISSION, True),
+    ("all-Mini\u200dLM-L6-v2", "all-MiniLM-L6-v2", MINILM, False),
+    ("\uff41ll-MiniLM-L6-v2", "all-MiniLM-L6-v2", MINILM, False),
+    ("Paper\u00a0Model", "Paper Model", "the name of the reported row paper-model on the "
+                                         "base branch", None),
+    ("\u0430ll-MiniLM-L6-v2", None, "Cyrillic ('\u0430', U+0430) and Latin ('l', U+006C)",
+     False),
+])
+def test_a_new_model_name_that_reads_as_the_boards_is_refused(
+        repo, wtr, data_dir, tmp_path, capsys, name, other, whose, beside):
+    """A stranger's submission named 'all-Mini\u200dLM-L6-v2' (a joiner between Latin
+    letters), full-width or with a Cyrillic 'а' passed: the board, the comment and the
+    downloads showed the reference model's name on a line of its own, with the type and
+    size the stranger chose (ids had a look-alike check, names none). validate (against
+    the reference models', the registry's and the submissions beside it) and pr-check
+    (also the base branch's merged and reported rows) refuse it at the name's line of
+    metadata.yaml, naming the name it reads as."""
+    root, base = repo
+    folder = write_submission(root, "new-model", name, wtr, quality="good")
+    if other is None:
+        why = f"the model name {name!r} mixes {whose} letters"
+    else:
+        why = f"the model name {name!r} reads as {other!r}, "
+    capsys.readouterr()
+    code = main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"])
+    out = capsys.readouterr().out
+    if beside is None:  # validate reads no reported row
+        assert code == 0, out
+    else:
+        assert code == 1 and f"new-model/metadata.yaml:3: {why}" in out, out
+        assert (f"beside it in {folder.parent}" in out) == beside, out
+    head = commit_all(root, "add new-model")
+    out_dir = tmp_path / "report"
+    assert pr_check(root, base, head, out_dir, data_dir) == 1
+    (sub,) = read_ci_report(out_dir / "report.json").submissions
+    assert any(p.path == "submissions/new-model/metadata.yaml" and p.line == 3
+               and p.message.startswith(why) and whose in p.message
+               for p in sub.problems), sub.problems
+
+
+def test_the_very_name_of_a_merged_model_joins_its_line(repo, wtr, data_dir, tmp_path):
+    """The same text is the same model: a second submission of "Old Model" (a rerun, a
+    reproduction) passes, and the board folds it into that model's line."""
+    from leaderboard.publish.models import resolve_model
+    from leaderboard.submission.results import read_results
+
+    root, base = repo
+    write_submission(root, "old-model-rerun", "Old Model", wtr, quality="good")
+    head = commit_all(root, "add old-model-rerun")
+    out_dir = tmp_path / "report"
+    assert pr_check(root, base, head, out_dir, data_dir) == 0
+    merged = read_results(root / "submissions" / "old-model" / "results.json").systems[0]
+    rerun = read_results(out_dir / "results" / "old-model-rerun" / "results.json").systems[0]
+    assert resolve_model(merged).id == resolve_model(rerun).id
+
+
+def test_every_name_on_the_board_passes_the_lookalike_check() -> None:
+    """Every committed submission's model name passes the check its pull request would
+    meet (against the reference models', the registry's, the other submissions' and the
+    reported rows' names), and no reported row's name mixes look-alike scripts."""
+    from leaderboard.app.board_ids import taken_names
+    from leaderboard.submission.ids import mixed_script_problem, name_lookalike_problem
+    from leaderboard.submission.results import read_results
+
+    submitted = {read_results(p).systems[0].model.name: p.parent.name
+                 for p in sorted((REPO / "submissions").glob("*/results.json"))}
+    reported = {s.model.name: s.system_id
+                for p in sorted((REPO / "results" / "reported").glob("*.json"))
+                for s in read_results(p).systems}
+    assert len(submitted) == len(list((REPO / "submissions").iterdir()))
+    for name, sub_id in submitted.items():
+        others = {n: f"submission {i}" for n, i in submitted.items() if i != sub_id}
+        assert name_lookalike_problem(name, taken_names({**reported, **others})) is None
+    assert not [n for n in reported if mixed_script_problem(n)]
+
 def test_the_bot_may_update_a_merged_reference_models_folder(repo, wtr, data_dir, actions_env,
                                                              tmp_path):
     """The ownership check let the repository's bot change every merged submission, where

@@ -481,6 +481,75 @@ def test_a_model_name_may_hold_any_script(tmp_path: Path) -> None:
         assert report.ok and meta is not None and meta.model.name == name, report.lines()
 
 
+MINILM = {"all-MiniLM-L6-v2": "the name of the reference model all-minilm-l6-v2"}
+
+
+@pytest.mark.parametrize("name", [
+    "All-MiniLM-L6-v2", "all-minilm-l6-v2", " all-MiniLM-L6-v2", "all-MiniLM-L6-v2\u00a0",
+    "all-MiniLM-L6-v2\u3000", "\uff41\uff4c\uff4c-MiniLM-L6-v2",
+    "all\u2010MiniLM\u2011L6\u2212v2", "all-Mini\u200dLM-L6-v2", "all-Mini\u200cLM-L6-v2",
+    "all-MiniLM-L6-v2\ufe0f", "aIl-MiniLM-L6-v2", "all-MiniLM-L6-v2\u2800",
+    "all-MiniLM-L\u2076-v\u2082",
+])
+def test_a_model_name_that_reads_as_anothers_is_refused(name: str) -> None:
+    """A name that differs from a reference model's only in case, width, white space,
+    dashes, an I for an l or characters that show as nothing read as that model's on the
+    board while being another text, so another model line: it is refused, naming the
+    name it reads as."""
+    from leaderboard.submission.ids import name_lookalike_problem
+
+    assert name_lookalike_problem("all-MiniLM-L6-v2", MINILM) is None
+    problem = name_lookalike_problem(name, MINILM)
+    assert problem is not None and ("reads as 'all-MiniLM-L6-v2', the name of the reference "
+                                    "model all-minilm-l6-v2, but is another text" in problem)
+
+
+@pytest.mark.parametrize(("name", "mixed"), [
+    ("\u0430ll-MiniLM-L6-v2", "Cyrillic ('\u0430', U+0430) and Latin ('l', U+006C)"),
+    ("all-MiniLM-L6-\u03bd2", "Latin ('a', U+0061) and Greek ('\u03bd', U+03BD)"),
+    ("\u13aall-MiniLM-L6-v2", "Cherokee ('\u13aa', U+13AA) and Latin ('l', U+006C)"),
+    ("\u041c\u043e\u0434\u0435\u043b\u044c \u03b1", "Cyrillic ('\u041c', U+041C) and "
+                                                    "Greek ('\u03b1', U+03B1)"),
+    ("\U0001d41a\u0430", "Latin ('a', U+0061) and Cyrillic ('\u0430', U+0430)"),
+])
+def test_a_model_name_mixing_lookalike_scripts_is_refused(name: str, mixed: str) -> None:
+    """No package FollowBoard depends on maps Cyrillic and Greek look-alikes to Latin, so
+    a name mixing those scripts' letters (a Cyrillic 'а' in 'all-MiniLM-L6-v2') is refused
+    whatever names the board holds."""
+    from leaderboard.submission.ids import name_lookalike_problem
+
+    problem = name_lookalike_problem(name, {})
+    assert problem is not None and f"mixes {mixed} letters" in problem, problem
+
+
+# A model's name in each language of the benchmarks, alone and beside Latin.
+NAMES_BY_LANGUAGE = {
+    "asm": "অসমীয়া সন্ধান", "ben": "বাংলা অনুসন্ধান", "guj": "ગુજરાતી શોધ",
+    "hin": "हिन्दी खोज क्\u200dष", "kan": "ಕನ್ನಡ ಹುಡುಕಾಟ", "mal": "മലയാളം തിരച്ചില്\u200d",
+    "mar": "मराठी शोध", "ory": "ଓଡ଼ିଆ ସନ୍ଧାନ", "pan": "ਪੰਜਾਬੀ ਖੋਜ", "tam": "தமிழ் தேடல்",
+    "tel": "తెలుగు శోధన", "urd": "اردو تلاش", "fas": "می\u200cخواهم جستجو",
+    "zho": "多语言检索模型", "rus": "Поисковая модель", "eng": "BM25 (k1=0.9, b=0.4)",
+}
+
+
+@pytest.mark.parametrize("language", sorted(NAMES_BY_LANGUAGE))
+def test_a_model_name_in_one_script_or_latin_and_one_other_passes(language: str) -> None:
+    """Names in one script, or in Latin and any script but Greek, Cyrillic and Cherokee,
+    with digits and punctuation, pass; the joiners of a script that writes them stay in
+    its name's skeleton (a Persian word with and without ZWNJ reads as two words)."""
+    from leaderboard.app.board_ids import taken_names
+    from leaderboard.submission.ids import folded_name, name_lookalike_problem
+
+    name = NAMES_BY_LANGUAGE[language]
+    taken = taken_names()
+    assert name_lookalike_problem(name, taken) is None
+    assert name_lookalike_problem(f"{name} 2", taken) is None
+    if language not in ("rus", "eng"):
+        assert name_lookalike_problem(f"mE5-small ({name}), v2", taken) is None
+    if "\u200c" in name or "\u200d" in name:
+        assert folded_name(name) != folded_name(name.replace("\u200c", "").replace("\u200d", ""))
+
+
 @pytest.mark.parametrize("bad_id", ["my-model\n", "my-model\n\n", "\nmy-model"])
 def test_id_must_match_as_a_whole_string(bad_id: str, tmp_path: Path) -> None:
     write_meta(tmp_path / SUB, GOOD.replace(f"id: {SUB}", f"id: {bad_id!r}".replace("'", '"')))

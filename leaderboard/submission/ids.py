@@ -15,11 +15,33 @@ Nor may a new id differ from one the board has (a submission's, a reference mode
 by case or by its separators (``all_minilm-l6-v2`` beside ``all-minilm-l6-v2``): its page
 and rows would pass for the other's. :func:`lookalike_problem` says so, in `ci pr-check`
 and in `validate` of a submission not merged yet.
+
+A model's name (``metadata.yaml``'s ``model: name:``) is what the board, the pull
+request's comment and the downloads show, and what folds rows into one model line
+(:func:`leaderboard.publish.models.resolve_model`). The same text from another submitter
+is the same model and joins its line, as the rows of one model from several sources do
+(a reproduction, a rerun with other settings; the registry gives a listed model's type
+and size whoever submits it). A name that *reads* as another's but is another text
+(``аll-MiniLM-L6-v2`` with a Cyrillic ``а``, a joiner between Latin letters, full-width
+letters, ``All-MiniLM-L6-v2``) would show as that model while being its own line, with a
+type and size of its submitter's choosing: :func:`name_lookalike_problem` refuses it, in
+`ci pr-check` and in `validate` of a submission not merged yet, as the ids' check is.
+
+No package FollowBoard depends on ships Unicode's confusables data (UTS #39), so names are
+compared by a documented skeleton (:func:`folded_name`): NFKC, case folded, without the
+default-ignorable characters (a joiner stays beside the letters of a script written with
+it, Persian and Indic words, but not beside a Latin one), each dash a hyphen, white space
+one space and a capital I a small l (sans-serif type draws them alike). The look-alike
+letters of other scripts are not mapped; instead a name mixing Latin, Greek, Cyrillic or
+Cherokee letters is refused (:func:`mixed_script_problem`, the rule of UTS #39's
+"moderately restrictive" level for these scripts): Latin with any other one script, and
+any one script alone, stay.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 
 # Used with fullmatch only: with match, '$' also matches before a final newline.
@@ -77,4 +99,88 @@ def lookalike_problem(sub_id: str, taken: Mapping[str, str]) -> str | None:
             return (f"the id {sub_id!r} differs from {other!r}, {whose}, only in its "
                     "separators ('.', '_', '-'): its page would pass for the other's; choose "
                     "another id")
+    return None
+
+
+# The default-ignorable code points (Unicode's Default_Ignorable_Code_Point): they show as
+# nothing, so a name does not read otherwise for holding them. metadata.NOT_SHOWN_AS_TEXT
+# refuses most; the joiners and the variation selectors are written in words and emoji.
+_IGNORABLE = re.compile(
+    "[\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+_JOINERS = "\u200c\u200d"
+# Scripts whose letters are the Latin letters' look-alikes (and each other's): a name may
+# hold the letters of one of them, not of two. Named as Unicode's character names begin.
+LOOKALIKE_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC", "CHEROKEE")
+# A blank that is no white space: the Braille pattern without dots.
+_BLANKS = "\u2800"
+
+
+def _script(char: str) -> str | None:
+    """The script of a letter or mark as the first word of its Unicode name
+    (``DEVANAGARI SIGN VIRAMA``: DEVANAGARI); None for other characters."""
+    if unicodedata.category(char)[0] not in "LM":
+        return None
+    return unicodedata.name(char, "").split(" ", 1)[0] or None
+
+
+def _joined(text: str, i: int) -> bool:
+    """Whether the joiner at ``text[i]`` is one of a script written with joiners: beside
+    a letter or mark of such a script (a Persian word's ZWNJ, an Indic conjunct's ZWJ, a
+    Malayalam chillu's closing one) and beside no Latin, Greek, Cyrillic or Cherokee
+    letter, which show nothing of it."""
+    sides = [_script(text[j]) for j in (i - 1, i + 1) if 0 <= j < len(text)]
+    return (any(s is not None and s not in LOOKALIKE_SCRIPTS for s in sides)
+            and not any(s in LOOKALIKE_SCRIPTS for s in sides))
+
+
+def folded_name(name: str) -> str:
+    """A model's ``name`` as a reader takes it (the module docstring's skeleton): names
+    that fold alike read alike."""
+    text = unicodedata.normalize("NFKC", name).replace("I", "l")
+    text = unicodedata.normalize("NFKC", text.casefold())
+    text = "".join(c for i, c in enumerate(text)
+                   if not _IGNORABLE.fullmatch(c) or (c in _JOINERS and _joined(text, i)))
+    text = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212"
+                   else " " if c in _BLANKS else c for c in text)
+    return " ".join(text.split())
+
+
+def mixed_script_problem(name: str) -> str | None:
+    """Why ``name`` may not be a new model's name for the letters it mixes: those of two
+    of :data:`LOOKALIKE_SCRIPTS` (``аll-MiniLM-L6-v2``, its first letter Cyrillic), which
+    no skeleton tells from another name. None: it may."""
+    first: dict[str, str] = {}
+    for char in unicodedata.normalize("NFKC", name):
+        script = _script(char)
+        if script in LOOKALIKE_SCRIPTS and unicodedata.category(char)[0] == "L":
+            first.setdefault(script, char)
+    if len(first) < 2:
+        return None
+    shown = [f"{script.title()} ({char!r}, U+{ord(char):04X})"
+             for script, char in first.items()]
+    return (f"the model name {name!r} mixes {', '.join(shown[:-1])} and {shown[-1]} "
+            "letters: a name mixing Latin, Greek, Cyrillic or Cherokee letters can read as "
+            "another model's while being another text; write it in one of them (Latin "
+            "beside any other one script is fine)")
+
+
+def name_lookalike_problem(name: str, taken: Mapping[str, str]) -> str | None:
+    """Why ``name`` may not be a new model's name (None: it may): it mixes look-alike
+    scripts (:func:`mixed_script_problem`), or it folds (:func:`folded_name`) as a name of
+    ``taken`` does (each with whose it is, e.g. "the name of the reference model bm25s";
+    the first such name named) but is another text. A name of ``taken`` itself is the
+    same model, and no look-alike."""
+    if name in taken:
+        return None
+    if problem := mixed_script_problem(name):
+        return problem
+    folded = folded_name(name)
+    for other, whose in taken.items():
+        if folded_name(other) == folded:
+            return (f"the model name {name!r} reads as {other!r}, {whose}, but is another "
+                    "text (it differs only in case, width, white space, dashes, an I for "
+                    f"an l or invisible characters): write {other!r} exactly if it is that "
+                    "model, else a name of its own")
     return None

@@ -357,6 +357,18 @@ def owner_of(text: str) -> str | None:
     return owner if isinstance(owner, str) and GITHUB_LOGIN_RE.fullmatch(owner) else None
 
 
+def model_name_of(text: str) -> str | None:
+    """The model's ``name`` in a metadata.yaml's text, or None when it has none or is
+    unreadable."""
+    try:
+        data = parse_metadata_yaml(text)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    model = data.get("model") if isinstance(data, dict) else None
+    name = model.get("name") if isinstance(model, dict) else None
+    return name if isinstance(name, str) else None
+
+
 def yaml_line(text: str, loc: tuple) -> int | None:
     """Best-effort line of a YAML key path, for error messages that point at the key."""
     try:
@@ -448,6 +460,13 @@ def load_metadata(path: Path, display: str, report: Report, *,
     if folder_name is not None:
         _check_folder_name(text, data, display, folder_name, report)
     return metadata
+
+
+def key_line(path: Path, loc: tuple) -> int | None:
+    """The line of a key path (``("model", "name")``) in the metadata.yaml at ``path``,
+    for a message about a file :func:`load_metadata` read; None when it cannot be told."""
+    read = _read_metadata(path, str(path), Report())
+    return None if read is None else yaml_line(read[0], loc)
 
 
 def check_folder_id(folder: Path, report: Report) -> None:

@@ -35,7 +35,8 @@ from leaderboard.submission.explain_writers import (ExplanationFolder, HeldExpla
                                                     held_explanations, placement,
                                                     remove_foreign)
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.submission.ids import id_problem, lookalike_problem
+from leaderboard.submission.ids import (id_problem, lookalike_problem,
+                                         name_lookalike_problem)
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
 from leaderboard.submission.kept import Trial
@@ -43,6 +44,7 @@ from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, KEPT_NAME, MET
                                            RESULTS_NAME, REWRITTEN_AFTER_MERGE, entry,
                                            in_folder, score_command)
 from leaderboard.submission.manifest import input_digests, write_manifest
+from leaderboard.submission.metadata import key_line, model_name_of
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
 from leaderboard.submission.results import (DATA_KEY, ResultsFile, ResultsFileError, Source,
@@ -77,7 +79,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                      progress: Progress = quiet, check_scores: bool = False,
                      store: RunStore | None = None, record_local: bool | None = None,
                      pinned_data: bool = False, shown: Path | None = None,
-                     taken_ids: Mapping[str, str] | None = None) -> SubmissionOutcome:
+                     taken_ids: Mapping[str, str] | None = None,
+                     taken_names: Mapping[str, str] | None = None) -> SubmissionOutcome:
     """Validate every file of a submission and, when asked and all is valid, score it;
     ``explain`` also explains each scored task from the runs just parsed
     (:mod:`leaderboard.submission.explain_files`), so they are never parsed twice.
@@ -109,7 +112,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
 
     Without ``score``, the id of a submission not merged yet may not look like another's
     (:func:`leaderboard.submission.ids.lookalike_problem`): one of ``taken_ids`` (id:
-    whose, the reference models' from `validate`) or of the folders beside it."""
+    whose, the reference models' from `validate`) or of the folders beside it; nor its
+    model's name (:func:`leaderboard.submission.ids.name_lookalike_problem`) one of
+    ``taken_names`` (name: whose) or of the submissions beside it."""
     report = Report()
     shown = shown or root
     submission = discover(root, report, store=store,
@@ -128,6 +133,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         if not placed.merged and (problem := lookalike_problem(
                 submission.id, {**(taken_ids or {}), **submissions_beside(root)})):
             report.add(f"{submission.id}/{METADATA_NAME}", None, problem)
+        if not placed.merged and submission.metadata is not None:
+            report_name_lookalike(root, submission.id, submission.metadata.model.name,
+                                  {**(taken_names or {}), **names_beside(root)}, report)
     display_root = root.parent
     # discover() reported each missing role of a task: such a task cannot be checked.
     jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
@@ -193,6 +201,35 @@ def submissions_beside(root: Path) -> dict[str, str]:
     except OSError:
         return {}
     return dict.fromkeys(names, f"a submission beside it in {root.parent}")
+
+
+def names_beside(root: Path) -> dict[str, str]:
+    """The model names of the submissions in the folder that holds ``root`` (each
+    :func:`submissions_beside` names, whose metadata.yaml gives one), each with whose it
+    is, as :func:`leaderboard.submission.ids.name_lookalike_problem` names it."""
+    names: dict[str, str] = {}
+    for sub_id in sorted(submissions_beside(root)):
+        path = root.parent / sub_id / METADATA_NAME
+        try:
+            if path.is_symlink() or not path.is_file():
+                continue
+            name = model_name_of(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        if name is not None:
+            names.setdefault(name, f"the name of the submission {sub_id} beside it in "
+                                   f"{root.parent}")
+    return names
+
+
+def report_name_lookalike(root: Path, sub_id: str, name: str, taken: Mapping[str, str],
+                          report: Report) -> None:
+    """Report, at its line of ``root``'s metadata.yaml, a model name that may not be a new
+    one for looking like one of ``taken`` (name: whose)
+    (:func:`leaderboard.submission.ids.name_lookalike_problem`)."""
+    if problem := name_lookalike_problem(name, taken):
+        report.add(f"{sub_id}/{METADATA_NAME}", key_line(root / METADATA_NAME,
+                                                         ("model", "name")), problem)
 
 
 def report_held_explanations(held: HeldExplanations, sub_id: str, report: Report,

@@ -25,7 +25,7 @@ from typing import Callable, TextIO
 import github_action_utils as gha
 
 from leaderboard import __version__
-from leaderboard.app.board_ids import reference_ids, taken_ids
+from leaderboard.app.board_ids import reference_ids, taken_ids, taken_names
 from leaderboard.app.ci.comment import comment_body, job_summary
 from leaderboard.app.ci.standing import CommittedResults, load_committed, task_standings
 from leaderboard.app.ci.git import (
@@ -85,7 +85,8 @@ from leaderboard.submission.layout import (
     written_by,
 )
 from leaderboard.submission.metadata import owner_of
-from leaderboard.submission.pipeline import check_submission, results_for
+from leaderboard.submission.pipeline import (check_submission, report_name_lookalike,
+                                             results_for)
 from leaderboard.submission.results import (
     committed_form,
     per_query_content,
@@ -245,6 +246,8 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         report.extend(outcome.report)
         meta = outcome.submission.metadata
         model_name = meta.model.name if meta is not None else None
+        if meta is not None:
+            check_model_name(root, sub_id, meta.model.name, committed, report)
         if (meta is not None and meta.owner and not updates_existing
                 and req.pr_author is not None
                 and not is_maintainer(req.pr_author, req.author_association, maintainers)
@@ -276,6 +279,25 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         valid=report.ok, n_errors=report.n_errors, n_warnings=report.n_warnings,
         problems=_problems(report.issues), tasks=standings if report.ok else [],
         results_json=results_state)  # type: ignore[arg-type]
+
+
+def check_model_name(root: Path, sub_id: str, name: str, committed: CommittedResults,
+                     report: Report) -> None:
+    """Whoever adds it, a submission's model name, new or changed, may not pass for
+    another's (:func:`leaderboard.submission.ids.name_lookalike_problem`): a reference
+    model's, one of the model registry's, or a name the base branch's board shows (a
+    merged submission's, a reported row's). A merged submission keeping its name is not
+    checked again."""
+    own = committed.verified.get(sub_id)
+    if own is not None and own.model.name == name:
+        return
+    shown = {system.model.name: f"the name of the submission {system_id} on the base branch"
+             for system_id, system in sorted(committed.verified.items())
+             if system_id != sub_id}
+    for system in committed.reported:
+        shown.setdefault(system.model.name,
+                         f"the name of the reported row {system.system_id} on the base branch")
+    report_name_lookalike(root, sub_id, name, taken_names(shown), report)
 
 
 def pr_changes(repo: Path, base: str, head: str) -> tuple[str, list[Change]]:

@@ -38,14 +38,15 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 def _validate(root: Path, data_dir: Path, progress: Progress,
               check_scores: bool = False) -> tuple[bool, list[str], str]:
-    from leaderboard.app.board_ids import taken_ids
+    from leaderboard.app.board_ids import taken_ids, taken_names
     from leaderboard.submission.pipeline import check_submission
 
-    # A new submission's id may not look like a reference model's (nor a submission's
-    # beside it: check_submission).
+    # A new submission's id may not look like a reference model's, nor its model's name a
+    # reference model's or the model registry's (nor a submission's beside it:
+    # check_submission).
     outcome = check_submission(root, data_dir, score=False, progress=progress,
                                check_scores=check_scores,
-                               taken_ids=taken_ids())
+                               taken_ids=taken_ids(), taken_names=taken_names())
     report = outcome.report
     status = "valid" if report.ok else "INVALID"
     if report.ok and outcome.checked_scores:
