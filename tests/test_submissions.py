@@ -443,7 +443,8 @@ def test_a_model_name_is_one_line_of_plain_text(name: str, problem: str,
 
 
 @pytest.mark.parametrize("invisible", ["\\u200b", "\\u2060", "\\ufeff", "\\u00ad",
-                                       "\\U000e0041", "\\u2028"])
+                                       "\\U000e0041", "\\u2028", "\\u206a", "\\u206f",
+                                       "\\U0001bca0", "\\U0001bca3"])
 def test_a_model_name_holds_no_invisible_character(invisible: str, tmp_path: Path) -> None:
     """"all-MiniLM-L6-v2" with a zero-width space, a word joiner, a byte-order mark, a
     soft hyphen or a tag character in it was accepted: it shows on the board, in the PR

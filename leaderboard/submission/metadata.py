@@ -69,8 +69,8 @@ def _web_link(link: str) -> str:
 # variation selectors, stay: Persian and Indic words and emoji are written with them.
 NOT_SHOWN_AS_TEXT = re.compile(
     "[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b"
-    "\u200e\u200f\u2028-\u202e\u2060-\u2069\u3164\ufeff\uffa0\ufff9-\ufffb"
-    "\ud800-\udfff\U0001d173-\U0001d17a\U000e0000-\U000e007f]")
+    "\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\ud800-\udfff\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f]")
 MAX_NAME_CHARS = 200
 # More parameters than any model has: a count beyond is no count (pages divide it into
 # "7.1B", which a 400-digit integer overflows).
