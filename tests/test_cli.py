@@ -13,6 +13,7 @@ import gzip
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -231,6 +232,44 @@ def test_every_command_help_has_an_example(capsys) -> None:
         assert info.value.code == 0, argv
         assert "Example" in out, f"`leaderboard {' '.join(argv)}` has no example"
         assert re.search(r"^\s+leaderboard ", out, re.M), argv  # the example is a command
+
+
+def help_examples() -> list[tuple[tuple[str, ...], list[str]]]:
+    """Every `leaderboard` line of every help's "Example:" block, however deep: (the
+    command whose help prints it, the line's words as a shell splits them). A line run
+    through torchrun (`-m leaderboard.app.cli ...`) counts; other programs' lines (`python
+    -m http.server`) do not."""
+    examples = []
+    root = build_parser()
+    for line in command_lines(root):
+        parser = root
+        for word in line:
+            parser = next(a for a in parser._actions
+                          if isinstance(a, argparse._SubParsersAction)).choices[word]
+        block = (parser.epilog or "").partition("Example:")[2]
+        for text in block.splitlines():
+            found = re.search(r"(?:^|\s)(?:leaderboard|-m leaderboard\.app\.cli)\s+(.*)$",
+                              text)
+            if found:
+                examples.append((line, shlex.split(found.group(1), comments=True)))
+    return examples
+
+
+def test_every_help_example_parses_with_the_real_parser(capsys) -> None:
+    """A user copies a help's example: each line parses as it is printed (an option
+    renamed or a choice dropped, with its example left behind, fails here), and runs the
+    command whose help shows it."""
+    examples = help_examples()
+    assert len(examples) >= len(command_lines())
+    parser = build_parser()
+    for line, words in examples:
+        assert tuple(words[:len(line)]) == line, (line, words)
+        capsys.readouterr()
+        try:
+            parser.parse_args(words)
+        except SystemExit as exc:
+            pytest.fail(f"`leaderboard {shlex.join(words)}` (in `{' '.join(line)} --help`): "
+                        f"{capsys.readouterr().err.strip().splitlines()[-1]} (exit {exc.code})")
 
 
 # --- eval --json ---
