@@ -26,6 +26,21 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
 
 
+def test_a_folder_where_the_file_goes_is_named_not_the_temp_file(tmp_path: Path) -> None:
+    """`import mteb --out DIR` and `ci comment-body --out DIR` (the option takes a file)
+    said "[Errno 21] Is a directory: '.../.out.1234-ab12.tmp' -> '.../out'", naming a file
+    the user never made, after doing the work: the folder is named alone, and nothing is
+    written beside it."""
+    target = tmp_path / "out"
+    (target / "kept").mkdir(parents=True)
+    with pytest.raises(IsADirectoryError) as info:
+        atomic_write_text(target, "text\n")
+    assert info.value.filename == str(target) and info.value.filename2 is None
+    assert str(target) in str(info.value) and ".tmp" not in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert [p.name for p in target.iterdir()] == ["kept"]
+
+
 def test_a_rewound_write_replaces_the_file_readably(tmp_path: Path) -> None:
     target = tmp_path / "deep" / "corpus.jsonl"
     with atomic_file(target, prefix=".pull-", suffix=".part") as fh:

@@ -16,6 +16,7 @@ inflated in full) and inflates concatenated gzip members in linear time.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -128,6 +129,11 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
     import tempfile  # here: readers of submitted files (`eval`) never write (2-3 ms)
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir() and not path.is_symlink():
+        # The rename would fail with both names, the temporary one first, which the
+        # user never made: the folder is named alone, before anything is written.
+        raise IsADirectoryError(errno.EISDIR, "a folder, where a file is to be written",
+                                str(path))
     stem = f"{prefix}{path.name}."
     _remove_killed_writers(path.parent, stem, suffix)
     fd, tmp_name = tempfile.mkstemp(prefix=f"{stem}{os.getpid()}-", suffix=suffix,
