@@ -272,6 +272,35 @@ def test_every_help_example_parses_with_the_real_parser(capsys) -> None:
                         f"{capsys.readouterr().err.strip().splitlines()[-1]} (exit {exc.code})")
 
 
+def test_every_help_that_says_where_the_cache_is_says_it_as_the_code_finds_it(
+        capsys, tmp_path: Path) -> None:
+    """`baselines run --help` put the encodings under "$LEADERBOARD_CACHE_DIR, else
+    ~/.cache/followboard", and How to submit the explorer's files there: with
+    $XDG_CACHE_HOME set (as many desktops set it) they are under that, where the user was
+    not told to look. Each text that names the cache root names config.cache_root's rule
+    whole, in its order."""
+    from leaderboard.core.config import CACHE_ROOT_RULE, cache_root
+
+    assert cache_root({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "followboard"
+    assert cache_root({"LEADERBOARD_CACHE_DIR": "x", "XDG_CACHE_HOME": "y"}) == Path("x")
+    assert CACHE_ROOT_RULE.index("$LEADERBOARD_CACHE_DIR") \
+        < CACHE_ROOT_RULE.index("$XDG_CACHE_HOME/followboard") \
+        < CACHE_ROOT_RULE.index("~/.cache/followboard")
+    texts = {"submit.md.j2": " ".join((REPO / "leaderboard/publish/site/templates/"
+                                       "submit.md.j2").read_text(encoding="utf-8").split())}
+    for line in command_lines():
+        capsys.readouterr()
+        with pytest.raises(SystemExit):
+            main([*line, "--help"])
+        texts[" ".join(line)] = " ".join(capsys.readouterr().out.split())
+    naming = {name for name, text in texts.items()
+              if "LEADERBOARD_CACHE_DIR" in text or "cache/followboard" in text}
+    assert {"baselines run", "score", "submit.md.j2"} <= naming
+    for name in naming:
+        text = texts[name].replace("`", "")
+        assert text.count("LEADERBOARD_CACHE_DIR") == text.count(CACHE_ROOT_RULE), (name, text)
+
+
 # --- eval --json ---
 
 def test_every_data_pull_the_help_and_docs_suggest_names_what_it_pulls(capsys) -> None:

@@ -77,6 +77,11 @@ class Endpoints:
 
 CacheKind = Literal["task-data", "store", "embeddings"]
 
+#: :func:`cache_root`'s rule, as every text a user reads names the cache root (a help
+#: that left out $XDG_CACHE_HOME sent users where the cache is not).
+CACHE_ROOT_RULE = (f"${ENV_CACHE_DIR}, else $XDG_CACHE_HOME/followboard, "
+                   "else ~/.cache/followboard")
+
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
     """The folder every cache lives under (module docstring)."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from leaderboard.app.commands import add_data_dir, add_seed, new_command
+from leaderboard.core.config import CACHE_ROOT_RULE
 from leaderboard.core.data import resolve_data_dir
 from leaderboard.core.report import plural
 
@@ -65,8 +66,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "normalisation, prompts and length), a sequence-classification head as a "
         "cross-encoder reranking a first stage, a causal LM only with --family "
         "causal-reranker and a yes/no prompt; the options below override each choice. "
-        "Encodings are cached under embeddings/ in the cache root ($LEADERBOARD_CACHE_DIR, "
-        "else ~/.cache/followboard), so an interrupted run resumes where it stopped; the submission folder changes only when "
+        f"Encodings are cached under embeddings/ in the cache root ({CACHE_ROOT_RULE}), "
+        "so an interrupted run resumes where it stopped; the submission folder changes only when "
         "every task is done and scored, as one transaction. The scored folder is ready to "
         "commit as a pull request: the query explorer's files, which CI writes after the "
         "merge, are kept in the run store's cache.",
@@ -147,7 +148,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     run.add_argument("--chunk-size", type=_positive_int, default=None, metavar="N",
                      help="texts per cache chunk, the unit of resumption (default 2048)")
     run.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                     help="embedding cache folder (default: embeddings/ under $LEADERBOARD_CACHE_DIR, else ~/.cache/followboard)")
+                     help=f"embedding cache folder (default: embeddings/ under {CACHE_ROOT_RULE})")
     run.add_argument("--no-cache", action="store_true",
                      help="encode everything in memory (single process only)")
     run.add_argument("--replace-efficiency", action="store_true",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_args,
                                   for_each_submission, new_command)
+from leaderboard.core.config import CACHE_ROOT_RULE
 from leaderboard.core.report import plural
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "results.json (atomically, byte-identical for identical runs). Nothing is written "
         "for a submission with any error. The folder is left as a pull request carries it: "
         "the query explorer's files, which CI writes into explain/ after the merge, are "
-        "kept in the run store's cache (store/ under the cache root, $LEADERBOARD_CACHE_DIR). "
+        f"kept in the run store's cache (store/ under the cache root, {CACHE_ROOT_RULE}). "
         "Under explain/ it removes what CI did not write there for this submission, as "
         "`validate` reports it: a copied folder's files, a stray file, a link or a FIFO "
         "(one named explain included), and, in a git checkout whose default branch holds "
