@@ -1250,6 +1250,22 @@ def test_audit_settings_command_over_http(fake_github, capsys):
     assert "HTTP 404: Not Found" in capsys.readouterr().out
 
 
+def test_audit_settings_without_a_repository_says_how_to_name_one(capsys, monkeypatch):
+    """Outside Actions, with no --repository and no $GITHUB_REPOSITORY, the command said
+    "--repository must be OWNER/REPO, not None", Python's word for what was not given."""
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    monkeypatch.setenv("GH_TOKEN", "test-token")
+    with pytest.raises(SystemExit) as info:
+        main(["ci", "audit-settings"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.splitlines()[-1] == ("leaderboard ci audit-settings: error: give --repository "
+                                    "OWNER/REPO (or set $GITHUB_REPOSITORY)"), err
+    with pytest.raises(SystemExit):
+        main(["ci", "audit-settings", "--repository", "no-slash"])
+    assert "--repository must be OWNER/REPO, not 'no-slash'" in capsys.readouterr().err
+
+
 def test_the_audit_token_never_follows_a_redirect_to_another_host():
     """urllib follows a redirect anywhere and keeps the request's headers: an API answer
     of 307 to another host got the admin token there, and its answers were audited."""

@@ -499,7 +499,9 @@ def run_audit_settings_cmd(args: argparse.Namespace) -> int:
     from leaderboard.app.ci.audit import REPO_SLUG_RE, audit_settings, http_fetch
     from leaderboard.core.report import plural
 
-    if not args.repository or not REPO_SLUG_RE.fullmatch(args.repository):
+    if not args.repository:
+        args.parser.error("give --repository OWNER/REPO (or set $GITHUB_REPOSITORY)")
+    if not REPO_SLUG_RE.fullmatch(args.repository):
         args.parser.error(f"--repository must be OWNER/REPO, not {args.repository!r}")
     token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")
     if not token:
