@@ -234,6 +234,30 @@ def test_every_command_help_has_an_example(capsys) -> None:
         assert re.search(r"^\s+leaderboard ", out, re.M), argv  # the example is a command
 
 
+def test_every_value_a_command_takes_is_named_for_what_it_is() -> None:
+    """Options left to argparse's own name for their value showed it as the upper-cased
+    option: `import mteb --out OUT`, `import all --out-dir OUT_DIR`, `ci audit-settings
+    --branch BRANCH` by luck, and `tasks [pattern]` in lower case under a description of
+    PATTERN. Every option that takes a value, and every positional, names it (DIR, FILE,
+    N, PATTERN, ...) in capitals, unless it lists its choices."""
+    root = build_parser()
+    for line in command_lines(root):
+        parser = root
+        for word in line:
+            parser = next(a for a in parser._actions
+                          if isinstance(a, argparse._SubParsersAction)).choices[word]
+        for action in parser._actions:
+            if action.nargs == 0 or action.choices is not None or isinstance(
+                    action, (argparse._HelpAction, argparse._VersionAction)):
+                continue
+            where = (line, action.option_strings or action.dest)
+            assert action.metavar is not None, where
+            shown = str(action.metavar).partition("://")  # hf://datasets/OWNER/NAME
+            assert shown[2 if shown[1] else 0].split("/")[-1].isupper(), where
+    mteb = {a.dest: a for a in subcommands()["import"]._actions[-1].choices["mteb"]._actions}
+    assert mteb["out"].metavar == "FILE"
+
+
 def help_examples() -> list[tuple[tuple[str, ...], list[str]]]:
     """Every `leaderboard` line of every help's "Example:" block, however deep: (the
     command whose help prints it, the line's words as a shell splits them). A line run

@@ -225,7 +225,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                        help="the label of the GPU runners (default: gpu)")
     audit.add_argument("--workflow", default="baselines.yml", metavar="FILE",
                        help="the one workflow allowed on them (default: baselines.yml)")
-    audit.add_argument("--branch", default="main",
+    audit.add_argument("--branch", default="main", metavar="BRANCH",
                        help="its branch, the one run-store deploys from (default: main)")
     audit.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL", API_URL),
                        metavar="URL", help="default: $GITHUB_API_URL or " + API_URL)

@@ -33,7 +33,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "  leaderboard import mteb ../mteb-results --out /tmp/mteb-results.json")
     mteb.add_argument("results_dir", metavar="RESULTS_DIR", type=Path)
     mteb.add_argument("--out", type=Path, default=DEFAULT_OUT / "mteb-results.json",
-                      help="output file (default: %(default)s)")
+                      metavar="FILE", help="output file (default: %(default)s)")
     add_data_dir(mteb)
     mteb.set_defaults(handler=run_mteb)
     every = new_command(
@@ -41,7 +41,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Rebuild every reported results file from its sources: the papers' transcribed "
         "tables, the PI-Indic authors' result files and MTEB's results (under --data-dir).",
         "  leaderboard import all --data-dir ../shared/data")
-    every.add_argument("--out-dir", type=Path, default=DEFAULT_OUT,
+    every.add_argument("--out-dir", type=Path, default=DEFAULT_OUT, metavar="DIR",
                        help="output folder (default: %(default)s)")
     add_data_dir(every)
     every.set_defaults(handler=run_all)

@@ -16,7 +16,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                     "matches task ids by prefix, with shell wildcards allowed "
                     "(`followtable` lists followtable/wqt, followtable/wtr, ...).",
                     "  leaderboard tasks followtable\n  leaderboard tasks 'pi-indic-val150/t4/*'")
-    p.add_argument("pattern", nargs="?", default="",
+    p.add_argument("pattern", nargs="?", default="", metavar="PATTERN",
                    help="task id prefix, shell wildcards allowed (default: every task)")
     p.add_argument("--json", action="store_true", help="print the registry entries as JSON")
     p.set_defaults(handler=run)
