@@ -258,6 +258,23 @@ def test_every_value_a_command_takes_is_named_for_what_it_is() -> None:
     assert mteb["out"].metavar == "FILE"
 
 
+def test_every_option_says_what_it_does() -> None:
+    """`ci error-report --help` listed its six options bare (--repo DIR with no default,
+    --reason TEXT with none of its own), `ci score-pending` its --after and --repo,
+    `ci pr-check` its --pr-number and `runs add` its one required option, --from FROM:
+    every option of every command has its line of help."""
+    root = build_parser()
+    bare = []
+    for line in command_lines(root):
+        parser = root
+        for word in line:
+            parser = next(a for a in parser._actions
+                          if isinstance(a, argparse._SubParsersAction)).choices[word]
+        bare += [(" ".join(line), a.option_strings[0]) for a in parser._actions
+                 if a.option_strings and not (a.help or "").strip()]
+    assert bare == []
+
+
 def help_examples() -> list[tuple[tuple[str, ...], list[str]]]:
     """Every `leaderboard` line of every help's "Example:" block, however deep: (the
     command whose help prints it, the line's words as a shell splits them). A line run

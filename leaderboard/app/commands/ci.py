@@ -52,7 +52,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "  leaderboard ci pr-check --base \"$BASE_SHA\" --head \"$HEAD_SHA\" --pr-number 42 "
         "--out pr-report")
     _add_pull_request_args(check)
-    check.add_argument("--pr-number", type=_optional_int, default=None, metavar="N")
+    _add_pr_number(check)
     check.add_argument("--out", type=Path, default=None, metavar="DIR",
                        help="report folder to upload as an artifact")
     add_seed(check, "seed of the significance tests (default: 0)")
@@ -82,12 +82,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "--out already holds a report, so the PR still gets a comment.",
         "  leaderboard ci error-report --base \"$BASE_SHA\" --head \"$HEAD_SHA\" --pr-number 42 "
         "--out pr-report --reason 'fetching the benchmark data failed'")
-    failed.add_argument("--base", required=True, metavar="COMMIT")
-    failed.add_argument("--head", required=True, metavar="COMMIT")
-    failed.add_argument("--repo", type=Path, default=Path("."), metavar="DIR")
-    failed.add_argument("--pr-number", type=_optional_int, default=None, metavar="N")
-    failed.add_argument("--out", type=Path, required=True, metavar="DIR")
-    failed.add_argument("--reason", default="a step of the check failed", metavar="TEXT")
+    _add_pull_request_args(failed)
+    _add_pr_number(failed)
+    failed.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="the report folder (pr-check's --out), uploaded as an artifact")
+    failed.add_argument("--reason", default="a step of the check failed", metavar="TEXT",
+                        help="what failed, as the comment says it (default: a step of the "
+                             "check failed)")
     failed.set_defaults(handler=run_error_report_cmd)
 
     body = new_command(
@@ -137,8 +138,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
                          help="the last commit a publish run pushed (publish.yml's push job "
                               "moves a tag to it): the range read starts there, so a push "
                               "whose run was replaced by a later one, or failed, is read too")
-    pending.add_argument("--after", default=None, metavar="COMMIT")
-    pending.add_argument("--repo", type=Path, default=Path("."), metavar="DIR")
+    pending.add_argument("--after", default=None, metavar="COMMIT",
+                         help="the commit pushed, where the range read ends (without it, "
+                              "only missing or stale results are found)")
+    pending.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
+                         help="the git repository, scored in its working tree (default: .)")
     pending.add_argument("--all", dest="every", action="store_true",
                          help="score every submission (a run whose push range is unknown "
                               "finds only missing or stale results)")
@@ -257,6 +261,13 @@ def _add_pull_request_args(parser: argparse.ArgumentParser) -> None:
                         help="the pull request's head commit")
     parser.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
                         help="the git repository (default: .)")
+
+
+def _add_pr_number(parser: argparse.ArgumentParser) -> None:
+    """The pull request's number, which the report records for the comment job."""
+    parser.add_argument("--pr-number", type=_optional_int, default=None, metavar="N",
+                        help="the pull request's number, which the report records and the "
+                             "comment job comments on (empty: unknown)")
 
 
 def _add_author_args(parser: argparse.ArgumentParser) -> None:

@@ -79,16 +79,18 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     add = new_command(
         actions, "add", "add run files to a submission and score it",
-        "Copy the run files under FROM (a submission folder or its runs/ folder) of the "
+        "Copy the run files under --from (a submission folder or its runs/ folder) of the "
         "tasks matching --tasks into SUBMISSION_DIR, replacing that task's files there and "
         "in its manifest, and score the submission, as one transaction: when anything is "
         "invalid, or the command is stopped, the submission is as it was.",
         "  leaderboard runs add submissions/my-model --from ../new-runs --tasks "
         "'followtable/*'")
     add.add_argument("submission", type=submission_dir, metavar="SUBMISSION_DIR")
-    add.add_argument("--from", dest="source", type=Path, required=True, metavar="FROM")
+    add.add_argument("--from", dest="source", type=Path, required=True, metavar="DIR",
+                     help="the folder whose run files are added: a submission folder or "
+                          "its runs/ folder")
     add.add_argument("--tasks", nargs="+", default=None, metavar="PATTERN",
-                     help="task ids or fnmatch patterns (default: every task under FROM)")
+                     help="task ids or fnmatch patterns (default: every task under --from)")
     add.add_argument("--quiet", action="store_true", help="no progress lines")
     add_data_dir(add)
     add.set_defaults(handler=run_add)
