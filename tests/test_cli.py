@@ -275,6 +275,17 @@ def test_every_option_says_what_it_does() -> None:
     assert bare == []
 
 
+def test_build_help_says_what_a_site_opened_from_disk_lacks(capsys) -> None:
+    """`build --help` said to serve the site "to use the search box": opened from disk,
+    the query explorer cannot load its files either (the build's own last line says so),
+    and a reader opened index.html and found the explorer empty."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["build", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "to use the query explorer and the search box" in text, text
+
+
 def help_examples() -> list[tuple[tuple[str, ...], list[str]]]:
     """Every `leaderboard` line of every help's "Example:" block, however deep: (the
     command whose help prints it, the line's words as a shell splits them). A line run

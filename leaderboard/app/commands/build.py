@@ -15,7 +15,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Read submissions/*/results.json and results/reported/*.json under the results root,\n"
         "render the pages (tables, downloads, charts, one page per submission) and run\n"
         "`mkdocs build --strict`. The site needs no network; open OUT/index.html, or serve it\n"
-        "with `python -m http.server -d OUT` to use the search box.\n\n"
+        "with `python -m http.server -d OUT` to use the query explorer and the search box.\n\n"
         "Pages link each other relatively, so the site works at any address, all but\n"
         "404.html: the server shows it at any missing path, at any depth, so it links from\n"
         "the site's address, --site-url (publish.yml passes the one GitHub Pages reports).",
@@ -63,5 +63,6 @@ def run(args: argparse.Namespace) -> int:
         # Opened from disk, pages show but the explorer and the search box cannot load
         # their files: serving the folder is the way to use it all.
         print(f"serve it: python -m http.server -d {shlex.quote(str(built))} 8000, then open "
-              f"http://127.0.0.1:8000/ (or open {built / 'index.html'} without the explorer)")
+              f"http://127.0.0.1:8000/ (or open {built / 'index.html'} without the explorer "
+              "and the search box)")
     return 0
