@@ -145,9 +145,14 @@ def test_an_unreadable_file_is_invalid_whatever_its_role(capsys, data_dir: Path,
 
 
 def test_exit_2_on_missing_altered(capsys, data_dir: Path, wtr_runs) -> None:
+    """The message names each option as the usage line above it does (it said --original
+    FILE under a usage of --original RUN)."""
     err = usage_error(capsys, "eval", WTR, "--original", str(wtr_runs["original"]),
                       "--data-dir", str(data_dir))
-    assert "followtable/wtr takes --original FILE --altered FILE" in err
+    assert "followtable/wtr takes --original RUN --altered RUN" in err
+    assert "[--original RUN]" in err
+    err = usage_error(capsys, "explain", "pi-indic-val150/t4/hin", "--run", "x.trec")
+    assert "pi-indic-val150/t4/hin takes --predictions FILE" in err
 
 
 def test_exit_2_on_unknown_command_and_option(capsys) -> None:

@@ -84,7 +84,8 @@ def task_and_files(args: argparse.Namespace) -> tuple["Task", dict[str, Path]]:
     given = {role: getattr(args, role) for role in ROLE_FILES
              if getattr(args, role) is not None}
     if sorted(given) != sorted(task.roles):
-        args.parser.error(f"{task.id} takes {' '.join(f'--{r} FILE' for r in task.roles)}")
+        args.parser.error(f"{task.id} takes "
+                          f"{' '.join(f'--{r} {ROLE_FILES[r][0]}' for r in task.roles)}")
     return task, given
 
 
