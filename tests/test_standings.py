@@ -69,8 +69,9 @@ def test_no_tiered_column_marks_a_leader_that_is_not_its_best_verified_value(
         for value, key in verified:
             assert tiers[key].mean == value
         if index == table.view.sort_column:
-            first = next(r.key for r in table.rows if r.verified and r.key in tiers)
-            assert first in near, view_id
+            # The first tested line is the leader's (its tied rows follow it).
+            first = next(ln for ln in table.lines if ln.verified and ln.cells[index].tier)
+            assert first.source.key == leaders[0], view_id
         checked += 1
     assert checked >= 50  # FollowTable and PI-Indic T1-T3 views of the two baselines
 
@@ -321,6 +322,49 @@ def test_a_row_scored_on_another_data_revision_is_unranked_after_the_ranked_rows
                             sort_column=1, tiered_column=None), rows)
     assert by_wtr.line_ranks() == {"best-old": 1, "on-a": 2, "low-old": 3, "on-b": 4}
     assert not by_wtr.off_pin and not by_wtr.tier_note
+
+
+def _shifted(sid: str, base: SystemResult, shift: float) -> SystemResult:
+    """``base`` with every per-query score moved by ``shift``, under the id ``sid``."""
+    return _system(sid, {t: {q: v + shift for q, v in s.per_query["IRS"].items()}
+                         for t, s in base.tasks.items()})
+
+
+def test_the_best_verified_line_comes_first_of_the_lines_tied_with_it() -> None:
+    """A rerun 0.05 points (x100) above the best verified, within the reproducibility
+    threshold, is tied with it and the tie goes to the smaller id: the heading named
+    a-lead the best verified, yet the table showed z-rerun first (# 1, "tied with best
+    verified", +0.0) and a-lead second (# 2, "best verified"), and the downloads ranked
+    them so: the lines were sorted by value after the tiers had put the leader first of
+    its tied rows. The leader's line now comes first of the tested lines, and every
+    surface's rank follows it; a reported row above stays above, and a row above by more
+    than the threshold would be the leader itself."""
+    lead = _scored("a-lead", 0.5)
+    rows = [_submitted(_shifted("z-rerun", lead, REPRODUCIBILITY_THRESHOLD / 2)),
+            _submitted(_shifted("y-rerun", lead, REPRODUCIBILITY_THRESHOLD / 4)),
+            _submitted(lead), _submitted(_scored("m-low", 0.3)),
+            Row(key="paper", system=_system("paper", figures={"followtable/wtr": 0.9,
+                                                              "followtable/wqt": 0.9},
+                                            reported=True), origin=Path("x"))]
+    view = View(id="followtable/test", label="t", title="t", columns=(TWO,), tiered_column=0)
+    table = fill_view(view, rows)
+    tier_tables([table])
+    assert table.leader().key == "a-lead"
+    assert table.values["z-rerun"][0] > table.values["y-rerun"][0] > table.values["a-lead"][0]
+    order = ["paper", "a-lead", "z-rerun", "y-rerun", "m-low"]
+    assert [ln.key for ln in table.lines] == order
+    assert table.line_ranks() == {key: i for i, key in enumerate(order, 1)}
+    gaps = [(row.key, row.gap.text) for row in display_rows(table, "followtable.md")]
+    assert gaps[:2] == [("paper", "not tested"), ("a-lead", "best verified")]
+    context = table_context(table, "followtable.md")
+    assert context["leader"]["name"] == "a-lead" and context["leader"]["above"] == 1
+    html = str(context["body"])
+    assert [html.index(f'data-k="{key}"') for key in order] == sorted(
+        html.index(f'data-k="{key}"') for key in order)
+    assert re.search(r'<tr[^>]*data-k="a-lead"[^>]*><td data-v="2"', html)
+    _, records = view_records(table, lambda row: "scored")
+    assert [(r["model_id"], r["rank"]) for r in records] == [
+        (key, i) for i, key in enumerate(order, 1)]
 
 
 def test_every_surface_leaves_a_row_scored_on_another_data_revision_unranked(

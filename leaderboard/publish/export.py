@@ -118,7 +118,9 @@ TABLES = (
               "view": "the view's id (home: the home table)",
               "column": "the column's id within the view",
               "rank": "the line's place in the view's default order among its ranked "
-                      "lines, on its sort column, reported rows included (null: on home, "
+                      "lines, on its sort column, reported rows included, the best "
+                      "verified line first of the tested lines (those it passes are within "
+                      "the reproducibility threshold of it, tied with it) (null: on home, "
                       "on the no-skill reference line, for a line with no figure in the "
                       "sort column, and for one whose figure there was scored on another "
                       "data revision than the pin, its off_pin_revision: not ranked with "

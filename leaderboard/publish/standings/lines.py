@@ -24,6 +24,12 @@ A line never mixes rows: a cell its source has no figure for is empty, whatever 
 row gives, so a row's average is always the mean of its own cells and its language set
 is one.
 
+Lines are in order of their sort column's figure, best first, except that the **best
+verified** line (where the sort column is the tested one) comes first of the tested lines:
+a tested line it would follow is within the reproducibility threshold of it, tied with it,
+and the tie is the leader's (:func:`leader_first`). So the table, its heading, every
+surface's rank and the no-skill reference's place agree on who stands first.
+
 A line whose figure in the view's sort column was scored on another data revision than
 the registry pins for one of the column's tasks (:attr:`ModelLine.off_pin`) is shown,
 marked, and **not ranked**: a rank would order figures measured on other data as if
@@ -35,16 +41,19 @@ the downloads list every source.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TypeVar
 
 from leaderboard.benchmarks import declared
 from leaderboard.benchmarks.views import Column, View
 from leaderboard.publish.models import ModelRecord, resolve_model
 
 from .rows import Row
-from .verdicts import TierInfo
+from .verdicts import TIER_LEADER, TIER_REPORTED, TierInfo
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -158,6 +167,23 @@ def _line_order(line: ModelLine, column: Column, index: int) -> tuple:
             not cell.verified, line.name.casefold(), line.key)
 
 
+def leader_first(order: list[T], tier_of: Callable[[T], str | None]) -> list[T]:
+    """``order`` (best value first) with its leader, the item whose tier (``tier_of``) is
+    the leader's, moved before the first tested item (a tier other than "reported"; None:
+    not tested). The tested items it passes have values within the reproducibility
+    threshold of its own (:func:`leaderboard.publish.stats.tiers.pick_leader` chose it
+    among them), so this is the order of the tiers: a difference below the threshold is a
+    tie, and the tie is the leader's. Reported and untested items keep their places."""
+    tested = [i for i, item in enumerate(order)
+              if (tier := tier_of(item)) is not None and tier != TIER_REPORTED]
+    lead = next((i for i in tested if tier_of(order[i]) == TIER_LEADER), None)
+    if lead is None or lead == tested[0]:
+        return order
+    out = list(order)
+    out.insert(tested[0], out.pop(lead))
+    return out
+
+
 def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | None]],
                 tiers: Mapping[int, dict[str, TierInfo]],
                 off_pin: Mapping[str, frozenset[int]]) -> list[ModelLine]:
@@ -166,8 +192,9 @@ def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | N
     revision than the pin for a task of the view, the indices of the columns whose figure
     that is) as one line per model, each from one source, in the view's default order:
     the ranked lines first, best value of the sort column first, verified before reported
-    at equal values, then by name; then the lines scored off the pin in the sort column,
-    alike (not ranked); then those without a figure in it."""
+    at equal values, then by name, the best verified line first of the tested ones where
+    the sort column is tested (:func:`leader_first`); then the lines scored off the pin in
+    the sort column, alike (not ranked); then those without a figure in it."""
     own = own_sources(view.id)
     by_model: dict[str, tuple[ModelRecord, list[Row]]] = {}
     for row in rows:
@@ -192,5 +219,8 @@ def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | N
         lines.append(ModelLine(rec, source, model_rows, cells,
                                off_pin.get(source.key, frozenset())))
     sort_col = view.columns[view.sort_column]
-    lines.sort(key=lambda line: _line_order(line, sort_col, view.sort_column))
-    return lines
+    index = view.sort_column
+    lines.sort(key=lambda line: _line_order(line, sort_col, index))
+    if view.tiered_column != index:
+        return lines
+    return leader_first(lines, lambda line: t.tier if (t := line.cells[index].tier) else None)

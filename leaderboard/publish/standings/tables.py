@@ -28,7 +28,7 @@ from leaderboard.core.report import plural
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import SystemResult, off_pin_revisions
 
-from .lines import ModelLine, model_lines, ranked
+from .lines import ModelLine, leader_first, model_lines, ranked
 from .references import view_references
 from .rows import Row
 from .statistic import Basis, column_value, tested_scores, unit_scores
@@ -45,7 +45,7 @@ _CACHE_FORMAT = ("standings-5: units sampled independently, rank intervals, test
 @dataclass
 class ViewTable:
     view: View
-    rows: list[Row]                                   # default order
+    rows: list[Row]             # default order (the leader first of the tested rows)
     values: dict[str, list[float | None]]             # row key -> value per column
     # column index -> row key -> tier; only tested columns have entries
     tiers: dict[int, dict[str, TierInfo]] = field(default_factory=dict)
@@ -360,15 +360,8 @@ def _apply_tiers(work: _TierWork) -> None:
         if info.mean is not None:
             table.values[key][index] = info.mean
     if index == table.view.sort_column:
-        table.rows = sort_rows(table.rows, table.values, column, index)
-        # A leader chosen among rows tied within the reproducibility threshold comes
-        # first of them (the rows it passes are within the threshold of it).
-        lead = next((r for r in table.rows if (t := tested.get(r.key))
-                     and t.tier == TIER_LEADER), None)
-        first = next((i for i, r in enumerate(table.rows) if r.key in tested), None)
-        if lead is not None and first is not None and table.rows[first] is not lead:
-            table.rows.remove(lead)
-            table.rows.insert(first, lead)
+        table.rows = leader_first(sort_rows(table.rows, table.values, column, index),
+                                  lambda r: t.tier if (t := out.get(r.key)) else None)
     table._lines = None  # lined up again on the tested values
     one = len(work.untested) == 1
     untested = (f"{plural(len(work.untested), 'verified row')} "
@@ -407,7 +400,9 @@ class ColumnStandings:
     """Standings of a set of systems on one column (the PR comment's per-task view)."""
 
     values: dict[str, float | None]
-    order: list[str]                       # ids, best first; systems without a value last
+    # ids, best first (the leader first of the tested ones, :func:`.lines.leader_first`);
+    # systems without a value last
+    order: list[str]
     leader: str | None                     # the tested leader (verified, per-query scores)
     tiers: dict[str, TierInfo]
     untested: list[str]                    # verified ids without per-query scores
@@ -452,5 +447,7 @@ def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: i
         if info.mean is not None:
             values[sid] = info.mean
     leader = next((sid for sid, t in tiers.items() if t.tier == TIER_LEADER), None)
-    return ColumnStandings(values=values, order=_order(systems, values, column), leader=leader,
-                           tiers=tiers, untested=sorted(untested), test=test)
+    order = leader_first(_order(systems, values, column),
+                         lambda sid: t.tier if (t := tiers.get(sid)) else None)
+    return ColumnStandings(values=values, order=order, leader=leader, tiers=tiers,
+                           untested=sorted(untested), test=test)
