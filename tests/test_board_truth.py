@@ -916,7 +916,7 @@ def test_every_statement_of_the_source_rule_puts_a_submission_on_the_pinned_data
     from leaderboard.publish.standings.lines import source_order
 
     key = inspect.getsource(source_order)
-    assert "return (0, off_pin, 0, -value" in key  # off the pin sorts before the value
+    assert "return (0, off_pin, not leads, -value" in key  # off the pin sorts first
     readme = " ".join((REPO / "README.md").read_text("utf-8").split())
     metrics = " ".join((REPO / "leaderboard" / "publish" / "site" / "templates" /
                         "metrics.md.j2").read_text("utf-8").split())

@@ -367,6 +367,31 @@ def test_the_best_verified_line_comes_first_of_the_lines_tied_with_it() -> None:
         (key, i) for i, key in enumerate(order, 1)]
 
 
+def test_a_models_line_is_its_best_verified_submission_when_a_rerun_is_tied_above() -> None:
+    """Two submissions of one model, the rerun 0.05 points above, within the
+    reproducibility threshold: the tie went to the smaller id, the first, but the model's
+    line took its figures from the rerun, the better value, so the table showed no best
+    verified row and no heading naming one, and every other row's difference was from a
+    row the table did not show. The line is the submission its test ranks first, the
+    best verified, and the rerun is listed among its other sources."""
+    lead = _scored("a-lead", 0.5)
+    rerun = _shifted("z-rerun", lead, REPRODUCIBILITY_THRESHOLD / 2)
+    lead, rerun = (s.model_copy(update={"model": ModelInfo(name="Model M")})
+                   for s in (lead, rerun))
+    rows = [_submitted(lead), _submitted(rerun), _submitted(_scored("m-low", 0.3))]
+    view = View(id="followtable/test", label="t", title="t", columns=(TWO,), tiered_column=0)
+    table = fill_view(view, rows)
+    tier_tables([table])
+    assert table.leader().key == "a-lead"
+    line = table.lines[0]
+    assert (line.name, line.source.key, [r.key for r in line.others]) == (
+        "Model M", "a-lead", ["z-rerun"])
+    assert line.cells[0].tier.tier == TIER_LEADER
+    assert [row.gap.text for row in display_rows(table, "followtable.md")][0] == (
+        "best verified")
+    assert table_context(table, "followtable.md")["leader"]["name"] == "Model M"
+
+
 def test_every_surface_leaves_a_row_scored_on_another_data_revision_unranked(
         off_pin_board: Board) -> None:
     """After the pin moved, all-MiniLM, kept on the old FollowTable revision, stood 17th

@@ -46,7 +46,8 @@ from .verdicts import STATISTIC_FIELDS, TIER_TEXT, TierInfo, tier_statistics
 STATISTIC_NOTE = (
     "One record per model, every figure from one row (system_id, source): a verified "
     "submission first (one scored on the data revision the registry pins before one "
-    "scored on another, then the best on the tested column), else a reported row giving the "
+    "scored on another, then the best on the tested column, the best verified row before "
+    "one tied with it up to the reproducibility threshold above it), else a reported row giving the "
     "sort column, by source: the benchmark's own (its paper; on PI-Indic's full set the "
     "authors' result files, then the paper), another paper, the PI-Indic authors' result "
     "files, then MTEB's results (newest mteb first). other_sources names the model's other "

@@ -12,7 +12,10 @@ of a line comes from one row, its **source**, picked from the model's rows by th
 1. a verified submission: one scored on the data revision the registry pins for every
    task of the view before one scored on another for some (:func:`.tables.off_pin_of`:
    its figures are on other data, tested against no row), then the best of them on the
-   view's tiered column, as its test ranks it (else on its sort column);
+   view's tiered column, as its test ranks it: the best verified row first (its tie
+   with a row of the model up to the reproducibility threshold above it is its own,
+   :func:`leaderboard.publish.stats.tiers.pick_leader`), then by value (else on the
+   view's sort column);
 2. a reported row, one that gives the view's sort column before one that does not, by
    source: the benchmark's own sources, in the order its declaration gives them
    (:attr:`leaderboard.benchmarks.declaration.Benchmark.own_sources`: the benchmark's own
@@ -139,17 +142,18 @@ _KIND_RANK = {"paper": 0, "pi-indic-results": 1, "mteb-results": 2}
 
 
 def source_order(row: Row, values: list[float | None], view: View, own: tuple[str, ...],
-                 off_pin: bool) -> tuple:
+                 off_pin: bool, leads: bool = False) -> tuple:
     """Sort key of a model's rows competing to be its line's source: the smallest wins
     (module docstring). ``values`` are the row's values in the view's columns;
     ``off_pin``: the row was scored on another data revision than the pin for a task of
-    the view."""
+    the view; ``leads``: the row is the best verified of the view's tiered column."""
     if row.verified:
         index = view.tiered_column if view.tiered_column is not None else view.sort_column
         column, value = view.columns[index], values[index]
         if value is None:
             return (0, off_pin, 1, 0.0, row.key)
-        return (0, off_pin, 0, -value if column.higher_is_better else value, row.key)
+        return (0, off_pin, not leads, -value if column.higher_is_better else value,
+                row.key)
     lacks_sort = values[view.sort_column] is None
     system_id = row.system.system_id
     mine = next((i for i, prefix in enumerate(own) if system_id.startswith(prefix)), None)
@@ -202,11 +206,12 @@ def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | N
         by_model.setdefault(rec.id, (rec, []))[1].append(row)
     lines = []
     column_tiers = [tiers.get(i) or {} for i in range(len(view.columns))]
+    tiered = column_tiers[view.tiered_column] if view.tiered_column is not None else {}
     for rec, model_rows in by_model.values():
         if len(model_rows) > 1:
-            model_rows = sorted(model_rows,
-                                key=lambda r: source_order(r, values[r.key], view, own,
-                                                          bool(off_pin.get(r.key))))
+            model_rows = sorted(model_rows, key=lambda r: source_order(
+                r, values[r.key], view, own, bool(off_pin.get(r.key)),
+                (t := tiered.get(r.key)) is not None and t.tier == TIER_LEADER))
         source, rest = model_rows[0], model_rows[1:]
         own_values = values[source.key]
         cells = []
