@@ -490,13 +490,14 @@ MINILM = {"all-MiniLM-L6-v2": "the name of the reference model all-minilm-l6-v2"
     "all-MiniLM-L6-v2\u3000", "\uff41\uff4c\uff4c-MiniLM-L6-v2",
     "all\u2010MiniLM\u2011L6\u2212v2", "all-Mini\u200dLM-L6-v2", "all-Mini\u200cLM-L6-v2",
     "all-MiniLM-L6-v2\ufe0f", "aIl-MiniLM-L6-v2", "all-MiniLM-L6-v2\u2800",
-    "all-MiniLM-L\u2076-v\u2082",
+    "all-MiniLM-L\u2076-v\u2082", "ALL-MINILM-L6-V2", "ALL-MINILM-L6-V2\u00a0",
 ])
 def test_a_model_name_that_reads_as_anothers_is_refused(name: str) -> None:
     """A name that differs from a reference model's only in case, width, white space,
     dashes, an I for an l or characters that show as nothing read as that model's on the
     board while being another text, so another model line: it is refused, naming the
-    name it reads as."""
+    name it reads as. In capitals too: 'ALL-MINILM-L6-V2' passed, its capital I's taken
+    for l's where the reference name has small i's ('all-mlnllm-l6-v2')."""
     from leaderboard.submission.ids import name_lookalike_problem
 
     assert name_lookalike_problem("all-MiniLM-L6-v2", MINILM) is None

@@ -31,11 +31,12 @@ No package FollowBoard depends on ships Unicode's confusables data (UTS #39), so
 compared by a documented skeleton (:func:`folded_name`): NFKC, case folded, without the
 default-ignorable characters (a joiner stays beside the letters of a script written with
 it, Persian and Indic words, but not beside a Latin one), each dash a hyphen, white space
-one space and a capital I a small l (sans-serif type draws them alike). The look-alike
-letters of other scripts are not mapped; instead a name mixing Latin, Greek, Cyrillic or
-Cherokee letters is refused (:func:`mixed_script_problem`, the rule of UTS #39's
-"moderately restrictive" level for these scripts): Latin with any other one script, and
-any one script alone, stay.
+one space and a capital I a small l (sans-serif type draws them alike); names that fold
+alike but for that I (:func:`case_folded_name`: ``ALL-MINILM`` and ``all-MiniLM``, one's
+I's the other's i's) read alike too. The look-alike letters of other scripts are not
+mapped; instead a name mixing Latin, Greek, Cyrillic or Cherokee letters is refused
+(:func:`mixed_script_problem`, the rule of UTS #39's "moderately restrictive" level for
+these scripts): Latin with any other one script, and any one script alone, stay.
 """
 
 from __future__ import annotations
@@ -138,7 +139,23 @@ def _joined(text: str, i: int) -> bool:
 def folded_name(name: str) -> str:
     """A model's ``name`` as a reader takes it (the module docstring's skeleton): names
     that fold alike read alike."""
-    text = unicodedata.normalize("NFKC", name).replace("I", "l")
+    return _folded(name, skeleton=True)
+
+
+def case_folded_name(name: str) -> str:
+    """``name`` folded as :func:`folded_name` does but for its look-alike letters (a
+    capital I stays an I): names that differ only in case fold alike, a capital I
+    against a small one too ('ALL-MINILM' against 'all-MiniLM', whose skeletons differ:
+    'all-mlnllm' and 'all-minilm')."""
+    return _folded(name, skeleton=False)
+
+
+def _folded(name: str, *, skeleton: bool) -> str:
+    """``name`` NFKC, case folded, without what shows as nothing, each dash a hyphen and
+    its white space one space; with ``skeleton``, a capital I an l first."""
+    text = unicodedata.normalize("NFKC", name)
+    if skeleton:
+        text = text.replace("I", "l")
     text = unicodedata.normalize("NFKC", text.casefold())
     text = "".join(c for i, c in enumerate(text)
                    if not _IGNORABLE.fullmatch(c) or (c in _JOINERS and _joined(text, i)))
@@ -168,17 +185,17 @@ def mixed_script_problem(name: str) -> str | None:
 
 def name_lookalike_problem(name: str, taken: Mapping[str, str]) -> str | None:
     """Why ``name`` may not be a new model's name (None: it may): it mixes look-alike
-    scripts (:func:`mixed_script_problem`), or it folds (:func:`folded_name`) as a name of
-    ``taken`` does (each with whose it is, e.g. "the name of the reference model bm25s";
-    the first such name named) but is another text. A name of ``taken`` itself is the
-    same model, and no look-alike."""
+    scripts (:func:`mixed_script_problem`), or it folds (:func:`folded_name`, or
+    :func:`case_folded_name`) as a name of ``taken`` does (each with whose it is, e.g.
+    "the name of the reference model bm25s"; the first such name named) but is another
+    text. A name of ``taken`` itself is the same model, and no look-alike."""
     if name in taken:
         return None
     if problem := mixed_script_problem(name):
         return problem
-    folded = folded_name(name)
+    folded, case_folded = folded_name(name), case_folded_name(name)
     for other, whose in taken.items():
-        if folded_name(other) == folded:
+        if folded_name(other) == folded or case_folded_name(other) == case_folded:
             return (f"the model name {name!r} reads as {other!r}, {whose}, but is another "
                     "text (it differs only in case, width, white space, dashes, an I for "
                     f"an l or invisible characters): write {other!r} exactly if it is that "
