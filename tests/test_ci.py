@@ -1832,13 +1832,20 @@ MINILM = "the name of the reference model all-minilm-l6-v2 (reference_models/mod
                                          "base branch", None),
     ("\u0430ll-MiniLM-L6-v2", None, "Cyrillic ('\u0430', U+0430) and Latin ('l', U+006C)",
      False),
+    ("all-MiniLM-L6-\u03bd2", "all-MiniLM-L6-v2", MINILM, False),
+    ("\u050c\u0422\u0415-\u042c\u0430\u0455\u0435", "GTE-base",
+     "the name of the reference model gte-base (reference_models/models.yaml)", False),
+    ("\u0392\u039c25", "BM25", "a name of the model bm25 in the model registry", False),
 ])
 def test_a_new_model_name_that_reads_as_the_boards_is_refused(
         repo, wtr, data_dir, tmp_path, capsys, name, other, whose, beside):
     """A stranger's submission named 'all-Mini\u200dLM-L6-v2' (a joiner between Latin
     letters), full-width or with a Cyrillic 'а' passed: the board, the comment and the
     downloads showed the reference model's name on a line of its own, with the type and
-    size the stranger chose (ids had a look-alike check, names none). validate (against
+    size the stranger chose (ids had a look-alike check, names none). So did one written
+    wholly in Cyrillic ('ԌТЕ-Ьаѕе') or Greek ('\u0392\u039c25') look-alikes, which mixes
+    no script in a word; 'all-MiniLM-L6-\u03bd2', refused for mixing scripts while that
+    rule was the name's, is refused for reading as all-MiniLM-L6-v2. validate (against
     the reference models', the registry's and the submissions beside it) and pr-check
     (also the base branch's merged and reported rows) refuse it at the name's line of
     metadata.yaml, naming the name it reads as."""
@@ -1879,6 +1886,20 @@ def test_the_very_name_of_a_merged_model_joins_its_line(repo, wtr, data_dir, tmp
     merged = read_results(root / "submissions" / "old-model" / "results.json").systems[0]
     rerun = read_results(out_dir / "results" / "old-model-rerun" / "results.json").systems[0]
     assert resolve_model(merged).id == resolve_model(rerun).id
+
+
+def test_a_name_mixing_scripts_across_words_passes(repo, wtr, data_dir, tmp_path, capsys):
+    """A Russian-speaking lab's 'ruBERT (русский)' was refused by validate and pr-check
+    for mixing Latin and Cyrillic letters, though no word of it does and it reads as no
+    name on the board: both pass it."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "ruBERT (\u0440\u0443\u0441\u0441\u043a"
+                                                 "\u0438\u0439)", wtr, quality="good")
+    capsys.readouterr()
+    code = main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"])
+    assert code == 0, capsys.readouterr().out
+    head = commit_all(root, "add new-model")
+    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0
 
 
 def test_every_name_on_the_board_passes_the_lookalike_check() -> None:

@@ -327,6 +327,37 @@ def test_the_docs_say_which_ids_are_taken_as_the_validator_refuses_them(doc: str
     assert lookalike_problem(claim[4], {claim[5]: "a reference model's"}) is not None
 
 
+@pytest.mark.parametrize(("doc", "refused", "fine"), [
+    ("README.md", ["All-MiniLM-L6-v2", "ALL-MINILM-L6-V2", "all-MiniLM-L6-\u03bd2",
+                   "\u0412\u041c25", "\u041ciniLM"],
+     ["ruBERT (\u0440\u0443\u0441\u0441\u043a\u0438\u0439)",
+      "SBERT-\u043f\u043e\u0438\u0441\u043a v2", "\u03b2-VAE"]),
+    ("leaderboard/publish/site/templates/submit.md.j2",
+     ["All-MiniLM-L6-v2", "all-MiniLM-L6-\u03bd2", "\u0412\u041c25", "\u041ciniLM"],
+     ["ruBERT (\u0440\u0443\u0441\u0441\u043a\u0438\u0439)", "\u03b2-VAE"]),
+])
+def test_the_docs_say_which_model_names_are_refused_as_the_check_does(
+        doc: str, refused: list[str], fine: list[str]) -> None:
+    """The README and How to submit said a name mixing Latin, Greek, Cyrillic or Cherokee
+    letters is refused and 'a name in one script, or in Latin and one other, is fine',
+    while the check refused Latin beside Cyrillic anywhere; the rule is now the word's.
+    Each example they give is refused or passes against the board's names as they say,
+    and the README names the confusables version the table in ids.py was copied from."""
+    from leaderboard.app.board_ids import taken_names
+    from leaderboard.submission.ids import name_lookalike_problem
+
+    text = " ".join((REPO / doc).read_text(encoding="utf-8").split())
+    taken = taken_names()
+    for name in refused:
+        assert f"`{name}`" in text and name_lookalike_problem(name, taken), name
+    for name in fine:
+        assert f"`{name}`" in text and name_lookalike_problem(name, taken) is None, name
+    if doc == "README.md":
+        ids = (REPO / "leaderboard" / "submission" / "ids.py").read_text(encoding="utf-8")
+        version = re.search(r"`confusables\.txt`, version ([\d.]+)", text)
+        assert version and f"Version {version[1]}" in ids
+
+
 def test_how_to_submit_says_a_short_run_is_refused_as_the_readme_does() -> None:
     """How to submit's depth rule said 'A shorter list scores the missing documents as
     unranked', while check-run, validate and CI refuse a run with a short query

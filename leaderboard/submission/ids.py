@@ -28,15 +28,21 @@ type and size of its submitter's choosing: :func:`name_lookalike_problem` refuse
 `ci pr-check` and in `validate` of a submission not merged yet, as the ids' check is.
 
 No package FollowBoard depends on ships Unicode's confusables data (UTS #39), so names are
-compared by a documented skeleton (:func:`folded_name`): NFKC, case folded, without the
-default-ignorable characters (a joiner stays beside the letters of a script written with
-it, Persian and Indic words, but not beside a Latin one), each dash a hyphen, white space
-one space and a capital I a small l (sans-serif type draws them alike); names that fold
-alike but for that I (:func:`case_folded_name`: ``ALL-MINILM`` and ``all-MiniLM``, one's
-I's the other's i's) read alike too. The look-alike letters of other scripts are not
-mapped; instead a name mixing Latin, Greek, Cyrillic or Cherokee letters is refused
-(:func:`mixed_script_problem`, the rule of UTS #39's "moderately restrictive" level for
-these scripts): Latin with any other one script, and any one script alone, stay.
+compared by a skeleton of the module's own (:func:`folded_name`), after UTS #39's: NFKC;
+each Greek, Cyrillic and Cherokee letter that the standard's confusables.txt maps to one
+Latin letter, that letter (a table copied by hand and partial: :data:`_LATIN_LOOKALIKES`
+says what it leaves out), and a capital I a small l (sans-serif type draws them alike);
+then case folded, without the default-ignorable characters (a joiner stays beside the
+letters of a script written with it, Persian and Indic words, but not beside a Latin
+one), each dash a hyphen and white space one space. The mapping comes before case
+folding, as a capital Cyrillic 'М' looks like an M and a small 'м' like no Latin letter,
+so names are also compared folded without it and without that I
+(:func:`case_folded_name`): ``ALL-MINILM`` reads as ``all-MiniLM``, ``МОДЕЛЬ`` as
+``модель``. A word (letters, marks and digits) mixing Latin, Greek, Cyrillic or Cherokee
+letters is refused whatever the board holds (:func:`mixed_script_problem`: UTS #39's
+"moderately restrictive" rule for these scripts, applied to each word rather than the
+whole name): no table lists every look-alike. A name whose words are each in one script ('ruBERT (русский)', 'β-VAE')
+passes unless it reads as a name the board holds.
 """
 
 from __future__ import annotations
@@ -111,11 +117,64 @@ _IGNORABLE = re.compile(
     "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
 _JOINERS = "\u200c\u200d"
-# Scripts whose letters are the Latin letters' look-alikes (and each other's): a name may
-# hold the letters of one of them, not of two. Named as Unicode's character names begin.
+# Scripts whose letters are the Latin letters' look-alikes (and each other's): a word may
+# hold the letters of one of them, not of two. Named as Unicode's character names name them.
 LOOKALIKE_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC", "CHEROKEE")
 # A blank that is no white space: the Braille pattern without dots.
 _BLANKS = "\u2800"
+# The Greek, Cyrillic and Cherokee letters that Unicode's confusables.txt (UTS #39,
+# Version 17.0.0, 2025-07-22) maps to one Latin letter, by that letter, written out by
+# hand from its lines (e.g. "0430 ;\t0061 ;\tMA # CYRILLIC SMALL LETTER A → LATIN SMALL
+# LETTER A"). Partial: the file's other sources (mathematical and full-width letters,
+# which NFKC folds already; Armenian, Lisu, Coptic...), its targets of two letters ('м' is
+# 'rn') or not in a-z ('κ' and 'к' are 'ĸ', 'н' is 'ʜ') and the letters NFKC changes first
+# ('ϲ', 'ϱ') are left out.
+_LATIN_LOOKALIKES = {
+    "a": "αа",  # 03B1 0430
+    "b": "ЬᏏ",  # 042C 13CF
+    "c": "сꮯ",  # 0441 ABAF
+    "d": "ԁᏧ",  # 0501 13E7
+    "e": "еҽ",  # 0435 04BD
+    "h": "һᏂ",  # 04BB 13C2
+    "i": "ιіꙇꭵᎥ",  # 03B9 0456 A647 AB75 13A5
+    "j": "ϳј",  # 03F3 0458
+    "l": "ΙІӏӀ",  # 0399 0406 04CF 04C0
+    "o": "οσо",  # 03BF 03C3 043E
+    "p": "ρр",  # 03C1 0440
+    "q": "ԛ",  # 051B
+    "r": "гꮁ",  # 0433 AB81
+    "s": "ѕꮪ",  # 0455 ABAA
+    "u": "υ",  # 03C5
+    "v": "νѵꮩ",  # 03BD 0475 ABA9
+    "w": "ѡшԝꮃ",  # 0461 0448 051D AB83
+    "x": "х",  # 0445
+    "y": "γуү",  # 03B3 0443 04AF
+    "z": "ꮓ",  # AB93
+    "A": "ΑАᎪ",  # 0391 0410 13AA
+    "B": "ΒВᏴ",  # 0392 0412 13F4
+    "C": "СᏟ",  # 0421 13DF
+    "D": "Ꭰ",  # 13A0
+    "E": "ΕЕᎬ",  # 0395 0415 13AC
+    "F": "Ϝ",  # 03DC
+    "G": "ԌᏀᏳ",  # 050C 13C0 13F3
+    "H": "ΗНᎻ",  # 0397 041D 13BB
+    "J": "ͿЈᎫ",  # 037F 0408 13AB
+    "K": "ΚКᏦ",  # 039A 041A 13E6
+    "L": "Ꮮ",  # 13DE
+    "M": "ΜϺМᎷ",  # 039C 03FA 041C 13B7
+    "N": "Ν",  # 039D
+    "O": "ΟО",  # 039F 041E
+    "P": "ΡРᏢ",  # 03A1 0420 13E2
+    "R": "ᎡᏒ",  # 13A1 13D2
+    "S": "ЅᏕᏚ",  # 0405 13D5 13DA
+    "T": "ΤТᎢ",  # 03A4 0422 13A2
+    "V": "ѴᏙ",  # 0474 13D9
+    "W": "ԜᎳᏔ",  # 051C 13B3 13D4
+    "X": "ΧХ",  # 03A7 0425
+    "Y": "ΥУҮᎩᎽ",  # 03A5 0423 04AE 13A9 13BD
+    "Z": "ΖᏃ",  # 0396 13C3
+}
+_TO_LATIN = {ord(char): latin for latin, chars in _LATIN_LOOKALIKES.items() for char in chars}
 
 
 def _script(char: str) -> str | None:
@@ -152,10 +211,12 @@ def case_folded_name(name: str) -> str:
 
 def _folded(name: str, *, skeleton: bool) -> str:
     """``name`` NFKC, case folded, without what shows as nothing, each dash a hyphen and
-    its white space one space; with ``skeleton``, a capital I an l first."""
+    its white space one space; with ``skeleton``, each letter of :data:`_LATIN_LOOKALIKES`
+    the Latin letter it looks like, and a capital I an l, first (before case folding: a
+    capital Cyrillic 'М' is an 'M', a small 'м' none)."""
     text = unicodedata.normalize("NFKC", name)
     if skeleton:
-        text = text.replace("I", "l")
+        text = text.translate(_TO_LATIN).replace("I", "l")
     text = unicodedata.normalize("NFKC", text.casefold())
     text = "".join(c for i, c in enumerate(text)
                    if not _IGNORABLE.fullmatch(c) or (c in _JOINERS and _joined(text, i)))
@@ -164,23 +225,57 @@ def _folded(name: str, *, skeleton: bool) -> str:
     return " ".join(text.split())
 
 
-def mixed_script_problem(name: str) -> str | None:
-    """Why ``name`` may not be a new model's name for the letters it mixes: those of two
-    of :data:`LOOKALIKE_SCRIPTS` (``аll-MiniLM-L6-v2``, its first letter Cyrillic), which
-    no skeleton tells from another name. None: it may."""
-    first: dict[str, str] = {}
-    for char in unicodedata.normalize("NFKC", name):
-        script = _script(char)
-        if script in LOOKALIKE_SCRIPTS and unicodedata.category(char)[0] == "L":
-            first.setdefault(script, char)
-    if len(first) < 2:
+def _letter_script(char: str) -> str | None:
+    """Which of :data:`LOOKALIKE_SCRIPTS` a letter is written in: the one its Unicode name
+    names (``FULLWIDTH LATIN SMALL LETTER A``: LATIN), else that of the letter NFKC makes
+    of it (``MATHEMATICAL BOLD SMALL ALPHA``: GREEK); None for a unit's sign, whose name
+    names no script (``MICRO SIGN``, ``OHM SIGN``), and for other characters."""
+    if unicodedata.category(char)[0] != "L":
         return None
-    shown = [f"{script.title()} ({char!r}, U+{ord(char):04X})"
-             for script, char in first.items()]
-    return (f"the model name {name!r} mixes {', '.join(shown[:-1])} and {shown[-1]} "
-            "letters: a name mixing Latin, Greek, Cyrillic or Cherokee letters can read as "
-            "another model's while being another text; write it in one of them (Latin "
-            "beside any other one script is fine)")
+    name = unicodedata.name(char, "")
+    if script := next((word for word in name.split() if word in LOOKALIKE_SCRIPTS), None):
+        return script
+    folded = unicodedata.normalize("NFKC", char)
+    if name.endswith(" SIGN") or folded == char:
+        return None
+    return next((script for c in folded if (script := _letter_script(c))), None)
+
+
+def _words(name: str) -> list[str]:
+    """The words of ``name``: its maximal runs of letters, marks and digits ('ν2' and 'L6'
+    in 'all-MiniLM-L6-ν2'), what shows as nothing left out (it splits no word a reader
+    sees)."""
+    words: list[str] = []
+    word = ""
+    for char in _IGNORABLE.sub("", name) + " ":
+        if unicodedata.category(char)[0] in "LMN":
+            word += char
+        elif word:
+            words.append(word)
+            word = ""
+    return words
+
+
+def mixed_script_problem(name: str) -> str | None:
+    """Why ``name`` may not be a new model's name for a word mixing the letters of two of
+    :data:`LOOKALIKE_SCRIPTS` (``МiniLM``, its M Cyrillic): no table of look-alikes lists
+    every name one may copy, so such a word is refused whatever the board holds. Words in
+    different scripts ('ruBERT (русский)') are fine. None: it may."""
+    for word in _words(name):
+        first: dict[str, str] = {}
+        for char in word:
+            if script := _letter_script(char):
+                first.setdefault(script, char)
+        if len(first) < 2:
+            continue
+        shown = [f"{script.title()} ({char!r}, U+{ord(char):04X})"
+                 for script, char in first.items()]
+        return (f"the model name {name!r} mixes {', '.join(shown[:-1])} and {shown[-1]} "
+                f"letters in the word {word!r}: a word mixing Latin, Greek, Cyrillic or "
+                "Cherokee letters can read as another model's name while being another "
+                "text; write each word in one script (words in different scripts are "
+                "fine)")
+    return None
 
 
 def name_lookalike_problem(name: str, taken: Mapping[str, str]) -> str | None:
@@ -198,6 +293,7 @@ def name_lookalike_problem(name: str, taken: Mapping[str, str]) -> str | None:
         if folded_name(other) == folded or case_folded_name(other) == case_folded:
             return (f"the model name {name!r} reads as {other!r}, {whose}, but is another "
                     "text (it differs only in case, width, white space, dashes, an I for "
-                    f"an l or invisible characters): write {other!r} exactly if it is that "
+                    "an l, invisible characters or Greek, Cyrillic or Cherokee letters "
+                    f"that look like Latin ones): write {other!r} exactly if it is that "
                     "model, else a name of its own")
     return None
