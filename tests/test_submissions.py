@@ -492,6 +492,7 @@ MINILM = {"all-MiniLM-L6-v2": "the name of the reference model all-minilm-l6-v2"
     "all\u2010MiniLM\u2011L6\u2212v2", "all-Mini\u200dLM-L6-v2", "all-Mini\u200cLM-L6-v2",
     "all-MiniLM-L6-v2\ufe0f", "aIl-MiniLM-L6-v2", "all-MiniLM-L6-v2\u2800",
     "all-MiniLM-L\u2076-v\u2082", "ALL-MINILM-L6-V2", "ALL-MINILM-L6-V2\u00a0",
+    "a1l-MiniLM-L6-v2", "all-MiniLM-L6-v2".replace("l", "1"),
 ])
 def test_a_model_name_that_reads_as_anothers_is_refused(name: str) -> None:
     """A name that differs from a reference model's only in case, width, white space,

@@ -175,6 +175,10 @@ _LATIN_LOOKALIKES = {
     "Z": "ΖᏃ",  # 0396 13C3
 }
 _TO_LATIN = {ord(char): latin for latin, chars in _LATIN_LOOKALIKES.items() for char in chars}
+# The digits confusables.txt maps to letters ("0030 ;\t004F ;\tMA # DIGIT ZERO → LATIN
+# CAPITAL LETTER O", "0031 ;\t006C ;\tMA # DIGIT ONE → LATIN SMALL LETTER L"): a version
+# number never tells two names apart by them alone ('multi1ingual-e5-small', 'k1=O.9').
+_TO_LATIN |= {ord("0"): "O", ord("1"): "l"}
 
 
 def _script(char: str) -> str | None:
@@ -212,7 +216,7 @@ def case_folded_name(name: str) -> str:
 def _folded(name: str, *, skeleton: bool) -> str:
     """``name`` NFKC, case folded, without what shows as nothing, each dash a hyphen and
     its white space one space; with ``skeleton``, each letter of :data:`_LATIN_LOOKALIKES`
-    the Latin letter it looks like, and a capital I an l, first (before case folding: a
+    the Latin letter it looks like, a 0 an O, a 1 and a capital I an l, first (before case folding: a
     capital Cyrillic 'М' is an 'M', a small 'м' none)."""
     text = unicodedata.normalize("NFKC", name)
     if skeleton:
