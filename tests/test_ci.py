@@ -2688,6 +2688,62 @@ def test_a_merged_submission_pulled_from_a_store_that_keeps_its_explorer_files_s
         capsys.readouterr().out
 
 
+def test_moving_the_files_to_the_run_store_rescores_nothing_the_store_holds(
+        repo, tmp_path, monkeypatch):
+    """MAINTAINERS.md's move to a run store (`runs push --all`, then commit) made the next
+    publish run rescore every merged submission: score-pending took the commit's removal
+    of per-query.json.gz for a change of the submission, where it takes the removal of the
+    run and explanation files moved with it for bookkeeping. Once pushed, the per-query
+    file is read through the store (read_results), so its removal is bookkeeping too while
+    the store holds the file results.json names; an edited per-query file, or a removed
+    one the store does not hold as named, is still a change, and rescored."""
+    from leaderboard.app.ci.pending import pending_submissions
+
+    root, _ = repo
+    git(root, "checkout", "-q", "main")
+    published = git(root, "rev-parse", "HEAD")
+    store = tmp_path / "store"
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(store))
+    assert main(["runs", "push", "--all", "--submissions-dir", str(root / "submissions"),
+                 "--quiet"]) == 0
+    local = root / "submissions" / "old-model" / "per-query.json.gz"
+    assert not local.exists()
+    moved = commit_all(root, "Keep runs and per-query scores in the run store")
+
+    def pending() -> list[str]:
+        return pending_submissions(root, None, moved, published=published).ids
+
+    assert pending() == []
+    stored = store / "submissions" / "old-model" / "per-query.json.gz"
+    content = stored.read_bytes()
+    stored.unlink()           # the store lacks it: the scores are lost, a change
+    assert pending() == ["old-model"]
+    stored.write_bytes(content[:-1])  # nor is a different copy the file results.json names
+    assert pending() == ["old-model"]
+    stored.write_bytes(content)
+
+    class Mirror(SimpleHTTPRequestHandler):  # the same store, served over HTTP
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, directory=str(store), **kwargs)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    isolate_from_the_network(monkeypatch)
+    with serving(Mirror) as url:
+        monkeypatch.setenv("LEADERBOARD_RUN_STORE", f"{url}/{{+path}}")
+        assert pending() == []
+        stored.unlink()       # fetched into the cache above, which is not the store
+        assert pending() == ["old-model"]
+        stored.write_bytes(content)
+    monkeypatch.delenv("LEADERBOARD_RUN_STORE")  # the store is the repository: removed
+    assert pending() == ["old-model"]
+    monkeypatch.setenv("LEADERBOARD_RUN_STORE", str(store))
+    local.write_bytes(gzip.compress(b"{}"))  # a hand-edited per-query file
+    moved = commit_all(root, "edit the per-query scores")
+    assert pending() == ["old-model"]
+
+
 def test_outside_a_git_checkout_merged_is_what_the_folder_and_store_tell(
         repo, wtr, data_dir, tmp_path, capsys, monkeypatch):
     """A folder outside any git checkout (a copy to work on) has no default branch to
@@ -2898,6 +2954,10 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
                    f"submissions/{sub_id}").split() == [
             f"submissions/{sub_id}/{n}" for n in ("manifest.txt", "metadata.yaml",
                                                   "results.json")]
+    # old-model's files went to the dataset with the commit, its per-query file too,
+    # which is read there: a range holding that commit does not rescore it.
+    from leaderboard.app.ci.pending import pending_submissions
+    assert pending_submissions(root, merged, published).ids == ["new-model"]
     # Up to date: the next publish run scores nothing and pushes nothing.
     assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
                  published, "--data-dir", str(data_dir), "--quiet"]) == 0

@@ -113,6 +113,24 @@ class SubmissionFiles:
             return False
         return True
 
+    def held_by_store(self, ref: StoredRef) -> bool:
+        """Whether the run store, apart from the submission's folder, holds ``ref``'s very
+        file: a folder store that is not the folder (its copy verified), an HTTPS store or
+        the manifest's source (fetched into the cache and verified; for the source, found
+        there counts, as :meth:`held_by_source` has it). A copy the cache alone holds does
+        not count: the store, not this machine, is what every reader reads."""
+        path = self._in_folder_store(ref.path)
+        if path is not None and check_file(path, ref)[0] is None:
+            return True
+        if isinstance(self.store, HttpsStore):
+            url = self.store.url(store_path(self.sub_id, ref.path))
+            try:
+                self._download(url, ref, self.display(ref.path))
+                return True
+            except (FetchError, StoreError):
+                pass
+        return self.held_by_source(ref)
+
     def locate(self, ref: StoredRef, until: float | None = None) -> Path:
         """A verified local copy of ``ref`` (the folder's, the folder store's or the
         cache's); raises :class:`StoreError`. ``until``: no fetch starts after that

@@ -32,16 +32,19 @@ from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_write_text
 from leaderboard.core.report import Report, plural
+from leaderboard.store.files import StoreError
 from leaderboard.submission.kept import kept_text, read_kept
 from leaderboard.submission.layout import (
     EXPLAIN_DIR,
     KEPT_NAME,
     MANIFEST_NAME,
     METADATA_NAME,
+    PER_QUERY_NAME,
     RESULTS_NAME,
     RUNS_DIR,
     SUBMISSIONS_DIR,
 )
+from leaderboard.submission.files import submission_files
 from leaderboard.submission.pipeline import results_staleness, score_submission, scoring_trial
 from leaderboard.submission.results import (ResultsFileError, off_pin_revisions, off_pin_tasks,
                                             read_results)
@@ -77,16 +80,33 @@ class Pending:
     kept: list[str] = field(default_factory=list)
 
 
-def _store_bookkeeping(status: str, top: str) -> bool:
-    """A change that moves no input: publishing's record of a kept submission, the
-    manifest (whose entries, when they change, make
-    the results stale anyway: see :func:`results_staleness`), and run files and
-    explanation files removed from the folder once the run store holds them (`runs
-    push`; explanation files the store lacks make the results stale, since their
-    manifest is read through the store). A changed results.json, per-query file or
-    explanation file is not bookkeeping: a hand-edited score keeps the recorded SHA-256
-    of the runs, so only the push shows it, and it is rescored."""
-    return top in (MANIFEST_NAME, KEPT_NAME) or (status == "D" and top in (RUNS_DIR, EXPLAIN_DIR))
+def _store_bookkeeping(folder: Path, status: str, top: str) -> bool:
+    """A change of ``folder``'s entry ``top`` that moves no input: publishing's record of
+    a kept submission, the manifest (whose entries, when they change, make the results
+    stale anyway: see :func:`results_staleness`), and the files `runs push` removes from
+    the folder once the run store holds them: run files, explanation files (those the
+    store lacks make the results stale, since their manifest is read through the store)
+    and the per-query file, while the store holds the one results.json names (it is read
+    through the store: :func:`leaderboard.submission.results.read_results`). A changed
+    results.json, per-query file or explanation file is not bookkeeping, nor a removed
+    per-query file the store lacks: a hand-edited score keeps the recorded SHA-256 of the
+    runs, so only the push shows it, and it is rescored."""
+    if top in (MANIFEST_NAME, KEPT_NAME):
+        return True
+    if status != "D":
+        return False
+    return top in (RUNS_DIR, EXPLAIN_DIR) or (top == PER_QUERY_NAME
+                                              and _per_query_stored(folder))
+
+
+def _per_query_stored(folder: Path) -> bool:
+    """Whether the run store, not the folder, holds the per-query file ``folder``'s
+    results.json names, as named."""
+    try:
+        named = read_results(folder / RESULTS_NAME, per_query=False).per_query_file
+        return named is not None and submission_files(folder).held_by_store(named.ref())
+    except (ResultsFileError, StoreError, OSError):
+        return False
 
 
 @dataclass(frozen=True)
@@ -162,7 +182,7 @@ def pending_submissions(repo: Path, before: str | None, after: str | None, *,
         for change in changed_files(repo, start, resolve_commit(repo, after)):
             parts = PurePosixPath(change.path).parts
             if len(parts) >= 3 and parts[0] == SUBMISSIONS_DIR \
-                    and not _store_bookkeeping(change.status, parts[2]):
+                    and not _store_bookkeeping(folder / parts[1], change.status, parts[2]):
                 ids.add(parts[1])
     kept: list[str] = []
     for sub in folder.iterdir():
