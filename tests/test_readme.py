@@ -479,3 +479,53 @@ def test_maintainers_md_pushes_the_rewritten_history_to_a_remote_it_has() -> Non
     assert pushes and added and rewrite < added[0] < pushes[0]
     remote = lines[added[0]].split()[3]
     assert all(lines[i].split()[-1] == remote for i in pushes), lines
+
+
+def workflow(name: str) -> dict:
+    """A workflow file as YAML reads it (its `on:` key is the boolean True there)."""
+    import yaml
+
+    return yaml.safe_load((REPO / ".github" / "workflows" / name).read_text(encoding="utf-8"))
+
+
+def test_maintainers_md_reruns_a_publish_the_way_the_workflow_reads_its_range() -> None:
+    """Nothing told a maintainer how to re-run a failed or cancelled publish, what the
+    tag `published` means for what the next run reads, or when `score-pending --all` is
+    needed. Each name the section quotes (the trigger, the workflow, its jobs, its
+    concurrency group, the tag, the push range, the messages) is the workflow's and the
+    command's, and its commands are the ones the workflow and the bump section run."""
+    from leaderboard.app.commands import ci
+    from leaderboard.submission.layout import DEFAULT_BRANCH
+
+    text = " ".join(maintainers_section("Re-running a failed or cancelled publish").split())
+    publish = workflow("publish.yml")
+    assert publish[True]["workflow_dispatch"] is None  # the trigger, with no inputs
+    assert "publish.yml's `workflow_dispatch` trigger" in text
+    assert "no inputs" in text and "No run passes `--all`" in text
+    assert f"*{publish['name']}*, *Run workflow*" in text
+    assert f"gh workflow run publish.yml --ref {DEFAULT_BRANCH}" in text
+    assert f"the concurrency group `{publish['concurrency']['group']}`" in text
+    quoted = {"push", "score", "build", "export", "dataset", "deploy"}
+    assert all(f"`{job}`" in text for job in quoted) and quoted <= set(publish["jobs"])
+    steps = {s.get("name"): s for job in publish["jobs"].values() for s in job["steps"]}
+    score = next(s for s in steps.values() if "leaderboard ci score-pending" in s.get("run", ""))
+    assert score["env"]["PUBLISHED"] == "refs/tags/published" and "the tag `published`" in text
+    assert score["env"]["BEFORE"] == "${{ github.event.before }}"
+    assert "`github.event.before` is empty" in text
+    pushed = steps["Push the new results and move the published tag"]["run"]
+    assert "refs/heads/publish/checked:refs/heads/main" in pushed  # no + : never forced
+    assert "+refs/heads/publish/checked:refs/heads/main" not in pushed
+    assert "+refs/heads/publish/checked:refs/tags/published" in pushed  # every run moves it
+    code = Path(ci.__file__).read_text(encoding="utf-8")
+    for said in ("score-pending: no submission needs scoring", "Last publish unknown",
+                 "Push range unknown"):
+        assert said in code and said in text, said
+    discard = "`git restore --staged --worktree -- submissions && git clean -fdq -- submissions`"
+    assert discard in text and discard in " ".join(maintainers_section(
+        "What a bump does to the board, and what you do").split())
+    block = re.findall(r"```bash\n(.*?)```", maintainers_section(
+        "Re-running a failed or cancelled publish"), re.S)
+    assert [line for b in block for line in b.strip().splitlines()] == [
+        f"gh workflow run publish.yml --ref {DEFAULT_BRANCH}",
+        "leaderboard ci score-pending --all",
+        "git status --short -- 'submissions/*/results.json'"]
