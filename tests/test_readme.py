@@ -529,3 +529,56 @@ def test_maintainers_md_reruns_a_publish_the_way_the_workflow_reads_its_range() 
         f"gh workflow run publish.yml --ref {DEFAULT_BRANCH}",
         "leaderboard ci score-pending --all",
         "git status --short -- 'submissions/*/results.json'"]
+
+
+def test_maintainers_md_moves_pinned_actions_and_the_test_image_as_the_workflows_pin_them(
+        tmp_path: Path) -> None:
+    """Nothing told a maintainer how the workflows pin their actions and the test
+    container, what the tests hold them to, or how to find the commit of a release. The
+    section's example pin is a line of the workflows, the actions it names are used, the
+    tests it names exist, the image and job are tests.yml's, and its `git ls-remote`, run
+    as written against a repository with an annotated and a plain tag, prints the commit
+    where the text says."""
+    from tests import test_workflows
+
+    text = " ".join(maintainers_section("Updating the pinned actions and the test "
+                                        "container").split())
+    uses = "\n".join(p.read_text(encoding="utf-8")
+                     for p in sorted((REPO / ".github" / "workflows").glob("*.yml")))
+    example = re.search(r"\(`(actions/checkout@[0-9a-f]{40} # (v[\d.]+))`\)", text)
+    assert example and f"uses: {example[1]}\n" in uses
+    assert "uses: actions/cache@" in uses and "uses: actions/cache/restore@" in uses
+    assert "(`actions/cache` and `actions/cache/restore` are one)" in text
+    for test in ("test_every_action_is_pinned_to_a_commit_sha",
+                 "test_same_action_same_pin_everywhere",
+                 "test_the_test_container_is_pinned_by_digest"):
+        assert callable(getattr(test_workflows, test))
+    tests_yml = workflow("tests.yml")
+    image = tests_yml["jobs"]["test"]["container"]
+    tag = image.split("@")[0]
+    assert f"The `test` job of `tests.yml` runs in `{tag}@sha256:<digest>`" in text
+    blocks = re.findall(r"```bash\n(.*?)```", maintainers_section(
+        "Updating the pinned actions and the test container"), re.S)
+    lookup, inspect = [b.strip() for b in blocks]
+    assert inspect == f"docker buildx imagetools inspect {tag}"
+    assert lookup.startswith("git ls-remote https://github.com/actions/checkout ")
+    assert f"refs/tags/{example[2]} " in lookup
+
+    def git(*args: str, cwd: Path = tmp_path) -> str:
+        return subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.org",
+                               *args], cwd=cwd, check=True, capture_output=True,
+                              text=True).stdout
+
+    action = tmp_path / "checkout"
+    git("init", "--quiet", str(action))
+    git("commit", "--quiet", "--allow-empty", "-m", "release", cwd=action)
+    commit = git("rev-parse", "HEAD", cwd=action).strip()
+    for kind in (["-a", "-m", "release"], []):  # annotated, then plain
+        git("tag", "-f", *kind, example[2], cwd=action)
+        said = subprocess.run(["bash", "-c", lookup.replace(
+            "https://github.com/actions/checkout", str(action))], check=True,
+            capture_output=True, text=True).stdout.splitlines()
+        shas = dict(reversed(line.split("\t")) for line in said)
+        peeled = shas.get(f"refs/tags/{example[2]}^{{}}")
+        assert (peeled or shas[f"refs/tags/{example[2]}"]) == commit, said
+        assert len(said) == (2 if kind else 1)
