@@ -582,3 +582,44 @@ def test_maintainers_md_moves_pinned_actions_and_the_test_image_as_the_workflows
         peeled = shas.get(f"refs/tags/{example[2]}^{{}}")
         assert (peeled or shas[f"refs/tags/{example[2]}"]) == commit, said
         assert len(said) == (2 if kind else 1)
+
+
+def test_maintainers_md_rotates_the_hub_token_where_the_workflows_read_it() -> None:
+    """Nothing told a maintainer how to replace HF_TOKEN: where it is set, which jobs
+    read it, what to check after. The steps the section names are exactly those whose
+    env holds the secret, each in a job of the environment it names; its commands set an
+    environment secret of that name, run the audit as the top of the doc does, and start
+    the workflow whose dataset job pushes on every run."""
+    import inspect
+    import json
+
+    from leaderboard.app.ci import audit
+
+    section = maintainers_section("Rotating the Hub token")
+    text = " ".join(section.split())
+    assert audit.SECRET_ENVIRONMENTS == {"run-store": ("HF_TOKEN",)}
+    assert "`HF_TOKEN` is one secret, of the environment `run-store`" in text
+    readers = set()
+    for name in ("publish.yml", "baselines.yml"):
+        for job_id, job in workflow(name)["jobs"].items():
+            for step in job["steps"]:
+                if "HF_TOKEN" in json.dumps(step.get("env") or {}):
+                    assert job["environment"] == "run-store", (name, job_id)
+                    readers.add((name, job_id, step["name"]))
+    quoted = set(re.findall(r"(\w+\.yml)'s `(\w+)` job in \"([^\"]+)\"", text))
+    quoted |= {("publish.yml", job, step) for job, step in
+               re.findall(r"its `(\w+)` job in \"([^\"]+)\"", text)}
+    assert quoted == readers and len(readers) == 3, (quoted, readers)
+    lines = [line.strip() for block in re.findall(r"```bash\n(.*?)```", section, re.S)
+             for line in block.strip().splitlines()]
+    top = re.search(r"```bash\n(GH_TOKEN=.*?)\n```", (REPO / "docs" / "MAINTAINERS.md")
+                    .read_text(encoding="utf-8"))[1]
+    assert lines == ["gh secret set HF_TOKEN --env run-store --repo OWNER/REPO", top,
+                     "gh workflow run publish.yml --ref main"]
+    source = inspect.getsource(audit._audit_environment)
+    assert "holds {', '.join(secrets)}" in source
+    assert "is no repository or organization secret" in source
+    assert "no repository or organization secret has that name" in text
+    dataset = workflow("publish.yml")["jobs"]["dataset"]
+    assert "if" not in dataset and not any("if" in s for s in dataset["steps"])
+    assert "Every publish run's `dataset` job pushes the results dataset" in text
