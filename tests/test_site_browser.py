@@ -306,6 +306,34 @@ def test_permalink_opens_its_tab(site, page) -> None:
     assert page.evaluate("location.hash") == "#followir-news21"
 
 
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_tables_title_is_a_heading_under_its_section(site, page, width: int) -> None:
+    """A table's title ("FollowIR Robust04") was a bold permalink, so a screen reader's
+    list of headings on followir.html held the h1 and one h2, and its next-heading key
+    passed every table. Each title is an h3 under its section's h2, still the permalink
+    to its table and the name of the table (a grid, for its arrow keys) without the
+    permalink's pilcrow mark; the tables stay out of Material's table of
+    contents (the pages hide its sidebar for the tables' width; the phone's menu lists the
+    sections), and the page does not scroll sideways."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(site["url"] + "followir.html#followir-robust04", wait_until="networkidle")
+    outline = page.evaluate("""() => [...document.querySelectorAll(
+        'article h1, article h2, article h3, article h4, article h5, article h6')]
+        .filter(h => h.getClientRects().length).map(h => [+h.tagName[1], h.textContent.trim()])""")
+    assert [level for level, _ in outline] == [1, 2, 3], outline
+    assert all(b <= a + 1 for (a, _), (b, _) in zip(outline, outline[1:])), outline
+    heading = page.get_by_role("heading", level=3, name="FollowIR Robust04")
+    assert heading.count() == 1
+    assert heading.get_by_role("link").get_attribute("href") == "#followir-robust04"
+    assert page.get_by_role("grid", name="FollowIR Robust04", exact=True).count() == 1
+    page.get_by_role("heading", level=2).first.scroll_into_view_if_needed()
+    toc = page.evaluate("""() => [...document.querySelectorAll(
+        '[data-md-component=toc] a, .md-sidebar--secondary a')].map(a => a.hash)""")
+    assert "#followir" in toc and not any(h.startswith("#followir-") for h in toc), toc
+    assert not page.locator(".md-sidebar--secondary").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
 def test_a_broken_fragment_leaves_the_page_working(site, page) -> None:
     """A fragment that is no valid percent-encoding (a link cut short: #%E0) threw in
     the tabs' hash reader, and the page's script stopped there: no charts."""
