@@ -1303,3 +1303,35 @@ def test_a_copied_text_the_scorer_cut_says_so(real_site, page) -> None:
             said.add("whole")
         page.keyboard.press("Escape")
     assert said == {"cut", "whole"}, said
+
+
+def test_a_wrong_way_move_is_dashed_not_only_red(real_site, page) -> None:
+    """A card's slope charts told a move the instruction asks for from a wrong-way one by
+    colour alone (blue and red lines, and a key in blue and red): lost to a reader who does
+    not tell the hues apart, and in forced colours. A wrong-way line is dashed as well, and
+    so is its sample in the key, beside a solid one for a move as asked. (WTR 1_1: tables
+    that moved either way.)"""
+    explore(page, real_site, "?s=bm25s&t=followtable/wtr&query=1_1")
+    for forced in ("none", "active"):
+        page.emulate_media(forced_colors=forced)
+        figures = page.evaluate("""() => [...document.querySelectorAll('figure.fb-x-slope-box')]
+            .map(f => {
+                const dash = l => l ? getComputedStyle(l).strokeDasharray : null;
+                const kind = e => ['good', 'bad', 'same'].find(k => e.classList.contains('fb-x-' + k));
+                return {
+                    lines: [...f.querySelectorAll('svg.fb-x-slope g.fb-x-move')].map(g =>
+                        [kind(g), dash(g.querySelector('line'))]),
+                    keys: [...f.querySelectorAll('figcaption .fb-x-key')].filter(kind).map(k =>
+                        [kind(k), dash(k.querySelector('svg line'))])};
+            })""")
+        kinds = {kind for f in figures for kind, _ in f["lines"]}
+        assert {"good", "bad"} <= kinds, figures
+        for figure in figures:
+            for kind, dash in figure["lines"]:
+                assert (dash != "none") == (kind == "bad"), (forced, figure)
+            keys = dict(figure["keys"])
+            assert set(keys) == {"good", "bad", "same"}, figure
+            assert keys["bad"] != "none" and keys["good"] == "none" and keys["same"] == "none"
+            assert {dash for kind, dash in figure["lines"] if kind == "bad"} <= {keys["bad"]}
+    page.emulate_media(forced_colors="none")
+    shot(page, "explorer-slope-dashes")

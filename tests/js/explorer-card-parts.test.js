@@ -54,10 +54,13 @@ test("both charts of a card put rank 1 at the top (issue 35, finding 9)", () => 
     assert.ok(ys.length >= 3);
     for (let i = 1; i < ys.length; i++) assert.ok(ys[i] > ys[i - 1], `deeperIsGood=${deeperIsGood}: ${ys}`);
   }
-  // Colour, not direction, says which move the instruction asks for.
+  // Colour and a dashed line, not direction, say which move the instruction asks for.
   const figure = P.slope(MOVES, true, "chart", 0);
-  const kinds = all(figure, (n) => n.tag === "g").map((g) => [g.attrs["data-doc"], g.attrs.class]);
+  const moves = all(figure, (n) => n.tag === "g");
+  const kinds = moves.map((g) => [g.attrs["data-doc"], g.attrs.class]);
   assert.deepEqual(kinds, [["a", "fb-x-move fb-x-good"], ["b", "fb-x-move fb-x-bad"]]);
+  const dashes = moves.map((g) => g.children.find((c) => c.tag === "line").attrs["stroke-dasharray"]);
+  assert.deepEqual(dashes, [undefined, "6 4"]);
 });
 
 test("the T+ axis runs to rank N + 1 only when a run leaves a document out", () => {

@@ -14,11 +14,29 @@ var FBXCardParts = (function () {
     return used ? "not ranked (" + what + " " + used + ")" : "not ranked";
   }
 
+  // A wrong-way move's line is dashed, in the chart and in its key, as well as red: the
+  // kind of a move is not told by colour alone (a reader who does not tell blue from red,
+  // forced colours). An attribute, so it holds whatever the style sheet does to colours.
+  var DASHES = { bad: "6 4" };
+
+  function moveLine(kind, attrs) {
+    if (DASHES[kind]) attrs["stroke-dasharray"] = DASHES[kind];
+    return svg("line", attrs);
+  }
+
+  // The key's sample of a kind of move: a short line drawn as the chart draws it.
+  function sample(kind) {
+    var s = svg("svg", { class: "fb-x-sample", viewBox: "0 0 24 8", width: 24, height: 8,
+      "aria-hidden": "true", focusable: "false" });
+    s.appendChild(moveLine(kind, { x1: 1, x2: 23, y1: 4, y2: 4 }));
+    return s;
+  }
+
   // Ranks of each document in both runs, as lines, rank 1 at the top in every chart (a
-  // card's two charts read the same way); colour says whether a move is the way the
-  // instruction asks (down the ranking for a document it made non-relevant, ``deeperIsGood``,
-  // up for one that satisfies it). ``moves``: {doc, from, to, fromRanked, toRanked}; the
-  // axis runs to at least ``axisMax``.
+  // card's two charts read the same way); colour and dashes (DASHES) say whether a move is
+  // the way the instruction asks (down the ranking for a document it made non-relevant,
+  // ``deeperIsGood``, up for one that satisfies it). ``moves``: {doc, from, to, fromRanked,
+  // toRanked}; the axis runs to at least ``axisMax``.
   function slope(moves, deeperIsGood, title, axisMax) {
     var W = 420, H = 240, L = 74, R = 74, T = 16, B = 30;
     var maxRank = Math.max(10, axisMax || 0);
@@ -46,7 +64,7 @@ var FBXCardParts = (function () {
       var g = svg("g", { class: "fb-x-move fb-x-" + kind, "data-doc": m.doc });
       g.appendChild(svg("title", {}, m.doc + ": " + (m.fromRanked ? "rank " + m.from : "not ranked (" + m.from + ")") +
         " \u2192 " + (m.toRanked ? "rank " + m.to : "not ranked (" + m.to + ")")));
-      g.appendChild(svg("line", { x1: L, x2: W - R, y1: y(m.from), y2: y(m.to) }));
+      g.appendChild(moveLine(kind, { x1: L, x2: W - R, y1: y(m.from), y2: y(m.to) }));
       g.appendChild(svg("circle", { cx: L, cy: y(m.from), r: 3.5, class: m.fromRanked ? "" : "fb-x-unranked" }));
       g.appendChild(svg("circle", { cx: W - R, cy: y(m.to), r: 3.5, class: m.toRanked ? "" : "fb-x-unranked" }));
       chart.appendChild(g);
@@ -55,10 +73,10 @@ var FBXCardParts = (function () {
     var bad = moves.filter(function (m) { return (m.to > m.from) !== deeperIsGood && m.to !== m.from; }).length;
     return h("figure", { cls: "fb-x-slope-box" }, chart,
       h("figcaption", null, h("span", { cls: "fb-x-key" }, "Rank 1 at the top."), " ",
-        h("span", { cls: "fb-x-key fb-x-good" }, (deeperIsGood ? "\u2193 " : "\u2191 ") + good + " moved " +
+        h("span", { cls: "fb-x-key fb-x-good" }, sample("good"), (deeperIsGood ? " \u2193 " : " \u2191 ") + good + " moved " +
           (deeperIsGood ? "down the ranking" : "up the ranking") + ", as the instruction asks"), " ",
-        h("span", { cls: "fb-x-key fb-x-bad" }, (deeperIsGood ? "\u2191 " : "\u2193 ") + bad + " moved the wrong way"), " ",
-        h("span", { cls: "fb-x-key fb-x-same" }, "\u2014 " + (moves.length - good - bad) + " did not move"), " ",
+        h("span", { cls: "fb-x-key fb-x-bad" }, sample("bad"), (deeperIsGood ? " \u2191 " : " \u2193 ") + bad + " moved the wrong way (dashed)"), " ",
+        h("span", { cls: "fb-x-key fb-x-same" }, sample("same"), " " + (moves.length - good - bad) + " did not move"), " ",
         h("span", { cls: "fb-x-key" }, "\u25cb not ranked (drawn at the rank the metric gives it)")));
   }
 
