@@ -1921,6 +1921,119 @@ def test_every_name_on_the_board_passes_the_lookalike_check() -> None:
         assert name_lookalike_problem(name, taken_names({**reported, **others})) is None
     assert not [n for n in reported if mixed_script_problem(n)]
 
+def write_model(root: Path, sub_id: str, name: str, facts: str, wtr) -> Path:
+    """A good WTR submission of the model ``name`` whose metadata.yaml states ``facts``
+    (its lines under ``model:`` after the name)."""
+    folder = write_submission(root, sub_id, name, wtr, quality="good")
+    (folder / "metadata.yaml").write_text(
+        f"id: {sub_id}\nmodel:\n  name: {name}\n{facts}"
+        "produced_by: tests/test_ci.py, runs built from the WTR judgments\n"
+        "contact: FollowBoard tests\n", encoding="utf-8")
+    return folder
+
+
+def merge_and_publish(root: Path, base: str, head: str, data_dir: Path) -> None:
+    """The pull request merged into main and scored there, as the publish run does."""
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--ff-only", head)
+    assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
+                 head, "--data-dir", str(data_dir), "--quiet"]) == 0
+
+
+def test_a_rerun_of_a_registry_model_stating_other_facts_is_told_and_keeps_main_green(
+        repo, wtr, data_dir, tmp_path, capsys):
+    """A rerun named all-MiniLM-L6-v2 that left out instruction_trained and rounded the
+    size to 22700000 passed validate and pr-check silently, and once merged turned main's
+    tests/test_identity.py red ("rows disagree on parameters"), a merge CI had accepted.
+    The board shows the registry's facts for a model it lists, so the row's own never
+    give the model two identities: validate and pr-check accept it and warn, at each
+    line, what the board shows in their place; merged and scored, the identity check
+    over main's rows passes."""
+    from leaderboard.publish.models import check_identities
+    from tests.test_identity import _all_systems
+
+    root, base = repo
+    folder = write_model(root, "minilm-rerun", "all-MiniLM-L6-v2",
+                         "  type: bi-encoder\n  parameters: 22700000\n", wtr)
+    registry = ("the board shows the model registry's for all-MiniLM-L6-v2 in its place, "
+                "{} (leaderboard/publish/reported/data/models.yaml): state that")
+    told = {5: "parameters: 22700000; " + registry.format("22713216"),
+            2: "instruction_trained: not stated; " + registry.format("false")}
+    capsys.readouterr()
+    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    for line, text in told.items():
+        assert f"minilm-rerun/metadata.yaml:{line}: warning: {text}" in out, out
+    head = commit_all(root, "add minilm-rerun")
+    out_dir = tmp_path / "report"
+    assert pr_check(root, base, head, out_dir, data_dir) == 0
+    (sub,) = read_ci_report(out_dir / "report.json").submissions
+    assert {(p.line, p.severity) for p in sub.problems
+            if p.path == "submissions/minilm-rerun/metadata.yaml"} == {
+        (5, "warning"), (2, "warning")}
+    assert all(any(p.message.startswith(text) for p in sub.problems) for text in told.values())
+    merge_and_publish(root, base, head, data_dir)
+    assert check_identities(_all_systems(root)) == []
+
+
+@pytest.mark.parametrize(("sub_id", "name", "facts", "told"), [
+    # The merged submission old-model states type other and no size.
+    ("old-model-rerun", "Old Model", "  type: bi-encoder\n",
+     (4, "type: bi-encoder, but the submission old-model on the base branch gives other "
+         "for 'Old Model'")),
+    # Another text, the same line: its derived id is old-model too.
+    ("old-model-v2", "Old-Model", "  type: other\n  parameters: 110000000\n",
+     (5, "parameters: 110000000, but the submission old-model on the base branch gives "
+         "none for 'Old Model'")),
+    ("paper-model", "Paper Model", "  type: other\n  instruction_trained: true\n",
+     (5, "instruction_trained: true, but the reported row paper-model on the base branch "
+         "gives none for 'Paper Model'")),
+])
+def test_a_submission_joining_an_unlisted_model_must_state_its_facts(
+        repo, wtr, data_dir, tmp_path, capsys, sub_id, name, facts, told):
+    """A model the registry does not list shows the facts of the row its line is drawn
+    from: a new submission joining such a model (by its very name) with another type,
+    size or instruction training would give it two identities on the board, and turn
+    main's identity test red once merged. pr-check refuses it, naming both values, and
+    validate does against the submissions beside it; merged anyway, the identity check
+    over main's rows fails as it says."""
+    from leaderboard.publish.models import check_identities
+    from tests.test_identity import _all_systems
+
+    root, base = repo
+    line, text = told
+    folder = write_model(root, sub_id, name, facts, wtr)
+    capsys.readouterr()
+    code = main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"])
+    out = capsys.readouterr().out
+    if "reported row" in text:  # validate reads no reported row
+        assert code == 0, out
+    else:
+        beside = text.replace("on the base branch", f"beside it in {folder.parent}")
+        assert code == 1 and f"{sub_id}/metadata.yaml:{line}: {beside}" in out, out
+    head = commit_all(root, f"add {sub_id}")
+    out_dir = tmp_path / "report"
+    assert pr_check(root, base, head, out_dir, data_dir) == 1
+    (sub,) = read_ci_report(out_dir / "report.json").submissions
+    problem = next(p for p in sub.problems if p.path == f"submissions/{sub_id}/metadata.yaml")
+    assert (problem.line, problem.severity) == (line, "error")
+    assert problem.message.startswith(text) and "state the same, or choose another name" \
+        in problem.message, problem.message
+    # What the check keeps off main.
+    merge_and_publish(root, base, head, data_dir)
+    assert check_identities(_all_systems(root))
+    # The same facts join the line and pass (main and the branch back at the base).
+    git(root, "checkout", "-q", "pr")
+    git(root, "reset", "-q", "--hard", base)
+    git(root, "clean", "-qfdx")
+    git(root, "branch", "-f", "main", base)
+    write_model(root, sub_id, name, "  type: other\n", wtr)
+    head = commit_all(root, f"add {sub_id}, the same facts")
+    assert pr_check(root, base, head, tmp_path / "again", data_dir) == 0
+    merge_and_publish(root, base, head, data_dir)
+    assert check_identities(_all_systems(root)) == []
+
+
 def test_the_bot_may_update_a_merged_reference_models_folder(repo, wtr, data_dir, actions_env,
                                                              tmp_path):
     """The ownership check let the repository's bot change every merged submission, where

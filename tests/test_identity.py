@@ -9,8 +9,11 @@ import pytest
 from leaderboard.publish.models import (
     MODELS_FILE,
     ModelRegistryError,
+    canonical_system,
     check_identities,
+    fact_clashes,
     load_registry,
+    registry_differences,
     resolve_model,
 )
 from leaderboard.benchmarks.protocols import mteb_swaps_qrels, protocol_of
@@ -22,11 +25,12 @@ from leaderboard.benchmarks import site_pages
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _all_systems() -> list[SystemResult]:
-    systems = [s for p in sorted((ROOT / "results" / "reported").glob("*.json"))
+def _all_systems(root: Path = ROOT) -> list[SystemResult]:
+    """Every row of the repository at ``root``: its reported files' and its submissions'."""
+    systems = [s for p in sorted((root / "results" / "reported").glob("*.json"))
                for s in read_results(p).systems]
     systems += [read_results(p).systems[0]
-                for p in sorted((ROOT / "submissions").glob("*/results.json"))]
+                for p in sorted((root / "submissions").glob("*/results.json"))]
     return systems
 
 
@@ -46,6 +50,66 @@ def test_every_model_has_one_type_on_every_page() -> None:
                         row.system.model.type)
     mixed = {k: v for k, v in types.items() if len(v) > 1}
     assert not mixed, mixed
+
+
+def _verified(sub_id: str, name: str, **facts: object) -> SystemResult:
+    return SystemResult(system_id=sub_id, provenance="verified", source=Source(kind="scored"),
+                        tasks={}, model=ModelInfo(name=name, **facts))
+
+
+@pytest.mark.parametrize("facts", [
+    {"type": "bi-encoder", "parameters": 22_700_000, "instruction_trained": False},
+    {"type": "bi-encoder"},
+    {"type": "cross-encoder", "parameters": 7_000_000_000, "instruction_trained": True},
+])
+def test_a_verified_row_of_a_registry_model_gives_it_no_second_identity(facts) -> None:
+    """A rerun named all-MiniLM-L6-v2 that rounded its size to 22700000, or left out the
+    optional parameters and instruction_trained, passed validate and pr-check, and once
+    merged turned main's identity test red ("rows disagree on parameters"), while the
+    board showed the registry's facts for it (canonical_system): a listed model's verified
+    rows are not compared, its reported rows are, with the record."""
+    rerun = _verified("minilm-rerun", "all-MiniLM-L6-v2", **facts)
+    assert check_identities([*_all_systems(), rerun]) == []
+    assert canonical_system(rerun).model.parameters == 22_713_216
+    # A reported row of a listed model is held to its record: the importers write them
+    # with the record's facts, so one that differs is a registry edit not imported again.
+    reported = [s for s in _all_systems() if s.provenance == "reported"
+                and resolve_model(s).id == "sentence-transformers/all-minilm-l6-v2"]
+    stale = reported[0].model_copy(update={"model": reported[0].model.model_copy(
+        update={"parameters": 22_700_000})})
+    (conflict,) = check_identities([stale])
+    assert conflict.field == "parameters" and conflict.values["(registry)"] == "22713216"
+
+
+def test_rows_of_a_model_the_registry_does_not_list_must_state_one_identity() -> None:
+    """A model the registry does not list shows one row's facts, so its rows must agree,
+    verified or reported; rows join it by name as the derived id folds them."""
+    paper = SystemResult(system_id="paper/x", provenance="reported",
+                         source=Source(kind="paper", citation="c"), tasks={},
+                         model=ModelInfo(name="Tiny Shoe Encoder", type="bi-encoder"))
+    same = _verified("shoe", "Tiny-Shoe-Encoder", type="bi-encoder")
+    other = _verified("shoe2", "tiny shoe encoder", type="sparse", parameters=5)
+    assert check_identities([paper, same]) == [] and fact_clashes(same, [paper]) == []
+    conflicts = check_identities([paper, same, other])
+    assert [c.field for c in conflicts] == ["type", "parameters"]
+    clashes = fact_clashes(other, [paper, same, _verified("x", "Another Encoder")])
+    assert [(row.system_id, d.field, d.own, d.other) for row, d in clashes] == [
+        ("paper/x", "type", "sparse", "bi-encoder"), ("paper/x", "parameters", 5, None),
+        ("shoe", "type", "sparse", "bi-encoder"), ("shoe", "parameters", 5, None)]
+    # A listed model has no clashes: its rows show the record's facts.
+    assert fact_clashes(_verified("m", "all-MiniLM-L6-v2", type="sparse"),
+                        [_verified("n", "all-MiniLM-L6-v2")]) == []
+    record, differences = registry_differences(
+        _verified("m", "my MiniLM run", type="bi-encoder", parameters=22_700_000,
+                  links=["https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2"]))
+    assert record.id == "sentence-transformers/all-minilm-l6-v2"
+    assert [(d.field, d.own, d.other) for d in differences] == [
+        ("parameters", 22_700_000, 22_713_216), ("instruction_trained", None, False)]
+    assert registry_differences(same) is None
+    # A submission whose id is a reported row's system id is a row of its own.
+    namesake = _verified("paper/x", "Tiny Shoe Encoder", type="sparse")
+    assert [c.values for c in check_identities([paper, namesake])] == [
+        {"paper/x": "bi-encoder", "paper/x~2": "sparse"}]
 
 
 # (results file, name the source prints) groups that are one model.

@@ -483,6 +483,33 @@ def test_a_model_name_may_hold_any_script(tmp_path: Path) -> None:
         assert report.ok and meta is not None and meta.model.name == name, report.lines()
 
 
+def test_the_models_beside_a_submission_are_read_without_failing_on_a_broken_one(
+        tmp_path: Path) -> None:
+    """`validate` holds a new submission's model facts to those of the submissions beside
+    it (:func:`leaderboard.app.model_facts.check_model_facts`): their models are read from
+    their metadata.yaml, and one that is unreadable, invalid, a link or absent is left out,
+    not a traceback (its own validation reports it)."""
+    from leaderboard.submission.pipeline import models_beside
+
+    subs = tmp_path / "submissions"
+    write_meta(subs / SUB, GOOD)
+    write_meta(subs / "other-model", METADATA.format(id="other-model").replace(
+        "type: other", "type: sparse"))
+    write_meta(subs / "bad-yaml", "model: [\n")
+    write_meta(subs / "bad-type", METADATA.format(id="bad-type").replace("type: other",
+                                                                         "type: reranker"))
+    write_meta(subs / "no-model", "id: no-model\n")
+    (subs / "not-utf8").mkdir()
+    (subs / "not-utf8" / "metadata.yaml").write_bytes(b"model: {name: \xff}\n")
+    (subs / "linked").mkdir()
+    (subs / "linked" / "metadata.yaml").symlink_to(subs / "other-model" / "metadata.yaml")
+    (subs / "empty").mkdir()
+    models = models_beside(subs / SUB)
+    assert list(models) == ["other-model"]
+    assert (models["other-model"].name, models["other-model"].type,
+            models["other-model"].parameters) == ("Fixture oracle", "sparse", 1000)
+
+
 MINILM = {"all-MiniLM-L6-v2": "the name of the reference model all-minilm-l6-v2"}
 
 

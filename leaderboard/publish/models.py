@@ -8,7 +8,13 @@ everywhere, while each row keeps its own source (every cell its own provenance).
 
 The curated records live in ``leaderboard/publish/reported/data/models.yaml``. A row whose name is
 not listed there is its own record, built from the row's own facts; :func:`check_identities`
-proves that no two rows of one record disagree.
+proves that no two rows of one record whose facts the board can show disagree.
+
+A listed model's facts are the registry's whoever submits it (:func:`canonical_system`): a
+verified submission declaring others is shown with the registry's, and told so
+(:func:`registry_differences`). A model the registry does not list shows the facts of the
+row its line is drawn from, so every row of it must state the same ones: a new submission
+using such a model's name with other facts is refused (:func:`fact_clashes`).
 """
 
 from __future__ import annotations
@@ -213,6 +219,57 @@ def canonical_system(system: SystemResult, registry: ModelRegistry | None = None
     return system if model == system.model else system.model_copy(update={"model": model})
 
 
+# The facts of a model that are one on every page: its record's, or one row's.
+IDENTITY_FIELDS = ("type", "parameters", "instruction_trained")
+
+
+def fact_text(value: object, absent: str = "not stated") -> str:
+    """A model fact as a message states it (None: ``absent``)."""
+    if value is None:
+        return absent
+    if isinstance(value, bool):
+        return str(value).lower()  # as metadata.yaml writes it
+    return str(value)
+
+
+@dataclass(frozen=True)
+class FactDifference:
+    field: str     # one of IDENTITY_FIELDS
+    own: object    # the row's value (None: not stated)
+    other: object  # the registry's or the other row's
+
+
+def _differences(model: ModelInfo, other: ModelInfo | ModelRecord) -> list[FactDifference]:
+    return [FactDifference(f, getattr(model, f), getattr(other, f)) for f in IDENTITY_FIELDS
+            if getattr(model, f) != getattr(other, f)]
+
+
+def registry_differences(system: SystemResult, registry: ModelRegistry | None = None
+                         ) -> tuple[ModelRecord, list[FactDifference]] | None:
+    """For a row of a model the registry lists (by name, or a verified row by link), its
+    record and the facts the row states otherwise, which the board replaces by the
+    record's (:func:`canonical_system`); None for a model the registry does not list."""
+    rec = resolve_model(system, registry)
+    return None if rec.derived else (rec, _differences(system.model, rec))
+
+
+def fact_clashes(system: SystemResult, others: Iterable[SystemResult],
+                 registry: ModelRegistry | None = None
+                 ) -> list[tuple[SystemResult, FactDifference]]:
+    """Each fact in which a row of ``others`` of the same model as ``system``, one the
+    registry does not list, differs from it (type, size or instruction training), with
+    that row: either row could be the one the model's line shows, so the model would have
+    two identities (:func:`check_identities`). A model the registry lists has none: its
+    rows show the record's facts."""
+    registry = registry or default_registry()
+    rec = resolve_model(system, registry)
+    if not rec.derived:
+        return []
+    return [(other, difference) for other in others
+            if resolve_model(other, registry).id == rec.id
+            for difference in _differences(system.model, other.model)]
+
+
 @dataclass(frozen=True)
 class IdentityConflict:
     record_id: str
@@ -227,21 +284,29 @@ class IdentityConflict:
 def check_identities(systems: Iterable[SystemResult],
                      registry: ModelRegistry | None = None) -> list[IdentityConflict]:
     """Rows that resolve to one record but state a different type, size or instruction
-    training: each such disagreement is a model with two identities."""
+    training where the board could show either: each such disagreement is a model with
+    two identities. A model the registry lists is held to its record by its reported
+    rows, which the importers write with the record's facts
+    (:func:`canonical_model_info`; a disagreement is a registry edit the reported files
+    were not imported again for); a verified row's own facts for it never reach the
+    board (:func:`canonical_system`), so they are not compared. The rows of any other
+    model are compared with each other."""
     registry = registry or default_registry()
     seen: dict[str, dict[str, dict[str, str]]] = {}
     for system in systems:
         rec = resolve_model(system, registry)
-        facts = seen.setdefault(rec.id, {"type": {}, "parameters": {},
-                                         "instruction_trained": {}})
-        model = system.model
-        facts["type"][system.system_id] = model.type
-        facts["parameters"][system.system_id] = str(model.parameters)
-        facts["instruction_trained"][system.system_id] = str(model.instruction_trained)
-        if not rec.derived:
-            facts["type"]["(registry)"] = rec.type
-            facts["parameters"]["(registry)"] = str(rec.parameters)
-            facts["instruction_trained"]["(registry)"] = str(rec.instruction_trained)
+        if not rec.derived and system.provenance == "verified":
+            continue
+        facts = seen.setdefault(rec.id, {f: {} for f in IDENTITY_FIELDS})
+        # A submission's id may be a reported row's system id too: each row is one value.
+        key, n = system.system_id, 1
+        while key in facts["type"]:
+            n += 1
+            key = f"{system.system_id}~{n}"
+        for field_name in IDENTITY_FIELDS:
+            facts[field_name][key] = str(getattr(system.model, field_name))
+            if not rec.derived:
+                facts[field_name]["(registry)"] = str(getattr(rec, field_name))
     conflicts = []
     for record_id, fields in sorted(seen.items()):
         for field_name, values in fields.items():

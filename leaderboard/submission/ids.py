@@ -21,7 +21,8 @@ request's comment and the downloads show, and what folds rows into one model lin
 (:func:`leaderboard.publish.models.resolve_model`). The same text from another submitter
 is the same model and joins its line, as the rows of one model from several sources do
 (a reproduction, a rerun with other settings; the registry gives a listed model's type
-and size whoever submits it). A name that *reads* as another's but is another text
+and size whoever submits it, and a submission of a model it does not list states that
+model's: :mod:`leaderboard.app.model_facts`). A name that *reads* as another's but is another text
 (``аll-MiniLM-L6-v2`` with a Cyrillic ``а``, a joiner between Latin letters, full-width
 letters, ``All-MiniLM-L6-v2``) would show as that model while being its own line, with a
 type and size of its submitter's choosing: :func:`name_lookalike_problem` refuses it, in

@@ -369,6 +369,20 @@ def model_name_of(text: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
+def model_of(text: str) -> SubmittedModel | None:
+    """The ``model`` of a metadata.yaml's text, or None when it has none, is unreadable or
+    is not a valid one."""
+    try:
+        data = parse_metadata_yaml(text)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    model = data.get("model") if isinstance(data, dict) else None
+    try:
+        return SubmittedModel.model_validate(model)
+    except ValidationError:
+        return None
+
+
 def yaml_line(text: str, loc: tuple) -> int | None:
     """Best-effort line of a YAML key path, for error messages that point at the key."""
     try:

@@ -44,7 +44,8 @@ from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, KEPT_NAME, MET
                                            RESULTS_NAME, REWRITTEN_AFTER_MERGE, entry,
                                            in_folder, score_command)
 from leaderboard.submission.manifest import input_digests, write_manifest
-from leaderboard.submission.metadata import key_line, model_name_of
+from leaderboard.submission.metadata import (SubmittedModel, key_line, model_name_of,
+                                             model_of)
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
 from leaderboard.submission.results import (DATA_KEY, ResultsFile, ResultsFileError, Source,
@@ -71,6 +72,9 @@ class SubmissionOutcome:
     data_revisions: dict[str, DataRevision] = field(default_factory=dict)
     # Whether results.json was compared with the scores computed from the runs.
     checked_scores: bool = False
+    # Without ``score``: whether the default branch holds the submission
+    # (:func:`leaderboard.submission.explain_writers.placement`); None with ``score``.
+    merged: bool | None = None
 
 
 def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool = False,
@@ -128,6 +132,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         placed = placement(SubmissionFiles(submission.id, root, submission.inputs.source,
                                            store if store is not None
                                            else configured_store(root)))
+        outcome.merged = placed.merged
         check_scores = check_scores or (not placed.merged
                                         and (root / RESULTS_NAME).is_file())
         if not placed.merged and (problem := lookalike_problem(
@@ -220,6 +225,23 @@ def names_beside(root: Path) -> dict[str, str]:
             names.setdefault(name, f"the name of the submission {sub_id} beside it in "
                                    f"{root.parent}")
     return names
+
+
+def models_beside(root: Path) -> dict[str, SubmittedModel]:
+    """The models of the submissions in the folder that holds ``root`` (each
+    :func:`submissions_beside` names, whose metadata.yaml gives a valid one), by id."""
+    models: dict[str, SubmittedModel] = {}
+    for sub_id in sorted(submissions_beside(root)):
+        path = root.parent / sub_id / METADATA_NAME
+        try:
+            if path.is_symlink() or not path.is_file():
+                continue
+            model = model_of(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        if model is not None:
+            models[sub_id] = model
+    return models
 
 
 def report_name_lookalike(root: Path, sub_id: str, name: str, taken: Mapping[str, str],

@@ -64,6 +64,7 @@ from leaderboard.app.ci.pr_report import (
     SubmissionCheck,
     write_ci_report,
 )
+from leaderboard.app.model_facts import check_model_facts
 from leaderboard.app.workflow_log import commands_stopped
 from leaderboard.core.display import score_text
 from leaderboard.core.fileio import atomic_write_text, gunzip_bounded
@@ -88,6 +89,7 @@ from leaderboard.submission.metadata import owner_of
 from leaderboard.submission.pipeline import (check_submission, report_name_lookalike,
                                              results_for)
 from leaderboard.submission.results import (
+    SystemResult,
     committed_form,
     per_query_content,
     write_committed,
@@ -248,6 +250,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
         model_name = meta.model.name if meta is not None else None
         if meta is not None:
             check_model_name(root, sub_id, meta.model.name, committed, report)
+            check_model_facts(root, sub_id, meta.model, board_rows(committed, sub_id), report)
         if (meta is not None and meta.owner and not updates_existing
                 and req.pr_author is not None
                 and not is_maintainer(req.pr_author, req.author_association, maintainers)
@@ -298,6 +301,16 @@ def check_model_name(root: Path, sub_id: str, name: str, committed: CommittedRes
         shown.setdefault(system.model.name,
                          f"the name of the reported row {system.system_id} on the base branch")
     report_name_lookalike(root, sub_id, name, taken_names(shown), report)
+
+
+def board_rows(committed: CommittedResults, sub_id: str) -> list[tuple[SystemResult, str]]:
+    """The base branch's rows but submission ``sub_id``'s own (a merged submission's
+    earlier version), each with whose it is, for
+    :func:`leaderboard.app.model_facts.check_model_facts`."""
+    rows = [(system, f"the submission {system_id} on the base branch")
+            for system_id, system in sorted(committed.verified.items()) if system_id != sub_id]
+    return rows + [(system, f"the reported row {system.system_id} on the base branch")
+                   for system in committed.reported]
 
 
 def pr_changes(repo: Path, base: str, head: str) -> tuple[str, list[Change]]:

@@ -39,6 +39,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def _validate(root: Path, data_dir: Path, progress: Progress,
               check_scores: bool = False) -> tuple[bool, list[str], str]:
     from leaderboard.app.board_ids import taken_ids, taken_names
+    from leaderboard.app.model_facts import check_model_facts, rows_beside
     from leaderboard.submission.pipeline import check_submission
 
     # A new submission's id may not look like a reference model's, nor its model's name a
@@ -48,6 +49,12 @@ def _validate(root: Path, data_dir: Path, progress: Progress,
                                check_scores=check_scores,
                                taken_ids=taken_ids(), taken_names=taken_names())
     report = outcome.report
+    metadata = outcome.submission.metadata
+    if metadata is not None:
+        # Its model's facts against the registry's, and, not merged yet, those of the
+        # submissions beside it that are of the same model.
+        check_model_facts(root, outcome.submission.id, metadata.model,
+                          [] if outcome.merged else rows_beside(root), report)
     status = "valid" if report.ok else "INVALID"
     if report.ok and outcome.checked_scores:
         status = "valid, and results.json holds the scores of its runs"
