@@ -41,8 +41,12 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Rebuild every reported results file from its sources: the papers' transcribed "
         "tables, the PI-Indic authors' result files and MTEB's results (under --data-dir).",
         "  leaderboard import all --data-dir ../shared/data")
-    every.add_argument("--out-dir", type=Path, default=DEFAULT_OUT, metavar="DIR",
+    every.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                        help="output folder (default: %(default)s)")
+    # --out-dir, this option's first name, still parses for the scripts that give it;
+    # no help shows it (every command's output option is --out).
+    every.add_argument("--out-dir", dest="out", type=Path, default=argparse.SUPPRESS,
+                       metavar="DIR", help=argparse.SUPPRESS)
     add_data_dir(every)
     every.set_defaults(handler=run_all)
 
@@ -67,6 +71,6 @@ def run_all(args: argparse.Namespace) -> int:
     from leaderboard.core.data import resolve_data_dir
     from leaderboard.publish.reported.rebuild import build_all_reported
 
-    for path in build_all_reported(resolve_data_dir(args.data_dir), args.out_dir):
+    for path in build_all_reported(resolve_data_dir(args.data_dir), args.out):
         print(path)
     return 0
