@@ -17,7 +17,6 @@ it was; the cache keeps what was computed, and the rerun resumes from it.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import shutil
 import sys
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.benchmarks.registry import all_tasks, matches_task_pattern
 from leaderboard.core.data import data_files, load_task_data
 from leaderboard.core.predictions import write_predictions
 from leaderboard.core.processes import remove_dead_temp_folders
@@ -86,7 +85,8 @@ def _log(message: str) -> None:
 
 
 def select_tasks(patterns: Sequence[str] | None) -> list:
-    """Registry tasks matching any fnmatch pattern (``followtable/*``), registry order.
+    """Registry tasks matching any pattern (``followtable/*``; :func:`matches_task_pattern`),
+    registry order.
 
     Without patterns: every task. A pattern that matches no task is an error. PI-Indic T4
     (role ``predictions``) is answered by every bi-encoder and by BM25 through
@@ -98,7 +98,7 @@ def select_tasks(patterns: Sequence[str] | None) -> list:
         return known
     chosen = []
     for pattern in patterns:
-        matched = [t for t in known if fnmatch.fnmatchcase(t.id, pattern)]
+        matched = [t for t in known if matches_task_pattern(t.id, pattern)]
         if not matched:
             raise ReferenceRunError(f"task pattern {pattern!r} matches no task; "
                                     "run `leaderboard tasks` to list them")

@@ -1048,3 +1048,40 @@ def test_a_dataset_missing_from_the_hub_is_named_not_a_disk_error(
                                         r"not found on the Hub \(HTTP 404\)") as info:
         pull_one(upstream, tmp_path / "data-404", "followir/robust04")
     assert "cannot write" not in str(info.value)
+
+
+def test_status_tasks_takes_patterns_as_every_other_tasks_option(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`data status --tasks` was a flag ("list every task") where every other command's
+    `--tasks PATTERN...` selects tasks, so `data status --tasks 'followtable/*'` took the
+    pattern for a benchmark and stopped: "unknown benchmark or task 'followtable/*'".
+    Without a pattern it lists every task, as before; with patterns (task ids or fnmatch
+    patterns, matched as runs add and baselines run match theirs) only those tasks, under
+    the sources that hold them; a pattern that matches none is a usage error naming it."""
+    data = str(tmp_path / "empty")
+
+    def task_lines(*argv: str) -> list[str]:
+        assert main(["data", "status", *argv, "--data-dir", data]) == 1  # nothing pulled
+        out = capsys.readouterr().out
+        return [line.split()[-1] for line in out.splitlines() if line.startswith(" " * 11)
+                and line.split()[0] in ("ready", "missing")]
+
+    every = task_lines("--tasks")
+    assert len(every) > 300 and "followtable/wtr" in every
+    assert task_lines("--tasks", "followtable/w*") == ["followtable/wqt", "followtable/wtr"]
+    assert main(["data", "status", "--tasks", "followtable/w*", "--data-dir", data]) == 1
+    out = capsys.readouterr().out
+    assert "followtable/WTR" in out and "followtable/TArX" not in out, out
+    assert task_lines("followtable", "--tasks", "followtable/wtr") == ["followtable/wtr"]
+    assert task_lines("--tasks", "pi-indic-val150/t1/hin", "followtable/wtr") == [
+        "followtable/wtr", "pi-indic-val150/t1/hin"]  # registry order
+    for argv, said in ((["--tasks", "nope/*"], "--tasks 'nope/*' matches no task"),
+                       (["followir", "--tasks", "followtable/*"],
+                        "--tasks 'followtable/*' matches no task of followir"),
+                       (["--tasks", "followtable"], "--tasks 'followtable' matches no task; to list a "
+                                                   "benchmark's tasks, name it before --tasks")):
+        with pytest.raises(SystemExit) as info:
+            main(["data", "status", *argv, "--data-dir", data])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert f"leaderboard data status: error: {said}" in err, err

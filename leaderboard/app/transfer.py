@@ -23,13 +23,13 @@ folder is as it was or as intended, and nothing in it is followed through a link
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from leaderboard.benchmarks.registry import matches_task_pattern
 from leaderboard.core.config import ENV_RUN_STORE
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import atomic_file, file_kind, left_by_gone_process
@@ -456,7 +456,7 @@ def new_run_files(source: Path, patterns: list[str] | None) -> dict[str, Path]:
     for path in sorted(p for p in runs.rglob("*") if p.is_file()):
         rel = f"{RUNS_DIR}/{path.relative_to(runs).as_posix()}"
         task_id = rel[len(RUNS_DIR) + 1:].rpartition("/")[0]
-        if patterns is None or any(fnmatch.fnmatchcase(task_id, p) for p in patterns):
+        if patterns is None or any(matches_task_pattern(task_id, p) for p in patterns):
             out[rel] = path
     if not out:
         raise TransferError(f"{runs}: no run files" + (

@@ -9,6 +9,7 @@ The rest of the engine reads these declarations instead of special-casing benchm
 
 from __future__ import annotations
 
+import fnmatch
 from functools import cache
 
 from leaderboard.benchmarks import declared
@@ -29,6 +30,13 @@ def all_tasks() -> dict[str, Task]:
             raise ValueError(f"task id {t.id!r} is declared twice")
         tasks[t.id] = t
     return tasks
+
+
+def matches_task_pattern(task_id: str, pattern: str) -> bool:
+    """Whether ``task_id`` is one a ``--tasks PATTERN`` selects: the id itself, or a shell
+    wildcard pattern of ids (``followtable/*``), case sensitive. Every command's --tasks
+    matches by this (`runs add`, `baselines run|measure`, `data status`)."""
+    return fnmatch.fnmatchcase(task_id, pattern)
 
 
 class UnknownTaskError(FollowBoardError, KeyError):

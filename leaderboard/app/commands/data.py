@@ -19,6 +19,7 @@ from leaderboard.app.datapull.github import HttpClient
 from leaderboard.app.datapull.pull import (
     DataPuller,
     manifest_problems,
+    narrow_to_tasks,
     pull_sources,
     select_sources,
     source_missing_files,
@@ -77,7 +78,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
     status.add_argument("--verify", action="store_true",
                         help=f"also re-hash pulled files against {MANIFEST_NAME}, and "
                              "name any file the readers would read that it does not list")
-    status.add_argument("--tasks", action="store_true", help="list every task, not only sources")
+    status.add_argument("--tasks", nargs="*", default=None, metavar="PATTERN",
+                        help="also list each task and whether its data is ready; "
+                             "PATTERNs (task ids or wildcard patterns such as "
+                             "'followtable/*', as runs add and baselines run take them) "
+                             "narrow the check to the tasks they match (default: every task)")
     status.set_defaults(handler=run_status)
 
 
@@ -112,6 +117,11 @@ def _tasks_label(item: SourceTasks) -> str:
 
 def run_status(args: argparse.Namespace) -> int:
     items = _select(args, args.benchmarks or ["all"])
+    if args.tasks:
+        try:
+            items = narrow_to_tasks(items, args.tasks, args.benchmarks)
+        except PullError as exc:
+            args.parser.error(str(exc))  # as a BENCHMARK that names nothing: exit 2
     data_dir = resolve_data_dir(args.data_dir)
     print(f"data directory: {data_dir}")
     incomplete: list[str] = []
@@ -153,7 +163,7 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"{'':8}   not pulled: {unlisted_problem(path, manifest)}")
         if len(unlisted) > 5:
             print(f"{'':8}   ... and {len(unlisted) - 5} more not pulled")
-        if args.tasks:
+        if args.tasks is not None:
             for task in item.tasks:
                 print(f"{'':8}   {'ready' if task_ready[task.id] else 'missing':8}{task.id}")
         if missing or problems or revision.other:

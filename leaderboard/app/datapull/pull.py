@@ -42,7 +42,7 @@ import shutil
 import sys
 import threading
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -63,7 +63,7 @@ from leaderboard.app.datapull.common import (
 from leaderboard.app.datapull.github import GitHubClient, HttpClient, write_packed_corpus
 from leaderboard.app.datapull.hub import HubClient
 from leaderboard.benchmarks import declared
-from leaderboard.benchmarks.registry import all_tasks
+from leaderboard.benchmarks.registry import all_tasks, matches_task_pattern
 from leaderboard.core.checksums import Checksum, file_matches
 from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
 from leaderboard.core.data import data_files
@@ -187,6 +187,27 @@ def select_sources(names: Sequence[str]) -> list[SourceTasks]:
         for s in matched:
             chosen.setdefault(s.source.local_dir, s)
     return list(chosen.values())
+
+
+def narrow_to_tasks(items: Sequence[SourceTasks], patterns: Sequence[str],
+                    of: Sequence[str] = ()) -> list[SourceTasks]:
+    """``items`` with only the tasks ``patterns`` select (``--tasks PATTERN...``: task ids
+    or wildcard patterns, :func:`~leaderboard.benchmarks.registry.matches_task_pattern`),
+    and only the sources left holding one. A pattern that selects no task of them is a
+    PullError; ``of`` names what ``items`` were chosen by, for its message."""
+    for pattern in patterns:
+        if not any(matches_task_pattern(t.id, pattern) for item in items for t in item.tasks):
+            benchmarks = {b.id for b in declared()} | {a for b in declared()
+                                                          for a in b.pull_aliases}
+            hint = (f"; to list a benchmark's tasks, name it before --tasks (`leaderboard "
+                    f"data status {pattern} --tasks`)" if pattern in benchmarks else
+                    "; give task ids or patterns such as 'followtable/*' "
+                    "(`leaderboard tasks` lists them)")
+            raise PullError(f"--tasks {pattern!r} matches no task"
+                            + (f" of {' '.join(of)}" if of else "") + hint)
+    narrowed = [replace(item, tasks=tuple(t for t in item.tasks if any(
+        matches_task_pattern(t.id, p) for p in patterns))) for item in items]
+    return [item for item in narrowed if item.tasks]
 
 
 # --- manifest ----------------------------------------------------------------------------
