@@ -1085,3 +1085,23 @@ def test_status_tasks_takes_patterns_as_every_other_tasks_option(
         assert info.value.code == 2
         err = capsys.readouterr().err
         assert f"leaderboard data status: error: {said}" in err, err
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (["--jobs", "0"], "--jobs must be at least 1, not 0"),
+    (["--retries", "-1"], "--retries must be at least 0, not -1"),
+    (["--timeout", "0"], "--timeout must be more than 0, not 0.0"),
+    (["--jobs", "-2", "--timeout", "-1"],
+     "--jobs must be at least 1, not -2; --timeout must be more than 0, not -1.0")])
+def test_pull_names_the_limit_it_was_given_out_of(
+        options: list[str], said: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`data pull --jobs 0` said "--jobs must be >= 1, --retries >= 0 and --timeout > 0",
+    all three limits, and left the user to find which value broke one. It names the
+    option (each one) given out of its limit, and the value given; nothing is pulled."""
+    with pytest.raises(SystemExit) as info:
+        main(["data", "pull", "followtable/wtr", "--data-dir", str(tmp_path / "d"), *options])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == f"leaderboard data pull: error: {said}", err
+    assert not (tmp_path / "d").exists()

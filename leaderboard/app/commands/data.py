@@ -95,8 +95,12 @@ def _select(args: argparse.Namespace, names: list[str]) -> list[SourceTasks]:
 
 
 def run_pull(args: argparse.Namespace) -> int:
-    if args.jobs < 1 or args.retries < 0 or args.timeout <= 0:
-        args.parser.error("--jobs must be >= 1, --retries >= 0 and --timeout > 0")
+    out_of_limits = [f"--{name} must be {limit}, not {value}" for name, value, limit, ok in (
+        ("jobs", args.jobs, "at least 1", args.jobs >= 1),
+        ("retries", args.retries, "at least 0", args.retries >= 0),
+        ("timeout", args.timeout, "more than 0", args.timeout > 0)) if not ok]
+    if out_of_limits:
+        args.parser.error("; ".join(out_of_limits))
     items = _select(args, args.benchmarks)
     data_dir = resolve_data_dir(args.data_dir)
     puller = DataPuller(data_dir, http=HttpClient(timeout=args.timeout, retries=args.retries),
