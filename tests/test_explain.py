@@ -382,6 +382,26 @@ def test_cli_lists_queries_worst_first_and_prints_a_card(data_dir: Path, capsys)
                 in capsys.readouterr().err)
 
 
+
+def test_cli_json_has_one_set_of_keys_card_or_not(data_dir: Path, capsys) -> None:  # noqa: ANN001
+    """`explain --json` without --query left "card" out, though its help promises
+    {"task", "queries", "card"}: a consumer reading out["card"] got a KeyError. The key
+    is always there, null when no query was asked for, and the help says so."""
+    run_dir = BM25_RUNS / "followtable" / "wtr"
+    args = ["explain", "followtable/wtr", "--original", str(run_dir / "original.trec.gz"),
+            "--altered", str(run_dir / "altered.trec.gz"), "--data-dir", str(data_dir),
+            "--json", "--limit", "1"]
+    outs = []
+    for query in ([], ["--query", "0_0"]):
+        capsys.readouterr()
+        assert main([*args, *query]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert [sorted(out) for out in outs] == [["card", "queries", "task"]] * 2
+    assert outs[0]["card"] is None and outs[1]["card"]["query"] == "0_0"
+    with pytest.raises(SystemExit):
+        main(["explain", "--help"])
+    assert '"card" null without --query' in " ".join(capsys.readouterr().out.split())
+
 def test_cli_names_t4s_per_persona_auroc_as_a_part_of_the_tasks(data_dir: Path,
                                                                 capsys) -> None:  # noqa: ANN001
     """A persona's AUROC figure is its DeLong component (the task's AUROC is their mean;

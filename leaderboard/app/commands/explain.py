@@ -52,7 +52,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="list only the first N queries")
     p.add_argument("--json", action="store_true",
-                   help='print {"task", "queries", "card"} as JSON (fractions)')
+                   help='print {"task", "queries", "card"} as JSON (fractions; "card" '
+                        'null without --query)')
     add_data_dir(p)
     p.set_defaults(handler=run)
 
@@ -85,9 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None:
         rows = rows[:args.limit]
     if args.json:
-        out = {"task": task.id, "queries": [vars(r) for r in rows]}
-        if card is not None:
-            out["card"] = card.to_json()
+        # One set of keys whatever was asked: "card" is null without --query.
+        out = {"task": task.id, "queries": [vars(r) for r in rows],
+               "card": None if card is None else card.to_json()}
         # Texts as they are where the output is UTF-8 (a terminal, a file, a pipe on Linux);
         # escaped elsewhere (a Windows console's code page cannot write every script).
         utf8 = (sys.stdout.encoding or "").lower().replace("-", "").replace("_", "") == "utf8"
