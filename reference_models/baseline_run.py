@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 
 from leaderboard.benchmarks.registry import all_tasks, matches_task_pattern
 from leaderboard.core.data import data_files, load_task_data
+from leaderboard.core.errors import UsageError
 from leaderboard.core.predictions import write_predictions
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import plural
@@ -100,8 +101,8 @@ def select_tasks(patterns: Sequence[str] | None) -> list:
     for pattern in patterns:
         matched = [t for t in known if matches_task_pattern(t.id, pattern)]
         if not matched:
-            raise ReferenceRunError(f"task pattern {pattern!r} matches no task; "
-                                    "run `leaderboard tasks` to list them")
+            raise UsageError(f"task pattern {pattern!r} matches no task; "
+                             "run `leaderboard tasks` to list them")
         chosen.extend(t for t in matched if t not in chosen)
     order = {t.id: i for i, t in enumerate(tasks)}
     return sorted(chosen, key=lambda t: order[t.id])

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.errors import FollowBoardError, UsageError
 from leaderboard.submission.ids import id_problem
 from reference_models.hub import HUB_ID, fetch_model
 from reference_models.model_folder import FolderModel, ModelChoices, read_model_folder
@@ -32,6 +32,12 @@ FIRST_STAGE_FAMILIES = ("bm25", "bi-encoder")
 
 class ModelSourceError(FollowBoardError, ValueError):
     """MODEL names nothing the runner can use; the message says what it is and why not."""
+
+
+class ModelOptionError(ModelSourceError, UsageError):
+    """An option MODEL cannot take (a declared model's --family, a folder's --revision) or
+    a value no model can (an unknown --first-stage, an --id that is no id): a usage
+    error, exit 2."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
     if model in declared:
         given = choices.given() + (["--revision"] if revision else [])
         if given:
-            raise ModelSourceError(
+            raise ModelOptionError(
                 f"{model} is declared in reference_models/models.yaml and runs as declared; "
                 f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a model "
                 "folder or Hub id")
@@ -77,7 +83,7 @@ def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
         if not path.is_dir():
             raise ModelSourceError(f"{model}: a file, not a model folder")
         if revision:
-            raise ModelSourceError(f"--revision applies to a Hub id; {model} is a folder "
+            raise ModelOptionError(f"--revision applies to a Hub id; {model} is a folder "
                                    "(its weights are named by their SHA-256)")
         folder_model = read_model_folder(path, choices)
         # The id comes from the model's name (--name, the card's, else the folder's).
@@ -103,7 +109,7 @@ def _is_hub_id(text: str) -> bool:
 def _submission_id(explicit: str | None, name: str, declared: dict[str, ModelSpec]) -> str:
     if explicit is not None:
         if id_problem(explicit):
-            raise ModelSourceError(f"--id: {id_problem(explicit)}")
+            raise ModelOptionError(f"--id: {id_problem(explicit)}")
         return explicit
     derived = submission_id_from(name)
     if id_problem(derived):
@@ -122,5 +128,5 @@ def _check_first_stage(choices: ModelChoices, declared: dict[str, ModelSpec]) ->
     spec = declared.get(stage)
     if spec is None or spec.family not in FIRST_STAGE_FAMILIES:
         usable = ", ".join(s.id for s in declared.values() if s.family in FIRST_STAGE_FAMILIES)
-        raise ModelSourceError(f"--first-stage {stage!r} is not a declared BM25 or "
+        raise ModelOptionError(f"--first-stage {stage!r} is not a declared BM25 or "
                                f"bi-encoder model; one of: {usable}")

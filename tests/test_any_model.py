@@ -557,8 +557,14 @@ def test_a_prompt_file_that_does_not_exist_is_refused(folders, tmp_path: Path, c
 
 
 def test_declared_models_run_as_declared(capsys, tmp_path: Path) -> None:
-    _refused(["all-minilm-l6-v2", "--pooling", "cls"], tmp_path / "out", capsys,
-             "all-minilm-l6-v2 is declared in reference_models/models.yaml")
+    # A usage error (exit 2), worded as argparse words one.
+    with pytest.raises(SystemExit) as info:
+        _run(["all-minilm-l6-v2", "--pooling", "cls", "--out", str(tmp_path / "out")], capsys)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith("usage: leaderboard baselines run "), err
+    assert ("leaderboard baselines run: error: all-minilm-l6-v2 is declared in "
+            "reference_models/models.yaml") in err, err
+    assert not (tmp_path / "out").exists()
     # One option applies, two apply (the message read "--revision apply to ...").
     with pytest.raises(ModelSourceError, match="; --revision applies to a model folder"):
         resolve_model("bm25s", revision="abc")
@@ -897,9 +903,12 @@ def test_a_run_refused_for_its_arguments_says_why_not_internal_error(
         pytest.skip("this machine has a CUDA device")
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    code = main(["baselines", "run", "all-minilm-l6-v2", *argv, "--quiet",
-                 "--data-dir", str(tiny_data), "--out", str(tmp_path / "submissions"),
-                 "--cache-dir", str(tmp_path / "cache")])
+    try:
+        code = main(["baselines", "run", "all-minilm-l6-v2", *argv, "--quiet",
+                     "--data-dir", str(tiny_data), "--out", str(tmp_path / "submissions"),
+                     "--cache-dir", str(tmp_path / "cache")])
+    except SystemExit as exc:  # a usage error (the pattern), as argparse exits with one
+        code = exc.code
     out, err = capsys.readouterr()
     assert code != 0
     assert message in err and "internal error" not in out + err, out + err

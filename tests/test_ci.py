@@ -64,6 +64,15 @@ RUNS = f"runs/{TASK}"
 
 # --------------------------------------------------------------------------- helpers
 
+def exit_status(argv: list[str]) -> int:
+    """The exit status of `leaderboard ARGV`: main's, or, for a usage error, that of the
+    SystemExit it raises as argparse does."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
 def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
                           text=True).stdout.strip()
@@ -1424,8 +1433,8 @@ def test_a_check_without_the_commits_says_what_it_needs_not_internal_error(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     out = tmp_path / "report"
-    code = main(["ci", "pr-check", "--repo", str(elsewhere), "--base", "HEAD~1", "--head",
-                 "HEAD", "--out", str(out), "--quiet"])
+    code = exit_status(["ci", "pr-check", "--repo", str(elsewhere), "--base", "HEAD~1",
+                        "--head", "HEAD", "--out", str(out), "--quiet"])
     captured = capsys.readouterr()
     assert code == 2, captured
     assert "internal error" not in captured.out + captured.err
@@ -1434,8 +1443,8 @@ def test_a_check_without_the_commits_says_what_it_needs_not_internal_error(
     assert not out.exists()  # the workflow's error-report step writes the report
     # A clone that lacks the base commit (a shallow checkout) is told which it lacks.
     root, base = repo
-    code = main(["ci", "pr-check", "--repo", str(root), "--base", "f" * 40, "--head", "HEAD",
-                 "--quiet"])
+    code = exit_status(["ci", "pr-check", "--repo", str(root), "--base", "f" * 40, "--head",
+                        "HEAD", "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and "internal error" not in err
     assert f"the base commit {'f' * 40!r} (--base; $BASE_SHA in the workflow) is not" in err
@@ -3215,11 +3224,11 @@ def test_a_handed_over_commit_is_one_commit_on_the_base(tmp_path: Path, capsys):
     assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
                  second, "--published"]) == 1
     assert "may not be pushed: 1 problem" in capsys.readouterr().err
-    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
-                 first, "--submission", ".."]) == 2
+    assert exit_status(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                        first, "--submission", ".."]) == 2
     assert "'..' is not a submission id" in capsys.readouterr().err
-    assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
-                 "no-such-branch", "--published"]) == 2
+    assert exit_status(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
+                        "no-such-branch", "--published"]) == 2
 
 
 def _log(root: Path, rev: str, fmt: str) -> str:
@@ -3274,8 +3283,8 @@ def test_a_commit_that_fails_its_check_is_never_recommitted(tmp_path: Path, caps
                           ).returncode != 0
     root, base, handed = _handed(tmp_path / "b", _write("results.json", '{"v": 2}\n'))
     for bad in ("main", "refs/heads/a..b", "HEAD"):
-        assert main(["ci", "check-commit", "--repo", str(root), "--base", base, "--commit",
-                     handed, "--published", "--recommit", bad]) == 2
+        assert exit_status(["ci", "check-commit", "--repo", str(root), "--base", base,
+                            "--commit", handed, "--published", "--recommit", bad]) == 2
         said = capsys.readouterr()
         assert "is not a branch's full name" in said.err
         # A usage error is refused before any work: no pass line before the refusal.

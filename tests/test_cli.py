@@ -676,6 +676,74 @@ def test_every_command_words_its_errors_one_way(capsys, data_dir: Path, submissi
         assert f"\n{command}: error: " in err, (command, err)
 
 
+
+def test_every_usage_error_a_command_finds_is_worded_and_exits_as_argparses(
+        capsys, data_dir: Path, wtr_runs, tmp_path: Path) -> None:
+    """Options that conflict, or a value an option cannot take, exited 2 when argparse or
+    a handler's parser.error found them (`runs push` given folders and --all) and 1 when
+    a handler or the library raised an error of its own (`export --existing` without
+    --push, `export --push nope`, `baselines run bm25s --family ...`), though cli.py
+    says 2 is a usage error. Every such check raises core.errors.UsageError, which main
+    words as argparse does: the command's usage line, then `leaderboard CMD: error: ...`,
+    exit 2, before any work (nothing written). parser.error is main's alone."""
+    out = tmp_path / "out"
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    wtr_files = ["--original", str(wtr_runs["original"]), "--altered",
+                 str(wtr_runs["altered"]), "--data-dir", str(data_dir)]
+    bm25s = ["baselines", "run", "bm25s", "--out", str(out)]
+    refused = [
+        # options that conflict
+        (["runs", "push", "--all", str(folder)], "give submission folders or --all"),
+        (["runs", "push"], "give submission folders or --all"),
+        (["export", "--out", str(out), "--existing"],
+         "--existing pushes an earlier export: give --push too"),
+        ([*bm25s, "--family", "bi-encoder"],
+         "bm25s is declared in reference_models/models.yaml and runs as declared; --family"),
+        (["baselines", "run", str(folder), "--revision", "abc", "--out", str(out)],
+         "--revision applies to a Hub id"),
+        (["eval", WTR, "--run", str(wtr_runs["original"]), "--data-dir", str(data_dir)],
+         "followtable/wtr takes --original RUN --altered RUN"),
+        (["check-run", WTR, str(wtr_runs["original"]), "--role", "run",
+          "--data-dir", str(data_dir)], "--role must be one of original, altered"),
+        # values an option cannot take
+        (["export", "--out", str(out), "--push", "nope"], "--push 'nope': name a Hugging Face"),
+        (["export", "--out", str(out), "--push", "hf://models/a/b"],
+         "--push: 'hf://models/a/b': only dataset repositories"),
+        (["runs", "push", str(folder), "--to", "hf://models/a/b"],
+         "--to: 'hf://models/a/b': only dataset repositories"),
+        ([*bm25s, "--owner", "not a login"], "--owner 'not a login' is not a GitHub login"),
+        ([*bm25s, "--tasks", "nope/*"], "task pattern 'nope/*' matches no task"),
+        (["baselines", "measure", "bm25s", "--tasks", "nope/*", "--out", str(out)],
+         "task pattern 'nope/*' matches no task"),
+        (["baselines", "run", "someone/model", "--first-stage", "nope", "--out", str(out)],
+         "--first-stage 'nope' is not a declared BM25 or bi-encoder model"),
+        (["data", "pull", "followtable", "--jobs", "0", "--data-dir", str(out)],
+         "--jobs must be at least 1, not 0"),
+        (["data", "pull", "nope", "--data-dir", str(out)], "unknown benchmark or task 'nope'"),
+        (["data", "status", "--tasks", "nope/*", "--data-dir", str(out)],
+         "--tasks 'nope/*' matches no task"),
+        (["explain", WTR, *wtr_files, "--limit", "0"], "--limit must be positive"),
+        (["eval", "nope/x", *wtr_files], "unknown task 'nope/x'"),
+        (["ci", "audit-settings", "--repository", "no-slash"],
+         "--repository must be OWNER/REPO, not 'no-slash'"),
+        (["ci", "pr-check", "--repo", str(folder), "--base", "a", "--head", "b", "--out",
+          str(out)], "is not a git repository"),
+    ]
+    for argv, said in refused:
+        command = "leaderboard " + " ".join(argv[:2] if argv[0] in (
+            "runs", "baselines", "data", "ci") else argv[:1])
+        err = usage_error(capsys, *argv)
+        lines = err.strip().splitlines()
+        assert lines[0].startswith(f"usage: {command} "), (argv, err)
+        assert lines[-1].startswith(f"{command}: error: ") and said in lines[-1], (argv, err)
+        assert not out.exists(), argv
+    callers = [path.relative_to(REPO) for root in ("leaderboard", "reference_models")
+               for path in (REPO / root).rglob("*.py")
+               if "parser.error(" in path.read_text(encoding="utf-8")]
+    assert callers == [Path("leaderboard/app/cli.py")], callers
+
+
 # --- validate ---
 
 def test_validate_valid_submission(capsys, data_dir: Path, submission: Path) -> None:

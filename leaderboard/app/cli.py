@@ -110,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Anything else is a bug, reported as an internal error. (Imported once a command is
     # known: `leaderboard --help` imports nothing of the project but this module.)
     from leaderboard.core.config import ENV_DEBUG
-    from leaderboard.core.errors import FollowBoardError
+    from leaderboard.core.errors import FollowBoardError, UsageError
     from leaderboard.app.workflow_log import commands_stopped
     # Every message begins with the command as typed, as argparse's usage errors do
     # ("leaderboard runs add: error: ..."; commands.new_command records it).
@@ -128,6 +128,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except UsageError as exc:
+        # As argparse refuses a command line it cannot parse: the command's usage line,
+        # its error, exit 2 (SystemExit, as from parse_args above).
+        with commands_stopped(sys.stderr):
+            args.parser.error(str(exc))
     except (FollowBoardError, OSError) as exc:
         if os.environ.get(ENV_DEBUG):
             raise

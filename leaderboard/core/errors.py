@@ -17,3 +17,15 @@ class FollowBoardError(Exception):
 
     #: The process's exit status when a command ends with this error.
     exit_code = 1
+
+
+class UsageError(FollowBoardError, ValueError):
+    """The command line asks for what no input could make work: options that conflict
+    (``export --existing`` without ``--push``), or a value an option cannot take (``data
+    pull --jobs 0``, an unknown task), decided from the command line and what the
+    project declares (the registry, models.yaml), before any work. Exit status 2, worded
+    as argparse words its own usage errors: the command's usage line, then ``leaderboard
+    COMMAND: error: ...`` (:func:`leaderboard.app.cli.main`). Every such check raises it,
+    in a command module or in the library code it calls."""
+
+    exit_code = 2

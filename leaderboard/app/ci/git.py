@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.errors import FollowBoardError, UsageError
 
 SHA_RE = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256; use fullmatch
 NULL_SHA_RE = re.compile(r"^0+$")
@@ -32,11 +32,9 @@ class GitError(FollowBoardError, ValueError):
     """A git command failed; the message says which and why."""
 
 
-class CommitNotFound(GitError):
+class CommitNotFound(GitError, UsageError):
     """A commit the command was given is not in the repository, or there is no
     repository: what it was asked to read is not there (a usage error, exit 2)."""
-
-    exit_code = 2
 
     def __init__(self, message: str, *, no_repository: bool = False) -> None:
         super().__init__(message)

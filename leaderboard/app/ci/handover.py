@@ -41,7 +41,7 @@ from leaderboard.app.ci.git import (
     resolve_commit,
 )
 from leaderboard.app.ci.policy import unsafe_name
-from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.errors import FollowBoardError, UsageError
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import (
     EXPLAIN_DIR,
@@ -77,11 +77,9 @@ WORKFLOW_NAME = "github-actions[bot]"
 WORKFLOW_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 
 
-class NotAnId(FollowBoardError, ValueError):
+class NotAnId(UsageError):
     """The folder a proposal is checked against is named by no submission id (a usage
     error, exit 2)."""
-
-    exit_code = 2
 
 
 _VERBS = {"A": "adds", "M": "changes", "D": "deletes", "T": "changes the kind of"}
@@ -191,11 +189,9 @@ def check_proposal(repo: Path, base: str, commit: str, sub_id: str) -> Handover:
     return hand
 
 
-class NotARef(FollowBoardError, ValueError):
+class NotARef(UsageError):
     """The ref the workflow's own commit is to be written to is no branch name (a usage
     error, exit 2)."""
-
-    exit_code = 2
 
 
 class NothingToRecommit(FollowBoardError, ValueError):

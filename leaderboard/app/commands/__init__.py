@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from leaderboard.core.tasks import Role, Task
+    from leaderboard.store.locations import RunStore
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:
@@ -76,17 +77,30 @@ def task_and_files(args: argparse.Namespace) -> tuple["Task", dict[str, Path]]:
     """The task `eval` and `explain` are given and its files by role
     (:func:`add_role_files`); a usage error when the roles are not the task's."""
     from leaderboard.benchmarks.registry import UnknownTaskError, get_task
+    from leaderboard.core.errors import UsageError
 
     try:
         task = get_task(args.task)
     except UnknownTaskError as exc:
-        args.parser.error(str(exc))
+        raise UsageError(str(exc)) from None
     given = {role: getattr(args, role) for role in ROLE_FILES
              if getattr(args, role) is not None}
     if sorted(given) != sorted(task.roles):
-        args.parser.error(f"{task.id} takes "
-                          f"{' '.join(f'--{r} {ROLE_FILES[r][0]}' for r in task.roles)}")
+        raise UsageError(f"{task.id} takes "
+                         f"{' '.join(f'--{r} {ROLE_FILES[r][0]}' for r in task.roles)}")
     return task, given
+
+
+def store_option(text: str, option: str) -> RunStore:
+    """The store an option names (`runs push --to`, `export --push`), a setting refused
+    as a usage error: the command line gave what no store can be."""
+    from leaderboard.core.errors import UsageError
+    from leaderboard.store.locations import StoreConfigError, parse_store
+
+    try:
+        return parse_store(text, Path.cwd(), option)
+    except StoreConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def submission_dir(text: str) -> Path:

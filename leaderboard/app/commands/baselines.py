@@ -324,7 +324,7 @@ def run_model(args: argparse.Namespace) -> int:
         git_identity,
         known_instruction_training,
     )
-    from leaderboard.core.errors import FollowBoardError
+    from leaderboard.core.errors import UsageError
     from leaderboard.submission.metadata import GITHUB_LOGIN_RE
     from reference_models.baseline_run import (
         DEFAULT_CONTACT,
@@ -338,7 +338,7 @@ def run_model(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     instruction_format = InstructionFormat.parse(args.instruction_format)
     if args.owner is not None and not GITHUB_LOGIN_RE.fullmatch(args.owner):
-        raise FollowBoardError(f"--owner {args.owner!r} is not a GitHub login")
+        raise UsageError(f"--owner {args.owner!r} is not a GitHub login")
     # Everything that can be refused is, before a weight is loaded or a file written.
     resolved = resolve_model(args.model, choices=model_choices(args), revision=args.revision,
                              submission_id=args.submission_id)

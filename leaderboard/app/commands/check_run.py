@@ -7,6 +7,7 @@ from pathlib import Path
 
 from leaderboard.app.commands import ROLE_FILES, add_data_dir, new_command
 from leaderboard.core.data import load_task_data, resolve_data_dir
+from leaderboard.core.errors import UsageError
 from leaderboard.core.fileio import size_text
 from leaderboard.core.evaluate import validate_file
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
@@ -53,10 +54,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         task = get_task(args.task)
     except UnknownTaskError as exc:
-        args.parser.error(str(exc))
+        raise UsageError(str(exc)) from None
     role = infer_role(task.roles, args.run_file, args.role)
     if role is None and args.role is not None:
-        args.parser.error(f"--role must be one of {', '.join(task.roles)} for {task.id}")
+        raise UsageError(f"--role must be one of {', '.join(task.roles)} for {task.id}")
     data = load_task_data(task, resolve_data_dir(args.data_dir))
     if role is None:
         from leaderboard.core.runs.validation import read_run, role_of_queries
@@ -68,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
             return verdict(args.run_file, task.id, "run", read.report)
         role = role_of_queries(data, read.run.q_names)
         if role is None:
-            args.parser.error(f"cannot tell which run of {task.id} this is from its name or "
-                              f"its query ids; give --role ({', '.join(task.roles)})")
+            raise UsageError(f"cannot tell which run of {task.id} this is from its name or "
+                             f"its query ids; give --role ({', '.join(task.roles)})")
         print(f"{args.run_file}: --role {role} (inferred from the query ids)")
     report, _ = validate_file(task, data, role, args.run_file, str(args.run_file))
     warn_over_submission_limit(args.run_file, report)

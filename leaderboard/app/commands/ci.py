@@ -14,6 +14,7 @@ from pathlib import Path
 
 from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_data_dir, add_seed,
                                       new_command, warn)
+from leaderboard.core.errors import UsageError
 
 API_URL = "https://api.github.com"
 
@@ -511,9 +512,9 @@ def run_audit_settings_cmd(args: argparse.Namespace) -> int:
     from leaderboard.core.report import plural
 
     if not args.repository:
-        args.parser.error("give --repository OWNER/REPO (or set $GITHUB_REPOSITORY)")
+        raise UsageError("give --repository OWNER/REPO (or set $GITHUB_REPOSITORY)")
     if not REPO_SLUG_RE.fullmatch(args.repository):
-        args.parser.error(f"--repository must be OWNER/REPO, not {args.repository!r}")
+        raise UsageError(f"--repository must be OWNER/REPO, not {args.repository!r}")
     token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")
     if not token:
         warn(args, "no $GH_TOKEN or $GITHUB_TOKEN; most settings are readable only by an "

@@ -9,6 +9,7 @@ from pathlib import Path
 from leaderboard.app.commands import add_data_dir, new_command
 from leaderboard.core.data import data_files, resolve_data_dir
 from leaderboard.core.data.revision import MANIFEST_NAME, data_revision, read_manifest
+from leaderboard.core.errors import UsageError
 from leaderboard.app.datapull.common import (
     BENCHMARKS,
     BENCHMARK_ALIASES,
@@ -89,9 +90,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def _select(args: argparse.Namespace, names: list[str]) -> list[SourceTasks]:
     try:
         return select_sources(names)
-    except PullError as exc:
-        args.parser.error(str(exc))  # exits 2: a usage error
-        raise  # unreachable; keeps type checkers content
+    except PullError as exc:  # a name that selects nothing
+        raise UsageError(str(exc)) from None
 
 
 def run_pull(args: argparse.Namespace) -> int:
@@ -100,7 +100,7 @@ def run_pull(args: argparse.Namespace) -> int:
         ("retries", args.retries, "at least 0", args.retries >= 0),
         ("timeout", args.timeout, "more than 0", args.timeout > 0)) if not ok]
     if out_of_limits:
-        args.parser.error("; ".join(out_of_limits))
+        raise UsageError("; ".join(out_of_limits))
     items = _select(args, args.benchmarks)
     data_dir = resolve_data_dir(args.data_dir)
     puller = DataPuller(data_dir, http=HttpClient(timeout=args.timeout, retries=args.retries),
@@ -124,8 +124,8 @@ def run_status(args: argparse.Namespace) -> int:
     if args.tasks:
         try:
             items = narrow_to_tasks(items, args.tasks, args.benchmarks)
-        except PullError as exc:
-            args.parser.error(str(exc))  # as a BENCHMARK that names nothing: exit 2
+        except PullError as exc:  # as a BENCHMARK that names nothing
+            raise UsageError(str(exc)) from None
     data_dir = resolve_data_dir(args.data_dir)
     print(f"data directory: {data_dir}")
     incomplete: list[str] = []

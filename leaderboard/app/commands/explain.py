@@ -10,6 +10,7 @@ import textwrap
 
 from leaderboard.app.commands import add_data_dir, add_role_files, new_command, task_and_files
 from leaderboard.core.display import fixed, score_text
+from leaderboard.core.errors import UsageError
 
 SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
 
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     task, given = task_and_files(args)
     if args.limit is not None and args.limit <= 0:
-        args.parser.error("--limit must be positive")
+        raise UsageError("--limit must be positive")
 
     from leaderboard.core.data import resolve_data_dir
     from leaderboard.core.explain import explain_task
@@ -78,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
     sort_key = task.primary_metric if args.sort is None else args.sort
     known = sorted({k for row in explanation.rows for k in row.metrics})
     if sort_key not in known:
-        args.parser.error(f"--sort {sort_key!r} is not a per-query metric of {task.id}; "
-                          f"choose from {', '.join(known)}")
+        raise UsageError(f"--sort {sort_key!r} is not a per-query metric of {task.id}; "
+                         f"choose from {', '.join(known)}")
     card = None if args.query is None else explanation.card(args.query)
     rows = sorted(explanation.rows,
                   key=lambda r: (r.metrics.get(sort_key, float("inf")), r.query))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from leaderboard.app.commands import new_command, warn
+from leaderboard.app.commands import new_command, store_option, warn
+from leaderboard.core.errors import UsageError
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -44,20 +45,20 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def run(args: argparse.Namespace) -> int:
     from leaderboard.core.fileio import size_text
     from leaderboard.core.report import plural
-    from leaderboard.publish.export import EXPORT_MARKER, ExportError, export_dataset
+    from leaderboard.publish.export import EXPORT_MARKER, export_dataset
     from leaderboard.publish.export_check import checked_export, stale_files
     from leaderboard.store.hub import Upload, push_files, repository_files
-    from leaderboard.store.locations import HubStore, parse_store
+    from leaderboard.store.locations import HubStore
 
     store = None
     if args.push is not None:  # refused before anything is computed
-        store = parse_store(args.push, Path.cwd(), "--push")
+        store = store_option(args.push, "--push")
         if not isinstance(store, HubStore):
-            raise ExportError(f"--push {args.push!r}: name a Hugging Face dataset, "
+            raise UsageError(f"--push {args.push!r}: name a Hugging Face dataset, "
                              "hf://datasets/<owner>/<name>")
     if args.existing:
         if store is None:
-            raise ExportError("--existing pushes an earlier export: give --push too")
+            raise UsageError("--existing pushes an earlier export: give --push too")
         release, files = checked_export(args.out)
     else:
         result = export_dataset(args.results_root, args.out,

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import add_data_dir, new_command, submission_dir
+from leaderboard.app.commands import add_data_dir, new_command, store_option, submission_dir
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -151,13 +151,12 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_push(args: argparse.Namespace) -> int:
-    from leaderboard.store.locations import parse_store
     from leaderboard.app.transfer import push
-
-    from leaderboard.core.errors import FollowBoardError
+    from leaderboard.core.errors import FollowBoardError, UsageError
 
     if args.all == bool(args.submissions):
-        args.parser.error("give submission folders or --all (not both)")
+        raise UsageError("give submission folders or --all (not both)")
+    store = store_option(args.to, "--to") if args.to else None  # refused before any work
     if args.all and not args.submissions_dir.is_dir():
         raise FollowBoardError(f"{args.submissions_dir}: no such folder (--submissions-dir)")
     folders = (sorted(p for p in args.submissions_dir.iterdir()
@@ -169,7 +168,6 @@ def run_push(args: argparse.Namespace) -> int:
         return 0
     if _folders(folders) is None:
         return 1
-    store = parse_store(args.to, Path.cwd(), "--to") if args.to else None
     progress = (lambda _m: None) if args.quiet else (
         lambda m: print(m, file=sys.stderr, flush=True))
     report, done = push(folders, store, keep=args.keep, progress=progress)
