@@ -709,7 +709,7 @@ def test_every_usage_error_a_command_finds_is_worded_and_exits_as_argparses(
         # values an option cannot take
         (["export", "--out", str(out), "--push", "nope"], "--push 'nope': name a Hugging Face"),
         (["export", "--out", str(out), "--push", "hf://models/a/b"],
-         "--push: 'hf://models/a/b': only dataset repositories"),
+         "--push: 'hf://models/a/b': only dataset repositories hold FollowBoard's files"),
         (["runs", "push", str(folder), "--to", "hf://models/a/b"],
          "--to: 'hf://models/a/b': only dataset repositories"),
         ([*bm25s, "--owner", "not a login"], "--owner 'not a login' is not a GitHub login"),

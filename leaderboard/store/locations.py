@@ -187,8 +187,8 @@ def parse_store(value: str, base: Path, origin: str,
     if scheme == "hf":
         rest = text[len("hf://"):]
         if not rest.startswith("datasets/"):
-            raise StoreConfigError(f"{origin}: {text!r}: only dataset repositories can be "
-                                   "run stores (hf://datasets/<owner>/<name>)")
+            raise StoreConfigError(f"{origin}: {text!r}: only dataset repositories hold "
+                                   "FollowBoard's files (hf://datasets/<owner>/<name>)")
         repo = rest[len("datasets/"):].rstrip("/")
         if "@" in repo:
             raise StoreConfigError(f"{origin}: {text!r}: name the repository without a "
