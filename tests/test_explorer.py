@@ -20,11 +20,14 @@ from fixtures.chromium import serve
 from leaderboard.submission.explain_files import explain_dir
 from leaderboard.submission.results import read_results
 from leaderboard.publish.site.build import build_site
+from leaderboard.publish.site.board import board_of
 from leaderboard.publish.site.explorer import (
     families,
     family_key,
+    family_view,
     INDEX_FORMAT,
     metric_facts,
+    ranked_submissions,
     TASK_FILE_FIELDS,
     task_labels,
     text_directions,
@@ -36,8 +39,12 @@ from leaderboard.publish.site.scripts import (
     EXPLORER_SOURCE,
     explorer_script,
 )
+from leaderboard.benchmarks import all_views
 from leaderboard.benchmarks.registry import all_tasks, get_task
 from leaderboard.core.measures import measure_of
+from leaderboard.publish.standings import TIER_LEADER, Row, SubmissionInfo
+from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
+from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
 from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree
 
 TASKS = ["followir/robust04", "followir/core17", "followtable/wtr", "followtable/wqt",
@@ -245,6 +252,50 @@ def test_heatmap_columns_are_ranked_in_the_index(built) -> None:
     for fam in index["families"].values():
         ranked = [index["order"][i] for i in fam["ranked"]]
         assert sorted(ranked) == sorted(EXPLAINED), fam
+
+
+def _wtr_row(sid: str, level: float) -> Row:
+    """A verified submission scored on FollowTable's WTR, query i's IRS ``level`` plus a
+    little spread."""
+    per_query = {f"q{i}": level + 0.001 * (i % 7) for i in range(60)}
+    system = SystemResult(system_id=sid, model=ModelInfo(name=sid), provenance="verified",
+                          source=Source(kind="scored"), tasks={"followtable/wtr": TaskScores(
+                              metrics={"IRS": sum(per_query.values()) / len(per_query)},
+                              per_query={"IRS": per_query}, n_queries=len(per_query))})
+    info = SubmissionInfo(id=sid, slug=sid, folder=Path("x"),
+                          results_path=Path("x/results.json"), produced_by_scorer={})
+    return Row(key=sid, system=system, origin=Path("x"), submission=info)
+
+
+def test_the_heatmap_lists_the_best_verified_first_of_the_rows_tied_with_it() -> None:
+    """A rerun 0.05 points (x100) above the best verified, within the reproducibility
+    threshold, is tied with it and the tie is the best verified's: WTR's table lists
+    a-lead first (lines.leader_first), but the heatmap's columns listed z-rerun first,
+    ordered by the untested values. They follow the board's table now."""
+    registry = all_tasks()
+    rows = [_wtr_row("z-rerun", 0.5 + REPRODUCIBILITY_THRESHOLD / 2), _wtr_row("a-lead", 0.5),
+            _wtr_row("m-low", 0.3)]
+    board = board_of(rows, [])
+    table = board.tables["followtable/wtr"]
+    assert table.leader().key == "a-lead"
+    assert table.tiers[3]["a-lead"].tier == TIER_LEADER
+    assert [ln.key for ln in table.lines] == ["a-lead", "z-rerun", "m-low"]
+    fam = families(list(registry.values()))["followtable/wtr"]
+    assert [r.key for r in ranked_submissions(fam, registry, rows, board.tables)] == [
+        "a-lead", "z-rerun", "m-low"]
+    assert family_view(fam, registry, [t.view for t in board.tables.values()]) is table.view
+    # Those with explanation files only: the order of the table, without the others.
+    assert [r.key for r in ranked_submissions(fam, registry, rows[:2], board.tables)] == [
+        "a-lead", "z-rerun"]
+
+
+def test_every_heatmap_family_follows_a_table_of_the_board() -> None:
+    """Each family's heatmap takes its order and tiers from the table whose tested sort
+    column is the family's primary metric over its tasks; every family has one."""
+    registry = all_tasks()
+    views = list(all_views().values())
+    for fam in families(list(registry.values())).values():
+        assert family_view(fam, registry, views) is not None, fam.id
 
 
 def test_heatmap_families_group_by_constraint_or_language() -> None:

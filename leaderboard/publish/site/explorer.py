@@ -22,10 +22,10 @@ What the build writes under ``explore/``:
   BCP 47 tags, which the page marks their texts with), each of those tags' script
   direction (which texts are cut, and where, the text parts say:
   :func:`leaderboard.core.explain.text_record`), the heatmap families with their
-  submissions in the
-  tables' order (best first on the mean of the family's task figures, as
-  :mod:`leaderboard.publish.standings` computes it) and the start page's line each is
-  on, and what each metric key is (label, help, sign, range), from the measure catalogue
+  submissions in the order of the family's table on the board (best first on the mean
+  of the family's task figures, the best verified first of the rows tied with it:
+  :func:`ranked_submissions`) and the start page's line each is on, and what each metric
+  key is (label, help, sign, range), from the measure catalogue
   (:mod:`leaderboard.core.measures`);
 * ``tasks/<task id>.json``: the verified submissions that have the task (by position
   in the index), best first on its primary metric (the compare picker), each entry's
@@ -44,12 +44,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from leaderboard.benchmarks.followtable_views import FOLLOWTABLE_CONSTRAINT_NAMES
-from leaderboard.benchmarks.views import column
+from leaderboard.benchmarks.views import Column, View, column
 from leaderboard.core.display import score_text
 from leaderboard.core.languages import LANGUAGES
 from leaderboard.core.measures import measure_of, query_help, query_label
@@ -65,11 +65,11 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.tasks import Task
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.scripts import EXPLORER_PAGE_SCRIPTS, write_explorer_script
-from leaderboard.publish.standings import order_systems
+from leaderboard.publish.standings import Row, ViewTable, tested_order
 from leaderboard.store.files import StoreError
 from leaderboard.submission.files import SubmissionFiles, submission_files
 from leaderboard.submission.layout import EXPLAIN_DIR
-from leaderboard.submission.results import ExplainManifestFile, SystemResult
+from leaderboard.submission.results import ExplainManifestFile
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"
@@ -181,16 +181,41 @@ def metric_facts(key: str) -> dict[str, object]:
             "low": measure.low, "high": measure.high}
 
 
-def ranked_submissions(family: Family, registry: dict[str, Task],
-                       systems: dict[str, SystemResult]) -> list[str]:
-    """The submissions of ``systems`` (by slug) in the order a table of the family's
-    primary metric would show them: best first on the mean of their task figures (one
-    task's figure for a one-task family), a submission without every task last."""
+def family_column(family: Family, registry: dict[str, Task]) -> Column:
+    """The family's tasks' primary metrics, averaged: the column its heatmap ranks by."""
     tasks = [registry[t] for t in family.tasks]
-    col = replace(column(family.tasks, tasks[0].primary_metric, tasks[0].primary_metric),
-                  task_metrics=tuple(t.primary_metric for t in tasks))
-    _, order = order_systems(systems, col)
-    return order
+    return replace(column(family.tasks, tasks[0].primary_metric, tasks[0].primary_metric),
+                   task_metrics=tuple(t.primary_metric for t in tasks))
+
+
+def family_view(family: Family, registry: dict[str, Task], views: Iterable[View]
+                ) -> View | None:
+    """The view of ``views`` whose tested sort column averages what the family's column
+    does (:func:`family_column`): the table whose order and tiers its heatmap follows
+    (None: no view has it; every family of the registry has one)."""
+    parts = set(family_column(family, registry).parts)
+    for view in views:
+        col = view.columns[view.sort_column]
+        if (view.tiered_column == view.sort_column and col.group is None
+                and col.average == "all" and set(col.parts) == parts):
+            return view
+    return None
+
+
+def ranked_submissions(family: Family, registry: dict[str, Task], rows: list[Row],
+                       tables: Mapping[str, ViewTable]) -> list[Row]:
+    """``rows`` (verified submissions) in the order the board's table of the family
+    shows them (:func:`family_view`, with that table's tiers,
+    :func:`leaderboard.publish.standings.tested_order`): best first on the mean of their
+    task figures (one task's figure for a one-task family), the best verified first of
+    the rows tied with it, a submission without every task last. A family no table
+    shows is ordered as an untested table would be, by value alone."""
+    view = family_view(family, registry, (t.view for t in tables.values()))
+    tiers = tables[view.id].tiers.get(view.sort_column, {}) if view is not None else {}
+    by_key = {r.key: r for r in rows}
+    _, order = tested_order({key: r.system for key, r in by_key.items()},
+                            family_column(family, registry), tiers)
+    return [by_key[key] for key in order]
 
 
 def text_languages(task: Task) -> dict[str, str]:
@@ -286,7 +311,9 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         labels.update(task_labels(fam, registry))
     per_task: dict[str, list[tuple[float | None, str, bool]]] = {}
     submissions: dict[str, dict[str, object]] = {}
-    explained_by: dict[str, tuple[SystemResult, set[str]]] = {}
+    # The submissions with explanation files, the tasks they cover and their page names.
+    explained_by: list[tuple[Row, set[str]]] = []
+    slugs: dict[str, str] = {}
     copied_texts: set[str] = set()
     for row in board.submissions:
         sub = row.submission
@@ -300,7 +327,8 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
             base, copied, explained = None, False, set()
         tasks = {tid: scores for tid, scores in row.system.tasks.items() if tid in registry}
         if base is not None and explained:
-            explained_by[sub.slug] = (row.system, explained)
+            explained_by.append((row, explained))
+            slugs[row.key] = sub.slug
         for tid, scores in tasks.items():
             primary = scores.metrics.get(registry[tid].primary_metric)
             per_task.setdefault(tid, []).append((primary, sub.slug, tid in explained))
@@ -354,10 +382,9 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         "families": {f.id: {"title": f.title, "line": f.line or f.title, "part": f.part,
                             "group_by": f.group_by,
                             "tasks": [t for t in f.tasks if t in per_task],
-                            "ranked": [position[slug] for slug in ranked_submissions(
-                                f, registry, {slug: system for slug, (system, tids)
-                                              in explained_by.items()
-                                              if tids & set(f.tasks)})]}
+                            "ranked": [position[slugs[r.key]] for r in ranked_submissions(
+                                f, registry, [row for row, tids in explained_by
+                                              if tids & set(f.tasks)], board.tables)]}
                      for f in fams.values() if any(t in per_task for t in f.tasks)},
     }
     _dump(docs / DATA / "index.json", index)

@@ -34,6 +34,7 @@ from .tables import (
     fill_view,
     order_systems,
     rank_systems,
+    tested_order,
     tier_column,
     tier_tables,
 )
@@ -54,5 +55,5 @@ __all__ = [
     "LineCell", "ModelLine", "Row", "StandingsDataError", "SubmissionInfo", "TierInfo",
     "ViewTable", "column_value", "fill_view", "load_rows", "model_lines",
     "order_systems", "rank_systems", "stratified_units", "task_column",
-    "tier_column", "tier_tables", "unit_scores",
+    "tested_order", "tier_column", "tier_tables", "unit_scores",
 ]

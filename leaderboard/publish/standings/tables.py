@@ -424,6 +424,20 @@ def _order(systems: Mapping[str, SystemResult], values: Mapping[str, float | Non
         systems[sid].model.name))
 
 
+def tested_order(systems: Mapping[str, SystemResult], column: Column,
+                 tiers: Mapping[str, TierInfo]) -> tuple[dict[str, float | None], list[str]]:
+    """Each system's value on one column, the mean its test compared where ``tiers`` (id
+    -> tier: the column's test, which may hold ids beyond ``systems``) tested it, and the
+    order a table shows them in: best first, the leader first of the tested ones
+    (:func:`.lines.leader_first`), systems without a value last."""
+    values, _ = order_systems(systems, column)
+    for sid, info in tiers.items():
+        if info.mean is not None and sid in values:
+            values[sid] = info.mean
+    return values, leader_first(_order(systems, values, column),
+                                lambda sid: t.tier if (t := tiers.get(sid)) else None)
+
+
 def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: int = 0,
                  precedence: Sequence[str] = ()) -> ColumnStandings:
     """Value, order, leader and tiers of ``systems`` (id -> system) on one column, by the
@@ -443,11 +457,7 @@ def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: i
             scores[sid], figures[sid] = tested
     tiers, test = tier_column(scores, column, seed=seed, precedence=precedence,
                               figures=figures)
-    for sid, info in tiers.items():
-        if info.mean is not None:
-            values[sid] = info.mean
+    values, order = tested_order(systems, column, tiers)
     leader = next((sid for sid, t in tiers.items() if t.tier == TIER_LEADER), None)
-    order = leader_first(_order(systems, values, column),
-                         lambda sid: t.tier if (t := tiers.get(sid)) else None)
     return ColumnStandings(values=values, order=order, leader=leader, tiers=tiers,
                            untested=sorted(untested), test=test)
