@@ -2043,6 +2043,38 @@ def test_a_submission_joining_an_unlisted_model_must_state_its_facts(
     assert check_identities(_all_systems(root)) == []
 
 
+@pytest.mark.parametrize(("name", "facts", "told"), [
+    ("Fresh Mode1", "  type: other\n",
+     (3, "the model name 'Fresh Mode1' reads as 'Fresh Model', the name of the submission "
+         "fresh-model on the base branch")),
+    ("Fresh Model", "  type: bi-encoder\n",
+     (4, "type: bi-encoder, but the submission fresh-model on the base branch gives other "
+         "for 'Fresh Model'")),
+])
+def test_a_merged_submission_not_yet_scored_is_held_against_a_new_one(
+        repo, wtr, data_dir, tmp_path, name, facts, told):
+    """pr-check read the merged submissions' names and facts from their results.json
+    only, so one merged moments ago, before the publish run scored it, was in neither
+    check: a look-alike of its name, or its very name with another type, passed. Such a
+    submission's name and facts are read from its metadata.yaml at the base commit."""
+    root, base = repo
+    git(root, "checkout", "-q", "main")
+    write_model(root, "fresh-model", "Fresh Model", "  type: other\n", wtr)
+    base = commit_all(root, "merge fresh-model (not yet scored)")
+    assert not (root / "submissions" / "fresh-model" / "results.json").exists()
+    git(root, "checkout", "-q", "pr")
+    git(root, "reset", "-q", "--hard", base)
+    write_model(root, "new-model", name, facts, wtr)
+    head = commit_all(root, "add new-model")
+    out_dir = tmp_path / "report"
+    assert pr_check(root, base, head, out_dir, data_dir) == 1
+    (sub,) = read_ci_report(out_dir / "report.json").submissions
+    line, text = told
+    assert any(p.path == "submissions/new-model/metadata.yaml" and p.line == line
+               and p.severity == "error" and p.message.startswith(text)
+               for p in sub.problems), sub.problems
+
+
 def test_the_bot_may_update_a_merged_reference_models_folder(repo, wtr, data_dir, actions_env,
                                                              tmp_path):
     """The ownership check let the repository's bot change every merged submission, where

@@ -64,7 +64,7 @@ from leaderboard.app.ci.pr_report import (
     SubmissionCheck,
     write_ci_report,
 )
-from leaderboard.app.model_facts import check_model_facts
+from leaderboard.app.model_facts import check_model_facts, submitted_row
 from leaderboard.app.workflow_log import commands_stopped
 from leaderboard.core.display import score_text
 from leaderboard.core.fileio import atomic_write_text, gunzip_bounded
@@ -89,6 +89,7 @@ from leaderboard.submission.metadata import owner_of
 from leaderboard.submission.pipeline import (check_submission, report_name_lookalike,
                                              results_for)
 from leaderboard.submission.results import (
+    ModelInfo,
     SystemResult,
     committed_form,
     per_query_content,
@@ -289,26 +290,36 @@ def check_model_name(root: Path, sub_id: str, name: str, committed: CommittedRes
     """Whoever adds it, a submission's model name, new or changed, may not pass for
     another's (:func:`leaderboard.submission.ids.name_lookalike_problem`): a reference
     model's, one of the model registry's, or a name the base branch's board shows (a
-    merged submission's, a reported row's). A merged submission keeping its name is not
-    checked again."""
-    own = committed.verified.get(sub_id)
-    if own is not None and own.model.name == name:
+    merged submission's, scored or not yet, a reported row's). A merged submission keeping
+    its name is not checked again."""
+    merged = merged_models(committed)
+    own = merged.get(sub_id)
+    if own is not None and own.name == name:
         return
-    shown = {system.model.name: f"the name of the submission {system_id} on the base branch"
-             for system_id, system in sorted(committed.verified.items())
-             if system_id != sub_id}
+    shown = {model.name: f"the name of the submission {system_id} on the base branch"
+             for system_id, model in merged.items() if system_id != sub_id}
     for system in committed.reported:
         shown.setdefault(system.model.name,
                          f"the name of the reported row {system.system_id} on the base branch")
     report_name_lookalike(root, sub_id, name, taken_names(shown), report)
 
 
+def merged_models(committed: CommittedResults) -> dict[str, ModelInfo]:
+    """The model of every merged submission at the base commit, by id in order: a scored
+    one's from its results.json, one not yet scored from its metadata.yaml."""
+    models = {sid: system.model for sid, system in committed.verified.items()}
+    models.update(committed.unscored)
+    return dict(sorted(models.items()))
+
+
 def board_rows(committed: CommittedResults, sub_id: str) -> list[tuple[SystemResult, str]]:
     """The base branch's rows but submission ``sub_id``'s own (a merged submission's
     earlier version), each with whose it is, for
-    :func:`leaderboard.app.model_facts.check_model_facts`."""
-    rows = [(system, f"the submission {system_id} on the base branch")
-            for system_id, system in sorted(committed.verified.items()) if system_id != sub_id]
+    :func:`leaderboard.app.model_facts.check_model_facts`: a merged submission not yet
+    scored as its metadata.yaml states its model."""
+    rows = [(committed.verified.get(system_id) or submitted_row(system_id, model),
+             f"the submission {system_id} on the base branch")
+            for system_id, model in merged_models(committed).items() if system_id != sub_id]
     return rows + [(system, f"the reported row {system.system_id} on the base branch")
                    for system in committed.reported]
 

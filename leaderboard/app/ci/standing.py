@@ -33,8 +33,10 @@ from leaderboard.publish.stats.tiers import pick_leader
 from leaderboard.store.files import StoredRef, StoreError, check_file_bytes
 from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.submission.layout import MANIFEST_NAME, RESULTS_NAME, SUBMISSIONS_DIR
+from leaderboard.submission.layout import (MANIFEST_NAME, METADATA_NAME, RESULTS_NAME,
+                                           SUBMISSIONS_DIR)
 from leaderboard.submission.manifest import parse_manifest
+from leaderboard.submission.metadata import SubmittedModel, model_of
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, SystemResult,
                                             off_pin_revisions, off_pin_tasks, resolve_per_query)
 
@@ -54,6 +56,11 @@ class CommittedResults:
     # revision than the registry pins (the pin moved since): compared with no PR's scores
     # on those tasks, which are on the pinned data.
     off_pin: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Submission id -> its model, from its metadata.yaml (as validate reads the
+    # submissions beside one, :func:`leaderboard.submission.metadata.model_of`), of the
+    # merged submissions with no results.json yet (merged since the publish run last
+    # scored): no scores to compare, but a name and facts a new submission is held to.
+    unscored: dict[str, SubmittedModel] = field(default_factory=dict)
 
 
 class _NotJson(ValueError):
@@ -103,7 +110,8 @@ def _per_query_getter(repo: Path, sub_id: str, blobs: dict[str, str], store: Run
 def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> CommittedResults:
     """Verified and reported rows of ``commit``, read from git objects: a submission's
     per-query scores from the per-query file its results.json names, in git or in the run
-    store ``store`` (by default the repository's configured one)."""
+    store ``store`` (by default the repository's configured one); and the models of the
+    merged submissions not yet scored, from their metadata.yaml."""
     out = CommittedResults()
     store = store if store is not None else configured_store(repo)
     committed = [e for e in tree_entries(repo, commit, SUBMISSIONS_DIR) if not e.is_symlink]
@@ -138,6 +146,13 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
         parsed = _parse(entry.path, data, out)
         if parsed is not None:
             out.reported += [s for s in parsed.systems if s.provenance == "reported"]
+    scored = {e.path.split("/")[1] for e in verified}
+    unscored = [e for e in committed if e.path.endswith(f"/{METADATA_NAME}")
+                and e.path.count("/") == 2 and e.path.split("/")[1] not in scored]
+    for entry, data in zip(unscored, read_blobs(repo, [e.sha for e in unscored])):
+        model = model_of(data.decode("utf-8", "replace"))
+        if model is not None:
+            out.unscored[entry.path.split("/")[1]] = model
     return out
 
 
