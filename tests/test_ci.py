@@ -3112,9 +3112,14 @@ def test_publish_moves_merged_runs_to_the_dataset_and_the_next_pr_reads_them_the
     # which is read there: a range holding that commit does not rescore it.
     from leaderboard.app.ci.pending import pending_submissions
     assert pending_submissions(root, merged, published).ids == ["new-model"]
-    # Up to date: the next publish run scores nothing and pushes nothing.
-    assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
-                 published, "--data-dir", str(data_dir), "--quiet"]) == 0
+    # Up to date: the next publish run, reading from the commit the last one pushed (the
+    # tag the push job moves), scores nothing and pushes nothing. (The range from merged
+    # holds the publish commit, which changes new-model's files, and rescored it.)
+    git(root, "update-ref", _publish_score_step()["env"]["PUBLISHED"], published)
+    capsys.readouterr()
+    assert _run_publish_score_step(root, data_dir, merged, published, monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert "no submission needs scoring" in out and "scored ->" not in out, out
     assert main(["runs", "push", "--all", "--quiet"]) == 0
     assert "nothing to push" in capsys.readouterr().out
     assert git(root, "status", "--porcelain") == ""  # nothing to commit either
