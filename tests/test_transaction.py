@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+import yaml
 
 from fixtures.kill import folder_files, needs_fork, run_child
 from fixtures.submission import make_submission, oracle_lines, write_run_file
@@ -460,6 +461,63 @@ def test_baselines_run_killed_at_4_instants_the_next_run_makes_the_folder(
     such file or directory", the folder gone (test_transaction's creation sweep says
     why)."""
     assert lean(sweep_here / "store", baselines_run_interrupted, data_dir, sweep_here) > 50
+
+
+def _measure(data_dir: Path, out: Path) -> list[str]:
+    return ["baselines", "measure", "bm25s", "--id", SUB, "--tasks", TASK, "--out", str(out),
+            "--documents", "8", "--queries", "4", "--quiet", "--data-dir", str(data_dir)]
+
+
+def _but_efficiency(metadata: bytes) -> dict:
+    return {k: v for k, v in yaml.safe_load(metadata).items() if k != "efficiency"}
+
+
+def measure_interrupted(data_dir: Path, where: Path) -> int:
+    """Kill `baselines measure` of a scored submission at 20 instants, from its first file
+    operation to its last: once the next command has looked, the folder is the old one,
+    or the new one (its efficiency block, whose times differ from run to run, and the
+    rescoring that records its metadata.yaml's digest), verified, nothing beside it.
+    Returns the instants tried."""
+    state = where / "state"
+    assert main(_baselines_run(data_dir, state)) == 0
+    # Here first: the children are forked with its modules imported and its caches filled.
+    assert main(_measure(data_dir, fresh(state / SUB, where / "warm").parent)) == 0
+    folder = fresh(state / SUB, where / "reference")
+    old = folder_files(folder)
+    reference = run_child(lambda: main(_measure(data_dir, folder.parent)), COUNTED)
+    assert reference.code == 0, reference.output
+    new = folder_files(folder)
+    changed = {rel for rel in new if new[rel] != old.get(rel)}
+    assert "metadata.yaml" in changed and "results.json" in changed and set(new) == set(old)
+    n_ops = reference.operations
+    seen = {"old": 0, "new": 0}
+    for k in instants(n_ops, every=False):
+        folder = fresh(state / SUB, where / "run")
+        killed = run_child(lambda: main(_measure(data_dir, folder.parent)), COUNTED, fail_at=k)
+        assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+        report = verify(folder)  # finishes or undoes what the command left
+        files = folder_files(folder)
+        assert report.ok, f"op {k} of {n_ops}: {report.lines()}"
+        assert around(folder) == [SUB], f"op {k}: {around(folder)}"
+        if files == old:
+            seen["old"] += 1
+            continue
+        assert set(files) == set(new), f"op {k} of {n_ops}: {sorted(set(files) ^ set(new))}"
+        assert {rel: data for rel, data in files.items() if rel not in changed} == \
+            {rel: data for rel, data in old.items() if rel not in changed}, f"op {k}"
+        assert _but_efficiency(files["metadata.yaml"]) == _but_efficiency(old["metadata.yaml"])
+        seen["new"] += 1
+    assert seen["old"] and seen["new"], seen
+    return len(instants(n_ops, every=False))
+
+
+@needs_fork
+@pytest.mark.slow
+def test_baselines_measure_killed_at_20_instants_leaves_the_old_or_the_new_folder(
+        data_dir: Path, sweep_here: Path, lean: Callable) -> None:
+    """`baselines measure` rewrites metadata.yaml's efficiency block and rescores the
+    submission (results.json records metadata.yaml's digest) as one change of the folder."""
+    assert lean(sweep_here / "store", measure_interrupted, data_dir, sweep_here) == 20
 
 
 # --------------------------------------------------------------------------- a full disk
