@@ -520,6 +520,63 @@ def test_baselines_measure_killed_at_20_instants_leaves_the_old_or_the_new_folde
     assert lean(sweep_here / "store", measure_interrupted, data_dir, sweep_here) == 20
 
 
+# --------------------------------------------------------------------------- the dataset export
+
+def _export(root: Path, out: Path) -> list[str]:
+    return ["export", "--out", str(out), "--results-root", str(root), "--cache-dir",
+            str(root.parent / "cache")]
+
+
+def export_interrupted(where: Path) -> int:
+    """Kill `leaderboard export` over an earlier export at 20 instants: what
+    `export --existing` reads (:func:`checked_export`, which first puts back or removes
+    what a killed export left) is the old export or the new one, each file as its
+    release.json lists it, nothing beside the folder; the next export writes the new one.
+    Returns the instants tried."""
+    from leaderboard.publish.export_check import checked_export
+    from leaderboard.publish.site.synthetic import write_tree
+
+    tasks = ["followir/robust04", "pi-indic-val150/t1/hin"]
+    for seed, name in enumerate(("old-root", "new-root")):
+        write_tree(where / name, 2, seed=seed, n_queries=6, task_ids=tasks)
+    reference = where / "reference" / "dataset"
+    assert main(_export(where / "old-root", reference)) == 0  # and fills the cache
+    old = folder_files(reference)
+    shutil.copytree(reference, where / "old")
+    assert main(_export(where / "new-root", reference)) == 0
+    run = run_child(lambda: main(_export(where / "new-root", reference)), COUNTED)
+    assert run.code == 0, run.output
+    new = folder_files(reference)
+    assert new != old and run.operations > 20, run.operations
+    seen = {"old": 0, "new": 0}
+    for k in instants(run.operations, every=False):
+        out = where / "run" / "dataset"
+        shutil.rmtree(out.parent, ignore_errors=True)
+        shutil.copytree(where / "old", out)
+        killed = run_child(lambda: main(_export(where / "new-root", out)), COUNTED, fail_at=k)
+        assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+        checked_export(out)  # what `export --existing --push` uploads
+        files = folder_files(out)
+        assert files in (old, new), f"op {k} of {run.operations}: " \
+            f"{sorted(set(files) ^ set(old))} / {sorted(set(files) ^ set(new))}"
+        assert os.listdir(out.parent) == ["dataset"], f"op {k}: {os.listdir(out.parent)}"
+        seen["old" if files == old else "new"] += 1
+        assert main(_export(where / "new-root", out)) == 0, f"op {k}"
+        assert folder_files(out) == new and os.listdir(out.parent) == ["dataset"], f"op {k}"
+    assert seen["old"] and seen["new"], seen
+    return len(instants(run.operations, every=False))
+
+
+@needs_fork
+@pytest.mark.slow
+def test_export_killed_at_20_instants_leaves_the_old_or_the_new_export(
+        sweep_here: Path, lean: Callable) -> None:
+    """`leaderboard export` writes the dataset folder through the output-folder swap
+    `build` uses (leaderboard/publish/output_folder.py); `export --existing` reads a
+    previous export."""
+    assert lean(sweep_here / "store", export_interrupted, sweep_here) == 20
+
+
 # --------------------------------------------------------------------------- a full disk
 
 @needs_fork
