@@ -54,6 +54,7 @@ from leaderboard.submission.results import (
     write_results,
 )
 from tests.conftest import REPO, run_bytes
+from tests.fixtures.kill import folder_files, run_child
 from tests.fixtures.fake_upstream import isolate_from_the_network
 from tests.fixtures.loopback import serving
 from tests.fixtures.submission import linked_data
@@ -1423,6 +1424,70 @@ def test_a_killed_checks_work_folder_is_removed_by_the_next(repo, wtr, data_dir,
     # The report folder's files are written whole, the report last.
     assert (tmp_path / "report" / "pr-number").read_text() == "7\n"
 
+
+def _visible_files(folder: Path) -> dict[str, bytes]:
+    """What upload-artifact uploads of a report folder: its files but hidden ones (a
+    killed writer's temporary file)."""
+    return {rel: data for rel, data in folder_files(folder).items()
+            if not any(part.startswith(".") for part in rel.split("/"))}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks")
+@pytest.mark.slow
+def test_pr_check_killed_at_its_last_12_instants_then_the_workflows_next_steps_comment_on_one_report(
+        repo, wtr, data_dir, tmp_path, monkeypatch):
+    """pr-validate.yml runs `ci error-report` when `ci pr-check --out` fails (a kill
+    included), uploads the folder, and the comment job renders report.json. Killed at each
+    of its last 12 file operations (those that write the folder), into a new folder as in
+    Actions or over an earlier check's report as on a laptop, the folder then holds one
+    report: its comment.md and pr-number are that report's, and every other file is whole.
+    Over an earlier report, a check killed before writing its own left the earlier
+    report.json beside its own comment.md and pr-number, which `ci error-report` then kept
+    as this check's (the comment job refused it: "the report is about PR 6"): pr-check
+    removes an earlier report first."""
+    import tempfile
+
+    temp = tmp_path / "temp"  # the checks' work folders, emptied before each
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    root, base = repo
+    write_submission(root, "new-model", "New Model", wtr, quality="good")
+    head = commit_all(root, "add new-model")
+    counted = ("open", "replace", "rename", "unlink", "mkdir", "rmdir", "fsync", "write")
+    earlier = tmp_path / "earlier"  # an earlier check's report: another PR number
+    assert main(["ci", "error-report", "--base", base, "--head", head, "--pr-number", "6",
+                 "--out", str(earlier), "--repo", str(root)]) == 0
+
+    def checked(start: str, out: Path, kill_at: int = 0):
+        shutil.rmtree(out, ignore_errors=True)
+        if start == "earlier":
+            shutil.copytree(earlier, out)
+        shutil.rmtree(temp, ignore_errors=True)
+        temp.mkdir()
+        return run_child(lambda: pr_check(root, base, head, out, data_dir), counted,
+                         fail_at=kill_at)
+
+    checked("new", tmp_path / "warm")  # fills what the next children read
+    for start in ("new", "earlier"):
+        run = checked(start, tmp_path / "reference")
+        assert run.code == 0, run.output
+        whole = _visible_files(tmp_path / "reference")
+        for k in range(max(1, run.operations - 11), run.operations + 1):
+            out = tmp_path / "out"
+            killed = checked(start, out, k)  # the report folder is written last
+            assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+            assert main(["ci", "error-report", "--base", base, "--head", head, "--pr-number",
+                         "7", "--out", str(out), "--repo", str(root)]) == 0
+            files = _visible_files(out)
+            report = read_ci_report(out / "report.json")
+            assert (report.pr_number, report.head_sha) == (7, head), (k, start)
+            assert files["comment.md"].decode() == comment_body(report), (k, start)
+            assert files["pr-number"] == b"7\n", (k, start)
+            assert report.status == "error" or files == whole, (k, start)
+            assert all(data == whole[rel] for rel, data in files.items()
+                       if rel.startswith("results/")), (k, start)
+            assert main(["ci", "comment-body", str(out / "report.json"), "--expect-pr", "7",
+                         "--expect-head", head, "--out", str(tmp_path / "comment.md")]) == 0, \
+                (k, start)
 
 def test_a_check_without_the_commits_says_what_it_needs_not_internal_error(
         repo, tmp_path, capsys):

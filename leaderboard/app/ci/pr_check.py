@@ -99,6 +99,9 @@ from leaderboard.submission.results import (
 Progress = Callable[[str], None]
 # The check's work folder in the temporary directory: "followboard-pr-<pid>-XXXX".
 PR_WORK_PREFIX = "followboard-pr-"
+# The report in the report folder (--out): written last, so that one present is whole and
+# the folder's comment.md and pr-number are its own; the comment job reads it alone.
+REPORT_NAME = "report.json"
 # Annotations: GitHub shows at most 10 errors and 10 warnings per step and 50 per job,
 # so more would only be noise; the log lists everything.
 MAX_ANNOTATIONS = 50
@@ -440,8 +443,13 @@ def require_commits(req: PrCheckRequest) -> None:
 
 def run_pr_check_safely(req: PrCheckRequest, out_dir: Path | None = None,
                         progress: Progress = _quiet) -> CiReport:
-    """:func:`run_pr_check`, turning any failure of the check itself into an error report."""
+    """:func:`run_pr_check`, turning any failure of the check itself into an error report.
+    An earlier check's report in ``out_dir`` is removed before anything is written there:
+    left until this check's replaced it, a check killed meanwhile left it beside its own
+    comment.md, pr-number and results, and `ci error-report` kept it as this check's."""
     try:
+        if out_dir is not None:
+            (out_dir / REPORT_NAME).unlink(missing_ok=True)
         return run_pr_check(req, out_dir, progress)
     except Exception as exc:  # noqa: BLE001 - every failure must still reach the PR
         with commands_stopped(sys.stderr):  # the message may quote the pull request
@@ -516,7 +524,7 @@ def write_outputs(report: CiReport, out_dir: Path | None) -> None:
         atomic_write_text(out_dir / "comment.md", comment)
         atomic_write_text(out_dir / "pr-number",
                           f"{report.pr_number}\n" if report.pr_number is not None else "")
-        write_ci_report(out_dir / "report.json", report)
+        write_ci_report(out_dir / REPORT_NAME, report)
     if os.environ.get("GITHUB_OUTPUT"):
         gha.set_output("status", report.status)
         gha.set_output("valid", "true" if report.status == "valid" else "false")

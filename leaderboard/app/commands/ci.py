@@ -393,15 +393,16 @@ def run_pr_scope_cmd(args: argparse.Namespace) -> int:
 
 
 def run_error_report_cmd(args: argparse.Namespace) -> int:
-    from leaderboard.app.ci.pr_check import PrCheckRequest, error_report, write_outputs
+    from leaderboard.app.ci.pr_check import (REPORT_NAME, PrCheckRequest, error_report,
+                                             write_outputs)
 
-    if (args.out / "report.json").is_file():
-        print(f"error-report: {args.out / 'report.json'} exists; keeping it")
+    if (args.out / REPORT_NAME).is_file():
+        print(f"error-report: {args.out / REPORT_NAME} exists; keeping it")
         return 0
     req = PrCheckRequest(repo=args.repo, base=args.base, head=args.head, data_dir=Path("."),
                          pr_number=args.pr_number)
     write_outputs(error_report(req, args.reason), args.out)
-    print(f"error-report: wrote {args.out / 'report.json'}")
+    print(f"error-report: wrote {args.out / REPORT_NAME}")
     return 0
 
 
