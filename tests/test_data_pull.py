@@ -665,6 +665,51 @@ def test_a_pull_of_a_new_revision_killed_midway_leaves_no_revision_claimed_for_i
             data_files(task, data).read).recorded() == pinned
 
 
+@needs_fork
+@pytest.mark.parametrize("before", ["nothing", "an older revision"])
+def test_a_pull_killed_at_20_instants_is_never_taken_for_a_whole_one(
+        before: str, upstream: FakeUpstream, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`data pull` killed at 20 of its file operations, from the first to the last,
+    mid-download included (a body written to its temporary file, a file renamed into
+    place, the manifest): `data status`, which
+    takes a manifest at its word, and `data status --verify`, which re-hashes every file,
+    pass only where the reader reads the whole new revision; the next pull finishes it
+    and leaves no temporary file."""
+    task = get_task("followir/robust04")
+    counted = ("open", "write", "fsync", "replace", "rename", "unlink", "mkdir", "rmdir")
+
+    def start(data: Path) -> None:
+        shutil.rmtree(data, ignore_errors=True)
+        if before == "an older revision":
+            _pulled_at_an_older_revision(upstream, data)
+
+    data = tmp_path / "data"
+    start(data)
+    reference = run_child(lambda: pull_one(upstream, data, "followir/robust04"), counted)
+    assert reference.code == 0, reference.output
+    done, done_read = folder_files(data), read_files(task, data)
+    status = ["data", "status", "followir/robust04", "--data-dir", str(data)]
+    seen = {"whole": 0, "not": 0}
+    n_ops = reference.operations
+    for k in sorted({1 + round(i * (n_ops - 1) / 19) for i in range(20)}):
+        start(data)
+        run = run_child(lambda: pull_one(upstream, data, "followir/robust04"), counted,
+                        fail_at=k)
+        assert run.code is None, f"operation {k}: not killed\n{run.output}"
+        now = read_files(task, data) if not data_files(task, data).missing else None
+        for verify in ([], ["--verify"]):
+            if main(status + verify) == 0:
+                assert now == done_read, (k, verify, capsys.readouterr().out)
+                seen["whole"] += 1
+            else:
+                seen["not"] += 1
+        capsys.readouterr()
+        pull_one(upstream, data, "followir/robust04")
+        assert folder_files(data) == done and leftovers(data) == [], k
+    assert seen["whole"] and seen["not"], seen
+
+
 def test_github_lfs_pointer_is_replaced_by_the_real_file(
         upstream: FakeUpstream, tmp_path: Path) -> None:
     repo = upstream.github[PI_INDIC_SOURCE.repo]
