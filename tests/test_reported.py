@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import subprocess
 from decimal import Decimal
 from itertools import permutations
 from pathlib import Path
@@ -719,6 +721,48 @@ def test_a_rebuild_killed_at_any_file_operation_leaves_every_file_old_or_every_o
         recover_folder(out)  # what the next run does first
         assert [p.name for p in out.parent.iterdir()] == ["reported"], f"op {k}: left beside it"
     assert seen["old"] and seen["new"], seen
+
+
+@needs_fork
+def test_import_mteb_killed_at_every_file_operation_leaves_git_the_old_or_the_new_file(
+        tmp_path: Path) -> None:
+    """`import mteb` killed while writing results/reported/mteb-results.json left the
+    temporary file its next run removes (.mteb-results.json.<pid>-XXXX.tmp), which
+    `git add -A` in the checkout committed meanwhile as a reported file (half of one,
+    killed mid-write): the repository ignores it, as it ignores the leftovers of a killed
+    change, build or `import all`. Killed at any instant, git sees the old file or the new
+    one, and nothing else; the next import leaves no leftover."""
+    source = tmp_path / "mteb"
+    _write(source / "results" / "org__m" / "rev1" / "Robust04InstructionRetrieval.json",
+           {"task_name": "Robust04InstructionRetrieval", "mteb_version": "2.1.0",
+            "scores": {"test": [_entry("2.x", 0.1, 0.3, 0.2)]}})
+    repo = tmp_path / "repo"
+    out = repo / "results" / "reported" / "mteb-results.json"
+    out.parent.mkdir(parents=True)
+    shutil.copy(REPO / ".gitignore", repo / ".gitignore")
+    out.write_text('{"old": true}\n', encoding="utf-8")
+    commit_folder(repo)
+    old = out.read_bytes()
+    argv = ["import", "mteb", str(source), "--out", str(out)]
+    reference = run_child(lambda: main(argv), KILL_POINTS + ("write",))
+    assert reference.code == 0, reference.output
+    new = out.read_bytes()
+    assert new != old and reference.operations > 3, reference.operations
+
+    def git_status() -> list[str]:
+        return subprocess.run(["git", "-C", str(repo), "status", "--porcelain",
+                               "--untracked-files=all"], capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+
+    for k in range(1, reference.operations + 1):
+        out.write_bytes(old)
+        killed = run_child(lambda: main(argv), KILL_POINTS + ("write",), fail_at=k)
+        assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+        assert out.read_bytes() in (old, new), f"op {k}"
+        assert git_status() == ([] if out.read_bytes() == old else
+                                [" M results/reported/mteb-results.json"]), f"op {k}"
+    assert main(argv) == 0 and out.read_bytes() == new
+    assert sorted(p.name for p in out.parent.iterdir()) == ["mteb-results.json"]
 
 
 def test_a_rebuild_into_a_file_says_so_and_writes_nothing(tmp_path: Path) -> None:
