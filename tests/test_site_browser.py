@@ -334,6 +334,56 @@ def test_a_tables_title_is_a_heading_under_its_section(site, page, width: int) -
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+def ax_headings(tab) -> list[tuple[int, str]]:  # noqa: ANN001
+    """Each heading Chromium's accessibility tree holds (what a screen reader reads), as
+    (level, name), in the page's order."""
+    nodes = tab.context.new_cdp_session(tab).send("Accessibility.getFullAXTree")["nodes"]
+    return [(next(p["value"]["value"] for p in n["properties"] if p["name"] == "level"),
+             n["name"]["value"])
+            for n in nodes if not n.get("ignored") and n["role"]["value"] == "heading"]
+
+
+# Each heading's permalink: its href, whether Tab reaches it, and the mark it shows (its
+# text or what CSS draws after it) and that mark's opacity (Material shows it while the
+# pointer is on the heading).
+_PERMALINK = """h => { const a = h.querySelector('a[href^="#"]');
+    if (!a) return null;
+    const after = getComputedStyle(a, '::after'), own = a.textContent.includes('¶');
+    const mark = own ? a.textContent : after.content;
+    const seen = +getComputedStyle(a).opacity * (own ? 1 : +after.opacity);
+    return {href: a.getAttribute('href'), id: h.id, tab: a.tabIndex, mark, seen}; }"""
+
+
+@pytest.mark.parametrize("address", ["index.html", "followir.html",
+                                     "submissions/sub-0001.html", "submit.html"])
+def test_a_heading_is_read_without_its_permalinks_mark(site, page, address: str) -> None:
+    """Python-Markdown's permalink put a "¶" as text in every Markdown heading's link, so
+    Chromium named each heading "FollowIR ¶" (and a heading's link only "¶"): a screen
+    reader's list of headings read a pilcrow after every one. Each heading's name is its
+    text; its permalink still links to it, takes the keyboard and shows its mark when
+    the pointer is on the heading, as the tables' titles do."""
+    page.goto(site["url"] + address, wait_until="networkidle")
+    read = ax_headings(page)
+    shown = page.evaluate("""() => [...document.querySelectorAll(
+        'article :is(h1, h2, h3, h4, h5, h6)')].filter(h => h.getClientRects().length)
+        .map(h => [+h.tagName[1], h.innerText.replace('¶', '').trim()])""")
+    assert [h for h in read if "¶" in h[1] or "Permanent" in h[1]] == [], read
+    assert [list(h) for h in read] == shown
+    links = page.evaluate(f"""() => [...document.querySelectorAll('article :is(h1, h2, h3)')]
+        .filter(h => h.getClientRects().length).map({_PERMALINK})""")
+    assert len(links) == len(shown) and None not in links, (address, links)
+    for link in links:
+        assert link["tab"] >= 0 and "¶" in link["mark"], (address, link)
+        if link["id"]:  # a Markdown heading's link (a table's title links to its view)
+            assert link["href"] == "#" + link["id"], link
+    heading = page.locator("article h2").first
+    heading.hover()
+    page.wait_for_function(f"h => ({_PERMALINK})(h).seen === 1",  # after its fade-in
+                           arg=heading.element_handle(), timeout=2000)
+    heading.locator('a[href^="#"]').click()
+    assert page.evaluate("location.hash") == "#" + heading.get_attribute("id")
+
+
 def test_a_broken_fragment_leaves_the_page_working(site, page) -> None:
     """A fragment that is no valid percent-encoding (a link cut short: #%E0) threw in
     the tabs' hash reader, and the page's script stopped there: no charts."""
@@ -434,7 +484,7 @@ def test_a_link_in_running_text_is_underlined_and_a_tables_is_not(site, page) ->
     for address in ["index.html", "submissions/sub-0001.html", "metrics.html", "submit.html"]:
         page.goto(site["url"] + address, wait_until="networkidle")
         plain = page.eval_on_selector_all(
-            "article :is(p, li, dd, td:not(table.fb-table td)) a:not(.md-button, .headerlink)",
+            "article :is(p, li, dd, td:not(table.fb-table td)) a:not(.md-button, .toclink)",
             "as => as.filter(a => !getComputedStyle(a).textDecorationLine.includes('underline'))"
             ".map(a => a.textContent)")
         assert plain == [], (address, plain)

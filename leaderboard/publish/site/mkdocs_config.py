@@ -78,8 +78,12 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True,
         "extra_javascript": list(PAGE_SCRIPTS),
         # Only what the templates use: every extension costs time on each of the
         # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
+        # A heading's text is its permalink (a.toclink), as a table's title is; the mark
+        # is CSS with empty alternative text (leaderboard.css). Python-Markdown's own
+        # permalink is a "¶" as text in the heading, which Chromium read into its name
+        # ("FollowIR ¶"), or, empty, its link's title ("FollowIR Permanent link").
         "markdown_extensions": [
-            {"toc": {"permalink": True}}, "attr_list", "admonition", "pymdownx.superfences",
+            {"toc": {"anchorlink": True}}, "attr_list", "admonition", "pymdownx.superfences",
         ],
         # "/" separates words too, so "Qwen3" finds "Qwen/Qwen3-Embedding-8B"; so do the
         # Unicode isolates the index holds names between (mkdocs_hooks.on_page_content).
