@@ -334,13 +334,17 @@ def test_a_tables_title_is_a_heading_under_its_section(site, page, width: int) -
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
-def ax_headings(tab) -> list[tuple[int, str]]:  # noqa: ANN001
-    """Each heading Chromium's accessibility tree holds (what a screen reader reads), as
-    (level, name), in the page's order."""
+def ax_nodes(tab) -> list[dict]:  # noqa: ANN001
+    """The nodes of Chromium's accessibility tree (what a screen reader reads) that it
+    does not ignore, in the page's order."""
     nodes = tab.context.new_cdp_session(tab).send("Accessibility.getFullAXTree")["nodes"]
+    return [n for n in nodes if not n.get("ignored")]
+
+
+def ax_headings(tab) -> list[tuple[int, str]]:  # noqa: ANN001
+    """Each heading in Chromium's accessibility tree, as (level, name), in the page's order."""
     return [(next(p["value"]["value"] for p in n["properties"] if p["name"] == "level"),
-             n["name"]["value"])
-            for n in nodes if not n.get("ignored") and n["role"]["value"] == "heading"]
+             n["name"]["value"]) for n in ax_nodes(tab) if n["role"]["value"] == "heading"]
 
 
 # Each heading's permalink: its href, whether Tab reaches it, and the mark it shows (its
@@ -382,6 +386,37 @@ def test_a_heading_is_read_without_its_permalinks_mark(site, page, address: str)
                            arg=heading.element_handle(), timeout=2000)
     heading.locator('a[href^="#"]').click()
     assert page.evaluate("location.hash") == "#" + heading.get_attribute("id")
+
+
+@pytest.mark.parametrize(("address", "outline", "tables"), [
+    ("submissions/index.html", [(1, "Submissions"), (2, "7 verified submissions")],
+     {"submissions-list": "7 verified submissions"}),
+    ("index.html", [(1, "FollowBoard"), (2, "Verified submissions"), (2, "All models")],
+     {"home-verified": "Verified submissions", "home-models": "All models"}),
+])
+def test_a_list_tables_title_is_a_heading_read_once(site, page, address: str,
+                                                     outline: list, tables: dict) -> None:
+    """The list of submissions' title ("7 verified submissions") was a bold line, not a
+    heading, so a screen reader's list of headings on submissions.html held the h1
+    alone; it is an h2 under it, the permalink to its table and the table's name, as a
+    benchmark table's title is. The home page's tables repeated their section's h2 as
+    such a line, read after the heading a second time (and drawn with a permalink's mark
+    that linked nowhere): each table is named by its h2, and the line is not read."""
+    page.goto(site["url"] + address, wait_until="networkidle")
+    assert ax_headings(page) == outline
+    for view, name in tables.items():
+        assert page.get_by_role("grid", name=name, exact=True).count() == 1, name
+        assert page.locator(f"#{view}").count() == 1
+        texts = [n for n in ax_nodes(page)
+                 if n["role"]["value"] == "StaticText" and n["name"]["value"] == name]
+        assert len(texts) == 1, (name, "read more than once")
+    if address.startswith("submissions/"):
+        heading = page.get_by_role("heading", level=2, name="7 verified submissions")
+        assert heading.get_by_role("link").get_attribute("href") == "#submissions-list"
+    marks = page.evaluate("""() => [...document.querySelectorAll('.fb-view-head *')]
+        .filter(e => getComputedStyle(e, '::after').content.includes('¶'))
+        .map(e => e.tagName === 'A' && e.getAttribute('href').startsWith('#'))""")
+    assert False not in marks, "a permalink's mark on a title that links nowhere"
 
 
 def test_a_broken_fragment_leaves_the_page_working(site, page) -> None:
