@@ -52,10 +52,31 @@ def fragment_path(docs_dir: Path, src_uri: str) -> Path:
     return docs_dir / FRAGMENTS / f"{src_uri}.json"
 
 
+# A heading with its id, or a table Markdown wrote (the templates' own tables carry a class
+# and their name).
+_HEADING_OR_BARE_TABLE = re.compile(r'<h[1-6][^>]*\bid="([^"]+)"|<table>')
+
+
+def named_tables(html: str) -> str:
+    """``html`` with each table Markdown wrote named by the heading of its section
+    (aria-labelledby): a Markdown table has no attribute, so a screen reader's list of a
+    page's tables said "table, 6 columns" of the Metrics page's measures."""
+    heading: list[str] = []
+
+    def name(m: re.Match[str]) -> str:
+        if m[1] is not None:
+            heading[:] = [m[1]]
+            return m[0]
+        return f'<table aria-labelledby="{heading[0]}">' if heading else m[0]
+
+    return _HEADING_OR_BARE_TABLE.sub(name, html)
+
+
 def on_page_content(html: str, page, config, files) -> str:  # noqa: ANN001 - MkDocs hook
-    """The page's content as the search plugin indexes it (on_page_context, next): each
-    isolated element's text between the Unicode isolates."""
-    return _ISOLATED.sub(lambda m: f"{m[1]}{FSI}{m[4]}{PDI}{m[5]}", html)
+    """The page's content as the search plugin indexes it (on_page_context, next) and as
+    it is written: each isolated element's text between the Unicode isolates (taken out
+    again by :func:`on_post_page`), each Markdown table named (:func:`named_tables`)."""
+    return _ISOLATED.sub(lambda m: f"{m[1]}{FSI}{m[4]}{PDI}{m[5]}", named_tables(html))
 
 
 def on_post_page(output: str, page, config) -> str:  # noqa: ANN001 - MkDocs hook signature
