@@ -31,6 +31,7 @@ import leaderboard.core.runs.parsing as runs_parsing
 import leaderboard.core.runs.reading as reading
 import leaderboard.core.runs.validation as runs_validation
 import leaderboard.submission.layout as layout
+from leaderboard.app.board_ids import reference_ids
 from leaderboard.app.cli import main
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.data import load_task_data
@@ -634,8 +635,14 @@ def test_mfollowir_pool_coverage(tmp_path: Path, capsys) -> None:
 
 @pytest.mark.slow
 def test_committed_baselines_validate(capsys, data_dir: Path) -> None:
-    """Every run file of the committed baselines passes the depth and pool rules."""
-    submissions = sorted(p for p in (REPO / "submissions").iterdir() if (p / "runs").is_dir())
+    """Every run file of the committed baselines (the declared reference models'
+    submissions) passes the depth and pool rules. Not a researcher's submission: on the
+    pull request that adds one, `validate` looks for its explanation files in the run
+    store's cache of the submitter's machine, where their scoring keeps them, and CI's
+    machine has none (`ci pr-check` scores it there instead), so the Tests workflow of
+    every submission's pull request failed."""
+    submissions = sorted(p for p in (REPO / "submissions").iterdir()
+                         if p.name in reference_ids() and (p / "runs").is_dir())
     assert {p.name for p in submissions} >= {"bm25s", "all-minilm-l6-v2"}
     rc = main(["validate", *map(str, submissions), "--data-dir", str(data_dir)])
     out, err = capsys.readouterr()
