@@ -2432,6 +2432,8 @@ def test_pr_check_compares_no_row_scored_on_another_data_revision_and_says_so(
     (row,) = report.submissions[0].tasks
     old = f"{get_task(TASK).source.repo}@0123abcd4567"
     assert row.n_competitors == 0 and row.previous_leader is None
+    # ... nor tested with it: ranked alone, as the site's table tests it against none.
+    assert (row.tier, row.n_ranked, row.rank_best, row.rank_worst) == ("leader", 1, 1, 1)
     assert row.note == (f"not compared with Old Model: scored on {old}, another data "
                         "revision than this submission's")
     assert (f"submissions/old-model/results.json: 1 task scored on {old}, another data "

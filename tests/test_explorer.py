@@ -25,6 +25,7 @@ from leaderboard.publish.site.explorer import (
     families,
     family_key,
     family_view,
+    heatmap_columns,
     INDEX_FORMAT,
     metric_facts,
     ranked_submissions,
@@ -247,23 +248,27 @@ def test_the_built_files_pass_the_scripts_own_checks(built) -> None:
 
 def test_heatmap_columns_are_ranked_in_the_index(built) -> None:
     """Each family lists the submissions with explanation files on its tasks, in the
-    tables' order (leaderboard/publish/standings), for the heatmap's columns."""
+    tables' order (leaderboard/publish/standings), for the heatmap's columns; all are
+    scored on the pinned data, so none is unranked."""
     index = built["index"]
     for fam in index["families"].values():
-        ranked = [index["order"][i] for i in fam["ranked"]]
-        assert sorted(ranked) == sorted(EXPLAINED), fam
+        columns = [index["order"][i] for i in fam["columns"]]
+        assert sorted(columns) == sorted(EXPLAINED), fam
+        assert fam["unranked"] == [], fam
 
 
-def _wtr_row(sid: str, level: float) -> Row:
+def _wtr_row(sid: str, level: float, off_pin: dict[str, str] | None = None) -> Row:
     """A verified submission scored on FollowTable's WTR, query i's IRS ``level`` plus a
-    little spread."""
+    little spread; ``off_pin``: the tasks its results.json records as scored on another
+    data revision than the registry pins."""
     per_query = {f"q{i}": level + 0.001 * (i % 7) for i in range(60)}
     system = SystemResult(system_id=sid, model=ModelInfo(name=sid), provenance="verified",
                           source=Source(kind="scored"), tasks={"followtable/wtr": TaskScores(
                               metrics={"IRS": sum(per_query.values()) / len(per_query)},
                               per_query={"IRS": per_query}, n_queries=len(per_query))})
     info = SubmissionInfo(id=sid, slug=sid, folder=Path("x"),
-                          results_path=Path("x/results.json"), produced_by_scorer={})
+                          results_path=Path("x/results.json"), produced_by_scorer={},
+                          off_pin=off_pin or {})
     return Row(key=sid, system=system, origin=Path("x"), submission=info)
 
 
@@ -287,6 +292,37 @@ def test_the_heatmap_lists_the_best_verified_first_of_the_rows_tied_with_it() ->
     # Those with explanation files only: the order of the table, without the others.
     assert [r.key for r in ranked_submissions(fam, registry, rows[:2], board.tables)] == [
         "a-lead", "z-rerun"]
+
+
+def test_the_heatmap_lists_a_submission_scored_on_other_data_unranked_after_the_others(
+        ) -> None:
+    """After the pin moved, b-old, scored on the old WTR revision 0.4 points above the
+    best on the pinned data, is shown unranked after the ranked rows of WTR's table, but
+    headed the heatmap, ordered by its value as if comparable. The heatmap's columns
+    follow the table: the ranked ones in its order, then the unranked by their own
+    figure, each marked in the index with the revision it was scored on."""
+    registry = all_tasks()
+    old = "deu05232/FollowTable@0123abcd4567"
+    rows = [_wtr_row("b-old", 0.9, {"followtable/wtr": old}), _wtr_row("a-lead", 0.5),
+            _wtr_row("c-old", 0.4, {"followtable/wtr": old}), _wtr_row("m-low", 0.3)]
+    board = board_of(rows, [])
+    table = board.tables["followtable/wtr"]
+    order = ["a-lead", "m-low", "b-old", "c-old"]
+    assert [ln.key for ln in table.lines] == order
+    assert table.line_ranks() == {"a-lead": 1, "m-low": 2, "b-old": None, "c-old": None}
+    fam = families(list(registry.values()))["followtable/wtr"]
+    assert [r.key for r in ranked_submissions(fam, registry, rows, board.tables)] == order
+    position = {r.key: i for i, r in enumerate(rows)}
+    assert heatmap_columns(fam, registry, rows, board.tables, position) == {
+        "columns": [1, 3, 0, 2],
+        "unranked": [{"submission": 0, "scored_on": old}, {"submission": 2, "scored_on": old}]}
+    # A row off the pin for a task the family does not average is ranked in it.
+    rows[0] = _wtr_row("b-old", 0.9, {"followtable/wqt": old})
+    board = board_of(rows, [])
+    assert [r.key for r in ranked_submissions(fam, registry, rows, board.tables)] == [
+        "b-old", "a-lead", "m-low", "c-old"]
+    assert heatmap_columns(fam, registry, rows, board.tables, position)["unranked"] == [
+        {"submission": 2, "scored_on": old}]
 
 
 def test_every_heatmap_family_follows_a_table_of_the_board() -> None:

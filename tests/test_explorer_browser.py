@@ -32,6 +32,7 @@ from leaderboard.submission.pipeline import score_submission
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import read_results
 from leaderboard.publish.site.build import build_site
+from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree
 
 pytestmark = pytest.mark.browser
 
@@ -792,6 +793,69 @@ def test_the_heatmap_orders_submissions_as_the_table_does(real_site, page) -> No
     assert len(heat["cols"]) >= 3 and heat["cols"] == [s for s in table if s in heat["cols"]]
 
 
+@pytest.fixture(scope="module")
+def off_pin_site(tmp_path_factory):
+    """Four synthetic submissions of WTR, each with explanation files; the best of them
+    records WTR as scored on another revision of its data than the registry pins."""
+    import numpy as np
+
+    base = tmp_path_factory.mktemp("explorer-off-pin")
+    root = base / "root"
+    ids = write_tree(root, 4, n_queries=6, task_ids=["followtable/wtr"], hostile=False,
+                     reported=False)
+    rng = np.random.default_rng(5)
+    figures = {}
+    for sub in ids:
+        path = root / "submissions" / sub / "results.json"
+        results = read_results(path)
+        figures[sub] = results.systems[0].tasks["followtable/wtr"].metrics["IRS"]
+        name_explanations(path, write_explanations(root / "submissions", sub, results,
+                                                   ["followtable/wtr"], rng, changed=3,
+                                                   positive=2))
+    best = max(figures, key=figures.__getitem__)
+    revision = get_task("followtable/wtr").source.repo + "@0123abcd4567"
+    path = root / "submissions" / best / "results.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["produced_by"]["data:followtable/wtr"] = revision
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    build_site(root, base / "out", cache_dir=base / "cache", reference_ids=())
+    server, url = serve(base / "out")
+    yield {"url": url, "out": base / "out", "off_pin": best, "revision": revision}
+    server.shutdown()
+
+
+def test_the_heatmap_lists_a_submission_scored_on_other_data_after_the_ranked(
+        off_pin_site, page) -> None:
+    """WTR's table shows the submission scored on another data revision unranked, after
+    the ranked ones; the heatmap put it in the first column, by its value. Its columns
+    follow the table, and the one scored off the pin says so where the table's # cell
+    does: in the list of columns and in the picker, with a – for its number."""
+    site, best = off_pin_site, off_pin_site["off_pin"]
+    page.goto(site["url"] + "followtable.html#followtable-wtr")
+    table = page.locator("#followtable-wtr tbody tr[data-s]").evaluate_all(
+        "rows => rows.map(r => [r.dataset.s, r.cells[0].textContent])")
+    assert table[-1] == [best, "\u2013"] and len(table) == 4, table
+    explore(page, site, "?view=heatmap&t=followtable/wtr")
+    heat = page.evaluate("() => window.fbExplorer.heat()")
+    assert heat["cols"] == [s for s, _ in table]
+    why = (f"not ranked: scored on {site['revision']}, another revision of the data than "
+           "the board\u2019s")
+    heads = page.locator("ol.fb-x-heat-cols li").all_inner_texts()
+    assert heads[-1].endswith(f"(column 4; {why})") and why not in " ".join(heads[:-1])
+    picks = page.locator(".fb-x-pick-list label").all_text_contents()
+    assert picks[-1].startswith(" \u2013 ") and picks[-1].endswith(f"({why})"), picks
+    assert [p.split(".", 1)[0] for p in picks[:-1]] == [" 1", " 2", " 3"]
+    notes = " ".join(page.locator(".fb-x-note").all_text_contents())  # the picker's closed
+    assert "(left to right, best first, then those not ranked, scored on another revision " \
+        "of the data, by their own figure)" in notes
+    assert "best first on IRS, then those not ranked (scored on another revision of the " \
+        "data), by their own figure;" in notes
+    # Without it among the columns picked, the note says nothing of it.
+    others = ",".join(s for s, _ in table[:-1])
+    explore(page, site, f"?view=heatmap&t=followtable/wtr&subs={others}")
+    assert "then those not ranked, scored" not in page.locator(".fb-x-note").first.inner_text()
+
+
 # --------------------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize(("query", "message"), [
@@ -847,7 +911,7 @@ def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,
     finally:
         server.shutdown()
     assert ('is in format "followboard-explorer/1", and this page reads '
-            "followboard-explorer/6") in text and "rebuild it" in text
+            "followboard-explorer/7") in text and "rebuild it" in text
 
 
 def _gz_json(path: Path) -> dict:

@@ -308,8 +308,10 @@ def test_a_row_scored_on_another_data_revision_is_unranked_after_the_ranked_rows
     view = View(id="followtable/test", label="t", title="t", columns=(irs, wtr),
                 tiered_column=0)
     table = fill_view(view, rows)
+    assert [r.key for r in table.rows] == ["on-a", "on-b", "best-old", "low-old"]
     tier_tables([table])
     assert [ln.key for ln in table.lines] == ["on-a", "on-b", "best-old", "low-old"]
+    assert [r.key for r in table.rows] == [ln.key for ln in table.lines]
     assert table.line_ranks() == {"on-a": 1, "on-b": 2, "best-old": None, "low-old": None}
     assert table.leader().key == "on-a"
     assert reference_at(view, table.lines, table.references) == 2
@@ -322,6 +324,27 @@ def test_a_row_scored_on_another_data_revision_is_unranked_after_the_ranked_rows
                             sort_column=1, tiered_column=None), rows)
     assert by_wtr.line_ranks() == {"best-old": 1, "on-a": 2, "low-old": 3, "on-b": 4}
     assert not by_wtr.off_pin and not by_wtr.tier_note
+
+
+def test_rank_systems_tests_no_system_scored_on_another_data_revision() -> None:
+    """rank_systems (the PR comment's standings, by the tables' rules) ordered and tested
+    every system it was given by value: best-old, scored on the old revision, led, was
+    tested against the rows on the pinned data and took a place in each of their rank
+    intervals, while a table shows it unranked after them and tests it against none.
+    A rank interval is a rank among the rows tested on the same units, so a system of
+    ``off_pin`` is left out of the test (no tier, no interval, none of the others' moved
+    by it) and comes after the ranked ones in the order, the unranked by their own
+    value, as the table lists it."""
+    systems = {s.system_id: s for s in (_scored("best-old", 0.9), _scored("on-a", 0.5),
+                                        _scored("low-old", 0.3), _scored("on-b", 0.1))}
+    standings = rank_systems(systems, TWO, off_pin={"best-old", "low-old"})
+    assert standings.order == ["on-a", "on-b", "best-old", "low-old"]
+    assert standings.leader == "on-a" and set(standings.tiers) == {"on-a", "on-b"}
+    assert standings.untested == []
+    assert standings.values["best-old"] == column_value(systems["best-old"], TWO).value
+    alone = rank_systems({k: systems[k] for k in ("on-a", "on-b")}, TWO)
+    assert standings.tiers == alone.tiers and standings.test == alone.test
+    assert [standings.tiers[k].rank_interval for k in ("on-a", "on-b")] == [[1, 1], [2, 2]]
 
 
 def _shifted(sid: str, base: SystemResult, shift: float) -> SystemResult:

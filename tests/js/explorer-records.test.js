@@ -151,15 +151,33 @@ test("the index: its format, then every key the views read", () => {
     directions: { hi: "ltr" },
     tasks: { "t/a": { title: "T A", label: "A", primary: "m", family: "t", file: "explore/tasks/t/a.json",
                       lang: { query: "hi", docs: "hi" } } },
-    families: { t: { title: "T", line: "T", part: null, group_by: "language", tasks: ["t/a"], ranked: [] } },
+    families: { t: { title: "T", line: "T", part: null, group_by: "language", tasks: ["t/a"], columns: [],
+                     unranked: [] } },
   };
   assert.equal(R.indexProblem(index), null);
   assert.equal(R.indexProblem({ ...index, format: "followboard-explorer/1" }),
-    'is in format "followboard-explorer/1", and this page reads followboard-explorer/6');
+    'is in format "followboard-explorer/1", and this page reads followboard-explorer/7');
   const { line, ...noLine } = index.families.t;
   assert.equal(R.indexProblem({ ...index, families: { t: noLine } }), "lacks \u201cfamilies.t.line\u201d");
+  // An index of format 6 gave its columns as "ranked", with nothing to mark one unranked.
+  const { columns, unranked, ...six } = index.families.t;
+  assert.equal(R.indexProblem({ ...index, families: { t: { ...six, ranked: [] } } }),
+    "lacks \u201cfamilies.t.columns\u201d, \u201cfamilies.t.unranked\u201d");
   const { order, group_names, ...bare } = index;
   assert.equal(R.indexProblem(bare), "lacks \u201corder\u201d, \u201cgroup_names\u201d");
+});
+
+test("a heatmap's columns: the index's order, those scored off the pin marked", () => {
+  // explorer.py heatmap_columns: positions in the index's order, the tables' order (the
+  // ranked first, then the unranked by their own figure), and the revision of each
+  // unranked one.
+  const order = ["a", "b-old", "c", "d-old"];
+  const fam = { columns: [2, 0, 3, 1], unranked: [{ submission: 3, scored_on: "x/Data@0123abcd" },
+                                                  { submission: 1, scored_on: "x/Data@4567ef01" }] };
+  assert.deepEqual(R.heatColumns(fam, order), [
+    { slug: "c", scoredOn: null }, { slug: "a", scoredOn: null },
+    { slug: "d-old", scoredOn: "x/Data@0123abcd" }, { slug: "b-old", scoredOn: "x/Data@4567ef01" }]);
+  assert.deepEqual(R.heatColumns({ columns: [0], unranked: [] }, order), [{ slug: "a", scoredOn: null }]);
 });
 
 test("a task's texts are marked with the language and direction the index gives", () => {

@@ -204,8 +204,9 @@ def standing(task: Task, system: SystemResult, committed: CommittedResults,
     if not scores.per_query.get(metric):
         row["note"] = f"no per-query {metric} scores, so no significance test"
         return _with_crossing(row, crossing, others)
-    standings = rank_systems({**competitors, system.system_id: system}, column, seed=seed,
-                             precedence=[previous[0]] if previous is not None else [])
+    standings = rank_systems({**others, system.system_id: system}, column, seed=seed,
+                             precedence=[previous[0]] if previous is not None else [],
+                             off_pin=crossing)
     mine = standings.tiers[system.system_id]
     test = standings.test
     row.update(tier=mine.tier, n_units=mine.n_units,

@@ -23,8 +23,9 @@ What the build writes under ``explore/``:
   direction (which texts are cut, and where, the text parts say:
   :func:`leaderboard.core.explain.text_record`), the heatmap families with their
   submissions in the order of the family's table on the board (best first on the mean
-  of the family's task figures, the best verified first of the rows tied with it:
-  :func:`ranked_submissions`) and the start page's line each is on, and what each metric
+  of the family's task figures, the best verified first of the rows tied with it; then,
+  unranked and marked so, those scored on another data revision than the pin:
+  :func:`heatmap_columns`) and the start page's line each is on, and what each metric
   key is (label, help, sign, range), from the measure catalogue
   (:mod:`leaderboard.core.measures`);
 * ``tasks/<task id>.json``: the verified submissions that have the task (by position
@@ -66,16 +67,17 @@ from leaderboard.core.tasks import Task
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.scripts import EXPLORER_PAGE_SCRIPTS, write_explorer_script
 from leaderboard.publish.standings import Row, ViewTable, tested_order
+from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.store.files import StoreError
 from leaderboard.submission.files import SubmissionFiles, submission_files
 from leaderboard.submission.layout import EXPLAIN_DIR
-from leaderboard.submission.results import ExplainManifestFile
+from leaderboard.submission.results import ExplainManifestFile, off_pin_revisions
 
 EXPLORER_PAGE = "explore.md"
 DATA = "explore"
 # The script checks it (assets/explorer/records.js INDEX_FORMAT): bump both when the index
 # changes.
-INDEX_FORMAT = "followboard-explorer/6"
+INDEX_FORMAT = "followboard-explorer/7"
 # What each entry of a task file holds, named in the file ("fields"), read by name
 # (assets/explorer/records.js): the submission's position in the index's "order", its
 # figure on the task's primary metric, and 1 when it has explanation files for the task.
@@ -202,20 +204,45 @@ def family_view(family: Family, registry: dict[str, Task], views: Iterable[View]
     return None
 
 
+def family_off_pin(family: Family, registry: dict[str, Task], row: Row) -> dict[str, str]:
+    """Task -> recorded data revision of the family's tasks ``row`` was scored on another
+    revision of than the registry pins (:func:`leaderboard.publish.standings.tables.off_pin_of`
+    on the family's column): where it has any, the family's table gives it no rank."""
+    return off_pin_of(row, family_column(family, registry))
+
+
 def ranked_submissions(family: Family, registry: dict[str, Task], rows: list[Row],
                        tables: Mapping[str, ViewTable]) -> list[Row]:
     """``rows`` (verified submissions) in the order the board's table of the family
     shows them (:func:`family_view`, with that table's tiers,
     :func:`leaderboard.publish.standings.tested_order`): best first on the mean of their
     task figures (one task's figure for a one-task family), the best verified first of
-    the rows tied with it, a submission without every task last. A family no table
-    shows is ordered as an untested table would be, by value alone."""
+    the rows tied with it; then those scored on another data revision than the pin for
+    one of the family's tasks (:func:`family_off_pin`), not ranked, by their own figure;
+    a submission without every task last. A family no table shows is ordered as an
+    untested table would be, by value alone."""
     view = family_view(family, registry, (t.view for t in tables.values()))
     tiers = tables[view.id].tiers.get(view.sort_column, {}) if view is not None else {}
     by_key = {r.key: r for r in rows}
+    off_pin = {r.key for r in rows if family_off_pin(family, registry, r)}
     _, order = tested_order({key: r.system for key, r in by_key.items()},
-                            family_column(family, registry), tiers)
+                            family_column(family, registry), tiers, off_pin)
     return [by_key[key] for key in order]
+
+
+def heatmap_columns(family: Family, registry: dict[str, Task], rows: list[Row],
+                    tables: Mapping[str, ViewTable], position: Mapping[str, int]
+                    ) -> dict[str, list]:
+    """The family's heatmap columns as the index gives them: ``rows`` (the submissions
+    with explanation files on some of its tasks), by their ``position`` (row key ->
+    position in the index's "order"), in the tables' order (:func:`ranked_submissions`),
+    and, for those the family's table gives no rank for being scored on another data
+    revision than the pin (:func:`family_off_pin`), each position with the revision it
+    was scored on (``off_pin_revisions``), which the heatmap marks them with."""
+    order = ranked_submissions(family, registry, rows, tables)
+    return {"columns": [position[r.key] for r in order],
+            "unranked": [{"submission": position[r.key], "scored_on": off_pin_revisions(moved)}
+                         for r in order if (moved := family_off_pin(family, registry, r))]}
 
 
 def text_languages(task: Task) -> dict[str, str]:
@@ -349,6 +376,7 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
     # explanation files): 1,000 submissions on 313 tasks are 5 MB of these files instead
     # of 10.
     position = {slug: i for i, slug in enumerate(submissions)}
+    explained_at = {row.key: position[slugs[row.key]] for row, _ in explained_by}
     for tid, entries in per_task.items():
         # Best first on the task's primary metric; a missing figure last.
         entries.sort(key=lambda e: (e[0] is None, -(e[0] or 0.0), e[1]))
@@ -376,15 +404,17 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         "directions": text_directions(list(shown.values())),
         # FollowTable's constraint types by name (C1 semantic boundary, ...).
         "group_names": dict(FOLLOWTABLE_CONSTRAINT_NAMES),
-        # "ranked": the submissions with explanation files on some of the family's
-        # tasks (by position in "order"), in the tables' order: the heatmap's columns.
+        # "columns": the submissions with explanation files on some of the family's
+        # tasks (by position in "order"), in the tables' order: the heatmap's columns;
+        # "unranked": those of them its table gives no rank, scored on another data
+        # revision than the pin ({"submission": position, "scored_on": revision}).
         # "line" and "part": the start page's line the family is on and its link there.
         "families": {f.id: {"title": f.title, "line": f.line or f.title, "part": f.part,
                             "group_by": f.group_by,
                             "tasks": [t for t in f.tasks if t in per_task],
-                            "ranked": [position[slugs[r.key]] for r in ranked_submissions(
-                                f, registry, [row for row, tids in explained_by
-                                              if tids & set(f.tasks)], board.tables)]}
+                            **heatmap_columns(f, registry, [row for row, tids in explained_by
+                                                            if tids & set(f.tasks)],
+                                              board.tables, explained_at)}
                      for f in fams.values() if any(t in per_task for t in f.tasks)},
     }
     _dump(docs / DATA / "index.json", index)

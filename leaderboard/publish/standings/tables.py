@@ -17,7 +17,7 @@ import hashlib
 import importlib.util
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -117,19 +117,24 @@ class ViewTable:
 # --------------------------------------------------------------------------- order
 
 def order_key(value: float | None, higher_is_better: bool, verified: bool, key: str,
-              name: str) -> tuple:
+              name: str, off_pin: bool = False) -> tuple:
     """Default order: best value first; at equal values verified rows first, in the order
     of their ids (as :func:`leaderboard.publish.stats.tiers.tier_view` picks its leader), then reported
-    rows by name."""
+    rows by name. A value scored on another data revision than the pin (``off_pin``,
+    :func:`off_pin_of`) is not ranked: it comes after every ranked value, the unranked ones
+    by their own value, as the tables' lines do (:mod:`.lines`); a row without a value
+    comes last."""
     sign = -1.0 if higher_is_better else 1.0
-    return (value is None, sign * value if value is not None else 0.0, not verified,
+    return (value is None, off_pin, sign * value if value is not None else 0.0, not verified,
             key if verified else name.lower(), key)
 
 
 def sort_rows(rows: Iterable[Row], values: Mapping[str, Sequence[float | None]],
-              column: Column, index: int) -> list[Row]:
+              column: Column, index: int, off_pin: Collection[str] = ()) -> list[Row]:
+    """``rows`` in default order on column ``index`` (:func:`order_key`); ``off_pin``: the
+    keys of those whose value there was scored on another data revision than the pin."""
     return sorted(rows, key=lambda r: order_key(values[r.key][index], column.higher_is_better,
-                                                r.verified, r.key, r.name))
+                                                r.verified, r.key, r.name, r.key in off_pin))
 
 
 def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewTable:
@@ -154,12 +159,13 @@ def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewT
         if any(c.printed is not None for c in cells):
             printed[row.key] = [c.printed for c in cells]
     sort_col = view.columns[view.sort_column]
-    table = ViewTable(view=view, rows=sort_rows(members, values, sort_col, view.sort_column),
-                      values=values, counts=counts, bases=bases, printed=printed,
-                      references=view_references(view, members))
-    table.off_pin = {r.key: moved for r in table.rows
-                     if r.verified and values[r.key][view.sort_column] is not None
-                     and (moved := off_pin_of(r, sort_col))}
+    off_pin = {r.key: moved for r in members
+               if r.verified and values[r.key][view.sort_column] is not None
+               and (moved := off_pin_of(r, sort_col))}
+    ordered = sort_rows(members, values, sort_col, view.sort_column, off_pin)
+    table = ViewTable(view=view, rows=ordered, values=values, counts=counts, bases=bases,
+                      printed=printed, references=view_references(view, members),
+                      off_pin={r.key: off_pin[r.key] for r in ordered if r.key in off_pin})
     table.tier_note = off_pin_note(table)
     return table
 
@@ -360,7 +366,8 @@ def _apply_tiers(work: _TierWork) -> None:
         if info.mean is not None:
             table.values[key][index] = info.mean
     if index == table.view.sort_column:
-        table.rows = leader_first(sort_rows(table.rows, table.values, column, index),
+        table.rows = leader_first(sort_rows(table.rows, table.values, column, index,
+                                            table.off_pin),
                                   lambda r: t.tier if (t := out.get(r.key)) else None)
     table._lines = None  # lined up again on the tested values
     one = len(work.untested) == 1
@@ -401,6 +408,7 @@ class ColumnStandings:
 
     values: dict[str, float | None]
     # ids, best first (the leader first of the tested ones, :func:`.lines.leader_first`);
+    # then those scored on another data revision than the pin, by value (not ranked);
     # systems without a value last
     order: list[str]
     leader: str | None                     # the tested leader (verified, per-query scores)
@@ -418,37 +426,48 @@ def order_systems(systems: Mapping[str, SystemResult], column: Column
 
 
 def _order(systems: Mapping[str, SystemResult], values: Mapping[str, float | None],
-           column: Column) -> list[str]:
+           column: Column, off_pin: Collection[str] = ()) -> list[str]:
     return sorted(systems, key=lambda sid: order_key(
         values[sid], column.higher_is_better, systems[sid].provenance == "verified", sid,
-        systems[sid].model.name))
+        systems[sid].model.name, sid in off_pin))
 
 
 def tested_order(systems: Mapping[str, SystemResult], column: Column,
-                 tiers: Mapping[str, TierInfo]) -> tuple[dict[str, float | None], list[str]]:
+                 tiers: Mapping[str, TierInfo], off_pin: Collection[str] = ()
+                 ) -> tuple[dict[str, float | None], list[str]]:
     """Each system's value on one column, the mean its test compared where ``tiers`` (id
     -> tier: the column's test, which may hold ids beyond ``systems``) tested it, and the
     order a table shows them in: best first, the leader first of the tested ones
-    (:func:`.lines.leader_first`), systems without a value last."""
+    (:func:`.lines.leader_first`); then the systems of ``off_pin`` (ids whose value was
+    scored on another data revision than the pin for one of the column's tasks,
+    :func:`off_pin_of`: not ranked), by their own value; systems without a value last."""
     values, _ = order_systems(systems, column)
     for sid, info in tiers.items():
         if info.mean is not None and sid in values:
             values[sid] = info.mean
-    return values, leader_first(_order(systems, values, column),
+    return values, leader_first(_order(systems, values, column, off_pin),
                                 lambda sid: t.tier if (t := tiers.get(sid)) else None)
 
 
 def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: int = 0,
-                 precedence: Sequence[str] = ()) -> ColumnStandings:
+                 precedence: Sequence[str] = (), off_pin: Collection[str] = ()
+                 ) -> ColumnStandings:
     """Value, order, leader and tiers of ``systems`` (id -> system) on one column, by the
     same rules as a site table; a tie within the reproducibility threshold goes to the
-    first of ``precedence`` (the standing leader, for the PR comment)."""
+    first of ``precedence`` (the standing leader, for the PR comment).
+
+    The systems of ``off_pin`` (ids whose value was scored on another data revision than
+    the pin for one of the column's tasks) are tested against none, as a table's rows so
+    scored are: a rank interval is a rank among the rows tested on the same units, and a
+    figure on other data would take a place in every other row's interval. They keep
+    their values, after every ranked system in the order (:func:`tested_order`), with no
+    tier and no rank interval."""
     values, _ = order_systems(systems, column)
     scores: dict[str, dict[str, float]] = {}
     figures: dict[str, float] = {}
     untested: list[str] = []
     for sid, s in systems.items():
-        if s.provenance != "verified" or values[sid] is None:
+        if s.provenance != "verified" or values[sid] is None or sid in off_pin:
             continue
         tested = tested_scores(s, column)
         if tested is None:
@@ -457,7 +476,7 @@ def rank_systems(systems: Mapping[str, SystemResult], column: Column, *, seed: i
             scores[sid], figures[sid] = tested
     tiers, test = tier_column(scores, column, seed=seed, precedence=precedence,
                               figures=figures)
-    values, order = tested_order(systems, column, tiers)
+    values, order = tested_order(systems, column, tiers, off_pin)
     leader = next((sid for sid, t in tiers.items() if t.tier == TIER_LEADER), None)
     return ColumnStandings(values=values, order=order, leader=leader, tiers=tiers,
                            untested=sorted(untested), test=test)

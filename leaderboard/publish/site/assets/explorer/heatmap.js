@@ -7,7 +7,7 @@ var FBXHeatmap = (function () {
 
   var h = FBXCommon.h, add = FBXCommon.add, fmt = FBXCommon.fmt, named = FBXCommon.named,
     isolated = FBXCommon.isolated;
-  var F = FBXFrame, D = FBXData, Rows = FBXRows, state = FBXState;
+  var F = FBXFrame, D = FBXData, Rows = FBXRows, R = FBXRecords, state = FBXState;
   var nav = F.nav, href = F.href;
 
   var HEAT_DEFAULT = 20;      // columns shown at first: the best submissions
@@ -33,6 +33,13 @@ var FBXHeatmap = (function () {
     return n < 0 ? "\u2212" + (-n) : (signed && n > 0 ? "+" : "") + n;
   }
 
+  // Why a column its family's table gives no rank (scored on ``revision``, another
+  // revision of the data than the pin) comes after the ranked ones, as the table's # cell
+  // says it.
+  function unranked(revision) {
+    return "not ranked: scored on " + revision + ", another revision of the data than the board\u2019s";
+  }
+
   function legend(range, signed) {
     var colour = Rows.colour;
     return h("p", { cls: "fb-x-legend" }, signed
@@ -45,7 +52,8 @@ var FBXHeatmap = (function () {
   }
 
   // The form that picks the metric and the submissions shown.
-  function controls(tid0, fam, candidates, cols, picked, metric, metrics, primary) {
+  // ``scoredOn``: slug -> the revision of each candidate not ranked (after the ranked).
+  function controls(tid0, fam, candidates, scoredOn, cols, picked, metric, metrics, primary) {
     var form = h("form", { cls: "fb-x-filters", onsubmit: function (e) { e.preventDefault(); } });
     var msel = h("select", { "aria-label": "Metric" }, metrics.map(function (m) { return h("option", { value: m }, D.metricLabel(m)); }));
     msel.value = metric;
@@ -55,8 +63,9 @@ var FBXHeatmap = (function () {
     var pf = h("input", { type: "search", placeholder: "filter by name", "aria-label": "Filter the submissions to pick", autocomplete: "off" });
     var boxes = h("div", { cls: "fb-x-pick-list" });
     candidates.forEach(function (slug, i) {
+      var off = scoredOn[slug];
       add(boxes, h("label", { "data-slug": slug }, h("input", { type: "checkbox", value: slug, checked: cols.indexOf(slug) !== -1 }),
-        " " + (i + 1) + ". ", named(D.submissionName(slug))));
+        off ? " \u2013 " : " " + (i + 1) + ". ", named(D.submissionName(slug)), off ? " (" + unranked(off) + ")" : null));
     });
     pf.addEventListener("input", function () {
       var q = pf.value.trim().toLowerCase();
@@ -67,7 +76,9 @@ var FBXHeatmap = (function () {
       var ticked = Array.prototype.filter.call(boxes.querySelectorAll("input"), function (b) { return b.checked; }).map(function (b) { return b.value; });
       F.go(href({ view: "heatmap", t: tid0, m: metric, subs: ticked.slice(0, HEAT_MAX).join(",") }));
     });
-    add(pick, h("p", { cls: "fb-x-note" }, "Up to " + HEAT_MAX + " at once, best first on " + primary + "; the first " + HEAT_DEFAULT + " are shown unless you pick others."), pf, boxes, apply);
+    var after = candidates.some(function (slug) { return scoredOn[slug]; })
+      ? ", then those not ranked (scored on another revision of the data), by their own figure" : "";
+    add(pick, h("p", { cls: "fb-x-note" }, "Up to " + HEAT_MAX + " at once, best first on " + primary + after + "; the first " + HEAT_DEFAULT + " are shown unless you pick others."), pf, boxes, apply);
     add(form, pick);
     return form;
   }
@@ -170,8 +181,12 @@ var FBXHeatmap = (function () {
     var fam = D.family(tid0);
     var tids = fam.tasks;
     // Columns: the submissions with explanation files, in the order the tables show them
-    // (the index ranks them: best first on the mean of the family's task figures).
-    var candidates = fam.ranked.map(function (i) { return index.order[i]; });
+    // (best first on the mean of the family's task figures; then those the tables give no
+    // rank, scored on another revision of the data than the pin, by their own figure).
+    var columns = R.heatColumns(fam, index.order);
+    var candidates = columns.map(function (c) { return c.slug; });
+    var scoredOn = {};
+    columns.forEach(function (c) { if (c.scoredOn) scoredOn[c.slug] = c.scoredOn; });
     if (!candidates.length) throw new FBXLoad.UserError("No verified submission of " + fam.title + " has explanation files yet.");
     var asked = (p.get("subs") || "").split(",");
     var picked = asked.filter(function (x) { return candidates.indexOf(x) !== -1; });
@@ -199,16 +214,17 @@ var FBXHeatmap = (function () {
     var canvas = canvasView(layout, fam, range, signed, status);
     var heads = h("ol", { cls: "fb-x-heat-cols" }, cols.map(function (slug, j) {
       return h("li", null, nav(named(D.submissionName(slug)), { s: slug, t: tids.join(",") }), " ",
-        h("span", { cls: "fb-x-muted" }, "(column " + (j + 1) + ")"));
+        h("span", { cls: "fb-x-muted" }, "(column " + (j + 1) + (scoredOn[slug] ? "; " + unranked(scoredOn[slug]) : "") + ")"));
     }));
+    var shownOff = cols.some(function (slug) { return scoredOn[slug]; });
     var missing = lists.filter(function (l) { return !l; }).length;
     state.heat = layout;
     F.show(h("h2", null, "Heatmap: " + fam.title),
       [F.crumbs([nav("Explorer", {}), h("span", null, "heatmap of " + fam.title)]),
-       h("p", { cls: "fb-x-note" }, "Each row is a query (grouped by " + fam.group_by + ", hardest first), each column a submission (left to right, best first); the colour is the query\u2019s " + D.metricLabel(metric) + ". Click a cell, or focus the map and use the arrow keys and Enter, to open that query\u2019s card."),
+       h("p", { cls: "fb-x-note" }, "Each row is a query (grouped by " + fam.group_by + ", hardest first), each column a submission (left to right, best first" + (shownOff ? ", then those not ranked, scored on another revision of the data, by their own figure" : "") + "); the colour is the query\u2019s " + D.metricLabel(metric) + ". Click a cell, or focus the map and use the arrow keys and Enter, to open that query\u2019s card."),
        unknown.length ? h("p", { cls: "fb-x-error", role: "alert" }, "Not shown (no such submission with explanation files for these tasks): " + unknown.join(", ") + ".") : null,
        missing ? h("p", { cls: "fb-x-note" }, missing + " of " + jobs.length + " query lists could not be loaded; their cells are grey.") : null,
-       controls(tid0, fam, candidates, cols, picked, metric, metrics, primary), legend(range, signed), status,
+       controls(tid0, fam, candidates, scoredOn, cols, picked, metric, metrics, primary), legend(range, signed), status,
        h("div", { cls: "fb-x-heat-wrap" }, canvas), h("h3", null, "Columns"), heads]);
   }
 
