@@ -176,8 +176,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         # which is where those of a submission not merged yet belong, and those of a merged
         # one are CI's, which only the publish run writes into its folder.
         redo_explanations = (REWRITTEN_AFTER_MERGE if placed.merged else
-                             f"run {score_command(shown)}, which writes them to the run "
-                             "store's cache")
+                             f"run {score_command(shown)}, which writes them to this "
+                             "machine's run store cache (a submission scored elsewhere, such "
+                             "as a pull request's checkout, has them in that machine's)")
         for problem in results_staleness(root, store):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
                 report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
