@@ -231,8 +231,8 @@ def test_zipped_predictions_say_what_they_are(data, pairs, tmp_path):
     report, predictions = check(data, tmp_path, buffer.getvalue())
     assert predictions is None
     assert messages(report) == [f"{SHOWN}: binary content (NUL byte on line 1); a zip archive, "
-                                "not a text file: gzip the file itself (gzip predictions.tsv "
-                                "writes predictions.tsv.gz)"]
+                                "not a text file: gzip the file itself (gzip t4-hin.txt "
+                                "writes t4-hin.txt.gz)"]
 
 
 def test_non_utf8_content(data, pairs, tmp_path):

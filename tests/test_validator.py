@@ -250,14 +250,15 @@ def test_an_archive_or_another_compression_says_what_it_is(
         kind: str, named: str, tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
     """A run zipped, tarred or compressed with bzip2 or xz under a .gz name was "binary
     content (NUL byte): this is not a text run file", which a submitter who compressed a
-    good run cannot act on: the message says what the file is and to gzip the run."""
+    good run cannot act on: the message says what the file is and to gzip the run, by
+    its own name (it named altered.trec whatever run it was)."""
     data = _archive(kind, "".join(wtr_lines[:3000]).encode())
     result = check(tmp_path / "original.trec.gz", data, capsys, data_dir)
     assert result.rc == 1
     found = [ln for ln in result.out.splitlines() if "binary content" in ln]
     assert len(found) == 1 and found[0].endswith(
         f": binary content (NUL byte): {named}, not a text file: gzip the file itself "
-        "(gzip altered.trec writes altered.trec.gz)"), result.out
+        "(gzip original.trec writes original.trec.gz)"), result.out
 
 
 @pytest.mark.parametrize("name,data,message", [

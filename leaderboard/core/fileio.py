@@ -25,7 +25,7 @@ import stat
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import (TYPE_CHECKING, Annotated, BinaryIO, Callable, Literal, TypeVar, Union,
                     get_args, get_origin)
 
@@ -446,12 +446,15 @@ _PACKED = ((b"PK\x03\x04", "a zip archive"), (b"BZh", "compressed with bzip2"),
            (b"7z\xbc\xaf\x27\x1c", "a 7z archive"))
 
 
-def packed_text(data: bytes, name: str) -> str | None:
-    """What the (inflated) bytes of a file that should be the text file ``name`` are
-    packed as, an archive or another compression than gzip, and what to do instead ("a
-    zip archive, not a text file: gzip the file itself ..."); None when none is known."""
+def packed_text(data: bytes, shown: str) -> str | None:
+    """What the (inflated) bytes of the file ``shown`` (as a message names it), which
+    should be a text file, are packed as, an archive or another compression than gzip,
+    and what to do instead ("a zip archive, not a text file: gzip the file itself (gzip
+    altered.trec writes altered.trec.gz)", the text file named as ``shown`` names it,
+    without its .gz); None when none is known."""
     kind = ("a tar archive" if data[257:262] == b"ustar"  # its header, gzipped or not
             else next((kind for magic, kind in _PACKED if data.startswith(magic)), None))
+    name = PurePosixPath(shown.replace("\\", "/")).name.removesuffix(".gz")
     return (None if kind is None else f"{kind}, not a text file: gzip the file itself "
                                       f"(gzip {name} writes {name}.gz)")
 # What a file committed through Git LFS is in git's objects, and so in a clone without

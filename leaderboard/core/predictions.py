@@ -89,7 +89,7 @@ def _read_text(path: Path, shown: str, report: Report) -> str | None:
         return None
     if b"\x00" in raw:
         line = raw.count(b"\n", 0, raw.index(b"\x00")) + 1
-        packed = packed_text(raw, "predictions.tsv")
+        packed = packed_text(raw, shown)
         report.add(shown, None, f"binary content (NUL byte on line {line}); " + (
             packed or "expected a text file of 'pair_id probability' lines"))
         return None

@@ -665,7 +665,7 @@ def _parse_rows(data: bytes, display: str, report: Report, whole_file: bool = Tr
         data = data[len(UTF8_BOM):]  # some editors add one; it is not part of the first qid
     nul = data.find(b"\x00")
     if nul >= 0:
-        packed = packed_text(data, "altered.trec")  # a good run zipped, tarred, xz'd...
+        packed = packed_text(data, display)  # a good run zipped, tarred, xz'd...
         report.add(display, _line_of_offset(data, nul),
                    f"binary content (NUL byte): {packed or 'this is not a text run file'}")
         return None, 0
