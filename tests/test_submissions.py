@@ -535,6 +535,21 @@ def test_a_model_name_that_reads_as_anothers_is_refused(name: str) -> None:
                                     "model all-minilm-l6-v2, but is another text" in problem)
 
 
+@pytest.mark.parametrize(("name", "taken"), [
+    ("multi1ingual-e5-small", "multilingual-e5-small"), ("k1=O.9", "k1=0.9")])
+def test_a_digit_for_a_letter_is_among_the_differences_the_refusal_names(
+        name: str, taken: str) -> None:
+    """A name refused for a 1 for an l or a 0 for an O was told it 'differs only in case,
+    width, white space, dashes, an I for an l, invisible characters or Greek, Cyrillic or
+    Cherokee letters', none of which it did: the refusal names the digits as README and
+    How to submit do."""
+    from leaderboard.submission.ids import name_lookalike_problem
+
+    problem = name_lookalike_problem(name, {taken: "the name of the submission other"})
+    assert problem is not None and f"reads as {taken!r}, " in problem, problem
+    assert "an I or a 1 for an l, a 0 for an O" in problem, problem
+
+
 # Changed when the rule narrowed from the name to the word: 'all-MiniLM-L6-\u03bd2' mixes no
 # script in a word ('\u03bd2' is Greek and a digit) and is refused instead for reading as
 # all-MiniLM-L6-v2 (test_a_look_alike_in_other_scripts_reads_as_the_boards_name);

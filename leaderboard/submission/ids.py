@@ -297,8 +297,8 @@ def name_lookalike_problem(name: str, taken: Mapping[str, str]) -> str | None:
     for other, whose in taken.items():
         if folded_name(other) == folded or case_folded_name(other) == case_folded:
             return (f"the model name {name!r} reads as {other!r}, {whose}, but is another "
-                    "text (it differs only in case, width, white space, dashes, an I for "
-                    "an l, invisible characters or Greek, Cyrillic or Cherokee letters "
-                    f"that look like Latin ones): write {other!r} exactly if it is that "
-                    "model, else a name of its own")
+                    "text (it differs only in case, width, white space, dashes, an I or a "
+                    "1 for an l, a 0 for an O, invisible characters or Greek, Cyrillic or "
+                    f"Cherokee letters that look like Latin ones): write {other!r} exactly "
+                    "if it is that model, else a name of its own")
     return None
