@@ -347,6 +347,30 @@ def test_rank_systems_tests_no_system_scored_on_another_data_revision() -> None:
     assert [standings.tiers[k].rank_interval for k in ("on-a", "on-b")] == [[1, 1], [2, 2]]
 
 
+def test_a_rows_rank_cell_follows_its_sort_column_not_its_tested_column() -> None:
+    """A row's # cell said "not ranked" by its tested column's data revision, not its sort
+    column's, where a view tests another column than it sorts by (a View may): display_rows
+    reused one name for the sort column's off-pin tasks and the tested cell's. A row
+    unranked for its sort column's figure says why; one ranked there whose tested figure is
+    off the pin keeps its rank and says nothing of being unranked."""
+    old = "deu05232/FollowTable@0123abcd4567"
+    wqt_off = {"followtable/wqt": old}
+    wtr = Column(id="wtr", label="WTR", metric="IRS", tasks=("followtable/wtr",), signed=True)
+    rows = [_submitted(_scored("best-old", 0.9), wqt_off), _submitted(_scored("on-a", 0.5)),
+            _submitted(_scored("on-b", 0.1))]
+    for sort_column, tiered_column, unranked in ((0, 1, True), (1, 0, False)):
+        view = View(id="followtable/test", label="t", title="t", columns=(TWO, wtr),
+                    sort_column=sort_column, tiered_column=tiered_column)
+        table = fill_view(view, rows)
+        tier_tables([table])
+        ranks = table.line_ranks()
+        assert (ranks["best-old"] is None) is unranked, (sort_column, ranks)
+        shown = {r.key: r for r in display_rows(table, "followtable.md")}
+        assert bool(shown["best-old"].unranked) is unranked, (sort_column, shown["best-old"])
+        assert (shown["best-old"].position is not None) is unranked, sort_column
+        assert not shown["on-a"].unranked and not shown["on-b"].unranked
+
+
 def _shifted(sid: str, base: SystemResult, shift: float) -> SystemResult:
     """``base`` with every per-query score moved by ``shift``, under the id ``sid``."""
     return _system(sid, {t: {q: v + shift for q, v in s.per_query["IRS"].items()}

@@ -368,17 +368,18 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
         rec = line.record
         main = line.source
         overlap = view_overlap(rec, table.view)
-        moved = table.off_pin.get(main.key) if ranks[line.key] is None else None
+        # The sort column's tasks scored off the pin, where that leaves the line unranked.
+        unranked = table.off_pin.get(main.key) if ranks[line.key] is None else None
         cells = [cell_display(table, line, i, overlap)
                  for i in range(len(table.view.columns))]
         gap = None
         if tiered is not None and tiered in table.tiers:
             info = line.cells[tiered].tier
             tiered_row = line.cells[tiered].row
-            moved = (off_pin_of(tiered_row, table.view.columns[tiered])
-                     if tiered_row is not None else None)
-            if moved:
-                gap = off_pin_gap(moved)
+            tested_off_pin = (off_pin_of(tiered_row, table.view.columns[tiered])
+                              if tiered_row is not None else None)
+            if tested_off_pin:
+                gap = off_pin_gap(tested_off_pin)
             elif info is None or line.cells[tiered].value is None:
                 gap = CellDisplay(text="–", value="")
             elif info.tier == TIER_REPORTED:
@@ -407,8 +408,8 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             params_title=params_reason(rec.parameters, rec.type),
             instruction=instruction_text(rec.instruction_trained),
             rank=ranks[line.key], cells=cells, gap=gap, rank_span=span,
-            unranked=off_pin_unranked(moved) if moved else "",
-            position=position if moved else None))
+            unranked=off_pin_unranked(unranked) if unranked else "",
+            position=position if unranked else None))
     return out
 
 
