@@ -87,7 +87,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     status.set_defaults(handler=run_status)
 
 
-def _select(args: argparse.Namespace, names: list[str]) -> list[SourceTasks]:
+def _select(names: list[str]) -> list[SourceTasks]:
     try:
         return select_sources(names)
     except PullError as exc:  # a name that selects nothing
@@ -101,7 +101,7 @@ def run_pull(args: argparse.Namespace) -> int:
         ("timeout", args.timeout, "more than 0", args.timeout > 0)) if not ok]
     if out_of_limits:
         raise UsageError("; ".join(out_of_limits))
-    items = _select(args, args.benchmarks)
+    items = _select(args.benchmarks)
     data_dir = resolve_data_dir(args.data_dir)
     puller = DataPuller(data_dir, http=HttpClient(timeout=args.timeout, retries=args.retries),
                         jobs=args.jobs, force=args.force, progress=not args.quiet)
@@ -120,7 +120,7 @@ def _tasks_label(item: SourceTasks) -> str:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    items = _select(args, args.benchmarks or ["all"])
+    items = _select(args.benchmarks or ["all"])
     if args.tasks:
         try:
             items = narrow_to_tasks(items, args.tasks, args.benchmarks)
