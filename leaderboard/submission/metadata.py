@@ -347,24 +347,26 @@ def parse_metadata_yaml(text: str) -> object:
     return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
 
 
-def owner_of(text: str) -> str | None:
-    """The ``owner`` of a metadata.yaml's text, or None when it has none or is unreadable."""
+def _value_of(text: str, key: str) -> object:
+    """The value of a metadata.yaml text's top-level ``key`` as parsed, whatever it is
+    (None when the text has none or is unreadable): what the readers below check."""
     try:
         data = parse_metadata_yaml(text)
     except (yaml.YAMLError, RecursionError):
         return None
-    owner = data.get("owner") if isinstance(data, dict) else None
+    return data.get(key) if isinstance(data, dict) else None
+
+
+def owner_of(text: str) -> str | None:
+    """The ``owner`` of a metadata.yaml's text, or None when it has none or is unreadable."""
+    owner = _value_of(text, "owner")
     return owner if isinstance(owner, str) and GITHUB_LOGIN_RE.fullmatch(owner) else None
 
 
 def model_name_of(text: str) -> str | None:
     """The model's ``name`` in a metadata.yaml's text, or None when it has none or is
     unreadable."""
-    try:
-        data = parse_metadata_yaml(text)
-    except (yaml.YAMLError, RecursionError):
-        return None
-    model = data.get("model") if isinstance(data, dict) else None
+    model = _value_of(text, "model")
     name = model.get("name") if isinstance(model, dict) else None
     return name if isinstance(name, str) else None
 
@@ -373,12 +375,7 @@ def model_of(text: str) -> SubmittedModel | None:
     """The ``model`` of a metadata.yaml's text, or None when it has none, is unreadable or
     is not a valid one."""
     try:
-        data = parse_metadata_yaml(text)
-    except (yaml.YAMLError, RecursionError):
-        return None
-    model = data.get("model") if isinstance(data, dict) else None
-    try:
-        return SubmittedModel.model_validate(model)
+        return SubmittedModel.model_validate(_value_of(text, "model"))
     except ValidationError:
         return None
 

@@ -9,7 +9,7 @@ valid, so a failed run never leaves a half-updated results file behind.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -209,20 +209,27 @@ def submissions_beside(root: Path) -> dict[str, str]:
     return dict.fromkeys(names, f"a submission beside it in {root.parent}")
 
 
-def names_beside(root: Path) -> dict[str, str]:
-    """The model names of the submissions in the folder that holds ``root`` (each
-    :func:`submissions_beside` names, whose metadata.yaml gives one), each with whose it
-    is, as :func:`leaderboard.submission.ids.name_lookalike_problem` names it."""
-    names: dict[str, str] = {}
+def _metadata_beside(root: Path) -> Iterator[tuple[str, str]]:
+    """The id and metadata.yaml text of each submission :func:`submissions_beside` names
+    whose metadata.yaml is a plain UTF-8 file, by id."""
     for sub_id in sorted(submissions_beside(root)):
         path = root.parent / sub_id / METADATA_NAME
         try:
             if path.is_symlink() or not path.is_file():
                 continue
-            name = model_name_of(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if name is not None:
+        yield sub_id, text
+
+
+def names_beside(root: Path) -> dict[str, str]:
+    """The model names of the submissions in the folder that holds ``root`` (each
+    :func:`submissions_beside` names, whose metadata.yaml gives one), each with whose it
+    is, as :func:`leaderboard.submission.ids.name_lookalike_problem` names it."""
+    names: dict[str, str] = {}
+    for sub_id, text in _metadata_beside(root):
+        if (name := model_name_of(text)) is not None:
             names.setdefault(name, f"the name of the submission {sub_id} beside it in "
                                    f"{root.parent}")
     return names
@@ -231,18 +238,8 @@ def names_beside(root: Path) -> dict[str, str]:
 def models_beside(root: Path) -> dict[str, SubmittedModel]:
     """The models of the submissions in the folder that holds ``root`` (each
     :func:`submissions_beside` names, whose metadata.yaml gives a valid one), by id."""
-    models: dict[str, SubmittedModel] = {}
-    for sub_id in sorted(submissions_beside(root)):
-        path = root.parent / sub_id / METADATA_NAME
-        try:
-            if path.is_symlink() or not path.is_file():
-                continue
-            model = model_of(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            continue
-        if model is not None:
-            models[sub_id] = model
-    return models
+    return {sub_id: model for sub_id, text in _metadata_beside(root)
+            if (model := model_of(text)) is not None}
 
 
 def report_name_lookalike(root: Path, sub_id: str, name: str, taken: Mapping[str, str],
