@@ -7,11 +7,10 @@ the tag publish.yml's push job moves; without it, the push's own range), results
 included (a hand-edited score keeps the recorded SHA-256 of the runs, so only the diff
 shows it): GitHub keeps one waiting run per concurrency group, so a push whose run was
 replaced by a later push's, or failed, is read by the next run that publishes. Plus every
-submission
-whose results.json is missing or stale (its recorded SHA-256 of metadata.yaml and the runs
-no longer match the manifest and the files, or a task's recorded data revision is not the
-one the registry pins: after the pin moves, every merged submission of that data is
-rescored on the new revision), and scores them in the working tree; the
+submission whose results.json is missing or stale (its recorded SHA-256 of metadata.yaml
+and the runs no longer match the manifest and the files, or a task's recorded data
+revision is not the one the registry pins: after the pin moves, every merged submission
+of that data is rescored on the new revision), and scores them in the working tree; the
 workflow then moves the files to the run store (`leaderboard runs push`) and commits
 whatever changed. Staleness is read from the files, not from the push, so a cancelled or
 failed publish run is caught up by the next one. A submission the pinned revision cannot

@@ -25,7 +25,9 @@ of a line comes from one row, its **source**, picked from the model's rows by th
 
 A line never mixes rows: a cell its source has no figure for is empty, whatever another
 row gives, so a row's average is always the mean of its own cells and its language set
-is one.
+is one. The model's other rows stay with the line, each named, with their figures
+(:attr:`ModelLine.others`, and per cell :attr:`LineCell.others`), so a line's details and
+the downloads list every source.
 
 Lines are in order of their sort column's figure, best first, except that the **best
 verified** line (where the sort column is the tested one) comes first of the tested lines:
@@ -37,9 +39,7 @@ A line whose figure in the view's sort column was scored on another data revisio
 the registry pins for one of the column's tasks (:attr:`ModelLine.off_pin`) is shown,
 marked, and **not ranked**: a rank would order figures measured on other data as if
 comparable. It has no rank (:func:`ranked`), and it comes after every ranked line, the
-unranked ones by their own figure, then the lines without a figure in the sort column. The model's other rows stay with the line, each named, with their figures
-(:attr:`ModelLine.others`, and per cell :attr:`LineCell.others`), so a line's details and
-the downloads list every source.
+unranked ones by their own figure, then the lines without a figure in the sort column.
 """
 
 from __future__ import annotations
