@@ -2513,6 +2513,24 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
                  "--quiet"]) == 0
 
 
+def test_score_pending_writes_workflow_commands_only_inside_actions(repo, data_dir,
+                                                                   monkeypatch, capsys):
+    """Whether a step runs in Actions was read two ways: $GITHUB_ACTIONS == "true" (the
+    workflow log's guard, the branch and author checks) and any non-empty value (the
+    score-pending warnings), so GITHUB_ACTIONS=false printed a '::warning' line outside
+    Actions. One rule now (workflow_log.in_actions)."""
+    root, _ = repo
+    command = ["ci", "score-pending", "--repo", str(root), "--data-dir", str(data_dir),
+               "--quiet"]
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    assert main(command) == 0
+    out, err = capsys.readouterr()
+    assert "warning: no --after commit was given" in err and "::" not in out, out
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert main(command) == 0
+    assert "::warning title=Push range unknown::" in capsys.readouterr().out
+
+
 def _publish_score_step() -> dict:
     """publish.yml's step that runs `ci score-pending`, as the workflow file has it."""
     import yaml

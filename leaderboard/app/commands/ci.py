@@ -14,6 +14,7 @@ from pathlib import Path
 
 from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_data_dir, add_seed,
                                       new_command, warn)
+from leaderboard.app.workflow_log import commands_stopped, in_actions
 from leaderboard.core.errors import UsageError
 
 API_URL = "https://api.github.com"
@@ -250,7 +251,7 @@ def _add_branch_args(parser: argparse.ArgumentParser) -> None:
 def _branch_problem(args: argparse.Namespace) -> str | None:
     from leaderboard.app.ci.policy import base_branch_problem
 
-    return base_branch_problem(args.base_ref, args.default_branch, in_actions=_in_actions())
+    return base_branch_problem(args.base_ref, args.default_branch, in_actions=in_actions())
 
 
 def _add_pull_request_args(parser: argparse.ArgumentParser) -> None:
@@ -283,10 +284,6 @@ def _add_author_args(parser: argparse.ArgumentParser) -> None:
                              "branch's pyproject.toml")
 
 
-def _in_actions() -> bool:
-    return os.environ.get("GITHUB_ACTIONS") == "true"
-
-
 def _progress(quiet: bool):  # noqa: ANN202
     from leaderboard.core.evaluate import stderr_progress
 
@@ -310,7 +307,7 @@ def run_pr_check_cmd(args: argparse.Namespace) -> int:
                          seed=args.seed, pr_author=(args.pr_author or "").strip() or None,
                          author_association=args.author_association,
                          author_unknown=author_unknown(args.pr_author,
-                                                       in_actions=_in_actions()),
+                                                       in_actions=in_actions()),
                          base_branch_problem=_branch_problem(args))
     require_commits(req)  # no checkout, or no such commit: a usage error, not a report
     # Whatever fails inside, a report is written, so the comment job has something to say.
@@ -355,7 +352,7 @@ def run_comment_body_cmd(args: argparse.Namespace) -> int:
         report = refuse_for_base_branch(report, branch_problem)
 
     author = (args.pr_author or "").strip()
-    if submission and author_unknown(args.pr_author, in_actions=_in_actions()):
+    if submission and author_unknown(args.pr_author, in_actions=in_actions()):
         from leaderboard.app.ci.trusted import refuse_for_unknown_author
 
         report = refuse_for_unknown_author(report)
@@ -380,7 +377,6 @@ def run_pr_scope_cmd(args: argparse.Namespace) -> int:
     import github_action_utils as gha
 
     from leaderboard.app.ci.pr_check import check_scope
-    from leaderboard.app.workflow_log import commands_stopped
 
     scope = check_scope(args.repo, args.base, args.head)
     with commands_stopped():  # the reason names a file of the pull request
@@ -410,7 +406,6 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
     import github_action_utils as gha
 
     from leaderboard.app.ci.pending import pending_submissions, read_range, score_pending
-    from leaderboard.app.workflow_log import commands_stopped
     from leaderboard.core.data import resolve_data_dir
 
     # First: a repository without submissions/ is refused before anything is said.
@@ -427,7 +422,7 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
                   "results.json edited with its digests kept is not found")
         message = f"{read.why}{unseen} (run with --all to score every submission)"
         warn(args, message)
-        if os.environ.get("GITHUB_ACTIONS"):
+        if in_actions():
             title = "Last publish unknown" if read.start is not None else "Push range unknown"
             print(f"::warning title={title}::{message}")
     if pending.kept:
@@ -447,7 +442,7 @@ def run_score_pending_cmd(args: argparse.Namespace) -> int:
     for sub_id in outcome.kept:
         print(f"{sub_id}: NOT rescored, kept as scored on another data revision (see the "
               "warning above)")
-        if os.environ.get("GITHUB_ACTIONS"):
+        if in_actions():
             print(f"::warning title=Kept on another data revision::submissions/{sub_id} "
                   "does not score on the pinned data; its results.json is kept as it is")
     for sub_id in outcome.failed:
