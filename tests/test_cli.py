@@ -220,6 +220,19 @@ def command_lines(parser: argparse.ArgumentParser | None = None,
     return out
 
 
+def command_parsers(root: argparse.ArgumentParser) -> list[tuple[tuple[str, ...],
+                                                                argparse.ArgumentParser]]:
+    """Each of :func:`command_lines` with its parser, under ``root``."""
+    out = []
+    for line in command_lines(root):
+        parser = root
+        for word in line:
+            parser = next(a for a in parser._actions
+                          if isinstance(a, argparse._SubParsersAction)).choices[word]
+        out.append((line, parser))
+    return out
+
+
 def test_every_command_help_has_an_example(capsys) -> None:
     """The README promises an example under every command's --help, nested ones too
     (issue 34, finding 12: `runs pull|push|verify|add`, `import mteb|all`, `baselines
@@ -246,11 +259,7 @@ def test_every_value_a_command_takes_is_named_for_what_it_is() -> None:
     PATTERN. Every option that takes a value, and every positional, names it (DIR, FILE,
     N, PATTERN, ...) in capitals, unless it lists its choices."""
     root = build_parser()
-    for line in command_lines(root):
-        parser = root
-        for word in line:
-            parser = next(a for a in parser._actions
-                          if isinstance(a, argparse._SubParsersAction)).choices[word]
+    for line, parser in command_parsers(root):
         for action in parser._actions:
             if action.nargs == 0 or action.choices is not None or isinstance(
                     action, (argparse._HelpAction, argparse._VersionAction)):
@@ -269,11 +278,7 @@ def test_every_output_option_is_out_and_import_all_keeps_out_dir_hidden(capsys) 
     other; `--out-dir` still parses, for the scripts that give it, and no help shows it."""
     root = build_parser()
     shown = set()
-    for line in command_lines(root):
-        parser = root
-        for word in line:
-            parser = next(a for a in parser._actions
-                          if isinstance(a, argparse._SubParsersAction)).choices[word]
+    for line, parser in command_parsers(root):
         shown |= {o for a in parser._actions if a.help != argparse.SUPPRESS
                   for o in a.option_strings if o.startswith("--out")}
     assert shown == {"--out"}
@@ -295,11 +300,7 @@ def test_every_option_says_what_it_does() -> None:
     every option of every command has its line of help."""
     root = build_parser()
     bare = []
-    for line in command_lines(root):
-        parser = root
-        for word in line:
-            parser = next(a for a in parser._actions
-                          if isinstance(a, argparse._SubParsersAction)).choices[word]
+    for line, parser in command_parsers(root):
         bare += [(" ".join(line), a.option_strings[0]) for a in parser._actions
                  if a.option_strings and not (a.help or "").strip()]
     assert bare == []
@@ -323,11 +324,7 @@ def help_examples() -> list[tuple[tuple[str, ...], list[str]]]:
     -m http.server`) do not."""
     examples = []
     root = build_parser()
-    for line in command_lines(root):
-        parser = root
-        for word in line:
-            parser = next(a for a in parser._actions
-                          if isinstance(a, argparse._SubParsersAction)).choices[word]
+    for line, parser in command_parsers(root):
         block = (parser.epilog or "").partition("Example:")[2]
         for text in block.splitlines():
             found = re.search(r"(?:^|\s)(?:leaderboard|-m leaderboard\.app\.cli)\s+(.*)$",
