@@ -71,12 +71,24 @@ class PendingOutcome:
     report: Report = field(default_factory=Report)
 
 
+@dataclass(frozen=True)
+class ReadRange:
+    """Where the diff that finds changed submissions starts: ``start`` (None: no range
+    can be read, only missing or stale results are found), and ``why``, a warning of
+    what the run cannot see (None: nothing)."""
+
+    start: str | None
+    why: str | None = None
+
+
 @dataclass
 class Pending:
     ids: list[str]                  # to score, in order
     # Stale only for being on an earlier data revision, and kept there by an earlier run
     # that tried them with what they would be tried with now (their kept.json): passed over.
     kept: list[str] = field(default_factory=list)
+    # The range read for changed submissions, and what it cannot see.
+    read: ReadRange = field(default_factory=lambda: ReadRange(None))
 
 
 def _store_bookkeeping(folder: Path, status: str, top: str) -> bool:
@@ -106,16 +118,6 @@ def _per_query_stored(folder: Path) -> bool:
         return named is not None and submission_files(folder).held_by_store(named.ref())
     except (ResultsFileError, StoreError, OSError):
         return False
-
-
-@dataclass(frozen=True)
-class ReadRange:
-    """Where the diff that finds changed submissions starts: ``start`` (None: no range
-    can be read, only missing or stale results are found), and ``why``, a warning of
-    what the run cannot see (None: nothing)."""
-
-    start: str | None
-    why: str | None = None
 
 
 def _before_problem(repo: Path, before: str | None) -> str | None:
@@ -175,7 +177,8 @@ def pending_submissions(repo: Path, before: str | None, after: str | None, *,
             f"{repo.absolute()}: holds no {SUBMISSIONS_DIR}/ folder; run the command from "
             "the repository's root, or give --repo")
     ids: set[str] = set()
-    start = read_range(repo, before, after, published).start
+    read = read_range(repo, before, after, published)
+    start = read.start
     if start is not None:
         assert after is not None
         for change in changed_files(repo, start, resolve_commit(repo, after)):
@@ -192,7 +195,7 @@ def pending_submissions(repo: Path, before: str | None, after: str | None, *,
             else:
                 kept.append(sub.name)
     return Pending(sorted(i for i in ids if (folder / i / METADATA_NAME).is_file()
-                          and not (folder / i).is_symlink()), sorted(kept))
+                          and not (folder / i).is_symlink()), sorted(kept), read)
 
 
 def tried_alike(folder: Path) -> bool:

@@ -405,14 +405,14 @@ def run_error_report_cmd(args: argparse.Namespace) -> int:
 def run_score_pending_cmd(args: argparse.Namespace) -> int:
     import github_action_utils as gha
 
-    from leaderboard.app.ci.pending import pending_submissions, read_range, score_pending
+    from leaderboard.app.ci.pending import pending_submissions, score_pending
     from leaderboard.core.data import resolve_data_dir
 
     # First: a repository without submissions/ is refused before anything is said.
     pending = pending_submissions(args.repo, args.before, args.after, every=args.every,
                                   published=args.published)
     ids = pending.ids
-    read = read_range(args.repo, args.before, args.after, args.published)
+    read = pending.read
     if read.why and not args.every:
         # Said where a maintainer sees it: the run cannot find a hand-edited score.
         unseen = ("; a results.json edited with its digests kept in an earlier push (one "
