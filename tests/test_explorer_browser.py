@@ -854,6 +854,11 @@ def test_the_heatmap_lists_a_submission_scored_on_other_data_after_the_ranked(
     others = ",".join(s for s, _ in table[:-1])
     explore(page, site, f"?view=heatmap&t=followtable/wtr&subs={others}")
     assert "then those not ranked, scored" not in page.locator(".fb-x-note").first.inner_text()
+    # A link naming them in another order shows them in the table's, as the note says
+    # ("best first"): it showed them in the link's.
+    explore(page, site, "?view=heatmap&t=followtable/wtr&subs="
+            + ",".join(s for s, _ in reversed(table)))
+    assert page.evaluate("() => window.fbExplorer.heat()")["cols"] == [s for s, _ in table]
 
 
 # --------------------------------------------------------------------------- bad input

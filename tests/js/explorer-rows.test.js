@@ -85,6 +85,19 @@ test("heatRows: one row per query, grouped, hardest first, a missing list's cell
   assert.deepEqual(langs.map((r) => [r.group, r.query]), [["Hindi", "p1"], ["Hindi", "p2"], ["Assamese", "p1"]]);
 });
 
+test("shownColumns: a link's columns in the tables' order, each once, whatever order it names them in", () => {
+  // ?subs=c,a showed c before a while the note above the map said "best first"; the
+  // picker's button writes the ticked ones in the tables' order, and so is a link read.
+  const candidates = ["a", "b", "c", "d-old"];
+  assert.deepEqual(Rows.shownColumns(candidates, ["c", "a"], 2, 50), ["a", "c"]);
+  assert.deepEqual(Rows.shownColumns(candidates, ["d-old", "c", "c", "nope", ""], 2, 50), ["c", "d-old"]);
+  // None picked (or none known): the first ``shown`` of the tables' order.
+  assert.deepEqual(Rows.shownColumns(candidates, [""], 2, 50), ["a", "b"]);
+  assert.deepEqual(Rows.shownColumns(candidates, ["nope"], 2, 50), ["a", "b"]);
+  // At most ``max``, the best of those picked.
+  assert.deepEqual(Rows.shownColumns(candidates, ["d-old", "c", "b"], 2, 2), ["b", "c"]);
+});
+
 test("colour: white at the low end (or 0 when signed), blue up, red the wrong way", () => {
   const plain = { signed: false, low: 0, high: 1 };
   const signed = { signed: true, low: -1, high: 1 };

@@ -189,9 +189,10 @@ var FBXHeatmap = (function () {
     columns.forEach(function (c) { if (c.scoredOn) scoredOn[c.slug] = c.scoredOn; });
     if (!candidates.length) throw new FBXLoad.UserError("No verified submission of " + fam.title + " has explanation files yet.");
     var asked = (p.get("subs") || "").split(",");
-    var picked = asked.filter(function (x) { return candidates.indexOf(x) !== -1; });
     var unknown = asked.filter(function (x) { return x && candidates.indexOf(x) === -1; });
-    var cols = (picked.length ? picked : candidates.slice(0, HEAT_DEFAULT)).slice(0, HEAT_MAX);
+    var cols = Rows.shownColumns(candidates, asked, HEAT_DEFAULT, HEAT_MAX);
+    // What the link picked, which the metric's menu keeps (none: the default columns).
+    var picked = unknown.length === asked.filter(Boolean).length ? [] : cols;
     var jobs = [];
     tids.forEach(function (tid) { cols.forEach(function (slug, col) { jobs.push({ tid: tid, slug: slug, col: col }); }); });
     var lists = await pool(jobs, function (job) {

@@ -150,6 +150,16 @@ var FBXRows = (function () {
     return rows;
   }
 
+  // The heatmap's columns: those of ``candidates`` (the family's submissions, in the
+  // tables' order) that ``asked`` (a link's subs) names, each once and in that order,
+  // whatever order the link names them in (the note above the map says best first, and
+  // the picker's button writes them so); the first ``shown`` when it names none of them;
+  // at most ``max``, the best of those named.
+  function shownColumns(candidates, asked, shown, max) {
+    var picked = candidates.filter(function (slug) { return asked.indexOf(slug) !== -1; });
+    return (picked.length ? picked : candidates.slice(0, shown)).slice(0, max);
+  }
+
   // A cell's colour on its metric's range ({signed, low, high}, from the index): a signed
   // metric diverges from white at 0, blue for followed (+), red for the wrong way (-);
   // others run from white at the low end to blue at the high end. Null for no figure.
@@ -165,7 +175,8 @@ var FBXRows = (function () {
   }
 
   return { sortRows: sortRows, firstDir: firstDir, orderText: orderText, shownRows: shownRows, neighbours: neighbours, orderMetrics: orderMetrics, defaultMetric: defaultMetric,
-           metricsOf: metricsOf, disagreements: disagreements, heatRows: heatRows, colour: colour };
+           metricsOf: metricsOf, disagreements: disagreements, heatRows: heatRows,
+           shownColumns: shownColumns, colour: colour };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXRows;
