@@ -249,23 +249,29 @@ def test_the_built_files_pass_the_scripts_own_checks(built) -> None:
 def test_heatmap_columns_are_ranked_in_the_index(built) -> None:
     """Each family lists the submissions with explanation files on its tasks, in the
     tables' order (leaderboard/publish/standings), for the heatmap's columns; all are
-    scored on the pinned data, so none is unranked."""
+    scored on the pinned data, so none is unranked; a family of which the fixture scores
+    some tasks only (FollowIR without News21) has no mean for any of them."""
     index = built["index"]
-    for fam in index["families"].values():
+    registry = all_tasks()
+    for fid, fam in index["families"].items():
         columns = [index["order"][i] for i in fam["columns"]]
         assert sorted(columns) == sorted(EXPLAINED), fam
         assert fam["unranked"] == [], fam
+        every = set(families(list(registry.values()))[fid].tasks) <= set(TASKS)
+        assert fam["unscored"] == ([] if every else fam["columns"]), fam
 
 
-def _wtr_row(sid: str, level: float, off_pin: dict[str, str] | None = None) -> Row:
-    """A verified submission scored on FollowTable's WTR, query i's IRS ``level`` plus a
-    little spread; ``off_pin``: the tasks its results.json records as scored on another
-    data revision than the registry pins."""
+def _wtr_row(sid: str, level: float, off_pin: dict[str, str] | None = None, *,
+             tasks: list[str] | None = None, metric: str = "IRS") -> Row:
+    """A verified submission scored on FollowTable's WTR (or ``tasks``), query i's
+    ``metric`` (IRS) ``level`` plus a little spread; ``off_pin``: the tasks its
+    results.json records as scored on another data revision than the registry pins."""
     per_query = {f"q{i}": level + 0.001 * (i % 7) for i in range(60)}
+    scores = TaskScores(metrics={metric: sum(per_query.values()) / len(per_query)},
+                        per_query={metric: per_query}, n_queries=len(per_query))
     system = SystemResult(system_id=sid, model=ModelInfo(name=sid), provenance="verified",
-                          source=Source(kind="scored"), tasks={"followtable/wtr": TaskScores(
-                              metrics={"IRS": sum(per_query.values()) / len(per_query)},
-                              per_query={"IRS": per_query}, n_queries=len(per_query))})
+                          source=Source(kind="scored"),
+                          tasks={t: scores for t in tasks or ["followtable/wtr"]})
     info = SubmissionInfo(id=sid, slug=sid, folder=Path("x"),
                           results_path=Path("x/results.json"), produced_by_scorer={},
                           off_pin=off_pin or {})
@@ -315,7 +321,8 @@ def test_the_heatmap_lists_a_submission_scored_on_other_data_unranked_after_the_
     position = {r.key: i for i, r in enumerate(rows)}
     assert heatmap_columns(fam, registry, rows, board.tables, position) == {
         "columns": [1, 3, 0, 2],
-        "unranked": [{"submission": 0, "scored_on": old}, {"submission": 2, "scored_on": old}]}
+        "unranked": [{"submission": 0, "scored_on": old}, {"submission": 2, "scored_on": old}],
+        "unscored": []}
     # A row off the pin for a task the family does not average is ranked in it.
     rows[0] = _wtr_row("b-old", 0.9, {"followtable/wqt": old})
     board = board_of(rows, [])
@@ -323,6 +330,23 @@ def test_the_heatmap_lists_a_submission_scored_on_other_data_unranked_after_the_
         "b-old", "a-lead", "m-low", "c-old"]
     assert heatmap_columns(fam, registry, rows, board.tables, position)["unranked"] == [
         {"submission": 2, "scored_on": old}]
+
+
+def test_the_heatmap_marks_a_submission_without_every_task_of_its_family() -> None:
+    """b-part, scored (and explained) on mFollowIR's Persian alone, has no figure in the
+    family's mean: its table shows – and gives it no rank, but the heatmap's picker
+    numbered it after the ranked ones as if ranked. The index names it among those
+    without a figure on every task of the family, which the heatmap marks so."""
+    registry = all_tasks()
+    tasks = ["mfollowir/fas", "mfollowir/rus", "mfollowir/zho"]
+    rows = [_wtr_row("b-part", 0.9, tasks=tasks[:1], metric="p-MRR"),
+            _wtr_row("a-all", 0.5, tasks=tasks, metric="p-MRR"),
+            _wtr_row("c-all", 0.3, tasks=tasks, metric="p-MRR")]
+    board = board_of(rows, [])
+    fam = families(list(registry.values()))["mfollowir"]
+    position = {r.key: i for i, r in enumerate(rows)}
+    assert heatmap_columns(fam, registry, rows, board.tables, position) == {
+        "columns": [1, 2, 0], "unranked": [], "unscored": [0]}
 
 
 def test_every_heatmap_family_follows_a_table_of_the_board() -> None:

@@ -916,7 +916,7 @@ def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,
     finally:
         server.shutdown()
     assert ('is in format "followboard-explorer/1", and this page reads '
-            "followboard-explorer/7") in text and "rebuild it" in text
+            "followboard-explorer/8") in text and "rebuild it" in text
 
 
 def _gz_json(path: Path) -> dict:

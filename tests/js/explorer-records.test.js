@@ -152,32 +152,37 @@ test("the index: its format, then every key the views read", () => {
     tasks: { "t/a": { title: "T A", label: "A", primary: "m", family: "t", file: "explore/tasks/t/a.json",
                       lang: { query: "hi", docs: "hi" } } },
     families: { t: { title: "T", line: "T", part: null, group_by: "language", tasks: ["t/a"], columns: [],
-                     unranked: [] } },
+                     unranked: [], unscored: [] } },
   };
   assert.equal(R.indexProblem(index), null);
   assert.equal(R.indexProblem({ ...index, format: "followboard-explorer/1" }),
-    'is in format "followboard-explorer/1", and this page reads followboard-explorer/7');
+    'is in format "followboard-explorer/1", and this page reads followboard-explorer/8');
   const { line, ...noLine } = index.families.t;
   assert.equal(R.indexProblem({ ...index, families: { t: noLine } }), "lacks \u201cfamilies.t.line\u201d");
   // An index of format 6 gave its columns as "ranked", with nothing to mark one unranked.
-  const { columns, unranked, ...six } = index.families.t;
+  const { columns, unranked, unscored, ...six } = index.families.t;
   assert.equal(R.indexProblem({ ...index, families: { t: { ...six, ranked: [] } } }),
-    "lacks \u201cfamilies.t.columns\u201d, \u201cfamilies.t.unranked\u201d");
+    "lacks \u201cfamilies.t.columns\u201d, \u201cfamilies.t.unranked\u201d, \u201cfamilies.t.unscored\u201d");
   const { order, group_names, ...bare } = index;
   assert.equal(R.indexProblem(bare), "lacks \u201corder\u201d, \u201cgroup_names\u201d");
 });
 
-test("a heatmap's columns: the index's order, those scored off the pin marked", () => {
+test("a heatmap's columns: the index's order, those scored off the pin or not on every task marked", () => {
   // explorer.py heatmap_columns: positions in the index's order, the tables' order (the
-  // ranked first, then the unranked by their own figure), and the revision of each
-  // unranked one.
-  const order = ["a", "b-old", "c", "d-old"];
-  const fam = { columns: [2, 0, 3, 1], unranked: [{ submission: 3, scored_on: "x/Data@0123abcd" },
-                                                  { submission: 1, scored_on: "x/Data@4567ef01" }] };
+  // ranked first, then the unranked by their own figure, then those without a figure
+  // on every task of the family), the revision of each unranked one, and which are
+  // without a figure on every task (the picker numbered them as if ranked).
+  const order = ["a", "b-old", "c", "d-old", "e-part"];
+  const fam = { columns: [2, 0, 3, 1, 4], unranked: [{ submission: 3, scored_on: "x/Data@0123abcd" },
+                                                     { submission: 1, scored_on: "x/Data@4567ef01" }],
+                unscored: [4] };
   assert.deepEqual(R.heatColumns(fam, order), [
-    { slug: "c", scoredOn: null }, { slug: "a", scoredOn: null },
-    { slug: "d-old", scoredOn: "x/Data@0123abcd" }, { slug: "b-old", scoredOn: "x/Data@4567ef01" }]);
-  assert.deepEqual(R.heatColumns({ columns: [0], unranked: [] }, order), [{ slug: "a", scoredOn: null }]);
+    { slug: "c", scoredOn: null, unscored: false }, { slug: "a", scoredOn: null, unscored: false },
+    { slug: "d-old", scoredOn: "x/Data@0123abcd", unscored: false },
+    { slug: "b-old", scoredOn: "x/Data@4567ef01", unscored: false },
+    { slug: "e-part", scoredOn: null, unscored: true }]);
+  assert.deepEqual(R.heatColumns({ columns: [0], unranked: [], unscored: [] }, order),
+    [{ slug: "a", scoredOn: null, unscored: false }]);
 });
 
 test("a task's texts are marked with the language and direction the index gives", () => {

@@ -24,8 +24,8 @@ What the build writes under ``explore/``:
   :func:`leaderboard.core.explain.text_record`), the heatmap families with their
   submissions in the order of the family's table on the board (best first on the mean
   of the family's task figures, the best verified first of the rows tied with it; then,
-  unranked and marked so, those scored on another data revision than the pin:
-  :func:`heatmap_columns`) and the start page's line each is on, and what each metric
+  unranked and marked so, those scored on another data revision than the pin, and last
+  those without a figure on every task of the family: :func:`heatmap_columns`) and the start page's line each is on, and what each metric
   key is (label, help, sign, range), from the measure catalogue
   (:mod:`leaderboard.core.measures`);
 * ``tasks/<task id>.json``: the verified submissions that have the task (by position
@@ -66,7 +66,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.tasks import Task
 from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.scripts import EXPLORER_PAGE_SCRIPTS, write_explorer_script
-from leaderboard.publish.standings import Row, ViewTable, tested_order
+from leaderboard.publish.standings import Row, ViewTable, column_value, tested_order
 from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.store.files import StoreError
 from leaderboard.submission.files import SubmissionFiles, submission_files
@@ -77,7 +77,7 @@ EXPLORER_PAGE = "explore.md"
 DATA = "explore"
 # The script checks it (assets/explorer/records.js INDEX_FORMAT): bump both when the index
 # changes.
-INDEX_FORMAT = "followboard-explorer/7"
+INDEX_FORMAT = "followboard-explorer/8"
 # What each entry of a task file holds, named in the file ("fields"), read by name
 # (assets/explorer/records.js): the submission's position in the index's "order", its
 # figure on the task's primary metric, and 1 when it has explanation files for the task.
@@ -238,11 +238,16 @@ def heatmap_columns(family: Family, registry: dict[str, Task], rows: list[Row],
     position in the index's "order"), in the tables' order (:func:`ranked_submissions`),
     and, for those the family's table gives no rank for being scored on another data
     revision than the pin (:func:`family_off_pin`), each position with the revision it
-    was scored on (``off_pin_revisions``), which the heatmap marks them with."""
+    was scored on (``off_pin_revisions``), and those without a figure on every task of
+    the family (no mean: the table shows – and gives them no rank; last), which the
+    heatmap marks so."""
     order = ranked_submissions(family, registry, rows, tables)
+    mean = family_column(family, registry)
     return {"columns": [position[r.key] for r in order],
             "unranked": [{"submission": position[r.key], "scored_on": off_pin_revisions(moved)}
-                         for r in order if (moved := family_off_pin(family, registry, r))]}
+                         for r in order if (moved := family_off_pin(family, registry, r))],
+            "unscored": [position[r.key] for r in order
+                         if column_value(r.system, mean).value is None]}
 
 
 def text_languages(task: Task) -> dict[str, str]:
@@ -407,7 +412,9 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
         # "columns": the submissions with explanation files on some of the family's
         # tasks (by position in "order"), in the tables' order: the heatmap's columns;
         # "unranked": those of them its table gives no rank, scored on another data
-        # revision than the pin ({"submission": position, "scored_on": revision}).
+        # revision than the pin ({"submission": position, "scored_on": revision});
+        # "unscored": those without a figure on every task of the family (positions),
+        # which its table gives no mean and no rank.
         # "line" and "part": the start page's line the family is on and its link there.
         "families": {f.id: {"title": f.title, "line": f.line or f.title, "part": f.part,
                             "group_by": f.group_by,

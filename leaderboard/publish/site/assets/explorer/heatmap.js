@@ -33,11 +33,23 @@ var FBXHeatmap = (function () {
     return n < 0 ? "\u2212" + (-n) : (signed && n > 0 ? "+" : "") + n;
   }
 
-  // Why a column its family's table gives no rank (scored on ``revision``, another
-  // revision of the data than the pin) comes after the ranked ones, as the table's # cell
-  // says it.
-  function unranked(revision) {
-    return "not ranked: scored on " + revision + ", another revision of the data than the board\u2019s";
+  // Why a column (records.js heatColumns) its family's table gives no rank comes after
+  // the ranked ones, as the table's # cell says it: scored on another revision of the
+  // data than the pin, or without a figure on every task of the family (its mean is
+  // \u2013); null for a ranked one.
+  function unranked(c) {
+    if (c.unscored) return "not ranked: not scored on every task of the family";
+    return c.scoredOn ? "not ranked: scored on " + c.scoredOn + ", another revision of the data than the board\u2019s" : null;
+  }
+
+  // The end of a note on the order of ``shown`` (columns of records.js heatColumns), where
+  // it holds unranked ones: those off the pin after the ranked, by their own figure
+  // (``offPin``, the note's words for them), then those not scored on every task.
+  function after(shown, offPin) {
+    var off = shown.some(function (c) { return c.scoredOn && !c.unscored; });
+    var part = shown.some(function (c) { return c.unscored; });
+    return (off ? ", then " + offPin + ", by their own figure" : "") +
+      (part ? ", then those not ranked, not scored on every task of the family" : "");
   }
 
   function legend(range, signed) {
@@ -52,8 +64,10 @@ var FBXHeatmap = (function () {
   }
 
   // The form that picks the metric and the submissions shown.
-  // ``scoredOn``: slug -> the revision of each candidate not ranked (after the ranked).
-  function controls(tid0, fam, candidates, scoredOn, cols, picked, metric, metrics, primary) {
+  // ``why``: slug -> why each candidate not ranked is not (after the ranked).
+  // ``columns``: the candidates as records.js heatColumns gives them.
+  function controls(tid0, fam, columns, why, cols, picked, metric, metrics, primary) {
+    var candidates = columns.map(function (c) { return c.slug; });
     var form = h("form", { cls: "fb-x-filters", onsubmit: function (e) { e.preventDefault(); } });
     var msel = h("select", { "aria-label": "Metric" }, metrics.map(function (m) { return h("option", { value: m }, D.metricLabel(m)); }));
     msel.value = metric;
@@ -63,9 +77,9 @@ var FBXHeatmap = (function () {
     var pf = h("input", { type: "search", placeholder: "filter by name", "aria-label": "Filter the submissions to pick", autocomplete: "off" });
     var boxes = h("div", { cls: "fb-x-pick-list" });
     candidates.forEach(function (slug, i) {
-      var off = scoredOn[slug];
+      var off = why[slug];
       add(boxes, h("label", { "data-slug": slug }, h("input", { type: "checkbox", value: slug, checked: cols.indexOf(slug) !== -1 }),
-        off ? " \u2013 " : " " + (i + 1) + ". ", named(D.submissionName(slug)), off ? " (" + unranked(off) + ")" : null));
+        off ? " \u2013 " : " " + (i + 1) + ". ", named(D.submissionName(slug)), off ? " (" + off + ")" : null));
     });
     pf.addEventListener("input", function () {
       var q = pf.value.trim().toLowerCase();
@@ -76,9 +90,8 @@ var FBXHeatmap = (function () {
       var ticked = Array.prototype.filter.call(boxes.querySelectorAll("input"), function (b) { return b.checked; }).map(function (b) { return b.value; });
       F.go(href({ view: "heatmap", t: tid0, m: metric, subs: ticked.slice(0, HEAT_MAX).join(",") }));
     });
-    var after = candidates.some(function (slug) { return scoredOn[slug]; })
-      ? ", then those not ranked (scored on another revision of the data), by their own figure" : "";
-    add(pick, h("p", { cls: "fb-x-note" }, "Up to " + HEAT_MAX + " at once, best first on " + primary + after + "; the first " + HEAT_DEFAULT + " are shown unless you pick others."), pf, boxes, apply);
+    add(pick, h("p", { cls: "fb-x-note" }, "Up to " + HEAT_MAX + " at once, best first on " + primary +
+      after(columns, "those not ranked (scored on another revision of the data)") + "; the first " + HEAT_DEFAULT + " are shown unless you pick others."), pf, boxes, apply);
     add(form, pick);
     return form;
   }
@@ -182,11 +195,12 @@ var FBXHeatmap = (function () {
     var tids = fam.tasks;
     // Columns: the submissions with explanation files, in the order the tables show them
     // (best first on the mean of the family's task figures; then those the tables give no
-    // rank, scored on another revision of the data than the pin, by their own figure).
+    // rank, scored on another revision of the data than the pin, by their own figure;
+    // last those without a figure on every task of the family).
     var columns = R.heatColumns(fam, index.order);
     var candidates = columns.map(function (c) { return c.slug; });
-    var scoredOn = {};
-    columns.forEach(function (c) { if (c.scoredOn) scoredOn[c.slug] = c.scoredOn; });
+    var why = {};
+    columns.forEach(function (c) { var w = unranked(c); if (w) why[c.slug] = w; });
     if (!candidates.length) throw new FBXLoad.UserError("No verified submission of " + fam.title + " has explanation files yet.");
     var asked = (p.get("subs") || "").split(",");
     var unknown = asked.filter(function (x) { return x && candidates.indexOf(x) === -1; });
@@ -215,17 +229,16 @@ var FBXHeatmap = (function () {
     var canvas = canvasView(layout, fam, range, signed, status);
     var heads = h("ol", { cls: "fb-x-heat-cols" }, cols.map(function (slug, j) {
       return h("li", null, nav(named(D.submissionName(slug)), { s: slug, t: tids.join(",") }), " ",
-        h("span", { cls: "fb-x-muted" }, "(column " + (j + 1) + (scoredOn[slug] ? "; " + unranked(scoredOn[slug]) : "") + ")"));
+        h("span", { cls: "fb-x-muted" }, "(column " + (j + 1) + (why[slug] ? "; " + why[slug] : "") + ")"));
     }));
-    var shownOff = cols.some(function (slug) { return scoredOn[slug]; });
     var missing = lists.filter(function (l) { return !l; }).length;
     state.heat = layout;
     F.show(h("h2", null, "Heatmap: " + fam.title),
       [F.crumbs([nav("Explorer", {}), h("span", null, "heatmap of " + fam.title)]),
-       h("p", { cls: "fb-x-note" }, "Each row is a query (grouped by " + fam.group_by + ", hardest first), each column a submission (left to right, best first" + (shownOff ? ", then those not ranked, scored on another revision of the data, by their own figure" : "") + "); the colour is the query\u2019s " + D.metricLabel(metric) + ". Click a cell, or focus the map and use the arrow keys and Enter, to open that query\u2019s card."),
+       h("p", { cls: "fb-x-note" }, "Each row is a query (grouped by " + fam.group_by + ", hardest first), each column a submission (left to right, best first" + after(columns.filter(function (c) { return cols.indexOf(c.slug) !== -1; }), "those not ranked, scored on another revision of the data") + "); the colour is the query\u2019s " + D.metricLabel(metric) + ". Click a cell, or focus the map and use the arrow keys and Enter, to open that query\u2019s card."),
        unknown.length ? h("p", { cls: "fb-x-error", role: "alert" }, "Not shown (no such submission with explanation files for these tasks): " + unknown.join(", ") + ".") : null,
        missing ? h("p", { cls: "fb-x-note" }, missing + " of " + jobs.length + " query lists could not be loaded; their cells are grey.") : null,
-       controls(tid0, fam, candidates, scoredOn, cols, picked, metric, metrics, primary), legend(range, signed), status,
+       controls(tid0, fam, columns, why, cols, picked, metric, metrics, primary), legend(range, signed), status,
        h("div", { cls: "fb-x-heat-wrap" }, canvas), h("h3", null, "Columns"), heads]);
   }
 

@@ -12,7 +12,7 @@
 var FBXRecords = (function () {
   "use strict";
 
-  var INDEX_FORMAT = "followboard-explorer/7";
+  var INDEX_FORMAT = "followboard-explorer/8";
   var EXPLAIN_FORMAT = "followboard-explain/1";
   var TEXTS_FORMAT = "followboard-texts/2";
   var MANIFEST_FORMAT = "followboard-explain-manifest/2";
@@ -34,7 +34,7 @@ var FBXRecords = (function () {
   // What the index must hold (each task and family too), beyond its format.
   var INDEX_KEYS = ["metrics", "submissions", "order", "tasks", "families", "group_names", "directions"];
   var INDEX_TASK_KEYS = ["title", "label", "primary", "family", "file", "lang"];
-  var INDEX_FAMILY_KEYS = ["title", "line", "part", "group_by", "tasks", "columns", "unranked"];
+  var INDEX_FAMILY_KEYS = ["title", "line", "part", "group_by", "tasks", "columns", "unranked", "unscored"];
 
   function isObject(x) { return x !== null && typeof x === "object" && !Array.isArray(x); }
 
@@ -224,15 +224,18 @@ var FBXRecords = (function () {
     return tag && dir ? { lang: tag, dir: dir } : { lang: "", dir: "auto" };
   }
 
-  // A heatmap family's columns (explorer.py heatmap_columns) as {slug, scoredOn}, in the
-  // tables' order: each submission named by its position in the index's ``order``;
-  // ``scoredOn``, the data revision of one its family's table gives no rank for being
-  // scored on another revision than the pin (after the ranked ones), else null.
+  // A heatmap family's columns (explorer.py heatmap_columns) as {slug, scoredOn,
+  // unscored}, in the tables' order: each submission named by its position in the index's
+  // ``order``; ``scoredOn``, the data revision of one its family's table gives no rank for
+  // being scored on another revision than the pin (after the ranked ones), else null;
+  // ``unscored``, whether it lacks a figure on some task of the family (no mean, no rank;
+  // last).
   function heatColumns(fam, order) {
     var scoredOn = {};
     fam.unranked.forEach(function (u) { scoredOn[u.submission] = u.scored_on; });
     return fam.columns.map(function (i) {
-      return { slug: order[i], scoredOn: i in scoredOn ? scoredOn[i] : null };
+      return { slug: order[i], scoredOn: i in scoredOn ? scoredOn[i] : null,
+               unscored: fam.unscored.indexOf(i) !== -1 };
     });
   }
 
