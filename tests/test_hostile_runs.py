@@ -423,6 +423,46 @@ def test_a_query_id_padded_with_zeros_says_what_the_task_names_it(
     assert out.count("names it") == 1
 
 
+@pytest.mark.parametrize("written", ["{q}-fas", "{q}_fas", "fas-{q}"])
+def test_a_query_id_with_its_language_added_says_what_the_task_names_it(
+        tmp_path: Path, capsys, written: str) -> None:
+    """An mFollowIR run whose ids carry the language, as its configs' names do
+    ('100-og-fas' for corpus-fas' query 100-og), was told each query was unknown and every
+    one missing, and nothing of how the task writes them, while the language written
+    before the id ('fas-100-og') drew the hint: a suffix after a separator, holding a
+    letter and ending no id of the task, is taken for a slip as such a prefix is."""
+    root = tmp_path / "data"
+    collection = write_collection(root / get_task("mfollowir/fas").source.local_dir,
+                                  n_queries=2, pool_size=6, corpus_size=20, language="fas",
+                                  seed=4)
+    lines = [ln.split(" ") for ln in run_lines(collection, "original")]
+    text = "".join(" ".join([written.format(q=q), *rest]) for q, *rest in lines)
+    rc, out = check(tmp_path / "original.trec", text, capsys, root, task="mfollowir/fas")
+    assert rc == 1
+    first = lines[0][0]
+    assert out.splitlines()[0] == (
+        f"{tmp_path / 'original.trec'}:1: unknown query {written.format(q=first)!r} (not an "
+        f"original query of mfollowir/fas); the task names it {first!r}")
+    assert out.count("names it") == 1
+
+
+@pytest.mark.parametrize("written", ["{q}_{n}", "{q}-{n}", "{q}-og-{n}"])
+def test_a_query_id_with_a_number_added_gets_no_hint(
+        tmp_path: Path, capsys, written: str) -> None:
+    """A suffix of digits is another id ('5_1' is a FollowTable pair, not topic 5): it is
+    not taken for a slip."""
+    root = tmp_path / "data"
+    collection = write_collection(root / "followir" / "robust04", n_queries=2, pool_size=6,
+                                  corpus_size=20, seed=4)
+    lines = [ln.split(" ") for ln in run_lines(collection, "original")]
+    text = "".join(" ".join([written.format(q=q.removesuffix("-og"), n=7), *rest])
+                   for q, *rest in lines)
+    rc, out = check(tmp_path / "original.trec", text, capsys, root,
+                    "--role", "original", task="followir/robust04")
+    assert rc == 1 and "unknown query" in out
+    assert "names it" not in out
+
+
 @pytest.mark.parametrize("written", ["9{d}", "{d}9", "{d}.5", "0_{d}"])
 def test_an_id_that_is_another_with_digits_added_gets_no_hint(
         tmp_path: Path, capsys, data_dir: Path, wtr, written: str) -> None:

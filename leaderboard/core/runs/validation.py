@@ -37,12 +37,15 @@ _PADDING = re.compile(r"(?<![0-9])0+(?=[0-9])")  # leading zeros of a number
 
 def known_form(name: str, known: np.ndarray) -> str | None:
     """The id of ``known`` (sorted) that the unknown ``name`` is, written with a file
-    extension, its numbers padded with zeros, or a prefix that no known id begins with
-    ("9112.txt", "09112", "doc9112", "wtr/9112.csv" are 9112), else None.
+    extension, its numbers padded with zeros, a prefix that no known id begins with or a
+    suffix that no known id ends with ("9112.txt", "09112", "doc9112", "wtr/9112.csv" are
+    9112; "fas-100-og" and "100-og-fas", an mFollowIR id with its language added, are
+    100-og), else None.
 
     A prefix holds a letter and ends where letters meet digits or at a character neither
-    letter nor digit, so an id with digits added ("99112", "100.5") is not taken for
-    another ("9112", "5")."""
+    letter nor digit, and a suffix holds a letter and begins at such a character, so an
+    id with digits added ("99112", "100.5", "5_1") is not taken for another ("9112",
+    "5")."""
     if not known.size:
         return None
     ending = _EXTENSION.search(name)
@@ -63,6 +66,13 @@ def known_form(name: str, known: np.ndarray) -> str | None:
             at = int(np.searchsorted(known, prefix))
             if at == known.shape[0] or not str(known[at]).startswith(prefix):
                 return rest
+    for cut in range(len(name) - 1, 0, -1):
+        rest, suffix = name[:cut], name[cut:]
+        if (suffix[0].isalnum() or not any(c.isalpha() for c in suffix)
+                or lookup(known, [rest])[0] < 0):
+            continue
+        if not any(str(k).endswith(suffix) for k in known):
+            return rest
     return None
 
 
