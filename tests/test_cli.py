@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.mteb_collection import run_lines, write_collection
 from fixtures.submission import linked_data, make_submission, oracle_lines, write_run_file
 from leaderboard.app.cli import build_parser, main
 from leaderboard.core.data import load_task_data
@@ -124,6 +125,26 @@ def test_role_inferred_from_query_ids_else_exit_2(capsys, data_dir: Path, tmp_pa
     err = usage_error(capsys, "check-run", WTR, str(stranger), "--data-dir", str(data_dir))
     assert "cannot tell which run of followtable/wtr this is" in err
     assert "give --role (original, altered)" in err
+
+
+def test_a_run_of_no_query_of_the_task_is_told_what_its_ids_look_like(
+        capsys, tmp_path: Path) -> None:
+    """A FollowIR run whose ids are none of the task's ('100-og-fas', mFollowIR's
+    language written into them) was told only to give --role, which cannot make them
+    the task's: the refusal says none is, with the first, and how the task numbers each
+    run's queries."""
+    root = tmp_path / "data"
+    collection = write_collection(root / "followir" / "robust04", n_queries=2, pool_size=5,
+                                  corpus_size=12, seed=1)
+    path = tmp_path / "mine.trec"
+    path.write_text("".join(ln.replace("-og ", "-og-fas ", 1)
+                            for ln in run_lines(collection, "original")), encoding="utf-8")
+    err = usage_error(capsys, "check-run", "followir/robust04", str(path),
+                      "--data-dir", str(root))
+    assert ("cannot tell which run of followir/robust04 this is from its name or its query "
+            "ids: none of them is a query of the task (first '100-og-fas'), whose original "
+            "queries are numbered like '100-og' and altered ones like '100-changed'; give "
+            "--role (original, altered)") in err
 
 
 @pytest.mark.parametrize(("content", "finding"), [

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--role must be one of {', '.join(task.roles)} for {task.id}")
     data = load_task_data(task, resolve_data_dir(args.data_dir))
     if role is None:
-        from leaderboard.core.runs.validation import read_run, role_of_queries
+        from leaderboard.core.runs.validation import read_run, role_of_queries, unknown_role
 
         read = read_run(args.run_file, str(args.run_file))
         if read.run is None:
@@ -70,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         role = role_of_queries(data, read.run.q_names)
         if role is None:
             raise UsageError(f"cannot tell which run of {task.id} this is from its name or "
-                             f"its query ids; give --role ({', '.join(task.roles)})")
+                             f"its query ids: {unknown_role(data, read.run)}; give --role "
+                             f"({', '.join(task.roles)})")
         print(f"{args.run_file}: --role {role} (inferred from the query ids)")
     report, _ = validate_file(task, data, role, args.run_file, str(args.run_file))
     warn_over_submission_limit(args.run_file, report)

@@ -406,6 +406,25 @@ def role_of_queries(data_task: TaskData, qids: "np.ndarray | list[str]") -> str 
     return winners[0] if best > 0 and len(winners) == 1 else None
 
 
+def unknown_role(data_task: TaskData, run: ParsedRun) -> str:
+    """Why :func:`role_of_queries` found no role for ``run``, and how the task numbers
+    each run's queries, by the first of each ("whose original queries are numbered like
+    '100-og' and altered ones like '100-changed'")."""
+    examples = [(role, data.query_ids[0]) for role, data in data_task.roles.items()
+             if data.query_ids]
+    forms = [f"{role} {'queries are numbered' if i == 0 else 'ones'} like {first!r}"
+             for i, (role, first) in enumerate(examples)]
+    whose = f", whose {' and '.join(forms)}" if forms else ""
+    if not len(run):
+        return f"it names no query{whose}"
+    first = str(run.q_names[run.q_codes[0]])
+    known = any((lookup(np.sort(id_array(data.query_ids)), run.q_names) >= 0).any()
+                for data in data_task.roles.values())
+    if not known:
+        return f"none of them is a query of the task (first {first!r}){whose}"
+    return f"as many of them are {' as '.join(data_task.roles)} queries{whose}"
+
+
 @dataclass
 class ReadRun:
     """One run file read and parsed, not yet checked against a task.
