@@ -772,6 +772,32 @@ def test_validate_valid_submission(capsys, data_dir: Path, submission: Path) -> 
     assert not (submission / "results.json").exists()
 
 
+def test_a_task_whose_data_is_missing_is_said_not_checked_not_invalid(
+        capsys, data_dir: Path, submission: Path, tmp_path: Path) -> None:
+    """A folder whose FollowIR runs could not be read (the data, on the Hub only, not
+    pulled) ended "INVALID (2 tasks, 1 error...)": the runs were not found wrong, only
+    not read. It says which tasks were not checked, and a folder with no other error is
+    not called INVALID for them; the exit status stays 1 (not passed)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "followtable").symlink_to(data_dir / "followtable")
+    both = tmp_path / "fixture-oracle"
+    shutil.copytree(submission, both)
+    robust = both / "runs" / "followir" / "robust04"
+    robust.mkdir(parents=True)
+    for role in ("original", "altered"):
+        (robust / f"{role}.trec").write_text("1 Q0 d1 1 1.0 t\n", encoding="utf-8")
+    rc, out, _ = run_cli(capsys, "validate", str(both), "--data-dir", str(data), "--quiet")
+    assert rc == 1, out
+    assert out.splitlines()[-1] == ("fixture-oracle: NOT FULLY CHECKED, valid where checked "
+                                    "(2 tasks, 1 error, 0 warnings, 1 task not checked: "
+                                    "no data)"), out
+    shutil.rmtree(both / "runs" / "followtable")
+    rc, out, _ = run_cli(capsys, "validate", str(both), "--data-dir", str(data), "--quiet")
+    assert rc == 1, out
+    assert out.splitlines()[-1].startswith("fixture-oracle: NOT CHECKED (1 task, 1 error"), out
+
+
 def test_a_submission_named_dot_from_inside_it_is_that_folder(
         capsys, data_dir: Path, submission: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`leaderboard validate .` inside the folder said "id: 'fixture-oracle' must equal

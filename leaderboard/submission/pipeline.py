@@ -75,6 +75,9 @@ class SubmissionOutcome:
     # Without ``score``: whether the default branch holds the submission
     # (:func:`leaderboard.submission.explain_writers.placement`); None with ``score``.
     merged: bool | None = None
+    # Tasks left unchecked because their data could not be loaded (each an error of the
+    # report): the runs of these were not found wrong, only not read.
+    unchecked: list[str] = field(default_factory=list)
 
 
 def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool = False,
@@ -158,6 +161,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         progress(f"[{i}/{len(jobs)}] {submission.id}: {result.task_id}")
         if result.data_error is not None:
             report.add(f"{submission.id}/runs/{result.task_id}", None, result.data_error)
+            outcome.unchecked.append(result.task_id)
             continue
         report.extend(result.report)
         # Scores count only while every task so far is valid: nothing is written otherwise.

@@ -20,7 +20,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Validate submissions/<id>/metadata.yaml and every run file: those under "
         "runs/<task>/ and those manifest.txt lists (fetched from the run store and checked "
         "against their SHA-256). Prints FILE:LINE: message for each problem; exit 1 if any "
-        "submission is invalid. A results.json whose recorded SHA-256 of the runs no longer "
+        "submission is invalid or has a task whose data is missing (not checked, said so). A results.json whose recorded SHA-256 of the runs no longer "
         "matches them, or that records a task's scores on another data revision than the "
         "registry pins, is reported; that of a submission not merged yet, which its pull "
         "request carries, is compared with the scores of its runs, as the pull-request "
@@ -58,9 +58,18 @@ def _validate(root: Path, data_dir: Path, progress: Progress,
     status = "valid" if report.ok else "INVALID"
     if report.ok and outcome.checked_scores:
         status = "valid, and results.json holds the scores of its runs"
+    unchecked = ""
+    if outcome.unchecked:
+        # Runs whose task's data is missing were not read, so not found wrong: a folder
+        # with no other error is not called INVALID for them.
+        unchecked = f", {plural(len(outcome.unchecked), 'task')} not checked: no data"
+        if report.n_errors == len(outcome.unchecked):
+            status = ("NOT CHECKED" if len(outcome.unchecked) == len(outcome.submission.files)
+                      else "NOT FULLY CHECKED, valid where checked")
     return report.ok, report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER), (
         f"{root.name}: {status} ({plural(len(outcome.submission.files), 'task')}, "
-        f"{plural(report.n_errors, 'error')}, {plural(report.n_warnings, 'warning')})")
+        f"{plural(report.n_errors, 'error')}, {plural(report.n_warnings, 'warning')}"
+        f"{unchecked})")
 
 
 def run(args: argparse.Namespace) -> int:
