@@ -42,6 +42,7 @@ from leaderboard.publish.site.repository import (
     submission_dates,
     uncommitted,
 )
+from leaderboard.publish.site.scripts import build_id
 from leaderboard.publish.site.search import search_doc
 from leaderboard.publish.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
@@ -945,6 +946,54 @@ def test_relative_links_resolve(built: dict) -> None:
             assert target.exists(), (page, href)
 
 
+# Material's own scripts and stylesheets, which carry a hash of their content in their names.
+MATERIAL_HASHED = re.compile(r"(^|/)assets/(javascripts|stylesheets)/[\w.]+\.[0-9a-f]{8}\.min\.(js|css)$")
+
+
+def test_every_file_a_page_loads_is_named_with_its_build(built: dict) -> None:
+    # The server lets a browser or proxy keep a file for ten minutes (GitHub Pages:
+    # max-age=600): after a deploy that changed the explorer's files (followboard-explorer/7
+    # to /8) a page loaded the cached assets/explorer.js and explore/index.json, the
+    # previous deploy's, beside the new ones: "in format followboard-explorer/7, and this
+    # page reads followboard-explorer/8 ... rebuild it". Every script and stylesheet of
+    # ours is named ?v=<build>, and the explorer fetches its files with that build.
+    out: Path = built["out"]
+    build = build_id(built["docs"])
+    assert re.fullmatch(r"[0-9a-f]{12}", build)
+    loaded = 0
+    for page in out.rglob("*.html"):
+        for tag, attrs in parse(page).tags:
+            url = (attrs.get("src") if tag == "script" else
+                   attrs.get("href") if tag == "link" and attrs.get("rel") == "stylesheet"
+                   else None)
+            if not url or re.match(r"^[a-z]+:|^//", url) or MATERIAL_HASHED.search(url):
+                continue
+            loaded += 1
+            assert url.endswith(f"?v={build}"), (page, url)
+            if page.name != "404.html":
+                assert (page.parent / url.split("?")[0]).resolve().is_file(), (page, url)
+    assert loaded > 0
+    explorer = [a for t, a in parse(out / "explore.html").tags if a.get("id") == "fb-explorer"]
+    assert explorer[0]["data-build"] == build
+
+
+def test_two_builds_that_load_other_files_have_other_ids(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "assets").mkdir(parents=True)
+    (docs / "explore" / "tasks").mkdir(parents=True)
+    (docs / "assets" / "explorer.js").write_text("a", encoding="utf-8")
+    (docs / "explore" / "tasks" / "t.json").write_text("{}", encoding="utf-8")
+    (docs / "metrics.md").write_text("a page loads none of its own text", encoding="utf-8")
+    first = build_id(docs)
+    (docs / "metrics.md").write_text("another text", encoding="utf-8")
+    assert build_id(docs) == first  # the pages differ; what they load does not
+    (docs / "explore" / "tasks" / "t.json").write_text('{"a": 1}', encoding="utf-8")
+    second = build_id(docs)
+    assert second != first
+    (docs / "explore" / "tasks" / "t.json").rename(docs / "explore" / "tasks" / "u.json")
+    assert build_id(docs) not in (first, second)  # the same bytes under another name
+
+
 def test_the_404_page_links_from_the_sites_address(built: dict) -> None:
     """GitHub Pages shows 404.html at any missing path, at any depth, so its links cannot
     be relative; they went from the domain's root (/assets/..., /followir.html), which on
@@ -958,7 +1007,8 @@ def test_the_404_page_links_from_the_sites_address(built: dict) -> None:
     assert {tag for tag, _ in local} >= {"a", "link", "script"}
     for tag, ref in local:
         assert ref.startswith(SITE_PATH), (tag, ref)
-        assert (out / ref[len(SITE_PATH):].split("#")[0]).is_file(), (tag, ref)
+        # A script or stylesheet is named with its build (?v=...).
+        assert (out / re.split(r"[?#]", ref[len(SITE_PATH):])[0]).is_file(), (tag, ref)
     config = re.search(r'<script id="__config"[^>]*>(.*?)</script>',
                        page.read_text(encoding="utf-8"), re.S)
     material = json.loads(config.group(1))  # the search worker and Material's base

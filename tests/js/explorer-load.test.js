@@ -9,7 +9,8 @@ const path = require("node:path");
 
 // What the page's earlier parts give load.js (state.js, frame.js).
 global.FBXState = { files: new Map() };
-global.FBXFrame = { SITE_ROOT: new URL("http://site.test/board/"), PAGE: "explore.html" };
+global.FBXFrame = { SITE_ROOT: new URL("http://site.test/board/"), PAGE: "explore.html",
+                    BUILD: "0123456789ab" };
 global.location = new URL("http://site.test/board/explore.html");
 global.FBXRecords = require(path.join(__dirname, "..", "..", "leaderboard", "publish", "site",
   "assets", "explorer", "records.js"));
@@ -61,4 +62,20 @@ test("a file a newer FollowBoard wrote says the page is behind, not the file", (
   const older = { format: "followboard-texts/1", kind: "docs", texts: {} };
   assert.equal(L.misread("text part of t", url, "is old", L.STALE_EXPLANATIONS, older).hint,
     L.STALE_EXPLANATIONS);
+});
+
+test("a file of the site is fetched named with the page's build, a store's file as it is", async () => {
+  // A browser kept the previous deploy's explore/index.json (GitHub Pages: max-age=600)
+  // and the new page read it: every file of the site is asked for with the page's build
+  // (its element's data-build), which another deploy's copy is not cached under.
+  assert.equal(L.fetchUrl(new URL("http://site.test/board/explore/index.json")),
+    "http://site.test/board/explore/index.json?v=0123456789ab");
+  assert.equal(L.fetchUrl(new URL("http://site.test/board/explore/data/a/t.cards.0.json.gz")),
+    "http://site.test/board/explore/data/a/t.cards.0.json.gz?v=0123456789ab");
+  const hub = "https://huggingface.co/datasets/o/r/resolve/abc/explain/t.cards.0.json.gz";
+  assert.equal(L.fetchUrl(new URL(hub)), hub);
+  const asked = [];
+  global.fetch = async (url) => { asked.push(url); return new Response("{\"a\": 1}"); };
+  assert.deepEqual(await L.load(new URL("http://site.test/board/explore/tasks/t.json")), { a: 1 });
+  assert.deepEqual(asked, ["http://site.test/board/explore/tasks/t.json?v=0123456789ab"]);
 });

@@ -163,7 +163,7 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
                 f"{plural(len(changed), 'submission file')} "
                 f"{'differs' if len(changed) == 1 else 'differ'} from commit {repo.ref[:12]}, which "
                 f"the site links them at (first: {changed[0]}); commit them before publishing")
-        render_docs(board, docs, repo, reference_ids=reference_ids)
+        build = render_docs(board, docs, repo, reference_ids=reference_ids)
         release = release_manifest(results_root, repo)
         warning = modified_warning(release)
         if warning:
@@ -177,7 +177,7 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
         with replaced_folder(out_dir, SITE_MARKER, BUILT_BY, SiteBuildError) as new_site:
             config_path = Path(tmp.name) / "mkdocs.yml"
             write_mkdocs_config(mkdocs_config(docs, new_site, strict=strict, release=release,
-                                              site_url=address),
+                                              site_url=address, build=build),
                                 config_path)
             mkdocs_warnings = run_mkdocs(config_path)
     finally:

@@ -33,8 +33,8 @@ What the build writes under ``explore/``:
   fields named in the file (:data:`TASK_FILE_FIELDS`);
 * ``data/<submission>/...`` and ``texts/<sha256>.json.gz``: the copied explanation files
   (folder store only), each text part once for the whole site;
-* the page and its script, joined from the explorer's parts
-  (:mod:`leaderboard.publish.site.scripts`).
+* its script, joined from the explorer's parts (:mod:`leaderboard.publish.site.scripts`),
+  and then its page (:func:`write_explorer_page`), which names the build's id.
 
 The script (``assets/explorer/``) checks each of these files, and each explanation file,
 against its format before it reads it, and reads rows by the field names here and in
@@ -65,7 +65,11 @@ from leaderboard.submission.explain_files import (
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.tasks import Task
 from leaderboard.publish.site.board import Board
-from leaderboard.publish.site.scripts import EXPLORER_PAGE_SCRIPTS, write_explorer_script
+from leaderboard.publish.site.scripts import (
+    EXPLORER_PAGE_SCRIPTS,
+    versioned,
+    write_explorer_script,
+)
 from leaderboard.publish.standings import Row, ViewTable, column_value, tested_order
 from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.store.files import StoreError
@@ -426,6 +430,11 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
     }
     _dump(docs / DATA / "index.json", index)
     write_explorer_script(docs)
-    write(EXPLORER_PAGE, "explore.md.j2", index_url=f"{DATA}/index.json",
-          scripts=EXPLORER_PAGE_SCRIPTS)
     return warnings
+
+
+def write_explorer_page(write: Callable[..., None], build: str) -> None:
+    """The explorer's page, once its files are written: its scripts and the files its
+    script fetches named with the build's id (:func:`.scripts.build_id`)."""
+    write(EXPLORER_PAGE, "explore.md.j2", index_url=f"{DATA}/index.json", build=build,
+          scripts=[versioned(src, build) for src in EXPLORER_PAGE_SCRIPTS])

@@ -11,7 +11,7 @@ from leaderboard import __version__
 from leaderboard.benchmarks import site_pages
 from leaderboard.publish.release import modified_text
 from leaderboard.publish.site.repository import repository_url
-from leaderboard.publish.site.scripts import PAGE_SCRIPTS
+from leaderboard.publish.site.scripts import PAGE_SCRIPTS, PAGE_STYLES, versioned
 
 # mkdocs_hooks.py sits beside this module; MkDocs loads it by path.
 HOOKS = Path(__file__).with_name("mkdocs_hooks.py")
@@ -27,11 +27,17 @@ def footer_text(release: dict | None) -> str:
 
 
 def mkdocs_config(docs: Path, out: Path, strict: bool = True,
-                  release: dict | None = None, site_url: str | None = None) -> dict:
+                  release: dict | None = None, site_url: str | None = None,
+                  build: str | None = None) -> dict:
     """The MkDocs configuration: Material, offline (no web fonts, no CDN), our assets;
     the footer names ``release`` (:func:`leaderboard.publish.release.release_manifest`).
     ``site_url``, the address the site is served from, is where the 404 page links from
-    (MkDocs links it from ``/`` without one) and gives pages their canonical address."""
+    (MkDocs links it from ``/`` without one) and gives pages their canonical address.
+    ``build``: the build's id (:func:`.scripts.build_id`), which every page names our
+    scripts and stylesheets with; None, as they are (a configuration no site is built from)."""
+    def named(url: str) -> str:
+        return url if build is None else versioned(url, build)
+
     nav: list = [{"Home": "index.md"}]
     groups: dict[str, list] = {}
     for page in site_pages():
@@ -74,8 +80,8 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True,
         "extra": {"generator": False,
                   "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
-        "extra_css": ["assets/leaderboard.css", "assets/explorer.css"],
-        "extra_javascript": list(PAGE_SCRIPTS),
+        "extra_css": [named(url) for url in PAGE_STYLES],
+        "extra_javascript": [named(url) for url in PAGE_SCRIPTS],
         # Only what the templates use: every extension costs time on each of the
         # (possibly thousands of) submission pages. Tabs and tables are raw HTML.
         # A heading's text is its permalink (a.toclink), as a table's title is; the mark

@@ -34,7 +34,7 @@ from leaderboard.publish.site.cost import efficiency_context
 from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_csv,
                                                write_download_json, write_downloads,
                                                write_results_parquet)
-from leaderboard.publish.site.explorer import write_explorer
+from leaderboard.publish.site.explorer import write_explorer, write_explorer_page
 from leaderboard.publish.site.data_revisions import off_pin_page_note
 from leaderboard.publish.site.format import (MODEL_SIZE_HELP, SUBMITTED_SIZE_HELP,
                                              instruction_text, params_reason, params_text,
@@ -43,6 +43,7 @@ from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
 from leaderboard.publish.site.overview import home_document, overview_context
 from leaderboard.publish.site.repository import (RepositoryRef, file_listing, repository_ref,
                                                  submission_dates)
+from leaderboard.publish.site.scripts import build_id
 from leaderboard.publish.site.search import search_entries
 from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_gap,
                                                       printed_average_note)
@@ -193,8 +194,10 @@ def section_context(section: Section, board: Board, page: str) -> dict:
 
 
 def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
-                reference_ids: Collection[str]) -> list[str]:
-    """Write every page and download under ``docs``; return the page paths. Submission
+                reference_ids: Collection[str]) -> str:
+    """Write every page and download under ``docs``; return the build's id, which every
+    page names the scripts, stylesheets and explorer files it loads with
+    (:func:`leaderboard.publish.site.scripts.build_id`). Submission
     files are linked to the repository at ``repo`` (by default the checkout holding the
     first submission, else the default branch), never copied into the site.
     ``reference_ids``: the reference models' ids (``reference_models/models.yaml``, which
@@ -207,7 +210,6 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
     for asset in sorted(ASSETS_DIR.iterdir()):
         if asset.is_file():
             shutil.copyfile(asset, docs / "assets" / asset.name)
-    written: list[str] = []
     if repo is None:
         subs = board.submissions
         repo = repository_ref(subs[0].submission.folder if subs and subs[0].submission
@@ -224,7 +226,6 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
             frag = fragment_path(docs, path)
             frag.parent.mkdir(parents=True, exist_ok=True)
             frag.write_text(json.dumps(slots.items, ensure_ascii=False), encoding="utf-8")
-        written.append(path)
 
     long: list[dict[str, object]] = []
     for table in board.tables.values():
@@ -270,11 +271,13 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
           status_lines=STATUS_LINE, corpus_depth=corpus_depth_text())
     write("metrics.md", "metrics.md.j2", measures=list(MEASURES.values()), alpha=ALPHA)
     board.warnings += write_explorer(board, docs, write)
+    build = build_id(docs)
+    write_explorer_page(write, build)
     extra = docs / SEARCH_EXTRA
     extra.parent.mkdir(parents=True, exist_ok=True)
     extra.write_text(json.dumps(search_entries(board, pages), ensure_ascii=False),
                      encoding="utf-8")
-    return written
+    return build
 
 
 def submission_params(row: Row, reference_ids: Collection[str]) -> str:

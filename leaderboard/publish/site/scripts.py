@@ -8,10 +8,19 @@ what it takes from the parts before it; the build joins them, in
 :data:`EXPLORER_PARTS` order, inside one function, into ``assets/explorer.js``, so
 nothing but ``window.fbExplorer`` leaks into the page and the browser makes one request.
 The pure parts also export themselves to node for ``tests/js/``.
+
+Every file a page loads is named with its build (:func:`build_id`, :func:`versioned`):
+the server (GitHub Pages: ``max-age=600``) lets a browser or proxy keep a file for a
+while, and a page must not run one deploy's script against another's stylesheet or the
+explorer's files of another format. The pages name their scripts and stylesheets
+``?v=<build>``, and the explorer fetches every file of the site with it (its element's
+``data-build``, assets/explorer/load.js); Material's own files carry a hash in their
+names already.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 ASSETS_DIR = Path(__file__).parent / "assets"
@@ -24,6 +33,13 @@ EXPLORER_SOURCE = ASSETS_DIR / "explorer"
 #: each table, the explorer's too (it runs on its page after the explorer's script), one Tab stop.
 PAGE_SCRIPTS = ("assets/format.js", "assets/leaderboard.js", "assets/explorer-links.js",
                 "assets/cell-details.js")
+
+#: Every page's stylesheets (mkdocs ``extra_css``).
+PAGE_STYLES = ("assets/leaderboard.css", "assets/explorer.css")
+
+#: What a page loads of what a build writes into the docs tree: the folders
+#: :func:`build_id` hashes (the scripts, the stylesheets and the explorer's files).
+LOADED_FOLDERS = ("assets", "explore")
 
 #: The explorer's script in the built site, and what its page loads (explore.md.j2): the
 #: explorer's content runs before the scripts every page loads at its end.
@@ -72,3 +88,22 @@ def write_explorer_script(docs: Path) -> None:
     target = docs / EXPLORER_SCRIPT
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(explorer_script(), encoding="utf-8")
+
+
+def build_id(docs: Path) -> str:
+    """The build's id: a hash of every file under :data:`LOADED_FOLDERS` of the docs
+    tree, their paths and contents, so two builds whose pages load the same files share
+    it and any other two differ. Computed once the explorer's files are written, before
+    any page names it."""
+    digest = hashlib.sha256()
+    for folder in LOADED_FOLDERS:
+        for path in sorted((docs / folder).rglob("*")):
+            if path.is_file():
+                digest.update(path.relative_to(docs).as_posix().encode("utf-8") + b"\0")
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:12]
+
+
+def versioned(url: str, build: str) -> str:
+    """``url``, a file of the site, as a page of build ``build`` names it."""
+    return f"{url}?v={build}"

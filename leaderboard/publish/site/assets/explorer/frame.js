@@ -10,6 +10,9 @@ var FBXFrame = (function () {
   var host = document.getElementById("fb-explorer");
   var PAGE = location.pathname.split("/").pop() || "explore.html";
   var SITE_ROOT = new URL(".", location.href);   // explore.html sits at the site root
+  // The build this page is of (leaderboard/publish/site/scripts.py build_id): every file
+  // of the site is fetched named with it (load.js).
+  var BUILD = host.getAttribute("data-build");
   // Fired on the host when a link inside the explorer changed the address (main.js
   // draws the view it names, as it does on the browser's back and forward).
   var NAVIGATED = "fb:x-navigated";
@@ -61,6 +64,6 @@ var FBXFrame = (function () {
     return h("a", { href: new URL(sub.page, SITE_ROOT).href, dir: "auto" }, sub.name);
   }
 
-  return { host: host, PAGE: PAGE, SITE_ROOT: SITE_ROOT, NAVIGATED: NAVIGATED, href: href,
+  return { host: host, PAGE: PAGE, SITE_ROOT: SITE_ROOT, BUILD: BUILD, NAVIGATED: NAVIGATED, href: href,
            go: go, nav: nav, show: show, errorBox: errorBox, crumbs: crumbs, subPage: subPage };
 })();

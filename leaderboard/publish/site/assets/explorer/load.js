@@ -2,13 +2,16 @@
  *
  * A file is fetched once per page (FBXState.files), gzipped or not: its magic number
  * says which (a server may also have inflated it already, with Content-Encoding), and
- * DecompressionStream inflates it.
+ * DecompressionStream inflates it. A file of the site is fetched named with the page's
+ * build (?v=<build>, FBXFrame.BUILD): the server lets a browser or proxy keep a file for a
+ * while, and a page never reads another deploy's copy of the index, a task's list or a
+ * submission's files that the site holds (a run store's files are named by their commit).
  */
 var FBXLoad = (function () {
   "use strict";
 
   var state = FBXState;
-  var SITE_ROOT = FBXFrame.SITE_ROOT, PAGE = FBXFrame.PAGE;
+  var SITE_ROOT = FBXFrame.SITE_ROOT, PAGE = FBXFrame.PAGE, BUILD = FBXFrame.BUILD;
 
   // Why a file could not be had: "file" (a page opened from disk), "network", "status"
   // (with the HTTP status), "gzip" (no DecompressionStream) or "json".
@@ -36,12 +39,19 @@ var FBXLoad = (function () {
   var NO_EXPLANATIONS = "It was scored before the explorer existed, or the site\u2019s build " +
     "could not read its files (its warnings say why). " + WRITTEN_BY;
 
+  // Where ``url`` is fetched from: a file of the site named with the page's build.
+  function fetchUrl(url) {
+    var u = new URL(url, SITE_ROOT);
+    if (BUILD && u.href.indexOf(SITE_ROOT.href) === 0) u.searchParams.set("v", BUILD);
+    return u.href;
+  }
+
   function load(url) {
     url = String(url);
     if (state.files.has(url)) return state.files.get(url);
     var p = (async function () {
       var resp;
-      try { resp = await fetch(url); }
+      try { resp = await fetch(fetchUrl(url)); }
       catch (e) { throw new LoadError(url, location.protocol === "file:" ? "file" : "network"); }
       if (!resp.ok) throw new LoadError(url, "status", resp.status);
       var bytes = new Uint8Array(await resp.arrayBuffer());
@@ -94,7 +104,7 @@ var FBXLoad = (function () {
       FBXRecords.newerFile(doc) ? NEWER_FILES : hint);
   }
 
-  return { LoadError: LoadError, UserError: UserError, load: load, need: need,
+  return { LoadError: LoadError, UserError: UserError, load: load, need: need, fetchUrl: fetchUrl,
            loadMessage: loadMessage, misread: misread, STALE_EXPLANATIONS: STALE_EXPLANATIONS,
            NO_EXPLANATIONS: NO_EXPLANATIONS, NEWER_FILES: NEWER_FILES };
 })();
