@@ -916,7 +916,42 @@ def test_an_index_of_another_format_is_named_not_misread(fixture_site, page,
     finally:
         server.shutdown()
     assert ('is in format "followboard-explorer/1", and this page reads '
-            "followboard-explorer/8") in text and "rebuild it" in text
+            "followboard-explorer/9") in text and "rebuild it" in text
+
+
+def test_a_page_older_than_the_sites_files_says_reload(fixture_site, page,
+                                                       tmp_path: Path) -> None:
+    """A tab left open across a deploy (its views change without reloading), or a cached
+    explore.html, asks for ?v=<its build>, which GitHub Pages ignores: the new index or
+    task file of another format met the old script with "rebuild it (leaderboard build)"
+    or "tell its maintainers". The files name their build; another one says reload."""
+    site = tmp_path / "site"
+    shutil.copytree(fixture_site["out"], site)
+    server, url = serve(site)
+    try:
+        explore(page, {"url": url}, "")
+        index = json.loads((site / "explore" / "index.json").read_text(encoding="utf-8"))
+        for path in [site / "explore" / "index.json",
+                     *(site / t["file"] for t in index["tasks"].values())]:  # the deploy
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            new = {**doc, "build": "0" * 12}
+            if "format" in doc:
+                new["format"] = "followboard-explorer/1"
+            path.write_text(json.dumps(new), encoding="utf-8")
+        page.click("#fb-explorer a[data-nav][href*='s=fix-a']")  # the open tab
+        page.click("#fb-explorer a[data-nav][href*='s=fix-a'][href*='core17']:not([href*='heatmap'])")
+        page.wait_for_selector("#fb-explorer[data-state=error]", timeout=20_000)
+        texts = [" ".join(page.locator(".fb-x-error").inner_text().split())]
+        assert page.locator(".fb-x-error button", has_text="Reload the page").count() == 1
+        explore(page, {"url": url}, "?s=fix-a&t=followir/core17", state="error")  # cached page
+        texts.append(" ".join(page.locator(".fb-x-error").inner_text().split()))
+    finally:
+        server.shutdown()
+    for text in texts:
+        assert text.startswith("The site was updated since this page was loaded: the "), text
+        assert "Reload the page to see the site as it is now." in text, text
+        assert "rebuild it" not in text and "maintainers" not in text, text
+    assert "explorer's index (explore/index.json) is of another build" in texts[1]
 
 
 def _gz_json(path: Path) -> dict:

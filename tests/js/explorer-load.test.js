@@ -79,3 +79,25 @@ test("a file of the site is fetched named with the page's build, a store's file 
   assert.deepEqual(await L.load(new URL("http://site.test/board/explore/tasks/t.json")), { a: 1 });
   assert.deepEqual(asked, ["http://site.test/board/explore/tasks/t.json?v=0123456789ab"]);
 });
+
+test("a file of another build than the page says the site was updated: reload", () => {
+  // A tab left open across a deploy (its views change without reloading), or a cached
+  // explore.html, asks for ?v=<its build>; GitHub Pages ignores the query and serves the
+  // new file, which the old script met with "tell its maintainers" (a newer format) or
+  // "rebuild it (leaderboard build)". The index and the task files name the build that
+  // wrote them: one of another build is the site updated since the page was loaded.
+  const R = global.FBXRecords;
+  const index = { format: "followboard-explorer/99", build: "fedcba987654" };
+  assert.equal(R.otherBuild(index, "0123456789ab"), true);
+  assert.equal(R.otherBuild({ ...index, build: "0123456789ab" }, "0123456789ab"), false);
+  assert.equal(R.otherBuild({ format: "followboard-explorer/8" }, "0123456789ab"), true);  // before builds were named
+  assert.equal(R.otherBuild(index, null), false);  // a page that names no build
+  assert.equal(R.otherBuild("not an object", "0123456789ab"), false);  // the format check says what it is
+  const url = new URL("http://site.test/board/explore/index.json");
+  const message = L.updated("explorer's index", url);
+  assert.equal(message.message, "The site was updated since this page was loaded: the explorer's " +
+    "index (explore/index.json) is of another build of the site than this page.");
+  assert.equal(message.hint, "Reload the page to see the site as it is now.");
+  assert.equal(message.reload, true);
+  assert.doesNotMatch(message.message + message.hint, /maintainers|leaderboard build/);
+});

@@ -156,7 +156,7 @@ test("the index: its format, then every key the views read", () => {
   };
   assert.equal(R.indexProblem(index), null);
   assert.equal(R.indexProblem({ ...index, format: "followboard-explorer/1" }),
-    'is in format "followboard-explorer/1", and this page reads followboard-explorer/8');
+    'is in format "followboard-explorer/1", and this page reads followboard-explorer/9');
   const { line, ...noLine } = index.families.t;
   assert.equal(R.indexProblem({ ...index, families: { t: noLine } }), "lacks \u201cfamilies.t.line\u201d");
   // An index of format 6 gave its columns as "ranked", with nothing to mark one unranked.

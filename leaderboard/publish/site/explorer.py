@@ -16,7 +16,7 @@ the size and SHA-256 its results.json names.
 
 What the build writes under ``explore/``:
 
-* ``index.json``: every verified submission (name, type, page, where its explanation
+* ``index.json``: the build's id (:func:`stamp_build`), every verified submission (name, type, page, where its explanation
   files are, whether it has any), every task (title, primary metric, heatmap family and
   how the heatmap groups its rows, the languages of its queries and of its documents as
   BCP 47 tags, which the page marks their texts with), each of those tags' script
@@ -28,8 +28,8 @@ What the build writes under ``explore/``:
   those without a figure on every task of the family: :func:`heatmap_columns`) and the start page's line each is on, and what each metric
   key is (label, help, sign, range), from the measure catalogue
   (:mod:`leaderboard.core.measures`);
-* ``tasks/<task id>.json``: the verified submissions that have the task (by position
-  in the index), best first on its primary metric (the compare picker), each entry's
+* ``tasks/<task id>.json``: the build's id, the verified submissions that have the task
+  (by position in the index), best first on its primary metric (the compare picker), each entry's
   fields named in the file (:data:`TASK_FILE_FIELDS`);
 * ``data/<submission>/...`` and ``texts/<sha256>.json.gz``: the copied explanation files
   (folder store only), each text part once for the whole site;
@@ -81,7 +81,7 @@ EXPLORER_PAGE = "explore.md"
 DATA = "explore"
 # The script checks it (assets/explorer/records.js INDEX_FORMAT): bump both when the index
 # changes.
-INDEX_FORMAT = "followboard-explorer/8"
+INDEX_FORMAT = "followboard-explorer/9"
 # What each entry of a task file holds, named in the file ("fields"), read by name
 # (assets/explorer/records.js): the submission's position in the index's "order", its
 # figure on the task's primary metric, and 1 when it has explanation files for the task.
@@ -431,6 +431,22 @@ def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list
     _dump(docs / DATA / "index.json", index)
     write_explorer_script(docs)
     return warnings
+
+
+def stamp_build(docs: Path, build: str) -> None:
+    """Name the build's id (:func:`.scripts.build_id`, a hash of the files as
+    :func:`write_explorer` wrote them) in the index and every task file (``"build"``). A tab
+    left open across a deploy, or a cached page, asks for ``?v=<its build>``, which GitHub
+    Pages ignores: the script holds each of these files to its own build before reading
+    its format, and tells the reader the site was updated since the page was loaded
+    (assets/explorer/records.js otherBuild) rather than that the files are of another
+    format."""
+    index_path = docs / DATA / "index.json"
+    index = json.loads(index_path.read_text(encoding="utf-8"))
+    _dump(index_path, {**index, "build": build})
+    for task in index["tasks"].values():
+        path = docs / task["file"]
+        _dump(path, {**json.loads(path.read_text(encoding="utf-8")), "build": build})
 
 
 def write_explorer_page(write: Callable[..., None], build: str) -> None:

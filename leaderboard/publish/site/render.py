@@ -34,7 +34,7 @@ from leaderboard.publish.site.cost import efficiency_context
 from leaderboard.publish.site.downloads import (DOWNLOADS, write_download_csv,
                                                write_download_json, write_downloads,
                                                write_results_parquet)
-from leaderboard.publish.site.explorer import write_explorer, write_explorer_page
+from leaderboard.publish.site.explorer import stamp_build, write_explorer, write_explorer_page
 from leaderboard.publish.site.data_revisions import off_pin_page_note
 from leaderboard.publish.site.format import (MODEL_SIZE_HELP, SUBMITTED_SIZE_HELP,
                                              instruction_text, params_reason, params_text,
@@ -272,6 +272,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
     write("metrics.md", "metrics.md.j2", measures=list(MEASURES.values()), alpha=ALPHA)
     board.warnings += write_explorer(board, docs, write)
     build = build_id(docs)
+    stamp_build(docs, build)
     write_explorer_page(write, build)
     extra = docs / SEARCH_EXTRA
     extra.parent.mkdir(parents=True, exist_ok=True)

@@ -94,7 +94,8 @@ def build_id(docs: Path) -> str:
     """The build's id: a hash of every file under :data:`LOADED_FOLDERS` of the docs
     tree, their paths and contents, so two builds whose pages load the same files share
     it and any other two differ. Computed once the explorer's files are written, before
-    any page names it."""
+    any page names it and before the index and task files name it
+    (:func:`.explorer.stamp_build`: the hash is of the files as they were before)."""
     digest = hashlib.sha256()
     for folder in LOADED_FOLDERS:
         for path in sorted((docs / folder).rglob("*")):

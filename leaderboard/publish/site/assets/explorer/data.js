@@ -6,16 +6,21 @@ var FBXData = (function () {
   "use strict";
 
   var R = FBXRecords, L = FBXLoad, UserError = FBXLoad.UserError, state = FBXState;
-  var SITE_ROOT = FBXFrame.SITE_ROOT;
+  var SITE_ROOT = FBXFrame.SITE_ROOT, BUILD = FBXFrame.BUILD;
 
+  // The index or a task file of another format, yet of the page's build: the build wrote
+  // them so (another build's are FBXLoad.updated).
   var REBUILD = "The page and its files come from different versions of the site: rebuild it (leaderboard build).";
 
   function fileUrl(sub, rel) { return FBXLinks.fileUrl(sub.base, rel, SITE_ROOT); }
 
   // A file's JSON, once ``problem(doc)`` (records.js) finds nothing wrong with it; else
   // the reader's message naming the file, what it is, the problem and ``hint``.
-  async function checked(url, what, problem, hint) {
+  // A file the site's build writes (``built``: the index, a task file) is first held to
+  // the page's build (records.js otherBuild).
+  async function checked(url, what, problem, hint, built) {
     var doc = await L.need(url, what);
+    if (built && R.otherBuild(doc, BUILD)) throw L.updated(what, url);
     var wrong = problem(doc);
     if (wrong) throw L.misread(what, url, wrong, hint, doc);
     return doc;
@@ -24,7 +29,20 @@ var FBXData = (function () {
   /* ---------------------------------------------------------------- the index */
 
   async function readIndex(path) {
-    state.index = await checked(new URL(path, SITE_ROOT), "explorer's index", R.indexProblem, REBUILD);
+    state.index = await checked(new URL(path, SITE_ROOT), "explorer's index", R.indexProblem, REBUILD, true);
+  }
+
+  // Whether the site was deployed anew since the page read its index: the index the
+  // server has now (asked past the browser's cache) is of another build. Asked when a file
+  // cannot be read as the page expects (main.js): a tab left open across a deploy asks
+  // for files the new build lacks, or has in another format.
+  async function siteUpdated() {
+    if (!BUILD) return false;
+    try {
+      var resp = await fetch(L.fetchUrl(new URL(FBXFrame.host.getAttribute("data-index"), SITE_ROOT)),
+                             { cache: "no-cache" });
+      return resp.ok && R.otherBuild(await resp.json(), BUILD);
+    } catch (e) { return false; }
   }
 
   var UNKNOWN_METRIC = { signed: false, low: 0, high: 1 };
@@ -155,7 +173,7 @@ var FBXData = (function () {
   // file, written with the index): [{slug, primary, explained}].
   async function taskSubmissions(tid) {
     var doc = await checked(new URL(taskInfo(tid).file, SITE_ROOT), "list of submissions on " + tid,
-      function (d) { return R.taskFileProblem(d, tid); }, REBUILD);
+      function (d) { return R.taskFileProblem(d, tid); }, REBUILD, true);
     return R.taskEntries(doc, state.index.order);
   }
 
@@ -184,7 +202,7 @@ var FBXData = (function () {
   }
 
   return {
-    readIndex: readIndex, metricInfo: metricInfo, signedMetric: signedMetric,
+    readIndex: readIndex, siteUpdated: siteUpdated, metricInfo: metricInfo, signedMetric: signedMetric,
     metricLabel: metricLabel, metricHelp: metricHelp, submission: submission,
     submissionName: submissionName, taskInfo: taskInfo, taskIds: taskIds, taskTitle: taskTitle,
     family: family, groupName: groupName, textLanguage: textLanguage, explained: explained,

@@ -41,12 +41,16 @@ var FBXFrame = (function () {
     host.setAttribute("data-state", viewState || "ready");
   }
 
-  // A message ({message, hint}) in place of a view, with the way back to the start.
+  // A message ({message, hint}) in place of a view, with the way back to the start, or,
+  // when reloading the page is what to do (err.reload: the site was updated since it was
+  // loaded), a button that does.
   function errorBox(err) {
     return h("div", { cls: "fb-x-error", role: "alert" },
       h("p", { cls: "fb-x-error-title" }, err.message),
       err.hint ? h("p", null, err.hint) : null,
-      h("p", null, nav("Start again from the list of submissions", {})));
+      h("p", null, err.reload
+        ? h("button", { type: "button", cls: "fb-x-reload", onclick: function () { location.reload(); } }, "Reload the page")
+        : nav("Start again from the list of submissions", {})));
   }
 
   function crumbs(items) {

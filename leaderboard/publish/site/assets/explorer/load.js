@@ -19,8 +19,11 @@ var FBXLoad = (function () {
     this.url = url; this.kind = kind; this.status = status;
   }
 
-  // What the reader is shown instead of a view: a sentence and what to do about it.
-  function UserError(message, hint) { this.message = message; this.hint = hint; }
+  // What the reader is shown instead of a view: a sentence and what to do about it;
+  // ``reload``, whether reloading the page is what to do (frame.js errorBox offers it).
+  // ``file``: the file, of the site or a store, it is about (main.js asks then whether
+  // the site was deployed anew since the page was loaded, which would explain it).
+  function UserError(message, hint, file) { this.message = message; this.hint = hint; this.file = file || null; }
 
   // What writes a submission's explanation files that are missing or of another version
   // (data.js says which): the publish run, which scores every merged submission whose
@@ -38,6 +41,18 @@ var FBXLoad = (function () {
     "from a checkout, update FollowBoard there, then run leaderboard build.";
   var NO_EXPLANATIONS = "It was scored before the explorer existed, or the site\u2019s build " +
     "could not read its files (its warnings say why). " + WRITTEN_BY;
+
+  // A file of another build than the page (FBXRecords.otherBuild), or the site's index
+  // now of another (main.js): the site was deployed anew since the page was loaded, and
+  // the new files are what the server gives for the old page's; its format, or a file it
+  // lacks, says nothing of the file.
+  function updated(what, url) {
+    var e = new UserError("The site was updated since this page was loaded: the " + what +
+      " (" + shortUrl(url) + ") is of another build of the site than this page.",
+      "Reload the page to see the site as it is now.");
+    e.reload = true;
+    return e;
+  }
 
   // Where ``url`` is fetched from: a file of the site named with the page's build.
   function fetchUrl(url) {
@@ -72,6 +87,12 @@ var FBXLoad = (function () {
   function shortUrl(url) { return String(url).replace(SITE_ROOT.href, ""); }
 
   function loadMessage(err, what) {
+    var message = fileMessage(err, what);
+    message.file = err.url;
+    return message;
+  }
+
+  function fileMessage(err, what) {
     var where = shortUrl(err.url);
     if (err.kind === "file") {
       var folder = decodeURIComponent(SITE_ROOT.pathname).replace(/\/$/, "");  // built into
@@ -101,10 +122,10 @@ var FBXLoad = (function () {
   // (FBXRecords.newerFile), makes the hint NEWER_FILES.
   function misread(what, url, problem, hint, doc) {
     return new UserError("The " + what + " (" + shortUrl(url) + ") " + problem + ".",
-      FBXRecords.newerFile(doc) ? NEWER_FILES : hint);
+      FBXRecords.newerFile(doc) ? NEWER_FILES : hint, url);
   }
 
-  return { LoadError: LoadError, UserError: UserError, load: load, need: need, fetchUrl: fetchUrl,
+  return { LoadError: LoadError, UserError: UserError, load: load, need: need, fetchUrl: fetchUrl, updated: updated,
            loadMessage: loadMessage, misread: misread, STALE_EXPLANATIONS: STALE_EXPLANATIONS,
            NO_EXPLANATIONS: NO_EXPLANATIONS, NEWER_FILES: NEWER_FILES };
 })();

@@ -51,6 +51,12 @@
       if (!(err instanceof L.UserError)) {
         err = new L.UserError("Something went wrong while showing this view: " + (err && err.message ? err.message : err) + ".");
       }
+      // A file missing or of another format, after a deploy since the page was loaded:
+      // the deploy is the reason, and reloading the fix.
+      if (err.file && !err.reload && await D.siteUpdated()) {
+        if (id !== state.view) return;
+        err = L.updated("site\u2019s index", new URL(host.getAttribute("data-index"), F.SITE_ROOT));
+      }
       F.show(null, F.errorBox(err), "error");
       return;
     }

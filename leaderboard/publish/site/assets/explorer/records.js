@@ -12,7 +12,7 @@
 var FBXRecords = (function () {
   "use strict";
 
-  var INDEX_FORMAT = "followboard-explorer/8";
+  var INDEX_FORMAT = "followboard-explorer/9";
   var EXPLAIN_FORMAT = "followboard-explain/1";
   var TEXTS_FORMAT = "followboard-texts/2";
   var MANIFEST_FORMAT = "followboard-explain-manifest/2";
@@ -71,6 +71,16 @@ var FBXRecords = (function () {
   function newerFile(doc) {
     return isObject(doc) && [INDEX_FORMAT, EXPLAIN_FORMAT, TEXTS_FORMAT, MANIFEST_FORMAT]
       .some(function (known) { return newerFormat(doc.format, known); });
+  }
+
+  // Whether ``doc``, a file the site's build writes (the index, a task file: their "build",
+  // leaderboard/publish/site/explorer.py stamp_build), is of another build than the page's
+  // (``build``, its element's data-build): the site was deployed anew since the page was
+  // loaded, and the server gives the new file for the old page's ?v=<build>. Asked before
+  // the file's format, which then says nothing of the file. A page that names no build
+  // asks nothing; a file that names none is of a build before builds were named.
+  function otherBuild(doc, build) {
+    return !!build && isObject(doc) && doc.build !== build;
   }
 
   // What is wrong with ``doc`` as a file of ``want`` ({format, kind, task}), as the end
@@ -257,6 +267,7 @@ var FBXRecords = (function () {
     INDEX_FORMAT: INDEX_FORMAT, EXPLAIN_FORMAT: EXPLAIN_FORMAT, TEXTS_FORMAT: TEXTS_FORMAT,
     MANIFEST_FORMAT: MANIFEST_FORMAT, QUERY_FIELDS: QUERY_FIELDS, TASK_FILE_FIELDS: TASK_FILE_FIELDS,
     CARD_FIELDS: CARD_FIELDS, record: record, fileProblem: fileProblem, newerFile: newerFile,
+    otherBuild: otherBuild,
     indexProblem: indexProblem,
     queryListProblem: queryListProblem, cardsProblem: cardsProblem, textsProblem: textsProblem,
     cutDocs: cutDocs,
