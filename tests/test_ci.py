@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import time
 import tracemalloc
-from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +55,7 @@ from leaderboard.submission.results import (
 from tests.conftest import REPO, run_bytes
 from tests.fixtures.kill import folder_files, run_child
 from tests.fixtures.fake_upstream import isolate_from_the_network
-from tests.fixtures.loopback import serving
+from tests.fixtures.loopback import folder_handler, serving
 from tests.fixtures.submission import linked_data
 
 TASK = "followtable/wtr"
@@ -2856,15 +2855,8 @@ def test_a_merged_submission_whose_explorer_files_are_in_an_https_store_is_merge
     base = commit_all(root, "publish old-model, explain/ moved to the mirror")
     git(root, "checkout", "-q", "-b", "new-model")
 
-    class Mirror(SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, directory=str(mirror), **kwargs)
-
-        def log_message(self, *args) -> None:
-            pass
-
     isolate_from_the_network(monkeypatch)
-    with serving(Mirror) as url:
+    with serving(folder_handler(mirror)) as url:
         monkeypatch.setenv("LEADERBOARD_RUN_STORE", f"{url}/{{+path}}")
         folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
         assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
@@ -2961,15 +2953,8 @@ def test_moving_the_files_to_the_run_store_rescores_nothing_the_store_holds(
     assert pending() == ["old-model"]
     stored.write_bytes(content)
 
-    class Mirror(SimpleHTTPRequestHandler):  # the same store, served over HTTP
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, directory=str(store), **kwargs)
-
-        def log_message(self, *args) -> None:
-            pass
-
     isolate_from_the_network(monkeypatch)
-    with serving(Mirror) as url:
+    with serving(folder_handler(store)) as url:  # the same store, served over HTTP
         monkeypatch.setenv("LEADERBOARD_RUN_STORE", f"{url}/{{+path}}")
         assert pending() == []
         stored.unlink()       # fetched into the cache above, which is not the store
