@@ -1235,6 +1235,47 @@ def test_a_second_push_to_a_folder_store_pushes_nothing(carried: Path, tmp_path:
         "does not match" in out, out
 
 
+def test_runs_verify_and_pull_go_on_past_a_folder_that_is_not_there(
+        carried: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`runs verify A nope B` (and `runs pull`) said only "nope: no such folder" and
+    checked or fetched neither A nor B, where `validate` and `score` check each folder
+    and name the missing one among the verdicts: all four go through
+    commands.each_submission, the verdicts last under "N of M passed:", exit 1. `runs
+    push` still refuses them all, before anything is written, and says so."""
+    import shutil
+
+    from leaderboard.app.cli import main
+
+    monkeypatch.setenv(ENV_RUN_STORE, str(tmp_path / "mirror"))
+    folder = tmp_path / "submissions" / SUB
+    shutil.copytree(carried, folder)
+    assert main(["runs", "push", str(folder), "--quiet"]) == 0
+    nope, empty = tmp_path / "submissions" / "nope", tmp_path / "empty"
+    empty.mkdir()
+    capsys.readouterr()
+    assert main(["runs", "pull", str(nope), str(folder), str(empty)]) == 1
+    out = capsys.readouterr().out
+    assert (folder / "runs" / WTR / "altered.trec.gz").read_bytes() == (
+        carried / "runs" / WTR / "altered.trec.gz").read_bytes()
+    assert out.endswith(f"\n1 of 3 passed:\n{nope}: no such folder\n"
+                        f"{SUB}: pulled (9 files written)\n"
+                        "empty: NOT pulled (0 files written)\n"), out
+    assert "empty: not a submission folder: it holds neither" in out, out
+    assert main(["runs", "verify", str(folder), str(nope)]) == 1
+    assert capsys.readouterr().out == (f"\n1 of 2 passed:\n{SUB}: verified (0 errors)\n"
+                                       f"{nope}: no such folder\n")
+    assert list(empty.iterdir()) == []
+    # push is all or nothing: one folder not there stops it before anything is written.
+    other = tmp_path / "other-store"
+    assert main(["runs", "push", str(folder), str(nope), "--to", str(other), "--keep",
+                 "--quiet"]) == 1
+    assert capsys.readouterr().out == (f"{nope}: no such folder\n"
+                                       "nothing pushed: every folder given must be a "
+                                       "submission's\n")
+    assert not other.exists()
+
+
 def test_a_pull_over_an_edited_run_file_keeps_it_and_says_what_to_do(
         carried: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

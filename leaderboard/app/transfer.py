@@ -51,7 +51,7 @@ from leaderboard.submission.explain_files import (
 )
 from leaderboard.submission.explain_writers import placement
 from leaderboard.submission.files import SubmissionFiles
-from leaderboard.submission.folder import collect_inputs
+from leaderboard.submission.folder import collect_inputs, reported_not_a_submission
 from leaderboard.submission.layout import (ENTRIES, MANIFEST_NAME, NO_LINKS, NOT_PLAIN,
                                            RESULTS_NAME, RUNS_DIR, score_command)
 from leaderboard.submission.manifest import Manifest, load_manifest, write_manifest
@@ -147,9 +147,12 @@ def _locate(stored: Stored, report: Report) -> dict[str, Path] | None:
 
 def verify(folder: Path, store: RunStore | None = None) -> Report:
     """Every file ``folder`` names, fetched (into the cache) and checked; the files in the
-    folder checked against the manifest; and whether results.json is up to date."""
-    store = store if store is not None else configured_store(folder)
+    folder checked against the manifest; and whether results.json is up to date. A folder
+    that is no submission is one error, and nothing of it is read."""
     report = Report()
+    if reported_not_a_submission(folder, report):
+        return report
+    store = store if store is not None else configured_store(folder)
     collect_inputs(folder, report, record_local=False)
     if not report.ok:
         return report
@@ -179,9 +182,12 @@ def pull(folder: Path, store: RunStore | None = None) -> tuple[Report, list[str]
     merged yet, or a merged one whose run store keeps them) they are fetched and checked
     but kept in the cache, where every reader finds them, so that the folder stays one a
     pull request may carry (`ci pr-check` refused the files a submission's own scoring
-    had kept there, once pulled)."""
-    store = store if store is not None else configured_store(folder)
+    had kept there, once pulled). A folder that is no submission is one error, and
+    nothing is written."""
     report = Report()
+    if reported_not_a_submission(folder, report):
+        return report, [], []
+    store = store if store is not None else configured_store(folder)
     stored = _stored(folder, store, report)
     found = _locate(stored, report) if stored is not None else None
     if found is None or stored is None:

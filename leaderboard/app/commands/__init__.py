@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from leaderboard.core.tasks import Role, Task
@@ -127,38 +127,28 @@ def add_submission_args(parser: argparse.ArgumentParser) -> None:
 SUMMARISE_WARNINGS_AFTER = 3
 
 
-def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
-    """Run ``check(root, data_dir, progress) -> (ok, findings, verdict)`` on each
-    submission folder.
+def each_submission(roots: list[Path],
+                    check: Callable[[Path], tuple[bool, list[str], str]]) -> int:
+    """Run ``check(root) -> (ok, findings, verdict)`` on each submission folder given
+    (`validate`, `score`, `runs verify`, `runs pull`).
 
-    Each submission's findings are printed when its check ends; the one-line verdicts
-    come last, after every submission's findings, so that they are found at the end of
-    the output (``validate submissions/*`` checks hundreds of files). On a terminal the
-    progress line is rewritten in place rather than one line per task. Exit 1 if any
-    folder is missing or fails its check.
+    A folder that is not there, or is a file, is not checked: its verdict says so and the
+    others are checked all the same (a folder there that is no submission is the check's
+    finding). Each submission's findings are printed when its check ends; the one-line
+    verdicts come last, after every submission's findings, so that they are found at the
+    end of the output (``validate submissions/*`` checks hundreds of files), under "N of M
+    passed:" when there are several. Exit 1 if any folder is missing or fails its check.
     """
-    from leaderboard.core.data import resolve_data_dir
-    from leaderboard.core.evaluate import stderr_progress
     from leaderboard.submission.folder import folder_problem
 
-    data_dir = resolve_data_dir(args.data_dir)
-    in_place = not args.quiet and sys.stderr.isatty()
-
-    def progress(message: str) -> None:
-        if in_place:  # back to the line's start, erase it, write
-            print(f"\r\x1b[K{message}", end="", file=sys.stderr, flush=True)
-        elif not args.quiet:
-            stderr_progress(message)
     verdicts: list[str] = []
     failed = 0
-    for root in args.submissions:
-        if not root.is_dir():  # a folder that is no submission is the check's finding
+    for root in roots:
+        if not root.is_dir():
             verdicts.append(f"{root}: {folder_problem(root)}")
             failed += 1
             continue
-        ok, findings, verdict = check(root, data_dir, progress)
-        if in_place:
-            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+        ok, findings, verdict = check(root)
         for line in findings:
             print(line)
         verdicts.append(verdict)
@@ -169,3 +159,28 @@ def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
     for verdict in verdicts:
         print(verdict)
     return 1 if failed else 0
+
+
+def for_each_submission(args: argparse.Namespace, check) -> int:  # noqa: ANN001
+    """:func:`each_submission` for the commands that read the data (`validate`, `score`):
+    ``check(root, data_dir, progress) -> (ok, findings, verdict)``, with --data-dir and
+    --quiet (:func:`add_submission_args`). On a terminal the progress line is rewritten
+    in place rather than one line per task, and erased before the findings."""
+    from leaderboard.core.data import resolve_data_dir
+    from leaderboard.core.evaluate import stderr_progress
+
+    data_dir = resolve_data_dir(args.data_dir)
+    in_place = not args.quiet and sys.stderr.isatty()
+
+    def progress(message: str) -> None:
+        if in_place:  # back to the line's start, erase it, write
+            print(f"\r\x1b[K{message}", end="", file=sys.stderr, flush=True)
+        elif not args.quiet:
+            stderr_progress(message)
+
+    def checked(root: Path) -> tuple[bool, list[str], str]:
+        outcome = check(root, data_dir, progress)
+        if in_place:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+        return outcome
+    return each_submission(args.submissions, checked)

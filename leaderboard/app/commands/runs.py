@@ -11,7 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import add_data_dir, new_command, store_option, submission_dir
+from leaderboard.app.commands import (add_data_dir, each_submission, new_command, store_option,
+                                      submission_dir)
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -48,7 +49,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "Upload (Hugging Face dataset: one commit) or copy (folder) every file of each "
         "submission to the run store, write the commit into its manifest's source: line, "
         "and remove the folder's copies (--keep to keep them). Submissions already in the "
-        "store are left alone. A Hugging Face push uses huggingface_hub's token "
+        "store are left alone. Nothing is pushed unless every folder given is a "
+        "submission whose files can all be had (unlike verify and pull, which go on past "
+        "a folder that is not there). A Hugging Face push uses huggingface_hub's token "
         "($HF_TOKEN).",
         "  leaderboard runs push submissions/my-model --to hf://datasets/me/my-runs\n"
         "  leaderboard runs push --all --quiet")
@@ -112,42 +115,36 @@ def _print(lines: list[str]) -> None:
         print(line)
 
 
-def run_pull(args: argparse.Namespace) -> int:
+def _pull(folder: Path) -> tuple[bool, list[str], str]:
     from leaderboard.app.transfer import pull
     from leaderboard.core.report import plural
 
-    folders = _folders(args.submissions)
-    if folders is None:
-        return 1
-    failed = 0
-    for folder in folders:
-        report, written, kept = pull(folder)
-        _print(report.lines())
-        failed += not report.ok
-        cached = (f"; the explorer's {plural(len(kept), 'file')} "
-                  f"{'is' if len(kept) == 1 else 'are'} in the run store's cache: a pull "
-                  f"request never carries {'it' if len(kept) == 1 else 'them'}"
-                  if kept else "")
-        print(f"{folder.name}: {'pulled' if report.ok else 'NOT pulled'} "
-              f"({plural(len(written), 'file')} written{cached})")
-    return 1 if failed else 0
+    report, written, kept = pull(folder)
+    cached = (f"; the explorer's {plural(len(kept), 'file')} "
+              f"{'is' if len(kept) == 1 else 'are'} in the run store's cache: a pull "
+              f"request never carries {'it' if len(kept) == 1 else 'them'}"
+              if kept else "")
+    return report.ok, report.lines(), (
+        f"{folder.name}: {'pulled' if report.ok else 'NOT pulled'} "
+        f"({plural(len(written), 'file')} written{cached})")
 
 
-def run_verify(args: argparse.Namespace) -> int:
+def run_pull(args: argparse.Namespace) -> int:
+    return each_submission(args.submissions, _pull)
+
+
+def _verify(folder: Path) -> tuple[bool, list[str], str]:
     from leaderboard.app.transfer import verify
     from leaderboard.core.report import plural
 
-    folders = _folders(args.submissions)
-    if folders is None:
-        return 1
-    failed = 0
-    for folder in folders:
-        report = verify(folder)
-        _print(report.lines())
-        failed += not report.ok
-        print(f"{folder.name}: {'verified' if report.ok else 'INVALID'} "
-              f"({plural(len(report.errors), 'error')})")
-    return 1 if failed else 0
+    report = verify(folder)
+    return report.ok, report.lines(), (
+        f"{folder.name}: {'verified' if report.ok else 'INVALID'} "
+        f"({plural(len(report.errors), 'error')})")
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    return each_submission(args.submissions, _verify)
 
 
 def run_push(args: argparse.Namespace) -> int:
@@ -167,6 +164,9 @@ def run_push(args: argparse.Namespace) -> int:
               f"{args.submissions_dir}")
         return 0
     if _folders(folders) is None:
+        # All or nothing, as push is for files it cannot have: a mistyped folder among
+        # several stops the push before anything is uploaded, copied or removed.
+        print("nothing pushed: every folder given must be a submission's")
         return 1
     progress = (lambda _m: None) if args.quiet else (
         lambda m: print(m, file=sys.stderr, flush=True))
