@@ -542,6 +542,18 @@ def test_the_home_download_gives_its_order_as_a_position_not_a_rank(built: dict)
     assert any(r["rank"] is not None for r in views)
 
 
+def test_the_home_page_links_every_table_in_one_parquet_file(built: dict) -> None:
+    """downloads/results.parquet, every view's records in long form, was linked from no
+    page: only the README named it, so a reader of the site could not find it. The home
+    page offers it beside its own table's downloads, and the link resolves."""
+    out: Path = built["out"]
+    links = [a["href"] for tag, a in parse(out / "index.html").tags
+             if tag == "a" and a.get("href", "").split("?")[0] == "downloads/results.parquet"]
+    assert links
+    for href in links:
+        assert (out / href.split("?")[0]).is_file(), href
+
+
 def test_csv_and_json_downloads_match_the_tables(built: dict) -> None:
     out: Path = built["out"]
     checked = 0
