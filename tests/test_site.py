@@ -989,6 +989,23 @@ def test_every_file_a_page_loads_is_named_with_its_build(built: dict) -> None:
     assert explorer[0]["data-build"] == build
 
 
+def test_every_download_a_page_offers_is_named_with_its_build(built: dict) -> None:
+    # The pages named their scripts ?v=<build>, and their downloads as they were: for ten
+    # minutes after a deploy a reader could download the previous deploy's table (kept
+    # by GitHub Pages' max-age=600) beside the new page's.
+    out: Path = built["out"]
+    build = json.loads((out / "explore" / "index.json").read_text(encoding="utf-8"))["build"]
+    offered: set[str] = set()
+    for page in out.rglob("*.html"):
+        for tag, attrs in parse(page).tags:
+            href = attrs.get("href", "") if tag == "a" else ""
+            path = href.split("?")[0]
+            if path.split("/")[-2:-1] == ["downloads"]:
+                assert href == f"{path}?v={build}", (page, href)
+                offered.add((page.parent / path).resolve().name)
+    assert {"home.csv", "home.json", "results.parquet", "followir-robust04.csv"} <= offered
+
+
 def test_two_builds_that_load_other_files_have_other_ids(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     (docs / "assets").mkdir(parents=True)
@@ -1003,7 +1020,12 @@ def test_two_builds_that_load_other_files_have_other_ids(tmp_path: Path) -> None
     second = build_id(docs)
     assert second != first
     (docs / "explore" / "tasks" / "t.json").rename(docs / "explore" / "tasks" / "u.json")
-    assert build_id(docs) not in (first, second)  # the same bytes under another name
+    third = build_id(docs)
+    assert third not in (first, second)  # the same bytes under another name
+    # A download is offered by that build's name too: another table, another id.
+    (docs / "downloads").mkdir()
+    (docs / "downloads" / "home.csv").write_text("position\n1\n", encoding="utf-8")
+    assert build_id(docs) not in (first, second, third)
 
 
 def test_the_404_page_links_from_the_sites_address(built: dict) -> None:

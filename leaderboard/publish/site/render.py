@@ -43,7 +43,7 @@ from leaderboard.publish.site.mkdocs_hooks import SEARCH_EXTRA, fragment_path
 from leaderboard.publish.site.overview import home_document, overview_context
 from leaderboard.publish.site.repository import (RepositoryRef, file_listing, repository_ref,
                                                  submission_dates)
-from leaderboard.publish.site.scripts import build_id
+from leaderboard.publish.site.scripts import build_id, versioned
 from leaderboard.publish.site.search import search_entries
 from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_gap,
                                                       printed_average_note)
@@ -89,7 +89,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(params=params_text, nbhyphen=nbhyphen, sentence=sentence,
                        it=instruction_text, safe_url=safe_url, filesize=size_text,
-                       params_reason=params_reason, plural=plural)
+                       params_reason=params_reason, plural=plural, versioned=versioned)
     env.globals.update(relative=relative, TIER_LEADER=TIER_LEADER, TIER_TIED=TIER_TIED,
                        SUBMITTED_SIZE_HELP=SUBMITTED_SIZE_HELP, MODEL_SIZE_HELP=MODEL_SIZE_HELP)
     return env
@@ -196,8 +196,8 @@ def section_context(section: Section, board: Board, page: str) -> dict:
 def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
                 reference_ids: Collection[str]) -> str:
     """Write every page and download under ``docs``; return the build's id, which every
-    page names the scripts, stylesheets and explorer files it loads with
-    (:func:`leaderboard.publish.site.scripts.build_id`). Submission
+    page names the scripts, stylesheets and explorer files it loads and the downloads it
+    offers with (:func:`leaderboard.publish.site.scripts.build_id`). Submission
     files are linked to the repository at ``repo`` (by default the checkout holding the
     first submission, else the default branch), never copied into the site.
     ``reference_ids``: the reference models' ids (``reference_models/models.yaml``, which
@@ -240,6 +240,12 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
     long += long_records(doc["view"]["id"], [c["id"] for c in doc["view"]["columns"]],
                          records)
     write_results_parquet(long, docs / DOWNLOADS)
+    explorer_warnings = write_explorer(board, docs, write)
+    # Every file a page loads or offers is written: the build's id names them all
+    # (templates: ``url|versioned(build)``).
+    build = build_id(docs)
+    stamp_build(docs, build)
+    env.globals["build"] = build
     write("index.md", "home.md.j2", model_types=MODEL_TYPES, overview=overview)
     pages: tuple[Page, ...] = site_pages()
     for page in pages:
@@ -270,9 +276,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
           examples=validator_examples(), sources=task_sources(), repo_url=repo.url,
           status_lines=STATUS_LINE, corpus_depth=corpus_depth_text())
     write("metrics.md", "metrics.md.j2", measures=list(MEASURES.values()), alpha=ALPHA)
-    board.warnings += write_explorer(board, docs, write)
-    build = build_id(docs)
-    stamp_build(docs, build)
+    board.warnings += explorer_warnings
     write_explorer_page(write, build)
     extra = docs / SEARCH_EXTRA
     extra.parent.mkdir(parents=True, exist_ok=True)

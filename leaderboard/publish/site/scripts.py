@@ -9,10 +9,11 @@ what it takes from the parts before it; the build joins them, in
 nothing but ``window.fbExplorer`` leaks into the page and the browser makes one request.
 The pure parts also export themselves to node for ``tests/js/``.
 
-Every file a page loads is named with its build (:func:`build_id`, :func:`versioned`):
-the server (GitHub Pages: ``max-age=600``) lets a browser or proxy keep a file for a
-while, and a page must not run one deploy's script against another's stylesheet or the
-explorer's files of another format. The pages name their scripts and stylesheets
+Every file a page loads or offers is named with its build (:func:`build_id`,
+:func:`versioned`): the server (GitHub Pages: ``max-age=600``) lets a browser or proxy
+keep a file for a while, and a page must not run one deploy's script against another's
+stylesheet or the explorer's files of another format, nor offer the previous deploy's
+table beside its own. The pages name their scripts, stylesheets and downloads
 ``?v=<build>``, and the explorer fetches every file of the site with it (its element's
 ``data-build``, assets/explorer/load.js); Material's own files carry a hash in their
 names already.
@@ -37,9 +38,10 @@ PAGE_SCRIPTS = ("assets/format.js", "assets/leaderboard.js", "assets/explorer-li
 #: Every page's stylesheets (mkdocs ``extra_css``).
 PAGE_STYLES = ("assets/leaderboard.css", "assets/explorer.css")
 
-#: What a page loads of what a build writes into the docs tree: the folders
-#: :func:`build_id` hashes (the scripts, the stylesheets and the explorer's files).
-LOADED_FOLDERS = ("assets", "explore")
+#: What a page loads or offers of what a build writes into the docs tree, every file of
+#: which a page names with the build's id: the folders :func:`build_id` hashes (the
+#: scripts, the stylesheets, the explorer's files and the tables' downloads).
+NAMED_FOLDERS = ("assets", "explore", "downloads")
 
 #: The explorer's script in the built site, and what its page loads (explore.md.j2): the
 #: explorer's content runs before the scripts every page loads at its end.
@@ -91,13 +93,13 @@ def write_explorer_script(docs: Path) -> None:
 
 
 def build_id(docs: Path) -> str:
-    """The build's id: a hash of every file under :data:`LOADED_FOLDERS` of the docs
-    tree, their paths and contents, so two builds whose pages load the same files share
-    it and any other two differ. Computed once the explorer's files are written, before
-    any page names it and before the index and task files name it
-    (:func:`.explorer.stamp_build`: the hash is of the files as they were before)."""
+    """The build's id: a hash of every file under :data:`NAMED_FOLDERS` of the docs
+    tree, their paths and contents, so two builds whose pages load and offer the same
+    files share it and any other two differ. Computed once the explorer's files and the
+    downloads are written, before any page names it and before the index and task files
+    name it (:func:`.explorer.stamp_build`: the hash is of the files as they were before)."""
     digest = hashlib.sha256()
-    for folder in LOADED_FOLDERS:
+    for folder in NAMED_FOLDERS:
         for path in sorted((docs / folder).rglob("*")):
             if path.is_file():
                 digest.update(path.relative_to(docs).as_posix().encode("utf-8") + b"\0")
