@@ -336,8 +336,9 @@ def _explanations(folder: Path, named: ExplainManifestFile | None, docs: Path,
     return remote, False, set(manifest["tasks"])
 
 
-def write_explorer(board: Board, docs: Path, write: Callable[..., None]) -> list[str]:
-    """Write the explorer page and its files into the docs tree; returns warnings
+def write_explorer(board: Board, docs: Path) -> list[str]:
+    """Write the explorer's files into the docs tree (its page is
+    :func:`write_explorer_page`'s, once the build's id is known); returns warnings
     (submissions whose explanation files could not be read)."""
     registry = all_tasks()
     warnings: list[str] = []

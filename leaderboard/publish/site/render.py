@@ -240,7 +240,7 @@ def render_docs(board: Board, docs: Path, repo: RepositoryRef | None = None, *,
     long += long_records(doc["view"]["id"], [c["id"] for c in doc["view"]["columns"]],
                          records)
     write_results_parquet(long, docs / DOWNLOADS)
-    explorer_warnings = write_explorer(board, docs, write)
+    explorer_warnings = write_explorer(board, docs)
     # Every file a page loads or offers is written: the build's id names them all
     # (templates: ``url|versioned(build)``).
     build = build_id(docs)
