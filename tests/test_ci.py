@@ -78,6 +78,13 @@ def git(repo: Path, *args: str) -> str:
                           text=True).stdout.strip()
 
 
+def init_repo(repo: Path) -> None:
+    """An empty git repository at ``repo`` on branch main, committing as the tests."""
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "tests@followboard.invalid")
+    git(repo, "config", "user.name", "FollowBoard tests")
+
+
 def commit_all(repo: Path, message: str) -> str:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message)
@@ -151,9 +158,7 @@ def template(tmp_path_factory, data_dir: Path, wtr) -> tuple[Path, str]:
     """A base repository: one scored verified submission, one reported row, some code."""
     repo = tmp_path_factory.mktemp("template") / "repo"
     repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.email", "tests@followboard.invalid")
-    git(repo, "config", "user.name", "FollowBoard tests")
+    init_repo(repo)
     (repo / "leaderboard").mkdir()
     (repo / "leaderboard" / "__init__.py").write_text('"""placeholder"""\n')
     old = write_submission(repo, "old-model", "Old Model", wtr, quality="weak")
@@ -1574,9 +1579,7 @@ def test_names_git_allows_but_a_submission_must_not_have(path):
 def _blob_repo(tmp_path: Path, files: dict[str, bytes]) -> tuple[Path, str]:
     repo = tmp_path / "blobs"
     repo.mkdir()
-    git(repo, "init", "-q")
-    git(repo, "config", "user.email", "tests@followboard.invalid")
-    git(repo, "config", "user.name", "FollowBoard tests")
+    init_repo(repo)
     for rel, data in files.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_bytes(data)
@@ -3447,9 +3450,7 @@ def test_only_a_pr_that_changes_no_submission_nor_the_checks_code_skips_the_data
                       "submissions/old-model/metadata.yaml": "id: old-model\n"}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    git(root.parent, "init", "-q", "-b", "main", str(root))
-    git(root, "config", "user.email", "tests@followboard.invalid")
-    git(root, "config", "user.name", "FollowBoard tests")
+    init_repo(root)
     base = commit_all(root, "base")
     git(root, "checkout", "-q", "-b", "pr")
     for rel, text in changed.items():
@@ -3481,9 +3482,7 @@ def test_a_file_name_pr_scope_prints_runs_no_workflow_command(tmp_path, actions_
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     root = tmp_path / "repo"
     root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "tests@followboard.invalid")
-    git(root, "config", "user.name", "FollowBoard tests")
+    init_repo(root)
     (root / "README.md").write_text("a\n")
     base = commit_all(root, "base")
     evil = root / "submissions" / "x" / "a\n::add-mask::FollowBoard ##[error title=Approved]ok"
@@ -3520,9 +3519,7 @@ def test_a_branch_with_no_history_in_common_gets_the_whole_check(tmp_path, actio
                                                                 capsys):
     root = tmp_path / "repo"
     root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "tests@followboard.invalid")
-    git(root, "config", "user.name", "FollowBoard tests")
+    init_repo(root)
     (root / "README.md").write_text("a\n")
     base = commit_all(root, "base")
     git(root, "checkout", "-q", "--orphan", "other")
