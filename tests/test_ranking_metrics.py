@@ -70,10 +70,11 @@ def test_every_metric_kind_equals_trec_eval(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_p_mrr_and_irs_together_equal_each_alone(seed: int) -> None:
-    """FollowTable's scoring looks T+ and T- up once for both pair metrics; the figures
-    must be bit for bit those of p_mrr and irs called alone. Random pairs include a query
-    missing from one run, pairs with no T+ or no T-, and judged documents no run ranks."""
-    from leaderboard.core.metrics.instruction import irs, p_mrr, p_mrr_and_irs
+    """FollowTable's scoring looks T+ and T- up once for both pair metrics (rank_task's
+    PairRanks.of with both); the figures must be bit for bit those of p_mrr and irs called
+    alone. Random pairs include a query missing from one run, pairs with no T+ or no T-,
+    and judged documents no run ranks."""
+    from leaderboard.core.metrics.instruction import PairRanks, irs, p_mrr
 
     rng = random.Random(seed)
     docs = [f"t{i}" for i in range(80)]
@@ -90,7 +91,8 @@ def test_p_mrr_and_irs_together_equal_each_alone(seed: int) -> None:
             changed[qid] = sorted(set(rng.sample(docs, rng.choice((0, 1, 5)))) - set(positive[qid]))
     queries = sorted(pairs)
     runs = as_ranked(original), as_ranked(altered)
-    together = p_mrr_and_irs(*runs, pairs, positive, changed, 80, queries)
+    both = PairRanks.of(*runs, pairs, queries, changed, positive, 80)
+    together = (both.p_mrr(), both.irs())
     alone = (p_mrr(*runs, pairs, changed, queries), irs(*runs, pairs, positive, changed, 80, queries))
     assert together == alone
     assert len(together[1]) == len(queries) and 0 < len(together[0]) < len(queries)

@@ -265,18 +265,6 @@ def irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
                         corpus_size).irs()
 
 
-def p_mrr_and_irs(original: RankedRun, altered: RankedRun, pairs: Mapping[str, str],
-                  positive: DocLists | JudgedDocs, changed: DocLists | JudgedDocs,
-                  corpus_size: int, query_ids: Sequence[str]
-                  ) -> tuple[dict[str, float], dict[str, float]]:
-    """``p_mrr(..., changed, ...)`` and ``irs(..., positive, changed, ...)`` of a task that
-    reports both (FollowTable), from one lookup of T+ and T- in each run: p-MRR's changed
-    documents are IRS's T-, so their ranks are looked up once (3-4 ms of a FollowTable
-    task's scoring)."""
-    ranks = PairRanks.of(original, altered, pairs, query_ids, changed, positive, corpus_size)
-    return ranks.p_mrr(), ranks.irs()
-
-
 def irs_parts(t_pos: JudgedDocs, t_neg: JudgedDocs, corpus_size: int, r_og: np.ndarray,
               r_new: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pair: S, S(ideal) and S(worst) of IRS (module docstring), from the ranks of T+
