@@ -21,7 +21,6 @@ import leaderboard.core.runs.validation as runs_validation
 from leaderboard.app.cli import main
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.data import load_task_data
-from leaderboard.core.report import Report
 
 REPO = Path(__file__).resolve().parents[1]
 WTR = "followtable/wtr"
@@ -62,9 +61,8 @@ def test_many_gzip_members_inflate_in_linear_time(tmp_path: Path, monkeypatch) -
     path.write_bytes(raw)
     counting = CountingInflater()
     monkeypatch.setattr(fileio, "_gzip_lib", counting)
-    report = Report()
-    assert runs_reading.read_run_bytes(path, "members.trec.gz", report) == b"".join(lines)
-    assert report.ok
+    read = runs_reading.read_run_file(path, "members.trec.gz")
+    assert read.data == b"".join(lines) and read.report.ok
     # Quadratic: ~20,000 x half the file = 6.7 GB; linear: a small multiple of the file.
     assert counting.fed <= 32 * len(raw), counting.fed
 
@@ -81,16 +79,16 @@ def test_a_one_member_gzip_inflates_in_one_call(tmp_path: Path, monkeypatch) -> 
     counting = CountingInflater()
     calls = counting.calls
     monkeypatch.setattr(fileio, "_gzip_lib", counting)
-    report = Report()
-    inflated = runs_reading.read_run_bytes(path, "run.trec.gz", report)
-    assert report.ok and inflated == b"".join(lines) + b"tail Q0 d 1 1.5 t\n"
+    read = runs_reading.read_run_file(path, "run.trec.gz")
+    inflated = read.data
+    assert read.report.ok and inflated == b"".join(lines) + b"tail Q0 d 1 1.5 t\n"
     assert len(raw) > 20 * 4096
     # The first member in one call (handed the whole file); the second in its own.
     assert calls[0] == path.stat().st_size and len(calls) == 2, calls
     # Past _WHOLE_FIRST_MEMBER the file goes on in slices again, as many as it takes.
     calls.clear()
     monkeypatch.setattr(fileio, "_WHOLE_FIRST_MEMBER", 8192)
-    assert runs_reading.read_run_bytes(path, "run.trec.gz", report) == inflated
+    assert runs_reading.read_run_file(path, "run.trec.gz").data == inflated
     assert calls[0] == 8192 and max(calls[1:-1]) == 4096, calls
 
 
@@ -98,11 +96,12 @@ def test_gzip_members_with_zero_padding_and_garbage(tmp_path: Path) -> None:
     member = gzip.compress(b"0 Q0 1 1 1.5 t\n", mtime=0)
     path = tmp_path / "run.gz"
     path.write_bytes(member * 3 + b"\x00" * 700)
-    report = Report()
-    assert runs_reading.read_run_bytes(path, "run.gz", report) == b"0 Q0 1 1 1.5 t\n" * 3 and report.ok
+    read = runs_reading.read_run_file(path, "run.gz")
+    assert read.data == b"0 Q0 1 1 1.5 t\n" * 3 and read.report.ok
     path.write_bytes(member * 3 + b"\x00" * 700 + b"x")
-    assert runs_reading.read_run_bytes(path, "run.gz", report) is None
-    assert [i.format() for i in report.issues] == [
+    read = runs_reading.read_run_file(path, "run.gz")
+    assert read.data is None
+    assert [i.format() for i in read.report.issues] == [
         "run.gz: not a valid gzip file: trailing garbage after the compressed data"]
 
 

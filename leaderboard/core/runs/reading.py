@@ -19,12 +19,6 @@ MAX_FILE_BYTES = 512 * 1024 * 1024  # uncompressed; ~4x the largest legitimate r
 MAX_COMPRESSED_BYTES = 128 * 1024 * 1024
 
 
-def read_run_bytes(path: Path, display: str, report: Report) -> bytes | None:
-    """The decompressed bytes of a run file, or None after reporting why not."""
-    return read_submitted_bytes(path, display, report, max_bytes=MAX_FILE_BYTES,
-                                max_compressed_bytes=MAX_COMPRESSED_BYTES)
-
-
 @dataclass(frozen=True)
 class RunBytes:
     """A run file's decompressed bytes, not yet parsed; None when they could not be read,
