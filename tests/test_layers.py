@@ -228,3 +228,60 @@ def test_the_statistics_packages_re_export_nothing() -> None:
         assert public == submodules, f"{name} re-exports {sorted(public - submodules)}"
     board = importlib.import_module("leaderboard.publish.site.board")
     assert not hasattr(board, "__all__") and not hasattr(board, "SiteDataError")
+
+
+# What changes a submission folder (submission.transaction.change_folder, the one way a
+# folder changes: all or nothing), and which of its files each writes. Another module
+# that writes a folder's files goes through one of these (kept.json: submission.kept,
+# which `ci score-pending` once bypassed with a change of its own).
+FOLDER_WRITERS = {
+    "leaderboard.submission.pipeline": "the scorer's entries, the explorer's files, manifest.txt",
+    "leaderboard.submission.kept": "kept.json",
+    "leaderboard.app.transfer": "the files the run store keeps, fetched or moved there, "
+                                "and manifest.txt",
+    "reference_models.folder_writer": "a reference model's metadata.yaml and runs",
+    "reference_models.measure": "metadata.yaml's efficiency block",
+}
+
+
+def folder_writers(repo: Path = REPO) -> set[str]:
+    """The modules that import ``change_folder`` (or the transaction module itself, whose
+    function they may then call) from ``leaderboard.submission.transaction``."""
+    found = set()
+    for pattern in ("leaderboard/**/*.py", "reference_models/**/*.py"):
+        for path in sorted(repo.glob(pattern)):
+            module = ".".join(path.relative_to(repo).with_suffix("").parts)
+            if module == "leaderboard.submission.transaction":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if isinstance(node, ast.ImportFrom) and (
+                        (node.module == "leaderboard.submission.transaction"
+                         and any(a.name == "change_folder" for a in node.names))
+                        or (node.module == "leaderboard.submission"
+                            and any(a.name == "transaction" for a in node.names))):
+                    found.add(module)
+                elif isinstance(node, ast.Import) and any(
+                        a.name == "leaderboard.submission.transaction" for a in node.names):
+                    found.add(module)
+    return found
+
+
+def test_a_submission_folder_has_one_writer_for_each_file() -> None:
+    found = folder_writers()
+    assert found <= set(FOLDER_WRITERS), (
+        f"{sorted(found - set(FOLDER_WRITERS))} change a submission folder themselves: write "
+        "through the module that owns the file (FOLDER_WRITERS), or declare the new owner")
+    assert found == set(FOLDER_WRITERS), \
+        f"no longer change a folder: take {sorted(set(FOLDER_WRITERS) - found)} out"
+
+
+def test_folder_writers_are_found(tmp_path: Path) -> None:
+    (tmp_path / "leaderboard" / "app").mkdir(parents=True)
+    (tmp_path / "reference_models").mkdir()
+    (tmp_path / "leaderboard" / "app" / "a.py").write_text(
+        "from leaderboard.submission.transaction import ChangeError, change_folder\n")
+    (tmp_path / "leaderboard" / "app" / "b.py").write_text(
+        "from leaderboard.submission.transaction import ChangeError\n")
+    (tmp_path / "reference_models" / "c.py").write_text(
+        "def f():\n    from leaderboard.submission import transaction\n")
+    assert folder_writers(tmp_path) == {"leaderboard.app.a", "reference_models.c"}

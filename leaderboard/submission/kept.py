@@ -8,7 +8,7 @@ kept as it was, on the earlier revision. That outcome follows from three things 
 submission's inputs (metadata.yaml and the run files, by SHA-256), the revisions the
 registry pins for its tasks, and the scorer's version. Without a record of them, every
 later push tried it again, failed alike and warned alike. CI writes this record when it
-keeps a submission (:func:`kept_text`), and publishing tries the submission again only when
+keeps a submission (:func:`write_kept`), and publishing tries the submission again only when
 one of the three differs from it (:func:`read_kept` and :class:`Trial`'s equality); a
 scoring after the merge that succeeds removes it (:func:`leaderboard.submission.pipeline.
 score_submission`). A pull request never carries it (the layout's CI entries).
@@ -22,7 +22,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from leaderboard.core.fileio import atomic_write_text
 from leaderboard.submission.layout import KEPT_NAME
+from leaderboard.submission.transaction import change_folder
 
 KEPT_FORMAT = "followboard-kept/1"
 # A record is a few hundred bytes per run file; read none larger.
@@ -66,6 +68,15 @@ def kept_text(trial: Trial, kept_on: dict[str, str]) -> str:
         kept_on=dict(sorted(kept_on.items())), inputs_sha256=trial.inputs_sha256,
         pinned=dict(sorted(trial.pinned.items())), scorer=trial.scorer)
     return json.dumps(record.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
+
+
+def write_kept(folder: Path, trial: Trial, kept_on: dict[str, str]) -> None:
+    """Write ``folder``'s record (:func:`kept_text`), as one change of the folder
+    (:func:`leaderboard.submission.transaction.change_folder`, whose ChangeError says why
+    it could not be made)."""
+    with change_folder(folder) as change:
+        atomic_write_text(change.folder / KEPT_NAME, kept_text(trial, kept_on))
+        change.commit()
 
 
 def read_kept(folder: Path) -> KeptRecord | None:

@@ -29,10 +29,9 @@ from typing import Callable
 from leaderboard.app.ci.git import NULL_SHA_RE, GitError, changed_files, resolve_commit
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import atomic_write_text
 from leaderboard.core.report import Report, plural
 from leaderboard.store.files import StoreError
-from leaderboard.submission.kept import kept_text, read_kept
+from leaderboard.submission.kept import read_kept, write_kept
 from leaderboard.submission.layout import (
     EXPLAIN_DIR,
     KEPT_NAME,
@@ -47,7 +46,7 @@ from leaderboard.submission.files import submission_files
 from leaderboard.submission.pipeline import results_staleness, score_submission, scoring_trial
 from leaderboard.submission.results import (ResultsFileError, off_pin_revisions, off_pin_tasks,
                                             read_results)
-from leaderboard.submission.transaction import ChangeError, change_folder
+from leaderboard.submission.transaction import ChangeError
 
 Progress = Callable[[str], None]
 
@@ -249,9 +248,7 @@ def _record_kept(folder: Path, moved: dict[str, str], report: Report) -> None:
     problem = "its results.json or inputs cannot be read" if trial is None else ""
     if trial is not None:
         try:
-            with change_folder(folder) as change:
-                atomic_write_text(change.folder / KEPT_NAME, kept_text(trial, moved))
-                change.commit()
+            write_kept(folder, trial, moved)
         except ChangeError as exc:
             problem = exc.message
     if problem:
