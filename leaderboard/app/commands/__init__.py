@@ -11,9 +11,26 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from leaderboard.core.display import score_text
+from leaderboard.core.measures import is_signed
+
 if TYPE_CHECKING:
     from leaderboard.core.tasks import Role, Task
     from leaderboard.store.locations import RunStore
+
+
+# The leaderboard, `compare` and the PR comment show scores x100; so do the texts of `eval`
+# and `explain`, and say so on their first line. JSON output keeps the fractions
+# results.json stores.
+SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
+
+
+def figure_text(key: str, fraction: float | None) -> str:
+    """A figure of metric ``key`` as `eval` and `explain` print it: x100, two decimals, by
+    the leaderboard's display rule, signed where the catalogue signs the measure (p-MRR,
+    IRS), as the board and `compare` do (one convention per column: nDCG@10 was printed
+    "+84.15" above "0.00"); "-" for none."""
+    return "-" if fraction is None else score_text(fraction, signed=is_signed(key), digits=2)
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:

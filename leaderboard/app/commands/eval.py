@@ -8,22 +8,9 @@ import os
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import add_data_dir, add_role_files, new_command, task_and_files
-from leaderboard.core.display import score_text
-from leaderboard.core.measures import is_signed
+from leaderboard.app.commands import (SCALE_NOTE, add_data_dir, add_role_files, figure_text,
+                                      new_command, task_and_files)
 from leaderboard.core.report import Report, plural
-
-
-# The leaderboard, `compare` and the PR comment show scores x100; so does eval's text, and
-# says so on its first line. JSON output keeps the fractions results.json stores.
-SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
-
-
-def as_shown(key: str, fraction: float) -> str:
-    """A score on the leaderboard's x100 scale, two decimals, by the leaderboard's display
-    rule, signed where the catalogue signs its measure (p-MRR, IRS), as the board and
-    `compare` do: every figure was signed ("original/nDCG@10 +53.90")."""
-    return score_text(fraction, signed=is_signed(key), digits=2)
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
@@ -100,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
     keys = [key for key in task.metric_keys() if key in scores.metrics]
     width = max([22] + [len(key) for key in keys])  # "Predicted positive rate" is 23
     for key in keys:
-        print(f"  {key:{width}} {as_shown(key, scores.metrics[key]):>7}")
+        print(f"  {key:{width}} {figure_text(key, scores.metrics[key]):>7}")
     for label, values in scores.groups.items():
-        cells = "  ".join(f"{k}={as_shown(k, v)}" for k, v in values.items())
+        cells = "  ".join(f"{k}={figure_text(k, v)}" for k, v in values.items())
         print(f"  [{label}] {cells}")
     return 0

@@ -8,11 +8,10 @@ import os
 import sys
 import textwrap
 
-from leaderboard.app.commands import add_data_dir, add_role_files, new_command, task_and_files
+from leaderboard.app.commands import (SCALE_NOTE, add_data_dir, add_role_files, figure_text,
+                                      new_command, task_and_files)
 from leaderboard.core.display import fixed, score_text
 from leaderboard.core.errors import UsageError
-
-SCALE_NOTE = "scores x100, as on the leaderboard; --json gives fractions"
 
 
 def label(key: str) -> str:
@@ -113,16 +112,6 @@ def gain(value: float) -> str:
     return shown(value)
 
 
-def metric_shown(key: str, fraction: float | None) -> str:
-    """A query's figure of metric ``key`` x100, two decimals, signed where the catalogue
-    signs the measure (p-MRR, IRS), as the board and `compare` do: one convention per
-    column (nDCG@10 printed "+84.15" above "0.00")."""
-    from leaderboard.core.measures import is_signed
-
-    return "-" if fraction is None else score_text(fraction, signed=is_signed(key),
-                                                   digits=2)
-
-
 def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) -> str:  # noqa: ANN001
     head = [f"{task_id}: {total} queries, lowest {label(sort_key)} first "
             f"({SCALE_NOTE}); --query ID shows one"]
@@ -143,7 +132,7 @@ def list_text(task_id: str, rows, keys: list[str], sort_key: str, total: int) ->
             cells.append((r.original_query or "").ljust(len(cols[1])))
         if has_group:
             cells.append((r.group or "").ljust(4))
-        cells += [metric_shown(k, r.metrics.get(k)).rjust(max(len(label(k)), 7))
+        cells += [figure_text(k, r.metrics.get(k)).rjust(max(len(label(k)), 7))
                   for k in keys]
         head.append("  ".join(cells))
     return "\n".join(head)
@@ -186,7 +175,7 @@ def card_text(card) -> str:  # noqa: ANN001 - a leaderboard.core.explain.QueryCa
         what += f" (original query {card.original_query}"
         what += f", constraint {card.group})" if card.group else ")"
     out = [f"{what}; {SCALE_NOTE}"]
-    out.append("  " + "   ".join(f"{label(k)} {metric_shown(k, v)}"
+    out.append("  " + "   ".join(f"{label(k)} {figure_text(k, v)}"
                                  for k, v in sorted(card.metrics.items())))
     out += [f"  {line}" for line in notes(sorted(card.metrics))]
     for role, text in card.texts.items():
