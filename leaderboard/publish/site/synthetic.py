@@ -61,7 +61,7 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
                 metrics[key] = 1 / 11
             elif base == "Predicted positive rate":
                 metrics[key] = float(rng.choice([0.0, rng.uniform(0.02, 0.2)]))
-            elif base in ("AUPRC", "ECE"):
+            elif measure_of(key).task_figure is not None:  # over all pairs: no per persona
                 metrics[key] = float(np.clip(rng.normal(0.3 + 0.3 * skill, 0.05), 0, 1))
             else:
                 values = np.clip(rng.normal(0.55 + 0.3 * skill, 0.15, n_queries), 0, 1)
