@@ -298,6 +298,30 @@ def test_delong_interval_excludes_zero_exactly_when_its_test_rejects() -> None:
             reference.delong_interval(d[:, j]), abs=1e-15)
 
 
+def test_a_row_whose_wilcoxon_test_sides_with_it_is_never_below_the_leader() -> None:
+    """The leader leads by the mean; Wilcoxon's test is of the signed ranks. A row ahead
+    on 30 of 31 topics by +1 and behind on one by 100 (p-MRR x100) has the lower mean, and
+    its two-sided test rejects, p 1.6e-6, in its own favour: shift +1.0 [+1.0, +1.0]. The
+    board printed it "below best verified" beside that shift; compare calls the pair
+    inconclusive."""
+    lead = {f"{t}": 0.5 for t in range(31)}
+    row = {f"{t}": 0.51 for t in range(30)} | {"30": -0.5}
+    view = tier_view({"lead": lead, "row": row}, "p-MRR")
+    tested = view.by_system()["row"]
+    assert view.leader == "lead" and tested.effect < 0 and tested.p_adjusted < 1e-5
+    assert tested.estimate > 0 and tested.ci_low > 0
+    assert tested.tier == "tied with leader"
+    # one whose test sides with the leader is below it, as before
+    behind = {f"{t}": 0.49 for t in range(30)} | {"30": 0.6}
+    assert tier_view({"lead": lead, "row": behind}, "p-MRR").by_system()["row"].tier \
+        == "below leader"
+    # lower is better: the same rule, mirrored
+    mirrored = tier_view({"lead": {k: -v for k, v in lead.items()},
+                          "row": {k: -v for k, v in row.items()}}, "p-MRR",
+                         higher_is_better=False).by_system()["row"]
+    assert mirrored.estimate < 0 and mirrored.tier == "tied with leader"
+
+
 # --------------------------------------------------------------------------- rank intervals
 
 def _systems(rng: np.random.Generator, n: int, m: int) -> np.ndarray:

@@ -285,9 +285,13 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     so that the choice never depends on a difference below the threshold nor on dict order.
     Every other tested system is compared with the leader by
     :func:`~leaderboard.publish.stats.significance.api.test_for_metric`'s test, the p-values are
-    Holm-corrected as one family, and a system is "tied with leader" when its adjusted
-    p-value is >= ``alpha`` or its mean is within ``threshold`` of the leader's, else
-    "below leader".
+    Holm-corrected as one family, and a system is "below leader" when its adjusted
+    p-value is below ``alpha``, its mean is more than ``threshold`` from the leader's and
+    its test's own statistic (``estimate``) lies on the leader's side of 0, else "tied with
+    leader". The last holds of every mean difference beyond the threshold; Wilcoxon's
+    test is of the signed ranks, not the mean, and can reject in favour of a row whose
+    mean is lower (ahead on most units, far behind on one): its Hodges-Lehmann shift is
+    then positive, and such a row is not below the leader, whatever its p-value.
 
     Ids in ``reported`` (figures from papers, no per-query scores) get tier "reported" and
     take no part: not in the leader choice, the unit universe, nor the Holm family.
@@ -350,8 +354,8 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
                 system=tested[j], leader=leader, metric=metric, test=test, n_units=n,
                 mean_system=m_j, mean_leader=mean_leader, effect=e, estimate=est,
                 ci_low=lo, ci_high=hi, effect_size=es, p_value=p, p_adjusted=q,
-                tier=("tied with leader" if q >= alpha or abs(m_j - mean_leader) <= threshold
-                      else "below leader"),
+                tier=("below leader" if q < alpha and abs(m_j - mean_leader) > threshold
+                      and sign * (e if est is None else est) > 0 else "tied with leader"),
                 rank_best=best[j], rank_worst=worst[j])
                 for j, m_j, e, est, lo, hi, es, p, q in zip(
                     others, means[others].tolist(), effects.tolist(), _finite(estimate),
