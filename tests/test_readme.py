@@ -310,6 +310,30 @@ def test_maintainers_md_says_what_a_data_revision_bump_does_as_the_code_does_it(
     assert "ask each one's owner" in section
 
 
+
+def test_maintainers_md_dry_runs_a_bump_on_the_data_it_pulled() -> None:
+    """MAINTAINERS.md had the bump's dry run pull the new revision into a scratch data
+    folder, then run `validate` and `score-pending --all` with no --data-dir: they read
+    $LEADERBOARD_DATA, the old revision, so validate scored on it and score-pending
+    stopped (the data is not the revision the registry pins). Every command of its block
+    parses, and every one that reads data reads the folder the pull wrote."""
+    import shlex
+
+    from leaderboard.app.cli import build_parser
+
+    section = maintainers_section("What a bump does to the board, and what you do")
+    block = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert block, "MAINTAINERS.md gives the bump's dry run no commands"
+    commands = [shlex.split(line) for line in block[1].splitlines()
+                if line.startswith("leaderboard ")]
+    assert [c[1:3] for c in commands] == [["data", "pull"], ["validate", "submissions/*"],
+                                          ["ci", "score-pending"]]
+    folders = {build_parser().parse_args(c[1:]).data_dir for c in commands}
+    assert len(folders) == 1 and None not in folders, folders
+    made = re.search(r"^mkdir (\S+) ", block[1], re.M)
+    assert made and folders == {made[1]}
+    assert "git restore --staged --worktree -- submissions" in block[1]
+
 @pytest.mark.parametrize("doc", ["README.md",
                                  "leaderboard/publish/site/templates/submit.md.j2"])
 def test_the_docs_say_which_ids_are_taken_as_the_validator_refuses_them(doc: str) -> None:
@@ -521,8 +545,8 @@ def test_maintainers_md_reruns_a_publish_the_way_the_workflow_reads_its_range() 
                  "Push range unknown"):
         assert said in code and said in text, said
     discard = "`git restore --staged --worktree -- submissions && git clean -fdq -- submissions`"
-    assert discard in text and discard in " ".join(maintainers_section(
-        "What a bump does to the board, and what you do").split())
+    assert discard in text and discard.strip("`") in maintainers_section(
+        "What a bump does to the board, and what you do").splitlines()
     block = re.findall(r"```bash\n(.*?)```", maintainers_section(
         "Re-running a failed or cancelled publish"), re.S)
     assert [line for b in block for line in b.strip().splitlines()] == [
