@@ -235,6 +235,18 @@ def test_zipped_predictions_say_what_they_are(data, pairs, tmp_path):
                                 "writes t4-hin.txt.gz)"]
 
 
+def test_utf16_predictions_say_to_save_them_as_utf8(data, pairs, tmp_path):
+    """Predictions saved as UTF-16 (PowerShell 5's >) were 'binary content', as any binary
+    file: the message says they are UTF-16 text and how to save them as UTF-8."""
+    report, predictions = check(data, tmp_path, ("\n".join(lines_for(pairs)) + "\n")
+                                .encode("utf-16"))
+    assert predictions is None
+    assert messages(report) == [
+        f"{SHOWN}: UTF-16 text (UTF-16LE), not UTF-8: save it as UTF-8, e.g. iconv -f "
+        "UTF-16LE -t UTF-8 t4-hin.txt > t4-hin-utf8.txt (Windows PowerShell 5's > writes "
+        "UTF-16: use Out-File -Encoding utf8)"]
+
+
 def test_non_utf8_content(data, pairs, tmp_path):
     content = ("\n".join(lines_for(pairs)[:4]) + "\n").encode() + "p9-i9 0,5 é\n".encode("latin-1")
     report, predictions = check(data, tmp_path, content)

@@ -242,6 +242,22 @@ def test_metadata_not_utf8_or_missing(tmp_path: Path) -> None:
     assert "not valid UTF-8" in report.errors[0].message
 
 
+def test_a_utf16_metadata_yaml_says_to_save_it_as_utf8(tmp_path: Path) -> None:
+    """A metadata.yaml saved as UTF-16 (Notepad's "Unicode", PowerShell 5's >) was "not
+    valid UTF-8", which says neither what it is nor what to do."""
+    root = tmp_path / SUB
+    root.mkdir()
+    for codec, named in (("utf-16", "UTF-16LE"), ("utf-16-be", "UTF-16BE")):
+        # Without its byte-order mark, UTF-16 of ASCII text is UTF-8 with NULs between.
+        (root / "metadata.yaml").write_bytes(GOOD.encode(codec))
+        report = Report()
+        assert load_metadata(root / "metadata.yaml", f"{SUB}/metadata.yaml", report) is None
+        assert [i.format() for i in report.issues] == [
+            f"{SUB}/metadata.yaml: UTF-16 text ({named}), not UTF-8: save it as UTF-8, e.g. "
+            f"iconv -f {named} -t UTF-8 metadata.yaml > metadata-utf8.yaml (Windows "
+            "PowerShell 5's > writes UTF-16: use Out-File -Encoding utf8)"]
+
+
 # --- the runs/ layout ---
 
 def touch(root: Path, rel: str, data: bytes = b"x") -> None:

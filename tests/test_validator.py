@@ -261,6 +261,26 @@ def test_an_archive_or_another_compression_says_what_it_is(
         "(gzip original.trec writes original.trec.gz)"), result.out
 
 
+@pytest.mark.parametrize(("codec", "named"), [
+    ("utf-16", "UTF-16LE"), ("utf-16-le", "UTF-16LE"), ("utf-16-be", "UTF-16BE")])
+def test_a_utf16_run_says_to_save_it_as_utf8(codec: str, named: str, tmp_path: Path, capsys,
+                                             data_dir: Path, wtr_lines) -> None:
+    """A run saved as UTF-16 (Windows PowerShell 5's > and Out-File write it, with a
+    byte-order mark; Notepad's "Unicode") was "binary content (NUL byte): this is not a
+    text run file", though it is the very text expected in another encoding: the message
+    says it is UTF-16 and how to save it as UTF-8, once for the file, gzipped or not."""
+    text = "".join(wtr_lines[:3000]).encode(codec)
+    for name, data in (("original.trec", text),
+                       ("original.trec.gz", gzip.compress(text, mtime=0))):
+        result = check(tmp_path / name, data, capsys, data_dir)
+        assert result.rc == 1
+        assert result.lines_at(None)[0].endswith(
+            f"{name}: UTF-16 text ({named}), not UTF-8: save it as UTF-8, e.g. iconv -f "
+            f"{named} -t UTF-8 original.trec > original-utf8.trec (Windows PowerShell 5's > "
+            "writes UTF-16: use Out-File -Encoding utf8)"), result.out
+        assert "binary content" not in result.out, result.out
+
+
 @pytest.mark.parametrize("name,data,message", [
     ("empty file", b"", "file is empty"),
     ("only blank lines", b"\n  \n\t\n", "file has no run lines"),

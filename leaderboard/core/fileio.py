@@ -446,6 +446,12 @@ _PACKED = ((b"PK\x03\x04", "a zip archive"), (b"BZh", "compressed with bzip2"),
            (b"7z\xbc\xaf\x27\x1c", "a 7z archive"))
 
 
+def _text_name(shown: str) -> str:
+    """The name of the text file ``shown`` (as a message names a submitted file) holds:
+    its last part, without its .gz."""
+    return PurePosixPath(shown.replace("\\", "/")).name.removesuffix(".gz")
+
+
 def packed_text(data: bytes, shown: str) -> str | None:
     """What the (inflated) bytes of the file ``shown`` (as a message names it), which
     should be a text file, are packed as, an archive or another compression than gzip,
@@ -454,9 +460,41 @@ def packed_text(data: bytes, shown: str) -> str | None:
     without its .gz); None when none is known."""
     kind = ("a tar archive" if data[257:262] == b"ustar"  # its header, gzipped or not
             else next((kind for magic, kind in _PACKED if data.startswith(magic)), None))
-    name = PurePosixPath(shown.replace("\\", "/")).name.removesuffix(".gz")
+    name = _text_name(shown)
     return (None if kind is None else f"{kind}, not a text file: gzip the file itself "
                                       f"(gzip {name} writes {name}.gz)")
+
+
+# A text file saved as UTF-16 (Windows PowerShell 5's > and Out-File write it, with a
+# byte-order mark, as Notepad's "Unicode" does): each ASCII character a byte beside a NUL,
+# which a UTF-8 reader takes for binary content. The marks, then the side the NULs are on
+# in the first characters of a file without one.
+_UTF16_MARKS = ((b"\xff\xfe", "UTF-16LE"), (b"\xfe\xff", "UTF-16BE"))
+_UTF16_PROBE_CHARS = 32
+
+
+def utf16_text(data: bytes, shown: str) -> str | None:
+    """That the (inflated) bytes of the file ``shown`` (as a message names it), which
+    should be UTF-8 text, are UTF-16 text, and how to save them as UTF-8 ("UTF-16 text
+    (UTF-16LE), not UTF-8: save it as UTF-8, e.g. iconv ...", the text file named as
+    ``shown`` names it, without its .gz); None when they are not."""
+    encoding = next((name for mark, name in _UTF16_MARKS if data.startswith(mark)), None)
+    if encoding is None:
+        head = data[:2 * _UTF16_PROBE_CHARS]
+        head = head[:len(head) - len(head) % 2]
+        if len(head) >= 4 and 0 not in head[0::2] and not any(head[1::2]):
+            encoding = "UTF-16LE"
+        elif len(head) >= 4 and 0 not in head[1::2] and not any(head[0::2]):
+            encoding = "UTF-16BE"
+    if encoding is None:
+        return None
+    name = _text_name(shown)
+    stem, dot, suffix = name.partition(".")
+    return (f"UTF-16 text ({encoding}), not UTF-8: save it as UTF-8, e.g. iconv -f "
+            f"{encoding} -t UTF-8 {name} > {stem}-utf8{dot}{suffix} (Windows PowerShell 5's "
+            "> writes UTF-16: use Out-File -Encoding utf8)")
+
+
 # What a file committed through Git LFS is in git's objects, and so in a clone without
 # git-lfs and to the PR check, which reads the objects: a pointer under 1024 bytes
 # beginning with this line (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md).

@@ -35,6 +35,7 @@ from leaderboard.core.fileio import (
     atomic_write_bytes,
     packed_text,
     read_submitted_bytes,
+    utf16_text,
 )
 from leaderboard.core.metrics.classification import (
     classification_metrics,
@@ -86,6 +87,9 @@ def _read_text(path: Path, shown: str, report: Report) -> str | None:
     raw = read_submitted_bytes(path, shown, report, max_bytes=MAX_BYTES,
                                max_compressed_bytes=MAX_BYTES)
     if raw is None:
+        return None
+    if b"\x00" in raw and (utf16 := utf16_text(raw, shown)):  # the text, in another encoding
+        report.add(shown, None, utf16)
         return None
     if b"\x00" in raw:
         line = raw.count(b"\n", 0, raw.index(b"\x00")) + 1

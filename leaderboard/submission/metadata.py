@@ -19,7 +19,8 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       ValidationError, field_validator)
 
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.fileio import file_kind, refusal_text, size_text, validation_problem
+from leaderboard.core.fileio import (file_kind, refusal_text, size_text, utf16_text,
+                                     validation_problem)
 from leaderboard.core.report import Report
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import MAX_METADATA_BYTES, METADATA_NAME, NO_LINKS
@@ -421,6 +422,9 @@ def _read_metadata(path: Path, display: str, report: Report) -> tuple[str, dict]
         raw = stream.read(MAX_METADATA_BYTES + 1)
     if len(raw) > MAX_METADATA_BYTES:
         report.add(display, None, f"metadata.yaml is over {size_text(MAX_METADATA_BYTES)}")
+        return None
+    if utf16 := utf16_text(raw, display):  # without its mark, it decodes as UTF-8 with NULs
+        report.add(display, None, utf16)
         return None
     try:
         text = raw.decode("utf-8")

@@ -39,7 +39,8 @@ except ImportError:  # pragma: no cover - a pyarrow that moved its private modul
     from pyarrow.compute import CastOptions as _CastOptions
     from pyarrow.compute import call_function as _call_function
 
-from leaderboard.core.fileio import ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, packed_text, size_text
+from leaderboard.core.fileio import (ENOUGH_AFTER_BYTES, MAX_LINE_ERRORS, packed_text,
+                                     size_text, utf16_text)
 from leaderboard.core.report import Report, plural
 from leaderboard.core.runs.columns import (MAX_FIXED_WIDTH, ParsedRun, _sort_names,
                                            ascii_as_unicode, id_array, recoded)
@@ -664,6 +665,9 @@ def _parse_rows(data: bytes, display: str, report: Report, whole_file: bool = Tr
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM):]  # some editors add one; it is not part of the first qid
     nul = data.find(b"\x00")
+    if nul >= 0 and (utf16 := utf16_text(data, display)):  # the text, in another encoding
+        report.add(display, None, utf16)
+        return None, 0
     if nul >= 0:
         packed = packed_text(data, display)  # a good run zipped, tarred, xz'd...
         report.add(display, _line_of_offset(data, nul),
