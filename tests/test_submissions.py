@@ -157,6 +157,19 @@ BAD_METADATA = [
     ("efficiency text with a direction override", lambda t: t + DECLARED.replace(
         "cpu: AMD EPYC", 'cpu: "AMD \\u202e EPYC"'),
      "efficiency.hardware.cpu", "cpu:", r"U\+202E"),
+    # A YAML yes/no (true, yes, on) was taken for 1 and false for 0: the board showed a
+    # model of 1 parameter, a measurement on 1 GPU or of 1 text.
+    ("parameters: true", lambda t: t.replace("parameters: 1000", "parameters: true"),
+     "model.parameters", "parameters: true",
+     r"a yes/no value \(YAML reads true, yes and on so\), not a "
+     r"number: write the number$"),
+    ("gpu_count: yes", lambda t: t + DECLARED.replace("gpu_count: 1", "gpu_count: yes"),
+     "efficiency.hardware.gpu_count", "hardware:", r"a yes/no value"),
+    ("texts: on", lambda t: t + DECLARED.replace("texts: 10", "texts: on"),
+     "efficiency.tasks.followtable/wtr.texts", "texts: on", r"a yes/no value"),
+    ("encode_seconds: false", lambda t: t + DECLARED.replace("encode_seconds: 1.5",
+                                                             "encode_seconds: false"),
+     "efficiency.tasks.followtable/wtr.encode_seconds", "encode_seconds:", r"a yes/no value"),
     ("efficiency sample with a line end", lambda t: t + DECLARED.replace(
         "texts: 10", 'texts: 10\n      sample: "a\\nb"'),
      "efficiency.tasks.followtable/wtr.sample", "sample:", r"U\+000A"),

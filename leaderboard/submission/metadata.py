@@ -142,10 +142,24 @@ class SubmittedModel(ModelInfo):
     """
 
     name: Annotated[str, AfterValidator(_shown_name)]
-    parameters: int | None = Field(default=None, ge=1, lt=MAX_PARAMETERS)
+    parameters: Annotated[int, Number] | None = Field(default=None, ge=1, lt=MAX_PARAMETERS)
     links: list[Annotated[str, AfterValidator(_web_link)]] = Field(default_factory=list)
     licence: Annotated[str, _plain("the licence")] | None = None
     revision: Annotated[str, _plain("the revision")] | None = None
+
+
+def _not_yes_or_no(value: object) -> object:
+    """A number as YAML read it, refused when it is a yes/no (``true``, ``yes``, ``on``),
+    which pydantic takes for 1 (and ``false`` for 0): the board showed ``parameters: true``
+    as a model of 1 parameter."""
+    if isinstance(value, bool):
+        raise ValueError("a yes/no value (YAML reads true, yes and on so), not a number: "
+                         "write the number")
+    return value
+
+
+# Each number of metadata.yaml: written as one, not as a yes/no.
+Number = BeforeValidator(_not_yes_or_no)
 
 
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -192,14 +206,14 @@ class EfficiencyHardware(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     cpu: Annotated[str, Field(min_length=1, max_length=200), _plain("the CPU")]
-    cpu_cores: int | None = Field(default=None, ge=1)
+    cpu_cores: Annotated[int, Number] | None = Field(default=None, ge=1)
     gpu: Annotated[str, Field(max_length=200), _plain("the GPU")] | None = None
-    gpu_count: int = Field(default=0, ge=0)
+    gpu_count: Annotated[int, Number] = Field(default=0, ge=0)
     precision: Annotated[str, Field(min_length=1, max_length=200), _plain("the precision")]
 
 
 # A non-negative finite number of seconds, bytes, texts or tokens.
-Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False), Number]
 
 
 class TaskEfficiency(BaseModel):
@@ -213,12 +227,12 @@ class TaskEfficiency(BaseModel):
     search_seconds: Amount
     # Texts the model encoded (documents, queries; query-document pairs for rerankers)
     # and their tokens after truncation; texts a cache answered are not counted.
-    texts: int = Field(ge=0)
-    tokens: int | None = Field(default=None, ge=0)
+    texts: Annotated[int, Number] = Field(ge=0)
+    tokens: Annotated[int, Number] | None = Field(default=None, ge=0)
     texts_per_second: Amount | None = None
     tokens_per_second: Amount | None = None
-    peak_cpu_memory_bytes: int | None = Field(default=None, ge=0)
-    peak_gpu_memory_bytes: int | None = Field(default=None, ge=0)
+    peak_cpu_memory_bytes: Annotated[int, Number] | None = Field(default=None, ge=0)
+    peak_gpu_memory_bytes: Annotated[int, Number] | None = Field(default=None, ge=0)
     # The machine's 1-minute load average when the task ended: other work beside the
     # measurement slows it down, and this says how much there was.
     load_average: Amount | None = None
