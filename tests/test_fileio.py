@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from leaderboard.core.fileio import (atomic_file, atomic_write_text, read_json_model, size_text,
                                      validation_problem)
@@ -169,6 +169,31 @@ def test_an_unknown_key_is_told_the_closest_known_key_of_its_mapping(data: dict,
     with pytest.raises(Exception) as caught:
         _Root.model_validate(data)
     assert validation_problem(caught.value.errors()[0], _Root) == problem
+
+
+class _Checked(BaseModel):
+    model: _Leaf
+    owner: str
+
+    @field_validator("owner")
+    @classmethod
+    def _no_at(cls, value: str) -> str:
+        if value.startswith("@"):
+            raise ValueError("a GitHub login, without '@'")
+        return value
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    ({"model": "My Model", "owner": "jane"}, "model: Input should be a valid dictionary"),
+    ({"model": {}, "owner": "@jane"}, "owner: a GitHub login, without '@'"),
+])
+def test_a_problem_is_worded_without_pydantics_names(data: dict, problem: str) -> None:
+    """metadata.yaml's `model: My Model` was told 'Input should be a valid dictionary or
+    instance of SubmittedModel', a Python class no submitter knows of, and every check of
+    our own began 'Value error, ' ('owner: Value error, must be a GitHub login')."""
+    with pytest.raises(ValidationError) as caught:
+        _Checked.model_validate(data)
+    assert validation_problem(caught.value.errors()[0], _Checked) == problem
 
 
 def test_a_json_file_with_an_unknown_key_is_told_the_closest_known_key(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ BAD_METADATA = [
     # model of 1 parameter, a measurement on 1 GPU or of 1 text.
     ("parameters: true", lambda t: t.replace("parameters: 1000", "parameters: true"),
      "model.parameters", "parameters: true",
-     r"a yes/no value \(YAML reads true, yes and on so\), not a "
+     r"^model\.parameters: a yes/no value \(YAML reads true, yes and on so\), not a "
      r"number: write the number$"),
     ("gpu_count: yes", lambda t: t + DECLARED.replace("gpu_count: 1", "gpu_count: yes"),
      "efficiency.hardware.gpu_count", "hardware:", r"a yes/no value"),

@@ -352,18 +352,26 @@ def _key_text(part: object) -> str:
 
 def validation_problem(error: Mapping[str, object], model: type) -> str:
     """One of pydantic's validation errors as a reader sees it: the dotted path to the
-    field ("(top level)" for the document itself), then pydantic's message; for a key
+    field ("(top level)" for the document itself), then pydantic's message, without the
+    names it gives of Python (a check of ours raised as its own text, not "Value error,
+    ...", a mapping as a dictionary, not "... or instance of SubmittedModel"); for a key
     the file's model does not have, the known key of its mapping closest to it
     ("model.license: ...; did you mean 'licence'?")."""
     loc = error["loc"]
     where = ".".join(_key_text(p) for p in loc) if isinstance(loc, (list, tuple)) else ""
+    message = error["msg"]
+    context = error.get("ctx")
+    if error.get("type") == "value_error" and isinstance(context, Mapping):
+        message = str(context.get("error", message))
+    elif error.get("type") == "model_type":
+        message = "Input should be a valid dictionary"  # as pydantic words a dict's
     hint = ""
     if error.get("type") == "extra_forbidden" and where and isinstance(loc[-1], str):
         import difflib  # here: only a refused file's message needs it
 
         close = difflib.get_close_matches(loc[-1], _keys_at(model, loc[:-1]), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"{where or '(top level)'}: {error['msg']}{hint}"
+    return f"{where or '(top level)'}: {message}{hint}"
 
 
 def _keys_at(model: type, loc: Sequence[object]) -> list[str]:
