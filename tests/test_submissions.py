@@ -222,6 +222,20 @@ def test_unusable_yaml(text: str, line: int, message: str, tmp_path: Path) -> No
     assert report.errors[0].line == line and message in report.errors[0].message
 
 
+@pytest.mark.parametrize("edit", [lambda t: t.replace("  type: other", "\ttype: other"),
+                                  lambda t: t.replace(f"id: {SUB}", f"id:\t{SUB}")])
+def test_a_tab_in_yaml_says_to_write_spaces(edit, tmp_path: Path) -> None:
+    """A metadata.yaml indented with a tab (an editor's default) was told only "found
+    character '\\t' that cannot start any token", which says nothing of what to do."""
+    text = edit(GOOD)
+    path = write_meta(tmp_path / SUB, text)
+    report = Report()
+    assert load_metadata(path, f"{SUB}/metadata.yaml", report) is None
+    assert [i.format() for i in report.issues] == [
+        f"{SUB}/metadata.yaml:{line_of(text, chr(9))}: invalid YAML: found a tab, which YAML "
+        "takes neither to indent nor after a key's colon: write spaces instead"]
+
+
 @pytest.mark.parametrize("value,message", [
     # Each stopped validate, score and pr-check with "internal error (ValueError)": YAML
     # reads an unquoted date or integer itself, and Python refuses these.

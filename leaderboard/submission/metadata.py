@@ -450,6 +450,9 @@ def _read_metadata(path: Path, display: str, report: Report) -> tuple[str, dict]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None)
+        if problem and problem.startswith("found character '\\t'"):  # "... cannot start any token"
+            problem = ("found a tab, which YAML takes neither to indent nor after a key's "
+                       "colon: write spaces instead")
         message = f"invalid YAML: {problem}" if problem else f"invalid YAML: {exc}"
         report.add(display, mark.line + 1 if mark else None, message.splitlines()[0])
         return None
