@@ -133,6 +133,22 @@ def test_line_errors_name_file_and_line(data, pairs, tmp_path, bad_line, message
     assert error.startswith(f"{SHOWN}:4: ") and message in error, error
 
 
+@pytest.mark.parametrize("value", ["1.5", "nan", "-0.2", "high", "0.5 extra"])
+def test_a_pair_whose_line_is_refused_is_not_also_said_to_have_none(data, pairs, tmp_path,
+                                                                     value):
+    """A file whose model wrote a logit (1.5) or NaN for a pair was told so at the line,
+    and then that the pair had "no prediction", which is untrue (its line gives one, a bad
+    one) and had the submitter hunt for a line that is there: the line's error is the
+    one finding."""
+    good = lines_for(pairs)
+    pid = pairs["pair_id"].iloc[3]
+    report, predictions = check(data, tmp_path, "\n".join(
+        good[:3] + [f"{pid} {value}"] + good[4:]) + "\n")
+    assert predictions is None
+    [error] = messages(report)
+    assert error.startswith(f"{SHOWN}:4: "), error
+
+
 def test_a_calibration_pair_is_said_to_be_one_no_file_lists(data, pairs, tmp_path):
     """The pair set has a calibration half (labels public) and a test half, the pairs a
     file lists. A file of every pair, as the guide's "one line per pair of the task's

@@ -131,6 +131,9 @@ def validate_predictions(task: Task, data: TaskData, path: Path,
     pair_ids: list[str] = []
     probabilities: list[float] = []
     first_line: dict[str, int] = {}
+    # Known pair ids whose line was refused (reported at it): they have a line, a bad one,
+    # so they are not also said to have no prediction.
+    refused: set[str] = set()
     line_errors = 0
     lines = text.split("\n")
     for lineno, line in enumerate(lines, 1):
@@ -153,6 +156,8 @@ def validate_predictions(task: Task, data: TaskData, path: Path,
                                         "check again")
                 return report, None  # the rest was not read: no whole-file checks
             report.add(shown, lineno, error)
+            if fields[0] in known:
+                refused.add(fields[0])
             continue
         first_line[fields[0]] = lineno
         pair_ids.append(fields[0])
@@ -161,7 +166,7 @@ def validate_predictions(task: Task, data: TaskData, path: Path,
     if not pair_ids and line_errors == 0:
         report.add(shown, None, "empty file: no 'pair_id probability' lines")
         return report, None
-    missing = [pid for pid in expected if pid not in first_line]
+    missing = [pid for pid in expected if pid not in first_line and pid not in refused]
     if missing:
         listed = ", ".join(missing[:MISSING_LISTED])
         more = f" and {len(missing) - MISSING_LISTED} more" if len(missing) > MISSING_LISTED else ""
