@@ -210,6 +210,23 @@ def test_a_row_scored_on_another_data_revision_is_marked_and_not_tested() -> Non
     assert same.leader().key == "a" and not same.off_pin and not same.tier_note
 
 
+def test_a_tier_cache_that_cannot_be_written_costs_only_the_saving(tmp_path: Path) -> None:
+    """`leaderboard build --out elsewhere` in a read-only checkout stopped with
+    "[Errno 30] Read-only file system: '.cache'": the tiers were computed, and only
+    saving them for the next build (--cache-dir, default .cache/site-tiers) failed. As
+    the task-data cache does, an entry that cannot be written is not kept, and the
+    tables are tiered as without a cache."""
+    a, b = _uneven_pair()
+    view = View(id="followtable/test", label="t", title="t", columns=(TWO,), tiered_column=0)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    table = fill_view(view, [_submitted(a), _submitted(b)])
+    tier_tables([table], cache_dir=blocked / "site-tiers")  # NotADirectoryError, as EROFS
+    uncached = fill_view(view, [_submitted(a), _submitted(b)])
+    tier_tables([uncached])
+    assert table.tiers == uncached.tiers and table.leader().key == uncached.leader().key
+
+
 def test_a_model_line_takes_its_figures_from_a_submission_on_the_pinned_data() -> None:
     """A model with two verified submissions showed the one with the better value as its
     line, whatever data each was scored on: after the pin moved, a submission scored on

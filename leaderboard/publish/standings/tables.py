@@ -322,10 +322,13 @@ class _TierWork:
         self.tiers, self.test = tier_column(scores, column, figures=figures)
         self.untested = untested
         if self.path is not None:
-            atomic_write_text(self.path, json.dumps(
-                {"tiers": {k: v.__dict__ for k, v in self.tiers.items()},
-                 "test": None if self.test is None else self.test.__dict__,
-                 "untested": untested}))
+            try:
+                atomic_write_text(self.path, json.dumps(
+                    {"tiers": {k: v.__dict__ for k, v in self.tiers.items()},
+                     "test": None if self.test is None else self.test.__dict__,
+                     "untested": untested}))
+            except OSError:
+                pass  # a read-only checkout, a full disk: only the saving is lost
 
 
 def _plan_tiers(table: ViewTable, column_index: int, cache_dir: Path | None) -> _TierWork:
