@@ -135,3 +135,30 @@ def test_query_ids_that_are_not_numbers_are_ordered_not_a_traceback(tmp_path: Pa
     assert data.roles["original"].query_ids == ["2", "10", "q1", "²"]
     assert data.roles["altered"].query_ids == ["2_0", "2_1", "10_0", "q1_0", "²_0"]
     assert data.changed["q1_0"] == ["b"] and data.instruction_positive["q1_0"] == ["a"]
+
+
+@pytest.mark.parametrize("name", ["corpus.jsonl", "queries.jsonl", "only_queries.jsonl",
+                                  "qrels/test.tsv", "qrels/for_only_query_test.tsv"])
+def test_a_line_that_is_not_utf8_is_named_by_file_and_line(name: str, tmp_path: Path,
+                                                          capsys) -> None:
+    """A byte that is not UTF-8 in any of the five files (a Latin-1 'é', a file cut or
+    damaged on the way) is refused naming the file and its line, from the reader and
+    through `leaderboard eval`: it was an internal error (UnicodeDecodeError)."""
+    from leaderboard.app.cli import main
+
+    _write_dataset(tmp_path, ["1", "2"], ["1_0", "2_0"], ["a", "b", "c"])
+    path = tmp_path / "followtable" / "WTR" / name
+    lines = path.read_bytes().splitlines(keepends=True)
+    at = len(b'{"_id": "') if name.endswith(".jsonl") else 0  # in the line's id
+    lines[1] = lines[1][:at] + b"\xe9" + lines[1][at:]
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(DataFormatError, match=rf"^{path}:2: not UTF-8 text"):
+        load_task_data(get_task("followtable/wtr"), tmp_path)
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 a 1 1.0 x\n")
+    capsys.readouterr()
+    rc = main(["eval", "followtable/wtr", "--original", str(run), "--altered", str(run),
+               "--data-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "internal error" not in out + err
+    assert f"{path}:2: not UTF-8 text" in out + err

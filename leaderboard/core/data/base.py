@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -39,6 +40,23 @@ class MissingDataError(FollowBoardError, FileNotFoundError):
 
 class DataFormatError(FollowBoardError, ValueError):
     """A data file exists but cannot be read; the message names the file (and line)."""
+
+
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of the UTF-8 file at ``path``, its line ending
+    kept. A line that is not UTF-8 (a Latin-1 byte, a file damaged on the way) is a
+    :class:`DataFormatError` naming the file and line, as any other bad line is: decoded
+    by the file, it was an internal error naming neither."""
+    try:
+        with path.open("rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    yield lineno, raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DataFormatError(f"{path}:{lineno}: not UTF-8 text ({exc.reason} "
+                                          f"at byte {exc.start + 1} of the line)") from None
+    except OSError as exc:
+        raise DataFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 class DataDirError(FollowBoardError, NotADirectoryError):

@@ -26,6 +26,7 @@ from leaderboard.core.data.base import (
     RoleData,
     TaskData,
     named_files,
+    text_lines,
 )
 from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES, followtable_topic
 from leaderboard.core.tasks import Task
@@ -44,14 +45,13 @@ def constraint_of(instruction_type: str) -> str:
 
 
 def _iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataFormatError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
+    for lineno, line in text_lines(path):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
 
 
 def _iter_records(path: Path) -> Iterator[tuple[int, str, dict]]:
@@ -64,18 +64,17 @@ def _iter_records(path: Path) -> Iterator[tuple[int, str, dict]]:
 
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh, delimiter="\t")
-        header = next(reader, None)
-        if header != ["query-id", "corpus-id", "score"]:
-            raise DataFormatError(f"{path}:1: expected header 'query-id corpus-id score'")
-        for lineno, row in enumerate(reader, 2):
-            if len(row) != 3:
-                raise DataFormatError(f"{path}:{lineno}: expected 3 tab-separated columns")
-            try:
-                qrels[row[0]][row[1]] = int(row[2])
-            except ValueError:
-                raise DataFormatError(f"{path}:{lineno}: relevance {row[2]!r} is not an integer") from None
+    reader = csv.reader((line for _, line in text_lines(path)), delimiter="\t")
+    header = next(reader, None)
+    if header != ["query-id", "corpus-id", "score"]:
+        raise DataFormatError(f"{path}:1: expected header 'query-id corpus-id score'")
+    for lineno, row in enumerate(reader, 2):
+        if len(row) != 3:
+            raise DataFormatError(f"{path}:{lineno}: expected 3 tab-separated columns")
+        try:
+            qrels[row[0]][row[1]] = int(row[2])
+        except ValueError:
+            raise DataFormatError(f"{path}:{lineno}: relevance {row[2]!r} is not an integer") from None
     return dict(qrels)
 
 
