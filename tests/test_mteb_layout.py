@@ -219,6 +219,30 @@ def test_a_json_lines_row_that_is_not_an_object_is_refused_naming_its_line(
         mteb_layout.load(get_task("followir/robust04"), tmp_path)
 
 
+def test_a_json_lines_row_that_is_not_utf8_is_refused_naming_its_line(tmp_path: Path,
+                                                                     capsys) -> None:
+    """A config's JSON lines file with a byte that is not UTF-8 on a line is refused naming
+    the file and line, by the reader and through `leaderboard eval`: it was an internal
+    error (UnicodeDecodeError) naming neither."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8, fmt="jsonl")
+    (queries,) = (tmp_path / "followir/robust04" / config_name("queries", None)).glob("*.jsonl")
+    lines = queries.read_bytes().splitlines(keepends=True)
+    lines[1] = lines[1].replace(b'"text": "', b'"text": "caf\xe9 ', 1)
+    queries.write_bytes(b"".join(lines))
+    with pytest.raises(DataFormatError, match=rf"^{re.escape(str(queries))}:2: not UTF-8 text"):
+        mteb_layout.load(get_task("followir/robust04"), tmp_path)
+    run = write_lines(tmp_path / "run.trec", ["101-og Q0 d1 1 1.0 x\n"])
+    capsys.readouterr()
+    rc = main(["eval", "followir/robust04", "--original", str(run), "--altered", str(run),
+               "--data-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "internal error" not in out + err
+    assert f"{queries}:2: not UTF-8 text" in out + err
+
+
 # --- scoring ---
 
 def test_p_mrr_by_hand(tmp_path: Path, capsys) -> None:

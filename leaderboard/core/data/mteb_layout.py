@@ -34,6 +34,7 @@ from leaderboard.core.data.base import (
     DataFormatError,
     RoleData,
     TaskData,
+    text_lines,
 )
 from leaderboard.core.data.layout_files import (
     MTEB_ALTERED_SUFFIX,
@@ -178,17 +179,16 @@ def _read_config(files: list[Path], columns: tuple[str, ...] | None = None) -> C
             n += count
             continue
         records = []
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    try:
-                        record = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise DataFormatError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
-                    if not isinstance(record, dict):
-                        raise DataFormatError(f"{path}:{lineno}: not a JSON object (one row "
-                                              "of the config per line)")
-                    records.append(record)
+        for lineno, line in text_lines(path):
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataFormatError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
+                if not isinstance(record, dict):
+                    raise DataFormatError(f"{path}:{lineno}: not a JSON object (one row "
+                                          "of the config per line)")
+                records.append(record)
         names = list(dict.fromkeys(name for record in records for name in record))
         _append(table, {name: [record.get(name) for record in records] for name in names},
                 n, len(records))
