@@ -245,6 +245,10 @@ def test_cross_lingual_task_uses_ids_usable_in_both_languages(tmp_path: Path) ->
     (HEADER + "x" + _row(1, "a", "b"), ":2: id 'x1' is not an integer"),
     ("id,indian_context\n1,{}\n", ":1: missing column(s) ENG_indian_context, expert_1, expert_2"),
     (HEADER + '1,"{not json",{},A,B\n', ":2: invalid JSON in context column"),
+    # Two rows run together (a line's ending lost): the first's last cell took the next
+    # row's id ("Do Not Agree2"), and the rest was ignored.
+    (HEADER + _row(1, "a", "b").rstrip("\n") + _row(2, "c", "d"),
+     ":2: expected 5 columns, found 9"),
 ])
 def test_malformed_csv_names_file_and_line(tmp_path: Path, body: str, message: str) -> None:
     _write_csv(tmp_path, "mar", body)

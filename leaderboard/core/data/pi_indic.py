@@ -188,7 +188,7 @@ def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
         record_start = reader.line_num + 1
         if not any(cell.strip() for cell in record):
             continue
-        if len(record) < len(header):
+        if len(record) != len(header):  # more: rows run together, or a stray comma
             raise DataFormatError(f"{where}: expected {len(header)} columns, found {len(record)}")
         raw_id = record[col["id"]].strip()
         try:
