@@ -1005,6 +1005,33 @@ def test_a_manifest_of_a_newer_format_is_not_taken_for_no_manifest(
     assert f"its {MANIFEST_NAME} is not JSON, so which revision" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("files", [["corpus.jsonl"], None, {"corpus.jsonl": "abc"}])
+def test_a_manifest_whose_file_list_is_damaged_is_unreadable_not_a_traceback(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        files: object) -> None:
+    """A manifest of the right format whose "files" is not an object of entries (edited by
+    hand, or damaged) stopped `data status --verify` and `data pull` with an internal
+    error (AttributeError: 'list' object has no attribute 'items'). It vouches for no
+    file: its revision is unknown, status says so and fails, and a pull fetches again."""
+    data = tmp_path / "data-damaged"
+    pull_one(upstream, data, "followtable/wtr")
+    path = data / "followtable" / "WTR" / MANIFEST_NAME
+    manifest = json.loads(path.read_text("utf-8"))
+    path.write_text(json.dumps({**manifest, "files": files}), encoding="utf-8")
+    reason = f"its {MANIFEST_NAME} lists no files (its \"files\" is not an object of entries)"
+    for verify in ([], ["--verify"]):
+        assert main(["data", "status", "followtable/wtr", "--data-dir", str(data),
+                     *verify]) == 1
+        out = capsys.readouterr().out
+        assert f"1/1 tasks ready; {reason}, so which revision it holds is unknown" in out
+    assert data_revision(get_task("followtable/wtr").source, data).recorded() == (
+        f"unknown ({reason})")
+    result = pull_one(upstream, data, "followtable/wtr")
+    assert not result.offline_check
+    assert main(["data", "status", "followtable/wtr", "--data-dir", str(data),
+                 "--verify"]) == 0
+
+
 @pytest.mark.parametrize(("recorded", "moved"), [
     (f"{R04.repo}@{R04.revision}", False),
     (f"{R04.repo}@{R04.revision} (the pinned revision; files not verified: no "

@@ -67,6 +67,12 @@ def _manifest(local_root: Path, *, stopped: bool = False
                       + f"; this one reads format {MANIFEST_FORMAT}")
     if not isinstance(obj.get("repo"), str) or not isinstance(obj.get("revision"), str):
         return None, f"its {MANIFEST_NAME} names no repository and revision"
+    files = obj.get("files")
+    if not isinstance(files, dict) or not all(isinstance(e, dict) for e in files.values()):
+        # Damaged or edited by hand: it vouches for no file (every reader of the list,
+        # `data status --verify` and the pull's reuse of files, takes it for entries).
+        return None, (f"its {MANIFEST_NAME} lists no files (its \"files\" is not an "
+                      "object of entries)")
     if PULLING in obj and not stopped:
         return None, (f"a `leaderboard data pull` of {obj[PULLING]} into it was stopped "
                       "before it finished")
@@ -191,6 +197,5 @@ def data_revision(source: DataSource, data_dir: Path) -> DataRevision:
     manifest, unreadable = _manifest(folder)
     if manifest is None:
         return DataRevision(source, folder, None, unreadable)
-    files = manifest.get("files")
     return DataRevision(source, folder, (manifest["repo"], manifest["revision"]),
-                        listed=frozenset(files) if isinstance(files, dict) else frozenset())
+                        listed=frozenset(manifest["files"]))
