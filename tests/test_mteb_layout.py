@@ -243,6 +243,27 @@ def test_a_json_lines_row_that_is_not_utf8_is_refused_naming_its_line(tmp_path: 
     assert f"{queries}:2: not UTF-8 text" in out + err
 
 
+@pytest.mark.parametrize("config", ["top_ranked", "qrel_diff"])
+def test_a_list_of_documents_kept_as_text_that_is_not_json_is_refused_naming_it(
+        config: str, tmp_path: Path) -> None:
+    """A top_ranked or qrel_diff cell may hold its list JSON-encoded, as some exports
+    write it; one whose text is not JSON ('doc1 doc2') is refused naming the config and
+    query: it was an internal error (JSONDecodeError) naming neither."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    collection = write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8,
+                                  fmt="jsonl")
+    path = collection.written[config]
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows[0]["corpus-ids"] = "doc1 doc2"
+    write_lines(path, [json.dumps(row) + "\n" for row in rows])
+    with pytest.raises(DataFormatError, match=(
+            rf"^{re.escape(str(path.parent))}: query {re.escape(repr(rows[0]['query-id']))} "
+            r"has no list of document ids \(a text that is not JSON: 'doc1 doc2'\)")):
+        mteb_layout.load(get_task("followir/robust04"), tmp_path)
+
+
 # --- scoring ---
 
 def test_p_mrr_by_hand(tmp_path: Path, capsys) -> None:

@@ -226,7 +226,11 @@ def _id_lists(table: Columns, where: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = defaultdict(list)
     for qid, ids in zip(qids, docs):
         if isinstance(ids, str):  # some exports store the list JSON-encoded
-            ids = json.loads(ids)
+            try:
+                ids = json.loads(ids)
+            except json.JSONDecodeError:
+                raise DataFormatError(f"{where}: query {qid!r} has no list of document ids "
+                                      f"(a text that is not JSON: {ids[:40]!r})") from None
         if not isinstance(ids, list):
             raise DataFormatError(f"{where}: query {qid!r} has no list of document ids")
         out[qid].extend(map(str, ids))
