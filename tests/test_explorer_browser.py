@@ -874,6 +874,16 @@ def test_the_heatmap_lists_a_submission_scored_on_other_data_after_the_ranked(
      "There is no verified submission \u201cqqqqqqqq\u201d. The explorer\u2019s first page lists "
      "every verified submission."),
     ("?s=fix-a&t=followir/core99", "\u201cfollowir/core99\u201d is not a task"),
+    # An id that is a name every JavaScript object has (the index's maps are objects) was
+    # found in them: "\u201cObject\u201d has per-query scores but no explanation files" for
+    # ?s=constructor, "\u201cundefined\u201d ..." for __proto__, and a heatmap of t=toString
+    # drew "Something went wrong ... Cannot read properties of undefined".
+    ("?s=constructor&t=followir/core17", "There is no verified submission \u201cconstructor\u201d."),
+    ("?s=__proto__", "There is no verified submission \u201c__proto__\u201d."),
+    ("?s=fix-a&t=followir/core17&vs=toString",
+     "There is no verified submission \u201ctoString\u201d."),
+    ("?s=fix-a&t=__proto__", "\u201c__proto__\u201d is not a task"),
+    ("?view=heatmap&t=toString", "\u201ctoString\u201d is not a task"),
     ("?s=fix-old&t=followir/core17", "has per-query scores but no explanation files, so its "
      "queries cannot be shown. It was scored before the explorer existed, or the site\u2019s "
      "build could not read its files (its warnings say why). On the leaderboard\u2019s own "

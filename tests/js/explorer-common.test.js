@@ -66,3 +66,17 @@ test("a copied text is marked cut when its text part says so, and called its sta
   assert.equal(C.snippet("\u{1F600}".repeat(200), true).words, "the start of the text");
   assert.equal(C.snippet("\u{1F600}".repeat(200), undefined).cut, false);
 });
+
+test("own finds a map's own entries only, not what every object inherits", () => {
+  // ?s=constructor named the submission "Object", ?s=__proto__ "undefined", and a heatmap
+  // of t=toString failed on a task found among Object.prototype's members.
+  const map = JSON.parse('{"bm25s": {"name": "BM25"}, "__proto__": {"name": "own"}}');
+  assert.deepEqual(C.own(map, "bm25s"), { name: "BM25" });
+  assert.deepEqual(C.own(map, "__proto__"), { name: "own" });
+  for (const key of ["constructor", "toString", "hasOwnProperty", "valueOf"]) {
+    assert.equal(C.own(map, key), undefined);
+    assert.equal(C.own({}, key), undefined);
+  }
+  assert.equal(C.own({}, "__proto__"), undefined);
+  assert.equal(C.own(undefined, "x"), undefined);
+});

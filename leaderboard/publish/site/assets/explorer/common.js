@@ -80,8 +80,15 @@ var FBXCommon = (function () {
              words: cut ? "the start of the text" : "the whole text" };
   }
 
+  // The entry ``key`` of ``map`` (an object read from JSON), or undefined when the map
+  // does not hold it itself: an id from the address ("constructor", "__proto__",
+  // "toString") is otherwise found among what every object inherits.
+  function own(map, key) {
+    return map && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
+  }
+
   return { h: h, add: add, svg: svg, fmt: fmt, gainText: gainText, exact: exact,
-           plural: plural, named: named, isolated: isolated, snippet: snippet };
+           plural: plural, named: named, isolated: isolated, snippet: snippet, own: own };
 })();
 
 if (typeof module !== "undefined") module.exports = FBXCommon;

@@ -5,7 +5,7 @@
 var FBXData = (function () {
   "use strict";
 
-  var R = FBXRecords, L = FBXLoad, UserError = FBXLoad.UserError, state = FBXState;
+  var R = FBXRecords, L = FBXLoad, UserError = FBXLoad.UserError, state = FBXState, own = FBXCommon.own;
   var SITE_ROOT = FBXFrame.SITE_ROOT, BUILD = FBXFrame.BUILD;
 
   // The index or a task file of another format, yet of the page's build: the build wrote
@@ -50,13 +50,15 @@ var FBXData = (function () {
   // What a metric key is (the measure catalogue's, through the index): label, help,
   // direction ("higher", "lower" or "neither": which way is better; none when unknown),
   // signed (shown with +, negative coloured, drawn diverging), low and high (its range).
-  function metricInfo(key) { return state.index.metrics[key] || UNKNOWN_METRIC; }
+  // The index's submissions, tasks and metrics are looked up as its own entries (own):
+  // their keys come from the address.
+  function metricInfo(key) { return own(state.index.metrics, key) || UNKNOWN_METRIC; }
   function signedMetric(key) { return !!metricInfo(key).signed; }
   function metricLabel(key) { return metricInfo(key).label || key; }
   function metricHelp(key) { return metricInfo(key).help || key + " of this query"; }
 
   function submission(slug) {
-    var sub = state.index.submissions[slug];
+    var sub = own(state.index.submissions, slug);
     if (!sub) {
       var close = FBXText.closest(slug, Object.keys(state.index.submissions));
       throw new UserError("There is no verified submission \u201c" + slug + "\u201d.",
@@ -67,12 +69,12 @@ var FBXData = (function () {
   }
 
   function submissionName(slug) {
-    var sub = state.index.submissions[slug];
+    var sub = own(state.index.submissions, slug);
     return sub ? sub.name : slug;
   }
 
   function taskInfo(tid) {
-    var t = state.index.tasks[tid];
+    var t = own(state.index.tasks, tid);
     if (!t) throw new UserError("\u201c" + tid + "\u201d is not a task any verified submission has scores for.",
       "Task ids look like followtable/wtr or pi-indic-val150/t1/hin.");
     return t;
@@ -107,7 +109,7 @@ var FBXData = (function () {
   function family(tid) { return state.index.families[state.index.tasks[tid].family]; }
 
   // FollowTable's constraint types by name ("C1" -> "C1 semantic boundary").
-  function groupName(g) { return (state.index.group_names && state.index.group_names[g]) || g; }
+  function groupName(g) { return own(state.index.group_names, g) || g; }
 
   /* ---------------------------------------------------------------- a submission's files */
 
