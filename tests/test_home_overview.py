@@ -118,3 +118,15 @@ def test_legend_explains_every_mark(page) -> None:
     assert legend.locator("u", has_text="Underlined").count() == 1
     assert legend.locator("i", has_text="Italic").count() == 1
     assert legend.locator(".fb-prov-v").count() == 1 and legend.locator(".fb-prov-r").count() == 1
+
+
+def test_the_legend_explains_a_coverage_mark_only_where_a_cell_shows_one(page) -> None:
+    """The legend said what "2/3" means (a model with figures for 2 of a benchmark's 3
+    tasks) over tables where no cell shows such a mark: it is there exactly when one does,
+    as the legend's "data @…" is."""
+    marks = page.evaluate("""() => [...document.querySelectorAll(
+        '#home-verified td small, #home-models td small')]
+        .filter(s => /^\\d+\\/\\d+$/.test(s.textContent.trim())).length""")
+    legend = page.locator(".fb-home-legend").inner_text()
+    assert ("2/3: the model has figures for 2 of the benchmark's 3 tasks" in legend) == (marks > 0), \
+        (marks, legend)

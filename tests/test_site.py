@@ -268,6 +268,18 @@ def test_the_verified_table_numbers_no_position_it_does_not_rank(built: dict) ->
     assert "Rows are in alphabetical order of the submission's name" in home
 
 
+def test_the_home_legend_explains_the_coverage_mark_its_cells_show(built: dict) -> None:
+    """mFollowIR's multilingual column has one of its three tasks here, so its cells show
+    "1/3": the legend says what such a mark means (tests/test_home_overview.py holds that
+    it leaves it out when no cell shows one)."""
+    home = parse(built["out"] / "index.html")
+    marks = [cell["text"] for t in home.tables if t["view"] in ("home-verified", "home-models")
+             for row in t["rows"] for cell in row["cells"] if re.fullmatch(r"\d+/\d+", cell["text"])]
+    assert marks
+    assert "2/3: the model has figures for 2 of the benchmark's 3 tasks" in " ".join(
+        "".join(home.text).split())
+
+
 def test_every_size_column_says_which_figures_are_counted_declared_or_published(
         built: dict) -> None:
     """A Size column mixes three kinds of figure: a reference model's run counts its

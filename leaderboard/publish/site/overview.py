@@ -253,18 +253,23 @@ def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
     return "; ".join(parts)
 
 
+def _partial(cell: OverviewCell) -> bool:
+    """Whether the cell is marked with its coverage ("2/3"): a cell without a figure
+    that has some of its column's tasks, or a figure of not all of them."""
+    return bool(cell.covered) if cell.value is None else cell.covered < cell.total
+
+
 def _cell_html(col: OverviewColumn, cell: OverviewCell) -> str:
     e = escape
     title = cell_title(col, cell)
     title_attr = f' title="{e(title)}"' if title else ""
     if cell.value is None:
-        text = f"<small>{cell.covered}/{cell.total}</small>" if cell.covered else "–"
+        text = f"<small>{cell.covered}/{cell.total}</small>" if _partial(cell) else "–"
         return f'<td data-v=""{title_attr}>{text}</td>'
     css = _TIER_CSS.get(cell.tier.tier, "") if cell.tier else ""
     css_attr = f' class="{css}"' if css else ""
     prov = "v" if cell.row is not None and cell.row.verified else "r"
-    partial = (f" <small>{cell.covered}/{cell.total}</small>"
-               if cell.covered < cell.total else "")
+    partial = f" <small>{cell.covered}/{cell.total}</small>" if _partial(cell) else ""
     off_pin = ""
     if moved := _off_pin(col, cell):
         partial += f" <small>{e(off_pin_short(moved))}</small>"
@@ -396,6 +401,10 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
             "listed_reported": sum(1 for r in listed if not r.verified),
             "unlisted": len(overview.unlisted),
             "rows": len(board.rows),
+            # home cells with figures for some of their column's tasks only (marked
+            # "2/3"): the legend explains the mark where a cell shows it
+            "partial": sum(1 for m in overview.models for cell in m.cells if _partial(cell))
+            + sum(1 for _, _, cells in overview.verified for cell in cells if _partial(cell)),
             # home cells scored on another data revision than the pin (marked)
             "off_pin": sum(1 for m in overview.models for i, cell in enumerate(m.cells)
                            if _off_pin(overview.columns[i], cell))
