@@ -62,13 +62,20 @@ def real_site(committed_site: Path):
 
 
 @pytest.fixture(scope="module")
-def browser(site, tmp_path_factory: pytest.TempPathFactory):
-    profile = tmp_path_factory.mktemp("chromium-profile")  # a new, empty user-data-dir
+def playwright():
+    """Playwright, once per module: a second context (one without JavaScript) is
+    launched from it, since a sync API cannot be started inside another."""
     with sync_api.sync_playwright() as pw:
-        context = offline_context(pw, profile, accept_downloads=True,
-                                  viewport={"width": 1280, "height": 900})
-        yield context
-        context.close()
+        yield pw
+
+
+@pytest.fixture(scope="module")
+def browser(site, playwright, tmp_path_factory: pytest.TempPathFactory):
+    profile = tmp_path_factory.mktemp("chromium-profile")  # a new, empty user-data-dir
+    context = offline_context(playwright, profile, accept_downloads=True,
+                              viewport={"width": 1280, "height": 900})
+    yield context
+    context.close()
 
 
 @pytest.fixture()
@@ -296,6 +303,39 @@ def test_filters_hide_rows(site, page) -> None:
     page.goto(site["url"] + "submissions/index.html")
     page.fill("form.fb-filters input[name=q]", "model 0003")
     assert len(visible_rows(page, "submissions-list")) == 1
+
+
+def test_without_javascript_no_control_is_offered_that_does_nothing(site, playwright, page,
+                                                                     tmp_path) -> None:
+    """Without JavaScript every page offered the filters (model type, provenance,
+    instruction-trained, name), which then hid no row (Enter in the name box reloaded the
+    page with ?q=...), and its legend said to click a column to sort, which sorted
+    nothing: the script shows them once it runs; the tables and their legend are there
+    either way."""
+    context = offline_context(playwright, tmp_path / "profile", java_script_enabled=False,
+                              viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    for address in ("index.html", "followir.html", "submissions/index.html"):
+        tab.goto(site["url"] + address)
+        form = tab.locator("form.fb-filters")
+        assert form.count() == 1, address
+        for control in ("select[name=type]", "select[name=it]", "input[name=q]"):
+            assert not form.locator(control).is_visible(), (address, control)
+        assert form.locator("select[name=prov]").count() == 0 or \
+            not form.locator("select[name=prov]").is_visible(), address
+        assert "Click a column to sort" not in form.inner_text(), address
+        assert tab.locator("table.fb-table tbody tr").first.is_visible(), address
+    tab.goto(site["url"] + "followir.html")
+    assert "bold = best verified" in " ".join(tab.locator(".fb-legend").inner_text().split())
+    assert context.outside == []
+    context.close()
+    # With it, they are shown (test_filters_hide_rows uses them).
+    for address in ("followir.html", "submissions/index.html"):
+        page.goto(site["url"] + address)
+        assert page.locator("form.fb-filters input[name=q]").is_visible(), address
+    page.goto(site["url"] + "followir.html")
+    assert page.locator("form.fb-filters select[name=type]").is_visible()
+    assert "Click a column to sort" in page.locator("form.fb-filters").inner_text()
 
 
 def test_permalink_opens_its_tab(site, page) -> None:

@@ -625,6 +625,9 @@
   }
 
   function init() {
+    // What works only with this script (the filters, sorting) is hidden in the HTML, so
+    // that a page read without JavaScript offers no control that does nothing.
+    document.querySelectorAll("[hidden][data-js]").forEach(function (el) { el.hidden = false; });
     // Material's search box is a dialog without a name: a screen reader said only "dialog".
     var search = document.querySelector(".md-search[role=dialog]:not([aria-label])");
     if (search) search.setAttribute("aria-label", "Search this site");
