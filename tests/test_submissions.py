@@ -212,7 +212,7 @@ def test_id_must_match_folder(tmp_path: Path) -> None:
     ("", 1, "must be a mapping"),
     ("just a string\n", 1, "must be a mapping"),
     # Refused before with "could not determine a constructor for the tag ...merge".
-    ("base: &b\n  name: M\nmodel:\n  <<: *b\n", 4, "a merge key (<<) is not read"),
+    ("model:\n  <<: {name: M}\n", 2, "a merge key (<<) is not read"),
 ])
 def test_unusable_yaml(text: str, line: int, message: str, tmp_path: Path) -> None:
     path = write_meta(tmp_path / SUB, text)
@@ -409,6 +409,32 @@ def test_deeply_nested_yaml_is_a_clear_error_not_a_recursion_error(tmp_path: Pat
     assert issue.path == f"{SUB}/metadata.yaml" and "nested too deeply" in issue.message
     # discover() (validate, score and CI) reports it the same way.
     assert any("metadata.yaml: invalid YAML: nested too deeply" in e for e in errors_of(root))
+
+
+def test_an_alias_is_refused_at_its_line(tmp_path: Path) -> None:
+    """A YAML alias repeats a value without writing it again: a 25,000-character link
+    written once and named 9,000 times in links: (a 52 KB metadata.yaml) passed validate,
+    and score wrote a results.json of 225 MB, fourteen times its limit, which the PR
+    check, the site and git would then carry. metadata.yaml reads no alias, at the
+    alias's line, as it reads no merge key."""
+    link = "https://example.org/" + "a" * 25_000
+    text = GOOD.replace("  links:\n    - https://example.org/fixture\n",
+                        f"  links: [&u {link}" + ", *u" * 9_000 + "]\n")
+    assert len(text.encode()) < 64 * 1024
+    write_meta(tmp_path / SUB, text)
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    (issue,) = report.errors
+    assert issue.line == line_of(text, "  links: [&u")
+    assert issue.message == ("invalid YAML: an alias (*u) is not read in metadata.yaml: "
+                             "write its value out")
+    assert any(f"{SUB}/metadata.yaml:{issue.line}: invalid YAML: an alias" in e
+               for e in errors_of(tmp_path / SUB))
+    # An anchor no alias names repeats nothing.
+    path = write_meta(tmp_path / SUB, GOOD.replace("name: Fixture oracle",
+                                                   "name: &n Fixture oracle"))
+    report = Report()
+    assert load_metadata(path, "m", report) is not None and report.ok
 
 
 def test_duplicate_keys_are_refused_with_both_lines(tmp_path: Path) -> None:

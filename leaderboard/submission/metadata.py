@@ -297,9 +297,21 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last),
-    a string that is not text (:meth:`construct_scalar`), and a value Python cannot
-    make of what YAML reads it as (:meth:`construct_object`)."""
+    """SafeLoader that refuses an alias (:meth:`compose_node`), a key given twice in one
+    mapping (PyYAML keeps the last), a string that is not text (:meth:`construct_scalar`),
+    and a value Python cannot make of what YAML reads it as (:meth:`construct_object`)."""
+
+    def compose_node(self, parent, index):  # noqa: ANN001, ANN201 - PyYAML's API
+        """The next node; an alias (``*u``) is refused at its line. An alias repeats a
+        value without writing it again, so a metadata.yaml within its size limit named a
+        25,000-character link 9,000 times and `score` wrote a results.json of 225 MB
+        (billion laughs); nothing a submitter writes needs one."""
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"an alias (*{event.anchor}) is not read in metadata.yaml: "
+                "write its value out", event.start_mark)
+        return super().compose_node(parent, index)
 
     def construct_object(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's API
         """``node``'s value; a scalar that YAML types but Python refuses (``2025-02-30``,
