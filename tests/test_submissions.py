@@ -437,6 +437,22 @@ def test_an_alias_is_refused_at_its_line(tmp_path: Path) -> None:
     assert load_metadata(path, "m", report) is not None and report.ok
 
 
+def test_a_set_is_refused_at_its_line(tmp_path: Path) -> None:
+    """YAML's !!set reads as a Python set, whose order changes with every process
+    (string hashing is salted): links given as one passed validate, and each score
+    wrote them into results.json in another order, so ci pr-check's comparison with
+    the PR's results.json and the page's first link changed from run to run."""
+    text = GOOD.replace("  links:\n    - https://example.org/fixture\n",
+                        "  links: !!set {https://a.example/1, https://b.example/2}\n")
+    write_meta(tmp_path / SUB, text)
+    report = Report()
+    assert load_metadata(tmp_path / SUB / "metadata.yaml", "m", report) is None
+    (issue,) = report.errors
+    assert issue.line == line_of(text, "  links: !!set")
+    assert issue.message == ("invalid YAML: a set (!!set) is not read in metadata.yaml: "
+                             "it keeps no order; write a list")
+
+
 def test_duplicate_keys_are_refused_with_both_lines(tmp_path: Path) -> None:
     text = GOOD + f"id: {SUB}\n"
     write_meta(tmp_path / SUB, text)

@@ -299,7 +299,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses an alias (:meth:`compose_node`), a key given twice in one
     mapping (PyYAML keeps the last), a string that is not text (:meth:`construct_scalar`),
-    and a value Python cannot make of what YAML reads it as (:meth:`construct_object`)."""
+    a set (:meth:`construct_yaml_set`), and a value Python cannot make of what YAML reads
+    it as (:meth:`construct_object`)."""
 
     def compose_node(self, parent, index):  # noqa: ANN001, ANN201 - PyYAML's API
         """The next node; an alias (``*u``) is refused at its line. An alias repeats a
@@ -345,6 +346,14 @@ class _StrictLoader(yaml.SafeLoader):
                     "itself, or its \\U escape", node.start_mark) from None
         return value
 
+    def construct_yaml_set(self, node):  # noqa: ANN001, ANN201 - PyYAML's API
+        """``!!set`` is refused at its line: a Python set's order changes from one process
+        to the next (string hashing is salted), so links given as one were written into
+        results.json in another order by every `score`."""
+        raise yaml.constructor.ConstructorError(
+            None, None, "a set (!!set) is not read in metadata.yaml: it keeps no order; "
+            "write a list", node.start_mark)
+
     def construct_mapping(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's API
         seen: dict[object, int] = {}
         for key_node, _ in node.value:
@@ -364,6 +373,9 @@ class _StrictLoader(yaml.SafeLoader):
                     None, None, f"duplicate key {key!r} (first given on line {first})",
                     key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:set", _StrictLoader.construct_yaml_set)
 
 
 def parse_metadata_yaml(text: str) -> object:
