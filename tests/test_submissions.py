@@ -514,12 +514,18 @@ def test_an_unknown_key_is_named_on_one_line(tmp_path: Path) -> None:
     ('"  "', "must not be blank"),
     ('""', "must not be blank"),
     ("x" * 201, "at most 200 characters"),
+    # "Zalgo": combining marks stacked on one letter draw over the rows above and below
+    # it on every table (the names of other models hidden under them).
+    ('"BM25 E' + "\\u0300\\u0301\\u0316\\u0317\\u0334" * 20 + '"',
+     "100 combining marks in a row"),
+    ('"e\\u0300\\u0301\\u0302\\u0303\\u0304"', "5 combining marks in a row"),
 ])
 def test_a_model_name_is_one_line_of_plain_text(name: str, problem: str,
                                                 tmp_path: Path) -> None:
     """A name with a terminal escape, a text-direction override (which shows the rest
-    reversed: a name could read as another model's), a line end, or none at all, was
-    accepted and shown on the board; each is refused at the name's line."""
+    reversed: a name could read as another model's), a line end, more combining marks on
+    one letter than Unicode's UTS #39 allows (drawn over the neighbouring rows), or none
+    at all, was accepted and shown on the board; each is refused at the name's line."""
     name_line = GOOD.splitlines().index("  name: Fixture oracle") + 1
     write_meta(tmp_path / SUB, GOOD.replace("  name: Fixture oracle", f"  name: {name}"))
     report = Report()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -72,6 +73,11 @@ NOT_SHOWN_AS_TEXT = re.compile(
     "[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b"
     "\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
     "\ud800-\udfff\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f]")
+# Nonspacing and enclosing marks (Mn, Me) one character may carry in a row: Unicode's
+# UTS #39 (section 5.4) advises forbidding more than four. More are "Zalgo" text, drawn
+# over the lines above and below, so a name hid the names of the rows around it on every
+# table (Vietnamese writes two on a letter).
+MAX_MARKS_IN_A_ROW = 4
 MAX_NAME_CHARS = 200
 # More parameters than any model has: a count beyond is no count (pages divide it into
 # "7.1B", which a 400-digit integer overflows).
@@ -81,7 +87,8 @@ MAX_PARAMETERS = 10**15
 def character_problem(text: str, what: str, *, lines: bool = False) -> str | None:
     """Why ``text`` cannot be shown as plain text (``what`` names it, e.g. "a model's
     name"): the first character :data:`NOT_SHOWN_AS_TEXT` refuses, line ends and tabs
-    aside when the text is of several ``lines``; None when it can."""
+    aside when the text is of several ``lines``, or more combining marks on one character
+    than :data:`MAX_MARKS_IN_A_ROW`; None when it can."""
     for found in NOT_SHOWN_AS_TEXT.finditer(text):
         char = found.group()
         if lines and char in "\n\t":
@@ -90,7 +97,20 @@ def character_problem(text: str, what: str, *, lines: bool = False) -> str | Non
                  else "one line of plain text")
         return (f"holds U+{ord(char):04X}, a control, invisible, text-direction or "
                 f"surrogate character: {what} is {shape}")
-    return None
+    return _stacked_marks_problem(text)
+
+
+def _stacked_marks_problem(text: str) -> str | None:
+    """Why ``text`` piles too many combining marks on one character
+    (:data:`MAX_MARKS_IN_A_ROW`); None when it does not."""
+    run = longest = 0
+    for char in text:
+        run = run + 1 if unicodedata.category(char) in ("Mn", "Me") else 0
+        longest = max(longest, run)
+    if longest <= MAX_MARKS_IN_A_ROW:
+        return None
+    return (f"holds {longest} combining marks in a row: at most {MAX_MARKS_IN_A_ROW} stack "
+            "on one character (Unicode's UTS #39); more are drawn over the lines around it")
 
 
 def shown_text_problem(text: str, what: str) -> str | None:
