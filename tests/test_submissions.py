@@ -388,6 +388,26 @@ def test_a_runs_entry_that_is_no_folder_is_named_as_such(kind: str, tmp_path: Pa
                                "the run files, runs/<task id>/<role>.trec[.gz]"]
 
 
+def test_a_folder_of_too_many_files_is_told_so_once(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate of a folder holding 100,001 files (runs/junk0/f0 ...) printed a line and a
+    'did you mean' search for each of them, 100,004 lines in 31 s, where ci pr-check
+    refuses the same folder in one line: over the limit, the count is the one problem
+    reported, as in CI, and no file is placed."""
+    from leaderboard.submission import folder
+
+    monkeypatch.setattr(folder, "MAX_FILES", 3)
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    for i in range(6):
+        touch(root, f"runs/junk{i}/f{i}")
+    assert errors_of(root) == [f"{SUB}: 6 run files, over the limit of 3"]
+    # At the limit each file is checked, as before.
+    for i in range(3):
+        (root / f"runs/junk{i}/f{i}").unlink()
+    assert len(errors_of(root)) == 3
+
+
 def test_symlinks_are_refused(tmp_path: Path) -> None:
     root = tmp_path / SUB
     write_meta(root, GOOD)
