@@ -256,3 +256,42 @@ def test_a_task_figure_that_is_no_mean_over_queries_is_not_called_one() -> None:
             assert text == "the task's mean over its queries", m.name
         else:
             assert "over its queries" not in text and "all the task's pairs" in text, (m.name, text)
+
+
+def test_the_one_class_mark_follows_the_catalogue(monkeypatch) -> None:
+    """Which figures a classifier that answers one class wins without skill, and which
+    figure tells that it does, are the catalogue's (``one_class_wins``,
+    ``tells_one_class``): the tables' mark, its note and the metrics page follow a measure
+    declared so, and leave ECE alone once it is not (the tables named "ECE" and
+    "Predicted positive rate" themselves)."""
+    from leaderboard.publish.site.table_display import one_class, one_class_note
+
+    monkeypatch.setitem(MEASURES, "Toy", Measure(
+        name="Toy", title="a toy", kernel="classification", help="toy",
+        one_class_wins="a constant answer tops it"))
+    monkeypatch.setitem(MEASURES, "ECE", Measure(
+        name="ECE", title="expected calibration error", kernel="classification",
+        direction="lower", help="ece"))
+    tasks = ("pi-indic-val150/t4/hin", "pi-indic-val150/t4/urd")
+
+    def row(rate: float) -> Row:
+        system = SystemResult(
+            system_id="s", model=ModelInfo(name="s"), provenance="verified",
+            source=Source(kind="scored"),
+            tasks={t: TaskScores(metrics={"Toy": 0.9, "ECE": 0.0,
+                                          "Predicted positive rate": rate}) for t in tasks})
+        return Row(key="s", system=system, origin=Path("x"))
+
+    toy, ece = column(tasks, "Toy", "Toy"), column(tasks, "ECE", "ECE")
+    assert one_class(row(0.0), toy) and one_class(row(1.0), toy)
+    assert not one_class(row(0.5), toy)
+    assert not one_class(row(0.0), ece)
+    assert measures.one_class_tell("calibrated/Toy") == "calibrated/Predicted positive rate"
+    assert measures.one_class_tell("AUROC") is None
+    assert one_class_note().startswith("* answers one class for every pair")
+    assert "a constant answer tops it, so its high Toy is no merit" in one_class_note()
+    assert "ECE" not in one_class_note()
+    page = environment().get_template("metrics.md.j2").render(
+        measures=list(MEASURES.values()), alpha=0.05)
+    assert "mark with * the Toy of a\nclassifier that answers one class for every pair: " \
+           "its high Toy is no merit." in page

@@ -74,11 +74,16 @@ class Measure(_ReadOnly):
     differs ("MAP", FollowIR's); ``query_name``/``query_help``: one query's figure, its
     name where the measure's own would mislead, and what it is; ``task_figure``: what a
     task's figure is, in words, when it is not the mean of per-query figures (T4's AUPRC
-    and ECE, computed over all the task's pairs at once)."""
+    and ECE, computed over all the task's pairs at once); ``one_class_wins``: how a
+    classifier that answers one class for every pair (none compatible, or all) scores well
+    on the measure without any skill, in words, for a measure it can win so (ECE: a
+    constant answer can be perfectly calibrated): the tables mark such a figure;
+    ``tells_one_class``: the measure's figure is 0 or 1 exactly when the classifier answers
+    one class (its share of pairs predicted compatible), which is how the tables know."""
 
     __slots__ = ("name", "title", "kernel", "help", "direction", "low", "high",
                  "takes_cutoff", "no_skill", "mean_name", "query_name", "query_help",
-                 "task_figure")
+                 "task_figure", "one_class_wins", "tells_one_class")
     name: str
     title: str
     kernel: Kernel | None
@@ -92,16 +97,20 @@ class Measure(_ReadOnly):
     query_name: str | None
     query_help: str | None
     task_figure: str | None
+    one_class_wins: str | None
+    tells_one_class: bool
 
     def __init__(self, *, name: str, title: str, kernel: Kernel | None, help: str,
                  direction: Direction = "higher", low: float = 0.0, high: float = 1.0,
                  takes_cutoff: bool = False, no_skill: NoSkill | None = None,
                  mean_name: str | None = None, query_name: str | None = None,
-                 query_help: str | None = None, task_figure: str | None = None) -> None:
+                 query_help: str | None = None, task_figure: str | None = None,
+                 one_class_wins: str | None = None, tells_one_class: bool = False) -> None:
         self._set(name=name, title=title, kernel=kernel, help=help, direction=direction,
                   low=low, high=high, takes_cutoff=takes_cutoff, no_skill=no_skill,
                   mean_name=mean_name, query_name=query_name, query_help=query_help,
-                  task_figure=task_figure)
+                  task_figure=task_figure, one_class_wins=one_class_wins,
+                  tells_one_class=tells_one_class)
 
     @property
     def higher_is_better(self) -> bool:
@@ -184,12 +193,14 @@ MEASURES: dict[str, Measure] = {m.name: m for m in (
             direction="lower", no_skill="constant calibrated",
             help="expected calibration error, 15 bins; lower is better, and a classifier "
                  "that answers one class only gets a low ECE without any skill",
-            task_figure=_OVER_PAIRS),
+            task_figure=_OVER_PAIRS,
+            one_class_wins="a constant answer can be perfectly calibrated without any "
+                           "skill"),
     Measure(name="Predicted positive rate", title="share of pairs predicted compatible",
             kernel="classification", direction="neither",
             help="share of pairs predicted compatible (probability 0.5 or more): 0 or 1 for "
                  "a classifier that answers one class only",
-            task_figure=_OVER_PAIRS),
+            task_figure=_OVER_PAIRS, tells_one_class=True),
     Measure(name="Positive rate", title="share of compatible pairs", kernel="classification",
             direction="neither",
             help="share of compatible pairs in the task's pair set: what a constant score "
@@ -264,6 +275,18 @@ def column_help(key: str) -> str:
     depth = (f"the top {parts.cutoff} documents" if parts.cutoff is not None
              else "the whole ranking")
     return parts.measure.help.replace("{depth}", depth)
+
+
+def one_class_tell(key: str) -> str | None:
+    """For a key whose measure a classifier that answers one class wins without skill
+    (``ECE``, ``calibrated/ECE``), the key of the same run's figure that tells whether it
+    answers one class (``Predicted positive rate``: 0 or 1 when it does); None for a key
+    of any other measure."""
+    parts = parse(key)
+    if parts.measure.one_class_wins is None:
+        return None
+    tell = next(m.name for m in MEASURES.values() if m.tells_one_class)
+    return tell if parts.qualifier is None else f"{parts.qualifier}/{tell}"
 
 
 def query_name(key: str) -> str:

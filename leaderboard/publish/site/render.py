@@ -48,7 +48,7 @@ from leaderboard.publish.site.search import search_entries
 from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_gap,
                                                       printed_average_note)
 from leaderboard.publish.site.table_display import (INTERVAL_MARK, INTERVAL_MARK_NOTE,
-                                                    ONE_CLASS_MARK, ONE_CLASS_NOTE, caption,
+                                                    ONE_CLASS_MARK, one_class_note, caption,
                                                     TRAINING_NOTE, display_rows,
                                                     empty_reason, reference_row,
                                                     rows_html, source_text,
@@ -175,7 +175,7 @@ def table_context(table: ViewTable, page: str) -> dict:
                 f" A cell marked {PRINTED_MARK} shows its source's own printed average "
                 "instead, which is not that mean (the note under the table gives both)."
                 if printed_notes else ""),
-            "one_class_note": ONE_CLASS_NOTE if one_class_rows else "",
+            "one_class_note": one_class_note() if one_class_rows else "",
             "training_note": TRAINING_NOTE if training_rows else "",
             "interval_note": INTERVAL_MARK_NOTE
             if any(r.gap is not None and r.gap.text.endswith(INTERVAL_MARK) for r in rows)

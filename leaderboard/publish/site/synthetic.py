@@ -59,7 +59,7 @@ def _task_scores(task: Task, rng: np.random.Generator, n_queries: int, skill: fl
             # compatible pairs is the pair set's, one in eleven.
             if base == "Positive rate":
                 metrics[key] = 1 / 11
-            elif base == "Predicted positive rate":
+            elif measure_of(key).tells_one_class:  # 0 at times: the tables' one-class mark
                 metrics[key] = float(rng.choice([0.0, rng.uniform(0.02, 0.2)]))
             elif measure_of(key).task_figure is not None:  # over all pairs: no per persona
                 metrics[key] = float(np.clip(rng.normal(0.3 + 0.3 * skill, 0.05), 0, 1))

@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from leaderboard.benchmarks.views import Column, View
 from leaderboard.core.display import effect_size_text, p_text, score_text
+from leaderboard.core.measures import MEASURES, Measure, one_class_tell
 from leaderboard.core.report import plural
 from leaderboard.publish.standings import (
     TIER_BELOW,
@@ -216,34 +217,46 @@ TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_BELOW: "",
             TIER_REPORTED: "fb-reported"}
 
 
-# Marks a T4 ECE of a classifier that answers one class for every pair (the note under
-# the table says why that ECE says nothing about skill).
+# Marks a figure a classifier that answers one class for every pair wins without skill
+# (the catalogue's one_class_wins: T4's ECE); the note under the table says why.
 ONE_CLASS_MARK = "*"
 
 
-ONE_CLASS_NOTE = ("* answers one class for every pair (no pair, or every pair, predicted "
-                  "compatible): a constant answer can be perfectly calibrated without any "
-                  "skill, so its low ECE is no merit; see its AUROC and balanced accuracy.")
+def one_class_merit(measure: Measure) -> str:
+    """Why a one-class classifier's figure of the measure is no merit, in words."""
+    good = "low" if measure.direction == "lower" else "high"
+    return f"{measure.one_class_wins}, so its {good} {measure.name} is no merit"
 
 
-_PREDICTED_POSITIVE = "Predicted positive rate"
+def one_class_reason() -> str:
+    """What the mark means: a marked cell's details, and after the mark, the note under a
+    table with one."""
+    return ("answers one class for every pair (no pair, or every pair, predicted "
+            "compatible): " + "; ".join(one_class_merit(m) for m in MEASURES.values()
+                                        if m.one_class_wins)
+            + "; see its AUROC and balanced accuracy.")
+
+
+def one_class_note() -> str:
+    return f"{ONE_CLASS_MARK} {one_class_reason()}"
 
 
 def one_class(row: Row, column: Column) -> bool:
-    """Whether the row's figure in an ECE column comes from a classifier that predicts one
-    class for every pair the column covers: none of them compatible in any of its tasks,
-    or all of them. (A classifier that answers "incompatible" in ten languages and names
-    30 pairs compatible in two does not answer one class for the average's pairs.)"""
-    if column.metric.rsplit("/", 1)[-1] != "ECE":
-        return False
+    """Whether the row's figure in the column is of a measure a one-class classifier wins
+    without skill (``measures.one_class_tell``) and comes from a classifier that predicts
+    one class for every pair the column covers: none of them compatible in any of its
+    tasks, or all of them. (A classifier that answers "incompatible" in ten languages and
+    names 30 pairs compatible in two does not answer one class for the average's pairs.)"""
     rates = []
-    for task_id in column.tasks:
+    for task_id, key in column.parts:
+        tell = one_class_tell(key)
         scores = row.system.tasks.get(task_id)
-        rate = scores.metrics.get(_PREDICTED_POSITIVE) if scores else None
+        rate = scores.metrics.get(tell) if scores and tell else None
         if rate is None:
             return False
         rates.append(rate)
-    return all(r == 0.0 for r in rates) or all(r == 1.0 for r in rates)
+    return bool(rates) and (all(r == 0.0 for r in rates)
+                            or all(r == 1.0 for r in rates))
 
 
 def line_href(line: ModelLine, submissions: str) -> str | None:
@@ -328,7 +341,7 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
     text = shown_figure(table, row, i, cell.value)
     if one_class(row, col):
         text += ONE_CLASS_MARK
-        details.append(ONE_CLASS_NOTE.lstrip("* "))
+        details.append(one_class_reason())
     if overlap is not None:
         text += TRAINING_MARK
         details.append(overlap.describe())
@@ -613,11 +626,10 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
             # A marked cell says what its mark means, as on the leaderboard, and so does
             # the note under the table (the mark alone said nothing here).
             for cell in marked:
-                cell.title = "; ".join(filter(None, (cell.title,
-                                                     ONE_CLASS_NOTE.lstrip("* "))))
+                cell.title = "; ".join(filter(None, (cell.title, one_class_reason())))
             out.append({"title": section.title, "id": section.id, "columns": labels,
                         "column_help": column_help,
-                        "note": ONE_CLASS_NOTE if marked else "",
+                        "note": one_class_note() if marked else "",
                         "interval_note": INTERVAL_MARK_NOTE
                         if any(e["gap_title"] for e in entries) else "",
                         "href": f"{relative(page_path, page.path)}#{section.id}",
