@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.benchmarks.views import View, column
@@ -295,3 +296,20 @@ def test_the_one_class_mark_follows_the_catalogue(monkeypatch) -> None:
         measures=list(MEASURES.values()), alpha=0.05)
     assert "mark with * the Toy of a\nclassifier that answers one class for every pair: " \
            "its high Toy is no merit." in page
+
+
+def test_a_measures_depth_is_worded_in_the_catalogue_alone() -> None:
+    """``{depth}`` in a measure's help becomes "the top k documents" or "the whole
+    ranking" in ``Measure.help_at``; the metrics page repeated the wording in its own
+    template, so a change to one would leave the page and the columns' help apart."""
+    for pattern in ("leaderboard/**/*.py", "leaderboard/**/*.j2", "leaderboard/**/*.js"):
+        for path in REPO.glob(pattern):
+            if path.name == "measures.py" and path.parent.name == "core":
+                continue
+            text = path.read_text(encoding="utf-8")
+            assert "whole ranking" not in text and "{depth}" not in text, path
+    page = environment().get_template("metrics.md.j2").render(
+        measures=list(MEASURES.values()), alpha=0.05)
+    for m in MEASURES.values():
+        assert str(escape(m.help_at("k" if m.takes_cutoff else None))) in page, m.name
+    assert MEASURES["R"].help_at(5) == measures.column_help("R@5")

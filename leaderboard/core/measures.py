@@ -66,7 +66,8 @@ class _ReadOnly:
 
 class Measure(_ReadOnly):
     """One measure. Texts are plain (no markup); ``{depth}`` in ``help`` becomes "the top
-    k documents" for a key with a cutoff k and "the whole ranking" for one without.
+    k documents" for a key with a cutoff k and "the whole ranking" for one without
+    (:meth:`help_at`).
 
     ``title``: the measure in words; ``help``: what a column of it shows; ``low``/``high``:
     the range of a task's figure; ``takes_cutoff``: written name@k (nDCG@10), or name for
@@ -120,6 +121,12 @@ class Measure(_ReadOnly):
     def signed(self) -> bool:
         """Whether a figure can be negative: shown with its sign (+5.0), drawn diverging."""
         return self.low < 0
+
+    def help_at(self, cutoff: int | str | None) -> str:
+        """``help`` for a cutoff (a number, or "k" where the page speaks of any), its
+        ``{depth}`` "the top k documents", or "the whole ranking" without one."""
+        depth = f"the top {cutoff} documents" if cutoff is not None else "the whole ranking"
+        return self.help.replace("{depth}", depth)
 
 
 _RANK_SOURCE = " (trec_eval semantics; a query missing from the run scores 0)"
@@ -272,9 +279,7 @@ def label(key: str) -> str:
 def column_help(key: str) -> str:
     """What a column of the key shows (a column's own help, where it gives one, wins)."""
     parts = parse(key)
-    depth = (f"the top {parts.cutoff} documents" if parts.cutoff is not None
-             else "the whole ranking")
-    return parts.measure.help.replace("{depth}", depth)
+    return parts.measure.help_at(parts.cutoff)
 
 
 def one_class_tell(key: str) -> str | None:
