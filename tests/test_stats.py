@@ -488,6 +488,38 @@ def test_test_for_metric():
     assert sig.test_for_metric("AUROC") == "delong"
 
 
+def test_the_test_is_the_measures_as_the_catalogue_declares_it(monkeypatch) -> None:
+    """Which test a metric gets is its measure's (``Measure.test``), not its key's
+    spelling: a key was matched by its ending (``endswith("p-mrr")``, ``"auroc"``), so a
+    measure declared with its own test got sign flips, and a key no measure names got a
+    test anyway. A column averaging several keys takes its measures' one test."""
+    from dataclasses import replace
+
+    from leaderboard.benchmarks import all_views
+    from leaderboard.benchmarks.views import column
+    from leaderboard.core.measures import MEASURES, Measure, UnknownMeasureError
+
+    monkeypatch.setitem(MEASURES, "Toy change", Measure(
+        name="Toy change", title="a toy change score", kernel="instruction", low=-1.0,
+        help="toy", test="wilcoxon"))
+    assert sig.test_for_metric("Toy change") == "wilcoxon"
+    assert sig.test_for_metric("altered/Toy change") == "wilcoxon"
+    scores = {"a": {"q1": 0.2, "q2": -0.1, "q3": 0.4}, "b": {"q1": 0.1, "q2": 0.0, "q3": 0.3}}
+    assert tier_view(scores, "Toy change", ranks=False).test == "wilcoxon"
+    assert compare_pair(scores["a"], scores["b"], "Toy change").test == "wilcoxon"
+    with pytest.raises(UnknownMeasureError, match="'my-auroc'"):
+        sig.test_for_metric("my-auroc")
+    # FollowIR's Score: MAP@1000 on two collections and nDCG@5 on the third, one test
+    score = next(c for c in all_views()["followir/average"].columns if c.id == "score")
+    assert score.metric == "headline" and score.test == "randomization"
+    assert tier_view(scores, score.metric, ranks=False, test=score.test).test == \
+        "randomization"
+    mixed = replace(column(("followir/core17", "followir/news21"), "p-MRR", "mixed"),
+                    task_metrics=("p-MRR", "nDCG@5"))
+    with pytest.raises(ValueError, match="different tests"):
+        mixed.test
+
+
 # --- Holm ----------------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Literal
 
 from leaderboard.benchmarks.units import PER_QUERY, SamplingUnit
-from leaderboard.core.measures import NoSkill, column_help, parse
+from leaderboard.core.measures import NoSkill, PairedTest, column_help, parse
 
 AveragePolicy = Literal["all", "available"]
 #: How a column turns its tasks' figures into one number (every column declares one):
@@ -95,6 +95,18 @@ class Column:
                 return pooled
         return CONVENTION_TEXT[self.convention].format(n=len(self.tasks), unit=self.unit,
                                                        why=self.convention_source)
+
+    @cached_property
+    def test(self) -> PairedTest:
+        """The paired test two rows' figures in the column are compared by: the one its
+        measures take (the catalogue's ``Measure.test``; FollowIR's Score averages MAP@1000
+        and nDCG@5, both sign flips). A column over measures that take different tests
+        has no one test, and is refused."""
+        tests = {parse(key).measure.test for _, key in self.parts}
+        if len(tests) != 1:
+            raise ValueError(f"column {self.id!r} averages measures that take different "
+                             f"tests ({', '.join(sorted(tests))}): it cannot be tested")
+        return tests.pop()
 
     @cached_property
     def parts(self) -> tuple[tuple[str, str], ...]:

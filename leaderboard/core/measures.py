@@ -40,6 +40,18 @@ Direction = Literal["higher", "lower", "neither"]
 #:  "majority": the share of the majority class (accuracy of always answering "incompatible");
 #:  "constant calibrated": 0 (ECE of a constant probability equal to the positive rate).
 NoSkill = Literal["zero", "chance", "positive rate", "majority", "constant calibrated"]
+#: The paired test two systems' figures of a measure are compared by, unit by unit
+#: (:mod:`leaderboard.publish.stats.significance`):
+#:  "randomization": Fisher's randomization test of the mean difference (sign flips), the
+#:  usual IR choice (Smucker et al., CIKM 2007), for a measure that is a mean of per-query
+#:  scores (nDCG, AP, R, RR, IRS, accuracy, ...);
+#:  "wilcoxon": the Wilcoxon signed-rank test, as the mFollowIR paper tests p-MRR: a
+#:  bounded per-query *change* score with many exact zeros and heavy tails, where the
+#:  original analysis is rank-based;
+#:  "delong": DeLong's test for correlated ROC curves, on each persona's structural
+#:  components (AUROC is not a mean of per-pair scores, and a persona's pairs are not
+#:  independent).
+PairedTest = Literal["randomization", "wilcoxon", "delong"]
 #: Where a measure is computed: the module of :mod:`leaderboard.core.metrics` of that name,
 #: or None for a measure only ever transcribed from a paper (FollowTable's NFR).
 Kernel = Literal["ranking", "instruction", "classification"]
@@ -80,11 +92,12 @@ class Measure(_ReadOnly):
     on the measure without any skill, in words, for a measure it can win so (ECE: a
     constant answer can be perfectly calibrated): the tables mark such a figure;
     ``tells_one_class``: the measure's figure is 0 or 1 exactly when the classifier answers
-    one class (its share of pairs predicted compatible), which is how the tables know."""
+    one class (its share of pairs predicted compatible), which is how the tables know;
+    ``test``: the paired test its figures are compared by (:data:`PairedTest`)."""
 
     __slots__ = ("name", "title", "kernel", "help", "direction", "low", "high",
                  "takes_cutoff", "no_skill", "mean_name", "query_name", "query_help",
-                 "task_figure", "one_class_wins", "tells_one_class")
+                 "task_figure", "one_class_wins", "tells_one_class", "test")
     name: str
     title: str
     kernel: Kernel | None
@@ -100,18 +113,20 @@ class Measure(_ReadOnly):
     task_figure: str | None
     one_class_wins: str | None
     tells_one_class: bool
+    test: PairedTest
 
     def __init__(self, *, name: str, title: str, kernel: Kernel | None, help: str,
                  direction: Direction = "higher", low: float = 0.0, high: float = 1.0,
                  takes_cutoff: bool = False, no_skill: NoSkill | None = None,
                  mean_name: str | None = None, query_name: str | None = None,
                  query_help: str | None = None, task_figure: str | None = None,
-                 one_class_wins: str | None = None, tells_one_class: bool = False) -> None:
+                 one_class_wins: str | None = None, tells_one_class: bool = False,
+                 test: PairedTest = "randomization") -> None:
         self._set(name=name, title=title, kernel=kernel, help=help, direction=direction,
                   low=low, high=high, takes_cutoff=takes_cutoff, no_skill=no_skill,
                   mean_name=mean_name, query_name=query_name, query_help=query_help,
                   task_figure=task_figure, one_class_wins=one_class_wins,
-                  tells_one_class=tells_one_class)
+                  tells_one_class=tells_one_class, test=test)
 
     @property
     def higher_is_better(self) -> bool:
@@ -154,7 +169,7 @@ MEASURES: dict[str, Measure] = {m.name: m for m in (
             help="precision: the share of relevant documents among {depth}" + _RANK_SOURCE),
     # ------------------------------------------------------------------ instruction following
     Measure(name="p-MRR", title="pairwise mean reciprocal rank (FollowIR)",
-            kernel="instruction", low=-1.0, no_skill="zero",
+            kernel="instruction", low=-1.0, no_skill="zero", test="wilcoxon",
             help="pairwise MRR: how far the documents whose relevance the altered instruction "
                  "changed move in the right direction (-100 to +100; 0 = ignores the "
                  "instruction)",
@@ -174,7 +189,7 @@ MEASURES: dict[str, Measure] = {m.name: m for m in (
                  "better"),
     # ------------------------------------------------------------------ classification (T4)
     Measure(name="AUROC", title="area under the ROC curve", kernel="classification",
-            no_skill="chance",
+            no_skill="chance", test="delong",
             help="area under the ROC curve: how well the probabilities rank compatible "
                  "pairs above incompatible ones (50 = no skill)",
             query_name="AUROC part",

@@ -223,7 +223,7 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                 continue
             metric = column.metric
             result = compare_pair(qa, qb, metric, seed, a_name=a.system_id,
-                                  b_name=b.system_id)
+                                  b_name=b.system_id, test=column.test)
             pending.append((index, column, metric, revision, result))
         adjusted = holm([r.p_value for *_, r in pending]) if pending else []
         for (index, column, metric, revision, r), p_adj in zip(pending, adjusted):

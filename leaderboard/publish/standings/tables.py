@@ -279,7 +279,7 @@ def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, se
     if not scores:
         return {}, None
     result = tier_view(scores, column.metric, higher_is_better=column.higher_is_better,
-                       seed=seed, precedence=precedence)
+                       seed=seed, precedence=precedence, test=column.test)
     tiers = {comp.system: TierInfo(
         tier=comp.tier, p_value=_num(comp.p_value), p_adjusted=_num(comp.p_adjusted),
         effect=_num(comp.effect), ci_low=_num(comp.ci_low), ci_high=_num(comp.ci_high),
@@ -394,7 +394,7 @@ def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> N
             column = work.table.view.columns[work.column_index]
             units = unit_scores(work.verified[0].system, column)
             n = len(units) if units else 0
-            return (tiering_work(column.metric, n, len(work.verified))
+            return (tiering_work(column.metric, n, len(work.verified), test=column.test)
                     + ranking_work(n, len(work.verified)))
 
         pending.sort(key=work_of, reverse=True)

@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from scipy import stats
 
+from leaderboard.core.measures import PairedTest
+
 from .significance.api import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_RESAMPLES,
@@ -34,7 +36,6 @@ from .significance.api import (
     RANK_BOOTSTRAP,
     REPRODUCIBILITY_THRESHOLD,
     TIE_RTOL,
-    TestName,
     holm,
     intervals_for,
     p_floor,
@@ -72,7 +73,7 @@ class Comparison(BaseModel):
     system: str
     leader: str | None
     metric: str
-    test: TestName | None
+    test: PairedTest | None
     n_units: int
     mean_system: float | None
     mean_leader: float | None
@@ -103,7 +104,7 @@ class ViewTiers(BaseModel):
 
     metric: str
     leader: str | None
-    test: TestName
+    test: PairedTest
     higher_is_better: bool
     n_units: int
     seed: int
@@ -135,7 +136,7 @@ class PairComparison(BaseModel):
     system_a: str
     system_b: str
     metric: str
-    test: TestName
+    test: PairedTest
     n_units: int
     mean_a: float
     mean_b: float
@@ -275,16 +276,18 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
               n_resamples: int = DEFAULT_RESAMPLES, n_bootstrap: int = DEFAULT_BOOTSTRAP,
               alpha: float = ALPHA, threshold: float = REPRODUCIBILITY_THRESHOLD,
               precedence: Sequence[str] = (), ranks: bool = True,
-              n_rank_bootstrap: int = RANK_BOOTSTRAP) -> ViewTiers:
-    """Tier every system of one view on ``metric``.
+              n_rank_bootstrap: int = RANK_BOOTSTRAP, test: PairedTest | None = None
+              ) -> ViewTiers:
+    """Tier every system of one view on ``metric``: a metric key, whose measure's test
+    (:func:`~leaderboard.publish.stats.significance.api.test_for_metric`) compares them,
+    or a column's name for its figure over several keys with ``test`` (``Column.test``).
 
     ``scores`` maps system id -> unit id -> value. The leader is the tested system with the
     best mean (highest, or lowest when ``higher_is_better`` is False); systems within
     ``threshold`` of that mean are tied with it, and the tie goes to the first of them in
     ``precedence`` (a standing leader, when the caller knows one), then to the smallest id,
     so that the choice never depends on a difference below the threshold nor on dict order.
-    Every other tested system is compared with the leader by
-    :func:`~leaderboard.publish.stats.significance.api.test_for_metric`'s test, the p-values are
+    Every other tested system is compared with the leader by that test, the p-values are
     Holm-corrected as one family, and a system is "below leader" when its adjusted
     p-value is below ``alpha``, its mean is more than ``threshold`` from the leader's and
     its test's own statistic (``estimate``) lies on the leader's side of 0, else "tied with
@@ -310,7 +313,7 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     tested = sorted(s for s in scores if s not in skip)
     queries, x = _scores_matrix([scores[s] for s in tested], tested)
     n = len(queries)
-    test = test_for_metric(metric)
+    test = test or test_for_metric(metric)
     rows: list[Comparison] = []
     leader: str | None = None
     mde: float | None = None
@@ -375,15 +378,17 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
 def compare_pair(a_scores: Mapping[str, float], b_scores: Mapping[str, float], metric: str,
                  seed: int = 0, *, queries: Iterable[str] | None = None,
                  n_resamples: int = DEFAULT_RESAMPLES, n_bootstrap: int = DEFAULT_BOOTSTRAP,
-                 a_name: str = "a", b_name: str = "b") -> PairComparison:
-    """Compare two systems on one metric (for ``leaderboard compare``).
+                 a_name: str = "a", b_name: str = "b", test: PairedTest | None = None
+                 ) -> PairComparison:
+    """Compare two systems on one metric (for ``leaderboard compare``), by its measure's
+    test, or by ``test`` for a column's name over several keys (as :func:`tier_view`).
 
     The units are ``queries`` when given (pass a view's unit set to reproduce its figures
     exactly), else the union of both systems' units; a missing unit scores 0.
     """
     qs = sorted(set(queries)) if queries is not None else _universe((a_scores, b_scores))
     x = _matrix([a_scores, b_scores], [a_name, b_name], qs)
-    test = test_for_metric(metric)
+    test = test or test_for_metric(metric)
     diffs = x[:, [0]] - x[:, [1]]
     p = float(pvalues_for(test, diffs, n_resamples=n_resamples, seed=seed)[0])
     estimate, lo, hi = intervals_for(test, diffs, n_bootstrap=n_bootstrap, seed=seed)
@@ -399,14 +404,16 @@ def compare_pair(a_scores: Mapping[str, float], b_scores: Mapping[str, float], m
 
 def tiering_work(metric: str, n_units: int, n_systems: int, *,
                  n_resamples: int = DEFAULT_RESAMPLES,
-                 n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
-    """Rough multiply-adds of :func:`tier_view` for ``n_systems`` on ``n_units``: the
+                 n_bootstrap: int = DEFAULT_BOOTSTRAP, test: PairedTest | None = None
+                 ) -> float:
+    """Rough multiply-adds of :func:`tier_view` for ``n_systems`` on ``n_units``
+    (``metric`` and ``test`` as there): the
     order in which to hand views to :func:`tier_views`, longest first, so that the views
     still running at the end are short ones. (The unit count alone misleads: the test
     depends on the metric, and 20 units are enumerated at a fraction of the cost of the
     Monte-Carlo test that 21 get.) The tests against the leader, pair by pair; a caller
     that ranks the view adds :func:`ranking_work`."""
-    return max(n_systems - 1, 0) * pair_work(test_for_metric(metric), n_units,
+    return max(n_systems - 1, 0) * pair_work(test or test_for_metric(metric), n_units,
                                              n_resamples=n_resamples,
                                              n_bootstrap=n_bootstrap)
 

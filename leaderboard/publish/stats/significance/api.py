@@ -11,9 +11,11 @@ from contextlib import AbstractContextManager
 
 import numpy as np
 
+from leaderboard.core.measures import PairedTest
+
 from .bootstrap import bootstrap_mean_ci
 from .conventions import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, EXACT_MAX_QUERIES, POWER,
-                          RANK_BOOTSTRAP, REPRODUCIBILITY_THRESHOLD, TIE_RTOL, TestName,
+                          RANK_BOOTSTRAP, REPRODUCIBILITY_THRESHOLD, TIE_RTOL,
                           derive_seed, p_floor, paired_arrays, test_for_metric)
 from .dispatch import INTERVALS, ROUTES, Route, intervals_for, pvalues_for, randomization_pvalues
 from .ranks import rank_intervals
@@ -24,7 +26,7 @@ from .wilcoxon import wilcoxon_pvalues, wilcoxon_test
 __all__ = [
     "DEFAULT_BOOTSTRAP", "DEFAULT_RESAMPLES", "EXACT_MAX_QUERIES", "EXECUTOR", "INTERVALS",
     "POWER", "RANK_BOOTSTRAP", "REPRODUCIBILITY_THRESHOLD", "ROUTES", "TIE_RTOL", "Route",
-    "TestName", "bootstrap_mean_ci", "clear_caches", "derive_seed", "holm", "intervals_for",
+    "bootstrap_mean_ci", "clear_caches", "derive_seed", "holm", "intervals_for",
     "p_floor", "pair_work", "paired_randomization_test", "pvalues_for",
     "randomization_pvalues", "rank_intervals", "serial_chunks", "single_threaded_blas",
     "test_for_metric", "wilcoxon_pvalues", "wilcoxon_test", "worker_count",
@@ -53,7 +55,7 @@ def clear_caches() -> None:
     EXECUTOR.clear_caches()
 
 
-def pair_work(test: TestName, n: int, *, n_resamples: int = DEFAULT_RESAMPLES,
+def pair_work(test: PairedTest, n: int, *, n_resamples: int = DEFAULT_RESAMPLES,
               n_bootstrap: int = DEFAULT_BOOTSTRAP) -> float:
     """Rough multiply-adds to test one pair over n queries and bootstrap its interval: a
     measure for ordering work (the longest views first), not a timing. Enumeration is

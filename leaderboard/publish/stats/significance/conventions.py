@@ -1,16 +1,15 @@
 """The conventions every engine shares: defaults, the tie tolerance, which test a metric
-gets, how seeds are derived, and how paired inputs are checked."""
+gets (its measure's, from the catalogue), how seeds are derived, and how paired inputs are
+checked."""
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 
-
-TestName = Literal["randomization", "wilcoxon", "delong"]
+from leaderboard.core.measures import PairedTest, measure_of
 
 #: Monte-Carlo sign flips per randomization test when there are more than
 #: ``EXACT_MAX_QUERIES`` queries.
@@ -41,30 +40,19 @@ P_FLOOR = 1e-5
 POWER = 0.8
 
 
-def test_for_metric(metric: str) -> TestName:
-    """Which paired test a metric gets.
-
-    p-MRR (also role- or group-prefixed, any key ending in ``p-MRR``) uses the Wilcoxon
-    signed-rank test, as the mFollowIR paper does: p-MRR is a bounded per-query *change*
-    score with many exact zeros and heavy tails, where the original analysis is rank-based.
-    AUROC uses DeLong's test for correlated ROC curves, its per-unit values being each
-    persona's structural components (:mod:`.delong`): AUROC is not a mean of per-pair
-    scores, and a persona's pairs are not independent.
-    Everything else (nDCG, AP, R, RR, IRS, accuracy, ...) uses Fisher's randomization test
-    on the mean difference, the usual IR choice (Smucker et al., CIKM 2007).
-    """
-    key = metric.strip().lower()
-    if key.endswith("p-mrr"):
-        return "wilcoxon"
-    if key.endswith("auroc"):
-        return "delong"
-    return "randomization"
+def test_for_metric(metric: str) -> PairedTest:
+    """Which paired test a metric key gets: its measure's, as the catalogue declares it
+    (``Measure.test``: Wilcoxon for p-MRR, DeLong for AUROC, sign flips for the rest),
+    whatever its qualifier (``altered/p-MRR``). A key the catalogue does not know is
+    refused (:class:`~leaderboard.core.measures.UnknownMeasureError`) rather than given
+    a test by its spelling."""
+    return measure_of(metric).test
 
 
 test_for_metric.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
-def p_floor(test: TestName, n_units: int, n_resamples: int = DEFAULT_RESAMPLES) -> float:
+def p_floor(test: PairedTest, n_units: int, n_resamples: int = DEFAULT_RESAMPLES) -> float:
     """The smallest p-value ``test`` on ``n_units`` units resolves, and so the smallest one
     printed: all 2**n sign flips enumerated resolve down to their own smallest p, 2 / 2**n;
     a Monte-Carlo test with R random flips resolves 1 / R; a normal approximation gets

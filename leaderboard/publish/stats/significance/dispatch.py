@@ -15,9 +15,11 @@ from typing import Literal
 
 import numpy as np
 
+from leaderboard.core.measures import PairedTest
+
 from .binomial import binomial_counts, binomial_slots
 from .bootstrap import bootstrap_mean_ci
-from .conventions import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, EXACT_MAX_QUERIES, TestName,
+from .conventions import (DEFAULT_BOOTSTRAP, DEFAULT_RESAMPLES, EXACT_MAX_QUERIES,
                           derive_seed)
 from .enumeration import enumerated_counts, single_magnitude_pvalues
 from .fixedpoint import fixed_point, thresholds
@@ -179,7 +181,7 @@ def _one_magnitude(a: np.ndarray) -> bool:
     return bool(np.all((a == 0) | (a == a.max(axis=0, initial=0)), axis=None))
 
 
-def pvalues_for(test: TestName, diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
+def pvalues_for(test: PairedTest, diffs: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
                 seed: int = 0) -> np.ndarray:
     """p-values of ``test`` for every column of ``diffs`` (queries x pairs)."""
     if test == "randomization":
@@ -192,7 +194,7 @@ def pvalues_for(test: TestName, diffs: np.ndarray, *, n_resamples: int = DEFAULT
 
 
 #: What each test's interval is an interval of (:func:`intervals_for`).
-INTERVALS: dict[TestName, str] = {
+INTERVALS: dict[PairedTest, str] = {
     "randomization": "95% bootstrap interval of the mean difference",
     "wilcoxon": "Hodges-Lehmann shift with its 95% interval (the shifts the signed-rank "
                 "test does not reject)",
@@ -200,7 +202,7 @@ INTERVALS: dict[TestName, str] = {
 }
 
 
-def intervals_for(test: TestName, diffs: np.ndarray, *, n_bootstrap: int = DEFAULT_BOOTSTRAP,
+def intervals_for(test: PairedTest, diffs: np.ndarray, *, n_bootstrap: int = DEFAULT_BOOTSTRAP,
                   seed: int = 0, confidence: float = 0.95
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each column's estimate and 95% interval from the statistic its test tests, so that
