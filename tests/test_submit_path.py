@@ -22,8 +22,11 @@ models_extra()
 
 from leaderboard.app.ci.pr_report import read_ci_report  # noqa: E402
 from leaderboard.app.cli import main  # noqa: E402
-from leaderboard.app.submitter import derive_owner, git_identity, remote_owner  # noqa: E402
+from leaderboard.app.submitter import (derive_owner, git_identity, remote_owner,  # noqa: E402
+                                       submitter_of)
 from leaderboard.submission.layout import Writer, entry_of  # noqa: E402
+from reference_models.baseline_run import DEFAULT_CONTACT  # noqa: E402
+from reference_models.spec import get_model_spec  # noqa: E402
 from test_any_model import folders  # noqa: E402
 from test_ci import git, pr_check  # noqa: E402
 from test_reference_models import tiny_data, tiny_models  # noqa: E402
@@ -173,6 +176,37 @@ def test_the_owner_comes_from_git_config_then_a_forks_remote(tmp_path: Path,
     assert remote_owner("https://github.com/jane-doe/followboard") == "jane-doe"
     assert remote_owner("ssh://git@github.com/jane-doe/followboard.git") == "jane-doe"
     assert remote_owner("https://github.com/-bad-/x.git") is None
+
+
+def test_who_submits_is_the_libraries_answer_not_the_command_lines(
+        tmp_path: Path, monkeypatch) -> None:
+    """``baselines run`` worked out the owner, the contact and the registry's fact of
+    instruction training itself; ``submitter_of`` is where that is decided, and the
+    command prints what it says. A declared model is the maintainers' baseline: nothing is
+    guessed for it. Any other gets the fork's owner (with a note of where it was found),
+    git's identity and the registry's fact, each where the command line gives none."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-gitconfig"))
+    monkeypatch.setenv("LEADERBOARD_REPO_URL", BOARD)
+    fork = scratch_repo(tmp_path / "fork", "git@github.com:jane-doe/followboard.git")
+    minilm = get_model_spec("all-minilm-l6-v2")
+    declared = submitter_of(minilm, declared=True, out=fork, owner=None, contact=None)
+    assert (declared.owner, declared.contact, declared.owner_note) == (
+        None, DEFAULT_CONTACT, None)
+    assert declared.spec is minilm
+    unknown = minilm.model_copy(update={"instruction_trained": None})
+    theirs = submitter_of(unknown, declared=False, out=fork / "submissions", owner=None,
+                          contact=None)
+    assert (theirs.owner, theirs.contact) == ("jane-doe", "Jane Doe <jane@example.org>")
+    assert theirs.owner_note == ("owner: jane-doe (from the origin remote, "
+                                 "git@github.com:jane-doe/followboard.git)")
+    assert theirs.spec.instruction_trained is False  # the registry's record of MiniLM
+    given = submitter_of(unknown.model_copy(update={"name": "my-own-model", "links": ()}),
+                         declared=False, out=fork, owner="someone", contact="Me <me@x.org>")
+    assert (given.owner, given.contact, given.owner_note) == ("someone", "Me <me@x.org>", None)
+    assert given.spec.instruction_trained is None
+    upstream = scratch_repo(tmp_path / "upstream", BOARD + ".git")
+    none = submitter_of(unknown, declared=False, out=upstream, owner=None, contact=None)
+    assert none.owner is None and "records no owner" in (none.owner_note or "")
 
 
 def test_the_owner_and_contact_are_read_from_the_repository_git_dir_names(

@@ -10,7 +10,8 @@ metadata.yaml it writes when the command line does not say.
   it (the fact the site shows for that model anyway), else not stated.
 
 Git is asked in the folder the submission is written to, so that the repository the
-pull request is made from answers.
+pull request is made from answers. A model the reference models declare is the
+maintainers' baseline: none of this is guessed for it (:func:`submitter_of`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from leaderboard.publish.models import default_registry
 from leaderboard.publish.site.repository import repository_url
 from leaderboard.submission.metadata import GITHUB_LOGIN_RE
 from leaderboard.submission.results import ModelInfo
+from reference_models.baseline_run import DEFAULT_CONTACT
+from reference_models.spec import ModelSpec
 
 # The owner of a GitHub remote: https://github.com/<owner>/<repo>[.git],
 # git@github.com:<owner>/<repo>[.git] or ssh://git@github.com/<owner>/<repo>[.git].
@@ -88,3 +91,35 @@ def known_instruction_training(name: str, links: tuple[str, ...]) -> bool | None
     record = default_registry().lookup(ModelInfo(name=name, links=list(links)),
                                        use_links=True)
     return record.instruction_trained if record is not None else None
+
+
+@dataclass(frozen=True)
+class Submitter:
+    """What `baselines run` records of who submits a model's runs, and of the model."""
+    spec: ModelSpec              # with what the registry knows of the model added
+    owner: str | None
+    contact: str
+    owner_note: str | None       # where the owner was found, or that none was; None: given
+
+
+def submitter_of(spec: ModelSpec, *, declared: bool, out: Path, owner: str | None,
+                 contact: str | None) -> Submitter:
+    """Who submits ``spec``'s runs, written under ``out``, and the spec with what is known
+    of the model. ``owner`` and ``contact`` are the command line's, when it gives them. A
+    declared model (``declared``) is the maintainers' baseline, whose contact is theirs.
+    Any other is someone's submission, which records who may change it later (else
+    :func:`derive_owner`), how to reach them (else :func:`git_identity`) and, where the
+    model's own files do not say, whether the registry knows it as trained to follow
+    instructions (:func:`known_instruction_training`)."""
+    if declared:
+        return Submitter(spec, owner, contact or DEFAULT_CONTACT, None)
+    note = None
+    if owner is None:
+        derived = derive_owner(out)
+        owner = derived.login
+        note = f"owner: {owner} (from {derived.found_in})" if owner else NO_OWNER
+    if spec.instruction_trained is None:
+        known = known_instruction_training(spec.name, spec.links)
+        if known is not None:
+            spec = spec.model_copy(update={"instruction_trained": known})
+    return Submitter(spec, owner, contact or git_identity(out) or DEFAULT_CONTACT, note)

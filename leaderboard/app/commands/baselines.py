@@ -318,19 +318,10 @@ def model_choices(args: argparse.Namespace):  # noqa: ANN201 - reference_models'
 
 @needs_models_extra
 def run_model(args: argparse.Namespace) -> int:
-    from leaderboard.app.submitter import (
-        NO_OWNER,
-        derive_owner,
-        git_identity,
-        known_instruction_training,
-    )
+    from leaderboard.app.submitter import submitter_of
     from leaderboard.core.errors import UsageError
     from leaderboard.submission.metadata import GITHUB_LOGIN_RE
-    from reference_models.baseline_run import (
-        DEFAULT_CONTACT,
-        RunOptions,
-        run_reference_model,
-    )
+    from reference_models.baseline_run import RunOptions, run_reference_model
     from reference_models.distributed import shard_from_env
     from reference_models.model_source import resolve_model
     from reference_models.text import InstructionFormat
@@ -348,24 +339,13 @@ def run_model(args: argparse.Namespace) -> int:
         source = f"{args.model}@{resolved.revision}" if resolved.revision else args.model
         print(f"{source}: {spec.family} ({resolved.folder_model.architecture}); "
               + "; ".join(resolved.notes), file=sys.stderr)
-    owner = args.owner
-    if resolved.kind != "declared":
-        # A declared model is the maintainers' baseline; any other is someone's submission,
-        # which records who may change it later and what is known of the model.
-        if owner is None:
-            derived = derive_owner(args.out)
-            owner = derived.login
-            if shard.is_main and (derived.login is None or not args.quiet):
-                print(f"owner: {owner} (from {derived.found_in})" if owner else NO_OWNER,
-                      file=sys.stderr)
-        if spec.instruction_trained is None:
-            known = known_instruction_training(spec.name, spec.links)
-            if known is not None:
-                spec = spec.model_copy(update={"instruction_trained": known})
-    contact = args.contact or (DEFAULT_CONTACT if resolved.kind == "declared"
-                               else git_identity(args.out) or DEFAULT_CONTACT)
-    options = RunOptions(device=args.device, batch_size=args.batch_size, contact=contact,
-                         owner=owner,
+    who = submitter_of(resolved.spec, declared=resolved.kind == "declared", out=args.out,
+                       owner=args.owner, contact=args.contact)
+    spec = who.spec
+    if who.owner_note and shard.is_main and (who.owner is None or not args.quiet):
+        print(who.owner_note, file=sys.stderr)
+    options = RunOptions(device=args.device, batch_size=args.batch_size, contact=who.contact,
+                         owner=who.owner,
                          cache_root=args.cache_dir, use_cache=not args.no_cache,
                          progress=not args.quiet,
                          command=reproducible_command(args, resolved.revision),
