@@ -23,11 +23,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.publish.export import export_dataset  # noqa: E402
 from leaderboard.publish.site.repository import RepositoryRef  # noqa: E402
-from leaderboard.publish.site.synthetic import write_tree  # noqa: E402
+from fixtures.synthetic import write_tree  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # Named by no commit, so no git command is timed.

@@ -48,13 +48,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from benchmarks.machine import cpu_description  # noqa: E402
 from leaderboard.submission.explain_files import explain_dir  # noqa: E402
 from leaderboard.publish.site.build import build_site  # noqa: E402
 from leaderboard.submission.results import read_results  # noqa: E402
-from leaderboard.publish.site.synthetic import (name_explanations, write_explanations,  # noqa: E402
-                                        write_tree)
+from fixtures.synthetic import (name_explanations, write_explanations,  # noqa: E402
+                                write_tree)
 from leaderboard.core.config import ENV_CACHE_DIR, ENV_RUN_STORE
 from leaderboard.store.locations import FolderStore  # noqa: E402
 from leaderboard.submission.layout import PER_QUERY_NAME  # noqa: E402

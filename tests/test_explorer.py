@@ -46,7 +46,7 @@ from leaderboard.core.measures import measure_of
 from leaderboard.publish.standings import TIER_LEADER, Row, SubmissionInfo
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, TaskScores
-from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree
+from fixtures.synthetic import name_explanations, write_explanations, write_tree
 
 TASKS = ["followir/robust04", "followir/core17", "followtable/wtr", "followtable/wqt",
          "pi-indic-val150/t1/hin", "pi-indic-val150/t1/tam", "pi-indic-val150/t4/hin"]

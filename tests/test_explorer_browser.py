@@ -32,7 +32,7 @@ from leaderboard.submission.pipeline import score_submission
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import read_results
 from leaderboard.publish.site.build import build_site
-from leaderboard.publish.site.synthetic import name_explanations, write_explanations, write_tree
+from fixtures.synthetic import name_explanations, write_explanations, write_tree
 
 pytestmark = pytest.mark.browser
 

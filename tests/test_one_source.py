@@ -22,7 +22,7 @@ from site_html import parse
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.build import build_site
-from leaderboard.publish.site.synthetic import write_submission
+from fixtures.synthetic import write_submission
 from leaderboard.publish.standings.lines import record_of
 from leaderboard.submission.results import read_results, write_results
 

@@ -41,7 +41,7 @@ from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.downloads import STANDINGS_TYPES, standings_records
 from leaderboard.publish.site.mkdocs_config import footer_text
 from leaderboard.publish.site.repository import RepositoryRef
-from leaderboard.publish.site.synthetic import write_tree
+from fixtures.synthetic import write_tree
 from leaderboard.publish.standings.long_form import long_records, split_key
 from leaderboard.publish.training import (
     NOT_DISCLOSED,

@@ -44,7 +44,7 @@ from leaderboard.publish.site.repository import (
 )
 from leaderboard.publish.site.scripts import build_id
 from leaderboard.publish.site.search import search_doc
-from leaderboard.publish.site.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
+from fixtures.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 
 # Where the site is deployed: a GitHub Pages project site, as configure-pages' base_url
 # gives it (no trailing slash).

@@ -23,7 +23,7 @@ from fixtures.chromium import (CHROMIUM, offline_context, serve, shows_a_focus_r
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.repository import REPO_URL
-from leaderboard.publish.site.synthetic import HOSTILE_NAME, write_tree
+from fixtures.synthetic import HOSTILE_NAME, write_tree
 
 pytestmark = pytest.mark.browser
 
@@ -1175,7 +1175,7 @@ def test_a_right_to_left_name_keeps_its_neighbours_in_order(tmp_path, page) -> N
     line and in the list of submissions: what follows the name in the text is drawn after
     it (to its right on these left-to-right pages), not pulled before it."""
     from leaderboard.benchmarks.registry import all_tasks
-    from leaderboard.publish.site.synthetic import write_submission
+    from fixtures.synthetic import write_submission
     import numpy as np
 
     root = tmp_path / "root"

@@ -534,7 +534,7 @@ def export_interrupted(where: Path) -> int:
     release.json lists it, nothing beside the folder; the next export writes the new one.
     Returns the instants tried."""
     from leaderboard.publish.export_check import checked_export
-    from leaderboard.publish.site.synthetic import write_tree
+    from fixtures.synthetic import write_tree
 
     tasks = ["followir/robust04", "pi-indic-val150/t1/hin"]
     for seed, name in enumerate(("old-root", "new-root")):

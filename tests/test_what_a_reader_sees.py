@@ -15,7 +15,7 @@ from leaderboard.publish.site.board import Board
 from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.overview import build_overview, overview_context
 from leaderboard.publish.site.render import table_context
-from leaderboard.publish.site.synthetic import write_tree
+from fixtures.synthetic import write_tree
 from leaderboard.publish.site.table_display import display_rows, source_text
 from leaderboard.publish.standings.downloads import view_records
 

@@ -1058,7 +1058,7 @@ def test_the_results_dataset_is_exported_without_the_token_and_pushed_by_a_short
 
 
 def _results_tree(seed: Path) -> None:
-    from leaderboard.publish.site.synthetic import write_tree
+    from fixtures.synthetic import write_tree
 
     write_tree(seed, 1, n_queries=6, task_ids=["followtable/wtr"], hostile=False,
                reported=False)
