@@ -16,7 +16,7 @@ from leaderboard.publish.models import (
     registry_differences,
     resolve_model,
 )
-from leaderboard.benchmarks.protocols import mteb_swaps_qrels, protocol_of
+from leaderboard.benchmarks.protocols import mteb_swaps_qrels, relabel
 from leaderboard.submission.results import ModelInfo, Source, SystemResult, read_results
 from leaderboard.publish.standings import load_rows
 from leaderboard.publish.standings.statistic import column_value
@@ -233,18 +233,29 @@ def _actual_protocol(system: SystemResult) -> str:
     return "as-labelled"
 
 
+def _key_protocol(metric: str) -> str | None:
+    """Which qrels a key says its figure was computed against, by the prefixes a source's
+    labels are filed under (``protocols.relabel``): "as-labelled" (``original/``,
+    ``altered/``), "swapped", or None for a key of no instruction run (p-MRR)."""
+    qualifier = metric.rpartition("/")[0]
+    for swapped, named in ((False, "as-labelled"), (True, "swapped")):
+        if qualifier in {relabel(role, "", swapped)[:-1] for role in ("original", "altered")}:
+            return named
+    return None
+
+
 def test_no_sortable_column_mixes_qrels_protocols() -> None:
     rows, _ = load_rows(ROOT)
     checked = 0
     for page in site_pages():
         for view in page.views:
             for column in view.columns:
-                protocols = {protocol_of(metric) for _, metric in column.parts}
+                protocols = {_key_protocol(metric) for _, metric in column.parts}
                 protocols.discard(None)
                 if not protocols:
                     continue  # p-MRR, IRS, PI-Indic: no instruction-run qrels
                 assert len(protocols) == 1, (view.id, column.id)
-                named = "as-labelled" if protocols.pop().as_labelled else "swapped"
+                named = protocols.pop()
                 found = {_actual_protocol(r.system) for r in rows
                          if column_value(r.system, column).value is not None}
                 assert found <= {named}, (view.id, column.label, found)

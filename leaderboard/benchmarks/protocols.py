@@ -21,46 +21,14 @@ them beside figures computed against the right qrels:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 SWAPPED_ORIGINAL = "original-run@changed-qrels"
 SWAPPED_ALTERED = "altered-run@original-qrels"
-
-
-@dataclass(frozen=True)
-class QrelsProtocol:
-    run: str            # which instruction the ranking was made with
-    qrels: str          # which judgments scored it
-    source_label: str   # what the source calls the figure
-
-    @property
-    def as_labelled(self) -> bool:
-        """True when the figure was computed against the qrels its run belongs to."""
-        return self.run == self.qrels
-
-    def describe(self) -> str:
-        return f"{self.run}-instruction run scored against the {self.qrels} qrels"
-
-
-PROTOCOLS: dict[str, QrelsProtocol] = {
-    "original": QrelsProtocol("original", "original", "original"),
-    "altered": QrelsProtocol("altered", "altered", "changed"),
-    SWAPPED_ORIGINAL: QrelsProtocol("original", "changed", "original"),
-    SWAPPED_ALTERED: QrelsProtocol("altered", "original", "changed"),
-}
 
 # The role prefix a source's label ends up under, by whether the source swapped the qrels.
 _LABEL_TO_PREFIX = {
     (False, "original"): "original", (False, "altered"): "altered",
     (True, "original"): SWAPPED_ORIGINAL, (True, "altered"): SWAPPED_ALTERED,
 }
-
-
-def protocol_of(metric_key: str) -> QrelsProtocol | None:
-    """The protocol a metric key names; None for keys without a run prefix (p-MRR)."""
-    if "/" not in metric_key:
-        return None
-    return PROTOCOLS.get(metric_key.rsplit("/", 1)[0])
 
 
 def relabel(role: str, metric: str, qrels_swapped: bool) -> str:
