@@ -70,7 +70,6 @@ from leaderboard.core.tasks import Task
 COLUMNS = ("id", "ENG_indian_context", "indian_context", "expert_1", "expert_2")
 PERSONA_KEY = "indian_context_persona"
 INSTRUCTION_KEY = "indian_context_instruction"
-EXPERT_LABELS = ("Completely Agree", "Partially Agree", "Do Not Agree")
 
 PERSONA_PREFIX = "p"
 INSTRUCTION_PREFIX = "i"
@@ -226,7 +225,11 @@ def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
 
 
 def read_language(data_dir: Path, lang: str, task: Task | None = None) -> LanguageFile:
-    """Parse one language's CSV (cached per file and modification time)."""
+    """Parse one language's CSV (cached per file and modification time): its rows by id,
+    the rows dropped and the repairs made, which no task's data shows. The reader's entry
+    for one file, kept for whoever inspects the data (the tests of the pinned revision read
+    it so); the task loaders read through ``_read_languages``, which names every missing
+    file of a task at once."""
     return _read_languages(data_dir, task, (lang,))[0]
 
 
