@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import stat
@@ -39,6 +40,30 @@ def test_a_folder_where_the_file_goes_is_named_not_the_temp_file(tmp_path: Path)
     assert str(target) in str(info.value) and ".tmp" not in str(info.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert [p.name for p in target.iterdir()] == ["kept"]
+
+
+@pytest.mark.parametrize("where", ["write", "flush"])
+def test_a_full_disk_names_the_file_being_written(tmp_path: Path, monkeypatch,
+                                                  where: str) -> None:
+    """`import mteb --out FILE` on a full disk said "[Errno 28] No space left on device"
+    and nothing of which file: the operating system's error names none (a write's or a
+    flush's), so the writer names the file it was writing, and leaves the old one."""
+    target = tmp_path / "results.json"
+    atomic_write_text(target, "old\n")
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    if where == "flush":
+        def no_space(fd: int) -> None:
+            raise full
+        monkeypatch.setattr(os, "fsync", no_space)
+    with pytest.raises(OSError) as info:
+        with atomic_file(target) as fh:
+            fh.write(b"new")
+            if where == "write":
+                raise full
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(target)
+    assert str(target) in str(info.value) and ".tmp" not in str(info.value)
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
 
 
 def test_a_rewound_write_replaces_the_file_readably(tmp_path: Path) -> None:

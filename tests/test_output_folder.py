@@ -144,3 +144,21 @@ def test_a_folder_not_made_here_is_refused_and_kept(tmp_path: Path) -> None:
             pytest.fail("the block ran")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "link", "precious"]
     assert folder_files(out) == {"notes.txt": b"keep me"}
+
+
+def test_a_full_disk_names_the_folder_being_written(tmp_path: Path) -> None:
+    """`export --out DIR` on a full disk said "[Errno 28] Error writing bytes to file.
+    Detail: [errno 28] No space left on device" (pyarrow's Parquet writer; Python's own
+    says "No space left on device" alone), naming no file: the folder being written is
+    named, the one the user gave, and it is left as it was."""
+    out = tmp_path / "site"
+    old = _old_folder(out)
+    with pytest.raises(OSError) as info:
+        with replaced_folder(out, MARKER, "this test", Refused) as new:
+            _write_new(new)
+            raise OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] "
+                                        "No space left on device")
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(out)
+    assert str(out) in str(info.value) and "partial" not in str(info.value)
+    assert folder_files(out) == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

@@ -111,6 +111,25 @@ def _remove_killed_writers(folder: Path, stem: str, suffix: str) -> None:
         pass  # removed meanwhile, or not ours to remove: the write goes on
 
 
+# What a write meets on a full disk or past a quota or size limit: the operating system's
+# error names no file ("[Errno 28] No space left on device"), and can only be the
+# writer's own, so the writer names what it was writing (:func:`writing_into`).
+_OUT_OF_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+@contextmanager
+def writing_into(path: Path) -> Iterator[None]:
+    """A block that writes ``path`` (a file, or a folder it fills): an out-of-space error
+    raised in it that names no file names ``path`` as it goes on (`import mteb --out
+    FILE` on a full disk said "No space left on device" and nothing of where)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None and exc.errno in _OUT_OF_SPACE:
+            exc.filename = str(path)
+        raise
+
+
 @contextmanager
 def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
                 durable: bool = True, private: bool = False) -> Iterator[BinaryIO]:
@@ -120,7 +139,8 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
     system) as ``{prefix}{name}.{pid}-XXXX{suffix}``, after removing those of ``path``
     whose writer is gone (killed before it could remove its own); on success it is flushed to disk, made
     readable like any other file and renamed over ``path``; on any error, an interrupt
-    included, it is removed and ``path`` is untouched. The handle is opened ``w+b``, so
+    included, it is removed and ``path`` is untouched (a full disk's error names ``path``:
+    :func:`writing_into`). The handle is opened ``w+b``, so
     the block may rewind and rewrite it (a retried download does). ``durable=False``
     skips the wait for the disk (fsync): for caches, whose reader takes a file a crash
     left empty for a miss, and which may write hundreds of files in one command.
@@ -140,7 +160,7 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
                                     dir=path.parent)
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "w+b") as fh:
+        with writing_into(path), os.fdopen(fd, "w+b") as fh:
             yield fh
             fh.flush()
             if durable:

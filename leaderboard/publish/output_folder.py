@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from leaderboard.core.fileio import writing_into
+
 PARTIAL = "partial"
 OLD = "old"
 
@@ -139,7 +141,8 @@ def _staged(out_dir: Path) -> Iterator[Path]:
     new = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.{PARTIAL}-", dir=out_dir.parent))
     try:
         new.chmod(0o755)  # published as it is: mkdtemp makes it its owner's alone
-        yield new
+        with writing_into(out_dir):  # a full disk names the folder given, not its stand-in
+            yield new
         old = _put_in_place(new, out_dir)
     except BaseException:
         _remove(new)
