@@ -1241,6 +1241,26 @@ def test_a_build_killed_while_emptying_its_docs_folder_leaves_one_the_next_build
         assert sorted(p.name for p in docs.iterdir()) == [DOCS_MARKER], k
 
 
+def test_a_docs_folder_that_cannot_be_emptied_is_named_in_full(
+        tmp_path: Path, build_to_rendering: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`leaderboard build` in a read-only checkout said "[Errno 30] Read-only file system:
+    't3x.md'": rmtree removes a folder's files by their names within it, and its error
+    names the file so. The file is named by its whole path."""
+    from leaderboard.publish.site.build import DOCS_MARKER
+
+    docs = tmp_path / "docs"
+    (docs / "pi-indic").mkdir(parents=True)
+    (docs / "pi-indic" / "t3x.md").write_text("# a page of the previous build\n")
+    (docs / DOCS_MARKER).write_text("made by `leaderboard build`\n")
+
+    def read_only(path: str, *, dir_fd: int | None = None) -> None:
+        raise OSError(30, "Read-only file system", path)  # as the system says it
+    monkeypatch.setattr(os, "unlink", read_only)
+    with pytest.raises(OSError) as info:
+        build_site(tmp_path / "root", tmp_path / "out", docs_dir=docs, reference_ids=())
+    assert info.value.filename == str(docs / "pi-indic" / "t3x.md")
+
+
 @needs_fork
 def test_a_build_removes_the_temporary_folder_a_killed_build_left(
         tmp_path: Path, build_to_rendering: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -100,6 +100,23 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def remove_tree(path: Path) -> None:
+    """Remove the folder ``path`` and all it holds, never following a link, as
+    :func:`shutil.rmtree` does; a file that cannot be removed is named by its whole path
+    (rmtree removes each by its name within its folder, and the system's error names it
+    so: "[Errno 30] Read-only file system: 't3x.md'")."""
+    def named(_func: object, failed: str, exc: object) -> None:
+        error = exc[1] if isinstance(exc, tuple) else exc  # onerror's exc_info, onexc's
+        if isinstance(error, OSError):
+            error.filename = failed
+        raise error  # type: ignore[misc]
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=named)
+    else:  # onexc is 3.12's; onerror is deprecated there
+        shutil.rmtree(path, onerror=named)
+
+
 def recover_folder(out_dir: Path) -> bool:
     """Undo what a killed run left beside ``out_dir``: put the old folder back when the
     run was killed between its two renames (``out_dir`` absent, the old one aside: only

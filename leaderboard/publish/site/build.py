@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Collection
@@ -22,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import plural
-from leaderboard.publish.output_folder import check_replaceable, replaced_folder
+from leaderboard.publish.output_folder import check_replaceable, remove_tree, replaced_folder
 from leaderboard.publish.release import RELEASE_FILE, modified_warning, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import write_download_json
@@ -93,7 +92,7 @@ def _prepare_dir(path: Path, marker: str, what: str) -> None:
             if entry.name == marker:
                 continue
             if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
+                remove_tree(entry)
             else:
                 entry.unlink()
     path.mkdir(parents=True, exist_ok=True)
