@@ -1261,6 +1261,21 @@ def test_a_docs_folder_that_cannot_be_emptied_is_named_in_full(
     assert info.value.filename == str(docs / "pi-indic" / "t3x.md")
 
 
+def test_a_full_disk_names_the_docs_folder_the_pages_were_written_to(
+        tmp_path: Path, build_to_rendering: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build whose docs folder (site/docs, or --docs-dir) filled its disk said "[Errno
+    28] No space left on device" and nothing of where: the folder is named."""
+    from leaderboard.publish.site import build as build_module
+
+    def render(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")  # as a page's write_text says it
+    monkeypatch.setattr(build_module, "render_docs", render)
+    docs = tmp_path / "docs"
+    with pytest.raises(OSError) as info:
+        build_site(tmp_path / "root", tmp_path / "out", docs_dir=docs, reference_ids=())
+    assert info.value.filename == str(docs)
+
+
 @needs_fork
 def test_a_build_removes_the_temporary_folder_a_killed_build_left(
         tmp_path: Path, build_to_rendering: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from leaderboard.core.errors import FollowBoardError
+from leaderboard.core.fileio import writing_into
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import plural
 from leaderboard.publish.output_folder import check_replaceable, remove_tree, replaced_folder
@@ -162,13 +163,14 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
                 f"{plural(len(changed), 'submission file')} "
                 f"{'differs' if len(changed) == 1 else 'differ'} from commit {repo.ref[:12]}, which "
                 f"the site links them at (first: {changed[0]}); commit them before publishing")
-        build = render_docs(board, docs, repo, reference_ids=reference_ids)
-        release = release_manifest(results_root, repo)
-        warning = modified_warning(release)
-        if warning:
-            board.warnings.append(warning)
-        # At the site's root, not in downloads/: every file there is a table's download.
-        write_download_json(docs / RELEASE_FILE, release)
+        with writing_into(docs):  # a full disk names the folder the pages go to
+            build = render_docs(board, docs, repo, reference_ids=reference_ids)
+            release = release_manifest(results_root, repo)
+            warning = modified_warning(release)
+            if warning:
+                board.warnings.append(warning)
+            # At the site's root, not in downloads/: every file there is a table's download.
+            write_download_json(docs / RELEASE_FILE, release)
         rendered = time.perf_counter()
         # MkDocs writes into a new folder that replaces the site only once it is built: a
         # failed or killed build leaves the last site as it was (MkDocs empties its
