@@ -1011,6 +1011,26 @@ def test_closed_pipe_is_not_an_error() -> None:
     assert done.returncode == 141  # as a process killed by SIGPIPE
 
 
+
+@pytest.mark.parametrize("stage", ["parser", "parse"])
+def test_an_interrupt_before_the_command_runs_is_said_as_any_other(
+        capsys, monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
+    """Ctrl-C while the command line was being read (its parser built: argparse's help
+    formatter imports shutil, lzma with it) printed a traceback ending in
+    KeyboardInterrupt; once the command ran it said "interrupted", exit 130. It says so
+    from the start."""
+    from leaderboard.app import cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+    if stage == "parser":
+        monkeypatch.setattr(cli, "build_parser", interrupted)
+    else:
+        monkeypatch.setattr(argparse.ArgumentParser, "parse_args", interrupted)
+    capsys.readouterr()
+    assert main(["tasks"]) == 130
+    assert capsys.readouterr() == ("", "interrupted\n")
+
 # --- wording ---
 
 def test_unknown_query_message_reads_an_original_query(capsys, data_dir: Path, wtr_runs,

@@ -102,16 +102,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     # time a model is built: a tenth of a one-task `eval` in an environment with torch.
     # FollowBoard uses none; a user who does can set the variable (to "" for all plugins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    parser = build_parser(requested_command(argv), lazy=True)
-    args = parser.parse_args(argv)
-    # Errors whose message is the whole story: printed, no traceback. Every failure the
-    # project expects derives from FollowBoardError, which says its exit status; an
-    # operating-system error (a file that cannot be read or written) names its file.
-    # Anything else is a bug, reported as an internal error. (Imported once a command is
-    # known: `leaderboard --help` imports nothing of the project but this module.)
-    from leaderboard.core.config import ENV_DEBUG
-    from leaderboard.core.errors import FollowBoardError, UsageError
-    from leaderboard.app.workflow_log import commands_stopped
+    try:  # Ctrl-C while the command line is read is said as it is once the command runs
+        parser = build_parser(requested_command(argv), lazy=True)
+        args = parser.parse_args(argv)
+        # Errors whose message is the whole story: printed, no traceback. Every failure
+        # the project expects derives from FollowBoardError, which says its exit status;
+        # an operating-system error (a file that cannot be read or written) names its
+        # file. Anything else is a bug, reported as an internal error. (Imported once a
+        # command is known: `leaderboard --help` imports nothing of the project but this
+        # module.)
+        from leaderboard.core.config import ENV_DEBUG
+        from leaderboard.core.errors import FollowBoardError, UsageError
+        from leaderboard.app.workflow_log import commands_stopped
+    except KeyboardInterrupt:
+        return _interrupted()
     # Every message begins with the command as typed, as argparse's usage errors do
     # ("leaderboard runs add: error: ..."; commands.new_command records it).
     command = getattr(args, "command_prog", f"leaderboard {args.command}")
@@ -126,8 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 128 + 13
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
     except UsageError as exc:
         # As argparse refuses a command line it cannot parse: the command's usage line,
         # its error, exit 2 (SystemExit, as from parse_args above).
@@ -147,6 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "Please report it; set LEADERBOARD_DEBUG=1 to see the traceback.",
                   file=sys.stderr)
         return 1
+
+
+def _interrupted() -> int:
+    """Ctrl-C (SIGINT): a word on standard error and the status a shell gives a command
+    the signal stopped (128 + 2), no traceback."""
+    print("interrupted", file=sys.stderr)
+    return 130
 
 
 # Commands after which the process exits without the interpreter's teardown (see entry).
