@@ -436,7 +436,7 @@ def test_eval_json_is_one_object(capsys, data_dir: Path, wtr_runs, wtr) -> None:
                            "--json")
     assert rc == 0, err
     result = json.loads(out)  # one object, nothing else on stdout
-    assert set(result) == {"task", "metrics", "groups", "per_query"}
+    assert set(result) == {"format", "task", "metrics", "groups", "per_query"}
     assert result["task"] == WTR
     assert set(result["metrics"]) == set(get_task(WTR).metric_keys())
     assert set(result["per_query"]["IRS"]) == set(wtr.roles["altered"].query_ids)
@@ -444,6 +444,24 @@ def test_eval_json_is_one_object(capsys, data_dir: Path, wtr_runs, wtr) -> None:
     assert set(result["groups"]) == {"C1", "C2", "S1", "S2", "S3"}
     # Relevant documents first in both runs: nDCG@10 is perfect where <= 10 are relevant.
     assert result["metrics"]["original/nDCG@10"] > 0.9
+
+
+def test_every_json_output_names_its_format_and_its_help_says_it(
+        capsys, data_dir: Path, wtr_runs) -> None:
+    """`eval --json` and `explain --json` printed objects with no version, so a script
+    reading them could not tell a later shape from this one (`compare --json` names
+    followboard-compare/3): each names its format, and its --help names it."""
+    runs = ["--original", str(wtr_runs["original"]), "--altered", str(wtr_runs["altered"]),
+            "--data-dir", str(data_dir), "--json"]
+    for command, extra, form in (("eval", [], "followboard-eval/1"),
+                                 ("explain", ["--limit", "1"], "followboard-explain/1")):
+        rc, out, err = run_cli(capsys, command, WTR, *runs, *extra)
+        assert rc == 0, err
+        assert json.loads(out)["format"] == form, command
+        capsys.readouterr()
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert form in " ".join(capsys.readouterr().out.split()), command
 
 
 def test_eval_text_output_is_on_the_leaderboards_scale_and_says_so(capsys, data_dir: Path,
@@ -918,7 +936,8 @@ def test_eval_help_reads_as_whole_sentences(capsys) -> None:
     text = " ".join(capsys.readouterr().out.split())
     assert "prints one object Scores" not in text
     assert ("takes --predictions. Scores print x100, the leaderboard's scale; with --json, one "
-            'object {"task", "metrics", "groups", "per_query"} holds them as fractions') in text
+            'object {"format", "task", "metrics", "groups", "per_query"} holds them as '
+            "fractions") in text
 
 
 def test_pi_indic_messages_name_a_run_once_and_count_pairs(capsys, data_dir: Path) -> None:

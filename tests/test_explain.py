@@ -396,7 +396,7 @@ def test_cli_json_has_one_set_of_keys_card_or_not(data_dir: Path, capsys) -> Non
         capsys.readouterr()
         assert main([*args, *query]) == 0
         outs.append(json.loads(capsys.readouterr().out))
-    assert [sorted(out) for out in outs] == [["card", "queries", "task"]] * 2
+    assert [sorted(out) for out in outs] == [["card", "format", "queries", "task"]] * 2
     assert outs[0]["card"] is None and outs[1]["card"]["query"] == "0_0"
     with pytest.raises(SystemExit):
         main(["explain", "--help"])

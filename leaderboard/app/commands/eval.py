@@ -13,14 +13,18 @@ from leaderboard.app.commands import (SCALE_NOTE, add_data_dir, add_role_files, 
 from leaderboard.core.report import Report, plural
 
 
+# What `eval --json` prints, named in it: a later shape gets another number.
+EVAL_FORMAT = "followboard-eval/1"
+
+
 def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "eval", "validate and score the runs of one task",
         "Validate the runs of one task, then score them. Paired tasks (FollowIR, mFollowIR, "
         "FollowTable) take --original and --altered; PI-Indic retrieval takes --run and T4 "
         "takes --predictions. Scores print x100, the leaderboard's scale; with --json, one "
-        'object {"task", "metrics", "groups", "per_query"} holds them as fractions (0-1, or '
-        "-1 to 1 for p-MRR and IRS).",
+        'object {"format", "task", "metrics", "groups", "per_query"} holds them as '
+        f"fractions (0-1, or -1 to 1 for p-MRR and IRS), its format {EVAL_FORMAT}.",
         "  leaderboard eval followtable/wtr --original topic.trec --altered instr.trec --json")
     p.add_argument("task", metavar="TASK")
     add_role_files(p)
@@ -73,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     scores = score_inputs(inputs)
     if args.json:
-        print(json.dumps({"task": task.id, "metrics": scores.metrics, "groups": scores.groups,
-                          "per_query": scores.per_query}, sort_keys=True))
+        print(json.dumps({"format": EVAL_FORMAT, "task": task.id, "metrics": scores.metrics,
+                          "groups": scores.groups, "per_query": scores.per_query},
+                         sort_keys=True))
         return 0
     if task.candidates == "pairs":
         # T4's unit is the persona (its per-query scores and tests); the pairs are what

@@ -29,6 +29,10 @@ def notes(keys: list[str]) -> list[str]:
     return [f"{query_name(k)}: {query_help(k)}" for k in keys if query_name(k) != k]
 
 
+# What `explain --json` prints, named in it: a later shape gets another number.
+EXPLAIN_FORMAT = "followboard-explain/1"
+
+
 def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(
         sub, "explain", "show why runs follow an instruction or not, query by query",
@@ -52,8 +56,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="list only the first N queries")
     p.add_argument("--json", action="store_true",
-                   help='print {"task", "queries", "card"} as JSON (fractions; "card" '
-                        'null without --query)')
+                   help='print {"format", "task", "queries", "card"} as JSON (format '
+                        f'{EXPLAIN_FORMAT}; fractions; "card" null without --query)')
     add_data_dir(p)
     p.set_defaults(handler=run)
 
@@ -87,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         rows = rows[:args.limit]
     if args.json:
         # One set of keys whatever was asked: "card" is null without --query.
-        out = {"task": task.id, "queries": [vars(r) for r in rows],
+        out = {"format": EXPLAIN_FORMAT, "task": task.id, "queries": [vars(r) for r in rows],
                "card": None if card is None else card.to_json()}
         # Texts as they are where the output is UTF-8 (a terminal, a file, a pipe on Linux);
         # escaped elsewhere (a Windows console's code page cannot write every script).
