@@ -204,6 +204,28 @@ def test_a_header_line_is_one_error_that_says_to_remove_it(
     assert "(1 error," in result.out
 
 
+@pytest.mark.parametrize("separator,named", [(",", "comma"), (";", "semicolon")])
+def test_a_comma_separated_run_says_a_run_is_separated_by_spaces(
+        separator: str, named: str, tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    """A run written as CSV (pandas' to_csv, a spreadsheet) was told only 'expected 6
+    columns (qid Q0 docid rank score tag), found 1' on every line, and its first line was
+    called a header though it held the run's first row: each line says it looks
+    comma-separated and that a run's columns are separated by spaces or tabs."""
+    text = "".join(line.replace(" ", separator) for line in wtr_lines[:5])
+    result = check(tmp_path / "original.trec", text, capsys, data_dir)
+    assert result.rc == 1, result.text
+    for line in (1, 5):
+        assert result.lines_at(line) == [
+            f"{result.path}:{line}: expected 6 columns (qid Q0 docid rank score tag), found 1: "
+            f"the line looks {named}-separated, and a TREC run separates its columns by "
+            "spaces or tabs"], result.out
+    header = check(tmp_path / "original.trec", "qid,Q0,docid,rank,score,tag\n" + text,
+                   capsys, data_dir)
+    assert header.lines_at(1)[0].endswith("comma-separated, and a TREC run separates its "
+                                          "columns by spaces or tabs (a header line? a TREC "
+                                          "run has none: remove it)"), header.out
+
+
 def test_missing_query_names_it(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
     kept = [ln for ln in wtr_lines if not ln.startswith("7 ")]
     result = check(tmp_path / "original.trec", "".join(kept), capsys, data_dir)

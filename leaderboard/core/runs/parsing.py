@@ -62,6 +62,8 @@ _NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _SEPARATORS = re.compile(r"[ \t]+")  # only spaces and tabs separate fields
 _HEADER_HINT = " (a header line? a TREC run has none: remove it)"
+# What a spreadsheet or a CSV writer separates values by, where a run has spaces or tabs.
+_OTHER_SEPARATORS = (",", ";", "|")
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
 
 
@@ -472,6 +474,27 @@ class _TooManyErrors(Exception):
         self.line = line
 
 
+def _other_separator(text: str, n_fields: int) -> str | None:
+    """The character a line of ``n_fields`` fields (not six) seems to separate its
+    values by instead of spaces or tabs (a CSV's comma): one that splits it into more."""
+    for separator in _OTHER_SEPARATORS:
+        if len(text.split(separator)) > max(n_fields, 2):
+            return separator
+    return None
+
+
+def _columns_hint(text: str, separator: str | None) -> str:
+    """Why a line does not split into six columns, where it can be told: its values
+    separated by ``separator`` (:func:`_other_separator`)."""
+    if separator is not None:
+        return (f": the line looks {_SEPARATOR_NAMES[separator]}-separated, and a TREC "
+                "run separates its columns by spaces or tabs")
+    return ""
+
+
+_SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "|": "pipe"}
+
+
 class _TooManyQueries(_TooManyErrors):
     """Raised by the exact pass at the line of the query id past MAX_QUERIES."""
 
@@ -537,13 +560,16 @@ def _parse_exact(data: bytes, display: str, report: Report, whole_file: bool = T
             fields = _SEPARATORS.split(text.strip(" \t"))
             if fields == [""]:
                 continue  # a blank line
+            separator = (_other_separator(text, len(fields)) if len(fields) != 6
+                         else None)
             # A first line without a number is a header: one error, its words no ids.
+            words = fields if separator is None else text.split(separator)
             header = (_HEADER_HINT if lineno == 1
-                      and not any(_DECIMAL.fullmatch(field) for field in fields) else "")
+                      and not any(_DECIMAL.fullmatch(w.strip(" \t")) for w in words) else "")
             if len(fields) != 6:
                 dropped += 1
                 error(lineno, f"expected 6 columns (qid Q0 docid rank score tag), found "
-                              f"{len(fields)}{header}")
+                              f"{len(fields)}{_columns_hint(text, separator)}{header}")
                 continue
             qid, q0, docid, rank_text, score_text, _tag = fields
             if header:
