@@ -226,6 +226,23 @@ def test_a_comma_separated_run_says_a_run_is_separated_by_spaces(
                                           "run has none: remove it)"), header.out
 
 
+@pytest.mark.parametrize("space,named", [("\u00a0", "U+00A0 (NO-BREAK SPACE)"),
+                                         ("\u3000", "U+3000 (IDEOGRAPHIC SPACE)")])
+def test_a_space_that_separates_nothing_is_named_where_it_is(
+        space: str, named: str, tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
+    """A no-break space between two columns (a copy from a web page or a word processor)
+    shows as a space, and the line was told only 'found 5 columns': the message names the
+    character and where it is in the line."""
+    bad = wtr_lines[2].replace(" Q0 ", f"{space}Q0 ", 1)
+    result = check(tmp_path / "original.trec", with_line(wtr_lines, 2, bad), capsys, data_dir)
+    assert result.rc == 1, result.text
+    at = len(bad.split(space)[0]) + 1
+    assert result.lines_at(3) == [
+        f"{result.path}:3: expected 6 columns (qid Q0 docid rank score tag), found 5: "
+        f"character {at} of the line is {named}, which looks like a space but separates no "
+        "columns: write a plain space or a tab there"], result.out
+
+
 def test_missing_query_names_it(tmp_path: Path, capsys, data_dir: Path, wtr_lines) -> None:
     kept = [ln for ln in wtr_lines if not ln.startswith("7 ")]
     result = check(tmp_path / "original.trec", "".join(kept), capsys, data_dir)

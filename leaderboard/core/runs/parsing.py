@@ -20,6 +20,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
+import unicodedata
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -485,10 +486,17 @@ def _other_separator(text: str, n_fields: int) -> str | None:
 
 def _columns_hint(text: str, separator: str | None) -> str:
     """Why a line does not split into six columns, where it can be told: its values
-    separated by ``separator`` (:func:`_other_separator`)."""
+    separated by ``separator`` (:func:`_other_separator`), or a character that shows as
+    a space but separates nothing (a no-break space, a wide space), named, and where."""
     if separator is not None:
         return (f": the line looks {_SEPARATOR_NAMES[separator]}-separated, and a TREC "
                 "run separates its columns by spaces or tabs")
+    for at, char in enumerate(text, 1):
+        if char.isspace() and char not in " \t":
+            name = unicodedata.name(char, "a white-space character")
+            return (f": character {at} of the line is U+{ord(char):04X} ({name}), which "
+                    "looks like a space but separates no columns: write a plain space "
+                    "or a tab there")
     return ""
 
 
