@@ -134,6 +134,13 @@ BAD_METADATA = [
      "contact", "contact:", r"the contact must not be blank"),
     ("date that is no date", lambda t: t.replace('date: "2025-01-01"', "date: soon"),
      "date", "date: soon", r"'soon' is not a date written YYYY-MM-DD"),
+    # A year alone (YAML reads it as a number) was told 'Input should be a valid string'.
+    ("date: 2025", lambda t: t.replace('date: "2025-01-01"', "date: 2025"),
+     "date", "date: 2025", r"^date: 2025 is not a date written YYYY-MM-DD$"),
+    ("date: 20250101", lambda t: t + DECLARED.replace("  hardware:",
+                                                      "  date: 20250101\n  hardware:"),
+     "efficiency.date", "date: 20250101", r"^efficiency\.date: 20250101 is not a date written "
+     r"YYYY-MM-DD$"),
     ("date in the future", lambda t: t.replace('date: "2025-01-01"', "date: 2999-01-01"),
      "date", "date: 2999", r"2999-01-01 is in the future"),
     ("contact with a terminal escape", lambda t: t.replace(

@@ -185,9 +185,16 @@ Number = BeforeValidator(_not_yes_or_no)
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def _as_iso_text(value: object) -> object:
-    """A YAML date (``date: 2025-01-31`` reads as one) as its ISO text."""
-    return value.isoformat() if isinstance(value, datetime.date) else value
+def _as_iso_text(value: object) -> str:
+    """A YAML date (``date: 2025-01-31`` reads as one) as its ISO text; anything else but
+    text (``date: 2025``, which YAML reads as a number) is refused as no date, in the
+    words of :func:`_past_iso_date`, not as pydantic's 'Input should be a valid string'."""
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        shown = "a yes/no value" if isinstance(value, bool) else repr(value)
+        raise ValueError(f"{shown} is not a date written YYYY-MM-DD")
+    return value
 
 
 def _past_iso_date(text: str) -> str:
