@@ -209,7 +209,8 @@ class _Checked(BaseModel):
 
 
 @pytest.mark.parametrize(("data", "problem"), [
-    ({"model": "My Model", "owner": "jane"}, "model: Input should be a valid dictionary"),
+    ({"model": "My Model", "owner": "jane"},
+     "model: 'My Model' is text, where a mapping of keys (licence, rev) is expected"),
     ({"model": {}, "owner": "@jane"}, "owner: a GitHub login, without '@'"),
 ])
 def test_a_problem_is_worded_without_pydantics_names(data: dict, problem: str) -> None:
@@ -219,6 +220,41 @@ def test_a_problem_is_worded_without_pydantics_names(data: dict, problem: str) -
     with pytest.raises(ValidationError) as caught:
         _Checked.model_validate(data)
     assert validation_problem(caught.value.errors()[0], _Checked) == problem
+
+
+class _Typed(BaseModel):
+    name: str
+    parameters: int | None = None
+    seconds: float | None = None
+    trained: bool | None = None
+    links: list[str] = []
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    ({"name": 2.0}, "name: 2.0 is a number, where text is expected: put it in quotes"),
+    ({"name": True}, "name: a yes/no value (true, yes or on) is given, where text is "
+                     "expected: put the text in quotes"),
+    ({"name": None}, "name: no value is given, where text is expected"),
+    ({"name": ["a", "b"]}, "name: a list is given, where text is expected"),
+    ({"name": "m", "parameters": "7B"}, "parameters: '7B' is text, where a whole number is "
+     "expected: write it in digits alone (no units, commas or spaces)"),
+    ({"name": "m", "parameters": 1.5},
+     "parameters: 1.5 is a number with a fraction, where a whole number is expected"),
+    ({"name": "m", "seconds": "1.5s"}, "seconds: '1.5s' is text, where a number is expected: "
+     "write it in digits alone (no units, commas or spaces)"),
+    ({"name": "m", "trained": "maybe"},
+     "trained: 'maybe' is text, where true or false is expected: write true or false"),
+    ({"name": "m", "links": "https://example.org"}, "links: 'https://example.org' is text, "
+     "where a list is expected: write its items in [ ], separated by commas"),
+])
+def test_a_value_of_another_kind_says_what_to_write(data: dict, problem: str) -> None:
+    """metadata.yaml's 'revision: 1234' (a number to YAML) was told 'Input should be a
+    valid string', 'parameters: 7B' 'Input should be a valid integer, unable to parse
+    string as an integer' and 'instruction_trained: maybe' 'Input should be a valid
+    boolean, unable to interpret input': Python's names, and nothing of what to write."""
+    with pytest.raises(ValidationError) as caught:
+        _Typed.model_validate(data)
+    assert validation_problem(caught.value.errors()[0], _Typed) == problem
 
 
 def test_a_json_file_with_an_unknown_key_is_told_the_closest_known_key(tmp_path: Path) -> None:

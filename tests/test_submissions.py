@@ -85,7 +85,13 @@ BAD_METADATA = [
     ("bad model.type", lambda t: t.replace("type: other", "type: transformer"), "model.type",
      "type: transformer", r"Input should be 'sparse', 'bi-encoder'"),
     ("parameters not a number", lambda t: t.replace("parameters: 1000", "parameters: big"),
-     "model.parameters", "parameters: big", r"valid integer"),
+     "model.parameters", "parameters: big",
+     r"^model\.parameters: 'big' is text, where a whole number is expected: write it in "
+     r"digits alone"),
+    # YAML reads 'revision: 1234' as a number: pydantic's 'Input should be a valid string'.
+    ("revision: 1234", lambda t: t.replace("  type: other\n", "  type: other\n  revision: 1234\n"),
+     "model.revision", "revision: 1234",
+     r"^model\.revision: 1234 is a number, where text is expected: put it in quotes$"),
     ("javascript: link", lambda t: t.replace("https://example.org/fixture",
                                              "javascript:alert(1)"),
      "model.links.0", "javascript:alert(1)", r"must start with http:// or https://"),

@@ -374,17 +374,24 @@ def validation_problem(error: Mapping[str, object], model: type) -> str:
     """One of pydantic's validation errors as a reader sees it: the dotted path to the
     field ("(top level)" for the document itself), then pydantic's message, without the
     names it gives of Python (a check of ours raised as its own text, not "Value error,
-    ...", a mapping as a dictionary, not "... or instance of SubmittedModel"); for a key
+    ...", a value of the wrong kind as what it is and what its field takes, with how to
+    write one, not "Input should be a valid string" or "... instance of SubmittedModel":
+    :func:`_given_where_expected`); for a key
     the file's model does not have, the known key of its mapping closest to it
     ("model.license: ...; did you mean 'licence'?")."""
     loc = error["loc"]
     where = ".".join(_key_text(p) for p in loc) if isinstance(loc, (list, tuple)) else ""
     message = error["msg"]
     context = error.get("ctx")
+    expected = _EXPECTED.get(str(error.get("type")))
     if error.get("type") == "value_error" and isinstance(context, Mapping):
         message = str(context.get("error", message))
-    elif error.get("type") == "model_type":
-        message = "Input should be a valid dictionary"  # as pydantic words a dict's
+    elif expected is not None:
+        if expected == "a mapping of keys" and isinstance(loc, (list, tuple)):
+            keys = _keys_at(model, loc)
+            if keys:
+                expected += f" ({', '.join(keys[:4])}{', ...' if len(keys) > 4 else ''})"
+        message = _given_where_expected(error.get("input"), expected)
     hint = ""
     if error.get("type") == "extra_forbidden" and where and isinstance(loc[-1], str):
         import difflib  # here: only a refused file's message needs it
@@ -394,10 +401,57 @@ def validation_problem(error: Mapping[str, object], model: type) -> str:
     return f"{where or '(top level)'}: {message}{hint}"
 
 
+# What a field of each of pydantic's type errors takes, as a file's reader words it: not
+# "Input should be a valid string", "... valid integer, unable to parse string as an
+# integer" or "... valid dictionary", Python's names, which say nothing of what to write.
+_EXPECTED = {
+    "string_type": "text",
+    "int_type": "a whole number", "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number", "float_parsing": "a number",
+    "bool_type": "true or false", "bool_parsing": "true or false",
+    "list_type": "a list",
+    "dict_type": "a mapping of keys", "model_type": "a mapping of keys",
+}
+# How to write a value of each kind where the file has another.
+_HOW_TO_WRITE = {
+    "a whole number": "write it in digits alone (no units, commas or spaces)",
+    "a number": "write it in digits alone (no units, commas or spaces)",
+    "true or false": "write true or false",
+    "a list": "write its items in [ ], separated by commas",
+}
+
+
+def _given_where_expected(value: object, expected: str) -> str:
+    """A value of the wrong kind, named by what it is (``'7B' is text``, ``2.0 is a
+    number``, ``a list is given``), then what its field takes and how to write one."""
+    how = _HOW_TO_WRITE.get(expected.split(" (")[0])
+    if value is None:
+        given = "no value is given"
+    elif isinstance(value, bool):
+        given = "a yes/no value (true, yes or on) is given"
+        how = "put the text in quotes" if expected == "text" else how
+    elif isinstance(value, (int, float)):
+        given = f"{value!r} is a number"
+        if expected == "a whole number":  # 1.5
+            given, how = f"{value!r} is a number with a fraction", None
+        elif expected == "text":  # YAML reads `revision: 1234` as a number
+            how = "put it in quotes"
+    elif isinstance(value, str):
+        given = f"{value if len(value) <= 40 else value[:37] + '...'!r} is text"
+    elif isinstance(value, Mapping):
+        given = "a mapping of keys is given"
+    elif isinstance(value, (list, tuple)):
+        given = "a list is given"
+    else:
+        given = "another kind of value is given"
+    return f"{given}, where {expected} is expected{': ' + how if how else ''}"
+
+
 def _keys_at(model: type, loc: Sequence[object]) -> list[str]:
     """The keys the mapping at ``loc``, a location in a file of the pydantic ``model``,
-    may hold (its models' fields, by the name a file writes); empty where the path
-    leads to no model."""
+    may hold (its models' fields, by the name a file writes, in the order they are
+    declared); empty where the path leads to no model."""
     kinds: list[object] = [model]
     for part in loc:
         following: list[object] = []
@@ -412,8 +466,8 @@ def _keys_at(model: type, loc: Sequence[object]) -> list[str]:
             elif origin in (list, tuple, set, frozenset) and isinstance(part, int):
                 following += [a for a in get_args(kind) if a is not Ellipsis]
         kinds = following
-    return sorted({f.alias or name for kind in _unwrapped(kinds)
-                   for name, f in (getattr(kind, "model_fields", None) or {}).items()})
+    return list(dict.fromkeys(f.alias or name for kind in _unwrapped(kinds)
+                              for name, f in (getattr(kind, "model_fields", None) or {}).items()))
 
 
 def _unwrapped(kinds: list[object]) -> list[object]:
