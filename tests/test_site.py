@@ -1213,6 +1213,34 @@ def build_to_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return temp
 
 
+@pytest.mark.parametrize("option", ["--out", "--docs-dir"])
+def test_a_folder_the_build_cannot_write_is_named_with_its_option_before_the_work(
+        option: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`leaderboard build` in a read-only checkout stopped with "[Errno 30] Read-only file
+    system: 'site'" (site/docs, then site/build), which names neither folder nor what to
+    do, the docs folder's once every view's tiers were computed: each is tried before the
+    work and named, with its option. A file where the folder goes stands in for a
+    read-only file system (NotADirectoryError, as EROFS)."""
+    from leaderboard.publish.site import build as build_module
+
+    def load_board(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the board was read before the folders were tried")
+
+    monkeypatch.setattr(build_module, "load_board", load_board)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    (tmp_path / "root").mkdir()
+    folders = {"--out": tmp_path / "out", "--docs-dir": tmp_path / "docs"}
+    folders[option] = blocked / "site"
+    with pytest.raises(SiteBuildError) as refused:
+        build_site(tmp_path / "root", folders["--out"], docs_dir=folders["--docs-dir"],
+                   reference_ids=())
+    message = str(refused.value)
+    assert message.startswith(f"{blocked / 'site'}: "), message
+    assert message.endswith(f"give {option} a folder you can write"), message
+    assert "Errno" not in message
+
+
 @pytest.mark.slow
 @needs_fork
 def test_a_build_killed_while_emptying_its_docs_folder_leaves_one_the_next_build_takes(

@@ -149,6 +149,22 @@ def check_replaceable(out_dir: Path, marker: str, made_by: str,
                     "new folder")
 
 
+def check_writable(out_dir: Path, option: str, error: Callable[[str], Exception]) -> None:
+    """Raise ``error(message)`` unless a folder can be made beside ``out_dir``, where
+    :func:`replaced_folder` stages its next contents: a command asks before its work, so
+    that a read-only checkout is told to give another folder (``option``, ``--out``) at
+    once, not ``[Errno 30] Read-only file system: 'site'`` once the work is done. The
+    trial folder is named as a staged one, for :func:`recover_folder` to remove should
+    the command be killed before it does."""
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        os.rmdir(tempfile.mkdtemp(prefix=f".{out_dir.name}.{PARTIAL}-", dir=out_dir.parent))
+    except OSError as exc:
+        raise error(f"{out_dir}: cannot be written ({exc.strerror or exc}: "
+                    f"{exc.filename or out_dir.parent}); give {option} a folder you can "
+                    "write") from None
+
+
 @contextmanager
 def _staged(out_dir: Path) -> Iterator[Path]:
     """A new folder beside ``out_dir`` that takes its place (:func:`_put_in_place`) when

@@ -22,7 +22,8 @@ from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import writing_into
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import plural
-from leaderboard.publish.output_folder import check_replaceable, remove_tree, replaced_folder
+from leaderboard.publish.output_folder import (check_replaceable, check_writable,
+                                               remove_tree, replaced_folder)
 from leaderboard.publish.release import RELEASE_FILE, modified_warning, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import write_download_json
@@ -149,12 +150,19 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
     start = time.perf_counter()
     address = site_address(site_url) if site_url is not None else None
     check_replaceable(out_dir, SITE_MARKER, BUILT_BY, SiteBuildError)
-    board: Board = load_board(results_root, cache_dir=cache_dir)
+    # Before the work: a read-only checkout is told which folder to give elsewhere.
+    check_writable(out_dir, "--out", SiteBuildError)
     remove_dead_temp_folders(WORK_PREFIX)
     tmp = tempfile.TemporaryDirectory(prefix=f"{WORK_PREFIX}{os.getpid()}-")
     try:
         docs = docs_dir if docs_dir is not None else Path(tmp.name) / "docs"
-        _prepare_dir(docs, DOCS_MARKER, "the docs directory")
+        try:
+            _prepare_dir(docs, DOCS_MARKER, "the docs directory")
+        except OSError as exc:
+            raise SiteBuildError(
+                f"{docs}: the docs directory cannot be written ({exc.strerror or exc}: "
+                f"{exc.filename or docs}); give --docs-dir a folder you can write") from None
+        board: Board = load_board(results_root, cache_dir=cache_dir)
         repo = repository_ref(results_root)
         changed = uncommitted(repo, [r.submission.folder for r in board.submissions
                                      if r.submission is not None])
