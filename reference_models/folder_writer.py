@@ -18,7 +18,8 @@ import yaml
 from pydantic import ValidationError
 
 import reference_models
-from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text, validation_problem
+from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
+from leaderboard.core.refusals import validation_problem
 from leaderboard.core.report import Report
 from leaderboard.submission.layout import (
     MANIFEST_NAME,

@@ -22,7 +22,8 @@ import yaml
 from pydantic import ValidationError
 
 from leaderboard.core.data import load_task_data
-from leaderboard.core.fileio import atomic_write_text, validation_problem
+from leaderboard.core.fileio import atomic_write_text
+from leaderboard.core.refusals import validation_problem
 from leaderboard.core.report import Report
 from leaderboard.submission.folder import collect_inputs
 from leaderboard.submission.layout import METADATA_NAME, RUNS_DIR

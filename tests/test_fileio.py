@@ -12,8 +12,8 @@ import pytest
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from leaderboard.core.fileio import (atomic_file, atomic_write_text, read_json_model, size_text,
-                                     validation_problem)
+from leaderboard.core.fileio import atomic_file, atomic_write_text, read_json_model, size_text
+from leaderboard.core.refusals import validation_problem
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> None:

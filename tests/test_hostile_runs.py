@@ -15,7 +15,7 @@ import pytest
 from fixtures.mteb_collection import run_lines, write_collection
 
 import leaderboard.core.fileio as fileio
-import leaderboard.core.runs.parsing as runs_parsing
+import leaderboard.core.runs.exact as runs_exact
 import leaderboard.core.runs.reading as runs_reading
 import leaderboard.core.runs.validation as runs_validation
 from leaderboard.app.cli import main
@@ -161,7 +161,7 @@ def test_a_gzip_of_bad_lines_stops_at_the_cap_in_bounded_memory(tmp_path: Path,
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     listed = result["lines"]
-    cap = runs_parsing.MAX_ERRORS
+    cap = runs_exact.MAX_ERRORS
     assert listed[:cap] == [f"{path}:{i}: score 'x' is not a number"
                                    for i in range(1, cap + 1)]
     assert listed[cap] == (
@@ -265,7 +265,7 @@ def test_a_gzip_bomb_of_prediction_lines_stops_inflating_at_the_cap(tmp_path: Pa
                           capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    cap = runs_parsing.MAX_ERRORS
+    cap = runs_exact.MAX_ERRORS
     assert result["lines"][:cap] == [f"{path}:{i}: expected 6 columns (qid Q0 docid rank score "
                                      "tag), found 2" for i in range(1, cap + 1)]
     assert result["lines"][cap:] == [
@@ -311,7 +311,7 @@ def test_a_run_of_more_query_ids_than_any_task_has_stops_there(tmp_path: Path, c
                                                                data_dir: Path) -> None:
     """Decoding 10^6 distinct query ids took 360 MB a file; past MAX_QUERIES the reading
     stops, with the line."""
-    limit = runs_parsing.MAX_QUERIES
+    limit = runs_exact.MAX_QUERIES
     text = "".join(f"q{i} Q0 0 1 1.0 t\n" for i in range(limit + 50))
     rc, out = check(tmp_path / "original.trec", text, capsys, data_dir, "--role", "original")
     assert rc == 1

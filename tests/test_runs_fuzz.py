@@ -26,6 +26,7 @@ from leaderboard.benchmarks.registry import get_task
 from leaderboard.core.report import Report
 import leaderboard.core.runs.parsing as parsing_module
 from leaderboard.core.runs.columns import ParsedRun, ascii_as_unicode
+from leaderboard.core.runs.exact import MAX_LINE_CHARS
 from leaderboard.core.runs.parsing import parse_run
 from leaderboard.core.runs.validation import load_and_validate
 from leaderboard.core.runs.ordering import _grouped_order, _trec_order
@@ -224,7 +225,7 @@ def plain_text_lines(data: bytes) -> tuple[int, bool] | None:
     lines = data.split(b"\n")
     if data.endswith(b"\n"):
         lines.pop()  # the empty text after the last line end
-    if max(map(len, lines)) > parsing_module.MAX_LINE_CHARS:
+    if max(map(len, lines)) > MAX_LINE_CHARS:
         return None
     return len(lines), any(line.removesuffix(b"\r").endswith(b" ") for line in lines)
 

@@ -27,7 +27,7 @@ import pytest
 from fixtures.mteb_collection import Collection, run_lines, write_collection
 
 import leaderboard.core.fileio as fileio
-import leaderboard.core.runs.parsing as runs_parsing
+import leaderboard.core.runs.exact as runs_exact
 import leaderboard.core.runs.reading as reading
 import leaderboard.core.runs.validation as runs_validation
 import leaderboard.submission.layout as layout
@@ -447,7 +447,7 @@ def test_many_errors_are_capped(tmp_path: Path, capsys, data_dir: Path, wtr_line
     assert result.rc == 1
     errors = [ln for ln in result.out.splitlines() if re.match(rf"{re.escape(str(result.path))}:\d+: score", ln)]
     # NIST's checker stops after too many errors; so does this one, and says where.
-    assert len(errors) == runs_parsing.MAX_ERRORS == 20
+    assert len(errors) == runs_exact.MAX_ERRORS == 20
     assert (f"{result.path}: more than 20 errors: stopped reading at line 21 of "
             f"{len(wtr_lines) + 100}, as NIST's checker does; fix these and check again"
             in result.out)

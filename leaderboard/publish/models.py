@@ -29,7 +29,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import read_yaml_file, validation_problem
+from leaderboard.core.fileio import read_yaml_file
+from leaderboard.core.refusals import validation_problem
 from leaderboard.submission.results import ModelInfo, ModelType, SystemResult
 
 MODELS_FILE = Path(__file__).resolve().parent / "reported" / "data" / "models.yaml"

@@ -83,7 +83,8 @@ from leaderboard.core.explain import (
 )
 from leaderboard.core.explain_arrays import FILE_JSON, ExplainRecord, task_record
 from leaderboard.core.fileio import (GZIP_WRITER, MAX_JSON_DEPTH, gzip_bytes, json_too_deep,
-                                    newer_version, size_text)
+                                     size_text)
+from leaderboard.core.refusals import newer_version
 from leaderboard.core.predictions import Predictions
 from leaderboard.core.scoring import RankedTask, ScoreSheet
 from leaderboard.core.tasks import Task

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Mapping
 
 from leaderboard.core.checksums import file_checksum
-from leaderboard.core.fileio import atomic_write_text, file_kind, newer_version, size_text
+from leaderboard.core.fileio import atomic_write_text, file_kind, size_text
+from leaderboard.core.refusals import newer_version
 from leaderboard.core.processes import usable_cpus
 from leaderboard.core.report import Report, plural
 from leaderboard.store.locations import HubSource, StoreConfigError, parse_source

@@ -20,8 +20,8 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       ValidationError, field_validator)
 
 from leaderboard.benchmarks.registry import all_tasks
-from leaderboard.core.fileio import (file_kind, refusal_text, size_text, utf16_text,
-                                     validation_problem)
+from leaderboard.core.fileio import file_kind, refusal_text, size_text, utf16_text
+from leaderboard.core.refusals import validation_problem
 from leaderboard.core.report import Report
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import MAX_METADATA_BYTES, METADATA_NAME, NO_LINKS

@@ -39,13 +39,8 @@ from leaderboard.benchmarks.registry import UnknownTaskError, get_task
 from leaderboard.core.data.revision import off_pin, recorded_revision
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.report import plural
-from leaderboard.core.fileio import (
-    atomic_write_bytes,
-    atomic_write_text,
-    newer_model_version,
-    read_json_model,
-    validation_problem,
-)
+from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text, read_json_model
+from leaderboard.core.refusals import newer_model_version, validation_problem
 from leaderboard.store.files import StoredRef, StoreError
 from leaderboard.submission.files import submission_files
 from leaderboard.submission.layout import (

@@ -52,7 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import file_kind, newer_version
+from leaderboard.core.fileio import file_kind
+from leaderboard.core.refusals import newer_version
 from leaderboard.submission.layout import NO_LINKS, NOT_PLAIN
 
 JOURNAL_FORMAT = "followboard-change/1"

@@ -21,7 +21,8 @@ from pydantic import ValidationError
 
 from leaderboard.app.ci.git import read_blobs, tree_entries
 from leaderboard.app.ci.pr_report import TaskStanding
-from leaderboard.core.fileio import load_json, validation_problem
+from leaderboard.core.fileio import load_json
+from leaderboard.core.refusals import validation_problem
 from leaderboard.core.processes import (WorkerError, chosen_workers, first_completed,
                                         forked_pool)
 from leaderboard.core.report import Report, plural

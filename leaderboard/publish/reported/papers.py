@@ -38,7 +38,8 @@ from leaderboard.benchmarks import BENCHMARKS, reported_only_prefixes
 from leaderboard.benchmarks.protocols import relabel
 from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.fileio import read_yaml_file, validation_problem
+from leaderboard.core.fileio import read_yaml_file
+from leaderboard.core.refusals import validation_problem
 from leaderboard.publish.models import canonical_model_info
 from leaderboard.submission.results import (
     ModelInfo,
