@@ -162,3 +162,31 @@ def test_a_line_that_is_not_utf8_is_named_by_file_and_line(name: str, tmp_path: 
     out, err = capsys.readouterr()
     assert rc == 1 and "internal error" not in out + err
     assert f"{path}:2: not UTF-8 text" in out + err
+
+
+@pytest.mark.parametrize("name", ["queries.jsonl", "only_queries.jsonl"])
+def test_a_query_id_repeated_with_other_content_is_refused_naming_both_lines(
+        name: str, tmp_path: Path) -> None:
+    """A query id on two lines of queries.jsonl or only_queries.jsonl with other text was
+    read as the last of them, silently (a model was given one text, a reader of the file
+    may take the other): it is refused naming the file and both lines. The same line
+    twice says nothing new and is one query, as a qrels row repeated with its grade is
+    one judgment (WTR's, IndusTR's and WQT's test.tsv repeat some)."""
+    def dataset(folder: str, extra: str) -> Path:
+        _write_dataset(tmp_path / folder, ["1", "2"], ["1_0", "2_0"], ["a", "b", "c"])
+        path = tmp_path / folder / "followtable" / "WTR" / name
+        path.write_text(path.read_text(encoding="utf-8") + extra, encoding="utf-8")
+        return tmp_path / folder
+
+    task = get_task("followtable/wtr")
+    before = load_task_data(task, dataset("once", ""))
+    first = (tmp_path / "once" / "followtable" / "WTR" / name).read_text(
+        encoding="utf-8").splitlines(keepends=True)[0]
+    again = load_task_data(task, dataset("twice", first))
+    assert again.roles == before.roles and again.groups == before.groups
+    other = {**json.loads(first), "text": "another text"}
+    root = dataset("other", json.dumps(other) + "\n")
+    path = root / "followtable" / "WTR" / name
+    with pytest.raises(DataFormatError, match=rf"^{path}:3: query '{other['_id']}' "
+                                              "repeats line 1 with other content"):
+        load_task_data(task, root)

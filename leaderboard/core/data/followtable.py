@@ -62,6 +62,24 @@ def _iter_records(path: Path) -> Iterator[tuple[int, str, dict]]:
         yield lineno, str(obj["_id"]), obj
 
 
+def _iter_queries(path: Path) -> Iterator[tuple[int, str, dict]]:
+    """:func:`_iter_records` of a queries file, each id once. A line repeating an earlier
+    line's id is the same query only if it is the same record (it says nothing new, as a
+    qrels row repeated with its grade); with other content it is refused, naming both
+    lines: read as the last (as BEIR's loader does), the file would say two things of one
+    query and the board would silently take one of them."""
+    first: dict[str, tuple[int, dict]] = {}
+    for lineno, qid, obj in _iter_records(path):
+        if qid in first:
+            line, seen = first[qid]
+            if obj != seen:
+                raise DataFormatError(f"{path}:{lineno}: query {qid!r} repeats line {line} "
+                                      "with other content")
+            continue
+        first[qid] = (lineno, obj)
+        yield lineno, qid, obj
+
+
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     reader = csv.reader((line for _, line in text_lines(path)), delimiter="\t")
@@ -166,13 +184,13 @@ def load(task: Task, data_dir: Path) -> TaskData:
     corpus_path, queries_path, topics_path, altered_qrels_path, original_qrels_path = files
 
     topics: dict[str, str] = {}
-    for _, topic_id, obj in _iter_records(topics_path):
+    for _, topic_id, obj in _iter_queries(topics_path):
         topics[topic_id] = obj.get("text", "")
     altered_text: dict[str, str] = {}
     altered_parts: dict[str, tuple[str, str]] = {}
     pairs: dict[str, str] = {}
     groups: dict[str, str] = {}
-    for lineno, qid, obj in _iter_records(queries_path):
+    for lineno, qid, obj in _iter_queries(queries_path):
         if "_" not in qid:
             raise DataFormatError(f"{queries_path}:{lineno}: query id {qid!r} is not '<q>_<i>'")
         meta = obj.get("metadata") or {}
