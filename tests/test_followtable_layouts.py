@@ -190,3 +190,27 @@ def test_a_query_id_repeated_with_other_content_is_refused_naming_both_lines(
     with pytest.raises(DataFormatError, match=rf"^{path}:3: query '{other['_id']}' "
                                               "repeats line 1 with other content"):
         load_task_data(task, root)
+
+
+@pytest.mark.parametrize("name", ["qrels/test.tsv", "qrels/for_only_query_test.tsv"])
+def test_a_judgment_repeated_with_another_grade_is_refused_naming_both_lines(
+        name: str, tmp_path: Path) -> None:
+    """A qrels row repeating a (query, table) with another grade was read as the last
+    of them, silently: 1 then 0 took the table out of T+ (or T-). It is refused naming
+    the file and both lines; repeated with its grade it is one judgment, as upstream's
+    WTR, IndusTR and WQT test.tsv repeat some."""
+    task = get_task("followtable/wtr")
+    loaded = []
+    for folder, grade in (("same", "1"), ("other", "0")):
+        _write_dataset(tmp_path / folder, ["1", "2"], ["1_0", "2_0"], ["a", "b", "c"])
+        path = tmp_path / folder / "followtable" / "WTR" / name
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        query, table, _ = lines[1].split("\t")
+        path.write_text("".join(lines) + f"{query}\t{table}\t{grade}\n", encoding="utf-8")
+        if grade == "1":
+            loaded.append(load_task_data(task, tmp_path / folder))
+    assert loaded[0].changed == {"1_0": ["b"], "2_0": ["b"]}
+    assert loaded[0].instruction_positive == {"1_0": ["a"], "2_0": ["a"]}
+    with pytest.raises(DataFormatError, match=rf"^{path}:{len(lines) + 1}: table '{table}' "
+                                              rf"of query '{query}' graded 0 here, 1 at line 2"):
+        load_task_data(task, tmp_path / "other")

@@ -80,8 +80,8 @@ def _iter_queries(path: Path) -> Iterator[tuple[int, str, dict]]:
         yield lineno, qid, obj
 
 
-def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+def _qrels_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(line, [query, table, grade text]) of each row of a qrels file, past its header."""
     reader = csv.reader((line for _, line in text_lines(path)), delimiter="\t")
     header = next(reader, None)
     if header != ["query-id", "corpus-id", "score"]:
@@ -89,10 +89,25 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     for lineno, row in enumerate(reader, 2):
         if len(row) != 3:
             raise DataFormatError(f"{path}:{lineno}: expected 3 tab-separated columns")
+        yield lineno, row
+
+
+def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """qrels[query][table] = grade. A row repeating a (query, table) is the same judgment
+    if it gives the same grade (upstream's WTR, IndusTR and WQT test.tsv repeat some);
+    with another grade it is refused naming both lines, not read as the last."""
+    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    for lineno, (query, table, grade_text) in _qrels_rows(path):
         try:
-            qrels[row[0]][row[1]] = int(row[2])
+            grade = int(grade_text)
         except ValueError:
-            raise DataFormatError(f"{path}:{lineno}: relevance {row[2]!r} is not an integer") from None
+            raise DataFormatError(f"{path}:{lineno}: relevance {grade_text!r} is not an "
+                                  "integer") from None
+        earlier = qrels[query].setdefault(table, grade)
+        if earlier != grade:
+            first = next(n for n, row in _qrels_rows(path) if row[:2] == [query, table])
+            raise DataFormatError(f"{path}:{lineno}: table {table!r} of query {query!r} "
+                                  f"graded {grade} here, {earlier} at line {first}")
     return dict(qrels)
 
 
