@@ -268,6 +268,35 @@ def test_line_numbers_count_multiline_cells(tmp_path: Path) -> None:
         pi_indic.load(get_task("pi-indic-val150/t1/mar"), tmp_path)
 
 
+def test_a_file_that_cannot_be_read_is_named(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A language's CSV that is there but cannot be read (permission denied, an I/O error)
+    is refused naming it, by the reader and through `leaderboard eval`: the error was
+    '[Errno 13] Permission denied', naming no file, as the FollowTable, mteb-layout and
+    reported-figures readers name theirs. (Simulated: the tests may run as root, whom no
+    permission stops.)"""
+    from leaderboard.app.cli import main
+
+    _write_csv(tmp_path, "mar", HEADER + _row(1, "a", "b"))
+    path = (tmp_path / "pi-indic" / PI_INDIC_VALIDATION_DIR
+            / PI_INDIC_FILE_TEMPLATE.format(name=PI_INDIC_LANGUAGES["mar"]))
+    read_bytes = Path.read_bytes
+
+    def denied(self: Path) -> bytes:
+        if self.name == path.name:
+            raise PermissionError(13, "Permission denied", str(self))
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    with pytest.raises(DataFormatError, match=r"Marathi\.csv: cannot read: Permission denied$"):
+        pi_indic.load(get_task("pi-indic-val150/t1/mar"), tmp_path)
+    run = tmp_path / "run.trec"
+    run.write_text("p1 Q0 i1 1 1.0 x\n")
+    capsys.readouterr()
+    rc = main(["eval", "pi-indic-val150/t1/mar", "--run", str(run), "--data-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert rc == 1 and f"{path}: cannot read: Permission denied" in out + err
+
+
 # --- T4 pair set -------------------------------------------------------------------------
 
 def test_t4_pair_set_has_hard_negatives_calibration_split_and_opaque_ids(data_dir: Path) -> None:

@@ -161,6 +161,8 @@ def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
     del mtime_ns  # part of the cache key only: an edited file is read again
     try:
         content = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:  # there, but unreadable: permission denied, an I/O error
+        raise DataFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise DataFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     reader = csv.reader(io.StringIO(content, newline=""))
