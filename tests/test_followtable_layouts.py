@@ -214,3 +214,20 @@ def test_a_judgment_repeated_with_another_grade_is_refused_naming_both_lines(
     with pytest.raises(DataFormatError, match=rf"^{path}:{len(lines) + 1}: table '{table}' "
                                               rf"of query '{query}' graded 0 here, 1 at line 2"):
         load_task_data(task, tmp_path / "other")
+
+
+UNREADABLE = Path("/proc/self/mem")  # a regular file to stat whose first read is EIO
+
+
+@pytest.mark.skipif(not UNREADABLE.exists(), reason="needs Linux's /proc/self/mem")
+@pytest.mark.parametrize("name", ["corpus.jsonl", "queries.jsonl", "only_queries.jsonl",
+                                  "qrels/test.tsv", "qrels/for_only_query_test.tsv"])
+def test_a_file_that_cannot_be_read_is_named(name: str, tmp_path: Path) -> None:
+    """A file that is there but cannot be read (an I/O error, permission denied) is
+    refused naming it, the corpus's fast reader included, never an OSError naming none."""
+    _write_dataset(tmp_path, ["1", "2"], ["1_0", "2_0"], ["a", "b", "c"])
+    path = tmp_path / "followtable" / "WTR" / name
+    path.unlink()
+    path.symlink_to(UNREADABLE)
+    with pytest.raises(DataFormatError, match=rf"^{path}: cannot read: Input/output error$"):
+        load_task_data(get_task("followtable/wtr"), tmp_path)

@@ -243,6 +243,31 @@ def test_a_json_lines_row_that_is_not_utf8_is_refused_naming_its_line(tmp_path: 
     assert f"{queries}:2: not UTF-8 text" in out + err
 
 
+UNREADABLE = Path("/proc/self/mem")  # a regular file to stat whose first read is EIO
+
+
+@pytest.mark.skipif(not UNREADABLE.exists(), reason="needs Linux's /proc/self/mem")
+@pytest.mark.parametrize("fmt, file, message", [
+    ("jsonl", "queries", "cannot read: Input/output error"),
+    ("parquet", "queries", "cannot read parquet: "),
+    ("parquet", "README.md", "cannot read the dataset card: Input/output error"),
+])
+def test_a_file_that_cannot_be_read_is_named(fmt: str, file: str, message: str,
+                                             tmp_path: Path) -> None:
+    """A config's file or the dataset card that is there but cannot be read (an I/O
+    error, permission denied) is refused naming it, never an OSError naming none."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    collection = write_collection(tmp_path / "followir/robust04", n_queries=2, pool_size=8,
+                                  fmt=fmt)
+    path = collection.written.get(file, collection.local_dir / file)
+    path.unlink()
+    path.symlink_to(UNREADABLE)
+    with pytest.raises(DataFormatError, match=rf"^{re.escape(str(path))}: {message}"):
+        mteb_layout.load(get_task("followir/robust04"), tmp_path)
+
+
 @pytest.mark.parametrize("config", ["top_ranked", "qrel_diff"])
 def test_a_list_of_documents_kept_as_text_that_is_not_json_is_refused_naming_it(
         config: str, tmp_path: Path) -> None:

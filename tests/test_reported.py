@@ -839,3 +839,20 @@ def test_the_importers_refuse_a_bad_json_file_as_every_reader_does(tmp_path: Pat
     with pytest.raises(MtebImportError) as mteb:
         read_task_file(path)
     assert str(pi_indic.value) == str(mteb.value) == str(expected.value)
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc/self/mem")
+def test_the_importers_name_a_result_file_that_cannot_be_read(tmp_path: Path) -> None:
+    """An upstream result file that is there but cannot be read (an I/O error, permission
+    denied; here a link to /proc/self/mem, whose first read is EIO) is refused naming it,
+    by both importers, never an OSError naming none."""
+    from leaderboard.publish.reported.mteb import read_task_file
+    from leaderboard.publish.reported.pi_indic_results import PiIndicResultsError
+
+    path = tmp_path / "results" / "t1-model" / "t1-model-hin-dev-1.json"
+    path.parent.mkdir(parents=True)
+    path.symlink_to("/proc/self/mem")
+    with pytest.raises(PiIndicResultsError, match=rf"^{re.escape(str(path))}: cannot read: "):
+        import_pi_indic_results(tmp_path / "results")
+    with pytest.raises(MtebImportError, match=rf"^{re.escape(str(path))}: cannot read: "):
+        read_task_file(path)
