@@ -177,6 +177,57 @@ def test_corpus_ids_fast_reading_equals_the_parse_or_steps_aside(tmp_path: Path,
     assert got.dtype == reference.dtype and got.tolist() == reference.tolist()
 
 
+@pytest.mark.parametrize("line", [
+    b'{"_id": "b", "text": "caf\xe9"}\n',               # a Latin-1 byte in the text
+    b'{"_id": "b", "text": "| a |\xe2\x82"}\n',         # a character cut short
+    b'{"_id": "b", "text": "x", "n": "\xed\xa0\x80"}\n',  # a surrogate
+])
+def test_corpus_with_a_byte_that_is_not_utf8_is_refused_as_the_parse_refuses_it(
+        tmp_path: Path, line: bytes) -> None:
+    """A byte that is not UTF-8 anywhere on a corpus line, its table's text included, is
+    refused by the fast reading as by the parse, naming the file and line: the fast
+    reading checked only the ids, and read such a corpus that every other reader of it
+    (iter_corpus: the reference models, the explorer's texts) refuses."""
+    from leaderboard.core.data.base import DataFormatError
+    from leaderboard.core.data.followtable import read_corpus_ids, read_corpus_ids_reference
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes(b'{"_id": "a", "text": "\xc3\xa9 \xf0\x9f\x98\x80"}\n' + line
+                       + b'{"_id": "c", "text": "z"}\n')
+    with pytest.raises(DataFormatError) as reference:
+        read_corpus_ids_reference(corpus)
+    with pytest.raises(DataFormatError) as fast:
+        read_corpus_ids(corpus)
+    assert str(fast.value) == str(reference.value)
+    assert str(fast.value).startswith(f"{corpus}:2: not UTF-8 text")
+
+
+def test_corpus_ids_fast_reading_checks_utf8_across_its_slices(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    """The UTF-8 check decodes the file a slice at a time: no slice cuts a character (a
+    long line of two-byte characters over a slice's end reads fast, as the parse reads
+    it), and a bad byte in a later slice is found."""
+    from leaderboard.core.data import followtable
+    from leaderboard.core.data.base import DataFormatError
+
+    long = "é" * (followtable._UTF8_SLICE * 3 // 4)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"_id": str(i), "text": long}, ensure_ascii=False)
+                              + "\n" for i in range(3)), encoding="utf-8")
+    expected = followtable.read_corpus_ids_reference(corpus)
+
+    def no_fallback(_: Path) -> np.ndarray:
+        raise AssertionError("the fast reading fell back on a UTF-8 corpus")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(followtable, "read_corpus_ids_reference", no_fallback)
+        assert followtable.read_corpus_ids(corpus).tolist() == expected.tolist() == ["0", "1", "2"]
+    corpus.write_bytes(corpus.read_bytes() + b'{"_id": "3", "text": "\xe9"}\n')
+    with pytest.raises(DataFormatError) as refused:
+        followtable.read_corpus_ids(corpus)
+    assert str(refused.value).startswith(f"{corpus}:4: not UTF-8 text")
+
+
 def test_corpus_with_a_cut_last_line_is_refused_naming_the_line(tmp_path: Path) -> None:
     from leaderboard.core.data.base import DataFormatError
     from leaderboard.core.data.followtable import read_corpus_ids
