@@ -289,6 +289,41 @@ def test_a_list_of_documents_kept_as_text_that_is_not_json_is_refused_naming_it(
         mteb_layout.load(get_task("followir/robust04"), tmp_path)
 
 
+@pytest.mark.parametrize("config", ["top_ranked", "qrel_diff"])
+def test_a_query_on_two_rows_with_other_lists_is_refused_naming_it(config: str,
+                                                                   tmp_path: Path) -> None:
+    """A top_ranked or qrel_diff config holds one row per query, as mteb reads it
+    (``dict(zip(...))``: a query on two rows is its last row's list). The reader joined
+    the two rows' lists, silently: another pool, another set of changed documents, and so
+    another p-MRR than mteb's. Two rows of one query with other lists are refused naming
+    the config and query; the same row twice is one."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.base import DataFormatError
+
+    task = get_task("followir/robust04")
+    loaded = []
+    for folder, other in (("same", False), ("other", True)):
+        collection = write_collection(tmp_path / folder / "followir/robust04", n_queries=2,
+                                      pool_size=8, fmt="jsonl")
+        path = collection.written[config]
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        again = {**rows[0], "corpus-ids": rows[0]["corpus-ids"][:1] if other
+                 else rows[0]["corpus-ids"]}
+        write_lines(path, [json.dumps(row) + "\n" for row in [*rows, again]])
+        if not other:
+            loaded.append(mteb_layout.load(task, tmp_path / folder))
+    write_collection(tmp_path / "once" / "followir/robust04", n_queries=2, pool_size=8,
+                     fmt="jsonl")
+    once = mteb_layout.load(task, tmp_path / "once")
+    assert loaded[0].changed == once.changed
+    assert {q: p.tolist() for q, p in loaded[0].pools.items()} == {
+        q: p.tolist() for q, p in once.pools.items()}
+    with pytest.raises(DataFormatError, match=(
+            rf"^{re.escape(str(path.parent))}: query {re.escape(repr(rows[0]['query-id']))} "
+            r"is on two rows with other lists of document ids")):
+        mteb_layout.load(task, tmp_path / "other")
+
+
 # --- scoring ---
 
 def test_p_mrr_by_hand(tmp_path: Path, capsys) -> None:

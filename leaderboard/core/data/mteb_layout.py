@@ -221,9 +221,14 @@ def _texts(values: list) -> list[str]:
 
 
 def _id_lists(table: Columns, where: str) -> dict[str, list[str]]:
+    """Each query's list of document ids (top_ranked, qrel_diff): one row per query, as
+    mteb reads them (``dict(zip(...))``, a repeated query its last row). A query on two
+    rows is one if the rows say the same; with other lists it is refused naming the
+    config and query: joined, or read as the last, they give another pool or another
+    p-MRR than one of the two readings."""
     qids = _texts(_column(table, ("query-id", "query_id", "qid"), where))
     docs = _column(table, ("corpus-ids", "corpus_ids", "doc_ids"), where)
-    out: dict[str, list[str]] = defaultdict(list)
+    out: dict[str, list[str]] = {}
     for qid, ids in zip(qids, docs):
         if isinstance(ids, str):  # some exports store the list JSON-encoded
             try:
@@ -233,8 +238,11 @@ def _id_lists(table: Columns, where: str) -> dict[str, list[str]]:
                                       f"(a text that is not JSON: {ids[:40]!r})") from None
         if not isinstance(ids, list):
             raise DataFormatError(f"{where}: query {qid!r} has no list of document ids")
-        out[qid].extend(map(str, ids))
-    return dict(out)
+        listed = [str(i) for i in ids]
+        if out.setdefault(qid, listed) != listed:
+            raise DataFormatError(f"{where}: query {qid!r} is on two rows with other lists "
+                                  "of document ids (mteb reads the last)")
+    return out
 
 
 def load(task: Task, data_dir: Path) -> TaskData:
