@@ -849,7 +849,7 @@ def test_a_standing_names_its_statistics_as_the_downloads_do(tmp_path):
         id="new", valid=True, n_errors=0, n_warnings=0, tasks=[pmrr, irs])])
     path = tmp_path / "report.json"
     path.write_text(report.model_dump_json())
-    assert json.loads(path.read_text())["schema_version"] == 2
+    assert json.loads(path.read_text())["schema_version"] == 3
     assert read_ci_report(path) == report
     body = comment_body(report)
     t = lambda v: f"{v * 100:+.1f}"  # noqa: E731
@@ -873,6 +873,19 @@ def test_the_comment_prints_p_values_as_every_surface_prints_them():
             in body, body
 
 
+def test_the_comment_prints_an_adjusted_p_that_rests_on_the_floor_as_a_bound():
+    """A raw p at its floor printed "≤ 1e-5" on the site and compare, but the adjusted p
+    Holm made of it as a number ("2.3e-5"); the comment printed that number as exact. One
+    the report says is an upper bound (p_adjusted_bound) prints "≤", as its raw p does."""
+    irs = _standing_pair("followtable/wtr", "IRS")
+    for bound, text in ((True, "≤ 3e-5"), (False, "3e-5"), (None, "3e-5")):
+        row = irs.model_copy(update={"p_adjusted": 3e-5, "p_adjusted_bound": bound})
+        body = comment_body(_report(status="valid", submissions=[SubmissionCheck(
+            id="new", valid=True, n_errors=0, n_warnings=0, tasks=[row])]))
+        assert f"| tied with best verified | {text} | " in body, body
+        assert "an adjusted p that rests on one shows as ≤ its value" in body
+
+
 def test_a_report_of_schema_version_1_is_still_read(tmp_path, capsys):
     """The comment job runs the default branch's code on the report the pull request's
     own check wrote, which may be a version behind: a version 1 report (effect, estimate,
@@ -881,11 +894,12 @@ def test_a_report_of_schema_version_1_is_still_read(tmp_path, capsys):
     report, and an unknown one in a version 1 report."""
     pmrr = _standing_pair("followir/core17", "p-MRR")
     irs = _standing_pair("followtable/wtr", "IRS")
-    v2 = _report(status="valid", submissions=[SubmissionCheck(
+    v3 = _report(status="valid", submissions=[SubmissionCheck(
         id="new", valid=True, n_errors=0, n_warnings=0, tasks=[pmrr, irs])])
-    old = json.loads(v2.model_dump_json())
+    old = json.loads(v3.model_dump_json())
     old["schema_version"] = 1
     for task, row in zip(old["submissions"][0]["tasks"], (pmrr, irs)):
+        del task["p_adjusted_bound"]
         for key in ("diff_vs_best_verified", "diff_ci_low", "diff_ci_high", "hl_shift",
                     "hl_ci_low", "hl_ci_high"):
             del task[key]
@@ -899,19 +913,50 @@ def test_a_report_of_schema_version_1_is_still_read(tmp_path, capsys):
     path = tmp_path / "report.json"
     path.write_text(json.dumps(old))
     read = read_ci_report(path)
-    assert read.schema_version == 2
+    assert read.schema_version == 3
     (got_pmrr, got_irs) = read.submissions[0].tasks
-    assert got_pmrr == pmrr
-    assert got_irs == irs.model_copy(update={"p_value": irs.p_floor})
+    # version 1 did not say whether an adjusted p is a bound: one whose raw p is at its
+    # floor is (the raw ones Holm took before it were there too), else it is not known
+    assert got_pmrr == pmrr.model_copy(update={"p_adjusted_bound": None})
+    assert got_irs == irs.model_copy(update={"p_value": irs.p_floor, "p_adjusted_bound": True})
     body = tmp_path / "body.md"
     assert main(["ci", "comment-body", str(path), "--out", str(body)]) == 0
-    assert body.read_text() == comment_body(v2)
-    for bad, key in ((json.loads(v2.model_dump_json()), "estimate"), (old, "hl_shift")):
+    assert body.read_text() == comment_body(read)
+    for bad, key in ((json.loads(v3.model_dump_json()), "estimate"), (old, "hl_shift")):
         bad["submissions"][0]["tasks"][0][key] = 0.1
         path.write_text(json.dumps(bad))
         with pytest.raises(CiReportError, match=f"not a FollowBoard CI report: "
                                                 f"submissions.0.tasks.0.{key}: Extra inputs"):
             read_ci_report(path)
+
+
+def test_a_report_of_schema_version_2_is_still_read(tmp_path):
+    """A version 2 report had no p_adjusted_bound: it is read as version 3, a row whose raw
+    p is at its floor with its adjusted p a bound (None, not known, for the others), and
+    p_adjusted_bound stays refused in a version 2 report; a report newer than this
+    checkout reads is refused, naming the version."""
+    irs = _standing_pair("followtable/wtr", "IRS")
+    floored = irs.model_copy(update={"p_value": irs.p_floor})
+    v3 = _report(status="valid", submissions=[SubmissionCheck(
+        id="new", valid=True, n_errors=0, n_warnings=0, tasks=[irs, floored])])
+    old = json.loads(v3.model_dump_json())
+    old["schema_version"] = 2
+    for task in old["submissions"][0]["tasks"]:
+        del task["p_adjusted_bound"]
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(old))
+    read = read_ci_report(path)
+    assert read.schema_version == 3
+    assert [t.p_adjusted_bound for t in read.submissions[0].tasks] == [None, True]
+    old["submissions"][0]["tasks"][0]["p_adjusted_bound"] = False
+    path.write_text(json.dumps(old))
+    with pytest.raises(CiReportError, match="p_adjusted_bound: not a field of a version 2"):
+        read_ci_report(path)
+    newer = json.loads(v3.model_dump_json()) | {"schema_version": 4}
+    path.write_text(json.dumps(newer))
+    with pytest.raises(CiReportError,
+                       match=r"schema_version 4 is newer .* \(schema_version 3\)"):
+        read_ci_report(path)
 
 
 def test_comment_job_rechecks_the_pr_scope_from_the_api_file_list(tmp_path: Path, capsys):

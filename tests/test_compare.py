@@ -110,8 +110,27 @@ def test_p_values_print_as_every_surface_prints_them(pair, capsys) -> None:
     assert rows.keys() == data.keys()
     for label, r in data.items():
         assert rows[label]["p"] == p_text(r["p_value"], r["p_floor"], level=0.05)
-        assert rows[label]["padj"] == p_text(r["p_adjusted"], r["p_floor"], level=0.05)
+        assert rows[label]["padj"] == p_text(r["p_adjusted"], r["p_floor"], level=0.05,
+                                             bound=r["p_adjusted_bound"])
     assert rows["nDCG@10 (+instruction)"]["p"] == "1"
+
+
+def test_an_adjusted_p_resting_on_a_raw_p_at_its_floor_is_a_bound(pair, capsys) -> None:
+    """A raw p at its floor printed "≤ 1e-5" while Holm took the raw value, 2 x 7.6e-6,
+    and printed p(Holm) "1.5e-5", more precisely than the test resolves (on the board:
+    WTR nDCG@10 "≤ 1e-5" and "2.3e-5"). Holm takes it at its floor, and the adjusted p
+    that rests on it is an upper bound: "≤ 2e-5", p_adjusted_bound in --json."""
+    a_dir, b_dir, _ = pair
+    assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
+    data = {r["label"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert data["IRS"]["p_value"] == 1e-5 and data["IRS"]["p_adjusted"] == 2e-5
+    assert data["IRS"]["p_adjusted_bound"] is True
+    assert data["nDCG@10 (+instruction)"]["p_adjusted_bound"] is False
+    assert main(["compare", str(a_dir), str(b_dir)]) == 0
+    out = capsys.readouterr().out
+    rows = {r["col"].rstrip(" *"): r for r in rows_of(out)}
+    assert (rows["IRS"]["p"], rows["IRS"]["padj"]) == ("≤ 1e-5", "≤ 2e-5")
+    assert "prints as ≤ where it rests on one" in out
 
 
 def test_holm_family_is_one_view_not_the_whole_comparison(tmp_path: Path, capsys) -> None:
@@ -271,7 +290,7 @@ def test_json_names_each_statistic_as_the_downloads_do(tmp_path: Path, capsys) -
     a_dir, b_dir, d = _mean_up_shift_down(tmp_path)
     assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["format"] == "followboard-compare/3"
+    assert data["format"] == "followboard-compare/4"
     rows = {r["column"]: r for r in data["rows"]}
     pmrr, irs = rows["p-MRR"], rows["IRS"]
     for r in (pmrr, irs):
@@ -346,7 +365,7 @@ def test_a_submission_scored_on_another_data_revision_is_compared_on_no_view_of_
     assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 1
     out, err = capsys.readouterr()
     data = json.loads(out)
-    assert data["rows"] == [] and data["format"] == "followboard-compare/3"
+    assert data["rows"] == [] and data["format"] == "followboard-compare/4"
     assert data["skipped"] == [f"followtable/wtr (a scored on {old}, not the pinned "
                                f"{pinned.repo}@{pinned.revision}: other data)"]
     assert f"followtable/wtr (a scored on {old}" in err
@@ -397,7 +416,7 @@ def test_two_submissions_scored_on_the_same_earlier_data_revision_are_compared_o
     scored_on(b_dir, old)
     assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["format"] == "followboard-compare/3" and data["skipped"] == []
+    assert data["format"] == "followboard-compare/4" and data["skipped"] == []
     assert {r["column"] for r in data["rows"]} == {"IRS", "altered/nDCG@10"}
     assert {r["off_pin_revision"] for r in data["rows"]} == {old}
     assert main(["compare", str(a_dir), str(b_dir)]) == 0

@@ -278,7 +278,7 @@ def test_every_surface_marks_a_figure_scored_on_another_data_revision(
     # The home table: its download, and the cell's mark and details.
     overview = build_overview(board)
     _, home, doc = home_document(overview)
-    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/4"
+    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/5"
     mini = next(r for r in home if r["model"] == "all-MiniLM-L6-v2")
     assert mini["followtable off_pin_revision"] == OFF_PIN_REVISION
     assert mini["pi-indic off_pin_revision"] is None
@@ -464,7 +464,7 @@ def test_every_surface_leaves_a_row_scored_on_another_data_revision_unranked(
     results.parquet gave it those ranks. On every FollowTable table it now has no rank:
     its # cell reads – and says why, it comes after the ranked rows, the note under the
     table names it, and the downloads give rank null and say what that means
-    (followboard-download/4). Its PI-Indic figures, on the pinned data, are ranked."""
+    (followboard-download/5). Its PI-Indic figures, on the pinned data, are ranked."""
     board = off_pin_board
     key = "sentence-transformers/all-minilm-l6-v2"
     for view_id in ("followtable/wqt", "followtable/average", "followtable/grid"):
@@ -489,7 +489,7 @@ def test_every_surface_leaves_a_row_scored_on_another_data_revision_unranked(
         assert line["rank"] == ""
     assert board.tables["followtable/wqt"].leader().key != "all-minilm-l6-v2"
     doc = view_document(board.tables["followtable/wqt"], records)
-    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/4"
+    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/5"
     assert "whose figure there was scored on another data revision than the pin" in (
         doc["statistic"])
     assert board.tables["pi-indic/t1/average"].line_ranks()[key] is not None
@@ -550,7 +550,7 @@ def test_a_download_column_holds_one_statistic_whatever_the_views_test(metric: s
     header, records = view_records(table, lambda row: "scored")
     fields = [h.removeprefix(metric + " ") for h in header if h.startswith(metric + " ")]
     assert fields == ["basis", "off_pin_revision", "tier", "test", "p_value", "p_adjusted",
-                      "p_floor",
+                      "p_adjusted_bound", "p_floor",
                       "diff_vs_best_verified", "diff_ci_low", "diff_ci_high", "hl_shift",
                       "hl_ci_low", "hl_ci_high", "effect_size"]
     by_id = {r["system_id"]: r for r in records}
@@ -566,6 +566,40 @@ def test_a_download_column_holds_one_statistic_whatever_the_views_test(metric: s
         assert r["test"] == "randomization"
         assert r["hl_shift"] is None and r["hl_ci_low"] is None and r["hl_ci_high"] is None
         assert r["diff_ci_low"] <= r["diff_vs_best_verified"] <= r["diff_ci_high"]
+
+
+def test_a_download_says_where_an_adjusted_p_value_is_an_upper_bound() -> None:
+    """Two of three rows far below the leader on every one of 30 topics: each raw p is at
+    the Monte-Carlo floor (p_value 1e-5, "≤ 1e-5"), and the download gave the Holm of the
+    raw values, 3 x 7.6e-6 = 2.3e-5, as p_adjusted, an exact-looking figure below 3 x its
+    own p_value (the site: p_value 1e-5 beside p_adjusted 1.53e-5 or 2.0e-5). Holm takes
+    each at its floor (3e-5 for both), and p_adjusted_bound says that it is an upper
+    bound; the page prints it "≤ 3e-5". The row above the floor is exact."""
+    from leaderboard.publish.site.table_display import tier_title
+
+    q = [f"q{i}" for i in range(30)]
+    rows = {"lead": [0.6 + 0.001 * i for i in range(30)],
+            "far": [0.1 + 0.002 * i for i in range(30)],
+            "farther": [0.05 + 0.001 * i for i in range(30)],
+            "near": [0.6 + 0.001 * i + (0.02 if i % 3 else -0.05) for i in range(30)]}
+    systems = [_pmrr_and_irs(sid, dict(zip(q, v))) for sid, v in rows.items()]
+    column = Column(id="IRS", label="IRS", metric="IRS", tasks=("followtable/wtr",),
+                    signed=True)
+    view = View(id="followtable/test", label="t", title="t", columns=(column,),
+                tiered_column=0)
+    table = fill_view(view, [Row(key=s.system_id, system=s, origin=Path("x"))
+                             for s in systems])
+    tier_tables([table])
+    _, records = view_records(table, lambda row: "scored")
+    by_id = {r["system_id"]: r for r in records}
+    for sid in ("far", "farther"):
+        r = by_id[sid]
+        assert (r["IRS p_value"], r["IRS p_adjusted"], r["IRS p_adjusted_bound"]) == (
+            1e-5, 3e-5, True), r
+        assert "adjusted p ≤ 3e-5" in tier_title(table.tiers[0][sid])
+    near = by_id["near"]
+    assert near["IRS p_value"] > 1e-5 and near["IRS p_adjusted_bound"] is False
+    assert by_id["lead"]["IRS p_adjusted_bound"] is None
 
 
 def test_a_download_says_which_figures_are_a_sources_own_printed_average() -> None:

@@ -531,6 +531,41 @@ def test_holm_known_values():
         holm([0.2, 1.5])
 
 
+def test_holm_at_floors_takes_each_p_at_its_floor_and_says_which_are_bounds():
+    """A raw p at or below its test's floor prints "≤ 1e-5", but Holm took the raw value
+    and its adjusted p printed as a number: compare's WTR nDCG@10 "≤ 1e-5" beside
+    p(Holm) "2.3e-5" (3 x 7.6e-6, the subgroup's smallest p), the downloads p_value 1e-5
+    beside p_adjusted 1.53e-5. Holm runs on the p-values raised to their floors, and an
+    adjusted value whose step-down maximum rests only on such a p is an upper bound."""
+    floor = 1e-5
+    adjusted, bounds = sig.holm_at_floors([7.6e-6, 1e-12, 0.0061, 1.2e-5], [floor] * 4)
+    # 4 x 1e-5 and 3 x 1e-5 as written (not 4.000...01e-05); 2 x 1.2e-5 is under the first
+    assert adjusted == [4e-05, 4e-05, 0.0061, 4e-05]
+    assert bounds == [True, True, False, True]
+    # an exact p whose own term is the maximum is exact, whatever is at the floor before it
+    assert sig.holm_at_floors([1e-12, 2.5e-5, 0.5], [floor] * 3) == (
+        [3e-05, 5e-05, 0.5], [True, False, False])
+    assert sig.holm_at_floors([0.3, 0.2], [floor] * 2) == (holm([0.3, 0.2]), [False, False])
+    # each p at its own floor (compare's family mixes tests)
+    assert sig.holm_at_floors([1e-9, 1e-9], [1e-5, 2 ** -9]) == (
+        [2e-05, 2 ** -9], [True, True])
+    assert sig.holm_at_floors([], []) == ([], [])
+    with pytest.raises(ValueError):
+        sig.holm_at_floors([0.1], [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.floats(min_value=0.0, max_value=1.0),
+                          st.sampled_from([1e-5, 2 ** -9, 0.0])), min_size=1, max_size=40))
+def test_holm_at_floors_is_the_reference(pairs):
+    pvalues, floors = [p for p, _ in pairs], [f for _, f in pairs]
+    adjusted, bounds = sig.holm_at_floors(pvalues, floors)
+    want, want_bounds = reference.holm_at_floors(pvalues, floors)
+    assert adjusted == want and bounds == want_bounds
+    assert adjusted == pytest.approx(reference.holm([max(p, f) for p, f in pairs]),
+                                     rel=1e-15, abs=0)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=40))
 def test_holm_never_lowers_and_keeps_order(pvalues):
@@ -732,7 +767,9 @@ def test_tier_view_leader_tiers_and_holm_family():
     assert rows["beta"].tier == "tied with leader"
     assert rows["gamma"].tier == "below leader" and rows["delta"].tier == "below leader"
     tested = [rows[s] for s in ("beta", "gamma", "delta")]
-    assert [c.p_adjusted for c in tested] == holm([c.p_value for c in tested])
+    assert [c.p_adjusted for c in tested] == sig.holm_at_floors(
+        [c.p_value for c in tested], [view.p_floor] * 3)[0]
+    assert [c.p_adjusted_bound for c in tested] == [c.p_value <= view.p_floor for c in tested]
     for c in tested:
         assert c.test == "randomization" and c.n_units == 30
         assert c.effect == pytest.approx(c.mean_system - c.mean_leader, abs=1e-12)

@@ -385,7 +385,8 @@ def test_a_p_value_below_the_level_never_prints_as_the_level(committed_board: Bo
     compared = ColumnComparison(
         view="followtable/wtr", column="IRS", label="IRS", metric="IRS", tiered=True,
         test="randomization", unit="topics", n_units=30, mean_a=0.01, mean_b=0.03,
-        diff=-0.02, p_value=0.0248, p_adjusted=0.0496, p_floor=1e-5, diff_ci_low=-0.04,
+        diff=-0.02, p_value=0.0248, p_adjusted=0.0496, p_adjusted_bound=False, p_floor=1e-5,
+        diff_ci_low=-0.04,
         diff_ci_high=-0.001, hl_shift=None, hl_ci_low=None, hl_ci_high=None,
         effect_size=-0.4, family_size=2, verdict="B better")
     text = format_table(SubmissionComparison(system_a="a", system_b="b", alpha=0.05,

@@ -26,7 +26,8 @@ A p-value is printed by :func:`p_text` alone, wherever it is shown (the site's t
 details, ``compare``, the PR comment): two significant digits by the same rule, no
 trailing zeros, in decimals down to 0.001 and as "2.3e-4" below; and never below what its
 test resolves: one at or below the test's floor prints as "≤" the floor, rounded up
-("≤ 1e-5"), a bound that holds whatever the value under it. Nor does a printed p-value
+("≤ 1e-5"), a bound that holds whatever the value under it; so does a value known only as
+an upper bound (a Holm-adjusted p resting on a raw p at its floor: "≤ 3e-5"). Nor does a printed p-value
 round across the significance level it is judged at: one just below it keeps the digits
 that say so (0.0496 at 0.05, never "0.05" beside "below best verified").
 """
@@ -99,11 +100,14 @@ P_DIGITS = 2
 P_DECIMALS_DOWN_TO = Decimal("0.001")
 
 
-def p_text(p: float | None, floor: float | None = None, *, level: float | None) -> str:
+def p_text(p: float | None, floor: float | None = None, *, level: float | None,
+           bound: bool | None = False) -> str:
     """A p-value as every surface prints it (module docstring): ``floor`` is the smallest
     p-value its test resolves (all 2**n sign flips: 2 / 2**n; Monte-Carlo flips: 1 / R; a
     normal approximation: a stated floor), and a value at or below it, raised to it as the
     downloads give it or not, prints as "≤" that floor rounded up: "≤ 1e-5", "≤ 0.002".
+    ``bound``: ``p`` is itself only an upper bound (a Holm-adjusted p-value whose value
+    rests on a raw one at its floor), and prints as "≤" itself rounded up: "≤ 3e-5".
     ``level`` is the significance level the p-value is judged at beside it (None: none):
     a value below it that two significant digits would round up to it gets as many more
     as keep it below (0.0496, 0.04999), so the printed p and the verdict agree."""
@@ -111,6 +115,8 @@ def p_text(p: float | None, floor: float | None = None, *, level: float | None) 
         return MISSING
     if p >= 1:
         return "1"  # no test has a p-value above it, so none is resolved only up to it
+    if bound:
+        floor = max(p, floor) if floor is not None and math.isfinite(float(floor)) else p
     if floor is not None and math.isfinite(float(floor)) and p <= floor:
         return "≤ " + _below_level(floor, ROUND_CEILING, level)
     return _below_level(p, ROUND_HALF_UP, level)

@@ -68,8 +68,9 @@ from leaderboard.publish.training import task_benchmark, training_overlap, train
 # Hodges-Lehmann shift's for others, became diff_ci_* and hl_*, beside test; 3:
 # off_pin_revision in standings, scores and per_query; 4: the standings' rank is null for
 # a line whose figure in its view's sort column was scored off the pin, which format 3
-# numbered in the order with the rest).
-EXPORT_FORMAT = "followboard-dataset/4"
+# numbered in the order with the rest; 5: the standings' p_adjusted is Holm's of the
+# p-values raised to p_floor, and p_adjusted_bound says where it is an upper bound).
+EXPORT_FORMAT = "followboard-dataset/5"
 # Written into an export, so a rerun only ever replaces a folder that an export made.
 EXPORT_MARKER = ".followboard-export"
 EXPORTED_BY = "`leaderboard export`"
@@ -162,7 +163,10 @@ TABLES = (
                       "tested (home: the cell's, in the table it comes from)",
               "p_value": "raw p-value of the test against the best verified row, raised to "
                          "p_floor",
-              "p_adjusted": "Holm-adjusted p-value within the view, raised to p_floor",
+              "p_adjusted": "Holm-adjusted p-value within the view, of the p-values "
+                            "raised to p_floor",
+              "p_adjusted_bound": "true where p_adjusted rests on a p-value at p_floor: "
+                                  "it then means at most p_adjusted (null: not tested)",
               "p_floor": "the smallest p-value the test resolves: a p_value or p_adjusted "
                          "equal to it means at most that",
               "test": "the test against the best verified row: randomization (Fisher's, "

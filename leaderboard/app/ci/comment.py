@@ -186,7 +186,8 @@ def task_tables(rows: list[TaskStanding], max_rows: int | None = None) -> list[s
             if r.note:
                 tier += f" ({md(r.note, 120)})"
             out.append(f"| {label} | {primary} | {headline} | {tier} | "
-                       f"{p_text(r.p_adjusted, r.p_floor, level=ALPHA)} | {_delta(r)} | {_rank(r)} | "
+                       f"{p_text(r.p_adjusted, r.p_floor, level=ALPHA, bound=r.p_adjusted_bound)}"
+                       f" | {_delta(r)} | {_rank(r)} | "
                        f"{_units(r)} | {_previous(r)} | {_reported(r)} |")
         if len(shown) < len(items):
             out.append(f"\n… and {plural(len(items) - len(shown), 'more task')}: the job summary "
@@ -201,8 +202,9 @@ def tier_note(rows: list[TaskStanding]) -> str:
     return ("Scores ×100. **Tier** compares the primary metric of each task with the task's "
             f"best verified system{how}, one value per independently sampled unit (a topic "
             "with all its pairs, a translated pair, a persona: *Tested on*): tied with best "
-            f"verified when the adjusted p ≥ {ALPHA} (one at or below what its test resolves "
-            "shows as ≤ that floor) or the difference is within the "
+            f"verified when the adjusted p ≥ {ALPHA} (a raw p at or below what its test "
+            "resolves is taken at that floor, and an adjusted p that rests on one shows as "
+            "≤ its value) or the difference is within the "
             f"reproducibility threshold ({REPRODUCIBILITY_THRESHOLD:g}, "
             f"{score_text(REPRODUCIBILITY_THRESHOLD)} ×100: what a rerun on other hardware "
             "moves), so a tie never makes a new leader, or its test's own statistic is not "

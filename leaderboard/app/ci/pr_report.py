@@ -100,7 +100,9 @@ class TaskStanding(_Standing):
     the names and meanings of the site's downloads
     (:data:`leaderboard.publish.standings.verdicts.STATISTIC_FIELDS`): ``test`` (None: not
     tested, as the leader's own row is not); p-values raised to ``p_floor``, the smallest
-    the test resolves (a value at it means "at most"); ``diff_vs_best_verified``,
+    the test resolves (a value at it means "at most"), ``p_adjusted`` Holm's of those and
+    "at most" itself where ``p_adjusted_bound`` says so (None: a report of version 2 or
+    earlier did not say); ``diff_vs_best_verified``,
     mean(submission - leader), with its 95% interval (``diff_ci_*``: the bootstrap's,
     DeLong's; None for Wilcoxon's test); for Wilcoxon's test (p-MRR), whose statistic is
     not the mean, the Hodges-Lehmann shift with its own interval (``hl_*``); the effect
@@ -110,6 +112,7 @@ class TaskStanding(_Standing):
     test: ShortText | None = None
     p_value: Finite | None = None
     p_adjusted: Finite | None = None
+    p_adjusted_bound: bool | None = None
     p_floor: Finite | None = None
     diff_vs_best_verified: Finite | None = None
     diff_ci_low: Finite | None = None
@@ -142,9 +145,22 @@ class TaskStandingV1(_Standing):
         return TaskStanding(**context, diff_vs_best_verified=self.effect,
                             **test_statistics(self.test, p_value=self.p_value,
                                               p_adjusted=self.p_adjusted,
+                                              p_adjusted_bound=_bound_of_old(self.p_value,
+                                                                             self.p_floor),
                                               p_floor=self.p_floor, estimate=self.estimate,
                                               ci_low=self.ci_low, ci_high=self.ci_high,
                                               effect_size=self.effect_size))
+
+
+def _bound_of_old(p_value: float | None, p_floor: float | None) -> bool | None:
+    """Whether a report of version 2 or earlier, which did not say, had an adjusted p-value
+    that is an upper bound, as far as its row tells: one whose raw p-value is at its floor
+    (the raw p-values Holm's step-down took before it were at the floor too, so it rests
+    on them); else None, not known (a smaller raw p-value of another row may be under
+    it)."""
+    if p_value is None or p_floor is None:
+        return None
+    return True if p_value <= p_floor else None
 
 
 class SubmissionCheck(Strict):
@@ -176,14 +192,39 @@ class _SubmissionsV1(Strict):
                                                  max_length=MAX_SUBMISSIONS)
 
 
+class TaskStandingV2(TaskStanding):
+    """A standing as a report of schema version 2 wrote it: the current fields, less
+    ``p_adjusted_bound``, which it did not have (so it is refused there)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bound(cls, data: object) -> object:
+        if isinstance(data, dict) and "p_adjusted_bound" in data:
+            raise ValueError("p_adjusted_bound: not a field of a version 2 report")
+        return data
+
+
+class SubmissionCheckV2(SubmissionCheck):
+    """A submission's check in a report of schema version 2 (:class:`TaskStandingV2`)."""
+
+    tasks: list[TaskStandingV2] = Field(default_factory=list,  # type: ignore[assignment]
+                                        max_length=MAX_TASKS)
+
+
+class _SubmissionsV2(Strict):
+    submissions: list[SubmissionCheckV2] = Field(default_factory=list,
+                                                 max_length=MAX_SUBMISSIONS)
+
+
 # 2: a standing's effect, estimate, ci_low and ci_high (whose meaning depended on the test)
 # became the downloads' diff_vs_best_verified, diff_ci_* and hl_*, and p-values are raised
-# to p_floor, as there.
-SCHEMA_VERSION = 2
+# to p_floor, as there; 3: p_adjusted is Holm's of the p-values raised to their floors, and
+# p_adjusted_bound says where it is an upper bound.
+SCHEMA_VERSION = 3
 
 
 class CiReport(Strict):
-    schema_version: Literal[2] = SCHEMA_VERSION
+    schema_version: Literal[3] = SCHEMA_VERSION
     kind: Literal["followboard-pr-check"] = REPORT_KIND
     status: Status
     # StrictInt: "12", 12.0 and true are refused, not coerced.
@@ -203,12 +244,21 @@ class CiReport(Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _upgrade_version_1(cls, data: object) -> object:
-        """A report of schema version 1, validated as strictly in its own fields, read in
-        the current ones: the comment job runs the default branch's code on the report a
-        pull request's own check wrote, which may be a version behind."""
-        if not isinstance(data, dict) or data.get("schema_version") != 1:
+    def _upgrade_older(cls, data: object) -> object:
+        """A report of schema version 1 or 2, validated as strictly in its own fields, read
+        in the current ones: the comment job runs the default branch's code on the report a
+        pull request's own check wrote, which may be a version or two behind. Version 2's
+        fields are the current ones less ``p_adjusted_bound``, read from each row
+        (:func:`_bound_of_old`)."""
+        if not isinstance(data, dict) or data.get("schema_version") not in (1, 2):
             return data
+        if data["schema_version"] == 2:
+            old2 = _SubmissionsV2.model_validate(
+                {"submissions": data["submissions"]} if "submissions" in data else {})
+            return {**data, "schema_version": SCHEMA_VERSION, "submissions": [
+                {**s.model_dump(exclude={"tasks"}), "tasks": [
+                    {**t.model_dump(), "p_adjusted_bound": _bound_of_old(t.p_value, t.p_floor)}
+                    for t in s.tasks]} for s in old2.submissions]}
         old = _SubmissionsV1.model_validate(
             {"submissions": data["submissions"]} if "submissions" in data else {})
         return {**data, "schema_version": SCHEMA_VERSION,

@@ -146,7 +146,8 @@ def interval_mark(info: TierInfo) -> str:
     side = "at least" if info.tier == TIER_TIED else "below"
     return (f"the 95% interval, this comparison's alone (not adjusted for the table's other "
             f"comparisons), {holds}, while the Holm-adjusted p-value "
-            f"{p_text(info.p_adjusted, info.p_floor, level=ALPHA)} is {side} {ALPHA}: the "
+            f"{p_text(info.p_adjusted, info.p_floor, level=ALPHA, bound=info.p_adjusted_bound)}"
+            f" is {side} {ALPHA}: the "
             f"tier follows the adjusted p-value; leaderboard compare calls such a pair "
             "inconclusive")
 
@@ -177,7 +178,8 @@ def tier_title(info: TierInfo | None, *, shown: frozenset[str] = frozenset()) ->
         return "reported figure: not tested (no per-query scores)"
     parts = [] if "tier" in shown else [TIER_TEXT.get(info.tier, info.tier)]
     if info.p_adjusted is not None and "p" not in shown:
-        parts.append(f"adjusted p {p_text(info.p_adjusted, info.p_floor, level=ALPHA)}")
+        parts.append("adjusted p " + p_text(info.p_adjusted, info.p_floor, level=ALPHA,
+                                            bound=info.p_adjusted_bound))
     if info.effect is not None and info.tier != TIER_LEADER:
         if "gap" not in shown:
             parts.append(f"vs best verified {gap_text(info)}")
@@ -604,7 +606,8 @@ def submission_scores(row: Row, page_path: str, views_by_page: list) -> list[dic
                     "gap": gap_text(info) + (INTERVAL_MARK if gap_why else "")
                     if info is not None and info.tier != TIER_LEADER else "",
                     "gap_title": gap_why, "p_value": sort_value(p_adj),
-                    "p_text": p_text(p_adj, info.p_floor if info else None, level=ALPHA)})
+                    "p_text": p_text(p_adj, info.p_floor if info else None, level=ALPHA,
+                                     bound=info.p_adjusted_bound if info else False)})
             if not entries:
                 continue
             empty = CellDisplay(text="–", value="", title="not in this table")

@@ -74,9 +74,10 @@ STATISTIC_NOTE = (
     "Tests against "
     "the tiered column's best verified row (the leader among verified submissions; "
     "reported rows are never tested) take one value per independently sampled unit "
-    "('test': its unit and n_units): p_value raw, p_adjusted Holm within the view, both "
-    "raised to p_floor, the smallest p-value the test resolves (a value at p_floor means "
-    "at most p_floor); test names the test; diff_vs_best_verified = mean(system - best) "
+    "('test': its unit and n_units): p_value raw, raised to p_floor, the smallest p-value "
+    "the test resolves (a value at p_floor means at most p_floor); p_adjusted Holm's "
+    "within the view of those raised p-values, and p_adjusted_bound true where it rests on "
+    "one at p_floor, so that it too means at most p_adjusted (printed as ≤); test names the test; diff_vs_best_verified = mean(system - best) "
     "over the units, [diff_ci_low, diff_ci_high] its 95% interval where the test's "
     "statistic is that mean (the bootstrap's for the randomization test, DeLong's for "
     "AUROC; null for Wilcoxon's); for Wilcoxon's test (p-MRR), whose statistic is not the "
@@ -95,8 +96,10 @@ STATISTIC_NOTE = (
 # or is added (2: the test's estimate, ci_low and ci_high, which held the mean difference's
 # interval for some views and the Hodges-Lehmann shift's for others, became diff_ci_* and
 # hl_*; 3: each cell's off_pin_revision; 4: rank is null for a line whose figure in the
-# sort column was scored off the pin, which format 3 numbered in the order with the rest).
-DOWNLOAD_FORMAT = "followboard-download/4"
+# sort column was scored off the pin, which format 3 numbered in the order with the rest;
+# 5: p_adjusted is Holm's of the p-values raised to p_floor, and p_adjusted_bound says
+# where it is an upper bound).
+DOWNLOAD_FORMAT = "followboard-download/5"
 # The tier, then the statistics every surface names alike (verdicts.STATISTIC_FIELDS), the
 # mean difference from the best verified row before its interval.
 DIFF_FIELD = "diff_vs_best_verified"

@@ -39,7 +39,7 @@ from leaderboard.core.display import MISSING, p_text, score_text
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
-from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm
+from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm_at_floors
 from leaderboard.publish.stats.tiers import ALPHA, compare_pair
 from leaderboard.submission.layout import RESULTS_NAME
 from leaderboard.submission.results import SystemResult, off_pin_revisions, off_pin_tasks
@@ -55,8 +55,9 @@ SCALE = "fractions (the site and the text table show x100)"
 # The layout of `compare --json` (its fields and what each holds): it moves when a field
 # changes its name or meaning (2: estimate, ci_low and ci_high, whose meaning depended on
 # the test, became diff_ci_* and hl_* as in the downloads, and effect became diff; 3: each
-# row's off_pin_revision).
-COMPARE_FORMAT = "followboard-compare/3"
+# row's off_pin_revision; 4: p_adjusted is Holm's of the p-values raised to their floors,
+# and p_adjusted_bound says where it is an upper bound).
+COMPARE_FORMAT = "followboard-compare/4"
 
 
 class ColumnComparison(BaseModel):
@@ -75,9 +76,11 @@ class ColumnComparison(BaseModel):
     diff: float          # mean(a - b) over the view's units
     # The statistics by the names and meanings of the site's downloads and the CI report
     # (verdicts.STATISTIC_FIELDS): each holds one statistic whatever the test. p-values are
-    # raised to p_floor, the smallest the test resolves; p_adjusted is Holm within the view.
+    # raised to p_floor, the smallest the test resolves; p_adjusted is Holm within the view
+    # of those, an upper bound ("at most") where p_adjusted_bound says so.
     p_value: float
     p_adjusted: float
+    p_adjusted_bound: bool
     p_floor: float
     diff_ci_low: float | None   # diff's 95% interval (bootstrap, DeLong's); None for
     diff_ci_high: float | None  # Wilcoxon's test, or too few units
@@ -96,7 +99,7 @@ class ColumnComparison(BaseModel):
 class SubmissionComparison(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    format: Literal["followboard-compare/3"] = COMPARE_FORMAT
+    format: Literal["followboard-compare/4"] = COMPARE_FORMAT
     system_a: str
     system_b: str
     alpha: float
@@ -225,17 +228,19 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
             result = compare_pair(qa, qb, metric, seed, a_name=a.system_id,
                                   b_name=b.system_id, test=column.test)
             pending.append((index, column, metric, revision, result))
-        adjusted = holm([r.p_value for *_, r in pending]) if pending else []
-        for (index, column, metric, revision, r), p_adj in zip(pending, adjusted):
+        adjusted, bounds = holm_at_floors([r.p_value for *_, r in pending],
+                                          [r.p_floor for *_, r in pending])
+        for (index, column, metric, revision, r), p_adj, bound in zip(pending, adjusted,
+                                                                       bounds):
             rows.append(ColumnComparison(
                 view=view.id, column=column.id, label=column.label, metric=metric,
                 tiered=index == view.tiered_column, unit=column.sampling.plural,
                 n_units=r.n_units, mean_a=r.mean_a, mean_b=r.mean_b, diff=r.effect,
                 # As the site's downloads give them, p-values raised to the floor below
                 # which the test does not resolve one (5.6e-40 from a normal approximation
-                # meant "≤ 1e-5")
+                # meant "≤ 1e-5"), and Holm's of those, a bound where it rests on one
                 **test_statistics(r.test, p_value=r.p_value, p_adjusted=p_adj,
-                                  p_floor=r.p_floor, estimate=r.estimate, ci_low=r.ci_low,
+                                  p_adjusted_bound=bound, p_floor=r.p_floor, estimate=r.estimate, ci_low=r.ci_low,
                                   ci_high=r.ci_high, effect_size=r.effect_size),
                 family_size=len(pending),
                 verdict=verdict(p_adj, r.ci_low, r.ci_high, r.effect,
@@ -292,7 +297,8 @@ def format_table(cmp: SubmissionComparison) -> str:
             f"{score_text(r.mean_b, signed):>7} "
             f"{score_text(r.diff, True):>7} {mean_interval:>16} {shift_text:>23} "
             f"{p_text(r.p_value, r.p_floor, level=cmp.alpha):>8} "
-            f"{p_text(r.p_adjusted, r.p_floor, level=cmp.alpha):>8}  "
+            f"{p_text(r.p_adjusted, r.p_floor, level=cmp.alpha, bound=r.p_adjusted_bound):>8}"
+            "  "
             f"{r.verdict}")
     if not cmp.rows:
         lines.append("(no view scored by both submissions)")
@@ -333,7 +339,7 @@ def format_table(cmp: SubmissionComparison) -> str:
                  f"differences within {cmp.threshold:g} ({score_text(cmp.threshold)} x100) "
                  "are ties (reruns of one model on other hardware move figures that much); "
                  "p-values have two significant digits, and one at or below what its test "
-                 "resolves prints as ≤ that floor; 'inconclusive': the Holm-corrected test "
+                 "resolves prints as ≤ that floor (Holm's takes each at its floor, and prints as ≤ where it rests on one); 'inconclusive': the Holm-corrected test "
                  "and the 95% interval, which is the pair's own and not adjusted, disagree "
                  "(the site marks such an interval §).")
     return "\n".join(lines)

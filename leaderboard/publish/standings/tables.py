@@ -38,8 +38,9 @@ if TYPE_CHECKING:
     from leaderboard.benchmarks.views import Column, View
 
 # Salt of the tier cache's key: bump it when what a cache entry holds changes.
-_CACHE_FORMAT = ("standings-5: units sampled independently, rank intervals, test's "
-                 "intervals, figures summed by query")
+_CACHE_FORMAT = ("standings-6: units sampled independently, rank intervals, test's "
+                 "intervals, figures summed by query, Holm on p-values raised to their "
+                 "floor and its bounds")
 
 
 @dataclass
@@ -286,7 +287,8 @@ def tier_column(scores: Mapping[str, Mapping[str, float]], column: Column, *, se
         mean=_num(comp.mean_system if figures is None else figures[comp.system]),
         test=result.test, n_units=result.n_units,
         estimate=_num(comp.estimate), effect_size=_num(comp.effect_size),
-        p_floor=result.p_floor, rank_best=comp.rank_best, rank_worst=comp.rank_worst)
+        p_floor=result.p_floor, rank_best=comp.rank_best, rank_worst=comp.rank_worst,
+        p_adjusted_bound=comp.p_adjusted_bound)
         for comp in result.comparisons if comp.system in scores}
     unit = column.sampling
     test = ViewTest(test=result.test, interval=result.interval, unit=unit.name,

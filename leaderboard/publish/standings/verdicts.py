@@ -47,6 +47,8 @@ class TierInfo:
     p_floor: float | None = None   # the smallest p-value the test resolves
     rank_best: int | None = None
     rank_worst: int | None = None
+    # p_adjusted is an upper bound: it rests on a raw p-value at its floor (tiers.Comparison)
+    p_adjusted_bound: bool | None = None
 
     @property
     def rank_interval(self) -> list[int] | None:
@@ -128,21 +130,25 @@ SHIFT_TEST = "wilcoxon"
 #: CI report. Each field holds one statistic whatever the test: ``test`` names it (None:
 #: not tested); ``p_value`` raw and ``p_adjusted`` Holm-corrected, both raised to
 #: ``p_floor``, the smallest p-value the test resolves (a value at the floor means "at
-#: most"); [``diff_ci_low``, ``diff_ci_high``] the 95% interval of the mean difference
+#: most"); ``p_adjusted_bound`` true where ``p_adjusted`` is itself "at most": Holm's value
+#: rests on a raw p-value at its floor (the p-values are raised to it before Holm's
+#: procedure, :func:`~leaderboard.publish.stats.significance.api.holm_at_floors`);
+#: [``diff_ci_low``, ``diff_ci_high``] the 95% interval of the mean difference
 #: where the test's statistic is that mean (the bootstrap's for the randomization test,
 #: DeLong's), None for Wilcoxon's; ``hl_shift`` with [``hl_ci_low``, ``hl_ci_high``]
 #: Wilcoxon's Hodges-Lehmann shift and its 95% interval (the shifts the signed-rank test
 #: does not reject), None for other tests; ``effect_size`` the mean difference over the
 #: standard deviation of the units' differences. The mean difference itself is named by
 #: what it is taken against (``diff_vs_best_verified``; compare's ``diff``, A - B).
-STATISTIC_FIELDS = ("test", "p_value", "p_adjusted", "p_floor", "diff_ci_low",
+STATISTIC_FIELDS = ("test", "p_value", "p_adjusted", "p_adjusted_bound", "p_floor",
+                    "diff_ci_low",
                     "diff_ci_high", "hl_shift", "hl_ci_low", "hl_ci_high", "effect_size")
 
 
 def test_statistics(test: str | None, *, p_value: float | None, p_adjusted: float | None,
-                    p_floor: float | None, estimate: float | None, ci_low: float | None,
-                    ci_high: float | None, effect_size: float | None
-                    ) -> dict[str, object]:
+                    p_adjusted_bound: bool | None, p_floor: float | None,
+                    estimate: float | None, ci_low: float | None, ci_high: float | None,
+                    effect_size: float | None) -> dict[str, object]:
     """:data:`STATISTIC_FIELDS` of a row from its test's own results: ``estimate`` with
     [``ci_low``, ``ci_high``] the test's statistic and its interval (the mean difference,
     or the Hodges-Lehmann shift for Wilcoxon's test). A row without a p-value (the best
@@ -152,13 +158,14 @@ def test_statistics(test: str | None, *, p_value: float | None, p_adjusted: floa
     mean_ci = (None, None) if shift else (ci_low, ci_high)
     hl = (estimate, ci_low, ci_high) if shift else (None, None, None)
     values = (test if tested else None, shown_p(p_value, p_floor),
-              shown_p(p_adjusted, p_floor), p_floor, *mean_ci, *hl, effect_size)
+              shown_p(p_adjusted, p_floor), p_adjusted_bound if tested else None,
+              p_floor, *mean_ci, *hl, effect_size)
     return dict(zip(STATISTIC_FIELDS, values))
 
 
 def tier_statistics(info: TierInfo) -> dict[str, object]:
     """:func:`test_statistics` of a row's test against the best verified row."""
     return test_statistics(info.test, p_value=info.p_value, p_adjusted=info.p_adjusted,
-                           p_floor=info.p_floor, estimate=info.estimate,
+                           p_adjusted_bound=info.p_adjusted_bound, p_floor=info.p_floor, estimate=info.estimate,
                            ci_low=info.ci_low, ci_high=info.ci_high,
                            effect_size=info.effect_size)

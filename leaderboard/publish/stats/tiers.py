@@ -36,7 +36,7 @@ from .significance.api import (
     RANK_BOOTSTRAP,
     REPRODUCIBILITY_THRESHOLD,
     TIE_RTOL,
-    holm,
+    holm_at_floors,
     intervals_for,
     p_floor,
     pair_work,
@@ -64,8 +64,10 @@ class Comparison(BaseModel):
     Wilcoxon's), so the interval agrees with the p-value beside it. ``effect_size`` is the
     effect over the standard deviation of the units' differences (Cohen's d_z). The rank
     interval [rank_best, rank_worst] (1 = best) holds for every tested system at once with
-    95% confidence. The leader's own row has effect 0 and no test; a reported row has only
-    its id and tier.
+    95% confidence. ``p_adjusted`` is Holm's of the view's p-values each raised to the
+    test's floor, an upper bound where ``p_adjusted_bound`` says so (it rests on a raw
+    p-value at the floor, known only as "at most" it). The leader's own row has effect 0
+    and no test; a reported row has only its id and tier.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -85,6 +87,9 @@ class Comparison(BaseModel):
     p_value: float | None
     p_adjusted: float | None
     tier: Tier
+    #: Whether p_adjusted is an upper bound: Holm's value rests on a raw p at the test's
+    #: floor (:func:`~.significance.api.holm_at_floors`); None for a row not tested.
+    p_adjusted_bound: bool | None = None
     rank_best: int | None = None
     rank_worst: int | None = None
 
@@ -288,7 +293,9 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
     ``precedence`` (a standing leader, when the caller knows one), then to the smallest id,
     so that the choice never depends on a difference below the threshold nor on dict order.
     Every other tested system is compared with the leader by that test, the p-values are
-    Holm-corrected as one family, and a system is "below leader" when its adjusted
+    raised to the test's floor and Holm-corrected as one family
+    (:func:`~leaderboard.publish.stats.significance.api.holm_at_floors`, which says which
+    adjusted values are upper bounds), and a system is "below leader" when its adjusted
     p-value is below ``alpha``, its mean is more than ``threshold`` from the leader's and
     its test's own statistic (``estimate``) lies on the leader's side of 0, else "tied with
     leader". The last holds of every mean difference beyond the threshold; Wilcoxon's
@@ -343,7 +350,8 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
         if others:
             diffs = x[:, others] - x[:, [lead]]
             pvals = pvalues_for(test, diffs, n_resamples=n_resamples, seed=seed)
-            adjusted = holm(pvals.tolist())
+            floor = p_floor(test, n, n_resamples)
+            adjusted, bounds = holm_at_floors(pvals.tolist(), [floor] * len(others))
             effects = _means(diffs)
             estimate, ci_low, ci_high = intervals_for(test, diffs, n_bootstrap=n_bootstrap,
                                                       seed=seed)
@@ -357,13 +365,13 @@ def tier_view(scores: Mapping[str, Mapping[str, float]], metric: str, *,
                 system=tested[j], leader=leader, metric=metric, test=test, n_units=n,
                 mean_system=m_j, mean_leader=mean_leader, effect=e, estimate=est,
                 ci_low=lo, ci_high=hi, effect_size=es, p_value=p, p_adjusted=q,
-                tier=("below leader" if q < alpha and abs(m_j - mean_leader) > threshold
+                p_adjusted_bound=bound, tier=("below leader" if q < alpha and abs(m_j - mean_leader) > threshold
                       and sign * (e if est is None else est) > 0 else "tied with leader"),
                 rank_best=best[j], rank_worst=worst[j])
-                for j, m_j, e, est, lo, hi, es, p, q in zip(
+                for j, m_j, e, est, lo, hi, es, p, q, bound in zip(
                     others, means[others].tolist(), effects.tolist(), _finite(estimate),
                     _finite(ci_low), _finite(ci_high), _effect_sizes(effects, spread),
-                    pvals.tolist(), adjusted)])
+                    pvals.tolist(), adjusted, bounds)])
 
     for system in reported_ids:
         rows.append(Comparison(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from decimal import Decimal
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from .wilcoxon import wilcoxon_pvalues, wilcoxon_test
 __all__ = [
     "DEFAULT_BOOTSTRAP", "DEFAULT_RESAMPLES", "EXACT_MAX_QUERIES", "EXECUTOR", "INTERVALS",
     "POWER", "RANK_BOOTSTRAP", "REPRODUCIBILITY_THRESHOLD", "ROUTES", "TIE_RTOL", "Route",
-    "bootstrap_mean_ci", "clear_caches", "derive_seed", "holm", "intervals_for",
+    "bootstrap_mean_ci", "clear_caches", "derive_seed", "holm", "holm_at_floors",
+    "intervals_for",
     "p_floor", "pair_work", "paired_randomization_test", "pvalues_for",
     "randomization_pvalues", "rank_intervals", "serial_chunks", "single_threaded_blas",
     "test_for_metric", "wilcoxon_pvalues", "wilcoxon_test", "worker_count",
@@ -108,3 +110,43 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     out[order] = adjusted
     return out.tolist()
 
+
+
+def holm_at_floors(pvalues: Sequence[float], floors: Sequence[float]
+                   ) -> tuple[list[float], list[bool]]:
+    """Holm's adjusted p-values of p-values each known only down to its test's floor, and
+    which of them are upper bounds, in input order.
+
+    A p-value at or below its floor means "at most the floor" (it prints as "≤ 1e-5"), so
+    each is raised to its floor first and Holm's procedure (:func:`holm`) runs on those:
+    the adjusted values are what the raised p-values give, never more precise than the
+    tests resolve (Holm on a raw 7.6e-6 among three printed 2.3e-5 beside a raw "≤ 1e-5").
+    An adjusted value is an upper bound when the step-down maximum it takes is reached
+    only by terms (m - k) p_(k) whose p is at its floor: a smaller true p there would
+    lower it. Such a term is the floor as written times its factor (3 x 1e-5 is 3e-5, not
+    the float product 3.0000000000000004e-05), so the bound prints as itself.
+    """
+    p = np.asarray(list(pvalues), dtype=np.float64)
+    f = np.asarray(list(floors), dtype=np.float64)
+    if p.shape != f.shape:
+        raise ValueError("holm_at_floors() takes one floor per p-value")
+    if p.size == 0:
+        return [], []
+    at_floor = p <= f
+    raised = np.maximum(p, f)
+    if not np.all((raised >= 0) & (raised <= 1)):  # also rejects NaN
+        raise ValueError("p-values and floors must lie in [0, 1]")
+    m = raised.size
+    order = np.argsort(raised, kind="stable")
+    factors = m - np.arange(m)
+    terms = np.minimum(1.0, factors * raised[order])
+    floored = at_floor[order]
+    for k in np.flatnonzero(floored):
+        terms[k] = min(1.0, float(Decimal(repr(float(raised[order][k]))) * int(factors[k])))
+    running = np.maximum.accumulate(terms)
+    exact = np.maximum.accumulate(np.where(floored, -np.inf, terms))
+    adjusted = np.empty(m)
+    bound = np.empty(m, dtype=bool)
+    adjusted[order] = running
+    bound[order] = exact < running
+    return adjusted.tolist(), bound.tolist()

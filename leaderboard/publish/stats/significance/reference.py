@@ -22,8 +22,10 @@ Conventions shared with the engines:
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from collections.abc import Sequence
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -147,6 +149,28 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - k) * float(pvalues[j])))
         adjusted[j] = running
     return adjusted
+
+
+def holm_at_floors(pvalues: Sequence[float], floors: Sequence[float]
+                   ) -> tuple[list[float], list[bool]]:
+    """Holm's adjusted p-values of the p-values each raised to its floor, and which are
+    upper bounds: those whose running maximum is reached by no term of a p-value above
+    its floor. A term of a p-value at its floor is the floor as written times its factor
+    (Decimal), so that 3 x 1e-5 is 3e-5."""
+    m = len(pvalues)
+    raised = [max(float(p), float(f)) for p, f in zip(pvalues, floors)]
+    order = sorted(range(m), key=lambda j: raised[j])
+    adjusted, bounds = [0.0] * m, [False] * m
+    running, exact = 0.0, -math.inf
+    for k, j in enumerate(order):
+        if pvalues[j] <= floors[j]:
+            term = min(1.0, float(Decimal(repr(raised[j])) * (m - k)))
+        else:
+            term = min(1.0, (m - k) * raised[j])
+            exact = max(exact, term)
+        running = max(running, term)
+        adjusted[j], bounds[j] = running, exact < running
+    return adjusted, bounds
 
 
 def stratified_differences(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]
