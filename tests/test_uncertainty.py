@@ -326,6 +326,63 @@ def test_a_row_whose_wilcoxon_test_sides_with_it_is_never_below_the_leader() -> 
     assert mirrored.estimate < 0 and mirrored.tier == "tied with leader"
 
 
+def test_a_row_tied_by_its_wilcoxon_shift_is_marked_and_told_why() -> None:
+    """Tied since its Wilcoxon test rejects in its own favour (p 1.6e-6, shift +1.0
+    [+1.0, +1.0]) while its mean is behind the leader's, the row got no mark: § marked only
+    a tie by an adjusted p at least 0.05, and the caption said the tier follows the
+    adjusted p, which is below 0.05 here. Its interval is marked §, its details say why,
+    the PR comment marks it as the site does, and the caption and legend say the tier
+    follows the side of the test's statistic too."""
+    from leaderboard.app.ci.comment import task_tables
+    from leaderboard.app.ci.pr_report import TaskStanding
+    from leaderboard.publish.site.table_display import (INTERVAL_MARK_NOTE, interval_mark,
+                                                        test_text)
+    from leaderboard.publish.standings.downloads import STATISTIC_NOTE
+    from leaderboard.publish.standings.verdicts import (INTERVAL_NOTE, TierInfo,
+                                                        interval_disagrees,
+                                                        tier_statistics)
+
+    lead = {f"{t}": 0.5 for t in range(31)}
+    row = {f"{t}": 0.51 for t in range(30)} | {"30": -0.5}
+    view = tier_view({"lead": lead, "row": row}, "p-MRR")
+    c = view.by_system()["row"]
+    assert c.tier == "tied with leader" and c.p_adjusted < 0.05 and c.ci_low > 0
+    info = TierInfo(tier=c.tier, p_value=c.p_value, p_adjusted=c.p_adjusted,
+                    p_adjusted_bound=c.p_adjusted_bound, effect=c.effect, ci_low=c.ci_low,
+                    ci_high=c.ci_high, test=c.test, estimate=c.estimate, p_floor=view.p_floor)
+    assert interval_disagrees(c.tier, c.p_adjusted, c.ci_low, c.ci_high, effect=c.effect)
+    why = interval_mark(info)
+    assert why.startswith("the Hodges-Lehmann shift's 95% interval, this comparison's alone, "
+                          "leaves 0 out on this row's side, and the Holm-adjusted p-value "
+                          "≤ 1e-5 is below 0.05: Wilcoxon's test finds this row ahead"), why
+    standing = TaskStanding(task="followtable/wtr", primary_metric="p-MRR",
+                            headline_metric="p-MRR", tier=c.tier, n_units=31,
+                            diff_vs_best_verified=c.effect, **tier_statistics(info))
+    assert "| -2.3; shift +1.0 [+1.0, +1.0]§ |" in "\n".join(task_tables([standing]))
+    # a tie within the threshold with a small p stays unmarked, as before
+    assert not interval_disagrees(c.tier, 0.01, 0.001, 0.002, effect=-0.0005)
+    for text in (INTERVAL_NOTE, test_text(_view_test(view), _pmrr_column()),
+                 INTERVAL_MARK_NOTE):
+        assert "the tier follows the Holm-adjusted p-value and the side of its test's own " \
+            "statistic" in text, text
+    assert "on the row's own side" in INTERVAL_MARK_NOTE
+    assert "the tier follows p_adjusted and the side of the test's own statistic" \
+        in STATISTIC_NOTE
+
+
+def _view_test(view):  # noqa: ANN001, ANN202
+    from leaderboard.publish.standings.verdicts import ViewTest
+    return ViewTest(test=view.test, interval=view.interval, unit="topic", units="topics",
+                    unit_holds="a topic", n_units=view.n_units, p_floor=view.p_floor,
+                    threshold=view.threshold, mde=view.mde)
+
+
+def _pmrr_column():  # noqa: ANN202
+    from leaderboard.benchmarks.views import Column
+    return Column(id="p-MRR", label="p-MRR", metric="p-MRR", tasks=("followtable/wtr",),
+                  signed=True)
+
+
 # --------------------------------------------------------------------------- rank intervals
 
 def _systems(rng: np.random.Generator, n: int, m: int) -> np.ndarray:

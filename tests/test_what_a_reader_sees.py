@@ -443,8 +443,8 @@ def test_an_interval_that_says_otherwise_than_its_tier_is_marked_and_says_why(
             info = line.cells[tiered].tier
             marked = row.gap.text.endswith("§")
             assert marked == (info is not None and interval_disagrees(
-                info.tier, info.p_adjusted, info.ci_low, info.ci_high)), (view_table.view.id,
-                                                                          row.key)
+                info.tier, info.p_adjusted, info.ci_low, info.ci_high, effect=info.effect)), (
+                view_table.view.id, row.key)
     # the rule: tied by the adjusted p yet the interval leaves 0 out, or below yet it holds 0;
     # a tie within the reproducibility threshold (adjusted p below 0.05) is not marked
     assert interval_disagrees(TIER_TIED, 0.072, -0.091, -0.005)

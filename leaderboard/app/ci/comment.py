@@ -118,7 +118,8 @@ def _delta(row: TaskStanding) -> str:
     else:
         low, high = row.diff_ci_low, row.diff_ci_high
         text += _interval(low, high)
-    if interval_disagrees(row.tier, row.p_adjusted, low, high):
+    if interval_disagrees(row.tier, row.p_adjusted, low, high,
+                          effect=row.diff_vs_best_verified):
         text += INTERVAL_MARK
     size = f"; d = {effect_size_text(row.effect_size)}" if row.effect_size is not None else ""
     return text + size

@@ -33,7 +33,8 @@ from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.references import REFERENCE_KEY, reference_name
 from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, TIER_TEXT,
-                                                    ViewTest, interval_disagrees)
+                                                    ViewTest, interval_disagrees,
+                                                    tied_by_its_shift)
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.site.data_revisions import (off_pin_short, off_pin_title,
                                                      off_pin_unranked)
@@ -131,23 +132,34 @@ def gap_text(info: TierInfo) -> str:
 
 # The note under a table where a tested row's 95% interval is marked as saying otherwise
 # than its tier (verdicts.interval_disagrees).
-INTERVAL_MARK_NOTE = (f"{INTERVAL_MARK} the interval and the tier disagree: {INTERVAL_NOTE} "
-                      f"(at least {ALPHA}: tied), and a row's interval can leave 0 out where "
-                      "that p ties it (or hold 0 where it does not); leaderboard compare "
-                      "calls such a pair inconclusive.")
+INTERVAL_MARK_NOTE = (f"{INTERVAL_MARK} the interval and the tier disagree: {INTERVAL_NOTE}. "
+                      "A row's interval can leave 0 out where its adjusted p ties it (at "
+                      f"least {ALPHA}), or hold 0 where that p is below {ALPHA}; or, for "
+                      "Wilcoxon's test (p-MRR), leave 0 out on the row's own side, its test "
+                      "rejecting in its favour (ahead on most units) while its mean is behind "
+                      "the best verified's, which leaves it tied. leaderboard compare calls "
+                      "such a pair inconclusive.")
 
 
 def interval_mark(info: TierInfo) -> str:
     """Why a tested row's interval is marked (:data:`INTERVAL_MARK`), for its details; ""
     when its interval and its tier agree."""
-    if not interval_disagrees(info.tier, info.p_adjusted, info.ci_low, info.ci_high):
+    if not interval_disagrees(info.tier, info.p_adjusted, info.ci_low, info.ci_high,
+                              effect=info.effect):
         return ""
+    p = p_text(info.p_adjusted, info.p_floor, level=ALPHA, bound=info.p_adjusted_bound)
+    if tied_by_its_shift(info.tier, info.p_adjusted, info.effect):
+        return (f"the Hodges-Lehmann shift's 95% interval, this comparison's alone, leaves 0 "
+                f"out on this row's side, and the Holm-adjusted p-value {p} is below "
+                f"{ALPHA}: Wilcoxon's test finds this row ahead on most units, while its mean "
+                "is behind the best verified's (far behind on a few); a row is below only "
+                "when its test's statistic is behind too, so it is tied; leaderboard compare "
+                "calls such a pair inconclusive")
     holds = "leaves 0 out" if info.tier == TIER_TIED else "holds 0"
     side = "at least" if info.tier == TIER_TIED else "below"
     return (f"the 95% interval, this comparison's alone (not adjusted for the table's other "
             f"comparisons), {holds}, while the Holm-adjusted p-value "
-            f"{p_text(info.p_adjusted, info.p_floor, level=ALPHA, bound=info.p_adjusted_bound)}"
-            f" is {side} {ALPHA}: the "
+            f"{p} is {side} {ALPHA}: the "
             f"tier follows the adjusted p-value; leaderboard compare calls such a pair "
             "inconclusive")
 

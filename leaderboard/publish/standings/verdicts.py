@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD
 from leaderboard.publish.stats.tiers import ALPHA
 
 TIER_LEADER = "leader"
@@ -92,23 +93,43 @@ def excludes_zero(low: float | None, high: float | None) -> bool:
 #: other comparisons of the Holm family the tier is decided in (no interval is: Holm's
 #: step-down has none that agrees with it, and the bootstrap's is not the randomization
 #: test inverted). So the two can disagree: a row tied by its adjusted p whose interval
-#: leaves 0 out, or a row below whose interval holds 0. Such an interval is marked, and
+#: leaves 0 out, or a row below whose interval holds 0. Nor is a tier the test alone: a
+#: row is below only when its test's own statistic is on the leader's side too, and a
+#: Wilcoxon test (p-MRR) can reject in favour of a row whose mean is behind (ahead on most
+#: units, far behind on a few), whose shift's interval then leaves 0 out on its own side
+#: while it is tied (:func:`tied_by_its_shift`). Such an interval is marked, and
 #: `leaderboard compare` calls such a pair "inconclusive".
 INTERVAL_MARK = "§"
 INTERVAL_NOTE = ("each 95% interval is its comparison's own, not adjusted for the "
-                 "table's other comparisons; the tier follows the Holm-adjusted p-value")
+                 "table's other comparisons; the tier follows the Holm-adjusted p-value and "
+                 "the side of its test's own statistic")
+
+
+def tied_by_its_shift(tier: str | None, p_adjusted: float | None, effect: float | None,
+                      alpha: float = ALPHA,
+                      threshold: float = REPRODUCIBILITY_THRESHOLD) -> bool:
+    """Whether a row is tied though its adjusted p is below ``alpha`` and its mean
+    difference beyond ``threshold``: its test's own statistic is on its side of 0 (a
+    Wilcoxon test that rejects with a Hodges-Lehmann shift in its favour while its mean is
+    behind, :func:`~leaderboard.publish.stats.tiers.tier_view`)."""
+    return (tier == TIER_TIED and p_adjusted is not None and p_adjusted < alpha
+            and effect is not None and abs(effect) > threshold)
 
 
 def interval_disagrees(tier: str | None, p_adjusted: float | None, low: float | None,
-                       high: float | None, alpha: float = ALPHA) -> bool:
+                       high: float | None, alpha: float = ALPHA, *,
+                       effect: float | None = None) -> bool:
     """Whether a tested row's (unadjusted) 95% interval says otherwise than its tier: tied
-    by an adjusted p at or above ``alpha`` while the interval leaves 0 out, or below while
-    it holds 0. A row tied within the reproducibility threshold (its adjusted p below
-    ``alpha``) is tied whatever its interval, and is not marked."""
+    while the interval leaves 0 out, by an adjusted p at or above ``alpha`` or by its
+    test's statistic on its own side (:func:`tied_by_its_shift`; ``effect``, the mean
+    difference, tells it from a tie within the threshold), or below while it holds 0. A
+    row tied within the reproducibility threshold (its adjusted p below ``alpha``) is tied
+    whatever its interval, and is not marked."""
     if low is None or high is None or p_adjusted is None:
         return False
     if tier == TIER_TIED:
-        return p_adjusted >= alpha and excludes_zero(low, high)
+        return excludes_zero(low, high) and (
+            p_adjusted >= alpha or tied_by_its_shift(tier, p_adjusted, effect, alpha))
     return tier == TIER_BELOW and not excludes_zero(low, high)
 
 
