@@ -471,7 +471,37 @@ def test_pages_show_rank_intervals_units_and_the_smallest_detectable_difference(
     assert ("Tied for first by 95% rank intervals reaching 1 (a simultaneous test of every "
             "pair, which can differ from the tiers' test of each row against the best "
             "verified)") in text
-    assert "detects with 80% power is" in text
+    assert ("a paired test of the mean at this table&#39;s Holm level detects a true mean "
+            "difference in") in text
+
+
+def test_the_minimum_detectable_effect_says_what_test_it_is_of() -> None:
+    """The figure is a normal approximation of a paired test of the mean, but the page said
+    "the smallest difference in p-MRR this table's test detects with 80% power", where the
+    table's test is Wilcoxon's, of the signed ranks (and the comment and the downloads
+    said the same of "the task's test"). Each says what it is: a test of the mean, a guide
+    to the table's own test, and for p-MRR that that test is not of the mean."""
+    from leaderboard.app.ci.comment import tier_note
+    from leaderboard.app.ci.pr_report import TaskStanding
+    from leaderboard.publish.site.table_display import test_text
+    from leaderboard.publish.standings.verdicts import MDE_NOTE
+
+    lead = {f"{t}": 0.5 + 0.01 * (t % 7) for t in range(31)}
+    row = {f"{t}": 0.45 + 0.013 * (t % 5) for t in range(31)}
+    for metric in ("p-MRR", "nDCG@10"):
+        view = tier_view({"lead": lead, "row": row}, metric)
+        text = test_text(_view_test(view), _pmrr_column())
+        assert "this table's test detects" not in text
+        assert ("a paired test of the mean at this table's Holm level detects a true mean "
+                "difference in p-MRR of ") in text, text
+        assert ("Wilcoxon's, which tests the signed ranks, not the mean" in text) == (
+            metric == "p-MRR")
+    assert MDE_NOTE.startswith("the smallest true mean difference a paired test of the mean")
+    assert "not its power (Wilcoxon's test of p-MRR tests the signed ranks" in MDE_NOTE
+    note = tier_note([TaskStanding(task="followtable/wtr", primary_metric="p-MRR",
+                                   headline_metric="p-MRR")])
+    assert "MDE the smallest true mean difference a paired test of the mean" in note
+    assert "the task's test detects with 80% power" not in note
 
 
 # --------------------------------------------------------------------------- effect sizes

@@ -215,7 +215,10 @@ def tier_note(rows: list[TaskStanding]) -> str:
             "interval follows the mean; each interval is its comparison's own, not "
             "Holm-adjusted, and one that disagrees with the tier is marked §; d is the effect size; **Rank** is the simultaneous "
             "95% interval of the submission's rank among the tested systems; MDE the "
-            "smallest difference the task's test detects with 80% power. Reported (paper) "
+            "smallest true mean difference a paired test of the mean at the task's Holm "
+            "level detects with 80% power (a normal approximation: a guide to what the "
+            "task's test detects; Wilcoxon's tests the signed ranks, not the mean). "
+            "Reported (paper) "
             "figures are context only.")
 
 

@@ -72,8 +72,8 @@ class _Standing(Strict):
     headline: Finite | None = None
     higher_is_better: bool = True
     tier: Literal["leader", "tied with leader", "below leader"] | None = None
-    # What the test resamples ("topics") and how many; the smallest difference the task's
-    # test detects with 80% power.
+    # What the test resamples ("topics") and how many; the minimum detectable effect
+    # (verdicts.MDE_NOTE: a normal approximation of a test of the mean).
     unit: ShortText | None = None
     n_units: int | None = None
     mde: Finite | None = None

@@ -32,7 +32,8 @@ from leaderboard.publish.site.format import (instruction_text, params_reason, pa
 from leaderboard.publish.standings import ModelLine
 from leaderboard.publish.standings.references import REFERENCE_KEY, reference_name
 from leaderboard.publish.standings.tables import off_pin_of
-from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, TIER_TEXT,
+from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE, SHIFT_TEST,
+                                                    TIER_TEXT,
                                                     ViewTest, interval_disagrees,
                                                     tied_by_its_shift)
 from leaderboard.publish.stats.tiers import ALPHA
@@ -210,8 +211,11 @@ def test_text(test: ViewTest | None, column: Column) -> str:
             f"{test.unit_holds}. Differences within {score_text(test.threshold)} are ties "
             "(reruns on other hardware move figures that much)")
     if test.mde is not None:
-        text += (f"; the smallest difference in {column.label} this table's test detects "
-                 f"with 80% power is {score_text(test.mde)}")
+        text += (f"; a paired test of the mean at this table's Holm level detects a true "
+                 f"mean difference in {column.label} of {score_text(test.mde)} with 80% "
+                 "power (a normal approximation: a guide to this table's test"
+                 + (", Wilcoxon's, which tests the signed ranks, not the mean)"
+                    if test.test == SHIFT_TEST else ")"))
     return text + (f". {INTERVAL_NOTE[0].upper()}{INTERVAL_NOTE[1:]}. Beside each tested "
                    "name: its rank among the tested rows, 95% for all at once.")
 

@@ -19,8 +19,8 @@ figure was obtained (``basis``): the column's convention, or a reported row's ow
 average ("published"), which the page marks where it is not that mean, and on which data
 revision it was scored where that is not the one the registry pins (``off_pin_revision``).
 The view document says what
-the test resamples (its unit and how many), its reproducibility threshold and the smallest
-difference it detects.
+the test resamples (its unit and how many), its reproducibility threshold and its minimum
+detectable effect (verdicts.MDE_NOTE).
 
 CSV is opened by spreadsheets, which run a cell starting with ``=``, ``+``, ``-`` or ``@``
 (and, in some, a tab or carriage return) as a formula: a model named
@@ -41,7 +41,7 @@ from leaderboard.submission.results import off_pin_revisions
 from .references import REFERENCE_KEY, reference_at, reference_name
 from .rows import Row
 from .tables import ViewTable, off_pin_of
-from .verdicts import STATISTIC_FIELDS, TIER_TEXT, TierInfo, tier_statistics
+from .verdicts import MDE_NOTE, STATISTIC_FIELDS, TIER_TEXT, TierInfo, tier_statistics
 
 STATISTIC_NOTE = (
     "One record per model, every figure from one row (system_id, source): a verified "
@@ -236,9 +236,7 @@ def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
             "n_units": test.n_units, "p_floor": test.p_floor,
             "reproducibility_threshold": test.threshold,
             "minimum_detectable_effect": test.mde,
-            "minimum_detectable_effect_is": "the smallest true difference the view's "
-            "Holm-corrected test detects with 80% power (normal approximation, from the "
-            "median spread of the units' differences against the best verified row)",
+            "minimum_detectable_effect_is": MDE_NOTE,
             "rank_critical_value": test.rank_critical,
             "tied_for_first": [r["model_id"] for r in records
                                if isinstance(r.get("rank_interval"), list)

@@ -64,8 +64,8 @@ class ViewTest:
     """What a view's tiered column is tested on, for pages and downloads: the test and the
     interval it prints, the unit it resamples (a topic with all its pairs, a translated
     pair, a persona) and how many, the smallest p-value it resolves, the reproducibility
-    threshold under which differences are ties, and the smallest difference it detects
-    (with 80% power, None with nothing to compare)."""
+    threshold under which differences are ties, and its minimum detectable effect
+    (:data:`MDE_NOTE`; None with nothing to compare)."""
 
     test: str
     interval: str
@@ -82,6 +82,15 @@ class ViewTest:
     def count(self) -> str:
         """"60 topics"."""
         return f"{self.n_units:,} {self.unit if self.n_units == 1 else self.units}"
+
+
+#: What a view's minimum detectable effect is, wherever it is given: a normal
+#: approximation of a test of the mean, which the view's test is not for p-MRR.
+MDE_NOTE = ("the smallest true mean difference a paired test of the mean at the view's "
+            "Holm level (its first step) detects with 80% power, by a normal approximation "
+            "from the median spread of the units' differences against the best verified "
+            "row: a guide to what the view's own test detects, not its power (Wilcoxon's "
+            "test of p-MRR tests the signed ranks, not the mean)")
 
 
 def excludes_zero(low: float | None, high: float | None) -> bool:

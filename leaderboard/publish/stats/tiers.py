@@ -100,9 +100,12 @@ class ViewTiers(BaseModel):
 
     ``p_floor`` is the smallest p-value the view's test resolves (one at or below it is
     printed as "≤ p_floor"); ``threshold`` the reproducibility threshold under which
-    differences are ties; ``mde`` the smallest true difference the view's Holm-corrected test detects with
-    80% power, from the median spread of the units' differences against the leader (None
-    with nothing to compare); ``rank_critical`` the bootstrap critical value of the rank
+    differences are ties; ``mde`` the smallest true mean difference a paired test of the
+    mean at the view's first Holm level detects with 80% power, by a normal approximation
+    from the median spread of the units' differences against the leader
+    (:func:`minimum_detectable_effect`; None with nothing to compare): a guide to what the
+    view's own test detects, not that test's power (Wilcoxon's tests the signed ranks, not
+    the mean); ``rank_critical`` the bootstrap critical value of the rank
     intervals."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
