@@ -25,6 +25,7 @@ from leaderboard.benchmarks import all_views
 from leaderboard.benchmarks.followir import FOLLOWIR_TOPIC
 from leaderboard.benchmarks.followtable import FOLLOWTABLE_TOPIC
 from leaderboard.benchmarks.mfollowir import MFOLLOWIR_TOPIC
+from leaderboard.benchmarks.pi_indic import PI_PAIR, PI_PERSONA
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.benchmarks.units import PER_QUERY
 from leaderboard.publish.standings import (
@@ -120,6 +121,13 @@ def test_units_group_what_was_sampled_together() -> None:
     fi = stratified_units([("followir/robust04", {"100-changed": 1.0}),
                            ("followir/core17", {"100-changed": 0.5})], FOLLOWIR_TOPIC)
     assert set(fi) == {"followir/robust04:100", "followir/core17:100"}
+    # a PI-Indic pair is one unit whichever side asks it: T1's persona p12, T3's
+    # instruction i12 (the ids as written made a view mixing them count each pair twice)
+    pi = stratified_units([("pi-indic-val150/t1/hin", {"p12": 0.2, "p7": 1.0}),
+                           ("pi-indic-val150/t3/hin", {"i12": 0.6, "i7": 0.0})], PI_PAIR)
+    assert pi == {"12": pytest.approx(0.4), "7": pytest.approx(0.5)}
+    assert PI_PAIR.keys("pi-indic-val150/t2/hin-tam", ["p150", "i3"]) == ["150", "3"]
+    assert PI_PERSONA.keys("pi-indic-val150/t4/hin", ["p12"]) == ["p12"]
     # one task whose topics are its queries keeps its values exactly
     one = stratified_units([("followir/core17", {"1-changed": 0.1, "2-changed": 0.7})],
                            FOLLOWIR_TOPIC)

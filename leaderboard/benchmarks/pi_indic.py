@@ -36,12 +36,13 @@ PI_FULL_PREFIX = "pi-indic-full/"
 PI_VAL_PREFIX = "pi-indic-val150/"
 
 # Every language (and language pair) translates the same 150 validated pairs, with the
-# same ids: a pair is one unit whatever the number of languages a table averages. T4's
+# same ids: a pair is one unit whatever the number of languages a table averages, and
+# whichever side asks (T1/T2's persona "p12" and T3's instruction "i12" are pair 12). T4's
 # per-query scores are per persona (its compatible instruction and ten incompatible
 # ones), the unit DeLong's clustered variance takes.
 PI_PAIR = SamplingUnit(
     "pair", "pairs", "a validated persona-instruction pair, in every language of the table",
-    across_tasks=True)
+    rule="pi-indic pair", across_tasks=True)
 PI_PERSONA = SamplingUnit(
     "persona", "personas", "a persona: its compatible instruction and ten incompatible "
     "ones, in every language of the table", across_tasks=True)

@@ -22,15 +22,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from leaderboard.core.data.layout_files import followtable_topic, mteb_topic
+from leaderboard.core.data.layout_files import followtable_topic, mteb_topic, pi_indic_pair
 
-#: How a query id names its unit: the id itself, or the topic an id grammar names.
-TopicRule = Literal["query", "followtable topic", "mteb topic"]
+#: How a query id names its unit: the id itself, or the topic (or pair) an id grammar names.
+TopicRule = Literal["query", "followtable topic", "mteb topic", "pi-indic pair"]
 
 _TOPIC_OF: dict[TopicRule, Callable[[str], str]] = {
     "query": str,
     "followtable topic": followtable_topic,
     "mteb topic": mteb_topic,
+    "pi-indic pair": pi_indic_pair,
 }
 
 
@@ -61,6 +62,13 @@ class SamplingUnit:
             return list(ids)
         prefix = f"{task_id}:"
         return [prefix + unit for unit in ids]
+
+    @property
+    def one_query_per_task(self) -> bool:
+        """Whether a unit holds at most one query of each task: the query itself, or the
+        one item of a PI-Indic pair a task asks (its persona in T1/T2, its instruction in
+        T3)."""
+        return self.rule in ("query", "pi-indic pair")
 
     @property
     def groups_queries(self) -> bool:

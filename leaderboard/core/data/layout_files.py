@@ -45,6 +45,19 @@ PI_INDIC_LANGUAGES = language_names(("asm", "ben", "guj", "hin", "kan", "mal", "
 PI_INDIC_VALIDATION_DIR = "annotator_validation/language-wise-validation"
 PI_INDIC_FILE_TEMPLATE = "Nirdesha_Multilingual_Validation - {name}.csv"
 PI_INDIC_LOCAL_DIR = "pi-indic"
+# A PI-Indic item's id: a persona "p<id>", an instruction "i<id>", <id> its validated pair.
+PERSONA_PREFIX = "p"
+INSTRUCTION_PREFIX = "i"
+
+
+def pi_indic_pair(query_id: str) -> str:
+    """The validated pair a PI-Indic query id belongs to: "12" of persona "p12" (T1/T2's
+    queries) and of instruction "i12" (T3's), so that one pair is one id whichever side
+    asks; an id of another form is its own."""
+    side, number = query_id[:1], query_id[1:]
+    if side in (PERSONA_PREFIX, INSTRUCTION_PREFIX) and number.isdigit():
+        return number
+    return query_id
 
 
 def pi_indic_file(lang: str) -> str:

@@ -61,6 +61,8 @@ from leaderboard.core.data.base import (
     named_files,
 )
 from leaderboard.core.data.layout_files import (
+    INSTRUCTION_PREFIX,
+    PERSONA_PREFIX,
     PI_INDIC_LANGUAGES,
     PI_INDIC_LOCAL_DIR,
     pi_indic_path,
@@ -70,9 +72,6 @@ from leaderboard.core.tasks import Task
 COLUMNS = ("id", "ENG_indian_context", "indian_context", "expert_1", "expert_2")
 PERSONA_KEY = "indian_context_persona"
 INSTRUCTION_KEY = "indian_context_instruction"
-
-PERSONA_PREFIX = "p"
-INSTRUCTION_PREFIX = "i"
 
 # T4 pair set. The paper fixes every random seed to 42 (Appendix A.1); we use the same.
 T4_SEED = 42

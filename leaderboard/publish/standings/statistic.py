@@ -133,8 +133,9 @@ def tested_scores(system: SystemResult, column: Column
         return None
     unit = column.sampling
     units = stratified_units(per_task, unit)
-    # A unit that is a query (one task's, or one the tasks translate) is summed as it is.
-    by_query = units if unit.rule == "query" else stratified_units(
+    # A unit that is a query (one task's, or one the tasks translate, or a PI-Indic pair,
+    # one query of each task) is summed as it is.
+    by_query = units if unit.one_query_per_task else stratified_units(
         per_task, SamplingUnit("query", "queries", "one query"))
     values = np.fromiter((by_query[q] for q in sorted(by_query)), dtype=np.float64,
                          count=len(by_query))
