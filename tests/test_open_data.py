@@ -644,7 +644,11 @@ def test_the_sites_footer_names_its_release(site: dict) -> None:
     release = json.loads((site["out"] / "release.json").read_text("utf-8"))
     assert release["name"].startswith("followboard-") and len(release["results_digest"]) == 64
     page = (site["out"] / "index.html").read_text("utf-8")
-    assert f"release {release['name']}" in page and "CITATION.cff" in page
+    assert f"release {release['name']}" in page
+    assert 'manifest: <a href="release.json">release.json</a>' in page
+    # This results root has no CITATION.cff: the site has none to link (test_site.py
+    # test_every_pages_footer_links_its_release_manifest_and_citation links the one given).
+    assert "CITATION.cff" not in page and not (site["out"] / "CITATION.cff").exists()
 
 
 # --------------------------------------------------------------------------- citation

@@ -50,6 +50,7 @@ from fixtures.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
 # gives it (no trailing slash).
 SITE_URL = "https://owner.github.io/followboard"
 SITE_PATH = "/followboard/"
+REPO = Path(__file__).resolve().parents[1]
 
 # Enough tasks for every page kind and for average views, few enough to build in seconds.
 TASKS = [
@@ -66,6 +67,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("site")
     root = base / "root"
     ids = write_tree(root, 3, n_queries=8, task_ids=TASKS)
+    shutil.copyfile(REPO / "CITATION.cff", root / "CITATION.cff")  # as the repository's root
     # sub-0001 stands for a reference model's run, whose parameters were counted.
     result = build_site(root, base / "out", docs_dir=base / "docs", cache_dir=base / "cache",
                         site_url=SITE_URL, reference_ids={ids[1]})
@@ -970,6 +972,36 @@ def test_relative_links_resolve(built: dict) -> None:
             assert target.exists(), (page, href)
 
 
+def footer_links(page: Path) -> dict[str, str]:
+    """The links of a page's footer (Material's copyright line): file name -> href."""
+    footer = re.search(r'<div class="md-copyright__highlight">(.*?)</div>',
+                       page.read_text(encoding="utf-8"), re.S)
+    assert footer, page
+    return {text: href for href, text in re.findall(r'<a href="([^"]+)">([^<]+)</a>',
+                                                     footer.group(1))}
+
+
+def test_every_pages_footer_links_its_release_manifest_and_citation(built: dict) -> None:
+    """Every page's footer said "manifest: release.json · cite: CITATION.cff" as plain
+    text: release.json was at the site's root but not linked, and CITATION.cff was not on
+    the site at all. Both are links, relative from a page at any depth, and from the
+    site's address on the 404 page (shown at any path); the site holds the results
+    root's CITATION.cff."""
+    out: Path = built["out"]
+    for name in ("index.html", "submissions/index.html", f"submissions/{built['ids'][0]}.html",
+                 "pi-indic/t1.html", "404.html"):
+        links = footer_links(out / name)
+        assert set(links) == {"release.json", "CITATION.cff"}, (name, links)
+        for file, href in links.items():
+            if name == "404.html":
+                assert href == SITE_PATH + file, (name, href)
+            else:
+                assert not href.startswith("/"), (name, href)
+                assert (out / name).parent.joinpath(href).resolve() == (out / file).resolve()
+            assert (out / file).is_file(), file
+    assert (out / "CITATION.cff").read_bytes() == (REPO / "CITATION.cff").read_bytes()
+
+
 # Material's own scripts and stylesheets, which carry a hash of their content in their names.
 MATERIAL_HASHED = re.compile(r"(^|/)assets/(javascripts|stylesheets)/[\w.]+\.[0-9a-f]{8}\.min\.(js|css)$")
 
@@ -1347,6 +1379,10 @@ def test_empty_results_root_builds_a_site(tmp_path: Path) -> None:
     assert "No submission covers followir/robust04 yet" in followir
     assert "fb-charts" not in followir, "no empty charts"
     assert result.pages >= 14
+    # Built without --site-url, the 404 page links from the domain's root; a root without
+    # a CITATION.cff gives the site none, and the footer links none.
+    assert footer_links(tmp_path / "out" / "404.html") == {"release.json": "/release.json"}
+    assert footer_links(tmp_path / "out" / "index.html") == {"release.json": "release.json"}
 
 
 def test_stratified_units_of_tasks_with_their_own_queries() -> None:

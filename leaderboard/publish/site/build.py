@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Collection
@@ -27,7 +28,8 @@ from leaderboard.publish.output_folder import (check_replaceable, check_writable
 from leaderboard.publish.release import RELEASE_FILE, modified_warning, release_manifest
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.downloads import write_download_json
-from leaderboard.publish.site.mkdocs_config import mkdocs_config, write_mkdocs_config
+from leaderboard.publish.site.mkdocs_config import (CITATION_FILE, mkdocs_config,
+                                                    write_mkdocs_config)
 from leaderboard.publish.site.render import render_docs
 from leaderboard.publish.site.repository import repository_ref, uncommitted
 
@@ -179,6 +181,9 @@ def build_site(results_root: Path, out_dir: Path, docs_dir: Path | None = None,
                 board.warnings.append(warning)
             # At the site's root, not in downloads/: every file there is a table's download.
             write_download_json(docs / RELEASE_FILE, release)
+            # How to cite the project, beside it: the footer links both (mkdocs_config).
+            if (results_root / CITATION_FILE).is_file():
+                shutil.copyfile(results_root / CITATION_FILE, docs / CITATION_FILE)
         rendered = time.perf_counter()
         # MkDocs writes into a new folder that replaces the site only once it is built: a
         # failed or killed build leaves the last site as it was (MkDocs empties its

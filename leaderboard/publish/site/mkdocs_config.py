@@ -9,21 +9,35 @@ from pathlib import Path
 import yaml
 from leaderboard import __version__
 from leaderboard.benchmarks import site_pages
-from leaderboard.publish.release import modified_text
+from leaderboard.publish.release import RELEASE_FILE, modified_text
 from leaderboard.publish.site.repository import repository_url
 from leaderboard.publish.site.scripts import PAGE_SCRIPTS, PAGE_STYLES, versioned
 
 # mkdocs_hooks.py sits beside this module; MkDocs loads it by path.
 HOOKS = Path(__file__).with_name("mkdocs_hooks.py")
+# Our overrides of Material's templates: partials/copyright.html, the footer's links.
+THEME = Path(__file__).with_name("theme")
+# How the project is cited: the results root's copy goes to the site's root.
+CITATION_FILE = "CITATION.cff"
+# The files at the site's root the footer links, each with what it is.
+FOOTER_FILES = (("manifest", RELEASE_FILE), ("cite", CITATION_FILE))
+
 
 def footer_text(release: dict | None) -> str:
-    """The footer: the release the site shows (its manifest is release.json at the site's root)."""
+    """The footer: the release the site shows (its manifest, release.json, and the
+    citation the site holds follow it as links: :func:`footer_files`)."""
     if release is None:
         return f"FollowBoard {__version__}"
     commit = (f", commit {release['commit'][:12]}{modified_text(release)}"
               if release.get("commit") else "")
-    return (f"FollowBoard {__version__} · release {release['name']}{commit} · "
-            "manifest: release.json · cite: CITATION.cff")
+    return f"FollowBoard {__version__} · release {release['name']}{commit}"
+
+
+def footer_files(docs: Path) -> list[dict[str, str]]:
+    """The files of :data:`FOOTER_FILES` the site holds at its root (``docs``'), which
+    the footer links (theme/partials/copyright.html)."""
+    return [{"label": label, "file": name} for label, name in FOOTER_FILES
+            if (docs / name).is_file()]
 
 
 def mkdocs_config(docs: Path, out: Path, strict: bool = True,
@@ -62,6 +76,7 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True,
         "strict": strict,
         "theme": {
             "name": "material",
+            "custom_dir": str(THEME),
             "font": False,  # Material would otherwise load Google Fonts
             "language": "en",
             "features": ["navigation.sections", "navigation.top", "search.highlight",
@@ -77,7 +92,7 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True,
         },
         # A plain link to the repository (Material's repo_url would fetch star counts
         # from api.github.com on every page: the site makes no requests of its own).
-        "extra": {"generator": False,
+        "extra": {"generator": False, "footer_files": footer_files(docs),
                   "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
         "extra_css": [named(url) for url in PAGE_STYLES],
