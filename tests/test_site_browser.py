@@ -922,6 +922,46 @@ def test_sorting_renumbers_and_keeps_the_sorted_column_in_view_on_a_phone(real_s
     assert in_view("IRS")
 
 
+@pytest.mark.parametrize("view", ["followtable-wtr", "followtable-average"])
+def test_a_sort_by_p_mrr_ranks_no_reported_figure_against_a_verified_one(real_site, page,
+                                                                         view: str) -> None:
+    """FollowTable's note says a reported p-MRR (the paper's, of unknown ranking depth) is
+    not ranked against a verified one, yet a click on p-MRR numbered the paper's rows and
+    the submissions in one order. The column's header says whose figures it does not rank
+    (data-unranked, from the column's declaration): a sort numbers the verified figures
+    and puts the reported ones after them, unnumbered, ordered among themselves, either
+    way; IRS, which the note calls comparable, still ranks them all together."""
+    page.goto(real_site["url"] + f"followtable.html#{view}", wait_until="networkidle")
+    header = page.locator(f"#{view} thead th[data-col='p-MRR']")
+    assert header.get_attribute("data-unranked") == "reported"
+    index = header.evaluate("th => th.cellIndex")
+
+    def rows() -> list[list]:
+        return page.evaluate(f"""() => [...document.querySelectorAll('#{view} tbody tr')]
+            .filter(r => r.dataset.p !== "reference" && r.cells[{index}].dataset.v !== "")
+            .map(r => [r.cells[0].textContent, r.dataset.p, +r.cells[{index}].dataset.v])""")
+
+    for descending in (True, False):
+        header.click()
+        shown = rows()
+        verified = [r for r in shown if r[1] == "verified"]
+        reported = [r for r in shown if r[1] == "reported"]
+        assert verified and reported, shown
+        assert shown == verified + reported, shown
+        assert [r[0] for r in verified] == [str(i) for i in range(1, len(verified) + 1)]
+        assert all(r[0] == "–" for r in reported), reported
+        for group in (verified, reported):
+            values = [r[2] for r in group]
+            assert values == sorted(values, reverse=descending), group
+    irs = page.locator(f"#{view} thead th[data-col='IRS']")
+    assert irs.get_attribute("data-unranked") is None
+    irs.click()
+    numbered = [r for r in page.evaluate(f"""() => [...document.querySelectorAll(
+        '#{view} tbody tr')].map(r => [r.cells[0].textContent, r.dataset.p])""")
+        if r[0] != "–"]
+    assert {p for _, p in numbered} == {"verified", "reported"}
+
+
 def test_a_rank_interval_is_worded_on_hover(real_site, page) -> None:
     """The rank interval beside a tested name ("1–3") carries no sentence in the page (a
     thousand rows would repeat it); leaderboard.js words it when the pointer reaches it."""

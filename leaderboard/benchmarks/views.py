@@ -77,6 +77,12 @@ class Column:
     heat: bool = False
     # Where the averaging convention comes from, appended to its description.
     convention_source: str = ", as the paper averages them"
+    # False where a reported figure is not on the verified figures' scale (a source's
+    # convention the board cannot reproduce: FollowTable's p-MRR, whose note says so), so
+    # the two are never ranked against each other: a sort by the column numbers the
+    # verified figures only, the reported ones after them (the header's data-unranked,
+    # assets/leaderboard.js). No view's default order is such a column.
+    reported_comparable: bool = True
 
     @property
     def convention(self) -> Convention:
@@ -184,8 +190,8 @@ def anchor_of(view_id: str) -> str:
 
 def column(task_ids: tuple[str, ...], metric: str, label: str, *, col_id: str | None = None,
            group: str | None = None, help: str | None = None, average: AveragePolicy = "all",
-           sampling: SamplingUnit = PER_QUERY, unit: str = "task", heat: bool = False
-           ) -> Column:
+           sampling: SamplingUnit = PER_QUERY, unit: str = "task", heat: bool = False,
+           reported_comparable: bool = True) -> Column:
     """A column of ``metric`` over ``task_ids``; what the metric is (direction, sign,
     no-skill reference and, unless ``help`` says otherwise, its help) comes from the
     measure catalogue (:mod:`leaderboard.core.measures`)."""
@@ -195,7 +201,7 @@ def column(task_ids: tuple[str, ...], metric: str, label: str, *, col_id: str | 
         higher_is_better=measure.higher_is_better, signed=measure.signed,
         help=column_help(metric) if help is None else help,
         average=average, sampling=sampling, unit=unit,
-        no_skill=measure.no_skill, heat=heat,
+        no_skill=measure.no_skill, heat=heat, reported_comparable=reported_comparable,
     )
 
 

@@ -104,14 +104,16 @@
   }
 
   // Sort a table by column `index`. Missing values always go last, whatever the
-  // direction, and before them the figures scored on another data revision than the
-  // board's (data-o: not ranked with the others, ordered among themselves); equal values
+  // direction, and before them the figures not ranked with the others (ordered among
+  // themselves): those scored on another data revision than the board's (data-o), and
+  // those of the provenance the column's header does not rank (unrankedIn); equal values
   // keep their current order (the sort is stable).
   function sortTable(table, index, descending) {
     if (!table.tBodies[0]) return;
     var m = model(table);
     var th = table.tHead.rows[0].cells[index];
     var numeric = th.getAttribute("data-sort") === "num";
+    var apart = unrankedIn(table, index);
     var rows = m.rows;
     var keyed = new Array(rows.length);
     for (var i = 0; i < rows.length; i++) {
@@ -119,7 +121,8 @@
       // Keys are read from the DOM once per row and column, then kept on the row.
       var cache = row._fbKeys || (row._fbKeys = {});
       if (!(index in cache)) cache[index] = cellKey(row.cells[index], numeric);
-      keyed[i] = { row: row, key: cache[index], pos: i, off: offPin(row.cells[index]) };
+      keyed[i] = { row: row, key: cache[index], pos: i,
+                   off: offPin(row.cells[index]) || apartRow(row, apart) };
     }
     var dir = descending ? -1 : 1;
     keyed.sort(function (a, b) {
@@ -133,7 +136,7 @@
       return a.pos - b.pos;
     });
     for (var j = 0; j < keyed.length; j++) rows[j] = keyed[j].row;
-    renumber(table, index, numeric);
+    renumber(table, index, numeric, apart);
     render(table);
     var heads = table.tHead.rows[0].cells;
     for (var k = 0; k < heads.length; k++) heads[k].removeAttribute("aria-sort");
@@ -146,12 +149,32 @@
     return !!cell && cell.hasAttribute("data-o");
   }
 
+  // The provenance ("reported") whose figures column `index` does not rank against the
+  // others' (its header's data-unranked: a source's convention the board's figures are not
+  // on, as the table's note says), or null: none, or no other row has a figure there to
+  // be ranked against, and those figures then rank among themselves.
+  function unrankedIn(table, index) {
+    var th = table.tHead.rows[0].cells[index];
+    var apart = th && th.getAttribute("data-unranked");
+    if (!apart) return null;
+    var others = model(table).rows.some(function (row) {
+      var p = row.getAttribute("data-p"), cell = row.cells[index];
+      return p !== apart && p !== "reference" && !!cell && cell.getAttribute("data-v") !== "";
+    });
+    return others ? apart : null;
+  }
+
+  function apartRow(row, apart) {
+    return apart !== null && row.getAttribute("data-p") === apart;
+  }
+
   // After a sort the # column shows each row's position in the new order (rows without a
-  // value in the sorted column or whose value there was scored on another data revision
-  // than the board's, and the no-skill reference row, get none); its data-v keeps the
+  // value in the sorted column, or whose value there is not ranked with the others: scored
+  // on another data revision than the board's, or of the provenance `apart` the column
+  // does not rank, and the no-skill reference row, get none); its data-v keeps the
   // default position (data-o an unranked row's), so sorting by # restores the default
   // order.
-  function renumber(table, index, numeric) {
+  function renumber(table, index, numeric, apart) {
     var heads = table.tHead.rows[0].cells;
     if (!heads[0] || heads[0].textContent !== "#") return;
     var n = 0;
@@ -160,7 +183,7 @@
       var ref = row.getAttribute("data-p") === "reference";
       var has = index === 0 ? cell.getAttribute("data-v") !== "" :
         (!numeric || (row.cells[index] && row.cells[index].getAttribute("data-v") !== "" &&
-                      !offPin(row.cells[index])));
+                      !offPin(row.cells[index]) && !apartRow(row, apart)));
       cell.textContent = ref || !has ? "–" : String(++n);
     });
   }
