@@ -293,6 +293,48 @@ def test_the_home_legend_explains_the_coverage_mark_its_cells_show(built: dict) 
         "".join(home.text).split())
 
 
+def test_a_home_figure_carries_the_training_mark_its_benchmark_table_shows(
+        committed_site: Path) -> None:
+    """FollowIR's and mFollowIR's tables mark a model's figure † where its declared
+    training data shares a source with the benchmark (FollowIR-7B's, trained on TREC
+    narratives), and the home table showed the same figures without it. Each home cell
+    is its benchmark's average cell, marks and all, and the legend says what † is where a
+    cell shows one."""
+    home = parse(committed_site / "index.html")
+    models = next(t for t in home.tables if t["view"] == "home-models")
+    columns = [c["attrs"].get("data-col") for c in models["head"]]
+    marked = 0
+    for page, view, home_col in (("followir.html", "followir-average", "followir"),
+                                 ("mfollowir.html", "mfollowir-cl-average", "mfollowir-cl"),
+                                 ("mfollowir.html", "mfollowir-average", "mfollowir")):
+        table = next(t for t in parse(committed_site / page).tables if t["view"] == view)
+        index = [c["attrs"].get("data-col") for c in table["head"]].index("p-MRR")
+        shown = {r["attrs"]["data-k"]: r["cells"][index]["text"] for r in table["rows"]
+                 if r["attrs"].get("data-p") != "reference"}
+        at = columns.index(home_col)
+        for row in models["rows"]:
+            text = row["cells"][at]["text"]
+            if row["attrs"]["data-k"] in shown and row["cells"][at]["attrs"].get("data-v"):
+                assert ("†" in text) == ("†" in shown[row["attrs"]["data-k"]]), (
+                    view, row["attrs"]["data-k"], text, shown[row["attrs"]["data-k"]])
+                marked += "†" in text
+                if "†" in text:
+                    assert "† training data shares" in row["cells"][at]["attrs"]["title"]
+    assert marked > 0
+    legend = " ".join("".join(home.text).split())
+    assert "†: the model's declared training data shares a source" in legend
+
+
+def test_the_home_legend_explains_the_training_mark_only_where_a_cell_shows_one(
+        built: dict) -> None:
+    """No model of this tree declares training data shared with a benchmark: no home cell
+    is marked †, and the legend does not explain the mark (the committed board's does)."""
+    home = parse(built["out"] / "index.html")
+    assert not [cell for t in home.tables if t["view"] in ("home-verified", "home-models")
+                for row in t["rows"] for cell in row["cells"] if "†" in cell["text"]]
+    assert "training data shares" not in "".join(home.text)
+
+
 def test_every_size_column_says_which_figures_are_counted_declared_or_published(
         built: dict) -> None:
     """A Size column mixes three kinds of figure: a reference model's run counts its

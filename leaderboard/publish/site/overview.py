@@ -45,8 +45,15 @@ from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT, OFF
 from leaderboard.publish.standings.lines import LineCell, record_of
 from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.publish.standings.verdicts import TIER_TEXT
+from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
 
 _TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
+
+# The legend's line for the training mark, where a cell shows it.
+TRAINING_LEGEND = (f"{TRAINING_MARK}: the model's declared training data shares a source "
+                   "collection or the source of its instructions with that benchmark (the "
+                   "cell's details say which, and who says so); the figure is shown as any "
+                   "other. Models whose training data is not disclosed carry no mark.")
 
 
 @dataclass(frozen=True)
@@ -233,7 +240,13 @@ def _off_pin(col: OverviewColumn, cell: OverviewCell) -> dict[str, str]:
     return off_pin_of(cell.row, col.column) if cell.row is not None else {}
 
 
-def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
+def _overlap(col: OverviewColumn, cell: OverviewCell, record: ModelRecord) -> Overlap | None:
+    """What the model's declared training data shares with the column's benchmark, for a
+    cell with a figure: marked as the benchmark's own table marks it (table_display)."""
+    return view_overlap(record, col.table.view) if cell.value is not None else None
+
+
+def cell_title(col: OverviewColumn, cell: OverviewCell, overlap: Overlap | None = None) -> str:
     unit = f"{cell.covered} of {cell.total} tasks"
     if cell.row is None:
         return (f"{col.home.label}: figures for {unit}; the average needs all of them"
@@ -246,6 +259,8 @@ def cell_title(col: OverviewColumn, cell: OverviewCell) -> str:
         parts.append(tier)
     if moved := _off_pin(col, cell):
         parts.append(off_pin_title(moved))
+    if overlap is not None:
+        parts.append(overlap.describe())
     for other in cell.others[:6]:
         parts.append(f"also given by {source_name(other)}")
     if len(cell.others) > 6:
@@ -259,9 +274,10 @@ def _partial(cell: OverviewCell) -> bool:
     return bool(cell.covered) if cell.value is None else cell.covered < cell.total
 
 
-def _cell_html(col: OverviewColumn, cell: OverviewCell) -> str:
+def _cell_html(col: OverviewColumn, cell: OverviewCell, record: ModelRecord) -> str:
     e = escape
-    title = cell_title(col, cell)
+    overlap = _overlap(col, cell, record)
+    title = cell_title(col, cell, overlap)
     title_attr = f' title="{e(title)}"' if title else ""
     if cell.value is None:
         text = f"<small>{cell.covered}/{cell.total}</small>" if _partial(cell) else "–"
@@ -276,7 +292,8 @@ def _cell_html(col: OverviewColumn, cell: OverviewCell) -> str:
         off_pin = ' data-o="1"'  # a sort by the column numbers it not (leaderboard.js)
     return (f'<td data-v="{sort_value(cell.value)}"{off_pin} data-cp="{prov}"'
             f'{css_attr}{title_attr}>'
-            f"{e(shown_figure(col.table, cell.row, col.index, cell.value))}{partial}</td>")
+            f"{e(shown_figure(col.table, cell.row, col.index, cell.value))}"
+            f"{TRAINING_MARK if overlap is not None else ''}{partial}</td>")
 
 
 def _params_title(n: int | None, model_type: str) -> str:
@@ -327,7 +344,7 @@ def model_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
             f"{_params_title(rec.parameters, rec.type)}>{e(params_text(rec.parameters))}</td>"
             f"<td>{e(instruction_text(rec.instruction_trained))}</td>"
             f'<td data-v="{m.benchmarks}">{m.benchmarks}</td>'
-            + "".join(_cell_html(c, cell) for c, cell in zip(overview.columns, m.cells))
+            + "".join(_cell_html(c, cell, rec) for c, cell in zip(overview.columns, m.cells))
             + "</tr>\n")
     return Markup("".join(out))
 
@@ -369,7 +386,7 @@ def verified_rows_html(overview: Overview, submissions_prefix: str,
             f'<td data-v="{"" if model.parameters is None else model.parameters}"'
             f"{_params_title(model.parameters, model.type)}>"
             f"{e(params_text(model.parameters))}</td>"
-            + "".join(_cell_html(overview.columns[i], cells[i]) for i in shown)
+            + "".join(_cell_html(overview.columns[i], cells[i], rec) for i in shown)
             + "</tr>\n")
     return Markup("".join(out))
 
@@ -405,11 +422,18 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
             # "2/3"): the legend explains the mark where a cell shows it
             "partial": sum(1 for m in overview.models for cell in m.cells if _partial(cell))
             + sum(1 for _, _, cells in overview.verified for cell in cells if _partial(cell)),
+            # home cells whose model's training data shares a source with the column's
+            # benchmark (marked †, as on its page): the legend explains the mark there
+            "training": sum(1 for m in overview.models for i, cell in enumerate(m.cells)
+                            if _overlap(overview.columns[i], cell, m.record))
+            + sum(1 for _, rec, cells in overview.verified for i, cell in enumerate(cells)
+                  if _overlap(overview.columns[i], cell, rec)),
             # home cells scored on another data revision than the pin (marked)
             "off_pin": sum(1 for m in overview.models for i, cell in enumerate(m.cells)
                            if _off_pin(overview.columns[i], cell))
             + sum(1 for _, _, cells in overview.verified for i, cell in enumerate(cells)
                   if _off_pin(overview.columns[i], cell)),
         },
+        "training_legend": TRAINING_LEGEND,
         "overview": overview,
     }
