@@ -338,6 +338,44 @@ def test_without_javascript_no_control_is_offered_that_does_nothing(site, playwr
     assert "Click a column to sort" in page.locator("form.fb-filters").inner_text()
 
 
+# What a page says only the script makes true: the keyboard's and a tap's way into a cell's
+# details (cell-details.js), sorting and the numbers a sort gives (leaderboard.js).
+JS_ONLY_WORDS = re.compile(r"arrow keys|\btap\b|click a column|a sort by its column|"
+                           r"Tab reaches a table", re.I)
+
+
+def test_without_javascript_no_sentence_describes_what_only_the_script_does(
+        site, playwright, page, tmp_path) -> None:
+    """Without JavaScript the legends still said to reach a cell's details with the arrow
+    keys once Tab is in the table, or by a tap, and to click a column to sort; the home's
+    # header said its column was empty "until you sort one", and a submission page that
+    Tab reaches a table once: none of it works without the script. Those words are shown
+    (a title swapped in: data-js-title) once it runs; hovering a cell, which shows its
+    details either way, is still said."""
+    context = offline_context(playwright, tmp_path / "profile", java_script_enabled=False,
+                              viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    pages = ("index.html", "followir.html", "pi-indic/index.html", "submissions/sub-0001.html",
+             "metrics.html")
+    for address in pages:
+        tab.goto(site["url"] + address)
+        text = tab.locator("article").inner_text()
+        assert not JS_ONLY_WORDS.search(text), (address, JS_ONLY_WORDS.search(text))
+    tab.goto(site["url"] + "index.html")
+    assert "hover a cell for its source" in " ".join(tab.locator("article").inner_text().split())
+    number = tab.locator("#home-verified thead th").first.get_attribute("title")
+    assert "sort" not in number and "alphabetical order" in number, number
+    assert context.outside == []
+    context.close()
+    # With it, they are said.
+    for address in pages:
+        page.goto(site["url"] + address, wait_until="networkidle")
+        assert JS_ONLY_WORDS.search(page.locator("article").inner_text()), address
+    page.goto(site["url"] + "index.html", wait_until="networkidle")
+    assert "until you sort one" in page.locator("#home-verified thead th").first.get_attribute(
+        "title")
+
+
 def test_permalink_opens_its_tab(site, page) -> None:
     page.goto(site["url"] + "followir.html#followir-core17")
     assert page.locator("#followir-core17").is_visible()

@@ -189,8 +189,8 @@ def _pi_full_section() -> Section:
             note="Reported by the PI-Indic-Align authors on their full, unreleased data: not "
                  "comparable with the val150 tables and never ranked with them. The first "
                  "columns are the row's own published average when it has one, else the mean "
-                 "over the languages (or language pairs) it reports; tap or hover a cell, or "
-                 "reach it with the arrow keys, for the count."))
+                 "over the languages (or language pairs) it reports; a cell's details give the "
+                 "count."))
     return Section(
         id="pi-indic-full", title="Reported on the paper's full set", views=tuple(views),
         reported_only=True,

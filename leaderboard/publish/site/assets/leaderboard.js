@@ -651,6 +651,10 @@
     // What works only with this script (the filters, sorting) is hidden in the HTML, so
     // that a page read without JavaScript offers no control that does nothing.
     document.querySelectorAll("[hidden][data-js]").forEach(function (el) { el.hidden = false; });
+    // A title that speaks of them (data-js-title) takes the place of the one true without it.
+    document.querySelectorAll("[data-js-title]").forEach(function (el) {
+      el.title = el.getAttribute("data-js-title");
+    });
     // Material's search box is a dialog without a name: a screen reader said only "dialog".
     var search = document.querySelector(".md-search[role=dialog]:not([aria-label])");
     if (search) search.setAttribute("aria-label", "Search this site");
