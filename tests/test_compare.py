@@ -435,3 +435,36 @@ def test_two_submissions_scored_on_the_same_earlier_data_revision_are_compared_o
     scored_on(a_dir, pinned)
     assert main(["compare", str(a_dir), str(b_dir), "--json"]) == 0
     assert {r["off_pin_revision"] for r in json.loads(capsys.readouterr().out)["rows"]} == {None}
+
+
+def test_each_figure_is_the_one_the_sites_download_gives_to_the_bit(tmp_path: Path,
+                                                                     capsys) -> None:
+    """compare --json gave each side's figure as the mean over the test's units
+    (n * score / n per one-pair topic, summed topic by topic), where the site's download
+    gives an untested column the scorer's figure (results.json) and the tiered column the
+    mean summed query by query: 0.4188... against 0.4188...1 in the last bits, so a script
+    joining compare's figures to the downloads on equality found none. Each figure is now
+    the one the view's table holds, so the JSON's fractions and the downloads' agree."""
+    from leaderboard.benchmarks import all_views
+    from leaderboard.publish.standings import Row, fill_view, tier_tables
+
+    rng = np.random.default_rng(11)
+    pairs = [f"{t}_{i}" for t in range(12) for i in range(1 + t % 3)]
+    topics = sorted({p.split("_")[0] for p in pairs})
+    systems = []
+    for name in ("a", "b"):
+        per_query = {m: dict(zip(pairs, rng.uniform(-0.4, 0.9, len(pairs))))
+                     for m in ("IRS", "p-MRR", "altered/nDCG@10")}
+        per_query["original/nDCG@10"] = dict(zip(topics, rng.uniform(0, 1, len(topics))))
+        systems.append(system(name, {"followtable/wtr": per_query}))
+    a_dir, b_dir = (save(tmp_path, s) for s in systems)
+    assert main(["compare", str(a_dir), str(b_dir), "--view", "followtable/wtr",
+                 "--json"]) == 0
+    rows = {r["column"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    view = all_views()["followtable/wtr"]
+    table = fill_view(view, [Row(key=s.system_id, system=s, origin=tmp_path)
+                             for s in systems])
+    tier_tables([table])
+    shown = {col.id: (table.values["a"][i], table.values["b"][i])
+             for i, col in enumerate(view.columns)}
+    assert {c: (r["mean_a"], r["mean_b"]) for c, r in rows.items()} == shown

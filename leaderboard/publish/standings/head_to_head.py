@@ -45,7 +45,7 @@ from leaderboard.submission.layout import RESULTS_NAME
 from leaderboard.submission.results import SystemResult, off_pin_revisions, off_pin_tasks
 
 from .rows import StandingsDataError, read_submission
-from .statistic import column_value, unit_scores
+from .statistic import column_value, shown_figure, unit_scores
 from .tables import off_pin_in
 from .verdicts import SHIFT_TEST, excludes_zero, test_statistics
 
@@ -232,10 +232,16 @@ def compare_systems(a: SystemResult, b: SystemResult, view_pattern: str = "*", *
                                           [r.p_floor for *_, r in pending])
         for (index, column, metric, revision, r), p_adj, bound in zip(pending, adjusted,
                                                                        bounds):
+            # Each side's figure as the view's table shows it (the mean over the units
+            # differs from it in the last bits); the site tests a tiered column's rows on
+            # the pinned data only.
+            tested = index == view.tiered_column and revision is None
+            mean_a, mean_b = (shown_figure(s, column, tested) for s in (a, b))
+            assert mean_a is not None and mean_b is not None  # both have the column
             rows.append(ColumnComparison(
                 view=view.id, column=column.id, label=column.label, metric=metric,
                 tiered=index == view.tiered_column, unit=column.sampling.plural,
-                n_units=r.n_units, mean_a=r.mean_a, mean_b=r.mean_b, diff=r.effect,
+                n_units=r.n_units, mean_a=mean_a, mean_b=mean_b, diff=r.effect,
                 # As the site's downloads give them, p-values raised to the floor below
                 # which the test does not resolve one (5.6e-40 from a normal approximation
                 # meant "≤ 1e-5"), and Holm's of those, a bound where it rests on one

@@ -143,6 +143,19 @@ def tested_scores(system: SystemResult, column: Column
     return units, figure
 
 
+def shown_figure(system: SystemResult, column: Column, tested: bool) -> float | None:
+    """The figure a view's table shows for ``system`` in ``column`` (its downloads' value):
+    on a row tested in its view's tiered column (``tested``), the mean its test compared
+    (:func:`tested_scores`, as :mod:`.tables` shows it); else :func:`column_value`. The
+    two agree up to the order of summation: `leaderboard compare` gives the same bits as
+    the downloads."""
+    if tested:
+        figures = tested_scores(system, column)
+        if figures is not None:
+            return figures[1]
+    return column_value(system, column).value
+
+
 def _task_figure(system: SystemResult, column: Column, task_id: str, metric: str
                  ) -> float | None:
     scores = system.tasks.get(task_id)
