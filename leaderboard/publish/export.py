@@ -316,8 +316,12 @@ TABLES = (
     Table("per_query", "per-query", "Every verified per-query score: one record per "
           "(submission, task, metric, query); one file per benchmark", {
               "submission_id": "the submission", "task": "task id", "metric": "metric name",
-              "query_id": "the query (FollowTable: query_instruction pair ids; PI-Indic "
-                          "T4: persona ids, a persona with all its pairs)",
+              "query_id": "the query, by the id its task's runs use: FollowTable, the "
+                          "query-instruction pair, {topic}_{instruction}, except for "
+                          "original/nDCG@10, the topic-only query's figure, scored per "
+                          "topic ({topic}); PI-Indic, p<id> a persona (T1, T2), i<id> an "
+                          "instruction (T3), p<id> in T4 a persona with all its pairs, "
+                          "<id> the row id of the authors' validation files",
               "score": "the query's figure named score_name, a fraction",
               "score_name": "what score is: the metric's figure on the query, or, where the "
                             "metric's name would mislead, the per-query figure whose mean "
