@@ -8,6 +8,7 @@ missing roles are reported against the path at fault.
 from __future__ import annotations
 
 import re
+import shutil
 import unicodedata
 from pathlib import Path
 
@@ -419,6 +420,45 @@ def test_a_folder_of_too_many_files_is_told_so_once(tmp_path: Path,
     for i in range(3):
         (root / f"runs/junk{i}/f{i}").unlink()
     assert len(errors_of(root)) == 3
+
+
+def test_a_folder_of_too_many_files_is_refused_before_any_file_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate of a folder holding 100,001 files said only the count, but read and
+    hashed every file first (19 s): over the limit, no file is opened, whether the
+    folder holds the files or its manifest lists some of them."""
+    from leaderboard.submission import folder
+
+    def never(*_args: object) -> None:
+        raise AssertionError("a file was read")
+
+    monkeypatch.setattr(folder, "MAX_FILES", 3)
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    for i in range(3):
+        touch(root, f"runs/junk{i}/f{i}")
+    (root / "manifest.txt").write_text(
+        "format: followboard-manifest/1\n"
+        f"{'0' * 64}  1  runs/followtable/wtr/original.trec\n")
+    monkeypatch.setattr(folder, "digest_files", never)
+    monkeypatch.setattr(folder, "digest_file", never)
+    assert errors_of(root) == [f"{SUB}: 4 run files, over the limit of 3"]
+    # The scorer's view of the folder (results.json's staleness, runs verify) is refused
+    # the same way, in one line.
+    report = Report()
+    inputs = folder.collect_inputs(root, report, record_local=True)
+    assert [i.format() for i in report.errors] == [f"{SUB}: 4 run files, over the limit of 3"]
+    assert inputs.over_limit
+    # validate of such a folder with a results.json compared it with inputs never read
+    # ("metadata.yaml was removed since results.json was scored", a line per run file):
+    # nothing was read to compare, the count is the one error, and results.json is stale.
+    from leaderboard.submission import pipeline
+
+    shutil.copy(Path(__file__).parent.parent / "submissions/bm25s/results.json", root)
+    outcome = pipeline.check_submission(root, tmp_path, score=False)
+    assert [i.format() for i in outcome.report.errors] == [
+        f"{SUB}: 4 run files, over the limit of 3"]
+    assert pipeline.results_staleness(root) == ["4 run files, over the limit of 3"]
 
 
 def test_symlinks_are_refused(tmp_path: Path) -> None:

@@ -47,6 +47,9 @@ class Submission:
     # what `leaderboard score` writes to manifest.txt
     inputs: Manifest = field(default_factory=Manifest)
     metadata_digest: FileEntry | None = None
+    # More run files than a submission may hold (reported): none was read, so ``inputs``
+    # holds the manifest's entries only and nothing can be compared with results.json.
+    over_limit: bool = False
 
     @property
     def id(self) -> str:
@@ -82,6 +85,9 @@ class Inputs:
     local: dict[str, Path]
     merged: Manifest
     metadata_digest: FileEntry | None
+    # More files than a submission may hold (reported): none was read, and ``merged``
+    # holds the manifest's entries only.
+    over_limit: bool = False
 
 
 def _files_and_links(folder: Path) -> list[Path]:
@@ -111,7 +117,9 @@ def _files_and_links(folder: Path) -> list[Path]:
 
 def collect_inputs(root: Path, report: Report, *, record_local: bool,
                    shown: Path | None = None) -> Inputs:
-    """Read ``manifest.txt`` and digest the run files in the folder.
+    """Read ``manifest.txt`` and digest the run files in the folder: none of them when
+    the folder and the manifest hold more than a submission may (then the count is the
+    one error reported, and ``over_limit`` is set).
 
     A file in the folder that the manifest lists with another size or SHA-256 is an error
     (the manifest is out of date) unless ``record_local``: `leaderboard score` records
@@ -154,6 +162,12 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
         for rel in [rel for rel in merged.entries if rel not in local]:
             if _placing(rel) in held:
                 del merged.entries[rel]
+    count = len(merged.entries.keys() | local.keys())
+    if count > MAX_FILES:
+        # The count is the one problem, as ci pr-check says it, and no file is read: a
+        # folder of 100,001 was hashed whole (19 s) before it was refused.
+        report.add(sub_display, None, f"{count} run files, over the limit of {MAX_FILES}")
+        return Inputs(listed, local, merged, None, over_limit=True)
     for rel, entry in digest_files(local).items():
         known = merged.entries.get(rel)
         if known is not None and (known.size, known.sha256) != (entry.size, entry.sha256) \
@@ -221,7 +235,12 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
                        f"not a regular file ({file_kind(path)}): {NOT_PLAIN}")
     inputs = collect_inputs(root, report, record_local=record_local, shown=shown)
     submission = Submission(root, metadata, inputs=inputs.merged,
-                            metadata_digest=inputs.metadata_digest)
+                            metadata_digest=inputs.metadata_digest,
+                            over_limit=inputs.over_limit)
+    if inputs.over_limit:
+        # The count is the problem (reported): a line (and a search for the task meant)
+        # per file of a folder of 100,000 took half a minute to print.
+        return submission
     if not inputs.merged.entries:
         if not (root / MANIFEST_NAME).exists() and not os.path.lexists(root / RUNS_DIR):
             report.add(sub_display, None, f"no runs/ folder and no {MANIFEST_NAME}: nothing "
@@ -230,10 +249,6 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
     too_big = limit_problems(inputs.merged)
     for problem in too_big:
         report.add(sub_display, None, problem)
-    if len(inputs.merged.entries) > MAX_FILES:
-        # The count is the problem, as ci pr-check says it: a line (and a search for the
-        # task meant) per file of a folder of 100,000 took half a minute to print.
-        return submission
     placed: dict[str, tuple[str, str]] = {}   # path -> (task id, role)
     for rel, entry in sorted(inputs.merged.entries.items()):
         where, line = ((f"{sub_display}/{rel}", None) if rel in inputs.local
@@ -311,11 +326,10 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
 
 
 def limit_problems(manifest: Manifest) -> list[str]:
-    """How a submission's files exceed the limits (the manifest's own, applied to the
-    folder's files and the listed ones together)."""
+    """How a submission's files exceed the limits of size (the manifest's own, applied
+    to the folder's files and the listed ones together; their count is
+    :func:`collect_inputs`')."""
     out = []
-    if len(manifest.entries) > MAX_FILES:
-        out.append(f"{len(manifest.entries)} run files, over the limit of {MAX_FILES}")
     if manifest.total_bytes > MAX_SUBMISSION_BYTES:
         out.append(f"the run files add up to {size_text(manifest.total_bytes)}, over the "
                    f"{size_text(MAX_SUBMISSION_BYTES)} limit of a submission")

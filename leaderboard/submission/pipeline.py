@@ -183,7 +183,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                              f"run {score_command(shown)}, which writes them to this "
                              "machine's run store cache (a submission scored elsewhere, such "
                              "as a pull request's checkout, has them in that machine's)")
-        for problem in results_staleness(root, store):
+        # Unless the folder's files were not read: their count is the problem (reported).
+        for problem in [] if submission.over_limit else results_staleness(root, store):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
                 report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
                            f"{problem}; {redo_explanations}")
@@ -405,7 +406,8 @@ def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
     scores on another data revision than the registry pins now
     (:func:`leaderboard.submission.results.off_pin_problems`): after the pin moves,
     publishing rescores every merged submission. The run files are those of the
-    manifest and those in the folder as they are now; of the explanation files only
+    manifest and those in the folder as they are now (more than a submission may hold:
+    their count is the one problem, and none is read); of the explanation files only
     their manifest is read, through the store."""
     path = root / RESULTS_NAME
     if not path.is_file() or path.is_symlink():
@@ -414,7 +416,10 @@ def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
         recorded = read_results(path, per_query=False)
     except ResultsFileError as exc:
         return [f"results.json cannot be read ({exc})"]
-    inputs = collect_inputs(root, Report(), record_local=True)
+    found = Report()
+    inputs = collect_inputs(root, found, record_local=True)
+    if inputs.over_limit:  # no file read to compare: the count is why it is stale
+        return [issue.message for issue in found.errors]
     problems = stale_inputs(recorded.inputs_sha256 or {},
                             input_digests(inputs.metadata_digest, inputs.merged))
     # Scores on another data revision than the pin (it moved since): not the board's data.
