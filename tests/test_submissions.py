@@ -7,6 +7,7 @@ missing roles are reported against the path at fault.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import unicodedata
@@ -459,6 +460,41 @@ def test_a_folder_of_too_many_files_is_refused_before_any_file_is_read(
     assert [i.format() for i in outcome.report.errors] == [
         f"{SUB}: 4 run files, over the limit of 3"]
     assert pipeline.results_staleness(root) == ["4 run files, over the limit of 3"]
+
+
+def test_a_count_of_files_over_the_limit_is_written_as_other_counts_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """'100001 run files, over the limit of 1000', where every other count a message
+    gives is written '100,001': validate, the manifest, ci pr-check's tree and an
+    explanation manifest write the count and the limit with the thousands separator."""
+    from leaderboard.app.ci.git import TreeEntry
+    from leaderboard.app.ci.policy import check_tree
+    from leaderboard.submission import explain_files, manifest
+    from leaderboard.submission.layout import MAX_FILES
+
+    assert MAX_FILES == 1000
+    lines = "".join(f"{'0' * 64}  1  runs/junk/f{i}\n" for i in range(1001))
+    text = f"format: followboard-manifest/1\n{lines}"
+    report = Report()
+    manifest.parse_manifest(text.encode(), f"{SUB}/manifest.txt", report)
+    assert report.lines() == [f"{SUB}/manifest.txt: 1,001 files, over the limit of 1,000"]
+    # The folder's own count (the manifest's limit raised so that it reads the lines).
+    monkeypatch.setattr(manifest, "MAX_FILES", 2000)
+    root = tmp_path / SUB
+    write_meta(root, GOOD)
+    (root / "manifest.txt").write_text(text)
+    assert errors_of(root) == [f"{SUB}: 1,001 run files, over the limit of 1,000"]
+    report = Report()
+    check_tree(SUB, [TreeEntry(mode="100644", kind="blob", sha="0" * 40, size=1,
+                               path=f"submissions/{SUB}/runs/followtable/wtr/f{i}.trec")
+                     for i in range(1001)], report)
+    assert f"{SUB}: 1,001 files, over the limit of 1,000" in report.lines()
+    monkeypatch.setattr(explain_files, "MAX_EXPLAIN_FILES", 1000)
+    files = {f"t.cards.{i}.json.gz": {"bytes": 1, "sha256": "d" * 64} for i in range(1001)}
+    doc = {"format": explain_files.MANIFEST_FORMAT, "tasks": {}, "files": files}
+    with pytest.raises(explain_files.ExplainFilesError,
+                       match="lists 1,001 files, over the limit of 1,000$"):
+        explain_files.parse_manifest(json.dumps(doc).encode(), "m/explain/manifest.json")
 
 
 def test_symlinks_are_refused(tmp_path: Path) -> None:

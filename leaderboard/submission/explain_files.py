@@ -538,8 +538,8 @@ def parse_manifest(data: bytes, where: str) -> dict:
         raise ExplainFilesError(f"{where}: not an explanation manifest ({MANIFEST_FORMAT})")
     files = doc["files"]
     if len(files) > MAX_EXPLAIN_FILES:
-        raise ExplainFilesError(f"{where}: lists {len(files)} files, over the limit of "
-                                f"{MAX_EXPLAIN_FILES}")
+        raise ExplainFilesError(f"{where}: lists {len(files):,} files, over the limit "
+                                f"of {MAX_EXPLAIN_FILES:,}")
     total = 0
     for rel, entry in files.items():
         if not _FILE_RE.fullmatch(rel) or ".." in rel.split("/") or rel == MANIFEST:

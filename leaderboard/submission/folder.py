@@ -166,7 +166,7 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
     if count > MAX_FILES:
         # The count is the one problem, as ci pr-check says it, and no file is read: a
         # folder of 100,001 was hashed whole (19 s) before it was refused.
-        report.add(sub_display, None, f"{count} run files, over the limit of {MAX_FILES}")
+        report.add(sub_display, None, f"{count:,} run files, over the limit of {MAX_FILES:,}")
         return Inputs(listed, local, merged, None, over_limit=True)
     for rel, entry in digest_files(local).items():
         known = merged.entries.get(rel)

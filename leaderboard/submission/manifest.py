@@ -188,8 +188,8 @@ def parse_manifest(data: bytes, display: str, report: Report,
     if not seen_format:
         report.add(display, None, f"empty: the first line must be 'format: {FORMAT_LINE}'")
     if len(manifest.entries) > MAX_FILES:
-        report.add(display, None, f"{len(manifest.entries)} files, over the limit of "
-                                  f"{MAX_FILES}")
+        report.add(display, None, f"{len(manifest.entries):,} files, over the limit "
+                                  f"of {MAX_FILES:,}")
     if manifest.total_bytes > MAX_SUBMISSION_BYTES:
         report.add(display, None, f"the files add up to {size_text(manifest.total_bytes)}, "
                                   f"over the {size_text(MAX_SUBMISSION_BYTES)} limit of a "

@@ -250,7 +250,7 @@ def check_tree(sub_id: str, entries: list[TreeEntry], report: Report) -> bool:
         if writer is not Writer.SUBMITTER:
             report.add(shown, None, STRAY_FILE)
     if len(entries) > MAX_FILES:
-        report.add(f"{sub_id}", None, f"{len(entries)} files, over the limit of {MAX_FILES}")
+        report.add(f"{sub_id}", None, f"{len(entries):,} files, over the limit of {MAX_FILES:,}")
         readable = False
     if total > MAX_SUBMISSION_BYTES:
         report.add(f"{sub_id}", None, f"the submission is {size_text(total)}, over the "
