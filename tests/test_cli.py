@@ -1048,7 +1048,24 @@ def test_an_interrupt_before_the_command_runs_is_said_as_any_other(
         monkeypatch.setattr(argparse.ArgumentParser, "parse_args", interrupted)
     capsys.readouterr()
     assert main(["tasks"]) == 130
-    assert capsys.readouterr() == ("", "interrupted\n")
+    assert capsys.readouterr() == ("", "leaderboard tasks: interrupted\n")
+
+
+def test_an_interrupt_is_said_beginning_with_the_command_as_every_message_is(
+        capsys, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Ctrl-C said a bare "interrupted" where every other message begins with the
+    command as typed ("leaderboard runs verify: error: ..."): it says
+    "leaderboard runs verify: interrupted", exit 130."""
+    from leaderboard.app import transfer
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+    monkeypatch.setattr(transfer, "verify", interrupted)
+    folder = tmp_path / "my-model"
+    (folder / "runs").mkdir(parents=True)
+    capsys.readouterr()
+    assert main(["runs", "verify", str(folder)]) == 130
+    assert capsys.readouterr().err.endswith("leaderboard runs verify: interrupted\n")
 
 # --- wording ---
 

@@ -416,8 +416,8 @@ def test_checking_the_scores_builds_no_per_query_part(small_submission: Path, da
 def test_ctrl_c_while_workers_score_prints_no_traceback_and_leaves_no_process(
         small_submission: Path, data_dir: Path, tmp_path: Path) -> None:
     """SIGINT to the whole process group, as a terminal's Ctrl-C, once the first task is
-    reported: `score` says "interrupted", the folder is as it was or wholly scored, and
-    every worker is gone."""
+    reported: `score` says "leaderboard score: interrupted", the folder is as it was or
+    wholly scored, and every worker is gone."""
     import os
     import signal
     import subprocess
@@ -452,7 +452,7 @@ def test_ctrl_c_while_workers_score_prints_no_traceback_and_leaves_no_process(
     assert "Traceback" not in output, output
     assert code in (0, 130), output
     if code == 130:
-        assert "interrupted" in output
+        assert "leaderboard score: interrupted\n" in output
         assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
     deadline = time.monotonic() + 30
     while True:

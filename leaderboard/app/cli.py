@@ -114,8 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from leaderboard.core.config import ENV_DEBUG
         from leaderboard.core.errors import FollowBoardError, UsageError
         from leaderboard.app.workflow_log import commands_stopped
-    except KeyboardInterrupt:
-        return _interrupted()
+    except KeyboardInterrupt:  # the command as far as it is known yet
+        return _interrupted(" ".join(["leaderboard", requested_command(argv) or ""]).strip())
     # Every message begins with the command as typed, as argparse's usage errors do
     # ("leaderboard runs add: error: ..."; commands.new_command records it).
     command = getattr(args, "command_prog", f"leaderboard {args.command}")
@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 128 + 13
     except KeyboardInterrupt:
-        return _interrupted()
+        return _interrupted(command)
     except UsageError as exc:
         # As argparse refuses a command line it cannot parse: the command's usage line,
         # its error, exit 2 (SystemExit, as from parse_args above).
@@ -152,10 +152,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _interrupted() -> int:
-    """Ctrl-C (SIGINT): a word on standard error and the status a shell gives a command
-    the signal stopped (128 + 2), no traceback."""
-    print("interrupted", file=sys.stderr)
+def _interrupted(command: str) -> int:
+    """Ctrl-C (SIGINT): a word on standard error, begun with ``command`` as every message
+    is ("leaderboard score: interrupted"), and the status a shell gives a command the
+    signal stopped (128 + 2), no traceback."""
+    print(f"{command}: interrupted", file=sys.stderr)
     return 130
 
 
