@@ -462,6 +462,15 @@ def test_every_json_output_names_its_format_and_its_help_says_it(
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert form in " ".join(capsys.readouterr().out.split()), command
+    # `tasks --json` printed a bare list: an object naming its format holds the tasks.
+    rc, out, err = run_cli(capsys, "tasks", "followtable/w", "--json")
+    assert rc == 0, err
+    listed = json.loads(out)
+    assert set(listed) == {"format", "tasks"} and listed["format"] == "followboard-tasks/1"
+    assert [t["id"] for t in listed["tasks"]] == ["followtable/wqt", "followtable/wtr"]
+    with pytest.raises(SystemExit):
+        main(["tasks", "--help"])
+    assert "followboard-tasks/1" in " ".join(capsys.readouterr().out.split())
 
 
 def test_eval_text_output_is_on_the_leaderboards_scale_and_says_so(capsys, data_dir: Path,

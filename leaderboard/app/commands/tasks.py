@@ -10,6 +10,10 @@ from dataclasses import asdict
 from leaderboard.app.commands import new_command
 
 
+# What `tasks --json` prints, named in it: a later shape gets another number.
+TASKS_FORMAT = "followboard-tasks/1"
+
+
 def register(sub: "argparse._SubParsersAction") -> None:
     p = new_command(sub, "tasks", "list every task the leaderboard scores",
                     "List task ids with their roles, primary metric and data source. PATTERN "
@@ -18,7 +22,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
                     "  leaderboard tasks followtable\n  leaderboard tasks 'pi-indic-val150/t4/*'")
     p.add_argument("pattern", nargs="?", default="", metavar="PATTERN",
                    help="task id prefix, shell wildcards allowed (default: every task)")
-    p.add_argument("--json", action="store_true", help="print the registry entries as JSON")
+    p.add_argument("--json", action="store_true",
+                   help='print {"format", "tasks"} as JSON: the registry entries, format '
+                        f"{TASKS_FORMAT}")
     p.set_defaults(handler=run)
 
 
@@ -36,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
         raise UnknownTaskError(f"no task id starts with {args.pattern!r}; "
                                "`leaderboard tasks` lists them all")
     if args.json:
-        print(json.dumps([asdict(t) for t in tasks], indent=1))
+        print(json.dumps({"format": TASKS_FORMAT, "tasks": [asdict(t) for t in tasks]},
+                         indent=1))
         return 0
     for t in tasks:
         print(f"{t.id:34} roles={','.join(t.roles):18} primary={t.primary_metric:9} "
