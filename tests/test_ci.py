@@ -2280,7 +2280,8 @@ def test_results_record_input_digests_and_validate_reports_stale_scores(
     assert main(args) == 1
     out = capsys.readouterr().out
     assert (f"old-model/results.json: {RUNS}/altered.trec.gz changed since results.json was "
-            f"scored: the scores are stale; run `leaderboard score {folder}`") in out
+            f"scored: the scores are stale; run `leaderboard score {folder} --data-dir {data_dir}`"
+            ) in out
 
 
 def test_publish_rescores_every_stale_submission_not_just_its_push(repo, wtr, data_dir,
@@ -2330,10 +2331,11 @@ def test_after_a_data_revision_bump_validate_says_so_and_publish_rescores(
     capsys.readouterr()
     assert main(validate) == 1
     out = capsys.readouterr().out
+    # The pull and the scoring it says to run read the folder validate was given.
     assert (f"old-model/results.json: 1 task ({TASK}) was scored on {source.repo}@0123abcd4567, "
             f"but the registry pins {source.repo}@{source.revision} (`leaderboard data pull "
-            f"followtable` fetches it): the scores are stale; run `leaderboard score {folder}`"
-            ) in out, out
+            f"followtable --data-dir {data_dir}` fetches it): the scores are stale; run "
+            f"`leaderboard score {folder} --data-dir {data_dir}`") in out, out
     assert main(["ci", "score-pending", "--repo", str(root), "--before", merged, "--after",
                  merged, "--data-dir", str(data_dir), "--quiet"]) == 0
     assert "old-model: scored" in capsys.readouterr().out

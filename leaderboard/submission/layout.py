@@ -195,13 +195,21 @@ def folder_path(sub_id: str, rel: str = "") -> str:
     return f"{SUBMISSIONS_DIR}/{sub_id}" + (f"/{rel}" if rel else "")
 
 
-def score_command(folder: PurePath | str) -> str:
+def score_command(folder: PurePath | str, data_dir: PurePath | str | None = None) -> str:
     """`leaderboard score FOLDER`, which writes the scorer's entries of ``folder`` again,
     as a message tells it: ``folder`` as whoever reads the message names it (the path
     given on the command line, which may lie outside any ``submissions/``; the
     repository's ``submissions/<id>`` in the pull-request check, not its work copy),
-    quoted for a shell."""
-    return f"`leaderboard score {shlex.quote(str(folder))}`"
+    quoted for a shell; with ``--data-dir DATA_DIR`` where the message's command read
+    the data there (scored with the default folder, the scores would be computed on other
+    data, or on none)."""
+    return f"`leaderboard score {shlex.quote(str(folder))}{data_dir_option(data_dir)}`"
+
+
+def data_dir_option(data_dir: PurePath | str | None) -> str:
+    """' --data-dir DATA_DIR' (quoted for a shell) for a command a message tells to read
+    the data folder ``data_dir``; empty for None (the default folder)."""
+    return "" if data_dir is None else f" --data-dir {shlex.quote(str(data_dir))}"
 
 
 def listing(sub_id: str = "<id>") -> list[tuple[str, str]]:

@@ -184,13 +184,15 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                              "machine's run store cache (a submission scored elsewhere, such "
                              "as a pull request's checkout, has them in that machine's)")
         # Unless the folder's files were not read: their count is the problem (reported).
-        for problem in [] if submission.over_limit else results_staleness(root, store):
+        for problem in [] if submission.over_limit else results_staleness(root, store,
+                                                                          data_dir):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
                 report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
                            f"{problem}; {redo_explanations}")
                 continue
             report.add(f"{submission.id}/results.json", None,
-                       f"{problem}: the scores are stale; run {score_command(shown)}")
+                       f"{problem}: the scores are stale; run "
+                       f"{score_command(shown, data_dir)}")
         line = rewritten_line(root / RESULTS_NAME)
         if line is not None:
             report.add(f"{submission.id}/{RESULTS_NAME}", line,
@@ -397,14 +399,16 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
                        systems=[system])
 
 
-def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
+def results_staleness(root: Path, store: RunStore | None = None,
+                      data_dir: Path | None = None) -> list[str]:
     """Why ``root/results.json`` no longer matches the submission's files (empty: it does,
     or there is no results.json). An unreadable results file is stale too, and so are
     explanation files that results.json does not name, or whose manifest cannot be had
     from the run store (``store``, by default the configured one) or was computed from
     other inputs (problems starting ``explain/``): scoring again rewrites both. So are
     scores on another data revision than the registry pins now
-    (:func:`leaderboard.submission.results.off_pin_problems`): after the pin moves,
+    (:func:`leaderboard.submission.results.off_pin_problems`, whose pull fetches into
+    ``data_dir``, the folder the caller reads, where it has one): after the pin moves,
     publishing rescores every merged submission. The run files are those of the
     manifest and those in the folder as they are now (more than a submission may hold:
     their count is the one problem, and none is read); of the explanation files only
@@ -423,7 +427,7 @@ def results_staleness(root: Path, store: RunStore | None = None) -> list[str]:
     problems = stale_inputs(recorded.inputs_sha256 or {},
                             input_digests(inputs.metadata_digest, inputs.merged))
     # Scores on another data revision than the pin (it moved since): not the board's data.
-    problems += off_pin_problems(recorded.produced_by)
+    problems += off_pin_problems(recorded.produced_by, data_dir)
     if problems:
         return problems
     files = SubmissionFiles(root.name, root, inputs.merged.source,

@@ -22,7 +22,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Annotated, Callable, Literal
 
 from pydantic import (
@@ -49,6 +49,7 @@ from leaderboard.submission.layout import (
     MAX_RESULTS_BYTES,
     PER_QUERY_NAME,
     RESULTS_NAME,
+    data_dir_option,
 )
 
 if TYPE_CHECKING:
@@ -552,9 +553,11 @@ def off_pin_revisions(moved: Mapping[str, str]) -> str:
     return ", ".join(sorted({revision_text(r) for r in moved.values()}))
 
 
-def off_pin_problems(produced_by: Mapping[str, str]) -> list[str]:
+def off_pin_problems(produced_by: Mapping[str, str],
+                     data_dir: PurePath | str | None = None) -> list[str]:
     """What :func:`off_pin_tasks` finds, one sentence per recorded revision and pinned
-    one: 'N tasks (first, ...) were scored on A, but the registry pins B'."""
+    one: 'N tasks (first, ...) were scored on A, but the registry pins B', with the pull
+    that fetches B into ``data_dir`` (the folder the caller reads, where it has one)."""
     groups: dict[tuple[str, str, str], list[str]] = {}
     for task_id, recorded in off_pin_tasks(produced_by).items():
         source = get_task(task_id).source
@@ -565,7 +568,8 @@ def off_pin_problems(produced_by: Mapping[str, str]) -> list[str]:
         listed = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
         out.append(f"{plural(len(ids), 'task')} ({listed}) "
                    f"{'was' if len(ids) == 1 else 'were'} scored on {was}, but the registry "
-                   f"pins {pinned} (`leaderboard data pull {benchmark}` fetches it)")
+                   f"pins {pinned} (`leaderboard data pull {benchmark}"
+                   f"{data_dir_option(data_dir)}` fetches it)")
     return out
 
 
