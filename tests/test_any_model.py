@@ -34,6 +34,7 @@ from huggingface_hub import constants as hf_constants  # noqa: E402
 
 from fixtures.loopback import serving  # noqa: E402
 from fixtures.pids import dead_and_running_folders  # noqa: E402
+from fixtures.submission import pulled  # noqa: E402
 from leaderboard.app.cli import main  # noqa: E402
 from leaderboard.core.checksums import git_blob_sha1  # noqa: E402
 from leaderboard.submission.metadata import Metadata  # noqa: E402
@@ -191,9 +192,10 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture()
 def data_with_pi_indic(tiny_data: Path, data_dir: Path) -> Path:
-    """The tiny FollowTable WTR beside the real PI-Indic files."""
-    (tiny_data / "pi-indic").symlink_to(data_dir / "pi-indic", target_is_directory=True)
-    return tiny_data
+    """The tiny FollowTable WTR beside the real PI-Indic files, as pulled data (CI's, and
+    that of a results.json a pull request may carry: tests/test_submit_path.py)."""
+    return pulled(tiny_data, ["followtable/wtr", "pi-indic-val150/t1/hin",
+                              "pi-indic-val150/t4/hin"], mirror=data_dir)
 
 
 @pytest.mark.parametrize("kind", ["st-bi", "st-ce", "llama"])

@@ -25,9 +25,10 @@ from leaderboard.store.http import HttpLimits
 from leaderboard.store.locations import HttpsStore, StoreConfigError, parse_store
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.manifest import FORMAT_LINE, parse_manifest
-from test_ci import _report, commit_all, git, pr_check, repo, template, write_submission, wtr
+from test_ci import (_report, commit_all, git, pr_check, pulled_data, repo, template,
+                     write_submission, wtr)
 
-__all__ = ["repo", "template", "wtr"]  # fixtures, used by name
+__all__ = ["pulled_data", "repo", "template", "wtr"]  # fixtures, used by name
 
 SUB = "my-model"
 DEEP = b'{"a":' * 100_000 + b"1" + b"}" * 100_000

@@ -154,15 +154,26 @@ def wtr(data_dir: Path):
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory, data_dir: Path, wtr) -> tuple[Path, str]:
-    """A base repository: one scored verified submission, one reported row, some code."""
+def pulled_data(tmp_path_factory, data_dir: Path) -> Path:
+    """A data folder as CI's is, `leaderboard data pull`'s: WTR's files (linked to the
+    mirror's) with the manifest a pull writes, naming the pinned revision and listing
+    them all. The mirror (``data_dir``) has no manifest, as data copied in by hand."""
+    source = get_task(TASK).source
+    return linked_data(data_dir, tmp_path_factory.mktemp("pulled") / "data", source,
+                       {"repo": source.repo, "revision": source.revision})
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, pulled_data: Path, wtr) -> tuple[Path, str]:
+    """A base repository: one scored verified submission (as publishing scores it, on
+    pulled data), one reported row, some code."""
     repo = tmp_path_factory.mktemp("template") / "repo"
     repo.mkdir()
     init_repo(repo)
     (repo / "leaderboard").mkdir()
     (repo / "leaderboard" / "__init__.py").write_text('"""placeholder"""\n')
     old = write_submission(repo, "old-model", "Old Model", wtr, quality="weak")
-    outcome = score_submission(old, data_dir, after_merge=True)
+    outcome = score_submission(old, pulled_data, after_merge=True)
     assert outcome.results_path is not None, outcome.report.lines()
     old_irs = outcome.scores[TASK].metrics["IRS"]
     # A reported row (no per-query scores) carrying a figure measured above, so the
@@ -489,19 +500,19 @@ def test_a_name_no_file_system_holds_is_refused_unread(repo, wtr, data_dir, acti
     assert report.submissions[0].tasks == []
 
 
-def test_results_json_in_the_pr_must_be_what_the_scorer_writes(repo, wtr, data_dir,
+def test_results_json_in_the_pr_must_be_what_the_scorer_writes(repo, wtr, pulled_data,
                                                                actions_env, tmp_path):
     root, base = repo
     folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
     head = commit_all(root, "add new-model")
     first = tmp_path / "first"
-    assert pr_check(root, base, head, first, data_dir) == 0
+    assert pr_check(root, base, head, first, pulled_data) == 0
     scored = (first / "results" / "new-model" / "results.json").read_bytes()
 
     (folder / "results.json").write_bytes(scored)
     head = commit_all(root, "add the scorer's results.json")
     out = tmp_path / "same"
-    assert pr_check(root, base, head, out, data_dir) == 0
+    assert pr_check(root, base, head, out, pulled_data) == 0
     assert read_ci_report(out / "report.json").submissions[0].results_json == "matches"
 
     data = json.loads(scored)
@@ -509,10 +520,82 @@ def test_results_json_in_the_pr_must_be_what_the_scorer_writes(repo, wtr, data_d
     (folder / "results.json").write_text(json.dumps(data))
     head = commit_all(root, "improve the score by hand")
     out = tmp_path / "edited"
-    assert pr_check(root, base, head, out, data_dir) == 1
+    assert pr_check(root, base, head, out, pulled_data) == 1
     sub = read_ci_report(out / "report.json").submissions[0]
     assert sub.results_json == "differs"
     assert any(p.path == "submissions/new-model/results.json" for p in sub.problems)
+
+
+def test_a_results_json_on_data_no_pull_verified_is_refused_here_as_in_ci(
+        repo, wtr, data_dir, pulled_data, tmp_path, capsys):
+    """Scored on a data folder no `leaderboard data pull` verified (a mirror copied in by
+    hand: no .manifest.json), results.json records each task's data as the pinned
+    revision, not verified; CI pulls its data and records the revision alone. So a local
+    `ci pr-check` on the same unverified data called the carried file "matches" while CI
+    refused it as not what the scorer writes, saying to run `leaderboard score`, which
+    the submitter had done; and one scored on pulled data passed CI but failed a local
+    check on the mirror (and `validate` on the mirror alike). A results.json that records
+    unverified data is refused everywhere, saying why and what to do; a check on
+    unverified data holds a carried file to what the scorer records on pulled data, and
+    pr-check says it ran on such data."""
+    root, base = repo
+    folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
+    mirror = data_dir / get_task(TASK).source.local_dir
+    # Scored on the mirror: `score` says that CI refuses what it wrote, naming the folder.
+    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    note = ("the pinned revision; files not verified: no .manifest.json from `leaderboard "
+            "data pull`")
+    assert (f"{mirror}: warning: it holds files that no `leaderboard data pull` verified, so "
+            f"results.json records the data of 1 task as \"{note}\", and `ci pr-check` "
+            "refuses such a results.json in a pull request") in out, out
+    assert out.count("no `leaderboard data pull` verified") == 1
+    head = commit_all(root, "add new-model, scored on the mirror")
+    refusal = (f"results.json records the data of 1 task of followtable ({TASK}) as \"{note}\": "
+               "scored on files that `leaderboard data pull followtable` did not fetch and "
+               "verify, while CI scores on the data it pulls and records its revision alone, "
+               "so a pull request may not carry this results.json; pull the data into a "
+               "folder of your own (`leaderboard data pull followtable --data-dir DIR`) and "
+               "run `leaderboard score {} --data-dir DIR` again, or delete "
+               "results.json from the pull request (CI writes it after merge)")
+    # `validate`, on either data, says what pr-check says.
+    for data in (data_dir, pulled_data):
+        capsys.readouterr()
+        assert main(["validate", str(folder), "--data-dir", str(data), "--quiet"]) == 1
+        assert f"new-model/results.json: {refusal.format(folder)}" in capsys.readouterr().out
+    refusal = refusal.format("submissions/new-model")
+    for data in (data_dir, pulled_data):  # here, on the mirror, and as CI, on pulled data
+        capsys.readouterr()
+        assert pr_check(root, base, head, tmp_path / "mirror", data) == 1
+        (sub,) = read_ci_report(tmp_path / "mirror" / "report.json").submissions
+        assert sub.results_json == "differs"
+        assert [p.message for p in sub.problems if p.severity == "error"] == [refusal]
+    # Scored on pulled data: CI accepts it, and so does a check on the mirror, which says
+    # that it ran on data no pull verified.
+    capsys.readouterr()
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
+    assert "verified" not in capsys.readouterr().out
+    head = commit_all(root, "new-model scored on pulled data")
+    for data, warned in ((pulled_data, False), (data_dir, True)):
+        assert main(["validate", str(folder), "--data-dir", str(data), "--quiet"]) == 0
+        capsys.readouterr()
+        assert pr_check(root, base, head, tmp_path / "pulled", data) == 0
+        (sub,) = read_ci_report(tmp_path / "pulled" / "report.json").submissions
+        assert sub.valid and sub.results_json == "matches"
+        warnings = [p.message for p in sub.problems if p.severity == "warning"]
+        assert warnings == ([f"the check ran on data that no `leaderboard data pull` verified "
+                             f"({mirror}), while CI scores on the data it pulls; the "
+                             "results.json the pull request carries is held to what the "
+                             "scorer records on pulled data, as CI holds it (with no note "
+                             "that the files were not verified)"] if warned else [])
+    # Set aside are those notes alone: a score edited by hand still differs.
+    edited = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    edited["systems"][0]["tasks"][TASK]["metrics"]["IRS"] += 0.25
+    (folder / "results.json").write_text(json.dumps(edited, indent=1, sort_keys=True) + "\n")
+    head = commit_all(root, "improve the score by hand")
+    assert pr_check(root, base, head, tmp_path / "edited", data_dir) == 1
+    (sub,) = read_ci_report(tmp_path / "edited" / "report.json").submissions
+    assert sub.results_json == "differs"
 
 
 def test_a_per_query_file_that_inflates_without_end_is_compared_within_bounds(tmp_path):
@@ -588,30 +671,30 @@ def _passes_pr_check(root: Path, base: str, head: str, out: Path, data_dir: Path
     assert sub.valid and sub.results_json == "matches"
 
 
-def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr, data_dir,
+def test_a_folder_scored_by_leaderboard_score_is_accepted_as_committed(repo, wtr, pulled_data,
                                                                         tmp_path, capsys):
     """The guide's steps 4 and 5: score the folder locally, commit it as it is. Scoring
     used to write explain/ into it, which `validate` accepted and pr-check refused (issue
     34, finding 4); the explorer's files are CI's, written after the merge."""
     root, base = repo
     folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
-    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
+    assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert sorted(p.name for p in folder.iterdir()) == [
         "manifest.txt", "metadata.yaml", "per-query.json.gz", "results.json", "runs"]
     head = commit_all(root, "add new-model, scored")
-    _passes_pr_check(root, base, head, tmp_path / "report", data_dir, capsys)
+    _passes_pr_check(root, base, head, tmp_path / "report", pulled_data, capsys)
     # Publishing then writes the explorer's files into the merged folder.
     git(root, "checkout", "-q", "main")
     git(root, "merge", "-q", "--ff-only", head)
     assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
-                 head, "--data-dir", str(data_dir), "--quiet"]) == 0
+                 head, "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert (folder / "explain" / "manifest.json").is_file()
     assert git(root, "status", "--porcelain").splitlines() == ["?? submissions/new-model/explain/"]
 
 
 def test_a_merged_folder_copied_under_a_new_id_is_scored_into_one_ci_accepts(
-        repo, wtr, data_dir, tmp_path, capsys):
+        repo, wtr, pulled_data, tmp_path, capsys):
     """A submitter copies a merged submission's folder (explain/ and all, as CI committed
     it) outside the repository, sets its id, scores it, validates it and commits it: the
     explorer's files it copied are another submission's, which the pull request would add
@@ -626,23 +709,23 @@ def test_a_merged_folder_copied_under_a_new_id_is_scored_into_one_ci_accepts(
     meta.write_text(meta.read_text(encoding="utf-8").replace("id: old-model", "id: my-copy"),
                     encoding="utf-8")
     capsys.readouterr()
-    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert ("my-copy/explain: " in out and "its manifest.json is old-model's" in out
             and layout.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out), out
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert not (folder / "explain").exists()
-    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     shutil.copytree(folder, root / "submissions" / "my-copy")
     head = commit_all(root, "add my-copy")
-    _passes_pr_check(root, base, head, tmp_path / "report", data_dir, capsys)
+    _passes_pr_check(root, base, head, tmp_path / "report", pulled_data, capsys)
     # The merged submission's own explain/, with a file no scoring wrote: the update
     # removes that file and keeps CI's, as the base has them.
     merged = root / "submissions" / "old-model"
     (merged / "explain" / ".DS_Store").write_bytes(b"\0Bud1")
-    assert main(["validate", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 1
+    assert main(["validate", str(merged), "--data-dir", str(pulled_data), "--quiet"]) == 1
     assert "not listed in its manifest.json (explain/.DS_Store)" in capsys.readouterr().out
-    assert main(["score", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(merged), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert not (merged / "explain" / ".DS_Store").exists()
     assert git(root, "status", "--porcelain", "submissions/old-model") == ""
     # A file CI wrote, edited or deleted: no scoring puts it back, and both say so.
@@ -650,7 +733,7 @@ def test_a_merged_folder_copied_under_a_new_id_is_scored_into_one_ci_accepts(
     queries.write_bytes(gzip.compress(b"{}"))
     (merged / "explain" / "followtable" / "wtr.cards.0.json.gz").unlink()
     for command in ("validate", "score"):
-        assert main([command, str(merged), "--data-dir", str(data_dir), "--quiet"]) == 1
+        assert main([command, str(merged), "--data-dir", str(pulled_data), "--quiet"]) == 1
         out = capsys.readouterr().out
         assert ("old-model/explain/followtable/wtr.queries.json.gz: not the file "
                 "explain/manifest.json lists (" in out and "put back the file CI wrote" in out
@@ -2207,7 +2290,7 @@ def test_the_bot_may_update_a_merged_reference_models_folder(repo, wtr, data_dir
 
 
 def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
-        repo, wtr, data_dir, actions_env, tmp_path, capsys):
+        repo, wtr, pulled_data, actions_env, tmp_path, capsys):
     """explain/ is the scorer's (leaderboard/submission/explain_files.py): CI committed it with the
     base (the folder store), an update PR leaves it alone and passes, a PR that edits it
     is refused, and on main an explanation file that is not the one results.json names
@@ -2223,18 +2306,18 @@ def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
     # submitter runs `leaderboard score` (as the check says) and commits the manifest,
     # and results.json and per-query.json.gz if they like (the scorer's own are
     # accepted), but not the explanation files it rewrote: those stay as the base has them.
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     git(root, "checkout", base, "--", "submissions/old-model/explain")
     git(root, "clean", "-fdq", "--", "submissions/old-model/explain")
     head = commit_all(root, "better runs for old-model")
     assert not [p for p in git(root, "diff", "--name-only", base, head).split()
                 if "/explain/" in p]
-    assert pr_check(root, base, head, tmp_path / "update", data_dir) == 0
+    assert pr_check(root, base, head, tmp_path / "update", pulled_data) == 0
     (sub,) = read_ci_report(tmp_path / "update" / "report.json").submissions
     assert sub.valid and sub.results_json == "matches"
     explained[0].write_bytes(b"forged")
     forged = commit_all(root, "and forged explanation files")
-    assert pr_check(root, base, forged, tmp_path / "forged", data_dir) == 1
+    assert pr_check(root, base, forged, tmp_path / "forged", pulled_data) == 1
     (sub,) = read_ci_report(tmp_path / "forged" / "report.json").submissions
     assert any(p.path == "submissions/old-model/explain" and "written by CI after the merge"
                in p.message for p in sub.problems)
@@ -2251,7 +2334,7 @@ def test_merged_explanation_files_neither_block_an_update_nor_call_for_scoring(
     assert pending_submissions(root, before, after).ids == ["old-model"]
     capsys.readouterr()
     assert main(["ci", "score-pending", "--repo", str(root), "--before", before, "--after",
-                 after, "--data-dir", str(data_dir), "--quiet"]) == 0
+                 after, "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert "old-model: scored" in capsys.readouterr().out
     assert manifest.read_bytes() == genuine
     rescored = commit_all(root, "publish: rescored")
@@ -2513,7 +2596,7 @@ def test_pr_check_help_says_rows_on_another_data_revision_are_not_compared() -> 
     assert "the leader committed at BASE" not in described, described
 
 def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
-        repo, data_dir, capsys):
+        repo, pulled_data, capsys):
     """IRS and p-MRR set to 0.99 by hand, with the recorded SHA-256 of the runs kept:
     `validate` said valid and `ci score-pending` found nothing to score."""
     root, base = repo
@@ -2529,9 +2612,9 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     edited = commit_all(root, "a hand edit of old-model's scores")
     folder = str(path.parent)
 
-    assert main(["validate", folder, "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["validate", folder, "--data-dir", str(pulled_data), "--quiet"]) == 0
     capsys.readouterr()  # the recorded digests still match: only a rescore tells
-    assert main(["validate", "--check-scores", folder, "--data-dir", str(data_dir),
+    assert main(["validate", "--check-scores", folder, "--data-dir", str(pulled_data),
                  "--quiet"]) == 1
     out = capsys.readouterr().out
     assert ("old-model/results.json: differs from the runs and metadata.yaml: model name: "
@@ -2546,19 +2629,19 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     # and --all scores every submission.
     for before in ("f" * 40, ""):
         assert main(["ci", "score-pending", "--repo", str(root), "--before", before,
-                     "--after", edited, "--data-dir", str(data_dir), "--quiet"]) == 0
+                     "--after", edited, "--data-dir", str(pulled_data), "--quiet"]) == 0
         err = capsys.readouterr().err
         assert "leaderboard ci score-pending: warning: " in err and "run with --all" in err, err
         assert path.read_bytes() != genuine
     assert main(["ci", "score-pending", "--repo", str(root), "--before", "f" * 40, "--after",
-                 edited, "--all", "--data-dir", str(data_dir), "--quiet"]) == 0
+                 edited, "--all", "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert path.read_bytes() == genuine
     git(root, "checkout", "-q", "--", ".")
     assert main(["ci", "score-pending", "--repo", str(root), "--before", base, "--after",
-                 edited, "--data-dir", str(data_dir), "--quiet"]) == 0
+                 edited, "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert "old-model: scored" in capsys.readouterr().out
     assert path.read_bytes() == genuine
-    assert main(["validate", "--check-scores", folder, "--data-dir", str(data_dir),
+    assert main(["validate", "--check-scores", folder, "--data-dir", str(pulled_data),
                  "--quiet"]) == 0
 
 
@@ -2607,7 +2690,7 @@ def _run_publish_score_step(root: Path, data_dir: Path, before: str, after: str,
 
 
 def test_publish_reads_a_push_whose_run_was_replaced_in_the_concurrency_group(
-        repo, data_dir, monkeypatch, capsys):
+        repo, pulled_data, monkeypatch, capsys):
     """publish.yml's one concurrency group keeps one waiting run and cancels it when
     another push comes: push 1 (a hand edit of old-model's scores, digests kept) waits,
     push 2 (a README fix) replaces its run, and push 2's run read only push 2's range
@@ -2626,7 +2709,7 @@ def test_publish_reads_a_push_whose_run_was_replaced_in_the_concurrency_group(
     (root / "README.md").write_text("a typo fixed\n")
     push2 = commit_all(root, "a README fix")
     capsys.readouterr()
-    assert _run_publish_score_step(root, data_dir, push1, push2, monkeypatch) == 0
+    assert _run_publish_score_step(root, pulled_data, push1, push2, monkeypatch) == 0
     out, err = capsys.readouterr()
     assert "old-model: scored" in out and "warning" not in err, (out, err)
     assert path.read_bytes() == genuine
@@ -2634,7 +2717,7 @@ def test_publish_reads_a_push_whose_run_was_replaced_in_the_concurrency_group(
     # and says what it cannot see.
     git(root, "checkout", "-q", "--", ".")
     git(root, "update-ref", "-d", published)
-    assert _run_publish_score_step(root, data_dir, push1, push2, monkeypatch) == 0
+    assert _run_publish_score_step(root, pulled_data, push1, push2, monkeypatch) == 0
     out, err = capsys.readouterr()
     assert "no submission needs scoring" in out and path.read_bytes() != genuine
     assert (f"warning: --published {published} is not in this clone (no publish run has "
@@ -2643,37 +2726,37 @@ def test_publish_reads_a_push_whose_run_was_replaced_in_the_concurrency_group(
 
 
 def test_a_reformatted_results_file_is_found_by_validate_as_pr_check_refuses_it(
-        repo, wtr, data_dir, tmp_path, capsys):
+        repo, wtr, pulled_data, tmp_path, capsys):
     """results.json pretty-printed by hand, every score kept: `validate` (and `validate
     --check-scores`, 'results.json holds the scores of its runs') said valid, and
     pr-check refused it byte for byte. Lines ending in CRLF (a Windows checkout) are no
     fault: git commits them as LF."""
     root, base = repo
     folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     path = folder / "results.json"
     genuine = path.read_text(encoding="utf-8")
     path.write_bytes(genuine.replace("\n", "\r\n").encode("utf-8"))
-    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     path.write_text(json.dumps(json.loads(genuine), indent=2, sort_keys=True) + "\n",
                     encoding="utf-8")
     capsys.readouterr()
     for check in ([], ["--check-scores"]):
-        assert main(["validate", *check, str(folder), "--data-dir", str(data_dir),
+        assert main(["validate", *check, str(folder), "--data-dir", str(pulled_data),
                      "--quiet"]) == 1
         out = capsys.readouterr().out
         assert ("new-model/results.json:2: not as the scorer writes it from this line on "
                 "(reformatted or edited by hand), while `ci pr-check` compares it byte for "
                 f"byte; run `leaderboard score {folder}` to write it again") in out, out
     head = commit_all(root, "add new-model, results.json reformatted")
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 1
     assert "results.json differs from what the scorer computes" in capsys.readouterr().out
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert path.read_text(encoding="utf-8") == genuine
 
 
 def test_a_results_file_of_another_scorer_version_is_refused_by_validate_as_by_pr_check(
-        repo, wtr, data_dir, tmp_path, capsys, monkeypatch):
+        repo, wtr, pulled_data, tmp_path, capsys, monkeypatch):
     """A submitter scored with another version of the scorer (then updated the project):
     `validate --check-scores` only warned that produced_by and the source differ and said
     valid, while pr-check refused the results.json the pull request carries, byte for
@@ -2687,10 +2770,10 @@ def test_a_results_file_of_another_scorer_version_is_refused_by_validate_as_by_p
     with monkeypatch.context() as patch:
         patch.setattr(pipeline, "__version__", "0.0.1")
         for sub in (folder, merged):
-            assert main(["score", str(sub), "--data-dir", str(data_dir), "--quiet"]) == 0
+            assert main(["score", str(sub), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert '"scorer": "followboard 0.0.1"' in (folder / "results.json").read_text()
     capsys.readouterr()
-    check = ["validate", "--check-scores", "--data-dir", str(data_dir), "--quiet"]
+    check = ["validate", "--check-scores", "--data-dir", str(pulled_data), "--quiet"]
     assert main([*check, str(folder)]) == 1
     out = capsys.readouterr().out
     assert ("new-model/results.json: the scores match the runs, but produced_by, systems "
@@ -2702,20 +2785,20 @@ def test_a_results_file_of_another_scorer_version_is_refused_by_validate_as_by_p
         capsys.readouterr().out
     git(root, "checkout", "-q", "--", "submissions/old-model")
     head = commit_all(root, "add new-model, scored by another version")
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 1
     assert "results.json differs from what the scorer computes" in capsys.readouterr().out
 
 
 def test_a_hand_edited_score_of_a_new_submission_is_found_by_plain_validate(
-        repo, wtr, data_dir, tmp_path, capsys):
+        repo, wtr, pulled_data, tmp_path, capsys):
     """The guide's check is plain `validate`: it passed a score edited by hand (the
     canonical form and the recorded run digests kept), which only `--check-scores` found,
     and pr-check refused. A submission not merged yet carries its results.json in its pull
     request, which CI compares: validate compares it too, as --check-scores does."""
     root, base = repo
     folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
-    validate = ["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    validate = ["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     capsys.readouterr()
     assert main(validate) == 0
     assert "new-model: valid, and results.json holds the scores of its runs (" in \
@@ -2731,12 +2814,12 @@ def test_a_hand_edited_score_of_a_new_submission_is_found_by_plain_validate(
     assert (f"new-model/results.json: differs from the runs and metadata.yaml: {TASK} IRS: "
             f"results.json has 0.99, the runs give {true_irs:.6g}") in out, out
     head = commit_all(root, "add new-model, a score edited by hand")
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 1
     assert "results.json differs from what the scorer computes" in capsys.readouterr().out
 
 
 def test_runs_pull_of_a_submission_not_merged_leaves_a_folder_ci_accepts(
-        repo, wtr, data_dir, tmp_path, capsys):
+        repo, wtr, pulled_data, tmp_path, capsys):
     """Score, then `runs pull` (to have every file at hand) wrote the submission's own
     explorer files from the cache into explain/: validate said valid and pr-check refused
     '61 files under explain/ changed'. They are CI's, written after the merge: pull keeps
@@ -2744,17 +2827,17 @@ def test_runs_pull_of_a_submission_not_merged_leaves_a_folder_ci_accepts(
     one's, in its folder as CI wrote them, stay as they are."""
     root, base = repo
     folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     capsys.readouterr()
     assert main(["runs", "pull", str(folder)]) == 0
     out = capsys.readouterr().out
     assert not (folder / "explain").exists()
     assert re.search(r"new-model: pulled \(0 files written; the explorer's \d+ files are in "
                      r"the run store's cache: a pull request never carries them\)", out), out
-    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     head = commit_all(root, "add new-model, pulled")
     capsys.readouterr()
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+    assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 0, \
         capsys.readouterr().out
     merged = root / "submissions" / "old-model"
     before = sorted(p.relative_to(merged) for p in merged.rglob("*"))
@@ -2782,7 +2865,7 @@ def _copy_kept_explanations(folder: Path) -> int:
 
 
 def test_a_folder_not_merged_holding_its_own_explorer_files_is_told_to_drop_them(
-        repo, wtr, data_dir, tmp_path, capsys):
+        repo, wtr, pulled_data, tmp_path, capsys):
     """A submission not merged yet whose folder holds its own explain/ (the old `runs
     pull` wrote it from the cache, or a copy by hand) looked merged to the local check:
     validate said valid, without comparing results.json, and pr-check refused 'N files
@@ -2792,25 +2875,25 @@ def test_a_folder_not_merged_holding_its_own_explorer_files_is_told_to_drop_them
     refused by pr-check, saying to delete it and why."""
     root, base = repo
     folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     copied = _copy_kept_explanations(folder)
     capsys.readouterr()
-    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert (f"new-model/explain: {copied} files under explain/ that CI did not write for "
             "new-model, it is not merged yet: the default branch, main, holds no "
             "submissions/new-model/ (") in out, out
     assert f"`leaderboard score {folder}` removes them" in out, out
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert not (folder / "explain").exists()
     capsys.readouterr()
-    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert "valid, and results.json holds the scores of its runs" in capsys.readouterr().out
     # Committed on the PR's branch, HEAD holds it: pr-check, which knows the base, says why.
     _copy_kept_explanations(folder)
     head = commit_all(root, "add new-model, with its explorer files")
     capsys.readouterr()
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 1
+    assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 1
     out = capsys.readouterr().out
     assert (f"{copied} files under explain/ changed (" in out and layout.CI_FILES in out
             and "; new-model is not merged (the base branch has no such folder), so CI "
@@ -2818,11 +2901,11 @@ def test_a_folder_not_merged_holding_its_own_explorer_files_is_told_to_drop_them
                 "(`git rm -r submissions/new-model/explain`); `leaderboard score` keeps the "
                 "explorer's files in the run store's cache") in out, out
     # The default branch decides, not HEAD: the copy committed there is refused and removed.
-    assert main(["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 1
+    assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 1
     assert (f"{copied} files under explain/ that CI did not write for new-model, it is not "
             "merged yet: the default branch, main, holds no submissions/new-model/ (") \
         in capsys.readouterr().out
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert not (folder / "explain").exists()
 
 
@@ -2854,7 +2937,7 @@ def test_a_merged_submissions_explain_is_kept_where_the_default_branch_is_behind
 
 
 def test_a_new_submissions_own_explorer_files_copied_into_its_folder_are_refused_by_validate(
-        repo, wtr, data_dir, tmp_path, capsys):
+        repo, wtr, pulled_data, tmp_path, capsys):
     """Score, then copy the explorer's files from the cache into explain/ by hand: the
     folder looked merged (CI's explain/manifest.json for it, every file as listed), so
     validate said valid and pr-check refused '61 files under explain/ changed'. The
@@ -2862,29 +2945,29 @@ def test_a_new_submissions_own_explorer_files_copied_into_its_folder_are_refused
     would add, which validate refuses and score removes (they are in the cache)."""
     root, base = repo
     folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     _copy_kept_explanations(folder)
     capsys.readouterr()
-    validate = ["validate", str(folder), "--data-dir", str(data_dir), "--quiet"]
+    validate = ["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]
     assert main(validate) == 1
     out = capsys.readouterr().out
     assert re.search(r"new-model/explain: \d+ files under explain/ that CI did not write for "
                      r"new-model, it is not merged yet: the default branch, main, holds no "
                      r"submissions/new-model/ \(explain/followtable/wtr", out), out
     assert layout.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out, out
-    assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert "new-model/explain: warning: removed " in capsys.readouterr().out
     assert not (folder / "explain").exists()
     assert main(validate) == 0
     head = commit_all(root, "add new-model")
     capsys.readouterr()
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+    assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 0, \
         capsys.readouterr().out
     assert main(["runs", "verify", str(folder)]) == 0  # the explorer's files, from the cache
 
 
 def test_a_merged_submission_whose_explorer_files_are_in_an_https_store_is_merged(
-        repo, wtr, data_dir, tmp_path, capsys, monkeypatch):
+        repo, wtr, pulled_data, tmp_path, capsys, monkeypatch):
     """A deployment whose run store is an https:// mirror: publishing moved a merged
     submission's explain/ there, so its folder holds none. validate took it for one not
     merged yet (no explain/ in the folder, and the mirror is not asked), compared its
@@ -2899,7 +2982,7 @@ def test_a_merged_submission_whose_explorer_files_are_in_an_https_store_is_merge
     git(root, "checkout", "-q", "main")
     with monkeypatch.context() as patch:
         patch.setattr(pipeline, "__version__", "0.0.1")
-        assert score_submission(merged, data_dir, after_merge=True).results_path is not None
+        assert score_submission(merged, pulled_data, after_merge=True).results_path is not None
     (mirror / "submissions" / "old-model").mkdir(parents=True)
     shutil.move(merged / "explain", mirror / "submissions" / "old-model" / "explain")
     base = commit_all(root, "publish old-model, explain/ moved to the mirror")
@@ -2909,22 +2992,22 @@ def test_a_merged_submission_whose_explorer_files_are_in_an_https_store_is_merge
     with serving(folder_handler(mirror)) as url:
         monkeypatch.setenv("LEADERBOARD_RUN_STORE", f"{url}/{{+path}}")
         folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
-        assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
+        assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
         capsys.readouterr()
         for sub in (folder, merged):
-            assert main(["validate", str(sub), "--data-dir", str(data_dir), "--quiet"]) == 0, \
+            assert main(["validate", str(sub), "--data-dir", str(pulled_data), "--quiet"]) == 0, \
                 capsys.readouterr().out
-        assert main(["validate", "--check-scores", str(merged), "--data-dir", str(data_dir),
+        assert main(["validate", "--check-scores", str(merged), "--data-dir", str(pulled_data),
                      "--quiet"]) == 0
         assert "old-model/results.json: warning: the scores match the runs, but produced_by" \
             in capsys.readouterr().out
         head = commit_all(root, "add new-model")
-        assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+        assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 0, \
             capsys.readouterr().out
 
 
 def test_a_merged_submission_pulled_from_a_store_that_keeps_its_explorer_files_stays_one_ci_accepts(
-        repo, data_dir, tmp_path, capsys, monkeypatch):
+        repo, pulled_data, tmp_path, capsys, monkeypatch):
     """A deployment whose run store is not the repository: publishing moved a merged
     submission's files there, explain/ too, so the default branch's folder holds none. Its
     owner pulled the files to update it (runs pull), which wrote explain/ into the folder;
@@ -2950,22 +3033,22 @@ def test_a_merged_submission_pulled_from_a_store_that_keeps_its_explorer_files_s
     meta = merged / "metadata.yaml"
     meta.write_text(meta.read_text(encoding="utf-8").replace("Old Model", "Old Model 1.1"),
                     encoding="utf-8")
-    assert main(["score", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(merged), "--data-dir", str(pulled_data), "--quiet"]) == 0
     shutil.copytree(store / "submissions" / "old-model" / "explain", merged / "explain")
     capsys.readouterr()
-    validate = ["validate", str(merged), "--data-dir", str(data_dir), "--quiet"]
+    validate = ["validate", str(merged), "--data-dir", str(pulled_data), "--quiet"]
     assert main(validate) == 1
     out = capsys.readouterr().out
     assert re.search(r"old-model/explain: \d+ files under explain/ that CI did not write for "
                      r"old-model, the default branch, main, holds no "
                      r"submissions/old-model/explain/manifest.json \(",
                      out), out
-    assert main(["score", str(merged), "--data-dir", str(data_dir), "--quiet"]) == 0
+    assert main(["score", str(merged), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert not (merged / "explain").exists()
     assert main(validate) == 0
     head = commit_all(root, "old-model: a new name")
     capsys.readouterr()
-    assert pr_check(root, base, head, tmp_path / "report", data_dir) == 0, \
+    assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 0, \
         capsys.readouterr().out
 
 
@@ -3019,7 +3102,7 @@ def test_moving_the_files_to_the_run_store_rescores_nothing_the_store_holds(
 
 
 def test_outside_a_git_checkout_merged_is_what_the_folder_and_store_tell(
-        repo, wtr, data_dir, tmp_path, capsys, monkeypatch):
+        repo, wtr, pulled_data, tmp_path, capsys, monkeypatch):
     """A folder outside any git checkout (a copy to work on) has no default branch to
     ask: merged is what its folder and the run store tell. Scored by another version of
     the scorer, a merged submission's copy (explain/ as CI wrote it) gets a warning from
@@ -3036,10 +3119,10 @@ def test_outside_a_git_checkout_merged_is_what_the_folder_and_store_tell(
                           check=False).returncode != 0
     with monkeypatch.context() as patch:
         patch.setattr(pipeline, "__version__", "0.0.1")
-        assert score_submission(copy, data_dir, after_merge=True).results_path is not None
-        assert main(["score", str(new), "--data-dir", str(data_dir), "--quiet"]) == 0
+        assert score_submission(copy, pulled_data, after_merge=True).results_path is not None
+        assert main(["score", str(new), "--data-dir", str(pulled_data), "--quiet"]) == 0
     capsys.readouterr()
-    validate = ["validate", "--data-dir", str(data_dir), "--quiet"]
+    validate = ["validate", "--data-dir", str(pulled_data), "--quiet"]
     assert main([*validate, "--check-scores", str(copy)]) == 0
     assert "old-model/results.json: warning: the scores match the runs, but produced_by" \
         in capsys.readouterr().out

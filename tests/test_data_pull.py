@@ -37,7 +37,7 @@ from leaderboard.app.datapull.pull import DataPuller, pull_sources, select_sourc
 from leaderboard.core.checksums import file_checksum, git_blob_sha1
 from leaderboard.core.config import Endpoints
 from leaderboard.core.data.revision import (MANIFEST_NAME, DataRevisionError, data_revision,
-                                           off_pin)
+                                           off_pin, recorded_note, recorded_verified)
 from leaderboard.core.report import Report
 from leaderboard.core.tasks import Task
 from leaderboard.submission.pipeline import data_revisions
@@ -1049,6 +1049,25 @@ def test_scores_recorded_on_another_revision_than_the_pin_are_off_it(recorded: s
     back as the revision it names: the pinned one, noted unverified or not, is the pin;
     another, or none, is not (the board's data moved since, or nothing tells)."""
     assert off_pin(recorded, R04) is moved
+
+
+@pytest.mark.parametrize(("recorded", "note"), [
+    (f"{R04.repo}@{R04.revision}", ""),
+    (f"{R04.repo}@{R04.revision} (the pinned revision; files not verified: no "
+     f"{MANIFEST_NAME} from `leaderboard data pull`)",
+     f"the pinned revision; files not verified: no {MANIFEST_NAME} from `leaderboard data "
+     "pull`"),
+    (f"{R04.repo}@0123abcd4567 (files not verified: x is read ...)",
+     "files not verified: x is read ..."),
+    (f"unknown (its {MANIFEST_NAME} is not JSON)", f"unknown (its {MANIFEST_NAME} is not JSON)"),
+])
+def test_what_is_recorded_of_data_no_pull_verified_is_told_apart(recorded: str,
+                                                                  note: str) -> None:
+    """What results.json records of a task's data is verified (what CI, which scores on
+    pulled data, records) only as a revision alone; the note beside it otherwise is what
+    `ci pr-check` quotes when it refuses the file."""
+    assert recorded_verified(recorded) is (note == "")
+    assert recorded_note(recorded) == note
 
 
 def test_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

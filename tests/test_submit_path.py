@@ -5,7 +5,8 @@ folder committed as its step 5 says in a scratch clone of the submitter's fork, 
 `leaderboard ci pr-check` on that commit: what the command writes is what the guide lists
 and what CI accepts, and metadata.yaml records who may change the submission and only
 what is known of the model. Model folders are built offline as tests/test_any_model.py
-builds them; pr-check runs as tests/test_ci.py runs it.
+builds them; pr-check runs as tests/test_ci.py runs it, CI's on pulled data (a manifest
+as `leaderboard data pull` writes it), as the workflows pull theirs.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ from leaderboard.app.ci.pr_report import read_ci_report  # noqa: E402
 from leaderboard.app.cli import main  # noqa: E402
 from leaderboard.app.submitter import (derive_owner, git_identity, remote_owner,  # noqa: E402
                                        submitter_of)
+from leaderboard.benchmarks.registry import get_task  # noqa: E402
 from leaderboard.submission.layout import Writer, entry_of  # noqa: E402
 from reference_models.baseline_run import DEFAULT_CONTACT  # noqa: E402
 from reference_models.spec import get_model_spec  # noqa: E402
 from test_any_model import folders  # noqa: E402
 from test_ci import git, pr_check  # noqa: E402
 from test_reference_models import tiny_data, tiny_models  # noqa: E402
+from fixtures.submission import pulled  # noqa: E402
 
 __all__ = ["folders", "tiny_data", "tiny_models"]  # fixtures, used by name
 
@@ -71,16 +74,57 @@ def fork(tmp_path: Path, monkeypatch) -> tuple[Path, str]:
     return repo, git(repo, "rev-parse", "HEAD")
 
 
-def test_baselines_run_writes_a_folder_ci_accepts_as_committed(folders, tiny_data: Path,
+@pytest.fixture()
+def pulled_data(tiny_data: Path, tmp_path: Path) -> Path:
+    """The data as `leaderboard data pull` leaves it, and as CI has it: tiny_data's files
+    with the manifest a pull writes. tiny_data itself has none, as data copied in by
+    hand."""
+    return pulled(tmp_path / "pulled", ["followtable/wtr"], mirror=tiny_data)
+
+
+def step_3(folders, data: Path, tmp_path: Path, capsys) -> tuple[int, str]:
+    """Step 3: one command, run from the clone, no --owner; its exit status and output."""
+    code = main(["baselines", "run", str(folders["st-bi"]), "--id", "my-model",
+                 "--tasks", "followtable/wtr", "--data-dir", str(data),
+                 "--cache-dir", str(tmp_path / "encodings"), "--device", "cpu", "--quiet"])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def step_5(repo: Path) -> str:
+    """Step 5: commit submissions/<your-id>/ (nothing else) on a branch of the fork."""
+    git(repo, "switch", "-q", "-c", "my-model")
+    git(repo, "add", "submissions/my-model")
+    git(repo, "commit", "-q", "-m", "Add my-model")
+    return git(repo, "rev-parse", "HEAD")
+
+
+def local_pr_check(repo: Path, base: str, data: Path, report: Path) -> int:
+    """Step 4 again, once committed: CI's own check, as the guide writes it (upstream/main
+    is the board's main branch, here the fork's base commit)."""
+    text = GUIDE.read_text(encoding="utf-8")
+    local = re.search(r"^leaderboard ci pr-check (.+)$", text, re.M)
+    assert local, "step 4 no longer shows CI's own check"
+    args = [{"upstream/main": base, "YOUR-GITHUB-LOGIN": "jane-doe",
+             "pr-report": str(report)}.get(a, a) for a in local.group(1).split()]
+    return main(["ci", "pr-check", *args, "--repo", str(repo), "--data-dir", str(data),
+                 "--quiet"])
+
+
+def ci_pr_check(repo: Path, base: str, head: str, data: Path, report: Path) -> int:
+    """CI, on the pull request jane-doe opens: on the data it pulls."""
+    return pr_check(repo, base, head, report, data, "--pr-author", "jane-doe",
+                    "--author-association", "NONE", "--base-ref", "main",
+                    "--default-branch", "main")
+
+
+def test_baselines_run_writes_a_folder_ci_accepts_as_committed(folders, pulled_data: Path,
                                                                fork, tmp_path: Path,
                                                                capsys) -> None:
     repo, base = fork
-    # Step 3: one command, run from the clone, no --owner.
-    code = main(["baselines", "run", str(folders["st-bi"]), "--id", "my-model",
-                 "--tasks", "followtable/wtr", "--data-dir", str(tiny_data),
-                 "--cache-dir", str(tmp_path / "encodings"), "--device", "cpu", "--quiet"])
-    out, err = capsys.readouterr()
-    assert code == 0, out + err
+    code, out = step_3(folders, pulled_data, tmp_path, capsys)
+    assert code == 0, out
+    assert "verified" not in out  # pulled data: nothing to say of it
     folder = repo / "submissions" / "my-model"
     # What it wrote is what the guide lists, and nothing a pull request may not carry.
     written = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
@@ -89,31 +133,17 @@ def test_baselines_run_writes_a_folder_ci_accepts_as_committed(folders, tiny_dat
     assert all(entry_of(p.relative_to(folder).as_posix()).writer is not Writer.CI
                for p in folder.rglob("*") if p.is_file())
     # Step 4: the local check.
-    assert main(["validate", "submissions/my-model", "--data-dir", str(tiny_data),
+    assert main(["validate", "submissions/my-model", "--data-dir", str(pulled_data),
                  "--quiet"]) == 0
-    # Step 5: commit submissions/<your-id>/ (nothing else) on a branch of the fork.
-    git(repo, "switch", "-q", "-c", "my-model")
-    git(repo, "add", "submissions/my-model")
-    git(repo, "commit", "-q", "-m", "Add my-model")
-    head = git(repo, "rev-parse", "HEAD")
+    head = step_5(repo)
     capsys.readouterr()
-    # Step 4 again, once committed: CI's own check, as the guide writes it (upstream/main
-    # is the board's main branch, here the fork's base commit).
-    text = GUIDE.read_text(encoding="utf-8")
-    local = re.search(r"^leaderboard ci pr-check (.+)$", text, re.M)
-    assert local, "step 4 no longer shows CI's own check"
-    args = [{"upstream/main": base, "YOUR-GITHUB-LOGIN": "jane-doe",
-             "pr-report": str(tmp_path / "pr-report")}.get(a, a)
-            for a in local.group(1).split()]
-    assert main(["ci", "pr-check", *args, "--repo", str(repo), "--data-dir", str(tiny_data),
-                 "--quiet"]) == 0, capsys.readouterr().out
+    assert local_pr_check(repo, base, pulled_data, tmp_path / "pr-report") == 0, \
+        capsys.readouterr().out
     assert "FollowBoard check" in (tmp_path / "pr-report" / "comment.md").read_text(
         encoding="utf-8")
     capsys.readouterr()
-    # CI, on the pull request jane-doe opens.
-    assert pr_check(repo, base, head, tmp_path / "report", tiny_data, "--pr-author",
-                    "jane-doe", "--author-association", "NONE", "--base-ref", "main",
-                    "--default-branch", "main") == 0, capsys.readouterr().out
+    assert ci_pr_check(repo, base, head, pulled_data, tmp_path / "report") == 0, \
+        capsys.readouterr().out
     (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
     assert sub.valid and sub.id == "my-model" and sub.results_json == "matches"
     assert [t.task for t in sub.tasks] == ["followtable/wtr"]
@@ -123,6 +153,37 @@ def test_baselines_run_writes_a_folder_ci_accepts_as_committed(folders, tiny_dat
     assert meta["contact"] == "Jane Doe <jane@example.org>"
     assert "instruction_trained" not in meta["model"]
     assert "null" not in (folder / "metadata.yaml").read_text(encoding="utf-8")
+
+
+def test_a_folder_scored_on_data_no_pull_verified_fails_here_as_it_fails_in_ci(
+        folders, tiny_data: Path, pulled_data: Path, fork, tmp_path: Path, capsys) -> None:
+    """Scored on data copied in by hand (no .manifest.json), the results.json records the
+    data as not verified; CI scores on pulled data and records the revision alone. The
+    guide's local check, on the same copy, called it valid, and CI refused it saying to
+    run `leaderboard score`, which was what had written it. `baselines run` says, once
+    and naming the folder, that CI refuses what it wrote; `validate` and the guide's
+    check refuse it as CI does."""
+    repo, base = fork
+    code, out = step_3(folders, tiny_data, tmp_path, capsys)
+    assert code == 0, out
+    data = tiny_data / get_task("followtable/wtr").source.local_dir
+    assert out.count("no `leaderboard data pull` verified") == 1
+    assert (f"{data}: warning: it holds files that no `leaderboard data pull` verified, so "
+            "results.json records the data of 1 task as \"the pinned revision; files not "
+            "verified: no .manifest.json from `leaderboard data pull`\", and `ci pr-check` "
+            "refuses such a results.json in a pull request") in out, out
+    refusal = "leaderboard data pull followtable --data-dir DIR"
+    assert main(["validate", "submissions/my-model", "--data-dir", str(tiny_data),
+                 "--quiet"]) == 1
+    assert refusal in capsys.readouterr().out
+    head = step_5(repo)
+    assert local_pr_check(repo, base, tiny_data, tmp_path / "pr-report") == 1
+    assert refusal in capsys.readouterr().out
+    assert ci_pr_check(repo, base, head, pulled_data, tmp_path / "report") == 1
+    (sub,) = read_ci_report(tmp_path / "report" / "report.json").submissions
+    assert not sub.valid and sub.results_json == "differs"
+    assert [p.path for p in sub.problems if p.severity == "error"] == [
+        "submissions/my-model/results.json"]
 
 
 def test_metadata_records_instruction_training_when_the_model_is_known(

@@ -781,7 +781,13 @@ def test_score_removes_a_fifo_or_a_link_under_explain_as_validate_says(
     assert folder_files(folder) == {rel: data for rel, data in files.items()
                                     if not rel.startswith("explain/")}
     assert (outside / "kept.json.gz").read_bytes() == b"not the submission's"
-    assert main(validate) == 0, capsys.readouterr().out
+    # validate says nothing of explain/ now; only what CI says of a results.json scored
+    # on data no pull verified, as the mirror's is (tests/test_ci.py
+    # test_a_results_json_on_data_no_pull_verified_is_refused_here_as_in_ci).
+    assert main(validate) == 1
+    out = capsys.readouterr().out
+    assert f"{SUB}/explain" not in out and "(1 task, 1 error, 0 warnings)" in out, out
+    assert f"{SUB}/results.json: results.json records the data of 1 task" in out, out
 
 
 def test_publishing_replaces_a_link_named_explain_with_the_explorers_files(

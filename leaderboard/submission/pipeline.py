@@ -20,6 +20,7 @@ from leaderboard.core.data.revision import (
     DataRevision,
     DataRevisionError,
     data_revision,
+    recorded_note,
     unlisted_text,
 )
 from leaderboard.core.evaluate import Progress, quiet
@@ -48,7 +49,9 @@ from leaderboard.submission.metadata import (SubmittedModel, key_line, model_nam
                                              model_of)
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
-from leaderboard.submission.results import (DATA_KEY, ResultsFile, ResultsFileError, Source,
+from leaderboard.submission.results import (DATA_KEY, OWN_DATA_DIR, ResultsFile,
+                                            ResultsFileError, Source, as_pulled,
+                                            benchmark_of, unverified_problems,
                                             SystemResult, compare_scores, off_pin_problems,
                                             read_results, rewritten_line, stale_inputs,
                                             write_submission_results)
@@ -330,13 +333,43 @@ def data_revisions(tasks: list[Task], data_dir: Path, report: Report, *,
     return revisions
 
 
+def report_unverified_data(outcome: SubmissionOutcome, shown: Path) -> None:
+    """Warn, once for each data folder, that the results.json just written records the
+    data of its tasks as not verified by a pull (:attr:`DataRevision.verified`), which
+    `ci pr-check` refuses in a pull request
+    (:func:`leaderboard.submission.results.unverified_problems`): CI scores on the data it
+    pulls. ``shown``: the submission folder as the user named it."""
+    folders: dict[Path, list[str]] = {}
+    for task_id in outcome.scores:
+        revision = outcome.data_revisions[task_id]
+        if not revision.verified:
+            folders.setdefault(revision.folder, []).append(task_id)
+    for folder, tasks in folders.items():
+        benchmark = benchmark_of(tasks[0])
+        note = recorded_note(outcome.data_revisions[tasks[0]].recorded())
+        outcome.report.add(
+            str(folder), None,
+            f"it holds files that no `leaderboard data pull` verified, so {RESULTS_NAME} "
+            f"records the data of {plural(len(tasks), 'task')} as \"{note}\", and `ci "
+            f"pr-check` refuses such a {RESULTS_NAME} in a pull request, as CI, which scores "
+            "on the data it pulls, does: pull it into a folder of your own (`leaderboard "
+            f"data pull {benchmark} --data-dir {OWN_DATA_DIR}`) and run "
+            f"{score_command(shown, OWN_DATA_DIR)}, or leave {RESULTS_NAME} out of the pull "
+            "request (CI writes it after merge)", "warning")
+
+
 def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bool) -> None:
     """Report how ``results.json`` differs from the scores just computed from the runs
     (the folder named ``shown`` in the step that rewrites it). Scores are errors; what
     another version of the scorer writes otherwise (its version, the data revisions) is
     an error too for a submission not ``merged`` yet, whose pull request carries its
     results.json and `ci pr-check` compares it byte for byte, and a warning for a merged
-    one, whose results.json a pull request leaves as it is and publishing rescores."""
+    one, whose results.json a pull request leaves as it is and publishing rescores.
+
+    As `ci pr-check` holds it: a not ``merged`` one that records data no pull verified is
+    an error (:func:`leaderboard.submission.results.unverified_problems`), and on data no
+    pull verified here the scores are compared with what CI records on pulled data
+    (:func:`leaderboard.submission.results.as_pulled`)."""
     submission = outcome.submission
     where = f"{submission.id}/{RESULTS_NAME}"
     path = submission.root / RESULTS_NAME
@@ -356,7 +389,13 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bo
         return
     # The explanation files are checked as files (results_staleness), not as scores.
     recorded = recorded.model_copy(update={"explain_manifest": None})
-    scores, others = compare_scores(recorded, results_for(outcome))
+    computed = results_for(outcome)
+    if any(not outcome.data_revisions[task_id].verified for task_id in outcome.scores):
+        # On data no pull verified: held to what CI, which scores on pulled data, records.
+        computed = as_pulled(computed)
+    scores, others = compare_scores(recorded, computed)
+    # What `ci pr-check` refuses in a pull request, which carries a new one's results.json.
+    refused = [] if merged else unverified_problems(recorded.produced_by, shown)
     rescore = f"run {score_command(shown)}"
     for difference in scores:
         outcome.report.add(where, None, f"differs from the runs and metadata.yaml: "
@@ -364,7 +403,9 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bo
     if scores:
         outcome.report.add(where, None, f"results.json is not what these runs and "
                                         f"metadata.yaml give; {rescore}")
-    elif others:
+    for problem in refused:
+        outcome.report.add(where, None, problem)
+    if others and not scores and not refused:
         what = (f"the scores match the runs, but {', '.join(others)} differ from what this "
                 "version of the scorer writes")
         if merged:
@@ -553,6 +594,8 @@ def _score_into(root: Path, data_dir: Path, progress: Progress, store: RunStore,
                                                             outcome.per_query_json)
             report_held_explanations(held, outcome.submission.id, outcome.report, shown,
                                      removed=True)
+            if not after_merge:  # a submitter's, which a pull request may carry
+                report_unverified_data(outcome, shown)
     except StoreError as exc:  # the run store's cache could not keep a file
         if outcome is None:  # while the tasks were checked
             outcome = SubmissionOutcome(Submission(root, None), Report())

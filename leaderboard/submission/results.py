@@ -36,7 +36,8 @@ from pydantic import (
 )
 
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
-from leaderboard.core.data.revision import off_pin, recorded_revision
+from leaderboard.core.data.revision import (off_pin, recorded_note, recorded_revision,
+                                           recorded_verified)
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.report import plural
 from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text, read_json_model
@@ -50,6 +51,7 @@ from leaderboard.submission.layout import (
     PER_QUERY_NAME,
     RESULTS_NAME,
     data_dir_option,
+    score_command,
 )
 
 if TYPE_CHECKING:
@@ -571,6 +573,64 @@ def off_pin_problems(produced_by: Mapping[str, str],
                    f"pins {pinned} (`leaderboard data pull {benchmark}"
                    f"{data_dir_option(data_dir)}` fetches it)")
     return out
+
+
+# The data folder a message tells a submitter to pull into and score with: one of their
+# own, which the message cannot name (the one they scored with holds files no pull
+# verified, such as a mirror copied in by hand, which is no place to pull into).
+OWN_DATA_DIR = "DIR"
+
+
+def unverified_tasks(produced_by: Mapping[str, str]) -> dict[str, str]:
+    """Task id -> what ``produced_by`` (a results file's) records of its data, of each task
+    whose data it records as not verified by a pull, or of an unknown revision
+    (:func:`leaderboard.core.data.revision.recorded_verified`)."""
+    return {key[len(DATA_KEY):]: recorded for key, recorded in produced_by.items()
+            if key.startswith(DATA_KEY) and not recorded_verified(recorded)}
+
+
+def benchmark_of(task_id: str) -> str:
+    """The benchmark of ``task_id`` (`leaderboard data pull` fetches its data by it); of
+    one the registry no longer declares, the first part of its id."""
+    try:
+        return get_task(task_id).benchmark
+    except UnknownTaskError:
+        return task_id.split("/")[0]
+
+
+def unverified_problems(produced_by: Mapping[str, str], folder: PurePath | str) -> list[str]:
+    """Why `ci pr-check` refuses a results.json whose ``produced_by`` records data no pull
+    verified (:func:`unverified_tasks`), one sentence per benchmark, and what to do: pull
+    the data and score the submission ``folder`` (as the reader names it) again, or leave
+    results.json out of the pull request. CI scores on the data it pulls, and records its
+    revision alone: such a file is never what CI writes."""
+    groups: dict[str, dict[str, str]] = {}
+    for task_id, recorded in unverified_tasks(produced_by).items():
+        groups.setdefault(benchmark_of(task_id), {})[task_id] = recorded
+    out = []
+    for benchmark, tasks in groups.items():
+        ids = list(tasks)
+        listed = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        out.append(
+            f"{RESULTS_NAME} records the data of {plural(len(ids), 'task')} of {benchmark} "
+            f"({listed}) as \"{recorded_note(tasks[ids[0]])}\": scored on files that "
+            f"`leaderboard data pull {benchmark}` did not fetch and verify, while CI scores "
+            "on the data it pulls and records its revision alone, so a pull request may not "
+            f"carry this {RESULTS_NAME}; pull the data into a folder of your own "
+            f"(`leaderboard data pull {benchmark} --data-dir {OWN_DATA_DIR}`) and run "
+            f"{score_command(folder, OWN_DATA_DIR)} again, or delete {RESULTS_NAME} from the "
+            "pull request (CI writes it after merge)")
+    return out
+
+
+def as_pulled(results: ResultsFile) -> ResultsFile:
+    """``results`` as the scorer records them on pulled data of the same revisions, as CI
+    does: each task's data recorded as its revision alone, with no note that the files
+    were not verified (:func:`leaderboard.core.data.revision.recorded_note`); data of an
+    unknown revision is left as it is."""
+    produced = {key: (recorded_revision(value) or value) if key.startswith(DATA_KEY)
+                else value for key, value in results.produced_by.items()}
+    return results.model_copy(update={"produced_by": produced})
 
 
 def stale_inputs(recorded: dict[str, str], current: dict[str, str]) -> list[str]:

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -91,8 +92,10 @@ from leaderboard.submission.pipeline import (check_submission, report_name_looka
 from leaderboard.submission.results import (
     ModelInfo,
     SystemResult,
+    as_pulled,
     committed_form,
     per_query_content,
+    unverified_problems,
     write_committed,
 )
 
@@ -156,11 +159,30 @@ def _problems(issues: list[Issue]) -> list[Problem]:
     return out
 
 
+def _produced_by(blob: bytes) -> dict[str, str]:
+    """The ``produced_by`` of a results.json's bytes, as far as they hold one (nothing of
+    a file that is no such JSON: it differs from the scorer's anyway)."""
+    try:
+        obj = json.loads(blob)
+    except ValueError:
+        return {}
+    produced = obj.get("produced_by") if isinstance(obj, dict) else None
+    if not isinstance(produced, dict):
+        return {}
+    return {k: v for k, v in produced.items() if isinstance(k, str) and isinstance(v, str)}
+
+
 def _check_results_json(entries: list[TreeEntry], touched: list[str], sub_id: str,
                         expected: tuple[str, bytes] | None, report: Report, repo: Path) -> str:
     """A results.json the PR carries must be byte-identical to the scorer's output, and a
     per-query.json.gz must hold exactly the scorer's per-query scores (its gzip bytes may
-    differ by the zlib that wrote them; results.json names it by its content)."""
+    differ by the zlib that wrote them; results.json names it by its content).
+
+    One that records a task's data as not verified by a pull (or of an unknown revision)
+    is refused, saying why, wherever the check runs: CI scores on pulled data and records
+    its revision alone, so such a file is never CI's, and a check on data no pull verified
+    (which writes those notes itself) compares it with the notes set aside
+    (``expected``'s text is then :func:`leaderboard.submission.results.as_pulled`'s)."""
     state = "absent"
     for name in (e.name for e in written_by(Writer.SCORER)):
         path = folder_path(sub_id, name)
@@ -171,6 +193,12 @@ def _check_results_json(entries: list[TreeEntry], touched: list[str], sub_id: st
             continue
         (blob,) = read_blobs(repo, [entry.sha])
         if name == RESULTS_NAME:  # JSON, byte for byte; the per-query file by content
+            refused = unverified_problems(_produced_by(blob), f"{SUBMISSIONS_DIR}/{sub_id}")
+            for problem in refused:
+                report.add(f"{sub_id}/{name}", None, problem)
+            if refused:
+                state = "differs"
+                continue
             same = blob == expected[0].encode("utf-8")
         else:
             # Inflated no further than the scorer's content and a byte: a few MiB of
@@ -249,6 +277,18 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
                                    store=req.store or configured_store(req.repo),
                                    record_local=False, pinned_data=True,
                                    shown=Path(SUBMISSIONS_DIR, sub_id))
+        # Said first: a submission's own warnings, as many as there are, cannot hide it.
+        unverified = sorted({str(revision.folder) for revision in outcome.data_revisions.values()
+                             if not revision.verified})
+        if unverified:
+            carried = (f"; the {RESULTS_NAME} the pull request carries is held to what "
+                       "the scorer records on pulled data, as CI holds it (with no note that "
+                       "the files were not verified)"
+                       if folder_path(sub_id, RESULTS_NAME) in touched else "")
+            report.add(sub_id, None,
+                       f"the check ran on data that no `leaderboard data pull` verified "
+                       f"({', '.join(unverified)}), while CI scores on the data it "
+                       f"pulls{carried}", "warning")
         report.extend(outcome.report)
         meta = outcome.submission.metadata
         model_name = meta.model.name if meta is not None else None
@@ -278,7 +318,10 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
             if out_dir is not None:
                 folder = out_dir / "results" / sub_id
                 folder.mkdir(parents=True, exist_ok=True)
-                write_committed(folder, *expected)  # what the PR's files are compared with
+                write_committed(folder, *expected)  # what the scorer writes of the PR
+            if unverified:
+                # CI's data is pulled: a results.json is compared with what it records.
+                expected = (committed_form(as_pulled(results), content, explained), content)
         results_state = _check_results_json(entries, touched, sub_id, expected, report,
                                             req.repo)
     return SubmissionCheck(

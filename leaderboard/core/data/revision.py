@@ -165,6 +165,12 @@ class DataRevision:
                     f"{unlisted_text(self.folder, self.unlisted)})")
         return "@".join(self.pulled)
 
+    @property
+    def verified(self) -> bool:
+        """Whether what is recorded (:meth:`recorded`) is a revision a pull vouches for,
+        with no note: the folder's manifest names it and lists every file read."""
+        return self.pulled is not None and self.unreadable is None and not self.unlisted
+
     def mismatch(self) -> str | None:
         """'pulled A, but the registry pins B' for a folder of another revision (or of one
         its manifest does not tell), else None."""
@@ -182,6 +188,25 @@ def recorded_revision(recorded: str) -> str | None:
     not verified; None for data of an unknown revision."""
     head = recorded.split(" ", 1)[0]
     return head if "@" in head and not recorded.startswith("unknown (") else None
+
+
+def recorded_verified(recorded: str) -> bool:
+    """Whether what results.json records of a task's data (:meth:`DataRevision.recorded`)
+    is a revision alone, which a pull verified: no note that the files were not verified,
+    nor an unknown revision. CI scores on pulled data, so it records no such note."""
+    return recorded_revision(recorded) == recorded
+
+
+def recorded_note(recorded: str) -> str:
+    """What results.json says of a task's data beside its revision (:meth:`DataRevision.
+    recorded`), as a message quotes it: the note without its parentheses ('the pinned
+    revision; files not verified: ...'), or all of it for an unknown revision; empty for
+    a revision alone."""
+    head = recorded_revision(recorded)
+    if head is None:
+        return recorded
+    note = recorded[len(head):].strip()
+    return note[1:-1] if note.startswith("(") and note.endswith(")") else note
 
 
 def off_pin(recorded: str, source: DataSource) -> bool:
