@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from leaderboard.core.config import cache_folder
-from leaderboard.core.fileio import atomic_write_bytes
+from leaderboard.core.fileio import atomic_write_bytes, remove_killed_writers
 
 def default_cache_root() -> Path:
     """``embeddings`` under the cache root (:mod:`leaderboard.core.config`)."""
@@ -44,6 +44,9 @@ class VectorCache:
     def __init__(self, folder: Path, config: dict | None = None) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
+        # A chunk a killed run was writing: a later run may cut its chunks otherwise
+        # (another --chunk-size, other ranks, other tasks) and never write that one again.
+        remove_killed_writers(self.folder)
         if config is not None:
             # A human-readable record of what the folder holds; identical for every writer.
             manifest = self.folder / "config.json"

@@ -248,6 +248,37 @@ def test_compute_cached_resumes_after_interruption(tmp_path: Path) -> None:
     assert calls == [4, 4, 3]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks")
+def test_a_chunk_a_killed_run_was_writing_is_removed_by_the_next_run(tmp_path: Path) -> None:
+    """A `baselines run` SIGKILLed while it wrote a cache chunk left the chunk's temporary
+    file (8 MB of vectors at the default 2048 texts) in the cache for good: only a write of
+    the very same chunk removed it, and a rerun with another --chunk-size, another number of
+    data-parallel ranks, or other tasks never writes it. Opening the cache removes those of
+    processes gone, and keeps a running writer's."""
+    import shutil
+
+    from fixtures.kill import run_child
+    from fixtures.pids import running_pid
+
+    items = [f"text-{i:02d}" for i in range(11)]
+    keys = [item_key(t, 8) for t in items]
+    lengths = [len(t) for t in items]
+    compute, _ = _counting()
+    folder = tmp_path / "c"
+    for k in (1, 2, 3):  # killed at the rename of its 1st, 2nd, 3rd chunk
+        shutil.rmtree(folder, ignore_errors=True)
+        killed = run_child(lambda: compute_cached(items, keys, lengths, compute,
+                                                  VectorCache(folder), chunk_size=4),
+                           ("replace",), fail_at=k)
+        assert killed.code is None, killed.output
+        assert len(list(folder.glob(".chunk-*.tmp"))) == 1, k  # what the kill left
+        running = folder / f".chunk-0123.npz.{running_pid()}-abcdefgh.tmp"
+        running.write_bytes(b"a chunk being written")
+        compute_cached(items, keys, lengths, compute, VectorCache(folder), chunk_size=3)
+        assert sorted(p.name for p in folder.glob(".*")) == [running.name], k
+        running.unlink()
+
+
 def test_encoding_says_which_chunk_of_how_many_and_the_time_left(tmp_path: Path) -> None:
     """Issue 34, finding 12: the progress bar restarted for every chunk of 2,048 texts,
     with nothing saying how many chunks there were or how long all would take."""

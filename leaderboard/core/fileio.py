@@ -95,16 +95,22 @@ def left_by_gone_process(name: str, prefix: str) -> bool:
     return pid.isdigit() and process_gone(int(pid))
 
 
-def _remove_killed_writers(folder: Path, stem: str, suffix: str) -> None:
-    """Remove the temporary files ``{stem}{pid}-XXXX{suffix}`` in ``folder`` whose writer
-    is gone: one killed between creating its file and renaming it cannot remove it, and
-    nothing else would (in results/reported/ or a pull request's report folder it was
-    then committed or uploaded with the rest)."""
+def remove_killed_writers(folder: Path, start: str = ".", suffix: str = ".tmp") -> None:
+    """Remove the temporary files :func:`atomic_file` made in ``folder``
+    (``{prefix}{name}.{pid}-XXXX{suffix}``), of those whose names begin with ``start``,
+    whose writer is gone: one killed between creating its file and renaming it cannot
+    remove it, and nothing else would (in results/reported/ or a pull request's report
+    folder it was then committed or uploaded with the rest). ``atomic_file`` removes those
+    of the file it writes; a folder of files named by their content (a cache's chunks),
+    which a later run may never write again under the same name, removes all of its own."""
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
-                if entry.name.endswith(suffix) and left_by_gone_process(entry.name, stem) \
-                        and entry.is_file(follow_symlinks=False):
+                name = entry.name
+                if not (name.startswith(start) and name.endswith(suffix)):
+                    continue
+                writer = name[:len(name) - len(suffix)].rpartition(".")[2]
+                if left_by_gone_process(writer, "") and entry.is_file(follow_symlinks=False):
                     os.unlink(entry.path)
     except OSError:
         pass  # removed meanwhile, or not ours to remove: the write goes on
@@ -154,7 +160,7 @@ def atomic_file(path: Path, *, prefix: str = ".", suffix: str = ".tmp",
         raise IsADirectoryError(errno.EISDIR, "a folder, where a file is to be written",
                                 str(path))
     stem = f"{prefix}{path.name}."
-    _remove_killed_writers(path.parent, stem, suffix)
+    remove_killed_writers(path.parent, stem, suffix)
     fd, tmp_name = tempfile.mkstemp(prefix=f"{stem}{os.getpid()}-", suffix=suffix,
                                     dir=path.parent)
     tmp = Path(tmp_name)
