@@ -1196,3 +1196,38 @@ def test_pull_names_the_limit_it_was_given_out_of(
     err = capsys.readouterr().err
     assert err.splitlines()[-1] == f"leaderboard data pull: error: {said}", err
     assert not (tmp_path / "d").exists()
+
+
+@needs_fork
+def test_a_github_pull_killed_at_20_instants_is_never_taken_for_a_whole_one(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`data pull` of a GitHub source (FollowTable's WTR: its files fetched whole, its
+    tables packed into one corpus file) killed at 20 of its file operations, from the
+    first to the last: `data status` and `data status --verify` pass only where the reader
+    reads the whole pull, and the next pull finishes it, leaving no temporary file. (The
+    sweeps above pull a Hub source, whose files are staged and renamed.)"""
+    task = get_task("followtable/wtr")
+    counted = ("open", "write", "fsync", "replace", "rename", "unlink", "mkdir", "rmdir")
+    data = tmp_path / "data"
+    reference = run_child(lambda: pull_one(upstream, data, "followtable/wtr"), counted)
+    assert reference.code == 0, reference.output
+    done, done_read = folder_files(data), read_files(task, data)
+    status = ["data", "status", "followtable/wtr", "--data-dir", str(data)]
+    seen = {"whole": 0, "not": 0}
+    n_ops = reference.operations
+    for k in sorted({1 + round(i * (n_ops - 1) / 19) for i in range(20)}):
+        shutil.rmtree(data)
+        run = run_child(lambda: pull_one(upstream, data, "followtable/wtr"), counted,
+                        fail_at=k)
+        assert run.code is None, f"operation {k}: not killed\n{run.output}"
+        now = read_files(task, data) if not data_files(task, data).missing else None
+        for verify in ([], ["--verify"]):
+            if main(status + verify) == 0:
+                assert now == done_read, (k, verify, capsys.readouterr().out)
+                seen["whole"] += 1
+            else:
+                seen["not"] += 1
+        capsys.readouterr()
+        pull_one(upstream, data, "followtable/wtr")
+        assert folder_files(data) == done and leftovers(data) == [], k
+    assert seen["whole"] and seen["not"], seen
