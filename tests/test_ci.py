@@ -1678,6 +1678,38 @@ def test_error_report_for_a_step_that_failed_before_the_check(tmp_path, capsys):
     assert "the check itself failed" in text and "refused" not in text, text
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks")
+def test_error_report_killed_at_every_file_operation_then_run_again_writes_one_report(
+        tmp_path):
+    """`ci error-report` killed at any of its file operations (a runner's timeout): the
+    folder holds no report.json or a whole one whose comment.md and pr-number are its own,
+    nothing the artifact uploads is half-written, and the step run again leaves the
+    folder its whole run writes."""
+    counted = ("open", "replace", "rename", "unlink", "mkdir", "rmdir", "fsync", "write")
+
+    def error_report(out: Path) -> int:
+        return main(["ci", "error-report", "--repo", str(tmp_path), "--base", "a" * 40,
+                     "--head", "b" * 40, "--pr-number", "9", "--out", str(out),
+                     "--reason", "fetching the benchmark data failed"])
+
+    reference = run_child(lambda: error_report(tmp_path / "reference"), counted)
+    assert reference.code == 0, reference.output
+    whole = _visible_files(tmp_path / "reference")
+    assert sorted(whole) == ["comment.md", "pr-number", "report.json"]
+    assert reference.operations > 5, reference.operations
+    for k in range(1, reference.operations + 1):
+        out = tmp_path / "out"
+        shutil.rmtree(out, ignore_errors=True)
+        killed = run_child(lambda: error_report(out), counted, fail_at=k)
+        assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+        files = _visible_files(out) if out.exists() else {}
+        if "report.json" in files:
+            assert files == whole, k
+        assert all(data == whole[rel] for rel, data in files.items()), k
+        assert error_report(out) == 0, k
+        assert folder_files(out) == whole, (k, sorted(folder_files(out)))
+
+
 def test_a_backslash_in_a_file_name_is_refused_in_the_report(repo, wtr, data_dir,
                                                              actions_env, tmp_path):
     root, base = repo
