@@ -1414,6 +1414,58 @@ def test_a_build_removes_the_temporary_folder_a_killed_build_left(
 
 
 @pytest.mark.slow
+@needs_fork
+def test_a_build_killed_at_6_instants_leaves_the_old_or_the_new_site_and_the_next_builds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`leaderboard build` over a site an earlier build made, killed at 6 of its file
+    operations from the first to the last (emptying the docs folder, rendering, MkDocs
+    writing the new site, the swap, its cleanup): once the next build has looked
+    (output_folder.recover_folder), the site is the old one or the new one, nothing lies
+    beside it; the next build makes the new site and leaves no work folder, and the
+    significance cache no half-written entry."""
+    from fixtures.kill import folder_files
+
+    from leaderboard.publish.output_folder import recover_folder
+
+    counted = ("open", "replace", "rename", "unlink", "mkdir", "rmdir", "write")
+    temp = tmp_path / "temp"  # the builds' work folders
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    root = tmp_path / "root"
+    write_tree(root, 2, seed=0, n_queries=6, task_ids=["pi-indic-val150/t1/hin"])
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+
+    def build(out: Path, host: str) -> None:  # the 404 page links from the site's address
+        build_site(root, out, docs_dir=docs, cache_dir=cache, reference_ids=(),
+                   site_url=f"https://{host}.example/")
+
+    reference = tmp_path / "reference" / "site"
+    build(reference, "old")
+    old = folder_files(reference)
+    run = run_child(lambda: build(reference, "new"), counted)
+    assert run.code == 0, run.output
+    new = folder_files(reference)
+    n_ops = run.operations
+    assert new != old and n_ops > 100, n_ops
+    seen = {"old": 0, "new": 0}
+    for k in sorted({1 + round(i * (n_ops - 1) / 5) for i in range(6)}):
+        out = tmp_path / f"run-{k}" / "site"
+        build(out, "old")
+        killed = run_child(lambda: build(out, "new"), counted, fail_at=k)
+        assert killed.code is None, f"op {k}: not killed\n{killed.output}"
+        recover_folder(out)  # what the next build does first
+        files = folder_files(out)
+        assert files in (old, new), f"op {k} of {n_ops}: {sorted(set(files) ^ set(new))}"
+        seen["old" if files == old else "new"] += 1
+        assert os.listdir(out.parent) == ["site"], f"op {k}: {os.listdir(out.parent)}"
+        build(out, "new")
+        assert folder_files(out) == new and os.listdir(out.parent) == ["site"], f"op {k}"
+        assert os.listdir(temp) == [], f"op {k}: {os.listdir(temp)}"
+        assert not [p.name for p in cache.iterdir() if p.name.startswith(".")], f"op {k}"
+    assert seen["old"] and seen["new"], seen
+
+
+@pytest.mark.slow
 def test_tier_cache_gives_identical_pages(built: dict, tmp_path: Path) -> None:
     cache = built["base"] / "cache"
     assert any(cache.iterdir())
