@@ -227,6 +227,28 @@ def test_a_tier_cache_that_cannot_be_written_costs_only_the_saving(tmp_path: Pat
     assert table.tiers == uncached.tiers and table.leader().key == uncached.leader().key
 
 
+def test_a_tier_cache_entry_a_killed_build_was_writing_is_removed_by_the_next(
+        tmp_path: Path) -> None:
+    """A build killed while it wrote a tier cache entry left its temporary file in the
+    cache (--cache-dir, which publish.yml saves and restores) for good: entries are named
+    by their inputs, and a later build, the results changed, never writes that entry again
+    (only a write of the same file removed it). A build that writes the cache removes those
+    of processes gone, and keeps a running build's."""
+    from fixtures.pids import gone_pid, running_pid
+
+    a, b = _uneven_pair()
+    view = View(id="followtable/test", label="t", title="t", columns=(TWO,), tiered_column=0)
+    cache = tmp_path / "site-tiers"
+    cache.mkdir()
+    killed = cache / f".{'0' * 64}.json.{gone_pid()}-x1y2z3ab.tmp"
+    running = cache / f".{'1' * 64}.json.{running_pid()}-a1b2c3d4.tmp"
+    for left in (killed, running):
+        left.write_text('{"tiers": {', encoding="utf-8")
+    tier_tables([fill_view(view, [_submitted(a), _submitted(b)])], cache_dir=cache)
+    assert sorted(p.name for p in cache.iterdir() if p.name.startswith(".")) == [running.name]
+    assert len(list(cache.glob("*.json"))) == 1
+
+
 def test_a_model_line_takes_its_figures_from_a_submission_on_the_pinned_data() -> None:
     """A model with two verified submissions showed the one with the better value as its
     line, whatever data each was scored on: after the pin moved, a submission scored on

@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from leaderboard.core.fileio import atomic_write_text
+from leaderboard.core.fileio import atomic_write_text, remove_killed_writers
 from leaderboard.core.report import plural
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import SystemResult, off_pin_revisions
@@ -388,6 +388,10 @@ def tier_tables(tables: Iterable[ViewTable], cache_dir: Path | None = None) -> N
     works = [_plan_tiers(t, t.view.tiered_column, cache_dir) for t in tables
              if t.view.tiered_column is not None and t.rows]
     pending = [w for w in works if w.tiers is None]
+    if pending and cache_dir is not None:
+        # An entry a killed build was writing: named by its inputs, which later builds'
+        # results may never give again, it would stay (and be saved with the cache).
+        remove_killed_writers(cache_dir)
     if pending:
         from leaderboard.publish.stats.tiers import ranking_work, tier_views, tiering_work
 
