@@ -924,6 +924,105 @@ def test_validate_summarises_repeated_warnings_and_ends_with_the_verdicts(
     assert lines[0].startswith("fixture-oracle/runs/followtable/wtr/altered.trec.gz: ")
 
 
+WTR_NOTE = ("followtable/wtr: note: upstream's data as read: 4 repeated judgments read once; "
+            "`leaderboard data status followtable` says where")
+
+
+def test_eval_says_what_the_reader_did_with_upstreams_files_in_one_line(
+        capsys, data_dir: Path, wtr_runs) -> None:
+    """Upstream's WTR test.tsv repeats 4 rows, grade and all, which the reader reads once;
+    nothing told a user so (a logged warning would have shown only when the task-data
+    cache missed). `eval` says it in one line of the task, a note that fails nothing,
+    with --json too (on stderr), and on a cache hit as on a miss."""
+    runs = ("eval", WTR, "--original", str(wtr_runs["original"]), "--altered",
+            str(wtr_runs["altered"]), "--data-dir", str(data_dir))
+    for extra in ((), ("--json",)):
+        rc, _, err = run_cli(capsys, *runs, *extra)
+        assert rc == 0 and err.splitlines() == [WTR_NOTE], err
+    rc, _, err = run_cli(capsys, "eval", "followtable/tarx", "--original",
+                         str(wtr_runs["original"]), "--altered", str(wtr_runs["altered"]),
+                         "--data-dir", str(data_dir))
+    assert rc == 1 and "note:" not in err  # TArX's files need no note
+
+
+def test_validate_and_score_say_each_tasks_notes_once_summarised_over_tasks(
+        capsys, data_dir: Path, submission: Path, tmp_path: Path) -> None:
+    """`validate` and `score` say a task's notes in one line of the task, neither an error
+    nor a warning; the same line of more than a few tasks (the 47 that read the Punjabi
+    file, whose row 4 has a stray brace) is one line, as repeated warnings are."""
+    from fixtures.submission import METADATA
+
+    rc, out, _ = run_cli(capsys, "validate", str(submission), "--data-dir", str(data_dir),
+                         "--quiet")
+    assert rc == 0 and out.splitlines() == [
+        WTR_NOTE, "fixture-oracle: valid (1 task, 0 errors, 0 warnings)"], out
+    rc, out, _ = run_cli(capsys, "score", str(submission), "--data-dir", str(data_dir),
+                         "--quiet")
+    assert rc == 0 and out.splitlines()[0] == WTR_NOTE, out
+
+    punjabi = tmp_path / "submissions" / "punjabi-model"
+    punjabi.mkdir(parents=True)
+    (punjabi / "metadata.yaml").write_text(METADATA.format(id="punjabi-model"))
+    tasks = ["t1/pan", "t2/hin-pan", "t2/pan-hin", "t3/pan", "t1/hin"]
+    for task in tasks:
+        data = load_task_data(get_task(f"pi-indic-val150/{task}"), data_dir)
+        write_run_file(punjabi / "runs" / "pi-indic-val150" / task / "run.trec",
+                       oracle_lines(data, "run"))
+    rc, out, _ = run_cli(capsys, "validate", str(punjabi), "--data-dir", str(data_dir),
+                         "--quiet")
+    assert rc == 0 and out.splitlines() == [
+        "pi-indic-val150/t1/pan: note: upstream's data as read: stray '}' ignored on 1 "
+        "line; `leaderboard data status pi-indic-val150` says where [and the same note for "
+        "3 more tasks]", "punjabi-model: valid (5 tasks, 0 errors, 0 warnings)"], out
+
+
+def test_data_status_lists_the_notes_of_the_real_data(capsys, data_dir: Path) -> None:
+    """`data status` says, per source, each note of its tasks' data in full (the file
+    under the data directory, the lines), with the tasks it concerns when not all, and
+    with --tasks each task's in brief: on the pinned data, the rows WTR, IndusTR and
+    WQT's test.tsv repeat, and Punjabi row 4's stray brace; nothing else."""
+    rc, out, _ = run_cli(capsys, "data", "status", "followtable", "--tasks",
+                         "--data-dir", str(data_dir))
+    assert rc == 0
+    notes = [line.strip() for line in out.splitlines() if line.strip().startswith("note:")]
+    assert notes == [
+        "note: followtable/WQT/qrels/test.tsv: 19 rows repeat an earlier row's query, table "
+        "and grade (lines 2793, 4506, 5862, 8195, 9487, 9496, 9674, 10204, 15685, 16975, "
+        "17217, 18602, 19047, 19753, 20462, 20471, 22688, 22694, 25440), each read as one "
+        "judgment",
+        "note: followtable/WTR/qrels/test.tsv: 4 rows repeat an earlier row's query, table "
+        "and grade (lines 4040, 4764, 4766, 4781), each read as one judgment",
+        "note: followtable/IndusTR/qrels/test.tsv: 2 rows repeat an earlier row's query, "
+        "table and grade (lines 515, 516), each read as one judgment"], out
+    assert "ready   followtable/wtr (4 repeated judgments read once)" in out
+    assert re.search(r"ready   followtable/tarx$", out, re.M)
+    rc, out, _ = run_cli(capsys, "data", "status", "pi-indic", "--tasks", "*/pan",
+                         "*/hin", "--data-dir", str(data_dir))
+    assert rc == 0
+    notes = [line.strip() for line in out.splitlines() if line.strip().startswith("note:")]
+    assert notes == [
+        "note: pi-indic/annotator_validation/language-wise-validation/Nirdesha_Multilingual"
+        "_Validation - Punjabi.csv: line 5: a context cell ends in a stray '}' after its "
+        "JSON object (an upstream typo), which is ignored (3 of 6 tasks)"], out
+    assert "ready   pi-indic-val150/t3/pan (stray '}' ignored on 1 line)" in out
+    assert re.search(r"ready   pi-indic-val150/t3/hin$", out, re.M)
+
+
+def test_data_status_names_a_task_whose_files_cannot_be_read(capsys, data_dir: Path,
+                                                              tmp_path: Path) -> None:
+    """A task whose files are all there but do not read is not ready: `data status`
+    reads each task, as `eval` would, to give its notes, and says what stops it."""
+    shutil.copytree(data_dir / "followtable" / "WTR", tmp_path / "followtable" / "WTR")
+    qrels = tmp_path / "followtable" / "WTR" / "qrels" / "test.tsv"
+    qrels.write_text(qrels.read_text(encoding="utf-8") + "1_0\t9156\tone\n", encoding="utf-8")
+    rc, out, _ = run_cli(capsys, "data", "status", WTR, "--tasks", "--data-dir", str(tmp_path))
+    assert rc == 1
+    assert "0/1 tasks ready" in out
+    assert re.search(rf"^ +cannot read: {WTR}: {re.escape(str(qrels))}:\d+: relevance 'one' "
+                     "is not an integer$", out, re.M), out
+    assert re.search(rf"invalid {WTR}$", out, re.M), out
+
+
 def test_unknown_task_ids_get_close_suggestions_ignoring_case(capsys, wtr_runs) -> None:
     runs = ["--original", str(wtr_runs["original"]), "--altered", str(wtr_runs["altered"])]
     assert ("unknown task 'followtable/wtq'. Did you mean followtable/wtr or followtable/wqt?"

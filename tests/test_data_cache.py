@@ -328,6 +328,19 @@ def test_a_cached_pi_indic_task_equals_its_fresh_load(data_dir: Path, cache_fold
     assert_same_data(fresh, cache.load_through_cache(task, data_dir, pi_indic.__name__))
 
 
+def test_the_notes_of_the_data_survive_the_cache(data_dir: Path, cache_folder: Path) -> None:
+    """What a reader did with upstream's files (Punjabi row 4's stray brace) is part of
+    the task's data, kept in its entry: `eval` says it on a hit as on a miss."""
+    task = get_task("pi-indic-val150/t1/pan")
+    fresh = pi_indic.load(task, data_dir)
+    assert [note.kind for note in fresh.notes] == ["stray-brace"]
+    assert cache.load_through_cache(task, data_dir, pi_indic.__name__).notes == fresh.notes
+    (entry,) = entries(cache_folder)
+    assert json.loads(split_entry(entry)[1])["notes"] == [
+        ["stray-brace", fresh.notes[0].where, ["5"]]]
+    assert cache.load_through_cache(task, data_dir, pi_indic.__name__).notes == fresh.notes
+
+
 def test_a_cache_hit_does_not_import_the_reader(data_dir: Path, cache_folder: Path) -> None:
     """A hit needs no reader (PI-Indic's reads 12 CSV files and mines T4's hard
     negatives); a miss reads the files without pandas (its import took 0.3-0.5 s)."""

@@ -15,6 +15,7 @@ import pytest
 from leaderboard.core.data import iter_corpus, load_task_data
 from leaderboard.core.data.base import DataFormatError, MissingDataError
 from leaderboard.core.data.followtable import constraint_of, read_raw_instructions
+from leaderboard.core.data.notes import DataNote, note_text
 from leaderboard.benchmarks.registry import get_task
 
 
@@ -214,6 +215,40 @@ def test_a_judgment_repeated_with_another_grade_is_refused_naming_both_lines(
     with pytest.raises(DataFormatError, match=rf"^{path}:{len(lines) + 1}: table '{table}' "
                                               rf"of query '{query}' graded 0 here, 1 at line 2"):
         load_task_data(task, tmp_path / "other")
+
+
+@pytest.mark.parametrize("name", ["qrels/test.tsv", "qrels/for_only_query_test.tsv"])
+def test_a_judgment_repeated_with_its_grade_is_noted(name: str, tmp_path: Path) -> None:
+    """A row repeating an earlier row's query, table and grade is read as one judgment,
+    and the task's data notes it (the file under the data directory and the line), so
+    that `eval`, `validate`, `score` and `data status` can say so; also when the data
+    comes from the task-data cache."""
+    _write_dataset(tmp_path, ["1", "2"], ["1_0", "2_0"], ["a", "b", "c"])
+    path = tmp_path / "followtable" / "WTR" / name
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines) + lines[1] + lines[1], encoding="utf-8")
+    note = DataNote("repeated-judgment", f"followtable/WTR/{name}",
+                    (str(len(lines) + 1), str(len(lines) + 2)))
+    assert load_task_data(get_task("followtable/wtr"), tmp_path).notes == (note,)
+    assert note_text(note) == (
+        f"followtable/WTR/{name}: 2 rows repeat an earlier row's query, table and grade "
+        f"(lines {len(lines) + 1}, {len(lines) + 2}), each read as one judgment")
+
+
+def test_the_real_data_gives_exactly_the_notes_its_quirks_warrant(data_dir: Path) -> None:
+    """Upstream's WTR, IndusTR and WQT test.tsv repeat rows, grade and all (4, 2 and 19
+    rows: WTR's 51_0/9156 and WQT's 211_0/22162 and 237_0/11737 three times); nothing
+    else of the four datasets is repaired or left out."""
+    expected = {"wtr": ("WTR", ("4040", "4764", "4766", "4781")), "tarx": None,
+                "industr": ("IndusTR", ("515", "516")),
+                "wqt": ("WQT", ("2793", "4506", "5862", "8195", "9487", "9496", "9674",
+                                "10204", "15685", "16975", "17217", "18602", "19047",
+                                "19753", "20462", "20471", "22688", "22694", "25440"))}
+    for dataset, quirk in expected.items():
+        notes = load_task_data(get_task(f"followtable/{dataset}"), data_dir).notes
+        assert notes == (() if quirk is None else (
+            DataNote("repeated-judgment", f"followtable/{quirk[0]}/qrels/test.tsv",
+                     quirk[1]),)), dataset
 
 
 UNREADABLE = Path("/proc/self/mem")  # a regular file to stat whose first read is EIO

@@ -568,6 +568,58 @@ def test_a_run_listing_a_query_without_judgments_is_told_why_it_is_no_query(
            "followir/robust04)" in out, out
 
 
+def test_each_thing_the_reader_sets_aside_or_reads_once_is_noted(tmp_path: Path) -> None:
+    """A query listed without a judgment (kept out, as mteb keeps it out), a qrels row
+    repeating an earlier row's judgment, grade and all (read once, as mteb reads it) and
+    a document listed twice in a topic's qrel_diff list (counted once in p-MRR, where
+    mteb's calculate_pmrr counts both listings) are each a note of the task's data, the
+    config's folder named under the data directory; and a collection without them has
+    none."""
+    from leaderboard.core.data import mteb_layout
+    from leaderboard.core.data.notes import DataNote, note_text
+
+    task = get_task("followir/robust04")
+    write_collection(tmp_path / "plain" / "followir/robust04", n_queries=3, pool_size=8,
+                     fmt="jsonl")
+    assert mteb_layout.load(task, tmp_path / "plain").notes == ()
+
+    root = tmp_path / "noted"
+    c = write_collection(root / "followir/robust04", n_queries=3, pool_size=8, fmt="jsonl")
+    drop_judgments(c, ["100-og"])
+    qrels = c.written["default"]
+    rows = qrels.read_text(encoding="utf-8").splitlines(keepends=True)
+    write_lines(qrels, [*rows, rows[-1]])
+    repeated_query = json.loads(rows[-1])["query-id"]
+    diff = c.written["qrel_diff"]
+    diff_rows = [json.loads(line) for line in diff.read_text(encoding="utf-8").splitlines()]
+    topic = next(row for row in diff_rows if row["query-id"] == "101")
+    topic["corpus-ids"] = [*topic["corpus-ids"], topic["corpus-ids"][0]]
+    write_lines(diff, [json.dumps(row) + "\n" for row in diff_rows])
+
+    data = mteb_layout.load(task, root)
+    assert data.changed["101-changed"] == c.changed["101"]  # the document once
+    assert data.notes == (
+        DataNote("unjudged-query", f"followir/robust04/{config_name('queries', None)}",
+                 ("100-og",)),
+        DataNote("repeated-judgment-row", f"followir/robust04/{config_name('default', None)}",
+                 (repeated_query,)),
+        DataNote("repeated-changed-document",
+                 f"followir/robust04/{config_name('qrel_diff', None)}", ("101",)))
+    assert [note_text(note) for note in data.notes] == [
+        "followir/robust04/queries: 1 query is listed without a judgment (query 100-og), "
+        "no query of the task, as mteb reads it: a run lists none",
+        f"followir/robust04/qrels: 1 row repeats an earlier row's query, document and grade "
+        f"(query {repeated_query}), each read as one judgment, as mteb reads them",
+        "followir/robust04/qrel_diff: 1 document is listed again in a topic's changed "
+        "documents (topic 101), each counted once in p-MRR, where mteb's calculate_pmrr "
+        "counts every listing"]
+    # The task-data cache keeps them: a miss writes the entry, a hit reads them back.
+    from leaderboard.core.data.cache import load_through_cache
+
+    for _ in range(2):
+        assert load_through_cache(task, root, mteb_layout.__name__).notes == data.notes
+
+
 @pytest.mark.parametrize("role", ["original", "altered"])
 def test_qrels_that_judge_no_query_of_a_role_are_refused(role: str, tmp_path: Path) -> None:
     """qrels keyed some other way than the queries (or judging one instruction's queries

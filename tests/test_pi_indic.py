@@ -19,7 +19,8 @@ from leaderboard.core.data.base import DataFormatError, MissingDataError
 from leaderboard.core.metrics import classification as cls
 from leaderboard.benchmarks.registry import get_task, tasks_of
 from leaderboard.core.data.layout_files import (PI_INDIC_FILE_TEMPLATE, PI_INDIC_LANGUAGES,
-                                                PI_INDIC_VALIDATION_DIR)
+                                                PI_INDIC_LOCAL_DIR, PI_INDIC_VALIDATION_DIR)
+from leaderboard.core.data.notes import DataNote, note_text, source_note_lines
 
 DATA_DIR = Path(os.environ.get("LEADERBOARD_DATA",
                                str(Path(__file__).resolve().parents[1].parent / "shared" / "data")))
@@ -78,11 +79,30 @@ def test_no_row_is_dropped_on_the_pinned_revision(data_dir: Path) -> None:
 
 def test_punjabi_stray_brace_is_repaired_and_reported(data_dir: Path) -> None:
     parsed = pi_indic.read_language(data_dir, "pan")
-    assert len(parsed.repairs) == 1 and "stray '}'" in parsed.repairs[0]
-    assert parsed.repairs[0].split(" - Punjabi.csv:")[1].startswith("5:")  # row id 4, line 5
+    assert parsed.stray_braces == (5,)  # row id 4, line 5
     assert parsed.text("persona")[4].startswith("ਇੱਕ ਵਿਗਿਆਨ")
-    assert all(not p.repairs for lang in LANGS if lang != "pan"
+    assert all(not p.stray_braces for lang in LANGS if lang != "pan"
                for p in [pi_indic.read_language(data_dir, lang)])
+
+
+def test_the_pinned_revision_gives_exactly_the_notes_its_quirks_warrant(
+        data_dir: Path) -> None:
+    """Every task reading the Punjabi file, and no other, carries the note of its stray
+    brace (line 5, row id 4) in its data, as `eval`, `validate`, `score` and `data status`
+    show it; no row of any language is left out, so there is no other note."""
+    punjabi = (f"{PI_INDIC_LOCAL_DIR}/{PI_INDIC_VALIDATION_DIR}/"
+               + PI_INDIC_FILE_TEMPLATE.format(name="Punjabi"))
+    stray = DataNote("stray-brace", punjabi, ("5",))
+    with_notes = {}
+    for task in tasks_of("pi-indic-val150"):
+        notes = pi_indic.load(task, data_dir).notes
+        assert notes == ((stray,) if "pan" in (task.query_language, task.doc_language)
+                         else ()), task.id
+        with_notes[task.id] = notes
+    assert sum(bool(notes) for notes in with_notes.values()) == 47
+    assert source_note_lines(with_notes) == [
+        f"{punjabi}: line 5: a context cell ends in a stray '}}' after its JSON object "
+        "(an upstream typo), which is ignored (47 of 300 tasks)"]
 
 
 def test_languages_align_by_id_english_matches(data_dir: Path) -> None:
@@ -230,6 +250,27 @@ def test_empty_text_rows_are_dropped_and_reported(tmp_path: Path) -> None:
     assert list(dropped) == [2] and dropped[2].endswith(":3: empty indian_context_persona")
     # Kept rows regardless of the experts' verdict ("Do Not Agree" above).
     assert data.roles["run"].qrels["p4"] == {"i4": 1}
+    # The task's data says so, as `eval` and `data status` show it.
+    hindi = f"{PI_INDIC_LOCAL_DIR}/{PI_INDIC_VALIDATION_DIR}/" + PI_INDIC_FILE_TEMPLATE.format(
+        name="Hindi")
+    assert data.notes == (DataNote("empty-text", hindi, ("2",)),)
+    assert note_text(data.notes[0]) == (
+        f"{hindi}: 1 pair (id 2) with an empty persona or instruction text, left out of "
+        "every task that reads the file")
+
+
+def test_a_stray_brace_is_noted_on_every_task_reading_the_file(tmp_path: Path) -> None:
+    _write_csv(tmp_path, "hin", HEADER + _row(1, "a", "b") + _row(2, "c", "d", tail="}}")
+               + _row(3, "e", "f"))
+    _write_csv(tmp_path, "tam", HEADER + _row(1, "a", "b") + _row(2, "c", "d") + _row(3, "e", "f"))
+    hindi = f"{PI_INDIC_LOCAL_DIR}/{PI_INDIC_VALIDATION_DIR}/" + PI_INDIC_FILE_TEMPLATE.format(
+        name="Hindi")
+    for task_id in ("pi-indic-val150/t1/hin", "pi-indic-val150/t2/tam-hin",
+                    "pi-indic-val150/t3/hin-tam"):
+        data = pi_indic.load(get_task(task_id), tmp_path)
+        assert data.notes == (DataNote("stray-brace", hindi, ("3",)),), task_id
+        assert len(data.roles["run"].query_ids) == 3  # the row is read, not left out
+    assert pi_indic.load(get_task("pi-indic-val150/t1/tam"), tmp_path).notes == ()
 
 
 def test_cross_lingual_task_uses_ids_usable_in_both_languages(tmp_path: Path) -> None:
@@ -240,6 +281,21 @@ def test_cross_lingual_task_uses_ids_usable_in_both_languages(tmp_path: Path) ->
     assert data.roles["run"].query_ids == ["p1", "p3"]
     assert list(data.doc_ids) == ["i1", "i3"]
     assert list(pi_indic.dropped_ids(task, tmp_path)) == [2]
+    tamil = f"{PI_INDIC_LOCAL_DIR}/{PI_INDIC_VALIDATION_DIR}/" + PI_INDIC_FILE_TEMPLATE.format(
+        name="Tamil")
+    assert data.notes == (DataNote("empty-text", tamil, ("2",)),)
+
+
+def test_a_pair_one_language_file_lacks_is_noted(tmp_path: Path) -> None:
+    _write_csv(tmp_path, "hin", HEADER + _row(1, "a", "b") + _row(2, "c", "d") + _row(3, "e", "f"))
+    _write_csv(tmp_path, "tam", HEADER + _row(1, "a", "b") + _row(3, "e", "f"))
+    data = pi_indic.load(get_task("pi-indic-val150/t2/hin-tam"), tmp_path)
+    assert data.roles["run"].query_ids == ["p1", "p3"]
+    tamil = f"{PI_INDIC_LOCAL_DIR}/{PI_INDIC_VALIDATION_DIR}/" + PI_INDIC_FILE_TEMPLATE.format(
+        name="Tamil")
+    assert data.notes == (DataNote("missing-pair", tamil, ("2",)),)
+    assert note_text(data.notes[0]) == (
+        f"{tamil}: lacks 1 pair (id 2) that the task's other file has, left out of the task")
 
 
 @pytest.mark.parametrize("body, message", [

@@ -17,6 +17,7 @@ from typing import Callable
 
 from leaderboard.core.data import load_task_data
 from leaderboard.core.data.base import TaskData
+from leaderboard.core.data.notes import notes_line
 from leaderboard.core.predictions import Predictions, score_predictions, validate_predictions
 from leaderboard.core.report import Report
 from leaderboard.core.runs.columns import ParsedRun
@@ -78,9 +79,11 @@ def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
 
     ``checked`` holds what :func:`validate_file` found for files already validated
     (:func:`check_task_files` validates runs on its worker threads); the others are
-    validated here. The report lists the files in the task's role order either way.
-    ``names`` gives, by role, the name messages use for a file (a file fetched from the
-    run store sits in its cache); otherwise it is the path below ``display_root``.
+    validated here. The report lists the files in the task's role order either way,
+    then, when the task's data has notes (:mod:`leaderboard.core.data.notes`), one line
+    of them as a note of the task (neither an error nor a warning). ``names`` gives, by
+    role, the name messages use for a file (a file fetched from the run store sits in its
+    cache); otherwise it is the path below ``display_root``.
     """
     report = Report()
     inputs = TaskInput(task, data)
@@ -98,6 +101,10 @@ def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
             inputs.predictions = parsed
         else:
             inputs.runs[role] = parsed  # type: ignore[assignment]
+    if data.notes:
+        line = notes_line(data.notes, task.benchmark)
+        # Of one kind where the line is the same: `validate` summarises it over tasks.
+        report.add(task.id, None, line, "note", kind=f"data-notes:{line}")
     return report, (inputs if report.ok else None)
 
 

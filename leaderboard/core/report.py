@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Severity = Literal["error", "warning"]
+# A note is information (what a reader did with upstream's data: leaderboard.core.data.
+# notes), counted as neither an error nor a warning.
+Severity = Literal["error", "warning", "note"]
 
 # After this many errors of one file the rest are counted, not listed: a run with a
 # systematic problem would otherwise print a million identical lines.
@@ -31,7 +33,7 @@ class Issue:
 
     def format(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
-        prefix = "" if self.severity == "error" else "warning: "
+        prefix = "" if self.severity == "error" else f"{self.severity}: "
         return f"{where}: {prefix}{self.message}"
 
 
@@ -71,16 +73,17 @@ class Report:
 
     def lines(self, limit: int = MAX_LISTED_PER_FILE,
               summarise_after: int | None = None) -> list[str]:
-        """Errors first then warnings, at most ``limit`` of each per file, plus a count.
+        """Errors first, then warnings, then notes, at most ``limit`` of each per file,
+        plus a count.
 
-        With ``summarise_after``, a kind of warning found in more files than that (tied
-        scores in 296 runs of a submission) is one line: its first instance, and how
-        many more files have it."""
+        With ``summarise_after``, a kind of warning or note found in more files (a note:
+        tasks) than that (tied scores in 296 runs of a submission) is one line: its first
+        instance, and how many more files have it."""
         out: list[str] = []
-        for severity in ("error", "warning"):
+        for severity in ("error", "warning", "note"):
             per_file: dict[str, list[Issue]] = {}
             shown = [i for i in self.issues if i.severity == severity]
-            if severity == "warning" and summarise_after is not None:
+            if severity != "error" and summarise_after is not None:
                 shown, summaries = _summarise_kinds(shown, summarise_after)
                 out += summaries
             for issue in shown:
@@ -105,7 +108,10 @@ def _summarise_kinds(issues: list[Issue], after: int) -> tuple[list[Issue], list
     for kind in repeated:
         first = next(i for i in issues if i.kind == kind)
         others = len(files_of[kind]) - 1
-        lines.append(f"{first.format()} [and the same warning for {plural(others, 'more file')}]")
+        # A note's "file" is the task whose data it is about.
+        where = "more task" if first.severity == "note" else "more file"
+        lines.append(f"{first.format()} [and the same {first.severity} for "
+                     f"{plural(others, where)}]")
     return [i for i in issues if i.kind not in repeated], sorted(lines)
 
 

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command
-from leaderboard.core.data import data_files, resolve_data_dir
+from leaderboard.core.data import (DataFormatError, data_files, load_task_data,
+                                   resolve_data_dir)
+from leaderboard.core.data.notes import DataNote, notes_brief, source_note_lines
 from leaderboard.core.data.revision import MANIFEST_NAME, data_revision, read_manifest
 from leaderboard.core.errors import UsageError
 from leaderboard.app.datapull.common import (
@@ -67,11 +69,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     status = new_command(
         actions, "status", "say which benchmark data is present",
-        "For each data source: whether every file its tasks' readers need is present, "
-        "which revision it was pulled at, and what is missing. Exit 1 if anything is "
-        "missing, was pulled at another revision than the registry pins, or (with "
-        "--verify) differs from what was pulled: a pulled file changed, or a file the "
-        "readers would read that the pull did not write.",
+        "For each data source: whether every file its tasks' readers need is present and "
+        "reads, which revision it was pulled at, what is missing, and the notes of what "
+        "the readers did with upstream's files (a typo ignored, a row left out, a repeated "
+        "judgment read once). Exit 1 if anything is missing or cannot be read, was pulled "
+        "at another revision than the registry pins, or (with --verify) differs from what "
+        "was pulled: a pulled file changed, or a file the readers would read that the pull "
+        "did not write.",
         "  leaderboard data status followtable --verify")
     status.add_argument("benchmarks", nargs="*", metavar="BENCHMARK",
                         help=f"{BENCHMARK_HELP} (default: all)")
@@ -135,6 +139,7 @@ def run_status(args: argparse.Namespace) -> int:
         root = data_dir / source.local_dir
         missing = source_missing_files(item, data_dir)
         task_ready = {task.id: not data_files(task, data_dir).missing for task in item.tasks}
+        notes, unreadable = _read_tasks(item, data_dir, task_ready)
         ready = sum(task_ready.values())
         manifest = read_manifest(root)
         revision = data_revision(source, data_dir)
@@ -156,6 +161,12 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"{'':8}   missing: {_display(path, data_dir)}")
         if len(missing) > 5:
             print(f"{'':8}   ... and {len(missing) - 5} more")
+        for problem in unreadable[:5]:
+            print(f"{'':8}   cannot read: {problem}")
+        if len(unreadable) > 5:
+            print(f"{'':8}   ... and {len(unreadable) - 5} more that cannot be read")
+        for line in source_note_lines(notes):
+            print(f"{'':8}   note: {line}")
         problems = manifest_problems(root, manifest) if args.verify and manifest else []
         for problem in problems[:5]:
             print(f"{'':8}   changed: {problem}")
@@ -169,8 +180,11 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"{'':8}   ... and {len(unlisted) - 5} more not pulled")
         if args.tasks is not None:
             for task in item.tasks:
-                print(f"{'':8}   {'ready' if task_ready[task.id] else 'missing':8}{task.id}")
-        if missing or problems or revision.other:
+                state = ("ready" if task_ready[task.id] else
+                         "missing" if data_files(task, data_dir).missing else "invalid")
+                brief = f" ({notes_brief(notes[task.id])})" if notes.get(task.id) else ""
+                print(f"{'':8}   {state:8}{task.id}{brief}")
+        if missing or problems or revision.other or unreadable:
             incomplete.append(item.benchmark)
         if unlisted:
             foreign.append(item.benchmark)
@@ -184,6 +198,24 @@ def run_status(args: argparse.Namespace) -> int:
               "with the pulled files, and `leaderboard data pull` leaves alone what it did "
               "not write.")
     return 1 if incomplete or foreign else 0
+
+
+def _read_tasks(item: SourceTasks, data_dir: Path, ready: dict[str, bool]
+                ) -> tuple[dict[str, tuple[DataNote, ...]], list[str]]:
+    """The notes of each task of ``item`` whose files are all there, read as `eval` reads
+    them (through the task-data cache), and what keeps any from being read; a task that
+    cannot be read is marked not ready in ``ready``."""
+    notes: dict[str, tuple[DataNote, ...]] = {}
+    unreadable: list[str] = []
+    for task in item.tasks:
+        if not ready[task.id]:
+            continue
+        try:
+            notes[task.id] = load_task_data(task, data_dir).notes
+        except DataFormatError as exc:
+            ready[task.id] = False
+            unreadable.append(f"{task.id}: {exc}")
+    return notes, unreadable
 
 
 def _display(path: Path, data_dir: Path) -> str:

@@ -15,6 +15,7 @@ from typing import Iterator
 import numpy as np
 
 from leaderboard.core.config import ENV_DATA
+from leaderboard.core.data.notes import DataNote
 from leaderboard.core.errors import FollowBoardError
 
 
@@ -150,6 +151,10 @@ class TaskData:
     # Altered qid -> group label (FollowTable constraint type C1..S3); PI-Indic T4: pair id
     # -> the persona it belongs to (the unit its per-persona scores are built on).
     groups: dict[str, str] = field(default_factory=dict)
+    # What the reader did with upstream's files that a user should know (a stray brace
+    # ignored, a row left out, a repeated judgment read once), in the order it met them:
+    # leaderboard.core.data.notes words them.
+    notes: tuple[DataNote, ...] = ()
 
     # changed and instruction_positive encoded for the metrics, by kind, once per loaded
     # task, so that every submission scored in this process reuses them (as trec_eval

@@ -64,6 +64,7 @@ import numpy as np
 
 from leaderboard.core.config import cache_folder, task_data_cache_on
 from leaderboard.core.data.base import RoleData, TaskData
+from leaderboard.core.data.notes import DataNote
 from leaderboard.core.fileio import atomic_write_bytes
 from leaderboard.core.runs.columns import ascii_as_unicode
 from leaderboard.core.tasks import Task
@@ -71,8 +72,9 @@ from leaderboard.core.tasks import Task
 T = TypeVar("T")
 
 # Bumped when the JSON layout below changes (this module's source is in the fingerprint too).
-FORMAT = 5  # 2: a header line with the data's SHA-256; 3: roles keep query_parts;
-# 4: arrays as their bytes (_array_to_json); 5: roles keep their unjudged query ids
+FORMAT = 6  # 2: a header line with the data's SHA-256; 3: roles keep query_parts;
+# 4: arrays as their bytes (_array_to_json); 5: roles keep their unjudged query ids;
+# 6: the data's notes (leaderboard.core.data.notes)
 # Code that decides what a reader returns, besides the reader's own: every module of the
 # data package (the readers, their shared parts, this cache), the task's shape, and the
 # benchmark declarations that build the tasks (named, not imported: a changed declaration
@@ -282,6 +284,7 @@ def to_json(data: TaskData) -> dict[str, Any]:
                                                   for q, pool in data.pools.items()},
         "pairs": data.pairs, "changed": data.changed,
         "instruction_positive": data.instruction_positive, "groups": data.groups,
+        "notes": [[note.kind, note.where, list(note.items)] for note in data.notes],
     }
 
 
@@ -300,6 +303,7 @@ def from_json(obj: dict[str, Any]) -> TaskData:
                                                  for q, pool in obj["pools"].items()},
         pairs=obj["pairs"], changed=obj["changed"],
         instruction_positive=obj["instruction_positive"], groups=obj["groups"],
+        notes=tuple(DataNote(kind, where, tuple(items)) for kind, where, items in obj["notes"]),
     )
 
 

@@ -29,6 +29,7 @@ from leaderboard.core.data.base import (
     text_lines,
 )
 from leaderboard.core.data.layout_files import FOLLOWTABLE_FILES, followtable_topic
+from leaderboard.core.data.notes import DataNote
 from leaderboard.core.tasks import Task
 
 # Upstream instruction_type codes -> the paper's constraint names (FollowTable, Fig. 2).
@@ -92,23 +93,28 @@ def _qrels_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
         yield lineno, row
 
 
-def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """qrels[query][table] = grade. A row repeating a (query, table) is the same judgment
-    if it gives the same grade (upstream's WTR, IndusTR and WQT test.tsv repeat some);
-    with another grade it is refused naming both lines, not read as the last."""
+def _read_qrels(path: Path) -> tuple[dict[str, dict[str, int]], tuple[int, ...]]:
+    """qrels[query][table] = grade, and the lines of the rows read as an earlier row's
+    judgment. A row repeating a (query, table) is the same judgment if it gives the same
+    grade (upstream's WTR, IndusTR and WQT test.tsv hold 4, 2 and 19 such rows); with
+    another grade it is refused naming both lines, not read as the last."""
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    repeated: list[int] = []
     for lineno, (query, table, grade_text) in _qrels_rows(path):
         try:
             grade = int(grade_text)
         except ValueError:
             raise DataFormatError(f"{path}:{lineno}: relevance {grade_text!r} is not an "
                                   "integer") from None
+        before = len(qrels[query])
         earlier = qrels[query].setdefault(table, grade)
         if earlier != grade:
             first = next(n for n, row in _qrels_rows(path) if row[:2] == [query, table])
             raise DataFormatError(f"{path}:{lineno}: table {table!r} of query {query!r} "
                                   f"graded {grade} here, {earlier} at line {first}")
-    return dict(qrels)
+        if len(qrels[query]) == before:
+            repeated.append(lineno)
+    return dict(qrels), tuple(repeated)
 
 
 def dataset_dir(task: Task, data_dir: Path) -> Path:
@@ -239,8 +245,12 @@ def load(task: Task, data_dir: Path) -> TaskData:
             altered_parts[qid] = (meta["origin_query"], meta["instruction"])
         pairs[qid] = followtable_topic(qid)
 
-    original_qrels = _read_qrels(original_qrels_path)
-    altered_qrels = _read_qrels(altered_qrels_path)
+    original_qrels, original_repeats = _read_qrels(original_qrels_path)
+    altered_qrels, altered_repeats = _read_qrels(altered_qrels_path)
+    notes = tuple(DataNote("repeated-judgment", str(path.relative_to(data_dir)),
+                           tuple(map(str, lines)))
+                  for path, lines in ((altered_qrels_path, altered_repeats),
+                                      (original_qrels_path, original_repeats)) if lines)
 
     changed: dict[str, list[str]] = {}
     positive: dict[str, list[str]] = {}
@@ -267,7 +277,7 @@ def load(task: Task, data_dir: Path) -> TaskData:
                        query_text=altered_text, query_parts=altered_parts)
     return TaskData(task_id=task.id, roles={"original": original, "altered": altered},
                     doc_ids=read_corpus_ids(corpus_path), pairs=pairs, changed=changed,
-                    instruction_positive=positive, groups=groups)
+                    instruction_positive=positive, groups=groups, notes=notes)
 
 
 def _natural_key(qid: str) -> tuple[tuple[int, int | str], ...]:

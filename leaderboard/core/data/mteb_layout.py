@@ -47,6 +47,7 @@ from leaderboard.core.data.layout_files import (
     mteb_topic,
 )
 from leaderboard.core.data.hf_card import CARD_NAME, CardConfigs, matching, read_card_configs
+from leaderboard.core.data.notes import DataNote
 from leaderboard.core.tasks import Task
 
 CORPUS_ID_COLUMNS = ("_id", "id", "doc_id")
@@ -262,11 +263,15 @@ def load(task: Task, data_dir: Path) -> TaskData:
     qrels_table = _read_config(configs["default"])
     qrels_where = where["default"]
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    repeated: list[str] = []  # the query of each row repeating a judgment, grade and all
     for qid, did, score in zip(
             _texts(_column(qrels_table, ("query-id", "query_id"), qrels_where)),
             _texts(_column(qrels_table, ("corpus-id", "corpus_id"), qrels_where)),
             _column(qrels_table, ("score", "relevance"), qrels_where)):
-        qrels[qid][did] = _grade(score, qrels_where, qid, did)
+        grade = _grade(score, qrels_where, qid, did)
+        if qrels[qid].get(did) == grade:
+            repeated.append(qid)
+        qrels[qid][did] = grade
 
     # The queries that count are those with a judgment, as mteb counts them: its loader
     # keeps only the queries the qrels config holds a row of (RetrievalDatasetLoader's
@@ -312,6 +317,10 @@ def load(task: Task, data_dir: Path) -> TaskData:
     kept = set(originals)
     changed = {q: sorted(set(diff.get(mteb_topic(q), []))) if pairs[q] in kept else []
                for q in altereds}
+    # A document listed twice in a topic's list is one changed document (mteb's
+    # calculate_pmrr counts it at each listing): the topic, once per extra listing.
+    relisted = [mteb_topic(q) for q in altereds if changed[q]
+                for _ in range(len(diff[mteb_topic(q)]) - len(changed[q]))]
     if altereds and not any(changed.values()):
         # p-MRR would average over no query and read 0 for every run: the ids are keyed
         # some other way than by topic (mteb's reading), or name other topics.
@@ -332,8 +341,16 @@ def load(task: Task, data_dir: Path) -> TaskData:
         if key not in sorted_pools:
             sorted_pools[key] = np.sort(np.asarray(list(set(ids)), dtype=str))
         pools[qid] = sorted_pools[key]
+    unjudged = [q for role in roles.values() for q in role.unjudged]
+    shown = {config: str(files[0].parent.relative_to(data_dir))
+             for config, files in configs.items()}
+    notes = [note for note in (
+        DataNote("unjudged-query", shown["queries"], tuple(unjudged)),
+        DataNote("repeated-judgment-row", shown["default"], tuple(repeated)),
+        DataNote("repeated-changed-document", shown["qrel_diff"], tuple(relisted)))
+        if note.items]
     return TaskData(task_id=task.id, roles=roles, doc_ids=doc_ids, pools=pools, pairs=pairs,
-                    changed=changed)
+                    changed=changed, notes=tuple(notes))
 
 
 def iter_corpus(task: Task, data_dir: Path, only: Collection[str] | None = None

@@ -25,7 +25,7 @@ revision no row is dropped (see :func:`dropped_ids`).
 
 Known upstream defect: Punjabi row 4's ``indian_context`` JSON carries one stray closing
 brace after the object. The reader accepts trailing ``}`` characters (and only those) and
-records the repair in :attr:`LanguageFile.repairs`.
+records the lines in :attr:`LanguageFile.stray_braces`: a note of every task reading it.
 
 T4 (compatibility classification) is scored from predictions over a fixed pair set, built
 by :func:`t4_pairs`: per language, every validated pair is a positive and each persona
@@ -67,6 +67,7 @@ from leaderboard.core.data.layout_files import (
     PI_INDIC_LOCAL_DIR,
     pi_indic_path,
 )
+from leaderboard.core.data.notes import DataNote
 from leaderboard.core.tasks import Task
 
 COLUMNS = ("id", "ENG_indian_context", "indian_context", "expert_1", "expert_2")
@@ -117,17 +118,17 @@ class LanguageFile:
     ``columns`` holds one value per usable id (ascending) in each of ``id`` (int),
     ``persona``, ``instruction`` (the language's texts), ``eng_persona``,
     ``eng_instruction``, ``expert_1`` and ``expert_2``. ``dropped`` maps unusable ids to
-    the reason; ``repairs`` lists the upstream defects the reader worked around, as
-    ``FILE:LINE: ...``. Plain tuples, not a pandas frame: importing pandas took half a
-    second of every process that loads a PI-Indic task from its files (as `ci pr-check`
-    does, with no task-data cache).
+    the reason; ``stray_braces`` the lines whose context had stray ``}`` after its JSON
+    object. Plain tuples, not a pandas frame: importing pandas took half a second of every
+    process that loads a PI-Indic task from its files (as `ci pr-check` does, with no
+    task-data cache).
     """
 
     lang: str
     path: Path
     columns: dict[str, tuple]
     dropped: dict[int, str] = field(default_factory=dict)
-    repairs: tuple[str, ...] = ()
+    stray_braces: tuple[int, ...] = ()
 
     def text(self, side: Side) -> dict[int, str]:
         return dict(zip(self.columns["id"], self.columns[side]))
@@ -138,7 +139,7 @@ class LanguageFile:
         return list(self.columns["id"])
 
 
-def _decode_context(raw: str, where: str, repairs: list[str]) -> dict:
+def _decode_context(raw: str, where: str, line: int, stray_braces: list[int]) -> dict:
     """Parse a context cell; tolerate trailing stray ``}`` (an upstream typo), nothing else."""
     try:
         obj, end = json.JSONDecoder().raw_decode(raw.strip())
@@ -147,7 +148,7 @@ def _decode_context(raw: str, where: str, repairs: list[str]) -> dict:
     trailing = raw.strip()[end:]
     if trailing.strip():
         if set(trailing.strip()) <= {"}"}:
-            repairs.append(f"{where}: ignored {len(trailing.strip())} stray '}}' after the JSON object")
+            stray_braces.append(line)
         else:
             raise DataFormatError(f"{where}: unexpected text after the JSON object: {trailing[:40]!r}")
     if not isinstance(obj, dict):
@@ -177,7 +178,7 @@ def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
 
     rows: list[dict] = []
     dropped: dict[int, str] = {}
-    repairs: list[str] = []
+    stray_braces: list[int] = []
     seen: dict[int, int] = {}
     record_start = reader.line_num + 1
     for record in reader:
@@ -200,8 +201,8 @@ def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
         if item in seen:
             raise DataFormatError(f"{where}: id {item} repeats line {seen[item]}")
         seen[item] = start_line
-        eng = _decode_context(record[col["ENG_indian_context"]], where, repairs)
-        local = _decode_context(record[col["indian_context"]], where, repairs)
+        eng = _decode_context(record[col["ENG_indian_context"]], where, start_line, stray_braces)
+        local = _decode_context(record[col["indian_context"]], where, start_line, stray_braces)
         if "id" in local and str(local["id"]).strip() != str(item):
             raise DataFormatError(f"{where}: row id {item} but indian_context.id is {local['id']!r}")
         persona = str(local.get(PERSONA_KEY) or "").strip()
@@ -222,15 +223,14 @@ def _read_language_cached(path: Path, lang: str, mtime_ns: int) -> LanguageFile:
     rows.sort(key=lambda row: row["id"])  # ids are distinct (checked above)
     columns = {name: tuple(row[name] for row in rows) for name in rows[0]}
     return LanguageFile(lang=lang, path=path, columns=columns, dropped=dropped,
-                        repairs=tuple(repairs))
+                        stray_braces=tuple(dict.fromkeys(stray_braces)))
 
 
 def read_language(data_dir: Path, lang: str, task: Task | None = None) -> LanguageFile:
     """Parse one language's CSV (cached per file and modification time): its rows by id,
-    the rows dropped and the repairs made, which no task's data shows. The reader's entry
-    for one file, kept for whoever inspects the data (the tests of the pinned revision read
-    it so); the task loaders read through ``_read_languages``, which names every missing
-    file of a task at once."""
+    the rows dropped and the stray braces read past. The reader's entry for one file, kept
+    for whoever inspects the data (the tests of the pinned revision read it so); the task
+    loaders read through ``_read_languages``, which names every missing file at once."""
     return _read_languages(data_dir, task, (lang,))[0]
 
 
@@ -294,16 +294,30 @@ def _common_ids(query_file: LanguageFile, doc_file: LanguageFile) -> list[int]:
     return sorted(set(query_file.ids) & set(doc_file.ids))
 
 
+def task_notes(task: Task, data_dir: Path) -> tuple[DataNote, ...]:
+    """The notes of a task's data (:mod:`leaderboard.core.data.notes`), of each file: lines
+    read past stray braces, ids left out for an empty text or that the other file alone has."""
+    langs = (task.query_language, task.doc_language)
+    files = dict(zip(langs, _read_task_languages(task, data_dir)))
+    notes = []
+    for lang, parsed in files.items():
+        other = files[langs[lang == langs[0]]]  # the other side's (itself, where one file)
+        absent = sorted(set(other.ids) - set(parsed.ids) - set(parsed.dropped))
+        for kind, items in (("stray-brace", parsed.stray_braces),
+                            ("empty-text", parsed.dropped), ("missing-pair", absent)):
+            if items:
+                where = str(language_file(data_dir, task, lang).relative_to(data_dir))
+                notes.append(DataNote(kind, where, tuple(map(str, items))))
+    return tuple(notes)
+
+
 def dropped_ids(task: Task, data_dir: Path) -> dict[int, str]:
-    """Ids a task leaves out (empty text in one of its languages), with the reason."""
+    """Ids a task leaves out (empty text in a language, or absent from one), with why."""
     query_file, doc_file = _read_task_languages(task, data_dir)
-    out = dict(doc_file.dropped)
-    out.update(query_file.dropped)
-    ids_q, ids_d = set(query_file.ids), set(doc_file.ids)
-    for item in ids_q ^ ids_d:
-        if item not in out:
-            lang = doc_file.lang if item in ids_q else query_file.lang
-            out[int(item)] = f"not present in the {lang} file"
+    out = {**doc_file.dropped, **query_file.dropped}
+    for has, lacks in ((query_file, doc_file), (doc_file, query_file)):
+        out.update(dict.fromkeys(set(has.ids) - set(lacks.ids) - out.keys(),
+                                 f"not present in the {lacks.lang} file"))
     return dict(sorted(out.items()))
 
 
@@ -671,7 +685,7 @@ def load(task: Task, data_dir: Path) -> TaskData:
         instructions = dict(zip(pairs.pair_id, pairs.instruction_id))
         return TaskData(task_id=task.id, roles={"predictions": role},
                         doc_ids=np.array([], dtype=str), pairs=instructions,
-                        groups=personas)
+                        groups=personas, notes=task_notes(task, data_dir))
 
     query_prefix = _side_prefix(_query_side(task))
     doc_prefix = _side_prefix(_doc_side(task))
@@ -681,4 +695,5 @@ def load(task: Task, data_dir: Path) -> TaskData:
     qrels = {f"{query_prefix}{item}": {f"{doc_prefix}{item}": 1} for item in ids}
     doc_ids = np.sort(np.array([f"{doc_prefix}{item}" for item in ids], dtype=str))
     role = RoleData(query_ids=query_ids, qrels=qrels, query_text=query_text)
-    return TaskData(task_id=task.id, roles={"run": role}, doc_ids=doc_ids)
+    notes = task_notes(task, data_dir)
+    return TaskData(task_id=task.id, roles={"run": role}, doc_ids=doc_ids, notes=notes)
