@@ -33,8 +33,8 @@ from leaderboard.publish.export import (
     ExportError,
     export_dataset,
     submission_records,
-    write_per_query,
 )
+from leaderboard.publish.export_queries import write_per_query
 from leaderboard.publish.export_check import checked_export, handed_export_problems
 from leaderboard.publish.models import MODELS_FILE, default_registry
 from leaderboard.publish.open_data import records_table
@@ -396,7 +396,7 @@ def test_the_exported_standings_hold_one_statistic_per_column(exported: dict,
     rows = tested[shift]
     assert ((rows["hl_ci_low"] <= rows["hl_shift"]) & (rows["hl_shift"] <= rows["hl_ci_high"])).all()
     release = json.loads((folder / "release.json").read_text("utf-8"))
-    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/5"
+    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/6"
     schema = json.loads((folder / "schemas" / "standings.schema.json").read_text("utf-8"))
     assert schema["$id"] == f"{EXPORT_FORMAT}/standings.schema.json"
     assert f"format `{EXPORT_FORMAT}`" in (folder / "README.md").read_text("utf-8")
@@ -790,3 +790,102 @@ def test_the_per_query_table_says_what_each_query_id_is(committed_board) -> None
     assert kinds == {"topic", "pair", "instruction", "persona"}
     assert "original/nDCG@10" in said and "{topic}_{instruction}" in said
     assert "p<id>" in said and "i<id>" in said
+
+
+# --------------------------------------------------------------------------- recomputing
+
+def _recomputed_figures(folder: Path) -> dict[str, int]:
+    """Recompute every figure of an export's standings from its other tables, with pandas
+    alone, as README's export section says to; returns how many figures each view held.
+    Fails naming the first cell whose figure is not the one recomputed (to 1e-12)."""
+    def read(pattern: str) -> pd.DataFrame:
+        return pd.concat([pd.read_parquet(p) for p in sorted(folder.glob(pattern))])
+    standings = read("standings/results.parquet")
+    views, subs = read("standings/views.parquet"), read("submissions/submissions.parquet")
+    scores, reported = read("submissions/scores.parquet"), read("reported/rows.parquet")
+    per_query, members = read("per-query/*.parquet"), read("group-members/*.parquet")
+    for table in (views, scores, reported):
+        table["group"] = table["group"].fillna("")  # null: the whole task
+    system_of = dict(zip(subs["submission_id"], subs["system_id"]))
+    # (row's system_id, task, group, metric) -> the task's figure
+    figures = {(system_of[r["submission_id"]], r["task"], r["group"], r["metric"]): r["value"]
+               for r in scores.to_dict("records")}
+    from_queries = {(system_of[s], t, "", m): v for (s, t, m), v in per_query.groupby(
+        ["submission_id", "task", "metric"])["score"].mean().items()}
+    grouped = per_query.merge(members, on=["submission_id", "task", "query_id"])
+    from_queries |= {(system_of[s], t, g, m): v for (s, t, g, m), v in grouped.groupby(
+        ["submission_id", "task", "group", "metric"])["score"].mean().items()}
+    assert {g for _, _, g, _ in from_queries} >= {"C1", "C2", "S1", "S2", "S3"}
+    for key, value in from_queries.items():  # the scores table agrees, groups included
+        assert value == pytest.approx(figures[key], abs=1e-12), key
+    figures |= from_queries
+    figures |= {(r["system_id"], r["task"], r["group"], r["metric"]): r["value"]
+                for r in reported.to_dict("records")}
+    columns = {(c["view"], c["column"]): c for c in views.to_dict("records")}
+
+    def figure(system_id: str, column: dict, basis: str) -> float | None:
+        if basis == "published":
+            return next(figures[key] for task in json.loads(column["published_tasks"])
+                        if (key := (system_id, task, "", column["metric"])) in figures)
+        parts = [figures.get((system_id, task, column["group"], metric)) for task, metric
+                 in zip(json.loads(column["tasks"]), json.loads(column["task_metrics"]))]
+        have = [v for v in parts if v is not None]
+        if not have or (column["average"] == "all" and len(have) < len(parts)):
+            return None
+        return math.fsum(have) / len(have)
+
+    counts: dict[str, int] = {}
+    for rec in standings.to_dict("records"):
+        column = columns[(rec["view"], rec["column"])]
+        cell = (rec["view"], rec["column"], rec["model_id"])
+        if rec["provenance"] == "reference":
+            cells = [(None, rec["value"], column["reference"])]
+        else:
+            # the line's row (home: the row its cell comes from), then the model's others
+            system_id = rec.get("from") if isinstance(rec.get("from"), str) else rec["system_id"]
+            others = json.loads(rec["others"]) if isinstance(rec.get("others"), str) else []
+            cells = [(s, v, figure(s, column, b) if isinstance(b, str) else None)
+                     for s, v, b in [(system_id, rec["value"], rec["basis"])]
+                     + [(o["system_id"], o["value"], o["basis"]) for o in others]]
+        for system_id, shown, want in cells:
+            if shown is None or math.isnan(shown):
+                assert want is None or math.isnan(want), (cell, system_id, want)
+                continue
+            assert want == pytest.approx(shown, abs=1e-12, rel=0), (cell, system_id, shown)
+            counts[rec["view"]] = counts.get(rec["view"], 0) + 1
+    return counts
+
+
+@pytest.fixture(scope="module")
+def committed_export(committed_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("committed-export") / "dataset"
+    export_dataset(REPO, folder, repo=PINNED, cache_dir=committed_cache)
+    return folder
+
+
+def test_every_standings_figure_is_recomputed_from_the_export_as_readme_says(
+        committed_export: Path, exported: dict) -> None:
+    """The constraint views (followtable/constraint/*) could not be recomputed from the
+    export: per_query had no group membership, which only each submission's
+    per-query.json.gz held, and nothing in the export said which tasks and which metric of
+    each a standings column averages (FollowIR's Score: MAP@1000 or nDCG@5). The views
+    table says what every column combines and group_members lists each group's queries:
+    every figure of the committed board's standings, and of the synthetic board's (whose
+    FollowIR Score is verified), is the one the README's recipe gives."""
+    counts = _recomputed_figures(committed_export)
+    for view in (*(f"followtable/constraint/{c}" for c in ("C1", "C2", "S1", "S2", "S3")),
+                 "followtable/grid", "followir/average", "home"):
+        assert counts.get(view, 0) > 10, view
+    total = len(pd.read_parquet(committed_export / "standings" / "results.parquet")
+                .dropna(subset=["value"]))
+    assert sum(counts.values()) >= total > 5000
+    views = pd.read_parquet(committed_export / "standings" / "views.parquet")
+    score = views[(views["view"] == "followir/average") & (views["column"] == "score")]
+    assert json.loads(score["task_metrics"].item()) == [
+        "original/AP@1000", "original/nDCG@5", "original/AP@1000"]
+    synthetic = _recomputed_figures(exported["dir"])
+    assert synthetic.get("followir/average", 0) > 0 and synthetic.get("home", 0) > 0
+    readme = (REPO / "README.md").read_text("utf-8")
+    for said in ("`views` (`standings/views.parquet`)", "`group_members` lists",
+                 "`published_tasks`", "`from_view`", "`task_metrics`"):
+        assert said in readme, said

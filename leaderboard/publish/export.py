@@ -5,6 +5,7 @@
     README.md                          dataset card; its ``configs:`` name each table
     standings/results.parquet          every view's records in long form (= the site's
                                        downloads/results.parquet)
+    standings/views.parquet            what each of its columns combines, and how
     reported/rows.parquet              every reported figure with its source
     submissions/submissions.parquet    every verified submission's metadata
     submissions/scores.parquet         its task and group figures
@@ -12,13 +13,15 @@
                                        the hardware
     models/models.parquet              the model records: identity and training data
     per-query/<benchmark>.parquet      every verified per-query score, one file per benchmark
+    group-members/group_members.parquet  the queries behind each group figure of scores
     schemas/<table>.schema.json        a JSON Schema for each table's records
     release.json                       the release manifest (:mod:`.release`)
 
 Per-query scores are one file per benchmark, each submission one row group, written as
-they are read: 1,000 submissions make five files of a few hundred MB at most, far inside
-the Hub's recommendations (files under 20 GB, under 10k entries per folder, under 100k
-files, under 100 files per commit), and memory holds one submission at a time.
+they are read (:mod:`.export_queries`, the group members too): 1,000 submissions make
+five files of a few hundred MB at most, far inside the Hub's recommendations (files
+under 20 GB, under 10k entries per folder, under 100k files, under 100 files per commit),
+and memory holds one submission at a time.
 
 The folder is written beside the destination and moved into place when complete: a
 killed export leaves the previous export as it was. A push replaces the dataset's copy
@@ -36,12 +39,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from leaderboard.benchmarks import declared
 from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
-from leaderboard.core.measures import query_name
+from leaderboard.publish.export_queries import (
+    GROUP_MEMBERS_SCHEMA,
+    PER_QUERY_SCHEMA,
+    task_off_pin_revision,
+    write_group_members,
+    write_per_query,
+)
 from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.output_folder import (
     check_replaceable,
@@ -54,11 +62,14 @@ from leaderboard.publish.release import (
     release_manifest,
 )
 from leaderboard.publish.site.board import Board, load_board
-from leaderboard.publish.site.downloads import STANDINGS_TYPES, standings_records
+from leaderboard.publish.site.downloads import (
+    STANDINGS_TYPES,
+    column_records,
+    standings_records,
+)
 from leaderboard.publish.site.repository import RepositoryRef, repository_ref
 from leaderboard.publish.standings.downloads import OFF_PIN
 from leaderboard.publish.standings.lines import record_of
-from leaderboard.submission.results import revision_text
 from leaderboard.publish.training import task_benchmark, training_overlap, training_text
 
 # The layout of the dataset's tables (their columns and what each holds), named in the
@@ -69,8 +80,10 @@ from leaderboard.publish.training import task_benchmark, training_overlap, train
 # off_pin_revision in standings, scores and per_query; 4: the standings' rank is null for
 # a line whose figure in its view's sort column was scored off the pin, which format 3
 # numbered in the order with the rest; 5: the standings' p_adjusted is Holm's of the
-# p-values raised to p_floor, and p_adjusted_bound says where it is an upper bound).
-EXPORT_FORMAT = "followboard-dataset/5"
+# p-values raised to p_floor, and p_adjusted_bound says where it is an upper bound; 6: the
+# views table, what each standings column combines and how, and the group_members table,
+# the queries behind each group's figures, so every figure can be recomputed).
+EXPORT_FORMAT = "followboard-dataset/6"
 # Written into an export, so a rerun only ever replaces a folder that an export made.
 EXPORT_MARKER = ".followboard-export"
 EXPORTED_BY = "`leaderboard export`"
@@ -117,7 +130,8 @@ TABLES = (
           "in long form: one record per (view, model line, column), the site's "
           "downloads/results.parquet", {
               "view": "the view's id (home: the home table)",
-              "column": "the column's id within the view",
+              "column": "the column's id within the view (the views table says what it "
+                        "combines and how)",
               "rank": "the line's place in the view's default order among its ranked "
                       "lines, on its sort column, reported rows included, the best "
                       "verified line first of the tested lines (those it passes are within "
@@ -152,8 +166,8 @@ TABLES = (
                                "joined by '; ' (null: none); others holds their figures",
               "value": "the cell's figure, a fraction (the site shows x100)",
               "basis": "how value was obtained: task (one task's figure), mean of tasks or "
-                       "mean of reported tasks (the column's convention, which the view's "
-                       "JSON download states), or published: a reported row's own average "
+                       "mean of reported tasks (the column's convention, which the views "
+                       "table states), or published: a reported row's own average "
                        "of the column's tasks as its source prints it, which need not be "
                        "that mean (null: no figure)",
               OFF_PIN: _OFF_PIN.format(", a reported figure, or no figure"),
@@ -192,6 +206,49 @@ TABLES = (
                         "source}: the "
                         "model's other rows' figures for the same cell"},
           types=STANDINGS_TYPES, json=frozenset({"rank_interval", "others"})),
+    Table("views", "standings", "What every standings column is: one record per (view, "
+          "column), the home table's too: the tasks and the metric of each whose figures "
+          "it combines, its group of queries and how it combines them", {
+              "view": "the view's id, as in standings (home: the home table)",
+              "column": "the column's id within the view, as in standings",
+              "label": "the column's header on the site",
+              "metric": "the metric the column shows: the one it takes of every task, or, "
+                        "where it takes another of each (FollowIR's Score), the column's "
+                        "own name for them (task_metrics names each)",
+              "tasks": "JSON text, a list: the task ids whose figures the column combines",
+              "task_metrics": "JSON text, a list parallel to tasks: the metric the column "
+                              "takes of each task, as scores and per_query name it "
+                              "(FollowIR's Score: MAP@1000 on Robust04 and Core17, nDCG@5 "
+                              "on News21)",
+              "group": "the group of each task's queries the column takes, FollowTable's "
+                       "constraint type: the scores' figure of that group, the mean over "
+                       "the queries group_members lists (null: the whole task)",
+              "higher_is_better": "whether a higher figure is better",
+              "average": "all: a row has a figure only with a figure of every task; "
+                         "available: the mean of the tasks a row has (PI-Indic's full set)",
+              "convention": "how the column combines its tasks' figures: task (one task's "
+                            "figure), mean of tasks (the plain mean of the tasks' figures, "
+                            "each task weighing the same whatever its number of queries) or "
+                            "mean of reported tasks (the plain mean of those a row has)",
+              "means": "the convention in the site's words (where one task's figure is "
+                       "not the mean over its queries, what it is)",
+              "reference": "the column's no-skill value, the figure of the view's no-skill "
+                           "reference line (null: none; home has no such line)",
+              "published_tasks": "JSON text, a list: the tasks under which a reported row "
+                                 "gives its source's own average of the column's tasks "
+                                 "(its figure of metric there, the first of them it has), "
+                                 "shown as printed instead of recomputed (basis published)",
+              "tested": "whether the view's tests are on this column (home: in the view it "
+                        "comes from): a tested verified figure is the same mean summed query "
+                        "by query, each per-query score weighted 1 / (tasks x its task's "
+                        "queries), which can differ from the mean of the task figures in "
+                        "its last bits",
+              "from_view": "home only: the view whose figure each cell of the column is, "
+                           "that view's record of the row the cell's from names (null: not "
+                           "home)",
+              "from_column": "home only: that view's column (null: not home)"},
+          types={"higher_is_better": _BOOL, "reference": _FLOAT, "tested": _BOOL},
+          json=frozenset({"tasks", "task_metrics", "published_tasks"})),
     Table("reported", "reported", "Every reported figure (papers, MTEB's results, the "
           "PI-Indic authors' files) with its source: one record per (row, task, group, "
           "metric)", {
@@ -329,13 +386,26 @@ TABLES = (
                             "part: the persona's DeLong component, which can fall below 0 or "
                             "pass 1)",
               OFF_PIN: _OFF_PIN.format("")}),
+    Table("group_members", "group-members", "The queries behind each group figure of the "
+          "scores table (FollowTable's constraint types): one record per (submission, "
+          "task, group, query), as each submission's per-query file lists them", {
+              "submission_id": "the submission", "task": "task id",
+              "group": "a group of the task's queries: FollowTable, the constraint type of "
+                       "the instruction (C1, C2, S1, S2, S3)",
+              "query_id": "a query the group's figures average: its query-instruction "
+                          "pairs ({topic}_{instruction}) and the distinct topics they come "
+                          "from ({topic}, original/nDCG@10's); the group's figure of a "
+                          "metric (scores) is the mean of that metric's per_query scores "
+                          "over the group's queries that have one"}),
 )
 
 
 # The one file of each table but the per-query one (a file per benchmark), in its folder.
-TABLE_FILES = {"standings": "results", "reported": "rows", "submissions": "submissions",
-               "scores": "scores", "efficiency": "efficiency", "models": "models"}
+TABLE_FILES = {"standings": "results", "views": "views", "reported": "rows",
+               "submissions": "submissions", "scores": "scores", "efficiency": "efficiency",
+               "models": "models", "group_members": "group_members"}
 PER_QUERY = "per_query"
+GROUP_MEMBERS = "group_members"
 SCHEMAS_DIR = "schemas"
 
 
@@ -414,13 +484,6 @@ def reported_records(board: Board, root: Path) -> list[dict[str, object]]:
     return out
 
 
-def task_off_pin_revision(off_pin: Mapping[str, str], task_id: str) -> str | None:
-    """A task's :data:`OFF_PIN` in the scores and per-query tables, from the submission's
-    tasks scored off the pin (:attr:`~leaderboard.publish.standings.SubmissionInfo.off_pin`,
-    which the views' tests and downloads read too)."""
-    return revision_text(off_pin[task_id]) if task_id in off_pin else None
-
-
 def submission_records(board: Board) -> tuple[list[dict], list[dict], list[dict]]:
     """(submissions, their task and group figures, their efficiency entries)."""
     subs: list[dict] = []
@@ -491,49 +554,6 @@ def model_records(board: Board) -> list[dict[str, object]]:
     return out
 
 
-PER_QUERY_SCHEMA = pa.schema([("submission_id", pa.string()), ("task", pa.string()),
-                              ("metric", pa.string()), ("query_id", pa.string()),
-                              ("score", pa.float64()), ("score_name", pa.string()),
-                              (OFF_PIN, pa.string())])
-
-
-def write_per_query(board: Board, folder: Path) -> list[Path]:
-    """One Parquet per benchmark, one row group per submission, streamed."""
-    writers: dict[str, pq.ParquetWriter] = {}
-    paths: list[Path] = []
-    try:
-        for row in sorted(board.submissions, key=lambda r: r.submission.id):  # type: ignore[union-attr]
-            by_bench: dict[str, dict[str, list]] = {}
-            for task_id, task in sorted(row.system.tasks.items()):
-                bench = task_benchmark(task_id) or "other"
-                cols = by_bench.setdefault(bench, {n: [] for n in PER_QUERY_SCHEMA.names})
-                off_pin = task_off_pin_revision(row.submission.off_pin, task_id)  # type: ignore[union-attr]
-                for metric, scores in sorted(task.per_query.items()):
-                    score_name = query_name(metric)
-                    for qid, score in sorted(scores.items()):
-                        cols[OFF_PIN].append(off_pin)
-                        cols["submission_id"].append(row.submission.id)  # type: ignore[union-attr]
-                        cols["task"].append(task_id)
-                        cols["metric"].append(metric)
-                        cols["query_id"].append(qid)
-                        cols["score"].append(score)
-                        cols["score_name"].append(score_name)
-            for bench, cols in by_bench.items():
-                if not cols["score"]:
-                    continue
-                if bench not in writers:
-                    path = folder / f"{bench}.parquet"
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    writers[bench] = pq.ParquetWriter(path, PER_QUERY_SCHEMA,
-                                                      compression="zstd", use_dictionary=True)
-                    paths.append(path)
-                writers[bench].write_table(pa.Table.from_pydict(cols, schema=PER_QUERY_SCHEMA))
-    finally:
-        for writer in writers.values():
-            writer.close()
-    return sorted(paths)
-
-
 _JSON_TYPES = {pa.bool_(): "boolean", pa.int64(): "integer", pa.float64(): "number",
                pa.string(): "string"}
 
@@ -586,7 +606,7 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
               "`CITATION.cff`, and cite each benchmark's own paper.", "",
               f"The tables' layout is format `{release['export_format']}` (release.json's "
               "`export_format`, and each JSON Schema's `$id`): it changes when a column "
-              "changes its name or meaning.", "",
+              "changes its name or meaning, or a column or table is added.", "",
               "| config | files | what it holds |", "| --- | --- | --- |"]
     for table, files in tables:
         lines.append(f"| `{table.config}` | {', '.join(f'`{f}`' for f in files)} | "
@@ -598,6 +618,17 @@ def dataset_card(tables: Sequence[tuple[Table, list[str]]], release: dict) -> st
               "`pandas.read_parquet`. Efficiency figures name their hardware on every "
               "record: compare only records of the same hardware. Benchmark texts are not "
               "included: queries and documents are named by their ids.", "",
+              "Every standings figure can be recomputed from these tables. `views` says "
+              "what each column combines: its `tasks`, the metric of each "
+              "(`task_metrics`), its `group` and its `convention`. A cell's figure is the "
+              "row's that `from` names, else `system_id`'s (in `submissions` or "
+              "`reported`): by its `basis`, one task's figure, the mean of the tasks' "
+              "figures, the mean of those the row has, or (`published`) the row's figure "
+              "of the column's `metric` under the first of `published_tasks` it has. A "
+              "verified task figure is the mean of its `per_query` scores of the metric "
+              "(`scores` gives it, alone for a metric with none), a group's over the "
+              "queries `group_members` lists; the reference line's is the column's "
+              "`reference`; a home column shows its `from_view`'s `from_column`.", "",
               "A verified figure scored on another revision of its benchmark's data than "
               "the one the registry pins now (after a revision bump, until it is scored "
               "again) names that revision in `off_pin_revision` (standings, scores, "
@@ -618,7 +649,7 @@ def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | N
         board = load_board(results_root, cache_dir=cache_dir)
         subs, scores, costs = submission_records(board)
         contents = {
-            "standings": standings_records(board),
+            "standings": standings_records(board), "views": column_records(board),
             "reported": reported_records(board, results_root),
             "submissions": subs, "scores": scores, "efficiency": costs,
             "models": model_records(board)}
@@ -630,6 +661,10 @@ def export_dataset(results_root: Path, out_dir: Path, *, repo: RepositoryRef | N
                     continue
                 schema = PER_QUERY_SCHEMA
                 nullable: set[str] = {OFF_PIN}
+            elif table.config == GROUP_MEMBERS:
+                if not write_group_members(board, staging / table_path(table)):
+                    continue
+                schema, nullable = GROUP_MEMBERS_SCHEMA, set()
             else:
                 records = contents[table.config]
                 if not records:

@@ -15,14 +15,20 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from leaderboard.benchmarks.views import Column
 from leaderboard.publish.open_data import records_table, write_parquet
-from leaderboard.publish.standings import ViewTable
 from leaderboard.publish.site.board import Board
-from leaderboard.publish.site.overview import build_overview, home_document
+from leaderboard.publish.site.overview import (
+    build_overview,
+    home_document,
+    overview_columns,
+)
 from leaderboard.publish.site.table_display import source_text
+from leaderboard.publish.standings import ViewTable
 from leaderboard.publish.standings.downloads import (
     TEST_FIELDS,
     TEST_TEXT_FIELDS,
+    column_document,
     csv_text,
     view_document,
     view_records,
@@ -79,6 +85,38 @@ def standings_records(board: Board) -> list[dict[str, object]]:
     _, records, doc = home_document(build_overview(board))
     long += long_records(doc["view"]["id"], [c["id"] for c in doc["view"]["columns"]], records)
     return long
+
+
+def column_records(board: Board) -> list[dict[str, object]]:
+    """What every column of :func:`standings_records` is, one record per (view, column),
+    the home table's too: the export's views table. A view's column as its JSON download
+    describes it (:func:`~leaderboard.publish.standings.downloads.column_document`), with
+    the tasks a reported row's own published average of it is read from and whether the
+    view's test is on it; a home column as the view's column whose cells it shows, which
+    it names."""
+    out = []
+    for table in board.tables.values():
+        view = table.view
+        for i, (col, ref) in enumerate(zip(view.columns, table.references
+                                           or [None] * len(view.columns))):
+            out.append(_column_record(view.id, col, column_document(col, ref),
+                                      i == view.tiered_column, None))
+    for home in overview_columns(board):
+        view = home.table.view
+        described = {**column_document(home.column, None), "id": home.home.id,
+                     "label": home.home.label}
+        out.append(_column_record("home", home.column, described,
+                                  home.index == view.tiered_column,
+                                  (view.id, home.column.id)))
+    return out
+
+
+def _column_record(view: str, column: Column, described: dict[str, object], tested: bool,
+                   shown: tuple[str, str] | None) -> dict[str, object]:
+    return {"view": view, "column": described.pop("id"), **described,
+            "published_tasks": list(column.prefer), "tested": tested,
+            "from_view": shown[0] if shown else None,
+            "from_column": shown[1] if shown else None}
 
 
 def write_results_parquet(long: list[dict[str, object]], folder: Path) -> int:

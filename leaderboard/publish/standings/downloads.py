@@ -209,6 +209,20 @@ def reference_record(table: ViewTable) -> dict[str, object]:
     return rec
 
 
+def column_document(column: Column, reference: float | None) -> dict[str, object]:
+    """What a column is, as a view's JSON download and the export's views table say it:
+    its tasks, the metric it takes of each, its group, how it combines them (its declared
+    convention, in words too) and its no-skill reference (None: none)."""
+    return {"id": column.id, "label": column.label, "metric": column.metric,
+            "tasks": list(column.tasks),
+            # the metric taken of each task (FollowIR's Score: MAP@1000 or nDCG@5, where
+            # metric says "headline")
+            "task_metrics": [m for _, m in column.parts], "group": column.group,
+            "higher_is_better": column.higher_is_better, "average": column.average,
+            "convention": column.convention, "means": column.convention_text,
+            "reference": reference}
+
+
 def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
     """A view's JSON download: what each column is (its tasks, the metric it takes of
     each, its declared convention, its no-skill reference), what the tiered column's test
@@ -218,16 +232,8 @@ def view_document(table: ViewTable, records: list[dict[str, object]]) -> dict:
     doc = {
         "format": DOWNLOAD_FORMAT,
         "view": {"id": view.id, "title": view.title, "note": view.note,
-                 "columns": [{"id": c.id, "label": c.label, "metric": c.metric,
-                              "tasks": list(c.tasks),
-                              # the metric taken of each task (FollowIR's Score: MAP@1000
-                              # or nDCG@5, where metric says "headline")
-                              "task_metrics": [m for _, m in c.parts], "group": c.group,
-                              "higher_is_better": c.higher_is_better, "average": c.average,
-                              "convention": c.convention, "means": c.convention_text,
-                              "reference": ref}
-                             for c, ref in zip(view.columns, table.references
-                                               or [None] * len(view.columns))]},
+                 "columns": [column_document(c, ref) for c, ref in zip(
+                     view.columns, table.references or [None] * len(view.columns))]},
         "scale": "fractions (the site shows x100)",
         "statistic": STATISTIC_NOTE,
     }
