@@ -63,3 +63,10 @@ def parse(path: Path) -> _Tags:
     parser = _Tags()
     parser.feed(path.read_text(encoding="utf-8"))
     return parser
+
+
+def parse_html(html: str) -> _Tags:
+    """:func:`parse` of a piece of HTML (a table's rows as a page's code writes them)."""
+    parser = _Tags()
+    parser.feed(html)
+    return parser

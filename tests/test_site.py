@@ -23,7 +23,7 @@ import yaml
 
 from leaderboard.app.board_ids import reference_ids
 from leaderboard.app.cli import main as cli_main
-from site_html import parse
+from site_html import parse, parse_html
 from leaderboard.publish.site.build import SiteBuildError, build_site
 from leaderboard.publish.site.board import Board, load_board
 from leaderboard.publish.site.mkdocs_config import mkdocs_config
@@ -44,7 +44,17 @@ from leaderboard.publish.site.repository import (
 )
 from leaderboard.publish.site.scripts import build_id
 from leaderboard.publish.site.search import search_doc
-from fixtures.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_tree
+from fixtures.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_marked_tree, write_tree
+from leaderboard.benchmarks import home_columns
+from leaderboard.benchmarks.views import HomeColumn
+from leaderboard.publish.site import overview
+from leaderboard.publish.site.overview import overview_context
+from leaderboard.publish.site.printed_figures import PRINTED_MARK
+from leaderboard.publish.site.render import table_context
+from leaderboard.publish.site.table_display import (INTERVAL_MARK, INTERVAL_MARK_NOTE,
+                                                    ONE_CLASS_MARK)
+from leaderboard.publish.standings import TIER_TIED, TierInfo
+from leaderboard.publish.training import TRAINING_MARK
 
 # Where the site is deployed: a GitHub Pages project site, as configure-pages' base_url
 # gives it (no trailing slash).
@@ -322,7 +332,7 @@ def test_a_home_figure_carries_the_training_mark_its_benchmark_table_shows(
                     assert "† training data shares" in row["cells"][at]["attrs"]["title"]
     assert marked > 0
     legend = " ".join("".join(home.text).split())
-    assert "†: the model's declared training data shares a source" in legend
+    assert "† the model's declared training data shares a source" in legend
 
 
 def test_the_home_legend_explains_the_training_mark_only_where_a_cell_shows_one(
@@ -333,6 +343,70 @@ def test_the_home_legend_explains_the_training_mark_only_where_a_cell_shows_one(
     assert not [cell for t in home.tables if t["view"] in ("home-verified", "home-models")
                 for row in t["rows"] for cell in row["cells"] if "†" in cell["text"]]
     assert "training data shares" not in "".join(home.text)
+
+
+def _html_rows(rows_html: str) -> list[dict]:
+    """The rows of a table body as the site's parser reads them."""
+    return parse_html('<div class="fb-view" id="x"><table class="fb-table"><tbody>'
+                      f"{rows_html}</tbody></table></div>").tables[0]["rows"]
+
+
+def test_a_home_figure_carries_every_mark_its_benchmark_table_gives_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The home page added the training mark (†) by hand and none of the others a
+    benchmark table gives a figure: a one-class classifier's ECE (*), a printed average
+    that is not its figures' mean (‡), the interval that disagrees with the tier (§). A
+    home cell takes its marks, their details and their notes from the function the
+    benchmark tables use (table_display.figure_marks), its style (italic: reported) too,
+    so a home column on ECE (a future one: no home column is one today) shows the
+    benchmark table's marks and the legend the notes under its table."""
+    write_marked_tree(tmp_path)
+    board = load_board(tmp_path, cache_dir=tmp_path / "cache")
+    # The interval of a tied row that leaves 0 out (§), as a test can return one.
+    followir = board.tables["followir/average"]
+    followir.tiers[followir.view.tiered_column]["plain"] = TierInfo(
+        tier=TIER_TIED, p_adjusted=0.2, effect=-0.016, ci_low=-0.027, ci_high=-0.007)
+    followir._lines = None
+    ece = HomeColumn("pi-indic-t4-ece", "PI-Indic val150 T4 ECE", "pi-indic/t4/average", "ECE")
+    monkeypatch.setattr(overview, "home_columns",
+                        lambda: (*home_columns(), (ece, "pi-indic/t4.md")))
+    ctx = overview_context(board, "index.md", "submissions/")
+    columns = ctx["overview"].columns
+    home = {"models": (_html_rows(ctx["model_rows"]), 6, list(range(len(columns)))),
+            "verified": (_html_rows(ctx["verified_rows"]), 4,
+                         [columns.index(c) for c in columns
+                          if c.home.id in {v["id"] for v in ctx["verified_columns"]}])}
+    marks, notes, interval_notes = set(), set(), set()
+    for c in columns:
+        table_ctx = table_context(c.table, "x.md")
+        shown = {ln.key: (ln.source.key, table_ctx["rows"][i].cells[c.index])
+                 for i, ln in enumerate(c.table.lines)}
+        by_row = {row_key: cell for row_key, cell in shown.values()}
+        gaps = {ln.key: table_ctx["rows"][i].gap for i, ln in enumerate(c.table.lines)}
+        for kind, (rows, offset, at) in home.items():
+            if c not in [columns[i] for i in at]:
+                continue
+            for row in rows:
+                cell = row["cells"][offset + [columns[i] for i in at].index(c)]
+                if not cell["attrs"].get("data-v"):
+                    continue
+                key = row["attrs"]["data-k"]
+                same = shown[key][1] if kind == "models" else by_row[key]
+                text = "".join(cell["text"])
+                assert text == same.text, (c.home.id, key, text, same.text)
+                assert (cell["attrs"].get("class") or "") == same.css, (c.home.id, key)
+                for mark in same.marks:
+                    assert mark.detail in cell["attrs"]["title"]
+                    marks.add(mark.symbol)
+                    notes.add(mark.note)
+                    assert mark.note in table_ctx["mark_notes"]
+                gap = gaps.get(key) if kind == "models" else None
+                if gap is not None and gap.text.endswith(INTERVAL_MARK):
+                    assert f"{INTERVAL_MARK}: {gap.title}" in cell["attrs"]["title"]
+                    interval_notes.add(table_ctx["interval_note"])
+    assert marks == {ONE_CLASS_MARK, TRAINING_MARK, PRINTED_MARK}
+    assert set(ctx["mark_notes"]) == notes and len(ctx["mark_notes"]) == len(notes)
+    assert interval_notes == {INTERVAL_MARK_NOTE} == {ctx["interval_note"]}
 
 
 def test_every_size_column_says_which_figures_are_counted_declared_or_published(

@@ -57,23 +57,26 @@ def test_a_printed_average_that_is_not_its_cells_mean_says_so_visibly(
     bm25 = next(i for i, ln in enumerate(table.lines) if ln.name == "BM25")
     pmrr = next(i for i, c in enumerate(table.view.columns) if c.id == "p-MRR")
     assert ctx["rows"][bm25].cells[pmrr].text == "-0.5‡"
-    assert len(ctx["printed_notes"]) == 1
-    note = ctx["printed_notes"][0]
-    assert note.startswith("‡ BM25, p-MRR") and "-0.5" in note and "-0.25" in note
+    printed = [n for n in ctx["mark_notes"] if n.startswith("‡")]
+    assert len(printed) == 1
+    note = printed[0]
+    assert note.startswith("‡ BM25, FollowTable average, p-MRR") and "-0.5" in note \
+        and "-0.25" in note
     assert "‡" in ctx["caption"]
     # Its mark was the training-overlap mark (†), which switched on the note "the model's
     # declared training data shares a source" under a table where no row does.
-    assert ctx["training_note"] == ""
+    assert not [n for n in ctx["mark_notes"] if n.startswith("†")]
     # Elsewhere only PI-Indic's full set, whose columns are the mean of the languages a row
     # reports: the authors' printed T4 averages (AUROC 71.0 over language cells averaging
     # 56.99) sat unmarked under a caption promising that mean.
     noted = {view_id for view_id, other in committed_board.tables.items()
-             if table_context(other, "x.md")["printed_notes"]}
+             if any(n.startswith("‡") for n in table_context(other, "x.md")["mark_notes"])}
     assert noted == {"followtable/average", "pi-indic-full/t4", "pi-indic-full/t4-dev"}
     t4 = table_context(committed_board.tables["pi-indic-full/t4"], "x.md")
-    assert any(n.startswith("‡ distiluse-base-multilingual-cased-v2, AUROC: the average as "
-                            "printed (its source) is 71.0, but the mean of its 11 per-language "
-                            "figures is 56.99") for n in t4["printed_notes"]), t4["printed_notes"]
+    assert any(n.startswith(f"‡ distiluse-base-multilingual-cased-v2, {t4['view'].title}, "
+                            "AUROC: the average as printed (its source) is 71.0, but the mean "
+                            "of its 11 per-language figures is 56.99")
+               for n in t4["mark_notes"]), t4["mark_notes"]
     assert "Where a reported row's source prints its own average, the cell shows it." \
         in t4["caption"] and "‡" in t4["caption"]
 
@@ -334,14 +337,17 @@ def test_a_figures_details_leave_out_only_what_its_row_prints() -> None:
     """Site size (issue 36's 300 MB at 1,000 submissions): a leaderboard cell's details drop
     the gap and rank interval its row prints, a submission page's tier cell the tier, gap
     and p its row prints; everything else stays."""
-    from leaderboard.publish.site.table_display import ROW_SHOWS, SCORE_ROW_SHOWS, tier_title
+    from leaderboard.publish.site.table_display import (ROW_SHOWS, SCORE_ROW_SHOWS,
+                                                        interval_mark, tier_title)
     from leaderboard.publish.standings.verdicts import TIER_TIED, TierInfo
 
     info = TierInfo(tier=TIER_TIED, p_adjusted=0.2, effect=-0.016, ci_low=-0.027, ci_high=-0.007,
                     effect_size=-0.26, rank_best=1, rank_worst=3)
     full = tier_title(info)
+    # (its interval leaves 0 out, its tier ties it: marked § with why, as its row's gap)
     assert full == ("tied with best verified; adjusted p 0.2; vs best verified -1.6 "
-                    "[-2.7, -0.7]; effect size -0.26 sd; rank 1\u20133 (95%)"), full
+                    f"[-2.7, -0.7]§: {interval_mark(info)}; effect size -0.26 sd; "
+                    "rank 1\u20133 (95%)"), full
     assert tier_title(info, shown=ROW_SHOWS) == \
         "tied with best verified; adjusted p 0.2; effect size -0.26 sd"
     assert tier_title(info, shown=SCORE_ROW_SHOWS) == "effect size -0.26 sd; rank 1\u20133 (95%)"

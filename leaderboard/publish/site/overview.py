@@ -19,9 +19,6 @@ from markupsafe import Markup, escape
 from leaderboard.core.report import plural
 from leaderboard.publish.models import ModelRecord, name_key
 from leaderboard.publish.standings import (
-    TIER_LEADER,
-    TIER_REPORTED,
-    TIER_TIED,
     Row,
     TierInfo,
     ViewTable,
@@ -39,21 +36,15 @@ from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
 from leaderboard.publish.site.printed_figures import shown_figure
-from leaderboard.publish.site.table_display import source_name, source_text, tier_title
+from leaderboard.publish.site.table_display import (INTERVAL_MARK_NOTE, Mark, figure_css,
+                                                    figure_marks, interval_mark, mark_notes,
+                                                    source_name, source_text, tier_title)
 from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT, OFF_PIN,
                                                      STATISTIC_NOTE, cell_off_pin_revisions)
 from leaderboard.publish.standings.lines import LineCell, record_of
 from leaderboard.publish.standings.tables import off_pin_of
 from leaderboard.publish.standings.verdicts import TIER_TEXT
-from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
-
-_TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_REPORTED: "fb-reported"}
-
-# The legend's line for the training mark, where a cell shows it.
-TRAINING_LEGEND = (f"{TRAINING_MARK}: the model's declared training data shares a source "
-                   "collection or the source of its instructions with that benchmark (the "
-                   "cell's details say which, and who says so); the figure is shown as any "
-                   "other. Models whose training data is not disclosed carry no mark.")
+from leaderboard.publish.training import view_overlap
 
 
 @dataclass(frozen=True)
@@ -240,13 +231,16 @@ def _off_pin(col: OverviewColumn, cell: OverviewCell) -> dict[str, str]:
     return off_pin_of(cell.row, col.column) if cell.row is not None else {}
 
 
-def _overlap(col: OverviewColumn, cell: OverviewCell, record: ModelRecord) -> Overlap | None:
-    """What the model's declared training data shares with the column's benchmark, for a
-    cell with a figure: marked as the benchmark's own table marks it (table_display)."""
-    return view_overlap(record, col.table.view) if cell.value is not None else None
+def _marks(col: OverviewColumn, cell: OverviewCell) -> list[Mark]:
+    """The marks of a cell's figure: its benchmark table's for the same figure
+    (:func:`~.table_display.figure_marks`, one place for every table)."""
+    if cell.value is None or cell.row is None:
+        return []
+    return figure_marks(col.table, cell.row, col.index,
+                        view_overlap(record_of(cell.row), col.table.view))
 
 
-def cell_title(col: OverviewColumn, cell: OverviewCell, overlap: Overlap | None = None) -> str:
+def cell_title(col: OverviewColumn, cell: OverviewCell, marks: Iterable[Mark] = ()) -> str:
     unit = f"{cell.covered} of {cell.total} tasks"
     if cell.row is None:
         return (f"{col.home.label}: figures for {unit}; the average needs all of them"
@@ -259,8 +253,7 @@ def cell_title(col: OverviewColumn, cell: OverviewCell, overlap: Overlap | None 
         parts.append(tier)
     if moved := _off_pin(col, cell):
         parts.append(off_pin_title(moved))
-    if overlap is not None:
-        parts.append(overlap.describe())
+    parts += [m.detail for m in marks]
     for other in cell.others[:6]:
         parts.append(f"also given by {source_name(other)}")
     if len(cell.others) > 6:
@@ -274,15 +267,15 @@ def _partial(cell: OverviewCell) -> bool:
     return bool(cell.covered) if cell.value is None else cell.covered < cell.total
 
 
-def _cell_html(col: OverviewColumn, cell: OverviewCell, record: ModelRecord) -> str:
+def _cell_html(col: OverviewColumn, cell: OverviewCell) -> str:
     e = escape
-    overlap = _overlap(col, cell, record)
-    title = cell_title(col, cell, overlap)
+    marks = _marks(col, cell)
+    title = cell_title(col, cell, marks)
     title_attr = f' title="{e(title)}"' if title else ""
-    if cell.value is None:
+    if cell.value is None or cell.row is None:
         text = f"<small>{cell.covered}/{cell.total}</small>" if _partial(cell) else "–"
         return f'<td data-v=""{title_attr}>{text}</td>'
-    css = _TIER_CSS.get(cell.tier.tier, "") if cell.tier else ""
+    css = figure_css(cell.tier, cell.row)
     css_attr = f' class="{css}"' if css else ""
     prov = "v" if cell.row is not None and cell.row.verified else "r"
     partial = f" <small>{cell.covered}/{cell.total}</small>" if _partial(cell) else ""
@@ -293,7 +286,7 @@ def _cell_html(col: OverviewColumn, cell: OverviewCell, record: ModelRecord) -> 
     return (f'<td data-v="{sort_value(cell.value)}"{off_pin} data-cp="{prov}"'
             f'{css_attr}{title_attr}>'
             f"{e(shown_figure(col.table, cell.row, col.index, cell.value))}"
-            f"{TRAINING_MARK if overlap is not None else ''}{partial}</td>")
+            f"{e(''.join(m.symbol for m in marks))}{partial}</td>")
 
 
 def _params_title(n: int | None, model_type: str) -> str:
@@ -344,7 +337,7 @@ def model_rows_html(overview: Overview, submissions_prefix: str) -> Markup:
             f"{_params_title(rec.parameters, rec.type)}>{e(params_text(rec.parameters))}</td>"
             f"<td>{e(instruction_text(rec.instruction_trained))}</td>"
             f'<td data-v="{m.benchmarks}">{m.benchmarks}</td>'
-            + "".join(_cell_html(c, cell, rec) for c, cell in zip(overview.columns, m.cells))
+            + "".join(_cell_html(c, cell) for c, cell in zip(overview.columns, m.cells))
             + "</tr>\n")
     return Markup("".join(out))
 
@@ -386,9 +379,17 @@ def verified_rows_html(overview: Overview, submissions_prefix: str,
             f'<td data-v="{"" if model.parameters is None else model.parameters}"'
             f"{_params_title(model.parameters, model.type)}>"
             f"{e(params_text(model.parameters))}</td>"
-            + "".join(_cell_html(overview.columns[i], cells[i], rec) for i in shown)
+            + "".join(_cell_html(overview.columns[i], cells[i]) for i in shown)
             + "</tr>\n")
     return Markup("".join(out))
+
+
+def _home_cells(overview: Overview) -> Iterable[tuple[OverviewColumn, OverviewCell]]:
+    """Every cell of both home tables, with its column."""
+    for m in overview.models:
+        yield from zip(overview.columns, m.cells)
+    for _, _, cells in overview.verified:
+        yield from zip(overview.columns, cells)
 
 
 def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
@@ -422,18 +423,20 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
             # "2/3"): the legend explains the mark where a cell shows it
             "partial": sum(1 for m in overview.models for cell in m.cells if _partial(cell))
             + sum(1 for _, _, cells in overview.verified for cell in cells if _partial(cell)),
-            # home cells whose model's training data shares a source with the column's
-            # benchmark (marked †, as on its page): the legend explains the mark there
-            "training": sum(1 for m in overview.models for i, cell in enumerate(m.cells)
-                            if _overlap(overview.columns[i], cell, m.record))
-            + sum(1 for _, rec, cells in overview.verified for i, cell in enumerate(cells)
-                  if _overlap(overview.columns[i], cell, rec)),
             # home cells scored on another data revision than the pin (marked)
             "off_pin": sum(1 for m in overview.models for i, cell in enumerate(m.cells)
                            if _off_pin(overview.columns[i], cell))
             + sum(1 for _, _, cells in overview.verified for i, cell in enumerate(cells)
                   if _off_pin(overview.columns[i], cell)),
         },
-        "training_legend": TRAINING_LEGEND,
+        # what each mark a cell shows means, in the words of the notes under its
+        # benchmark's table (table_display.mark_notes), each once
+        "mark_notes": mark_notes(m for c, cell in _home_cells(overview)
+                                 for m in _marks(c, cell)),
+        # a tested cell's details mark its interval where it disagrees with its tier, as
+        # the benchmark table's "vs best verified" column does, and the note says why
+        "interval_note": INTERVAL_MARK_NOTE if any(
+            cell.tier is not None and interval_mark(cell.tier)
+            for _, cell in _home_cells(overview)) else "",
         "overview": overview,
     }

@@ -10,7 +10,8 @@ import math
 
 from leaderboard.benchmarks.views import Column
 from leaderboard.core.display import figure_text, score_text
-from leaderboard.publish.standings import ModelLine, Row, ViewTable
+from leaderboard.publish.standings import Row, ViewTable
+from leaderboard.publish.standings.lines import record_of
 
 
 # Marks a source's own printed average that is not the mean of its printed figures for
@@ -47,14 +48,17 @@ def printed_average_gap(table: ViewTable, row: Row, index: int) -> float | None:
     return mean if shown is not None and abs(shown - mean) > _PRINTED_ROUNDING + 1e-9 else None
 
 
-def printed_average_note(table: ViewTable, column: Column, line: ModelLine, mean: float) -> str:
-    """The sentence under a table about a row whose printed average is not its cells'."""
-    index = table.view.columns.index(column)
-    shown = shown_figure(table, line.source, index, line.cells[index].value)
-    where = line.source.system.source.table or "its source"
-    return (f"{PRINTED_MARK} {line.name}, {column.label}: the average as printed ({where}) "
-            f"is {shown}, but the mean of its {_figures_text(line.source, column)} is "
-            f"{score_text(mean, column.signed, digits=2)}; the cell shows the printed figure.")
+def printed_average_note(table: ViewTable, index: int, row: Row, mean: float) -> str:
+    """The sentence about a row whose printed average in column ``index`` is not its
+    cells' mean ``mean`` (:func:`printed_average_gap`), under the table and in the home
+    page's legend: it names the model, the table and the column."""
+    column = table.view.columns[index]
+    shown = shown_figure(table, row, index, table.values[row.key][index])
+    where = row.system.source.table or "its source"
+    return (f"{PRINTED_MARK} {record_of(row).name}, {table.view.title}, {column.label}: the "
+            f"average as printed ({where}) is {shown}, but the mean of its "
+            f"{_figures_text(row, column)} is {score_text(mean, column.signed, digits=2)}; "
+            "the cell shows the printed figure.")
 
 
 def printed_average_detail(row: Row, column: Column, mean: float) -> str:

@@ -45,11 +45,9 @@ from leaderboard.publish.site.repository import (RepositoryRef, file_listing, re
                                                  submission_dates)
 from leaderboard.publish.site.scripts import build_id, versioned
 from leaderboard.publish.site.search import search_entries
-from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_gap,
-                                                      printed_average_note)
+from leaderboard.publish.site.printed_figures import PRINTED_MARK
 from leaderboard.publish.site.table_display import (INTERVAL_MARK, INTERVAL_MARK_NOTE,
-                                                    ONE_CLASS_MARK, one_class_note, caption,
-                                                    TRAINING_NOTE, display_rows,
+                                                    caption, display_rows, mark_notes,
                                                     empty_reason, reference_row,
                                                     rows_html, source_text,
                                                     submission_scores, test_text)
@@ -57,7 +55,7 @@ from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.standings.long_form import long_records
 from leaderboard.publish.standings.references import reference_at
 from leaderboard.publish.stats.tiers import ALPHA
-from leaderboard.publish.training import TRAINING_MARK, training_text
+from leaderboard.publish.training import training_text
 from leaderboard.submission.pull_request import STATUS_LINE
 
 PACKAGE_DIR = Path(__file__).parent
@@ -158,15 +156,9 @@ def table_context(table: ViewTable, page: str) -> dict:
         # In the default order, where its value falls: a row below it is below no skill.
         at = reference_at(view, table.lines, table.references)
         body_rows = rows[:at] + [reference] + rows[at:]
-    one_class_rows = any(ONE_CLASS_MARK in c.text for r in rows for c in r.cells
-                         if c.text != "–")
-    training_rows = any(TRAINING_MARK in c.text for r in rows for c in r.cells)
     test = test_text(table.tests.get(tiered), view.columns[tiered]) if tiered is not None \
         else ""
-    printed_notes = [printed_average_note(table, col, line, mean)
-                     for line in table.lines for i, col in enumerate(view.columns)
-                     if line.cells[i].row is not None
-                     and (mean := printed_average_gap(table, line.cells[i].row, i)) is not None]
+    notes = mark_notes(m for r in rows for c in r.cells for m in c.marks)
     return {"t": table, "view": view, "rows": rows, "tiered": tiered, "leader": leader,
             "test": test,
             "body": rows_html(body_rows, tiered), "empty": empty_reason(view),
@@ -174,14 +166,13 @@ def table_context(table: ViewTable, page: str) -> dict:
             "caption": caption(view) + (
                 f" A cell marked {PRINTED_MARK} shows its source's own printed average "
                 "instead, which is not that mean (the note under the table gives both)."
-                if printed_notes else ""),
-            "one_class_note": one_class_note() if one_class_rows else "",
-            "training_note": TRAINING_NOTE if training_rows else "",
+                if any(n.startswith(PRINTED_MARK) for n in notes) else ""),
+            # what each mark a cell shows means (table_display.figure_marks), once each
+            "mark_notes": notes,
             "interval_note": INTERVAL_MARK_NOTE
             if any(r.gap is not None and r.gap.text.endswith(INTERVAL_MARK) for r in rows)
             else "",
             "untested": untested, "alpha": ALPHA,
-            "printed_notes": printed_notes,
             "submit": relative(page, "submit.md"),
             "csv": relative(page, f"{DOWNLOADS}/{view.anchor}.csv"),
             "json": relative(page, f"{DOWNLOADS}/{view.anchor}.json")}

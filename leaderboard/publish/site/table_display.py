@@ -40,8 +40,20 @@ from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.site.data_revisions import (off_pin_short, off_pin_title,
                                                      off_pin_unranked)
 from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_detail,
-                                                      printed_average_gap, shown_figure)
+                                                      printed_average_gap, printed_average_note,
+                                                      shown_figure)
 from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
+
+@dataclass(frozen=True)
+class Mark:
+    """A mark a figure carries after its digits on every table that shows it (its
+    benchmark's, the home page's): the symbol, what the cell's details say of it, and the
+    sentence that explains it (under a benchmark table, in the home page's legend)."""
+
+    symbol: str
+    detail: str
+    note: str
+
 
 @dataclass
 class CellDisplay:
@@ -59,6 +71,9 @@ class CellDisplay:
     # The figure was scored on another data revision than the pin (data-o): a sort by its
     # column puts it after the figures on the pinned data, and numbers it not.
     off_pin: bool = False
+    # The marks after its figure (:func:`figure_marks`), which the notes under the table
+    # explain (:func:`mark_notes`).
+    marks: tuple[Mark, ...] = ()
 
 
 @dataclass
@@ -195,7 +210,10 @@ def tier_title(info: TierInfo | None, *, shown: frozenset[str] = frozenset()) ->
                                             bound=info.p_adjusted_bound))
     if info.effect is not None and info.tier != TIER_LEADER:
         if "gap" not in shown:
-            parts.append(f"vs best verified {gap_text(info)}")
+            # marked, with why, as a table's "vs best verified" column marks it
+            why = interval_mark(info)
+            parts.append(f"vs best verified {gap_text(info)}"
+                         + (f"{INTERVAL_MARK}: {why}" if why else ""))
         if info.effect_size is not None:
             parts.append(f"effect size {effect_size_text(info.effect_size)} sd")
     if rank_span(info) and "rank" not in shown:
@@ -298,10 +316,48 @@ def source_name(row: Row) -> str:
 
 
 TRAINING_NOTE = (f"{TRAINING_MARK} the model's declared training data shares a source "
-                 "collection or the source of its instructions with this benchmark (a cell's "
-                 "details say which, and who says so); the figure is shown and ranked as "
-                 "any other. Models whose training data is not disclosed carry no mark; a "
-                 "verified model's submission page says what it declares.")
+                 "collection or the source of its instructions with the figure's benchmark "
+                 "(a cell's details say which, and who says so); the figure is shown and "
+                 "ranked as any other. Models whose training data is not disclosed carry no "
+                 "mark; a verified model's submission page says what it declares.")
+
+
+def figure_marks(table: ViewTable, row: Row, index: int,
+                 overlap: Overlap | None) -> list[Mark]:
+    """The marks of ``row``'s figure in column ``index`` of ``table``, in the order they
+    follow it: one place for every table that shows the figure. ``overlap``: what the
+    model's declared training data shares with the view's benchmark (``view_overlap`` of
+    its record, which a caller computes once per model)."""
+    column = table.view.columns[index]
+    marks = []
+    if one_class(row, column):
+        marks.append(Mark(ONE_CLASS_MARK, one_class_reason(), one_class_note()))
+    if overlap is not None:
+        marks.append(Mark(TRAINING_MARK, overlap.describe(), TRAINING_NOTE))
+    mean = printed_average_gap(table, row, index)
+    if mean is not None:
+        marks.append(Mark(PRINTED_MARK, printed_average_detail(row, column, mean),
+                          printed_average_note(table, index, row, mean)))
+    return marks
+
+
+# The order of the notes that explain the marks, as the marks follow a figure.
+_MARK_ORDER = (ONE_CLASS_MARK, TRAINING_MARK, PRINTED_MARK)
+
+
+def mark_notes(marks: Iterable[Mark]) -> list[str]:
+    """The notes that explain ``marks`` (those the cells of a table show, or of the home
+    page's tables), each once, in the order marks follow a figure: what is said under a
+    benchmark table and in the home page's legend."""
+    seen = sorted({(m.symbol, m.note) for m in marks},
+                  key=lambda m: (_MARK_ORDER.index(m[0]), m[1]))
+    return [note for _, note in seen]
+
+
+def figure_css(tier: TierInfo | None, row: Row) -> str:
+    """A figure's style on every table: its tier's (bold leader, underlined tie), italic
+    for a reported figure whether or not its column is tested."""
+    return "fb-reported" if not row.verified else TIER_CSS.get(tier.tier, "") if tier else ""
 
 
 def others_text(table: ViewTable, line: ModelLine, index: int) -> str:
@@ -340,36 +396,26 @@ def cell_display(table: ViewTable, line: ModelLine, i: int,
             + _also(table, cell.others, i)))
     row = cell.row
     details = []
+    marks = figure_marks(table, row, i, overlap)
     basis = table.bases.get(row.key, [None] * len(table.view.columns))[i]
-    mean = printed_average_gap(table, row, i)
-    if mean is not None:
-        details.append(printed_average_detail(row, col, mean))
-    elif basis in ("published", "mean of reported tasks"):
+    if basis in ("published", "mean of reported tasks") and not any(
+            m.symbol == PRINTED_MARK for m in marks):  # the mark's details say it
         n = table.counts.get(row.key, [0] * len(table.view.columns))[i]
         details.append(basis_text(basis, n, col))
+    details += [m.detail for m in marks]  # of this row's figure: before the others'
     tier = tier_title(cell.tier, shown=ROW_SHOWS)
     if tier and cell.tier is not None and cell.tier.tier != TIER_REPORTED:
         details.append(tier)
     if cell.others:
         details.insert(0, f"from {source_name(row)}")
         details.append(_also(table, cell.others, i))
-    css = TIER_CSS.get(cell.tier.tier, "") if cell.tier else ""
-    if not row.verified:
-        css = "fb-reported"
-    text = shown_figure(table, row, i, cell.value)
-    if one_class(row, col):
-        text += ONE_CLASS_MARK
-        details.append(one_class_reason())
-    if overlap is not None:
-        text += TRAINING_MARK
-        details.append(overlap.describe())
-    if mean is not None:
-        text += PRINTED_MARK
+    css = figure_css(cell.tier, row)
+    text = shown_figure(table, row, i, cell.value) + "".join(m.symbol for m in marks)
     moved = off_pin_of(row, col)
     if moved:
         details.append(off_pin_title(moved))
     return CellDisplay(text=text, value=sort_value(cell.value), css=css,
-                       title="; ".join(details), off_pin=bool(moved))
+                       title="; ".join(details), off_pin=bool(moved), marks=tuple(marks))
 
 
 def _also(table: ViewTable, others: list[tuple[Row, float]], index: int) -> str:
