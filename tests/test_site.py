@@ -123,15 +123,14 @@ def test_relative_urls_between_pages() -> None:
     assert relative("index.md", "downloads/x.csv") == "downloads/x.csv"
 
 
-def test_no_table_is_ranked_by_a_column_whose_reported_figures_it_does_not_rank() -> None:
+def test_the_columns_whose_reported_figures_are_ranked_apart_are_followtables_p_mrr() -> None:
     """A column whose reported figures are not on the verified ones' scale (FollowTable's
     p-MRR) is ranked, verified figures only, by a click on it (leaderboard.js, the header's
-    data-unranked); the tables' default order (standings.tables.fill_view) ranks every row
-    of its sort column, so no view is ordered by such a column."""
+    data-unranked) and by a view's default order on it (standings.lines.reported_apart:
+    tests/test_standings.py)."""
     views = all_views().values()
     apart = [c for v in views for c in v.columns if not c.reported_comparable]
     assert {c.metric for c in apart} == {"p-MRR"}
-    assert all(v.columns[v.sort_column].reported_comparable for v in views)
 
 
 def test_view_ids_are_unique_and_anchors_derive_from_ids() -> None:

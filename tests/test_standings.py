@@ -853,3 +853,48 @@ def test_cached_tiers_expire_when_the_code_that_forms_the_units_changes() -> Non
     hashed = {path.resolve() for _, path in tables._stats_sources()}
     for code in (SamplingUnit.keys, followtable_topic, mteb_topic, tables.tier_column):
         assert Path(inspect.getsourcefile(code)).resolve() in hashed, code.__qualname__
+
+
+def test_a_view_ordered_by_a_column_that_ranks_reported_figures_apart_ranks_none_of_them(
+        ) -> None:
+    """FollowTable's p-MRR does not rank a reported figure (the paper's, of unknown
+    ranking depth) against a verified one (Column.reported_comparable), which a click on
+    it honoured (leaderboard.js) while the Python ranking did not: a view ordered by such
+    a column numbered the paper's rows among the submissions in its rows, lines, # cells
+    and its download's rank. Every ranking reads the one rule (lines.reported_apart): the
+    verified figures are ranked, the reported ones come after them, unnumbered, ordered
+    among themselves; with no verified figure there they rank among themselves."""
+    column = Column(id="p-MRR", label="p-MRR", metric="p-MRR", tasks=("followtable/wtr",),
+                    signed=True, reported_comparable=False)
+    view = View(id="followtable/test", label="t", title="t", columns=(column,),
+                tiered_column=0)
+    q = [f"q{i}" for i in range(12)]
+    verified = [_pmrr_and_irs(sid, {k: base + 0.01 * ((i * step) % 7) for i, k in enumerate(q)})
+                for sid, base, step in (("v-low", 0.0, 3), ("v-high", 0.05, 5))]
+    reported = [SystemResult(system_id=sid, model=ModelInfo(name=sid), provenance="reported",
+                             source=Source(kind="paper"),
+                             tasks={"followtable/wtr": TaskScores(metrics={"p-MRR": value})})
+                for sid, value in (("paper-top", 0.9), ("paper-mid", 0.07),
+                                   ("paper-low", -0.5))]
+    rows = [Row(key=s.system_id, system=s, origin=Path("x")) for s in verified + reported]
+    table = fill_view(view, rows)
+    tier_tables([table])
+    order = ["v-high", "v-low", "paper-top", "paper-mid", "paper-low"]
+    assert [r.key for r in table.rows] == order
+    assert [ln.key for ln in table.lines] == order
+    ranks = table.line_ranks()
+    assert [ranks[k] for k in order] == [1, 2, None, None, None]
+    _, records = view_records(table, lambda row: "x")
+    assert [(r["model_id"], r["rank"]) for r in records] == list(zip(order, [1, 2, None, None,
+                                                                             None]))
+    shown = display_rows(table, "followtable.md")
+    assert [(r.rank, r.position) for r in shown] == [(1, None), (2, None), (None, 3),
+                                                     (None, 4), (None, 5)]
+    assert all(r.unranked.startswith("not ranked: a reported p-MRR") for r in shown[2:])
+    # With no verified figure to rank them against, the reported figures rank as usual.
+    alone = fill_view(view, rows[2:])
+    assert [alone.line_ranks()[ln.key] for ln in alone.lines] == [1, 2, 3]
+    # A column that ranks them together (IRS) numbers the paper's best first.
+    together = fill_view(dataclasses.replace(view, columns=(dataclasses.replace(
+        column, reported_comparable=True),)), rows)
+    assert together.lines[0].key == "paper-top" and together.line_ranks()["paper-top"] == 1

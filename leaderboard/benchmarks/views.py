@@ -81,7 +81,8 @@ class Column:
     # convention the board cannot reproduce: FollowTable's p-MRR, whose note says so), so
     # the two are never ranked against each other: a sort by the column numbers the
     # verified figures only, the reported ones after them (the header's data-unranked,
-    # assets/leaderboard.js). No view's default order is such a column.
+    # assets/leaderboard.js), and so does a view's default order by it
+    # (leaderboard.publish.standings.lines.reported_apart).
     reported_comparable: bool = True
 
     @property

@@ -401,6 +401,8 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
                 "help": f"{c.table.view.title}: {c.column.help or c.column.label} "
                         f"({c.column.convention_text})",
                 "low": not c.column.higher_is_better,
+                # a sort by it ranks no reported figure against a verified one
+                "unranked": not c.column.reported_comparable,
                 # the explorer's hook: what a verified cell's link lists
                 "tasks": c.column.tasks, "metric": c.column.metric}
                for c in overview.columns]

@@ -427,6 +427,16 @@ def _also(table: ViewTable, others: list[tuple[Row, float]], index: int) -> str:
     return "other sources, not in this row: " + "; ".join(parts)
 
 
+def reported_unranked(column: Column) -> str:
+    """Why a reported line has no rank in a table ordered by a column that ranks reported
+    figures apart (:func:`leaderboard.publish.standings.lines.reported_apart`), for its #
+    cell's details."""
+    return (f"not ranked: a reported {column.label}, which this table does not rank against "
+            "the verified figures (its source's convention is not the board's, as the note "
+            "under the table says), so it is shown after them, ordered among the unranked "
+            "rows by its own figure")
+
+
 def off_pin_gap(moved: Mapping[str, str]) -> CellDisplay:
     """The "vs best verified" cell of a row scored on another data revision than the pin
     (``moved``: task -> recorded revision), which was tested against no row."""
@@ -445,8 +455,13 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
         rec = line.record
         main = line.source
         overlap = view_overlap(rec, table.view)
-        # The sort column's tasks scored off the pin, where that leaves the line unranked.
-        unranked = table.off_pin.get(main.key) if ranks[line.key] is None else None
+        # Why a line with a figure in the sort column has no rank: scored off the pin
+        # there, or a reported figure the column ranks apart.
+        unranked = ""
+        if ranks[line.key] is None and (moved := table.off_pin.get(main.key)):
+            unranked = off_pin_unranked(moved)
+        elif ranks[line.key] is None and line.apart:
+            unranked = reported_unranked(table.view.columns[sort_column])
         cells = [cell_display(table, line, i, overlap)
                  for i in range(len(table.view.columns))]
         gap = None
@@ -485,8 +500,7 @@ def display_rows(table: ViewTable, page: str) -> list[RowDisplay]:
             params_title=params_reason(rec.parameters, rec.type),
             instruction=instruction_text(rec.instruction_trained),
             rank=ranks[line.key], cells=cells, gap=gap, rank_span=span,
-            unranked=off_pin_unranked(unranked) if unranked else "",
-            position=position if unranked else None))
+            unranked=unranked, position=position if unranked else None))
     return out
 
 

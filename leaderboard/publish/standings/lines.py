@@ -38,13 +38,16 @@ surface's rank and the no-skill reference's place agree on who stands first.
 A line whose figure in the view's sort column was scored on another data revision than
 the registry pins for one of the column's tasks (:attr:`ModelLine.off_pin`) is shown,
 marked, and **not ranked**: a rank would order figures measured on other data as if
-comparable. It has no rank (:func:`ranked`), and it comes after every ranked line, the
-unranked ones by their own figure, then the lines without a figure in the sort column.
+comparable. So is a reported line where the sort column does not rank reported figures
+against verified ones (:func:`reported_apart`: a source's convention the board's figures
+are not on). Such a line has no rank (:func:`ranked`), and it comes after every ranked
+line, the unranked ones by their own figure, then the lines without a figure in the sort
+column.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TypeVar
@@ -81,6 +84,9 @@ class ModelLine:
     # The view's columns whose figure (the source's) was scored on another data revision
     # than the pin for one of their tasks (:func:`.tables.off_pin_of`), by index.
     off_pin: frozenset[int] = frozenset()
+    # Its figure in the view's sort column is a reported one, which that column does not
+    # rank against the verified figures (:func:`reported_apart`).
+    apart: bool = False
 
     @property
     def key(self) -> str:
@@ -109,9 +115,23 @@ class ModelLine:
 
 def ranked(line: ModelLine, view: View) -> bool:
     """Whether ``line`` has a rank in ``view``: a figure in its sort column, scored on the
-    data revision the registry pins for every task of that column (module docstring)."""
+    data revision the registry pins for every task of that column, and not a reported one
+    the column ranks apart (module docstring)."""
     index = view.sort_column
-    return line.cells[index].value is not None and index not in line.off_pin
+    return (line.cells[index].value is not None and index not in line.off_pin
+            and not line.apart)
+
+
+def reported_apart(column: Column, figures: Iterable[tuple[bool, float | None]]) -> bool:
+    """Whether ``column`` ranks its reported figures apart from the verified ones, after
+    them and unnumbered: it does not rank the one against the other
+    (:attr:`~leaderboard.benchmarks.views.Column.reported_comparable`) and a verified
+    figure is there to be ranked against (``figures``: each row's or line's (verified,
+    value) in the column); with none, the reported figures rank among themselves. The
+    one rule of every ranking in Python; assets/leaderboard.js applies it to a click on
+    the column (its header's data-unranked)."""
+    return not column.reported_comparable and any(
+        verified and value is not None for verified, value in figures)
 
 
 def record_of(row: Row) -> ModelRecord:
@@ -167,7 +187,8 @@ def _line_order(line: ModelLine, column: Column, index: int) -> tuple:
     cell = line.cells[index]
     value = cell.value
     sign = -1.0 if column.higher_is_better else 1.0
-    return (value is None, index in line.off_pin, sign * value if value is not None else 0.0,
+    return (value is None, index in line.off_pin or line.apart,
+            sign * value if value is not None else 0.0,
             not cell.verified, line.name.casefold(), line.key)
 
 
@@ -198,7 +219,8 @@ def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | N
     the ranked lines first, best value of the sort column first, verified before reported
     at equal values, then by name, the best verified line first of the tested ones where
     the sort column is tested (:func:`leader_first`); then the lines scored off the pin in
-    the sort column, alike (not ranked); then those without a figure in it."""
+    the sort column and the reported lines it ranks apart (:func:`reported_apart`), alike
+    (not ranked); then those without a figure in it."""
     own = own_sources(view.id)
     by_model: dict[str, tuple[ModelRecord, list[Row]]] = {}
     for row in rows:
@@ -225,6 +247,10 @@ def model_lines(view: View, rows: list[Row], values: Mapping[str, list[float | N
                                off_pin.get(source.key, frozenset())))
     sort_col = view.columns[view.sort_column]
     index = view.sort_column
+    if reported_apart(sort_col, ((ln.cells[index].verified, ln.cells[index].value)
+                                 for ln in lines)):
+        for line in lines:
+            line.apart = line.cells[index].value is not None and not line.cells[index].verified
     lines.sort(key=lambda line: _line_order(line, sort_col, index))
     if view.tiered_column != index:
         return lines

@@ -28,7 +28,7 @@ from leaderboard.core.report import plural
 from leaderboard.benchmarks.registry import get_task
 from leaderboard.submission.results import SystemResult, off_pin_revisions
 
-from .lines import ModelLine, leader_first, model_lines, ranked
+from .lines import ModelLine, leader_first, model_lines, ranked, reported_apart
 from .references import view_references
 from .rows import Row
 from .statistic import Basis, column_value, tested_scores, unit_scores
@@ -118,24 +118,30 @@ class ViewTable:
 # --------------------------------------------------------------------------- order
 
 def order_key(value: float | None, higher_is_better: bool, verified: bool, key: str,
-              name: str, off_pin: bool = False) -> tuple:
+              name: str, unranked: bool = False) -> tuple:
     """Default order: best value first; at equal values verified rows first, in the order
     of their ids (as :func:`leaderboard.publish.stats.tiers.tier_view` picks its leader), then reported
-    rows by name. A value scored on another data revision than the pin (``off_pin``,
-    :func:`off_pin_of`) is not ranked: it comes after every ranked value, the unranked ones
-    by their own value, as the tables' lines do (:mod:`.lines`); a row without a value
-    comes last."""
+    rows by name. A value not ranked (``unranked``: scored on another data revision than
+    the pin, :func:`off_pin_of`, or a reported one its column ranks apart,
+    :func:`.lines.reported_apart`) comes after every ranked value, the unranked ones by
+    their own value, as the tables' lines do (:mod:`.lines`); a row without a value comes
+    last."""
     sign = -1.0 if higher_is_better else 1.0
-    return (value is None, off_pin, sign * value if value is not None else 0.0, not verified,
+    return (value is None, unranked, sign * value if value is not None else 0.0, not verified,
             key if verified else name.lower(), key)
 
 
 def sort_rows(rows: Iterable[Row], values: Mapping[str, Sequence[float | None]],
               column: Column, index: int, off_pin: Collection[str] = ()) -> list[Row]:
     """``rows`` in default order on column ``index`` (:func:`order_key`); ``off_pin``: the
-    keys of those whose value there was scored on another data revision than the pin."""
-    return sorted(rows, key=lambda r: order_key(values[r.key][index], column.higher_is_better,
-                                                r.verified, r.key, r.name, r.key in off_pin))
+    keys of those whose value there was scored on another data revision than the pin.
+    Where the column ranks reported values apart (:func:`.lines.reported_apart`), they
+    come after the ranked ones too."""
+    rows = list(rows)
+    apart = reported_apart(column, ((r.verified, values[r.key][index]) for r in rows))
+    return sorted(rows, key=lambda r: order_key(
+        values[r.key][index], column.higher_is_better, r.verified, r.key, r.name,
+        r.key in off_pin or (apart and not r.verified)))
 
 
 def fill_view(view: View, rows: list[Row], reported_only: bool = False) -> ViewTable:
@@ -436,9 +442,11 @@ def order_systems(systems: Mapping[str, SystemResult], column: Column
 
 def _order(systems: Mapping[str, SystemResult], values: Mapping[str, float | None],
            column: Column, off_pin: Collection[str] = ()) -> list[str]:
+    verified = {sid: s.provenance == "verified" for sid, s in systems.items()}
+    apart = reported_apart(column, ((verified[sid], values[sid]) for sid in systems))
     return sorted(systems, key=lambda sid: order_key(
-        values[sid], column.higher_is_better, systems[sid].provenance == "verified", sid,
-        systems[sid].model.name, sid in off_pin))
+        values[sid], column.higher_is_better, verified[sid], sid, systems[sid].model.name,
+        sid in off_pin or (apart and not verified[sid])))
 
 
 def tested_order(systems: Mapping[str, SystemResult], column: Column,
