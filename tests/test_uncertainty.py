@@ -268,6 +268,21 @@ def test_the_hodges_lehmann_interval_drops_zero_differences_as_its_test_does() -
     assert [float(v[0]) for v in hodges_lehmann(np.zeros((12, 1)))] == [0.0, -np.inf, np.inf]
 
 
+@pytest.mark.parametrize("n", [6, 8, 13, 14, 30])
+def test_a_system_ahead_by_one_amount_on_every_unit_gets_that_shift_as_its_interval(n) -> None:
+    """Two rows whose per-query figures differ by the same 0.05 everywhere: at 6 to 13
+    units (ties, so the permutation distribution) the test rejects every shift but 0.05
+    itself, where no difference is left, and both the engine and the plain definition
+    stopped with an IndexError (an empty list of shifts not rejected), so `leaderboard
+    build` and `compare` gave a traceback. The interval is the one shift not rejected,
+    [0.05, 0.05], as the normal approximation's cut gives it from 14 units on."""
+    d = np.full((n, 1), 0.05)
+    estimate, low, high = hodges_lehmann(d)
+    assert (float(estimate[0]), float(low[0]), float(high[0])) == (0.05, 0.05, 0.05)
+    assert reference.hodges_lehmann_interval(d[:, 0]) == (0.05, 0.05, 0.05)
+    assert stats.wilcoxon(d[:, 0]).pvalue < 0.05  # and it leaves 0 out, as the test rejects
+
+
 @pytest.mark.parametrize("n", [7, 9, 20, 40, 60])
 def test_the_hodges_lehmann_interval_takes_its_tests_distribution(n) -> None:
     """Each column's interval inverts the test under the distribution scipy's test takes for

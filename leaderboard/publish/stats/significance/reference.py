@@ -315,6 +315,8 @@ def hodges_lehmann_interval(d: np.ndarray, confidence: float = 0.95
         p = stats.wilcoxon(x[None, :] - shifts[:, None], zero_method="wilcox",
                            method=distribution, alternative="two-sided", axis=1).pvalue
     kept = [g for g, value in enumerate(p) if value >= 1.0 - confidence]
+    if not kept:  # all of x one value: only the shift by it is not rejected
+        return estimate, ends[0], ends[-1]
     low = -np.inf if kept[0] == 0 else ends[kept[0] - 1]
     high = np.inf if kept[-1] == len(ends) else ends[kept[-1]]
     return estimate, low, high

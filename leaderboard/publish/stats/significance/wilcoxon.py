@@ -140,6 +140,11 @@ def permutation_interval(x: np.ndarray, confidence: float) -> tuple[float, float
     tail = np.minimum(np.count_nonzero(null <= observed, axis=0),
                       np.count_nonzero(null >= observed, axis=0))
     kept = np.flatnonzero(np.minimum(1.0, 2.0 * tail / float(1 << n)) >= 1.0 - confidence)
+    if kept.size == 0:
+        # Every gap rejected: the differences are all one value (a system ahead by the
+        # same amount on every unit), and the one shift not rejected is that value, where
+        # no difference is left for the test to see.
+        return float(walsh[0]), float(walsh[-1])
     first, last = int(kept[0]), int(kept[-1])
     return (-math.inf if first == 0 else float(walsh[first - 1]),
             math.inf if last == walsh.size else float(walsh[last]))
