@@ -1578,20 +1578,22 @@ def test_stratified_units_of_tasks_with_their_own_queries() -> None:
 
 
 def test_stratified_units_of_translated_tasks_count_each_query_once() -> None:
+    """A unit is the pair, named by its number alone: persona p1 (T1, T2) and its
+    instruction i1 (T3) are the one pair 1."""
     from leaderboard.publish.standings import stratified_units
 
     per_task = [("hin", {"p1": 1.0, "p2": 0.0, "p3": 0.5}),
                 ("ben", {"p1": 0.5, "p2": 0.0, "p3": 0.25}),
                 ("tam", {"p1": 0.0, "p2": 1.0, "p3": 1 / 3})]
     items = stratified_units(per_task, PI_PAIR)
-    assert items == pytest.approx({"p1": 0.5, "p2": 1 / 3, "p3": (0.5 + 0.25 + 1 / 3) / 3})
+    assert items == pytest.approx({"1": 0.5, "2": 1 / 3, "3": (0.5 + 0.25 + 1 / 3) / 3})
     # the mean over queries of the units is the column's mean of task means
     task_means = [sum(s.values()) / 3 for _, s in per_task]
     assert sum(items.values()) / 3 == pytest.approx(sum(task_means) / 3)
     # a query some task lacks: still one unit, and the units still average to the mean of
     # the task means
     uneven = stratified_units([("a", {"p1": 1.0}), ("b", {"p1": 0.0, "p2": 0.5})], PI_PAIR)
-    assert set(uneven) == {"p1", "p2"}
+    assert set(uneven) == {"1", "2"}
     assert sum(uneven.values()) / 2 == pytest.approx((1.0 + 0.25) / 2)
 
 
