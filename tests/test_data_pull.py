@@ -17,7 +17,7 @@ import re
 import shutil
 import socket
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pandas as pd
 import pytest
@@ -665,6 +665,38 @@ def test_a_pull_of_a_new_revision_killed_midway_leaves_no_revision_claimed_for_i
             data_files(task, data).read).recorded() == pinned
 
 
+def sweep_killed_pulls(upstream: FakeUpstream, data: Path, task: Task,
+                       start: Callable[[Path], None],
+                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Pull ``task`` into ``data`` killed at 20 of its file operations, from the first to
+    the last, each from the folder ``start`` leaves: `data status`, which takes a manifest
+    at its word, and `data status --verify`, which re-hashes every file, pass only where
+    the reader reads the whole pull, and the next pull finishes it, no temporary file left."""
+    counted = ("open", "write", "fsync", "replace", "rename", "unlink", "mkdir", "rmdir")
+    start(data)
+    reference = run_child(lambda: pull_one(upstream, data, task.id), counted)
+    assert reference.code == 0, reference.output
+    done, done_read = folder_files(data), read_files(task, data)
+    status = ["data", "status", task.id, "--data-dir", str(data)]
+    seen = {"whole": 0, "not": 0}
+    n_ops = reference.operations
+    for k in sorted({1 + round(i * (n_ops - 1) / 19) for i in range(20)}):
+        start(data)
+        run = run_child(lambda: pull_one(upstream, data, task.id), counted, fail_at=k)
+        assert run.code is None, f"operation {k}: not killed\n{run.output}"
+        now = read_files(task, data) if not data_files(task, data).missing else None
+        for verify in ([], ["--verify"]):
+            if main(status + verify) == 0:
+                assert now == done_read, (k, verify, capsys.readouterr().out)
+                seen["whole"] += 1
+            else:
+                seen["not"] += 1
+        capsys.readouterr()
+        pull_one(upstream, data, task.id)
+        assert folder_files(data) == done and leftovers(data) == [], k
+    assert seen["whole"] and seen["not"], seen
+
+
 @needs_fork
 @pytest.mark.parametrize("before", ["nothing", "an older revision"])
 def test_a_pull_killed_at_20_instants_is_never_taken_for_a_whole_one(
@@ -677,37 +709,13 @@ def test_a_pull_killed_at_20_instants_is_never_taken_for_a_whole_one(
     pass only where the reader reads the whole new revision; the next pull finishes it
     and leaves no temporary file."""
     task = get_task("followir/robust04")
-    counted = ("open", "write", "fsync", "replace", "rename", "unlink", "mkdir", "rmdir")
 
     def start(data: Path) -> None:
         shutil.rmtree(data, ignore_errors=True)
         if before == "an older revision":
             _pulled_at_an_older_revision(upstream, data)
 
-    data = tmp_path / "data"
-    start(data)
-    reference = run_child(lambda: pull_one(upstream, data, "followir/robust04"), counted)
-    assert reference.code == 0, reference.output
-    done, done_read = folder_files(data), read_files(task, data)
-    status = ["data", "status", "followir/robust04", "--data-dir", str(data)]
-    seen = {"whole": 0, "not": 0}
-    n_ops = reference.operations
-    for k in sorted({1 + round(i * (n_ops - 1) / 19) for i in range(20)}):
-        start(data)
-        run = run_child(lambda: pull_one(upstream, data, "followir/robust04"), counted,
-                        fail_at=k)
-        assert run.code is None, f"operation {k}: not killed\n{run.output}"
-        now = read_files(task, data) if not data_files(task, data).missing else None
-        for verify in ([], ["--verify"]):
-            if main(status + verify) == 0:
-                assert now == done_read, (k, verify, capsys.readouterr().out)
-                seen["whole"] += 1
-            else:
-                seen["not"] += 1
-        capsys.readouterr()
-        pull_one(upstream, data, "followir/robust04")
-        assert folder_files(data) == done and leftovers(data) == [], k
-    assert seen["whole"] and seen["not"], seen
+    sweep_killed_pulls(upstream, tmp_path / "data", task, start, capsys)
 
 
 def test_github_lfs_pointer_is_replaced_by_the_real_file(
@@ -1207,27 +1215,5 @@ def test_a_github_pull_killed_at_20_instants_is_never_taken_for_a_whole_one(
     reads the whole pull, and the next pull finishes it, leaving no temporary file. (The
     sweeps above pull a Hub source, whose files are staged and renamed.)"""
     task = get_task("followtable/wtr")
-    counted = ("open", "write", "fsync", "replace", "rename", "unlink", "mkdir", "rmdir")
-    data = tmp_path / "data"
-    reference = run_child(lambda: pull_one(upstream, data, "followtable/wtr"), counted)
-    assert reference.code == 0, reference.output
-    done, done_read = folder_files(data), read_files(task, data)
-    status = ["data", "status", "followtable/wtr", "--data-dir", str(data)]
-    seen = {"whole": 0, "not": 0}
-    n_ops = reference.operations
-    for k in sorted({1 + round(i * (n_ops - 1) / 19) for i in range(20)}):
-        shutil.rmtree(data)
-        run = run_child(lambda: pull_one(upstream, data, "followtable/wtr"), counted,
-                        fail_at=k)
-        assert run.code is None, f"operation {k}: not killed\n{run.output}"
-        now = read_files(task, data) if not data_files(task, data).missing else None
-        for verify in ([], ["--verify"]):
-            if main(status + verify) == 0:
-                assert now == done_read, (k, verify, capsys.readouterr().out)
-                seen["whole"] += 1
-            else:
-                seen["not"] += 1
-        capsys.readouterr()
-        pull_one(upstream, data, "followtable/wtr")
-        assert folder_files(data) == done and leftovers(data) == [], k
-    assert seen["whole"] and seen["not"], seen
+    sweep_killed_pulls(upstream, tmp_path / "data", task,
+                       lambda data: shutil.rmtree(data, ignore_errors=True), capsys)
