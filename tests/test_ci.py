@@ -712,7 +712,8 @@ def test_a_merged_folder_copied_under_a_new_id_is_scored_into_one_ci_accepts(
     assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert ("my-copy/explain: " in out and "its manifest.json is old-model's" in out
-            and layout.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out), out
+            and layout.CI_FILES in out
+            and f"`leaderboard score {folder} --data-dir {pulled_data}` removes them" in out), out
     assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert not (folder / "explain").exists()
     assert main(["validate", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
@@ -745,7 +746,7 @@ def test_a_run_edited_after_scoring_is_told_to_score_the_repositorys_folder(
         repo, wtr, data_dir, tmp_path, capsys):
     """The check reads a work copy of the pull request's folder; the step it gives for a
     run that differs from its manifest line names the folder in the repository, not that
-    copy."""
+    copy, and no data folder: CI's is the runner's, not the reader's."""
     root, base = repo
     folder = write_submission(root, "new-model", "New Model", wtr, quality="good")
     assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
@@ -2654,7 +2655,7 @@ def test_a_hand_edited_score_is_found_by_validate_and_rescored_by_publish(
     assert (f"old-model/results.json: differs from the runs and metadata.yaml: {TASK} IRS: "
             f"results.json has 0.99, the runs give {true_irs:.6g}") in out
     assert f"{TASK} p-MRR: results.json has 0.99" in out
-    assert f"run `leaderboard score {folder}`" in out
+    assert f"run `leaderboard score {folder} --data-dir {pulled_data}`" in out
 
     # A run whose push range is unknown (a force-push dropped --before, a manual run)
     # said "no submission needs scoring" and left the edit: it says what it cannot find,
@@ -2779,7 +2780,8 @@ def test_a_reformatted_results_file_is_found_by_validate_as_pr_check_refuses_it(
         out = capsys.readouterr().out
         assert ("new-model/results.json:2: not as the scorer writes it from this line on "
                 "(reformatted or edited by hand), while `ci pr-check` compares it byte for "
-                f"byte; run `leaderboard score {folder}` to write it again") in out, out
+                f"byte; run `leaderboard score {folder} --data-dir {pulled_data}` to write it "
+                "again") in out, out
     head = commit_all(root, "add new-model, results.json reformatted")
     assert pr_check(root, base, head, tmp_path / "report", pulled_data) == 1
     assert "results.json differs from what the scorer computes" in capsys.readouterr().out
@@ -2811,7 +2813,7 @@ def test_a_results_file_of_another_scorer_version_is_refused_by_validate_as_by_p
     assert ("new-model/results.json: the scores match the runs, but produced_by, systems "
             "(source) differ from what this version of the scorer writes, while `ci "
             "pr-check` compares the results.json a pull request carries byte for byte; run "
-            f"`leaderboard score {folder}` to write it again") in out, out
+            f"`leaderboard score {folder} --data-dir {pulled_data}` to write it again") in out, out
     assert main([*check, str(merged)]) == 0
     assert "old-model/results.json: warning: the scores match the runs" in \
         capsys.readouterr().out
@@ -2915,7 +2917,7 @@ def test_a_folder_not_merged_holding_its_own_explorer_files_is_told_to_drop_them
     assert (f"new-model/explain: {copied} files under explain/ that CI did not write for "
             "new-model, it is not merged yet: the default branch, main, holds no "
             "submissions/new-model/ (") in out, out
-    assert f"`leaderboard score {folder}` removes them" in out, out
+    assert f"`leaderboard score {folder} --data-dir {pulled_data}` removes them" in out, out
     assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert not (folder / "explain").exists()
     capsys.readouterr()
@@ -2986,7 +2988,8 @@ def test_a_new_submissions_own_explorer_files_copied_into_its_folder_are_refused
     assert re.search(r"new-model/explain: \d+ files under explain/ that CI did not write for "
                      r"new-model, it is not merged yet: the default branch, main, holds no "
                      r"submissions/new-model/ \(explain/followtable/wtr", out), out
-    assert layout.CI_FILES in out and f"`leaderboard score {folder}` removes them" in out, out
+    assert (layout.CI_FILES in out
+            and f"`leaderboard score {folder} --data-dir {pulled_data}` removes them" in out), out
     assert main(["score", str(folder), "--data-dir", str(pulled_data), "--quiet"]) == 0
     assert "new-model/explain: warning: removed " in capsys.readouterr().out
     assert not (folder / "explain").exists()

@@ -366,8 +366,8 @@ def test_validate_tells_a_submission_not_merged_to_score_for_missing_explanation
                  "--quiet"]) == 1
     out = capsys.readouterr().out
     assert "explained/explain: explain/manifest.json: the file is missing" in out, out
-    assert f"; run `leaderboard score {folder}`, which writes them to this machine's run store cache" \
-        in out, out
+    assert (f"; run `leaderboard score {folder} --data-dir {real['data_dir']}`, which writes "
+            "them to this machine's run store cache") in out, out
     assert REWRITTEN_AFTER_MERGE not in out
 
 

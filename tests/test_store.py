@@ -739,8 +739,9 @@ def test_a_run_file_renamed_after_scoring_is_recorded_by_the_next_scoring(
     lines = check_submission(folder, data_dir, score=False, store=store).report.lines()
     assert any(line.startswith(f"{SUB}/runs/{WTR}/original.trec: a second original file for "
                                f"{WTR}: manifest.txt line ") and
-               f"lists runs/{WTR}/original.trec.gz; run `leaderboard score {folder}` to "
-               "record this file in its place" in line for line in lines), lines
+               f"lists runs/{WTR}/original.trec.gz; run `leaderboard score {folder} "
+               f"--data-dir {data_dir}` to record this file in its place" in line
+               for line in lines), lines
     outcome = score_submission(folder, data_dir, store=store, after_merge=False)
     assert outcome.results_path is not None, outcome.report.lines()
     manifest = (folder / "manifest.txt").read_text()
@@ -1354,16 +1355,18 @@ def test_every_step_to_score_again_names_the_folder_as_it_was_given(
     folder = tmp_path / given
     shutil.copytree(carried, folder)
     step = f"run `leaderboard score {given}`"
+    # With the data folder validate read (the scores depend on it); `runs verify` reads none.
+    scored = f"run `leaderboard score {given} --data-dir {data_dir}`"
     run = folder / "runs" / WTR / "original.trec.gz"
     saved = run.read_bytes()
     lines = gzip.decompress(saved).splitlines(keepends=True)
     run.write_bytes(gzip.compress(b"".join(reversed(lines)), mtime=0))  # same scores
     validate = ["validate", given, "--data-dir", str(data_dir), "--quiet"]
-    for command in (["runs", "verify", given], validate):
+    for command, said in ((["runs", "verify", given], step), (validate, scored)):
         capsys.readouterr()
         assert main(command) == 1, command
         out = capsys.readouterr().out
-        assert f"{step} to record it\n" in out and "submissions/" not in out, (command, out)
+        assert f"{said} to record it\n" in out and "submissions/" not in out, (command, out)
     run.write_bytes(saved)
     results = folder / "results.json"
     doc = json.loads(results.read_text())
@@ -1372,16 +1375,86 @@ def test_every_step_to_score_again_names_the_folder_as_it_was_given(
     capsys.readouterr()
     assert main([*validate, "--check-scores"]) == 1
     out = capsys.readouterr().out
-    assert f"metadata.yaml give; {step}\n" in out and "submissions/" not in out, out
+    assert f"metadata.yaml give; {scored}\n" in out and "submissions/" not in out, out
     (folder / "metadata.yaml").write_text((folder / "metadata.yaml").read_text() + "# edited\n")
     assert main(validate) == 1
-    # With the data folder validate read: the scores depend on it.
-    assert (f"the scores are stale; run `leaderboard score {given} --data-dir {data_dir}`\n"
-            in capsys.readouterr().out)
+    assert f"the scores are stale; {scored}\n" in capsys.readouterr().out
     (folder / "manifest.txt").unlink()
     assert main(["runs", "verify", given]) == 1
     assert (f"{SUB}/manifest.txt: missing: {step} first, which writes it\n"
             in capsys.readouterr().out)
+
+
+# The commands that compute on the benchmark data: a message that suggests one must name
+# the data folder the command it is a message of read, or following it computes on the
+# default one ($LEADERBOARD_DATA, else ./data): other data, or none.
+DATA_COMMANDS = ("score", "validate", "eval", "explain", "check-run", "data pull",
+                 "data status", "baselines run", "runs add", "ci pr-check",
+                 "ci score-pending")
+
+
+def suggested_commands(out: str) -> list[str]:
+    """Every `leaderboard ...` command ``out`` suggests that reads the data."""
+    return [c for c in re.findall(r"`leaderboard ([^`]*)`", out)
+            if c.startswith(DATA_COMMANDS)]
+
+
+def test_every_command_validate_suggests_reads_the_data_folder_it_read(
+        carried: Path, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`validate --data-dir X` said to run `leaderboard score <folder>`, with no
+    --data-dir, of a reformatted results.json, of scores that differ from the runs, of an
+    edited run, of explanation files CI did not write or that are to be written again, of
+    a missing results.json: followed, it scores on the default data folder, not X. Every
+    command a message of it suggests that reads the data names X."""
+    import json
+    import shutil
+
+    from fixtures.submission import pulled
+    from leaderboard.app.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LEADERBOARD_DATA", str(tmp_path / "elsewhere"))
+    mine = pulled(tmp_path / "my data", [WTR], mirror=data_dir)
+    given = f"work/{SUB}"
+    folder = tmp_path / given
+    shutil.copytree(carried, folder)
+    validate = ["validate", given, "--data-dir", str(mine), "--quiet"]
+    said: dict[str, list[str]] = {}
+
+    def run(case: str, *extra: str) -> None:
+        capsys.readouterr()
+        assert main([*validate, *extra]) == 1, case
+        said[case] = suggested_commands(capsys.readouterr().out)
+
+    results = folder / "results.json"
+    scored = results.read_text()
+    doc = json.loads(scored)
+    doc["systems"][0]["tasks"][WTR]["metrics"]["IRS"] = 0.99
+    results.write_text(json.dumps(doc, sort_keys=True, indent=1) + "\n")
+    run("a hand-edited score", "--check-scores")
+    results.write_text(json.dumps(json.loads(scored), indent=2) + "\n")
+    run("a reformatted results.json")
+    results.write_text(scored)
+    (folder / "explain" / "stray.json").write_text("{}\n")
+    run("a file under explain/ CI did not write")
+    (folder / "explain" / "stray.json").unlink()
+    path = folder / "runs" / WTR / "original.trec.gz"
+    saved = path.read_bytes()
+    lines = gzip.decompress(saved).splitlines(keepends=True)
+    path.write_bytes(gzip.compress(b"".join(reversed(lines)), mtime=0))
+    run("an edited run")
+    path.write_bytes(saved)
+    shutil.rmtree(folder / "explain")  # not merged: its explanation files are the cache's
+    run("explanation files to write again")
+    results.unlink()
+    capsys.readouterr()
+    assert main([*validate, "--check-scores"]) == 0
+    said["no results.json"] = suggested_commands(capsys.readouterr().out)
+    assert all(said.values()), said  # each says to run something
+    for case, commands in said.items():
+        for command in commands:
+            assert command.endswith(f" --data-dir '{mine}'"), (case, command)
 
 
 def test_scoring_a_folder_outside_a_project_names_that_folder_not_its_change_copy(

@@ -773,7 +773,7 @@ def test_score_removes_a_fifo_or_a_link_under_explain_as_validate_says(
     assert main(validate) == 1
     out = capsys.readouterr().out
     assert f"{SUB}/explain: " in out and f"({', '.join(special)})" in out, out
-    assert f"`leaderboard score {folder}` removes them" in out, out
+    assert f"`leaderboard score {folder} --data-dir {data_dir}` removes them" in out, out
     assert main(["score", str(folder), "--data-dir", str(data_dir), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert f"{SUB}/explain: warning: removed " in out and f"({', '.join(special)})" in out, out

@@ -116,7 +116,7 @@ def _files_and_links(folder: Path) -> list[Path]:
 
 
 def collect_inputs(root: Path, report: Report, *, record_local: bool,
-                   shown: Path | None = None) -> Inputs:
+                   shown: Path | None = None, shown_data: Path | None = None) -> Inputs:
     """Read ``manifest.txt`` and digest the run files in the folder: none of them when
     the folder and the manifest hold more than a submission may (then the count is the
     one error reported, and ``over_limit`` is set).
@@ -125,8 +125,10 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
     (the manifest is out of date) unless ``record_local``: `leaderboard score` records
     the folder's files (a run file of a task and role the manifest lists under another
     name too, in place of that listing), and the error says to run it on ``shown`` (the
-    folder as the reader of the report names it; default ``root``). Nothing is fetched
-    here. A change of the folder that a killed command left is finished or undone first
+    folder as the reader of the report names it; default ``root``) with the data folder
+    ``shown_data`` (the one the reporting command read, where the reader has it: scored
+    with another, the scores are computed on other data; None names none). Nothing is
+    fetched here. A change of the folder that a killed command left is finished or undone first
     (:func:`leaderboard.submission.transaction.recover`), so every reader sees the folder
     as it was or as it was meant to be."""
     recover(root)
@@ -175,7 +177,7 @@ def collect_inputs(root: Path, report: Report, *, record_local: bool,
             report.add(f"{sub_display}/{rel}", None,
                        f"this file ({entry.describe()}) is not the one {MANIFEST_NAME} line "
                        f"{known.line} lists ({known.describe()}); run "
-                       f"{score_command(shown or root)} to record it")
+                       f"{score_command(shown or root, shown_data)} to record it")
         merged.entries[rel] = entry
     metadata_path = root / METADATA_NAME
     digest = (digest_file(metadata_path, METADATA_NAME)
@@ -212,11 +214,12 @@ def reported_not_a_submission(root: Path, report: Report) -> bool:
 
 
 def discover(root: Path, report: Report, *, store: RunStore | None = None,
-             record_local: bool = False, shown: Path | None = None) -> Submission:
+             record_local: bool = False, shown: Path | None = None,
+             shown_data: Path | None = None) -> Submission:
     """Find metadata and run files (those in the folder, and those its manifest lists,
     fetched from the run store and verified); unknown tasks, roles and stray files are
-    errors. ``record_local`` and ``shown``: see :func:`collect_inputs`. A folder that is no submission
-    gets one error (:func:`reported_not_a_submission`)."""
+    errors. ``record_local``, ``shown`` and ``shown_data``: see :func:`collect_inputs`. A
+    folder that is no submission gets one error (:func:`reported_not_a_submission`)."""
     sub_display = root.name
     if reported_not_a_submission(root, report):
         return Submission(root, None, {})
@@ -233,7 +236,8 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
         elif os.path.lexists(path) and not path.is_file():  # a FIFO would block its reader
             report.add(f"{sub_display}/{scorers.name}", None,
                        f"not a regular file ({file_kind(path)}): {NOT_PLAIN}")
-    inputs = collect_inputs(root, report, record_local=record_local, shown=shown)
+    inputs = collect_inputs(root, report, record_local=record_local, shown=shown,
+                            shown_data=shown_data)
     submission = Submission(root, metadata, inputs=inputs.merged,
                             metadata_digest=inputs.metadata_digest,
                             over_limit=inputs.over_limit)
@@ -286,8 +290,8 @@ def discover(root: Path, report: Report, *, store: RunStore | None = None,
                 report.add(f"{sub_display}/{here}", None,
                            f"a second {role} file for {task_id}: {MANIFEST_NAME} line "
                            f"{inputs.merged.entries[listed].line} lists {listed}; run "
-                           f"{score_command(shown or root)} to record this file in its "
-                           "place, or delete it")
+                           f"{score_command(shown or root, shown_data)} to record this "
+                           "file in its place, or delete it")
             else:
                 report.add(where, line, f"{named}a second {role} file for {task_id} beside "
                                         f"{other}: a task takes one file per role, so "

@@ -89,6 +89,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                      progress: Progress = quiet, check_scores: bool = False,
                      store: RunStore | None = None, record_local: bool | None = None,
                      pinned_data: bool = False, shown: Path | None = None,
+                     name_data_dir: bool = True,
                      taken_ids: Mapping[str, str] | None = None,
                      taken_names: Mapping[str, str] | None = None) -> SubmissionOutcome:
     """Validate every file of a submission and, when asked and all is valid, score it;
@@ -118,7 +119,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
 
     A message that says to score the folder again names it as ``shown`` (default
     ``root``, the path its command was given; CI's check, which reads a work copy, names
-    ``submissions/<id>``).
+    ``submissions/<id>``), and with ``name_data_dir`` the data folder read here
+    (``--data-dir DATA_DIR``: scored on another, the scores are computed on other data);
+    CI's check names none, its data folder being the runner's, not the reader's.
 
     Without ``score``, the id of a submission not merged yet may not look like another's
     (:func:`leaderboard.submission.ids.lookalike_problem`): one of ``taken_ids`` (id:
@@ -127,9 +130,10 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     ``taken_names`` (name: whose) or of the submissions beside it."""
     report = Report()
     shown = shown or root
+    shown_data = data_dir if name_data_dir else None
     submission = discover(root, report, store=store,
                           record_local=score if record_local is None else record_local,
-                          shown=shown)
+                          shown=shown, shown_data=shown_data)
     outcome = SubmissionOutcome(submission, report)
     placed: Placement | None = None
     if not score:
@@ -177,33 +181,34 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     if placed is not None:
         # What `score` removes from explain/, or cannot put back, as pr-check refuses it.
         report_held_explanations(held_explanations(root, apart=placed.apart), submission.id,
-                                 report, shown)
+                                 report, shown, shown_data)
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
         # The explanation files: a submitter's `score` keeps them in the run store's cache,
         # which is where those of a submission not merged yet belong, and those of a merged
         # one are CI's, which only the publish run writes into its folder.
         redo_explanations = (REWRITTEN_AFTER_MERGE if placed.merged else
-                             f"run {score_command(shown)}, which writes them to this "
-                             "machine's run store cache (a submission scored elsewhere, such "
-                             "as a pull request's checkout, has them in that machine's)")
+                             f"run {score_command(shown, shown_data)}, which writes them "
+                             "to this machine's run store cache (a submission scored "
+                             "elsewhere, such as a pull request's checkout, has them in "
+                             "that machine's)")
         # Unless the folder's files were not read: their count is the problem (reported).
         for problem in [] if submission.over_limit else results_staleness(root, store,
-                                                                          data_dir):
+                                                                          shown_data):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
                 report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
                            f"{problem}; {redo_explanations}")
                 continue
             report.add(f"{submission.id}/results.json", None,
                        f"{problem}: the scores are stale; run "
-                       f"{score_command(shown, data_dir)}")
+                       f"{score_command(shown, shown_data)}")
         line = rewritten_line(root / RESULTS_NAME)
         if line is not None:
             report.add(f"{submission.id}/{RESULTS_NAME}", line,
                        "not as the scorer writes it from this line on (reformatted or "
                        "edited by hand), while `ci pr-check` compares it byte for byte; run "
-                       f"{score_command(shown)} to write it again")
+                       f"{score_command(shown, shown_data)} to write it again")
         if check_scores and report.ok:
-            check_recorded_scores(outcome, shown, merged=placed.merged)
+            check_recorded_scores(outcome, shown, shown_data, merged=placed.merged)
     return outcome
 
 
@@ -263,7 +268,8 @@ def report_name_lookalike(root: Path, sub_id: str, name: str, taken: Mapping[str
 
 
 def report_held_explanations(held: HeldExplanations, sub_id: str, report: Report,
-                             shown: Path, *, removed: bool = False) -> None:
+                             shown: Path, shown_data: Path | None = None, *,
+                             removed: bool = False) -> None:
     """Report what the folder holds under explain/ that CI did not write there for it
     (:func:`leaderboard.submission.explain_writers.held_explanations`), which a pull
     request may not carry, as `ci pr-check` refuses it: the foreign files and each
@@ -276,7 +282,7 @@ def report_held_explanations(held: HeldExplanations, sub_id: str, report: Report
                 f"write for {sub_id}, {held.why} ({listed}): {CI_FILES}")
         report.add(f"{sub_id}/{EXPLAIN_DIR}", None,
                    f"removed {what}" if removed
-                   else f"{what}; {score_command(shown)} removes them",
+                   else f"{what}; {score_command(shown, shown_data)} removes them",
                    "warning" if removed else "error")
     if removed:
         return
@@ -358,11 +364,13 @@ def report_unverified_data(outcome: SubmissionOutcome, shown: Path) -> None:
             "request (CI writes it after merge)", "warning")
 
 
-def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bool) -> None:
+def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, shown_data: Path | None,
+                          *, merged: bool) -> None:
     """Report how ``results.json`` differs from the scores just computed from the runs
-    (the folder named ``shown`` in the step that rewrites it). Scores are errors; what
-    another version of the scorer writes otherwise (its version, the data revisions) is
-    an error too for a submission not ``merged`` yet, whose pull request carries its
+    (the folder named ``shown``, and the data folder ``shown_data``, in the step that
+    rewrites it: :func:`leaderboard.submission.layout.score_command`). Scores are errors;
+    what another version of the scorer writes otherwise (its version, the data revisions)
+    is an error too for a submission not ``merged`` yet, whose pull request carries its
     results.json and `ci pr-check` compares it byte for byte, and a warning for a merged
     one, whose results.json a pull request leaves as it is and publishing rescores.
 
@@ -375,7 +383,8 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bo
     path = submission.root / RESULTS_NAME
     if not os.path.lexists(path):
         outcome.report.add(where, None, f"no results.json: no scores to check "
-                                        f"({score_command(shown)} writes it)", "warning")
+                                        f"({score_command(shown, shown_data)} writes it)",
+                           "warning")
         return
     if not path.is_file() or path.is_symlink():
         return  # a link or a FIFO is never read: discovering the folder refused it
@@ -396,7 +405,7 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, *, merged: bo
     scores, others = compare_scores(recorded, computed)
     # What `ci pr-check` refuses in a pull request, which carries a new one's results.json.
     refused = [] if merged else unverified_problems(recorded.produced_by, shown)
-    rescore = f"run {score_command(shown)}"
+    rescore = f"run {score_command(shown, shown_data)}"
     for difference in scores:
         outcome.report.add(where, None, f"differs from the runs and metadata.yaml: "
                                         f"{difference}")

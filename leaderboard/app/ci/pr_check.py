@@ -276,7 +276,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
                                    progress=progress,
                                    store=req.store or configured_store(req.repo),
                                    record_local=False, pinned_data=True,
-                                   shown=Path(SUBMISSIONS_DIR, sub_id))
+                                   shown=Path(SUBMISSIONS_DIR, sub_id), name_data_dir=False)
         # Said first: a submission's own warnings, as many as there are, cannot hide it.
         unverified = sorted({str(revision.folder) for revision in outcome.data_revisions.values()
                              if not revision.verified})
