@@ -933,6 +933,53 @@ def test_status_fails_on_data_pulled_at_another_revision(
         assert f"leaderboard data pull followtable --data-dir {data}" in out
 
 
+def named_data_dirs(text: str) -> list[str]:
+    """The data folder each `leaderboard ...` command ``text`` suggests names, as a shell
+    reads it (none: ''); a command named bare ("not pulled by `leaderboard data pull`")
+    is no suggestion."""
+    import shlex
+
+    folders = []
+    for command in re.findall(r"`leaderboard ([^`]*)`", text):
+        argv = shlex.split(command)
+        if argv in (["data", "pull"], ["data", "status"]):
+            continue
+        folders.append(argv[argv.index("--data-dir") + 1] if "--data-dir" in argv else "")
+    return folders
+
+
+def test_every_command_a_message_suggests_names_a_data_folder_with_a_space_as_one(
+        upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A data folder named with a space ("my data") was named unquoted in the pull or the
+    check a message suggests (`eval`'s missing data, `data status`, the warning of data
+    pulled at another revision, a pull that cannot reach its host): copied, the command
+    pulls into "my" with "data" for a benchmark. Each names the folder as one word."""
+    from leaderboard.app.datapull.pull import unreachable_message
+
+    data = tmp_path / "my data"
+    pull_one(upstream, data, "followtable/wtr")
+    said: dict[str, str] = {}
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 d1 1 1.0 t\n")
+    assert main(["eval", "followtable/wqt", "--original", str(run), "--altered", str(run),
+                 "--data-dir", str(data)]) == 1
+    said["eval of a task whose data is missing"] = capsys.readouterr().err
+    assert main(["data", "status", "followtable", "--data-dir", str(data)]) == 1
+    said["data status of a benchmark missing a task"] = capsys.readouterr().out
+    path = data / "followtable" / "WTR" / MANIFEST_NAME
+    manifest = json.loads(path.read_text("utf-8"))
+    path.write_text(json.dumps({**manifest, "revision": "0123abcd4567"}), encoding="utf-8")
+    report = Report()
+    data_revisions([get_task("followtable/wtr")], data, report)
+    said["data pulled at another revision"] = "\n".join(report.lines())
+    said["a pull that cannot reach its host"] = unreachable_message(
+        SourceUnreachableError("github", "http://127.0.0.1:9", "refused"),
+        [get_task("followtable/wtr").source],
+        data)
+    for case, text in said.items():
+        assert named_data_dirs(text) == [str(data)], (case, text)
+
+
 def test_verify_names_a_file_the_reader_reads_that_the_pull_did_not_write(
         upstream: FakeUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A parquet file added to a pulled config folder by hand (or left by a copy) is read

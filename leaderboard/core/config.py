@@ -24,8 +24,9 @@ endpoint falls back to huggingface_hub's HF_ENDPOINT.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal, Mapping
 
 from leaderboard.core.errors import FollowBoardError
@@ -81,6 +82,14 @@ CacheKind = Literal["task-data", "store", "embeddings"]
 #: that left out $XDG_CACHE_HOME sent users where the cache is not).
 CACHE_ROOT_RULE = (f"${ENV_CACHE_DIR}, else $XDG_CACHE_HOME/followboard, "
                    "else ~/.cache/followboard")
+
+
+def data_dir_option(data_dir: PurePath | str | None) -> str:
+    """' --data-dir DATA_DIR' (quoted for a shell) for a command a message tells to read
+    the data folder ``data_dir``; empty for None (the default folder). Every message that
+    suggests a command reading the data words the folder so: one named unquoted (a path
+    with a space) was, copied, another folder and a stray argument."""
+    return "" if data_dir is None else f" --data-dir {shlex.quote(str(data_dir))}"
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:

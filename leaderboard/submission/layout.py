@@ -40,6 +40,8 @@ from enum import Enum
 from pathlib import PurePath
 from typing import Literal
 
+from leaderboard.core.config import data_dir_option
+
 # Where submission folders live, in the repository and in every store.
 SUBMISSIONS_DIR = "submissions"
 # The branch a submission is merged into, as a local check takes it: `ci pr-check` run by
@@ -204,12 +206,6 @@ def score_command(folder: PurePath | str, data_dir: PurePath | str | None = None
     the data there (scored with the default folder, the scores would be computed on other
     data, or on none)."""
     return f"`leaderboard score {shlex.quote(str(folder))}{data_dir_option(data_dir)}`"
-
-
-def data_dir_option(data_dir: PurePath | str | None) -> str:
-    """' --data-dir DATA_DIR' (quoted for a shell) for a command a message tells to read
-    the data folder ``data_dir``; empty for None (the default folder)."""
-    return "" if data_dir is None else f" --data-dir {shlex.quote(str(data_dir))}"
 
 
 def listing(sub_id: str = "<id>") -> list[tuple[str, str]]:

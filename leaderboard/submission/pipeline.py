@@ -15,6 +15,7 @@ from pathlib import Path
 
 from leaderboard import __version__
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
+from leaderboard.core.config import data_dir_option
 from leaderboard.core.data import DataFormatError, data_files
 from leaderboard.core.data.revision import (
     DataRevision,
@@ -307,8 +308,9 @@ def data_revisions(tasks: list[Task], data_dir: Path, report: Report, *,
         if task.source.local_dir not in by_folder:
             revision = by_folder[task.source.local_dir] = data_revision(task.source, data_dir)
             if revision.other:
-                others.append((revision, f"`leaderboard data pull {task.benchmark} "
-                                         f"--data-dir {data_dir}` fetches the pinned one"))
+                others.append((revision, f"`leaderboard data pull {task.benchmark}"
+                                         f"{data_dir_option(data_dir)}` fetches the pinned "
+                                         "one"))
     if others and pinned:
         raise DataRevisionError(
             "the data is not the revision the registry pins, so nothing was scored: "

@@ -36,6 +36,7 @@ from pydantic import (
 )
 
 from leaderboard.benchmarks.registry import UnknownTaskError, get_task
+from leaderboard.core.config import data_dir_option
 from leaderboard.core.data.revision import (off_pin, recorded_note, recorded_revision,
                                            recorded_verified)
 from leaderboard.core.errors import FollowBoardError
@@ -50,7 +51,6 @@ from leaderboard.submission.layout import (
     MAX_RESULTS_BYTES,
     PER_QUERY_NAME,
     RESULTS_NAME,
-    data_dir_option,
     score_command,
 )
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from leaderboard.app.commands import add_data_dir, new_command
+from leaderboard.core.config import data_dir_option
 from leaderboard.core.data import (DataFormatError, data_files, load_task_data,
                                    resolve_data_dir)
 from leaderboard.core.data.notes import DataNote, notes_brief, source_note_lines
@@ -191,8 +192,8 @@ def run_status(args: argparse.Namespace) -> int:
     if incomplete:
         names = " ".join(dict.fromkeys(incomplete))
         print(f"\nFetch what is missing, changed or of another revision with `leaderboard data "
-              f"pull {names} --data-dir {data_dir}` (needs network access), or copy the files "
-              "in by hand.")
+              f"pull {names}{data_dir_option(data_dir)}` (needs network access), or copy the "
+              "files in by hand.")
     if foreign:
         print("\nMove each file marked 'not pulled' out of its folder: the readers read it "
               "with the pulled files, and `leaderboard data pull` leaves alone what it did "

@@ -65,7 +65,7 @@ from leaderboard.app.datapull.hub import HubClient
 from leaderboard.benchmarks import declared
 from leaderboard.benchmarks.registry import all_tasks, matches_task_pattern
 from leaderboard.core.checksums import Checksum, file_matches
-from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints
+from leaderboard.core.config import ENV_GITHUB_TOKEN, ENV_HF_TOKEN, Endpoints, data_dir_option
 from leaderboard.core.data import data_files
 from leaderboard.core.data.revision import (
     MANIFEST_FORMAT,
@@ -607,6 +607,5 @@ def unreachable_message(exc: SourceUnreachableError, sources: Sequence[DataSourc
              "same revision) to:"]
     for s in sources:
         lines.append(f"  {data_dir / s.local_dir}   <- {s.repo} at {s.revision}")
-    lines.append("then check them with `leaderboard data status"
-                 f" --data-dir {data_dir}`.")
+    lines.append(f"then check them with `leaderboard data status{data_dir_option(data_dir)}`.")
     return "\n".join(lines)

@@ -14,7 +14,7 @@ from typing import Iterator
 
 import numpy as np
 
-from leaderboard.core.config import ENV_DATA
+from leaderboard.core.config import ENV_DATA, data_dir_option
 from leaderboard.core.data.notes import DataNote
 from leaderboard.core.errors import FollowBoardError
 
@@ -31,7 +31,8 @@ class MissingDataError(FollowBoardError, FileNotFoundError):
         more = f"\n  ... and {len(missing) - 20} more" if len(missing) > 20 else ""
         super().__init__(
             f"data for task {task_id!r} is missing from {data_dir}:\n{listing}{more}\n"
-            f"Fetch it with `leaderboard data pull {task_id.split('/')[0]} --data-dir {data_dir}` "
+            f"Fetch it with `leaderboard data pull {task_id.split('/')[0]}"
+            f"{data_dir_option(data_dir)}` "
             f"(needs network access), or point --data-dir / ${ENV_DATA} at a folder that has it."
         )
 
