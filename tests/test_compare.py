@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -201,6 +202,13 @@ def test_unknown_id_and_unscored_submission_are_clear_errors(pair, capsys) -> No
     assert main(["compare", str(a_dir), str(tmp / "empty")]) == 1
     err = capsys.readouterr().err
     assert "no results file" in err and "Traceback" not in err
+    # The step names the folder as a shell reads it: one in a folder named with a space
+    # was, copied, two folders.
+    (tmp / "my work" / "unscored").mkdir(parents=True)
+    assert main(["compare", str(a_dir), str(tmp / "my work" / "unscored")]) == 1
+    err = capsys.readouterr().err
+    [step] = re.findall(r"run `leaderboard ([^`]*)` first", err)
+    assert shlex.split(step) == ["score", str(tmp / "my work" / "unscored")], err
     # A name that is no file, folder nor submission is invalid input (exit 1, as validate
     # and score say of a folder that is not there); it names the folder it looked in,
     # resolved, and how to point compare elsewhere.

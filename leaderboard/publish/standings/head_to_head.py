@@ -41,7 +41,7 @@ from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
 from leaderboard.publish.stats.significance.api import REPRODUCIBILITY_THRESHOLD, holm_at_floors
 from leaderboard.publish.stats.tiers import ALPHA, compare_pair
-from leaderboard.submission.layout import RESULTS_NAME
+from leaderboard.submission.layout import RESULTS_NAME, score_command
 from leaderboard.submission.results import SystemResult, off_pin_revisions, off_pin_tasks
 
 from .rows import StandingsDataError, read_submission
@@ -154,8 +154,8 @@ def load_system(path: Path) -> tuple[SystemResult, dict[str, str]]:
     revision, :func:`~leaderboard.submission.results.off_pin_tasks`)."""
     results_path = path / RESULTS_NAME if path.is_dir() else path
     if not results_path.is_file():
-        raise StandingsDataError(f"{results_path}: no results file; run `leaderboard score "
-                                 f"{path}` first")
+        raise StandingsDataError(f"{results_path}: no results file; run "
+                                 f"{score_command(path)} first")
     results, system = read_submission(results_path)
     return system, off_pin_tasks(results.produced_by)
 
