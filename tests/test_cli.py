@@ -958,7 +958,8 @@ def test_validate_and_score_say_each_tasks_notes_once_summarised_over_tasks(
         WTR_NOTE, "fixture-oracle: valid (1 task, 0 errors, 0 warnings)"], out
     rc, out, _ = run_cli(capsys, "score", str(submission), "--data-dir", str(data_dir),
                          "--quiet")
-    assert rc == 0 and out.splitlines()[0] == WTR_NOTE, out
+    # after the warning that CI refuses a results.json scored on unverified data
+    assert rc == 0 and WTR_NOTE in out.splitlines(), out
 
     punjabi = tmp_path / "submissions" / "punjabi-model"
     punjabi.mkdir(parents=True)

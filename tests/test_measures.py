@@ -265,7 +265,7 @@ def test_the_one_class_mark_follows_the_catalogue(monkeypatch) -> None:
     ``tells_one_class``): the tables' mark, its note and the metrics page follow a measure
     declared so, and leave ECE alone once it is not (the tables named "ECE" and
     "Predicted positive rate" themselves)."""
-    from leaderboard.publish.site.table_display import one_class, one_class_note
+    from leaderboard.publish.site.figure_marks import one_class, one_class_note
 
     monkeypatch.setitem(MEASURES, "Toy", Measure(
         name="Toy", title="a toy", kernel="classification", help="toy",

@@ -51,8 +51,8 @@ from leaderboard.publish.site import overview
 from leaderboard.publish.site.overview import overview_context
 from leaderboard.publish.site.printed_figures import PRINTED_MARK
 from leaderboard.publish.site.render import table_context
-from leaderboard.publish.site.table_display import (INTERVAL_MARK, INTERVAL_MARK_NOTE,
-                                                    ONE_CLASS_MARK)
+from leaderboard.publish.site.figure_marks import ONE_CLASS_MARK
+from leaderboard.publish.site.table_display import INTERVAL_MARK, INTERVAL_MARK_NOTE
 from leaderboard.publish.standings import TIER_TIED, TierInfo
 from leaderboard.publish.training import TRAINING_MARK
 
@@ -356,7 +356,7 @@ def test_a_home_figure_carries_every_mark_its_benchmark_table_gives_it(
     benchmark table gives a figure: a one-class classifier's ECE (*), a printed average
     that is not its figures' mean (‡), the interval that disagrees with the tier (§). A
     home cell takes its marks, their details and their notes from the function the
-    benchmark tables use (table_display.figure_marks), its style (italic: reported) too,
+    benchmark tables use (figure_marks.figure_marks), its style (italic: reported) too,
     so a home column on ECE (a future one: no home column is one today) shows the
     benchmark table's marks and the legend the notes under its table."""
     write_marked_tree(tmp_path)

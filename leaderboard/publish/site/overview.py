@@ -36,8 +36,8 @@ from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
 from leaderboard.publish.site.printed_figures import shown_figure
-from leaderboard.publish.site.table_display import (INTERVAL_MARK_NOTE, Mark, figure_css,
-                                                    figure_marks, interval_mark, mark_notes,
+from leaderboard.publish.site.figure_marks import Mark, figure_css, figure_marks, mark_notes
+from leaderboard.publish.site.table_display import (INTERVAL_MARK_NOTE, interval_mark,
                                                     source_name, source_text, tier_title)
 from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT, OFF_PIN,
                                                      STATISTIC_NOTE, cell_off_pin_revisions)
@@ -233,7 +233,7 @@ def _off_pin(col: OverviewColumn, cell: OverviewCell) -> dict[str, str]:
 
 def _marks(col: OverviewColumn, cell: OverviewCell) -> list[Mark]:
     """The marks of a cell's figure: its benchmark table's for the same figure
-    (:func:`~.table_display.figure_marks`, one place for every table)."""
+    (:func:`~.figure_marks.figure_marks`, one place for every table)."""
     if cell.value is None or cell.row is None:
         return []
     return figure_marks(col.table, cell.row, col.index,
@@ -432,7 +432,7 @@ def overview_context(board: Board, page: str, submissions_prefix: str) -> dict:
                   if _off_pin(overview.columns[i], cell)),
         },
         # what each mark a cell shows means, in the words of the notes under its
-        # benchmark's table (table_display.mark_notes), each once
+        # benchmark's table (figure_marks.mark_notes), each once
         "mark_notes": mark_notes(m for c, cell in _home_cells(overview)
                                  for m in _marks(c, cell)),
         # a tested cell's details mark its interval where it disagrees with its tier, as

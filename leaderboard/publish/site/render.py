@@ -46,8 +46,9 @@ from leaderboard.publish.site.repository import (RepositoryRef, file_listing, re
 from leaderboard.publish.site.scripts import build_id, versioned
 from leaderboard.publish.site.search import search_entries
 from leaderboard.publish.site.printed_figures import PRINTED_MARK
+from leaderboard.publish.site.figure_marks import mark_notes
 from leaderboard.publish.site.table_display import (INTERVAL_MARK, INTERVAL_MARK_NOTE,
-                                                    caption, display_rows, mark_notes,
+                                                    caption, display_rows,
                                                     empty_reason, reference_row,
                                                     rows_html, source_text,
                                                     submission_scores, test_text)
@@ -167,7 +168,7 @@ def table_context(table: ViewTable, page: str) -> dict:
                 f" A cell marked {PRINTED_MARK} shows its source's own printed average "
                 "instead, which is not that mean (the note under the table gives both)."
                 if any(n.startswith(PRINTED_MARK) for n in notes) else ""),
-            # what each mark a cell shows means (table_display.figure_marks), once each
+            # what each mark a cell shows means (figure_marks.figure_marks), once each
             "mark_notes": notes,
             "interval_note": INTERVAL_MARK_NOTE
             if any(r.gap is not None and r.gap.text.endswith(INTERVAL_MARK) for r in rows)

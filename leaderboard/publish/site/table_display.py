@@ -1,6 +1,7 @@
 """What a table shows: each model line as a display row, each cell's text, tier and
 details, the no-skill reference row, the rows' HTML, a table's caption, and a submission
-page's compact score tables.
+page's compact score tables; the marks a figure carries are decided in
+:mod:`leaderboard.publish.site.figure_marks`.
 
 Every value reaches HTML through :func:`markupsafe.escape` (in :func:`rows_html`) or
 through jinja2's autoescape; nothing here returns markup built from unescaped text.
@@ -16,10 +17,8 @@ from markupsafe import Markup, escape
 
 from leaderboard.benchmarks.views import Column, View
 from leaderboard.core.display import effect_size_text, p_text, score_text
-from leaderboard.core.measures import MEASURES, Measure, one_class_tell
 from leaderboard.core.report import plural
 from leaderboard.publish.standings import (
-    TIER_BELOW,
     TIER_LEADER,
     TIER_REPORTED,
     TIER_TIED,
@@ -27,6 +26,9 @@ from leaderboard.publish.standings import (
     TierInfo,
     ViewTable,
 )
+from leaderboard.publish.site.figure_marks import (ONE_CLASS_MARK, TIER_CSS, Mark, figure_css,
+                                                   figure_marks, one_class, one_class_note,
+                                                   one_class_reason)
 from leaderboard.publish.site.format import (instruction_text, params_reason, params_text,
                                              relative, safe_url, sort_value)
 from leaderboard.publish.standings import ModelLine
@@ -39,20 +41,8 @@ from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, INTERVAL_NOTE
 from leaderboard.publish.stats.tiers import ALPHA
 from leaderboard.publish.site.data_revisions import (off_pin_short, off_pin_title,
                                                      off_pin_unranked)
-from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_average_detail,
-                                                      printed_average_gap, printed_average_note,
-                                                      shown_figure)
-from leaderboard.publish.training import TRAINING_MARK, Overlap, view_overlap
-
-@dataclass(frozen=True)
-class Mark:
-    """A mark a figure carries after its digits on every table that shows it (its
-    benchmark's, the home page's): the symbol, what the cell's details say of it, and the
-    sentence that explains it (under a benchmark table, in the home page's legend)."""
-
-    symbol: str
-    detail: str
-    note: str
+from leaderboard.publish.site.printed_figures import PRINTED_MARK, shown_figure
+from leaderboard.publish.training import Overlap, view_overlap
 
 
 @dataclass
@@ -249,52 +239,6 @@ def basis_text(basis: str | None, n: int, column: Column) -> str:
     return ""
 
 
-TIER_CSS = {TIER_LEADER: "fb-leader", TIER_TIED: "fb-tied", TIER_BELOW: "",
-            TIER_REPORTED: "fb-reported"}
-
-
-# Marks a figure a classifier that answers one class for every pair wins without skill
-# (the catalogue's one_class_wins: T4's ECE); the note under the table says why.
-ONE_CLASS_MARK = "*"
-
-
-def one_class_merit(measure: Measure) -> str:
-    """Why a one-class classifier's figure of the measure is no merit, in words."""
-    good = "low" if measure.direction == "lower" else "high"
-    return f"{measure.one_class_wins}, so its {good} {measure.name} is no merit"
-
-
-def one_class_reason() -> str:
-    """What the mark means: a marked cell's details, and after the mark, the note under a
-    table with one."""
-    return ("answers one class for every pair (no pair, or every pair, predicted "
-            "compatible): " + "; ".join(one_class_merit(m) for m in MEASURES.values()
-                                        if m.one_class_wins)
-            + "; see its AUROC and balanced accuracy.")
-
-
-def one_class_note() -> str:
-    return f"{ONE_CLASS_MARK} {one_class_reason()}"
-
-
-def one_class(row: Row, column: Column) -> bool:
-    """Whether the row's figure in the column is of a measure a one-class classifier wins
-    without skill (``measures.one_class_tell``) and comes from a classifier that predicts
-    one class for every pair the column covers: none of them compatible in any of its
-    tasks, or all of them. (A classifier that answers "incompatible" in ten languages and
-    names 30 pairs compatible in two does not answer one class for the average's pairs.)"""
-    rates = []
-    for task_id, key in column.parts:
-        tell = one_class_tell(key)
-        scores = row.system.tasks.get(task_id)
-        rate = scores.metrics.get(tell) if scores and tell else None
-        if rate is None:
-            return False
-        rates.append(rate)
-    return bool(rates) and (all(r == 0.0 for r in rates)
-                            or all(r == 1.0 for r in rates))
-
-
 def line_href(line: ModelLine, submissions: str) -> str | None:
     """Where a model's name links: its verified submission's page, else the model card
     its record names, else the paper or results page of the row its figures come from."""
@@ -313,51 +257,6 @@ def line_href(line: ModelLine, submissions: str) -> str | None:
 def source_name(row: Row) -> str:
     """A row named in a few words: its submission (verified), else its source."""
     return source_text(row, full=False).split(": ", 1)[-1]
-
-
-TRAINING_NOTE = (f"{TRAINING_MARK} the model's declared training data shares a source "
-                 "collection or the source of its instructions with the figure's benchmark "
-                 "(a cell's details say which, and who says so); the figure is shown and "
-                 "ranked as any other. Models whose training data is not disclosed carry no "
-                 "mark; a verified model's submission page says what it declares.")
-
-
-def figure_marks(table: ViewTable, row: Row, index: int,
-                 overlap: Overlap | None) -> list[Mark]:
-    """The marks of ``row``'s figure in column ``index`` of ``table``, in the order they
-    follow it: one place for every table that shows the figure. ``overlap``: what the
-    model's declared training data shares with the view's benchmark (``view_overlap`` of
-    its record, which a caller computes once per model)."""
-    column = table.view.columns[index]
-    marks = []
-    if one_class(row, column):
-        marks.append(Mark(ONE_CLASS_MARK, one_class_reason(), one_class_note()))
-    if overlap is not None:
-        marks.append(Mark(TRAINING_MARK, overlap.describe(), TRAINING_NOTE))
-    mean = printed_average_gap(table, row, index)
-    if mean is not None:
-        marks.append(Mark(PRINTED_MARK, printed_average_detail(row, column, mean),
-                          printed_average_note(table, index, row, mean)))
-    return marks
-
-
-# The order of the notes that explain the marks, as the marks follow a figure.
-_MARK_ORDER = (ONE_CLASS_MARK, TRAINING_MARK, PRINTED_MARK)
-
-
-def mark_notes(marks: Iterable[Mark]) -> list[str]:
-    """The notes that explain ``marks`` (those the cells of a table show, or of the home
-    page's tables), each once, in the order marks follow a figure: what is said under a
-    benchmark table and in the home page's legend."""
-    seen = sorted({(m.symbol, m.note) for m in marks},
-                  key=lambda m: (_MARK_ORDER.index(m[0]), m[1]))
-    return [note for _, note in seen]
-
-
-def figure_css(tier: TierInfo | None, row: Row) -> str:
-    """A figure's style on every table: its tier's (bold leader, underlined tie), italic
-    for a reported figure whether or not its column is tested."""
-    return "fb-reported" if not row.verified else TIER_CSS.get(tier.tier, "") if tier else ""
 
 
 def others_text(table: ViewTable, line: ModelLine, index: int) -> str:
