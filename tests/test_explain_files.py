@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.mteb_collection import run_lines, write_collection
+from fixtures.submission import pulled
 from leaderboard.submission import explain_files, explain_writers, transaction
 from leaderboard.app.ci.git import TreeEntry
 from leaderboard.app.ci.policy import PrScope, check_derived, check_tree
@@ -355,20 +356,45 @@ def test_validate_accepts_the_files_and_reports_missing_or_stale_ones(real, caps
     assert results_staleness(folder) == []
 
 
-def test_validate_tells_a_submission_not_merged_to_score_for_missing_explanations(
-        real, tmp_path: Path, capsys) -> None:
-    """Of a submission not merged yet, missing explanation files are the submitter's to
-    write again: `leaderboard score` keeps them in the run store's cache, where results.json
-    names them (of a merged one, the publish run: REWRITTEN_AFTER_MERGE)."""
-    folder = tmp_path / "explained"
-    shutil.copytree(real["folder"], folder, ignore=shutil.ignore_patterns(EXPLAIN_DIR))
-    assert main(["validate", str(folder), "--data-dir", str(real["data_dir"]),
-                 "--quiet"]) == 1
+def test_validate_of_a_submission_not_merged_holds_its_explanations_as_pr_check_does(
+        tmp_path: Path, data_dir: Path, monkeypatch, capsys) -> None:
+    """A maintainer validates a pull request's submission on their own machine: its
+    author's `score` kept the explanation files in the run store cache of the author's
+    machine (KeptExplanations), where results.json names their manifest, and this machine
+    has none of them. They are CI's to write after merge, and `ci pr-check` computes the
+    manifest results.json names rather than reading it: validate does the same, so the
+    folder is valid here as in CI (nothing is said of files no pull request carries), and
+    a results.json naming another manifest is refused here as in CI."""
+    task = "pi-indic-val150/t1/hin"
+    pulled_dir = pulled(tmp_path / "data", [task], data_dir)
+    folder = _submission(tmp_path, "reviewed",
+                         {f"{task}/run.trec.gz": BM25 / task / "run.trec.gz"})
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "author-cache"))
+    assert score_submission(folder, pulled_dir, after_merge=False).results_path is not None
+    assert not explain_dir(folder).exists()
+    args = ["validate", str(folder), "--data-dir", str(pulled_dir), "--quiet"]
+    assert main(args) == 0, capsys.readouterr().out  # the author's machine
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "reviewer-cache"))
+    capsys.readouterr()
+    assert main(args) == 0, capsys.readouterr().out
+    assert "explain" not in capsys.readouterr().out
+    # A results.json naming other explanation files than these runs give.
+    results_path = folder / "results.json"
+    doc = json.loads(results_path.read_text(encoding="utf-8"))
+    doc["explain_manifest"]["sha256"] = "0" * 64
+    results_path.write_text(json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False)
+                            + "\n", encoding="utf-8")
+    assert main(args) == 1
     out = capsys.readouterr().out
-    assert "explained/explain: explain/manifest.json: the file is missing" in out, out
-    assert (f"; run `leaderboard score {folder} --data-dir {real['data_dir']}`, which writes "
-            "them to this machine's run store cache") in out, out
-    assert REWRITTEN_AFTER_MERGE not in out
+    assert ("reviewed/results.json: the scores match the runs, but explain_manifest differ "
+            "from what this version of the scorer writes, while `ci pr-check` compares") \
+        in out, out
+    # Named by none (scored before the explorer): pr-check refuses it too.
+    doc.pop("explain_manifest")
+    results_path.write_text(json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False)
+                            + "\n", encoding="utf-8")
+    assert main(args) == 1
+    assert "but explain_manifest differ" in capsys.readouterr().out
 
 
 def test_explanation_files_of_another_format_are_stale(real, capsys) -> None:

@@ -31,7 +31,8 @@ from leaderboard.core.tasks import Task
 from leaderboard.store.cache import cache_dir
 from leaderboard.store.files import StoreError
 from leaderboard.store.locations import RunStore, configured_store
-from leaderboard.submission.explain_files import MANIFEST, TaskFiles, explain_problem
+from leaderboard.submission.explain_files import (MANIFEST, TaskFiles, explain_problem,
+                                                  explanation_manifest)
 from leaderboard.submission.explain_writers import (ExplanationFolder, HeldExplanations,
                                                     KeptExplanations, Placement,
                                                     held_explanations, placement,
@@ -50,7 +51,8 @@ from leaderboard.submission.metadata import (SubmittedModel, key_line, model_nam
                                              model_of)
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
 from leaderboard.submission.task_checks import CheckOptions, TaskJob, TaskResult, checked_tasks
-from leaderboard.submission.results import (DATA_KEY, OWN_DATA_DIR, ResultsFile,
+from leaderboard.submission.results import (DATA_KEY, OWN_DATA_DIR, ExplainManifestFile,
+                                            ResultsFile,
                                             ResultsFileError, Source, as_pulled,
                                             benchmark_of, unverified_problems,
                                             SystemResult, compare_scores, off_pin_problems,
@@ -106,7 +108,11 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
     scorer computes (as `ci pr-check` compares a PR's), so a hand-edited score is found
     even when the recorded SHA-256 of the runs was kept: for a submission not merged yet
     (:func:`leaderboard.submission.explain_writers.placement`), whose pull request carries
-    its results.json, and with ``check_scores`` for a merged one too.
+    its results.json, and with ``check_scores`` for a merged one too. Of one not merged
+    yet, the explanation manifest results.json names is computed and compared too, as
+    `ci pr-check` does, not looked for: a submitter's `score` kept the files in its own
+    machine's run store cache, which no other machine has (a maintainer validating a pull
+    request's checkout), and they are CI's to write after the merge.
 
     Run files the folder does not hold are fetched from the run store (``store``, by
     default the configured one) and verified against the manifest. ``record_local``
@@ -152,6 +158,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         if not placed.merged and submission.metadata is not None:
             report_name_lookalike(root, submission.id, submission.metadata.model.name,
                                   {**(taken_names or {}), **names_beside(root)}, report)
+    # Of a submission not merged yet, results.json names the explanation files as CI
+    # computes them, which no pull request carries: explained, and compared (below).
+    explained = placed is not None and not placed.merged and check_scores
     display_root = root.parent
     # discover() reported each missing role of a task: such a task cannot be checked.
     jobs = [TaskJob(task, submission.files[task.id], submission.names.get(task.id),
@@ -159,7 +168,7 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
             if all(role in submission.files[task.id] for role in task.roles)]
     outcome.data_revisions = data_revisions([job.task for job in jobs], data_dir, report,
                                             pinned=pinned_data)
-    options = CheckOptions(data_dir, score=score or check_scores, explain=explain,
+    options = CheckOptions(data_dir, score=score or check_scores, explain=explain or explained,
                            compress=explain and compress, per_query=score)
     def arrived(result: TaskResult) -> None:
         if on_explained is not None and result.files is not None and result.report.ok:
@@ -184,20 +193,15 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         report_held_explanations(held_explanations(root, apart=placed.apart), submission.id,
                                  report, shown, shown_data)
         # `score` rewrites results.json anyway; `validate` says when it is out of date.
-        # The explanation files: a submitter's `score` keeps them in the run store's cache,
-        # which is where those of a submission not merged yet belong, and those of a merged
-        # one are CI's, which only the publish run writes into its folder.
-        redo_explanations = (REWRITTEN_AFTER_MERGE if placed.merged else
-                             f"run {score_command(shown, shown_data)}, which writes them "
-                             "to this machine's run store cache (a submission scored "
-                             "elsewhere, such as a pull request's checkout, has them in "
-                             "that machine's)")
+        # The explanation files are checked as files only where they are a merged
+        # submission's, CI's, which only the publish run writes into its folder or store;
+        # those of one not merged yet are computed (check_recorded_scores).
         # Unless the folder's files were not read: their count is the problem (reported).
-        for problem in [] if submission.over_limit else results_staleness(root, store,
-                                                                          shown_data):
+        for problem in [] if submission.over_limit else results_staleness(
+                root, store, shown_data, explain_files=placed.merged):
             if problem.startswith(f"{EXPLAIN_DIR}/"):
                 report.add(f"{submission.id}/{EXPLAIN_DIR}", None,
-                           f"{problem}; {redo_explanations}")
+                           f"{problem}; {REWRITTEN_AFTER_MERGE}")
                 continue
             report.add(f"{submission.id}/results.json", None,
                        f"{problem}: the scores are stale; run "
@@ -209,7 +213,8 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
                        "edited by hand), while `ci pr-check` compares it byte for byte; run "
                        f"{score_command(shown, shown_data)} to write it again")
         if check_scores and report.ok:
-            check_recorded_scores(outcome, shown, shown_data, merged=placed.merged)
+            check_recorded_scores(outcome, shown, shown_data, merged=placed.merged,
+                                  explained=explained)
     return outcome
 
 
@@ -367,7 +372,7 @@ def report_unverified_data(outcome: SubmissionOutcome, shown: Path) -> None:
 
 
 def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, shown_data: Path | None,
-                          *, merged: bool) -> None:
+                          *, merged: bool, explained: bool = False) -> None:
     """Report how ``results.json`` differs from the scores just computed from the runs
     (the folder named ``shown``, and the data folder ``shown_data``, in the step that
     rewrites it: :func:`leaderboard.submission.layout.score_command`). Scores are errors;
@@ -379,7 +384,11 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, shown_data: P
     As `ci pr-check` holds it: a not ``merged`` one that records data no pull verified is
     an error (:func:`leaderboard.submission.results.unverified_problems`), and on data no
     pull verified here the scores are compared with what CI records on pulled data
-    (:func:`leaderboard.submission.results.as_pulled`)."""
+    (:func:`leaderboard.submission.results.as_pulled`).
+
+    ``explained`` (``outcome.explanations`` holds every scored task's explanation files):
+    the explanation manifest results.json names is compared with theirs, as `ci pr-check`
+    compares it; otherwise it is left to :func:`results_staleness`, which reads it."""
     submission = outcome.submission
     where = f"{submission.id}/{RESULTS_NAME}"
     path = submission.root / RESULTS_NAME
@@ -398,9 +407,13 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, shown_data: P
     except ResultsFileError as exc:
         outcome.report.add(where, None, str(exc))
         return
-    # The explanation files are checked as files (results_staleness), not as scores.
-    recorded = recorded.model_copy(update={"explain_manifest": None})
     computed = results_for(outcome)
+    if explained:
+        computed = computed.model_copy(update={"explain_manifest": ExplainManifestFile.of(
+            explanation_manifest(submission.id, outcome.explanations,
+                                 computed.inputs_sha256 or {}))})
+    else:  # checked as files (results_staleness), not as scores
+        recorded = recorded.model_copy(update={"explain_manifest": None})
     if any(not outcome.data_revisions[task_id].verified for task_id in outcome.scores):
         # On data no pull verified: held to what CI, which scores on pulled data, records.
         computed = as_pulled(computed)
@@ -452,7 +465,7 @@ def results_for(outcome: SubmissionOutcome) -> ResultsFile:
 
 
 def results_staleness(root: Path, store: RunStore | None = None,
-                      data_dir: Path | None = None) -> list[str]:
+                      data_dir: Path | None = None, *, explain_files: bool = True) -> list[str]:
     """Why ``root/results.json`` no longer matches the submission's files (empty: it does,
     or there is no results.json). An unreadable results file is stale too, and so are
     explanation files that results.json does not name, or whose manifest cannot be had
@@ -464,7 +477,9 @@ def results_staleness(root: Path, store: RunStore | None = None,
     publishing rescores every merged submission. The run files are those of the
     manifest and those in the folder as they are now (more than a submission may hold:
     their count is the one problem, and none is read); of the explanation files only
-    their manifest is read, through the store."""
+    their manifest is read, through the store, and not at all without ``explain_files``
+    (a submission not merged yet, whose files are CI's to write after the merge: the
+    manifest results.json names is computed instead, :func:`check_recorded_scores`)."""
     path = root / RESULTS_NAME
     if not path.is_file() or path.is_symlink():
         return []
@@ -480,7 +495,7 @@ def results_staleness(root: Path, store: RunStore | None = None,
                             input_digests(inputs.metadata_digest, inputs.merged))
     # Scores on another data revision than the pin (it moved since): not the board's data.
     problems += off_pin_problems(recorded.produced_by, data_dir)
-    if problems:
+    if problems or not explain_files:
         return problems
     files = SubmissionFiles(root.name, root, inputs.merged.source,
                             store if store is not None else configured_store(root))

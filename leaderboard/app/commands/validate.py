@@ -23,8 +23,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
         "submission is invalid or has a task whose data is missing (not checked, said so). A results.json whose recorded SHA-256 of the runs no longer "
         "matches them, or that records a task's scores on another data revision than the "
         "registry pins, is reported; that of a submission not merged yet, which its pull "
-        "request carries, is compared with the scores of its runs, as the pull-request "
-        "check compares it (--check-scores: a merged one's too). In a git checkout, merged "
+        "request carries, is compared with the scores of its runs and with the query "
+        "explorer's files they give (computed, not looked for: CI writes them after the "
+        "merge), as the pull-request check compares it (--check-scores: a merged one's "
+        "scores too). In a git checkout, merged "
         "is what the default branch holds (upstream/HEAD, else upstream/main, else "
         "origin/HEAD, else origin/main, else main; nothing is fetched).",
         "  leaderboard validate submissions/bm25s submissions/my-model\n"
