@@ -157,9 +157,11 @@ def _load(auto_class_name: str, spec: ModelSpec, location: WeightsLocation, devi
     what = "tokenizer"
     try:
         tokenizer = AutoTokenizer.from_pretrained(location.path, **kwargs)
+        if (problem := vocabulary_problem(tokenizer)) is not None:
+            raise ReferenceRunError(f"{location.path}: {problem}")
         what = "weights"
         model = auto_class.from_pretrained(location.path, **kwargs, **_dtype_kwargs(dtype))
-    except (ImportError, MemoryError):
+    except (ImportError, MemoryError, ReferenceRunError):
         raise
     except Exception as exc:  # noqa: BLE001 - transformers' loaders raise many kinds
         raise ReferenceRunError(f"{location.path}: the {what} cannot be loaded "
@@ -176,6 +178,20 @@ def _load(auto_class_name: str, spec: ModelSpec, location: WeightsLocation, devi
     model.to(device)
     model.eval()
     return tokenizer, model
+
+
+def vocabulary_problem(tokenizer) -> str | None:
+    """What is wrong with a loaded tokenizer that holds no token but its special ones, None
+    when it holds words. transformers 5 builds such a tokenizer, without a word, from a
+    folder whose vocabulary file (tokenizer.json, vocab.txt, ...) is missing and whose
+    tokenizer_config.json is there: every text then reads as unknown tokens, and a run
+    ranks on ties."""
+    special = set(tokenizer.all_special_ids)
+    if len(tokenizer) > len(special):
+        return None
+    return (f"the tokenizer has no vocabulary, only its {len(special)} special tokens: its "
+            "vocabulary file (tokenizer.json, vocab.txt, sentencepiece model...) is missing, "
+            "and every text would read as unknown tokens")
 
 
 #: How a runner's linear layers compute: "onednn" (oneDNN's linear kernel, fp32 on CPU) or

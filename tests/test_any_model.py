@@ -335,6 +335,30 @@ def test_a_damaged_model_file_is_named_not_an_internal_error(
     assert not (tmp_path / "out" / "mine").exists()
 
 
+def test_a_tokenizer_without_its_vocabulary_is_refused_not_run(
+        folders, tiny_data: Path, tmp_path: Path, capsys) -> None:
+    """A model folder whose vocabulary file was left out (tokenizer.json gone,
+    tokenizer_config.json kept) ran and was scored: transformers 5 makes a tokenizer
+    of the five special tokens alone, every word of every text became [UNK], and the run
+    ranked on ties."""
+    from leaderboard.app.cli import main
+
+    folder = tmp_path / "my model"
+    shutil.copytree(folders["st-bi"], folder)
+    (folder / "tokenizer.json").unlink()
+    (folder / "vocab.txt").unlink(missing_ok=True)
+    assert (folder / "tokenizer_config.json").is_file()
+    capsys.readouterr()
+    assert main(["baselines", "run", str(folder), "--id", "mine", "--owner", "someone",
+                 "--tasks", "followtable/wtr", "--data-dir", str(tiny_data),
+                 "--out", str(tmp_path / "out"), "--device", "cpu", "--no-cache",
+                 "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"{folder}: the tokenizer has no vocabulary" in err, err
+    assert "internal error" not in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out" / "mine").exists()
+
+
 def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(
         tiny_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A SIGKILLed `baselines run` left its staging folder in the temporary directory
