@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from leaderboard.core.processes import usable_cpus
+
 # A family of more than this many tasks (the ids sharing everything but their last part,
 # PI-Indic's 132 T2 language pairs) is recorded as one entry ``<family>/*``: per task, a
 # run of every task would not fit metadata.yaml's 64 KiB.
@@ -276,8 +278,10 @@ def cpu_identity(model_name: str) -> str:
 
 
 def hardware_record(cpu: str, device: str, precision: str, gpus: int = 1) -> dict:
-    """The block's ``hardware``: CPU model and cores, GPU model and count, precision."""
-    record: dict = {"cpu": cpu_identity(cpu), "cpu_cores": os.cpu_count(), "gpu_count": 0,
+    """The block's ``hardware``: CPU model and cores, GPU model and count, precision. The
+    cores are those the run may use (its affinity: Slurm, taskset or a container's cpuset
+    may hold it to a few of the machine's), as torch's and the engines' threads are."""
+    record: dict = {"cpu": cpu_identity(cpu), "cpu_cores": usable_cpus(), "gpu_count": 0,
                     "precision": precision}
     if device.startswith("cuda"):
         import torch

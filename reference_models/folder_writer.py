@@ -19,8 +19,9 @@ from pydantic import ValidationError
 
 import reference_models
 from leaderboard.core.fileio import atomic_write_bytes, atomic_write_text
+from leaderboard.core.processes import usable_cpus
 from leaderboard.core.refusals import validation_problem
-from leaderboard.core.report import Report
+from leaderboard.core.report import Report, plural
 from leaderboard.submission.layout import (
     MANIFEST_NAME,
     METADATA_NAME,
@@ -53,9 +54,9 @@ def cpu_model() -> str:
 
 
 def hardware_description(device: str, gpus: int = 1) -> str:
-    """The CPU (model, cores) and, on a GPU run, the GPU model and how many ran it
+    """The CPU (model, the cores the run may use) and, on a GPU run, the GPU model and how many ran it
     (``gpus``: one per rank under torchrun)."""
-    hardware = f"{cpu_model()} ({os.cpu_count()} CPU cores)"
+    hardware = f"{cpu_model()} ({plural(usable_cpus(), 'CPU core')})"
     if device.startswith("cuda"):
         import torch
 

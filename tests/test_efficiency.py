@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -121,6 +122,24 @@ def test_baselines_run_records_the_cost_of_each_task(tiny_data: Path, tmp_path: 
     assert entry.texts > 0 and entry.tokens and entry.texts_per_second
     assert entry.sample is None and cost.hardware.gpu_count == 0
     assert cost.hardware.cpu and cost.hardware.cpu_cores
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs two CPUs and CPU affinity (Linux)")
+def test_the_cores_recorded_are_those_the_run_may_use(tiny_data: Path, tmp_path: Path) -> None:
+    """A run held to some of a machine's CPUs (Slurm's --cpus-per-task, taskset, a
+    container's cpuset) recorded every CPU of the machine: measured on 1 core of 2 (torch
+    takes as many threads as it may use), its figures said 2 CPU cores."""
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        summary = run_reference_model("bm25s", ["followtable/wtr"], tiny_data, tmp_path,
+                                      RunOptions(progress=False, command="test"))
+    finally:
+        os.sched_setaffinity(0, allowed)
+    meta = yaml.safe_load((summary.folder / "metadata.yaml").read_text(encoding="utf-8"))
+    assert meta["efficiency"]["hardware"]["cpu_cores"] == 1
+    assert meta["hardware"].endswith("(1 CPU core)"), meta["hardware"]
 
 
 def test_a_bm25_run_says_no_cache_answered_a_text(tiny_data: Path, tmp_path: Path) -> None:
