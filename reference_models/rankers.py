@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from leaderboard.core.data import iter_corpus
 from leaderboard.core.data.pi_indic import T4Pairs, t4_pairs
@@ -185,7 +186,10 @@ class DenseRanker:
             return None  # not rank 0: its share is in the cache
         out: list[RankedList] = []
         qids = role_data.query_ids
-        with self.meter.searching():
+        # One BLAS thread: with more, numpy's BLAS cuts a block among its threads, whose
+        # edge kernels sum in another order, and a score's last digits would depend on
+        # how many threads the machine allows (the vectors themselves do not).
+        with self.meter.searching(), threadpool_limits(limits=1, user_api="blas"):
             for start in range(0, len(qids), QUERY_BLOCK):
                 block = query_vectors[start:start + QUERY_BLOCK] @ doc_vectors.T
                 for row, qid in enumerate(qids[start:start + QUERY_BLOCK]):
