@@ -248,6 +248,11 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     options = options or RunOptions()
     spec = model if isinstance(model, ModelSpec) else get_model_spec(model)
     shard = shard or shard_from_env()
+    if options.device.startswith("cuda") and spec.engine != "transformers":
+        # Asked for a GPU, such a model ran on the CPU without a word (make_ranker).
+        raise ReferenceRunError(f"--device {options.device}: {spec.id} runs on the CPU only "
+                                f"(its {spec.engine} engine has no GPU code); run it with "
+                                "--device cpu or auto")
     tasks = tasks_to_run(task_patterns, data_dir, _log if shard.is_main else lambda _m: None)
     if spec.is_reranker:
         t4 = [t.id for t in tasks if PREDICTIONS_ROLE in t.roles]

