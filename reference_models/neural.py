@@ -23,14 +23,16 @@ import importlib.metadata
 import os
 import sys
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
 from leaderboard.core.checksums import sha256_file
+from leaderboard.core.report import plural
 from reference_models.errors import ReferenceRunError
 from reference_models.spec import ModelSpec
 
@@ -264,6 +266,15 @@ def use_onednn_linears(model) -> LinearKernels:
     return "onednn"
 
 
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether torch raised ``exc`` for memory it could not have: a GPU's
+    ``OutOfMemoryError``, or the CPU allocator's RuntimeError (which has no class of its
+    own; its message names DefaultCPUAllocator)."""
+    import torch
+
+    return isinstance(exc, torch.OutOfMemoryError) or "DefaultCPUAllocator" in str(exc)
+
+
 def count_parameters(model) -> int:
     return int(sum(p.numel() for p in model.parameters()))
 
@@ -395,6 +406,23 @@ class _Runner:
         self.revision = resolved_commit(self.location)
         self._torch = torch
 
+    @contextmanager
+    def forward_pass(self, inputs: int, longest: int, what: str = "text") -> Iterator[None]:
+        """One batch's forward pass (``inputs`` texts or pairs, padded to ``longest``
+        tokens), its running out of memory said as what to change: it stopped the run as an
+        internal error to report, though a smaller --batch-size is the way out."""
+        try:
+            yield
+        except RuntimeError as exc:
+            if not is_out_of_memory(exc):
+                raise
+            text = str(exc).strip()
+            said = text.splitlines()[0][:200] if text else type(exc).__name__
+            raise ReferenceRunError(
+                f"out of memory on {self.device} in a batch of {plural(inputs, what)} of up "
+                f"to {longest} tokens ({said}): lower --batch-size (now {self.batch_size})"
+            ) from None
+
     def cache_config(self) -> dict:
         """Everything that changes this runner's outputs: the cache folder's identity."""
         return {
@@ -453,12 +481,14 @@ class TextEncoder(_Runner):
         with torch.inference_mode(), _progress(len(texts), desc, self.progress) as bar:
             for batch in _length_sorted_batches([len(t) for t in token_ids], self.batch_size,
                                                 self.max_batch_tokens):
-                ids, mask = _pad([token_ids[i] for i in batch], pad, self.device)
-                hidden = self.model(input_ids=ids, attention_mask=mask).last_hidden_state
-                pooled = pool(hidden, mask, self.settings.pooling)
-                if self.settings.normalize:
-                    pooled = torch.nn.functional.normalize(pooled.float(), p=2, dim=-1)
-                vectors = pooled.float().cpu().numpy()
+                longest = max(len(token_ids[i]) for i in batch)
+                with self.forward_pass(len(batch), longest):
+                    ids, mask = _pad([token_ids[i] for i in batch], pad, self.device)
+                    hidden = self.model(input_ids=ids, attention_mask=mask).last_hidden_state
+                    pooled = pool(hidden, mask, self.settings.pooling)
+                    if self.settings.normalize:
+                        pooled = torch.nn.functional.normalize(pooled.float(), p=2, dim=-1)
+                    vectors = pooled.float().cpu().numpy()
                 if out is None:
                     out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
                 out[batch] = vectors
@@ -515,11 +545,13 @@ class _PairRunner(_Runner):
         with torch.inference_mode(), _progress(len(pairs), desc, self.progress) as bar:
             for batch in _length_sorted_batches([len(t) for t in token_ids], self.batch_size,
                                                 self.max_batch_tokens):
-                ids, mask = _pad([token_ids[i] for i in batch], pad, self.device)
-                types = None
-                if token_types is not None:
-                    types, _ = _pad([token_types[i] for i in batch], 0, self.device)
-                out[batch] = self._scores(ids, mask, types).float().cpu().numpy()
+                longest = max(len(token_ids[i]) for i in batch)
+                with self.forward_pass(len(batch), longest, "pair"):
+                    ids, mask = _pad([token_ids[i] for i in batch], pad, self.device)
+                    types = None
+                    if token_types is not None:
+                        types, _ = _pad([token_types[i] for i in batch], 0, self.device)
+                    out[batch] = self._scores(ids, mask, types).float().cpu().numpy()
                 bar.update(len(batch))
         return out
 

@@ -516,6 +516,37 @@ def test_cross_encoder_scores_the_pair_logit(tiny_models) -> None:
         assert score == pytest.approx(float(logit), abs=1e-5)
 
 
+@pytest.mark.parametrize("error", [
+    "CUDA out of memory. Tried to allocate 2.00 GiB",
+    "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+    "memory: you tried to allocate 40000000000000 bytes. Error code 12"])
+@pytest.mark.parametrize("family", ["bi-encoder", "cross-encoder"])
+def test_a_batch_out_of_memory_says_to_lower_the_batch_size(tiny_models, monkeypatch,
+                                                            family: str, error: str) -> None:
+    """A batch too large for the GPU (or an allocation the CPU refuses) stopped `baselines
+    run` with 'internal error (OutOfMemoryError) ... Please report it', no bug, and said
+    nothing of --batch-size, which is the way out."""
+    if family == "bi-encoder":
+        runner = TextEncoder(bi_encoder_spec(tiny_models["bert"]), progress=False)
+        run = lambda: runner.encode(["running shoes", "shoe"], 32)  # noqa: E731
+    else:
+        runner = CrossEncoder(_spec(id="tiny-ce", family="cross-encoder", type="cross-encoder",
+                                    hf_id=str(tiny_models["bert-cls-head"]),
+                                    reranker={"max_length": 64}), progress=False)
+        run = lambda: runner.score(PAIRS)  # noqa: E731
+    kind = torch.OutOfMemoryError if error.startswith("CUDA") else RuntimeError
+
+    def forward(*args, **kwargs):
+        raise kind(error)
+
+    monkeypatch.setattr(runner.model, "forward", forward)
+    with pytest.raises(ReferenceRunError) as raised:
+        run()
+    message = str(raised.value)
+    assert message.startswith("out of memory on cpu in a batch of "), message
+    assert "tokens" in message and f"lower --batch-size (now {runner.batch_size})" in message
+
+
 def test_monot5_true_false_logits(tiny_models) -> None:
     spec = tiny_monot5_spec(tiny_models["t5"])
     runner = Seq2SeqReranker(spec, progress=False)
