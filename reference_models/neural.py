@@ -148,6 +148,12 @@ def _dtype_kwargs(dtype) -> dict:
     return {"dtype": dtype} if (major, minor) >= (4, 56) else {"torch_dtype": dtype}
 
 
+# Tensors a runner loads but never computes with, by auto class, as name prefixes: a
+# bi-encoder pools the last hidden states, never BERT's pooler (which many checkpoints
+# saved without their pretraining head do not hold).
+UNUSED_WEIGHTS = {"AutoModel": ("pooler.",)}
+
+
 def _load(auto_class_name: str, spec: ModelSpec, location: WeightsLocation, device, dtype):
     import transformers
     from transformers import AutoTokenizer
@@ -162,12 +168,23 @@ def _load(auto_class_name: str, spec: ModelSpec, location: WeightsLocation, devi
         if (problem := vocabulary_problem(tokenizer)) is not None:
             raise ReferenceRunError(f"{location.path}: {problem}")
         what = "weights"
-        model = auto_class.from_pretrained(location.path, **kwargs, **_dtype_kwargs(dtype))
+        model, loading = auto_class.from_pretrained(location.path, **kwargs,
+                                                    **_dtype_kwargs(dtype),
+                                                    output_loading_info=True)
     except (ImportError, MemoryError, ReferenceRunError):
         raise
     except Exception as exc:  # noqa: BLE001 - transformers' loaders raise many kinds
         raise ReferenceRunError(f"{location.path}: the {what} cannot be loaded "
                                 f"({type(exc).__name__}: {str(exc)[:300]})") from None
+    # transformers draws a tensor the checkpoint lacks at random (unseeded) and says so
+    # only in its loading notes: the run would be written and scored all the same.
+    missing = sorted(name for name in loading.get("missing_keys") or ()
+                     if not name.startswith(UNUSED_WEIGHTS.get(auto_class_name, ())))
+    if missing:
+        raise ReferenceRunError(
+            f"{location.path}: the weights lack {len(missing)} of the model's tensors "
+            f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}), which would be "
+            "random numbers: the checkpoint is incomplete, or of another model")
     if spec.adapter is not None:
         try:
             from peft import PeftModel

@@ -359,6 +359,36 @@ def test_a_tokenizer_without_its_vocabulary_is_refused_not_run(
     assert not (tmp_path / "out" / "mine").exists()
 
 
+@pytest.mark.parametrize(("model", "dropped"), [("st-bi", "encoder.layer.1."),
+                                               ("st-ce", "classifier.")])
+def test_weights_that_lack_tensors_of_the_model_are_refused_not_run(
+        folders, tiny_data: Path, tmp_path: Path, capsys, model: str, dropped: str) -> None:
+    """A checkpoint without some of its model's tensors (a layer cut from it, a
+    cross-encoder saved without its head, another model's file) loaded with those tensors
+    drawn at random, unseeded, and the run was written and scored, as a submission ready
+    for a pull request: transformers said only 'newly initialized' among its loading notes."""
+    from safetensors.numpy import load_file, save_file
+
+    from leaderboard.app.cli import main
+
+    folder = tmp_path / "my model"
+    shutil.copytree(folders[model], folder)
+    weights = load_file(folder / "model.safetensors")
+    kept = {name: value for name, value in weights.items() if dropped not in name}
+    assert 0 < len(kept) < len(weights)
+    save_file(kept, folder / "model.safetensors")
+    capsys.readouterr()
+    assert main(["baselines", "run", str(folder), "--id", "mine", "--owner", "someone",
+                 "--tasks", "followtable/wtr", "--data-dir", str(tiny_data),
+                 "--out", str(tmp_path / "out"), "--device", "cpu", "--no-cache",
+                 "--quiet"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"leaderboard baselines run: error: {folder}: the weights lack "
+                          f"{len(weights) - len(kept)} of the model's tensors"), err
+    assert dropped in err and "internal error" not in err, err
+    assert not (tmp_path / "out" / "mine").exists()
+
+
 def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(
         tiny_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A SIGKILLed `baselines run` left its staging folder in the temporary directory
