@@ -288,6 +288,10 @@ def reproducible_command(args: argparse.Namespace, revision: str | None = None) 
     parts += ["--device", args.device]
     if args.batch_size:
         parts += ["--batch-size", str(args.batch_size)]
+    if getattr(args, "chunk_size", None):
+        # A chunk is the set of texts a runner sorts into batches: a torch encoder's
+        # vectors change with their batch-mates, as with another --batch-size.
+        parts += ["--chunk-size", str(args.chunk_size)]
     parts += ["--instruction-format", values.get("instruction_format") or BENCHMARK_FORMAT]
     return shlex.join(parts)
 
