@@ -750,6 +750,35 @@ def test_a_digit_for_a_letter_is_among_the_differences_the_refusal_names(
     assert "an I or a 1 for an l, a 0 for an O" in problem, problem
 
 
+@pytest.mark.parametrize(("name", "other"), [
+    ("rnultilingual-e5-small", "multilingual-e5-small"),
+    ("r\u200bnultilingual-e5-small", "multilingual-e5-small"),
+    ("E5-rnistral", "E5-mistral"),
+    ("paraphrase-rnultilingual-rnpnet-base-v2", "paraphrase-multilingual-mpnet-base-v2"),
+    ("Cohere ernbecl-english-v3.0", "Cohere embed-english-v3.0"),
+    ("Cohere embecI-english-v3.0", "Cohere embed-english-v3.0"),
+    ("Qvven3-Embedding-8B", "Qwen3-Embedding-8B"),
+    ("QVVEN3-Embedding-8B", "Qwen3-Embedding-8B"),
+    ("bge-rn3", "BGE-M3"), ("GritLRN-7B", None), ("E5-RNistral", None),
+])
+def test_a_name_with_two_letters_for_one_reads_as_the_boards_name(
+        name: str, other: str | None) -> None:
+    """A name taking 'rn' for an 'm' (confusables.txt's own line), 'vv' for a 'w' or 'cl'
+    for a 'd' (a 'cI' too) read as none of the board's names ('rnultilingual-e5-small'
+    beside multilingual-e5-small passed validate): it is refused, naming them. Capitals,
+    drawn otherwise, keep a name its own ('GritLRN-7B' beside GritLM-7B, 'E5-RNistral'
+    beside E5-mistral)."""
+    from leaderboard.app.board_ids import taken_names
+    from leaderboard.submission.ids import name_lookalike_problem
+
+    problem = name_lookalike_problem(name, taken_names())
+    if other is None:
+        assert problem is None
+    else:
+        assert problem is not None and f"reads as {other!r}, " in problem, problem
+        assert "'rn' for an 'm', 'vv' for a 'w', 'cl' for a 'd'" in problem, problem
+
+
 # Changed when the rule narrowed from the name to the word: 'all-MiniLM-L6-\u03bd2' mixes no
 # script in a word ('\u03bd2' is Greek and a digit) and is refused instead for reading as
 # all-MiniLM-L6-v2 (test_a_look_alike_in_other_scripts_reads_as_the_boards_name);

@@ -33,6 +33,7 @@ compared by a skeleton of the module's own (:func:`folded_name`), after UTS #39'
 each Greek, Cyrillic and Cherokee letter that the standard's confusables.txt maps to one
 Latin letter, that letter (a table copied by hand and partial: :data:`_LATIN_LOOKALIKES`
 says what it leaves out), and a capital I a small l (sans-serif type draws them alike);
+the pairs 'rn', 'vv' and 'cl' of small letters an m, a w and a d (:data:`_LATIN_PAIRS`);
 then case folded, without the default-ignorable characters (a joiner stays beside the
 letters of a script written with it, Persian and Indic words, but not beside a Latin
 one), each dash a hyphen and white space one space. The mapping comes before case
@@ -180,6 +181,16 @@ _TO_LATIN = {ord(char): latin for latin, chars in _LATIN_LOOKALIKES.items() for 
 # CAPITAL LETTER O", "0031 ;\t006C ;\tMA # DIGIT ONE → LATIN SMALL LETTER L"): a version
 # number never tells two names apart by them alone ('multi1ingual-e5-small', 'k1=O.9').
 _TO_LATIN |= {ord("0"): "O", ord("1"): "l"}
+# The pairs of small Latin letters drawn like one letter, as that letter: the one such line
+# of confusables.txt among the Latin letters ("006D ;\t0072 006E ;\tMA # LATIN SMALL
+# LETTER M → LATIN SMALL LETTER R, LATIN SMALL LETTER N"), and those its lines leave out
+# that a reader takes as readily in sans-serif type, 'vv' for a 'w' (and 'VV' for a 'W')
+# and 'cl' for a 'd' (a 'cI' or 'c1' too, the l's look-alikes being an l by then):
+# 'rnultilingual-e5' reads as 'multilingual-e5'. The pair becomes the letter, not the
+# letter the pair as the file writes it, so that capitals folded afterwards make no pair:
+# 'RN' is drawn unlike an 'm'. Applied after _TO_LATIN (a Cyrillic 'ш' is a 'w').
+_LATIN_PAIRS = {"rn": "m", "vv": "w", "VV": "W", "cl": "d"}
+_LATIN_PAIR = re.compile("|".join(_LATIN_PAIRS))
 
 
 def _script(char: str) -> str | None:
@@ -217,14 +228,17 @@ def case_folded_name(name: str) -> str:
 def _folded(name: str, *, skeleton: bool) -> str:
     """``name`` NFKC, case folded, without what shows as nothing, each dash a hyphen and
     its white space one space; with ``skeleton``, each letter of :data:`_LATIN_LOOKALIKES`
-    the Latin letter it looks like, a 0 an O, a 1 and a capital I an l, first (before case folding: a
-    capital Cyrillic 'М' is an 'M', a small 'м' none)."""
+    the Latin letter it looks like, a 0 an O, a 1 and a capital I an l, and then each pair
+    of :data:`_LATIN_PAIRS` its letter, first (before case folding: a capital Cyrillic 'М'
+    is an 'M', a small 'м' none; a small 'rn' an 'm', a capital 'RN' none)."""
     text = unicodedata.normalize("NFKC", name)
-    if skeleton:
-        text = text.translate(_TO_LATIN).replace("I", "l")
-    text = unicodedata.normalize("NFKC", text.casefold())
+    # What shows as nothing goes first: it parts no pair ('r\u200bn' is an 'rn').
     text = "".join(c for i, c in enumerate(text)
                    if not _IGNORABLE.fullmatch(c) or (c in _JOINERS and _joined(text, i)))
+    if skeleton:
+        text = text.translate(_TO_LATIN).replace("I", "l")
+        text = _LATIN_PAIR.sub(lambda pair: _LATIN_PAIRS[pair[0]], text)
+    text = unicodedata.normalize("NFKC", text.casefold())
     text = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212"
                    else " " if c in _BLANKS else c for c in text)
     return " ".join(text.split())
@@ -298,7 +312,8 @@ def name_lookalike_problem(name: str, taken: Mapping[str, str]) -> str | None:
         if folded_name(other) == folded or case_folded_name(other) == case_folded:
             return (f"the model name {name!r} reads as {other!r}, {whose}, but is another "
                     "text (it differs only in case, width, white space, dashes, an I or a "
-                    "1 for an l, a 0 for an O, invisible characters or Greek, Cyrillic or "
-                    f"Cherokee letters that look like Latin ones): write {other!r} exactly "
+                    "1 for an l, a 0 for an O, 'rn' for an 'm', 'vv' for a 'w', 'cl' for a "
+                    "'d', invisible characters or Greek, Cyrillic or Cherokee letters that "
+                    f"look like Latin ones): write {other!r} exactly "
                     "if it is that model, else a name of its own")
     return None
