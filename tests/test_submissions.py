@@ -837,6 +837,14 @@ def test_a_model_name_whose_words_are_each_in_one_script_passes(name: str) -> No
     ("\u0412\u041c25", "BM25"),
     ("\u13f4\u13c0\u13ac-\u13b73", "BGE-M3"),
     ("\u0392\u0393\u0395-\u039c3", None),
+    ("BM25 (bm25s, Lucene variant, \u043a1=0.9 b=0.4)",
+     "BM25 (bm25s, Lucene variant, k1=0.9 b=0.4)"),
+    ("BM25 (bm25s, Lucene variant, \u03ba1=0.9 b=0.4)",
+     "BM25 (bm25s, Lucene variant, k1=0.9 b=0.4)"),
+    ("BM25 (bm25s, Lucene variant, \u03f01=0.9 b=0.4)",
+     "BM25 (bm25s, Lucene variant, k1=0.9 b=0.4)"),
+    ("BM25 (bm25s, Lucene variant, \u01381=0.9 b=0.4)",
+     "BM25 (bm25s, Lucene variant, k1=0.9 b=0.4)"),
 ])
 def test_a_look_alike_in_other_scripts_reads_as_the_boards_name(name: str,
                                                                 other: str | None) -> None:
@@ -845,7 +853,9 @@ def test_a_look_alike_in_other_scripts_reads_as_the_boards_name(name: str,
     'ԌТЕ-Ьаѕе' wholly in Cyrillic, Cherokee capitals) passed: it mixes nothing. The
     skeleton maps the Cyrillic, Greek and Cherokee letters UTS #39's confusables.txt
     lists as a Latin letter to it, so it is refused for reading as the name it copies; a
-    letter the table does not list ('\u0393', Greek GAMMA) keeps a name its own."""
+    letter the table does not list ('\u0393', Greek GAMMA) keeps a name its own. The small
+    kappa and ka (and the Latin kra, which the file makes them) are a k: 'к1=0.9', a word
+    of a Cyrillic letter and a digit, passed beside the board's 'k1=0.9'."""
     from leaderboard.app.board_ids import taken_names
     from leaderboard.submission.ids import name_lookalike_problem
 

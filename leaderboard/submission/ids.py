@@ -32,7 +32,7 @@ No package FollowBoard depends on ships Unicode's confusables data (UTS #39), so
 compared by a skeleton of the module's own (:func:`folded_name`), after UTS #39's: NFKC;
 each Greek, Cyrillic and Cherokee letter that the standard's confusables.txt maps to one
 Latin letter, that letter (a table copied by hand and partial: :data:`_LATIN_LOOKALIKES`
-says what it leaves out), and a capital I a small l (sans-serif type draws them alike);
+says what it leaves out), a small kappa, ka or kra a k, and a capital I a small l (sans-serif type draws them alike);
 the pairs 'rn', 'vv' and 'cl' of small letters an m, a w and a d (:data:`_LATIN_PAIRS`);
 then case folded, without the default-ignorable characters (a joiner stays beside the
 letters of a script written with it, Persian and Indic words, but not beside a Latin
@@ -129,8 +129,8 @@ _BLANKS = "\u2800"
 # hand from its lines (e.g. "0430 ;\t0061 ;\tMA # CYRILLIC SMALL LETTER A → LATIN SMALL
 # LETTER A"). Partial: the file's other sources (mathematical and full-width letters,
 # which NFKC folds already; Armenian, Lisu, Coptic...), its targets of two letters ('м' is
-# 'rn') or not in a-z ('κ' and 'к' are 'ĸ', 'н' is 'ʜ') and the letters NFKC changes first
-# ('ϲ', 'ϱ') are left out.
+# 'rn') or not in a-z ('н' is 'ʜ'; 'κ' and 'к' are 'ĸ', taken for a 'k' below) and the
+# letters NFKC changes first ('ϲ', 'ϱ') are left out.
 _LATIN_LOOKALIKES = {
     "a": "αа",  # 03B1 0430
     "b": "ЬᏏ",  # 042C 13CF
@@ -181,6 +181,11 @@ _TO_LATIN = {ord(char): latin for latin, chars in _LATIN_LOOKALIKES.items() for 
 # CAPITAL LETTER O", "0031 ;\t006C ;\tMA # DIGIT ONE → LATIN SMALL LETTER L"): a version
 # number never tells two names apart by them alone ('multi1ingual-e5-small', 'k1=O.9').
 _TO_LATIN |= {ord("0"): "O", ord("1"): "l"}
+# The small kappa and ka, which confusables.txt makes the Latin kra ("03BA ;\t0138 ;\tMA #
+# GREEK SMALL LETTER KAPPA → LATIN SMALL LETTER KRA"), a 'k' drawn without its ascender, and
+# the kra itself, as a 'k': a word of them and digits mixes no script, and a reader takes
+# 'к1=0.9' for the board's 'k1=0.9' (the Greek kappa symbol 'ϰ' is a 'κ' by NFKC).
+_TO_LATIN |= {ord(char): "k" for char in "κкĸ"}
 # The pairs of small Latin letters drawn like one letter, as that letter: the one such line
 # of confusables.txt among the Latin letters ("006D ;\t0072 006E ;\tMA # LATIN SMALL
 # LETTER M → LATIN SMALL LETTER R, LATIN SMALL LETTER N"), and those its lines leave out
