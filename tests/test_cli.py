@@ -924,8 +924,11 @@ def test_validate_summarises_repeated_warnings_and_ends_with_the_verdicts(
     assert lines[0].startswith("fixture-oracle/runs/followtable/wtr/altered.trec.gz: ")
 
 
-WTR_NOTE = ("followtable/wtr: note: upstream's data as read: 4 repeated judgments read once; "
-            "`leaderboard data status followtable` says where")
+def wtr_note(data_dir: Path) -> str:
+    """WTR's note, naming the data folder the command read for `data status` to read."""
+    return ("followtable/wtr: note: upstream's data as read: 4 repeated judgments read once; "
+            f"`leaderboard data status followtable --data-dir {shlex.quote(str(data_dir))}` "
+            "says where")
 
 
 def test_eval_says_what_the_reader_did_with_upstreams_files_in_one_line(
@@ -938,7 +941,7 @@ def test_eval_says_what_the_reader_did_with_upstreams_files_in_one_line(
             str(wtr_runs["altered"]), "--data-dir", str(data_dir))
     for extra in ((), ("--json",)):
         rc, _, err = run_cli(capsys, *runs, *extra)
-        assert rc == 0 and err.splitlines() == [WTR_NOTE], err
+        assert rc == 0 and err.splitlines() == [wtr_note(data_dir)], err
     rc, _, err = run_cli(capsys, "eval", "followtable/tarx", "--original",
                          str(wtr_runs["original"]), "--altered", str(wtr_runs["altered"]),
                          "--data-dir", str(data_dir))
@@ -955,11 +958,11 @@ def test_validate_and_score_say_each_tasks_notes_once_summarised_over_tasks(
     rc, out, _ = run_cli(capsys, "validate", str(submission), "--data-dir", str(data_dir),
                          "--quiet")
     assert rc == 0 and out.splitlines() == [
-        WTR_NOTE, "fixture-oracle: valid (1 task, 0 errors, 0 warnings)"], out
+        wtr_note(data_dir), "fixture-oracle: valid (1 task, 0 errors, 0 warnings)"], out
     rc, out, _ = run_cli(capsys, "score", str(submission), "--data-dir", str(data_dir),
                          "--quiet")
     # after the warning that CI refuses a results.json scored on unverified data
-    assert rc == 0 and WTR_NOTE in out.splitlines(), out
+    assert rc == 0 and wtr_note(data_dir) in out.splitlines(), out
 
     punjabi = tmp_path / "submissions" / "punjabi-model"
     punjabi.mkdir(parents=True)
@@ -973,8 +976,8 @@ def test_validate_and_score_say_each_tasks_notes_once_summarised_over_tasks(
                          "--quiet")
     assert rc == 0 and out.splitlines() == [
         "pi-indic-val150/t1/pan: note: upstream's data as read: stray '}' ignored on 1 "
-        "line; `leaderboard data status pi-indic-val150` says where [and the same note for "
-        "3 more tasks]", "punjabi-model: valid (5 tasks, 0 errors, 0 warnings)"], out
+        f"line; `leaderboard data status pi-indic-val150 --data-dir {shlex.quote(str(data_dir))}`"
+        " says where [and the same note for 3 more tasks]", "punjabi-model: valid (5 tasks, 0 errors, 0 warnings)"], out
 
 
 def test_data_status_lists_the_notes_of_the_real_data(capsys, data_dir: Path) -> None:

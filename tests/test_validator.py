@@ -746,7 +746,7 @@ def test_reading_runs_while_the_data_loads_reports_as_reading_them_after(
     files["original"].write_text(with_line(wtr_lines, 3, "q Q0 d one 1.0 t\n"))
     files["altered"].write_text("".join(altered) + "broken line\n")
     threaded_report, threaded = check_task_files(task, data_dir, files)
-    plain_report, plain = validate_task_files(task, wtr, files)
+    plain_report, plain = validate_task_files(task, wtr, files, data_dir=data_dir)
     assert [i.format() for i in threaded_report.issues] == [i.format() for i in plain_report.issues]
     assert threaded is None and plain is None and len(threaded_report.errors) >= 3
     # Reading started before the call (as `eval` does, before its imports): same report;

@@ -73,9 +73,12 @@ Checked = tuple[Report, "ParsedRun | object | None"]
 def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
                         display_root: Path | None = None,
                         checked: Mapping[str, Checked] | None = None,
-                        names: Mapping[str, str] | None = None
+                        names: Mapping[str, str] | None = None, *,
+                        data_dir: Path | None = None
                         ) -> tuple[Report, TaskInput | None]:
     """Validate one task's files (one per role); the parsed inputs when all are valid.
+    ``data_dir``: the folder ``data`` was read from, which the note of what the reader
+    did with upstream's files names for `data status` to say where.
 
     ``checked`` holds what :func:`validate_file` found for files already validated
     (:func:`check_task_files` validates runs on its worker threads); the others are
@@ -102,7 +105,7 @@ def validate_task_files(task: Task, data: TaskData, files: dict[str, Path],
         else:
             inputs.runs[role] = parsed  # type: ignore[assignment]
     if data.notes:
-        line = notes_line(data.notes, task.benchmark)
+        line = notes_line(data.notes, task.benchmark, data_dir)
         # Of one kind where the line is the same: `validate` summarises it over tasks.
         report.add(task.id, None, line, "note", kind=f"data-notes:{line}")
     return report, (inputs if report.ok else None)
@@ -137,7 +140,7 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
     run_roles = [role for role in task.roles if role != "predictions"]
     if not run_roles or not threads:
         return validate_task_files(task, load_task_data(task, data_dir), files, display_root,
-                                   names=names)
+                                   names=names, data_dir=data_dir)
     pending = prefetched or {}
     loaded: Future[TaskData] = Future()
 
@@ -163,7 +166,8 @@ def check_task_files(task: Task, data_dir: Path, files: dict[str, Path],
         if while_checking is not None:
             while_checking(data)
         checked = {role: future.result() for role, future in checking.items()}
-    return validate_task_files(task, data, files, display_root, checked, names)
+    return validate_task_files(task, data, files, display_root, checked, names,
+                               data_dir=data_dir)
 
 
 def score_inputs(inputs: TaskInput) -> ScoreSheet:

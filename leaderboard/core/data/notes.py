@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Literal
+
+from leaderboard.core.config import data_dir_option
 
 NoteKind = Literal[
     # PI-Indic: lines of a language CSV whose context cell ends in stray "}" after its JSON
@@ -132,11 +135,13 @@ def notes_brief(notes: tuple[DataNote, ...]) -> str:
     return ", ".join(_brief(kind, n) for kind, n in counts.items())
 
 
-def notes_line(notes: tuple[DataNote, ...], benchmark: str) -> str:
+def notes_line(notes: tuple[DataNote, ...], benchmark: str, data_dir: PurePath | None
+               ) -> str:
     """The one line `eval`, `explain`, `validate` and `score` print for a task whose data
-    has notes: :func:`notes_brief`, and where to read them in full."""
+    has notes: :func:`notes_brief`, and where to read them in full (`data status` of the
+    folder ``data_dir`` the command read)."""
     return (f"upstream's data as read: {notes_brief(notes)}; `leaderboard data status "
-            f"{benchmark}` says where")
+            f"{benchmark}{data_dir_option(data_dir)}` says where")
 
 
 def source_note_lines(notes_of: Mapping[str, tuple[DataNote, ...]]) -> list[str]:
