@@ -386,7 +386,7 @@ def test_validate_of_a_submission_not_merged_holds_its_explanations_as_pr_check_
                             + "\n", encoding="utf-8")
     assert main(args) == 1
     out = capsys.readouterr().out
-    assert ("reviewed/results.json: the scores match the runs, but explain_manifest differ "
+    assert ("reviewed/results.json: the scores match the runs, but explain_manifest differs "
             "from what this version of the scorer writes, while `ci pr-check` compares") \
         in out, out
     # Named by none (scored before the explorer): pr-check refuses it too.
@@ -394,7 +394,7 @@ def test_validate_of_a_submission_not_merged_holds_its_explanations_as_pr_check_
     results_path.write_text(json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False)
                             + "\n", encoding="utf-8")
     assert main(args) == 1
-    assert "but explain_manifest differ" in capsys.readouterr().out
+    assert "but explain_manifest differs" in capsys.readouterr().out
 
 
 def test_explanation_files_of_another_format_are_stale(real, capsys) -> None:

@@ -430,8 +430,9 @@ def check_recorded_scores(outcome: SubmissionOutcome, shown: Path, shown_data: P
     for problem in refused:
         outcome.report.add(where, None, problem)
     if others and not scores and not refused:
-        what = (f"the scores match the runs, but {', '.join(others)} differ from what this "
-                "version of the scorer writes")
+        what = (f"the scores match the runs, but {', '.join(others)} "
+                f"{'differs' if len(others) == 1 else 'differ'} from what this version of "
+                "the scorer writes")
         if merged:
             outcome.report.add(where, None, f"{what}; {rescore} to refresh them", "warning")
         else:
