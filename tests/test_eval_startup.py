@@ -202,15 +202,32 @@ def test_corpus_with_a_byte_that_is_not_utf8_is_refused_as_the_parse_refuses_it(
     assert str(fast.value).startswith(f"{corpus}:2: not UTF-8 text")
 
 
-def test_corpus_ids_fast_reading_checks_utf8_across_its_slices(tmp_path: Path,
-                                                               monkeypatch) -> None:
-    """The UTF-8 check decodes the file a slice at a time: no slice cuts a character (a
-    long line of two-byte characters over a slice's end reads fast, as the parse reads
-    it), and a bad byte in a later slice is found."""
+def test_corpus_ids_fast_reading_checks_utf8_as_pythons_decoder_does(tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    """The fast reading's UTF-8 check (Arrow's validator) gives Python's decoder's verdict
+    on every byte string (surrogates, overlong forms, code points past U+10FFFF, cut
+    characters), a long line of two-byte characters reads fast as the parse reads it, and
+    a bad byte on a later line is found."""
+    import random
+
     from leaderboard.core.data import followtable
     from leaderboard.core.data.base import DataFormatError
 
-    long = "é" * (followtable._UTF8_SLICE * 3 // 4)
+    def decodes(data: bytes) -> bool:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
+    rng = random.Random(7)
+    cases = [b"", b"abc", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe2\x82",
+             b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xef\xbf\xbe", b"\xed\x9f\xbf", b"a\xc3"]
+    cases += [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 7)))
+              for _ in range(5_000)]
+    assert [followtable.is_utf8(c) for c in cases] == [decodes(c) for c in cases]
+
+    long = "é" * 50_000
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps({"_id": str(i), "text": long}, ensure_ascii=False)
                               + "\n" for i in range(3)), encoding="utf-8")
