@@ -287,7 +287,7 @@ def sentence_transformers_encoder(device: str):
         from sentence_transformers import SentenceTransformer
     except ImportError:
         return None, "sentence-transformers is not installed (pip install sentence-transformers)"
-    from reference_models.neural import locate_weights
+    from reference_models.weights import locate_weights
     from reference_models.spec import get_model_spec
 
     folder = locate_weights(get_model_spec("all-minilm-l6-v2")).path
@@ -452,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
     cpu_peak = None
     if "cpu" in devices:
-        from reference_models.neural import locate_weights
+        from reference_models.weights import locate_weights
         from reference_models.spec import get_model_spec
         from transformers import AutoConfig
 

