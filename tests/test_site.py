@@ -7,6 +7,7 @@ built once per module; the tests read the built HTML with the standard library p
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import re
@@ -42,6 +43,9 @@ from leaderboard.publish.site.repository import (
     submission_dates,
     uncommitted,
 )
+from leaderboard.publish.site.mkdocs_hooks import (FRAGMENTS, SEARCH_EXTRA, SEARCH_INDEX,
+                                                   SEARCH_KEY_UNSET, on_post_build,
+                                                   search_index_key)
 from leaderboard.publish.site.scripts import build_id
 from leaderboard.publish.site.search import search_doc
 from fixtures.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_marked_tree, write_tree
@@ -1198,6 +1202,61 @@ def test_two_builds_that_load_other_files_have_other_ids(tmp_path: Path) -> None
     (docs / "downloads").mkdir()
     (docs / "downloads" / "home.csv").write_text("position\n1\n", encoding="utf-8")
     assert build_id(docs) not in (first, second, third)
+
+
+def test_every_page_has_material_ask_for_the_search_index_named_by_its_content(
+        built: dict) -> None:
+    # Material's script asks for its index as search/search_index.json in every build,
+    # which the server lets a browser keep for ten minutes (GitHub Pages: max-age=600):
+    # after a deploy the search box listed the previous deploy's pages and text beside the
+    # new pages. Every page names the index by a hash of its bytes (not by the build's
+    # id, a hash of the files the pages load, which a change in a page's text alone keeps)
+    # on the script that runs before Material's and asks for search_index.json?v=<hash>.
+    out: Path = built["out"]
+    key = hashlib.sha256((out / SEARCH_INDEX).read_bytes()).hexdigest()[:12]
+    pages = list(out.rglob("*.html"))
+    assert len(pages) > 10
+    for page in pages:
+        scripts = [a for t, a in parse(page).tags if t == "script" and a.get("src")]
+        ours = [i for i, a in enumerate(scripts) if "search-index.js" in a["src"]]
+        material = [i for i, a in enumerate(scripts) if "/bundle." in "/" + a["src"]]
+        assert len(ours) == 1 and len(material) == 1 and ours[0] < material[0], page
+        attrs = scripts[ours[0]]
+        assert attrs["data-search-key"] == key, page
+        index = attrs["data-index"]
+        if page.name == "404.html":  # from the site's address, as Material's base
+            assert index == SITE_PATH + SEARCH_INDEX, index
+        else:
+            assert (page.parent / index).resolve() == (out / SEARCH_INDEX).resolve(), page
+
+
+def test_the_search_index_is_named_in_every_page_once_it_is_written(tmp_path: Path) -> None:
+    # The hook names the index as it ends (search-extra.json's documents appended), in
+    # the page's script (the last of its empty keys, after any text of the page), and
+    # another index gets another name.
+    site, docs = tmp_path / "site", tmp_path / "docs"
+    (site / "search").mkdir(parents=True)
+    (docs / FRAGMENTS).mkdir(parents=True)
+    (site / SEARCH_INDEX).write_text('{"config":{},"docs":[]}', encoding="utf-8")
+    (docs / SEARCH_EXTRA).write_text(json.dumps([search_doc("a.html", "A", "a")]),
+                                     encoding="utf-8")
+    page = f'<p>{SEARCH_KEY_UNSET}</p><script src="s.js" {SEARCH_KEY_UNSET}></script>'
+    (site / "a.html").write_text(page, encoding="utf-8")
+    (site / "b.html").write_text("<p>no script</p>", encoding="utf-8")
+    config = {"docs_dir": str(docs), "site_dir": str(site)}
+    on_post_build(config)
+    key = hashlib.sha256((site / SEARCH_INDEX).read_bytes()).hexdigest()[:12]
+    written = json.loads((site / SEARCH_INDEX).read_text(encoding="utf-8"))
+    assert [doc["title"] for doc in written["docs"]] == ["A"]
+    assert (site / "a.html").read_text(encoding="utf-8") == page.replace(
+        f'"s.js" {SEARCH_KEY_UNSET}', f'"s.js" data-search-key="{key}"')
+    assert (site / "b.html").read_text(encoding="utf-8") == "<p>no script</p>"
+    (site / SEARCH_INDEX).write_text(json.dumps({"config": {}, "docs": [
+        search_doc("b.html", "B", "b")]}), encoding="utf-8")
+    (site / "a.html").write_text(page, encoding="utf-8")
+    on_post_build(config)
+    assert f'data-search-key="{key}"' not in (site / "a.html").read_text(encoding="utf-8")
+    assert search_index_key(site) != key
 
 
 def test_the_404_page_links_from_the_sites_address(built: dict) -> None:

@@ -10,6 +10,7 @@ page kind go to test-artifacts/screenshots/.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import re
 import shutil
@@ -509,6 +510,21 @@ def test_the_search_dialog_has_a_name(site, page) -> None:
     reader said only "dialog" (axe: aria-dialog-name)."""
     page.goto(site["url"] + "index.html")
     assert page.get_by_role("dialog", name="Search this site").count() == 1
+
+
+def test_material_asks_for_the_search_index_named_by_its_content(site, page) -> None:
+    """Material's script asked for search/search_index.json, one name in every build,
+    which a browser keeps for a while (GitHub Pages: max-age=600): after a deploy its
+    search listed the previous deploy's pages. It asks for it named by the hash of its
+    bytes (tests/test_site.py test_every_page_has_material_ask_for_the_search_index_...)."""
+    key = hashlib.sha256((site["out"] / "search" / "search_index.json").read_bytes()
+                         ).hexdigest()[:12]
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "search_index" in r.url else None)
+    page.goto(site["url"] + "submissions/index.html", wait_until="networkidle")
+    assert asked == [site["url"] + f"search/search_index.json?v={key}"]
+    _search(page, "Model 0002")
+    page.locator(".md-search-result__item a[href*='sub-0002']").first.wait_for(timeout=10_000)
 
 
 def test_search_works_offline(site, page) -> None:

@@ -11,11 +11,13 @@ from leaderboard import __version__
 from leaderboard.benchmarks import site_pages
 from leaderboard.publish.release import RELEASE_FILE, modified_text
 from leaderboard.publish.site.repository import repository_url
-from leaderboard.publish.site.scripts import PAGE_SCRIPTS, PAGE_STYLES, versioned
+from leaderboard.publish.site.scripts import (PAGE_SCRIPTS, PAGE_STYLES, SEARCH_SCRIPT,
+                                             versioned)
 
 # mkdocs_hooks.py sits beside this module; MkDocs loads it by path.
 HOOKS = Path(__file__).with_name("mkdocs_hooks.py")
-# Our overrides of Material's templates: partials/copyright.html, the footer's links.
+# Our overrides of Material's templates: partials/copyright.html, the footer's links;
+# main.html, the script that has Material fetch its search index named by its content.
 THEME = Path(__file__).with_name("theme")
 # How the project is cited: the results root's copy goes to the site's root.
 CITATION_FILE = "CITATION.cff"
@@ -93,6 +95,7 @@ def mkdocs_config(docs: Path, out: Path, strict: bool = True,
         # A plain link to the repository (Material's repo_url would fetch star counts
         # from api.github.com on every page: the site makes no requests of its own).
         "extra": {"generator": False, "footer_files": footer_files(docs),
+                  "search_script": named(SEARCH_SCRIPT),
                   "social": [{"icon": "fontawesome/brands/github", "link": repository_url(),
                               "name": "FollowBoard on GitHub: submissions, code, issues"}]},
         "extra_css": [named(url) for url in PAGE_STYLES],

@@ -20,10 +20,15 @@ So the page as the indexer reads it (:func:`on_page_content`) holds each such te
 the Unicode isolates (:func:`isolated`, what ``<bdi>`` is in plain text), which the search
 configuration's separator splits words at, and the page written (:func:`on_post_page`) is
 as rendered, without them.
+
+Material's script asks for the index by the same name in every build; once it is
+written, every page names it by a hash of its content (:func:`name_search_index`), which
+assets/search-index.js has that request ask for.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -31,6 +36,10 @@ from pathlib import Path
 FRAGMENTS = ".fragments"
 SEARCH_EXTRA = f"{FRAGMENTS}/search-extra.json"
 SEARCH_INDEX = "search/search_index.json"
+# The attribute of theme/main.html's script that names the search index's key, left empty
+# when the page is written and filled once the index is (:func:`name_search_index`).
+SEARCH_KEY_ATTR = "data-search-key"
+SEARCH_KEY_UNSET = f'{SEARCH_KEY_ATTR}=""'
 _SLOT = re.compile(r"<!-- fb-slot (\d+) -->")
 
 # U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE: a text set apart from its
@@ -93,13 +102,44 @@ def on_post_page(output: str, page, config) -> str:  # noqa: ANN001 - MkDocs hoo
 
 
 def on_post_build(config) -> None:  # noqa: ANN001 - MkDocs hook signature
+    """The search index as the pages ask for it: with the documents of
+    ``search-extra.json`` appended, and named in every page by its content
+    (:func:`name_search_index`)."""
     extra = Path(config["docs_dir"]) / SEARCH_EXTRA
     index = Path(config["site_dir"]) / SEARCH_INDEX
-    if not extra.is_file() or not index.is_file():
+    if not index.is_file():
         return
-    data = json.loads(index.read_text(encoding="utf-8"))
-    known = {doc["location"] for doc in data["docs"]}
-    data["docs"] += [doc for doc in json.loads(extra.read_text(encoding="utf-8"))
-                     if doc["location"] not in known]
-    index.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")),
-                     encoding="utf-8")
+    if extra.is_file():
+        data = json.loads(index.read_text(encoding="utf-8"))
+        known = {doc["location"] for doc in data["docs"]}
+        data["docs"] += [doc for doc in json.loads(extra.read_text(encoding="utf-8"))
+                         if doc["location"] not in known]
+        index.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+                         encoding="utf-8")
+    name_search_index(Path(config["site_dir"]))
+
+
+def search_index_key(site_dir: Path) -> str:
+    """The search index's name for the pages: a hash of its bytes, so two builds whose
+    indexes differ in any page, title or word name it apart, whatever else they share
+    (the build's id, :func:`.scripts.build_id`, is a hash of the files the pages load,
+    written before the pages and their text, which the index is made of)."""
+    return hashlib.sha256((site_dir / SEARCH_INDEX).read_bytes()).hexdigest()[:12]
+
+
+def name_search_index(site_dir: Path) -> None:
+    """Write the search index's key (:func:`search_index_key`) into every page of the
+    site, which theme/main.html leaves as :data:`SEARCH_KEY_UNSET` on the script that has
+    Material ask for ``search_index.json?v=<key>`` (assets/search-index.js): Material's
+    script asks for the index by the same name in every build, which a browser or proxy
+    keeps for a while (GitHub Pages: max-age=600), so after a deploy its search listed
+    the previous build's pages and text. The script comes after the page's content (its
+    last occurrence is the one replaced)."""
+    key = search_index_key(site_dir)
+    for page in site_dir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        at = html.rfind(SEARCH_KEY_UNSET)
+        if at == -1:
+            continue
+        page.write_text(html[:at] + f'{SEARCH_KEY_ATTR}="{key}"'
+                        + html[at + len(SEARCH_KEY_UNSET):], encoding="utf-8")

@@ -16,7 +16,8 @@ stylesheet or the explorer's files of another format, nor offer the previous dep
 table beside its own. The pages name their scripts, stylesheets and downloads
 ``?v=<build>``, and the explorer fetches every file of the site with it (its element's
 ``data-build``, assets/explorer/load.js); Material's own files carry a hash in their
-names already.
+names already, and its search index, which its script asks for by one name in every
+build, is asked for named by a hash of its content (:data:`SEARCH_SCRIPT`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ EXPLORER_SOURCE = ASSETS_DIR / "explorer"
 #: each table, the explorer's too (it runs on its page after the explorer's script), one Tab stop.
 PAGE_SCRIPTS = ("assets/format.js", "assets/leaderboard.js", "assets/explorer-links.js",
                 "assets/cell-details.js")
+
+#: Loaded by every page before Material's script (theme/main.html): it has Material's
+#: request for its search index ask for it named by the hash of its content that the build
+#: writes into the page once the index is written (mkdocs_hooks.on_post_build).
+SEARCH_SCRIPT = "assets/search-index.js"
 
 #: Every page's stylesheets (mkdocs ``extra_css``).
 PAGE_STYLES = ("assets/leaderboard.css", "assets/explorer.css")
