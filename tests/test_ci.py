@@ -3693,3 +3693,62 @@ def test_a_branch_with_no_history_in_common_gets_the_whole_check(tmp_path, actio
     assert main(["ci", "pr-scope", "--repo", str(root), "--base", base, "--head", head]) == 0
     assert outputs(actions_env["output"]) == {"full": "true"}
     assert "shares no history" in capsys.readouterr().out
+
+
+def test_the_problems_a_report_stores_account_for_every_finding(monkeypatch, capsys):
+    """A run with 300 lines naming documents not in the corpus was listed as the validator's
+    20 lines and its "280 more lines ..." count, all there was, and then the comment added
+    "… and 279 more: the job log lists them, and `leaderboard validate submissions/<id>`
+    shows every one locally" (the count's 280 counted again; the log listed nothing more;
+    `<id>` left for the reader): the stored problems account for every finding, a file's
+    past the per-file cap and the report's past its cap counted in one line each, so the
+    comment and the log say "more" of what they cut themselves, naming the submission."""
+    from leaderboard.app.ci.pr_check import MAX_PROBLEMS_PER_FILE, _problems, print_log
+    from leaderboard.core.report import Report
+
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    run = "new-model/runs/pi-indic-val150/t1/hin/run.trec.gz"
+    report = Report()
+    for line in range(1, 21):
+        report.add(run, line, f"document 'zz{line}' is not in the corpus")
+    report.add(run, None, "280 more lines naming a document not in the corpus", count=280)
+    report.add(run, 1, "query 'p1' ranks 75 documents")
+    report.add("new-model", None, "a warning", severity="warning")
+    problems = _problems(report.issues, "new-model")
+    assert len(problems) == 23 and problems[20].message.startswith("280 more lines")
+    sub = SubmissionCheck(id="new-model", valid=False, n_errors=report.n_errors,
+                          n_warnings=report.n_warnings, problems=problems)
+    body = comment_body(_report(submissions=[sub]))
+    assert "#### Problems (301 errors, 1 warning)" in body
+    assert "more:" not in body and "<id>" not in body, body
+    print_log(_report(submissions=[sub]))
+    assert "... and" not in capsys.readouterr().out
+
+    # A file past the cap: its first findings, then one line counting the rest.
+    report = Report()
+    for line in range(1, MAX_PROBLEMS_PER_FILE + 11):
+        report.add(run, line, "bad line")
+    report.add(run, None, "100 more bad lines", count=100)
+    report.add(run, 2, "tied scores", severity="warning")
+    problems = _problems(report.issues, "new-model")
+    assert [p.message for p in problems[MAX_PROBLEMS_PER_FILE - 1:]] == [
+        "bad line", "… and 110 more errors of this file", "tied scores"]
+    assert problems[MAX_PROBLEMS_PER_FILE].line is None
+
+    # The report's cap: its last line counts what did not fit, errors and warnings.
+    report = Report()
+    for i in range(300):
+        report.add(f"new-model/runs/{i}.trec", 1, "bad line")
+    report.add("new-model", None, "a warning", severity="warning")
+    problems = _problems(report.issues, "new-model")
+    assert len(problems) == 200
+    assert problems[-1].path == "submissions/new-model"
+    assert problems[-1].message == "… and 102 more findings: 101 errors, 1 warning"
+
+    # What the comment cuts to fit is said, with where to read it all.
+    sub = SubmissionCheck(id="new-model", valid=False, n_errors=300, n_warnings=1,
+                          problems=problems)
+    from leaderboard.app.ci.comment import render
+    body = render(_report(submissions=[sub]), marker=True, max_problems=5)
+    assert ("- … and 195 more: the job summary and log list them, and "
+            "`leaderboard validate submissions/new-model` checks the folder locally.") in body

@@ -24,6 +24,7 @@ from leaderboard.benchmarks.registry import all_tasks
 from leaderboard.core.display import effect_size_text, p_text, score_text
 from leaderboard.core.measures import is_signed
 from leaderboard.core.report import plural
+from leaderboard.submission.layout import SUBMISSIONS_DIR
 from leaderboard.submission.metadata import NOT_SHOWN_AS_TEXT
 from leaderboard.publish.standings.verdicts import (INTERVAL_MARK, TIER_LEADER, TIER_TEXT,
                                                     interval_disagrees)
@@ -238,10 +239,13 @@ def problem_list(sub: SubmissionCheck, max_items: int | None = None) -> list[str
     out = [f"#### Problems ({plural(sub.n_errors, 'error')}, "
            f"{plural(sub.n_warnings, 'warning')})", ""]
     out += [_problem_line(p) for p in shown]
-    hidden = (sub.n_errors + sub.n_warnings) - len(shown)
+    # The report's problems account for every finding (pr_check._problems counts those
+    # past its caps in a line of their own): what is left to say is what this cut.
+    hidden = len(ordered) - len(shown)
     if hidden > 0:
-        out.append(f"- … and {hidden} more: the job log lists them, and "
-                   "`leaderboard validate submissions/<id>` shows every one locally.")
+        out.append(f"- … and {hidden} more: the job summary and log list them, and "
+                   f"{code('leaderboard validate ' + SUBMISSIONS_DIR + '/' + sub.id, 260)} "
+                   "checks the folder locally.")
     out.append("")
     return out
 

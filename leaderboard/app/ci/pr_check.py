@@ -142,21 +142,37 @@ def scorer_version() -> str:
     return f"followboard {__version__}"
 
 
-def _problems(issues: list[Issue]) -> list[Problem]:
-    """Errors first, then warnings; at most a few per file, paths from the repository root."""
-    out: list[Problem] = []
+def _problems(issues: list[Issue], sub_id: str) -> list[Problem]:
+    """Errors first, then warnings, paths from the repository root, accounting for every
+    finding: at most :data:`MAX_PROBLEMS_PER_FILE` of a file, then one line counting the
+    rest of it; past :data:`MAX_STORED_PROBLEMS` in all, the last line, on the submission's
+    folder, counts what did not fit. The comment and the log then say "more" only of what
+    they cut themselves."""
+    listed: list[tuple[Problem, int]] = []  # each with how many findings it stands for
     for severity in ("error", "warning"):
-        per_file: dict[str, int] = {}
+        per_file: dict[str, list[Issue]] = {}
         for issue in issues:
-            if issue.severity != severity:
-                continue
-            per_file[issue.path] = per_file.get(issue.path, 0) + 1
-            if per_file[issue.path] > MAX_PROBLEMS_PER_FILE or len(out) >= MAX_STORED_PROBLEMS:
-                continue
-            out.append(Problem(path=f"{SUBMISSIONS_DIR}/{issue.path}"[:2000],
-                               line=issue.line if issue.line else None,
-                               message=issue.message[:2000], severity=severity))
-    return out
+            if issue.severity == severity:
+                per_file.setdefault(issue.path, []).append(issue)
+        for path, found in per_file.items():
+            where = f"{SUBMISSIONS_DIR}/{path}"[:2000]
+            listed += [(Problem(path=where, line=i.line if i.line else None,
+                                message=i.message[:2000], severity=severity), i.count)
+                       for i in found[:MAX_PROBLEMS_PER_FILE]]
+            rest = sum(i.count for i in found[MAX_PROBLEMS_PER_FILE:])
+            if rest:
+                message = f"… and {plural(rest, 'more ' + severity)} of this file"
+                listed.append((Problem(path=where, message=message, severity=severity), rest))
+    if len(listed) <= MAX_STORED_PROBLEMS:
+        return [problem for problem, _ in listed]
+    cut = listed[MAX_STORED_PROBLEMS - 1:]
+    counted = {severity: sum(n for problem, n in cut if problem.severity == severity)
+               for severity in ("error", "warning")}
+    said = ", ".join(plural(n, severity) for severity, n in counted.items() if n)
+    last = Problem(path=f"{SUBMISSIONS_DIR}/{sub_id}",
+                   severity="error" if counted["error"] else "warning",
+                   message=f"… and {plural(sum(counted.values()), 'more finding')}: {said}")
+    return [problem for problem, _ in listed[:MAX_STORED_PROBLEMS - 1]] + [last]
 
 
 def _produced_by(blob: bytes) -> dict[str, str]:
@@ -327,7 +343,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
     return SubmissionCheck(
         id=sub_id, model_name=model_name, updates_existing=updates_existing,
         valid=report.ok, n_errors=report.n_errors, n_warnings=report.n_warnings,
-        problems=_problems(report.issues), tasks=standings if report.ok else [],
+        problems=_problems(report.issues, sub_id), tasks=standings if report.ok else [],
         results_json=results_state)  # type: ignore[arg-type]
 
 
@@ -543,9 +559,6 @@ def print_log(report: CiReport, stream: TextIO | None = None) -> None:
                 where = f"{p.path}:{p.line}" if p.line else p.path
                 kind = "" if p.severity == "error" else "warning: "
                 print(_safe_line(f"{where}: {kind}{p.message}"), file=stream)
-            shown = len(sub.problems)
-            if sub.n_errors + sub.n_warnings > shown:
-                print(f"... and {sub.n_errors + sub.n_warnings - shown} more", file=stream)
             for t in sub.tasks:
                 score = ("n/a" if t.primary is None
                          else score_text(t.primary, is_signed(t.primary_metric)))
