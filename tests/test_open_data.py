@@ -396,12 +396,12 @@ def test_the_exported_standings_hold_one_statistic_per_column(exported: dict,
     rows = tested[shift]
     assert ((rows["hl_ci_low"] <= rows["hl_shift"]) & (rows["hl_shift"] <= rows["hl_ci_high"])).all()
     release = json.loads((folder / "release.json").read_text("utf-8"))
-    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/6"
+    assert release["export_format"] == EXPORT_FORMAT == "followboard-dataset/7"
     schema = json.loads((folder / "schemas" / "standings.schema.json").read_text("utf-8"))
     assert schema["$id"] == f"{EXPORT_FORMAT}/standings.schema.json"
     assert f"format `{EXPORT_FORMAT}`" in (folder / "README.md").read_text("utf-8")
     for path in (site["out"] / "downloads").glob("*.json"):
-        assert json.loads(path.read_text("utf-8"))["format"] == "followboard-download/5", path
+        assert json.loads(path.read_text("utf-8"))["format"] == "followboard-download/6", path
 
 
 def test_a_per_query_score_that_is_no_figure_of_its_metric_says_what_it_is(

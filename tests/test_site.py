@@ -52,7 +52,9 @@ from fixtures.synthetic import HOSTILE_LINK, HOSTILE_NAME, write_marked_tree, wr
 from leaderboard.benchmarks import home_columns
 from leaderboard.benchmarks.views import HomeColumn
 from leaderboard.publish.site import overview
-from leaderboard.publish.site.overview import overview_context
+from leaderboard.publish.site.overview import build_overview, home_document, overview_context
+from leaderboard.publish.site.downloads import standings_records, table_records
+from leaderboard.publish.standings.downloads import MARK_FIELDS
 from leaderboard.publish.site.printed_figures import PRINTED_MARK
 from leaderboard.publish.site.render import table_context
 from leaderboard.publish.site.figure_marks import ONE_CLASS_MARK
@@ -410,6 +412,60 @@ def test_a_home_figure_carries_every_mark_its_benchmark_table_gives_it(
     assert marks == {ONE_CLASS_MARK, TRAINING_MARK, PRINTED_MARK}
     assert set(ctx["mark_notes"]) == notes and len(ctx["mark_notes"]) == len(notes)
     assert interval_notes == {INTERVAL_MARK_NOTE} == {ctx["interval_note"]}
+
+
+def test_every_download_record_carries_the_marks_its_cell_shows(tmp_path: Path) -> None:
+    """A table marks a one-class classifier's ECE (*), a model whose declared training
+    data shares the benchmark's sources (†) and a paper's printed average that is not the
+    mean of its own figures (‡); the downloads (each view's CSV and JSON, home.csv and
+    home.json, results.parquet, the export's standings) carried none of it, so a
+    researcher reading the data could not tell what a reader of the page is told. Each
+    cell of a record says it: one_class (true where the page marks *, null without a
+    figure), training_overlap (what is shared and who says so, where it marks †) and
+    printed_average_differs (the mean of the row's own figures, where it marks ‡), from
+    the functions the marks come from (figure_marks.mark_fields)."""
+    write_marked_tree(tmp_path)
+    board = load_board(tmp_path, cache_dir=tmp_path / "cache")
+    seen: set[str] = set()
+    fields = {}
+    for table in board.tables.values():
+        shown = table_context(table, "x.md")["rows"]
+        header, records = table_records(table)
+        records = [r for r in records if r["provenance"] != "reference"]
+        assert [r["model_id"] for r in records] == [ln.key for ln in table.lines]
+        for row, rec in zip(shown, records):
+            for col, cell in zip(table.view.columns, row.cells):
+                assert {f"{col.id} {f}" for f in MARK_FIELDS} <= set(header)
+                marks = {m.symbol: m.detail for m in cell.marks}
+                seen |= set(marks)
+                one_class = rec[f"{col.id} one_class"]
+                overlap = rec[f"{col.id} training_overlap"]
+                mean = rec[f"{col.id} printed_average_differs"]
+                fields[table.view.id, rec["model_id"], col.id] = (one_class, overlap, mean)
+                assert one_class is (None if rec[col.id] is None
+                                     else ONE_CLASS_MARK in marks), (table.view.id, col.id)
+                assert (overlap is not None) == (TRAINING_MARK in marks)
+                if overlap is not None:
+                    detail = marks[TRAINING_MARK]
+                    assert overlap["shares"] and all(s in detail for s in overlap["shares"])
+                    assert overlap["statement"] in detail and overlap["source"] in detail
+                assert (mean is not None) == (PRINTED_MARK in marks)
+                if mean is not None:
+                    assert f"({score_text(mean, col.signed, digits=2)})" in marks[PRINTED_MARK]
+    assert seen == {ONE_CLASS_MARK, TRAINING_MARK, PRINTED_MARK}
+    # A home cell shows its benchmark table's figure with its marks, and says them alike.
+    home = build_overview(board)
+    _, records, _ = home_document(home)
+    for rec in records:
+        for col in home.columns:
+            if rec[col.home.id] is not None:
+                assert tuple(rec[f"{col.home.id} {f}"] for f in MARK_FIELDS) == fields[
+                    col.table.view.id, rec["model_id"], col.column.id], col.home.id
+    # results.parquet and the export's standings are these records in long form.
+    for entry in standings_records(board):
+        if entry["view"] != "home" and entry["provenance"] != "reference":
+            assert tuple(entry[f] for f in MARK_FIELDS) == fields[
+                entry["view"], entry["model_id"], entry["column"]]
 
 
 def test_every_size_column_says_which_figures_are_counted_declared_or_published(

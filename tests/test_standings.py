@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import math
 import re
 from pathlib import Path
@@ -288,7 +289,7 @@ def test_every_surface_marks_a_figure_scored_on_another_data_revision(
     short = "data @" + OFF_PIN_REVISION.rpartition("@")[2]
     # A view's download: each cell of all-MiniLM names the revision; others' say null.
     table = board.tables["followtable/wqt"]
-    header, records = view_records(table, lambda row: "scored")
+    header, records = view_records(table, lambda row: "scored", _unmarked)
     assert {f"{c.id} off_pin_revision" for c in table.view.columns} <= set(header)
     by_id = {r["system_id"]: r for r in records}
     for column in table.view.columns:
@@ -300,7 +301,7 @@ def test_every_surface_marks_a_figure_scored_on_another_data_revision(
     # The home table: its download, and the cell's mark and details.
     overview = build_overview(board)
     _, home, doc = home_document(overview)
-    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/5"
+    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/6"
     mini = next(r for r in home if r["model"] == "all-MiniLM-L6-v2")
     assert mini["followtable off_pin_revision"] == OFF_PIN_REVISION
     assert mini["pi-indic off_pin_revision"] is None
@@ -354,7 +355,7 @@ def test_a_row_scored_on_another_data_revision_is_unranked_after_the_ranked_rows
     assert table.line_ranks() == {"on-a": 1, "on-b": 2, "best-old": None, "low-old": None}
     assert table.leader().key == "on-a"
     assert reference_at(view, table.lines, table.references) == 2
-    header, records = view_records(table, lambda row: "scored")
+    header, records = view_records(table, lambda row: "scored", _unmarked)
     assert [(r["model_id"], r["rank"]) for r in records] == [
         ("on-a", 1), ("on-b", 2), ("no-skill-reference", None), ("best-old", None),
         ("low-old", None)]
@@ -448,7 +449,7 @@ def test_the_best_verified_line_comes_first_of_the_lines_tied_with_it() -> None:
     assert [html.index(f'data-k="{key}"') for key in order] == sorted(
         html.index(f'data-k="{key}"') for key in order)
     assert re.search(r'<tr[^>]*data-k="a-lead"[^>]*><td data-v="2"', html)
-    _, records = view_records(table, lambda row: "scored")
+    _, records = view_records(table, lambda row: "scored", _unmarked)
     assert [(r["model_id"], r["rank"]) for r in records] == [
         (key, i) for i, key in enumerate(order, 1)]
 
@@ -504,14 +505,14 @@ def test_every_surface_leaves_a_row_scored_on_another_data_revision_unranked(
         assert cell and f"not ranked: scored on {OFF_PIN_REVISION}" in cell.group(1), row
         assert html.index(f'data-k="{key}"') > max(
             html.index(f'data-k="{k}"') for k in ranked), view_id
-        header, records = view_records(table, lambda row: "scored")
+        header, records = view_records(table, lambda row: "scored", _unmarked)
         assert next(r for r in records if r["model_id"] == key)["rank"] is None
         (line,) = [ln for ln in csv.DictReader(io.StringIO(csv_text(header, records)))
                    if ln["model_id"] == key]
         assert line["rank"] == ""
     assert board.tables["followtable/wqt"].leader().key != "all-minilm-l6-v2"
     doc = view_document(board.tables["followtable/wqt"], records)
-    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/5"
+    assert doc["format"] == DOWNLOAD_FORMAT == "followboard-download/6"
     assert "whose figure there was scored on another data revision than the pin" in (
         doc["statistic"])
     assert board.tables["pi-indic/t1/average"].line_ranks()[key] is not None
@@ -523,7 +524,7 @@ def test_downloads_hold_raw_and_adjusted_p_difference_and_interval() -> None:
     a, b = _uneven_pair()
     c = _system("c", {t: {q: v - 0.05 for q, v in s.per_query["IRS"].items()}
                       for t, s in b.tasks.items()})
-    header, records = view_records(_table_of([a, b, c]), lambda row: "scored")
+    header, records = view_records(_table_of([a, b, c]), lambda row: "scored", _unmarked)
     for field in ("tier", "p_value", "p_adjusted", "diff_vs_best_verified", "diff_ci_low",
                   "diff_ci_high"):
         assert f"IRS {field}" in header
@@ -569,9 +570,10 @@ def test_a_download_column_holds_one_statistic_whatever_the_views_test(metric: s
     table = fill_view(view, [Row(key=s.system_id, system=s, origin=Path("x"))
                              for s in (a, b)])
     tier_tables([table])
-    header, records = view_records(table, lambda row: "scored")
+    header, records = view_records(table, lambda row: "scored", _unmarked)
     fields = [h.removeprefix(metric + " ") for h in header if h.startswith(metric + " ")]
-    assert fields == ["basis", "off_pin_revision", "tier", "test", "p_value", "p_adjusted",
+    assert fields == ["basis", "off_pin_revision", "one_class", "training_overlap",
+                      "printed_average_differs", "tier", "test", "p_value", "p_adjusted",
                       "p_adjusted_bound", "p_floor",
                       "diff_vs_best_verified", "diff_ci_low", "diff_ci_high", "hl_shift",
                       "hl_ci_low", "hl_ci_high", "effect_size"]
@@ -612,7 +614,7 @@ def test_a_download_says_where_an_adjusted_p_value_is_an_upper_bound() -> None:
     table = fill_view(view, [Row(key=s.system_id, system=s, origin=Path("x"))
                              for s in systems])
     tier_tables([table])
-    _, records = view_records(table, lambda row: "scored")
+    _, records = view_records(table, lambda row: "scored", _unmarked)
     by_id = {r["system_id"]: r for r in records}
     for sid in ("far", "farther"):
         r = by_id[sid]
@@ -645,7 +647,7 @@ def test_a_download_says_which_figures_are_a_sources_own_printed_average() -> No
     table = fill_view(view, [Row(key=s.system_id, system=s, origin=Path("x"))
                              for s in (a, b, printed, meant)])
     tier_tables([table])
-    header, records = view_records(table, lambda row: "scored")
+    header, records = view_records(table, lambda row: "scored", _unmarked)
     assert "IRS basis" in header
     by_id = {r["system_id"]: r for r in records}
     assert by_id["paper"]["IRS"] == 0.7 and by_id["paper"]["IRS basis"] == "published"
@@ -673,7 +675,7 @@ def test_a_download_names_the_metric_of_each_task_a_column_averages() -> None:
                          tasks={t: TaskScores(metrics=m) for t, m in figures.items()})
     table = fill_view(view, [Row(key="paper", system=paper, origin=Path("x"))])
     tier_tables([table])
-    _, records = view_records(table, lambda row: "a paper")
+    _, records = view_records(table, lambda row: "a paper", _unmarked)
     doc = view_document(table, records)
     (record,) = [r for r in doc["rows"] if r["system_id"] == "paper"]
     columns = {c["id"]: c for c in doc["view"]["columns"]}
@@ -701,6 +703,24 @@ def test_csv_keeps_negative_numbers_as_numbers() -> None:
     assert rows[1] == ["'-evil", "-0.125", "3"]
     assert float(rows[1][1]) == -0.125
 
+
+
+def test_csv_gives_a_cells_object_as_json() -> None:
+    """A cell's training_overlap is an object (what is shared, who says so): the CSV
+    wrote it as Python's repr ({'benchmark': 'followir', ...}, None), which no JSON or
+    CSV reader takes back; it is JSON, as the Parquet holds it, and a list too."""
+    overlap = {"benchmark": "followir", "shares": ["TREC topic narratives"],
+               "statement": "Trained on “narratives”", "source": None}
+    out = csv_text(["overlap", "rank_interval"],
+                   [{"overlap": overlap, "rank_interval": [1, 3]}])
+    rows = list(csv.reader(io.StringIO(out)))
+    assert json.loads(rows[1][0]) == overlap and rows[1][0].startswith("{")
+    assert rows[1][1] == "[1, 3]"
+
+
+def _unmarked(row: Row, index: int) -> dict[str, object]:
+    """No marks: a download's cells where the site's figure_marks is not at hand."""
+    return {}
 
 # --------------------------------------------------------------------------- PR comment
 
@@ -884,7 +904,7 @@ def test_a_view_ordered_by_a_column_that_ranks_reported_figures_apart_ranks_none
     assert [ln.key for ln in table.lines] == order
     ranks = table.line_ranks()
     assert [ranks[k] for k in order] == [1, 2, None, None, None]
-    _, records = view_records(table, lambda row: "x")
+    _, records = view_records(table, lambda row: "x", _unmarked)
     assert [(r["model_id"], r["rank"]) for r in records] == list(zip(order, [1, 2, None, None,
                                                                              None]))
     shown = display_rows(table, "followtable.md")

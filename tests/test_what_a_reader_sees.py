@@ -16,8 +16,8 @@ from leaderboard.publish.site.build import build_site
 from leaderboard.publish.site.overview import build_overview, overview_context
 from leaderboard.publish.site.render import table_context
 from fixtures.synthetic import write_tree
-from leaderboard.publish.site.table_display import display_rows, source_text
-from leaderboard.publish.standings.downloads import view_records
+from leaderboard.publish.site.table_display import display_rows
+from leaderboard.publish.site.downloads import table_records
 
 REPO = Path(__file__).resolve().parents[1]
 USE = "use-multilingual-v3-numpy"
@@ -115,7 +115,7 @@ def test_every_download_with_a_no_skill_value_has_the_reference_row(committed_bo
     show."""
     with_reference = 0
     for view_id, table in committed_board.tables.items():
-        _, records = view_records(table, source_text)
+        _, records = table_records(table)
         refs = [i for i, r in enumerate(records) if r["provenance"] == "reference"]
         if not any(v is not None for v in table.references):
             assert refs == [], view_id

@@ -68,7 +68,7 @@ from leaderboard.publish.site.downloads import (
     standings_records,
 )
 from leaderboard.publish.site.repository import RepositoryRef, repository_ref
-from leaderboard.publish.standings.downloads import OFF_PIN
+from leaderboard.publish.standings.downloads import MARK_FIELD_TEXT, OFF_PIN
 from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.training import task_benchmark, training_overlap, training_text
 
@@ -82,8 +82,10 @@ from leaderboard.publish.training import task_benchmark, training_overlap, train
 # numbered in the order with the rest; 5: the standings' p_adjusted is Holm's of the
 # p-values raised to p_floor, and p_adjusted_bound says where it is an upper bound; 6: the
 # views table, what each standings column combines and how, and the group_members table,
-# the queries behind each group's figures, so every figure can be recomputed).
-EXPORT_FORMAT = "followboard-dataset/6"
+# the queries behind each group's figures, so every figure can be recomputed; 7: the
+# standings' one_class, training_overlap and printed_average_differs, what the site's
+# marks *, † and ‡ after a figure say).
+EXPORT_FORMAT = "followboard-dataset/7"
 # Written into an export, so a rerun only ever replaces a folder that an export made.
 EXPORT_MARKER = ".followboard-export"
 EXPORTED_BY = "`leaderboard export`"
@@ -204,8 +206,8 @@ TABLES = (
                              "differences",
               "others": "JSON text, a list of {system_id, value, basis, off_pin_revision, "
                         "source}: the "
-                        "model's other rows' figures for the same cell"},
-          types=STANDINGS_TYPES, json=frozenset({"rank_interval", "others"})),
+                        "model's other rows' figures for the same cell", **MARK_FIELD_TEXT},
+          types=STANDINGS_TYPES, json=frozenset({"rank_interval", "others", "training_overlap"})),
     Table("views", "standings", "What every standings column is: one record per (view, "
           "column), the home table's too: the tasks and the metric of each whose figures "
           "it combines, its group of queries and how it combines them", {

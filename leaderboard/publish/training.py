@@ -38,9 +38,22 @@ class Overlap:
     statement: str
     source: str
 
-    def describe(self) -> str:
+    def shares(self) -> list[str]:
+        """What is shared, in words: the benchmark's sources (collections, then
+        instructions) that the training data names."""
         sources = declared_sources(self.benchmark)
-        shared = [sources.get(tag, tag) for tag in self.collections + self.instructions]
+        return [sources.get(tag, tag) for tag in self.collections + self.instructions]
+
+    def document(self) -> dict[str, object]:
+        """The overlap as the downloads give it (a cell's ``training_overlap``): the
+        benchmark, the shared source tags of each kind and what they are in words, and the
+        training data's statement with who says so, as the cell's details say them."""
+        return {"benchmark": self.benchmark, "collections": list(self.collections),
+                "instructions": list(self.instructions), "shares": self.shares(),
+                "statement": self.statement, "source": self.source}
+
+    def describe(self) -> str:
+        shared = self.shares()
         kind = ("its instructions' source" if self.instructions and not self.collections
                 else "a source collection" if not self.instructions
                 else "a source collection and its instructions' source")

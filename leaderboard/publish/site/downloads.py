@@ -18,14 +18,17 @@ import pyarrow as pa
 from leaderboard.benchmarks.views import Column
 from leaderboard.publish.open_data import records_table, write_parquet
 from leaderboard.publish.site.board import Board
+from leaderboard.publish.site.figure_marks import mark_fields
 from leaderboard.publish.site.overview import (
     build_overview,
     home_document,
     overview_columns,
 )
 from leaderboard.publish.site.table_display import source_text
-from leaderboard.publish.standings import ViewTable
+from leaderboard.publish.standings import Row, ViewTable
 from leaderboard.publish.standings.downloads import (
+    ONE_CLASS,
+    PRINTED_AVERAGE,
     TEST_FIELDS,
     TEST_TEXT_FIELDS,
     column_document,
@@ -33,7 +36,9 @@ from leaderboard.publish.standings.downloads import (
     view_document,
     view_records,
 )
+from leaderboard.publish.standings.lines import record_of
 from leaderboard.publish.standings.long_form import VALUE, long_records
+from leaderboard.publish.training import Overlap, view_overlap
 
 # The folder of the site that holds every download.
 DOWNLOADS = "downloads"
@@ -46,6 +51,7 @@ STANDINGS_TYPES: dict[str, pa.DataType] = {
     "rank": pa.int64(), "position": pa.int64(), "parameters": pa.int64(),
     "benchmarks": pa.int64(),
     "instruction_trained": pa.bool_(), VALUE: pa.float64(),
+    ONE_CLASS: pa.bool_(), PRINTED_AVERAGE: pa.float64(),
     **{field: pa.string() if field in TEST_TEXT_FIELDS else pa.float64()
        for field in TEST_FIELDS}}
 
@@ -62,8 +68,16 @@ CSV_ENCODING = "utf-8-sig"
 def table_records(table: ViewTable) -> tuple[list[str], list[dict[str, object]]]:
     """Header and rows of a view's download, one per model: exact fractions, not the x100
     display, with each tested figure's p-values, difference from the best verified row and
-    its 95% interval, and every figure's source."""
-    return view_records(table, source_text)
+    its 95% interval, every figure's source and what the marks after it say."""
+    overlaps: dict[str, Overlap | None] = {}  # one per model, as the page computes it
+
+    def marks_of(row: Row, index: int) -> dict[str, object]:
+        record = record_of(row)
+        if record.id not in overlaps:
+            overlaps[record.id] = view_overlap(record, table.view)
+        return mark_fields(table, row, index, overlaps[record.id])
+
+    return view_records(table, source_text, marks_of)
 
 
 def write_downloads(table: ViewTable, folder: Path) -> list[dict[str, object]]:

@@ -17,6 +17,7 @@ from leaderboard.publish.site.printed_figures import (PRINTED_MARK, printed_aver
                                                       printed_average_gap, printed_average_note)
 from leaderboard.publish.standings import (TIER_BELOW, TIER_LEADER, TIER_REPORTED, TIER_TIED,
                                            Row, TierInfo, ViewTable)
+from leaderboard.publish.standings.downloads import ONE_CLASS, PRINTED_AVERAGE, TRAINING_OVERLAP
 from leaderboard.publish.training import TRAINING_MARK, Overlap
 
 
@@ -84,23 +85,54 @@ TRAINING_NOTE = (f"{TRAINING_MARK} the model's declared training data shares a s
                  "mark; a verified model's submission page says what it declares.")
 
 
+@dataclass(frozen=True)
+class Marked:
+    """What decides each mark of a figure: whether a one-class classifier gave it, what
+    the model's training data shares with the benchmark, and the mean of a printed
+    average's own figures where it is not that mean. The page's marks
+    (:func:`figure_marks`) and the downloads' fields (:func:`mark_fields`) are both
+    made of it, so the two cannot say different things."""
+
+    one_class: bool
+    overlap: Overlap | None
+    printed_mean: float | None
+
+
+def marked(table: ViewTable, row: Row, index: int, overlap: Overlap | None) -> Marked:
+    """What marks ``row``'s figure in column ``index`` of ``table``. ``overlap``: what
+    the model's declared training data shares with the view's benchmark (``view_overlap``
+    of its record, which a caller computes once per model)."""
+    return Marked(one_class(row, table.view.columns[index]), overlap,
+                  printed_average_gap(table, row, index))
+
+
 def figure_marks(table: ViewTable, row: Row, index: int,
                  overlap: Overlap | None) -> list[Mark]:
     """The marks of ``row``'s figure in column ``index`` of ``table``, in the order they
-    follow it: one place for every table that shows the figure. ``overlap``: what the
-    model's declared training data shares with the view's benchmark (``view_overlap`` of
-    its record, which a caller computes once per model)."""
+    follow it: one place for every table that shows the figure (:func:`marked`)."""
     column = table.view.columns[index]
+    found = marked(table, row, index, overlap)
     marks = []
-    if one_class(row, column):
+    if found.one_class:
         marks.append(Mark(ONE_CLASS_MARK, one_class_reason(), one_class_note()))
-    if overlap is not None:
-        marks.append(Mark(TRAINING_MARK, overlap.describe(), TRAINING_NOTE))
-    mean = printed_average_gap(table, row, index)
-    if mean is not None:
+    if found.overlap is not None:
+        marks.append(Mark(TRAINING_MARK, found.overlap.describe(), TRAINING_NOTE))
+    if found.printed_mean is not None:
+        mean = found.printed_mean
         marks.append(Mark(PRINTED_MARK, printed_average_detail(row, column, mean),
                           printed_average_note(table, index, row, mean)))
     return marks
+
+
+def mark_fields(table: ViewTable, row: Row, index: int,
+                overlap: Overlap | None) -> dict[str, object]:
+    """What the marks of ``row``'s figure in column ``index`` say, as the downloads'
+    fields of the cell (:data:`~leaderboard.publish.standings.downloads.MARK_FIELDS`):
+    the same :func:`marked` as the page's marks."""
+    found = marked(table, row, index, overlap)
+    return {ONE_CLASS: found.one_class,
+            TRAINING_OVERLAP: found.overlap.document() if found.overlap else None,
+            PRINTED_AVERAGE: found.printed_mean}
 
 
 # The order of the notes that explain the marks, as the marks follow a figure.

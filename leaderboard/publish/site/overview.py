@@ -36,10 +36,11 @@ from leaderboard.benchmarks.views import Column, HomeColumn
 from leaderboard.benchmarks import home_columns
 # The same hover texts as every other table.
 from leaderboard.publish.site.printed_figures import shown_figure
-from leaderboard.publish.site.figure_marks import Mark, figure_css, figure_marks, mark_notes
+from leaderboard.publish.site.figure_marks import (Mark, figure_css, figure_marks, mark_fields,
+                                                   mark_notes)
 from leaderboard.publish.site.table_display import (INTERVAL_MARK_NOTE, interval_mark,
                                                     source_name, source_text, tier_title)
-from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT, OFF_PIN,
+from leaderboard.publish.standings.downloads import (BASIS, DOWNLOAD_FORMAT, MARK_FIELDS, OFF_PIN,
                                                      STATISTIC_NOTE, cell_off_pin_revisions)
 from leaderboard.publish.standings.lines import LineCell, record_of
 from leaderboard.publish.standings.tables import off_pin_of
@@ -190,7 +191,8 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
     for col in overview.columns:
         header += [col.home.id, f"{col.home.id} from", f"{col.home.id} {BASIS}",
                    f"{col.home.id} {OFF_PIN}", f"{col.home.id} tier",
-                   f"{col.home.id} rank_interval"]
+                   f"{col.home.id} rank_interval",
+                   *(f"{col.home.id} {f}" for f in MARK_FIELDS)]
     records = []
     for pos, m in enumerate(overview.models, 1):
         rec: dict[str, object] = {
@@ -209,6 +211,12 @@ def home_document(overview: Overview) -> tuple[list[str], list[dict[str, object]
             # the row's rank interval in the benchmark's table the cell comes from
             rec[f"{col.home.id} rank_interval"] = (cell.tier.rank_interval
                                                    if cell.tier is not None else None)
+            # what the marks after the figure say: its benchmark table's (as _marks)
+            marks = (mark_fields(col.table, cell.row, col.index,
+                                 view_overlap(record_of(cell.row), col.table.view))
+                     if cell.value is not None and cell.row is not None else {})
+            for name in MARK_FIELDS:
+                rec[f"{col.home.id} {name}"] = marks.get(name)
         records.append(rec)
     doc = {"format": DOWNLOAD_FORMAT,
            "view": {"id": "home", "title": "All models",

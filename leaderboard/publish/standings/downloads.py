@@ -17,7 +17,8 @@ for AUROC), and, for Wilcoxon's test (p-MRR), whose statistic is not the mean, t
 Hodges-Lehmann shift with its own interval instead (``hl_*``). Every cell says how its
 figure was obtained (``basis``): the column's convention, or a reported row's own printed
 average ("published"), which the page marks where it is not that mean, and on which data
-revision it was scored where that is not the one the registry pins (``off_pin_revision``).
+revision it was scored where that is not the one the registry pins (``off_pin_revision``),
+and what the page's marks after its figure say (:data:`MARK_FIELDS`).
 The view document says what
 the test resamples (its unit and how many), its reproducibility threshold and its minimum
 detectable effect (verdicts.MDE_NOTE).
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Callable, Mapping, Sequence
 
 from leaderboard.benchmarks.views import Column
@@ -62,6 +64,17 @@ STATISTIC_NOTE = (
     "scored on where that is not the one the registry pins now (the pin moved since): "
     "such a figure is on other data than the rest, and is tested against no row (null: "
     "on the pinned revision, or a reported figure). "
+    "A cell's one_class, training_overlap and printed_average_differs say what the "
+    "page's marks after its figure say (null: no figure): one_class is true where the "
+    "figure is of a measure a classifier answering one class for every pair wins without "
+    "skill (ECE), and the row's classifier does (the page's *); training_overlap, where "
+    "the model's declared training data shares a source collection or the source of its "
+    "instructions with the view's benchmark (†), names the benchmark, the shared source "
+    "tags (collections, instructions) and what they are (shares), the training data's "
+    "statement and who says so (source); the figure is shown and ranked as any other, and "
+    "a model whose training data is not disclosed has null; printed_average_differs, "
+    "where a reported row's printed average (basis 'published') is not the mean of its own "
+    "figures of the column's tasks beyond rounding (‡), is that mean. "
     "rank is the line's place in the view's default order among the ranked lines, on the "
     "sort column (reported rows included; the best verified line first of the tested "
     "lines, those it passes being within the reproducibility threshold of it, tied with "
@@ -105,8 +118,9 @@ STATISTIC_NOTE = (
 # hl_*; 3: each cell's off_pin_revision; 4: rank is null for a line whose figure in the
 # sort column was scored off the pin, which format 3 numbered in the order with the rest;
 # 5: p_adjusted is Holm's of the p-values raised to p_floor, and p_adjusted_bound says
-# where it is an upper bound).
-DOWNLOAD_FORMAT = "followboard-download/5"
+# where it is an upper bound; 6: each cell's one_class, training_overlap and
+# printed_average_differs, what the page's marks *, † and ‡ after its figure say).
+DOWNLOAD_FORMAT = "followboard-download/6"
 # The tier, then the statistics every surface names alike (verdicts.STATISTIC_FIELDS), the
 # mean difference from the best verified row before its interval.
 DIFF_FIELD = "diff_vs_best_verified"
@@ -122,21 +136,53 @@ BASIS = "basis"
 # decides, as it does for the tables' tests): such a figure is on other data than the
 # rest, and tested against no row. None: on the pinned revision, or no verified figure.
 OFF_PIN = "off_pin_revision"
+# A cell's fields saying what the page's marks after its figure say
+# (:func:`leaderboard.publish.site.figure_marks.mark_fields` fills them, from the functions
+# the marks come from; null where the cell has no figure): ONE_CLASS, whether the figure
+# is of a measure a classifier answering one class for every pair wins without skill, and
+# it does (the page's *); TRAINING_OVERLAP, what the model's declared training data shares
+# with the view's benchmark and who says so (†; null: nothing, or nothing declared);
+# PRINTED_AVERAGE, the mean of a reported row's own figures of the column's tasks where its
+# printed average, the cell's figure, is not that mean (‡; null: it is, or the figure is
+# no printed average).
+ONE_CLASS = "one_class"
+TRAINING_OVERLAP = "training_overlap"
+PRINTED_AVERAGE = "printed_average_differs"
+MARK_FIELDS = (ONE_CLASS, TRAINING_OVERLAP, PRINTED_AVERAGE)
+# What each holds, as the export's standings schema says it.
+MARK_FIELD_TEXT = {
+    ONE_CLASS: "true where the figure is of a measure a classifier answering one class for "
+               "every pair wins without skill (ECE) and the row's classifier does, which "
+               "the site marks * (null: no figure)",
+    TRAINING_OVERLAP: "JSON text (an object in a view's JSON download), {benchmark, "
+                      "collections, instructions, shares, statement, source}: "
+                      "where the model's declared training data shares a source collection "
+                      "or the source of its instructions with the view's benchmark (the "
+                      "site marks it †), the shared source tags, what they are, the "
+                      "training data's statement and who says so (null: nothing shared, "
+                      "nothing declared, or no figure)",
+    PRINTED_AVERAGE: "the mean of a reported row's own figures of the column's tasks where "
+                     "its printed average (basis published), the cell's figure, is not "
+                     "that mean beyond rounding, which the site marks ‡ (null: it is, or "
+                     "the figure is no printed average)"}
 # Those of the test fields that are text (the rest are numbers).
 TEST_TEXT_FIELDS = frozenset({"tier", "test"})
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def view_records(table: ViewTable, source_of: Callable[[Row], str]
+def view_records(table: ViewTable, source_of: Callable[[Row], str],
+                 marks_of: Callable[[Row, int], Mapping[str, object]]
                  ) -> tuple[list[str], list[dict[str, object]]]:
     """Header and records of a view's download, one per model line; ``source_of`` says
-    where a row comes from."""
+    where a row comes from, ``marks_of`` what the marks after a row's figure in a column
+    say (its :data:`MARK_FIELDS`)."""
     cols = table.view.columns
     header = ["rank", "rank_interval", "model_id", "model", "provenance", "model_type",
               "parameters", "instruction_trained", "system_id", "source"] + [c.id for c in cols]
     header.append("other_sources")
     header += [f"{c.id} {BASIS}" for c in cols]
     header += [f"{c.id} {OFF_PIN}" for c in cols]
+    header += [f"{c.id} {f}" for f in MARK_FIELDS for c in cols]
     tiered = sorted(table.tiers)
     for i in tiered:
         header += [f"{cols[i].id} {f}" for f in TEST_FIELDS]
@@ -163,6 +209,10 @@ def view_records(table: ViewTable, source_of: Callable[[Row], str]
             rec[col.id] = cell.value
             rec[f"{col.id} {BASIS}"] = table.basis(cell.row, i)
             rec[f"{col.id} {OFF_PIN}"] = cell_off_pin_revisions(cell.row, col)
+            marks = (marks_of(cell.row, i) if cell.row is not None and cell.value is not None
+                     else {})
+            for name in MARK_FIELDS:
+                rec[f"{col.id} {name}"] = marks.get(name)
             if cell.others:
                 others[col.id] = [{"system_id": r.system.system_id, "value": v,
                                    BASIS: table.basis(r, i), OFF_PIN: cell_off_pin_revisions(r, col),
@@ -268,7 +318,9 @@ def csv_cell(value: object) -> str:
         return repr(value)
     if isinstance(value, int):
         return str(value)
-    text = str(value)
+    # a list (rank_interval) or an object (training_overlap) as JSON, as the Parquet holds it
+    text = (json.dumps(value, ensure_ascii=False, allow_nan=False)
+            if isinstance(value, (list, dict)) else str(value))
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
