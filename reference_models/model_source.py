@@ -23,7 +23,7 @@ from pathlib import Path
 
 from leaderboard.core.errors import FollowBoardError, UsageError
 from leaderboard.submission.ids import id_problem
-from reference_models.hub import HUB_ID, fetch_model
+from reference_models.hub import HUB_ID, HubModelError, fetch_model
 from reference_models.model_folder import FolderModel, ModelChoices, read_model_folder
 from reference_models.spec import ModelSpec, load_model_specs
 
@@ -94,12 +94,39 @@ def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
         raise ModelSourceError(
             f"{model!r} is not a declared model (`leaderboard baselines list`), an existing "
             "folder, or a Hugging Face Hub id (owner/name)")
-    snapshot = fetch_model(model, revision or "main", cache_dir=hub_cache)
+    try:
+        snapshot = fetch_model(model, revision or "main", cache_dir=hub_cache)
+    except HubModelError as exc:
+        declared_as = declared_hub_model(model, declared)
+        if not declared_as:
+            raise
+        raise HubModelError(f"{exc}; {declared_as}") from None
     folder_model = read_model_folder(snapshot.folder, choices, revision=snapshot.commit,
                                      links=(snapshot.url,), default_name=model)
     folder_model = folder_model.with_id(
         _submission_id(submission_id, folder_model.spec.name, declared))
     return ResolvedModel(folder_model.spec, "hub", snapshot.commit, folder_model)
+
+
+def declared_hub_model(hub_id: str, declared: dict[str, ModelSpec]) -> str:
+    """What models.yaml declares of the Hub model ``hub_id`` (ids compared ignoring case,
+    as the Hub does) and how each declared id runs, offline or from the Hub; "" when
+    nothing is declared of it."""
+    wanted = hub_id.lower()
+    ways = []
+    for spec in declared.values():
+        if wanted not in (known.lower() for known in spec.hub_ids):
+            continue
+        if spec.package:
+            how = (f"offline (its weights ship in the "
+                   f"{spec.package_distribution or spec.package.split(':')[0]} package)")
+        else:
+            how = ("from the Hub at " + (f"revision {spec.revision}" if spec.revision
+                                         else "its main branch"))
+        ways.append(f"`leaderboard baselines run {spec.id}` runs {spec.name} {how}")
+    if not ways:
+        return ""
+    return f"{hub_id} is declared in reference_models/models.yaml: {'; '.join(ways)}"
 
 
 def _is_hub_id(text: str) -> bool:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from leaderboard.core.errors import FollowBoardError
 
 MODELS_FILE = Path(__file__).with_name("models.yaml")
+HUB_PAGE = "https://huggingface.co/"
 
 Family = Literal["bm25", "bi-encoder", "cross-encoder", "seq2seq-reranker", "causal-reranker"]
 # The `model.type` values of a submission's metadata.yaml.
@@ -168,6 +169,16 @@ class ModelSpec(_Strict):
     @property
     def is_reranker(self) -> bool:
         return self.reranker is not None
+
+    @property
+    def hub_ids(self) -> tuple[str, ...]:
+        """The Hugging Face ids of this model: its own repository (an adapter's, not the
+        base it applies to) and the Hub pages its links name (a packaged build links the
+        model it was built from)."""
+        own = self.adapter.hf_id if self.adapter else self.hf_id
+        linked = tuple(link.removeprefix(HUB_PAGE).rstrip("/") for link in self.links
+                       if link.startswith(HUB_PAGE))
+        return tuple(dict.fromkeys(([own] if own else []) + list(linked)))
 
 
 class ModelRegistryError(FollowBoardError, ValueError):

