@@ -26,7 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from leaderboard.benchmarks.registry import all_tasks, matches_task_pattern
+from leaderboard.benchmarks.registry import (
+    all_tasks,
+    close_task_ids,
+    matches_task_pattern,
+    meant_text,
+)
 from leaderboard.core.data import data_files, load_task_data
 from leaderboard.core.errors import UsageError
 from leaderboard.core.predictions import write_predictions
@@ -101,8 +106,10 @@ def select_tasks(patterns: Sequence[str] | None) -> list:
     for pattern in patterns:
         matched = [t for t in known if matches_task_pattern(t.id, pattern)]
         if not matched:
+            meant = meant_text(close_task_ids(pattern, [t.id for t in known]))
             raise UsageError(f"task pattern {pattern!r} matches no task; "
-                             "run `leaderboard tasks` to list them")
+                             + (f"did you mean {meant}? (`leaderboard tasks` lists them)"
+                                if meant else "run `leaderboard tasks` to list them"))
         chosen.extend(t for t in matched if t not in chosen)
     order = {t.id: i for i, t in enumerate(tasks)}
     return sorted(chosen, key=lambda t: order[t.id])

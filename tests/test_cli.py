@@ -759,6 +759,11 @@ def test_every_usage_error_a_command_finds_is_worded_and_exits_as_argparses(
          "--to: 'hf://models/a/b': only dataset repositories"),
         ([*bm25s, "--owner", "not a login"], "--owner 'not a login' is not a GitHub login"),
         ([*bm25s, "--tasks", "nope/*"], "task pattern 'nope/*' matches no task"),
+        # a near miss is named: another case, the benchmark's other name, a character off
+        ([*bm25s, "--tasks", "PI-Indic-val150/t1/hin"], "task pattern 'PI-Indic-val150/t1/hin' "
+         "matches no task; did you mean pi-indic-val150/t1/hin? (`leaderboard tasks`"),
+        ([*bm25s, "--tasks", "pi-indic/t1/hin"], "did you mean pi-indic-val150/t1/hin?"),
+        ([*bm25s, "--tasks", "followir/robust"], "did you mean followir/robust04"),
         (["baselines", "measure", "bm25s", "--tasks", "nope/*", "--out", str(out)],
          "task pattern 'nope/*' matches no task"),
         (["baselines", "run", "someone/model", "--first-stage", "nope", "--out", str(out)],
