@@ -37,7 +37,7 @@ from leaderboard.core.errors import UsageError
 from leaderboard.core.predictions import write_predictions
 from leaderboard.core.processes import remove_dead_temp_folders
 from leaderboard.core.report import plural
-from leaderboard.submission.layout import RUNS_DIR
+from leaderboard.submission.layout import METADATA_NAME, RUNS_DIR
 from leaderboard.submission.transaction import creation_problem
 from reference_models.cache import VectorCache, config_fingerprint, default_cache_root
 from reference_models.compute import DEFAULT_CHUNK_SIZE
@@ -113,6 +113,18 @@ def select_tasks(patterns: Sequence[str] | None) -> list:
         chosen.extend(t for t in matched if t not in chosen)
     order = {t.id: i for i, t in enumerate(tasks)}
     return sorted(chosen, key=lambda t: order[t.id])
+
+
+def enclosing_submission(out_dir: Path) -> Path | None:
+    """The submission folder (one holding metadata.yaml) that ``out_dir`` is or lies in:
+    a run written there would put a folder inside another submission. None: there is none."""
+    chain = [out_dir, *out_dir.parents]
+    if not out_dir.is_absolute():
+        chain += [Path.cwd(), *Path.cwd().parents]
+    for path in chain:
+        if (path / METADATA_NAME).is_file():
+            return path
+    return None
 
 
 def tasks_to_run(patterns: Sequence[str] | None, data_dir: Path, log: Callable[[str], object]
@@ -274,6 +286,10 @@ def run_reference_model(model: str | ModelSpec, task_patterns: Sequence[str] | N
     if problems:
         raise ReferenceRunError(f"{submission_id}: the metadata.yaml this run would write is "
                                 f"refused ({'; '.join(problems)}); nothing was run")
+    if (inside := enclosing_submission(Path(out_dir))) is not None:
+        raise ReferenceRunError(f"--out {out_dir} is inside the submission folder {inside} "
+                                f"(it holds {METADATA_NAME}): give the folder that holds "
+                                f"submissions, such as {inside.parent}; nothing was run")
     if (problem := creation_problem(folder)) is not None:
         raise ReferenceRunError(f"{folder}: the submission cannot be written there "
                                 f"({problem}); nothing was run")

@@ -993,6 +993,25 @@ def test_an_out_folder_that_cannot_be_made_is_refused_before_the_model_runs(
     assert "Errno" not in err and (tmp_path / "file").read_text() == "not a folder\n"
 
 
+def test_an_out_folder_inside_another_submission_is_refused(tiny_data: Path, tmp_path: Path,
+                                                             capsys) -> None:
+    """--out submissions/<another id> (the submission's folder for the folder that holds
+    submissions) wrote <another id>/bm25s/ inside that submission, a stray folder its
+    next validation refuses. It is refused, naming the submission and what to give."""
+    other = tmp_path / "submissions" / "someone-else"
+    (other / "runs").mkdir(parents=True)
+    (other / "metadata.yaml").write_text("id: someone-else\n")
+    for out in (other, other / "runs"):
+        code, stdout, err = _run(["bm25s", "--tasks", "followtable/wtr", "--data-dir",
+                                  str(tiny_data), "--out", str(out)], capsys)
+        assert code == 1, stdout + err
+        assert (f"--out {out} is inside the submission folder {other} (it holds "
+                f"metadata.yaml): give the folder that holds submissions, such as "
+                f"{other.parent}; nothing was run") in err, stdout + err
+    assert sorted(p.name for p in other.iterdir()) == ["metadata.yaml", "runs"]
+    assert list((other / "runs").iterdir()) == []
+
+
 @pytest.mark.parametrize(("argv", "env", "message"), [
     (["--tasks", "nosuch/*"], {}, "task pattern 'nosuch/*' matches no task"),
     (["--tasks", "followtable/wtr"], {"RANK": "first", "WORLD_SIZE": "2"},
