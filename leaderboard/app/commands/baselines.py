@@ -53,7 +53,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     listing = new_command(actions, "list", "list the declared reference models",
                           "List the reference models of reference_models/models.yaml: id, "
-                          "family, weights and pinned revision.",
+                          "family, whether it runs offline (BM25, and the models whose "
+                          "weights ship in a package) or needs the Hugging Face Hub (or "
+                          "its cache), and its weights: the package, or the Hub "
+                          "repository @ its pinned revision ('not pinned' where "
+                          "models.yaml gives none).",
                           "  leaderboard baselines list")
     listing.set_defaults(handler=run_list)
 
@@ -251,10 +255,8 @@ def run_list(args: argparse.Namespace) -> int:
     specs = load_model_specs()
     width = max(len(s.id) for s in specs.values())
     for spec in specs.values():
-        source = spec.package_distribution or spec.hf_id or "bm25s"
-        revision = spec.revision or ("package" if spec.package else
-                                     "-" if spec.family == "bm25" else "not pinned")
-        print(f"{spec.id:<{width}}  {spec.family:<16}  {source} @ {revision}")
+        where = "offline" if spec.runs_offline else "Hub"
+        print(f"{spec.id:<{width}}  {spec.family:<16}  {where:<7}  {spec.weights_source}")
     return 0
 
 
