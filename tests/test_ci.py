@@ -3752,3 +3752,34 @@ def test_the_problems_a_report_stores_account_for_every_finding(monkeypatch, cap
     body = render(_report(submissions=[sub]), marker=True, max_problems=5)
     assert ("- … and 195 more: the job summary and log list them, and "
             "`leaderboard validate submissions/new-model` checks the folder locally.") in body
+
+
+def test_the_problems_a_report_stores_group_a_warning_of_many_files_as_validate_does():
+    """A pull request updating a submission of 313 runs got a 60,876-character comment
+    listing 200 "tied scores" warnings one by one, its score table cut to 100 of 313 rows
+    to fit, where `validate` and `score` print such a kind of warning once, "[and the same
+    warning for N more files]": the stored problems (so the comment, the log and the
+    summary) group them through the same code, each error still listed."""
+    from leaderboard.app.ci.pr_check import _problems
+    from leaderboard.core.report import SUMMARISE_WARNINGS_AFTER, Report
+
+    report = Report()
+    for i in range(313):
+        report.add(f"bm25s/runs/t{i}/og.trec", None, "tied scores: ...", "warning",
+                   kind="ties")
+    report.add("bm25s/runs/t0/og.trec", 3, "bad line")
+    report.add("bm25s", None, "one warning of its own", "warning")
+    problems = _problems(report.issues, "bm25s")
+    cli = report.lines(summarise_after=SUMMARISE_WARNINGS_AFTER)
+    assert [(p.path, p.line, p.message, p.severity) for p in problems] == [
+        ("submissions/bm25s/runs/t0/og.trec", 3, "bad line", "error"),
+        ("submissions/bm25s/runs/t0/og.trec", None,
+         "tied scores: ... [and the same warning for 312 more files]", "warning"),
+        ("submissions/bm25s", None, "one warning of its own", "warning")]
+    assert ("bm25s/runs/t0/og.trec: warning: tied scores: ... [and the same warning for "
+            "312 more files]") in cli
+    # As few files as the CLI lists one by one are listed one by one.
+    report = Report()
+    for i in range(SUMMARISE_WARNINGS_AFTER):
+        report.add(f"bm25s/runs/t{i}/og.trec", None, "tied scores", "warning", kind="ties")
+    assert len(_problems(report.issues, "bm25s")) == SUMMARISE_WARNINGS_AFTER

@@ -6,7 +6,7 @@ fault), the format editors, GitHub annotations and NIST's checker all understand
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 # A note is information (what a reader did with upstream's data: leaderboard.core.data.
@@ -16,6 +16,10 @@ Severity = Literal["error", "warning", "note"]
 # After this many errors of one file the rest are counted, not listed: a run with a
 # systematic problem would otherwise print a million identical lines.
 MAX_LISTED_PER_FILE = 25
+# A kind of warning or note found in more files of a submission than this is one line
+# (tied scores are common: 296 of a submission's 304 runs have some): what `validate`,
+# `score` and `ci pr-check` list (:func:`summarise_kinds`).
+SUMMARISE_WARNINGS_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,8 @@ class Report:
             per_file: dict[str, list[Issue]] = {}
             shown = [i for i in self.issues if i.severity == severity]
             if severity != "error" and summarise_after is not None:
-                shown, summaries = _summarise_kinds(shown, summarise_after)
-                out += summaries
+                shown, summaries = summarise_kinds(shown, summarise_after)
+                out += [summary.format() for summary in summaries]
             for issue in shown:
                 per_file.setdefault(issue.path, []).append(issue)
             for path, issues in per_file.items():
@@ -96,23 +100,26 @@ class Report:
         return out
 
 
-def _summarise_kinds(issues: list[Issue], after: int) -> tuple[list[Issue], list[str]]:
-    """The issues left after taking out each kind found in more than ``after`` files, and
-    one line for each kind taken out."""
-    files_of: dict[str, set[str]] = {}
+def summarise_kinds(issues: list[Issue], after: int) -> tuple[list[Issue], list[Issue]]:
+    """The issues left after taking out each kind of warning or note found in more than
+    ``after`` files, and one issue for each kind taken out, in the order of their text: its
+    first instance, saying how many more files have it, standing for all of them (its
+    count). Errors are each kept: every one is the submitter's to fix."""
+    files_of: dict[tuple[str, str], set[str]] = {}
     for issue in issues:
-        if issue.kind is not None:
-            files_of.setdefault(issue.kind, set()).add(issue.path)
-    repeated = {kind for kind, files in files_of.items() if len(files) > after}
-    lines = []
-    for kind in repeated:
-        first = next(i for i in issues if i.kind == kind)
-        others = len(files_of[kind]) - 1
+        if issue.kind is not None and issue.severity != "error":
+            files_of.setdefault((issue.severity, issue.kind), set()).add(issue.path)
+    repeated = {key for key, files in files_of.items() if len(files) > after}
+    summaries = []
+    for severity, kind in repeated:
+        found = [i for i in issues if i.severity == severity and i.kind == kind]
         # A note's "file" is the task whose data it is about.
-        where = "more task" if first.severity == "note" else "more file"
-        lines.append(f"{first.format()} [and the same {first.severity} for "
-                     f"{plural(others, where)}]")
-    return [i for i in issues if i.kind not in repeated], sorted(lines)
+        where = "more task" if severity == "note" else "more file"
+        others = plural(len(files_of[severity, kind]) - 1, where)
+        summaries.append(replace(found[0], count=sum(i.count for i in found), message=(
+            f"{found[0].message} [and the same {severity} for {others}]")))
+    kept = [i for i in issues if (i.severity, i.kind) not in repeated]
+    return kept, sorted(summaries, key=Issue.format)
 
 
 def plural(n: int, noun: str, plural_form: str | None = None) -> str:

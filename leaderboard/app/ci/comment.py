@@ -4,7 +4,7 @@ Everything that came from the pull request (model name, file names, validator me
 that quote run lines) is escaped before it reaches Markdown, so a submission cannot
 inject HTML, images, links, @-mentions or table breaks into the project's comment. The
 comment stays under GitHub's 65,536-character limit by listing fewer problems, then fewer
-table rows, and saying so.
+table rows (with the problems that then fit), and saying so (:func:`fit`).
 """
 
 from __future__ import annotations
@@ -298,7 +298,11 @@ def render(report: CiReport, *, marker: bool, max_problems: int | None = None,
 
 
 def fit(report: CiReport, limit: int, *, marker: bool) -> str:
-    """The fullest rendering under ``limit`` characters: fewer problems, then fewer rows."""
+    """The fullest rendering under ``limit`` characters: as many score rows as fit with no
+    problem listed, then as many problems as fit beside them. Problems go first, and come
+    back as far as they fit once rows must go: only a valid submission has a table, so what
+    it competes with are warnings, which the comment still counts and points to (the job
+    summary and log list them), while the table is the result the pull request is for."""
     for max_rows in (None, 300, 100, 30, 10, 0):
         for max_problems in (None, 50, 20, 5, 0):
             text = render(report, marker=marker, max_problems=max_problems, max_rows=max_rows)

@@ -71,7 +71,8 @@ from leaderboard.core.display import score_text
 from leaderboard.core.fileio import atomic_write_text, gunzip_bounded
 from leaderboard.core.measures import is_signed
 from leaderboard.core.processes import remove_dead_temp_folders
-from leaderboard.core.report import Issue, Report, plural
+from leaderboard.core.report import (SUMMARISE_WARNINGS_AFTER, Issue, Report, plural,
+                                      summarise_kinds)
 from leaderboard.publish.standings.verdicts import TIER_TEXT
 from leaderboard.store.locations import configured_store, RunStore
 from leaderboard.submission.explain_files import explanation_manifest
@@ -144,16 +145,22 @@ def scorer_version() -> str:
 
 def _problems(issues: list[Issue], sub_id: str) -> list[Problem]:
     """Errors first, then warnings, paths from the repository root, accounting for every
-    finding: at most :data:`MAX_PROBLEMS_PER_FILE` of a file, then one line counting the
-    rest of it; past :data:`MAX_STORED_PROBLEMS` in all, the last line, on the submission's
-    folder, counts what did not fit. The comment and the log then say "more" only of what
-    they cut themselves."""
+    finding: a kind of warning found in many files one line, as `validate` lists it
+    (:func:`~leaderboard.core.report.summarise_kinds`); at most
+    :data:`MAX_PROBLEMS_PER_FILE` of a file, then one line counting the rest of it; past
+    :data:`MAX_STORED_PROBLEMS` in all, the last line, on the submission's folder, counts
+    what did not fit. The comment and the log then say "more" only of what they cut
+    themselves."""
     listed: list[tuple[Problem, int]] = []  # each with how many findings it stands for
     for severity in ("error", "warning"):
+        shown, summaries = summarise_kinds([i for i in issues if i.severity == severity],
+                                           SUMMARISE_WARNINGS_AFTER)
+        listed += [(Problem(path=f"{SUBMISSIONS_DIR}/{i.path}"[:2000],
+                            line=i.line if i.line else None, message=i.message[:2000],
+                            severity=severity), i.count) for i in summaries]
         per_file: dict[str, list[Issue]] = {}
-        for issue in issues:
-            if issue.severity == severity:
-                per_file.setdefault(issue.path, []).append(issue)
+        for issue in shown:
+            per_file.setdefault(issue.path, []).append(issue)
         for path, found in per_file.items():
             where = f"{SUBMISSIONS_DIR}/{path}"[:2000]
             listed += [(Problem(path=where, line=i.line if i.line else None,

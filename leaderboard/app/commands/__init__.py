@@ -139,10 +139,6 @@ def add_submission_args(parser: argparse.ArgumentParser) -> None:
     add_data_dir(parser)
 
 
-# A kind of warning found in more run files of a submission than this is one line
-# (tied scores are common: 296 of a submission's 304 runs have some).
-SUMMARISE_WARNINGS_AFTER = 3
-
 
 def each_submission(roots: list[Path],
                     check: Callable[[Path], tuple[bool, list[str], str]]) -> int:

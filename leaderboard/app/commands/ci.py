@@ -12,10 +12,10 @@ import os
 import sys
 from pathlib import Path
 
-from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_data_dir, add_seed,
-                                      new_command, warn)
+from leaderboard.app.commands import add_data_dir, add_seed, new_command, warn
 from leaderboard.app.workflow_log import commands_stopped, in_actions
 from leaderboard.core.errors import UsageError
+from leaderboard.core.report import SUMMARISE_WARNINGS_AFTER
 
 API_URL = "https://api.github.com"
 

@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from leaderboard.app.commands import (SUMMARISE_WARNINGS_AFTER, add_submission_args,
-                                  for_each_submission, new_command)
-from leaderboard.core.report import plural
+from leaderboard.app.commands import add_submission_args, for_each_submission, new_command
+from leaderboard.core.report import SUMMARISE_WARNINGS_AFTER, plural
 
 if TYPE_CHECKING:
     from leaderboard.core.evaluate import Progress
