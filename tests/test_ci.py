@@ -3783,3 +3783,23 @@ def test_the_problems_a_report_stores_group_a_warning_of_many_files_as_validate_
     for i in range(SUMMARISE_WARNINGS_AFTER):
         report.add(f"bm25s/runs/t{i}/og.trec", None, "tied scores", "warning", kind="ties")
     assert len(_problems(report.issues, "bm25s")) == SUMMARISE_WARNINGS_AFTER
+
+
+def test_a_submission_whose_runs_are_a_merged_submissions_bytes_is_warned(repo, data_dir,
+                                                                          tmp_path):
+    """A new submission whose run files were byte for byte a merged submission's (a copy
+    under a new model name) passed as valid and was ranked with no word: pr-check warns,
+    naming the merged submission and the files (their SHA-256 equal), and leaves it to a
+    maintainer (valid still)."""
+    root, base = repo
+    folder = root / "submissions" / "copy-model"
+    shutil.copytree(root / "submissions" / "old-model" / RUNS, folder / RUNS)
+    (folder / "metadata.yaml").write_text(metadata("copy-model", "Copy Model", True))
+    head = commit_all(root, "add copy-model")
+    from leaderboard.app.ci.pr_check import PrCheckRequest, run_pr_check
+    report = run_pr_check(PrCheckRequest(repo=root, base=base, head=head, data_dir=data_dir))
+    (sub,) = report.submissions
+    copied = [p for p in sub.problems if "old-model" in p.message]
+    assert sub.valid and len(copied) == 1 and copied[0].severity == "warning", sub.problems
+    assert copied[0].path == "submissions/copy-model"
+    assert f"{RUNS}/original.trec.gz" in copied[0].message

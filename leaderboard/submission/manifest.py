@@ -241,3 +241,31 @@ def input_digests(metadata: FileEntry | None, manifest: Manifest) -> dict[str, s
     out = {METADATA_NAME: metadata.sha256} if metadata is not None else {}
     out.update({path: e.sha256 for path, e in sorted(manifest.entries.items())})
     return out
+
+
+def report_copied_runs(sub_id: str, own: Manifest, merged: Mapping[str, Mapping[str, str]],
+                       report: Report, listed: int = 5) -> None:
+    """Warn, on the submission's folder, once for each merged submission (``merged``: id ->
+    {run path: SHA-256}, as its manifest lists them) that has a run file byte for byte one
+    of ``own``'s, naming the files: a copy of another system's runs under a new name would
+    otherwise be ranked with no word. A warning: a maintainer decides. Files of one
+    submission alike (one run for two scripts) are no concern; ``sub_id``'s own merged
+    version is not compared."""
+    for other, digests in sorted(merged.items()):
+        if other == sub_id:
+            continue
+        paths_of: dict[str, list[str]] = {}
+        for path, sha in sorted(digests.items()):
+            paths_of.setdefault(sha, []).append(path)
+        same = [(path, paths_of[e.sha256][0]) for path, e in sorted(own.entries.items())
+                if e.sha256 in paths_of]
+        if not same:
+            continue
+        pairs = ", ".join(mine if mine == theirs else f"{mine} ({theirs})"
+                          for mine, theirs in same[:listed])
+        hidden = len(same) - listed
+        more = f" and {plural(hidden, 'more', 'more')}" if hidden > 0 else ""
+        report.add(sub_id, None,
+                   f"{plural(len(same), 'run file')} with the same bytes (SHA-256) as the "
+                   f"merged submission {other}'s: {pairs}{more}; a copy of its runs under "
+                   "another name? A maintainer decides", "warning")

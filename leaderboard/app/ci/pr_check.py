@@ -87,6 +87,7 @@ from leaderboard.submission.layout import (
     Writer,
     written_by,
 )
+from leaderboard.submission.manifest import report_copied_runs
 from leaderboard.submission.metadata import owner_of
 from leaderboard.submission.pipeline import (check_submission, report_name_lookalike,
                                              results_for)
@@ -313,6 +314,7 @@ def check_one_submission(req: PrCheckRequest, head: str, base: str, sub_id: str,
                        f"({', '.join(unverified)}), while CI scores on the data it "
                        f"pulls{carried}", "warning")
         report.extend(outcome.report)
+        report_copied_runs(sub_id, outcome.submission.inputs, committed.run_digests, report)
         meta = outcome.submission.metadata
         model_name = meta.model.name if meta is not None else None
         if meta is not None:

@@ -62,6 +62,9 @@ class CommittedResults:
     # merged submissions with no results.json yet (merged since the publish run last
     # scored): no scores to compare, but a name and facts a new submission is held to.
     unscored: dict[str, SubmittedModel] = field(default_factory=dict)
+    # Submission id -> {run path: SHA-256} of each merged submission, as its manifest.txt
+    # lists its run files (one unreadable is left out): whose runs a new one may copy.
+    run_digests: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 class _NotJson(ValueError):
@@ -154,6 +157,13 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
         model = model_of(data.decode("utf-8", "replace"))
         if model is not None:
             out.unscored[entry.path.split("/")[1]] = model
+    manifests = [e for e in committed if e.path.endswith(f"/{MANIFEST_NAME}")
+                 and e.path.count("/") == 2]
+    for entry, data in zip(manifests, read_blobs(repo, [e.sha for e in manifests])):
+        manifest = parse_manifest(data, entry.path, Report())
+        if manifest is not None:
+            out.run_digests[entry.path.split("/")[1]] = {
+                path: e.sha256 for path, e in manifest.entries.items()}
     return out
 
 
