@@ -111,7 +111,6 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out.tolist()
 
 
-
 def holm_at_floors(pvalues: Sequence[float], floors: Sequence[float]
                    ) -> tuple[list[float], list[bool]]:
     """Holm's adjusted p-values of p-values each known only down to its test's floor, and
