@@ -3803,3 +3803,35 @@ def test_a_submission_whose_runs_are_a_merged_submissions_bytes_is_warned(repo, 
     assert sub.valid and len(copied) == 1 and copied[0].severity == "warning", sub.problems
     assert copied[0].path == "submissions/copy-model"
     assert f"{RUNS}/original.trec.gz" in copied[0].message
+
+
+def test_validate_warns_of_a_merged_submissions_run_bytes_as_pr_check_does(repo, data_dir,
+                                                                            tmp_path, capsys):
+    """`validate` of a submission not merged yet said nothing of run files byte for byte a
+    merged submission's, which pr-check warns of: both give the one warning, comparing
+    with the submissions the default branch (pr-check's base) holds. A folder beside it
+    that the default branch lacks (another submission not merged yet) is no merged one."""
+    root, base = repo
+    folder = root / "submissions" / "copy-model"
+    shutil.copytree(root / "submissions" / "old-model" / RUNS, folder / RUNS)
+    (folder / "metadata.yaml").write_text(metadata("copy-model", "Copy Model", True))
+    head = commit_all(root, "add copy-model")
+    from leaderboard.app.ci.pr_check import PrCheckRequest, run_pr_check
+    report = run_pr_check(PrCheckRequest(repo=root, base=base, head=head, data_dir=data_dir))
+    (sub,) = report.submissions
+    (copied,) = [p for p in sub.problems if "the same bytes" in p.message]
+    # Beside it in the working tree only, a twin of it, not merged: not compared.
+    twin = root / "submissions" / "twin-model"
+    shutil.copytree(folder, twin)
+    shutil.copy(root / "submissions" / "old-model" / "manifest.txt", twin / "manifest.txt")
+    capsys.readouterr()
+    assert main(["validate", str(folder), "--data-dir", str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert copied.message in out and out.count("the same bytes") == 1, out
+    # Outside a git checkout, the folders beside it are all there is to compare with.
+    plain = tmp_path / "plain"
+    shutil.copytree(root / "submissions", plain / "submissions", symlinks=True)
+    assert main(["validate", str(plain / "submissions" / "copy-model"), "--data-dir",
+                 str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert copied.message in out and "the merged submission twin-model's" in out, out

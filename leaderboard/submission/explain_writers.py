@@ -30,7 +30,8 @@ from leaderboard.submission.explain_files import (MANIFEST, ExplainFile, Explain
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.ids import id_problem
 from leaderboard.submission.layout import (DEFAULT_BRANCH, EXPLAIN_DIR,
-                                           MAX_EXPLAIN_MANIFEST_BYTES, folder_path)
+                                           MAX_EXPLAIN_MANIFEST_BYTES, SUBMISSIONS_DIR,
+                                           folder_path)
 from leaderboard.submission.transaction import plain_file
 
 
@@ -321,6 +322,58 @@ def in_checkout(folder: Path, sub_id: str) -> InCheckout | None:
             return InCheckout(ref.removeprefix("refs/remotes/").removeprefix("refs/heads/"),
                               tree == "tree", blob == "blob", committed)
     return None
+
+
+def merged_files(folder: Path, name: str) -> dict[str, bytes] | None:
+    """The file ``name`` of each submission the default branch (:data:`DEFAULT_BRANCH_REFS`)
+    of the git checkout ``folder`` is in holds (``submissions/<id>/<name>``, a file, not a
+    link), by id: the merged submissions, as a pull request's base holds them for `ci
+    pr-check`. From the objects git has here, fetching nothing. None when ``folder`` is in
+    no git checkout, the checkout has none of those branches or git cannot be run."""
+    git = git_command(folder)
+    try:
+        # The first of the branches that exists, as in_checkout takes it.
+        proc = subprocess.run([*git, "cat-file", "--batch-check=%(objecttype)"],
+                              input="".join(f"{ref}\n" for ref in DEFAULT_BRANCH_REFS).encode(),
+                              capture_output=True, timeout=30, check=False)
+        kinds = proc.stdout.decode("utf-8", "replace").splitlines()
+        if proc.returncode != 0 or len(kinds) != len(DEFAULT_BRANCH_REFS):  # not a checkout
+            return None
+        branch = next((ref for ref, kind in zip(DEFAULT_BRANCH_REFS, kinds)
+                       if kind == "commit"), None)
+        if branch is None:
+            return None
+        listing = subprocess.run([*git, "ls-tree", "-r", "-z", "--full-tree", branch, "--",
+                                  f"{SUBMISSIONS_DIR}/"],
+                                 capture_output=True, timeout=30, check=False)
+        if listing.returncode != 0:
+            return None
+        found: dict[str, str] = {}  # id -> blob
+        for record in listing.stdout.split(b"\0"):
+            meta, _, path = record.partition(b"\t")
+            parts = path.decode("utf-8", "surrogateescape").split("/")
+            fields = meta.decode("ascii", "replace").split()
+            if (len(parts) == 3 and parts[2] == name and len(fields) == 3
+                    and fields[1] == "blob" and fields[0] != "120000"):
+                found[parts[1]] = fields[2]
+        blobs = subprocess.run([*git, "cat-file", "--batch"],
+                               input="".join(f"{sha}\n" for sha in found.values()).encode(),
+                               capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):  # no git, or it hung
+        return None
+    if blobs.returncode != 0:
+        return None
+    out: dict[str, bytes] = {}
+    data, pos = blobs.stdout, 0
+    for sub_id in found:  # each "<sha> blob <size>\n<content>\n", in order
+        end = data.find(b"\n", pos)
+        fields = data[pos:end].split()
+        if end < 0 or len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
+            return None
+        size = int(fields[2])
+        out[sub_id] = data[end + 1:end + 1 + size]
+        pos = end + 1 + size + 1
+    return out
 
 
 def _holds_json_of(gz: bytes, file: ExplainFile) -> bool:

@@ -243,6 +243,18 @@ def input_digests(metadata: FileEntry | None, manifest: Manifest) -> dict[str, s
     return out
 
 
+def run_digests(manifests: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
+    """Submission id -> {run path: SHA-256} of each manifest.txt in ``manifests`` (id -> its
+    bytes), one unreadable left out: the merged submissions :func:`report_copied_runs`
+    compares with."""
+    out: dict[str, dict[str, str]] = {}
+    for sub_id, data in sorted(manifests.items()):
+        manifest = parse_manifest(data, f"{sub_id}/{MANIFEST_NAME}", Report())
+        if manifest is not None:
+            out[sub_id] = {path: e.sha256 for path, e in manifest.entries.items()}
+    return out
+
+
 def report_copied_runs(sub_id: str, own: Manifest, merged: Mapping[str, Mapping[str, str]],
                        report: Report, listed: int = 5) -> None:
     """Warn, on the submission's folder, once for each merged submission (``merged``: id ->

@@ -35,18 +35,19 @@ from leaderboard.submission.explain_files import (MANIFEST, TaskFiles, explain_p
                                                   explanation_manifest)
 from leaderboard.submission.explain_writers import (ExplanationFolder, HeldExplanations,
                                                     KeptExplanations, Placement,
-                                                    held_explanations, placement,
-                                                    remove_foreign)
+                                                    held_explanations, merged_files,
+                                                    placement, remove_foreign)
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.ids import (id_problem, lookalike_problem,
                                          name_lookalike_problem)
 from leaderboard.submission.folder import (Submission, collect_inputs, discover,
                                            reported_not_a_submission)
 from leaderboard.submission.kept import Trial
-from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, KEPT_NAME, METADATA_NAME,
-                                           RESULTS_NAME, REWRITTEN_AFTER_MERGE, entry,
+from leaderboard.submission.layout import (CI_FILES, EXPLAIN_DIR, KEPT_NAME, MANIFEST_NAME,
+                                           MAX_MANIFEST_BYTES, METADATA_NAME, RESULTS_NAME, REWRITTEN_AFTER_MERGE, entry,
                                            in_folder, score_command)
-from leaderboard.submission.manifest import input_digests, write_manifest
+from leaderboard.submission.manifest import (input_digests, report_copied_runs, run_digests,
+                                             write_manifest)
 from leaderboard.submission.metadata import (SubmittedModel, key_line, model_name_of,
                                              model_of)
 from leaderboard.submission.transaction import ChangeError, FolderChange, change_folder
@@ -158,6 +159,9 @@ def check_submission(root: Path, data_dir: Path, *, score: bool, explain: bool =
         if not placed.merged and submission.metadata is not None:
             report_name_lookalike(root, submission.id, submission.metadata.model.name,
                                   {**(taken_names or {}), **names_beside(root)}, report)
+        if not placed.merged:
+            report_copied_runs(submission.id, submission.inputs, merged_run_digests(root),
+                               report)
     # Of a submission not merged yet, results.json names the explanation files as CI
     # computes them, which no pull request carries: explained, and compared (below).
     explained = placed is not None and not placed.merged and check_scores
@@ -242,6 +246,30 @@ def _metadata_beside(root: Path) -> Iterator[tuple[str, str]]:
         except (OSError, UnicodeDecodeError):
             continue
         yield sub_id, text
+
+
+def merged_run_digests(root: Path) -> dict[str, dict[str, str]]:
+    """Submission id -> {run path: SHA-256} of each merged submission, as its manifest.txt
+    lists its run files (:func:`leaderboard.submission.manifest.run_digests`): what a new
+    submission ``root``'s runs are compared with, as `ci pr-check` compares a pull
+    request's with its base branch's. In a git checkout, the submissions the default
+    branch holds (:func:`leaderboard.submission.explain_writers.merged_files`), the branch
+    a pull request goes to and placement reads: never the folders beside ``root``, where
+    a submitter's other submissions not merged yet (a twin of this one) may sit. Outside
+    one, the folders beside it (:func:`submissions_beside`): all a folder tells."""
+    manifests = merged_files(root, MANIFEST_NAME)
+    if manifests is None:
+        manifests = {}
+        for sub_id in submissions_beside(root):
+            path = root.parent / sub_id / MANIFEST_NAME
+            try:
+                if path.is_symlink() or not path.is_file():
+                    continue
+                with path.open("rb") as stream:  # one over the limit: refused, not read
+                    manifests[sub_id] = stream.read(MAX_MANIFEST_BYTES + 1)
+            except OSError:
+                continue
+    return run_digests(manifests)
 
 
 def names_beside(root: Path) -> dict[str, str]:

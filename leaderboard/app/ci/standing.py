@@ -36,7 +36,7 @@ from leaderboard.store.locations import RunStore, configured_store
 from leaderboard.submission.files import SubmissionFiles
 from leaderboard.submission.layout import (MANIFEST_NAME, METADATA_NAME, RESULTS_NAME,
                                            SUBMISSIONS_DIR)
-from leaderboard.submission.manifest import parse_manifest
+from leaderboard.submission.manifest import parse_manifest, run_digests
 from leaderboard.submission.metadata import SubmittedModel, model_of
 from leaderboard.submission.results import (ResultsFile, ResultsFileError, SystemResult,
                                             off_pin_revisions, off_pin_tasks, resolve_per_query)
@@ -159,11 +159,9 @@ def load_committed(repo: Path, commit: str, store: RunStore | None = None) -> Co
             out.unscored[entry.path.split("/")[1]] = model
     manifests = [e for e in committed if e.path.endswith(f"/{MANIFEST_NAME}")
                  and e.path.count("/") == 2]
-    for entry, data in zip(manifests, read_blobs(repo, [e.sha for e in manifests])):
-        manifest = parse_manifest(data, entry.path, Report())
-        if manifest is not None:
-            out.run_digests[entry.path.split("/")[1]] = {
-                path: e.sha256 for path, e in manifest.entries.items()}
+    out.run_digests = run_digests({
+        entry.path.split("/")[1]: data
+        for entry, data in zip(manifests, read_blobs(repo, [e.sha for e in manifests]))})
     return out
 
 
