@@ -3785,12 +3785,9 @@ def test_the_problems_a_report_stores_group_a_warning_of_many_files_as_validate_
     assert len(_problems(report.issues, "bm25s")) == SUMMARISE_WARNINGS_AFTER
 
 
-def test_a_submission_whose_runs_are_a_merged_submissions_bytes_is_warned(repo, data_dir,
-                                                                          tmp_path):
-    """A new submission whose run files were byte for byte a merged submission's (a copy
-    under a new model name) passed as valid and was ranked with no word: pr-check warns,
-    naming the merged submission and the files (their SHA-256 equal), and leaves it to a
-    maintainer (valid still)."""
+def pr_check_of_a_copy(repo, data_dir):  # noqa: ANN001, ANN201
+    """(folder, pr-check's check of it) of submissions/copy-model, old-model's run files
+    under a new model name, committed on top of the base."""
     root, base = repo
     folder = root / "submissions" / "copy-model"
     shutil.copytree(root / "submissions" / "old-model" / RUNS, folder / RUNS)
@@ -3799,6 +3796,16 @@ def test_a_submission_whose_runs_are_a_merged_submissions_bytes_is_warned(repo, 
     from leaderboard.app.ci.pr_check import PrCheckRequest, run_pr_check
     report = run_pr_check(PrCheckRequest(repo=root, base=base, head=head, data_dir=data_dir))
     (sub,) = report.submissions
+    return folder, sub
+
+
+def test_a_submission_whose_runs_are_a_merged_submissions_bytes_is_warned(repo, data_dir,
+                                                                          tmp_path):
+    """A new submission whose run files were byte for byte a merged submission's (a copy
+    under a new model name) passed as valid and was ranked with no word: pr-check warns,
+    naming the merged submission and the files (their SHA-256 equal), and leaves it to a
+    maintainer (valid still)."""
+    _, sub = pr_check_of_a_copy(repo, data_dir)
     copied = [p for p in sub.problems if "old-model" in p.message]
     assert sub.valid and len(copied) == 1 and copied[0].severity == "warning", sub.problems
     assert copied[0].path == "submissions/copy-model"
@@ -3811,14 +3818,8 @@ def test_validate_warns_of_a_merged_submissions_run_bytes_as_pr_check_does(repo,
     merged submission's, which pr-check warns of: both give the one warning, comparing
     with the submissions the default branch (pr-check's base) holds. A folder beside it
     that the default branch lacks (another submission not merged yet) is no merged one."""
-    root, base = repo
-    folder = root / "submissions" / "copy-model"
-    shutil.copytree(root / "submissions" / "old-model" / RUNS, folder / RUNS)
-    (folder / "metadata.yaml").write_text(metadata("copy-model", "Copy Model", True))
-    head = commit_all(root, "add copy-model")
-    from leaderboard.app.ci.pr_check import PrCheckRequest, run_pr_check
-    report = run_pr_check(PrCheckRequest(repo=root, base=base, head=head, data_dir=data_dir))
-    (sub,) = report.submissions
+    folder, sub = pr_check_of_a_copy(repo, data_dir)
+    root = folder.parents[1]
     (copied,) = [p for p in sub.problems if "the same bytes" in p.message]
     # Beside it in the working tree only, a twin of it, not merged: not compared.
     twin = root / "submissions" / "twin-model"
