@@ -20,7 +20,7 @@ from pathlib import Path
 
 from leaderboard.core.fileio import gunzip_bounded
 from leaderboard.core.report import Report
-from leaderboard.core.user_git import git_command
+from leaderboard.core.user_git import batch_blobs, git_command
 from leaderboard.store.files import StoredRef, check_file, keep
 from leaderboard.store.locations import FolderStore, HubStore, store_path
 from leaderboard.submission.explain_files import (MANIFEST, ExplainFile, ExplainFilesError,
@@ -363,17 +363,11 @@ def merged_files(folder: Path, name: str) -> dict[str, bytes] | None:
         return None
     if blobs.returncode != 0:
         return None
-    out: dict[str, bytes] = {}
-    data, pos = blobs.stdout, 0
-    for sub_id in found:  # each "<sha> blob <size>\n<content>\n", in order
-        end = data.find(b"\n", pos)
-        fields = data[pos:end].split()
-        if end < 0 or len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
-            return None
-        size = int(fields[2])
-        out[sub_id] = data[end + 1:end + 1 + size]
-        pos = end + 1 + size + 1
-    return out
+    try:
+        contents = batch_blobs(blobs.stdout, list(found.values()))
+    except ValueError:
+        return None
+    return dict(zip(found, contents))
 
 
 def _holds_json_of(gz: bytes, file: ExplainFile) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from leaderboard.core.errors import FollowBoardError, UsageError
+from leaderboard.core.user_git import batch_blobs, blob_size
 
 SHA_RE = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256; use fullmatch
 NULL_SHA_RE = re.compile(r"^0+$")
@@ -185,11 +186,12 @@ def folder_names(repo: Path, commit: str, folder: str) -> set[str]:
 
 
 def _blob_size(header: bytes, sha: str) -> int:
-    """The size ``git cat-file --batch`` gives in its line ``<sha> blob <size>``."""
-    fields = header.decode("ascii", "replace").split()
-    if len(fields) != 3 or fields[1] != "blob" or not fields[2].isdigit():
-        raise GitError(f"object {sha} is not a readable blob ({' '.join(fields)})")
-    return int(fields[2])
+    """:func:`~leaderboard.core.user_git.blob_size`, a header that is not a blob's a
+    :class:`GitError`."""
+    try:
+        return blob_size(header, sha)
+    except ValueError as exc:
+        raise GitError(str(exc)) from None
 
 
 def read_blobs(repo: Path, shas: list[str]) -> list[bytes]:
@@ -198,14 +200,10 @@ def read_blobs(repo: Path, shas: list[str]) -> list[bytes]:
     if not shas:
         return []
     out = git(repo, "cat-file", "--batch", input_bytes="".join(f"{s}\n" for s in shas).encode())
-    blobs: list[bytes] = []
-    pos = 0
-    for sha in shas:
-        end = out.index(b"\n", pos)
-        size = _blob_size(out[pos:end], sha)
-        blobs.append(out[end + 1:end + 1 + size])
-        pos = end + 1 + size + 1  # content, then a newline
-    return blobs
+    try:
+        return batch_blobs(out, shas)
+    except ValueError as exc:
+        raise GitError(str(exc)) from None
 
 
 def safe_relative(path: str) -> PurePosixPath:
